@@ -1,0 +1,67 @@
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  CreateTaskPushNotificationConfigRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '../model/index.js';
+
+/** Who is calling and how long they care: passed from a surface through the core to an upstream. */
+export interface CallContext {
+  /** Owner scope of tasks: '' without gateway auth, else e.g. 'bearer', 'basic:alice', 'api-key:X-API-Key'. */
+  principal: string;
+  /** Aborted when the caller goes away or a timeout fires; upstream calls must honour it. */
+  signal: AbortSignal;
+  /** Extension URIs the caller requested (A2A-Extensions / X-A2A-Extensions). */
+  extensions?: string[];
+  /** Which surface the call came through; used for logs and push payload versions. */
+  surface?: 'jsonrpc' | 'rest' | 'v025';
+}
+
+/**
+ * Everything an A2A 1.0 agent offers, in the internal (1.0) model. Upstream clients implement it,
+ * the core decorates it (registry, turn ordering, push), surfaces consume it. Streams are async
+ * iterables: the consumer pulls, and breaking out of the loop (or aborting ctx.signal) must cancel
+ * the upstream call.
+ */
+export interface AgentPort {
+  sendMessage(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse>;
+  sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse>;
+  getTask(request: GetTaskRequest, ctx: CallContext): Promise<Task>;
+  listTasks(request: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse>;
+  cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task>;
+  subscribeToTask(request: SubscribeToTaskRequest, ctx: CallContext): AsyncIterable<StreamResponse>;
+  createTaskPushNotificationConfig(
+    request: CreateTaskPushNotificationConfigRequest,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(
+    request: GetTaskPushNotificationConfigRequest,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig>;
+  listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    ctx: CallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
+  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext): Promise<void>;
+  getExtendedAgentCard(ctx: CallContext): Promise<AgentCard>;
+}
+
+/** An upstream agent: the port plus what the gateway needs to know about it. */
+export interface Upstream extends AgentPort {
+  /** Fetch the agent's card (1.0 model) from the network. */
+  fetchCard(signal?: AbortSignal): Promise<AgentCard>;
+  /** Release pooled connections. */
+  close(): Promise<void>;
+}

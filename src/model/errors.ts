@@ -1,0 +1,165 @@
+/**
+ * The gateway's one error type. Every layer throws A2AError; each surface renders it in its
+ * caller's protocol version. Codes and reasons are A2A 1.0's (spec §3.3.2, §9.5).
+ */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  Internal: -32603,
+  TaskNotFound: -32001,
+  TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
+  UnsupportedOperation: -32004,
+  ContentTypeNotSupported: -32005,
+  InvalidAgentResponse: -32006,
+  ExtendedAgentCardNotConfigured: -32007,
+  ExtensionSupportRequired: -32008,
+  VersionNotSupported: -32009,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+interface CodeInfo {
+  reason?: string;
+  httpStatus: number;
+  grpcStatus: string;
+}
+
+const CODE_INFO: Record<number, CodeInfo> = {
+  [-32700]: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT' },
+  [-32600]: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT' },
+  [-32601]: { httpStatus: 404, grpcStatus: 'NOT_FOUND' },
+  [-32602]: { reason: 'INVALID_PARAMS', httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT' },
+  [-32603]: { httpStatus: 500, grpcStatus: 'INTERNAL' },
+  [-32001]: { reason: 'TASK_NOT_FOUND', httpStatus: 404, grpcStatus: 'NOT_FOUND' },
+  [-32002]: { reason: 'TASK_NOT_CANCELABLE', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+  [-32003]: { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+  [-32004]: { reason: 'UNSUPPORTED_OPERATION', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+  [-32005]: { reason: 'CONTENT_TYPE_NOT_SUPPORTED', httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT' },
+  [-32006]: { reason: 'INVALID_AGENT_RESPONSE', httpStatus: 500, grpcStatus: 'INTERNAL' },
+  [-32007]: { reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+  [-32008]: { reason: 'EXTENSION_SUPPORT_REQUIRED', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+  [-32009]: { reason: 'VERSION_NOT_SUPPORTED', httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION' },
+};
+
+export const ERROR_DOMAIN = 'a2a-protocol.org';
+
+export function codeInfo(code: number): CodeInfo {
+  return CODE_INFO[code] ?? { httpStatus: 500, grpcStatus: 'INTERNAL' };
+}
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+export class A2AError extends Error {
+  readonly code: number;
+  /** google.rpc.ErrorInfo metadata: a string map. */
+  readonly metadata: Record<string, string>;
+  readonly violations: FieldViolation[];
+
+  constructor(code: number, message: string, options: { metadata?: Record<string, string>; violations?: FieldViolation[] } = {}) {
+    super(message);
+    this.name = 'A2AError';
+    this.code = code;
+    this.metadata = options.metadata ?? {};
+    this.violations = options.violations ?? [];
+  }
+
+  get reason(): string | undefined {
+    return codeInfo(this.code).reason;
+  }
+
+  static parse(message: string): A2AError {
+    return new A2AError(ErrorCode.ParseError, message);
+  }
+  static invalidRequest(message: string): A2AError {
+    return new A2AError(ErrorCode.InvalidRequest, message);
+  }
+  static methodNotFound(method?: string): A2AError {
+    return new A2AError(ErrorCode.MethodNotFound, 'Method not found', method ? { metadata: { method } } : {});
+  }
+  static invalidParams(message: string, violations: FieldViolation[] = []): A2AError {
+    return new A2AError(ErrorCode.InvalidParams, message, { violations });
+  }
+  static internal(message = 'Internal error'): A2AError {
+    return new A2AError(ErrorCode.Internal, message);
+  }
+  static taskNotFound(taskId?: string, message?: string): A2AError {
+    return new A2AError(ErrorCode.TaskNotFound, message ?? (taskId ? `Task ${taskId} not found` : 'Task not found'), {
+      metadata: taskId ? { taskId } : {},
+    });
+  }
+  static taskNotCancelable(taskId?: string): A2AError {
+    return new A2AError(ErrorCode.TaskNotCancelable, 'Task cannot be canceled', { metadata: taskId ? { taskId } : {} });
+  }
+  static pushNotSupported(): A2AError {
+    return new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by the agent');
+  }
+  static unsupportedOperation(message: string): A2AError {
+    return new A2AError(ErrorCode.UnsupportedOperation, message);
+  }
+  static contentTypeNotSupported(message: string): A2AError {
+    return new A2AError(ErrorCode.ContentTypeNotSupported, message);
+  }
+  static invalidAgentResponse(message = 'The upstream agent returned an invalid response'): A2AError {
+    return new A2AError(ErrorCode.InvalidAgentResponse, message);
+  }
+  static versionNotSupported(version: string): A2AError {
+    return new A2AError(
+      ErrorCode.VersionNotSupported,
+      `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`,
+      { metadata: { version } },
+    );
+  }
+}
+
+/** Anything thrown anywhere becomes an A2AError whose message is safe to show a caller. */
+export function toA2AError(error: unknown): A2AError {
+  if (error instanceof A2AError) return error;
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
+    return new A2AError(ErrorCode.Internal, 'The upstream call was aborted or timed out');
+  }
+  return A2AError.internal();
+}
+
+/** 1.0 JSON-RPC `error.data`: google.rpc typed details. */
+export function errorDetails(error: A2AError): unknown[] {
+  const details: unknown[] = [];
+  const reason = error.reason;
+  if (reason) {
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason,
+      domain: ERROR_DOMAIN,
+      metadata: error.metadata,
+    });
+  }
+  if (error.violations.length > 0) {
+    details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: error.violations });
+  }
+  return details;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The error object of a 1.0 JSON-RPC response. */
+export function toJsonRpcError(error: A2AError): JsonRpcErrorObject {
+  const details = errorDetails(error);
+  return details.length > 0 ? { code: error.code, message: error.message, data: details } : { code: error.code, message: error.message };
+}
+
+/** The 1.0 HTTP+JSON error body (google.rpc.Status) and its HTTP status. */
+export function toRestError(error: A2AError): { status: number; body: { error: Record<string, unknown> } } {
+  const info = codeInfo(error.code);
+  return {
+    status: info.httpStatus,
+    body: { error: { code: info.httpStatus, status: info.grpcStatus, message: error.message, details: errorDetails(error) } },
+  };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { JsonObject } from './parts.js';
+import { Message } from './message.js';
+import { Artifact, Task, TaskStatus } from './task.js';
+
+export const TaskStatusUpdateEvent = z.looseObject({
+  taskId: z.string(),
+  contextId: z.string(),
+  status: TaskStatus,
+  metadata: JsonObject.optional(),
+});
+export type TaskStatusUpdateEvent = z.infer<typeof TaskStatusUpdateEvent>;
+
+export const TaskArtifactUpdateEvent = z.looseObject({
+  taskId: z.string(),
+  contextId: z.string(),
+  artifact: Artifact,
+  append: z.boolean().optional(),
+  lastChunk: z.boolean().optional(),
+  metadata: JsonObject.optional(),
+});
+export type TaskArtifactUpdateEvent = z.infer<typeof TaskArtifactUpdateEvent>;
+
+/** The four stream wrappers of A2A 1.0 (proto oneof): exactly one key is set. */
+export type StreamResponse =
+  | { task: Task }
+  | { message: Message }
+  | { statusUpdate: TaskStatusUpdateEvent }
+  | { artifactUpdate: TaskArtifactUpdateEvent };
+
+export const StreamResponse: z.ZodType<StreamResponse> = z.union([
+  z.object({ task: Task }),
+  z.object({ message: Message }),
+  z.object({ statusUpdate: TaskStatusUpdateEvent }),
+  z.object({ artifactUpdate: TaskArtifactUpdateEvent }),
+]);
+
+/** SendMessage result: a task or a direct message, wrapped. */
+export type SendMessageResponse = { task: Task } | { message: Message };
+export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([
+  z.object({ task: Task }),
+  z.object({ message: Message }),
+]);
+
+/** taskId and contextId of any stream event, for routing and bookkeeping. */
+export function eventTaskRef(event: StreamResponse): { taskId?: string; contextId?: string } {
+  if ('task' in event) return { taskId: event.task.id, contextId: event.task.contextId };
+  if ('statusUpdate' in event) return { taskId: event.statusUpdate.taskId, contextId: event.statusUpdate.contextId };
+  if ('artifactUpdate' in event) return { taskId: event.artifactUpdate.taskId, contextId: event.artifactUpdate.contextId };
+  return { taskId: event.message.taskId, contextId: event.message.contextId };
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { JsonObject } from './parts.js';
+import { Message } from './message.js';
+import { ProtocolId } from './ids.js';
+import { TaskState, Task } from './task.js';
+
+export const AuthenticationInfo = z.looseObject({
+  scheme: z.string().min(1),
+  credentials: z.string().optional(),
+});
+export type AuthenticationInfo = z.infer<typeof AuthenticationInfo>;
+
+export const TaskPushNotificationConfig = z.looseObject({
+  tenant: z.string().optional(),
+  id: ProtocolId.optional(),
+  taskId: z.string().optional(),
+  url: z.string().min(1, 'url is required'),
+  token: z.string().optional(),
+  authentication: AuthenticationInfo.optional(),
+});
+export type TaskPushNotificationConfig = z.infer<typeof TaskPushNotificationConfig>;
+
+const HistoryLength = z.number().int().min(0, 'history length must be non-negative');
+
+export const SendMessageConfiguration = z.looseObject({
+  acceptedOutputModes: z.array(z.string()).optional(),
+  taskPushNotificationConfig: TaskPushNotificationConfig.optional(),
+  historyLength: HistoryLength.optional(),
+  returnImmediately: z.boolean().optional(),
+});
+export type SendMessageConfiguration = z.infer<typeof SendMessageConfiguration>;
+
+export const SendMessageRequest = z.looseObject({
+  tenant: z.string().optional(),
+  message: Message,
+  configuration: SendMessageConfiguration.optional(),
+  metadata: JsonObject.optional(),
+});
+export type SendMessageRequest = z.infer<typeof SendMessageRequest>;
+
+export const GetTaskRequest = z.looseObject({
+  tenant: z.string().optional(),
+  id: ProtocolId,
+  historyLength: HistoryLength.optional(),
+});
+export type GetTaskRequest = z.infer<typeof GetTaskRequest>;
+
+export const CancelTaskRequest = z.looseObject({
+  tenant: z.string().optional(),
+  id: ProtocolId,
+  metadata: JsonObject.optional(),
+});
+export type CancelTaskRequest = z.infer<typeof CancelTaskRequest>;
+
+export const SubscribeToTaskRequest = z.looseObject({
+  tenant: z.string().optional(),
+  id: ProtocolId,
+});
+export type SubscribeToTaskRequest = z.infer<typeof SubscribeToTaskRequest>;
+
+export const ListTasksRequest = z.looseObject({
+  tenant: z.string().optional(),
+  contextId: ProtocolId.optional(),
+  status: TaskState.optional(),
+  pageSize: z.number().int().min(1, 'minimum page size is 1').max(100, 'maximum page size is 100').optional(),
+  pageToken: z.string().optional(),
+  historyLength: HistoryLength.optional(),
+  statusTimestampAfter: z.string().optional(),
+  includeArtifacts: z.boolean().optional(),
+});
+export type ListTasksRequest = z.infer<typeof ListTasksRequest>;
+
+export const ListTasksResponse = z.looseObject({
+  tasks: z.array(Task),
+  nextPageToken: z.string(),
+  pageSize: z.number().int(),
+  totalSize: z.number().int(),
+});
+export type ListTasksResponse = z.infer<typeof ListTasksResponse>;
+
+export const GetTaskPushNotificationConfigRequest = z.looseObject({
+  tenant: z.string().optional(),
+  taskId: ProtocolId,
+  id: ProtocolId,
+});
+export type GetTaskPushNotificationConfigRequest = z.infer<typeof GetTaskPushNotificationConfigRequest>;
+
+export const DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
+export type DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
+
+export const ListTaskPushNotificationConfigsRequest = z.looseObject({
+  tenant: z.string().optional(),
+  taskId: ProtocolId,
+  pageSize: z.number().int().min(1).max(100).optional(),
+  pageToken: z.string().optional(),
+});
+export type ListTaskPushNotificationConfigsRequest = z.infer<typeof ListTaskPushNotificationConfigsRequest>;
+
+export const ListTaskPushNotificationConfigsResponse = z.looseObject({
+  configs: z.array(TaskPushNotificationConfig),
+  nextPageToken: z.string().optional(),
+});
+export type ListTaskPushNotificationConfigsResponse = z.infer<typeof ListTaskPushNotificationConfigsResponse>;
+
+export const CreateTaskPushNotificationConfigRequest = TaskPushNotificationConfig.extend({ taskId: ProtocolId });
+export type CreateTaskPushNotificationConfigRequest = z.infer<typeof CreateTaskPushNotificationConfigRequest>;
+
+export const GetExtendedAgentCardRequest = z.looseObject({ tenant: z.string().optional() });
+export type GetExtendedAgentCardRequest = z.infer<typeof GetExtendedAgentCardRequest>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { JsonObject, Part } from './parts.js';
+import { Message } from './message.js';
+
+export const TASK_STATES = [
+  'TASK_STATE_UNSPECIFIED',
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+] as const;
+export const TaskState = z.enum(TASK_STATES);
+export type TaskState = z.infer<typeof TaskState>;
+
+const TERMINAL: ReadonlySet<TaskState> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
+const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+
+export const isTerminalState = (state: TaskState): boolean => TERMINAL.has(state);
+export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED.has(state);
+/** A turn is over: a blocking call returns and a stream closes (a2a-sdk closes on INPUT_REQUIRED, not AUTH_REQUIRED). */
+export const endsTurn = (state: TaskState): boolean => TERMINAL.has(state) || state === 'TASK_STATE_INPUT_REQUIRED';
+export const isActiveState = (state: TaskState): boolean =>
+  state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
+
+export const TaskStatus = z.looseObject({
+  state: TaskState,
+  message: Message.optional(),
+  timestamp: z.string().optional(),
+});
+export type TaskStatus = z.infer<typeof TaskStatus>;
+
+export const Artifact = z.looseObject({
+  artifactId: z.string().min(1),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  parts: z.array(Part).min(1),
+  metadata: JsonObject.optional(),
+  extensions: z.array(z.string()).optional(),
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const Task = z.looseObject({
+  id: z.string().min(1),
+  contextId: z.string().optional(),
+  status: TaskStatus,
+  artifacts: z.array(Artifact).optional(),
+  history: z.array(Message).optional(),
+  metadata: JsonObject.optional(),
+});
+export type Task = z.infer<typeof Task>;

@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { GatewayEnv } from './env.js';
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: unknown;
+}
+
+/**
+ * One protocol version's JSON-RPC methods. Several dialects can share one endpoint because the
+ * method grammars cannot collide: 0.2.5 uses `namespace/verb`, 1.0 uses PascalCase.
+ */
+export interface JsonRpcDialect {
+  readonly name: string;
+  handles(method: string): boolean;
+  handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
+}
+
+export const isLegacyMethodName = (method: string): boolean => /^[a-z][A-Za-z]*(\/[A-Za-z]+)+$/.test(method);
+export const isV1MethodName = (method: string): boolean => /^[A-Z][A-Za-z]+$/.test(method);
