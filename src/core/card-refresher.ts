@@ -1,0 +1,101 @@
+import type { Logger } from 'pino';
+import type { AgentCard } from '../model/index.js';
+import type { CardSnapshot, CardSource } from './card-source.js';
+
+export interface CardFetcher {
+  fetchCard(signal?: AbortSignal): Promise<AgentCard>;
+}
+
+export interface CardRefresherOptions {
+  /** Background refresh period; 0 disables background refreshes (start() still fetches once). */
+  intervalMs: number;
+  logger?: Logger;
+}
+
+export type CardRefresher = CardSource & {
+  /** First fetch (never rejects: a failure is recorded as unreachable) and the background timer. */
+  start(): Promise<void>;
+  stop(): void;
+  /** Fetch now; concurrent calls share one fetch. */
+  refreshNow(): Promise<void>;
+};
+
+/**
+ * Keeps the upstream card fresh in the background so no request ever waits for it. A failed refresh
+ * keeps serving the last good card and only flips the reachability flag.
+ */
+export function createCardRefresher(source: CardFetcher, options: CardRefresherOptions): CardRefresher {
+  const listeners: Array<(snapshot: CardSnapshot) => void> = [];
+  let snapshot: CardSnapshot | undefined;
+  let snapshotJson: string | undefined;
+  let reachable = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let stopped = false;
+  let attempted = false;
+  let abort = new AbortController();
+
+  function publish(card: AgentCard): void {
+    const json = JSON.stringify(card);
+    const changed = json !== snapshotJson;
+    snapshot = { card, fetchedAt: new Date() };
+    snapshotJson = json;
+    if (!changed) return;
+    for (const listener of listeners) {
+      try {
+        listener(snapshot);
+      } catch (error) {
+        options.logger?.error({ err: error }, 'agent card change listener failed');
+      }
+    }
+  }
+
+  async function refresh(): Promise<void> {
+    try {
+      const card = await source.fetchCard(abort.signal);
+      if (stopped) return;
+      if (!reachable) options.logger?.info('upstream agent card fetched');
+      reachable = true;
+      publish(card);
+    } catch (error) {
+      if (stopped) return;
+      // Warn once per outage, not on every tick of it.
+      const level = reachable || !attempted ? 'warn' : 'debug';
+      options.logger?.[level]({ err: error instanceof Error ? error.message : String(error) }, 'upstream agent card refresh failed');
+      reachable = false;
+    } finally {
+      attempted = true;
+    }
+  }
+
+  function refreshNow(): Promise<void> {
+    inFlight ??= refresh().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  return {
+    current: () => snapshot,
+    upstreamReachable: () => reachable,
+    onChange(listener) {
+      listeners.push(listener);
+    },
+    refreshNow,
+    async start() {
+      stopped = false;
+      if (abort.signal.aborted) abort = new AbortController();
+      await refreshNow();
+      if (options.intervalMs > 0 && !timer && !stopped) {
+        timer = setInterval(() => void refreshNow(), options.intervalMs);
+        timer.unref();
+      }
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      abort.abort();
+    },
+  };
+}

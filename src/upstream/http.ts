@@ -1,0 +1,43 @@
+import { Agent } from 'undici';
+import type { Credentials, UpstreamConfig } from '../config/schema.js';
+
+/**
+ * The connection pool the gateway uses for one upstream agent. Only the wait for response headers
+ * is bounded: once a stream has started, it may stay quiet for as long as the agent thinks (a turn
+ * can run for minutes between frames), so the body timeout is off and callers bound calls with
+ * their own AbortSignal instead.
+ */
+export function createUpstreamPool(config: UpstreamConfig): Agent {
+  return new Agent({
+    connect: { timeout: config['connect-timeout-ms'] },
+    headersTimeout: config['headers-timeout-ms'],
+    bodyTimeout: 0,
+    connections: config.connections,
+    // Below the 5 s keep-alive of uvicorn (iac-code) so an idle socket is never reused as the server closes it.
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+}
+
+/**
+ * Headers that authenticate the gateway to its upstream. Bearer wins over Basic when both are
+ * configured (as iac-code's own client does); an API key is sent in addition to either.
+ */
+export function credentialHeaders(creds: Credentials): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (creds.token) {
+    headers.authorization = `Bearer ${creds.token}`;
+  } else if (creds['basic-username'] && creds['basic-password']) {
+    const pair = `${creds['basic-username']}:${creds['basic-password']}`;
+    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  }
+  if (creds['api-key']) {
+    headers[creds['api-key-header'].toLowerCase()] = creds['api-key'];
+  }
+  return headers;
+}
+
+/** The secret values in a credential set, so error text coming back from upstream can be scrubbed of them. */
+export function credentialSecrets(creds: Credentials): string[] {
+  return [creds.token, creds['basic-password'], creds['api-key']].filter((value): value is string => !!value);
+}

@@ -1,0 +1,187 @@
+import { request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { CallContext } from '../core/agent-port.js';
+import { A2AError, StreamResponse } from '../model/index.js';
+import { readSse, type SseMessage } from './sse-reader.js';
+import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
+
+/** How to reach one upstream: shared by every call to it. */
+export interface JsonRpcTransport {
+  dispatcher: Dispatcher;
+  /** Credential headers sent on every call (see credentialHeaders). */
+  authHeaders: Record<string, string>;
+  /** Secret values scrubbed from upstream error text. */
+  secrets: readonly string[];
+  /** Whole-call bound of unary calls in ms; 0 disables it. Streams are bounded by ctx.signal only. */
+  requestTimeoutMs: number;
+}
+
+export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions'>;
+
+export interface JsonRpcCall {
+  transport: JsonRpcTransport;
+  endpoint: string;
+  method: string;
+  params: unknown;
+  ctx: JsonRpcCallContext;
+}
+
+type Envelope = Record<string, unknown>;
+
+// The gateway's own request ids: a caller's id never reaches the upstream, so a response can only
+// match the request it answers.
+let lastRequestId = 0;
+const nextRequestId = (): string => `a2a-bridge-${++lastRequestId}`;
+
+const isRecord = (value: unknown): value is Envelope => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function headerValue(value: string | string[] | undefined): string {
+  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
+}
+
+function post(call: JsonRpcCall, id: string, signal: AbortSignal, accept: string): Promise<Dispatcher.ResponseData> {
+  const headers: Record<string, string> = {
+    ...call.transport.authHeaders,
+    'a2a-version': '1.0',
+    'content-type': 'application/json',
+    accept,
+  };
+  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['a2a-extensions'] = call.ctx.extensions.join(', ');
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
+  return request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isJsonRpcResponse(value: unknown): value is Envelope {
+  return isRecord(value) && value.jsonrpc === '2.0' && ('result' in value || 'error' in value);
+}
+
+/**
+ * The result of a JSON-RPC response to request `id`, or its error thrown as an A2AError. An error
+ * may carry id null (the server could not read the request); a result must carry our id.
+ */
+function settle(envelope: Envelope, id: string, secrets: readonly string[]): unknown {
+  if ('error' in envelope && envelope.error !== undefined && envelope.error !== null) {
+    if (envelope.id !== id && envelope.id !== null) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
+    throw fromJsonRpcError(envelope.error, secrets);
+  }
+  if (envelope.id !== id) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
+  return envelope.result;
+}
+
+/** Settle a whole (non-SSE) response body. */
+function settleBody(statusCode: number, text: string, id: string, secrets: readonly string[]): unknown {
+  const envelope = parseJson(text);
+  if (!isJsonRpcResponse(envelope)) {
+    throw A2AError.invalidAgentResponse(
+      statusCode >= 200 && statusCode < 300
+        ? 'The upstream agent returned a response that is not JSON-RPC'
+        : `The upstream agent answered HTTP ${statusCode}`,
+    );
+  }
+  const result = settle(envelope, id, secrets);
+  if (statusCode < 200 || statusCode >= 300) throw A2AError.invalidAgentResponse(`The upstream agent answered HTTP ${statusCode}`);
+  return result;
+}
+
+/** Where an issue points; for a union, the branch that got furthest (e.g. `task.id`, not the root). */
+function issuePath(issue: z.core.$ZodIssue | undefined): PropertyKey[] {
+  if (!issue) return [];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.path;
+  const deepest = issue.errors.map((branch) => issuePath(branch[0])).sort((a, b) => b.length - a.length)[0] ?? [];
+  return [...issue.path, ...deepest];
+}
+
+/** Validate a result; the first offending field is named (never its value). */
+export function validateResult<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const field = issuePath(parsed.error.issues[0]).map(String).join('.');
+  throw A2AError.invalidAgentResponse(`The upstream agent returned an invalid ${what}${field ? ` (at ${field})` : ''}`);
+}
+
+/** A timer-backed abort for the whole-call bound, cleared as soon as the call settles. */
+function callTimeout(ms: number): { signal: AbortSignal; clear(): void } | undefined {
+  if (ms <= 0) return undefined;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('Upstream call timed out', 'TimeoutError')), ms);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** One unary JSON-RPC call: the validated result, or an A2AError. */
+export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<T>): Promise<T> {
+  const id = nextRequestId();
+  const timeout = callTimeout(call.transport.requestTimeoutMs);
+  const signal = timeout ? AbortSignal.any([call.ctx.signal, timeout.signal]) : call.ctx.signal;
+  try {
+    const response = await post(call, id, signal, 'application/json');
+    const text = await response.body.text();
+    const result = settleBody(response.statusCode, text, id, call.transport.secrets);
+    return validateResult(resultSchema, result, `${call.method} result`);
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal, ...(timeout ? { timeout: timeout.signal } : {}) });
+  } finally {
+    timeout?.clear();
+  }
+}
+
+/**
+ * One SSE frame as a stream event. Returns undefined for frames that carry nothing: iac-code ends
+ * a permission-answer stream with an empty `{"result":{}}` (an SDK completion marker).
+ */
+function parseFrame(message: SseMessage, id: string, secrets: readonly string[]): StreamResponse | undefined {
+  const envelope = parseJson(message.data);
+  if (!isJsonRpcResponse(envelope)) {
+    throw A2AError.invalidAgentResponse('The upstream agent sent a stream event that is not JSON-RPC');
+  }
+  if (message.event === 'error' && !isRecord(envelope.error)) {
+    throw A2AError.invalidAgentResponse('The upstream agent sent a malformed error event');
+  }
+  const result = settle(envelope, id, secrets);
+  if (isRecord(result) && Object.keys(result).length === 0) return undefined;
+  return validateResult(StreamResponse, result, 'stream event');
+}
+
+/**
+ * A streaming JSON-RPC call (SendStreamingMessage, SubscribeToTask). The request is sent on the
+ * first pull. Leaving the loop early or aborting ctx.signal destroys the upstream response, which
+ * closes its connection. A clean end of the body ends the iteration (the core decides whether the
+ * turn was complete); a broken connection throws.
+ */
+export async function* streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
+  const id = nextRequestId();
+  const { secrets } = call.transport;
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await post(call, id, call.ctx.signal, 'text/event-stream, application/json');
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal });
+  }
+  const body = response.body;
+  try {
+    const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
+    if (!isSse || response.statusCode < 200 || response.statusCode >= 300) {
+      // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).
+      const result = settleBody(response.statusCode, await body.text(), id, secrets);
+      if (isRecord(result) && Object.keys(result).length === 0) return;
+      yield validateResult(StreamResponse, result, 'stream event');
+      return;
+    }
+    for await (const message of readSse(body)) {
+      const event = parseFrame(message, id, secrets);
+      if (event) yield event;
+    }
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal });
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Wire data of the fake iac-code server (see fake-iac-code.ts): the captured agent card
+ * (iac-code-surface.md §1.6/§1.8), the captured event sequence of one turn (§4.3) and the SDK's
+ * rules for folding events into the stored task (§5.4). Plain JSON objects, as iac-code sends them.
+ */
+import { randomUUID } from 'node:crypto';
+
+export type Json = Record<string, unknown>;
+
+const INPUT_MODES = [
+  'text/plain',
+  'application/json',
+  'text/markdown',
+  'text/yaml',
+  'application/yaml',
+  'application/x-yaml',
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/gif',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/ogg',
+  'application/octet-stream',
+];
+
+function skill(id: string, name: string, description: string, tags: string[], example: string): Json {
+  return { id, name, description, tags, examples: [example], inputModes: INPUT_MODES, outputModes: ['text/plain'] };
+}
+
+const PUBLIC_SKILLS = [
+  skill('iac_generation', 'IaC Generation', 'Generate Alibaba Cloud ROS and Terraform templates from natural language.', ['iac', 'ros', 'terraform', 'alibaba-cloud'], 'Create a VPC with two vSwitches in cn-hangzhou.'),
+  skill('iac_review', 'IaC Review', 'Inspect IaC templates and suggest fixes.', ['iac', 'review', 'validation'], 'Review this ROS template for missing parameters.'),
+  skill('aliyun_ros_operations', 'Alibaba Cloud ROS Operations', 'Assist with ROS stack workflows using iac-code tools.', ['aliyun', 'ros', 'stack'], 'Check why this ROS stack update failed.'),
+  skill('terraform_ros_conversion', 'Terraform To ROS Conversion', 'Assist Terraform-to-ROS conversion using bundled iac-code skill resources.', ['terraform', 'ros', 'conversion'], 'Convert this Terraform VPC module to ROS YAML.'),
+];
+
+const RUNTIME_SKILL = skill('iac_code_runtime_details', 'iac-code Runtime Details', 'Authenticated details for task management, push configuration, and local runtime behavior.', ['iac-code', 'runtime', 'a2a'], 'List my current A2A tasks.');
+
+const EXTENSIONS = [
+  { uri: 'urn:iac-code:a2a:artifact-metadata:v1', description: 'Optional iac-code metadata namespace for tool status and stored local artifact metadata.' },
+  {
+    uri: 'urn:iac-code:a2a:thinking-exposure:v1',
+    description: 'Optional iac-code metadata namespace for selected thinking exposure signals. Raw thinking is emitted only when raw_thinking is enabled.',
+    params: { enabledTypes: ['tool_trace'] },
+  },
+  {
+    uri: 'urn:iac-code:a2a:pipeline-events:v1',
+    description: 'Optional iac-code pipeline event extension for state snapshots, replay, interrupts, and parallel candidate streams.',
+    params: {
+      stateEndpoint: '/iac-code/pipeline/state', maxBatchDelayMs: 20, supportsParallelCandidates: true, supportsInterrupts: true,
+      schemaVersion: '1.0', eventBatchMetadataPath: 'metadata.iac_code.pipelineBatch.events', mode: 'normal', supportsSnapshot: true,
+      supportsEventBatching: true, maxBatchBytes: 1048576, maxBatchEvents: 1024, enabled: false, supportsReplay: true,
+    },
+  },
+];
+
+export interface CardShape {
+  /** Origin of the fake, e.g. http://127.0.0.1:4321 (no trailing slash). */
+  origin: string;
+  /** Path of the JSON-RPC endpoint (iac-code: `/`). */
+  rpcPath: string;
+  /** List HTTP+JSON before JSONRPC (iac-code lists JSONRPC first). */
+  restFirst: boolean;
+  pushNotifications: boolean;
+}
+
+/** The public card (§1.6) with the legacy 0.3 fields appended, pointing at the fake itself. */
+export function publicCard(shape: CardShape): Json {
+  const interfaces: Json[] = [
+    { url: `${shape.origin}${shape.rpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: shape.origin, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ];
+  if (shape.restFirst) interfaces.reverse();
+  const [first = {}, ...rest] = interfaces;
+  return {
+    ...protoCard(interfaces, shape.pushNotifications, PUBLIC_SKILLS),
+    url: first.url,
+    preferredTransport: first.protocolBinding,
+    protocolVersion: '1.0',
+    additionalInterfaces: rest.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
+  };
+}
+
+/** The extended card (§1.8): the proto card plus the runtime skill, no legacy fields. */
+export function extendedCard(shape: CardShape): Json {
+  const card = publicCard(shape);
+  return protoCard(card.supportedInterfaces as Json[], shape.pushNotifications, [...PUBLIC_SKILLS, RUNTIME_SKILL]);
+}
+
+function protoCard(interfaces: Json[], push: boolean, skills: Json[]): Json {
+  return {
+    name: 'iac-code',
+    description:
+      'AI-powered Infrastructure as Code assistant for Alibaba Cloud ROS and Terraform workflows. Unauthenticated A2A server mode is intended for trusted local environments.',
+    supportedInterfaces: interfaces,
+    provider: { organization: 'iac-code' },
+    version: '0.13.1',
+    capabilities: { streaming: true, pushNotifications: push, extensions: EXTENSIONS, extendedAgentCard: true },
+    defaultInputModes: INPUT_MODES,
+    defaultOutputModes: ['text/plain'],
+    skills,
+  };
+}
+
+/** Python's `datetime.isoformat()` + Z: microsecond precision. */
+export const timestamp = (): string => new Date().toISOString().replace(/Z$/, '000Z');
+
+export interface TurnIds {
+  taskId: string;
+  contextId: string;
+  sessionId: string;
+}
+
+const ARTIFACT_SHA = '1dcea7ea24f97e07145010de316033816c1b95cb284b42e66d3da90dac41a08c';
+
+/**
+ * The events of one normal-mode turn, as captured in §4.3: the initial Task (only for a new task),
+ * SUBMITTED, WORKING, text chunks, usage and tool frames, an artifact, the final WORKING with
+ * `<task>-2` and assistantFinal, then INPUT_REQUIRED.
+ */
+export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask: boolean; rawThinking: boolean }): Json[] {
+  const { taskId, contextId, sessionId } = ids;
+  const meta = (extra: Json = {}): Json => ({ iac_code: { ...extra, iacCodeSessionId: sessionId } });
+  const status = (state: string, extra: Json = {}, metadata: Json = meta()): Json => ({
+    statusUpdate: { taskId, contextId, status: { state, ...extra }, metadata },
+  });
+  const agentText = (text: string, messageId = `${taskId}-message`): Json => ({
+    messageId, contextId, taskId, role: 'ROLE_AGENT', parts: [{ text }],
+  });
+  const tool = (value: Json): Json => status('TASK_STATE_WORKING', {}, meta({ tool: value }));
+  const artifactId = randomUUID();
+  const uri = `iac-code-artifact://${artifactId}/main.tf`;
+  const fileMeta = { mediaType: 'text/plain', sha256: ARTIFACT_SHA, uri, byteSize: 14 };
+
+  const events: Json[] = [];
+  if (options.newTask) {
+    events.push({
+      task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ ...userMessage, contextId, taskId }] },
+    });
+  }
+  events.push(
+    status('TASK_STATE_SUBMITTED', { timestamp: timestamp() }),
+    status('TASK_STATE_WORKING', { timestamp: timestamp() }),
+  );
+  if (options.rawThinking) {
+    events.push(status('TASK_STATE_WORKING', {}, meta({ thinking: { text: 'Let me think.', type: 'raw_thinking' } })));
+  }
+  events.push(
+    status('TASK_STATE_WORKING', { message: agentText('Hello ') }),
+    status('TASK_STATE_WORKING', { message: agentText('world.') }),
+    status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 15, inputTokens: 10, outputTokens: 5 } })),
+    tool({ status: 'started', name: 'write_file', toolUseId: 'tu-1' }),
+    tool({ status: 'input_delta', toolUseId: 'tu-1', partialJsonLength: 18 }),
+    tool({
+      status: 'input_complete', name: 'write_file', toolUseId: 'tu-1',
+      inputSummary: { tool_name: 'write_file', fields: { path: { type: 'str' }, content: { type: 'str' } } },
+    }),
+    {
+      artifactUpdate: {
+        taskId, contextId, lastChunk: true,
+        artifact: { artifactId, name: 'main.tf', parts: [{ url: uri, metadata: fileMeta, filename: 'main.tf', mediaType: 'text/plain' }], metadata: fileMeta },
+      },
+    },
+    tool({
+      status: 'completed', name: 'write_file', toolUseId: 'tu-1',
+      result: { ok: true, artifact: { filename: 'main.tf', mediaType: 'text/plain' } },
+      artifact: { filename: 'main.tf', mediaType: 'text/plain', sha256: ARTIFACT_SHA, uri, byteSize: 14, artifactId },
+    }),
+    status('TASK_STATE_WORKING', { message: agentText('Done.') }),
+    status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 23, inputTokens: 20, outputTokens: 3 } })),
+    status('TASK_STATE_WORKING', { message: agentText('Done.', `${taskId}-2`), timestamp: timestamp() }, meta({ assistantFinal: { complete: true } })),
+    status('TASK_STATE_INPUT_REQUIRED', { timestamp: timestamp() }),
+  );
+  return events;
+}
+
+/** A turn whose input has no text (§3.7): the task fails at once. */
+export function failedTurn(ids: TurnIds, userMessage: Json): Json[] {
+  const { taskId, contextId } = ids;
+  const message = {
+    messageId: `${taskId}-4`, contextId, taskId, role: 'ROLE_AGENT',
+    parts: [{ text: 'A2A server currently accepts text input only.' }],
+  };
+  return [
+    { task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ ...userMessage, contextId, taskId }] } },
+    { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: timestamp() } } },
+  ];
+}
+
+/** The CANCELED status a running task gets (§3.4). */
+export function canceledStatus(task: Json): Json {
+  const taskId = task.id as string;
+  const contextId = task.contextId as string;
+  return {
+    statusUpdate: {
+      taskId, contextId,
+      status: {
+        state: 'TASK_STATE_CANCELED', timestamp: timestamp(),
+        message: { messageId: `${taskId}-5`, contextId, taskId, role: 'ROLE_AGENT', parts: [{ text: 'Task canceled.' }] },
+      },
+      metadata: (task.metadata as Json | undefined) ?? {},
+    },
+  };
+}
+
+/**
+ * The SDK's TaskManager folding an event into the stored task: a status update moves the previous
+ * status message into history and replaces top-level metadata keys. The initial Task event is
+ * dropped, as it is with persistence on (so the first user message never reaches history, §5.4).
+ */
+export function applyEvent(task: Json, event: Json): void {
+  const update = event.statusUpdate as Json | undefined;
+  if (update) {
+    const previous = (task.status as Json).message;
+    if (previous) task.history = [...((task.history as Json[] | undefined) ?? []), previous];
+    task.status = update.status;
+    task.metadata = { ...((task.metadata as Json | undefined) ?? {}), ...((update.metadata as Json | undefined) ?? {}) };
+    return;
+  }
+  const artifactUpdate = event.artifactUpdate as Json | undefined;
+  if (artifactUpdate) {
+    const artifact = artifactUpdate.artifact as Json;
+    const others = ((task.artifacts as Json[] | undefined) ?? []).filter((a) => a.artifactId !== artifact.artifactId);
+    task.artifacts = [...others, artifact];
+  }
+}
+
+const TERMINAL_NUMBERS: Record<string, number> = { TASK_STATE_COMPLETED: 3, TASK_STATE_FAILED: 4, TASK_STATE_CANCELED: 5, TASK_STATE_REJECTED: 7 };
+
+/** The numeric enum iac-code prints for a terminal state, or undefined when the task accepts messages. */
+export function terminalNumber(task: Json): number | undefined {
+  return TERMINAL_NUMBERS[(task.status as Json).state as string];
+}
+
+/** SDK apply_history_length on a copy: absent keeps all, 0 drops history, n keeps the last n. */
+export function withHistoryLength(task: Json, historyLength: unknown): Json {
+  const copy = structuredClone(task);
+  if (typeof historyLength !== 'number') return copy;
+  const history = (copy.history as Json[] | undefined) ?? [];
+  if (historyLength === 0) delete copy.history;
+  else copy.history = history.slice(-historyLength);
+  return copy;
+}

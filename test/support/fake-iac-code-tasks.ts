@@ -1,0 +1,255 @@
+/**
+ * Task state of the fake iac-code server: the stored tasks, running turns and their subscribers,
+ * push configs, and the JSON-RPC methods that work on them (behaviour of iac-code-surface.md §3).
+ * The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  applyEvent, canceledStatus, capturedTurn, extendedCard, failedTurn, terminalNumber, withHistoryLength,
+  type CardShape, type Json,
+} from './fake-iac-code-data.js';
+
+const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** A JSON-RPC error the fake answers with; `reason` adds google.rpc.ErrorInfo data like the SDK does. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly reason?: string, readonly extraData?: unknown[]) {
+    super(message);
+  }
+  toJson(): Json {
+    const data: unknown[] = [];
+    if (this.reason) data.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: this.reason, domain: 'a2a-protocol.org', metadata: {} });
+    if (this.extraData) data.push(...this.extraData);
+    return data.length > 0 ? { code: this.code, message: this.message, data } : { code: this.code, message: this.message };
+  }
+}
+
+const taskNotFound = (message = 'Task not found'): RpcError => new RpcError(-32001, message, 'TASK_NOT_FOUND');
+const invalidParams = (message: string): RpcError => new RpcError(-32602, message, 'INVALID_PARAMS');
+
+function requireFields(params: Json, fields: string[]): void {
+  const missing = fields.filter((field) => params[field] === undefined || params[field] === '');
+  if (missing.length === 0) return;
+  throw new RpcError(-32602, 'Validation failed', 'INVALID_PARAMS', [
+    { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: missing.map((field) => ({ field, description: 'Field is required.' })) },
+  ]);
+}
+
+/** Waits for the events of one task's turns; a subscriber ends with the turn. */
+export class EventQueue {
+  private readonly items: Json[] = [];
+  private ended = false;
+  private wake: (() => void) | undefined;
+  push(event: Json): void {
+    this.items.push(event);
+    this.wake?.();
+  }
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+  async next(): Promise<Json | undefined> {
+    while (this.items.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.items.shift();
+  }
+}
+
+export interface TaskBookOptions {
+  card: () => CardShape;
+  pushNotifications: boolean;
+  frameDelayMs: number;
+  rawThinking: boolean;
+  deleteResult: 'null' | 'empty';
+}
+
+export class TaskBook {
+  readonly tasks = new Map<string, Json>();
+  private readonly sessions = new Map<string, string>();
+  private readonly turns = new Map<string, { canceled: boolean; subscribers: Set<EventQueue> }>();
+  private readonly pushConfigs = new Map<string, Map<string, Json>>();
+
+  constructor(private readonly options: TaskBookOptions) {}
+
+  isActive(taskId: string): boolean {
+    return this.turns.has(taskId);
+  }
+
+  /** Validate a SendMessage request and make its task; the turn starts with startTurn(). */
+  prepareTurn(params: Json): { task: Json; events: Json[] } {
+    const message = params.message as Json | undefined;
+    if (!message || typeof message !== 'object') return requireFields(params, ['message']) as never;
+    requireFields(message, ['messageId', 'role', 'parts']);
+    const parts = message.parts as Json[];
+    if (!Array.isArray(parts) || parts.length === 0) throw invalidParams('Validation failed');
+    if (parts.some((part) => 'kind' in part)) throw new RpcError(-32602, 'Invalid params');
+    const hasText = parts.some((part) => typeof part.text === 'string' && part.text.trim() !== '');
+    let task: Json;
+    const existingId = message.taskId as string | undefined;
+    if (existingId !== undefined) {
+      const existing = this.tasks.get(existingId);
+      if (!existing) throw taskNotFound(`Task ${existingId} not found`);
+      const terminal = terminalNumber(existing);
+      if (terminal !== undefined) throw invalidParams(`Task ${existingId} is in terminal state: ${terminal}`);
+      if (this.isActive(existingId)) throw invalidParams(`Task ${existingId} is already completed.`);
+      task = existing;
+      task.history = [...((task.history as Json[] | undefined) ?? []), { ...message, contextId: task.contextId, taskId: task.id }];
+    } else {
+      const contextId = (message.contextId as string | undefined) ?? randomUUID();
+      if (!ID_PATTERN.test(contextId)) throw new RpcError(-32603, 'Invalid A2A id');
+      task = { id: randomUUID(), contextId, status: { state: 'TASK_STATE_SUBMITTED' }, metadata: {} };
+      this.tasks.set(task.id as string, task);
+    }
+    const contextId = task.contextId as string;
+    const sessionId = this.sessions.get(contextId) ?? randomUUID();
+    this.sessions.set(contextId, sessionId);
+    const ids = { taskId: task.id as string, contextId, sessionId };
+    const newTask = existingId === undefined;
+    const events = hasText
+      ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking })
+      : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
+    return { task, events };
+  }
+
+  /** Run a turn: each event is folded into the task and sent to every subscriber. */
+  startTurn(task: Json, events: Json[], first?: EventQueue): Promise<void> {
+    const taskId = task.id as string;
+    const turn = { canceled: false, subscribers: new Set<EventQueue>(first ? [first] : []) };
+    this.turns.set(taskId, turn);
+    return (async () => {
+      for (const event of events) {
+        if (this.options.frameDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
+        if (turn.canceled) return;
+        applyEvent(task, event);
+        for (const queue of turn.subscribers) queue.push(event);
+      }
+      this.finishTurn(taskId);
+    })();
+  }
+
+  private finishTurn(taskId: string): void {
+    const turn = this.turns.get(taskId);
+    this.turns.delete(taskId);
+    for (const queue of turn?.subscribers ?? []) queue.end();
+  }
+
+  /** SubscribeToTask: the current task first, then the rest of the running turn. */
+  subscribe(params: Json): EventQueue {
+    requireFields(params, ['id']);
+    const taskId = params.id as string;
+    const task = this.tasks.get(taskId);
+    if (!task) throw taskNotFound(`Task ${taskId} not found`);
+    const turn = this.turns.get(taskId);
+    if (!turn) throw taskNotFound(`Task ${taskId} is not active`);
+    const queue = new EventQueue();
+    queue.push({ task: structuredClone(task) });
+    turn.subscribers.add(queue);
+    return queue;
+  }
+
+  /** Unary methods (everything but the two streaming ones). */
+  async unary(method: string, params: Json): Promise<unknown> {
+    switch (method) {
+      case 'SendMessage': {
+        const { task, events } = this.prepareTurn(params);
+        const configuration = (params.configuration as Json | undefined) ?? {};
+        this.checkHistoryLength(configuration.historyLength);
+        const done = this.startTurn(task, events);
+        if (configuration.returnImmediately === true) return { task: withHistoryLength(task, configuration.historyLength) };
+        await done;
+        return { task: withHistoryLength(task, configuration.historyLength) };
+      }
+      case 'GetTask': {
+        requireFields(params, ['id']);
+        this.checkHistoryLength(params.historyLength);
+        const task = this.tasks.get(params.id as string);
+        if (!task) throw taskNotFound();
+        return withHistoryLength(task, params.historyLength);
+      }
+      case 'ListTasks':
+        return this.listTasks(params);
+      case 'CancelTask':
+        return this.cancel(params);
+      case 'GetExtendedAgentCard':
+        return extendedCard(this.options.card());
+      default:
+        return this.pushMethod(method, params);
+    }
+  }
+
+  private checkHistoryLength(value: unknown): void {
+    if (typeof value === 'number' && value < 0) throw invalidParams('history length must be non-negative');
+  }
+
+  private listTasks(params: Json): Json {
+    const pageSize = (params.pageSize as number | undefined) ?? 50;
+    if (pageSize < 1) throw invalidParams('minimum page size is 1');
+    if (pageSize > 100) throw invalidParams('maximum page size is 100');
+    const stamp = (task: Json): string => ((task.status as Json).timestamp as string | undefined) ?? '';
+    const matching = [...this.tasks.values()]
+      .filter((task) => params.contextId === undefined || task.contextId === params.contextId)
+      .filter((task) => params.status === undefined || (task.status as Json).state === params.status)
+      .sort((a, b) => stamp(b).localeCompare(stamp(a)) || String(b.id).localeCompare(String(a.id)));
+    const tasks = matching.slice(0, pageSize).map((task) => {
+      const copy = withHistoryLength(task, params.historyLength);
+      if (params.includeArtifacts !== true) copy.artifacts = [];
+      return copy;
+    });
+    return { tasks, pageSize, totalSize: matching.length, nextPageToken: '' };
+  }
+
+  private cancel(params: Json): Json {
+    requireFields(params, ['id']);
+    const taskId = params.id as string;
+    const task = this.tasks.get(taskId);
+    if (!task) throw taskNotFound(`Task ${taskId} not found`);
+    const turn = this.turns.get(taskId);
+    if (!turn) throw new RpcError(-32002, 'Task cannot be canceled', 'TASK_NOT_CANCELABLE');
+    turn.canceled = true;
+    const event = canceledStatus(task);
+    applyEvent(task, event);
+    for (const queue of turn.subscribers) queue.push(event);
+    this.finishTurn(taskId);
+    return structuredClone(task);
+  }
+
+  private pushMethod(method: string, params: Json): unknown {
+    if (!this.options.pushNotifications) {
+      throw new RpcError(-32003, 'Push notifications are not supported by the agent', 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+    }
+    requireFields(params, ['taskId']);
+    const taskId = params.taskId as string;
+    if (!this.tasks.has(taskId)) throw taskNotFound();
+    const configs = this.pushConfigs.get(taskId) ?? new Map<string, Json>();
+    this.pushConfigs.set(taskId, configs);
+    switch (method) {
+      case 'CreateTaskPushNotificationConfig': {
+        requireFields(params, ['url']);
+        let url: URL;
+        try {
+          url = new URL(params.url as string);
+        } catch {
+          throw invalidParams('A2A push callback URL must be http or https');
+        }
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParams('A2A push callback URL must be http or https');
+        if (/^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.0\.0\.0|\[::1\])/.test(url.host)) {
+          throw invalidParams('A2A push callback URL must not target private or local hosts');
+        }
+        const config = { ...params, id: (params.id as string | undefined) ?? taskId };
+        configs.set(config.id, config);
+        return config;
+      }
+      case 'GetTaskPushNotificationConfig': {
+        const config = configs.get(params.id as string);
+        if (!config) throw taskNotFound();
+        return config;
+      }
+      case 'ListTaskPushNotificationConfigs':
+        return { configs: [...configs.values()] };
+      case 'DeleteTaskPushNotificationConfig':
+        if (!configs.delete(params.id as string)) throw taskNotFound();
+        return this.options.deleteResult === 'empty' ? {} : null;
+      default:
+        throw new RpcError(-32601, 'Method not found');
+    }
+  }
+}

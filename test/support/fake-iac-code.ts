@@ -1,0 +1,360 @@
+/**
+ * A fake iac-code A2A 1.0 server for tests, faithful to the captures in
+ * /work/shared/reference/iac-code-surface.md (card §1.6, methods §3, SSE framing and the captured
+ * turn §4.1-4.3, history quirks §5.4), with fault injection.
+ *
+ *   const fake = await startFakeIacCode({ ...options });
+ *   fake.url                 base URL, http://127.0.0.1:<port> (card at /.well-known/agent-card.json)
+ *   fake.rpcUrl              the JSON-RPC endpoint the card advertises (`${url}${rpcPath}`)
+ *   fake.requests            every request received: ReceivedRequest (headers, parsed body, rpcMethod, ...)
+ *   fake.rpcRequests(m?)     the JSON-RPC ones, optionally only method m
+ *   fake.tasks               stored tasks by id (plain 1.0 JSON as iac-code would return it)
+ *   fake.injectFault(f, {times = 1, route = 'rpc'})   fault for the next request(s) of that route
+ *   await fake.close()       also drops connections left hanging by faults
+ *
+ * Options (all optional): `auth` {token, basicUsername, basicPassword, apiKey, apiKeyHeader} makes
+ * every route (card included) answer 401 {"error":"Unauthorized"} without a matching credential;
+ * `rpcPath` ('/'); `restFirst` lists HTTP+JSON before JSONRPC in supportedInterfaces;
+ * `pushNotifications` (false, as in the captured card: push methods answer -32003); `frameDelayMs` (0) between turn events;
+ * `rawThinking` adds the captured raw-thinking frame; `deleteResult` ('null' | 'empty');
+ * `fault(request)` chooses a fault per request.
+ *
+ * Behaviour: 1.0 methods without `A2A-Version: 1.x` answer -32009; errors before the first stream
+ * event are plain application/json (HTTP 200); SSE frames are `data: <json>\r\n\r\n`; every
+ * successful turn is the captured sequence ending TASK_STATE_INPUT_REQUIRED; a message without
+ * text fails the task ("A2A server currently accepts text input only.").
+ *
+ * Faults, chosen per request (first match): injectFault() queue, header `x-fake-fault`, a
+ * `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault().
+ *   kill-mid-stream        socket destroyed after `after` frames (default 3; unary: half the body)
+ *   end-mid-stream         ends the response cleanly after `after` frames, turn unfinished
+ *   hang-before-headers    never answers
+ *   hang-mid-stream        stops after `after` frames (unary: half the body) and never ends
+ *   quiet                  pauses `ms` (default 500) after `after` frames, then goes on
+ *   non-json               unary: 200 application/json `<html>…`; stream: first data is not JSON
+ *   wrong-id               JSON-RPC id "wrong-id" on the response / every frame
+ *   invalid-result         unary: a result that is not the method's shape
+ *   internal-error         -32603 whose message holds a traceback, paths and a bearer token
+ *   http-500               HTTP 500 text/plain
+ *   trickle                body written one byte at a time
+ *   no-trailing-blank-line the last SSE frame is not followed by a blank line
+ *   ping                   a `: ping - <time>` comment before every frame
+ *   error-event            `event: error` frame (internal-error payload) after `after` frames, then end
+ * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import { publicCard, type CardShape, type Json } from './fake-iac-code-data.js';
+import { EventQueue, RpcError, TaskBook } from './fake-iac-code-tasks.js';
+
+export type FaultName =
+  | 'kill-mid-stream' | 'end-mid-stream' | 'hang-before-headers' | 'hang-mid-stream' | 'quiet' | 'non-json' | 'wrong-id' | 'invalid-result'
+  | 'internal-error' | 'http-500' | 'trickle' | 'no-trailing-blank-line' | 'ping' | 'error-event';
+
+export interface Fault {
+  name: FaultName;
+  /** Frames written before the fault strikes (stream faults); default 3. */
+  after?: number;
+  /** Length of a `quiet` pause; default 500. */
+  ms?: number;
+}
+
+export interface ReceivedRequest {
+  httpMethod: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or the raw text when it is not JSON. */
+  body?: unknown;
+  rpcMethod?: string;
+  rpcId?: unknown;
+  fault?: Fault;
+  /** The client closed the connection before the response was complete. */
+  closedByClient: boolean;
+  /** Settles when the exchange is over: 'finished', 'client-closed' or 'server-killed'. */
+  closed: Promise<'finished' | 'client-closed' | 'server-killed'>;
+}
+
+export interface FakeIacCodeOptions {
+  auth?: { token?: string; basicUsername?: string; basicPassword?: string; apiKey?: string; apiKeyHeader?: string };
+  rpcPath?: string;
+  restFirst?: boolean;
+  pushNotifications?: boolean;
+  frameDelayMs?: number;
+  rawThinking?: boolean;
+  deleteResult?: 'null' | 'empty';
+  fault?: (request: ReceivedRequest) => Fault | undefined;
+}
+
+export interface FakeIacCode {
+  url: string;
+  rpcUrl: string;
+  requests: ReceivedRequest[];
+  rpcRequests(method?: string): ReceivedRequest[];
+  tasks: Map<string, Json>;
+  injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card' }): void;
+  close(): Promise<void>;
+}
+
+const CARD_PATH = '/.well-known/agent-card.json';
+const STREAM_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask']);
+const V1_METHODS = new Set([
+  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
+  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+]);
+const LEAKY_MESSAGE =
+  'RuntimeError: failed to read /home/alice/.iac-code/a2a/tasks/x.json with Bearer sk-live-0123456789abcdef\n' +
+  'Traceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/iac_code/a2a/executor.py", line 12, in run\n';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function parseDirective(text: string): Fault | undefined {
+  const match = /\[fault:([a-z0-9-]+)((?:\s+\w+=\d+)*)\]/.exec(text);
+  if (!match) return undefined;
+  const fault: Fault = { name: match[1] as FaultName };
+  for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)=(\d+)/g)) {
+    if (key === 'after') fault.after = Number(value);
+    if (key === 'ms') fault.ms = Number(value);
+  }
+  return fault;
+}
+
+function messageText(body: unknown): string {
+  const parts = ((body as Json | undefined)?.params as Json | undefined)?.message as Json | undefined;
+  const list = Array.isArray(parts?.parts) ? (parts.parts as Json[]) : [];
+  return list.map((part) => (typeof part.text === 'string' ? part.text : '')).join(' ');
+}
+
+const envelope = (id: unknown, member: Json): string => JSON.stringify({ ...member, id, jsonrpc: '2.0' });
+
+export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promise<FakeIacCode> {
+  const requests: ReceivedRequest[] = [];
+  const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number }> = [];
+  let closing = false;
+  const killed = new WeakSet<ReceivedRequest>();
+  let shape: CardShape = { origin: '', rpcPath: options.rpcPath ?? '/', restFirst: options.restFirst ?? false, pushNotifications: options.pushNotifications ?? false };
+  const book = new TaskBook({
+    card: () => shape,
+    pushNotifications: shape.pushNotifications,
+    frameDelayMs: options.frameDelayMs ?? 0,
+    rawThinking: options.rawThinking ?? false,
+    deleteResult: options.deleteResult ?? 'null',
+  });
+
+  function chooseFault(record: ReceivedRequest, route: 'rpc' | 'card'): Fault | undefined {
+    const slot = injected.find((entry) => entry.route === route);
+    if (slot) {
+      if (--slot.times <= 0) injected.splice(injected.indexOf(slot), 1);
+      return slot.fault;
+    }
+    const header = record.headers['x-fake-fault'];
+    return (
+      (typeof header === 'string' ? parseDirective(`[fault:${header}]`) : undefined) ??
+      (route === 'rpc' ? parseDirective(messageText(record.body)) : undefined) ??
+      options.fault?.(record)
+    );
+  }
+
+  function authorized(headers: IncomingHttpHeaders): boolean {
+    const auth = options.auth;
+    if (!auth || (!auth.token && !(auth.basicUsername && auth.basicPassword) && !auth.apiKey)) return true;
+    const authorization = headers.authorization ?? '';
+    if (auth.token && authorization === `Bearer ${auth.token}`) return true;
+    if (auth.basicUsername && auth.basicPassword) {
+      const expected = Buffer.from(`${auth.basicUsername}:${auth.basicPassword}`).toString('base64');
+      if (authorization === `Basic ${expected}`) return true;
+    }
+    const keyHeader = (auth.apiKeyHeader ?? 'X-API-Key').toLowerCase();
+    return !!auth.apiKey && headers[keyHeader] === auth.apiKey;
+  }
+
+  async function write(res: ServerResponse, text: string, fault: Fault | undefined): Promise<void> {
+    if (res.destroyed) return;
+    if (fault?.name !== 'trickle') {
+      await new Promise<void>((resolve) => res.write(text, () => resolve()));
+      return;
+    }
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length && !res.destroyed; i++) {
+      res.write(bytes.subarray(i, i + 1));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** A whole JSON body (unary answers and pre-stream errors), with the unary faults applied. */
+  async function sendJson(res: ServerResponse, record: ReceivedRequest, body: string, fault: Fault | undefined): Promise<void> {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    if (fault?.name === 'hang-mid-stream' || fault?.name === 'kill-mid-stream') {
+      res.write(body.slice(0, Math.floor(body.length / 2)));
+      if (fault.name === 'kill-mid-stream') return killConnection(res, record);
+      await record.closed;
+      return;
+    }
+    await write(res, body, fault);
+    res.end();
+  }
+
+  /** Destroy the socket, a moment after the frames already written, so the client can read them first. */
+  async function killConnection(res: ServerResponse, record: ReceivedRequest): Promise<void> {
+    killed.add(record);
+    await sleep(30);
+    res.socket?.destroy();
+  }
+
+  /** Stream one subscriber's events as SSE frames, with the stream faults applied. */
+  async function pumpSse(res: ServerResponse, record: ReceivedRequest, queue: EventQueue, rpcId: unknown, fault: Fault | undefined): Promise<void> {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+    const id = fault?.name === 'wrong-id' ? 'wrong-id' : rpcId;
+    const after = fault?.after ?? 3;
+    let written = 0;
+    let pendingSeparator = '';
+    for (let event = await queue.next(); event; event = await queue.next()) {
+      if (res.destroyed) return;
+      if (fault && written === after) {
+        if (fault.name === 'kill-mid-stream') return killConnection(res, record);
+        if (fault.name === 'hang-mid-stream') return void (await record.closed);
+        if (fault.name === 'end-mid-stream') return void res.end();
+        if (fault.name === 'quiet') await sleep(fault.ms ?? 500);
+        if (fault.name === 'error-event') {
+          await write(res, `${pendingSeparator}event: error\r\ndata: ${envelope(id, { error: { code: -32603, message: LEAKY_MESSAGE } })}\r\n\r\n`, fault);
+          res.end();
+          return;
+        }
+      }
+      const ping = fault?.name === 'ping' ? `: ping - ${new Date().toISOString().replace('T', ' ').replace('Z', '+00:00')}\r\n\r\n` : '';
+      const data = fault?.name === 'non-json' && written === 0 ? 'not json {' : envelope(id, { result: event });
+      // Without a trailing blank line, each frame's separator is only written in front of the next frame.
+      const separator = fault?.name === 'no-trailing-blank-line' ? '' : '\r\n\r\n';
+      await write(res, `${pendingSeparator}${ping}data: ${data}${separator}`, fault);
+      pendingSeparator = fault?.name === 'no-trailing-blank-line' ? '\r\n\r\n' : '';
+      written++;
+    }
+    res.end();
+  }
+
+  async function handleRpc(res: ServerResponse, record: ReceivedRequest): Promise<void> {
+    const body = record.body;
+    const reply = (id: unknown, member: Json, fault?: Fault): Promise<void> => sendJson(res, record, envelope(id, member), fault);
+    if (Array.isArray(body)) return reply(null, { error: { code: -32600, message: 'Batch requests are not supported' } });
+    if (typeof body !== 'object' || body === null) return reply(null, { error: { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' } });
+    const request = body as Json;
+    record.rpcMethod = typeof request.method === 'string' ? request.method : undefined;
+    record.rpcId = request.id;
+    if (request.jsonrpc !== '2.0') return reply(request.id ?? null, { error: { code: -32600, message: "Invalid request: 'jsonrpc' must be exactly '2.0'" } });
+    const method = record.rpcMethod ?? '';
+    if (!V1_METHODS.has(method)) return reply(request.id, { error: { code: -32601, message: 'Method not found' } });
+    const version = String(record.headers['a2a-version'] ?? '').trim() || '0.3';
+    if (!/^1(\.\d+)*$/.test(version)) {
+      const error = new RpcError(-32009, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, 'VERSION_NOT_SUPPORTED');
+      return reply(request.id, { error: error.toJson() });
+    }
+    const fault = chooseFault(record, 'rpc');
+    record.fault = fault;
+    if (fault?.name === 'hang-before-headers') return void (await record.closed);
+    if (fault?.name === 'http-500') {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Internal Server Error');
+      return;
+    }
+    const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Json;
+    const replyId = fault?.name === 'wrong-id' ? 'wrong-id' : request.id;
+    try {
+      if (fault?.name === 'internal-error') throw new RpcError(-32603, LEAKY_MESSAGE);
+      if (STREAM_METHODS.has(method)) {
+        if (method === 'SubscribeToTask') return await pumpSse(res, record, book.subscribe(params), replyId, fault);
+        const { task, events } = book.prepareTurn(params);
+        const queue = new EventQueue();
+        void book.startTurn(task, events, queue);
+        return await pumpSse(res, record, queue, replyId, fault);
+      }
+      if (fault?.name === 'non-json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('<html><body>502 Bad Gateway</body></html>');
+        return;
+      }
+      const result = await book.unary(method, params);
+      return await reply(replyId, { result: fault?.name === 'invalid-result' ? { task: { id: 42 } } : result }, fault);
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      return reply(replyId, { error: error.toJson() }, fault);
+    }
+  }
+
+  async function handleCard(req: IncomingMessage, res: ServerResponse, record: ReceivedRequest): Promise<void> {
+    const fault = chooseFault(record, 'card');
+    record.fault = fault;
+    if (fault?.name === 'hang-before-headers') return void (await record.closed);
+    if (fault?.name === 'http-500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
+    const body = fault?.name === 'non-json' ? '<html>oops</html>' : JSON.stringify(publicCard(shape));
+    const etag = `"sha256-${createHash('sha256').update(body).digest('hex')}"`;
+    const headers = { 'cache-control': 'public, max-age=60', etag, 'last-modified': new Date().toUTCString() };
+    if (req.headers['if-none-match'] === etag) return void res.writeHead(304, headers).end();
+    res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    await write(res, body, fault);
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let settle!: (how: 'finished' | 'client-closed' | 'server-killed') => void;
+    const record: ReceivedRequest = {
+      httpMethod: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      headers: req.headers,
+      closedByClient: false,
+      closed: new Promise((resolve) => (settle = resolve)),
+    };
+    requests.push(record);
+    res.on('close', () => {
+      if (res.writableFinished) return settle('finished');
+      if (killed.has(record)) return settle('server-killed');
+      if (!closing) record.closedByClient = true;
+      settle('client-closed');
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    try {
+      record.body = text ? (JSON.parse(text) as unknown) : undefined;
+    } catch {
+      record.body = text;
+    }
+    if (!authorized(req.headers)) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Unauthorized"}');
+      return;
+    }
+    if (record.path === CARD_PATH && req.method === 'GET') return handleCard(req, res, record);
+    if (record.path === shape.rpcPath) {
+      if (req.method === 'POST') return handleRpc(res, record);
+      return void res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Method Not Allowed');
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  shape = { ...shape, origin: `http://127.0.0.1:${port}` };
+
+  return {
+    url: shape.origin,
+    rpcUrl: `${shape.origin}${shape.rpcPath}`,
+    requests,
+    rpcRequests: (method) => requests.filter((r) => r.rpcMethod !== undefined && (method === undefined || r.rpcMethod === method)),
+    tasks: book.tasks,
+    injectFault(fault, { times = 1, route = 'rpc' } = {}) {
+      injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times });
+    },
+    async close() {
+      closing = true;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

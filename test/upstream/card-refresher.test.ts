@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UpstreamConfig } from '../../src/config/schema.js';
+import { createCardRefresher } from '../../src/core/card-refresher.js';
+import type { CardSnapshot } from '../../src/core/card-source.js';
+import type { AgentCard } from '../../src/model/index.js';
+import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { startFakeIacCode } from '../support/fake-iac-code.js';
+
+const card = (version: string): AgentCard => ({
+  name: 'agent',
+  description: 'd',
+  version,
+  supportedInterfaces: [{ url: 'http://a/', protocolBinding: 'JSONRPC' }],
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+});
+
+/** A card source whose next answers the test scripts. */
+function scriptedSource(answers: Array<AgentCard | Error>) {
+  const calls: Array<AbortSignal | undefined> = [];
+  return {
+    calls,
+    async fetchCard(signal?: AbortSignal): Promise<AgentCard> {
+      calls.push(signal);
+      const next = answers.shift();
+      if (!next) throw new Error('no more answers');
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('createCardRefresher', () => {
+  it('start() resolves even when the first fetch fails, recording unreachable', async () => {
+    const refresher = createCardRefresher(scriptedSource([new Error('down')]), { intervalMs: 0 });
+    await expect(refresher.start()).resolves.toBeUndefined();
+    expect(refresher.current()).toBeUndefined();
+    expect(refresher.upstreamReachable()).toBe(false);
+    refresher.stop();
+  });
+
+  it('keeps the last good card when a refresh fails, and flips reachability back on recovery', async () => {
+    const refresher = createCardRefresher(scriptedSource([card('1'), new Error('down'), card('1')]), { intervalMs: 0 });
+    await refresher.start();
+    expect(refresher.upstreamReachable()).toBe(true);
+    expect(refresher.current()?.card.version).toBe('1');
+
+    await refresher.refreshNow();
+    expect(refresher.upstreamReachable()).toBe(false);
+    expect(refresher.current()?.card.version).toBe('1');
+
+    await refresher.refreshNow();
+    expect(refresher.upstreamReachable()).toBe(true);
+    refresher.stop();
+  });
+
+  it('calls onChange only when the card JSON changed', async () => {
+    const refresher = createCardRefresher(scriptedSource([card('1'), card('1'), new Error('x'), card('2'), card('2')]), {
+      intervalMs: 0,
+    });
+    const seen: CardSnapshot[] = [];
+    refresher.onChange((snapshot) => seen.push(snapshot));
+    await refresher.start();
+    for (let i = 0; i < 4; i++) await refresher.refreshNow();
+    expect(seen.map((s) => s.card.version)).toEqual(['1', '2']);
+    expect(seen[1]?.fetchedAt).toBeInstanceOf(Date);
+    refresher.stop();
+  });
+
+  it('refreshes in the background on its interval, and stop() ends that', async () => {
+    vi.useFakeTimers();
+    const source = scriptedSource([card('1'), card('2'), card('3'), card('4')]);
+    const refresher = createCardRefresher(source, { intervalMs: 1_000 });
+    await refresher.start();
+    expect(source.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(refresher.current()?.card.version).toBe('2');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(refresher.current()?.card.version).toBe('3');
+    refresher.stop();
+    expect(source.calls.at(-1)?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(source.calls).toHaveLength(3);
+  });
+
+  it('shares one fetch between concurrent refreshNow() calls', async () => {
+    const source = scriptedSource([card('1'), card('2')]);
+    const refresher = createCardRefresher(source, { intervalMs: 0 });
+    await Promise.all([refresher.refreshNow(), refresher.refreshNow(), refresher.refreshNow()]);
+    expect(source.calls).toHaveLength(1);
+    refresher.stop();
+  });
+
+  it('works with the real upstream client and the fake iac-code', async () => {
+    const fake = await startFakeIacCode();
+    const upstream = createV1Upstream({ baseUrl: fake.url, config: UpstreamConfig.parse({}) });
+    const refresher = createCardRefresher(upstream, { intervalMs: 0 });
+    try {
+      await refresher.start();
+      expect(refresher.current()?.card.name).toBe('iac-code');
+      expect(upstream.endpoint()).toBe(`${fake.url}/`);
+      fake.injectFault('http-500', { route: 'card' });
+      await refresher.refreshNow();
+      expect(refresher.upstreamReachable()).toBe(false);
+      expect(refresher.current()?.card.name).toBe('iac-code');
+    } finally {
+      refresher.stop();
+      await upstream.close();
+      await fake.close();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { Credentials } from '../../src/config/schema.js';
+import { credentialHeaders, credentialSecrets } from '../../src/upstream/http.js';
+
+const creds = (value: Record<string, unknown>): Credentials => Credentials.parse(value);
+
+describe('credentialHeaders', () => {
+  it('sends nothing without credentials', () => {
+    expect(credentialHeaders(creds({}))).toEqual({});
+  });
+
+  it('sends a bearer token', () => {
+    expect(credentialHeaders(creds({ token: 'tok-1' }))).toEqual({ authorization: 'Bearer tok-1' });
+  });
+
+  it('sends basic auth only when both user and password are set', () => {
+    expect(credentialHeaders(creds({ 'basic-username': 'alice', 'basic-password': 's3cr:et' }))).toEqual({
+      authorization: `Basic ${Buffer.from('alice:s3cr:et').toString('base64')}`,
+    });
+    expect(credentialHeaders(creds({ 'basic-username': 'alice' }))).toEqual({});
+    expect(credentialHeaders(creds({ 'basic-password': 'x' }))).toEqual({});
+  });
+
+  it('prefers bearer over basic, like iac-code’s client', () => {
+    expect(credentialHeaders(creds({ token: 't', 'basic-username': 'u', 'basic-password': 'p' }))).toEqual({
+      authorization: 'Bearer t',
+    });
+  });
+
+  it('sends the API key in its configured header, in addition to bearer', () => {
+    expect(credentialHeaders(creds({ 'api-key': 'k1' }))).toEqual({ 'x-api-key': 'k1' });
+    expect(credentialHeaders(creds({ token: 't', 'api-key': 'k1', 'api-key-header': 'X-Custom-Key' }))).toEqual({
+      authorization: 'Bearer t',
+      'x-custom-key': 'k1',
+    });
+  });
+
+  it('lists the secrets so they can be scrubbed from upstream errors', () => {
+    expect(credentialSecrets(creds({ token: 't1', 'basic-username': 'u', 'basic-password': 'p1', 'api-key': 'k1' }))).toEqual([
+      't1',
+      'p1',
+      'k1',
+    ]);
+  });
+});

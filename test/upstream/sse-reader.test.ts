@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readSse, type SseMessage } from '../../src/upstream/sse-reader.js';
+
+async function* chunks(parts: Array<Uint8Array | string>): AsyncGenerator<Uint8Array | string> {
+  for (const part of parts) yield part;
+}
+
+async function collect(parts: Array<Uint8Array | string>): Promise<SseMessage[]> {
+  const out: SseMessage[] = [];
+  for await (const message of readSse(chunks(parts))) out.push(message);
+  return out;
+}
+
+/** Split bytes at the given cut points. */
+function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  for (const point of points) {
+    pieces.push(bytes.subarray(start, point));
+    start = point;
+  }
+  pieces.push(bytes.subarray(start));
+  return pieces;
+}
+
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+// The captured iac-code framing: CRLF, a blank line between frames, no event: line, pings, and a
+// multi-byte character in the payload.
+const CAPTURED =
+  'data: {"result":{"task":{"id":"T"}},"id":"s1","jsonrpc":"2.0"}\r\n\r\n' +
+  ': ping - 2026-11-29 11:25:08.861112+00:00\r\n\r\n' +
+  'data: {"result":{"statusUpdate":{"text":"vpc 创建完成 ✓"}},"id":"s1","jsonrpc":"2.0"}\r\n\r\n' +
+  'event: error\r\ndata: {"error":{"code":-32603,"message":"boom"},"id":"s1","jsonrpc":"2.0"}\r\n\r\n';
+
+const EXPECTED: SseMessage[] = [
+  { data: '{"result":{"task":{"id":"T"}},"id":"s1","jsonrpc":"2.0"}' },
+  { data: '{"result":{"statusUpdate":{"text":"vpc 创建完成 ✓"}},"id":"s1","jsonrpc":"2.0"}' },
+  { event: 'error', data: '{"error":{"code":-32603,"message":"boom"},"id":"s1","jsonrpc":"2.0"}' },
+];
+
+describe('readSse', () => {
+  it('parses CRLF frames, skips ping comments and keeps event: error', async () => {
+    expect(await collect([CAPTURED])).toEqual(EXPECTED);
+  });
+
+  it('gives the same messages however the bytes are split (inside CRLF, inside UTF-8 characters)', async () => {
+    const bytes = encode(CAPTURED);
+    // Every single cut point, including between \r and \n and inside multi-byte characters.
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(await collect(splitAt(bytes, [cut]))).toEqual(EXPECTED);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
+        expect(await collect(splitAt(bytes, cuts))).toEqual(EXPECTED);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('survives a byte-at-a-time body', async () => {
+    const bytes = encode(CAPTURED);
+    const single = Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
+    expect(await collect(single)).toEqual(EXPECTED);
+  });
+
+  it('joins multi-line data with \\n and reads id and LF-only frames', async () => {
+    expect(await collect(['id: 7\nevent: note\ndata: line one\ndata: line two\n\n', 'data:no-space\n\n'])).toEqual([
+      { id: '7', event: 'note', data: 'line one\nline two' },
+      { data: 'no-space' },
+    ]);
+  });
+
+  it.each([
+    ['no newline at all', 'data: {"a":1}\r\n\r\ndata: {"last":true}'],
+    ['one CRLF only', 'data: {"a":1}\r\n\r\ndata: {"last":true}\r\n'],
+    ['a dangling CR', 'data: {"a":1}\r\n\r\ndata: {"last":true}\r'],
+    ['one LF only', 'data: {"a":1}\n\ndata: {"last":true}\n'],
+  ])('flushes a last frame without its blank line (%s)', async (_label, body) => {
+    expect(await collect([body])).toEqual([{ data: '{"a":1}' }, { data: '{"last":true}' }]);
+  });
+
+  it('yields each frame as soon as it is complete, before the next chunk arrives', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    async function* body(): AsyncGenerator<string> {
+      yield 'data: first\r\n\r\ndata: sec';
+      await gate;
+      yield 'ond\r\n\r\n';
+    }
+    const iterator = readSse(body());
+    const first = await iterator.next();
+    expect(first.value).toEqual({ data: 'first' });
+    const pending = iterator.next();
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    release();
+    expect((await pending).value).toEqual({ data: 'second' });
+    expect((await iterator.next()).done).toBe(true);
+  });
+
+  it('yields nothing for an empty body or comments only', async () => {
+    expect(await collect([])).toEqual([]);
+    expect(await collect([': ping\r\n\r\n: ping\r\n\r\n'])).toEqual([]);
+  });
+
+  it('stops reading the body when the consumer stops', async () => {
+    let finished = false;
+    async function* body(): AsyncGenerator<string> {
+      try {
+        yield 'data: one\n\n';
+        yield 'data: two\n\n';
+        yield 'data: three\n\n';
+      } finally {
+        finished = true;
+      }
+    }
+    for await (const message of readSse(body())) {
+      expect(message.data).toBe('one');
+      break;
+    }
+    expect(finished).toBe(true);
+  });
+});

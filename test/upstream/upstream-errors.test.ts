@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { A2AError } from '../../src/model/index.js';
+import { fromJsonRpcError, fromTransportError, sanitizeUpstreamText } from '../../src/upstream/upstream-errors.js';
+
+describe('sanitizeUpstreamText', () => {
+  it('drops a Python traceback and everything after it', () => {
+    const text = 'ValueError: bad thing\nTraceback (most recent call last):\n  File "/srv/app.py", line 3, in run\n    raise';
+    expect(sanitizeUpstreamText(text)).toBe('ValueError: bad thing');
+  });
+
+  it('drops JS stack lines', () => {
+    expect(sanitizeUpstreamText('Error: nope\n    at run (/srv/app.js:1:2)\n    at main (/srv/app.js:9:1)')).toBe('Error: nope');
+  });
+
+  it('replaces absolute paths, but not URLs', () => {
+    expect(sanitizeUpstreamText("cannot open '/home/alice/.iac-code/a2a/x.json' here")).toBe("cannot open '[path]' here");
+    expect(sanitizeUpstreamText('see C:\\Users\\alice\\secrets.txt now')).toBe('see [path] now');
+    expect(sanitizeUpstreamText('in ~/.iac-code/config.yaml')).toBe('in [path]');
+    expect(sanitizeUpstreamText('from file:///etc/passwd')).toBe('from [path]');
+    expect(sanitizeUpstreamText('call http://example.com/a/b failed')).toBe('call http://example.com/a/b failed');
+    expect(sanitizeUpstreamText('Task abc/def not found')).toBe('Task abc/def not found');
+  });
+
+  it('redacts configured secrets and credential-looking tokens', () => {
+    expect(sanitizeUpstreamText('key hunter2-key rejected', ['hunter2-key'])).toBe('key [redacted] rejected');
+    expect(sanitizeUpstreamText('header Bearer abc.def-123 invalid')).toBe('header Bearer [redacted] invalid');
+    expect(sanitizeUpstreamText('llm key sk-abcdefgh12345678 invalid')).toBe('llm key [redacted] invalid');
+  });
+
+  it('bounds the length', () => {
+    const out = sanitizeUpstreamText('x'.repeat(5_000));
+    expect(out.length).toBeLessThanOrEqual(500);
+    expect(out.endsWith('...')).toBe(true);
+  });
+});
+
+describe('fromJsonRpcError', () => {
+  it('keeps the code, scrubs the message and keeps ErrorInfo string metadata and violations', () => {
+    const error = fromJsonRpcError({
+      code: -32001,
+      message: 'Task t-1 not found in /var/lib/iac/tasks',
+      data: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't-1', errors: [{ x: 1 }] } },
+        { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'id', description: 'Field is required.' }] },
+      ],
+    });
+    expect(error).toBeInstanceOf(A2AError);
+    expect(error.code).toBe(-32001);
+    expect(error.message).toBe('Task t-1 not found in [path]');
+    expect(error.metadata).toEqual({ taskId: 't-1' });
+    expect(error.violations).toEqual([{ field: 'id', description: 'Field is required.' }]);
+  });
+
+  it('ignores a string data (proto parse errors) and malformed objects become -32006', () => {
+    const parse = fromJsonRpcError({ code: -32602, message: 'Invalid params', data: 'Failed to parse at /x/y' });
+    expect(parse.code).toBe(-32602);
+    expect(parse.metadata).toEqual({});
+    expect(fromJsonRpcError({ message: 'no code' }).code).toBe(-32006);
+    expect(fromJsonRpcError('boom').code).toBe(-32006);
+  });
+});
+
+describe('fromTransportError', () => {
+  const withCode = (code: string): Error => Object.assign(new Error('x'), { code });
+
+  it('maps refused/reset to unavailable and undici timeouts to timed out (-32603)', () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET']) {
+      expect(fromTransportError(withCode(code))).toMatchObject({ code: -32603, message: 'Upstream agent is unavailable' });
+    }
+    for (const code of ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']) {
+      expect(fromTransportError(withCode(code))).toMatchObject({ code: -32603, message: 'Upstream agent timed out' });
+    }
+  });
+
+  it('names the abort: our own timeout, or the caller (keeping an A2AError reason)', () => {
+    const timeout = new AbortController();
+    timeout.abort();
+    expect(fromTransportError(new Error('aborted'), { timeout: timeout.signal }).message).toBe('Upstream agent timed out');
+    const caller = new AbortController();
+    const reason = A2AError.taskNotFound('t');
+    caller.abort(reason);
+    expect(fromTransportError(new Error('aborted'), { caller: caller.signal })).toBe(reason);
+  });
+
+  it('passes an A2AError through untouched', () => {
+    const error = A2AError.invalidAgentResponse();
+    expect(fromTransportError(error)).toBe(error);
+  });
+});
