@@ -1,0 +1,75 @@
+import type {
+  Artifact,
+  Message,
+  StreamResponse,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+} from '../../model/index.js';
+
+/**
+ * Fold one stream event into a task, the way the a2a SDKs' task managers do, without mutating
+ * either input (stored snapshots are shared). Returns undefined when the event does not describe
+ * a task the registry can hold (a bare message, or a message for another task).
+ */
+export function foldEvent(current: Task | undefined, event: StreamResponse, historyLimit: number): Task | undefined {
+  if ('task' in event) return boundHistory(event.task, historyLimit);
+  if ('statusUpdate' in event) return foldStatus(current, event.statusUpdate, historyLimit);
+  if ('artifactUpdate' in event) return foldArtifact(current, event.artifactUpdate);
+  return foldMessage(current, event.message, historyLimit);
+}
+
+/** Keep at most the last `limit` history entries (0 keeps none). */
+export function boundHistory(task: Task, limit: number): Task {
+  const history = task.history;
+  if (!history || history.length <= limit) return task;
+  if (limit <= 0) {
+    const { history: _dropped, ...rest } = task;
+    return rest;
+  }
+  return { ...task, history: history.slice(history.length - limit) };
+}
+
+/** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
+function seedTask(taskId: string, contextId: string | undefined): Task {
+  return contextId ? { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } : { id: taskId, status: { state: 'TASK_STATE_SUBMITTED' } };
+}
+
+function foldStatus(current: Task | undefined, update: TaskStatusUpdateEvent, historyLimit: number): Task {
+  const base = current ?? seedTask(update.taskId, update.contextId);
+  // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
+  const previous = base.status.message;
+  const history = previous ? [...(base.history ?? []), previous] : base.history;
+  // Struct MergeFrom: top-level keys of the update replace the task's.
+  const metadata = update.metadata ? { ...base.metadata, ...update.metadata } : base.metadata;
+  const next: Task = { ...base, status: update.status };
+  if (!next.contextId && update.contextId) next.contextId = update.contextId;
+  if (history) next.history = history;
+  if (metadata) next.metadata = metadata;
+  return boundHistory(next, historyLimit);
+}
+
+function foldArtifact(current: Task | undefined, update: TaskArtifactUpdateEvent): Task {
+  const base = current ?? seedTask(update.taskId, update.contextId);
+  const artifacts = base.artifacts ?? [];
+  const incoming = update.artifact;
+  const index = artifacts.findIndex((artifact) => artifact.artifactId === incoming.artifactId);
+  let nextArtifacts: Artifact[];
+  if (!update.append) {
+    nextArtifacts = index >= 0 ? artifacts.map((artifact, i) => (i === index ? incoming : artifact)) : [...artifacts, incoming];
+  } else if (index >= 0) {
+    const existing = artifacts[index] as Artifact;
+    const merged: Artifact = { ...existing, parts: [...existing.parts, ...incoming.parts] };
+    if (incoming.metadata) merged.metadata = { ...existing.metadata, ...incoming.metadata };
+    nextArtifacts = artifacts.map((artifact, i) => (i === index ? merged : artifact));
+  } else {
+    // A chunk to append to an artifact we never saw: the SDKs drop it, and so do we.
+    return base;
+  }
+  return { ...base, artifacts: nextArtifacts };
+}
+
+function foldMessage(current: Task | undefined, message: Message, historyLimit: number): Task | undefined {
+  if (!current || message.taskId !== current.id) return undefined;
+  return boundHistory({ ...current, history: [...(current.history ?? []), message] }, historyLimit);
+}

@@ -1,0 +1,182 @@
+import { LRUCache } from 'lru-cache';
+import { eventTaskRef, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
+import { boundHistory, foldEvent } from './fold.js';
+import {
+  afterKeyOf,
+  decodePageToken,
+  encodePageToken,
+  isAfter,
+  listEntry,
+  pageSizeOf,
+  sortMember,
+} from './query.js';
+import type { TaskMeta, TaskRecord, TaskRegistry } from './types.js';
+
+export interface MemoryTaskRegistryOptions {
+  /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
+  maxTasks: number;
+  /** A task not written for this long is dropped (0: never). */
+  idleTtlMs: number;
+  historyLimit: number;
+}
+
+/**
+ * Process-local registry: tasks in an LRU cache (bounded count, idle TTL) plus owner and context
+ * indexes that the cache's dispose hook keeps consistent with evictions and expiries. ListTasks
+ * sorts the owner's (or context's) tasks per call: O(n log n) in the owner's task count.
+ */
+export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskRegistry {
+  const byOwner = new Map<string, Set<string>>();
+  const byContext = new Map<string, Set<string>>();
+  const contextOwners = new Map<string, string>();
+  const contextKey = (owner: string, contextId: string) => `${owner}\u0000${contextId}`;
+  // Strictly increasing write stamps, so "latest in a context" is exact even within one millisecond.
+  let lastStamp = 0;
+  const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 0.001));
+
+  const cache = new LRUCache<string, TaskRecord>({
+    max: options.maxTasks,
+    ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}),
+    updateAgeOnGet: false,
+    // Replacements are re-indexed by write(); every other removal (evict, expire, delete) unindexes.
+    dispose: (record, _id, reason) => {
+      if (reason !== 'set') unindex(record);
+    },
+  });
+
+  function index(record: TaskRecord): void {
+    const { owner, task } = record;
+    addTo(byOwner, owner, task.id);
+    if (!task.contextId) return;
+    addTo(byContext, contextKey(owner, task.contextId), task.id);
+    if (!contextOwners.has(task.contextId)) contextOwners.set(task.contextId, owner);
+  }
+
+  function unindex(record: TaskRecord): void {
+    const { owner, task } = record;
+    removeFrom(byOwner, owner, task.id);
+    if (!task.contextId) return;
+    const emptied = removeFrom(byContext, contextKey(owner, task.contextId), task.id);
+    if (emptied && contextOwners.get(task.contextId) === owner) contextOwners.delete(task.contextId);
+  }
+
+  function write(task: Task, meta: TaskMeta): void {
+    const previous = cache.peek(task.id, { allowStale: true });
+    if (previous) unindex(previous);
+    const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, updatedAt: stamp() };
+    cache.set(task.id, record);
+    index(record);
+  }
+
+  /** A record that is still alive; a stale one is deleted here, which unindexes it. */
+  function live(taskId: string): TaskRecord | undefined {
+    const record = cache.peek(taskId);
+    if (record) return record;
+    cache.delete(taskId);
+    return undefined;
+  }
+
+  function liveRecords(ids: Set<string> | undefined, owner: string): TaskRecord[] {
+    const records: TaskRecord[] = [];
+    // Copy first: live() may unindex (and so mutate the set) while we iterate.
+    for (const id of [...(ids ?? [])]) {
+      const record = live(id);
+      if (record && record.owner === owner) records.push(record);
+    }
+    return records;
+  }
+
+  return {
+    async apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined> {
+      const { taskId } = eventTaskRef(event);
+      if (!taskId) return undefined;
+      const existing = cache.get(taskId);
+      if (existing && existing.owner !== meta.owner) return undefined;
+      const next = foldEvent(existing?.task, event, options.historyLimit);
+      if (!next) return undefined;
+      write(next, existing ?? meta);
+      return next;
+    },
+
+    async put(task: Task, meta: TaskMeta): Promise<void> {
+      const existing = cache.get(task.id);
+      if (existing && existing.owner !== meta.owner) return;
+      write(boundHistory(task, options.historyLimit), existing ?? meta);
+    },
+
+    async get(taskId: string, owner: string): Promise<Task | undefined> {
+      const record = cache.get(taskId);
+      return record && record.owner === owner ? record.task : undefined;
+    },
+
+    async ownerOf(taskId: string): Promise<string | undefined> {
+      return cache.get(taskId)?.owner;
+    },
+
+    async contextOwner(contextId: string): Promise<string | undefined> {
+      const owner = contextOwners.get(contextId);
+      if (owner === undefined) return undefined;
+      // Expired tasks are only noticed when touched: confirm the context still has a live task.
+      return liveRecords(byContext.get(contextKey(owner, contextId)), owner).length > 0 ? owner : undefined;
+    },
+
+    async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
+      const pageSize = pageSizeOf(request);
+      const cursor = decodePageToken(request.pageToken);
+      const afterKey = afterKeyOf(request);
+      const ids = request.contextId ? byContext.get(contextKey(owner, request.contextId)) : byOwner.get(owner);
+      const rows: Array<{ member: string; task: Task }> = [];
+      for (const { task } of liveRecords(ids, owner)) {
+        if (request.status && task.status.state !== request.status) continue;
+        const member = sortMember(task);
+        if (isAfter(member, afterKey)) rows.push({ member, task });
+      }
+      rows.sort((a, b) => (a.member < b.member ? 1 : a.member > b.member ? -1 : 0));
+      let start = 0;
+      if (cursor !== undefined) {
+        start = rows.findIndex((row) => row.member < cursor);
+        if (start < 0) start = rows.length;
+      }
+      const page = rows.slice(start, start + pageSize);
+      const last = page[page.length - 1];
+      const hasMore = start + pageSize < rows.length;
+      return {
+        tasks: page.map((row) => listEntry(row.task, request)),
+        nextPageToken: hasMore && last ? encodePageToken(last.member) : '',
+        pageSize,
+        totalSize: rows.length,
+      };
+    },
+
+    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+      let latest: TaskRecord | undefined;
+      for (const record of liveRecords(byContext.get(contextKey(owner, contextId)), owner)) {
+        if (!latest || record.updatedAt > latest.updatedAt) latest = record;
+      }
+      return latest?.task;
+    },
+
+    async close(): Promise<void> {
+      cache.clear();
+      byOwner.clear();
+      byContext.clear();
+      contextOwners.clear();
+    },
+  };
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(id);
+}
+
+/** Remove an id; true when that emptied (and dropped) the set. */
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): boolean {
+  const set = map.get(key);
+  if (!set) return false;
+  set.delete(id);
+  if (set.size > 0) return false;
+  map.delete(key);
+  return true;
+}

@@ -1,0 +1,85 @@
+/**
+ * Lua scripts of the Redis task registry. Layout under the prefix P (O = encoded owner,
+ * C = encoded context id):
+ *   P t:<id>        hash  v (version) d (JSON {task, upstream}) o (owner) u (last write, Redis TIME µs)
+ *   P o:O:all       zset  every task of the owner, score 0, member = sort member (list order)
+ *   P o:O:s:<state> zset  the owner's tasks in that state
+ *   P o:O:c:C       zset  the owner's tasks in that context
+ *   P o:O:idx       hash  id -> {m,s,k}: what pruning needs once the task hash has expired
+ *   P o:O:exp       zset  id scored by expiry (µs): which index members to prune
+ *   P ctx:C         string owner of the context (its first writer)
+ * Every key a write touches gets the idle TTL again, so an index key can only expire when every
+ * task in it has; members of tasks that expired earlier are pruned by PRUNE_SCRIPT before a list.
+ * Some key names are built inside the scripts, so this layout targets a single Redis (not Cluster).
+ */
+
+/**
+ * Compare-and-set one task and move its index entries (the old ones are read from the idx hash,
+ * which also cleans up after an expired task whose id is written again). Conflicts return the
+ * current state so the caller can fold again without another round trip.
+ * KEYS: task, idx, exp, all, context ('' fragment: unused), status, contextOwner
+ * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
+ *       ownerKeyPrefix ('P o:O:')
+ * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task)
+ */
+export const WRITE_SCRIPT = `
+local fields = redis.call('HMGET', KEYS[1], 'v', 'd', 'o', 'u')
+if fields[1] and fields[3] ~= ARGV[3] then return {-1} end
+local current = fields[1] or '0'
+if current ~= ARGV[1] then return {0, current, fields[2] or '', fields[4] or '0'} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Large numbers go to Redis as strings: Lua would print 1.8e+15 and lose the microseconds.
+local nowText = string.format('%.0f', now)
+local ttl = tonumber(ARGV[7])
+local version = tonumber(current) + 1
+local previous = redis.call('HGET', KEYS[2], ARGV[8])
+if previous then
+  local info = cjson.decode(previous)
+  redis.call('ZREM', KEYS[4], info.m)
+  redis.call('ZREM', ARGV[9] .. 's:' .. info.s, info.m)
+  if info.k ~= '' then redis.call('ZREM', ARGV[9] .. 'c:' .. info.k, info.m) end
+end
+redis.call('HSET', KEYS[1], 'v', version, 'd', ARGV[2], 'o', ARGV[3], 'u', nowText)
+redis.call('HSET', KEYS[2], ARGV[8], cjson.encode({m = ARGV[4], s = ARGV[5], k = ARGV[6]}))
+redis.call('ZADD', KEYS[4], 0, ARGV[4])
+redis.call('ZADD', KEYS[6], 0, ARGV[4])
+if ARGV[6] ~= '' then
+  redis.call('ZADD', KEYS[5], 0, ARGV[4])
+  redis.call('SET', KEYS[7], ARGV[3], 'NX')
+end
+if ttl > 0 then
+  redis.call('ZADD', KEYS[3], string.format('%.0f', now + ttl * 1000), ARGV[8])
+  for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do redis.call('PEXPIRE', key, ttl) end
+  if ARGV[6] ~= '' then
+    redis.call('PEXPIRE', KEYS[5], ttl)
+    if redis.call('GET', KEYS[7]) == ARGV[3] then redis.call('PEXPIRE', KEYS[7], ttl) end
+  end
+end
+return {1, version, now}
+`;
+
+/**
+ * Drop index entries of the owner's tasks whose hash has expired.
+ * KEYS: idx, exp, all. ARGV: ownerKeyPrefix ('P o:O:'), taskKeyPrefix ('P t:'), batch size.
+ * Returns how many expiry entries were examined (== batch size: call again).
+ */
+export const PRUNE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', string.format('%.0f', now), 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(ids) do
+  if redis.call('EXISTS', ARGV[2] .. id) == 0 then
+    redis.call('ZREM', KEYS[2], id)
+    local raw = redis.call('HGET', KEYS[1], id)
+    if raw then
+      local info = cjson.decode(raw)
+      redis.call('ZREM', KEYS[3], info.m)
+      redis.call('ZREM', ARGV[1] .. 's:' .. info.s, info.m)
+      if info.k ~= '' then redis.call('ZREM', ARGV[1] .. 'c:' .. info.k, info.m) end
+      redis.call('HDEL', KEYS[1], id)
+    end
+  end
+end
+return #ids
+`;

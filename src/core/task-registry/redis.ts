@@ -1,0 +1,252 @@
+import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import {
+  A2AError,
+  eventTaskRef,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type StreamResponse,
+  type Task,
+} from '../../model/index.js';
+import { boundHistory, foldEvent } from './fold.js';
+import {
+  afterKeyOf,
+  decodePageToken,
+  encodePageToken,
+  listEntry,
+  memberTaskId,
+  pageSizeOf,
+  sortMember,
+} from './query.js';
+import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
+import type { TaskMeta, TaskRegistry } from './types.js';
+
+export interface RedisTaskRegistryOptions {
+  /** A shared client (not closed by close()); or `url` to let the registry own one. */
+  redis?: Redis;
+  url?: string;
+  /** Key prefix, e.g. 'a2a-bridge:'. */
+  prefix: string;
+  /** A task not written for this long expires (0: never). */
+  idleTtlMs: number;
+  historyLimit: number;
+}
+
+/** What a compare-and-set starts from: the stored version (0 = none) and its task. */
+interface Versioned {
+  version: number;
+  task: Task | undefined;
+  upstream: string;
+}
+
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+
+const WRITE_COMMAND = 'a2aBridgeWriteTask';
+const PRUNE_COMMAND = 'a2aBridgePruneTasks';
+const MAX_WRITE_ATTEMPTS = 32;
+const PRUNE_BATCH = 500;
+
+/**
+ * Registry shared by any number of gateway replicas through one Redis. Writes are optimistic:
+ * fold locally, then a Lua compare-and-set on the task's version that also moves its index
+ * entries; on a conflict the script returns the current state and the fold is retried. The last
+ * state this process wrote is cached, so an uncontended event costs one round trip.
+ */
+export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskRegistry {
+  const ownsClient = !options.redis;
+  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+  redis.defineCommand(WRITE_COMMAND, { numberOfKeys: 7, lua: WRITE_SCRIPT });
+  redis.defineCommand(PRUNE_COMMAND, { numberOfKeys: 3, lua: PRUNE_SCRIPT });
+  const scripts = redis as unknown as Record<string, ScriptCall>;
+  const writeScript: ScriptCall = (...args) => (scripts[WRITE_COMMAND] as ScriptCall).apply(redis, args);
+  const pruneScript: ScriptCall = (...args) => (scripts[PRUNE_COMMAND] as ScriptCall).apply(redis, args);
+
+  const p = options.prefix;
+  const enc = encodeURIComponent;
+  const taskKey = (id: string) => `${p}t:${id}`;
+  const ownerPrefix = (owner: string) => `${p}o:${enc(owner)}:`;
+  const allKey = (owner: string) => `${ownerPrefix(owner)}all`;
+  const statusKey = (owner: string, state: string) => `${ownerPrefix(owner)}s:${state}`;
+  const contextKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}c:${enc(contextId)}`;
+  const contextOwnerKey = (contextId: string) => `${p}ctx:${enc(contextId)}`;
+
+  const lastWritten = new LRUCache<string, Versioned & { owner: string }>({ max: 1000, ttl: 60_000 });
+
+  function parseDoc(doc: string | null | undefined): { task: Task; upstream: string } | undefined {
+    if (!doc) return undefined;
+    return JSON.parse(doc) as { task: Task; upstream: string };
+  }
+
+  async function readVersioned(taskId: string): Promise<(Versioned & { owner?: string }) | undefined> {
+    const [version, doc, owner] = await redis.hmget(taskKey(taskId), 'v', 'd', 'o');
+    const parsed = parseDoc(doc);
+    if (!version || !parsed || owner === null) return undefined;
+    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner };
+  }
+
+  // Writes to one task from this process go one at a time: they would only conflict with each other.
+  const localTails = new Map<string, Promise<unknown>>();
+  function mutate(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
+    const previous = localTails.get(taskId) ?? Promise.resolve();
+    const run = previous.then(
+      () => compareAndSet(taskId, meta, change),
+      () => compareAndSet(taskId, meta, change),
+    );
+    localTails.set(taskId, run);
+    const forget = () => {
+      if (localTails.get(taskId) === run) localTails.delete(taskId);
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  /** Fold `change` into the stored task under compare-and-set; undefined when nothing was written. */
+  async function compareAndSet(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
+    let state: Versioned & { owner?: string } = lastWritten.get(taskId) ??
+      (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      if (state.version > 0 && state.owner !== undefined && state.owner !== meta.owner) return undefined;
+      const next = change(state.task);
+      if (!next) return undefined;
+      const upstream = state.version > 0 ? state.upstream : meta.upstream;
+      const contextFragment = next.contextId ? enc(next.contextId) : '';
+      const reply = (await writeScript(
+        taskKey(taskId),
+        `${ownerPrefix(meta.owner)}idx`,
+        `${ownerPrefix(meta.owner)}exp`,
+        allKey(meta.owner),
+        contextKey(meta.owner, next.contextId ?? ''),
+        statusKey(meta.owner, next.status.state),
+        contextOwnerKey(next.contextId ?? ''),
+        String(state.version),
+        JSON.stringify({ task: next, upstream }),
+        meta.owner,
+        sortMember(next),
+        next.status.state,
+        contextFragment,
+        options.idleTtlMs,
+        taskId,
+        ownerPrefix(meta.owner),
+      )) as [number, number | string, string?, string?];
+      if (reply[0] === 1) {
+        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner });
+        return next;
+      }
+      lastWritten.delete(taskId);
+      if (reply[0] === -1) return undefined;
+      const parsed = parseDoc(reply[2]);
+      state = parsed
+        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner }
+        : { version: 0, task: undefined, upstream: meta.upstream };
+      // Another replica keeps winning: step back a random moment so the writers stop colliding.
+      if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
+    }
+    throw A2AError.internal('Task registry write conflict');
+  }
+
+  async function prune(owner: string): Promise<void> {
+    const prefix = ownerPrefix(owner);
+    for (let round = 0; round < 10; round++) {
+      const examined = Number(await pruneScript(`${prefix}idx`, `${prefix}exp`, allKey(owner), prefix, `${p}t:`, PRUNE_BATCH));
+      if (examined < PRUNE_BATCH) return;
+    }
+  }
+
+  /** Tasks (in the given order) that still exist and belong to the owner, with their write time in µs. */
+  async function loadTasks(ids: string[], owner: string): Promise<Array<{ task: Task; updatedMicros: number }>> {
+    if (ids.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hmget(taskKey(id), 'd', 'o', 'u');
+    const replies = (await pipeline.exec()) ?? [];
+    const tasks: Array<{ task: Task; updatedMicros: number }> = [];
+    for (const [error, value] of replies) {
+      if (error) throw error;
+      const [doc, taskOwner, updated] = value as [string | null, string | null, string | null];
+      const parsed = parseDoc(doc);
+      if (parsed && taskOwner === owner) tasks.push({ task: parsed.task, updatedMicros: Number(updated ?? 0) });
+    }
+    return tasks;
+  }
+
+  return {
+    async apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined> {
+      const { taskId } = eventTaskRef(event);
+      if (!taskId) return undefined;
+      return mutate(taskId, meta, (current) => foldEvent(current, event, options.historyLimit));
+    },
+
+    async put(task: Task, meta: TaskMeta): Promise<void> {
+      await mutate(task.id, meta, () => boundHistory(task, options.historyLimit));
+    },
+
+    async get(taskId: string, owner: string): Promise<Task | undefined> {
+      const [doc, taskOwner] = await redis.hmget(taskKey(taskId), 'd', 'o');
+      return taskOwner === owner ? parseDoc(doc)?.task : undefined;
+    },
+
+    async ownerOf(taskId: string): Promise<string | undefined> {
+      return (await redis.hget(taskKey(taskId), 'o')) ?? undefined;
+    },
+
+    async contextOwner(contextId: string): Promise<string | undefined> {
+      return (await redis.get(contextOwnerKey(contextId))) ?? undefined;
+    },
+
+    async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
+      const pageSize = pageSizeOf(request);
+      const cursor = decodePageToken(request.pageToken);
+      const afterKey = afterKeyOf(request);
+      await prune(owner);
+      // Members are `<timestamp key>|<id>` and '}' sorts above '|': this bound excludes every task stamped exactly `after`.
+      const min = afterKey === undefined ? '-' : `(${afterKey}}`;
+      const max = cursor === undefined ? '+' : `(${cursor}`;
+      let total: number;
+      let members: string[];
+      if (request.contextId && request.status) {
+        // No index for context × state: filter the (small) context set by the states kept in idx.
+        const all = await redis.zrevrangebylex(contextKey(owner, request.contextId), '+', min);
+        const infos = all.length > 0 ? await redis.hmget(`${ownerPrefix(owner)}idx`, ...all.map(memberTaskId)) : [];
+        const matching = all.filter((_, i) => {
+          const info = infos[i];
+          return info ? (JSON.parse(info) as { s: string }).s === request.status : false;
+        });
+        total = matching.length;
+        members = matching.filter((member) => cursor === undefined || member < cursor).slice(0, pageSize + 1);
+      } else {
+        const key = request.contextId
+          ? contextKey(owner, request.contextId)
+          : request.status
+            ? statusKey(owner, request.status)
+            : allKey(owner);
+        const replies = (await redis.multi().zlexcount(key, min, '+').zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1).exec()) ?? [];
+        for (const [error] of replies) if (error) throw error;
+        total = Number(replies[0]?.[1] ?? 0);
+        members = (replies[1]?.[1] as string[] | undefined) ?? [];
+      }
+      const hasMore = members.length > pageSize;
+      const page = members.slice(0, pageSize);
+      const tasks = await loadTasks(page.map(memberTaskId), owner);
+      const last = page[page.length - 1];
+      return {
+        tasks: tasks.map(({ task }) => listEntry(task, request)),
+        nextPageToken: hasMore && last ? encodePageToken(last) : '',
+        pageSize,
+        totalSize: total,
+      };
+    },
+
+    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+      const members = await redis.zrevrangebylex(contextKey(owner, contextId), '+', '-');
+      let latest: { task: Task; updatedMicros: number } | undefined;
+      for (const candidate of await loadTasks(members.map(memberTaskId), owner)) {
+        if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
+      }
+      return latest?.task;
+    },
+
+    async close(): Promise<void> {
+      lastWritten.clear();
+      if (ownsClient) await redis.quit();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { contextBusyError, createContextLanes } from '../../src/core/context-lanes.js';
+import { REDACTED, redactEvent, redactTask } from '../../src/core/redact.js';
+import { createTaskEventHub } from '../../src/core/task-event-hub.js';
+import { A2AError, type StreamResponse } from '../../src/model/index.js';
+import { drain, statusFrame, taskFrame, userMessage } from './gateway-stubs.js';
+
+describe('context lanes', () => {
+  it('holds one lease per key; release is idempotent and never frees a later holder', () => {
+    const lanes = createContextLanes();
+    const first = lanes.tryAcquire('C');
+    expect(first).toBeDefined();
+    expect(lanes.tryAcquire('C')).toBeUndefined();
+    expect(lanes.tryAcquire('D')).toBeDefined();
+    expect(lanes.isBusy('C')).toBe(true);
+    first!.release();
+    expect(lanes.isBusy('C')).toBe(false);
+    const second = lanes.tryAcquire('C');
+    first!.release();
+    expect(lanes.holder('C')).toBe(second);
+  });
+
+  it('builds the busy error with the context id', () => {
+    const error = contextBusyError('ctx-9');
+    expect(error).toBeInstanceOf(A2AError);
+    expect([error.code, error.message, error.metadata]).toEqual([
+      -32602,
+      'Context ctx-9 already has a turn in progress; retry when it has finished',
+      { contextId: 'ctx-9' },
+    ]);
+  });
+});
+
+describe('redaction', () => {
+  it('returns the very same object when there is nothing to redact', () => {
+    const events: StreamResponse[] = [
+      taskFrame('T', 'C', [userMessage({ metadata: { iac_code: { cwd: '/w' } } })]),
+      statusFrame('T', 'C', 'TASK_STATE_WORKING', 'x'),
+      { message: userMessage() },
+      { artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'a', parts: [{ text: 'token: abc' }] } } },
+    ];
+    for (const event of events) expect(redactEvent(event)).toBe(event);
+  });
+
+  it('redacts pattern-matched keys at any depth of message metadata, also in status messages', () => {
+    const message = userMessage({ metadata: { iac_code: { nested: { db_password: 'p', Credentials: { a: 1 } } }, myApiKey: 'k', plain: 'v' } });
+    const redacted = redactTask({ id: 'T', status: { state: 'TASK_STATE_WORKING', message } });
+    expect(redacted.status.message?.metadata).toEqual({
+      iac_code: { nested: { db_password: REDACTED, Credentials: REDACTED } },
+      myApiKey: REDACTED,
+      plain: 'v',
+    });
+    expect(redactTask(redacted)).toBe(redacted);
+    const update = redactEvent({ statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING', message } } });
+    expect(JSON.stringify(update)).not.toContain('"p"');
+  });
+});
+
+describe('task event hub', () => {
+  it('delivers events published after subscribing, ends on a turn-ending state or end()', async () => {
+    const hub = createTaskEventHub();
+    const a = hub.subscribe('T');
+    const b = hub.subscribe('T');
+    const other = hub.subscribe('U');
+    hub.publish(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
+    hub.publish(statusFrame('U', 'C', 'TASK_STATE_WORKING'));
+    hub.publish(statusFrame('T', 'C', 'TASK_STATE_COMPLETED'));
+    hub.publish(statusFrame('T', 'C', 'TASK_STATE_WORKING')); // after the end: nobody listens
+    expect((await drain(a)).length).toBe(2);
+    expect((await drain(b)).length).toBe(2);
+    hub.end('U');
+    expect((await drain(other)).length).toBe(1);
+    expect(hub.subscriberCount('T') + hub.subscriberCount('U')).toBe(0);
+  });
+
+  it('ends a subscription on abort', async () => {
+    const hub = createTaskEventHub();
+    const abort = new AbortController();
+    const events = drain(hub.subscribe('T', abort.signal));
+    hub.publish(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
+    abort.abort();
+    expect(await events).toHaveLength(1);
+    expect(hub.subscriberCount('T')).toBe(0);
+  });
+});
