@@ -1,0 +1,126 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Credentials } from '../../config/schema.js';
+import type { AgentCard } from '../../model/index.js';
+import type { GatewayEnv } from './env.js';
+import { safeEqual } from './safe-equal.js';
+
+interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** The schemes a credentials block turns on (iac-code: Basic only when both halves are set). */
+function enabledSchemes(creds: Credentials): { token?: string; basic?: BasicCredentials; apiKey?: string } {
+  const username = creds['basic-username'];
+  const password = creds['basic-password'];
+  return {
+    token: creds.token,
+    basic: username && password ? { username, password } : undefined,
+    apiKey: creds['api-key'],
+  };
+}
+
+export function authEnabled(creds: Credentials): boolean {
+  const schemes = enabledSchemes(creds);
+  return Boolean(schemes.token || schemes.basic || schemes.apiKey);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Strict base64 of `user:pass` (no stray characters, canonical padding, valid UTF-8), else undefined. */
+export function decodeBasic(encoded: string): BasicCredentials | undefined {
+  if (encoded.length === 0 || !BASE64.test(encoded)) return undefined;
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.toString('base64') !== encoded) return undefined;
+  let decoded: string;
+  try {
+    decoded = utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** `Scheme value` of an Authorization header; the scheme name is case-insensitive (RFC 9110 §11.1). */
+function authorizationValue(header: string | undefined, scheme: string): string | undefined {
+  if (!header || header.length <= scheme.length + 1) return undefined;
+  if (header.slice(0, scheme.length).toLowerCase() !== scheme.toLowerCase() || header[scheme.length] !== ' ') {
+    return undefined;
+  }
+  return header.slice(scheme.length + 1).trim();
+}
+
+/**
+ * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
+ * order (Bearer, Basic, API key); the first match names the principal.
+ */
+export function authenticate(headers: Headers, creds: Credentials): string | undefined {
+  const schemes = enabledSchemes(creds);
+  const authorization = headers.get('authorization') ?? undefined;
+  if (schemes.token) {
+    const presented = authorizationValue(authorization, 'Bearer');
+    if (presented !== undefined && safeEqual(presented, schemes.token)) return 'bearer';
+  }
+  if (schemes.basic) {
+    const encoded = authorizationValue(authorization, 'Basic');
+    const presented = encoded === undefined ? undefined : decodeBasic(encoded);
+    if (presented) {
+      // Both halves are always compared so a wrong user and a wrong password take the same time.
+      const userOk = safeEqual(presented.username, schemes.basic.username);
+      const passOk = safeEqual(presented.password, schemes.basic.password);
+      if (userOk && passOk) return `basic:${presented.username}`;
+    }
+  }
+  if (schemes.apiKey) {
+    const header = creds['api-key-header'];
+    const presented = headers.get(header);
+    if (presented !== null && safeEqual(presented, schemes.apiKey)) return `api-key:${header}`;
+  }
+  return undefined;
+}
+
+const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
+
+/**
+ * Gate for A2A routes: when any scheme is configured, one of them must match, else 401
+ * `{"error":"Unauthorized"}` without WWW-Authenticate (as iac-code answers). Sets `c.var.principal`.
+ */
+export function requireCredentials(creds: Credentials): MiddlewareHandler<GatewayEnv> {
+  if (!authEnabled(creds)) {
+    return async (c, next) => {
+      c.set('principal', '');
+      await next();
+    };
+  }
+  return async (c, next) => {
+    const principal = authenticate(c.req.raw.headers, creds);
+    if (principal === undefined) {
+      return new Response(UNAUTHORIZED_BODY, { status: 401, headers: { 'content-type': 'application/json' } });
+    }
+    c.set('principal', principal);
+    await next();
+  };
+}
+
+export type SecurityDescription = Required<Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>>;
+
+/**
+ * The 1.0 card's security block for the gateway's own credentials: one requirement per scheme, so any
+ * one is enough. Scope lists are empty (`[]`): iac-code writes `[""]`, but scopes only mean something
+ * for OAuth2/OIDC, and an empty list is what the spec and the SDKs produce for other schemes.
+ */
+export function describeSecuritySchemes(creds: Credentials): SecurityDescription | undefined {
+  const schemes = enabledSchemes(creds);
+  const securitySchemes: SecurityDescription['securitySchemes'] = {};
+  if (schemes.token) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
+  if (schemes.basic) securitySchemes.basicAuth = { httpAuthSecurityScheme: { scheme: 'basic' } };
+  if (schemes.apiKey) {
+    securitySchemes.apiKeyAuth = { apiKeySecurityScheme: { location: 'header', name: creds['api-key-header'] } };
+  }
+  const names = Object.keys(securitySchemes);
+  if (names.length === 0) return undefined;
+  return { securitySchemes, securityRequirements: names.map((name) => ({ schemes: { [name]: { list: [] } } })) };
+}

@@ -1,0 +1,135 @@
+import type { Context, Handler } from 'hono';
+import { A2AError, ErrorCode, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
+import type { GatewayEnv } from './env.js';
+import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from './jsonrpc.js';
+import { noteLog } from './log-fields.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+export interface JsonRpcErrorEnvelope {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: JsonRpcErrorObject;
+}
+
+/** A 1.0 error envelope, also used as the data of an `event: error` SSE frame. */
+export function jsonRpcErrorBody(id: JsonRpcId, error: A2AError): JsonRpcErrorEnvelope {
+  return { jsonrpc: '2.0', id, error: toJsonRpcError(error) };
+}
+
+/** JSON-RPC answers always use HTTP 200, errors included (the status line is the transport's, not the call's). */
+export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
+  return new Response(JSON.stringify(jsonRpcErrorBody(id, error)), { status: 200, headers: JSON_HEADERS });
+}
+
+export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
+  const body = { jsonrpc: '2.0', id, result: result === undefined ? null : result };
+  return new Response(JSON.stringify(body), { status: 200, headers: JSON_HEADERS });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
+ * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
+ */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () => A2AError.invalidRequest('Request payload too large');
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  try {
+    return utf8.decode(Buffer.concat(chunks, size));
+  } catch {
+    throw A2AError.parse('Parse error: the body is not valid UTF-8');
+  }
+}
+
+const isJsonRpcId = (value: unknown): value is JsonRpcId =>
+  value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+
+/** Checks the envelope; throws -32600 with the id echoed when it is usable. */
+function toRequest(payload: unknown): JsonRpcRequest {
+  if (Array.isArray(payload)) throw A2AError.invalidRequest('Batch requests are not supported');
+  if (typeof payload !== 'object' || payload === null) {
+    throw A2AError.invalidRequest('Invalid request: the body must be a JSON-RPC request object');
+  }
+  const envelope = payload as Record<string, unknown>;
+  if (envelope.id !== undefined && !isJsonRpcId(envelope.id)) {
+    throw A2AError.invalidRequest("Invalid request: 'id' must be a string, a number or null");
+  }
+  const id = (envelope.id ?? null) as JsonRpcId;
+  if (envelope.jsonrpc !== '2.0') throw withId(A2AError.invalidRequest("Invalid request: 'jsonrpc' must be exactly '2.0'"), id);
+  if (typeof envelope.method !== 'string' || envelope.method.length === 0) {
+    throw withId(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);
+  }
+  return { jsonrpc: '2.0', id, method: envelope.method, params: envelope.params };
+}
+
+class EnvelopeError extends Error {
+  constructor(
+    readonly error: A2AError,
+    readonly id: JsonRpcId,
+  ) {
+    super(error.message);
+  }
+}
+
+const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeError(error, id);
+
+async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
+  const text = await readBodyText(request, maxBodyBytes);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    throw A2AError.parse('Parse error');
+  }
+  return toRequest(payload);
+}
+
+/**
+ * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
+ * UTF-8, JSON, no batches, `jsonrpc`/`method`/`id`) and hands each request to the first dialect that
+ * knows the method. Envelope errors carry no version-specific data, so every dialect's callers read them.
+ */
+export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
+  return async (c: Context<GatewayEnv>) => {
+    let request: JsonRpcRequest;
+    try {
+      request = await parseRequest(c.req.raw, options.maxBodyBytes);
+    } catch (error) {
+      const { a2aError, id } =
+        error instanceof EnvelopeError
+          ? { a2aError: error.error, id: error.id }
+          : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null };
+      noteLog(c, { surface: 'jsonrpc', errorCode: a2aError.code });
+      return jsonRpcError(id, a2aError);
+    }
+    const dialect = dialects.find((candidate) => candidate.handles(request.method));
+    if (!dialect) {
+      noteLog(c, { surface: 'jsonrpc', method: request.method.slice(0, 100), errorCode: ErrorCode.MethodNotFound });
+      return jsonRpcError(request.id, A2AError.methodNotFound());
+    }
+    try {
+      return await dialect.handle(request, c);
+    } catch {
+      // Dialects render their own errors; reaching here is a bug, answered without details.
+      noteLog(c, { errorCode: ErrorCode.Internal });
+      return jsonRpcError(request.id, A2AError.internal());
+    }
+  };
+}

@@ -1,0 +1,31 @@
+import type { GatewayConfig } from '../../config/schema.js';
+
+// A forwarded host ends up inside the served card, so only plain host[:port] syntax is taken from it.
+const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+const firstValue = (header: string | null): string | undefined => {
+  const value = header?.split(',')[0]?.trim();
+  return value ? value : undefined;
+};
+
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/**
+ * The base URL callers use to reach the gateway, without a trailing slash: `public-url` when set;
+ * else X-Forwarded-Proto/Host, but only with `trust-proxy` (anyone can send those headers); else the
+ * request's own origin (its Host header).
+ */
+export function publicBaseUrl(request: Request, config: GatewayConfig): string {
+  const configured = config['public-url'];
+  if (configured) return withoutTrailingSlash(configured);
+  const own = new URL(request.url);
+  let protocol = own.protocol.slice(0, -1);
+  let host = own.host;
+  if (config['trust-proxy']) {
+    const forwardedProto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+    if (forwardedProto === 'http' || forwardedProto === 'https') protocol = forwardedProto;
+    const forwardedHost = firstValue(request.headers.get('x-forwarded-host'));
+    if (forwardedHost && HOST.test(forwardedHost)) host = forwardedHost;
+  }
+  return `${protocol}://${host}`;
+}

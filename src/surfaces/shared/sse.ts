@@ -1,0 +1,166 @@
+export interface SseFrame {
+  data: string;
+  event?: string;
+}
+
+export interface SseOptions {
+  /** Interval of `: ping` comments that keep proxies and load balancers from cutting an idle stream; 0 disables. */
+  keepaliveMs: number;
+  /** The request's signal: its abort means the client is gone. */
+  signal?: AbortSignal;
+  /** Renders a failure of the source as the stream's last frame (a protocol error), or nothing. */
+  onError(error: unknown): SseFrame | undefined;
+  /** Called once when the client goes away before the source ended: abort the upstream call here. */
+  onCancel?(): void;
+  headers?: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+
+/** One SSE event; a multi-line payload becomes several `data:` lines so no line break can end it early. */
+export function encodeFrame(frame: SseFrame): Uint8Array {
+  const event = frame.event ? `event: ${frame.event.replace(/[\r\n]/g, '')}\n` : '';
+  const data = frame.data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
+  return encoder.encode(`${event}${data}\n`);
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  // no-cache plus X-Accel-Buffering stops nginx-style proxies from buffering the stream.
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+};
+
+/**
+ * Streams frames as Server-Sent Events. Each frame is enqueued the moment the source yields it (the
+ * stream pulls the source one frame ahead, so a slow client also slows the source down); a failing
+ * source ends with `onError`'s frame; a client that goes away stops the pings and returns the source.
+ */
+export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions): Response {
+  const iterator = frames[Symbol.asyncIterator]();
+  const { signal } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let finished = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+
+  const finish = (): boolean => {
+    if (finished) return false;
+    finished = true;
+    if (timer) clearInterval(timer);
+    signal?.removeEventListener('abort', disconnect);
+    return true;
+  };
+
+  function disconnect(): void {
+    if (!finish()) return;
+    options.onCancel?.();
+    // An async generator queues return() behind a pending next(): onCancel is what interrupts that wait.
+    Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(() => undefined);
+    try {
+      controller.close();
+    } catch {
+      // already closed or cancelled by the reader
+    }
+  }
+
+  const renderError = (error: unknown): SseFrame | undefined => {
+    try {
+      return options.onError(error);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const stream = new ReadableStream<Uint8Array>({
+    start(ctrl) {
+      controller = ctrl;
+      if (signal?.aborted) {
+        disconnect();
+        return;
+      }
+      signal?.addEventListener('abort', disconnect, { once: true });
+      if (options.keepaliveMs > 0) {
+        timer = setInterval(() => {
+          if (!finished) ctrl.enqueue(encoder.encode(`: ping ${new Date().toISOString()}\n\n`));
+        }, options.keepaliveMs);
+        timer.unref();
+      }
+    },
+    async pull(ctrl) {
+      if (finished) return;
+      let result: IteratorResult<SseFrame>;
+      try {
+        result = await iterator.next();
+      } catch (error) {
+        if (!finish()) return;
+        const frame = renderError(error);
+        if (frame) ctrl.enqueue(encodeFrame(frame));
+        ctrl.close();
+        return;
+      }
+      if (finished) return;
+      if (result.done) {
+        finish();
+        ctrl.close();
+        return;
+      }
+      ctrl.enqueue(encodeFrame(result.value));
+    },
+    cancel() {
+      disconnect();
+    },
+  });
+
+  return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+/**
+ * Reads the first item before anything is committed, so a failure before the first event can still be
+ * answered as an ordinary (JSON) error. `rest` yields that first item again, then the remainder; its
+ * `return()` reaches the source directly.
+ */
+export async function pullFirst<T>(iterable: AsyncIterable<T>): Promise<{ first: T | undefined; rest: AsyncIterable<T> }> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  const head = await iterator.next();
+  let replayed = false;
+  const rest: AsyncIterator<T> = {
+    next: () => {
+      if (!replayed) {
+        replayed = true;
+        return Promise.resolve(head);
+      }
+      return iterator.next();
+    },
+    return: async (value?: unknown) => {
+      replayed = true;
+      if (iterator.return) return iterator.return(value);
+      return { done: true, value: undefined };
+    },
+  };
+  return { first: head.done ? undefined : head.value, rest: { [Symbol.asyncIterator]: () => rest } };
+}
+
+/** Maps each item; `return()` is forwarded at once (an async generator would queue it behind a pending next). */
+export function mapIterable<T, U>(iterable: AsyncIterable<T>, map: (item: T) => U): AsyncIterable<U> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      const iterator = iterable[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          const result = await iterator.next();
+          return result.done ? { done: true, value: undefined } : { done: false, value: map(result.value) };
+        },
+        return: async () => {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { Handler } from 'hono';
+import type { GatewayConfig } from '../../config/schema.js';
+import type { CardSnapshot, CardSource } from '../../core/card-source.js';
+import type { AgentCard, AgentInterface } from '../../model/index.js';
+import { describeSecuritySchemes } from '../shared/auth.js';
+import { cacheableJson } from '../shared/cacheable-json.js';
+import type { GatewayEnv } from '../shared/env.js';
+import { noteLog } from '../shared/log-fields.js';
+import { publicBaseUrl } from '../shared/public-url.js';
+
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** Fields the served card recomputes; copying them from upstream would advertise the upstream, not the gateway. */
+const REPLACED = new Set([
+  'supportedInterfaces',
+  'securitySchemes',
+  'securityRequirements',
+  'signatures',
+  // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs.
+  'url',
+  'preferredTransport',
+  'protocolVersion',
+  'additionalInterfaces',
+]);
+
+export function gatewayInterfaces(baseUrl: string): AgentInterface[] {
+  return [
+    { url: `${baseUrl}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ];
+}
+
+/**
+ * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC then HTTP+JSON),
+ * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
+ * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
+ * content and would no longer verify), `pushNotifications` from the gateway config, and (public card
+ * only, like iac-code) the legacy 0.3 top-level fields pointing at the gateway.
+ */
+export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: true }): AgentCard {
+  const interfaces = gatewayInterfaces(baseUrl);
+  const security = describeSecuritySchemes(config.auth);
+  const served: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(card)) {
+    if (key === 'supportedInterfaces') served[key] = interfaces;
+    else if (key === 'capabilities') {
+      served[key] = { ...card.capabilities, pushNotifications: config['push-notifications'] };
+      if (security) Object.assign(served, security);
+    } else if (key === 'skills') {
+      served[key] = card.skills.map(({ securityRequirements: _upstream, ...skill }) => skill);
+    } else if (!REPLACED.has(key)) served[key] = value;
+  }
+  if (!options.legacyFields) return served as unknown as AgentCard;
+  const [jsonRpc, ...others] = interfaces as [AgentInterface, AgentInterface];
+  return Object.assign(served, {
+    url: jsonRpc.url,
+    preferredTransport: jsonRpc.protocolBinding,
+    protocolVersion: '1.0',
+    additionalInterfaces: others.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
+  }) as unknown as AgentCard;
+}
+
+/** Per snapshot, the served card for each base URL seen (bounded: with trust-proxy the host is caller-chosen). */
+const servedCache = new WeakMap<CardSnapshot, Map<string, AgentCard>>();
+const MAX_BASE_URLS = 16;
+
+function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: GatewayConfig): AgentCard {
+  let perBase = servedCache.get(snapshot);
+  if (!perBase) {
+    perBase = new Map();
+    servedCache.set(snapshot, perBase);
+  }
+  let card = perBase.get(baseUrl);
+  if (!card) {
+    card = servedCard(snapshot.card, baseUrl, config);
+    if (perBase.size >= MAX_BASE_URLS) perBase.delete(perBase.keys().next().value as string);
+    perBase.set(baseUrl, card);
+  }
+  return card;
+}
+
+const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not available yet' });
+
+/** `GET /.well-known/agent-card.json`: the served card, cacheable, or 503 until the first upstream card arrives. */
+export function agentCardHandler(cards: CardSource, config: GatewayConfig): Handler<GatewayEnv> {
+  return (c) => {
+    noteLog(c, { surface: 'card' });
+    const snapshot = cards.current();
+    if (!snapshot) {
+      return new Response(NOT_READY_BODY, {
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': '5' },
+      });
+    }
+    const request = c.req.raw;
+    const response = cacheableJson(request, cachedServedCard(snapshot, publicBaseUrl(request, config), config), snapshot.fetchedAt);
+    if (config['trust-proxy'] && !config['public-url']) {
+      response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
+    }
+    return response;
+  };
+}

@@ -1,0 +1,67 @@
+import type { Context } from 'hono';
+import { toA2AError } from '../../model/index.js';
+import type { GatewayEnv } from '../shared/env.js';
+import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from '../shared/jsonrpc.js';
+import { jsonRpcError, jsonRpcErrorBody, jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
+import { noteLog } from '../shared/log-fields.js';
+import { publicBaseUrl } from '../shared/public-url.js';
+import { mapIterable, pullFirst, sseResponse } from '../shared/sse.js';
+import { portCall } from './call.js';
+import { isV1Method, prepareCall, resultRef, type OperationEnv, type V1SurfaceDeps } from './operations.js';
+import { checkV1Version } from './version.js';
+
+/**
+ * The A2A 1.0 JSON-RPC methods (`SendMessage`, ...) on the shared `POST /` endpoint. Every answer
+ * is HTTP 200; a stream's failure before its first event is a plain JSON-RPC error, after it an
+ * `event: error` frame carrying the error envelope.
+ */
+export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
+  const { port, config } = deps;
+
+  async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
+    const { id, method } = request;
+    noteLog(c, { surface: 'jsonrpc', method });
+    const fail = (error: unknown): Response => {
+      const a2aError = toA2AError(error);
+      noteLog(c, { errorCode: a2aError.code });
+      return jsonRpcError(id, a2aError);
+    };
+    if (!isV1Method(method)) return fail(new Error('unreachable: handles() admitted an unknown method'));
+
+    const versionError = checkV1Version(c.req.raw, config);
+    if (versionError) return fail(versionError);
+
+    const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
+    const { ctx, abort } = portCall(c, 'jsonrpc');
+    try {
+      const call = prepareCall(method, request.params, env);
+      noteLog(c, call.ref);
+      if (call.kind === 'unary') {
+        const result = await call.run(ctx);
+        noteLog(c, resultRef(result));
+        return jsonRpcResult(id, result);
+      }
+      const { first, rest } = await pullFirst(call.run(ctx));
+      noteLog(c, resultRef(first));
+      return streamResponse(c, id, rest, abort);
+    } catch (error) {
+      return fail(error);
+    }
+  }
+
+  function streamResponse(c: Context<GatewayEnv>, id: JsonRpcId, events: AsyncIterable<unknown>, abort: () => void): Response {
+    const frames = mapIterable(events, (result) => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) }));
+    return sseResponse(frames, {
+      keepaliveMs: config['keepalive-ms'],
+      signal: c.req.raw.signal,
+      onCancel: abort,
+      onError: (error) => {
+        const a2aError = toA2AError(error);
+        noteLog(c, { errorCode: a2aError.code });
+        return { event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, a2aError)) };
+      },
+    });
+  }
+
+  return { name: 'a2a-1.0', handles: isV1Method, handle };
+}

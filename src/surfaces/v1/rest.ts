@@ -1,0 +1,250 @@
+import type { Context, Handler } from 'hono';
+import { A2AError, toA2AError, toRestError } from '../../model/index.js';
+import type { GatewayEnv } from '../shared/env.js';
+import { readBodyText } from '../shared/jsonrpc-endpoint.js';
+import { noteLog } from '../shared/log-fields.js';
+import { publicBaseUrl } from '../shared/public-url.js';
+import { mapIterable, pullFirst, sseResponse } from '../shared/sse.js';
+import { portCall } from './call.js';
+import { prepareCall, resultRef, type OperationEnv, type V1Method, type V1SurfaceDeps } from './operations.js';
+import { checkV1Version } from './version.js';
+
+/** Hono paths that reach the REST handler; the handler itself tells the routes apart (ids may contain `:`). */
+export const V1_REST_PATHS = ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard'].flatMap(
+  (path) => [path, `/:tenant${path}`],
+);
+
+type QueryType = 'int' | 'bool' | 'string';
+
+interface RouteInput {
+  /** Decoded path captures. */
+  path: string[];
+  query: URLSearchParams;
+  body(): Promise<Record<string, unknown>>;
+}
+
+interface RestRoute {
+  method: string;
+  pattern: RegExp;
+  operation: V1Method;
+  params(input: RouteInput): Promise<Record<string, unknown>>;
+}
+
+const LIST_TASKS_QUERY: Record<string, QueryType> = {
+  contextId: 'string',
+  status: 'string',
+  pageSize: 'int',
+  pageToken: 'string',
+  historyLength: 'int',
+  statusTimestampAfter: 'string',
+  includeArtifacts: 'bool',
+};
+
+/** Query parameters typed like the request object's fields; a value of the wrong type is a 400 naming it. */
+function fromQuery(query: URLSearchParams, types: Record<string, QueryType>): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [name, type] of Object.entries(types)) {
+    const raw = query.get(name);
+    if (raw === null) continue;
+    if (type === 'string') params[name] = raw;
+    else if (type === 'int' && /^-?\d{1,15}$/.test(raw)) params[name] = Number(raw);
+    else if (type === 'bool' && (raw === 'true' || raw === 'false')) params[name] = raw === 'true';
+    else {
+      const description = type === 'int' ? 'must be an integer' : 'must be true or false';
+      throw A2AError.invalidParams(`Invalid params: ${name}: ${description}`, [{ field: name, description }]);
+    }
+  }
+  if (typeof params.statusTimestampAfter === 'string' && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
+    const description = 'must be an ISO 8601 timestamp';
+    throw A2AError.invalidParams(`Invalid params: statusTimestampAfter: ${description}`, [
+      { field: 'statusTimestampAfter', description },
+    ]);
+  }
+  return params;
+}
+
+const ID = '([^/]+)';
+const ROUTES: RestRoute[] = [
+  { method: 'POST', pattern: /^\/message:send$/, operation: 'SendMessage', params: ({ body }) => body() },
+  { method: 'POST', pattern: /^\/message:stream$/, operation: 'SendStreamingMessage', params: ({ body }) => body() },
+  ...['GET', 'POST'].map(
+    (method): RestRoute => ({
+      method,
+      pattern: new RegExp(`^/tasks/${ID}:subscribe$`),
+      operation: 'SubscribeToTask',
+      params: async ({ path }) => ({ id: path[0] }),
+    }),
+  ),
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/tasks/${ID}:cancel$`),
+    operation: 'CancelTask',
+    params: async ({ path, body }) => ({ ...(await body()), id: path[0] }),
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs$`),
+    operation: 'CreateTaskPushNotificationConfig',
+    params: async ({ path, body }) => ({ ...(await body()), taskId: path[0] }),
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs$`),
+    operation: 'ListTaskPushNotificationConfigs',
+    params: async ({ path, query }) => ({ ...fromQuery(query, { pageSize: 'int', pageToken: 'string' }), taskId: path[0] }),
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs/${ID}$`),
+    operation: 'GetTaskPushNotificationConfig',
+    params: async ({ path }) => ({ taskId: path[0], id: path[1] }),
+  },
+  {
+    method: 'DELETE',
+    pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs/${ID}$`),
+    operation: 'DeleteTaskPushNotificationConfig',
+    params: async ({ path }) => ({ taskId: path[0], id: path[1] }),
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/tasks/${ID}$`),
+    operation: 'GetTask',
+    params: async ({ path, query }) => ({ ...fromQuery(query, { historyLength: 'int' }), id: path[0] }),
+  },
+  { method: 'GET', pattern: /^\/tasks$/, operation: 'ListTasks', params: async ({ query }) => fromQuery(query, LIST_TASKS_QUERY) },
+  { method: 'GET', pattern: /^\/extendedAgentCard$/, operation: 'GetExtendedAgentCard', params: async () => ({}) },
+];
+
+interface Match {
+  route: RestRoute;
+  captures: string[];
+  tenant?: string;
+}
+
+type Lookup = { match: Match } | { allowed: string[] } | undefined;
+
+function lookup(method: string, pathname: string): Lookup {
+  const attempts: Array<{ path: string; tenant?: string }> = [{ path: pathname }];
+  // Any first segment may be a tenant (`/{tenant}/tasks`); the untenanted reading wins when both fit.
+  const tenanted = /^\/([^/]+)(\/.+)$/.exec(pathname);
+  if (tenanted) attempts.push({ tenant: tenanted[1], path: tenanted[2] as string });
+  const allowed = new Set<string>();
+  for (const { path, tenant } of attempts) {
+    for (const route of ROUTES) {
+      const found = route.pattern.exec(path);
+      if (!found) continue;
+      if (route.method !== method) {
+        allowed.add(route.method);
+        continue;
+      }
+      return { match: { route, captures: found.slice(1), ...(tenant === undefined ? {} : { tenant }) } };
+    }
+  }
+  return allowed.size > 0 ? { allowed: [...allowed] } : undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw A2AError.invalidParams('Invalid params: malformed percent-encoding in the path', [
+      { field: 'path', description: 'malformed percent-encoding' },
+    ]);
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw A2AError.invalidParams('Invalid params: the body must be a JSON object', [
+    { field: '(root)', description: 'must be a JSON object' },
+  ]);
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function restJson(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+}
+
+export function restError(error: A2AError): Response {
+  const { status, body } = toRestError(error);
+  return restJson(body, status);
+}
+
+/**
+ * The A2A 1.0 HTTP+JSON binding, each route also under a `/{tenant}` prefix (passed on as `tenant`).
+ * Bodies are JSON (`application/json` or `application/a2a+json`; like iac-code the type is not checked);
+ * errors are google.rpc.Status with the matching HTTP status; streams are SSE of bare StreamResponses.
+ */
+export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
+  const { port, config } = deps;
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const found = lookup(c.req.method, url.pathname);
+    if (!found) return next();
+    if ('allowed' in found) {
+      return new Response(JSON.stringify({ error: 'Method Not Allowed' }), {
+        status: 405,
+        headers: { ...JSON_HEADERS, allow: found.allowed.join(', ') },
+      });
+    }
+    const { route, captures, tenant } = found.match;
+    noteLog(c, { surface: 'rest', method: route.operation });
+    const fail = (error: unknown): Response => {
+      const a2aError = toA2AError(error);
+      noteLog(c, { errorCode: a2aError.code });
+      return restError(a2aError);
+    };
+
+    const versionError = checkV1Version(c.req.raw, config);
+    if (versionError) return fail(versionError);
+
+    const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
+    const { ctx, abort } = portCall(c, 'rest');
+    try {
+      const params = await route.params({
+        path: captures.map(decodeSegment),
+        query: url.searchParams,
+        body: () => readJsonObject(c, config['max-body-bytes']),
+      });
+      const call = prepareCall(route.operation, tenant === undefined ? params : { ...params, tenant }, env);
+      noteLog(c, call.ref);
+      if (call.kind === 'unary') {
+        const result = await call.run(ctx);
+        noteLog(c, resultRef(result));
+        // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
+        return restJson(result ?? {});
+      }
+      const { first, rest } = await pullFirst(call.run(ctx));
+      noteLog(c, resultRef(first));
+      return sseResponse(
+        mapIterable(rest, (event) => ({ data: JSON.stringify(event) })),
+        {
+          keepaliveMs: config['keepalive-ms'],
+          signal: c.req.raw.signal,
+          onCancel: abort,
+          onError: (error) => {
+            const a2aError = toA2AError(error);
+            noteLog(c, { errorCode: a2aError.code });
+            return { event: 'error', data: JSON.stringify(toRestError(a2aError).body) };
+          },
+        },
+      );
+    } catch (error) {
+      return fail(error);
+    }
+  };
+}
+
+/** The body as a JSON object; an empty body counts as `{}` (e.g. `:cancel` without metadata). */
+async function readJsonObject(c: Context<GatewayEnv>, maxBytes: number): Promise<Record<string, unknown>> {
+  const text = await readBodyText(c.req.raw, maxBytes);
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw A2AError.parse('Parse error: the body is not valid JSON');
+  }
+  return asObject(value);
+}

@@ -1,0 +1,27 @@
+import type { GatewayConfig } from '../../config/schema.js';
+import { A2AError } from '../../model/index.js';
+
+/** What a request without a version asks for: the spec says an empty value means 0.3. */
+const IMPLIED_VERSION = '0.3';
+const VERSION = /^v?(\d+)(?:\.\d+)*$/i;
+
+/** The `A2A-Version` header, else the `?A2A-Version=` query parameter, else ''. */
+export function requestedVersion(request: Request): string {
+  const header = request.headers.get('a2a-version')?.trim();
+  if (header) return header;
+  const query = new URL(request.url).searchParams.get('A2A-Version')?.trim();
+  return query ?? '';
+}
+
+/**
+ * The 1.0 handlers' version gate, compared on the major version like a2a-sdk's `validate_version`:
+ * `1.0`, `1.7` and `1.0.0` pass; `2.0`, `0.3`, garbage and (unless `lenient-version`) nothing fail
+ * with -32009.
+ */
+export function checkV1Version(request: Request, config: GatewayConfig): A2AError | undefined {
+  const requested = requestedVersion(request);
+  if (requested === '') return config['lenient-version'] ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
+  const major = VERSION.exec(requested)?.[1];
+  if (major !== undefined && Number(major) === 1) return undefined;
+  return A2AError.versionNotSupported(requested.slice(0, 32));
+}
