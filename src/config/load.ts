@@ -1,0 +1,406 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML, { YAMLError } from 'yaml';
+import { GatewayConfig } from './schema.js';
+
+/** A configuration problem the operator must fix; its message is safe to print (never a secret value). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type Command = 'serve' | 'help' | 'version';
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  warnings: string[];
+  command: Command;
+}
+
+export interface LoadInput {
+  /** Arguments after the program name (`process.argv.slice(2)`). */
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  /** Base for a relative `--config` path. */
+  cwd: string;
+}
+
+type Tree = Record<string, unknown>;
+type KeyPath = string[];
+
+/* ----- the schema, seen as a tree of known keys and leaf types ----- */
+
+interface SchemaNode {
+  _zod: {
+    def: {
+      type: string;
+      innerType?: SchemaNode;
+      shape?: Record<string, SchemaNode>;
+      element?: SchemaNode;
+      valueType?: SchemaNode;
+    };
+  };
+}
+
+const WRAPPERS = new Set(['default', 'prefault', 'optional', 'nullable', 'readonly']);
+const ROOT = GatewayConfig as unknown as SchemaNode;
+
+function unwrap(node: SchemaNode): SchemaNode {
+  let current = node;
+  while (WRAPPERS.has(current._zod.def.type) && current._zod.def.innerType) current = current._zod.def.innerType;
+  return current;
+}
+
+const kindOf = (node: SchemaNode | undefined): string => (node ? unwrap(node)._zod.def.type : 'unknown');
+const shapeOf = (node: SchemaNode | undefined): Record<string, SchemaNode> => (node && unwrap(node)._zod.def.shape) || {};
+
+/** The schema of `key` below `node` (object field, record value or array element). */
+function childOf(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
+  if (!node) return undefined;
+  const def = unwrap(node)._zod.def;
+  if (def.type === 'object') return def.shape?.[key];
+  if (def.type === 'record') return def.valueType;
+  if (def.type === 'array') return def.element;
+  return undefined;
+}
+
+/* ----- small tree helpers ----- */
+
+const isPlainObject = (value: unknown): value is Tree =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function setPath(tree: Tree, keys: KeyPath, value: unknown): void {
+  let cursor = tree;
+  for (const key of keys.slice(0, -1)) {
+    if (!isPlainObject(cursor[key])) cursor[key] = {};
+    cursor = cursor[key] as Tree;
+  }
+  cursor[keys[keys.length - 1]!] = value;
+}
+
+function deepMerge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = isPlainObject(prior) && isPlainObject(value) ? deepMerge(prior, value) : value;
+  }
+  return out;
+}
+
+const dotted = (keys: readonly (string | number | symbol)[]): string => keys.map(String).join('.');
+
+/** Strings from env, flags or `${VAR}` expansion take the type of the field they land in. */
+function coerce(raw: string, node: SchemaNode | undefined, where: string): unknown {
+  const text = raw.trim();
+  switch (kindOf(node)) {
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : raw;
+    case 'boolean':
+      if (/^(true|1|yes|on)$/i.test(text)) return true;
+      if (/^(false|0|no|off)$/i.test(text)) return false;
+      return raw;
+    case 'array':
+      if (text.startsWith('[')) return parseJson(text, where, 'a JSON array');
+      return text === '' ? [] : text.split(',').map((item) => coerce(item.trim(), childOf(node, '0'), where));
+    case 'object':
+    case 'record':
+      return text.startsWith('{') ? parseJson(text, where, 'a JSON object') : raw;
+    default:
+      return raw;
+  }
+}
+
+function parseJson(text: string, where: string, expected: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${where}: expected ${expected} (the value is not valid JSON)`);
+  }
+}
+
+/* ----- command line ----- */
+
+interface FlagSpec {
+  keys: KeyPath;
+  metavar: string;
+  help: string;
+}
+
+const DEFAULTS = GatewayConfig.parse({});
+const LOG_LEVELS = GatewayConfig.shape['log-level'].unwrap().options.join('|');
+
+const FLAGS: Record<string, FlagSpec> = {
+  '--host': { keys: ['host'], metavar: 'HOST', help: `interface to bind (default ${DEFAULTS.host})` },
+  '--port': { keys: ['port'], metavar: 'PORT', help: `TCP port (default ${DEFAULTS.port}; 0 picks a free one)` },
+  '--upstream': { keys: ['upstream', 'url'], metavar: 'URL', help: 'A2A agent to bridge to (default: embedded demo agent)' },
+  '--public-url': { keys: ['public-url'], metavar: 'URL', help: 'base URL callers use; agent cards advertise it' },
+  '--log-level': { keys: ['log-level'], metavar: 'LEVEL', help: `${LOG_LEVELS} (default ${DEFAULTS['log-level']})` },
+};
+
+const COMMANDS: readonly Command[] = ['serve', 'help', 'version'];
+
+interface ParsedArgs {
+  command: Command;
+  configFile?: string;
+  flags: Array<{ flag: string; value: string }>;
+}
+
+function parseArgv(argv: readonly string[]): ParsedArgs {
+  const positionals: string[] = [];
+  const flags: ParsedArgs['flags'] = [];
+  let configFile: string | undefined;
+  let wantsHelp = false;
+  let wantsVersion = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') wantsHelp = true;
+    else if (arg === '--version') wantsVersion = true;
+    else if (arg.startsWith('-')) {
+      const eq = arg.indexOf('=');
+      const flag = eq > 0 ? arg.slice(0, eq) : arg;
+      if (flag !== '--config' && !FLAGS[flag]) throw new ConfigError(`unknown option ${flag}`);
+      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new ConfigError(`option ${flag} needs a value`);
+      if (flag === '--config') configFile = value;
+      else flags.push({ flag, value });
+    } else positionals.push(arg);
+  }
+  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${positionals[1]}`);
+  const named = positionals[0] ?? 'serve';
+  if (!COMMANDS.includes(named as Command)) throw new ConfigError(`unknown command ${named} (expected ${COMMANDS.join(', ')})`);
+  const command: Command = wantsHelp ? 'help' : wantsVersion ? 'version' : (named as Command);
+  return { command, configFile, flags };
+}
+
+/* ----- environment ----- */
+
+export const ENV_PREFIX = 'A2A_BRIDGE_';
+const CONFIG_ENV = `${ENV_PREFIX}CONFIG`;
+const envToken = (key: string): string => key.toUpperCase().replace(/-/g, '_');
+
+/**
+ * Maps `PUSH_NOTIFICATIONS` to `push-notifications` and `UPSTREAM__URL` to `upstream.url` by walking the
+ * schema's keys: an exact key wins over descending into an object, so single underscores inside a key
+ * never read as nesting. (`UPSTREAM_URL` also resolves, for the forgetful; `__` is the documented form.)
+ */
+function resolveEnvName(node: SchemaNode, name: string): KeyPath | undefined {
+  const shape = shapeOf(node);
+  const exact = Object.keys(shape).find((key) => envToken(key) === name);
+  if (exact) return [exact];
+  for (const [key, child] of Object.entries(shape)) {
+    if (kindOf(child) !== 'object') continue;
+    for (const separator of ['__', '_']) {
+      const head = envToken(key) + separator;
+      if (!name.startsWith(head)) continue;
+      const rest = resolveEnvName(child, name.slice(head.length));
+      if (rest) return [key, ...rest];
+    }
+  }
+  return undefined;
+}
+
+function leafAt(keys: KeyPath): SchemaNode | undefined {
+  let node: SchemaNode | undefined = ROOT;
+  for (const key of keys) node = childOf(node, key);
+  return node;
+}
+
+function conventionalEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): Tree {
+  const layer: Tree = {};
+  const conventionalRedis = env.REDIS_URL;
+  if (conventionalRedis && env[`${ENV_PREFIX}REDIS_URL`] === undefined) {
+    // Below the file on purpose: an explicit redis-url in the file beats an ambient REDIS_URL.
+    layer['redis-url'] = conventionalRedis;
+    sources.set('redis-url', 'REDIS_URL');
+  }
+  return layer;
+}
+
+function prefixedEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>, warnings: string[]): Tree {
+  const layer: Tree = {};
+  for (const [variable, raw] of Object.entries(env)) {
+    if (!variable.startsWith(ENV_PREFIX) || variable === CONFIG_ENV || raw === undefined) continue;
+    const keys = resolveEnvName(ROOT, variable.slice(ENV_PREFIX.length));
+    if (!keys) {
+      // A warning, not an error: orchestrators inject look-alikes (Kubernetes' A2A_BRIDGE_SERVICE_HOST, ...).
+      warnings.push(`ignoring environment variable ${variable}: it names no configuration key`);
+      continue;
+    }
+    setPath(layer, keys, coerce(raw, leafAt(keys), variable));
+    sources.set(dotted(keys), variable);
+  }
+  return layer;
+}
+
+/* ----- YAML file ----- */
+
+const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `${VAR}` / `${VAR:-default}` (default also when VAR is empty); `$${VAR}` stays literal. */
+function expand(text: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
+  return text.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback: string | undefined) => {
+    if (escaped) return whole.slice(1);
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`${where}: environment variable ${name} is not set (referenced in ${file}; write \${${name}:-default} to give a default)`);
+  });
+}
+
+interface FileContext {
+  env: NodeJS.ProcessEnv;
+  file: string;
+  sources: Map<string, string>;
+}
+
+/** Normalises `_` to `-` in the keys of schema objects (not of free-form records) and expands `${VAR}`. */
+function normalise(value: unknown, node: SchemaNode | undefined, keys: KeyPath, ctx: FileContext): unknown {
+  if (typeof value === 'string') {
+    ctx.sources.set(dotted(keys), ctx.file);
+    const expanded = expand(value, ctx.env, dotted(keys), ctx.file);
+    return expanded === value ? value : coerce(expanded, node, dotted(keys));
+  }
+  if (Array.isArray(value)) return value.map((item, i) => normalise(item, childOf(node, '0'), [...keys, String(i)], ctx));
+  if (!isPlainObject(value)) {
+    ctx.sources.set(dotted(keys), ctx.file);
+    return value;
+  }
+  const isSchemaObject = kindOf(node) === 'object';
+  const out: Tree = {};
+  for (const [rawKey, item] of Object.entries(value)) {
+    const key = isSchemaObject ? rawKey.replace(/_/g, '-') : rawKey;
+    if (key in out) throw new ConfigError(`${dotted([...keys, key])}: given twice in ${ctx.file} (as dashes and underscores)`);
+    out[key] = normalise(item, childOf(node, key), [...keys, key], ctx);
+  }
+  return out;
+}
+
+async function fileLayer(file: string, ctx: Omit<FileContext, 'file'>): Promise<Tree> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === 'ENOENT' ? `config file not found: ${file}` : `cannot read config file ${file} (${code ?? 'error'})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(text);
+  } catch (error) {
+    // Position and code only: the yaml message quotes the offending line, which may hold a secret.
+    if (error instanceof YAMLError) {
+      const at = error.linePos?.[0];
+      throw new ConfigError(`${file}: invalid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${error.code})`);
+    }
+    throw new ConfigError(`${file}: invalid YAML`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isPlainObject(parsed)) throw new ConfigError(`${file}: the top level must be a mapping of configuration keys`);
+  return normalise(parsed, ROOT, [], { ...ctx, file }) as Tree;
+}
+
+/* ----- validation and advice ----- */
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+function describeIssues(issues: readonly Issue[], sources: Map<string, string>, env: NodeJS.ProcessEnv): string {
+  const lines: string[] = [];
+  const sourceOf = (keys: string[]): string => {
+    for (let n = keys.length; n > 0; n--) {
+      const source = sources.get(dotted(keys.slice(0, n)));
+      if (source) return ` (from ${source})`;
+    }
+    return '';
+  };
+  for (const issue of issues) {
+    const keys = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(shapeOf(leafAt(keys))).join(', ');
+      for (const key of issue.keys ?? []) {
+        lines.push(`${dotted([...keys, key])}: unknown key${sourceOf([...keys, key])}; known keys here: ${known}`);
+      }
+      continue;
+    }
+    const source = sourceOf(keys);
+    const hint = source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
+      ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
+      : '';
+    lines.push(`${dotted(keys) || '(root)'}: ${issue.message}${source}${hint}`);
+  }
+  return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+function adviseOn(config: GatewayConfig): string[] {
+  const warnings: string[] = [];
+  const publicUrl = config['public-url'];
+  if (!publicUrl) {
+    warnings.push("public-url is not set: agent cards will advertise the Host of each request (set it behind a proxy or when registering in Bailian)");
+  } else if (config.bailian.enabled && !publicUrl.startsWith('https:')) {
+    warnings.push('public-url is not https while the Bailian facade is enabled: Bailian requires an HTTPS card url');
+  }
+  const { token, 'basic-username': user, 'api-key': apiKey } = config.auth;
+  if (WILDCARD_HOSTS.has(config.host) && !token && !user && !apiKey) {
+    warnings.push(`binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`);
+  }
+  return warnings;
+}
+
+/** Flags beat environment beat file beat defaults; `REDIS_URL` sits just above the defaults. */
+export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
+  const args = parseArgv(input.argv);
+  if (args.command !== 'serve') return { config: GatewayConfig.parse({}), warnings: [], command: args.command };
+
+  const warnings: string[] = [];
+  const sources = new Map<string, string>();
+  let merged = conventionalEnvLayer(input.env, sources);
+  const configFile = args.configFile ?? input.env[CONFIG_ENV];
+  if (configFile) {
+    const file = path.resolve(input.cwd, configFile);
+    merged = deepMerge(merged, await fileLayer(file, { env: input.env, sources }));
+  }
+  merged = deepMerge(merged, prefixedEnvLayer(input.env, sources, warnings));
+  const flagLayer: Tree = {};
+  for (const { flag, value } of args.flags) {
+    const { keys } = FLAGS[flag]!;
+    setPath(flagLayer, keys, coerce(value, leafAt(keys), flag));
+    sources.set(dotted(keys), flag);
+  }
+  merged = deepMerge(merged, flagLayer);
+
+  const result = GatewayConfig.safeParse(merged);
+  if (!result.success) throw new ConfigError(describeIssues(result.error.issues as Issue[], sources, input.env));
+  return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: 'serve' };
+}
+
+/** The `--help` text; defaults and choices come from the schema so they cannot drift. */
+export function usage(program = 'a2a-bridge'): string {
+  const options = Object.entries(FLAGS).map(([flag, spec]) => `  ${`${flag} ${spec.metavar}`.padEnd(20)} ${spec.help}`);
+  return [
+    `Usage: ${program} [serve|help|version] [options]`,
+    '',
+    'Commands:',
+    '  serve                start the gateway (default)',
+    '  help                 print this help',
+    '  version              print the version',
+    '',
+    'Options (also --option=value):',
+    `  ${'--config FILE'.padEnd(20)} YAML config file (or env ${CONFIG_ENV})`,
+    ...options,
+    `  ${'-h, --help'.padEnd(20)} print this help`,
+    `  ${'--version'.padEnd(20)} print the version`,
+    '',
+    'Environment:',
+    `  Every config key can be set as ${ENV_PREFIX}<KEY>: upper-case, '-' becomes '_', nesting is '__'.`,
+    `  e.g. ${ENV_PREFIX}PORT=9000  ${ENV_PREFIX}UPSTREAM__URL=http://host:port  ${ENV_PREFIX}PUSH_NOTIFICATIONS=true`,
+    `       ${ENV_PREFIX}AUTH__TOKEN=...  ${ENV_PREFIX}BAILIAN__API_KEY=...  (lists: JSON or comma-separated)`,
+    `  REDIS_URL sets redis-url unless ${ENV_PREFIX}REDIS_URL or the config file does. PORT/HOST are not read.`,
+    '  Precedence: options > environment > config file > defaults.',
+    '  Config file strings may reference ${VAR} or ${VAR:-default}.',
+  ].join('\n');
+}

@@ -1,0 +1,267 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, usage } from '../../src/config/load.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-config-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let fileCounter = 0;
+async function yamlFile(text: string): Promise<string> {
+  const file = path.join(dir, `config-${++fileCounter}.yml`);
+  await writeFile(file, text);
+  return file;
+}
+
+const load = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => loadConfig({ argv, env, cwd: dir });
+
+async function configError(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const error = await load(argv, env).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).message;
+}
+
+describe('defaults and commands', () => {
+  it('serves with schema defaults when nothing is given', async () => {
+    const { config, command } = await load();
+    expect(command).toBe('serve');
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8080);
+    expect(config.upstream.url).toBeUndefined();
+    expect(config.store).toBe('memory');
+  });
+
+  it('reads the command from the first positional and the help/version options', async () => {
+    expect((await load(['help'])).command).toBe('help');
+    expect((await load(['version'])).command).toBe('version');
+    expect((await load(['serve', '--help'])).command).toBe('help');
+    expect((await load(['-h'])).command).toBe('help');
+    expect((await load(['--version'])).command).toBe('version');
+  });
+
+  it('help does not validate the rest of the configuration', async () => {
+    expect((await load(['--help', '--port', 'abc'])).command).toBe('help');
+  });
+
+  it('rejects unknown commands, unknown options, extra arguments and missing values', async () => {
+    expect(await configError(['launch'])).toMatch(/unknown command launch/);
+    expect(await configError(['--prot', '1'])).toMatch(/unknown option --prot/);
+    expect(await configError(['--verbose=1'])).toMatch(/unknown option --verbose/);
+    expect(await configError(['serve', 'extra'])).toMatch(/unexpected argument extra/);
+    expect(await configError(['--port'])).toMatch(/--port needs a value/);
+    expect(await configError(['--port', '--host', 'x'])).toMatch(/--port needs a value/);
+  });
+});
+
+describe('precedence: flags > env > file > defaults', () => {
+  it('layers every source, key by key', async () => {
+    const file = await yamlFile('host: 10.0.0.1\nport: 7000\nlog-level: debug\nupstream:\n  url: http://file:1\n');
+    const env = { A2A_BRIDGE_PORT: '7100', A2A_BRIDGE_LOG_LEVEL: 'warn' };
+    const { config } = await load(['--config', file, '--log-level', 'error'], env);
+    expect(config.host).toBe('10.0.0.1'); // file only
+    expect(config.port).toBe(7100); // env beats file
+    expect(config['log-level']).toBe('error'); // flag beats env and file
+    expect(config.upstream.url).toBe('http://file:1');
+  });
+
+  it('the flag beats the env var for the same nested key, and --flag=value works', async () => {
+    const { config } = await load(['--upstream=http://flag:2'], { A2A_BRIDGE_UPSTREAM__URL: 'http://env:1' });
+    expect(config.upstream.url).toBe('http://flag:2');
+  });
+
+  it('finds the file through A2A_BRIDGE_CONFIG, relative to cwd, and --config wins over it', async () => {
+    const a = await yamlFile('port: 1111\n');
+    const b = await yamlFile('port: 2222\n');
+    expect((await load([], { A2A_BRIDGE_CONFIG: path.basename(a) })).config.port).toBe(1111);
+    expect((await load(['--config', b], { A2A_BRIDGE_CONFIG: a })).config.port).toBe(2222);
+  });
+
+  it('uses REDIS_URL below the file and below A2A_BRIDGE_REDIS_URL', async () => {
+    expect((await load([], { REDIS_URL: 'redis://ambient:1' })).config['redis-url']).toBe('redis://ambient:1');
+    const env = { REDIS_URL: 'redis://ambient:1', A2A_BRIDGE_REDIS_URL: 'redis://explicit:2' };
+    expect((await load([], env)).config['redis-url']).toBe('redis://explicit:2');
+    const file = await yamlFile('redis-url: redis://file:3\n');
+    expect((await load(['--config', file], { REDIS_URL: 'redis://ambient:1' })).config['redis-url']).toBe('redis://file:3');
+  });
+});
+
+describe('environment variable mapping and coercion', () => {
+  it('maps dashed keys, nested keys with __ and coerces by field type', async () => {
+    const { config } = await load([], {
+      A2A_BRIDGE_PUSH_NOTIFICATIONS: 'true',
+      A2A_BRIDGE_TRUST_PROXY: 'yes',
+      A2A_BRIDGE_UPSTREAM__CONNECT_TIMEOUT_MS: '2500',
+      A2A_BRIDGE_BAILIAN__API_KEY: 'k-secret',
+      A2A_BRIDGE_BAILIAN__ENABLED: 'false',
+      A2A_BRIDGE_AUTH__TOKEN: 't-secret',
+      A2A_BRIDGE_TASKS__MAX_TASKS: '42',
+      A2A_BRIDGE_PUSH_KEYS: '["k1:AAAA","k2:BBBB"]',
+    });
+    expect(config['push-notifications']).toBe(true);
+    expect(config['trust-proxy']).toBe(true);
+    expect(config.upstream['connect-timeout-ms']).toBe(2500);
+    expect(config.bailian['api-key']).toBe('k-secret');
+    expect(config.bailian.enabled).toBe(false);
+    expect(config.auth.token).toBe('t-secret');
+    expect(config.tasks['max-tasks']).toBe(42);
+    expect(config['push-keys']).toEqual(['k1:AAAA', 'k2:BBBB']);
+  });
+
+  it('accepts comma-separated lists and JSON objects for records', async () => {
+    const { config } = await load([], {
+      A2A_BRIDGE_PUSH_KEYS: 'k1:AAAA, k2:BBBB',
+      A2A_BRIDGE_BAILIAN__MAPPINGS: '{"states-to-v025":{"TASK_STATE_INPUT_REQUIRED":"completed"}}',
+    });
+    expect(config['push-keys']).toEqual(['k1:AAAA', 'k2:BBBB']);
+    expect(config.bailian.mappings).toEqual({ 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'completed' } });
+  });
+
+  it('resolves a single underscore as nesting only when no key matches exactly', async () => {
+    const { config } = await load([], { A2A_BRIDGE_UPSTREAM_URL: 'http://single:1' });
+    expect(config.upstream.url).toBe('http://single:1');
+  });
+
+  it('warns about (and ignores) A2A_BRIDGE_ variables naming no key', async () => {
+    const { warnings } = await load([], { A2A_BRIDGE_SERVICE_HOST: '10.0.0.9', A2A_BRIDGE_PORT: '9000' });
+    expect(warnings.some((w) => w.includes('A2A_BRIDGE_SERVICE_HOST'))).toBe(true);
+  });
+
+  it('ignores PORT and HOST without the prefix', async () => {
+    const { config } = await load([], { PORT: '1234', HOST: '0.0.0.0' });
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+  });
+
+  it('names the variable when a JSON value does not parse, without echoing it', async () => {
+    const message = await configError([], { A2A_BRIDGE_PUSH_KEYS: '[not-json-secret' });
+    expect(message).toMatch(/A2A_BRIDGE_PUSH_KEYS: expected a JSON array/);
+    expect(message).not.toContain('not-json-secret');
+  });
+});
+
+describe('YAML file', () => {
+  it('expands ${VAR} and ${VAR:-default}, coercing expanded values', async () => {
+    const file = await yamlFile(
+      ['port: ${GW_PORT}', 'host: ${GW_HOST:-0.0.0.0}', 'bailian:', '  api-key: "${BAILIAN_API_KEY}"', 'auth:', '  token: pre-$${LITERAL}'].join('\n'),
+    );
+    const { config } = await load(['--config', file], { GW_PORT: '9100', BAILIAN_API_KEY: 'bk' });
+    expect(config.port).toBe(9100);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.bailian['api-key']).toBe('bk');
+    expect(config.auth.token).toBe('pre-${LITERAL}');
+  });
+
+  it('fails on an unset variable without default, naming the key path and the variable', async () => {
+    const file = await yamlFile('upstream:\n  auth:\n    token: ${IAC_TOKEN}\n');
+    const message = await configError(['--config', file]);
+    expect(message).toContain('upstream.auth.token');
+    expect(message).toContain('IAC_TOKEN');
+  });
+
+  it('accepts underscores in keys but keeps record keys verbatim', async () => {
+    const file = await yamlFile(
+      ['public_url: https://gw.example.com', 'upstream:', '  connect_timeout_ms: 1000', 'bailian:', '  base_path: /bailian', '  mappings:', '    states_to_v025:', '      TASK_STATE_INPUT_REQUIRED: completed'].join('\n'),
+    );
+    const { config } = await load(['--config', file]);
+    expect(config['public-url']).toBe('https://gw.example.com');
+    expect(config.upstream['connect-timeout-ms']).toBe(1000);
+    expect(config.bailian['base-path']).toBe('/bailian');
+    expect(config.bailian.mappings).toEqual({ states_to_v025: { TASK_STATE_INPUT_REQUIRED: 'completed' } });
+  });
+
+  it('reports a missing file, a YAML syntax error (position only) and a non-mapping', async () => {
+    expect(await configError(['--config', 'nope.yml'])).toMatch(/config file not found: .*nope\.yml/);
+    const broken = await yamlFile('auth:\n  token: "s3cret-value\n  x: [\n');
+    const message = await configError(['--config', broken]);
+    expect(message).toMatch(/invalid YAML at line \d+, column \d+/);
+    expect(message).not.toContain('s3cret-value');
+    expect(await configError(['--config', await yamlFile('- a\n- b\n')])).toMatch(/top level must be a mapping/);
+  });
+
+  it('treats an empty file as no settings', async () => {
+    expect((await load(['--config', await yamlFile('')])).config.port).toBe(8080);
+  });
+});
+
+describe('validation errors name the key', () => {
+  it('lists every problem, one per line, with key path and source', async () => {
+    const file = await yamlFile(
+      ['upstream:', '  connect-timeout-ms: -5', '  colour: blue', 'bailian:', '  base-path: no-slash', 'store: postgres'].join('\n'),
+    );
+    const message = await configError(['--config', file, '--port', 'abc', '--public-url', 'ftp://x']);
+    const lines = message.split('\n').slice(1);
+    expect(lines).toHaveLength(6);
+    expect(message).toMatch(/^ {2}- port: .*expected number.*\(from --port\)$/m);
+    expect(message).toMatch(/^ {2}- public-url: must be an http\(s\) URL \(from --public-url\)$/m);
+    expect(message).toMatch(/^ {2}- upstream\.connect-timeout-ms: .*>=0.*\(from .*\.yml\)$/m);
+    expect(message).toMatch(/^ {2}- upstream\.colour: unknown key .*known keys here: url, protocol/m);
+    expect(message).toMatch(/^ {2}- bailian\.base-path: must be a path starting with \//m);
+    expect(message).toMatch(/^ {2}- store: .*"memory"\|"redis"/m);
+  });
+
+  it('names an unknown top-level key in the file', async () => {
+    const message = await configError(['--config', await yamlFile('prot: 80\n')]);
+    expect(message).toMatch(/prot: unknown key/);
+  });
+
+  it('rejects a bad enum from env and an out-of-range port', async () => {
+    expect(await configError([], { A2A_BRIDGE_LOG_LEVEL: 'loud' })).toMatch(/log-level: .*"info".*\(from A2A_BRIDGE_LOG_LEVEL\)/);
+    expect(await configError(['--port', '70000'])).toMatch(/port: .*<=65535/);
+  });
+
+  it('never prints a secret value', async () => {
+    const message = await configError(['--upstream', 'not a url'], {
+      A2A_BRIDGE_AUTH__TOKEN: '',
+      A2A_BRIDGE_BAILIAN__API_KEY: '',
+      A2A_BRIDGE_AUTH__API_KEY_HEADER: 'X-Key',
+      A2A_BRIDGE_UPSTREAM__AUTH__TOKEN: 'topsecret',
+      A2A_BRIDGE_UPSTREAM__PROTOCOL: 'topsecret2',
+    });
+    expect(message).toContain('auth.token');
+    expect(message).toContain('upstream.protocol');
+    expect(message).not.toContain('topsecret');
+  });
+});
+
+describe('warnings', () => {
+  it('warns when public-url is unset', async () => {
+    const { warnings } = await load();
+    expect(warnings.join('\n')).toMatch(/public-url is not set/);
+  });
+
+  it('warns when public-url is http while the Bailian facade is on, and not when it is off', async () => {
+    const on = await load(['--public-url', 'http://gw.example.com']);
+    expect(on.warnings.join('\n')).toMatch(/not https.*Bailian/);
+    const off = await load(['--public-url', 'http://gw.example.com'], { A2A_BRIDGE_BAILIAN__ENABLED: 'false' });
+    expect(off.warnings).toEqual([]);
+    const https = await load(['--public-url', 'https://gw.example.com']);
+    expect(https.warnings).toEqual([]);
+  });
+
+  it('warns when binding 0.0.0.0 without auth, and not with a token', async () => {
+    const open = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com']);
+    expect(open.warnings.join('\n')).toMatch(/binding 0\.0\.0\.0 without auth/);
+    const guarded = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com'], { A2A_BRIDGE_AUTH__TOKEN: 't' });
+    expect(guarded.warnings).toEqual([]);
+  });
+});
+
+describe('usage', () => {
+  it('lists every flag and the env convention', () => {
+    const text = usage();
+    for (const flag of ['--config', '--host', '--port', '--upstream', '--public-url', '--log-level', '--help']) {
+      expect(text).toContain(flag);
+    }
+    expect(text).toContain('A2A_BRIDGE_UPSTREAM__URL');
+    expect(text).toContain('REDIS_URL');
+  });
+});
