@@ -1,0 +1,115 @@
+import type { LookupFunction as NetLookupFunction } from 'node:net';
+import { Client, errors } from 'undici';
+import { A2AError } from '../model/index.js';
+import { safeHeaders } from './headers.js';
+import type { DeliveryResult, PushHandler, PushJob } from './queue/types.js';
+import {
+  CallbackResolutionError,
+  resolveAndPin,
+  validateCallbackUrl,
+  type LookupFunction,
+  type PinnedAddress,
+} from './url-policy.js';
+
+export interface DeliverOptions {
+  allowPrivate: boolean;
+  /** Bounds the whole delivery: DNS, connect, response headers and body. */
+  timeoutMs: number;
+  /** Secret headers (auth) resolved from the config store at dispatch time. */
+  authHeaders?: Record<string, string>;
+  lookup?: LookupFunction;
+}
+
+/** Statuses worth another attempt (iac-code's transient set); every other non-2xx is permanent. */
+const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
+const MAX_DRAINED_BYTES = 64 * 1024;
+
+/** net/tls `lookup` that always answers with the address that passed the policy. */
+function pinnedLookup(pin: PinnedAddress): NetLookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
+    else callback(null, pin.address, pin.family);
+  };
+}
+
+function classifyStatus(status: number): DeliveryResult {
+  if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+  // A redirect is never followed (it could point anywhere the policy forbids) and will not go away.
+  if (RETRYABLE_STATUS.has(status)) return { outcome: 'retry', status, error: `HTTP ${status}` };
+  return { outcome: 'permanent', status, error: `HTTP ${status}` };
+}
+
+function classifyError(error: unknown, timedOut: boolean): DeliveryResult {
+  if (timedOut) return { outcome: 'retry', error: 'delivery timed out' };
+  if (error instanceof CallbackResolutionError) return { outcome: 'retry', error: error.message };
+  if (error instanceof A2AError) return { outcome: 'permanent', error: error.message };
+  if (error instanceof errors.InvalidArgumentError) return { outcome: 'permanent', error: 'invalid delivery request' };
+  // Connection refused/reset, TLS and socket errors: the receiver may be back later.
+  const code = (error as { code?: unknown })?.code;
+  return { outcome: 'retry', error: typeof code === 'string' ? `connection failed (${code})` : 'connection failed' };
+}
+
+/**
+ * POSTs one job to its callback. The URL is re-validated (the policy may have changed since the
+ * config was stored), resolved once, and the connection goes to that checked address while the
+ * Host header and TLS server name stay the original host's. Redirects are not followed.
+ */
+export async function deliver(job: PushJob, options: DeliverOptions): Promise<DeliveryResult> {
+  let url: URL;
+  let headers: Record<string, string>;
+  try {
+    url = validateCallbackUrl(job.url, options);
+    headers = safeHeaders(job.headers, options.authHeaders, { 'content-type': job.contentType });
+  } catch (error) {
+    return classifyError(error, false);
+  }
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('push delivery timed out'));
+  }, options.timeoutMs);
+  let client: Client | undefined;
+  try {
+    const pin = await resolveAndPin(url, { ...options, signal: controller.signal });
+    client = new Client(url.origin, {
+      connect: { lookup: pinnedLookup(pin), timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      // One request per client: the pin belongs to this delivery only.
+      pipelining: 1,
+      keepAliveTimeout: 1,
+    });
+    const response = await client.request({
+      method: 'POST',
+      path: `${url.pathname}${url.search}`,
+      headers,
+      body: job.payload,
+      signal: controller.signal,
+    });
+    await response.body.dump({ limit: MAX_DRAINED_BYTES }).catch(() => undefined);
+    return classifyStatus(response.statusCode);
+  } catch (error) {
+    return classifyError(error, timedOut);
+  } finally {
+    clearTimeout(timer);
+    client?.destroy().catch(() => undefined);
+  }
+}
+
+/** Auth headers for a job, or null when its config no longer exists (the job is then dropped). */
+export type ResolveHeaders = (job: PushJob) => Promise<Record<string, string> | null>;
+
+export interface PushHandlerOptions extends Omit<DeliverOptions, 'authHeaders'> {
+  resolveHeaders: ResolveHeaders;
+}
+
+/** The queue handler: resolve the config's secrets now, then deliver. */
+export function createPushHandler(options: PushHandlerOptions): PushHandler {
+  return async (job) => {
+    const authHeaders = await options.resolveHeaders(job);
+    if (authHeaders === null) return { outcome: 'skipped', error: 'push config no longer exists' };
+    return deliver(job, { ...options, authHeaders });
+  };
+}

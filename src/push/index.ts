@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { GatewayConfig } from '../config/schema.js';
+import { createMemoryConfigStore } from './config-store/memory.js';
+import { createRedisConfigStore } from './config-store/redis.js';
+import type { PushConfigStore } from './config-store/types.js';
+import type { ResolveHeaders } from './dispatch.js';
+import { pushAuthHeaders } from './headers.js';
+import { createLocalFileQueue } from './queue/local-file.js';
+import { createRedisStreamsQueue } from './queue/redis-streams.js';
+import type { RetryPolicy } from './queue/retry-policy.js';
+import { silentLogger, type PushLogger, type PushQueue } from './queue/types.js';
+import { createKeyRing, type KeyRing } from './secrets.js';
+
+export * from './url-policy.js';
+export { isPublicAddress } from './ip-ranges.js';
+export * from './headers.js';
+export * from './dispatch.js';
+export * from './secrets.js';
+export * from './config-store/types.js';
+export { createMemoryConfigStore, type MemoryConfigStoreOptions } from './config-store/memory.js';
+export { createRedisConfigStore, type RedisConfigStoreOptions } from './config-store/redis.js';
+export * from './queue/types.js';
+export * from './queue/retry-policy.js';
+export { createLocalFileQueue, type LocalFileQueueOptions } from './queue/local-file.js';
+export { createRedisStreamsQueue, defaultConsumerName, type RedisStreamsQueueOptions } from './queue/redis-streams.js';
+
+export interface PushQueueFactoryOptions {
+  logger?: PushLogger;
+  /** Overrides of the backoff (tests use milliseconds); maxAttempts defaults to `push-max-attempts`. */
+  retry?: Partial<RetryPolicy>;
+  concurrency?: number;
+  /** Redis streams only: bound of one blocking read. */
+  blockMs?: number;
+}
+
+/** The queue `push-queue` selects, configured from the gateway config. */
+export function createPushQueue(config: GatewayConfig, options: PushQueueFactoryOptions = {}): PushQueue {
+  const retry: Partial<RetryPolicy> = { maxAttempts: config['push-max-attempts'], ...options.retry };
+  if (config['push-queue'] === 'redis-streams') {
+    return createRedisStreamsQueue({
+      url: config['push-redis-url'] ?? config['redis-url'],
+      stream: config['push-stream'],
+      retryKey: config['push-retry-key'],
+      deadStream: config['push-dead-stream'],
+      group: config['push-consumer-group'],
+      consumer: config['push-consumer-name'],
+      leaseTimeoutMs: config['push-lease-timeout-ms'],
+      retry,
+      concurrency: options.concurrency,
+      blockMs: options.blockMs,
+      logger: options.logger,
+    });
+  }
+  return createLocalFileQueue({
+    dir: join(config['persistence-dir'], 'push'),
+    retry,
+    concurrency: options.concurrency,
+    logger: options.logger,
+  });
+}
+
+/**
+ * The key ring from `push-keys`; without keys one is generated and kept in
+ * `<persistence-dir>/push_keys.json`. That file is per host: replicas sharing a Redis config store
+ * must share `push-keys`, or a replica cannot open configs another one stored.
+ */
+export function createPushKeyRing(config: GatewayConfig, logger: PushLogger = silentLogger): KeyRing {
+  if (config['push-keys'].length === 0 && config.store === 'redis') {
+    logger.warn({}, 'push-keys is empty with store: redis; configure shared push-keys when running several replicas');
+  }
+  return createKeyRing(config['push-keys'], {
+    generateIfEmpty: { persistPath: join(config['persistence-dir'], 'push_keys.json') },
+  });
+}
+
+/** The config store `store` selects; the Redis connection stays the caller's. */
+export function createPushConfigStore(
+  config: GatewayConfig,
+  options: { keyRing: KeyRing; redis?: Redis },
+): PushConfigStore {
+  const common = {
+    keyRing: options.keyRing,
+    maxConfigsPerTask: config['push-max-configs-per-task'],
+    allowPrivate: config['push-allow-private'],
+  };
+  if (config.store === 'redis') {
+    if (!options.redis) throw new Error('store: redis needs a Redis connection for push configs');
+    // No TTL here: a task may outlive any fixed TTL; the registry calls deleteTask when it evicts one.
+    return createRedisConfigStore({ ...common, redis: options.redis, prefix: config['redis-prefix'] });
+  }
+  return createMemoryConfigStore(common);
+}
+
+/** Auth headers of a job's config as stored now; null once the config was deleted. */
+export function headersFromStore(store: PushConfigStore): ResolveHeaders {
+  return async (job) => {
+    const stored = await store.get(job.owner, job.taskId, job.configId);
+    return stored ? pushAuthHeaders(stored.config) : null;
+  };
+}

@@ -1,0 +1,145 @@
+import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PushJob } from './types.js';
+
+/** One line of the journal. The live set is `enqueue|retry` (latest wins) minus `ack|dead`. */
+export type JournalRecord =
+  | { t: 'enqueue'; job: PushJob }
+  | { t: 'retry'; job: PushJob }
+  | { t: 'ack'; jobId: string }
+  | { t: 'dead'; jobId: string };
+
+const JOURNAL = 'journal.jsonl';
+const DEAD = 'dead.jsonl';
+
+function apply(live: Map<string, PushJob>, record: JournalRecord): void {
+  if (record.t === 'enqueue' || record.t === 'retry') live.set(record.job.jobId, record.job);
+  else live.delete(record.jobId);
+}
+
+function parseLine(line: string): JournalRecord | undefined {
+  try {
+    const record = JSON.parse(line) as JournalRecord;
+    return record && typeof record === 'object' && typeof record.t === 'string' ? record : undefined;
+  } catch {
+    return undefined; // a line torn by a crash mid-write
+  }
+}
+
+async function openAppend(path: string): Promise<FileHandle> {
+  return open(path, 'a', 0o600);
+}
+
+/**
+ * An append-only, fsynced record of the queue. Appends issued while a write is in progress are
+ * batched into the next write (group commit), so many concurrent enqueues cost one fsync, and
+ * each append resolves only once its line is on disk. Every file operation runs on one chain, so
+ * compaction never interleaves with an append.
+ */
+export class Journal {
+  private chain: Promise<unknown> = Promise.resolve();
+  private buffer: string[] = [];
+  private pendingFlush: Promise<void> | undefined;
+  /** The state the file describes once the buffer is flushed; compaction writes it out. */
+  private readonly live: Map<string, PushJob>;
+  private lines: number;
+
+  private constructor(
+    private readonly dir: string,
+    private handle: FileHandle,
+    live: Map<string, PushJob>,
+  ) {
+    this.live = live;
+    this.lines = live.size;
+  }
+
+  /** Opens (creating) the journal in `dir`, replays it, and rewrites it compactly (which also drops a torn tail). */
+  static async open(dir: string): Promise<{ journal: Journal; pending: PushJob[] }> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, JOURNAL);
+    const live = new Map<string, PushJob>();
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    for (const line of text.split('\n')) {
+      const record = line ? parseLine(line) : undefined;
+      if (record) apply(live, record);
+    }
+    const journal = new Journal(dir, await openAppend(path), live);
+    await journal.compact();
+    return { journal, pending: [...live.values()] };
+  }
+
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  /** Lines in the file that no longer describe a live job dominate: worth a rewrite. */
+  shouldCompact(minLines: number): boolean {
+    return this.lines >= minLines && this.lines > 2 * this.live.size;
+  }
+
+  append(record: JournalRecord): Promise<void> {
+    apply(this.live, record);
+    this.buffer.push(`${JSON.stringify(record)}\n`);
+    this.pendingFlush ??= this.run(async () => {
+      this.pendingFlush = undefined;
+      const batch = this.buffer.splice(0);
+      await this.handle.writeFile(batch.join(''));
+      await this.handle.sync();
+      this.lines += batch.length;
+    });
+    return this.pendingFlush;
+  }
+
+  /** Writes the job to dead.jsonl (fsynced) before the journal forgets it. */
+  async deadLetter(job: PushJob, reason: string): Promise<void> {
+    await this.run(async () => {
+      const handle = await openAppend(join(this.dir, DEAD));
+      try {
+        await handle.writeFile(`${JSON.stringify({ job, reason, deadAt: Date.now() })}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
+    await this.append({ t: 'dead', jobId: job.jobId });
+  }
+
+  /**
+   * Rewrites the journal as one line per live job: temp file, fsync, rename, fsync the directory.
+   * Lines still buffered are appended to the new file afterwards; replaying them again is harmless
+   * because every record sets or removes a job by id.
+   */
+  compact(): Promise<void> {
+    return this.run(async () => {
+      const path = join(this.dir, JOURNAL);
+      const temp = `${path}.tmp`;
+      const snapshot = [...this.live.values()].map((job) => `${JSON.stringify({ t: 'enqueue', job })}\n`);
+      const handle = await open(temp, 'w', 0o600);
+      try {
+        await handle.writeFile(snapshot.join(''));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+      const dirHandle = await open(this.dir, 'r');
+      await dirHandle.sync().finally(() => dirHandle.close());
+      await this.handle.close();
+      this.handle = await openAppend(path);
+      this.lines = snapshot.length;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.run(() => this.handle.close());
+  }
+
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(operation);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis, type ChainableCommander } from 'ioredis';
+import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
+import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+
+export interface RedisStreamsQueueOptions {
+  /** `push-redis-url`, falling back to `redis-url`. */
+  url: string;
+  /** `push-stream`: entries `job=<json>`. */
+  stream: string;
+  /** `push-retry-key`: sorted set of jobs waiting for a retry, scored by due time (epoch ms). */
+  retryKey: string;
+  /** `push-dead-stream`: entries `job=<json> reason=<text>`. */
+  deadStream: string;
+  /** `push-consumer-group`, shared by every replica. */
+  group: string;
+  /** `push-consumer-name`; default `<hostname>-<pid>-<random>`, unique per process. */
+  consumer?: string;
+  /** `push-lease-timeout-ms`: an entry idle this long in another consumer's pending list is taken over. */
+  leaseTimeoutMs: number;
+  retry?: Partial<RetryPolicy>;
+  /** Entries fetched and delivered per round. */
+  concurrency?: number;
+  /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
+  blockMs?: number;
+  logger?: PushLogger;
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+/** Moves one due retry back onto the stream; ZREM first so only one replica promotes it. */
+const PROMOTE = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  return redis.call('XADD', KEYS[2], '*', 'job', ARGV[1])
+end
+return false
+`;
+
+/** EXEC reports a failing command in its reply instead of rejecting; the entry must then stay pending. */
+async function execAll(transaction: ChainableCommander): Promise<void> {
+  const replies = await transaction.exec();
+  const failed = replies?.find(([error]) => error);
+  if (!replies || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
+}
+
+async function close(connection: Redis): Promise<void> {
+  if (connection.status === 'wait' || connection.status === 'end') connection.disconnect();
+  else await connection.quit().catch(() => connection.disconnect());
+}
+
+export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
+
+function jobOf(fields: string[]): PushJob | undefined {
+  const index = fields.indexOf('job');
+  try {
+    return index >= 0 && index % 2 === 0 ? (JSON.parse(fields[index + 1] as string) as PushJob) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * At-least-once delivery over Redis Streams with a consumer group shared by all replicas. Each round:
+ * promote due retries, take over entries whose consumer stopped acking for longer than the lease
+ * (a crashed worker's), else read new entries with a bounded block. An entry is acknowledged (and
+ * deleted) only once its outcome is recorded: delivered, rescheduled in the retry set, or copied to
+ * the dead stream, each in one MULTI with the XACK.
+ */
+export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const consumer = options.consumer ?? defaultConsumerName();
+  const batch = Math.max(1, options.concurrency ?? 4);
+  const blockMs = Math.max(1, options.blockMs ?? 1_000);
+  const logger = options.logger ?? silentLogger;
+  const { stream, group } = options;
+
+  const commands = new Redis(options.url, { lazyConnect: true });
+  commands.on('error', (error: unknown) => logger.warn({ err: error }, 'A2A push queue Redis connection error'));
+  let blocking: Redis | undefined;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let claimCursor = '0-0';
+
+  async function ensureGroup(): Promise<void> {
+    try {
+      await commands.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
+    } catch (error) {
+      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+    }
+  }
+
+  async function promoteDueRetries(): Promise<void> {
+    const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, batch);
+    for (const member of due) await commands.eval(PROMOTE, 2, options.retryKey, stream, member);
+  }
+
+  async function claimStale(): Promise<StreamEntry[]> {
+    const reply = (await commands.call('XAUTOCLAIM', stream, group, consumer, options.leaseTimeoutMs, claimCursor, 'COUNT', batch)) as [
+      string,
+      Array<StreamEntry | null>,
+    ];
+    claimCursor = reply[0];
+    // Redis 6.2 reports entries deleted while pending as null; 7 lists them separately.
+    return reply[1].filter((entry): entry is StreamEntry => entry !== null);
+  }
+
+  async function readNew(connection: Redis): Promise<StreamEntry[]> {
+    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
+      | Array<[string, StreamEntry[]]>
+      | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  /** Times an entry has been handed out; a job that keeps killing its worker must not circulate forever. */
+  async function deliveries(id: string): Promise<number> {
+    const reply = (await commands.xpending(stream, group, id, id, 1)) as Array<[string, string, number, number]>;
+    return reply[0]?.[3] ?? 1;
+  }
+
+  async function deadLetter(id: string, job: PushJob | undefined, raw: string[], reason: string): Promise<void> {
+    const payload = job ? JSON.stringify(job) : JSON.stringify(raw);
+    await execAll(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id));
+    logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, reason }, 'A2A push notification dead-lettered');
+  }
+
+  async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<void> {
+    const job = jobOf(fields);
+    if (!job) return deadLetter(id, undefined, fields, 'malformed job entry');
+    if (claimed) {
+      const count = await deliveries(id);
+      if (count > policy.maxAttempts) {
+        return deadLetter(id, { ...job, lastError: 'delivery lease expired' }, fields, `delivery lease expired ${count - 1} times`);
+      }
+    }
+    const next = dispose(job, await runHandler(run, job), policy);
+    if (next.kind === 'ack') {
+      await execAll(commands.multi().xack(stream, group, id).xdel(stream, id));
+    } else if (next.kind === 'retry') {
+      await execAll(
+        commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job)).xack(stream, group, id).xdel(stream, id),
+      );
+    } else {
+      await deadLetter(id, next.job, fields, next.reason);
+    }
+  }
+
+  async function work(run: PushHandler, connection: Redis): Promise<void> {
+    let groupReady = false;
+    while (running) {
+      try {
+        if (!groupReady) {
+          await ensureGroup();
+          groupReady = true;
+        }
+        await promoteDueRetries();
+        let entries = await claimStale();
+        const claimed = entries.length > 0;
+        if (!claimed) entries = await readNew(connection);
+        // Outcomes of fetched entries are always recorded, even when stop() was called meanwhile.
+        await Promise.all(
+          entries.map((entry) =>
+            handle(run, entry, claimed).catch((error: unknown) =>
+              // Left pending: the lease expires and the entry is delivered again.
+              logger.error({ err: error, entryId: entry[0] }, 'A2A push queue could not record a delivery outcome'),
+            ),
+          ),
+        );
+      } catch (error) {
+        // NOGROUP: the stream was deleted under us; recreate the group next round.
+        if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
+        else logger.warn({ err: error }, 'A2A push queue worker round failed');
+        if (running) await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 500)));
+      }
+    }
+  }
+
+  return {
+    consumer,
+    async enqueue(job) {
+      await commands.xadd(stream, '*', 'job', JSON.stringify(job));
+    },
+    start(run) {
+      if (loop) throw new Error('push queue already started');
+      running = true;
+      // A blocking read holds its connection; commands of the same round need another one.
+      blocking = commands.duplicate();
+      blocking.on('error', (error: unknown) => logger.warn({ err: error }, 'A2A push queue Redis connection error'));
+      loop = work(run, blocking).catch((error: unknown) => logger.error({ err: error }, 'A2A push queue worker stopped'));
+    },
+    async stop() {
+      running = false;
+      await loop;
+      await Promise.all([blocking, commands].map((connection) => (connection ? close(connection) : undefined)));
+    },
+  };
+}

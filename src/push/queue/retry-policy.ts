@@ -1,0 +1,53 @@
+import type { DeliveryResult, PushJob } from './types.js';
+
+export interface RetryPolicy {
+  initialDelayMs: number;
+  multiplier: number;
+  maxDelayMs: number;
+  /** Fraction of the delay added or removed at random (0.2 = ±20 %), so retries of one outage spread out. */
+  jitter: number;
+  /** `push-max-attempts`: attempts in all, the first one included. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  initialDelayMs: 1_000,
+  multiplier: 2,
+  maxDelayMs: 60_000,
+  jitter: 0.2,
+  maxAttempts: 5,
+};
+
+/** Delay before the next attempt after `failedAttempts` failures (1 = the first attempt failed). */
+export function retryDelayMs(policy: RetryPolicy, failedAttempts: number, random: () => number = Math.random): number {
+  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.multiplier ** Math.max(0, failedAttempts - 1));
+  const jittered = base * (1 + policy.jitter * (2 * random() - 1));
+  return Math.max(0, Math.round(jittered));
+}
+
+export type Disposition =
+  | { kind: 'ack' }
+  | { kind: 'retry'; job: PushJob }
+  | { kind: 'dead'; job: PushJob; reason: string };
+
+/** What a queue does with a job after a delivery attempt. */
+export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolicy, now = Date.now()): Disposition {
+  if (result.outcome === 'delivered' || result.outcome === 'skipped') return { kind: 'ack' };
+  const attempt = job.attempt + 1;
+  const lastError = result.error ?? (result.status !== undefined ? `HTTP ${result.status}` : 'delivery failed');
+  const updated: PushJob = { ...job, attempt, lastError };
+  if (result.outcome === 'permanent') return { kind: 'dead', job: updated, reason: lastError };
+  if (attempt >= policy.maxAttempts) {
+    return { kind: 'dead', job: updated, reason: `gave up after ${attempt} attempts: ${lastError}` };
+  }
+  return { kind: 'retry', job: { ...updated, nextAttemptAt: now + retryDelayMs(policy, attempt) } };
+}
+
+/** Turns a handler's throw into a retryable result, so a bug or outage never loses a job. */
+export async function runHandler(handler: (job: PushJob) => Promise<DeliveryResult>, job: PushJob): Promise<DeliveryResult> {
+  try {
+    return await handler(job);
+  } catch (error) {
+    return { outcome: 'retry', error: error instanceof Error ? error.message.slice(0, 300) : 'handler failed' };
+  }
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * One delivery of one task event to one registered callback. It carries no secrets: auth headers
+ * are resolved from the config store at dispatch, so a queue (file or Redis) never holds credentials,
+ * and a rotated or deleted credential takes effect for jobs already queued.
+ */
+export interface PushJob {
+  jobId: string;
+  /** Identifies the task event; receivers deduplicate on it (delivery is at-least-once). */
+  eventId: string;
+  taskId: string;
+  configId: string;
+  /** Principal that registered the config. */
+  owner: string;
+  url: string;
+  /** The serialized request body. */
+  payload: string;
+  contentType: string;
+  /** Non-secret headers to send as they are. */
+  headers: Record<string, string>;
+  /** Attempts made so far. */
+  attempt: number;
+  /** Epoch milliseconds before which the job must not be attempted. */
+  nextAttemptAt: number;
+  lastError?: string;
+}
+
+export type DeliveryOutcome =
+  /** 2xx: done. */
+  | 'delivered'
+  /** A transient failure: try again later. */
+  | 'retry'
+  /** Will never succeed (policy rejection, 3xx, most 4xx): dead-letter now. */
+  | 'permanent'
+  /** Nothing to deliver any more (the config was deleted): drop without dead-lettering. */
+  | 'skipped';
+
+export interface DeliveryResult {
+  outcome: DeliveryOutcome;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  /** Why it failed; never contains a secret. */
+  error?: string;
+}
+
+export type PushHandler = (job: PushJob) => Promise<DeliveryResult>;
+
+export interface PushQueue {
+  /** Resolves once the job is durable (fsynced to the journal, or written to Redis). */
+  enqueue(job: PushJob): Promise<void>;
+  /** Starts the worker loop; the handler's result decides ack, retry or dead letter. */
+  start(handler: PushHandler): void;
+  /** Stops taking jobs, waits for the ones in flight, releases files and connections. */
+  stop(): Promise<void>;
+}
+
+export interface NewPushJob {
+  eventId: string;
+  taskId: string;
+  configId: string;
+  owner: string;
+  url: string;
+  payload: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
+  return {
+    jobId: randomUUID(),
+    eventId: fields.eventId,
+    taskId: fields.taskId,
+    configId: fields.configId,
+    owner: fields.owner,
+    url: fields.url,
+    payload: fields.payload,
+    contentType: fields.contentType ?? 'application/json',
+    headers: fields.headers ?? {},
+    attempt: 0,
+    nextAttemptAt: now,
+  };
+}
+
+/** Minimal logger shape (pino's Logger satisfies it). */
+export interface PushLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export const silentLogger: PushLogger = { info() {}, warn() {}, error() {} };
