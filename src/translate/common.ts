@@ -1,0 +1,30 @@
+/** Small helpers shared by the translators (no I/O). */
+
+export type JsonObject = Record<string, unknown>;
+
+export const isRecord = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Drop keys whose value is undefined: the wire objects are compared and serialised as written, and
+ * ProtoJSON emitters leave unset fields out rather than writing null.
+ */
+export function defined<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = field;
+  return out as T;
+}
+
+/** Clock for timestamps a translator has to add; injectable so tests stay deterministic. */
+export type Clock = () => string;
+export const systemClock: Clock = () => new Date().toISOString();
+
+/** The text of a message's text parts, joined as a 0.2.5/1.0 client would show it. */
+export function joinText(parts: readonly { text?: unknown }[] | undefined): string {
+  let text = '';
+  for (const part of parts ?? []) if (typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+export const hasTextPart = (parts: readonly { text?: unknown }[] | undefined): boolean =>
+  (parts ?? []).some((part) => typeof part.text === 'string');

@@ -1,0 +1,51 @@
+import { A2AError, ErrorCode, type JsonRpcErrorObject } from '../model/index.js';
+import type { MappingProfile } from '../mappings/index.js';
+import { isV025ErrorCode, type V025JsonRpcError } from '../protocol/v025/index.js';
+import { isRecord } from './common.js';
+
+/** What a 0.2.5 caller gets: code and message only (0.2.5 `data` is free-form; 1.0's ErrorInfo list would confuse it). */
+export interface V025ErrorObject {
+  code: number;
+  message: string;
+}
+
+const MAX_MESSAGE = 500;
+const MAX_METADATA_ENTRIES = 20;
+const MAX_METADATA_VALUE = 200;
+/** Keys whose values are diagnostics for the upstream's operators, not for callers. */
+const PRIVATE_DATA_KEY = /stack|trace|exception|file|path/i;
+
+/** A2AError or a 1.0 JSON-RPC error object → 0.2.5 error, code mapped through the profile. */
+export function errorToV025(error: A2AError | JsonRpcErrorObject, profile: MappingProfile): V025ErrorObject {
+  const code = profile.errorsToV025.get(error.code) ?? (isV025ErrorCode(error.code) ? error.code : ErrorCode.Internal);
+  const message = typeof error.message === 'string' && error.message.trim() !== '' ? error.message : undefined;
+  return { code, message: (message ?? profile.errorMessagesV025.get(code) ?? 'Internal error').slice(0, MAX_MESSAGE) };
+}
+
+function dataToMetadata(data: unknown): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  if (!isRecord(data)) return metadata;
+  for (const [key, value] of Object.entries(data)) {
+    if (Object.keys(metadata).length >= MAX_METADATA_ENTRIES) break;
+    if (PRIVATE_DATA_KEY.test(key)) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      metadata[key] = String(value).slice(0, MAX_METADATA_VALUE);
+    }
+  }
+  return metadata;
+}
+
+/**
+ * 0.2.5 error (from an upstream) → A2AError. Codes outside the table pass through when they are
+ * legal in 1.0's implementation range, else become -32603. Primitive entries of an object `data`
+ * become ErrorInfo metadata strings; nested or diagnostic-looking values are not forwarded.
+ */
+export function errorFromV025(error: V025JsonRpcError | JsonRpcErrorObject, profile: MappingProfile): A2AError {
+  const mapped = profile.errorsFromV025.get(error.code);
+  const code = mapped ?? (isV025ErrorCode(error.code) ? error.code : ErrorCode.Internal);
+  const message =
+    typeof error.message === 'string' && error.message.trim() !== ''
+      ? error.message.slice(0, MAX_MESSAGE)
+      : (profile.errorMessagesV025.get(code) ?? 'Internal error');
+  return new A2AError(code, message, { metadata: dataToMetadata(error.data) });
+}

@@ -1,0 +1,52 @@
+/**
+ * The one place that knows both A2A versions: pure translation between 0.2.5 and 1.0, driven by a
+ * MappingProfile (mappings/ + src/mappings) wherever a table is involved. Everything else speaks 1.0.
+ */
+export { defined, joinText, systemClock, type Clock } from './common.js';
+export { toRfc3339Utc } from './timestamps.js';
+export { partToV1, partToV025, toStandardBase64, PART_STASH_KEY, DATA_PART_COMPAT_KEY } from './parts.js';
+export { messageToV1, messageToV025 } from './messages.js';
+export {
+  statusToV1,
+  statusToV025,
+  artifactToV1,
+  artifactToV025,
+  taskToV1,
+  taskToV025,
+  type ToV025Options,
+  type TaskToV025Options,
+} from './tasks.js';
+export {
+  statusUpdateToV1,
+  statusUpdateToV025,
+  artifactUpdateToV1,
+  artifactUpdateToV025,
+  streamEventToV1,
+  streamResponseToV025,
+  type StatusUpdateToV025Options,
+} from './events.js';
+export * from './requests.js';
+export {
+  sendResultToV1,
+  sendResponseToV025,
+  pushConfigListToV1,
+  pushConfigListToV025,
+  deleteResultToV1,
+  deleteResultToV025,
+} from './results.js';
+export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
+export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
+export { securitySchemeToV1, securityToV1 } from './security.js';
+export { finalReplyText, agentText, isAssistantFinal, isReplyState } from './reply-text.js';
+export { taskResultToV025, type TaskResultToV025Options } from './blocking-result.js';
+export {
+  createV1ToV025StreamTranslator,
+  type V1ToV025StreamOptions,
+  type V1ToV025StreamTranslator,
+} from './stream-v1-to-v025.js';
+export {
+  createV025ToV1StreamTranslator,
+  type V025ToV1StreamOptions,
+  type V025ToV1StreamTranslator,
+} from './stream-v025-to-v1.js';
+export { requestToV1, requestToV025, resultToV1 } from './rpc.js';

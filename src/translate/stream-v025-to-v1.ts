@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { StreamResponse } from '../model/index.js';
+import type { MappingProfile } from '../mappings/index.js';
+import type { V025StreamEvent } from '../protocol/v025/index.js';
+import { defined } from './common.js';
+import { streamEventToV1 } from './events.js';
+import { statusToV1 } from './tasks.js';
+
+export interface V025ToV1StreamOptions {
+  profile: MappingProfile;
+  /** contextId for a server Message that has none (1.0 requires one on server messages); default a new UUID. */
+  contextId?: string;
+}
+
+export interface V025ToV1StreamTranslator {
+  /** `done: true` means the 0.2.5 stream is over (final status or a message): close the 1.0 stream. */
+  push(event: V025StreamEvent): { events: StreamResponse[]; done: boolean };
+  readonly done: boolean;
+}
+
+/**
+ * 0.2.5 upstream → 1.0 caller: `kind`/`final` stripped, enums and timestamps converted. A 1.0 stream
+ * must start with a Task or be a single Message, while 0.2.5 may start with an update, so a Task is
+ * synthesised from the first update (its status, or SUBMITTED for an artifact-update).
+ */
+export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): V025ToV1StreamTranslator {
+  const { profile } = options;
+  let started = false;
+  let done = false;
+
+  return {
+    push(event) {
+      if (done) return { events: [], done };
+      const events: StreamResponse[] = [];
+      if (!started && (event.kind === 'status-update' || event.kind === 'artifact-update')) {
+        const status = event.kind === 'status-update' ? statusToV1(event.status, profile) : { state: 'TASK_STATE_SUBMITTED' as const };
+        events.push({ task: { id: event.taskId, contextId: event.contextId, status } });
+      }
+      started = true;
+      const translated = streamEventToV1(event, profile);
+      if ('message' in translated) {
+        const contextId = translated.message.contextId || options.contextId || randomUUID();
+        events.push({ message: defined({ ...translated.message, contextId }) });
+      } else {
+        events.push(translated);
+      }
+      done = event.kind === 'message' || (event.kind === 'status-update' && event.final === true);
+      return { events, done };
+    },
+    get done() {
+      return done;
+    },
+  };
+}

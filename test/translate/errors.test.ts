@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { A2AError, toJsonRpcError } from '../../src/model/index.js';
+import { loadMappingProfile } from '../../src/mappings/index.js';
+import { errorFromV025, errorToV025 } from '../../src/translate/index.js';
+
+const profile = loadMappingProfile('bailian');
+
+describe('errors (§4)', () => {
+  it('A2AError → {code, message} through the table', () => {
+    expect(errorToV025(A2AError.taskNotFound('t-1'), profile)).toStrictEqual({ code: -32001, message: 'Task t-1 not found' });
+    expect(errorToV025(A2AError.versionNotSupported('0.3'), profile).code).toBe(-32600);
+  });
+
+  it('a 1.0 JSON-RPC error object loses its ErrorInfo data', () => {
+    const wire = toJsonRpcError(A2AError.taskNotCancelable('t'));
+    expect(wire.data).toBeDefined();
+    expect(errorToV025(wire, profile)).toStrictEqual({ code: -32002, message: 'Task cannot be canceled' });
+  });
+
+  it('falls back to the 0.2.5 default message and to -32603 for illegal codes', () => {
+    expect(errorToV025({ code: -32001, message: '' }, profile)).toStrictEqual({ code: -32001, message: 'Task not found' });
+    expect(errorToV025({ code: 42, message: 'odd' }, profile)).toStrictEqual({ code: -32603, message: 'odd' });
+    expect(errorToV025({ code: -32050, message: 'custom' }, profile)).toStrictEqual({ code: -32050, message: 'custom' });
+  });
+
+  it('a 0.2.5 error → A2AError, object data becomes string metadata without diagnostics', () => {
+    const error = errorFromV025(
+      { code: -32001, message: 'Task not found', data: { taskId: 't-404', attempts: 2, stack: 'at /srv/app.py:1', nested: { a: 1 } } },
+      profile,
+    );
+    expect(error).toBeInstanceOf(A2AError);
+    expect(error.code).toBe(-32001);
+    expect(error.reason).toBe('TASK_NOT_FOUND');
+    expect(error.metadata).toStrictEqual({ taskId: 't-404', attempts: '2' });
+  });
+
+  it('maps unknown 0.2.5 codes outside the server range to -32603 and fills missing messages', () => {
+    expect(errorFromV025({ code: 500, message: 'boom' }, profile).code).toBe(-32603);
+    expect(errorFromV025({ code: -32042, message: 'x' }, profile).code).toBe(-32042);
+    expect(errorFromV025({ code: -32004, message: '' }, profile).message).toBe('This operation is not supported');
+  });
+});
