@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Task } from '../model/index.js';
+import type { Message, SendMessageResponse, Task } from '../model/index.js';
 import type { MappingProfile } from '../mappings/index.js';
-import type { V025Artifact, V025Task } from '../protocol/v025/index.js';
+import type { V025Artifact, V025SendMessageResult, V025Task } from '../protocol/v025/index.js';
+import { CommandCollector, withoutCommands } from './bailian.js';
 import { defined, type Clock } from './common.js';
+import { messageToV025 } from './messages.js';
 import { finalReplyText, isReplyState } from './reply-text.js';
 import { artifactToV025, statusToV025 } from './tasks.js';
 
@@ -14,6 +16,24 @@ export interface TaskResultToV025Options {
   contextId?: string;
   /** 'pass' keeps task.metadata (e.g. metadata.iac_code); default 'drop'. */
   upstreamMetadata?: 'pass' | 'drop';
+  /**
+   * Bailian device commands: gathered from the task's, its status message's and its artifacts'
+   * metadata (`commands` and `<metadataKey>.commands`) and put, once, on the LAST artifact as
+   * `metadata.commands` (an empty text artifact is added when the answer has none).
+   */
+  deviceCommands?: { metadataKey: string };
+}
+
+/** Moves every command onto the last artifact, the one Bailian reads them from. */
+function placeCommands(task: Task, artifacts: V025Artifact[], key: string, newId: () => string): V025Artifact[] {
+  const commands = new CommandCollector(key);
+  commands.add(task.metadata);
+  commands.add(task.status.message?.metadata);
+  for (const artifact of task.artifacts ?? []) commands.add(artifact.metadata);
+  if (commands.empty) return artifacts;
+  const placed = artifacts.map((artifact) => defined({ ...artifact, metadata: withoutCommands(artifact.metadata, key) }));
+  const last: V025Artifact = placed.pop() ?? { artifactId: newId(), parts: [{ kind: 'text', text: '' }] };
+  return [...placed, { ...last, metadata: commands.attachTo(last.metadata) }];
 }
 
 /**
@@ -24,12 +44,12 @@ export interface TaskResultToV025Options {
  * reply state the status message IS the answer, so it is only kept on failure-like states.
  */
 export function taskResultToV025(task: Task, profile: MappingProfile, options: TaskResultToV025Options = {}): V025Task {
+  const newId = options.newArtifactId ?? randomUUID;
   const reply = finalReplyText(task);
-  const artifacts: V025Artifact[] = [];
-  if (reply !== '') {
-    artifacts.push({ artifactId: (options.newArtifactId ?? randomUUID)(), parts: [{ kind: 'text', text: reply }] });
-  }
+  let artifacts: V025Artifact[] = [];
+  if (reply !== '') artifacts.push({ artifactId: newId(), parts: [{ kind: 'text', text: reply }] });
   for (const artifact of task.artifacts ?? []) artifacts.push(artifactToV025(artifact, profile));
+  if (options.deviceCommands) artifacts = placeCommands(task, artifacts, options.deviceCommands.metadataKey, newId);
   const status = isReplyState(task.status.state) ? { ...task.status, message: undefined } : task.status;
   return defined({
     kind: 'task' as const,
@@ -39,4 +59,35 @@ export function taskResultToV025(task: Task, profile: MappingProfile, options: T
     artifacts: artifacts.length > 0 ? artifacts : undefined,
     metadata: options.upstreamMetadata === 'pass' ? task.metadata : undefined,
   });
+}
+
+/**
+ * A direct Message reply seen as the task a task-only caller expects: completed, the message's text
+ * as the reply and its other parts as one more artifact.
+ */
+function messageAsTask(message: Message, contextId: string | undefined, newId: () => string): Task {
+  const id = message.taskId || newId();
+  const others = message.parts.filter((part) => part.text === undefined);
+  return defined({
+    id,
+    contextId: message.contextId || contextId || id,
+    status: { state: 'TASK_STATE_COMPLETED' as const, message },
+    artifacts: others.length > 0 ? [{ artifactId: newId(), parts: others }] : undefined,
+    metadata: message.metadata,
+  });
+}
+
+/**
+ * The whole 1.0 SendMessage result for a 0.2.5 caller: a Task through taskResultToV025, a direct
+ * Message as a 0.2.5 Message or, when the profile says `direct-message-as: task`, as a completed task.
+ */
+export function sendMessageResultToV025(
+  response: SendMessageResponse,
+  profile: MappingProfile,
+  options: TaskResultToV025Options = {},
+): V025SendMessageResult {
+  if ('task' in response) return taskResultToV025(response.task, profile, options);
+  if (profile.options.directMessageAs === 'message') return messageToV025(response.message, profile);
+  const task = messageAsTask(response.message, options.contextId, options.newArtifactId ?? randomUUID);
+  return taskResultToV025(task, profile, options);
 }

@@ -38,7 +38,15 @@ export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
 export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
 export { securitySchemeToV1, securityToV1 } from './security.js';
 export { finalReplyText, agentText, isAssistantFinal, isReplyState } from './reply-text.js';
-export { taskResultToV025, type TaskResultToV025Options } from './blocking-result.js';
+export { taskResultToV025, sendMessageResultToV025, type TaskResultToV025Options } from './blocking-result.js';
+export {
+  BAILIAN_EXTENSION_FIELDS,
+  BAILIAN_PROTOCOL_EXTENSION_URIS,
+  CommandCollector,
+  commandsIn,
+  nestExtensionMetadata,
+  withoutCommands,
+} from './bailian.js';
 export {
   createV1ToV025StreamTranslator,
   type V1ToV025StreamOptions,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   endsTurn,
   isActiveState,
+  type Artifact,
   type Message,
   type StreamResponse,
   type Task,
@@ -12,12 +13,14 @@ import {
 import type { MappingProfile } from '../mappings/index.js';
 import {
   isV025FinalState,
+  type V025Artifact,
   type V025StreamEvent,
   type V025Task,
   type V025TaskArtifactUpdateEvent,
   type V025TaskStatusUpdateEvent,
 } from '../protocol/v025/index.js';
 import { defined, systemClock, type Clock, type JsonObject } from './common.js';
+import { CommandCollector, withoutCommands } from './bailian.js';
 import { artifactUpdateToV025 } from './events.js';
 import { messageToV025 } from './messages.js';
 import { partToV025 } from './parts.js';
@@ -31,6 +34,12 @@ export interface V1ToV025StreamOptions {
   /** Id of the turn's text artifact (and of synthesised messages/tasks); default randomUUID. */
   newArtifactId?: () => string;
   now?: Clock;
+  /**
+   * Bailian device commands: gathered from every upstream event's metadata (`commands` and
+   * `<metadataKey>.commands`) and sent once, on the last artifact-update of the turn (the closing
+   * text chunk, or a synthesised empty one) as `artifact.metadata.commands`.
+   */
+  deviceCommands?: { metadataKey: string };
 }
 
 export interface V1ToV025StreamTranslator {
@@ -69,6 +78,12 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
   const newId = options.newArtifactId ?? randomUUID;
   const now = options.now ?? systemClock;
   const passMetadata = (metadata: JsonObject | undefined) => (upstreamMetadata === 'pass' ? metadata : undefined);
+  const commands = options.deviceCommands ? new CommandCollector(options.deviceCommands.metadataKey) : undefined;
+  /** Upstream artifacts lose their commands: they travel on the turn's last artifact only. */
+  const outboundArtifact = (artifact: Artifact): V025Artifact => {
+    const translated = artifactToV025(artifact, profile);
+    return commands ? defined({ ...translated, metadata: withoutCommands(translated.metadata, commands.key) }) : translated;
+  };
 
   let taskId = '';
   let contextId = '';
@@ -89,7 +104,7 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
       id: taskId,
       contextId,
       status: defined({ state: profile.statesToV025[task.status.state], timestamp: task.status.timestamp ?? now() }),
-      artifacts: task.artifacts?.length ? task.artifacts.map((artifact) => artifactToV025(artifact, profile)) : undefined,
+      artifacts: task.artifacts?.length ? task.artifacts.map(outboundArtifact) : undefined,
       metadata: passMetadata(task.metadata),
     });
 
@@ -154,9 +169,45 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
     return defined({ kind: 'status-update' as const, taskId, contextId, status: translated, final, metadata: passMetadata(metadata) });
   }
 
+  /** The collected commands on the last artifact-update of the turn, synthesising one if the turn has none. */
+  function attachCommands(out: V025StreamEvent[]): void {
+    if (!commands || commands.empty) return;
+    const last = out.at(-1);
+    if (last?.kind === 'artifact-update' && last.lastChunk) {
+      out[out.length - 1] = { ...last, artifact: { ...last.artifact, metadata: commands.attachTo(last.artifact.metadata) } };
+      return;
+    }
+    out.push({
+      kind: 'artifact-update',
+      taskId,
+      contextId,
+      artifact: { artifactId: newId(), parts: [{ kind: 'text', text: '' }], metadata: commands.attachTo(undefined) },
+      append: true,
+      lastChunk: true,
+    });
+  }
+
+  function collectCommands(event: StreamResponse): void {
+    if (!commands) return;
+    if ('statusUpdate' in event) {
+      commands.add(event.statusUpdate.metadata);
+      commands.add(event.statusUpdate.status.message?.metadata);
+    } else if ('artifactUpdate' in event) {
+      commands.add(event.artifactUpdate.metadata);
+      commands.add(event.artifactUpdate.artifact.metadata);
+    } else if ('task' in event) {
+      commands.add(event.task.metadata);
+      commands.add(event.task.status.message?.metadata);
+      for (const artifact of event.task.artifacts ?? []) commands.add(artifact.metadata);
+    } else if ('message' in event) {
+      commands.add(event.message.metadata);
+    }
+  }
+
   /** End of the turn: close the text artifact, then the final status. */
   function finish(status: TaskStatus, metadata: JsonObject | undefined): V025StreamEvent[] {
     const out = closeText();
+    attachCommands(out);
     // In a reply state the status message is the answer (already streamed or just made the chunk).
     out.push(statusUpdate(status, true, metadata, !isReplyState(status.state)));
     done = true;
@@ -192,7 +243,8 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
 
   function onArtifact(event: TaskArtifactUpdateEvent): V025StreamEvent[] {
     const out = start(event);
-    out.push(...flushHeld(false), defined({ ...artifactUpdateToV025(event, profile), metadata: passMetadata(event.metadata) }));
+    const translated = artifactUpdateToV025(event, profile);
+    out.push(...flushHeld(false), defined({ ...translated, artifact: outboundArtifact(event.artifact), metadata: passMetadata(event.metadata) }));
     return out;
   }
 
@@ -231,6 +283,7 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
   return {
     push(event) {
       if (done) return [];
+      collectCommands(event);
       if ('statusUpdate' in event) return onStatus(event.statusUpdate);
       if ('artifactUpdate' in event) return onArtifact(event.artifactUpdate);
       if ('task' in event) return onTask(event.task);

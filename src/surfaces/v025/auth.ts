@@ -1,0 +1,51 @@
+import type { MiddlewareHandler } from 'hono';
+import type { BailianConfig } from '../../config/schema.js';
+import type { GatewayEnv } from '../shared/env.js';
+import type { JsonRpcDialect } from '../shared/jsonrpc.js';
+import { safeEqual } from '../shared/safe-equal.js';
+
+/** The header Bailian sends the console-configured key in. */
+export const FACADE_KEY_HEADER = 'X-API-KEY';
+
+const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
+
+export const unauthorized = (): Response =>
+  new Response(UNAUTHORIZED_BODY, { status: 401, headers: { 'content-type': 'application/json' } });
+
+/** Owner scope of facade tasks: one shared caller (Bailian) per key, '' without a key. */
+export function facadePrincipal(bailian: BailianConfig): string {
+  return bailian['api-key'] ? `api-key:${FACADE_KEY_HEADER}` : '';
+}
+
+/** Whether a request may use the facade: always without a key, else `X-API-KEY` must match (constant time). */
+export function facadeAuthorized(headers: Headers, bailian: BailianConfig): boolean {
+  const key = bailian['api-key'];
+  if (!key) return true;
+  const presented = headers.get(FACADE_KEY_HEADER);
+  return presented !== null && safeEqual(presented, key);
+}
+
+/**
+ * Gate of the facade's own JSON-RPC routes, independent of the 1.0 surface's `auth`: 401
+ * `{"error":"Unauthorized"}` without the key. Sets `c.var.principal`.
+ */
+export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    if (!facadeAuthorized(c.req.raw.headers, bailian)) return unauthorized();
+    c.set('principal', facadePrincipal(bailian));
+    await next();
+  };
+}
+
+/** The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. */
+export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig): JsonRpcDialect {
+  return {
+    name: dialect.name,
+    handles: (method) => dialect.handles(method),
+    async handle(request, c) {
+      if (!facadeAuthorized(c.req.raw.headers, bailian)) return unauthorized();
+      c.set('principal', facadePrincipal(bailian));
+      return dialect.handle(request, c);
+    },
+  };
+}

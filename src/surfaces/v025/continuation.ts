@@ -1,0 +1,59 @@
+import type { TaskRegistry } from '../../core/task-registry/types.js';
+import type { SendMessageRequest } from '../../model/index.js';
+
+export interface Turn {
+  /** The request to send: the caller's, or aimed at the context's paused task. */
+  request: SendMessageRequest;
+  /** The turn is over (idempotent). */
+  end(): void;
+}
+
+export interface Continuations {
+  begin(request: SendMessageRequest, principal: string): Promise<Turn>;
+}
+
+/**
+ * Multi-turn for callers that only know the contextId (Bailian sends no taskId): a follow-up goes to
+ * the context's latest task when that task is still waiting for input upstream (iac-code ends every
+ * turn in INPUT_REQUIRED and continues the conversation in the same task), else it starts a new task
+ * in the context.
+ *
+ * While a facade turn runs on a context, a second message is NOT aimed at the paused task: the
+ * registry may not have seen the running turn's first event yet, and a message naming a paused task
+ * whose turn holds the lane would ride along into it. With the contextId alone, the core's lane
+ * rejects it with a clear "turn in progress" error instead.
+ */
+export function createContinuations(registry: TaskRegistry): Continuations {
+  const running = new Map<string, number>();
+
+  const release = (key: string): void => {
+    const left = (running.get(key) ?? 1) - 1;
+    if (left > 0) running.set(key, left);
+    else running.delete(key);
+  };
+
+  return {
+    async begin(request, principal) {
+      const { contextId, taskId } = request.message;
+      if (!contextId) return { request, end: () => undefined };
+      const key = `${principal}\u0000${contextId}`;
+      const busy = running.has(key);
+      running.set(key, (running.get(key) ?? 0) + 1);
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        release(key);
+      };
+      if (taskId || busy) return { request, end };
+      try {
+        const latest = await registry.latestForContext(contextId, principal);
+        if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
+        return { request: { ...request, message: { ...request.message, taskId: latest.id } }, end };
+      } catch (error) {
+        end();
+        throw error;
+      }
+    },
+  };
+}

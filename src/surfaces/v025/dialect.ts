@@ -1,0 +1,95 @@
+import type { Context } from 'hono';
+import type { CallContext } from '../../core/agent-port.js';
+import { A2AError, toA2AError, type ListTaskPushNotificationConfigsResponse, type Task, type TaskPushNotificationConfig } from '../../model/index.js';
+import type { V1Method } from '../../mappings/index.js';
+import type { V025Method } from '../../protocol/v025/index.js';
+import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1, taskToV025 } from '../../translate/index.js';
+import type { GatewayEnv } from '../shared/env.js';
+import { isLegacyMethodName, type JsonRpcDialect, type JsonRpcRequest } from '../shared/jsonrpc.js';
+import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
+import { noteLog } from '../shared/log-fields.js';
+import { portCall } from '../v1/call.js';
+import { prepareCall, type OperationEnv } from '../v1/operations.js';
+import { facadePrincipal } from './auth.js';
+import { facadeCard } from './card.js';
+import { createContinuations } from './continuation.js';
+import { facadeUrl, type V025FacadeDeps } from './deps.js';
+import { v025Error } from './errors.js';
+import { sendTurn, streamTurn } from './send.js';
+import { v025Stream } from './stream.js';
+
+const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+]);
+
+/** A unary 1.0 result of `method` as its 0.2.5 counterpart. */
+function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDeps): unknown {
+  switch (method) {
+    case 'GetTask':
+    case 'CancelTask':
+      return taskToV025(result as Task, deps.profile);
+    case 'CreateTaskPushNotificationConfig':
+    case 'GetTaskPushNotificationConfig':
+      return pushConfigToV025(result as TaskPushNotificationConfig);
+    case 'ListTaskPushNotificationConfigs':
+      return pushConfigListToV025(result as ListTaskPushNotificationConfigsResponse);
+    case 'DeleteTaskPushNotificationConfig':
+      return deleteResultToV025();
+    default:
+      throw A2AError.internal(`${method} has no unary 0.2.5 result`);
+  }
+}
+
+/**
+ * The A2A 0.2.5 JSON-RPC methods (`message/send`, `message/stream`, `tasks/*`, the push-config
+ * methods and 0.3's `agent/getAuthenticatedExtendedCard`), translated to and from the 1.0 core by
+ * src/translate. The METHOD decides the answer, not the path: `message/send` is JSON wherever it is
+ * posted, `message/stream` and `tasks/resubscribe` are SSE. Every error is a 0.2.5 error with HTTP 200.
+ */
+export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
+  const { config, profile, port } = deps;
+  const principal = facadePrincipal(config.bailian);
+  const turns = createContinuations(deps.registry);
+  const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
+
+  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(): void } {
+    const { ctx, abort } = portCall(c, 'jsonrpc');
+    return { ctx: { ...ctx, principal, surface: 'v025' }, abort };
+  }
+
+  async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
+    const { id, method } = request;
+    noteLog(c, { surface: 'v025', method: method.slice(0, 100) });
+    try {
+      if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
+      const target = profile.methodsFromV025[method as V025Method];
+      // The push switch comes before the params: with push off, every push call is -32003.
+      if (PUSH_METHODS.has(target) && !config['push-notifications']) throw A2AError.pushNotSupported();
+      const translated = requestToV1(method, request.params, profile);
+      const { ctx, abort } = callContext(c);
+      const turn = { id, params: translated.params, ctx, abort, c };
+      switch (translated.method) {
+        case 'SendMessage':
+          return jsonRpcResult(id, await sendTurn(turn, deps, turns));
+        case 'SendStreamingMessage':
+          return await streamTurn(turn, deps, turns);
+        case 'GetExtendedAgentCard':
+          return jsonRpcResult(id, facadeCard(await port.getExtendedAgentCard(ctx), facadeUrl(c.req.raw, config), deps));
+        default: {
+          const call = prepareCall(translated.method, translated.params, env(c));
+          noteLog(c, call.ref);
+          if (call.kind === 'stream') return await v025Stream(call.run(ctx), { id, deps, c, abort });
+          return jsonRpcResult(id, unaryResultToV025(translated.method, await call.run(ctx), deps));
+        }
+      }
+    } catch (error) {
+      noteLog(c, { errorCode: toA2AError(error).code });
+      return v025Error(id, error, profile);
+    }
+  }
+
+  return { name: 'a2a-0.2.5', handles: isLegacyMethodName, handle };
+}

@@ -1,0 +1,43 @@
+import type { Hono } from 'hono';
+import type { GatewayEnv } from '../shared/env.js';
+import type { JsonRpcDialect } from '../shared/jsonrpc.js';
+import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
+import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
+import { facadeCardHandler } from './card.js';
+import { facadeBasePath, underBase, type V025FacadeDeps } from './deps.js';
+import { createV025Dialect } from './dialect.js';
+
+export { createV025Dialect } from './dialect.js';
+export { facadeCard } from './card.js';
+export { FACADE_KEY_HEADER, facadePrincipal } from './auth.js';
+export { facadeBasePath, facadeUrl, type V025FacadeDeps } from './deps.js';
+
+export const FACADE_CARD_PATH = '/.well-known/agent.json';
+
+/**
+ * Mounts the A2A 0.2.5 facade (Bailian) when `bailian.enabled`, under `bailian.base-path`:
+ *   GET  {base}/.well-known/agent.json    the facade card (open, no key)
+ *   POST {base}/stream                    JSON-RPC, where Bailian posts message/stream
+ *   POST {base}                           JSON-RPC (base other than `/`)
+ * With a base other than `/`, the card is also served at `{base}/.well-known/agent-card.json` and at
+ * the root `/.well-known/agent.json` (where 0.2.5 discovery looks). With base `/`, `POST /` is the
+ * endpoint shared with the 1.0 surface: the returned dialect (already behind the facade key) must be
+ * added to it next to the 1.0 dialect. Register this before any catch-all middleware.
+ */
+export function mountV025Facade(app: Hono<GatewayEnv>, deps: V025FacadeDeps): JsonRpcDialect | undefined {
+  const { config } = deps;
+  if (!config.bailian.enabled) return undefined;
+  const base = facadeBasePath(config);
+  const card = facadeCardHandler(deps);
+  const dialect = createV025Dialect(deps);
+  const auth = requireFacadeKey(config.bailian);
+  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes: config['max-body-bytes'] });
+
+  app.get(underBase(config, FACADE_CARD_PATH), card);
+  app.post(underBase(config, '/stream'), auth, endpoint);
+  if (base === '/') return guardedByFacadeKey(dialect, config.bailian);
+  app.get(underBase(config, '/.well-known/agent-card.json'), card);
+  app.get(FACADE_CARD_PATH, card);
+  app.post(base, auth, endpoint);
+  return undefined;
+}
