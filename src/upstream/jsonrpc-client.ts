@@ -5,6 +5,25 @@ import { A2AError, StreamResponse } from '../model/index.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 
+/**
+ * What differs between A2A versions on the JSON-RPC wire besides method names and shapes: the
+ * headers every call carries and how an upstream's error object becomes an A2AError.
+ */
+export interface JsonRpcWire {
+  /** Sent on every call (`A2A-Version: 1.0`; nothing for a 0.2.5 or 0.3 agent). */
+  headers: Readonly<Record<string, string>>;
+  /** Where requested extension URIs go: `a2a-extensions` in 1.0, `x-a2a-extensions` before. */
+  extensionsHeader: string;
+  /** An upstream JSON-RPC error object → a scrubbed A2AError. */
+  fromError(error: unknown, secrets: readonly string[]): A2AError;
+}
+
+export const V1_WIRE: JsonRpcWire = {
+  headers: { 'a2a-version': '1.0' },
+  extensionsHeader: 'a2a-extensions',
+  fromError: fromJsonRpcError,
+};
+
 /** How to reach one upstream: shared by every call to it. */
 export interface JsonRpcTransport {
   dispatcher: Dispatcher;
@@ -14,6 +33,8 @@ export interface JsonRpcTransport {
   secrets: readonly string[];
   /** Whole-call bound of unary calls in ms; 0 disables it. Streams are bounded by ctx.signal only. */
   requestTimeoutMs: number;
+  /** The protocol version's headers and errors; default A2A 1.0. */
+  wire?: JsonRpcWire;
 }
 
 export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions'>;
@@ -40,13 +61,14 @@ function headerValue(value: string | string[] | undefined): string {
 }
 
 function post(call: JsonRpcCall, id: string, signal: AbortSignal, accept: string): Promise<Dispatcher.ResponseData> {
+  const wire = call.transport.wire ?? V1_WIRE;
   const headers: Record<string, string> = {
     ...call.transport.authHeaders,
-    'a2a-version': '1.0',
+    ...wire.headers,
     'content-type': 'application/json',
     accept,
   };
-  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['a2a-extensions'] = call.ctx.extensions.join(', ');
+  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers[wire.extensionsHeader] = call.ctx.extensions.join(', ');
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   return request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
 }
@@ -67,17 +89,17 @@ function isJsonRpcResponse(value: unknown): value is Envelope {
  * The result of a JSON-RPC response to request `id`, or its error thrown as an A2AError. An error
  * may carry id null (the server could not read the request); a result must carry our id.
  */
-function settle(envelope: Envelope, id: string, secrets: readonly string[]): unknown {
+function settle(envelope: Envelope, id: string, transport: JsonRpcTransport): unknown {
   if ('error' in envelope && envelope.error !== undefined && envelope.error !== null) {
     if (envelope.id !== id && envelope.id !== null) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
-    throw fromJsonRpcError(envelope.error, secrets);
+    throw (transport.wire ?? V1_WIRE).fromError(envelope.error, transport.secrets);
   }
   if (envelope.id !== id) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
   return envelope.result;
 }
 
 /** Settle a whole (non-SSE) response body. */
-function settleBody(statusCode: number, text: string, id: string, secrets: readonly string[]): unknown {
+function settleBody(statusCode: number, text: string, id: string, transport: JsonRpcTransport): unknown {
   const envelope = parseJson(text);
   if (!isJsonRpcResponse(envelope)) {
     throw A2AError.invalidAgentResponse(
@@ -86,7 +108,7 @@ function settleBody(statusCode: number, text: string, id: string, secrets: reado
         : `The upstream agent answered HTTP ${statusCode}`,
     );
   }
-  const result = settle(envelope, id, secrets);
+  const result = settle(envelope, id, transport);
   if (statusCode < 200 || statusCode >= 300) throw A2AError.invalidAgentResponse(`The upstream agent answered HTTP ${statusCode}`);
   return result;
 }
@@ -124,7 +146,7 @@ export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<
   try {
     const response = await post(call, id, signal, 'application/json');
     const text = await response.body.text();
-    const result = settleBody(response.statusCode, text, id, call.transport.secrets);
+    const result = settleBody(response.statusCode, text, id, call.transport);
     return validateResult(resultSchema, result, `${call.method} result`);
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal, ...(timeout ? { timeout: timeout.signal } : {}) });
@@ -133,11 +155,11 @@ export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<
   }
 }
 
-/**
- * One SSE frame as a stream event. Returns undefined for frames that carry nothing: iac-code ends
- * a permission-answer stream with an empty `{"result":{}}` (an SDK completion marker).
- */
-function parseFrame(message: SseMessage, id: string, secrets: readonly string[]): StreamResponse | undefined {
+/** `{}`: a frame that carries nothing (an SDK completion marker). */
+export const isEmptyResult = (result: unknown): boolean => isRecord(result) && Object.keys(result).length === 0;
+
+/** The result of one SSE frame, whatever the A2A version; its error thrown as an A2AError. */
+function frameResult(message: SseMessage, id: string, transport: JsonRpcTransport): unknown {
   const envelope = parseJson(message.data);
   if (!isJsonRpcResponse(envelope)) {
     throw A2AError.invalidAgentResponse('The upstream agent sent a stream event that is not JSON-RPC');
@@ -145,20 +167,19 @@ function parseFrame(message: SseMessage, id: string, secrets: readonly string[])
   if (message.event === 'error' && !isRecord(envelope.error)) {
     throw A2AError.invalidAgentResponse('The upstream agent sent a malformed error event');
   }
-  const result = settle(envelope, id, secrets);
-  if (isRecord(result) && Object.keys(result).length === 0) return undefined;
-  return validateResult(StreamResponse, result, 'stream event');
+  return settle(envelope, id, transport);
 }
 
 /**
- * A streaming JSON-RPC call (SendStreamingMessage, SubscribeToTask). The request is sent on the
- * first pull. Leaving the loop early or aborting ctx.signal destroys the upstream response, which
- * closes its connection. A clean end of the body ends the iteration (the core decides whether the
- * turn was complete); a broken connection throws.
+ * A streaming JSON-RPC call, yielding each event's raw `result` (any A2A version; the caller
+ * validates and translates). The request is sent on the first pull. Leaving the loop early or
+ * aborting ctx.signal destroys the upstream response, which closes its connection. A clean end of
+ * the body ends the iteration (the core decides whether the turn was complete); a broken
+ * connection throws.
  */
-export async function* streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
+export async function* streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown> {
   const id = nextRequestId();
-  const { secrets } = call.transport;
+  const { transport } = call;
   let response: Dispatcher.ResponseData;
   try {
     response = await post(call, id, call.ctx.signal, 'text/event-stream, application/json');
@@ -170,18 +191,25 @@ export async function* streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamRe
     const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
     if (!isSse || response.statusCode < 200 || response.statusCode >= 300) {
       // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).
-      const result = settleBody(response.statusCode, await body.text(), id, secrets);
-      if (isRecord(result) && Object.keys(result).length === 0) return;
-      yield validateResult(StreamResponse, result, 'stream event');
+      yield settleBody(response.statusCode, await body.text(), id, transport);
       return;
     }
-    for await (const message of readSse(body)) {
-      const event = parseFrame(message, id, secrets);
-      if (event) yield event;
-    }
+    for await (const message of readSse(body)) yield frameResult(message, id, transport);
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal });
   } finally {
     if (!body.destroyed) body.destroy();
+  }
+}
+
+/**
+ * A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask): each result
+ * validated as a StreamResponse. Frames that carry nothing are skipped: iac-code ends a
+ * permission-answer stream with an empty `{"result":{}}` (an SDK completion marker).
+ */
+export async function* streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
+  for await (const result of streamJsonRpcResults(call)) {
+    if (isEmptyResult(result)) continue;
+    yield validateResult(StreamResponse, result, 'stream event');
   }
 }

@@ -57,7 +57,7 @@ export function jsonRpcEndpoint(card: AgentCard, baseUrl: string): string {
 }
 
 /** Wait for a shared promise, but give up when this caller's own signal fires. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

@@ -1,0 +1,122 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../config/schema.js';
+import type { Upstream } from '../core/agent-port.js';
+import { A2AError } from '../model/index.js';
+import { detectUpstreamProtocol, type UpstreamProtocol } from './detect.js';
+import { createUpstreamPool } from './http.js';
+import { createV025Upstream } from './v025-client.js';
+import { createV1Upstream, untilAborted } from './v1-client.js';
+
+export interface ConnectedUpstream {
+  upstream: Upstream;
+  /**
+   * The upstream's protocol; undefined while it is not known yet (the agent was unreachable at start
+   * and has not been reached since). A getter: it changes once a later call detects it.
+   */
+  readonly protocol: UpstreamProtocol | undefined;
+  /**
+   * Whether the gateway's registry answers GetTask instead of the upstream. Always false: every
+   * supported protocol has tasks/get, and only the agent knows how a task moved on without a stream
+   * through the gateway (a non-blocking send, a turn that outlived its stream). ListTasks is answered
+   * by the registry regardless (createGateway), so 0.2.5/0.3 agents need nothing more.
+   */
+  ownsTaskQueries: boolean;
+}
+
+/** The client for a known protocol, on the shared pool. */
+export function upstreamFor(protocol: UpstreamProtocol, baseUrl: string, config: UpstreamConfig, dispatcher: Dispatcher): Upstream {
+  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher });
+  return createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher });
+}
+
+/**
+ * An Upstream whose protocol is found on first use: every call (and the card refresher's fetchCard)
+ * waits for one shared detection; a failed detection fails that call and is retried by the next.
+ */
+function detectingUpstream(build: () => Promise<Upstream>): {
+  upstream: Upstream;
+  ready(signal?: AbortSignal): Promise<Upstream>;
+  current(): Upstream | undefined;
+} {
+  let resolved: Upstream | undefined;
+  let inFlight: Promise<Upstream> | undefined;
+
+  function ready(signal?: AbortSignal): Promise<Upstream> {
+    if (resolved) return Promise.resolve(resolved);
+    if (!inFlight) {
+      inFlight = build()
+        .then((upstream) => (resolved = upstream))
+        .finally(() => {
+          inFlight = undefined;
+        });
+      inFlight.catch(() => undefined);
+    }
+    return untilAborted(inFlight, signal).catch((error: unknown) => {
+      throw error instanceof A2AError ? error : A2AError.internal('Upstream agent is unavailable');
+    });
+  }
+
+  const upstream: Upstream = {
+    fetchCard: async (signal) => (await ready(signal)).fetchCard(signal),
+    close: async () => resolved?.close(),
+    sendMessage: async (req, ctx) => (await ready(ctx.signal)).sendMessage(req, ctx),
+    async *sendStreamingMessage(req, ctx) {
+      yield* (await ready(ctx.signal)).sendStreamingMessage(req, ctx);
+    },
+    getTask: async (req, ctx) => (await ready(ctx.signal)).getTask(req, ctx),
+    listTasks: async (req, ctx) => (await ready(ctx.signal)).listTasks(req, ctx),
+    cancelTask: async (req, ctx) => (await ready(ctx.signal)).cancelTask(req, ctx),
+    async *subscribeToTask(req, ctx) {
+      yield* (await ready(ctx.signal)).subscribeToTask(req, ctx);
+    },
+    createTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).createTaskPushNotificationConfig(req, ctx),
+    getTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).getTaskPushNotificationConfig(req, ctx),
+    listTaskPushNotificationConfigs: async (req, ctx) => (await ready(ctx.signal)).listTaskPushNotificationConfigs(req, ctx),
+    deleteTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).deleteTaskPushNotificationConfig(req, ctx),
+    getExtendedAgentCard: async (ctx) => (await ready(ctx.signal)).getExtendedAgentCard(ctx),
+  };
+  return { upstream, ready, current: () => resolved };
+}
+
+/**
+ * The client for the agent at `baseUrl`, in whatever protocol it speaks (`upstream.protocol`, or
+ * detected from its card). An agent that is down at start does not stop the gateway, nor pin it to a
+ * guessed protocol: detection is retried on each later call and card refresh until it succeeds.
+ */
+export async function connectUpstream(baseUrl: string, config: UpstreamConfig, logger: Logger): Promise<ConnectedUpstream> {
+  const dispatcher = createUpstreamPool(config);
+  let protocol: UpstreamProtocol | undefined;
+  let failures = 0;
+
+  async function build(): Promise<Upstream> {
+    try {
+      protocol = await detectUpstreamProtocol(baseUrl, config, { dispatcher });
+    } catch (error) {
+      // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
+      const reason = error instanceof Error ? error.message : String(error);
+      logger[failures++ === 0 ? 'warn' : 'debug']({ upstream: baseUrl, err: reason }, 'upstream protocol could not be detected; retrying on next use');
+      throw error;
+    }
+    logger.info({ upstream: baseUrl, protocol, configured: config.protocol }, 'upstream protocol');
+    return upstreamFor(protocol, baseUrl, config, dispatcher);
+  }
+
+  const detecting = detectingUpstream(build);
+  await detecting.ready().catch(() => undefined);
+  const inner = detecting.current();
+  const upstream: Upstream = {
+    ...(inner ?? detecting.upstream),
+    async close() {
+      await detecting.upstream.close();
+      await dispatcher.close();
+    },
+  };
+  return {
+    upstream,
+    get protocol() {
+      return protocol;
+    },
+    ownsTaskQueries: false,
+  };
+}

@@ -1,0 +1,72 @@
+import type { Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../config/schema.js';
+import { getJson } from './card-fetch.js';
+import { createUpstreamPool, credentialHeaders } from './http.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from './v025-card.js';
+
+export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
+
+export interface DetectOptions {
+  /** The pool to fetch the cards with; without one a temporary pool is used. */
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isMajor = (version: unknown, major: RegExp): boolean => typeof version === 'string' && major.test(version.trim());
+const V1 = /^1(\.|$)/;
+const V03 = /^0\.3(\.|$)/;
+const V02 = /^0\.2(\.|$)/;
+
+/**
+ * Which protocol a card speaks. A 1.x entry in `supportedInterfaces` wins (1.0 agents with 0.3
+ * compat also carry the legacy top-level fields); then the card-level `protocolVersion` of
+ * 0.2/0.3 cards. A legacy card without a version (the a2a-js 0.2.5 SDK writes none) is taken for
+ * the version of the well-known path it was found at. Undefined: not an agent card.
+ */
+export function classifyCard(card: unknown, foundAt: 'agent-card.json' | 'agent.json'): UpstreamProtocol | undefined {
+  if (!isRecord(card)) return undefined;
+  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isRecord) : [];
+  if (interfaces.some((entry) => isMajor(entry.protocolVersion, V1))) return '1.0';
+  if (isMajor(card.protocolVersion, V03)) return '0.3';
+  if (isMajor(card.protocolVersion, V02)) return '0.2.5';
+  if (isMajor(card.protocolVersion, V1) || interfaces.length > 0) return '1.0';
+  if (typeof card.url === 'string') return foundAt === 'agent.json' ? '0.2.5' : '0.3';
+  return undefined;
+}
+
+/**
+ * The protocol of the agent at `baseUrl`: `upstream.protocol` when it is not `auto`, else read from
+ * its card: `agent-card.json` asked for with `A2A-Version: 1.0` (a 1.0 server with 0.3 compat
+ * serves its 1.0 card then), else `agent.json` (0.2.5). Throws when neither card can be read.
+ */
+export async function detectUpstreamProtocol(
+  baseUrl: string,
+  config: UpstreamConfig,
+  options: DetectOptions = {},
+): Promise<UpstreamProtocol> {
+  if (config.protocol !== 'auto') return config.protocol;
+  const base = baseUrl.replace(/\/+$/, '');
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  const auth = credentialHeaders(config.auth);
+  const get = (path: string, headers: Record<string, string>) =>
+    getJson(`${base}${path}`, {
+      dispatcher,
+      headers: { ...auth, ...headers },
+      timeoutMs: config['request-timeout-ms'],
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  try {
+    const modern = await get(AGENT_CARD_JSON_PATH, { 'a2a-version': '1.0' });
+    const fromModern = modern.status === 200 ? classifyCard(modern.body, 'agent-card.json') : undefined;
+    if (fromModern) return fromModern;
+    const legacy = await get(AGENT_JSON_PATH, {});
+    const fromLegacy = legacy.status === 200 ? classifyCard(legacy.body, 'agent.json') : undefined;
+    if (fromLegacy) return fromLegacy;
+    throw new Error(`no agent card at ${AGENT_CARD_JSON_PATH} (HTTP ${modern.status}) or ${AGENT_JSON_PATH} (HTTP ${legacy.status})`);
+  } finally {
+    if (!options.dispatcher) await dispatcher.close();
+  }
+}

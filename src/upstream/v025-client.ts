@@ -1,0 +1,158 @@
+import type { Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { UpstreamConfig } from '../config/schema.js';
+import type { CallContext, Upstream } from '../core/agent-port.js';
+import { loadMappingProfile, type MappingProfile, type V1Method } from '../mappings/index.js';
+import {
+  A2AError,
+  ErrorCode,
+  type AgentCard,
+  type ListTaskPushNotificationConfigsResponse,
+  type SendMessageResponse,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '../model/index.js';
+import { V025AgentCard, V025Task, parseV025Response } from '../protocol/v025/index.js';
+import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
+import { getJson } from './card-fetch.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
+import { callJsonRpc, streamJsonRpcResults, type JsonRpcTransport } from './jsonrpc-client.js';
+import { fromTransportError } from './upstream-errors.js';
+import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
+import { v025Wire } from './v025-errors.js';
+import { subscribeV025, translateV025Stream } from './v025-stream.js';
+
+export interface V025UpstreamOptions {
+  /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent.json` (0.3: agent-card.json). */
+  baseUrl: string;
+  config: UpstreamConfig;
+  dialect: V025Dialect;
+  /** A pool to share; without one the client makes its own and closes it in close(). */
+  dispatcher?: Dispatcher;
+  /** Translation tables; default the plain `a2a-0.2.5` profile (an upstream is no Bailian). */
+  profile?: MappingProfile;
+}
+
+export type V025Upstream = Upstream & {
+  readonly dialect: V025Dialect;
+  /** The JSON-RPC endpoint taken from the last card, or undefined before the first fetch. */
+  endpoint(): string | undefined;
+};
+
+const AnyResult = z.unknown();
+
+/**
+ * An A2A 0.2.5 (or 0.3) agent behind the 1.0 port: every call is translated to `message/send`,
+ * `tasks/get`, ... and its answer back to the 1.0 model by src/translate (plain 0.2.5 profile).
+ * ListTasks has no 0.2.5 counterpart: the gateway's registry answers it, this client refuses it.
+ */
+export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
+  const { config, dialect } = options;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const profile = options.profile ?? loadMappingProfile('a2a-0.2.5');
+  const ownsPool = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  const transport: JsonRpcTransport = {
+    dispatcher,
+    authHeaders: credentialHeaders(config.auth),
+    secrets: credentialSecrets(config.auth),
+    requestTimeoutMs: config['request-timeout-ms'],
+    wire: v025Wire(profile),
+  };
+  const cards = createV025CardCache(baseUrl, dialect, {
+    dispatcher,
+    headers: transport.authHeaders,
+    timeoutMs: config['request-timeout-ms'],
+  });
+  const resolveEndpoint = (signal: AbortSignal): Promise<string> => cards.endpoint(signal);
+
+  /** A unary call with its 0.2.5 result as the agent sent it. */
+  async function rawCall(method: V1Method, request: unknown, ctx: CallContext): Promise<unknown> {
+    const target = requestToV025(method, request, profile);
+    const url = await resolveEndpoint(ctx.signal);
+    return callJsonRpc({ transport, endpoint: url, method: target.method, params: target.params, ctx }, AnyResult);
+  }
+
+  async function call(method: V1Method, request: unknown, ctx: CallContext, contextId?: string): Promise<unknown> {
+    return resultToV1(method, await rawCall(method, request, ctx), profile, contextId ? { contextId } : {});
+  }
+
+  async function* results(method: V1Method, request: unknown, ctx: CallContext): AsyncGenerator<unknown> {
+    const target = requestToV025(method, request, profile);
+    const url = await resolveEndpoint(ctx.signal);
+    yield* streamJsonRpcResults({ transport, endpoint: url, method: target.method, params: target.params, ctx });
+  }
+
+  /** 0.2.5 has no RPC for it: a plain GET, 404 meaning "not here, try the next place". */
+  async function extendedCardOverHttp(ctx: CallContext): Promise<AgentCard> {
+    const url = await resolveEndpoint(ctx.signal);
+    for (const candidate of extendedCardUrls(url, baseUrl)) {
+      let answer: Awaited<ReturnType<typeof getJson>>;
+      try {
+        answer = await getJson(candidate, {
+          dispatcher,
+          headers: transport.authHeaders,
+          timeoutMs: config['request-timeout-ms'],
+          signal: ctx.signal,
+        });
+      } catch (error) {
+        throw fromTransportError(error, { caller: ctx.signal });
+      }
+      if (answer.status === 404) continue;
+      if (answer.status === 401 || answer.status === 403) {
+        throw A2AError.internal(`The upstream agent refused the gateway's credentials for its extended card (HTTP ${answer.status})`);
+      }
+      if (answer.status !== 200) throw A2AError.invalidAgentResponse(`The upstream agent answered HTTP ${answer.status} for its extended card`);
+      return cardFromV025(parseV025Response(V025AgentCard, answer.body, 'extended agent card'));
+    }
+    throw new A2AError(ErrorCode.ExtendedAgentCardNotConfigured, 'The upstream agent does not serve an extended agent card');
+  }
+
+  return {
+    dialect,
+    endpoint: () => cards.current()?.endpoint,
+    fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
+    async close() {
+      if (ownsPool) await dispatcher.close();
+    },
+
+    sendMessage: async (req, ctx) => (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse,
+    async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
+      const translator = createV025ToV1StreamTranslator(
+        req.message.contextId ? { profile, contextId: req.message.contextId } : { profile },
+      );
+      yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
+    },
+    getTask: async (req, ctx) => (await call('GetTask', req, ctx)) as Task,
+    async listTasks() {
+      // The gateway's registry answers ListTasks; nothing upstream could.
+      throw A2AError.unsupportedOperation('ListTasks is not available on an A2A 0.2.5 agent');
+    },
+    cancelTask: async (req, ctx) => (await call('CancelTask', req, ctx)) as Task,
+    subscribeToTask: (req, ctx) =>
+      subscribeV025({
+        taskId: req.id,
+        profile,
+        getTask: async () => parseV025Response(V025Task, await rawCall('GetTask', { id: req.id }, ctx), 'task'),
+        resubscribe: () => results('SubscribeToTask', req, ctx),
+      }),
+    createTaskPushNotificationConfig: async (req, ctx) =>
+      (await call('CreateTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
+    getTaskPushNotificationConfig: async (req, ctx) =>
+      (await call('GetTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
+    listTaskPushNotificationConfigs: async (req, ctx) =>
+      (await call('ListTaskPushNotificationConfigs', req, ctx)) as ListTaskPushNotificationConfigsResponse,
+    async deleteTaskPushNotificationConfig(req, ctx) {
+      await call('DeleteTaskPushNotificationConfig', req, ctx);
+    },
+    async getExtendedAgentCard(ctx) {
+      await resolveEndpoint(ctx.signal);
+      if (cards.current()?.card.supportsAuthenticatedExtendedCard !== true) {
+        throw new A2AError(ErrorCode.ExtendedAgentCardNotConfigured, 'The upstream agent does not offer an extended agent card');
+      }
+      if (dialect === '0.3') return (await call('GetExtendedAgentCard', {}, ctx)) as AgentCard;
+      return extendedCardOverHttp(ctx);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { request, type Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../config/schema.js';
+import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
+import { createUpstreamPool, credentialHeaders } from './http.js';
+import { fromTransportError } from './upstream-errors.js';
+import { createV025CardCache, type V025Dialect } from './v025-card.js';
+
+export interface V025PassThroughOptions {
+  /** Where the 0.2.5 agent lives (its card at `${baseUrl}/.well-known/agent.json`). */
+  baseUrl: string;
+  config: UpstreamConfig;
+  /** Default '0.2.5'; '0.3' reads agent-card.json first (the JSON-RPC wire is the same). */
+  dialect?: V025Dialect;
+  /** A pool to share; without one the pass-through makes its own and closes it in close(). */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * A 0.2.5 facade in front of a 0.2.5 agent: no 0.2.5 → 1.0 → 0.2.5 round trip. The facade rewrites
+ * the card and checks its own auth; the JSON-RPC exchange itself is relayed untouched.
+ */
+export interface V025PassThrough {
+  /** The agent's own 0.2.5 card, validated and fetched fresh (the facade rewrites `url` and security). */
+  card(signal?: AbortSignal): Promise<V025AgentCard>;
+  /**
+   * POST `body` (the caller's JSON-RPC request, as received) to the agent's endpoint and return its
+   * answer as is: status, end-to-end headers and the body byte for byte, streamed as it arrives (SSE
+   * included). Only allow-listed request headers travel; the caller's credentials for the facade
+   * never do, the gateway's upstream credentials are added. When the caller goes away
+   * (`request.signal`) or cancels the body, the upstream exchange is cut.
+   */
+  forward(request: Request, body: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Request headers that describe the exchange rather than the caller's identity. */
+const FORWARDED_REQUEST_HEADERS = [
+  'content-type',
+  'accept',
+  'accept-language',
+  'user-agent',
+  'x-a2a-extensions',
+  'a2a-extensions',
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+];
+
+/** Hop-by-hop (RFC 9110 §7.6.1) and framing headers: the relay re-frames the body itself. */
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+]);
+
+function requestHeaders(incoming: Headers, credentials: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  headers['content-type'] ??= 'application/json';
+  return { ...headers, ...credentials };
+}
+
+function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return headers;
+}
+
+/** The undici body as a web stream that pulls chunk by chunk (no buffering) and destroys the body when cancelled. */
+function webBody(body: Dispatcher.ResponseData['body']): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = (await chunks.next()) as IteratorResult<Buffer>;
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel() {
+      body.destroy();
+    },
+  });
+}
+
+/** The caller's JSON-RPC id, for an error answer of our own; null when the body has none. */
+function requestId(body: string): string | number | null {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createV025PassThrough(options: V025PassThroughOptions): V025PassThrough {
+  const { config } = options;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const ownsPool = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  const credentials = credentialHeaders(config.auth);
+  const cards = createV025CardCache(baseUrl, options.dialect ?? '0.2.5', {
+    dispatcher,
+    headers: credentials,
+    timeoutMs: config['request-timeout-ms'],
+  });
+
+  return {
+    card: (signal) => cards.load(signal),
+
+    async forward(incoming, body) {
+      const signal = incoming.signal;
+      try {
+        const endpoint = await cards.endpoint(signal);
+        const answer = await request(endpoint, {
+          dispatcher,
+          method: 'POST',
+          headers: requestHeaders(incoming.headers, credentials),
+          body,
+          signal,
+        });
+        return new Response(webBody(answer.body), { status: answer.statusCode, headers: responseHeaders(answer.headers) });
+      } catch (error) {
+        // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
+        const failure = fromTransportError(error, { caller: signal });
+        const code = isV025ErrorCode(failure.code) ? failure.code : -32603;
+        const envelope = { jsonrpc: '2.0', id: requestId(body), error: { code, message: failure.message } };
+        return Response.json(envelope, { status: 200 });
+      }
+    },
+
+    async close() {
+      if (ownsPool) await dispatcher.close();
+    },
+  };
+}
