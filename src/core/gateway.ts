@@ -28,7 +28,11 @@ export interface GatewayDeps {
   logger?: Logger;
 }
 
-export type Gateway = AgentPort & { events: TaskEventHub };
+export type Gateway = AgentPort & {
+  events: TaskEventHub;
+  /** Resolves once every registry write queued for the task so far is done (push reads snapshots after it). */
+  settled(taskId: string): Promise<void>;
+};
 
 /** How a message may enter its context: holding the lane, or riding along a paused turn (permission answer). */
 interface Admission {
@@ -214,6 +218,9 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
 
   return {
     events: hub,
+    settled: async (taskId) => {
+      await settled(taskId);
+    },
 
     async sendMessage(request, ctx): Promise<SendMessageResponse> {
       const admission = await admit(request.message, ctx);

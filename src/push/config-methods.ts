@@ -1,0 +1,81 @@
+import type { AgentPort, CallContext } from '../core/agent-port.js';
+import type { TaskRegistry } from '../core/task-registry/types.js';
+import { A2AError, type TaskPushNotificationConfig } from '../model/index.js';
+import type { PushConfigStore } from './config-store/types.js';
+import { payloadVersionOf, presentConfig, withPayloadVersion } from './payload.js';
+
+export type PushConfigMethods = Pick<
+  AgentPort,
+  | 'createTaskPushNotificationConfig'
+  | 'getTaskPushNotificationConfig'
+  | 'listTaskPushNotificationConfigs'
+  | 'deleteTaskPushNotificationConfig'
+>;
+
+export interface PushConfigMethodsDeps {
+  store: PushConfigStore;
+  registry: TaskRegistry;
+  /** Waits for queued registry writes of a task (the gateway's `settled`), so a task just streamed is found. */
+  settled?: (taskId: string) => Promise<void>;
+  /** `push-reveal-secrets`. */
+  revealSecrets: boolean;
+}
+
+/** iac-code answers every miss (unknown task, someone else's task, unknown config) with this. */
+const notFound = (taskId: string) => A2AError.taskNotFound(taskId, 'Task not found');
+
+/** The four push-config methods, served by the gateway itself (never forwarded upstream). */
+export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfigMethods {
+  const { store, registry } = deps;
+  const present = (config: TaskPushNotificationConfig) => presentConfig(config, deps.revealSecrets);
+
+  /** The task must exist and belong to the caller; another principal's task does not exist for them. */
+  async function assertOwnTask(taskId: string, ctx: CallContext): Promise<void> {
+    await deps.settled?.(taskId);
+    if (!(await registry.get(taskId, ctx.principal))) throw notFound(taskId);
+  }
+
+  return {
+    async createTaskPushNotificationConfig(request, ctx) {
+      await assertOwnTask(request.taskId, ctx);
+      const stored = await store.create(ctx.principal, request.taskId, withPayloadVersion(request, payloadVersionOf(ctx)));
+      return present(stored.config);
+    },
+
+    async getTaskPushNotificationConfig(request, ctx) {
+      await assertOwnTask(request.taskId, ctx);
+      const stored = await store.get(ctx.principal, request.taskId, request.id);
+      if (!stored) throw notFound(request.taskId);
+      return present(stored.config);
+    },
+
+    async listTaskPushNotificationConfigs(request, ctx) {
+      await assertOwnTask(request.taskId, ctx);
+      const page = await store.list(ctx.principal, request.taskId, { pageSize: request.pageSize, pageToken: request.pageToken });
+      const configs = page.configs.map((entry) => present(entry.config));
+      return page.nextPageToken ? { configs, nextPageToken: page.nextPageToken } : { configs };
+    },
+
+    // Deleting a config that is not there is not an error (a2a SDKs), but the task must be the caller's.
+    async deleteTaskPushNotificationConfig(request, ctx) {
+      await assertOwnTask(request.taskId, ctx);
+      await store.delete(ctx.principal, request.taskId, request.id);
+    },
+  };
+}
+
+/** `push-notifications: false`: the methods exist on every surface and answer -32003. */
+export const unsupportedPushConfigMethods: PushConfigMethods = {
+  createTaskPushNotificationConfig: async () => {
+    throw A2AError.pushNotSupported();
+  },
+  getTaskPushNotificationConfig: async () => {
+    throw A2AError.pushNotSupported();
+  },
+  listTaskPushNotificationConfigs: async () => {
+    throw A2AError.pushNotSupported();
+  },
+  deleteTaskPushNotificationConfig: async () => {
+    throw A2AError.pushNotSupported();
+  },
+};

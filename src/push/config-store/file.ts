@@ -1,0 +1,107 @@
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { silentLogger, type PushLogger } from '../queue/types.js';
+import { openConfig, sealConfig, type KeyRing, type SealedPushConfig } from '../secrets.js';
+import { createMemoryConfigStore } from './memory.js';
+import type { ConfigStoreOptions, PushConfigStore } from './types.js';
+
+export interface FileConfigStoreOptions extends ConfigStoreOptions {
+  keyRing: KeyRing;
+  /** `<persistence-dir>`: configs are kept in `push_configs.json` there. */
+  dir: string;
+  logger?: PushLogger;
+}
+
+interface SavedConfig {
+  owner: string;
+  taskId: string;
+  sealed: SealedPushConfig;
+}
+
+const FILE = 'push_configs.json';
+
+/**
+ * The single-node store (`store: memory`) made durable: the memory store serves every call, and
+ * each change rewrites a snapshot of the sealed configs (secrets encrypted, like iac-code's
+ * push_configs files). Without it a restart would forget every config, and the jobs the local-file
+ * queue kept would be dropped for want of one. Writes are coalesced and atomic (temp file, fsync, rename).
+ */
+export async function createFileConfigStore(options: FileConfigStoreOptions): Promise<PushConfigStore> {
+  const logger = options.logger ?? silentLogger;
+  const memory = createMemoryConfigStore(options);
+  const saved = new Map<string, SavedConfig>();
+  const keyOf = (taskId: string, owner: string, id: string) => JSON.stringify([taskId, owner, id]);
+  const path = join(options.dir, FILE);
+
+  await mkdir(options.dir, { recursive: true, mode: 0o700 });
+  for (const entry of await readSaved(path)) {
+    try {
+      const stored = await memory.create(entry.owner, entry.taskId, openConfig(options.keyRing, entry.sealed));
+      saved.set(keyOf(entry.taskId, entry.owner, stored.id), entry);
+    } catch (error) {
+      // A key no longer configured, or a URL the current policy refuses: the config is gone.
+      logger.warn({ err: error, taskId: entry.taskId }, 'A2A push config could not be restored');
+    }
+  }
+
+  let writing: Promise<void> = Promise.resolve();
+  let scheduled: Promise<void> | undefined;
+
+  /** Resolves once a snapshot taken after the caller's change is on disk. */
+  function persist(): Promise<void> {
+    if (scheduled) return scheduled;
+    const next = writing.then(async () => {
+      scheduled = undefined;
+      const text = JSON.stringify([...saved.values()]);
+      const temp = `${path}.tmp`;
+      const handle = await open(temp, 'w', 0o600);
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+    });
+    scheduled = next;
+    writing = next.catch((error: unknown) => logger.error({ err: error }, 'A2A push configs could not be saved'));
+    return next;
+  }
+
+  return {
+    async create(owner, taskId, input) {
+      const stored = await memory.create(owner, taskId, input);
+      saved.set(keyOf(taskId, owner, stored.id), { owner, taskId, sealed: sealConfig(options.keyRing, stored.config) });
+      await persist();
+      return stored;
+    },
+    get: (owner, taskId, id) => memory.get(owner, taskId, id),
+    list: (owner, taskId, listOptions) => memory.list(owner, taskId, listOptions),
+    async delete(owner, taskId, id) {
+      const removed = await memory.delete(owner, taskId, id);
+      if (saved.delete(keyOf(taskId, owner, id))) await persist();
+      return removed;
+    },
+    forTask: (taskId) => memory.forTask(taskId),
+    async deleteTask(taskId) {
+      await memory.deleteTask(taskId);
+      let changed = false;
+      for (const [key, entry] of saved) {
+        if (entry.taskId === taskId) changed = saved.delete(key) || changed;
+      }
+      if (changed) await persist();
+    },
+  };
+}
+
+async function readSaved(path: string): Promise<SavedConfig[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return [];
+    throw error;
+  }
+  const parsed = JSON.parse(text) as unknown;
+  return Array.isArray(parsed) ? (parsed as SavedConfig[]) : [];
+}

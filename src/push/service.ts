@@ -1,0 +1,178 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/schema.js';
+import type { AgentPort, CallContext } from '../core/agent-port.js';
+import type { TaskRegistry } from '../core/task-registry/types.js';
+import type { MappingProfile } from '../mappings/index.js';
+import type { SendMessageRequest, StreamResponse } from '../model/index.js';
+import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigMethods } from './config-methods.js';
+import { createFileConfigStore } from './config-store/file.js';
+import { prepareConfig, type PushConfigStore } from './config-store/types.js';
+import { createPushHandler } from './dispatch.js';
+import { createPushConfigStore, createPushKeyRing, createPushQueue, type PushQueueFactoryOptions } from './index.js';
+import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
+import type { PushQueue } from './queue/types.js';
+import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
+
+export interface PushServiceDeps {
+  registry: TaskRegistry;
+  logger: Logger;
+  /** Mapping profile of 0.2.5 payloads (the full 0.2.5 Task). */
+  profile: MappingProfile;
+  /** `store: redis`: the connection push configs live on (not closed here). Without it one is opened from `redis-url`. */
+  redis?: Redis;
+  /** Queue tuning (tests shorten the backoff); defaults come from the config. */
+  queue?: PushQueueFactoryOptions;
+}
+
+export interface PushService {
+  /**
+   * Wraps the core port (the gateway): push-config methods are served here and never forwarded,
+   * inline configs are taken off SendMessage, and task events are turned into push jobs. Pass the
+   * gateway itself so its `settled` is seen. Other properties of `port` stay reachable.
+   */
+  decorate<P extends AgentPort>(port: P): P;
+  /** Starts delivering queued jobs (including those left from before a restart). */
+  start(): void;
+  /** Queues every event already accepted, then stops the queue (in-flight deliveries finish). */
+  stop(): Promise<void>;
+}
+
+type SettledPort = AgentPort & { settled?: (taskId: string) => Promise<void> };
+
+/** A placeholder that satisfies the id rule: an inline config is checked before its task exists. */
+const PENDING_TASK_ID = 'pending-task';
+
+/** The request without its inline config, which must never reach the upstream (it would push itself). */
+function withoutInlineConfig(request: SendMessageRequest): SendMessageRequest {
+  if (!request.configuration?.taskPushNotificationConfig) return request;
+  const { taskPushNotificationConfig: _inline, ...configuration } = request.configuration;
+  return { ...request, configuration };
+}
+
+function overlay<P extends AgentPort>(port: P, methods: Partial<AgentPort>): P {
+  return Object.assign(Object.create(port) as P, methods);
+}
+
+/**
+ * Push notifications owned by the gateway. Configs are kept in Redis with `store: redis`, else in
+ * `<persistence-dir>/push_configs.json` (secrets sealed), so jobs queued before a restart still find them.
+ *
+ * `push-notifications: false`: the four config methods answer -32003, and an inline config on
+ * SendMessage is dropped without error (what iac-code and the a2a SDKs do without push: a caller
+ * that always sends one keeps working); it is never forwarded upstream either way.
+ */
+export async function createPushService(config: GatewayConfig, deps: PushServiceDeps): Promise<PushService> {
+  if (!config['push-notifications']) return disabledPushService();
+
+  const logger = deps.logger;
+  const keyRing = createPushKeyRing(config, logger);
+  let ownRedis: Redis | undefined;
+  let redis = deps.redis;
+  if (config.store === 'redis' && !redis) {
+    ownRedis = new Redis(config['redis-url'], { lazyConnect: true });
+    ownRedis.on('error', (error: unknown) => logger.warn({ err: error }, 'push config store Redis connection error'));
+    redis = ownRedis;
+  }
+  const policy = { maxConfigsPerTask: config['push-max-configs-per-task'], allowPrivate: config['push-allow-private'] };
+  // Single node: configs live in the persistence dir next to the queue's journal, so queued jobs survive a restart.
+  const store: PushConfigStore =
+    config.store === 'redis'
+      ? createPushConfigStore(config, { keyRing, redis })
+      : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
+  const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
+  const watchers = new Set<PushWatcher>();
+  let started = false;
+  let stopping: Promise<void> | undefined;
+
+  /** Checks an inline config up front (-32602 before anything reaches the upstream) and takes it off the request. */
+  function takeInline(request: SendMessageRequest, ctx: CallContext): { forwarded: SendMessageRequest; inline?: InlineConfig } {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (!inline) return { forwarded: request };
+    prepareConfig(PENDING_TASK_ID, inline, policy);
+    // The task is the one the turn runs on, whatever taskId the caller wrote into the config.
+    const { taskId: _ignored, ...fields } = inline;
+    return {
+      forwarded: withoutInlineConfig(request),
+      inline: { owner: ctx.principal, version: payloadVersionOf(ctx), config: fields },
+    };
+  }
+
+  return {
+    decorate<P extends AgentPort>(port: P): P {
+      const settled = (port as SettledPort).settled?.bind(port);
+      const watcher = createPushWatcher({
+        store,
+        queue,
+        registry: deps.registry,
+        profile: deps.profile,
+        events: config['push-events'],
+        logger,
+        settled,
+      });
+      watchers.add(watcher);
+      const methods: PushConfigMethods = createPushConfigMethods({
+        store,
+        registry: deps.registry,
+        settled,
+        revealSecrets: config['push-reveal-secrets'],
+      });
+
+      return overlay(port, {
+        ...methods,
+        async sendMessage(request, ctx) {
+          const { forwarded, inline } = takeInline(request, ctx);
+          const answer = await port.sendMessage(forwarded, ctx);
+          await watcher.observeAnswer(answer, inline);
+          return answer;
+        },
+        async *sendStreamingMessage(request, ctx): AsyncGenerator<StreamResponse> {
+          const { forwarded, inline } = takeInline(request, ctx);
+          yield* watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+        },
+        subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
+        async cancelTask(request, ctx) {
+          const task = await port.cancelTask(request, ctx);
+          await watcher.observeAnswer({ task });
+          return task;
+        },
+      });
+    },
+
+    start() {
+      if (started || stopping) return;
+      started = true;
+      queue.start(
+        createPushHandler({
+          allowPrivate: config['push-allow-private'],
+          timeoutMs: config['push-timeout-ms'],
+          resolveHeaders: resolveNotificationHeaders(store),
+        }),
+      );
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all([...watchers].map((watcher) => watcher.drain()));
+        await queue.stop();
+        if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());
+        else ownRedis?.disconnect();
+      })();
+      return stopping;
+    },
+  };
+}
+
+function disabledPushService(): PushService {
+  return {
+    decorate<P extends AgentPort>(port: P): P {
+      return overlay(port, {
+        ...unsupportedPushConfigMethods,
+        sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),
+        sendStreamingMessage: (request, ctx) => port.sendStreamingMessage(withoutInlineConfig(request), ctx),
+      });
+    },
+    start() {},
+    async stop() {},
+  };
+}

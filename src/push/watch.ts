@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { TaskRegistry } from '../core/task-registry/types.js';
+import type { MappingProfile } from '../mappings/index.js';
+import { eventTaskRef, isTerminalState, type StreamResponse, type TaskPushNotificationConfig, type TaskState } from '../model/index.js';
+import type { PushConfigStore, StoredConfig } from './config-store/types.js';
+import {
+  CONTENT_TYPE,
+  EVENT_ID_HEADER,
+  eventState,
+  isNotifiedState,
+  storedPayloadVersion,
+  v025Payload,
+  v1Payload,
+  withPayloadVersion,
+  type PayloadVersion,
+} from './payload.js';
+import { newPushJob, type PushLogger, type PushQueue } from './queue/types.js';
+
+/** A config sent along with SendMessage: stored once the task id is known. */
+export interface InlineConfig {
+  owner: string;
+  version: PayloadVersion;
+  config: TaskPushNotificationConfig;
+}
+
+export interface PushWatcherDeps {
+  store: PushConfigStore;
+  queue: Pick<PushQueue, 'enqueue'>;
+  registry: TaskRegistry;
+  profile: MappingProfile;
+  /** `push-events`. */
+  events: 'terminal' | 'all';
+  logger: PushLogger;
+  /** The gateway's `settled`: a 0.2.5 payload is the registry snapshot after the event was applied. */
+  settled?: (taskId: string) => Promise<void>;
+}
+
+export interface PushWatcher {
+  /** Passes a stream through unchanged, turning its events into push jobs on the side. */
+  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse>;
+  /** A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. */
+  observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
+  /** Resolves once every accepted event is queued. */
+  drain(): Promise<void>;
+}
+
+interface TaskTrack {
+  /** Last state seen, so `terminal` notifies once per change, not once per chunk. */
+  state?: TaskState;
+  /** Events accepted for the task by this watcher: the tail of their event ids. */
+  seq: number;
+}
+
+const MAX_TRACKED_TASKS = 50_000;
+
+/**
+ * Watches the events that pass through the decorated port. Each accepted event becomes a step on
+ * its task's promise chain (inline config first, then events in order), so the stream never waits
+ * for a store read or a queue write, yet nothing is reordered or dropped; `drain` waits for them.
+ * While several streams carry one task (a SubscribeToTask beside the SendStreamingMessage), only
+ * the first one is watched, like the gateway records only the first.
+ */
+export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
+  const { store, registry, logger } = deps;
+  const tails = new Map<string, Promise<void>>();
+  const tracks = new LRUCache<string, TaskTrack>({ max: MAX_TRACKED_TASKS });
+  const openStreams = new Map<string, symbol[]>();
+  /** Event ids stay unique across restarts and replicas without coordination. */
+  const instance = randomBytes(6).toString('hex');
+
+  function chain(taskId: string, step: () => Promise<void>, failure: string): Promise<void> {
+    const previous = tails.get(taskId) ?? Promise.resolve();
+    const next = previous.then(step).catch((error: unknown) => logger.error({ err: error, taskId }, failure));
+    tails.set(taskId, next);
+    void next.then(() => {
+      if (tails.get(taskId) === next) tails.delete(taskId);
+    });
+    return next;
+  }
+
+  function storeInline(taskId: string, inline: InlineConfig): Promise<void> {
+    return chain(
+      taskId,
+      async () => {
+        await store.create(inline.owner, taskId, withPayloadVersion(inline.config, inline.version));
+      },
+      'A2A inline push notification config could not be stored',
+    );
+  }
+
+  /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
+  function accept(event: StreamResponse, taskId: string): string | undefined {
+    // Messages are not task events: A2A pushes Task, status and artifact updates only.
+    if ('message' in event) return undefined;
+    const track = tracks.get(taskId) ?? { seq: 0 };
+    const state = eventState(event);
+    let notify = deps.events === 'all';
+    // A terminal state is final: a status arriving after it is stale (a stream still relaying
+    // chunks sent before the CancelTask answer), and must not make the terminal state "change" again.
+    if (state !== undefined && !(track.state !== undefined && isTerminalState(track.state))) {
+      notify ||= state !== track.state && isNotifiedState(state);
+      track.state = state;
+    }
+    tracks.set(taskId, track);
+    if (!notify) return undefined;
+    track.seq += 1;
+    return `${taskId}:${instance}-${track.seq}`;
+  }
+
+  async function v025Body(taskId: string, owner: string, event: StreamResponse): Promise<string | undefined> {
+    await deps.settled?.(taskId);
+    const task = (await registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
+    return task ? v025Payload(task, deps.profile) : undefined;
+  }
+
+  async function enqueueFor(entry: StoredConfig, eventId: string, payload: string, version: PayloadVersion): Promise<void> {
+    const job = newPushJob({
+      eventId,
+      taskId: entry.taskId,
+      configId: entry.id,
+      owner: entry.owner,
+      url: entry.config.url,
+      payload,
+      contentType: CONTENT_TYPE[version],
+      headers: { [EVENT_ID_HEADER]: eventId },
+    });
+    await deps.queue.enqueue(job);
+  }
+
+  async function notify(event: StreamResponse, taskId: string, eventId: string): Promise<void> {
+    const configs = await store.forTask(taskId);
+    const v025ByOwner = new Map<string, Promise<string | undefined>>();
+    for (const entry of configs) {
+      const version = storedPayloadVersion(entry.config);
+      let payload: string | undefined;
+      try {
+        if (version === '1.0') {
+          payload = v1Payload(event);
+        } else {
+          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Body(taskId, entry.owner, event));
+          payload = await v025ByOwner.get(entry.owner);
+        }
+        if (payload === undefined) {
+          logger.warn({ taskId, configId: entry.id }, 'A2A push notification skipped: the task is not in the registry');
+          continue;
+        }
+        await enqueueFor(entry, eventId, payload, version);
+      } catch (error) {
+        // One config's failure must not cost the others their notification.
+        logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');
+      }
+    }
+  }
+
+  function observe(event: StreamResponse, taskId: string): void {
+    const eventId = accept(event, taskId);
+    if (eventId) chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
+  }
+
+  async function* watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse> {
+    const self = Symbol('push-watch');
+    const joined = new Set<string>();
+    let pendingInline = inline;
+    try {
+      for await (const event of source) {
+        const { taskId } = eventTaskRef(event);
+        if (taskId) {
+          if (pendingInline) {
+            void storeInline(taskId, pendingInline);
+            pendingInline = undefined;
+          }
+          if (!joined.has(taskId)) {
+            joined.add(taskId);
+            const streams = openStreams.get(taskId);
+            if (streams) streams.push(self);
+            else openStreams.set(taskId, [self]);
+          }
+          if (openStreams.get(taskId)?.[0] === self) observe(event, taskId);
+        }
+        yield event;
+      }
+    } finally {
+      for (const taskId of joined) {
+        const rest = (openStreams.get(taskId) ?? []).filter((entry) => entry !== self);
+        if (rest.length > 0) openStreams.set(taskId, rest);
+        else openStreams.delete(taskId);
+      }
+    }
+  }
+
+  return {
+    watchStream,
+
+    async observeAnswer(answer, inline) {
+      const { taskId } = eventTaskRef(answer);
+      if (!taskId) {
+        if (inline) logger.info({}, 'inline push notification config ignored: the answer names no task');
+        return;
+      }
+      const stored = inline ? storeInline(taskId, inline) : undefined;
+      observe(answer, taskId);
+      await stored;
+    },
+
+    async drain() {
+      while (tails.size > 0) await Promise.all([...tails.values()]);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/** The watcher on its own: what becomes a job, in which order, and that the stream never waits for the queue. */
+import { describe, expect, it } from 'vitest';
+import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
+import { loadMappingProfile } from '../../src/mappings/index.js';
+import type { StreamResponse, TaskState } from '../../src/model/index.js';
+import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
+import { resolveNotificationHeaders } from '../../src/push/payload.js';
+import type { PushJob } from '../../src/push/queue/types.js';
+import { createKeyRing } from '../../src/push/secrets.js';
+import { createPushWatcher } from '../../src/push/watch.js';
+
+const status = (state: TaskState, text?: string): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'T',
+    contextId: 'C',
+    status: { state, ...(text ? { message: { messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text }] } } : {}) },
+  },
+});
+
+function setup(events: 'terminal' | 'all' = 'terminal') {
+  const store = createMemoryConfigStore({
+    keyRing: createKeyRing([], { generateIfEmpty: {} }),
+    maxConfigsPerTask: 10,
+    allowPrivate: true,
+  });
+  const jobs: PushJob[] = [];
+  let release: () => void = () => undefined;
+  let gate: Promise<void> = Promise.resolve();
+  const queue = {
+    async enqueue(job: PushJob) {
+      await gate;
+      jobs.push(job);
+    },
+    /** Holds every enqueue until the returned function is called. */
+    hold() {
+      gate = new Promise((resolve) => (release = resolve));
+      return () => release();
+    },
+  };
+  const registry = createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 0, historyLimit: 10 });
+  const watcher = createPushWatcher({
+    store,
+    queue,
+    registry,
+    profile: loadMappingProfile('a2a-0.2.5'),
+    events,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  return { store, queue, jobs, watcher };
+}
+
+async function* source(events: StreamResponse[]): AsyncGenerator<StreamResponse> {
+  for (const event of events) yield event;
+}
+
+async function pass(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const event of stream) out.push(event);
+  return out;
+}
+
+const turn: StreamResponse[] = [
+  { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } },
+  status('TASK_STATE_WORKING'),
+  status('TASK_STATE_WORKING', 'a'),
+  status('TASK_STATE_WORKING', 'b'),
+  status('TASK_STATE_INPUT_REQUIRED'),
+];
+
+describe('push watcher', () => {
+  it('passes the stream through while the queue is stuck, then queues in order', async () => {
+    const { store, queue, jobs, watcher } = setup('all');
+    await store.create('', 'T', { url: 'http://127.0.0.1:9/hook' });
+    const release = queue.hold();
+    expect(await pass(watcher.watchStream(source(turn)))).toEqual(turn);
+    expect(jobs).toHaveLength(0);
+    release();
+    await watcher.drain();
+    expect(jobs.map((job) => JSON.parse(job.payload))).toEqual(turn);
+    expect(jobs.map((job) => job.headers['A2A-Event-Id'])).toEqual(jobs.map((job) => job.eventId));
+    expect(new Set(jobs.map((job) => job.eventId)).size).toBe(turn.length);
+  });
+
+  it('terminal: one job per change into a terminal or interrupted state; nothing after a terminal state', async () => {
+    const { store, jobs, watcher } = setup();
+    await store.create('', 'T', { url: 'http://127.0.0.1:9/hook' });
+    await pass(watcher.watchStream(source([...turn, status('TASK_STATE_INPUT_REQUIRED')])));
+    await watcher.observeAnswer({ task: { id: 'T', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    await pass(watcher.watchStream(source([status('TASK_STATE_WORKING'), status('TASK_STATE_FAILED'), status('TASK_STATE_WORKING')])));
+    await watcher.observeAnswer({ task: { id: 'T', status: { state: 'TASK_STATE_FAILED' } } });
+    await watcher.drain();
+    expect(jobs.map((job) => (JSON.parse(job.payload) as { statusUpdate: { status: { state: string } } }).statusUpdate.status.state)).toEqual([
+      'TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_FAILED',
+    ]);
+  });
+
+  it('stores an inline config before the first event is looked at, under the caller', async () => {
+    const { store, jobs, watcher } = setup('all');
+    const inline = { owner: 'basic:alice', version: '1.0' as const, config: { url: 'http://127.0.0.1:9/inline', token: 't' } };
+    await pass(watcher.watchStream(source(turn), inline));
+    await watcher.drain();
+    expect(jobs).toHaveLength(turn.length);
+    expect(jobs.every((job) => job.owner === 'basic:alice' && job.configId === 'T' && job.contentType === 'application/a2a+json')).toBe(true);
+    // The job carries no secret; the dispatcher resolves it from the store.
+    expect(JSON.stringify(jobs)).not.toContain('"t"');
+    expect(await resolveNotificationHeaders(store)(jobs[0]!)).toEqual({ 'X-A2A-Notification-Token': 't', 'A2A-Notification-Token': 't' });
+    expect(await resolveNotificationHeaders(store)({ ...jobs[0]!, url: 'http://127.0.0.1:9/elsewhere' })).toBeNull();
+  });
+
+  it('watches only the first of two streams carrying the same task', async () => {
+    const { store, jobs, watcher } = setup('all');
+    await store.create('', 'T', { url: 'http://127.0.0.1:9/hook' });
+    const first = watcher.watchStream(source(turn))[Symbol.asyncIterator]();
+    await first.next();
+    await pass(watcher.watchStream(source([status('TASK_STATE_WORKING', 'dup')])));
+    while (!(await first.next()).done) {
+      // drain the first stream
+    }
+    await watcher.drain();
+    expect(jobs.map((job) => JSON.parse(job.payload))).toEqual(turn);
+  });
+});
