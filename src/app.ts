@@ -10,14 +10,16 @@ import { createGateway } from './core/gateway.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { startDemoAgent } from './demo-agent/index.js';
+import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { requestLogger } from './log.js';
 import { mountHealth } from './surfaces/health.js';
-import { requireCredentials } from './surfaces/shared/auth.js';
+import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
-import { createV1Upstream } from './upstream/v1-client.js';
+import { mountV025Facade } from './surfaces/v025/index.js';
+import { connectUpstream } from './upstream/connect.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -25,6 +27,13 @@ export interface GatewayAppDeps {
   cards: CardSource;
   registry: TaskRegistry;
   logger: Logger;
+  /** The 0.2.5 facade's mapping profile; loaded from the config when absent. */
+  profile?: MappingProfile;
+}
+
+/** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
+export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
+  return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
 }
 
 /** Guards one JSON-RPC dialect with credentials, so dialects sharing `POST /` keep their own auth. */
@@ -42,9 +51,9 @@ function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCreden
   };
 }
 
-/** The whole HTTP surface: health, the 1.0 surface and the JSON-RPC endpoint. */
+/** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
-  const { config, port, cards, logger } = deps;
+  const { config, port, cards, registry, logger } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
   mountHealth(app, cards);
@@ -54,7 +63,13 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   v1.use('*', v1Auth);
   mountV1Surface(v1, { port, cards, config });
 
+  // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
+  const facade = config.bailian.enabled
+    ? mountV025Facade(app, { port, cards, config, registry, profile: deps.profile ?? loadFacadeProfile(config) })
+    : undefined;
+
   const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config }), v1Auth)];
+  if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);
 
@@ -78,6 +93,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => logger.warn({ err }, 'cleanup failed'));
   };
   try {
+    const profile = config.bailian.enabled ? loadFacadeProfile(config) : undefined;
+    if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
+      logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
+    }
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       const demo = await startDemoAgent();
@@ -85,7 +104,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       upstreamUrl = demo.url;
       logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
     }
-    const upstream = createV1Upstream({ baseUrl: upstreamUrl, config: config.upstream });
+    const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
+    const { upstream } = connected;
     cleanups.push(() => upstream.close());
 
     const cards = createCardRefresher(upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
@@ -95,8 +115,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const registry = createTaskRegistry(config);
     cleanups.push(() => registry.close());
 
-    const port = createGateway(upstream, { registry, upstreamName: upstreamUrl, ownsTaskQueries: false, logger });
-    const app = createGatewayApp({ config, port, cards, registry, logger });
+    const port = createGateway(upstream, { registry, upstreamName: upstreamUrl, ownsTaskQueries: connected.ownsTaskQueries, logger });
+    const app = createGatewayApp({ config, port, cards, registry, logger, ...(profile ? { profile } : {}) });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
