@@ -4,7 +4,6 @@ import {
   ErrorCode,
   eventTaskRef,
   isInterruptedState,
-  isTerminalState,
   type Message,
   type SendMessageRequest,
   type SendMessageResponse,
@@ -209,8 +208,10 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     await settled(request.id);
     await assertVisible(request.id, ctx);
     const known = await registry.get(request.id, ctx.principal);
-    const state = known?.status.state;
-    if (state && (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED')) {
+    // An input-required turn is over but the task is not terminal: an iac-code subscription would wait
+    // forever, so answer as iac-code does. Terminal tasks go upstream, whose own answer is the faithful one
+    // (iac-code: -32001, a spec 1.0 agent: -32004).
+    if (known?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
       throw new A2AError(ErrorCode.TaskNotFound, `Task ${request.id} is not active`, { metadata: { taskId: request.id } });
     }
     yield* relay(upstream.subscribeToTask(request, ctx), ctx, { takeLaneOnContext: false });

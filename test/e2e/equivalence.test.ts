@@ -133,13 +133,9 @@ describe.each(UPSTREAMS)('the same client straight at the $name and through the 
       expect(through).toEqual('message' in straight ? asBridged(straight) : straight);
     });
 
-    // Known divergence (see the report of the e2e tests): the gateway answers SubscribeToTask on a task
-    // its registry holds as finished with its own -32001 "Task <id> is not active" (iac-code's answer,
-    // src/core/gateway.ts subscribeToTask), never asking the upstream. A 1.0 agent such as a2a-js answers
-    // UnsupportedOperationError (-32004), as A2A 1.0 prescribes for a terminal task. The demo agent
-    // answers like iac-code, so there the two agree.
-    const subscribeToFinished = upstream.kind === 'sdk' ? it.fails : it;
-    subscribeToFinished('resubscribeTask on a finished task: the same error', async () => {
+    // A finished task's subscription goes upstream, so the answer is the agent's own: -32001 from the
+    // demo agent (like iac-code), -32004 from a2a-js (as A2A 1.0 prescribes for a terminal task).
+    it('resubscribeTask on a finished task: the same error', async () => {
       const [straight, through] = await both(async (client) => {
         const task = asTask(await client.sendMessage(sendRequest('finished already')));
         return errorShape(await rejectionOf(client.resubscribeTask({ tenant: '', id: task.id })), [task.id]);
