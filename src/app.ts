@@ -12,6 +12,7 @@ import type { TaskRegistry } from './core/task-registry/types.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { requestLogger } from './log.js';
+import { createPushService } from './push/service.js';
 import { mountHealth } from './surfaces/health.js';
 import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
@@ -115,7 +116,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const registry = createTaskRegistry(config);
     cleanups.push(() => registry.close());
 
-    const port = createGateway(upstream, { registry, upstreamName: upstreamUrl, ownsTaskQueries: connected.ownsTaskQueries, logger });
+    const gateway = createGateway(upstream, {
+      registry,
+      upstreamName: upstreamUrl,
+      ownsTaskQueries: connected.ownsTaskQueries,
+      logger,
+    });
+    const push = await createPushService(config, {
+      registry,
+      logger,
+      profile: profile ?? loadMappingProfile('a2a-0.2.5'),
+    });
+    const port = push.decorate(gateway);
+    push.start();
+    cleanups.push(() => push.stop());
     const app = createGatewayApp({ config, port, cards, registry, logger, ...(profile ? { profile } : {}) });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -90,10 +90,13 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
-  function accept(event: StreamResponse, taskId: string): string | undefined {
+  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean): string | undefined {
     // Messages are not task events: A2A pushes Task, status and artifact updates only.
     if ('message' in event) return undefined;
     const track = tracks.get(taskId) ?? { seq: 0 };
+    // A blocking answer stands for a whole turn whose working states were never seen here: the state it
+    // reports is a change even when the previous turn ended in the same one (iac-code: input-required).
+    if (wholeTurn && track.state !== undefined && !isTerminalState(track.state)) track.state = undefined;
     const state = eventState(event);
     let notify = deps.events === 'all';
     // A terminal state is final: a status arriving after it is stale (a stream still relaying
@@ -153,8 +156,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     }
   }
 
-  function observe(event: StreamResponse, taskId: string): void {
-    const eventId = accept(event, taskId);
+  function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
+    const eventId = accept(event, taskId, wholeTurn);
     if (eventId) chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
   }
 
@@ -199,7 +202,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
         return;
       }
       const stored = inline ? storeInline(taskId, inline) : undefined;
-      observe(answer, taskId);
+      observe(answer, taskId, true);
       await stored;
     },
 
