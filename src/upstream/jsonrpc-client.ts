@@ -1,7 +1,9 @@
 import { request, type Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../config/schema.js';
 import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 
@@ -35,6 +37,27 @@ export interface JsonRpcTransport {
   requestTimeoutMs: number;
   /** The protocol version's headers and errors; default A2A 1.0. */
   wire?: JsonRpcWire;
+}
+
+/**
+ * The transport to one upstream from its config: a pool of its own unless one is shared, and the
+ * credentials. `close()` releases the pool only when it was created here.
+ */
+export function createJsonRpcTransport(
+  config: UpstreamConfig,
+  options: { dispatcher?: Dispatcher; wire?: JsonRpcWire } = {},
+): JsonRpcTransport & { close(): Promise<void> } {
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  return {
+    dispatcher,
+    authHeaders: credentialHeaders(config.auth),
+    secrets: credentialSecrets(config.auth),
+    requestTimeoutMs: config['request-timeout-ms'],
+    ...(options.wire ? { wire: options.wire } : {}),
+    close: async () => {
+      if (!options.dispatcher) await dispatcher.close();
+    },
+  };
 }
 
 export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions'>;

@@ -16,8 +16,7 @@ import {
 import { V025AgentCard, V025Task, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
 import { getJson } from './card-fetch.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
-import { callJsonRpc, streamJsonRpcResults, type JsonRpcTransport } from './jsonrpc-client.js';
+import { callJsonRpc, createJsonRpcTransport, streamJsonRpcResults } from './jsonrpc-client.js';
 import { fromTransportError } from './upstream-errors.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
@@ -51,15 +50,11 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const { config, dialect } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const profile = options.profile ?? loadMappingProfile('a2a-0.2.5');
-  const ownsPool = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
-  const transport: JsonRpcTransport = {
-    dispatcher,
-    authHeaders: credentialHeaders(config.auth),
-    secrets: credentialSecrets(config.auth),
-    requestTimeoutMs: config['request-timeout-ms'],
+  const transport = createJsonRpcTransport(config, {
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     wire: v025Wire(profile),
-  };
+  });
+  const { dispatcher } = transport;
   const cards = createV025CardCache(baseUrl, dialect, {
     dispatcher,
     headers: transport.authHeaders,
@@ -113,9 +108,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     dialect,
     endpoint: () => cards.current()?.endpoint,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
-    async close() {
-      if (ownsPool) await dispatcher.close();
-    },
+    close: () => transport.close(),
 
     sendMessage: async (req, ctx) => (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse,
     async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {

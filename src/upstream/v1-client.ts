@@ -12,8 +12,7 @@ import {
   TaskPushNotificationConfig,
   type StreamResponse,
 } from '../model/index.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
-import { callJsonRpc, streamJsonRpc, validateResult, type JsonRpcTransport } from './jsonrpc-client.js';
+import { callJsonRpc, createJsonRpcTransport, streamJsonRpc, validateResult } from './jsonrpc-client.js';
 
 export interface V1UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -80,14 +79,8 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   const { config } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const ownsPool = options.dispatcher === undefined;
-  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
-  const transport: JsonRpcTransport = {
-    dispatcher,
-    authHeaders: credentialHeaders(config.auth),
-    secrets: credentialSecrets(config.auth),
-    requestTimeoutMs: config['request-timeout-ms'],
-  };
+  const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
+  const { dispatcher } = transport;
   let endpoint: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;
 
@@ -138,9 +131,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   return {
     endpoint: () => endpoint,
     fetchCard: (signal) => loadCard(signal),
-    async close() {
-      if (ownsPool) await dispatcher.close();
-    },
+    close: () => transport.close(),
     sendMessage: (req, ctx) => call('SendMessage', req, SendMessageResponse, ctx),
     sendStreamingMessage: (req, ctx) => stream('SendStreamingMessage', req, ctx),
     getTask: (req, ctx) => call('GetTask', req, Task, ctx),
