@@ -94,6 +94,8 @@ export const GatewayConfig = z.strictObject({
       'max-tasks': z.number().int().min(1).default(100_000),
       'idle-ttl-ms': Millis.default(24 * 3600_000),
       'history-limit': z.number().int().min(0).default(200),
+      /** `store: redis`: how long a replica's hold on a context outlives its last renewal (a crashed replica's contexts free up after it). */
+      'lane-lease-ms': z.number().int().min(1_000).default(30_000),
     })
     .prefault({}),
   'push-notifications': z.boolean().default(false),

@@ -1,37 +1,52 @@
+import type { GatewayConfig } from '../config/schema.js';
 import { A2AError, ErrorCode } from '../model/index.js';
+import { createRedisContextLanes, type RedisContextLanesOptions } from './context-lanes-redis.js';
 
 /** The right to run one turn on a context. */
 export interface Lease {
   readonly key: string;
-  /** The task whose turn holds the lane, once known (lets a permission answer for it through). */
-  taskId?: string;
-  /** Idempotent; a released lease never frees a lane someone else has taken since. */
-  release(): void;
-}
-
-export interface ContextLanes {
-  /** The lane, or undefined when another turn holds it (the caller rejects, it does not queue). */
-  tryAcquire(key: string): Lease | undefined;
-  isBusy(key: string): boolean;
-  /** The lease currently holding the lane. */
-  holder(key: string): Lease | undefined;
+  /** The task whose turn holds the lane, once known. */
+  readonly taskId: string | undefined;
+  /** Names the task holding the lane, so a permission answer for it is let through (on any replica). */
+  bindTask(taskId: string): void;
+  /**
+   * Idempotent; a released lease never frees a lane someone else has taken since. Resolves once the
+   * lane is free for everyone, so a caller told "the turn ended" can start the next one at once.
+   */
+  release(): Promise<void>;
 }
 
 /**
  * One running turn per context (iac-code damages a running task when a second message arrives,
  * see iac-code-surface.md §5.3). A busy lane rejects at once: queueing would hold the caller's
- * connection for a whole turn. In-process only: replicas behind a load balancer need sticky
- * routing by context until the lanes move to a shared store.
+ * connection for a whole turn.
  */
+export interface ContextLanes {
+  /** The lane (optionally naming its task already), or undefined when another turn holds it: the caller rejects, it does not queue. */
+  tryAcquire(key: string, taskId?: string): Promise<Lease | undefined>;
+  /** The task whose turn holds the lane, when the lane is held and its task known. */
+  holderTask(key: string): Promise<string | undefined>;
+  /** Stops renewing held leases (they expire) and releases what the lanes own. */
+  close(): Promise<void>;
+}
+
+/** In-process lanes: enough for one replica (the default, `store: memory`). */
 export function createContextLanes(): ContextLanes {
   const held = new Map<string, Lease>();
   return {
-    tryAcquire(key: string): Lease | undefined {
+    async tryAcquire(key, taskId) {
       if (held.has(key)) return undefined;
       let released = false;
+      let boundTask = taskId;
       const lease: Lease = {
         key,
-        release() {
+        get taskId() {
+          return boundTask;
+        },
+        bindTask(id) {
+          boundTask = id;
+        },
+        async release() {
           if (released) return;
           released = true;
           if (held.get(key) === lease) held.delete(key);
@@ -40,9 +55,22 @@ export function createContextLanes(): ContextLanes {
       held.set(key, lease);
       return lease;
     },
-    isBusy: (key) => held.has(key),
-    holder: (key) => held.get(key),
+    holderTask: async (key) => held.get(key)?.taskId,
+    async close() {
+      held.clear();
+    },
   };
+}
+
+/** The lanes the config asks for: shared through Redis with `store: redis`, so replicas keep one turn per context between them. */
+export function createContextLanesFor(config: GatewayConfig, logger?: RedisContextLanesOptions['logger']): ContextLanes {
+  if (config.store !== 'redis') return createContextLanes();
+  return createRedisContextLanes({
+    url: config['redis-url'],
+    prefix: config['redis-prefix'],
+    leaseMs: config.tasks['lane-lease-ms'],
+    ...(logger ? { logger } : {}),
+  });
 }
 
 /** -32602 for a message on a context whose previous turn is still running. */

@@ -115,7 +115,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
       const task = await registry.get(message.taskId, ctx.principal);
       contextId ??= task?.contextId;
       // iac-code's permission answer joins the paused turn whose stream still holds the lane.
-      if (task && contextId && isInterruptedState(task.status.state) && lanes.holder(laneKey(contextId))?.taskId === task.id) {
+      if (task && contextId && isInterruptedState(task.status.state) && (await lanes.holderTask(laneKey(contextId))) === task.id) {
         return { ridesAlong: true };
       }
     }
@@ -126,9 +126,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
         metadata: { contextId },
       });
     }
-    const lease = lanes.tryAcquire(laneKey(contextId));
+    const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);
     if (!lease) throw contextBusyError(contextId);
-    if (message.taskId) lease.taskId = message.taskId;
     return { lease, ridesAlong: false };
   }
 
@@ -146,16 +145,22 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     const lastWrites = new Map<string, Promise<void>>();
     const joined = new Set<string>();
     let lease = options.lease;
+    let takeLane = options.takeLaneOnContext && !lease;
     let followUp = options.followUp;
     try {
       for await (const upstreamEvent of source) {
         const event = redactEvent(upstreamEvent);
         const { taskId, contextId } = eventTaskRef(event);
-        if (!lease && options.takeLaneOnContext && contextId) {
-          // A new context became known: from now on a concurrent message on it is rejected.
-          lease = lanes.tryAcquire(laneKey(contextId));
+        if (takeLane && contextId) {
+          // A new context became known: from now on a concurrent message on it is rejected. Taken before
+          // the event is yielded, so no caller can know the context before its lane is held.
+          takeLane = false;
+          lease = await lanes.tryAcquire(laneKey(contextId), taskId).catch((error: unknown) => {
+            logger?.warn({ err: error, contextId }, 'context lane could not be taken');
+            return undefined;
+          });
         }
-        if (lease && taskId && !lease.taskId) lease.taskId = taskId;
+        if (lease && taskId && !lease.taskId) lease.bindTask(taskId);
         if (taskId) {
           let streams = openStreams.get(taskId);
           if (!streams) openStreams.set(taskId, (streams = new Set()));
@@ -181,7 +186,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
         openStreams.delete(taskId);
         hub.end(taskId);
       }
-      lease?.release();
+      await lease?.release();
     }
   }
 
@@ -191,7 +196,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     try {
       source = upstream.sendStreamingMessage(request, ctx);
     } catch (error) {
-      admission.lease?.release();
+      await admission.lease?.release();
       throw error;
     }
     yield* relay(source, ctx, {
@@ -240,7 +245,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
         }
         return response;
       } finally {
-        admission.lease?.release();
+        await admission.lease?.release();
       }
     },
 

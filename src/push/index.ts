@@ -19,7 +19,7 @@ export * from './dispatch.js';
 export * from './secrets.js';
 export * from './config-store/types.js';
 export { createMemoryConfigStore, type MemoryConfigStoreOptions } from './config-store/memory.js';
-export { createRedisConfigStore, type RedisConfigStoreOptions } from './config-store/redis.js';
+export { createRedisConfigStore, redisConfigKeyPrefix, type RedisConfigStoreOptions } from './config-store/redis.js';
 export * from './queue/types.js';
 export * from './queue/retry-policy.js';
 export { createLocalFileQueue, type LocalFileQueueOptions } from './queue/local-file.js';
@@ -86,8 +86,8 @@ export function createPushConfigStore(
   };
   if (config.store === 'redis') {
     if (!options.redis) throw new Error('store: redis needs a Redis connection for push configs');
-    // No TTL here: a task may outlive any fixed TTL; the registry calls deleteTask when it evicts one.
-    return createRedisConfigStore({ ...common, redis: options.redis, prefix: config['redis-prefix'] });
+    // The task's idle TTL: the Redis registry renews it on every write of the task (expireWithTasks), so configs go with their task.
+    return createRedisConfigStore({ ...common, redis: options.redis, prefix: config['redis-prefix'], ttlMs: config.tasks['idle-ttl-ms'] });
   }
   return createMemoryConfigStore(common);
 }

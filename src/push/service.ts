@@ -9,7 +9,7 @@ import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigM
 import { createFileConfigStore } from './config-store/file.js';
 import { prepareConfig, type PushConfigStore } from './config-store/types.js';
 import { createPushHandler } from './dispatch.js';
-import { createPushConfigStore, createPushKeyRing, createPushQueue, type PushQueueFactoryOptions } from './index.js';
+import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigKeyPrefix, type PushQueueFactoryOptions } from './index.js';
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
@@ -80,6 +80,11 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     config.store === 'redis'
       ? createPushConfigStore(config, { keyRing, redis })
       : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
+  // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
+  const unfollowEvictions = deps.registry.onEvicted?.((taskId) => {
+    store.deleteTask(taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'));
+  });
+  if (config.store === 'redis') deps.registry.expireWithTasks?.(redisConfigKeyPrefix(config['redis-prefix']));
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
   const watchers = new Set<PushWatcher>();
   let started = false;
@@ -153,6 +158,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
 
     stop() {
       stopping ??= (async () => {
+        unfollowEvictions?.();
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
         await queue.stop();
         if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());

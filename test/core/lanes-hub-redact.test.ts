@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { contextBusyError, createContextLanes } from '../../src/core/context-lanes.js';
+import { contextBusyError } from '../../src/core/context-lanes.js';
 import { REDACTED, redactEvent, redactTask } from '../../src/core/redact.js';
 import { createTaskEventHub } from '../../src/core/task-event-hub.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
 import { drain, statusFrame, taskFrame, userMessage } from './gateway-stubs.js';
 
+// The lanes themselves: context-lanes.test.ts (memory and Redis).
 describe('context lanes', () => {
-  it('holds one lease per key; release is idempotent and never frees a later holder', () => {
-    const lanes = createContextLanes();
-    const first = lanes.tryAcquire('C');
-    expect(first).toBeDefined();
-    expect(lanes.tryAcquire('C')).toBeUndefined();
-    expect(lanes.tryAcquire('D')).toBeDefined();
-    expect(lanes.isBusy('C')).toBe(true);
-    first!.release();
-    expect(lanes.isBusy('C')).toBe(false);
-    const second = lanes.tryAcquire('C');
-    first!.release();
-    expect(lanes.holder('C')).toBe(second);
-  });
-
   it('builds the busy error with the context id', () => {
     const error = contextBusyError('ctx-9');
     expect(error).toBeInstanceOf(A2AError);

@@ -63,6 +63,87 @@ describe('memory registry bounds', () => {
   });
 });
 
+describe('memory registry evictions', () => {
+  it('reports tasks dropped beyond maxTasks or after the idle TTL, not replaced or closed ones', async () => {
+    const registry = createMemoryTaskRegistry({ maxTasks: 2, idleTtlMs: 60_000, historyLimit: 10 });
+    const evicted: string[] = [];
+    const unfollow = registry.onEvicted!((taskId) => evicted.push(taskId));
+    const meta = { owner: 'o', upstream: 'u' };
+    await registry.put(taskOf('t1'), meta);
+    await registry.put(taskOf('t1', { state: 'TASK_STATE_COMPLETED' }), meta);
+    await registry.put(taskOf('t2'), meta);
+    expect(evicted).toEqual([]);
+    await registry.put(taskOf('t3'), meta);
+    expect(evicted).toEqual(['t1']);
+    unfollow();
+    await registry.put(taskOf('t4'), meta);
+    expect(evicted).toEqual(['t1']);
+    registry.onEvicted!((taskId) => evicted.push(taskId));
+    await registry.close();
+    expect(evicted).toEqual(['t1']);
+  });
+
+  it('reports an expired task when it is next touched, through a read or a listing', async () => {
+    const registry = createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 40, historyLimit: 10 });
+    const evicted: string[] = [];
+    registry.onEvicted!((taskId) => {
+      evicted.push(taskId);
+      throw new Error('a failing listener must not break the registry');
+    });
+    await registry.put(taskOf('read', { contextId: 'c1' }), { owner: 'o', upstream: 'u' });
+    await registry.put(taskOf('listed', { contextId: 'c2' }), { owner: 'o', upstream: 'u' });
+    await expect.poll(() => registry.get('read', 'o'), { interval: 20 }).toBeUndefined();
+    expect(evicted).toEqual(['read']);
+    expect((await registry.list({ contextId: 'c2' }, 'o')).tasks).toEqual([]);
+    expect(evicted).toEqual(['read', 'listed']);
+    await registry.close();
+  });
+});
+
+describe('redis registry: keys that expire with their task', () => {
+  it('gives linked keys the idle TTL on every write of their task, and only theirs', async () => {
+    const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 10 });
+    const probe = new Redis(REDIS_URL);
+    try {
+      await probe.set(`${prefix}linked:T`, 'x');
+      await probe.set(`${prefix}linked:U`, 'x');
+      await registry.put(taskOf('T'), { owner: 'o', upstream: 'u' });
+      expect(await probe.pttl(`${prefix}linked:T`)).toBe(-1);
+
+      registry.expireWithTasks!(`${prefix}linked:`);
+      registry.expireWithTasks!(`${prefix}linked:`);
+      await registry.apply({ statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } }, { owner: 'o', upstream: 'u' });
+      expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
+      expect(await probe.pttl(`${prefix}linked:U`)).toBe(-1);
+
+      // Time passes (the TTL is cut short), then the task is written again: the key is renewed with it.
+      await probe.pexpire(`${prefix}linked:T`, 5_000);
+      await registry.put(taskOf('T', { state: 'TASK_STATE_WORKING' }), { owner: 'o', upstream: 'u' });
+      expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
+      expect(await registry.get('T', 'o')).toMatchObject({ status: { state: 'TASK_STATE_WORKING' } });
+    } finally {
+      await registry.close();
+      await probe.quit();
+    }
+  });
+
+  it('lets a linked key expire together with an idle task', async () => {
+    const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 200, historyLimit: 10 });
+    const probe = new Redis(REDIS_URL);
+    try {
+      registry.expireWithTasks!(`${prefix}linked:`);
+      await probe.set(`${prefix}linked:T`, 'x');
+      await registry.put(taskOf('T'), { owner: 'o', upstream: 'u' });
+      await expect.poll(() => probe.exists(`${prefix}t:T`, `${prefix}linked:T`), { interval: 25 }).toBe(0);
+    } finally {
+      await registry.close();
+      await probe.quit();
+    }
+  });
+});
+
 describe('createTaskRegistry', () => {
   it('chooses the store from the config', async () => {
     const memory = createTaskRegistry(defaultConfig());

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AError } from '../../src/model/index.js';
+import { createFileConfigStore } from '../../src/push/config-store/file.js';
 import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { createRedisConfigStore } from '../../src/push/config-store/redis.js';
 import type { PushConfigStore } from '../../src/push/config-store/types.js';
@@ -135,5 +139,37 @@ describe('redis push config store at rest', () => {
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await redis.hlen(`${prefix}push:configs:task-race`)).toBe(3);
+  });
+});
+
+describe('deleting the configs of an evicted task', () => {
+  it('file store: drops only that task\'s configs, on disk too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'push-cfg-file-'));
+    try {
+      const store = await createFileConfigStore({ ...options, dir });
+      await store.create('alice', 'gone', { id: 'a', url });
+      await store.create('bob', 'gone', { id: 'b', url });
+      await store.create('alice', 'kept', { id: 'k', url });
+      await store.deleteTask('gone');
+      await store.deleteTask('never-had-configs');
+      expect(await store.forTask('gone')).toEqual([]);
+      const onDisk = JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>;
+      expect(onDisk.map((entry) => entry.taskId)).toEqual(['kept']);
+      const reopened = await createFileConfigStore({ ...options, dir });
+      expect((await reopened.forTask('kept')).map((entry) => entry.id)).toEqual(['k']);
+      expect(await reopened.forTask('gone')).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('redis store: a ttlMs gives the task\'s configs a TTL, none without it', async () => {
+    const withTtl = createRedisConfigStore({ ...options, redis, prefix, ttlMs: 60_000 });
+    await withTtl.create('o', 'task-ttl', { id: 'c', url });
+    const ttl = await redis.pttl(`${prefix}push:configs:task-ttl`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    await createRedisConfigStore({ ...options, redis, prefix }).create('o', 'task-no-ttl', { id: 'c', url });
+    expect(await redis.pttl(`${prefix}push:configs:task-no-ttl`)).toBe(-1);
   });
 });

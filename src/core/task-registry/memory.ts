@@ -34,15 +34,29 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   let lastStamp = 0;
   const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 0.001));
 
+  const evictionListeners = new Set<(taskId: string) => void>();
   const cache = new LRUCache<string, TaskRecord>({
     max: options.maxTasks,
     ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}),
     updateAgeOnGet: false,
     // Replacements are re-indexed by write(); every other removal (evict, expire, delete) unindexes.
-    dispose: (record, _id, reason) => {
-      if (reason !== 'set') unindex(record);
+    dispose: (record, id, reason) => {
+      if (reason === 'set') return;
+      unindex(record);
+      // 'delete' is close() or live() dropping a stale task; live() reports the latter itself.
+      if (reason === 'evict' || reason === 'expire') reportEvicted(id);
     },
   });
+
+  function reportEvicted(taskId: string): void {
+    for (const listener of evictionListeners) {
+      try {
+        listener(taskId);
+      } catch {
+        // A listener's failure must not break the cache operation that evicted the task.
+      }
+    }
+  }
 
   function index(record: TaskRecord): void {
     const { owner, task } = record;
@@ -72,7 +86,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   function live(taskId: string): TaskRecord | undefined {
     const record = cache.peek(taskId);
     if (record) return record;
-    cache.delete(taskId);
+    if (cache.delete(taskId)) reportEvicted(taskId);
     return undefined;
   }
 
@@ -154,6 +168,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
         if (!latest || record.updatedAt > latest.updatedAt) latest = record;
       }
       return latest?.task;
+    },
+
+    onEvicted(listener: (taskId: string) => void): () => void {
+      evictionListeners.add(listener);
+      return () => evictionListeners.delete(listener);
     },
 
     async close(): Promise<void> {

@@ -17,7 +17,8 @@
  * Compare-and-set one task and move its index entries (the old ones are read from the idx hash,
  * which also cleans up after an expired task whose id is written again). Conflicts return the
  * current state so the caller can fold again without another round trip.
- * KEYS: task, idx, exp, all, context ('' fragment: unused), status, contextOwner
+ * KEYS: task, idx, exp, all, context ('' fragment: unused), status, contextOwner, then any keys that
+ *       expire with the task (push configs: they get its idle TTL on every write)
  * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
  *       ownerKeyPrefix ('P o:O:')
  * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task)
@@ -55,6 +56,7 @@ if ttl > 0 then
     redis.call('PEXPIRE', KEYS[5], ttl)
     if redis.call('GET', KEYS[7]) == ARGV[3] then redis.call('PEXPIRE', KEYS[7], ttl) end
   end
+  for i = 8, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 return {1, version, now}
 `;

@@ -55,7 +55,8 @@ const PRUNE_BATCH = 500;
 export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskRegistry {
   const ownsClient = !options.redis;
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
-  redis.defineCommand(WRITE_COMMAND, { numberOfKeys: 7, lua: WRITE_SCRIPT });
+  // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
+  redis.defineCommand(WRITE_COMMAND, { lua: WRITE_SCRIPT });
   redis.defineCommand(PRUNE_COMMAND, { numberOfKeys: 3, lua: PRUNE_SCRIPT });
   const scripts = redis as unknown as Record<string, ScriptCall>;
   const writeScript: ScriptCall = (...args) => (scripts[WRITE_COMMAND] as ScriptCall).apply(redis, args);
@@ -69,6 +70,9 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const statusKey = (owner: string, state: string) => `${ownerPrefix(owner)}s:${state}`;
   const contextKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}c:${enc(contextId)}`;
   const contextOwnerKey = (contextId: string) => `${p}ctx:${enc(contextId)}`;
+
+  /** expireWithTasks(): prefixes of keys that share each task's TTL. */
+  const linkedPrefixes: string[] = [];
 
   const lastWritten = new LRUCache<string, Versioned & { owner: string }>({ max: 1000, ttl: 60_000 });
 
@@ -111,6 +115,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
       const contextFragment = next.contextId ? enc(next.contextId) : '';
       const reply = (await writeScript(
+        7 + linkedPrefixes.length,
         taskKey(taskId),
         `${ownerPrefix(meta.owner)}idx`,
         `${ownerPrefix(meta.owner)}exp`,
@@ -118,6 +123,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         contextKey(meta.owner, next.contextId ?? ''),
         statusKey(meta.owner, next.status.state),
         contextOwnerKey(next.contextId ?? ''),
+        ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
         JSON.stringify({ task: next, upstream }),
         meta.owner,
@@ -242,6 +248,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
       }
       return latest?.task;
+    },
+
+    expireWithTasks(keyPrefix: string): void {
+      if (!linkedPrefixes.includes(keyPrefix)) linkedPrefixes.push(keyPrefix);
     },
 
     async close(): Promise<void> {

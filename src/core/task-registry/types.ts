@@ -40,5 +40,16 @@ export interface TaskRegistry {
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
   /** The most recently updated task of a context, for this owner. */
   latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
+  /**
+   * Data kept per task elsewhere (push configs) must go when the task does. A registry that drops
+   * tasks in this process (memory: LRU eviction, idle expiry) reports each one; `close()` is not a drop.
+   * Returns the unsubscribe.
+   */
+  onEvicted?(listener: (taskId: string) => void): () => void;
+  /**
+   * Redis expires tasks inside Redis and tells no one: instead, the key `<keyPrefix><taskId>` gets the
+   * task's idle TTL again on every write of the task, so it expires with the task.
+   */
+  expireWithTasks?(keyPrefix: string): void;
   close(): Promise<void>;
 }

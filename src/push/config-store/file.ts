@@ -29,15 +29,21 @@ const FILE = 'push_configs.json';
 export async function createFileConfigStore(options: FileConfigStoreOptions): Promise<PushConfigStore> {
   const logger = options.logger ?? silentLogger;
   const memory = createMemoryConfigStore(options);
-  const saved = new Map<string, SavedConfig>();
-  const keyOf = (taskId: string, owner: string, id: string) => JSON.stringify([taskId, owner, id]);
+  /** taskId → `[owner, id]` → sealed entry: dropping an evicted task's configs touches only that task. */
+  const saved = new Map<string, Map<string, SavedConfig>>();
+  const keyOf = (owner: string, id: string) => JSON.stringify([owner, id]);
+  function remember(entry: SavedConfig, id: string): void {
+    let configs = saved.get(entry.taskId);
+    if (!configs) saved.set(entry.taskId, (configs = new Map()));
+    configs.set(keyOf(entry.owner, id), entry);
+  }
   const path = join(options.dir, FILE);
 
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
   for (const entry of await readSaved(path)) {
     try {
       const stored = await memory.create(entry.owner, entry.taskId, openConfig(options.keyRing, entry.sealed));
-      saved.set(keyOf(entry.taskId, entry.owner, stored.id), entry);
+      remember(entry, stored.id);
     } catch (error) {
       // A key no longer configured, or a URL the current policy refuses: the config is gone.
       logger.warn({ err: error, taskId: entry.taskId }, 'A2A push config could not be restored');
@@ -52,7 +58,7 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
     if (scheduled) return scheduled;
     const next = writing.then(async () => {
       scheduled = undefined;
-      const text = JSON.stringify([...saved.values()]);
+      const text = JSON.stringify([...saved.values()].flatMap((configs) => [...configs.values()]));
       const temp = `${path}.tmp`;
       const handle = await open(temp, 'w', 0o600);
       try {
@@ -71,7 +77,7 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
   return {
     async create(owner, taskId, input) {
       const stored = await memory.create(owner, taskId, input);
-      saved.set(keyOf(taskId, owner, stored.id), { owner, taskId, sealed: sealConfig(options.keyRing, stored.config) });
+      remember({ owner, taskId, sealed: sealConfig(options.keyRing, stored.config) }, stored.id);
       await persist();
       return stored;
     },
@@ -79,17 +85,16 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
     list: (owner, taskId, listOptions) => memory.list(owner, taskId, listOptions),
     async delete(owner, taskId, id) {
       const removed = await memory.delete(owner, taskId, id);
-      if (saved.delete(keyOf(taskId, owner, id))) await persist();
+      const configs = saved.get(taskId);
+      if (!configs?.delete(keyOf(owner, id))) return removed;
+      if (configs.size === 0) saved.delete(taskId);
+      await persist();
       return removed;
     },
     forTask: (taskId) => memory.forTask(taskId),
     async deleteTask(taskId) {
       await memory.deleteTask(taskId);
-      let changed = false;
-      for (const [key, entry] of saved) {
-        if (entry.taskId === taskId) changed = saved.delete(key) || changed;
-      }
-      if (changed) await persist();
+      if (saved.delete(taskId)) await persist();
     },
   };
 }

@@ -21,6 +21,9 @@ export interface RedisConfigStoreOptions extends ConfigStoreOptions {
   ttlMs?: number;
 }
 
+/** Every task's config hash is this prefix plus the task id (the registry expires them with their tasks). */
+export const redisConfigKeyPrefix = (prefix: string): string => `${prefix}push:configs:`;
+
 /** Stores a field unless that would put the hash past the cap; replacing an existing field is always allowed. */
 const CREATE_CAPPED = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
@@ -37,7 +40,7 @@ return 1
  */
 export function createRedisConfigStore(options: RedisConfigStoreOptions): PushConfigStore {
   const { redis, keyRing } = options;
-  const hashKey = (taskId: string) => `${options.prefix}push:configs:${taskId}`;
+  const hashKey = (taskId: string) => `${redisConfigKeyPrefix(options.prefix)}${taskId}`;
   const field = (owner: string, id: string) => JSON.stringify([owner, id]);
   const open = (raw: string) => openRecord(keyRing, JSON.parse(raw) as ConfigRecord);
 

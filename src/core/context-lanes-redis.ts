@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { ContextLanes, Lease } from './context-lanes.js';
+
+export interface RedisContextLanesOptions {
+  /** A shared client (not closed by close()); or `url` to let the lanes own one. */
+  redis?: Redis;
+  url?: string;
+  /** Key prefix, e.g. 'a2a-bridge:'; a lane is `<prefix>lane:<encoded key>`. */
+  prefix: string;
+  /** How long a lease outlives its last renewal: the lanes of a crashed replica free themselves after this. */
+  leaseMs: number;
+  logger?: { warn(fields: object, message: string): void };
+}
+
+/*
+ * A lane holds `<token>|<task id or ''>`. Scripts act only while the value still starts with the
+ * caller's `<token>|` (tokens are UUIDs, so the prefix is exact): a replica whose lease expired
+ * never renews, rebinds or deletes the lease another replica took since.
+ */
+const OWNED = `local v = redis.call('GET', KEYS[1])
+local owned = v and string.sub(v, 1, #ARGV[1]) == ARGV[1]
+`;
+const RENEW_SCRIPT = `${OWNED}if owned then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+const BIND_SCRIPT = `${OWNED}if owned then redis.call('SET', KEYS[1], ARGV[1] .. ARGV[3], 'PX', ARGV[2]) return 1 end
+return 0`;
+const RELEASE_SCRIPT = `${OWNED}if owned then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+const RENEW_COMMAND = 'a2aBridgeLaneRenew';
+const BIND_COMMAND = 'a2aBridgeLaneBind';
+const RELEASE_COMMAND = 'a2aBridgeLaneRelease';
+
+type ScriptCall = (key: string, ...args: string[]) => Promise<unknown>;
+
+/**
+ * Lanes shared by every replica through one Redis. Acquiring is a single `SET NX PX` round trip;
+ * while the turn runs a timer renews the lease every third of its lifetime, so only a replica that
+ * died (or froze for a whole lease) loses its lanes, and they come free `leaseMs` later.
+ */
+export function createRedisContextLanes(options: RedisContextLanesOptions): ContextLanes {
+  const ownsClient = !options.redis;
+  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+  redis.defineCommand(RENEW_COMMAND, { numberOfKeys: 1, lua: RENEW_SCRIPT });
+  redis.defineCommand(BIND_COMMAND, { numberOfKeys: 1, lua: BIND_SCRIPT });
+  redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+  const scripts = redis as unknown as Record<string, ScriptCall>;
+  const script =
+    (name: string): ScriptCall =>
+    (...args) =>
+      (scripts[name] as ScriptCall).apply(redis, args);
+  const renewScript = script(RENEW_COMMAND);
+  const bindScript = script(BIND_COMMAND);
+  const releaseScript = script(RELEASE_COMMAND);
+
+  const leaseMs = String(options.leaseMs);
+  const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
+  const laneKey = (key: string) => `${options.prefix}lane:${encodeURIComponent(key)}`;
+  /** Renewal timers of the leases this process holds, stopped by close(). */
+  const renewals = new Set<NodeJS.Timeout>();
+  const warn = (error: unknown, key: string, message: string) => options.logger?.warn({ err: error, lane: key }, message);
+
+  function holdLease(key: string, token: string, taskId: string | undefined): Lease {
+    const redisKey = laneKey(key);
+    const owner = `${token}|`;
+    let boundTask = taskId;
+    let releasing: Promise<void> | undefined;
+
+    const timer = setInterval(() => {
+      renewScript(redisKey, owner, leaseMs).then(
+        (renewed) => {
+          if (Number(renewed) === 1) return;
+          // Expired (this process stalled for a whole lease) or Redis lost it: another turn may own the lane now.
+          stopRenewing();
+          warn(undefined, key, 'context lane lease was lost while its turn ran');
+        },
+        (error: unknown) => warn(error, key, 'context lane lease could not be renewed'),
+      );
+    }, renewEveryMs);
+    timer.unref();
+    renewals.add(timer);
+    function stopRenewing(): void {
+      clearInterval(timer);
+      renewals.delete(timer);
+    }
+
+    return {
+      key,
+      get taskId() {
+        return boundTask;
+      },
+      bindTask(id) {
+        if (boundTask === id || releasing) return;
+        boundTask = id;
+        // Not awaited: commands on one connection run in order, so a later release still comes after it.
+        bindScript(redisKey, owner, leaseMs, id).catch((error: unknown) => warn(error, key, 'context lane task could not be recorded'));
+      },
+      release() {
+        releasing ??= (async () => {
+          stopRenewing();
+          // On failure the lease simply expires.
+          await releaseScript(redisKey, owner).catch((error: unknown) => warn(error, key, 'context lane could not be released'));
+        })();
+        return releasing;
+      },
+    };
+  }
+
+  return {
+    async tryAcquire(key, taskId) {
+      const token = randomUUID();
+      const acquired = await redis.set(laneKey(key), `${token}|${taskId ?? ''}`, 'PX', options.leaseMs, 'NX');
+      return acquired === 'OK' ? holdLease(key, token, taskId) : undefined;
+    },
+
+    async holderTask(key) {
+      const value = await redis.get(laneKey(key));
+      const taskId = value?.slice(value.indexOf('|') + 1);
+      return taskId ? taskId : undefined;
+    },
+
+    async close() {
+      // Leases still held expire on their own: their turns may still run upstream.
+      for (const timer of renewals) clearInterval(timer);
+      renewals.clear();
+      if (ownsClient) await redis.quit();
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.js';
+import { createContextLanes, createContextLanesFor, type ContextLanes } from '../../src/core/context-lanes.js';
+import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUN_PREFIX = `a2a-bridge-test:lanes:${randomUUID()}:`;
+const admin = new Redis(REDIS_URL);
+
+/** Lanes under test and a second view of the same lanes: another replica for Redis, the same instance in memory. */
+interface LanesHandle {
+  lanes: ContextLanes;
+  replica: ContextLanes;
+}
+
+const opened: ContextLanes[] = [];
+const open = (lanes: ContextLanes) => (opened.push(lanes), lanes);
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((lanes) => lanes.close()));
+});
+
+afterAll(async () => {
+  const keys = await admin.keys(`${RUN_PREFIX}*`);
+  if (keys.length > 0) await admin.del(...keys);
+  await admin.quit();
+});
+
+const factories: Array<[string, () => LanesHandle]> = [
+  [
+    'memory',
+    () => {
+      const lanes = open(createContextLanes());
+      return { lanes, replica: lanes };
+    },
+  ],
+  [
+    'redis',
+    () => {
+      const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+      return {
+        lanes: open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 })),
+        replica: open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 })),
+      };
+    },
+  ],
+];
+
+describe.each(factories)('%s context lanes', (_name, make) => {
+  it('holds one lease per key, for every replica; other keys are independent', async () => {
+    const { lanes, replica } = make();
+    const first = await lanes.tryAcquire('up\u0000C');
+    expect(first?.key).toBe('up\u0000C');
+    expect(await lanes.tryAcquire('up\u0000C')).toBeUndefined();
+    expect(await replica.tryAcquire('up\u0000C')).toBeUndefined();
+    expect(await replica.tryAcquire('up\u0000D')).toBeDefined();
+    await first!.release();
+    expect(await replica.tryAcquire('up\u0000C')).toBeDefined();
+  });
+
+  it('lets exactly one of many concurrent acquirers win', async () => {
+    const { lanes, replica } = make();
+    const attempts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? lanes : replica).tryAcquire('race')));
+    expect(attempts.filter((lease) => lease !== undefined)).toHaveLength(1);
+  });
+
+  it('release is idempotent and never frees a lane taken since', async () => {
+    const { lanes, replica } = make();
+    const first = await lanes.tryAcquire('K');
+    await first!.release();
+    const second = await replica.tryAcquire('K', 'T2');
+    expect(second).toBeDefined();
+    await first!.release();
+    expect(await lanes.tryAcquire('K')).toBeUndefined();
+    expect(await lanes.holderTask('K')).toBe('T2');
+  });
+
+  it('reports the task holding the lane, named at acquire or bound later, to every replica', async () => {
+    const { lanes, replica } = make();
+    expect(await replica.holderTask('K')).toBeUndefined();
+    const named = await lanes.tryAcquire('K', 'T1');
+    expect(named?.taskId).toBe('T1');
+    expect(await replica.holderTask('K')).toBe('T1');
+    await named!.release();
+    expect(await replica.holderTask('K')).toBeUndefined();
+
+    const unnamed = await lanes.tryAcquire('K');
+    expect(unnamed?.taskId).toBeUndefined();
+    expect(await replica.holderTask('K')).toBeUndefined();
+    unnamed!.bindTask('T2');
+    expect(unnamed?.taskId).toBe('T2');
+    // Bound without waiting; the replica's read may only come after the bind, as a later request would.
+    await expect.poll(() => replica.holderTask('K')).toBe('T2');
+    await unnamed!.release();
+  });
+});
+
+describe('redis context lanes: leases', () => {
+  const prefixed = () => `${RUN_PREFIX}${randomUUID()}:`;
+
+  it('keeps renewing a held lease past its lifetime, and deletes it on release', async () => {
+    const prefix = prefixed();
+    const lanes = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 300 }));
+    const replica = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 300 }));
+    const lease = await lanes.tryAcquire('K', 'T');
+    // Time passing is what is tested: three lease lifetimes.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(await replica.tryAcquire('K')).toBeUndefined();
+    expect(await admin.pttl(`${prefix}lane:K`)).toBeGreaterThan(0);
+    await lease!.release();
+    expect(await admin.exists(`${prefix}lane:K`)).toBe(0);
+  });
+
+  it('frees the lane of a holder that stopped renewing once its lease expires; the old holder cannot free the new one', async () => {
+    const prefix = prefixed();
+    const shared = new Redis(REDIS_URL);
+    try {
+      // A replica that dies: its renewals stop (close), its late release must not touch the next holder.
+      const dying = createRedisContextLanes({ redis: shared, prefix, leaseMs: 400 });
+      const replica = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 400 }));
+      const stale = await dying.tryAcquire('K', 'T1');
+      await dying.close();
+      const stoppedAt = Date.now();
+      expect(await replica.tryAcquire('K')).toBeUndefined();
+
+      let taken: Awaited<ReturnType<ContextLanes['tryAcquire']>>;
+      await expect
+        .poll(async () => (taken ??= await replica.tryAcquire('K', 'T2')), { timeout: 3_000, interval: 50 })
+        .toBeDefined();
+      expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(250);
+
+      await stale!.release();
+      expect(await replica.holderTask('K')).toBe('T2');
+      stale!.bindTask('T1');
+      await taken!.release();
+      expect(await admin.exists(`${prefix}lane:K`)).toBe(0);
+    } finally {
+      await shared.quit();
+    }
+  });
+
+  it('escapes keys, so a key cannot reach outside the lane namespace', async () => {
+    const prefix = prefixed();
+    const lanes = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 }));
+    const lease = await lanes.tryAcquire('http://up:1/\u0000ctx 1');
+    expect(await admin.keys(`${prefix}*`)).toEqual([`${prefix}lane:http%3A%2F%2Fup%3A1%2F%00ctx%201`]);
+    await lease!.release();
+  });
+});
+
+describe('createContextLanesFor', () => {
+  it('shares lanes through Redis with store: redis, keeps them in process otherwise', async () => {
+    const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+    const config = defaultConfig({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix });
+    expect(config.tasks['lane-lease-ms']).toBe(30_000);
+    const a = open(createContextLanesFor(config));
+    const b = open(createContextLanesFor(config));
+    const lease = await a.tryAcquire('K');
+    expect(await b.tryAcquire('K')).toBeUndefined();
+    const ttl = await admin.pttl(`${prefix}lane:K`);
+    expect(ttl).toBeGreaterThan(20_000);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    await lease!.release();
+
+    const memoryA = open(createContextLanesFor(defaultConfig()));
+    const memoryB = open(createContextLanesFor(defaultConfig()));
+    expect(await memoryA.tryAcquire('K')).toBeDefined();
+    expect(await memoryB.tryAcquire('K')).toBeDefined();
+  });
+});

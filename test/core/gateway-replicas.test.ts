@@ -1,0 +1,97 @@
+/** Two gateway replicas sharing one Redis (lanes and registry): one turn per context between them. */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
+import { createGateway } from '../../src/core/gateway.js';
+import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
+import { A2AError, type Message } from '../../src/model/index.js';
+import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from './gateway-stubs.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUN_PREFIX = `a2a-bridge-test:replicas:${randomUUID()}:`;
+const ALICE = ctxOf('basic:alice');
+const closers: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+afterAll(async () => {
+  const admin = new Redis(REDIS_URL);
+  const keys = await admin.keys(`${RUN_PREFIX}*`);
+  if (keys.length > 0) await admin.del(...keys);
+  await admin.quit();
+});
+
+/** Replica gateways over their own upstream stubs, each with its own Redis connections, on one prefix. */
+function replicas(...upstreams: StubUpstream[]) {
+  const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+  return upstreams.map((upstream) => {
+    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
+    const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 });
+    closers.push(() => registry.close(), () => lanes.close());
+    return createGateway(upstream, { registry, lanes, upstreamName: 'up', ownsTaskQueries: false });
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<A2AError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(A2AError);
+  return error as A2AError;
+}
+
+const blockingAnswer = (taskId: string) => async () => ({ task: finishedTask(taskId, 'C') });
+
+describe('gateway replicas sharing Redis lanes', () => {
+  it('rejects on B while a stream on A holds the context, and accepts once it ended', async () => {
+    const feed = new Feed().push(taskFrame('T', 'C'));
+    const upstreamA = stubUpstream({ sendStreamingMessage: () => feed.stream() });
+    const upstreamB = stubUpstream({ sendMessage: blockingAnswer('T2') });
+    const [a, b] = replicas(upstreamA, upstreamB);
+
+    const stream = a!.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    expect((await stream.next()).value).toEqual(taskFrame('T', 'C'));
+    const busy = await rejection(b!.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+    expect(upstreamB.calls).toEqual([]);
+
+    feed.push(statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    expect((await stream.next()).done).toBe(false);
+    expect((await stream.next()).done).toBe(true);
+    // No wait: the lane is free in Redis by the time A's stream has ended.
+    await expect(b!.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
+    expect(upstreamB.calls).toEqual(['sendMessage']);
+  });
+
+  it('holds a context the upstream created on A before B can learn of it', async () => {
+    const feed = new Feed().push(taskFrame('T', 'NEW'));
+    const [a, b] = replicas(stubUpstream({ sendStreamingMessage: () => feed.stream() }), stubUpstream({ sendMessage: blockingAnswer('T2') }));
+    const stream = a!.sendStreamingMessage({ message: userMessage() }, ALICE)[Symbol.asyncIterator]();
+    await stream.next();
+    expect((await rejection(b!.sendMessage({ message: userMessage({ contextId: 'NEW' }) }, ALICE))).code).toBe(-32602);
+    await stream.return?.();
+    await expect(b!.sendMessage({ message: userMessage({ contextId: 'NEW' }) }, ALICE)).resolves.toBeDefined();
+  });
+
+  it("lets a permission answer reach B while A's paused turn holds the lane", async () => {
+    const turn = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    const answer = new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
+    const [a, b] = replicas(stubUpstream({ sendStreamingMessage: () => turn.stream() }), stubUpstream({ sendStreamingMessage: () => answer.stream() }));
+    const stream = a!.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    await stream.next();
+    await stream.next(); // the permission prompt: INPUT_REQUIRED while A's stream stays open
+    await a!.settled('T');
+
+    const fresh: Message = userMessage({ contextId: 'C' });
+    expect((await rejection(b!.sendStreamingMessage({ message: fresh }, ALICE)[Symbol.asyncIterator]().next())).code).toBe(-32602);
+    const answering = b!.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
+    await answering.return?.();
+    await stream.return?.();
+  });
+});
