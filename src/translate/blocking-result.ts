@@ -5,7 +5,7 @@ import type { V025Artifact, V025SendMessageResult, V025Task } from '../protocol/
 import { CommandCollector, withoutCommands } from './bailian.js';
 import { defined, type Clock } from './common.js';
 import { messageToV025 } from './messages.js';
-import { finalReplyText, isReplyState } from './reply-text.js';
+import { finalReplyText, isReplyState, repeatsReply } from './reply-text.js';
 import { artifactToV025, statusToV025 } from './tasks.js';
 
 export interface TaskResultToV025Options {
@@ -39,7 +39,8 @@ function placeCommands(task: Task, artifacts: V025Artifact[], key: string, newId
 /**
  * message/send result for a 0.2.5 caller (Bailian): the Task with its state mapped through the
  * profile, a timestamp, and artifacts = the reply text ONCE (see finalReplyText: iac-code's history
- * holds every chunk plus the aggregate) followed by the upstream's own artifacts. History is left out:
+ * holds every chunk plus the aggregate) followed by the upstream's own artifacts, minus those that only
+ * repeat the reply text (repeatsReply: Bailian would show the answer twice). History is left out:
  * Bailian does not read it, and iac-code echoes request metadata (including secrets) into it. In a
  * reply state the status message IS the answer, so it is only kept on failure-like states.
  */
@@ -48,7 +49,9 @@ export function taskResultToV025(task: Task, profile: MappingProfile, options: T
   const reply = finalReplyText(task);
   let artifacts: V025Artifact[] = [];
   if (reply !== '') artifacts.push({ artifactId: newId(), parts: [{ kind: 'text', text: reply }] });
-  for (const artifact of task.artifacts ?? []) artifacts.push(artifactToV025(artifact, profile));
+  for (const artifact of task.artifacts ?? []) {
+    if (!repeatsReply(artifact.parts, reply)) artifacts.push(artifactToV025(artifact, profile));
+  }
   if (options.deviceCommands) artifacts = placeCommands(task, artifacts, options.deviceCommands.metadataKey, newId);
   const status = isReplyState(task.status.state) ? { ...task.status, message: undefined } : task.status;
   return defined({

@@ -31,7 +31,7 @@ export interface CardToV025Options {
 /** Bailian accepts only text/plain input and output. */
 const TEXT_ONLY = ['text/plain'];
 
-function skillToV025(skill: AgentSkill | SkillOverride, defaultTag: string): V025AgentSkill {
+export function skillToV025(skill: AgentSkill | SkillOverride, defaultTag: string): V025AgentSkill {
   const tags = skill.tags.map((tag) => tag.trim()).filter((tag) => tag !== '');
   const name = skill.name || skill.id;
   return defined({
@@ -41,6 +41,12 @@ function skillToV025(skill: AgentSkill | SkillOverride, defaultTag: string): V02
     tags: tags.length > 0 ? tags : [defaultTag],
     examples: skill.examples && skill.examples.length > 0 ? [...skill.examples] : undefined,
   });
+}
+
+/** The gateway's own auth on a facade card: the apiKey scheme in `apiKeyHeader`, or none. Never the upstream's schemes. */
+export function facadeSecurity(apiKeyHeader: string | undefined): Pick<V025AgentCard, 'securitySchemes' | 'security'> {
+  if (!apiKeyHeader) return { security: [] };
+  return { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: apiKeyHeader } }, security: [{ apiKey: [] }] };
 }
 
 /**
@@ -55,7 +61,6 @@ export function cardToV025(card: AgentCard, options: CardToV025Options): V025Age
   const defaultTag = profile.options.defaultSkillTag;
   const upstreamSkills: (AgentSkill | SkillOverride)[] = overrides.skills ?? card.skills;
   const skills = upstreamSkills.length > 0 ? upstreamSkills : [{ id: 'default', name, description, tags: [] }];
-  const apiKey = options.apiKeyHeader;
   return defined({
     protocolVersion: '0.2.5',
     name,
@@ -72,8 +77,7 @@ export function cardToV025(card: AgentCard, options: CardToV025Options): V025Age
       stateTransitionHistory: false,
       extensions: options.extensions ?? [],
     },
-    securitySchemes: apiKey ? { apiKey: { type: 'apiKey' as const, in: 'header' as const, name: apiKey } } : undefined,
-    security: apiKey ? [{ apiKey: [] }] : [],
+    ...facadeSecurity(options.apiKeyHeader),
     defaultInputModes: [...TEXT_ONLY],
     defaultOutputModes: [...TEXT_ONLY],
     skills: skills.map((skill) => skillToV025(skill, defaultTag)),

@@ -36,8 +36,9 @@ export {
 } from './results.js';
 export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
 export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
+export { rewriteV025Card, type V025CardRewriteOptions } from './v025-card-rewrite.js';
 export { securitySchemeToV1, securityToV1 } from './security.js';
-export { finalReplyText, agentText, isAssistantFinal, isReplyState } from './reply-text.js';
+export { finalReplyText, agentText, isAssistantFinal, isReplyState, repeatsReply } from './reply-text.js';
 export { taskResultToV025, sendMessageResultToV025, type TaskResultToV025Options } from './blocking-result.js';
 export {
   BAILIAN_EXTENSION_FIELDS,

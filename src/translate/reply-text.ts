@@ -53,3 +53,13 @@ export function finalReplyText(task: Task): string {
     .map((message) => joinText(message.parts))
     .join('');
 }
+
+/**
+ * Whether an upstream artifact only repeats the turn's reply text: text parts only, joined exactly to
+ * `reply`. Bailian shows the text of every artifact, so the facade, which already delivers the reply
+ * as its own text artifact, must not send such an artifact again (the demo agent's `reply.txt`, an
+ * a2a-js agent's reply artifact). Anything else (files, data, other text) is real output and stays.
+ */
+export function repeatsReply(parts: readonly { text?: unknown }[], reply: string): boolean {
+  return reply !== '' && parts.length > 0 && parts.every((part) => typeof part.text === 'string') && joinText(parts) === reply;
+}

@@ -19,12 +19,12 @@ import {
   type V025TaskArtifactUpdateEvent,
   type V025TaskStatusUpdateEvent,
 } from '../protocol/v025/index.js';
-import { defined, systemClock, type Clock, type JsonObject } from './common.js';
+import { defined, joinText, systemClock, type Clock, type JsonObject } from './common.js';
 import { CommandCollector, withoutCommands } from './bailian.js';
 import { artifactUpdateToV025 } from './events.js';
 import { messageToV025 } from './messages.js';
 import { partToV025 } from './parts.js';
-import { agentText, finalReplyText, isAssistantFinal, isReplyState } from './reply-text.js';
+import { agentText, finalReplyText, isAssistantFinal, isReplyState, repeatsReply } from './reply-text.js';
 import { artifactToV025, statusToV025 } from './tasks.js';
 
 export interface V1ToV025StreamOptions {
@@ -72,6 +72,12 @@ export interface V1ToV025StreamTranslator {
  * its own messageId): that repeat is skipped when chunks were streamed, and becomes the chunk when
  * none were. A status message equal to everything streamed so far under a different messageId is
  * treated as the same kind of repeat.
+ *
+ * The reply is never delivered twice (Bailian shows the text of every artifact): an upstream artifact
+ * made only of the text streamed so far (the demo agent's `reply.txt`) is not sent, and a reply text
+ * equal to an upstream text artifact already sent in full (an agent that streams its reply as an
+ * artifact, then repeats it in the final status) is not sent again as the facade's chunk. Upstream
+ * artifacts that arrive in several pieces after the text streamed are not recognised.
  */
 export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): V1ToV025StreamTranslator {
   const { profile, upstreamMetadata } = options;
@@ -96,25 +102,46 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
   let chunkMessageId: string | undefined;
   let heldChunk: string | undefined;
   let sentChunks = 0;
+  /** The text of each text-only upstream artifact sent this turn, pieces joined (append). */
+  const upstreamTexts = new Map<string, string>();
 
-  /** No history: Bailian does not read it, and iac-code echoes the request's metadata (secrets included) into it. */
-  const taskEvent = (task: Task): V025Task =>
-    defined({
+  function noteUpstreamArtifact(artifact: Artifact, append: boolean): void {
+    if (!artifact.parts.every((part) => part.text !== undefined)) {
+      upstreamTexts.delete(artifact.artifactId);
+      return;
+    }
+    const before = append ? (upstreamTexts.get(artifact.artifactId) ?? '') : '';
+    upstreamTexts.set(artifact.artifactId, before + joinText(artifact.parts));
+  }
+
+  /** Whether a reply text that nothing was streamed for yet already went out as an upstream artifact. */
+  const deliveredAsArtifact = (text: string): boolean =>
+    streamedText === '' && text !== '' && [...upstreamTexts.values()].includes(text);
+
+  /**
+   * No history: Bailian does not read it, and iac-code echoes the request's metadata (secrets included)
+   * into it. Artifacts repeating `reply` (the text about to be streamed) are left out.
+   */
+  function taskEvent(task: Task, reply = ''): V025Task {
+    const artifacts = (task.artifacts ?? []).filter((artifact) => !repeatsReply(artifact.parts, reply));
+    for (const artifact of artifacts) noteUpstreamArtifact(artifact, false);
+    return defined({
       kind: 'task' as const,
       id: taskId,
       contextId,
       status: defined({ state: profile.statesToV025[task.status.state], timestamp: task.status.timestamp ?? now() }),
-      artifacts: task.artifacts?.length ? task.artifacts.map(outboundArtifact) : undefined,
+      artifacts: artifacts.length > 0 ? artifacts.map(outboundArtifact) : undefined,
       metadata: passMetadata(task.metadata),
     });
+  }
 
   /** 0.2.5 allows streams that do not start with a Task; Bailian's documented stream always does. */
-  function start(ref: { taskId?: string; contextId?: string }, task?: Task): V025StreamEvent[] {
+  function start(ref: { taskId?: string; contextId?: string }, task?: Task, reply?: string): V025StreamEvent[] {
     if (started) return [];
     started = true;
     taskId = ref.taskId || newId();
     contextId = ref.contextId || taskId;
-    return [taskEvent(task ?? { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } })];
+    return [taskEvent(task ?? { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } }, reply)];
   }
 
   const chunk = (text: string, lastChunk: boolean): V025TaskArtifactUpdateEvent => ({
@@ -222,9 +249,8 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
     lastStatus = status;
     const text = agentText(status.message);
     if (isFinal(status)) {
-      if (text !== '' && isReplyState(status.state) && continuesReply(text, status.message?.messageId, metadata)) {
-        out.push(...addChunk(text, status.message?.messageId));
-      }
+      const adds = text !== '' && isReplyState(status.state) && continuesReply(text, status.message?.messageId, metadata);
+      if (adds && !deliveredAsArtifact(text)) out.push(...addChunk(text, status.message?.messageId));
       out.push(...finish(status, metadata));
       return out;
     }
@@ -234,7 +260,9 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
       return out;
     }
     if (text !== '') {
-      if (!repeatsStreamedText(text, status.message?.messageId, metadata)) out.push(...addChunk(text, status.message?.messageId));
+      // Only an end-of-turn aggregate can repeat an artifact; an ordinary chunk is a piece of the reply.
+      const repeat = repeatsStreamedText(text, status.message?.messageId, metadata) || (isAssistantFinal(metadata) && deliveredAsArtifact(text));
+      if (!repeat) out.push(...addChunk(text, status.message?.messageId));
       return out;
     }
     if (upstreamMetadata === 'pass') out.push(...flushHeld(false), statusUpdate(status, false, metadata, true));
@@ -243,6 +271,9 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
 
   function onArtifact(event: TaskArtifactUpdateEvent): V025StreamEvent[] {
     const out = start(event);
+    // The held chunk stays held: the artifact is dropped, nothing came between the chunks.
+    if (repeatsReply(event.artifact.parts, streamedText)) return out;
+    noteUpstreamArtifact(event.artifact, event.append === true);
     const translated = artifactUpdateToV025(event, profile);
     out.push(...flushHeld(false), defined({ ...translated, artifact: outboundArtifact(event.artifact), metadata: passMetadata(event.metadata) }));
     return out;
@@ -250,10 +281,11 @@ export function createV1ToV025StreamTranslator(options: V1ToV025StreamOptions): 
 
   /** A Task first opens the stream; a later turn-ending Task snapshot (or a one-shot finished Task) ends it. */
   function onTask(task: Task): V025StreamEvent[] {
-    const out = start({ taskId: task.id, contextId: task.contextId }, task);
+    const reply = isFinal(task.status) ? finalReplyText(task) : '';
+    const out = start({ taskId: task.id, contextId: task.contextId }, task, reply);
     lastStatus = task.status;
     if (!isFinal(task.status)) return out;
-    if (streamedText === '') out.push(...addChunk(finalReplyText(task), undefined));
+    if (streamedText === '' && !deliveredAsArtifact(reply)) out.push(...addChunk(reply, undefined));
     return [...out, ...finish(task.status, task.metadata)];
   }
 

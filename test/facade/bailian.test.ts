@@ -62,6 +62,9 @@ function expectBailianStream(frames: SseFrame[], requestId: string, reply: strin
   expect(chunks.at(-1).lastChunk).toBe(true);
   expect(events.at(-2)).toBe(chunks.at(-1));
   expect(joinedArtifact(events, textId)).toBe(reply);
+  // Bailian shows every artifact's text: no other artifact may repeat the reply.
+  const otherIds = new Set(events.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId !== textId).map((event) => event.artifact.artifactId));
+  for (const id of otherIds) expect(joinedArtifact(events, id)).not.toBe(reply);
   for (const event of events.slice(1)) expect([event.taskId, event.contextId]).toEqual([first.id, first.contextId]);
   return events;
 }
@@ -109,6 +112,7 @@ describe('Bailian against the facade at base path /', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.id).toBe('request-1');
     expect(answer.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(answer.body.result.artifacts).toHaveLength(1);
     expect(answer.body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: demoReply('hi', 1).full }]);
   });
 

@@ -107,23 +107,27 @@ describe('A2AClient 0.2.5 → facade → a2a-js 1.x server (a2a-0.2.5 profile)',
     await agent.close();
   });
 
-  it('sendMessage: the reply once, then the upstream artifact; the context continues with a new task', async () => {
+  it("sendMessage: the reply once (the upstream's reply artifact only repeats it); the context continues with a new task", async () => {
     const first: any = await client.sendMessage(params('hello'));
     expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(first.result.artifacts).toHaveLength(1);
     expect(first.result.artifacts[0].parts).toEqual([{ kind: 'text', text: sdkReply('hello', 1).full }]);
-    expect(first.result.artifacts[1].artifactId).toBe(`${first.result.id}-reply`);
+    expect(first.result.artifacts[0].artifactId).not.toBe(`${first.result.id}-reply`);
     const second: any = await client.sendMessage(params('again', { contextId: first.result.contextId }));
     expect(second.result.id).not.toBe(first.result.id);
     expect(second.result.artifacts[0].parts[0].text).toBe(sdkReply('again', 2).full);
   });
 
-  it('sendMessageStream: the upstream artifact chunks pass through, the reply text closes, final completed', async () => {
+  it('sendMessageStream: the upstream artifact chunks carry the reply, the final status does not repeat it', async () => {
     const events = await collect(client.sendMessageStream(params('stream this please')));
     expect(events[0]).toMatchObject({ kind: 'task' });
     const taskId = events[0].id;
     expect(joinedArtifact(events, `${taskId}-reply`)).toBe(sdkReply('stream this please', 1).full);
-    expect(joinedArtifact(events, textArtifactId(events))).toBe(sdkReply('stream this please', 1).full);
+    // The reply once: no second (facade) text artifact, and the final status carries no message.
+    expect(events.filter((event) => event.kind === 'artifact-update').every((event) => event.artifact.artifactId === `${taskId}-reply`)).toBe(true);
+    expect(textArtifactId(events)).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    expect(events.at(-1).status.message).toBeUndefined();
     const got: any = await client.getTask({ id: taskId });
     expect(got.result.status.state).toBe('completed');
   });

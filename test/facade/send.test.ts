@@ -29,10 +29,9 @@ describe('message/send shape per profile', () => {
         expect(task.status.state).toBe(state);
         expect(task.status.timestamp).toMatch(TIMESTAMP);
         expect(task.history).toBeUndefined();
+        // The reply once: the demo agent's own reply.txt artifact only repeats it, so it is left out.
+        expect(task.artifacts).toHaveLength(1);
         expect(task.artifacts[0].parts).toEqual([{ kind: 'text', text: demoReply('weather?', 1).full }]);
-        const texts = task.artifacts.flatMap((artifact: any) => artifact.parts).map((part: any) => part.text);
-        // Once in the reply, once in the demo agent's own reply.txt artifact: never doubled inside one.
-        expect(texts.every((text: string) => text === demoReply('weather?', 1).full)).toBe(true);
       } finally {
         await gateway.close();
       }

@@ -1,5 +1,4 @@
 import type { Handler } from 'hono';
-import type { CardSnapshot } from '../../core/card-source.js';
 import type { AgentCard } from '../../model/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { cardToV025, type CardToV025Options } from '../../translate/index.js';
@@ -9,6 +8,7 @@ import { noteLog } from '../shared/log-fields.js';
 import { FACADE_KEY_HEADER } from './auth.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { facadeExtensions } from './extensions.js';
+import { passThroughCard, relayCardCache } from './passthrough.js';
 
 /** The 0.2.5 card of the facade for an upstream (1.0) card, served at `url`. */
 export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): V025AgentCard {
@@ -25,16 +25,16 @@ export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): 
   return cardToV025(card, options);
 }
 
-/** Per snapshot, the card for each facade URL seen (bounded: with trust-proxy the host is caller-chosen). */
-const cache = new WeakMap<CardSnapshot, Map<string, V025AgentCard>>();
+/** Per source card, the card for each facade URL seen (bounded: with trust-proxy the host is caller-chosen). */
+const cache = new WeakMap<object, Map<string, V025AgentCard>>();
 const MAX_URLS = 16;
 
-function cachedCard(snapshot: CardSnapshot, url: string, deps: V025FacadeDeps): V025AgentCard {
-  let perUrl = cache.get(snapshot);
-  if (!perUrl) cache.set(snapshot, (perUrl = new Map()));
+function cachedCard(source: object, url: string, build: () => V025AgentCard): V025AgentCard {
+  let perUrl = cache.get(source);
+  if (!perUrl) cache.set(source, (perUrl = new Map()));
   let card = perUrl.get(url);
   if (!card) {
-    card = facadeCard(snapshot.card, url, deps);
+    card = build();
     if (perUrl.size >= MAX_URLS) perUrl.delete(perUrl.keys().next().value as string);
     perUrl.set(url, card);
   }
@@ -42,22 +42,35 @@ function cachedCard(snapshot: CardSnapshot, url: string, deps: V025FacadeDeps): 
 }
 
 const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not available yet' });
+const notReady = (): Response =>
+  new Response(NOT_READY_BODY, { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } });
 
 /**
  * `GET {base}/.well-known/agent.json`: the facade card, cacheable like the 1.0 card (ETag,
  * Last-Modified, max-age 60), or 503 until the first upstream card arrives. Open without the key:
- * Bailian's console reads the card before any key is involved, and the card holds no secret.
+ * Bailian's console reads the card before any key is involved, and the card holds no secret. In front
+ * of a 0.2.5/0.3 agent it is the agent's own card, rewritten (passThroughCard).
  */
 export function facadeCardHandler(deps: V025FacadeDeps): Handler<GatewayEnv> {
   const { cards, config } = deps;
-  return (c) => {
+  const agentCard = relayCardCache();
+  return async (c) => {
     noteLog(c, { surface: 'card' });
     const snapshot = cards.current();
-    if (!snapshot) {
-      return new Response(NOT_READY_BODY, { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } });
-    }
+    if (!snapshot) return notReady();
     const request = c.req.raw;
-    const response = cacheableJson(request, cachedCard(snapshot, facadeUrl(request, config), deps), snapshot.fetchedAt);
+    const url = facadeUrl(request, config);
+    // A snapshot means the upstream was reached, so its protocol is known by now.
+    const relay = deps.passThrough?.current();
+    let card: V025AgentCard;
+    if (relay) {
+      const own = await agentCard(snapshot, relay);
+      if (!own) return notReady();
+      card = cachedCard(own, url, () => passThroughCard(own, url, deps));
+    } else {
+      card = cachedCard(snapshot, url, () => facadeCard(snapshot.card, url, deps));
+    }
+    const response = cacheableJson(request, card, snapshot.fetchedAt);
     if (config['trust-proxy'] && !config['public-url']) response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
     return response;
   };

@@ -1,0 +1,86 @@
+import type { Context } from 'hono';
+import type { CardSnapshot } from '../../core/card-source.js';
+import { A2AError } from '../../model/index.js';
+import { V025AgentCard } from '../../protocol/v025/index.js';
+import { rewriteV025Card } from '../../translate/index.js';
+import type { GatewayEnv } from '../shared/env.js';
+import type { JsonRpcRequest } from '../shared/jsonrpc.js';
+import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
+import { FACADE_KEY_HEADER } from './auth.js';
+import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
+
+/**
+ * The facade in front of a 0.2.5/0.3 agent: the caller already speaks the agent's language, so its
+ * calls are relayed as they are (after the facade's own key check) and the agent's answers come
+ * back byte for byte, ids, states and artifacts included. What the facade adds is what describes
+ * the gateway: the card, the auth, the method list and the push switch (both checked by the dialect
+ * before it relays). Such calls bypass the core: the gateway's task registry does not see them (the
+ * 1.0 surface's ListTasks does not list them) and the mapping profile, the follow-up logic and the
+ * `bailian.*` message rules do not apply.
+ */
+
+const EXTENDED_CARD_METHOD = 'agent/getAuthenticatedExtendedCard';
+
+/** The agent's own card as the facade serves it (url, security and identity of the gateway). */
+export function passThroughCard(card: V025AgentCard, url: string, deps: V025FacadeDeps): V025AgentCard {
+  const { config, profile } = deps;
+  const bailian = config.bailian;
+  return rewriteV025Card(card, {
+    url,
+    overrides: bailian.card,
+    defaultSkillTag: profile.options.defaultSkillTag,
+    pushNotifications: config['push-notifications'],
+    ...(bailian['api-key'] ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
+  });
+}
+
+/**
+ * The agent's own card for a card snapshot: fetched once per snapshot (the card refresher decides
+ * how often the upstream is asked), the last good one when that fetch fails.
+ */
+export function relayCardCache(): (snapshot: CardSnapshot, relay: V025Relay) => Promise<V025AgentCard | undefined> {
+  const bySnapshot = new WeakMap<CardSnapshot, Promise<V025AgentCard | undefined>>();
+  let lastGood: V025AgentCard | undefined;
+  return (snapshot, relay) => {
+    let card = bySnapshot.get(snapshot);
+    if (!card) {
+      card = relay.card().then(
+        (fresh) => (lastGood = fresh),
+        () => {
+          bySnapshot.delete(snapshot);
+          return lastGood;
+        },
+      );
+      bySnapshot.set(snapshot, card);
+    }
+    return card;
+  };
+}
+
+/** 0.3's extended card names the agent like its card does: served rewritten, like the card. */
+async function extendedCard(answer: Response, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
+  const text = await answer.text();
+  let envelope: { result?: unknown; error?: unknown } | undefined;
+  try {
+    envelope = JSON.parse(text) as typeof envelope;
+  } catch {
+    envelope = undefined;
+  }
+  if (envelope?.error !== undefined) return new Response(text, { status: answer.status, headers: answer.headers });
+  const card = V025AgentCard.safeParse(envelope?.result);
+  if (!card.success) throw A2AError.invalidAgentResponse('The upstream agent returned an invalid extended card');
+  return jsonRpcResult(request.id, passThroughCard(card.data, facadeUrl(c.req.raw, deps.config), deps));
+}
+
+/**
+ * One 0.2.5 JSON-RPC call relayed to the agent. The body is the parsed request written again (the
+ * endpoint has read the original): the same envelope and params, not necessarily the same bytes.
+ * The exchange follows the caller's connection only: a relayed stream cannot be given a closing
+ * frame at shutdown, so it ends when the drain cuts the connection (which aborts the upstream call).
+ */
+export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
+  const { jsonrpc, id, method, params } = request;
+  const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
+  const answer = await relay.forward(c.req.raw, body);
+  return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
+}
