@@ -1,16 +1,20 @@
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
 import { createCardRefresher } from './core/card-refresher.js';
+import { createContextLanesFor } from './core/context-lanes.js';
 import { createGateway } from './core/gateway.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { startDemoAgent } from './demo-agent/index.js';
+import { drainable } from './http-drain.js';
 import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
+import { A2AError } from './model/index.js';
 import { requestLogger } from './log.js';
 import { createPushService } from './push/service.js';
 import { mountHealth } from './surfaces/health.js';
@@ -19,8 +23,9 @@ import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
-import { mountV025Facade } from './surfaces/v025/index.js';
+import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
 import { connectUpstream } from './upstream/connect.js';
+import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -30,6 +35,10 @@ export interface GatewayAppDeps {
   logger: Logger;
   /** The 0.2.5 facade's mapping profile; loaded from the config when absent. */
   profile?: MappingProfile;
+  /** Aborted, with the error to report, when the drain time is over: open calls and streams end with it. */
+  shutdown?: AbortSignal;
+  /** Relays the facade's calls to a 0.2.5/0.3 upstream as they are, instead of translating them. */
+  passThrough?: FacadePassThrough;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -54,7 +63,7 @@ function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCreden
 
 /** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
-  const { config, port, cards, registry, logger } = deps;
+  const { config, port, cards, registry, logger, shutdown } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
   mountHealth(app, cards);
@@ -62,14 +71,22 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, { port, cards, config });
+  mountV1Surface(v1, { port, cards, config, shutdown });
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled
-    ? mountV025Facade(app, { port, cards, config, registry, profile: deps.profile ?? loadFacadeProfile(config) })
+    ? mountV025Facade(app, {
+        port,
+        cards,
+        config,
+        registry,
+        shutdown,
+        profile: deps.profile ?? loadFacadeProfile(config),
+        passThrough: deps.passThrough,
+      })
     : undefined;
 
-  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config }), v1Auth)];
+  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown }), v1Auth)];
   if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);
@@ -87,7 +104,15 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Starts everything the config asks for and serves it; `close()` drains and releases it all. */
+/** What a stream or call still open at the end of the drain receives, in its caller's protocol. */
+export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
+
+/**
+ * Starts everything the config asks for and serves it. `close()` refuses new connections at once,
+ * gives open requests and streams `drain-timeout-ms` to finish, then ends the rest with
+ * SHUTTING_DOWN_MESSAGE (1.0: an `event: error` frame or a JSON-RPC/HTTP error; 0.2.5: a failed,
+ * final status-update), aborting their upstream calls, and finally releases everything else.
+ */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   const closeAll = async () => {
@@ -108,6 +133,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
     const { upstream } = connected;
     cleanups.push(() => upstream.close());
+    const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
+    cleanups.push(() => passThrough.close());
 
     const cards = createCardRefresher(upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
@@ -115,9 +142,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
     const registry = createTaskRegistry(config);
     cleanups.push(() => registry.close());
+    const lanes = createContextLanesFor(config, logger);
+    cleanups.push(() => lanes.close());
 
     const gateway = createGateway(upstream, {
       registry,
+      lanes,
       upstreamName: upstreamUrl,
       ownsTaskQueries: connected.ownsTaskQueries,
       logger,
@@ -130,18 +160,23 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const port = push.decorate(gateway);
     push.start();
     cleanups.push(() => push.stop());
-    const app = createGatewayApp({ config, port, cards, registry, logger, ...(profile ? { profile } : {}) });
+    const shutdown = new AbortController();
+    const app = createGatewayApp({ config, port, cards, registry, logger, shutdown: shutdown.signal, passThrough, ...(profile ? { profile } : {}) });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
       s.once('error', reject);
     });
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
-        }),
+    const drainMs = config['drain-timeout-ms'];
+    const http = drainable(server as Server);
+    cleanups.push(() =>
+      http.drain({
+        drainMs,
+        interrupt: () => {
+          logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
+          shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
+        },
+      }),
     );
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

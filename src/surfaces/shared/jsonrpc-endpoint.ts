@@ -1,6 +1,7 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
+import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from './jsonrpc.js';
 import { noteLog } from './log-fields.js';
 
@@ -90,21 +91,27 @@ class EnvelopeError extends Error {
 
 const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeError(error, id);
 
+/** A JSON body, or -32700 (`parseErrorMessage`); check its depth with `nestedDeeperThan` before using it. */
+export function parseJsonBody(text: string, parseErrorMessage = 'Parse error'): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw A2AError.parse(parseErrorMessage);
+  }
+}
+
 async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
   const text = await readBodyText(request, maxBodyBytes);
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    throw A2AError.parse('Parse error');
-  }
-  return toRequest(payload);
+  const rpc = toRequest(parseJsonBody(text));
+  if (nestedDeeperThan(text)) throw withId(tooDeeplyNested(), rpc.id);
+  return rpc;
 }
 
 /**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
- * UTF-8, JSON, no batches, `jsonrpc`/`method`/`id`) and hands each request to the first dialect that
- * knows the method. Envelope errors carry no version-specific data, so every dialect's callers read them.
+ * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`) and hands each request to the
+ * first dialect that knows the method. Envelope errors carry no version-specific data, so every
+ * dialect's callers read them.
  */
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
   return async (c: Context<GatewayEnv>) => {

@@ -8,10 +8,15 @@ export interface SseOptions {
   keepaliveMs: number;
   /** The request's signal: its abort means the client is gone. */
   signal?: AbortSignal;
-  /** Renders a failure of the source as the stream's last frame (a protocol error), or nothing. */
-  onError(error: unknown): SseFrame | undefined;
-  /** Called once when the client goes away before the source ended: abort the upstream call here. */
+  /** Renders a failure of the source as the stream's last frames (a protocol error), or nothing. */
+  onError(error: unknown): SseFrame | SseFrame[] | undefined;
+  /** Called once when the stream is stopped before the source ended (client gone, shutdown): abort the upstream call here. */
   onCancel?(): void;
+  /**
+   * The gateway's shutdown signal: its abort ends the stream at once with `onError(reason)`'s frames,
+   * so the caller learns the stream is over in its own protocol instead of seeing the socket drop.
+   */
+  shutdown?: AbortSignal;
   headers?: Record<string, string>;
 }
 
@@ -38,11 +43,12 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 /**
  * Streams frames as Server-Sent Events. Each frame is enqueued the moment the source yields it (the
  * stream pulls the source one frame ahead, so a slow client also slows the source down); a failing
- * source ends with `onError`'s frame; a client that goes away stops the pings and returns the source.
+ * source ends with `onError`'s frames; a client that goes away stops the pings and returns the source;
+ * a shutdown does the same after writing `onError(shutdown.reason)`'s frames.
  */
 export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions): Response {
   const iterator = frames[Symbol.asyncIterator]();
-  const { signal } = options;
+  const { signal, shutdown } = options;
   let timer: NodeJS.Timeout | undefined;
   let finished = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -52,30 +58,42 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
     finished = true;
     if (timer) clearInterval(timer);
     signal?.removeEventListener('abort', disconnect);
+    shutdown?.removeEventListener('abort', interrupt);
     return true;
   };
 
-  function disconnect(): void {
-    if (!finish()) return;
+  const renderError = (error: unknown): SseFrame[] => {
+    try {
+      const rendered = options.onError(error);
+      return rendered === undefined ? [] : Array.isArray(rendered) ? rendered : [rendered];
+    } catch {
+      return [];
+    }
+  };
+
+  /** Ends the stream before the source did: last frames, then the upstream call is aborted and the source returned. */
+  function stop(lastFrames: SseFrame[]): void {
     options.onCancel?.();
     // An async generator queues return() behind a pending next(): onCancel is what interrupts that wait.
     Promise.resolve()
       .then(() => iterator.return?.())
       .catch(() => undefined);
     try {
+      for (const frame of lastFrames) controller.enqueue(encodeFrame(frame));
       controller.close();
     } catch {
       // already closed or cancelled by the reader
     }
   }
 
-  const renderError = (error: unknown): SseFrame | undefined => {
-    try {
-      return options.onError(error);
-    } catch {
-      return undefined;
-    }
-  };
+  function disconnect(): void {
+    if (finish()) stop([]);
+  }
+
+  function interrupt(): void {
+    // Rendered before onCancel runs, while the dialect's view of the stream is still the one the caller saw.
+    if (finish()) stop(renderError(shutdown?.reason));
+  }
 
   const stream = new ReadableStream<Uint8Array>({
     start(ctrl) {
@@ -84,7 +102,12 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
         disconnect();
         return;
       }
+      if (shutdown?.aborted) {
+        interrupt();
+        return;
+      }
       signal?.addEventListener('abort', disconnect, { once: true });
+      shutdown?.addEventListener('abort', interrupt, { once: true });
       if (options.keepaliveMs > 0) {
         timer = setInterval(() => {
           if (!finished) ctrl.enqueue(encoder.encode(`: ping ${new Date().toISOString()}\n\n`));
@@ -99,8 +122,7 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
         result = await iterator.next();
       } catch (error) {
         if (!finish()) return;
-        const frame = renderError(error);
-        if (frame) ctrl.enqueue(encodeFrame(frame));
+        for (const frame of renderError(error)) ctrl.enqueue(encodeFrame(frame));
         ctrl.close();
         return;
       }

@@ -13,6 +13,7 @@ import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { facadePrincipal } from './auth.js';
 import { facadeCard } from './card.js';
 import { createContinuations } from './continuation.js';
+import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { v025Error } from './errors.js';
 import { sendTurn, streamTurn } from './send.js';
@@ -48,6 +49,7 @@ function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDe
  * methods and 0.3's `agent/getAuthenticatedExtendedCard`), translated to and from the 1.0 core by
  * src/translate. The METHOD decides the answer, not the path: `message/send` is JSON wherever it is
  * posted, `message/stream` and `tasks/resubscribe` are SSE. Every error is a 0.2.5 error with HTTP 200.
+ * In front of a 0.2.5/0.3 agent (deps.passThrough), the calls are relayed untranslated (passthrough.ts).
  */
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const { config, profile, port } = deps;
@@ -55,21 +57,26 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const turns = createContinuations(deps.registry);
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 
-  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(): void } {
-    const { ctx, abort } = portCall(c, 'jsonrpc');
-    return { ctx: { ...ctx, principal, surface: 'v025' }, abort };
+  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(): void; release(): void } {
+    const { ctx, abort, release } = portCall(c, 'jsonrpc', deps.shutdown);
+    return { ctx: { ...ctx, principal, surface: 'v025' }, abort, release };
   }
 
   async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
     const { id, method } = request;
     noteLog(c, { surface: 'v025', method: method.slice(0, 100) });
+    let release = (): void => undefined;
     try {
       if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
       const target = profile.methodsFromV025[method as V025Method];
       // The push switch comes before the params: with push off, every push call is -32003.
       if (PUSH_METHODS.has(target) && !config['push-notifications']) throw A2AError.pushNotSupported();
+      // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
+      const relay = await deps.passThrough?.resolve(c.req.raw.signal);
+      if (relay) return await relayCall(relay, request, c, deps);
       const translated = requestToV1(method, request.params, profile);
-      const { ctx, abort } = callContext(c);
+      const { ctx, abort, release: detach } = callContext(c);
+      release = detach;
       const turn = { id, params: translated.params, ctx, abort, c };
       switch (translated.method) {
         case 'SendMessage':
@@ -88,6 +95,8 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     } catch (error) {
       noteLog(c, { errorCode: toA2AError(error).code });
       return v025Error(id, error, profile);
+    } finally {
+      release();
     }
   }
 

@@ -71,6 +71,15 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
   const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
   const signal = c.req.raw.signal;
 
+  /** A failure after the first event: a failed, final status-update (Bailian waits for `final: true`), else an error frame. */
+  function failureFrames(error: unknown, event?: string): SseFrame[] {
+    const a2aError = toA2AError(error);
+    noteLog(c, { errorCode: a2aError.code });
+    const failed = translator.fail(a2aError.message);
+    if (failed.length > 0) return failed.map(frame);
+    return [{ ...(event ? { event } : {}), data: JSON.stringify(v025ErrorBody(id, a2aError, profile)) }];
+  }
+
   async function* frames(): AsyncGenerator<SseFrame> {
     let lastState: TaskState | undefined;
     try {
@@ -85,12 +94,9 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
         yield* closing.map(frame);
       }
     } catch (error) {
-      if (signal.aborted) return;
-      const a2aError = toA2AError(error);
-      noteLog(c, { errorCode: a2aError.code });
-      const failed = translator.fail(a2aError.message);
-      if (failed.length > 0) yield* failed.map(frame);
-      else yield { data: JSON.stringify(v025ErrorBody(id, a2aError, profile)) };
+      // Gone, or already ended by the SSE writer (a shutdown): nobody reads what would come next.
+      if (signal.aborted || translator.done) return;
+      yield* failureFrames(error);
     } finally {
       await rest.return?.().catch(() => undefined);
       end();
@@ -107,10 +113,7 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
       void Promise.resolve(rest.return?.()).catch(() => undefined);
       end();
     },
-    onError: (error) => {
-      const a2aError = toA2AError(error);
-      noteLog(c, { errorCode: a2aError.code });
-      return { event: 'error', data: JSON.stringify(v025ErrorBody(id, a2aError, profile)) };
-    },
+    shutdown: deps.shutdown,
+    onError: (error) => failureFrames(error, 'error'),
   });
 }

@@ -32,7 +32,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
     if (versionError) return fail(versionError);
 
     const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
-    const { ctx, abort } = portCall(c, 'jsonrpc');
+    const { ctx, abort, release } = portCall(c, 'jsonrpc', deps.shutdown);
     try {
       const call = prepareCall(method, request.params, env);
       noteLog(c, call.ref);
@@ -46,6 +46,8 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
       return streamResponse(c, id, rest, abort);
     } catch (error) {
       return fail(error);
+    } finally {
+      release();
     }
   }
 
@@ -54,6 +56,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
     return sseResponse(frames, {
       keepaliveMs: config['keepalive-ms'],
       signal: c.req.raw.signal,
+      shutdown: deps.shutdown,
       onCancel: abort,
       onError: (error) => {
         const a2aError = toA2AError(error);

@@ -24,6 +24,8 @@ export interface V1SurfaceDeps {
   port: AgentPort;
   cards: CardSource;
   config: GatewayConfig;
+  /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
+  shutdown?: AbortSignal;
 }
 
 /** What one call needs besides its params: the port, the config and the gateway's public base URL. */

@@ -1,7 +1,8 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, toA2AError, toRestError } from '../../model/index.js';
 import type { GatewayEnv } from '../shared/env.js';
-import { readBodyText } from '../shared/jsonrpc-endpoint.js';
+import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
+import { parseJsonBody, readBodyText } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
 import { mapIterable, pullFirst, sseResponse } from '../shared/sse.js';
@@ -200,7 +201,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
     if (versionError) return fail(versionError);
 
     const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
-    const { ctx, abort } = portCall(c, 'rest');
+    const { ctx, abort, release } = portCall(c, 'rest', deps.shutdown);
     try {
       const params = await route.params({
         path: captures.map(decodeSegment),
@@ -222,6 +223,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
         {
           keepaliveMs: config['keepalive-ms'],
           signal: c.req.raw.signal,
+          shutdown: deps.shutdown,
           onCancel: abort,
           onError: (error) => {
             const a2aError = toA2AError(error);
@@ -232,6 +234,8 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
       );
     } catch (error) {
       return fail(error);
+    } finally {
+      release();
     }
   };
 }
@@ -240,11 +244,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
 async function readJsonObject(c: Context<GatewayEnv>, maxBytes: number): Promise<Record<string, unknown>> {
   const text = await readBodyText(c.req.raw, maxBytes);
   if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw A2AError.parse('Parse error: the body is not valid JSON');
-  }
-  return asObject(value);
+  const value = asObject(parseJsonBody(text, 'Parse error: the body is not valid JSON'));
+  if (nestedDeeperThan(text)) throw tooDeeplyNested();
+  return value;
 }

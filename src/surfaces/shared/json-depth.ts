@@ -1,0 +1,44 @@
+import { A2AError } from '../../model/index.js';
+
+/**
+ * Nesting the gateway accepts in a request body, like protobuf's JSON parsers (the 1.0 wire objects
+ * are protobuf messages). JSON.parse itself copes with any depth, but JSON.stringify, structuredClone
+ * and every recursive walk after it overflow the stack somewhere past a few thousand levels.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Whether `json` (text JSON.parse already accepted) nests arrays and objects deeper than `max`.
+ * One pass over the text, jumping over strings with indexOf, so long text parts cost next to nothing.
+ */
+export function nestedDeeperThan(json: string, max: number = MAX_JSON_DEPTH): boolean {
+  // Deeper than max needs more than max openers and as many closers.
+  if (json.length <= 2 * max) return false;
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const char = json.charCodeAt(i);
+    if (char === QUOTE) {
+      for (;;) {
+        i = json.indexOf('"', i + 1);
+        if (i < 0) return false;
+        let backslashes = 0;
+        while (json.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (char === OPEN_ARRAY || char === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (char === CLOSE_ARRAY || char === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
+
+/** -32600 for a body nested deeper than MAX_JSON_DEPTH. */
+export const tooDeeplyNested = (): A2AError =>
+  A2AError.invalidRequest(`Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
