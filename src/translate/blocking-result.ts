@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Message, SendMessageResponse, Task } from '../model/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Artifact, Message, SendMessageResponse, Task } from '../model/index.js';
 import type { MappingProfile } from '../mappings/index.js';
 import type { V025Artifact, V025SendMessageResult, V025Task } from '../protocol/v025/index.js';
 import { CommandCollector, withoutCommands } from './bailian.js';
@@ -22,14 +23,33 @@ export interface TaskResultToV025Options {
    * `metadata.commands` (an empty text artifact is added when the answer has none).
    */
   deviceCommands?: { metadataKey: string };
+  /**
+   * The task's artifacts before this turn. iac-code keeps every turn's artifacts on the task, so a
+   * follow-up turn's answer would otherwise carry the earlier answers too; unchanged ones are left out.
+   */
+  earlierArtifacts?: readonly Artifact[];
+}
+
+/** The artifacts this turn added or changed. */
+function artifactsOfThisTurn(task: Task, earlier: readonly Artifact[] = []): Artifact[] {
+  const all = task.artifacts ?? [];
+  if (earlier.length === 0) return all;
+  const before = new Map(earlier.map((artifact) => [artifact.artifactId, artifact]));
+  return all.filter((artifact) => !isDeepStrictEqual(before.get(artifact.artifactId), artifact));
 }
 
 /** Moves every command onto the last artifact, the one Bailian reads them from. */
-function placeCommands(task: Task, artifacts: V025Artifact[], key: string, newId: () => string): V025Artifact[] {
+function placeCommands(
+  task: Task,
+  turnArtifacts: readonly Artifact[],
+  artifacts: V025Artifact[],
+  key: string,
+  newId: () => string,
+): V025Artifact[] {
   const commands = new CommandCollector(key);
   commands.add(task.metadata);
   commands.add(task.status.message?.metadata);
-  for (const artifact of task.artifacts ?? []) commands.add(artifact.metadata);
+  for (const artifact of turnArtifacts) commands.add(artifact.metadata);
   if (commands.empty) return artifacts;
   const placed = artifacts.map((artifact) => defined({ ...artifact, metadata: withoutCommands(artifact.metadata, key) }));
   const last: V025Artifact = placed.pop() ?? { artifactId: newId(), parts: [{ kind: 'text', text: '' }] };
@@ -49,10 +69,13 @@ export function taskResultToV025(task: Task, profile: MappingProfile, options: T
   const reply = finalReplyText(task);
   let artifacts: V025Artifact[] = [];
   if (reply !== '') artifacts.push({ artifactId: newId(), parts: [{ kind: 'text', text: reply }] });
-  for (const artifact of task.artifacts ?? []) {
+  const turnArtifacts = artifactsOfThisTurn(task, options.earlierArtifacts);
+  for (const artifact of turnArtifacts) {
     if (!repeatsReply(artifact.parts, reply)) artifacts.push(artifactToV025(artifact, profile));
   }
-  if (options.deviceCommands) artifacts = placeCommands(task, artifacts, options.deviceCommands.metadataKey, newId);
+  if (options.deviceCommands) {
+    artifacts = placeCommands(task, turnArtifacts, artifacts, options.deviceCommands.metadataKey, newId);
+  }
   const status = isReplyState(task.status.state) ? { ...task.status, message: undefined } : task.status;
   return defined({
     kind: 'task' as const,

@@ -38,6 +38,21 @@ describe('message/send shape per profile', () => {
     });
   }
 
+  it('a follow-up turn answers with this turn\'s reply only, not the artifacts earlier turns left on the task', async () => {
+    const gateway = await startFacadeGateway();
+    try {
+      const first = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'one' }) })).body.result;
+      const second = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'two', contextId: first.contextId }) }))
+        .body.result;
+      // The follow-up continued the same upstream task (iac-code keeps every turn's artifacts on it).
+      expect(second.id).toBe(first.id);
+      expect(second.artifacts).toHaveLength(1);
+      expect(second.artifacts[0].parts).toEqual([{ kind: 'text', text: demoReply('two', 2).full }]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('a bad operator override stops the gateway at start, naming the entry', async () => {
     await expect(startFacadeGateway({ bailian: { mappings: { 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'done' } } } })).rejects.toThrow(
       /states-to-v025\.TASK_STATE_INPUT_REQUIRED/,

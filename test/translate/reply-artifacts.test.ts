@@ -215,3 +215,32 @@ describe('message/send: an upstream artifact repeating the reply is left out', (
     expect(result.artifacts).toStrictEqual([{ artifactId: 'reply', parts: [{ kind: 'text', text: 'Hello.' }], metadata: { commands } }]);
   });
 });
+
+describe('message/send on a follow-up turn: only the artifacts this turn added or changed', () => {
+  const before: Artifact[] = [
+    { artifactId: 'turn-1', parts: [{ text: 'first answer' }] },
+    { artifactId: 'tf', parts: [FILE] },
+    { artifactId: 'log', parts: [{ text: 'step 1' }] },
+  ];
+  const after: Task = {
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'second answer' }] } },
+    artifacts: [
+      before[0]!,
+      before[1]!,
+      { artifactId: 'log', parts: [{ text: 'step 1' }, { text: 'step 2' }] },
+      { artifactId: 'turn-2', parts: [{ text: 'notes' }] },
+    ],
+  };
+
+  it('leaves out unchanged earlier artifacts, keeps grown and new ones', () => {
+    const result = taskResultToV025(after, bailian, { now: () => NOW, newArtifactId: () => 'reply', earlierArtifacts: before });
+    expect(result.artifacts?.map((artifact) => artifact.artifactId)).toEqual(['reply', 'log', 'turn-2']);
+  });
+
+  it('without earlier artifacts every artifact of the task is answered', () => {
+    const result = taskResultToV025(after, bailian, { now: () => NOW, newArtifactId: () => 'reply' });
+    expect(result.artifacts?.map((artifact) => artifact.artifactId)).toEqual(['reply', 'turn-1', 'tf', 'log', 'turn-2']);
+  });
+});

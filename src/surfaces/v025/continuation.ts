@@ -1,9 +1,11 @@
 import type { TaskRegistry } from '../../core/task-registry/types.js';
-import type { SendMessageRequest } from '../../model/index.js';
+import type { SendMessageRequest, Task } from '../../model/index.js';
 
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */
   request: SendMessageRequest;
+  /** The paused task the request continues, as it was before this turn. */
+  previous?: Task;
   /** The turn is over (idempotent). */
   end(): void;
 }
@@ -49,7 +51,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       try {
         const latest = await registry.latestForContext(contextId, principal);
         if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
-        return { request: { ...request, message: { ...request.message, taskId: latest.id } }, end };
+        return { request: { ...request, message: { ...request.message, taskId: latest.id } }, previous: latest, end };
       } catch (error) {
         end();
         throw error;

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import type { StreamResponse } from '../../model/index.js';
+import type { StreamResponse, Task } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import { sendMessageResultToV025, type TaskResultToV025Options } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -20,12 +20,13 @@ export interface TurnCall {
   c: Context<GatewayEnv>;
 }
 
-function resultOptions(deps: V025FacadeDeps, contextId: string | undefined): TaskResultToV025Options {
+function resultOptions(deps: V025FacadeDeps, contextId: string | undefined, previous?: Task): TaskResultToV025Options {
   const bailian = deps.config.bailian;
   return {
     contextId,
     upstreamMetadata: bailian['upstream-metadata'],
     deviceCommands: { metadataKey: bailian['extension-metadata-key'] },
+    ...(previous?.artifacts ? { earlierArtifacts: previous.artifacts } : {}),
   };
 }
 
@@ -38,7 +39,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, turns: Cont
   noteLog(call.c, { contextId, taskId: turn.request.message.taskId });
   try {
     const response = await deps.port.sendMessage(turn.request, call.ctx);
-    return sendMessageResultToV025(response, deps.profile, resultOptions(deps, contextId));
+    return sendMessageResultToV025(response, deps.profile, resultOptions(deps, contextId, turn.previous));
   } finally {
     turn.end();
   }
