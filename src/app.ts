@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -161,6 +162,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();
+    // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
+    setMaxListeners(0, shutdown.signal);
     const app = createGatewayApp({ config, port, cards, registry, logger, shutdown: shutdown.signal, passThrough, ...(profile ? { profile } : {}) });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

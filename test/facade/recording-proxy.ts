@@ -65,7 +65,7 @@ export async function startRecordingProxy(target?: string): Promise<RecordingPro
       return;
     }
     const upstream = httpRequest(new URL(req.url ?? '/', base), { method: req.method, headers: { ...req.headers, host: new URL(base).host } });
-    req.socket.once('close', () => upstream.destroy());
+    res.once('close', () => upstream.destroy());
     upstream.on('error', () => {
       settle(Buffer.alloc(0));
       res.destroy();
