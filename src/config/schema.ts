@@ -27,7 +27,11 @@ export const UpstreamConfig = z
     /** Whole-call bound for blocking (non-stream) calls; 0 disables. */
     'request-timeout-ms': Millis.default(600_000),
     'card-refresh-ms': Millis.default(60_000),
-    connections: z.number().int().min(1).default(128),
+    /**
+     * Cap on pooled connections to the upstream; absent or 0: unlimited. Every open stream holds one
+     * connection for its whole life, so a cap also caps concurrent streams (the rest wait, unbounded).
+     */
+    connections: z.number().int().min(0).optional(),
   })
   .prefault({});
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;

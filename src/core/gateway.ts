@@ -33,6 +33,14 @@ export type Gateway = AgentPort & {
   settled(taskId: string): Promise<void>;
 };
 
+/** What a relayed stream reads and how it holds its context's lane. */
+interface RelayPlan {
+  source: AsyncIterable<StreamResponse>;
+  lease?: Lease;
+  takeLaneOnContext: boolean;
+  followUp?: Message;
+}
+
 /** How a message may enter its context: holding the lane, or riding along a paused turn (permission answer). */
 interface Admission {
   lease?: Lease;
@@ -134,12 +142,11 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   /**
    * Pass a stream through: redact, record, publish, yield each event the moment it arrives.
    * Leaving early (consumer `return()`) exits the for-await, which returns the upstream iterator.
+   * `open` (admission, then the upstream call) runs on the first pull, inside this one generator:
+   * a generator per layer would cost every open stream its own pending promises.
    */
-  async function* relay(
-    source: AsyncIterable<StreamResponse>,
-    ctx: CallContext,
-    options: { lease?: Lease; takeLaneOnContext: boolean; followUp?: Message },
-  ): AsyncGenerator<StreamResponse> {
+  async function* relay(ctx: CallContext, open: () => Promise<RelayPlan>): AsyncGenerator<StreamResponse> {
+    const { source, ...options } = await open();
     const self = Symbol('stream');
     const meta = metaOf(ctx);
     const lastWrites = new Map<string, Promise<void>>();
@@ -190,36 +197,38 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     }
   }
 
-  async function* sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
-    const admission = await admit(request.message, ctx);
-    let source: AsyncIterable<StreamResponse>;
-    try {
-      source = upstream.sendStreamingMessage(request, ctx);
-    } catch (error) {
-      await admission.lease?.release();
-      throw error;
-    }
-    yield* relay(source, ctx, {
-      lease: admission.lease,
-      takeLaneOnContext: !admission.ridesAlong,
-      followUp: request.message.taskId && !admission.ridesAlong ? request.message : undefined,
+  function sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    return relay(ctx, async () => {
+      const admission = await admit(request.message, ctx);
+      let source: AsyncIterable<StreamResponse>;
+      try {
+        source = upstream.sendStreamingMessage(request, ctx);
+      } catch (error) {
+        await admission.lease?.release();
+        throw error;
+      }
+      return {
+        source,
+        lease: admission.lease,
+        takeLaneOnContext: !admission.ridesAlong,
+        followUp: request.message.taskId && !admission.ridesAlong ? request.message : undefined,
+      };
     });
   }
 
-  async function* subscribeToTask(
-    request: Parameters<AgentPort['subscribeToTask']>[0],
-    ctx: CallContext,
-  ): AsyncGenerator<StreamResponse> {
-    await settled(request.id);
-    await assertVisible(request.id, ctx);
-    const known = await registry.get(request.id, ctx.principal);
-    // An input-required turn is over but the task is not terminal: an iac-code subscription would wait
-    // forever, so answer as iac-code does. Terminal tasks go upstream, whose own answer is the faithful one
-    // (iac-code: -32001, a spec 1.0 agent: -32004).
-    if (known?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
-      throw new A2AError(ErrorCode.TaskNotFound, `Task ${request.id} is not active`, { metadata: { taskId: request.id } });
-    }
-    yield* relay(upstream.subscribeToTask(request, ctx), ctx, { takeLaneOnContext: false });
+  function subscribeToTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): AsyncGenerator<StreamResponse> {
+    return relay(ctx, async () => {
+      await settled(request.id);
+      await assertVisible(request.id, ctx);
+      const known = await registry.get(request.id, ctx.principal);
+      // An input-required turn is over but the task is not terminal: an iac-code subscription would wait
+      // forever, so answer as iac-code does. Terminal tasks go upstream, whose own answer is the faithful one
+      // (iac-code: -32001, a spec 1.0 agent: -32004).
+      if (known?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
+        throw new A2AError(ErrorCode.TaskNotFound, `Task ${request.id} is not active`, { metadata: { taskId: request.id } });
+      }
+      return { source: upstream.subscribeToTask(request, ctx), takeLaneOnContext: false };
+    });
   }
 
   return {

@@ -5,14 +5,16 @@ import type { Credentials, UpstreamConfig } from '../config/schema.js';
  * The connection pool the gateway uses for one upstream agent. Only the wait for response headers
  * is bounded: once a stream has started, it may stay quiet for as long as the agent thinks (a turn
  * can run for minutes between frames), so the body timeout is off and callers bound calls with
- * their own AbortSignal instead.
+ * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
+ * each open stream holds a connection for as long as it lasts.
  */
 export function createUpstreamPool(config: UpstreamConfig): Agent {
   return new Agent({
     connect: { timeout: config['connect-timeout-ms'] },
     headersTimeout: config['headers-timeout-ms'],
     bodyTimeout: 0,
-    connections: config.connections,
+    // null is undici's "no limit": a pooled cap would queue the stream past it with no timeout.
+    connections: config.connections || null,
     // Below the 5 s keep-alive of uvicorn (iac-code) so an idle socket is never reused as the server closes it.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 60_000,

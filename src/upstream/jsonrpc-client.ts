@@ -3,9 +3,11 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
+import { CallBound } from './call-bound.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
+import { isWellFormedStreamEvent } from './well-formed.js';
 
 /**
  * What differs between A2A versions on the JSON-RPC wire besides method names and shapes: the
@@ -83,7 +85,7 @@ function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
 }
 
-function post(call: JsonRpcCall, id: string, signal: AbortSignal, accept: string): Promise<Dispatcher.ResponseData> {
+function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const wire = call.transport.wire ?? V1_WIRE;
   const headers: Record<string, string> = {
     ...call.transport.authHeaders,
@@ -152,29 +154,27 @@ export function validateResult<T>(schema: z.ZodType<T>, value: unknown, what: st
   throw A2AError.invalidAgentResponse(`The upstream agent returned an invalid ${what}${field ? ` (at ${field})` : ''}`);
 }
 
-/** A timer-backed abort for the whole-call bound, cleared as soon as the call settles. */
-function callTimeout(ms: number): { signal: AbortSignal; clear(): void } | undefined {
-  if (ms <= 0) return undefined;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('Upstream call timed out', 'TimeoutError')), ms);
-  timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
-
-/** One unary JSON-RPC call: the validated result, or an A2AError. */
-export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<T>): Promise<T> {
+/**
+ * One unary JSON-RPC call: the validated result, or an A2AError. `isWellFormed`, a hand-written
+ * check that accepts only what `resultSchema` accepts unchanged, spares the common answer zod.
+ */
+export async function callJsonRpc<T>(
+  call: JsonRpcCall,
+  resultSchema: z.ZodType<T>,
+  isWellFormed?: (result: unknown) => result is T,
+): Promise<T> {
   const id = nextRequestId();
-  const timeout = callTimeout(call.transport.requestTimeoutMs);
-  const signal = timeout ? AbortSignal.any([call.ctx.signal, timeout.signal]) : call.ctx.signal;
+  const ms = call.transport.requestTimeoutMs;
+  const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
-    const response = await post(call, id, signal, 'application/json');
+    const response = await post(call, id, bound ?? call.ctx.signal, 'application/json');
     const text = await response.body.text();
     const result = settleBody(response.statusCode, text, id, call.transport);
-    return validateResult(resultSchema, result, `${call.method} result`);
+    return isWellFormed?.(result) ? result : validateResult(resultSchema, result, `${call.method} result`);
   } catch (error) {
-    throw fromTransportError(error, { caller: call.ctx.signal, ...(timeout ? { timeout: timeout.signal } : {}) });
+    throw fromTransportError(error, { caller: call.ctx.signal, timedOut: bound?.timedOut ?? false });
   } finally {
-    timeout?.clear();
+    bound?.clear();
   }
 }
 
@@ -194,13 +194,12 @@ function frameResult(message: SseMessage, id: string, transport: JsonRpcTranspor
 }
 
 /**
- * A streaming JSON-RPC call, yielding each event's raw `result` (any A2A version; the caller
- * validates and translates). The request is sent on the first pull. Leaving the loop early or
- * aborting ctx.signal destroys the upstream response, which closes its connection. A clean end of
- * the body ends the iteration (the core decides whether the turn was complete); a broken
- * connection throws.
+ * One streaming JSON-RPC call, yielding `toEvent` of each frame's result, or nothing for frames it
+ * maps to undefined. The request is sent on the first pull. Leaving the loop early or aborting
+ * ctx.signal destroys the upstream response, which closes its connection. A clean end of the body
+ * ends the iteration (the core decides whether the turn was complete); a broken connection throws.
  */
-export async function* streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown> {
+async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) => T | undefined): AsyncGenerator<T> {
   const id = nextRequestId();
   const { transport } = call;
   let response: Dispatcher.ResponseData;
@@ -214,10 +213,14 @@ export async function* streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<u
     const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
     if (!isSse || response.statusCode < 200 || response.statusCode >= 300) {
       // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).
-      yield settleBody(response.statusCode, await body.text(), id, transport);
+      const event = toEvent(settleBody(response.statusCode, await body.text(), id, transport));
+      if (event !== undefined) yield event;
       return;
     }
-    for await (const message of readSse(body)) yield frameResult(message, id, transport);
+    for await (const message of readSse(body)) {
+      const event = toEvent(frameResult(message, id, transport));
+      if (event !== undefined) yield event;
+    }
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal });
   } finally {
@@ -225,14 +228,24 @@ export async function* streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<u
   }
 }
 
+/** A streaming JSON-RPC call yielding each event's raw `result` (any A2A version; the caller validates and translates). */
+export function streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown> {
+  return streamResults(call, (result) => result);
+}
+
 /**
- * A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask): each result
- * validated as a StreamResponse. Frames that carry nothing are skipped: iac-code ends a
- * permission-answer stream with an empty `{"result":{}}` (an SDK completion marker).
+ * A 1.0 event as relayed: validated as a StreamResponse (-32006 naming the field when it is not
+ * one), or undefined for a frame that carries nothing: iac-code ends a permission-answer stream with
+ * an empty `{"result":{}}` (an SDK completion marker). The hand-written check passes well-formed
+ * events as they are; zod only sees the rest.
  */
-export async function* streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
-  for await (const result of streamJsonRpcResults(call)) {
-    if (isEmptyResult(result)) continue;
-    yield validateResult(StreamResponse, result, 'stream event');
-  }
+function toStreamEvent(result: unknown): StreamResponse | undefined {
+  if (isWellFormedStreamEvent(result)) return result;
+  if (isEmptyResult(result)) return undefined;
+  return validateResult(StreamResponse, result, 'stream event');
+}
+
+/** A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask), one generator deep. */
+export function streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
+  return streamResults(call, toStreamEvent);
 }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 
 export interface SseMessage {
@@ -6,14 +7,10 @@ export interface SseMessage {
   id?: string;
 }
 
-/**
- * Server-sent events of a response body, one message per complete frame, yielded as soon as the
- * frame's blank line arrives (never batched behind later chunks). Comments (`: ping`) are skipped.
- * A last frame that the server ended without its blank line is still delivered when the body ends:
- * some servers omit it and a reader that waits for it loses the final event (a2a-python#1213).
- */
-export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseMessage> {
-  const ready: SseMessage[] = [];
+type Body = AsyncIterable<Uint8Array | string>;
+
+/** An eventsource parser with its own UTF-8 decoder, collecting complete messages into `ready`. */
+function sseParser(ready: SseMessage[]): { feed(chunk: Uint8Array | string): void; end(): void } {
   const parser = createParser({
     onEvent(message) {
       const out: SseMessage = { data: message.data };
@@ -24,13 +21,131 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncG
   });
   // Streaming decode: a multi-byte character may be split across two chunks.
   const decoder = new TextDecoder('utf-8');
+  return {
+    feed: (chunk) => parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })),
+    // End of body: terminate a pending line and dispatch a pending frame.
+    end: () => parser.feed(`${decoder.decode()}\n\n`),
+  };
+}
 
+const ignore = (): void => undefined;
+
+const isNodeReadable = (body: Body): body is Body & Readable =>
+  typeof (body as Partial<Readable>).on === 'function' && typeof (body as Partial<Readable>).pause === 'function';
+
+/**
+ * Server-sent events of a response body, one message per complete frame, yielded as soon as the
+ * frame's blank line arrives (never batched behind later chunks). Comments (`: ping`) are skipped.
+ * A last frame that the server ended without its blank line is still delivered when the body ends:
+ * some servers omit it and a reader that waits for it loses the final event (a2a-python#1213).
+ * Leaving early stops reading the body (a Node stream is destroyed).
+ */
+export function readSse(body: Body): AsyncIterableIterator<SseMessage> {
+  return isNodeReadable(body) ? new ReadableSse(body) : readIterable(body);
+}
+
+async function* readIterable(body: Body): AsyncGenerator<SseMessage> {
+  const ready: SseMessage[] = [];
+  const parser = sseParser(ready);
   for await (const chunk of body) {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    parser.feed(chunk);
     while (ready.length > 0) yield ready.shift() as SseMessage;
   }
-
-  // End of body: terminate a pending line and dispatch a pending frame.
-  parser.feed(`${decoder.decode()}\n\n`);
+  parser.end();
   while (ready.length > 0) yield ready.shift() as SseMessage;
+}
+
+/**
+ * The same over a Node stream in paused mode (`read()` on 'readable', as its own async iterator
+ * does) without that iterator's generator: an open stream waiting for its next frame holds one
+ * pending promise, not two suspended generators. Chunks are only read when no parsed message is
+ * waiting, so the stream's buffer, and with it the connection, fills up when the consumer is slow.
+ */
+class ReadableSse implements AsyncIterableIterator<SseMessage> {
+  readonly #body: Readable;
+  readonly #ready: SseMessage[] = [];
+  readonly #parser = sseParser(this.#ready);
+  #ended = false;
+  /** The parser got the end of the body (a last frame without its blank line is out). */
+  #flushed = false;
+  #failure: { error: unknown } | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(body: Readable) {
+    this.#body = body;
+    body.on('readable', this.#notify);
+    body.once('end', this.#onEnd);
+    body.once('error', this.#onError);
+    body.once('close', this.#onClose);
+  }
+
+  readonly #notify = (): void => {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  };
+
+  readonly #onEnd = (): void => {
+    this.#ended = true;
+    this.#notify();
+  };
+
+  readonly #onError = (error: unknown): void => {
+    this.#failure ??= { error };
+    this.#notify();
+  };
+
+  readonly #onClose = (): void => {
+    if (!this.#ended) this.#failure ??= { error: new Error('The response body closed before its end') };
+    this.#notify();
+  };
+
+  /** Stops listening; an error the body still emits (undici errors a body destroyed before its end) is moot by then. */
+  #detach(): void {
+    this.#body.off('readable', this.#notify);
+    this.#body.off('end', this.#onEnd);
+    this.#body.off('close', this.#onClose);
+    this.#body.off('error', this.#onError);
+    this.#body.on('error', ignore);
+  }
+
+  async next(): Promise<IteratorResult<SseMessage>> {
+    for (;;) {
+      const message = this.#ready.shift();
+      if (message) return { done: false, value: message };
+      if (this.#failure) {
+        this.#detach();
+        throw this.#failure.error;
+      }
+      const chunk = this.#body.read() as Uint8Array | string | null;
+      if (chunk !== null) {
+        this.#parser.feed(chunk);
+        continue;
+      }
+      if (this.#ended || this.#body.readableEnded) {
+        if (!this.#flushed) {
+          this.#flushed = true;
+          this.#parser.end();
+          continue;
+        }
+        this.#detach();
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  async return(): Promise<IteratorResult<SseMessage>> {
+    this.#detach();
+    this.#ready.length = 0;
+    this.#failure = undefined;
+    this.#ended = true;
+    this.#flushed = true;
+    if (!this.#body.destroyed) this.#body.destroy();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<SseMessage> {
+    return this;
+  }
 }

@@ -102,14 +102,14 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
 export interface AbortSources {
   /** The caller's signal: when it fired, the caller went away or the core gave up. */
   caller?: AbortSignal;
-  /** The gateway's own whole-call bound. */
-  timeout?: AbortSignal;
+  /** The gateway's own whole-call bound fired. */
+  timedOut?: boolean;
 }
 
 /** A failure to talk to the upstream at all (refused, reset, timed out, aborted). */
 export function fromTransportError(error: unknown, aborts: AbortSources = {}): A2AError {
   if (error instanceof A2AError) return error;
-  if (aborts.timeout?.aborted) return A2AError.internal('Upstream agent timed out');
+  if (aborts.timedOut) return A2AError.internal('Upstream agent timed out');
   if (aborts.caller?.aborted) {
     const reason: unknown = aborts.caller.reason;
     return reason instanceof A2AError ? reason : A2AError.internal('The upstream call was aborted');

@@ -13,6 +13,7 @@ import {
   type StreamResponse,
 } from '../model/index.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpc, validateResult } from './jsonrpc-client.js';
+import { isWellFormedSendMessageResponse, isWellFormedTask } from './well-formed.js';
 
 export interface V1UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -33,7 +34,7 @@ const EmptyResult = z.union([z.null(), z.looseObject({})]);
 const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '[::]']);
 
 /** An absolute http(s) URL for `candidate`, resolved against the base; undefined when unusable. */
-function usableUrl(candidate: unknown, baseUrl: string): string | undefined {
+export function usableUrl(candidate: unknown, baseUrl: string): string | undefined {
   if (typeof candidate !== 'string' || candidate === '') return undefined;
   try {
     const url = new URL(candidate, baseUrl);
@@ -118,25 +119,34 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     return endpoint ?? baseUrl;
   }
 
-  async function call<T>(method: string, params: unknown, schema: z.ZodType<T>, ctx: CallContext): Promise<T> {
+  async function call<T>(
+    method: string,
+    params: unknown,
+    schema: z.ZodType<T>,
+    ctx: CallContext,
+    isWellFormed?: (result: unknown) => result is T,
+  ): Promise<T> {
     const target = await resolveEndpoint(ctx.signal);
-    return callJsonRpc({ transport, endpoint: target, method, params, ctx }, schema);
+    return callJsonRpc({ transport, endpoint: target, method, params, ctx }, schema, isWellFormed);
   }
 
-  async function* stream(method: string, params: unknown, ctx: CallContext): AsyncGenerator<StreamResponse> {
-    const target = await resolveEndpoint(ctx.signal);
-    yield* streamJsonRpc({ transport, endpoint: target, method, params, ctx });
+  function stream(method: string, params: unknown, ctx: CallContext): AsyncIterable<StreamResponse> {
+    // Once the endpoint is known a stream is the JSON-RPC one itself, without a generator around it.
+    if (endpoint) return streamJsonRpc({ transport, endpoint, method, params, ctx });
+    return (async function* () {
+      yield* streamJsonRpc({ transport, endpoint: await resolveEndpoint(ctx.signal), method, params, ctx });
+    })();
   }
 
   return {
     endpoint: () => endpoint,
     fetchCard: (signal) => loadCard(signal),
     close: () => transport.close(),
-    sendMessage: (req, ctx) => call('SendMessage', req, SendMessageResponse, ctx),
+    sendMessage: (req, ctx) => call('SendMessage', req, SendMessageResponse, ctx, isWellFormedSendMessageResponse),
     sendStreamingMessage: (req, ctx) => stream('SendStreamingMessage', req, ctx),
-    getTask: (req, ctx) => call('GetTask', req, Task, ctx),
+    getTask: (req, ctx) => call('GetTask', req, Task, ctx, isWellFormedTask),
     listTasks: (req, ctx) => call('ListTasks', req, ListTasksResponse, ctx),
-    cancelTask: (req, ctx) => call('CancelTask', req, Task, ctx),
+    cancelTask: (req, ctx) => call('CancelTask', req, Task, ctx, isWellFormedTask),
     subscribeToTask: (req, ctx) => stream('SubscribeToTask', req, ctx),
     createTaskPushNotificationConfig: (req, ctx) =>
       call('CreateTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createLogger, requestLogger } from '../../src/log.js';
+import { createLogger, requestLogger, type LogLevel } from '../../src/log.js';
 import type { GatewayEnv } from '../../src/surfaces/shared/env.js';
 
 function capture() {
@@ -9,13 +9,14 @@ function capture() {
   return { lines, destination };
 }
 
-function appWithLogger() {
+function appWithLogger(level: LogLevel = 'info') {
   const { lines, destination } = capture();
   const app = new Hono<GatewayEnv>();
-  app.use('*', requestLogger(createLogger('info', destination)));
+  app.use('*', requestLogger(createLogger(level, destination)));
   app.post('/', (c) => {
     Object.assign(c.var.logFields, { surface: 'jsonrpc', method: 'SendMessage', taskId: 't-1', contextId: 'c-1' });
     c.var.logger.debug('below the level: not written');
+    c.var.logger.warn('handler warning');
     return c.json({ ok: true });
   });
   app.get('/stream', (c) => {
@@ -62,8 +63,9 @@ describe('requestLogger', () => {
       body: '{}',
     });
     expect(res.status).toBe(200);
-    expect(lines).toHaveLength(1);
-    const line = lines[0]!;
+    expect(lines.map((l) => l.msg)).toEqual(['handler warning', 'request']);
+    expect(lines[0]!.reqId).toBe('req-42');
+    const line = lines[1]!;
     expect(line).toMatchObject({
       msg: 'request',
       reqId: 'req-42',
@@ -97,5 +99,23 @@ describe('requestLogger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 50, status: 500, path: '/boom' });
     expect((lines[0]!.err as { message: string }).message).toBe('kaput');
+  });
+
+  it('above info: no request line for a success, handlers still log, a 5xx is still logged at error', async () => {
+    const { app, lines } = appWithLogger('warn');
+    const ok = await app.request('/', { method: 'POST', body: '{}' });
+    expect(ok.status).toBe(200);
+    expect(lines.map((l) => l.msg)).toEqual(['handler warning']);
+    const failed = await app.request('/boom', { headers: { 'x-request-id': 'req-7' } });
+    expect(failed.status).toBe(500);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ level: 50, msg: 'request', reqId: 'req-7', status: 500, path: '/boom' });
+  });
+
+  it('silent: handlers get a logger, nothing is written', async () => {
+    const { app, lines } = appWithLogger('silent');
+    expect((await app.request('/', { method: 'POST', body: '{}' })).status).toBe(200);
+    expect((await app.request('/boom')).status).toBe(500);
+    expect(lines).toEqual([]);
   });
 });

@@ -64,6 +64,27 @@ describe('sseResponse', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('open streams share one keepalive timer; the last one to end stops it', async () => {
+    fakeIntervals();
+    const first = manualSource();
+    const second = manualSource();
+    const a = sseResponse(first.source, { keepaliveMs: 1000, onError: () => undefined }).body!.getReader();
+    const b = sseResponse(second.source, { keepaliveMs: 1000, onError: () => undefined }).body!.getReader();
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1000);
+    const [pingA, pingB] = [decode((await a.read()).value!), decode((await b.read()).value!)];
+    expect(pingA).toMatch(/^: ping /);
+    expect(pingB).toBe(pingA);
+    await a.cancel();
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1000);
+    expect(decode((await b.read()).value!)).toMatch(/^: ping /);
+    await vi.waitFor(() => expect(second.waiting()).toBe(1));
+    second.end();
+    expect((await b.read()).done).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('on reader cancel: calls onCancel and the source return(), stops pinging', async () => {
     fakeIntervals();
     const manual = manualSource();
@@ -84,6 +105,29 @@ describe('sseResponse', () => {
     expect((await reader.read()).done).toBe(true);
     await vi.waitFor(() => expect(manual.returned).toHaveBeenCalledTimes(1));
     expect(onCancel).toHaveBeenCalledTimes(1);
+  });
+
+  it('on shutdown: every open stream ends with onError(reason) and returns its source; a finished one is left alone', async () => {
+    const shutdown = new AbortController();
+    const options = (onCancel: () => void) => ({
+      keepaliveMs: 0,
+      shutdown: shutdown.signal,
+      onCancel,
+      onError: (error: unknown) => ({ event: 'error', data: String(error) }),
+    });
+    const [one, two] = [manualSource(), manualSource()];
+    const [cancelOne, cancelTwo, cancelDone] = [vi.fn(), vi.fn(), vi.fn()];
+    const a = sseResponse(one.source, options(cancelOne)).body!.getReader();
+    const b = sseResponse(two.source, options(cancelTwo)).body!.getReader();
+    expect(await sseResponse(fromArray([{ data: 'x' }]), options(cancelDone)).text()).toBe('data: x\n\n');
+    shutdown.abort('closing');
+    for (const reader of [a, b]) {
+      expect(decode((await reader.read()).value!)).toBe('event: error\ndata: closing\n\n');
+      expect((await reader.read()).done).toBe(true);
+    }
+    await vi.waitFor(() => expect(one.returned).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(two.returned).toHaveBeenCalledTimes(1));
+    expect([cancelOne.mock.calls.length, cancelTwo.mock.calls.length, cancelDone.mock.calls.length]).toEqual([1, 1, 0]);
   });
 
   it('renders a source failure with onError and closes; a failing onError just closes', async () => {

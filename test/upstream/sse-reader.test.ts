@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readSse, type SseMessage } from '../../src/upstream/sse-reader.js';
@@ -6,11 +7,13 @@ async function* chunks(parts: Array<Uint8Array | string>): AsyncGenerator<Uint8A
   for (const part of parts) yield part;
 }
 
-async function collect(parts: Array<Uint8Array | string>): Promise<SseMessage[]> {
-  const out: SseMessage[] = [];
-  for await (const message of readSse(chunks(parts))) out.push(message);
-  return out;
-}
+type Body = AsyncIterable<Uint8Array | string>;
+
+/** readSse reads a Node stream through its events and anything else through its async iterator: both must agree. */
+const BODIES: Array<[string, (source: AsyncGenerator<Uint8Array | string>) => Body]> = [
+  ['an async iterable', (source) => source],
+  ['a Node stream', (source) => Readable.from(source, { objectMode: false })],
+];
 
 /** Split bytes at the given cut points. */
 function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
@@ -41,7 +44,13 @@ const EXPECTED: SseMessage[] = [
   { event: 'error', data: '{"error":{"code":-32603,"message":"boom"},"id":"s1","jsonrpc":"2.0"}' },
 ];
 
-describe('readSse', () => {
+describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
+  async function collect(parts: Array<Uint8Array | string>): Promise<SseMessage[]> {
+    const out: SseMessage[] = [];
+    for await (const message of readSse(asBody(chunks(parts)))) out.push(message);
+    return out;
+  }
+
   it('parses CRLF frames, skips ping comments and keeps event: error', async () => {
     expect(await collect([CAPTURED])).toEqual(EXPECTED);
   });
@@ -90,7 +99,7 @@ describe('readSse', () => {
       await gate;
       yield 'ond\r\n\r\n';
     }
-    const iterator = readSse(body());
+    const iterator = readSse(asBody(body()));
     const first = await iterator.next();
     expect(first.value).toEqual({ data: 'first' });
     const pending = iterator.next();
@@ -119,10 +128,69 @@ describe('readSse', () => {
         finished = true;
       }
     }
-    for await (const message of readSse(body())) {
+    for await (const message of readSse(asBody(body()))) {
       expect(message.data).toBe('one');
       break;
     }
     expect(finished).toBe(true);
+  });
+});
+
+describe('readSse over a Node stream that breaks', () => {
+  it('delivers the frames before an error, then throws it', async () => {
+    const body = new Readable({ read() {} });
+    body.push('data: one\n\n');
+    const iterator = readSse(body);
+    expect((await iterator.next()).value).toEqual({ data: 'one' });
+    const failure = new Error('socket hang up');
+    const pending = iterator.next();
+    body.destroy(failure);
+    await expect(pending).rejects.toBe(failure);
+  });
+
+  it('throws when the body closes before its end (a cut connection)', async () => {
+    const body = new Readable({ read() {} });
+    const iterator = readSse(body);
+    const pending = iterator.next();
+    body.push('data: par');
+    body.destroy();
+    await expect(pending).rejects.toThrow('closed before its end');
+  });
+
+  it('does not read ahead while a parsed frame waits for the consumer', async () => {
+    const body = new Readable({ read() {}, highWaterMark: 1 });
+    const iterator = readSse(body);
+    const first = iterator.next();
+    body.push('data: one\n\ndata: two\n\n');
+    expect((await first).value).toEqual({ data: 'one' });
+    body.push('data: three\n\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    // 'three' stays in the stream's buffer: the reader paused it while 'two' was waiting.
+    expect(body.readableFlowing).toBe(false);
+    expect(body.readableLength).toBeGreaterThan(0);
+    expect((await iterator.next()).value).toEqual({ data: 'two' });
+    expect((await iterator.next()).value).toEqual({ data: 'three' });
+    body.push(null);
+    expect((await iterator.next()).done).toBe(true);
+  });
+});
+
+describe('readSse over an undici-like body', () => {
+  it('leaving early destroys the body, and the error undici emits for an unfinished body goes nowhere', async () => {
+    // undici's BodyReadable errors when destroyed before its end: nobody listens any more by then.
+    const body = new Readable({
+      read() {},
+      destroy(error, callback) {
+        callback(error ?? (this.readableEnded ? null : new Error('Request aborted')));
+      },
+    });
+    body.push('data: one\n\ndata: two\n\n');
+    for await (const message of readSse(body)) {
+      expect(message.data).toBe('one');
+      break;
+    }
+    expect(body.destroyed).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.listenerCount('error')).toBeGreaterThan(0);
   });
 });

@@ -76,10 +76,13 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function write(task: Task, meta: TaskMeta): void {
     const previous = cache.peek(task.id, { allowStale: true });
-    if (previous) unindex(previous);
     const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, updatedAt: stamp() };
+    // Only owner and context place a task in the indexes: most writes (status and artifact chunks
+    // of a stream) leave both as they were, and re-adding to a large owner set is not free.
+    const moved = !previous || previous.owner !== record.owner || previous.task.contextId !== task.contextId;
+    if (previous && moved) unindex(previous);
     cache.set(task.id, record);
-    index(record);
+    if (moved) index(record);
   }
 
   /** A record that is still alive; a stale one is deleted here, which unindexes it. */

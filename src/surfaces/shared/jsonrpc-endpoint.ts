@@ -30,16 +30,20 @@ export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
- * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
- */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () => A2AError.invalidRequest('Request payload too large');
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) throw tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
+const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
+
+/** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  if (value === null) return undefined;
+  const length = Number(value);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes`. */
+async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -52,8 +56,24 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
+ * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
+ */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = declaredLength(request.headers);
+  if (declared !== undefined && declared > maxBytes) throw tooLarge();
+  // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
+  // @hono/node-server read it straight off the socket; `request.body` would make it build the
+  // whole web Request and its streams first. Chunked bodies keep the bounded reader.
+  const bytes = declared === undefined ? await readBounded(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
+  // An in-process Request (tests, app.request) can carry more than it declares.
+  if (bytes.byteLength > maxBytes) throw tooLarge();
   try {
-    return utf8.decode(Buffer.concat(chunks, size));
+    return utf8.decode(bytes);
   } catch {
     throw A2AError.parse('Parse error: the body is not valid UTF-8');
   }

@@ -1,3 +1,5 @@
+import { untilShutdown } from './shutdown-watch.js';
+
 export interface SseFrame {
   data: string;
   event?: string;
@@ -21,15 +23,56 @@ export interface SseOptions {
 }
 
 const encoder = new TextEncoder();
+const LINE_BREAK = /[\r\n]/;
 
 /** One SSE event; a multi-line payload becomes several `data:` lines so no line break can end it early. */
 export function encodeFrame(frame: SseFrame): Uint8Array {
   const event = frame.event ? `event: ${frame.event.replace(/[\r\n]/g, '')}\n` : '';
-  const data = frame.data
-    .split(/\r\n|\r|\n/)
-    .map((line) => `data: ${line}\n`)
-    .join('');
+  // JSON text never holds a raw line break: the usual frame is one data line.
+  const data = LINE_BREAK.test(frame.data)
+    ? frame.data
+        .split(/\r\n|\r|\n/)
+        .map((line) => `data: ${line}\n`)
+        .join('')
+    : `data: ${frame.data}\n`;
   return encoder.encode(`${event}${data}\n`);
+}
+
+type SseController = ReadableStreamDefaultController<Uint8Array>;
+
+/**
+ * One keepalive timer per interval for all open streams, not one per stream: an idle stream costs
+ * a Set entry instead of a timer and its closures, and each tick encodes its ping once. A stream's
+ * first ping therefore comes up to one interval after it opened, not exactly one.
+ */
+const keepalives = new Map<number, { timer: NodeJS.Timeout; streams: Set<SseController> }>();
+
+/** Pings `stream` every `ms` until the returned function is called. */
+function keepAlive(ms: number, stream: SseController): () => void {
+  let ticker = keepalives.get(ms);
+  if (!ticker) {
+    const streams = new Set<SseController>();
+    const timer = setInterval(() => {
+      const ping = encoder.encode(`: ping ${new Date().toISOString()}\n\n`);
+      for (const open of streams) {
+        try {
+          open.enqueue(ping);
+        } catch {
+          // closed by its reader in the meantime: its own cleanup unregisters it
+        }
+      }
+    }, ms);
+    timer.unref();
+    ticker = { timer, streams };
+    keepalives.set(ms, ticker);
+  }
+  const { streams, timer } = ticker;
+  streams.add(stream);
+  return () => {
+    if (!streams.delete(stream) || streams.size > 0) return;
+    clearInterval(timer);
+    keepalives.delete(ms);
+  };
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -49,16 +92,17 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions): Response {
   const iterator = frames[Symbol.asyncIterator]();
   const { signal, shutdown } = options;
-  let timer: NodeJS.Timeout | undefined;
+  let stopKeepalive: (() => void) | undefined;
+  let stopWatchingShutdown: (() => void) | undefined;
   let finished = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
 
   const finish = (): boolean => {
     if (finished) return false;
     finished = true;
-    if (timer) clearInterval(timer);
+    stopKeepalive?.();
     signal?.removeEventListener('abort', disconnect);
-    shutdown?.removeEventListener('abort', interrupt);
+    stopWatchingShutdown?.();
     return true;
   };
 
@@ -107,13 +151,8 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
         return;
       }
       signal?.addEventListener('abort', disconnect, { once: true });
-      shutdown?.addEventListener('abort', interrupt, { once: true });
-      if (options.keepaliveMs > 0) {
-        timer = setInterval(() => {
-          if (!finished) ctrl.enqueue(encoder.encode(`: ping ${new Date().toISOString()}\n\n`));
-        }, options.keepaliveMs);
-        timer.unref();
-      }
+      if (shutdown) stopWatchingShutdown = untilShutdown(shutdown, interrupt);
+      if (options.keepaliveMs > 0) stopKeepalive = keepAlive(options.keepaliveMs, ctrl);
     },
     async pull(ctrl) {
       if (finished) return;
@@ -174,10 +213,11 @@ export function mapIterable<T, U>(iterable: AsyncIterable<T>, map: (item: T) => 
     [Symbol.asyncIterator]: () => {
       const iterator = iterable[Symbol.asyncIterator]();
       return {
-        next: async () => {
-          const result = await iterator.next();
-          return result.done ? { done: true, value: undefined } : { done: false, value: map(result.value) };
-        },
+        // then(), not an async function: a waiting stream keeps no suspended frame here.
+        next: () =>
+          iterator
+            .next()
+            .then((result): IteratorResult<U> => (result.done ? { done: true, value: undefined } : { done: false, value: map(result.value) })),
         return: async () => {
           await iterator.return?.();
           return { done: true, value: undefined };

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import type { GatewayEnv } from '../shared/env.js';
+import { untilShutdown } from '../shared/shutdown-watch.js';
 
 /** Extension URIs from `A2A-Extensions` (comma-separated, possibly repeated), else the 0.x `X-A2A-Extensions`. */
 export function requestedExtensions(headers: Headers): string[] | undefined {
@@ -25,20 +26,42 @@ export interface PortCall {
   release(): void;
 }
 
+/** What portCall needs of the Node response @hono/node-server serves the request with. */
+interface NodeResponse {
+  readonly destroyed: boolean;
+  readonly writableFinished: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** The `outgoing` binding of @hono/node-server; absent when the app is called in-process (app.request). */
+function nodeResponseOf(c: Context<GatewayEnv>): NodeResponse | undefined {
+  const outgoing = (c.env as { outgoing?: Partial<NodeResponse> } | undefined)?.outgoing;
+  return typeof outgoing?.once === 'function' && typeof outgoing.destroyed === 'boolean' ? (outgoing as NodeResponse) : undefined;
+}
+
 /**
- * The CallContext of one request. Its signal follows the request's (aborted by @hono/node-server when
- * the client disconnects) and the gateway's `shutdown` signal (with its reason, so a call cut short by
- * a shutdown fails with that error), and can also be aborted by the surface, e.g. when an SSE reader
- * cancels.
+ * The CallContext of one request, with ONE AbortController: it aborts when the client disconnects,
+ * when the gateway's `shutdown` signal fires (with its reason, so a call cut short by a shutdown fails
+ * with that error), and when the surface calls abort(), e.g. when an SSE reader cancels.
+ *
+ * Under @hono/node-server the client's disconnect is the Node response closing before it was
+ * written out (what node-server itself watches): reading `c.req.raw.signal` instead would make it
+ * create one more AbortController per request, and on Node 20 an AbortSignal is among the costliest
+ * objects of a call.
  */
 export function portCall(c: Context<GatewayEnv>, surface: 'jsonrpc' | 'rest', shutdown?: AbortSignal): PortCall {
   const controller = new AbortController();
-  const requestSignal = c.req.raw.signal;
-  if (requestSignal.aborted) controller.abort(requestSignal.reason);
-  else requestSignal.addEventListener('abort', () => controller.abort(requestSignal.reason), { once: true });
-  const onShutdown = (): void => controller.abort(shutdown?.reason);
-  if (shutdown?.aborted) onShutdown();
-  else shutdown?.addEventListener('abort', onShutdown, { once: true });
+  const clientGone = (reason: unknown = new DOMException('The client went away', 'AbortError')): void => controller.abort(reason);
+  const outgoing = nodeResponseOf(c);
+  if (outgoing) {
+    if (outgoing.destroyed) clientGone();
+    else outgoing.once('close', () => !outgoing.writableFinished && clientGone());
+  } else {
+    const requestSignal = c.req.raw.signal;
+    if (requestSignal.aborted) clientGone(requestSignal.reason);
+    else requestSignal.addEventListener('abort', () => clientGone(requestSignal.reason), { once: true });
+  }
+  const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
   const ctx: CallContext = {
     principal: (c.get('principal') as string | undefined) ?? '',
@@ -48,7 +71,7 @@ export function portCall(c: Context<GatewayEnv>, surface: 'jsonrpc' | 'rest', sh
   };
   return {
     ctx,
-    abort: () => controller.abort(new DOMException('The client went away', 'AbortError')),
-    release: () => shutdown?.removeEventListener('abort', onShutdown),
+    abort: () => clientGone(),
+    release: () => void stopWatching?.(),
   };
 }

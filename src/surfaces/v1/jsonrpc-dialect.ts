@@ -43,7 +43,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
       }
       const { first, rest } = await pullFirst(call.run(ctx));
       noteLog(c, resultRef(first));
-      return streamResponse(c, id, rest, abort);
+      return streamResponse(id, rest, { signal: ctx.signal, abort });
     } catch (error) {
       return fail(error);
     } finally {
@@ -51,18 +51,19 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
     }
   }
 
-  function streamResponse(c: Context<GatewayEnv>, id: JsonRpcId, events: AsyncIterable<unknown>, abort: () => void): Response {
+  /**
+   * A stream's SSE answer; `call.signal` is the call's (aborted when the client goes away), `abort`
+   * ends the upstream call. Nothing here holds the Hono context: an open stream would keep it alive,
+   * and the request's log line was written when the headers went out.
+   */
+  function streamResponse(id: JsonRpcId, events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort: () => void }): Response {
     const frames = mapIterable(events, (result) => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) }));
     return sseResponse(frames, {
       keepaliveMs: config['keepalive-ms'],
-      signal: c.req.raw.signal,
+      signal: call.signal,
       shutdown: deps.shutdown,
-      onCancel: abort,
-      onError: (error) => {
-        const a2aError = toA2AError(error);
-        noteLog(c, { errorCode: a2aError.code });
-        return { event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, a2aError)) };
-      },
+      onCancel: call.abort,
+      onError: (error) => ({ event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, toA2AError(error))) }),
     });
   }
 

@@ -218,26 +218,31 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
       }
       const { first, rest } = await pullFirst(call.run(ctx));
       noteLog(c, resultRef(first));
-      return sseResponse(
-        mapIterable(rest, (event) => ({ data: JSON.stringify(event) })),
-        {
-          keepaliveMs: config['keepalive-ms'],
-          signal: c.req.raw.signal,
-          shutdown: deps.shutdown,
-          onCancel: abort,
-          onError: (error) => {
-            const a2aError = toA2AError(error);
-            noteLog(c, { errorCode: a2aError.code });
-            return { event: 'error', data: JSON.stringify(toRestError(a2aError).body) };
-          },
-        },
-      );
+      return restStream(rest, { signal: ctx.signal, abort }, deps);
     } catch (error) {
       return fail(error);
     } finally {
       release();
     }
   };
+}
+
+/**
+ * A REST stream as SSE of bare StreamResponses, a failure as the google.rpc.Status of an `event:
+ * error` frame. Built outside the handler, so the open stream does not keep the request's Hono
+ * context alive (its log line was written when the headers went out).
+ */
+function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort(): void }, deps: V1SurfaceDeps): Response {
+  return sseResponse(
+    mapIterable(events, (event) => ({ data: JSON.stringify(event) })),
+    {
+      keepaliveMs: deps.config['keepalive-ms'],
+      signal: call.signal,
+      shutdown: deps.shutdown,
+      onCancel: call.abort,
+      onError: (error) => ({ event: 'error', data: JSON.stringify(toRestError(toA2AError(error)).body) }),
+    },
+  );
 }
 
 /** The body as a JSON object; an empty body counts as `{}` (e.g. `:cancel` without metadata). */

@@ -1,0 +1,132 @@
+import { TASK_STATES, isProtocolId, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+
+/**
+ * Hand-written checks of what an upstream answers (stream events, SendMessage results, tasks)
+ * against the model's zod schemas, for the hot path: zod builds a copy of every object it validates,
+ * which on a long stream cost more than relaying the event. They accept only what the schema
+ * accepts, with a wrapper holding exactly one key (zod would strip extra keys); anything they do
+ * not accept goes to zod, which either accepts it after all or names the offending field.
+ */
+
+type Shape = Record<string, unknown>;
+
+const STATES: ReadonlySet<unknown> = new Set(TASK_STATES);
+const ROLES: ReadonlySet<unknown> = new Set(['ROLE_USER', 'ROLE_AGENT']);
+const PART_CONTENT = ['text', 'raw', 'url', 'data'] as const;
+
+const isShape = (value: unknown): value is Shape => typeof value === 'object' && value !== null && !Array.isArray(value);
+const optional = (value: unknown, check: (v: unknown) => boolean): boolean => value === undefined || check(value);
+const isString = (value: unknown): boolean => typeof value === 'string';
+const isId = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
+const isStringArray = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
+
+function everyOf(value: unknown, check: (item: unknown) => boolean, minLength = 0): boolean {
+  if (!Array.isArray(value) || value.length < minLength) return false;
+  for (const item of value) if (!check(item)) return false;
+  return true;
+}
+
+function isPart(value: unknown): boolean {
+  if (!isShape(value)) return false;
+  let contents = 0;
+  for (const key of PART_CONTENT) if (value[key] !== undefined) contents++;
+  return (
+    contents === 1 &&
+    optional(value.text, isString) &&
+    optional(value.raw, isString) &&
+    optional(value.url, isString) &&
+    optional(value.mediaType, isString) &&
+    optional(value.filename, isString) &&
+    optional(value.metadata, isShape)
+  );
+}
+
+function isMessage(value: unknown): boolean {
+  return (
+    isShape(value) &&
+    isId(value.messageId) &&
+    ROLES.has(value.role) &&
+    everyOf(value.parts, isPart, 1) &&
+    optional(value.contextId, isProtocolId) &&
+    optional(value.taskId, isProtocolId) &&
+    optional(value.referenceTaskIds, isStringArray) &&
+    optional(value.extensions, isStringArray) &&
+    optional(value.metadata, isShape)
+  );
+}
+
+function isStatus(value: unknown): boolean {
+  return isShape(value) && STATES.has(value.state) && optional(value.message, isMessage) && optional(value.timestamp, isString);
+}
+
+function isArtifact(value: unknown): boolean {
+  return (
+    isShape(value) &&
+    isId(value.artifactId) &&
+    everyOf(value.parts, isPart, 1) &&
+    optional(value.name, isString) &&
+    optional(value.description, isString) &&
+    optional(value.metadata, isShape) &&
+    optional(value.extensions, isStringArray)
+  );
+}
+
+function isTask(value: unknown): boolean {
+  return (
+    isShape(value) &&
+    isId(value.id) &&
+    optional(value.contextId, isString) &&
+    isStatus(value.status) &&
+    optional(value.artifacts, (artifacts) => everyOf(artifacts, isArtifact)) &&
+    optional(value.history, (history) => everyOf(history, isMessage)) &&
+    optional(value.metadata, isShape)
+  );
+}
+
+function isStatusUpdate(value: unknown): boolean {
+  return isShape(value) && isString(value.taskId) && isString(value.contextId) && isStatus(value.status) && optional(value.metadata, isShape);
+}
+
+function isArtifactUpdate(value: unknown): boolean {
+  return (
+    isShape(value) &&
+    isString(value.taskId) &&
+    isString(value.contextId) &&
+    isArtifact(value.artifact) &&
+    optional(value.append, isBoolean) &&
+    optional(value.lastChunk, isBoolean) &&
+    optional(value.metadata, isShape)
+  );
+}
+
+const WRAPPED: Readonly<Record<string, (value: unknown) => boolean>> = {
+  task: isTask,
+  message: isMessage,
+  statusUpdate: isStatusUpdate,
+  artifactUpdate: isArtifactUpdate,
+};
+
+/** Whether `value` is `{<key>: inner}` with `key` one of `keys` and nothing else beside it. */
+function isWrapped(value: unknown, keys: readonly string[]): boolean {
+  if (!isShape(value)) return false;
+  const own = Object.keys(value);
+  const key = own.length === 1 ? (own[0] as string) : '';
+  return keys.includes(key) && (WRAPPED[key] as (inner: unknown) => boolean)(value[key]);
+}
+
+const STREAM_KEYS = Object.keys(WRAPPED);
+const SEND_MESSAGE_KEYS = ['task', 'message'];
+
+/** Whether `value` is a StreamResponse as it may be relayed unchanged: one wrapper key, a well-formed object in it. */
+export function isWellFormedStreamEvent(value: unknown): value is StreamResponse {
+  return isWrapped(value, STREAM_KEYS);
+}
+
+/** The same for a SendMessage result (`{task}` or `{message}`). */
+export function isWellFormedSendMessageResponse(value: unknown): value is SendMessageResponse {
+  return isWrapped(value, SEND_MESSAGE_KEYS);
+}
+
+/** The same for a Task (GetTask, CancelTask). */
+export const isWellFormedTask = (value: unknown): value is Task => isTask(value);
