@@ -3,9 +3,10 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { Upstream } from '../core/agent-port.js';
 import { A2AError } from '../model/index.js';
-import { detectUpstreamProtocol, type UpstreamProtocol } from './detect.js';
+import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { createUpstreamPool } from './http.js';
 import { createV025Upstream } from './v025-client.js';
+import { createV03RestUpstream } from './v03-rest-client.js';
 import { createV1Upstream, untilAborted } from './v1-client.js';
 
 export interface ConnectedUpstream {
@@ -15,6 +16,8 @@ export interface ConnectedUpstream {
    * and has not been reached since). A getter: it changes once a later call detects it.
    */
   readonly protocol: UpstreamProtocol | undefined;
+  /** How the gateway reaches it (HTTP+JSON only for a 0.3 agent without JSON-RPC); undefined like `protocol`. */
+  readonly binding: UpstreamBinding | undefined;
   /**
    * Whether the gateway's registry answers GetTask instead of the upstream. Always false: every
    * supported protocol has tasks/get, and only the agent knows how a task moved on without a stream
@@ -24,9 +27,16 @@ export interface ConnectedUpstream {
   ownsTaskQueries: boolean;
 }
 
-/** The client for a known protocol, on the shared pool. */
-export function upstreamFor(protocol: UpstreamProtocol, baseUrl: string, config: UpstreamConfig, dispatcher: Dispatcher): Upstream {
+/** The client for a known protocol and binding, on the shared pool. */
+export function upstreamFor(
+  protocol: UpstreamProtocol,
+  baseUrl: string,
+  config: UpstreamConfig,
+  dispatcher: Dispatcher,
+  binding: UpstreamBinding = 'JSONRPC',
+): Upstream {
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher });
+  if (protocol === '0.3' && binding === 'HTTP+JSON') return createV03RestUpstream({ baseUrl, config, dispatcher });
   return createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher });
 }
 
@@ -87,19 +97,20 @@ function detectingUpstream(build: () => Promise<Upstream>): {
 export async function connectUpstream(baseUrl: string, config: UpstreamConfig, logger: Logger): Promise<ConnectedUpstream> {
   const dispatcher = createUpstreamPool(config);
   let protocol: UpstreamProtocol | undefined;
+  let binding: UpstreamBinding | undefined;
   let failures = 0;
 
   async function build(): Promise<Upstream> {
     try {
-      protocol = await detectUpstreamProtocol(baseUrl, config, { dispatcher });
+      ({ protocol, binding } = await detectUpstream(baseUrl, config, { dispatcher }));
     } catch (error) {
       // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
       const reason = error instanceof Error ? error.message : String(error);
       logger[failures++ === 0 ? 'warn' : 'debug']({ upstream: baseUrl, err: reason }, 'upstream protocol could not be detected; retrying on next use');
       throw error;
     }
-    logger.info({ upstream: baseUrl, protocol, configured: config.protocol }, 'upstream protocol');
-    return upstreamFor(protocol, baseUrl, config, dispatcher);
+    logger.info({ upstream: baseUrl, protocol, binding, configured: config.protocol }, 'upstream protocol');
+    return upstreamFor(protocol, baseUrl, config, dispatcher, binding);
   }
 
   const detecting = detectingUpstream(build);
@@ -116,6 +127,9 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
     upstream,
     get protocol() {
       return protocol;
+    },
+    get binding() {
+      return binding;
     },
     ownsTaskQueries: false,
   };

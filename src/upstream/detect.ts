@@ -2,9 +2,16 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { getJson } from './card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from './http.js';
-import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from './v025-card.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
+/** How the gateway talks to the agent: JSON-RPC (every version), or 0.3's HTTP+JSON binding under `/v1/`. */
+export type UpstreamBinding = 'JSONRPC' | 'HTTP+JSON';
+
+export interface DetectedUpstream {
+  protocol: UpstreamProtocol;
+  binding: UpstreamBinding;
+}
 
 export interface DetectOptions {
   /** The pool to fetch the cards with; without one a temporary pool is used. */
@@ -37,6 +44,33 @@ export function classifyCard(card: unknown, foundAt: 'agent-card.json' | 'agent.
   return undefined;
 }
 
+const transportName = (value: unknown): string => (typeof value === 'string' ? value.trim().toUpperCase() : '');
+
+/**
+ * The interfaces of a 0.2.5/0.3 card: `url` with `preferredTransport` (0.3's default JSONRPC), then
+ * `additionalInterfaces`, transport names upper-cased.
+ */
+export function legacyInterfaces(card: Record<string, unknown>): Array<{ url: string; transport: string }> {
+  const main = typeof card.url === 'string' ? [{ url: card.url, transport: transportName(card.preferredTransport) || 'JSONRPC' }] : [];
+  const more = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter(isRecord) : [];
+  return [
+    ...main,
+    ...more.filter((entry) => typeof entry.url === 'string').map((entry) => ({ url: entry.url as string, transport: transportName(entry.transport) })),
+  ];
+}
+
+/**
+ * The binding to reach a 0.3 agent with: HTTP+JSON when its card prefers it, or when its
+ * `additionalInterfaces` offer HTTP+JSON and no JSONRPC (say a gRPC-first agent); else JSON-RPC.
+ */
+export function classifyBinding(card: unknown): UpstreamBinding {
+  if (!isRecord(card)) return 'JSONRPC';
+  const preferred = transportName(card.preferredTransport);
+  if (preferred === 'HTTP+JSON' || preferred === 'JSONRPC') return preferred;
+  const offered = new Set(legacyInterfaces({ additionalInterfaces: card.additionalInterfaces }).map((entry) => entry.transport));
+  return offered.has('HTTP+JSON') && !offered.has('JSONRPC') ? 'HTTP+JSON' : 'JSONRPC';
+}
+
 /**
  * The protocol of the agent at `baseUrl`: `upstream.protocol` when it is not `auto`, else read from
  * its card: `agent-card.json` asked for with `A2A-Version: 1.0` (a 1.0 server with 0.3 compat
@@ -48,23 +82,39 @@ export async function detectUpstreamProtocol(
   options: DetectOptions = {},
 ): Promise<UpstreamProtocol> {
   if (config.protocol !== 'auto') return config.protocol;
+  return (await detectUpstream(baseUrl, config, options)).protocol;
+}
+
+/**
+ * Protocol and binding of the agent at `baseUrl` (see detectUpstreamProtocol). Only a 0.3 agent
+ * may need HTTP+JSON, so only its card is read for the binding; when 0.3 is configured, that card
+ * is fetched the way the 0.3 client fetches it (no A2A-Version header).
+ */
+export async function detectUpstream(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<DetectedUpstream> {
+  if (config.protocol === '1.0' || config.protocol === '0.2.5') return { protocol: config.protocol, binding: 'JSONRPC' };
   const base = baseUrl.replace(/\/+$/, '');
   const dispatcher = options.dispatcher ?? createUpstreamPool(config);
   const auth = credentialHeaders(config.auth);
+  const fetchOptions = {
+    dispatcher,
+    headers: auth,
+    timeoutMs: config['request-timeout-ms'],
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const get = (path: string, headers: Record<string, string>) =>
-    getJson(`${base}${path}`, {
-      dispatcher,
-      headers: { ...auth, ...headers },
-      timeoutMs: config['request-timeout-ms'],
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    getJson(`${base}${path}`, { ...fetchOptions, headers: { ...auth, ...headers } });
+  const detected = (protocol: UpstreamProtocol, card: unknown): DetectedUpstream => ({
+    protocol,
+    binding: protocol === '0.3' ? classifyBinding(card) : 'JSONRPC',
+  });
   try {
+    if (config.protocol === '0.3') return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));
     const modern = await get(AGENT_CARD_JSON_PATH, { 'a2a-version': '1.0' });
     const fromModern = modern.status === 200 ? classifyCard(modern.body, 'agent-card.json') : undefined;
-    if (fromModern) return fromModern;
+    if (fromModern) return detected(fromModern, modern.body);
     const legacy = await get(AGENT_JSON_PATH, {});
     const fromLegacy = legacy.status === 200 ? classifyCard(legacy.body, 'agent.json') : undefined;
-    if (fromLegacy) return fromLegacy;
+    if (fromLegacy) return detected(fromLegacy, legacy.body);
     throw new Error(`no agent card at ${AGENT_CARD_JSON_PATH} (HTTP ${modern.status}) or ${AGENT_JSON_PATH} (HTTP ${legacy.status})`);
   } finally {
     if (!options.dispatcher) await dispatcher.close();

@@ -22,7 +22,8 @@ export function passThroughWhenV025(connected: ConnectedUpstream, baseUrl: strin
 
   function current(): V025PassThrough | undefined {
     const protocol = connected.protocol;
-    if (protocol === undefined || protocol === '1.0') return undefined;
+    // The relay speaks JSON-RPC: an agent reached over HTTP+JSON goes through the 1.0 translation instead.
+    if (protocol === undefined || protocol === '1.0' || connected.binding === 'HTTP+JSON') return undefined;
     relay ??= createV025PassThrough({ baseUrl, config, dialect: protocol });
     return relay;
   }

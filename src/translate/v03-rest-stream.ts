@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { endsTurn, type StreamResponse } from '../model/index.js';
+import type { V03StreamResponse } from '../protocol/v03-rest.js';
+import { streamResponseFromV03 } from './v03-rest.js';
+
+export interface V03RestToV1StreamOptions {
+  /** contextId for a server message or update without one; default the first Task's, else a new UUID. */
+  contextId?: string;
+  /** The caller has sent the leading Task already (SubscribeToTask sends its snapshot first). */
+  started?: boolean;
+}
+
+export interface V03RestToV1StreamTranslator {
+  /** `done: true`: the 0.3 turn is over (a `final` event, a message, or a state that ends the turn); close the 1.0 stream. */
+  push(event: V03StreamResponse): { events: StreamResponse[]; done: boolean };
+  readonly done: boolean;
+}
+
+/**
+ * 0.3 HTTP+JSON stream → 1.0 stream. A 1.0 stream is one Message, or a Task followed by updates;
+ * a 0.3 agent may open with an update, so a Task is synthesised from it (its status, or SUBMITTED
+ * before an artifact). The stream ends after `final: true`, a message, or a state that ends the
+ * turn in 1.0 (terminal or input-required: a producer that leaves `final` out has nothing to add
+ * after one either).
+ */
+export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOptions = {}): V03RestToV1StreamTranslator {
+  let started = options.started ?? false;
+  let done = false;
+  let contextId = options.contextId;
+
+  return {
+    push(response) {
+      if (done) return { events: [], done };
+      if (response.task?.contextId) contextId ??= response.task.contextId;
+      contextId ??= randomUUID();
+      const { event, final } = streamResponseFromV03(response, contextId);
+      const events: StreamResponse[] = [];
+      if (!started && ('statusUpdate' in event || 'artifactUpdate' in event)) {
+        const update = 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;
+        const status = 'statusUpdate' in event ? event.statusUpdate.status : { state: 'TASK_STATE_SUBMITTED' as const };
+        events.push({ task: { id: update.taskId, contextId: update.contextId, status } });
+      }
+      started = true;
+      events.push(event);
+      const state = 'task' in event ? event.task.status.state : 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
+      done = final || 'message' in event || (state !== undefined && endsTurn(state));
+      return { events, done };
+    },
+    get done() {
+      return done;
+    },
+  };
+}

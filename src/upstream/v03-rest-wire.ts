@@ -1,0 +1,97 @@
+import { request, type Dispatcher } from 'undici';
+import { A2AError } from '../model/index.js';
+import { CallBound } from './call-bound.js';
+import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
+import { readSse } from './sse-reader.js';
+import { fromTransportError } from './upstream-errors.js';
+import { fromRestError, type RestErrorContext } from './v03-rest-errors.js';
+
+/** One HTTP exchange with a 0.3 HTTP+JSON agent. */
+export interface RestCall {
+  /** Pool, credentials and call bound of the upstream (shared with the JSON-RPC clients). */
+  transport: JsonRpcTransport;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Absolute URL of the route. */
+  url: string;
+  /** Sent as JSON when present. */
+  body?: unknown;
+  ctx: JsonRpcCallContext;
+  errors: RestErrorContext;
+}
+
+const is2xx = (status: number): boolean => status >= 200 && status < 300;
+
+function headerValue(value: string | string[] | undefined): string {
+  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
+}
+
+/**
+ * No A2A-Version header: a server that speaks several versions takes a request without one for
+ * 0.3, which is what this client speaks. Extensions go in 0.3's `X-A2A-Extensions`.
+ */
+function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
+  const headers: Record<string, string> = { ...call.transport.authHeaders, accept };
+  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['x-a2a-extensions'] = call.ctx.extensions.join(', ');
+  const body = call.body === undefined ? null : JSON.stringify(call.body);
+  return request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw A2AError.invalidAgentResponse('The upstream agent returned a response that is not JSON');
+  }
+}
+
+/**
+ * A unary call: the parsed JSON of a 2xx answer (undefined for an empty one, e.g. 204 on DELETE),
+ * or the agent's error as an A2AError. Bounded by the upstream's request timeout.
+ */
+export async function callRest(call: RestCall): Promise<unknown> {
+  const ms = call.transport.requestTimeoutMs;
+  const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
+  try {
+    const response = await send(call, bound ?? call.ctx.signal, 'application/json');
+    const text = await response.body.text();
+    if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, text, call.errors);
+    return text.trim() === '' ? undefined : parseBody(text);
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal, timedOut: bound?.timedOut ?? false });
+  } finally {
+    bound?.clear();
+  }
+}
+
+/**
+ * A streaming call (`message:stream`, `tasks/{id}:subscribe`): each SSE frame's parsed `data`, as
+ * the agent sent it. An `event: error` frame, or an error answered before the stream, is thrown as
+ * an A2AError; a 2xx JSON answer instead of a stream is taken as its only event. Leaving the loop
+ * early or aborting ctx.signal destroys the response, which closes its connection.
+ */
+export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await send(call, call.ctx.signal, 'text/event-stream');
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal });
+  }
+  const body = response.body;
+  try {
+    if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, await body.text(), call.errors);
+    if (!headerValue(response.headers['content-type']).startsWith('text/event-stream')) {
+      yield parseBody(await body.text());
+      return;
+    }
+    for await (const message of readSse(body)) {
+      if (message.event === 'error') throw fromRestError(500, message.data, call.errors);
+      if (message.data.trim() === '') continue;
+      yield parseBody(message.data);
+    }
+  } catch (error) {
+    throw fromTransportError(error, { caller: call.ctx.signal });
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+}
