@@ -2,11 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML, { YAMLError } from 'yaml';
 import { GatewayConfig } from './schema.js';
+import { ConfigError } from './config-error.js';
+import { childOf, coerce, deepMerge, dotted, isPlainObject, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
-/** A configuration problem the operator must fix; its message is safe to print (never a secret value). */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export type Command = 'serve' | 'help' | 'version';
 
@@ -22,99 +21,6 @@ export interface LoadInput {
   env: NodeJS.ProcessEnv;
   /** Base for a relative `--config` path. */
   cwd: string;
-}
-
-type Tree = Record<string, unknown>;
-type KeyPath = string[];
-
-/* ----- the schema, seen as a tree of known keys and leaf types ----- */
-
-interface SchemaNode {
-  _zod: {
-    def: {
-      type: string;
-      innerType?: SchemaNode;
-      shape?: Record<string, SchemaNode>;
-      element?: SchemaNode;
-      valueType?: SchemaNode;
-    };
-  };
-}
-
-const WRAPPERS = new Set(['default', 'prefault', 'optional', 'nullable', 'readonly']);
-const ROOT = GatewayConfig as unknown as SchemaNode;
-
-function unwrap(node: SchemaNode): SchemaNode {
-  let current = node;
-  while (WRAPPERS.has(current._zod.def.type) && current._zod.def.innerType) current = current._zod.def.innerType;
-  return current;
-}
-
-const kindOf = (node: SchemaNode | undefined): string => (node ? unwrap(node)._zod.def.type : 'unknown');
-const shapeOf = (node: SchemaNode | undefined): Record<string, SchemaNode> => (node && unwrap(node)._zod.def.shape) || {};
-
-/** The schema of `key` below `node` (object field, record value or array element). */
-function childOf(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
-  if (!node) return undefined;
-  const def = unwrap(node)._zod.def;
-  if (def.type === 'object') return def.shape?.[key];
-  if (def.type === 'record') return def.valueType;
-  if (def.type === 'array') return def.element;
-  return undefined;
-}
-
-/* ----- small tree helpers ----- */
-
-const isPlainObject = (value: unknown): value is Tree =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function setPath(tree: Tree, keys: KeyPath, value: unknown): void {
-  let cursor = tree;
-  for (const key of keys.slice(0, -1)) {
-    if (!isPlainObject(cursor[key])) cursor[key] = {};
-    cursor = cursor[key] as Tree;
-  }
-  cursor[keys[keys.length - 1]!] = value;
-}
-
-function deepMerge(base: Tree, over: Tree): Tree {
-  const out: Tree = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const prior = out[key];
-    out[key] = isPlainObject(prior) && isPlainObject(value) ? deepMerge(prior, value) : value;
-  }
-  return out;
-}
-
-const dotted = (keys: readonly (string | number | symbol)[]): string => keys.map(String).join('.');
-
-/** Strings from env, flags or `${VAR}` expansion take the type of the field they land in. */
-function coerce(raw: string, node: SchemaNode | undefined, where: string): unknown {
-  const text = raw.trim();
-  switch (kindOf(node)) {
-    case 'number':
-      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : raw;
-    case 'boolean':
-      if (/^(true|1|yes|on)$/i.test(text)) return true;
-      if (/^(false|0|no|off)$/i.test(text)) return false;
-      return raw;
-    case 'array':
-      if (text.startsWith('[')) return parseJson(text, where, 'a JSON array');
-      return text === '' ? [] : text.split(',').map((item) => coerce(item.trim(), childOf(node, '0'), where));
-    case 'object':
-    case 'record':
-      return text.startsWith('{') ? parseJson(text, where, 'a JSON object') : raw;
-    default:
-      return raw;
-  }
-}
-
-function parseJson(text: string, where: string, expected: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ConfigError(`${where}: expected ${expected} (the value is not valid JSON)`);
-  }
 }
 
 /* ----- command line ----- */
