@@ -159,8 +159,8 @@ export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult>
     ctx.log(`  default config: ${probe.reachedFirstEvent}/${probe.attempted} concurrent streams reached their first event within 3 s`);
     if (probe.reachedFirstEvent < probe.attempted) {
       notes.push(
-        `with the default upstream.connections (128) only ${probe.reachedFirstEvent} of ${probe.attempted} concurrent streams get through; ` +
-          'the rest wait for a pooled connection (this scenario raises upstream.connections)',
+        `with the default config only ${probe.reachedFirstEvent} of ${probe.attempted} concurrent streams get through; ` +
+          'the rest wait for a pooled connection (check upstream.connections)',
       );
     }
     return {
