@@ -5,7 +5,8 @@ import { createV025PassThrough, type V025PassThrough } from './v025-passthrough.
 /** The relay of a 0.2.5/0.3 upstream, decided per call (the facade's `FacadePassThrough`). */
 export interface UpstreamPassThrough {
   /** The relay when the upstream speaks 0.2.5/0.3, else undefined; while the protocol is unknown, detection runs first (and throws when it fails). */
-  resolve(signal: AbortSignal): Promise<V025PassThrough | undefined>;
+  /** `signal` is asked for only while detection is still pending (a request's signal costs to create). */
+  resolve(signal: () => AbortSignal): Promise<V025PassThrough | undefined>;
   /** The same without waiting: undefined also while the protocol is unknown. */
   current(): V025PassThrough | undefined;
   close(): Promise<void>;
@@ -31,7 +32,7 @@ export function passThroughWhenV025(connected: ConnectedUpstream, baseUrl: strin
   return {
     current,
     async resolve(signal) {
-      if (connected.protocol === undefined) await connected.upstream.fetchCard(signal);
+      if (connected.protocol === undefined) await connected.upstream.fetchCard(signal());
       return current();
     },
     close: async () => relay?.close(),

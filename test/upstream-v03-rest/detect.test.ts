@@ -84,6 +84,6 @@ describe('connectUpstream', () => {
     const passThrough = passThroughWhenV025(connected, agent.url, config());
     open.push(passThrough);
     expect(passThrough.current()).toBeUndefined();
-    expect(await passThrough.resolve(new AbortController().signal)).toBeUndefined();
+    expect(await passThrough.resolve(() => new AbortController().signal)).toBeUndefined();
   });
 });

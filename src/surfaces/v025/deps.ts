@@ -20,7 +20,7 @@ export interface V025Relay {
  */
 export interface FacadePassThrough {
   /** The relay for a 0.2.5/0.3 upstream, undefined for a 1.0 one; waits for protocol detection (throws when it fails). */
-  resolve(signal: AbortSignal): Promise<V025Relay | undefined>;
+  resolve(signal: () => AbortSignal): Promise<V025Relay | undefined>;
   /** The same without waiting: undefined also while the protocol is unknown. */
   current(): V025Relay | undefined;
 }

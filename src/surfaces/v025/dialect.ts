@@ -58,8 +58,8 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 
   function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(): void; release(): void } {
-    const { ctx, abort, release } = portCall(c, 'jsonrpc', deps.shutdown);
-    return { ctx: { ...ctx, principal, surface: 'v025' }, abort, release };
+    const { ctx, abort, release } = portCall(c, 'v025', deps.shutdown);
+    return { ctx: { ...ctx, principal }, abort, release };
   }
 
   async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
@@ -72,7 +72,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       // The push switch comes before the params: with push off, every push call is -32003.
       if (PUSH_METHODS.has(target) && !config['push-notifications']) throw A2AError.pushNotSupported();
       // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
-      const relay = await deps.passThrough?.resolve(c.req.raw.signal);
+      const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
       if (relay) return await relayCall(relay, request, c, deps);
       const translated = requestToV1(method, request.params, profile);
       const { ctx, abort, release: detach } = callContext(c);
@@ -88,7 +88,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         default: {
           const call = prepareCall(translated.method, translated.params, env(c));
           noteLog(c, call.ref);
-          if (call.kind === 'stream') return await v025Stream(call.run(ctx), { id, deps, c, abort });
+          if (call.kind === 'stream') return await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort });
           return jsonRpcResult(id, unaryResultToV025(translated.method, await call.run(ctx), deps));
         }
       }

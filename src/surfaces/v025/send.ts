@@ -48,7 +48,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, turns: Cont
 /** message/stream: the core's SendStreamingMessage as 0.2.5 SSE. */
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, turns: Continuations): Promise<Response> {
   const input = turnInput(call.params, deps.config.bailian);
-  const streamOptions = { id: call.id, deps, c: call.c, abort: call.abort };
+  const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) return v025Stream(once({ task: input.rejected }), streamOptions);
   const turn = await turns.begin(input.request, call.ctx.principal);
   noteLog(call.c, { contextId: input.request.message.contextId, taskId: turn.request.message.taskId });

@@ -20,6 +20,8 @@ export interface V025StreamOptions {
   id: JsonRpcId;
   deps: V025FacadeDeps;
   c: Context<GatewayEnv>;
+  /** The call's signal (portCall): aborted when the client goes away. */
+  signal: AbortSignal;
   /** Aborts the upstream call (the client went away). */
   abort(): void;
   /** The stream is over, however it ended (idempotent). */
@@ -69,7 +71,7 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
     deviceCommands: { metadataKey: bailian['extension-metadata-key'] },
   });
   const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
-  const signal = c.req.raw.signal;
+  const { signal } = options;
 
   /** A failure after the first event: a failed, final status-update (Bailian waits for `final: true`), else an error frame. */
   function failureFrames(error: unknown, event?: string): SseFrame[] {

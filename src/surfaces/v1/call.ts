@@ -49,7 +49,7 @@ function nodeResponseOf(c: Context<GatewayEnv>): NodeResponse | undefined {
  * create one more AbortController per request, and on Node 20 an AbortSignal is among the costliest
  * objects of a call.
  */
-export function portCall(c: Context<GatewayEnv>, surface: 'jsonrpc' | 'rest', shutdown?: AbortSignal): PortCall {
+export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContext['surface']>, shutdown?: AbortSignal): PortCall {
   const controller = new AbortController();
   const clientGone = (reason: unknown = new DOMException('The client went away', 'AbortError')): void => controller.abort(reason);
   const outgoing = nodeResponseOf(c);
