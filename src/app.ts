@@ -25,6 +25,8 @@ import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
+import { inlineArtifacts } from './core/inline-artifacts.js';
+import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { connectUpstream } from './upstream/connect.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
@@ -100,6 +102,17 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   return app;
 }
 
+/**
+ * With `upstream.artifact-dir`, the content of iac-code's artifacts is read from the shared folder
+ * for the facade (Bailian can show nothing else of them) and, with `upstream.inline-artifacts`, for 1.0 callers.
+ */
+function withArtifactContent<P extends AgentPort>(port: P, config: GatewayConfig, logger: Logger): P {
+  const dir = config.upstream['artifact-dir'];
+  if (!dir) return port;
+  const reader = createArtifactReader({ dir, maxBytes: config.bailian['inline-max-bytes'], logger });
+  return inlineArtifacts(port, reader, (ctx) => ctx.surface === 'v025' || config.upstream['inline-artifacts']);
+}
+
 export interface RunningGateway {
   url: string;
   close(): Promise<void>;
@@ -158,7 +171,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger,
       profile: profile ?? loadMappingProfile('a2a-0.2.5'),
     });
-    const port = push.decorate(gateway);
+    const port = withArtifactContent(push.decorate(gateway), config, logger);
     push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();

@@ -1,6 +1,6 @@
 /**
- * Scenario 5: the 1.0 → 0.2.5 stream translation alone, in this process: events per second of
- * `createV1ToV025StreamTranslator` (bailian profile) over one long stream of text chunks, each output
+ * Scenario 5: the 1.0 → 0.2.5 stream translation alone, in this process: events per second of the
+ * facade's reply reducer (`createTurnReply`, bailian profile) over one long stream of text chunks, each output
  * serialised as the facade would send it. A JSON parse + stringify of the same events runs
  * alternately as the yardstick (the work every relayed event costs anyway).
  */
@@ -31,25 +31,35 @@ function upstreamEvents(chunks: number): StreamResponse[] {
 const perSecond = (count: number, ns: bigint) => round(count / (Number(ns) / 1e9));
 
 export async function runTranslation(ctx: BenchContext): Promise<ScenarioResult> {
-  let translate: typeof import('../../src/translate/index.js');
+  let reply: typeof import('../../src/surfaces/v025/reply/index.js');
   let mappings: typeof import('../../src/mappings/index.js');
   try {
-    translate = await import('../../src/translate/index.js');
+    reply = await import('../../src/surfaces/v025/reply/index.js');
     mappings = await import('../../src/mappings/index.js');
-    if (typeof translate.createV1ToV025StreamTranslator !== 'function') throw new Error('no createV1ToV025StreamTranslator');
+    if (typeof reply.createTurnReply !== 'function') throw new Error('no createTurnReply');
   } catch (error) {
-    return { status: 'skipped', note: `translator not available: ${(error as Error).message}` };
+    return { status: 'skipped', note: `reply reducer not available: ${(error as Error).message}` };
   }
   const profile = mappings.loadMappingProfile('bailian');
+  const options = {
+    profile,
+    upstreamMetadata: 'drop' as const,
+    renderParts: 'text' as const,
+    replyArtifacts: 'single' as const,
+    inlineMaxBytes: 256 * 1024,
+    deviceCommandsKey: 'bailian',
+    newId: () => 'reply',
+    now: () => new Date().toISOString(),
+  };
   const chunks = ctx.timings.translationEvents;
 
   const translateOnce = (): { events: number; out: number; ns: bigint } => {
     const events = upstreamEvents(chunks);
-    const translator = translate.createV1ToV025StreamTranslator({ profile, upstreamMetadata: 'drop' });
+    const translator = reply.createTurnReply(options);
     let out = 0;
     const t0 = process.hrtime.bigint();
     for (const event of events) for (const produced of translator.push(event)) out += JSON.stringify(produced).length;
-    for (const produced of translator.end()) out += JSON.stringify(produced).length;
+    for (const produced of translator.close()) out += JSON.stringify(produced).length;
     return { events: events.length, out, ns: process.hrtime.bigint() - t0 };
   };
   const jsonOnce = (): { events: number; out: number; ns: bigint } => {

@@ -32,6 +32,13 @@ export const UpstreamConfig = z
      * connection for its whole life, so a cap also caps concurrent streams (the rest wait, unbounded).
      */
     connections: z.number().int().min(0).optional(),
+    /**
+     * The folder where the upstream iac-code stores its artifacts, shared with the gateway (a sidecar
+     * volume): its `iac-code-artifact://` files are read from here and shown to callers that cannot fetch them.
+     */
+    'artifact-dir': z.string().min(1).optional(),
+    /** With `artifact-dir`: 1.0 callers get the artifacts' bytes (`raw`) instead of the opaque URL too. */
+    'inline-artifacts': z.boolean().default(false),
   })
   .prefault({});
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;
@@ -60,6 +67,10 @@ export const BailianConfig = z
     'non-text-parts': z.enum(['error', 'fail-task', 'forward']).default('error'),
     /** Bailian's protocol/intent extension fields of message.metadata are forwarded upstream under this key. */
     'extension-metadata-key': z.string().min(1).default('bailian'),
+    /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
+    'render-parts': z.enum(['text', 'native']).optional(),
+    /** Largest file shown inline as text; larger ones become a one-line description. */
+    'inline-max-bytes': z.number().int().min(0).default(256 * 1024),
     card: z
       .strictObject({
         name: z.string().min(1).optional(),

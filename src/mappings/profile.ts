@@ -21,7 +21,12 @@ export interface MappingProfile {
   readonly errorMessagesV025: ReadonlyMap<number, string>;
   readonly partKindsToV025: Readonly<Record<PartKind, V025PartKind>>;
   readonly partKindsFromV025: Readonly<Record<V025PartSource, PartKind>>;
-  readonly options: Readonly<{ defaultSkillTag: string; directMessageAs: 'message' | 'task' }>;
+  readonly options: Readonly<{
+    defaultSkillTag: string;
+    directMessageAs: 'message' | 'task';
+    replyArtifacts: 'single' | 'own';
+    renderParts: 'text' | 'native';
+  }>;
 }
 
 export type MergedTables = Record<TableName, Record<string, string | number>>;
@@ -50,6 +55,8 @@ export function buildProfile(name: string, tables: MergedTables): MappingProfile
     options: Object.freeze({
       defaultSkillTag: String(tables.options['default-skill-tag']),
       directMessageAs: tables.options['direct-message-as'] === 'task' ? 'task' : 'message',
+      replyArtifacts: tables.options['reply-artifacts'] === 'single' ? 'single' : 'own',
+      renderParts: tables.options['render-parts'] === 'text' ? 'text' : 'native',
     }),
   });
 }

@@ -48,6 +48,8 @@ const PART_KINDS_FROM_V025: Record<string, z.ZodType<string, unknown>> = {
 const OPTIONS: Record<string, z.ZodType<string, unknown>> = {
   'default-skill-tag': z.string().min(1).max(64),
   'direct-message-as': z.enum(['message', 'task']),
+  'reply-artifacts': z.enum(['single', 'own']),
+  'render-parts': z.enum(['text', 'native']),
 };
 
 const toV025Methods = V1_METHODS.filter((method) => !V1_ONLY_METHODS.includes(method));

@@ -61,32 +61,3 @@ export function withoutCommands(metadata: JsonObject | undefined, key: string): 
   }
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
-
-/**
- * Collects commands across an answer, once each: the same command seen twice (e.g. on the task and
- * on an event) must not make a device act twice.
- */
-export class CommandCollector {
-  private readonly seen = new Set<string>();
-  readonly commands: unknown[] = [];
-
-  constructor(readonly key: string) {}
-
-  add(metadata: JsonObject | undefined): void {
-    for (const command of commandsIn(metadata, this.key)) {
-      const identity = JSON.stringify(command) ?? 'undefined';
-      if (this.seen.has(identity)) continue;
-      this.seen.add(identity);
-      this.commands.push(command);
-    }
-  }
-
-  get empty(): boolean {
-    return this.commands.length === 0;
-  }
-
-  /** `metadata` with the collected commands as `metadata.commands`, the place Bailian reads them. */
-  attachTo(metadata: JsonObject | undefined): JsonObject {
-    return { ...withoutCommands(metadata, this.key), commands: [...this.commands] };
-  }
-}

@@ -80,7 +80,7 @@ export function streamEventToV1(event: V025StreamEvent, profile: MappingProfile)
 
 /**
  * One 1.0 StreamResponse → a 0.2.5 stream result, event by event (push webhooks, plain relays).
- * The Bailian stream shape (text chunks as artifacts) is createV1ToV025StreamTranslator's job.
+ * The Bailian stream shape (the reply as one artifact of text chunks) is the facade's reply reducer's job (src/surfaces/v025/reply).
  */
 export function streamResponseToV025(
   event: StreamResponse,

@@ -38,21 +38,13 @@ export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
 export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
 export { rewriteV025Card, type V025CardRewriteOptions } from './v025-card-rewrite.js';
 export { securitySchemeToV1, securityToV1 } from './security.js';
-export { finalReplyText, agentText, isAssistantFinal, isReplyState, repeatsReply } from './reply-text.js';
-export { taskResultToV025, sendMessageResultToV025, type TaskResultToV025Options } from './blocking-result.js';
 export {
   BAILIAN_EXTENSION_FIELDS,
   BAILIAN_PROTOCOL_EXTENSION_URIS,
-  CommandCollector,
   commandsIn,
   nestExtensionMetadata,
   withoutCommands,
 } from './bailian.js';
-export {
-  createV1ToV025StreamTranslator,
-  type V1ToV025StreamOptions,
-  type V1ToV025StreamTranslator,
-} from './stream-v1-to-v025.js';
 export {
   createV025ToV1StreamTranslator,
   type V025ToV1StreamOptions,

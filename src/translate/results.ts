@@ -20,7 +20,7 @@ export function sendResultToV1(
   return { message: { ...message, contextId: message.contextId || options.contextId || randomUUID() } };
 }
 
-/** 1.0 SendMessage result → bare 0.2.5 Task | Message (plain spec shape; Bailian's facade uses taskResultToV025). */
+/** 1.0 SendMessage result → bare 0.2.5 Task | Message (plain spec shape; the facade's message/send folds its reply reducer instead). */
 export function sendResponseToV025(
   response: SendMessageResponse,
   profile: MappingProfile,

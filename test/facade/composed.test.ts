@@ -18,6 +18,9 @@ import { API_KEY, userMessage } from './support.js';
 const FLASH = { name: 'flash', params: [{ name: 'times', value: '3', normValue: '3' }], commandRequestId: 'cmd-1' };
 const VOLUME = { name: 'volume', params: [{ name: 'level', value: 'up', normValue: 'up' }], commandRequestId: 'cmd-2' };
 
+/** An upstream whose card says it cannot stream: message/send uses its blocking answer. */
+const NOT_STREAMING = fixedCards(upstreamCard({ capabilities: { streaming: false, pushNotifications: true, extendedAgentCard: true } }));
+
 const registries: TaskRegistry[] = [];
 afterEach(async () => {
   for (const registry of registries.splice(0)) await registry.close();
@@ -83,7 +86,7 @@ describe('device commands reach the last artifact', () => {
     expect(events?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
   });
 
-  it('send: commands on the task move onto its last artifact', async () => {
+  it('send (an upstream that does not stream): the task replayed as one reply artifact carrying the commands', async () => {
     const { call } = compose({
       sendMessage: async () => ({
         task: {
@@ -94,9 +97,11 @@ describe('device commands reach the last artifact', () => {
           metadata: { bailian: { commands: [FLASH] } },
         },
       }),
-    });
+    }, {}, NOT_STREAMING);
     const { body } = await call('message/send', { message: userMessage({ text: 'flash' }) });
-    expect(body.result.artifacts.map((artifact: any) => artifact.metadata?.commands)).toEqual([undefined, [FLASH]]);
+    expect(body.result.artifacts).toEqual([
+      { artifactId: expect.any(String), parts: [{ kind: 'text', text: 'log\nDone.' }], metadata: { commands: [FLASH] } },
+    ]);
   });
 });
 
@@ -122,7 +127,7 @@ describe('what the port is called with', () => {
   it('a direct Message reply is a completed one-artifact task for bailian', async () => {
     const { call } = compose({
       sendMessage: async () => ({ message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'ctx-9', parts: [{ text: 'Hi!' }] } }),
-    });
+    }, {}, NOT_STREAMING);
     const { body } = await call('message/send', { message: userMessage() });
     expect(body.result).toMatchObject({ kind: 'task', contextId: 'ctx-9', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Hi!' }] }] });
   });

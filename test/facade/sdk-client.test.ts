@@ -107,15 +107,17 @@ describe('A2AClient 0.2.5 → facade → a2a-js 1.x server (a2a-0.2.5 profile)',
     await agent.close();
   });
 
-  it("sendMessage: the reply once (the upstream's reply artifact only repeats it); the context continues with a new task", async () => {
+  it("sendMessage: the reply once, in the upstream's own artifact (the final status only repeats it); the context continues with a new task", async () => {
     const first: any = await client.sendMessage(params('hello'));
     expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(first.result.artifacts).toHaveLength(1);
-    expect(first.result.artifacts[0].parts).toEqual([{ kind: 'text', text: sdkReply('hello', 1).full }]);
-    expect(first.result.artifacts[0].artifactId).not.toBe(`${first.result.id}-reply`);
+    expect(first.result.artifacts[0].parts.map((part: any) => part.text)).toEqual([sdkReply('hello', 1).full]);
+    expect(first.result.artifacts[0].artifactId).toBe(`${first.result.id}-reply`);
+    expect(first.result.status.message).toBeUndefined();
     const second: any = await client.sendMessage(params('again', { contextId: first.result.contextId }));
     expect(second.result.id).not.toBe(first.result.id);
     expect(second.result.artifacts[0].parts[0].text).toBe(sdkReply('again', 2).full);
+    expect(second.result.artifacts).toHaveLength(1);
   });
 
   it('sendMessageStream: the upstream artifact chunks carry the reply, the final status does not repeat it', async () => {

@@ -133,6 +133,26 @@ export function joinedArtifact(events: any[], artifactId: string): string {
     .join('');
 }
 
+/**
+ * What a Bailian user reads of a message/stream turn: the text of every artifact-update, in the
+ * order they came (Bailian shows every artifact's text and nothing of the status).
+ */
+export function streamedText(events: any[]): string {
+  return events
+    .filter((event) => event.kind === 'artifact-update')
+    .flatMap((event) => event.artifact.parts)
+    .map((part: any) => (part.kind === 'text' ? part.text : ''))
+    .join('');
+}
+
+/** What a Bailian user reads of a message/send answer: the text of its artifacts, in order. */
+export function sentText(result: any): string {
+  return (result.artifacts ?? [])
+    .flatMap((artifact: any) => artifact.parts)
+    .map((part: any) => (part.kind === 'text' ? part.text : ''))
+    .join('');
+}
+
 /** Nothing a caller should ever see: stack frames, local paths, secrets. */
 export function expectNoLeak(text: string): void {
   for (const leak of [/Traceback/, /\bat \S+ \(/, /\/home\//, /\/usr\/lib/, /node_modules/, /\/work\//, /sk-live/, /\.ts:\d+/]) {

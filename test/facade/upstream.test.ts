@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { expectNoLeak, joinedArtifact, openStream, results, rpc, startFacadeGateway, userMessage } from './support.js';
+import { expectNoLeak, joinedArtifact, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
 
-const TURN_TEXT = 'Hello world.Done.';
+/** The captured turn as a Bailian user reads it: every word once, the tool call's file as a line (no artifact-dir here). */
+const TURN_TEXT = 'Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.';
 
 describe('facade → fake iac-code', () => {
   let fake: FakeIacCode;
@@ -21,22 +22,23 @@ describe('facade → fake iac-code', () => {
     await fake.close();
   });
 
-  it("a captured iac-code turn: one text artifact, iac-code's file artifact, completed final; the follow-up reuses the task", async () => {
+  it('a captured iac-code turn: ONE reply artifact with every word once, completed final; the follow-up reuses the task', async () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'make a vpc' }) });
     const events = results(await stream.rest());
     expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'submitted' } });
-    expect(joinedArtifact(events, events[1].artifact.artifactId)).toBe(TURN_TEXT);
-    expect(events.some((event) => event.kind === 'artifact-update' && event.artifact.name === 'main.tf')).toBe(true);
+    const replyId = events[1].artifact.artifactId;
+    expect(events.filter((event) => event.kind === 'artifact-update').every((event) => event.artifact.artifactId === replyId)).toBe(true);
+    expect(joinedArtifact(events, replyId)).toBe(TURN_TEXT);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     // upstream-metadata: drop (default): no tool/usage events, no iac_code metadata.
     expect(JSON.stringify(events)).not.toContain('iac_code');
 
-    const before = fake.rpcRequests('SendStreamingMessage').length;
+    // message/send reads the same turn through the stream: the same words.
     const followUp = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'and a subnet', contextId: events[0].contextId }) });
     expect(followUp.body.result).toMatchObject({ id: events[0].id, contextId: events[0].contextId, status: { state: 'completed' } });
-    const sent = fake.rpcRequests('SendMessage').at(-1)?.body as any;
+    expect(sentText(followUp.body.result)).toBe(TURN_TEXT);
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
     expect(sent.params.message).toMatchObject({ taskId: events[0].id, contextId: events[0].contextId, role: 'ROLE_USER' });
-    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
   });
 
   it("forwards Bailian's extension metadata intact under metadata.bailian", async () => {
@@ -58,7 +60,7 @@ describe('facade → fake iac-code', () => {
     expect(forwarded).toStrictEqual({ trace: 't-1', bailian: extension });
 
     await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'unary too', metadata: { chatId: 'c-2' } }) });
-    expect((fake.rpcRequests('SendMessage').at(-1)?.body as any).params.message.metadata).toStrictEqual({ bailian: { chatId: 'c-2' } });
+    expect((fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any).params.message.metadata).toStrictEqual({ bailian: { chatId: 'c-2' } });
   });
 
   it('upstream killed mid-stream: a failed, final status-update, then the stream closes', async () => {
@@ -69,7 +71,8 @@ describe('facade → fake iac-code', () => {
     expect(events[0].kind).toBe('task');
     const last = events.at(-1);
     expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(last.status.message.parts[0].text.length).toBeGreaterThan(0);
+    // Bailian reads artifacts only: the reason closes the reply.
+    expect(streamedText(events)).toMatch(/^Hello world\.\n\S/);
     // The chunks streamed before the failure were closed.
     const chunks = events.filter((event) => event.kind === 'artifact-update');
     expect(chunks.at(-1).lastChunk).toBe(true);
@@ -79,7 +82,7 @@ describe('facade → fake iac-code', () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }) });
     const events = results(await stream.rest());
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(events.at(-1).status.message.parts[0].text).toMatch(/before the turn finished/);
+    expect(streamedText(events)).toMatch(/before the turn finished/);
   });
 
   it("an upstream error event with a traceback, paths and a token: failed final, nothing of it leaks", async () => {
@@ -87,7 +90,7 @@ describe('facade → fake iac-code', () => {
     const frames = await stream.rest();
     const events = results(frames);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(events.at(-1).status.message.parts[0].text).toMatch(/RuntimeError/);
+    expect(streamedText(events)).toMatch(/RuntimeError/);
     expectNoLeak(frames.map((frame) => frame.data).join('\n'));
   });
 

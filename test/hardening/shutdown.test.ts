@@ -163,18 +163,22 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     expect(restLast.event).toBe('error');
     expect(JSON.parse(restLast.data)).toEqual({ error: { code: 500, status: 'INTERNAL', message: SHUTTING_DOWN, details: [] } });
 
-    const v025Last = JSON.parse(v025End!.frames.at(-1)!.data) as {
-      id: string;
-      result: { kind: string; final: boolean; status: { state: string; message: { parts: Array<{ text: string }> } } };
-    };
+    const v025Frames = v025End!.frames.map((frame) => JSON.parse(frame.data) as { id: string; result: any });
+    const v025Last = v025Frames.at(-1)!;
     expect(v025Last.id).toBe('v025-stream');
     expect(v025Last.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(v025Last.result.status.message.parts[0]!.text).toBe(SHUTTING_DOWN);
+    // Bailian reads artifacts only: the reason closes the reply, right before the final status.
+    const v025Closing = v025Frames.at(-2)!.result;
+    expect(v025Closing).toMatchObject({ kind: 'artifact-update', lastChunk: true });
+    expect(v025Closing.artifact.parts[0].text).toBe(`\n${SHUTTING_DOWN}`);
 
     const v1BlockingAnswer = await v1Blocking;
     expect(v1BlockingAnswer.json).toEqual({ jsonrpc: '2.0', id: 'v1-blocking', error: { code: -32603, message: SHUTTING_DOWN } });
-    const v025BlockingAnswer = await v025Blocking;
-    expect(v025BlockingAnswer.json).toEqual({ jsonrpc: '2.0', id: 'v025-blocking', error: { code: -32603, message: SHUTTING_DOWN } });
+    // The facade's message/send reads the turn as a stream: the turn it accepted ends failed, with what was said and the reason.
+    const v025BlockingAnswer = (await v025Blocking).json as { id: string; result: any };
+    expect(v025BlockingAnswer.id).toBe('v025-blocking');
+    expect(v025BlockingAnswer.result).toMatchObject({ kind: 'task', status: { state: 'failed' } });
+    expect(v025BlockingAnswer.result.artifacts[0].parts[0].text).toMatch(new RegExp(`\\n${SHUTTING_DOWN}$`));
 
     const [code, signal] = await cli.exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });

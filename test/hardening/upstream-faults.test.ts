@@ -62,6 +62,8 @@ afterAll(async () => {
 type CallName = '1.0 SendMessage' | '1.0 SendStreamingMessage' | '0.2.5 message/send' | '0.2.5 message/stream';
 const CALLS: CallName[] = ['1.0 SendMessage', '1.0 SendStreamingMessage', '0.2.5 message/send', '0.2.5 message/stream'];
 const isStream = (call: CallName): boolean => call === '1.0 SendStreamingMessage' || call === '0.2.5 message/stream';
+/** The facade's message/send reads the turn through the upstream's stream, so it meets a stream's faults. */
+const readsUpstreamStream = (call: CallName): boolean => isStream(call) || call === '0.2.5 message/send';
 
 let sequence = 0;
 
@@ -152,7 +154,7 @@ const FAULTS: FaultCase[] = [
   { fault: 'wrong-id', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
   { fault: 'http-500', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
   { fault: 'internal-error', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
-  // Only streams carry the fake's `event: error`; a unary call of that fault is an ordinary turn.
+  // Only streams carry the fake's `event: error`; a 1.0 unary call of that fault is an ordinary turn.
   { fault: 'error-event', unary: 'success', stream: 'error', boundMs: MARGIN_MS },
   // Not failures: a slow but complete body, and a last frame without its blank line, are whole turns.
   { fault: 'trickle', unary: 'success', stream: 'success', boundMs: MARGIN_MS },
@@ -165,7 +167,7 @@ describe.each(FAULTS)('upstream fault $fault', ({ fault, unary, stream, boundMs 
     const answer = await send(call, text);
     expect(answer.ms).toBeLessThan(boundMs);
     expectNoUpstreamLeak(answer, text);
-    expect(outcomeOf(call, answer)).toBe(isStream(call) ? stream : unary);
+    expect(outcomeOf(call, answer)).toBe(readsUpstreamStream(call) ? stream : unary);
     // The fault really struck this request upstream.
     expect(upstreamRequestOf(answer.id)?.fault?.name).toBe(fault);
     await expectHealthy(gateway.url);

@@ -110,9 +110,9 @@ describe('mapping profiles: roles, methods, errors, part kinds, options', () => 
     expect(spec.partKindsFromV025).toEqual({ text: 'text', 'file-bytes': 'raw', 'file-uri': 'url', data: 'data' });
   });
 
-  it('options: bailian shows a direct message as a task', () => {
-    expect(spec.options).toEqual({ defaultSkillTag: 'general', directMessageAs: 'message' });
-    expect(bailian.options).toEqual({ defaultSkillTag: 'general', directMessageAs: 'task' });
+  it('options: bailian shows a direct message as a task, the whole reply as one artifact, every part as text', () => {
+    expect(spec.options).toEqual({ defaultSkillTag: 'general', directMessageAs: 'message', replyArtifacts: 'own', renderParts: 'native' });
+    expect(bailian.options).toEqual({ defaultSkillTag: 'general', directMessageAs: 'task', replyArtifacts: 'single', renderParts: 'text' });
   });
 
   it('profiles are frozen and cached', () => {

@@ -3,7 +3,9 @@
  * (iac-code-surface.md §1.6/§1.8), the captured event sequence of one turn (§4.3) and the SDK's
  * rules for folding events into the stored task (§5.4). Plain JSON objects, as iac-code sends them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export type Json = Record<string, unknown>;
 
@@ -114,12 +116,40 @@ export interface TurnIds {
 
 const ARTIFACT_SHA = '1dcea7ea24f97e07145010de316033816c1b95cb284b42e66d3da90dac41a08c';
 
+/** What the model says in a turn: text before the tool call, the file the tool writes, text after it. */
+export interface TurnScript {
+  before: string[];
+  after: string[];
+  /**
+   * The tool's file; with `content` and `dir` it is written where iac-code keeps it:
+   * `<dir>/<artifactId>/<filename>`, as `written` when given (a file changed after iac-code hashed it).
+   */
+  artifact: { filename: string; content?: Buffer; dir?: string; written?: Buffer };
+}
+
+/** The captured turn's words. */
+export const CAPTURED_SCRIPT: TurnScript = { before: ['Hello ', 'world.'], after: ['Done.'], artifact: { filename: 'main.tf' } };
+
+function storedArtifact(artifactId: string, artifact: TurnScript['artifact']): { sha256: string; byteSize: number } {
+  if (!artifact.content) return { sha256: ARTIFACT_SHA, byteSize: 14 };
+  if (artifact.dir) {
+    mkdirSync(join(artifact.dir, artifactId), { recursive: true });
+    writeFileSync(join(artifact.dir, artifactId, artifact.filename), artifact.written ?? artifact.content);
+  }
+  return { sha256: createHash('sha256').update(artifact.content).digest('hex'), byteSize: artifact.content.length };
+}
+
 /**
  * The events of one normal-mode turn, as captured in §4.3: the initial Task (only for a new task),
  * SUBMITTED, WORKING, text chunks, usage and tool frames, an artifact, the final WORKING with
- * `<task>-2` and assistantFinal, then INPUT_REQUIRED.
+ * `<task>-2` and assistantFinal (the text after the tool call only), then INPUT_REQUIRED.
  */
-export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask: boolean; rawThinking: boolean }): Json[] {
+export function capturedTurn(
+  ids: TurnIds,
+  userMessage: Json,
+  options: { newTask: boolean; rawThinking: boolean; script?: TurnScript },
+): Json[] {
+  const script = options.script ?? CAPTURED_SCRIPT;
   const { taskId, contextId, sessionId } = ids;
   const meta = (extra: Json = {}): Json => ({ iac_code: { ...extra, iacCodeSessionId: sessionId } });
   const status = (state: string, extra: Json = {}, metadata: Json = meta()): Json => ({
@@ -130,8 +160,9 @@ export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask
   });
   const tool = (value: Json): Json => status('TASK_STATE_WORKING', {}, meta({ tool: value }));
   const artifactId = randomUUID();
-  const uri = `iac-code-artifact://${artifactId}/main.tf`;
-  const fileMeta = { mediaType: 'text/plain', sha256: ARTIFACT_SHA, uri, byteSize: 14 };
+  const { filename } = script.artifact;
+  const uri = `iac-code-artifact://${artifactId}/${encodeURIComponent(filename)}`;
+  const fileMeta = { mediaType: 'text/plain', ...storedArtifact(artifactId, script.artifact), uri };
 
   const events: Json[] = [];
   if (options.newTask) {
@@ -147,8 +178,7 @@ export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask
     events.push(status('TASK_STATE_WORKING', {}, meta({ thinking: { text: 'Let me think.', type: 'raw_thinking' } })));
   }
   events.push(
-    status('TASK_STATE_WORKING', { message: agentText('Hello ') }),
-    status('TASK_STATE_WORKING', { message: agentText('world.') }),
+    ...script.before.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })),
     status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 15, inputTokens: 10, outputTokens: 5 } })),
     tool({ status: 'started', name: 'write_file', toolUseId: 'tu-1' }),
     tool({ status: 'input_delta', toolUseId: 'tu-1', partialJsonLength: 18 }),
@@ -159,17 +189,21 @@ export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask
     {
       artifactUpdate: {
         taskId, contextId, lastChunk: true,
-        artifact: { artifactId, name: 'main.tf', parts: [{ url: uri, metadata: fileMeta, filename: 'main.tf', mediaType: 'text/plain' }], metadata: fileMeta },
+        artifact: { artifactId, name: filename, parts: [{ url: uri, metadata: fileMeta, filename, mediaType: 'text/plain' }], metadata: fileMeta },
       },
     },
     tool({
       status: 'completed', name: 'write_file', toolUseId: 'tu-1',
-      result: { ok: true, artifact: { filename: 'main.tf', mediaType: 'text/plain' } },
-      artifact: { filename: 'main.tf', mediaType: 'text/plain', sha256: ARTIFACT_SHA, uri, byteSize: 14, artifactId },
+      result: { ok: true, artifact: { filename, mediaType: 'text/plain' } },
+      artifact: { filename, ...fileMeta, artifactId },
     }),
-    status('TASK_STATE_WORKING', { message: agentText('Done.') }),
+    ...script.after.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })),
     status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 23, inputTokens: 20, outputTokens: 3 } })),
-    status('TASK_STATE_WORKING', { message: agentText('Done.', `${taskId}-2`), timestamp: timestamp() }, meta({ assistantFinal: { complete: true } })),
+    status(
+      'TASK_STATE_WORKING',
+      { message: agentText(script.after.join(''), `${taskId}-2`), timestamp: timestamp() },
+      meta({ assistantFinal: { complete: true } }),
+    ),
     status('TASK_STATE_INPUT_REQUIRED', { timestamp: timestamp() }),
   );
   return events;

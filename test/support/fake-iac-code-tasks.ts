@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   applyEvent, canceledStatus, capturedTurn, extendedCard, failedTurn, terminalNumber, withHistoryLength,
-  type CardShape, type Json,
+  type CardShape, type Json, type TurnScript,
 } from './fake-iac-code-data.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -59,6 +59,7 @@ export interface TaskBookOptions {
   pushNotifications: boolean;
   frameDelayMs: number;
   rawThinking: boolean;
+  script?: TurnScript;
   deleteResult: 'null' | 'empty';
 }
 
@@ -105,7 +106,7 @@ export class TaskBook {
     const ids = { taskId: task.id as string, contextId, sessionId };
     const newTask = existingId === undefined;
     const events = hasText
-      ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking })
+      ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
       : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
   }

@@ -45,7 +45,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import { publicCard, type CardShape, type Json } from './fake-iac-code-data.js';
+import { publicCard, type CardShape, type Json, type TurnScript } from './fake-iac-code-data.js';
 import { EventQueue, RpcError, TaskBook } from './fake-iac-code-tasks.js';
 
 export type FaultName =
@@ -82,6 +82,8 @@ export interface FakeIacCodeOptions {
   pushNotifications?: boolean;
   frameDelayMs?: number;
   rawThinking?: boolean;
+  /** What the model says and writes in each turn (default: the captured turn's words). */
+  script?: TurnScript;
   deleteResult?: 'null' | 'empty';
   fault?: (request: ReceivedRequest) => Fault | undefined;
 }
@@ -139,6 +141,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     pushNotifications: shape.pushNotifications,
     frameDelayMs: options.frameDelayMs ?? 0,
     rawThinking: options.rawThinking ?? false,
+    ...(options.script ? { script: options.script } : {}),
     deleteResult: options.deleteResult ?? 'null',
   });
 

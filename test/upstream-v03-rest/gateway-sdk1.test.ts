@@ -156,13 +156,14 @@ describe('a2a-js 0.2.5 client → gateway facade → 0.3 HTTP+JSON-only agent', 
     await agent?.close();
   });
 
-  it('message/send is translated to POST /v1/message:send (the JSON-RPC pass-through stays off)', async () => {
+  it('message/send reads the turn through POST /v1/message:stream, as message/stream does (the JSON-RPC pass-through stays off)', async () => {
     const client = new A2AClient(gateway.url);
     const params = { message: { kind: 'message', role: 'user', messageId: 'facade-1', parts: [{ kind: 'text', text: 'from bailian' }] } } as MessageSendParams;
     const answer = (await client.sendMessage(params)) as { result?: { kind: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ text?: string }> }> } };
     expect(answer.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(JSON.stringify(answer.result?.artifacts)).toContain('echo: from bailian');
-    expect(agent.routed('message:send')).toHaveLength(1);
+    expect(agent.routed('message:stream')).toHaveLength(1);
+    expect(agent.routed('message:send')).toHaveLength(0);
     expect(agent.requests.every((request) => request.method === 'GET' || request.path.startsWith('/agent/v1/'))).toBe(true);
   });
 });

@@ -57,7 +57,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const turns = createContinuations(deps.registry);
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 
-  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(): void; release(): void } {
+  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(reason?: unknown): void; release(): void } {
     const { ctx, abort, release } = portCall(c, 'v025', deps.shutdown);
     return { ctx: { ...ctx, principal }, abort, release };
   }

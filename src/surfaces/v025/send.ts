@@ -1,14 +1,15 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import type { StreamResponse, Task } from '../../model/index.js';
+import { A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
-import { sendMessageResultToV025, type TaskResultToV025Options } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
 import { turnInput } from './input.js';
+import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
+import { replyOptions } from './reply-options.js';
 import { v025Stream } from './stream.js';
 
 export interface TurnCall {
@@ -16,31 +17,53 @@ export interface TurnCall {
   /** The 1.0 SendMessageRequest params from requestToV1 (not yet checked against the 1.0 model). */
   params: unknown;
   ctx: CallContext;
-  abort(): void;
+  abort(reason?: unknown): void;
   c: Context<GatewayEnv>;
 }
 
-function resultOptions(deps: V025FacadeDeps, contextId: string | undefined, previous?: Task): TaskResultToV025Options {
-  const bailian = deps.config.bailian;
-  return {
-    contextId,
-    upstreamMetadata: bailian['upstream-metadata'],
-    deviceCommands: { metadataKey: bailian['extension-metadata-key'] },
-    ...(previous?.artifacts ? { earlierArtifacts: previous.artifacts } : {}),
-  };
+/**
+ * message/send sees the turn through the same events as message/stream whenever the upstream can
+ * stream them, so both show the same words; a caller that asked not to wait, or an upstream that
+ * does not stream, gets the blocking answer (replayed as events by the reducer).
+ */
+function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps): AsyncIterable<StreamResponse> {
+  const streams = deps.cards.current()?.card.capabilities.streaming === true;
+  if (streams && request.configuration?.returnImmediately !== true) return deps.port.sendStreamingMessage(request, call.ctx);
+  return (async function* () {
+    yield await deps.port.sendMessage(request, call.ctx);
+  })();
 }
 
-/** message/send: one blocking 1.0 SendMessage through the core, answered as Bailian reads it (a Task). */
+/**
+ * A streamed message/send is bounded like a blocking call (`upstream.request-timeout-ms`): past it the
+ * upstream call is aborted and the turn ends as failed, with what was said so far.
+ */
+function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
+  const ms = deps.config.upstream['request-timeout-ms'];
+  if (ms <= 0) return () => undefined;
+  const timer = setTimeout(() => call.abort(A2AError.internal('Upstream agent timed out')), ms);
+  return () => clearTimeout(timer);
+}
+
+/** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, turns: Continuations): Promise<V025SendMessageResult> {
   const input = turnInput(call.params, deps.config.bailian);
-  const contextId = input.request.message.contextId;
-  if (input.rejected) return sendMessageResultToV025({ task: input.rejected }, deps.profile, resultOptions(deps, contextId));
+  const fold = createReplyFold();
+  if (input.rejected) {
+    for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
+    return fold.result() as V025SendMessageResult;
+  }
   const turn = await turns.begin(input.request, call.ctx.principal);
-  noteLog(call.c, { contextId, taskId: turn.request.message.taskId });
+  noteLog(call.c, { contextId: input.request.message.contextId, taskId: turn.request.message.taskId });
+  const unbound = boundTurn(call, deps);
   try {
-    const response = await deps.port.sendMessage(turn.request, call.ctx);
-    return sendMessageResultToV025(response, deps.profile, resultOptions(deps, contextId, turn.previous));
+    const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts));
+    for await (const event of replyEvents(turnEvents(turn.request, call, deps), reply)) fold.add(event);
+    const result = fold.result();
+    if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
+    return result;
   } finally {
+    unbound();
     turn.end();
   }
 }
@@ -59,7 +82,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, turns: Co
     turn.end();
     throw error;
   }
-  return v025Stream(events, { ...streamOptions, onEnd: turn.end });
+  return v025Stream(events, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts) });
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

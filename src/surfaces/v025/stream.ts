@@ -1,20 +1,14 @@
 import type { Context } from 'hono';
-import {
-  A2AError,
-  eventTaskRef,
-  isActiveState,
-  toA2AError,
-  type StreamResponse,
-  type TaskState,
-} from '../../model/index.js';
+import { A2AError, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
-import { createV1ToV025StreamTranslator } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import { pullFirst, sseResponse, type SseFrame } from '../shared/sse.js';
 import type { V025FacadeDeps } from './deps.js';
 import { v025ErrorBody } from './errors.js';
+import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
+import { replyOptions } from './reply-options.js';
 
 export interface V025StreamOptions {
   id: JsonRpcId;
@@ -26,79 +20,49 @@ export interface V025StreamOptions {
   abort(): void;
   /** The stream is over, however it ended (idempotent). */
   onEnd?(): void;
-}
-
-const ENDED_EARLY = 'The upstream agent ended the stream before the turn finished';
-
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  if ('task' in event) return event.task.status.state;
-  return undefined;
+  /** The reducer's options; default: the facade's for a turn without earlier artifacts. */
+  reply?: ReplyOptions;
 }
 
 /**
  * A 1.0 event stream (SendStreamingMessage, SubscribeToTask) as 0.2.5 SSE, every frame a JSON-RPC
- * response carrying the request's id, shaped by createV1ToV025StreamTranslator. A failure before the
- * first event is thrown (the caller answers a plain JSON-RPC error); after it, the upstream's failure
- * (its message is already sanitized), or an upstream that stops mid-turn, ends the stream with a
+ * response carrying the request's id, shaped by the reply reducer (reply/). A failure before the
+ * first event is thrown (the caller answers a plain JSON-RPC error); after it the turn ends with a
  * failed, final status-update. A client that goes away aborts the upstream call.
  */
 export async function v025Stream(events: AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
-  const { id, deps, c } = options;
-  const { config, profile } = deps;
-  const bailian = config.bailian;
+  const { id, deps, c, signal } = options;
   let ended = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
     options.onEnd?.();
   };
-
-  let head: Awaited<ReturnType<typeof pullFirst<StreamResponse>>>;
+  const reply = createTurnReply(options.reply ?? replyOptions(deps));
+  let head: Awaited<ReturnType<typeof pullFirst<V025StreamEvent>>>;
   try {
-    head = await pullFirst(events);
+    head = await pullFirst(replyEvents(events, reply));
     if (head.first === undefined) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
   } catch (error) {
     end();
     throw error;
   }
-  noteLog(c, eventTaskRef(head.first));
+  noteLog(c, taskRefOf(head.first));
   const rest = head.rest[Symbol.asyncIterator]();
-
-  const translator = createV1ToV025StreamTranslator({
-    profile,
-    upstreamMetadata: bailian['upstream-metadata'],
-    deviceCommands: { metadataKey: bailian['extension-metadata-key'] },
-  });
   const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
-  const { signal } = options;
 
-  /** A failure after the first event: a failed, final status-update (Bailian waits for `final: true`), else an error frame. */
+  /** A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame. */
   function failureFrames(error: unknown, event?: string): SseFrame[] {
     const a2aError = toA2AError(error);
     noteLog(c, { errorCode: a2aError.code });
-    const failed = translator.fail(a2aError.message);
+    const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
-    return [{ ...(event ? { event } : {}), data: JSON.stringify(v025ErrorBody(id, a2aError, profile)) }];
+    return [{ ...(event ? { event } : {}), data: JSON.stringify(v025ErrorBody(id, a2aError, deps.profile)) }];
   }
 
   async function* frames(): AsyncGenerator<SseFrame> {
-    let lastState: TaskState | undefined;
     try {
-      for (let next = await rest.next(); !next.done; next = await rest.next()) {
-        lastState = stateOf(next.value) ?? lastState;
-        yield* translator.push(next.value).map(frame);
-        // The caller's stream is over (e.g. a state the profile makes final): stop the upstream too.
-        if (translator.done) break;
-      }
-      if (!translator.done) {
-        const closing = lastState !== undefined && isActiveState(lastState) ? translator.fail(ENDED_EARLY) : translator.end();
-        yield* closing.map(frame);
-      }
-    } catch (error) {
-      // Gone, or already ended by the SSE writer (a shutdown): nobody reads what would come next.
-      if (signal.aborted || translator.done) return;
-      yield* failureFrames(error);
+      for (let next = await rest.next(); !next.done; next = await rest.next()) yield frame(next.value);
     } finally {
       await rest.return?.().catch(() => undefined);
       end();
@@ -106,7 +70,7 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
   }
 
   return sseResponse(frames(), {
-    keepaliveMs: config['keepalive-ms'],
+    keepaliveMs: deps.config['keepalive-ms'],
     signal,
     onCancel: () => {
       options.abort();
@@ -118,4 +82,10 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
     shutdown: deps.shutdown,
     onError: (error) => failureFrames(error, 'error'),
   });
+}
+
+/** The caller's task and context, for the request's log line. */
+function taskRefOf(event: V025StreamEvent): { taskId?: string; contextId?: string } {
+  if (event.kind === 'task') return { taskId: event.id, contextId: event.contextId };
+  return { taskId: event.taskId, contextId: event.contextId };
 }

@@ -16,8 +16,8 @@ export function requestedExtensions(headers: Headers): string[] | undefined {
 
 export interface PortCall {
   ctx: CallContext;
-  /** Aborts ctx.signal; for a stream whose client went away. */
-  abort(): void;
+  /** Aborts ctx.signal; for a stream whose client went away, or with `reason` for a call cut short. */
+  abort(reason?: unknown): void;
   /**
    * Detaches ctx.signal from the shutdown signal; call it when the handler returns (a stream's SSE
    * writer follows the shutdown from then on). The shutdown signal lives as long as the gateway: a
@@ -71,7 +71,7 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
   };
   return {
     ctx,
-    abort: () => clientGone(),
+    abort: (reason?: unknown) => clientGone(reason),
     release: () => void stopWatching?.(),
   };
 }

@@ -1,0 +1,67 @@
+import type { Artifact, Message, Part, StreamResponse, Task } from '../model/index.js';
+import { isIacCodeArtifact, type ArtifactReader } from '../upstream/iac-code/artifacts.js';
+import type { AgentPort, CallContext } from './agent-port.js';
+
+/**
+ * An AgentPort decorator that shows callers the content of iac-code's artifacts: each
+ * `iac-code-artifact://` url part in what comes back becomes a `raw` part holding the file's bytes,
+ * read from the folder iac-code shares with the gateway. The registry below keeps the URL; only the
+ * calls that `applies` to (the 0.2.5 facade, and 1.0 callers when the operator opts in) see bytes.
+ */
+export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactReader, applies: (ctx: CallContext) => boolean): P {
+  async function parts(list: Part[]): Promise<Part[]> {
+    if (!list.some(isIacCodeArtifact)) return list;
+    return Promise.all(list.map((part) => reader.inline(part)));
+  }
+  async function artifact(value: Artifact): Promise<Artifact> {
+    const inlined = await parts(value.parts);
+    return inlined === value.parts ? value : { ...value, parts: inlined };
+  }
+  async function message(value: Message): Promise<Message> {
+    const inlined = await parts(value.parts);
+    return inlined === value.parts ? value : { ...value, parts: inlined };
+  }
+  async function task(value: Task): Promise<Task> {
+    const artifacts = value.artifacts ? await Promise.all(value.artifacts.map(artifact)) : undefined;
+    const statusMessage = value.status.message ? await message(value.status.message) : undefined;
+    return {
+      ...value,
+      ...(artifacts ? { artifacts } : {}),
+      ...(statusMessage ? { status: { ...value.status, message: statusMessage } } : {}),
+    };
+  }
+  async function event(value: StreamResponse): Promise<StreamResponse> {
+    if ('artifactUpdate' in value) return { artifactUpdate: { ...value.artifactUpdate, artifact: await artifact(value.artifactUpdate.artifact) } };
+    if ('task' in value) return { task: await task(value.task) };
+    if ('message' in value) return { message: await message(value.message) };
+    return value;
+  }
+  async function* events(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+    for await (const value of source) yield await event(value);
+  }
+
+  const methods: Partial<AgentPort> = {
+    async sendMessage(request, ctx) {
+      const response = await port.sendMessage(request, ctx);
+      return applies(ctx) ? ((await event(response)) as typeof response) : response;
+    },
+    sendStreamingMessage(request, ctx) {
+      const source = port.sendStreamingMessage(request, ctx);
+      return applies(ctx) ? events(source) : source;
+    },
+    subscribeToTask(request, ctx) {
+      const source = port.subscribeToTask(request, ctx);
+      return applies(ctx) ? events(source) : source;
+    },
+    async getTask(request, ctx) {
+      const found = await port.getTask(request, ctx);
+      return applies(ctx) ? task(found) : found;
+    },
+    async cancelTask(request, ctx) {
+      const canceled = await port.cancelTask(request, ctx);
+      return applies(ctx) ? task(canceled) : canceled;
+    },
+  };
+  // The other methods (and what decorators below added, like `settled`) stay the port's own.
+  return Object.assign(Object.create(port) as P, methods);
+}

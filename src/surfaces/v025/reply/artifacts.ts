@@ -1,0 +1,55 @@
+import type { TaskArtifactUpdateEvent } from '../../../model/index.js';
+import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
+import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
+import { replyChunk, showText, takeSegment } from './reply-artifact.js';
+import { renderParts } from './render-parts.js';
+import { repeatsShown } from './rules.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+
+/**
+ * An upstream artifact in the caller's reply. `single`: its content joins the turn's one reply
+ * artifact (as text, or its file/data parts as further chunks under `native`). `own`: it is sent with
+ * its own identity, its parts rendered as text under `text`. Either way an artifact whose first piece
+ * only repeats what was shown (rules.ts) is not sent again.
+ */
+export function upstreamArtifactEvents(
+  state: ReplyState,
+  event: TaskArtifactUpdateEvent,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  const { artifact } = event;
+  const key = `a:${artifact.artifactId}`;
+  const first = event.append !== true;
+  const rendered = options.renderParts === 'text' ? renderParts(artifact.parts, options) : undefined;
+  if (options.replyArtifacts === 'single') {
+    const text = rendered ?? joinText(artifact.parts);
+    let next = state;
+    if (text !== '' && !(first && repeatsShown(text, state))) next = showText(next, text, key, false, out, options);
+    const others = rendered === undefined ? artifact.parts.filter((part) => part.text === undefined) : [];
+    if (others.length > 0) {
+      next = { ...next, replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 };
+      const parts: V025Part[] = others.map((part) => partToV025(part, options.profile));
+      const chunk = replyChunk(next, '', false);
+      out.push({ ...chunk, artifact: { ...chunk.artifact, parts } });
+    }
+    return next;
+  }
+  const allText = artifact.parts.every((part) => part.text !== undefined);
+  const comparable = rendered ?? (allText ? joinText(artifact.parts) : undefined);
+  if (first && comparable !== undefined && repeatsShown(comparable, state)) return state;
+  const translated = artifactToV025(artifact, options.profile);
+  const metadata = options.deviceCommandsKey ? withoutCommands(translated.metadata, options.deviceCommandsKey) : translated.metadata;
+  out.push(
+    defined({
+      kind: 'artifact-update' as const,
+      taskId: state.taskId,
+      contextId: state.contextId,
+      artifact: defined({ ...translated, parts: rendered !== undefined ? [{ kind: 'text' as const, text: rendered }] : translated.parts, metadata }),
+      append: event.append,
+      lastChunk: event.lastChunk,
+      metadata: options.upstreamMetadata === 'pass' ? event.metadata : undefined,
+    }),
+  );
+  return comparable !== undefined ? takeSegment(state, key, comparable) : state;
+}

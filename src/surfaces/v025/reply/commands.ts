@@ -1,0 +1,45 @@
+import type { StreamResponse } from '../../../model/index.js';
+import type { V025StreamEvent } from '../../../protocol/v025/index.js';
+import { commandsIn } from '../../../translate/index.js';
+import type { JsonObject } from '../../../translate/common.js';
+import { replyChunk } from './reply-artifact.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+
+/**
+ * Bailian device commands: gathered from every upstream event's metadata (`commands` and
+ * `<key>.commands`), once each, and sent once, on the last artifact-update of the turn, where
+ * Bailian reads them (docs/bailian.md).
+ */
+export function collectCommands(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyState {
+  const key = options.deviceCommandsKey;
+  if (!key) return state;
+  const sources: (JsonObject | undefined)[] = [];
+  if ('statusUpdate' in event) sources.push(event.statusUpdate.metadata, event.statusUpdate.status.message?.metadata);
+  else if ('artifactUpdate' in event) sources.push(event.artifactUpdate.metadata, event.artifactUpdate.artifact.metadata);
+  else if ('task' in event) {
+    sources.push(event.task.metadata, event.task.status.message?.metadata);
+    for (const artifact of event.task.artifacts ?? []) sources.push(artifact.metadata);
+  } else if ('message' in event) sources.push(event.message.metadata);
+  let commands = state.commands;
+  for (const source of sources) {
+    for (const command of commandsIn(source, key)) {
+      const identity = JSON.stringify(command);
+      // The same command on the task and on an event must not make a device act twice.
+      if (!commands.some((seen) => JSON.stringify(seen) === identity)) commands = [...commands, command];
+    }
+  }
+  return commands === state.commands ? state : { ...state, commands };
+}
+
+/** The gathered commands on the turn's closing chunk, or on an empty closing chunk made for them. */
+export function attachCommands(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): void {
+  if (state.commands.length === 0 || !options.deviceCommandsKey) return;
+  const commands = [...state.commands];
+  const last = out.at(-1);
+  if (last?.kind === 'artifact-update' && last.lastChunk) {
+    out[out.length - 1] = { ...last, artifact: { ...last.artifact, metadata: { ...last.artifact.metadata, commands } } };
+    return;
+  }
+  const chunk = replyChunk({ ...state, replyArtifactId: state.replyArtifactId ?? options.newId() }, '', true);
+  out.push({ ...chunk, artifact: { ...chunk.artifact, metadata: { commands } } });
+}

@@ -1,0 +1,219 @@
+import {
+  endsTurn,
+  isActiveState,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskState,
+  type TaskStatus,
+  type TaskStatusUpdateEvent,
+} from '../../../model/index.js';
+import {
+  isV025FinalState,
+  type V025StreamEvent,
+  type V025TaskArtifactUpdateEvent,
+  type V025TaskStatusUpdateEvent,
+} from '../../../protocol/v025/index.js';
+import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
+import type { JsonObject } from '../../../translate/common.js';
+import { isToolEvent } from '../../../upstream/iac-code/events.js';
+import { attachCommands, collectCommands } from './commands.js';
+import { upstreamArtifactEvents } from './artifacts.js';
+import { renderParts } from './render-parts.js';
+import { replyChunk, showText } from './reply-artifact.js';
+import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+import { taskTurnEvents } from './task-events.js';
+
+/** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
+export interface ReplyStep {
+  state: ReplyState;
+  events: V025StreamEvent[];
+}
+
+/**
+ * What a 0.2.5 caller is shown of one turn, as a reducer `(state, 1.0 event) → (state, 0.2.5 events)`.
+ * message/stream sends each step's events the moment they are made; message/send folds the same
+ * steps into one Task (fold.ts), so both modes show the same words.
+ *
+ * The reply is the agent's words in the order they arrived: the text of every agent status message
+ * (working chunks and the final message of any state), a direct Message's text and every artifact's
+ * content, minus what the rules in rules.ts recognise as repeats. Text of different messages, or
+ * text after a tool call or an artifact, starts on a new line. Nothing is held back: a chunk is sent
+ * when its event arrives, and the reply artifact is closed by a `lastChunk: true` chunk carrying the
+ * turn's last new text, or nothing.
+ */
+export function reduceReply(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyStep {
+  if (state.done) return { state, events: [] };
+  const out: V025StreamEvent[] = [];
+  const collected = collectCommands(state, event, options);
+  const next = apply(collected, event, out, options);
+  return { state: next, events: out };
+}
+
+/** The upstream ended its stream after a turn-ending state: close the reply and send the final status. */
+export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {
+  if (state.done || !state.started) return { state, events: [] };
+  const out: V025StreamEvent[] = [];
+  return { state: finish(state, state.lastStatus, undefined, undefined, out, options), events: out };
+}
+
+/**
+ * The turn failed after it started (the upstream broke off, the gateway shuts down): a failed, final
+ * status whose reason is shown like any final message. Before the first event there is no task to fail.
+ */
+export function failReply(state: ReplyState, reason: string, options: ReplyOptions): ReplyStep {
+  if (state.done || !state.started) return { state, events: [] };
+  const message: Message = { messageId: options.newId(), role: 'ROLE_AGENT', parts: [{ text: reason }] };
+  const failed: TaskStatusUpdateEvent = {
+    taskId: state.taskId,
+    contextId: state.contextId,
+    status: { state: 'TASK_STATE_FAILED', message, timestamp: options.now() },
+  };
+  return reduceReply(state, { statusUpdate: failed }, options);
+}
+
+/** Whether the caller's turn ends with this state: 1.0 ends it, or the profile maps it to a final 0.2.5 state. */
+export const endsCallerTurn = (state: TaskState, options: ReplyOptions): boolean =>
+  endsTurn(state) || isV025FinalState(options.profile.statesToV025[state]);
+
+function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  if ('statusUpdate' in event) return onStatus(state, event.statusUpdate, out, options);
+  if ('artifactUpdate' in event) return onArtifact(state, event.artifactUpdate, out, options);
+  if ('task' in event) return onTask(state, event.task, out, options);
+  if ('message' in event) return onMessage(state, event.message, out, options);
+  return state; // iac-code's empty `{}` result after a permission answer
+}
+
+const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) =>
+  options.upstreamMetadata === 'pass' ? metadata : undefined;
+
+/** The first event opens the caller's stream with a Task (Bailian's documented stream always starts so). */
+function start(
+  state: ReplyState,
+  ref: { taskId?: string; contextId?: string },
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+  opening?: Task,
+): ReplyState {
+  if (state.started) return state;
+  const taskId = ref.taskId || options.newId();
+  const contextId = ref.contextId || taskId;
+  const status: TaskStatus = opening && isActiveState(opening.status.state) ? opening.status : { state: 'TASK_STATE_SUBMITTED' };
+  out.push(
+    defined({
+      kind: 'task' as const,
+      id: taskId,
+      contextId,
+      status: { state: options.profile.statesToV025[status.state], timestamp: status.timestamp ?? options.now() },
+      metadata: passMetadata(opening?.metadata, options),
+    }),
+  );
+  return { ...state, started: true, taskId, contextId };
+}
+
+/** Text for the reply: agent messages only (a user message echoed back is not the agent's word). */
+function messageText(message: Message | undefined, options: ReplyOptions): string {
+  if (!message || message.role !== 'ROLE_AGENT') return '';
+  return options.renderParts === 'text' ? renderParts(message.parts, options) : joinText(message.parts);
+}
+
+function statusUpdate(state: ReplyState, status: TaskStatus, final: boolean, metadata: JsonObject | undefined, keepMessage: boolean, options: ReplyOptions): V025TaskStatusUpdateEvent {
+  const translated = statusToV025(keepMessage ? status : { ...status, message: undefined }, options.profile, { now: options.now });
+  return defined({
+    kind: 'status-update' as const,
+    taskId: state.taskId,
+    contextId: state.contextId,
+    status: translated,
+    final,
+    metadata: passMetadata(metadata, options),
+  });
+}
+
+/** Whether a status message's text belongs in the reply (single: always; own: in answer states only). */
+const inReply = (state: TaskState, options: ReplyOptions): boolean => options.replyArtifacts === 'single' || isAnswerState(state);
+
+/** The end of the turn: the reply artifact's last chunk (with the last new text, if any), commands, the final status. */
+function finish(
+  state: ReplyState,
+  status: TaskStatus,
+  metadata: JsonObject | undefined,
+  last: { text: string; key: string } | undefined,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  let next = state;
+  if (last) next = showText(next, last.text, last.key, true, out, options);
+  else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));
+  attachCommands(next, out, options);
+  const keepMessage = !inReply(status.state, options);
+  out.push(statusUpdate(next, status, true, metadata, keepMessage, options));
+  return { ...next, lastStatus: status, done: true };
+}
+
+function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  let next: ReplyState = { ...start(state, event, out, options), lastStatus: event.status };
+  const { status, metadata } = event;
+  const final = endsCallerTurn(status.state, options);
+  const text = inReply(status.state, options) ? messageText(status.message, options) : '';
+  const key = `m:${status.message?.messageId ?? ''}`;
+  const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || ((final || startsSegment(key, next)) && repeatsShown(text, next));
+  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text, key }, out, options);
+  if (!nothingNew) next = showText(next, text, key, false, out, options);
+  if (!isActiveState(status.state)) {
+    // A state change the caller must see that does not end its turn (auth-required under a plain profile).
+    out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));
+  } else if (text === '' && options.upstreamMetadata === 'pass') {
+    out.push(statusUpdate(next, status, false, metadata, true, options));
+  }
+  return isToolEvent(metadata) ? { ...next, breakPending: true } : next;
+}
+
+function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  const next = start(state, event, out, options);
+  return upstreamArtifactEvents(next, event, out, options);
+}
+
+/**
+ * A Task: the first one opens the stream. One that ends the turn is a whole answer in one event (an
+ * upstream that does not stream, a one-shot reply): its turn is replayed as events (task-events.ts).
+ */
+function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  if (!endsCallerTurn(task.status.state, options)) {
+    return { ...start(state, { taskId: task.id, contextId: task.contextId }, out, options, task), lastStatus: task.status };
+  }
+  let next = state;
+  // Once a reply was streamed, a closing snapshot only says how the turn ended.
+  const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : [{ statusUpdate: closingStatus(task) }];
+  for (const event of events) next = apply(next, event, out, options);
+  return next;
+}
+
+const closingStatus = (task: Task): TaskStatusUpdateEvent =>
+  defined({ taskId: task.id, contextId: task.contextId ?? task.id, status: task.status, metadata: task.metadata });
+
+/** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */
+function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  if (!state.started && options.profile.options.directMessageAs === 'message') {
+    const rendered = options.renderParts === 'text' ? { ...message, parts: [{ text: renderParts(message.parts, options) }] } : message;
+    out.push(messageToV025(rendered, options.profile));
+    return { ...state, done: true };
+  }
+  const wasStarted = state.started;
+  let next = start(state, { taskId: message.taskId, contextId: message.contextId }, out, options);
+  const key = `m:${message.messageId}`;
+  const text = messageText(message, options);
+  const others = options.renderParts === 'text' ? [] : message.parts.filter((part) => part.text === undefined);
+  const nothingNew = text === '' || repeatsShown(text, next);
+  if (!wasStarted && others.length === 0) {
+    return finish(next, { state: 'TASK_STATE_COMPLETED' }, undefined, nothingNew ? undefined : { text, key }, out, options);
+  }
+  if (!nothingNew) next = showText(next, text, key, false, out, options);
+  if (others.length > 0) {
+    const artifact = { artifactId: options.newId(), parts: others };
+    next = upstreamArtifactEvents(next, { taskId: next.taskId, contextId: next.contextId, artifact, lastChunk: true }, out, options);
+  }
+  // A message after the task started is a 1.0 protocol slip: keep its words, do not end the stream.
+  return wasStarted ? next : finish(next, { state: 'TASK_STATE_COMPLETED' }, undefined, undefined, out, options);
+}

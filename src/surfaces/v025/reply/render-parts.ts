@@ -1,0 +1,156 @@
+import { partKind, type Part } from '../../../model/index.js';
+
+/**
+ * Parts as the text a text-only 0.2.5 caller (Bailian renders `text/plain` only) can show. Nothing
+ * here fetches anything: a URL stays a line, bytes are shown only when they are readable text.
+ */
+export interface RenderOptions {
+  /** Largest file (in bytes) shown inline; a larger one becomes its one-line description. */
+  inlineMaxBytes: number;
+}
+
+const TEXT_MEDIA_TYPES = new Set([
+  'application/json',
+  'application/yaml',
+  'application/x-yaml',
+  'application/xml',
+  'application/hcl',
+  'application/x-hcl',
+  'application/x-terraform',
+  'application/x-sh',
+  'application/x-shellscript',
+  'application/javascript',
+  'application/toml',
+  'application/sql',
+]);
+
+/** File name endings shown as text when the media type says nothing useful, with their fence language. */
+const TEXT_EXTENSIONS: Record<string, string> = {
+  tf: 'hcl',
+  tfvars: 'hcl',
+  hcl: 'hcl',
+  json: 'json',
+  yaml: 'yaml',
+  yml: 'yaml',
+  xml: 'xml',
+  md: 'markdown',
+  sh: 'bash',
+  bash: 'bash',
+  txt: '',
+  toml: 'toml',
+  sql: 'sql',
+  py: 'python',
+  js: 'javascript',
+  ts: 'typescript',
+};
+
+const extensionOf = (filename: string | undefined): string => /\.([A-Za-z0-9]+)$/.exec(filename ?? '')?.[1]?.toLowerCase() ?? '';
+const baseMediaType = (mediaType: string | undefined): string => (mediaType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+/** Whether a file of this media type and name is text a person can read in a chat. */
+export function isTextLike(mediaType: string | undefined, filename: string | undefined): boolean {
+  const type = baseMediaType(mediaType);
+  if (type.startsWith('text/') || TEXT_MEDIA_TYPES.has(type) || type.endsWith('+json') || type.endsWith('+xml')) return true;
+  if (type !== '' && type !== 'application/octet-stream') return false;
+  return Object.hasOwn(TEXT_EXTENSIONS, extensionOf(filename));
+}
+
+function fenceLanguage(mediaType: string | undefined, filename: string | undefined): string {
+  const byName = TEXT_EXTENSIONS[extensionOf(filename)];
+  if (byName !== undefined) return byName;
+  const type = baseMediaType(mediaType);
+  if (type.includes('json')) return 'json';
+  if (type.includes('yaml')) return 'yaml';
+  if (type.includes('xml')) return 'xml';
+  if (type.includes('markdown')) return 'markdown';
+  if (type.includes('hcl') || type.includes('terraform')) return 'hcl';
+  if (type.includes('sh')) return 'bash';
+  return '';
+}
+
+/** A fenced block that its own content cannot close: the fence is longer than any backtick run inside. */
+export function fenced(content: string, language: string): string {
+  const longestRun = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longestRun + 1));
+  const body = content.endsWith('\n') ? content : `${content}\n`;
+  return `${fence}${language}\n${body}${fence}`;
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+function utf8OrUndefined(bytes: Uint8Array): string | undefined {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `name (mediaType, N bytes)`: what a person is told of a file they cannot be shown. */
+export function describeFile(name: string, mediaType: string | undefined, byteSize: number | undefined): string {
+  const facts = [mediaType, byteSize === undefined ? undefined : `${byteSize} bytes`].filter((fact) => fact !== undefined && fact !== '');
+  return facts.length > 0 ? `${name} (${facts.join(', ')})` : name;
+}
+
+function declaredSize(part: Part): number | undefined {
+  const size = part.metadata?.byteSize;
+  return typeof size === 'number' && Number.isFinite(size) && size >= 0 ? Math.round(size) : undefined;
+}
+
+const OPENABLE_SCHEMES = /^(https?|ftp):\/\//i;
+
+function renderRaw(part: Part, options: RenderOptions): string {
+  const name = part.filename || 'file';
+  const bytes = Buffer.from(part.raw ?? '', 'base64');
+  if (bytes.length > options.inlineMaxBytes || !isTextLike(part.mediaType, part.filename)) {
+    return describeFile(name, part.mediaType, bytes.length);
+  }
+  const text = utf8OrUndefined(bytes);
+  if (text === undefined) return describeFile(name, part.mediaType, bytes.length);
+  return `${name}\n${fenced(text, fenceLanguage(part.mediaType, part.filename))}`;
+}
+
+function renderUrl(part: Part): string {
+  const url = part.url ?? '';
+  // A URL only its agent can resolve (iac-code-artifact://…) means nothing to a person.
+  if (!OPENABLE_SCHEMES.test(url)) return describeFile(part.filename || 'file', part.mediaType, declaredSize(part));
+  return part.filename ? `${part.filename}: ${url}` : url;
+}
+
+function renderData(part: Part): string {
+  const json = JSON.stringify(part.data ?? null, null, 2) ?? 'null';
+  const block = fenced(json, 'json');
+  return part.filename ? `${part.filename}\n${block}` : block;
+}
+
+/** One part as text: text as it is, readable files inlined, data as JSON, the rest as one line. */
+export function renderPart(part: Part, options: RenderOptions): string {
+  switch (partKind(part)) {
+    case 'text':
+      return part.text ?? '';
+    case 'raw':
+      return renderRaw(part, options);
+    case 'url':
+      return renderUrl(part);
+    case 'data':
+      return renderData(part);
+  }
+}
+
+/**
+ * The parts of one message or artifact as one text: text parts run together (they are pieces of one
+ * text), every other part stands on lines of its own.
+ */
+export function renderParts(parts: readonly Part[], options: RenderOptions): string {
+  let out = '';
+  let previousWasText = true;
+  for (const part of parts) {
+    const isText = part.text !== undefined;
+    const text = renderPart(part, options);
+    if (text === '') continue;
+    const needsBreak = out !== '' && !out.endsWith('\n') && (!isText || !previousWasText);
+    out += needsBreak ? `\n${text}` : text;
+    previousWasText = isText;
+  }
+  return out;
+}

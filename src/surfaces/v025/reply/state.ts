@@ -1,0 +1,65 @@
+import type { Artifact, TaskStatus } from '../../../model/index.js';
+import type { MappingProfile } from '../../../mappings/index.js';
+import type { Clock } from '../../../translate/index.js';
+
+/** How the facade shapes one turn for its 0.2.5 caller. */
+export interface ReplyOptions {
+  profile: MappingProfile;
+  /** 'pass': metadata-only upstream updates (tool, usage, thinking) become working status-updates; 'drop': they vanish. */
+  upstreamMetadata: 'pass' | 'drop';
+  /** 'text': every part is shown as text (Bailian renders text/plain only); 'native': file and data parts stay what they are. */
+  renderParts: 'text' | 'native';
+  /**
+   * 'single': the whole reply is ONE artifact per turn (Bailian); 'own': the agent's status text is the
+   * facade's reply artifact and the upstream's artifacts keep their own identity (plain 0.2.5).
+   */
+  replyArtifacts: 'single' | 'own';
+  /** Largest file shown inline when parts are rendered as text. */
+  inlineMaxBytes: number;
+  /** Bailian device commands are gathered from `metadata.commands` and `metadata[key].commands`. */
+  deviceCommandsKey?: string;
+  /** The task's artifacts before this turn: a Task snapshot's older artifacts are not this turn's answer. */
+  earlierArtifacts?: readonly Artifact[];
+  newId: () => string;
+  now: Clock;
+}
+
+/**
+ * Everything the reducer remembers of a turn. "Shown" is the text of the reply artifact so far;
+ * a segment is the text of one agent message or one artifact, the unit the repeat rules compare.
+ */
+export interface ReplyState {
+  readonly started: boolean;
+  readonly done: boolean;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly lastStatus: TaskStatus;
+  readonly shown: string;
+  /** Finished segments, trimmed, in the order they were shown. */
+  readonly segments: readonly string[];
+  /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
+  readonly segmentKey: string | undefined;
+  readonly segmentText: string;
+  /** Something that was not text (a tool call, an artifact) came since the last text: the next text starts a new line. */
+  readonly breakPending: boolean;
+  readonly replyArtifactId: string | undefined;
+  readonly replyChunks: number;
+  /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
+  readonly commands: readonly unknown[];
+}
+
+export const initialReplyState: ReplyState = {
+  started: false,
+  done: false,
+  taskId: '',
+  contextId: '',
+  lastStatus: { state: 'TASK_STATE_SUBMITTED' },
+  shown: '',
+  segments: [],
+  segmentKey: undefined,
+  segmentText: '',
+  breakPending: false,
+  replyArtifactId: undefined,
+  replyChunks: 0,
+  commands: [],
+};

@@ -1,0 +1,65 @@
+import { isActiveState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
+import type { V025StreamEvent } from '../../../protocol/v025/index.js';
+import { closeReply, failReply, reduceReply } from './reducer.js';
+import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
+
+export const ENDED_EARLY = 'The upstream agent ended the stream before the turn finished';
+
+/** The reducer with its state held, for a surface that feeds it one event at a time. */
+export interface TurnReply {
+  push(event: StreamResponse): V025StreamEvent[];
+  close(): V025StreamEvent[];
+  fail(reason: string): V025StreamEvent[];
+  readonly started: boolean;
+  readonly done: boolean;
+}
+
+export function createTurnReply(options: ReplyOptions): TurnReply {
+  let state: ReplyState = initialReplyState;
+  const step = (next: { state: ReplyState; events: V025StreamEvent[] }): V025StreamEvent[] => {
+    state = next.state;
+    return next.events;
+  };
+  return {
+    push: (event) => step(reduceReply(state, event, options)),
+    close: () => step(closeReply(state, options)),
+    fail: (reason) => step(failReply(state, reason, options)),
+    get started() {
+      return state.started;
+    },
+    get done() {
+      return state.done;
+    },
+  };
+}
+
+function stateOf(event: StreamResponse): TaskState | undefined {
+  if ('statusUpdate' in event) return event.statusUpdate.status.state;
+  if ('task' in event) return event.task.status.state;
+  return undefined;
+}
+
+/**
+ * The one code path of a facade turn, for message/stream and message/send alike: the upstream's 1.0
+ * events through the reply reducer, as 0.2.5 events, each the moment it is made. A failure before
+ * the first event is thrown (the caller answers a JSON-RPC error); after it, the turn ends with a
+ * failed final status, as it does when the upstream stops mid-turn. Leaving early (the caller's turn
+ * is over, or the consumer stops) returns the upstream iterator, which cancels the upstream call.
+ */
+export async function* replyEvents(source: AsyncIterable<StreamResponse>, reply: TurnReply): AsyncGenerator<V025StreamEvent> {
+  const upstream = source[Symbol.asyncIterator]();
+  let lastState: TaskState | undefined;
+  try {
+    for (let next = await upstream.next(); !next.done; next = await upstream.next()) {
+      lastState = stateOf(next.value) ?? lastState;
+      yield* reply.push(next.value);
+      if (reply.done) return;
+    }
+    yield* lastState === undefined || isActiveState(lastState) ? reply.fail(ENDED_EARLY) : reply.close();
+  } catch (error) {
+    if (!reply.started) throw error;
+    yield* reply.fail(toA2AError(error).message);
+  } finally {
+    await upstream.return?.().catch(() => undefined);
+  }
+}

@@ -1,0 +1,28 @@
+import type { JsonObject } from '../../translate/common.js';
+
+/**
+ * What iac-code puts in `metadata.iac_code` of its status updates that a reader of its turns must
+ * understand (docs/iac-code.md, "A turn on the wire").
+ */
+
+const iacCodeOf = (metadata: JsonObject | undefined): JsonObject | undefined => {
+  const value = metadata?.iac_code;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+};
+
+/**
+ * The WORKING update iac-code sends at the end of a turn, marked `assistantFinal`: it repeats the
+ * text of the last assistant message only (the text after the last tool call), not the whole reply.
+ */
+export function isAssistantFinal(metadata: JsonObject | undefined): boolean {
+  const final = iacCodeOf(metadata)?.assistantFinal;
+  return final !== undefined && final !== false;
+}
+
+/**
+ * A tool-trace update (`metadata.iac_code.tool`). iac-code gives every text chunk of a turn the same
+ * messageId, before and after tool calls, so a tool call is what separates two of its messages.
+ */
+export function isToolEvent(metadata: JsonObject | undefined): boolean {
+  return iacCodeOf(metadata)?.tool !== undefined;
+}

@@ -1,0 +1,153 @@
+/**
+ * A REAL a2a-js 1.x server whose executor behaves the way real agents do, one script per prompt
+ * (the first word of the user's text), so a test can check that every word such an agent says
+ * reaches the caller:
+ *   ask     streams working text, sends a two-chunk text artifact, then asks a question in its
+ *           input-required status (ASK_*)
+ *   direct  answers with a direct Message, no task (DIRECT_TEXT)
+ *   files   returns a text file as raw bytes, a binary file, a data part and a file URL (FILES_*)
+ *   fail    starts working, then fails with a reason (FAIL_*)
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
+
+export const ASK_WORKING = ['Let me look ', 'at the VPC quotas.'];
+export const ASK_ARTIFACT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
+export const ASK_QUESTION = 'Need more input: reply in this task, or send "/done".';
+export const DIRECT_TEXT = 'Here is a direct answer without a task.';
+export const FILES_NOTE = 'Line one of the notes.\nLine two of the notes.\n';
+export const FILES_DATA = { region: 'cn-hangzhou', vpcs: 3 };
+export const FILES_URL = 'https://example.com/reports/vpc.pdf';
+export const FILES_DONE = 'Attached the notes, the data and the report.';
+export const FILES_BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x01]);
+export const FAIL_WORKING = 'Starting the deployment.';
+export const FAIL_REASON = 'Deployment failed: the quota for VPCs in cn-hangzhou is exhausted.';
+
+const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
+const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
+
+function agentMessage(parts: Part[], taskId: string, contextId: string, messageId: string = randomUUID()): Message {
+  return { messageId, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+class Scripts implements AgentExecutor {
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = request;
+    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ').trim();
+    const script = prompt.split(/\s+/)[0] ?? '';
+    const status = (state: TaskState, parts?: Part[], messageId?: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state, message: parts ? agentMessage(parts, taskId, contextId, messageId) : undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      });
+    const artifact = (artifactId: string, parts: Part[], append: boolean, lastChunk: boolean) =>
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: { artifactId, name: artifactId, description: '', parts, metadata: undefined, extensions: [] },
+        append,
+        lastChunk,
+        metadata: undefined,
+      });
+    if (script === 'direct') {
+      bus.publish(AgentEvent.message(agentMessage([text(DIRECT_TEXT)], '', contextId)));
+      return;
+    }
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [userMessage],
+        metadata: undefined,
+      }),
+    );
+    switch (script) {
+      case 'ask': {
+        const working = randomUUID();
+        for (const chunk of ASK_WORKING) bus.publish(status(TaskState.TASK_STATE_WORKING, [text(chunk)], working));
+        bus.publish(artifact('quota-report', [text(ASK_ARTIFACT[0] ?? '')], false, false));
+        bus.publish(artifact('quota-report', [text(ASK_ARTIFACT[1] ?? '')], true, true));
+        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, [text(ASK_QUESTION)]));
+        break;
+      }
+      case 'files':
+        bus.publish(status(TaskState.TASK_STATE_WORKING));
+        bus.publish(
+          artifact(
+            'outputs',
+            [
+              part({ $case: 'raw', value: Buffer.from(FILES_NOTE) }, { filename: 'notes.txt', mediaType: 'text/plain' }),
+              part({ $case: 'raw', value: FILES_BINARY }, { filename: 'diagram.png', mediaType: 'image/png' }),
+              part({ $case: 'data', value: FILES_DATA }, { mediaType: 'application/json' }),
+              part({ $case: 'url', value: FILES_URL }, { filename: 'vpc.pdf', mediaType: 'application/pdf' }),
+            ],
+            false,
+            true,
+          ),
+        );
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(FILES_DONE)]));
+        break;
+      case 'fail':
+        bus.publish(status(TaskState.TASK_STATE_WORKING, [text(FAIL_WORKING)]));
+        bus.publish(status(TaskState.TASK_STATE_FAILED, [text(FAIL_REASON)]));
+        break;
+      default:
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(`Unknown script: ${script}`)]));
+    }
+  };
+
+  cancelTask = async (): Promise<void> => undefined;
+}
+
+function card(baseUrl: string): AgentCard {
+  return {
+    name: 'sdk-v1-scripted',
+    description: 'a2a-js 1.x agents that ask, answer directly, return files and fail, for the fidelity tests.',
+    supportedInterfaces: [
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+    ],
+    provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [{ id: 'scripts', name: 'Scripts', description: 'ask, direct, files, fail', tags: ['test'], examples: ['ask'], inputModes: [], outputModes: [], securityRequirements: [] }],
+    signatures: [],
+  };
+}
+
+export interface RunningScriptedAgent {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startScriptedAgent(): Promise<RunningScriptedAgent> {
+  const app = express();
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const handler = new DefaultRequestHandler(card(url), new InMemoryTaskStore(), new Scripts());
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
