@@ -11,20 +11,10 @@
  * test can cancel, subscribe or send into a running turn. CancelTask stops the turn and ends it CANCELED.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
 import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-1/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
 
 export const SDK_AGENT_NAME = 'sdk-v1-echo';
 export const SDK_SLOW_PREFIX = 'slow:';
@@ -110,16 +100,7 @@ class ScriptedExecutor implements AgentExecutor {
         metadata: undefined,
       });
     try {
-      bus.publish(
-        AgentEvent.task({
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
-          artifacts: [],
-          history: [userMessage],
-          metadata: undefined,
-        }),
-      );
+      bus.publish(openingTask(taskId, contextId, userMessage));
       bus.publish(status(TaskState.TASK_STATE_WORKING));
       const reply = sdkReply(prompt, turnNumber);
       const slow = prompt.startsWith(SDK_SLOW_PREFIX);
@@ -209,21 +190,8 @@ function buildCard(baseUrl: string): AgentCard {
 
 /** Start the agent on 127.0.0.1 and a free port. */
 export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<RunningSdkV1Agent> {
-  const app = express();
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const executor = new ScriptedExecutor({ chunkDelayMs: options.chunkDelayMs ?? 0, slowChunkDelayMs: options.slowChunkDelayMs ?? 60 });
-  const handler = new DefaultRequestHandler(buildCard(url), new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use(SDK_JSONRPC_PATH, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use(SDK_REST_PATH, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const { url, server } = await serveSdkAgent(buildCard, executor, { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH });
 
   let closing: Promise<void> | undefined;
   return {

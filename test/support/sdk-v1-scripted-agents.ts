@@ -8,13 +8,10 @@
  *   files   returns a text file as raw bytes, a binary file, a data part and a file URL (FILES_*)
  *   fail    starts working, then fails with a reason (FAIL_*)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import express from 'express';
 import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
 
 export const ASK_WORKING = ['Let me look ', 'at the VPC quotas.'];
 export const ASK_ARTIFACT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
@@ -60,16 +57,7 @@ class Scripts implements AgentExecutor {
       bus.publish(AgentEvent.message(agentMessage([text(DIRECT_TEXT)], '', contextId)));
       return;
     }
-    bus.publish(
-      AgentEvent.task({
-        id: taskId,
-        contextId,
-        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
-        artifacts: [],
-        history: [userMessage],
-        metadata: undefined,
-      }),
-    );
+    bus.publish(openingTask(taskId, contextId, userMessage));
     switch (script) {
       case 'ask': {
         const working = randomUUID();
@@ -134,14 +122,7 @@ export interface RunningScriptedAgent {
 }
 
 export async function startScriptedAgent(): Promise<RunningScriptedAgent> {
-  const app = express();
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(card(url), new InMemoryTaskStore(), new Scripts());
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const { url, server } = await serveSdkAgent(card, new Scripts(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
   return {
     url,
     close: () =>

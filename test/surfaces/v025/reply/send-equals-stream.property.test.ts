@@ -1,0 +1,107 @@
+/**
+ * For random turns of 1.0 events, what message/send answers is the fold of what message/stream
+ * sends: the same text (bailian: the one reply artifact), artifact by artifact (plain 0.2.5), with
+ * one final status at the end; and under bailian every part is text.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse, TaskState } from '../../../../src/model/index.js';
+import type { V025StreamEvent } from '../../../../src/protocol/v025/index.js';
+import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
+import { artifact, bailian, options, readText, run, spec, status, submitted, tool } from './support.js';
+
+const FINAL_META = { metadata: { iac_code: { assistantFinal: { complete: true } } } };
+const word = fc.string({ minLength: 1, maxLength: 8 });
+
+const step: fc.Arbitrary<StreamResponse> = fc.oneof(
+  fc.tuple(word, fc.constantFrom('m1', 'm2', 'm3')).map(([text, id]) => status('TASK_STATE_WORKING', text, {}, id)),
+  fc.constant(tool),
+  fc.constant(status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { usage: { totalTokens: 1 } } } })),
+  fc.tuple(fc.constantFrom('a1', 'a2'), word, fc.boolean(), fc.boolean()).map(([id, text, append, lastChunk]) => artifact(id, [{ text }], { append, lastChunk })),
+  fc.constantFrom<StreamResponse>(
+    artifact('f1', [{ url: 'iac-code-artifact://f1/main.tf', filename: 'main.tf', mediaType: 'text/plain', metadata: { byteSize: 14 } }], { lastChunk: true }),
+    artifact('f2', [{ raw: Buffer.from('x = 1\n').toString('base64'), filename: 'a.tf', mediaType: 'text/plain' }, { data: { k: [1, 2] } }], { lastChunk: true }),
+    artifact('f3', [{ url: 'https://example.com/r.pdf', filename: 'r.pdf' }], { lastChunk: true }),
+  ),
+);
+
+const ending: fc.Arbitrary<StreamResponse[]> = fc.oneof(
+  fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED').map((state) => [status(state)]),
+  fc.tuple(fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED'), word).map(([state, text]) => [status(state, text, {}, 'end')]),
+  word.map((text) => [status('TASK_STATE_WORKING', text, FINAL_META, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]),
+  fc.constant([] as StreamResponse[]),
+);
+
+const turn = fc.tuple(fc.boolean(), fc.array(step, { maxLength: 25 }), ending).map(([opening, steps, end]) => [...(opening ? [submitted] : []), ...steps, ...end]);
+
+function fold(out: V025StreamEvent[]) {
+  const folder = createReplyFold();
+  for (const event of out) folder.add(event);
+  return folder.result();
+}
+
+/** Each artifact's text as a client that honours `append` builds it up. */
+function perArtifact(out: V025StreamEvent[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const event of out) {
+    if (event.kind !== 'artifact-update') continue;
+    const text = event.artifact.parts.map((part) => (part.kind === 'text' ? part.text : `<${part.kind}>`)).join('');
+    const id = event.artifact.artifactId;
+    texts.set(id, (event.append === true ? (texts.get(id) ?? '') : '') + text);
+  }
+  return texts;
+}
+
+describe('message/send is the fold of message/stream', () => {
+  it('bailian: the same text, one reply artifact, every part text, one final status last', () => {
+    fc.assert(
+      fc.property(turn, (events) => {
+        const out = run(events, options(bailian));
+        const result = fold(out);
+        // A turn with no event at all is answered with a JSON-RPC error, in both modes.
+        if (events.length === 0) {
+          expect(out).toEqual([]);
+          return;
+        }
+        expect(result?.kind).toBe('task');
+        if (result?.kind !== 'task') return;
+        const sent = (result.artifacts ?? []).flatMap((a) => a.parts).map((part) => (part.kind === 'text' ? part.text : '')).join('');
+        expect(sent).toBe(readText(out));
+        expect(result.artifacts?.length ?? 0).toBeLessThanOrEqual(1);
+        expect(out.flatMap((event) => (event.kind === 'artifact-update' ? event.artifact.parts : [])).every((part) => part.kind === 'text')).toBe(true);
+        expect(out.filter((event) => event.kind === 'status-update' && event.final)).toEqual([out.at(-1)]);
+        expect(result.status).toEqual((out.at(-1) as { status: unknown }).status);
+        const chunks = out.filter((event) => event.kind === 'artifact-update');
+        expect(chunks.filter((event) => event.lastChunk)).toEqual(chunks.length > 0 ? [chunks.at(-1)] : []);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('plain 0.2.5: every artifact folds to what the stream built up', () => {
+    fc.assert(
+      fc.property(turn, (events) => {
+        const out = run(events, options(spec));
+        const result = fold(out);
+        if (result?.kind !== 'task') return;
+        const streamed = perArtifact(out);
+        for (const folded of result.artifacts ?? []) {
+          const text = folded.parts.map((part) => (part.kind === 'text' ? part.text : `<${part.kind}>`)).join('');
+          expect(text).toBe(streamed.get(folded.artifactId));
+        }
+        expect(out.filter((event) => event.kind === 'status-update' && event.final)).toEqual([out.at(-1)]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('every word of a message-per-word turn is read exactly once', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z]{3,8}$/), { minLength: 1, maxLength: 10 }), (words) => {
+        const events = [submitted, ...words.map((w, i) => status('TASK_STATE_WORKING', w, {}, `m${i}`)), status('TASK_STATE_COMPLETED')];
+        const text = readText(run(events));
+        expect(text).toBe(words.join('\n'));
+      }),
+    );
+  });
+});
