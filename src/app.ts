@@ -10,6 +10,7 @@ import type { CardSource } from './core/card-source.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes.js';
 import { createGateway } from './core/gateway.js';
+import { createTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { startDemoAgent } from './demo-agent/index.js';
@@ -42,6 +43,8 @@ export interface GatewayAppDeps {
   shutdown?: AbortSignal;
   /** Relays the facade's calls to a 0.2.5/0.3 upstream as they are, instead of translating them. */
   passThrough?: FacadePassThrough;
+  /** Task ids the facade's callers chose themselves; default: kept in this process. */
+  taskAliases?: TaskAliases;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -86,6 +89,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         shutdown,
         profile: deps.profile ?? loadFacadeProfile(config),
         passThrough: deps.passThrough,
+        ...(deps.taskAliases ? { taskAliases: deps.taskAliases } : {}),
       })
     : undefined;
 
@@ -156,6 +160,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
     const registry = createTaskRegistry(config);
     cleanups.push(() => registry.close());
+    const taskAliases = createTaskAliases(config);
+    cleanups.push(() => taskAliases.close());
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());
 
@@ -177,7 +183,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const shutdown = new AbortController();
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
     setMaxListeners(0, shutdown.signal);
-    const app = createGatewayApp({ config, port, cards, registry, logger, shutdown: shutdown.signal, passThrough, ...(profile ? { profile } : {}) });
+    const app = createGatewayApp({
+      config,
+      port,
+      cards,
+      registry,
+      taskAliases,
+      logger,
+      shutdown: shutdown.signal,
+      passThrough,
+      ...(profile ? { profile } : {}),
+    });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
+import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
@@ -31,6 +32,8 @@ export interface V025FacadeDeps {
   cards: CardSource;
   config: GatewayConfig;
   registry: TaskRegistry;
+  /** Task ids callers chose themselves; default: kept in this process. */
+  taskAliases?: TaskAliases;
   profile: MappingProfile;
   /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
   shutdown?: AbortSignal;

@@ -1,9 +1,11 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
+import { createMemoryTaskAliases } from '../../core/task-aliases/index.js';
 import { A2AError, toA2AError, type ListTaskPushNotificationConfigsResponse, type Task, type TaskPushNotificationConfig } from '../../model/index.js';
 import type { V1Method } from '../../mappings/index.js';
 import type { V025Method } from '../../protocol/v025/index.js';
 import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1, taskToV025 } from '../../translate/index.js';
+import { isRecord } from '../../translate/common.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { isLegacyMethodName, type JsonRpcDialect, type JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
@@ -12,11 +14,13 @@ import { portCall } from '../v1/call.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { facadePrincipal } from './auth.js';
 import { facadeCard } from './card.js';
+import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { v025Error } from './errors.js';
-import { sendTurn, streamTurn } from './send.js';
+import { replyOptions } from './reply-options.js';
+import { sendTurn, streamTurn, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
@@ -44,6 +48,15 @@ function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDe
   }
 }
 
+/** A 0.2.5 result about a task the caller named itself, with the caller's id in place of the upstream's. */
+function withClientTaskId(result: unknown, clientTaskId: string): unknown {
+  if (Array.isArray(result)) return result.map((entry) => withClientTaskId(entry, clientTaskId));
+  if (!isRecord(result)) return result;
+  if (result.kind === 'task') return { ...result, id: clientTaskId };
+  if (typeof result.taskId === 'string') return { ...result, taskId: clientTaskId };
+  return result;
+}
+
 /**
  * The A2A 0.2.5 JSON-RPC methods (`message/send`, `message/stream`, `tasks/*`, the push-config
  * methods and 0.3's `agent/getAuthenticatedExtendedCard`), translated to and from the 1.0 core by
@@ -54,12 +67,24 @@ function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDe
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const { config, profile, port } = deps;
   const principal = facadePrincipal(config.bailian);
-  const turns = createContinuations(deps.registry);
+  const routing: TurnRouting = {
+    turns: createContinuations(deps.registry),
+    ids: createClientTaskIds(deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }), deps.registry),
+  };
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 
   function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(reason?: unknown): void; release(): void } {
     const { ctx, abort, release } = portCall(c, 'v025', deps.shutdown);
     return { ctx: { ...ctx, principal }, abort, release };
+  }
+
+  /** A task-addressed call's 1.0 params (`id`, or `taskId` for push configs) with the upstream's id for a caller-chosen one. */
+  async function addressTask(params: unknown, principal: string): Promise<{ params: unknown; clientTaskId?: string }> {
+    if (!isRecord(params)) return { params };
+    const key = typeof params.taskId === 'string' ? 'taskId' : typeof params.id === 'string' && !('taskId' in params) ? 'id' : undefined;
+    if (!key) return { params };
+    const { upstreamId, clientTaskId } = await routing.ids.forCall(params[key] as string, principal);
+    return clientTaskId ? { params: { ...params, [key]: upstreamId }, clientTaskId } : { params };
   }
 
   async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
@@ -80,16 +105,21 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       const turn = { id, params: translated.params, ctx, abort, c };
       switch (translated.method) {
         case 'SendMessage':
-          return jsonRpcResult(id, await sendTurn(turn, deps, turns));
+          return jsonRpcResult(id, await sendTurn(turn, deps, routing));
         case 'SendStreamingMessage':
-          return await streamTurn(turn, deps, turns);
+          return await streamTurn(turn, deps, routing);
         case 'GetExtendedAgentCard':
           return jsonRpcResult(id, facadeCard(await port.getExtendedAgentCard(ctx), facadeUrl(c.req.raw, config), deps));
         default: {
-          const call = prepareCall(translated.method, translated.params, env(c));
-          noteLog(c, call.ref);
-          if (call.kind === 'stream') return await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort });
-          return jsonRpcResult(id, unaryResultToV025(translated.method, await call.run(ctx), deps));
+          const addressed = await addressTask(translated.params, ctx.principal);
+          const call = prepareCall(translated.method, addressed.params, env(c));
+          noteLog(c, addressed.clientTaskId ? { ...call.ref, taskId: addressed.clientTaskId } : call.ref);
+          if (call.kind === 'stream') {
+            const reply = replyOptions(deps, undefined, addressed.clientTaskId);
+            return await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort, reply });
+          }
+          const result = unaryResultToV025(translated.method, await call.run(ctx), deps);
+          return jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result);
         }
       }
     } catch (error) {

@@ -4,8 +4,8 @@ import { systemClock } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { ReplyOptions } from './reply/index.js';
 
-/** The reply reducer's options for one turn: the profile's shape, the operator's overrides, the task's earlier artifacts. */
-export function replyOptions(deps: V025FacadeDeps, earlierArtifacts?: readonly Artifact[]): ReplyOptions {
+/** The reply reducer's options for one turn: the profile's shape, the operator's overrides, the task's earlier artifacts and the caller's id for it. */
+export function replyOptions(deps: V025FacadeDeps, earlierArtifacts?: readonly Artifact[], taskId?: string): ReplyOptions {
   const { bailian } = deps.config;
   const { options } = deps.profile;
   return {
@@ -16,6 +16,7 @@ export function replyOptions(deps: V025FacadeDeps, earlierArtifacts?: readonly A
     inlineMaxBytes: bailian['inline-max-bytes'],
     deviceCommandsKey: bailian['extension-metadata-key'],
     ...(earlierArtifacts ? { earlierArtifacts } : {}),
+    ...(taskId ? { taskId } : {}),
     newId: randomUUID,
     now: systemClock,
   };

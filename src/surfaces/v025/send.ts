@@ -5,6 +5,7 @@ import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
+import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
 import { turnInput } from './input.js';
@@ -45,20 +46,36 @@ function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
   return () => clearTimeout(timer);
 }
 
+/** How the facade's turns find their task: by contextId (Continuations), or by an id the caller chose (ClientTaskIds). */
+export interface TurnRouting {
+  turns: Continuations;
+  ids: ClientTaskIds;
+}
+
+/** The turn's task as the caller addresses it, and the turn begun on its context. */
+async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: TurnRouting) {
+  const { principal } = call.ctx;
+  const task = await routing.ids.forTurn(request, principal);
+  const turn = await routing.turns.begin(task.request, principal);
+  const upstreamTaskId = turn.request.message.taskId;
+  const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
+  noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
+  return { task, turn, clientTaskId };
+}
+
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
-export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, turns: Continuations): Promise<V025SendMessageResult> {
+export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
   const input = turnInput(call.params, deps.config.bailian);
   const fold = createReplyFold();
   if (input.rejected) {
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
-  const turn = await turns.begin(input.request, call.ctx.principal);
-  noteLog(call.c, { contextId: input.request.message.contextId, taskId: turn.request.message.taskId });
+  const { task, turn, clientTaskId } = await beginTurn(input.request, call, routing);
   const unbound = boundTurn(call, deps);
   try {
-    const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts));
-    for await (const event of replyEvents(turnEvents(turn.request, call, deps), reply)) fold.add(event);
+    const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
+    for await (const event of replyEvents(task.bind(turnEvents(turn.request, call, deps)), reply)) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;
@@ -69,20 +86,19 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, turns: Cont
 }
 
 /** message/stream: the core's SendStreamingMessage as 0.2.5 SSE. */
-export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, turns: Continuations): Promise<Response> {
+export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
   const input = turnInput(call.params, deps.config.bailian);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) return v025Stream(once({ task: input.rejected }), streamOptions);
-  const turn = await turns.begin(input.request, call.ctx.principal);
-  noteLog(call.c, { contextId: input.request.message.contextId, taskId: turn.request.message.taskId });
+  const { task, turn, clientTaskId } = await beginTurn(input.request, call, routing);
   let events: AsyncIterable<StreamResponse>;
   try {
-    events = deps.port.sendStreamingMessage(turn.request, call.ctx);
+    events = task.bind(deps.port.sendStreamingMessage(turn.request, call.ctx));
   } catch (error) {
     turn.end();
     throw error;
   }
-  return v025Stream(events, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts) });
+  return v025Stream(events, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) });
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

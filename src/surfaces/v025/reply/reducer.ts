@@ -98,7 +98,7 @@ function start(
   opening?: Task,
 ): ReplyState {
   if (state.started) return state;
-  const taskId = ref.taskId || options.newId();
+  const taskId = options.taskId ?? (ref.taskId || options.newId());
   const contextId = ref.contextId || taskId;
   const status: TaskStatus = opening && isActiveState(opening.status.state) ? opening.status : { state: 'TASK_STATE_SUBMITTED' };
   out.push(

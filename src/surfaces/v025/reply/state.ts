@@ -18,6 +18,8 @@ export interface ReplyOptions {
   inlineMaxBytes: number;
   /** Bailian device commands are gathered from `metadata.commands` and `metadata[key].commands`. */
   deviceCommandsKey?: string;
+  /** The id the caller knows the task by, when it is not the upstream's (a task id the caller chose). */
+  taskId?: string;
   /** The task's artifacts before this turn: a Task snapshot's older artifacts are not this turn's answer. */
   earlierArtifacts?: readonly Artifact[];
   newId: () => string;

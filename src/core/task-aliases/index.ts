@@ -1,0 +1,16 @@
+import type { GatewayConfig } from '../../config/schema.js';
+import { createMemoryTaskAliases } from './memory.js';
+import { createRedisTaskAliases } from './redis.js';
+import type { TaskAliases } from './types.js';
+
+export type { TaskAlias, TaskAliases } from './types.js';
+export { createMemoryTaskAliases } from './memory.js';
+export { createRedisTaskAliases } from './redis.js';
+
+/** The alias store next to the task registry: memory for one replica, Redis when replicas share tasks. */
+export function createTaskAliases(config: GatewayConfig): TaskAliases {
+  if (config.store === 'redis') {
+    return createRedisTaskAliases({ url: config['redis-url'], prefix: config['redis-prefix'], idleTtlMs: config.tasks['idle-ttl-ms'] });
+  }
+  return createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] });
+}

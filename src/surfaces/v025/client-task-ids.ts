@@ -1,0 +1,80 @@
+import type { TaskAliases } from '../../core/task-aliases/index.js';
+import type { TaskRegistry } from '../../core/task-registry/types.js';
+import { A2AError, ErrorCode, eventTaskRef, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+
+/** How a turn's task is addressed: the request to send upstream, and the id the caller knows the task by. */
+export interface TurnTask {
+  request: SendMessageRequest;
+  /** The caller's own id for the task, when it chose one. */
+  clientTaskId?: string;
+  /** Wraps the upstream's events so the caller's new id is bound to the task the upstream creates. */
+  bind(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse>;
+}
+
+const taken = (taskId: string): A2AError =>
+  new A2AError(ErrorCode.InvalidParams, `Task id ${taskId} is already in use; choose another id`, { metadata: { taskId } });
+
+const unchanged = <T>(events: T): T => events;
+
+/**
+ * Client-chosen task ids on the facade. A 0.2.5 client may open a task with an id it made up: the
+ * upstream creates the task under its own id, the caller's id is kept as an alias (TaskAliases) and is
+ * the task's id for that caller from then on, in both directions. An id held by another principal,
+ * as an alias or as a task, is refused, never shared.
+ */
+export function createClientTaskIds(aliases: TaskAliases, registry: TaskRegistry) {
+  /** The upstream task a caller's id names: its alias, or the id itself when it is the caller's upstream task. */
+  async function upstreamIdOf(taskId: string, principal: string): Promise<string> {
+    const alias = await aliases.lookup(taskId);
+    if (alias && alias.owner !== principal) throw A2AError.taskNotFound(taskId);
+    return alias?.upstream ?? taskId;
+  }
+
+  return {
+    async forTurn(request: SendMessageRequest, principal: string): Promise<TurnTask> {
+      const clientTaskId = request.message.taskId;
+      const plain = { request, bind: unchanged };
+      if (clientTaskId === undefined) return plain;
+      const alias = await aliases.lookup(clientTaskId);
+      if (alias && alias.owner !== principal) throw taken(clientTaskId);
+      if (alias?.upstream) return { request: withTaskId(request, alias.upstream), clientTaskId, bind: unchanged };
+      if (!alias) {
+        const owner = await registry.ownerOf(clientTaskId);
+        if (owner === principal) return plain;
+        if (owner !== undefined) throw taken(clientTaskId);
+      }
+      if (!(await aliases.claim(clientTaskId, principal))) throw taken(clientTaskId);
+      const bind = (events: AsyncIterable<StreamResponse>) => bindFirst(events, (upstreamId) => aliases.bind(clientTaskId, principal, upstreamId));
+      return { request: withTaskId(request, undefined), clientTaskId, bind };
+    },
+
+    /** A task-addressed call (get, cancel, resubscribe, push configs): the upstream id, and the caller's id to answer with. */
+    async forCall(taskId: string, principal: string): Promise<{ upstreamId: string; clientTaskId?: string }> {
+      const upstreamId = await upstreamIdOf(taskId, principal);
+      return upstreamId === taskId ? { upstreamId } : { upstreamId, clientTaskId: taskId };
+    },
+
+    /** The caller's id of an upstream task (a follow-up by contextId of a task it named itself). */
+    clientIdOf: (upstreamId: string, principal: string) => aliases.clientIdOf(upstreamId, principal),
+  };
+}
+
+export type ClientTaskIds = ReturnType<typeof createClientTaskIds>;
+
+function withTaskId(request: SendMessageRequest, taskId: string | undefined): SendMessageRequest {
+  const { taskId: _given, ...message } = request.message;
+  return { ...request, message: taskId === undefined ? message : { ...message, taskId } };
+}
+
+/** Binds the alias when the first event names the upstream's task, before that event goes on. */
+async function* bindFirst(events: AsyncIterable<StreamResponse>, bind: (upstreamId: string) => Promise<void>): AsyncGenerator<StreamResponse> {
+  let bound = false;
+  for await (const event of events) {
+    const { taskId } = eventTaskRef(event);
+    if (!bound && taskId) {
+      bound = true;
+      await bind(taskId);
+    }
+    yield event;
+  }
+}
