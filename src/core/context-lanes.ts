@@ -18,7 +18,7 @@ export interface Lease {
 
 /**
  * One running turn per context (iac-code damages a running task when a second message arrives,
- * see iac-code-surface.md §5.3). A busy lane rejects at once: queueing would hold the caller's
+ * see docs/iac-code.md, "One turn per context"). A busy lane rejects at once: queueing would hold the caller's
  * connection for a whole turn.
  */
 export interface ContextLanes {

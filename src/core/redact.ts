@@ -2,7 +2,7 @@ import type { Message, StreamResponse, Task } from '../model/index.js';
 
 /**
  * iac-code echoes the caller's `metadata.iac_code` (API keys, cloud credentials) verbatim into the
- * first Task frame's history (iac-code-surface.md §5.2). Secrets in message metadata are replaced
+ * first Task frame's history (docs/iac-code.md, "Secrets echoed back"). Secrets in message metadata are replaced
  * before anything leaves the gateway or is stored. Only message metadata is scanned: event and
  * task metadata carry counters such as `usage.totalTokens` that the key pattern would hit.
  */

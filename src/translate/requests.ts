@@ -129,7 +129,7 @@ export function subscribeRequestToV025(request: SubscribeToTaskRequest): V025Tas
 
 /*
  * The push-config methods: 0.2.5 names the TASK with `id` and the config with
- * `pushNotificationConfigId`; 1.0 names the task `taskId` and the CONFIG `id` (a2a-0.2.5-and-1.0.md §1.2).
+ * `pushNotificationConfigId`; 1.0 names the task `taskId` and the CONFIG `id` (docs/version-mapping.md, "Methods and params").
  */
 
 /** A missing config id means "the task's config": the 0.2.x SDK convention stores an unnamed config under the task id. */

@@ -13,7 +13,7 @@ function firstFlow(flows: V025OAuthFlows): Record<string, unknown> {
   return {};
 }
 
-/** 0.2.5 `type`-discriminated scheme → 1.0 oneof key (a2a-0.2.5-and-1.0.md §3.2). */
+/** 0.2.5 `type`-discriminated scheme → 1.0 oneof key (docs/version-mapping.md, "Security schemes"). */
 export function securitySchemeToV1(scheme: V025SecurityScheme): Record<string, unknown> {
   const description = scheme.description;
   switch (scheme.type) {

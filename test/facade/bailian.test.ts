@@ -1,6 +1,6 @@
 /**
  * The gateway driven exactly the way Bailian (百炼, 三方Agent) drives a third-party agent
- * (/work/shared/seeds/001: card fields, `url + "/stream"`, X-API-KEY, message/stream event order),
+ * (docs/bailian.md: card fields, `url + "/stream"`, X-API-KEY, message/stream event order),
  * in front of the embedded demo agent, whose replies are deterministic (demoReply).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

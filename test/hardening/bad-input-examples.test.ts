@@ -1,5 +1,5 @@
 /**
- * Issue 6, bad input, fixed examples the generators of bad-input.test.ts would rarely reach. Decisions
+ * Bad input, fixed examples the generators of bad-input.test.ts would rarely reach. Decisions
  * documented here:
  * - JSON nested deeper than 100 levels is -32600 (protobuf's JSON limit; JSON.parse copes with any
  *   depth, but JSON.stringify and every recursive walk after it overflow the stack past a few thousand).

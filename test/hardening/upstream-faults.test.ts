@@ -1,5 +1,5 @@
 /**
- * Issue 6, broken upstreams: the real gateway in front of the fake iac-code, every fault of its
+ * Broken upstreams: the real gateway in front of the fake iac-code, every fault of its
  * catalogue injected through a `[fault:...]` directive in the message text. On the 1.0 surface
  * (SendMessage, SendStreamingMessage) and the 0.2.5 facade (message/send, message/stream) the caller
  * gets a protocol-correct failure (1.0: a JSON-RPC error, or an `event: error` frame then the end;

@@ -1,7 +1,7 @@
 /**
  * Wire data of the fake iac-code server (see fake-iac-code.ts): the captured agent card
- * (iac-code-surface.md §1.6/§1.8), the captured event sequence of one turn (§4.3) and the SDK's
- * rules for folding events into the stored task (§5.4). Plain JSON objects, as iac-code sends them.
+ * (public and extended), the captured event sequence of one turn (docs/iac-code.md) and the SDK's
+ * rules for folding events into the stored task. Plain JSON objects, as iac-code sends them.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -67,7 +67,7 @@ export interface CardShape {
   pushNotifications: boolean;
 }
 
-/** The public card (§1.6) with the legacy 0.3 fields appended, pointing at the fake itself. */
+/** The public card with the legacy 0.3 fields appended, pointing at the fake itself. */
 export function publicCard(shape: CardShape): Json {
   const interfaces: Json[] = [
     { url: `${shape.origin}${shape.rpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
@@ -84,7 +84,7 @@ export function publicCard(shape: CardShape): Json {
   };
 }
 
-/** The extended card (§1.8): the proto card plus the runtime skill, no legacy fields. */
+/** The extended card: the proto card plus the runtime skill, no legacy fields. */
 export function extendedCard(shape: CardShape): Json {
   const card = publicCard(shape);
   return protoCard(card.supportedInterfaces as Json[], shape.pushNotifications, [...PUBLIC_SKILLS, RUNTIME_SKILL]);
@@ -140,7 +140,7 @@ function storedArtifact(artifactId: string, artifact: TurnScript['artifact']): {
 }
 
 /**
- * The events of one normal-mode turn, as captured in §4.3: the initial Task (only for a new task),
+ * The events of one normal-mode turn, as captured: the initial Task (only for a new task),
  * SUBMITTED, WORKING, text chunks, usage and tool frames, an artifact, the final WORKING with
  * `<task>-2` and assistantFinal (the text after the tool call only), then INPUT_REQUIRED.
  */
@@ -209,7 +209,7 @@ export function capturedTurn(
   return events;
 }
 
-/** A turn whose input has no text (§3.7): the task fails at once. */
+/** A turn whose input has no text: the task fails at once. */
 export function failedTurn(ids: TurnIds, userMessage: Json): Json[] {
   const { taskId, contextId } = ids;
   const message = {
@@ -222,7 +222,7 @@ export function failedTurn(ids: TurnIds, userMessage: Json): Json[] {
   ];
 }
 
-/** The CANCELED status a running task gets (§3.4). */
+/** The CANCELED status a running task gets. */
 export function canceledStatus(task: Json): Json {
   const taskId = task.id as string;
   const contextId = task.contextId as string;
@@ -241,7 +241,7 @@ export function canceledStatus(task: Json): Json {
 /**
  * The SDK's TaskManager folding an event into the stored task: a status update moves the previous
  * status message into history and replaces top-level metadata keys. The initial Task event is
- * dropped, as it is with persistence on (so the first user message never reaches history, §5.4).
+ * dropped, as it is with persistence on (so the first user message never reaches history).
  */
 export function applyEvent(task: Json, event: Json): void {
   const update = event.statusUpdate as Json | undefined;

@@ -1,6 +1,6 @@
 /**
  * Task state of the fake iac-code server: the stored tasks, running turns and their subscribers,
- * push configs, and the JSON-RPC methods that work on them (behaviour of iac-code-surface.md §3).
+ * push configs, and the JSON-RPC methods that work on them (as the real server behaves, docs/iac-code.md).
  * The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
  */
 import { randomUUID } from 'node:crypto';

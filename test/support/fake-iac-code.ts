@@ -1,7 +1,6 @@
 /**
- * A fake iac-code A2A 1.0 server for tests, faithful to the captures in
- * /work/shared/reference/iac-code-surface.md (card §1.6, methods §3, SSE framing and the captured
- * turn §4.1-4.3, history quirks §5.4), with fault injection.
+ * A fake iac-code A2A 1.0 server for tests, faithful to the captures of the real server
+ * (docs/iac-code.md: card, methods, SSE framing, the captured turn, history quirks), with fault injection.
  *
  *   const fake = await startFakeIacCode({ ...options });
  *   fake.url                 base URL, http://127.0.0.1:<port> (card at /.well-known/agent-card.json)

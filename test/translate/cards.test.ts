@@ -7,7 +7,7 @@ import { cardFromV025, cardToV025 } from '../../src/translate/index.js';
 const profile = loadMappingProfile('bailian');
 const MODES = ['text/plain', 'application/json', 'image/png'];
 
-/** iac-code's public card (iac-code-surface.md §1.6), trimmed to two skills, with auth and a signature. */
+/** iac-code's public card (as captured from the real server), trimmed to two skills, with auth and a signature. */
 const iacCodeCard: AgentCard = {
   name: 'iac-code',
   description: 'AI-powered Infrastructure as Code assistant for Alibaba Cloud ROS and Terraform workflows.',
@@ -110,7 +110,7 @@ describe('cardToV025: the facade card Bailian reads', () => {
   });
 });
 
-describe('cardFromV025 (§3)', () => {
+describe('cardFromV025', () => {
   const card025: V025AgentCard = {
     protocolVersion: '0.2.5',
     name: 'Gateway Agent',
@@ -170,7 +170,7 @@ describe('cardFromV025 (§3)', () => {
     expect(card).not.toHaveProperty('stateTransitionHistory');
   });
 
-  it('converts security schemes to oneof keys and security to securityRequirements (§3.2)', () => {
+  it('converts security schemes to oneof keys and security to securityRequirements', () => {
     expect(card.securitySchemes).toStrictEqual({
       bearer: { httpAuthSecurityScheme: { scheme: 'bearer', bearerFormat: 'JWT' } },
       key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key', description: 'k' } },

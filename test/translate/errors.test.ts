@@ -5,7 +5,7 @@ import { errorFromV025, errorToV025 } from '../../src/translate/index.js';
 
 const profile = loadMappingProfile('bailian');
 
-describe('errors (§4)', () => {
+describe('errors', () => {
   it('A2AError → {code, message} through the table', () => {
     expect(errorToV025(A2AError.taskNotFound('t-1'), profile)).toStrictEqual({ code: -32001, message: 'Task t-1 not found' });
     expect(errorToV025(A2AError.versionNotSupported('0.3'), profile).code).toBe(-32600);

@@ -1,7 +1,7 @@
 import type { StreamResponse } from '../../src/model/index.js';
 
 /**
- * The captured iac-code turn of iac-code-surface.md §4.3, frame by frame (the `result` of each SSE
+ * The captured iac-code turn (docs/iac-code.md, "A turn on the wire"), frame by frame (the `result` of each SSE
  * event; ids shortened there to TASK/CTX/SESS/ART as in the capture).
  */
 const SESS = { iacCodeSessionId: 'SESS' };
@@ -111,7 +111,7 @@ export const IAC_CODE_TURN = [
 /** What the text chunks of this turn join to (Hello + world. before the tool call, Done. after it). */
 export const IAC_CODE_TURN_TEXT = 'Hello world.Done.';
 
-/** The blocking (SendMessage) result of a 3-chunk turn, iac-code-surface.md §3.1: every chunk AND the aggregate in history. */
+/** The blocking (SendMessage) result of a 3-chunk turn, as captured: every chunk AND the aggregate in history. */
 export const IAC_CODE_BLOCKING_TASK = {
   id: 'c50ca03f',
   contextId: '25a5c196',

@@ -6,7 +6,7 @@ import { messageToV025, messageToV1, partToV025, partToV1, toStandardBase64 } fr
 
 const profile = loadMappingProfile('a2a-0.2.5');
 
-describe('parts: the field table of a2a-0.2.5-and-1.0.md §2.3', () => {
+describe('parts: the field table of docs/version-mapping.md', () => {
   const cases: [string, V025PartType, Part][] = [
     ['text', { kind: 'text', text: 'hi', metadata: { k: 'v' } }, { text: 'hi', metadata: { k: 'v' } }],
     [
@@ -87,7 +87,7 @@ describe('0.2.5 part schema tolerance', () => {
   });
 });
 
-describe('messages (§2.2)', () => {
+describe('messages', () => {
   const v025: V025Message = {
     kind: 'message',
     messageId: 'm-1',

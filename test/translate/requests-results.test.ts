@@ -27,7 +27,7 @@ const profile = loadMappingProfile('a2a-0.2.5');
 const message025 = { kind: 'message' as const, role: 'user' as const, messageId: 'm-1', parts: [{ kind: 'text' as const, text: 'hi' }] };
 const message1 = { role: 'ROLE_USER' as const, messageId: 'm-1', parts: [{ text: 'hi' }] };
 
-describe('send params (§1.2 configuration table)', () => {
+describe('send params (configuration table)', () => {
   it.each([
     [true, undefined],
     [undefined, undefined],
@@ -79,7 +79,7 @@ describe('send params (§1.2 configuration table)', () => {
   });
 });
 
-describe('task and push-config params: the meaning of id (§1.2)', () => {
+describe('task and push-config params: the meaning of id', () => {
   it('tasks/get drops metadata (1.0 has none)', () => {
     expect(getTaskParamsToV1({ id: 'T', historyLength: 2, metadata: { a: 1 } })).toStrictEqual({ id: 'T', historyLength: 2 });
   });

@@ -18,7 +18,7 @@ const spec = loadMappingProfile('a2a-0.2.5');
 const bailian = loadMappingProfile('bailian');
 const now = () => '2030-01-01T00:00:00.000Z';
 
-describe('timestamps (§6.5)', () => {
+describe('timestamps', () => {
   it.each([
     ['2025-04-02T16:59:25.331844', '2025-04-02T16:59:25.331844Z'],
     ['2025-06-30T10:00:00Z', '2025-06-30T10:00:00Z'],
@@ -38,7 +38,7 @@ describe('timestamps (§6.5)', () => {
   });
 });
 
-describe('tasks (§2.4)', () => {
+describe('tasks', () => {
   const v025: V025Task = {
     kind: 'task',
     id: 't-1',
@@ -96,7 +96,7 @@ describe('tasks (§2.4)', () => {
   });
 });
 
-describe('stream events (§2.6)', () => {
+describe('stream events', () => {
   it('status-update: final dropped going to 1.0', () => {
     expect(
       statusUpdateToV1(

@@ -38,7 +38,7 @@ export const V025OpenIdConnectSecurityScheme = z.looseObject({
   openIdConnectUrl: z.string(),
   ...Description,
 });
-/** 0.3.0 added mutualTLS; tolerated on input (a2a-0.2.5-and-1.0.md §7), never produced. */
+/** 0.3.0 added mutualTLS; tolerated on input (docs/version-mapping.md, "0.3 clients"), never produced. */
 export const V025MutualTlsSecurityScheme = z.looseObject({ type: z.literal('mutualTLS'), ...Description });
 
 export const V025SecurityScheme = z.discriminatedUnion('type', [

@@ -27,7 +27,7 @@ export type V025Role = z.infer<typeof V025Role>;
 
 /**
  * JSON-RPC methods a 0.2.5 endpoint answers. `agent/getAuthenticatedExtendedCard` is 0.3.0's, accepted
- * because 0.2.6/0.3 clients talk to 0.2.5 facades (a2a-0.2.5-and-1.0.md §7).
+ * because 0.2.6/0.3 clients talk to 0.2.5 facades (docs/version-mapping.md, "0.3 clients").
  */
 export const V025_METHODS = [
   'message/send',
