@@ -9,6 +9,7 @@ function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegist
       seen.push(`${owner}|${contextId}`);
       return latest;
     },
+    get: async (taskId: string) => (taskId === latest?.id ? latest : undefined),
   } as unknown as TaskRegistry;
 }
 
@@ -33,6 +34,13 @@ describe('follow-ups on a context (createContinuations)', () => {
     const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
     expect((await continuations.begin(request({ taskId: 'mine' }), '')).request.message.taskId).toBe('mine');
     expect((await continuations.begin(request({ contextId: undefined }), '')).request.message.taskId).toBeUndefined();
+  });
+
+  it('a message naming a known task continues it: that task is the turn\'s previous state', async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    expect((await continuations.begin(request({ taskId: 'task-7' }), '')).previous?.id).toBe('task-7');
+    expect((await continuations.begin(request({ taskId: 'task-7', contextId: undefined }), '')).previous?.id).toBe('task-7');
+    expect((await continuations.begin(request({ taskId: 'other' }), '')).previous).toBeUndefined();
   });
 
   it('while a turn runs on the context, a second message keeps only the contextId (the core then rejects it as busy)', async () => {

@@ -125,6 +125,8 @@ export interface TurnScript {
    * `<dir>/<artifactId>/<filename>`, as `written` when given (a file changed after iac-code hashed it).
    */
   artifact: { filename: string; content?: Buffer; dir?: string; written?: Buffer };
+  /** The tool asks for permission first (iac-code's default): the turn pauses until the answer comes. */
+  permission?: boolean;
 }
 
 /** The captured turn's words. */
@@ -186,6 +188,28 @@ export function capturedTurn(
       status: 'input_complete', name: 'write_file', toolUseId: 'tu-1',
       inputSummary: { tool_name: 'write_file', fields: { path: { type: 'str' }, content: { type: 'str' } } },
     }),
+  );
+  const ending = (after: string[]): Json[] => [
+    ...after.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })),
+    status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 23, inputTokens: 20, outputTokens: 3 } })),
+    status(
+      'TASK_STATE_WORKING',
+      { message: agentText(after.join(''), `${taskId}-2`), timestamp: timestamp() },
+      meta({ assistantFinal: { complete: true } }),
+    ),
+    status('TASK_STATE_INPUT_REQUIRED', { timestamp: timestamp() }),
+  ];
+  if (script.permission) {
+    const inputId = `permission-${randomUUID().replace(/-/g, '')}`;
+    events.push(permissionPrompt(ids, inputId), {
+      [AWAIT_PERMISSION]: {
+        inputId,
+        toolUseId: 'tu-1',
+        deny: [tool({ status: 'failed', name: 'write_file', toolUseId: 'tu-1', result: { ok: false, error: 'Permission denied' } }), ...ending(PERMISSION_DENIED_AFTER)],
+      },
+    });
+  }
+  events.push(
     {
       artifactUpdate: {
         taskId, contextId, lastChunk: true,
@@ -197,16 +221,36 @@ export function capturedTurn(
       result: { ok: true, artifact: { filename, mediaType: 'text/plain' } },
       artifact: { filename, ...fileMeta, artifactId },
     }),
-    ...script.after.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })),
-    status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 23, inputTokens: 20, outputTokens: 3 } })),
-    status(
-      'TASK_STATE_WORKING',
-      { message: agentText(script.after.join(''), `${taskId}-2`), timestamp: timestamp() },
-      meta({ assistantFinal: { complete: true } }),
-    ),
-    status('TASK_STATE_INPUT_REQUIRED', { timestamp: timestamp() }),
+    ...ending(script.after),
   );
   return events;
+}
+
+/** Marks where a turn waits for the permission answer; its value holds the prompt's ids and the events of a denial. */
+export const AWAIT_PERMISSION = '__awaitPermission';
+export const PERMISSION_DENIED_AFTER = ['Permission denied: nothing was written.'];
+export const PERMISSION_PROMPT = 'Write main.tf in the workspace Allow once?';
+
+/** The captured permission prompt: INPUT_REQUIRED, no message, the question in metadata.iac_code.input. */
+function permissionPrompt(ids: TurnIds, inputId: string): Json {
+  const { taskId, contextId, sessionId } = ids;
+  return {
+    statusUpdate: {
+      taskId, contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      metadata: {
+        iac_code: {
+          input: {
+            schemaVersion: 1.0, kind: 'permission', requestTaskId: taskId, contextId, inputId, toolUseId: 'tu-1', toolName: 'write_file',
+            title: 'Write a file', purpose: 'Write the generated template.', effect: 'write', target: 'main.tf', isReadOnly: false,
+            prompt: PERMISSION_PROMPT, safeSummary: 'write_file: {"path":"main.tf"}',
+            options: [{ id: 'allow_once', label: 'Allow once' }, { id: 'deny', label: 'Deny' }], language: 'en', required: true,
+          },
+          permission: { autoApproved: false, pending: true, toolName: 'write_file', toolUseId: 'tu-1' },
+          iacCodeSessionId: sessionId,
+        },
+      },
+    },
+  };
 }
 
 /** A turn whose input has no text: the task fails at once. */

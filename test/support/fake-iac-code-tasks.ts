@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   applyEvent, canceledStatus, capturedTurn, extendedCard, failedTurn, terminalNumber, withHistoryLength,
-  type CardShape, type Json, type TurnScript,
+  AWAIT_PERMISSION, type CardShape, type Json, type TurnScript,
 } from './fake-iac-code-data.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -63,10 +63,21 @@ export interface TaskBookOptions {
   deleteResult: 'null' | 'empty';
 }
 
+/** A running turn; `waiting` while it waits on a permission answer. */
+interface Turn {
+  canceled: boolean;
+  subscribers: Set<EventQueue>;
+  /** Streams that answered a prompt: they end with an empty `{}` result, as iac-code's do. */
+  answerers: Set<EventQueue>;
+  waiting?: { inputId: string; toolUseId: string; answer(decision: string): void };
+}
+
+const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
+
 export class TaskBook {
   readonly tasks = new Map<string, Json>();
   private readonly sessions = new Map<string, string>();
-  private readonly turns = new Map<string, { canceled: boolean; subscribers: Set<EventQueue> }>();
+  private readonly turns = new Map<string, Turn>();
   private readonly pushConfigs = new Map<string, Map<string, Json>>();
 
   constructor(private readonly options: TaskBookOptions) {}
@@ -114,12 +125,22 @@ export class TaskBook {
   /** Run a turn: each event is folded into the task and sent to every subscriber. */
   startTurn(task: Json, events: Json[], first?: EventQueue): Promise<void> {
     const taskId = task.id as string;
-    const turn = { canceled: false, subscribers: new Set<EventQueue>(first ? [first] : []) };
+    const turn: Turn = { canceled: false, subscribers: new Set<EventQueue>(first ? [first] : []), answerers: new Set() };
     this.turns.set(taskId, turn);
     return (async () => {
-      for (const event of events) {
+      let pending = events;
+      for (let i = 0; i < pending.length; i++) {
+        const event = pending[i] as Json;
         if (this.options.frameDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
         if (turn.canceled) return;
+        const marker = event[AWAIT_PERMISSION] as { inputId: string; toolUseId: string; deny: Json[] } | undefined;
+        if (marker) {
+          // The original stream stays open while the prompt waits (it may also have been closed by its client).
+          const decision = await new Promise<string>((answer) => (turn.waiting = { inputId: marker.inputId, toolUseId: marker.toolUseId, answer }));
+          turn.waiting = undefined;
+          if (decision === 'deny') pending = [...pending.slice(0, i + 1), ...marker.deny];
+          continue;
+        }
         applyEvent(task, event);
         for (const queue of turn.subscribers) queue.push(event);
       }
@@ -130,7 +151,42 @@ export class TaskBook {
   private finishTurn(taskId: string): void {
     const turn = this.turns.get(taskId);
     this.turns.delete(taskId);
+    for (const queue of turn?.answerers ?? []) queue.push({});
     for (const queue of turn?.subscribers ?? []) queue.end();
+  }
+
+  /**
+   * A message into a task whose turn waits on a permission prompt: validated as iac-code does, then
+   * the answering stream joins the turn as a second subscriber. Undefined when the task is not waiting.
+   */
+  answerPermission(params: Json): EventQueue | undefined {
+    const message = params.message as Json | undefined;
+    const taskId = message?.taskId as string | undefined;
+    const turn = taskId ? this.turns.get(taskId) : undefined;
+    const waiting = turn?.waiting;
+    if (!message || !turn || !waiting) return undefined;
+    const parts = (message.parts as Json[] | undefined) ?? [];
+    const data = parts[0]?.data as Json | undefined;
+    if (parts.length !== 1 || !data || parts[0]?.mediaType !== 'application/json') {
+      throw invalidParams('Permission responses must contain exactly one application/json DataPart.');
+    }
+    const keys = Object.keys(data).sort();
+    if (keys.length !== PERMISSION_KEYS.length || !PERMISSION_KEYS.every((key) => keys.includes(key))) {
+      throw invalidParams('Permission response payload fields do not match schemaVersion 1.');
+    }
+    if (data.decision !== 'allow_once' && data.decision !== 'deny') throw invalidParams('Permission decision must be allow_once or deny.');
+    if (data.requestTaskId !== taskId) throw invalidParams('Permission response taskId does not match requestTaskId.');
+    if (data.inputId !== waiting.inputId || data.toolUseId !== waiting.toolUseId) {
+      throw invalidParams('input_response_mismatch: permission correlation does not match.');
+    }
+    const task = this.tasks.get(taskId as string) as Json;
+    const received = { kind: 'permission', inputId: waiting.inputId, decision: data.decision, toolUseId: waiting.toolUseId };
+    const queue = new EventQueue();
+    queue.push({ statusUpdate: { taskId, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING' }, metadata: { iac_code: { inputReceived: received } } } });
+    turn.subscribers.add(queue);
+    turn.answerers.add(queue);
+    waiting.answer(data.decision as string);
+    return queue;
   }
 
   /** SubscribeToTask: the current task first, then the rest of the running turn. */

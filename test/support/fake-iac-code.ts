@@ -267,6 +267,8 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       if (fault?.name === 'internal-error') throw new RpcError(-32603, LEAKY_MESSAGE);
       if (STREAM_METHODS.has(method)) {
         if (method === 'SubscribeToTask') return await pumpSse(res, record, book.subscribe(params), replyId, fault);
+        const answering = book.answerPermission(params);
+        if (answering) return await pumpSse(res, record, answering, replyId, fault);
         const { task, events } = book.prepareTurn(params);
         const queue = new EventQueue();
         void book.startTurn(task, events, queue);

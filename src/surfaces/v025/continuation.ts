@@ -4,7 +4,7 @@ import type { SendMessageRequest, Task } from '../../model/index.js';
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */
   request: SendMessageRequest;
-  /** The paused task the request continues, as it was before this turn. */
+  /** The task the request continues (the context's paused task, or the one it names), as it was before this turn. */
   previous?: Task;
   /** The turn is over (idempotent). */
   end(): void;
@@ -37,7 +37,11 @@ export function createContinuations(registry: TaskRegistry): Continuations {
   return {
     async begin(request, principal) {
       const { contextId, taskId } = request.message;
-      if (!contextId) return { request, end: () => undefined };
+      const named = async (end: () => void): Promise<Turn> => {
+        const previous = taskId ? await registry.get(taskId, principal).catch(() => undefined) : undefined;
+        return previous ? { request, previous, end } : { request, end };
+      };
+      if (!contextId) return named(() => undefined);
       const key = `${principal}\u0000${contextId}`;
       const busy = running.has(key);
       running.set(key, (running.get(key) ?? 0) + 1);
@@ -47,7 +51,8 @@ export function createContinuations(registry: TaskRegistry): Continuations {
         ended = true;
         release(key);
       };
-      if (taskId || busy) return { request, end };
+      if (busy) return { request, end };
+      if (taskId) return named(end);
       try {
         const latest = await registry.latestForContext(contextId, principal);
         if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };

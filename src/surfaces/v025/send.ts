@@ -9,6 +9,7 @@ import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
 import { turnInput } from './input.js';
+import { answerPermission } from './permission-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
 import { v025Stream } from './stream.js';
@@ -56,11 +57,13 @@ export interface TurnRouting {
 async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: TurnRouting) {
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
-  const turn = await routing.turns.begin(task.request, principal);
+  const begun = await routing.turns.begin(task.request, principal);
+  const answered = answerPermission(begun.request, begun.previous);
+  const turn = { ...begun, request: answered.request };
   const upstreamTaskId = turn.request.message.taskId;
   const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
   noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
-  return { task, turn, clientTaskId };
+  return { task, turn, clientTaskId, reprompt: answered.reprompt };
 }
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
@@ -71,11 +74,12 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
-  const { task, turn, clientTaskId } = await beginTurn(input.request, call, routing);
+  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
-    for await (const event of replyEvents(task.bind(turnEvents(turn.request, call, deps)), reply)) fold.add(event);
+    const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(turn.request, call, deps));
+    for await (const event of replyEvents(events, reply)) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;
@@ -90,10 +94,10 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const input = turnInput(call.params, deps.config.bailian);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) return v025Stream(once({ task: input.rejected }), streamOptions);
-  const { task, turn, clientTaskId } = await beginTurn(input.request, call, routing);
+  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
   let events: AsyncIterable<StreamResponse>;
   try {
-    events = task.bind(deps.port.sendStreamingMessage(turn.request, call.ctx));
+    events = reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, call.ctx));
   } catch (error) {
     turn.end();
     throw error;

@@ -18,6 +18,7 @@ import {
 import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { isToolEvent } from '../../../upstream/iac-code/events.js';
+import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
 import { renderParts } from './render-parts.js';
@@ -156,8 +157,10 @@ function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025Stre
   let next: ReplyState = { ...start(state, event, out, options), lastStatus: event.status };
   const { status, metadata } = event;
   const final = endsCallerTurn(status.state, options);
-  const text = inReply(status.state, options) ? messageText(status.message, options) : '';
-  const key = `m:${status.message?.messageId ?? ''}`;
+  const question = status.message ? undefined : pendingPermission(metadata);
+  const said = question ? permissionPromptText(question) : messageText(status.message, options);
+  const text = inReply(status.state, options) ? said : '';
+  const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
   const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || ((final || startsSegment(key, next)) && repeatsShown(text, next));
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text, key }, out, options);
   if (!nothingNew) next = showText(next, text, key, false, out, options);

@@ -1,0 +1,31 @@
+import type { SendMessageRequest, Task } from '../../model/index.js';
+import { joinText } from '../../translate/index.js';
+import { chosenOption, pendingPermission, permissionAnswer, permissionPromptText } from '../../upstream/iac-code/permissions.js';
+
+/**
+ * A Bailian user answers iac-code's permission prompt in words ("Allow once", "yes", "拒绝"); iac-code
+ * only reads the answer as its data part. So a turn sent into a task that waits on a prompt becomes
+ * that data part, and a reply that picks no option is asked again without reaching the upstream (iac-code
+ * would refuse it: while the prompt is open the task takes nothing else).
+ */
+export type PermissionTurn = { request: SendMessageRequest; reprompt?: undefined } | { request: SendMessageRequest; reprompt: Task };
+
+export function answerPermission(request: SendMessageRequest, paused: Task | undefined): PermissionTurn {
+  const prompt = paused?.status.state === 'TASK_STATE_INPUT_REQUIRED' ? pendingPermission(paused.metadata) : undefined;
+  if (!paused || !prompt) return { request };
+  const { message } = request;
+  const decision = chosenOption(prompt, joinText(message.parts));
+  if (decision) {
+    return { request: { ...request, message: { ...message, taskId: paused.id, parts: [permissionAnswer(prompt, decision)] } } };
+  }
+  const reprompt: Task = {
+    id: paused.id,
+    contextId: paused.contextId ?? paused.id,
+    status: {
+      state: 'TASK_STATE_INPUT_REQUIRED',
+      message: { messageId: `${prompt.inputId}-again`, role: 'ROLE_AGENT', parts: [{ text: `An answer is needed first. ${permissionPromptText(prompt)}` }] },
+      timestamp: new Date().toISOString(),
+    },
+  };
+  return { request, reprompt };
+}

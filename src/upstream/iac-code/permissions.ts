@@ -1,0 +1,77 @@
+import type { Part } from '../../model/index.js';
+import type { JsonObject } from '../../translate/common.js';
+
+/**
+ * iac-code's interactive permission prompt (docs/iac-code.md, "Permission prompts"): before a tool
+ * runs, the turn pauses in INPUT_REQUIRED with the question in `metadata.iac_code.input`, and the
+ * answer must be one `application/json` data part naming the prompt and the decision.
+ */
+export interface PermissionRequest {
+  requestTaskId: string;
+  inputId: string;
+  toolUseId: string;
+  prompt: string;
+  options: { id: string; label: string }[];
+}
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The permission prompt a task or status update is waiting on, if any. */
+export function pendingPermission(metadata: JsonObject | undefined): PermissionRequest | undefined {
+  const iacCode = metadata?.iac_code;
+  const input = isObject(iacCode) ? iacCode.input : undefined;
+  if (!isObject(input) || input.kind !== 'permission') return undefined;
+  const requestTaskId = text(input.requestTaskId);
+  const inputId = text(input.inputId);
+  const toolUseId = text(input.toolUseId);
+  if (!requestTaskId || !inputId || !toolUseId) return undefined;
+  const options = (Array.isArray(input.options) ? input.options : [])
+    .filter(isObject)
+    .flatMap((option) => (text(option.id) ? [{ id: option.id as string, label: text(option.label) ?? (option.id as string) }] : []));
+  const prompt = text(input.prompt) ?? text(input.title) ?? `Allow ${text(input.toolName) ?? 'the tool'} to run?`;
+  return { requestTaskId, inputId, toolUseId, prompt, options: options.length > 0 ? options : DEFAULT_OPTIONS };
+}
+
+const DEFAULT_OPTIONS = [
+  { id: 'allow_once', label: 'Allow once' },
+  { id: 'deny', label: 'Deny' },
+];
+
+/** The prompt as a person reads it, with the answers the gateway understands. */
+export function permissionPromptText(request: PermissionRequest): string {
+  return `${request.prompt}\nReply ${request.options.map((option) => `"${option.label}"`).join(' or ')}.`;
+}
+
+/** Words people answer a yes/no question with, beyond the options' own ids and labels. */
+const YES = new Set(['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', '是', '好', '好的', '允许', '同意', '可以', '确认']);
+const NO = new Set(['no', 'n', 'deny', 'reject', 'cancel', '否', '不', '不要', '拒绝', '取消']);
+
+const normalise = (value: string): string => value.trim().toLowerCase().replace(/[\s_]+/g, ' ').replace(/[.!。！]+$/, '');
+
+/** The option a reply picks: an option's id or label, or a plain yes/no; undefined when it picks none. */
+export function chosenOption(request: PermissionRequest, reply: string): string | undefined {
+  const said = normalise(reply);
+  const exact = request.options.find((option) => normalise(option.id) === said || normalise(option.label) === said);
+  if (exact) return exact.id;
+  const allow = request.options.find((option) => option.id.startsWith('allow'));
+  const deny = request.options.find((option) => option.id === 'deny');
+  if (YES.has(said)) return allow?.id;
+  if (NO.has(said)) return deny?.id;
+  return undefined;
+}
+
+/** The data part iac-code reads as the answer (exactly these six keys). */
+export function permissionAnswer(request: PermissionRequest, decision: string): Part {
+  return {
+    data: {
+      schemaVersion: 1,
+      kind: 'permission',
+      requestTaskId: request.requestTaskId,
+      inputId: request.inputId,
+      toolUseId: request.toolUseId,
+      decision,
+    },
+    mediaType: 'application/json',
+  };
+}
