@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { setMaxListeners } from 'node:events';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -143,7 +144,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     }
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
-      const demo = await startDemoAgent();
+      // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
+      const artifactDir = config.upstream['artifact-dir'] ?? join(config['persistence-dir'], 'demo-artifacts');
+      config = { ...config, upstream: { ...config.upstream, 'artifact-dir': artifactDir } };
+      const demo = await startDemoAgent({ artifactDir });
       cleanups.push(demo.close);
       upstreamUrl = demo.url;
       logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');

@@ -1,3 +1,5 @@
+import type { Message } from '../model/index.js';
+
 /**
  * The demo agent's deterministic replies, so tests can assert on exact text.
  *
@@ -8,11 +10,14 @@
  *                      have time to happen.
  * - `fail:<reason>`    the turn ends TASK_STATE_FAILED with `<reason>` (or "Demo failure.") as the
  *                      agent status message, like an iac-code runtime error.
+ * - `template:<what>`  the echo, then a `write_file` tool call that stores main.tf as an iac-code
+ *                      artifact (template-turn.ts), then "Wrote main.tf ✓", as iac-code writes a template.
  * - empty prompt       FAILED "A2A server currently accepts text input only.", like iac-code.
  */
 
 export const SLOW_PREFIX = 'slow:';
 export const FAIL_PREFIX = 'fail:';
+export const TEMPLATE_PREFIX = 'template:';
 export const SLOW_EXTRA_CHUNKS = 20;
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
 
@@ -32,7 +37,7 @@ export function demoReply(text: string, turn: number): DemoReply {
 }
 
 export type TurnPlan =
-  | { kind: 'reply'; reply: DemoReply; slow: boolean; usage: TokenUsage }
+  | { kind: 'reply'; reply: DemoReply; slow: boolean; usage: TokenUsage; template?: string }
   | { kind: 'fail'; message: string };
 
 export interface TokenUsage {
@@ -50,10 +55,20 @@ export function planTurn(text: string, turn: number): TurnPlan {
   const reply = demoReply(text, turn);
   const inputTokens = text.split(/\s+/).filter(Boolean).length;
   const outputTokens = reply.chunks.length;
+  const asksForTemplate = text.startsWith(TEMPLATE_PREFIX);
   return {
     kind: 'reply',
     reply,
     slow: text.startsWith(SLOW_PREFIX),
     usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+    ...(asksForTemplate ? { template: text.slice(TEMPLATE_PREFIX.length).trim() || 'a VPC' } : {}),
   };
+}
+
+/** The prompt: text parts as they are, data parts as compact JSON, joined by newlines. */
+export function promptText(message: Message): string {
+  return message.parts
+    .map((part) => (part.text !== undefined ? part.text : part.data !== undefined ? JSON.stringify(part.data) : ''))
+    .filter((text) => text !== '')
+    .join('\n');
 }

@@ -16,9 +16,10 @@ import {
   type TaskState,
 } from '../model/index.js';
 import { EventChannel } from './channel.js';
-import { statusTimestamp } from './clock.js';
 import { ContextRegistry, type DemoContext } from './contexts.js';
-import { planTurn, type DemoReply, type TokenUsage } from './reply.js';
+import { planTurn, promptText, type DemoReply, type TokenUsage } from './reply.js';
+import { statusEvent, type StatusOptions } from './status-event.js';
+import { TEMPLATE_DONE, storeTemplate, templateFor, toolEvents } from './template-turn.js';
 import {
   TaskStore,
   applyEvent,
@@ -40,6 +41,8 @@ export interface DemoRuntimeOptions {
   maxTasks?: number;
   /** Contexts cap (default 10 000); the oldest idle ones are evicted first. */
   maxContexts?: number;
+  /** Where `template:` turns store their file, as iac-code stores artifacts; absent: the file is described only. */
+  artifactDir?: string;
 }
 
 export const BUSY_CONTEXT_MESSAGE = 'Task is already working.';
@@ -52,6 +55,7 @@ export class DemoRuntime {
   private readonly chunkDelayMs: number;
   private readonly slowChunkDelayMs: number;
   private readonly contextLockTimeoutMs: number;
+  private readonly artifactDir: string | undefined;
   private closed = false;
 
   constructor(options: DemoRuntimeOptions = {}) {
@@ -60,6 +64,7 @@ export class DemoRuntime {
     this.chunkDelayMs = options.chunkDelayMs ?? 5;
     this.slowChunkDelayMs = options.slowChunkDelayMs ?? 100;
     this.contextLockTimeoutMs = options.contextLockTimeoutMs ?? 1000;
+    this.artifactDir = options.artifactDir;
   }
 
   get taskCount(): number {
@@ -184,7 +189,8 @@ export class DemoRuntime {
       }
       const delay = plan.slow ? this.slowChunkDelayMs : this.chunkDelayMs;
       if (!(await this.streamChunks(stored, plan.reply, delay, signal))) return;
-      this.finishReply(stored, plan.reply, plan.usage, context.turns);
+      if (plan.template !== undefined) await this.finishTemplate(stored, plan.template, plan.usage, delay, signal);
+      else this.finishReply(stored, plan.reply, plan.usage, context.turns);
     } catch {
       if (!signal.aborted && stored.turn === turn) {
         this.publishStatus(stored, 'TASK_STATE_FAILED', { text: 'Internal error', timestamp: true });
@@ -237,39 +243,19 @@ export class DemoRuntime {
     this.publishStatus(stored, 'TASK_STATE_INPUT_REQUIRED', { timestamp: true });
   }
 
-  /**
-   * A statusUpdate as iac-code's executor writes it: session id in metadata.iac_code, an agent
-   * message whose id is `<taskId>-<state number>` unless given, a timestamp only where iac-code sets one.
-   */
-  private publishStatus(
-    stored: StoredTask,
-    state: TaskState,
-    options: { text?: string; messageId?: string; timestamp?: boolean; extra?: Record<string, unknown> },
-  ): void {
-    const { id: taskId, contextId = '' } = stored.task;
-    const sessionId = stored.turn?.sessionId;
-    const message: Message | undefined =
-      options.text === undefined
-        ? undefined
-        : {
-            messageId: options.messageId ?? `${taskId}-${taskStateNumber(state)}`,
-            contextId,
-            taskId,
-            role: 'ROLE_AGENT',
-            parts: [{ text: options.text }],
-          };
-    this.publish(stored, {
-      statusUpdate: {
-        taskId,
-        contextId,
-        status: {
-          state,
-          ...(message ? { message } : {}),
-          ...(options.timestamp ? { timestamp: statusTimestamp() } : {}),
-        },
-        metadata: { iac_code: { ...options.extra, iacCodeSessionId: sessionId } },
-      },
-    });
+  /** A `template:` turn after its echo: the tool call storing main.tf, the text after it, iac-code's end of turn. */
+  private async finishTemplate(stored: StoredTask, prompt: string, usage: TokenUsage, delayMs: number, signal: AbortSignal): Promise<void> {
+    const ids = { taskId: stored.task.id, contextId: stored.task.contextId ?? '', sessionId: stored.turn?.sessionId };
+    for (const event of toolEvents(ids, storeTemplate(templateFor(prompt), this.artifactDir))) this.publish(stored, event);
+    if (!(await this.streamChunks(stored, { chunks: [TEMPLATE_DONE], full: TEMPLATE_DONE }, delayMs, signal))) return;
+    this.publishStatus(stored, 'TASK_STATE_WORKING', { extra: { usage: { ...usage } } });
+    // As iac-code: the final repeats only the text after the last tool call.
+    this.publishStatus(stored, 'TASK_STATE_WORKING', { text: TEMPLATE_DONE, timestamp: true, extra: { assistantFinal: { complete: true } } });
+    this.publishStatus(stored, 'TASK_STATE_INPUT_REQUIRED', { timestamp: true });
+  }
+
+  private publishStatus(stored: StoredTask, state: TaskState, options: StatusOptions): void {
+    this.publish(stored, statusEvent(stored.task, stored.turn?.sessionId, state, options));
   }
 
   private publish(stored: StoredTask, event: StreamResponse): void {
@@ -294,12 +280,4 @@ export class DemoRuntime {
     turn.subscribers.add(channel);
     return channel;
   }
-}
-
-/** The prompt: text parts as they are, data parts as compact JSON, joined by newlines. */
-function promptText(message: Message): string {
-  return message.parts
-    .map((part) => (part.text !== undefined ? part.text : part.data !== undefined ? JSON.stringify(part.data) : ''))
-    .filter((text) => text !== '')
-    .join('\n');
 }

@@ -9,12 +9,7 @@ import {
   type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../../model/index.js';
-import {
-  isV025FinalState,
-  type V025StreamEvent,
-  type V025TaskArtifactUpdateEvent,
-  type V025TaskStatusUpdateEvent,
-} from '../../../protocol/v025/index.js';
+import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
 import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { isToolEvent } from '../../../upstream/iac-code/events.js';
