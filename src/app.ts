@@ -19,6 +19,7 @@ import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { A2AError } from './model/index.js';
 import { requestLogger } from './log.js';
 import { createPushService } from './push/service.js';
+import { startGrpcSurface } from './surfaces/grpc/server.js';
 import { mountHealth } from './surfaces/health.js';
 import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
@@ -119,6 +120,8 @@ function withArtifactContent<P extends AgentPort>(port: P, config: GatewayConfig
 
 export interface RunningGateway {
   url: string;
+  /** `host:port` of the gRPC binding when `grpc.port` is set. */
+  grpcAddress?: string;
   close(): Promise<void>;
 }
 
@@ -183,8 +186,29 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const shutdown = new AbortController();
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
     setMaxListeners(0, shutdown.signal);
+    let httpUrl = '';
+    const grpc = config.grpc.port === undefined
+      ? undefined
+      : await startGrpcSurface({
+          port,
+          config,
+          logger,
+          shutdown: shutdown.signal,
+          baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
+        });
+    const drainMs = config['drain-timeout-ms'];
+    const interrupt = (): void => {
+      logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
+      shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
+    };
+    if (grpc) {
+      cleanups.push(() => grpc.drain({ drainMs, interrupt }));
+      logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
+    }
+    // With grpc.port 0 the cards must advertise the port it got.
+    const served = grpc?.config ?? config;
     const app = createGatewayApp({
-      config,
+      config: served,
       port,
       cards,
       registry,
@@ -199,20 +223,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
       s.once('error', reject);
     });
-    const drainMs = config['drain-timeout-ms'];
     const http = drainable(server as Server);
-    cleanups.push(() =>
-      http.drain({
-        drainMs,
-        interrupt: () => {
-          logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
-          shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
-        },
-      }),
-    );
+    if (grpc) {
+      // Both bindings drain at once: one after the other would double the shutdown time.
+      const grpcDrain = cleanups.pop()!;
+      cleanups.push(async () => {
+        await Promise.all([http.drain({ drainMs, interrupt }), grpcDrain()]);
+      });
+    } else cleanups.push(() => http.drain({ drainMs, interrupt }));
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return { url: `http://${host}:${address.port}`, close: closeAll };
+    httpUrl = `http://${host}:${address.port}`;
+    return { url: httpUrl, ...(grpc ? { grpcAddress: `${host}:${grpc.port}` } : {}), close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
