@@ -5,7 +5,7 @@ import { authEnabled, authenticate } from '../shared/auth.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../v1/call.js';
 import { checkRequestedVersion } from '../v1/version.js';
-import { unauthenticated, type GrpcErrorStatus } from './status.js';
+import { toGrpcStatus, unauthenticated, type GrpcErrorStatus } from './status.js';
 
 /**
  * gRPC metadata as the Headers the HTTP bindings read: the same auth and extension logic then
@@ -35,8 +35,8 @@ export interface GrpcCall {
 
 /** Thrown before a call reaches the core: the status to answer with. */
 export class RejectedCall extends Error {
-  constructor(readonly status: GrpcErrorStatus | unknown) {
-    super('rejected');
+  constructor(readonly status: GrpcErrorStatus) {
+    super(status.details);
   }
 }
 
@@ -50,7 +50,7 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
   const principal = authenticate(headers, config.auth);
   if (principal === undefined && authEnabled(config.auth)) throw new RejectedCall(unauthenticated());
   const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', config);
-  if (versionError) throw new RejectedCall(versionError);
+  if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
 
   const controller = new AbortController();
   const cancelled = (): void => controller.abort(new DOMException('The client cancelled the call', 'AbortError'));

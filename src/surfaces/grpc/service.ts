@@ -18,7 +18,7 @@ export interface GrpcSurfaceDeps {
   shutdown?: AbortSignal;
 }
 
-const statusOf = (error: unknown): GrpcErrorStatus => (error instanceof RejectedCall ? (error.status as GrpcErrorStatus) : toGrpcStatus(error));
+const statusOf = (error: unknown): GrpcErrorStatus => (error instanceof RejectedCall ? error.status : toGrpcStatus(error));
 
 /** Waits until a stream that reported backpressure may be written again, or the call ends. */
 function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
