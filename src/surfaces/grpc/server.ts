@@ -1,7 +1,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { DrainOptions } from '../../http-drain.js';
-import { A2AService } from './methods.js';
+import { A2AService } from '../../protocol/grpc.js';
 import { createGrpcService, type GrpcSurfaceDeps } from './service.js';
 
 export interface RunningGrpcSurface {

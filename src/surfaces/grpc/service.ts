@@ -5,7 +5,7 @@ import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
-import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from './methods.js';
+import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
 export interface GrpcSurfaceDeps {

@@ -1,6 +1,5 @@
 import * as proto from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import type { V1Method } from '../v1/operations.js';
 
 /** An SDK protobuf message type seen from the edge: ProtoJSON in, ProtoJSON out. */
 interface ProtoJson {
@@ -11,9 +10,23 @@ interface ProtoJson {
 /** Delete answers google.protobuf.Empty, which the SDK has no JSON codec for (there is nothing in it). */
 const EMPTY: ProtoJson = { toJSON: () => ({}), fromJSON: () => ({}) };
 
+/** The A2A 1.0 operation names (JSON-RPC method names), which gRPC shares. */
+export type A2AOperation =
+  | 'SendMessage'
+  | 'SendStreamingMessage'
+  | 'GetTask'
+  | 'ListTasks'
+  | 'CancelTask'
+  | 'SubscribeToTask'
+  | 'CreateTaskPushNotificationConfig'
+  | 'GetTaskPushNotificationConfig'
+  | 'ListTaskPushNotificationConfigs'
+  | 'DeleteTaskPushNotificationConfig'
+  | 'GetExtendedAgentCard';
+
 export interface GrpcMethod {
-  /** The operation in the 1.0 surface's table (src/surfaces/v1/operations.ts). */
-  operation: V1Method;
+  /** The operation's A2A name (the 1.0 surface's table and the JSON-RPC method). */
+  operation: A2AOperation;
   request: ProtoJson;
   response: ProtoJson;
 }
@@ -23,7 +36,8 @@ export type GrpcMethodName = keyof typeof A2AService;
 /**
  * Every `lf.a2a.v1.A2AService` method with the operation it runs and the SDK codecs of its messages.
  * The gRPC payloads are the SDK's protobuf objects; their `toJSON`/`fromJSON` are ProtoJSON, which is
- * exactly the internal model, so the binding converts here and nowhere else.
+ * exactly the internal model, so the gRPC surface and the gRPC upstream client convert here and
+ * nowhere else.
  */
 export const GRPC_METHODS: Record<GrpcMethodName, GrpcMethod> = {
   sendMessage: { operation: 'SendMessage', request: proto.SendMessageRequest, response: proto.SendMessageResponse },
@@ -60,5 +74,11 @@ export const requestJson = (method: GrpcMethod, message: unknown): unknown => me
 
 /** A result of the internal model as the SDK message the service definition serializes. */
 export const responseMessage = (method: GrpcMethod, result: unknown): unknown => method.response.fromJSON((result ?? {}) as never);
+
+/** A request of the internal model as the SDK message to send (the upstream client's side). */
+export const requestMessage = (method: GrpcMethod, params: unknown): unknown => method.request.fromJSON((params ?? {}) as never);
+
+/** A decoded answer as ProtoJSON, for the upstream client to validate. */
+export const responseJson = (method: GrpcMethod, message: unknown): unknown => method.response.toJSON(message as never);
 
 export { A2AService };
