@@ -9,6 +9,7 @@ import { AgentCard } from 'a2a-sdk-1';
 import type { Transport } from 'a2a-sdk-1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-1/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLOW_PREFIX } from '../../src/demo-agent/index.js';
 import { asTask, sendRequest } from '../e2e/sdk-client.js';
 import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
 import { startDemoGateway, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -59,6 +60,14 @@ describe('gRPC callers and gateway auth', () => {
       wire(API_KEY),
     );
     expect(listed.tasks.map((task) => task.id)).toEqual([theirs.id]);
+
+    // The same credentials over JSON-RPC see the task created over gRPC: one registry, one principal.
+    const overHttp = await fetch(`${gateway.url}/`, {
+      method: 'POST',
+      headers: { ...BEARER, 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: mine.id } }),
+    });
+    expect(((await overHttp.json()) as { result?: { id: string } }).result?.id).toBe(mine.id);
   });
 });
 
@@ -107,5 +116,24 @@ describe('a gRPC caller going away', () => {
     const failure = grpcFailureOf(transport.getTask({ tenant: '', id: 'task-1', historyLength: undefined }, wire()));
     expect(await upstreamCallOf('GetTask', before)).toBe('client-closed');
     expect(await failure).toMatchObject({ status: status.DEADLINE_EXCEEDED });
+  });
+});
+
+describe('a gRPC stream open at shutdown', () => {
+  it('ends with INTERNAL "The gateway is shutting down" once the drain time is over', async () => {
+    const gateway = await startDemoGateway({ grpc: { port: 0 }, 'drain-timeout-ms': 200 });
+    const transport = await grpcTransport(gateway);
+    const stream = transport.sendMessageStream(sendRequest(`${SLOW_PREFIX} outlive the gateway`), wire());
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    const closed = gateway.close();
+    let failure: unknown;
+    try {
+      while (!(await iterator.next()).done);
+    } catch (error) {
+      failure = error;
+    }
+    await closed;
+    expect(failure).toMatchObject({ status: status.INTERNAL, message: expect.stringContaining('The gateway is shutting down') });
   });
 });
