@@ -1,5 +1,6 @@
 import * as proto from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
+import type { V1Method } from '../mappings/vocabulary.js';
 
 /** An SDK protobuf message type seen from the edge: ProtoJSON in, ProtoJSON out. */
 interface ProtoJson {
@@ -10,23 +11,9 @@ interface ProtoJson {
 /** Delete answers google.protobuf.Empty, which the SDK has no JSON codec for (there is nothing in it). */
 const EMPTY: ProtoJson = { toJSON: () => ({}), fromJSON: () => ({}) };
 
-/** The A2A 1.0 operation names (JSON-RPC method names), which gRPC shares. */
-export type A2AOperation =
-  | 'SendMessage'
-  | 'SendStreamingMessage'
-  | 'GetTask'
-  | 'ListTasks'
-  | 'CancelTask'
-  | 'SubscribeToTask'
-  | 'CreateTaskPushNotificationConfig'
-  | 'GetTaskPushNotificationConfig'
-  | 'ListTaskPushNotificationConfigs'
-  | 'DeleteTaskPushNotificationConfig'
-  | 'GetExtendedAgentCard';
-
 export interface GrpcMethod {
   /** The operation's A2A name (the 1.0 surface's table and the JSON-RPC method). */
-  operation: A2AOperation;
+  operation: V1Method;
   request: ProtoJson;
   response: ProtoJson;
 }
