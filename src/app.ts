@@ -19,7 +19,6 @@ import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { A2AError } from './model/index.js';
 import { requestLogger } from './log.js';
 import { createPushService } from './push/service.js';
-import { startGrpcSurface } from './surfaces/grpc/server.js';
 import { mountHealth } from './surfaces/health.js';
 import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
@@ -187,9 +186,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
     setMaxListeners(0, shutdown.signal);
     let httpUrl = '';
+    // Loaded only when on: grpc-js is not needed by a gateway without the binding.
     const grpc = config.grpc.port === undefined
       ? undefined
-      : await startGrpcSurface({
+      : await (await import('./surfaces/grpc/server.js')).startGrpcSurface({
           port,
           config,
           logger,
@@ -224,13 +224,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       s.once('error', reject);
     });
     const http = drainable(server as Server);
-    if (grpc) {
-      // Both bindings drain at once: one after the other would double the shutdown time.
-      const grpcDrain = cleanups.pop()!;
-      cleanups.push(async () => {
-        await Promise.all([http.drain({ drainMs, interrupt }), grpcDrain()]);
-      });
-    } else cleanups.push(() => http.drain({ drainMs, interrupt }));
+    // Both bindings drain at once (one after the other would double the shutdown time); a drain runs once.
+    cleanups.push(async () => {
+      await Promise.all([http.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt })]);
+    });
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     httpUrl = `http://${host}:${address.port}`;

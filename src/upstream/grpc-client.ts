@@ -163,7 +163,8 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     else ctx.signal.addEventListener('abort', cancel, { once: true });
     // The headers bound: until the agent answers at all; after that a stream may stay quiet.
     let timedOut = false;
-    const headersMs = config['headers-timeout-ms'];
+    // A timer cannot wait longer than about 24.8 days: a longer bound is none.
+    const headersMs = config['headers-timeout-ms'] > 2_147_483_647 ? 0 : config['headers-timeout-ms'];
     const headersTimer =
       headersMs > 0
         ? setTimeout(() => {

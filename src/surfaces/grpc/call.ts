@@ -69,6 +69,8 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
   };
 }
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * grpc-js ends a call whose deadline passed with DEADLINE_EXCEEDED; the upstream call is aborted at
  * the same moment here, so it does not run on for a caller that stopped waiting.
@@ -76,7 +78,8 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
 function deadlineAbort(call: ServerCall, controller: AbortController): NodeJS.Timeout | undefined {
   const deadline = call.getDeadline();
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  if (!Number.isFinite(at)) return undefined;
+  // Past what a timer can hold (about 24.8 days) the deadline is as good as none.
+  if (!Number.isFinite(at) || at - Date.now() > MAX_TIMER_MS) return undefined;
   const timer = setTimeout(() => controller.abort(new DOMException('The call deadline passed', 'TimeoutError')), Math.max(0, at - Date.now()));
   timer.unref();
   return timer;

@@ -1,7 +1,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { DrainOptions } from '../../http-drain.js';
-import { A2AService } from '../../protocol/grpc.js';
+import { SERVED_SERVICE } from './definition.js';
 import { createGrpcService, type GrpcSurfaceDeps } from './service.js';
 
 export interface RunningGrpcSurface {
@@ -22,7 +22,7 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps): Promise<RunningGr
   const { config } = deps;
   const live: GrpcSurfaceDeps = { ...deps };
   const server = new Server({ 'grpc.max_receive_message_length': config['max-body-bytes'] });
-  server.addService(A2AService, createGrpcService(live));
+  server.addService(SERVED_SERVICE, createGrpcService(live));
   const host = config.grpc.host ?? config.host;
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(bindTarget(host, config.grpc.port ?? 0), ServerCredentials.createInsecure(), (error, bound) =>

@@ -5,6 +5,7 @@ import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
+import { decodedRequest } from './definition.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
@@ -56,7 +57,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       let opened: ReturnType<typeof openGrpcCall> | undefined;
       try {
         opened = openGrpcCall(call, deps.config, deps.shutdown);
-        const prepared = prepareCall(method.operation, requestJson(method, call.request), env());
+        const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const result = await prepared.run(opened.ctx);
         callback(null, responseMessage(method, result));
@@ -77,7 +78,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       try {
         opened = openGrpcCall(call, deps.config, deps.shutdown);
         const { signal } = opened.ctx;
-        const prepared = prepareCall(method.operation, requestJson(method, call.request), env());
+        const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.
         for await (const event of prepared.run(opened.ctx)) {
