@@ -15,13 +15,11 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '[::]', '::']);
 export function grpcTarget(url: string, cardUrl: string): GrpcTarget | undefined {
   const trimmed = url.trim();
   if (trimmed === '') return undefined;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed)?.[1]?.toLowerCase();
   const cardHost = new URL(cardUrl).hostname;
   const cardTls = new URL(cardUrl).protocol === 'https:';
-  if (scheme === undefined) {
-    if (/^(dns|unix|ipv4|ipv6):/i.test(trimmed)) return { target: trimmed, tls: cardTls };
-    return { target: withReachableHost(trimmed, cardHost), tls: cardTls };
-  }
+  if (/^(dns|unix|unix-abstract|ipv4|ipv6):/i.test(trimmed)) return { target: trimmed, tls: cardTls };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { target: withReachableHost(trimmed, cardHost), tls: cardTls };
   if (!['grpc', 'grpcs', 'http', 'https'].includes(scheme)) return undefined;
   try {
     const parsed = new URL(trimmed.replace(/^[^:]+:/, 'http:'));
