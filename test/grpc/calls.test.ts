@@ -109,6 +109,12 @@ describe('a gRPC caller going away', () => {
     expect(await upstreamCallOf('SendStreamingMessage', before)).toBe('client-closed');
   });
 
+  it("the caller's a2a-extensions metadata reaches the upstream as the A2A-Extensions header", async () => {
+    const transport = await grpcTransport(gateway);
+    await transport.getTask({ tenant: '', id: 'task-x', historyLength: undefined }, wire({ 'a2a-extensions': 'urn:ext:one, urn:ext:two' })).catch(() => undefined);
+    expect(fake.rpcRequests('GetTask').at(-1)?.headers['a2a-extensions']).toBe('urn:ext:one, urn:ext:two');
+  });
+
   it('a unary call whose deadline passes is DEADLINE_EXCEEDED, and its upstream request is closed', async () => {
     fake.injectFault('hang-before-headers');
     const before = fake.rpcRequests('GetTask').length;

@@ -46,11 +46,19 @@ async function rpcError(method: string, params: unknown): Promise<{ code: number
 const ended = (index: number) => Promise.race([agent.calls[index]!.ended, sleep(3_000).then(() => 'still open')]);
 
 describe('the gRPC upstream client', () => {
-  it('answers through the gateway, with the credentials as metadata (the wildcard address reached at the card host)', async () => {
+  it('answers through the gateway, with the credentials, version and extensions as metadata (the wildcard address reached at the card host)', async () => {
     agent.behave = { kind: 'task' };
-    const body = (await (await rpc('GetTask', { id: 'task-1' })).json()) as { result?: { id: string } };
+    const response = await fetch(`${gateway.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'a2a-extensions': 'urn:ext:one' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'task-1' } }),
+    });
+    const body = (await response.json()) as { result?: { id: string } };
     expect(body.result?.id).toBe('task-1');
-    expect(agent.calls.at(-1)).toMatchObject({ method: 'getTask', metadata: { authorization: 'Bearer upstream-secret', 'a2a-version': '1.0' } });
+    expect(agent.calls.at(-1)).toMatchObject({
+      method: 'getTask',
+      metadata: { authorization: 'Bearer upstream-secret', 'a2a-version': '1.0', 'a2a-extensions': 'urn:ext:one' },
+    });
   });
 
   it('a caller hanging up on an SSE stream cancels the upstream gRPC stream', async () => {

@@ -21,7 +21,11 @@ const bindTarget = (host: string, port: number): string => `${host.includes(':')
 export async function startGrpcSurface(deps: GrpcSurfaceDeps): Promise<RunningGrpcSurface> {
   const { config } = deps;
   const live: GrpcSurfaceDeps = { ...deps };
-  const server = new Server({ 'grpc.max_receive_message_length': config['max-body-bytes'] });
+  const server = new Server({
+    'grpc.max_receive_message_length': config['max-body-bytes'],
+    // HTTP/2 pings while a stream is quiet, as SSE keep-alive comments do: idle-connection reapers leave it alone.
+    ...(config['keepalive-ms'] > 0 ? { 'grpc.keepalive_time_ms': config['keepalive-ms'], 'grpc.keepalive_timeout_ms': 20_000 } : {}),
+  });
   server.addService(SERVED_SERVICE, createGrpcService(live));
   const host = config.grpc.host ?? config.host;
   const port = await new Promise<number>((resolve, reject) => {
