@@ -44,6 +44,29 @@ interface UntypedMethod {
 }
 const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name] as unknown as UntypedMethod;
 
+/** What the headers bound needs of a call: both call kinds emit `metadata` when the agent answers. */
+interface CancellableCall {
+  cancel(): void;
+  once(event: 'metadata', listener: () => void): unknown;
+}
+
+/**
+ * Cancels `call` unless the agent sends its response headers within `ms` (0: no bound), as the
+ * HTTP pool's headers timeout does for JSON-RPC; once the agent answered, a stream may stay quiet.
+ */
+function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; clear(): void } {
+  // A timer cannot wait longer than about 24.8 days: a longer bound is none.
+  if (ms <= 0 || ms > 2_147_483_647) return { fired: () => false, clear: () => undefined };
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    call.cancel();
+  }, ms);
+  const clear = (): void => clearTimeout(timer);
+  call.once('metadata', clear);
+  return { fired: () => fired, clear };
+}
+
 /** The GRPC interface of a card, or undefined when it lists none. */
 export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | undefined {
   const entry = card.supportedInterfaces.find((candidate) => candidate.protocolBinding.toUpperCase() === 'GRPC');
@@ -121,7 +144,6 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     const client = await ready(ctx.signal);
     const method = GRPC_METHODS[name];
     const ms = config['request-timeout-ms'];
-    let timedOut = false;
     const answer = await new Promise<unknown>((resolve, reject) => {
       if (ctx.signal.aborted) return reject(fromGrpcError(ctx.signal.reason, secrets, { caller: ctx.signal }));
       const definition = definitionOf(name);
@@ -134,12 +156,13 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
         ms > 0 ? { deadline: Date.now() + ms } : {},
         (error, response) => {
           ctx.signal.removeEventListener('abort', cancel);
-          if (error) {
-            timedOut = ms > 0 && error.code === status.DEADLINE_EXCEEDED;
-            reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
-          } else resolve(response);
+          headers.clear();
+          if (!error) return resolve(response);
+          const timedOut = headers.fired() || (ms > 0 && error.code === status.DEADLINE_EXCEEDED);
+          reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
         },
       );
+      const headers = boundHeaders(call, config['headers-timeout-ms']);
       const cancel = (): void => call.cancel();
       ctx.signal.addEventListener('abort', cancel, { once: true });
     });
@@ -161,28 +184,17 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     const cancel = (): void => call.cancel();
     if (ctx.signal.aborted) cancel();
     else ctx.signal.addEventListener('abort', cancel, { once: true });
-    // The headers bound: until the agent answers at all; after that a stream may stay quiet.
-    let timedOut = false;
-    // A timer cannot wait longer than about 24.8 days: a longer bound is none.
-    const headersMs = config['headers-timeout-ms'] > 2_147_483_647 ? 0 : config['headers-timeout-ms'];
-    const headersTimer =
-      headersMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            call.cancel();
-          }, headersMs)
-        : undefined;
-    call.once('metadata', () => clearTimeout(headersTimer));
+    const headers = boundHeaders(call, config['headers-timeout-ms']);
     try {
       for await (const message of call) {
-        clearTimeout(headersTimer);
+        headers.clear();
         const json = responseJson(method, message);
         yield isWellFormedStreamEvent(json) ? json : validateResult(StreamResponse, json, 'stream event');
       }
     } catch (error) {
-      throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut });
+      throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });
     } finally {
-      clearTimeout(headersTimer);
+      headers.clear();
       ctx.signal.removeEventListener('abort', cancel);
       call.cancel();
     }

@@ -114,6 +114,26 @@ describe('the gRPC upstream client', () => {
   });
 });
 
+describe('a gRPC agent that never answers, with the whole-call bound off', () => {
+  it('a unary call is still cut at headers-timeout-ms, as on JSON-RPC', async () => {
+    const silent = await startFakeGrpcAgent();
+    silent.behave = { kind: 'hang' };
+    const front = await startTestGateway({ upstream: { url: silent.url, 'request-timeout-ms': 0, 'headers-timeout-ms': 300 } });
+    try {
+      const response = await fetch(`${front.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'task-1' } }),
+      });
+      expect(((await response.json()) as { error?: unknown }).error).toMatchObject({ code: -32603, message: 'Upstream agent timed out' });
+      expect(await Promise.race([silent.calls[0]!.ended, sleep(3_000).then(() => 'still open')])).toBe('cancelled');
+    } finally {
+      await front.close();
+      await silent.close();
+    }
+  });
+});
+
 describe('a gRPC agent that is gone', () => {
   it('calls fail with "Upstream agent is unavailable", and the gateway keeps serving', async () => {
     const gone = await startFakeGrpcAgent();

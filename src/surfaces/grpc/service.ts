@@ -1,12 +1,12 @@
-import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
+import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
 import { decodedRequest } from './definition.js';
-import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
 export interface GrpcSurfaceDeps {
@@ -44,7 +44,8 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   const env = (): OperationEnv => ({ port: deps.port, config: deps.config, baseUrl: deps.baseUrl });
 
   function logCall(name: GrpcMethodName, call: ServerCall, started: number, error?: unknown): void {
-    const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, grpcStatus: error === undefined ? 0 : statusOf(error).code };
+    const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
+    const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, grpcStatus };
     const durationMs = Date.now() - started;
     if (error !== undefined && !(error instanceof RejectedCall)) {
       deps.logger.info({ ...fields, durationMs, errorCode: toA2AError(error).code, cancelled: call.cancelled }, 'grpc call');
