@@ -27,6 +27,10 @@ export interface FakeGrpcAgent {
   url: string;
   calls: RecordedCall[];
   behave: Behaviour;
+  /** The gRPC `host:port` (bound on 127.0.0.1). */
+  grpcAddress: string;
+  /** What the card's GRPC interface says; default the wildcard `0.0.0.0:<port>`, as agents bound to every interface advertise. */
+  advertised: string;
   close(): Promise<void>;
 }
 
@@ -35,7 +39,7 @@ const TASK_JSON = { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STA
 export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
   const grpc = new Server();
   const calls: RecordedCall[] = [];
-  const agent: FakeGrpcAgent = { url: '', calls, behave: { kind: 'task' }, close: async () => undefined };
+  const agent: FakeGrpcAgent = { url: '', calls, behave: { kind: 'task' }, grpcAddress: '', advertised: '', close: async () => undefined };
 
   function record(method: string, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): (how: 'answered') => void {
     let settle!: (how: 'answered' | 'cancelled') => void;
@@ -77,6 +81,8 @@ export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
     grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
   );
 
+  agent.grpcAddress = `127.0.0.1:${grpcPort}`;
+  agent.advertised = `0.0.0.0:${grpcPort}`;
   const http: HttpServer = createServer((req, res) => {
     if (req.url !== '/.well-known/agent-card.json') return void res.writeHead(404).end();
     const card = AgentCard.toJSON(
@@ -84,8 +90,7 @@ export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
         name: 'fake-grpc-agent',
         description: 'fault injection',
         version: '1.0.0',
-        // A wildcard address, as agents bound to every interface advertise it.
-        supportedInterfaces: [{ url: `0.0.0.0:${grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
+        supportedInterfaces: [{ url: agent.advertised, protocolBinding: 'GRPC', protocolVersion: '1.0' }],
         capabilities: { streaming: true },
         defaultInputModes: ['text/plain'],
         defaultOutputModes: ['text/plain'],

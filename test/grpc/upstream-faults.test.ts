@@ -7,6 +7,8 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from 'a2a-sdk-1/errors/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamConfig } from '../../src/config/schema.js';
+import { createGrpcUpstream } from '../../src/upstream/grpc-client.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startFakeGrpcAgent, type FakeGrpcAgent } from './fake-grpc-agent.js';
 
@@ -130,6 +132,31 @@ describe('a gRPC agent that never answers, with the whole-call bound off', () =>
     } finally {
       await front.close();
       await silent.close();
+    }
+  });
+});
+
+describe('a card refresh that names another gRPC address', () => {
+  it('moves the calls there', async () => {
+    const second = await startFakeGrpcAgent();
+    const upstream = createGrpcUpstream({ baseUrl: agent.url, config: UpstreamConfig.parse({}) });
+    const ctx = { principal: '', signal: new AbortController().signal };
+    try {
+      agent.behave = { kind: 'task' };
+      await upstream.fetchCard();
+      const onFirst = agent.calls.length;
+      await upstream.getTask({ id: 'task-1' }, ctx);
+      expect(agent.calls.length).toBe(onFirst + 1);
+
+      agent.advertised = second.grpcAddress;
+      await upstream.fetchCard();
+      await upstream.getTask({ id: 'task-1' }, ctx);
+      expect(agent.calls.length).toBe(onFirst + 1);
+      expect(second.calls.map((call) => call.method)).toEqual(['getTask']);
+    } finally {
+      agent.advertised = `0.0.0.0:${agent.grpcAddress.split(':')[1]}`;
+      await upstream.close();
+      await second.close();
     }
   });
 });
