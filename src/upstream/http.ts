@@ -7,7 +7,7 @@ import type { Credentials, UpstreamConfig } from '../config/schema.js';
  * can run for minutes between frames), so the body timeout is off and callers bound calls with
  * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
  * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
- * agent (say the iac-code sidecar) that listens on a unix domain socket instead of a TCP port.
+ * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar).
  */
 export function createUpstreamPool(config: UpstreamConfig): Agent {
   const socketPath = config['socket-path'];
