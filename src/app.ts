@@ -120,6 +120,8 @@ function withArtifactContent<P extends AgentPort>(port: P, config: GatewayConfig
 
 export interface RunningGateway {
   url: string;
+  /** `host:port` of the gRPC binding when `grpc.port` is set. */
+  grpcAddress?: string;
   close(): Promise<void>;
 }
 
@@ -187,8 +189,30 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const shutdown = new AbortController();
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
     setMaxListeners(0, shutdown.signal);
+    let httpUrl = '';
+    // Loaded only when on: grpc-js is not needed by a gateway without the binding.
+    const grpc = config.grpc.port === undefined
+      ? undefined
+      : await (await import('./surfaces/grpc/server.js')).startGrpcSurface({
+          port,
+          config,
+          logger,
+          shutdown: shutdown.signal,
+          baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
+        });
+    const drainMs = config['drain-timeout-ms'];
+    const interrupt = (): void => {
+      logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
+      shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
+    };
+    if (grpc) {
+      cleanups.push(() => grpc.drain({ drainMs, interrupt }));
+      logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
+    }
+    // With grpc.port 0 the cards must advertise the port it got.
+    const served = grpc?.config ?? config;
     const app = createGatewayApp({
-      config,
+      config: served,
       port,
       cards,
       registry,
@@ -203,20 +227,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
       s.once('error', reject);
     });
-    const drainMs = config['drain-timeout-ms'];
     const http = drainable(server as Server);
-    cleanups.push(() =>
-      http.drain({
-        drainMs,
-        interrupt: () => {
-          logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
-          shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
-        },
-      }),
-    );
+    // Both bindings drain at once (one after the other would double the shutdown time); a drain runs once.
+    cleanups.push(async () => {
+      await Promise.all([http.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt })]);
+    });
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return { url: `http://${host}:${address.port}`, close: closeAll };
+    httpUrl = `http://${host}:${address.port}`;
+    return { url: httpUrl, ...(grpc ? { grpcAddress: `${host}:${grpc.port}` } : {}), close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -254,6 +254,10 @@ function adviseOn(config: GatewayConfig): string[] {
   if (WILDCARD_HOSTS.has(config.host) && !token && !user && !apiKey) {
     warnings.push(`binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`);
   }
+  const grpcHost = config.grpc.host;
+  if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !token && !user && !apiKey) {
+    warnings.push(`binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`);
+  }
   return warnings;
 }
 

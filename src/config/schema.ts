@@ -39,6 +39,13 @@ export const UpstreamConfig = z
     'artifact-dir': z.string().min(1).optional(),
     /** With `artifact-dir`: 1.0 callers get the artifacts' bytes (`raw`) instead of the opaque URL too. */
     'inline-artifacts': z.boolean().default(false),
+    /**
+     * How a 1.0 agent is called: `auto` follows its card (gRPC only when the card lists a GRPC
+     * interface and no JSONRPC one), or forced. The card itself is always read over HTTP.
+     */
+    'protocol-binding': z.enum(['auto', 'JSONRPC', 'GRPC']).default('auto'),
+    /** Reach the agent's HTTP server through this unix domain socket instead of TCP (`url` still names host and path). */
+    'socket-path': z.string().min(1).optional(),
   })
   .prefault({});
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;
@@ -83,6 +90,20 @@ export const BailianConfig = z
   .prefault({});
 export type BailianConfig = z.infer<typeof BailianConfig>;
 
+/** The gRPC binding of the 1.0 surface, on a port of its own; off while `port` is absent. */
+export const GrpcConfig = z
+  .strictObject({
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    /** `host:port` the card advertises for the GRPC interface; default the bound host (or the public URL's host) and port. */
+    'public-address': z
+      .string()
+      .regex(/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port')
+      .optional(),
+  })
+  .prefault({});
+export type GrpcConfig = z.infer<typeof GrpcConfig>;
+
 export const GatewayConfig = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8080),
@@ -100,6 +121,7 @@ export const GatewayConfig = z.strictObject({
   'lenient-version': z.boolean().default(false),
   'drain-timeout-ms': Millis.default(10_000),
   bailian: BailianConfig,
+  grpc: GrpcConfig,
   store: z.enum(['memory', 'redis']).default('memory'),
   'redis-url': z.string().default('redis://127.0.0.1:6379'),
   'redis-prefix': z.string().default('a2a-bridge:'),

@@ -26,7 +26,7 @@ export interface CallContext {
   /** Extension URIs the caller requested (A2A-Extensions / X-A2A-Extensions). */
   extensions?: string[];
   /** Which surface the call came through; used for logs and push payload versions. */
-  surface?: 'jsonrpc' | 'rest' | 'v025';
+  surface?: 'jsonrpc' | 'rest' | 'grpc' | 'v025';
 }
 
 /**

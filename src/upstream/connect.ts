@@ -4,6 +4,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { Upstream } from '../core/agent-port.js';
 import { A2AError } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
+import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
 import { createV025Upstream } from './v025-client.js';
 import { createV03RestUpstream } from './v03-rest-client.js';
@@ -16,7 +17,7 @@ export interface ConnectedUpstream {
    * and has not been reached since). A getter: it changes once a later call detects it.
    */
   readonly protocol: UpstreamProtocol | undefined;
-  /** How the gateway reaches it (HTTP+JSON only for a 0.3 agent without JSON-RPC); undefined like `protocol`. */
+  /** How the gateway reaches it (HTTP+JSON only for a 0.3 agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
   readonly binding: UpstreamBinding | undefined;
   /**
    * Whether the gateway's registry answers GetTask instead of the upstream. Always false: every
@@ -35,6 +36,7 @@ export function upstreamFor(
   dispatcher: Dispatcher,
   binding: UpstreamBinding = 'JSONRPC',
 ): Upstream {
+  if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher });
   if (protocol === '0.3' && binding === 'HTTP+JSON') return createV03RestUpstream({ baseUrl, config, dispatcher });
   return createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher });

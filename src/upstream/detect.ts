@@ -5,8 +5,8 @@ import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
-/** How the gateway talks to the agent: JSON-RPC (every version), or 0.3's HTTP+JSON binding under `/v1/`. */
-export type UpstreamBinding = 'JSONRPC' | 'HTTP+JSON';
+/** How the gateway talks to the agent: JSON-RPC (every version), 0.3's HTTP+JSON binding under `/v1/`, or 1.0's gRPC. */
+export type UpstreamBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
 export interface DetectedUpstream {
   protocol: UpstreamProtocol;
@@ -72,6 +72,18 @@ export function classifyBinding(card: unknown): UpstreamBinding {
 }
 
 /**
+ * The binding to reach a 1.0 agent with: `upstream.protocol-binding` when it is not `auto`, else
+ * gRPC only when the card lists a GRPC interface and no JSONRPC one (the JSON-RPC client is the
+ * one that follows iac-code's wire quirks).
+ */
+export function classifyV1Binding(card: unknown, config: UpstreamConfig): UpstreamBinding {
+  if (config['protocol-binding'] !== 'auto') return config['protocol-binding'];
+  if (!isRecord(card) || !Array.isArray(card.supportedInterfaces)) return 'JSONRPC';
+  const offered = new Set(card.supportedInterfaces.filter(isRecord).map((entry) => transportName(entry.protocolBinding)));
+  return offered.has('GRPC') && !offered.has('JSONRPC') ? 'GRPC' : 'JSONRPC';
+}
+
+/**
  * The protocol of the agent at `baseUrl`: `upstream.protocol` when it is not `auto`, else read from
  * its card: `agent-card.json` asked for with `A2A-Version: 1.0` (a 1.0 server with 0.3 compat
  * serves its 1.0 card then), else `agent.json` (0.2.5). Throws when neither card can be read.
@@ -86,12 +98,14 @@ export async function detectUpstreamProtocol(
 }
 
 /**
- * Protocol and binding of the agent at `baseUrl` (see detectUpstreamProtocol). Only a 0.3 agent
- * may need HTTP+JSON, so only its card is read for the binding; when 0.3 is configured, that card
+ * Protocol and binding of the agent at `baseUrl` (see detectUpstreamProtocol). A 0.3 agent may
+ * need HTTP+JSON and a 1.0 agent gRPC, so their cards are read for the binding (with
+ * `upstream.protocol: 1.0` configured, only `protocol-binding` decides); when 0.3 is configured, that card
  * is fetched the way the 0.3 client fetches it (no A2A-Version header).
  */
 export async function detectUpstream(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<DetectedUpstream> {
-  if (config.protocol === '1.0' || config.protocol === '0.2.5') return { protocol: config.protocol, binding: 'JSONRPC' };
+  if (config.protocol === '1.0') return { protocol: '1.0', binding: config['protocol-binding'] === 'GRPC' ? 'GRPC' : 'JSONRPC' };
+  if (config.protocol === '0.2.5') return { protocol: '0.2.5', binding: 'JSONRPC' };
   const base = baseUrl.replace(/\/+$/, '');
   const dispatcher = options.dispatcher ?? createUpstreamPool(config);
   const auth = credentialHeaders(config.auth);
@@ -105,7 +119,7 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     getJson(`${base}${path}`, { ...fetchOptions, headers: { ...auth, ...headers } });
   const detected = (protocol: UpstreamProtocol, card: unknown): DetectedUpstream => ({
     protocol,
-    binding: protocol === '0.3' ? classifyBinding(card) : 'JSONRPC',
+    binding: protocol === '0.3' ? classifyBinding(card) : protocol === '1.0' ? classifyV1Binding(card, config) : 'JSONRPC',
   });
   try {
     if (config.protocol === '0.3') return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));

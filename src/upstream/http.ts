@@ -6,11 +6,14 @@ import type { Credentials, UpstreamConfig } from '../config/schema.js';
  * is bounded: once a stream has started, it may stay quiet for as long as the agent thinks (a turn
  * can run for minutes between frames), so the body timeout is off and callers bound calls with
  * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
- * each open stream holds a connection for as long as it lasts.
+ * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
+ * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar).
  */
 export function createUpstreamPool(config: UpstreamConfig): Agent {
+  const socketPath = config['socket-path'];
   return new Agent({
-    connect: { timeout: config['connect-timeout-ms'] },
+    // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
+    connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}) },
     headersTimeout: config['headers-timeout-ms'],
     bodyTimeout: 0,
     // null is undici's "no limit": a pooled cap would queue the stream past it with no timeout.

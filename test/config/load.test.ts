@@ -253,6 +253,15 @@ describe('warnings', () => {
     const guarded = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com'], { A2A_BRIDGE_AUTH__TOKEN: 't' });
     expect(guarded.warnings).toEqual([]);
   });
+
+  it('warns when the gRPC binding alone binds 0.0.0.0 without auth (its keys come from the environment like any other)', async () => {
+    const env = { A2A_BRIDGE_GRPC__PORT: '50051', A2A_BRIDGE_GRPC__HOST: '0.0.0.0' };
+    const open = await load(['--public-url', 'https://gw.example.com'], env);
+    expect(open.config.grpc).toMatchObject({ port: 50051, host: '0.0.0.0' });
+    expect(open.warnings.join('\n')).toMatch(/gRPC port on 0\.0\.0\.0 without auth/);
+    const guarded = await load(['--public-url', 'https://gw.example.com'], { ...env, A2A_BRIDGE_AUTH__TOKEN: 't' });
+    expect(guarded.warnings).toEqual([]);
+  });
 });
 
 describe('usage', () => {

@@ -24,19 +24,34 @@ export interface TestGateway {
   upstreamUrl?: string;
   /** Request log lines written so far, oldest first. */
   requestLog(): RequestLogLine[];
+  /** `host:port` of the gRPC binding, when `grpc.port` was set. */
+  grpcAddress?: string;
+  /** gRPC call log lines (`msg: 'grpc call'`) written so far, oldest first. */
+  grpcLog(): GrpcLogLine[];
   /** Stop the gateway and whatever upstream this helper started. */
   close(): Promise<void>;
 }
 
-function captureRequestLog(): { lines: RequestLogLine[]; write(chunk: string): void } {
+/** One line of the gateway's gRPC call log. */
+export interface GrpcLogLine {
+  surface: 'grpc';
+  method: string;
+  grpcStatus: number;
+  errorCode?: number;
+}
+
+function captureRequestLog(): { lines: RequestLogLine[]; grpcLines: GrpcLogLine[]; write(chunk: string): void } {
   const lines: RequestLogLine[] = [];
+  const grpcLines: GrpcLogLine[] = [];
   return {
     lines,
+    grpcLines,
     write(chunk: string) {
       for (const text of chunk.split('\n')) {
         if (text.trim() === '') continue;
-        const entry = JSON.parse(text) as { msg?: string } & RequestLogLine;
-        if (entry.msg === 'request') lines.push(entry);
+        const entry = JSON.parse(text) as { msg?: string };
+        if (entry.msg === 'request') lines.push(entry as RequestLogLine);
+        if (entry.msg === 'grpc call') grpcLines.push(entry as GrpcLogLine);
       }
     },
   };
@@ -50,7 +65,14 @@ export async function startTestGateway(overrides: Record<string, unknown> = {}):
   const log = captureRequestLog();
   const config = defaultConfig({ port: 0, host: '127.0.0.1', ...overrides });
   const running = await startGateway(config, createLogger('info', log));
-  return { url: running.url, upstreamUrl: config.upstream.url, requestLog: () => [...log.lines], close: running.close };
+  return {
+    url: running.url,
+    upstreamUrl: config.upstream.url,
+    requestLog: () => [...log.lines],
+    ...(running.grpcAddress ? { grpcAddress: running.grpcAddress } : {}),
+    grpcLog: () => [...log.grpcLines],
+    close: running.close,
+  };
 }
 
 /** The gateway with its embedded demo agent (no `upstream.url`). */

@@ -29,11 +29,18 @@ export interface SdkV1AgentOptions {
   chunkDelayMs?: number;
   /** Pause before each chunk of a `slow:` turn (default 60 ms). */
   slowChunkDelayMs?: number;
+  /**
+   * Serve the SDK's gRPC binding (`a2a-sdk-1/server/grpc` on @grpc/grpc-js) instead of JSON-RPC and
+   * HTTP+JSON: the card (still over HTTP) then lists only a GRPC interface.
+   */
+  grpcOnly?: boolean;
 }
 
 export interface RunningSdkV1Agent {
   /** Base URL (card at `${url}/.well-known/agent-card.json`), no trailing slash. */
   url: string;
+  /** With `grpcOnly`: the metadata of every gRPC call received, oldest first (string entries). */
+  grpcMetadata: Array<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -78,7 +85,7 @@ class ScriptedExecutor implements AgentExecutor {
   private readonly turnsByContext = new Map<string, number>();
   private readonly running = new Map<string, RunningTurn>();
 
-  constructor(private readonly options: Required<SdkV1AgentOptions>) {}
+  constructor(private readonly options: Required<Pick<SdkV1AgentOptions, 'chunkDelayMs' | 'slowChunkDelayMs'>>) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
@@ -157,14 +164,16 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function buildCard(baseUrl: string): AgentCard {
+function buildCard(baseUrl: string, grpcAddress?: string): AgentCard {
   return {
     name: SDK_AGENT_NAME,
     description: 'A deterministic a2a-js 1.x agent used as the upstream of the a2a-bridge end-to-end tests.',
-    supportedInterfaces: [
-      { url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-      { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-    ],
+    supportedInterfaces: grpcAddress
+      ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }]
+      : [
+          { url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+          { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+        ],
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
@@ -191,14 +200,22 @@ function buildCard(baseUrl: string): AgentCard {
 /** Start the agent on 127.0.0.1 and a free port. */
 export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<RunningSdkV1Agent> {
   const executor = new ScriptedExecutor({ chunkDelayMs: options.chunkDelayMs ?? 0, slowChunkDelayMs: options.slowChunkDelayMs ?? 60 });
-  const { url, server } = await serveSdkAgent(buildCard, executor, { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH });
+  const grpcMetadata: Array<Record<string, string>> = [];
+  const { url, server, grpcServer } = await serveSdkAgent(
+    buildCard,
+    executor,
+    { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH },
+    { grpcOnly: options.grpcOnly ?? false, grpcMetadata },
+  );
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    grpcMetadata,
     close() {
       closing ??= new Promise<void>((resolve) => {
         executor.stopAll();
+        grpcServer?.forceShutdown();
         server.close(() => resolve());
         server.closeIdleConnections();
         // Open streams of stopped turns would keep close() waiting: cut them after a moment.

@@ -8,6 +8,8 @@ import express from 'express';
 import { TaskState, type AgentCard, type Message } from 'a2a-sdk-1';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutionEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
+import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from 'a2a-sdk-1/server/grpc';
+import { Server as GrpcServer, ServerCredentials, type Metadata } from '@grpc/grpc-js';
 
 export interface SdkServerPaths {
   jsonRpc: string;
@@ -17,10 +19,43 @@ export interface SdkServerPaths {
 export interface RunningSdkServer {
   url: string;
   server: Server;
+  /** With `grpcOnly`: the SDK's gRPC server (stop it with the HTTP one). */
+  grpcServer?: GrpcServer;
 }
 
+export interface SdkServerOptions {
+  /**
+   * Serve the SDK's gRPC binding (`a2a-sdk-1/server/grpc` on @grpc/grpc-js) instead of JSON-RPC and
+   * HTTP+JSON; the card (still over HTTP) is built with the gRPC `host:port`.
+   */
+  grpcOnly?: boolean;
+  /** Where the string metadata of every gRPC call received goes. */
+  grpcMetadata?: Array<Record<string, string>>;
+}
+
+/** A gRPC server on a free port (grpc-js takes services after binding), recording each call's metadata. */
+async function startGrpc(): Promise<{ grpcServer: GrpcServer; port: number }> {
+  const grpcServer = new GrpcServer();
+  const port = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return { grpcServer, port };
+}
+
+/** A user builder that notes the string metadata of every call. */
+const recordingUsers = (seen: Array<Record<string, string>>) => async (call: { metadata: Metadata }) => {
+  const entries = Object.entries(call.metadata.getMap()).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  seen.push(Object.fromEntries(entries));
+  return GrpcUserBuilder.noAuthentication();
+};
+
 /** Serves `executor` behind the card `buildCard(baseUrl)` on a free port. */
-export async function serveSdkAgent(buildCard: (baseUrl: string) => AgentCard, executor: AgentExecutor, paths: SdkServerPaths): Promise<RunningSdkServer> {
+export async function serveSdkAgent(
+  buildCard: (baseUrl: string, grpcAddress?: string) => AgentCard,
+  executor: AgentExecutor,
+  paths: SdkServerPaths,
+  options: SdkServerOptions = {},
+): Promise<RunningSdkServer> {
   const app = express();
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -31,8 +66,14 @@ export async function serveSdkAgent(buildCard: (baseUrl: string) => AgentCard, e
     });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(buildCard(url), new InMemoryTaskStore(), executor);
+  const grpc = options.grpcOnly ? await startGrpc() : undefined;
+  const card = buildCard(url, grpc ? `127.0.0.1:${grpc.port}` : undefined);
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  if (grpc) {
+    grpc.grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: recordingUsers(options.grpcMetadata ?? []) }));
+    return { url, server, grpcServer: grpc.grpcServer };
+  }
   app.use(paths.jsonRpc, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use(paths.rest, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return { url, server };

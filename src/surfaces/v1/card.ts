@@ -2,6 +2,7 @@ import type { Handler } from 'hono';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
 import type { AgentCard, AgentInterface } from '../../model/index.js';
+import { grpcPublicAddress } from '../grpc/address.js';
 import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -23,22 +24,26 @@ const REPLACED = new Set([
   'additionalInterfaces',
 ]);
 
-export function gatewayInterfaces(baseUrl: string): AgentInterface[] {
-  return [
+/** JSON-RPC, HTTP+JSON, and GRPC when the gRPC binding is on. */
+export function gatewayInterfaces(baseUrl: string, config?: GatewayConfig): AgentInterface[] {
+  const interfaces: AgentInterface[] = [
     { url: `${baseUrl}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
   ];
+  const grpc = config ? grpcPublicAddress(config, baseUrl) : undefined;
+  if (grpc) interfaces.push({ url: grpc, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+  return interfaces;
 }
 
 /**
- * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC then HTTP+JSON),
+ * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC, HTTP+JSON, GRPC when on),
  * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
  * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
  * content and would no longer verify), `pushNotifications` from the gateway config, and (public card
  * only, like iac-code) the legacy 0.3 top-level fields pointing at the gateway.
  */
 export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: true }): AgentCard {
-  const interfaces = gatewayInterfaces(baseUrl);
+  const interfaces = gatewayInterfaces(baseUrl, config);
   const security = describeSecuritySchemes(config.auth);
   const served: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(card)) {
@@ -51,7 +56,7 @@ export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConf
     } else if (!REPLACED.has(key)) served[key] = value;
   }
   if (!options.legacyFields) return served as unknown as AgentCard;
-  const [jsonRpc, ...others] = interfaces as [AgentInterface, AgentInterface];
+  const [jsonRpc, ...others] = interfaces as [AgentInterface, ...AgentInterface[]];
   return Object.assign(served, {
     url: jsonRpc.url,
     preferredTransport: jsonRpc.protocolBinding,

@@ -19,7 +19,11 @@ export function requestedVersion(request: Request): string {
  * with -32009.
  */
 export function checkV1Version(request: Request, config: GatewayConfig): A2AError | undefined {
-  const requested = requestedVersion(request);
+  return checkRequestedVersion(requestedVersion(request), config);
+}
+
+/** The same gate for a version given by other means (the gRPC binding's `a2a-version` metadata). */
+export function checkRequestedVersion(requested: string, config: GatewayConfig): A2AError | undefined {
   if (requested === '') return config['lenient-version'] ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
   const major = VERSION.exec(requested)?.[1];
   if (major !== undefined && Number(major) === 1) return undefined;

@@ -1,0 +1,86 @@
+import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type { GatewayConfig } from '../../config/schema.js';
+import type { CallContext } from '../../core/agent-port.js';
+import { authEnabled, authenticate } from '../shared/auth.js';
+import { untilShutdown } from '../shared/shutdown-watch.js';
+import { requestedExtensions } from '../v1/call.js';
+import { checkRequestedVersion } from '../v1/version.js';
+import { toGrpcStatus, unauthenticated, type GrpcErrorStatus } from './status.js';
+
+/**
+ * gRPC metadata as the Headers the HTTP bindings read: the same auth and extension logic then
+ * applies to both. Binary (`-bin`) entries and values a header cannot hold are left out.
+ */
+export function metadataHeaders(metadata: Metadata): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    if (typeof value !== 'string') continue;
+    try {
+      headers.append(key, value);
+    } catch {
+      // Not a valid header value (e.g. a control character): no scheme could accept it anyway.
+    }
+  }
+  return headers;
+}
+
+/** A server call of either kind the A2A service has (unary, server streaming). */
+export type ServerCall = ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>;
+
+export interface GrpcCall {
+  ctx: CallContext;
+  /** Lets go of the shutdown signal and the deadline timer; call it when the call is answered. */
+  release(): void;
+}
+
+/** Thrown before a call reaches the core: the status to answer with. */
+export class RejectedCall extends Error {
+  constructor(readonly status: GrpcErrorStatus) {
+    super(status.details);
+  }
+}
+
+/**
+ * The CallContext of one gRPC call: authenticated from `authorization` or the API-key header (as on
+ * the HTTP bindings), version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE
+ * AbortController that fires when the client cancels, the deadline passes or the gateway shuts down.
+ */
+export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?: AbortSignal): GrpcCall {
+  const headers = metadataHeaders(call.metadata);
+  const principal = authenticate(headers, config.auth);
+  if (principal === undefined && authEnabled(config.auth)) throw new RejectedCall(unauthenticated());
+  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', config);
+  if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
+
+  const controller = new AbortController();
+  const cancelled = (): void => controller.abort(new DOMException('The client cancelled the call', 'AbortError'));
+  if (call.cancelled) cancelled();
+  else call.once('cancelled', cancelled);
+  const deadlineTimer = deadlineAbort(call, controller);
+  const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
+  const extensions = requestedExtensions(headers);
+  return {
+    ctx: { principal: principal ?? '', signal: controller.signal, surface: 'grpc', ...(extensions ? { extensions } : {}) },
+    release() {
+      call.off('cancelled', cancelled);
+      if (deadlineTimer) clearTimeout(deadlineTimer);
+      stopWatching?.();
+    },
+  };
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * grpc-js ends a call whose deadline passed with DEADLINE_EXCEEDED; the upstream call is aborted at
+ * the same moment here, so it does not run on for a caller that stopped waiting.
+ */
+function deadlineAbort(call: ServerCall, controller: AbortController): NodeJS.Timeout | undefined {
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  // Past what a timer can hold (about 24.8 days) the deadline is as good as none.
+  if (!Number.isFinite(at) || at - Date.now() > MAX_TIMER_MS) return undefined;
+  const timer = setTimeout(() => controller.abort(new DOMException('The call deadline passed', 'TimeoutError')), Math.max(0, at - Date.now()));
+  timer.unref();
+  return timer;
+}

@@ -1,0 +1,31 @@
+import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from '@a2a-js/sdk/errors/grpc';
+import { codeInfo, toA2AError } from '../../model/index.js';
+
+export type GrpcStatusName = keyof typeof status;
+
+/** The numeric gRPC status for a status name of the error table (src/model/errors.ts). */
+export function grpcStatusCode(name: string): status {
+  return (status as unknown as Record<string, status | undefined>)[name] ?? status.INTERNAL;
+}
+
+export type GrpcErrorStatus = Pick<StatusObject, 'code' | 'details' | 'metadata'> & Partial<ServiceError>;
+
+/**
+ * Anything thrown as the gRPC status a caller receives: the code from the spec's mapping table, the
+ * error's safe message as details, and for A2A errors a `grpc-status-details-bin` google.rpc.Status
+ * carrying `google.rpc.ErrorInfo` (reason, domain `a2a-protocol.org`, metadata).
+ */
+export function toGrpcStatus(error: unknown): GrpcErrorStatus {
+  const a2a = toA2AError(error);
+  const code = grpcStatusCode(codeInfo(a2a.code).grpcStatus);
+  const metadata = new Metadata();
+  const reason = a2a.reason;
+  if (reason) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails(code, a2a.message, reason, a2a.metadata));
+  return { code, details: a2a.message, metadata };
+}
+
+/** The answer to a call without acceptable credentials: no ErrorInfo, the scheme is not an A2A error. */
+export function unauthenticated(): GrpcErrorStatus {
+  return { code: status.UNAUTHENTICATED, details: 'Unauthorized', metadata: new Metadata() };
+}

@@ -1,0 +1,225 @@
+import { Client, Metadata, credentials, status } from '@grpc/grpc-js';
+import type { Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { UpstreamConfig } from '../config/schema.js';
+import type { CallContext, Upstream } from '../core/agent-port.js';
+import {
+  A2AError,
+  AgentCard,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+} from '../model/index.js';
+import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../protocol/grpc.js';
+import { getJson } from './card-fetch.js';
+import { fromGrpcError } from './grpc-errors.js';
+import { grpcTarget, type GrpcTarget } from './grpc-target.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
+import { validateResult } from './jsonrpc-client.js';
+import { untilAborted } from './v1-client.js';
+import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from './well-formed.js';
+
+export interface GrpcUpstreamOptions {
+  /** Where the agent's card is (over HTTP): `${baseUrl}/.well-known/agent-card.json`. */
+  baseUrl: string;
+  config: UpstreamConfig;
+  /** The HTTP pool for the card; without one the client makes its own and closes it in close(). */
+  dispatcher?: Dispatcher;
+}
+
+const CARD_PATH = '/.well-known/agent-card.json';
+/** google.protobuf.Empty, DeleteTaskPushNotificationConfig's answer. */
+const EmptyAnswer = z.looseObject({});
+/** Agents' answers (a task with its whole history and artifacts) can outgrow grpc-js's 4 MiB default. */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** A method of the service definition with its message types erased (each call passes its own codec's output). */
+interface UntypedMethod {
+  path: string;
+  requestSerialize(value: unknown): Buffer;
+  responseDeserialize(value: Buffer): unknown;
+}
+const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name] as unknown as UntypedMethod;
+
+/** What the headers bound needs of a call: both call kinds emit `metadata` when the agent answers. */
+interface CancellableCall {
+  cancel(): void;
+  once(event: 'metadata', listener: () => void): unknown;
+}
+
+/**
+ * Cancels `call` unless the agent sends its response headers within `ms` (0: no bound), as the
+ * HTTP pool's headers timeout does for JSON-RPC; once the agent answered, a stream may stay quiet.
+ */
+function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; clear(): void } {
+  // A timer cannot wait longer than about 24.8 days: a longer bound is none.
+  if (ms <= 0 || ms > 2_147_483_647) return { fired: () => false, clear: () => undefined };
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    call.cancel();
+  }, ms);
+  const clear = (): void => clearTimeout(timer);
+  call.once('metadata', clear);
+  return { fired: () => fired, clear };
+}
+
+/** The GRPC interface of a card, or undefined when it lists none. */
+export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | undefined {
+  const entry = card.supportedInterfaces.find((candidate) => candidate.protocolBinding.toUpperCase() === 'GRPC');
+  return entry ? grpcTarget(entry.url, cardUrl) : undefined;
+}
+
+/**
+ * An A2A 1.0 agent reached over the gRPC binding, with the JSON-RPC client's behaviour: its card
+ * over HTTP (which names the gRPC address), the same credentials (as metadata), `A2A-Version: 1.0`
+ * and the caller's extensions, the whole-call bound on unary calls as a deadline, the headers bound
+ * on a stream's first answer, and the caller's abort cancelling the call.
+ */
+export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
+  const { config } = options;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  const authHeaders = credentialHeaders(config.auth);
+  const secrets = credentialSecrets(config.auth);
+  let channel: { key: string; client: Client } | undefined;
+  let cardInFlight: Promise<AgentCard> | undefined;
+
+  async function loadCard(signal?: AbortSignal): Promise<AgentCard> {
+    let card: AgentCard;
+    try {
+      const answer = await getJson(`${baseUrl}${CARD_PATH}`, {
+        dispatcher,
+        headers: { ...authHeaders, 'a2a-version': '1.0' },
+        timeoutMs: config['request-timeout-ms'],
+        ...(signal ? { signal } : {}),
+      });
+      if (answer.status !== 200) throw new Error(`card answered HTTP ${answer.status}`);
+      card = validateResult(AgentCard, answer.body, 'agent card');
+    } catch {
+      throw A2AError.internal('Upstream agent card is unavailable');
+    }
+    const target = grpcInterfaceOf(card, `${baseUrl}/`);
+    if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface');
+    connectTo(target);
+    return card;
+  }
+
+  function connectTo({ target, tls }: GrpcTarget): void {
+    const key = `${tls ? 'tls' : 'plain'} ${target}`;
+    if (channel?.key === key) return;
+    channel?.client.close();
+    const client = new Client(target, tls ? credentials.createSsl() : credentials.createInsecure(), {
+      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    });
+    channel = { key, client };
+  }
+
+  /** Calls before any card fetch wait for one shared fetch, as the JSON-RPC client does. */
+  async function ready(signal: AbortSignal): Promise<Client> {
+    if (channel) return channel.client;
+    if (!cardInFlight) {
+      cardInFlight = loadCard().finally(() => {
+        cardInFlight = undefined;
+      });
+      cardInFlight.catch(() => undefined);
+    }
+    await untilAborted(cardInFlight, signal);
+    return channel!.client;
+  }
+
+  function metadataFor(ctx: CallContext): Metadata {
+    const metadata = new Metadata();
+    for (const [key, value] of Object.entries(authHeaders)) metadata.set(key, value);
+    metadata.set('a2a-version', '1.0');
+    if (ctx.extensions && ctx.extensions.length > 0) metadata.set('a2a-extensions', ctx.extensions.join(', '));
+    return metadata;
+  }
+
+  async function unary<T>(name: GrpcMethodName, params: unknown, schema: z.ZodType<T>, ctx: CallContext, isWellFormed?: (value: unknown) => value is T): Promise<T> {
+    const client = await ready(ctx.signal);
+    const method = GRPC_METHODS[name];
+    const ms = config['request-timeout-ms'];
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      if (ctx.signal.aborted) return reject(fromGrpcError(ctx.signal.reason, secrets, { caller: ctx.signal }));
+      const definition = definitionOf(name);
+      const call = client.makeUnaryRequest(
+        definition.path,
+        definition.requestSerialize,
+        definition.responseDeserialize,
+        requestMessage(method, params),
+        metadataFor(ctx),
+        ms > 0 ? { deadline: Date.now() + ms } : {},
+        (error, response) => {
+          ctx.signal.removeEventListener('abort', cancel);
+          headers.clear();
+          if (!error) return resolve(response);
+          const timedOut = headers.fired() || (ms > 0 && error.code === status.DEADLINE_EXCEEDED);
+          reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
+        },
+      );
+      const headers = boundHeaders(call, config['headers-timeout-ms']);
+      const cancel = (): void => call.cancel();
+      ctx.signal.addEventListener('abort', cancel, { once: true });
+    });
+    const json = responseJson(method, answer);
+    return isWellFormed?.(json) ? json : validateResult(schema, json, `${method.operation} result`);
+  }
+
+  async function* stream(name: GrpcMethodName, params: unknown, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const client = await ready(ctx.signal);
+    const method = GRPC_METHODS[name];
+    const definition = definitionOf(name);
+    const call = client.makeServerStreamRequest(
+      definition.path,
+      definition.requestSerialize,
+      definition.responseDeserialize,
+      requestMessage(method, params),
+      metadataFor(ctx),
+    );
+    const cancel = (): void => call.cancel();
+    if (ctx.signal.aborted) cancel();
+    else ctx.signal.addEventListener('abort', cancel, { once: true });
+    const headers = boundHeaders(call, config['headers-timeout-ms']);
+    try {
+      for await (const message of call) {
+        headers.clear();
+        const json = responseJson(method, message);
+        yield isWellFormedStreamEvent(json) ? json : validateResult(StreamResponse, json, 'stream event');
+      }
+    } catch (error) {
+      throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });
+    } finally {
+      headers.clear();
+      ctx.signal.removeEventListener('abort', cancel);
+      call.cancel();
+    }
+  }
+
+  return {
+    fetchCard: (signal) => loadCard(signal),
+    async close() {
+      channel?.client.close();
+      channel = undefined;
+      if (!options.dispatcher) await dispatcher.close();
+    },
+    sendMessage: (req, ctx) => unary('sendMessage', req, SendMessageResponse, ctx, isWellFormedSendMessageResponse),
+    sendStreamingMessage: (req, ctx) => stream('sendStreamingMessage', req, ctx),
+    getTask: (req, ctx) => unary('getTask', req, Task, ctx, isWellFormedTask),
+    listTasks: (req, ctx) => unary('listTasks', req, ListTasksResponse, ctx),
+    cancelTask: (req, ctx) => unary('cancelTask', req, Task, ctx, isWellFormedTask),
+    subscribeToTask: (req, ctx) => stream('subscribeToTask', req, ctx),
+    createTaskPushNotificationConfig: (req, ctx) => unary('createTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
+    getTaskPushNotificationConfig: (req, ctx) => unary('getTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
+    listTaskPushNotificationConfigs: (req, ctx) =>
+      unary('listTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
+    async deleteTaskPushNotificationConfig(req, ctx) {
+      await unary('deleteTaskPushNotificationConfig', req, EmptyAnswer, ctx);
+    },
+    getExtendedAgentCard: (ctx) => unary('getExtendedAgentCard', {}, AgentCard, ctx),
+  };
+}
