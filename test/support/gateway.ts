@@ -24,18 +24,25 @@ export interface TestGateway {
   upstreamUrl?: string;
   /** Request log lines written so far, oldest first. */
   requestLog(): RequestLogLine[];
+  /** Every log line written so far (start-up and background work included), oldest first. */
+  log(): Array<{ level: number; msg: string } & Record<string, unknown>>;
   /** Stop the gateway and whatever upstream this helper started. */
   close(): Promise<void>;
 }
 
-function captureRequestLog(): { lines: RequestLogLine[]; write(chunk: string): void } {
+type LogEntry = { level: number; msg: string } & Record<string, unknown>;
+
+function captureRequestLog(): { lines: RequestLogLine[]; all: LogEntry[]; write(chunk: string): void } {
   const lines: RequestLogLine[] = [];
+  const all: LogEntry[] = [];
   return {
     lines,
+    all,
     write(chunk: string) {
       for (const text of chunk.split('\n')) {
         if (text.trim() === '') continue;
-        const entry = JSON.parse(text) as { msg?: string } & RequestLogLine;
+        const entry = JSON.parse(text) as LogEntry & RequestLogLine;
+        all.push(entry);
         if (entry.msg === 'request') lines.push(entry);
       }
     },
@@ -50,7 +57,13 @@ export async function startTestGateway(overrides: Record<string, unknown> = {}):
   const log = captureRequestLog();
   const config = defaultConfig({ port: 0, host: '127.0.0.1', ...overrides });
   const running = await startGateway(config, createLogger('info', log));
-  return { url: running.url, upstreamUrl: config.upstream.url, requestLog: () => [...log.lines], close: running.close };
+  return {
+    url: running.url,
+    upstreamUrl: config.upstream.url,
+    requestLog: () => [...log.lines],
+    log: () => [...log.all],
+    close: running.close,
+  };
 }
 
 /** The gateway with its embedded demo agent (no `upstream.url`). */

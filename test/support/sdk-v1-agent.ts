@@ -12,8 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { Role, TaskState, type AgentCard, type AgentExtension, type Message, type Part } from 'a2a-sdk-1';
+import {
+  AgentEvent,
+  defaultServerCallContextBuilder,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type ServerCallContextBuilder,
+} from 'a2a-sdk-1/server';
 import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
 
 export const SDK_AGENT_NAME = 'sdk-v1-echo';
@@ -29,11 +36,23 @@ export interface SdkV1AgentOptions {
   chunkDelayMs?: number;
   /** Pause before each chunk of a `slow:` turn (default 60 ms). */
   slowChunkDelayMs?: number;
+  /** Extensions the card declares; a call that requests one of them gets it activated (echoed in the response header). */
+  extensions?: Array<Pick<AgentExtension, 'uri'> & Partial<AgentExtension>>;
+  /** Signs the card on every card fetch (so a test can switch keys between fetches). */
+  signCard?: (card: AgentCard) => Promise<AgentCard>;
+}
+
+/** The extension headers one call arrived with, as sent (undefined when absent). */
+export interface SeenExtensionHeaders {
+  'a2a-extensions'?: string;
+  'x-a2a-extensions'?: string;
 }
 
 export interface RunningSdkV1Agent {
   /** Base URL (card at `${url}/.well-known/agent-card.json`), no trailing slash. */
   url: string;
+  /** The extension headers of every JSON-RPC or REST call received, oldest first. */
+  extensionHeaders: SeenExtensionHeaders[];
   close(): Promise<void>;
 }
 
@@ -78,7 +97,7 @@ class ScriptedExecutor implements AgentExecutor {
   private readonly turnsByContext = new Map<string, number>();
   private readonly running = new Map<string, RunningTurn>();
 
-  constructor(private readonly options: Required<SdkV1AgentOptions>) {}
+  constructor(private readonly options: Required<Pick<SdkV1AgentOptions, 'chunkDelayMs' | 'slowChunkDelayMs'>>) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
@@ -157,7 +176,7 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function buildCard(baseUrl: string): AgentCard {
+function buildCard(baseUrl: string, extensions: SdkV1AgentOptions['extensions'] = []): AgentCard {
   return {
     name: SDK_AGENT_NAME,
     description: 'A deterministic a2a-js 1.x agent used as the upstream of the a2a-bridge end-to-end tests.',
@@ -167,7 +186,11 @@ function buildCard(baseUrl: string): AgentCard {
     ],
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: extensions.map((extension) => ({ description: '', required: false, params: undefined, ...extension })),
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
@@ -191,11 +214,30 @@ function buildCard(baseUrl: string): AgentCard {
 /** Start the agent on 127.0.0.1 and a free port. */
 export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<RunningSdkV1Agent> {
   const executor = new ScriptedExecutor({ chunkDelayMs: options.chunkDelayMs ?? 0, slowChunkDelayMs: options.slowChunkDelayMs ?? 60 });
-  const { url, server } = await serveSdkAgent(buildCard, executor, { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH });
+  const extensionHeaders: SeenExtensionHeaders[] = [];
+  const declared = new Set((options.extensions ?? []).map((extension) => extension.uri));
+  // The SDK echoes what the context marks activated: here, every requested extension the card declares.
+  const contextBuilder: ServerCallContextBuilder = (args) => {
+    const headers = args.headers as Record<string, string | undefined>;
+    extensionHeaders.push({
+      ...(headers['a2a-extensions'] !== undefined ? { 'a2a-extensions': headers['a2a-extensions'] } : {}),
+      ...(headers['x-a2a-extensions'] !== undefined ? { 'x-a2a-extensions': headers['x-a2a-extensions'] } : {}),
+    });
+    const context = defaultServerCallContextBuilder(args);
+    for (const uri of args.extensions ?? []) if (declared.has(uri)) context.addActivatedExtension(uri);
+    return context;
+  };
+  const { url, server } = await serveSdkAgent(
+    (baseUrl) => buildCard(baseUrl, options.extensions),
+    executor,
+    { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH },
+    { contextBuilder, ...(options.signCard ? { signCard: options.signCard } : {}) },
+  );
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    extensionHeaders,
     close() {
       closing ??= new Promise<void>((resolve) => {
         executor.stopAll();

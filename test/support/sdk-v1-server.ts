@@ -6,12 +6,26 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { TaskState, type AgentCard, type Message } from 'a2a-sdk-1';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutionEvent, type AgentExecutor } from 'a2a-sdk-1/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutionEvent,
+  type AgentExecutor,
+  type ServerCallContextBuilder,
+} from 'a2a-sdk-1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
 
 export interface SdkServerPaths {
   jsonRpc: string;
   rest: string;
+}
+
+export interface SdkServerOptions {
+  /** Builds each call's ServerCallContext (e.g. to activate extensions); the SDK's default otherwise. */
+  contextBuilder?: ServerCallContextBuilder;
+  /** Signs the card on every card fetch. */
+  signCard?: (card: AgentCard) => Promise<AgentCard>;
 }
 
 export interface RunningSdkServer {
@@ -20,7 +34,12 @@ export interface RunningSdkServer {
 }
 
 /** Serves `executor` behind the card `buildCard(baseUrl)` on a free port. */
-export async function serveSdkAgent(buildCard: (baseUrl: string) => AgentCard, executor: AgentExecutor, paths: SdkServerPaths): Promise<RunningSdkServer> {
+export async function serveSdkAgent(
+  buildCard: (baseUrl: string) => AgentCard,
+  executor: AgentExecutor,
+  paths: SdkServerPaths,
+  options: SdkServerOptions = {},
+): Promise<RunningSdkServer> {
   const app = express();
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -31,10 +50,14 @@ export async function serveSdkAgent(buildCard: (baseUrl: string) => AgentCard, e
     });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(buildCard(url), new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use(paths.jsonRpc, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use(paths.rest, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const card = buildCard(url);
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const { contextBuilder, signCard } = options;
+  const agentCardProvider = signCard ? () => signCard(card) : handler;
+  const handlerOptions = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...(contextBuilder ? { contextBuilder } : {}) };
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider }));
+  app.use(paths.jsonRpc, jsonRpcHandler(handlerOptions));
+  app.use(paths.rest, restHandler(handlerOptions));
   return { url, server };
 }
 

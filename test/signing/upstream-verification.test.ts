@@ -1,0 +1,162 @@
+/**
+ * `upstream.card-verification`: the upstream's card signed in the test (jose over the a2a-js SDK's
+ * canonical payload, so the gateway's own canonicalization is checked against an independent one),
+ * verified with keys from a JWKS URL, a shared secret or a local JWKS file; a card signed with the
+ * wrong key and an unsigned card under `required: true` keep the gateway unready.
+ */
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FlattenedSign, type CryptoKey, type JWK } from 'jose';
+import { canonicalizeAgentCard, type AgentCard } from 'a2a-sdk-1';
+import { createKeySource } from '../../src/signing/upstream-keys.js';
+import { verifyCardSignatures } from '../../src/signing/verify-card.js';
+import { CardVerificationConfig } from '../../src/config/schema.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
+import { startJwksServer, type JwksServer } from './jwks-server.js';
+import { keyDir, type KeyDir, type TestKeyPair } from './keys.js';
+
+type SigningKey = CryptoKey | KeyObject;
+
+function signedWith(key: SigningKey, header: { alg: string; kid: string }): (card: AgentCard) => Promise<AgentCard> {
+  return async (card) => {
+    const payload = new TextEncoder().encode(canonicalizeAgentCard(card));
+    const jws = await new FlattenedSign(payload).setProtectedHeader({ ...header, typ: 'JOSE' }).sign(key);
+    return { ...card, signatures: [{ protected: jws.protected as string, signature: jws.signature, header: undefined }] };
+  };
+}
+
+const jwkOf = (pair: TestKeyPair, kid: string): JWK => ({ ...pair.publicJwk, kid, alg: 'ES256', use: 'sig' });
+
+let keys: KeyDir;
+let first: TestKeyPair;
+let second: TestKeyPair;
+let jwks: JwksServer;
+let agent: RunningSdkV1Agent | undefined;
+let gateway: TestGateway | undefined;
+
+beforeAll(async () => {
+  keys = await keyDir();
+  first = await keys.pair('ES256', 'first');
+  second = await keys.pair('ES256', 'second');
+  jwks = await startJwksServer([jwkOf(first, 'agent-1')]);
+});
+afterAll(async () => {
+  await jwks?.close();
+  await keys?.cleanup();
+});
+afterEach(async () => {
+  await gateway?.close();
+  await agent?.close();
+  gateway = agent = undefined;
+});
+
+async function gatewayFor(signCard: ((card: AgentCard) => Promise<AgentCard>) | undefined, verification: Record<string, unknown>) {
+  agent = await startSdkV1Agent(signCard ? { signCard } : {});
+  gateway = await startTestGateway({ upstream: { url: agent.url, 'card-verification': verification } });
+  return gateway;
+}
+
+const viaJwks = (required: boolean) => ({ required, 'jwks-url': jwks.url, 'jwks-allow-private': true });
+
+describe('verifying the upstream card', () => {
+  it('an ES256 card whose key is in the JWKS verifies: ready, served, one info line', async () => {
+    const gw = await gatewayFor(signedWith(first.privateKey, { alg: 'ES256', kid: 'agent-1' }), viaJwks(true));
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+    expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(200);
+    expect(gw.log().filter((line) => line.msg === 'upstream agent card signature verified')).toMatchObject([{ kid: 'agent-1', alg: 'ES256' }]);
+  });
+
+  it('a card signed with another key than the published one keeps the gateway unready under required: true', async () => {
+    const gw = await gatewayFor(signedWith(second.privateKey, { alg: 'ES256', kid: 'agent-1' }), viaJwks(true));
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(503);
+    expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(503);
+    const refused = gw.log().find((line) => line.msg.startsWith('upstream agent card signature does not verify: not serving'));
+    expect(refused).toMatchObject({ reason: 'signature-mismatch', level: 50 });
+  });
+
+  it('an unsigned card under required: true is refused with a clear log line', async () => {
+    const gw = await gatewayFor(undefined, viaJwks(true));
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(503);
+    const refused = gw.log().find((line) => line.msg.startsWith('upstream agent card signature does not verify'));
+    expect(refused).toMatchObject({ reason: 'unsigned' });
+    expect(refused?.msg).toContain('upstream.card-verification.required');
+  });
+
+  it('without required an unverified card is served with a warning', async () => {
+    const gw = await gatewayFor(signedWith(second.privateKey, { alg: 'ES256', kid: 'agent-1' }), viaJwks(false));
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+    expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(200);
+    expect(gw.log().find((line) => line.msg.includes('serving it anyway'))).toMatchObject({ reason: 'signature-mismatch', level: 40 });
+  });
+
+  it('an HS256 card verifies against the configured secret (iac-code signing-secret)', async () => {
+    const secret = 'iac-code-signing-secret-for-the-test';
+    const gw = await gatewayFor(signedWith(createSecretKey(Buffer.from(secret)), { alg: 'HS256', kid: 'default' }), { required: true, secret });
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+  });
+});
+
+const verification = (overrides: Record<string, unknown>) => CardVerificationConfig.parse(overrides);
+
+async function cardSignedBy(key: SigningKey, kid: string, alg = 'ES256'): Promise<AgentCard> {
+  const local = await startSdkV1Agent();
+  try {
+    const card = (await (await fetch(`${local.url}/.well-known/agent-card.json`)).json()) as AgentCard;
+    return await signedWith(key, { alg, kid })(card);
+  } finally {
+    await local.close();
+  }
+}
+
+describe('upstream keys', () => {
+  it('an unknown kid refetches the JWKS at once (key rotation); a known one uses the cache', async () => {
+    jwks.keys = [jwkOf(first, 'agent-1')];
+    const source = createKeySource(verification({ 'jwks-url': jwks.url, 'jwks-allow-private': true, 'jwks-cache-ms': 3_600_000 }), {
+      refetchCooldownMs: 0,
+    });
+    const before = jwks.fetches();
+    expect(await verifyCardSignatures(await cardSignedBy(first.privateKey, 'agent-1'), source)).toEqual({ valid: true, kid: 'agent-1', alg: 'ES256' });
+    expect(jwks.fetches() - before).toBe(1);
+
+    // The agent rotates: its new key is published, its card is signed with it.
+    jwks.keys = [jwkOf(second, 'agent-2'), jwkOf(first, 'agent-1')];
+    const rotated = await cardSignedBy(second.privateKey, 'agent-2');
+    expect(await verifyCardSignatures(rotated, source)).toMatchObject({ valid: true, kid: 'agent-2' });
+    expect(jwks.fetches() - before).toBe(2);
+    expect(await verifyCardSignatures(rotated, source)).toMatchObject({ valid: true });
+    expect(jwks.fetches() - before).toBe(2);
+    expect(await verifyCardSignatures(await cardSignedBy(second.privateKey, 'agent-3'), source)).toEqual({ valid: false, reason: 'unknown-key' });
+  });
+
+  it('a JWKS URL on a private address is refused unless allowed, like a push callback', async () => {
+    const source = createKeySource(verification({ 'jwks-url': jwks.url }));
+    const fetches = jwks.fetches();
+    expect(await verifyCardSignatures(await cardSignedBy(first.privateKey, 'agent-1'), source)).toEqual({
+      valid: false,
+      reason: 'key-source-unavailable',
+    });
+    expect(jwks.fetches()).toBe(fetches);
+  });
+
+  it('a local octet-key JWKS file verifies HS256 cards by kid', async () => {
+    const secret = 'a-secret-from-an-octet-jwks-file-000';
+    const file = await keys.file('oct.jwks.json', JSON.stringify({ keys: [{ kty: 'oct', kid: 'k1', k: Buffer.from(secret).toString('base64url') }] }));
+    const source = createKeySource(verification({ 'jwks-file': file }));
+    expect(await verifyCardSignatures(await cardSignedBy(createSecretKey(Buffer.from(secret)), 'k1', 'HS256'), source)).toMatchObject({ valid: true });
+    expect(await verifyCardSignatures(await cardSignedBy(createSecretKey(Buffer.from(secret)), 'k2', 'HS256'), source)).toEqual({
+      valid: false,
+      reason: 'unknown-key',
+    });
+  });
+
+  it('a secret bound to a kid does not answer for another kid; alg none is refused', async () => {
+    const secret = 'bound-secret-bound-secret-bound-00';
+    const source = createKeySource(verification({ secret, 'secret-kid': 'default' }));
+    const key = createSecretKey(Buffer.from(secret));
+    expect(await verifyCardSignatures(await cardSignedBy(key, 'default', 'HS256'), source)).toMatchObject({ valid: true });
+    expect(await verifyCardSignatures(await cardSignedBy(key, 'other', 'HS256'), source)).toEqual({ valid: false, reason: 'unknown-key' });
+    const none = { protected: Buffer.from('{"alg":"none","kid":"default"}').toString('base64url'), signature: '' };
+    expect(await verifyCardSignatures({ name: 'x', signatures: [none] }, source)).toEqual({ valid: false, reason: 'unsupported-algorithm' });
+  });
+});
