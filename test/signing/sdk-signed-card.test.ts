@@ -12,7 +12,7 @@ import { verifyAgentCardSignature } from 'a2a-sdk-1';
 import { DefaultAgentCardResolver } from 'a2a-sdk-1/client';
 import { connect } from '../e2e/sdk-client.js';
 import { startDemoGateway, type TestGateway } from '../support/gateway.js';
-import { keyDir, type KeyDir, type TestKeyPair } from './keys.js';
+import { keyDir, type KeyDir, type TestKeyPair } from './key-files.js';
 
 // The SDK's verifier logs every failed entry with console.debug; the assertions say what failed.
 beforeAll(() => {
