@@ -31,6 +31,7 @@ import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { createCardSigner, JWKS_PATH, type CardSigner } from './signing/card-signer.js';
 import { loadKeyRing } from './signing/keys.js';
 import { createKeySource } from './signing/upstream-keys.js';
+import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
@@ -167,8 +168,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
     });
     const verification = config.upstream['card-verification'];
-    const cardSource = verification ? verifiedCards(upstream, verification, createKeySource(verification), logger) : upstream;
-    const cards = createCardRefresher(cardSource, { intervalMs: config.upstream['card-refresh-ms'], logger });
+    const verifying = verification ? verifiedCards(upstream, verification, createKeySource(verification), logger) : undefined;
+    const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());
 
@@ -179,7 +180,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());
 
-    const gateway = createGateway(upstream, {
+    const trusted = verifying && verification?.required ? onlyWhenVerified(upstream, verifying.verified) : upstream;
+    const gateway = createGateway(trusted, {
       registry,
       lanes,
       upstreamName: upstreamUrl,

@@ -5,13 +5,6 @@ import type { AgentCard } from '../model/index.js';
 import type { KeySource } from './upstream-keys.js';
 import { verifyCardSignatures, type VerificationResult } from './verify-card.js';
 
-export interface CardVerificationState {
-  /** The outcome for the last card fetched, undefined before the first. */
-  last(): VerificationResult | undefined;
-  /** Cards fetched whose signatures did not verify, since start. */
-  failures(): number;
-}
-
 /** Thrown (and logged by the card refresher) when `required: true` refuses a card. */
 export class CardNotVerifiedError extends Error {
   override name = 'CardNotVerifiedError';
@@ -28,10 +21,9 @@ export function verifiedCards(
   config: CardVerificationConfig,
   keys: KeySource,
   logger?: Logger,
-): CardFetcher & CardVerificationState {
-  let last: VerificationResult | undefined;
-  let failures = 0;
+): CardFetcher & { verified(): boolean } {
   let lastLogged: string | undefined;
+  let verified = false;
 
   function report(result: VerificationResult): void {
     const summary = result.valid ? `valid:${result.kid ?? ''}` : result.reason;
@@ -53,13 +45,12 @@ export function verifiedCards(
     async fetchCard(signal?: AbortSignal): Promise<AgentCard> {
       const card = await source.fetchCard(signal);
       const result = await verifyCardSignatures(card, keys);
-      last = result;
-      if (!result.valid) failures += 1;
+      verified = result.valid;
       report(result);
       if (!result.valid && config.required) throw new CardNotVerifiedError(`upstream agent card signature does not verify (${result.reason})`);
       return card;
     },
-    last: () => last,
-    failures: () => failures,
+    /** Whether the card fetched last verified. */
+    verified: () => verified,
   };
 }

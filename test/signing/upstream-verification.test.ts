@@ -57,6 +57,19 @@ async function gatewayFor(signCard: ((card: AgentCard) => Promise<AgentCard>) | 
   return gateway;
 }
 
+function send(url: string): Promise<Response> {
+  return fetch(`${url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+    }),
+  });
+}
+
 const viaJwks = (required: boolean) => ({ required, 'jwks-url': jwks.url, 'jwks-allow-private': true });
 
 describe('verifying the upstream card', () => {
@@ -65,6 +78,7 @@ describe('verifying the upstream card', () => {
     expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
     expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(200);
     expect(gw.log().filter((line) => line.msg === 'upstream agent card signature verified')).toMatchObject([{ kid: 'agent-1', alg: 'ES256' }]);
+    expect(((await (await send(gw.url)).json()) as { result?: unknown }).result).toBeDefined();
   });
 
   it('a card signed with another key than the published one keeps the gateway unready under required: true', async () => {
@@ -81,6 +95,10 @@ describe('verifying the upstream card', () => {
     const refused = gw.log().find((line) => line.msg.startsWith('upstream agent card signature does not verify'));
     expect(refused).toMatchObject({ reason: 'unsigned' });
     expect(refused?.msg).toContain('upstream.card-verification.required');
+    // Nor is the agent called: a send fails in the gateway.
+    const body = (await (await send(gw.url)).json()) as { error: { code: number; message: string } };
+    expect(body.error).toMatchObject({ code: -32603, message: expect.stringContaining('signature does not verify') });
+    expect(agent?.extensionHeaders).toEqual([]);
   });
 
   it('without required an unverified card is served with a warning', async () => {
