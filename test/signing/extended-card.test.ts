@@ -1,7 +1,7 @@
 /**
  * GetExtendedAgentCard through the gateway: only to authenticated callers when gateway auth is on,
- * rewritten and signed like the public card, and neither served nor advertised when the upstream
- * offers none. The facade serves `agent/getAuthenticatedExtendedCard` under the same rules.
+ * rewritten and signed like the public card, and not advertised when the upstream offers none. The
+ * facade serves `agent/getAuthenticatedExtendedCard` only when the upstream offers one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAgentCardSignature } from 'a2a-sdk-1';
@@ -87,13 +87,12 @@ describe('an upstream without an extended card (the a2a-js test agent)', () => {
     await gateway?.close();
   });
 
-  it('neither advertises nor serves one', async () => {
+  it('does not advertise one; a caller who asks anyway gets the upstream answer (the a2a-js server: -32004)', async () => {
     const card = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as any;
     expect(card.capabilities.extendedAgentCard).not.toBe(true);
     const body = (await (await rpc(gateway.url, 'GetExtendedAgentCard')).json()) as any;
-    expect(body.error.code).toBe(-32007);
-    const rest = await fetch(`${gateway.url}/extendedAgentCard`, { headers: { 'a2a-version': '1.0' } });
-    expect(rest.status).toBe(400);
-    expect(((await rest.json()) as any).error.details[0].reason).toBe('EXTENDED_AGENT_CARD_NOT_CONFIGURED');
+    expect(body.error.code).toBe(-32004);
+    const facade = (await (await rpc(gateway.url, 'agent/getAuthenticatedExtendedCard')).json()) as any;
+    expect(facade.error.code).toBe(-32007);
   });
 });

@@ -151,8 +151,6 @@ export const V1_OPERATIONS = {
     ref: () => ({}),
     // The upstream's extended card names the upstream's URLs and schemes: serve it rewritten (and signed) like the public one.
     invoke: async (env, _params, ctx) => {
-      const offered = env.cards?.current()?.card.capabilities.extendedAgentCard;
-      if (env.cards && offered !== true) throw A2AError.extendedCardNotConfigured();
       const card = servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config, { legacyFields: false });
       return env.signer ? env.signer.sign(card) : card;
     },
