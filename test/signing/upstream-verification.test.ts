@@ -178,3 +178,58 @@ describe('upstream keys', () => {
     expect(await verifyCardSignatures({ name: 'x', signatures: [none] }, source)).toEqual({ valid: false, reason: 'unsupported-algorithm' });
   });
 });
+
+describe('an iac-code card (a2a-python signer)', () => {
+  const secret = 'iac-code-signing-secret-0123456789';
+  // What a2a-python signs for this card, written out by hand: json.dumps(sort_keys=True, compact),
+  // Struct numbers as Python floats, non-ASCII escaped, the legacy 0.3 fields and `signatures` left out.
+  const PYTHON_PAYLOAD =
+    '{"capabilities":{"extensions":[{"params":{"enabled":false,"maxBatchDelayMs":20.0,"maxBatchEvents":1024.0},' +
+    '"uri":"urn:iac-code:a2a:pipeline-events:v1"}],"pushNotifications":false,"streaming":true},' +
+    '"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"description":"Infra as code \\u00e9",' +
+    '"name":"iac-code","skills":[{"description":"d","id":"iac_generation","name":"IaC Generation","tags":["iac"]}],' +
+    '"supportedInterfaces":[{"protocolBinding":"JSONRPC","protocolVersion":"1.0","url":"http://127.0.0.1:41242/"}],"version":"0.13.1"}';
+  const card = {
+    name: 'iac-code',
+    description: 'Infra as code é',
+    supportedInterfaces: [{ url: 'http://127.0.0.1:41242/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    version: '0.13.1',
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [{ uri: 'urn:iac-code:a2a:pipeline-events:v1', params: { maxBatchEvents: 1024, maxBatchDelayMs: 20, enabled: false } }],
+    },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'iac_generation', name: 'IaC Generation', description: 'd', tags: ['iac'] }],
+    url: 'http://127.0.0.1:41242/',
+    preferredTransport: 'JSONRPC',
+    protocolVersion: '1.0',
+    additionalInterfaces: [{ url: 'http://127.0.0.1:41242', transport: 'HTTP+JSON' }],
+  };
+
+  async function iacCodeSigned(payload: string, key: string) {
+    const jws = await new FlattenedSign(new TextEncoder().encode(payload))
+      .setProtectedHeader({ alg: 'HS256', jku: null, kid: 'default', typ: 'JOSE' } as never)
+      .sign(createSecretKey(Buffer.from(key)));
+    return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature, header: {} }] };
+  }
+
+  it('verifies, though its payload is not RFC 8785 text', async () => {
+    const source = createKeySource(verification({ secret }));
+    expect(await verifyCardSignatures(await iacCodeSigned(PYTHON_PAYLOAD, secret), source)).toEqual({ valid: true, kid: 'default', alg: 'HS256' });
+    expect(canonicalizeAgentCard(card as never)).not.toBe(PYTHON_PAYLOAD);
+  });
+
+  it('does not verify with another secret or once a field changed', async () => {
+    const source = createKeySource(verification({ secret }));
+    expect(await verifyCardSignatures(await iacCodeSigned(PYTHON_PAYLOAD, 'another-secret-another-secret'), source)).toEqual({
+      valid: false,
+      reason: 'signature-mismatch',
+    });
+    const signed = await iacCodeSigned(PYTHON_PAYLOAD, secret);
+    expect(await verifyCardSignatures({ ...signed, version: '0.13.2' }, source)).toEqual({ valid: false, reason: 'signature-mismatch' });
+    // Fields outside the 1.0 schema are not covered, as in the SDKs.
+    expect(await verifyCardSignatures({ ...signed, url: 'http://elsewhere/' }, source)).toMatchObject({ valid: true });
+  });
+});
