@@ -157,3 +157,25 @@ describe('HS256-signed gateway cards (iac-code style shared secret)', () => {
     await expect(verify(card)).rejects.toThrow(/No valid signatures/);
   });
 });
+
+describe('EdDSA-signed gateway cards', () => {
+  let keys: KeyDir;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    keys = await keyDir();
+    const pair = await keys.pair('EdDSA', 'ed');
+    gateway = await startDemoGateway({ signing: { keys: [{ kid: 'gw-ed', 'private-key-file': pair.privatePemFile }] } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await keys?.cleanup();
+  });
+
+  it('the SDK verifies the card with the published OKP key', async () => {
+    const seen: Array<{ kid: string }> = [];
+    const card = await new DefaultAgentCardResolver().resolve(gateway.url);
+    await expect(verifyAgentCardSignature(jwksKeys(gateway.url, seen))(card)).resolves.toBeUndefined();
+    expect(seen).toEqual([{ kid: 'gw-ed' }]);
+  });
+});
