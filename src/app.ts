@@ -148,6 +148,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
   try {
     const profile = config.bailian.enabled ? loadFacadeProfile(config) : undefined;
+    // Keys are checked before anything starts: a bad one is a configuration error.
+    const signer = createCardSigner(await loadKeyRing(config.signing.keys), {
+      ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
+    });
+    const verification = config.upstream['card-verification'];
+    const upstreamKeys = verification ? createKeySource(verification) : undefined;
     if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
@@ -164,11 +170,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
 
-    const signer = createCardSigner(await loadKeyRing(config.signing.keys), {
-      ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
-    });
-    const verification = config.upstream['card-verification'];
-    const verifying = verification ? verifiedCards(upstream, verification, createKeySource(verification), logger) : undefined;
+    const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
     const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());

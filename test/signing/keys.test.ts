@@ -9,6 +9,7 @@ import { SigningKeyConfig } from '../../src/config/schema.js';
 import { buildDemoCard } from '../../src/demo-agent/index.js';
 import { createCardSigner } from '../../src/signing/card-signer.js';
 import { loadKeyRing } from '../../src/signing/keys.js';
+import { startTestGateway } from '../support/gateway.js';
 import { keyDir, type KeyDir } from './key-files.js';
 
 const entries = (list: unknown[]) => list.map((entry) => SigningKeyConfig.parse(entry));
@@ -97,5 +98,14 @@ describe('the card signer', () => {
 
   it('is absent without keys', async () => {
     expect(createCardSigner(await loadKeyRing([]))).toBeUndefined();
+  });
+});
+
+describe('at start', () => {
+  it('a bad signing key or a card-verification without keys stops the gateway with a ConfigError', async () => {
+    await expect(startTestGateway({ signing: { keys: [{ kid: 'a' }] } })).rejects.toBeInstanceOf(ConfigError);
+    await expect(startTestGateway({ upstream: { 'card-verification': { required: true } } })).rejects.toThrow(
+      /upstream\.card-verification: set secret, jwks-file or jwks-url/,
+    );
   });
 });
