@@ -25,6 +25,8 @@ export interface PortCall {
   activated(): string[];
 }
 
+const noneActivated = (): string[] => [];
+
 /** What portCall needs of the Node response @hono/node-server serves the request with. */
 interface NodeResponse {
   readonly destroyed: boolean;
@@ -62,17 +64,18 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
   }
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
-  const activated = activatedExtensions();
+  // An agent activates only what was requested: without a request there is nothing to collect.
+  const activated = extensions ? activatedExtensions() : undefined;
   const ctx: CallContext = {
     principal: (c.get('principal') as string | undefined) ?? '',
     signal: controller.signal,
     surface,
-    ...(extensions ? { extensions, onActivatedExtensions: activated.add } : {}),
+    ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
   };
   return {
     ctx,
     abort: (reason?: unknown) => clientGone(reason),
     release: () => void stopWatching?.(),
-    activated: activated.list,
+    activated: activated?.list ?? noneActivated,
   };
 }
