@@ -65,12 +65,21 @@ function cachedJwks(load: () => Promise<{ keys: unknown[] }>, cacheMs: number, c
       .finally(() => {
         inFlight = undefined;
       }));
+  // A failed reload keeps the keys loaded before: the key server being down must not untrust a known
+  // key. Only without any keys yet does the failure count.
+  const reload = async (): Promise<void> => {
+    try {
+      await refresh();
+    } catch (error) {
+      if (!current) throw error;
+    }
+  };
   return {
     async keysFor(header) {
-      if (!current || now() - current.loadedAt >= cacheMs) await refresh();
+      if (!current || now() - current.loadedAt >= cacheMs) await reload();
       let found = matching(current?.keys ?? [], header);
       if (found.length === 0 && current && now() - current.loadedAt >= cooldownMs) {
-        await refresh();
+        await reload();
         found = matching(current.keys, header);
       }
       return imported(found, header.alg);

@@ -147,6 +147,23 @@ describe('upstream keys', () => {
     expect(await verifyCardSignatures(await cardSignedBy(second.privateKey, 'agent-3'), source)).toEqual({ valid: false, reason: 'unknown-key' });
   });
 
+  it('a key server that goes down keeps the keys loaded before; without any, the key source is unavailable', async () => {
+    jwks.keys = [jwkOf(first, 'agent-1')];
+    const config = verification({ 'jwks-url': jwks.url, 'jwks-allow-private': true, 'jwks-cache-ms': 0 });
+    const source = createKeySource(config);
+    const card = await cardSignedBy(first.privateKey, 'agent-1');
+    expect(await verifyCardSignatures(card, source)).toMatchObject({ valid: true });
+    jwks.status = 503;
+    try {
+      const before = jwks.fetches();
+      expect(await verifyCardSignatures(card, source)).toMatchObject({ valid: true });
+      expect(jwks.fetches()).toBeGreaterThan(before);
+      expect(await verifyCardSignatures(card, createKeySource(config))).toEqual({ valid: false, reason: 'key-source-unavailable' });
+    } finally {
+      jwks.status = 200;
+    }
+  });
+
   it('a JWKS URL on a private address is refused unless allowed, like a push callback', async () => {
     const source = createKeySource(verification({ 'jwks-url': jwks.url }));
     const fetches = jwks.fetches();
