@@ -29,6 +29,12 @@ import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
+import { createCardSigner, JWKS_PATH, type CardSigner } from './signing/card-signer.js';
+import { loadKeyRing } from './signing/keys.js';
+import { createKeySource } from './signing/upstream-keys.js';
+import { onlyWhenVerified } from './signing/trusted-upstream.js';
+import { verifiedCards } from './signing/verified-card-fetcher.js';
+import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
@@ -46,6 +52,8 @@ export interface GatewayAppDeps {
   passThrough?: FacadePassThrough;
   /** Task ids the facade's callers chose themselves; default: kept in this process. */
   taskAliases?: TaskAliases;
+  /** Signs the 1.0 cards and publishes the public keys (config `signing.keys`). */
+  signer?: CardSigner;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -70,15 +78,17 @@ function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCreden
 
 /** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
-  const { config, port, cards, registry, logger, shutdown } = deps;
+  const { config, port, cards, registry, logger, shutdown, signer } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
   mountHealth(app, cards);
+  // Open like the health routes: a client checks the card's signature before it has credentials.
+  if (signer) mountJwks(app, signer);
 
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, { port, cards, config, shutdown });
+  mountV1Surface(v1, { port, cards, config, shutdown, signer });
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled
@@ -94,7 +104,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
       })
     : undefined;
 
-  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown }), v1Auth)];
+  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown, signer }), v1Auth)];
   if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);
@@ -141,6 +151,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
   try {
     const profile = config.bailian.enabled ? loadFacadeProfile(config) : undefined;
+    // Keys are checked before anything starts: a bad one is a configuration error.
+    const signer = createCardSigner(await loadKeyRing(config.signing.keys), {
+      ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
+    });
+    const verification = config.upstream['card-verification'];
+    const upstreamKeys = verification ? createKeySource(verification) : undefined;
     if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
@@ -160,7 +176,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
 
-    const cards = createCardRefresher(upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
+    const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
+    const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());
 
@@ -171,7 +188,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());
 
-    const gateway = createGateway(upstream, {
+    const trusted = verifying && verification?.required ? onlyWhenVerified(upstream, verifying.verified) : upstream;
+    const gateway = createGateway(trusted, {
       registry,
       lanes,
       upstreamName: upstreamUrl,
@@ -220,6 +238,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger,
       shutdown: shutdown.signal,
       passThrough,
+      ...(signer ? { signer } : {}),
       ...(profile ? { profile } : {}),
     });
 

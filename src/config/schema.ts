@@ -15,6 +15,26 @@ export type Credentials = z.infer<typeof Credentials>;
 const Millis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
+/**
+ * Keys the upstream's card signatures must verify against (JWS over the card, RFC 8785). At least one
+ * source: `secret` (HS256, iac-code's `signing-secret`), a local JWKS file, or a JWKS URL fetched
+ * under the push callback address rules.
+ */
+export const CardVerificationConfig = z.strictObject({
+  /** Refuse to serve an upstream whose card does not verify (`/ready` fails); otherwise only warn. */
+  required: z.boolean().default(false),
+  secret: z.string().min(1).optional(),
+  /** The `kid` the secret answers to; absent: any kid. */
+  'secret-kid': z.string().min(1).optional(),
+  'jwks-file': z.string().min(1).optional(),
+  'jwks-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** Allow `jwks-url` on private, loopback and metadata addresses (like push-allow-private). */
+  'jwks-allow-private': z.boolean().default(false),
+  /** How long a fetched JWKS is reused; an unknown kid refetches sooner (at most every 30 s). */
+  'jwks-cache-ms': z.number().int().min(0).default(300_000),
+});
+export type CardVerificationConfig = z.infer<typeof CardVerificationConfig>;
+
 export const UpstreamConfig = z
   .strictObject({
     /** Absent: the embedded demo agent is started and used as upstream. */
@@ -46,6 +66,7 @@ export const UpstreamConfig = z
     'protocol-binding': z.enum(['auto', 'JSONRPC', 'GRPC']).default('auto'),
     /** Reach the agent's HTTP server through this unix domain socket instead of TCP (`url` still names host and path). */
     'socket-path': z.string().min(1).optional(),
+    'card-verification': CardVerificationConfig.optional(),
   })
   .prefault({});
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;
@@ -103,6 +124,31 @@ export const GrpcConfig = z
   })
   .prefault({});
 export type GrpcConfig = z.infer<typeof GrpcConfig>;
+/** One key of `signing.keys`: the first entry signs, every asymmetric one is published in the JWKS. */
+export const SigningKeyConfig = z.strictObject({
+  kid: z.string().min(1),
+  alg: z.enum(['ES256', 'EdDSA', 'HS256']).optional(),
+  /** PKCS#8 PEM or a JWK (JSON) file. */
+  'private-key-file': z.string().min(1).optional(),
+  /** The same, inline (e.g. `${CARD_KEY}`). */
+  'private-key': z.string().min(1).optional(),
+  /** SPKI PEM or a public JWK: a retired key that is still published, no longer signs. */
+  'public-key-file': z.string().min(1).optional(),
+  'public-key': z.string().min(1).optional(),
+  /** HS256 shared secret (iac-code style); never published. */
+  secret: z.string().min(1).optional(),
+});
+export type SigningKeyConfig = z.infer<typeof SigningKeyConfig>;
+
+/** An A2A extension the gateway itself declares on its cards. */
+export const ExtensionConfig = z.strictObject({
+  uri: z.string().min(1),
+  description: z.string().optional(),
+  /** Callers must request it (A2A-Extensions) or a message send fails with -32008. */
+  required: z.boolean().default(false),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+export type ExtensionConfig = z.infer<typeof ExtensionConfig>;
 
 export const GatewayConfig = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -122,6 +168,10 @@ export const GatewayConfig = z.strictObject({
   'drain-timeout-ms': Millis.default(10_000),
   bailian: BailianConfig,
   grpc: GrpcConfig,
+  /** Keys that sign the gateway's own 1.0 cards; the public ones are served at /.well-known/jwks.json. */
+  signing: z.strictObject({ keys: z.array(SigningKeyConfig).default([]) }).prefault({}),
+  /** Extensions the gateway adds to its cards (after the upstream's). */
+  extensions: z.array(ExtensionConfig).default([]),
   store: z.enum(['memory', 'redis']).default('memory'),
   'redis-url': z.string().default('redis://127.0.0.1:6379'),
   'redis-prefix': z.string().default('a2a-bridge:'),

@@ -25,6 +25,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Extension URIs the caller requested (A2A-Extensions / X-A2A-Extensions). */
   extensions?: string[];
+  /** Told the extension URIs the upstream's response header reports as activated, once per upstream response. */
+  onActivatedExtensions?: (uris: string[]) => void;
   /** Which surface the call came through; used for logs and push payload versions. */
   surface?: 'jsonrpc' | 'rest' | 'grpc' | 'v025';
 }

@@ -107,6 +107,14 @@ export class A2AError extends Error {
   static invalidAgentResponse(message = 'The upstream agent returned an invalid response'): A2AError {
     return new A2AError(ErrorCode.InvalidAgentResponse, message);
   }
+  static extendedCardNotConfigured(): A2AError {
+    return new A2AError(ErrorCode.ExtendedAgentCardNotConfigured, 'The agent does not offer an extended agent card');
+  }
+  static extensionSupportRequired(uris: string[]): A2AError {
+    return new A2AError(ErrorCode.ExtensionSupportRequired, `The client must request the required extensions: ${uris.join(', ')}`, {
+      metadata: { extensions: uris.join(',') },
+    });
+  }
   static versionNotSupported(version: string): A2AError {
     return new A2AError(
       ErrorCode.VersionNotSupported,

@@ -25,7 +25,7 @@ const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
 const MAX_DRAINED_BYTES = 64 * 1024;
 
 /** net/tls `lookup` that always answers with the address that passed the policy. */
-function pinnedLookup(pin: PinnedAddress): NetLookupFunction {
+export function pinnedLookup(pin: PinnedAddress): NetLookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
     else callback(null, pin.address, pin.family);

@@ -1,5 +1,7 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Credentials, UpstreamConfig } from '../config/schema.js';
+import type { CallContext } from '../core/agent-port.js';
+import { parseExtensionUris } from '../core/extension-uris.js';
 
 /**
  * The connection pool the gateway uses for one upstream agent. Only the wait for response headers
@@ -45,4 +47,18 @@ export function credentialHeaders(creds: Credentials): Record<string, string> {
 /** The secret values in a credential set, so error text coming back from upstream can be scrubbed of them. */
 export function credentialSecrets(creds: Credentials): string[] {
   return [creds.token, creds['basic-password'], creds['api-key']].filter((value): value is string => !!value);
+}
+
+/**
+ * Tells the call which extensions the upstream activated, from its response header: `A2A-Extensions`
+ * (1.0) or `X-A2A-Extensions` (0.2.5/0.3), whichever the agent sent.
+ */
+export function reportActivatedExtensions(
+  ctx: Pick<CallContext, 'onActivatedExtensions'>,
+  headers: Dispatcher.ResponseData['headers'],
+): void {
+  if (!ctx.onActivatedExtensions) return;
+  const raw = headers['a2a-extensions'] ?? headers['x-a2a-extensions'];
+  const uris = parseExtensionUris(Array.isArray(raw) ? raw.join(',') : raw);
+  if (uris.length > 0) ctx.onActivatedExtensions(uris);
 }

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { isWellFormedStreamEvent } from './well-formed.js';
@@ -62,7 +62,7 @@ export function createJsonRpcTransport(
   };
 }
 
-export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions'>;
+export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions'>;
 
 export interface JsonRpcCall {
   transport: JsonRpcTransport;
@@ -85,7 +85,7 @@ function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
 }
 
-function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
+async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const wire = call.transport.wire ?? V1_WIRE;
   const headers: Record<string, string> = {
     ...call.transport.authHeaders,
@@ -95,7 +95,9 @@ function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, ac
   };
   if (call.ctx.extensions && call.ctx.extensions.length > 0) headers[wire.extensionsHeader] = call.ctx.extensions.join(', ');
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
-  return request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
+  const response = await request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
+  reportActivatedExtensions(call.ctx, response.headers);
+  return response;
 }
 
 function parseJson(text: string): unknown {

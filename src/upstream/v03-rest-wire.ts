@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
+import { reportActivatedExtensions } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
 import { readSse } from './sse-reader.js';
 import { fromTransportError } from './upstream-errors.js';
@@ -29,12 +30,14 @@ function headerValue(value: string | string[] | undefined): string {
  * No A2A-Version header: a server that speaks several versions takes a request without one for
  * 0.3, which is what this client speaks. Extensions go in 0.3's `X-A2A-Extensions`.
  */
-function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
+async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = { ...call.transport.authHeaders, accept };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['x-a2a-extensions'] = call.ctx.extensions.join(', ');
   const body = call.body === undefined ? null : JSON.stringify(call.body);
-  return request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
+  const response = await request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
+  reportActivatedExtensions(call.ctx, response.headers);
+  return response;
 }
 
 function parseBody(text: string): unknown {

@@ -28,6 +28,8 @@ export interface TestGateway {
   grpcAddress?: string;
   /** gRPC call log lines (`msg: 'grpc call'`) written so far, oldest first. */
   grpcLog(): GrpcLogLine[];
+  /** Every log line written so far (start-up and background work included), oldest first. */
+  log(): Array<{ level: number; msg: string } & Record<string, unknown>>;
   /** Stop the gateway and whatever upstream this helper started. */
   close(): Promise<void>;
 }
@@ -40,18 +42,23 @@ export interface GrpcLogLine {
   errorCode?: number;
 }
 
-function captureRequestLog(): { lines: RequestLogLine[]; grpcLines: GrpcLogLine[]; write(chunk: string): void } {
+type LogEntry = { level: number; msg: string } & Record<string, unknown>;
+
+function captureRequestLog(): { lines: RequestLogLine[]; grpcLines: GrpcLogLine[]; all: LogEntry[]; write(chunk: string): void } {
   const lines: RequestLogLine[] = [];
   const grpcLines: GrpcLogLine[] = [];
+  const all: LogEntry[] = [];
   return {
     lines,
     grpcLines,
+    all,
     write(chunk: string) {
       for (const text of chunk.split('\n')) {
         if (text.trim() === '') continue;
-        const entry = JSON.parse(text) as { msg?: string };
-        if (entry.msg === 'request') lines.push(entry as RequestLogLine);
-        if (entry.msg === 'grpc call') grpcLines.push(entry as GrpcLogLine);
+        const entry = JSON.parse(text) as LogEntry;
+        all.push(entry);
+        if (entry.msg === 'request') lines.push(entry as unknown as RequestLogLine);
+        if (entry.msg === 'grpc call') grpcLines.push(entry as unknown as GrpcLogLine);
       }
     },
   };
@@ -71,6 +78,7 @@ export async function startTestGateway(overrides: Record<string, unknown> = {}):
     requestLog: () => [...log.lines],
     ...(running.grpcAddress ? { grpcAddress: running.grpcAddress } : {}),
     grpcLog: () => [...log.grpcLines],
+    log: () => [...log.all],
     close: running.close,
   };
 }

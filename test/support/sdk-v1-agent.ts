@@ -12,8 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { Role, TaskState, type AgentCard, type AgentExtension, type Message, type Part } from 'a2a-sdk-1';
+import {
+  AgentEvent,
+  defaultServerCallContextBuilder,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type ServerCallContextBuilder,
+} from 'a2a-sdk-1/server';
 import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
 
 export const SDK_AGENT_NAME = 'sdk-v1-echo';
@@ -34,6 +41,16 @@ export interface SdkV1AgentOptions {
    * HTTP+JSON: the card (still over HTTP) then lists only a GRPC interface.
    */
   grpcOnly?: boolean;
+  /** Extensions the card declares; a call that requests one of them gets it activated (echoed in the response header). */
+  extensions?: Array<Pick<AgentExtension, 'uri'> & Partial<AgentExtension>>;
+  /** Signs the card on every card fetch (so a test can switch keys between fetches). */
+  signCard?: (card: AgentCard) => Promise<AgentCard>;
+}
+
+/** The extension headers one call arrived with, as sent (undefined when absent). */
+export interface SeenExtensionHeaders {
+  'a2a-extensions'?: string;
+  'x-a2a-extensions'?: string;
 }
 
 export interface RunningSdkV1Agent {
@@ -41,6 +58,8 @@ export interface RunningSdkV1Agent {
   url: string;
   /** With `grpcOnly`: the metadata of every gRPC call received, oldest first (string entries). */
   grpcMetadata: Array<Record<string, string>>;
+  /** The extension headers of every JSON-RPC or REST call received, oldest first. */
+  extensionHeaders: SeenExtensionHeaders[];
   close(): Promise<void>;
 }
 
@@ -164,7 +183,7 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function buildCard(baseUrl: string, grpcAddress?: string): AgentCard {
+function buildCard(baseUrl: string, grpcAddress?: string, extensions: SdkV1AgentOptions['extensions'] = []): AgentCard {
   return {
     name: SDK_AGENT_NAME,
     description: 'A deterministic a2a-js 1.x agent used as the upstream of the a2a-bridge end-to-end tests.',
@@ -176,7 +195,11 @@ function buildCard(baseUrl: string, grpcAddress?: string): AgentCard {
         ],
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: extensions.map((extension) => ({ description: '', required: false, params: undefined, ...extension })),
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
@@ -201,17 +224,31 @@ function buildCard(baseUrl: string, grpcAddress?: string): AgentCard {
 export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<RunningSdkV1Agent> {
   const executor = new ScriptedExecutor({ chunkDelayMs: options.chunkDelayMs ?? 0, slowChunkDelayMs: options.slowChunkDelayMs ?? 60 });
   const grpcMetadata: Array<Record<string, string>> = [];
+  const extensionHeaders: SeenExtensionHeaders[] = [];
+  const declared = new Set((options.extensions ?? []).map((extension) => extension.uri));
+  // The SDK echoes what the context marks activated: here, every requested extension the card declares.
+  const contextBuilder: ServerCallContextBuilder = (args) => {
+    const headers = args.headers as Record<string, string | undefined>;
+    extensionHeaders.push({
+      ...(headers['a2a-extensions'] !== undefined ? { 'a2a-extensions': headers['a2a-extensions'] } : {}),
+      ...(headers['x-a2a-extensions'] !== undefined ? { 'x-a2a-extensions': headers['x-a2a-extensions'] } : {}),
+    });
+    const context = defaultServerCallContextBuilder(args);
+    for (const uri of args.extensions ?? []) if (declared.has(uri)) context.addActivatedExtension(uri);
+    return context;
+  };
   const { url, server, grpcServer } = await serveSdkAgent(
-    buildCard,
+    (baseUrl, grpcAddress) => buildCard(baseUrl, grpcAddress, options.extensions),
     executor,
     { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH },
-    { grpcOnly: options.grpcOnly ?? false, grpcMetadata },
+    { grpcOnly: options.grpcOnly ?? false, grpcMetadata, contextBuilder, ...(options.signCard ? { signCard: options.signCard } : {}) },
   );
 
   let closing: Promise<void> | undefined;
   return {
     url,
     grpcMetadata,
+    extensionHeaders,
     close() {
       closing ??= new Promise<void>((resolve) => {
         executor.stopAll();

@@ -6,7 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { TaskState, type AgentCard, type Message } from 'a2a-sdk-1';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutionEvent, type AgentExecutor } from 'a2a-sdk-1/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutionEvent,
+  type AgentExecutor,
+  type ServerCallContextBuilder,
+} from 'a2a-sdk-1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from 'a2a-sdk-1/server/grpc';
 import { Server as GrpcServer, ServerCredentials, type Metadata } from '@grpc/grpc-js';
@@ -15,6 +22,7 @@ export interface SdkServerPaths {
   jsonRpc: string;
   rest: string;
 }
+
 
 export interface RunningSdkServer {
   url: string;
@@ -31,6 +39,10 @@ export interface SdkServerOptions {
   grpcOnly?: boolean;
   /** Where the string metadata of every gRPC call received goes. */
   grpcMetadata?: Array<Record<string, string>>;
+  /** Builds each call's ServerCallContext (e.g. to activate extensions); the SDK's default otherwise. */
+  contextBuilder?: ServerCallContextBuilder;
+  /** Signs the card on every card fetch. */
+  signCard?: (card: AgentCard) => Promise<AgentCard>;
 }
 
 /** A gRPC server on a free port (grpc-js takes services after binding), recording each call's metadata. */
@@ -69,13 +81,16 @@ export async function serveSdkAgent(
   const grpc = options.grpcOnly ? await startGrpc() : undefined;
   const card = buildCard(url, grpc ? `127.0.0.1:${grpc.port}` : undefined);
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  const { contextBuilder, signCard } = options;
+  const agentCardProvider = signCard ? () => signCard(card) : handler;
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider }));
   if (grpc) {
     grpc.grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: recordingUsers(options.grpcMetadata ?? []) }));
     return { url, server, grpcServer: grpc.grpcServer };
   }
-  app.use(paths.jsonRpc, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use(paths.rest, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const handlerOptions = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...(contextBuilder ? { contextBuilder } : {}) };
+  app.use(paths.jsonRpc, jsonRpcHandler(handlerOptions));
+  app.use(paths.rest, restHandler(handlerOptions));
   return { url, server };
 }
 

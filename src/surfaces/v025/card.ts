@@ -1,5 +1,7 @@
 import type { Handler } from 'hono';
-import type { AgentCard } from '../../model/index.js';
+import type { CallContext } from '../../core/agent-port.js';
+import { A2AError, type AgentCard } from '../../model/index.js';
+import { authEnabled } from '../shared/auth.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { cardToV025, type CardToV025Options } from '../../translate/index.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
@@ -18,11 +20,29 @@ export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): 
     url,
     profile,
     overrides: bailian.card,
-    extensions: facadeExtensions(card),
+    extensions: facadeExtensions(card, config),
     pushNotifications: config['push-notifications'],
+    extendedCard: offersExtendedCard(card, deps),
     ...(bailian['api-key'] ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
   };
   return cardToV025(card, options);
+}
+
+/**
+ * The facade serves the extended card when the upstream offers one and, with gateway auth on, only to
+ * authenticated callers: that needs the facade's own key (`bailian.api-key`), without which every
+ * facade caller is anonymous.
+ */
+function offersExtendedCard(card: AgentCard, deps: V025FacadeDeps): boolean {
+  if (card.capabilities.extendedAgentCard !== true) return false;
+  return !authEnabled(deps.config.auth) || deps.config.bailian['api-key'] !== undefined;
+}
+
+/** `agent/getAuthenticatedExtendedCard`: the upstream's extended card as a facade card, or -32007. */
+export async function extendedFacadeCard(ctx: CallContext, url: string, deps: V025FacadeDeps): Promise<V025AgentCard> {
+  const snapshot = deps.cards.current();
+  if (!snapshot || !offersExtendedCard(snapshot.card, deps)) throw A2AError.extendedCardNotConfigured();
+  return facadeCard(await deps.port.getExtendedAgentCard(ctx), url, deps);
 }
 
 /** Per source card, the card for each facade URL seen (bounded: with trust-proxy the host is caller-chosen). */

@@ -13,7 +13,8 @@ import { noteLog } from '../shared/log-fields.js';
 import { portCall } from '../v1/call.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
 import { facadePrincipal } from './auth.js';
-import { facadeCard } from './card.js';
+import { echoExtensions } from '../shared/extensions-header.js';
+import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { relayCall } from './passthrough.js';
@@ -73,9 +74,9 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   };
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 
-  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(reason?: unknown): void; release(): void } {
-    const { ctx, abort, release } = portCall(c, 'v025', deps.shutdown);
-    return { ctx: { ...ctx, principal }, abort, release };
+  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(reason?: unknown): void; release(): void; activated(): string[] } {
+    const { ctx, abort, release, activated } = portCall(c, 'v025', deps.shutdown);
+    return { ctx: { ...ctx, principal }, abort, release, activated };
   }
 
   /** A task-addressed call's 1.0 params (`id`, or `taskId` for push configs) with the upstream's id for a caller-chosen one. */
@@ -100,26 +101,28 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
       if (relay) return await relayCall(relay, request, c, deps);
       const translated = requestToV1(method, request.params, profile);
-      const { ctx, abort, release: detach } = callContext(c);
+      const { ctx, abort, release: detach, activated } = callContext(c);
       release = detach;
       const turn = { id, params: translated.params, ctx, abort, c };
+      // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
+      const echo = (response: Response): Response => echoExtensions(response, activated(), 'X-A2A-Extensions');
       switch (translated.method) {
         case 'SendMessage':
-          return jsonRpcResult(id, await sendTurn(turn, deps, routing));
+          return echo(jsonRpcResult(id, await sendTurn(turn, deps, routing)));
         case 'SendStreamingMessage':
-          return await streamTurn(turn, deps, routing);
+          return echo(await streamTurn(turn, deps, routing));
         case 'GetExtendedAgentCard':
-          return jsonRpcResult(id, facadeCard(await port.getExtendedAgentCard(ctx), facadeUrl(c.req.raw, config), deps));
+          return jsonRpcResult(id, await extendedFacadeCard(ctx, facadeUrl(c.req.raw, config), deps));
         default: {
           const addressed = await addressTask(translated.params, ctx.principal);
           const call = prepareCall(translated.method, addressed.params, env(c));
           noteLog(c, addressed.clientTaskId ? { ...call.ref, taskId: addressed.clientTaskId } : call.ref);
           if (call.kind === 'stream') {
             const reply = replyOptions(deps, undefined, addressed.clientTaskId);
-            return await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort, reply });
+            return echo(await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort, reply }));
           }
           const result = unaryResultToV025(translated.method, await call.run(ctx), deps);
-          return jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result);
+          return echo(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
         }
       }
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
 import type { V025AgentExtension } from '../../protocol/v025/index.js';
 import { BAILIAN_PROTOCOL_EXTENSION_URIS, defined } from '../../translate/index.js';
@@ -5,12 +6,16 @@ import { BAILIAN_PROTOCOL_EXTENSION_URIS, defined } from '../../translate/index.
 /**
  * capabilities.extensions of the facade card: Bailian's protocol extension (the facade forwards its
  * inbound metadata and places device commands on the last artifact), then the upstream's own
- * extensions, informational only: the facade never requires one from its caller, so `required` goes.
+ * extensions and the gateway's own (config `extensions`), informational only: the facade never
+ * requires one from its caller (Bailian sends no extension header), so `required` goes.
  */
-export function facadeExtensions(card: AgentCard): V025AgentExtension[] {
+export function facadeExtensions(card: AgentCard, config: Pick<GatewayConfig, 'extensions'>): V025AgentExtension[] {
   const declared = new Set<string>(BAILIAN_PROTOCOL_EXTENSION_URIS);
-  const upstream = (card.capabilities.extensions ?? [])
-    .filter((extension) => !declared.has(extension.uri))
-    .map((extension) => defined({ uri: extension.uri, description: extension.description, params: extension.params }));
-  return [...BAILIAN_PROTOCOL_EXTENSION_URIS.map((uri) => ({ uri })), ...upstream];
+  const extensions: V025AgentExtension[] = BAILIAN_PROTOCOL_EXTENSION_URIS.map((uri) => ({ uri }));
+  for (const extension of [...(card.capabilities.extensions ?? []), ...config.extensions]) {
+    if (declared.has(extension.uri)) continue;
+    declared.add(extension.uri);
+    extensions.push(defined({ uri: extension.uri, description: extension.description, params: extension.params }));
+  }
+  return extensions;
 }

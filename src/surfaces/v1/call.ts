@@ -1,16 +1,13 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import type { GatewayEnv } from '../shared/env.js';
+import { parseExtensionUris } from '../../core/extension-uris.js';
+import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 
 /** Extension URIs from `A2A-Extensions` (comma-separated, possibly repeated), else the 0.x `X-A2A-Extensions`. */
 export function requestedExtensions(headers: Headers): string[] | undefined {
-  const raw = headers.get('a2a-extensions') ?? headers.get('x-a2a-extensions');
-  if (raw === null) return undefined;
-  const uris = raw
-    .split(',')
-    .map((uri) => uri.trim())
-    .filter((uri) => uri.length > 0);
+  const uris = parseExtensionUris(headers.get('a2a-extensions') ?? headers.get('x-a2a-extensions'));
   return uris.length > 0 ? uris : undefined;
 }
 
@@ -24,7 +21,11 @@ export interface PortCall {
    * listener left on it would keep every finished call alive.
    */
   release(): void;
+  /** The extensions the upstream activated for this call so far (known once its response has begun). */
+  activated(): string[];
 }
+
+const noneActivated = (): string[] => [];
 
 /** What portCall needs of the Node response @hono/node-server serves the request with. */
 interface NodeResponse {
@@ -63,15 +64,18 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
   }
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
+  // An agent activates only what was requested: without a request there is nothing to collect.
+  const activated = extensions ? activatedExtensions() : undefined;
   const ctx: CallContext = {
     principal: (c.get('principal') as string | undefined) ?? '',
     signal: controller.signal,
     surface,
-    ...(extensions ? { extensions } : {}),
+    ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
   };
   return {
     ctx,
     abort: (reason?: unknown) => clientGone(reason),
     release: () => void stopWatching?.(),
+    activated: activated?.list ?? noneActivated,
   };
 }

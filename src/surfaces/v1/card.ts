@@ -1,7 +1,8 @@
 import type { Handler } from 'hono';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
-import type { AgentCard, AgentInterface } from '../../model/index.js';
+import type { AgentCard, AgentExtension, AgentInterface } from '../../model/index.js';
+import type { CardSigner } from '../../signing/card-signer.js';
 import { grpcPublicAddress } from '../grpc/address.js';
 import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
@@ -35,11 +36,30 @@ export function gatewayInterfaces(baseUrl: string, config?: GatewayConfig): Agen
   return interfaces;
 }
 
+/** The gateway's own extensions from the config, as card entries (`required` only when true). */
+export function gatewayExtensions(config: GatewayConfig): AgentExtension[] {
+  return config.extensions.map(({ uri, description, required, params }) => ({
+    uri,
+    ...(description !== undefined ? { description } : {}),
+    ...(required ? { required } : {}),
+    ...(params !== undefined ? { params } : {}),
+  })) as AgentExtension[];
+}
+
+/** The upstream's extensions, then the gateway's own (an upstream entry with the same URI wins). */
+export function cardExtensions(card: AgentCard, config: GatewayConfig): AgentExtension[] | undefined {
+  const upstream = card.capabilities.extensions;
+  if (config.extensions.length === 0) return upstream;
+  const declared = new Set((upstream ?? []).map((extension) => extension.uri));
+  return [...(upstream ?? []), ...gatewayExtensions(config).filter((extension) => !declared.has(extension.uri))];
+}
+
 /**
  * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC, HTTP+JSON, GRPC when on),
  * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
  * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
- * content and would no longer verify), `pushNotifications` from the gateway config, and (public card
+ * content and would no longer verify; the gateway signs its own, card-signer.ts), `pushNotifications`
+ * from the gateway config, the gateway's own extensions after the upstream's, and (public card
  * only, like iac-code) the legacy 0.3 top-level fields pointing at the gateway.
  */
 export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: true }): AgentCard {
@@ -49,7 +69,8 @@ export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConf
   for (const [key, value] of Object.entries(card)) {
     if (key === 'supportedInterfaces') served[key] = interfaces;
     else if (key === 'capabilities') {
-      served[key] = { ...card.capabilities, pushNotifications: config['push-notifications'] };
+      const extensions = cardExtensions(card, config);
+      served[key] = { ...card.capabilities, pushNotifications: config['push-notifications'], ...(extensions ? { extensions } : {}) };
       if (security) Object.assign(served, security);
     } else if (key === 'skills') {
       served[key] = card.skills.map(({ securityRequirements: _upstream, ...skill }) => skill);
@@ -86,9 +107,12 @@ function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: Gatew
 
 const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not available yet' });
 
-/** `GET /.well-known/agent-card.json`: the served card, cacheable, or 503 until the first upstream card arrives. */
-export function agentCardHandler(cards: CardSource, config: GatewayConfig): Handler<GatewayEnv> {
-  return (c) => {
+/**
+ * `GET /.well-known/agent-card.json`: the served card (signed when a signer is configured),
+ * cacheable, or 503 until the first upstream card arrives.
+ */
+export function agentCardHandler(cards: CardSource, config: GatewayConfig, signer?: CardSigner): Handler<GatewayEnv> {
+  return async (c) => {
     noteLog(c, { surface: 'card' });
     const snapshot = cards.current();
     if (!snapshot) {
@@ -98,7 +122,8 @@ export function agentCardHandler(cards: CardSource, config: GatewayConfig): Hand
       });
     }
     const request = c.req.raw;
-    const response = cacheableJson(request, cachedServedCard(snapshot, publicBaseUrl(request, config), config), snapshot.fetchedAt);
+    const served = cachedServedCard(snapshot, publicBaseUrl(request, config), config);
+    const response = cacheableJson(request, signer ? await signer.sign(served) : served, snapshot.fetchedAt);
     if (config['trust-proxy'] && !config['public-url']) {
       response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
     }

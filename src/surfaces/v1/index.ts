@@ -18,6 +18,6 @@ export type { V1SurfaceDeps } from './operations.js';
  */
 export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void {
   const auth = requireCredentials(deps.config.auth);
-  app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.config));
+  app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.config, deps.signer));
   app.on(['GET', 'POST', 'DELETE'], V1_REST_PATHS, auth, restHandler(deps));
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { toA2AError } from '../../model/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from '../shared/jsonrpc.js';
+import { echoExtensions } from '../shared/extensions-header.js';
 import { jsonRpcError, jsonRpcErrorBody, jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
@@ -31,19 +32,19 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
     const versionError = checkV1Version(c.req.raw, config);
     if (versionError) return fail(versionError);
 
-    const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
-    const { ctx, abort, release } = portCall(c, 'jsonrpc', deps.shutdown);
+    const env: OperationEnv = { port, config, cards: deps.cards, signer: deps.signer, baseUrl: () => publicBaseUrl(c.req.raw, config) };
+    const { ctx, abort, release, activated } = portCall(c, 'jsonrpc', deps.shutdown);
     try {
       const call = prepareCall(method, request.params, env);
       noteLog(c, call.ref);
       if (call.kind === 'unary') {
         const result = await call.run(ctx);
         noteLog(c, resultRef(result));
-        return jsonRpcResult(id, result);
+        return echoExtensions(jsonRpcResult(id, result), activated(), 'A2A-Extensions');
       }
       const { first, rest } = await pullFirst(call.run(ctx));
       noteLog(c, resultRef(first));
-      return streamResponse(id, rest, { signal: ctx.signal, abort });
+      return echoExtensions(streamResponse(id, rest, { signal: ctx.signal, abort }), activated(), 'A2A-Extensions');
     } catch (error) {
       return fail(error);
     } finally {

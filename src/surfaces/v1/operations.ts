@@ -18,7 +18,9 @@ import {
   parseParams,
   type StreamResponse,
 } from '../../model/index.js';
+import type { CardSigner } from '../../signing/card-signer.js';
 import { servedCard } from './card.js';
+import { requireExtensions } from './required-extensions.js';
 
 export interface V1SurfaceDeps {
   port: AgentPort;
@@ -26,6 +28,8 @@ export interface V1SurfaceDeps {
   config: GatewayConfig;
   /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
   shutdown?: AbortSignal;
+  /** Signs the served cards (public and extended) when `signing.keys` is configured. */
+  signer?: CardSigner;
 }
 
 /** What one call needs besides its params: the port, the config and the gateway's public base URL. */
@@ -33,6 +37,9 @@ export interface OperationEnv {
   port: AgentPort;
   config: GatewayConfig;
   baseUrl(): string;
+  /** The upstream card: its required extensions and whether it offers an extended card. */
+  cards?: CardSource;
+  signer?: CardSigner;
 }
 
 export interface TaskRef {
@@ -69,13 +76,19 @@ export const V1_OPERATIONS = {
     kind: 'unary',
     schema: SendMessageRequest,
     ref: messageRef,
-    invoke: (env, params, ctx) => env.port.sendMessage(params, ctx),
+    invoke: (env, params, ctx) => {
+      requireExtensions(env, ctx);
+      return env.port.sendMessage(params, ctx);
+    },
   } satisfies Operation<SendMessageRequest>,
   SendStreamingMessage: {
     kind: 'stream',
     schema: SendMessageRequest,
     ref: messageRef,
-    invoke: (env, params, ctx) => env.port.sendStreamingMessage(params, ctx),
+    invoke: (env, params, ctx) => {
+      requireExtensions(env, ctx);
+      return env.port.sendStreamingMessage(params, ctx);
+    },
   } satisfies Operation<SendMessageRequest>,
   GetTask: {
     kind: 'unary',
@@ -136,9 +149,11 @@ export const V1_OPERATIONS = {
     kind: 'unary',
     schema: GetExtendedAgentCardRequest,
     ref: () => ({}),
-    // The upstream's extended card names the upstream's URLs and schemes: serve it rewritten like the public one.
-    invoke: async (env, _params, ctx) =>
-      servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config, { legacyFields: false }),
+    // The upstream's extended card names the upstream's URLs and schemes: serve it rewritten (and signed) like the public one.
+    invoke: async (env, _params, ctx) => {
+      const card = servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config, { legacyFields: false });
+      return env.signer ? env.signer.sign(card) : card;
+    },
   } satisfies Operation<GetExtendedAgentCardRequest>,
 } as const;
 

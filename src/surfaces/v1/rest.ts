@@ -1,6 +1,7 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, toA2AError, toRestError } from '../../model/index.js';
 import type { GatewayEnv } from '../shared/env.js';
+import { echoExtensions } from '../shared/extensions-header.js';
 import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
 import { parseJsonBody, readBodyText } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
@@ -200,8 +201,8 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
     const versionError = checkV1Version(c.req.raw, config);
     if (versionError) return fail(versionError);
 
-    const env: OperationEnv = { port, config, baseUrl: () => publicBaseUrl(c.req.raw, config) };
-    const { ctx, abort, release } = portCall(c, 'rest', deps.shutdown);
+    const env: OperationEnv = { port, config, cards: deps.cards, signer: deps.signer, baseUrl: () => publicBaseUrl(c.req.raw, config) };
+    const { ctx, abort, release, activated } = portCall(c, 'rest', deps.shutdown);
     try {
       const params = await route.params({
         path: captures.map(decodeSegment),
@@ -214,11 +215,11 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
         const result = await call.run(ctx);
         noteLog(c, resultRef(result));
         // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
-        return restJson(result ?? {});
+        return echoExtensions(restJson(result ?? {}), activated(), 'A2A-Extensions');
       }
       const { first, rest } = await pullFirst(call.run(ctx));
       noteLog(c, resultRef(first));
-      return restStream(rest, { signal: ctx.signal, abort }, deps);
+      return echoExtensions(restStream(rest, { signal: ctx.signal, abort }, deps), activated(), 'A2A-Extensions');
     } catch (error) {
       return fail(error);
     } finally {
