@@ -15,6 +15,7 @@ import {
   SendMessageRequest,
   SubscribeToTaskRequest,
   eventTaskRef,
+  knownFields,
   parseParams,
   type StreamResponse,
 } from '../../model/index.js';
@@ -138,7 +139,7 @@ export const V1_OPERATIONS = {
     ref: () => ({}),
     // The upstream's extended card names the upstream's URLs and schemes: serve it rewritten like the public one.
     invoke: async (env, _params, ctx) =>
-      servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config, { legacyFields: false }),
+      servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config),
   } satisfies Operation<GetExtendedAgentCardRequest>,
 } as const;
 
@@ -148,19 +149,22 @@ export const isV1Method = (method: string): method is V1Method => Object.hasOwn(
 
 /** A call validated and ready to run, with the types erased so both surfaces can drive any operation. */
 export type PreparedCall =
-  | { kind: 'unary'; ref: TaskRef; run(ctx: CallContext): Promise<unknown> }
-  | { kind: 'stream'; ref: TaskRef; run(ctx: CallContext): AsyncIterable<StreamResponse> };
+  | { kind: 'unary'; ref: TaskRef; params: unknown; run(ctx: CallContext): Promise<unknown> }
+  | { kind: 'stream'; ref: TaskRef; params: unknown; run(ctx: CallContext): AsyncIterable<StreamResponse> };
 
-/** Validates params (-32602 naming the field) and the push switch (-32003), then binds the call. */
+/**
+ * Validates params (-32602 naming the field) and the push switch (-32003), then binds the call. Only the
+ * known fields are validated and passed on: an unknown one is ignored, as a ProtoJSON parser does.
+ */
 export function prepareCall(method: V1Method, rawParams: unknown, env: OperationEnv): PreparedCall {
   const operation = V1_OPERATIONS[method] as Operation<unknown>;
   if (operation.push && !env.config['push-notifications']) throw A2AError.pushNotSupported();
-  const params = parseParams(operation.schema, rawParams);
+  const params = knownFields(operation.schema, parseParams(operation.schema, rawParams));
   const ref = operation.ref(params);
   if (operation.kind === 'stream') {
-    return { kind: 'stream', ref, run: (ctx) => operation.invoke(env, params, ctx) };
+    return { kind: 'stream', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
   }
-  return { kind: 'unary', ref, run: (ctx) => operation.invoke(env, params, ctx) };
+  return { kind: 'unary', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
 }
 
 /** Task and context of a unary result or stream event, for the request log. */
