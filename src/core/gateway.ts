@@ -12,6 +12,7 @@ import {
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import { contextBusyError, createContextLanes, type ContextLanes, type Lease } from './context-lanes.js';
+import { openingMessage, snapshotToStore } from './first-message.js';
 import { redactEvent, redactMessage, redactTask } from './redact.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import { withHistoryLength } from './task-registry/query.js';
@@ -101,18 +102,16 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
    */
-  async function recordAnswer(task: Task, ctx: CallContext, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<void> {
+  async function recordAnswer(
+    task: Task,
+    ctx: CallContext,
+    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
+  ): Promise<void> {
     if (openStreams.has(task.id)) return;
     const owner = await registry.ownerOf(task.id);
     if (owner === undefined ? !options.claimNew : owner !== ctx.principal) return;
-    let snapshot = task;
-    if (options.historyTrimmed && owner !== undefined) {
-      // The answer's history was cut by historyLength: keep the stored one.
-      const stored = await registry.get(task.id, ctx.principal);
-      const { history: _cut, ...rest } = task;
-      snapshot = stored?.history ? { ...rest, history: stored.history } : rest;
-    }
-    await record({ task: snapshot }, metaOf(ctx), task.id);
+    const stored = owner === undefined ? undefined : await registry.get(task.id, ctx.principal);
+    await record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx), task.id);
   }
 
   async function admit(message: Message, ctx: CallContext): Promise<Admission> {
@@ -245,7 +244,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
         if (taskId && !admission.ridesAlong) {
           if ('task' in response) {
             const historyTrimmed = request.configuration?.historyLength !== undefined;
-            await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true });
+            const opening = request.message.taskId ? undefined : redactMessage(openingMessage(request.message, response.task));
+            await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true, opening });
           } else {
             await record(response, metaOf(ctx), taskId);
           }
