@@ -16,7 +16,7 @@ const REPLACED = new Set([
   'securitySchemes',
   'securityRequirements',
   'signatures',
-  // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs.
+  // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs when asked for.
   'url',
   'preferredTransport',
   'protocolVersion',
@@ -34,10 +34,11 @@ export function gatewayInterfaces(baseUrl: string): AgentInterface[] {
  * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC then HTTP+JSON),
  * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
  * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
- * content and would no longer verify), `pushNotifications` from the gateway config, and (public card
- * only, like iac-code) the legacy 0.3 top-level fields pointing at the gateway.
+ * content and would no longer verify), `pushNotifications` from the gateway config. A clean 1.0
+ * AgentCard: the 0.3 top-level fields iac-code appends are added back, pointing at the gateway, only
+ * with `legacyFields` (the public card under `card-legacy-fields`).
  */
-export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: true }): AgentCard {
+export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: false }): AgentCard {
   const interfaces = gatewayInterfaces(baseUrl);
   const security = describeSecuritySchemes(config.auth);
   const served: Record<string, unknown> = {};
@@ -72,7 +73,7 @@ function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: Gatew
   }
   let card = perBase.get(baseUrl);
   if (!card) {
-    card = servedCard(snapshot.card, baseUrl, config);
+    card = servedCard(snapshot.card, baseUrl, config, { legacyFields: config['card-legacy-fields'] });
     if (perBase.size >= MAX_BASE_URLS) perBase.delete(perBase.keys().next().value as string);
     perBase.set(baseUrl, card);
   }
