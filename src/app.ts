@@ -24,11 +24,12 @@ import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
-import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
+import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { connectUpstream } from './upstream/connect.js';
+import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
 export interface GatewayAppDeps {
@@ -45,6 +46,8 @@ export interface GatewayAppDeps {
   passThrough?: FacadePassThrough;
   /** Task ids the facade's callers chose themselves; default: kept in this process. */
   taskAliases?: TaskAliases;
+  /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
+  agentRoutes?: AgentRoutesUpstream;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -77,7 +80,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, { port, cards, config, shutdown });
+  mountV1Surface(v1, { port, cards, config, shutdown, ...(deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}) });
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled
@@ -153,6 +156,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cleanups.push(() => upstream.close());
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
+    const agentRoutes = { url: upstreamUrl, dispatcher: createUpstreamPool(config.upstream) };
+    cleanups.push(() => agentRoutes.dispatcher.close());
 
     const cards = createCardRefresher(upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
@@ -192,6 +197,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger,
       shutdown: shutdown.signal,
       passThrough,
+      agentRoutes,
       ...(profile ? { profile } : {}),
     });
 

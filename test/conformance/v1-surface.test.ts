@@ -71,7 +71,7 @@ describe.each(UPSTREAMS)('1.0 surface conformance → $name', (upstream) => {
 
   describe('agent card', () => {
     it('is a clean 1.0 AgentCard: valid against the schema, no 0.3 top-level fields', async () => {
-      const card = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
+      const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
       expect(schemaProblems(card)).toEqual([]);
       for (const legacy of LEGACY_FIELDS) expect(card).not.toHaveProperty(legacy);
       expect(card.supportedInterfaces.map((entry: { protocolBinding: string }) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
@@ -184,7 +184,7 @@ describe('unknown fields never reach a strict upstream (iac-code rejects them)',
   });
 
   it('the card of an iac-code upstream, which carries the 0.3 fields, is served clean', async () => {
-    const card = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
+    const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
     for (const legacy of LEGACY_FIELDS) expect(card).not.toHaveProperty(legacy);
     expect(schemaProblems(card)).toEqual([]);
   });
@@ -194,7 +194,7 @@ describe('card-legacy-fields', () => {
   it('opts into the 0.3 top-level fields, pointing at the gateway', async () => {
     const gateway = await UPSTREAMS[0]!.startGateway({ 'card-legacy-fields': true });
     try {
-      const card = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
+      const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`).then((response) => response.json());
       expect(card).toMatchObject({ url: `${gateway.url}/`, preferredTransport: 'JSONRPC', protocolVersion: '1.0' });
       expect(card.additionalInterfaces).toEqual([{ url: gateway.url, transport: 'HTTP+JSON' }]);
     } finally {

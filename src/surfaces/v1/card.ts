@@ -7,6 +7,7 @@ import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
+import { withGatewayExtensionUrls } from './extension-urls.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -34,7 +35,8 @@ export function gatewayInterfaces(baseUrl: string): AgentInterface[] {
  * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC then HTTP+JSON),
  * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
  * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
- * content and would no longer verify), `pushNotifications` from the gateway config. A clean 1.0
+ * content and would no longer verify), `pushNotifications` from the gateway config, extension params
+ * pointing at the gateway instead of the upstream (extension-urls.ts). A clean 1.0
  * AgentCard: the 0.3 top-level fields iac-code appends are added back, pointing at the gateway, only
  * with `legacyFields` (the public card under `card-legacy-fields`).
  */
@@ -45,7 +47,7 @@ export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConf
   for (const [key, value] of Object.entries(card)) {
     if (key === 'supportedInterfaces') served[key] = interfaces;
     else if (key === 'capabilities') {
-      served[key] = { ...card.capabilities, pushNotifications: config['push-notifications'] };
+      served[key] = { ...withGatewayExtensionUrls(card, baseUrl), pushNotifications: config['push-notifications'] };
       if (security) Object.assign(served, security);
     } else if (key === 'skills') {
       served[key] = card.skills.map(({ securityRequirements: _upstream, ...skill }) => skill);

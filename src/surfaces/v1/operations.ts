@@ -19,6 +19,7 @@ import {
   parseParams,
   type StreamResponse,
 } from '../../model/index.js';
+import type { AgentRoutesUpstream } from './agent-routes.js';
 import { servedCard } from './card.js';
 
 export interface V1SurfaceDeps {
@@ -27,6 +28,8 @@ export interface V1SurfaceDeps {
   config: GatewayConfig;
   /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
   shutdown?: AbortSignal;
+  /** Where the agent's own (non-A2A) routes are forwarded to; absent: they are not served. */
+  agentRoutes?: AgentRoutesUpstream;
 }
 
 /** What one call needs besides its params: the port, the config and the gateway's public base URL. */
