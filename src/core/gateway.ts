@@ -14,6 +14,7 @@ import type { AgentPort, CallContext } from './agent-port.js';
 import { contextBusyError, createContextLanes, type ContextLanes, type Lease } from './context-lanes.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
 import { redactEvent, redactMessage, redactTask } from './redact.js';
+import { assertSubscribable } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import { withHistoryLength } from './task-registry/query.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
@@ -215,17 +216,22 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     });
   }
 
+  /**
+   * The task's state now: the upstream's (the registry may be behind: a turn started by another client,
+   * or on a replica whose stream this process never sees), else the registry's view.
+   */
+  async function currentTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): Promise<Task | undefined> {
+    const known = await registry.get(request.id, ctx.principal);
+    if (deps.ownsTaskQueries) return known;
+    const { tenant } = request;
+    return upstream.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx).catch(() => known);
+  }
+
   function subscribeToTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): AsyncGenerator<StreamResponse> {
     return relay(ctx, async () => {
       await settled(request.id);
       await assertVisible(request.id, ctx);
-      const known = await registry.get(request.id, ctx.principal);
-      // An input-required turn is over but the task is not terminal: an iac-code subscription would wait
-      // forever, so answer as iac-code does. Terminal tasks go upstream, whose own answer is the faithful one
-      // (iac-code: -32001, a spec 1.0 agent: -32004).
-      if (known?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
-        throw new A2AError(ErrorCode.TaskNotFound, `Task ${request.id} is not active`, { metadata: { taskId: request.id } });
-      }
+      assertSubscribable(request.id, (await currentTask(request, ctx))?.status.state);
       return { source: upstream.subscribeToTask(request, ctx), takeLaneOnContext: false };
     });
   }
