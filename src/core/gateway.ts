@@ -14,7 +14,7 @@ import type { AgentPort, CallContext } from './agent-port.js';
 import { contextBusyError, createContextLanes, type ContextLanes, type Lease } from './context-lanes.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
 import { redactEvent, redactMessage, redactTask } from './redact.js';
-import { assertSubscribable } from './subscribable.js';
+import { assertSubscribable, isTerminal, refusedAsTerminal } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import { withHistoryLength } from './task-registry/query.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
@@ -224,15 +224,21 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     const known = await registry.get(request.id, ctx.principal);
     if (deps.ownsTaskQueries) return known;
     const { tenant } = request;
-    return upstream.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx).catch(() => known);
+    try {
+      return await upstream.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+    } catch {
+      return known;
+    }
   }
 
   function subscribeToTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): AsyncGenerator<StreamResponse> {
     return relay(ctx, async () => {
       await settled(request.id);
       await assertVisible(request.id, ctx);
-      assertSubscribable(request.id, (await currentTask(request, ctx))?.status.state);
-      return { source: upstream.subscribeToTask(request, ctx), takeLaneOnContext: false };
+      const state = (await currentTask(request, ctx))?.status.state;
+      assertSubscribable(request.id, state);
+      const source = upstream.subscribeToTask(request, ctx);
+      return { source: isTerminal(state) ? refusedAsTerminal(source, request.id) : source, takeLaneOnContext: false };
     });
   }
 
