@@ -7,6 +7,7 @@
  * - tasks/resubscribe: always text/event-stream, an error as one SSE frame, then the end;
  * - tasks/cancel of a task already finished: -32002, not a second success.
  */
+import { randomUUID } from 'node:crypto';
 import { A2AClient } from 'a2a-sdk-025/client';
 import type { MessageSendParams } from 'a2a-sdk-025';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +39,26 @@ interface Upstream {
   canceledState: string;
 }
 
-const UPSTREAMS: Upstream[] = [
-  {
-    name: 'embedded demo agent (bailian profile)',
-    async start() {
-      const gateway = await startFacadeGateway();
-      return { gateway, close: () => gateway.close() };
-    },
-    reply: (text, turn) => demoReply(text, turn).full,
-    followUpSameTask: true,
-    canceledState: 'failed',
+const demo = (name: string, overrides: Record<string, unknown>): Upstream => ({
+  name,
+  async start() {
+    const gateway = await startFacadeGateway(overrides);
+    return { gateway, close: () => gateway.close() };
   },
+  reply: (text, turn) => demoReply(text, turn).full,
+  followUpSameTask: true,
+  canceledState: 'failed',
+});
+
+const UPSTREAMS: Upstream[] = [
+  demo('embedded demo agent (bailian profile)', {}),
+  // The history the facade answers comes from the task registry: the same with the Redis one.
+  demo('embedded demo agent (bailian profile, store: redis)', {
+    store: 'redis',
+    'redis-url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    'redis-prefix': `a2a-bridge-test:facade-tasks:${randomUUID()}:`,
+    tasks: { 'idle-ttl-ms': 600_000 },
+  }),
   {
     name: 'a2a-js 1.x server (a2a-0.2.5 profile)',
     async start() {

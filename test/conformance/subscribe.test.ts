@@ -118,7 +118,14 @@ describe('SubscribeToTask on another replica (store: redis) → a2a-js 1.x serve
   let replicas: TestGateway[];
   beforeAll(async () => {
     agent = await startSdkV1Agent();
-    const shared = { store: 'redis', 'redis-prefix': `a2a-bridge-test:subscribe:${randomUUID()}:`, upstream: { url: agent.url }, 'keepalive-ms': 0 };
+    const shared = {
+      store: 'redis',
+      'redis-url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      'redis-prefix': `a2a-bridge-test:subscribe:${randomUUID()}:`,
+      tasks: { 'idle-ttl-ms': 600_000 },
+      upstream: { url: agent.url },
+      'keepalive-ms': 0,
+    };
     replicas = [await startTestGateway(shared), await startTestGateway(shared)];
   });
   afterAll(async () => {
