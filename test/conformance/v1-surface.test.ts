@@ -77,6 +77,16 @@ describe.each(UPSTREAMS)('1.0 surface conformance → $name', (upstream) => {
       expect(card.supportedInterfaces.map((entry: { protocolBinding: string }) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
     });
 
+    it('the extended card, where the agent has one, is a clean 1.0 AgentCard too', async () => {
+      const answer = await post(`${gateway.url}/`, rpcBody('GetExtendedAgentCard', {}), JSON_V1);
+      if ('skillIds' in upstream.extendedCard) {
+        expect(schemaProblems(answer.json.result)).toEqual([]);
+        expect(answer.json.result.skills.map((skill: { id: string }) => skill.id)).toEqual(upstream.extendedCard.skillIds);
+      } else {
+        expect(answer.json.error.data[0].reason).toBe(upstream.extendedCard.errorReason);
+      }
+    });
+
     it.each(TRANSPORTS)('the official client resolves it and talks over %s', async (transport) => {
       const requests: RecordedRequest[] = [];
       const resolved = await cardResolver(requests).resolve(gateway.url);
