@@ -14,7 +14,7 @@ import type { AgentPort, CallContext } from './agent-port.js';
 import { contextBusyError, createContextLanes, type ContextLanes, type Lease } from './context-lanes.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
 import { redactEvent, redactMessage, redactTask } from './redact.js';
-import { assertSubscribable, isTerminal, refusedAsTerminal } from './subscribable.js';
+import { assertSubscribable, isTerminal, refusedAsTerminal, taskFirst } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import { withHistoryLength } from './task-registry/query.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
@@ -235,10 +235,12 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     return relay(ctx, async () => {
       await settled(request.id);
       await assertVisible(request.id, ctx);
-      const state = (await currentTask(request, ctx))?.status.state;
+      const current = await currentTask(request, ctx);
+      const state = current?.status.state;
       assertSubscribable(request.id, state);
       const source = upstream.subscribeToTask(request, ctx);
-      return { source: isTerminal(state) ? refusedAsTerminal(source, request.id) : source, takeLaneOnContext: false };
+      if (isTerminal(state)) return { source: refusedAsTerminal(source, request.id), takeLaneOnContext: false };
+      return { source: current ? taskFirst(source, current) : source, takeLaneOnContext: false };
     });
   }
 

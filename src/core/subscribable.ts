@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode, isTerminalState, toA2AError, type StreamResponse, type TaskState } from '../model/index.js';
+import { A2AError, ErrorCode, isTerminalState, toA2AError, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 
 const terminalError = (taskId: string): A2AError =>
   A2AError.unsupportedOperation(`Task ${taskId} is in a terminal state and cannot be subscribed to`);
@@ -31,4 +31,17 @@ export async function* refusedAsTerminal(source: AsyncIterable<StreamResponse>, 
     await Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
   throw terminalError(taskId);
+}
+
+/**
+ * A subscription's events with the Task first, as A2A 1.0 requires of SubscribeToTask: an agent that
+ * starts with an update instead gets `snapshot` (the task as read just before subscribing) in front.
+ */
+export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot: Task): AsyncGenerator<StreamResponse> {
+  let first = true;
+  for await (const event of source) {
+    if (first && !('task' in event)) yield { task: snapshot };
+    first = false;
+    yield event;
+  }
 }
