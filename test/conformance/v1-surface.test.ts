@@ -200,6 +200,20 @@ describe('unknown fields never reach a strict upstream (iac-code rejects them)',
   });
 });
 
+describe('the card of a gateway with auth and push on', () => {
+  it('advertises its schemes and still validates', async () => {
+    const gateway = await UPSTREAMS[1]!.startGateway({ auth: { token: 'tok-1', 'api-key': 'key-1' }, 'push-notifications': true });
+    try {
+      const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers: { authorization: 'Bearer tok-1' } }).then((response) => response.json());
+      expect(Object.keys(card.securitySchemes).length).toBe(2);
+      expect(card.capabilities.pushNotifications).toBe(true);
+      expect(schemaProblems(card)).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('card-legacy-fields', () => {
   it('opts into the 0.3 top-level fields, pointing at the gateway', async () => {
     const gateway = await UPSTREAMS[0]!.startGateway({ 'card-legacy-fields': true });
