@@ -111,6 +111,16 @@ describe.each(UPSTREAMS)('0.2.5 facade task methods → $name', (upstream) => {
     expect(said(lastTwo.result.history)).toEqual(whole.slice(-2));
   });
 
+  it('tasks/get of a task the client named itself: its id on the task and on every message', async () => {
+    const taskId = `conf-task-${randomUUID()}`;
+    const sent: any = await client.sendMessage(params('named by me', { taskId }));
+    expect(sent.result.id).toBe(taskId);
+    const got: any = await client.getTask({ id: taskId });
+    expect(got.result.id).toBe(taskId);
+    expect(said(got.result.history)).toEqual(['user: named by me', `agent: ${upstream.reply('named by me', 1)}`]);
+    for (const message of got.result.history) expect(message.taskId).toBe(taskId);
+  });
+
   it('tasks/get after message/stream: the opening message and the reply, not the streamed pieces', async () => {
     const events = await collect(client.sendMessageStream(params('stream me please')));
     const got: any = await client.getTask({ id: events[0].id });

@@ -22,7 +22,7 @@ import { v025Error } from './errors.js';
 import { replyOptions } from './reply-options.js';
 import { sendTurn, streamTurn, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
-import { facadeTask } from './task-history.js';
+import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished, v025ErrorStream } from './task-methods.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
@@ -123,7 +123,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           }
           const result =
             translated.method === 'GetTask'
-              ? taskToV025(await facadeTask(deps, call.params as GetTaskRequest, ctx), profile)
+              ? await facadeTaskV025(deps, call.params as GetTaskRequest, ctx, addressed.clientTaskId)
               : unaryResultToV025(translated.method, await call.run(ctx), deps);
           return jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result);
         }

@@ -1,6 +1,8 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { withHistoryLength } from '../../core/task-registry/index.js';
 import type { GetTaskRequest, Message, Task } from '../../model/index.js';
+import type { V025Task } from '../../protocol/v025/index.js';
+import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 
 const textOf = (message: Message): string | undefined =>
@@ -49,4 +51,16 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
   const history = conversation(stored?.history ?? answer.history ?? [], answer.status.message);
   const { history: _upstream, ...task } = answer;
   return withHistoryLength(history.length > 0 ? { ...task, history } : task, historyLength);
+}
+
+/**
+ * tasks/get's 0.2.5 answer. For a task the caller named itself, its messages name the caller's id
+ * too (the upstream's id stays behind the gateway); the task's own id is the dialect's to replace.
+ */
+export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
+  const task = taskToV025(await facadeTask(deps, request, ctx), deps.profile);
+  if (!clientTaskId) return task;
+  const rename = <M extends { taskId?: string }>(message: M): M => (message.taskId ? { ...message, taskId: clientTaskId } : message);
+  const status = task.status.message ? { ...task.status, message: rename(task.status.message) } : task.status;
+  return { ...task, status, ...(task.history ? { history: task.history.map(rename) } : {}) };
 }
