@@ -25,7 +25,7 @@ import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
-import { createV1Dialect, mountV1Surface } from './surfaces/v1/index.js';
+import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
@@ -36,6 +36,7 @@ import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
+import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
 export interface GatewayAppDeps {
@@ -54,6 +55,8 @@ export interface GatewayAppDeps {
   taskAliases?: TaskAliases;
   /** Signs the 1.0 cards and publishes the public keys (config `signing.keys`). */
   signer?: CardSigner;
+  /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
+  agentRoutes?: AgentRoutesUpstream;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -88,7 +91,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, { port, cards, config, shutdown, signer });
+  mountV1Surface(v1, { port, cards, config, shutdown, signer, ...(deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}) });
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled
@@ -175,6 +178,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cleanups.push(() => upstream.close());
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
+    const agentRoutes = { url: upstreamUrl, dispatcher: createUpstreamPool(config.upstream) };
+    cleanups.push(() => agentRoutes.dispatcher.close());
 
     const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
     const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
@@ -239,6 +244,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       shutdown: shutdown.signal,
       passThrough,
       ...(signer ? { signer } : {}),
+      agentRoutes,
       ...(profile ? { profile } : {}),
     });
 

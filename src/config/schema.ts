@@ -163,6 +163,11 @@ export const GatewayConfig = z.strictObject({
   auth: Credentials,
   'keepalive-ms': Millis.default(15_000),
   'max-body-bytes': z.number().int().min(1024).default(8 * 1024 * 1024),
+  /**
+   * Add the 0.3 top-level fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`)
+   * to the public 1.0 card, for 0.3 clients that read it; off, the card is a clean 1.0 AgentCard.
+   */
+  'card-legacy-fields': z.boolean().default(false),
   /** Accept 1.0 requests without an A2A-Version header (strict 1.0 servers answer -32009). */
   'lenient-version': z.boolean().default(false),
   'drain-timeout-ms': Millis.default(10_000),

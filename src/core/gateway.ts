@@ -12,7 +12,9 @@ import {
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import { contextBusyError, createContextLanes, type ContextLanes, type Lease } from './context-lanes.js';
+import { openingMessage, snapshotToStore } from './first-message.js';
 import { redactEvent, redactMessage, redactTask } from './redact.js';
+import { assertSubscribable, isTerminal, refusedAsTerminal, taskFirst } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import { withHistoryLength } from './task-registry/query.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
@@ -101,18 +103,16 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
    */
-  async function recordAnswer(task: Task, ctx: CallContext, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<void> {
+  async function recordAnswer(
+    task: Task,
+    ctx: CallContext,
+    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
+  ): Promise<void> {
     if (openStreams.has(task.id)) return;
     const owner = await registry.ownerOf(task.id);
     if (owner === undefined ? !options.claimNew : owner !== ctx.principal) return;
-    let snapshot = task;
-    if (options.historyTrimmed && owner !== undefined) {
-      // The answer's history was cut by historyLength: keep the stored one.
-      const stored = await registry.get(task.id, ctx.principal);
-      const { history: _cut, ...rest } = task;
-      snapshot = stored?.history ? { ...rest, history: stored.history } : rest;
-    }
-    await record({ task: snapshot }, metaOf(ctx), task.id);
+    const stored = owner === undefined ? undefined : await registry.get(task.id, ctx.principal);
+    await record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx), task.id);
   }
 
   async function admit(message: Message, ctx: CallContext): Promise<Admission> {
@@ -216,18 +216,31 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     });
   }
 
+  /**
+   * The task's state now: the upstream's (the registry may be behind: a turn started by another client,
+   * or on a replica whose stream this process never sees), else the registry's view.
+   */
+  async function currentTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): Promise<Task | undefined> {
+    const known = await registry.get(request.id, ctx.principal);
+    if (deps.ownsTaskQueries) return known;
+    const { tenant } = request;
+    try {
+      return await upstream.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+    } catch {
+      return known;
+    }
+  }
+
   function subscribeToTask(request: Parameters<AgentPort['subscribeToTask']>[0], ctx: CallContext): AsyncGenerator<StreamResponse> {
     return relay(ctx, async () => {
       await settled(request.id);
       await assertVisible(request.id, ctx);
-      const known = await registry.get(request.id, ctx.principal);
-      // An input-required turn is over but the task is not terminal: an iac-code subscription would wait
-      // forever, so answer as iac-code does. Terminal tasks go upstream, whose own answer is the faithful one
-      // (iac-code: -32001, a spec 1.0 agent: -32004).
-      if (known?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
-        throw new A2AError(ErrorCode.TaskNotFound, `Task ${request.id} is not active`, { metadata: { taskId: request.id } });
-      }
-      return { source: upstream.subscribeToTask(request, ctx), takeLaneOnContext: false };
+      const current = await currentTask(request, ctx);
+      const state = current?.status.state;
+      assertSubscribable(request.id, state);
+      const source = upstream.subscribeToTask(request, ctx);
+      if (isTerminal(state)) return { source: refusedAsTerminal(source, request.id), takeLaneOnContext: false };
+      return { source: current ? taskFirst(source, current) : source, takeLaneOnContext: false };
     });
   }
 
@@ -245,7 +258,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
         if (taskId && !admission.ridesAlong) {
           if ('task' in response) {
             const historyTrimmed = request.configuration?.historyLength !== undefined;
-            await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true });
+            const opening = request.message.taskId ? undefined : redactMessage(openingMessage(request.message, response.task));
+            await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true, opening });
           } else {
             await record(response, metaOf(ctx), taskId);
           }

@@ -7,3 +7,4 @@ export * from './card.js';
 export * from './requests.js';
 export * from './errors.js';
 export * from './validate.js';
+export * from './known-fields.js';

@@ -227,6 +227,46 @@ describe('gateway: task queries', () => {
   });
 });
 
+describe('gateway: SubscribeToTask', () => {
+  it("asks the upstream for the task's state: a running turn the registry calls input-required is subscribed to", async () => {
+    const feed = new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING', 'more'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    const upstream = stubUpstream({
+      getTask: async () => ({ ...finishedTask('T', 'C', 'TASK_STATE_WORKING') }),
+      subscribeToTask: () => feed.stream(),
+    });
+    const { gateway, registry } = setup(upstream);
+    await registry.put(finishedTask('T', 'C', 'TASK_STATE_INPUT_REQUIRED'), { owner: ALICE.principal, upstream: 'up' });
+    const events = await drain(gateway.subscribeToTask({ id: 'T' }, ALICE));
+    // The agent began with an update: the Task read just before comes first, as A2A 1.0 requires.
+    expect(events.map((event) => Object.keys(event)[0])).toEqual(['task', 'statusUpdate', 'statusUpdate']);
+    expect(events[0]).toEqual({ task: expect.objectContaining({ id: 'T', status: expect.objectContaining({ state: 'TASK_STATE_WORKING' }) }) });
+  });
+
+  it("a terminal task is -32004 in the agent's own words when it says -32004, else in the gateway's", async () => {
+    const upstream = stubUpstream({
+      getTask: async () => finishedTask('T', 'C', 'TASK_STATE_CANCELED'),
+      // eslint-disable-next-line require-yield
+      subscribeToTask: async function* () {
+        throw new A2AError(-32001, 'Task T is not active');
+      },
+    });
+    const { gateway } = setup(upstream);
+    const error = await rejection(gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next());
+    expect([error.code, error.message]).toEqual([-32004, 'Task T is in a terminal state and cannot be subscribed to']);
+
+    const own = A2AError.unsupportedOperation('Task T is in a terminal state (5) and cannot be subscribed to.');
+    const spec = stubUpstream({
+      getTask: async () => finishedTask('T', 'C', 'TASK_STATE_CANCELED'),
+      // eslint-disable-next-line require-yield
+      subscribeToTask: async function* () {
+        throw own;
+      },
+    });
+    expect(await rejection(setup(spec).gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next())).toBe(own);
+  });
+});
+
 describe('gateway: redaction of echoed secrets', () => {
   it('replaces the secrets iac-code echoes in the first Task frame, passes clean events untouched', async () => {
     const secrets = {

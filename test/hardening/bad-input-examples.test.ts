@@ -8,7 +8,8 @@
  * - Part sizes are the agent's business: under `max-body-bytes` the gateway forwards a 2 MiB text part,
  *   a >1 MiB data part or a >5 MiB raw part unchanged and relays the agent's answer (iac-code enforces
  *   its own per-part limits and says so in its own error).
- * - The Content-Type of a request is not checked (like iac-code): the body is read as JSON whatever it says.
+ * - A 1.0 request must declare a JSON body (application/json or application/a2a+json): else JSON-RPC
+ *   -32005, HTTP+JSON 415. The 0.2.5 facade reads any body that parses, whatever its Content-Type says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGateway } from '../support/gateway.js';
@@ -163,14 +164,19 @@ describe('bytes, content types and methods', () => {
     expect(rest.status).toBe(400);
   });
 
-  it('the Content-Type is not checked: text/plain, form, multipart or none get the same JSON-RPC answer', async () => {
+  it('a 1.0 call with text/plain, form, multipart or no Content-Type is -32005; the facade reads the body anyway', async () => {
     const body = JSON.stringify(envelope('GetTask', { id: 'no-such-task' }));
+    const legacy = JSON.stringify(envelope('tasks/get', { id: 'no-such-task' }));
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=b', 'application/octet-stream', undefined]) {
       const headers: Record<string, string> = { ...V1_HEADERS };
       if (contentType) headers['content-type'] = contentType;
       const answer = await exchange(`${gateway.url}/`, { method: 'POST', headers, body: new TextEncoder().encode(body) });
       expect(answer.status).toBe(200);
-      expect((answer.json as { error: { code: number } }).error.code).toBe(-32001);
+      expect((answer.json as { error: { code: number } }).error.code).toBe(-32005);
+      const facadeHeaders: Record<string, string> = { ...V025_HEADERS };
+      if (contentType) facadeHeaders['content-type'] = contentType;
+      const facade = await exchange(`${gateway.url}/`, { method: 'POST', headers: facadeHeaders, body: new TextEncoder().encode(legacy) });
+      expect((facade.json as { error: { code: number } }).error.code).toBe(-32001);
     }
   });
 

@@ -238,7 +238,7 @@ export function expectRestAnswer(answer: Exchange, sentText = ''): void {
   }
   expect(answer.json, `${answer.status} ${answer.text.slice(0, 200)}`).toBeDefined();
   if (answer.status === 200) return;
-  expect([400, 401, 404, 405, 413, 500]).toContain(answer.status);
+  expect([400, 401, 404, 405, 413, 415, 500]).toContain(answer.status);
   const body = answer.json as Record<string, unknown>;
   if (answer.status === 401 || answer.status === 405 || (answer.status === 404 && body.error === 'Not Found')) return;
   const status = body.error as Record<string, unknown>;

@@ -18,6 +18,8 @@
  * `rawThinking` adds the captured raw-thinking frame; `deleteResult` ('null' | 'empty');
  * `fault(request)` chooses a fault per request.
  *
+ * iac-code's own routes (`/iac-code/readiness`, `/iac-code/pipeline/state`): fake-iac-code-routes.ts.
+ *
  * Behaviour: 1.0 methods without `A2A-Version: 1.x` answer -32009; errors before the first stream
  * event are plain application/json (HTTP 200); SSE frames are `data: <json>\r\n\r\n`; every
  * successful turn is the captured sequence ending TASK_STATE_INPUT_REQUIRED; a message without
@@ -45,6 +47,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { publicCard, type CardShape, type Json, type TurnScript } from './fake-iac-code-data.js';
+import { serveIacCodeRoute } from './fake-iac-code-routes.js';
 import { EventQueue, RpcError, TaskBook } from './fake-iac-code-tasks.js';
 
 export type FaultName =
@@ -329,6 +332,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       return;
     }
     if (record.path === CARD_PATH && req.method === 'GET') return handleCard(req, res, record);
+    if (req.method === 'GET' && serveIacCodeRoute(record.path, new URL(req.url ?? '/', 'http://fake').searchParams, res, book.tasks)) return;
     if (record.path === shape.rpcPath) {
       if (req.method === 'POST') return handleRpc(res, record);
       return void res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Method Not Allowed');

@@ -189,7 +189,7 @@ export function buildApp(options: { port?: StubPort; config?: Record<string, unk
   return { app, port, config, log: () => fields };
 }
 
-export const V1 = { 'A2A-Version': '1.0' } as const;
+export const V1 = { 'A2A-Version': '1.0', 'content-type': 'application/json' } as const;
 
 /** POST / with a JSON-RPC request; returns status, headers and the parsed body. */
 export async function rpc(
@@ -200,7 +200,7 @@ export async function rpc(
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const response = await app.request('/', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...V1, ...options.headers },
+    headers: { ...V1, ...options.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: options.id ?? 'r1', method, ...(params === undefined ? {} : { params }) }),
   });
   const text = await response.text();

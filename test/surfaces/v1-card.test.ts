@@ -24,9 +24,15 @@ describe('served 1.0 agent card', () => {
     expect(body.signatures).toBeUndefined();
     expect(body.skills[0].securityRequirements).toBeUndefined();
     expect(body.capabilities).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true });
+    expect(body).toMatchObject({ name: 'iac-code', version: '0.13.1' });
+    // A clean 1.0 AgentCard: the 0.3 top-level fields the upstream appends are not served.
+    for (const legacy of ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces']) expect(body).not.toHaveProperty(legacy);
+    expect(JSON.stringify(body)).not.toContain('10.0.0.5');
+  });
+
+  it('card-legacy-fields: the 0.3 top-level fields, pointing at the gateway, for 0.3 clients', async () => {
+    const { body } = await getCard(buildApp({ config: { 'card-legacy-fields': true } }).app);
     expect(body).toMatchObject({
-      name: 'iac-code',
-      version: '0.13.1',
       url: 'http://gw.example:8080/',
       preferredTransport: 'JSONRPC',
       protocolVersion: '1.0',

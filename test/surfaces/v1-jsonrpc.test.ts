@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError } from '../../src/model/index.js';
-import { StubPort, agentMessage, buildApp, parseSse, pushConfig, rpc, task, userMessage } from './support.js';
+import { StubPort, V1, agentMessage, buildApp, parseSse, pushConfig, rpc, task, userMessage } from './support.js';
 
 const send = { message: userMessage() };
 
@@ -83,7 +83,7 @@ describe('1.0 JSON-RPC methods', () => {
   it('SendStreamingMessage streams one JSON-RPC frame per event', async () => {
     const response = await app.request('/', {
       method: 'POST',
-      headers: { 'A2A-Version': '1.0' },
+      headers: V1,
       body: JSON.stringify({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: send }),
     });
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -102,7 +102,7 @@ describe('1.0 JSON-RPC methods', () => {
   it('SubscribeToTask streams the task snapshot first', async () => {
     const response = await app.request('/', {
       method: 'POST',
-      headers: { 'A2A-Version': '1.0' },
+      headers: V1,
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SubscribeToTask', params: { id: 'task-5' } }),
     });
     const frames = parseSse(await response.text()).map((frame) => JSON.parse(frame.data));
@@ -143,6 +143,7 @@ describe('A2A-Version on the JSON-RPC dialect', () => {
   it('accepts the version as a query parameter', async () => {
     const response = await app.request('/?A2A-Version=1.0', {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't' } }),
     });
     expect(((await response.json()) as any).result.id).toBe('t');

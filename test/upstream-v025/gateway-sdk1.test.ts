@@ -11,6 +11,7 @@ import {
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
   TaskNotFoundError,
+  UnsupportedOperationError,
 } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
@@ -167,17 +168,18 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(agent.received.filter((request) => request.rpcMethod === 'tasks/resubscribe').length).toBeGreaterThanOrEqual(2);
   });
 
-  it('SubscribeToTask on a finished or input-required task fails at once (task not active)', async () => {
+  it('SubscribeToTask fails at once: a finished task is UnsupportedOperation, an input-required one not active', async () => {
     const finished = await send('over');
     const paused = await send('ask: anything?');
-    for (const id of [finished.id, paused.id]) {
-      const error = await new StreamReader(client.resubscribeTask({ tenant: '', id })).rest().then(
+    const failure = (id: string) =>
+      new StreamReader(client.resubscribeTask({ tenant: '', id })).rest().then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(TaskNotFoundError);
-      expect(String((error as Error).message)).toMatch(/not active/);
-    }
+    expect(await failure(finished.id)).toBeInstanceOf(UnsupportedOperationError);
+    const error = await failure(paused.id);
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect(String((error as Error).message)).toMatch(/not active/);
   });
 
   it('push config methods answer PushNotificationNotSupported while the gateway push is off', async () => {

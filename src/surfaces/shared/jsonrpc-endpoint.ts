@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
+import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv } from './env.js';
 import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from './jsonrpc.js';
@@ -127,11 +128,17 @@ async function parseRequest(request: Request, maxBodyBytes: number): Promise<Jso
   return rpc;
 }
 
+function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
+  noteLog(c, { surface: 'jsonrpc', errorCode: ErrorCode.ContentTypeNotSupported });
+  return jsonRpcError(id, contentTypeNotSupported(c.req.raw.headers));
+}
+
 /**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
  * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`) and hands each request to the
  * first dialect that knows the method. Envelope errors carry no version-specific data, so every
- * dialect's callers read them.
+ * dialect's callers read them. A body that is not JSON and does not declare itself JSON is -32005
+ * (the Content-Type explains it); a dialect may require the declaration of every request (1.0 does).
  */
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
   return async (c: Context<GatewayEnv>) => {
@@ -143,6 +150,9 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
         error instanceof EnvelopeError
           ? { a2aError: error.error, id: error.id }
           : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null };
+      if (a2aError.code === ErrorCode.ParseError && !declaresJson(c.req.raw.headers)) {
+        return rejectContentType(c, id);
+      }
       noteLog(c, { surface: 'jsonrpc', errorCode: a2aError.code });
       return jsonRpcError(id, a2aError);
     }

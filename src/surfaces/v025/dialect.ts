@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { createMemoryTaskAliases } from '../../core/task-aliases/index.js';
-import { A2AError, toA2AError, type ListTaskPushNotificationConfigsResponse, type Task, type TaskPushNotificationConfig } from '../../model/index.js';
+import { A2AError, toA2AError, type GetTaskRequest, type ListTaskPushNotificationConfigsResponse, type Task, type TaskPushNotificationConfig } from '../../model/index.js';
 import type { V1Method } from '../../mappings/index.js';
 import type { V025Method } from '../../protocol/v025/index.js';
 import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1, taskToV025 } from '../../translate/index.js';
@@ -23,6 +23,8 @@ import { v025Error } from './errors.js';
 import { replyOptions } from './reply-options.js';
 import { sendTurn, streamTurn, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
+import { facadeTaskV025 } from './task-history.js';
+import { refuseFinished, v025ErrorStream } from './task-methods.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
@@ -117,16 +119,21 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           const addressed = await addressTask(translated.params, ctx.principal);
           const call = prepareCall(translated.method, addressed.params, env(c));
           noteLog(c, addressed.clientTaskId ? { ...call.ref, taskId: addressed.clientTaskId } : call.ref);
+          if (translated.method === 'CancelTask' && call.ref.taskId) await refuseFinished(port, call.ref.taskId, ctx, profile);
           if (call.kind === 'stream') {
             const reply = replyOptions(deps, undefined, addressed.clientTaskId);
             return echo(await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort, reply }));
           }
-          const result = unaryResultToV025(translated.method, await call.run(ctx), deps);
+          const result =
+            translated.method === 'GetTask'
+              ? await facadeTaskV025(deps, call.params as GetTaskRequest, ctx, addressed.clientTaskId)
+              : unaryResultToV025(translated.method, await call.run(ctx), deps);
           return echo(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
         }
       }
     } catch (error) {
       noteLog(c, { errorCode: toA2AError(error).code });
+      if (method === 'tasks/resubscribe') return v025ErrorStream(id, error, profile);
       return v025Error(id, error, profile);
     } finally {
       release();

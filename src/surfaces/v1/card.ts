@@ -9,6 +9,7 @@ import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
+import { withGatewayExtensionUrls } from './extension-urls.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -18,7 +19,7 @@ const REPLACED = new Set([
   'securitySchemes',
   'securityRequirements',
   'signatures',
-  // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs.
+  // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs when asked for.
   'url',
   'preferredTransport',
   'protocolVersion',
@@ -59,18 +60,21 @@ export function cardExtensions(card: AgentCard, config: GatewayConfig): AgentExt
  * the gateway's auth schemes instead of the upstream's (none when gateway auth is off; skill-level
  * requirements naming upstream schemes are dropped too), no signatures (they covered the upstream's
  * content and would no longer verify; the gateway signs its own, card-signer.ts), `pushNotifications`
- * from the gateway config, the gateway's own extensions after the upstream's, and (public card
- * only, like iac-code) the legacy 0.3 top-level fields pointing at the gateway.
+ * from the gateway config, the gateway's own extensions after the upstream's, extension params
+ * pointing at the gateway instead of the upstream (extension-urls.ts). A clean 1.0 AgentCard: the 0.3
+ * top-level fields iac-code appends are added back, pointing at the gateway, only with `legacyFields`
+ * (the public card under `card-legacy-fields`).
  */
-export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: true }): AgentCard {
+export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: false }): AgentCard {
   const interfaces = gatewayInterfaces(baseUrl, config);
   const security = describeSecuritySchemes(config.auth);
   const served: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(card)) {
     if (key === 'supportedInterfaces') served[key] = interfaces;
     else if (key === 'capabilities') {
-      const extensions = cardExtensions(card, config);
-      served[key] = { ...card.capabilities, pushNotifications: config['push-notifications'], ...(extensions ? { extensions } : {}) };
+      const capabilities = withGatewayExtensionUrls(card, baseUrl);
+      const extensions = cardExtensions({ ...card, capabilities }, config);
+      served[key] = { ...capabilities, pushNotifications: config['push-notifications'], ...(extensions ? { extensions } : {}) };
       if (security) Object.assign(served, security);
     } else if (key === 'skills') {
       served[key] = card.skills.map(({ securityRequirements: _upstream, ...skill }) => skill);
@@ -98,7 +102,7 @@ function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: Gatew
   }
   let card = perBase.get(baseUrl);
   if (!card) {
-    card = servedCard(snapshot.card, baseUrl, config);
+    card = servedCard(snapshot.card, baseUrl, config, { legacyFields: config['card-legacy-fields'] });
     if (perBase.size >= MAX_BASE_URLS) perBase.delete(perBase.keys().next().value as string);
     perBase.set(baseUrl, card);
   }

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { requireCredentials } from '../shared/auth.js';
 import type { GatewayEnv } from '../shared/env.js';
+import { mountAgentRoutes } from './agent-routes.js';
 import { AGENT_CARD_PATH, agentCardHandler } from './card.js';
 import type { V1SurfaceDeps } from './operations.js';
 import { V1_REST_PATHS, restHandler } from './rest.js';
@@ -9,15 +10,18 @@ export { createV1Dialect } from './jsonrpc-dialect.js';
 export { AGENT_CARD_PATH, servedCard } from './card.js';
 export { V1_REST_PATHS } from './rest.js';
 export type { V1SurfaceDeps } from './operations.js';
+export type { AgentRoutesUpstream } from './agent-routes.js';
 
 /**
- * Registers the A2A 1.0 card (`/.well-known/agent-card.json`) and the HTTP+JSON routes (including
- * `GET /extendedAgentCard` and the `/{tenant}` variants), each behind the gateway's credentials.
+ * Registers the A2A 1.0 card (`/.well-known/agent-card.json`), the HTTP+JSON routes (including
+ * `GET /extendedAgentCard` and the `/{tenant}` variants) and the agent's own routes (agent-routes.ts),
+ * each behind the gateway's credentials.
  * The JSON-RPC `POST /` is not registered here: the app composer mounts `jsonRpcEndpoint` with this
  * surface's `createV1Dialect(deps)` next to the 0.2.5 dialect, and must guard it with `requireCredentials`.
  */
 export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void {
   const auth = requireCredentials(deps.config.auth);
   app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.config, deps.signer));
+  if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, deps.config, auth);
   app.on(['GET', 'POST', 'DELETE'], V1_REST_PATHS, auth, restHandler(deps));
 }

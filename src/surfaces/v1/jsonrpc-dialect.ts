@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { toA2AError } from '../../model/index.js';
+import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from '../shared/jsonrpc.js';
 import { echoExtensions } from '../shared/extensions-header.js';
@@ -29,6 +30,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
     };
     if (!isV1Method(method)) return fail(new Error('unreachable: handles() admitted an unknown method'));
 
+    if (!declaresJson(c.req.raw.headers)) return fail(contentTypeNotSupported(c.req.raw.headers));
     const versionError = checkV1Version(c.req.raw, config);
     if (versionError) return fail(versionError);
 

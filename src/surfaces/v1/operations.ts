@@ -15,10 +15,12 @@ import {
   SendMessageRequest,
   SubscribeToTaskRequest,
   eventTaskRef,
+  knownFields,
   parseParams,
   type StreamResponse,
 } from '../../model/index.js';
 import type { CardSigner } from '../../signing/card-signer.js';
+import type { AgentRoutesUpstream } from './agent-routes.js';
 import { servedCard } from './card.js';
 import { requireExtensions } from './required-extensions.js';
 
@@ -30,6 +32,8 @@ export interface V1SurfaceDeps {
   shutdown?: AbortSignal;
   /** Signs the served cards (public and extended) when `signing.keys` is configured. */
   signer?: CardSigner;
+  /** Where the agent's own (non-A2A) routes are forwarded to; absent: they are not served. */
+  agentRoutes?: AgentRoutesUpstream;
 }
 
 /** What one call needs besides its params: the port, the config and the gateway's public base URL. */
@@ -151,7 +155,7 @@ export const V1_OPERATIONS = {
     ref: () => ({}),
     // The upstream's extended card names the upstream's URLs and schemes: serve it rewritten (and signed) like the public one.
     invoke: async (env, _params, ctx) => {
-      const card = servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config, { legacyFields: false });
+      const card = servedCard(await env.port.getExtendedAgentCard(ctx), env.baseUrl(), env.config);
       return env.signer ? env.signer.sign(card) : card;
     },
   } satisfies Operation<GetExtendedAgentCardRequest>,
@@ -163,19 +167,22 @@ export const isV1Method = (method: string): method is V1Method => Object.hasOwn(
 
 /** A call validated and ready to run, with the types erased so both surfaces can drive any operation. */
 export type PreparedCall =
-  | { kind: 'unary'; ref: TaskRef; run(ctx: CallContext): Promise<unknown> }
-  | { kind: 'stream'; ref: TaskRef; run(ctx: CallContext): AsyncIterable<StreamResponse> };
+  | { kind: 'unary'; ref: TaskRef; params: unknown; run(ctx: CallContext): Promise<unknown> }
+  | { kind: 'stream'; ref: TaskRef; params: unknown; run(ctx: CallContext): AsyncIterable<StreamResponse> };
 
-/** Validates params (-32602 naming the field) and the push switch (-32003), then binds the call. */
+/**
+ * Validates params (-32602 naming the field) and the push switch (-32003), then binds the call. Only the
+ * known fields are validated and passed on: an unknown one is ignored, as a ProtoJSON parser does.
+ */
 export function prepareCall(method: V1Method, rawParams: unknown, env: OperationEnv): PreparedCall {
   const operation = V1_OPERATIONS[method] as Operation<unknown>;
   if (operation.push && !env.config['push-notifications']) throw A2AError.pushNotSupported();
-  const params = parseParams(operation.schema, rawParams);
+  const params = knownFields(operation.schema, parseParams(operation.schema, rawParams));
   const ref = operation.ref(params);
   if (operation.kind === 'stream') {
-    return { kind: 'stream', ref, run: (ctx) => operation.invoke(env, params, ctx) };
+    return { kind: 'stream', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
   }
-  return { kind: 'unary', ref, run: (ctx) => operation.invoke(env, params, ctx) };
+  return { kind: 'unary', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
 }
 
 /** Task and context of a unary result or stream event, for the request log. */

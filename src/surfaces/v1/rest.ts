@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
-import { A2AError, toA2AError, toRestError } from '../../model/index.js';
+import { A2AError, ErrorCode, toA2AError, toRestError } from '../../model/index.js';
+import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { echoExtensions } from '../shared/extensions-header.js';
 import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
@@ -168,14 +169,21 @@ function restJson(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }
 
+/** HTTP+JSON answers a body of another media type with 415 Unsupported Media Type, whatever the code table says. */
+const UNSUPPORTED_MEDIA_TYPE = 415;
+
 export function restError(error: A2AError): Response {
   const { status, body } = toRestError(error);
+  if (error.code === ErrorCode.ContentTypeNotSupported) {
+    return restJson({ error: { ...body.error, code: UNSUPPORTED_MEDIA_TYPE } }, UNSUPPORTED_MEDIA_TYPE);
+  }
   return restJson(body, status);
 }
 
 /**
  * The A2A 1.0 HTTP+JSON binding, each route also under a `/{tenant}` prefix (passed on as `tenant`).
- * Bodies are JSON (`application/json` or `application/a2a+json`; like iac-code the type is not checked);
+ * Bodies are JSON and must say so (`application/json` or `application/a2a+json`, else 415; an empty body
+ * needs no type);
  * errors are google.rpc.Status with the matching HTTP status; streams are SSE of bare StreamResponses.
  */
 export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
@@ -250,6 +258,7 @@ function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal;
 async function readJsonObject(c: Context<GatewayEnv>, maxBytes: number): Promise<Record<string, unknown>> {
   const text = await readBodyText(c.req.raw, maxBytes);
   if (text.trim() === '') return {};
+  if (!declaresJson(c.req.raw.headers)) throw contentTypeNotSupported(c.req.raw.headers);
   const value = asObject(parseJsonBody(text, 'Parse error: the body is not valid JSON'));
   if (nestedDeeperThan(text)) throw tooDeeplyNested();
   return value;

@@ -1,0 +1,47 @@
+import { A2AError, ErrorCode, isTerminalState, toA2AError, type StreamResponse, type Task, type TaskState } from '../model/index.js';
+
+const terminalError = (taskId: string): A2AError =>
+  A2AError.unsupportedOperation(`Task ${taskId} is in a terminal state and cannot be subscribed to`);
+
+/**
+ * Throws unless a task in `state` may be subscribed to upstream. An input-required turn is over but
+ * the task is not terminal: an a2a-js subscription would wait forever, so the answer is iac-code's
+ * "not active". Terminal tasks are left to `refusedAsTerminal`; an unknown state lets the upstream decide.
+ */
+export function assertSubscribable(taskId: string, state: TaskState | undefined): void {
+  if (state === 'TASK_STATE_INPUT_REQUIRED') {
+    throw new A2AError(ErrorCode.TaskNotFound, `Task ${taskId} is not active`, { metadata: { taskId } });
+  }
+}
+
+export const isTerminal = (state: TaskState | undefined): boolean => state !== undefined && isTerminalState(state);
+
+/**
+ * The subscription of a terminal task: nothing is left to follow, so it fails with the spec's
+ * UnsupportedOperation. The agent is asked anyway, so an agent that answers -32004 itself (a2a-js) is
+ * heard in its own words; any other answer (iac-code: -32001 "not active") becomes the gateway's -32004.
+ */
+export async function* refusedAsTerminal(source: AsyncIterable<StreamResponse>, taskId: string): AsyncGenerator<StreamResponse> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    await iterator.next();
+  } catch (error) {
+    if (toA2AError(error).code === ErrorCode.UnsupportedOperation) throw error;
+  } finally {
+    await Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
+  throw terminalError(taskId);
+}
+
+/**
+ * A subscription's events with the Task first, as A2A 1.0 requires of SubscribeToTask: an agent that
+ * starts with an update instead gets `snapshot` (the task as read just before subscribing) in front.
+ */
+export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot: Task): AsyncGenerator<StreamResponse> {
+  let first = true;
+  for await (const event of source) {
+    if (first && !('task' in event)) yield { task: snapshot };
+    first = false;
+    yield event;
+  }
+}

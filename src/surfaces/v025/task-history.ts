@@ -1,0 +1,66 @@
+import type { CallContext } from '../../core/agent-port.js';
+import { withHistoryLength } from '../../core/task-registry/index.js';
+import type { GetTaskRequest, Message, Task } from '../../model/index.js';
+import type { V025Task } from '../../protocol/v025/index.js';
+import { taskToV025 } from '../../translate/index.js';
+import type { V025FacadeDeps } from './deps.js';
+
+const textOf = (message: Message): string | undefined =>
+  message.parts.every((part) => part.text !== undefined) ? message.parts.map((part) => part.text).join('') : undefined;
+
+/**
+ * A run of agent messages that an agent wrote as streamed pieces and then whole (iac-code's SDK keeps
+ * every chunk's status message in the history, then the aggregate): the pieces go, the whole stays.
+ */
+function withoutChunks(run: Message[]): Message[] {
+  const last = run.at(-1);
+  if (!last || run.length < 2) return run;
+  const whole = textOf(last);
+  const pieces = run.slice(0, -1).map(textOf);
+  if (!whole || pieces.some((piece) => piece === undefined) || pieces.join('') !== whole) return run;
+  return [last];
+}
+
+/** The conversation of a task: every user message and each turn's agent messages, without streamed pieces. */
+export function conversation(history: readonly Message[], statusMessage: Message | undefined): Message[] {
+  const messages: Message[] = [];
+  let run: Message[] = [];
+  for (const message of history) {
+    if (message.role === 'ROLE_AGENT') {
+      run.push(message);
+      continue;
+    }
+    messages.push(...withoutChunks(run), message);
+    run = [];
+  }
+  messages.push(...withoutChunks(run));
+  // The status message of the current state is part of the latest turn (a 0.2.5 client reads the history for it).
+  if (statusMessage && !messages.some((message) => message.messageId === statusMessage.messageId)) messages.push(statusMessage);
+  return messages;
+}
+
+/**
+ * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), with the
+ * history the gateway recorded (it keeps the opening message an iac-code answer lacks), made the
+ * task's conversation, then cut by historyLength (0: none, N: the last N, absent: all).
+ */
+export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext): Promise<Task> {
+  const { historyLength, ...query } = request;
+  const answer = await deps.port.getTask(query, ctx);
+  const stored = await deps.registry.get(answer.id, ctx.principal);
+  const history = conversation(stored?.history ?? answer.history ?? [], answer.status.message);
+  const { history: _upstream, ...task } = answer;
+  return withHistoryLength(history.length > 0 ? { ...task, history } : task, historyLength);
+}
+
+/**
+ * tasks/get's 0.2.5 answer. For a task the caller named itself, its messages name the caller's id
+ * too (the upstream's id stays behind the gateway); the task's own id is the dialect's to replace.
+ */
+export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
+  const task = taskToV025(await facadeTask(deps, request, ctx), deps.profile);
+  if (!clientTaskId) return task;
+  const rename = <M extends { taskId?: string }>(message: M): M => (message.taskId ? { ...message, taskId: clientTaskId } : message);
+  const status = task.status.message ? { ...task.status, message: rename(task.status.message) } : task.status;
+  return { ...task, status, ...(task.history ? { history: task.history.map(rename) } : {}) };
+}

@@ -1,0 +1,39 @@
+/**
+ * iac-code's own (non-A2A) routes as the fake serves them, faithful to the captures:
+ *   GET /iac-code/readiness                      the readiness document
+ *   GET /iac-code/pipeline/state?contextId=&taskId=&afterSequence=
+ *       400 {"error":"contextId or taskId is required"}; 400 {"error":"afterSequence must be a
+ *       non-negative integer"} (ASCII digits, at most 20); 404 {"error":...} for an unknown task or
+ *       context; else a small state snapshot of the task (enough to tell it came from the upstream).
+ */
+import type { ServerResponse } from 'node:http';
+import type { Json } from './fake-iac-code-data.js';
+
+export const READINESS = {
+  schemaVersion: 1,
+  llm: { ready: false, source: 'local', provider: null, providerDisplay: null, model: 'm', missing: ['provider'] },
+  cloud: { ready: false, provider: 'aliyun', mode: null, regionId: null, missing: ['credentials'] },
+};
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+/** Answers the route and returns true, or returns false when `path` is not one of iac-code's own routes. */
+export function serveIacCodeRoute(path: string, query: URLSearchParams, res: ServerResponse, tasks: Map<string, Json>): boolean {
+  if (path === '/iac-code/readiness') {
+    json(res, 200, READINESS);
+    return true;
+  }
+  if (path !== '/iac-code/pipeline/state') return false;
+  const contextId = query.get('contextId') ?? '';
+  const taskId = query.get('taskId') ?? '';
+  const after = query.get('afterSequence');
+  if (!contextId && !taskId) return (json(res, 400, { error: 'contextId or taskId is required' }), true);
+  if (after !== null && !/^[0-9]{1,20}$/.test(after)) return (json(res, 400, { error: 'afterSequence must be a non-negative integer' }), true);
+  const task = taskId ? tasks.get(taskId) : [...tasks.values()].find((candidate) => candidate.contextId === contextId);
+  if (!task || (contextId && task.contextId !== contextId)) return (json(res, 404, { error: 'Pipeline state not found' }), true);
+  json(res, 200, { schemaVersion: '1.0', contextId: task.contextId, taskId: task.id, afterSequence: Number(after ?? 0), events: [] });
+  return true;
+}
