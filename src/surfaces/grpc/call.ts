@@ -2,6 +2,7 @@ import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CallContext } from '../../core/agent-port.js';
 import { authEnabled, authenticate } from '../shared/auth.js';
+import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../v1/call.js';
 import { checkRequestedVersion } from '../v1/version.js';
@@ -29,6 +30,8 @@ export type ServerCall = ServerUnaryCall<unknown, unknown> | ServerWritableStrea
 
 export interface GrpcCall {
   ctx: CallContext;
+  /** The extensions the upstream activated so far (only those the caller requested). */
+  activated(): string[];
   /** Lets go of the shutdown signal and the deadline timer; call it when the call is answered. */
   release(): void;
 }
@@ -59,8 +62,15 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
   const deadlineTimer = deadlineAbort(call, controller);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
+  const activated = extensions ? activatedExtensions() : undefined;
   return {
-    ctx: { principal: principal ?? '', signal: controller.signal, surface: 'grpc', ...(extensions ? { extensions } : {}) },
+    ctx: {
+      principal: principal ?? '',
+      signal: controller.signal,
+      surface: 'grpc',
+      ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
+    },
+    activated: () => activated?.list() ?? [],
     release() {
       call.off('cancelled', cancelled);
       if (deadlineTimer) clearTimeout(deadlineTimer);

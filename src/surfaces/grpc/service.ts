@@ -1,4 +1,4 @@
-import { status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
@@ -17,6 +17,15 @@ export interface GrpcSurfaceDeps {
   baseUrl(): string;
   /** Aborted (reason: the error to report) when the gateway shuts down. */
   shutdown?: AbortSignal;
+}
+
+/** The upstream's activated extensions, as `a2a-extensions` response metadata (sent once, before the first message). */
+function echoExtensions(call: ServerCall, opened: ReturnType<typeof openGrpcCall>): void {
+  const uris = opened.activated();
+  if (uris.length === 0) return;
+  const metadata = new Metadata();
+  metadata.set('a2a-extensions', uris.join(', '));
+  call.sendMetadata(metadata);
 }
 
 const statusOf = (error: unknown): GrpcErrorStatus => (error instanceof RejectedCall ? error.status : toGrpcStatus(error));
@@ -61,6 +70,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const result = await prepared.run(opened.ctx);
+        echoExtensions(call, opened);
         callback(null, responseMessage(method, result));
         logCall(name, call, started);
       } catch (error) {
@@ -82,8 +92,11 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.
+        let first = true;
         for await (const event of prepared.run(opened.ctx)) {
           if (signal.aborted) break;
+          if (first) echoExtensions(call, opened);
+          first = false;
           if (!call.write(responseMessage(method, event))) await drained(call, signal);
         }
         // A shutdown or deadline ends the stream with its error, not with OK.
