@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from './config/schema.js';
+import type { Credentials, GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
 import { createCardRefresher } from './core/card-refresher.js';
@@ -21,7 +21,7 @@ import { A2AError } from './model/index.js';
 import { requestLogger } from './log.js';
 import { createPushService } from './push/service.js';
 import { mountHealth } from './surfaces/health.js';
-import { authEnabled, requireCredentials } from './surfaces/shared/auth.js';
+import { admitsCaller, authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
@@ -65,10 +65,11 @@ export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
 }
 
 /** Guards one JSON-RPC dialect with credentials, so dialects sharing `POST /` keep their own auth. */
-function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCredentials>): JsonRpcDialect {
+function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCredentials>, creds: Credentials): JsonRpcDialect {
   return {
     name: dialect.name,
     handles: (method) => dialect.handles(method),
+    admits: (headers) => admitsCaller(headers, creds),
     async handle(request, c) {
       let response: Response | undefined;
       const rejection = await guard(c, async () => {
@@ -107,7 +108,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
       })
     : undefined;
 
-  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown, signer }), v1Auth)];
+  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown, signer }), v1Auth, config.auth)];
   if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);

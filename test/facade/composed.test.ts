@@ -11,6 +11,7 @@ import type { CardSource } from '../../src/core/card-source.js';
 import { createTaskRegistry } from '../../src/core/task-registry/index.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { createLogger } from '../../src/log.js';
+import { principalOf } from '../../src/surfaces/shared/principal.js';
 import type { StreamResponse } from '../../src/model/index.js';
 import { fixedCards, fromArray, StubPort, upstreamCard } from '../surfaces/support.js';
 import { API_KEY, userMessage } from './support.js';
@@ -106,18 +107,18 @@ describe('device commands reach the last artifact', () => {
 });
 
 describe('what the port is called with', () => {
-  it('principal api-key:X-API-KEY and surface v025 with a key; the extensions header is passed on', async () => {
+  it('the 0.2.5 principal of the key and surface v025 with a key; the extensions header is passed on', async () => {
     const { port, call } = compose({}, { bailian: { 'api-key': API_KEY } });
     await call('tasks/get', { id: 'task-1' }, { headers: { 'X-API-KEY': API_KEY, 'X-A2A-Extensions': 'urn:a, urn:b' } });
-    expect(port.last().ctx).toMatchObject({ principal: 'api-key:X-API-KEY', surface: 'v025', extensions: ['urn:a', 'urn:b'] });
+    expect(port.last().ctx).toMatchObject({ principal: principalOf('a2a-0.2.5', 'api-key', API_KEY), surface: 'v025', extensions: ['urn:a', 'urn:b'] });
   });
 
-  it("principal '' without a key, and the 1.0 surface's auth does not apply to the facade", async () => {
+  it("the facade's anonymous principal without a key, and the 1.0 surface's auth does not apply to the facade", async () => {
     const { app, port, call } = compose({}, { auth: { token: 'one-dot-oh' } });
     const answer = await call('tasks/get', { id: 'task-1', historyLength: 2 });
     expect(answer.body.result).toMatchObject({ kind: 'task', id: 'task-1' });
     // historyLength is applied by the facade to the task's conversation, so the port is asked for all of it.
-    expect(port.last()).toMatchObject({ method: 'getTask', request: { id: 'task-1' }, ctx: { principal: '' } });
+    expect(port.last()).toMatchObject({ method: 'getTask', request: { id: 'task-1' }, ctx: { principal: 'a2a-0.2.5:anonymous' } });
     expect((await call('tasks/get', { id: 'task-1' }, { path: '/stream' })).body.result.id).toBe('task-1');
     expect((await app.request('http://gw.test/.well-known/agent.json')).status).toBe(200);
     const v1 = await call('GetTask', { id: 'task-1' }, { headers: { 'A2A-Version': '1.0' } });

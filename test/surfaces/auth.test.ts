@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/config/schema.js';
 import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../src/surfaces/shared/auth.js';
 import type { GatewayEnv } from '../../src/surfaces/shared/env.js';
+import { principalOf } from '../../src/surfaces/shared/principal.js';
 import { V1, buildApp, rpc } from './support.js';
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
@@ -17,21 +18,22 @@ function guardedApp(creds: Record<string, unknown>) {
 }
 
 describe('requireCredentials', () => {
-  it("lets everyone through with principal '' when no scheme is configured", async () => {
+  it('lets everyone through as the 1.0 anonymous principal when no scheme is configured', async () => {
     const who = guardedApp({});
-    expect(await who()).toMatchObject({ status: 200, text: '{"principal":""}' });
+    const anonymous = JSON.stringify({ principal: 'a2a-1.0:anonymous' });
+    expect(await who()).toMatchObject({ status: 200, text: anonymous });
     // Basic needs both halves: a username alone does not turn auth on.
-    expect(await guardedApp({ 'basic-username': 'alice' })()).toMatchObject({ status: 200, text: '{"principal":""}' });
+    expect(await guardedApp({ 'basic-username': 'alice' })()).toMatchObject({ status: 200, text: anonymous });
   });
 
   const all = { token: 't0k3n', 'basic-username': 'alice', 'basic-password': 'pa:ss', 'api-key': 'k3y', 'api-key-header': 'X-Custom-Key' };
 
   it.each([
-    ['bearer', { authorization: 'Bearer t0k3n' }, 'bearer'],
-    ['bearer, any scheme case', { authorization: 'bearer t0k3n' }, 'bearer'],
-    ['basic (password with a colon)', { authorization: basic('alice', 'pa:ss') }, 'basic:alice'],
-    ['api key in the configured header', { 'x-custom-key': 'k3y' }, 'api-key:X-Custom-Key'],
-    ['a wrong bearer but a right api key', { authorization: 'Bearer nope', 'x-custom-key': 'k3y' }, 'api-key:X-Custom-Key'],
+    ['bearer', { authorization: 'Bearer t0k3n' }, principalOf('a2a-1.0', 'bearer', 't0k3n')],
+    ['bearer, any scheme case', { authorization: 'bearer t0k3n' }, principalOf('a2a-1.0', 'bearer', 't0k3n')],
+    ['basic (password with a colon)', { authorization: basic('alice', 'pa:ss') }, principalOf('a2a-1.0', 'basic', 'alice:pa:ss')],
+    ['api key in the configured header', { 'x-custom-key': 'k3y' }, principalOf('a2a-1.0', 'api-key', 'k3y')],
+    ['a wrong bearer but a right api key', { authorization: 'Bearer nope', 'x-custom-key': 'k3y' }, principalOf('a2a-1.0', 'api-key', 'k3y')],
   ])('accepts %s', async (_name, headers, principal) => {
     const result = await guardedApp(all)(headers);
     expect(result.status).toBe(200);
@@ -60,7 +62,7 @@ describe('requireCredentials', () => {
 
   it('uses X-API-Key by default', async () => {
     const who = guardedApp({ 'api-key': 'k' });
-    expect((await who({ 'x-api-key': 'k' })).text).toBe('{"principal":"api-key:X-API-Key"}');
+    expect((await who({ 'x-api-key': 'k' })).text).toBe(JSON.stringify({ principal: principalOf('a2a-1.0', 'api-key', 'k') }));
     expect((await who({ authorization: 'Bearer k' })).status).toBe(401);
   });
 });
@@ -123,6 +125,23 @@ describe('auth on the composed 1.0 surface', () => {
   it('passes the principal to the port', async () => {
     const { app: guarded, port } = buildApp({ config: { auth: { 'basic-username': 'alice', 'basic-password': 'pw' } } });
     await guarded.request('/tasks/t', { headers: { ...V1, authorization: basic('alice', 'pw') } });
-    expect(port.last().ctx.principal).toBe('basic:alice');
+    expect(port.last().ctx.principal).toBe(principalOf('a2a-1.0', 'basic', 'alice:pw'));
+  });
+});
+
+describe('principalOf', () => {
+  it('names the surface and scheme, never the credential, and differs for every credential and surface', () => {
+    const principals = [
+      principalOf('a2a-1.0', 'bearer', 'k'),
+      principalOf('a2a-1.0', 'api-key', 'k'),
+      principalOf('a2a-0.2.5', 'api-key', 'k'),
+      principalOf('a2a-1.0', 'api-key', 'k2'),
+      principalOf('a2a-1.0', 'anonymous'),
+      principalOf('a2a-0.2.5', 'anonymous'),
+    ];
+    expect(new Set(principals).size).toBe(principals.length);
+    expect(principals[2]).toMatch(/^a2a-0\.2\.5:api-key:[A-Za-z0-9_-]{32}$/);
+    expect(principalOf('a2a-1.0', 'bearer', 'k')).toBe(principals[0]);
+    for (const principal of principals) expect(principal.split(':').at(-1)).not.toBe('k');
   });
 });

@@ -14,6 +14,7 @@ import {
 import { TaskNotFoundError } from 'a2a-sdk-1/errors';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { principalOf } from '../../src/surfaces/shared/principal.js';
 import { A2AError } from '../../src/model/index.js';
 import { StubPort, buildApp } from './support.js';
 
@@ -91,7 +92,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js client over %s', (trans
     expect('status' in result && result.id).toBe('task-1');
     const request = port.last().request as { message: { parts: unknown[]; role: string } };
     expect(request.message).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello gateway' }] });
-    expect(port.last().ctx).toMatchObject({ principal: 'bearer', surface: transport === 'JSONRPC' ? 'jsonrpc' : 'rest' });
+    expect(port.last().ctx).toMatchObject({ principal: principalOf('a2a-1.0', 'bearer', TOKEN), surface: transport === 'JSONRPC' ? 'jsonrpc' : 'rest' });
   });
 
   it('sendMessageStream yields every event', async () => {

@@ -13,7 +13,7 @@ describe('1.0 JSON-RPC methods', () => {
     expect(status).toBe(200);
     expect(body).toEqual({ jsonrpc: '2.0', id: 'r1', result: { task: task() } });
     expect(port.last()).toMatchObject({ method: 'sendMessage', request: params });
-    expect(port.last().ctx).toMatchObject({ principal: '', surface: 'jsonrpc' });
+    expect(port.last().ctx).toMatchObject({ principal: 'a2a-1.0:anonymous', surface: 'jsonrpc' });
     expect(log()).toMatchObject({ surface: 'jsonrpc', method: 'SendMessage', contextId: 'ctx-1', taskId: 'task-1' });
   });
 

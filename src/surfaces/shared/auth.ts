@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { Credentials } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
+import { unauthorized } from './jsonrpc-endpoint.js';
+import { principalOf } from './principal.js';
 import { safeEqual } from './safe-equal.js';
 
 interface BasicCredentials {
@@ -53,16 +55,20 @@ function authorizationValue(header: string | undefined, scheme: string): string 
   return header.slice(scheme.length + 1).trim();
 }
 
+/** The 1.0 surface's principal of the caller without gateway auth. */
+export const ANONYMOUS_V1_PRINCIPAL = principalOf('a2a-1.0', 'anonymous');
+
 /**
  * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
- * order (Bearer, Basic, API key); the first match names the principal.
+ * order (Bearer, Basic, API key); the first match names the principal: the 1.0 surface, the scheme
+ * and a digest of the credential that matched (see principalOf), never the header it came in.
  */
 export function authenticate(headers: Headers, creds: Credentials): string | undefined {
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
   if (schemes.token) {
     const presented = authorizationValue(authorization, 'Bearer');
-    if (presented !== undefined && safeEqual(presented, schemes.token)) return 'bearer';
+    if (presented !== undefined && safeEqual(presented, schemes.token)) return principalOf('a2a-1.0', 'bearer', schemes.token);
   }
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
@@ -71,18 +77,21 @@ export function authenticate(headers: Headers, creds: Credentials): string | und
       // Both halves are always compared so a wrong user and a wrong password take the same time.
       const userOk = safeEqual(presented.username, schemes.basic.username);
       const passOk = safeEqual(presented.password, schemes.basic.password);
-      if (userOk && passOk) return `basic:${presented.username}`;
+      if (userOk && passOk) return principalOf('a2a-1.0', 'basic', `${schemes.basic.username}:${schemes.basic.password}`);
     }
   }
   if (schemes.apiKey) {
     const header = creds['api-key-header'];
     const presented = headers.get(header);
-    if (presented !== null && safeEqual(presented, schemes.apiKey)) return `api-key:${header}`;
+    if (presented !== null && safeEqual(presented, schemes.apiKey)) return principalOf('a2a-1.0', 'api-key', schemes.apiKey);
   }
   return undefined;
 }
 
-const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
+/** Whether the 1.0 surface would serve a caller with these headers: no auth configured, or a scheme matches. */
+export function admitsCaller(headers: Headers, creds: Credentials): boolean {
+  return !authEnabled(creds) || authenticate(headers, creds) !== undefined;
+}
 
 /**
  * Gate for A2A routes: when any scheme is configured, one of them must match, else 401
@@ -91,14 +100,14 @@ const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
 export function requireCredentials(creds: Credentials): MiddlewareHandler<GatewayEnv> {
   if (!authEnabled(creds)) {
     return async (c, next) => {
-      c.set('principal', '');
+      c.set('principal', ANONYMOUS_V1_PRINCIPAL);
       await next();
     };
   }
   return async (c, next) => {
     const principal = authenticate(c.req.raw.headers, creds);
     if (principal === undefined) {
-      return new Response(UNAUTHORIZED_BODY, { status: 401, headers: { 'content-type': 'application/json' } });
+      return unauthorized();
     }
     c.set('principal', principal);
     await next();

@@ -8,6 +8,11 @@ import { noteLog } from './log-fields.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
+const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
+
+/** The 401 every surface answers a caller without valid credentials (as iac-code: no WWW-Authenticate). */
+export const unauthorized = (): Response => new Response(UNAUTHORIZED_BODY, { status: 401, headers: JSON_HEADERS });
+
 export interface JsonRpcErrorEnvelope {
   jsonrpc: '2.0';
   id: JsonRpcId;
@@ -141,7 +146,9 @@ function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
  * (the Content-Type explains it); a dialect may require the declaration of every request (1.0 does).
  */
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
+  const admitted = (headers: Headers): boolean => dialects.some((dialect) => dialect.admits?.(headers) ?? true);
   return async (c: Context<GatewayEnv>) => {
+    if (!admitted(c.req.raw.headers)) return unauthorized();
     let request: JsonRpcRequest;
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);

@@ -17,6 +17,12 @@ export interface JsonRpcRequest {
 export interface JsonRpcDialect {
   readonly name: string;
   handles(method: string): boolean;
+  /**
+   * Whether the dialect would serve a caller presenting these headers (its credentials match, or it
+   * asks for none); absent: it asks for none. When no dialect admits a caller, the endpoint answers
+   * 401 before reading the body, so an unauthenticated caller learns nothing from envelope errors.
+   */
+  admits?(headers: Headers): boolean;
   handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
 }
 

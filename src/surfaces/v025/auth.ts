@@ -2,19 +2,22 @@ import type { MiddlewareHandler } from 'hono';
 import type { BailianConfig } from '../../config/schema.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
+import { principalOf } from '../shared/principal.js';
+import { unauthorized } from '../shared/jsonrpc-endpoint.js';
 import { safeEqual } from '../shared/safe-equal.js';
 
 /** The header Bailian sends the console-configured key in. */
 export const FACADE_KEY_HEADER = 'X-API-KEY';
 
-const UNAUTHORIZED_BODY = JSON.stringify({ error: 'Unauthorized' });
+export { unauthorized };
 
-export const unauthorized = (): Response =>
-  new Response(UNAUTHORIZED_BODY, { status: 401, headers: { 'content-type': 'application/json' } });
-
-/** Owner scope of facade tasks: one shared caller (Bailian) per key, '' without a key. */
+/**
+ * Owner scope of facade tasks: one shared caller (Bailian) per key, named by the 0.2.5 surface and a
+ * digest of the key; without a key, the facade's anonymous caller. Neither is ever a 1.0 principal.
+ */
 export function facadePrincipal(bailian: BailianConfig): string {
-  return bailian['api-key'] ? `api-key:${FACADE_KEY_HEADER}` : '';
+  const key = bailian['api-key'];
+  return key ? principalOf('a2a-0.2.5', 'api-key', key) : principalOf('a2a-0.2.5', 'anonymous');
 }
 
 /** Whether a request may use the facade: always without a key, else `X-API-KEY` must match (constant time). */
@@ -42,6 +45,7 @@ export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConf
   return {
     name: dialect.name,
     handles: (method) => dialect.handles(method),
+    admits: (headers) => facadeAuthorized(headers, bailian),
     async handle(request, c) {
       if (!facadeAuthorized(c.req.raw.headers, bailian)) return unauthorized();
       c.set('principal', facadePrincipal(bailian));

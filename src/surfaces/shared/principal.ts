@@ -1,0 +1,36 @@
+import { createHmac } from 'node:crypto';
+
+/** The protocol surface a caller came through: each one's tasks are its own, whatever the credential. */
+export type PrincipalSurface = 'a2a-1.0' | 'a2a-0.2.5';
+
+/** How the caller proved who it is; `anonymous` when the surface asks for nothing. */
+export type PrincipalScheme = 'bearer' | 'basic' | 'api-key' | 'anonymous';
+
+/**
+ * Domain separation for principal digests. Principals are stored next to tasks (in Redis when
+ * `store: redis`), so they hold a digest of the credential, never the credential itself.
+ */
+const DIGEST_LABEL = 'a2a-bridge/principal/v1';
+
+/**
+ * The owner scope of a caller: its surface, its scheme and a digest of the credential it presented
+ * (Basic: user and password). Two different credentials, or one credential used on two surfaces,
+ * can never name the same principal; the header a key arrived in plays no part.
+ */
+export function principalOf(surface: PrincipalSurface, scheme: PrincipalScheme, credential = ''): string {
+  if (scheme === 'anonymous') return `${surface}:anonymous`;
+  const input = `${surface}\u0000${scheme}\u0000${credential}`;
+  let principal = known.get(input);
+  if (principal === undefined) {
+    const digest = createHmac('sha256', DIGEST_LABEL).update(input).digest('base64url');
+    principal = `${surface}:${scheme}:${digest.slice(0, 32)}`;
+    known.set(input, principal);
+  }
+  return principal;
+}
+
+/**
+ * Digests already computed. Only configured credentials get here (a presented one must have matched
+ * first), so the map stays as small as the configuration.
+ */
+const known = new Map<string, string>();
