@@ -4,6 +4,8 @@ import { A2AError, type TaskPushNotificationConfig } from '../model/index.js';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than horizontal tab, including CR, LF and NUL (header injection). */
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** Printable ASCII without space: what a push token, a credential and a callback URL may be made of. */
+const VISIBLE_ASCII = /^[\u0021-\u007e]*$/;
 
 export const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
 
@@ -22,9 +24,22 @@ export function assertHeaderName(name: string): void {
   }
 }
 
+/**
+ * Throws -32602 unless `value` is printable ASCII without spaces. Stricter than a header needs: a
+ * token or credential with a space, a tab or a non-ASCII character is a mistake or an attack, and
+ * refusing it when the config is created keeps it out of every header and every echo.
+ */
+export function assertVisibleAscii(field: string, value: string): void {
+  if (!VISIBLE_ASCII.test(value)) {
+    throw A2AError.invalidParams(`A2A push ${field} must be printable ASCII without spaces or control characters`, [
+      { field, description: 'must not contain control characters, spaces or non-ASCII characters' },
+    ]);
+  }
+}
+
 /** The secret fields of a config that end up in headers must be header-safe before they are stored. */
 export function assertConfigHeaderSafe(config: TaskPushNotificationConfig): void {
-  if (config.token !== undefined) assertSafeHeaderValue('token', config.token);
+  if (config.token !== undefined) assertVisibleAscii('token', config.token);
   const auth = config.authentication;
   if (auth) {
     if (!TOKEN.test(auth.scheme)) {
@@ -32,7 +47,7 @@ export function assertConfigHeaderSafe(config: TaskPushNotificationConfig): void
         { field: 'authentication.scheme', description: 'must be an HTTP auth scheme token' },
       ]);
     }
-    if (auth.credentials !== undefined) assertSafeHeaderValue('authentication.credentials', auth.credentials);
+    if (auth.credentials !== undefined) assertVisibleAscii('authentication.credentials', auth.credentials);
   }
 }
 

@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { A2AError, ErrorCode } from '../model/index.js';
+import { assertVisibleAscii } from './headers.js';
 import { ipFamily, isPublicAddress } from './ip-ranges.js';
 
 export interface CallbackPolicyOptions {
@@ -66,6 +67,8 @@ export function validateCallbackUrl(raw: string, options: CallbackPolicyOptions)
       { field: 'url', description: 'invalid callback URL' },
     ]);
   }
+  // WHATWG parsing drops CR, LF and tabs and escapes spaces: the raw text is checked, as it is stored and echoed.
+  assertVisibleAscii('url', raw);
   let url: URL;
   try {
     url = new URL(raw);

@@ -104,7 +104,7 @@ describe('validateCallbackUrl', () => {
 
   it('rejects credentials in the URL and garbage', () => {
     expect(() => validateCallbackUrl('https://user:pw@hooks.example.com/', strict)).toThrow(/credentials/);
-    expect(() => validateCallbackUrl('not a url', strict)).toThrow(/not a valid URL/);
+    expect(() => validateCallbackUrl('not-a-url', strict)).toThrow(/not a valid URL/);
     expect(() => validateCallbackUrl(`https://example.com/${'a'.repeat(3000)}`, strict)).toThrow(/2048/);
   });
 
