@@ -24,6 +24,7 @@ import { mountHealth } from './surfaces/health.js';
 import { admitsCaller, authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
+import { pathGuard } from './surfaces/shared/path-guard.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
@@ -85,6 +86,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const { config, port, cards, registry, logger, shutdown, signer } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
+  app.use('*', pathGuard());
   mountHealth(app, cards);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JsonObject } from './parts.js';
 import { Message } from './message.js';
-import { ProtocolId } from './ids.js';
+import { ProtocolId, Tenant } from './ids.js';
 import { TaskState, Task } from './task.js';
 
 export const AuthenticationInfo = z.looseObject({
@@ -11,7 +11,7 @@ export const AuthenticationInfo = z.looseObject({
 export type AuthenticationInfo = z.infer<typeof AuthenticationInfo>;
 
 export const TaskPushNotificationConfig = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   id: ProtocolId.optional(),
   taskId: z.string().optional(),
   url: z.string().min(1, 'url is required'),
@@ -31,7 +31,7 @@ export const SendMessageConfiguration = z.looseObject({
 export type SendMessageConfiguration = z.infer<typeof SendMessageConfiguration>;
 
 export const SendMessageRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   message: Message,
   configuration: SendMessageConfiguration.optional(),
   metadata: JsonObject.optional(),
@@ -39,27 +39,27 @@ export const SendMessageRequest = z.looseObject({
 export type SendMessageRequest = z.infer<typeof SendMessageRequest>;
 
 export const GetTaskRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   id: ProtocolId,
   historyLength: HistoryLength.optional(),
 });
 export type GetTaskRequest = z.infer<typeof GetTaskRequest>;
 
 export const CancelTaskRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   id: ProtocolId,
   metadata: JsonObject.optional(),
 });
 export type CancelTaskRequest = z.infer<typeof CancelTaskRequest>;
 
 export const SubscribeToTaskRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   id: ProtocolId,
 });
 export type SubscribeToTaskRequest = z.infer<typeof SubscribeToTaskRequest>;
 
 export const ListTasksRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   contextId: ProtocolId.optional(),
   status: TaskState.optional(),
   pageSize: z.number().int().min(1, 'minimum page size is 1').max(100, 'maximum page size is 100').optional(),
@@ -79,7 +79,7 @@ export const ListTasksResponse = z.looseObject({
 export type ListTasksResponse = z.infer<typeof ListTasksResponse>;
 
 export const GetTaskPushNotificationConfigRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   taskId: ProtocolId,
   id: ProtocolId,
 });
@@ -89,7 +89,7 @@ export const DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationCo
 export type DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
 
 export const ListTaskPushNotificationConfigsRequest = z.looseObject({
-  tenant: z.string().optional(),
+  tenant: Tenant.optional(),
   taskId: ProtocolId,
   pageSize: z.number().int().min(1).max(100).optional(),
   pageToken: z.string().optional(),
@@ -105,5 +105,5 @@ export type ListTaskPushNotificationConfigsResponse = z.infer<typeof ListTaskPus
 export const CreateTaskPushNotificationConfigRequest = TaskPushNotificationConfig.extend({ taskId: ProtocolId });
 export type CreateTaskPushNotificationConfigRequest = z.infer<typeof CreateTaskPushNotificationConfigRequest>;
 
-export const GetExtendedAgentCardRequest = z.looseObject({ tenant: z.string().optional() });
+export const GetExtendedAgentCardRequest = z.looseObject({ tenant: Tenant.optional() });
 export type GetExtendedAgentCardRequest = z.infer<typeof GetExtendedAgentCardRequest>;

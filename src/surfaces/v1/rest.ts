@@ -128,8 +128,8 @@ type Lookup = { match: Match } | { allowed: string[] } | undefined;
 
 function lookup(method: string, pathname: string): Lookup {
   const attempts: Array<{ path: string; tenant?: string }> = [{ path: pathname }];
-  // Any first segment may be a tenant (`/{tenant}/tasks`); the untenanted reading wins when both fit.
-  const tenanted = /^\/([^/]+)(\/.+)$/.exec(pathname);
+  // A first segment that follows the id rule may be a tenant (`/{tenant}/tasks`); the untenanted reading wins when both fit.
+  const tenanted = /^\/([A-Za-z0-9_.:-]{1,128})(\/.+)$/.exec(pathname);
   if (tenanted) attempts.push({ tenant: tenanted[1], path: tenanted[2] as string });
   const allowed = new Set<string>();
   for (const { path, tenant } of attempts) {
