@@ -44,6 +44,11 @@ export const UpstreamConfig = z
     'connect-timeout-ms': Millis.default(5_000),
     /** Time to response headers; a stream's body may then stay quiet for as long as it likes. */
     'headers-timeout-ms': Millis.default(60_000),
+    /**
+     * How long a stream the agent accepted may stay quiet before its first event; on expiry the caller
+     * gets an error event in its protocol and the stream closes. 0: no bound.
+     */
+    'first-event-timeout-ms': Millis.default(300_000),
     /** Whole-call bound for blocking (non-stream) calls; 0 disables. */
     'request-timeout-ms': Millis.default(600_000),
     'card-refresh-ms': Millis.default(60_000),

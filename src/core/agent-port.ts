@@ -19,7 +19,7 @@ import type {
 
 /** Who is calling and how long they care: passed from a surface through the core to an upstream. */
 export interface CallContext {
-  /** Owner scope of tasks: '' without gateway auth, else e.g. 'bearer', 'basic:alice', 'api-key:X-API-Key'. */
+  /** Owner scope of tasks: the surface and a digest of the caller's credential (see surfaces/shared/principal.ts). */
   principal: string;
   /** Aborted when the caller goes away or a timeout fires; upstream calls must honour it. */
   signal: AbortSignal;
@@ -29,6 +29,11 @@ export interface CallContext {
   onActivatedExtensions?: (uris: string[]) => void;
   /** Which surface the call came through; used for logs and push payload versions. */
   surface?: 'jsonrpc' | 'rest' | 'grpc' | 'v025';
+  /**
+   * Called by a streaming upstream call once the agent has accepted it (a 2xx SSE response), before
+   * its first event: the surface may then commit its own stream and keep it alive while the agent thinks.
+   */
+  onAccepted?: () => void;
 }
 
 /**

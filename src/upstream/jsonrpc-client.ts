@@ -62,7 +62,7 @@ export function createJsonRpcTransport(
   };
 }
 
-export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions'>;
+export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted'>;
 
 export interface JsonRpcCall {
   transport: JsonRpcTransport;
@@ -92,6 +92,8 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
     ...wire.headers,
     'content-type': 'application/json',
     accept,
+    // Compressed answers are decoded by the pool all the same (see createUpstreamPool); this asks for none.
+    'accept-encoding': 'identity',
   };
   if (call.ctx.extensions && call.ctx.extensions.length > 0) headers[wire.extensionsHeader] = call.ctx.extensions.join(', ');
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
@@ -219,6 +221,7 @@ async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) =
       if (event !== undefined) yield event;
       return;
     }
+    call.ctx.onAccepted?.();
     for await (const message of readSse(body)) {
       const event = toEvent(frameResult(message, id, transport));
       if (event !== undefined) yield event;

@@ -31,7 +31,7 @@ function headerValue(value: string | string[] | undefined): string {
  * 0.3, which is what this client speaks. Extensions go in 0.3's `X-A2A-Extensions`.
  */
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
-  const headers: Record<string, string> = { ...call.transport.authHeaders, accept };
+  const headers: Record<string, string> = { ...call.transport.authHeaders, accept, 'accept-encoding': 'identity' };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['x-a2a-extensions'] = call.ctx.extensions.join(', ');
   const body = call.body === undefined ? null : JSON.stringify(call.body);
@@ -87,6 +87,7 @@ export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
       yield parseBody(await body.text());
       return;
     }
+    call.ctx.onAccepted?.();
     for await (const message of readSse(body)) {
       if (message.event === 'error') throw fromRestError(500, message.data, call.errors);
       if (message.data.trim() === '') continue;

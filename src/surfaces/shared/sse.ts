@@ -20,6 +20,11 @@ export interface SseOptions {
    */
   shutdown?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * A comment written before any frame, e.g. while the upstream has accepted the call but sent
+   * nothing yet: the client gets the headers and a first byte at once, not after a keep-alive interval.
+   */
+  comment?: string;
 }
 
 const encoder = new TextEncoder();
@@ -152,6 +157,7 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
       }
       signal?.addEventListener('abort', disconnect, { once: true });
       if (shutdown) stopWatchingShutdown = untilShutdown(shutdown, interrupt);
+      if (options.comment !== undefined) ctrl.enqueue(encoder.encode(`: ${options.comment.replace(/[\r\n]/g, ' ')}\n\n`));
       if (options.keepaliveMs > 0) stopKeepalive = keepAlive(options.keepaliveMs, ctrl);
     },
     async pull(ctrl) {

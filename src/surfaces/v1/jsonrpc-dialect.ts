@@ -7,9 +7,10 @@ import { echoExtensions } from '../shared/extensions-header.js';
 import { jsonRpcError, jsonRpcErrorBody, jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
-import { mapIterable, pullFirst, sseResponse } from '../shared/sse.js';
+import { mapIterable, sseResponse } from '../shared/sse.js';
 import { portCall } from './call.js';
 import { isV1Method, prepareCall, resultRef, type OperationEnv, type V1SurfaceDeps } from './operations.js';
+import { openV1Stream, STREAM_ACCEPTED_COMMENT } from './stream-open.js';
 import { checkV1Version } from './version.js';
 
 /**
@@ -44,9 +45,9 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
         noteLog(c, resultRef(result));
         return echoExtensions(jsonRpcResult(id, result), activated(), 'A2A-Extensions');
       }
-      const { first, rest } = await pullFirst(call.run(ctx));
-      noteLog(c, resultRef(first));
-      return echoExtensions(streamResponse(id, rest, { signal: ctx.signal, abort }), activated(), 'A2A-Extensions');
+      const opened = await openV1Stream(call.run, { ctx, abort }, config.upstream['first-event-timeout-ms']);
+      noteLog(c, resultRef(opened.first));
+      return echoExtensions(streamResponse(id, opened.events, { signal: ctx.signal, abort, quiet: opened.quiet }), activated(), 'A2A-Extensions');
     } catch (error) {
       return fail(error);
     } finally {
@@ -59,7 +60,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
    * ends the upstream call. Nothing here holds the Hono context: an open stream would keep it alive,
    * and the request's log line was written when the headers went out.
    */
-  function streamResponse(id: JsonRpcId, events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort: () => void }): Response {
+  function streamResponse(id: JsonRpcId, events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort: () => void; quiet: boolean }): Response {
     const frames = mapIterable(events, (result) => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) }));
     return sseResponse(frames, {
       keepaliveMs: config['keepalive-ms'],
@@ -67,6 +68,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
       shutdown: deps.shutdown,
       onCancel: call.abort,
       onError: (error) => ({ event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, toA2AError(error))) }),
+      ...(call.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
     });
   }
 

@@ -7,9 +7,10 @@ import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
 import { parseJsonBody, readBodyText } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl } from '../shared/public-url.js';
-import { mapIterable, pullFirst, sseResponse } from '../shared/sse.js';
+import { mapIterable, sseResponse } from '../shared/sse.js';
 import { portCall } from './call.js';
 import { prepareCall, resultRef, type OperationEnv, type V1Method, type V1SurfaceDeps } from './operations.js';
+import { openV1Stream, STREAM_ACCEPTED_COMMENT } from './stream-open.js';
 import { checkV1Version } from './version.js';
 
 /** Hono paths that reach the REST handler; the handler itself tells the routes apart (ids may contain `:`). */
@@ -225,9 +226,9 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
         // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
         return echoExtensions(restJson(result ?? {}), activated(), 'A2A-Extensions');
       }
-      const { first, rest } = await pullFirst(call.run(ctx));
-      noteLog(c, resultRef(first));
-      return echoExtensions(restStream(rest, { signal: ctx.signal, abort }, deps), activated(), 'A2A-Extensions');
+      const opened = await openV1Stream(call.run, { ctx, abort }, config.upstream['first-event-timeout-ms']);
+      noteLog(c, resultRef(opened.first));
+      return echoExtensions(restStream(opened.events, { signal: ctx.signal, abort, quiet: opened.quiet }, deps), activated(), 'A2A-Extensions');
     } catch (error) {
       return fail(error);
     } finally {
@@ -241,7 +242,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
  * error` frame. Built outside the handler, so the open stream does not keep the request's Hono
  * context alive (its log line was written when the headers went out).
  */
-function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort(): void }, deps: V1SurfaceDeps): Response {
+function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort(): void; quiet: boolean }, deps: V1SurfaceDeps): Response {
   return sseResponse(
     mapIterable(events, (event) => ({ data: JSON.stringify(event) })),
     {
@@ -250,6 +251,7 @@ function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal;
       shutdown: deps.shutdown,
       onCancel: call.abort,
       onError: (error) => ({ event: 'error', data: JSON.stringify(toRestError(toA2AError(error)).body) }),
+      ...(call.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
     },
   );
 }

@@ -1,0 +1,75 @@
+import type { CallContext } from '../../core/agent-port.js';
+import { A2AError, isInterruptedState, isTerminalState, type StreamResponse, type TaskState } from '../../model/index.js';
+import { startStream } from '../shared/stream-start.js';
+
+/** The comment a stream opens with when the upstream accepted the call but has sent nothing yet. */
+export const STREAM_ACCEPTED_COMMENT = 'accepted';
+
+export const ENDED_WITHOUT_EVENT = 'The upstream agent ended the stream without an event';
+export const ENDED_EARLY = 'The upstream agent ended the stream before the task reached a final or interrupted state';
+
+/** The state an event reports, if it reports one. */
+function stateOf(event: StreamResponse): TaskState | undefined {
+  if ('task' in event && event.task) return event.task.status?.state;
+  if ('statusUpdate' in event && event.statusUpdate) return event.statusUpdate.status?.state;
+  return undefined;
+}
+
+/**
+ * The stream as relayed, failing with -32006 when the source ends before the turn did: the last
+ * state it reported is not terminal or interrupted (none at all, SUBMITTED/WORKING then the end, a
+ * body that stopped). A direct Message reply is a whole answer. `return()` is forwarded at once.
+ */
+export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      const iterator = events[Symbol.asyncIterator]();
+      let finished = false;
+      return {
+        next: () =>
+          iterator.next().then((result) => {
+            if (result.done) {
+              if (!finished) throw A2AError.invalidAgentResponse(ENDED_EARLY);
+              return result;
+            }
+            const event = result.value;
+            if ('message' in event && event.message) finished = true;
+            const state = stateOf(event);
+            if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
+            return result;
+          }),
+        return: async () => {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+export interface OpenedStream {
+  /** The first event, when it came before the upstream's acceptance (for the request log). */
+  first?: StreamResponse;
+  /** The upstream accepted the call before any event: the caller's stream opens with a comment now. */
+  quiet: boolean;
+  events: AsyncIterable<StreamResponse>;
+}
+
+/**
+ * Starts a 1.0 stream for a surface: failures before the first event or the upstream's acceptance
+ * are thrown (a plain error answer), a source that ends without any event is -32006; after that the
+ * events are relayed with the first-event bound and the end-of-turn rule above.
+ */
+export async function openV1Stream(
+  run: (ctx: CallContext) => AsyncIterable<StreamResponse>,
+  call: { ctx: CallContext; abort(): void },
+  firstEventTimeoutMs: number,
+): Promise<OpenedStream> {
+  const started = await startStream((onAccepted) => run({ ...call.ctx, onAccepted }), { firstEventTimeoutMs, abort: call.abort });
+  if (started.began === 'ended') throw A2AError.invalidAgentResponse(ENDED_WITHOUT_EVENT);
+  return {
+    ...(started.first ? { first: started.first } : {}),
+    quiet: started.began === 'accepted',
+    events: requireTurnEnd(started.rest),
+  };
+}
