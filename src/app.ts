@@ -15,6 +15,7 @@ import { createTaskAliases, type TaskAliases } from './core/task-aliases/index.j
 import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { startDemoAgent } from './demo-agent/index.js';
+import { capConnectionsPerPeer, capRequestsPerForwardedClient, serverOptions } from './client-limits.js';
 import { drainable } from './http-drain.js';
 import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { A2AError } from './model/index.js';
@@ -87,6 +88,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
   app.use('*', pathGuard());
+  const perClient = config.server['max-connections-per-client'];
+  // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
+  if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
   mountHealth(app, cards);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);
@@ -252,9 +256,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     });
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+      const s = serve(
+        { fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config.server) },
+        () => resolve(s),
+      );
       s.once('error', reject);
     });
+    const perClient = config.server['max-connections-per-client'];
+    if (!config['trust-proxy'] && perClient > 0) capConnectionsPerPeer(server as Server, perClient);
     const http = drainable(server as Server);
     // Both bindings drain at once (one after the other would double the shutdown time); a drain runs once.
     cleanups.push(async () => {

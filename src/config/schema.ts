@@ -155,6 +155,27 @@ export const ExtensionConfig = z.strictObject({
 });
 export type ExtensionConfig = z.infer<typeof ExtensionConfig>;
 
+/** The gateway's own HTTP server: how long a client may take to send a request, and how many at once. */
+export const ServerConfig = z
+  .strictObject({
+    /** Time a client has to send the request line and headers (a slow-header client is cut off with 408); 0 disables. */
+    'headers-timeout-ms': Millis.default(10_000),
+    /** Time a client has to send its whole request, body included (not the response: streams may last); 0 disables. */
+    'request-timeout-ms': Millis.default(60_000),
+    /**
+     * Concurrent connections one client address may hold; 0: no cap. Without `trust-proxy` the
+     * address is the TCP peer's and connections past the cap are closed at once; with it, the peer is
+     * the proxy, so requests in flight are counted per `X-Forwarded-For` client instead (429 past the cap).
+     */
+    'max-connections-per-client': z.number().int().min(0).default(0),
+  })
+  .refine(
+    (server) => server['request-timeout-ms'] === 0 || server['headers-timeout-ms'] <= server['request-timeout-ms'],
+    { message: 'headers-timeout-ms must not exceed request-timeout-ms', path: ['headers-timeout-ms'] },
+  )
+  .prefault({});
+export type ServerConfig = z.infer<typeof ServerConfig>;
+
 export const GatewayConfig = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8080),
@@ -164,6 +185,7 @@ export const GatewayConfig = z.strictObject({
   'trust-proxy': z.boolean().default(false),
   'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   upstream: UpstreamConfig,
+  server: ServerConfig,
   /** Credentials callers must present on every A2A route (any one configured scheme is enough). */
   auth: Credentials,
   'keepalive-ms': Millis.default(15_000),
