@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { decodedBody } from './decoded-body.js';
 
 export interface JsonGetOptions {
   dispatcher: Dispatcher;
@@ -28,10 +29,10 @@ export async function getJson(url: string, options: JsonGetOptions): Promise<Jso
   const response = await request(url, {
     dispatcher: options.dispatcher,
     method: 'GET',
-    headers: { ...options.headers, accept: 'application/json' },
+    headers: { ...options.headers, accept: 'application/json', 'accept-encoding': 'identity' },
     ...(signal ? { signal } : {}),
   });
-  const text = await response.body.text();
+  const text = await decodedBody(response).text();
   let body: unknown;
   try {
     body = JSON.parse(text) as unknown;

@@ -1,4 +1,4 @@
-import { Agent, interceptors, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import type { Credentials, UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
@@ -10,8 +10,9 @@ import { parseExtensionUris } from '../core/extension-uris.js';
  * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
  * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
  * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar).
+ * Compressed bodies are decoded by their readers (decoded-body.ts).
  */
-export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
+export function createUpstreamPool(config: UpstreamConfig): Agent {
   const socketPath = config['socket-path'];
   return new Agent({
     // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
@@ -23,7 +24,7 @@ export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
     // Below the 5 s keep-alive of uvicorn (iac-code) so an idle socket is never reused as the server closes it.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 60_000,
-  }).compose(interceptors.decompress());
+  });
 }
 
 /**

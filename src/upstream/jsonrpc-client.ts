@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
+import { decodedBody, type UpstreamBody } from './decoded-body.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
@@ -92,7 +93,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
     ...wire.headers,
     'content-type': 'application/json',
     accept,
-    // Compressed answers are decoded by the pool all the same (see createUpstreamPool); this asks for none.
+    // Compressed answers are decoded all the same (decodedBody); this asks for none.
     'accept-encoding': 'identity',
   };
   if (call.ctx.extensions && call.ctx.extensions.length > 0) headers[wire.extensionsHeader] = call.ctx.extensions.join(', ');
@@ -172,7 +173,7 @@ export async function callJsonRpc<T>(
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
     const response = await post(call, id, bound ?? call.ctx.signal, 'application/json');
-    const text = await response.body.text();
+    const text = await decodedBody(response).text();
     const result = settleBody(response.statusCode, text, id, call.transport);
     return isWellFormed?.(result) ? result : validateResult(resultSchema, result, `${call.method} result`);
   } catch (error) {
@@ -212,8 +213,9 @@ async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) =
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal });
   }
-  const body = response.body;
+  let body: UpstreamBody = response.body;
   try {
+    body = decodedBody(response);
     const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
     if (!isSse || response.statusCode < 200 || response.statusCode >= 300) {
       // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).

@@ -3,6 +3,7 @@ import { A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { reportActivatedExtensions } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
+import { decodedBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
 import { fromTransportError } from './upstream-errors.js';
 import { fromRestError, type RestErrorContext } from './v03-rest-errors.js';
@@ -57,7 +58,7 @@ export async function callRest(call: RestCall): Promise<unknown> {
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
     const response = await send(call, bound ?? call.ctx.signal, 'application/json');
-    const text = await response.body.text();
+    const text = await decodedBody(response).text();
     if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, text, call.errors);
     return text.trim() === '' ? undefined : parseBody(text);
   } catch (error) {
@@ -80,8 +81,9 @@ export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal });
   }
-  const body = response.body;
+  let body: UpstreamBody = response.body;
   try {
+    body = decodedBody(response);
     if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, await body.text(), call.errors);
     if (!headerValue(response.headers['content-type']).startsWith('text/event-stream')) {
       yield parseBody(await body.text());

@@ -12,6 +12,7 @@ import {
   TaskPushNotificationConfig,
   type StreamResponse,
 } from '../model/index.js';
+import { decodedBody } from './decoded-body.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpc, validateResult } from './jsonrpc-client.js';
 import { isWellFormedSendMessageResponse, isWellFormedTask } from './well-formed.js';
 
@@ -92,10 +93,10 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
       const response = await request(`${baseUrl}${CARD_PATH}`, {
         dispatcher,
         method: 'GET',
-        headers: { ...transport.authHeaders, 'a2a-version': '1.0', accept: 'application/json' },
+        headers: { ...transport.authHeaders, 'a2a-version': '1.0', accept: 'application/json', 'accept-encoding': 'identity' },
         ...(combined ? { signal: combined } : {}),
       });
-      const text = await response.body.text();
+      const text = await decodedBody(response).text();
       if (response.statusCode !== 200) throw new Error(`card answered HTTP ${response.statusCode}`);
       const card = validateResult(AgentCard, JSON.parse(text) as unknown, 'agent card');
       endpoint = jsonRpcEndpoint(card, `${baseUrl}/`);
