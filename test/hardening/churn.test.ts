@@ -11,12 +11,9 @@
  * up to `tasks.max-tasks` (and the demo agent's own store), plus V8 keeping its grown heap; with
  * the stores capped, heap, external memory, buffers and handles stay flat.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { request } from 'undici';
+import { expect, it } from 'vitest';
+import { gatewayChildSuite, type Memory } from './fixtures/gateway-child.js';
 
 const STREAMS_PER_ROUND = 150;
 const WARM_UP_ROUNDS = 3;
@@ -27,56 +24,8 @@ const OLD_SPACE_BOUND = 3 * MiB;
 const EXTERNAL_BOUND = 2 * MiB;
 const RSS_BOUND = 24 * MiB;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  external: number;
-  arrayBuffers: number;
-  spaces: Record<string, number>;
-  resources: Record<string, number>;
-  gc: boolean;
-}
-
-let child: ChildProcess;
-let baseUrl: string;
-const dispatcher = new Agent({ connections: STREAMS_PER_ROUND, keepAliveTimeout: 60_000 });
-
-beforeAll(async () => {
-  child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'fixtures/gateway-process.ts')], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    child.on('message', (message: { type?: string; url?: string }) => {
-      if (message.type === 'ready' && message.url) resolve(message.url);
-    });
-    child.once('exit', (code) => reject(new Error(`the gateway process exited (${code}) before it was ready`)));
-  });
-}, 30_000);
-
-afterAll(async () => {
-  await dispatcher.close();
-  if (child && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
-
-function measure(): Promise<Memory> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { type?: string } & Memory) => {
-      if (message.type !== 'memory') return;
-      child.off('message', onMessage);
-      resolve(message);
-    };
-    child.on('message', onMessage);
-    child.send({ type: 'measure' });
-  });
-}
+const gateway = gatewayChildSuite(STREAMS_PER_ROUND);
+const measure = () => gateway.measure();
 
 let sequence = 0;
 
@@ -84,16 +33,16 @@ let sequence = 0;
 async function abortedStream(flavour: number): Promise<boolean> {
   const n = ++sequence;
   const text = `churn turn ${n}: a reply long enough to still be streaming when the client leaves`;
-  let url = `${baseUrl}/`;
+  let url = `${gateway.url}/`;
   let headers: Record<string, string> = { 'content-type': 'application/json', 'a2a-version': '1.0' };
   let body: string;
   const params = { message: { role: 'ROLE_USER', messageId: `m-churn-${n}`, parts: [{ text }] } };
   if (flavour === 0) body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'SendStreamingMessage', params });
   else if (flavour === 1) {
-    url = `${baseUrl}/message:stream`;
+    url = `${gateway.url}/message:stream`;
     body = JSON.stringify(params);
   } else {
-    url = `${baseUrl}/stream`;
+    url = `${gateway.url}/stream`;
     headers = { 'content-type': 'application/json' };
     body = JSON.stringify({
       jsonrpc: '2.0',
@@ -103,7 +52,7 @@ async function abortedStream(flavour: number): Promise<boolean> {
     });
   }
   const controller = new AbortController();
-  const response = await request(url, { method: 'POST', headers, body, dispatcher, signal: controller.signal, headersTimeout: 10_000 });
+  const response = await request(url, { method: 'POST', headers, body, dispatcher: gateway.dispatcher, signal: controller.signal, headersTimeout: 10_000 });
   let sawEvent = false;
   try {
     for await (const chunk of response.body) {

@@ -6,12 +6,9 @@
  * The gateway runs in a child process (test/hardening/fixtures/gateway-process.ts) so the memory
  * measured is its own, after full GCs (`--expose-gc`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { gatewayChildSuite } from './fixtures/gateway-child.js';
 import { parseSse } from './support.js';
 
 const CLIENTS = 200;
@@ -23,53 +20,8 @@ const MEMORY_BOUND = 30 * MiB;
 /** Growth of its live JS heap: a leak of per-turn state shows here first. */
 const HEAP_BOUND = 10 * MiB;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-
-interface Memory {
-  rss: number;
-  heapUsed: number;
-  external: number;
-  gc: boolean;
-}
-
-let child: ChildProcess;
-let baseUrl: string;
-const dispatcher = new Agent({ connections: CLIENTS, keepAliveTimeout: 60_000 });
-
-beforeAll(async () => {
-  child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'fixtures/gateway-process.ts')], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    child.on('message', (message: { type?: string; url?: string }) => {
-      if (message.type === 'ready' && message.url) resolve(message.url);
-    });
-    child.once('exit', (code) => reject(new Error(`the gateway process exited (${code}) before it was ready`)));
-  });
-}, 30_000);
-
-afterAll(async () => {
-  await dispatcher.close();
-  if (child && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
-
-function measure(): Promise<Memory> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { type?: string } & Memory) => {
-      if (message.type !== 'memory') return;
-      child.off('message', onMessage);
-      resolve(message);
-    };
-    child.on('message', onMessage);
-    child.send({ type: 'measure' });
-  });
-}
+const gateway = gatewayChildSuite(CLIENTS);
+const measure = () => gateway.measure();
 
 type Flavour = '1.0 jsonrpc' | '1.0 rest' | '0.2.5';
 const FLAVOURS: Flavour[] = ['1.0 jsonrpc', '0.2.5', '1.0 rest', '0.2.5'];
@@ -111,7 +63,7 @@ async function streamTurn(flavour: Flavour): Promise<string | undefined> {
       body = JSON.stringify(params);
     } else body = JSON.stringify({ jsonrpc: '2.0', id, method: 'SendStreamingMessage', params });
   }
-  const response = await request(`${baseUrl}${path}`, { method: 'POST', headers, body, dispatcher, headersTimeout: 15_000, bodyTimeout: 15_000 });
+  const response = await request(`${gateway.url}${path}`, { method: 'POST', headers, body, dispatcher: gateway.dispatcher, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const payload = await response.body.text();
   if (response.statusCode !== 200) return `${flavour}: HTTP ${response.statusCode} ${payload.slice(0, 200)}`;
   const frames = parseSse(payload);
