@@ -7,6 +7,7 @@
  * in the facade's own `X-API-KEY` header with the facade's own value.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../support/gateway.js';
 
@@ -108,10 +109,19 @@ async function probe(url: string, caller: Caller, id: string): Promise<Array<str
 const FOREIGN_1_0 = [-32001, -32001, 404, 'unlisted'];
 const FOREIGN_0_2_5 = [-32001, -32001];
 
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUN = `a2a-bridge-test:principals:${randomUUID()}:`;
 const STORES = [
   { store: 'memory', extra: {} },
-  { store: 'redis', extra: { 'redis-url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } },
+  { store: 'redis', extra: { 'redis-url': REDIS_URL } },
 ] as const;
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${RUN}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
 
 describe.each(STORES)('principals on the $store store', ({ store, extra }) => {
   const gateways: TestGateway[] = [];
@@ -120,7 +130,7 @@ describe.each(STORES)('principals on the $store store', ({ store, extra }) => {
   });
 
   it.each(setups())('$name: no caller sees, lists or probes another caller\'s task', async ({ config, callers }) => {
-    const gateway = await startDemoGateway({ ...config, ...extra, store, 'redis-prefix': `a2a-bridge-test:principals:${randomUUID()}:` });
+    const gateway = await startDemoGateway({ ...config, ...extra, store, 'redis-prefix': `${RUN}${randomUUID()}:` });
     gateways.push(gateway);
     const owned = new Map<string, string>();
     for (const caller of callers) owned.set(caller.name, await createTask(gateway.url, caller));
