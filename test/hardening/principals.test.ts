@@ -74,20 +74,37 @@ async function rpc(url: string, caller: Caller, method: string, params: unknown)
   return response.json();
 }
 
-/** One blocking turn; the id of the task it created. */
-async function createTask(url: string, caller: Caller): Promise<string> {
+interface Created {
+  taskId: string;
+  contextId: string;
+}
+
+/** One blocking turn (in `contextId` when given); the task and context it ran in, or the error code. */
+async function send(url: string, caller: Caller, contextId?: string): Promise<Created | number> {
   if (caller.surface === '1.0') {
     const answer = await rpc(url, caller, 'SendMessage', {
-      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `hello from ${caller.name}` }] },
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `hello from ${caller.name}` }], ...(contextId ? { contextId } : {}) },
     });
-    expect(answer.result?.task?.id, JSON.stringify(answer)).toBeTypeOf('string');
-    return answer.result.task.id as string;
+    if (answer.error) return answer.error.code as number;
+    return { taskId: answer.result.task.id, contextId: answer.result.task.contextId };
   }
   const answer = await rpc(url, caller, 'message/send', {
-    message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: `hello from ${caller.name}` }] },
+    message: {
+      kind: 'message',
+      role: 'user',
+      messageId: randomUUID(),
+      parts: [{ kind: 'text', text: `hello from ${caller.name}` }],
+      ...(contextId ? { contextId } : {}),
+    },
   });
-  expect(answer.result?.id, JSON.stringify(answer)).toBeTypeOf('string');
-  return answer.result.id as string;
+  if (answer.error) return answer.error.code as number;
+  return { taskId: answer.result.id, contextId: answer.result.contextId };
+}
+
+async function createTask(url: string, caller: Caller): Promise<Created> {
+  const created = await send(url, caller);
+  expect(created, `${caller.name} creating a task`).toMatchObject({ taskId: expect.any(String), contextId: expect.any(String) });
+  return created as Created;
 }
 
 /** What `caller` learns about task `id`: 'visible' or the error code it got. */
@@ -129,14 +146,14 @@ describe.each(STORES)('principals on the $store store', ({ store, extra }) => {
     await Promise.all(gateways.map((gateway) => gateway.close()));
   });
 
-  it.each(setups())('$name: no caller sees, lists or probes another caller\'s task', async ({ config, callers }) => {
+  it.each(setups())('$name: no caller sees, lists, probes or continues another caller\'s task', async ({ config, callers }) => {
     const gateway = await startDemoGateway({ ...config, ...extra, store, 'redis-prefix': `${RUN}${randomUUID()}:` });
     gateways.push(gateway);
-    const owned = new Map<string, string>();
+    const owned = new Map<string, Created>();
     for (const caller of callers) owned.set(caller.name, await createTask(gateway.url, caller));
 
     for (const owner of callers) {
-      const taskId = owned.get(owner.name)!;
+      const { taskId, contextId } = owned.get(owner.name)!;
       // The owner itself sees its task: the probe can tell visible from foreign.
       const own = await probe(gateway.url, owner, taskId);
       expect(own[0], `${owner.name} reading its own task`).toBe('visible');
@@ -144,6 +161,9 @@ describe.each(STORES)('principals on the $store store', ({ store, extra }) => {
         if (other === owner) continue;
         const seen = await probe(gateway.url, other, taskId);
         expect(seen, `${other.name} probing the task of ${owner.name}`).toEqual(other.surface === '1.0' ? FOREIGN_1_0 : FOREIGN_0_2_5);
+        // Another caller cannot continue the owner's conversation: refused, never a turn in the owner's task.
+        const continued = await send(gateway.url, other, contextId);
+        expect(continued, `${other.name} continuing the context of ${owner.name}`).toBe(-32602);
       }
     }
   }, 30_000);
