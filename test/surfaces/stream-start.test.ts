@@ -97,6 +97,25 @@ describe('startStream', () => {
     expect(aborted).toBe(1);
   });
 
+  it('with a grace, an event right after the acceptance still comes first; an end right after it opens the stream', async () => {
+    const acceptThen = (items: StreamResponse[]) => (onAccepted: () => void) =>
+      (async function* () {
+        onAccepted();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        yield* items;
+      })();
+    const options = { firstEventTimeoutMs: 1_000, abort: () => undefined, acceptGraceMs: 200 };
+    expect(await startStream(acceptThen([done]), options)).toMatchObject({ began: 'event', first: done });
+    const ended = await startStream(acceptThen([]), options);
+    expect(ended.began).toBe('accepted');
+    expect(await collect(ended.rest)).toEqual([]);
+    const quiet = await startStream((onAccepted) => {
+      onAccepted();
+      return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+    }, { ...options, acceptGraceMs: 20 });
+    expect(quiet.began).toBe('accepted');
+  });
+
   it('0 waits without a bound', async () => {
     const started = await startStream(() => events(done), { firstEventTimeoutMs: 0, abort: () => undefined });
     expect(started.began).toBe('event');

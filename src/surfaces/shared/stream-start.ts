@@ -17,6 +17,12 @@ export interface StreamStartOptions {
   firstEventTimeoutMs: number;
   /** Ends the upstream call (the call's abort). */
   abort(): void;
+  /**
+   * After the upstream's acceptance, how long to still wait for the first event before answering
+   * `accepted`: an agent that answers at once (the usual case) gets its first event, or its first
+   * error, into the decision, and only a quiet one makes the caller's stream open empty. Default 0.
+   */
+  acceptGraceMs?: number;
 }
 
 export const firstEventTimeout = (ms: number): A2AError =>
@@ -25,7 +31,8 @@ export const firstEventTimeout = (ms: number): A2AError =>
 /**
  * Opens a stream and waits for whichever comes first: its first event, its end, an error (thrown:
  * the caller can still answer a plain error), or the upstream's acceptance (`onAccepted`, handed to
- * `open`). The first event is bounded by `firstEventTimeoutMs` from the call on: before acceptance
+ * `open`; with `acceptGraceMs`, an event that follows the acceptance within the grace still counts
+ * as first). The first event is bounded by `firstEventTimeoutMs` from the call on: before acceptance
  * the timeout is thrown here; after it, `rest` fails with it, and the upstream call is aborted once
  * that failure has been delivered (aborting at once would look like the client leaving, and end the
  * caller's stream without the error).
@@ -49,13 +56,25 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
   // Whoever loses the race below still settles later: nobody may see that as unhandled.
   bounded.catch(() => undefined);
 
-  let winner: IteratorResult<T> | 'accepted';
-  try {
-    winner = await Promise.race([bounded, accepted]);
-  } catch (error) {
+  type Outcome = { result: IteratorResult<T> } | { error: unknown };
+  const outcome: Promise<Outcome> = bounded.then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  let winner: Outcome | 'accepted' = await Promise.race([outcome, accepted]);
+  const grace = options.acceptGraceMs ?? 0;
+  if (winner === 'accepted' && grace > 0) {
+    // Only an event is worth the wait: an end or a failure after acceptance goes into the opened stream.
+    let graceTimer: NodeJS.Timeout | undefined;
+    const quiet = new Promise<'quiet'>((resolve) => (graceTimer = setTimeout(() => resolve('quiet'), grace)));
+    const soon = await Promise.race([outcome, quiet]);
+    clearTimeout(graceTimer);
+    if (soon !== 'quiet' && 'result' in soon && !soon.result.done) winner = soon;
+  }
+  if (winner !== 'accepted' && 'error' in winner) {
     stopTimer();
     options.abort();
-    throw error;
+    throw winner.error;
   }
 
   let pending: Promise<IteratorResult<T>> | undefined =
@@ -64,7 +83,7 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
           setImmediate(options.abort);
           throw error;
         })
-      : Promise.resolve(winner);
+      : Promise.resolve(winner.result);
   const rest: AsyncIterator<T> = {
     next: () => {
       if (!pending) return iterator.next();
@@ -79,6 +98,7 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
       return { done: true, value: undefined };
     },
   };
-  const began = winner === 'accepted' ? 'accepted' : winner.done ? 'ended' : 'event';
-  return { began, ...(began === 'event' ? { first: (winner as IteratorResult<T>).value as T } : {}), rest: { [Symbol.asyncIterator]: () => rest } };
+  const began = winner === 'accepted' ? 'accepted' : winner.result.done ? 'ended' : 'event';
+  const first = winner !== 'accepted' && !winner.result.done ? { first: winner.result.value } : {};
+  return { began, ...first, rest: { [Symbol.asyncIterator]: () => rest } };
 }
