@@ -124,6 +124,17 @@ describe.each(BINDINGS)('1.0 %s streams', (binding) => {
     expect(errorCodeOf(binding, frames.at(-1)!)).toBe(-32006);
   });
 
+  it('an agent that answers at once: the stream opens with its first event (no opening comment), logged with its task', async () => {
+    const { url, init } = streamRequest(binding, 'mode:complete');
+    const stream = await openLiveStream(url, init);
+    const frames = [];
+    for (let frame = await stream.next(); frame; frame = await stream.next()) frames.push(frame);
+    expect(stream.comments).toEqual([]);
+    expect(states(binding, frames)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const line = gateway.requestLog().findLast((entry) => entry.stream);
+    expect(line?.taskId).toMatch(/^task-\d+$/);
+  });
+
   it.each(['gzip', 'br', 'deflate'])('a %s-encoded stream is decoded into the whole turn', async (encoding) => {
     const frames = await readStream(binding, `mode:${encoding}`);
     expect(frames.every((frame) => frame.event === undefined)).toBe(true);
