@@ -1,7 +1,7 @@
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CallContext } from '../../core/agent-port.js';
-import { authEnabled, authenticate } from '../shared/auth.js';
+import { ANONYMOUS_V1_PRINCIPAL, authEnabled, authenticate } from '../shared/auth.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../v1/call.js';
@@ -65,7 +65,7 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
   const activated = extensions ? activatedExtensions() : undefined;
   return {
     ctx: {
-      principal: principal ?? '',
+      principal: principal ?? ANONYMOUS_V1_PRINCIPAL,
       signal: controller.signal,
       surface: 'grpc',
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
