@@ -15,7 +15,3 @@ export function isProtocolId(value: unknown): value is string {
 export const TENANT_PATTERN = /^[A-Za-z0-9_.:-]{0,128}$/;
 
 export const Tenant = z.string().regex(TENANT_PATTERN, 'must be at most 128 characters of letters, digits, _ . : -');
-
-export function isTenant(value: unknown): value is string {
-  return typeof value === 'string' && TENANT_PATTERN.test(value);
-}
