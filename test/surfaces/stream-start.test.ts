@@ -116,6 +116,21 @@ describe('startStream', () => {
     expect(quiet.began).toBe('accepted');
   });
 
+  it('a client leaving a quiet stream clears its first-event timer', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    const before = timers();
+    const started = await startStream(
+      (onAccepted) => {
+        onAccepted();
+        return { [Symbol.asyncIterator]: () => ({ next: () => never, return: async () => ({ done: true as const, value: undefined }) }) };
+      },
+      { firstEventTimeoutMs: 60_000, abort: () => undefined },
+    );
+    expect(timers()).toBe(before + 1);
+    await started.rest[Symbol.asyncIterator]().return?.();
+    expect(timers()).toBe(before);
+  });
+
   it('0 waits without a bound', async () => {
     const started = await startStream(() => events(done), { firstEventTimeoutMs: 0, abort: () => undefined });
     expect(started.began).toBe('event');
