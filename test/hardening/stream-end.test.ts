@@ -171,6 +171,42 @@ describe.each(BINDINGS)('1.0 %s blocking calls', (binding) => {
   });
 });
 
+describe('0.2.5 facade streams (message/stream)', () => {
+  const facadeStream = (text: string): { url: string; init: RequestInit } => ({
+    url: `${gateway.url}/stream`,
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'fs',
+        method: 'message/stream',
+        params: { message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }] } },
+      }),
+    },
+  });
+
+  it('quiet after accepting: headers and a comment within a second, then a 0.2.5 error at the first-event bound', async () => {
+    const { url, init } = facadeStream('mode:quiet');
+    const started = Date.now();
+    const stream = await openLiveStream(url, init);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await until(() => stream.comments.length > 0, 1_000);
+    const frame = await stream.next();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FIRST_EVENT_TIMEOUT_MS - 100);
+    expect(JSON.parse(frame!.data)).toMatchObject({ jsonrpc: '2.0', id: 'fs', error: { code: -32603 } });
+    expect(await stream.next()).toBeUndefined();
+    await until(() => agent.openResponses() === 0, 2_000);
+  });
+
+  it('truncated: what was said, then a failed, final status (Bailian waits for final: true)', async () => {
+    const answer = await exchange(facadeStream('mode:truncated').url, facadeStream('mode:truncated').init);
+    const last = JSON.parse(answer.frames!.at(-1)!.data);
+    expect(last.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+  });
+});
+
 it('the gateway asks upstreams for identity encoding', () => {
   expect(agent.acceptEncodings.length).toBeGreaterThan(0);
   expect(new Set(agent.acceptEncodings)).toEqual(new Set(['identity']));

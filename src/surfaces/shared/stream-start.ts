@@ -25,6 +25,17 @@ export interface StreamStartOptions {
   acceptGraceMs?: number;
 }
 
+/** The comment a stream opens with when the upstream accepted the call but has sent nothing yet. */
+export const STREAM_ACCEPTED_COMMENT = 'accepted';
+
+/**
+ * How long a stream the upstream accepted may still take for its first event before the caller's
+ * SSE response opens without it: short enough for a client to see headers well within a second,
+ * long enough that an agent answering at once still gets its first event (and the request log line
+ * its task) or its first error (a plain error answer) into the response, as before acceptance counted.
+ */
+export const ACCEPT_GRACE_MS = 150;
+
 export const firstEventTimeout = (ms: number): A2AError =>
   A2AError.internal(`Upstream agent timed out: no event within ${ms} ms of the call`);
 

@@ -122,7 +122,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           if (translated.method === 'CancelTask' && call.ref.taskId) await refuseFinished(port, call.ref.taskId, ctx, profile);
           if (call.kind === 'stream') {
             const reply = replyOptions(deps, undefined, addressed.clientTaskId);
-            return echo(await v025Stream(call.run(ctx), { id, deps, c, signal: ctx.signal, abort, reply }));
+            return echo(await v025Stream((onAccepted) => call.run({ ...ctx, onAccepted }), { id, deps, c, signal: ctx.signal, abort, reply }));
           }
           const result =
             translated.method === 'GetTask'

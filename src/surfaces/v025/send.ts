@@ -93,16 +93,14 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
   const input = turnInput(call.params, deps.config.bailian);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
-  if (input.rejected) return v025Stream(once({ task: input.rejected }), streamOptions);
-  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
-  let events: AsyncIterable<StreamResponse>;
-  try {
-    events = reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, call.ctx));
-  } catch (error) {
-    turn.end();
-    throw error;
+  if (input.rejected) {
+    const rejected = input.rejected;
+    return v025Stream(() => once({ task: rejected }), streamOptions);
   }
-  return v025Stream(events, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) });
+  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
+  const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
+    reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, { ...call.ctx, onAccepted }));
+  return v025Stream(open, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) });
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

@@ -4,7 +4,8 @@ import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
-import { pullFirst, sseResponse, type SseFrame } from '../shared/sse.js';
+import { sseResponse, type SseFrame } from '../shared/sse.js';
+import { ACCEPT_GRACE_MS, STREAM_ACCEPTED_COMMENT, startStream, type StreamStart } from '../shared/stream-start.js';
 import type { V025FacadeDeps } from './deps.js';
 import { v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
@@ -30,7 +31,7 @@ export interface V025StreamOptions {
  * first event is thrown (the caller answers a plain JSON-RPC error); after it the turn ends with a
  * failed, final status-update. A client that goes away aborts the upstream call.
  */
-export async function v025Stream(events: AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
+export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
   const { id, deps, c, signal } = options;
   let ended = false;
   const end = (): void => {
@@ -39,15 +40,21 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
     options.onEnd?.();
   };
   const reply = createTurnReply(options.reply ?? replyOptions(deps));
-  let head: Awaited<ReturnType<typeof pullFirst<V025StreamEvent>>>;
+  // Opened at the first event or, when the upstream accepted the call and stays quiet, at once with a
+  // comment (then keep-alives), so a caller can tell a slow agent from a dead one.
+  let head: StreamStart<V025StreamEvent>;
   try {
-    head = await pullFirst(replyEvents(events, reply));
-    if (head.first === undefined) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
+    head = await startStream((onAccepted) => replyEvents(open(onAccepted), reply), {
+      firstEventTimeoutMs: deps.config.upstream['first-event-timeout-ms'],
+      abort: options.abort,
+      acceptGraceMs: ACCEPT_GRACE_MS,
+    });
+    if (head.began === 'ended') throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
   } catch (error) {
     end();
     throw error;
   }
-  noteLog(c, taskRefOf(head.first));
+  if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.rest[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
 
@@ -63,6 +70,10 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
   async function* frames(): AsyncGenerator<SseFrame> {
     try {
       for (let next = await rest.next(); !next.done; next = await rest.next()) yield frame(next.value);
+    } catch (error) {
+      // Only what the reply reducer could not turn into a failed turn gets here (no first event in time):
+      // written before the upstream call is ended, which the SSE writer would take for the client leaving.
+      yield* failureFrames(error, 'error');
     } finally {
       await rest.return?.().catch(() => undefined);
       end();
@@ -81,6 +92,7 @@ export async function v025Stream(events: AsyncIterable<StreamResponse>, options:
     },
     shutdown: deps.shutdown,
     onError: (error) => failureFrames(error, 'error'),
+    ...(head.began === 'accepted' ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
 }
 

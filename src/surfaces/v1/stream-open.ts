@@ -1,17 +1,8 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { A2AError, isInterruptedState, isTerminalState, type StreamResponse, type TaskState } from '../../model/index.js';
-import { startStream } from '../shared/stream-start.js';
+import { ACCEPT_GRACE_MS, startStream } from '../shared/stream-start.js';
 
-/** The comment a stream opens with when the upstream accepted the call but has sent nothing yet. */
-export const STREAM_ACCEPTED_COMMENT = 'accepted';
-
-/**
- * How long a stream the upstream accepted may still take for its first event before the caller's
- * SSE response opens without it: short enough for a client to see headers well within a second,
- * long enough that an agent answering at once still gets its first event (and the request log line
- * its task) or its first error (a plain error answer) into the response, as before acceptance counted.
- */
-const ACCEPT_GRACE_MS = 150;
+export { STREAM_ACCEPTED_COMMENT } from '../shared/stream-start.js';
 
 export const ENDED_WITHOUT_EVENT = 'The upstream agent ended the stream without an event';
 export const ENDED_EARLY = 'The upstream agent ended the stream before the task reached a final or interrupted state';
