@@ -32,6 +32,8 @@ export interface GrpcCall {
   ctx: CallContext;
   /** The extensions the upstream activated so far (only those the caller requested). */
   activated(): string[];
+  /** Ends the call's upstream work (ctx.signal), e.g. when its first event did not come in time. */
+  abort(reason?: unknown): void;
   /** Lets go of the shutdown signal and the deadline timer; call it when the call is answered. */
   release(): void;
 }
@@ -71,6 +73,7 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
     },
     activated: () => activated?.list() ?? [],
+    abort: (reason?: unknown) => controller.abort(reason),
     release() {
       call.off('cancelled', cancelled);
       if (deadlineTimer) clearTimeout(deadlineTimer);

@@ -5,6 +5,7 @@ import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import { prepareCall, type OperationEnv } from '../v1/operations.js';
+import { openV1Stream } from '../v1/stream-open.js';
 import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
 import { decodedRequest } from './definition.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
@@ -19,12 +20,16 @@ export interface GrpcSurfaceDeps {
   shutdown?: AbortSignal;
 }
 
-/** The upstream's activated extensions, as `a2a-extensions` response metadata (sent once, before the first message). */
-function echoExtensions(call: ServerCall, opened: ReturnType<typeof openGrpcCall>): void {
+/**
+ * The response headers (initial metadata), with the upstream's activated extensions as
+ * `a2a-extensions`; `always` sends them even without extensions (a stream the upstream accepted but
+ * that is still quiet: the caller sees the call answered).
+ */
+function sendHeaders(call: ServerCall, opened: ReturnType<typeof openGrpcCall>, always = false): void {
   const uris = opened.activated();
-  if (uris.length === 0) return;
+  if (uris.length === 0 && !always) return;
   const metadata = new Metadata();
-  metadata.set('a2a-extensions', uris.join(', '));
+  if (uris.length > 0) metadata.set('a2a-extensions', uris.join(', '));
   call.sendMetadata(metadata);
 }
 
@@ -70,7 +75,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const result = await prepared.run(opened.ctx);
-        echoExtensions(call, opened);
+        sendHeaders(call, opened);
         callback(null, responseMessage(method, result));
         logCall(name, call, started);
       } catch (error) {
@@ -91,12 +96,16 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
+        // As on the HTTP bindings: the first event is bounded, and a stream that ends before the turn did fails.
+        const current = opened;
+        const stream = await openV1Stream((ctx) => prepared.run(ctx), { ctx: current.ctx, abort: () => current.abort() }, deps.config.upstream['first-event-timeout-ms']);
+        let headersSent = stream.quiet;
+        if (stream.quiet) sendHeaders(call, current, true);
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.
-        let first = true;
-        for await (const event of prepared.run(opened.ctx)) {
+        for await (const event of stream.events) {
           if (signal.aborted) break;
-          if (first) echoExtensions(call, opened);
-          first = false;
+          if (!headersSent) sendHeaders(call, current);
+          headersSent = true;
           if (!call.write(responseMessage(method, event))) await drained(call, signal);
         }
         // A shutdown or deadline ends the stream with its error, not with OK.
