@@ -33,3 +33,28 @@ export function decodedBody(response: Pick<Dispatcher.ResponseData, 'headers' | 
   decoded.text = () => text(decoded);
   return decoded;
 }
+
+/** How long a stream the caller no longer reads may take to end by itself before it is cut. */
+const LET_END_MS = 250;
+const ignore = (): void => undefined;
+
+/**
+ * A body the gateway stops reading before its end. When the caller's turn is over the agent is
+ * usually about to end the stream itself: reading the rest (briefly) lets the response finish, so the
+ * connection goes back to the pool and no abort error is built. A failed or still-running body is
+ * cut at once (`failed`), or after LET_END_MS.
+ */
+export function releaseBody(body: Readable, failed: boolean): void {
+  if (body.destroyed || body.readableEnded) return;
+  body.on('error', ignore);
+  if (failed) {
+    body.destroy();
+    return;
+  }
+  const cut = setTimeout(() => body.destroy(), LET_END_MS);
+  cut.unref();
+  const done = (): void => clearTimeout(cut);
+  body.once('end', done);
+  body.once('close', done);
+  body.resume();
+}

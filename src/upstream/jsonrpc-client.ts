@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { decodedBody, type UpstreamBody } from './decoded-body.js';
+import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
@@ -214,6 +214,7 @@ async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) =
     throw fromTransportError(error, { caller: call.ctx.signal });
   }
   let body: UpstreamBody = response.body;
+  let failed = false;
   try {
     body = decodedBody(response);
     const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
@@ -229,9 +230,10 @@ async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) =
       if (event !== undefined) yield event;
     }
   } catch (error) {
+    failed = true;
     throw fromTransportError(error, { caller: call.ctx.signal });
   } finally {
-    if (!body.destroyed) body.destroy();
+    releaseBody(body, failed);
   }
 }
 

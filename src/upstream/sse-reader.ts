@@ -141,7 +141,7 @@ class ReadableSse implements AsyncIterableIterator<SseMessage> {
     this.#failure = undefined;
     this.#ended = true;
     this.#flushed = true;
-    if (!this.#body.destroyed) this.#body.destroy();
+    // The owner of the response decides when to cut it (releaseBody); a reader left early only stops reading.
     return { done: true, value: undefined };
   }
 

@@ -3,7 +3,7 @@ import { A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { reportActivatedExtensions } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
-import { decodedBody, type UpstreamBody } from './decoded-body.js';
+import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
 import { fromTransportError } from './upstream-errors.js';
 import { fromRestError, type RestErrorContext } from './v03-rest-errors.js';
@@ -82,6 +82,7 @@ export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
     throw fromTransportError(error, { caller: call.ctx.signal });
   }
   let body: UpstreamBody = response.body;
+  let failed = false;
   try {
     body = decodedBody(response);
     if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, await body.text(), call.errors);
@@ -96,8 +97,9 @@ export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
       yield parseBody(message.data);
     }
   } catch (error) {
+    failed = true;
     throw fromTransportError(error, { caller: call.ctx.signal });
   } finally {
-    if (!body.destroyed) body.destroy();
+    releaseBody(body, failed);
   }
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { releaseBody } from '../../src/upstream/decoded-body.js';
 import { readSse, type SseMessage } from '../../src/upstream/sse-reader.js';
 
 async function* chunks(parts: Array<Uint8Array | string>): AsyncGenerator<Uint8Array | string> {
@@ -128,10 +129,14 @@ describe.each(BODIES)('readSse over %s', (_kind, asBody) => {
         finished = true;
       }
     }
-    for await (const message of readSse(asBody(body()))) {
+    const source = asBody(body());
+    for await (const message of readSse(source)) {
       expect(message.data).toBe('one');
       break;
     }
+    // A Node stream is its response's: its owner lets it end (or cuts it), see releaseBody below.
+    if (source instanceof Readable) releaseBody(source, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(finished).toBe(true);
   });
 });
@@ -176,21 +181,40 @@ describe('readSse over a Node stream that breaks', () => {
 });
 
 describe('readSse over an undici-like body', () => {
-  it('leaving early destroys the body, and the error undici emits for an unfinished body goes nowhere', async () => {
-    // undici's BodyReadable errors when destroyed before its end: nobody listens any more by then.
-    const body = new Readable({
+  // undici's BodyReadable errors when destroyed before its end: nobody listens any more by then.
+  const undiciLike = () =>
+    new Readable({
       read() {},
       destroy(error, callback) {
         callback(error ?? (this.readableEnded ? null : new Error('Request aborted')));
       },
     });
+
+  it('leaving early leaves the body to its owner; a failed call cuts it at once, its error going nowhere', async () => {
+    const body = undiciLike();
     body.push('data: one\n\ndata: two\n\n');
     for await (const message of readSse(body)) {
       expect(message.data).toBe('one');
       break;
     }
+    expect(body.destroyed).toBe(false);
+    releaseBody(body, true);
     expect(body.destroyed).toBe(true);
     await new Promise((resolve) => setImmediate(resolve));
     expect(body.listenerCount('error')).toBeGreaterThan(0);
+  });
+
+  it('a body its caller is done with may still end by itself (no abort); one that does not is cut soon after', async () => {
+    const ending = undiciLike();
+    releaseBody(ending, false);
+    ending.push('data: late\n\n');
+    ending.push(null);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ending.readableEnded).toBe(true);
+    const endless = undiciLike();
+    endless.push('data: more\n\n');
+    releaseBody(endless, false);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(endless.destroyed).toBe(true);
   });
 });
