@@ -176,7 +176,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
           if (streams.values().next().value === self) {
             if (followUp && followUp.taskId === taskId && !('task' in event)) {
               // The caller's follow-up joins the history first, as the SDK's task manager does.
-              record({ message: redactMessage(followUp) }, meta, taskId);
+              void record({ message: redactMessage(followUp) }, meta, taskId);
             }
             followUp = undefined;
             lastWrites.set(taskId, record(event, meta, taskId));

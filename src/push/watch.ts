@@ -158,7 +158,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
 
   function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
     const eventId = accept(event, taskId, wholeTurn);
-    if (eventId) chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
+    if (eventId) void chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
   }
 
   async function* watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse> {

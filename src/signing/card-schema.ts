@@ -79,6 +79,7 @@ function projectField(field: Field, value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
   switch (field) {
     case 'string':
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mistyped field is coerced, not dropped
       return String(value);
     case 'bool':
       return Boolean(value);

@@ -44,7 +44,7 @@ export function gatewayExtensions(config: GatewayConfig): AgentExtension[] {
     ...(description !== undefined ? { description } : {}),
     ...(required ? { required } : {}),
     ...(params !== undefined ? { params } : {}),
-  })) as AgentExtension[];
+  }));
 }
 
 /** The upstream's extensions, then the gateway's own (an upstream entry with the same URI wins). */
