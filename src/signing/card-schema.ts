@@ -1,3 +1,5 @@
+import { isRecord } from '../model/json.js';
+
 /**
  * The A2A 1.0 AgentCard as its protobuf schema sees it, for signing. Both official SDKs canonicalize
  * a card by reading it into the proto message first (a2a-js: AgentCard.fromJSON/toJSON; a2a-python:
@@ -71,9 +73,6 @@ const AGENT_CARD = message({
   },
   iconUrl: S,
 });
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function projectField(field: Field, value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
