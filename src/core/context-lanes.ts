@@ -63,7 +63,7 @@ export function createContextLanes(): ContextLanes {
 }
 
 /** The lanes the config asks for: shared through Redis with `store: redis`, so replicas keep one turn per context between them. */
-export function createContextLanesFor(config: GatewayConfig, logger?: RedisContextLanesOptions['logger']): ContextLanes {
+export function createContextLanesFor(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>, logger?: RedisContextLanesOptions['logger']): ContextLanes {
   if (config.store !== 'redis') return createContextLanes();
   return createRedisContextLanes({
     url: config['redis-url'],

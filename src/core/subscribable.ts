@@ -10,7 +10,7 @@ const terminalError = (taskId: string): A2AError =>
  */
 export function assertSubscribable(taskId: string, state: TaskState | undefined): void {
   if (state === 'TASK_STATE_INPUT_REQUIRED') {
-    throw new A2AError(ErrorCode.TaskNotFound, `Task ${taskId} is not active`, { metadata: { taskId } });
+    throw A2AError.taskNotActive(taskId);
   }
 }
 

@@ -51,9 +51,6 @@ export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
 const enc = encodeURIComponent;
 const taskNotFound = (taskId: string) => () => A2AError.taskNotFound(taskId);
 
-/** A task that has nothing more to say to a subscriber (like subscribeV025, and iac-code: -32001 "not active"). */
-const notActive = (taskId: string): A2AError =>
-  new A2AError(ErrorCode.TaskNotFound, `Task ${taskId} is not active`, { metadata: { taskId } });
 
 /** What a repeated snapshot would tell a subscriber that the first one did not. */
 const progressOf = (task: Task): string => JSON.stringify([task.status, task.artifacts ?? []]);
@@ -126,7 +123,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
   /** The snapshot first (a 0.3 agent does not promise one), then the agent's events minus a repeat of it. */
   async function* subscribe(id: string, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const snapshot = await getTask(id, undefined, ctx);
-    if (endsTurn(snapshot.status.state)) throw notActive(id);
+    if (endsTurn(snapshot.status.state)) throw A2AError.taskNotActive(id);
     yield { task: snapshot };
     const seen = progressOf(snapshot);
     let leading = true;
