@@ -9,7 +9,7 @@ import type { GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
 import { createCardRefresher } from './core/card-refresher.js';
-import { createContextLanesFor } from './core/context-lanes.js';
+import { createContextLanesFor } from './core/context-lanes-factory.js';
 import { createGateway } from './core/gateway.js';
 import { createTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
