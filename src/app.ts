@@ -192,7 +192,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       registry,
       lanes,
       upstreamName: upstreamUrl,
-      ownsTaskQueries: connected.ownsTaskQueries,
       logger,
     });
     const push = await createPushService(config, {
