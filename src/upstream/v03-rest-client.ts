@@ -12,12 +12,18 @@ import {
   V03StreamResponse,
   V03Task,
   V03TaskPushNotificationConfig,
-} from '../protocol/v03-rest.js';
+} from '../protocol/v03/index.js';
 import { parseV025Response, type V025AgentCard } from '../protocol/v025/index.js';
-import { cardFromV025 } from '../translate/index.js';
-import { cardFromV03Rest } from '../translate/v03-rest-card.js';
-import { createV03RestToV1StreamTranslator } from '../translate/v03-rest-stream.js';
-import { sendRequestToV03, sendResponseFromV03, taskFromV03, taskPushConfigFromV03, taskPushConfigToV03 } from '../translate/v03-rest.js';
+import {
+  cardFromV025,
+  cardFromV03Rest,
+  createV03RestToV1StreamTranslator,
+  sendRequestToV03,
+  sendResponseFromV03,
+  taskFromV03,
+  taskPushConfigFromV03,
+  taskPushConfigToV03,
+} from '../translate/index.js';
 import { legacyInterfaces } from './detect.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
@@ -57,7 +63,7 @@ const progressOf = (task: Task): string => JSON.stringify([task.status, task.art
 
 /**
  * An A2A 0.3 agent that offers only the HTTP+JSON binding, behind the 1.0 port: every call goes to
- * its `/v1/...` route in 0.3 proto JSON, translated both ways by src/translate/v03-rest. ListTasks
+ * its `/v1/...` route in 0.3 proto JSON, translated both ways by src/translate/v03. ListTasks
  * has no 0.3 REST route: the gateway's registry answers it, this client refuses it (-32004).
  */
 export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestUpstream {

@@ -1,6 +1,5 @@
 import type { Part } from '../../model/index.js';
-import type { JsonObject } from '../../translate/common.js';
-import { isRecord } from '../../model/json.js';
+import { isRecord, type JsonObject } from '../../model/json.js';
 
 /**
  * iac-code's interactive permission prompt (docs/iac-code.md, "Permission prompts"): before a tool

@@ -1,7 +1,7 @@
-import type { AgentCard, SecurityRequirement } from '../model/index.js';
-import type { V03RestAgentCard } from '../protocol/v03-rest.js';
-import { cardFromV025 } from './cards.js';
-import { defined } from './common.js';
+import type { AgentCard, SecurityRequirement } from '../../model/index.js';
+import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
+import { cardFromV025 } from '../cards.js';
+import { defined } from '../common.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
 
