@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
 import type { AgentCard, AgentExtension, AgentInterface } from '../../model/index.js';
 import type { CardSigner } from '../../signing/card-signer.js';
+import { v03CardFields } from '../../translate/index.js';
 import { grpcPublicAddress } from '../grpc/address.js';
 import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
@@ -84,13 +85,7 @@ export function servedCard(card: AgentCard, baseUrl: string, config: ServedCardC
     } else if (!REPLACED.has(key)) served[key] = value;
   }
   if (!options.legacyFields) return served as unknown as AgentCard;
-  const [jsonRpc, ...others] = interfaces as [AgentInterface, ...AgentInterface[]];
-  return Object.assign(served, {
-    url: jsonRpc.url,
-    preferredTransport: jsonRpc.protocolBinding,
-    protocolVersion: '1.0',
-    additionalInterfaces: others.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
-  }) as unknown as AgentCard;
+  return Object.assign(served, v03CardFields(interfaces as [AgentInterface, ...AgentInterface[]])) as unknown as AgentCard;
 }
 
 /** Per snapshot, the served card for each base URL seen (bounded: with trust-proxy the host is caller-chosen). */
