@@ -29,7 +29,7 @@ const stop = () => {
   stopping = true;
   // Idle SSE streams never finish on their own: bound the drain so the profile still gets written.
   const deadline = setTimeout(() => process.exit(0), 2_000);
-  gateway.close().finally(() => {
+  void gateway.close().finally(() => {
     clearTimeout(deadline);
     process.exit(0);
   });

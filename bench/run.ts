@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       } catch (error) {
         scenarios[name] = { status: 'failed', note: error instanceof Error ? error.message : String(error) };
       }
-      log(`  ${scenarios[name]!.status} in ${Math.round((Date.now() - t0) / 1000)} s${scenarios[name]!.note ? `: ${scenarios[name]!.note}` : ''}`);
+      log(`  ${scenarios[name].status} in ${Math.round((Date.now() - t0) / 1000)} s${scenarios[name].note ? `: ${scenarios[name].note}` : ''}`);
     }
   } finally {
     // The gateway first: its clean exit is what writes a --cpu-prof profile.

@@ -5,11 +5,11 @@ import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Credentials, GatewayConfig } from './config/schema.js';
+import type { GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
 import { createCardRefresher } from './core/card-refresher.js';
-import { createContextLanesFor } from './core/context-lanes.js';
+import { createContextLanesFor } from './core/context-lanes-factory.js';
 import { createGateway } from './core/gateway.js';
 import { createTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
@@ -24,6 +24,7 @@ import { createPushService } from './push/service.js';
 import { mountHealth } from './surfaces/health.js';
 import { admitsCaller, authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
+import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import { pathGuard } from './surfaces/shared/path-guard.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
@@ -66,22 +67,6 @@ export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
   return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
 }
 
-/** Guards one JSON-RPC dialect with credentials, so dialects sharing `POST /` keep their own auth. */
-function guarded(dialect: JsonRpcDialect, guard: ReturnType<typeof requireCredentials>, creds: Credentials): JsonRpcDialect {
-  return {
-    name: dialect.name,
-    handles: (method) => dialect.handles(method),
-    admits: (headers) => admitsCaller(headers, creds),
-    async handle(request, c) {
-      let response: Response | undefined;
-      const rejection = await guard(c, async () => {
-        response = await dialect.handle(request, c);
-      });
-      return rejection ?? response ?? c.res;
-    },
-  };
-}
-
 /** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const { config, port, cards, registry, logger, shutdown, signer } = deps;
@@ -114,7 +99,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
       })
     : undefined;
 
-  const dialects: JsonRpcDialect[] = [guarded(createV1Dialect({ port, cards, config, shutdown, signer }), v1Auth, config.auth)];
+  const dialects: JsonRpcDialect[] = [
+    guardedDialect(createV1Dialect({ port, cards, config, shutdown, signer }), v1Auth, (headers) => admitsCaller(headers, config.auth)),
+  ];
   if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);
@@ -205,7 +192,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       registry,
       lanes,
       upstreamName: upstreamUrl,
-      ownsTaskQueries: connected.ownsTaskQueries,
       logger,
     });
     const push = await createPushService(config, {

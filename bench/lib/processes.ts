@@ -121,7 +121,7 @@ export function requestGc(child: Child, timeoutMs = 5_000): Promise<GcReply | un
       resolve(reply);
     }
     proc.on('message', onMessage);
-    proc.send!('gc');
+    proc.send('gc');
   });
 }
 

@@ -155,7 +155,7 @@ export function numbersTable(scenarios: Scenarios): string {
   const blocking = s('blocking');
   if (blocking) {
     lines.push(`| blocking rps | ${json(blocking.rps)} |`);
-    lines.push(`| blocking latency @1,000/s ms | ${json(blocking.latencyAt1000)} (generator lag p99 ${blocking.scheduleLagP99Ms} ms) |`);
+    lines.push(`| blocking latency @1,000/s ms | ${json(blocking.latencyAt1000)} (generator lag p99 ${json(blocking.scheduleLagP99Ms)} ms) |`);
     lines.push(`| blocking latency @250/s ms | ${json(blocking.latencyAt250)} |`);
   }
   const facade = s('facade');
@@ -167,7 +167,7 @@ export function numbersTable(scenarios: Scenarios): string {
     const levels = (scenarios.concurrency?.rounds ?? []) as Array<Record<string, unknown>>;
     const perLevel = levels.map(
       (l) =>
-        `${l.stillOpen}/${l.streams}: ${l.perStreamKiB} KiB/stream (${l.perStreamAfterGcKiB} after GC, heap ${l.heapPerStreamKiB}), ` +
+        `${json(l.stillOpen)}/${json(l.streams)}: ${json(l.perStreamKiB)} KiB/stream (${json(l.perStreamAfterGcKiB)} after GC, heap ${json(l.heapPerStreamKiB)}), ` +
         `/health p50 ${(l.healthMs as { p50: number }).p50} p99 ${(l.healthMs as { p99: number }).p99} ms`,
     );
     lines.push(`| idle streams | ${escape(perLevel.join('; '))}; /health p99 with none open ${(concurrency.healthBaselineMs as { p99: number }).p99} ms |`);

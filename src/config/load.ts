@@ -284,7 +284,7 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
   merged = deepMerge(merged, flagLayer);
 
   const result = GatewayConfig.safeParse(merged);
-  if (!result.success) throw new ConfigError(describeIssues(result.error.issues as Issue[], sources, input.env));
+  if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, input.env));
   return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: 'serve' };
 }
 

@@ -1,5 +1,6 @@
 import { GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
+import { isRecord } from '../model/json.js';
 
 export type Tree = Record<string, unknown>;
 export type KeyPath = string[];
@@ -42,8 +43,7 @@ export function childOf(node: SchemaNode | undefined, key: string): SchemaNode |
 
 /* ----- small tree helpers ----- */
 
-export const isPlainObject = (value: unknown): value is Tree =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Tree => isRecord(value);
 
 export function setPath(tree: Tree, keys: KeyPath, value: unknown): void {
   let cursor = tree;

@@ -88,7 +88,7 @@ export const BailianConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
     /** Where the 0.2.5 facade lives: `/` shares the JSON-RPC endpoint with the 1.0 surface. */
-    'base-path': z.string().regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a path starting with /').default('/'),
+    'base-path': z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /').default('/'),
     'api-key': z.string().min(1).optional(),
     /** Mapping profile in mappings/profiles (bailian or a2a-0.2.5). */
     profile: z.string().default('bailian'),

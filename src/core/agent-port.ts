@@ -65,6 +65,15 @@ export interface AgentPort {
   getExtendedAgentCard(ctx: CallContext): Promise<AgentCard>;
 }
 
+/**
+ * The core's port (the gateway): its registry writes trail the events it yields, and `settled`
+ * resolves once every write queued for the task so far is done. Whatever reads the registry right
+ * after an event (push snapshots, push config methods) waits for it first.
+ */
+export interface SettlingPort extends AgentPort {
+  settled(taskId: string): Promise<void>;
+}
+
 /** An upstream agent: the port plus what the gateway needs to know about it. */
 export interface Upstream extends AgentPort {
   /** Fetch the agent's card (1.0 model) from the network. */

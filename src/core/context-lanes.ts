@@ -1,6 +1,4 @@
-import type { GatewayConfig } from '../config/schema.js';
 import { A2AError, ErrorCode } from '../model/index.js';
-import { createRedisContextLanes, type RedisContextLanesOptions } from './context-lanes-redis.js';
 
 /** The right to run one turn on a context. */
 export interface Lease {
@@ -60,17 +58,6 @@ export function createContextLanes(): ContextLanes {
       held.clear();
     },
   };
-}
-
-/** The lanes the config asks for: shared through Redis with `store: redis`, so replicas keep one turn per context between them. */
-export function createContextLanesFor(config: GatewayConfig, logger?: RedisContextLanesOptions['logger']): ContextLanes {
-  if (config.store !== 'redis') return createContextLanes();
-  return createRedisContextLanes({
-    url: config['redis-url'],
-    prefix: config['redis-prefix'],
-    leaseMs: config.tasks['lane-lease-ms'],
-    ...(logger ? { logger } : {}),
-  });
 }
 
 /** -32602 for a message on a context whose previous turn is still running. */

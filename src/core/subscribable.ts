@@ -10,7 +10,7 @@ const terminalError = (taskId: string): A2AError =>
  */
 export function assertSubscribable(taskId: string, state: TaskState | undefined): void {
   if (state === 'TASK_STATE_INPUT_REQUIRED') {
-    throw new A2AError(ErrorCode.TaskNotFound, `Task ${taskId} is not active`, { metadata: { taskId } });
+    throw A2AError.taskNotActive(taskId);
   }
 }
 
@@ -21,6 +21,7 @@ export const isTerminal = (state: TaskState | undefined): boolean => state !== u
  * UnsupportedOperation. The agent is asked anyway, so an agent that answers -32004 itself (a2a-js) is
  * heard in its own words; any other answer (iac-code: -32001 "not active") becomes the gateway's -32004.
  */
+// eslint-disable-next-line require-yield
 export async function* refusedAsTerminal(source: AsyncIterable<StreamResponse>, taskId: string): AsyncGenerator<StreamResponse> {
   const iterator = source[Symbol.asyncIterator]();
   try {

@@ -137,7 +137,7 @@ export class DemoRuntime {
   subscribe(request: SubscribeToTaskRequest): EventChannel<StreamResponse> {
     const stored = this.store.get(request.id);
     if (!stored) throw A2AError.taskNotFound(request.id);
-    if (!stored.turn) throw A2AError.taskNotFound(request.id, `Task ${request.id} is not active`);
+    if (!stored.turn) throw A2AError.taskNotActive(request.id);
     const channel = this.attach(stored);
     channel.push({ task: snapshot(stored.task) });
     return channel;

@@ -92,6 +92,11 @@ export class A2AError extends Error {
       metadata: taskId ? { taskId } : {},
     });
   }
+
+  /** A task with nothing more to tell a subscriber, in iac-code's words (-32001 "not active"). */
+  static taskNotActive(taskId: string): A2AError {
+    return A2AError.taskNotFound(taskId, `Task ${taskId} is not active`);
+  }
   static taskNotCancelable(taskId?: string): A2AError {
     return new A2AError(ErrorCode.TaskNotCancelable, 'Task cannot be canceled', { metadata: taskId ? { taskId } : {} });
   }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isRecord } from './json.js';
 
 interface SchemaDef {
   type: string;
@@ -10,9 +11,6 @@ interface SchemaDef {
 }
 
 const defOf = (schema: z.ZodType): SchemaDef => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `value` (already validated by `schema`) with only the fields the schema names, at every depth, as a

@@ -16,7 +16,7 @@ export interface PushConfigMethodsDeps {
   store: PushConfigStore;
   registry: TaskRegistry;
   /** Waits for queued registry writes of a task (the gateway's `settled`), so a task just streamed is found. */
-  settled?: (taskId: string) => Promise<void>;
+  settled: (taskId: string) => Promise<void>;
   /** `push-reveal-secrets`. */
   revealSecrets: boolean;
 }
@@ -31,7 +31,7 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
 
   /** The task must exist and belong to the caller; another principal's task does not exist for them. */
   async function assertOwnTask(taskId: string, ctx: CallContext): Promise<void> {
-    await deps.settled?.(taskId);
+    await deps.settled(taskId);
     if (!(await registry.get(taskId, ctx.principal))) throw notFound(taskId);
   }
 

@@ -3,6 +3,7 @@ import { A2AError, type TaskPushNotificationConfig } from '../model/index.js';
 /** RFC 9110 token: header names and auth schemes. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than horizontal tab, including CR, LF and NUL (header injection). */
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 /** Printable ASCII without space: what a push token, a credential and a callback URL may be made of. */
 const VISIBLE_ASCII = /^[\u0021-\u007e]*$/;

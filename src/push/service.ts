@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
-import type { AgentPort, CallContext } from '../core/agent-port.js';
+import type { AgentPort, CallContext, SettlingPort } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import type { SendMessageRequest, StreamResponse } from '../model/index.js';
@@ -29,16 +29,14 @@ export interface PushService {
   /**
    * Wraps the core port (the gateway): push-config methods are served here and never forwarded,
    * inline configs are taken off SendMessage, and task events are turned into push jobs. Pass the
-   * gateway itself so its `settled` is seen. Other properties of `port` stay reachable.
+   * gateway: push reads the registry after its `settled`. Other properties of `port` stay reachable.
    */
-  decorate<P extends AgentPort>(port: P): P;
+  decorate<P extends SettlingPort>(port: P): P;
   /** Starts delivering queued jobs (including those left from before a restart). */
   start(): void;
   /** Queues every event already accepted, then stops the queue (in-flight deliveries finish). */
   stop(): Promise<void>;
 }
-
-type SettledPort = AgentPort & { settled?: (taskId: string) => Promise<void> };
 
 /** A placeholder that satisfies the id rule: an inline config is checked before its task exists. */
 const PENDING_TASK_ID = 'pending-task';
@@ -81,10 +79,10 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       ? createPushConfigStore(config, { keyRing, redis })
       : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
   // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
-  const unfollowEvictions = deps.registry.onEvicted?.((taskId) => {
+  const unfollowEvictions = deps.registry.onEvicted((taskId) => {
     store.deleteTask(taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'));
   });
-  if (config.store === 'redis') deps.registry.expireWithTasks?.(redisConfigKeyPrefix(config['redis-prefix']));
+  if (config.store === 'redis') deps.registry.expireWithTasks(redisConfigKeyPrefix(config['redis-prefix']));
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
   const watchers = new Set<PushWatcher>();
   let started = false;
@@ -104,8 +102,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   }
 
   return {
-    decorate<P extends AgentPort>(port: P): P {
-      const settled = (port as SettledPort).settled?.bind(port);
+    decorate<P extends SettlingPort>(port: P): P {
+      const settled = (taskId: string) => port.settled(taskId);
       const watcher = createPushWatcher({
         store,
         queue,
@@ -158,7 +156,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
 
     stop() {
       stopping ??= (async () => {
-        unfollowEvictions?.();
+        unfollowEvictions();
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
         await queue.stop();
         if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());
@@ -171,7 +169,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
 
 function disabledPushService(): PushService {
   return {
-    decorate<P extends AgentPort>(port: P): P {
+    decorate<P extends SettlingPort>(port: P): P {
       return overlay(port, {
         ...unsupportedPushConfigMethods,
         sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),

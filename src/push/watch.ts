@@ -33,7 +33,7 @@ export interface PushWatcherDeps {
   events: 'terminal' | 'all';
   logger: PushLogger;
   /** The gateway's `settled`: a 0.2.5 payload is the registry snapshot after the event was applied. */
-  settled?: (taskId: string) => Promise<void>;
+  settled: (taskId: string) => Promise<void>;
 }
 
 export interface PushWatcher {
@@ -112,7 +112,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   async function v025Body(taskId: string, owner: string, event: StreamResponse): Promise<string | undefined> {
-    await deps.settled?.(taskId);
+    await deps.settled(taskId);
     const task = (await registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
     return task ? v025Payload(task, deps.profile) : undefined;
   }
@@ -158,7 +158,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
 
   function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
     const eventId = accept(event, taskId, wholeTurn);
-    if (eventId) chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
+    if (eventId) void chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
   }
 
   async function* watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse> {

@@ -1,3 +1,5 @@
+import { isRecord } from '../model/json.js';
+
 /**
  * The A2A 1.0 AgentCard as its protobuf schema sees it, for signing. Both official SDKs canonicalize
  * a card by reading it into the proto message first (a2a-js: AgentCard.fromJSON/toJSON; a2a-python:
@@ -72,13 +74,11 @@ const AGENT_CARD = message({
   iconUrl: S,
 });
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function projectField(field: Field, value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
   switch (field) {
     case 'string':
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a mistyped field is coerced, not dropped
       return String(value);
     case 'bool':
       return Boolean(value);

@@ -56,7 +56,7 @@ export function createCardSigner(ring: KeyRing, options: CardSignerOptions = {})
       pending.catch(() => byPayload.delete(payload));
     }
     const { signatures: _upstream, ...rest } = card;
-    return { ...rest, signatures: [await pending] } as AgentCard;
+    return { ...rest, signatures: [await pending] };
   }
 
   return {

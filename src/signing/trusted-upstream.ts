@@ -3,6 +3,7 @@ import { A2AError } from '../model/index.js';
 
 export const UNTRUSTED_UPSTREAM_MESSAGE = "The upstream agent is not available: its card's signature does not verify";
 
+// eslint-disable-next-line require-yield
 async function* refusedStream(): AsyncGenerator<never> {
   throw A2AError.internal(UNTRUSTED_UPSTREAM_MESSAGE);
 }

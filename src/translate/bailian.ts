@@ -43,9 +43,9 @@ export function nestExtensionMetadata(metadata: JsonObject | undefined, key: str
 /** Device commands in a piece of upstream metadata: `metadata.commands` and `metadata[key].commands`. */
 export function commandsIn(metadata: JsonObject | undefined, key: string): unknown[] {
   if (!metadata) return [];
-  const direct = Array.isArray(metadata.commands) ? metadata.commands : [];
+  const direct: unknown[] = Array.isArray(metadata.commands) ? metadata.commands : [];
   const namespace = metadata[key];
-  const nested = isRecord(namespace) && Array.isArray(namespace.commands) ? namespace.commands : [];
+  const nested: unknown[] = isRecord(namespace) && Array.isArray(namespace.commands) ? namespace.commands : [];
   return [...direct, ...nested];
 }
 

@@ -1,9 +1,6 @@
 /** Small helpers shared by the translators (no I/O). */
 
-export type JsonObject = Record<string, unknown>;
-
-export const isRecord = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord, type JsonObject } from '../model/json.js';
 
 /**
  * Drop keys whose value is undefined: the wire objects are compared and serialised as written, and

@@ -1,6 +1,7 @@
 /**
- * The one place that knows both A2A versions: pure translation between 0.2.5 and 1.0, driven by a
- * MappingProfile (mappings/ + src/mappings) wherever a table is involved. Everything else speaks 1.0.
+ * The one place that knows the other A2A versions: pure translation between 0.2.5 and 1.0, driven by a
+ * MappingProfile (mappings/ + src/mappings) wherever a table is involved, and between 0.3 HTTP+JSON
+ * and 1.0 (v03/). Everything else speaks 1.0.
  */
 export { defined, joinText, systemClock, type Clock } from './common.js';
 export { toRfc3339Utc } from './timestamps.js';
@@ -38,6 +39,7 @@ export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
 export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
 export { rewriteV025Card, type V025CardRewriteOptions } from './v025-card-rewrite.js';
 export { securitySchemeToV1, securityToV1 } from './security.js';
+export * from './v03/index.js';
 export {
   BAILIAN_EXTENSION_FIELDS,
   BAILIAN_PROTOCOL_EXTENSION_URIS,

@@ -19,13 +19,6 @@ export interface ConnectedUpstream {
   readonly protocol: UpstreamProtocol | undefined;
   /** How the gateway reaches it (HTTP+JSON only for a 0.3 agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
   readonly binding: UpstreamBinding | undefined;
-  /**
-   * Whether the gateway's registry answers GetTask instead of the upstream. Always false: every
-   * supported protocol has tasks/get, and only the agent knows how a task moved on without a stream
-   * through the gateway (a non-blocking send, a turn that outlived its stream). ListTasks is answered
-   * by the registry regardless (createGateway), so 0.2.5/0.3 agents need nothing more.
-   */
-  ownsTaskQueries: boolean;
 }
 
 /** The client for a known protocol and binding, on the shared pool. */
@@ -133,6 +126,5 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
     get binding() {
       return binding;
     },
-    ownsTaskQueries: false,
   };
 }

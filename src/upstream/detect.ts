@@ -3,6 +3,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { getJson } from './card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
+import { isRecord } from '../model/json.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
 /** How the gateway talks to the agent: JSON-RPC (every version), 0.3's HTTP+JSON binding under `/v1/`, or 1.0's gRPC. */
@@ -18,9 +19,6 @@ export interface DetectOptions {
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isMajor = (version: unknown, major: RegExp): boolean => typeof version === 'string' && major.test(version.trim());
 const V1 = /^1(\.|$)/;

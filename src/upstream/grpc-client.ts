@@ -42,7 +42,7 @@ interface UntypedMethod {
   requestSerialize(value: unknown): Buffer;
   responseDeserialize(value: Buffer): unknown;
 }
-const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name] as unknown as UntypedMethod;
+const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name];
 
 /** What the headers bound needs of a call: both call kinds emit `metadata` when the agent answers. */
 interface CancellableCall {

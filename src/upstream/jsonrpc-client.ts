@@ -9,6 +9,7 @@ import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivat
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { isWellFormedStreamEvent } from './well-formed.js';
+import { isRecord } from '../model/json.js';
 
 /**
  * What differs between A2A versions on the JSON-RPC wire besides method names and shapes: the
@@ -80,7 +81,6 @@ type Envelope = Record<string, unknown>;
 let lastRequestId = 0;
 const nextRequestId = (): string => `a2a-bridge-${++lastRequestId}`;
 
-const isRecord = (value: unknown): value is Envelope => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();

@@ -1,4 +1,5 @@
 import { A2AError, type FieldViolation } from '../model/index.js';
+import { isRecord } from '../model/json.js';
 
 /**
  * Turning what an upstream agent says went wrong into an A2AError a caller may see. Agents put
@@ -47,9 +48,6 @@ export function sanitizeUpstreamText(text: string, secrets: readonly string[] = 
   safe = safe.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').trim();
   return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS - 3)}...` : safe;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function typeName(detail: Record<string, unknown>): string {
   return typeof detail['@type'] === 'string' ? detail['@type'] : '';

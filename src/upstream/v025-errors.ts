@@ -4,9 +4,7 @@ import { V025JsonRpcError } from '../protocol/v025/index.js';
 import { errorFromV025 } from '../translate/index.js';
 import type { JsonRpcWire } from './jsonrpc-client.js';
 import { sanitizeUpstreamText } from './upstream-errors.js';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from '../model/json.js';
 
 /** Primitive entries of an object `data`, scrubbed; errorFromV025 drops everything else anyway. */
 function scrubbedData(data: unknown, secrets: readonly string[]): Record<string, unknown> | undefined {

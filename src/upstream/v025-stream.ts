@@ -1,5 +1,5 @@
 import type { MappingProfile } from '../mappings/index.js';
-import { A2AError, ErrorCode, type StreamResponse, type Task } from '../model/index.js';
+import { A2AError, type StreamResponse, type Task } from '../model/index.js';
 import { isV025FinalState, parseV025StreamEvent, type V025StreamEvent, type V025Task } from '../protocol/v025/index.js';
 import { createV025ToV1StreamTranslator, taskToV1, type V025ToV1StreamTranslator } from '../translate/index.js';
 import { isEmptyResult } from './jsonrpc-client.js';
@@ -46,7 +46,7 @@ const progressOf = (task: Task): string => JSON.stringify([task.status, task.art
 export async function* subscribeV025(options: SubscribeV025Options): AsyncGenerator<StreamResponse> {
   const snapshot = await options.getTask();
   if (isV025FinalState(snapshot.status.state)) {
-    throw new A2AError(ErrorCode.TaskNotFound, `Task ${options.taskId} is not active`, { metadata: { taskId: options.taskId } });
+    throw A2AError.taskNotActive(options.taskId);
   }
   const { profile } = options;
   const translator = createV025ToV1StreamTranslator({ profile, contextId: snapshot.contextId });

@@ -12,12 +12,18 @@ import {
   V03StreamResponse,
   V03Task,
   V03TaskPushNotificationConfig,
-} from '../protocol/v03-rest.js';
+} from '../protocol/v03/index.js';
 import { parseV025Response, type V025AgentCard } from '../protocol/v025/index.js';
-import { cardFromV025 } from '../translate/index.js';
-import { cardFromV03Rest } from '../translate/v03-rest-card.js';
-import { createV03RestToV1StreamTranslator } from '../translate/v03-rest-stream.js';
-import { sendRequestToV03, sendResponseFromV03, taskFromV03, taskPushConfigFromV03, taskPushConfigToV03 } from '../translate/v03-rest.js';
+import {
+  cardFromV025,
+  cardFromV03Rest,
+  createV03RestToV1StreamTranslator,
+  sendRequestToV03,
+  sendResponseFromV03,
+  taskFromV03,
+  taskPushConfigFromV03,
+  taskPushConfigToV03,
+} from '../translate/index.js';
 import { legacyInterfaces } from './detect.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
@@ -51,16 +57,13 @@ export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
 const enc = encodeURIComponent;
 const taskNotFound = (taskId: string) => () => A2AError.taskNotFound(taskId);
 
-/** A task that has nothing more to say to a subscriber (like subscribeV025, and iac-code: -32001 "not active"). */
-const notActive = (taskId: string): A2AError =>
-  new A2AError(ErrorCode.TaskNotFound, `Task ${taskId} is not active`, { metadata: { taskId } });
 
 /** What a repeated snapshot would tell a subscriber that the first one did not. */
 const progressOf = (task: Task): string => JSON.stringify([task.status, task.artifacts ?? []]);
 
 /**
  * An A2A 0.3 agent that offers only the HTTP+JSON binding, behind the 1.0 port: every call goes to
- * its `/v1/...` route in 0.3 proto JSON, translated both ways by src/translate/v03-rest. ListTasks
+ * its `/v1/...` route in 0.3 proto JSON, translated both ways by src/translate/v03. ListTasks
  * has no 0.3 REST route: the gateway's registry answers it, this client refuses it (-32004).
  */
 export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestUpstream {
@@ -126,7 +129,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
   /** The snapshot first (a 0.3 agent does not promise one), then the agent's events minus a repeat of it. */
   async function* subscribe(id: string, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const snapshot = await getTask(id, undefined, ctx);
-    if (endsTurn(snapshot.status.state)) throw notActive(id);
+    if (endsTurn(snapshot.status.state)) throw A2AError.taskNotActive(id);
     yield { task: snapshot };
     const seen = progressOf(snapshot);
     let leading = true;

@@ -2,6 +2,7 @@ import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode, codeInfo } from '../model/index.js';
 import { fromJsonRpcError, sanitizeUpstreamText } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
+import { isRecord } from '../model/json.js';
 
 /**
  * What a 0.3 HTTP+JSON agent answered instead of a result → a scrubbed A2AError. 0.3 fixed no error
@@ -19,9 +20,6 @@ export interface RestErrorContext {
   /** What a 404 means on this route: the task (or push config) is unknown, or the route itself is. */
   notFound(): A2AError;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parseJson(text: string): unknown {
   try {

@@ -1,4 +1,5 @@
 import { TASK_STATES, isProtocolId, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import { isRecord } from '../model/json.js';
 
 /**
  * Hand-written checks of what an upstream answers (stream events, SendMessage results, tasks)
@@ -14,7 +15,7 @@ const STATES: ReadonlySet<unknown> = new Set(TASK_STATES);
 const ROLES: ReadonlySet<unknown> = new Set(['ROLE_USER', 'ROLE_AGENT']);
 const PART_CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
-const isShape = (value: unknown): value is Shape => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isShape = (value: unknown): value is Shape => isRecord(value);
 const optional = (value: unknown, check: (v: unknown) => boolean): boolean => value === undefined || check(value);
 const isString = (value: unknown): boolean => typeof value === 'string';
 const isId = (value: unknown): boolean => typeof value === 'string' && value.length > 0;

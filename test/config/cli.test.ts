@@ -71,7 +71,7 @@ describe('a2a-bridge serve', () => {
     });
     const exited = once(child, 'exit');
     try {
-      const lines = createInterface({ input: child.stdout! });
+      const lines = createInterface({ input: child.stdout });
       let url: string | undefined;
       for await (const line of lines) {
         const entry = JSON.parse(line) as { msg?: string; url?: string };

@@ -115,7 +115,7 @@ describe('extension params pointing at the upstream', () => {
     defaultInputModes: [],
     defaultOutputModes: [],
     skills: [],
-  } as unknown as AgentCard;
+  };
 
   it('are rewritten to the gateway; other hosts and relative paths stay', () => {
     const served = servedCard(card, 'https://agents.example.com/gw', defaultConfig());

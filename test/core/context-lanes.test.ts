@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
-import { createContextLanes, createContextLanesFor, type ContextLanes } from '../../src/core/context-lanes.js';
+import { createContextLanesFor } from '../../src/core/context-lanes-factory.js';
+import { createContextLanes, type ContextLanes } from '../../src/core/context-lanes.js';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

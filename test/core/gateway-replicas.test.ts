@@ -31,7 +31,7 @@ function replicas(...upstreams: StubUpstream[]) {
     const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
     const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 });
     closers.push(() => registry.close(), () => lanes.close());
-    return createGateway(upstream, { registry, lanes, upstreamName: 'up', ownsTaskQueries: false });
+    return createGateway(upstream, { registry, lanes, upstreamName: 'up' });
   });
 }
 

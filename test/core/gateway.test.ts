@@ -11,9 +11,9 @@ import { ctxOf, drain, Feed, finishedTask, statusFrame, stubUpstream, taskFrame,
 const ALICE = ctxOf('basic:alice');
 const BOB = ctxOf('basic:bob');
 
-function setup(upstream: StubUpstream, options: { ownsTaskQueries?: boolean; registry?: TaskRegistry } = {}) {
+function setup(upstream: StubUpstream, options: { registry?: TaskRegistry } = {}) {
   const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
-  const gateway = createGateway(upstream, { registry, upstreamName: 'up', ownsTaskQueries: options.ownsTaskQueries ?? false });
+  const gateway = createGateway(upstream, { registry, upstreamName: 'up' });
   return { registry, gateway };
 }
 
@@ -197,21 +197,6 @@ describe('gateway: per-principal scoping', () => {
 });
 
 describe('gateway: task queries', () => {
-  it('answers GetTask from the registry for upstreams that cannot, trimming only the answer', async () => {
-    const history = ['a', 'b', 'c'].map((text) => userMessage({ text }));
-    const feed = new Feed().push(taskFrame('T', 'C', history));
-    feed.end();
-    const upstream = stubUpstream({ sendStreamingMessage: () => feed.stream() });
-    const { gateway } = setup(upstream, { ownsTaskQueries: true });
-    await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
-    expect((await gateway.getTask({ id: 'T', historyLength: 1 }, ALICE)).history?.map((m) => m.parts[0]?.text)).toEqual(['c']);
-    expect((await gateway.getTask({ id: 'T', historyLength: 0 }, ALICE)).history).toBeUndefined();
-    expect((await gateway.getTask({ id: 'T' }, ALICE)).history).toHaveLength(3);
-    const unknown = await rejection(gateway.getTask({ id: 'nope' }, ALICE));
-    expect([unknown.code, unknown.message]).toEqual([-32001, 'Task nope not found']);
-    expect(upstream.calls).not.toContain('getTask');
-  });
-
   it('refuses to subscribe to an input-required task without calling the upstream, forwards a terminal one', async () => {
     const feed = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();

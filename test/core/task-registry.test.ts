@@ -67,7 +67,7 @@ describe('memory registry evictions', () => {
   it('reports tasks dropped beyond maxTasks or after the idle TTL, not replaced or closed ones', async () => {
     const registry = createMemoryTaskRegistry({ maxTasks: 2, idleTtlMs: 60_000, historyLimit: 10 });
     const evicted: string[] = [];
-    const unfollow = registry.onEvicted!((taskId) => evicted.push(taskId));
+    const unfollow = registry.onEvicted((taskId) => evicted.push(taskId));
     const meta = { owner: 'o', upstream: 'u' };
     await registry.put(taskOf('t1'), meta);
     await registry.put(taskOf('t1', { state: 'TASK_STATE_COMPLETED' }), meta);
@@ -78,7 +78,7 @@ describe('memory registry evictions', () => {
     unfollow();
     await registry.put(taskOf('t4'), meta);
     expect(evicted).toEqual(['t1']);
-    registry.onEvicted!((taskId) => evicted.push(taskId));
+    registry.onEvicted((taskId) => evicted.push(taskId));
     await registry.close();
     expect(evicted).toEqual(['t1']);
   });
@@ -86,7 +86,7 @@ describe('memory registry evictions', () => {
   it('reports an expired task when it is next touched, through a read or a listing', async () => {
     const registry = createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 40, historyLimit: 10 });
     const evicted: string[] = [];
-    registry.onEvicted!((taskId) => {
+    registry.onEvicted((taskId) => {
       evicted.push(taskId);
       throw new Error('a failing listener must not break the registry');
     });
@@ -111,8 +111,8 @@ describe('redis registry: keys that expire with their task', () => {
       await registry.put(taskOf('T'), { owner: 'o', upstream: 'u' });
       expect(await probe.pttl(`${prefix}linked:T`)).toBe(-1);
 
-      registry.expireWithTasks!(`${prefix}linked:`);
-      registry.expireWithTasks!(`${prefix}linked:`);
+      registry.expireWithTasks(`${prefix}linked:`);
+      registry.expireWithTasks(`${prefix}linked:`);
       await registry.apply({ statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } }, { owner: 'o', upstream: 'u' });
       expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
       expect(await probe.pttl(`${prefix}linked:U`)).toBe(-1);
@@ -133,7 +133,7 @@ describe('redis registry: keys that expire with their task', () => {
     const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 200, historyLimit: 10 });
     const probe = new Redis(REDIS_URL);
     try {
-      registry.expireWithTasks!(`${prefix}linked:`);
+      registry.expireWithTasks(`${prefix}linked:`);
       await probe.set(`${prefix}linked:T`, 'x');
       await registry.put(taskOf('T'), { owner: 'o', upstream: 'u' });
       await expect.poll(() => probe.exists(`${prefix}t:T`, `${prefix}linked:T`), { interval: 25 }).toBe(0);

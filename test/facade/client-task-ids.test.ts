@@ -17,7 +17,7 @@ import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, userMe
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const params = (text: string, ids: { taskId?: string; contextId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${randomUUID()}`, parts: [{ kind: 'text', text }], ...ids } }) as MessageSendParams;
+  ({ message: { kind: 'message', role: 'user', messageId: `m-${randomUUID()}`, parts: [{ kind: 'text', text }], ...ids } });
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
   const events: any[] = [];

@@ -25,7 +25,7 @@ import {
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
 
 const params = (text: string): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } }) as MessageSendParams;
+  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } });
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
   const events: any[] = [];

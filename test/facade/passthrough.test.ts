@@ -20,7 +20,7 @@ const rawFetch = globalThis.fetch;
 const withKey = { 'content-type': 'application/json', 'X-API-KEY': API_KEY };
 
 const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } }) as MessageSendParams;
+  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } });
 
 const rpcBody = (id: string, method: string, body: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, method, params: body });
 

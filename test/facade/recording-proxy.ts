@@ -70,7 +70,7 @@ export async function startRecordingProxy(target?: string): Promise<RecordingPro
       settle(Buffer.alloc(0));
       res.destroy();
     });
-    upstream.on('response', async (answer) => {
+    const relay = async (answer: IncomingMessage): Promise<void> => {
       if (req.method === 'GET' && CARD_PATHS.has(new URL(req.url ?? '/', base).pathname) && answer.statusCode === 200) {
         const card = JSON.parse((await readAll(answer)).toString('utf8')) as { url?: string };
         if (typeof card.url === 'string') card.url = card.url.replace(base, proxy.url);
@@ -93,7 +93,8 @@ export async function startRecordingProxy(target?: string): Promise<RecordingPro
         settle(Buffer.concat(seen));
         res.destroy();
       });
-    });
+    };
+    upstream.on('response', (answer) => void relay(answer));
     upstream.end(body);
   }
 

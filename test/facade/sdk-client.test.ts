@@ -14,7 +14,7 @@ import { joinedArtifact, startFacadeGateway } from './support.js';
 type Events = any[];
 
 const params = (text: string, extra: { contextId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } }) as MessageSendParams;
+  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } });
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<Events> {
   const events: Events = [];

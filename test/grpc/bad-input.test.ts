@@ -33,7 +33,7 @@ function rawCall(path: string, body: Buffer): Promise<{ error: ServiceError | nu
 }
 
 const sendMessagePath = A2AService.sendMessage.path;
-const encoded = (json: unknown): Buffer => A2AService.sendMessage.requestSerialize(SendMessageRequest.fromJSON(json as never));
+const encoded = (json: unknown): Buffer => A2AService.sendMessage.requestSerialize(SendMessageRequest.fromJSON(json));
 
 describe('bad input on the gRPC binding', () => {
   it('bytes that are not the protobuf message: INVALID_ARGUMENT, not INTERNAL', async () => {

@@ -22,7 +22,7 @@ describe('extensions over gRPC', () => {
   beforeAll(async () => {
     agent = await startSdkV1Agent({ extensions: [{ uri: TRACING, description: 'traces' }] });
     gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
-    const Constructor = makeClientConstructor(A2AService as never, 'A2AService');
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
     client = new Constructor(gateway.grpcAddress!, credentials.createInsecure()) as unknown as Raw;
   });
   afterAll(async () => {

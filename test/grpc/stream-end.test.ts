@@ -21,7 +21,7 @@ describe('gRPC streams of a faulty upstream', () => {
   beforeAll(async () => {
     agent = await startFaultyAgent();
     gateway = await startTestGateway({ upstream: { url: agent.url, 'first-event-timeout-ms': FIRST_EVENT_TIMEOUT_MS }, grpc: { port: 0 } });
-    const Constructor = makeClientConstructor(A2AService as never, 'A2AService');
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
     client = new Constructor(gateway.grpcAddress!, credentials.createInsecure()) as unknown as Raw;
   });
   afterAll(async () => {

@@ -115,7 +115,7 @@ describe('sizes', () => {
       headers: { 'content-type': 'application/json', ...V1_HEADERS },
       body: chunked,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(answer.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request payload too large' } });
     expect(sent).toBeLessThan(CHUNKS);
     const rest = await post('/message:send', oversized, V1_HEADERS);

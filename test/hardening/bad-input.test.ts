@@ -203,6 +203,7 @@ describe('HTTP+JSON routes: every answer is google.rpc.Status or a designed JSON
   const encodeMaybe = (raw: string, encode: boolean): string => {
     if (encode) return pathSegment(raw);
     // Unencoded, but never a character that would end the path early or break the request line.
+    // eslint-disable-next-line no-control-regex
     return raw.replace(/[?#\s\u0000-\u001f\u007f]/g, '_');
   };
   const restRequest = fc.record({

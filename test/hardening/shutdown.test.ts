@@ -49,7 +49,7 @@ async function startCli(): Promise<RunningCli> {
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const logs: Array<{ msg?: string }> = [];
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       logs.push(entry);
       if (entry.msg === 'a2a-bridge listening' && entry.url) resolve(entry.url);

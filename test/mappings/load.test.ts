@@ -227,7 +227,7 @@ describe('invalid mapping files', () => {
   it('rejects a bad profile entry, naming the profile file', () => {
     copy();
     edit('profiles/bailian.json', (json) => {
-      (json.tables!['roles-to-v025'] as unknown) = { ROLE_AGENT: 'assistant' };
+      (json.tables!['roles-to-v025']) = { ROLE_AGENT: 'assistant' };
     });
     expect(() => loadMappingProfile('bailian', undefined, { dir })).toThrow(
       /mappings\/profiles\/bailian\.json: roles-to-v025\.ROLE_AGENT: invalid value "assistant"/,

@@ -185,7 +185,7 @@ export async function startHarness(
   });
   const registry = createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
   const forwarded: SendMessageRequest[] = [];
-  const gateway = createGateway(recording(env.upstream, forwarded), { registry, upstreamName: env.demo.url, ownsTaskQueries: false });
+  const gateway = createGateway(recording(env.upstream, forwarded), { registry, upstreamName: env.demo.url });
   const profile = loadMappingProfile(options.profile ?? 'a2a-0.2.5');
   const logger = createLogger('silent');
   const build = () => createPushService(config, { registry, logger, profile, redis: options.redis, queue: fastQueue });

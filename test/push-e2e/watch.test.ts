@@ -42,6 +42,8 @@ function setup(events: 'terminal' | 'all' = 'terminal') {
     store,
     queue,
     registry,
+    // No gateway in front: nothing queues registry writes, so there is nothing to wait for.
+    settled: async () => undefined,
     profile: loadMappingProfile('a2a-0.2.5'),
     events,
     logger: { info() {}, warn() {}, error() {} },

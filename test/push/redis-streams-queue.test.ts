@@ -16,7 +16,7 @@ const WORKER = fileURLToPath(new URL('./fixtures/redis-worker.ts', import.meta.u
 const run = `test-push-q-${process.pid}-${randomBytes(4).toString('hex')}`;
 
 let redis: Redis;
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
+const cleanup: Array<() => unknown> = [];
 
 beforeAll(() => {
   redis = new Redis(REDIS_URL);

@@ -293,7 +293,7 @@ export function applyEvent(task: Json, event: Json): void {
     const previous = (task.status as Json).message;
     if (previous) task.history = [...((task.history as Json[] | undefined) ?? []), previous];
     task.status = update.status;
-    task.metadata = { ...((task.metadata as Json | undefined) ?? {}), ...((update.metadata as Json | undefined) ?? {}) };
+    task.metadata = { ...(task.metadata ?? {}), ...(update.metadata ?? {}) };
     return;
   }
   const artifactUpdate = event.artifactUpdate as Json | undefined;

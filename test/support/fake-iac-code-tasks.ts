@@ -185,7 +185,7 @@ export class TaskBook {
     queue.push({ statusUpdate: { taskId, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING' }, metadata: { iac_code: { inputReceived: received } } } });
     turn.subscribers.add(queue);
     turn.answerers.add(queue);
-    waiting.answer(data.decision as string);
+    waiting.answer(data.decision);
     return queue;
   }
 

@@ -99,7 +99,7 @@ describe('jsonRpcEndpoint body limit', () => {
       },
     });
     const response = await app.request(
-      new Request('http://localhost/', { method: 'POST', body, duplex: 'half' } as RequestInit & { duplex: 'half' }),
+      new Request('http://localhost/', { method: 'POST', body, duplex: 'half' }),
     );
     expect(((await response.json()) as any).error).toEqual({ code: -32600, message: 'Request payload too large' });
     expect(pulled).toBeLessThan(10);

@@ -54,10 +54,10 @@ describe('sseResponse', () => {
     const manual = manualSource();
     const reader = sseResponse(manual.source, { keepaliveMs: 1000, onError: () => undefined }).body!.getReader();
     vi.advanceTimersByTime(1000);
-    expect(decode((await reader.read()).value!)).toMatch(/^: ping \d{4}-.*Z\n\n$/);
+    expect(decode((await reader.read()).value)).toMatch(/^: ping \d{4}-.*Z\n\n$/);
     await vi.waitFor(() => expect(manual.waiting()).toBe(1));
     manual.push({ data: 'late' });
-    expect(decode((await reader.read()).value!)).toBe('data: late\n\n');
+    expect(decode((await reader.read()).value)).toBe('data: late\n\n');
     await vi.waitFor(() => expect(manual.waiting()).toBe(1));
     manual.end();
     expect((await reader.read()).done).toBe(true);
@@ -72,13 +72,13 @@ describe('sseResponse', () => {
     const b = sseResponse(second.source, { keepaliveMs: 1000, onError: () => undefined }).body!.getReader();
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(1000);
-    const [pingA, pingB] = [decode((await a.read()).value!), decode((await b.read()).value!)];
+    const [pingA, pingB] = [decode((await a.read()).value), decode((await b.read()).value)];
     expect(pingA).toMatch(/^: ping /);
     expect(pingB).toBe(pingA);
     await a.cancel();
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(1000);
-    expect(decode((await b.read()).value!)).toMatch(/^: ping /);
+    expect(decode((await b.read()).value)).toMatch(/^: ping /);
     await vi.waitFor(() => expect(second.waiting()).toBe(1));
     second.end();
     expect((await b.read()).done).toBe(true);
@@ -122,7 +122,7 @@ describe('sseResponse', () => {
     expect(await sseResponse(fromArray([{ data: 'x' }]), options(cancelDone)).text()).toBe('data: x\n\n');
     shutdown.abort('closing');
     for (const reader of [a, b]) {
-      expect(decode((await reader.read()).value!)).toBe('event: error\ndata: closing\n\n');
+      expect(decode((await reader.read()).value)).toBe('event: error\ndata: closing\n\n');
       expect((await reader.read()).done).toBe(true);
     }
     await vi.waitFor(() => expect(one.returned).toHaveBeenCalledTimes(1));

@@ -3,10 +3,10 @@ import type { StreamResponse } from '../../src/model/index.js';
 import { startStream } from '../../src/surfaces/shared/stream-start.js';
 import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../src/surfaces/v1/stream-open.js';
 
-const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } } as StreamResponse;
-const done: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } } as StreamResponse;
-const paused: StreamResponse = { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } } as StreamResponse;
-const reply: StreamResponse = { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } } as StreamResponse;
+const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } };
+const done: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
+const paused: StreamResponse = { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } };
+const reply: StreamResponse = { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } };
 
 async function* events(...items: StreamResponse[]): AsyncGenerator<StreamResponse> {
   for (const item of items) yield item;
@@ -68,6 +68,7 @@ describe('startStream', () => {
   });
 
   it('throws the error of a stream that fails before either', async () => {
+    // eslint-disable-next-line require-yield
     const failing = (async function* (): AsyncGenerator<StreamResponse> {
       throw new Error('refused');
     })();

@@ -72,7 +72,7 @@ export function upstreamCard(overrides: Record<string, unknown> = {}): AgentCard
     protocolVersion: '1.0',
     additionalInterfaces: [{ url: 'http://10.0.0.5:41242', transport: 'HTTP+JSON' }],
     ...overrides,
-  } as AgentCard;
+  };
 }
 
 export interface Call {

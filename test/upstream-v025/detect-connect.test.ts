@@ -81,14 +81,13 @@ describe('detectUpstreamProtocol', () => {
 });
 
 describe('connectUpstream', () => {
-  it('a 0.2.5 agent gets the 0.2.5 client; ownsTaskQueries stays false (tasks/get exists; ListTasks is the registry’s anyway)', async () => {
+  it('a 0.2.5 agent gets the 0.2.5 client', async () => {
     const agent = await startSdkV025Agent();
     open.push(agent);
     const { logger, lines } = capturedLogger();
     const connected = await connectUpstream(agent.url, config(), logger);
     open.push(connected.upstream);
     expect(connected.protocol).toBe('0.2.5');
-    expect(connected.ownsTaskQueries).toBe(false);
     expect(lines.find((line) => line.msg === 'upstream protocol')?.protocol).toBe('0.2.5');
     const answer = await connected.upstream.sendMessage(userMessage('hi'), ctx());
     expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -56,7 +56,7 @@ describe('upstream pool', () => {
       expect(fake.rpcRequests('SendStreamingMessage')).toHaveLength(STREAMS);
     } finally {
       controller.abort();
-      await Promise.allSettled(streams.map((stream) => stream.return?.()));
+      await Promise.allSettled(streams.map((stream) => stream.return?.() ?? Promise.resolve()));
     }
   }, 15_000);
 });

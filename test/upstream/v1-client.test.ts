@@ -93,7 +93,7 @@ describe('card and endpoint', () => {
   it('falls back to the legacy url, then the base URL, and reaches 0.0.0.0 the way the card was reached', () => {
     const base = { name: 'a', description: 'b', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
     const rest = { url: 'http://h:1', protocolBinding: 'HTTP+JSON' };
-    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest], url: 'http://h:1/legacy' } as AgentCard, 'http://gw/')).toBe('http://h:1/legacy');
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest], url: 'http://h:1/legacy' }, 'http://gw/')).toBe('http://h:1/legacy');
     expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest] }, 'http://base:9/')).toBe('http://base:9/');
     expect(
       jsonRpcEndpoint({ ...base, supportedInterfaces: [{ url: 'http://0.0.0.0:41242/', protocolBinding: 'JSONRPC' }] }, 'http://10.1.2.3:41242/'),

@@ -79,7 +79,7 @@ describe('isWellFormedStreamEvent', () => {
     // Overwrite one field somewhere inside a sample with an arbitrary value.
     const mutate = (target: unknown, path: number[], key: string, replacement: unknown): unknown => {
       if (typeof target !== 'object' || target === null) return target;
-      const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...(target as object) };
+      const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...(target) };
       const keys = Object.keys(copy);
       if (path.length === 0 || keys.length === 0) {
         copy[key] = replacement;
@@ -131,7 +131,7 @@ describe('a stream event the check rejects', () => {
       });
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   }
 
   it('still passes through zod: a real violation is -32006 naming the field, after the good events', async () => {

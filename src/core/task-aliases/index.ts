@@ -8,7 +8,7 @@ export { createMemoryTaskAliases } from './memory.js';
 export { createRedisTaskAliases } from './redis.js';
 
 /** The alias store next to the task registry: memory for one replica, Redis when replicas share tasks. */
-export function createTaskAliases(config: GatewayConfig): TaskAliases {
+export function createTaskAliases(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>): TaskAliases {
   if (config.store === 'redis') {
     return createRedisTaskAliases({ url: config['redis-url'], prefix: config['redis-prefix'], idleTtlMs: config.tasks['idle-ttl-ms'] });
   }

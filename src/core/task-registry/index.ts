@@ -9,7 +9,7 @@ export { createRedisTaskRegistry } from './redis.js';
 export { withHistoryLength } from './query.js';
 
 /** The registry the config asks for (`store: memory | redis`, `tasks.*`). */
-export function createTaskRegistry(config: GatewayConfig): TaskRegistry {
+export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>): TaskRegistry {
   const tasks = config.tasks;
   if (config.store === 'redis') {
     return createRedisTaskRegistry({

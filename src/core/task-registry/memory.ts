@@ -178,6 +178,9 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return () => evictionListeners.delete(listener);
     },
 
+    /** Nothing to link: tasks live in this process and their drops are reported to `onEvicted`. */
+    expireWithTasks(): void {},
+
     async close(): Promise<void> {
       cache.clear();
       byOwner.clear();

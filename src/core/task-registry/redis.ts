@@ -250,6 +250,9 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       return latest?.task;
     },
 
+    /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
+    onEvicted: () => () => undefined,
+
     expireWithTasks(keyPrefix: string): void {
       if (!linkedPrefixes.includes(keyPrefix)) linkedPrefixes.push(keyPrefix);
     },

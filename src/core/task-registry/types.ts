@@ -41,15 +41,15 @@ export interface TaskRegistry {
   /** The most recently updated task of a context, for this owner. */
   latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
   /**
-   * Data kept per task elsewhere (push configs) must go when the task does. A registry that drops
-   * tasks in this process (memory: LRU eviction, idle expiry) reports each one; `close()` is not a drop.
-   * Returns the unsubscribe.
+   * Data kept per task elsewhere (push configs) must go when the task does, by one of two means, and
+   * each registry implements the one that fits it and the other as a no-op:
+   *
+   * - a registry that drops tasks in this process (memory: LRU eviction, idle expiry) reports each
+   *   one to `onEvicted` listeners (`close()` is not a drop). Returns the unsubscribe.
+   * - Redis expires tasks inside Redis and tells no one: instead, with `expireWithTasks`, the key
+   *   `<keyPrefix><taskId>` gets the task's idle TTL again on every write of the task.
    */
-  onEvicted?(listener: (taskId: string) => void): () => void;
-  /**
-   * Redis expires tasks inside Redis and tells no one: instead, the key `<keyPrefix><taskId>` gets the
-   * task's idle TTL again on every write of the task, so it expires with the task.
-   */
-  expireWithTasks?(keyPrefix: string): void;
+  onEvicted(listener: (taskId: string) => void): () => void;
+  expireWithTasks(keyPrefix: string): void;
   close(): Promise<void>;
 }

@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { isRecord } from '../../model/json.js';
 
 export const V025JsonObject = z.record(z.string(), z.unknown());
 export type V025JsonObject = z.infer<typeof V025JsonObject>;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Leftovers of 0.1 that the 0.2.5 spec's own examples still show (§9.3): `type` instead of `kind` and

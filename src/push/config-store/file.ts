@@ -34,7 +34,7 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
   const keyOf = (owner: string, id: string) => JSON.stringify([owner, id]);
   function remember(entry: SavedConfig, id: string): void {
     let configs = saved.get(entry.taskId);
-    if (!configs) saved.set(entry.taskId, (configs = new Map()));
+    if (!configs) saved.set(entry.taskId, (configs = new Map<string, SavedConfig>()));
     configs.set(keyOf(entry.owner, id), entry);
   }
   const path = join(options.dir, FILE);

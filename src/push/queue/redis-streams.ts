@@ -191,7 +191,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     async stop() {
       running = false;
       await loop;
-      await Promise.all([blocking, commands].map((connection) => (connection ? close(connection) : undefined)));
+      await Promise.all([blocking, commands].map((connection) => (connection ? close(connection) : Promise.resolve())));
     },
   };
 }

@@ -8,7 +8,7 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]', '']);
  * with the host callers reached the HTTP card at, as nothing else names this machine to them.
  * `grpc.port` is the bound port here: the gateway rewrites a configured 0 once it listens.
  */
-export function grpcPublicAddress(config: GatewayConfig, baseUrl: string): string | undefined {
+export function grpcPublicAddress(config: Pick<GatewayConfig, 'grpc' | 'host'>, baseUrl: string): string | undefined {
   const { port } = config.grpc;
   if (port === undefined) return undefined;
   if (config.grpc['public-address']) return config.grpc['public-address'];

@@ -24,7 +24,7 @@ export const SERVED_SERVICE: ServiceDefinition = Object.fromEntries(
       },
     },
   ]),
-) as unknown as ServiceDefinition;
+);
 
 /** The decoded request, or the parse error to answer with. */
 export function decodedRequest(request: unknown): unknown {

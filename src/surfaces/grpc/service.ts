@@ -124,7 +124,12 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
 
   const service: UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(GRPC_METHODS) as Array<[GrpcMethodName, GrpcMethod]>) {
-    service[name] = A2AService[name].responseStream ? streaming(name, method) : unary(name, method);
+    service[name] = A2AService[name].responseStream ? detached(streaming(name, method)) : detached(unary(name, method));
   }
   return service;
+}
+
+/** grpc-js ignores a handler's promise; each handler answers its own failures, so none is left to reject. */
+function detached<A extends unknown[]>(handler: (...args: A) => Promise<void>): (...args: A) => void {
+  return (...args) => void handler(...args);
 }

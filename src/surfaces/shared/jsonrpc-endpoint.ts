@@ -98,7 +98,7 @@ function toRequest(payload: unknown): JsonRpcRequest {
   if (envelope.id !== undefined && !isJsonRpcId(envelope.id)) {
     throw A2AError.invalidRequest("Invalid request: 'id' must be a string, a number or null");
   }
-  const id = (envelope.id ?? null) as JsonRpcId;
+  const id = envelope.id ?? null;
   if (envelope.jsonrpc !== '2.0') throw withId(A2AError.invalidRequest("Invalid request: 'jsonrpc' must be exactly '2.0'"), id);
   if (typeof envelope.method !== 'string' || envelope.method.length === 0) {
     throw withId(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);

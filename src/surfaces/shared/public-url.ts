@@ -15,7 +15,7 @@ const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
  * else X-Forwarded-Proto/Host, but only with `trust-proxy` (anyone can send those headers); else the
  * request's own origin (its Host header).
  */
-export function publicBaseUrl(request: Request, config: GatewayConfig): string {
+export function publicBaseUrl(request: Request, config: Pick<GatewayConfig, 'public-url' | 'trust-proxy'>): string {
   const configured = config['public-url'];
   if (configured) return withoutTrailingSlash(configured);
   const own = new URL(request.url);

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { BailianConfig } from '../../config/schema.js';
 import type { GatewayEnv } from '../shared/env.js';
+import { guardedDialect } from '../shared/guarded-dialect.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
 import { unauthorized } from '../shared/jsonrpc-endpoint.js';
@@ -42,14 +43,5 @@ export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<Gate
 
 /** The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. */
 export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig): JsonRpcDialect {
-  return {
-    name: dialect.name,
-    handles: (method) => dialect.handles(method),
-    admits: (headers) => facadeAuthorized(headers, bailian),
-    async handle(request, c) {
-      if (!facadeAuthorized(c.req.raw.headers, bailian)) return unauthorized();
-      c.set('principal', facadePrincipal(bailian));
-      return dialect.handle(request, c);
-    },
-  };
+  return guardedDialect(dialect, requireFacadeKey(bailian), (headers) => facadeAuthorized(headers, bailian));
 }

@@ -51,7 +51,7 @@ const MAX_URLS = 16;
 
 function cachedCard(source: object, url: string, build: () => V025AgentCard): V025AgentCard {
   let perUrl = cache.get(source);
-  if (!perUrl) cache.set(source, (perUrl = new Map()));
+  if (!perUrl) cache.set(source, (perUrl = new Map<string, V025AgentCard>()));
   let card = perUrl.get(url);
   if (!card) {
     card = build();

@@ -67,7 +67,7 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
   // An agent activates only what was requested: without a request there is nothing to collect.
   const activated = extensions ? activatedExtensions() : undefined;
   const ctx: CallContext = {
-    principal: (c.get('principal') as string | undefined) ?? '',
+    principal: c.get('principal') ?? '',
     signal: controller.signal,
     surface,
     ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),

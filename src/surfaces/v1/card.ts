@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
 import type { AgentCard, AgentExtension, AgentInterface } from '../../model/index.js';
 import type { CardSigner } from '../../signing/card-signer.js';
+import { v03CardFields } from '../../translate/index.js';
 import { grpcPublicAddress } from '../grpc/address.js';
 import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
@@ -27,7 +28,7 @@ const REPLACED = new Set([
 ]);
 
 /** JSON-RPC, HTTP+JSON, and GRPC when the gRPC binding is on. */
-export function gatewayInterfaces(baseUrl: string, config?: GatewayConfig): AgentInterface[] {
+export function gatewayInterfaces(baseUrl: string, config?: Pick<GatewayConfig, 'grpc' | 'host'>): AgentInterface[] {
   const interfaces: AgentInterface[] = [
     { url: `${baseUrl}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
@@ -38,22 +39,25 @@ export function gatewayInterfaces(baseUrl: string, config?: GatewayConfig): Agen
 }
 
 /** The gateway's own extensions from the config, as card entries (`required` only when true). */
-export function gatewayExtensions(config: GatewayConfig): AgentExtension[] {
+export function gatewayExtensions(config: Pick<GatewayConfig, 'extensions'>): AgentExtension[] {
   return config.extensions.map(({ uri, description, required, params }) => ({
     uri,
     ...(description !== undefined ? { description } : {}),
     ...(required ? { required } : {}),
     ...(params !== undefined ? { params } : {}),
-  })) as AgentExtension[];
+  }));
 }
 
 /** The upstream's extensions, then the gateway's own (an upstream entry with the same URI wins). */
-export function cardExtensions(card: AgentCard, config: GatewayConfig): AgentExtension[] | undefined {
+export function cardExtensions(card: AgentCard, config: Pick<GatewayConfig, 'extensions'>): AgentExtension[] | undefined {
   const upstream = card.capabilities.extensions;
   if (config.extensions.length === 0) return upstream;
   const declared = new Set((upstream ?? []).map((extension) => extension.uri));
   return [...(upstream ?? []), ...gatewayExtensions(config).filter((extension) => !declared.has(extension.uri))];
 }
+
+/** The config a served card is built from. */
+export type ServedCardConfig = Pick<GatewayConfig, 'grpc' | 'host' | 'auth' | 'extensions' | 'push-notifications'>;
 
 /**
  * The upstream card as the gateway serves it: the gateway's own interfaces (JSON-RPC, HTTP+JSON, GRPC when on),
@@ -65,7 +69,7 @@ export function cardExtensions(card: AgentCard, config: GatewayConfig): AgentExt
  * top-level fields iac-code appends are added back, pointing at the gateway, only with `legacyFields`
  * (the public card under `card-legacy-fields`).
  */
-export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConfig, options = { legacyFields: false }): AgentCard {
+export function servedCard(card: AgentCard, baseUrl: string, config: ServedCardConfig, options = { legacyFields: false }): AgentCard {
   const interfaces = gatewayInterfaces(baseUrl, config);
   const security = describeSecuritySchemes(config.auth);
   const served: Record<string, unknown> = {};
@@ -81,13 +85,7 @@ export function servedCard(card: AgentCard, baseUrl: string, config: GatewayConf
     } else if (!REPLACED.has(key)) served[key] = value;
   }
   if (!options.legacyFields) return served as unknown as AgentCard;
-  const [jsonRpc, ...others] = interfaces as [AgentInterface, ...AgentInterface[]];
-  return Object.assign(served, {
-    url: jsonRpc.url,
-    preferredTransport: jsonRpc.protocolBinding,
-    protocolVersion: '1.0',
-    additionalInterfaces: others.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
-  }) as unknown as AgentCard;
+  return Object.assign(served, v03CardFields(interfaces as [AgentInterface, ...AgentInterface[]])) as unknown as AgentCard;
 }
 
 /** Per snapshot, the served card for each base URL seen (bounded: with trust-proxy the host is caller-chosen). */

@@ -1,9 +1,7 @@
 import type { AgentCard } from '../../model/index.js';
+import { isRecord } from '../../model/json.js';
 
 type Capabilities = AgentCard['capabilities'];
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The origins the upstream card names as its own: those of its interfaces. */
 function upstreamOrigins(card: AgentCard): string[] {

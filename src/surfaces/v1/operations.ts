@@ -19,6 +19,7 @@ import {
   parseParams,
   type StreamResponse,
 } from '../../model/index.js';
+import type { V1Method } from '../../mappings/vocabulary.js';
 import type { CardSigner } from '../../signing/card-signer.js';
 import type { AgentRoutesUpstream } from './agent-routes.js';
 import { servedCard } from './card.js';
@@ -159,9 +160,9 @@ export const V1_OPERATIONS = {
       return env.signer ? env.signer.sign(card) : card;
     },
   } satisfies Operation<GetExtendedAgentCardRequest>,
-} as const;
+} as const satisfies Record<V1Method, unknown>;
 
-export type V1Method = keyof typeof V1_OPERATIONS;
+export type { V1Method };
 
 export const isV1Method = (method: string): method is V1Method => Object.hasOwn(V1_OPERATIONS, method);
 

@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, toA2AError, toRestError } from '../../model/index.js';
+import { isRecord } from '../../model/json.js';
 import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { echoExtensions } from '../shared/extensions-header.js';
@@ -158,7 +159,7 @@ function decodeSegment(segment: string): string {
 }
 
 function asObject(value: unknown): Record<string, unknown> {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (isRecord(value)) return value;
   throw A2AError.invalidParams('Invalid params: the body must be a JSON object', [
     { field: '(root)', description: 'must be a JSON object' },
   ]);

@@ -18,12 +18,12 @@ export function requestedVersion(request: Request): string {
  * `1.0`, `1.7` and `1.0.0` pass; `2.0`, `0.3`, garbage and (unless `lenient-version`) nothing fail
  * with -32009.
  */
-export function checkV1Version(request: Request, config: GatewayConfig): A2AError | undefined {
+export function checkV1Version(request: Request, config: Pick<GatewayConfig, 'lenient-version'>): A2AError | undefined {
   return checkRequestedVersion(requestedVersion(request), config);
 }
 
 /** The same gate for a version given by other means (the gRPC binding's `a2a-version` metadata). */
-export function checkRequestedVersion(requested: string, config: GatewayConfig): A2AError | undefined {
+export function checkRequestedVersion(requested: string, config: Pick<GatewayConfig, 'lenient-version'>): A2AError | undefined {
   if (requested === '') return config['lenient-version'] ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
   const major = VERSION.exec(requested)?.[1];
   if (major !== undefined && Number(major) === 1) return undefined;

@@ -31,7 +31,7 @@ export const isIacCodeArtifact = (part: Part): boolean => typeof part.url === 's
 const ARTIFACT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 // Control characters are refused outright: a file name with them is not one iac-code writes.
 // eslint-disable-next-line no-control-regex
-const UNSAFE_NAME = /[\/\\\u0000-\u001f\u007f]/;
+const UNSAFE_NAME = /[/\\\u0000-\u001f\u007f]/;
 
 /** The artifact's id and file name from its URL, or the reason it names no file inside the folder. */
 export function parseArtifactUrl(url: string): { artifactId: string; filename: string } | { refused: string } {

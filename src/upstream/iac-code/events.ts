@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../translate/common.js';
+import { isRecord, type JsonObject } from '../../model/json.js';
 
 /**
  * What iac-code puts in `metadata.iac_code` of its status updates that a reader of its turns must
@@ -7,7 +7,7 @@ import type { JsonObject } from '../../translate/common.js';
 
 const iacCodeOf = (metadata: JsonObject | undefined): JsonObject | undefined => {
   const value = metadata?.iac_code;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+  return isRecord(value) ? value : undefined;
 };
 
 /**

@@ -71,4 +71,4 @@ export const status = (state: TaskState, text?: string, extra: Record<string, un
 export const submitted: StreamResponse = { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } };
 export const tool: StreamResponse = status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: 'started', name: 'bash' } } } });
 export const artifact = (artifactId: string, parts: Record<string, unknown>[], extra: Record<string, unknown> = {}): StreamResponse =>
-  ({ artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...extra } }) as StreamResponse;
+  ({ artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...extra } });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { endsTurn, type StreamResponse } from '../model/index.js';
-import type { V03StreamResponse } from '../protocol/v03-rest.js';
-import { streamResponseFromV03 } from './v03-rest.js';
+import { endsTurn, type StreamResponse } from '../../model/index.js';
+import type { V03StreamResponse } from '../../protocol/v03/rest.js';
+import { streamResponseFromV03 } from './rest.js';
 
 export interface V03RestToV1StreamOptions {
   /** contextId for a server message or update without one; default the first Task's, else a new UUID. */

@@ -1,7 +1,7 @@
-import type { AgentCard, SecurityRequirement } from '../model/index.js';
-import type { V03RestAgentCard } from '../protocol/v03-rest.js';
-import { cardFromV025 } from './cards.js';
-import { defined } from './common.js';
+import type { AgentCard, AgentInterface, SecurityRequirement } from '../../model/index.js';
+import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
+import { cardFromV025 } from '../cards.js';
+import { defined } from '../common.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
 
@@ -23,4 +23,22 @@ export function cardFromV03Rest(card: V03RestAgentCard): AgentCard {
       defined({ ...skill, securityRequirements: skills[index]?.security?.map(requirementFromV03) }),
     ),
   });
+}
+
+/**
+ * The 0.3 top-level fields iac-code appends to its 1.0 card, written from the 1.0 interfaces: the
+ * first (JSON-RPC) as `url` and `preferredTransport`, the others as `additionalInterfaces`.
+ */
+export function v03CardFields([primary, ...others]: readonly [AgentInterface, ...AgentInterface[]]): {
+  url: string;
+  preferredTransport: string;
+  protocolVersion: string;
+  additionalInterfaces: Array<{ url: string; transport: string }>;
+} {
+  return {
+    url: primary.url,
+    preferredTransport: primary.protocolBinding,
+    protocolVersion: '1.0',
+    additionalInterfaces: others.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
+  };
 }

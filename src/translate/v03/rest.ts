@@ -14,7 +14,7 @@ import {
   type TaskState,
   type TaskStatus,
   type TaskStatusUpdateEvent,
-} from '../model/index.js';
+} from '../../model/index.js';
 import type {
   V03Artifact,
   V03Message,
@@ -27,10 +27,10 @@ import type {
   V03TaskPushNotificationConfig,
   V03TaskStatus,
   V03TaskStatusUpdateEvent,
-} from '../protocol/v03-rest.js';
-import { defined, isRecord, type JsonObject } from './common.js';
-import { DATA_PART_COMPAT_KEY, toStandardBase64 } from './parts.js';
-import { toRfc3339Utc } from './timestamps.js';
+} from '../../protocol/v03/rest.js';
+import { defined, isRecord, type JsonObject } from '../common.js';
+import { DATA_PART_COMPAT_KEY, toStandardBase64 } from '../parts.js';
+import { toRfc3339Utc } from '../timestamps.js';
 
 /**
  * A2A 0.3 HTTP+JSON (proto JSON of the 0.3 a2a.proto) ⇄ A2A 1.0, pure. The two are close: both

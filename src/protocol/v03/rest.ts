@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { V025AgentCapabilities, V025AgentInterface } from './v025/index.js';
+import { V025AgentCapabilities, V025AgentInterface } from '../v025/index.js';
 
 /**
  * Zod schemas of the A2A 0.3 HTTP+JSON binding (`/v1/...`): the ProtoJSON of the 0.3 `a2a.proto`

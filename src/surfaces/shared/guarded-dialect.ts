@@ -1,0 +1,23 @@
+import type { MiddlewareHandler } from 'hono';
+import type { GatewayEnv } from './env.js';
+import type { JsonRpcDialect } from './jsonrpc.js';
+
+/**
+ * One JSON-RPC dialect behind its own gate, so dialects sharing `POST /` keep their own auth: the
+ * gate's rejection is the answer, else the dialect's. `admits` tells the endpoint, before it reads
+ * the body, whether the gate would let the caller through.
+ */
+export function guardedDialect(dialect: JsonRpcDialect, gate: MiddlewareHandler<GatewayEnv>, admits: (headers: Headers) => boolean): JsonRpcDialect {
+  return {
+    name: dialect.name,
+    handles: (method) => dialect.handles(method),
+    admits,
+    async handle(request, c) {
+      let response: Response | undefined;
+      const rejection = await gate(c, async () => {
+        response = await dialect.handle(request, c);
+      });
+      return rejection ?? response ?? c.res;
+    },
+  };
+}
