@@ -40,6 +40,7 @@ import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
+import { assertPortFree, listenError } from './port-check.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -170,6 +171,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
+    await assertPortFree(config.host, config.port);
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
@@ -260,7 +262,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         { fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config.server) },
         () => resolve(s),
       );
-      s.once('error', reject);
+      s.once('error', (error) => reject(listenError(error, config.host, config.port)));
     });
     const perClient = config.server['max-connections-per-client'];
     if (!config['trust-proxy'] && perClient > 0) capConnectionsPerPeer(server as Server, perClient);

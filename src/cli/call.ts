@@ -1,0 +1,1 @@
+export async function run(_argv: string[]): Promise<number> { return 2; }
