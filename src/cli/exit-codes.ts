@@ -2,12 +2,14 @@
  * Exit codes every command shares, so scripts can branch on them:
  * 0 done; 1 the work itself failed (a task ended failed/rejected, a lint rule failed, a runtime error);
  * 2 the command line or configuration is wrong, or the gateway could not start;
- * 3 the agent could not be reached or answered with a protocol error.
+ * 3 the agent could not be reached or answered with a protocol error;
+ * 4 the agent asks for authorization (auth-required).
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_UNREACHABLE = 3;
+export const EXIT_NEEDS_INPUT = 4;
 
 /** Absolute paths and file: URLs in a message become their last segment: an operator needs the name, not our layout. */
 export function withoutPaths(message: string): string {
