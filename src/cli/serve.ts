@@ -37,7 +37,7 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
  * cannot open) is one plain line on stderr and exit code 2: no stack, no local path.
  */
 export async function serve(config: GatewayConfig, warnings: string[]): Promise<void> {
-  const logger = createLogger(config['log-level']);
+  const logger = createLogger(config['log-level'], undefined, config['log-format']);
   for (const warning of warnings) logger.warn(warning);
   try {
     // Loaded here, not at the top: help, version and config errors must not pay for (or depend on) the server.
