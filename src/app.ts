@@ -41,6 +41,7 @@ import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { assertPortFree, listenError } from './port-check.js';
+import { createObservability, type Observability } from './observability/index.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -60,6 +61,8 @@ export interface GatewayAppDeps {
   signer?: CardSigner;
   /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
   agentRoutes?: AgentRoutesUpstream;
+  /** Metrics (and their route) and tracing; absent: none. */
+  observability?: Observability;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -92,6 +95,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const perClient = config.server['max-connections-per-client'];
   // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
   if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
+  deps.observability?.mount(app);
   mountHealth(app, cards);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);
@@ -172,6 +176,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
     await assertPortFree(config.host, config.port);
+    if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port);
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
@@ -182,8 +187,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       upstreamUrl = demo.url;
       logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
     }
+    const observability = createObservability(config);
     const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
-    const { upstream } = connected;
+    const upstream = observability.upstream(connected.upstream);
     cleanups.push(() => upstream.close());
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
@@ -191,7 +197,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cleanups.push(() => agentRoutes.dispatcher.close());
 
     const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
-    const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
+    const cards = createCardRefresher(observability.cards(verifying ?? upstream), { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());
 
@@ -214,8 +220,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       registry,
       logger,
       profile: profile ?? loadMappingProfile('a2a-0.2.5'),
+      ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
-    const port = withArtifactContent(push.decorate(gateway), config, logger);
+    const port = observability.port(withArtifactContent(push.decorate(gateway), config, logger));
     push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();
@@ -254,8 +261,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       passThrough,
       ...(signer ? { signer } : {}),
       agentRoutes,
+      observability,
       ...(profile ? { profile } : {}),
     });
+    const closeMetrics = await observability.listen(config.host);
+    if (closeMetrics) cleanups.push(closeMetrics);
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
       const s = serve(

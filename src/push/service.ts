@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { noteRedisError } from '../observability/redis-errors.js';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
@@ -23,6 +25,8 @@ export interface PushServiceDeps {
   redis?: Redis;
   /** Queue tuning (tests shorten the backoff); defaults come from the config. */
   queue?: PushQueueFactoryOptions;
+  /** Delivery outcomes and queue depth go here. */
+  metrics?: GatewayMetrics;
 }
 
 export interface PushService {
@@ -71,7 +75,10 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
     ownRedis = new Redis(config['redis-url'], { lazyConnect: true });
-    ownRedis.on('error', (error: unknown) => logger.warn({ err: error }, 'push config store Redis connection error'));
+    ownRedis.on('error', (error: unknown) => {
+      noteRedisError('push-configs');
+      logger.warn({ err: error }, 'push config store Redis connection error');
+    });
     redis = ownRedis;
   }
   const policy = { maxConfigsPerTask: config['push-max-configs-per-task'], allowPrivate: config['push-allow-private'] };
@@ -86,6 +93,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   });
   if (config.store === 'redis') deps.registry.expireWithTasks?.(redisConfigKeyPrefix(config['redis-prefix']));
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
+  if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
   let started = false;
   let stopping: Promise<void> | undefined;
@@ -147,12 +155,20 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     start() {
       if (started || stopping) return;
       started = true;
+      const handler = createPushHandler({
+        allowPrivate: config['push-allow-private'],
+        timeoutMs: config['push-timeout-ms'],
+        resolveHeaders: resolveNotificationHeaders(store),
+      });
+      const metrics = deps.metrics;
       queue.start(
-        createPushHandler({
-          allowPrivate: config['push-allow-private'],
-          timeoutMs: config['push-timeout-ms'],
-          resolveHeaders: resolveNotificationHeaders(store),
-        }),
+        metrics
+          ? async (job) => {
+              const result = await handler(job);
+              metrics.pushDelivery(result.outcome);
+              return result;
+            }
+          : handler,
       );
     },
 
