@@ -41,7 +41,10 @@ import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { assertPortFree, listenError } from './port-check.js';
+import type { TracerProvider } from '@opentelemetry/api';
 import { createObservability, type Observability } from './observability/index.js';
+import { createGatewayMetrics } from './observability/metrics.js';
+import { createTracing } from './observability/tracing.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -159,7 +162,12 @@ export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
  * SHUTTING_DOWN_MESSAGE (1.0: an `event: error` frame or a JSON-RPC/HTTP error; 0.2.5: a failed,
  * final status-update), aborting their upstream calls, and finally releases everything else.
  */
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+export interface StartOptions {
+  /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */
+  tracerProvider?: TracerProvider;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => logger.warn({ err }, 'cleanup failed'));
@@ -187,7 +195,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       upstreamUrl = demo.url;
       logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
     }
-    const observability = createObservability(config);
+    const tracing = await createTracing(config.tracing, logger, options.tracerProvider);
+    cleanups.push(() => tracing.shutdown());
+    const observability = createObservability(config, { tracing, ...(config.metrics.enabled ? { metrics: createGatewayMetrics() } : {}) });
     const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
     const upstream = observability.upstream(connected.upstream);
     cleanups.push(() => upstream.close());

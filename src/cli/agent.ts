@@ -4,6 +4,7 @@ import { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { upstreamFor } from '../upstream/connect.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from '../upstream/detect.js';
+import { withDispatchHeaders } from '../upstream/dispatch-headers.js';
 import { createUpstreamPool } from '../upstream/http.js';
 
 /** Options every command that talks to an agent takes. */
@@ -81,18 +82,6 @@ export function clientConfig(values: Values): UpstreamConfig {
   return parsed.data;
 }
 
-/** Adds the operator's extra headers to every request of a pool. */
-function withHeaders(pool: Dispatcher, extra: Record<string, string>): Dispatcher {
-  if (Object.keys(extra).length === 0) return pool;
-  return pool.compose((dispatch) => (options, handler) => {
-    const given = options.headers;
-    const headers: Record<string, string | string[] | undefined> = {};
-    if (Array.isArray(given)) for (let i = 0; i + 1 < given.length; i += 2) headers[String(given[i])] = given[i + 1] as string;
-    else if (given && typeof given === 'object') Object.assign(headers, given);
-    return dispatch({ ...options, headers: { ...headers, ...extra } }, handler);
-  });
-}
-
 export interface ConnectedAgent {
   upstream: Upstream;
   protocol: UpstreamProtocol;
@@ -108,7 +97,7 @@ export async function connectAgent(url: string, values: Values): Promise<Connect
   const config = clientConfig(values);
   const headers = headerPairs((values.header as string[] | undefined) ?? []);
   const pool = createUpstreamPool(config);
-  const dispatcher = withHeaders(pool, headers);
+  const dispatcher = Object.keys(headers).length ? withDispatchHeaders(pool, () => headers) : pool;
   try {
     const { protocol, binding } = await detectUpstream(url, config, { dispatcher });
     const upstream = upstreamFor(protocol, url, config, dispatcher, binding);

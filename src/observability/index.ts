@@ -7,6 +7,8 @@ import type { GatewayEnv } from '../surfaces/shared/env.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { metricsMiddleware, mountMetrics } from './metrics-http.js';
 import { meteredCards, meteredPort, meteredUpstream } from './metrics-port.js';
+import { tracingMiddleware, type Tracing } from './tracing.js';
+import { tracedPort, tracedUpstream } from './tracing-port.js';
 
 export type { GatewayMetrics };
 
@@ -25,14 +27,33 @@ export interface Observability {
   listen(host: string): Promise<(() => Promise<void>) | undefined>;
 }
 
-export function createObservability(config: GatewayConfig, metrics = config.metrics.enabled ? createGatewayMetrics() : undefined): Observability {
+export interface ObservabilityParts {
+  metrics?: GatewayMetrics;
+  tracing?: Tracing;
+}
+
+/** Probes and scrapes come every few seconds: spans for them would drown the calls. */
+const UNTRACED = new Set(['/health', '/ready']);
+
+export function createObservability(config: GatewayConfig, parts: ObservabilityParts): Observability {
+  const { metrics, tracing } = parts;
   const separatePort = config.metrics.port;
   return {
     ...(metrics ? { metrics } : {}),
-    upstream: (upstream) => (metrics ? meteredUpstream(upstream, metrics) : upstream),
+    upstream(upstream) {
+      const metered = metrics ? meteredUpstream(upstream, metrics) : upstream;
+      return tracing?.recording ? tracedUpstream(metered, tracing.tracer) : metered;
+    },
     cards: (source) => (metrics ? meteredCards(source, metrics) : source),
-    port: (port) => (metrics ? meteredPort(port, metrics) : port),
+    port(port) {
+      const metered = metrics ? meteredPort(port, metrics) : port;
+      return tracing?.recording ? tracedPort(metered) : metered;
+    },
     mount(app) {
+      if (tracing) {
+        const traced = tracingMiddleware(tracing.tracer);
+        app.use('*', (c, next) => (UNTRACED.has(c.req.path) || c.req.path === config.metrics.path ? next() : traced(c, next)));
+      }
       if (!metrics) return;
       // The scrape itself is not counted: it is registered before the counting middleware.
       if (separatePort === undefined) mountMetrics(app, metrics, config.metrics);
