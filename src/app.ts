@@ -41,6 +41,8 @@ import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { assertPortFree, listenError } from './port-check.js';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { loadTlsFiles, reloadTlsOnChange, tlsEnabled } from './tls.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { createObservability, type Observability } from './observability/index.js';
 import { createGatewayMetrics } from './observability/metrics.js';
@@ -165,6 +167,8 @@ export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
 export interface StartOptions {
   /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */
   tracerProvider?: TracerProvider;
+  /** How often the TLS files are checked for a renewal (default 5 s). */
+  tlsReloadMs?: number;
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
@@ -185,6 +189,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     }
     await assertPortFree(config.host, config.port);
     if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port);
+    const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
@@ -278,8 +283,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     if (closeMetrics) cleanups.push(closeMetrics);
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const listen = { fetch: app.fetch, hostname: config.host, port: config.port };
+      const options = serverOptions(config.server);
       const s = serve(
-        { fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config.server) },
+        tls ? { ...listen, createServer: createHttpsServer, serverOptions: { ...options, ...tls } } : { ...listen, serverOptions: options },
         () => resolve(s),
       );
       s.once('error', (error) => reject(listenError(error, config.host, config.port)));
@@ -291,9 +298,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(async () => {
       await Promise.all([http.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt })]);
     });
+    if (tls) {
+      const stopReloading = reloadTlsOnChange(server as HttpsServer, config.tls, logger, options.tlsReloadMs);
+      cleanups.push(async () => stopReloading());
+    }
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    httpUrl = `http://${host}:${address.port}`;
+    httpUrl = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     return { url: httpUrl, ...(grpc ? { grpcAddress: `${host}:${grpc.port}` } : {}), close: closeAll };
   } catch (error) {
     await closeAll();
