@@ -2,6 +2,7 @@ import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import type { StreamResponse, TaskState } from '../model/index.js';
 import { addUpstreamTime } from './call-timing.js';
+import { methodName, overlay, stateOf, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
 const KIND = { task: 'task', message: 'message', statusUpdate: 'status-update', artifactUpdate: 'artifact-update' } as const;
@@ -13,15 +14,6 @@ function kindOf(event: StreamResponse): (typeof KIND)[keyof typeof KIND] {
   return KIND.artifactUpdate;
 }
 
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('task' in event) return event.task.status.state;
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  return undefined;
-}
-
-function overlay<P extends object>(port: P, methods: Partial<AgentPort>): P {
-  return Object.assign(Object.create(port) as P, methods);
-}
 
 /** Counts the events a caller's stream carries and the task states it reaches (once per change). */
 export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
@@ -46,27 +38,13 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
   });
 }
 
-type UnaryMethod = Exclude<keyof AgentPort, 'sendStreamingMessage' | 'subscribeToTask'>;
-const UNARY: readonly UnaryMethod[] = [
-  'sendMessage',
-  'getTask',
-  'listTasks',
-  'cancelTask',
-  'createTaskPushNotificationConfig',
-  'getTaskPushNotificationConfig',
-  'listTaskPushNotificationConfigs',
-  'deleteTaskPushNotificationConfig',
-  'getExtendedAgentCard',
-];
-const METHOD_NAME = (name: string): string => name[0]!.toUpperCase() + name.slice(1);
-
 /**
  * Times every call to the upstream (streams: to their first event) for the upstream histograms, and
  * adds it to the inbound request's record so the gateway's own share can be told apart.
  */
 export function meteredUpstream<U extends Upstream>(upstream: U, metrics: GatewayMetrics): U {
   const methods: Record<string, unknown> = {};
-  for (const name of UNARY) {
+  for (const name of UNARY_METHODS) {
     methods[name] = async (...args: unknown[]) => {
       const started = performance.now();
       let ok = false;
@@ -77,11 +55,11 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
       } finally {
         const seconds = (performance.now() - started) / 1000;
         addUpstreamTime(seconds);
-        metrics.upstreamCall(METHOD_NAME(name), ok, seconds);
+        metrics.upstreamCall(methodName(name), ok, seconds);
       }
     };
   }
-  for (const name of ['sendStreamingMessage', 'subscribeToTask'] as const) {
+  for (const name of STREAM_METHODS) {
     methods[name] = async function* (request: never, ctx: CallContext) {
       const started = performance.now();
       let first = true;
@@ -90,13 +68,13 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
         for await (const event of upstream[name](request, ctx)) {
           if (first) {
             first = false;
-            metrics.upstreamCall(METHOD_NAME(name), true, (performance.now() - started) / 1000);
+            metrics.upstreamCall(methodName(name), true, (performance.now() - started) / 1000);
           }
           yield event;
         }
         ok = true;
       } finally {
-        if (first) metrics.upstreamCall(METHOD_NAME(name), ok, (performance.now() - started) / 1000);
+        if (first) metrics.upstreamCall(methodName(name), ok, (performance.now() - started) / 1000);
       }
     };
   }

@@ -1,26 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
-import { toA2AError, eventTaskRef, type StreamResponse, type TaskState } from '../model/index.js';
-
-const UNARY = [
-  'sendMessage',
-  'getTask',
-  'listTasks',
-  'cancelTask',
-  'createTaskPushNotificationConfig',
-  'getTaskPushNotificationConfig',
-  'listTaskPushNotificationConfigs',
-  'deleteTaskPushNotificationConfig',
-  'getExtendedAgentCard',
-] as const;
-const STREAMS = ['sendStreamingMessage', 'subscribeToTask'] as const;
-const methodName = (name: string): string => name[0]!.toUpperCase() + name.slice(1);
-
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('task' in event) return event.task.status.state;
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  return undefined;
-}
+import { toA2AError, eventTaskRef, type StreamResponse } from '../model/index.js';
+import { methodName, overlay, stateOf, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 
 /** Task id, context id and state of an answer or event, on `span`. */
 function note(span: Span, event: StreamResponse): void {
@@ -37,9 +18,6 @@ function failed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: a2a.message });
 }
 
-function overlay<P extends object>(port: P, methods: Record<string, unknown>): P {
-  return Object.assign(Object.create(port) as P, methods);
-}
 
 /**
  * One CLIENT span per upstream call, child of the request's span; the call runs in the span's context,
@@ -47,7 +25,7 @@ function overlay<P extends object>(port: P, methods: Record<string, unknown>): P
  */
 export function tracedUpstream<U extends Upstream>(upstream: U, tracer: Tracer): U {
   const methods: Record<string, unknown> = {};
-  for (const name of UNARY) {
+  for (const name of UNARY_METHODS) {
     methods[name] = async (...args: unknown[]) => {
       const span = tracer.startSpan(`a2a.upstream ${methodName(name)}`, { kind: SpanKind.CLIENT, attributes: { 'a2a.method': methodName(name) } });
       try {
@@ -64,7 +42,7 @@ export function tracedUpstream<U extends Upstream>(upstream: U, tracer: Tracer):
       }
     };
   }
-  for (const name of STREAMS) {
+  for (const name of STREAM_METHODS) {
     methods[name] = async function* (request: never, ctx: CallContext) {
       const span = tracer.startSpan(`a2a.upstream ${methodName(name)}`, { kind: SpanKind.CLIENT, attributes: { 'a2a.method': methodName(name) } });
       const spanContext = trace.setSpan(context.active(), span);
@@ -85,7 +63,7 @@ export function tracedUpstream<U extends Upstream>(upstream: U, tracer: Tracer):
       }
     };
   }
-  return overlay(upstream, methods);
+  return overlay(upstream, methods as Partial<AgentPort>);
 }
 
 /** The request's own span learns the task's ids and last state from what the core answers. */
