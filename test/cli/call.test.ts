@@ -73,6 +73,15 @@ describe.concurrent('a2a-bridge call', () => {
     }
   });
 
+  it('--task answers the task that waits for input (iac-code ends every turn input-required)', async () => {
+    const first = await cli(['call', open.url, 'first']);
+    const { task, context } = summary(first.stderr);
+    const second = await cli(['call', open.url, 'second', '--task', task!, '--context', context!]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('Echo (turn 2): second\n');
+    expect(summary(second.stderr).task).toBe(task);
+  });
+
   it('0.2.5 facade, blocking send and stream', async () => {
     const send = await cli(['call', open.url, 'via facade', '--protocol', '0.2.5', '--no-stream']);
     expect(send.code).toBe(0);
