@@ -11,7 +11,7 @@ import { redisErrorCounts } from './redis-errors.js';
  */
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
-const SURFACES = new Set(['jsonrpc', 'rest', 'v025', 'card', 'health']);
+const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
 const V025 = new Set<string>(V025_METHODS);
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];

@@ -21,6 +21,10 @@ beforeAll(async () => {
       '  api-key: file-key-value',
       'push-keys: ["k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]',
       'redis-url: redis://app:redis-password@redis:6379',
+      'signing:',
+      '  keys:',
+      '    - kid: k1',
+      '      secret: signing-secret-value',
     ].join('\n'),
   );
 });
@@ -41,7 +45,8 @@ describe.concurrent('a2a-bridge check-config', () => {
     expect(printed.bailian['api-key']).toBe('********');
     expect(printed['push-keys']).toEqual(['********']);
     expect(printed['redis-url']).toBe('redis://app:********@redis:6379');
-    for (const secret of ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'AAAA']) {
+    expect(printed.signing.keys[0]).toMatchObject({ kid: 'k1', secret: '********' });
+    for (const secret of ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'AAAA', 'signing-secret-value']) {
       expect(run.stdout + run.stderr).not.toContain(secret);
     }
     // Advice goes to stderr so stdout stays a valid YAML config.

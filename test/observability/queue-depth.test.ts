@@ -47,7 +47,7 @@ describe('push queue depth (both queues) as a metric', () => {
 
   it('counts entries of the Redis stream plus scheduled retries', async () => {
     const names = { stream: `${run}:push`, retryKey: `${run}:push:retry`, deadStream: `${run}:push:dead`, group: `${run}-group` };
-    const queue = createRedisStreamsQueue({ url: REDIS_URL, ...names });
+    const queue = createRedisStreamsQueue({ url: REDIS_URL, leaseTimeoutMs: 300_000, ...names });
     const metrics = createGatewayMetrics({ defaultMetrics: false });
     metrics.watchQueue('redis-streams', () => queue.depth!());
     const redis = new Redis(REDIS_URL);
