@@ -1,11 +1,16 @@
 export const isStream = (res: Response): boolean => res.headers.get('content-type')?.startsWith('text/event-stream') === true;
 
+const COLON = 0x3a;
+
 /**
  * The response with its body relayed chunk by chunk as it comes (nothing is buffered ahead), calling
- * `done` once when the body ends, fails or is cancelled. A cancel (the client went away) is passed on
- * to the original body, so the upstream call is still aborted.
+ * `done` once when the body ends, fails or is cancelled, and `firstEvent` once when the first SSE
+ * event (a chunk that is not a `:` comment: the opening `: accepted` and keep-alives are comments)
+ * goes out. A cancel (the client went away) is passed on to the original body, so the upstream call
+ * is still aborted.
  */
-export function onBodyEnd(res: Response, done: () => void): Response {
+export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => void): Response {
+  let waitingForEvent = firstEvent !== undefined;
   if (!res.body) {
     done();
     return res;
@@ -19,7 +24,13 @@ export function onBodyEnd(res: Response, done: () => void): Response {
           if (next.done) {
             done();
             controller.close();
-          } else controller.enqueue(next.value);
+          } else {
+            if (waitingForEvent && next.value.length > 0 && next.value[0] !== COLON) {
+              waitingForEvent = false;
+              firstEvent!();
+            }
+            controller.enqueue(next.value);
+          }
         } catch (error) {
           done();
           controller.error(error);

@@ -9,7 +9,7 @@ import { isStream, onBodyEnd } from './body-end.js';
 /**
  * Counts every request by what the handlers noted for the log line (surface, method, error code),
  * times blocking calls (and the share spent waiting on the upstream), and for streams the time to
- * the first event and how many are open. Must run inside the request logger, which sets `logFields`.
+ * their first event and how many are open. Must run inside the request logger, which sets `logFields`.
  */
 export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -20,8 +20,10 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
     const seconds = (performance.now() - started) / 1000;
     metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode);
     if (isStream(c.res) && c.res.status === 200) {
-      const closed = metrics.streamOpened(fields.surface, seconds);
-      c.res = onBodyEnd(c.res, closed);
+      // The headers may go out before the first event (an `: accepted` comment): time the event itself.
+      const surface = fields.surface;
+      const closed = metrics.streamOpened(surface);
+      c.res = onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000));
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
     }

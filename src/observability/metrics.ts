@@ -122,9 +122,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);
       if (upstreamSeconds > 0) overhead.observe({ surface: surfaceLabel(surface) }, Math.max(0, seconds - upstreamSeconds));
     },
-    streamOpened(surface: string | undefined, secondsToFirstEvent: number): () => void {
+    /** A stream's response went out: counted open until the returned function is called. */
+    streamOpened(surface: string | undefined): () => void {
       const label = { surface: surfaceLabel(surface) };
-      firstEvent.observe(label, secondsToFirstEvent);
       openStreams.inc(label);
       let closed = false;
       return () => {
@@ -132,6 +132,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
         closed = true;
         openStreams.dec(label);
       };
+    },
+    firstStreamEvent(surface: string | undefined, seconds: number): void {
+      firstEvent.observe({ surface: surfaceLabel(surface) }, seconds);
     },
     streamEvent(surface: string | undefined, kind: 'task' | 'message' | 'status-update' | 'artifact-update'): void {
       streamEvents.inc({ surface: surfaceLabel(surface), kind });

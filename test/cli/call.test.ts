@@ -30,7 +30,7 @@ function summary(stderr: string): Record<string, string> {
   );
 }
 
-describe.concurrent('a2a-bridge card', () => {
+describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
   it('prints the 1.0 card, and the 0.2.5 facade card with --protocol 0.2.5', async () => {
     const v1 = await cli(['card', open.url]);
     expect(v1.code).toBe(0);
@@ -50,7 +50,7 @@ describe.concurrent('a2a-bridge card', () => {
   });
 });
 
-describe.concurrent('a2a-bridge call', () => {
+describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   it('1.0, streamed: the reply text once on stdout, state and ids on stderr, exit 0', async () => {
     const run = await cli(['call', open.url, 'hello gateway']);
     expect(run.code).toBe(0);
@@ -62,15 +62,17 @@ describe.concurrent('a2a-bridge call', () => {
   });
 
   it('a follow-up with --context continues the conversation (1.0 and 0.2.5)', async () => {
-    for (const protocol of ['1.0', '0.2.5']) {
-      const first = await cli(['call', open.url, 'one', '--protocol', protocol]);
-      expect(first.code).toBe(0);
-      const context = summary(first.stderr).context!;
-      const second = await cli(['call', open.url, 'two', '--protocol', protocol, '--context', context]);
-      expect(second.code).toBe(0);
-      expect(second.stdout).toBe('Echo (turn 2): two\n');
-      expect(summary(second.stderr).context).toBe(context);
-    }
+    await Promise.all(
+      ['1.0', '0.2.5'].map(async (protocol) => {
+        const first = await cli(['call', open.url, 'one', '--protocol', protocol]);
+        expect(first.code).toBe(0);
+        const context = summary(first.stderr).context!;
+        const second = await cli(['call', open.url, 'two', '--protocol', protocol, '--context', context]);
+        expect(second.code).toBe(0);
+        expect(second.stdout).toBe('Echo (turn 2): two\n');
+        expect(summary(second.stderr).context).toBe(context);
+      }),
+    );
   });
 
   it('--task answers the task that waits for input (iac-code ends every turn input-required)', async () => {

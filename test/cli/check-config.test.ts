@@ -32,7 +32,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.concurrent('a2a-bridge check-config', () => {
+describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
   it('prints the effective config of file + env + flags with every secret masked, exit 0', async () => {
     const run = await cli(['check-config', '--config', 'gw.yml', '--port', '9100'], { UP_TOKEN: 'upstream-secret', A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_LOG_LEVEL: 'debug' }, dir);
     expect(run.code).toBe(0);

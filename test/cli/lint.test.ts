@@ -79,7 +79,7 @@ afterAll(async () => {
   broken?.close();
 });
 
-describe.concurrent('a2a-bridge lint', () => {
+describe.concurrent('a2a-bridge lint', { timeout: 60_000 }, () => {
   it("passes the gateway's own facade (http allowed for the local test), with the test turn", async () => {
     const run = await cli(['lint', open.url, '--allow-http']);
     expect(run.code).toBe(0);

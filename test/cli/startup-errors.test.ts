@@ -33,7 +33,7 @@ function expectPlainFailure(run: Run): string[] {
   return lines;
 }
 
-describe.concurrent('start-up errors: exit 2, one readable line per problem', () => {
+describe.concurrent('start-up errors: exit 2, one readable line per problem', { timeout: 60_000 }, () => {
   it('a bad bailian.mappings entry names the table and key, without a stack or module path', async () => {
     const run = await serveWith({ 'mappings.yml': 'bailian:\n  mappings:\n    states-to-v025:\n      TASK_STATE_BOGUS: working\n' }, ['--config', 'mappings.yml', '--port', '0']);
     const lines = expectPlainFailure(run);

@@ -63,7 +63,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('native TLS', () => {
+describe('native TLS', { timeout: 60_000 }, () => {
   it('serves https on the same port; the facade card advertises https without public-url', async () => {
     expect(gateway.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const card = (await (await fetch(`${gateway.url}/.well-known/agent.json`)).json()) as { url: string };
@@ -112,7 +112,7 @@ describe('native TLS', () => {
   });
 });
 
-describe('TLS start-up errors', () => {
+describe('TLS start-up errors', { timeout: 60_000 }, () => {
   it('a missing or mismatched pair: exit 2, one line naming the key, no path', async () => {
     const missing = await cli(['serve', '--port', '0'], { A2A_BRIDGE_TLS__CERT_FILE: file('nope.pem'), A2A_BRIDGE_TLS__KEY_FILE: file('first.key') });
     expect(missing.code).toBe(2);
