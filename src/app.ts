@@ -188,7 +188,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
     await assertPortFree(config.host, config.port);
-    if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port);
+    if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');
+    if (config.grpc.port !== undefined) await assertPortFree(config.grpc.host ?? config.host, config.grpc.port, 'grpc.port');
     const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {

@@ -57,6 +57,18 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
     }
   });
 
+  it('a taken gRPC port names grpc.port', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const lines = expectPlainFailure(await serveWith({}, ['--port', '0'], { A2A_BRIDGE_GRPC__PORT: String(port) }));
+      expect(lines).toEqual([`a2a-bridge: cannot start: port ${port} on 127.0.0.1 is already in use (stop the other process or pick another grpc.port)`]);
+    } finally {
+      taken.close();
+    }
+  });
+
   it('an unreadable config file (a folder) and a missing one', async () => {
     await mkdir(path.join(dir, 'folder.yml'), { recursive: true });
     const folder = expectPlainFailure(await serveWith({}, ['--config', 'folder.yml']));
