@@ -41,6 +41,13 @@ import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
+import { assertPortFree, listenError } from './port-check.js';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { loadTlsFiles, reloadTlsOnChange, tlsEnabled } from './tls.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { createObservability, type Observability } from './observability/index.js';
+import { createGatewayMetrics } from './observability/metrics.js';
+import { createTracing } from './observability/tracing.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -60,6 +67,8 @@ export interface GatewayAppDeps {
   signer?: CardSigner;
   /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
   agentRoutes?: AgentRoutesUpstream;
+  /** Metrics (and their route) and tracing; absent: none. */
+  observability?: Observability;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -76,6 +85,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const perClient = config.server['max-connections-per-client'];
   // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
   if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
+  deps.observability?.mount(app);
   mountHealth(app, cards);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);
@@ -141,7 +151,14 @@ export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
  * SHUTTING_DOWN_MESSAGE (1.0: an `event: error` frame or a JSON-RPC/HTTP error; 0.2.5: a failed,
  * final status-update), aborting their upstream calls, and finally releases everything else.
  */
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+export interface StartOptions {
+  /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */
+  tracerProvider?: TracerProvider;
+  /** How often the TLS files are checked for a renewal (default 5 s). */
+  tlsReloadMs?: number;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => logger.warn({ err }, 'cleanup failed'));
@@ -157,6 +174,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }
+    await assertPortFree(config.host, config.port);
+    if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');
+    if (config.grpc.port !== undefined) await assertPortFree(config.grpc.host ?? config.host, config.grpc.port, 'grpc.port');
+    const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
@@ -167,8 +188,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       upstreamUrl = demo.url;
       logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
     }
+    const tracing = await createTracing(config.tracing, logger, options.tracerProvider);
+    cleanups.push(() => tracing.shutdown());
+    const observability = createObservability(config, { tracing, ...(config.metrics.enabled ? { metrics: createGatewayMetrics() } : {}) });
     const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
-    const { upstream } = connected;
+    const upstream = observability.upstream(connected.upstream);
     cleanups.push(() => upstream.close());
     const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
     cleanups.push(() => passThrough.close());
@@ -176,7 +200,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cleanups.push(() => agentRoutes.dispatcher.close());
 
     const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
-    const cards = createCardRefresher(verifying ?? upstream, { intervalMs: config.upstream['card-refresh-ms'], logger });
+    const cards = createCardRefresher(observability.cards(verifying ?? upstream), { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());
 
@@ -198,8 +222,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       registry,
       logger,
       profile: profile ?? loadMappingProfile('a2a-0.2.5'),
+      ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
-    const port = withArtifactContent(push.decorate(gateway), config, logger);
+    const port = observability.port(withArtifactContent(push.decorate(gateway), config, logger));
     push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();
@@ -238,15 +263,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       passThrough,
       ...(signer ? { signer } : {}),
       agentRoutes,
+      observability,
       ...(profile ? { profile } : {}),
     });
+    const closeMetrics = await observability.listen(config.host);
+    if (closeMetrics) cleanups.push(closeMetrics);
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const listen = { fetch: app.fetch, hostname: config.host, port: config.port };
+      const options = serverOptions(config.server);
       const s = serve(
-        { fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config.server) },
+        tls ? { ...listen, createServer: createHttpsServer, serverOptions: { ...options, ...tls } } : { ...listen, serverOptions: options },
         () => resolve(s),
       );
-      s.once('error', reject);
+      s.once('error', (error) => reject(listenError(error, config.host, config.port)));
     });
     const perClient = config.server['max-connections-per-client'];
     if (!config['trust-proxy'] && perClient > 0) capConnectionsPerPeer(server as Server, perClient);
@@ -255,9 +285,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     cleanups.push(async () => {
       await Promise.all([http.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt })]);
     });
+    if (tls) {
+      const stopReloading = reloadTlsOnChange(server as HttpsServer, config.tls, logger, options.tlsReloadMs);
+      cleanups.push(async () => stopReloading());
+    }
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    httpUrl = `http://${host}:${address.port}`;
+    httpUrl = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     return { url: httpUrl, ...(grpc ? { grpcAddress: `${host}:${grpc.port}` } : {}), close: closeAll };
   } catch (error) {
     await closeAll();

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
 export type LogLevel = GatewayConfig['log-level'];
+export type LogFormat = GatewayConfig['log-format'];
 
 const SECRET_KEYS = [
   'token',
@@ -35,12 +37,25 @@ const REDACT_PATHS = [
   'headers["x-api-key"]',
 ];
 
-/** The gateway's logger: JSON lines on stdout (or `destination`), secrets censored. */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/** `auto` is pretty exactly when stdout is a terminal: a person reads it; a collector gets JSON. */
+export function usesPretty(format: LogFormat, isTty = process.stdout.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && isTty);
+}
+
+/**
+ * The gateway's logger: JSON lines on stdout (or `destination`), secrets censored; with a `pretty`
+ * format (or `auto` on a terminal), coloured one-line entries instead, written synchronously so the
+ * last lines before an exit are not lost.
+ */
+export function createLogger(level: LogLevel, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   const options = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
+  if (usesPretty(format)) {
+    const stream = pretty({ colorize: !destination, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+    return pino(options, stream);
+  }
   return destination ? pino(options, destination) : pino(options);
 }
 
@@ -67,37 +82,51 @@ function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields)
   };
 }
 
+/** A failing readiness probe is the probe doing its job: debug, so probes do not flood the error log. */
+const levelOf = (c: Context<GatewayEnv>): 'error' | 'info' | 'debug' =>
+  c.res.status >= 500 ? (c.req.path === '/ready' ? 'debug' : 'error') : 'info';
+
+/** `X-Request-Id` on the response, so a caller can quote it and find the log line. */
+function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
+  try {
+    c.res.headers.set('x-request-id', reqId);
+  } catch {
+    // A Response relayed as it came (immutable headers) keeps its own.
+  }
+}
+
 /**
- * Gives each request a child logger (with `reqId`, reusing a sane inbound `X-Request-Id`) and an empty
- * `logFields` for handlers to fill, then writes ONE line per request once the handler returned its
- * Response. For a stream that is when the response headers go out (status 200, `stream: true`): the
- * line measures time to first byte, not the stream's lifetime; the stream's end is not logged here.
+ * Gives each request a child logger (with `reqId`, reusing a sane inbound `X-Request-Id`, which is
+ * echoed back as `X-Request-Id`) and an empty `logFields` for handlers to fill, then writes ONE line
+ * per request once the handler returned its Response. For a stream that is when the response headers
+ * go out (status 200, `stream: true`): the line measures time to first byte, not the stream's lifetime.
  *
- * Above `info` no request line is written except a failed request's (5xx, at `error`), so the
- * per-request child logger and its redaction are skipped: handlers log through the gateway's logger.
+ * Above `info` no request line is written except a failed request's (5xx, at `error`; a failing
+ * `/ready` at `debug`), so the per-request child logger and its redaction are skipped.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
+    const reqId = requestIdOf(c);
     if (!logger.isLevelEnabled('info')) {
       const fields: LogFields = {};
       c.set('logger', logger);
       c.set('logFields', fields);
-      if (!logger.isLevelEnabled('error')) return next();
       const started = performance.now();
       await next();
-      if (c.res.status >= 500) logger.child({ reqId: requestIdOf(c) }).error(requestLine(c, started, fields), 'request');
+      echoRequestId(c, reqId);
+      const level = levelOf(c);
+      if (level !== 'info' && logger.isLevelEnabled(level)) logger.child({ reqId })[level](requestLine(c, started, fields), 'request');
       return;
     }
     const started = performance.now();
-    const child = logger.child({ reqId: requestIdOf(c) });
+    const child = logger.child({ reqId });
     const fields: LogFields = {};
     c.set('logger', child);
     c.set('logFields', fields);
 
     await next();
 
-    const line = requestLine(c, started, fields);
-    if (c.res.status >= 500) child.error(line, 'request');
-    else child.info(line, 'request');
+    echoRequestId(c, reqId);
+    child[levelOf(c)](requestLine(c, started, fields), 'request');
   };
 }

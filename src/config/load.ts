@@ -1,13 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { YAMLError } from 'yaml';
 import { GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
-import { childOf, coerce, deepMerge, dotted, isPlainObject, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
+import { fileLayer } from './file-layer.js';
+import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export { ConfigError };
 
-export type Command = 'serve' | 'help' | 'version';
+export type Command = 'serve' | 'check-config' | 'help' | 'version';
 
 export interface LoadedConfig {
   config: GatewayConfig;
@@ -42,7 +41,7 @@ const FLAGS: Record<string, FlagSpec> = {
   '--log-level': { keys: ['log-level'], metavar: 'LEVEL', help: `${LOG_LEVELS} (default ${DEFAULTS['log-level']})` },
 };
 
-const COMMANDS: readonly Command[] = ['serve', 'help', 'version'];
+const COMMANDS: readonly Command[] = ['serve', 'check-config', 'help', 'version'];
 
 interface ParsedArgs {
   command: Command;
@@ -137,73 +136,6 @@ function prefixedEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>, 
   return layer;
 }
 
-/* ----- YAML file ----- */
-
-const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/** `${VAR}` / `${VAR:-default}` (default also when VAR is empty); `$${VAR}` stays literal. */
-function expand(text: string, env: NodeJS.ProcessEnv, where: string, file: string): string {
-  return text.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback: string | undefined) => {
-    if (escaped) return whole.slice(1);
-    const value = env[name];
-    if (value !== undefined && value !== '') return value;
-    if (fallback !== undefined) return fallback;
-    throw new ConfigError(`${where}: environment variable ${name} is not set (referenced in ${file}; write \${${name}:-default} to give a default)`);
-  });
-}
-
-interface FileContext {
-  env: NodeJS.ProcessEnv;
-  file: string;
-  sources: Map<string, string>;
-}
-
-/** Normalises `_` to `-` in the keys of schema objects (not of free-form records) and expands `${VAR}`. */
-function normalise(value: unknown, node: SchemaNode | undefined, keys: KeyPath, ctx: FileContext): unknown {
-  if (typeof value === 'string') {
-    ctx.sources.set(dotted(keys), ctx.file);
-    const expanded = expand(value, ctx.env, dotted(keys), ctx.file);
-    return expanded === value ? value : coerce(expanded, node, dotted(keys));
-  }
-  if (Array.isArray(value)) return value.map((item, i) => normalise(item, childOf(node, '0'), [...keys, String(i)], ctx));
-  if (!isPlainObject(value)) {
-    ctx.sources.set(dotted(keys), ctx.file);
-    return value;
-  }
-  const isSchemaObject = kindOf(node) === 'object';
-  const out: Tree = {};
-  for (const [rawKey, item] of Object.entries(value)) {
-    const key = isSchemaObject ? rawKey.replace(/_/g, '-') : rawKey;
-    if (key in out) throw new ConfigError(`${dotted([...keys, key])}: given twice in ${ctx.file} (as dashes and underscores)`);
-    out[key] = normalise(item, childOf(node, key), [...keys, key], ctx);
-  }
-  return out;
-}
-
-async function fileLayer(file: string, ctx: Omit<FileContext, 'file'>): Promise<Tree> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(code === 'ENOENT' ? `config file not found: ${file}` : `cannot read config file ${file} (${code ?? 'error'})`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = YAML.parse(text);
-  } catch (error) {
-    // Position and code only: the yaml message quotes the offending line, which may hold a secret.
-    if (error instanceof YAMLError) {
-      const at = error.linePos?.[0];
-      throw new ConfigError(`${file}: invalid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${error.code})`);
-    }
-    throw new ConfigError(`${file}: invalid YAML`);
-  }
-  if (parsed === null || parsed === undefined) return {};
-  if (!isPlainObject(parsed)) throw new ConfigError(`${file}: the top level must be a mapping of configuration keys`);
-  return normalise(parsed, ROOT, [], { ...ctx, file }) as Tree;
-}
-
 /* ----- validation and advice ----- */
 
 interface Issue {
@@ -211,6 +143,14 @@ interface Issue {
   path: PropertyKey[];
   message: string;
   keys?: string[];
+  expected?: string;
+}
+
+/** YAML reads `api-key: 123` as a number: say how to make it the string the key expects. */
+function quoteHint(issue: Issue): string {
+  if (issue.code !== 'invalid_type' || issue.expected !== 'string') return '';
+  const received = /received (number|boolean)/.exec(issue.message)?.[1];
+  return received ? ` — YAML read it as a ${received}: quote it (key: "value")` : '';
 }
 
 function describeIssues(issues: readonly Issue[], sources: Map<string, string>, env: NodeJS.ProcessEnv): string {
@@ -234,7 +174,7 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
     const source = sourceOf(keys);
     const hint = source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
       ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
-      : '';
+      : quoteHint(issue);
     lines.push(`${dotted(keys) || '(root)'}: ${issue.message}${source}${hint}`);
   }
   return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
@@ -264,7 +204,7 @@ function adviseOn(config: GatewayConfig): string[] {
 /** Flags beat environment beat file beat defaults; `REDIS_URL` sits just above the defaults. */
 export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
   const args = parseArgv(input.argv);
-  if (args.command !== 'serve') return { config: GatewayConfig.parse({}), warnings: [], command: args.command };
+  if (args.command === 'help' || args.command === 'version') return { config: GatewayConfig.parse({}), warnings: [], command: args.command };
 
   const warnings: string[] = [];
   const sources = new Map<string, string>();
@@ -272,7 +212,7 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
   const configFile = args.configFile ?? input.env[CONFIG_ENV];
   if (configFile) {
     const file = path.resolve(input.cwd, configFile);
-    merged = deepMerge(merged, await fileLayer(file, { env: input.env, sources }));
+    merged = deepMerge(merged, await fileLayer(file, configFile, { env: input.env, sources }));
   }
   merged = deepMerge(merged, prefixedEnvLayer(input.env, sources, warnings));
   const flagLayer: Tree = {};
@@ -285,17 +225,22 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
 
   const result = GatewayConfig.safeParse(merged);
   if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, input.env));
-  return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: 'serve' };
+  return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: args.command };
 }
 
 /** The `--help` text; defaults and choices come from the schema so they cannot drift. */
 export function usage(program = 'a2a-bridge'): string {
   const options = Object.entries(FLAGS).map(([flag, spec]) => `  ${`${flag} ${spec.metavar}`.padEnd(20)} ${spec.help}`);
   return [
-    `Usage: ${program} [serve|help|version] [options]`,
+    `Usage: ${program} [serve|check-config|help|version] [options]`,
+    `       ${program} call|card|lint URL ...   (${program} call --help)`,
     '',
     'Commands:',
     '  serve                start the gateway (default)',
+    '  check-config         validate the configuration and print it with secrets masked',
+    '  call URL TEXT        send a message to an A2A agent (1.0 or 0.2.5) and print the reply',
+    '  card URL             print an agent\'s card',
+    '  lint URL             check a 0.2.5 card and a test turn against Bailian\'s contract',
     '  help                 print this help',
     '  version              print the version',
     '',

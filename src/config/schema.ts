@@ -184,6 +184,35 @@ export const GatewayConfig = z.strictObject({
   /** Honour X-Forwarded-Proto/Host when building public URLs (only behind a trusted proxy). */
   'trust-proxy': z.boolean().default(false),
   'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: coloured lines for a person when stdout is a terminal, JSON lines otherwise. */
+  'log-format': z.enum(['auto', 'pretty', 'json']).default('auto'),
+  metrics: z
+    .strictObject({
+      /** Prometheus text at `path`. */
+      enabled: z.boolean().default(true),
+      path: z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /').default('/metrics'),
+      /** A separate port for the scrape (absent: the main port). */
+      port: z.number().int().min(0).max(65535).optional(),
+      /** A bearer token the scraper must send; absent: open, like the probes. */
+      token: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  tracing: z
+    .strictObject({
+      /** OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces; absent: no exporter (spans are no-ops). */
+      'otlp-endpoint': Url.optional(),
+      'service-name': z.string().min(1).default('a2a-bridge'),
+    })
+    .prefault({}),
+  /** Native TLS on the main port: PEM files, re-read when they change on disk. */
+  tls: z
+    .strictObject({
+      'cert-file': z.string().min(1).optional(),
+      'key-file': z.string().min(1).optional(),
+      'ca-file': z.string().min(1).optional(),
+    })
+    .prefault({})
+    .refine((tls) => !tls['cert-file'] === !tls['key-file'], 'tls.cert-file and tls.key-file go together'),
   upstream: UpstreamConfig,
   server: ServerConfig,
   /** Credentials callers must present on every A2A route (any one configured scheme is enough). */

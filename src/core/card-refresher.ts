@@ -9,6 +9,11 @@ export interface CardFetcher {
 export interface CardRefresherOptions {
   /** Background refresh period; 0 disables background refreshes (start() still fetches once). */
   intervalMs: number;
+  /**
+   * First retry after a failed refresh; each further failure doubles it, up to `intervalMs`. So `/ready`
+   * and the cards come back within seconds of the upstream starting, without hammering one that stays down.
+   */
+  retryMinMs?: number;
   logger?: Logger;
 }
 
@@ -30,6 +35,7 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
   let snapshotJson: string | undefined;
   let reachable = false;
   let timer: NodeJS.Timeout | undefined;
+  let failures = 0;
   let inFlight: Promise<void> | undefined;
   let stopped = false;
   let attempted = false;
@@ -56,6 +62,7 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       if (stopped) return;
       if (!reachable) options.logger?.info('upstream agent card fetched');
       reachable = true;
+      failures = 0;
       publish(card);
     } catch (error) {
       if (stopped) return;
@@ -63,6 +70,7 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       const level = reachable || !attempted ? 'warn' : 'debug';
       options.logger?.[level]({ err: error instanceof Error ? error.message : String(error) }, 'upstream agent card refresh failed');
       reachable = false;
+      failures++;
     } finally {
       attempted = true;
     }
@@ -73,6 +81,22 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       inFlight = undefined;
     });
     return inFlight;
+  }
+
+  /** The wait before the next background refresh: the interval, or the backoff while failing. */
+  function nextDelay(): number {
+    if (failures === 0) return options.intervalMs;
+    const first = Math.min(options.retryMinMs ?? 1_000, options.intervalMs);
+    return Math.min(first * 2 ** (failures - 1), options.intervalMs);
+  }
+
+  function scheduleNext(): void {
+    if (stopped || options.intervalMs <= 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void refreshNow().then(scheduleNext);
+    }, nextDelay());
+    timer.unref();
   }
 
   return {
@@ -86,14 +110,11 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       stopped = false;
       if (abort.signal.aborted) abort = new AbortController();
       await refreshNow();
-      if (options.intervalMs > 0 && !timer && !stopped) {
-        timer = setInterval(() => void refreshNow(), options.intervalMs);
-        timer.unref();
-      }
+      if (!timer) scheduleNext();
     },
     stop() {
       stopped = true;
-      if (timer) clearInterval(timer);
+      if (timer) clearTimeout(timer);
       timer = undefined;
       abort.abort();
     },

@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, CallContext, SettlingPort } from '../core/agent-port.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { noteRedisError } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import type { SendMessageRequest, StreamResponse } from '../model/index.js';
@@ -23,6 +25,8 @@ export interface PushServiceDeps {
   redis?: Redis;
   /** Queue tuning (tests shorten the backoff); defaults come from the config. */
   queue?: PushQueueFactoryOptions;
+  /** Delivery outcomes and queue depth go here. */
+  metrics?: GatewayMetrics;
 }
 
 export interface PushService {
@@ -69,7 +73,10 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
     ownRedis = new Redis(config['redis-url'], { lazyConnect: true });
-    ownRedis.on('error', (error: unknown) => logger.warn({ err: error }, 'push config store Redis connection error'));
+    ownRedis.on('error', (error: unknown) => {
+      noteRedisError('push-configs');
+      logger.warn({ err: error }, 'push config store Redis connection error');
+    });
     redis = ownRedis;
   }
   const policy = { maxConfigsPerTask: config['push-max-configs-per-task'], allowPrivate: config['push-allow-private'] };
@@ -84,6 +91,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   });
   if (config.store === 'redis') deps.registry.expireWithTasks(redisConfigKeyPrefix(config['redis-prefix']));
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
+  if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
   let started = false;
   let stopping: Promise<void> | undefined;
@@ -145,12 +153,20 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     start() {
       if (started || stopping) return;
       started = true;
+      const handler = createPushHandler({
+        allowPrivate: config['push-allow-private'],
+        timeoutMs: config['push-timeout-ms'],
+        resolveHeaders: resolveNotificationHeaders(store),
+      });
+      const metrics = deps.metrics;
       queue.start(
-        createPushHandler({
-          allowPrivate: config['push-allow-private'],
-          timeoutMs: config['push-timeout-ms'],
-          resolveHeaders: resolveNotificationHeaders(store),
-        }),
+        metrics
+          ? async (job) => {
+              const result = await handler(job);
+              metrics.pushDelivery(result.outcome);
+              return result;
+            }
+          : handler,
       );
     },
 

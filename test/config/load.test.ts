@@ -277,10 +277,10 @@ describe('usage', () => {
 
 describe('the configs in deploy/', () => {
   const root = path.resolve(__dirname, '../..');
-  it.each(['deploy/a2a-bridge.example.yml', 'deploy/sidecar/a2a-bridge.yml'])('%s loads with its variables set', async (file) => {
+  it.each(['deploy/a2a-bridge.example.yml', 'deploy/compose/a2a-bridge.yml'])('%s loads with its variables set', async (file) => {
     const env = { IAC_CODE_A2A_TOKEN: 't', GATEWAY_TOKEN: 'g', BAILIAN_API_KEY: 'b' };
     const { config } = await loadConfig({ argv: ['serve', '--config', path.join(root, file)], env, cwd: root });
     expect(config.bailian['api-key']).toBe('b');
-    if (file.includes('sidecar')) expect(config.upstream['artifact-dir']).toBe('/artifacts');
+    if (file.includes('compose')) expect(config.upstream['artifact-dir']).toBe('/artifacts');
   });
 });

@@ -116,3 +116,48 @@ describe('createCardRefresher', () => {
     }
   });
 });
+
+describe('card refresh after a failure', () => {
+  it('retries with backoff from 1 s up to the interval, then returns to the interval once it succeeds', async () => {
+    vi.useFakeTimers();
+    const down = () => new Error('down');
+    const source = scriptedSource([down(), down(), down(), down(), down(), card('1'), card('2')]);
+    const refresher = createCardRefresher(source, { intervalMs: 10_000 });
+    await refresher.start();
+    expect(refresher.upstreamReachable()).toBe(false);
+    const attemptsAt = async (ms: number) => {
+      await vi.advanceTimersByTimeAsync(ms);
+      return source.calls.length;
+    };
+    // Waits of 1 s, 2 s, 4 s, 8 s, then capped at the 10 s interval.
+    expect(await attemptsAt(999)).toBe(1);
+    expect(await attemptsAt(1)).toBe(2);
+    expect(await attemptsAt(2_000)).toBe(3);
+    expect(await attemptsAt(4_000)).toBe(4);
+    expect(await attemptsAt(7_999)).toBe(4);
+    expect(await attemptsAt(1)).toBe(5);
+    expect(await attemptsAt(10_000)).toBe(6);
+    expect(refresher.upstreamReachable()).toBe(true);
+    expect(refresher.current()?.card.version).toBe('1');
+    // Recovered: the next refresh waits the whole interval again.
+    expect(await attemptsAt(9_999)).toBe(6);
+    expect(await attemptsAt(1)).toBe(7);
+    refresher.stop();
+  });
+
+  it('a gateway whose upstream starts late is ready within seconds, not after the refresh interval', async () => {
+    vi.useFakeTimers();
+    let up = false;
+    const refresher = createCardRefresher(
+      { fetchCard: async () => (up ? card('1') : Promise.reject(new Error('ECONNREFUSED'))) },
+      { intervalMs: 60_000 },
+    );
+    await refresher.start();
+    expect(refresher.upstreamReachable()).toBe(false);
+    await vi.advanceTimersByTimeAsync(3_000);
+    up = true;
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(refresher.upstreamReachable()).toBe(true);
+    refresher.stop();
+  });
+});

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { noteRedisError } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
 import {
   A2AError,
@@ -55,6 +56,8 @@ const PRUNE_BATCH = 500;
 export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskRegistry {
   const ownsClient = !options.redis;
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+  // Counted, not logged: a failing command surfaces in the call that needed it.
+  redis.on('error', () => noteRedisError('task-registry'));
   // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
   redis.defineCommand(WRITE_COMMAND, { lua: WRITE_SCRIPT });
   redis.defineCommand(PRUNE_COMMAND, { numberOfKeys: 3, lua: PRUNE_SCRIPT });

@@ -107,6 +107,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       await journal.append({ t: 'enqueue', job });
       schedule(job);
     },
+    depth: async () => due.length + timers.size + inFlight.size,
     start(next) {
       if (handler) throw new Error('push queue already started');
       handler = next;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis, type ChainableCommander } from 'ioredis';
+import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 
@@ -76,7 +77,10 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   const { stream, group } = options;
 
   const commands = new Redis(options.url, { lazyConnect: true });
-  commands.on('error', (error: unknown) => logger.warn({ err: error }, 'A2A push queue Redis connection error'));
+  commands.on('error', (error: unknown) => {
+    noteRedisError('push-queue');
+    logger.warn({ err: error }, 'A2A push queue Redis connection error');
+  });
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -180,12 +184,20 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     async enqueue(job) {
       await commands.xadd(stream, '*', 'job', JSON.stringify(job));
     },
+    async depth() {
+      // Acknowledged entries are deleted, so the stream holds exactly the jobs not yet done.
+      const [length, retries] = await Promise.all([commands.xlen(stream), commands.zcard(options.retryKey)]);
+      return length + retries;
+    },
     start(run) {
       if (loop) throw new Error('push queue already started');
       running = true;
       // A blocking read holds its connection; commands of the same round need another one.
       blocking = commands.duplicate();
-      blocking.on('error', (error: unknown) => logger.warn({ err: error }, 'A2A push queue Redis connection error'));
+      blocking.on('error', (error: unknown) => {
+        noteRedisError('push-queue');
+        logger.warn({ err: error }, 'A2A push queue Redis connection error');
+      });
       loop = work(run, blocking).catch((error: unknown) => logger.error({ err: error }, 'A2A push queue worker stopped'));
     },
     async stop() {

@@ -53,6 +53,8 @@ export interface PushQueue {
   start(handler: PushHandler): void;
   /** Stops taking jobs, waits for the ones in flight, releases files and connections. */
   stop(): Promise<void>;
+  /** Jobs waiting (due or for a retry) or in flight, for the queue-depth metric. */
+  depth?(): Promise<number>;
 }
 
 export interface NewPushJob {

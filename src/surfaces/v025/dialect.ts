@@ -109,8 +109,12 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
       const echo = (response: Response): Response => echoExtensions(response, activated(), 'X-A2A-Extensions');
       switch (translated.method) {
-        case 'SendMessage':
-          return echo(jsonRpcResult(id, await sendTurn(turn, deps, routing)));
+        case 'SendMessage': {
+          const result = await sendTurn(turn, deps, routing);
+          // The facade's line names the turn like the 1.0 line does, also for a task it just created.
+          if (result.kind === 'task') noteLog(c, { taskId: result.id, contextId: result.contextId });
+          return echo(jsonRpcResult(id, result));
+        }
         case 'SendStreamingMessage':
           return echo(await streamTurn(turn, deps, routing));
         case 'GetExtendedAgentCard':

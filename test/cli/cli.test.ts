@@ -1,34 +1,10 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source with a clean environment (no inherited A2A_BRIDGE_* settings). */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: root, env: { ...inherited, ...env }, timeout: 15_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { cli, root } from './run-cli.js';
 
 describe.concurrent('a2a-bridge CLI', () => {
   it('--help prints usage with flags and env conventions and exits 0', async () => {

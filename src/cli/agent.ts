@@ -1,0 +1,130 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Dispatcher } from 'undici';
+import { UpstreamConfig } from '../config/schema.js';
+import type { CallContext, Upstream } from '../core/agent-port.js';
+import { upstreamFor } from '../upstream/connect.js';
+import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from '../upstream/detect.js';
+import { withDispatchHeaders } from '../upstream/dispatch-headers.js';
+import { createUpstreamPool } from '../upstream/http.js';
+
+/** Options every command that talks to an agent takes. */
+export const AGENT_OPTIONS = {
+  protocol: { type: 'string', default: 'auto' },
+  token: { type: 'string' },
+  'api-key': { type: 'string' },
+  'api-key-header': { type: 'string', default: 'X-API-KEY' },
+  header: { type: 'string', multiple: true, default: [] },
+  'timeout-ms': { type: 'string', default: '600000' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+export const AGENT_OPTIONS_HELP = [
+  '  --protocol P         auto (default: read the card), 1.0, 0.3 or 0.2.5',
+  '  --token T            Authorization: Bearer T',
+  '  --api-key K          an API key, sent in --api-key-header (default X-API-KEY, as Bailian sends it)',
+  '  --header "N: V"      an extra request header (repeatable)',
+  '  --timeout-ms N       bound on the whole call (default 600000)',
+  '  --json               print raw JSON instead of text',
+].join('\n');
+
+/** A command line a person got wrong: exit 2 with this message. */
+export class UsageError extends Error {}
+
+type Values = { [K in keyof typeof AGENT_OPTIONS]?: unknown };
+
+/** node:util parseArgs with the shared options plus `extra`; its errors become UsageErrors. */
+export function parseCommandLine<const E extends NonNullable<ParseArgsConfig['options']>>(argv: string[], extra: E) {
+  try {
+    return parseArgs({ args: argv, options: { ...AGENT_OPTIONS, ...extra }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]);
+  }
+}
+
+/** `--header "Name: value"` lines as a header map. */
+export function headerPairs(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header "${line}" is not "Name: value"`);
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** The agent URL argument: an http(s) URL, without a trailing slash. */
+export function agentUrl(raw: string | undefined): string {
+  if (!raw) throw new UsageError('missing the agent URL');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${raw} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${raw} is not an http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** The upstream config the gateway's own clients take, from the shared options. */
+export function clientConfig(values: Values): UpstreamConfig {
+  const timeout = Number(values['timeout-ms']);
+  if (!Number.isInteger(timeout) || timeout < 0) throw new UsageError('--timeout-ms must be a whole number of milliseconds');
+  const parsed = UpstreamConfig.safeParse({
+    protocol: values.protocol,
+    'request-timeout-ms': timeout,
+    auth: {
+      ...(values.token ? { token: values.token } : {}),
+      ...(values['api-key'] ? { 'api-key': values['api-key'], 'api-key-header': values['api-key-header'] } : {}),
+    },
+  });
+  if (!parsed.success) throw new UsageError(`--protocol must be one of auto, 1.0, 0.3, 0.2.5`);
+  return parsed.data;
+}
+
+export interface ConnectedAgent {
+  upstream: Upstream;
+  protocol: UpstreamProtocol;
+  binding: UpstreamBinding;
+  config: UpstreamConfig;
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  close(): Promise<void>;
+}
+
+/** Finds the agent's protocol (unless given) and opens the gateway's client for it. */
+export async function connectAgent(url: string, values: Values): Promise<ConnectedAgent> {
+  const config = clientConfig(values);
+  const headers = headerPairs((values.header as string[] | undefined) ?? []);
+  const pool = createUpstreamPool(config);
+  const dispatcher = Object.keys(headers).length ? withDispatchHeaders(pool, () => headers) : pool;
+  try {
+    const { protocol, binding } = await detectUpstream(url, config, { dispatcher });
+    const upstream = upstreamFor(protocol, url, config, dispatcher, binding);
+    return {
+      upstream,
+      protocol,
+      binding,
+      config,
+      headers,
+      dispatcher,
+      close: async () => {
+        await upstream.close();
+        await pool.close();
+      },
+    };
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+}
+
+/** A call context for one command: no principal, bounded by --timeout-ms and Ctrl-C. */
+export function commandContext(config: UpstreamConfig): { ctx: CallContext; dispose(): void } {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  const timeout = config['request-timeout-ms'];
+  const signal = timeout > 0 ? AbortSignal.any([controller.signal, AbortSignal.timeout(timeout)]) : controller.signal;
+  return { ctx: { principal: '', signal }, dispose: () => process.off('SIGINT', onInterrupt) };
+}

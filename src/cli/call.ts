@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { A2AError, type SendMessageRequest, type StreamResponse, type TaskState } from '../model/index.js';
+import { agentUrl, AGENT_OPTIONS_HELP, commandContext, connectAgent, parseCommandLine, UsageError } from './agent.js';
+import { complain, EXIT_FAILURE, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { createStreamPrinter, spinner, summaryLines } from './render.js';
+
+const USAGE = `Usage: a2a-bridge call URL TEXT [options]
+
+Sends TEXT to the A2A agent at URL (1.0, 0.3 or 0.2.5, found from its card) and prints the reply:
+streamed text as it arrives, then the final state, ids and artifacts (on stderr).
+
+Options:
+  --stream / --no-stream  stream (default when the card says it can) or one blocking send
+  --context ID         continue a conversation (the context id printed by an earlier call)
+  --task ID            answer a task waiting for input (the task id printed by an earlier call)
+${AGENT_OPTIONS_HELP}
+
+Exit codes: 0 completed or input-required (the turn ended; follow up with --context/--task), 1 failed,
+rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required.`;
+
+const CALL_OPTIONS = {
+  stream: { type: 'boolean' },
+  'no-stream': { type: 'boolean', default: false },
+  context: { type: 'string' },
+  task: { type: 'string' },
+} as const;
+
+export function exitCodeFor(state: TaskState | undefined): number {
+  // input-required is how iac-code ends every successful turn: a normal end, not a failure.
+  if (state === 'TASK_STATE_AUTH_REQUIRED') return EXIT_NEEDS_INPUT;
+  if (state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_CANCELED') return EXIT_FAILURE;
+  return EXIT_OK;
+}
+
+/** `a2a-bridge call … | head` closing the pipe early is not an error. */
+function quietOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_OK);
+    throw error;
+  });
+}
+
+/** `a2a-bridge call URL TEXT`. */
+export async function run(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
+  let parsed;
+  try {
+    parsed = parseCommandLine(argv, CALL_OPTIONS);
+    if (parsed.values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT_OK;
+    }
+    if (parsed.positionals.length !== 2) throw new UsageError('expected exactly URL and TEXT (quote the text)');
+    agentUrl(parsed.positionals[0]);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    complain(`${error.message}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  const url = agentUrl(positionals[0]);
+  const request: SendMessageRequest = {
+    message: {
+      messageId: randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ text: positionals[1]! }],
+      ...(values.context ? { contextId: values.context } : {}),
+      ...(values.task ? { taskId: values.task } : {}),
+    },
+  };
+
+  let agent;
+  try {
+    agent = await connectAgent(url, values);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      complain(error.message);
+      return EXIT_USAGE;
+    }
+    complain(`cannot reach an A2A agent at ${url}: ${oneLine(error)}`);
+    return EXIT_UNREACHABLE;
+  }
+  const { ctx, dispose } = commandContext(agent.config);
+  const wait = values.json ? { stop() {} } : spinner();
+  try {
+    const card = await agent.upstream.fetchCard(ctx.signal);
+    const streaming = values['no-stream'] ? false : (values.stream ?? card.capabilities?.streaming === true);
+    // --json: the events themselves, one per line, and nothing else on stdout.
+    const printer = createStreamPrinter((text) => {
+      if (values.json) return;
+      wait.stop();
+      process.stdout.write(text);
+    });
+    const events: AsyncIterable<StreamResponse> = streaming
+      ? agent.upstream.sendStreamingMessage(request, ctx)
+      : (async function* () {
+          yield await agent.upstream.sendMessage(request, ctx);
+        })();
+    for await (const event of events) {
+      if (values.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      printer.event(event);
+    }
+    wait.stop();
+    if (!values.json) {
+      printer.finish();
+      process.stderr.write(`${summaryLines(printer.summary).join('\n')}\n`);
+    }
+    return exitCodeFor(printer.summary.state);
+  } catch (error) {
+    wait.stop();
+    const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);
+    complain(`the call failed: ${detail}`);
+    return EXIT_UNREACHABLE;
+  } finally {
+    dispose();
+    await agent.close();
+  }
+}

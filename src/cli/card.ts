@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { getJson } from '../upstream/card-fetch.js';
+import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
+import { classifyCard } from '../upstream/detect.js';
+import { agentUrl, AGENT_OPTIONS, AGENT_OPTIONS_HELP, clientConfig, headerPairs, UsageError } from './agent.js';
+import { complain, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+
+const USAGE = `Usage: a2a-bridge card URL [options]
+
+Prints the agent card of the agent at URL as it is served: the 1.0 card (${AGENT_CARD_JSON_PATH}, asked
+for with A2A-Version: 1.0) or, with --protocol 0.2.5 or when there is none, the 0.2.5 card (${AGENT_JSON_PATH}).
+The first line on stderr names the protocol and where the card was found.
+
+Options:
+${AGENT_OPTIONS_HELP}
+
+Exit codes: 0 printed, 2 usage, 3 no agent card at URL.`;
+
+/** `a2a-bridge card URL`: the card exactly as served, pretty-printed (or one line with --json). */
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  let url: string;
+  try {
+    const parsed = parseArgs({ args: argv, options: AGENT_OPTIONS, allowPositionals: true, strict: true });
+    values = parsed.values;
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT_OK;
+    }
+    if (parsed.positionals.length !== 1) throw new UsageError('expected exactly one URL');
+    url = agentUrl(parsed.positionals[0]);
+  } catch (error) {
+    complain(`${oneLine(error)}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  let config;
+  let headers: Record<string, string>;
+  try {
+    config = clientConfig(values);
+    headers = { ...credentialHeaders(config.auth), ...headerPairs(values.header) };
+  } catch (error) {
+    complain(oneLine(error));
+    return EXIT_USAGE;
+  }
+  const dispatcher = createUpstreamPool(config);
+  const tries: Array<{ path: string; headers: Record<string, string>; foundAt: 'agent-card.json' | 'agent.json' }> = [];
+  if (config.protocol !== '0.2.5') tries.push({ path: AGENT_CARD_JSON_PATH, headers: config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' }, foundAt: 'agent-card.json' });
+  if (config.protocol === 'auto' || config.protocol === '0.2.5') tries.push({ path: AGENT_JSON_PATH, headers: {}, foundAt: 'agent.json' });
+  const misses: string[] = [];
+  try {
+    for (const attempt of tries) {
+      const answer = await getJson(`${url}${attempt.path}`, { dispatcher, headers: { ...headers, ...attempt.headers }, timeoutMs: config['request-timeout-ms'] });
+      const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;
+      if (!protocol) {
+        misses.push(`${attempt.path}: HTTP ${answer.status}${answer.status === 200 ? ', not an agent card' : ''}`);
+        continue;
+      }
+      process.stderr.write(`A2A ${protocol} card at ${url}${attempt.path}\n`);
+      process.stdout.write(`${values.json ? JSON.stringify(answer.body) : JSON.stringify(answer.body, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    complain(`no agent card at ${url} (${misses.join('; ')})`);
+    return EXIT_UNREACHABLE;
+  } catch (error) {
+    complain(`cannot reach ${url}: ${oneLine(error)}`);
+    return EXIT_UNREACHABLE;
+  } finally {
+    await dispatcher.close();
+  }
+}

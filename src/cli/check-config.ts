@@ -1,0 +1,43 @@
+import YAML from 'yaml';
+import type { GatewayConfig } from '../config/schema.js';
+import { loadMappingProfile } from '../mappings/index.js';
+import { complain, EXIT_OK, EXIT_USAGE, oneLine } from './exit-codes.js';
+
+const MASK = '********';
+/** Keys whose values are secrets wherever they appear in the tree. */
+const SECRET_KEYS = new Set(['token', 'basic-password', 'api-key', 'push-keys', 'secret', 'private-key']);
+
+/** `redis://user:pass@host` keeps its shape with the password masked. */
+function maskUrlPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]+@/i, `$1${MASK}@`);
+}
+
+/** A copy of the config with every secret replaced by a mask (an absent secret stays absent). */
+export function maskSecrets(value: unknown, key = ''): unknown {
+  if (SECRET_KEYS.has(key) && value !== undefined) return Array.isArray(value) ? value.map(() => MASK) : MASK;
+  if (typeof value === 'string') return maskUrlPassword(value);
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, k)]));
+  }
+  return value;
+}
+
+/**
+ * `a2a-bridge check-config`: the configuration from file, environment and flags is valid (including the
+ * facade's mapping overrides, which otherwise only fail at start); prints the effective configuration,
+ * secrets masked, on stdout and the start-up warnings on stderr. Exit 0 valid, 2 not.
+ */
+export function checkConfig(config: GatewayConfig, warnings: string[]): number {
+  if (config.bailian.enabled) {
+    try {
+      loadMappingProfile(config.bailian.profile, config.bailian.mappings);
+    } catch (error) {
+      complain(`invalid configuration:\n  - ${oneLine(error)}`);
+      return EXIT_USAGE;
+    }
+  }
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  process.stdout.write(`# effective configuration (secrets masked)\n${YAML.stringify(maskSecrets(config))}`);
+  return EXIT_OK;
+}

@@ -1,0 +1,28 @@
+/**
+ * Exit codes every command shares, so scripts can branch on them:
+ * 0 done; 1 the work itself failed (a task ended failed/rejected, a lint rule failed, a runtime error);
+ * 2 the command line or configuration is wrong, or the gateway could not start;
+ * 3 the agent could not be reached or answered with a protocol error;
+ * 4 the agent asks for authorization (auth-required).
+ */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_UNREACHABLE = 3;
+export const EXIT_NEEDS_INPUT = 4;
+
+/** Absolute paths and file: URLs in a message become their last segment: an operator needs the name, not our layout. */
+export function withoutPaths(message: string): string {
+  return message.replace(/(?:file:\/\/)?(?:\/[^\s/:'"()]+)+\/([^\s/:'"()]+)/g, '$1');
+}
+
+/** One line: the first line of an error's message, without paths. */
+export function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return withoutPaths(message.split('\n')[0] ?? '').trim() || 'unknown error';
+}
+
+/** Writes `a2a-bridge: <text>` to stderr. */
+export function complain(text: string): void {
+  process.stderr.write(`a2a-bridge: ${text}\n`);
+}

@@ -1,0 +1,142 @@
+import { isAssistantFinal } from '../upstream/iac-code/events.js';
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../model/index.js';
+
+/** What a person reads of a part: its text, or one line saying what else it is. */
+export function partText(part: Part): string {
+  if (part.text !== undefined) return part.text;
+  const name = part.filename ? ` ${part.filename}` : '';
+  const type = part.mediaType ? ` (${part.mediaType})` : '';
+  if (part.url !== undefined) return `[file${name}${type}: ${part.url}]`;
+  if (part.raw !== undefined) return `[file${name}${type}, ${Math.floor((part.raw.length * 3) / 4)} bytes]`;
+  return `[data${type}: ${JSON.stringify(part.data)}]`;
+}
+
+const textOf = (parts: readonly Part[]): string => parts.map(partText).join('');
+
+/** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
+export const stateName = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+
+/** A spinner on stderr while nothing has arrived yet; only on a terminal, so pipes and logs stay clean. */
+export function spinner(stream: NodeJS.WriteStream = process.stderr): { stop(): void } {
+  if (!stream.isTTY) return { stop() {} };
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let i = 0;
+  const timer = setInterval(() => stream.write(`\r${frames[i++ % frames.length]} waiting for the agent…`), 80);
+  let stopped = false;
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      stream.write('\r\x1b[K');
+    },
+  };
+}
+
+/** The end of a turn as one summary: ids, final state, and the artifacts. */
+export interface TurnSummary {
+  taskId?: string;
+  contextId?: string;
+  state?: TaskState;
+  artifacts: Map<string, Artifact>;
+  message?: Message;
+  /** Why a turn failed, was rejected or canceled (its status message). */
+  reason?: string;
+}
+
+const UNSUCCESSFUL: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
+
+/**
+ * Prints a stream as it arrives. The reply's words come as agent status messages (each a chunk, all
+ * printed in order; iac-code's `assistantFinal` repeat is skipped) or, from agents that stream nothing
+ * else, as artifacts and direct messages. Artifacts after streamed text only show in the summary, so
+ * no text appears twice. A blocking answer (one `task` event) prints its status message, else its
+ * artifacts' text, else the agent messages of its history.
+ */
+export function createStreamPrinter(write: (text: string) => void) {
+  const summary: TurnSummary = { artifacts: new Map() };
+  let streamedText = false;
+  let wroteAny = false;
+  let lastNewline = true;
+  const out = (text: string) => {
+    if (!text) return;
+    wroteAny = true;
+    lastNewline = text.endsWith('\n');
+    write(text);
+  };
+
+  function noteTask(task: Task): void {
+    summary.taskId = task.id;
+    summary.contextId = task.contextId ?? summary.contextId;
+    summary.state = task.status.state;
+    for (const artifact of task.artifacts ?? []) summary.artifacts.set(artifact.artifactId, artifact);
+  }
+
+  function agentText(message: Message | undefined, updateMetadata?: Record<string, unknown>): void {
+    if (!message || message.role !== 'ROLE_AGENT' || isAssistantFinal(updateMetadata) || isAssistantFinal(message.metadata)) return;
+    if (wroteAny && !streamedText) return;
+    streamedText = true;
+    out(textOf(message.parts));
+  }
+
+  function blockingAnswer(task: Task): void {
+    if (UNSUCCESSFUL.has(task.status.state)) {
+      summary.reason = task.status.message && textOf(task.status.message.parts);
+      return;
+    }
+    if (task.status.message?.role === 'ROLE_AGENT') return agentText(task.status.message);
+    const artifacts = (task.artifacts ?? []).map((artifact) => textOf(artifact.parts)).join('\n');
+    if (artifacts) return out(artifacts);
+    const history = (task.history ?? []).filter((message) => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata));
+    out(history.map((message) => textOf(message.parts)).join(''));
+  }
+
+  return {
+    summary,
+    event(event: StreamResponse): void {
+      if ('task' in event) {
+        const first = summary.taskId === undefined;
+        noteTask(event.task);
+        // The first event of a stream is the task just submitted: nothing of the reply yet.
+        if (first && event.task.status.state !== 'TASK_STATE_SUBMITTED') blockingAnswer(event.task);
+      } else if ('message' in event) {
+        summary.message = event.message;
+        summary.contextId = event.message.contextId ?? summary.contextId;
+        if (!streamedText) out(textOf(event.message.parts));
+      } else if ('statusUpdate' in event) {
+        const update = event.statusUpdate;
+        summary.taskId = update.taskId;
+        summary.contextId = update.contextId;
+        summary.state = update.status.state;
+        if (UNSUCCESSFUL.has(update.status.state)) summary.reason = update.status.message && textOf(update.status.message.parts);
+        else agentText(update.status.message, update.metadata);
+      } else {
+        const { artifact, append, taskId, contextId } = event.artifactUpdate;
+        summary.taskId = taskId;
+        summary.contextId = contextId;
+        const prior = summary.artifacts.get(artifact.artifactId);
+        summary.artifacts.set(artifact.artifactId, append && prior ? { ...prior, parts: [...prior.parts, ...artifact.parts] } : artifact);
+        if (!streamedText) out(textOf(artifact.parts));
+      }
+    },
+    /** Ends the streamed text with a newline, so the summary starts on its own line. */
+    finish(): void {
+      if (wroteAny && !lastNewline) write('\n');
+    },
+  };
+}
+
+/** The lines printed after the turn: state, ids for a follow-up, and each artifact. */
+export function summaryLines(summary: TurnSummary): string[] {
+  const lines: string[] = [];
+  if (summary.state) lines.push(`state: ${stateName(summary.state)}${summary.reason ? ` (${summary.reason})` : ''}`);
+  else if (summary.message) lines.push('state: message (the agent answered without a task)');
+  if (summary.taskId) lines.push(`task: ${summary.taskId}`);
+  if (summary.contextId) lines.push(`context: ${summary.contextId}`);
+  for (const artifact of summary.artifacts.values()) {
+    const label = artifact.name ? `${artifact.name} (${artifact.artifactId})` : artifact.artifactId;
+    const files = artifact.parts.filter((part) => part.text === undefined).map(partText);
+    lines.push(`artifact: ${label}${files.length ? ` ${files.join(' ')}` : ''}`);
+  }
+  return lines;
+}

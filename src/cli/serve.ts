@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/schema.js';
+import { createLogger } from '../log.js';
+import { complain, EXIT_FAILURE, EXIT_USAGE, oneLine } from './exit-codes.js';
+
+/** First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once. */
+function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: number): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(EXIT_FAILURE);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining open requests');
+    setTimeout(() => {
+      logger.error({ drainMs }, 'shutdown did not finish in time');
+      process.exit(EXIT_FAILURE);
+    }, drainMs + 5_000).unref();
+    close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(EXIT_FAILURE);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+/**
+ * Starts the gateway. Anything that stops the start (a bad mapping override, a taken port, a store that
+ * cannot open) is one plain line on stderr and exit code 2: no stack, no local path.
+ */
+export async function serve(config: GatewayConfig, warnings: string[]): Promise<void> {
+  const logger = createLogger(config['log-level'], undefined, config['log-format']);
+  for (const warning of warnings) logger.warn(warning);
+  try {
+    // Loaded here, not at the top: help, version and config errors must not pay for (or depend on) the server.
+    const { startGateway } = await import('../app.js');
+    const gateway = await startGateway(config, logger);
+    exitOnSignals(() => gateway.close(), logger, config['drain-timeout-ms']);
+    logger.info({ url: gateway.url }, 'a2a-bridge listening');
+  } catch (err) {
+    logger.flush(() => {
+      complain(`cannot start: ${oneLine(err)}`);
+      process.exit(EXIT_USAGE);
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayEnv } from '../surfaces/shared/env.js';
+import { withCallTiming, type CallTiming } from './call-timing.js';
+import type { GatewayMetrics } from './metrics.js';
+import { isStream, onBodyEnd } from './body-end.js';
+
+/**
+ * Counts every request by what the handlers noted for the log line (surface, method, error code),
+ * times blocking calls (and the share spent waiting on the upstream), and for streams the time to
+ * their first event and how many are open. Must run inside the request logger, which sets `logFields`.
+ */
+export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const timing: CallTiming = { upstreamSeconds: 0 };
+    await withCallTiming(timing, () => next());
+    const fields = c.var.logFields ?? {};
+    const seconds = (performance.now() - started) / 1000;
+    metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode);
+    if (isStream(c.res) && c.res.status === 200) {
+      // The headers may go out before the first event (an `: accepted` comment): time the event itself.
+      const surface = fields.surface;
+      const closed = metrics.streamOpened(surface);
+      c.res = onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000));
+    } else if (fields.method) {
+      metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
+    }
+  };
+}
+
+function tokenMatches(c: Context, token: string): boolean {
+  const given = Buffer.from(c.req.header('authorization') ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** `GET metrics.path` in Prometheus text format; with `metrics.token`, only for that bearer token. */
+export function mountMetrics(app: Hono<GatewayEnv>, metrics: GatewayMetrics, config: GatewayConfig['metrics']): void {
+  app.get(config.path, async (c) => {
+    if (config.token && !tokenMatches(c, config.token)) {
+      return c.text('Unauthorized\n', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
+    }
+    const body = await metrics.registry.metrics();
+    return c.body(body, 200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+  });
+}

@@ -1,0 +1,98 @@
+import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
+import type { CardFetcher } from '../core/card-refresher.js';
+import type { StreamResponse, TaskState } from '../model/index.js';
+import { addUpstreamTime } from './call-timing.js';
+import { methodName, overlay, stateOf, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
+import type { GatewayMetrics } from './metrics.js';
+
+const KIND = { task: 'task', message: 'message', statusUpdate: 'status-update', artifactUpdate: 'artifact-update' } as const;
+
+function kindOf(event: StreamResponse): (typeof KIND)[keyof typeof KIND] {
+  if ('task' in event) return KIND.task;
+  if ('message' in event) return KIND.message;
+  if ('statusUpdate' in event) return KIND.statusUpdate;
+  return KIND.artifactUpdate;
+}
+
+
+/** Counts the events a caller's stream carries and the task states it reaches (once per change). */
+export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
+  async function* counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    let last: TaskState | undefined;
+    for await (const event of events) {
+      metrics.streamEvent(ctx.surface, kindOf(event));
+      const state = stateOf(event);
+      if (state && state !== last) metrics.taskState(state);
+      last = state ?? last;
+      yield event;
+    }
+  }
+  return overlay(port, {
+    async sendMessage(request, ctx) {
+      const answer = await port.sendMessage(request, ctx);
+      if ('task' in answer) metrics.taskState(answer.task.status.state);
+      return answer;
+    },
+    sendStreamingMessage: (request, ctx) => counted(port.sendStreamingMessage(request, ctx), ctx),
+    subscribeToTask: (request, ctx) => counted(port.subscribeToTask(request, ctx), ctx),
+  });
+}
+
+/**
+ * Times every call to the upstream (streams: to their first event) for the upstream histograms, and
+ * adds it to the inbound request's record so the gateway's own share can be told apart.
+ */
+export function meteredUpstream<U extends Upstream>(upstream: U, metrics: GatewayMetrics): U {
+  const methods: Record<string, unknown> = {};
+  for (const name of UNARY_METHODS) {
+    methods[name] = async (...args: unknown[]) => {
+      const started = performance.now();
+      let ok = false;
+      try {
+        const result = await (upstream[name] as (...a: unknown[]) => Promise<unknown>).apply(upstream, args);
+        ok = true;
+        return result;
+      } finally {
+        const seconds = (performance.now() - started) / 1000;
+        addUpstreamTime(seconds);
+        metrics.upstreamCall(methodName(name), ok, seconds);
+      }
+    };
+  }
+  for (const name of STREAM_METHODS) {
+    methods[name] = async function* (request: never, ctx: CallContext) {
+      const started = performance.now();
+      let first = true;
+      let ok = false;
+      try {
+        for await (const event of upstream[name](request, ctx)) {
+          if (first) {
+            first = false;
+            metrics.upstreamCall(methodName(name), true, (performance.now() - started) / 1000);
+          }
+          yield event;
+        }
+        ok = true;
+      } finally {
+        if (first) metrics.upstreamCall(methodName(name), ok, (performance.now() - started) / 1000);
+      }
+    };
+  }
+  return overlay(upstream, methods as Partial<AgentPort>);
+}
+
+/** Counts card reads by outcome. */
+export function meteredCards(source: CardFetcher, metrics: GatewayMetrics): CardFetcher {
+  return {
+    async fetchCard(signal) {
+      try {
+        const card = await source.fetchCard(signal);
+        metrics.cardRefresh(true);
+        return card;
+      } catch (error) {
+        metrics.cardRefresh(false);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { V025_METHODS } from '../protocol/v025/enums.js';
+import { isV1Method } from '../surfaces/v1/operations.js';
+import type { TaskState } from '../model/index.js';
+import { redisErrorCounts } from './redis-errors.js';
+
+/**
+ * The gateway's Prometheus metrics, on a registry of its own (several gateways can share a process,
+ * as in tests). Every label takes values from a closed set: surfaces, method names, outcomes, A2A
+ * error codes, states and kinds; never an id, a URL or anything a caller chose.
+ */
+export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
+
+const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
+const V025 = new Set<string>(V025_METHODS);
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+/** A surface label: one of the known surfaces, else `other`. */
+export const surfaceLabel = (surface: string | undefined): string => (surface && SURFACES.has(surface) ? surface : 'other');
+/** A method label: a 1.0 or 0.2.5 method name, else `other` (a caller's made-up method must not become a series). */
+export const methodLabel = (method: string | undefined): string => (method && (isV1Method(method) || V025.has(method)) ? method : method ? 'other' : '');
+/** An A2A/JSON-RPC error code label; anything outside the JSON-RPC range is `other`. */
+export const errorCodeLabel = (code: number | undefined): string =>
+  code === undefined ? '' : Number.isInteger(code) && code >= -32768 && code <= -32000 ? String(code) : 'other';
+/** `TASK_STATE_WORKING` → `working`. */
+export const stateLabel = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
+
+export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_bridge_process_' });
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'a2a_bridge_requests_total',
+    help: 'Requests answered, by surface, method, outcome (ok or error) and A2A error code (empty when none; http_<status> for an error without one)',
+    labelNames: ['surface', 'method', 'outcome', 'error_code'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'a2a_bridge_request_duration_seconds',
+    help: 'Whole duration of blocking calls, by surface and method (streams: see time to first event)',
+    labelNames: ['surface', 'method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const overhead = new Histogram({
+    name: 'a2a_bridge_gateway_added_seconds',
+    help: 'Time a blocking call spent in the gateway itself: its duration less the time waiting on the upstream',
+    labelNames: ['surface'] as const,
+    buckets: OVERHEAD_BUCKETS,
+    registers,
+  });
+  const firstEvent = new Histogram({
+    name: 'a2a_bridge_time_to_first_event_seconds',
+    help: 'From request to the first event of a stream going out, by surface',
+    labelNames: ['surface'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const openStreams = new Gauge({ name: 'a2a_bridge_open_streams', help: 'SSE streams open now, by surface', labelNames: ['surface'] as const, registers });
+  const streamEvents = new Counter({
+    name: 'a2a_bridge_stream_events_total',
+    help: 'Task events handed to callers\' streams, by surface and kind (task, message, status-update, artifact-update)',
+    labelNames: ['surface', 'kind'] as const,
+    registers,
+  });
+  const taskStates = new Counter({ name: 'a2a_bridge_task_states_total', help: 'Task state changes seen by callers, by state reached', labelNames: ['state'] as const, registers });
+  const upstreamCalls = new Counter({
+    name: 'a2a_bridge_upstream_requests_total',
+    help: 'Calls to the upstream agent, by method and outcome',
+    labelNames: ['method', 'outcome'] as const,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'a2a_bridge_upstream_duration_seconds',
+    help: 'Duration of blocking upstream calls (streams: to their first event), by method',
+    labelNames: ['method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const cardRefresh = new Counter({ name: 'a2a_bridge_card_refresh_total', help: 'Upstream agent card reads, by outcome (success or failure)', labelNames: ['outcome'] as const, registers });
+  const pushDeliveries = new Counter({
+    name: 'a2a_bridge_push_deliveries_total',
+    help: 'Push notification delivery attempts, by outcome (delivered, retry, permanent, skipped)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const queueDepths = new Map<string, () => Promise<number>>();
+  new Gauge({
+    name: 'a2a_bridge_push_queue_depth',
+    help: 'Push jobs waiting or in flight, by queue (local-file or redis-streams)',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const [queue, depth] of queueDepths) {
+        const value = await depth().catch(() => undefined);
+        if (value !== undefined) this.set({ queue }, value);
+      }
+    },
+  });
+  new Counter({
+    name: 'a2a_bridge_redis_errors_total',
+    help: 'Redis connection errors, by component',
+    labelNames: ['component'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [component, count] of redisErrorCounts()) this.inc({ component }, count);
+    },
+  });
+
+  return {
+    registry,
+    request(surface: string | undefined, method: string | undefined, status: number, errorCode: number | undefined): void {
+      const failed = errorCode !== undefined || status >= 400;
+      const code = errorCode !== undefined ? errorCodeLabel(errorCode) : status >= 400 ? `http_${status}` : '';
+      requests.inc({ surface: surfaceLabel(surface), method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code });
+    },
+    blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
+      duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);
+      if (upstreamSeconds > 0) overhead.observe({ surface: surfaceLabel(surface) }, Math.max(0, seconds - upstreamSeconds));
+    },
+    /** A stream's response went out: counted open until the returned function is called. */
+    streamOpened(surface: string | undefined): () => void {
+      const label = { surface: surfaceLabel(surface) };
+      openStreams.inc(label);
+      let closed = false;
+      return () => {
+        if (closed) return;
+        closed = true;
+        openStreams.dec(label);
+      };
+    },
+    firstStreamEvent(surface: string | undefined, seconds: number): void {
+      firstEvent.observe({ surface: surfaceLabel(surface) }, seconds);
+    },
+    streamEvent(surface: string | undefined, kind: 'task' | 'message' | 'status-update' | 'artifact-update'): void {
+      streamEvents.inc({ surface: surfaceLabel(surface), kind });
+    },
+    taskState(state: TaskState): void {
+      taskStates.inc({ state: stateLabel(state) });
+    },
+    upstreamCall(method: string, ok: boolean, seconds: number): void {
+      upstreamCalls.inc({ method: methodLabel(method), outcome: ok ? 'ok' : 'error' });
+      upstreamDuration.observe({ method: methodLabel(method) }, seconds);
+    },
+    cardRefresh(ok: boolean): void {
+      cardRefresh.inc({ outcome: ok ? 'success' : 'failure' });
+    },
+    pushDelivery(outcome: string): void {
+      pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });
+    },
+    watchQueue(queue: 'local-file' | 'redis-streams', depth: () => Promise<number>): void {
+      queueDepths.set(queue, depth);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/app.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import { cli } from './run-cli.js';
+
+let open: RunningGateway;
+let guarded: RunningGateway;
+beforeAll(async () => {
+  const quiet = createLogger('silent');
+  open = await startGateway(defaultConfig({ port: 0 }), quiet);
+  guarded = await startGateway(
+    defaultConfig({ port: 0, auth: { token: 'gw-token' }, bailian: { 'api-key': 'bl-key' } }),
+    quiet,
+  );
+});
+afterAll(async () => {
+  await open?.close();
+  await guarded?.close();
+});
+
+/** `key: value` lines of the summary on stderr. */
+function summary(stderr: string): Record<string, string> {
+  return Object.fromEntries(
+    stderr
+      .split('\n')
+      .map((line) => /^(state|task|context|artifact): (.*)$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1]!, m[2]!]),
+  );
+}
+
+describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
+  it('prints the 1.0 card, and the 0.2.5 facade card with --protocol 0.2.5', async () => {
+    const v1 = await cli(['card', open.url]);
+    expect(v1.code).toBe(0);
+    expect(v1.stderr).toContain(`A2A 1.0 card at ${open.url}/.well-known/agent-card.json`);
+    expect(JSON.parse(v1.stdout).supportedInterfaces[0].protocolVersion).toMatch(/^1\./);
+    const v025 = await cli(['card', open.url, '--protocol', '0.2.5']);
+    expect(v025.code).toBe(0);
+    expect(v025.stderr).toContain('A2A 0.2.5 card at');
+    expect(JSON.parse(v025.stdout).protocolVersion).toBe('0.2.5');
+  });
+
+  it('exit 3 when there is no agent, 2 for a bad command line', async () => {
+    expect((await cli(['card', 'http://127.0.0.1:1'])).code).toBe(3);
+    expect((await cli(['card'])).code).toBe(2);
+    expect((await cli(['card', 'ftp://x'])).code).toBe(2);
+    expect((await cli(['card', open.url, '--bogus'])).code).toBe(2);
+  });
+});
+
+describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
+  it('1.0, streamed: the reply text once on stdout, state and ids on stderr, exit 0', async () => {
+    const run = await cli(['call', open.url, 'hello gateway']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Echo (turn 1): hello gateway\n');
+    const s = summary(run.stderr);
+    expect(s.state).toBe('input-required');
+    expect(s.task).toMatch(/\S/);
+    expect(s.context).toMatch(/\S/);
+  });
+
+  it('a follow-up with --context continues the conversation (1.0 and 0.2.5)', async () => {
+    await Promise.all(
+      ['1.0', '0.2.5'].map(async (protocol) => {
+        const first = await cli(['call', open.url, 'one', '--protocol', protocol]);
+        expect(first.code).toBe(0);
+        const context = summary(first.stderr).context!;
+        const second = await cli(['call', open.url, 'two', '--protocol', protocol, '--context', context]);
+        expect(second.code).toBe(0);
+        expect(second.stdout).toBe('Echo (turn 2): two\n');
+        expect(summary(second.stderr).context).toBe(context);
+      }),
+    );
+  });
+
+  it('--task answers the task that waits for input (iac-code ends every turn input-required)', async () => {
+    const first = await cli(['call', open.url, 'first']);
+    const { task, context } = summary(first.stderr);
+    const second = await cli(['call', open.url, 'second', '--task', task!, '--context', context!]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('Echo (turn 2): second\n');
+    expect(summary(second.stderr).task).toBe(task);
+  });
+
+  it('0.2.5 facade, blocking send and stream', async () => {
+    const send = await cli(['call', open.url, 'via facade', '--protocol', '0.2.5', '--no-stream']);
+    expect(send.code).toBe(0);
+    expect(send.stdout).toBe('Echo (turn 1): via facade\n');
+    expect(summary(send.stderr).state).toBe('completed');
+    const stream = await cli(['call', open.url, 'streamed facade', '--protocol', '0.2.5', '--stream']);
+    expect(stream.code).toBe(0);
+    expect(stream.stdout).toBe('Echo (turn 1): streamed facade\n');
+  });
+
+  it('--json prints one 1.0 stream event per line and nothing else', async () => {
+    const run = await cli(['call', open.url, 'raw', '--json']);
+    expect(run.code).toBe(0);
+    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.length).toBeGreaterThan(3);
+    for (const event of events) expect(Object.keys(event)).toHaveLength(1);
+    expect(Object.keys(events[0]!)[0]).toBe('task');
+    expect(events.at(-1)).toHaveProperty('statusUpdate.status.state', 'TASK_STATE_INPUT_REQUIRED');
+  });
+
+  it('a failed turn exits 1 and says why', async () => {
+    const run = await cli(['call', open.url, 'fail: the disk is full']);
+    expect(run.code).toBe(1);
+    expect(summary(run.stderr).state).toBe('failed (the disk is full)');
+  });
+
+  it('credentials: --token for the 1.0 surface, --api-key (X-API-KEY) or --header for the facade', async () => {
+    const denied = await cli(['call', guarded.url, 'hi']);
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toMatch(/^a2a-bridge: /);
+    expect((await cli(['call', guarded.url, 'hi', '--token', 'gw-token'])).code).toBe(0);
+    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'bl-key'])).code).toBe(0);
+    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--header', 'X-API-KEY: bl-key'])).code).toBe(0);
+    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'wrong'])).code).toBe(3);
+  });
+
+  it('exit codes for a bad command line and an unreachable agent', async () => {
+    expect((await cli(['call', open.url])).code).toBe(2);
+    expect((await cli(['call', open.url, 'x', '--protocol', '2.0'])).code).toBe(2);
+    expect((await cli(['call', open.url, 'x', '--header', 'no-colon'])).code).toBe(2);
+    const down = await cli(['call', 'http://127.0.0.1:1', 'x']);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/cannot reach an A2A agent at http:\/\/127\.0\.0\.1:1/);
+  });
+});

@@ -1,0 +1,78 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maskSecrets } from '../../src/cli/check-config.js';
+import { cli, stderrLines } from './run-cli.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-check-'));
+  await writeFile(
+    path.join(dir, 'gw.yml'),
+    [
+      'port: 9000',
+      'upstream:',
+      '  url: http://iac-code:41242',
+      '  auth:',
+      '    token: ${UP_TOKEN}',
+      'bailian:',
+      '  api-key: file-key-value',
+      'push-keys: ["k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]',
+      'redis-url: redis://app:redis-password@redis:6379',
+      'signing:',
+      '  keys:',
+      '    - kid: k1',
+      '      secret: signing-secret-value',
+    ].join('\n'),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
+  it('prints the effective config of file + env + flags with every secret masked, exit 0', async () => {
+    const run = await cli(['check-config', '--config', 'gw.yml', '--port', '9100'], { UP_TOKEN: 'upstream-secret', A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_LOG_LEVEL: 'debug' }, dir);
+    expect(run.code).toBe(0);
+    const printed = YAML.parse(run.stdout) as Record<string, any>;
+    expect(printed.port).toBe(9100);
+    expect(printed['log-level']).toBe('debug');
+    expect(printed.upstream.url).toBe('http://iac-code:41242');
+    expect(printed.upstream.auth.token).toBe('********');
+    expect(printed.auth.token).toBe('********');
+    expect(printed.bailian['api-key']).toBe('********');
+    expect(printed['push-keys']).toEqual(['********']);
+    expect(printed['redis-url']).toBe('redis://app:********@redis:6379');
+    expect(printed.signing.keys[0]).toMatchObject({ kid: 'k1', secret: '********' });
+    for (const secret of ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'AAAA', 'signing-secret-value']) {
+      expect(run.stdout + run.stderr).not.toContain(secret);
+    }
+    // Advice goes to stderr so stdout stays a valid YAML config.
+    expect(run.stderr).toMatch(/warning: public-url is not set/);
+  });
+
+  it('an invalid config exits 2 with one line per problem', async () => {
+    const run = await cli(['check-config', '--port', 'x', '--upstream', 'ftp://nope'], {}, dir);
+    expect(run.code).toBe(2);
+    const problems = stderrLines(run).filter((line) => line.startsWith('  - '));
+    expect(problems).toHaveLength(2);
+    expect(run.stdout).toBe('');
+  });
+
+  it('a mapping override that would stop the start is caught here too', async () => {
+    const run = await cli(['check-config'], { A2A_BRIDGE_BAILIAN__MAPPINGS: '{"states-to-v025":{"TASK_STATE_NOPE":"working"}}' }, dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/states-to-v025\.TASK_STATE_NOPE: unknown key/);
+  });
+});
+
+describe('maskSecrets', () => {
+  it('leaves absent secrets absent and other values as they are', () => {
+    expect(maskSecrets({ auth: { 'api-key-header': 'X-API-Key' }, upstream: { url: 'http://a:1' } })).toEqual({
+      auth: { 'api-key-header': 'X-API-Key' },
+      upstream: { url: 'http://a:1' },
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTaskRegistry } from '../../src/core/task-registry/index.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { createGatewayMetrics } from '../../src/observability/metrics.js';
+import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
+import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
+import { newPushJob, type PushQueue } from '../../src/push/queue/types.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const run = `test-metrics-${process.pid}-${randomBytes(4).toString('hex')}`;
+const job = (eventId: string) => newPushJob({ eventId, taskId: 't', configId: 'c', owner: '', url: 'http://127.0.0.1:1/hook', payload: '{}' });
+
+async function depthMetric(metrics: ReturnType<typeof createGatewayMetrics>, queue: string): Promise<number | undefined> {
+  const gauge = (await metrics.registry.getSingleMetric('a2a_bridge_push_queue_depth')!.get()) as { values: Array<{ labels: { queue?: string }; value: number }> };
+  return gauge.values.find((v) => v.labels.queue === queue)?.value;
+}
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${run}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('push queue depth (both queues) as a metric', () => {
+  it('counts jobs not yet done in the local-file queue', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-depth-'));
+    const queue: PushQueue = createLocalFileQueue({ dir });
+    const metrics = createGatewayMetrics({ defaultMetrics: false });
+    metrics.watchQueue('local-file', () => queue.depth!());
+    try {
+      expect(await depthMetric(metrics, 'local-file')).toBe(0);
+      await queue.enqueue(job('e1'));
+      await queue.enqueue(job('e2'));
+      // Not started: both wait.
+      expect(await depthMetric(metrics, 'local-file')).toBe(2);
+    } finally {
+      await queue.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts entries of the Redis stream plus scheduled retries', async () => {
+    const names = { stream: `${run}:push`, retryKey: `${run}:push:retry`, deadStream: `${run}:push:dead`, group: `${run}-group` };
+    const queue = createRedisStreamsQueue({ url: REDIS_URL, leaseTimeoutMs: 300_000, ...names });
+    const metrics = createGatewayMetrics({ defaultMetrics: false });
+    metrics.watchQueue('redis-streams', () => queue.depth!());
+    const redis = new Redis(REDIS_URL);
+    try {
+      await queue.enqueue(job('e1'));
+      await queue.enqueue(job('e2'));
+      await redis.zadd(names.retryKey, Date.now() + 60_000, JSON.stringify(job('e3')));
+      expect(await depthMetric(metrics, 'redis-streams')).toBe(3);
+    } finally {
+      await redis.quit();
+      await queue.stop();
+    }
+  });
+});
+
+describe('Redis errors as a metric', () => {
+  it('a registry that cannot reach Redis is counted under its component', async () => {
+    const metrics = createGatewayMetrics({ defaultMetrics: false });
+    const read = async () => {
+      const counter = (await metrics.registry.getSingleMetric('a2a_bridge_redis_errors_total')!.get()) as { values: Array<{ labels: { component?: string }; value: number }> };
+      return counter.values.find((v) => v.labels.component === 'task-registry')?.value ?? 0;
+    };
+    const before = await read();
+    const registry = createTaskRegistry(defaultConfig({ store: 'redis', 'redis-url': 'redis://127.0.0.1:1', 'redis-prefix': `${run}:` }));
+    try {
+      for (let i = 0; i < 50 && (await read()) === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await read()).toBeGreaterThan(before);
+    } finally {
+      await registry.close().catch(() => undefined);
+    }
+  });
+});
