@@ -37,6 +37,7 @@ import { loadKeyRing } from './signing/keys.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
+import type { VerificationResult } from './signing/verify-card.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
@@ -199,7 +200,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const agentRoutes = { url: upstreamUrl, dispatcher: createUpstreamPool(config.upstream) };
     cleanups.push(() => agentRoutes.dispatcher.close());
 
-    const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger) : undefined;
+    const counted = (result: VerificationResult) => observability.metrics?.cardVerification(result.valid, result.valid ? undefined : result.reason);
+    const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger, counted) : undefined;
     const cards = createCardRefresher(observability.cards(verifying ?? upstream), { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());

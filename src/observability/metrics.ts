@@ -80,6 +80,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     registers,
   });
   const cardRefresh = new Counter({ name: 'a2a_bridge_card_refresh_total', help: 'Upstream agent card reads, by outcome (success or failure)', labelNames: ['outcome'] as const, registers });
+  const cardVerification = new Counter({
+    name: 'a2a_bridge_card_verification_total',
+    help: "Checks of the upstream card's signature (upstream.card-verification), by outcome and the reason a card did not verify",
+    labelNames: ['outcome', 'reason'] as const,
+    registers,
+  });
   const pushDeliveries = new Counter({
     name: 'a2a_bridge_push_deliveries_total',
     help: 'Push notification delivery attempts, by outcome (delivered, retry, permanent, skipped)',
@@ -148,6 +154,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     },
     cardRefresh(ok: boolean): void {
       cardRefresh.inc({ outcome: ok ? 'success' : 'failure' });
+    },
+    /** `reason` comes from the verifier's fixed set (unsigned, unknown-key, signature-mismatch, …). */
+    cardVerification(valid: boolean, reason?: string): void {
+      cardVerification.inc({ outcome: valid ? 'verified' : 'not-verified', reason: valid ? '' : /^[a-z-]{1,40}$/.test(reason ?? '') ? reason : 'other' });
     },
     pushDelivery(outcome: string): void {
       pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });

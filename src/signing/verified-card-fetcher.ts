@@ -21,6 +21,8 @@ export function verifiedCards(
   config: CardVerificationConfig,
   keys: KeySource,
   logger?: Logger,
+  /** Told every check's outcome (the card-verification metric). */
+  onResult?: (result: VerificationResult) => void,
 ): CardFetcher & { verified(): boolean } {
   let lastLogged: string | undefined;
   let verified = false;
@@ -46,6 +48,7 @@ export function verifiedCards(
       const card = await source.fetchCard(signal);
       const result = await verifyCardSignatures(card, keys);
       verified = result.valid;
+      onResult?.(result);
       report(result);
       if (!result.valid && config.required) throw new CardNotVerifiedError(`upstream agent card signature does not verify (${result.reason})`);
       return card;

@@ -78,6 +78,7 @@ describe('verifying the upstream card', () => {
     expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
     expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(200);
     expect(gw.log().filter((line) => line.msg === 'upstream agent card signature verified')).toMatchObject([{ kid: 'agent-1', alg: 'ES256' }]);
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toMatch(/a2a_bridge_card_verification_total\{outcome="verified",reason=""\} [1-9]/);
     expect(((await (await send(gw.url)).json()) as { result?: unknown }).result).toBeDefined();
   });
 
@@ -106,6 +107,9 @@ describe('verifying the upstream card', () => {
     expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
     expect((await fetch(`${gw.url}/.well-known/agent-card.json`)).status).toBe(200);
     expect(gw.log().find((line) => line.msg.includes('serving it anyway'))).toMatchObject({ reason: 'signature-mismatch', level: 40 });
+    // And a metric an operator can alert on.
+    const scrape = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(scrape).toMatch(/a2a_bridge_card_verification_total\{outcome="not-verified",reason="signature-mismatch"\} [1-9]/);
   });
 
   it('an HS256 card verifies against the configured secret (iac-code signing-secret)', async () => {
