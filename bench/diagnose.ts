@@ -1,6 +1,7 @@
 /**
  * `node --import tsx bench/diagnose.ts [--seconds 10] [--rate 1000] [--no-build]`: where the gateway's time goes at a fixed
- * 1,000 req/s of blocking SendMessage, next to the bare proxy under the same load. Per hop, windows
+ * 1,000 req/s of blocking SendMessage, and of the 0.2.5 facade's message/send, next to the bare proxy
+ * under the same load. Per hop, windows
  * of the same length, each on a fresh, warmed-up process (one tool at a time, so none skews another):
  *   1. event-loop delay (monitorEventLoopDelay), GC counts and pauses (PerformanceObserver in the
  *      child, and --trace-gc lines on its stdout, which also give the bytes allocated), CPU time;
@@ -20,9 +21,11 @@ import { attachStrace, summarizeHeapProfile, watchTraceGc, type Allocations, typ
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixedRate, saturate, type FixedRateResult } from './lib/load.js';
 import { ask, cpuMs, killAll, REPO_ROOT, spawnChild, type Child } from './lib/processes.js';
-import { V1_HEADERS, isV1Reply, sendMessageBody } from './lib/targets.js';
+import { V025_HEADERS, V1_HEADERS, isV025Reply, isV1Reply, sendMessageBody, v025SendBody } from './lib/targets.js';
 
-type Hop = 'proxy' | 'gateway';
+/** The bare proxy and the gateway on 1.0 SendMessage; the gateway's 0.2.5 facade on message/send. */
+type Hop = 'proxy' | 'gateway' | 'facade';
+const HOPS: readonly Hop[] = ['proxy', 'gateway', 'facade'];
 
 interface Syscalls {
   requests: number;
@@ -47,7 +50,6 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const RATE = Number(values.rate);
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
-const BODY = sendMessageBody();
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -58,11 +60,16 @@ async function spawnHop(hop: Hop, agentUrl: string, env: Record<string, string>,
     : spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agentUrl } })], options);
 }
 
-const spec = (origin: string) => ({ origin, headers: V1_HEADERS, body: BODY, verify: isV1Reply });
+const V1_SEND = sendMessageBody();
+const V025_SEND = v025SendBody();
+const spec = (hop: Hop, origin: string) =>
+  hop === 'facade'
+    ? { origin, headers: V025_HEADERS, body: V025_SEND, verify: isV025Reply }
+    : { origin, headers: V1_HEADERS, body: V1_SEND, verify: isV1Reply };
 
-async function warm(child: Child): Promise<void> {
-  await saturate(spec(child.url), 50, 2);
-  await fixedRate(spec(child.url), RATE, 1_000);
+async function warm(hop: Hop, child: Child): Promise<void> {
+  await saturate(spec(hop, child.url), 50, 2);
+  await fixedRate(spec(hop, child.url), RATE, 1_000);
 }
 
 /** One fixed-rate run on a fresh, warmed-up child, with the child's diagnostics around it. */
@@ -70,11 +77,11 @@ async function diagWindow(hop: Hop, agentUrl: string, env: Record<string, string
   const child = await spawnHop(hop, agentUrl, env, nodeArgs);
   try {
     const traceGc = watchTraceGc(child);
-    await warm(child);
+    await warm(hop, child);
     await ask(child, 'diag:start', 'diag:started');
     traceGc.open();
     const cpu0 = cpuMs(child.pid);
-    const load = await fixedRate(spec(child.url), RATE, SECONDS * 1000);
+    const load = await fixedRate(spec(hop, child.url), RATE, SECONDS * 1000);
     const cpu = cpuMs(child.pid) - cpu0;
     const gc = traceGc.close();
     const diag = await ask<DiagReport>(child, 'diag:stop', 'diag', 60_000);
@@ -95,12 +102,12 @@ async function straceWindows(hop: Hop, agentUrl: string): Promise<HopReport['str
   const child = await spawnHop(hop, agentUrl, {});
   const file = path.join(os.tmpdir(), `bench-strace-${hop}-${process.pid}.txt`);
   try {
-    await warm(child);
+    await warm(hop, child);
     let strace = await attachStrace(child, file);
-    const atRate = await fixedRate(spec(child.url), RATE, SECONDS * 1000);
+    const atRate = await fixedRate(spec(hop, child.url), RATE, SECONDS * 1000);
     const rateRows = await strace.stop();
     strace = await attachStrace(child, file);
-    const saturated = await saturate(spec(child.url), 50, SECONDS);
+    const saturated = await saturate(spec(hop, child.url), 50, SECONDS);
     const saturatedRows = await strace.stop();
     return { atRate: syscalls(rateRows, atRate.sent), saturated: syscalls(saturatedRows, saturated.total) };
   } finally {
@@ -130,14 +137,14 @@ async function measureHop(hop: Hop, agentUrl: string, stamp: string): Promise<Ho
 }
 
 function markdown(reports: Record<Hop, HopReport>): string {
-  const hops: Hop[] = ['proxy', 'gateway'];
+  const hops = HOPS;
   const row = (label: string, pick: (r: HopReport) => unknown) => `| ${label} | ${hops.map((h) => String(pick(reports[h]))).join(' | ')} |`;
   const gcCount = (r: HopReport, kind: string) => r.diag?.gc[kind]?.count ?? 0;
   const gcMs = (r: HopReport) => Object.values(r.diag?.gc ?? {}).reduce((sum, k) => sum + k.totalMs, 0);
   const busyUs = (r: HopReport) => ((r.cpuProfile.totalMs - r.cpuProfile.idleMs) * 1000) / r.cpuProfile.requests;
   const lines = [
-    `| at ${RATE} req/s for ${SECONDS} s | bare proxy | gateway |`,
-    '|---|---|---|',
+    `| at ${RATE} req/s for ${SECONDS} s | bare proxy | gateway (1.0 SendMessage) | facade (0.2.5 message/send) |`,
+    '|---|---|---|---|',
     row('requests (failed)', (r) => `${r.load.sent} (${r.load.failed})`),
     row('latency p50 / p99 ms', (r) => `${r.load.latencyMs.p50} / ${r.load.latencyMs.p99}`),
     row('CPU µs per request (all threads)', (r) => r.cpuUsPerRequest),
@@ -157,17 +164,19 @@ function markdown(reports: Record<Hop, HopReport>): string {
     lines.push('', `${hop} syscalls per request at ${RATE}/s: ${top(reports[hop].strace.atRate)}`);
     lines.push(`${hop} syscalls per request saturated: ${top(reports[hop].strace.saturated)}`);
   }
-  const g = reports.gateway;
-  const perRequest = (bytes: number) => Math.round(bytes / g.heap.requests);
-  lines.push('', 'gateway allocations by source (bytes per request, share):', '');
-  for (const entry of g.heap.bySource.slice(0, 12)) lines.push(`- ${perRequest(entry.bytes)} B (${entry.percent} %) ${entry.name}`);
-  lines.push('', 'gateway allocations by function:', '');
-  for (const entry of g.heap.byFunction.slice(0, 20)) lines.push(`- ${perRequest(entry.bytes)} B (${entry.percent} %) ${entry.name}`);
-  const us = (ms: number) => r2((ms * 1000) / g.cpuProfile.requests);
-  lines.push('', 'gateway main-thread self time by source (µs per request, % of busy):', '');
-  for (const entry of g.cpuProfile.bySource.slice(0, 12)) lines.push(`- ${us(entry.selfMs)} µs (${entry.percent} %) ${entry.name}`);
-  lines.push('', 'gateway main-thread self time by function:', '');
-  for (const entry of g.cpuProfile.byFunction.slice(0, 25)) lines.push(`- ${us(entry.selfMs)} µs (${entry.percent} %) ${entry.name}`);
+  for (const hop of hops) {
+    const g = reports[hop];
+    const perRequest = (bytes: number) => Math.round(bytes / g.heap.requests);
+    lines.push('', `${hop} allocations by source (bytes per request, share):`, '');
+    for (const entry of g.heap.bySource.slice(0, 12)) lines.push(`- ${perRequest(entry.bytes)} B (${entry.percent} %) ${entry.name}`);
+    lines.push('', `${hop} allocations by function:`, '');
+    for (const entry of g.heap.byFunction.slice(0, 20)) lines.push(`- ${perRequest(entry.bytes)} B (${entry.percent} %) ${entry.name}`);
+    const us = (ms: number) => r2((ms * 1000) / g.cpuProfile.requests);
+    lines.push('', `${hop} main-thread self time by source (µs per request, % of busy):`, '');
+    for (const entry of g.cpuProfile.bySource.slice(0, 12)) lines.push(`- ${us(entry.selfMs)} µs (${entry.percent} %) ${entry.name}`);
+    lines.push('', `${hop} main-thread self time by function:`, '');
+    for (const entry of g.cpuProfile.byFunction.slice(0, 25)) lines.push(`- ${us(entry.selfMs)} µs (${entry.percent} %) ${entry.name}`);
+  }
   return lines.join('\n');
 }
 
@@ -183,7 +192,7 @@ async function main(): Promise<void> {
   try {
     const reports = {} as Record<Hop, HopReport>;
     const stamp = `${startedAt.toISOString().slice(0, 10)}-diagnose`;
-    for (const hop of ['proxy', 'gateway'] as const) reports[hop] = await measureHop(hop, agent.url, stamp);
+    for (const hop of HOPS) reports[hop] = await measureHop(hop, agent.url, stamp);
     const file = path.join(RESULTS_DIR, `${stamp}.json`);
     const loadAverage = os.loadavg().map((x) => Math.round(x * 100) / 100);
     writeFileSync(file, `${JSON.stringify({ startedAt, rate: RATE, seconds: SECONDS, node: process.version, cpus: os.cpus().length, loadAverage, reports }, null, 2)}\n`);

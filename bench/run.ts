@@ -60,7 +60,7 @@ function parseOptions() {
   return { quick: values.quick, only, profile: values.profile, build: !values['no-build'], partial: values.only !== undefined };
 }
 
-function machine() {
+function machine(loadAverageAtStart: number[]) {
   const cpus = os.cpus();
   return {
     cpus: cpus.length,
@@ -69,7 +69,7 @@ function machine() {
     platform: `${os.platform()} ${os.release()}`,
     totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
     openFileLimit: openFileLimit(),
-    loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    loadAverageAtStart,
     pinning: 'none: processes share the CPUs with the load generator',
   };
 }
@@ -78,6 +78,8 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const timings = options.quick ? QUICK : FULL;
   const startedAt = new Date();
+  const loadAverage = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
+  const loadAtStart = loadAverage();
   // A watchdog bounds the whole run: whatever hangs, every child is killed.
   const watchdogMs = options.quick ? 6 * 60_000 : 40 * 60_000;
   setTimeout(() => {
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
     mode: options.quick ? 'quick' : 'full',
-    machine: { ...machine(), loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: { ...machine(loadAtStart), loadAverageAtEnd: loadAverage() },
     timings,
     targets,
     scenarios,
