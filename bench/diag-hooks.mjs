@@ -21,6 +21,7 @@ const GC_KINDS = {
 };
 
 const ms = (ns) => Math.round(ns / 1e3) / 1e3;
+const RESOLUTION_MS = 1;
 
 export function installDiagnostics() {
   if (process.env.BENCH_DIAG !== '1') return;
@@ -32,7 +33,7 @@ export function installDiagnostics() {
 
   process.on('message', async (message) => {
     if (message === 'diag:start') {
-      const delay = monitorEventLoopDelay({ resolution: 1 });
+      const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
       const gc = {};
       const observer = new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) {
@@ -71,13 +72,14 @@ export function installDiagnostics() {
         slot.totalMs = Math.round(slot.totalMs * 1000) / 1000;
         slot.maxMs = Math.round(slot.maxMs * 1000) / 1000;
       }
+      // Each sample is the time between two ticks of a 1 ms timer: the delay is what exceeds the 1 ms.
+      const late = (ns) => ms(Math.max(0, ns - RESOLUTION_MS * 1e6));
       const eventLoopDelayMs = {
-        // The histogram's resolution is 1 ms: a sample is the timer's lateness, so subtract nothing here.
-        mean: ms(delay.mean),
-        p50: ms(delay.percentile(50)),
-        p90: ms(delay.percentile(90)),
-        p99: ms(delay.percentile(99)),
-        max: ms(delay.max),
+        mean: late(delay.mean),
+        p50: late(delay.percentile(50)),
+        p90: late(delay.percentile(90)),
+        p99: late(delay.percentile(99)),
+        max: late(delay.max),
         count: delay.count,
       };
       window = undefined;

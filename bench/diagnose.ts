@@ -20,7 +20,7 @@ import type { DiagReport } from './diag-hooks.mjs';
 import { attachStrace, summarizeHeapProfile, watchTraceGc, type Allocations, type SyscallRow, type TraceGc } from './lib/diag.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixedRate, saturate, type FixedRateResult } from './lib/load.js';
-import { ask, cpuMs, killAll, REPO_ROOT, spawnChild, type Child } from './lib/processes.js';
+import { ask, cpuMsByThread, killAll, REPO_ROOT, spawnChild, type Child } from './lib/processes.js';
 import { V025_HEADERS, V1_HEADERS, isV025Reply, isV1Reply, sendMessageBody, v025SendBody } from './lib/targets.js';
 
 /** The bare proxy and the gateway on 1.0 SendMessage; the gateway's 0.2.5 facade on message/send. */
@@ -36,6 +36,8 @@ interface Syscalls {
 interface HopReport {
   load: Pick<FixedRateResult, 'sent' | 'failed' | 'latencyMs'>;
   cpuUsPerRequest: number;
+  /** CPU µs per request by thread name. */
+  cpuUsPerRequestByThread: Record<string, number>;
   diag: DiagReport | undefined;
   traceGc: TraceGc;
   allocatedBytesPerRequest: number;
@@ -80,12 +82,14 @@ async function diagWindow(hop: Hop, agentUrl: string, env: Record<string, string
     await warm(hop, child);
     await ask(child, 'diag:start', 'diag:started');
     traceGc.open();
-    const cpu0 = cpuMs(child.pid);
+    const threads0 = cpuMsByThread(child.pid);
     const load = await fixedRate(spec(hop, child.url), RATE, SECONDS * 1000);
-    const cpu = cpuMs(child.pid) - cpu0;
+    const threads1 = cpuMsByThread(child.pid);
+    const threads = Object.fromEntries(Object.entries(threads1).map(([name, ms]) => [name, r2(((ms - (threads0[name] ?? 0)) * 1000) / load.sent)]));
+    const cpu = Object.values(threads1).reduce((a, b) => a + b, 0) - Object.values(threads0).reduce((a, b) => a + b, 0);
     const gc = traceGc.close();
     const diag = await ask<DiagReport>(child, 'diag:stop', 'diag', 60_000);
-    return { load, cpu, gc, diag };
+    return { load, cpu, threads, gc, diag };
   } finally {
     await child.stop();
   }
@@ -127,6 +131,7 @@ async function measureHop(hop: Hop, agentUrl: string, stamp: string): Promise<Ho
   return {
     load: { sent: first.load.sent, failed: first.load.failed, latencyMs: first.load.latencyMs },
     cpuUsPerRequest: r2((first.cpu * 1000) / first.load.sent),
+    cpuUsPerRequestByThread: first.threads,
     diag: first.diag,
     traceGc: first.gc,
     allocatedBytesPerRequest: Math.round(first.gc.allocatedBytes / first.load.sent),
@@ -148,6 +153,10 @@ function markdown(reports: Record<Hop, HopReport>): string {
     row('requests (failed)', (r) => `${r.load.sent} (${r.load.failed})`),
     row('latency p50 / p99 ms', (r) => `${r.load.latencyMs.p50} / ${r.load.latencyMs.p99}`),
     row('CPU µs per request (all threads)', (r) => r.cpuUsPerRequest),
+    row('… of it on the main thread / on other threads (V8 GC helpers, libuv pool)', (r) => {
+      const main = r.cpuUsPerRequestByThread.main ?? 0;
+      return `${main} / ${r2(r.cpuUsPerRequest - main)}`;
+    }),
     row('main-thread busy µs per request (CPU profile)', (r) => r2(busyUs(r))),
     row('GC share of main-thread busy time (CPU profile)', (r) => `${r2((r.cpuProfile.gcMs / (r.cpuProfile.totalMs - r.cpuProfile.idleMs)) * 100)} %`),
     row('event-loop delay mean / p99 / max ms', (r) => `${r.diag?.eventLoopDelayMs.mean} / ${r.diag?.eventLoopDelayMs.p99} / ${r.diag?.eventLoopDelayMs.max}`),

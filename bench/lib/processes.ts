@@ -139,15 +139,27 @@ export function requestGc(child: Child, timeoutMs = 5_000): Promise<GcReply | un
  * strace is attached to.
  */
 export function cpuMs(pid: number): number {
-  let ns = 0;
+  let ms = 0;
+  for (const value of Object.values(cpuMsByThread(pid))) ms += value;
+  return ms;
+}
+
+/**
+ * CPU ms of the main thread (`main`) and of the other threads by name (`/proc/<pid>/task/<tid>/comm`;
+ * on Node 20 V8's GC/compiler helpers and the libuv pool are all called `node`), summed per name.
+ */
+export function cpuMsByThread(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      const name = tid === String(pid) ? 'main' : `other (${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()})`;
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      byName[name] = (byName[name] ?? 0) + ns / 1e6;
     } catch {
       // the thread ended between the listing and the read
     }
   }
-  return ns / 1e6;
+  return byName;
 }
 
 /** Sends `message` over IPC and resolves with the first reply of `type`; undefined on timeout. */
