@@ -7,7 +7,8 @@
  *      child, and --trace-gc lines on its stdout, which also give the bytes allocated), CPU time;
  *   2. the sampling heap profiler with freed objects kept: bytes allocated by function and source;
  *   3. the CPU profiler: main-thread self time by function and source;
- *   4. `strace -c -f` attached for the window, then for a saturation window: syscalls per request.
+ *   4. `strace -c -f` attached for the window, then for a saturation window: syscalls per request;
+ *      then for one 10,000-chunk stream: syscalls per streamed event.
  * The gateway runs from dist/ (built first unless --no-build). Writes
  * bench/results/<date>-diagnose.json and prints a markdown summary. See bench/README.md.
  */
@@ -16,12 +17,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Client } from 'undici';
 import type { DiagReport } from './diag-hooks.mjs';
 import { attachStrace, summarizeHeapProfile, watchTraceGc, type Allocations, type SyscallRow, type TraceGc } from './lib/diag.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixedRate, saturate, type FixedRateResult } from './lib/load.js';
 import { ask, cpuMsByThread, killAll, REPO_ROOT, spawnChild, type Child } from './lib/processes.js';
-import { V025_HEADERS, V1_HEADERS, isV025Reply, isV1Reply, sendMessageBody, v025SendBody } from './lib/targets.js';
+import { timedStream } from './lib/sse.js';
+import {
+  V025_HEADERS,
+  V025_STREAM_HEADERS,
+  V1_HEADERS,
+  V1_STREAM_HEADERS,
+  isV025Reply,
+  isV1Reply,
+  sendMessageBody,
+  streamBody,
+  v025SendBody,
+  v025StreamBody,
+} from './lib/targets.js';
 
 /** The bare proxy and the gateway on 1.0 SendMessage; the gateway's 0.2.5 facade on message/send. */
 type Hop = 'proxy' | 'gateway' | 'facade';
@@ -43,7 +57,7 @@ interface HopReport {
   allocatedBytesPerRequest: number;
   heap: Allocations & { requests: number; heapProfile: string };
   cpuProfile: ProfileSummary & { requests: number; cpuProfile: string };
-  strace: { atRate: Syscalls; saturated: Syscalls };
+  strace: { atRate: Syscalls; saturated: Syscalls; perStreamEvent: Syscalls & { eventsPerSecond: number } };
 }
 
 const { values } = parseArgs({
@@ -54,6 +68,7 @@ const RATE = Number(values.rate);
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const r2 = (x: number) => Math.round(x * 100) / 100;
+const STREAM_CHUNKS = 10_000;
 
 async function spawnHop(hop: Hop, agentUrl: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const options = { ipc: true, env: { BENCH_DIAG: '1', ...env }, nodeArgs };
@@ -113,7 +128,25 @@ async function straceWindows(hop: Hop, agentUrl: string): Promise<HopReport['str
     strace = await attachStrace(child, file);
     const saturated = await saturate(spec(hop, child.url), 50, SECONDS);
     const saturatedRows = await strace.stop();
-    return { atRate: syscalls(rateRows, atRate.sent), saturated: syscalls(saturatedRows, saturated.total) };
+    // One long stream (1.0 SendStreamingMessage; message/stream on the facade): syscalls per event.
+    const client = new Client(child.url, { pipelining: 1, bodyTimeout: 120_000 });
+    const stream = (chunks: number) =>
+      timedStream(client, {
+        headers: hop === 'facade' ? V025_STREAM_HEADERS : V1_STREAM_HEADERS,
+        body: (hop === 'facade' ? v025StreamBody : streamBody)({ chunks, delayMs: 0 }),
+        timeoutMs: 120_000,
+        stamps: false,
+      });
+    await stream(2_000);
+    strace = await attachStrace(child, file);
+    const long = await stream(STREAM_CHUNKS);
+    const streamRows = await strace.stop();
+    await client.close();
+    return {
+      atRate: syscalls(rateRows, atRate.sent),
+      saturated: syscalls(saturatedRows, saturated.total),
+      perStreamEvent: { ...syscalls(streamRows, long.events), eventsPerSecond: Math.round(long.events / (long.spanMs / 1000)) },
+    };
   } finally {
     await child.stop();
   }
@@ -167,11 +200,13 @@ function markdown(reports: Record<Hop, HopReport>): string {
     row('bytes allocated per request (sampling heap profile)', (r) => Math.round(r.heap.totalBytes / r.heap.requests)),
     row(`syscalls per request at ${RATE}/s (strace -c -f)`, (r) => r.strace.atRate.totalPerRequest),
     row('syscalls per request at saturation, 50 connections', (r) => r.strace.saturated.totalPerRequest),
+    row(`syscalls per event, one ${STREAM_CHUNKS}-chunk stream (ev/s under strace)`, (r) => `${r.strace.perStreamEvent.totalPerRequest} (${r.strace.perStreamEvent.eventsPerSecond})`),
   ];
   const top = (rows: Syscalls) => rows.perRequest.slice(0, 10).map((s) => `${s.syscall} ${s.perRequest}`).join(', ');
   for (const hop of hops) {
     lines.push('', `${hop} syscalls per request at ${RATE}/s: ${top(reports[hop].strace.atRate)}`);
     lines.push(`${hop} syscalls per request saturated: ${top(reports[hop].strace.saturated)}`);
+    lines.push(`${hop} syscalls per stream event: ${top(reports[hop].strace.perStreamEvent)}`);
   }
   for (const hop of hops) {
     const g = reports[hop];
