@@ -5,12 +5,15 @@
  * chunk; request bodies and non-SSE responses are relayed as whole byte buffers, because a stream
  * pipeline per small body measured ~1.5-2x slower than the copy (and the gateway reads whole bodies too).
  *
+ * With BENCH_DIAG=1 it answers the same IPC diagnostics as the gateway (diag-hooks.mjs).
+ *
  * Prints `READY <url>` on stdout once listening. Usage: bare-proxy.ts <upstream-origin> [connections]
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
+import { installDiagnostics } from './diag-hooks.mjs';
 
 const origin = process.argv[2];
 if (!origin) {
@@ -92,6 +95,7 @@ const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }
 });
 server.maxRequestsPerSocket = 0;
 
+installDiagnostics();
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });

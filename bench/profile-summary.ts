@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -48,6 +49,15 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
+  // A profile taken through node:inspector (bench/diag-hooks.mjs) ends with the profiler stopping
+  // itself: those samples are the measurement, not the process, and are left out.
+  const profilerOwn = new Set<number>();
+  const markOwn = (node: ProfileNode | undefined) => {
+    if (!node || profilerOwn.has(node.id)) return;
+    profilerOwn.add(node.id);
+    for (const child of node.children ?? []) markOwn(byId.get(child));
+  };
+  for (const node of profile.nodes) if (node.callFrame.url === 'node:inspector') markOwn(node);
   // timeDeltas[i] is the time before sample i; it is charged to the node sampled at i.
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
@@ -58,7 +68,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
   let gcUs = 0;
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)?.callFrame;
-    if (!frame) continue;
+    if (!frame || profilerOwn.has(id)) continue;
     totalUs += us;
     if (frame.functionName === '(idle)') {
       idleUs += us;

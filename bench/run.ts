@@ -3,12 +3,15 @@
  *
  * Spawns the fast agent, the bare proxy and the gateway as separate processes on 127.0.0.1, runs the
  * scenarios (each path measured in the same run, alternating round by round), writes
- * bench/results/<date>[-quick][-<only>].json and prints the targets table. See bench/README.md.
+ * bench/results/<date>[-quick][-<only>].json and prints the targets table. The gateway runs from
+ * dist/ (built first unless --no-build), as in production. See bench/README.md.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuNow, cpuSince } from './lib/cpu.js';
 import { FULL, QUICK, type BenchContext, type Scenario, type ScenarioResult } from './lib/context.js';
 import { killAll, openFileLimit, REPO_ROOT, spawnChild, type Child } from './lib/processes.js';
 import { evaluateTargets, numbersTable, targetTable } from './lib/report.js';
@@ -31,7 +34,8 @@ const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SCENARIOS).join('|')}[,...]] [--profile]
   --quick     short rounds (a smoke run of about a minute)
   --only      run only these scenarios
-  --profile   start the gateway with --cpu-prof (profile in bench/results/, summary printed)`;
+  --profile   start the gateway with --cpu-prof (profile in bench/results/, summary printed)
+  --no-build  run the gateway from the existing dist/ (by default \`npm run build\` runs first)`;
 
 function parseOptions() {
   const { values } = parseArgs({
@@ -39,6 +43,7 @@ function parseOptions() {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -52,10 +57,10 @@ function parseOptions() {
     process.stderr.write(`unknown scenario ${unknown.join(', ')}\n${USAGE}\n`);
     process.exit(2);
   }
-  return { quick: values.quick, only, profile: values.profile, partial: values.only !== undefined };
+  return { quick: values.quick, only, profile: values.profile, build: !values['no-build'], partial: values.only !== undefined };
 }
 
-function machine() {
+function machine(loadAverageAtStart: number[]) {
   const cpus = os.cpus();
   return {
     cpus: cpus.length,
@@ -64,7 +69,7 @@ function machine() {
     platform: `${os.platform()} ${os.release()}`,
     totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
     openFileLimit: openFileLimit(),
-    loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    loadAverageAtStart,
     pinning: 'none: processes share the CPUs with the load generator',
   };
 }
@@ -73,6 +78,8 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const timings = options.quick ? QUICK : FULL;
   const startedAt = new Date();
+  const loadAverage = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
+  const loadAtStart = loadAverage();
   // A watchdog bounds the whole run: whatever hangs, every child is killed.
   const watchdogMs = options.quick ? 6 * 60_000 : 40 * 60_000;
   setTimeout(() => {
@@ -83,6 +90,13 @@ async function main(): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const log = (line: string) => process.stdout.write(`${line}\n`);
 
+  if (options.build) {
+    // The gateway runs from dist/ as in production: measure the current source, not a stale build.
+    log('building dist/ (npm run build)');
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('npm run build failed');
+  }
+
   const children: Child[] = [];
   const scenarios: Record<string, ScenarioResult> = {};
   try {
@@ -91,7 +105,7 @@ async function main(): Promise<void> {
     const proxy = await spawnChild('bare proxy', 'bench/bare-proxy.ts', [agent.url]);
     children.push(proxy);
     const profileArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', RESULTS_DIR] : [];
-    const gateway = await spawnChild('gateway', 'bench/gateway-process.ts', [JSON.stringify({ upstream: { url: agent.url } })], {
+    const gateway = await spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agent.url } })], {
       nodeArgs: profileArgs,
     });
     children.push(gateway);
@@ -100,6 +114,7 @@ async function main(): Promise<void> {
     const ctx: BenchContext = {
       timings,
       agent,
+      proxy,
       gateway,
       log,
       targets: {
@@ -111,11 +126,13 @@ async function main(): Promise<void> {
     for (const name of options.only) {
       log(`\n## ${name}`);
       const t0 = Date.now();
+      const cpuBefore = cpuNow(ctx);
       try {
         scenarios[name] = await SCENARIOS[name]!(ctx);
       } catch (error) {
         scenarios[name] = { status: 'failed', note: error instanceof Error ? error.message : String(error) };
       }
+      scenarios[name].cpuMs = cpuSince(ctx, cpuBefore);
       log(`  ${scenarios[name].status} in ${Math.round((Date.now() - t0) / 1000)} s${scenarios[name].note ? `: ${scenarios[name].note}` : ''}`);
     }
   } finally {
@@ -131,7 +148,7 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
     mode: options.quick ? 'quick' : 'full',
-    machine: { ...machine(), loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: { ...machine(loadAtStart), loadAverageAtEnd: loadAverage() },
     timings,
     targets,
     scenarios,

@@ -1,5 +1,6 @@
 /** What every scenario receives, and what it hands back. */
 import { request } from 'undici';
+import type { CpuSample } from './cpu.js';
 import type { Child } from './processes.js';
 import type { PathName, Target } from './targets.js';
 
@@ -45,6 +46,7 @@ export interface BenchContext {
   timings: Timings;
   targets: Record<PathName, Target>;
   agent: Child;
+  proxy: Child;
   gateway: Child;
   log(line: string): void;
 }
@@ -56,6 +58,8 @@ export interface ScenarioResult {
   rounds?: unknown[];
   /** Medians over the rounds and other derived numbers the targets read. */
   summary?: Record<string, unknown>;
+  /** CPU ms each process used over the whole scenario (warm-up included), set by the harness. */
+  cpuMs?: CpuSample;
 }
 
 export type Scenario = (ctx: BenchContext) => Promise<ScenarioResult>;

@@ -1,6 +1,6 @@
 /** Child processes of the bench: spawn, wait for `READY <url>`, read memory, and always kill. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,18 +39,25 @@ function installHandlers(): void {
 }
 
 export interface SpawnOptions {
-  /** Node flags before `--import tsx` (e.g. --cpu-prof, --expose-gc). */
+  /** Node flags before the script (e.g. --cpu-prof, --expose-gc). */
   nodeArgs?: string[];
   ipc?: boolean;
   startTimeoutMs?: number;
+  /** Extra environment variables (BENCH_DIAG=1 turns on diag-hooks.mjs). */
+  env?: Record<string, string>;
 }
 
-/** Runs `node [nodeArgs] --import tsx <script> [args]` from the repo root and waits for its READY line. */
+/**
+ * Runs `node [nodeArgs] [--import tsx] <script> [args]` from the repo root and waits for its READY
+ * line. A `.mjs` script runs on plain node (the gateway from dist/), a `.ts` one through tsx.
+ */
 export function spawnChild(name: string, script: string, args: string[], options: SpawnOptions = {}): Promise<Child> {
   installHandlers();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script, ...args], {
     cwd: REPO_ROOT,
     stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
   live.add(child);
   child.once('exit', () => live.delete(child));
@@ -122,6 +129,55 @@ export function requestGc(child: Child, timeoutMs = 5_000): Promise<GcReply | un
     }
     proc.on('message', onMessage);
     proc.send('gc');
+  });
+}
+
+/**
+ * CPU time (user + system) a process has used so far, ms: the sum over its threads of the first field
+ * of /proc/<pid>/task/<tid>/schedstat (ns on CPU), so GC and libuv threads count too and a run of a
+ * few ms still resolves (utime/stime in /proc/<pid>/stat tick at 10 ms). Works on any child, also one
+ * strace is attached to.
+ */
+export function cpuMs(pid: number): number {
+  let ms = 0;
+  for (const value of Object.values(cpuMsByThread(pid))) ms += value;
+  return ms;
+}
+
+/**
+ * CPU ms of the main thread (`main`) and of the other threads by name (`/proc/<pid>/task/<tid>/comm`;
+ * on Node 20 V8's GC/compiler helpers and the libuv pool are all called `node`), summed per name.
+ */
+export function cpuMsByThread(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main' : `other (${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()})`;
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      byName[name] = (byName[name] ?? 0) + ns / 1e6;
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byName;
+}
+
+/** Sends `message` over IPC and resolves with the first reply of `type`; undefined on timeout. */
+export function ask<T>(child: Child, message: string, type: string, timeoutMs = 10_000): Promise<T | undefined> {
+  const proc = child.process;
+  if (!proc.send) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    const onMessage = (reply: unknown) => {
+      if ((reply as { type?: unknown } | null)?.type === type) done(reply as T);
+    };
+    function done(reply: T | undefined) {
+      clearTimeout(timer);
+      proc.off('message', onMessage);
+      resolve(reply);
+    }
+    proc.on('message', onMessage);
+    proc.send(message);
   });
 }
 

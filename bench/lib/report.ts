@@ -28,6 +28,10 @@ interface Spec {
 /** A difference with its sign, e.g. `+0.31` or `-2.36`. */
 const signed = (value: number | undefined): string => (value === undefined ? 'n/a' : `${value >= 0 ? '+' : ''}${value}`);
 
+const us = (value: number | undefined): string => (value === undefined ? 'n/a' : `${value.toFixed(1)} µs`);
+const times = (value: number | undefined): string => (value === undefined ? 'n/a' : `${value.toFixed(2)}×`);
+const count = (value: number | undefined): string => (value === undefined ? 'n/a' : `${Math.round(value)}`);
+
 /** Reads a nested number from a summary by a dotted path. */
 function at(summary: Record<string, unknown>, path: string): number | undefined {
   let value: unknown = summary;
@@ -44,10 +48,39 @@ function overloadWarning(summary: Record<string, unknown>): string {
   return '';
 }
 
+/** The hop's own CPU per request next to a throughput ratio: gateway process vs proxy process. */
+const cpuDetail = (prefix: string) => (s: Record<string, unknown>) =>
+  `CPU per request: gateway ${us(at(s, `${prefix}.gatewayUs`))}, proxy ${us(at(s, `${prefix}.proxyUs`))} (${times(at(s, `${prefix}.gatewayVsProxy`))}); ` +
+  `load generator ${us(at(s, `${prefix}.harnessOnGatewayUs`))} on the gateway path, ${us(at(s, `${prefix}.harnessOnProxyUs`))} on the proxy path`;
+
 const SPECS: Spec[] = [
-  { target: 'Blocking throughput, small (gateway ÷ bare proxy)', scenario: 'blocking', kind: 'min', limit: 0.8, unit: '×', read: (s) => at(s, 'gatewayVsProxy.small') },
-  { target: 'Blocking throughput, 16 KiB (gateway ÷ bare proxy)', scenario: 'blocking', kind: 'min', limit: 0.8, unit: '×', read: (s) => at(s, 'gatewayVsProxy.16KiB') },
-  { target: 'Facade message/send throughput (÷ bare proxy)', scenario: 'facade', kind: 'min', limit: 0.6, unit: '×', read: (s) => at(s, 'facadeVsProxy') },
+  {
+    target: 'Blocking throughput, small (gateway ÷ bare proxy)',
+    scenario: 'blocking',
+    kind: 'min',
+    limit: 0.8,
+    unit: '×',
+    read: (s) => at(s, 'gatewayVsProxy.small'),
+    detail: cpuDetail('cpuUsPerRequest.small'),
+  },
+  {
+    target: 'Blocking throughput, 16 KiB (gateway ÷ bare proxy)',
+    scenario: 'blocking',
+    kind: 'min',
+    limit: 0.8,
+    unit: '×',
+    read: (s) => at(s, 'gatewayVsProxy.16KiB'),
+    detail: cpuDetail('cpuUsPerRequest.16KiB'),
+  },
+  {
+    target: 'Facade message/send throughput (÷ bare proxy)',
+    scenario: 'facade',
+    kind: 'min',
+    limit: 0.6,
+    unit: '×',
+    read: (s) => at(s, 'facadeVsProxy'),
+    detail: cpuDetail('cpuUsPerRequest'),
+  },
   {
     target: 'Added latency @1,000 req/s, mean (gateway − direct)',
     scenario: 'blocking',
@@ -66,7 +99,8 @@ const SPECS: Spec[] = [
     unit: 'ms',
     read: (s) => at(s, 'addedP99Ms'),
     detail: (s) =>
-      `bare proxy ${signed(at(s, 'proxyAddedP99Ms'))} ms${overloadWarning(s)}; at 250 req/s gateway ${signed(at(s, 'addedAt250.gatewayP99Ms'))} ms, proxy ${signed(at(s, 'addedAt250.proxyP99Ms'))} ms`,
+      `bare proxy ${signed(at(s, 'proxyAddedP99Ms'))} ms${overloadWarning(s)}; at 250 req/s gateway ${signed(at(s, 'addedAt250.gatewayP99Ms'))} ms, proxy ${signed(at(s, 'addedAt250.proxyP99Ms'))} ms; ` +
+      `CPU per request @1,000/s: gateway ${us(at(s, 'cpuUsPerRequest.@1000.gatewayUs'))}, proxy ${us(at(s, 'cpuUsPerRequest.@1000.proxyUs'))}`,
   },
   {
     target: 'First event added, 1.0 stream (p50, gateway − direct)',
@@ -85,6 +119,17 @@ const SPECS: Spec[] = [
     unit: 'ms',
     read: (s) => at(s, 'added.gateway.perEventP99Ms'),
     detail: (s) => `p50 ${signed(at(s, 'added.gateway.perEventP50Ms'))} ms; proxy p99 ${signed(at(s, 'added.proxy.perEventP99Ms'))} ms`,
+  },
+  {
+    target: 'Events per second, one 10,000-chunk 1.0 stream (gateway ÷ bare proxy)',
+    scenario: 'streaming',
+    kind: 'min',
+    limit: 0.8,
+    unit: '×',
+    read: (s) => at(s, 'added.gateway.eventsPerSecondVsProxy'),
+    detail: (s) =>
+      `${count(at(s, 'lanes.gateway.eventsPerSecond'))} vs ${count(at(s, 'lanes.proxy.eventsPerSecond'))} ev/s; CPU per event: gateway ${us(at(s, 'lanes.gateway.hopCpuUsPerEvent'))}, ` +
+      `proxy ${us(at(s, 'lanes.proxy.hopCpuUsPerEvent'))}; facade message/stream ${times(at(s, 'added.facade.eventsPerSecondVsProxy'))} (${us(at(s, 'lanes.facade.hopCpuUsPerEvent'))} per event)`,
   },
   {
     target: 'First event added, facade message/stream (p50)',

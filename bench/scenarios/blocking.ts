@@ -4,6 +4,7 @@
  * nothing queues), direct / bare proxy / gateway alternating in every round.
  */
 import { probe, type BenchContext, type ScenarioResult } from '../lib/context.js';
+import { hopCpu, metered, type CpuSample } from '../lib/cpu.js';
 import { fixedRate, saturate, type FixedRateResult, type SaturationResult } from '../lib/load.js';
 import { median, round } from '../lib/stats.js';
 import { PATHS, V1_HEADERS, isV1Reply, sendMessageBody, type PathName } from '../lib/targets.js';
@@ -33,6 +34,8 @@ interface Round {
   ratios: Record<string, { gatewayVsProxy: number; gatewayVsDirect: number; proxyVsDirect: number }>;
   /** Over direct, keyed by rate. */
   addedMs: Record<string, Added>;
+  /** CPU µs per request of every process, per path, keyed by body size (saturation) and `@<rate>`. */
+  cpuUsPerRequest: Record<string, PerPath<CpuSample>>;
 }
 
 function addedOver(fixed: PerPath<FixedRateResult>): Added {
@@ -48,17 +51,30 @@ function addedOver(fixed: PerPath<FixedRateResult>): Added {
 async function measureRound(ctx: BenchContext, r: number): Promise<Round> {
   const { timings } = ctx;
   const saturation: Round['saturation'] = {};
+  const cpuUsPerRequest: Round['cpuUsPerRequest'] = {};
   for (const size of SIZES) {
     const perPath = {} as PerPath<SaturationResult>;
-    for (const path of PATHS) perPath[path] = await saturate(spec(ctx, path, size.body), timings.connections, timings.saturationS);
+    const cpu = {} as PerPath<CpuSample>;
+    for (const path of PATHS) {
+      const run = await metered(ctx, () => saturate(spec(ctx, path, size.body), timings.connections, timings.saturationS), (r) => r.total);
+      perPath[path] = run.result;
+      cpu[path] = run.cpuUs;
+    }
     saturation[size.name] = perPath;
+    cpuUsPerRequest[size.name] = cpu;
     ctx.log(`  round ${r} ${size.name}: ${PATHS.map((p) => `${p} ${Math.round(perPath[p].rps)} rps`).join(', ')}`);
   }
   const fixed: Round['fixedRate'] = {};
   for (const rate of [RATE, LIGHT_RATE]) {
     const perPath = {} as PerPath<FixedRateResult>;
-    for (const path of PATHS) perPath[path] = await fixedRate(spec(ctx, path, SIZES[0].body), rate, timings.fixedRateMs);
+    const cpu = {} as PerPath<CpuSample>;
+    for (const path of PATHS) {
+      const run = await metered(ctx, () => fixedRate(spec(ctx, path, SIZES[0].body), rate, timings.fixedRateMs), (r) => r.sent);
+      perPath[path] = run.result;
+      cpu[path] = run.cpuUs;
+    }
     fixed[rate] = perPath;
+    cpuUsPerRequest[`@${rate}`] = cpu;
     ctx.log(`  round ${r} @${rate}/s mean ms: ${PATHS.map((p) => `${p} ${perPath[p].latencyMs.mean}`).join(', ')}`);
   }
   const ratios: Round['ratios'] = {};
@@ -70,7 +86,7 @@ async function measureRound(ctx: BenchContext, r: number): Promise<Round> {
     };
   }
   const addedMs = Object.fromEntries(Object.entries(fixed).map(([rate, perPath]) => [rate, addedOver(perPath)]));
-  return { saturation, fixedRate: fixed, ratios, addedMs };
+  return { saturation, fixedRate: fixed, ratios, addedMs, cpuUsPerRequest };
 }
 
 export async function runBlocking(ctx: BenchContext): Promise<ScenarioResult> {
@@ -125,7 +141,24 @@ export async function runBlocking(ctx: BenchContext): Promise<ScenarioResult> {
       /** Paths that saturate below HEADROOM × RATE; direct or proxy here make the latency rows unreliable. */
       shortOfHeadroom: short,
       scheduleLagP99Ms: med((r) => Math.max(...PATHS.map((p) => r.fixedRate[RATE]![p].scheduleLagMs.p99))),
+      cpuUsPerRequest: Object.fromEntries([...SIZES.map((size) => size.name), `@${RATE}`, `@${LIGHT_RATE}`].map((key) => [key, hopCpuSummary(rounds, key)])),
     },
+  };
+}
+
+/**
+ * The hop's own CPU per request (the proxy process on the proxy path, the gateway process on the
+ * gateway path), the load generator's on the gateway path, and the gateway ÷ proxy ratio.
+ */
+function hopCpuSummary(rounds: Round[], key: string) {
+  const med = (pick: (round: Round) => number) => round(median(rounds.map(pick)));
+  return {
+    proxyUs: med((r) => hopCpu('proxy', r.cpuUsPerRequest[key]!.proxy)),
+    gatewayUs: med((r) => hopCpu('gateway', r.cpuUsPerRequest[key]!.gateway)),
+    gatewayVsProxy: med((r) => hopCpu('gateway', r.cpuUsPerRequest[key]!.gateway) / hopCpu('proxy', r.cpuUsPerRequest[key]!.proxy)),
+    agentUs: med((r) => r.cpuUsPerRequest[key]!.gateway.agent),
+    harnessOnGatewayUs: med((r) => r.cpuUsPerRequest[key]!.gateway.harness),
+    harnessOnProxyUs: med((r) => r.cpuUsPerRequest[key]!.proxy.harness),
   };
 }
 

@@ -78,7 +78,7 @@ async function settledMemory(gateway: Child): Promise<Memory> {
 
 /** How many of DEFAULT_POOL_PROBE concurrent streams a default-config gateway lets through. */
 async function defaultPoolProbe(agentUrl: string): Promise<{ attempted: number; reachedFirstEvent: number }> {
-  const gateway = await spawnChild('gateway (defaults)', 'bench/gateway-process.ts', [JSON.stringify({ upstream: { url: agentUrl } })]);
+  const gateway = await spawnChild('gateway (defaults)', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agentUrl } })]);
   const streams: OpenStream[] = [];
   try {
     await openMany(gateway.url, DEFAULT_POOL_PROBE, streams, 3_000);
@@ -104,7 +104,7 @@ export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult>
 
   const gateway = await spawnChild(
     'gateway (concurrency)',
-    'bench/gateway-process.ts',
+    'bench/gateway-process.mjs',
     [JSON.stringify({ upstream: { url: ctx.agent.url, connections: 1_000_000 } })],
     { nodeArgs: ['--expose-gc'], ipc: true },
   );

@@ -4,6 +4,7 @@
  * prices the whole facade (0.2.5 parse, translation both ways, registry) against one bare hop.
  */
 import { probe, type BenchContext, type ScenarioResult } from '../lib/context.js';
+import { hopCpu, metered, type CpuSample } from '../lib/cpu.js';
 import { saturate, type RequestSpec, type SaturationResult } from '../lib/load.js';
 import { median, round } from '../lib/stats.js';
 import {
@@ -44,18 +45,26 @@ export async function runFacade(ctx: BenchContext): Promise<ScenarioResult> {
 
   const { timings } = ctx;
   await saturate(spec(ctx, 'gateway'), timings.connections, 1); // warm-up
-  const rounds: Array<Record<PathName, SaturationResult> & { facadeVsProxy: number; facadeVsDirect: number }> = [];
+  type Round = Record<PathName, SaturationResult> & { facadeVsProxy: number; facadeVsDirect: number; cpuUsPerRequest: Record<PathName, CpuSample> };
+  const rounds: Round[] = [];
   for (let r = 0; r < timings.rounds; r++) {
     const perPath = {} as Record<PathName, SaturationResult>;
-    for (const path of PATHS) perPath[path] = await saturate(spec(ctx, path), timings.connections, timings.saturationS);
+    const cpu = {} as Record<PathName, CpuSample>;
+    for (const path of PATHS) {
+      const run = await metered(ctx, () => saturate(spec(ctx, path), timings.connections, timings.saturationS), (x) => x.total);
+      perPath[path] = run.result;
+      cpu[path] = run.cpuUs;
+    }
     ctx.log(`  round ${r + 1}: ${PATHS.map((p) => `${p} ${Math.round(perPath[p].rps)} rps`).join(', ')} (gateway = message/send)`);
     rounds.push({
       ...perPath,
       facadeVsProxy: round(perPath.gateway.rps / perPath.proxy.rps),
       facadeVsDirect: round(perPath.gateway.rps / perPath.direct.rps),
+      cpuUsPerRequest: cpu,
     });
   }
   const failed = rounds.reduce((sum, r) => sum + PATHS.reduce((s, p) => s + r[p].mismatches + r[p].errors + r[p].non2xx, 0), 0);
+  const med = (pick: (r: Round) => number) => round(median(rounds.map(pick)));
   return {
     status: 'ok',
     ...(failed > 0 ? { note: `${failed} requests failed or answered something else (see rounds)` } : {}),
@@ -64,6 +73,13 @@ export async function runFacade(ctx: BenchContext): Promise<ScenarioResult> {
       rps: Object.fromEntries(PATHS.map((p) => [p, round(median(rounds.map((r) => r[p].rps)))])),
       facadeVsProxy: round(median(rounds.map((r) => r.facadeVsProxy))),
       facadeVsDirect: round(median(rounds.map((r) => r.facadeVsDirect))),
+      cpuUsPerRequest: {
+        proxyUs: med((r) => hopCpu('proxy', r.cpuUsPerRequest.proxy)),
+        gatewayUs: med((r) => hopCpu('gateway', r.cpuUsPerRequest.gateway)),
+        gatewayVsProxy: med((r) => hopCpu('gateway', r.cpuUsPerRequest.gateway) / hopCpu('proxy', r.cpuUsPerRequest.proxy)),
+        harnessOnGatewayUs: med((r) => r.cpuUsPerRequest.gateway.harness),
+        harnessOnProxyUs: med((r) => r.cpuUsPerRequest.proxy.harness),
+      },
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { Client } from 'undici';
 import type { BenchContext, ScenarioResult } from '../lib/context.js';
+import { metered, type CpuSample } from '../lib/cpu.js';
 import { timedStream, type StreamTiming } from '../lib/sse.js';
 import { median, round, summarize, type Summary } from '../lib/stats.js';
 import {
@@ -34,8 +35,13 @@ interface LaneRound {
   perEventAddedMs: Summary;
   eventsPerSecond: number;
   longStreamEvents: number;
+  /** CPU µs per event of every process over the long stream. */
+  cpuUsPerEvent: CpuSample;
   errors: string[];
 }
+
+/** The process a lane's hop runs in. */
+const HOP: Record<LaneName, keyof CpuSample> = { direct: 'agent', proxy: 'proxy', gateway: 'gateway', facade: 'gateway' };
 
 const STREAM_TIMEOUT_MS = 60_000;
 
@@ -51,13 +57,14 @@ async function measureLane(lane: Lane, ctx: BenchContext): Promise<LaneRound> {
   for (let i = 0; i < timings.firstEventSamples; i++) firsts.push((await call({ chunks: 1, delayMs: 0 }, false)).firstEventMs);
   const paced = await call({ chunks: timings.perEventChunks, delayMs: 1 }, true);
   if (paced.addedMs.length < timings.perEventChunks * 0.9) errors.push(`paced stream: only ${paced.addedMs.length} stamped events`);
-  const long = await call({ chunks: timings.longStreamChunks, delayMs: 0 }, false);
+  const { result: long, cpuUs } = await metered(ctx, () => call({ chunks: timings.longStreamChunks, delayMs: 0 }, false), (t) => t.events);
   if (long.events < timings.longStreamChunks) errors.push(`long stream: only ${long.events} events`);
   return {
     firstEventMs: summarize(firsts),
     perEventAddedMs: summarize(paced.addedMs),
     eventsPerSecond: round(long.events / (long.spanMs / 1000)),
     longStreamEvents: long.events,
+    cpuUsPerEvent: cpuUs,
     errors,
   };
 }
@@ -104,6 +111,8 @@ export async function runStreaming(ctx: BenchContext): Promise<ScenarioResult> {
       perEventP50Ms: med(lane, (x) => x.perEventAddedMs.p50),
       perEventP99Ms: med(lane, (x) => x.perEventAddedMs.p99),
       eventsPerSecond: med(lane, (x) => x.eventsPerSecond),
+      hopCpuUsPerEvent: med(lane, (x) => x.cpuUsPerEvent[HOP[lane]]),
+      harnessCpuUsPerEvent: med(lane, (x) => x.cpuUsPerEvent.harness),
     });
     // Added = lane − direct, taken round by round, then the median over rounds.
     const added = (lane: LaneName) => ({
@@ -113,6 +122,7 @@ export async function runStreaming(ctx: BenchContext): Promise<ScenarioResult> {
       perEventP99Ms: round(median(rounds.map((r) => r[lane]!.perEventAddedMs.p99 - r.direct!.perEventAddedMs.p99))),
       eventsPerSecondVsProxy: round(median(rounds.map((r) => r[lane]!.eventsPerSecond / r.proxy!.eventsPerSecond))),
       eventsPerSecondVsDirect: round(median(rounds.map((r) => r[lane]!.eventsPerSecond / r.direct!.eventsPerSecond))),
+      hopCpuPerEventVsProxy: round(median(rounds.map((r) => r[lane]!.cpuUsPerEvent[HOP[lane]] / r.proxy!.cpuUsPerEvent.proxy))),
     });
     const names = lanes.map((l) => l.name);
     const errors = rounds.flatMap((r) => names.flatMap((n) => r[n]!.errors.map((e) => `${n}: ${e}`)));

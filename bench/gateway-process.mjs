@@ -1,22 +1,26 @@
 /**
- * The gateway as the bench runs it: `startGateway` with a fully defaulted config plus the JSON
+ * The gateway as the bench runs it: the BUILT gateway (`dist/`, as `a2a-bridge serve` runs it, no
+ * TypeScript loader in the process), `startGateway` with a fully defaulted config plus the JSON
  * overrides in argv[2] (port 0, silent logs and the fast agent as upstream are set by the harness).
- * Same code path as `a2a-bridge serve`; a wrapper only so the harness can pass any config key and ask
- * for a garbage collection over IPC (when started with --expose-gc) before reading resident memory.
+ * Plain JavaScript so that nothing but node and the build is in the process; a wrapper only so the
+ * harness can pass any config key, ask for a garbage collection over IPC (when started with
+ * --expose-gc) before reading resident memory, and read the diagnostics of diag-hooks.mjs.
  *
  * Prints `READY <url>` on stdout. SIGTERM closes the gateway and exits normally, which is what lets
  * `--cpu-prof` write its profile.
  */
-import { startGateway } from '../src/app.js';
-import { defaultConfig } from '../src/config/schema.js';
-import { createLogger } from '../src/log.js';
+import { startGateway } from '../dist/app.js';
+import { defaultConfig } from '../dist/config/schema.js';
+import { createLogger } from '../dist/log.js';
+import { installDiagnostics } from './diag-hooks.mjs';
 
-const overrides = JSON.parse(process.argv[2] ?? '{}') as Record<string, unknown>;
+const overrides = JSON.parse(process.argv[2] ?? '{}');
 const config = defaultConfig({ port: 0, 'log-level': 'silent', ...overrides });
 const gateway = await startGateway(config, createLogger(config['log-level']));
+installDiagnostics();
 process.stdout.write(`READY ${gateway.url}\n`);
 
-const collect = (globalThis as { gc?: () => void }).gc;
+const collect = globalThis.gc;
 process.on('message', (message) => {
   if (message !== 'gc') return;
   collect?.();
