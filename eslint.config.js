@@ -34,6 +34,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       // Taste, not bugs.
       '@typescript-eslint/require-await': 'off',
+      // Prettier breaks long chains before `[Symbol.asyncIterator]()`; it owns the layout.
+      'no-unexpected-multiline': 'off',
       '@typescript-eslint/no-empty-function': 'off',
       'no-empty': ['error', { allowEmptyCatch: true }],
       // A handler a closure reads before it is set (the server starts first) stays `let`.

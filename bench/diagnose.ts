@@ -154,7 +154,9 @@ async function straceWindows(hop: Hop, agentUrl: string): Promise<HopReport['str
 
 async function measureHop(hop: Hop, agentUrl: string, stamp: string): Promise<HopReport> {
   const first = await diagWindow(hop, agentUrl, {}, ['--trace-gc']);
-  log(`  ${hop}: ${first.load.sent} sent, ${first.load.failed} failed; loop delay p99 ${first.diag?.eventLoopDelayMs.p99} ms; GC ${JSON.stringify(first.diag?.gc)}`);
+  log(
+    `  ${hop}: ${first.load.sent} sent, ${first.load.failed} failed; loop delay p99 ${first.diag?.eventLoopDelayMs.p99} ms; GC ${JSON.stringify(first.diag?.gc)}`,
+  );
   const heapProfile = path.join(RESULTS_DIR, `${stamp}-${hop}.heapprofile`);
   const second = await diagWindow(hop, agentUrl, { BENCH_HEAP_PROFILE: heapProfile });
   const cpuProfile = path.join(RESULTS_DIR, `${stamp}-${hop}.cpuprofile`);
@@ -191,8 +193,14 @@ function markdown(reports: Record<Hop, HopReport>): string {
       return `${main} / ${r2(r.cpuUsPerRequest - main)}`;
     }),
     row('main-thread busy µs per request (CPU profile)', (r) => r2(busyUs(r))),
-    row('GC share of main-thread busy time (CPU profile)', (r) => `${r2((r.cpuProfile.gcMs / (r.cpuProfile.totalMs - r.cpuProfile.idleMs)) * 100)} %`),
-    row('event-loop delay mean / p99 / max ms', (r) => `${r.diag?.eventLoopDelayMs.mean} / ${r.diag?.eventLoopDelayMs.p99} / ${r.diag?.eventLoopDelayMs.max}`),
+    row(
+      'GC share of main-thread busy time (CPU profile)',
+      (r) => `${r2((r.cpuProfile.gcMs / (r.cpuProfile.totalMs - r.cpuProfile.idleMs)) * 100)} %`,
+    ),
+    row(
+      'event-loop delay mean / p99 / max ms',
+      (r) => `${r.diag?.eventLoopDelayMs.mean} / ${r.diag?.eventLoopDelayMs.p99} / ${r.diag?.eventLoopDelayMs.max}`,
+    ),
     row('GC: scavenges / mark-compacts (PerformanceObserver)', (r) => `${gcCount(r, 'scavenge')} / ${gcCount(r, 'markCompact')}`),
     row('GC pause total ms (share of the window)', (r) => `${r2(gcMs(r))} (${r2((gcMs(r) / (SECONDS * 1000)) * 100)} %)`),
     row('--trace-gc: scavenges / mark-compacts / pause ms', (r) => `${r.traceGc.scavenges} / ${r.traceGc.markCompacts} / ${r.traceGc.pauseMs}`),
@@ -200,9 +208,16 @@ function markdown(reports: Record<Hop, HopReport>): string {
     row('bytes allocated per request (sampling heap profile)', (r) => Math.round(r.heap.totalBytes / r.heap.requests)),
     row(`syscalls per request at ${RATE}/s (strace -c -f)`, (r) => r.strace.atRate.totalPerRequest),
     row('syscalls per request at saturation, 50 connections', (r) => r.strace.saturated.totalPerRequest),
-    row(`syscalls per event, one ${STREAM_CHUNKS}-chunk stream (ev/s under strace)`, (r) => `${r.strace.perStreamEvent.totalPerRequest} (${r.strace.perStreamEvent.eventsPerSecond})`),
+    row(
+      `syscalls per event, one ${STREAM_CHUNKS}-chunk stream (ev/s under strace)`,
+      (r) => `${r.strace.perStreamEvent.totalPerRequest} (${r.strace.perStreamEvent.eventsPerSecond})`,
+    ),
   ];
-  const top = (rows: Syscalls) => rows.perRequest.slice(0, 10).map((s) => `${s.syscall} ${s.perRequest}`).join(', ');
+  const top = (rows: Syscalls) =>
+    rows.perRequest
+      .slice(0, 10)
+      .map((s) => `${s.syscall} ${s.perRequest}`)
+      .join(', ');
   for (const hop of hops) {
     lines.push('', `${hop} syscalls per request at ${RATE}/s: ${top(reports[hop].strace.atRate)}`);
     lines.push(`${hop} syscalls per request saturated: ${top(reports[hop].strace.saturated)}`);
@@ -239,7 +254,10 @@ async function main(): Promise<void> {
     for (const hop of HOPS) reports[hop] = await measureHop(hop, agent.url, stamp);
     const file = path.join(RESULTS_DIR, `${stamp}.json`);
     const loadAverage = os.loadavg().map((x) => Math.round(x * 100) / 100);
-    writeFileSync(file, `${JSON.stringify({ startedAt, rate: RATE, seconds: SECONDS, node: process.version, cpus: os.cpus().length, loadAverage, reports }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ startedAt, rate: RATE, seconds: SECONDS, node: process.version, cpus: os.cpus().length, loadAverage, reports }, null, 2)}\n`,
+    );
     log(`\n${markdown(reports)}\n\nraw results: ${path.relative(REPO_ROOT, file)}`);
   } finally {
     await agent.stop();

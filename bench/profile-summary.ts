@@ -112,7 +112,11 @@ export function newestProfile(dir = RESULTS): string | undefined {
 export function profileMarkdown(file: string, top = 25): string {
   const summary = summarizeProfile(file, top);
   const table = (title: string, rows: ProfileSummary['byFunction']) =>
-    [`| ${title} | self ms | % of busy |`, '|---|---|---|', ...rows.map((r) => `| ${r.name.replace(/\|/g, '\\|')} | ${r.selfMs} | ${r.percent} |`)].join('\n');
+    [
+      `| ${title} | self ms | % of busy |`,
+      '|---|---|---|',
+      ...rows.map((r) => `| ${r.name.replace(/\|/g, '\\|')} | ${r.selfMs} | ${r.percent} |`),
+    ].join('\n');
   return [
     `Profile ${path.relative(ROOT, file)}: ${summary.totalMs} ms sampled, ${summary.idleMs} ms idle, ${summary.gcMs} ms GC`,
     '',

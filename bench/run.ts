@@ -51,7 +51,11 @@ function parseOptions() {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const only = values.only?.split(',').map((name) => name.trim()).filter(Boolean) ?? Object.keys(SCENARIOS);
+  const only =
+    values.only
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean) ?? Object.keys(SCENARIOS);
   const unknown = only.filter((name) => !SCENARIOS[name]);
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario ${unknown.join(', ')}\n${USAGE}\n`);

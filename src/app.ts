@@ -234,15 +234,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     setMaxListeners(0, shutdown.signal);
     let httpUrl = '';
     // Loaded only when on: grpc-js is not needed by a gateway without the binding.
-    const grpc = config.grpc.port === undefined
-      ? undefined
-      : await (await import('./surfaces/grpc/server.js')).startGrpcSurface({
-          port,
-          config,
-          logger,
-          shutdown: shutdown.signal,
-          baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
-        });
+    const grpc =
+      config.grpc.port === undefined
+        ? undefined
+        : await (
+            await import('./surfaces/grpc/server.js')
+          ).startGrpcSurface({
+            port,
+            config,
+            logger,
+            shutdown: shutdown.signal,
+            baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
+          });
     const drainMs = config['drain-timeout-ms'];
     const interrupt = (): void => {
       logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');

@@ -8,17 +8,7 @@ import type { GatewayEnv } from './surfaces/shared/env.js';
 export type LogLevel = GatewayConfig['log-level'];
 export type LogFormat = GatewayConfig['log-format'];
 
-const SECRET_KEYS = [
-  'token',
-  'password',
-  'secret',
-  'credentials',
-  'authorization',
-  '"api-key"',
-  'apiKey',
-  '"basic-password"',
-  '"push-keys"',
-];
+const SECRET_KEYS = ['token', 'password', 'secret', 'credentials', 'authorization', '"api-key"', 'apiKey', '"basic-password"', '"push-keys"'];
 
 /**
  * Secret-bearing keys at the top level and up to three objects deep (the redaction paths have no
@@ -53,7 +43,13 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, f
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
   if (usesPretty(format)) {
-    const stream = pretty({ colorize: !destination, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+    const stream = pretty({
+      colorize: !destination,
+      sync: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      ...(destination ? { destination } : {}),
+    });
     return pino(options, stream);
   }
   return destination ? pino(options, destination) : pino(options);

@@ -16,7 +16,9 @@ async function readPem(key: string, file: string): Promise<Buffer> {
     return await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new TlsFilesError(`tls.${key} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`);
+    throw new TlsFilesError(
+      `tls.${key} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`,
+    );
   }
 }
 
@@ -39,7 +41,16 @@ export async function loadTlsFiles(tls: TlsConfig): Promise<SecureContextOptions
 }
 
 const fingerprint = async (files: string[]): Promise<string> =>
-  (await Promise.all(files.map((file) => stat(file).then((s) => `${s.mtimeMs}:${s.size}:${s.ino}`, () => 'missing')))).join('|');
+  (
+    await Promise.all(
+      files.map((file) =>
+        stat(file).then(
+          (s) => `${s.mtimeMs}:${s.size}:${s.ino}`,
+          () => 'missing',
+        ),
+      ),
+    )
+  ).join('|');
 
 /**
  * Re-reads the certificate files whenever they change on disk (an ACME client renewing them) and

@@ -48,7 +48,11 @@ export function perUnit(used: CpuSample, units: number): CpuSample {
 }
 
 /** Runs `work` and returns its result with the CPU µs per unit it cost every process. */
-export async function metered<T>(processes: CpuProcesses, work: () => Promise<T>, units: (result: T) => number): Promise<{ result: T; cpuUs: CpuSample }> {
+export async function metered<T>(
+  processes: CpuProcesses,
+  work: () => Promise<T>,
+  units: (result: T) => number,
+): Promise<{ result: T; cpuUs: CpuSample }> {
   const before = cpuNow(processes);
   const result = await work();
   return { result, cpuUs: perUnit(cpuSince(processes, before), units(result)) };

@@ -64,7 +64,8 @@ export interface TraceGc {
 }
 
 // e.g. "[123:0x55]   4321 ms: Scavenge 12.3 (14.0) -> 11.1 (15.0) MB, 0.52 / 0.00 ms  (average mu ...)"
-const GC_LINE = /ms: (Scavenge|Mark-Compact|Mark-sweep|Mark-Compact \(reduce\)|Minor Mark-Compact)\S* ([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB, ([\d.]+) \/ ([\d.]+) ms/;
+const GC_LINE =
+  /ms: (Scavenge|Mark-Compact|Mark-sweep|Mark-Compact \(reduce\)|Minor Mark-Compact)\S* ([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB, ([\d.]+) \/ ([\d.]+) ms/;
 
 /** Counts what `--trace-gc` printed on a child's stdout while `window()` is open. */
 export function watchTraceGc(child: Child): { open(): void; close(): TraceGc } {

@@ -155,11 +155,13 @@ const SPECS: Spec[] = [
     limit: 20,
     unit: 'KiB',
     read: (s) => at(s, 'perStreamKiBAtTop'),
-    detail: (s) => `at ${at(s, 'topStillOpen')} streams; ${at(s, 'perStreamAfterGcKiBAtTop')} KiB after GC, of which live V8 heap ${at(s, 'heapPerStreamKiBAtTop')} KiB`,
+    detail: (s) =>
+      `at ${at(s, 'topStillOpen')} streams; ${at(s, 'perStreamAfterGcKiBAtTop')} KiB after GC, of which live V8 heap ${at(s, 'heapPerStreamKiBAtTop')} KiB`,
   },
 ];
 
-const fmt = (value: number, unit: Spec['unit']): string => (unit === '×' ? `${round(value).toFixed(2)}×` : `${round(value).toFixed(unit === 'KiB' ? 1 : 3)} ${unit}`);
+const fmt = (value: number, unit: Spec['unit']): string =>
+  unit === '×' ? `${round(value).toFixed(2)}×` : `${round(value).toFixed(unit === 'KiB' ? 1 : 3)} ${unit}`;
 
 function verdict(spec: Spec, value: number): { met: boolean; text: string } {
   const gap = spec.kind === 'min' ? value - spec.limit : spec.limit - value;
@@ -215,7 +217,9 @@ export function numbersTable(scenarios: Scenarios): string {
         `${json(l.stillOpen)}/${json(l.streams)}: ${json(l.perStreamKiB)} KiB/stream (${json(l.perStreamAfterGcKiB)} after GC, heap ${json(l.heapPerStreamKiB)}), ` +
         `/health p50 ${(l.healthMs as { p50: number }).p50} p99 ${(l.healthMs as { p99: number }).p99} ms`,
     );
-    lines.push(`| idle streams | ${escape(perLevel.join('; '))}; /health p99 with none open ${(concurrency.healthBaselineMs as { p99: number }).p99} ms |`);
+    lines.push(
+      `| idle streams | ${escape(perLevel.join('; '))}; /health p99 with none open ${(concurrency.healthBaselineMs as { p99: number }).p99} ms |`,
+    );
   }
   const translation = s('translation');
   if (translation) lines.push(`| translation | ${json(translation)} |`);

@@ -34,8 +34,7 @@ export function sendMessageBody(totalBytes?: number): string {
 
 export type StreamShape = { chunks: number; delayMs: number } | 'idle';
 
-const shapeText = (shape: StreamShape): string =>
-  shape === 'idle' ? 'bench:idle' : `bench:stream:${shape.chunks}:${shape.delayMs}`;
+const shapeText = (shape: StreamShape): string => (shape === 'idle' ? 'bench:idle' : `bench:stream:${shape.chunks}:${shape.delayMs}`);
 
 export const streamBody = (shape: StreamShape): string => v1Envelope('SendStreamingMessage', shapeText(shape));
 

@@ -56,7 +56,11 @@ async function measureRound(ctx: BenchContext, r: number): Promise<Round> {
     const perPath = {} as PerPath<SaturationResult>;
     const cpu = {} as PerPath<CpuSample>;
     for (const path of PATHS) {
-      const run = await metered(ctx, () => saturate(spec(ctx, path, size.body), timings.connections, timings.saturationS), (r) => r.total);
+      const run = await metered(
+        ctx,
+        () => saturate(spec(ctx, path, size.body), timings.connections, timings.saturationS),
+        (r) => r.total,
+      );
       perPath[path] = run.result;
       cpu[path] = run.cpuUs;
     }
@@ -69,7 +73,11 @@ async function measureRound(ctx: BenchContext, r: number): Promise<Round> {
     const perPath = {} as PerPath<FixedRateResult>;
     const cpu = {} as PerPath<CpuSample>;
     for (const path of PATHS) {
-      const run = await metered(ctx, () => fixedRate(spec(ctx, path, SIZES[0].body), rate, timings.fixedRateMs), (r) => r.sent);
+      const run = await metered(
+        ctx,
+        () => fixedRate(spec(ctx, path, SIZES[0].body), rate, timings.fixedRateMs),
+        (r) => r.sent,
+      );
       perPath[path] = run.result;
       cpu[path] = run.cpuUs;
     }
@@ -114,7 +122,11 @@ export async function runBlocking(ctx: BenchContext): Promise<ScenarioResult> {
     Object.fromEntries(
       PATHS.map((p) => [
         p,
-        { mean: med((r) => r.fixedRate[rate]![p].latencyMs.mean), p50: med((r) => r.fixedRate[rate]![p].latencyMs.p50), p99: med((r) => r.fixedRate[rate]![p].latencyMs.p99) },
+        {
+          mean: med((r) => r.fixedRate[rate]![p].latencyMs.mean),
+          p50: med((r) => r.fixedRate[rate]![p].latencyMs.p50),
+          p99: med((r) => r.fixedRate[rate]![p].latencyMs.p99),
+        },
       ]),
     );
   return {
@@ -122,7 +134,9 @@ export async function runBlocking(ctx: BenchContext): Promise<ScenarioResult> {
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     rounds,
     summary: {
-      rps: Object.fromEntries(SIZES.map((size) => [size.name, Object.fromEntries(PATHS.map((p) => [p, med((r) => r.saturation[size.name]![p].rps)]))])),
+      rps: Object.fromEntries(
+        SIZES.map((size) => [size.name, Object.fromEntries(PATHS.map((p) => [p, med((r) => r.saturation[size.name]![p].rps)]))]),
+      ),
       gatewayVsProxy: Object.fromEntries(SIZES.map((size) => [size.name, med((r) => r.ratios[size.name]!.gatewayVsProxy)])),
       gatewayVsDirect: Object.fromEntries(SIZES.map((size) => [size.name, med((r) => r.ratios[size.name]!.gatewayVsDirect)])),
       proxyVsDirect: Object.fromEntries(SIZES.map((size) => [size.name, med((r) => r.ratios[size.name]!.proxyVsDirect)])),
@@ -141,7 +155,9 @@ export async function runBlocking(ctx: BenchContext): Promise<ScenarioResult> {
       /** Paths that saturate below HEADROOM × RATE; direct or proxy here make the latency rows unreliable. */
       shortOfHeadroom: short,
       scheduleLagP99Ms: med((r) => Math.max(...PATHS.map((p) => r.fixedRate[RATE]![p].scheduleLagMs.p99))),
-      cpuUsPerRequest: Object.fromEntries([...SIZES.map((size) => size.name), `@${RATE}`, `@${LIGHT_RATE}`].map((key) => [key, hopCpuSummary(rounds, key)])),
+      cpuUsPerRequest: Object.fromEntries(
+        [...SIZES.map((size) => size.name), `@${RATE}`, `@${LIGHT_RATE}`].map((key) => [key, hopCpuSummary(rounds, key)]),
+      ),
     },
   };
 }

@@ -51,7 +51,11 @@ export async function runFacade(ctx: BenchContext): Promise<ScenarioResult> {
     const perPath = {} as Record<PathName, SaturationResult>;
     const cpu = {} as Record<PathName, CpuSample>;
     for (const path of PATHS) {
-      const run = await metered(ctx, () => saturate(spec(ctx, path), timings.connections, timings.saturationS), (x) => x.total);
+      const run = await metered(
+        ctx,
+        () => saturate(spec(ctx, path), timings.connections, timings.saturationS),
+        (x) => x.total,
+      );
       perPath[path] = run.result;
       cpu[path] = run.cpuUs;
     }

@@ -11,14 +11,7 @@ import type { BenchContext, ScenarioResult } from '../lib/context.js';
 import { metered, type CpuSample } from '../lib/cpu.js';
 import { timedStream, type StreamTiming } from '../lib/sse.js';
 import { median, round, summarize, type Summary } from '../lib/stats.js';
-import {
-  PATHS,
-  V025_STREAM_HEADERS,
-  V1_STREAM_HEADERS,
-  streamBody,
-  v025StreamBody,
-  type StreamShape,
-} from '../lib/targets.js';
+import { PATHS, V025_STREAM_HEADERS, V1_STREAM_HEADERS, streamBody, v025StreamBody, type StreamShape } from '../lib/targets.js';
 import { facadeMissing } from './facade.js';
 
 type LaneName = 'direct' | 'proxy' | 'gateway' | 'facade';
@@ -57,7 +50,11 @@ async function measureLane(lane: Lane, ctx: BenchContext): Promise<LaneRound> {
   for (let i = 0; i < timings.firstEventSamples; i++) firsts.push((await call({ chunks: 1, delayMs: 0 }, false)).firstEventMs);
   const paced = await call({ chunks: timings.perEventChunks, delayMs: 1 }, true);
   if (paced.addedMs.length < timings.perEventChunks * 0.9) errors.push(`paced stream: only ${paced.addedMs.length} stamped events`);
-  const { result: long, cpuUs } = await metered(ctx, () => call({ chunks: timings.longStreamChunks, delayMs: 0 }, false), (t) => t.events);
+  const { result: long, cpuUs } = await metered(
+    ctx,
+    () => call({ chunks: timings.longStreamChunks, delayMs: 0 }, false),
+    (t) => t.events,
+  );
   if (long.events < timings.longStreamChunks) errors.push(`long stream: only ${long.events} events`);
   return {
     firstEventMs: summarize(firsts),
@@ -100,7 +97,12 @@ export async function runStreaming(ctx: BenchContext): Promise<ScenarioResult> {
       rounds.push(byLane);
       ctx.log(
         `  round ${r + 1}: ` +
-          lanes.map((l) => `${l.name} first ${byLane[l.name]!.firstEventMs.p50} ms, +${byLane[l.name]!.perEventAddedMs.p99} ms p99/event, ${Math.round(byLane[l.name]!.eventsPerSecond)} ev/s`).join('; '),
+          lanes
+            .map(
+              (l) =>
+                `${l.name} first ${byLane[l.name]!.firstEventMs.p50} ms, +${byLane[l.name]!.perEventAddedMs.p99} ms p99/event, ${Math.round(byLane[l.name]!.eventsPerSecond)} ev/s`,
+            )
+            .join('; '),
       );
     }
 

@@ -45,12 +45,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   const dispatcher = createUpstreamPool(config);
   const tries: Array<{ path: string; headers: Record<string, string>; foundAt: 'agent-card.json' | 'agent.json' }> = [];
-  if (config.protocol !== '0.2.5') tries.push({ path: AGENT_CARD_JSON_PATH, headers: config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' }, foundAt: 'agent-card.json' });
+  if (config.protocol !== '0.2.5')
+    tries.push({ path: AGENT_CARD_JSON_PATH, headers: config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' }, foundAt: 'agent-card.json' });
   if (config.protocol === 'auto' || config.protocol === '0.2.5') tries.push({ path: AGENT_JSON_PATH, headers: {}, foundAt: 'agent.json' });
   const misses: string[] = [];
   try {
     for (const attempt of tries) {
-      const answer = await getJson(`${url}${attempt.path}`, { dispatcher, headers: { ...headers, ...attempt.headers }, timeoutMs: config['request-timeout-ms'] });
+      const answer = await getJson(`${url}${attempt.path}`, {
+        dispatcher,
+        headers: { ...headers, ...attempt.headers },
+        timeoutMs: config['request-timeout-ms'],
+      });
       const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;
       if (!protocol) {
         misses.push(`${attempt.path}: HTTP ${answer.status}${answer.status === 200 ? ', not an agent card' : ''}`);

@@ -37,13 +37,21 @@ function requiredFields(card: Card): RuleResult {
 function protocolVersion(card: Card): RuleResult {
   return card.protocolVersion === '0.2.5'
     ? pass('protocol-version', 'protocolVersion is 0.2.5')
-    : fail('protocol-version', `protocolVersion is ${JSON.stringify(card.protocolVersion)}`, 'Bailian speaks A2A 0.2.5: serve a 0.2.5 card (the gateway\'s facade does)');
+    : fail(
+        'protocol-version',
+        `protocolVersion is ${JSON.stringify(card.protocolVersion)}`,
+        "Bailian speaks A2A 0.2.5: serve a 0.2.5 card (the gateway's facade does)",
+      );
 }
 
 function httpsUrl(card: Card, options: CardLintOptions): RuleResult {
   const url = typeof card.url === 'string' ? card.url : '';
   if (url.startsWith('https://')) return pass('url-https', `url ${url} is https`);
-  const result = fail('url-https', `url ${JSON.stringify(url)} is not https`, 'Bailian accepts only https: set public-url to the https address (or tls.cert-file/key-file)');
+  const result = fail(
+    'url-https',
+    `url ${JSON.stringify(url)} is not https`,
+    'Bailian accepts only https: set public-url to the https address (or tls.cert-file/key-file)',
+  );
   return options.allowHttp && url.startsWith('http://') ? { ...result, warning: true, detail: `${result.detail} (allowed by --allow-http)` } : result;
 }
 
@@ -51,7 +59,11 @@ function noTrailingSlash(card: Card): RuleResult {
   const url = typeof card.url === 'string' ? card.url : '';
   return url && !url.endsWith('/')
     ? pass('url-no-trailing-slash', 'url does not end with /, so url + "/stream" is a clean path')
-    : fail('url-no-trailing-slash', `url ${JSON.stringify(url)} ends with /`, 'Bailian appends /stream to the url: remove the trailing slash (bailian.base-path without one)');
+    : fail(
+        'url-no-trailing-slash',
+        `url ${JSON.stringify(url)} ends with /`,
+        'Bailian appends /stream to the url: remove the trailing slash (bailian.base-path without one)',
+      );
 }
 
 function textModes(card: Card): RuleResult {
@@ -62,7 +74,11 @@ function textModes(card: Card): RuleResult {
   }
   return problems.length === 0
     ? pass('text-plain-modes', 'input and output modes include text/plain')
-    : fail('text-plain-modes', problems.join('; '), 'Bailian supports only text/plain: list "text/plain" in both defaultInputModes and defaultOutputModes');
+    : fail(
+        'text-plain-modes',
+        problems.join('; '),
+        'Bailian supports only text/plain: list "text/plain" in both defaultInputModes and defaultOutputModes',
+      );
 }
 
 function skills(card: Card): RuleResult {
@@ -87,19 +103,35 @@ function skills(card: Card): RuleResult {
 function streaming(card: Card): RuleResult {
   return isRecord(card.capabilities) && card.capabilities.streaming === true
     ? pass('streaming', 'capabilities.streaming is true')
-    : fail('streaming', 'capabilities.streaming is not true', 'Bailian streams replies: set capabilities.streaming: true and answer message/stream at url + /stream');
+    : fail(
+        'streaming',
+        'capabilities.streaming is not true',
+        'Bailian streams replies: set capabilities.streaming: true and answer message/stream at url + /stream',
+      );
 }
 
 function apiKeyScheme(card: Card, options: CardLintOptions): RuleResult {
-  if (!options.apiKey) return { rule: 'api-key-scheme', ok: true, warning: true, detail: 'skipped: no --api-key given (Bailian then calls without a key)' };
+  if (!options.apiKey)
+    return { rule: 'api-key-scheme', ok: true, warning: true, detail: 'skipped: no --api-key given (Bailian then calls without a key)' };
   const schemes = isRecord(card.securitySchemes) ? card.securitySchemes : {};
   const names = Object.entries(schemes)
-    .filter(([, scheme]) => isRecord(scheme) && scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && scheme.name.toLowerCase() === 'x-api-key')
+    .filter(
+      ([, scheme]) =>
+        isRecord(scheme) &&
+        scheme.type === 'apiKey' &&
+        scheme.in === 'header' &&
+        typeof scheme.name === 'string' &&
+        scheme.name.toLowerCase() === 'x-api-key',
+    )
     .map(([name]) => name);
   const required = Array.isArray(card.security) && card.security.some((entry) => isRecord(entry) && names.some((name) => name in entry));
   return names.length > 0 && required
     ? pass('api-key-scheme', 'an apiKey scheme in the X-API-KEY header is declared and required')
-    : fail('api-key-scheme', names.length ? 'the X-API-KEY scheme is declared but not listed in security' : 'no apiKey scheme with header X-API-KEY', 'declare securitySchemes {type: apiKey, in: header, name: X-API-KEY} and require it (the gateway does when bailian.api-key is set)');
+    : fail(
+        'api-key-scheme',
+        names.length ? 'the X-API-KEY scheme is declared but not listed in security' : 'no apiKey scheme with header X-API-KEY',
+        'declare securitySchemes {type: apiKey, in: header, name: X-API-KEY} and require it (the gateway does when bailian.api-key is set)',
+      );
 }
 
 /** Every card rule, in the order a person fixes them. */

@@ -47,7 +47,14 @@ export async function lintStreamTurn(url: string, options: TurnLintOptions): Pro
   const type = String(response.headers['content-type'] ?? '');
   if (response.statusCode !== 200 || !type.startsWith('text/event-stream')) {
     await response.body.text().catch(() => '');
-    return [{ rule: 'stream-answers', ok: false, detail: `POST ${endpoint} answered HTTP ${response.statusCode} ${type || 'without a content type'}`, fix: 'answer message/stream at the card url + /stream with text/event-stream (the gateway\'s facade does)' }];
+    return [
+      {
+        rule: 'stream-answers',
+        ok: false,
+        detail: `POST ${endpoint} answered HTTP ${response.statusCode} ${type || 'without a content type'}`,
+        fix: "answer message/stream at the card url + /stream with text/event-stream (the gateway's facade does)",
+      },
+    ];
   }
   const results: RuleResult[] = [{ rule: 'stream-answers', ok: true, detail: `POST ${endpoint} streams text/event-stream` }];
   const kinds: string[] = [];
@@ -75,18 +82,33 @@ export async function lintStreamTurn(url: string, options: TurnLintOptions): Pro
   results.push(
     bad.length === 0 && kinds.length > 0
       ? { rule: 'stream-events', ok: true, detail: `${kinds.length} events: ${[...new Set(kinds)].join(', ')}` }
-      : { rule: 'stream-events', ok: false, detail: bad.length ? bad.join('; ') : 'no events', fix: 'every frame must be a JSON-RPC result whose kind is task, status-update or artifact-update (never a bare message)' },
+      : {
+          rule: 'stream-events',
+          ok: false,
+          detail: bad.length ? bad.join('; ') : 'no events',
+          fix: 'every frame must be a JSON-RPC result whose kind is task, status-update or artifact-update (never a bare message)',
+        },
   );
   const state = isRecord(last?.status) ? String(last.status.state) : undefined;
   results.push(
     last?.kind === 'status-update' && last.final === true && state && BAILIAN_STATES.has(state)
       ? { rule: 'stream-final', ok: true, detail: `ends with a final status-update (${state})` }
-      : { rule: 'stream-final', ok: false, detail: `the last event is ${last ? `${String(last.kind)}${last.final === true ? '' : ' without final: true'}${state ? ` (${state})` : ''}` : 'missing'}`, fix: `end the stream with a status-update, final: true, in one of ${[...BAILIAN_STATES].join(', ')}` },
+      : {
+          rule: 'stream-final',
+          ok: false,
+          detail: `the last event is ${last ? `${String(last.kind)}${last.final === true ? '' : ' without final: true'}${state ? ` (${state})` : ''}` : 'missing'}`,
+          fix: `end the stream with a status-update, final: true, in one of ${[...BAILIAN_STATES].join(', ')}`,
+        },
   );
   results.push(
     text.trim() !== ''
       ? { rule: 'stream-text', ok: true, detail: `the reply reaches the user as artifact text (${text.length} characters)` }
-      : { rule: 'stream-text', ok: false, detail: 'no text/plain artifact text in the stream', fix: 'Bailian shows artifacts only, not status messages: send the reply as text parts of artifact-updates (the bailian profile does)' },
+      : {
+          rule: 'stream-text',
+          ok: false,
+          detail: 'no text/plain artifact text in the stream',
+          fix: 'Bailian shows artifacts only, not status messages: send the reply as text parts of artifact-updates (the bailian profile does)',
+        },
   );
   return results;
 }
@@ -106,5 +128,10 @@ export async function lintKeyEnforced(url: string, options: TurnLintOptions): Pr
   }
   return refused
     ? { rule: 'api-key-enforced', ok: true, detail: `a call without X-API-KEY is refused (HTTP ${response.statusCode})` }
-    : { rule: 'api-key-enforced', ok: false, detail: `a call without X-API-KEY was answered (HTTP ${response.statusCode})`, fix: 'require the key on every call (the gateway: bailian.api-key)' };
+    : {
+        rule: 'api-key-enforced',
+        ok: false,
+        detail: `a call without X-API-KEY was answered (HTTP ${response.statusCode})`,
+        fix: 'require the key on every call (the gateway: bailian.api-key)',
+      };
 }

@@ -94,7 +94,12 @@ export async function run(argv: string[]): Promise<number> {
           results.push(...(await lintStreamTurn(base, turn)));
           if (values['api-key']) results.push(await lintKeyEnforced(base, turn));
         } catch (error) {
-          results.push({ rule: 'stream-answers', ok: false, detail: `the test turn at ${base}/stream failed: ${oneLine(error)}`, fix: 'the card url must be reachable from Bailian and answer message/stream at url + /stream' });
+          results.push({
+            rule: 'stream-answers',
+            ok: false,
+            detail: `the test turn at ${base}/stream failed: ${oneLine(error)}`,
+            fix: 'the card url must be reachable from Bailian and answer message/stream at url + /stream',
+          });
         }
       } else {
         results.push({ rule: 'stream-answers', ok: false, detail: 'no usable card url to call', fix: 'set url to the https base address' });

@@ -14,7 +14,11 @@ export function partText(part: Part): string {
 const textOf = (parts: readonly Part[]): string => parts.map(partText).join('');
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
-export const stateName = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+export const stateName = (state: TaskState): string =>
+  state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 
 /** A spinner on stderr while nothing has arrived yet; only on a terminal, so pipes and logs stay clean. */
 export function spinner(stream: NodeJS.WriteStream = process.stderr): { stop(): void } {

@@ -50,7 +50,8 @@ function normalise(value: unknown, node: SchemaNode | undefined, keys: KeyPath, 
 
 function missingVariables(missing: FileContext['missing'], name: string): ConfigError {
   const lines = missing.map(
-    ({ key, variable }) => `  - ${key}: environment variable ${variable} is not set (referenced in ${name}; write \${${variable}:-default} to give a default)`,
+    ({ key, variable }) =>
+      `  - ${key}: environment variable ${variable} is not set (referenced in ${name}; write \${${variable}:-default} to give a default)`,
   );
   return new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
 }

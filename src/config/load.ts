@@ -172,9 +172,10 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
       continue;
     }
     const source = sourceOf(keys);
-    const hint = source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
-      ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
-      : quoteHint(issue);
+    const hint =
+      source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
+        ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
+        : quoteHint(issue);
     lines.push(`${dotted(keys) || '(root)'}: ${issue.message}${source}${hint}`);
   }
   return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
@@ -186,17 +187,23 @@ function adviseOn(config: GatewayConfig): string[] {
   const warnings: string[] = [];
   const publicUrl = config['public-url'];
   if (!publicUrl) {
-    warnings.push("public-url is not set: agent cards will advertise the Host of each request (set it behind a proxy or when registering in Bailian)");
+    warnings.push(
+      'public-url is not set: agent cards will advertise the Host of each request (set it behind a proxy or when registering in Bailian)',
+    );
   } else if (config.bailian.enabled && !publicUrl.startsWith('https:')) {
     warnings.push('public-url is not https while the Bailian facade is enabled: Bailian requires an HTTPS card url');
   }
   const { token, 'basic-username': user, 'api-key': apiKey } = config.auth;
   if (WILDCARD_HOSTS.has(config.host) && !token && !user && !apiKey) {
-    warnings.push(`binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`);
+    warnings.push(
+      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`,
+    );
   }
   const grpcHost = config.grpc.host;
   if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !token && !user && !apiKey) {
-    warnings.push(`binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`);
+    warnings.push(
+      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`,
+    );
   }
   return warnings;
 }
@@ -239,8 +246,8 @@ export function usage(program = 'a2a-bridge'): string {
     '  serve                start the gateway (default)',
     '  check-config         validate the configuration and print it with secrets masked',
     '  call URL TEXT        send a message to an A2A agent (1.0 or 0.2.5) and print the reply',
-    '  card URL             print an agent\'s card',
-    '  lint URL             check a 0.2.5 card and a test turn against Bailian\'s contract',
+    "  card URL             print an agent's card",
+    "  lint URL             check a 0.2.5 card and a test turn against Bailian's contract",
     '  help                 print this help',
     '  version              print the version',
     '',

@@ -88,7 +88,10 @@ export const BailianConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
     /** Where the 0.2.5 facade lives: `/` shares the JSON-RPC endpoint with the 1.0 surface. */
-    'base-path': z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /').default('/'),
+    'base-path': z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /')
+      .default('/'),
     'api-key': z.string().min(1).optional(),
     /** Mapping profile in mappings/profiles (bailian or a2a-0.2.5). */
     profile: z.string().default('bailian'),
@@ -103,7 +106,11 @@ export const BailianConfig = z
     /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
     'render-parts': z.enum(['text', 'native']).optional(),
     /** Largest file shown inline as text; larger ones become a one-line description. */
-    'inline-max-bytes': z.number().int().min(0).default(256 * 1024),
+    'inline-max-bytes': z
+      .number()
+      .int()
+      .min(0)
+      .default(256 * 1024),
     card: z
       .strictObject({
         name: z.string().min(1).optional(),
@@ -169,10 +176,10 @@ export const ServerConfig = z
      */
     'max-connections-per-client': z.number().int().min(0).default(0),
   })
-  .refine(
-    (server) => server['request-timeout-ms'] === 0 || server['headers-timeout-ms'] <= server['request-timeout-ms'],
-    { message: 'headers-timeout-ms must not exceed request-timeout-ms', path: ['headers-timeout-ms'] },
-  )
+  .refine((server) => server['request-timeout-ms'] === 0 || server['headers-timeout-ms'] <= server['request-timeout-ms'], {
+    message: 'headers-timeout-ms must not exceed request-timeout-ms',
+    path: ['headers-timeout-ms'],
+  })
   .prefault({});
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -190,7 +197,10 @@ export const GatewayConfig = z.strictObject({
     .strictObject({
       /** Prometheus text at `path`. */
       enabled: z.boolean().default(true),
-      path: z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /').default('/metrics'),
+      path: z
+        .string()
+        .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /')
+        .default('/metrics'),
       /** A separate port for the scrape (absent: the main port). */
       port: z.number().int().min(0).max(65535).optional(),
       /** A bearer token the scraper must send; absent: open, like the probes. */
@@ -218,7 +228,11 @@ export const GatewayConfig = z.strictObject({
   /** Credentials callers must present on every A2A route (any one configured scheme is enough). */
   auth: Credentials,
   'keepalive-ms': Millis.default(15_000),
-  'max-body-bytes': z.number().int().min(1024).default(8 * 1024 * 1024),
+  'max-body-bytes': z
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   /**
    * Add the 0.3 top-level fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`)
    * to the public 1.0 card, for 0.3 clients that read it; off, the card is a clean 1.0 AgentCard.

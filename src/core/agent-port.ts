@@ -49,14 +49,8 @@ export interface AgentPort {
   listTasks(request: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse>;
   cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task>;
   subscribeToTask(request: SubscribeToTaskRequest, ctx: CallContext): AsyncIterable<StreamResponse>;
-  createTaskPushNotificationConfig(
-    request: CreateTaskPushNotificationConfigRequest,
-    ctx: CallContext,
-  ): Promise<TaskPushNotificationConfig>;
-  getTaskPushNotificationConfig(
-    request: GetTaskPushNotificationConfigRequest,
-    ctx: CallContext,
-  ): Promise<TaskPushNotificationConfig>;
+  createTaskPushNotificationConfig(request: CreateTaskPushNotificationConfigRequest, ctx: CallContext): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, ctx: CallContext): Promise<TaskPushNotificationConfig>;
   listTaskPushNotificationConfigs(
     request: ListTaskPushNotificationConfigsRequest,
     ctx: CallContext,

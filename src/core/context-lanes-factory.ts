@@ -3,7 +3,10 @@ import { createRedisContextLanes, type RedisContextLanesOptions } from './contex
 import { createContextLanes, type ContextLanes } from './context-lanes.js';
 
 /** The lanes the config asks for: shared through Redis with `store: redis`, so replicas keep one turn per context between them. */
-export function createContextLanesFor(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>, logger?: RedisContextLanesOptions['logger']): ContextLanes {
+export function createContextLanesFor(
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>,
+  logger?: RedisContextLanesOptions['logger'],
+): ContextLanes {
   if (config.store !== 'redis') return createContextLanes();
   return createRedisContextLanes({
     url: config['redis-url'],

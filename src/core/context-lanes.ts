@@ -62,9 +62,7 @@ export function createContextLanes(): ContextLanes {
 
 /** -32602 for a message on a context whose previous turn is still running. */
 export function contextBusyError(contextId: string): A2AError {
-  return new A2AError(
-    ErrorCode.InvalidParams,
-    `Context ${contextId} already has a turn in progress; retry when it has finished`,
-    { metadata: { contextId } },
-  );
+  return new A2AError(ErrorCode.InvalidParams, `Context ${contextId} already has a turn in progress; retry when it has finished`, {
+    metadata: { contextId },
+  });
 }

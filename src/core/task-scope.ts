@@ -14,10 +14,7 @@ export function taskScope(registry: TaskRegistry): AssertVisible {
 
 type PushConfigMethods = Pick<
   AgentPort,
-  | 'createTaskPushNotificationConfig'
-  | 'getTaskPushNotificationConfig'
-  | 'listTaskPushNotificationConfigs'
-  | 'deleteTaskPushNotificationConfig'
+  'createTaskPushNotificationConfig' | 'getTaskPushNotificationConfig' | 'listTaskPushNotificationConfigs' | 'deleteTaskPushNotificationConfig'
 >;
 
 /**

@@ -47,12 +47,7 @@ export function createDemoAgentApp(options: DemoAgentOptions = {}): { app: Hono;
   return { app, runtime };
 }
 
-async function handleJsonRpc(
-  body: string,
-  versionHeader: string | undefined,
-  scope: RpcScope,
-  pingIntervalMs: number,
-): Promise<Response> {
+async function handleJsonRpc(body: string, versionHeader: string | undefined, scope: RpcScope, pingIntervalMs: number): Promise<Response> {
   let request: unknown;
   try {
     request = JSON.parse(body);

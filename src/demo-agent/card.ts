@@ -58,8 +58,7 @@ export function buildExtendedDemoCard(baseUrl: string, name = DEMO_AGENT_NAME): 
 function baseCard(jsonRpcUrl: string, name: string, skills: AgentSkill[]): AgentCard {
   return {
     name,
-    description:
-      'Embedded demo A2A 1.0 agent of a2a-bridge: deterministic echo replies that follow the iac-code wire behaviour.',
+    description: 'Embedded demo A2A 1.0 agent of a2a-bridge: deterministic echo replies that follow the iac-code wire behaviour.',
     supportedInterfaces: [{ url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
     provider: { organization: 'a2a-bridge' },
     version: DEMO_AGENT_VERSION,

@@ -16,9 +16,7 @@ export interface RunningDemoAgent {
 }
 
 /** Serve the demo agent over HTTP (127.0.0.1 and a free port by default). */
-export async function startDemoAgent(
-  options: DemoAgentOptions & { host?: string; port?: number } = {},
-): Promise<RunningDemoAgent> {
+export async function startDemoAgent(options: DemoAgentOptions & { host?: string; port?: number } = {}): Promise<RunningDemoAgent> {
   const { host = '127.0.0.1', port = 0, ...agentOptions } = options;
   // The card advertises the bound URL, known only once listening; requests wait for it.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined;

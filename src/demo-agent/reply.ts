@@ -36,9 +36,7 @@ export function demoReply(text: string, turn: number): DemoReply {
   return { chunks, full: chunks.join('') };
 }
 
-export type TurnPlan =
-  | { kind: 'reply'; reply: DemoReply; slow: boolean; usage: TokenUsage; template?: string }
-  | { kind: 'fail'; message: string };
+export type TurnPlan = { kind: 'reply'; reply: DemoReply; slow: boolean; usage: TokenUsage; template?: string } | { kind: 'fail'; message: string };
 
 export interface TokenUsage {
   inputTokens: number;

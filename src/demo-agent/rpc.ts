@@ -40,8 +40,7 @@ const pushNotSupported =
 /** The A2A 1.0 JSON-RPC methods the demo agent serves; anything else is -32601. */
 export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
   SendMessage: async (params, { runtime }) => json(await runtime.sendMessage(parseParams(SendMessageRequest, params))),
-  SendStreamingMessage: (params, { runtime }) =>
-    stream(runtime.startTurn(parseParams(SendMessageRequest, params)).events),
+  SendStreamingMessage: (params, { runtime }) => stream(runtime.startTurn(parseParams(SendMessageRequest, params)).events),
   GetTask: (params, { runtime }) => json(runtime.getTask(parseParams(GetTaskRequest, params))),
   ListTasks: (params, { runtime }) => json(runtime.listTasks(parseParams(ListTasksRequest, params))),
   CancelTask: (params, { runtime }) => json(runtime.cancelTask(parseParams(CancelTaskRequest, params))),

@@ -18,7 +18,13 @@ export function statusEvent(task: Task, sessionId: string | undefined, state: Ta
   const message: Message | undefined =
     options.text === undefined
       ? undefined
-      : { messageId: options.messageId ?? `${taskId}-${taskStateNumber(state)}`, contextId, taskId, role: 'ROLE_AGENT', parts: [{ text: options.text }] };
+      : {
+          messageId: options.messageId ?? `${taskId}-${taskStateNumber(state)}`,
+          contextId,
+          taskId,
+          role: 'ROLE_AGENT',
+          parts: [{ text: options.text }],
+        };
   return {
     statusUpdate: {
       taskId,

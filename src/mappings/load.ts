@@ -90,9 +90,7 @@ function applyLayer(target: MergedTables, layer: Record<string, Record<string, u
 function loadBase(dir: string): MergedTables {
   const tables = Object.fromEntries(TABLE_NAMES.map((name) => [name, {}])) as MergedTables;
   for (const file of BASE_FILES) {
-    const parsed = TableLayer.safeParse(
-      Object.fromEntries(Object.entries(readJson(dir, file) as object).filter(([key]) => !isComment(key))),
-    );
+    const parsed = TableLayer.safeParse(Object.fromEntries(Object.entries(readJson(dir, file) as object).filter(([key]) => !isComment(key))));
     if (!parsed.success) fail(`mappings/${file}`, 'every top-level key must be a table of entries');
     applyLayer(tables, parsed.data, `mappings/${file}`, file);
   }

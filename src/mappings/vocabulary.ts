@@ -38,7 +38,13 @@ export type V025PartSource = (typeof V025_PART_SOURCES)[number];
 export type V025PartKind = 'text' | 'file' | 'data';
 
 /** Table values may be written as numbers or numeric strings (YAML/env configs often stringify). */
-const IntegerValue = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+const IntegerValue = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
 
 export const V025ErrorCodeValue = IntegerValue.refine(isV025ErrorCode, {
   message: 'not a code a 0.2.5 peer accepts (a defined code or -32000..-32099)',
@@ -47,15 +53,4 @@ export const V1ErrorCodeValue = IntegerValue.refine((code) => V1_ERROR_CODES.inc
   message: `not an A2A 1.0 error code (${V1_ERROR_CODES.join(', ')})`,
 });
 
-export {
-  TASK_STATES,
-  TaskState,
-  Role,
-  V025_TASK_STATES,
-  V025TaskState,
-  V025_METHODS,
-  V025Method,
-  V025_ROLES,
-  V025Role,
-  V025_ERROR_CODES,
-};
+export { TASK_STATES, TaskState, Role, V025_TASK_STATES, V025TaskState, V025_METHODS, V025Method, V025_ROLES, V025Role, V025_ERROR_CODES };

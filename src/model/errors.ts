@@ -121,11 +121,9 @@ export class A2AError extends Error {
     });
   }
   static versionNotSupported(version: string): A2AError {
-    return new A2AError(
-      ErrorCode.VersionNotSupported,
-      `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`,
-      { metadata: { version } },
-    );
+    return new A2AError(ErrorCode.VersionNotSupported, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, {
+      metadata: { version },
+    });
   }
 }
 

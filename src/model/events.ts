@@ -23,10 +23,7 @@ export type TaskArtifactUpdateEvent = z.infer<typeof TaskArtifactUpdateEvent>;
 
 /** The four stream wrappers of A2A 1.0 (proto oneof): exactly one key is set. */
 export type StreamResponse =
-  | { task: Task }
-  | { message: Message }
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent };
+  { task: Task } | { message: Message } | { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent };
 
 export const StreamResponse: z.ZodType<StreamResponse> = z.union([
   z.object({ task: Task }),
@@ -37,10 +34,7 @@ export const StreamResponse: z.ZodType<StreamResponse> = z.union([
 
 /** SendMessage result: a task or a direct message, wrapped. */
 export type SendMessageResponse = { task: Task } | { message: Message };
-export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([
-  z.object({ task: Task }),
-  z.object({ message: Message }),
-]);
+export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([z.object({ task: Task }), z.object({ message: Message })]);
 
 /** taskId and contextId of any stream event, for routing and bookkeeping. */
 export function eventTaskRef(event: StreamResponse): { taskId?: string; contextId?: string } {

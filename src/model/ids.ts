@@ -3,9 +3,7 @@ import { z } from 'zod';
 /** iac-code's protocol id rule: task, context and push-config ids. */
 export const PROTOCOL_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-export const ProtocolId = z
-  .string()
-  .regex(PROTOCOL_ID_PATTERN, 'must be 1-128 characters of letters, digits, _ . : -');
+export const ProtocolId = z.string().regex(PROTOCOL_ID_PATTERN, 'must be 1-128 characters of letters, digits, _ . : -');
 
 export function isProtocolId(value: unknown): value is string {
   return typeof value === 'string' && PROTOCOL_ID_PATTERN.test(value);

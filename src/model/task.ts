@@ -16,20 +16,14 @@ export const TASK_STATES = [
 export const TaskState = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskState>;
 
-const TERMINAL: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-]);
+const TERMINAL: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 
 export const isTerminalState = (state: TaskState): boolean => TERMINAL.has(state);
 export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED.has(state);
 /** A turn is over: a blocking call returns and a stream closes (a2a-sdk closes on INPUT_REQUIRED, not AUTH_REQUIRED). */
 export const endsTurn = (state: TaskState): boolean => TERMINAL.has(state) || state === 'TASK_STATE_INPUT_REQUIRED';
-export const isActiveState = (state: TaskState): boolean =>
-  state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
+export const isActiveState = (state: TaskState): boolean => state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
 
 export const TaskStatus = z.looseObject({
   state: TaskState,

@@ -45,4 +45,3 @@ export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => vo
   );
   return new Response(relayed, res);
 }
-

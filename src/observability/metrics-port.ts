@@ -14,7 +14,6 @@ function kindOf(event: StreamResponse): (typeof KIND)[keyof typeof KIND] {
   return KIND.artifactUpdate;
 }
 
-
 /** Counts the events a caller's stream carries and the task states it reaches (once per change). */
 export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
   async function* counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncGenerator<StreamResponse> {

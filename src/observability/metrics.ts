@@ -19,7 +19,8 @@ const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 /** A surface label: one of the known surfaces, else `other`. */
 export const surfaceLabel = (surface: string | undefined): string => (surface && SURFACES.has(surface) ? surface : 'other');
 /** A method label: a 1.0 or 0.2.5 method name, else `other` (a caller's made-up method must not become a series). */
-export const methodLabel = (method: string | undefined): string => (method && (isV1Method(method) || V025.has(method)) ? method : method ? 'other' : '');
+export const methodLabel = (method: string | undefined): string =>
+  method && (isV1Method(method) || V025.has(method)) ? method : method ? 'other' : '';
 /** An A2A/JSON-RPC error code label; anything outside the JSON-RPC range is `other`. */
 export const errorCodeLabel = (code: number | undefined): string =>
   code === undefined ? '' : Number.isInteger(code) && code >= -32768 && code <= -32000 ? String(code) : 'other';
@@ -58,14 +59,24 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const openStreams = new Gauge({ name: 'a2a_bridge_open_streams', help: 'SSE streams open now, by surface', labelNames: ['surface'] as const, registers });
+  const openStreams = new Gauge({
+    name: 'a2a_bridge_open_streams',
+    help: 'SSE streams open now, by surface',
+    labelNames: ['surface'] as const,
+    registers,
+  });
   const streamEvents = new Counter({
     name: 'a2a_bridge_stream_events_total',
-    help: 'Task events handed to callers\' streams, by surface and kind (task, message, status-update, artifact-update)',
+    help: "Task events handed to callers' streams, by surface and kind (task, message, status-update, artifact-update)",
     labelNames: ['surface', 'kind'] as const,
     registers,
   });
-  const taskStates = new Counter({ name: 'a2a_bridge_task_states_total', help: 'Task state changes seen by callers, by state reached', labelNames: ['state'] as const, registers });
+  const taskStates = new Counter({
+    name: 'a2a_bridge_task_states_total',
+    help: 'Task state changes seen by callers, by state reached',
+    labelNames: ['state'] as const,
+    registers,
+  });
   const upstreamCalls = new Counter({
     name: 'a2a_bridge_upstream_requests_total',
     help: 'Calls to the upstream agent, by method and outcome',
@@ -79,7 +90,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const cardRefresh = new Counter({ name: 'a2a_bridge_card_refresh_total', help: 'Upstream agent card reads, by outcome (success or failure)', labelNames: ['outcome'] as const, registers });
+  const cardRefresh = new Counter({
+    name: 'a2a_bridge_card_refresh_total',
+    help: 'Upstream agent card reads, by outcome (success or failure)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const cardVerification = new Counter({
     name: 'a2a_bridge_card_verification_total',
     help: "Checks of the upstream card's signature (upstream.card-verification), by outcome and the reason a card did not verify",
@@ -157,7 +173,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     },
     /** `reason` comes from the verifier's fixed set (unsigned, unknown-key, signature-mismatch, …). */
     cardVerification(valid: boolean, reason?: string): void {
-      cardVerification.inc({ outcome: valid ? 'verified' : 'not-verified', reason: valid ? '' : /^[a-z-]{1,40}$/.test(reason ?? '') ? reason : 'other' });
+      cardVerification.inc({
+        outcome: valid ? 'verified' : 'not-verified',
+        reason: valid ? '' : /^[a-z-]{1,40}$/.test(reason ?? '') ? reason : 'other',
+      });
     },
     pushDelivery(outcome: string): void {
       pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });

@@ -18,7 +18,6 @@ function failed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: a2a.message });
 }
 
-
 /**
  * One CLIENT span per upstream call, child of the request's span; the call runs in the span's context,
  * so the `traceparent` the upstream receives names this span. A stream's span covers every pull.

@@ -6,10 +6,7 @@ import { payloadVersionOf, presentConfig, withPayloadVersion } from './payload.j
 
 export type PushConfigMethods = Pick<
   AgentPort,
-  | 'createTaskPushNotificationConfig'
-  | 'getTaskPushNotificationConfig'
-  | 'listTaskPushNotificationConfigs'
-  | 'deleteTaskPushNotificationConfig'
+  'createTaskPushNotificationConfig' | 'getTaskPushNotificationConfig' | 'listTaskPushNotificationConfigs' | 'deleteTaskPushNotificationConfig'
 >;
 
 export interface PushConfigMethodsDeps {

@@ -3,13 +3,7 @@ import { Client, errors } from 'undici';
 import { A2AError } from '../model/index.js';
 import { safeHeaders } from './headers.js';
 import type { DeliveryResult, PushHandler, PushJob } from './queue/types.js';
-import {
-  CallbackResolutionError,
-  resolveAndPin,
-  validateCallbackUrl,
-  type LookupFunction,
-  type PinnedAddress,
-} from './url-policy.js';
+import { CallbackResolutionError, resolveAndPin, validateCallbackUrl, type LookupFunction, type PinnedAddress } from './url-policy.js';
 
 export interface DeliverOptions {
   allowPrivate: boolean;

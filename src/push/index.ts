@@ -75,10 +75,7 @@ export function createPushKeyRing(config: GatewayConfig, logger: PushLogger = si
 }
 
 /** The config store `store` selects; the Redis connection stays the caller's. */
-export function createPushConfigStore(
-  config: GatewayConfig,
-  options: { keyRing: KeyRing; redis?: Redis },
-): PushConfigStore {
+export function createPushConfigStore(config: GatewayConfig, options: { keyRing: KeyRing; redis?: Redis }): PushConfigStore {
   const common = {
     keyRing: options.keyRing,
     maxConfigsPerTask: config['push-max-configs-per-task'],

@@ -80,9 +80,7 @@ export function validateCallbackUrl(raw: string, options: CallbackPolicyOptions)
   }
   // Userinfo would be stored and logged in clear; credentials belong in `authentication`.
   if (url.username !== '' || url.password !== '') {
-    throw A2AError.invalidParams('A2A push callback URL must not contain credentials', [
-      { field: 'url', description: 'credentials in URL' },
-    ]);
+    throw A2AError.invalidParams('A2A push callback URL must not contain credentials', [{ field: 'url', description: 'credentials in URL' }]);
   }
   const host = callbackHost(url);
   if (host === '') throw A2AError.invalidParams(MESSAGE_SCHEME, [{ field: 'url', description: 'missing host' }]);

@@ -4,19 +4,21 @@ import type { KeySource } from './upstream-keys.js';
 
 /** Why a card did not verify; the names follow iac-code's verifier where they overlap. */
 export type VerificationFailure =
-  | 'unsigned'
-  | 'malformed-signature'
-  | 'unsupported-algorithm'
-  | 'unknown-key'
-  | 'key-source-unavailable'
-  | 'signature-mismatch';
+  'unsigned' | 'malformed-signature' | 'unsupported-algorithm' | 'unknown-key' | 'key-source-unavailable' | 'signature-mismatch';
 
 export type VerificationResult = { valid: true; kid?: string; alg: string } | { valid: false; reason: VerificationFailure };
 
 /** Algorithms a card signature may use; `none` and anything unlisted are refused before a key is looked up. */
 const ALGORITHMS = new Set(['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'PS256', 'HS256', 'HS384', 'HS512']);
 // A worse failure hides a milder one when several signatures fail: a mismatch says more than a missing key.
-const RANK: VerificationFailure[] = ['unsigned', 'malformed-signature', 'unsupported-algorithm', 'unknown-key', 'key-source-unavailable', 'signature-mismatch'];
+const RANK: VerificationFailure[] = [
+  'unsigned',
+  'malformed-signature',
+  'unsupported-algorithm',
+  'unknown-key',
+  'key-source-unavailable',
+  'signature-mismatch',
+];
 const DIALECTS: PayloadDialect[] = ['jcs', 'python'];
 
 interface SignatureEntry {

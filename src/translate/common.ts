@@ -23,5 +23,4 @@ export function joinText(parts: readonly { text?: unknown }[] | undefined): stri
   return text;
 }
 
-export const hasTextPart = (parts: readonly { text?: unknown }[] | undefined): boolean =>
-  (parts ?? []).some((part) => typeof part.text === 'string');
+export const hasTextPart = (parts: readonly { text?: unknown }[] | undefined): boolean => (parts ?? []).some((part) => typeof part.text === 'string');

@@ -1,11 +1,6 @@
 import { endsTurn, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../model/index.js';
 import type { MappingProfile } from '../mappings/index.js';
-import {
-  isV025FinalState,
-  type V025StreamEvent,
-  type V025TaskArtifactUpdateEvent,
-  type V025TaskStatusUpdateEvent,
-} from '../protocol/v025/index.js';
+import { isV025FinalState, type V025StreamEvent, type V025TaskArtifactUpdateEvent, type V025TaskStatusUpdateEvent } from '../protocol/v025/index.js';
 import { defined } from './common.js';
 import { messageToV025, messageToV1 } from './messages.js';
 import { artifactToV025, artifactToV1, statusToV025, statusToV1, taskToV025, taskToV1, type ToV025Options } from './tasks.js';
@@ -82,11 +77,7 @@ export function streamEventToV1(event: V025StreamEvent, profile: MappingProfile)
  * One 1.0 StreamResponse → a 0.2.5 stream result, event by event (push webhooks, plain relays).
  * The Bailian stream shape (the reply as one artifact of text chunks) is the facade's reply reducer's job (src/surfaces/v025/reply).
  */
-export function streamResponseToV025(
-  event: StreamResponse,
-  profile: MappingProfile,
-  options: StatusUpdateToV025Options = {},
-): V025StreamEvent {
+export function streamResponseToV025(event: StreamResponse, profile: MappingProfile, options: StatusUpdateToV025Options = {}): V025StreamEvent {
   if ('task' in event) return taskToV025(event.task, profile, options);
   if ('message' in event) return messageToV025(event.message, profile);
   if ('statusUpdate' in event) return statusUpdateToV025(event.statusUpdate, profile, options);

@@ -10,22 +10,14 @@ import { taskToV025, taskToV1, type TaskToV025Options } from './tasks.js';
  * 0.2.5 message/send result (bare, told apart by kind) → 1.0 `{task}` | `{message}`. 1.0 requires a
  * contextId on server messages: a missing one becomes `options.contextId` or a new UUID.
  */
-export function sendResultToV1(
-  result: V025SendMessageResult,
-  profile: MappingProfile,
-  options: { contextId?: string } = {},
-): SendMessageResponse {
+export function sendResultToV1(result: V025SendMessageResult, profile: MappingProfile, options: { contextId?: string } = {}): SendMessageResponse {
   if (result.kind === 'task') return { task: taskToV1(result, profile) };
   const message = messageToV1(result, profile);
   return { message: { ...message, contextId: message.contextId || options.contextId || randomUUID() } };
 }
 
 /** 1.0 SendMessage result → bare 0.2.5 Task | Message (plain spec shape; the facade's message/send folds its reply reducer instead). */
-export function sendResponseToV025(
-  response: SendMessageResponse,
-  profile: MappingProfile,
-  options: TaskToV025Options = {},
-): V025SendMessageResult {
+export function sendResponseToV025(response: SendMessageResponse, profile: MappingProfile, options: TaskToV025Options = {}): V025SendMessageResult {
   return 'task' in response ? taskToV025(response.task, profile, options) : messageToV025(response.message, profile);
 }
 

@@ -31,8 +31,7 @@ import * as req from './requests.js';
 import { deleteResultToV1, pushConfigListToV1, sendResultToV1 } from './results.js';
 import { taskToV1 } from './tasks.js';
 
-const isMethodOf = <K extends string>(table: Readonly<Partial<Record<K, unknown>>>, method: string): method is K =>
-  Object.hasOwn(table, method);
+const isMethodOf = <K extends string>(table: Readonly<Partial<Record<K, unknown>>>, method: string): method is K => Object.hasOwn(table, method);
 
 /**
  * A 0.2.5 JSON-RPC call → the 1.0 method and params. The method goes through the profile's table;

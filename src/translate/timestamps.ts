@@ -2,8 +2,7 @@
  * Loose ISO 8601 as 0.2.5 producers write it: date, optional time with optional fraction, optional
  * zone. A space instead of `T` and a comma before the fraction are tolerated.
  */
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
  * RFC 3339 UTC with `Z`, as A2A 1.0 requires (S100 §5.6.1): a naive time is taken as UTC, an offset

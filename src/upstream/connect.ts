@@ -101,7 +101,10 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
     } catch (error) {
       // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
       const reason = error instanceof Error ? error.message : String(error);
-      logger[failures++ === 0 ? 'warn' : 'debug']({ upstream: baseUrl, err: reason }, 'upstream protocol could not be detected; retrying on next use');
+      logger[failures++ === 0 ? 'warn' : 'debug'](
+        { upstream: baseUrl, err: reason },
+        'upstream protocol could not be detected; retrying on next use',
+      );
       throw error;
     }
     logger.info({ upstream: baseUrl, protocol, binding, configured: config.protocol }, 'upstream protocol');

@@ -53,7 +53,9 @@ export function legacyInterfaces(card: Record<string, unknown>): Array<{ url: st
   const more = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter(isRecord) : [];
   return [
     ...main,
-    ...more.filter((entry) => typeof entry.url === 'string').map((entry) => ({ url: entry.url as string, transport: transportName(entry.transport) })),
+    ...more
+      .filter((entry) => typeof entry.url === 'string')
+      .map((entry) => ({ url: entry.url as string, transport: transportName(entry.transport) })),
   ];
 }
 
@@ -86,11 +88,7 @@ export function classifyV1Binding(card: unknown, config: UpstreamConfig): Upstre
  * its card: `agent-card.json` asked for with `A2A-Version: 1.0` (a 1.0 server with 0.3 compat
  * serves its 1.0 card then), else `agent.json` (0.2.5). Throws when neither card can be read.
  */
-export async function detectUpstreamProtocol(
-  baseUrl: string,
-  config: UpstreamConfig,
-  options: DetectOptions = {},
-): Promise<UpstreamProtocol> {
+export async function detectUpstreamProtocol(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<UpstreamProtocol> {
   if (config.protocol !== 'auto') return config.protocol;
   return (await detectUpstream(baseUrl, config, options)).protocol;
 }
@@ -113,8 +111,7 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     timeoutMs: config['request-timeout-ms'],
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  const get = (path: string, headers: Record<string, string>) =>
-    getJson(`${base}${path}`, { ...fetchOptions, headers: { ...auth, ...headers } });
+  const get = (path: string, headers: Record<string, string>) => getJson(`${base}${path}`, { ...fetchOptions, headers: { ...auth, ...headers } });
   const detected = (protocol: UpstreamProtocol, card: unknown): DetectedUpstream => ({
     protocol,
     binding: protocol === '0.3' ? classifyBinding(card) : protocol === '1.0' ? classifyV1Binding(card, config) : 'JSONRPC',

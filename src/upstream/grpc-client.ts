@@ -140,7 +140,13 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     return metadata;
   }
 
-  async function unary<T>(name: GrpcMethodName, params: unknown, schema: z.ZodType<T>, ctx: CallContext, isWellFormed?: (value: unknown) => value is T): Promise<T> {
+  async function unary<T>(
+    name: GrpcMethodName,
+    params: unknown,
+    schema: z.ZodType<T>,
+    ctx: CallContext,
+    isWellFormed?: (value: unknown) => value is T,
+  ): Promise<T> {
     const client = await ready(ctx.signal);
     const method = GRPC_METHODS[name];
     const ms = config['request-timeout-ms'];
@@ -215,8 +221,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     subscribeToTask: (req, ctx) => stream('subscribeToTask', req, ctx),
     createTaskPushNotificationConfig: (req, ctx) => unary('createTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
     getTaskPushNotificationConfig: (req, ctx) => unary('getTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    listTaskPushNotificationConfigs: (req, ctx) =>
-      unary('listTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
+    listTaskPushNotificationConfigs: (req, ctx) => unary('listTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
     async deleteTaskPushNotificationConfig(req, ctx) {
       await unary('deleteTaskPushNotificationConfig', req, EmptyAnswer, ctx);
     },

@@ -20,8 +20,7 @@ const CODE_BY_STATUS: Partial<Record<status, Code>> = {
   [status.UNIMPLEMENTED]: ErrorCode.UnsupportedOperation,
 };
 
-const isServiceError = (error: unknown): error is ServiceError =>
-  error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
+const isServiceError = (error: unknown): error is ServiceError => error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 
 /** The ErrorInfo of a status's `grpc-status-details-bin`, when it has one that decodes. */
 function errorInfoOf(error: ServiceError): { reason: string; metadata: Record<string, string> } | undefined {

@@ -58,10 +58,7 @@ export function credentialSecrets(creds: Credentials): string[] {
  * Tells the call which extensions the upstream activated, from its response header: `A2A-Extensions`
  * (1.0) or `X-A2A-Extensions` (0.2.5/0.3), whichever the agent sent.
  */
-export function reportActivatedExtensions(
-  ctx: Pick<CallContext, 'onActivatedExtensions'>,
-  headers: Dispatcher.ResponseData['headers'],
-): void {
+export function reportActivatedExtensions(ctx: Pick<CallContext, 'onActivatedExtensions'>, headers: Dispatcher.ResponseData['headers']): void {
   if (!ctx.onActivatedExtensions) return;
   const raw = headers['a2a-extensions'] ?? headers['x-a2a-extensions'];
   const uris = parseExtensionUris(Array.isArray(raw) ? raw.join(',') : raw);

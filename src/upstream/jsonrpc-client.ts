@@ -81,7 +81,6 @@ type Envelope = Record<string, unknown>;
 let lastRequestId = 0;
 const nextRequestId = (): string => `a2a-bridge-${++lastRequestId}`;
 
-
 function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
 }
@@ -163,11 +162,7 @@ export function validateResult<T>(schema: z.ZodType<T>, value: unknown, what: st
  * One unary JSON-RPC call: the validated result, or an A2AError. `isWellFormed`, a hand-written
  * check that accepts only what `resultSchema` accepts unchanged, spares the common answer zod.
  */
-export async function callJsonRpc<T>(
-  call: JsonRpcCall,
-  resultSchema: z.ZodType<T>,
-  isWellFormed?: (result: unknown) => result is T,
-): Promise<T> {
+export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<T>, isWellFormed?: (result: unknown) => result is T): Promise<T> {
   const id = nextRequestId();
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;

@@ -112,9 +112,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
 
     sendMessage: async (req, ctx) => (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse,
     async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
-      const translator = createV025ToV1StreamTranslator(
-        req.message.contextId ? { profile, contextId: req.message.contextId } : { profile },
-      );
+      const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
       yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
     },
     getTask: async (req, ctx) => (await call('GetTask', req, ctx)) as Task,
@@ -130,10 +128,8 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
         getTask: async () => parseV025Response(V025Task, await rawCall('GetTask', { id: req.id }, ctx), 'task'),
         resubscribe: () => results('SubscribeToTask', req, ctx),
       }),
-    createTaskPushNotificationConfig: async (req, ctx) =>
-      (await call('CreateTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
-    getTaskPushNotificationConfig: async (req, ctx) =>
-      (await call('GetTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
+    createTaskPushNotificationConfig: async (req, ctx) => (await call('CreateTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
+    getTaskPushNotificationConfig: async (req, ctx) => (await call('GetTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,
     listTaskPushNotificationConfigs: async (req, ctx) =>
       (await call('ListTaskPushNotificationConfigs', req, ctx)) as ListTaskPushNotificationConfigsResponse,
     async deleteTaskPushNotificationConfig(req, ctx) {

@@ -57,7 +57,6 @@ export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
 const enc = encodeURIComponent;
 const taskNotFound = (taskId: string) => () => A2AError.taskNotFound(taskId);
 
-
 /** What a repeated snapshot would tell a subscriber that the first one did not. */
 const progressOf = (task: Task): string => JSON.stringify([task.status, task.artifacts ?? []]);
 
@@ -88,13 +87,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     return `${current() ?? baseUrl}${path}`;
   }
 
-  async function restCall(
-    method: RestCall['method'],
-    path: string,
-    ctx: CallContext,
-    notFound: () => A2AError,
-    body?: unknown,
-  ): Promise<RestCall> {
+  async function restCall(method: RestCall['method'], path: string, ctx: CallContext, notFound: () => A2AError, body?: unknown): Promise<RestCall> {
     const url = await route(path, ctx);
     const errors = { secrets: transport.secrets, profile, notFound };
     return { transport, method, url, ctx, errors, ...(body === undefined ? {} : { body }) };

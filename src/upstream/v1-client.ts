@@ -149,15 +149,12 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     listTasks: (req, ctx) => call('ListTasks', req, ListTasksResponse, ctx),
     cancelTask: (req, ctx) => call('CancelTask', req, Task, ctx, isWellFormedTask),
     subscribeToTask: (req, ctx) => stream('SubscribeToTask', req, ctx),
-    createTaskPushNotificationConfig: (req, ctx) =>
-      call('CreateTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
+    createTaskPushNotificationConfig: (req, ctx) => call('CreateTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
     getTaskPushNotificationConfig: (req, ctx) => call('GetTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    listTaskPushNotificationConfigs: (req, ctx) =>
-      call('ListTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
+    listTaskPushNotificationConfigs: (req, ctx) => call('ListTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
     async deleteTaskPushNotificationConfig(req, ctx) {
       await call('DeleteTaskPushNotificationConfig', req, EmptyResult, ctx);
     },
     getExtendedAgentCard: (ctx) => call('GetExtendedAgentCard', {}, AgentCard, ctx),
   };
 }
-

@@ -9,10 +9,7 @@ let guarded: RunningGateway;
 beforeAll(async () => {
   const quiet = createLogger('silent');
   open = await startGateway(defaultConfig({ port: 0 }), quiet);
-  guarded = await startGateway(
-    defaultConfig({ port: 0, auth: { token: 'gw-token' }, bailian: { 'api-key': 'bl-key' } }),
-    quiet,
-  );
+  guarded = await startGateway(defaultConfig({ port: 0, auth: { token: 'gw-token' }, bailian: { 'api-key': 'bl-key' } }), quiet);
 });
 afterAll(async () => {
   await open?.close();
@@ -97,7 +94,10 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   it('--json prints one 1.0 stream event per line and nothing else', async () => {
     const run = await cli(['call', open.url, 'raw', '--json']);
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events.length).toBeGreaterThan(3);
     for (const event of events) expect(Object.keys(event)).toHaveLength(1);
     expect(Object.keys(events[0]!)[0]).toBe('task');

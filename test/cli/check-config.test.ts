@@ -34,7 +34,11 @@ afterAll(async () => {
 
 describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
   it('prints the effective config of file + env + flags with every secret masked, exit 0', async () => {
-    const run = await cli(['check-config', '--config', 'gw.yml', '--port', '9100'], { UP_TOKEN: 'upstream-secret', A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_LOG_LEVEL: 'debug' }, dir);
+    const run = await cli(
+      ['check-config', '--config', 'gw.yml', '--port', '9100'],
+      { UP_TOKEN: 'upstream-secret', A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_LOG_LEVEL: 'debug' },
+      dir,
+    );
     expect(run.code).toBe(0);
     const printed = YAML.parse(run.stdout) as Record<string, any>;
     expect(printed.port).toBe(9100);

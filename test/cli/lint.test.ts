@@ -21,7 +21,10 @@ const goodCard = () => ({
   security: [{ key: [] }],
 });
 
-const failing = (card: unknown, apiKey = true) => lintCard(card, { apiKey }).filter((r) => !r.ok && !r.warning).map((r) => r.rule);
+const failing = (card: unknown, apiKey = true) =>
+  lintCard(card, { apiKey })
+    .filter((r) => !r.ok && !r.warning)
+    .map((r) => r.rule);
 
 describe('lintCard: a card built to break each rule fails exactly that rule, with a fix', () => {
   it('the good card passes every rule', () => {
@@ -67,8 +70,12 @@ beforeAll(async () => {
       return;
     }
     res.setHeader('content-type', 'text/event-stream');
-    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: '1', result: { kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: 'hi' }] } })}\n\n`);
-    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: '1', result: { kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'working' }, final: false } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: '1', result: { kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: 'hi' }] } })}\n\n`,
+    );
+    res.end(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: '1', result: { kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'working' }, final: false } })}\n\n`,
+    );
   });
   await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
   brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;

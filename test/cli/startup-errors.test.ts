@@ -35,7 +35,12 @@ function expectPlainFailure(run: Run): string[] {
 
 describe.concurrent('start-up errors: exit 2, one readable line per problem', { timeout: 60_000 }, () => {
   it('a bad bailian.mappings entry names the table and key, without a stack or module path', async () => {
-    const run = await serveWith({ 'mappings.yml': 'bailian:\n  mappings:\n    states-to-v025:\n      TASK_STATE_BOGUS: working\n' }, ['--config', 'mappings.yml', '--port', '0']);
+    const run = await serveWith({ 'mappings.yml': 'bailian:\n  mappings:\n    states-to-v025:\n      TASK_STATE_BOGUS: working\n' }, [
+      '--config',
+      'mappings.yml',
+      '--port',
+      '0',
+    ]);
     const lines = expectPlainFailure(run);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^a2a-bridge: cannot start: bailian\.mappings .*states-to-v025\.TASK_STATE_BOGUS: unknown key/);
@@ -49,7 +54,9 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
     try {
       const run = await serveWith({}, ['--port', String(port)]);
       const lines = expectPlainFailure(run);
-      expect(lines).toEqual([`a2a-bridge: cannot start: port ${port} on 127.0.0.1 is already in use (stop the other process or pick another --port)`]);
+      expect(lines).toEqual([
+        `a2a-bridge: cannot start: port ${port} on 127.0.0.1 is already in use (stop the other process or pick another --port)`,
+      ]);
       expect(run.stdout).not.toContain('embedded demo agent');
       expect(run.stdout).not.toContain('upstream');
     } finally {
@@ -63,7 +70,9 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
     const port = (taken.address() as { port: number }).port;
     try {
       const lines = expectPlainFailure(await serveWith({}, ['--port', '0'], { A2A_BRIDGE_GRPC__PORT: String(port) }));
-      expect(lines).toEqual([`a2a-bridge: cannot start: port ${port} on 127.0.0.1 is already in use (stop the other process or pick another grpc.port)`]);
+      expect(lines).toEqual([
+        `a2a-bridge: cannot start: port ${port} on 127.0.0.1 is already in use (stop the other process or pick another grpc.port)`,
+      ]);
     } finally {
       taken.close();
     }
@@ -89,7 +98,9 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
 
   it('a number where a string is expected says to quote it', async () => {
     const lines = expectPlainFailure(await serveWith({ 'number.yml': 'bailian:\n  api-key: 123\n' }, ['--config', 'number.yml']));
-    expect(lines.join('\n')).toMatch(/bailian\.api-key: .*expected string, received number \(from number\.yml\) — YAML read it as a number: quote it/);
+    expect(lines.join('\n')).toMatch(
+      /bailian\.api-key: .*expected string, received number \(from number\.yml\) — YAML read it as a number: quote it/,
+    );
     expect(lines.join('\n')).not.toContain('123');
   });
 

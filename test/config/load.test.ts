@@ -151,7 +151,9 @@ describe('environment variable mapping and coercion', () => {
 describe('YAML file', () => {
   it('expands ${VAR} and ${VAR:-default}, coercing expanded values', async () => {
     const file = await yamlFile(
-      ['port: ${GW_PORT}', 'host: ${GW_HOST:-0.0.0.0}', 'bailian:', '  api-key: "${BAILIAN_API_KEY}"', 'auth:', '  token: pre-$${LITERAL}'].join('\n'),
+      ['port: ${GW_PORT}', 'host: ${GW_HOST:-0.0.0.0}', 'bailian:', '  api-key: "${BAILIAN_API_KEY}"', 'auth:', '  token: pre-$${LITERAL}'].join(
+        '\n',
+      ),
     );
     const { config } = await load(['--config', file], { GW_PORT: '9100', BAILIAN_API_KEY: 'bk' });
     expect(config.port).toBe(9100);
@@ -169,7 +171,16 @@ describe('YAML file', () => {
 
   it('accepts underscores in keys but keeps record keys verbatim', async () => {
     const file = await yamlFile(
-      ['public_url: https://gw.example.com', 'upstream:', '  connect_timeout_ms: 1000', 'bailian:', '  base_path: /bailian', '  mappings:', '    states_to_v025:', '      TASK_STATE_INPUT_REQUIRED: completed'].join('\n'),
+      [
+        'public_url: https://gw.example.com',
+        'upstream:',
+        '  connect_timeout_ms: 1000',
+        'bailian:',
+        '  base_path: /bailian',
+        '  mappings:',
+        '    states_to_v025:',
+        '      TASK_STATE_INPUT_REQUIRED: completed',
+      ].join('\n'),
     );
     const { config } = await load(['--config', file]);
     expect(config['public-url']).toBe('https://gw.example.com');

@@ -69,7 +69,10 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
   });
 
   it("the upstream's own answers to bad queries come back as they are", async () => {
-    expect(await getJson(`${gateway.url}/iac-code/pipeline/state`, AUTH)).toMatchObject({ status: 400, body: { error: 'contextId or taskId is required' } });
+    expect(await getJson(`${gateway.url}/iac-code/pipeline/state`, AUTH)).toMatchObject({
+      status: 400,
+      body: { error: 'contextId or taskId is required' },
+    });
     expect(await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=x&afterSequence=-1`, AUTH)).toMatchObject({
       status: 400,
       body: { error: 'afterSequence must be a non-negative integer' },

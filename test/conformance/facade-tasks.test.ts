@@ -17,8 +17,9 @@ import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../support/sd
 import { openStream, rpc, startFacadeGateway } from '../facade/support.js';
 
 let counter = 0;
-const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `conf-${++counter}`, parts: [{ kind: 'text', text }], ...extra } });
+const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `conf-${++counter}`, parts: [{ kind: 'text', text }], ...extra },
+});
 
 /** What a person reads in a history: who said what. */
 const said = (history: any[] | undefined): string[] =>

@@ -13,7 +13,18 @@ import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import { ErrorCode } from '../../src/model/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { TRANSPORTS, StreamReader, asTask, connect, outline, payloadRef, rejectionOf, sendRequest, wireCode, type Payload } from '../e2e/sdk-client.js';
+import {
+  TRANSPORTS,
+  StreamReader,
+  asTask,
+  connect,
+  outline,
+  payloadRef,
+  rejectionOf,
+  sendRequest,
+  wireCode,
+  type Payload,
+} from '../e2e/sdk-client.js';
 import { UPSTREAMS } from '../e2e/upstreams.js';
 
 const TERMINAL = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED];
@@ -92,24 +103,27 @@ describe.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $
   });
 
   if (upstream.endState === TaskState.TASK_STATE_INPUT_REQUIRED) {
-    it.each(TRANSPORTS)('the registry says input-required, but another client started the next turn at the agent: followed (%s)', async (transport) => {
-      const { client } = await connect(gateway.url, transport);
-      const first = asTask(await client.sendMessage(sendRequest('first turn, through the gateway')));
-      expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      const direct = await connect(gateway.upstreamUrl!, transport);
-      const next = returningAtOnce(`${upstream.slowPrefix} second turn, around the gateway`);
-      next.message = { ...next.message!, taskId: first.id, contextId: first.contextId };
-      await direct.client.sendMessage(next);
-      const follower = new StreamReader(client.resubscribeTask({ tenant: '', id: first.id }));
-      try {
-        const snapshot = await follower.expectNext();
-        expect(snapshot.$case).toBe('task');
-        expect(payloadRef(snapshot).taskId).toBe(first.id);
-        expect((await follower.rest()).map(outline).at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_INPUT_REQUIRED}`);
-      } finally {
-        await follower.close();
-      }
-    });
+    it.each(TRANSPORTS)(
+      'the registry says input-required, but another client started the next turn at the agent: followed (%s)',
+      async (transport) => {
+        const { client } = await connect(gateway.url, transport);
+        const first = asTask(await client.sendMessage(sendRequest('first turn, through the gateway')));
+        expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+        const direct = await connect(gateway.upstreamUrl!, transport);
+        const next = returningAtOnce(`${upstream.slowPrefix} second turn, around the gateway`);
+        next.message = { ...next.message!, taskId: first.id, contextId: first.contextId };
+        await direct.client.sendMessage(next);
+        const follower = new StreamReader(client.resubscribeTask({ tenant: '', id: first.id }));
+        try {
+          const snapshot = await follower.expectNext();
+          expect(snapshot.$case).toBe('task');
+          expect(payloadRef(snapshot).taskId).toBe(first.id);
+          expect((await follower.rest()).map(outline).at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_INPUT_REQUIRED}`);
+        } finally {
+          await follower.close();
+        }
+      },
+    );
   }
 });
 

@@ -130,7 +130,9 @@ describe.each(UPSTREAMS)('1.0 surface conformance → $name', (upstream) => {
             code: 415,
             status: 'INVALID_ARGUMENT',
             message: expect.stringContaining('Content type not supported'),
-            details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: {} }],
+            details: [
+              { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: {} },
+            ],
           },
         });
       }
@@ -146,7 +148,9 @@ describe.each(UPSTREAMS)('1.0 surface conformance → $name', (upstream) => {
       const rpc = await post(`${gateway.url}/`, rpcBody('SendMessage', params), JSON_V1);
       expect(rpc.json.error).toBeUndefined();
       const taskId = rpc.json.result.task.id;
-      expect(rpc.json.result.task.status.state).toBe(upstream.endState === TaskState.TASK_STATE_COMPLETED ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_INPUT_REQUIRED');
+      expect(rpc.json.result.task.status.state).toBe(
+        upstream.endState === TaskState.TASK_STATE_COMPLETED ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_INPUT_REQUIRED',
+      );
 
       const rest = await post(`${gateway.url}/message:send`, JSON.stringify({ ...params, message: messageWithUnknownFields() }), JSON_V1);
       expect(rest.status).toBe(200);
@@ -204,7 +208,9 @@ describe('the card of a gateway with auth and push on', () => {
   it('advertises its schemes and still validates', async () => {
     const gateway = await UPSTREAMS[1]!.startGateway({ auth: { token: 'tok-1', 'api-key': 'key-1' }, 'push-notifications': true });
     try {
-      const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers: { authorization: 'Bearer tok-1' } }).then((response) => response.json());
+      const card: any = await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers: { authorization: 'Bearer tok-1' } }).then((response) =>
+        response.json(),
+      );
       expect(Object.keys(card.securitySchemes).length).toBe(2);
       expect(card.capabilities.pushNotifications).toBe(true);
       expect(schemaProblems(card)).toEqual([]);

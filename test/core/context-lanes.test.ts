@@ -127,9 +127,7 @@ describe('redis context lanes: leases', () => {
       expect(await replica.tryAcquire('K')).toBeUndefined();
 
       let taken: Awaited<ReturnType<ContextLanes['tryAcquire']>>;
-      await expect
-        .poll(async () => (taken ??= await replica.tryAcquire('K', 'T2')), { timeout: 3_000, interval: 50 })
-        .toBeDefined();
+      await expect.poll(async () => (taken ??= await replica.tryAcquire('K', 'T2')), { timeout: 3_000, interval: 50 }).toBeDefined();
       expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(250);
 
       await stale!.release();

@@ -30,7 +30,10 @@ function replicas(...upstreams: StubUpstream[]) {
   return upstreams.map((upstream) => {
     const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
     const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 });
-    closers.push(() => registry.close(), () => lanes.close());
+    closers.push(
+      () => registry.close(),
+      () => lanes.close(),
+    );
     return createGateway(upstream, { registry, lanes, upstreamName: 'up' });
   });
 }
@@ -81,7 +84,10 @@ describe('gateway replicas sharing Redis lanes', () => {
   it("lets a permission answer reach B while A's paused turn holds the lane", async () => {
     const turn = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
     const answer = new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
-    const [a, b] = replicas(stubUpstream({ sendStreamingMessage: () => turn.stream() }), stubUpstream({ sendStreamingMessage: () => answer.stream() }));
+    const [a, b] = replicas(
+      stubUpstream({ sendStreamingMessage: () => turn.stream() }),
+      stubUpstream({ sendStreamingMessage: () => answer.stream() }),
+    );
     const stream = a!.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
     await stream.next();
     await stream.next(); // the permission prompt: INPUT_REQUIRED while A's stream stays open

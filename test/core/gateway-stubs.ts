@@ -46,9 +46,17 @@ export type StubUpstream = AgentPort & { calls: string[] };
 export function stubUpstream(overrides: Partial<AgentPort>): StubUpstream {
   const calls: string[] = [];
   const methods = [
-    'sendMessage', 'sendStreamingMessage', 'getTask', 'listTasks', 'cancelTask', 'subscribeToTask',
-    'createTaskPushNotificationConfig', 'getTaskPushNotificationConfig', 'listTaskPushNotificationConfigs',
-    'deleteTaskPushNotificationConfig', 'getExtendedAgentCard',
+    'sendMessage',
+    'sendStreamingMessage',
+    'getTask',
+    'listTasks',
+    'cancelTask',
+    'subscribeToTask',
+    'createTaskPushNotificationConfig',
+    'getTaskPushNotificationConfig',
+    'listTaskPushNotificationConfigs',
+    'deleteTaskPushNotificationConfig',
+    'getExtendedAgentCard',
   ] as const;
   const port: Record<string, unknown> = { calls };
   for (const name of methods) {

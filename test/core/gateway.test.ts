@@ -175,7 +175,10 @@ describe('gateway: per-principal scoping', () => {
       gateway.getTask({ id: 'T' }, BOB),
       gateway.cancelTask({ id: 'T' }, BOB),
       gateway.sendMessage({ message: userMessage({ taskId: 'T' }) }, BOB),
-      gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T' }) }, BOB)[Symbol.asyncIterator]().next(),
+      gateway
+        .sendStreamingMessage({ message: userMessage({ taskId: 'T' }) }, BOB)
+        [Symbol.asyncIterator]()
+        .next(),
       gateway.subscribeToTask({ id: 'T' }, BOB)[Symbol.asyncIterator]().next(),
       gateway.createTaskPushNotificationConfig({ taskId: 'T', url: 'https://example.com/hook' }, BOB),
       gateway.getTaskPushNotificationConfig({ taskId: 'T', id: 'p' }, BOB),
@@ -207,7 +210,11 @@ describe('gateway: task queries', () => {
     const error = await rejection(gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next());
     expect([error.code, error.message]).toEqual([-32001, 'Task T is not active']);
     expect(upstream.calls).not.toContain('subscribeToTask');
-    await gateway.subscribeToTask({ id: 'DONE' }, ALICE)[Symbol.asyncIterator]().next().catch(() => undefined);
+    await gateway
+      .subscribeToTask({ id: 'DONE' }, ALICE)
+      [Symbol.asyncIterator]()
+      .next()
+      .catch(() => undefined);
     expect(upstream.calls).toContain('subscribeToTask');
   });
 });

@@ -31,7 +31,11 @@ export function taskOf(id: string, options: { contextId?: string; state?: TaskSt
   return task;
 }
 
-const status = (taskId: string, state: TaskState, extra: { message?: Message; timestamp?: string; metadata?: Record<string, unknown> } = {}): StreamResponse => ({
+const status = (
+  taskId: string,
+  state: TaskState,
+  extra: { message?: Message; timestamp?: string; metadata?: Record<string, unknown> } = {},
+): StreamResponse => ({
   statusUpdate: {
     taskId,
     contextId: 'ctx-1',
@@ -92,7 +96,10 @@ export function registryContract(name: string, factory: RegistryFactory): void {
     it('moves the previous status message into history and merges metadata, like the SDK', async () => {
       const registry = await open();
       await registry.apply({ task: taskOf('t1', { history: [{ messageId: 'u1', role: 'ROLE_USER', parts: [{ text: 'make vpc' }] }] }) }, ALICE);
-      await registry.apply(status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', 'Hello '), metadata: { iac_code: { a: 1 }, other: true } }), ALICE);
+      await registry.apply(
+        status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', 'Hello '), metadata: { iac_code: { a: 1 }, other: true } }),
+        ALICE,
+      );
       await registry.apply(status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', 'world.'), metadata: { iac_code: { b: 2 } } }), ALICE);
       const last = await registry.apply(status('t1', 'TASK_STATE_INPUT_REQUIRED', { timestamp: '2026-01-01T00:00:00Z' }), ALICE);
       const texts = (last?.history ?? []).map((message) => message.parts[0]?.text);
@@ -112,7 +119,13 @@ export function registryContract(name: string, factory: RegistryFactory): void {
       const registry = await open();
       await registry.apply({ task: taskOf('t1') }, ALICE);
       const artifact = (parts: string[], append?: boolean, artifactId = 'a1'): StreamResponse => ({
-        artifactUpdate: { taskId: 't1', contextId: 'ctx-1', artifact: { artifactId, parts: parts.map((text) => ({ text })) }, ...(append === undefined ? {} : { append }), lastChunk: false },
+        artifactUpdate: {
+          taskId: 't1',
+          contextId: 'ctx-1',
+          artifact: { artifactId, parts: parts.map((text) => ({ text })) },
+          ...(append === undefined ? {} : { append }),
+          lastChunk: false,
+        },
       });
       await registry.apply(artifact(['one']), ALICE);
       await registry.apply(artifact(['two'], true), ALICE);
@@ -144,8 +157,17 @@ export function registryContract(name: string, factory: RegistryFactory): void {
 
     it('lists with filters, order, history trimming and artifacts only on request', async () => {
       const registry = await open();
-      await registry.put({ ...taskOf('a', { timestamp: '2026-01-01T00:00:01Z', state: 'TASK_STATE_COMPLETED' }), artifacts: [{ artifactId: 'x', parts: [{ text: 'x' }] }] }, ALICE);
-      await registry.put(taskOf('b', { timestamp: '2026-01-01T00:00:03Z', contextId: 'ctx-2', history: [agentMessage('b', '1', 'b1'), agentMessage('b', '2', 'b2')] }), ALICE);
+      await registry.put(
+        {
+          ...taskOf('a', { timestamp: '2026-01-01T00:00:01Z', state: 'TASK_STATE_COMPLETED' }),
+          artifacts: [{ artifactId: 'x', parts: [{ text: 'x' }] }],
+        },
+        ALICE,
+      );
+      await registry.put(
+        taskOf('b', { timestamp: '2026-01-01T00:00:03Z', contextId: 'ctx-2', history: [agentMessage('b', '1', 'b1'), agentMessage('b', '2', 'b2')] }),
+        ALICE,
+      );
       await registry.put(taskOf('c', { timestamp: '2026-01-01T00:00:03Z' }), ALICE);
       await registry.put(taskOf('d'), ALICE);
       await registry.put(taskOf('e', { timestamp: '2026-01-01T00:00:02.500001Z' }), ALICE);

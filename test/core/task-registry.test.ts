@@ -113,7 +113,10 @@ describe('redis registry: keys that expire with their task', () => {
 
       registry.expireWithTasks(`${prefix}linked:`);
       registry.expireWithTasks(`${prefix}linked:`);
-      await registry.apply({ statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } }, { owner: 'o', upstream: 'u' });
+      await registry.apply(
+        { statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } },
+        { owner: 'o', upstream: 'u' },
+      );
       expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
       expect(await probe.pttl(`${prefix}linked:U`)).toBe(-1);
 

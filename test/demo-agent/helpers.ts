@@ -11,12 +11,7 @@ export interface RpcReply {
   jsonrpc: string;
 }
 
-export async function rpc(
-  url: string,
-  method: string,
-  params: unknown,
-  headers: Record<string, string> = V1,
-): Promise<RpcReply> {
+export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = V1): Promise<RpcReply> {
   const response = await fetch(`${url}/`, {
     method: 'POST',
     headers,

@@ -7,7 +7,13 @@ import { loadConfig } from '../../src/config/load.js';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string) => readFile(path.join(root, file), 'utf8');
-const env = { IAC_CODE_A2A_TOKEN: 't', GATEWAY_TOKEN: 'g', BAILIAN_API_KEY: 'b', REDIS_URL: 'redis://redis:6379', PUBLIC_URL: 'https://agents.example.com' };
+const env = {
+  IAC_CODE_A2A_TOKEN: 't',
+  GATEWAY_TOKEN: 'g',
+  BAILIAN_API_KEY: 'b',
+  REDIS_URL: 'redis://redis:6379',
+  PUBLIC_URL: 'https://agents.example.com',
+};
 
 describe('deploy/', () => {
   it('the Dockerfile has no syntax line (air-gapped builders), takes a corporate CA and uses the CLI as entrypoint', async () => {

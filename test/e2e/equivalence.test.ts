@@ -69,16 +69,11 @@ describe.each(UPSTREAMS)('the same client straight at the $name and through the 
     const both = <T>(scenario: (client: Client) => Promise<T>) => Promise.all([scenario(direct), scenario(bridged)]);
     /** The direct client's error as the bridged client's binding renders it (they differ when the agent lacks that binding). */
     const asBridged = (error: WireError): WireError =>
-      direct.transport.protocolName === transport || error.code === undefined
-        ? error
-        : { ...error, code: wireCode(transport, error.code) };
+      direct.transport.protocolName === transport || error.code === undefined ? error : { ...error, code: wireCode(transport, error.code) };
 
     beforeAll(async () => {
       if (!gateway.upstreamUrl) throw new Error('this upstream case does not expose its URL');
-      [{ client: direct }, { client: bridged }] = await Promise.all([
-        connect(gateway.upstreamUrl, transport),
-        connect(gateway.url, transport),
-      ]);
+      [{ client: direct }, { client: bridged }] = await Promise.all([connect(gateway.upstreamUrl, transport), connect(gateway.url, transport)]);
       // The demo agent offers JSON-RPC only, so its direct client falls back to it; the gateway offers both.
       expect(bridged.transport.protocolName).toBe(transport);
     });

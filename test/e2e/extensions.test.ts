@@ -21,7 +21,12 @@ let agent: RunningSdkV1Agent;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  agent = await startSdkV1Agent({ extensions: [{ uri: TRACING, description: 'traces' }, { uri: REQUIRED, required: true }] });
+  agent = await startSdkV1Agent({
+    extensions: [
+      { uri: TRACING, description: 'traces' },
+      { uri: REQUIRED, required: true },
+    ],
+  });
   gateway = await startTestGateway({
     upstream: { url: agent.url },
     extensions: [{ uri: GATEWAY_OWN, description: 'the gateway audits calls', params: { level: 2 } }],

@@ -3,16 +3,7 @@
  * transport preferred and every HTTP request it makes recorded, plus builders for its protobuf-shaped
  * requests and readers for what it returns.
  */
-import {
-  Role,
-  TaskState,
-  type ListTasksRequest,
-  type Message,
-  type Part,
-  type SendMessageRequest,
-  type StreamResponse,
-  type Task,
-} from 'a2a-sdk-1';
+import { Role, TaskState, type ListTasksRequest, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from 'a2a-sdk-1';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -148,8 +139,7 @@ export function listRequest(overrides: Partial<ListTasksRequest> = {}): ListTask
 // ---------------------------------------------------------------------------------------------------
 // Results
 
-const partsText = (parts: Part[]): string =>
-  parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+const partsText = (parts: Part[]): string => parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
 
 /** The text of a message's text parts, joined. */
 export const textOf = (message: Message | undefined): string => partsText(message?.parts ?? []);

@@ -63,7 +63,9 @@ function expectBailianStream(frames: SseFrame[], requestId: string, reply: strin
   expect(events.at(-2)).toBe(chunks.at(-1));
   expect(joinedArtifact(events, textId)).toBe(reply);
   // Bailian shows every artifact's text: no other artifact may repeat the reply.
-  const otherIds = new Set(events.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId !== textId).map((event) => event.artifact.artifactId));
+  const otherIds = new Set(
+    events.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId !== textId).map((event) => event.artifact.artifactId),
+  );
   for (const id of otherIds) expect(joinedArtifact(events, id)).not.toBe(reply);
   for (const event of events.slice(1)) expect([event.taskId, event.contextId]).toEqual([first.id, first.contextId]);
   return events;
@@ -90,19 +92,29 @@ describe('Bailian against the facade at base path /', () => {
   });
 
   it('streams a turn at url + "/stream" in the documented order, then continues the context (turn 2)', async () => {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: '今天会下雨吗？' }) }, {
-      id: 'request-1',
-      headers: withKey,
-    });
+    const stream = await openStream(
+      `${gateway.url}/stream`,
+      'message/stream',
+      { message: userMessage({ text: '今天会下雨吗？' }) },
+      {
+        id: 'request-1',
+        headers: withKey,
+      },
+    );
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const first = expectBailianStream(await stream.rest(), 'request-1', demoReply('今天会下雨吗？', 1).full);
     const contextId = first[0].contextId;
 
-    const followUp = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'and tomorrow?', contextId }) }, {
-      id: 'request-2',
-      headers: withKey,
-    });
+    const followUp = await openStream(
+      `${gateway.url}/stream`,
+      'message/stream',
+      { message: userMessage({ text: 'and tomorrow?', contextId }) },
+      {
+        id: 'request-2',
+        headers: withKey,
+      },
+    );
     const second = expectBailianStream(await followUp.rest(), 'request-2', demoReply('and tomorrow?', 2).full);
     expect(second[0].contextId).toBe(contextId);
   });
@@ -146,12 +158,22 @@ describe('Bailian against the facade at base path /bailian', () => {
   });
 
   it('streams at /bailian/stream, sends at /bailian, and keeps the key', async () => {
-    const stream = await openStream(`${gateway.url}/bailian/stream`, 'message/stream', { message: userMessage({ text: 'ping' }) }, {
-      id: 'r-7',
-      headers: { 'X-API-KEY': API_KEY },
-    });
+    const stream = await openStream(
+      `${gateway.url}/bailian/stream`,
+      'message/stream',
+      { message: userMessage({ text: 'ping' }) },
+      {
+        id: 'r-7',
+        headers: { 'X-API-KEY': API_KEY },
+      },
+    );
     expectBailianStream(await stream.rest(), 'r-7', demoReply('ping', 1).full);
-    const send = await rpc(`${gateway.url}/bailian`, 'message/send', { message: userMessage({ text: 'pong' }) }, { headers: { 'X-API-KEY': API_KEY } });
+    const send = await rpc(
+      `${gateway.url}/bailian`,
+      'message/send',
+      { message: userMessage({ text: 'pong' }) },
+      { headers: { 'X-API-KEY': API_KEY } },
+    );
     expect(send.body.result.status.state).toBe('completed');
     expect((await rpc(`${gateway.url}/bailian`, 'message/send', { message: userMessage() })).status).toBe(401);
   });

@@ -16,8 +16,9 @@ import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../support/sd
 import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, userMessage } from './support.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const params = (text: string, ids: { taskId?: string; contextId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${randomUUID()}`, parts: [{ kind: 'text', text }], ...ids } });
+const params = (text: string, ids: { taskId?: string; contextId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${randomUUID()}`, parts: [{ kind: 'text', text }], ...ids },
+});
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
   const events: any[] = [];
@@ -29,7 +30,13 @@ const stores = [
   { name: 'memory', config: (_prefix: string, dir: string) => ({ 'push-notifications': true, 'persistence-dir': dir }) },
   {
     name: 'redis',
-    config: (prefix: string, dir: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix, 'push-notifications': true, 'persistence-dir': dir }),
+    config: (prefix: string, dir: string) => ({
+      store: 'redis',
+      'redis-url': REDIS_URL,
+      'redis-prefix': prefix,
+      'push-notifications': true,
+      'persistence-dir': dir,
+    }),
   },
 ];
 
@@ -47,7 +54,7 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('send, follow up, get and stream: the client\'s id every time', async () => {
+  it("send, follow up, get and stream: the client's id every time", async () => {
     const taskId = `test-task-${randomUUID()}`;
     const first: any = await client.sendMessage(params('one', { taskId }));
     expect(first.error).toBeUndefined();
@@ -77,7 +84,7 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
     expect(got.body.result.id).toBe(taskId);
   });
 
-  it('push configs are set and read under the client\'s id', async () => {
+  it("push configs are set and read under the client's id", async () => {
     const taskId = `test-task-${randomUUID()}`;
     await client.sendMessage(params('push me', { taskId }));
     const pushNotificationConfig = { id: 'hook-1', url: 'https://hooks.example.com/a2a', token: 'tok' };
@@ -136,7 +143,7 @@ describe('client-chosen ids in front of a real a2a-js 1.x server (a2a-0.2.5 prof
     await agent.close();
   });
 
-  it('the task answers under the client\'s id; cancel of the finished task is -32002 under that id', async () => {
+  it("the task answers under the client's id; cancel of the finished task is -32002 under that id", async () => {
     const taskId = `test-task-${randomUUID()}`;
     const sent: any = await client.sendMessage(params('hello', { taskId }));
     expect(sent.result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });

@@ -88,17 +88,21 @@ describe('device commands reach the last artifact', () => {
   });
 
   it('send (an upstream that does not stream): the task replayed as one reply artifact carrying the commands', async () => {
-    const { call } = compose({
-      sendMessage: async () => ({
-        task: {
-          id: 'task-1',
-          contextId: 'ctx-1',
-          status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Done.' }] } },
-          artifacts: [{ artifactId: 'A', parts: [{ text: 'log' }] }],
-          metadata: { bailian: { commands: [FLASH] } },
-        },
-      }),
-    }, {}, NOT_STREAMING);
+    const { call } = compose(
+      {
+        sendMessage: async () => ({
+          task: {
+            id: 'task-1',
+            contextId: 'ctx-1',
+            status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Done.' }] } },
+            artifacts: [{ artifactId: 'A', parts: [{ text: 'log' }] }],
+            metadata: { bailian: { commands: [FLASH] } },
+          },
+        }),
+      },
+      {},
+      NOT_STREAMING,
+    );
     const { body } = await call('message/send', { message: userMessage({ text: 'flash' }) });
     expect(body.result.artifacts).toEqual([
       { artifactId: expect.any(String), parts: [{ kind: 'text', text: 'log\nDone.' }], metadata: { commands: [FLASH] } },
@@ -110,7 +114,11 @@ describe('what the port is called with', () => {
   it('the 0.2.5 principal of the key and surface v025 with a key; the extensions header is passed on', async () => {
     const { port, call } = compose({}, { bailian: { 'api-key': API_KEY } });
     await call('tasks/get', { id: 'task-1' }, { headers: { 'X-API-KEY': API_KEY, 'X-A2A-Extensions': 'urn:a, urn:b' } });
-    expect(port.last().ctx).toMatchObject({ principal: principalOf('a2a-0.2.5', 'api-key', API_KEY), surface: 'v025', extensions: ['urn:a', 'urn:b'] });
+    expect(port.last().ctx).toMatchObject({
+      principal: principalOf('a2a-0.2.5', 'api-key', API_KEY),
+      surface: 'v025',
+      extensions: ['urn:a', 'urn:b'],
+    });
   });
 
   it("the facade's anonymous principal without a key, and the 1.0 surface's auth does not apply to the facade", async () => {
@@ -127,11 +135,20 @@ describe('what the port is called with', () => {
   });
 
   it('a direct Message reply is a completed one-artifact task for bailian', async () => {
-    const { call } = compose({
-      sendMessage: async () => ({ message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'ctx-9', parts: [{ text: 'Hi!' }] } }),
-    }, {}, NOT_STREAMING);
+    const { call } = compose(
+      {
+        sendMessage: async () => ({ message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'ctx-9', parts: [{ text: 'Hi!' }] } }),
+      },
+      {},
+      NOT_STREAMING,
+    );
     const { body } = await call('message/send', { message: userMessage() });
-    expect(body.result).toMatchObject({ kind: 'task', contextId: 'ctx-9', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Hi!' }] }] });
+    expect(body.result).toMatchObject({
+      kind: 'task',
+      contextId: 'ctx-9',
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ kind: 'text', text: 'Hi!' }] }],
+    });
   });
 });
 
@@ -144,7 +161,13 @@ describe('push configs (push-notifications: true)', () => {
       taskId: 'task-1',
       pushNotificationConfig: { id: 'hook-1', url: 'https://hooks.example.com/a', token: 't', authentication: { schemes: ['Bearer'] } },
     });
-    expect(port.last().request).toEqual({ taskId: 'task-1', id: 'hook-1', url: 'https://hooks.example.com/a', token: 't', authentication: { scheme: 'Bearer' } });
+    expect(port.last().request).toEqual({
+      taskId: 'task-1',
+      id: 'hook-1',
+      url: 'https://hooks.example.com/a',
+      token: 't',
+      authentication: { scheme: 'Bearer' },
+    });
     expect(set.body.result).toEqual({
       taskId: 'task-1',
       pushNotificationConfig: { id: 'hook-1', url: 'https://hooks.example.com/a', token: 't', authentication: { schemes: ['Bearer'] } },

@@ -36,7 +36,7 @@ describe('follow-ups on a context (createContinuations)', () => {
     expect((await continuations.begin(request({ contextId: undefined }), '')).request.message.taskId).toBeUndefined();
   });
 
-  it('a message naming a known task continues it: that task is the turn\'s previous state', async () => {
+  it("a message naming a known task continues it: that task is the turn's previous state", async () => {
     const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
     expect((await continuations.begin(request({ taskId: 'task-7' }), '')).previous?.id).toBe('task-7');
     expect((await continuations.begin(request({ taskId: 'task-7', contextId: undefined }), '')).previous?.id).toBe('task-7');

@@ -24,8 +24,9 @@ import {
 } from '../support/sdk-v1-scripted-agents.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
 
-const params = (text: string): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } });
+const params = (text: string): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+});
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
   const events: any[] = [];
@@ -145,7 +146,10 @@ describe('a plain 0.2.5 caller in front of the same agents (a2a-0.2.5 profile: n
   it('ask: the question ends the turn in input-required, and is read once', async () => {
     const events = await collect(client.sendMessageStream(params('ask')));
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
-    const all = events.flatMap((event) => [...(event.artifact?.parts ?? []), ...(event.status?.message?.parts ?? [])]).map((part: any) => part.text ?? '').join('');
+    const all = events
+      .flatMap((event) => [...(event.artifact?.parts ?? []), ...(event.status?.message?.parts ?? [])])
+      .map((part: any) => part.text ?? '')
+      .join('');
     expect(occurrences(all, ASK_QUESTION)).toBe(1);
     expect(occurrences(all, ASK_ARTIFACT[1] ?? '')).toBe(1);
   });

@@ -73,7 +73,10 @@ describe('facade → iac-code with the artifact folder shared', () => {
       'a tampered file (its sha256 does not match)',
       () => {
         const dir = folder();
-        return { artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), written: Buffer.from(TEMPLATE.replace('demo', 'evil')), dir }, dir };
+        return {
+          artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), written: Buffer.from(TEMPLATE.replace('demo', 'evil')), dir },
+          dir,
+        };
       },
       LINE(Buffer.byteLength(TEMPLATE)),
     ],
@@ -124,7 +127,9 @@ describe('1.0 clients with upstream.inline-artifacts', () => {
   });
 
   const fileOf = (payloads: Payload[]) =>
-    payloads.flatMap((payload) => (payload.$case === 'artifactUpdate' ? (payload.value.artifact?.parts ?? []) : [])).find((part) => part.filename === 'main.tf');
+    payloads
+      .flatMap((payload) => (payload.$case === 'artifactUpdate' ? (payload.value.artifact?.parts ?? []) : []))
+      .find((part) => part.filename === 'main.tf');
 
   it('on: the a2a-js 1.x client receives the template as raw bytes', async () => {
     gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir, 'inline-artifacts': true } });

@@ -23,7 +23,9 @@ describe('facade → iac-code asking for permission', () => {
   let fake: FakeIacCode;
   let gateway: RunningGateway;
   beforeAll(async () => {
-    fake = await startFakeIacCode({ script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true } });
+    fake = await startFakeIacCode({
+      script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
+    });
     gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
   });
   afterAll(async () => {
@@ -46,7 +48,17 @@ describe('facade → iac-code asking for permission', () => {
     expect(sentText(answer.body.result)).toBe(`main.tf\n\`\`\`hcl\n${TEMPLATE}\`\`\`\n${AFTER.join('')}`);
     const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
     expect(sent.params.message.parts).toEqual([
-      { data: { schemaVersion: 1, kind: 'permission', requestTaskId: sent.params.message.taskId, inputId: expect.stringMatching(/^permission-/), toolUseId: 'tu-1', decision: 'allow_once' }, mediaType: 'application/json' },
+      {
+        data: {
+          schemaVersion: 1,
+          kind: 'permission',
+          requestTaskId: sent.params.message.taskId,
+          inputId: expect.stringMatching(/^permission-/),
+          toolUseId: 'tu-1',
+          decision: 'allow_once',
+        },
+        mediaType: 'application/json',
+      },
     ]);
   });
 

@@ -19,8 +19,9 @@ const UPSTREAM_TOKEN = 'upstream-token-42';
 const rawFetch = globalThis.fetch;
 const withKey = { 'content-type': 'application/json', 'X-API-KEY': API_KEY };
 
-const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } });
+const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
+});
 
 const rpcBody = (id: string, method: string, body: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, method, params: body });
 
@@ -171,7 +172,11 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
   it('without the right key: 401 {"error":"Unauthorized"} and nothing reaches the agent', async () => {
     const before = proxy.exchanges.length;
     for (const headers of [{}, { 'X-API-KEY': 'wrong' }, { authorization: `Bearer ${API_KEY}` }] as Record<string, string>[]) {
-      for (const [path, method] of [['/', 'message/send'], ['/stream', 'message/stream'], ['/', 'tasks/get']]) {
+      for (const [path, method] of [
+        ['/', 'message/send'],
+        ['/stream', 'message/stream'],
+        ['/', 'tasks/get'],
+      ]) {
         const response = await rawFetch(`${gateway.url}${path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...headers },
@@ -211,7 +216,11 @@ describe('relay card without a key, with operator overrides', () => {
       expect(card.securitySchemes).toBeUndefined();
       expect(card.supportsAuthenticatedExtendedCard).toBeUndefined();
       // No key: calls pass without one.
-      const sent = await rawFetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody('n-1', 'message/send', { message: userMessage({ text: 'open' }) }) });
+      const sent = await rawFetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: rpcBody('n-1', 'message/send', { message: userMessage({ text: 'open' }) }),
+      });
       expect(artifactText(((await sent.json()) as any).result.artifacts[0])).toBe(v025Reply('open', 1).full);
     } finally {
       await gateway.close();
@@ -226,7 +235,11 @@ describe('an agent that is down when the gateway starts', () => {
     const gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
     const agent = await startSdkV025Agent();
     try {
-      const down = await rawFetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody('d-1', 'message/send', { message: userMessage() }) });
+      const down = await rawFetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: rpcBody('d-1', 'message/send', { message: userMessage() }),
+      });
       expect(((await down.json()) as any).error.code).toBe(-32603);
 
       proxy.target = agent.url;
@@ -272,7 +285,11 @@ describe("0.3's agent/getAuthenticatedExtendedCard through the relay", () => {
     const gateway = await startFacadeGateway({ upstream: { url: fake.url }, bailian: { 'api-key': API_KEY } });
     try {
       const call = async () => {
-        const response = await rawFetch(gateway.url, { method: 'POST', headers: withKey, body: rpcBody('x-1', 'agent/getAuthenticatedExtendedCard', undefined) });
+        const response = await rawFetch(gateway.url, {
+          method: 'POST',
+          headers: withKey,
+          body: rpcBody('x-1', 'agent/getAuthenticatedExtendedCard', undefined),
+        });
         return (await response.json()) as any;
       };
       const answer = await call();

@@ -57,7 +57,14 @@ export async function startRecordingProxy(target?: string): Promise<RecordingPro
     }
     let settle: (bytes: Buffer) => void = () => undefined;
     const response = new Promise<Buffer>((resolve) => (settle = resolve));
-    exchanges.push({ method: req.method ?? 'GET', path: req.url ?? '/', ...(rpcMethod ? { rpcMethod } : {}), headers: { ...req.headers }, body, response });
+    exchanges.push({
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      ...(rpcMethod ? { rpcMethod } : {}),
+      headers: { ...req.headers },
+      body,
+      response,
+    });
     const base = proxy.target;
     if (!base) {
       settle(Buffer.alloc(0));

@@ -13,8 +13,9 @@ import { joinedArtifact, startFacadeGateway } from './support.js';
 
 type Events = any[];
 
-const params = (text: string, extra: { contextId?: string } = {}): MessageSendParams =>
-  ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } });
+const params = (text: string, extra: { contextId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
+});
 
 async function collect(stream: AsyncGenerator<unknown>): Promise<Events> {
   const events: Events = [];
@@ -24,8 +25,8 @@ async function collect(stream: AsyncGenerator<unknown>): Promise<Events> {
 
 /** The facade's text artifact: the one whose chunks are appended (upstream artifacts keep their own ids). */
 const textArtifactId = (events: Events): string =>
-  events.find((event) => event.kind === 'artifact-update' && event.append === true && !String(event.artifact.artifactId).endsWith('-reply'))
-    ?.artifact.artifactId;
+  events.find((event) => event.kind === 'artifact-update' && event.append === true && !String(event.artifact.artifactId).endsWith('-reply'))?.artifact
+    .artifactId;
 
 describe('A2AClient 0.2.5 → facade → embedded demo agent (bailian profile)', () => {
   let gateway: RunningGateway;

@@ -39,12 +39,11 @@ describe('message/send shape per profile', () => {
     });
   }
 
-  it('a follow-up turn answers with this turn\'s reply only, not the artifacts earlier turns left on the task', async () => {
+  it("a follow-up turn answers with this turn's reply only, not the artifacts earlier turns left on the task", async () => {
     const gateway = await startFacadeGateway();
     try {
       const first = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'one' }) })).body.result;
-      const second = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'two', contextId: first.contextId }) }))
-        .body.result;
+      const second = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'two', contextId: first.contextId }) })).body.result;
       // The follow-up continued the same upstream task (iac-code keeps every turn's artifacts on it).
       expect(second.id).toBe(first.id);
       expect(second.artifacts).toHaveLength(1);
@@ -78,11 +77,9 @@ describe('the facade in front of the demo agent', () => {
   });
 
   it('the 1.0 surface still answers on the shared POST / (the grammars do not collide)', async () => {
-    const answer = await postRaw(
-      gateway.url,
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'unknown' } }),
-      { 'A2A-Version': '1.0' },
-    );
+    const answer = await postRaw(gateway.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'unknown' } }), {
+      'A2A-Version': '1.0',
+    });
     expect(answer.body.error.code).toBe(-32001);
     expect(Array.isArray(answer.body.error.data)).toBe(true);
   });

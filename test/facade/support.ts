@@ -59,7 +59,12 @@ export async function postRaw(url: string, body: string, headers: Record<string,
   return { status: response.status, contentType, text, body: parsed };
 }
 
-export function rpc(url: string, method: string, params: unknown, options: { id?: unknown; headers?: Record<string, string> } = {}): Promise<RpcAnswer> {
+export function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  options: { id?: unknown; headers?: Record<string, string> } = {},
+): Promise<RpcAnswer> {
   const id = options.id ?? 'request-1';
   return postRaw(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), options.headers);
 }

@@ -64,7 +64,9 @@ describe('facade → fake iac-code', () => {
   });
 
   it('upstream killed mid-stream: a failed, final status-update, then the stream closes', async () => {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'x [fault:kill-mid-stream after=5]' }) });
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: 'x [fault:kill-mid-stream after=5]' }),
+    });
     const frames = await stream.rest();
     const events = results(frames);
     expect(frames.every((frame) => frame.event === undefined && frame.json.error === undefined)).toBe(true);
@@ -79,13 +81,15 @@ describe('facade → fake iac-code', () => {
   });
 
   it('an upstream that ends the stream mid-turn: failed, final (never a final "working")', async () => {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }) });
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }),
+    });
     const events = results(await stream.rest());
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     expect(streamedText(events)).toMatch(/before the turn finished/);
   });
 
-  it("an upstream error event with a traceback, paths and a token: failed final, nothing of it leaks", async () => {
+  it('an upstream error event with a traceback, paths and a token: failed final, nothing of it leaks', async () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'y [fault:error-event after=4]' }) });
     const frames = await stream.rest();
     const events = results(frames);
@@ -105,7 +109,9 @@ describe('facade → fake iac-code', () => {
   });
 
   it('a client that hangs up aborts the upstream call and frees the context', async () => {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'w [fault:hang-mid-stream after=3]' }) });
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: 'w [fault:hang-mid-stream after=3]' }),
+    });
     const head = (await stream.next())?.json.result;
     expect(head.kind).toBe('task');
     const upstreamCall = fake.rpcRequests('SendStreamingMessage').at(-1);

@@ -62,7 +62,10 @@ describe('bad input on the gRPC binding', () => {
   });
 
   it('after all that, a good call is answered', async () => {
-    const { error, response } = await rawCall(sendMessagePath, encoded({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'still there?' }] } }));
+    const { error, response } = await rawCall(
+      sendMessagePath,
+      encoded({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'still there?' }] } }),
+    );
     expect(error).toBeNull();
     expect(A2AService.sendMessage.responseDeserialize(response!).payload?.$case).toBe('task');
   });

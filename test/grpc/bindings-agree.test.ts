@@ -17,7 +17,10 @@ const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 const taskShape = (task: Task) => ({
   state: task.status?.state,
   history: task.history.map((message) => ({ role: message.role, text: textOf(message) })),
-  artifacts: task.artifacts.map((artifact) => ({ name: artifact.name, text: artifact.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('') })),
+  artifacts: task.artifacts.map((artifact) => ({
+    name: artifact.name,
+    text: artifact.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''),
+  })),
 });
 
 /** The error reason a call fails with, whatever the binding reports it in. */

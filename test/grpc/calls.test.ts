@@ -56,7 +56,16 @@ describe('gRPC callers and gateway auth', () => {
     expect(other).toMatchObject({ status: status.NOT_FOUND, reason: 'TASK_NOT_FOUND' });
     const theirs = asTask(await transport.sendMessage(sendRequest('theirs'), wire(API_KEY)));
     const listed = await transport.listTasks(
-      { tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false },
+      {
+        tenant: '',
+        contextId: '',
+        status: 0,
+        pageSize: 100,
+        pageToken: '',
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts: false,
+      },
       wire(API_KEY),
     );
     expect(listed.tasks.map((task) => task.id)).toEqual([theirs.id]);
@@ -111,7 +120,9 @@ describe('a gRPC caller going away', () => {
 
   it("the caller's a2a-extensions metadata reaches the upstream as the A2A-Extensions header", async () => {
     const transport = await grpcTransport(gateway);
-    await transport.getTask({ tenant: '', id: 'task-x', historyLength: undefined }, wire({ 'a2a-extensions': 'urn:ext:one, urn:ext:two' })).catch(() => undefined);
+    await transport
+      .getTask({ tenant: '', id: 'task-x', historyLength: undefined }, wire({ 'a2a-extensions': 'urn:ext:one, urn:ext:two' }))
+      .catch(() => undefined);
     expect(fake.rpcRequests('GetTask').at(-1)?.headers['a2a-extensions']).toBe('urn:ext:one, urn:ext:two');
   });
 

@@ -19,7 +19,10 @@ describe('the GRPC interface on the served card', () => {
     expect(card.supportedInterfaces[2]).toEqual({ url: '10.1.2.3:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' });
     // The 0.3 fields (opt-in, card-legacy-fields) list it too.
     const legacy = servedCard(upstreamCard(), BASE, defaultConfig({ grpc: { port: 50051, host: '10.1.2.3' } }), { legacyFields: true });
-    expect((legacy as unknown as { additionalInterfaces: unknown[] }).additionalInterfaces).toContainEqual({ url: '10.1.2.3:50051', transport: 'GRPC' });
+    expect((legacy as unknown as { additionalInterfaces: unknown[] }).additionalInterfaces).toContainEqual({
+      url: '10.1.2.3:50051',
+      transport: 'GRPC',
+    });
   });
 
   it('a wildcard bind is advertised with the host callers reach the gateway at; IPv6 hosts get brackets', () => {

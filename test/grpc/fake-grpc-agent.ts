@@ -45,7 +45,9 @@ export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
     let settle!: (how: 'answered' | 'cancelled') => void;
     const ended = new Promise<'answered' | 'cancelled'>((resolve) => (settle = resolve));
     call.once('cancelled', () => settle('cancelled'));
-    const metadata = Object.fromEntries(Object.entries(call.metadata.getMap()).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const metadata = Object.fromEntries(
+      Object.entries(call.metadata.getMap()).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
     calls.push({ method, metadata, ended });
     return settle;
   }

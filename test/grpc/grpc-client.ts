@@ -2,7 +2,15 @@
  * The official a2a-js 1.x client over the gRPC binding: built from the gateway's card URL (the card
  * itself comes over HTTP) with only the GrpcTransportFactory, so every call after the card is gRPC.
  */
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, ServiceParameters, withA2AVersion, type Client, type RequestOptions } from 'a2a-sdk-1/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  ServiceParameters,
+  withA2AVersion,
+  type Client,
+  type RequestOptions,
+} from 'a2a-sdk-1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-1/client/grpc';
 import { isGrpcError } from 'a2a-sdk-1/errors/grpc';
 

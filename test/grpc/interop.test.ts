@@ -153,7 +153,12 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
   it('the push-config methods store, read, list and delete a config (push-notifications on)', async () => {
     const task = await send('push me');
     const ids = { tenant: '', taskId: task.id, id: 'grpc-hook' };
-    const created = await client.createTaskPushNotificationConfig({ ...ids, url: 'http://127.0.0.1:9/hook', token: 'tok', authentication: undefined });
+    const created = await client.createTaskPushNotificationConfig({
+      ...ids,
+      url: 'http://127.0.0.1:9/hook',
+      token: 'tok',
+      authentication: undefined,
+    });
     expect(created).toMatchObject({ id: 'grpc-hook', taskId: task.id, url: 'http://127.0.0.1:9/hook' });
     expect(await client.getTaskPushNotificationConfig(ids)).toMatchObject({ id: 'grpc-hook', url: 'http://127.0.0.1:9/hook' });
     const listed = await client.transport.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 10, pageToken: '' }, wire());

@@ -33,7 +33,9 @@ describe('gRPC streams of a faulty upstream', () => {
   function stream(text: string) {
     const md = new Metadata();
     md.set('a2a-version', '1.0');
-    const request = requestMessage(GRPC_METHODS.sendStreamingMessage, { message: { messageId: `g-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } });
+    const request = requestMessage(GRPC_METHODS.sendStreamingMessage, {
+      message: { messageId: `g-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] },
+    });
     const started = Date.now();
     const call = client.sendStreamingMessage(request, md);
     const headersAt = new Promise<number>((resolve) => call.on('metadata', () => resolve(Date.now() - started)));

@@ -122,8 +122,9 @@ describe('the a2a-js 1.x JSON-RPC client → gateway → a gRPC-only a2a-js 1.x 
 });
 
 describe('the a2a-js 0.2.5 client (Bailian) → facade → the gRPC-only agent', () => {
-  const params = (text: string): MessageSendParams =>
-    ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } });
+  const params = (text: string): MessageSendParams => ({
+    message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+  });
 
   it('message/send and message/stream get the reply', async () => {
     const client = new A2AClient(gateway.url);

@@ -7,10 +7,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../support/gateway.js';
 
-const BODIES = ['not json', '[]', '{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod"}', '{"jsonrpc":"2.0","id":1,"method":"tasks/nothing"}', '{"jsonrpc":"1.0"}'];
+const BODIES = [
+  'not json',
+  '[]',
+  '{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tasks/nothing"}',
+  '{"jsonrpc":"1.0"}',
+];
 
 async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(5_000) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
   return { status: response.status, json: await response.json() };
 }
 
@@ -25,10 +36,13 @@ describe('every surface needs credentials', () => {
 
   it.each(BODIES)('without credentials, %j is a 401 before any parsing', async (body) => {
     expect(await post(gateway.url, body)).toEqual({ status: 401, json: { error: 'Unauthorized' } });
-    expect(await post(gateway.url, body, { authorization: 'Bearer wrong', 'x-api-key': 'wrong' })).toEqual({ status: 401, json: { error: 'Unauthorized' } });
+    expect(await post(gateway.url, body, { authorization: 'Bearer wrong', 'x-api-key': 'wrong' })).toEqual({
+      status: 401,
+      json: { error: 'Unauthorized' },
+    });
   });
 
-  it('with either surface\'s credentials the envelope errors are answered', async () => {
+  it("with either surface's credentials the envelope errors are answered", async () => {
     const credentials: Array<Record<string, string>> = [{ authorization: 'Bearer tok-first' }, { 'x-api-key': 'key-first' }];
     for (const headers of credentials) {
       const answer = await post(gateway.url, 'not json', headers);

@@ -69,7 +69,11 @@ describe('deep nesting (10,000 levels) is -32600, never a stack overflow', () =>
   });
 
   it('a REST body nested 10,000 levels deep is 400 INVALID_ARGUMENT', async () => {
-    const answer = await post('/message:send', `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":${deepArrays}}}}`, V1_HEADERS);
+    const answer = await post(
+      '/message:send',
+      `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":${deepArrays}}}}`,
+      V1_HEADERS,
+    );
     expectRestAnswer(answer);
     expect(answer.status).toBe(400);
     expect((answer.json as { error: { message: string } }).error.message).toMatch(/nested deeper than 100/);
@@ -78,9 +82,17 @@ describe('deep nesting (10,000 levels) is -32600, never a stack overflow', () =>
   it('100 levels are still accepted (the limit is not off by one)', async () => {
     // envelope(1) + params(2) + message(3) + metadata(4): 96 more levels make exactly 100.
     const nested = `${'['.repeat(96)}${']'.repeat(96)}`;
-    const ok = await post('/', v1Send(`{"message":{"messageId":"m-100","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":${nested}}}}`), V1_HEADERS);
+    const ok = await post(
+      '/',
+      v1Send(`{"message":{"messageId":"m-100","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":${nested}}}}`),
+      V1_HEADERS,
+    );
     expect((ok.json as { result?: unknown }).result).toBeDefined();
-    const tooDeep = await post('/', v1Send(`{"message":{"messageId":"m-101","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":[${nested}]}}}`), V1_HEADERS);
+    const tooDeep = await post(
+      '/',
+      v1Send(`{"message":{"messageId":"m-101","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":[${nested}]}}}`),
+      V1_HEADERS,
+    );
     expect((tooDeep.json as { error?: { code: number } }).error?.code).toBe(-32600);
   });
 });
@@ -95,7 +107,11 @@ describe('sizes', () => {
 
   it('a body over max-body-bytes is refused without reading it all: declared length and chunked', async () => {
     const oversized = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"pad":"${'x'.repeat(MAX_BODY)}"}}`;
-    for (const [path, headers] of [['/', V1_HEADERS], ['/', V025_HEADERS], ['/stream', V025_HEADERS]] as const) {
+    for (const [path, headers] of [
+      ['/', V1_HEADERS],
+      ['/', V025_HEADERS],
+      ['/stream', V025_HEADERS],
+    ] as const) {
       const declared = await post(path, oversized, headers);
       expect(declared.status).toBe(200);
       expect(declared.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request payload too large' } });
@@ -126,27 +142,58 @@ describe('sizes', () => {
 
   it('a 2 MiB text part is accepted and forwarded whole on both surfaces (decision: no per-part limit below max-body-bytes)', async () => {
     const text = `big:${'y'.repeat(2 * 1024 * 1024)}`;
-    const v1 = await post('/', JSON.stringify(envelope('SendMessage', { message: { messageId: 'm-big', role: 'ROLE_USER', parts: [{ text }] } })), V1_HEADERS);
+    const v1 = await post(
+      '/',
+      JSON.stringify(envelope('SendMessage', { message: { messageId: 'm-big', role: 'ROLE_USER', parts: [{ text }] } })),
+      V1_HEADERS,
+    );
     const task = (v1.json as { result: { task: { artifacts: Array<{ parts: Array<{ text?: string }> }> } } }).result.task;
-    const echoed = task.artifacts.flatMap((artifact) => artifact.parts).map((part) => part.text ?? '').join('');
+    const echoed = task.artifacts
+      .flatMap((artifact) => artifact.parts)
+      .map((part) => part.text ?? '')
+      .join('');
     expect(echoed).toContain(text);
 
-    const v025 = await post('/', JSON.stringify(envelope('message/send', { message: { ...v025Message.message, contextId: undefined, messageId: 'm-big-025', parts: [{ kind: 'text', text }] } })), V025_HEADERS);
+    const v025 = await post(
+      '/',
+      JSON.stringify(
+        envelope('message/send', {
+          message: { ...v025Message.message, contextId: undefined, messageId: 'm-big-025', parts: [{ kind: 'text', text }] },
+        }),
+      ),
+      V025_HEADERS,
+    );
     const result = (v025.json as { result: { status: { state: string }; artifacts: Array<{ parts: Array<{ text?: string }> }> } }).result;
     expect(result.status.state).toBe('completed');
-    expect(result.artifacts.flatMap((artifact) => artifact.parts).map((part) => part.text ?? '').join('')).toContain(text);
+    expect(
+      result.artifacts
+        .flatMap((artifact) => artifact.parts)
+        .map((part) => part.text ?? '')
+        .join(''),
+    ).toContain(text);
   });
 
   it('a >1 MiB data part and a >5 MiB raw part reach the agent unchanged (its limits are its own)', async () => {
     const data = { blob: 'z'.repeat(1024 * 1024 + 10) };
     const raw = Buffer.alloc(5 * 1024 * 1024 + 10, 7).toString('base64');
-    for (const part of [{ data, mediaType: 'application/json' }, { raw, mediaType: 'image/png', filename: 'x.png' }]) {
-      const answer = await post('/', JSON.stringify(envelope('SendMessage', { message: { messageId: 'm-part', role: 'ROLE_USER', parts: [{ text: 'see attached' }, part] } })), V1_HEADERS);
+    for (const part of [
+      { data, mediaType: 'application/json' },
+      { raw, mediaType: 'image/png', filename: 'x.png' },
+    ]) {
+      const answer = await post(
+        '/',
+        JSON.stringify(envelope('SendMessage', { message: { messageId: 'm-part', role: 'ROLE_USER', parts: [{ text: 'see attached' }, part] } })),
+        V1_HEADERS,
+      );
       expect(answer.status).toBe(200);
       expect((answer.json as { result?: unknown }).result, answer.text.slice(0, 300)).toBeDefined();
     }
     // The 0.2.5 facade's own rule (non-text-parts: error) still applies to Bailian's callers.
-    const v025 = await post('/', JSON.stringify(envelope('message/send', { message: { ...v025Message.message, parts: [{ kind: 'data', data }] } })), V025_HEADERS);
+    const v025 = await post(
+      '/',
+      JSON.stringify(envelope('message/send', { message: { ...v025Message.message, parts: [{ kind: 'data', data }] } })),
+      V025_HEADERS,
+    );
     expect(v025.json).toMatchObject({ id: 'req-1', error: { code: -32005 } });
   });
 });
@@ -154,7 +201,11 @@ describe('sizes', () => {
 describe('bytes, content types and methods', () => {
   it('invalid UTF-8 is -32700 on every JSON-RPC endpoint and 400 on the REST routes', async () => {
     const bytes = Uint8Array.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]);
-    for (const [path, headers] of [['/', V1_HEADERS], ['/', V025_HEADERS], ['/stream', V025_HEADERS]] as const) {
+    for (const [path, headers] of [
+      ['/', V1_HEADERS],
+      ['/', V025_HEADERS],
+      ['/stream', V025_HEADERS],
+    ] as const) {
       const answer = await post(path, bytes, headers);
       expect(answer.status).toBe(200);
       expect(answer.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid UTF-8' } });
@@ -167,7 +218,13 @@ describe('bytes, content types and methods', () => {
   it('a 1.0 call with text/plain, form, multipart or no Content-Type is -32005; the facade reads the body anyway', async () => {
     const body = JSON.stringify(envelope('GetTask', { id: 'no-such-task' }));
     const legacy = JSON.stringify(envelope('tasks/get', { id: 'no-such-task' }));
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=b', 'application/octet-stream', undefined]) {
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=b',
+      'application/octet-stream',
+      undefined,
+    ]) {
       const headers: Record<string, string> = { ...V1_HEADERS };
       if (contentType) headers['content-type'] = contentType;
       const answer = await exchange(`${gateway.url}/`, { method: 'POST', headers, body: new TextEncoder().encode(body) });
@@ -183,7 +240,10 @@ describe('bytes, content types and methods', () => {
   it.each([...PROTOTYPE_NAMES, 'Foo', 'message/foo', 'tasks/list', 'a/b/c', 'SendMessage/x', ''])(
     'unknown method %j is -32601 (or -32600 when empty) with the id echoed, on both dialects',
     async (method) => {
-      for (const [path, headers] of [['/', { ...V1_HEADERS, ...V025_HEADERS }], ['/stream', V025_HEADERS]] as const) {
+      for (const [path, headers] of [
+        ['/', { ...V1_HEADERS, ...V025_HEADERS }],
+        ['/stream', V025_HEADERS],
+      ] as const) {
         const answer = await post(path, JSON.stringify({ jsonrpc: '2.0', id: 42, method, params: {} }), headers);
         expect(answer.status).toBe(200);
         const body = expectRpcEnvelope(answer.json, '0.2.5', 42);

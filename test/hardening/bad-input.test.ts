@@ -46,14 +46,29 @@ afterAll(async () => {
 /* ----- what is sent ----- */
 
 const V1_METHODS = [
-  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
 ];
 const V025_METHODS = [
-  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe',
-  'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
-  'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
+  'message/send',
+  'message/stream',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
 ];
 const hostileString = fc.constantFrom(...HOSTILE_IDS);
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -75,7 +90,13 @@ const TARGETS: Target[] = [
   { name: '1.0 SendMessage on POST /', path: '/', dialect: '1.0', headers: V1_HEADERS, valid: envelope('SendMessage', v1Message) },
   { name: '1.0 SendStreamingMessage on POST /', path: '/', dialect: '1.0', headers: V1_HEADERS, valid: envelope('SendStreamingMessage', v1Message) },
   { name: '0.2.5 message/send on POST /', path: '/', dialect: '0.2.5', headers: V025_HEADERS, valid: envelope('message/send', v025Message) },
-  { name: '0.2.5 message/stream on POST /stream', path: '/stream', dialect: '0.2.5', headers: V025_HEADERS, valid: envelope('message/stream', v025Message) },
+  {
+    name: '0.2.5 message/stream on POST /stream',
+    path: '/stream',
+    dialect: '0.2.5',
+    headers: V025_HEADERS,
+    valid: envelope('message/stream', v025Message),
+  },
 ];
 
 type Path = Array<string | number>;
@@ -83,9 +104,7 @@ type Path = Array<string | number>;
 /** Every path to a value inside `value` (the root excluded). */
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   if (typeof value !== 'object' || value === null) return [];
-  const entries: Array<[string | number, unknown]> = Array.isArray(value)
-    ? value.map((item, index) => [index, item])
-    : Object.entries(value);
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
   return entries.flatMap(([key, child]) => [[...prefix, key], ...pathsOf(child, [...prefix, key])]);
 }
 
@@ -195,9 +214,18 @@ describe('JSON-RPC bodies: every answer is protocol-correct, bounded and leak-fr
 
 describe('HTTP+JSON routes: every answer is google.rpc.Status or a designed JSON body', () => {
   const routes = [
-    '/message:send', '/message:stream', '/tasks', '/tasks/{id}', '/tasks/{id}:cancel', '/tasks/{id}:subscribe',
-    '/tasks/{id}/pushNotificationConfigs', '/tasks/{id}/pushNotificationConfigs/{id}', '/extendedAgentCard',
-    '/{id}/tasks', '/{id}/message:send', '/{id}/{id}/tasks',
+    '/message:send',
+    '/message:stream',
+    '/tasks',
+    '/tasks/{id}',
+    '/tasks/{id}:cancel',
+    '/tasks/{id}:subscribe',
+    '/tasks/{id}/pushNotificationConfigs',
+    '/tasks/{id}/pushNotificationConfigs/{id}',
+    '/extendedAgentCard',
+    '/{id}/tasks',
+    '/{id}/message:send',
+    '/{id}/{id}/tasks',
   ];
   const segment = fc.oneof(hostileString, fc.string({ maxLength: 20 }), fc.constantFrom('task-1', '%E0%A4%A', '..', '.'));
   const encodeMaybe = (raw: string, encode: boolean): string => {
@@ -210,7 +238,12 @@ describe('HTTP+JSON routes: every answer is google.rpc.Status or a designed JSON
     method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH'),
     route: fc.constantFrom(...routes),
     ids: fc.array(fc.tuple(segment, fc.boolean()), { minLength: 3, maxLength: 3 }),
-    query: fc.option(fc.dictionary(fc.constantFrom('historyLength', 'pageSize', 'status', 'contextId', 'includeArtifacts', 'statusTimestampAfter', 'A2A-Version'), fc.string({ maxLength: 12 }))),
+    query: fc.option(
+      fc.dictionary(
+        fc.constantFrom('historyLength', 'pageSize', 'status', 'contextId', 'includeArtifacts', 'statusTimestampAfter', 'A2A-Version'),
+        fc.string({ maxLength: 12 }),
+      ),
+    ),
     body: bodies(TARGETS[0]!).map((sent) => {
       const params = (sent.payload as { params?: unknown } | undefined)?.params;
       return params === undefined ? sent.text : (JSON.stringify(params) ?? '');

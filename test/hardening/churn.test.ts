@@ -52,7 +52,14 @@ async function abortedStream(flavour: number): Promise<boolean> {
     });
   }
   const controller = new AbortController();
-  const response = await request(url, { method: 'POST', headers, body, dispatcher: gateway.dispatcher, signal: controller.signal, headersTimeout: 10_000 });
+  const response = await request(url, {
+    method: 'POST',
+    headers,
+    body,
+    dispatcher: gateway.dispatcher,
+    signal: controller.signal,
+    headersTimeout: 10_000,
+  });
   let sawEvent = false;
   try {
     for await (const chunk of response.body) {

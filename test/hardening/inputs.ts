@@ -19,9 +19,24 @@ export function startHardenedGateway(): Promise<TestGateway> {
 
 export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 export const HOSTILE_IDS = [
-  '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', 'a\r\nSet-Cookie: x=1', 'tâsk-✓-任务', '\u0000', '😀'.repeat(3),
-  'x'.repeat(129), 'x'.repeat(128), '', ' ', ...PROTOTYPE_NAMES, '%00', '<script>alert(1)</script>', '\ud800',
-  'a/b', 'a?b=c', 'a#b', '${jndi:ldap://x}',
+  '../../etc/passwd',
+  '..%2F..%2Fetc%2Fpasswd',
+  'a\r\nSet-Cookie: x=1',
+  'tâsk-✓-任务',
+  '\u0000',
+  '😀'.repeat(3),
+  'x'.repeat(129),
+  'x'.repeat(128),
+  '',
+  ' ',
+  ...PROTOTYPE_NAMES,
+  '%00',
+  '<script>alert(1)</script>',
+  '\ud800',
+  'a/b',
+  'a?b=c',
+  'a#b',
+  '${jndi:ldap://x}',
 ];
 
 export const v1Message = {

@@ -15,7 +15,13 @@ describe('nestedDeeperThan', () => {
     const value = fc.letrec((tie) => ({
       node: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
-        fc.oneof(fc.string(), tricky.map((text) => text.repeat(3)), fc.integer(), fc.boolean(), fc.constant(null)),
+        fc.oneof(
+          fc.string(),
+          tricky.map((text) => text.repeat(3)),
+          fc.integer(),
+          fc.boolean(),
+          fc.constant(null),
+        ),
         fc.array(tie('node'), { maxLength: 3 }),
         fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), tricky), tie('node'), { maxKeys: 3 }),
       ),

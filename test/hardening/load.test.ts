@@ -63,7 +63,14 @@ async function streamTurn(flavour: Flavour): Promise<string | undefined> {
       body = JSON.stringify(params);
     } else body = JSON.stringify({ jsonrpc: '2.0', id, method: 'SendStreamingMessage', params });
   }
-  const response = await request(`${gateway.url}${path}`, { method: 'POST', headers, body, dispatcher: gateway.dispatcher, headersTimeout: 15_000, bodyTimeout: 15_000 });
+  const response = await request(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers,
+    body,
+    dispatcher: gateway.dispatcher,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
   const payload = await response.body.text();
   if (response.statusCode !== 200) return `${flavour}: HTTP ${response.statusCode} ${payload.slice(0, 200)}`;
   const frames = parseSse(payload);
@@ -71,7 +78,8 @@ async function streamTurn(flavour: Flavour): Promise<string | undefined> {
   if (frames.some((frame) => frame.event === 'error')) return `${flavour}: error frame ${payload.slice(-300)}`;
   const last = JSON.parse(frames.at(-1)!.data) as LastFrame;
   if (flavour === '0.2.5') {
-    if (last.id !== id || last.result?.final !== true || last.result?.status?.state !== 'completed') return `${flavour}: ended with ${frames.at(-1)!.data.slice(0, 300)}`;
+    if (last.id !== id || last.result?.final !== true || last.result?.status?.state !== 'completed')
+      return `${flavour}: ended with ${frames.at(-1)!.data.slice(0, 300)}`;
     return undefined;
   }
   const result = flavour === '1.0 rest' ? last : last.result;

@@ -19,20 +19,23 @@ afterAll(async () => {
 function raw(method: string, path: string, body?: string): Promise<{ status: number; json: any }> {
   const { hostname, port } = new URL(gateway.url);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, method, path, headers: { 'a2a-version': '1.0', 'content-type': 'application/json' }, timeout: 5_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = text;
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
+    const req = request(
+      { hostname, port, method, path, headers: { 'a2a-version': '1.0', 'content-type': 'application/json' }, timeout: 5_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -75,9 +78,12 @@ describe('tenants follow the id rule', () => {
     expect(answer.json).toHaveProperty('tasks');
   });
 
-  it.each(['x'.repeat(129), 'x'.repeat(5_000), 'a%20b', 'caf%C3%A9', 'a%2Fb', '%3Cscript%3E', 'a!b'])('/%s/tasks is not a route (404)', async (tenant) => {
-    expect(await raw('GET', `/${tenant}/tasks`)).toEqual({ status: 404, json: { error: 'Not Found' } });
-  });
+  it.each(['x'.repeat(129), 'x'.repeat(5_000), 'a%20b', 'caf%C3%A9', 'a%2Fb', '%3Cscript%3E', 'a!b'])(
+    '/%s/tasks is not a route (404)',
+    async (tenant) => {
+      expect(await raw('GET', `/${tenant}/tasks`)).toEqual({ status: 404, json: { error: 'Not Found' } });
+    },
+  );
 
   it('a JSON-RPC tenant outside the rule is -32602', async () => {
     for (const tenant of ['x'.repeat(129), 'a b', '\u0000', 'caf\u00e9']) {

@@ -146,25 +146,29 @@ describe.each(STORES)('principals on the $store store', ({ store, extra }) => {
     await Promise.all(gateways.map((gateway) => gateway.close()));
   });
 
-  it.each(setups())('$name: no caller sees, lists, probes or continues another caller\'s task', async ({ config, callers }) => {
-    const gateway = await startDemoGateway({ ...config, ...extra, store, 'redis-prefix': `${RUN}${randomUUID()}:` });
-    gateways.push(gateway);
-    const owned = new Map<string, Created>();
-    for (const caller of callers) owned.set(caller.name, await createTask(gateway.url, caller));
+  it.each(setups())(
+    "$name: no caller sees, lists, probes or continues another caller's task",
+    async ({ config, callers }) => {
+      const gateway = await startDemoGateway({ ...config, ...extra, store, 'redis-prefix': `${RUN}${randomUUID()}:` });
+      gateways.push(gateway);
+      const owned = new Map<string, Created>();
+      for (const caller of callers) owned.set(caller.name, await createTask(gateway.url, caller));
 
-    for (const owner of callers) {
-      const { taskId, contextId } = owned.get(owner.name)!;
-      // The owner itself sees its task: the probe can tell visible from foreign.
-      const own = await probe(gateway.url, owner, taskId);
-      expect(own[0], `${owner.name} reading its own task`).toBe('visible');
-      for (const other of callers) {
-        if (other === owner) continue;
-        const seen = await probe(gateway.url, other, taskId);
-        expect(seen, `${other.name} probing the task of ${owner.name}`).toEqual(other.surface === '1.0' ? FOREIGN_1_0 : FOREIGN_0_2_5);
-        // Another caller cannot continue the owner's conversation: refused, never a turn in the owner's task.
-        const continued = await send(gateway.url, other, contextId);
-        expect(continued, `${other.name} continuing the context of ${owner.name}`).toBe(-32602);
+      for (const owner of callers) {
+        const { taskId, contextId } = owned.get(owner.name)!;
+        // The owner itself sees its task: the probe can tell visible from foreign.
+        const own = await probe(gateway.url, owner, taskId);
+        expect(own[0], `${owner.name} reading its own task`).toBe('visible');
+        for (const other of callers) {
+          if (other === owner) continue;
+          const seen = await probe(gateway.url, other, taskId);
+          expect(seen, `${other.name} probing the task of ${owner.name}`).toEqual(other.surface === '1.0' ? FOREIGN_1_0 : FOREIGN_0_2_5);
+          // Another caller cannot continue the owner's conversation: refused, never a turn in the owner's task.
+          const continued = await send(gateway.url, other, contextId);
+          expect(continued, `${other.name} continuing the context of ${owner.name}`).toBe(-32602);
+        }
       }
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

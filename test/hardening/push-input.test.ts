@@ -109,6 +109,10 @@ describe.each(BAD)('$name', (bad) => {
 
 it('a clean config on the same paths is stored', async () => {
   const taskId = (await rpc('SendMessage', { message: v1Message() }, V1)).result.task.id as string;
-  const created = await rpc('CreateTaskPushNotificationConfig', { taskId, url: GOOD_URL, token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'abc.DEF-_~+/=' } }, V1);
+  const created = await rpc(
+    'CreateTaskPushNotificationConfig',
+    { taskId, url: GOOD_URL, token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'abc.DEF-_~+/=' } },
+    V1,
+  );
   expect(created.result).toMatchObject({ taskId, url: GOOD_URL });
 });

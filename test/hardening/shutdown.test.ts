@@ -63,7 +63,9 @@ const json = { 'content-type': 'application/json' };
 const V1 = { ...json, 'a2a-version': '1.0' };
 const rpc = (method: string, params: unknown, id: string): string => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const v1Message = (text: string) => ({ message: { messageId: `m-${text.length}-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } });
-const v025Message = (text: string) => ({ message: { kind: 'message', messageId: `m-${Math.random()}`, role: 'user', parts: [{ kind: 'text', text }] } });
+const v025Message = (text: string) => ({
+  message: { kind: 'message', messageId: `m-${Math.random()}`, role: 'user', parts: [{ kind: 'text', text }] },
+});
 
 /** Whether a fresh TCP connection to `port` is refused. */
 function refused(port: number): Promise<boolean> {
@@ -114,7 +116,11 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     });
     // Blocking calls of a slow turn: still running when the drain time is over.
     const v1Blocking = exchange(`${url}/`, { method: 'POST', headers: V1, body: rpc('SendMessage', v1Message('slow: blocking 1.0'), 'v1-blocking') });
-    const v025Blocking = exchange(`${url}/`, { method: 'POST', headers: json, body: rpc('message/send', v025Message('slow: blocking 0.2.5'), 'v025-blocking') });
+    const v025Blocking = exchange(`${url}/`, {
+      method: 'POST',
+      headers: json,
+      body: rpc('message/send', v025Message('slow: blocking 0.2.5'), 'v025-blocking'),
+    });
     // A short request: ~100 chunks of the demo agent's 5 ms, well inside the drain time.
     let shortDone = false;
     const short = exchange(`${url}/`, {

@@ -42,7 +42,11 @@ function streamRequest(binding: Binding, text: string): { url: string; init: Req
   if (binding === 'JSON-RPC') {
     return {
       url: `${gateway.url}/`,
-      init: { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: message(text) }) },
+      init: {
+        method: 'POST',
+        headers: V1,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: message(text) }),
+      },
     };
   }
   return { url: `${gateway.url}/message:stream`, init: { method: 'POST', headers: V1, body: JSON.stringify(message(text)) } };
@@ -181,7 +185,9 @@ describe('0.2.5 facade streams (message/stream)', () => {
         jsonrpc: '2.0',
         id: 'fs',
         method: 'message/stream',
-        params: { message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }] } },
+        params: {
+          message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }] },
+        },
       }),
     },
   });

@@ -150,8 +150,7 @@ export function expectNoLeak(answer: string, request = ''): void {
   expect(leaksIn(answer, request), answer.slice(0, 400)).toEqual([]);
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Codes whose 1.0 error carries a google.rpc.ErrorInfo (A2A 1.0 §9.5: every A2A-specific code and -32602). */
 const CODES_WITH_REASON = new Set([-32602, -32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009]);
@@ -189,7 +188,7 @@ export function expectRpcEnvelope(body: unknown, dialect: Dialect, expectedId?: 
   expect('id' in envelope).toBe(true);
   expect(['string', 'number'].includes(typeof envelope.id) || envelope.id === null).toBe(true);
   if (expectedId !== undefined) expect(JSON.stringify(envelope.id)).toBe(JSON.stringify(expectedId));
-  expect(('result' in envelope) !== ('error' in envelope), 'exactly one of result and error').toBe(true);
+  expect('result' in envelope !== 'error' in envelope, 'exactly one of result and error').toBe(true);
   if ('error' in envelope) expectRpcError(envelope.error, dialect);
   return envelope;
 }

@@ -211,7 +211,10 @@ describe('an upstream stream that hangs mid-way', () => {
 
     // Silence upstream, yet the caller sees keepalive comments.
     await until(() => live.comments.filter((comment) => comment.includes('ping')).length >= 3);
-    expect(live.frames.every((frame) => frame.event === undefined), 'no error while the upstream is merely quiet').toBe(true);
+    expect(
+      live.frames.every((frame) => frame.event === undefined),
+      'no error while the upstream is merely quiet',
+    ).toBe(true);
 
     live.abort();
     const how = await Promise.race([upstreamCall.closed, sleep(MARGIN_MS).then(() => 'still open' as const)]);

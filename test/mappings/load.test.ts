@@ -221,13 +221,15 @@ describe('invalid mapping files', () => {
     edit('roles.json', (json) => {
       json['states-to-v025'] = { TASK_STATE_WORKING: 'working' };
     });
-    expect(() => loadMappingProfile('a2a-0.2.5', undefined, { dir })).toThrow(/mappings\/roles\.json: table 'states-to-v025' belongs in mappings\/states\.json/);
+    expect(() => loadMappingProfile('a2a-0.2.5', undefined, { dir })).toThrow(
+      /mappings\/roles\.json: table 'states-to-v025' belongs in mappings\/states\.json/,
+    );
   });
 
   it('rejects a bad profile entry, naming the profile file', () => {
     copy();
     edit('profiles/bailian.json', (json) => {
-      (json.tables!['roles-to-v025']) = { ROLE_AGENT: 'assistant' };
+      json.tables!['roles-to-v025'] = { ROLE_AGENT: 'assistant' };
     });
     expect(() => loadMappingProfile('bailian', undefined, { dir })).toThrow(
       /mappings\/profiles\/bailian\.json: roles-to-v025\.ROLE_AGENT: invalid value "assistant"/,

@@ -64,8 +64,17 @@ describe('request lines', () => {
   });
 
   it('the facade line of a new task carries taskId and contextId like the 1.0 line', async () => {
-    const body = { jsonrpc: '2.0', id: '1', method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'hi' }] } } };
-    const res = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'facade-send' }, body: JSON.stringify(body) });
+    const body = {
+      jsonrpc: '2.0',
+      id: '1',
+      method: 'message/send',
+      params: { message: { kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'hi' }] } },
+    };
+    const res = await fetch(gw.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'facade-send' },
+      body: JSON.stringify(body),
+    });
     const { result } = (await res.json()) as { result: { id: string; contextId: string } };
     const line = gw.lines().find((l) => l.reqId === 'facade-send');
     expect(line).toMatchObject({ surface: 'v025', method: 'message/send', taskId: result.id, contextId: result.contextId });

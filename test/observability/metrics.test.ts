@@ -27,9 +27,7 @@ function parse(text: string): Sample[] {
 }
 
 const value = (samples: Sample[], name: string, labels: Record<string, string> = {}): number =>
-  samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 
 const v1 = (method: string, params: unknown) => ({
   method: 'POST',
@@ -39,7 +37,12 @@ const v1 = (method: string, params: unknown) => ({
 const v025 = (method: string, text: string) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: '1', method, params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } } }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: '1',
+    method,
+    params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
+  }),
 });
 const message = (text: string) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 

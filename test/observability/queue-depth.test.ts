@@ -16,7 +16,9 @@ const run = `test-metrics-${process.pid}-${randomBytes(4).toString('hex')}`;
 const job = (eventId: string) => newPushJob({ eventId, taskId: 't', configId: 'c', owner: '', url: 'http://127.0.0.1:1/hook', payload: '{}' });
 
 async function depthMetric(metrics: ReturnType<typeof createGatewayMetrics>, queue: string): Promise<number | undefined> {
-  const gauge = (await metrics.registry.getSingleMetric('a2a_bridge_push_queue_depth')!.get()) as { values: Array<{ labels: { queue?: string }; value: number }> };
+  const gauge = (await metrics.registry.getSingleMetric('a2a_bridge_push_queue_depth')!.get()) as {
+    values: Array<{ labels: { queue?: string }; value: number }>;
+  };
   return gauge.values.find((v) => v.labels.queue === queue)?.value;
 }
 
@@ -67,7 +69,9 @@ describe('Redis errors as a metric', () => {
   it('a registry that cannot reach Redis is counted under its component', async () => {
     const metrics = createGatewayMetrics({ defaultMetrics: false });
     const read = async () => {
-      const counter = (await metrics.registry.getSingleMetric('a2a_bridge_redis_errors_total')!.get()) as { values: Array<{ labels: { component?: string }; value: number }> };
+      const counter = (await metrics.registry.getSingleMetric('a2a_bridge_redis_errors_total')!.get()) as {
+        values: Array<{ labels: { component?: string }; value: number }>;
+      };
       return counter.values.find((v) => v.labels.component === 'task-registry')?.value ?? 0;
     };
     const before = await read();

@@ -19,12 +19,22 @@ const traceparentOf = (headers: object): string | undefined => (headers as Recor
 const v1Call = (method: string, text: string) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent: TRACEPARENT },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } } }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
+  }),
 });
 const v025Call = (method: string, text: string) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', traceparent: TRACEPARENT },
-  body: JSON.stringify({ jsonrpc: '2.0', id: '1', method, params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } } }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: '1',
+    method,
+    params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
+  }),
 });
 
 /** Spans end when the stream's body is done; give the last `end()` a turn of the loop. */
@@ -32,7 +42,12 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 /** The 1.0 upstream: records every request's headers. */
 let iac: Awaited<ReturnType<typeof startFakeIacCode>>;
-const proxy = { rpc: (method: string) => iac.rpcRequests(method), get exchanges() { return iac.requests; } };
+const proxy = {
+  rpc: (method: string) => iac.rpcRequests(method),
+  get exchanges() {
+    return iac.requests;
+  },
+};
 let gateway: RunningGateway;
 beforeAll(async () => {
   iac = await startFakeIacCode();
@@ -55,7 +70,12 @@ describe('traces with an in-memory exporter', () => {
     expect(server.kind).toBe(SpanKind.SERVER);
     expect(server.spanContext().traceId).toBe(TRACE_ID);
     expect(parentOf(server)).toBe(CALLER_SPAN);
-    expect(server.attributes).toMatchObject({ 'a2a.method': 'SendMessage', 'a2a.surface': 'jsonrpc', 'a2a.task.id': result.task.id, 'a2a.context.id': result.task.contextId });
+    expect(server.attributes).toMatchObject({
+      'a2a.method': 'SendMessage',
+      'a2a.surface': 'jsonrpc',
+      'a2a.task.id': result.task.id,
+      'a2a.context.id': result.task.contextId,
+    });
     expect(server.attributes['a2a.task.state']).toMatch(/^TASK_STATE_/);
     const client = spans.filter((s) => s.kind === SpanKind.CLIENT);
     expect(client.map((s) => s.name)).toEqual(['a2a.upstream SendMessage']);
@@ -82,7 +102,12 @@ describe('traces with an in-memory exporter', () => {
   });
 
   it('an A2A error is on the span: code and error status', async () => {
-    await (await fetch(gateway.url, { ...v1Call('GetTask', 'x'), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }) })).json();
+    await (
+      await fetch(gateway.url, {
+        ...v1Call('GetTask', 'x'),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }),
+      })
+    ).json();
     await settled();
     const server = exporter.getFinishedSpans().find((s) => s.name === 'a2a GetTask')!;
     expect(server.attributes['a2a.error.code']).toBe(-32001);
@@ -132,7 +157,9 @@ describe('traceparent without a tracing backend', () => {
 
   it('a call without traceparent sends none upstream', async () => {
     const before = proxy.exchanges.length;
-    await (await fetch(plain.url, { ...v1Call('SendMessage', 'no trace'), headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } })).json();
+    await (
+      await fetch(plain.url, { ...v1Call('SendMessage', 'no trace'), headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } })
+    ).json();
     for (const call of proxy.exchanges.slice(before)) expect(call.headers.traceparent).toBeUndefined();
   });
 });

@@ -76,7 +76,10 @@ describe('push config methods served by the gateway', () => {
     const h = await setup();
     const { taskId } = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
     await h.port.createTaskPushNotificationConfig({ taskId, id: 'w', url: HOOK }, ALICE);
-    for (const [id, caller] of [[taskId, BOB], ['no-such-task', ALICE]] as const) {
+    for (const [id, caller] of [
+      [taskId, BOB],
+      ['no-such-task', ALICE],
+    ] as const) {
       const errors = await Promise.all([
         rejection(h.port.createTaskPushNotificationConfig({ taskId: id, url: HOOK }, caller)),
         rejection(h.port.getTaskPushNotificationConfig({ taskId: id, id: 'w' }, caller)),

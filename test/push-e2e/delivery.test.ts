@@ -36,7 +36,13 @@ describe('push delivery, local-file queue', () => {
     const { h, receiver } = await setup();
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig(
-      { taskId: first.taskId, id: 'hook-1', url: `${receiver.url}/v1`, token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'cb-secret' } },
+      {
+        taskId: first.taskId,
+        id: 'hook-1',
+        url: `${receiver.url}/v1`,
+        token: 'tok-1',
+        authentication: { scheme: 'Bearer', credentials: 'cb-secret' },
+      },
       ALICE_V1,
     );
     const second = await streamTurn(h.port, { message: userText('and a subnet', { taskId: first.taskId }) }, ALICE_V1);

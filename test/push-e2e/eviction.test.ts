@@ -47,7 +47,11 @@ async function pushOver(registry: TaskRegistry, overrides: Record<string, unknow
   const config = defaultConfig({ 'push-notifications': true, 'push-allow-private': true, 'persistence-dir': dir, ...overrides });
   const service = await createPushService(config, { registry, logger, profile, redis });
   service.start();
-  closers.push(() => rm(dir, { recursive: true, force: true }), () => registry.close(), () => service.stop());
+  closers.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => registry.close(),
+    () => service.stop(),
+  );
   // No gateway in front: nothing queues registry writes, so there is nothing to wait for.
   return service.decorate(Object.assign(stubUpstream({}), { settled: async () => undefined }));
 }
@@ -60,7 +64,8 @@ describe('push configs of evicted tasks', () => {
       await registry.put(task(id), META);
       await port.createTaskPushNotificationConfig({ taskId: id, id: 'w', url: hook }, ALICE);
     }
-    const savedTasks = async () => (JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>).map((e) => e.taskId);
+    const savedTasks = async () =>
+      (JSON.parse(await readFile(join(dir, 'push_configs.json'), 'utf8')) as Array<{ taskId: string }>).map((e) => e.taskId);
     expect((await savedTasks()).sort()).toEqual(['T1', 'T2']);
 
     await registry.put(task('T3'), META); // evicts T1

@@ -74,9 +74,7 @@ describe.each(stores)('%s push config store', (_name, make) => {
       'A2A push callback URL must not target private or local hosts',
     );
     expect((await rejection(store.create('o', 'task-b', { url, token: 'a\r\nb' }))).message).toMatch(/control characters/);
-    expect((await rejection(store.create('o', 'task-b', { url, authentication: { scheme: 'Bearer x', credentials: 'c' } }))).code).toBe(
-      -32602,
-    );
+    expect((await rejection(store.create('o', 'task-b', { url, authentication: { scheme: 'Bearer x', credentials: 'c' } }))).code).toBe(-32602);
     expect(await store.forTask('task-b')).toEqual([]);
   });
 
@@ -134,16 +132,14 @@ describe('redis push config store at rest', () => {
 
   it('enforces the cap atomically under concurrent creates', async () => {
     const store = createRedisConfigStore({ ...options, redis, prefix });
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => store.create('o', 'task-race', { id: `r${i}`, url })),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.create('o', 'task-race', { id: `r${i}`, url })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await redis.hlen(`${prefix}push:configs:task-race`)).toBe(3);
   });
 });
 
 describe('deleting the configs of an evicted task', () => {
-  it('file store: drops only that task\'s configs, on disk too', async () => {
+  it("file store: drops only that task's configs, on disk too", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'push-cfg-file-'));
     try {
       const store = await createFileConfigStore({ ...options, dir });
@@ -163,7 +159,7 @@ describe('deleting the configs of an evicted task', () => {
     }
   });
 
-  it('redis store: a ttlMs gives the task\'s configs a TTL, none without it', async () => {
+  it("redis store: a ttlMs gives the task's configs a TTL, none without it", async () => {
     const withTtl = createRedisConfigStore({ ...options, redis, prefix, ttlMs: 60_000 });
     await withTtl.create('o', 'task-ttl', { id: 'c', url });
     const ttl = await redis.pttl(`${prefix}push:configs:task-ttl`);

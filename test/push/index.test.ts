@@ -5,14 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
-import {
-  createPushConfigStore,
-  createPushHandler,
-  createPushKeyRing,
-  createPushQueue,
-  headersFromStore,
-  newPushJob,
-} from '../../src/push/index.js';
+import { createPushConfigStore, createPushHandler, createPushKeyRing, createPushQueue, headersFromStore, newPushJob } from '../../src/push/index.js';
 import { startReceiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
 
@@ -37,7 +30,12 @@ describe('push wiring from the gateway config', () => {
     const store = createPushConfigStore(config, { keyRing });
     const target = await startReceiver();
     cleanup.push(() => target.close());
-    await store.create('alice', 'task-1', { id: 'w1', url: `${target.url}/hook`, token: 'tok', authentication: { scheme: 'Bearer', credentials: 'cb' } });
+    await store.create('alice', 'task-1', {
+      id: 'w1',
+      url: `${target.url}/hook`,
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 'cb' },
+    });
 
     const queue = createPushQueue(config, { retry: { initialDelayMs: 10 } });
     cleanup.push(() => queue.stop());

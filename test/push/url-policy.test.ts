@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError } from '../../src/model/index.js';
 import { isPublicAddress } from '../../src/push/ip-ranges.js';
-import {
-  CallbackResolutionError,
-  resolveAndPin,
-  validateCallbackUrl,
-  type LookupFunction,
-} from '../../src/push/url-policy.js';
+import { CallbackResolutionError, resolveAndPin, validateCallbackUrl, type LookupFunction } from '../../src/push/url-policy.js';
 
 const PRIVATE = 'A2A push callback URL must not target private or local hosts';
 const SCHEME = 'A2A push callback URL must be http or https';

@@ -92,7 +92,15 @@ describe('the card payload', () => {
 
   it('leaves out signatures, fields outside the 1.0 schema, empty values and required: false', () => {
     const payload = JSON.parse(cardPayload(richCard())) as Record<string, any>;
-    for (const field of ['signatures', 'url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces', 'unknownTopLevel', 'documentationUrl']) {
+    for (const field of [
+      'signatures',
+      'url',
+      'preferredTransport',
+      'protocolVersion',
+      'additionalInterfaces',
+      'unknownTopLevel',
+      'documentationUrl',
+    ]) {
       expect(payload).not.toHaveProperty(field);
     }
     expect(payload.capabilities.extensions[1]).toEqual({ uri: 'urn:b:optional' });

@@ -27,7 +27,12 @@ describe('loading signing.keys', () => {
     const { privateKey } = await generateKeyPair('EdDSA', { extractable: true });
     const jwkFile = await dir.file('ed.jwk.json', JSON.stringify(await exportJWK(privateKey)));
     const retired = await dir.pair('ES256', 'old');
-    const ring = await loadKeyRing(entries([{ kid: 'ed', 'private-key-file': jwkFile }, { kid: 'old', 'public-key-file': retired.publicPemFile }]));
+    const ring = await loadKeyRing(
+      entries([
+        { kid: 'ed', 'private-key-file': jwkFile },
+        { kid: 'old', 'public-key-file': retired.publicPemFile },
+      ]),
+    );
     expect(ring.signer).toMatchObject({ kid: 'ed', alg: 'EdDSA' });
     expect(ring.published.map((key) => [key.kid, key.alg, key.kty])).toEqual([
       ['ed', 'EdDSA', 'OKP'],
@@ -48,7 +53,13 @@ describe('loading signing.keys', () => {
     [[{ kid: 'a' }], /set secret, private-key/],
     [[{ kid: 'a', alg: 'HS256' }], /HS256 needs a secret/],
     [[{ kid: 'a', alg: 'ES256', secret: 'shhh-this-is-secret' }], /HS256 only/],
-    [[{ kid: 'a', secret: 'one-secret-value' }, { kid: 'a', secret: 'two-secret-value' }], /kid is used twice/],
+    [
+      [
+        { kid: 'a', secret: 'one-secret-value' },
+        { kid: 'a', secret: 'two-secret-value' },
+      ],
+      /kid is used twice/,
+    ],
   ])('refuses %j', async (list, message) => {
     const failure = await loadKeyRing(entries(list)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);

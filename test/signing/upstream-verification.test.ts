@@ -138,7 +138,11 @@ describe('upstream keys', () => {
       refetchCooldownMs: 0,
     });
     const before = jwks.fetches();
-    expect(await verifyCardSignatures(await cardSignedBy(first.privateKey, 'agent-1'), source)).toEqual({ valid: true, kid: 'agent-1', alg: 'ES256' });
+    expect(await verifyCardSignatures(await cardSignedBy(first.privateKey, 'agent-1'), source)).toEqual({
+      valid: true,
+      kid: 'agent-1',
+      alg: 'ES256',
+    });
     expect(jwks.fetches() - before).toBe(1);
 
     // The agent rotates: its new key is published, its card is signed with it.
@@ -180,9 +184,14 @@ describe('upstream keys', () => {
 
   it('a local octet-key JWKS file verifies HS256 cards by kid', async () => {
     const secret = 'a-secret-from-an-octet-jwks-file-000';
-    const file = await keys.file('oct.jwks.json', JSON.stringify({ keys: [{ kty: 'oct', kid: 'k1', k: Buffer.from(secret).toString('base64url') }] }));
+    const file = await keys.file(
+      'oct.jwks.json',
+      JSON.stringify({ keys: [{ kty: 'oct', kid: 'k1', k: Buffer.from(secret).toString('base64url') }] }),
+    );
     const source = createKeySource(verification({ 'jwks-file': file }));
-    expect(await verifyCardSignatures(await cardSignedBy(createSecretKey(Buffer.from(secret)), 'k1', 'HS256'), source)).toMatchObject({ valid: true });
+    expect(await verifyCardSignatures(await cardSignedBy(createSecretKey(Buffer.from(secret)), 'k1', 'HS256'), source)).toMatchObject({
+      valid: true,
+    });
     expect(await verifyCardSignatures(await cardSignedBy(createSecretKey(Buffer.from(secret)), 'k2', 'HS256'), source)).toEqual({
       valid: false,
       reason: 'unknown-key',

@@ -31,28 +31,72 @@ function skill(id: string, name: string, description: string, tags: string[], ex
 }
 
 const PUBLIC_SKILLS = [
-  skill('iac_generation', 'IaC Generation', 'Generate Alibaba Cloud ROS and Terraform templates from natural language.', ['iac', 'ros', 'terraform', 'alibaba-cloud'], 'Create a VPC with two vSwitches in cn-hangzhou.'),
-  skill('iac_review', 'IaC Review', 'Inspect IaC templates and suggest fixes.', ['iac', 'review', 'validation'], 'Review this ROS template for missing parameters.'),
-  skill('aliyun_ros_operations', 'Alibaba Cloud ROS Operations', 'Assist with ROS stack workflows using iac-code tools.', ['aliyun', 'ros', 'stack'], 'Check why this ROS stack update failed.'),
-  skill('terraform_ros_conversion', 'Terraform To ROS Conversion', 'Assist Terraform-to-ROS conversion using bundled iac-code skill resources.', ['terraform', 'ros', 'conversion'], 'Convert this Terraform VPC module to ROS YAML.'),
+  skill(
+    'iac_generation',
+    'IaC Generation',
+    'Generate Alibaba Cloud ROS and Terraform templates from natural language.',
+    ['iac', 'ros', 'terraform', 'alibaba-cloud'],
+    'Create a VPC with two vSwitches in cn-hangzhou.',
+  ),
+  skill(
+    'iac_review',
+    'IaC Review',
+    'Inspect IaC templates and suggest fixes.',
+    ['iac', 'review', 'validation'],
+    'Review this ROS template for missing parameters.',
+  ),
+  skill(
+    'aliyun_ros_operations',
+    'Alibaba Cloud ROS Operations',
+    'Assist with ROS stack workflows using iac-code tools.',
+    ['aliyun', 'ros', 'stack'],
+    'Check why this ROS stack update failed.',
+  ),
+  skill(
+    'terraform_ros_conversion',
+    'Terraform To ROS Conversion',
+    'Assist Terraform-to-ROS conversion using bundled iac-code skill resources.',
+    ['terraform', 'ros', 'conversion'],
+    'Convert this Terraform VPC module to ROS YAML.',
+  ),
 ];
 
-const RUNTIME_SKILL = skill('iac_code_runtime_details', 'iac-code Runtime Details', 'Authenticated details for task management, push configuration, and local runtime behavior.', ['iac-code', 'runtime', 'a2a'], 'List my current A2A tasks.');
+const RUNTIME_SKILL = skill(
+  'iac_code_runtime_details',
+  'iac-code Runtime Details',
+  'Authenticated details for task management, push configuration, and local runtime behavior.',
+  ['iac-code', 'runtime', 'a2a'],
+  'List my current A2A tasks.',
+);
 
 const EXTENSIONS = [
-  { uri: 'urn:iac-code:a2a:artifact-metadata:v1', description: 'Optional iac-code metadata namespace for tool status and stored local artifact metadata.' },
+  {
+    uri: 'urn:iac-code:a2a:artifact-metadata:v1',
+    description: 'Optional iac-code metadata namespace for tool status and stored local artifact metadata.',
+  },
   {
     uri: 'urn:iac-code:a2a:thinking-exposure:v1',
-    description: 'Optional iac-code metadata namespace for selected thinking exposure signals. Raw thinking is emitted only when raw_thinking is enabled.',
+    description:
+      'Optional iac-code metadata namespace for selected thinking exposure signals. Raw thinking is emitted only when raw_thinking is enabled.',
     params: { enabledTypes: ['tool_trace'] },
   },
   {
     uri: 'urn:iac-code:a2a:pipeline-events:v1',
     description: 'Optional iac-code pipeline event extension for state snapshots, replay, interrupts, and parallel candidate streams.',
     params: {
-      stateEndpoint: '/iac-code/pipeline/state', maxBatchDelayMs: 20, supportsParallelCandidates: true, supportsInterrupts: true,
-      schemaVersion: '1.0', eventBatchMetadataPath: 'metadata.iac_code.pipelineBatch.events', mode: 'normal', supportsSnapshot: true,
-      supportsEventBatching: true, maxBatchBytes: 1048576, maxBatchEvents: 1024, enabled: false, supportsReplay: true,
+      stateEndpoint: '/iac-code/pipeline/state',
+      maxBatchDelayMs: 20,
+      supportsParallelCandidates: true,
+      supportsInterrupts: true,
+      schemaVersion: '1.0',
+      eventBatchMetadataPath: 'metadata.iac_code.pipelineBatch.events',
+      mode: 'normal',
+      supportsSnapshot: true,
+      supportsEventBatching: true,
+      maxBatchBytes: 1048576,
+      maxBatchEvents: 1024,
+      enabled: false,
+      supportsReplay: true,
     },
   },
 ];
@@ -146,11 +190,7 @@ function storedArtifact(artifactId: string, artifact: TurnScript['artifact']): {
  * SUBMITTED, WORKING, text chunks, usage and tool frames, an artifact, the final WORKING with
  * `<task>-2` and assistantFinal (the text after the tool call only), then INPUT_REQUIRED.
  */
-export function capturedTurn(
-  ids: TurnIds,
-  userMessage: Json,
-  options: { newTask: boolean; rawThinking: boolean; script?: TurnScript },
-): Json[] {
+export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask: boolean; rawThinking: boolean; script?: TurnScript }): Json[] {
   const script = options.script ?? CAPTURED_SCRIPT;
   const { taskId, contextId, sessionId } = ids;
   const meta = (extra: Json = {}): Json => ({ iac_code: { ...extra, iacCodeSessionId: sessionId } });
@@ -158,7 +198,11 @@ export function capturedTurn(
     statusUpdate: { taskId, contextId, status: { state, ...extra }, metadata },
   });
   const agentText = (text: string, messageId = `${taskId}-message`): Json => ({
-    messageId, contextId, taskId, role: 'ROLE_AGENT', parts: [{ text }],
+    messageId,
+    contextId,
+    taskId,
+    role: 'ROLE_AGENT',
+    parts: [{ text }],
   });
   const tool = (value: Json): Json => status('TASK_STATE_WORKING', {}, meta({ tool: value }));
   const artifactId = randomUUID();
@@ -172,10 +216,7 @@ export function capturedTurn(
       task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ ...userMessage, contextId, taskId }] },
     });
   }
-  events.push(
-    status('TASK_STATE_SUBMITTED', { timestamp: timestamp() }),
-    status('TASK_STATE_WORKING', { timestamp: timestamp() }),
-  );
+  events.push(status('TASK_STATE_SUBMITTED', { timestamp: timestamp() }), status('TASK_STATE_WORKING', { timestamp: timestamp() }));
   if (options.rawThinking) {
     events.push(status('TASK_STATE_WORKING', {}, meta({ thinking: { text: 'Let me think.', type: 'raw_thinking' } })));
   }
@@ -185,7 +226,9 @@ export function capturedTurn(
     tool({ status: 'started', name: 'write_file', toolUseId: 'tu-1' }),
     tool({ status: 'input_delta', toolUseId: 'tu-1', partialJsonLength: 18 }),
     tool({
-      status: 'input_complete', name: 'write_file', toolUseId: 'tu-1',
+      status: 'input_complete',
+      name: 'write_file',
+      toolUseId: 'tu-1',
       inputSummary: { tool_name: 'write_file', fields: { path: { type: 'str' }, content: { type: 'str' } } },
     }),
   );
@@ -205,19 +248,26 @@ export function capturedTurn(
       [AWAIT_PERMISSION]: {
         inputId,
         toolUseId: 'tu-1',
-        deny: [tool({ status: 'failed', name: 'write_file', toolUseId: 'tu-1', result: { ok: false, error: 'Permission denied' } }), ...ending(PERMISSION_DENIED_AFTER)],
+        deny: [
+          tool({ status: 'failed', name: 'write_file', toolUseId: 'tu-1', result: { ok: false, error: 'Permission denied' } }),
+          ...ending(PERMISSION_DENIED_AFTER),
+        ],
       },
     });
   }
   events.push(
     {
       artifactUpdate: {
-        taskId, contextId, lastChunk: true,
+        taskId,
+        contextId,
+        lastChunk: true,
         artifact: { artifactId, name: filename, parts: [{ url: uri, metadata: fileMeta, filename, mediaType: 'text/plain' }], metadata: fileMeta },
       },
     },
     tool({
-      status: 'completed', name: 'write_file', toolUseId: 'tu-1',
+      status: 'completed',
+      name: 'write_file',
+      toolUseId: 'tu-1',
       result: { ok: true, artifact: { filename, mediaType: 'text/plain' } },
       artifact: { filename, ...fileMeta, artifactId },
     }),
@@ -236,14 +286,32 @@ function permissionPrompt(ids: TurnIds, inputId: string): Json {
   const { taskId, contextId, sessionId } = ids;
   return {
     statusUpdate: {
-      taskId, contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      taskId,
+      contextId,
+      status: { state: 'TASK_STATE_INPUT_REQUIRED' },
       metadata: {
         iac_code: {
           input: {
-            schemaVersion: 1.0, kind: 'permission', requestTaskId: taskId, contextId, inputId, toolUseId: 'tu-1', toolName: 'write_file',
-            title: 'Write a file', purpose: 'Write the generated template.', effect: 'write', target: 'main.tf', isReadOnly: false,
-            prompt: PERMISSION_PROMPT, safeSummary: 'write_file: {"path":"main.tf"}',
-            options: [{ id: 'allow_once', label: 'Allow once' }, { id: 'deny', label: 'Deny' }], language: 'en', required: true,
+            schemaVersion: 1.0,
+            kind: 'permission',
+            requestTaskId: taskId,
+            contextId,
+            inputId,
+            toolUseId: 'tu-1',
+            toolName: 'write_file',
+            title: 'Write a file',
+            purpose: 'Write the generated template.',
+            effect: 'write',
+            target: 'main.tf',
+            isReadOnly: false,
+            prompt: PERMISSION_PROMPT,
+            safeSummary: 'write_file: {"path":"main.tf"}',
+            options: [
+              { id: 'allow_once', label: 'Allow once' },
+              { id: 'deny', label: 'Deny' },
+            ],
+            language: 'en',
+            required: true,
           },
           permission: { autoApproved: false, pending: true, toolName: 'write_file', toolUseId: 'tu-1' },
           iacCodeSessionId: sessionId,
@@ -257,7 +325,10 @@ function permissionPrompt(ids: TurnIds, inputId: string): Json {
 export function failedTurn(ids: TurnIds, userMessage: Json): Json[] {
   const { taskId, contextId } = ids;
   const message = {
-    messageId: `${taskId}-4`, contextId, taskId, role: 'ROLE_AGENT',
+    messageId: `${taskId}-4`,
+    contextId,
+    taskId,
+    role: 'ROLE_AGENT',
     parts: [{ text: 'A2A server currently accepts text input only.' }],
   };
   return [
@@ -272,9 +343,11 @@ export function canceledStatus(task: Json): Json {
   const contextId = task.contextId as string;
   return {
     statusUpdate: {
-      taskId, contextId,
+      taskId,
+      contextId,
       status: {
-        state: 'TASK_STATE_CANCELED', timestamp: timestamp(),
+        state: 'TASK_STATE_CANCELED',
+        timestamp: timestamp(),
         message: { messageId: `${taskId}-5`, contextId, taskId, role: 'ROLE_AGENT', parts: [{ text: 'Task canceled.' }] },
       },
       metadata: (task.metadata as Json | undefined) ?? {},

@@ -5,20 +5,35 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  applyEvent, canceledStatus, capturedTurn, extendedCard, failedTurn, terminalNumber, withHistoryLength,
-  AWAIT_PERMISSION, type CardShape, type Json, type TurnScript,
+  applyEvent,
+  canceledStatus,
+  capturedTurn,
+  extendedCard,
+  failedTurn,
+  terminalNumber,
+  withHistoryLength,
+  AWAIT_PERMISSION,
+  type CardShape,
+  type Json,
+  type TurnScript,
 } from './fake-iac-code-data.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** A JSON-RPC error the fake answers with; `reason` adds google.rpc.ErrorInfo data like the SDK does. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly reason?: string, readonly extraData?: unknown[]) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly reason?: string,
+    readonly extraData?: unknown[],
+  ) {
     super(message);
   }
   toJson(): Json {
     const data: unknown[] = [];
-    if (this.reason) data.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: this.reason, domain: 'a2a-protocol.org', metadata: {} });
+    if (this.reason)
+      data.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: this.reason, domain: 'a2a-protocol.org', metadata: {} });
     if (this.extraData) data.push(...this.extraData);
     return data.length > 0 ? { code: this.code, message: this.message, data } : { code: this.code, message: this.message };
   }
@@ -182,7 +197,14 @@ export class TaskBook {
     const task = this.tasks.get(taskId as string) as Json;
     const received = { kind: 'permission', inputId: waiting.inputId, decision: data.decision, toolUseId: waiting.toolUseId };
     const queue = new EventQueue();
-    queue.push({ statusUpdate: { taskId, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING' }, metadata: { iac_code: { inputReceived: received } } } });
+    queue.push({
+      statusUpdate: {
+        taskId,
+        contextId: task.contextId,
+        status: { state: 'TASK_STATE_WORKING' },
+        metadata: { iac_code: { inputReceived: received } },
+      },
+    });
     turn.subscribers.add(queue);
     turn.answerers.add(queue);
     waiting.answer(data.decision);

@@ -51,8 +51,20 @@ import { serveIacCodeRoute } from './fake-iac-code-routes.js';
 import { EventQueue, RpcError, TaskBook } from './fake-iac-code-tasks.js';
 
 export type FaultName =
-  | 'kill-mid-stream' | 'end-mid-stream' | 'hang-before-headers' | 'hang-mid-stream' | 'quiet' | 'non-json' | 'wrong-id' | 'invalid-result'
-  | 'internal-error' | 'http-500' | 'trickle' | 'no-trailing-blank-line' | 'ping' | 'error-event';
+  | 'kill-mid-stream'
+  | 'end-mid-stream'
+  | 'hang-before-headers'
+  | 'hang-mid-stream'
+  | 'quiet'
+  | 'non-json'
+  | 'wrong-id'
+  | 'invalid-result'
+  | 'internal-error'
+  | 'http-500'
+  | 'trickle'
+  | 'no-trailing-blank-line'
+  | 'ping'
+  | 'error-event';
 
 export interface Fault {
   name: FaultName;
@@ -103,9 +115,17 @@ export interface FakeIacCode {
 const CARD_PATH = '/.well-known/agent-card.json';
 const STREAM_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask']);
 const V1_METHODS = new Set([
-  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
 ]);
 const LEAKY_MESSAGE =
   'RuntimeError: failed to read /home/alice/.iac-code/a2a/tasks/x.json with Bearer sk-live-0123456789abcdef\n' +
@@ -137,7 +157,12 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
   const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number }> = [];
   let closing = false;
   const killed = new WeakSet<ReceivedRequest>();
-  let shape: CardShape = { origin: '', rpcPath: options.rpcPath ?? '/', restFirst: options.restFirst ?? false, pushNotifications: options.pushNotifications ?? false };
+  let shape: CardShape = {
+    origin: '',
+    rpcPath: options.rpcPath ?? '/',
+    restFirst: options.restFirst ?? false,
+    pushNotifications: options.pushNotifications ?? false,
+  };
   const book = new TaskBook({
     card: () => shape,
     pushNotifications: shape.pushNotifications,
@@ -210,7 +235,10 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
   /** Stream one subscriber's events as SSE frames, with the stream faults applied. */
   async function pumpSse(res: ServerResponse, record: ReceivedRequest, queue: EventQueue, rpcId: unknown, fault: Fault | undefined): Promise<void> {
     res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no',
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
     });
     res.flushHeaders();
     const id = fault?.name === 'wrong-id' ? 'wrong-id' : rpcId;
@@ -225,7 +253,11 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
         if (fault.name === 'end-mid-stream') return void res.end();
         if (fault.name === 'quiet') await sleep(fault.ms ?? 500);
         if (fault.name === 'error-event') {
-          await write(res, `${pendingSeparator}event: error\r\ndata: ${envelope(id, { error: { code: -32603, message: LEAKY_MESSAGE } })}\r\n\r\n`, fault);
+          await write(
+            res,
+            `${pendingSeparator}event: error\r\ndata: ${envelope(id, { error: { code: -32603, message: LEAKY_MESSAGE } })}\r\n\r\n`,
+            fault,
+          );
           res.end();
           return;
         }
@@ -245,16 +277,22 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     const body = record.body;
     const reply = (id: unknown, member: Json, fault?: Fault): Promise<void> => sendJson(res, record, envelope(id, member), fault);
     if (Array.isArray(body)) return reply(null, { error: { code: -32600, message: 'Batch requests are not supported' } });
-    if (typeof body !== 'object' || body === null) return reply(null, { error: { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' } });
+    if (typeof body !== 'object' || body === null)
+      return reply(null, { error: { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' } });
     const request = body as Json;
     record.rpcMethod = typeof request.method === 'string' ? request.method : undefined;
     record.rpcId = request.id;
-    if (request.jsonrpc !== '2.0') return reply(request.id ?? null, { error: { code: -32600, message: "Invalid request: 'jsonrpc' must be exactly '2.0'" } });
+    if (request.jsonrpc !== '2.0')
+      return reply(request.id ?? null, { error: { code: -32600, message: "Invalid request: 'jsonrpc' must be exactly '2.0'" } });
     const method = record.rpcMethod ?? '';
     if (!V1_METHODS.has(method)) return reply(request.id, { error: { code: -32601, message: 'Method not found' } });
     const version = String(record.headers['a2a-version'] ?? '').trim() || '0.3';
     if (!/^1(\.\d+)*$/.test(version)) {
-      const error = new RpcError(-32009, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, 'VERSION_NOT_SUPPORTED');
+      const error = new RpcError(
+        -32009,
+        `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`,
+        'VERSION_NOT_SUPPORTED',
+      );
       return reply(request.id, { error: error.toJson() });
     }
     const fault = chooseFault(record, 'rpc');

@@ -89,10 +89,7 @@ export function startDemoGateway(overrides: Record<string, unknown> = {}): Promi
 }
 
 /** Start `agent`, then the gateway in front of it; closing the gateway closes both. */
-async function gatewayInFrontOf(
-  agent: { url: string; close(): Promise<void> },
-  overrides: Record<string, unknown>,
-): Promise<TestGateway> {
+async function gatewayInFrontOf(agent: { url: string; close(): Promise<void> }, overrides: Record<string, unknown>): Promise<TestGateway> {
   try {
     const upstream = { ...(overrides.upstream as Record<string, unknown> | undefined), url: agent.url };
     const gateway = await startTestGateway({ ...overrides, upstream });
@@ -110,10 +107,7 @@ async function gatewayInFrontOf(
 }
 
 /** A real a2a-js 1.x server, and the gateway in front of it. */
-export async function startSdkGateway(
-  overrides: Record<string, unknown> = {},
-  agentOptions: SdkV1AgentOptions = {},
-): Promise<TestGateway> {
+export async function startSdkGateway(overrides: Record<string, unknown> = {}, agentOptions: SdkV1AgentOptions = {}): Promise<TestGateway> {
   return gatewayInFrontOf(await startSdkV1Agent(agentOptions), overrides);
 }
 

@@ -234,7 +234,11 @@ export async function startSdkV025Agent(options: SdkV025AgentOptions = {}): Prom
     res.json(card);
   });
   app.get(`${V025_RPC_PATH}/agent/authenticatedExtendedCard`, (_req, res) => {
-    res.json({ ...card, description: `${card.description} (extended)`, skills: [...card.skills, { id: 'secret', name: 'Secret', description: 'Only for the authenticated.', tags: ['extended'] }] });
+    res.json({
+      ...card,
+      description: `${card.description} (extended)`,
+      skills: [...card.skills, { id: 'secret', name: 'Secret', description: 'Only for the authenticated.', tags: ['extended'] }],
+    });
   });
   // The SDK's router is built with its own express 4; an express 5 app mounts it like any middleware.
   new A2AExpressApp(handler).setupRoutes(app as unknown as Parameters<A2AExpressApp['setupRoutes']>[0], V025_RPC_PATH);

@@ -35,7 +35,10 @@ function agentMessage(parts: Part[], taskId: string, contextId: string, messageI
 class Scripts implements AgentExecutor {
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
-    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ').trim();
+    const prompt = userMessage.parts
+      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+      .join(' ')
+      .trim();
     const script = prompt.split(/\s+/)[0] ?? '';
     const status = (state: TaskState, parts?: Part[], messageId?: string) =>
       AgentEvent.statusUpdate({
@@ -111,7 +114,18 @@ function card(baseUrl: string): AgentCard {
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain', 'application/json'],
-    skills: [{ id: 'scripts', name: 'Scripts', description: 'ask, direct, files, fail', tags: ['test'], examples: ['ask'], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'scripts',
+        name: 'Scripts',
+        description: 'ask, direct, files, fail',
+        tags: ['test'],
+        examples: ['ask'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
 }

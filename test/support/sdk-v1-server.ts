@@ -23,7 +23,6 @@ export interface SdkServerPaths {
   rest: string;
 }
 
-
 export interface RunningSdkServer {
   url: string;
   server: Server;

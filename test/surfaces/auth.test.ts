@@ -87,7 +87,11 @@ describe('describeSecuritySchemes', () => {
   });
 
   it('advertises each configured scheme as its own requirement (any one suffices)', () => {
-    expect(describeSecuritySchemes(Credentials.parse({ token: 't', 'basic-username': 'u', 'basic-password': 'p', 'api-key': 'k', 'api-key-header': 'X-Key' }))).toEqual({
+    expect(
+      describeSecuritySchemes(
+        Credentials.parse({ token: 't', 'basic-username': 'u', 'basic-password': 'p', 'api-key': 'k', 'api-key-header': 'X-Key' }),
+      ),
+    ).toEqual({
       securitySchemes: {
         bearerAuth: { httpAuthSecurityScheme: { scheme: 'bearer' } },
         basicAuth: { httpAuthSecurityScheme: { scheme: 'basic' } },

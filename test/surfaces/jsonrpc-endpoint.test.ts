@@ -98,9 +98,7 @@ describe('jsonRpcEndpoint body limit', () => {
         else controller.enqueue(chunk);
       },
     });
-    const response = await app.request(
-      new Request('http://localhost/', { method: 'POST', body, duplex: 'half' }),
-    );
+    const response = await app.request(new Request('http://localhost/', { method: 'POST', body, duplex: 'half' }));
     expect(((await response.json()) as any).error).toEqual({ code: -32600, message: 'Request payload too large' });
     expect(pulled).toBeLessThan(10);
   });

@@ -92,7 +92,10 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js client over %s', (trans
     expect('status' in result && result.id).toBe('task-1');
     const request = port.last().request as { message: { parts: unknown[]; role: string } };
     expect(request.message).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello gateway' }] });
-    expect(port.last().ctx).toMatchObject({ principal: principalOf('a2a-1.0', 'bearer', TOKEN), surface: transport === 'JSONRPC' ? 'jsonrpc' : 'rest' });
+    expect(port.last().ctx).toMatchObject({
+      principal: principalOf('a2a-1.0', 'bearer', TOKEN),
+      surface: transport === 'JSONRPC' ? 'jsonrpc' : 'rest',
+    });
   });
 
   it('sendMessageStream yields every event', async () => {

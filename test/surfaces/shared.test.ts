@@ -29,9 +29,7 @@ describe('publicBaseUrl', () => {
   it("uses the request's own origin by default and ignores X-Forwarded-* without trust-proxy", () => {
     const config = defaultConfig();
     expect(publicBaseUrl(request(), config)).toBe('http://gw.internal:8080');
-    expect(publicBaseUrl(request({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), config)).toBe(
-      'http://gw.internal:8080',
-    );
+    expect(publicBaseUrl(request({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), config)).toBe('http://gw.internal:8080');
   });
 
   it('honours the first X-Forwarded-Proto/Host values with trust-proxy', () => {

@@ -110,10 +110,13 @@ describe('startStream', () => {
     const ended = await startStream(acceptThen([]), options);
     expect(ended.began).toBe('accepted');
     expect(await collect(ended.rest)).toEqual([]);
-    const quiet = await startStream((onAccepted) => {
-      onAccepted();
-      return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
-    }, { ...options, acceptGraceMs: 20 });
+    const quiet = await startStream(
+      (onAccepted) => {
+        onAccepted();
+        return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+      },
+      { ...options, acceptGraceMs: 20 },
+    );
     expect(quiet.began).toBe('accepted');
   });
 

@@ -125,11 +125,17 @@ describe('JSON-RPC SendStreamingMessage over HTTP', () => {
     const first = await reader.nextData();
     // The second event does not exist yet: the first frame reached us on its own.
     expect(stream.state.released).toBe(false);
-    expect(first).toBe(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 's1', result: { task: task('task-1', { status: { state: 'TASK_STATE_SUBMITTED' } }) } })}`);
+    expect(first).toBe(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: 's1', result: { task: task('task-1', { status: { state: 'TASK_STATE_SUBMITTED' } }) } })}`,
+    );
 
     stream.release();
     const second = await reader.nextData();
-    expect(JSON.parse((second as string).slice(6))).toEqual({ jsonrpc: '2.0', id: 's1', result: statusUpdate('TASK_STATE_INPUT_REQUIRED', 'second') });
+    expect(JSON.parse((second as string).slice(6))).toEqual({
+      jsonrpc: '2.0',
+      id: 's1',
+      result: statusUpdate('TASK_STATE_INPUT_REQUIRED', 'second'),
+    });
     expect(await reader.nextData()).toBeUndefined();
     await stream.finished;
   });
@@ -176,7 +182,14 @@ describe('JSON-RPC SendStreamingMessage over HTTP', () => {
       error: {
         code: -32001,
         message: 'Task task-1 not found',
-        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'task-1' } }],
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'TASK_NOT_FOUND',
+            domain: 'a2a-protocol.org',
+            metadata: { taskId: 'task-1' },
+          },
+        ],
       },
     });
     expect(await reader.nextData()).toBeUndefined();

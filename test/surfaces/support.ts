@@ -63,9 +63,7 @@ export function upstreamCard(overrides: Record<string, unknown> = {}): AgentCard
     securityRequirements: [{ schemes: { upstreamKey: { list: [''] } } }],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [
-      { id: 's1', name: 'Skill', description: 'd', tags: ['t'], securityRequirements: [{ schemes: { upstreamKey: {} } }] },
-    ],
+    skills: [{ id: 's1', name: 'Skill', description: 'd', tags: ['t'], securityRequirements: [{ schemes: { upstreamKey: {} } }] }],
     signatures: [{ protected: 'eyJhbGciOiJIUzI1NiJ9', signature: 'sig', header: {} }],
     url: 'http://10.0.0.5:41242/',
     preferredTransport: 'JSONRPC',
@@ -111,15 +109,11 @@ export class StubPort implements AgentPort {
   };
   listTasks: AgentPort['listTasks'] = async (request, ctx) => {
     this.record('listTasks', request, ctx);
-    return this.overrides.listTasks
-      ? this.overrides.listTasks(request, ctx)
-      : { tasks: [task()], nextPageToken: '', pageSize: 50, totalSize: 1 };
+    return this.overrides.listTasks ? this.overrides.listTasks(request, ctx) : { tasks: [task()], nextPageToken: '', pageSize: 50, totalSize: 1 };
   };
   cancelTask: AgentPort['cancelTask'] = async (request, ctx) => {
     this.record('cancelTask', request, ctx);
-    return this.overrides.cancelTask
-      ? this.overrides.cancelTask(request, ctx)
-      : task(request.id, { status: { state: 'TASK_STATE_CANCELED' } });
+    return this.overrides.cancelTask ? this.overrides.cancelTask(request, ctx) : task(request.id, { status: { state: 'TASK_STATE_CANCELED' } });
   };
   subscribeToTask: AgentPort['subscribeToTask'] = (request, ctx) => {
     this.record('subscribeToTask', request, ctx);

@@ -51,7 +51,15 @@ describe('served 1.0 agent card', () => {
     expect(body.securityRequirements).toEqual([{ schemes: { bearerAuth: { list: [] } } }, { schemes: { apiKeyAuth: { list: [] } } }]);
     expect(body.capabilities.pushNotifications).toBe(true);
     expect(Object.keys(body).slice(0, 9)).toEqual([
-      'name', 'description', 'supportedInterfaces', 'provider', 'version', 'capabilities', 'securitySchemes', 'securityRequirements', 'defaultInputModes',
+      'name',
+      'description',
+      'supportedInterfaces',
+      'provider',
+      'version',
+      'capabilities',
+      'securitySchemes',
+      'securityRequirements',
+      'defaultInputModes',
     ]);
     expect(text).not.toContain('upstreamKey');
   });
@@ -62,7 +70,10 @@ describe('served 1.0 agent card', () => {
     expect(plain.body.supportedInterfaces[0].url).toBe('http://gw.example:8080/');
 
     const trusted = await getCard(buildApp({ config: { 'trust-proxy': true } }).app, forwarded);
-    expect(trusted.body.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual(['https://agents.example.com/', 'https://agents.example.com']);
+    expect(trusted.body.supportedInterfaces.map((i: { url: string }) => i.url)).toEqual([
+      'https://agents.example.com/',
+      'https://agents.example.com',
+    ]);
     expect(trusted.headers.get('vary')).toBe('X-Forwarded-Proto, X-Forwarded-Host');
 
     const pinned = await getCard(buildApp({ config: { 'public-url': 'https://a2a.example.org/gw/', 'trust-proxy': true } }).app, forwarded);

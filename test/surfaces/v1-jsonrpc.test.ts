@@ -45,7 +45,13 @@ describe('1.0 JSON-RPC methods', () => {
   });
 
   it('CreateTaskPushNotificationConfig returns the stored object', async () => {
-    const params = { taskId: 'task-1', id: 'webhook-1', url: 'https://hooks.example.com/a2a', token: 't', authentication: { scheme: 'bearer', credentials: 'c' } };
+    const params = {
+      taskId: 'task-1',
+      id: 'webhook-1',
+      url: 'https://hooks.example.com/a2a',
+      token: 't',
+      authentication: { scheme: 'bearer', credentials: 'c' },
+    };
     expect((await rpc(app, 'CreateTaskPushNotificationConfig', params)).body.result).toEqual(params);
   });
 
@@ -93,7 +99,9 @@ describe('1.0 JSON-RPC methods', () => {
       {
         jsonrpc: '2.0',
         id: 'st',
-        result: { statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agentMessage('done') } } },
+        result: {
+          statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agentMessage('done') } },
+        },
       },
     ]);
     expect(frames.every((frame) => frame.event === undefined)).toBe(true);
@@ -122,7 +130,9 @@ describe('A2A-Version on the JSON-RPC dialect', () => {
   const versionError = (version: string) => ({
     code: -32009,
     message: `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`,
-    data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { version } }],
+    data: [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { version } },
+    ],
   });
 
   it.each(['1.0', '1.7', '1.0.0', ' 1.0 '])('accepts %j', async (version) => {
@@ -228,7 +238,9 @@ describe('errors from the port', () => {
       error: {
         code: -32001,
         message: 'Task nope not found',
-        data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'nope' } }],
+        data: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'nope' } },
+        ],
       },
     });
     expect(log()).toMatchObject({ errorCode: -32001, taskId: 'nope' });
@@ -241,7 +253,12 @@ describe('errors from the port', () => {
 
   it('answers -32003 for push methods while push notifications are off', async () => {
     const { app, port } = buildApp();
-    for (const method of ['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']) {
+    for (const method of [
+      'CreateTaskPushNotificationConfig',
+      'GetTaskPushNotificationConfig',
+      'ListTaskPushNotificationConfigs',
+      'DeleteTaskPushNotificationConfig',
+    ]) {
       const { body } = await rpc(app, method, { taskId: 't', id: 'h', url: 'https://h.example' });
       expect(body.error).toMatchObject({ code: -32003, message: 'Push notifications are not supported by the agent' });
     }

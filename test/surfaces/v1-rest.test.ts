@@ -55,7 +55,8 @@ describe.each([
   });
 
   it('GET /tasks coerces the query', async () => {
-    const query = 'contextId=ctx-1&status=TASK_STATE_WORKING&pageSize=20&pageToken=abc&historyLength=0&statusTimestampAfter=2026-01-01T00:00:00Z&includeArtifacts=true&unknown=1';
+    const query =
+      'contextId=ctx-1&status=TASK_STATE_WORKING&pageSize=20&pageToken=abc&historyLength=0&statusTimestampAfter=2026-01-01T00:00:00Z&includeArtifacts=true&unknown=1';
     const result = await call('GET', `${prefix}/tasks?${query}`);
     expect(result.body).toEqual({ tasks: [task()], nextPageToken: '', pageSize: 50, totalSize: 1 });
     expect(port.last().request).toEqual(
@@ -154,7 +155,9 @@ describe('REST errors', () => {
         code: 404,
         status: 'NOT_FOUND',
         message: 'Task nope not found',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'nope' } }],
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'nope' } },
+        ],
       },
     });
   });

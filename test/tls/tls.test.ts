@@ -23,7 +23,23 @@ async function makeCertificates(): Promise<void> {
   await writeFile(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
   for (const name of ['first', 'second']) {
     await ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    await ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', 'san.ext');
+    await ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      'san.ext',
+    );
   }
 }
 
@@ -73,12 +89,22 @@ describe('native TLS', { timeout: 60_000 }, () => {
   it('the official 0.2.5 client sends and streams over https', async () => {
     const client = new A2AClient(gateway.url);
     // The client sends no X-API-KEY of its own: give it one the way Bailian would.
-    setGlobalDispatcher(new Agent({ connect: { ca } }).compose((dispatch) => (opts, handler) => dispatch({ ...opts, headers: { ...(opts.headers as Record<string, string>), 'x-api-key': 'bl-key' } }, handler)));
+    setGlobalDispatcher(
+      new Agent({ connect: { ca } }).compose(
+        (dispatch) => (opts, handler) =>
+          dispatch({ ...opts, headers: { ...(opts.headers as Record<string, string>), 'x-api-key': 'bl-key' } }, handler),
+      ),
+    );
     try {
-      const sent: any = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'over tls' }] } });
+      const sent: any = await client.sendMessage({
+        message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'over tls' }] },
+      });
       expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
       const events: any[] = [];
-      for await (const event of client.sendMessageStream({ message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'stream tls' }] } })) events.push(event);
+      for await (const event of client.sendMessageStream({
+        message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'stream tls' }] },
+      }))
+        events.push(event);
       expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     } finally {
       setGlobalDispatcher(new Agent({ connect: { ca } }));
@@ -117,9 +143,14 @@ describe('TLS start-up errors', { timeout: 60_000 }, () => {
     const missing = await cli(['serve', '--port', '0'], { A2A_BRIDGE_TLS__CERT_FILE: file('nope.pem'), A2A_BRIDGE_TLS__KEY_FILE: file('first.key') });
     expect(missing.code).toBe(2);
     expect(stderrLines(missing)).toEqual(['a2a-bridge: cannot start: tls.cert-file cannot be read (no such file)']);
-    const mismatched = await cli(['serve', '--port', '0'], { A2A_BRIDGE_TLS__CERT_FILE: file('first.pem'), A2A_BRIDGE_TLS__KEY_FILE: file('second.key') });
+    const mismatched = await cli(['serve', '--port', '0'], {
+      A2A_BRIDGE_TLS__CERT_FILE: file('first.pem'),
+      A2A_BRIDGE_TLS__KEY_FILE: file('second.key'),
+    });
     expect(mismatched.code).toBe(2);
-    expect(stderrLines(mismatched)[0]).toMatch(/^a2a-bridge: cannot start: tls\.cert-file and tls\.key-file are not a usable PEM certificate and key/);
+    expect(stderrLines(mismatched)[0]).toMatch(
+      /^a2a-bridge: cannot start: tls\.cert-file and tls\.key-file are not a usable PEM certificate and key/,
+    );
     const half = await cli(['check-config'], { A2A_BRIDGE_TLS__CERT_FILE: file('first.pem') });
     expect(half.code).toBe(2);
     expect(half.stderr).toMatch(/tls: tls\.cert-file and tls\.key-file go together/);

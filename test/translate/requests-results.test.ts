@@ -74,7 +74,10 @@ describe('send params (configuration table)', () => {
   });
 
   it('always writes acceptedOutputModes to 0.2.5 and tolerates its absence from 0.2.6 clients', () => {
-    expect(sendRequestToV025({ message: message1, configuration: {} }, profile).configuration).toStrictEqual({ acceptedOutputModes: [], blocking: true });
+    expect(sendRequestToV025({ message: message1, configuration: {} }, profile).configuration).toStrictEqual({
+      acceptedOutputModes: [],
+      blocking: true,
+    });
     expect(sendParamsToV1({ message: message025, configuration: { blocking: true } }, profile).configuration).toStrictEqual({});
   });
 });
@@ -105,7 +108,9 @@ describe('results', () => {
   it('message/send: bare ⇄ wrapped', () => {
     const task = { kind: 'task' as const, id: 't', contextId: 'c', status: { state: 'completed' as const, timestamp: '2025-01-01T00:00:00Z' } };
     const wrapped = sendResultToV1(task, profile);
-    expect(wrapped).toStrictEqual({ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-01-01T00:00:00Z' } } });
+    expect(wrapped).toStrictEqual({
+      task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-01-01T00:00:00Z' } },
+    });
     expect(sendResponseToV025(wrapped, profile)).toStrictEqual(task);
     const direct = sendResultToV1({ ...message025, role: 'agent' }, profile, { contextId: 'ctx' });
     expect(direct).toStrictEqual({ message: { role: 'ROLE_AGENT', messageId: 'm-1', parts: [{ text: 'hi' }], contextId: 'ctx' } });

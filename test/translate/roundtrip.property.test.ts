@@ -51,15 +51,17 @@ const name = optional(fc.stringMatching(/^[a-z]{1,6}\.[a-z]{2,3}$/));
 const timestamp = fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString());
 
 // ---- 0.2.5 arbitraries
-const part025: fc.Arbitrary<V025Part> = fc.oneof(
-  fc.record({ kind: fc.constant('text' as const), text: fc.string(), metadata }),
-  fc.record({
-    kind: fc.constant('file' as const),
-    file: fc.oneof(fc.record({ bytes: base64, mimeType: mime, name }), fc.record({ uri: fc.webUrl(), mimeType: mime, name })),
-    metadata,
-  }),
-  fc.record({ kind: fc.constant('data' as const), data: object, metadata }),
-).map(strip);
+const part025: fc.Arbitrary<V025Part> = fc
+  .oneof(
+    fc.record({ kind: fc.constant('text' as const), text: fc.string(), metadata }),
+    fc.record({
+      kind: fc.constant('file' as const),
+      file: fc.oneof(fc.record({ bytes: base64, mimeType: mime, name }), fc.record({ uri: fc.webUrl(), mimeType: mime, name })),
+      metadata,
+    }),
+    fc.record({ kind: fc.constant('data' as const), data: object, metadata }),
+  )
+  .map(strip);
 const role025 = fc.constantFrom('user' as const, 'agent' as const);
 const message025: fc.Arbitrary<V025Message> = fc
   .record({
@@ -74,8 +76,12 @@ const message025: fc.Arbitrary<V025Message> = fc
     metadata,
   })
   .map(strip);
-const status025 = fc.record({ state: fc.constantFrom(...V025_TASK_STATES), timestamp: optional(timestamp), message: optional(message025) }).map(strip);
-const artifact025 = fc.record({ artifactId: id, name: optional(fc.string()), parts: fc.array(part025, { minLength: 1, maxLength: 2 }), metadata }).map(strip);
+const status025 = fc
+  .record({ state: fc.constantFrom(...V025_TASK_STATES), timestamp: optional(timestamp), message: optional(message025) })
+  .map(strip);
+const artifact025 = fc
+  .record({ artifactId: id, name: optional(fc.string()), parts: fc.array(part025, { minLength: 1, maxLength: 2 }), metadata })
+  .map(strip);
 const task025: fc.Arbitrary<V025Task> = fc
   .record({
     kind: fc.constant('task' as const),
@@ -92,7 +98,9 @@ const pushBody025 = fc
     id: optional(id),
     url: fc.webUrl(),
     token: optional(fc.string()),
-    authentication: optional(fc.record({ schemes: fc.tuple(fc.constantFrom('Bearer', 'Basic')).map((s) => [...s]), credentials: optional(fc.string()) }).map(strip)),
+    authentication: optional(
+      fc.record({ schemes: fc.tuple(fc.constantFrom('Bearer', 'Basic')).map((s) => [...s]), credentials: optional(fc.string()) }).map(strip),
+    ),
   })
   .map(strip);
 const pushConfig025: fc.Arbitrary<V025TaskPushNotificationConfig> = fc.record({ taskId: id, pushNotificationConfig: pushBody025 }).map(strip);
@@ -132,12 +140,7 @@ const sendParams025: fc.Arbitrary<V025MessageSendParams> = fc
 // ---- 1.0 arbitraries
 const part1: fc.Arbitrary<Part> = fc
   .tuple(
-    fc.oneof(
-      fc.record({ text: fc.string() }),
-      fc.record({ raw: base64 }),
-      fc.record({ url: fc.webUrl() }),
-      fc.record({ data: json }),
-    ),
+    fc.oneof(fc.record({ text: fc.string() }), fc.record({ raw: base64 }), fc.record({ url: fc.webUrl() }), fc.record({ data: json })),
     fc.record({ mediaType: mime, filename: name, metadata }),
   )
   .map(([content, extra]) => strip({ ...content, ...extra }));
@@ -154,9 +157,18 @@ const message1: fc.Arbitrary<Message> = fc
   })
   .map(strip);
 const status1 = fc.record({ state: fc.constantFrom(...TASK_STATES), timestamp: optional(timestamp), message: optional(message1) }).map(strip);
-const artifact1 = fc.record({ artifactId: id, description: optional(fc.string()), parts: fc.array(part1, { minLength: 1, maxLength: 2 }), metadata }).map(strip);
+const artifact1 = fc
+  .record({ artifactId: id, description: optional(fc.string()), parts: fc.array(part1, { minLength: 1, maxLength: 2 }), metadata })
+  .map(strip);
 const task1: fc.Arbitrary<Task> = fc
-  .record({ id, contextId: id, status: status1, artifacts: optional(fc.array(artifact1, { maxLength: 2 })), history: optional(fc.array(message1, { maxLength: 2 })), metadata })
+  .record({
+    id,
+    contextId: id,
+    status: status1,
+    artifacts: optional(fc.array(artifact1, { maxLength: 2 })),
+    history: optional(fc.array(message1, { maxLength: 2 })),
+    metadata,
+  })
   .map(strip);
 const pushConfig1: fc.Arbitrary<TaskPushNotificationConfig> = fc
   .record({
@@ -241,7 +253,14 @@ describe('round trip 0.2.5 → 1.0 → 0.2.5', () => {
     fc.assert(
       fc.property(sendParams025, (params) => {
         const expected = params.configuration
-          ? { ...params, configuration: { ...params.configuration, acceptedOutputModes: params.configuration.acceptedOutputModes ?? [], blocking: params.configuration.blocking ?? true } }
+          ? {
+              ...params,
+              configuration: {
+                ...params.configuration,
+                acceptedOutputModes: params.configuration.acceptedOutputModes ?? [],
+                blocking: params.configuration.blocking ?? true,
+              },
+            }
           : params;
         expect(sendRequestToV025(sendParamsToV1(params, profile), profile)).toStrictEqual(expected);
       }),
@@ -288,7 +307,8 @@ describe('round trip 1.0 → 0.2.5 → 1.0', () => {
       fc.property(stream1, (event) => {
         const back = streamEventToV1(streamResponseToV025(event, profile, { now }), profile);
         if ('task' in event) expect(back).toStrictEqual({ task: task1Stamped(event.task) });
-        else if ('statusUpdate' in event) expect(back).toStrictEqual({ statusUpdate: { ...event.statusUpdate, status: withTimestamp(event.statusUpdate.status) } });
+        else if ('statusUpdate' in event)
+          expect(back).toStrictEqual({ statusUpdate: { ...event.statusUpdate, status: withTimestamp(event.statusUpdate.status) } });
         else expect(back).toStrictEqual(event);
       }),
       RUNS,
@@ -307,7 +327,14 @@ describe('round trip 1.0 → 0.2.5 → 1.0', () => {
       fc.property(sendRequest1, (request) => {
         const config = request.configuration;
         const expected = config
-          ? { ...request, configuration: strip({ ...config, acceptedOutputModes: config.acceptedOutputModes ?? [], returnImmediately: config.returnImmediately || undefined }) }
+          ? {
+              ...request,
+              configuration: strip({
+                ...config,
+                acceptedOutputModes: config.acceptedOutputModes ?? [],
+                returnImmediately: config.returnImmediately || undefined,
+              }),
+            }
           : request;
         expect(sendParamsToV1(sendRequestToV025(request, profile), profile)).toStrictEqual(expected);
       }),

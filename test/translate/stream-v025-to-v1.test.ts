@@ -45,9 +45,31 @@ describe('0.2.5 → 1.0 stream', () => {
     const { results, out } = translateAll(BAILIAN_EXAMPLE);
     expect(out).toStrictEqual([
       { task: { id: 'task-1', contextId: 'context-1', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-07-15T14:52:28.277547Z' } } },
-      { artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: { artifactId: 'a', parts: [{ text: '今天天气晴，' }] }, append: true, lastChunk: false } },
-      { artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: { artifactId: 'a', parts: [{ text: '没有雨。' }] }, append: true, lastChunk: true } },
-      { statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-07-15T14:52:28.277643Z' } } },
+      {
+        artifactUpdate: {
+          taskId: 'task-1',
+          contextId: 'context-1',
+          artifact: { artifactId: 'a', parts: [{ text: '今天天气晴，' }] },
+          append: true,
+          lastChunk: false,
+        },
+      },
+      {
+        artifactUpdate: {
+          taskId: 'task-1',
+          contextId: 'context-1',
+          artifact: { artifactId: 'a', parts: [{ text: '没有雨。' }] },
+          append: true,
+          lastChunk: true,
+        },
+      },
+      {
+        statusUpdate: {
+          taskId: 'task-1',
+          contextId: 'context-1',
+          status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-07-15T14:52:28.277643Z' },
+        },
+      },
     ]);
     expect(results.map((result) => result.done)).toEqual([false, false, false, true]);
     for (const event of out) expect(StreamResponse.safeParse(event).success).toBe(true);
@@ -75,7 +97,13 @@ describe('0.2.5 → 1.0 stream', () => {
   });
 
   it('input-required with final: true ends the stream; without final it does not', () => {
-    const update = (final: boolean): V025StreamEvent => ({ kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'input-required' }, final });
+    const update = (final: boolean): V025StreamEvent => ({
+      kind: 'status-update',
+      taskId: 't',
+      contextId: 'c',
+      status: { state: 'input-required' },
+      final,
+    });
     expect(translateAll([BAILIAN_EXAMPLE[0]!, update(false)]).t.done).toBe(false);
     expect(translateAll([BAILIAN_EXAMPLE[0]!, update(true)]).t.done).toBe(true);
   });

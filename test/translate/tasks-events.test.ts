@@ -115,7 +115,13 @@ describe('stream events', () => {
     ['TASK_STATE_CANCELED', spec, true],
   ] as const)('status-update %s: final computed (%#)', (state, profile, final) => {
     const event = statusUpdateToV025({ taskId: 't', contextId: 'c', status: { state } }, profile, { now });
-    expect(event).toStrictEqual({ kind: 'status-update', taskId: 't', contextId: 'c', status: { state: profile.statesToV025[state], timestamp: now() }, final });
+    expect(event).toStrictEqual({
+      kind: 'status-update',
+      taskId: 't',
+      contextId: 'c',
+      status: { state: profile.statesToV025[state], timestamp: now() },
+      final,
+    });
   });
 
   it('artifact-update keeps append/lastChunk both ways', () => {
@@ -128,15 +134,21 @@ describe('stream events', () => {
       lastChunk: true,
     };
     const v1 = artifactUpdateToV1(v025, spec);
-    expect(v1).toStrictEqual({ taskId: 't', contextId: 'c', artifact: { artifactId: 'a-1', parts: [{ text: 'part 1' }] }, append: false, lastChunk: true });
+    expect(v1).toStrictEqual({
+      taskId: 't',
+      contextId: 'c',
+      artifact: { artifactId: 'a-1', parts: [{ text: 'part 1' }] },
+      append: false,
+      lastChunk: true,
+    });
     expect(artifactUpdateToV025(v1, spec)).toStrictEqual(v025);
   });
 
   it('maps kind to the 1.0 wrapper key and back', () => {
     expect(Object.keys(streamEventToV1({ kind: 'task', id: 't', contextId: 'c', status: { state: 'submitted' } }, spec))).toEqual(['task']);
-    expect(
-      Object.keys(streamEventToV1({ kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: 'x' }] }, spec)),
-    ).toEqual(['message']);
+    expect(Object.keys(streamEventToV1({ kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: 'x' }] }, spec))).toEqual([
+      'message',
+    ]);
     expect(streamResponseToV025({ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } } }, spec, { now }).kind).toBe('task');
     expect(
       streamResponseToV025({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } }, spec, { now }),

@@ -21,9 +21,7 @@ const agentCard: V025AgentCard = {
   security: [{ bearer: [] }],
   defaultInputModes: ['text/plain', 'image/png'],
   defaultOutputModes: ['text/plain'],
-  skills: [
-    { id: 'forecast', name: 'Forecast', description: 'Tomorrow', tags: ['weather'], security: [{ bearer: [] }], inputModes: ['text/plain'] },
-  ],
+  skills: [{ id: 'forecast', name: 'Forecast', description: 'Tomorrow', tags: ['weather'], security: [{ bearer: [] }], inputModes: ['text/plain'] }],
   supportsAuthenticatedExtendedCard: true,
   signatures: [{ protected: 'eyJhbGciOiJFUzI1NiJ9', signature: 'c2ln' }],
 };
@@ -62,7 +60,11 @@ describe('rewriteV025Card: the agent’s own card served by the relaying facade'
       options: { overrides: { name: 'Gateway', version: '9', skills: [{ id: 's', name: 'S', description: 'D', tags: [' '] }] } },
       expected: { name: 'Gateway', description: 'Forecasts', version: '9', skills: [{ id: 's', name: 'S', description: 'D', tags: ['general'] }] },
     },
-    { name: 'push off at the gateway hides the capability', options: { pushNotifications: false }, expected: { capabilities: { ...agentCard.capabilities, pushNotifications: false } } },
+    {
+      name: 'push off at the gateway hides the capability',
+      options: { pushNotifications: false },
+      expected: { capabilities: { ...agentCard.capabilities, pushNotifications: false } },
+    },
     { name: 'push on keeps the agent’s own answer', options: { pushNotifications: true }, expected: { capabilities: agentCard.capabilities } },
   ];
   for (const { name, options, expected } of cases) {

@@ -43,7 +43,11 @@ describe('parts', () => {
   });
 
   it('reads `mediaType` as well as `mimeType`, and refuses parts with no or two contents', () => {
-    expect(partFromV03(V03Part.parse({ file: { fileWithUri: 'u', mediaType: 'a/b', name: 'n' } }))).toEqual({ url: 'u', mediaType: 'a/b', filename: 'n' });
+    expect(partFromV03(V03Part.parse({ file: { fileWithUri: 'u', mediaType: 'a/b', name: 'n' } }))).toEqual({
+      url: 'u',
+      mediaType: 'a/b',
+      filename: 'n',
+    });
     expect(V03Part.safeParse({ metadata: {} }).success).toBe(false);
     expect(V03Part.safeParse({ text: 'a', data: { data: {} } }).success).toBe(false);
     expect(V03Part.safeParse({ file: { mimeType: 'a/b' } }).success).toBe(false);
@@ -66,22 +70,38 @@ describe('states and roles', () => {
   });
 
   it('roles: names or numbers; ROLE_UNSPECIFIED or missing is the agent', () => {
-    expect([roleFromV03('ROLE_USER'), roleFromV03(1), roleFromV03('ROLE_AGENT'), roleFromV03(2), roleFromV03('ROLE_UNSPECIFIED'), roleFromV03(undefined)]).toEqual([
-      'ROLE_USER',
-      'ROLE_USER',
-      'ROLE_AGENT',
-      'ROLE_AGENT',
-      'ROLE_AGENT',
-      'ROLE_AGENT',
-    ]);
+    expect([
+      roleFromV03('ROLE_USER'),
+      roleFromV03(1),
+      roleFromV03('ROLE_AGENT'),
+      roleFromV03(2),
+      roleFromV03('ROLE_UNSPECIFIED'),
+      roleFromV03(undefined),
+    ]).toEqual(['ROLE_USER', 'ROLE_USER', 'ROLE_AGENT', 'ROLE_AGENT', 'ROLE_AGENT', 'ROLE_AGENT']);
   });
 });
 
 describe('messages and tasks', () => {
   it('message: parts ⇄ content; empty proto strings and lists are absent in 1.0', () => {
-    const v1 = { messageId: 'm', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }], contextId: 'c', taskId: 't', extensions: ['urn:x'], metadata: { a: 1 } };
+    const v1 = {
+      messageId: 'm',
+      role: 'ROLE_USER' as const,
+      parts: [{ text: 'hi' }],
+      contextId: 'c',
+      taskId: 't',
+      extensions: ['urn:x'],
+      metadata: { a: 1 },
+    };
     const wire = messageToV03(v1);
-    expect(wire).toEqual({ messageId: 'm', role: 'ROLE_USER', content: [{ text: 'hi' }], contextId: 'c', taskId: 't', extensions: ['urn:x'], metadata: { a: 1 } });
+    expect(wire).toEqual({
+      messageId: 'm',
+      role: 'ROLE_USER',
+      content: [{ text: 'hi' }],
+      contextId: 'c',
+      taskId: 't',
+      extensions: ['urn:x'],
+      metadata: { a: 1 },
+    });
     expect(messageFromV03(wire)).toEqual(v1);
     expect(messageFromV03({ messageId: 'm', role: 2, contextId: '', extensions: [], parts: [{ text: 'later protos say parts' }] })).toEqual({
       messageId: 'm',
@@ -94,14 +114,22 @@ describe('messages and tasks', () => {
     const task = taskFromV03({
       id: 't',
       contextId: 'c',
-      status: { state: 'TASK_STATE_INPUT_REQUIRED', update: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'where?' }] }, timestamp: '2025-07-01T12:00:00+02:00' },
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        update: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'where?' }] },
+        timestamp: '2025-07-01T12:00:00+02:00',
+      },
       artifacts: [{ artifactId: 'a', name: '', parts: [{ data: { data: { x: 1 } } }] }],
       history: [{ messageId: 'h', role: 'ROLE_USER', content: [{ text: 'go' }] }],
     });
     expect(task).toEqual({
       id: 't',
       contextId: 'c',
-      status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'where?' }] }, timestamp: '2025-07-01T10:00:00Z' },
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'where?' }] },
+        timestamp: '2025-07-01T10:00:00Z',
+      },
       artifacts: [{ artifactId: 'a', parts: [{ data: { x: 1 } }] }],
       history: [{ messageId: 'h', role: 'ROLE_USER', parts: [{ text: 'go' }] }],
     });
@@ -119,7 +147,9 @@ describe('messages and tasks', () => {
     expect(sendResponseFromV03({ msg: { messageId: 'm', content: [{ text: 'x' }] } }, 'c-1')).toEqual({
       message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'c-1', parts: [{ text: 'x' }] },
     });
-    expect(sendResponseFromV03({ task: { id: 't', status: { state: 5 } } }, 'c-1')).toEqual({ task: { id: 't', status: { state: 'TASK_STATE_CANCELED' } } });
+    expect(sendResponseFromV03({ task: { id: 't', status: { state: 5 } } }, 'c-1')).toEqual({
+      task: { id: 't', status: { state: 'TASK_STATE_CANCELED' } },
+    });
   });
 });
 
@@ -156,7 +186,12 @@ describe('requests and push configs', () => {
       pushNotificationConfig: { id: 'c', url: 'https://h/', token: 'x', authentication: { schemes: ['Basic'], credentials: 'y' } },
     });
     expect(taskPushConfigFromV03(wire, 'other')).toEqual(v1);
-    expect(taskPushConfigFromV03({ name: 'tasks/t2/pushNotificationConfigs/c2', pushNotificationConfig: { url: 'u', authentication: { schemes: [] } } }, 'x')).toEqual({
+    expect(
+      taskPushConfigFromV03(
+        { name: 'tasks/t2/pushNotificationConfigs/c2', pushNotificationConfig: { url: 'u', authentication: { schemes: [] } } },
+        'x',
+      ),
+    ).toEqual({
       taskId: 't2',
       id: 'c2',
       url: 'u',
@@ -198,7 +233,10 @@ describe('createV03RestToV1StreamTranslator', () => {
   it('a stream opening with a status update gets a Task first; it ends at final although more could come', () => {
     const translator = createV03RestToV1StreamTranslator();
     expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } }))).toEqual({
-      events: [{ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, { statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } }],
+      events: [
+        { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
+        { statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } },
+      ],
       done: false,
     });
     expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_AUTH_REQUIRED' }, final: true } })).done).toBe(true);
@@ -206,7 +244,9 @@ describe('createV03RestToV1StreamTranslator', () => {
   });
 
   it('an opening artifact update gets a SUBMITTED Task; updates without a contextId take the Task’s', () => {
-    const first = createV03RestToV1StreamTranslator({ contextId: 'req' }).push(ev({ artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } }));
+    const first = createV03RestToV1StreamTranslator({ contextId: 'req' }).push(
+      ev({ artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } }),
+    );
     expect(first.events[0]).toEqual({ task: { id: 't', contextId: 'req', status: { state: 'TASK_STATE_SUBMITTED' } } });
     const translator = createV03RestToV1StreamTranslator();
     translator.push(ev({ task: { id: 't', contextId: 'from-task', status: { state: 'TASK_STATE_SUBMITTED' } } }));
@@ -216,9 +256,15 @@ describe('createV03RestToV1StreamTranslator', () => {
   });
 
   it('ends after a message, or a state that ends the turn even without `final`; not on a working state', () => {
-    const message = createV03RestToV1StreamTranslator({ contextId: 'c' }).push(ev({ message: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'hi' }] } }));
+    const message = createV03RestToV1StreamTranslator({ contextId: 'c' }).push(
+      ev({ message: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'hi' }] } }),
+    );
     expect(message).toEqual({ events: [{ message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'c', parts: [{ text: 'hi' }] } }], done: true });
-    for (const [state, done] of [['TASK_STATE_COMPLETED', true], ['TASK_STATE_INPUT_REQUIRED', true], ['TASK_STATE_WORKING', false]] as const) {
+    for (const [state, done] of [
+      ['TASK_STATE_COMPLETED', true],
+      ['TASK_STATE_INPUT_REQUIRED', true],
+      ['TASK_STATE_WORKING', false],
+    ] as const) {
       const translator = createV03RestToV1StreamTranslator({ started: true });
       const pushed = translator.push(ev({ statusUpdate: { ...ids, status: { state } } }));
       expect([pushed.events.length, pushed.done]).toEqual([1, done]);

@@ -28,7 +28,12 @@ describe('classifyCard', () => {
   const v1 = { name: 'a', supportedInterfaces: [{ url: 'http://a/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
   it.each([
     ['a 1.0 card', v1, 'agent-card.json', '1.0'],
-    ['a 1.0 card with the legacy 0.3 fields (iac-code, a2a-js compat)', { ...v1, url: 'http://a/', protocolVersion: '0.3.0' }, 'agent-card.json', '1.0'],
+    [
+      'a 1.0 card with the legacy 0.3 fields (iac-code, a2a-js compat)',
+      { ...v1, url: 'http://a/', protocolVersion: '0.3.0' },
+      'agent-card.json',
+      '1.0',
+    ],
     ['a 0.3 card', { url: 'http://a/', protocolVersion: '0.3.0' }, 'agent-card.json', '0.3'],
     ['a 0.2.5 card', { url: 'http://a/', protocolVersion: '0.2.5' }, 'agent.json', '0.2.5'],
     ['a 0.2.6 card found at agent-card.json', { url: 'http://a/', protocolVersion: '0.2.6' }, 'agent-card.json', '0.2.5'],
@@ -110,7 +115,10 @@ describe('connectUpstream', () => {
       routes: {
         '/.well-known/agent.json': (_call, res) => (up ? json(res, 200, defaultCard(fake.url)) : json(res, 503, { error: 'starting' })),
       },
-      rpc: { 'tasks/get': (call, res) => json(res, 200, { jsonrpc: '2.0', id: call.id, result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'working' } } }) },
+      rpc: {
+        'tasks/get': (call, res) =>
+          json(res, 200, { jsonrpc: '2.0', id: call.id, result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'working' } } }),
+      },
     });
     open.push(fake);
     const { logger, lines } = capturedLogger();

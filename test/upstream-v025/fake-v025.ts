@@ -49,11 +49,9 @@ export const json = (res: ServerResponse, status: number, body: unknown): void =
   res.end(JSON.stringify(body));
 };
 
-export const rpcResult = (call: FakeCall, res: ServerResponse, result: unknown): void =>
-  json(res, 200, { jsonrpc: '2.0', id: call.id, result });
+export const rpcResult = (call: FakeCall, res: ServerResponse, result: unknown): void => json(res, 200, { jsonrpc: '2.0', id: call.id, result });
 
-export const rpcError = (call: FakeCall, res: ServerResponse, error: unknown): void =>
-  json(res, 200, { jsonrpc: '2.0', id: call.id, error });
+export const rpcError = (call: FakeCall, res: ServerResponse, error: unknown): void => json(res, 200, { jsonrpc: '2.0', id: call.id, error });
 
 /** One SSE frame as a2a-js 0.2.5 writes it: an `id:` line, then the data. */
 export const frame = (call: FakeCall, result: unknown): string =>

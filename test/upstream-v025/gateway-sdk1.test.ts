@@ -7,22 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
-import {
-  PushNotificationNotSupportedError,
-  TaskNotCancelableError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-} from 'a2a-sdk-1/errors';
+import { PushNotificationNotSupportedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import {
-  V025_AGENT_NAME,
-  startSdkV025Agent,
-  v025Reply,
-  type RunningSdkV025Agent,
-} from '../support/sdk-v025-agent.js';
+import { V025_AGENT_NAME, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
 import {
   StreamReader,
   WIRE_1_0,
@@ -154,7 +144,10 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
   it('SubscribeToTask on a running task: two subscribers each get the Task first, then the turn to its end', async () => {
     const stream = new StreamReader(client.sendMessageStream(sendRequest('slow: watch me')));
     const taskId = taskIdOf((await stream.next())!);
-    const subscribers = [new StreamReader(client.resubscribeTask({ tenant: '', id: taskId })), new StreamReader(client.resubscribeTask({ tenant: '', id: taskId }))];
+    const subscribers = [
+      new StreamReader(client.resubscribeTask({ tenant: '', id: taskId })),
+      new StreamReader(client.resubscribeTask({ tenant: '', id: taskId })),
+    ];
     const [one, two, own] = await Promise.all([...subscribers.map((reader) => reader.rest()), stream.rest()]);
     const reply = v025Reply('slow: watch me', 1).full;
     for (const payloads of [one, two!]) {
@@ -202,7 +195,10 @@ describe('push config methods with push-notifications on: the gateway owns them,
   let pair: { agent: RunningSdkV025Agent; gateway: RunningGateway };
   let client: Client;
   beforeAll(async () => {
-    pair = await startPair({ pushNotifications: true }, { 'push-notifications': true, 'persistence-dir': mkdtempSync(join(tmpdir(), 'a2a-bridge-v025-push-')) });
+    pair = await startPair(
+      { pushNotifications: true },
+      { 'push-notifications': true, 'persistence-dir': mkdtempSync(join(tmpdir(), 'a2a-bridge-v025-push-')) },
+    );
     client = await connectClient(pair.gateway.url, 'JSONRPC');
   });
   afterAll(async () => {

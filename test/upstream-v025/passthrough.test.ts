@@ -142,9 +142,13 @@ describe('with a real a2a-js 0.2.5 agent', () => {
     const streamed = await (await fetch(facadeUrl, { method: 'POST', headers: callerHeaders, body: streamBody(2) })).text();
     const frames = streamed.split('\n\n').filter((text) => text.trim() !== '');
     expect(frames.every((text) => /^id: \d+\ndata: /.test(text))).toBe(true);
-    const results = frames.map((text) => (JSON.parse(text.slice(text.indexOf('data: ') + 6)) as { result: { kind: string; final?: boolean } }).result);
+    const results = frames.map(
+      (text) => (JSON.parse(text.slice(text.indexOf('data: ') + 6)) as { result: { kind: string; final?: boolean } }).result,
+    );
     expect(results[0]?.kind).toBe('task');
     expect(results.at(-1)).toMatchObject({ kind: 'status-update', final: true });
-    expect(agent.received.filter((request) => request.rpcMethod).every((request) => request.headers.authorization === 'Bearer upstream-token')).toBe(true);
+    expect(agent.received.filter((request) => request.rpcMethod).every((request) => request.headers.authorization === 'Bearer upstream-token')).toBe(
+      true,
+    );
   });
 });

@@ -50,7 +50,11 @@ describe('unary calls', () => {
       rpc: {
         'message/send': (call, res) => {
           const text = (call.params as { message: { parts: Array<{ text: string }> } }).message.parts[0]?.text;
-          rpcResult(call, res, text === 'direct' ? v025.message('hi') : v025.task('completed', { status: { state: 'completed', timestamp: '2025-01-02T03:04:05' } }));
+          rpcResult(
+            call,
+            res,
+            text === 'direct' ? v025.message('hi') : v025.task('completed', { status: { state: 'completed', timestamp: '2025-01-02T03:04:05' } }),
+          );
         },
       },
     });
@@ -66,11 +70,17 @@ describe('unary calls', () => {
     const { fake, upstream } = await setup({
       rpc: {
         'tasks/get': (call, res) =>
-          (call.params as { id: string }).id === 't-1' ? rpcResult(call, res, v025.task('working')) : rpcError(call, res, { code: -32001, message: 'Task not found' }),
+          (call.params as { id: string }).id === 't-1'
+            ? rpcResult(call, res, v025.task('working'))
+            : rpcError(call, res, { code: -32001, message: 'Task not found' }),
         'tasks/cancel': (call, res) => rpcError(call, res, { code: -32002, message: 'Task not cancelable: t-1' }),
       },
     });
-    expect(await upstream.getTask({ id: 't-1', historyLength: 2 }, ctx())).toEqual({ id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } });
+    expect(await upstream.getTask({ id: 't-1', historyLength: 2 }, ctx())).toEqual({
+      id: 't-1',
+      contextId: 'c-1',
+      status: { state: 'TASK_STATE_WORKING' },
+    });
     expect(fake.rpcCalls('tasks/get')[0]?.params).toEqual({ id: 't-1', historyLength: 2 });
     expect((await rejection(upstream.getTask({ id: 'nope' }, ctx()))).code).toBe(ErrorCode.TaskNotFound);
     const cancel = await rejection(upstream.cancelTask({ id: 't-1' }, ctx()));
@@ -129,14 +139,21 @@ describe('extended card', () => {
     );
     const card = await upstream.getExtendedAgentCard(ctx());
     expect(card.name).toBe('extended');
-    expect(fake.calls.map((call) => call.path)).toEqual(['/.well-known/agent.json', '/rpc/agent/authenticatedExtendedCard', '/agent/authenticatedExtendedCard']);
+    expect(fake.calls.map((call) => call.path)).toEqual([
+      '/.well-known/agent.json',
+      '/rpc/agent/authenticatedExtendedCard',
+      '/agent/authenticatedExtendedCard',
+    ]);
   });
 
   it('0.2.5: not served anywhere → -32007; refused → an internal error naming no secret; not offered → -32007 at once', async () => {
     const none = await setup();
     expect((await rejection(none.upstream.getExtendedAgentCard(ctx()))).code).toBe(ErrorCode.ExtendedAgentCardNotConfigured);
 
-    const refused = await setup({ routes: { '/rpc/agent/authenticatedExtendedCard': (_call, res) => json(res, 403, {}) } }, { auth: { token: 'tok' } });
+    const refused = await setup(
+      { routes: { '/rpc/agent/authenticatedExtendedCard': (_call, res) => json(res, 403, {}) } },
+      { auth: { token: 'tok' } },
+    );
     const error = await rejection(refused.upstream.getExtendedAgentCard(ctx()));
     expect(error.code).toBe(ErrorCode.Internal);
     expect(error.message).not.toContain('tok');

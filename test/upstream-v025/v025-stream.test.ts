@@ -23,7 +23,13 @@ describe('message/stream → SendStreamingMessage', () => {
       },
     });
     const events = await collect(upstream.sendStreamingMessage(userMessage('hi'), ctx()));
-    expect(events.map(outline)).toEqual(['task:TASK_STATE_WORKING', 'status:TASK_STATE_WORKING', 'artifact:hel', 'artifact:lo', 'status:TASK_STATE_COMPLETED']);
+    expect(events.map(outline)).toEqual([
+      'task:TASK_STATE_WORKING',
+      'status:TASK_STATE_WORKING',
+      'artifact:hel',
+      'artifact:lo',
+      'status:TASK_STATE_COMPLETED',
+    ]);
     expect(events[0]).toEqual({ task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', timestamp: '2025-06-30T10:00:00Z' } } });
     expect(JSON.stringify(events)).not.toMatch(/"kind"|"final"/);
   });
@@ -131,9 +137,13 @@ describe('tasks/resubscribe → SubscribeToTask', () => {
       rpc: {
         'tasks/get': (call, res) => rpcResult(call, res, v025.task('working')),
         'tasks/resubscribe': (call, res) =>
-          sse(res, [frame(call, v025.task('working', { history: [] })), frame(call, v025.artifact('a')), frame(call, v025.status('completed', true))], {
-            keepOpen: true,
-          }),
+          sse(
+            res,
+            [frame(call, v025.task('working', { history: [] })), frame(call, v025.artifact('a')), frame(call, v025.status('completed', true))],
+            {
+              keepOpen: true,
+            },
+          ),
       },
     });
     const events = await collect(upstream.subscribeToTask({ id: 't-1' }, ctx()));

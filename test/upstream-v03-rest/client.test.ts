@@ -63,7 +63,11 @@ describe('createV03RestUpstream', () => {
     expect(answer).toMatchObject({
       task: {
         contextId: 'c-9',
-        status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-07-01T10:00:01.000Z', message: { role: 'ROLE_AGENT', parts: [{ text: 'echo: hello' }] } },
+        status: {
+          state: 'TASK_STATE_COMPLETED',
+          timestamp: '2025-07-01T10:00:01.000Z',
+          message: { role: 'ROLE_AGENT', parts: [{ text: 'echo: hello' }] },
+        },
         artifacts: [{ artifactId: 'reply', parts: [{ text: 'echo: hello' }] }],
       },
     });
@@ -84,7 +88,9 @@ describe('createV03RestUpstream', () => {
     expect('task' in working && working.task.status.state).toBe('TASK_STATE_WORKING');
     expect(agent.routed('message:send')[0]?.body).toMatchObject({ configuration: { blocking: false } });
     const direct = await upstream.sendMessage(userMessage('direct', { contextId: 'c-1' }), ctx());
-    expect(direct).toEqual({ message: { messageId: expect.any(String), role: 'ROLE_AGENT', contextId: 'ctx-direct', parts: [{ text: 'a direct answer' }] } });
+    expect(direct).toEqual({
+      message: { messageId: expect.any(String), role: 'ROLE_AGENT', contextId: 'ctx-direct', parts: [{ text: 'a direct answer' }] },
+    });
   });
 
   it('SendStreamingMessage: a Task first (synthesised from the opening update), the chunks, the final status; the stream ends at final although the agent keeps it open', async () => {
@@ -137,7 +143,13 @@ describe('createV03RestUpstream', () => {
       { taskId, url: 'https://hook.example/a', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'c' } },
       ctx(),
     );
-    expect(config).toEqual({ taskId, id: expect.stringMatching(/^cfg-/), url: 'https://hook.example/a', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'c' } });
+    expect(config).toEqual({
+      taskId,
+      id: expect.stringMatching(/^cfg-/),
+      url: 'https://hook.example/a',
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 'c' },
+    });
     expect(agent.routed('/pushNotificationConfigs')[0]?.body).toEqual({
       name: `tasks/${taskId}/pushNotificationConfigs/`,
       pushNotificationConfig: { url: 'https://hook.example/a', token: 'tok', authentication: { schemes: ['Bearer'], credentials: 'c' } },
@@ -157,7 +169,10 @@ describe('createV03RestUpstream', () => {
     expect(card.description).toMatch(/\(extended\)$/);
     expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: { scheme: 'bearer' } } });
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
-    expect(card.skills.map((skill) => [skill.id, skill.securityRequirements?.length ?? 0])).toEqual([['echo', 0], ['secret', 1]]);
+    expect(card.skills.map((skill) => [skill.id, skill.securityRequirements?.length ?? 0])).toEqual([
+      ['echo', 0],
+      ['secret', 1],
+    ]);
   });
 
   it('ListTasks is refused with -32004 (the gateway registry answers it)', async () => {
@@ -177,29 +192,80 @@ describe('createV03RestUpstream against misbehaving agents', () => {
         if (path === '/.well-known/agent-card.json') {
           const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ protocolVersion: '0.3.0', name: 'x', description: 'x', url, preferredTransport: 'HTTP+JSON', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }));
+          res.end(
+            JSON.stringify({
+              protocolVersion: '0.3.0',
+              name: 'x',
+              description: 'x',
+              url,
+              preferredTransport: 'HTTP+JSON',
+              version: '1',
+              capabilities: {},
+              defaultInputModes: [],
+              defaultOutputModes: [],
+              skills: [],
+            }),
+          );
           return;
         }
         handler(path, res);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    open.push({ close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }) });
-    const upstream = createV03RestUpstream({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, config: UpstreamConfig.parse({ auth: { token: 'tok-123456' }, ...config }) });
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    });
+    const upstream = createV03RestUpstream({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      config: UpstreamConfig.parse({ auth: { token: 'tok-123456' }, ...config }),
+    });
     open.push(upstream);
     return upstream;
   }
 
-  const reply = (status: number, body: string, type = 'application/json') => (_path: string, res: ServerResponse) => {
-    res.writeHead(status, { 'content-type': type });
-    res.end(body);
-  };
+  const reply =
+    (status: number, body: string, type = 'application/json') =>
+    (_path: string, res: ServerResponse) => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
 
   it.each([
-    ['a google.rpc.Status with ErrorInfo', 404, JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'gone', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't' } }] } }), ErrorCode.TaskNotFound, 'gone'],
-    ['a 500 with a traceback and the token', 500, JSON.stringify({ message: 'boom at /srv/app/agent.py with Bearer tok-123456\nTraceback (most recent call last):\n  File "x"' }), ErrorCode.Internal, 'boom at [path] with Bearer [redacted]'],
+    [
+      'a google.rpc.Status with ErrorInfo',
+      404,
+      JSON.stringify({
+        error: {
+          code: 404,
+          status: 'NOT_FOUND',
+          message: 'gone',
+          details: [
+            { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't' } },
+          ],
+        },
+      }),
+      ErrorCode.TaskNotFound,
+      'gone',
+    ],
+    [
+      'a 500 with a traceback and the token',
+      500,
+      JSON.stringify({ message: 'boom at /srv/app/agent.py with Bearer tok-123456\nTraceback (most recent call last):\n  File "x"' }),
+      ErrorCode.Internal,
+      'boom at [path] with Bearer [redacted]',
+    ],
     ['a plain-text 502', 502, 'Bad Gateway', ErrorCode.Internal, 'The upstream agent answered HTTP 502'],
-    ['RFC 9457 problem details on 400', 400, JSON.stringify({ type: 'about:blank', title: 'Bad Request', detail: 'message.content is required' }), ErrorCode.InvalidParams, 'message.content is required'],
+    [
+      'RFC 9457 problem details on 400',
+      400,
+      JSON.stringify({ type: 'about:blank', title: 'Bad Request', detail: 'message.content is required' }),
+      ErrorCode.InvalidParams,
+      'message.content is required',
+    ],
     ['a 401', 401, '{}', ErrorCode.Internal, "The upstream agent refused the gateway's credentials (HTTP 401)"],
   ] as const)('GetTask: %s', async (_name, status, body, code, message) => {
     const upstream = await scripted(reply(status, body));
@@ -216,7 +282,9 @@ describe('createV03RestUpstream against misbehaving agents', () => {
   it('a 2xx that is not JSON, or not a task, is -32006', async () => {
     const upstream = await scripted(reply(200, '<html>'));
     expect((await rejection(upstream.getTask({ id: 't' }, ctx()))).code).toBe(ErrorCode.InvalidAgentResponse);
-    const other = await scripted(reply(200, JSON.stringify({ id: 't', status: { state: 'TASK_STATE_WORKING' }, artifacts: [{ artifactId: 'a', parts: [] }] })));
+    const other = await scripted(
+      reply(200, JSON.stringify({ id: 't', status: { state: 'TASK_STATE_WORKING' }, artifacts: [{ artifactId: 'a', parts: [] }] })),
+    );
     const error = await rejection(other.getTask({ id: 't' }, ctx()));
     expect(error.code).toBe(ErrorCode.InvalidAgentResponse);
     expect(error.message).toContain('artifacts.0.parts');

@@ -22,7 +22,11 @@ const grpc = { url: 'a:1', transport: 'GRPC' };
 describe('classifyBinding', () => {
   it.each([
     ['preferredTransport HTTP+JSON', { url: 'http://a/', preferredTransport: 'HTTP+JSON' }, 'HTTP+JSON'],
-    ['preferredTransport HTTP+JSON, JSON-RPC offered too (the agent’s preference wins)', { preferredTransport: 'HTTP+JSON', additionalInterfaces: [rest(), jsonRpc()] }, 'HTTP+JSON'],
+    [
+      'preferredTransport HTTP+JSON, JSON-RPC offered too (the agent’s preference wins)',
+      { preferredTransport: 'HTTP+JSON', additionalInterfaces: [rest(), jsonRpc()] },
+      'HTTP+JSON',
+    ],
     ['preferredTransport written in lower case', { preferredTransport: 'http+json' }, 'HTTP+JSON'],
     ['preferredTransport JSONRPC, HTTP+JSON offered too', { preferredTransport: 'JSONRPC', additionalInterfaces: [jsonRpc(), rest()] }, 'JSONRPC'],
     ['no preferredTransport, additionalInterfaces offer only HTTP+JSON', { additionalInterfaces: [rest()] }, 'HTTP+JSON'],

@@ -52,8 +52,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
   };
 
   /** Nothing ever reached the agent except its card and its `/v1/` routes: no JSON-RPC. */
-  const onlyRest = () =>
-    agent.requests.every((request) => request.path === '/.well-known/agent-card.json' || request.path.startsWith('/agent/v1/'));
+  const onlyRest = () => agent.requests.every((request) => request.path === '/.well-known/agent-card.json' || request.path.startsWith('/agent/v1/'));
 
   it('serves the agent as a 1.0 agent; its extended card comes from GET /v1/card', async () => {
     expect(client.protocolVersion).toBe('1.0');
@@ -157,8 +156,12 @@ describe('a2a-js 0.2.5 client → gateway facade → 0.3 HTTP+JSON-only agent', 
 
   it('message/send reads the turn through POST /v1/message:stream, as message/stream does (the JSON-RPC pass-through stays off)', async () => {
     const client = new A2AClient(gateway.url);
-    const params = { message: { kind: 'message', role: 'user', messageId: 'facade-1', parts: [{ kind: 'text', text: 'from bailian' }] } } as MessageSendParams;
-    const answer = (await client.sendMessage(params)) as { result?: { kind: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ text?: string }> }> } };
+    const params = {
+      message: { kind: 'message', role: 'user', messageId: 'facade-1', parts: [{ kind: 'text', text: 'from bailian' }] },
+    } as MessageSendParams;
+    const answer = (await client.sendMessage(params)) as {
+      result?: { kind: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ text?: string }> }> };
+    };
     expect(answer.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(JSON.stringify(answer.result?.artifacts)).toContain('echo: from bailian');
     expect(agent.routed('message:stream')).toHaveLength(1);

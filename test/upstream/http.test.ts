@@ -36,10 +36,6 @@ describe('credentialHeaders', () => {
   });
 
   it('lists the secrets so they can be scrubbed from upstream errors', () => {
-    expect(credentialSecrets(creds({ token: 't1', 'basic-username': 'u', 'basic-password': 'p1', 'api-key': 'k1' }))).toEqual([
-      't1',
-      'p1',
-      'k1',
-    ]);
+    expect(credentialSecrets(creds({ token: 't1', 'basic-username': 'u', 'basic-password': 'p1', 'api-key': 'k1' }))).toEqual(['t1', 'p1', 'k1']);
   });
 });

@@ -40,7 +40,12 @@ describe('fromJsonRpcError', () => {
       code: -32001,
       message: 'Task t-1 not found in /var/lib/iac/tasks',
       data: [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't-1', errors: [{ x: 1 }] } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+          metadata: { taskId: 't-1', errors: [{ x: 1 }] },
+        },
         { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'id', description: 'Field is required.' }] },
       ],
     });

@@ -22,7 +22,9 @@ const SAMPLES: unknown[] = [
   },
   { message },
   { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message }, metadata: { sentAt: '1' } } },
-  { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a-1', parts: [{ text: 'chunk' }] }, append: true, lastChunk: false } },
+  {
+    artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a-1', parts: [{ text: 'chunk' }] }, append: true, lastChunk: false },
+  },
 ];
 
 /** Corruptions a broken agent could send; each turns a sample into something zod rejects. */
@@ -74,12 +76,15 @@ describe('isWellFormedStreamEvent', () => {
   });
 
   it('never accepts what zod rejects, nor changes what zod accepts (stream events, SendMessage results, tasks)', () => {
-    const field = fc.oneof(fc.constantFrom('id', 'taskId', 'contextId', 'state', 'parts', 'text', 'role', 'messageId', 'status', 'artifact'), fc.string());
+    const field = fc.oneof(
+      fc.constantFrom('id', 'taskId', 'contextId', 'state', 'parts', 'text', 'role', 'messageId', 'status', 'artifact'),
+      fc.string(),
+    );
     const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, null, [], {}, 'TASK_STATE_WORKING', 'ROLE_USER'));
     // Overwrite one field somewhere inside a sample with an arbitrary value.
     const mutate = (target: unknown, path: number[], key: string, replacement: unknown): unknown => {
       if (typeof target !== 'object' || target === null) return target;
-      const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...(target) };
+      const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...target };
       const keys = Object.keys(copy);
       if (path.length === 0 || keys.length === 0) {
         copy[key] = replacement;

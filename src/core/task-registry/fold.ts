@@ -1,11 +1,4 @@
-import type {
-  Artifact,
-  Message,
-  StreamResponse,
-  Task,
-  TaskArtifactUpdateEvent,
-  TaskStatusUpdateEvent,
-} from '../../model/index.js';
+import type { Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../../model/index.js';
 
 /**
  * Fold one stream event into a task, the way the a2a SDKs' task managers do, without mutating

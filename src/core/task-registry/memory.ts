@@ -1,15 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { eventTaskRef, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { boundHistory, foldEvent } from './fold.js';
-import {
-  afterKeyOf,
-  decodePageToken,
-  encodePageToken,
-  isAfter,
-  listEntry,
-  pageSizeOf,
-  sortMember,
-} from './query.js';
+import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
 import type { TaskMeta, TaskRecord, TaskRegistry } from './types.js';
 
 export interface MemoryTaskRegistryOptions {

@@ -1,24 +1,9 @@
 import { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
-import {
-  A2AError,
-  eventTaskRef,
-  type ListTasksRequest,
-  type ListTasksResponse,
-  type StreamResponse,
-  type Task,
-} from '../../model/index.js';
+import { A2AError, eventTaskRef, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { boundHistory, foldEvent } from './fold.js';
-import {
-  afterKeyOf,
-  decodePageToken,
-  encodePageToken,
-  listEntry,
-  memberTaskId,
-  pageSizeOf,
-  sortMember,
-} from './query.js';
+import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { TaskMeta, TaskRegistry } from './types.js';
 
@@ -222,12 +207,13 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         total = matching.length;
         members = matching.filter((member) => cursor === undefined || member < cursor).slice(0, pageSize + 1);
       } else {
-        const key = request.contextId
-          ? contextKey(owner, request.contextId)
-          : request.status
-            ? statusKey(owner, request.status)
-            : allKey(owner);
-        const replies = (await redis.multi().zlexcount(key, min, '+').zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1).exec()) ?? [];
+        const key = request.contextId ? contextKey(owner, request.contextId) : request.status ? statusKey(owner, request.status) : allKey(owner);
+        const replies =
+          (await redis
+            .multi()
+            .zlexcount(key, min, '+')
+            .zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1)
+            .exec()) ?? [];
         for (const [error] of replies) if (error) throw error;
         total = Number(replies[0]?.[1] ?? 0);
         members = (replies[1]?.[1] as string[] | undefined) ?? [];

@@ -45,9 +45,7 @@ export const V025Method = z.enum(V025_METHODS);
 export type V025Method = z.infer<typeof V025Method>;
 
 /** Error codes the 0.2.5 specification defines (§8). */
-export const V025_ERROR_CODES = [
-  -32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006,
-] as const;
+export const V025_ERROR_CODES = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006] as const;
 
 /** A code a 0.2.5 peer may legally receive: a defined one or the implementation range -32000..-32099. */
 export function isV025ErrorCode(code: number): boolean {

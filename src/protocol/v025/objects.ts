@@ -68,12 +68,7 @@ export const V025TaskArtifactUpdateEvent = z.looseObject({
 export type V025TaskArtifactUpdateEvent = z.infer<typeof V025TaskArtifactUpdateEvent>;
 
 /** The `result` of one 0.2.5 SSE event: a bare object told apart by `kind`. */
-export const V025StreamEvent = z.discriminatedUnion('kind', [
-  V025Task,
-  V025Message,
-  V025TaskStatusUpdateEvent,
-  V025TaskArtifactUpdateEvent,
-]);
+export const V025StreamEvent = z.discriminatedUnion('kind', [V025Task, V025Message, V025TaskStatusUpdateEvent, V025TaskArtifactUpdateEvent]);
 export type V025StreamEvent = z.infer<typeof V025StreamEvent>;
 
 /** message/send result: a bare Task or Message. */

@@ -56,8 +56,5 @@ export const V025DataPart = z.looseObject({
 });
 export type V025DataPart = z.infer<typeof V025DataPart>;
 
-export const V025Part = z.preprocess(
-  normalizeLegacyPart,
-  z.discriminatedUnion('kind', [V025TextPart, V025FilePart, V025DataPart]),
-);
+export const V025Part = z.preprocess(normalizeLegacyPart, z.discriminatedUnion('kind', [V025TextPart, V025FilePart, V025DataPart]));
 export type V025Part = V025TextPart | V025FilePart | V025DataPart;

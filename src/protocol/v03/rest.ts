@@ -105,8 +105,7 @@ export const V03TaskArtifactUpdateEvent = z.looseObject({
 });
 export type V03TaskArtifactUpdateEvent = z.infer<typeof V03TaskArtifactUpdateEvent>;
 
-const oneOf = (keys: readonly string[]) => (value: Record<string, unknown>) =>
-  keys.filter((key) => value[key] !== undefined).length === 1;
+const oneOf = (keys: readonly string[]) => (value: Record<string, unknown>) => keys.filter((key) => value[key] !== undefined).length === 1;
 
 /** `POST /v1/message:send` answers the proto SendMessageResponse: oneof `task` | `msg` (json_name `message`). */
 export const V03SendMessageResponse = z

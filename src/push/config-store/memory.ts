@@ -1,14 +1,6 @@
 import type { KeyRing } from '../secrets.js';
 import { openRecord, sealRecord, type ConfigRecord } from './record.js';
-import {
-  byId,
-  pageOf,
-  prepareConfig,
-  tooManyConfigs,
-  type ConfigStoreOptions,
-  type PushConfigStore,
-  type StoredConfig,
-} from './types.js';
+import { byId, pageOf, prepareConfig, tooManyConfigs, type ConfigStoreOptions, type PushConfigStore, type StoredConfig } from './types.js';
 
 export interface MemoryConfigStoreOptions extends ConfigStoreOptions {
   keyRing: KeyRing;

@@ -1,15 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { KeyRing } from '../secrets.js';
 import { openRecord, sealRecord, type ConfigRecord } from './record.js';
-import {
-  byId,
-  pageOf,
-  prepareConfig,
-  tooManyConfigs,
-  type ConfigStoreOptions,
-  type PushConfigStore,
-  type StoredConfig,
-} from './types.js';
+import { byId, pageOf, prepareConfig, tooManyConfigs, type ConfigStoreOptions, type PushConfigStore, type StoredConfig } from './types.js';
 
 export interface RedisConfigStoreOptions extends ConfigStoreOptions {
   keyRing: KeyRing;

@@ -48,11 +48,7 @@ export const DEFAULT_PAGE_SIZE = 50;
  * Validates a config for storage and fills in its ids. The id defaults to the task id (the A2A SDKs'
  * convention, so a task has one default callback that a later create replaces).
  */
-export function prepareConfig(
-  taskId: string,
-  config: TaskPushNotificationConfig,
-  options: ConfigStoreOptions,
-): StoredConfig['config'] {
+export function prepareConfig(taskId: string, config: TaskPushNotificationConfig, options: ConfigStoreOptions): StoredConfig['config'] {
   if (!isProtocolId(taskId)) {
     throw A2AError.invalidParams('Invalid params: taskId: must be 1-128 characters of letters, digits, _ . : -', [
       { field: 'taskId', description: 'invalid id' },

@@ -4,10 +4,7 @@ import type { PushJob } from './types.js';
 
 /** One line of the journal. The live set is `enqueue|retry` (latest wins) minus `ack|dead`. */
 export type JournalRecord =
-  | { t: 'enqueue'; job: PushJob }
-  | { t: 'retry'; job: PushJob }
-  | { t: 'ack'; jobId: string }
-  | { t: 'dead'; jobId: string };
+  { t: 'enqueue'; job: PushJob } | { t: 'retry'; job: PushJob } | { t: 'ack'; jobId: string } | { t: 'dead'; jobId: string };
 
 const JOURNAL = 'journal.jsonl';
 const DEAD = 'dead.jsonl';

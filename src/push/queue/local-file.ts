@@ -50,11 +50,14 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       pump();
       return;
     }
-    const timer = setTimeout(() => {
-      timers.delete(job.jobId);
-      due.push(job);
-      pump();
-    }, Math.min(wait, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        timers.delete(job.jobId);
+        due.push(job);
+        pump();
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timers.set(job.jobId, timer);
   }
 

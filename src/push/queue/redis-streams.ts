@@ -110,9 +110,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   }
 
   async function readNew(connection: Redis): Promise<StreamEntry[]> {
-    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
-      | Array<[string, StreamEntry[]]>
-      | null;
+    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
+      [string, StreamEntry[]]
+    > | null;
     return reply?.[0]?.[1] ?? [];
   }
 

@@ -25,10 +25,7 @@ export function retryDelayMs(policy: RetryPolicy, failedAttempts: number, random
   return Math.max(0, Math.round(jittered));
 }
 
-export type Disposition =
-  | { kind: 'ack' }
-  | { kind: 'retry'; job: PushJob }
-  | { kind: 'dead'; job: PushJob; reason: string };
+export type Disposition = { kind: 'ack' } | { kind: 'retry'; job: PushJob } | { kind: 'dead'; job: PushJob; reason: string };
 
 /** What a queue does with a job after a delivery attempt. */
 export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolicy, now = Date.now()): Disposition {

@@ -1,4 +1,11 @@
-import { Metadata, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Metadata,
+  status,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
@@ -98,7 +105,11 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // As on the HTTP bindings: the first event is bounded, and a stream that ends before the turn did fails.
         const current = opened;
-        const stream = await openV1Stream((ctx) => prepared.run(ctx), { ctx: current.ctx, abort: () => current.abort() }, deps.config.upstream['first-event-timeout-ms']);
+        const stream = await openV1Stream(
+          (ctx) => prepared.run(ctx),
+          { ctx: current.ctx, abort: () => current.abort() },
+          deps.config.upstream['first-event-timeout-ms'],
+        );
         let headersSent = stream.quiet;
         if (stream.quiet) sendHeaders(call, current, true);
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.

@@ -63,9 +63,7 @@ export function cacheableJson(request: Request, body: unknown, lastModified: Dat
   const ifNoneMatch = request.headers.get('if-none-match');
   const ifModifiedSince = request.headers.get('if-modified-since');
   const notModified =
-    ifNoneMatch !== null
-      ? etagMatches(ifNoneMatch, etag)
-      : ifModifiedSince !== null && notModifiedSince(ifModifiedSince, lastModified);
+    ifNoneMatch !== null ? etagMatches(ifNoneMatch, etag) : ifModifiedSince !== null && notModifiedSince(ifModifiedSince, lastModified);
   if (notModified) return new Response(null, { status: 304, headers });
   return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
 }

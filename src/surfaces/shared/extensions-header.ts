@@ -1,7 +1,6 @@
 /** The response header that carries activated extensions: `A2A-Extensions` in 1.0, `X-A2A-Extensions` before. */
 export type ExtensionsHeader = 'A2A-Extensions' | 'X-A2A-Extensions';
 
-
 /**
  * Collects what the upstream reported as activated for one call; a call may reach the upstream more
  * than once (a continuation), so the URIs accumulate without repeats.

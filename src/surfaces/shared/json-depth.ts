@@ -40,5 +40,4 @@ export function nestedDeeperThan(json: string, max: number = MAX_JSON_DEPTH): bo
 }
 
 /** -32600 for a body nested deeper than MAX_JSON_DEPTH. */
-export const tooDeeplyNested = (): A2AError =>
-  A2AError.invalidRequest(`Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+export const tooDeeplyNested = (): A2AError => A2AError.invalidRequest(`Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);

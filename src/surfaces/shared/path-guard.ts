@@ -16,9 +16,7 @@ function rawPath(c: Context<GatewayEnv>): string {
 const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
 
 function badPath(description: string): Response {
-  const { status, body } = toRestError(
-    A2AError.invalidParams(`Invalid path: ${description}`, [{ field: 'path', description }]),
-  );
+  const { status, body } = toRestError(A2AError.invalidParams(`Invalid path: ${description}`, [{ field: 'path', description }]));
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 

@@ -36,8 +36,7 @@ export const STREAM_ACCEPTED_COMMENT = 'accepted';
  */
 export const ACCEPT_GRACE_MS = 150;
 
-export const firstEventTimeout = (ms: number): A2AError =>
-  A2AError.internal(`Upstream agent timed out: no event within ${ms} ms of the call`);
+export const firstEventTimeout = (ms: number): A2AError => A2AError.internal(`Upstream agent timed out: no event within ${ms} ms of the call`);
 
 /**
  * Opens a stream and waits for whichever comes first: its first event, its end, an error (thrown:

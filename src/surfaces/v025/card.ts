@@ -62,8 +62,7 @@ function cachedCard(source: object, url: string, build: () => V025AgentCard): V0
 }
 
 const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not available yet' });
-const notReady = (): Response =>
-  new Response(NOT_READY_BODY, { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } });
+const notReady = (): Response => new Response(NOT_READY_BODY, { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } });
 
 /**
  * `GET {base}/.well-known/agent.json`: the facade card, cacheable like the 1.0 card (ETag,

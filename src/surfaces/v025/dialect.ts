@@ -1,7 +1,14 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { createMemoryTaskAliases } from '../../core/task-aliases/index.js';
-import { A2AError, toA2AError, type GetTaskRequest, type ListTaskPushNotificationConfigsResponse, type Task, type TaskPushNotificationConfig } from '../../model/index.js';
+import {
+  A2AError,
+  toA2AError,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '../../model/index.js';
 import type { V1Method } from '../../mappings/index.js';
 import type { V025Method } from '../../protocol/v025/index.js';
 import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1, taskToV025 } from '../../translate/index.js';
@@ -72,7 +79,10 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const principal = facadePrincipal(config.bailian);
   const routing: TurnRouting = {
     turns: createContinuations(deps.registry),
-    ids: createClientTaskIds(deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }), deps.registry),
+    ids: createClientTaskIds(
+      deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
+      deps.registry,
+    ),
   };
   const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
 

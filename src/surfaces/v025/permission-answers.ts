@@ -23,7 +23,11 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
     contextId: paused.contextId ?? paused.id,
     status: {
       state: 'TASK_STATE_INPUT_REQUIRED',
-      message: { messageId: `${prompt.inputId}-again`, role: 'ROLE_AGENT', parts: [{ text: `An answer is needed first. ${permissionPromptText(prompt)}` }] },
+      message: {
+        messageId: `${prompt.inputId}-again`,
+        role: 'ROLE_AGENT',
+        parts: [{ text: `An answer is needed first. ${permissionPromptText(prompt)}` }],
+      },
       timestamp: new Date().toISOString(),
     },
   };

@@ -48,7 +48,12 @@ function agentRouteHandler(upstream: AgentRoutesUpstream, config: GatewayConfig)
 }
 
 /** Serves the agent's own routes through the gateway, behind `auth` like every 1.0 route. */
-export function mountAgentRoutes(app: Hono<GatewayEnv>, upstream: AgentRoutesUpstream, config: GatewayConfig, auth: MiddlewareHandler<GatewayEnv>): void {
+export function mountAgentRoutes(
+  app: Hono<GatewayEnv>,
+  upstream: AgentRoutesUpstream,
+  config: GatewayConfig,
+  auth: MiddlewareHandler<GatewayEnv>,
+): void {
   const handler = agentRouteHandler(upstream, config);
   for (const path of AGENT_OWN_ROUTES) app.get(path, auth, handler);
 }

@@ -41,6 +41,8 @@ export function withGatewayExtensionUrls(card: AgentCard, baseUrl: string): Capa
   if (origins.length === 0 || !extensions) return card.capabilities;
   return {
     ...card.capabilities,
-    extensions: extensions.map((extension) => (extension.params ? { ...extension, params: rewrite(extension.params, origins, baseUrl) as typeof extension.params } : extension)),
+    extensions: extensions.map((extension) =>
+      extension.params ? { ...extension, params: rewrite(extension.params, origins, baseUrl) as typeof extension.params } : extension,
+    ),
   };
 }

@@ -15,9 +15,10 @@ import { openV1Stream, STREAM_ACCEPTED_COMMENT } from './stream-open.js';
 import { checkV1Version } from './version.js';
 
 /** Hono paths that reach the REST handler; the handler itself tells the routes apart (ids may contain `:`). */
-export const V1_REST_PATHS = ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard'].flatMap(
-  (path) => [path, `/:tenant${path}`],
-);
+export const V1_REST_PATHS = ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard'].flatMap((path) => [
+  path,
+  `/:tenant${path}`,
+]);
 
 type QueryType = 'int' | 'bool' | 'string';
 
@@ -61,9 +62,7 @@ function fromQuery(query: URLSearchParams, types: Record<string, QueryType>): Re
   }
   if (typeof params.statusTimestampAfter === 'string' && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
     const description = 'must be an ISO 8601 timestamp';
-    throw A2AError.invalidParams(`Invalid params: statusTimestampAfter: ${description}`, [
-      { field: 'statusTimestampAfter', description },
-    ]);
+    throw A2AError.invalidParams(`Invalid params: statusTimestampAfter: ${description}`, [{ field: 'statusTimestampAfter', description }]);
   }
   return params;
 }
@@ -72,14 +71,12 @@ const ID = '([^/]+)';
 const ROUTES: RestRoute[] = [
   { method: 'POST', pattern: /^\/message:send$/, operation: 'SendMessage', params: ({ body }) => body() },
   { method: 'POST', pattern: /^\/message:stream$/, operation: 'SendStreamingMessage', params: ({ body }) => body() },
-  ...['GET', 'POST'].map(
-    (method): RestRoute => ({
-      method,
-      pattern: new RegExp(`^/tasks/${ID}:subscribe$`),
-      operation: 'SubscribeToTask',
-      params: async ({ path }) => ({ id: path[0] }),
-    }),
-  ),
+  ...['GET', 'POST'].map((method): RestRoute => ({
+    method,
+    pattern: new RegExp(`^/tasks/${ID}:subscribe$`),
+    operation: 'SubscribeToTask',
+    params: async ({ path }) => ({ id: path[0] }),
+  })),
   {
     method: 'POST',
     pattern: new RegExp(`^/tasks/${ID}:cancel$`),
@@ -160,9 +157,7 @@ function decodeSegment(segment: string): string {
 
 function asObject(value: unknown): Record<string, unknown> {
   if (isRecord(value)) return value;
-  throw A2AError.invalidParams('Invalid params: the body must be a JSON object', [
-    { field: '(root)', description: 'must be a JSON object' },
-  ]);
+  throw A2AError.invalidParams('Invalid params: the body must be a JSON object', [{ field: '(root)', description: 'must be a JSON object' }]);
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;

@@ -19,9 +19,7 @@ export function cardFromV03Rest(card: V03RestAgentCard): AgentCard {
     ...base,
     securitySchemes,
     securityRequirements: security?.map(requirementFromV03),
-    skills: base.skills.map((skill, index) =>
-      defined({ ...skill, securityRequirements: skills[index]?.security?.map(requirementFromV03) }),
-    ),
+    skills: base.skills.map((skill, index) => defined({ ...skill, securityRequirements: skills[index]?.security?.map(requirementFromV03) })),
   });
 }
 

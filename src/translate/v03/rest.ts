@@ -76,8 +76,7 @@ export const stateFromV03 = (state: string | number | undefined): TaskState =>
 export const stateToV03 = (state: TaskState): V03TaskStateName => STATE_TO_V03[state];
 
 /** ROLE_UNSPECIFIED (or a role the gateway does not know) is read as the agent, as a2a-js compat does. */
-export const roleFromV03 = (role: string | number | undefined): Role =>
-  role === 'ROLE_USER' || role === 1 ? 'ROLE_USER' : 'ROLE_AGENT';
+export const roleFromV03 = (role: string | number | undefined): Role => (role === 'ROLE_USER' || role === 1 ? 'ROLE_USER' : 'ROLE_AGENT');
 
 export function partFromV03(part: V03Part): Part {
   const metadata = part.metadata;
@@ -192,12 +191,10 @@ export function artifactUpdateFromV03(event: V03TaskArtifactUpdateEvent, context
 }
 
 /** The message of a 0.3 `{message}`/`{msg}` oneof, if that is what it carries. */
-const messageOf = (value: { message?: V03Message | undefined; msg?: V03Message | undefined }): V03Message | undefined =>
-  value.message ?? value.msg;
+const messageOf = (value: { message?: V03Message | undefined; msg?: V03Message | undefined }): V03Message | undefined => value.message ?? value.msg;
 
 /** A server message must carry a contextId in 1.0: the given fallback fills a missing one. */
-const withContext = (message: Message, contextId: string): Message =>
-  message.contextId ? message : { ...message, contextId };
+const withContext = (message: Message, contextId: string): Message => (message.contextId ? message : { ...message, contextId });
 
 export function sendResponseFromV03(response: V03SendMessageResponse, fallbackContextId: string): SendMessageResponse {
   const message = messageOf(response);

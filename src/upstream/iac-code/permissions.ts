@@ -46,7 +46,12 @@ export function permissionPromptText(request: PermissionRequest): string {
 const YES = new Set(['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', '是', '好', '好的', '允许', '同意', '可以', '确认']);
 const NO = new Set(['no', 'n', 'deny', 'reject', 'cancel', '否', '不', '不要', '拒绝', '取消']);
 
-const normalise = (value: string): string => value.trim().toLowerCase().replace(/[\s_]+/g, ' ').replace(/[.!。！]+$/, '');
+const normalise = (value: string): string =>
+  value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, ' ')
+    .replace(/[.!。！]+$/, '');
 
 /** The option a reply picks: an option's id or label, or a plain yes/no; undefined when it picks none. */
 export function chosenOption(request: PermissionRequest, reply: string): string | undefined {

@@ -16,14 +16,24 @@ function store(id: string, name: string, bytes = CONTENT): void {
   mkdirSync(join(dir, id), { recursive: true });
   writeFileSync(join(dir, id, name), bytes);
 }
-const part = (url: string, metadata: Record<string, unknown> = { sha256: sha(CONTENT), byteSize: CONTENT.length }) => ({ url, filename: 'main.tf', mediaType: 'text/plain', metadata });
+const part = (url: string, metadata: Record<string, unknown> = { sha256: sha(CONTENT), byteSize: CONTENT.length }) => ({
+  url,
+  filename: 'main.tf',
+  mediaType: 'text/plain',
+  metadata,
+});
 const reader = createArtifactReader({ dir, maxBytes: 1024 });
 
 describe("reading iac-code's artifacts from the shared folder", () => {
   it('a stored, verified file becomes raw bytes; name, type and metadata stay', async () => {
     store('A1', 'main.tf');
     const inlined = await reader.inline(part('iac-code-artifact://A1/main.tf'));
-    expect(inlined).toEqual({ raw: CONTENT.toString('base64'), filename: 'main.tf', mediaType: 'text/plain', metadata: { sha256: sha(CONTENT), byteSize: CONTENT.length } });
+    expect(inlined).toEqual({
+      raw: CONTENT.toString('base64'),
+      filename: 'main.tf',
+      mediaType: 'text/plain',
+      metadata: { sha256: sha(CONTENT), byteSize: CONTENT.length },
+    });
   });
 
   it('percent-encoded names are decoded (iac-code encodes everything)', async () => {

@@ -12,12 +12,7 @@ import type { ReplyOptions, ReplyState } from './state.js';
  * its own identity, its parts rendered as text under `text`. Either way an artifact whose first piece
  * only repeats what was shown (rules.ts) is not sent again.
  */
-export function upstreamArtifactEvents(
-  state: ReplyState,
-  event: TaskArtifactUpdateEvent,
-  out: V025StreamEvent[],
-  options: ReplyOptions,
-): ReplyState {
+export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const { artifact } = event;
   const key = `a:${artifact.artifactId}`;
   const first = event.append !== true;

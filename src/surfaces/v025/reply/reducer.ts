@@ -82,8 +82,7 @@ function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[],
   return state; // iac-code's empty `{}` result after a permission answer
 }
 
-const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) =>
-  options.upstreamMetadata === 'pass' ? metadata : undefined;
+const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) => (options.upstreamMetadata === 'pass' ? metadata : undefined);
 
 /** The first event opens the caller's stream with a Task (Bailian's documented stream always starts so). */
 function start(
@@ -115,7 +114,14 @@ function messageText(message: Message | undefined, options: ReplyOptions): strin
   return options.renderParts === 'text' ? renderParts(message.parts, options) : joinText(message.parts);
 }
 
-function statusUpdate(state: ReplyState, status: TaskStatus, final: boolean, metadata: JsonObject | undefined, keepMessage: boolean, options: ReplyOptions): V025TaskStatusUpdateEvent {
+function statusUpdate(
+  state: ReplyState,
+  status: TaskStatus,
+  final: boolean,
+  metadata: JsonObject | undefined,
+  keepMessage: boolean,
+  options: ReplyOptions,
+): V025TaskStatusUpdateEvent {
   const translated = statusToV025(keepMessage ? status : { ...status, message: undefined }, options.profile, { now: options.now });
   return defined({
     kind: 'status-update' as const,

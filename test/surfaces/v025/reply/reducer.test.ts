@@ -32,7 +32,9 @@ describe('the captured iac-code turn', () => {
     const out = run(IAC_CODE_TURN, options(spec));
     expect(out.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
     const file = out.find((event) => event.kind === 'artifact-update' && event.artifact.artifactId === 'ART');
-    expect(file).toMatchObject({ artifact: { name: 'main.tf', parts: [{ kind: 'file', file: { uri: 'iac-code-artifact://ART/main.tf', name: 'main.tf' } }] } });
+    expect(file).toMatchObject({
+      artifact: { name: 'main.tf', parts: [{ kind: 'file', file: { uri: 'iac-code-artifact://ART/main.tf', name: 'main.tf' } }] },
+    });
     const reply = out.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId === 'gen-1');
     expect(readText(reply)).toBe('Hello world.\nDone.');
   });
@@ -41,7 +43,13 @@ describe('the captured iac-code turn', () => {
     const out = run(IAC_CODE_TURN, options(bailian, { upstreamMetadata: 'pass' }));
     const open = out.filter((event) => event.kind === 'status-update' && !event.final);
     expect(open.length).toBeGreaterThan(5);
-    expect(open.every((event) => event.kind === 'status-update' && event.status.state === 'working' || event.kind === 'status-update' && event.status.state === 'submitted')).toBe(true);
+    expect(
+      open.every(
+        (event) =>
+          (event.kind === 'status-update' && event.status.state === 'working') ||
+          (event.kind === 'status-update' && event.status.state === 'submitted'),
+      ),
+    ).toBe(true);
     expect(readText(out)).toBe('Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.');
   });
 
@@ -57,28 +65,56 @@ describe('the captured iac-code turn', () => {
 
 describe('the repeat rules', () => {
   it("iac-code's assistantFinal after chunks is not shown again; alone, it is the answer and the last chunk", () => {
-    expect(readText(run([submitted, status('TASK_STATE_WORKING', 'Hi there.'), status('TASK_STATE_WORKING', 'Hi there.', FINAL, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe('Hi there.');
+    expect(
+      readText(
+        run([
+          submitted,
+          status('TASK_STATE_WORKING', 'Hi there.'),
+          status('TASK_STATE_WORKING', 'Hi there.', FINAL, 'T-2'),
+          status('TASK_STATE_INPUT_REQUIRED'),
+        ]),
+      ),
+    ).toBe('Hi there.');
     const alone = run([submitted, status('TASK_STATE_WORKING', 'Only the final.', FINAL, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]);
     expect(readText(alone)).toBe('Only the final.');
   });
 
   it('assistantFinal repeats only the text after the last tool call: the text before it stays', () => {
-    const out = run([submitted, status('TASK_STATE_WORKING', 'Drafting.'), tool, status('TASK_STATE_WORKING', 'Wrote it ✓'), status('TASK_STATE_WORKING', 'Wrote it ✓', FINAL, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]);
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Drafting.'),
+      tool,
+      status('TASK_STATE_WORKING', 'Wrote it ✓'),
+      status('TASK_STATE_WORKING', 'Wrote it ✓', FINAL, 'T-2'),
+      status('TASK_STATE_INPUT_REQUIRED'),
+    ]);
     expect(readText(out)).toBe('Drafting.\nWrote it ✓');
   });
 
   it('a final status repeating the whole reply under a new messageId is not shown again', () => {
-    const out = run([submitted, status('TASK_STATE_WORKING', 'Part one, '), status('TASK_STATE_WORKING', 'part two.'), status('TASK_STATE_COMPLETED', 'Part one, part two.', {}, 'final')]);
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Part one, '),
+      status('TASK_STATE_WORKING', 'part two.'),
+      status('TASK_STATE_COMPLETED', 'Part one, part two.', {}, 'final'),
+    ]);
     expect(readText(out)).toBe('Part one, part two.');
   });
 
-  it('an artifact repeating a message (the demo agent\'s reply.txt) is not shown again', () => {
-    const out = run([submitted, status('TASK_STATE_WORKING', 'Echo: hi'), artifact('reply', [{ text: 'Echo: hi' }], { lastChunk: true }), status('TASK_STATE_INPUT_REQUIRED')]);
+  it("an artifact repeating a message (the demo agent's reply.txt) is not shown again", () => {
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Echo: hi'),
+      artifact('reply', [{ text: 'Echo: hi' }], { lastChunk: true }),
+      status('TASK_STATE_INPUT_REQUIRED'),
+    ]);
     expect(readText(out)).toBe('Echo: hi');
   });
 
   it('a chunk that merely equals the text so far within the same message is kept', () => {
-    expect(readText(run([submitted, status('TASK_STATE_WORKING', 'ha'), status('TASK_STATE_WORKING', 'ha'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe('haha');
+    expect(
+      readText(run([submitted, status('TASK_STATE_WORKING', 'ha'), status('TASK_STATE_WORKING', 'ha'), status('TASK_STATE_INPUT_REQUIRED')])),
+    ).toBe('haha');
   });
 
   it('a different message, and text after a tool call, start on a new line; a line already ended needs none', () => {
@@ -95,14 +131,20 @@ describe('the repeat rules', () => {
   });
 
   it('the question of an input-required status is part of the reply', () => {
-    const out = run([submitted, status('TASK_STATE_WORKING', 'Looking.'), artifact('r', [{ text: 'A' }]), artifact('r', [{ text: 'B' }], { append: true, lastChunk: true }), status('TASK_STATE_INPUT_REQUIRED', 'Which region?', {}, 'q')]);
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Looking.'),
+      artifact('r', [{ text: 'A' }]),
+      artifact('r', [{ text: 'B' }], { append: true, lastChunk: true }),
+      status('TASK_STATE_INPUT_REQUIRED', 'Which region?', {}, 'q'),
+    ]);
     expect(readText(out)).toBe('Looking.\nAB\nWhich region?');
     expect(out.at(-2)).toMatchObject({ kind: 'artifact-update', lastChunk: true, artifact: { parts: [{ text: '\nWhich region?' }] } });
   });
 });
 
 describe('how turns end', () => {
-  it('failReply mid-stream: bailian shows the reason as the reply\'s last chunk; plain 0.2.5 keeps it on the status', () => {
+  it("failReply mid-stream: bailian shows the reason as the reply's last chunk; plain 0.2.5 keeps it on the status", () => {
     const reply = createTurnReply(options());
     reply.push(submitted);
     reply.push(status('TASK_STATE_WORKING', 'Half'));
@@ -130,8 +172,19 @@ describe('how turns end', () => {
   });
 
   it('auth-required stays open (with its message) for the plain profile and ends the turn for bailian', () => {
-    const events = [submitted, status('TASK_STATE_AUTH_REQUIRED', 'Sign in first.'), status('TASK_STATE_WORKING', 'Thanks.'), status('TASK_STATE_COMPLETED')];
-    expect(shape(run(events, options(spec)))).toEqual(['task:submitted', 'status:auth-required:open', 'artifact:gen-1:more', 'artifact:gen-1:last', 'status:completed:final']);
+    const events = [
+      submitted,
+      status('TASK_STATE_AUTH_REQUIRED', 'Sign in first.'),
+      status('TASK_STATE_WORKING', 'Thanks.'),
+      status('TASK_STATE_COMPLETED'),
+    ];
+    expect(shape(run(events, options(spec)))).toEqual([
+      'task:submitted',
+      'status:auth-required:open',
+      'artifact:gen-1:more',
+      'artifact:gen-1:last',
+      'status:completed:final',
+    ]);
     const forBailian = run(events);
     expect(forBailian.at(-1)).toMatchObject({ status: { state: 'failed' }, final: true });
     expect(readText(forBailian)).toBe('Sign in first.');
@@ -144,13 +197,22 @@ describe('how turns end', () => {
   it('a direct Message: a 0.2.5 Message for the plain profile, a one-artifact completed task for bailian', () => {
     const message = { message: { messageId: 'm', role: 'ROLE_AGENT' as const, contextId: 'C', parts: [{ text: 'Hi!' }, { data: { a: 1 } }] } };
     const plain = run([message], options(spec));
-    expect(plain).toMatchObject([{ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'Hi!' }, { kind: 'data', data: { a: 1 } }] }]);
+    expect(plain).toMatchObject([
+      {
+        kind: 'message',
+        role: 'agent',
+        parts: [
+          { kind: 'text', text: 'Hi!' },
+          { kind: 'data', data: { a: 1 } },
+        ],
+      },
+    ]);
     const forBailian = run([message]);
     expect(shape(forBailian)).toEqual(['task:submitted', 'artifact:gen-2:last', 'status:completed:final']);
     expect(readText(forBailian)).toBe('Hi!\n```json\n{\n  "a": 1\n}\n```');
   });
 
-  it('a finished Task in one event is replayed: its turn\'s agent messages, its new artifacts, its final message', () => {
+  it("a finished Task in one event is replayed: its turn's agent messages, its new artifacts, its final message", () => {
     const earlier = { artifactId: 'old', parts: [{ text: 'yesterday' }] };
     const task = {
       id: 'T',
@@ -180,7 +242,13 @@ describe('Bailian device commands', () => {
       submitted,
       status('TASK_STATE_WORKING', 'Turning on ', { metadata: { commands: [FLASH] } }),
       artifact('A', [{ text: 'log' }], { lastChunk: true, metadata: {} }),
-      { artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'B', parts: [{ text: 'more' }], metadata: { bailian: { commands: [VOLUME, FLASH] } } } } },
+      {
+        artifactUpdate: {
+          taskId: 'T',
+          contextId: 'C',
+          artifact: { artifactId: 'B', parts: [{ text: 'more' }], metadata: { bailian: { commands: [VOLUME, FLASH] } } },
+        },
+      },
       status('TASK_STATE_INPUT_REQUIRED'),
     ]);
     const carrying = out.filter((event) => event.kind === 'artifact-update' && event.artifact.metadata?.commands);
@@ -196,7 +264,22 @@ describe('Bailian device commands', () => {
   });
 
   it("plain profile: an upstream artifact keeps its identity but not its commands, which go to the turn's last artifact", () => {
-    const out = run([submitted, artifact('A', [{ text: 'log' }], { lastChunk: true }), { artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'B', parts: [{ text: 'x' }], metadata: { commands: [FLASH], keep: 1 } } } }, status('TASK_STATE_WORKING', 'ok'), status('TASK_STATE_COMPLETED')], options(spec));
+    const out = run(
+      [
+        submitted,
+        artifact('A', [{ text: 'log' }], { lastChunk: true }),
+        {
+          artifactUpdate: {
+            taskId: 'T',
+            contextId: 'C',
+            artifact: { artifactId: 'B', parts: [{ text: 'x' }], metadata: { commands: [FLASH], keep: 1 } },
+          },
+        },
+        status('TASK_STATE_WORKING', 'ok'),
+        status('TASK_STATE_COMPLETED'),
+      ],
+      options(spec),
+    );
     const b = out.find((event) => event.kind === 'artifact-update' && event.artifact.artifactId === 'B');
     expect(b).toMatchObject({ artifact: { metadata: { keep: 1 } } });
     expect(out.at(-2)).toMatchObject({ lastChunk: true, artifact: { artifactId: 'gen-1', metadata: { commands: [FLASH] } } });

@@ -6,7 +6,16 @@ const raw = (text: string | Buffer) => Buffer.from(text).toString('base64');
 
 describe('parts as text for a text-only caller', () => {
   it('text-like media types and, without one, text-like file names', () => {
-    for (const type of ['text/plain', 'text/markdown', 'application/json', 'application/ld+json', 'application/yaml', 'application/xml', 'application/x-sh', 'application/hcl'])
+    for (const type of [
+      'text/plain',
+      'text/markdown',
+      'application/json',
+      'application/ld+json',
+      'application/yaml',
+      'application/xml',
+      'application/x-sh',
+      'application/hcl',
+    ])
       expect(isTextLike(type, undefined), type).toBe(true);
     for (const type of ['image/png', 'application/pdf', 'application/zip']) expect(isTextLike(type, 'x.tf'), type).toBe(false);
     expect(isTextLike(undefined, 'main.tf')).toBe(true);
@@ -26,13 +35,17 @@ describe('parts as text for a text-only caller', () => {
   it('binary, oversized and invalid UTF-8 files are one line, with nothing of their bytes', () => {
     expect(renderPart({ raw: raw(Buffer.from([0x89, 0x50])), filename: 'a.png', mediaType: 'image/png' }, opts)).toBe('a.png (image/png, 2 bytes)');
     expect(renderPart({ raw: raw('x'.repeat(65)), filename: 'big.txt', mediaType: 'text/plain' }, opts)).toBe('big.txt (text/plain, 65 bytes)');
-    expect(renderPart({ raw: raw(Buffer.from([0xc3, 0x28])), filename: 'bad.txt', mediaType: 'text/plain' }, opts)).toBe('bad.txt (text/plain, 2 bytes)');
+    expect(renderPart({ raw: raw(Buffer.from([0xc3, 0x28])), filename: 'bad.txt', mediaType: 'text/plain' }, opts)).toBe(
+      'bad.txt (text/plain, 2 bytes)',
+    );
   });
 
   it('URLs are never fetched: `name: url`, and a URL only its agent can open is described', () => {
     expect(renderPart({ url: 'https://example.com/r.pdf', filename: 'r.pdf' }, opts)).toBe('r.pdf: https://example.com/r.pdf');
     expect(renderPart({ url: 'https://example.com/r.pdf' }, opts)).toBe('https://example.com/r.pdf');
-    expect(renderPart({ url: 'iac-code-artifact://A/main.tf', filename: 'main.tf', mediaType: 'text/plain', metadata: { byteSize: 14 } }, opts)).toBe('main.tf (text/plain, 14 bytes)');
+    expect(renderPart({ url: 'iac-code-artifact://A/main.tf', filename: 'main.tf', mediaType: 'text/plain', metadata: { byteSize: 14 } }, opts)).toBe(
+      'main.tf (text/plain, 14 bytes)',
+    );
   });
 
   it('data as a fenced JSON block', () => {

@@ -17,22 +17,34 @@ const step: fc.Arbitrary<StreamResponse> = fc.oneof(
   fc.tuple(word, fc.constantFrom('m1', 'm2', 'm3')).map(([text, id]) => status('TASK_STATE_WORKING', text, {}, id)),
   fc.constant(tool),
   fc.constant(status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { usage: { totalTokens: 1 } } } })),
-  fc.tuple(fc.constantFrom('a1', 'a2'), word, fc.boolean(), fc.boolean()).map(([id, text, append, lastChunk]) => artifact(id, [{ text }], { append, lastChunk })),
+  fc
+    .tuple(fc.constantFrom('a1', 'a2'), word, fc.boolean(), fc.boolean())
+    .map(([id, text, append, lastChunk]) => artifact(id, [{ text }], { append, lastChunk })),
   fc.constantFrom<StreamResponse>(
-    artifact('f1', [{ url: 'iac-code-artifact://f1/main.tf', filename: 'main.tf', mediaType: 'text/plain', metadata: { byteSize: 14 } }], { lastChunk: true }),
-    artifact('f2', [{ raw: Buffer.from('x = 1\n').toString('base64'), filename: 'a.tf', mediaType: 'text/plain' }, { data: { k: [1, 2] } }], { lastChunk: true }),
+    artifact('f1', [{ url: 'iac-code-artifact://f1/main.tf', filename: 'main.tf', mediaType: 'text/plain', metadata: { byteSize: 14 } }], {
+      lastChunk: true,
+    }),
+    artifact('f2', [{ raw: Buffer.from('x = 1\n').toString('base64'), filename: 'a.tf', mediaType: 'text/plain' }, { data: { k: [1, 2] } }], {
+      lastChunk: true,
+    }),
     artifact('f3', [{ url: 'https://example.com/r.pdf', filename: 'r.pdf' }], { lastChunk: true }),
   ),
 );
 
 const ending: fc.Arbitrary<StreamResponse[]> = fc.oneof(
-  fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED').map((state) => [status(state)]),
-  fc.tuple(fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED'), word).map(([state, text]) => [status(state, text, {}, 'end')]),
+  fc
+    .constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED')
+    .map((state) => [status(state)]),
+  fc
+    .tuple(fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED'), word)
+    .map(([state, text]) => [status(state, text, {}, 'end')]),
   word.map((text) => [status('TASK_STATE_WORKING', text, FINAL_META, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]),
   fc.constant([] as StreamResponse[]),
 );
 
-const turn = fc.tuple(fc.boolean(), fc.array(step, { maxLength: 25 }), ending).map(([opening, steps, end]) => [...(opening ? [submitted] : []), ...steps, ...end]);
+const turn = fc
+  .tuple(fc.boolean(), fc.array(step, { maxLength: 25 }), ending)
+  .map(([opening, steps, end]) => [...(opening ? [submitted] : []), ...steps, ...end]);
 
 function fold(out: V025StreamEvent[]) {
   const folder = createReplyFold();
@@ -65,10 +77,15 @@ describe('message/send is the fold of message/stream', () => {
         }
         expect(result?.kind).toBe('task');
         if (result?.kind !== 'task') return;
-        const sent = (result.artifacts ?? []).flatMap((a) => a.parts).map((part) => (part.kind === 'text' ? part.text : '')).join('');
+        const sent = (result.artifacts ?? [])
+          .flatMap((a) => a.parts)
+          .map((part) => (part.kind === 'text' ? part.text : ''))
+          .join('');
         expect(sent).toBe(readText(out));
         expect(result.artifacts?.length ?? 0).toBeLessThanOrEqual(1);
-        expect(out.flatMap((event) => (event.kind === 'artifact-update' ? event.artifact.parts : [])).every((part) => part.kind === 'text')).toBe(true);
+        expect(out.flatMap((event) => (event.kind === 'artifact-update' ? event.artifact.parts : [])).every((part) => part.kind === 'text')).toBe(
+          true,
+        );
         expect(out.filter((event) => event.kind === 'status-update' && event.final)).toEqual([out.at(-1)]);
         expect(result.status).toEqual((out.at(-1) as { status: unknown }).status);
         const chunks = out.filter((event) => event.kind === 'artifact-update');

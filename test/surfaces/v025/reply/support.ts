@@ -31,7 +31,9 @@ export function options(profile: MappingProfile = bailian, overrides: Partial<Re
 export function run(events: StreamResponse[], replyOptions: ReplyOptions = options()): Event025[] {
   const reply = createTurnReply(replyOptions);
   const out = events.flatMap((event) => reply.push(event));
-  const states = events.flatMap((event) => ('statusUpdate' in event ? [event.statusUpdate.status.state] : 'task' in event ? [event.task.status.state] : []));
+  const states = events.flatMap((event) =>
+    'statusUpdate' in event ? [event.statusUpdate.status.state] : 'task' in event ? [event.task.status.state] : [],
+  );
   const last = states.at(-1);
   out.push(...(last === undefined || isActiveState(last) ? reply.fail(ENDED_EARLY) : reply.close()));
   for (const event of out) expect(V025StreamEvent.safeParse(event).success, JSON.stringify(event)).toBe(true);
@@ -69,6 +71,9 @@ export const status = (state: TaskState, text?: string, extra: Record<string, un
   },
 });
 export const submitted: StreamResponse = { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } };
-export const tool: StreamResponse = status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: 'started', name: 'bash' } } } });
-export const artifact = (artifactId: string, parts: Record<string, unknown>[], extra: Record<string, unknown> = {}): StreamResponse =>
-  ({ artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...extra } });
+export const tool: StreamResponse = status('TASK_STATE_WORKING', undefined, {
+  metadata: { iac_code: { tool: { status: 'started', name: 'bash' } } },
+});
+export const artifact = (artifactId: string, parts: Record<string, unknown>[], extra: Record<string, unknown> = {}): StreamResponse => ({
+  artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...extra },
+});
