@@ -1,4 +1,4 @@
-import { isAssistantFinal } from '../upstream/iac-code/events.js';
+import { isAssistantFinal, isToolEvent } from '../upstream/iac-code/events.js';
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../model/index.js';
 
 /** What a person reads of a part: its text, or one line saying what else it is. */
@@ -76,11 +76,21 @@ export function createStreamPrinter(write: (text: string) => void) {
     for (const artifact of task.artifacts ?? []) summary.artifacts.set(artifact.artifactId, artifact);
   }
 
+  // Another message, or text after a tool call or an artifact, starts on a new line (as the facade shows it).
+  let lastMessageId: string | undefined;
+  let breakPending = false;
+
   function agentText(message: Message | undefined, updateMetadata?: Record<string, unknown>): void {
     if (!message || message.role !== 'ROLE_AGENT' || isAssistantFinal(updateMetadata) || isAssistantFinal(message.metadata)) return;
     if (wroteAny && !streamedText) return;
+    const text = textOf(message.parts);
+    if (!text) return;
+    const newMessage = lastMessageId !== undefined && message.messageId !== lastMessageId;
+    if (wroteAny && !lastNewline && (breakPending || newMessage)) out('\n');
+    breakPending = false;
+    lastMessageId = message.messageId;
     streamedText = true;
-    out(textOf(message.parts));
+    out(text);
   }
 
   function blockingAnswer(task: Task): void {
@@ -114,6 +124,7 @@ export function createStreamPrinter(write: (text: string) => void) {
         summary.state = update.status.state;
         if (UNSUCCESSFUL.has(update.status.state)) summary.reason = update.status.message && textOf(update.status.message.parts);
         else agentText(update.status.message, update.metadata);
+        if (isToolEvent(update.metadata)) breakPending = true;
       } else {
         const { artifact, append, taskId, contextId } = event.artifactUpdate;
         summary.taskId = taskId;
@@ -121,6 +132,7 @@ export function createStreamPrinter(write: (text: string) => void) {
         const prior = summary.artifacts.get(artifact.artifactId);
         summary.artifacts.set(artifact.artifactId, append && prior ? { ...prior, parts: [...prior.parts, ...artifact.parts] } : artifact);
         if (!streamedText) out(textOf(artifact.parts));
+        breakPending = true;
       }
     },
     /** Ends the streamed text with a newline, so the summary starts on its own line. */

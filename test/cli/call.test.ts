@@ -91,6 +91,16 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
     expect(stream.stdout).toBe('Echo (turn 1): streamed facade\n');
   });
 
+  it('a turn with a tool call: the text after it on its own line, the file in the summary (1.0) or inlined (0.2.5 facade)', async () => {
+    const v1 = await cli(['call', open.url, 'template: shop']);
+    expect(v1.code).toBe(0);
+    expect(v1.stdout).toBe('Echo (turn 1): template: shop\nWrote main.tf ✓\n');
+    expect(v1.stderr).toMatch(/artifact: main\.tf .*iac-code-artifact:\/\//);
+    const facade = await cli(['call', open.url, 'template: shop', '--protocol', '0.2.5', '--stream']);
+    expect(facade.code).toBe(0);
+    expect(facade.stdout).toMatch(/^Echo \(turn 1\): template: shop\nmain\.tf\n```hcl\n[\s\S]*vpc_name {3}= "shop"[\s\S]*```\nWrote main\.tf ✓\n$/);
+  });
+
   it('--json prints one 1.0 stream event per line and nothing else', async () => {
     const run = await cli(['call', open.url, 'raw', '--json']);
     expect(run.code).toBe(0);
