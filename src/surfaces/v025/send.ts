@@ -58,12 +58,18 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
-  const answered = answerPermission(begun.request, begun.previous);
-  const turn = { ...begun, request: answered.request };
-  const upstreamTaskId = turn.request.message.taskId;
-  const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
-  noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
-  return { task, turn, clientTaskId, reprompt: answered.reprompt };
+  try {
+    const answered = answerPermission(begun.request, begun.previous);
+    const turn = { ...begun, request: answered.request };
+    const upstreamTaskId = turn.request.message.taskId;
+    const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
+    noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
+    return { task, turn, clientTaskId, reprompt: answered.reprompt };
+  } catch (error) {
+    // The alias store failed: the context must not stay marked as running a turn.
+    begun.end();
+    throw error;
+  }
 }
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
