@@ -12,10 +12,26 @@ export function showText(state: ReplyState, text: string, key: string, last: boo
   out.push(replyChunk({ ...state, replyArtifactId }, shownText, last));
   return {
     ...takeSegment(state, key, text),
-    shown: state.shown + shownText,
+    ...appended(state, shownText),
     replyArtifactId,
     replyChunks: state.replyChunks + 1,
   };
+}
+
+const LEADING_SPACE = /^\s*/;
+const TRAILING_SPACE = /\s*$/;
+
+/** `shown` with `text` added, and its measures updated from `text` alone. */
+function appended(state: ReplyState, text: string): Pick<ReplyState, 'shown' | 'shownCore' | 'shownTrail' | 'shownEndsLine'> {
+  const shown = state.shown + text;
+  if (text === '') return { shown, shownCore: state.shownCore, shownTrail: state.shownTrail, shownEndsLine: state.shownEndsLine };
+  const lead = LEADING_SPACE.exec(text)?.[0].length ?? 0;
+  const shownEndsLine = text.endsWith('\n');
+  if (lead === text.length) return { shown, shownCore: state.shownCore, shownTrail: state.shownTrail + text.length, shownEndsLine };
+  const trail = TRAILING_SPACE.exec(text)?.[0].length ?? 0;
+  // Leading white space of a reply that had no text yet is not part of its core.
+  const before = state.shownCore === 0 ? 0 : state.shownCore + state.shownTrail + lead;
+  return { shown, shownCore: before + text.length - lead - trail, shownTrail: trail, shownEndsLine };
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */
@@ -34,9 +50,9 @@ export function replyChunk(state: ReplyState, text: string, lastChunk: boolean):
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
   if (!startsSegment(key, state)) return { ...state, segmentText: state.segmentText + text };
   const finished = state.segmentText.trim();
+  if (finished !== '') (state.segments as Set<string>).add(finished);
   return {
     ...state,
-    segments: finished === '' ? state.segments : [...state.segments, finished],
     segmentKey: key,
     segmentText: text,
     breakPending: false,

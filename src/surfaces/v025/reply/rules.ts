@@ -26,7 +26,9 @@ export function isIacCodeFinalRepeat(text: string, metadata: JsonObject | undefi
 export function repeatsShown(text: string, state: ReplyState): boolean {
   const candidate = text.trim();
   if (candidate === '') return false;
-  return candidate === state.shown.trim() || candidate === state.segmentText.trim() || state.segments.includes(candidate);
+  // The whole reply is compared only when its length says it could be equal.
+  const wholeReply = candidate.length === state.shownCore && candidate === state.shown.trim();
+  return wholeReply || candidate === state.segmentText.trim() || state.segments.has(candidate);
 }
 
 /** Whether text under `key` continues the current segment, or starts a new one. */
@@ -34,7 +36,7 @@ export const startsSegment = (key: string, state: ReplyState): boolean => key !=
 
 /** A new segment after shown text starts on a new line, so two messages' sentences do not run together. */
 export function separatorBefore(text: string, state: ReplyState): string {
-  if (state.shown === '' || state.shown.endsWith('\n') || text.startsWith('\n')) return '';
+  if (state.shown === '' || state.shownEndsLine || text.startsWith('\n')) return '';
   return '\n';
 }
 

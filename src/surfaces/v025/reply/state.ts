@@ -37,8 +37,19 @@ export interface ReplyState {
   readonly contextId: string;
   readonly lastStatus: TaskStatus;
   readonly shown: string;
-  /** Finished segments, trimmed, in the order they were shown. */
-  readonly segments: readonly string[];
+  /**
+   * `shown` measured as it grows, so no rule has to scan (and flatten) the whole reply per event: the
+   * length of `shown.trim()`, the length of its trailing white space, and whether it ends a line.
+   */
+  readonly shownCore: number;
+  readonly shownTrail: number;
+  readonly shownEndsLine: boolean;
+  /**
+   * Finished segments, trimmed. Only ever added to, and shared by the states of one turn: the reducer
+   * is folded in order, never replayed from an older state, so copying the set per segment would only
+   * make long turns quadratic.
+   */
+  readonly segments: ReadonlySet<string>;
   /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
   readonly segmentKey: string | undefined;
   readonly segmentText: string;
@@ -50,18 +61,22 @@ export interface ReplyState {
   readonly commands: readonly unknown[];
 }
 
-export const initialReplyState: ReplyState = {
+/** A fresh state for one turn (its segment set is its own). */
+export const initialReplyState = (): ReplyState => ({
   started: false,
   done: false,
   taskId: '',
   contextId: '',
   lastStatus: { state: 'TASK_STATE_SUBMITTED' },
   shown: '',
-  segments: [],
+  shownCore: 0,
+  shownTrail: 0,
+  shownEndsLine: false,
+  segments: new Set(),
   segmentKey: undefined,
   segmentText: '',
   breakPending: false,
   replyArtifactId: undefined,
   replyChunks: 0,
   commands: [],
-};
+});

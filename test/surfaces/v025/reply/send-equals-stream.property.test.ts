@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse, TaskState } from '../../../../src/model/index.js';
 import type { V025StreamEvent } from '../../../../src/protocol/v025/index.js';
-import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
+import { createReplyFold, initialReplyState, reduceReply } from '../../../../src/surfaces/v025/reply/index.js';
 import { artifact, bailian, options, readText, run, spec, status, submitted, tool } from './support.js';
 
 const FINAL_META = { metadata: { iac_code: { assistantFinal: { complete: true } } } };
@@ -119,6 +119,24 @@ describe('message/send is the fold of message/stream', () => {
         const text = readText(run(events));
         expect(text).toBe(words.join('\n'));
       }),
+    );
+  });
+});
+
+describe('the reply measures kept as it grows', () => {
+  it('shownCore, shownTrail and shownEndsLine always describe the shown text exactly', () => {
+    const spaced = fc.stringMatching(/^[ \n\ta-z]{0,6}$/);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(spaced, fc.constantFrom('m1', 'm2')), { maxLength: 20 }), (chunks) => {
+        let state = initialReplyState();
+        for (const [text, id] of [['', 'm1'] as const, ...chunks]) {
+          state = reduceReply(state, text === '' ? submitted : status('TASK_STATE_WORKING', text, {}, id), options(bailian)).state;
+          expect(state.shownCore).toBe(state.shown.trim().length);
+          expect(state.shownTrail).toBe(state.shown.length - state.shown.trimEnd().length);
+          expect(state.shownEndsLine).toBe(state.shown.endsWith('\n'));
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });
