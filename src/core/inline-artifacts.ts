@@ -1,16 +1,22 @@
 import type { Artifact, Message, Part, StreamResponse, Task } from '../model/index.js';
-import { isIacCodeArtifact, type ArtifactReader } from '../upstream/iac-code/artifacts.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 
+/** Reads what an agent's opaque artifact parts stand for; a part it cannot read comes back as it is. */
+export interface ArtifactReader {
+  /** Whether `inline` would read anything for this part (checked per part, without I/O). */
+  handles(part: Part): boolean;
+  inline(part: Part): Promise<Part>;
+}
+
 /**
- * An AgentPort decorator that shows callers the content of iac-code's artifacts: each
- * `iac-code-artifact://` url part in what comes back becomes a `raw` part holding the file's bytes,
- * read from the folder iac-code shares with the gateway. The registry below keeps the URL; only the
+ * An AgentPort decorator that shows callers the content of artifacts only their agent can open: each
+ * part the reader handles (iac-code's `iac-code-artifact://` urls) becomes a `raw` part holding the
+ * file's bytes, read from the folder the agent shares with the gateway. The registry below keeps the URL; only the
  * calls that `applies` to (the 0.2.5 facade, and 1.0 callers when the operator opts in) see bytes.
  */
 export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactReader, applies: (ctx: CallContext) => boolean): P {
   async function parts(list: Part[]): Promise<Part[]> {
-    if (!list.some(isIacCodeArtifact)) return list;
+    if (!list.some((part) => reader.handles(part))) return list;
     return Promise.all(list.map((part) => reader.inline(part)));
   }
   async function artifact(value: Artifact): Promise<Artifact> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Logger } from 'pino';
+import type { ArtifactReader } from '../../core/inline-artifacts.js';
 import type { Part } from '../../model/index.js';
 
 /**
@@ -18,11 +19,6 @@ export interface ArtifactReaderOptions {
   /** Larger files are not read (the caller gets the one-line description). */
   maxBytes: number;
   logger?: Logger;
-}
-
-/** Replaces an `iac-code-artifact://` url part by the file's bytes; any other part comes back as it is. */
-export interface ArtifactReader {
-  inline(part: Part): Promise<Part>;
 }
 
 export const isIacCodeArtifact = (part: Part): boolean => typeof part.url === 'string' && part.url.startsWith(IAC_CODE_ARTIFACT_SCHEME);
@@ -84,6 +80,7 @@ export function createArtifactReader(options: ArtifactReaderOptions): ArtifactRe
   }
 
   return {
+    handles: isIacCodeArtifact,
     async inline(part) {
       if (!isIacCodeArtifact(part)) return part;
       const result = await read(part).catch((error: unknown) => ({ refused: (error as NodeJS.ErrnoException).code ?? 'unreadable' }));
