@@ -8,23 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from 'a2a-sdk-025/client';
-import type { MessageSendParams } from 'a2a-sdk-025';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app.js';
 import { demoReply } from '../../src/demo-agent/index.js';
 import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, userMessage } from './support.js';
+import { API_KEY, collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, userMessage } from './support.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const params = (text: string, ids: { taskId?: string; contextId?: string } = {}): MessageSendParams => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${randomUUID()}`, parts: [{ kind: 'text', text }], ...ids },
-});
-
-async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
-  const events: any[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 const stores = [
   { name: 'memory', config: (_prefix: string, dir: string) => ({ 'push-notifications': true, 'persistence-dir': dir }) },
@@ -56,20 +46,20 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
 
   it("send, follow up, get and stream: the client's id every time", async () => {
     const taskId = `test-task-${randomUUID()}`;
-    const first: any = await client.sendMessage(params('one', { taskId }));
+    const first: any = await client.sendMessage(sdkParams('one', { taskId }));
     expect(first.error).toBeUndefined();
     expect(first.result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });
     expect(sentText(first.result)).toBe(demoReply('one', 1).full);
 
     // The follow-up reaches the same upstream task: the demo agent counts the turn.
-    const second: any = await client.sendMessage(params('two', { taskId }));
+    const second: any = await client.sendMessage(sdkParams('two', { taskId }));
     expect(second.result).toMatchObject({ id: taskId, contextId: first.result.contextId });
     expect(sentText(second.result)).toBe(demoReply('two', 2).full);
 
     const got: any = await client.getTask({ id: taskId });
     expect(got.result).toMatchObject({ kind: 'task', id: taskId });
 
-    const events = await collect(client.sendMessageStream(params('three', { taskId })));
+    const events = await collect(client.sendMessageStream(sdkParams('three', { taskId })));
     expect(events.length).toBeGreaterThan(2);
     for (const event of events) expect(event.kind === 'task' ? event.id : event.taskId).toBe(taskId);
   });
@@ -86,7 +76,7 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
 
   it("push configs are set and read under the client's id", async () => {
     const taskId = `test-task-${randomUUID()}`;
-    await client.sendMessage(params('push me', { taskId }));
+    await client.sendMessage(sdkParams('push me', { taskId }));
     const pushNotificationConfig = { id: 'hook-1', url: 'https://hooks.example.com/a2a', token: 'tok' };
     const set = await rpc(gateway.url, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig });
     expect(set.body.result).toMatchObject({ taskId, pushNotificationConfig: { id: 'hook-1' } });
@@ -145,7 +135,7 @@ describe('client-chosen ids in front of a real a2a-js 1.x server (a2a-0.2.5 prof
 
   it("the task answers under the client's id; cancel of the finished task is -32002 under that id", async () => {
     const taskId = `test-task-${randomUUID()}`;
-    const sent: any = await client.sendMessage(params('hello', { taskId }));
+    const sent: any = await client.sendMessage(sdkParams('hello', { taskId }));
     expect(sent.result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });
     expect(sentText(sent.result)).toBe(sdkReply('hello', 1).full);
     const got: any = await client.getTask({ id: taskId });

@@ -5,7 +5,6 @@
  * and as Bailian reads it (raw JSON-RPC at the card's url and url + "/stream").
  */
 import { A2AClient } from 'a2a-sdk-025/client';
-import type { MessageSendParams } from 'a2a-sdk-025';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app.js';
 import {
@@ -22,17 +21,7 @@ import {
   startScriptedAgent,
   type RunningScriptedAgent,
 } from '../support/sdk-v1-scripted-agents.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
-
-const params = (text: string): MessageSendParams => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
-});
-
-async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
-  const events: any[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+import { collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
 
 const occurrences = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
 
@@ -81,14 +70,14 @@ describe('a Bailian user in front of a2a-js 1.x agents (bailian profile)', () =>
 
   for (const [script, expected] of Object.entries(EXPECTED)) {
     it(`${script}: every word once, the same text in message/send and message/stream (a2a-js 0.2.5 client)`, async () => {
-      const events = await collect(client.sendMessageStream(params(script)));
+      const events = await collect(client.sendMessageStream(sdkParams(script)));
       const streamed = streamedText(events);
       expect(streamed).toBe(expected.text);
       for (const word of expected.words) expect(occurrences(streamed, word), word).toBe(1);
       expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: expected.state } });
       expectAllText(events);
 
-      const sent: any = await client.sendMessage(params(script));
+      const sent: any = await client.sendMessage(sdkParams(script));
       expect(sent.error).toBeUndefined();
       expect(sent.result).toMatchObject({ kind: 'task', status: { state: expected.state } });
       expect(sentText(sent.result)).toBe(streamed);
@@ -112,7 +101,7 @@ describe('a Bailian user in front of a2a-js 1.x agents (bailian profile)', () =>
   }
 
   it('files: no byte of the binary file reaches the user', async () => {
-    const events = await collect(client.sendMessageStream(params('files')));
+    const events = await collect(client.sendMessageStream(sdkParams('files')));
     const all = JSON.stringify(events);
     expect(all).not.toContain(FILES_BINARY.toString('base64'));
   });
@@ -133,18 +122,18 @@ describe('a plain 0.2.5 caller in front of the same agents (a2a-0.2.5 profile: n
   });
 
   it('files keep their kind and the artifact its identity; send and stream agree', async () => {
-    const events = await collect(client.sendMessageStream(params('files')));
+    const events = await collect(client.sendMessageStream(sdkParams('files')));
     const outputs = events.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId === 'outputs');
     expect(outputs).toHaveLength(1);
     expect(outputs[0].artifact.parts.map((part: any) => part.kind)).toEqual(['file', 'file', 'data', 'file']);
     expect(Buffer.from(outputs[0].artifact.parts[0].file.bytes, 'base64').toString()).toBe(FILES_NOTE);
-    const sent: any = await client.sendMessage(params('files'));
+    const sent: any = await client.sendMessage(sdkParams('files'));
     const sentOutputs = sent.result.artifacts.find((artifact: any) => artifact.artifactId === 'outputs');
     expect(sentOutputs.parts).toEqual(outputs[0].artifact.parts);
   });
 
   it('ask: the question ends the turn in input-required, and is read once', async () => {
-    const events = await collect(client.sendMessageStream(params('ask')));
+    const events = await collect(client.sendMessageStream(sdkParams('ask')));
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
     const all = events
       .flatMap((event) => [...(event.artifact?.parts ?? []), ...(event.status?.message?.parts ?? [])])
@@ -155,7 +144,7 @@ describe('a plain 0.2.5 caller in front of the same agents (a2a-0.2.5 profile: n
   });
 
   it('fail: the reason stays on the failed status, where a 0.2.5 client reads it', async () => {
-    const sent: any = await client.sendMessage(params('fail'));
+    const sent: any = await client.sendMessage(sdkParams('fail'));
     expect(sent.result.status).toMatchObject({ state: 'failed', message: { parts: [{ kind: 'text', text: FAIL_REASON }] } });
     expect(sentText(sent.result)).toBe(FAIL_WORKING);
   });

@@ -5,23 +5,18 @@
  * facade only rewrites the card and applies its own key.
  */
 import { A2AClient } from 'a2a-sdk-025/client';
-import type { MessageSendParams } from 'a2a-sdk-025';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../src/app.js';
 import { startSdkV025Agent, v025Reply, V025_AGENT_NAME, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
 import { rpcError, rpcResult, startFakeV025 } from '../upstream-v025/fake-v025.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
-import { API_KEY, startFacadeGateway, userMessage } from './support.js';
+import { API_KEY, collect, sdkParams, startFacadeGateway, userMessage } from './support.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-42';
 /** fetch as it is, for the calls that choose their own headers (the A2AClient's fetch gets the key added). */
 const rawFetch = globalThis.fetch;
 const withKey = { 'content-type': 'application/json', 'X-API-KEY': API_KEY };
-
-const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-});
 
 const rpcBody = (id: string, method: string, body: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, method, params: body });
 
@@ -35,12 +30,6 @@ function ssePayloads(text: string): string[] {
 
 /** The text of an artifact as the agent stored it: one part per appended chunk. */
 const artifactText = (artifact: any): string => artifact.parts.map((part: any) => part.text).join('');
-
-async function collect<T>(stream: AsyncGenerator<T>): Promise<T[]> {
-  const events: T[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 /** The answer of the agent to the last relayed call of `method`, as it arrived at the proxy. */
 async function agentAnswer(proxy: RecordingProxy, method: string): Promise<Buffer> {
@@ -102,7 +91,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
     expect(received.equals(await agentAnswer(proxy, 'message/send'))).toBe(true);
     expect(JSON.parse(proxy.rpc('message/send').at(-1)!.body)).toStrictEqual(JSON.parse(body));
 
-    const sent: any = await client.sendMessage(params('hello client'));
+    const sent: any = await client.sendMessage(sdkParams('hello client'));
     expect(sent.error).toBeUndefined();
     const task = sent.result;
     expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' } });
@@ -128,7 +117,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
   });
 
   it('sendMessageStream, then tasks/get and a follow-up by contextId, all answered by the agent', async () => {
-    const events: any[] = await collect(client.sendMessageStream(params('first turn')));
+    const events: any[] = await collect(client.sendMessageStream(sdkParams('first turn')));
     const task = events[0];
     expect(task.kind).toBe('task');
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', taskId: task.id, final: true, status: { state: 'completed' } });
@@ -140,12 +129,12 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
     expect(got.result).toMatchObject({ kind: 'task', id: task.id, contextId: task.contextId, status: { state: 'completed' } });
     expect(Buffer.from(JSON.stringify(got)).equals(await agentAnswer(proxy, 'tasks/get'))).toBe(true);
 
-    const second: any = await client.sendMessage(params('second turn', { contextId: task.contextId }));
+    const second: any = await client.sendMessage(sdkParams('second turn', { contextId: task.contextId }));
     expect(artifactText(second.result.artifacts[0])).toBe(v025Reply('second turn', 2).full);
   });
 
   it("tasks/cancel is the agent's: a canceled state, not the bailian profile's failed", async () => {
-    const stream = client.sendMessageStream(params('slow: cancel me'));
+    const stream = client.sendMessageStream(sdkParams('slow: cancel me'));
     const head: any = (await stream.next()).value;
     const canceled: any = await client.cancelTask({ id: head.id });
     expect(canceled.result).toMatchObject({ kind: 'task', id: head.id, status: { state: 'canceled' } });

@@ -4,24 +4,13 @@
  * the bailian profile, (b) a real a2a-js 1.x server under the plain a2a-0.2.5 profile.
  */
 import { A2AClient } from 'a2a-sdk-025/client';
-import type { MessageSendParams } from 'a2a-sdk-025';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/app.js';
 import { demoReply } from '../../src/demo-agent/index.js';
 import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { joinedArtifact, startFacadeGateway } from './support.js';
+import { collect, joinedArtifact, sdkParams, startFacadeGateway } from './support.js';
 
 type Events = any[];
-
-const params = (text: string, extra: { contextId?: string } = {}): MessageSendParams => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-});
-
-async function collect(stream: AsyncGenerator<unknown>): Promise<Events> {
-  const events: Events = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 /** The facade's text artifact: the one whose chunks are appended (upstream artifacts keep their own ids). */
 const textArtifactId = (events: Events): string =>
@@ -45,11 +34,11 @@ describe('A2AClient 0.2.5 → facade → embedded demo agent (bailian profile)',
   });
 
   it('sendMessage: a completed task with the reply; the same contextId continues the conversation', async () => {
-    const first: any = await client.sendMessage(params('one'));
+    const first: any = await client.sendMessage(sdkParams('one'));
     expect(first.error).toBeUndefined();
     expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(first.result.artifacts[0].parts[0].text).toBe(demoReply('one', 1).full);
-    const second: any = await client.sendMessage(params('two', { contextId: first.result.contextId }));
+    const second: any = await client.sendMessage(sdkParams('two', { contextId: first.result.contextId }));
     expect(second.result.contextId).toBe(first.result.contextId);
     expect(second.result.artifacts[0].parts[0].text).toBe(demoReply('two', 2).full);
 
@@ -59,14 +48,14 @@ describe('A2AClient 0.2.5 → facade → embedded demo agent (bailian profile)',
   });
 
   it('sendMessageStream: task, appended chunks, final completed status', async () => {
-    const events = await collect(client.sendMessageStream(params('stream me')));
+    const events = await collect(client.sendMessageStream(sdkParams('stream me')));
     expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'submitted' } });
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     expect(joinedArtifact(events, textArtifactId(events))).toBe(demoReply('stream me', 1).full);
   });
 
   it('resubscribeTask joins a running turn (Task snapshot first) and ends with the turn', async () => {
-    const original = client.sendMessageStream(params('slow: keep going'));
+    const original = client.sendMessageStream(sdkParams('slow: keep going'));
     const head: any = (await original.next()).value;
     const resubscribed = await collect(client.resubscribeTask({ id: head.id }));
     expect(resubscribed[0]).toMatchObject({ kind: 'task', id: head.id });
@@ -77,7 +66,7 @@ describe('A2AClient 0.2.5 → facade → embedded demo agent (bailian profile)',
   });
 
   it('cancelTask stops a running turn; the bailian profile shows canceled as failed', async () => {
-    const stream = client.sendMessageStream(params('slow: cancel me'));
+    const stream = client.sendMessageStream(sdkParams('slow: cancel me'));
     const head: any = (await stream.next()).value;
     const canceled: any = await client.cancelTask({ id: head.id });
     expect(canceled.error).toBeUndefined();
@@ -109,20 +98,20 @@ describe('A2AClient 0.2.5 → facade → a2a-js 1.x server (a2a-0.2.5 profile)',
   });
 
   it("sendMessage: the reply once, in the upstream's own artifact (the final status only repeats it); the context continues with a new task", async () => {
-    const first: any = await client.sendMessage(params('hello'));
+    const first: any = await client.sendMessage(sdkParams('hello'));
     expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(first.result.artifacts).toHaveLength(1);
     expect(first.result.artifacts[0].parts.map((part: any) => part.text)).toEqual([sdkReply('hello', 1).full]);
     expect(first.result.artifacts[0].artifactId).toBe(`${first.result.id}-reply`);
     expect(first.result.status.message).toBeUndefined();
-    const second: any = await client.sendMessage(params('again', { contextId: first.result.contextId }));
+    const second: any = await client.sendMessage(sdkParams('again', { contextId: first.result.contextId }));
     expect(second.result.id).not.toBe(first.result.id);
     expect(second.result.artifacts[0].parts[0].text).toBe(sdkReply('again', 2).full);
     expect(second.result.artifacts).toHaveLength(1);
   });
 
   it('sendMessageStream: the upstream artifact chunks carry the reply, the final status does not repeat it', async () => {
-    const events = await collect(client.sendMessageStream(params('stream this please')));
+    const events = await collect(client.sendMessageStream(sdkParams('stream this please')));
     expect(events[0]).toMatchObject({ kind: 'task' });
     const taskId = events[0].id;
     expect(joinedArtifact(events, `${taskId}-reply`)).toBe(sdkReply('stream this please', 1).full);
@@ -136,7 +125,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 1.x server (a2a-0.2.5 profile)',
   });
 
   it('cancelTask on a finished task is the upstream error in 0.2.5 form', async () => {
-    const sent: any = await client.sendMessage(params('done'));
+    const sent: any = await client.sendMessage(sdkParams('done'));
     const answer: any = await client.cancelTask({ id: sent.result.id });
     expect(answer.error.code).toBe(-32002);
     expect(answer.error.data).toBeUndefined();

@@ -3,6 +3,7 @@
  * real HTTP (plain fetch, as Bailian's side would do), and an SSE reader that hands out frames as
  * they arrive.
  */
+import type { MessageSendParams } from 'a2a-sdk-025';
 import { createParser } from 'eventsource-parser';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
@@ -163,4 +164,16 @@ export function expectNoLeak(text: string): void {
   for (const leak of [/Traceback/, /\bat \S+ \(/, /\/home\//, /\/usr\/lib/, /node_modules/, /\/work\//, /sk-live/, /\.ts:\d+/]) {
     if (leak.test(text)) throw new Error(`leaked ${leak}: ${text.slice(0, 300)}`);
   }
+}
+
+/** Params of the official a2a-js 0.2.5 client's sendMessage / sendMessageStream for one text. */
+export const sdkParams = (text: string, ids: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...ids },
+});
+
+/** Every event of a client stream, read as plain JSON. */
+export async function collect(stream: AsyncIterable<unknown>): Promise<any[]> {
+  const events: any[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
 }
