@@ -9,10 +9,14 @@
  * Prints `READY <url>` on stdout. SIGTERM closes the gateway and exits normally, which is what lets
  * `--cpu-prof` write its profile.
  */
-import { startGateway } from '../dist/app.js';
-import { defaultConfig } from '../dist/config/schema.js';
-import { createLogger } from '../dist/log.js';
+import { pathToFileURL } from 'node:url';
 import { installDiagnostics } from './diag-hooks.mjs';
+
+// BENCH_DIST names another build (bench/ab.ts compares two); by default the repo's own dist/.
+const dist = process.env.BENCH_DIST ? pathToFileURL(`${process.env.BENCH_DIST}/`) : new URL('../dist/', import.meta.url);
+const { startGateway } = await import(new URL('app.js', dist).href);
+const { defaultConfig } = await import(new URL('config/schema.js', dist).href);
+const { createLogger } = await import(new URL('log.js', dist).href);
 
 const overrides = JSON.parse(process.argv[2] ?? '{}');
 const config = defaultConfig({ port: 0, 'log-level': 'silent', ...overrides });

@@ -34,6 +34,18 @@ export interface CallContext {
    * its first event: the surface may then commit its own stream and keep it alive while the agent thinks.
    */
   onAccepted?: () => void;
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`) every upstream request of this call carries:
+   * the caller's, or the gateway span's when traces are recorded. Carried here rather than in an
+   * AsyncLocalStorage, whose promise hooks cost every request a share of its CPU.
+   */
+  traceHeaders?: Readonly<Record<string, string>>;
+  /** Sums the time this call waited on the upstream, for the metrics' gateway-own share. */
+  timing?: CallTiming;
+}
+
+export interface CallTiming {
+  upstreamSeconds: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JsonObject } from './parts.js';
 import { Message } from './message.js';
-import { Artifact, Task, TaskStatus } from './task.js';
+import { Artifact, Task, TaskStatus, type TaskState } from './task.js';
 
 export const TaskStatusUpdateEvent = z.looseObject({
   taskId: z.string(),
@@ -37,6 +37,13 @@ export type SendMessageResponse = { task: Task } | { message: Message };
 export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([z.object({ task: Task }), z.object({ message: Message })]);
 
 /** taskId and contextId of any stream event, for routing and bookkeeping. */
+/** The task state an event or answer reports, if any (a message or an artifact update reports none). */
+export function eventTaskState(event: StreamResponse): TaskState | undefined {
+  if ('task' in event) return event.task.status.state;
+  if ('statusUpdate' in event) return event.statusUpdate.status.state;
+  return undefined;
+}
+
 export function eventTaskRef(event: StreamResponse): { taskId?: string; contextId?: string } {
   if ('task' in event) return { taskId: event.task.id, contextId: event.task.contextId };
   if ('statusUpdate' in event) return { taskId: event.statusUpdate.taskId, contextId: event.statusUpdate.contextId };

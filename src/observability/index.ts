@@ -7,8 +7,8 @@ import type { GatewayEnv } from '../surfaces/shared/env.js';
 import type { GatewayMetrics } from './metrics.js';
 import { metricsMiddleware, mountMetrics } from './metrics-http.js';
 import { meteredCards, meteredPort, meteredUpstream } from './metrics-port.js';
-import { tracingMiddleware, type Tracing } from './tracing.js';
-import { tracedPort, tracedUpstream } from './tracing-port.js';
+import { traceContextMiddleware, tracingMiddleware, type Tracing } from './tracing.js';
+import { tracedUpstream } from './tracing-port.js';
 
 export type { GatewayMetrics };
 
@@ -45,13 +45,10 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
       return tracing?.recording ? tracedUpstream(metered, tracing.tracer) : metered;
     },
     cards: (source) => (metrics ? meteredCards(source, metrics) : source),
-    port(port) {
-      const metered = metrics ? meteredPort(port, metrics) : port;
-      return tracing?.recording ? tracedPort(metered) : metered;
-    },
+    port: (port) => (metrics ? meteredPort(port, metrics) : port),
     mount(app) {
       if (tracing) {
-        const traced = tracingMiddleware(tracing.tracer);
+        const traced = tracing.recording ? tracingMiddleware(tracing.tracer) : traceContextMiddleware();
         app.use('*', (c, next) => (UNTRACED.has(c.req.path) || c.req.path === config.metrics.path ? next() : traced(c, next)));
       }
       if (!metrics) return;

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
-import { withCallTiming, type CallTiming } from './call-timing.js';
+import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
 import { isStream, onBodyEnd } from './body-end.js';
 
@@ -15,7 +15,8 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
   return async (c, next) => {
     const started = performance.now();
     const timing: CallTiming = { upstreamSeconds: 0 };
-    await withCallTiming(timing, () => next());
+    c.set('timing', timing);
+    await next();
     const fields = c.var.logFields ?? {};
     const seconds = (performance.now() - started) / 1000;
     metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode);

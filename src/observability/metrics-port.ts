@@ -1,8 +1,7 @@
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
-import type { StreamResponse, TaskState } from '../model/index.js';
-import { addUpstreamTime } from './call-timing.js';
-import { methodName, overlay, stateOf, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
+import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
+import { methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
 const KIND = { task: 'task', message: 'message', statusUpdate: 'status-update', artifactUpdate: 'artifact-update' } as const;
@@ -20,7 +19,7 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
     let last: TaskState | undefined;
     for await (const event of events) {
       metrics.streamEvent(ctx.surface, kindOf(event));
-      const state = stateOf(event);
+      const state = eventTaskState(event);
       if (state && state !== last) metrics.taskState(state);
       last = state ?? last;
       yield event;
@@ -53,7 +52,9 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
         return result;
       } finally {
         const seconds = (performance.now() - started) / 1000;
-        addUpstreamTime(seconds);
+        // Every unary method takes the CallContext last (getExtendedAgentCard takes only it).
+        const ctx = args[args.length - 1] as CallContext | undefined;
+        if (ctx?.timing) ctx.timing.upstreamSeconds += seconds;
         metrics.upstreamCall(methodName(name), ok, seconds);
       }
     };

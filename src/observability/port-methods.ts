@@ -1,5 +1,4 @@
 import type { AgentPort } from '../core/agent-port.js';
-import type { StreamResponse, TaskState } from '../model/index.js';
 
 /** The AgentPort methods that answer once, and those that stream, for decorators that wrap them all. */
 export const UNARY_METHODS = [
@@ -17,13 +16,6 @@ export const STREAM_METHODS = ['sendStreamingMessage', 'subscribeToTask'] as con
 
 /** `sendMessage` → `SendMessage`, the 1.0 method name. */
 export const methodName = (name: string): string => name[0]!.toUpperCase() + name.slice(1);
-
-/** The task state an event or answer reports, if any. */
-export function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('task' in event) return event.task.status.state;
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  return undefined;
-}
 
 /** `port` with `methods` in front; every other property stays reachable through the prototype. */
 export function overlay<P extends object>(port: P, methods: Partial<AgentPort>): P {

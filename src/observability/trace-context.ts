@@ -1,25 +1,37 @@
-import { context, propagation } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, trace, type Context, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
-let installed = false;
+const w3c = new W3CTraceContextPropagator();
 
-/**
- * W3C trace context across the gateway, with or without a tracing backend: a caller's `traceparent`
- * is taken from the request, follows the call through async code, and is written on every upstream
- * request. Without a tracer provider the spans are no-ops that keep the caller's ids, so the upstream
- * still joins the caller's trace. Idempotent; the API's globals can be set once per process.
- */
-export function installTraceContext(): void {
-  if (installed) return;
-  installed = true;
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+type Carrier = Readonly<Record<string, string>>;
+
+const headerGetter = {
+  get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
+  keys: (carrier: Headers) => [...carrier.keys()],
+};
+
+/** The trace context a request arrived with (ROOT when it carried none or an invalid one). */
+export function callerTraceContext(headers: Headers): Context {
+  return headers.has('traceparent') ? w3c.extract(ROOT_CONTEXT, headers, headerGetter) : ROOT_CONTEXT;
 }
 
-/** The `traceparent`/`tracestate` headers of the current context (empty outside a traced call). */
-export function traceHeaders(): Record<string, string> {
+/** The trace context of a call's `traceHeaders` (ROOT without). */
+export function traceContextOf(headers: Carrier | undefined): Context {
+  return headers ? w3c.extract(ROOT_CONTEXT, headers, defaultTextMapGetter) : ROOT_CONTEXT;
+}
+
+/**
+ * The `traceparent`/`tracestate` headers naming `span` under `parent`, or undefined for no trace. The
+ * API's no-op tracer (no backend) returns spans that keep the parent's ids: the caller's context then
+ * reaches the upstream unchanged, validated by the W3C propagator rather than copied blindly.
+ */
+export function traceHeadersOf(parent: Context, span?: Span): Carrier | undefined {
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier;
+  w3c.inject(span ? trace.setSpan(parent, span) : parent, carrier, defaultTextMapSetter);
+  return carrier.traceparent ? carrier : undefined;
+}
+
+/** The caller's trace context as headers to carry upstream, validated; undefined when it sent none. */
+export function callerTraceHeaders(headers: Headers): Carrier | undefined {
+  return headers.has('traceparent') ? traceHeadersOf(callerTraceContext(headers)) : undefined;
 }

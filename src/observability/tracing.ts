@@ -1,11 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
 import { isStream, onBodyEnd } from './body-end.js';
 import { methodLabel, surfaceLabel } from './metrics.js';
-import { installTraceContext } from './trace-context.js';
+import { callerTraceContext, callerTraceHeaders, traceHeadersOf } from './trace-context.js';
 
 export const TRACER_NAME = 'a2a-bridge';
 
@@ -23,7 +23,6 @@ export interface Tracing {
  * still carries the caller's trace context to the upstream.
  */
 export async function createTracing(config: GatewayConfig['tracing'], logger: Logger, provider?: TracerProvider): Promise<Tracing> {
-  installTraceContext();
   if (provider) return { tracer: provider.getTracer(TRACER_NAME), recording: true, shutdown: async () => undefined };
   const endpoint = config['otlp-endpoint'];
   if (!endpoint) return { tracer: trace.getTracer(TRACER_NAME), recording: false, shutdown: async () => undefined };
@@ -44,21 +43,31 @@ export async function createTracing(config: GatewayConfig['tracing'], logger: Lo
   };
 }
 
-const headerGetter = {
-  get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
-  keys: (carrier: Headers) => [...carrier.keys()],
-};
+/**
+ * Without a backend, the caller's W3C trace context (when it sent one) is what upstream calls carry:
+ * the upstream joins the caller's trace, and no span is made.
+ */
+export function traceContextMiddleware(): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    const headers = callerTraceHeaders(c.req.raw.headers);
+    if (headers) c.set('traceHeaders', headers);
+    await next();
+  };
+}
 
 /**
  * One SERVER span per request, child of the caller's `traceparent` when it sent one, named after the
- * A2A method and carrying what the handlers noted (surface, method, task and context ids, error code).
- * A stream's span lasts until the stream ends. Upstream calls made meanwhile are its children.
+ * A2A method and carrying what the handlers noted (surface, method, task and context ids, state, error
+ * code). A stream's span lasts until the stream ends. Upstream calls made meanwhile are its children:
+ * the span's context goes to them on the CallContext (`traceHeaders`), not through an async context.
  */
 export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
-    const parent = propagation.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);
+    const parent = callerTraceContext(c.req.raw.headers);
     const span = tracer.startSpan(`${c.req.method}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': c.req.method } }, parent);
-    await context.with(trace.setSpan(parent, span), () => next());
+    const headers = traceHeadersOf(parent, span);
+    if (headers) c.set('traceHeaders', headers);
+    await next();
     describe(span, c.var.logFields ?? {}, c.res.status, c.error);
     if (isStream(c.res) && c.res.status === 200) c.res = onBodyEnd(c.res, () => span.end());
     else span.end();
@@ -73,6 +82,7 @@ function describe(span: Span, fields: GatewayEnv['Variables']['logFields'], stat
   if (method) span.setAttribute('a2a.method', method);
   if (fields.taskId) span.setAttribute('a2a.task.id', fields.taskId);
   if (fields.contextId) span.setAttribute('a2a.context.id', fields.contextId);
+  if (fields.state) span.setAttribute('a2a.task.state', fields.state);
   if (fields.errorCode !== undefined) {
     span.setAttribute('a2a.error.code', fields.errorCode);
     span.setStatus({ code: SpanStatusCode.ERROR, message: `A2A error ${fields.errorCode}` });

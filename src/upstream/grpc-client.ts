@@ -17,7 +17,7 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { getJson } from './card-fetch.js';
 import { fromGrpcError } from './grpc-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { validateResult } from './jsonrpc-client.js';
 import { untilAborted } from './v1-client.js';
 import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from './well-formed.js';
@@ -134,9 +134,8 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
 
   function metadataFor(ctx: CallContext): Metadata {
     const metadata = new Metadata();
-    for (const [key, value] of Object.entries(authHeaders)) metadata.set(key, value);
-    metadata.set('a2a-version', '1.0');
-    if (ctx.extensions && ctx.extensions.length > 0) metadata.set('a2a-extensions', ctx.extensions.join(', '));
+    for (const [key, value] of Object.entries(withCallHeaders({ ...authHeaders, 'a2a-version': '1.0' }, ctx, 'a2a-extensions')))
+      metadata.set(key, value);
     return metadata;
   }
 

@@ -1,6 +1,4 @@
 import { Agent, type Dispatcher } from 'undici';
-import { traceHeaders } from '../observability/trace-context.js';
-import { withDispatchHeaders } from './dispatch-headers.js';
 import type { Credentials, UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
@@ -12,12 +10,11 @@ import { parseExtensionUris } from '../core/extension-uris.js';
  * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
  * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
  * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar).
- * Compressed bodies are decoded by their readers (decoded-body.ts). Every request carries the current
- * W3C trace context, so the upstream joins the caller's trace on every path.
+ * Compressed bodies are decoded by their readers (decoded-body.ts).
  */
 export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
   const socketPath = config['socket-path'];
-  const agent = new Agent({
+  return new Agent({
     // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
     connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}) },
     headersTimeout: config['headers-timeout-ms'],
@@ -28,7 +25,21 @@ export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 60_000,
   });
-  return withDispatchHeaders(agent, traceHeaders);
+}
+
+/**
+ * What every upstream request of one call adds to `headers`: the extensions the caller requested (in
+ * the protocol version's `extensionsHeader`) and the call's W3C trace context, so the upstream joins
+ * the caller's trace on every path.
+ */
+export function withCallHeaders(
+  headers: Record<string, string>,
+  ctx: Pick<CallContext, 'extensions' | 'traceHeaders'>,
+  extensionsHeader: string,
+): Record<string, string> {
+  if (ctx.extensions && ctx.extensions.length > 0) headers[extensionsHeader] = ctx.extensions.join(', ');
+  if (ctx.traceHeaders) Object.assign(headers, ctx.traceHeaders);
+  return headers;
 }
 
 /**

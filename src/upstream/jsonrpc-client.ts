@@ -5,7 +5,7 @@ import type { CallContext } from '../core/agent-port.js';
 import { A2AError, StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions, withCallHeaders } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { isWellFormedStreamEvent } from './well-formed.js';
@@ -64,7 +64,7 @@ export function createJsonRpcTransport(
   };
 }
 
-export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted'>;
+export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted' | 'traceHeaders'>;
 
 export interface JsonRpcCall {
   transport: JsonRpcTransport;
@@ -95,7 +95,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
     // Compressed answers are decoded all the same (decodedBody); this asks for none.
     'accept-encoding': 'identity',
   };
-  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers[wire.extensionsHeader] = call.ctx.extensions.join(', ');
+  withCallHeaders(headers, call.ctx, wire.extensionsHeader);
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const response = await request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);

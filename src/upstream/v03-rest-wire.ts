@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { reportActivatedExtensions } from './http.js';
+import { reportActivatedExtensions, withCallHeaders } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
@@ -34,7 +34,7 @@ function headerValue(value: string | string[] | undefined): string {
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = { ...call.transport.authHeaders, accept, 'accept-encoding': 'identity' };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
-  if (call.ctx.extensions && call.ctx.extensions.length > 0) headers['x-a2a-extensions'] = call.ctx.extensions.join(', ');
+  withCallHeaders(headers, call.ctx, 'x-a2a-extensions');
   const body = call.body === undefined ? null : JSON.stringify(call.body);
   const response = await request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);

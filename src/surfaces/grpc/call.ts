@@ -1,3 +1,4 @@
+import { callerTraceHeaders } from '../../observability/trace-context.js';
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CallContext } from '../../core/agent-port.js';
@@ -65,12 +66,14 @@ export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?:
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
+  const traceHeaders = callerTraceHeaders(headers);
   return {
     ctx: {
       principal: principal ?? ANONYMOUS_V1_PRINCIPAL,
       signal: controller.signal,
       surface: 'grpc',
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
+      ...(traceHeaders ? { traceHeaders } : {}),
     },
     activated: () => activated?.list() ?? [],
     abort: (reason?: unknown) => controller.abort(reason),

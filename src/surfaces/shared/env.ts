@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CallTiming } from '../../core/agent-port.js';
 
 /** Per-request values every surface shares (Hono `c.var`). */
 export interface GatewayEnv {
@@ -8,6 +9,10 @@ export interface GatewayEnv {
     logger: Logger;
     /** Filled by handlers so the request log line can name them. */
     logFields: RequestLogFields;
+    /** The trace context upstream calls carry (observability's tracing middleware); absent: none. */
+    traceHeaders?: Readonly<Record<string, string>>;
+    /** The request's upstream-time record (observability's metrics middleware); absent: not timed. */
+    timing?: CallTiming;
   };
 }
 
@@ -17,4 +22,6 @@ export interface RequestLogFields {
   taskId?: string;
   contextId?: string;
   errorCode?: number;
+  /** The task state of the answer, or of a stream's first event. */
+  state?: string;
 }

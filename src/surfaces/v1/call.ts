@@ -40,6 +40,13 @@ function nodeResponseOf(c: Context<GatewayEnv>): NodeResponse | undefined {
   return typeof outgoing?.once === 'function' && typeof outgoing.destroyed === 'boolean' ? (outgoing as NodeResponse) : undefined;
 }
 
+/** What the observability middleware left for the call: the trace context to carry upstream and the timing record. */
+function observed(c: Context<GatewayEnv>): Pick<CallContext, 'traceHeaders' | 'timing'> {
+  const { traceHeaders, timing } = c.var;
+  if (!traceHeaders && !timing) return {};
+  return { ...(traceHeaders ? { traceHeaders } : {}), ...(timing ? { timing } : {}) };
+}
+
 /**
  * The CallContext of one request, with ONE AbortController: it aborts when the client disconnects,
  * when the gateway's `shutdown` signal fires (with its reason, so a call cut short by a shutdown fails
@@ -71,6 +78,7 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
     signal: controller.signal,
     surface,
     ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
+    ...observed(c),
   };
   return {
     ctx,

@@ -15,9 +15,11 @@ import {
   SendMessageRequest,
   SubscribeToTaskRequest,
   eventTaskRef,
+  eventTaskState,
   knownFields,
   parseParams,
   type StreamResponse,
+  type Task,
 } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { CardSigner } from '../../signing/card-signer.js';
@@ -50,6 +52,8 @@ export interface OperationEnv {
 export interface TaskRef {
   taskId?: string;
   contextId?: string;
+  /** Of an answer or event only: the task state it reports. */
+  state?: string;
 }
 
 interface OperationBase<T> {
@@ -190,11 +194,12 @@ export function prepareCall(method: V1Method, rawParams: unknown, env: Operation
 export function resultRef(result: unknown): TaskRef {
   if (typeof result !== 'object' || result === null) return {};
   if ('task' in result || 'message' in result || 'statusUpdate' in result || 'artifactUpdate' in result) {
-    return eventTaskRef(result as StreamResponse);
+    const state = eventTaskState(result as StreamResponse);
+    return { ...eventTaskRef(result as StreamResponse), ...(state ? { state } : {}) };
   }
   if ('id' in result && 'status' in result) {
-    const task = result as { id: string; contextId?: string };
-    return { taskId: task.id, contextId: task.contextId };
+    const task = result as Task;
+    return { taskId: task.id, contextId: task.contextId, state: task.status.state };
   }
   return {};
 }
