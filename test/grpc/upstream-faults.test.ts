@@ -63,6 +63,19 @@ describe('the gRPC upstream client', () => {
     });
   });
 
+  it("carries the caller's W3C trace context as metadata", async () => {
+    agent.behave = { kind: 'task' };
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const response = await fetch(`${gateway.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent, tracestate: 'vendor=1' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'task-1' } }),
+    });
+    expect(response.status).toBe(200);
+    await response.json();
+    expect(agent.calls.at(-1)?.metadata).toMatchObject({ traceparent, tracestate: 'vendor=1' });
+  });
+
   it('a caller hanging up on an SSE stream cancels the upstream gRPC stream', async () => {
     agent.behave = { kind: 'stream-then-hang', events: 1 };
     const before = agent.calls.length;

@@ -1,9 +1,11 @@
+import { Metadata, credentials, makeClientConstructor, type Client } from '@grpc/grpc-js';
 import { SpanKind } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
+import { A2AService, GRPC_METHODS, requestMessage } from '../../src/protocol/grpc.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startSdkV025Agent, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
 
@@ -153,6 +155,33 @@ describe('traceparent without a tracing backend', () => {
     const sends = v025Agent.received.slice(before).filter((r) => r.rpcMethod === 'message/send' || r.rpcMethod === 'message/stream');
     expect(sends.length).toBe(2);
     for (const send of sends) expect(send.headers.traceparent).toBe(TRACEPARENT);
+  });
+
+  it("a gRPC caller's traceparent metadata reaches the upstream; a malformed one does not", async () => {
+    const grpcGateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url }, grpc: { port: 0 } }), createLogger('silent'));
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
+    const client = new Constructor(grpcGateway.grpcAddress!, credentials.createInsecure()) as Client & {
+      sendMessage: (request: unknown, metadata: Metadata, callback: (error: Error | null) => void) => void;
+    };
+    const send = (traceparent: string) =>
+      new Promise<void>((resolve, reject) => {
+        const metadata = new Metadata();
+        metadata.set('a2a-version', '1.0');
+        metadata.set('traceparent', traceparent);
+        const request = requestMessage(GRPC_METHODS.sendMessage, {
+          message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'grpc trace' }] },
+        });
+        client.sendMessage(request, metadata, (error) => (error ? reject(error) : resolve()));
+      });
+    try {
+      await send(TRACEPARENT);
+      expect(traceparentOf(proxy.rpc('SendMessage').at(-1)!.headers)).toBe(TRACEPARENT);
+      await send('00-not-a-trace');
+      expect(traceparentOf(proxy.rpc('SendMessage').at(-1)!.headers)).toBeUndefined();
+    } finally {
+      client.close();
+      await grpcGateway.close();
+    }
   });
 
   it('a call without traceparent sends none upstream', async () => {
