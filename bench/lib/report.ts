@@ -156,7 +156,8 @@ const SPECS: Spec[] = [
     unit: 'KiB',
     read: (s) => at(s, 'perStreamKiBAtTop'),
     detail: (s) =>
-      `at ${at(s, 'topStillOpen')} streams; ${at(s, 'perStreamAfterGcKiBAtTop')} KiB after GC, of which live V8 heap ${at(s, 'heapPerStreamKiBAtTop')} KiB`,
+      `at ${at(s, 'topStillOpen')} streams; ${at(s, 'perStreamAfterGcKiBAtTop')} KiB after GC, of which live V8 heap ${at(s, 'heapPerStreamKiBAtTop')} KiB; ` +
+      `bare proxy ${at(s, 'proxyPerStreamKiBAtTop')} KiB at ${at(s, 'proxyTopStillOpen')} streams (heap ${at(s, 'proxyHeapPerStreamKiBAtTop')} KiB)`,
   },
 ];
 

@@ -5,7 +5,9 @@
  * streams still open, and /health latency measured while they are all held open.
  *
  * Runs its own gateway process (fresh heap, --expose-gc) whose upstream pool allows one connection
- * per stream; a second probe shows how many concurrent streams the DEFAULT config lets through.
+ * per stream, then the same levels through its own bare proxy: what one Node hop holding two sockets
+ * per stream costs at least, the floor under the gateway's figure. A last probe shows how many
+ * concurrent streams the DEFAULT config lets through.
  */
 import type { BenchContext, ScenarioResult } from '../lib/context.js';
 import { sequentialGets } from '../lib/load.js';
@@ -89,43 +91,31 @@ async function defaultPoolProbe(agentUrl: string): Promise<{ attempted: number; 
   }
 }
 
-export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult> {
-  const notes: string[] = [];
-  const fdLimit = openFileLimit();
-  // The gateway holds two sockets per stream (caller side and upstream side); the harness and the agent one each.
-  const cap = Math.floor((fdLimit - FD_HEADROOM) / 2);
-  const levels = [...new Set(ctx.timings.idleLevels.map((level) => Math.min(level, cap)))];
-  if (ctx.timings.idleLevels.some((level) => level > cap)) {
-    notes.push(
-      `open-files limit is ${fdLimit} (ulimit -n; raising it was not permitted here): the gateway needs 2 fds per stream, ` +
-        `so the top level is capped at ${cap} streams instead of ${Math.max(...ctx.timings.idleLevels)}`,
-    );
-  }
-
-  const gateway = await spawnChild(
-    'gateway (concurrency)',
-    'bench/gateway-process.mjs',
-    [JSON.stringify({ upstream: { url: ctx.agent.url, connections: 1_000_000 } })],
-    { nodeArgs: ['--expose-gc'], ipc: true },
-  );
+/** Cumulative levels of idle streams held open through `hop`, memory per stream against its baseline. */
+async function measureLevels(
+  ctx: BenchContext,
+  hop: Child,
+  levels: number[],
+  notes: string[],
+): Promise<{ results: Level[]; baseline: Memory; healthBaseline: Summary }> {
   const streams: OpenStream[] = [];
   const results: Level[] = [];
   try {
     // Warm-up: code paths of opening and closing streams are compiled before the baseline.
     const warm: OpenStream[] = [];
-    await openMany(gateway.url, 50, warm);
+    await openMany(hop.url, 50, warm);
     for (const stream of warm) stream.close();
-    await sequentialGets(gateway.url, '/health', 100);
-    const baseline = await settledMemory(gateway);
-    const healthBaseline = await sequentialGets(gateway.url, '/health', 300);
-    ctx.log(`  baseline RSS ${baseline.raw} KiB (${baseline.afterGc} KiB after GC), /health p50 ${healthBaseline.p50} ms`);
+    await sequentialGets(hop.url, '/health', 100);
+    const baseline = await settledMemory(hop);
+    const healthBaseline = await sequentialGets(hop.url, '/health', 300);
+    ctx.log(`  ${hop.name}: baseline RSS ${baseline.raw} KiB (${baseline.afterGc} KiB after GC), /health p50 ${healthBaseline.p50} ms`);
 
     for (const level of levels) {
       const started = Date.now();
-      const failedOpens = await openMany(gateway.url, level - streams.length, streams);
+      const failedOpens = await openMany(hop.url, level - streams.length, streams);
       const openSeconds = (Date.now() - started) / 1000;
-      const healthMs = await sequentialGets(gateway.url, '/health', 300);
-      const rss = await settledMemory(gateway);
+      const healthMs = await sequentialGets(hop.url, '/health', 300);
+      const rss = await settledMemory(hop);
       const stillOpen = streams.filter((stream) => stream.isOpen()).length;
       const entry: Level = {
         streams: level,
@@ -143,46 +133,86 @@ export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult>
       };
       results.push(entry);
       ctx.log(
-        `  ${stillOpen}/${level} streams open (${failedOpens} failed, ${entry.openSeconds} s): ${entry.perStreamKiB} KiB/stream ` +
+        `  ${hop.name}: ${stillOpen}/${level} streams open (${failedOpens} failed, ${entry.openSeconds} s): ${entry.perStreamKiB} KiB/stream ` +
           `(${entry.perStreamAfterGcKiB} after GC; live heap ${entry.heapPerStreamKiB}, external ${entry.externalPerStreamKiB}), /health p50 ${healthMs.p50} ms p99 ${healthMs.p99} ms`,
       );
       if (stillOpen < level * 0.95) {
-        notes.push(`only ${stillOpen} of ${level} streams could be held open; stopped there`);
+        notes.push(`${hop.name}: only ${stillOpen} of ${level} streams could be held open; stopped there`);
         break;
       }
     }
-    const top = results[results.length - 1];
-    for (const stream of streams) stream.close();
-    streams.length = 0;
-
-    const probe = await defaultPoolProbe(ctx.agent.url);
-    ctx.log(`  default config: ${probe.reachedFirstEvent}/${probe.attempted} concurrent streams reached their first event within 3 s`);
-    if (probe.reachedFirstEvent < probe.attempted) {
-      notes.push(
-        `with the default config only ${probe.reachedFirstEvent} of ${probe.attempted} concurrent streams get through; ` +
-          'the rest wait for a pooled connection (check upstream.connections)',
-      );
-    }
-    return {
-      status: 'ok',
-      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
-      rounds: results,
-      summary: {
-        fdLimit,
-        baselineRssKiB: baseline.raw,
-        baselineRssAfterGcKiB: baseline.afterGc,
-        healthBaselineMs: healthBaseline,
-        topLevel: top?.streams,
-        topStillOpen: top?.stillOpen,
-        perStreamKiBAtTop: top?.perStreamKiB,
-        perStreamAfterGcKiBAtTop: top?.perStreamAfterGcKiB,
-        heapPerStreamKiBAtTop: top?.heapPerStreamKiB,
-        healthAtTopMs: top?.healthMs,
-        defaultPoolProbe: probe,
-      },
-    };
+    return { results, baseline, healthBaseline };
   } finally {
     for (const stream of streams) stream.close();
+  }
+}
+
+export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult> {
+  const notes: string[] = [];
+  const fdLimit = openFileLimit();
+  // Each hop holds two sockets per stream (caller side and upstream side); the harness and the agent one each.
+  const cap = Math.floor((fdLimit - FD_HEADROOM) / 2);
+  const levels = [...new Set(ctx.timings.idleLevels.map((level) => Math.min(level, cap)))];
+  if (ctx.timings.idleLevels.some((level) => level > cap)) {
+    notes.push(
+      `open-files limit is ${fdLimit} (ulimit -n; raising it was not permitted here): a hop needs 2 fds per stream, ` +
+        `so the top level is capped at ${cap} streams instead of ${Math.max(...ctx.timings.idleLevels)}`,
+    );
+  }
+
+  const gateway = await spawnChild(
+    'gateway (concurrency)',
+    'bench/gateway-process.mjs',
+    [JSON.stringify({ upstream: { url: ctx.agent.url, connections: 1_000_000 } })],
+    { nodeArgs: ['--expose-gc'], ipc: true },
+  );
+  let measured: Awaited<ReturnType<typeof measureLevels>>;
+  try {
+    measured = await measureLevels(ctx, gateway, levels, notes);
+  } finally {
     await gateway.stop();
   }
+  const { results, baseline, healthBaseline } = measured;
+  const top = results[results.length - 1];
+
+  const proxy = await spawnChild('bare proxy (concurrency)', 'bench/bare-proxy.ts', [ctx.agent.url, '1000000'], {
+    nodeArgs: ['--expose-gc'],
+    ipc: true,
+  });
+  let proxyTop: Level | undefined;
+  try {
+    proxyTop = (await measureLevels(ctx, proxy, levels, notes)).results.at(-1);
+  } finally {
+    await proxy.stop();
+  }
+
+  const probe = await defaultPoolProbe(ctx.agent.url);
+  ctx.log(`  default config: ${probe.reachedFirstEvent}/${probe.attempted} concurrent streams reached their first event within 3 s`);
+  if (probe.reachedFirstEvent < probe.attempted) {
+    notes.push(
+      `with the default config only ${probe.reachedFirstEvent} of ${probe.attempted} concurrent streams get through; ` +
+        'the rest wait for a pooled connection (check upstream.connections)',
+    );
+  }
+  return {
+    status: 'ok',
+    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+    rounds: results,
+    summary: {
+      fdLimit,
+      baselineRssKiB: baseline.raw,
+      baselineRssAfterGcKiB: baseline.afterGc,
+      healthBaselineMs: healthBaseline,
+      topLevel: top?.streams,
+      topStillOpen: top?.stillOpen,
+      perStreamKiBAtTop: top?.perStreamKiB,
+      perStreamAfterGcKiBAtTop: top?.perStreamAfterGcKiB,
+      heapPerStreamKiBAtTop: top?.heapPerStreamKiB,
+      healthAtTopMs: top?.healthMs,
+      proxyTopStillOpen: proxyTop?.stillOpen,
+      proxyPerStreamKiBAtTop: proxyTop?.perStreamKiB,
+      proxyHeapPerStreamKiBAtTop: proxyTop?.heapPerStreamKiB,
+      defaultPoolProbe: probe,
+    },
+  };
 }

@@ -160,7 +160,7 @@ describe('traceparent without a tracing backend', () => {
   it("a gRPC caller's traceparent metadata reaches the upstream; a malformed one does not", async () => {
     const grpcGateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url }, grpc: { port: 0 } }), createLogger('silent'));
     const Constructor = makeClientConstructor(A2AService, 'A2AService');
-    const client = new Constructor(grpcGateway.grpcAddress!, credentials.createInsecure()) as Client & {
+    const client = new Constructor(grpcGateway.grpcAddress!, credentials.createInsecure()) as unknown as Client & {
       sendMessage: (request: unknown, metadata: Metadata, callback: (error: Error | null) => void) => void;
     };
     const send = (traceparent: string) =>
