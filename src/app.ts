@@ -1,3 +1,4 @@
+import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
@@ -275,7 +276,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     if (closeMetrics) cleanups.push(closeMetrics);
 
     const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const listen = { fetch: app.fetch, hostname: config.host, port: config.port };
+      const listen = { fetch: withDirectSse(app.fetch), hostname: config.host, port: config.port };
       const options = serverOptions(config.server);
       const s = serve(
         tls ? { ...listen, createServer: createHttpsServer, serverOptions: { ...options, ...tls } } : { ...listen, serverOptions: options },

@@ -1,3 +1,6 @@
+import type { Context } from 'hono';
+import { observeSse } from '../surfaces/shared/sse.js';
+
 export const isStream = (res: Response): boolean => res.headers.get('content-type')?.startsWith('text/event-stream') === true;
 
 const COLON = 0x3a;
@@ -10,6 +13,8 @@ const COLON = 0x3a;
  * is still aborted.
  */
 export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => void): Response {
+  // The gateway's own streams are observed where their frames are made: no second stream per response.
+  if (observeSse(res.body, { end: done, ...(firstEvent ? { firstEvent } : {}) })) return res;
   let waitingForEvent = firstEvent !== undefined;
   if (!res.body) {
     done();
@@ -44,4 +49,12 @@ export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => vo
     { highWaterMark: 0 },
   );
   return new Response(relayed, res);
+}
+
+/**
+ * Sets `c.res` only when it changed: Hono's setter re-wraps the response it is given, and the gateway's
+ * own SSE responses must stay the very object their handler made (sse-direct.ts finds them by it).
+ */
+export function replaceResponse(c: Context, res: Response): void {
+  if (res !== c.res) c.res = res;
 }

@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
 import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
-import { isStream, onBodyEnd } from './body-end.js';
+import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 
 /**
  * Counts every request by what the handlers noted for the log line (surface, method, error code),
@@ -24,7 +24,10 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
       // The headers may go out before the first event (an `: accepted` comment): time the event itself.
       const surface = fields.surface;
       const closed = metrics.streamOpened(surface);
-      c.res = onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000));
+      replaceResponse(
+        c,
+        onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000)),
+      );
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
     }

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
-import { isStream, onBodyEnd } from './body-end.js';
+import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 import { methodLabel, surfaceLabel } from './metrics.js';
 import { callerTraceContext, callerTraceHeaders, traceHeadersOf } from './trace-context.js';
 
@@ -69,7 +69,11 @@ export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<GatewayEnv>
     if (headers) c.set('traceHeaders', headers);
     await next();
     describe(span, c.var.logFields ?? {}, c.res.status, c.error);
-    if (isStream(c.res) && c.res.status === 200) c.res = onBodyEnd(c.res, () => span.end());
+    if (isStream(c.res) && c.res.status === 200)
+      replaceResponse(
+        c,
+        onBodyEnd(c.res, () => span.end()),
+      );
     else span.end();
   };
 }

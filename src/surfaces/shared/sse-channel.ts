@@ -1,0 +1,190 @@
+import { frameText, keepAlive, type SseFrame } from './sse-frames.js';
+import { untilShutdown } from './shutdown-watch.js';
+
+export interface SseOptions {
+  /** Interval of `: ping` comments that keep proxies and load balancers from cutting an idle stream; 0 disables. */
+  keepaliveMs: number;
+  /** The request's signal: its abort means the client is gone. */
+  signal?: AbortSignal;
+  /** Renders a failure of the source as the stream's last frames (a protocol error), or nothing. */
+  onError(error: unknown): SseFrame | SseFrame[] | undefined;
+  /** Called once when the stream is stopped before the source ended (client gone, shutdown): abort the upstream call here. */
+  onCancel?(): void;
+  /**
+   * The gateway's shutdown signal: its abort ends the stream at once with `onError(reason)`'s frames,
+   * so the caller learns the stream is over in its own protocol instead of seeing the socket drop.
+   */
+  shutdown?: AbortSignal;
+  headers?: Record<string, string>;
+  /**
+   * A comment written before any frame, e.g. while the upstream has accepted the call but sent
+   * nothing yet: the client gets the headers and a first byte at once, not after a keep-alive interval.
+   */
+  comment?: string;
+}
+
+/** Told when the first event (not a comment) is handed out, and once when the stream is over however it ended. */
+export interface SseObserver {
+  firstEvent?(): void;
+  end(): void;
+}
+
+/**
+ * One SSE stream, independent of where its bytes go: a web ReadableStream (sse.ts) or the Node
+ * response itself (sse-direct.ts). The consumer pulls with read(); the source is pulled only then,
+ * one frame at a time, so a slow client slows the source down. Keep-alives, the opening comment and a
+ * shutdown's last frames are queued at any time and wake a waiting read.
+ */
+export class SseChannel {
+  private readonly iterator: AsyncIterator<SseFrame>;
+  private readonly queued: string[] = [];
+  private finished = false;
+  private closed = false;
+  private pumping = false;
+  private wake: (() => void) | undefined;
+  private stopKeepalive: (() => void) | undefined;
+  private stopWatchingShutdown: (() => void) | undefined;
+  private readonly observers: SseObserver[] = [];
+  private sawEvent = false;
+  /** Set by the consumer that takes the stream: only one may. */
+  claimed = false;
+
+  constructor(
+    frames: AsyncIterable<SseFrame>,
+    private readonly options: SseOptions,
+  ) {
+    this.iterator = frames[Symbol.asyncIterator]();
+    const { signal, shutdown } = options;
+    if (signal?.aborted) {
+      this.disconnect();
+      return;
+    }
+    if (shutdown?.aborted) {
+      this.interrupt();
+      return;
+    }
+    signal?.addEventListener('abort', this.disconnect, { once: true });
+    if (shutdown) this.stopWatchingShutdown = untilShutdown(shutdown, this.interrupt);
+    if (options.comment !== undefined) this.queue(`: ${options.comment.replace(/[\r\n]/g, ' ')}\n\n`);
+    if (options.keepaliveMs > 0) this.stopKeepalive = keepAlive(options.keepaliveMs, this.ping);
+  }
+
+  observe(observer: SseObserver): void {
+    if (this.closed && this.queued.length === 0) observer.end();
+    else this.observers.push(observer);
+  }
+
+  /** The text to write next (everything queued), or null once the stream is over and drained. */
+  async read(): Promise<string | null> {
+    for (;;) {
+      // One frame ahead: the source is asked for the next frame while this text is being written.
+      if (!this.pumping && !this.finished) void this.pump();
+      if (this.queued.length > 0) return this.take();
+      if (this.closed) {
+        this.ended();
+        return null;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** The consumer went away (reader cancelled, socket closed). */
+  cancel(): void {
+    this.disconnect();
+    this.ended();
+  }
+
+  private readonly ping = (text: string): void => this.queue(text);
+
+  private readonly disconnect = (): void => {
+    if (this.finish()) this.stop([]);
+  };
+
+  // Rendered before onCancel runs, while the dialect's view of the stream is still the one the caller saw.
+  private readonly interrupt = (): void => {
+    if (this.finish()) this.stop(this.renderError(this.options.shutdown?.reason));
+  };
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    let result: IteratorResult<SseFrame>;
+    try {
+      result = await this.iterator.next();
+    } catch (error) {
+      this.pumping = false;
+      if (!this.finish()) return;
+      for (const frame of this.renderError(error)) this.queue(frameText(frame));
+      this.close();
+      return;
+    }
+    this.pumping = false;
+    if (this.finished) return;
+    if (result.done) {
+      this.finish();
+      this.close();
+      return;
+    }
+    this.queue(frameText(result.value));
+    if (!this.sawEvent) {
+      this.sawEvent = true;
+      for (const observer of this.observers) observer.firstEvent?.();
+    }
+  }
+
+  private queue(text: string): void {
+    if (this.closed) return;
+    this.queued.push(text);
+    this.notify();
+  }
+
+  private take(): string {
+    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
+    this.queued.length = 0;
+    return text;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  private finish(): boolean {
+    if (this.finished) return false;
+    this.finished = true;
+    this.stopKeepalive?.();
+    this.options.signal?.removeEventListener('abort', this.disconnect);
+    this.stopWatchingShutdown?.();
+    return true;
+  }
+
+  /** Ends the stream before the source did: last frames, then the upstream call is aborted and the source returned. */
+  private stop(lastFrames: SseFrame[]): void {
+    this.options.onCancel?.();
+    // An async generator queues return() behind a pending next(): onCancel is what interrupts that wait.
+    Promise.resolve()
+      .then(() => this.iterator.return?.())
+      .catch(() => undefined);
+    for (const frame of lastFrames) this.queue(frameText(frame));
+    this.close();
+  }
+
+  private ended(): void {
+    const observers = this.observers.splice(0);
+    for (const observer of observers) observer.end();
+  }
+
+  private renderError(error: unknown): SseFrame[] {
+    try {
+      const rendered = this.options.onError(error);
+      return rendered === undefined ? [] : Array.isArray(rendered) ? rendered : [rendered];
+    } catch {
+      return [];
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { onBodyEnd, replaceResponse } from '../../src/observability/body-end.js';
+import { sseResponse, type SseFrame } from '../../src/surfaces/shared/sse.js';
+import { withDirectSse } from '../../src/surfaces/shared/sse-direct.js';
+
+let server: ServerType | undefined;
+afterEach(async () => {
+  const closing = server as import('node:http').Server | undefined;
+  const closed = new Promise<void>((resolve) => (closing ? closing.close(() => resolve()) : resolve()));
+  closing?.closeAllConnections();
+  await closed;
+  server = undefined;
+});
+
+/** Serves `app` like startGateway does (with or without the direct writer); resolves to its origin. */
+async function listen(app: Hono, direct: boolean): Promise<string> {
+  return new Promise((resolve) => {
+    server = serve({ fetch: direct ? withDirectSse(app.fetch) : app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
+      resolve(`http://127.0.0.1:${info.port}`),
+    );
+  });
+}
+
+async function* frames(count: number, data = 'x'): AsyncGenerator<SseFrame> {
+  for (let i = 0; i < count; i++) yield { data: `${data}${i}` };
+}
+
+/** An app whose /s answers an SSE stream behind a middleware that observes it, as the metrics do. */
+function streamingApp(source: () => AsyncIterable<SseFrame>, options: { onCancel?: () => void } = {}) {
+  const made: Response[] = [];
+  const observed = { first: 0, end: 0 };
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('x-request-id', 'r1');
+    replaceResponse(
+      c,
+      onBodyEnd(
+        c.res,
+        () => (observed.end += 1),
+        () => (observed.first += 1),
+      ),
+    );
+  });
+  app.get('/s', () => {
+    const response = sseResponse(source(), { keepaliveMs: 0, comment: 'accepted', onError: () => undefined, ...options });
+    made.push(response);
+    return response;
+  });
+  return { app, made, observed };
+}
+
+describe('SSE written straight to the Node response', () => {
+  it('sends the head, the comment and every frame without reading the web body; middleware headers and observers still apply', async () => {
+    const { app, made, observed } = streamingApp(() => frames(3));
+    const origin = await listen(app, true);
+    const answer = await request(`${origin}/s`);
+    expect(answer.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(answer.headers['x-request-id']).toBe('r1');
+    expect(await answer.body.text()).toBe(': accepted\n\ndata: x0\n\ndata: x1\n\ndata: x2\n\n');
+    expect(made[0]!.body!.locked).toBe(false);
+    await vi.waitFor(() => expect(observed).toEqual({ first: 1, end: 1 }));
+  });
+
+  it('without the direct writer the adapter reads the web body (the same bytes)', async () => {
+    const { app, made } = streamingApp(() => frames(2));
+    const origin = await listen(app, false);
+    expect(await (await request(`${origin}/s`)).body.text()).toBe(': accepted\n\ndata: x0\n\ndata: x1\n\n');
+    expect(made[0]!.body!.locked).toBe(true);
+  });
+
+  it('a client that hangs up cancels the source', async () => {
+    const onCancel = vi.fn();
+    let returned = false;
+    async function* endless(): AsyncGenerator<SseFrame> {
+      try {
+        for (let i = 0; ; i++) {
+          yield { data: `tick ${i}` };
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      } finally {
+        returned = true;
+      }
+    }
+    const { app, observed } = streamingApp(endless, { onCancel });
+    const origin = await listen(app, true);
+    const controller = new AbortController();
+    const answer = await request(`${origin}/s`, { signal: controller.signal });
+    for await (const chunk of answer.body) if (String(chunk).includes('tick 2')) break;
+    controller.abort();
+    await vi.waitFor(() => expect(onCancel).toHaveBeenCalledOnce());
+    await vi.waitFor(() => expect(returned).toBe(true));
+    expect(observed.end).toBe(1);
+  });
+
+  it('a client that does not read holds the source back (backpressure), then gets every frame', async () => {
+    let pulled = 0;
+    const big = 'y'.repeat(64 * 1024);
+    async function* counted(): AsyncGenerator<SseFrame> {
+      for (let i = 0; i < 2_000; i++) {
+        pulled += 1;
+        yield { data: `${i}:${big}` };
+      }
+    }
+    const { app } = streamingApp(counted);
+    const origin = await listen(app, true);
+    const answer = await request(`${origin}/s`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // 2,000 frames are 128 MiB: without backpressure they would all be pulled by now.
+    expect(pulled).toBeLessThan(200);
+    let received = 0;
+    for await (const chunk of answer.body) received += (chunk as Buffer).length;
+    expect(pulled).toBe(2_000);
+    expect(received).toBeGreaterThan(2_000 * big.length);
+  });
+});
