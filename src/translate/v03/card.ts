@@ -1,6 +1,6 @@
 import type { AgentCard, AgentInterface, SecurityRequirement } from '../../model/index.js';
 import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
-import { cardFromV025 } from '../cards.js';
+import { cardFromV025 } from '../v025/index.js';
 import { defined } from '../common.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
