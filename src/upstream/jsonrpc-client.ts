@@ -8,6 +8,7 @@ import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivat
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
+import { isWellFormedStreamEvent } from './well-formed.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
 import { isRecord } from '../model/json.js';
 
@@ -221,9 +222,12 @@ export function streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown>
 /**
  * A 1.0 event as relayed: checked as a StreamResponse (streamEvent), or undefined for a frame that
  * carries nothing: iac-code ends a permission-answer stream with an empty `{"result":{}}` (an SDK
- * completion marker).
+ * completion marker). A well-formed event is passed first, before any other look at it: the hot path.
  */
-const toStreamEvent = (result: unknown): StreamResponse | undefined => (isEmptyResult(result) ? undefined : streamEvent(result));
+function toStreamEvent(result: unknown): StreamResponse | undefined {
+  if (isWellFormedStreamEvent(result)) return result;
+  return isEmptyResult(result) ? undefined : streamEvent(result);
+}
 
 /** A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask), one generator deep. */
 export function streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
