@@ -1,29 +1,10 @@
 /**
- * The one place that knows the other A2A versions: pure translation between 0.2.5 and 1.0, driven by a
- * MappingProfile (mappings/ + src/mappings) wherever a table is involved, and between 0.3 HTTP+JSON
- * and 1.0 (v03/). Everything else speaks 1.0.
+ * The one place that knows the other A2A versions, and the entry every importer uses: one folder per
+ * version, each translating its wire shapes (src/protocol/<version>) to and from the 1.0 model.
+ * v025/ is 0.2.5 ⇄ 1.0 (also 0.3's JSON-RPC binding, which keeps 0.2.5's shapes); v03/ is what 0.3
+ * adds: its HTTP+JSON binding and its card fields. Everything else speaks 1.0.
  */
 export { defined, joinText, systemClock, type Clock } from './common.js';
 export { toRfc3339Utc } from './timestamps.js';
-export { partToV1, partToV025, toStandardBase64, PART_STASH_KEY, DATA_PART_COMPAT_KEY } from './parts.js';
-export { messageToV1, messageToV025 } from './messages.js';
-export { statusToV1, statusToV025, artifactToV1, artifactToV025, taskToV1, taskToV025, type ToV025Options, type TaskToV025Options } from './tasks.js';
-export {
-  statusUpdateToV1,
-  statusUpdateToV025,
-  artifactUpdateToV1,
-  artifactUpdateToV025,
-  streamEventToV1,
-  streamResponseToV025,
-  type StatusUpdateToV025Options,
-} from './events.js';
-export * from './requests.js';
-export { sendResultToV1, sendResponseToV025, pushConfigListToV1, pushConfigListToV025, deleteResultToV1, deleteResultToV025 } from './results.js';
-export { errorToV025, errorFromV025, type V025ErrorObject } from './errors.js';
-export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } from './cards.js';
-export { rewriteV025Card, type V025CardRewriteOptions } from './v025-card-rewrite.js';
-export { securitySchemeToV1, securityToV1 } from './security.js';
+export * from './v025/index.js';
 export * from './v03/index.js';
-export { BAILIAN_EXTENSION_FIELDS, BAILIAN_PROTOCOL_EXTENSION_URIS, commandsIn, nestExtensionMetadata, withoutCommands } from './bailian.js';
-export { createV025ToV1StreamTranslator, type V025ToV1StreamOptions, type V025ToV1StreamTranslator } from './stream-v025-to-v1.js';
-export { requestToV1, requestToV025, resultToV1 } from './rpc.js';

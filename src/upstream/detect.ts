@@ -4,6 +4,7 @@ import { getJson } from './card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 import { isRecord } from '../model/json.js';
+import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
 /** How the gateway talks to the agent: JSON-RPC (every version), 0.3's HTTP+JSON binding under `/v1/`, or 1.0's gRPC. */
@@ -42,23 +43,6 @@ export function classifyCard(card: unknown, foundAt: 'agent-card.json' | 'agent.
   return undefined;
 }
 
-const transportName = (value: unknown): string => (typeof value === 'string' ? value.trim().toUpperCase() : '');
-
-/**
- * The interfaces of a 0.2.5/0.3 card: `url` with `preferredTransport` (0.3's default JSONRPC), then
- * `additionalInterfaces`, transport names upper-cased.
- */
-export function legacyInterfaces(card: Record<string, unknown>): Array<{ url: string; transport: string }> {
-  const main = typeof card.url === 'string' ? [{ url: card.url, transport: transportName(card.preferredTransport) || 'JSONRPC' }] : [];
-  const more = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter(isRecord) : [];
-  return [
-    ...main,
-    ...more
-      .filter((entry) => typeof entry.url === 'string')
-      .map((entry) => ({ url: entry.url as string, transport: transportName(entry.transport) })),
-  ];
-}
-
 /**
  * The binding to reach a 0.3 agent with: HTTP+JSON when its card prefers it, or when its
  * `additionalInterfaces` offer HTTP+JSON and no JSONRPC (say a gRPC-first agent); else JSON-RPC.
@@ -67,7 +51,7 @@ export function classifyBinding(card: unknown): UpstreamBinding {
   if (!isRecord(card)) return 'JSONRPC';
   const preferred = transportName(card.preferredTransport);
   if (preferred === 'HTTP+JSON' || preferred === 'JSONRPC') return preferred;
-  const offered = new Set(legacyInterfaces({ additionalInterfaces: card.additionalInterfaces }).map((entry) => entry.transport));
+  const offered = new Set(interfacesFromV03CardFields({ additionalInterfaces: card.additionalInterfaces }).map((entry) => entry.transport));
   return offered.has('HTTP+JSON') && !offered.has('JSONRPC') ? 'HTTP+JSON' : 'JSONRPC';
 }
 

@@ -1,26 +1,15 @@
 import { Client, Metadata, credentials, status } from '@grpc/grpc-js';
 import type { Dispatcher } from 'undici';
-import { z } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
-import {
-  A2AError,
-  AgentCard,
-  ListTaskPushNotificationConfigsResponse,
-  ListTasksResponse,
-  SendMessageResponse,
-  StreamResponse,
-  Task,
-  TaskPushNotificationConfig,
-} from '../model/index.js';
+import { A2AError, type AgentCard, type StreamResponse } from '../model/index.js';
 import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../protocol/grpc.js';
-import { getJson } from './card-fetch.js';
 import { fromGrpcError } from './grpc-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
-import { validateResult } from './jsonrpc-client.js';
+import { fetchV1Card } from './v1-card.js';
 import { untilAborted } from './v1-client.js';
-import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from './well-formed.js';
+import { streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
 export interface GrpcUpstreamOptions {
   /** Where the agent's card is (over HTTP): `${baseUrl}/.well-known/agent-card.json`. */
@@ -30,9 +19,6 @@ export interface GrpcUpstreamOptions {
   dispatcher?: Dispatcher;
 }
 
-const CARD_PATH = '/.well-known/agent-card.json';
-/** google.protobuf.Empty, DeleteTaskPushNotificationConfig's answer. */
-const EmptyAnswer = z.looseObject({});
 /** Agents' answers (a task with its whole history and artifacts) can outgrow grpc-js's 4 MiB default. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -89,19 +75,12 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
   let cardInFlight: Promise<AgentCard> | undefined;
 
   async function loadCard(signal?: AbortSignal): Promise<AgentCard> {
-    let card: AgentCard;
-    try {
-      const answer = await getJson(`${baseUrl}${CARD_PATH}`, {
-        dispatcher,
-        headers: { ...authHeaders, 'a2a-version': '1.0' },
-        timeoutMs: config['request-timeout-ms'],
-        ...(signal ? { signal } : {}),
-      });
-      if (answer.status !== 200) throw new Error(`card answered HTTP ${answer.status}`);
-      card = validateResult(AgentCard, answer.body, 'agent card');
-    } catch {
-      throw A2AError.internal('Upstream agent card is unavailable');
-    }
+    const card = await fetchV1Card(baseUrl, {
+      dispatcher,
+      headers: authHeaders,
+      timeoutMs: config['request-timeout-ms'],
+      ...(signal ? { signal } : {}),
+    });
     const target = grpcInterfaceOf(card, `${baseUrl}/`);
     if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface');
     connectTo(target);
@@ -139,13 +118,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     return metadata;
   }
 
-  async function unary<T>(
-    name: GrpcMethodName,
-    params: unknown,
-    schema: z.ZodType<T>,
-    ctx: CallContext,
-    isWellFormed?: (value: unknown) => value is T,
-  ): Promise<T> {
+  async function unary<K extends V1UnaryName>(name: K, params: unknown, ctx: CallContext): Promise<V1UnaryResult<K>> {
     const client = await ready(ctx.signal);
     const method = GRPC_METHODS[name];
     const ms = config['request-timeout-ms'];
@@ -171,11 +144,10 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       const cancel = (): void => call.cancel();
       ctx.signal.addEventListener('abort', cancel, { once: true });
     });
-    const json = responseJson(method, answer);
-    return isWellFormed?.(json) ? json : validateResult(schema, json, `${method.operation} result`);
+    return unaryResult(name, responseJson(method, answer));
   }
 
-  async function* stream(name: GrpcMethodName, params: unknown, ctx: CallContext): AsyncGenerator<StreamResponse> {
+  async function* stream(name: V1StreamingName, params: unknown, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const client = await ready(ctx.signal);
     const method = GRPC_METHODS[name];
     const definition = definitionOf(name);
@@ -193,8 +165,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     try {
       for await (const message of call) {
         headers.clear();
-        const json = responseJson(method, message);
-        yield isWellFormedStreamEvent(json) ? json : validateResult(StreamResponse, json, 'stream event');
+        yield streamEvent(responseJson(method, message));
       }
     } catch (error) {
       throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });
@@ -212,18 +183,6 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       channel = undefined;
       if (!options.dispatcher) await dispatcher.close();
     },
-    sendMessage: (req, ctx) => unary('sendMessage', req, SendMessageResponse, ctx, isWellFormedSendMessageResponse),
-    sendStreamingMessage: (req, ctx) => stream('sendStreamingMessage', req, ctx),
-    getTask: (req, ctx) => unary('getTask', req, Task, ctx, isWellFormedTask),
-    listTasks: (req, ctx) => unary('listTasks', req, ListTasksResponse, ctx),
-    cancelTask: (req, ctx) => unary('cancelTask', req, Task, ctx, isWellFormedTask),
-    subscribeToTask: (req, ctx) => stream('subscribeToTask', req, ctx),
-    createTaskPushNotificationConfig: (req, ctx) => unary('createTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    getTaskPushNotificationConfig: (req, ctx) => unary('getTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    listTaskPushNotificationConfigs: (req, ctx) => unary('listTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
-    async deleteTaskPushNotificationConfig(req, ctx) {
-      await unary('deleteTaskPushNotificationConfig', req, EmptyAnswer, ctx);
-    },
-    getExtendedAgentCard: (ctx) => unary('getExtendedAgentCard', {}, AgentCard, ctx),
+    ...v1AgentPort({ unary, stream }),
   };
 }

@@ -1,14 +1,15 @@
 import { request, type Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
-import type { z } from 'zod';
 import type { CallContext } from '../core/agent-port.js';
-import { A2AError, StreamResponse } from '../model/index.js';
+import { A2AError, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions, withCallHeaders } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
+import { streamEvent } from './v1-methods.js';
 import { isWellFormedStreamEvent } from './well-formed.js';
+import { checkedResult, type ResultCheck } from './validate-result.js';
 import { isRecord } from '../model/json.js';
 
 /**
@@ -142,27 +143,8 @@ function settleBody(statusCode: number, text: string, id: string, transport: Jso
   return result;
 }
 
-/** Where an issue points; for a union, the branch that got furthest (e.g. `task.id`, not the root). */
-function issuePath(issue: z.core.$ZodIssue | undefined): PropertyKey[] {
-  if (!issue) return [];
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.path;
-  const deepest = issue.errors.map((branch) => issuePath(branch[0])).sort((a, b) => b.length - a.length)[0] ?? [];
-  return [...issue.path, ...deepest];
-}
-
-/** Validate a result; the first offending field is named (never its value). */
-export function validateResult<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const field = issuePath(parsed.error.issues[0]).map(String).join('.');
-  throw A2AError.invalidAgentResponse(`The upstream agent returned an invalid ${what}${field ? ` (at ${field})` : ''}`);
-}
-
-/**
- * One unary JSON-RPC call: the validated result, or an A2AError. `isWellFormed`, a hand-written
- * check that accepts only what `resultSchema` accepts unchanged, spares the common answer zod.
- */
-export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<T>, isWellFormed?: (result: unknown) => result is T): Promise<T> {
+/** One unary JSON-RPC call: the result checked by `check` (validate-result.ts), or an A2AError. */
+export async function callJsonRpc<T>(call: JsonRpcCall, check: ResultCheck<T>): Promise<T> {
   const id = nextRequestId();
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
@@ -170,7 +152,7 @@ export async function callJsonRpc<T>(call: JsonRpcCall, resultSchema: z.ZodType<
     const response = await post(call, id, bound ?? call.ctx.signal, 'application/json');
     const text = await decodedBody(response).text();
     const result = settleBody(response.statusCode, text, id, call.transport);
-    return isWellFormed?.(result) ? result : validateResult(resultSchema, result, `${call.method} result`);
+    return checkedResult(check, result, `${call.method} result`);
   } catch (error) {
     throw fromTransportError(error, { caller: call.ctx.signal, timedOut: bound?.timedOut ?? false });
   } finally {
@@ -238,15 +220,13 @@ export function streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown>
 }
 
 /**
- * A 1.0 event as relayed: validated as a StreamResponse (-32006 naming the field when it is not
- * one), or undefined for a frame that carries nothing: iac-code ends a permission-answer stream with
- * an empty `{"result":{}}` (an SDK completion marker). The hand-written check passes well-formed
- * events as they are; zod only sees the rest.
+ * A 1.0 event as relayed: checked as a StreamResponse (streamEvent), or undefined for a frame that
+ * carries nothing: iac-code ends a permission-answer stream with an empty `{"result":{}}` (an SDK
+ * completion marker). A well-formed event is passed first, before any other look at it: the hot path.
  */
 function toStreamEvent(result: unknown): StreamResponse | undefined {
   if (isWellFormedStreamEvent(result)) return result;
-  if (isEmptyResult(result)) return undefined;
-  return validateResult(StreamResponse, result, 'stream event');
+  return isEmptyResult(result) ? undefined : streamEvent(result);
 }
 
 /** A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask), one generator deep. */

@@ -1,5 +1,6 @@
 import { A2AError } from '../model/index.js';
-import { V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
+import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
+import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
 import { jsonRpcEndpoint, untilAborted } from './v1-client.js';
@@ -7,8 +8,8 @@ import { jsonRpcEndpoint, untilAborted } from './v1-client.js';
 /** The two JSON-RPC dialects before 1.0: identical on the wire except for the extended card. */
 export type V025Dialect = '0.2.5' | '0.3';
 
-export const AGENT_JSON_PATH = '/.well-known/agent.json';
-export const AGENT_CARD_JSON_PATH = '/.well-known/agent-card.json';
+export const AGENT_JSON_PATH = V025_AGENT_CARD_PATH;
+export const AGENT_CARD_JSON_PATH = V03_AGENT_CARD_PATH;
 
 /** 0.2.5 serves agent.json, 0.3 agent-card.json; either may serve both, so the other is the fallback. */
 export function v025CardPaths(dialect: V025Dialect): string[] {

@@ -39,7 +39,8 @@ export type V025Upstream = Upstream & {
   endpoint(): string | undefined;
 };
 
-const AnyResult = z.unknown();
+/** Results are checked where they are translated (src/translate), not on arrival. */
+const ANY_RESULT = { schema: z.unknown() };
 
 /**
  * An A2A 0.2.5 (or 0.3) agent behind the 1.0 port: every call is translated to `message/send`,
@@ -66,7 +67,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   async function rawCall(method: V1Method, request: unknown, ctx: CallContext): Promise<unknown> {
     const target = requestToV025(method, request, profile);
     const url = await resolveEndpoint(ctx.signal);
-    return callJsonRpc({ transport, endpoint: url, method: target.method, params: target.params, ctx }, AnyResult);
+    return callJsonRpc({ transport, endpoint: url, method: target.method, params: target.params, ctx }, ANY_RESULT);
   }
 
   async function call(method: V1Method, request: unknown, ctx: CallContext, contextId?: string): Promise<unknown> {

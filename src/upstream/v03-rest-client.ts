@@ -18,13 +18,13 @@ import {
   cardFromV025,
   cardFromV03Rest,
   createV03RestToV1StreamTranslator,
+  interfacesFromV03CardFields,
   sendRequestToV03,
   sendResponseFromV03,
   taskFromV03,
   taskPushConfigFromV03,
   taskPushConfigToV03,
 } from '../translate/index.js';
-import { legacyInterfaces } from './detect.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
 import { callRest, streamRest, type RestCall } from './v03-rest-wire.js';
@@ -50,7 +50,7 @@ export type V03RestUpstream = Upstream & {
  * additional interface; reachable from here (see usableUrl), without a trailing slash.
  */
 export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
-  const rest = legacyInterfaces(card).find((entry) => entry.transport === 'HTTP+JSON');
+  const rest = interfacesFromV03CardFields(card).find((entry) => entry.transport === 'HTTP+JSON');
   return (usableUrl(rest?.url, `${baseUrl}/`) ?? baseUrl).replace(/\/+$/, '');
 }
 

@@ -1,20 +1,10 @@
-import { request, type Dispatcher } from 'undici';
-import { z } from 'zod';
+import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
-import {
-  A2AError,
-  AgentCard,
-  ListTaskPushNotificationConfigsResponse,
-  ListTasksResponse,
-  SendMessageResponse,
-  Task,
-  TaskPushNotificationConfig,
-  type StreamResponse,
-} from '../model/index.js';
-import { decodedBody } from './decoded-body.js';
-import { callJsonRpc, createJsonRpcTransport, streamJsonRpc, validateResult } from './jsonrpc-client.js';
-import { isWellFormedSendMessageResponse, isWellFormedTask } from './well-formed.js';
+import type { AgentCard, StreamResponse } from '../model/index.js';
+import { callJsonRpc, createJsonRpcTransport, streamJsonRpc } from './jsonrpc-client.js';
+import { fetchV1Card } from './v1-card.js';
+import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
 export interface V1UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -29,9 +19,6 @@ export type V1Upstream = Upstream & {
   endpoint(): string | undefined;
 };
 
-const CARD_PATH = '/.well-known/agent-card.json';
-/** DeleteTaskPushNotificationConfig answers `null` (JSON-RPC) or `{}` (as REST does). */
-const EmptyResult = z.union([z.null(), z.looseObject({})]);
 const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '[::]']);
 
 /** An absolute http(s) URL for `candidate`, resolved against the base; undefined when unusable. */
@@ -87,23 +74,14 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   let cardInFlight: Promise<AgentCard> | undefined;
 
   async function loadCard(signal?: AbortSignal): Promise<AgentCard> {
-    const bound = config['request-timeout-ms'] > 0 ? AbortSignal.timeout(config['request-timeout-ms']) : undefined;
-    const combined = signal && bound ? AbortSignal.any([signal, bound]) : (signal ?? bound);
-    try {
-      const response = await request(`${baseUrl}${CARD_PATH}`, {
-        dispatcher,
-        method: 'GET',
-        headers: { ...transport.authHeaders, 'a2a-version': '1.0', accept: 'application/json', 'accept-encoding': 'identity' },
-        ...(combined ? { signal: combined } : {}),
-      });
-      const text = await decodedBody(response).text();
-      if (response.statusCode !== 200) throw new Error(`card answered HTTP ${response.statusCode}`);
-      const card = validateResult(AgentCard, JSON.parse(text) as unknown, 'agent card');
-      endpoint = jsonRpcEndpoint(card, `${baseUrl}/`);
-      return card;
-    } catch {
-      throw A2AError.internal('Upstream agent card is unavailable');
-    }
+    const card = await fetchV1Card(baseUrl, {
+      dispatcher,
+      headers: transport.authHeaders,
+      timeoutMs: config['request-timeout-ms'],
+      ...(signal ? { signal } : {}),
+    });
+    endpoint = jsonRpcEndpoint(card, `${baseUrl}/`);
+    return card;
   }
 
   /** Calls before any card fetch wait for one shared fetch, so a burst of calls fetches once. */
@@ -120,18 +98,14 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     return endpoint ?? baseUrl;
   }
 
-  async function call<T>(
-    method: string,
-    params: unknown,
-    schema: z.ZodType<T>,
-    ctx: CallContext,
-    isWellFormed?: (result: unknown) => result is T,
-  ): Promise<T> {
+  async function unary<K extends V1UnaryName>(name: K, params: unknown, ctx: CallContext): Promise<V1UnaryResult<K>> {
+    const method = V1_UNARY_METHODS[name];
     const target = await resolveEndpoint(ctx.signal);
-    return callJsonRpc({ transport, endpoint: target, method, params, ctx }, schema, isWellFormed);
+    return callJsonRpc({ transport, endpoint: target, method: method.operation, params, ctx }, method);
   }
 
-  function stream(method: string, params: unknown, ctx: CallContext): AsyncIterable<StreamResponse> {
+  function stream(name: V1StreamingName, params: unknown, ctx: CallContext): AsyncIterable<StreamResponse> {
+    const method = V1_STREAMING_METHODS[name].operation;
     // Once the endpoint is known a stream is the JSON-RPC one itself, without a generator around it.
     if (endpoint) return streamJsonRpc({ transport, endpoint, method, params, ctx });
     return (async function* () {
@@ -143,18 +117,6 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     endpoint: () => endpoint,
     fetchCard: (signal) => loadCard(signal),
     close: () => transport.close(),
-    sendMessage: (req, ctx) => call('SendMessage', req, SendMessageResponse, ctx, isWellFormedSendMessageResponse),
-    sendStreamingMessage: (req, ctx) => stream('SendStreamingMessage', req, ctx),
-    getTask: (req, ctx) => call('GetTask', req, Task, ctx, isWellFormedTask),
-    listTasks: (req, ctx) => call('ListTasks', req, ListTasksResponse, ctx),
-    cancelTask: (req, ctx) => call('CancelTask', req, Task, ctx, isWellFormedTask),
-    subscribeToTask: (req, ctx) => stream('SubscribeToTask', req, ctx),
-    createTaskPushNotificationConfig: (req, ctx) => call('CreateTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    getTaskPushNotificationConfig: (req, ctx) => call('GetTaskPushNotificationConfig', req, TaskPushNotificationConfig, ctx),
-    listTaskPushNotificationConfigs: (req, ctx) => call('ListTaskPushNotificationConfigs', req, ListTaskPushNotificationConfigsResponse, ctx),
-    async deleteTaskPushNotificationConfig(req, ctx) {
-      await call('DeleteTaskPushNotificationConfig', req, EmptyResult, ctx);
-    },
-    getExtendedAgentCard: (ctx) => call('GetExtendedAgentCard', {}, AgentCard, ctx),
+    ...v1AgentPort({ unary, stream }),
   };
 }

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { V025JsonObject } from './parts.js';
+import { V03_AGENT_CARD_ADDITIONS, V03_AGENT_SKILL_ADDITIONS, V03MutualTlsSecurityScheme } from '../v03/jsonrpc.js';
+
+/** Where a 0.2.5 agent serves its card (0.3 moved it: protocol/v03/jsonrpc.ts). */
+export const V025_AGENT_CARD_PATH = '/.well-known/agent.json';
 
 const Description = { description: z.string().optional() };
 
@@ -38,15 +42,13 @@ export const V025OpenIdConnectSecurityScheme = z.looseObject({
   openIdConnectUrl: z.string(),
   ...Description,
 });
-/** 0.3.0 added mutualTLS; tolerated on input (docs/version-mapping.md, "0.3 clients"), never produced. */
-export const V025MutualTlsSecurityScheme = z.looseObject({ type: z.literal('mutualTLS'), ...Description });
-
 export const V025SecurityScheme = z.discriminatedUnion('type', [
   V025ApiKeySecurityScheme,
   V025HttpAuthSecurityScheme,
   V025OAuth2SecurityScheme,
   V025OpenIdConnectSecurityScheme,
-  V025MutualTlsSecurityScheme,
+  // 0.3's, read by the same schema (protocol/v03/jsonrpc.ts).
+  V03MutualTlsSecurityScheme,
 ]);
 export type V025SecurityScheme = z.infer<typeof V025SecurityScheme>;
 
@@ -74,8 +76,8 @@ export const V025AgentSkill = z.looseObject({
   examples: z.array(z.string()).optional(),
   inputModes: z.array(z.string()).optional(),
   outputModes: z.array(z.string()).optional(),
-  /** 0.3.0's per-skill security, tolerated. */
-  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+  // 0.3's per-skill security, read by the same schema.
+  ...V03_AGENT_SKILL_ADDITIONS,
 });
 export type V025AgentSkill = z.infer<typeof V025AgentSkill>;
 
@@ -102,7 +104,7 @@ export const V025AgentCard = z.looseObject({
   defaultOutputModes: z.array(z.string()),
   skills: z.array(V025AgentSkill),
   supportsAuthenticatedExtendedCard: z.boolean().optional(),
-  /** 0.3.0 JWS signatures, tolerated on input; a translated card never keeps them. */
-  signatures: z.array(z.unknown()).optional(),
+  // 0.3's signatures, read by the same schema.
+  ...V03_AGENT_CARD_ADDITIONS,
 });
 export type V025AgentCard = z.infer<typeof V025AgentCard>;

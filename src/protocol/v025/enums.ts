@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { V03_EXTENDED_CARD_METHOD } from '../v03/jsonrpc.js';
 
 /** A2A 0.2.5 task states (types.ts `enum TaskState`). */
 export const V025_TASK_STATES = [
@@ -26,8 +27,8 @@ export const V025Role = z.enum(V025_ROLES);
 export type V025Role = z.infer<typeof V025Role>;
 
 /**
- * JSON-RPC methods a 0.2.5 endpoint answers. `agent/getAuthenticatedExtendedCard` is 0.3.0's, accepted
- * because 0.2.6/0.3 clients talk to 0.2.5 facades (docs/version-mapping.md, "0.3 clients").
+ * JSON-RPC methods a 0.2.5 endpoint answers, and 0.3's extended-card method: 0.2.6/0.3 clients call
+ * 0.2.5 facades with it (docs/version-mapping.md, "0.3 clients").
  */
 export const V025_METHODS = [
   'message/send',
@@ -39,7 +40,7 @@ export const V025_METHODS = [
   'tasks/pushNotificationConfig/get',
   'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete',
-  'agent/getAuthenticatedExtendedCard',
+  V03_EXTENDED_CARD_METHOD,
 ] as const;
 export const V025Method = z.enum(V025_METHODS);
 export type V025Method = z.infer<typeof V025Method>;

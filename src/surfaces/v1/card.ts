@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
 import type { AgentCard, AgentExtension, AgentInterface } from '../../model/index.js';
 import type { CardSigner } from '../../signing/card-signer.js';
-import { v03CardFields } from '../../translate/index.js';
+import { V03_CARD_INTERFACE_FIELDS, v03CardFields } from '../../translate/index.js';
 import { grpcPublicAddress } from '../grpc/address.js';
 import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
@@ -21,10 +21,7 @@ const REPLACED = new Set([
   'securityRequirements',
   'signatures',
   // 0.3 top-level fields iac-code appends; re-added below with the gateway's URLs when asked for.
-  'url',
-  'preferredTransport',
-  'protocolVersion',
-  'additionalInterfaces',
+  ...V03_CARD_INTERFACE_FIELDS,
 ]);
 
 /** JSON-RPC, HTTP+JSON, and GRPC when the gRPC binding is on. */

@@ -1,7 +1,7 @@
 import type { AgentCard, AgentInterface, SecurityRequirement } from '../../model/index.js';
 import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
-import { cardFromV025 } from '../cards.js';
-import { defined } from '../common.js';
+import { cardFromV025 } from '../v025/index.js';
+import { defined, isRecord } from '../common.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
 
@@ -23,6 +23,14 @@ export function cardFromV03Rest(card: V03RestAgentCard): AgentCard {
   });
 }
 
+/** The top-level fields through which a 0.2.5/0.3 card names its interfaces (1.0 lists them in `supportedInterfaces`). */
+export const V03_CARD_INTERFACE_FIELDS = ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces'] as const;
+
+export interface V03CardInterface {
+  url: string;
+  transport: string;
+}
+
 /**
  * The 0.3 top-level fields iac-code appends to its 1.0 card, written from the 1.0 interfaces: the
  * first (JSON-RPC) as `url` and `preferredTransport`, the others as `additionalInterfaces`.
@@ -31,7 +39,7 @@ export function v03CardFields([primary, ...others]: readonly [AgentInterface, ..
   url: string;
   preferredTransport: string;
   protocolVersion: string;
-  additionalInterfaces: Array<{ url: string; transport: string }>;
+  additionalInterfaces: V03CardInterface[];
 } {
   return {
     url: primary.url,
@@ -39,4 +47,23 @@ export function v03CardFields([primary, ...others]: readonly [AgentInterface, ..
     protocolVersion: '1.0',
     additionalInterfaces: others.map((entry) => ({ url: entry.url, transport: entry.protocolBinding })),
   };
+}
+
+/** A transport (0.3) or protocol binding (1.0) name as compared: trimmed, upper-cased; '' when not a string. */
+export const transportName = (value: unknown): string => (typeof value === 'string' ? value.trim().toUpperCase() : '');
+
+/**
+ * The other way, read from a card not yet validated (detection reads it before it knows the version):
+ * `url` with `preferredTransport` (0.3's default JSONRPC), then `additionalInterfaces`, transport
+ * names upper-cased; entries without a string `url` are skipped.
+ */
+export function interfacesFromV03CardFields(card: Readonly<Record<string, unknown>>): V03CardInterface[] {
+  const main = typeof card.url === 'string' ? [{ url: card.url, transport: transportName(card.preferredTransport) || 'JSONRPC' }] : [];
+  const more = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter(isRecord) : [];
+  return [
+    ...main,
+    ...more
+      .filter((entry) => typeof entry.url === 'string')
+      .map((entry) => ({ url: entry.url as string, transport: transportName(entry.transport) })),
+  ];
 }

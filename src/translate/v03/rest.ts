@@ -29,7 +29,7 @@ import type {
   V03TaskStatusUpdateEvent,
 } from '../../protocol/v03/rest.js';
 import { defined, isRecord, type JsonObject } from '../common.js';
-import { DATA_PART_COMPAT_KEY, toStandardBase64 } from '../parts.js';
+import { DATA_PART_COMPAT_KEY, toStandardBase64 } from '../v025/index.js';
 import { toRfc3339Utc } from '../timestamps.js';
 
 /**

@@ -1,10 +1,10 @@
-import type { Artifact, Task, TaskStatus } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import type { V025Artifact, V025Task, V025TaskStatus } from '../protocol/v025/index.js';
-import { defined, systemClock, type Clock } from './common.js';
+import type { Artifact, Task, TaskStatus } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import type { V025Artifact, V025Task, V025TaskStatus } from '../../protocol/v025/index.js';
+import { defined, systemClock, type Clock } from '../common.js';
 import { messageToV025, messageToV1 } from './messages.js';
 import { partToV025, partToV1 } from './parts.js';
-import { toRfc3339Utc } from './timestamps.js';
+import { toRfc3339Utc } from '../timestamps.js';
 
 export interface ToV025Options {
   /** Source of the timestamp added when a status has none (Bailian shows it). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ListTaskPushNotificationConfigsResponse, SendMessageResponse } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import type { V025SendMessageResult, V025TaskPushNotificationConfig } from '../protocol/v025/index.js';
+import type { ListTaskPushNotificationConfigsResponse, SendMessageResponse } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import type { V025SendMessageResult, V025TaskPushNotificationConfig } from '../../protocol/v025/index.js';
 import { messageToV025, messageToV1 } from './messages.js';
 import { pushConfigToV025, pushConfigToV1 } from './requests.js';
 import { taskToV025, taskToV1, type TaskToV025Options } from './tasks.js';

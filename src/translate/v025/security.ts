@@ -1,6 +1,6 @@
-import type { SecurityRequirement } from '../model/index.js';
-import type { V025OAuthFlows, V025SecurityScheme } from '../protocol/v025/index.js';
-import { defined } from './common.js';
+import type { SecurityRequirement } from '../../model/index.js';
+import type { V025OAuthFlows, V025SecurityScheme } from '../../protocol/v025/index.js';
+import { defined } from '../common.js';
 
 /** 1.0's OAuthFlows is a oneof: the first flow in a2a-js's order survives, the others are lost. */
 const FLOW_ORDER = ['authorizationCode', 'clientCredentials', 'implicit', 'password'] as const;

@@ -1,7 +1,7 @@
-import type { Message } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import type { V025Message } from '../protocol/v025/index.js';
-import { defined } from './common.js';
+import type { Message } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import type { V025Message } from '../../protocol/v025/index.js';
+import { defined } from '../common.js';
 import { partToV025, partToV1 } from './parts.js';
 
 /** 0.2.5 message → 1.0: `kind` stripped, role enum converted; unknown fields are not carried (strict 1.0 parsers reject them). */

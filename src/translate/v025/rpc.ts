@@ -10,8 +10,8 @@ import {
   SendMessageRequest,
   SubscribeToTaskRequest,
   parseParams,
-} from '../model/index.js';
-import type { MappingProfile, V1Method } from '../mappings/index.js';
+} from '../../model/index.js';
+import type { MappingProfile, V1Method } from '../../mappings/index.js';
 import {
   V025AgentCard,
   V025DeleteTaskPushNotificationConfigParams,
@@ -25,7 +25,7 @@ import {
   V025TaskQueryParams,
   parseV025Response,
   type V025Method,
-} from '../protocol/v025/index.js';
+} from '../../protocol/v025/index.js';
 import { cardFromV025 } from './cards.js';
 import * as req from './requests.js';
 import { deleteResultToV1, pushConfigListToV1, sendResultToV1 } from './results.js';

@@ -1,7 +1,7 @@
-import { partKind, type Part } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import type { V025Part } from '../protocol/v025/index.js';
-import { defined, isRecord, type JsonObject } from './common.js';
+import { partKind, type Part } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import type { V025Part } from '../../protocol/v025/index.js';
+import { defined, isRecord, type JsonObject } from '../common.js';
 
 /** Part metadata key holding the 1.0 `mediaType`/`filename` of text and data parts, which 0.2.5 cannot carry. */
 export const PART_STASH_KEY = 'a2a_bridge';

@@ -1,4 +1,4 @@
-import { isRecord, type JsonObject } from './common.js';
+import { isRecord, type JsonObject } from '../common.js';
 
 /**
  * Bailian's extensions of A2A 0.2.5 (help.aliyun.com/zh/model-studio/multimodal-integration-a2a-protocol

@@ -1,7 +1,7 @@
-import type { AgentCard, AgentInterface, AgentSkill } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import type { V025AgentCard, V025AgentExtension, V025AgentSkill } from '../protocol/v025/index.js';
-import { defined } from './common.js';
+import type { AgentCard, AgentInterface, AgentSkill } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import type { V025AgentCard, V025AgentExtension, V025AgentSkill } from '../../protocol/v025/index.js';
+import { defined } from '../common.js';
 import { securitySchemeToV1, securityToV1 } from './security.js';
 
 export interface SkillOverride {

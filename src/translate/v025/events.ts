@@ -1,7 +1,12 @@
-import { endsTurn, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import { isV025FinalState, type V025StreamEvent, type V025TaskArtifactUpdateEvent, type V025TaskStatusUpdateEvent } from '../protocol/v025/index.js';
-import { defined } from './common.js';
+import { endsTurn, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import {
+  isV025FinalState,
+  type V025StreamEvent,
+  type V025TaskArtifactUpdateEvent,
+  type V025TaskStatusUpdateEvent,
+} from '../../protocol/v025/index.js';
+import { defined } from '../common.js';
 import { messageToV025, messageToV1 } from './messages.js';
 import { artifactToV025, artifactToV1, statusToV025, statusToV1, taskToV025, taskToV1, type ToV025Options } from './tasks.js';
 

@@ -1,6 +1,6 @@
-import type { V025AgentCard } from '../protocol/v025/index.js';
+import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { facadeSecurity, skillToV025, type CardToV025Options } from './cards.js';
-import { defined } from './common.js';
+import { defined } from '../common.js';
 
 export interface V025CardRewriteOptions {
   /** The facade's own endpoint. */

@@ -9,8 +9,8 @@ import type {
   SendMessageRequest,
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
-} from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
+} from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
 import type {
   V025DeleteTaskPushNotificationConfigParams,
   V025GetTaskPushNotificationConfigParams,
@@ -20,8 +20,8 @@ import type {
   V025TaskIdParams,
   V025TaskPushNotificationConfig,
   V025TaskQueryParams,
-} from '../protocol/v025/index.js';
-import { defined } from './common.js';
+} from '../../protocol/v025/index.js';
+import { defined } from '../common.js';
 import { messageToV025, messageToV1 } from './messages.js';
 
 /** The flat 1.0 config without its task and tenant (Omit<> would lose the fields of a loose zod type). */

@@ -1,7 +1,7 @@
-import { A2AError, ErrorCode, type JsonRpcErrorObject } from '../model/index.js';
-import type { MappingProfile } from '../mappings/index.js';
-import { isV025ErrorCode, type V025JsonRpcError } from '../protocol/v025/index.js';
-import { isRecord } from './common.js';
+import { A2AError, ErrorCode, type JsonRpcErrorObject } from '../../model/index.js';
+import type { MappingProfile } from '../../mappings/index.js';
+import { isV025ErrorCode, type V025JsonRpcError } from '../../protocol/v025/index.js';
+import { isRecord } from '../common.js';
 
 /** What a 0.2.5 caller gets: code and message only (0.2.5 `data` is free-form; 1.0's ErrorInfo list would confuse it). */
 export interface V025ErrorObject {

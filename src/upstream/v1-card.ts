@@ -1,0 +1,22 @@
+import { A2AError, AgentCard } from '../model/index.js';
+import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
+import { getJson, type JsonGetOptions } from './card-fetch.js';
+import { validateResult } from './validate-result.js';
+
+/** Where a 1.0 agent serves its card: where 0.3 put it. */
+export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
+
+/**
+ * The card of the 1.0 agent at `baseUrl` (no trailing slash), asked for with `A2A-Version: 1.0` (a
+ * 1.0 server with 0.3 compat serves its 0.3 card otherwise). Whatever goes wrong, the caller sees
+ * one error: the card is unavailable.
+ */
+export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Promise<AgentCard> {
+  try {
+    const answer = await getJson(`${baseUrl}${V1_AGENT_CARD_PATH}`, { ...options, headers: { ...options.headers, 'a2a-version': '1.0' } });
+    if (answer.status !== 200) throw new Error(`card answered HTTP ${answer.status}`);
+    return validateResult(AgentCard, answer.body, 'agent card');
+  } catch {
+    throw A2AError.internal('Upstream agent card is unavailable');
+  }
+}
