@@ -1,7 +1,7 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainable } from '../../src/http-drain.js';
+import { drainable } from '../src/http-drain.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createLogger, requestLogger, type LogLevel } from '../../src/log.js';
-import type { GatewayEnv } from '../../src/surfaces/shared/env.js';
+import { createLogger, requestLogger, type LogLevel } from '../src/log.js';
+import type { GatewayEnv } from '../src/surfaces/shared/env.js';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];

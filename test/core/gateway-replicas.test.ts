@@ -6,7 +6,7 @@ import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 import { createGateway } from '../../src/core/gateway.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import { A2AError, type Message } from '../../src/model/index.js';
-import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from './gateway-stubs.js';
+import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN_PREFIX = `a2a-bridge-test:replicas:${randomUUID()}:`;

@@ -6,7 +6,7 @@ import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { ctxOf, drain, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from './gateway-stubs.js';
+import { ctxOf, drain, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 
 const ALICE = ctxOf('basic:alice');
 const BOB = ctxOf('basic:bob');

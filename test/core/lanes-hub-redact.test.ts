@@ -3,7 +3,7 @@ import { contextBusyError } from '../../src/core/context-lanes.js';
 import { REDACTED, redactEvent, redactTask } from '../../src/core/redact.js';
 import { createTaskEventHub } from '../../src/core/task-event-hub.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { drain, statusFrame, taskFrame, userMessage } from './gateway-stubs.js';
+import { drain, statusFrame, taskFrame, userMessage } from '../support/gateway-stubs.js';
 
 // The lanes themselves: context-lanes.test.ts (memory and Redis).
 describe('context lanes', () => {

@@ -4,8 +4,8 @@
  */
 import { TaskState } from 'a2a-sdk-1';
 import { DEMO_AGENT_NAME, SLOW_PREFIX, demoReply } from '../../src/demo-agent/index.js';
-import { startDemoAgentGateway, startDemoGateway, startSdkGateway, type TestGateway } from '../support/gateway.js';
-import { SDK_AGENT_NAME, SDK_SLOW_PREFIX, sdkReply } from '../support/sdk-v1-agent.js';
+import { startDemoAgentGateway, startDemoGateway, startSdkGateway, type TestGateway } from './gateway.js';
+import { SDK_AGENT_NAME, SDK_SLOW_PREFIX, sdkReply } from './sdk-v1-agent.js';
 
 export interface UpstreamCase {
   /** The embedded demo agent (iac-code's wire behaviour), or a real a2a-js 1.x server. */

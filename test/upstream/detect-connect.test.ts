@@ -11,7 +11,7 @@ import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyCard, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
-import { defaultCard, json, startFakeV025 } from './fake-v025.js';
+import { defaultCard, json, startFakeV025 } from '../support/fake-v025.js';
 import { closeAll, ctx, open, rejection, userMessage } from './support.js';
 
 afterEach(closeAll);

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCard, ErrorCode } from '../../src/model/index.js';
 import { extendedCardUrls } from '../../src/upstream/v025-card.js';
-import { defaultCard, json, rpcError, rpcResult } from './fake-v025.js';
+import { defaultCard, json, rpcError, rpcResult } from '../support/fake-v025.js';
 import { closeAll, ctx, rejection, setup, userMessage, v025 } from './support.js';
 
 afterEach(closeAll);

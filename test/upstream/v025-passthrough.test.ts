@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { createV025PassThrough, type V025PassThrough } from '../../src/upstream/v025-passthrough.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
-import { errorFrame, frame, sse, startFakeV025, type FakeV025Options } from './fake-v025.js';
+import { errorFrame, frame, sse, startFakeV025, type FakeV025Options } from '../support/fake-v025.js';
 import { closeAll, open, v025 } from './support.js';
 
 afterEach(closeAll);

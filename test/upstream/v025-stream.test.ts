@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/index.js';
-import { errorFrame, frame, rpcError, rpcResult, sse } from './fake-v025.js';
+import { errorFrame, frame, rpcError, rpcResult, sse } from '../support/fake-v025.js';
 import { closeAll, collect, ctx, outline, rejection, setup, userMessage, v025 } from './support.js';
 
 afterEach(closeAll);

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { ErrorCode } from '../../src/model/index.js';
 import { createV03RestUpstream, type V03RestUpstream } from '../../src/upstream/v03-rest-client.js';
-import { closeAll, collect, ctx, open, outline, rejection, userMessage } from '../upstream-v025/support.js';
-import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from './fake-v03-rest.js';
+import { closeAll, collect, ctx, open, outline, rejection, userMessage } from './support.js';
+import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from '../support/fake-v03-rest.js';
 
 afterEach(closeAll);
 

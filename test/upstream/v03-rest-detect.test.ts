@@ -8,9 +8,9 @@ import { createLogger } from '../../src/log.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyBinding, detectUpstream, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { passThroughWhenV025 } from '../../src/upstream/passthrough-when-v025.js';
-import { startFakeV025 } from '../upstream-v025/fake-v025.js';
-import { closeAll, ctx, open, userMessage } from '../upstream-v025/support.js';
-import { startFakeV03Rest } from './fake-v03-rest.js';
+import { startFakeV025 } from '../support/fake-v025.js';
+import { closeAll, ctx, open, userMessage } from './support.js';
+import { startFakeV03Rest } from '../support/fake-v03-rest.js';
 
 afterEach(closeAll);
 

@@ -5,12 +5,12 @@
  * extension params that point at the upstream are rewritten to the gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/schema.js';
-import type { AgentCard } from '../../src/model/index.js';
-import { servedCard } from '../../src/surfaces/v1/index.js';
-import { startDemoGateway, startSdkGateway, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { READINESS } from '../support/fake-iac-code-routes.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import type { AgentCard } from '../../../src/model/index.js';
+import { servedCard } from '../../../src/surfaces/v1/index.js';
+import { startDemoGateway, startSdkGateway, startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { READINESS } from '../../support/fake-iac-code-routes.js';
 
 const GATEWAY_TOKEN = 'gateway-token-123';
 const UPSTREAM_TOKEN = 'upstream-token-456';

@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { A2AClient } from 'a2a-sdk-025/client';
 import type { MessageSendParams } from 'a2a-sdk-025';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { demoReply } from '../../src/demo-agent/index.js';
-import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { openStream, rpc, startFacadeGateway } from '../facade/support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { demoReply } from '../../../src/demo-agent/index.js';
+import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { openStream, rpc, startFacadeGateway } from '../../support/facade.js';
 
 let counter = 0;
 const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({

@@ -10,9 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
-import { ErrorCode } from '../../src/model/index.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
+import { ErrorCode } from '../../../src/model/index.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import {
   TRANSPORTS,
   StreamReader,
@@ -24,8 +24,8 @@ import {
   sendRequest,
   wireCode,
   type Payload,
-} from '../e2e/sdk-client.js';
-import { UPSTREAMS } from '../e2e/upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 const TERMINAL = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED];
 

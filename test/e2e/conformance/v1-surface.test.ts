@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TaskState } from 'a2a-sdk-1';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { TRANSPORTS, asTask, cardResolver, connect, sendRequest, textOf, type RecordedRequest } from '../e2e/sdk-client.js';
-import { UPSTREAMS } from '../e2e/upstreams.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { TRANSPORTS, asTask, cardResolver, connect, sendRequest, textOf, type RecordedRequest } from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 const AGENT_CARD_SCHEMA = z.fromJSONSchema(JSON.parse(readFileSync(new URL('./schemas/agent-card-1.0.schema.json', import.meta.url), 'utf8')));
 const LEGACY_FIELDS = ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces'];

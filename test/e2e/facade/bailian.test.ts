@@ -4,9 +4,9 @@
  * in front of the embedded demo agent, whose replies are deterministic (demoReply).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { demoReply } from '../../src/demo-agent/index.js';
-import { API_KEY, joinedArtifact, openStream, results, rpc, startFacadeGateway, userMessage, type SseFrame } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { demoReply } from '../../../src/demo-agent/index.js';
+import { API_KEY, joinedArtifact, openStream, results, rpc, startFacadeGateway, userMessage, type SseFrame } from '../../support/facade.js';
 
 const PUBLIC_URL = 'https://gw.example.com';
 

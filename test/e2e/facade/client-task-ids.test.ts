@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { demoReply } from '../../src/demo-agent/index.js';
-import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { API_KEY, collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, userMessage } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { demoReply } from '../../../src/demo-agent/index.js';
+import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { API_KEY, collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

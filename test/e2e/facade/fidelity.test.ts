@@ -6,7 +6,7 @@
  */
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
+import type { RunningGateway } from '../../../src/app.js';
 import {
   ASK_ARTIFACT,
   ASK_QUESTION,
@@ -20,8 +20,8 @@ import {
   FILES_URL,
   startScriptedAgent,
   type RunningScriptedAgent,
-} from '../support/sdk-v1-scripted-agents.js';
-import { collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
+} from '../../support/sdk-v1-scripted-agents.js';
+import { collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const occurrences = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
 

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import type { TurnScript } from '../support/fake-iac-code-data.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { collect, connect, sendRequest, type Payload } from '../e2e/sdk-client.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import type { TurnScript } from '../../support/fake-iac-code-data.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { collect, connect, sendRequest, type Payload } from '../../support/sdk-v1-client.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const BEFORE = ['You said: Create a VPC -> ', 'drafting a ROS 模板 and main.tf.'];
 const AFTER = ['Wrote main.tf ✓'];

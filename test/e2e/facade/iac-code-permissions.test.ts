@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT } from '../support/fake-iac-code-data.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT } from '../../support/fake-iac-code-data.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const BEFORE = ['Drafting ', 'main.tf.'];
 const AFTER = ['Wrote main.tf ✓'];

@@ -7,11 +7,11 @@
 import { A2AClient } from 'a2a-sdk-025/client';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { startSdkV025Agent, v025Reply, V025_AGENT_NAME, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
-import { rpcError, rpcResult, startFakeV025 } from '../upstream-v025/fake-v025.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { startSdkV025Agent, v025Reply, V025_AGENT_NAME, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
+import { rpcError, rpcResult, startFakeV025 } from '../../support/fake-v025.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
-import { API_KEY, collect, sdkParams, startFacadeGateway, userMessage } from './support.js';
+import { API_KEY, collect, sdkParams, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-42';
 /** fetch as it is, for the calls that choose their own headers (the A2AClient's fetch gets the key added). */

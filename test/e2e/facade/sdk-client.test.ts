@@ -5,10 +5,10 @@
  */
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { demoReply } from '../../src/demo-agent/index.js';
-import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { collect, joinedArtifact, sdkParams, startFacadeGateway } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { demoReply } from '../../../src/demo-agent/index.js';
+import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { collect, joinedArtifact, sdkParams, startFacadeGateway } from '../../support/facade.js';
 
 type Events = any[];
 

@@ -2,10 +2,10 @@
  * message/send and the facade's error answers, over real HTTP, in front of the embedded demo agent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { demoReply } from '../../src/demo-agent/index.js';
-import { TEXT_ONLY_MESSAGE } from '../../src/surfaces/v025/input.js';
-import { expectNoLeak, joinedArtifact, openStream, postRaw, results, rpc, startFacadeGateway, userMessage } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { demoReply } from '../../../src/demo-agent/index.js';
+import { TEXT_ONLY_MESSAGE } from '../../../src/surfaces/v025/input.js';
+import { expectNoLeak, joinedArtifact, openStream, postRaw, results, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
 

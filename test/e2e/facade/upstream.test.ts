@@ -3,9 +3,19 @@
  * upstream, and what a 0.2.5 caller sees when the upstream fails or the caller hangs up.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../src/app.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { expectNoLeak, joinedArtifact, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from './support.js';
+import type { RunningGateway } from '../../../src/app.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import {
+  expectNoLeak,
+  joinedArtifact,
+  openStream,
+  results,
+  rpc,
+  sentText,
+  startFacadeGateway,
+  streamedText,
+  userMessage,
+} from '../../support/facade.js';
 
 /** The captured turn as a Bailian user reads it: every word once, the tool call's file as a line (no artifact-dir here). */
 const TURN_TEXT = 'Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.';

@@ -6,7 +6,7 @@ import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/
 import { SendMessageRequest } from 'a2a-sdk-1';
 import { A2AService } from 'a2a-sdk-1/server/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 let gateway: TestGateway;
 let client: Client;

@@ -7,9 +7,9 @@ import type { Client } from 'a2a-sdk-1/client';
 import { isGrpcError } from 'a2a-sdk-1/errors/grpc';
 import type { Task } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asTask, collect, connect, outline, rejectionOf, sendRequest, streamedArtifactText, textOf } from '../e2e/sdk-client.js';
-import { UPSTREAMS } from '../e2e/upstreams.js';
-import type { TestGateway } from '../support/gateway.js';
+import { asTask, collect, connect, outline, rejectionOf, sendRequest, streamedArtifactText, textOf } from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { connectGrpc } from './grpc-client.js';
 
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;

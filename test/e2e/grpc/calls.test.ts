@@ -9,10 +9,10 @@ import { AgentCard } from 'a2a-sdk-1';
 import type { Transport } from 'a2a-sdk-1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-1/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLOW_PREFIX } from '../../src/demo-agent/index.js';
-import { asTask, sendRequest } from '../e2e/sdk-client.js';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { startDemoGateway, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { SLOW_PREFIX } from '../../../src/demo-agent/index.js';
+import { asTask, sendRequest } from '../../support/sdk-v1-client.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { startDemoGateway, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { grpcFailureOf, wire } from './grpc-client.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

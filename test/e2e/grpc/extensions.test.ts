@@ -5,9 +5,9 @@
  */
 import { Metadata, credentials, makeClientConstructor, type Client } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2AService, GRPC_METHODS, requestMessage } from '../../src/protocol/grpc.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
+import { A2AService, GRPC_METHODS, requestMessage } from '../../../src/protocol/grpc.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 
 const TRACING = 'https://example.com/ext/tracing/v1';
 const OTHER = 'https://example.com/ext/other/v1';

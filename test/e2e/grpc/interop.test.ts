@@ -2,7 +2,7 @@
  * The gRPC binding end to end: the official a2a-js 1.x gRPC client (GrpcTransportFactory over
  * @grpc/grpc-js), built from the gateway's card URL, drives every A2AService method through the
  * gateway in front of (a) the embedded demo agent and (b) a real a2a-js 1.x server, and sees the same
- * behaviour the HTTP bindings give (test/e2e/interop.test.ts).
+ * behaviour the HTTP bindings give (test/e2e/v1/interop.test.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,8 +11,8 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { TaskState } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V1_METHODS } from '../../src/mappings/vocabulary.js';
-import type { TestGateway } from '../support/gateway.js';
+import { V1_METHODS } from '../../../src/mappings/vocabulary.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   StreamReader,
   artifactText,
@@ -25,8 +25,8 @@ import {
   streamedArtifactText,
   textOf,
   type Payload,
-} from '../e2e/sdk-client.js';
-import { UPSTREAMS } from '../e2e/upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 import { connectGrpc, grpcFailureOf, wire } from './grpc-client.js';
 
 const ACTIVE_STATES = [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING];

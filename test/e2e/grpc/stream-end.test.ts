@@ -1,13 +1,13 @@
 /**
- * gRPC streams end in a protocol answer like the HTTP bindings' (test/hardening/stream-end.test.ts):
+ * gRPC streams end in a protocol answer like the HTTP bindings' (test/e2e/hardening/stream-end.test.ts):
  * an upstream that accepts and stays quiet gets the response headers at once and a status at the
  * first-event bound; one that stops mid-turn ends with INVALID_AGENT_RESPONSE.
  */
 import { Metadata, credentials, makeClientConstructor, status, type Client } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2AService, GRPC_METHODS, requestMessage } from '../../src/protocol/grpc.js';
-import { startFaultyAgent, type FaultyAgent } from '../hardening/fixtures/faulty-agent.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { A2AService, GRPC_METHODS, requestMessage } from '../../../src/protocol/grpc.js';
+import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 const FIRST_EVENT_TIMEOUT_MS = 1_500;
 

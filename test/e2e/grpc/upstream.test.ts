@@ -9,7 +9,7 @@ import type { MessageSendParams } from 'a2a-sdk-025';
 import { TaskState } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../src/model/index.js';
+import { ErrorCode } from '../../../src/model/index.js';
 import {
   StreamReader,
   V1_WIRE,
@@ -24,9 +24,9 @@ import {
   sendRequest,
   streamedArtifactText,
   textOf,
-} from '../e2e/sdk-client.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { SDK_AGENT_NAME, SDK_SLOW_PREFIX, sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
+} from '../../support/sdk-v1-client.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { SDK_AGENT_NAME, SDK_SLOW_PREFIX, sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 
 let agent: RunningSdkV1Agent;
 let gateway: TestGateway;

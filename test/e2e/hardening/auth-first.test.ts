@@ -5,7 +5,7 @@
  * facade without a key), envelope errors are still answered, as that surface's callers need them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 const BODIES = [
   'not json',

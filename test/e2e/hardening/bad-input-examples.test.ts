@@ -12,7 +12,7 @@
  *   -32005, HTTP+JSON 415. The 0.2.5 facade reads any body that parses, whatever its Content-Type says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import { ALL_SECRETS, PROTOTYPE_NAMES, envelope, post as postTo, startHardenedGateway, v025Message } from './inputs.js';
 import { V025_HEADERS, V1_HEADERS, exchange, expectHealthy, expectRestAnswer, expectRpcEnvelope, type Exchange } from './support.js';
 

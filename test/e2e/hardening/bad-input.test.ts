@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   ALL_SECRETS,
   HOSTILE_IDS,

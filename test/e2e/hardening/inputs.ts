@@ -3,7 +3,7 @@
  * Bailian key and upstream credentials configured, so there are secrets to leak), valid requests to
  * mutate, and the hostile names and ids.
  */
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { API_KEY, SECRETS, TOKEN, exchange, type Exchange } from './support.js';
 
 export const UPSTREAM_SECRET = 'hardening-upstream-token-77c0b3';

@@ -3,7 +3,7 @@
  * 0.2.5 streams mixed, demo agent with 1 ms chunks), every turn complete and error-free, and the
  * gateway's memory after the load within MEMORY_BOUND of a warm-up baseline (same load for a few
  * seconds first, so pools, JIT and the capped task stores are already at their working size).
- * The gateway runs in a child process (test/hardening/fixtures/gateway-process.ts) so the memory
+ * The gateway runs in a child process (test/e2e/hardening/fixtures/gateway-process.ts) so the memory
  * measured is its own, after full GCs (`--expose-gc`).
  */
 import { request } from 'undici';

@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 let gateway: TestGateway;
 beforeAll(async () => {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json' };
 const V025 = { 'content-type': 'application/json' };

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drainFrames, exchange, openLiveStream, type LiveStream, type SseFrame } from './support.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DRAIN_MS = 1_000;
 /** After the drain: the final frames, the exit. Generous for a loaded 2-core machine. */
 const MARGIN_MS = 2_500;

@@ -6,8 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startFaultyAgent, type FaultyAgent } from './fixtures/faulty-agent.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
 import { openLiveStream, type LiveStream } from './support.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;

@@ -10,8 +10,8 @@
  * Blocking calls of the same upstreams answer an error (or the decoded task) instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startFaultyAgent, type FaultyAgent } from './fixtures/faulty-agent.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
 import { exchange, openLiveStream, type SseFrame } from './support.js';
 
 const FIRST_EVENT_TIMEOUT_MS = 1_500;

@@ -12,8 +12,8 @@
  * within about a second; MARGIN_MS covers that and a loaded CI machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeIacCode, type FakeIacCode, type FaultName, type ReceivedRequest } from '../support/fake-iac-code.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeIacCode, type FakeIacCode, type FaultName, type ReceivedRequest } from '../../support/fake-iac-code.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import {
   API_KEY,
   SECRETS,

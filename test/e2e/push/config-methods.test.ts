@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { MASK } from '../../src/push/secrets.js';
+import { A2AError, type StreamResponse } from '../../../src/model/index.js';
+import { MASK } from '../../../src/push/secrets.js';
 import { ctx, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
 
 let env: Environment;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { StreamResponse } from '../../src/model/index.js';
+import type { StreamResponse } from '../../../src/model/index.js';
 import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
 
 let env: Environment;

@@ -9,17 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { defaultConfig, type GatewayConfig } from '../../src/config/schema.js';
-import type { AgentPort, CallContext } from '../../src/core/agent-port.js';
-import { createGateway, type Gateway } from '../../src/core/gateway.js';
-import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
-import type { TaskRegistry } from '../../src/core/task-registry/types.js';
-import { startDemoAgent, type RunningDemoAgent } from '../../src/demo-agent/index.js';
-import { createLogger } from '../../src/log.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import type { Message, SendMessageRequest, StreamResponse } from '../../src/model/index.js';
-import { createPushService, type PushService } from '../../src/push/service.js';
-import { createV1Upstream, type V1Upstream } from '../../src/upstream/v1-client.js';
+import { defaultConfig, type GatewayConfig } from '../../../src/config/schema.js';
+import type { AgentPort, CallContext } from '../../../src/core/agent-port.js';
+import { createGateway, type Gateway } from '../../../src/core/gateway.js';
+import { createMemoryTaskRegistry } from '../../../src/core/task-registry/memory.js';
+import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
+import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
+import { createLogger } from '../../../src/log.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import type { Message, SendMessageRequest, StreamResponse } from '../../../src/model/index.js';
+import { createPushService, type PushService } from '../../../src/push/service.js';
+import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1-client.js';
 
 export interface Received {
   path: string;

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Receiver } from '../push-e2e/harness.js';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { Receiver } from './harness.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 
 let gateway: TestGateway;
 let receiver: Receiver;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAgentCardSignature } from 'a2a-sdk-1';
 import { createSecretKey } from 'node:crypto';
-import { startDemoGateway, startSdkGateway, type TestGateway } from '../support/gateway.js';
+import { startDemoGateway, startSdkGateway, type TestGateway } from '../../support/gateway.js';
 
 const TOKEN = 'gateway-token-for-extended-card-tests';
 const SECRET = 'extended-card-signing-secret-0123456789';

@@ -10,9 +10,9 @@ import type { JWK } from 'jose';
 import type { AgentCard } from 'a2a-sdk-1';
 import { verifyAgentCardSignature } from 'a2a-sdk-1';
 import { DefaultAgentCardResolver } from 'a2a-sdk-1/client';
-import { connect } from '../e2e/sdk-client.js';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
-import { keyDir, type KeyDir, type TestKeyPair } from './key-files.js';
+import { connect } from '../../support/sdk-v1-client.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { keyDir, type KeyDir, type TestKeyPair } from '../../support/key-files.js';
 
 // The SDK's verifier logs every failed entry with console.debug; the assertions say what failed.
 beforeAll(() => {

@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
-import { cli, stderrLines } from '../cli/run-cli.js';
+import { startGateway, type RunningGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log.js';
+import { cli, stderrLines } from '../../support/run-cli.js';
 
 const run = promisify(execFile);
 let dir: string;

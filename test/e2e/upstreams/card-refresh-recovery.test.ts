@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/schema.js';
-import { startDemoAgent } from '../../src/demo-agent/index.js';
-import { createLogger } from '../../src/log.js';
+import { startGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { startDemoAgent } from '../../../src/demo-agent/index.js';
+import { createLogger } from '../../../src/log.js';
 
 const freePort = () =>
   new Promise<number>((resolve) => {

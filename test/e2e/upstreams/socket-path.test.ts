@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoAgentApp, demoReply } from '../../src/demo-agent/index.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { createDemoAgentApp, demoReply } from '../../../src/demo-agent/index.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 const AGENT_URL = 'http://iac-code.invalid';
 let dir: string;

@@ -9,10 +9,10 @@ import { TaskState, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { PushNotificationNotSupportedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
-import { V025_AGENT_NAME, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
+import { startGateway, type RunningGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log.js';
+import { V025_AGENT_NAME, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import {
   StreamReader,
   WIRE_1_0,

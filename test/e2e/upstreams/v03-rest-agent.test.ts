@@ -10,9 +10,9 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import type { Client } from 'a2a-sdk-1/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
+import { startGateway, type RunningGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log.js';
 import {
   StreamReader,
   artifactText,
@@ -25,8 +25,8 @@ import {
   taskIdOf,
   textOf,
   type TransportName,
-} from '../upstream-v025/sdk1-client.js';
-import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from './fake-v03-rest.js';
+} from './sdk1-client.js';
+import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from '../../support/fake-v03-rest.js';
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → gateway → 0.3 HTTP+JSON-only agent', (transport: TransportName) => {
   let agent: FakeV03Rest;

@@ -3,7 +3,7 @@
  * (401), everything works with it, sent through the SDK's own auth hook (createAuthenticatingFetchWithRetry).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   TRANSPORTS,
   asTask,
@@ -16,8 +16,8 @@ import {
   sendRequest,
   textOf,
   type RecordedRequest,
-} from './sdk-client.js';
-import { UPSTREAMS } from './upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 const TOKEN = 's3cret';
 

@@ -5,8 +5,8 @@
  * can end the upstream request within the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 let fake: FakeIacCode;
 let gateway: TestGateway;

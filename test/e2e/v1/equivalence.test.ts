@@ -6,7 +6,7 @@
 import type { Message, Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   TRANSPORTS,
   V1_WIRE,
@@ -23,8 +23,8 @@ import {
   wireError,
   type Payload,
   type WireError,
-} from './sdk-client.js';
-import { UPSTREAMS } from './upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 /** What a caller can rely on in a task, without the ids and timestamps that differ per run. */
 function taskShape(task: Task) {

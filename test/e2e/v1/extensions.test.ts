@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceParameters, withA2AExtensions, withA2AVersion } from 'a2a-sdk-1/client';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
-import { rpcResult, startFakeV025, type FakeV025 } from '../upstream-v025/fake-v025.js';
-import { TRANSPORTS, connect, rejectionOf, sendRequest, wireCode } from './sdk-client.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { rpcResult, startFakeV025, type FakeV025 } from '../../support/fake-v025.js';
+import { TRANSPORTS, connect, rejectionOf, sendRequest, wireCode } from '../../support/sdk-v1-client.js';
 
 const TRACING = 'urn:example:tracing:v1';
 const REQUIRED = 'urn:example:must-have:v1';

@@ -7,8 +7,8 @@ import { TaskState } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { PushNotificationNotSupportedError } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../src/model/index.js';
-import type { TestGateway } from '../support/gateway.js';
+import { ErrorCode } from '../../../src/model/index.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   StreamReader,
   TRANSPORTS,
@@ -28,8 +28,8 @@ import {
   wireCode,
   type Payload,
   type RecordedRequest,
-} from './sdk-client.js';
-import { UPSTREAMS } from './upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 const ACTIVE_STATES = [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING];
 

@@ -4,8 +4,8 @@
  */
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ErrorCode } from '../../src/model/index.js';
-import type { TestGateway } from '../support/gateway.js';
+import { ErrorCode } from '../../../src/model/index.js';
+import type { TestGateway } from '../../support/gateway.js';
 import {
   StreamReader,
   TRANSPORTS,
@@ -18,8 +18,8 @@ import {
   streamedArtifactText,
   textOf,
   wireCode,
-} from './sdk-client.js';
-import { UPSTREAMS } from './upstreams.js';
+} from '../../support/sdk-v1-client.js';
+import { UPSTREAMS } from '../../support/upstreams.js';
 
 // Concurrent: each test waits for slow turns on its own context, so they overlap instead of adding up.
 describe.concurrent.each(UPSTREAMS)('turns through the gateway in front of the $name', (upstream) => {

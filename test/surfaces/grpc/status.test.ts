@@ -7,8 +7,8 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, decodeErrorInfo, decodeStatus, fromGrpcError } from 'a2a-sdk-1/errors/grpc';
 import { describe, expect, it } from 'vitest';
-import { A2AError, ERROR_DOMAIN } from '../../src/model/index.js';
-import { toGrpcStatus } from '../../src/surfaces/grpc/status.js';
+import { A2AError, ERROR_DOMAIN } from '../../../src/model/index.js';
+import { toGrpcStatus } from '../../../src/surfaces/grpc/status.js';
 
 const TABLE: Array<[number, keyof typeof status, string | undefined, string | undefined]> = [
   // code, gRPC status, ErrorInfo reason, the SDK client's error class

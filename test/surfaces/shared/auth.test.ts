@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { Credentials } from '../../src/config/schema.js';
-import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../src/surfaces/shared/auth.js';
-import type { GatewayEnv } from '../../src/surfaces/shared/env.js';
-import { principalOf } from '../../src/surfaces/shared/principal.js';
-import { V1, buildApp, rpc } from './support.js';
+import { Credentials } from '../../../src/config/schema.js';
+import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
+import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
+import { principalOf } from '../../../src/surfaces/shared/principal.js';
+import { V1, buildApp, rpc } from '../support.js';
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultConfig } from '../../src/config/schema.js';
-import { cacheableJson, etagMatches } from '../../src/surfaces/shared/cacheable-json.js';
-import { publicBaseUrl } from '../../src/surfaces/shared/public-url.js';
-import { safeEqual } from '../../src/surfaces/shared/safe-equal.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { cacheableJson, etagMatches } from '../../../src/surfaces/shared/cacheable-json.js';
+import { publicBaseUrl } from '../../../src/surfaces/shared/public-url.js';
+import { safeEqual } from '../../../src/surfaces/shared/safe-equal.js';
 
 describe('safeEqual', () => {
   it.each([

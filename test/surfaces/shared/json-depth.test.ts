@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../src/surfaces/shared/json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../src/surfaces/shared/json-depth.js';
 
 /** The reference: the depth of a parsed value, walked recursively (fine for test-sized values). */
 function depthOf(value: unknown): number {

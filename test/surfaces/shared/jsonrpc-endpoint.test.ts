@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { GatewayEnv, RequestLogFields } from '../../src/surfaces/shared/env.js';
-import type { JsonRpcDialect, JsonRpcRequest } from '../../src/surfaces/shared/jsonrpc.js';
-import { jsonRpcEndpoint, jsonRpcResult } from '../../src/surfaces/shared/jsonrpc-endpoint.js';
+import type { GatewayEnv, RequestLogFields } from '../../../src/surfaces/shared/env.js';
+import type { JsonRpcDialect, JsonRpcRequest } from '../../../src/surfaces/shared/jsonrpc.js';
+import { jsonRpcEndpoint, jsonRpcResult } from '../../../src/surfaces/shared/jsonrpc-endpoint.js';
 
 function endpoint(dialects: JsonRpcDialect[], maxBodyBytes = 1024) {
   const app = new Hono<GatewayEnv>();

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { untilShutdown } from '../../src/surfaces/shared/shutdown-watch.js';
+import { untilShutdown } from '../../../src/surfaces/shared/shutdown-watch.js';
 
 describe('untilShutdown', () => {
   it('puts one listener on the signal for any number of watchers, and runs each live one once', () => {

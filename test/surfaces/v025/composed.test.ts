@@ -4,17 +4,17 @@
  * direct Message replies, and exactly what the port is called with.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGatewayApp } from '../../src/app.js';
-import { defaultConfig } from '../../src/config/schema.js';
-import type { AgentPort } from '../../src/core/agent-port.js';
-import type { CardSource } from '../../src/core/card-source.js';
-import { createTaskRegistry } from '../../src/core/task-registry/index.js';
-import type { TaskRegistry } from '../../src/core/task-registry/types.js';
-import { createLogger } from '../../src/log.js';
-import { principalOf } from '../../src/surfaces/shared/principal.js';
-import type { StreamResponse } from '../../src/model/index.js';
-import { fixedCards, fromArray, StubPort, upstreamCard } from '../surfaces/support.js';
-import { API_KEY, userMessage } from './support.js';
+import { createGatewayApp } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import type { AgentPort } from '../../../src/core/agent-port.js';
+import type { CardSource } from '../../../src/core/card-source.js';
+import { createTaskRegistry } from '../../../src/core/task-registry/index.js';
+import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
+import { createLogger } from '../../../src/log.js';
+import { principalOf } from '../../../src/surfaces/shared/principal.js';
+import type { StreamResponse } from '../../../src/model/index.js';
+import { fixedCards, fromArray, StubPort, upstreamCard } from '../support.js';
+import { API_KEY, userMessage } from '../../support/facade.js';
 
 const FLASH = { name: 'flash', params: [{ name: 'times', value: '3', normValue: '3' }], commandRequestId: 'cmd-1' };
 const VOLUME = { name: 'volume', params: [{ name: 'level', value: 'up', normValue: 'up' }], commandRequestId: 'cmd-2' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskRegistry } from '../../src/core/task-registry/types.js';
-import type { SendMessageRequest, Task, TaskState } from '../../src/model/index.js';
-import { createContinuations } from '../../src/surfaces/v025/continuation.js';
+import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
+import type { SendMessageRequest, Task, TaskState } from '../../../src/model/index.js';
+import { createContinuations } from '../../../src/surfaces/v025/continuation.js';
 
 function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegistry {
   return {

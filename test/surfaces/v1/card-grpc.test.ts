@@ -1,8 +1,8 @@
 /** The GRPC interface of the served 1.0 card: present only with the binding on, at the address callers can use. */
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/schema.js';
-import { servedCard } from '../../src/surfaces/v1/card.js';
-import { upstreamCard } from '../surfaces/support.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { servedCard } from '../../../src/surfaces/v1/card.js';
+import { upstreamCard } from '../support.js';
 
 const BASE = 'https://agents.example.com';
 const grpcEntries = (config: Record<string, unknown>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp, fixedCards, upstreamCard } from './support.js';
+import { buildApp, fixedCards, upstreamCard } from '../support.js';
 
 const CARD = '/.well-known/agent-card.json';
 

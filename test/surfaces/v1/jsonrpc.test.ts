@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError } from '../../src/model/index.js';
-import { StubPort, V1, agentMessage, buildApp, parseSse, pushConfig, rpc, task, userMessage } from './support.js';
+import { A2AError } from '../../../src/model/index.js';
+import { StubPort, V1, agentMessage, buildApp, parseSse, pushConfig, rpc, task, userMessage } from '../support.js';
 
 const send = { message: userMessage() };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError } from '../../src/model/index.js';
-import { StubPort, V1, agentMessage, buildApp, parseSse, pushConfig, task, userMessage } from './support.js';
+import { A2AError } from '../../../src/model/index.js';
+import { StubPort, V1, agentMessage, buildApp, parseSse, pushConfig, task, userMessage } from '../support.js';
 
 const { app, port, log } = buildApp({ config: { 'push-notifications': true, 'max-body-bytes': 2048 } });
 

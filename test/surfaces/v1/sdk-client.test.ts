@@ -14,9 +14,9 @@ import {
 import { TaskNotFoundError } from 'a2a-sdk-1/errors';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { principalOf } from '../../src/surfaces/shared/principal.js';
-import { A2AError } from '../../src/model/index.js';
-import { StubPort, buildApp } from './support.js';
+import { principalOf } from '../../../src/surfaces/shared/principal.js';
+import { A2AError } from '../../../src/model/index.js';
+import { StubPort, buildApp } from '../support.js';
 
 const port = new StubPort({
   getTask: async (request) => {

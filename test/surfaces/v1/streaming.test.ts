@@ -7,9 +7,9 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallContext } from '../../src/core/agent-port.js';
-import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { StubPort, V1, buildApp, statusUpdate, task, userMessage } from './support.js';
+import type { CallContext } from '../../../src/core/agent-port.js';
+import { A2AError, type StreamResponse } from '../../../src/model/index.js';
+import { StubPort, V1, buildApp, statusUpdate, task, userMessage } from '../support.js';
 
 /** A promise the test resolves by hand. */
 function gate() {

@@ -3,10 +3,10 @@
  * configs, the extended card and the stream shape, both ways where both ways exist.
  */
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type Part } from '../../src/model/index.js';
-import { V03Part, V03RestAgentCard, V03StreamResponse } from '../../src/protocol/v03/index.js';
-import { cardFromV03Rest } from '../../src/translate/v03/card.js';
-import { createV03RestToV1StreamTranslator } from '../../src/translate/v03/stream.js';
+import { TASK_STATES, type Part } from '../../../src/model/index.js';
+import { V03Part, V03RestAgentCard, V03StreamResponse } from '../../../src/protocol/v03/index.js';
+import { cardFromV03Rest } from '../../../src/translate/v03/card.js';
+import { createV03RestToV1StreamTranslator } from '../../../src/translate/v03/stream.js';
 import {
   messageFromV03,
   messageToV03,
@@ -21,7 +21,7 @@ import {
   taskFromV03,
   taskPushConfigFromV03,
   taskPushConfigToV03,
-} from '../../src/translate/v03/rest.js';
+} from '../../../src/translate/v03/rest.js';
 
 describe('parts', () => {
   const cases: Array<[string, Part, unknown]> = [
