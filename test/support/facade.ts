@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
+import { collect as collectItems } from './collect.js';
 
 export const API_KEY = 'bailian-test-key-0123';
 
@@ -172,8 +173,4 @@ export const sdkParams = (text: string, ids: { contextId?: string; taskId?: stri
 });
 
 /** Every event of a client stream, read as plain JSON. */
-export async function collect(stream: AsyncIterable<unknown>): Promise<any[]> {
-  const events: any[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+export const collect: (stream: AsyncIterable<unknown>) => Promise<any[]> = collectItems;

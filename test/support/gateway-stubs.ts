@@ -105,10 +105,3 @@ export const finishedTask = (taskId: string, contextId: string, state: TaskState
   contextId,
   status: { state, timestamp: new Date().toISOString() },
 });
-
-/** Pull every event of a stream. */
-export async function drain(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}

@@ -139,7 +139,8 @@ export function listRequest(overrides: Partial<ListTasksRequest> = {}): ListTask
 // ---------------------------------------------------------------------------------------------------
 // Results
 
-const partsText = (parts: Part[]): string => parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+/** The text of some parts' text parts, joined. */
+export const partsText = (parts: Part[]): string => parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
 
 /** The text of a message's text parts, joined. */
 export const textOf = (message: Message | undefined): string => partsText(message?.parts ?? []);

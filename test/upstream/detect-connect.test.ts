@@ -12,7 +12,9 @@ import { classifyCard, detectUpstreamProtocol } from '../../src/upstream/detect.
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
 import { defaultCard, json, startFakeV025 } from '../support/fake-v025.js';
-import { closeAll, ctx, open, rejection, userMessage } from './support.js';
+import { closeAll, ctx, open } from './support.js';
+import { rejection } from '../support/rejection.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
@@ -94,7 +96,7 @@ describe('connectUpstream', () => {
     open.push(connected.upstream);
     expect(connected.protocol).toBe('0.2.5');
     expect(lines.find((line) => line.msg === 'upstream protocol')?.protocol).toBe('0.2.5');
-    const answer = await connected.upstream.sendMessage(userMessage('hi'), ctx());
+    const answer = await connected.upstream.sendMessage(sendMessageParams('hi'), ctx());
     expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await connected.upstream.fetchCard()).name).toBe('sdk-v025-echo');
   });

@@ -1,7 +1,6 @@
-import { expect } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import type { CallContext } from '../../src/core/agent-port.js';
-import { A2AError, type StreamResponse } from '../../src/model/index.js';
+import type { StreamResponse } from '../../src/model/index.js';
 import { createV025Upstream, type V025Upstream } from '../../src/upstream/v025-client.js';
 import type { V025Dialect } from '../../src/upstream/v025-card.js';
 import { startFakeV025, type FakeV025, type FakeV025Options } from '../support/fake-v025.js';
@@ -25,26 +24,6 @@ export async function setup(
 }
 
 export const ctx = (extra: Partial<CallContext> = {}): CallContext => ({ principal: '', signal: new AbortController().signal, ...extra });
-
-let counter = 0;
-export const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { messageId: `m-${++counter}`, role: 'ROLE_USER' as const, parts: [{ text }], ...extra },
-});
-
-export async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-export async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
-}
 
 /** Kind and state of each event. */
 export function outline(event: StreamResponse): string {

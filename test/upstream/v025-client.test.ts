@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCard, ErrorCode } from '../../src/model/index.js';
 import { extendedCardUrls } from '../../src/upstream/v025-card.js';
 import { defaultCard, json, rpcError, rpcResult } from '../support/fake-v025.js';
-import { closeAll, ctx, rejection, setup, userMessage, v025 } from './support.js';
+import { closeAll, ctx, setup, v025 } from './support.js';
+import { rejection } from '../support/rejection.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
@@ -58,10 +60,10 @@ describe('unary calls', () => {
         },
       },
     });
-    const task = await upstream.sendMessage({ ...userMessage('go'), configuration: { returnImmediately: true } }, ctx());
+    const task = await upstream.sendMessage({ ...sendMessageParams('go'), configuration: { returnImmediately: true } }, ctx());
     expect(task).toEqual({ task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2025-01-02T03:04:05Z' } } });
     expect(fake.rpcCalls('message/send')[0]?.params).toMatchObject({ configuration: { acceptedOutputModes: [], blocking: false } });
-    const message = await upstream.sendMessage(userMessage('direct', { contextId: 'ctx-1' }), ctx());
+    const message = await upstream.sendMessage(sendMessageParams('direct', { contextId: 'ctx-1' }), ctx());
     expect(message).toEqual({ message: { messageId: 'm-a', role: 'ROLE_AGENT', parts: [{ text: 'hi' }], contextId: 'ctx-1' } });
     expect((fake.rpcCalls('message/send')[1]?.params as Record<string, unknown>).configuration).toBeUndefined();
   });

@@ -5,7 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/index.js';
 import { errorFrame, frame, rpcError, rpcResult, sse } from '../support/fake-v025.js';
-import { closeAll, collect, ctx, outline, rejection, setup, userMessage, v025 } from './support.js';
+import { closeAll, ctx, outline, setup, v025 } from './support.js';
+import { collect } from '../support/collect.js';
+import { rejection } from '../support/rejection.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
@@ -22,7 +25,7 @@ describe('message/stream → SendStreamingMessage', () => {
           ]),
       },
     });
-    const events = await collect(upstream.sendStreamingMessage(userMessage('hi'), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx()));
     expect(events.map(outline)).toEqual([
       'task:TASK_STATE_WORKING',
       'status:TASK_STATE_WORKING',
@@ -38,7 +41,7 @@ describe('message/stream → SendStreamingMessage', () => {
     const { upstream } = await setup({
       rpc: { 'message/stream': (call, res) => sse(res, [frame(call, v025.artifact('x')), frame(call, v025.status('completed', true))]) },
     });
-    const events = await collect(upstream.sendStreamingMessage(userMessage('hi'), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx()));
     expect(events.map(outline)).toEqual(['task:TASK_STATE_SUBMITTED', 'artifact:x', 'status:TASK_STATE_COMPLETED']);
   });
 
@@ -49,7 +52,7 @@ describe('message/stream → SendStreamingMessage', () => {
           sse(res, [frame(call, v025.task('submitted')), frame(call, v025.status('input-required', true))], { keepOpen: true }),
       },
     });
-    const events = await collect(upstream.sendStreamingMessage(userMessage('hi'), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx()));
     expect(events.map(outline)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_INPUT_REQUIRED']);
     expect(await fake.rpcCalls('message/stream')[0]?.closedByClient).toBe(true);
   });
@@ -58,7 +61,7 @@ describe('message/stream → SendStreamingMessage', () => {
     const { upstream } = await setup({
       rpc: { 'message/stream': (call, res) => sse(res, [frame(call, v025.message('hello')), frame(call, v025.task('working'))], { keepOpen: true }) },
     });
-    const events = await collect(upstream.sendStreamingMessage(userMessage('hi', { contextId: 'ctx-9' }), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('hi', { contextId: 'ctx-9' }), ctx()));
     expect(events).toEqual([{ message: { messageId: 'm-a', role: 'ROLE_AGENT', parts: [{ text: 'hello' }], contextId: 'ctx-9' } }]);
   });
 
@@ -82,7 +85,7 @@ describe('message/stream → SendStreamingMessage', () => {
     const seen: string[] = [];
     const error = await rejection(
       (async () => {
-        for await (const event of upstream.sendStreamingMessage(userMessage('hi'), ctx())) seen.push(outline(event));
+        for await (const event of upstream.sendStreamingMessage(sendMessageParams('hi'), ctx())) seen.push(outline(event));
       })(),
     );
     expect(seen).toEqual(['task:TASK_STATE_WORKING']);
@@ -95,14 +98,14 @@ describe('message/stream → SendStreamingMessage', () => {
     const { upstream } = await setup({
       rpc: { 'message/stream': (call, res) => rpcError(call, res, { code: -32001, message: 'Task not found: t-x' }) },
     });
-    const error = await rejection(collect(upstream.sendStreamingMessage(userMessage('hi', { taskId: 't-x' }), ctx())));
+    const error = await rejection(collect(upstream.sendStreamingMessage(sendMessageParams('hi', { taskId: 't-x' }), ctx())));
     expect(error.code).toBe(ErrorCode.TaskNotFound);
     expect(error.message).toBe('Task not found: t-x');
   });
 
   it('a result that is not a 0.2.5 stream event is an invalid agent response', async () => {
     const { upstream } = await setup({ rpc: { 'message/stream': (call, res) => sse(res, [frame(call, { kind: 'nonsense' })]) } });
-    expect((await rejection(collect(upstream.sendStreamingMessage(userMessage('hi'), ctx())))).code).toBe(ErrorCode.InvalidAgentResponse);
+    expect((await rejection(collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx())))).code).toBe(ErrorCode.InvalidAgentResponse);
   });
 
   it('sends the 0.2.5 request: no A2A-Version, X-A2A-Extensions, credentials, kind and lower-case role', async () => {
@@ -110,7 +113,7 @@ describe('message/stream → SendStreamingMessage', () => {
       { rpc: { 'message/stream': (call, res) => sse(res, [frame(call, v025.status('completed', true))]) } },
       { auth: { 'api-key': 'k-123', 'api-key-header': 'X-Agent-Key' } },
     );
-    await collect(upstream.sendStreamingMessage(userMessage('hi'), ctx({ extensions: ['https://ext/a', 'https://ext/b'] })));
+    await collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx({ extensions: ['https://ext/a', 'https://ext/b'] })));
     const call = fake.rpcCalls('message/stream')[0]!;
     expect(call.headers['a2a-version']).toBeUndefined();
     expect(call.headers['a2a-extensions']).toBeUndefined();
@@ -123,7 +126,7 @@ describe('message/stream → SendStreamingMessage', () => {
     const { fake, upstream } = await setup({
       rpc: { 'message/stream': (call, res) => sse(res, [frame(call, v025.task('working'))], { keepOpen: true }) },
     });
-    for await (const event of upstream.sendStreamingMessage(userMessage('hi'), ctx())) {
+    for await (const event of upstream.sendStreamingMessage(sendMessageParams('hi'), ctx())) {
       expect(outline(event)).toBe('task:TASK_STATE_WORKING');
       break;
     }

@@ -9,8 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { ErrorCode } from '../../src/model/index.js';
 import { createV03RestUpstream, type V03RestUpstream } from '../../src/upstream/v03-rest-client.js';
-import { closeAll, collect, ctx, open, outline, rejection, userMessage } from './support.js';
+import { closeAll, ctx, open, outline } from './support.js';
 import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from '../support/fake-v03-rest.js';
+import { collect } from '../support/collect.js';
+import { rejection } from '../support/rejection.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
@@ -59,7 +62,7 @@ describe('createV03RestUpstream', () => {
 
   it('SendMessage: a proto JSON body (content, ROLE_USER, blocking: true), credentials, no A2A-Version; the task back in 1.0 form', async () => {
     const { agent, upstream } = await setup({ auth: { token: 'secret-token' } });
-    const answer = await upstream.sendMessage({ ...userMessage('hello', { contextId: 'c-9' }) }, ctx({ extensions: ['urn:x'] }));
+    const answer = await upstream.sendMessage({ ...sendMessageParams('hello', { contextId: 'c-9' }) }, ctx({ extensions: ['urn:x'] }));
     expect(answer).toMatchObject({
       task: {
         contextId: 'c-9',
@@ -84,10 +87,10 @@ describe('createV03RestUpstream', () => {
 
   it('SendMessage: returnImmediately becomes blocking: false; a direct message answer gets a contextId', async () => {
     const { agent, upstream } = await setup();
-    const working = await upstream.sendMessage({ ...userMessage('later'), configuration: { returnImmediately: true } }, ctx());
+    const working = await upstream.sendMessage({ ...sendMessageParams('later'), configuration: { returnImmediately: true } }, ctx());
     expect('task' in working && working.task.status.state).toBe('TASK_STATE_WORKING');
     expect(agent.routed('message:send')[0]?.body).toMatchObject({ configuration: { blocking: false } });
-    const direct = await upstream.sendMessage(userMessage('direct', { contextId: 'c-1' }), ctx());
+    const direct = await upstream.sendMessage(sendMessageParams('direct', { contextId: 'c-1' }), ctx());
     expect(direct).toEqual({
       message: { messageId: expect.any(String), role: 'ROLE_AGENT', contextId: 'ctx-direct', parts: [{ text: 'a direct answer' }] },
     });
@@ -95,7 +98,7 @@ describe('createV03RestUpstream', () => {
 
   it('SendStreamingMessage: a Task first (synthesised from the opening update), the chunks, the final status; the stream ends at final although the agent keeps it open', async () => {
     const { agent, upstream } = await setup();
-    const events = await collect(upstream.sendStreamingMessage(userMessage('stream me'), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('stream me'), ctx()));
     expect(events.map(outline)).toEqual([
       'task:TASK_STATE_WORKING',
       'status:TASK_STATE_WORKING',
@@ -109,7 +112,7 @@ describe('createV03RestUpstream', () => {
 
   it('GetTask with historyLength, CancelTask (CANCELLED → CANCELED), and their errors', async () => {
     const { agent, upstream } = await setup();
-    const created = await upstream.sendMessage({ ...userMessage('x'), configuration: { returnImmediately: true } }, ctx());
+    const created = await upstream.sendMessage({ ...sendMessageParams('x'), configuration: { returnImmediately: true } }, ctx());
     const id = 'task' in created ? created.task.id : '';
     const task = await upstream.getTask({ id, historyLength: 1 }, ctx());
     expect(task.history).toHaveLength(1);
@@ -127,7 +130,7 @@ describe('createV03RestUpstream', () => {
 
   it('SubscribeToTask: the snapshot first (the agent repeating it is dropped), then the rest; a finished task is not active', async () => {
     const { upstream } = await setup();
-    const created = await upstream.sendMessage({ ...userMessage('x'), configuration: { returnImmediately: true } }, ctx());
+    const created = await upstream.sendMessage({ ...sendMessageParams('x'), configuration: { returnImmediately: true } }, ctx());
     const id = 'task' in created ? created.task.id : '';
     const events = await collect(upstream.subscribeToTask({ id }, ctx()));
     expect(events.map(outline)).toEqual(['task:TASK_STATE_WORKING', 'artifact:finished later', 'status:TASK_STATE_COMPLETED']);
@@ -137,7 +140,7 @@ describe('createV03RestUpstream', () => {
 
   it('push notification configs: create, get, list, delete over /pushNotificationConfigs, flat 1.0 configs back', async () => {
     const { agent, upstream } = await setup();
-    const created = await upstream.sendMessage({ ...userMessage('x'), configuration: { returnImmediately: true } }, ctx());
+    const created = await upstream.sendMessage({ ...sendMessageParams('x'), configuration: { returnImmediately: true } }, ctx());
     const taskId = 'task' in created ? created.task.id : '';
     const config = await upstream.createTaskPushNotificationConfig(
       { taskId, url: 'https://hook.example/a', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'c' } },
@@ -299,20 +302,20 @@ describe('createV03RestUpstream against misbehaving agents', () => {
     const events: string[] = [];
     const error = await rejection(
       (async () => {
-        for await (const event of upstream.sendStreamingMessage(userMessage('x'), ctx())) events.push(outline(event));
+        for await (const event of upstream.sendStreamingMessage(sendMessageParams('x'), ctx())) events.push(outline(event));
       })(),
     );
     expect(events).toEqual(['task:TASK_STATE_WORKING']);
     expect([error.code, error.message]).toEqual([ErrorCode.Internal, 'agent crashed']);
 
     const refusing = await scripted(reply(415, JSON.stringify({ message: 'text/plain only' })));
-    const refused = await rejection(collect(refusing.sendStreamingMessage(userMessage('x'), ctx())));
+    const refused = await rejection(collect(refusing.sendStreamingMessage(sendMessageParams('x'), ctx())));
     expect([refused.code, refused.message]).toEqual([ErrorCode.ContentTypeNotSupported, 'text/plain only']);
   });
 
   it('a stream answered as one JSON message (no SSE) is that message, and the stream ends', async () => {
     const upstream = await scripted(reply(200, JSON.stringify({ msg: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'hi' }] } })));
-    const events = await collect(upstream.sendStreamingMessage(userMessage('x', { contextId: 'c-5' }), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('x', { contextId: 'c-5' }), ctx()));
     expect(events).toEqual([{ message: { messageId: 'm', role: 'ROLE_AGENT', contextId: 'c-5', parts: [{ text: 'hi' }] } }]);
   });
 });

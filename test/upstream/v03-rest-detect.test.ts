@@ -9,8 +9,9 @@ import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyBinding, detectUpstream, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { passThroughWhenV025 } from '../../src/upstream/passthrough-when-v025.js';
 import { startFakeV025 } from '../support/fake-v025.js';
-import { closeAll, ctx, open, userMessage } from './support.js';
+import { closeAll, ctx, open } from './support.js';
 import { startFakeV03Rest } from '../support/fake-v03-rest.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
@@ -81,7 +82,7 @@ describe('connectUpstream', () => {
     open.push(connected.upstream);
     expect([connected.protocol, connected.binding]).toEqual(['0.3', 'HTTP+JSON']);
     expect(lines.find((line) => line.msg === 'upstream protocol')?.binding).toBe('HTTP+JSON');
-    const answer = await connected.upstream.sendMessage(userMessage('hi'), ctx());
+    const answer = await connected.upstream.sendMessage(sendMessageParams('hi'), ctx());
     expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(agent.routed('message:send')).toHaveLength(1);
 

@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { demoReply } from '../../../src/demo-agent/index.js';
 import { sdkReply, startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
-import { openStream, rpc, startFacadeGateway } from '../../support/facade.js';
+import { collect, openStream, rpc, startFacadeGateway } from '../../support/facade.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+
+beforeAll(requireRedis);
 
 let counter = 0;
 const params = (text: string, extra: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
@@ -24,12 +27,6 @@ const params = (text: string, extra: { contextId?: string; taskId?: string } = {
 /** What a person reads in a history: who said what. */
 const said = (history: any[] | undefined): string[] =>
   (history ?? []).map((message) => `${message.role}: ${message.parts.map((part: any) => part.text ?? `[${part.kind}]`).join('')}`);
-
-async function collect(stream: AsyncGenerator<unknown>): Promise<any[]> {
-  const events: any[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 interface Upstream {
   name: string;
@@ -56,7 +53,7 @@ const UPSTREAMS: Upstream[] = [
   // The history the facade answers comes from the task registry: the same with the Redis one.
   demo('embedded demo agent (bailian profile, store: redis)', {
     store: 'redis',
-    'redis-url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    'redis-url': REDIS_URL,
     'redis-prefix': `a2a-bridge-test:facade-tasks:${randomUUID()}:`,
     tasks: { 'idle-ttl-ms': 600_000 },
   }),

@@ -26,6 +26,7 @@ import {
   type Payload,
 } from '../../support/sdk-v1-client.js';
 import { UPSTREAMS } from '../../support/upstreams.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
 const TERMINAL = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED];
 
@@ -130,11 +131,12 @@ describe.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $
 describe('SubscribeToTask on another replica (store: redis) → a2a-js 1.x server', () => {
   let agent: RunningSdkV1Agent;
   let replicas: TestGateway[];
+  beforeAll(requireRedis);
   beforeAll(async () => {
     agent = await startSdkV1Agent();
     const shared = {
       store: 'redis',
-      'redis-url': process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      'redis-url': REDIS_URL,
       'redis-prefix': `a2a-bridge-test:subscribe:${randomUUID()}:`,
       tasks: { 'idle-ttl-ms': 600_000 },
       upstream: { url: agent.url },

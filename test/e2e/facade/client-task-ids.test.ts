@@ -13,8 +13,9 @@ import type { RunningGateway } from '../../../src/app.js';
 import { demoReply } from '../../../src/demo-agent/index.js';
 import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { API_KEY, collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
 
 const stores = [
   { name: 'memory', config: (_prefix: string, dir: string) => ({ 'push-notifications': true, 'persistence-dir': dir }) },

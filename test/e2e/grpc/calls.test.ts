@@ -4,6 +4,7 @@
  * ending the upstream call at once. The upstream's own bounds are far away in these tests, so only
  * the caller can end the upstream request in time.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
 import { AgentCard } from 'a2a-sdk-1';
 import type { Transport } from 'a2a-sdk-1/client';
@@ -14,8 +15,6 @@ import { asTask, sendRequest } from '../../support/sdk-v1-client.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startDemoGateway, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { grpcFailureOf, wire } from './grpc-client.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function grpcTransport(gateway: TestGateway, headers: Record<string, string> = {}, callOptions = {}): Promise<Transport> {
   const json = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers })).json()) as Record<string, unknown>;

@@ -4,6 +4,7 @@
  * agent's statuses (with or without ErrorInfo) become the caller's A2A errors, scrubbed of secrets
  * and paths. The agent advertises a wildcard address, reached at the host its card came from.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Metadata, status } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from 'a2a-sdk-1/errors/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +26,6 @@ afterAll(async () => {
   await gateway?.close();
   await agent?.close();
 });
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function rpc(method: string, params: unknown, signal?: AbortSignal): Promise<Response> {
   return fetch(`${gateway.url}/`, {

@@ -8,8 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+
+beforeAll(requireRedis);
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
@@ -126,7 +129,6 @@ async function probe(url: string, caller: Caller, id: string): Promise<Array<str
 const FOREIGN_1_0 = [-32001, -32001, 404, 'unlisted'];
 const FOREIGN_0_2_5 = [-32001, -32001];
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN = `a2a-bridge-test:principals:${randomUUID()}:`;
 const STORES = [
   { store: 'memory', extra: {} },

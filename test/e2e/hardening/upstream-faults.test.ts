@@ -11,6 +11,7 @@
  * Bounds: undici arms its headers timeout on coarse (~0.5 s) timer ticks, so a 300 ms bound fires
  * within about a second; MARGIN_MS covers that and a loaded CI machine.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeIacCode, type FakeIacCode, type FaultName, type ReceivedRequest } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -231,8 +232,6 @@ function upstreamRequestOf(id: string): ReceivedRequest | undefined {
     return params?.message?.messageId === `m-${id}`;
   });
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `condition` (a state another party changes without an event to await) for up to MARGIN_MS. */
 async function until(condition: () => boolean): Promise<void> {

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { A2AError, type StreamResponse } from '../../../src/model/index.js';
+import type { StreamResponse } from '../../../src/model/index.js';
 import { MASK } from '../../../src/push/secrets.js';
 import { ctx, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { rejection } from '../../support/rejection.js';
 
 let env: Environment;
 const open: Array<{ close(): Promise<void> }> = [];
@@ -20,15 +21,6 @@ async function setup(overrides: Record<string, unknown> = {}): Promise<Harness> 
   const h = await startHarness(env, overrides, { subdir: `s-${Math.random().toString(36).slice(2)}` });
   open.push(h);
   return h;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
 }
 
 const ALICE = ctx('basic:alice');

@@ -15,8 +15,10 @@ import type { Task } from '../../../src/model/index.js';
 import { createPushService } from '../../../src/push/service.js';
 import { stubUpstream } from '../../support/gateway-stubs.js';
 import { ctx } from './harness.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const RUN_PREFIX = `a2a-bridge-test:push-evict:${randomUUID()}:`;
 const ALICE = ctx('basic:alice');
 const META = { owner: ALICE.principal, upstream: 'up' };

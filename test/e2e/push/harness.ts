@@ -17,9 +17,10 @@ import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
 import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
 import { createLogger } from '../../../src/log.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
-import type { Message, SendMessageRequest, StreamResponse } from '../../../src/model/index.js';
+import type { Message, SendMessageRequest } from '../../../src/model/index.js';
 import { createPushService, type PushService } from '../../../src/push/service.js';
 import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1-client.js';
+import { collect } from '../../support/collect.js';
 
 export interface Received {
   path: string;
@@ -109,12 +110,6 @@ export const userText = (text: string, refs: { taskId?: string; contextId?: stri
   parts: [{ text }],
   ...refs,
 });
-
-export async function drain(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 export const fastQueue = {
   concurrency: 1,
@@ -212,7 +207,7 @@ export async function startHarness(
 
 /** One streamed turn; returns its events and the task id. */
 export async function streamTurn(port: AgentPort, request: SendMessageRequest, context: CallContext) {
-  const events = await drain(port.sendStreamingMessage(request, context));
+  const events = await collect(port.sendStreamingMessage(request, context));
   const first = events.find((event) => 'task' in event || 'statusUpdate' in event);
   const taskId = first && ('task' in first ? first.task.id : 'statusUpdate' in first ? first.statusUpdate.taskId : undefined);
   if (!taskId) throw new Error('the turn produced no task');

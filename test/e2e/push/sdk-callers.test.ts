@@ -10,6 +10,7 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './harness.js';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { userMessage } from '../../support/v1-message.js';
 
 let gateway: TestGateway;
 let receiver: Receiver;
@@ -23,13 +24,6 @@ async function rpc(method: string, params: unknown): Promise<{ result?: any; err
   });
   return (await response.json()) as { result?: any; error?: any };
 }
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  messageId: `m-${Math.random().toString(36).slice(2)}`,
-  role: 'ROLE_USER',
-  parts: [{ text }],
-  ...extra,
-});
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-push-e2e-'));

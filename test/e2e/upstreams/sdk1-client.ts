@@ -1,24 +1,19 @@
 /**
- * The official a2a-js 1.x client, built from the gateway's card URL with one transport preferred,
- * plus small builders for its protobuf-shaped requests and readers of its stream payloads.
+ * The official a2a-js 1.x client as the 0.2.5 and 0.3 upstream suites use it: built from the gateway's
+ * card URL with one transport preferred (no request recording), and readers of its stream payloads that
+ * name states and rebuild the reply as a subscriber sees it. Requests and the other readers:
+ * test/support/sdk-v1-client.ts.
  */
-import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from 'a2a-sdk-1';
+import { TaskState, type StreamResponse } from 'a2a-sdk-1';
 import {
   ClientFactory,
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
   RestTransportFactory,
-  ServiceParameters,
-  withA2AVersion,
   type Client,
 } from 'a2a-sdk-1/client';
-
-export type TransportName = 'JSONRPC' | 'HTTP+JSON';
-export type Payload = NonNullable<StreamResponse['payload']>;
-
-/** For calls on `client.transport` (the Client refuses push methods locally when the card says no push). */
-export const WIRE_1_0 = { serviceParameters: ServiceParameters.create(withA2AVersion('1.0')) };
+import { artifactText, partsText, type Payload, type TransportName } from '../../support/sdk-v1-client.js';
 
 export async function connectClient(gatewayUrl: string, transport: TransportName): Promise<Client> {
   const factory = new ClientFactory(
@@ -29,48 +24,6 @@ export async function connectClient(gatewayUrl: string, transport: TransportName
     }),
   );
   return factory.createFromUrl(gatewayUrl);
-}
-
-let counter = 0;
-const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
-
-export function sendRequest(text: string, ids: { contextId?: string; taskId?: string } = {}): SendMessageRequest {
-  counter += 1;
-  const message: Message = {
-    messageId: `v025-e2e-${process.pid}-${counter}`,
-    contextId: ids.contextId ?? '',
-    taskId: ids.taskId ?? '',
-    role: Role.ROLE_USER,
-    parts: [textPart(text)],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  return { tenant: '', message, configuration: undefined, metadata: undefined };
-}
-
-export function listRequest(overrides: Record<string, unknown> = {}) {
-  return {
-    tenant: '',
-    contextId: '',
-    status: TaskState.TASK_STATE_UNSPECIFIED,
-    pageSize: 100,
-    pageToken: '',
-    historyLength: undefined,
-    statusTimestampAfter: undefined,
-    includeArtifacts: false,
-    ...overrides,
-  };
-}
-
-const partsText = (parts: Part[]): string => parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-
-export const textOf = (message: Message | undefined): string => partsText(message?.parts ?? []);
-export const artifactText = (task: Task): string => partsText(task.artifacts[0]?.parts ?? []);
-
-export function asTask(result: Task | Message): Task {
-  if (!('status' in result)) throw new Error(`expected a Task, got a Message: ${JSON.stringify(result)}`);
-  return result;
 }
 
 export function outline(payload: Payload): string {

@@ -13,20 +13,8 @@ import { startGateway, type RunningGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
 import { V025_AGENT_NAME, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
-import {
-  StreamReader,
-  WIRE_1_0,
-  artifactText,
-  asTask,
-  connectClient,
-  listRequest,
-  outline,
-  reconstructedText,
-  sendRequest,
-  taskIdOf,
-  textOf,
-  type TransportName,
-} from './sdk1-client.js';
+import { StreamReader, connectClient, outline, reconstructedText, taskIdOf } from './sdk1-client.js';
+import { artifactText, asTask, listRequest, sendRequest, textOf, type TransportName, V1_WIRE } from '../../support/sdk-v1-client.js';
 
 async function startPair(agentOptions = {}, gatewayOverrides: Record<string, unknown> = {}) {
   const agent = await startSdkV025Agent(agentOptions);
@@ -178,14 +166,14 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
   it('push config methods answer PushNotificationNotSupported while the gateway push is off', async () => {
     const task = await send('push?');
     const config = { tenant: '', id: 'cfg-1', taskId: task.id, url: 'https://example.com/hook', token: '', authentication: undefined };
-    await expect(client.transport.createTaskPushNotificationConfig(config, WIRE_1_0)).rejects.toBeInstanceOf(PushNotificationNotSupportedError);
-    await expect(client.transport.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, WIRE_1_0)).rejects.toBeInstanceOf(
+    await expect(client.transport.createTaskPushNotificationConfig(config, V1_WIRE)).rejects.toBeInstanceOf(PushNotificationNotSupportedError);
+    await expect(client.transport.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, V1_WIRE)).rejects.toBeInstanceOf(
       PushNotificationNotSupportedError,
     );
     await expect(
-      client.transport.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }, WIRE_1_0),
+      client.transport.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }, V1_WIRE),
     ).rejects.toBeInstanceOf(PushNotificationNotSupportedError);
-    await expect(client.transport.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, WIRE_1_0)).rejects.toBeInstanceOf(
+    await expect(client.transport.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, V1_WIRE)).rejects.toBeInstanceOf(
       PushNotificationNotSupportedError,
     );
   });
@@ -209,10 +197,10 @@ describe('push config methods with push-notifications on: the gateway owns them,
   it('create and get are answered by the gateway with the secret masked, nothing is forwarded', async () => {
     const task = asTask(await client.sendMessage(sendRequest('push me')));
     const config = { tenant: '', id: 'cfg-1', taskId: task.id, url: 'https://example.com/hook', token: 'tok', authentication: undefined };
-    const created = await client.transport.createTaskPushNotificationConfig(config, WIRE_1_0);
+    const created = await client.transport.createTaskPushNotificationConfig(config, V1_WIRE);
     expect(created).toMatchObject({ taskId: task.id, url: 'https://example.com/hook', id: 'cfg-1' });
     expect(created.token).not.toBe('tok');
-    const fetched = await client.transport.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, WIRE_1_0);
+    const fetched = await client.transport.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }, V1_WIRE);
     expect(fetched).toMatchObject({ taskId: task.id, url: 'https://example.com/hook' });
     const methods = pair.agent.received.map((request) => request.rpcMethod);
     expect(methods.some((method) => method?.startsWith('tasks/pushNotificationConfig/'))).toBe(false);

@@ -13,19 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
-import {
-  StreamReader,
-  artifactText,
-  asTask,
-  connectClient,
-  listRequest,
-  outline,
-  reconstructedText,
-  sendRequest,
-  taskIdOf,
-  textOf,
-  type TransportName,
-} from './sdk1-client.js';
+import { StreamReader, connectClient, outline, reconstructedText, taskIdOf } from './sdk1-client.js';
+import { artifactText, asTask, listRequest, sendRequest, textOf, type TransportName } from '../../support/sdk-v1-client.js';
 import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from '../../support/fake-v03-rest.js';
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → gateway → 0.3 HTTP+JSON-only agent', (transport: TransportName) => {

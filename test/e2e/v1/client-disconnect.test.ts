@@ -4,6 +4,7 @@
  * and the REST binding alike. The upstream's whole-call bound is far away, so only the disconnect
  * can end the upstream request within the test.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -21,8 +22,6 @@ afterAll(async () => {
 });
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function hangUpDuring(method: 'GetTask', send: (signal: AbortSignal) => Promise<unknown>): Promise<string> {
   fake.injectFault('hang-before-headers');

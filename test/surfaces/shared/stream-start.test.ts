@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { startStream } from '../../../src/surfaces/shared/stream-start.js';
 import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../../src/surfaces/v1/stream-open.js';
+import { collect } from '../../support/collect.js';
 
 const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } };
 const done: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
@@ -10,12 +11,6 @@ const reply: StreamResponse = { message: { messageId: 'm', role: 'ROLE_AGENT', p
 
 async function* events(...items: StreamResponse[]): AsyncGenerator<StreamResponse> {
   for (const item of items) yield item;
-}
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 describe('requireTurnEnd', () => {
