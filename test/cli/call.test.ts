@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import { cli } from './run-cli.js';
+import { cli } from '../support/run-cli.js';
 
 let open: RunningGateway;
 let guarded: RunningGateway;

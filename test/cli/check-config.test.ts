@@ -4,7 +4,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskSecrets } from '../../src/cli/check-config.js';
-import { cli, stderrLines } from './run-cli.js';
+import { cli, stderrLines } from '../support/run-cli.js';
 
 let dir: string;
 beforeAll(async () => {

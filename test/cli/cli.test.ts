@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, root } from './run-cli.js';
+import { cli, root } from '../support/run-cli.js';
 
 describe.concurrent('a2a-bridge CLI', () => {
   it('--help prints usage with flags and env conventions and exits 0', async () => {

@@ -5,7 +5,7 @@ import { startGateway, type RunningGateway } from '../../src/app.js';
 import { lintCard } from '../../src/cli/lint-card.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import { cli } from './run-cli.js';
+import { cli } from '../support/run-cli.js';
 
 const goodCard = () => ({
   name: 'agent',

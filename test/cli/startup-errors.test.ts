@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, stderrLines, type Run } from './run-cli.js';
+import { cli, stderrLines, type Run } from '../support/run-cli.js';
 
 let dir: string;
 beforeAll(async () => {

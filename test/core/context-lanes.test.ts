@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createContextLanesFor } from '../../src/core/context-lanes-factory.js';
 import { createContextLanes, type ContextLanes } from '../../src/core/context-lanes.js';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const RUN_PREFIX = `a2a-bridge-test:lanes:${randomUUID()}:`;
 const admin = new Redis(REDIS_URL);
 

@@ -1,14 +1,17 @@
 /** Two gateway replicas sharing one Redis (lanes and registry): one turn per context between them. */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 import { createGateway } from '../../src/core/gateway.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
-import { A2AError, type Message } from '../../src/model/index.js';
-import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from './gateway-stubs.js';
+import type { Message } from '../../src/model/index.js';
+import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { rejection } from '../support/rejection.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const RUN_PREFIX = `a2a-bridge-test:replicas:${randomUUID()}:`;
 const ALICE = ctxOf('basic:alice');
 const closers: Array<() => Promise<void>> = [];
@@ -36,15 +39,6 @@ function replicas(...upstreams: StubUpstream[]) {
     );
     return createGateway(upstream, { registry, lanes, upstreamName: 'up' });
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
 }
 
 const blockingAnswer = (taskId: string) => async () => ({ task: finishedTask(taskId, 'C') });

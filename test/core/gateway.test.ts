@@ -6,7 +6,10 @@ import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { ctxOf, drain, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from './gateway-stubs.js';
+import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { rejection } from '../support/rejection.js';
+import { collect } from '../support/collect.js';
 
 const ALICE = ctxOf('basic:alice');
 const BOB = ctxOf('basic:bob');
@@ -15,15 +18,6 @@ function setup(upstream: StubUpstream, options: { registry?: TaskRegistry } = {}
   const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
   const gateway = createGateway(upstream, { registry, upstreamName: 'up' });
   return { registry, gateway };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
 }
 
 /** A stream whose upstream is `feed`, with its first event already pulled (admission done). */
@@ -124,7 +118,8 @@ describe('gateway: streaming pass-through', () => {
   }, 2000); // a buffering relay never hands out the first event: fail fast
 
   it('has recorded every event, in order, when the stream ends (Redis registry)', async () => {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    await requireRedis();
+    const redis = new Redis(REDIS_URL);
     const prefix = `a2a-bridge-test:${randomUUID()}:`;
     const registry = createRedisTaskRegistry({ redis, prefix, idleTtlMs: 60_000, historyLimit: 100 });
     try {
@@ -133,7 +128,7 @@ describe('gateway: streaming pass-through', () => {
       feed.push(statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
       feed.end();
       const { gateway } = setup(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry });
-      const events = await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+      const events = await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
       expect(events).toHaveLength(32);
       const stored = await registry.get('T', ALICE.principal);
       expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -152,8 +147,8 @@ describe('gateway: streaming pass-through', () => {
     second.end();
     const feeds = [first, second];
     const { gateway, registry } = setup(stubUpstream({ sendStreamingMessage: () => feeds.shift()!.stream() }));
-    await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C', text: 'one' }) }, ALICE));
-    await drain(gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', text: 'two' }) }, ALICE));
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C', text: 'one' }) }, ALICE));
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', text: 'two' }) }, ALICE));
     const stored = await registry.get('T', ALICE.principal);
     expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['one', 'two', 'reply']);
   });
@@ -168,7 +163,7 @@ describe('gateway: per-principal scoping', () => {
       getTask: async () => finishedTask('T', 'C'),
     });
     const { gateway } = setup(upstream);
-    await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
     const before = upstream.calls.length;
 
     const notFound = [
@@ -205,7 +200,7 @@ describe('gateway: task queries', () => {
     feed.end();
     const upstream = stubUpstream({ sendStreamingMessage: () => feed.stream() });
     const { gateway, registry } = setup(upstream);
-    await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
     await registry.put(finishedTask('DONE', 'C2', 'TASK_STATE_COMPLETED'), { owner: ALICE.principal, upstream: 'up' });
     const error = await rejection(gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next());
     expect([error.code, error.message]).toEqual([-32001, 'Task T is not active']);
@@ -229,7 +224,7 @@ describe('gateway: SubscribeToTask', () => {
     });
     const { gateway, registry } = setup(upstream);
     await registry.put(finishedTask('T', 'C', 'TASK_STATE_INPUT_REQUIRED'), { owner: ALICE.principal, upstream: 'up' });
-    const events = await drain(gateway.subscribeToTask({ id: 'T' }, ALICE));
+    const events = await collect(gateway.subscribeToTask({ id: 'T' }, ALICE));
     // The agent began with an update: the Task read just before comes first, as A2A 1.0 requires.
     expect(events.map((event) => Object.keys(event)[0])).toEqual(['task', 'statusUpdate', 'statusUpdate']);
     expect(events[0]).toEqual({ task: expect.objectContaining({ id: 'T', status: expect.objectContaining({ state: 'TASK_STATE_WORKING' }) }) });
@@ -274,7 +269,7 @@ describe('gateway: redaction of echoed secrets', () => {
     const feed = new Feed().push(echoed, clean, statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();
     const { gateway, registry } = setup(stubUpstream({ sendStreamingMessage: () => feed.stream() }));
-    const events = await drain(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C', metadata: { iac_code: secrets } }) }, ALICE));
+    const events = await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C', metadata: { iac_code: secrets } }) }, ALICE));
 
     const first = events[0] as Extract<StreamResponse, { task: unknown }>;
     expect(first.task.history?.[0]?.metadata).toEqual({
@@ -300,7 +295,7 @@ describe('gateway: event hub', () => {
     const feed = new Feed().push(taskFrame('T', 'C'));
     const { gateway } = setup(stubUpstream({ sendStreamingMessage: () => feed.stream() }));
     const { iterator } = await openStream(gateway, userMessage({ contextId: 'C' }));
-    const subscribers = [drain(gateway.events.subscribe('T')), drain(gateway.events.subscribe('T'))];
+    const subscribers = [collect(gateway.events.subscribe('T')), collect(gateway.events.subscribe('T'))];
     expect(gateway.events.subscriberCount('T')).toBe(2);
     feed.push(statusFrame('T', 'C', 'TASK_STATE_WORKING', 'a'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();

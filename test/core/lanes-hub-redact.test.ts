@@ -3,7 +3,8 @@ import { contextBusyError } from '../../src/core/context-lanes.js';
 import { REDACTED, redactEvent, redactTask } from '../../src/core/redact.js';
 import { createTaskEventHub } from '../../src/core/task-event-hub.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { drain, statusFrame, taskFrame, userMessage } from './gateway-stubs.js';
+import { statusFrame, taskFrame, userMessage } from '../support/gateway-stubs.js';
+import { collect } from '../support/collect.js';
 
 // The lanes themselves: context-lanes.test.ts (memory and Redis).
 describe('context lanes', () => {
@@ -53,17 +54,17 @@ describe('task event hub', () => {
     hub.publish(statusFrame('U', 'C', 'TASK_STATE_WORKING'));
     hub.publish(statusFrame('T', 'C', 'TASK_STATE_COMPLETED'));
     hub.publish(statusFrame('T', 'C', 'TASK_STATE_WORKING')); // after the end: nobody listens
-    expect((await drain(a)).length).toBe(2);
-    expect((await drain(b)).length).toBe(2);
+    expect((await collect(a)).length).toBe(2);
+    expect((await collect(b)).length).toBe(2);
     hub.end('U');
-    expect((await drain(other)).length).toBe(1);
+    expect((await collect(other)).length).toBe(1);
     expect(hub.subscriberCount('T') + hub.subscriberCount('U')).toBe(0);
   });
 
   it('ends a subscription on abort', async () => {
     const hub = createTaskEventHub();
     const abort = new AbortController();
-    const events = drain(hub.subscribe('T', abort.signal));
+    const events = collect(hub.subscribe('T', abort.signal));
     hub.publish(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
     abort.abort();
     expect(await events).toHaveLength(1);

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { createTaskRegistry } from '../../src/core/task-registry/index.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { registryContract, taskOf } from './registry-contract.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const RUN_PREFIX = `a2a-bridge-test:${randomUUID()}:`;
 
 registryContract('memory', async ({ historyLimit, idleTtlMs }) => {

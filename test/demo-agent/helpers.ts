@@ -27,10 +27,6 @@ export async function rpcResult<T>(url: string, method: string, params: unknown)
   return reply.result as T;
 }
 
-export function userMessage(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { messageId: `m-${nextId++}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
-}
-
 export interface SseFrame {
   event?: string;
   data: { result?: StreamResponse; error?: { code: number; message: string }; id: unknown; jsonrpc: string };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListTasksResponse, StreamResponse, Task } from '../../src/model/index.js';
 import { demoReply, startDemoAgent, type RunningDemoAgent } from '../../src/demo-agent/index.js';
-import { collect, describeEvent, openStream, rpc, rpcResult, sendMessage, userMessage, type SseFrame } from './helpers.js';
+import { collect, describeEvent, openStream, rpc, rpcResult, sendMessage, type SseFrame } from './helpers.js';
+import { userMessage } from '../support/v1-message.js';
 
 let agent: RunningDemoAgent;
 

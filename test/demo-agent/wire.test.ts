@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCard, StreamResponse, Task } from '../../src/model/index.js';
 import { demoReply, startDemoAgent, type RunningDemoAgent } from '../../src/demo-agent/index.js';
-import { describeEvent, openStream, rpc, rpcResult, sendMessage, streamTurn, userMessage, V1 } from './helpers.js';
+import { describeEvent, openStream, rpc, rpcResult, sendMessage, streamTurn, V1 } from './helpers.js';
+import { userMessage } from '../support/v1-message.js';
 
 let agent: RunningDemoAgent;
 

@@ -3,15 +3,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { createTaskRegistry } from '../../src/core/task-registry/index.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createGatewayMetrics } from '../../src/observability/metrics.js';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushQueue } from '../../src/push/queue/types.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const run = `test-metrics-${process.pid}-${randomBytes(4).toString('hex')}`;
 const job = (eventId: string) => newPushJob({ eventId, taskId: 't', configId: 'c', owner: '', url: 'http://127.0.0.1:1/hook', payload: '{}' });
 

@@ -4,14 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2AError } from '../../src/model/index.js';
 import { createFileConfigStore } from '../../src/push/config-store/file.js';
 import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { createRedisConfigStore } from '../../src/push/config-store/redis.js';
 import type { PushConfigStore } from '../../src/push/config-store/types.js';
 import { createKeyRing } from '../../src/push/secrets.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { rejection } from '../support/rejection.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const keyRing = createKeyRing([`k:${randomBytes(32).toString('base64')}`]);
 const options = { keyRing, maxConfigsPerTask: 3, allowPrivate: false };
 const url = 'https://hooks.example.com/a2a';
@@ -27,15 +29,6 @@ afterAll(async () => {
   if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
-}
 
 const stores: Array<[string, () => PushConfigStore]> = [
   ['memory', () => createMemoryConfigStore(options)],

@@ -3,13 +3,15 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createPushConfigStore, createPushHandler, createPushKeyRing, createPushQueue, headersFromStore, newPushJob } from '../../src/push/index.js';
 import { startReceiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();

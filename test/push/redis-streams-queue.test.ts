@@ -10,8 +10,10 @@ import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../sr
 import { newPushJob, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
 import { startReceiver, type Receiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+beforeAll(requireRedis);
+
 const WORKER = fileURLToPath(new URL('./fixtures/redis-worker.ts', import.meta.url));
 const run = `test-push-q-${process.pid}-${randomBytes(4).toString('hex')}`;
 

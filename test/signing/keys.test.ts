@@ -10,7 +10,7 @@ import { buildDemoCard } from '../../src/demo-agent/index.js';
 import { createCardSigner } from '../../src/signing/card-signer.js';
 import { loadKeyRing } from '../../src/signing/keys.js';
 import { startTestGateway } from '../support/gateway.js';
-import { keyDir, type KeyDir } from './key-files.js';
+import { keyDir, type KeyDir } from '../support/key-files.js';
 
 const entries = (list: unknown[]) => list.map((entry) => SigningKeyConfig.parse(entry));
 

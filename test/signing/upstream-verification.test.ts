@@ -14,7 +14,7 @@ import { CardVerificationConfig } from '../../src/config/schema.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
 import { startJwksServer, type JwksServer } from './jwks-server.js';
-import { keyDir, type KeyDir, type TestKeyPair } from './key-files.js';
+import { keyDir, type KeyDir, type TestKeyPair } from '../support/key-files.js';
 
 type SigningKey = CryptoKey | KeyObject;
 

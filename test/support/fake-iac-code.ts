@@ -43,6 +43,7 @@
  *   error-event            `event: error` frame (internal-error payload) after `after` frames, then end
  * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
@@ -130,8 +131,6 @@ const V1_METHODS = new Set([
 const LEAKY_MESSAGE =
   'RuntimeError: failed to read /home/alice/.iac-code/a2a/tasks/x.json with Bearer sk-live-0123456789abcdef\n' +
   'Traceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/iac_code/a2a/executor.py", line 12, in run\n';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function parseDirective(text: string): Fault | undefined {
   const match = /\[fault:([a-z0-9-]+)((?:\s+\w+=\d+)*)\]/.exec(text);

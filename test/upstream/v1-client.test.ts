@@ -5,6 +5,9 @@ import type { CallContext } from '../../src/core/agent-port.js';
 import { A2AError, AgentCard, type StreamResponse } from '../../src/model/index.js';
 import { createV1Upstream, jsonRpcEndpoint, type V1Upstream } from '../../src/upstream/v1-client.js';
 import { startFakeIacCode, type FakeIacCode, type FakeIacCodeOptions } from '../support/fake-iac-code.js';
+import { rejection } from '../support/rejection.js';
+import { collect } from '../support/collect.js';
+import { sendMessageParams } from '../support/v1-message.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -23,24 +26,6 @@ async function setup(
 }
 
 const ctx = (extra: Partial<CallContext> = {}): CallContext => ({ principal: '', signal: new AbortController().signal, ...extra });
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER' as const, parts: [{ text }], ...extra },
-});
-
-async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<A2AError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  return error as A2AError;
-}
 
 /** Kind and state (or text) of each event, for comparing against the captured turn. */
 function outline(event: StreamResponse): string {
@@ -71,7 +56,7 @@ describe('card and endpoint', () => {
 
   it('fetches the card once for a burst of first calls', async () => {
     const { fake, upstream } = await setup();
-    const results = await Promise.all([1, 2, 3].map(() => upstream.sendMessage(userMessage('hi'), ctx())));
+    const results = await Promise.all([1, 2, 3].map(() => upstream.sendMessage(sendMessageParams('hi'), ctx())));
     expect(results).toHaveLength(3);
     expect(fake.requests.filter((r) => r.path === '/.well-known/agent-card.json')).toHaveLength(1);
   });
@@ -113,7 +98,7 @@ describe('card and endpoint', () => {
 describe('AgentPort methods against the fake iac-code', () => {
   it('SendMessage returns the captured task shape and sends the 1.0 headers and our own request id', async () => {
     const { fake, upstream } = await setup({}, { auth: { 'api-key': 'k1' } });
-    const result = await upstream.sendMessage(userMessage('make vpc'), ctx({ extensions: ['urn:a', 'urn:b'] }));
+    const result = await upstream.sendMessage(sendMessageParams('make vpc'), ctx({ extensions: ['urn:a', 'urn:b'] }));
     if (!('task' in result)) throw new Error('expected a task');
     const { task } = result;
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -136,7 +121,7 @@ describe('AgentPort methods against the fake iac-code', () => {
 
   it('SendStreamingMessage yields the captured event sequence', async () => {
     const { upstream } = await setup();
-    const events = await collect(upstream.sendStreamingMessage(userMessage('make vpc'), ctx()));
+    const events = await collect(upstream.sendStreamingMessage(sendMessageParams('make vpc'), ctx()));
     const taskId = 'task' in events[0]! ? events[0].task.id : '';
     expect(events.map(outline).map((line) => line.replaceAll(taskId, 'T').replace(/\/\/[^/]+\//, '//ART/'))).toEqual([
       'task:TASK_STATE_SUBMITTED',
@@ -163,10 +148,10 @@ describe('AgentPort methods against the fake iac-code', () => {
 
   it('follow-up turns, GetTask with historyLength, ListTasks', async () => {
     const { upstream } = await setup();
-    const first = await upstream.sendMessage(userMessage('one'), ctx());
+    const first = await upstream.sendMessage(sendMessageParams('one'), ctx());
     if (!('task' in first)) throw new Error('expected a task');
     const { id, contextId } = first.task;
-    const follow = await collect(upstream.sendStreamingMessage(userMessage('two', { taskId: id, contextId }), ctx()));
+    const follow = await collect(upstream.sendStreamingMessage(sendMessageParams('two', { taskId: id, contextId }), ctx()));
     expect(outline(follow[0]!)).toBe('TASK_STATE_SUBMITTED'); // no Task frame for an existing task
 
     const task = await upstream.getTask({ id, historyLength: 2 }, ctx());
@@ -180,21 +165,21 @@ describe('AgentPort methods against the fake iac-code', () => {
   it('maps upstream JSON-RPC errors to the same code', async () => {
     const { upstream } = await setup();
     expect(await rejection(upstream.getTask({ id: 'nope' }, ctx()))).toMatchObject({ code: -32001, message: 'Task not found' });
-    const send = upstream.sendMessage(userMessage('x', { taskId: 'missing' }), ctx());
+    const send = upstream.sendMessage(sendMessageParams('x', { taskId: 'missing' }), ctx());
     expect(await rejection(send)).toMatchObject({ code: -32001, message: 'Task missing not found' });
     // Pre-stream errors arrive as plain JSON on a streaming call.
-    const stream = collect(upstream.sendStreamingMessage(userMessage('x', { taskId: 'missing' }), ctx()));
+    const stream = collect(upstream.sendStreamingMessage(sendMessageParams('x', { taskId: 'missing' }), ctx()));
     expect(await rejection(stream)).toMatchObject({ code: -32001 });
     expect(await rejection(upstream.listTasks({ pageSize: 0 }, ctx()))).toMatchObject({ code: -32602 });
   });
 
   it('CancelTask: -32002 for a finished turn, CANCELED for a running one (its stream ends CANCELED)', async () => {
     const { upstream } = await setup({ frameDelayMs: 30 });
-    const done = await upstream.sendMessage(userMessage('x'), ctx());
+    const done = await upstream.sendMessage(sendMessageParams('x'), ctx());
     if (!('task' in done)) throw new Error('expected a task');
     expect(await rejection(upstream.cancelTask({ id: done.task.id }, ctx()))).toMatchObject({ code: -32002 });
 
-    const iterator = upstream.sendStreamingMessage(userMessage('long'), ctx())[Symbol.asyncIterator]();
+    const iterator = upstream.sendStreamingMessage(sendMessageParams('long'), ctx())[Symbol.asyncIterator]();
     const firstEvent = (await iterator.next()).value as StreamResponse;
     const taskId = 'task' in firstEvent ? firstEvent.task.id : '';
     const canceled = await upstream.cancelTask({ id: taskId }, ctx());
@@ -206,7 +191,7 @@ describe('AgentPort methods against the fake iac-code', () => {
 
   it('SubscribeToTask: the task snapshot, then the rest of the turn; -32001 for an inactive task', async () => {
     const { upstream } = await setup({ frameDelayMs: 20 });
-    const iterator = upstream.sendStreamingMessage(userMessage('long'), ctx())[Symbol.asyncIterator]();
+    const iterator = upstream.sendStreamingMessage(sendMessageParams('long'), ctx())[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as StreamResponse;
     const taskId = 'task' in first ? first.task.id : '';
     const subscribed = await collect(upstream.subscribeToTask({ id: taskId }, ctx()));
@@ -220,7 +205,7 @@ describe('AgentPort methods against the fake iac-code', () => {
 
   it.each(['null', 'empty'] as const)('push config create/get/list/delete (delete answers %s)', async (deleteResult) => {
     const { upstream } = await setup({ deleteResult, pushNotifications: true });
-    const sent = await upstream.sendMessage(userMessage('x'), ctx());
+    const sent = await upstream.sendMessage(sendMessageParams('x'), ctx());
     const taskId = 'task' in sent ? sent.task.id : '';
     const config = { taskId, url: 'https://hooks.example.com/a2a', token: 'tk' };
     const created = await upstream.createTaskPushNotificationConfig(config, ctx());
@@ -253,7 +238,7 @@ describe('fake iac-code itself', () => {
     const response = await request(fake.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'SendStreamingMessage', params: userMessage('x') }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'SendStreamingMessage', params: sendMessageParams('x') }),
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');

@@ -1,0 +1,82 @@
+/**
+ * iac-code's interactive permission prompt (its default) in front of a Bailian user: the question is
+ * shown as text, and the user's answer in words reaches iac-code as the data part it requires, so the
+ * turn goes on and the template is shown. A reply that picks no option is asked again without reaching
+ * iac-code. The fake iac-code follows the captured prompt, answer and resume frames.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT } from '../../support/fake-iac-code-data.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+
+const BEFORE = ['Drafting ', 'main.tf.'];
+const AFTER = ['Wrote main.tf ✓'];
+const TEMPLATE = 'resource "alicloud_vpc" "main" {}\n';
+const QUESTION = `${PERMISSION_PROMPT}\nReply "Allow once" or "Deny".`;
+
+describe('facade → iac-code asking for permission', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-permission-'));
+  let fake: FakeIacCode;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    fake = await startFakeIacCode({
+      script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
+    });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function ask(): Promise<string> {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Create a VPC' }) });
+    const events = results(await stream.rest());
+    expect(streamedText(events)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    return events[0].contextId;
+  }
+
+  it('the question is shown; "Allow once" resumes the turn and the template is shown', async () => {
+    const contextId = await ask();
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
+    expect(sentText(answer.body.result)).toBe(`main.tf\n\`\`\`hcl\n${TEMPLATE}\`\`\`\n${AFTER.join('')}`);
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+    expect(sent.params.message.parts).toEqual([
+      {
+        data: {
+          schemaVersion: 1,
+          kind: 'permission',
+          requestTaskId: sent.params.message.taskId,
+          inputId: expect.stringMatching(/^permission-/),
+          toolUseId: 'tu-1',
+          decision: 'allow_once',
+        },
+        mediaType: 'application/json',
+      },
+    ]);
+  });
+
+  it('"拒绝" (deny) over message/stream: the tool does not run and the agent says so', async () => {
+    const contextId = await ask();
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: '拒绝', contextId }) });
+    const events = results(await stream.rest());
+    expect(streamedText(events)).toBe(PERMISSION_DENIED_AFTER.join(''));
+    expect(events.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } });
+  });
+
+  it('a reply that picks no option is asked again, without reaching iac-code; a later "yes" still works', async () => {
+    const contextId = await ask();
+    const before = fake.rpcRequests('SendStreamingMessage').length;
+    const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'what does it do?', contextId }) });
+    expect(sentText(again.body.result)).toBe(`An answer is needed first. ${QUESTION}`);
+    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
+    const yes = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'yes', contextId }) });
+    expect(sentText(yes.body.result)).toContain(TEMPLATE);
+  });
+});

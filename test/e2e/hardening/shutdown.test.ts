@@ -1,0 +1,211 @@
+/**
+ * Graceful shutdown of the real CLI (`a2a-bridge serve`, embedded demo agent) on SIGTERM: new
+ * connections are refused at once, a short request in flight completes, and what is still open when
+ * `drain-timeout-ms` runs out ends in its caller's protocol:
+ *   1.0 JSON-RPC stream   an `event: error` frame carrying a JSON-RPC error (-32603 "The gateway is
+ *                         shutting down"), the same frame as any mid-stream failure (chosen over a
+ *                         TASK_STATE_FAILED status-update: the task itself did not fail, the transport ended)
+ *   1.0 REST stream       an `event: error` frame carrying google.rpc.Status
+ *   0.2.5 stream          a `status-update` with state `failed`, `final: true` and that message
+ *   blocking calls        a JSON-RPC error with that message, in the caller's version
+ * then the process exits 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { drainFrames, exchange, openLiveStream, type LiveStream, type SseFrame } from './support.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const DRAIN_MS = 1_000;
+/** After the drain: the final frames, the exit. Generous for a loaded 2-core machine. */
+const MARGIN_MS = 2_500;
+const SHUTTING_DOWN = 'The gateway is shutting down';
+
+interface RunningCli {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  logs: Array<{ msg?: string }>;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+async function startCli(): Promise<RunningCli> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+    cwd: root,
+    env: { ...env, A2A_BRIDGE_DRAIN_TIMEOUT_MS: String(DRAIN_MS), A2A_BRIDGE_KEEPALIVE_MS: '200' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const logs: Array<{ msg?: string }> = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      logs.push(entry);
+      if (entry.msg === 'a2a-bridge listening' && entry.url) resolve(entry.url);
+    });
+    void exited.then(([code]) => reject(new Error(`the CLI exited (${code}) before listening`)));
+  });
+  return { child, url, port: Number(new URL(url).port), logs, exited };
+}
+
+const json = { 'content-type': 'application/json' };
+const V1 = { ...json, 'a2a-version': '1.0' };
+const rpc = (method: string, params: unknown, id: string): string => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const v1Message = (text: string) => ({ message: { messageId: `m-${text.length}-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } });
+const v025Message = (text: string) => ({
+  message: { kind: 'message', messageId: `m-${Math.random()}`, role: 'user', parts: [{ kind: 'text', text }] },
+});
+
+/** Whether a fresh TCP connection to `port` is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+async function openWithFirstFrame(url: string, init: RequestInit): Promise<LiveStream> {
+  const stream = await openLiveStream(url, init);
+  expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await stream.next()).toBeDefined();
+  return stream;
+}
+
+/** The remaining frames and when the stream ended, measured from `since`. */
+async function ending(stream: LiveStream, since: () => number): Promise<{ frames: SseFrame[]; afterSignalMs: number }> {
+  const frames = await drainFrames(stream);
+  return { frames, afterSignalMs: Date.now() - since() };
+}
+
+describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
+  it('refuses new connections, finishes the short request, ends open streams and calls in their protocol, exits 0', async () => {
+    const cli = await startCli();
+    const { url } = cli;
+    // A kept-alive connection left idle: it must not hold the drain up.
+    expect((await exchange(`${url}/health`)).status).toBe(200);
+
+    const v1Stream = await openWithFirstFrame(`${url}/`, {
+      method: 'POST',
+      headers: V1,
+      body: rpc('SendStreamingMessage', v1Message('slow: a 1.0 stream open at shutdown'), 'v1-stream'),
+    });
+    const restStream = await openWithFirstFrame(`${url}/message:stream`, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify(v1Message('slow: a REST stream open at shutdown')),
+    });
+    const v025Stream = await openWithFirstFrame(`${url}/stream`, {
+      method: 'POST',
+      headers: json,
+      body: rpc('message/stream', v025Message('slow: a 0.2.5 stream open at shutdown'), 'v025-stream'),
+    });
+    // Blocking calls of a slow turn: still running when the drain time is over.
+    const v1Blocking = exchange(`${url}/`, { method: 'POST', headers: V1, body: rpc('SendMessage', v1Message('slow: blocking 1.0'), 'v1-blocking') });
+    const v025Blocking = exchange(`${url}/`, {
+      method: 'POST',
+      headers: json,
+      body: rpc('message/send', v025Message('slow: blocking 0.2.5'), 'v025-blocking'),
+    });
+    // A short request: ~100 chunks of the demo agent's 5 ms, well inside the drain time.
+    let shortDone = false;
+    const short = exchange(`${url}/`, {
+      method: 'POST',
+      headers: V1,
+      body: rpc('SendMessage', v1Message(Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ')), 'short'),
+    }).finally(() => {
+      shortDone = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(shortDone, 'the short request is in flight when the signal arrives').toBe(false);
+
+    let signalledAt = 0;
+    const sinceSignal = () => signalledAt;
+    const streamEnds = [v1Stream, restStream, v025Stream].map((stream) => ending(stream, sinceSignal));
+    cli.child.kill('SIGTERM');
+    signalledAt = Date.now();
+
+    // New connections are refused as soon as the signal is handled.
+    let isRefused = false;
+    while (!isRefused && Date.now() - signalledAt < MARGIN_MS) {
+      isRefused = await refused(cli.port);
+      if (!isRefused) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(isRefused, 'a new connection is refused').toBe(true);
+    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS);
+
+    const shortAnswer = await short;
+    expect(shortAnswer.status).toBe(200);
+    const shortTask = (shortAnswer.json as { result?: { task?: { status: { state: string } } } }).result?.task;
+    expect(shortTask?.status.state, shortAnswer.text.slice(0, 200)).toBe('TASK_STATE_INPUT_REQUIRED');
+
+    const [v1End, restEnd, v025End] = await Promise.all(streamEnds);
+    for (const end of [v1End!, restEnd!, v025End!]) {
+      // Allowed to run for the drain time, then ended promptly.
+      expect(end.afterSignalMs).toBeGreaterThanOrEqual(DRAIN_MS - 100);
+      expect(end.afterSignalMs).toBeLessThan(DRAIN_MS + MARGIN_MS);
+    }
+
+    const v1Last = v1End!.frames.at(-1)!;
+    expect(v1Last.event).toBe('error');
+    expect(JSON.parse(v1Last.data)).toEqual({ jsonrpc: '2.0', id: 'v1-stream', error: { code: -32603, message: SHUTTING_DOWN } });
+    expect(v1End!.frames.slice(0, -1).every((frame) => frame.event === undefined)).toBe(true);
+
+    const restLast = restEnd!.frames.at(-1)!;
+    expect(restLast.event).toBe('error');
+    expect(JSON.parse(restLast.data)).toEqual({ error: { code: 500, status: 'INTERNAL', message: SHUTTING_DOWN, details: [] } });
+
+    const v025Frames = v025End!.frames.map((frame) => JSON.parse(frame.data) as { id: string; result: any });
+    const v025Last = v025Frames.at(-1)!;
+    expect(v025Last.id).toBe('v025-stream');
+    expect(v025Last.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+    // Bailian reads artifacts only: the reason closes the reply, right before the final status.
+    const v025Closing = v025Frames.at(-2)!.result;
+    expect(v025Closing).toMatchObject({ kind: 'artifact-update', lastChunk: true });
+    expect(v025Closing.artifact.parts[0].text).toBe(`\n${SHUTTING_DOWN}`);
+
+    const v1BlockingAnswer = await v1Blocking;
+    expect(v1BlockingAnswer.json).toEqual({ jsonrpc: '2.0', id: 'v1-blocking', error: { code: -32603, message: SHUTTING_DOWN } });
+    // The facade's message/send reads the turn as a stream: the turn it accepted ends failed, with what was said and the reason.
+    const v025BlockingAnswer = (await v025Blocking).json as { id: string; result: any };
+    expect(v025BlockingAnswer.id).toBe('v025-blocking');
+    expect(v025BlockingAnswer.result).toMatchObject({ kind: 'task', status: { state: 'failed' } });
+    expect(v025BlockingAnswer.result.artifacts[0].parts[0].text).toMatch(new RegExp(`\\n${SHUTTING_DOWN}$`));
+
+    const [code, signal] = await cli.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS + MARGIN_MS + 1_000);
+    expect(cli.logs.map((entry) => entry.msg)).toContain('drain time is over: ending the open requests and streams');
+  }, 40_000);
+
+  it('with nothing open, the process exits 0 at once instead of waiting for the drain time', async () => {
+    const cli = await startCli();
+    expect((await exchange(`${cli.url}/health`)).status).toBe(200);
+    const stream = await openWithFirstFrame(`${cli.url}/`, {
+      method: 'POST',
+      headers: V1,
+      body: rpc('SendStreamingMessage', v1Message('a short turn'), 'done-before'),
+    });
+    await drainFrames(stream);
+    cli.child.kill('SIGTERM');
+    const signalledAt = Date.now();
+    const [code] = await cli.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS);
+    expect(cli.logs.map((entry) => entry.msg)).not.toContain('drain time is over: ending the open requests and streams');
+  }, 40_000);
+});

@@ -1,0 +1,227 @@
+/**
+ * A 1.0 stream always ends in a protocol answer, on JSON-RPC and HTTP+JSON alike:
+ * - an upstream that accepts the stream and then stays quiet: the SSE headers and an opening comment
+ *   arrive within a second (long before the first keep-alive interval), and after
+ *   `upstream.first-event-timeout-ms` an error event closes the stream and the upstream call is ended;
+ * - an upstream that ends the stream without a terminal or interrupted state (nothing at all, or
+ *   SUBMITTED and WORKING then the end, or frames that are not JSON): an InvalidAgentResponse
+ *   (-32006) error event, after whatever was relayed;
+ * - gzip, br and deflate bodies are decoded (the gateway asks for identity; this agent ignores that).
+ * Blocking calls of the same upstreams answer an error (or the decoded task) instead.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
+import { exchange, openLiveStream, type SseFrame } from './support.js';
+
+const FIRST_EVENT_TIMEOUT_MS = 1_500;
+const HEADERS_TIMEOUT_MS = 800;
+const MARGIN_MS = 2_000;
+const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json' };
+
+let agent: FaultyAgent;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  agent = await startFaultyAgent();
+  gateway = await startTestGateway({
+    upstream: { url: agent.url, 'first-event-timeout-ms': FIRST_EVENT_TIMEOUT_MS, 'headers-timeout-ms': HEADERS_TIMEOUT_MS },
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await agent?.close();
+});
+
+const BINDINGS = ['JSON-RPC', 'HTTP+JSON'] as const;
+type Binding = (typeof BINDINGS)[number];
+
+const message = (text: string) => ({ message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }] } });
+
+function streamRequest(binding: Binding, text: string): { url: string; init: RequestInit } {
+  if (binding === 'JSON-RPC') {
+    return {
+      url: `${gateway.url}/`,
+      init: {
+        method: 'POST',
+        headers: V1,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: message(text) }),
+      },
+    };
+  }
+  return { url: `${gateway.url}/message:stream`, init: { method: 'POST', headers: V1, body: JSON.stringify(message(text)) } };
+}
+
+function blockingRequest(binding: Binding, text: string): { url: string; init: RequestInit } {
+  if (binding === 'JSON-RPC') {
+    return {
+      url: `${gateway.url}/`,
+      init: { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 'bl', method: 'SendMessage', params: message(text) }) },
+    };
+  }
+  return { url: `${gateway.url}/message:send`, init: { method: 'POST', headers: V1, body: JSON.stringify(message(text)) } };
+}
+
+/** The error code an `event: error` frame carries, in either binding's form. */
+function errorCodeOf(binding: Binding, frame: SseFrame): number {
+  expect(frame.event).toBe('error');
+  const body = JSON.parse(frame.data);
+  if (binding === 'JSON-RPC') {
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 'st' });
+    return body.error.code;
+  }
+  // HTTP+JSON: google.rpc.Status; the A2A code is named by the ErrorInfo reason.
+  expect(body.error.code).toBe(500);
+  const reason = body.error.details.find((detail: any) => detail['@type']?.endsWith('ErrorInfo'))?.reason;
+  return reason === 'INVALID_AGENT_RESPONSE' ? -32006 : -32603;
+}
+
+const states = (binding: Binding, frames: SseFrame[]): string[] =>
+  frames
+    .filter((frame) => frame.event === undefined)
+    .map((frame) => {
+      const event = binding === 'JSON-RPC' ? JSON.parse(frame.data).result : JSON.parse(frame.data);
+      return event.task?.status.state ?? event.statusUpdate?.status.state;
+    });
+
+async function readStream(binding: Binding, text: string): Promise<SseFrame[]> {
+  const { url, init } = streamRequest(binding, text);
+  const answer = await exchange(url, init);
+  expect(answer.status).toBe(200);
+  expect(answer.contentType).toMatch(/^text\/event-stream/);
+  return answer.frames!;
+}
+
+describe.each(BINDINGS)('1.0 %s streams', (binding) => {
+  it('quiet after accepting: headers and a comment within a second, then an error event at the first-event bound', async () => {
+    const { url, init } = streamRequest(binding, 'mode:quiet');
+    const started = Date.now();
+    const stream = await openLiveStream(url, init);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await until(() => stream.comments.length > 0, 1_000);
+    const frame = await stream.next();
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(FIRST_EVENT_TIMEOUT_MS - 100);
+    expect(elapsed).toBeLessThan(FIRST_EVENT_TIMEOUT_MS + MARGIN_MS);
+    expect(errorCodeOf(binding, frame!)).toBe(-32603);
+    expect(await stream.next()).toBeUndefined();
+    await stream.ended;
+    // The upstream call was ended with it.
+    await until(() => agent.openResponses() === 0, 2_000);
+  });
+
+  it('empty (headers, a comment, the end): an InvalidAgentResponse error event', async () => {
+    const frames = await readStream(binding, 'mode:empty');
+    expect(frames).toHaveLength(1);
+    expect(errorCodeOf(binding, frames[0]!)).toBe(-32006);
+  });
+
+  it('truncated (SUBMITTED, WORKING, the end): the two events, then an InvalidAgentResponse error event', async () => {
+    const frames = await readStream(binding, 'mode:truncated');
+    expect(states(binding, frames)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+    expect(errorCodeOf(binding, frames.at(-1)!)).toBe(-32006);
+  });
+
+  it('undecodable frames: an InvalidAgentResponse error event', async () => {
+    const frames = await readStream(binding, 'mode:garbage');
+    expect(errorCodeOf(binding, frames.at(-1)!)).toBe(-32006);
+  });
+
+  it('an agent that answers at once: the stream opens with its first event (no opening comment), logged with its task', async () => {
+    const { url, init } = streamRequest(binding, 'mode:complete');
+    const stream = await openLiveStream(url, init);
+    const frames = [];
+    for (let frame = await stream.next(); frame; frame = await stream.next()) frames.push(frame);
+    expect(stream.comments).toEqual([]);
+    expect(states(binding, frames)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const line = gateway.requestLog().findLast((entry) => entry.stream);
+    expect(line?.taskId).toMatch(/^task-\d+$/);
+  });
+
+  it.each(['gzip', 'br', 'deflate'])('a %s-encoded stream is decoded into the whole turn', async (encoding) => {
+    const frames = await readStream(binding, `mode:${encoding}`);
+    expect(frames.every((frame) => frame.event === undefined)).toBe(true);
+    expect(states(binding, frames)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  });
+});
+
+describe.each(BINDINGS)('1.0 %s blocking calls', (binding) => {
+  async function send(text: string): Promise<{ code?: number; state?: string; ms: number }> {
+    const { url, init } = blockingRequest(binding, text);
+    const answer = await exchange(url, init);
+    const body = answer.json as any;
+    if (binding === 'JSON-RPC') {
+      expect(answer.status).toBe(200);
+      return { code: body.error?.code, state: body.result?.task?.status.state, ms: answer.ms };
+    }
+    if (answer.status === 200) return { state: body.task?.status.state, ms: answer.ms };
+    const reason = body.error.details.find((detail: any) => detail['@type']?.endsWith('ErrorInfo'))?.reason;
+    return { code: reason === 'INVALID_AGENT_RESPONSE' ? -32006 : body.error.code === 500 ? -32603 : body.error.code, ms: answer.ms };
+  }
+
+  it('quiet: an error at the headers bound', async () => {
+    const answer = await send('mode:quiet');
+    expect(answer.code).toBe(-32603);
+    expect(answer.ms).toBeLessThan(HEADERS_TIMEOUT_MS + MARGIN_MS);
+  });
+
+  it.each(['empty', 'truncated', 'garbage'])('%s: InvalidAgentResponse', async (mode) => {
+    expect((await send(`mode:${mode}`)).code).toBe(-32006);
+  });
+
+  it.each(['gzip', 'br', 'deflate'])('a %s-encoded answer is decoded', async (encoding) => {
+    expect((await send(`mode:${encoding}`)).state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('0.2.5 facade streams (message/stream)', () => {
+  const facadeStream = (text: string): { url: string; init: RequestInit } => ({
+    url: `${gateway.url}/stream`,
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'fs',
+        method: 'message/stream',
+        params: {
+          message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }] },
+        },
+      }),
+    },
+  });
+
+  it('quiet after accepting: headers and a comment within a second, then a 0.2.5 error at the first-event bound', async () => {
+    const { url, init } = facadeStream('mode:quiet');
+    const started = Date.now();
+    const stream = await openLiveStream(url, init);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await until(() => stream.comments.length > 0, 1_000);
+    const frame = await stream.next();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FIRST_EVENT_TIMEOUT_MS - 100);
+    expect(JSON.parse(frame!.data)).toMatchObject({ jsonrpc: '2.0', id: 'fs', error: { code: -32603 } });
+    expect(await stream.next()).toBeUndefined();
+    await until(() => agent.openResponses() === 0, 2_000);
+  });
+
+  it('truncated: what was said, then a failed, final status (Bailian waits for final: true)', async () => {
+    const answer = await exchange(facadeStream('mode:truncated').url, facadeStream('mode:truncated').init);
+    const last = JSON.parse(answer.frames!.at(-1)!.data);
+    expect(last.result).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+  });
+});
+
+it('the gateway asks upstreams for identity encoding', () => {
+  expect(agent.acceptEncodings.length).toBeGreaterThan(0);
+  expect(new Set(agent.acceptEncodings)).toEqual(new Set(['identity']));
+});
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../src/model/index.js';
+import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+
+let env: Environment;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+async function setup(overrides: Record<string, unknown> = {}, subdir?: string): Promise<{ h: Harness; receiver: Receiver }> {
+  const h = await startHarness(env, overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}` });
+  open.push(h);
+  const receiver = await new Receiver().up();
+  open.push({ close: () => receiver.down() });
+  return { h, receiver };
+}
+
+const ALICE_V1 = ctx('basic:alice', 'jsonrpc');
+const ALICE_V025 = ctx('basic:alice', 'v025');
+const tokenHeaders = (entry: { headers: Record<string, unknown> }) => ({
+  x: entry.headers['x-a2a-notification-token'],
+  plain: entry.headers['a2a-notification-token'],
+  auth: entry.headers.authorization,
+});
+
+describe('push delivery, local-file queue', () => {
+  it('delivers the 1.0 StreamResponse of the INPUT_REQUIRED change, once per turn, with every header', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig(
+      {
+        taskId: first.taskId,
+        id: 'hook-1',
+        url: `${receiver.url}/v1`,
+        token: 'tok-1',
+        authentication: { scheme: 'Bearer', credentials: 'cb-secret' },
+      },
+      ALICE_V1,
+    );
+    const second = await streamTurn(h.port, { message: userText('and a subnet', { taskId: first.taskId }) }, ALICE_V1);
+    const [delivery] = await receiver.waitFor('/v1', 1);
+
+    const inputRequired = second.events.filter(
+      (event): event is Extract<StreamResponse, { statusUpdate: unknown }> =>
+        'statusUpdate' in event && event.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED',
+    );
+    expect(inputRequired).toHaveLength(1);
+    expect(delivery!.json).toEqual(inputRequired[0]);
+    expect(delivery!.headers['content-type']).toBe('application/a2a+json');
+    expect(tokenHeaders(delivery!)).toEqual({ x: 'tok-1', plain: 'tok-1', auth: 'Bearer cb-secret' });
+    expect(delivery!.headers['a2a-event-id']).toMatch(new RegExp(`^${first.taskId}:`));
+
+    // A third turn: exactly one more notification (not one per WORKING chunk), with a new event id.
+    await streamTurn(h.port, { message: userText('thanks', { taskId: first.taskId }) }, ALICE_V1);
+    await flush(h, receiver);
+    const all = receiver.at('/v1');
+    expect(all).toHaveLength(2);
+    expect(all[1]!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(all[1]!.headers['a2a-event-id']).not.toBe(all[0]!.headers['a2a-event-id']);
+  });
+
+  it('delivers the full 0.2.5 Task to a config registered through the 0.2.5 surface', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V025);
+    await h.port.createTaskPushNotificationConfig(
+      { taskId: first.taskId, url: `${receiver.url}/v025`, token: 'tok-2', authentication: { scheme: 'basic', credentials: 'user:pass' } },
+      ALICE_V025,
+    );
+    await streamTurn(h.port, { message: userText('next', { taskId: first.taskId }) }, ALICE_V025);
+    const [delivery] = await receiver.waitFor('/v025', 1);
+    const body = delivery!.json as Record<string, unknown> & { status: { state: string }; artifacts: unknown[]; history: unknown[] };
+
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(tokenHeaders(delivery!)).toEqual({ x: 'tok-2', plain: 'tok-2', auth: `Basic ${Buffer.from('user:pass').toString('base64')}` });
+    expect(body).toMatchObject({ kind: 'task', id: first.taskId, status: { state: 'input-required' } });
+    // The registry's snapshot after the event: both turns' reply artifacts and the history so far.
+    expect(body.artifacts).toHaveLength(2);
+    expect(body.artifacts[1]).toMatchObject({ parts: [{ kind: 'text', text: 'Echo (turn 2): next' }] });
+    expect(body.history.length).toBeGreaterThan(1);
+    expect(delivery!.headers['a2a-event-id']).toMatch(new RegExp(`^${first.taskId}:`));
+  });
+
+  it('push-events: all delivers every task event of the turn, in order', async () => {
+    const { h, receiver } = await setup({ 'push-events': 'all' });
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/all` }, ALICE_V1);
+    const second = await streamTurn(h.port, { message: userText('go on', { taskId: first.taskId }) }, ALICE_V1);
+    const taskEvents = second.events.filter((event) => !('message' in event));
+    expect(taskEvents.length).toBeGreaterThan(5);
+    const deliveries = await receiver.waitFor('/all', taskEvents.length);
+    await flush(h, receiver);
+    expect(receiver.at('/all').map((entry) => entry.json)).toEqual(taskEvents);
+    expect(new Set(deliveries.map((entry) => entry.headers['a2a-event-id'])).size).toBe(taskEvents.length);
+  });
+
+  it('takes an inline config off SendStreamingMessage and SendMessage and delivers to it', async () => {
+    const { h, receiver } = await setup();
+    const streamed = await streamTurn(
+      h.port,
+      { message: userText('inline stream'), configuration: { taskPushNotificationConfig: { url: `${receiver.url}/inline-stream`, token: 't-s' } } },
+      ALICE_V1,
+    );
+    const [fromStream] = await receiver.waitFor('/inline-stream', 1);
+    expect(fromStream!.json).toMatchObject({ statusUpdate: { taskId: streamed.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(fromStream!.headers['x-a2a-notification-token']).toBe('t-s');
+
+    const answer = await h.port.sendMessage(
+      { message: userText('inline blocking'), configuration: { taskPushNotificationConfig: { id: 'mine', url: `${receiver.url}/inline-send` } } },
+      ALICE_V025,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    // Stored before the answer came back, under the caller, id as given.
+    const listed = await h.port.listTaskPushNotificationConfigs({ taskId }, ALICE_V025);
+    expect(listed.configs).toEqual([{ id: 'mine', taskId, url: `${receiver.url}/inline-send` }]);
+    const [fromSend] = await receiver.waitFor('/inline-send', 1);
+    expect(fromSend!.json).toMatchObject({ kind: 'task', id: taskId, status: { state: 'input-required' } });
+
+    expect(h.forwarded).toHaveLength(2);
+    for (const request of h.forwarded) expect(request.configuration?.taskPushNotificationConfig).toBeUndefined();
+  });
+
+  it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {
+    const { h, receiver } = await setup();
+    const iterator = h.port.sendStreamingMessage({ message: userText('slow: take your time') }, ALICE_V1)[Symbol.asyncIterator]();
+    const first = (await iterator.next()).value as StreamResponse;
+    const taskId = 'task' in first ? first.task.id : '';
+    await h.port.createTaskPushNotificationConfig({ taskId, url: `${receiver.url}/cancel` }, ALICE_V1);
+    const canceled = await h.port.cancelTask({ id: taskId }, ALICE_V1);
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    while (!(await iterator.next()).done) {
+      // The stream ends with the CANCELED update.
+    }
+    await flush(h, receiver);
+    const deliveries = receiver.at('/cancel');
+    expect(deliveries).toHaveLength(1);
+    const body = deliveries[0]!.json as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } };
+    expect((body.task ?? body.statusUpdate)?.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('retries a transient failure with the same event id', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/retry` }, ALICE_V1);
+    receiver.failNext = 2;
+    await streamTurn(h.port, { message: userText('again', { taskId: first.taskId }) }, ALICE_V1);
+    const attempts = await receiver.waitFor('/retry', 3);
+    await flush(h, receiver);
+    expect(receiver.at('/retry')).toHaveLength(3);
+    expect(new Set(attempts.map((entry) => entry.headers['a2a-event-id'])).size).toBe(1);
+    expect(new Set(attempts.map((entry) => entry.body)).size).toBe(1);
+  });
+
+  it('keeps queued jobs across a restart while the receiver is down', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/later`, token: 'kept' }, ALICE_V1);
+    await receiver.down();
+    await streamTurn(h.port, { message: userText('while down', { taskId: first.taskId }) }, ALICE_V1);
+
+    // stop() queues every accepted event before it stops; the job waits in the journal.
+    await h.restart();
+    expect(receiver.received).toHaveLength(0);
+    await receiver.up();
+    const [delivery] = await receiver.waitFor('/later', 1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.headers['x-a2a-notification-token']).toBe('kept');
+  });
+
+  it('drops a queued job whose config was deleted or moved to another URL', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/old`, token: 'old' }, ALICE_V1);
+    await receiver.down();
+    await streamTurn(h.port, { message: userText('while down', { taskId: first.taskId }) }, ALICE_V1);
+    await h.restart();
+    // Same config id, new URL and token: the old job must not carry the new token to the old URL.
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/new`, token: 'new' }, ALICE_V1);
+    await receiver.up();
+    await flush(h, receiver);
+    expect(receiver.at('/old')).toHaveLength(0);
+    expect(receiver.at('/new')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+
+beforeAll(requireRedis);
+
+const run = `test-push-e2e-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+let env: Environment;
+let redis: Redis;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = new Redis(REDIS_URL);
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${run}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  await env.close();
+});
+
+let counter = 0;
+/** Redis-backed queue and config store, with stream, group and key names of their own. */
+async function setup(overrides: Record<string, unknown> = {}): Promise<{ h: Harness; receiver: Receiver }> {
+  counter += 1;
+  const base = `${run}:${counter}`;
+  const h = await startHarness(
+    env,
+    {
+      store: 'redis',
+      'redis-url': REDIS_URL,
+      'redis-prefix': `${base}:`,
+      'push-queue': 'redis-streams',
+      'push-redis-url': REDIS_URL,
+      'push-stream': `${base}:push`,
+      'push-retry-key': `${base}:push:retry`,
+      'push-dead-stream': `${base}:push:dead`,
+      'push-consumer-group': `${base}-group`,
+      'push-lease-timeout-ms': 500,
+      ...overrides,
+    },
+    { redis, subdir: `r-${counter}` },
+  );
+  open.push(h);
+  const receiver = await new Receiver().up();
+  open.push({ close: () => receiver.down() });
+  return { h, receiver };
+}
+
+const ALICE_V1 = ctx('basic:alice', 'jsonrpc');
+const ALICE_V025 = ctx('basic:alice', 'v025');
+
+describe('push delivery, redis-streams queue and Redis config store', () => {
+  it('delivers the 1.0 INPUT_REQUIRED update once and the full 0.2.5 Task, with their headers', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
+    await h.port.createTaskPushNotificationConfig(
+      { taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1`, token: 'tok', authentication: { scheme: 'bearer', credentials: 'c' } },
+      ALICE_V1,
+    );
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v025', url: `${receiver.url}/v025`, token: 'tok' }, ALICE_V025);
+    // The configs are in Redis, secrets sealed.
+    const raw = await redis.hvals(`${run}:${counter}:push:configs:${first.taskId}`);
+    expect(raw).toHaveLength(2);
+    expect(raw.join('')).not.toContain('"tok"');
+
+    await streamTurn(h.port, { message: userText('next', { taskId: first.taskId }) }, ALICE_V1);
+    await flush(h, receiver);
+    const [v1] = receiver.at('/v1');
+    const [v025] = receiver.at('/v025');
+    expect(receiver.at('/v1')).toHaveLength(1);
+    expect(receiver.at('/v025')).toHaveLength(1);
+
+    expect(v1!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(v1!.headers).toMatchObject({
+      'content-type': 'application/a2a+json',
+      'x-a2a-notification-token': 'tok',
+      'a2a-notification-token': 'tok',
+      authorization: 'Bearer c',
+    });
+    expect(v025!.json).toMatchObject({ kind: 'task', id: first.taskId, status: { state: 'input-required' } });
+    expect(v025!.headers['content-type']).toBe('application/json');
+    // One event, one id, whichever config it went to.
+    expect(v025!.headers['a2a-event-id']).toBe(v1!.headers['a2a-event-id']);
+  });
+
+  it('push-events: all and an inline config', async () => {
+    const { h, receiver } = await setup({ 'push-events': 'all' });
+    const turn = await streamTurn(
+      h.port,
+      { message: userText('inline'), configuration: { taskPushNotificationConfig: { url: `${receiver.url}/all` } } },
+      ALICE_V1,
+    );
+    const taskEvents = turn.events.filter((event) => !('message' in event));
+    await receiver.waitFor('/all', taskEvents.length);
+    await flush(h, receiver);
+    expect(receiver.at('/all').map((entry) => entry.json)).toEqual(taskEvents);
+    expect(h.forwarded.every((request) => request.configuration?.taskPushNotificationConfig === undefined)).toBe(true);
+  });
+
+  it('keeps queued jobs across a restart while the receiver is down', async () => {
+    const { h, receiver } = await setup();
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V025);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/later`, token: 'kept' }, ALICE_V025);
+    await receiver.down();
+    await streamTurn(h.port, { message: userText('while down', { taskId: first.taskId }) }, ALICE_V025);
+    await h.restart();
+    expect(receiver.received).toHaveLength(0);
+    await receiver.up();
+    const [delivery] = await receiver.waitFor('/later', 1);
+    expect(delivery!.json).toMatchObject({ kind: 'task', id: first.taskId, status: { state: 'input-required' } });
+    expect(delivery!.headers['a2a-notification-token']).toBe('kept');
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Push notifications owned by the gateway, end to end: a 1.0 caller and a 0.2.5 caller (the official
+ * a2a-js 0.2.5 client) each register a callback through the real gateway, run a turn, and a local
+ * receiver gets the payload in the version the config was created through, with its headers.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { A2AClient } from 'a2a-sdk-025/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Receiver } from './harness.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { userMessage } from '../../support/v1-message.js';
+
+let gateway: TestGateway;
+let receiver: Receiver;
+let dir: string;
+
+async function rpc(method: string, params: unknown): Promise<{ result?: any; error?: any }> {
+  const response = await fetch(`${gateway.url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await response.json()) as { result?: any; error?: any };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'a2a-bridge-push-e2e-'));
+  receiver = await new Receiver().up();
+  gateway = await startDemoGateway({
+    'push-notifications': true,
+    'push-allow-private': true,
+    'persistence-dir': dir,
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await receiver?.down();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('push notifications through the gateway', () => {
+  it('advertises pushNotifications on both cards', async () => {
+    const card1 = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as any;
+    const card025 = (await (await fetch(`${gateway.url}/.well-known/agent.json`)).json()) as any;
+    expect(card1.capabilities.pushNotifications).toBe(true);
+    expect(card025.capabilities.pushNotifications).toBe(true);
+  });
+
+  it('a 1.0 caller: CreateTaskPushNotificationConfig, then a turn delivers the 1.0 StreamResponse', async () => {
+    const first = await rpc('SendMessage', { message: userMessage('first turn') });
+    const task = first.result.task;
+    const created = await rpc('CreateTaskPushNotificationConfig', {
+      taskId: task.id,
+      id: 'hook-1',
+      url: `${receiver.url}/v1`,
+      token: 'notify-token-1',
+      authentication: { scheme: 'bearer', credentials: 'cb-secret-1' },
+    });
+    expect(created.error).toBeUndefined();
+    expect(created.result).toMatchObject({ id: 'hook-1', taskId: task.id, url: `${receiver.url}/v1` });
+    expect(JSON.stringify(created.result)).not.toContain('cb-secret-1');
+
+    await rpc('SendMessage', { message: userMessage('second turn', { taskId: task.id, contextId: task.contextId }) });
+    const [delivery] = await receiver.waitFor('/v1', 1);
+    expect(delivery!.headers['content-type']).toContain('application/a2a+json');
+    expect(delivery!.headers['x-a2a-notification-token']).toBe('notify-token-1');
+    expect(delivery!.headers['a2a-notification-token']).toBe('notify-token-1');
+    expect(delivery!.headers.authorization).toBe('Bearer cb-secret-1');
+    expect(delivery!.headers['a2a-event-id']).toMatch(new RegExp(`^${task.id}:`));
+    const body = delivery!.json as any;
+    const update = body.statusUpdate ?? body.task;
+    expect(update.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(body.statusUpdate?.taskId ?? body.task?.id).toBe(task.id);
+  });
+
+  it('a 0.2.5 caller with the official client: set config, follow-up turn delivers the full 0.2.5 Task', async () => {
+    const client = new A2AClient(gateway.url);
+    const first = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'b-1', role: 'user', parts: [{ kind: 'text', text: 'hello from bailian' }] },
+    })) as any;
+    expect(first.error).toBeUndefined();
+    const task = first.result;
+    expect(task.kind).toBe('task');
+
+    const set = (await client.setTaskPushNotificationConfig({
+      taskId: task.id,
+      pushNotificationConfig: { id: 'hook-025', url: `${receiver.url}/v025`, token: 'notify-025' },
+    })) as any;
+    expect(set.error).toBeUndefined();
+    expect(set.result.taskId).toBe(task.id);
+
+    const second = (await client.sendMessage({
+      message: {
+        kind: 'message',
+        messageId: 'b-2',
+        role: 'user',
+        contextId: task.contextId,
+        parts: [{ kind: 'text', text: 'and again' }],
+      },
+    })) as any;
+    expect(second.error).toBeUndefined();
+    expect(second.result.id).toBe(task.id);
+
+    const [delivery] = await receiver.waitFor('/v025', 1);
+    expect(delivery!.headers['content-type']).toContain('application/json');
+    expect(delivery!.headers['x-a2a-notification-token']).toBe('notify-025');
+    const body = delivery!.json as any;
+    expect(body.kind).toBe('task');
+    expect(body.id).toBe(task.id);
+    expect(body.contextId).toBe(task.contextId);
+    expect(body.status.state).toBe('completed');
+  });
+
+  it('rejects a callback on a private address when push-allow-private is off', async () => {
+    const strict = await startDemoGateway({ 'push-notifications': true, 'persistence-dir': dir });
+    try {
+      const response = await fetch(`${strict.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'SendMessage',
+          params: {
+            message: userMessage('hi'),
+            configuration: { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } },
+          },
+        }),
+      });
+      const body = (await response.json()) as any;
+      expect(body.error.code).toBe(-32602);
+      expect(body.error.message).toContain('private or local');
+    } finally {
+      await strict.close();
+    }
+  });
+});

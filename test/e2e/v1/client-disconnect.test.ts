@@ -1,0 +1,57 @@
+/**
+ * A caller hanging up on a unary call through the real server (@hono/node-server): the gateway
+ * notices from the Node response closing early and aborts the upstream call at once, on the JSON-RPC
+ * and the REST binding alike. The upstream's whole-call bound is far away, so only the disconnect
+ * can end the upstream request within the test.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+
+let fake: FakeIacCode;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  fake = await startFakeIacCode();
+  gateway = await startTestGateway({ upstream: { url: fake.url, 'request-timeout-ms': 60_000, 'headers-timeout-ms': 60_000 } });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
+async function hangUpDuring(method: 'GetTask', send: (signal: AbortSignal) => Promise<unknown>): Promise<string> {
+  fake.injectFault('hang-before-headers');
+  const before = fake.rpcRequests(method).length;
+  const caller = new AbortController();
+  const sent = send(caller.signal).catch(() => undefined);
+  const deadline = Date.now() + 5_000;
+  while (fake.rpcRequests(method).length === before && Date.now() < deadline) await sleep(5);
+  const upstreamCall = fake.rpcRequests(method)[before];
+  expect(upstreamCall, 'the call reached the upstream').toBeDefined();
+  caller.abort();
+  await sent;
+  return Promise.race([upstreamCall!.closed, sleep(3_000).then(() => 'still open')]);
+}
+
+describe('a caller hanging up on a unary call', () => {
+  it('JSON-RPC: the upstream request is closed', async () => {
+    const how = await hangUpDuring('GetTask', (signal) =>
+      fetch(`${gateway.url}/`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'task-1' } }),
+        signal,
+      }),
+    );
+    expect(how).toBe('client-closed');
+  });
+
+  it('REST: the upstream request is closed', async () => {
+    const how = await hangUpDuring('GetTask', (signal) => fetch(`${gateway.url}/tasks/task-1`, { headers: JSON_HEADERS, signal }));
+    expect(how).toBe('client-closed');
+  });
+});

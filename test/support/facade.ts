@@ -1,0 +1,176 @@
+/**
+ * Helpers for the 0.2.5 facade tests: the real gateway on 127.0.0.1:0, 0.2.5 JSON-RPC calls over
+ * real HTTP (plain fetch, as Bailian's side would do), and an SSE reader that hands out frames as
+ * they arrive.
+ */
+import type { MessageSendParams } from 'a2a-sdk-025';
+import { createParser } from 'eventsource-parser';
+import { startGateway, type RunningGateway } from '../../src/app.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import { collect as collectItems } from './collect.js';
+
+export const API_KEY = 'bailian-test-key-0123';
+
+export async function startFacadeGateway(overrides: Record<string, unknown> = {}): Promise<RunningGateway> {
+  return startGateway(defaultConfig({ port: 0, host: '127.0.0.1', 'keepalive-ms': 0, ...overrides }), createLogger('silent'));
+}
+
+export interface MessageOptions {
+  text?: string;
+  contextId?: string;
+  taskId?: string;
+  metadata?: Record<string, unknown>;
+  parts?: unknown[];
+  messageId?: string;
+}
+
+let counter = 0;
+
+/** A 0.2.5 user message exactly as Bailian's contract shows it. */
+export function userMessage(options: MessageOptions = {}): Record<string, unknown> {
+  return {
+    messageId: options.messageId ?? `msg-${++counter}`,
+    kind: 'message',
+    role: 'user',
+    parts: options.parts ?? [{ kind: 'text', text: options.text ?? 'hello' }],
+    ...(options.contextId ? { contextId: options.contextId } : {}),
+    ...(options.taskId ? { taskId: options.taskId } : {}),
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+  };
+}
+
+export interface RpcAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+  body: any;
+}
+
+/** POST a raw body; the answer's status, type and (when JSON) parsed body. */
+export async function postRaw(url: string, body: string, headers: Record<string, string> = {}): Promise<RpcAnswer> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const text = await response.text();
+  const contentType = response.headers.get('content-type') ?? '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, contentType, text, body: parsed };
+}
+
+export function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  options: { id?: unknown; headers?: Record<string, string> } = {},
+): Promise<RpcAnswer> {
+  const id = options.id ?? 'request-1';
+  return postRaw(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), options.headers);
+}
+
+export interface SseFrame {
+  event?: string;
+  data: string;
+  json: any;
+}
+
+export interface OpenStream {
+  response: Response;
+  /** The next frame, or undefined once the stream has ended. */
+  next(): Promise<SseFrame | undefined>;
+  /** Every remaining frame. */
+  rest(): Promise<SseFrame[]>;
+  /** Hang up. */
+  abort(): void;
+}
+
+/** POST a JSON-RPC request that answers with SSE; frames are read as they arrive. */
+export async function openStream(
+  url: string,
+  method: string,
+  params: unknown,
+  options: { id?: unknown; headers?: Record<string, string> } = {},
+): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: options.id ?? 'request-1', method, params }),
+    signal: controller.signal,
+  });
+  const queue: SseFrame[] = [];
+  const parser = createParser({
+    onEvent: (event) => queue.push({ ...(event.event ? { event: event.event } : {}), data: event.data, json: JSON.parse(event.data) }),
+  });
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let ended = false;
+  async function next(): Promise<SseFrame | undefined> {
+    while (queue.length === 0 && !ended && reader) {
+      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (chunk.done) ended = true;
+      else parser.feed(decoder.decode(chunk.value, { stream: true }));
+    }
+    return queue.shift();
+  }
+  return {
+    response,
+    next,
+    async rest() {
+      const frames: SseFrame[] = [];
+      for (let frame = await next(); frame; frame = await next()) frames.push(frame);
+      return frames;
+    },
+    abort: () => controller.abort(),
+  };
+}
+
+/** The results of 0.2.5 stream frames. */
+export const results = (frames: SseFrame[]): any[] => frames.map((frame) => frame.json.result);
+
+/** The text a 0.2.5 client shows for one artifact: its appended chunks joined. */
+export function joinedArtifact(events: any[], artifactId: string): string {
+  return events
+    .filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId === artifactId)
+    .flatMap((event) => event.artifact.parts)
+    .map((part: any) => (part.kind === 'text' ? part.text : ''))
+    .join('');
+}
+
+/**
+ * What a Bailian user reads of a message/stream turn: the text of every artifact-update, in the
+ * order they came (Bailian shows every artifact's text and nothing of the status).
+ */
+export function streamedText(events: any[]): string {
+  return events
+    .filter((event) => event.kind === 'artifact-update')
+    .flatMap((event) => event.artifact.parts)
+    .map((part: any) => (part.kind === 'text' ? part.text : ''))
+    .join('');
+}
+
+/** What a Bailian user reads of a message/send answer: the text of its artifacts, in order. */
+export function sentText(result: any): string {
+  return (result.artifacts ?? [])
+    .flatMap((artifact: any) => artifact.parts)
+    .map((part: any) => (part.kind === 'text' ? part.text : ''))
+    .join('');
+}
+
+/** Nothing a caller should ever see: stack frames, local paths, secrets. */
+export function expectNoLeak(text: string): void {
+  for (const leak of [/Traceback/, /\bat \S+ \(/, /\/home\//, /\/usr\/lib/, /node_modules/, /\/work\//, /sk-live/, /\.ts:\d+/]) {
+    if (leak.test(text)) throw new Error(`leaked ${leak}: ${text.slice(0, 300)}`);
+  }
+}
+
+/** Params of the official a2a-js 0.2.5 client's sendMessage / sendMessageStream for one text. */
+export const sdkParams = (text: string, ids: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...ids },
+});
+
+/** Every event of a client stream, read as plain JSON. */
+export const collect: (stream: AsyncIterable<unknown>) => Promise<any[]> = collectItems;

@@ -1,0 +1,44 @@
+import { Redis } from 'ioredis';
+
+/** The Redis the Redis-backed suites use: REDIS_URL, or a local one. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const CONNECT_TIMEOUT_MS = 2_000;
+let answered: Promise<void> | undefined;
+
+/**
+ * Fails with one clear message when no Redis answers at REDIS_URL, instead of a suite timing out on
+ * connection retries. Asked once per test file (the answer is kept); call it in `beforeAll`. Never
+ * skips: a missing Redis is a failed run, not a quietly smaller one.
+ */
+export function requireRedis(): Promise<void> {
+  answered ??= ping();
+  return answered;
+}
+
+async function ping(): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // The connection error itself says more (ECONNREFUSED, a DNS failure) than connect()'s rejection.
+  let connectionError: Error | undefined;
+  redis.on('error', (error: Error) => (connectionError = error));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    const reason = connectionError?.message ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`Redis-backed suite: no Redis at ${withoutPassword(REDIS_URL)} (start redis-server or set REDIS_URL): ${reason}`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The URL as it may be printed: a password in it is masked. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href.replace(/\/$/, '');
+  } catch {
+    return '(REDIS_URL is not a URL)';
+  }
+}

@@ -1,0 +1,151 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { Credentials } from '../../../src/config/schema.js';
+import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
+import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
+import { principalOf } from '../../../src/surfaces/shared/principal.js';
+import { V1, buildApp, rpc } from '../support.js';
+
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+function guardedApp(creds: Record<string, unknown>) {
+  const app = new Hono<GatewayEnv>();
+  app.get('/who', requireCredentials(Credentials.parse(creds)), (c) => c.json({ principal: c.get('principal') }));
+  return async (headers: Record<string, string> = {}) => {
+    const response = await app.request('/who', { headers });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  };
+}
+
+describe('requireCredentials', () => {
+  it('lets everyone through as the 1.0 anonymous principal when no scheme is configured', async () => {
+    const who = guardedApp({});
+    const anonymous = JSON.stringify({ principal: 'a2a-1.0:anonymous' });
+    expect(await who()).toMatchObject({ status: 200, text: anonymous });
+    // Basic needs both halves: a username alone does not turn auth on.
+    expect(await guardedApp({ 'basic-username': 'alice' })()).toMatchObject({ status: 200, text: anonymous });
+  });
+
+  const all = { token: 't0k3n', 'basic-username': 'alice', 'basic-password': 'pa:ss', 'api-key': 'k3y', 'api-key-header': 'X-Custom-Key' };
+
+  it.each([
+    ['bearer', { authorization: 'Bearer t0k3n' }, principalOf('a2a-1.0', 'bearer', 't0k3n')],
+    ['bearer, any scheme case', { authorization: 'bearer t0k3n' }, principalOf('a2a-1.0', 'bearer', 't0k3n')],
+    ['basic (password with a colon)', { authorization: basic('alice', 'pa:ss') }, principalOf('a2a-1.0', 'basic', 'alice:pa:ss')],
+    ['api key in the configured header', { 'x-custom-key': 'k3y' }, principalOf('a2a-1.0', 'api-key', 'k3y')],
+    ['a wrong bearer but a right api key', { authorization: 'Bearer nope', 'x-custom-key': 'k3y' }, principalOf('a2a-1.0', 'api-key', 'k3y')],
+  ])('accepts %s', async (_name, headers, principal) => {
+    const result = await guardedApp(all)(headers);
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.text)).toEqual({ principal });
+  });
+
+  it.each([
+    ['nothing', {}],
+    ['a wrong token', { authorization: 'Bearer t0k3n-not' }],
+    ['a token prefix', { authorization: 'Bearer t0k' }],
+    ['a wrong password', { authorization: basic('alice', 'wrong') }],
+    ['a wrong user', { authorization: basic('bob', 'pa:ss') }],
+    ['an empty user', { authorization: basic('', 'pa:ss') }],
+    ['an empty password', { authorization: basic('alice', '') }],
+    ['loose base64', { authorization: `Basic ${Buffer.from('alice:pa:ss').toString('base64')}!!` }],
+    ['the api key in the default header', { 'x-api-key': 'k3y' }],
+    ['a wrong api key', { 'x-custom-key': 'k3y-' }],
+    ['the token as a Basic credential', { authorization: 'Basic t0k3n' }],
+  ])('rejects %s with 401 {"error":"Unauthorized"}', async (_name, headers) => {
+    const result = await guardedApp(all)(headers);
+    expect(result.status).toBe(401);
+    expect(result.text).toBe('{"error":"Unauthorized"}');
+    expect(result.headers.get('content-type')).toBe('application/json');
+    expect(result.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('uses X-API-Key by default', async () => {
+    const who = guardedApp({ 'api-key': 'k' });
+    expect((await who({ 'x-api-key': 'k' })).text).toBe(JSON.stringify({ principal: principalOf('a2a-1.0', 'api-key', 'k') }));
+    expect((await who({ authorization: 'Bearer k' })).status).toBe(401);
+  });
+});
+
+describe('decodeBasic', () => {
+  it.each([
+    [Buffer.from('u:p').toString('base64'), { username: 'u', password: 'p' }],
+    ['dTpw', { username: 'u', password: 'p' }],
+    ['dTpw=', undefined],
+    ['dTp w', undefined],
+    ['', undefined],
+    [Buffer.from('nocolon').toString('base64'), undefined],
+    [Buffer.from([0x75, 0x3a, 0xff]).toString('base64'), undefined],
+  ])('%j → %j', (encoded, expected) => {
+    expect(decodeBasic(encoded)).toEqual(expected);
+  });
+});
+
+describe('describeSecuritySchemes', () => {
+  it('is undefined without credentials', () => {
+    expect(describeSecuritySchemes(Credentials.parse({}))).toBeUndefined();
+  });
+
+  it('advertises each configured scheme as its own requirement (any one suffices)', () => {
+    expect(
+      describeSecuritySchemes(
+        Credentials.parse({ token: 't', 'basic-username': 'u', 'basic-password': 'p', 'api-key': 'k', 'api-key-header': 'X-Key' }),
+      ),
+    ).toEqual({
+      securitySchemes: {
+        bearerAuth: { httpAuthSecurityScheme: { scheme: 'bearer' } },
+        basicAuth: { httpAuthSecurityScheme: { scheme: 'basic' } },
+        apiKeyAuth: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } },
+      },
+      securityRequirements: [
+        { schemes: { bearerAuth: { list: [] } } },
+        { schemes: { basicAuth: { list: [] } } },
+        { schemes: { apiKeyAuth: { list: [] } } },
+      ],
+    });
+  });
+
+  it('omits Basic unless both username and password are set', () => {
+    expect(describeSecuritySchemes(Credentials.parse({ 'api-key': 'k', 'basic-password': 'p' }))?.securitySchemes).toEqual({
+      apiKeyAuth: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+    });
+  });
+});
+
+describe('auth on the composed 1.0 surface', () => {
+  const { app } = buildApp({ config: { auth: { token: 'secret' } } });
+
+  it('guards JSON-RPC, REST, the extended card and the card, but not /health or /ready', async () => {
+    expect((await rpc(app, 'GetTask', { id: 't' })).status).toBe(401);
+    expect((await app.request('/tasks/t', { headers: V1 })).status).toBe(401);
+    expect((await app.request('/extendedAgentCard', { headers: V1 })).status).toBe(401);
+    expect((await app.request('/.well-known/agent-card.json')).status).toBe(401);
+    expect((await app.request('/health')).status).toBe(200);
+    expect((await app.request('/ready')).status).toBe(200);
+    const ok = await rpc(app, 'GetTask', { id: 't' }, { headers: { authorization: 'Bearer secret' } });
+    expect(ok.body.result.id).toBe('t');
+  });
+
+  it('passes the principal to the port', async () => {
+    const { app: guarded, port } = buildApp({ config: { auth: { 'basic-username': 'alice', 'basic-password': 'pw' } } });
+    await guarded.request('/tasks/t', { headers: { ...V1, authorization: basic('alice', 'pw') } });
+    expect(port.last().ctx.principal).toBe(principalOf('a2a-1.0', 'basic', 'alice:pw'));
+  });
+});
+
+describe('principalOf', () => {
+  it('names the surface and scheme, never the credential, and differs for every credential and surface', () => {
+    const principals = [
+      principalOf('a2a-1.0', 'bearer', 'k'),
+      principalOf('a2a-1.0', 'api-key', 'k'),
+      principalOf('a2a-0.2.5', 'api-key', 'k'),
+      principalOf('a2a-1.0', 'api-key', 'k2'),
+      principalOf('a2a-1.0', 'anonymous'),
+      principalOf('a2a-0.2.5', 'anonymous'),
+    ];
+    expect(new Set(principals).size).toBe(principals.length);
+    expect(principals[2]).toMatch(/^a2a-0\.2\.5:api-key:[A-Za-z0-9_-]{32}$/);
+    expect(principalOf('a2a-1.0', 'bearer', 'k')).toBe(principals[0]);
+    for (const principal of principals) expect(principal.split(':').at(-1)).not.toBe('k');
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../src/model/index.js';
+import { startStream } from '../../../src/surfaces/shared/stream-start.js';
+import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../../src/surfaces/v1/stream-open.js';
+import { collect } from '../../support/collect.js';
+
+const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } };
+const done: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
+const paused: StreamResponse = { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } };
+const reply: StreamResponse = { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } };
+
+async function* events(...items: StreamResponse[]): AsyncGenerator<StreamResponse> {
+  for (const item of items) yield item;
+}
+
+describe('requireTurnEnd', () => {
+  it.each([
+    ['a terminal state', [working, done]],
+    ['an interrupted state', [paused]],
+    ['a direct Message', [reply]],
+  ])('lets a stream that ends with %s end cleanly', async (_name, items) => {
+    expect(await collect(requireTurnEnd(events(...items)))).toEqual(items);
+  });
+
+  it.each([
+    ['nothing', []],
+    ['WORKING', [working]],
+    ['a state that went back to WORKING', [paused, working]],
+  ])('fails with -32006 after %s', async (_name, items) => {
+    const seen: StreamResponse[] = [];
+    const failure = await (async () => {
+      for await (const item of requireTurnEnd(events(...items))) seen.push(item);
+    })().catch((error: unknown) => error);
+    expect(seen).toEqual(items);
+    expect(failure).toMatchObject({ code: -32006, message: ENDED_EARLY });
+  });
+});
+
+describe('startStream', () => {
+  const never = new Promise<never>(() => undefined);
+
+  it('returns with the first event when it comes first', async () => {
+    const started = await startStream(() => events(working, done), { firstEventTimeoutMs: 1_000, abort: () => undefined });
+    expect(started).toMatchObject({ began: 'event', first: working });
+    expect(await collect(started.rest)).toEqual([working, done]);
+  });
+
+  it('returns as soon as the upstream accepts, before any event', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const started = await startStream(
+      (onAccepted) =>
+        (async function* () {
+          onAccepted();
+          await gate;
+          yield done;
+        })(),
+      { firstEventTimeoutMs: 1_000, abort: () => undefined },
+    );
+    expect(started.began).toBe('accepted');
+    release();
+    expect(await collect(started.rest)).toEqual([done]);
+  });
+
+  it('throws the error of a stream that fails before either', async () => {
+    // eslint-disable-next-line require-yield
+    const failing = (async function* (): AsyncGenerator<StreamResponse> {
+      throw new Error('refused');
+    })();
+    await expect(startStream(() => failing, { firstEventTimeoutMs: 1_000, abort: () => undefined })).rejects.toThrow('refused');
+  });
+
+  it('times out before acceptance with -32603 and aborts the call', async () => {
+    let aborted = 0;
+    const quiet = { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+    await expect(startStream(() => quiet, { firstEventTimeoutMs: 50, abort: () => aborted++ })).rejects.toMatchObject({ code: -32603 });
+    expect(aborted).toBe(1);
+  });
+
+  it('times out after acceptance: rest fails with -32603, then the call is aborted', async () => {
+    let aborted = 0;
+    const started = await startStream(
+      (onAccepted) => {
+        onAccepted();
+        return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+      },
+      { firstEventTimeoutMs: 50, abort: () => aborted++ },
+    );
+    expect(started.began).toBe('accepted');
+    await expect(collect(started.rest)).rejects.toMatchObject({ code: -32603 });
+    expect(aborted).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(aborted).toBe(1);
+  });
+
+  it('with a grace, an event right after the acceptance still comes first; an end right after it opens the stream', async () => {
+    const acceptThen = (items: StreamResponse[]) => (onAccepted: () => void) =>
+      (async function* () {
+        onAccepted();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        yield* items;
+      })();
+    const options = { firstEventTimeoutMs: 1_000, abort: () => undefined, acceptGraceMs: 200 };
+    expect(await startStream(acceptThen([done]), options)).toMatchObject({ began: 'event', first: done });
+    const ended = await startStream(acceptThen([]), options);
+    expect(ended.began).toBe('accepted');
+    expect(await collect(ended.rest)).toEqual([]);
+    const quiet = await startStream(
+      (onAccepted) => {
+        onAccepted();
+        return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+      },
+      { ...options, acceptGraceMs: 20 },
+    );
+    expect(quiet.began).toBe('accepted');
+  });
+
+  it('a client leaving a quiet stream clears its first-event timer', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    const before = timers();
+    const started = await startStream(
+      (onAccepted) => {
+        onAccepted();
+        return { [Symbol.asyncIterator]: () => ({ next: () => never, return: async () => ({ done: true as const, value: undefined }) }) };
+      },
+      { firstEventTimeoutMs: 60_000, abort: () => undefined },
+    );
+    expect(timers()).toBe(before + 1);
+    await started.rest[Symbol.asyncIterator]().return?.();
+    expect(timers()).toBe(before);
+  });
+
+  it('0 waits without a bound', async () => {
+    const started = await startStream(() => events(done), { firstEventTimeoutMs: 0, abort: () => undefined });
+    expect(started.began).toBe('event');
+  });
+});
+
+describe('openV1Stream', () => {
+  it('a source that ends without any event is -32006 before anything is committed', async () => {
+    const ctx = { principal: 'p', signal: new AbortController().signal };
+    await expect(openV1Stream(() => events(), { ctx, abort: () => undefined }, 1_000)).rejects.toMatchObject({ code: -32006 });
+  });
+});

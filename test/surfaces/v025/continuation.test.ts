@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
+import type { SendMessageRequest, Task, TaskState } from '../../../src/model/index.js';
+import { createContinuations } from '../../../src/surfaces/v025/continuation.js';
+
+function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegistry {
+  return {
+    latestForContext: async (contextId: string, owner: string) => {
+      seen.push(`${owner}|${contextId}`);
+      return latest;
+    },
+    get: async (taskId: string) => (taskId === latest?.id ? latest : undefined),
+  } as unknown as TaskRegistry;
+}
+
+const task = (state: TaskState): Task => ({ id: 'task-7', contextId: 'ctx', status: { state } });
+const request = (message: Partial<SendMessageRequest['message']> = {}): SendMessageRequest => ({
+  message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }], contextId: 'ctx', ...message },
+});
+
+describe('follow-ups on a context (createContinuations)', () => {
+  it('aims the message at the paused task only while it is INPUT_REQUIRED, looked up for the caller', async () => {
+    const seen: string[] = [];
+    const paused = await createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED'), seen)).begin(request(), 'api-key:X-API-KEY');
+    expect(paused.request.message.taskId).toBe('task-7');
+    expect(seen).toEqual(['api-key:X-API-KEY|ctx']);
+    for (const state of ['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING', 'TASK_STATE_FAILED'] as const) {
+      const turn = await createContinuations(registryWith(task(state))).begin(request(), '');
+      expect(turn.request.message.taskId).toBeUndefined();
+    }
+  });
+
+  it("leaves a caller's own taskId and messages without a context alone", async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    expect((await continuations.begin(request({ taskId: 'mine' }), '')).request.message.taskId).toBe('mine');
+    expect((await continuations.begin(request({ contextId: undefined }), '')).request.message.taskId).toBeUndefined();
+  });
+
+  it("a message naming a known task continues it: that task is the turn's previous state", async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    expect((await continuations.begin(request({ taskId: 'task-7' }), '')).previous?.id).toBe('task-7');
+    expect((await continuations.begin(request({ taskId: 'task-7', contextId: undefined }), '')).previous?.id).toBe('task-7');
+    expect((await continuations.begin(request({ taskId: 'other' }), '')).previous).toBeUndefined();
+  });
+
+  it('while a turn runs on the context, a second message keeps only the contextId (the core then rejects it as busy)', async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    const [first, second] = await Promise.all([continuations.begin(request(), ''), continuations.begin(request(), '')]);
+    expect(first.request.message.taskId).toBe('task-7');
+    expect(second.request.message.taskId).toBeUndefined();
+    second.end();
+    const third = await continuations.begin(request(), '');
+    expect(third.request.message.taskId).toBeUndefined();
+    first.end();
+    first.end(); // idempotent: must not free the context third still holds
+    const fourth = await continuations.begin(request(), '');
+    expect(fourth.request.message.taskId).toBeUndefined();
+    third.end();
+    fourth.end();
+    expect((await continuations.begin(request(), '')).request.message.taskId).toBe('task-7');
+  });
+
+  it('another principal on the same contextId is another conversation', async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    await continuations.begin(request(), 'a');
+    expect((await continuations.begin(request(), 'b')).request.message.taskId).toBe('task-7');
+  });
+});
