@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTurnReply, taskTurnEvents } from '../../../../src/surfaces/v025/reply/index.js';
-import { IAC_CODE_TURN } from '../../../translate/iac-code-turn.fixture.js';
+import { IAC_CODE_TURN } from '../../../translate/v025/iac-code-turn.fixture.js';
 import { artifact, bailian, options, readText, run, shape, spec, status, submitted, tool } from './support.js';
 
 const FINAL = { metadata: { iac_code: { assistantFinal: { complete: true } } } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type Task } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import type { V025Task } from '../../src/protocol/v025/index.js';
+import { TASK_STATES, type Task } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import type { V025Task } from '../../../src/protocol/v025/index.js';
 import {
   artifactUpdateToV025,
   artifactUpdateToV1,
@@ -12,7 +12,7 @@ import {
   taskToV025,
   taskToV1,
   toRfc3339Utc,
-} from '../../src/translate/index.js';
+} from '../../../src/translate/index.js';
 
 const spec = loadMappingProfile('a2a-0.2.5');
 const bailian = loadMappingProfile('bailian');

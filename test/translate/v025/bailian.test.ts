@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestExtensionMetadata, withoutCommands } from '../../src/translate/index.js';
+import { nestExtensionMetadata, withoutCommands } from '../../../src/translate/index.js';
 
 const FLASH = { name: 'flash', params: [{ name: 'times', value: '3', normValue: '3' }], commandRequestId: 'cmd-1' };
 const VOLUME = { name: 'volume', params: [{ name: 'level', value: 'up' }], commandRequestId: 'cmd-2' };

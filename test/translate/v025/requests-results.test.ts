@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
+import { A2AError } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
 import {
   deletePushConfigParamsToV1,
   deletePushConfigRequestToV025,
@@ -21,7 +21,7 @@ import {
   sendRequestToV025,
   sendResponseToV025,
   sendResultToV1,
-} from '../../src/translate/index.js';
+} from '../../../src/translate/index.js';
 
 const profile = loadMappingProfile('a2a-0.2.5');
 const message025 = { kind: 'message' as const, role: 'user' as const, messageId: 'm-1', parts: [{ kind: 'text' as const, text: 'hi' }] };

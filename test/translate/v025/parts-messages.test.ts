@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, Part } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import { V025Message, V025Part, type V025Part as V025PartType } from '../../src/protocol/v025/index.js';
-import { messageToV025, messageToV1, partToV025, partToV1, toStandardBase64 } from '../../src/translate/index.js';
+import type { Message, Part } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import { V025Message, V025Part, type V025Part as V025PartType } from '../../../src/protocol/v025/index.js';
+import { messageToV025, messageToV1, partToV025, partToV1, toStandardBase64 } from '../../../src/translate/index.js';
 
 const profile = loadMappingProfile('a2a-0.2.5');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { V025AgentCard } from '../../src/protocol/v025/index.js';
-import { rewriteV025Card } from '../../src/translate/index.js';
+import { V025AgentCard } from '../../../src/protocol/v025/index.js';
+import { rewriteV025Card } from '../../../src/translate/index.js';
 
 /** A 0.3 agent's card with everything that names the agent or its access. */
 const agentCard: V025AgentCard = {

@@ -3,9 +3,9 @@ import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { onBodyEnd, replaceResponse } from '../../src/observability/body-end.js';
-import { sseResponse, type SseFrame } from '../../src/surfaces/shared/sse.js';
-import { withDirectSse } from '../../src/surfaces/shared/sse-direct.js';
+import { onBodyEnd, replaceResponse } from '../../../src/observability/body-end.js';
+import { sseResponse, type SseFrame } from '../../../src/surfaces/shared/sse.js';
+import { withDirectSse } from '../../../src/surfaces/shared/sse-direct.js';
 
 let server: ServerType | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError, toJsonRpcError } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import { errorFromV025, errorToV025 } from '../../src/translate/index.js';
+import { A2AError, toJsonRpcError } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import { errorFromV025, errorToV025 } from '../../../src/translate/index.js';
 
 const profile = loadMappingProfile('bailian');
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AgentCard } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import { V025AgentCard } from '../../src/protocol/v025/index.js';
-import { cardFromV025, cardToV025 } from '../../src/translate/index.js';
+import { AgentCard } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import { V025AgentCard } from '../../../src/protocol/v025/index.js';
+import { cardFromV025, cardToV025 } from '../../../src/translate/index.js';
 
 const profile = loadMappingProfile('bailian');
 const MODES = ['text/plain', 'application/json', 'image/png'];

@@ -3,9 +3,9 @@
  * card's interface fields (`url`, `preferredTransport`, `additionalInterfaces`) map both ways.
  */
 import { describe, expect, it } from 'vitest';
-import { V03_AGENT_CARD_PATH, V03_EXTENDED_CARD_METHOD } from '../../src/protocol/v03/index.js';
-import { V025_METHODS, V025AgentCard } from '../../src/protocol/v025/index.js';
-import { V03_CARD_INTERFACE_FIELDS, cardFromV025, interfacesFromV03CardFields, transportName, v03CardFields } from '../../src/translate/index.js';
+import { V03_AGENT_CARD_PATH, V03_EXTENDED_CARD_METHOD } from '../../../src/protocol/v03/index.js';
+import { V025_METHODS, V025AgentCard } from '../../../src/protocol/v025/index.js';
+import { V03_CARD_INTERFACE_FIELDS, cardFromV025, interfacesFromV03CardFields, transportName, v03CardFields } from '../../../src/translate/index.js';
 
 const card03 = {
   protocolVersion: '0.3.0',

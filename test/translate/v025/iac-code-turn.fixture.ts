@@ -1,4 +1,4 @@
-import type { StreamResponse } from '../../src/model/index.js';
+import type { StreamResponse } from '../../../src/model/index.js';
 
 /**
  * The captured iac-code turn (docs/iac-code.md, "A turn on the wire"), frame by frame (the `result` of each SSE

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type Message, type Part, type SendMessageRequest, type Task, type TaskPushNotificationConfig } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
+import { TASK_STATES, type Message, type Part, type SendMessageRequest, type Task, type TaskPushNotificationConfig } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
 import {
   V025_TASK_STATES,
   isV025FinalState,
@@ -11,7 +11,7 @@ import {
   type V025StreamEvent,
   type V025Task,
   type V025TaskPushNotificationConfig,
-} from '../../src/protocol/v025/index.js';
+} from '../../../src/protocol/v025/index.js';
 import {
   messageToV025,
   messageToV1,
@@ -25,7 +25,7 @@ import {
   streamResponseToV025,
   taskToV025,
   taskToV1,
-} from '../../src/translate/index.js';
+} from '../../../src/translate/index.js';
 
 /**
  * Round trips keep everything both versions can express. What one side cannot express is

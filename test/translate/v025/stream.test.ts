@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StreamResponse } from '../../src/model/index.js';
-import { loadMappingProfile } from '../../src/mappings/index.js';
-import { parseV025StreamEvent, type V025StreamEvent } from '../../src/protocol/v025/index.js';
-import { createV025ToV1StreamTranslator } from '../../src/translate/index.js';
+import { StreamResponse } from '../../../src/model/index.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import { parseV025StreamEvent, type V025StreamEvent } from '../../../src/protocol/v025/index.js';
+import { createV025ToV1StreamTranslator } from '../../../src/translate/index.js';
 
 const profile = loadMappingProfile('a2a-0.2.5');
 
