@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type Message, type Part, type SendMessageRequest, type Task, type TaskPushNotificationConfig } from '../../../src/model/index.js';
+import {
+  TASK_STATES,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '../../../src/model/index.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
 import {
   V025_TASK_STATES,
