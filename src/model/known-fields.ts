@@ -12,6 +12,18 @@ interface SchemaDef {
 
 const defOf = (schema: z.ZodType): SchemaDef => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 
+/** Each object schema's fields as a list, made once: walking the shape with Object.entries per value allocated on every request. */
+const fieldLists = new WeakMap<Record<string, z.ZodType>, ReadonlyArray<readonly [string, z.ZodType]>>();
+
+function fieldsOf(shape: Record<string, z.ZodType>): ReadonlyArray<readonly [string, z.ZodType]> {
+  let fields = fieldLists.get(shape);
+  if (!fields) {
+    fields = Object.entries(shape);
+    fieldLists.set(shape, fields);
+  }
+  return fields;
+}
+
 /**
  * `value` (already validated by `schema`) with only the fields the schema names, at every depth, as a
  * ProtoJSON parser reads a message: unknown fields are ignored, not kept. The model's objects are loose
@@ -28,7 +40,7 @@ function project(schema: z.ZodType, value: unknown): unknown {
     case 'object': {
       if (!isRecord(value) || !def.shape) return value;
       const known: Record<string, unknown> = {};
-      for (const [key, field] of Object.entries(def.shape)) {
+      for (const [key, field] of fieldsOf(def.shape)) {
         if (value[key] !== undefined) known[key] = project(field, value[key]);
       }
       return known;

@@ -86,17 +86,35 @@ function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
 }
 
+/** Per transport and Accept value, the headers every call sends, built once. */
+const baseHeaderCache = new WeakMap<JsonRpcTransport, Map<string, Record<string, string>>>();
+
+function baseHeaders(transport: JsonRpcTransport, wire: JsonRpcWire, accept: string): Record<string, string> {
+  let byAccept = baseHeaderCache.get(transport);
+  if (!byAccept) {
+    byAccept = new Map();
+    baseHeaderCache.set(transport, byAccept);
+  }
+  let headers = byAccept.get(accept);
+  if (!headers) {
+    headers = Object.freeze({
+      ...transport.authHeaders,
+      ...wire.headers,
+      'content-type': 'application/json',
+      accept,
+      // Compressed answers are decoded all the same (decodedBody); this asks for none.
+      'accept-encoding': 'identity',
+    });
+    byAccept.set(accept, headers);
+  }
+  return headers;
+}
+
 async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const wire = call.transport.wire ?? V1_WIRE;
-  const headers: Record<string, string> = {
-    ...call.transport.authHeaders,
-    ...wire.headers,
-    'content-type': 'application/json',
-    accept,
-    // Compressed answers are decoded all the same (decodedBody); this asks for none.
-    'accept-encoding': 'identity',
-  };
-  withCallHeaders(headers, call.ctx, wire.extensionsHeader);
+  const base = baseHeaders(call.transport, wire, accept);
+  // undici does not change the headers it is given: a call that adds none shares the transport's object.
+  const headers = call.ctx.extensions?.length || call.ctx.traceHeaders ? withCallHeaders({ ...base }, call.ctx, wire.extensionsHeader) : base;
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const response = await request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
