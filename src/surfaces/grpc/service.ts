@@ -106,7 +106,11 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // As on the HTTP bindings: the first event is bounded, and a stream that ends before the turn did fails.
         const current = opened;
-        const stream = await openV1Stream((ctx) => prepared.run(ctx), { ctx: current.ctx, abort: () => current.abort() }, deps.options.firstEventTimeoutMs);
+        const stream = await openV1Stream(
+          (ctx) => prepared.run(ctx),
+          { ctx: current.ctx, abort: () => current.abort() },
+          deps.options.firstEventTimeoutMs,
+        );
         let headersSent = stream.quiet;
         if (stream.quiet) sendHeaders(call, current, true);
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.

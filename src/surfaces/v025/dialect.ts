@@ -102,7 +102,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     if (PUSH_METHODS.has(target) && !options.pushNotifications) throw A2AError.pushNotSupported();
     // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
     const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
-    if (relay) return await relayCall(relay, request, c, deps);
+    if (relay) return relayCall(relay, request, c, deps);
     const translated = requestToV1(method, request.params, profile);
     const call = open();
     const ctx: CallContext = { ...call.ctx, principal };
