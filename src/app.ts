@@ -57,12 +57,6 @@ export interface RunningGateway {
 /** What a stream or call still open at the end of the drain receives, in its caller's protocol. */
 export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
 
-/**
- * Starts everything the config asks for and serves it. `close()` refuses new connections at once,
- * gives open requests and streams `drain-timeout-ms` to finish, then ends the rest with
- * SHUTTING_DOWN_MESSAGE (1.0: an `event: error` frame or a JSON-RPC/HTTP error; 0.2.5: a failed,
- * final status-update), aborting their upstream calls, and finally releases everything else.
- */
 export interface StartOptions {
   /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */
   tracerProvider?: TracerProvider;
@@ -70,6 +64,12 @@ export interface StartOptions {
   tlsReloadMs?: number;
 }
 
+/**
+ * Starts everything the config asks for and serves it. `close()` refuses new connections at once,
+ * gives open requests and streams `drain-timeout-ms` to finish, then ends the rest with
+ * SHUTTING_DOWN_MESSAGE (1.0: an `event: error` frame or a JSON-RPC/HTTP error; 0.2.5: a failed,
+ * final status-update), aborting their upstream calls, and finally releases everything else.
+ */
 export async function startGateway(config: GatewayConfig, logger: Logger, options: StartOptions = {}): Promise<RunningGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   const closeAll = async () => {
