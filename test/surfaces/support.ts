@@ -9,6 +9,7 @@ import { requireCredentials } from '../../src/surfaces/shared/auth.js';
 import type { GatewayEnv, RequestLogFields } from '../../src/surfaces/shared/env.js';
 import { jsonRpcEndpoint } from '../../src/surfaces/shared/jsonrpc-endpoint.js';
 import { createV1Dialect, mountV1Surface } from '../../src/surfaces/v1/index.js';
+import { v1SurfaceOptions } from '../../src/surface-options.js';
 
 export const task = (id = 'task-1', overrides: Partial<Task> = {}): Task => ({
   id,
@@ -177,7 +178,7 @@ export function buildApp(options: { port?: StubPort; config?: Record<string, unk
     await next();
   });
   mountHealth(app, cards);
-  const deps = { port, cards, config };
+  const deps = { port, cards, options: v1SurfaceOptions(config) };
   app.post('/', requireCredentials(config.auth), jsonRpcEndpoint([createV1Dialect(deps)], { maxBodyBytes: config['max-body-bytes'] }));
   mountV1Surface(app, deps);
   return { app, port, config, log: () => fields };

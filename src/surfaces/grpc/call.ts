@@ -1,12 +1,12 @@
 import { callerTraceHeaders } from '../../observability/trace-context.js';
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
-import type { GatewayConfig } from '../../config/schema.js';
 import type { CallContext } from '../../core/agent-port.js';
 import { ANONYMOUS_V1_PRINCIPAL, authEnabled, authenticate } from '../shared/auth.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
-import { requestedExtensions } from '../v1/call.js';
+import { requestedExtensions } from '../shared/port-call.js';
 import { checkRequestedVersion } from '../v1/version.js';
+import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, unauthenticated, type GrpcErrorStatus } from './status.js';
 
 /**
@@ -51,11 +51,11 @@ export class RejectedCall extends Error {
  * the HTTP bindings), version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE
  * AbortController that fires when the client cancels, the deadline passes or the gateway shuts down.
  */
-export function openGrpcCall(call: ServerCall, config: GatewayConfig, shutdown?: AbortSignal): GrpcCall {
+export function openGrpcCall(call: ServerCall, options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>, shutdown?: AbortSignal): GrpcCall {
   const headers = metadataHeaders(call.metadata);
-  const principal = authenticate(headers, config.auth);
-  if (principal === undefined && authEnabled(config.auth)) throw new RejectedCall(unauthenticated());
-  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', config);
+  const principal = authenticate(headers, options.auth);
+  if (principal === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
+  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);
   if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
 
   const controller = new AbortController();

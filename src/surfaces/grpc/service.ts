@@ -7,19 +7,20 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
-import { prepareCall, type OperationEnv } from '../v1/operations.js';
-import { openV1Stream } from '../v1/stream-open.js';
+import { prepareCall } from '../shared/operations.js';
+import { openV1Stream } from '../shared/stream-open.js';
+import { v1OperationEnv } from '../v1/deps.js';
 import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
 import { decodedRequest } from './definition.js';
+import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
 export interface GrpcSurfaceDeps {
   port: AgentPort;
-  config: GatewayConfig;
+  options: GrpcSurfaceOptions;
   logger: Logger;
   /** The gateway's public HTTP base URL (the extended card's JSON-RPC and HTTP+JSON interfaces point there). */
   baseUrl(): string;
@@ -62,7 +63,7 @@ function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSign
  */
 export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplementation {
   // Read per call: the server fills in the bound port (`grpc.port: 0`) once it listens.
-  const env = (): OperationEnv => ({ port: deps.port, config: deps.config, baseUrl: deps.baseUrl });
+  const env = () => v1OperationEnv({ port: deps.port, options: deps.options }, deps.baseUrl);
 
   function logCall(name: GrpcMethodName, call: ServerCall, started: number, error?: unknown): void {
     const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
@@ -78,7 +79,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: ReturnType<typeof openGrpcCall> | undefined;
       try {
-        opened = openGrpcCall(call, deps.config, deps.shutdown);
+        opened = openGrpcCall(call, deps.options, deps.shutdown);
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const result = await prepared.run(opened.ctx);
@@ -99,7 +100,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: ReturnType<typeof openGrpcCall> | undefined;
       try {
-        opened = openGrpcCall(call, deps.config, deps.shutdown);
+        opened = openGrpcCall(call, deps.options, deps.shutdown);
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
@@ -108,7 +109,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const stream = await openV1Stream(
           (ctx) => prepared.run(ctx),
           { ctx: current.ctx, abort: () => current.abort() },
-          deps.config.upstream['first-event-timeout-ms'],
+          deps.options.firstEventTimeoutMs,
         );
         let headersSent = stream.quiet;
         if (stream.quiet) sendHeaders(call, current, true);

@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
+import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv } from './env.js';
 import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
@@ -34,57 +35,6 @@ export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
   return new Response(JSON.stringify(body), { status: 200, headers: JSON_HEADERS });
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
-
-/** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
-function declaredLength(headers: Headers): number | undefined {
-  const value = headers.get('content-length');
-  if (value === null) return undefined;
-  const length = Number(value);
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-}
-
-/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes`. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-/**
- * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
- * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
- */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const declared = declaredLength(request.headers);
-  if (declared !== undefined && declared > maxBytes) throw tooLarge();
-  // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
-  // @hono/node-server read it straight off the socket; `request.body` would make it build the
-  // whole web Request and its streams first. Chunked bodies keep the bounded reader.
-  const bytes = declared === undefined ? await readBounded(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
-  // An in-process Request (tests, app.request) can carry more than it declares.
-  if (bytes.byteLength > maxBytes) throw tooLarge();
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw A2AError.parse('Parse error: the body is not valid UTF-8');
-  }
-}
-
 const isJsonRpcId = (value: unknown): value is JsonRpcId =>
   value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
@@ -116,15 +66,6 @@ class EnvelopeError extends Error {
 }
 
 const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeError(error, id);
-
-/** A JSON body, or -32700 (`parseErrorMessage`); check its depth with `nestedDeeperThan` before using it. */
-export function parseJsonBody(text: string, parseErrorMessage = 'Parse error'): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw A2AError.parse(parseErrorMessage);
-  }
-}
 
 async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
   const text = await readBodyText(request, maxBodyBytes);

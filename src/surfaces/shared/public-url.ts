@@ -8,6 +8,9 @@ const firstValue = (header: string | null): string | undefined => {
   return value ? value : undefined;
 };
 
+/** How callers reach the gateway: `public-url`, else (only with `trust-proxy`) the forwarded headers, else the request's origin. */
+export type PublicUrlConfig = Pick<GatewayConfig, 'public-url' | 'trust-proxy'>;
+
 const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
 
 /**
@@ -15,7 +18,7 @@ const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
  * else X-Forwarded-Proto/Host, but only with `trust-proxy` (anyone can send those headers); else the
  * request's own origin (its Host header).
  */
-export function publicBaseUrl(request: Request, config: Pick<GatewayConfig, 'public-url' | 'trust-proxy'>): string {
+export function publicBaseUrl(request: Request, config: PublicUrlConfig): string {
   const configured = config['public-url'];
   if (configured) return withoutTrailingSlash(configured);
   const own = new URL(request.url);
@@ -28,4 +31,10 @@ export function publicBaseUrl(request: Request, config: Pick<GatewayConfig, 'pub
     if (forwardedHost && HOST.test(forwardedHost)) host = forwardedHost;
   }
   return `${protocol}://${host}`;
+}
+
+/** A card answer names the forwarded host when nothing else fixes the base URL: caches in between must key on it. */
+export function varyByForwardedHost(response: Response, config: PublicUrlConfig): Response {
+  if (config['trust-proxy'] && !config['public-url']) response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
+  return response;
 }

@@ -1,12 +1,12 @@
 import type { Handler } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { A2AError, type AgentCard } from '../../model/index.js';
-import { authEnabled } from '../shared/auth.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { cardToV025, type CardToV025Options } from '../../translate/index.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
+import { varyByForwardedHost } from '../shared/public-url.js';
 import { FACADE_KEY_HEADER } from './auth.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { facadeExtensions } from './extensions.js';
@@ -14,18 +14,18 @@ import { passThroughCard, relayCardCache } from './passthrough.js';
 
 /** The 0.2.5 card of the facade for an upstream (1.0) card, served at `url`. */
 export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): V025AgentCard {
-  const { config, profile } = deps;
-  const bailian = config.bailian;
-  const options: CardToV025Options = {
+  const { options, profile } = deps;
+  const { bailian } = options;
+  const cardOptions: CardToV025Options = {
     url,
     profile,
     overrides: bailian.card,
-    extensions: facadeExtensions(card, config),
-    pushNotifications: config['push-notifications'],
+    extensions: facadeExtensions(card, options.extensions),
+    pushNotifications: options.pushNotifications,
     extendedCard: offersExtendedCard(card, deps),
     ...(bailian['api-key'] ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
   };
-  return cardToV025(card, options);
+  return cardToV025(card, cardOptions);
 }
 
 /**
@@ -35,7 +35,7 @@ export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): 
  */
 function offersExtendedCard(card: AgentCard, deps: V025FacadeDeps): boolean {
   if (card.capabilities.extendedAgentCard !== true) return false;
-  return !authEnabled(deps.config.auth) || deps.config.bailian['api-key'] !== undefined;
+  return !deps.options.gatewayAuth || deps.options.bailian['api-key'] !== undefined;
 }
 
 /** `agent/getAuthenticatedExtendedCard`: the upstream's extended card as a facade card, or -32007. */
@@ -71,14 +71,14 @@ const notReady = (): Response => new Response(NOT_READY_BODY, { status: 503, hea
  * of a 0.2.5/0.3 agent it is the agent's own card, rewritten (passThroughCard).
  */
 export function facadeCardHandler(deps: V025FacadeDeps): Handler<GatewayEnv> {
-  const { cards, config } = deps;
+  const { cards, options } = deps;
   const agentCard = relayCardCache();
   return async (c) => {
     noteLog(c, { surface: 'card' });
     const snapshot = cards.current();
     if (!snapshot) return notReady();
     const request = c.req.raw;
-    const url = facadeUrl(request, config);
+    const url = facadeUrl(request, options);
     // A snapshot means the upstream was reached, so its protocol is known by now.
     const relay = deps.passThrough?.current();
     let card: V025AgentCard;
@@ -89,8 +89,6 @@ export function facadeCardHandler(deps: V025FacadeDeps): Handler<GatewayEnv> {
     } else {
       card = cachedCard(snapshot, url, () => facadeCard(snapshot.card, url, deps));
     }
-    const response = cacheableJson(request, card, snapshot.fetchedAt);
-    if (config['trust-proxy'] && !config['public-url']) response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
-    return response;
+    return varyByForwardedHost(cacheableJson(request, card, snapshot.fetchedAt), options.publicUrl);
   };
 }

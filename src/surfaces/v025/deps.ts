@@ -1,11 +1,12 @@
-import type { GatewayConfig } from '../../config/schema.js';
+import type { BailianConfig, ExtensionConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
-import { publicBaseUrl } from '../shared/public-url.js';
+import type { CallOptions } from '../shared/call-pipeline.js';
+import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 
 /** A 0.2.5/0.3 agent's own JSON-RPC endpoint, reached without translation (src/upstream/v025-passthrough.ts). */
 export interface V025Relay {
@@ -26,14 +27,32 @@ export interface FacadePassThrough {
   current(): V025Relay | undefined;
 }
 
+/** What the 0.2.5 facade reads of the config. */
+export interface V025FacadeOptions extends CallOptions {
+  /** The facade's own section (`bailian`): key, card overrides, message and reply rules. */
+  bailian: BailianConfig;
+  /** `bailian.base-path` as facadeBasePath gives it. */
+  basePath: string;
+  /** How callers reach the gateway (`public-url`, `trust-proxy`): the URL the facade card names. */
+  publicUrl: PublicUrlConfig;
+  /** `push-notifications`. */
+  pushNotifications: boolean;
+  /** The gateway's own extensions (`extensions`), listed on the facade card. */
+  extensions: ExtensionConfig[];
+  /** Gateway auth (`auth`) is on: the extended card is then offered only behind the facade's own key. */
+  gatewayAuth: boolean;
+  /** `upstream.request-timeout-ms`: the bound of a streamed message/send. */
+  requestTimeoutMs: number;
+}
+
 /** What the 0.2.5 facade needs: the core's port, the upstream card, the registry (for follow-ups) and the profile loaded at start. */
 export interface V025FacadeDeps {
   port: AgentPort;
   cards: CardSource;
-  config: GatewayConfig;
+  options: V025FacadeOptions;
   registry: TaskRegistry;
-  /** Task ids callers chose themselves; default: kept in this process. */
-  taskAliases?: TaskAliases;
+  /** Task ids callers chose themselves. */
+  taskAliases: TaskAliases;
   profile: MappingProfile;
   /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
   shutdown?: AbortSignal;
@@ -42,14 +61,13 @@ export interface V025FacadeDeps {
 }
 
 /** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */
-export function facadeBasePath(config: GatewayConfig): string {
-  const trimmed = config.bailian['base-path'].replace(/\/+$/, '');
+export function facadeBasePath(bailian: Pick<BailianConfig, 'base-path'>): string {
+  const trimmed = bailian['base-path'].replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed;
 }
 
 /** `path` under the facade's base path (`/stream` → `/bailian/stream`; at `/` unchanged). */
-export function underBase(config: GatewayConfig, path: string): string {
-  const base = facadeBasePath(config);
+export function underBase(base: string, path: string): string {
   return base === '/' ? path : `${base}${path}`;
 }
 
@@ -57,7 +75,7 @@ export function underBase(config: GatewayConfig, path: string): string {
  * The facade's endpoint as its card advertises it: public base URL + base path, never with a
  * trailing slash, because Bailian appends `/stream` to it.
  */
-export function facadeUrl(request: Request, config: GatewayConfig): string {
-  const base = facadeBasePath(config);
-  return `${publicBaseUrl(request, config)}${base === '/' ? '' : base}`;
+export function facadeUrl(request: Request, options: Pick<V025FacadeOptions, 'basePath' | 'publicUrl'>): string {
+  const base = options.basePath;
+  return `${publicBaseUrl(request, options.publicUrl)}${base === '/' ? '' : base}`;
 }

@@ -1,9 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import { createMemoryTaskAliases } from '../../core/task-aliases/index.js';
 import {
   A2AError,
-  toA2AError,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
   type Task,
@@ -17,10 +15,9 @@ import type { GatewayEnv } from '../shared/env.js';
 import { isLegacyMethodName, type JsonRpcDialect, type JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
-import { portCall } from '../v1/call.js';
-import { prepareCall, type OperationEnv } from '../v1/operations.js';
+import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.js';
+import { prepareCall, type OperationEnv } from '../shared/operations.js';
 import { facadePrincipal } from './auth.js';
-import { echoExtensions } from '../shared/extensions-header.js';
 import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
@@ -75,21 +72,18 @@ function withClientTaskId(result: unknown, clientTaskId: string): unknown {
  * In front of a 0.2.5/0.3 agent (deps.passThrough), the calls are relayed untranslated (passthrough.ts).
  */
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
-  const { config, profile, port } = deps;
-  const principal = facadePrincipal(config.bailian);
-  const routing: TurnRouting = {
-    turns: createContinuations(deps.registry),
-    ids: createClientTaskIds(
-      deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
-      deps.registry,
-    ),
+  const { options, profile, port } = deps;
+  const principal = facadePrincipal(options.bailian);
+  const routing: TurnRouting = { turns: createContinuations(deps.registry), ids: createClientTaskIds(deps.taskAliases, deps.registry) };
+  // The facade answers message sends and the extended card itself: the 1.0 edges' card rules do not apply.
+  const env: OperationEnv = { port, pushNotifications: options.pushNotifications };
+  const edge: CallEdge<JsonRpcRequest> = {
+    surface: 'v025',
+    extensionsHeader: 'X-A2A-Extensions',
+    shutdown: deps.shutdown,
+    // tasks/resubscribe always answers as a stream, even its failure.
+    errorResponse: (error, { id, method }) => (method === 'tasks/resubscribe' ? v025ErrorStream(id, error, profile) : v025Error(id, error, profile)),
   };
-  const env = (c: Context<GatewayEnv>): OperationEnv => ({ port, config, baseUrl: () => facadeUrl(c.req.raw, config) });
-
-  function callContext(c: Context<GatewayEnv>): { ctx: CallContext; abort(reason?: unknown): void; release(): void; activated(): string[] } {
-    const { ctx, abort, release, activated } = portCall(c, 'v025', deps.shutdown);
-    return { ctx: { ...ctx, principal }, abort, release, activated };
-  }
 
   /** A task-addressed call's 1.0 params (`id`, or `taskId` for push configs) with the upstream's id for a caller-chosen one. */
   async function addressTask(params: unknown, principal: string): Promise<{ params: unknown; clientTaskId?: string }> {
@@ -100,59 +94,53 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     return clientTaskId ? { params: { ...params, [key]: upstreamId }, clientTaskId } : { params };
   }
 
-  async function handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response> {
+  async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
     const { id, method } = request;
-    noteLog(c, { surface: 'v025', method: method.slice(0, 100) });
-    let release = (): void => undefined;
-    try {
-      if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
-      const target = profile.methodsFromV025[method as V025Method];
-      // The push switch comes before the params: with push off, every push call is -32003.
-      if (PUSH_METHODS.has(target) && !config['push-notifications']) throw A2AError.pushNotSupported();
-      // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
-      const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
-      if (relay) return await relayCall(relay, request, c, deps);
-      const translated = requestToV1(method, request.params, profile);
-      const { ctx, abort, release: detach, activated } = callContext(c);
-      release = detach;
-      const turn = { id, params: translated.params, ctx, abort, c };
-      // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
-      const echo = (response: Response): Response => echoExtensions(response, activated(), 'X-A2A-Extensions');
-      switch (translated.method) {
-        case 'SendMessage': {
-          const result = await sendTurn(turn, deps, routing);
-          // The facade's line names the turn like the 1.0 line does, also for a task it just created.
-          if (result.kind === 'task') noteLog(c, { taskId: result.id, contextId: result.contextId });
-          return echo(jsonRpcResult(id, result));
-        }
-        case 'SendStreamingMessage':
-          return echo(await streamTurn(turn, deps, routing));
-        case 'GetExtendedAgentCard':
-          return jsonRpcResult(id, await extendedFacadeCard(ctx, facadeUrl(c.req.raw, config), deps));
-        default: {
-          const addressed = await addressTask(translated.params, ctx.principal);
-          const call = prepareCall(translated.method, addressed.params, env(c));
-          noteLog(c, addressed.clientTaskId ? { ...call.ref, taskId: addressed.clientTaskId } : call.ref);
-          if (translated.method === 'CancelTask' && call.ref.taskId) await refuseFinished(port, call.ref.taskId, ctx, profile);
-          if (call.kind === 'stream') {
-            const reply = replyOptions(deps, undefined, addressed.clientTaskId);
-            return echo(await v025Stream((onAccepted) => call.run({ ...ctx, onAccepted }), { id, deps, c, signal: ctx.signal, abort, reply }));
-          }
-          const result =
-            translated.method === 'GetTask'
-              ? await facadeTaskV025(deps, call.params as GetTaskRequest, ctx, addressed.clientTaskId)
-              : unaryResultToV025(translated.method, await call.run(ctx), deps);
-          return echo(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
-        }
+    if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
+    const target = profile.methodsFromV025[method as V025Method];
+    // The push switch comes before the params: with push off, every push call is -32003.
+    if (PUSH_METHODS.has(target) && !options.pushNotifications) throw A2AError.pushNotSupported();
+    // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
+    const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
+    if (relay) return relayCall(relay, request, c, deps);
+    const translated = requestToV1(method, request.params, profile);
+    const call = open();
+    const ctx: CallContext = { ...call.ctx, principal };
+    const turn = { id, params: translated.params, ctx, abort: call.abort, c };
+    // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
+    switch (translated.method) {
+      case 'SendMessage': {
+        const result = await sendTurn(turn, deps, routing);
+        // The facade's line names the turn like the 1.0 line does, also for a task it just created.
+        if (result.kind === 'task') noteLog(c, { taskId: result.id, contextId: result.contextId });
+        return call.answer(jsonRpcResult(id, result));
       }
-    } catch (error) {
-      noteLog(c, { errorCode: toA2AError(error).code });
-      if (method === 'tasks/resubscribe') return v025ErrorStream(id, error, profile);
-      return v025Error(id, error, profile);
-    } finally {
-      release();
+      case 'SendStreamingMessage':
+        return call.answer(await streamTurn(turn, deps, routing));
+      case 'GetExtendedAgentCard':
+        return jsonRpcResult(id, await extendedFacadeCard(ctx, facadeUrl(c.req.raw, options), deps));
+      default: {
+        const addressed = await addressTask(translated.params, ctx.principal);
+        const prepared = prepareCall(translated.method, addressed.params, env);
+        noteLog(c, addressed.clientTaskId ? { ...prepared.ref, taskId: addressed.clientTaskId } : prepared.ref);
+        if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
+        if (prepared.kind === 'stream') {
+          const reply = replyOptions(deps, undefined, addressed.clientTaskId);
+          const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
+          return call.answer(await v025Stream((onAccepted) => prepared.run({ ...ctx, onAccepted }), stream));
+        }
+        const result =
+          translated.method === 'GetTask'
+            ? await facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, addressed.clientTaskId)
+            : unaryResultToV025(translated.method, await prepared.run(ctx), deps);
+        return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
+      }
     }
   }
 
-  return { name: 'a2a-0.2.5', handles: isLegacyMethodName, handle };
+  return {
+    name: 'a2a-0.2.5',
+    handles: isLegacyMethodName,
+    handle: (request, c) => runCall(c, edge, request, request.method.slice(0, 100), (open) => serve(request, c, open)),
+  };
 }

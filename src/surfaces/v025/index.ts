@@ -4,13 +4,13 @@ import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
 import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
 import { facadeCardHandler } from './card.js';
-import { facadeBasePath, underBase, type V025FacadeDeps } from './deps.js';
+import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
 
 export { createV025Dialect } from './dialect.js';
 export { facadeCard } from './card.js';
 export { FACADE_KEY_HEADER, facadePrincipal } from './auth.js';
-export { facadeBasePath, facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025Relay } from './deps.js';
+export { facadeBasePath, facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
 
 export const FACADE_CARD_PATH = '/.well-known/agent.json';
 
@@ -25,18 +25,17 @@ export const FACADE_CARD_PATH = '/.well-known/agent.json';
  * added to it next to the 1.0 dialect. Register this before any catch-all middleware.
  */
 export function mountV025Facade(app: Hono<GatewayEnv>, deps: V025FacadeDeps): JsonRpcDialect | undefined {
-  const { config } = deps;
-  if (!config.bailian.enabled) return undefined;
-  const base = facadeBasePath(config);
+  const { bailian, basePath: base, maxBodyBytes } = deps.options;
+  if (!bailian.enabled) return undefined;
   const card = facadeCardHandler(deps);
   const dialect = createV025Dialect(deps);
-  const auth = requireFacadeKey(config.bailian);
-  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes: config['max-body-bytes'] });
+  const auth = requireFacadeKey(bailian);
+  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes });
 
-  app.get(underBase(config, FACADE_CARD_PATH), card);
-  app.post(underBase(config, '/stream'), auth, endpoint);
-  if (base === '/') return guardedByFacadeKey(dialect, config.bailian);
-  app.get(underBase(config, '/.well-known/agent-card.json'), card);
+  app.get(underBase(base, FACADE_CARD_PATH), card);
+  app.post(underBase(base, '/stream'), auth, endpoint);
+  if (base === '/') return guardedByFacadeKey(dialect, bailian);
+  app.get(underBase(base, '/.well-known/agent-card.json'), card);
   app.get(FACADE_CARD_PATH, card);
   app.post(base, auth, endpoint);
   return undefined;

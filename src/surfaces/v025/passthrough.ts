@@ -23,13 +23,13 @@ const EXTENDED_CARD_METHOD = 'agent/getAuthenticatedExtendedCard';
 
 /** The agent's own card as the facade serves it (url, security and identity of the gateway). */
 export function passThroughCard(card: V025AgentCard, url: string, deps: V025FacadeDeps): V025AgentCard {
-  const { config, profile } = deps;
-  const bailian = config.bailian;
+  const { options, profile } = deps;
+  const { bailian } = options;
   return rewriteV025Card(card, {
     url,
     overrides: bailian.card,
     defaultSkillTag: profile.options.defaultSkillTag,
-    pushNotifications: config['push-notifications'],
+    pushNotifications: options.pushNotifications,
     ...(bailian['api-key'] ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
   });
 }
@@ -69,7 +69,7 @@ async function extendedCard(answer: Response, request: JsonRpcRequest, c: Contex
   if (envelope?.error !== undefined) return new Response(text, { status: answer.status, headers: answer.headers });
   const card = V025AgentCard.safeParse(envelope?.result);
   if (!card.success) throw A2AError.invalidAgentResponse('The upstream agent returned an invalid extended card');
-  return jsonRpcResult(request.id, passThroughCard(card.data, facadeUrl(c.req.raw, deps.config), deps));
+  return jsonRpcResult(request.id, passThroughCard(card.data, facadeUrl(c.req.raw, deps.options), deps));
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ReplyOptions } from './reply/index.js';
 
 /** The reply reducer's options for one turn: the profile's shape, the operator's overrides, the task's earlier artifacts and the caller's id for it. */
 export function replyOptions(deps: V025FacadeDeps, earlierArtifacts?: readonly Artifact[], taskId?: string): ReplyOptions {
-  const { bailian } = deps.config;
+  const { bailian } = deps.options;
   const { options } = deps.profile;
   return {
     profile: deps.profile,

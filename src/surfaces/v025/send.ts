@@ -41,7 +41,7 @@ function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025Facad
  * upstream call is aborted and the turn ends as failed, with what was said so far.
  */
 function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
-  const ms = deps.config.upstream['request-timeout-ms'];
+  const ms = deps.options.requestTimeoutMs;
   if (ms <= 0) return () => undefined;
   const timer = setTimeout(() => call.abort(A2AError.internal('Upstream agent timed out')), ms);
   return () => clearTimeout(timer);
@@ -74,7 +74,7 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
-  const input = turnInput(call.params, deps.config.bailian);
+  const input = turnInput(call.params, deps.options.bailian);
   const fold = createReplyFold();
   if (input.rejected) {
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
@@ -97,7 +97,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
 
 /** message/stream: the core's SendStreamingMessage as 0.2.5 SSE. */
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
-  const input = turnInput(call.params, deps.config.bailian);
+  const input = turnInput(call.params, deps.options.bailian);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;

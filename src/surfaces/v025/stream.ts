@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
-import { A2AError, toA2AError, type StreamResponse } from '../../model/index.js';
+import { toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import { sseResponse, type SseFrame } from '../shared/sse.js';
-import { ACCEPT_GRACE_MS, STREAM_ACCEPTED_COMMENT, startStream, type StreamStart } from '../shared/stream-start.js';
+import { openStream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from '../shared/stream-open.js';
 import type { V025FacadeDeps } from './deps.js';
 import { v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
@@ -42,20 +42,18 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   const reply = createTurnReply(options.reply ?? replyOptions(deps));
   // Opened at the first event or, when the upstream accepted the call and stays quiet, at once with a
   // comment (then keep-alives), so a caller can tell a slow agent from a dead one.
-  let head: StreamStart<V025StreamEvent>;
+  let head: OpenedStream<V025StreamEvent>;
   try {
-    head = await startStream((onAccepted) => replyEvents(open(onAccepted), reply), {
-      firstEventTimeoutMs: deps.config.upstream['first-event-timeout-ms'],
+    head = await openStream((onAccepted) => replyEvents(open(onAccepted), reply), {
+      firstEventTimeoutMs: deps.options.firstEventTimeoutMs,
       abort: options.abort,
-      acceptGraceMs: ACCEPT_GRACE_MS,
     });
-    if (head.began === 'ended') throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
   } catch (error) {
     end();
     throw error;
   }
   if (head.first) noteLog(c, taskRefOf(head.first));
-  const rest = head.rest[Symbol.asyncIterator]();
+  const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
 
   /** A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame. */
@@ -81,7 +79,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   }
 
   return sseResponse(frames(), {
-    keepaliveMs: deps.config['keepalive-ms'],
+    keepaliveMs: deps.options.keepaliveMs,
     signal,
     onCancel: () => {
       options.abort();
@@ -92,7 +90,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     },
     shutdown: deps.shutdown,
     onError: (error) => failureFrames(error, 'error'),
-    ...(head.began === 'accepted' ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
+    ...(head.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
 }
 

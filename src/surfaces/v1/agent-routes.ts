@@ -1,7 +1,5 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { Dispatcher } from 'undici';
-import type { GatewayConfig } from '../../config/schema.js';
-import { credentialHeaders } from '../../upstream/http.js';
 import { getJson } from '../../upstream/card-fetch.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
@@ -12,10 +10,14 @@ import { noteLog } from '../shared/log-fields.js';
  */
 export const AGENT_OWN_ROUTES = ['/iac-code/readiness', '/iac-code/pipeline/state'] as const;
 
-/** Where the agent's own routes are reached: its base URL and the pool of the upstream connection. */
+/** Where the agent's own routes are reached: its base URL, the pool of the upstream connection, and how it is asked. */
 export interface AgentRoutesUpstream {
   url: string;
   dispatcher: Dispatcher;
+  /** The gateway's upstream credentials (`upstream.auth`) as request headers. */
+  headers: Record<string, string>;
+  /** `upstream.request-timeout-ms`. */
+  timeoutMs: number;
 }
 
 const json = (body: unknown, status: number): Response =>
@@ -27,7 +29,7 @@ const json = (body: unknown, status: number): Response =>
  * are. A non-JSON answer (an agent without these routes) is the gateway's 404 or 502, a transport
  * failure a 502; nothing of the upstream's address or error text reaches the caller.
  */
-function agentRouteHandler(upstream: AgentRoutesUpstream, config: GatewayConfig): Handler<GatewayEnv> {
+function agentRouteHandler(upstream: AgentRoutesUpstream): Handler<GatewayEnv> {
   const base = upstream.url.replace(/\/+$/, '');
   return async (c) => {
     noteLog(c, { surface: 'rest', method: 'agent-route' });
@@ -35,8 +37,8 @@ function agentRouteHandler(upstream: AgentRoutesUpstream, config: GatewayConfig)
     try {
       const answer = await getJson(`${base}${url.pathname}${url.search}`, {
         dispatcher: upstream.dispatcher,
-        headers: credentialHeaders(config.upstream.auth),
-        timeoutMs: config.upstream['request-timeout-ms'],
+        headers: upstream.headers,
+        timeoutMs: upstream.timeoutMs,
         signal: c.req.raw.signal,
       });
       if (answer.body !== undefined) return json(answer.body, answer.status);
@@ -48,12 +50,7 @@ function agentRouteHandler(upstream: AgentRoutesUpstream, config: GatewayConfig)
 }
 
 /** Serves the agent's own routes through the gateway, behind `auth` like every 1.0 route. */
-export function mountAgentRoutes(
-  app: Hono<GatewayEnv>,
-  upstream: AgentRoutesUpstream,
-  config: GatewayConfig,
-  auth: MiddlewareHandler<GatewayEnv>,
-): void {
-  const handler = agentRouteHandler(upstream, config);
+export function mountAgentRoutes(app: Hono<GatewayEnv>, upstream: AgentRoutesUpstream, auth: MiddlewareHandler<GatewayEnv>): void {
+  const handler = agentRouteHandler(upstream);
   for (const path of AGENT_OWN_ROUTES) app.get(path, auth, handler);
 }

@@ -9,7 +9,7 @@ import { describeSecuritySchemes } from '../shared/auth.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
-import { publicBaseUrl } from '../shared/public-url.js';
+import { publicBaseUrl, varyByForwardedHost, type PublicUrlConfig } from '../shared/public-url.js';
 import { withGatewayExtensionUrls } from './extension-urls.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -89,7 +89,7 @@ export function servedCard(card: AgentCard, baseUrl: string, config: ServedCardC
 const servedCache = new WeakMap<CardSnapshot, Map<string, AgentCard>>();
 const MAX_BASE_URLS = 16;
 
-function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: GatewayConfig): AgentCard {
+function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, options: CardHandlerOptions): AgentCard {
   let perBase = servedCache.get(snapshot);
   if (!perBase) {
     perBase = new Map();
@@ -97,11 +97,18 @@ function cachedServedCard(snapshot: CardSnapshot, baseUrl: string, config: Gatew
   }
   let card = perBase.get(baseUrl);
   if (!card) {
-    card = servedCard(snapshot.card, baseUrl, config, { legacyFields: config['card-legacy-fields'] });
+    card = servedCard(snapshot.card, baseUrl, options.card, { legacyFields: options.cardLegacyFields });
     if (perBase.size >= MAX_BASE_URLS) perBase.delete(perBase.keys().next().value as string);
     perBase.set(baseUrl, card);
   }
   return card;
+}
+
+/** What the public card's route reads: the served card's config, `card-legacy-fields`, and how callers reach the gateway. */
+export interface CardHandlerOptions {
+  card: ServedCardConfig;
+  cardLegacyFields: boolean;
+  publicUrl: PublicUrlConfig;
 }
 
 const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not available yet' });
@@ -110,7 +117,7 @@ const NOT_READY_BODY = JSON.stringify({ error: 'Upstream agent card is not avail
  * `GET /.well-known/agent-card.json`: the served card (signed when a signer is configured),
  * cacheable, or 503 until the first upstream card arrives.
  */
-export function agentCardHandler(cards: CardSource, config: GatewayConfig, signer?: CardSigner): Handler<GatewayEnv> {
+export function agentCardHandler(cards: CardSource, options: CardHandlerOptions, signer?: CardSigner): Handler<GatewayEnv> {
   return async (c) => {
     noteLog(c, { surface: 'card' });
     const snapshot = cards.current();
@@ -121,11 +128,7 @@ export function agentCardHandler(cards: CardSource, config: GatewayConfig, signe
       });
     }
     const request = c.req.raw;
-    const served = cachedServedCard(snapshot, publicBaseUrl(request, config), config);
-    const response = cacheableJson(request, signer ? await signer.sign(served) : served, snapshot.fetchedAt);
-    if (config['trust-proxy'] && !config['public-url']) {
-      response.headers.set('vary', 'X-Forwarded-Proto, X-Forwarded-Host');
-    }
-    return response;
+    const served = cachedServedCard(snapshot, publicBaseUrl(request, options.publicUrl), options);
+    return varyByForwardedHost(cacheableJson(request, signer ? await signer.sign(served) : served, snapshot.fetchedAt), options.publicUrl);
   };
 }

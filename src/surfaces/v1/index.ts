@@ -3,13 +3,13 @@ import { requireCredentials } from '../shared/auth.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { mountAgentRoutes } from './agent-routes.js';
 import { AGENT_CARD_PATH, agentCardHandler } from './card.js';
-import type { V1SurfaceDeps } from './operations.js';
+import type { V1SurfaceDeps } from './deps.js';
 import { V1_REST_PATHS, restHandler } from './rest.js';
 
 export { createV1Dialect } from './jsonrpc-dialect.js';
 export { AGENT_CARD_PATH, servedCard } from './card.js';
 export { V1_REST_PATHS } from './rest.js';
-export type { V1SurfaceDeps } from './operations.js';
+export type { V1SurfaceDeps, V1SurfaceOptions } from './deps.js';
 export type { AgentRoutesUpstream } from './agent-routes.js';
 
 /**
@@ -20,8 +20,8 @@ export type { AgentRoutesUpstream } from './agent-routes.js';
  * surface's `createV1Dialect(deps)` next to the 0.2.5 dialect, and must guard it with `requireCredentials`.
  */
 export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void {
-  const auth = requireCredentials(deps.config.auth);
-  app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.config, deps.signer));
-  if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, deps.config, auth);
+  const auth = requireCredentials(deps.options.auth);
+  app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.options, deps.signer));
+  if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, auth);
   app.on(['GET', 'POST', 'DELETE'], V1_REST_PATHS, auth, restHandler(deps));
 }

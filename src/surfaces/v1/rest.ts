@@ -1,17 +1,13 @@
 import type { Context, Handler } from 'hono';
-import { A2AError, ErrorCode, toA2AError, toRestError } from '../../model/index.js';
+import { A2AError, ErrorCode, toRestError } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
-import { echoExtensions } from '../shared/extensions-header.js';
+import { operationCall, parseJsonBody, readBodyText, runCall, type CallEdge } from '../shared/call-pipeline.js';
 import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
-import { parseJsonBody, readBodyText } from '../shared/jsonrpc-endpoint.js';
-import { noteLog } from '../shared/log-fields.js';
+import type { V1Method } from '../shared/operations.js';
 import { publicBaseUrl } from '../shared/public-url.js';
-import { mapIterable, sseResponse } from '../shared/sse.js';
-import { portCall } from './call.js';
-import { prepareCall, resultRef, type OperationEnv, type V1Method, type V1SurfaceDeps } from './operations.js';
-import { openV1Stream, STREAM_ACCEPTED_COMMENT } from './stream-open.js';
+import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { checkV1Version } from './version.js';
 
 /** Hono paths that reach the REST handler; the handler itself tells the routes apart (ids may contain `:`). */
@@ -177,6 +173,12 @@ export function restError(error: A2AError): Response {
   return restJson(body, status);
 }
 
+/** One REST request as the pipeline carries it: the route it matched and its URL. */
+interface RestCall {
+  match: Match;
+  url: URL;
+}
+
 /**
  * The A2A 1.0 HTTP+JSON binding, each route also under a `/{tenant}` prefix (passed on as `tenant`).
  * Bodies are JSON and must say so (`application/json` or `application/a2a+json`, else 415; an empty body
@@ -184,7 +186,29 @@ export function restError(error: A2AError): Response {
  * errors are google.rpc.Status with the matching HTTP status; streams are SSE of bare StreamResponses.
  */
 export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
-  const { port, config } = deps;
+  const { options } = deps;
+  const edge: CallEdge<RestCall> = { surface: 'rest', extensionsHeader: 'A2A-Extensions', shutdown: deps.shutdown, errorResponse: restError };
+  const serve = operationCall<RestCall>(
+    {
+      async parse({ match, url }, c) {
+        const versionError = checkV1Version(c.req.raw, options.lenientVersion);
+        if (versionError) throw versionError;
+        const { route, captures, tenant } = match;
+        const params = await route.params({
+          path: captures.map(decodeSegment),
+          query: url.searchParams,
+          body: () => readJsonObject(c, options.maxBodyBytes),
+        });
+        return { method: route.operation, params: tenant === undefined ? params : { ...params, tenant } };
+      },
+      // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
+      result: (result) => restJson(result ?? {}),
+      frame: (event) => ({ data: JSON.stringify(event) }),
+      errorFrame: (error) => ({ event: 'error', data: JSON.stringify(toRestError(error).body) }),
+    },
+    (c) => v1OperationEnv(deps, () => publicBaseUrl(c.req.raw, options.publicUrl)),
+    { ...options, shutdown: deps.shutdown },
+  );
   return async (c, next) => {
     const url = new URL(c.req.url);
     const found = lookup(c.req.method, url.pathname);
@@ -195,61 +219,9 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
         headers: { ...JSON_HEADERS, allow: found.allowed.join(', ') },
       });
     }
-    const { route, captures, tenant } = found.match;
-    noteLog(c, { surface: 'rest', method: route.operation });
-    const fail = (error: unknown): Response => {
-      const a2aError = toA2AError(error);
-      noteLog(c, { errorCode: a2aError.code });
-      return restError(a2aError);
-    };
-
-    const versionError = checkV1Version(c.req.raw, config);
-    if (versionError) return fail(versionError);
-
-    const env: OperationEnv = { port, config, cards: deps.cards, signer: deps.signer, baseUrl: () => publicBaseUrl(c.req.raw, config) };
-    const { ctx, abort, release, activated } = portCall(c, 'rest', deps.shutdown);
-    try {
-      const params = await route.params({
-        path: captures.map(decodeSegment),
-        query: url.searchParams,
-        body: () => readJsonObject(c, config['max-body-bytes']),
-      });
-      const call = prepareCall(route.operation, tenant === undefined ? params : { ...params, tenant }, env);
-      noteLog(c, call.ref);
-      if (call.kind === 'unary') {
-        const result = await call.run(ctx);
-        noteLog(c, resultRef(result));
-        // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
-        return echoExtensions(restJson(result ?? {}), activated(), 'A2A-Extensions');
-      }
-      const opened = await openV1Stream(call.run, { ctx, abort }, config.upstream['first-event-timeout-ms']);
-      noteLog(c, resultRef(opened.first));
-      return echoExtensions(restStream(opened.events, { signal: ctx.signal, abort, quiet: opened.quiet }, deps), activated(), 'A2A-Extensions');
-    } catch (error) {
-      return fail(error);
-    } finally {
-      release();
-    }
+    const call: RestCall = { match: found.match, url };
+    return runCall(c, edge, call, found.match.route.operation, (open) => serve(call, c, open));
   };
-}
-
-/**
- * A REST stream as SSE of bare StreamResponses, a failure as the google.rpc.Status of an `event:
- * error` frame. Built outside the handler, so the open stream does not keep the request's Hono
- * context alive (its log line was written when the headers went out).
- */
-function restStream(events: AsyncIterable<unknown>, call: { signal: AbortSignal; abort(): void; quiet: boolean }, deps: V1SurfaceDeps): Response {
-  return sseResponse(
-    mapIterable(events, (event) => ({ data: JSON.stringify(event) })),
-    {
-      keepaliveMs: deps.config['keepalive-ms'],
-      signal: call.signal,
-      shutdown: deps.shutdown,
-      onCancel: call.abort,
-      onError: (error) => ({ event: 'error', data: JSON.stringify(toRestError(toA2AError(error)).body) }),
-      ...(call.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
-    },
-  );
 }
 
 /** The body as a JSON object; an empty body counts as `{}` (e.g. `:cancel` without metadata). */

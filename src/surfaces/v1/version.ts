@@ -1,4 +1,3 @@
-import type { GatewayConfig } from '../../config/schema.js';
 import { A2AError } from '../../model/index.js';
 
 /** What a request without a version asks for: the spec says an empty value means 0.3. */
@@ -16,15 +15,15 @@ export function requestedVersion(request: Request): string {
 /**
  * The 1.0 handlers' version gate, compared on the major version like a2a-sdk's `validate_version`:
  * `1.0`, `1.7` and `1.0.0` pass; `2.0`, `0.3`, garbage and (unless `lenient-version`) nothing fail
- * with -32009.
+ * with -32009 (`lenient`: `lenient-version`).
  */
-export function checkV1Version(request: Request, config: Pick<GatewayConfig, 'lenient-version'>): A2AError | undefined {
-  return checkRequestedVersion(requestedVersion(request), config);
+export function checkV1Version(request: Request, lenient: boolean): A2AError | undefined {
+  return checkRequestedVersion(requestedVersion(request), lenient);
 }
 
 /** The same gate for a version given by other means (the gRPC binding's `a2a-version` metadata). */
-export function checkRequestedVersion(requested: string, config: Pick<GatewayConfig, 'lenient-version'>): A2AError | undefined {
-  if (requested === '') return config['lenient-version'] ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
+export function checkRequestedVersion(requested: string, lenient: boolean): A2AError | undefined {
+  if (requested === '') return lenient ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
   const major = VERSION.exec(requested)?.[1];
   if (major !== undefined && Number(major) === 1) return undefined;
   return A2AError.versionNotSupported(requested.slice(0, 32));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { startStream } from '../../../src/surfaces/shared/stream-start.js';
-import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../../src/surfaces/v1/stream-open.js';
+import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../../src/surfaces/shared/stream-open.js';
 import { collect } from '../../support/collect.js';
 
 const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } };

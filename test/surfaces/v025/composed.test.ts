@@ -4,7 +4,7 @@
  * direct Message replies, and exactly what the port is called with.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGatewayApp } from '../../../src/app.js';
+import { createGatewayApp } from '../../../src/gateway-app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import type { AgentPort } from '../../../src/core/agent-port.js';
 import type { CardSource } from '../../../src/core/card-source.js';

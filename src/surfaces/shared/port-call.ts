@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import type { GatewayEnv } from '../shared/env.js';
+import type { GatewayEnv } from './env.js';
 import { parseExtensionUris } from '../../core/extension-uris.js';
-import { activatedExtensions } from '../shared/extensions-header.js';
-import { untilShutdown } from '../shared/shutdown-watch.js';
+import { activatedExtensions } from './extensions-header.js';
+import { untilShutdown } from './shutdown-watch.js';
 
 /** Extension URIs from `A2A-Extensions` (comma-separated, possibly repeated), else the 0.x `X-A2A-Extensions`. */
 export function requestedExtensions(headers: Headers): string[] | undefined {

@@ -1,8 +1,8 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { A2AError, isInterruptedState, isTerminalState, type StreamResponse, type TaskState } from '../../model/index.js';
-import { ACCEPT_GRACE_MS, startStream } from '../shared/stream-start.js';
+import { ACCEPT_GRACE_MS, startStream } from './stream-start.js';
 
-export { STREAM_ACCEPTED_COMMENT } from '../shared/stream-start.js';
+export { STREAM_ACCEPTED_COMMENT } from './stream-start.js';
 
 export const ENDED_WITHOUT_EVENT = 'The upstream agent ended the stream without an event';
 export const ENDED_EARLY = 'The upstream agent ended the stream before the task reached a final or interrupted state';
@@ -46,33 +46,34 @@ export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIter
   };
 }
 
-export interface OpenedStream {
+export interface OpenedStream<T = StreamResponse> {
   /** The first event, when it came before the upstream's acceptance (for the request log). */
-  first?: StreamResponse;
+  first?: T;
   /** The upstream accepted the call before any event: the caller's stream opens with a comment now. */
   quiet: boolean;
-  events: AsyncIterable<StreamResponse>;
+  events: AsyncIterable<T>;
 }
 
 /**
- * Starts a 1.0 stream for a surface: failures before the first event or the upstream's acceptance
- * are thrown (a plain error answer), a source that ends without any event is -32006; after that the
- * events are relayed with the first-event bound and the end-of-turn rule above.
+ * The first pull of a stream, the same on every edge: failures before the first event or the upstream's
+ * acceptance are thrown (a plain error answer), a source that ends without any event is -32006; the first
+ * event is bounded by `firstEventTimeoutMs` (stream-start.ts).
  */
+export async function openStream<T>(
+  open: (onAccepted: () => void) => AsyncIterable<T>,
+  options: { firstEventTimeoutMs: number; abort(): void },
+): Promise<OpenedStream<T>> {
+  const started = await startStream(open, { ...options, acceptGraceMs: ACCEPT_GRACE_MS });
+  if (started.began === 'ended') throw A2AError.invalidAgentResponse(ENDED_WITHOUT_EVENT);
+  return { ...(started.first ? { first: started.first } : {}), quiet: started.began === 'accepted', events: started.rest };
+}
+
+/** Starts a 1.0 stream for a 1.0 edge: openStream, then the end-of-turn rule above. */
 export async function openV1Stream(
   run: (ctx: CallContext) => AsyncIterable<StreamResponse>,
   call: { ctx: CallContext; abort(): void },
   firstEventTimeoutMs: number,
 ): Promise<OpenedStream> {
-  const started = await startStream((onAccepted) => run({ ...call.ctx, onAccepted }), {
-    firstEventTimeoutMs,
-    abort: call.abort,
-    acceptGraceMs: ACCEPT_GRACE_MS,
-  });
-  if (started.began === 'ended') throw A2AError.invalidAgentResponse(ENDED_WITHOUT_EVENT);
-  return {
-    ...(started.first ? { first: started.first } : {}),
-    quiet: started.began === 'accepted',
-    events: requireTurnEnd(started.rest),
-  };
+  const opened = await openStream((onAccepted) => run({ ...call.ctx, onAccepted }), { firstEventTimeoutMs, abort: call.abort });
+  return { ...opened, events: requireTurnEnd(opened.events) };
 }

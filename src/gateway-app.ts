@@ -1,0 +1,97 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/schema.js';
+import type { AgentPort } from './core/agent-port.js';
+import type { CardSource } from './core/card-source.js';
+import { createMemoryTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
+import type { TaskRegistry } from './core/task-registry/types.js';
+import { capRequestsPerForwardedClient } from './client-limits.js';
+import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
+import { requestLogger } from './log.js';
+import type { Observability } from './observability/index.js';
+import type { CardSigner } from './signing/card-signer.js';
+import { facadeOptions, v1SurfaceOptions } from './surface-options.js';
+import { mountHealth } from './surfaces/health.js';
+import { mountJwks } from './surfaces/jwks.js';
+import { admitsCaller, requireCredentials } from './surfaces/shared/auth.js';
+import type { GatewayEnv } from './surfaces/shared/env.js';
+import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
+import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
+import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
+import { pathGuard } from './surfaces/shared/path-guard.js';
+import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
+import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
+
+export interface GatewayAppDeps {
+  config: GatewayConfig;
+  port: AgentPort;
+  cards: CardSource;
+  registry: TaskRegistry;
+  logger: Logger;
+  /** The 0.2.5 facade's mapping profile; loaded from the config when absent. */
+  profile?: MappingProfile;
+  /** Aborted, with the error to report, when the drain time is over: open calls and streams end with it. */
+  shutdown?: AbortSignal;
+  /** Relays the facade's calls to a 0.2.5/0.3 upstream as they are, instead of translating them. */
+  passThrough?: FacadePassThrough;
+  /** Task ids the facade's callers chose themselves; default: kept in this process. */
+  taskAliases?: TaskAliases;
+  /** Signs the 1.0 cards and publishes the public keys (config `signing.keys`). */
+  signer?: CardSigner;
+  /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
+  agentRoutes?: AgentRoutesUpstream;
+  /** Metrics (and their route) and tracing; absent: none. */
+  observability?: Observability;
+}
+
+/** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
+export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
+  return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
+}
+
+/** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
+export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
+  const { config, port, cards, registry, logger, shutdown, signer } = deps;
+  const app = new Hono<GatewayEnv>();
+  app.use('*', requestLogger(logger));
+  app.use('*', pathGuard());
+  const perClient = config.server['max-connections-per-client'];
+  // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
+  if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
+  deps.observability?.mount(app);
+  mountHealth(app, cards);
+  // Open like the health routes: a client checks the card's signature before it has credentials.
+  if (signer) mountJwks(app, signer);
+
+  const v1Deps = { port, cards, options: v1SurfaceOptions(config), shutdown, signer };
+  const v1Auth = requireCredentials(config.auth);
+  const v1 = new Hono<GatewayEnv>();
+  v1.use('*', v1Auth);
+  mountV1Surface(v1, { ...v1Deps, ...(deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}) });
+
+  // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
+  const facade = config.bailian.enabled
+    ? mountV025Facade(app, {
+        port,
+        cards,
+        options: facadeOptions(config),
+        registry,
+        shutdown,
+        profile: deps.profile ?? loadFacadeProfile(config),
+        passThrough: deps.passThrough,
+        taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
+      })
+    : undefined;
+
+  const dialects: JsonRpcDialect[] = [guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth))];
+  if (facade) dialects.push(facade);
+  app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
+  app.route('/', v1);
+
+  app.notFound((c) => c.json({ error: 'Not Found' }, 404));
+  app.onError((error, c) => {
+    c.var.logger?.error({ err: error }, 'unhandled error');
+    return c.json({ error: 'Internal Server Error' }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,23 @@
+import type { Credentials } from '../../config/schema.js';
+import type { ServedCardConfig } from '../v1/card.js';
+
+/** What the gRPC binding reads of the config. */
+export interface GrpcSurfaceOptions {
+  /** The gateway's credentials (`auth`), asked of every call as on the HTTP bindings. */
+  auth: Credentials;
+  /** `lenient-version`: a call without `a2a-version` passes. */
+  lenientVersion: boolean;
+  /** `push-notifications`. */
+  pushNotifications: boolean;
+  /** `upstream.first-event-timeout-ms`. */
+  firstEventTimeoutMs: number;
+  /** `max-body-bytes`: the largest request message. */
+  maxBodyBytes: number;
+  /** `keepalive-ms`: HTTP/2 ping interval on quiet connections (0: none). */
+  keepaliveMs: number;
+  /** Where to listen: `grpc.host` (default: `host`) and `grpc.port` (0: any free port). */
+  host: string;
+  listenPort: number;
+  /** What the extended card is built from; the server sets its `grpc.port` to the bound port. */
+  card: ServedCardConfig;
+}

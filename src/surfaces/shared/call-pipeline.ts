@@ -1,0 +1,191 @@
+import type { Context } from 'hono';
+import { A2AError, toA2AError, type StreamResponse } from '../../model/index.js';
+import type { V1Method } from '../../mappings/vocabulary.js';
+import type { GatewayEnv } from './env.js';
+import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
+import { noteLog } from './log-fields.js';
+import { prepareCall, resultRef, type OperationEnv } from './operations.js';
+import { portCall, type PortCall } from './port-call.js';
+import { mapIterable, sseResponse, type SseFrame } from './sse.js';
+import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
+
+/** What a call's answer reads of the config, the same on every HTTP edge. */
+export interface CallOptions {
+  /** `keepalive-ms`: the SSE ping interval (0: none). */
+  keepaliveMs: number;
+  /** `upstream.first-event-timeout-ms`: how long a stream may take for its first event. */
+  firstEventTimeoutMs: number;
+  /** `max-body-bytes`. */
+  maxBodyBytes: number;
+}
+
+/** One edge (1.0 JSON-RPC, HTTP+JSON, the 0.2.5 facade): how its calls are logged, opened and failed. */
+export interface CallEdge<I> {
+  /** The request log's `surface`, also the CallContext's. */
+  surface: 'jsonrpc' | 'rest' | 'v025';
+  /** Where the upstream's activated extensions are echoed. */
+  extensionsHeader: ExtensionsHeader;
+  /** Aborted (reason: the error to report) when the gateway shuts down. */
+  shutdown?: AbortSignal;
+  /** Anything thrown before the answer began, as this edge's error answer. */
+  errorResponse(error: A2AError, input: I): Response;
+}
+
+/** The port call of one request, opened by the dialect once it knows the call will reach the port. */
+export interface OpenCall extends PortCall {
+  /** The response with the upstream's activated extensions echoed in the edge's header. */
+  answer(response: Response): Response;
+}
+
+/**
+ * One request through an edge: its method goes on the log line; `serve` checks what it must, opens the
+ * port call (`open`, at most once: a refused request never creates one) and answers; whatever it throws is
+ * logged with its code and answered in the edge's form; the port call is released when the handler
+ * returns (an open stream's SSE writer follows the shutdown from then on).
+ */
+export async function runCall<I>(
+  c: Context<GatewayEnv>,
+  edge: CallEdge<I>,
+  input: I,
+  method: string,
+  serve: (open: () => OpenCall) => Promise<Response>,
+): Promise<Response> {
+  noteLog(c, { surface: edge.surface, method });
+  let release = (): void => undefined;
+  const open = (): OpenCall => {
+    const call = portCall(c, edge.surface, edge.shutdown);
+    release = call.release;
+    return { ...call, answer: (response) => echoExtensions(response, call.activated(), edge.extensionsHeader) };
+  };
+  try {
+    return await serve(open);
+  } catch (error) {
+    const a2aError = toA2AError(error);
+    noteLog(c, { errorCode: a2aError.code });
+    return edge.errorResponse(a2aError, input);
+  } finally {
+    release();
+  }
+}
+
+/** How a 1.0 edge reads a call and writes its answers. */
+export interface OperationWire<I> {
+  /** The operation and its params; throws the refusals that come before the port (version, Content-Type, a bad path). */
+  parse(input: I, c: Context<GatewayEnv>): { method: V1Method; params: unknown } | Promise<{ method: V1Method; params: unknown }>;
+  /** A unary result as the response. */
+  result(result: unknown, input: I): Response;
+  /** One stream event as its SSE frame. */
+  frame(event: StreamResponse, input: I): SseFrame;
+  /** A failure once the stream is open, as its last frame. */
+  errorFrame(error: A2AError, input: I): SseFrame;
+}
+
+/**
+ * The `serve` of a 1.0 edge: parse, open the port call, validate and bind the operation (operations.ts),
+ * then the unary result, or the stream opened at its first event (stream-open.ts) and relayed as SSE.
+ */
+export function operationCall<I>(
+  wire: OperationWire<I>,
+  env: (c: Context<GatewayEnv>) => OperationEnv,
+  options: CallOptions & { shutdown?: AbortSignal },
+): (input: I, c: Context<GatewayEnv>, open: () => OpenCall) => Promise<Response> {
+  return async (input, c, open) => {
+    const { method, params } = await wire.parse(input, c);
+    const call = open();
+    const prepared = prepareCall(method, params, env(c));
+    noteLog(c, prepared.ref);
+    if (prepared.kind === 'unary') {
+      const result = await prepared.run(call.ctx);
+      noteLog(c, resultRef(result));
+      return call.answer(wire.result(result, input));
+    }
+    const opened = await openV1Stream(prepared.run, call, options.firstEventTimeoutMs);
+    noteLog(c, resultRef(opened.first));
+    return call.answer(streamAnswer(opened, input, wire, call, options));
+  };
+}
+
+/**
+ * A stream's SSE answer; the call's signal aborts when the client goes away, `abort` ends the upstream
+ * call. Nothing here holds the Hono context: an open stream would keep it alive, and the request's log
+ * line was written when the headers went out.
+ */
+function streamAnswer<I>(
+  opened: OpenedStream,
+  input: I,
+  wire: OperationWire<I>,
+  call: PortCall,
+  options: { keepaliveMs: number; shutdown?: AbortSignal },
+): Response {
+  return sseResponse(
+    mapIterable(opened.events, (event) => wire.frame(event, input)),
+    {
+      keepaliveMs: options.keepaliveMs,
+      signal: call.ctx.signal,
+      shutdown: options.shutdown,
+      onCancel: call.abort,
+      onError: (error) => wire.errorFrame(toA2AError(error), input),
+      ...(opened.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
+    },
+  );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
+
+/** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  if (value === null) return undefined;
+  const length = Number(value);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes`. */
+async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
+ * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
+ */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = declaredLength(request.headers);
+  if (declared !== undefined && declared > maxBytes) throw tooLarge();
+  // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
+  // @hono/node-server read it straight off the socket; `request.body` would make it build the
+  // whole web Request and its streams first. Chunked bodies keep the bounded reader.
+  const bytes = declared === undefined ? await readBounded(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
+  // An in-process Request (tests, app.request) can carry more than it declares.
+  if (bytes.byteLength > maxBytes) throw tooLarge();
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw A2AError.parse('Parse error: the body is not valid UTF-8');
+  }
+}
+
+/** A JSON body, or -32700 (`parseErrorMessage`); check its depth with `nestedDeeperThan` before using it. */
+export function parseJsonBody(text: string, parseErrorMessage = 'Parse error'): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw A2AError.parse(parseErrorMessage);
+  }
+}
