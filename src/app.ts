@@ -163,6 +163,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
             logger,
             shutdown: shutdown.signal,
             baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
+            cards,
+            ...(signer ? { signer } : {}),
           });
     if (grpc) logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
     let http: DrainableServer | undefined;

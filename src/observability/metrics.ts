@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { V025_METHODS } from '../protocol/v025/enums.js';
-import { isV1Method } from '../surfaces/v1/operations.js';
+import { isV1Method } from '../surfaces/shared/operations.js';
 import type { TaskState } from '../model/index.js';
 import { redisErrorCounts } from './redis-errors.js';
 

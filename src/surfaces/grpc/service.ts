@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
+import type { CardSource } from '../../core/card-source.js';
+import type { CardSigner } from '../../signing/card-signer.js';
 import { prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
@@ -26,6 +28,10 @@ export interface GrpcSurfaceDeps {
   baseUrl(): string;
   /** Aborted (reason: the error to report) when the gateway shuts down. */
   shutdown?: AbortSignal;
+  /** The upstream card: its required extensions are asked of message sends, as on the HTTP bindings. */
+  cards?: CardSource;
+  /** Signs the extended card, as on the HTTP bindings. */
+  signer?: CardSigner;
 }
 
 /**
@@ -63,7 +69,9 @@ function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSign
  */
 export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplementation {
   // Read per call: the server fills in the bound port (`grpc.port: 0`) once it listens.
-  const env = () => v1OperationEnv({ port: deps.port, options: deps.options }, deps.baseUrl);
+  const { cards, signer } = deps;
+  const env = () =>
+    v1OperationEnv({ port: deps.port, options: deps.options, ...(cards ? { cards } : {}), ...(signer ? { signer } : {}) }, deps.baseUrl);
 
   function logCall(name: GrpcMethodName, call: ServerCall, started: number, error?: unknown): void {
     const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;

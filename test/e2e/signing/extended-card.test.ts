@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAgentCardSignature } from 'a2a-sdk-1';
 import { createSecretKey } from 'node:crypto';
 import { startDemoGateway, startSdkGateway, type TestGateway } from '../../support/gateway.js';
+import { connectGrpc, wire } from '../grpc/grpc-client.js';
 
 const TOKEN = 'gateway-token-for-extended-card-tests';
 const SECRET = 'extended-card-signing-secret-0123456789';
@@ -94,5 +95,27 @@ describe('an upstream without an extended card (the a2a-js test agent)', () => {
     expect(body.error.code).toBe(-32004);
     const facade = (await (await rpc(gateway.url, 'agent/getAuthenticatedExtendedCard')).json()) as any;
     expect(facade.error.code).toBe(-32007);
+  });
+});
+
+describe('over gRPC, with a signing key (demo agent)', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startDemoGateway({ 'public-url': PUBLIC_URL, signing: { keys: [{ kid: 'default', secret: SECRET }] }, grpc: { port: 0 } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('GetExtendedAgentCard is the same rewritten card as over JSON-RPC, signed', async () => {
+    const viaRpc = ((await (await rpc(gateway.url, 'GetExtendedAgentCard')).json()) as any).result;
+    const client = await connectGrpc(gateway.url);
+    const viaGrpc = (await client.transport.getExtendedAgentCard({ tenant: '' }, wire())) as any;
+    expect(viaGrpc.signatures).toHaveLength(1);
+    const verify = verifyAgentCardSignature(async () => createSecretKey(Buffer.from(SECRET)));
+    await expect(verify(viaGrpc)).resolves.toBeUndefined();
+    // The proto reader fills in the fields the JSON leaves out (an empty tenant): compare what names the endpoints.
+    const endpoints = (card: any) => card.supportedInterfaces.map((entry: any) => `${entry.protocolBinding} ${entry.url}`);
+    expect(endpoints(viaGrpc)).toEqual(endpoints(viaRpc));
   });
 });
