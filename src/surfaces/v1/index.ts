@@ -4,11 +4,11 @@ import type { GatewayEnv } from '../shared/env.js';
 import { mountAgentRoutes } from './agent-routes.js';
 import { AGENT_CARD_PATH, agentCardHandler } from './card.js';
 import type { V1SurfaceDeps } from './deps.js';
-import { V1_REST_PATHS, restHandler } from './rest.js';
+import { isRestPath, restHandler } from './rest.js';
 
 export { createV1Dialect } from './jsonrpc-dialect.js';
 export { AGENT_CARD_PATH, servedCard } from './card.js';
-export { V1_REST_PATHS } from './rest.js';
+export { isRestPath } from './rest.js';
 export type { V1SurfaceDeps, V1SurfaceOptions } from './deps.js';
 export type { AgentRoutesUpstream } from './agent-routes.js';
 
@@ -23,5 +23,13 @@ export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void
   const auth = requireCredentials(deps.options.auth);
   app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.options, deps.signer));
   if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, auth);
-  app.on(['GET', 'POST', 'DELETE'], V1_REST_PATHS, auth, restHandler(deps));
+  const rest = restHandler(deps);
+  app.on(['GET', 'POST', 'DELETE'], '/*', async (c, next) => {
+    if (!isRestPath(c.req.path)) return next();
+    let answer: Response | void = undefined;
+    const refused = await auth(c, async () => {
+      answer = (await rest(c, next)) as Response | void;
+    });
+    return refused ?? answer;
+  });
 }

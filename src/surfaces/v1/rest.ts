@@ -10,11 +10,15 @@ import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { checkV1Version } from './version.js';
 
-/** Hono paths that reach the REST handler; the handler itself tells the routes apart (ids may contain `:`). */
-export const V1_REST_PATHS = ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard'].flatMap((path) => [
-  path,
-  `/:tenant${path}`,
-]);
+const REST_PATH = /^(?:\/[^/]+)?\/(?:message:send|message:stream|tasks(?:\/.*)?|extendedAgentCard)$/;
+
+/**
+ * Whether a path belongs to the HTTP+JSON binding (optionally under a `/{tenant}` segment); the
+ * handler itself then tells the routes apart (ids may contain `:`). Checked here rather than as Hono
+ * route patterns: `/:tenant/message:send` is a pattern Hono's RegExpRouter refuses, and one such route
+ * puts every request of the app on the slower TrieRouter.
+ */
+export const isRestPath = (pathname: string): boolean => REST_PATH.test(pathname);
 
 type QueryType = 'int' | 'bool' | 'string';
 
