@@ -12,6 +12,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
+import { writeHeapSnapshot } from 'node:v8';
 import { Agent, request, type Dispatcher } from 'undici';
 import { installDiagnostics } from './diag-hooks.mjs';
 
@@ -99,6 +100,8 @@ installDiagnostics();
 // The idle-stream scenario asks for a full GC before it reads resident memory, as of the gateway.
 const collect = (globalThis as { gc?: () => void }).gc;
 process.on('message', (message) => {
+  // bench/heap-per-stream.ts: written synchronously, so the reply means the file is complete.
+  if (message === 'heap-snapshot') process.send?.({ type: 'heap-snapshot', path: writeHeapSnapshot() });
   if (message !== 'gc') return;
   collect?.();
   process.send?.({ collected: collect !== undefined, memory: process.memoryUsage() });

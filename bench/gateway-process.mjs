@@ -10,6 +10,7 @@
  * `--cpu-prof` write its profile.
  */
 import { pathToFileURL } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { installDiagnostics } from './diag-hooks.mjs';
 
 // BENCH_DIST names another build (bench/ab.ts compares two); by default the repo's own dist/.
@@ -26,6 +27,8 @@ process.stdout.write(`READY ${gateway.url}\n`);
 
 const collect = globalThis.gc;
 process.on('message', (message) => {
+  // bench/heap-per-stream.ts: written synchronously, so the reply means the file is complete.
+  if (message === 'heap-snapshot') process.send?.({ type: 'heap-snapshot', path: writeHeapSnapshot() });
   if (message !== 'gc') return;
   collect?.();
   process.send?.({ collected: collect !== undefined, memory: process.memoryUsage() });
