@@ -165,6 +165,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
             baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
             cards,
             ...(signer ? { signer } : {}),
+            ...(observability.metrics ? { metrics: observability.metrics } : {}),
           });
     if (grpc) logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
     let http: DrainableServer | undefined;

@@ -140,6 +140,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : status >= 400 ? `http_${status}` : '';
       requests.inc({ surface: surfaceLabel(surface), method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code });
     },
+    /** A gRPC call answered with `grpcCode` (0: OK); a failure without an A2A error is labelled `grpc_<code>`. */
+    grpcRequest(method: string, grpcCode: number, errorCode: number | undefined): void {
+      const failed = grpcCode !== 0;
+      const code = errorCode !== undefined ? errorCodeLabel(errorCode) : failed ? `grpc_${grpcCode}` : '';
+      requests.inc({ surface: 'grpc', method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code });
+    },
     blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
       duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);
       if (upstreamSeconds > 0) overhead.observe({ surface: surfaceLabel(surface) }, Math.max(0, seconds - upstreamSeconds));

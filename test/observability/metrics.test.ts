@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
+import { connectGrpc } from '../e2e/grpc/grpc-client.js';
+import { sendRequest } from '../support/sdk-v1-client.js';
 
 interface Sample {
   name: string;
@@ -145,5 +147,26 @@ describe('metrics options', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('gRPC calls are counted like HTTP requests', () => {
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    gateway = await startGateway(defaultConfig({ port: 0, grpc: { port: 0 } }), createLogger('silent'));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('by method, outcome and A2A error code, with the blocking call timed', async () => {
+    const client = await connectGrpc(gateway.url);
+    await client.sendMessage(sendRequest('over grpc'));
+    await client.getTask({ tenant: '', id: 'no-such-task-1c2d', historyLength: undefined }).catch(() => undefined);
+    const samples = parse(await (await fetch(`${gateway.url}/metrics`)).text());
+    const req = 'a2a_bridge_requests_total';
+    expect(value(samples, req, { surface: 'grpc', method: 'SendMessage', outcome: 'ok' })).toBe(1);
+    expect(value(samples, req, { surface: 'grpc', method: 'GetTask', outcome: 'error', error_code: '-32001' })).toBe(1);
+    expect(value(samples, 'a2a_bridge_request_duration_seconds_count', { surface: 'grpc', method: 'SendMessage' })).toBe(1);
   });
 });

@@ -11,6 +11,7 @@ import type { AgentPort } from '../../core/agent-port.js';
 import { toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import type { CardSource } from '../../core/card-source.js';
+import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { CardSigner } from '../../signing/card-signer.js';
 import { prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
@@ -32,6 +33,8 @@ export interface GrpcSurfaceDeps {
   cards?: CardSource;
   /** Signs the extended card, as on the HTTP bindings. */
   signer?: CardSigner;
+  /** Counts every call (and times unary ones) like the HTTP bindings' requests. */
+  metrics?: GatewayMetrics;
 }
 
 /**
@@ -77,9 +80,10 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
     const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, grpcStatus };
     const durationMs = Date.now() - started;
-    if (error !== undefined && !(error instanceof RejectedCall)) {
-      deps.logger.info({ ...fields, durationMs, errorCode: toA2AError(error).code, cancelled: call.cancelled }, 'grpc call');
-    } else deps.logger.info({ ...fields, durationMs }, 'grpc call');
+    const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
+    deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode);
+    if (errorCode !== undefined) deps.logger.info({ ...fields, durationMs, errorCode, cancelled: call.cancelled }, 'grpc call');
+    else deps.logger.info({ ...fields, durationMs }, 'grpc call');
   }
 
   function unary(name: GrpcMethodName, method: GrpcMethod) {
@@ -90,9 +94,11 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         opened = openGrpcCall(call, deps.options, deps.shutdown);
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
-        const result = await prepared.run(opened.ctx);
+        const timing = { upstreamSeconds: 0 };
+        const result = await prepared.run(deps.metrics ? { ...opened.ctx, timing } : opened.ctx);
         sendHeaders(call, opened);
         callback(null, responseMessage(method, result));
+        deps.metrics?.blockingCall('grpc', method.operation, (Date.now() - started) / 1000, timing.upstreamSeconds);
         logCall(name, call, started);
       } catch (error) {
         callback(statusOf(error), null);
