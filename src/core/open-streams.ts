@@ -1,7 +1,8 @@
 /**
- * The streams open per task, in arrival order. Two callers can follow one task (a send's stream and
- * a subscription): only the first records and publishes its events, so the registry and the event hub
- * see each event once.
+ * The streams open per task, in arrival order: a helper for decorators whose effect must happen once
+ * per event (recording.ts, fan-out.ts), each with its own. Two callers can follow one task (a send's
+ * stream and a subscription): only the first's events are recorded and published, so the registry and
+ * the event hub see each event once.
  */
 export interface OpenStreams {
   /** Counts `stream` as following the task; true when it is the task's first (recording) stream. */

@@ -6,6 +6,7 @@ import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
+import { IAC_CODE_SECRET_KEYS } from '../../src/upstream/iac-code/secrets.js';
 import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
@@ -16,7 +17,7 @@ const BOB = ctxOf('basic:bob');
 
 function setup(upstream: StubUpstream, options: { registry?: TaskRegistry } = {}) {
   const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
-  const gateway = createGateway(upstream, { registry, upstreamName: 'up' });
+  const gateway = createGateway(upstream, { registry, upstreamName: 'up', secretKeys: IAC_CODE_SECRET_KEYS });
   return { registry, gateway };
 }
 
