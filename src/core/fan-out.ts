@@ -13,22 +13,12 @@ import type { TaskEventHub } from './task-event-hub.js';
 export function fanningOut(inner: AdmittedPort, hub: TaskEventHub): AdmittedPort {
   const openStreams = createOpenStreams();
 
-  async function* published(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-    const self = Symbol('stream');
-    const joined = new Set<string>();
-    try {
-      for await (const event of source) {
-        const { taskId } = eventTaskRef(event);
-        if (taskId) {
-          joined.add(taskId);
-          if (openStreams.join(taskId, self)) hub.publish(event);
-        }
-        yield event;
-      }
-    } finally {
-      for (const taskId of openStreams.leave(self, joined)) hub.end(taskId);
-    }
-  }
+  const published = (source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> =>
+    openStreams.follow(
+      source,
+      (event) => hub.publish(event),
+      (_led, unfollowed) => unfollowed.forEach((taskId) => hub.end(taskId)),
+    );
 
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {

@@ -45,35 +45,21 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   }
 
   /** A stream passed through, each event folded into its task the moment it arrives. */
-  async function* recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncGenerator<StreamResponse> {
-    const self = Symbol('stream');
-    const joined = new Set<string>();
-    const folded = new Set<string>();
+  function recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncGenerator<StreamResponse> {
     let pendingFollowUp = followUp;
-    try {
-      for await (const event of source) {
-        const { taskId } = eventTaskRef(event);
-        if (taskId) {
-          joined.add(taskId);
-          if (openStreams.join(taskId, self)) {
-            if (pendingFollowUp && pendingFollowUp.taskId === taskId && !('task' in event)) {
-              // The caller's follow-up joins the history first, as the SDK's task manager does.
-              writer.fold({ message: redaction.message(pendingFollowUp) }, meta, taskId);
-            }
-            pendingFollowUp = undefined;
-            folded.add(taskId);
-            writer.fold(event, meta, taskId);
-          }
+    return openStreams.follow(
+      source,
+      (event, taskId) => {
+        if (pendingFollowUp && pendingFollowUp.taskId === taskId && !('task' in event)) {
+          // The caller's follow-up joins the history first, as the SDK's task manager does.
+          writer.fold({ message: redaction.message(pendingFollowUp) }, meta, taskId);
         }
-        yield event;
-      }
-    } finally {
-      // Ended, failed or aborted: the last fold is written (queued before the stream counts as closed,
-      // so no answer can overtake it), and waited for.
-      const written = [...folded].map((taskId) => writer.end(taskId));
-      openStreams.leave(self, joined);
-      await Promise.all(written);
-    }
+        pendingFollowUp = undefined;
+        writer.fold(event, meta, taskId);
+      },
+      // Ended, failed or aborted: the last fold is written, and waited for.
+      (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
+    );
   }
 
   return overlay(inner, {
