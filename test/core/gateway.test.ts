@@ -77,6 +77,36 @@ describe('gateway: one turn per context', () => {
     await expect(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toBeDefined();
   });
 
+  it('ends the upstream call through every decorator when the caller aborts while a pull waits on it', async () => {
+    // A surface whose client left aborts the call's signal, then returns the stream (surfaces/shared/sse.ts):
+    // the abort must reach the upstream call under the whole stack, though each layer's return() is queued.
+    const controller = new AbortController();
+    const ctx = { principal: ALICE.principal, signal: controller.signal };
+    let upstreamEnded = false;
+    async function* waitsForAbort(signal: AbortSignal): AsyncGenerator<StreamResponse> {
+      try {
+        yield taskFrame('T', 'C');
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+      } finally {
+        upstreamEnded = true;
+      }
+    }
+    const upstream = stubUpstream({
+      sendStreamingMessage: (_request, call) => waitsForAbort(call.signal),
+      sendMessage: async () => ({ task: finishedTask('T', 'C') }),
+    });
+    const { gateway, registry } = setup(upstream);
+    const { iterator } = await openStream(gateway, userMessage({ contextId: 'C' }), ctx);
+    const pending = iterator.next();
+    const returned = iterator.return?.();
+    controller.abort(new Error('client went away'));
+    await expect(pending).rejects.toThrow('client went away');
+    await returned;
+    expect(upstreamEnded).toBe(true);
+    expect((await registry.get('T', ALICE.principal))?.id).toBe('T');
+    await expect(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toBeDefined();
+  });
+
   it('takes the lane of a new context as soon as the first event names it', async () => {
     const feed = new Feed().push(taskFrame('T', 'NEW'));
     const upstream = stubUpstream({ sendStreamingMessage: () => feed.stream() });
