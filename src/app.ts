@@ -34,6 +34,7 @@ import { loadTlsFiles, tlsEnabled } from './tls.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
+import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 
 /**
@@ -129,6 +130,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       registry,
       lanes,
       upstreamName: upstreamUrl,
+      secretKeys: IAC_CODE_SECRET_KEYS,
       logger,
     });
     const push = await createPushService(config, {

@@ -1,38 +1,56 @@
-import { A2AError, ErrorCode, isInterruptedState, type Message } from '../model/index.js';
-import type { CallContext } from './agent-port.js';
+import type { Logger } from 'pino';
+import {
+  A2AError,
+  ErrorCode,
+  eventTaskRef,
+  isInterruptedState,
+  type Message,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+} from '../model/index.js';
+import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
-import type { AssertVisible } from './task-scope.js';
-import type { TaskRegistry } from './task-registry/types.js';
+import { overlay } from './overlay.js';
+import type { TaskStore } from './task-registry/types.js';
 
-/** How a message may enter its context: holding the lane, or riding along a paused turn (permission answer). */
-export interface Admission {
-  lease?: Lease;
+/** How admission let a message in; the decorators below it record and publish only a turn of its own. */
+export interface Entry {
+  /** The message answers a paused turn (a permission answer) whose own stream holds the lane and records the turn. */
   ridesAlong: boolean;
 }
 
+/** The port below admission: its message methods are told how the message entered (absent: a turn of its own). */
+export interface AdmittedPort extends AgentPort {
+  sendMessage(request: SendMessageRequest, ctx: CallContext, entry?: Entry): Promise<SendMessageResponse>;
+  sendStreamingMessage(request: SendMessageRequest, ctx: CallContext, entry?: Entry): AsyncIterable<StreamResponse>;
+}
+
 export interface AdmissionDeps {
-  registry: TaskRegistry;
+  registry: Pick<TaskStore, 'get' | 'contextOwner'>;
   lanes: ContextLanes;
   laneKey(contextId: string): string;
-  settled(taskId: string): Promise<void>;
-  assertVisible: AssertVisible;
+  settling: Settling;
+  logger?: Logger;
 }
 
 /**
  * One turn per context: a message enters only when its context's lane is free (-32602 otherwise),
- * and only into a context of its own caller. A task's follow-up waits for the task's queued writes
- * first, so it sees the state the last turn left.
+ * and only into a context of its own caller; the lane is held until the turn's answer is recorded, or
+ * its stream ended (the decorators below have recorded the stream's last fold by then, so the next turn
+ * and every in-process reader see the finished state). A task's follow-up waits for the task's queued
+ * writes first, so it sees the state the last turn left. Task visibility is checked above (task-scope.ts).
  */
-export function contextAdmission(deps: AdmissionDeps): (message: Message, ctx: CallContext) => Promise<Admission> {
-  const { registry, lanes, laneKey } = deps;
-  return async (message, ctx) => {
+export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
+  const { registry, lanes, laneKey, logger } = deps;
+
+  async function admit(message: Message, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
     let contextId = message.contextId;
     if (message.taskId) {
-      await deps.settled(message.taskId);
-      await deps.assertVisible(message.taskId, ctx);
+      await deps.settling.settled(message.taskId);
       const task = await registry.get(message.taskId, ctx.principal);
       contextId ??= task?.contextId;
-      // iac-code's permission answer joins the paused turn whose stream still holds the lane.
+      // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
       if (task && contextId && isInterruptedState(task.status.state) && (await lanes.holderTask(laneKey(contextId))) === task.id) {
         return { ridesAlong: true };
       }
@@ -47,5 +65,42 @@ export function contextAdmission(deps: AdmissionDeps): (message: Message, ctx: C
     const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);
     if (!lease) throw contextBusyError(contextId);
     return { lease, ridesAlong: false };
-  };
+  }
+
+  /** Admission runs on the first pull, so a refusal is the stream's first error. */
+  async function* sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const { lease: admitted, ridesAlong } = await admit(request.message, ctx);
+    let lease = admitted;
+    // A message without a context gets one from the agent: its lane is taken when the first event names it.
+    let takeLane = !ridesAlong && !lease;
+    try {
+      for await (const event of inner.sendStreamingMessage(request, ctx, { ridesAlong })) {
+        const { taskId, contextId } = eventTaskRef(event);
+        if (takeLane && contextId) {
+          // Taken before the event is yielded, so no caller can know the context before its lane is held.
+          takeLane = false;
+          lease = await lanes.tryAcquire(laneKey(contextId), taskId).catch((error: unknown) => {
+            logger?.warn({ err: error, contextId }, 'context lane could not be taken');
+            return undefined;
+          });
+        }
+        if (lease && taskId && !lease.taskId) lease.bindTask(taskId);
+        yield event;
+      }
+    } finally {
+      await lease?.release();
+    }
+  }
+
+  return overlay(inner, {
+    async sendMessage(request, ctx): Promise<SendMessageResponse> {
+      const { lease, ridesAlong } = await admit(request.message, ctx);
+      try {
+        return await inner.sendMessage(request, ctx, { ridesAlong });
+      } finally {
+        await lease?.release();
+      }
+    },
+    sendStreamingMessage,
+  });
 }

@@ -72,11 +72,11 @@ export interface AgentPort {
 }
 
 /**
- * The core's port (the gateway): its registry writes trail the events it yields, and `settled`
- * resolves once every write queued for the task so far is done. Whatever reads the registry right
- * after an event (push snapshots, push config methods) waits for it first.
+ * What the core (the gateway) offers besides its port: its registry writes trail the events it yields,
+ * and `settled` resolves once the registry holds every event relayed for the task so far. Whatever
+ * reads the registry right after an event (push snapshots, push config methods) waits for it first.
  */
-export interface SettlingPort extends AgentPort {
+export interface Settling {
   settled(taskId: string): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 import type { Artifact, Message, Part, StreamResponse, Task } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
+import { overlay } from './overlay.js';
 
 /** Reads what an agent's opaque artifact parts stand for; a part it cannot read comes back as it is. */
 export interface ArtifactReader {
@@ -69,5 +70,5 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
     },
   };
   // The other methods (and what decorators below added, like `settled`) stay the port's own.
-  return Object.assign(Object.create(port) as P, methods);
+  return overlay(port, methods);
 }

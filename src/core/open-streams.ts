@@ -1,36 +1,68 @@
+import { eventTaskRef, type StreamResponse } from '../model/index.js';
+
 /**
- * The streams open per task, in arrival order. Two callers can follow one task (a send's stream and
- * a subscription): only the first records and publishes its events, so the registry and the event hub
- * see each event once.
+ * The streams open per task, in arrival order: a helper for decorators whose effect must happen once
+ * per event (recording.ts, fan-out.ts), each with its own. Two callers can follow one task (a send's
+ * stream and a subscription): only the first's events are recorded and published, so the registry and
+ * the event hub see each event once.
  */
 export interface OpenStreams {
-  /** Counts `stream` as following the task; true when it is the task's first (recording) stream. */
-  join(taskId: string, stream: symbol): boolean;
   /** Whether any stream of the task is open: then the stream, not an answer, is the live authority. */
   has(taskId: string): boolean;
-  /** Removes `stream` from the tasks it followed; returns the tasks no stream follows any more. */
-  leave(stream: symbol, taskIds: Iterable<string>): string[];
+  /**
+   * Passes `source` through, its events yielded as they arrive. Each event of a task this stream is the
+   * first to follow goes to `lead` before it is yielded. When the stream ends (finished, failed or
+   * returned), `end` gets the tasks it led and those no stream follows any more; the stream ends after it.
+   */
+  follow(
+    source: AsyncIterable<StreamResponse>,
+    lead: (event: StreamResponse, taskId: string) => void,
+    end: (led: string[], unfollowed: string[]) => Promise<unknown> | void,
+  ): AsyncGenerator<StreamResponse>;
 }
 
 export function createOpenStreams(): OpenStreams {
   const byTask = new Map<string, Set<symbol>>();
+
+  function join(taskId: string, stream: symbol): boolean {
+    let streams = byTask.get(taskId);
+    if (!streams) byTask.set(taskId, (streams = new Set()));
+    streams.add(stream);
+    return streams.values().next().value === stream;
+  }
+
+  function leave(stream: symbol, taskIds: Iterable<string>): string[] {
+    const unfollowed: string[] = [];
+    for (const taskId of taskIds) {
+      const streams = byTask.get(taskId);
+      if (!streams?.delete(stream) || streams.size > 0) continue;
+      byTask.delete(taskId);
+      unfollowed.push(taskId);
+    }
+    return unfollowed;
+  }
+
   return {
-    join(taskId, stream) {
-      let streams = byTask.get(taskId);
-      if (!streams) byTask.set(taskId, (streams = new Set()));
-      streams.add(stream);
-      return streams.values().next().value === stream;
-    },
     has: (taskId) => byTask.has(taskId),
-    leave(stream, taskIds) {
-      const ended: string[] = [];
-      for (const taskId of taskIds) {
-        const streams = byTask.get(taskId);
-        if (!streams?.delete(stream) || streams.size > 0) continue;
-        byTask.delete(taskId);
-        ended.push(taskId);
+    async *follow(source, lead, end) {
+      const self = Symbol('stream');
+      const joined = new Set<string>();
+      const led = new Set<string>();
+      try {
+        for await (const event of source) {
+          const { taskId } = eventTaskRef(event);
+          if (taskId) {
+            joined.add(taskId);
+            if (join(taskId, self)) {
+              led.add(taskId);
+              lead(event, taskId);
+            }
+          }
+          yield event;
+        }
+      } finally {
+        await end([...led], leave(self, joined));
       }
-      return ended;
     },
   };
 }

@@ -1,4 +1,16 @@
-import { A2AError, ErrorCode, isTerminalState, toA2AError, type StreamResponse, type Task, type TaskState } from '../model/index.js';
+import {
+  A2AError,
+  ErrorCode,
+  isTerminalState,
+  toA2AError,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskState,
+} from '../model/index.js';
+import type { AgentPort, CallContext } from './agent-port.js';
+import { overlay } from './overlay.js';
+import type { TaskStore } from './task-registry/types.js';
 
 const terminalError = (taskId: string): A2AError =>
   A2AError.unsupportedOperation(`Task ${taskId} is in a terminal state and cannot be subscribed to`);
@@ -45,4 +57,33 @@ export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot
     first = false;
     yield event;
   }
+}
+
+/**
+ * SubscribeToTask as A2A 1.0 wants it, over an agent that may not: the task's state is asked of the
+ * agent first (the registry may be behind: a turn started by another client, or on a replica whose
+ * stream this process never sees; the registry's view when the agent cannot say), then the rules
+ * above decide. Sits below the recording decorator, so the snapshot put first is recorded like any event.
+ */
+export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>): AgentPort {
+  async function currentTask(request: SubscribeToTaskRequest, ctx: CallContext): Promise<Task | undefined> {
+    const known = await registry.get(request.id, ctx.principal);
+    const { tenant } = request;
+    try {
+      return await inner.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+    } catch {
+      return known;
+    }
+  }
+
+  async function* subscribeToTask(request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const current = await currentTask(request, ctx);
+    const state = current?.status.state;
+    assertSubscribable(request.id, state);
+    const source = inner.subscribeToTask(request, ctx);
+    if (isTerminal(state)) yield* refusedAsTerminal(source, request.id);
+    else yield* current ? taskFirst(source, current) : source;
+  }
+
+  return overlay(inner, { subscribeToTask });
 }

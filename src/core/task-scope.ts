@@ -1,37 +1,58 @@
-import { A2AError } from '../model/index.js';
-import type { AgentPort, CallContext } from './agent-port.js';
-import type { TaskRegistry } from './task-registry/types.js';
+import { A2AError, type StreamResponse } from '../model/index.js';
+import type { AgentPort, CallContext, Settling } from './agent-port.js';
+import { overlay } from './overlay.js';
+import type { TaskStore } from './task-registry/types.js';
 
-/** Throws TaskNotFound for a task known under another principal: it does not exist for this caller (iac-code scoping). */
-export type AssertVisible = (taskId: string, ctx: CallContext) => Promise<void>;
-
-export function taskScope(registry: TaskRegistry): AssertVisible {
-  return async (taskId, ctx) => {
-    const owner = await registry.ownerOf(taskId);
-    if (owner !== undefined && owner !== ctx.principal) throw A2AError.taskNotFound(taskId);
-  };
+export interface TaskScopeDeps {
+  registry: Pick<TaskStore, 'ownerOf'>;
+  settling: Settling;
 }
 
-type PushConfigMethods = Pick<
-  AgentPort,
-  'createTaskPushNotificationConfig' | 'getTaskPushNotificationConfig' | 'listTaskPushNotificationConfigs' | 'deleteTaskPushNotificationConfig'
->;
-
 /**
- * The upstream's push config methods, for the caller's own tasks only. The push service answers
- * these itself in the running gateway (push/service.ts); this is what the core alone forwards.
+ * The outermost decorator: a task known under another principal does not exist for this caller
+ * (TaskNotFound, without asking the agent: an agent like iac-code scopes tasks to its one credential,
+ * the gateway's). Every method naming a task first waits for the task's queued writes (`settled`), so
+ * the check, and whatever reads the registry below, see every event already relayed.
  */
-export function scopedPushConfigs(upstream: AgentPort, assertVisible: AssertVisible): PushConfigMethods {
+export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
+  async function visible(taskId: string, ctx: CallContext): Promise<void> {
+    await deps.settling.settled(taskId);
+    const owner = await deps.registry.ownerOf(taskId);
+    if (owner !== undefined && owner !== ctx.principal) throw A2AError.taskNotFound(taskId);
+  }
+
   const scoped =
-    <R extends { taskId: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
+    <R, T>(taskIdOf: (request: R) => string | undefined, call: (request: R, ctx: CallContext) => Promise<T>) =>
     async (request: R, ctx: CallContext): Promise<T> => {
-      await assertVisible(request.taskId, ctx);
+      const taskId = taskIdOf(request);
+      if (taskId) await visible(taskId, ctx);
       return call(request, ctx);
     };
-  return {
-    createTaskPushNotificationConfig: scoped((request, ctx) => upstream.createTaskPushNotificationConfig(request, ctx)),
-    getTaskPushNotificationConfig: scoped((request, ctx) => upstream.getTaskPushNotificationConfig(request, ctx)),
-    listTaskPushNotificationConfigs: scoped((request, ctx) => upstream.listTaskPushNotificationConfigs(request, ctx)),
-    deleteTaskPushNotificationConfig: scoped((request, ctx) => upstream.deleteTaskPushNotificationConfig(request, ctx)),
-  };
+
+  /** Checked on the first pull, so a hidden task is the stream's first error. */
+  async function* scopedStream(taskId: string, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+    await visible(taskId, ctx);
+    yield* open();
+  }
+
+  const byId = <R extends { id: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) => scoped((request: R) => request.id, call);
+  const byTaskId = <R extends { taskId: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
+    scoped((request: R) => request.taskId, call);
+  return overlay(inner, {
+    sendMessage: scoped(
+      (request) => request.message.taskId,
+      (request, ctx) => inner.sendMessage(request, ctx),
+    ),
+    sendStreamingMessage(request, ctx) {
+      const { taskId } = request.message;
+      return taskId ? scopedStream(taskId, ctx, () => inner.sendStreamingMessage(request, ctx)) : inner.sendStreamingMessage(request, ctx);
+    },
+    getTask: byId((request, ctx) => inner.getTask(request, ctx)),
+    cancelTask: byId((request, ctx) => inner.cancelTask(request, ctx)),
+    subscribeToTask: (request, ctx) => scopedStream(request.id, ctx, () => inner.subscribeToTask(request, ctx)),
+    createTaskPushNotificationConfig: byTaskId((request, ctx) => inner.createTaskPushNotificationConfig(request, ctx)),
+    getTaskPushNotificationConfig: byTaskId((request, ctx) => inner.getTaskPushNotificationConfig(request, ctx)),
+    listTaskPushNotificationConfigs: byTaskId((request, ctx) => inner.listTaskPushNotificationConfigs(request, ctx)),
+    deleteTaskPushNotificationConfig: byTaskId((request, ctx) => inner.deleteTaskPushNotificationConfig(request, ctx)),
+  });
 }

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
-import type { AgentPort, CallContext, SettlingPort } from '../core/agent-port.js';
+import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
@@ -35,7 +35,7 @@ export interface PushService {
    * inline configs are taken off SendMessage, and task events are turned into push jobs. Pass the
    * gateway: push reads the registry after its `settled`. Other properties of `port` stay reachable.
    */
-  decorate<P extends SettlingPort>(port: P): P;
+  decorate<P extends AgentPort & Settling>(port: P): P;
   /** Starts delivering queued jobs (including those left from before a restart). */
   start(): void;
   /** Queues every event already accepted, then stops the queue (in-flight deliveries finish). */
@@ -86,10 +86,16 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       ? createPushConfigStore(config, { keyRing, redis })
       : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
   // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
-  const unfollowEvictions = deps.registry.onEvicted((taskId) => {
-    store.deleteTask(taskId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'));
-  });
-  if (config.store === 'redis') deps.registry.expireWithTasks(redisConfigKeyPrefix(config['redis-prefix']));
+  const { registry } = deps;
+  const unfollowEvictions =
+    registry.drops === 'reported'
+      ? registry.onEvicted((taskId) => {
+          store
+            .deleteTask(taskId)
+            .catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'));
+        })
+      : () => undefined;
+  if (config.store === 'redis' && registry.drops === 'expire-linked') registry.expireWithTasks(redisConfigKeyPrefix(config['redis-prefix']));
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
   if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
@@ -110,7 +116,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   }
 
   return {
-    decorate<P extends SettlingPort>(port: P): P {
+    decorate<P extends AgentPort & Settling>(port: P): P {
       const settled = (taskId: string) => port.settled(taskId);
       const watcher = createPushWatcher({
         store,
@@ -185,7 +191,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
 
 function disabledPushService(): PushService {
   return {
-    decorate<P extends SettlingPort>(port: P): P {
+    decorate<P extends AgentPort & Settling>(port: P): P {
       return overlay(port, {
         ...unsupportedPushConfigMethods,
         sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { Settling } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import { eventTaskRef, isTerminalState, type StreamResponse, type TaskPushNotificationConfig, type TaskState } from '../model/index.js';
@@ -32,8 +33,8 @@ export interface PushWatcherDeps {
   /** `push-events`. */
   events: 'terminal' | 'all';
   logger: PushLogger;
-  /** The gateway's `settled`: a 0.2.5 payload is the registry snapshot after the event was applied. */
-  settled: (taskId: string) => Promise<void>;
+  /** The gateway's `settled` (it writes the task's fold first): a 0.2.5 payload is the registry snapshot after the event was applied. */
+  settled: Settling['settled'];
 }
 
 export interface PushWatcher {

@@ -6,6 +6,7 @@ import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
+import { IAC_CODE_SECRET_KEYS } from '../../src/upstream/iac-code/secrets.js';
 import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
@@ -16,7 +17,7 @@ const BOB = ctxOf('basic:bob');
 
 function setup(upstream: StubUpstream, options: { registry?: TaskRegistry } = {}) {
   const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
-  const gateway = createGateway(upstream, { registry, upstreamName: 'up' });
+  const gateway = createGateway(upstream, { registry, upstreamName: 'up', secretKeys: IAC_CODE_SECRET_KEYS });
   return { registry, gateway };
 }
 
@@ -73,6 +74,36 @@ describe('gateway: one turn per context', () => {
     const { iterator } = await openStream(gateway, userMessage({ contextId: 'C' }));
     feed.fail(new Error('upstream went away'));
     await expect(iterator.next()).rejects.toThrow('upstream went away');
+    await expect(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toBeDefined();
+  });
+
+  it('ends the upstream call through every decorator when the caller aborts while a pull waits on it', async () => {
+    // A surface whose client left aborts the call's signal, then returns the stream (surfaces/shared/sse.ts):
+    // the abort must reach the upstream call under the whole stack, though each layer's return() is queued.
+    const controller = new AbortController();
+    const ctx = { principal: ALICE.principal, signal: controller.signal };
+    let upstreamEnded = false;
+    async function* waitsForAbort(signal: AbortSignal): AsyncGenerator<StreamResponse> {
+      try {
+        yield taskFrame('T', 'C');
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+      } finally {
+        upstreamEnded = true;
+      }
+    }
+    const upstream = stubUpstream({
+      sendStreamingMessage: (_request, call) => waitsForAbort(call.signal),
+      sendMessage: async () => ({ task: finishedTask('T', 'C') }),
+    });
+    const { gateway, registry } = setup(upstream);
+    const { iterator } = await openStream(gateway, userMessage({ contextId: 'C' }), ctx);
+    const pending = iterator.next();
+    const returned = iterator.return?.();
+    controller.abort(new Error('client went away'));
+    await expect(pending).rejects.toThrow('client went away');
+    await returned;
+    expect(upstreamEnded).toBe(true);
+    expect((await registry.get('T', ALICE.principal))?.id).toBe('T');
     await expect(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toBeDefined();
   });
 

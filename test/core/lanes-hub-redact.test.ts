@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { contextBusyError } from '../../src/core/context-lanes.js';
-import { REDACTED, redactEvent, redactTask } from '../../src/core/redact.js';
+import { createRedaction, REDACTED } from '../../src/core/redact.js';
 import { createTaskEventHub } from '../../src/core/task-event-hub.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
 import { statusFrame, taskFrame, userMessage } from '../support/gateway-stubs.js';
 import { collect } from '../support/collect.js';
+
+const { event: redactEvent, task: redactTask } = createRedaction();
 
 // The lanes themselves: context-lanes.test.ts (memory and Redis).
 describe('context lanes', () => {

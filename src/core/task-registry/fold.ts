@@ -1,4 +1,12 @@
-import type { Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../../model/index.js';
+import {
+  eventTaskRef,
+  type Artifact,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskStatusUpdateEvent,
+} from '../../model/index.js';
 
 /**
  * Fold one stream event into a task, the way the a2a SDKs' task managers do, without mutating
@@ -10,6 +18,24 @@ export function foldEvent(current: Task | undefined, event: StreamResponse, hist
   if ('statusUpdate' in event) return foldStatus(current, event.statusUpdate, historyLimit);
   if ('artifactUpdate' in event) return foldArtifact(current, event.artifactUpdate);
   return foldMessage(current, event.message, historyLimit);
+}
+
+/** The task a batch of one task's events is for (applyAll): the first event names it. */
+export function batchTaskId(events: readonly StreamResponse[]): string | undefined {
+  return events[0] && eventTaskRef(events[0]).taskId;
+}
+
+/** Fold events in order; undefined when none of them applied (so there is nothing to write). */
+export function foldEvents(current: Task | undefined, events: readonly StreamResponse[], historyLimit: number): Task | undefined {
+  let task = current;
+  let applied = false;
+  for (const event of events) {
+    const next = foldEvent(task, event, historyLimit);
+    if (!next) continue;
+    task = next;
+    applied = true;
+  }
+  return applied ? task : undefined;
 }
 
 /** Keep at most the last `limit` history entries (0 keeps none). */

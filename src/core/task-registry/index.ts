@@ -3,7 +3,7 @@ import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
 import type { TaskRegistry } from './types.js';
 
-export type { TaskMeta, TaskRecord, TaskRegistry } from './types.js';
+export type { ExpiresLinkedKeys, ReportsDrops, TaskMeta, TaskRecord, TaskRegistry, TaskStore } from './types.js';
 export { createMemoryTaskRegistry } from './memory.js';
 export { createRedisTaskRegistry } from './redis.js';
 export { withHistoryLength } from './query.js';

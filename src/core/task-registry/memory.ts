@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import { eventTaskRef, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
-import { boundHistory, foldEvent } from './fold.js';
+import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
+import { batchTaskId, boundHistory, foldEvents } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
-import type { TaskMeta, TaskRecord, TaskRegistry } from './types.js';
+import type { ReportsDrops, TaskMeta, TaskRecord, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
   /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
@@ -17,7 +17,7 @@ export interface MemoryTaskRegistryOptions {
  * indexes that the cache's dispose hook keeps consistent with evictions and expiries. ListTasks
  * sorts the owner's (or context's) tasks per call: O(n log n) in the owner's task count.
  */
-export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskRegistry {
+export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
   const byOwner = new Map<string, Set<string>>();
   const byContext = new Map<string, Set<string>>();
   const contextOwners = new Map<string, string>();
@@ -95,17 +95,20 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     return records;
   }
 
+  async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
+    const taskId = batchTaskId(events);
+    if (!taskId) return undefined;
+    const existing = cache.get(taskId);
+    if (existing && existing.owner !== meta.owner) return undefined;
+    const next = foldEvents(existing?.task, events, options.historyLimit);
+    if (!next) return undefined;
+    write(next, existing ?? meta);
+    return next;
+  }
+
   return {
-    async apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined> {
-      const { taskId } = eventTaskRef(event);
-      if (!taskId) return undefined;
-      const existing = cache.get(taskId);
-      if (existing && existing.owner !== meta.owner) return undefined;
-      const next = foldEvent(existing?.task, event, options.historyLimit);
-      if (!next) return undefined;
-      write(next, existing ?? meta);
-      return next;
-    },
+    apply: (event: StreamResponse, meta: TaskMeta) => applyAll([event], meta),
+    applyAll,
 
     async put(task: Task, meta: TaskMeta): Promise<void> {
       const existing = cache.get(task.id);
@@ -165,13 +168,12 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return latest?.task;
     },
 
+    drops: 'reported',
+
     onEvicted(listener: (taskId: string) => void): () => void {
       evictionListeners.add(listener);
       return () => evictionListeners.delete(listener);
     },
-
-    /** Nothing to link: tasks live in this process and their drops are reported to `onEvicted`. */
-    expireWithTasks(): void {},
 
     async close(): Promise<void> {
       cache.clear();

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
-import { A2AError, eventTaskRef, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
-import { boundHistory, foldEvent } from './fold.js';
+import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
+import { batchTaskId, boundHistory, foldEvents } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
-import type { TaskMeta, TaskRegistry } from './types.js';
+import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -38,7 +38,7 @@ const PRUNE_BATCH = 500;
  * entries; on a conflict the script returns the current state and the fold is retried. The last
  * state this process wrote is cached, so an uncontended event costs one round trip.
  */
-export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskRegistry {
+export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskStore & ExpiresLinkedKeys {
   const ownsClient = !options.redis;
   const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
   // Counted, not logged: a failing command surfaces in the call that needed it.
@@ -162,12 +162,15 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     return tasks;
   }
 
+  async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
+    const taskId = batchTaskId(events);
+    if (!taskId) return undefined;
+    return mutate(taskId, meta, (current) => foldEvents(current, events, options.historyLimit));
+  }
+
   return {
-    async apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined> {
-      const { taskId } = eventTaskRef(event);
-      if (!taskId) return undefined;
-      return mutate(taskId, meta, (current) => foldEvent(current, event, options.historyLimit));
-    },
+    apply: (event: StreamResponse, meta: TaskMeta) => applyAll([event], meta),
+    applyAll,
 
     async put(task: Task, meta: TaskMeta): Promise<void> {
       await mutate(task.id, meta, () => boundHistory(task, options.historyLimit));
@@ -240,7 +243,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
-    onEvicted: () => () => undefined,
+    drops: 'expire-linked',
 
     expireWithTasks(keyPrefix: string): void {
       if (!linkedPrefixes.includes(keyPrefix)) linkedPrefixes.push(keyPrefix);

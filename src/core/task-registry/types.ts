@@ -21,13 +21,18 @@ export interface TaskRecord extends TaskMeta {
  * Tasks handed out are shared, read-only snapshots: callers must not mutate them (the memory
  * store keeps references, and events are fanned out to several consumers).
  */
-export interface TaskRegistry {
+export interface TaskStore {
   /**
    * Fold one stream event into the stored task and return the new snapshot. Returns undefined
    * when the event carries no task (a bare message), names a task of another owner, or is an
    * update that cannot be attributed to a task.
    */
   apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined>;
+  /**
+   * Fold several events of one task, in order, in ONE write: what the core persists of a stream at
+   * each of its persist points (task-writer.ts). Undefined when none of them could be applied.
+   */
+  applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined>;
   /** Store a full snapshot (replacing the previous one, history trimmed to the limit). */
   put(task: Task, meta: TaskMeta): Promise<void>;
   /** The task, or undefined when unknown or owned by someone else. */
@@ -40,16 +45,27 @@ export interface TaskRegistry {
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
   /** The most recently updated task of a context, for this owner. */
   latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
-  /**
-   * Data kept per task elsewhere (push configs) must go when the task does, by one of two means, and
-   * each registry implements the one that fits it and the other as a no-op:
-   *
-   * - a registry that drops tasks in this process (memory: LRU eviction, idle expiry) reports each
-   *   one to `onEvicted` listeners (`close()` is not a drop). Returns the unsubscribe.
-   * - Redis expires tasks inside Redis and tells no one: instead, with `expireWithTasks`, the key
-   *   `<keyPrefix><taskId>` gets the task's idle TTL again on every write of the task.
-   */
-  onEvicted(listener: (taskId: string) => void): () => void;
-  expireWithTasks(keyPrefix: string): void;
   close(): Promise<void>;
 }
+
+/**
+ * Data kept per task elsewhere (push configs) must go when the task does. How depends on where tasks
+ * are dropped, so each registry offers exactly one of these two, named by `drops`:
+ */
+
+/** A registry that drops tasks in this process (memory: LRU eviction, idle expiry) reports each drop. */
+export interface ReportsDrops {
+  readonly drops: 'reported';
+  /** Called with each dropped task (`close()` is not a drop). Returns the unsubscribe. */
+  onEvicted(listener: (taskId: string) => void): () => void;
+}
+
+/** Redis expires tasks inside Redis and tells no one: linked keys get the task's idle TTL on every write instead. */
+export interface ExpiresLinkedKeys {
+  readonly drops: 'expire-linked';
+  /** The key `<keyPrefix><taskId>` expires together with the task. */
+  expireWithTasks(keyPrefix: string): void;
+}
+
+/** The registry the gateway runs on: the task store plus its one way of letting per-task data follow its tasks. */
+export type TaskRegistry = TaskStore & (ReportsDrops | ExpiresLinkedKeys);

@@ -1,0 +1,105 @@
+import { eventTaskRef, type Message, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import type { AgentPort, CallContext } from './agent-port.js';
+import type { AdmittedPort, Entry } from './admission.js';
+import { openingMessage, snapshotToStore } from './first-message.js';
+import { createOpenStreams } from './open-streams.js';
+import { overlay } from './overlay.js';
+import type { Redaction } from './redact.js';
+import type { TaskMeta, TaskStore } from './task-registry/types.js';
+import type { TaskWriter } from './task-writer.js';
+
+export interface RecordingDeps {
+  registry: Pick<TaskStore, 'get' | 'ownerOf' | 'list'>;
+  writer: TaskWriter;
+  /** The caller's own messages (a follow-up, a new task's opening message) are stored redacted too. */
+  redaction: Redaction;
+  metaOf(ctx: CallContext): TaskMeta;
+}
+
+/**
+ * Every task that passes through recorded in the gateway's registry, without delaying any event:
+ * streams are folded and persisted by the task writer (task-writer.ts, which says when it writes),
+ * answers are stored as they come. When two streams follow one task (a send's stream and a
+ * subscription), only the first records (open-streams.ts). ListTasks is always answered from the
+ * registry, also for 1.0 agents: an agent that sees one gateway credential would list every caller's tasks.
+ */
+export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
+  const { registry, writer, redaction, metaOf } = deps;
+  const openStreams = createOpenStreams();
+
+  /**
+   * Record a Task answer (SendMessage, GetTask, CancelTask). A task the registry does not know is
+   * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
+   * is open, the stream is the live authority and an answer could only move the state backwards.
+   */
+  async function recordAnswer(
+    task: Task,
+    ctx: CallContext,
+    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
+  ): Promise<void> {
+    if (openStreams.has(task.id)) return;
+    const owner = await registry.ownerOf(task.id);
+    if (owner === undefined ? !options.claimNew : owner !== ctx.principal) return;
+    const stored = owner === undefined ? undefined : await registry.get(task.id, ctx.principal);
+    await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx), task.id);
+  }
+
+  /** A stream passed through, each event folded into its task the moment it arrives. */
+  function recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncGenerator<StreamResponse> {
+    let pendingFollowUp = followUp;
+    return openStreams.follow(
+      source,
+      (event, taskId) => {
+        if (pendingFollowUp && pendingFollowUp.taskId === taskId && !('task' in event)) {
+          // The caller's follow-up joins the history first, as the SDK's task manager does.
+          writer.fold({ message: redaction.message(pendingFollowUp) }, meta, taskId);
+        }
+        pendingFollowUp = undefined;
+        writer.fold(event, meta, taskId);
+      },
+      // Ended, failed or aborted: the last fold is written, and waited for.
+      (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
+    );
+  }
+
+  return overlay(inner, {
+    async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
+      const response = await inner.sendMessage(request, ctx);
+      const { taskId } = eventTaskRef(response);
+      if (!taskId || entry?.ridesAlong) return response;
+      if ('task' in response) {
+        const historyTrimmed = request.configuration?.historyLength !== undefined;
+        const opening = request.message.taskId ? undefined : redaction.message(openingMessage(request.message, response.task));
+        await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true, opening });
+      } else {
+        await writer.record(response, metaOf(ctx), taskId);
+      }
+      return response;
+    },
+
+    sendStreamingMessage(request, ctx, entry?: Entry) {
+      const followUp = request.message.taskId && !entry?.ridesAlong ? request.message : undefined;
+      return recorded(inner.sendStreamingMessage(request, ctx), metaOf(ctx), followUp);
+    },
+
+    subscribeToTask: (request, ctx) => recorded(inner.subscribeToTask(request, ctx), metaOf(ctx)),
+
+    async getTask(request, ctx): Promise<Task> {
+      const task = await inner.getTask(request, ctx);
+      await recordAnswer(task, ctx, { historyTrimmed: request.historyLength !== undefined, claimNew: false });
+      return task;
+    },
+
+    async cancelTask(request, ctx): Promise<Task> {
+      const task = await inner.cancelTask(request, ctx);
+      await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
+      return task;
+    },
+
+    async listTasks(request, ctx) {
+      // What this process has folded but not yet written is listed too.
+      await writer.settledAll();
+      return registry.list(request, ctx.principal);
+    },
+  });
+}

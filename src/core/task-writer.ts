@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import type { StreamResponse, TaskState } from '../model/index.js';
+import type { Settling } from './agent-port.js';
+import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
+
+/**
+ * The core's registry writes: a helper the recording decorator (recording.ts) and the readers around
+ * it (settled) share, not a port wrapper. Writes of one task run one at a time on a promise chain, so
+ * they keep their order and a Redis round trip never delays the event that caused it; write errors
+ * are logged, never thrown into a stream.
+ *
+ * A stream is folded in memory and persisted only at its persist points, so a turn of a hundred text
+ * chunks costs a handful of writes, not a hundred. The rule:
+ *
+ * - a streamed event is added to the task's unpersisted fold (`fold`); the fold is written, in ONE
+ *   registry write (`applyAll`), when the event is a Task snapshot or a status whose state differs
+ *   from the last one written for the task (every state change, terminal or interrupted included);
+ * - an answer (SendMessage, GetTask, CancelTask) is written at once, after what is folded (`record`);
+ * - the end of the stream, whether it finished, failed or was aborted, writes what is left (`end`);
+ * - so does every read in this process that must see the latest fold: `settled` writes the fold
+ *   first, then waits (GetTask, CancelTask, SubscribeToTask, follow-ups, push snapshots, push
+ *   config methods), and `settledAll` does so for every task (ListTasks).
+ *
+ * Other replicas read the registry directly, so they see a running stream as of its last state change.
+ */
+export interface TaskWriter extends Settling {
+  /** A streamed event: folded now, written at the next persist point. */
+  fold(event: StreamResponse, meta: TaskMeta, taskId: string): void;
+  /** Writes the event (after anything folded before it); resolves when it is done (or failed). */
+  record(event: StreamResponse, meta: TaskMeta, taskId: string): Promise<void>;
+  /** The stream carrying the task ended: writes what is folded and forgets the task's last state. */
+  end(taskId: string): Promise<void>;
+  /** Writes every task's fold and waits for every queued write. */
+  settledAll(): Promise<void>;
+}
+
+interface TaskFold {
+  meta: TaskMeta;
+  /** Events folded since the last write. */
+  pending: StreamResponse[];
+  /** State of the last event that triggered a write; a status in another state writes again. */
+  writtenState?: TaskState;
+  /** The task's last queued write. */
+  tail: Promise<void>;
+  /** A stream is folding the task: keep the entry (and `writtenState`) until it ends. */
+  streaming: boolean;
+}
+
+function stateOf(event: StreamResponse): TaskState | undefined {
+  if ('task' in event) return event.task.status.state;
+  if ('statusUpdate' in event) return event.statusUpdate.status.state;
+  return undefined;
+}
+
+export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskWriter {
+  const folds = new Map<string, TaskFold>();
+
+  function entry(taskId: string, meta: TaskMeta): TaskFold {
+    let found = folds.get(taskId);
+    if (!found) folds.set(taskId, (found = { meta, pending: [], tail: Promise.resolve(), streaming: false }));
+    return found;
+  }
+
+  /** Queues one write of everything folded for the task; resolves when it is done. */
+  function write(taskId: string, fold: TaskFold): Promise<void> {
+    if (fold.pending.length > 0) {
+      const batch = fold.pending;
+      fold.pending = [];
+      const { meta } = fold;
+      fold.tail = fold.tail
+        .then(() => registry.applyAll(batch, meta))
+        .then(
+          () => undefined,
+          (error: unknown) => logger?.warn({ err: error, taskId }, 'task registry write failed'),
+        );
+    }
+    const tail = fold.tail;
+    // A task no stream folds is forgotten once its last write is done.
+    void tail.then(() => {
+      if (folds.get(taskId) === fold && !fold.streaming && fold.pending.length === 0 && fold.tail === tail) folds.delete(taskId);
+    });
+    return tail;
+  }
+
+  function settled(taskId: string): Promise<void> {
+    const fold = folds.get(taskId);
+    return fold ? write(taskId, fold) : Promise.resolve();
+  }
+
+  return {
+    fold(event, meta, taskId) {
+      const fold = entry(taskId, meta);
+      fold.streaming = true;
+      fold.pending.push(event);
+      const state = stateOf(event);
+      if (!('task' in event) && (state === undefined || state === fold.writtenState)) return;
+      fold.writtenState = state;
+      void write(taskId, fold);
+    },
+
+    record(event, meta, taskId) {
+      const fold = entry(taskId, meta);
+      fold.pending.push(event);
+      return write(taskId, fold);
+    },
+
+    end(taskId) {
+      const fold = folds.get(taskId);
+      if (!fold) return Promise.resolve();
+      fold.streaming = false;
+      fold.writtenState = undefined;
+      return write(taskId, fold);
+    },
+
+    settled,
+
+    async settledAll() {
+      await Promise.all([...folds.keys()].map(settled));
+    },
+  };
+}
