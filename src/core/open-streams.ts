@@ -21,21 +21,30 @@ export interface OpenStreams {
   ): AsyncGenerator<StreamResponse>;
 }
 
+/** Adds `item` unless it is there: a stream follows one task, or a few, so a list is cheaper than a Set. */
+function addOnce<T>(list: T[], item: T): void {
+  if (!list.includes(item)) list.push(item);
+}
+
 export function createOpenStreams(): OpenStreams {
-  const byTask = new Map<string, Set<symbol>>();
+  // Followers in arrival order; arrays, not Sets: with thousands of open streams every per-stream table counts.
+  const byTask = new Map<string, symbol[]>();
 
   function join(taskId: string, stream: symbol): boolean {
     let streams = byTask.get(taskId);
-    if (!streams) byTask.set(taskId, (streams = new Set()));
-    streams.add(stream);
-    return streams.values().next().value === stream;
+    if (!streams) byTask.set(taskId, (streams = []));
+    addOnce(streams, stream);
+    return streams[0] === stream;
   }
 
-  function leave(stream: symbol, taskIds: Iterable<string>): string[] {
+  function leave(stream: symbol, taskIds: readonly string[]): string[] {
     const unfollowed: string[] = [];
     for (const taskId of taskIds) {
       const streams = byTask.get(taskId);
-      if (!streams?.delete(stream) || streams.size > 0) continue;
+      const at = streams ? streams.indexOf(stream) : -1;
+      if (!streams || at < 0) continue;
+      streams.splice(at, 1);
+      if (streams.length > 0) continue;
       byTask.delete(taskId);
       unfollowed.push(taskId);
     }
@@ -46,15 +55,15 @@ export function createOpenStreams(): OpenStreams {
     has: (taskId) => byTask.has(taskId),
     async *follow(source, lead, end) {
       const self = Symbol('stream');
-      const joined = new Set<string>();
-      const led = new Set<string>();
+      const joined: string[] = [];
+      const led: string[] = [];
       try {
         for await (const event of source) {
           const { taskId } = eventTaskRef(event);
           if (taskId) {
-            joined.add(taskId);
+            addOnce(joined, taskId);
             if (join(taskId, self)) {
-              led.add(taskId);
+              addOnce(led, taskId);
               lead(event, taskId);
             }
           }
