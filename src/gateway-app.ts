@@ -90,7 +90,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
 
   app.notFound((c) => c.json({ error: 'Not Found' }, 404));
   app.onError((error, c) => {
-    c.var.logger?.error({ err: error }, 'unhandled error');
+    c.get('logger')?.error({ err: error }, 'unhandled error');
     return c.json({ error: 'Internal Server Error' }, 500);
   });
   return app;

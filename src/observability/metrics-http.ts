@@ -17,7 +17,8 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
     const timing: CallTiming = { upstreamSeconds: 0 };
     c.set('timing', timing);
     await next();
-    const fields = c.var.logFields ?? {};
+    // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
+    const fields = c.get('logFields') ?? {};
     const seconds = (performance.now() - started) / 1000;
     metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode);
     if (isStream(c.res) && c.res.status === 200) {

@@ -68,7 +68,7 @@ export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<GatewayEnv>
     const headers = traceHeadersOf(parent, span);
     if (headers) c.set('traceHeaders', headers);
     await next();
-    describe(span, c.var.logFields ?? {}, c.res.status, c.error);
+    describe(span, c.get('logFields') ?? {}, c.res.status, c.error);
     if (isStream(c.res) && c.res.status === 200)
       replaceResponse(
         c,

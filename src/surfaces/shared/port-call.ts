@@ -42,7 +42,9 @@ function nodeResponseOf(c: Context<GatewayEnv>): NodeResponse | undefined {
 
 /** What the observability middleware left for the call: the trace context to carry upstream and the timing record. */
 function observed(c: Context<GatewayEnv>): Pick<CallContext, 'traceHeaders' | 'timing'> {
-  const { traceHeaders, timing } = c.var;
+  // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
+  const traceHeaders = c.get('traceHeaders');
+  const timing = c.get('timing');
   if (!traceHeaders && !timing) return {};
   return { ...(traceHeaders ? { traceHeaders } : {}), ...(timing ? { timing } : {}) };
 }
