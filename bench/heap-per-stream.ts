@@ -81,13 +81,15 @@ async function main(): Promise<void> {
   const streams: OpenStream[] = [];
   try {
     const agent = await spawnChild('fast agent', 'bench/fast-agent.ts', []);
-    const nodeArgs = ['--expose-gc', `--diagnostic-dir=${dir}`];
+    const nodeArgs = ['--expose-gc'];
+    const env = { BENCH_HEAP_DIR: dir };
     const hop =
       values.hop === 'proxy'
-        ? await spawnChild('bare proxy', 'bench/bare-proxy.ts', [agent.url, '1000000'], { nodeArgs, ipc: true })
+        ? await spawnChild('bare proxy', 'bench/bare-proxy.ts', [agent.url, '1000000'], { nodeArgs, ipc: true, env })
         : await spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agent.url, connections: 1_000_000 } })], {
             nodeArgs,
             ipc: true,
+            env,
           });
     // Warm-up: the code of opening and closing a stream is compiled before the baseline.
     const warm: OpenStream[] = [];
