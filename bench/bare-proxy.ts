@@ -12,11 +12,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
 import { Agent, request, type Dispatcher } from 'undici';
 import { installDiagnostics } from './diag-hooks.mjs';
+import { answerMemoryProbes } from './memory-probes.mjs';
 
 const origin = process.argv[2];
 if (!origin) {
@@ -99,17 +97,7 @@ const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }
 server.maxRequestsPerSocket = 0;
 
 installDiagnostics();
-// The idle-stream scenario asks for a full GC before it reads resident memory, as of the gateway.
-const collect = (globalThis as { gc?: () => void }).gc;
-// Never into the working directory (the repo): BENCH_HEAP_DIR, else the system's temporary folder.
-const snapshotPath = () => join(process.env.BENCH_HEAP_DIR ?? tmpdir(), `hop-${process.pid}-${Date.now()}.heapsnapshot`);
-process.on('message', (message) => {
-  // bench/heap-per-stream.ts: written synchronously, so the reply means the file is complete.
-  if (message === 'heap-snapshot') process.send?.({ type: 'heap-snapshot', path: writeHeapSnapshot(snapshotPath()) });
-  if (message !== 'gc') return;
-  collect?.();
-  process.send?.({ collected: collect !== undefined, memory: process.memoryUsage() });
-});
+answerMemoryProbes();
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });

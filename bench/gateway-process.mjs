@@ -10,10 +10,8 @@
  * `--cpu-prof` write its profile.
  */
 import { pathToFileURL } from 'node:url';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
 import { installDiagnostics } from './diag-hooks.mjs';
+import { answerMemoryProbes } from './memory-probes.mjs';
 
 // BENCH_DIST names another build (bench/ab.ts compares two); by default the repo's own dist/.
 const dist = process.env.BENCH_DIST ? pathToFileURL(`${process.env.BENCH_DIST}/`) : new URL('../dist/', import.meta.url);
@@ -27,16 +25,7 @@ const gateway = await startGateway(config, createLogger(config['log-level']));
 installDiagnostics();
 process.stdout.write(`READY ${gateway.url}\n`);
 
-const collect = globalThis.gc;
-// Never into the working directory (the repo): BENCH_HEAP_DIR, else the system's temporary folder.
-const snapshotPath = () => join(process.env.BENCH_HEAP_DIR ?? tmpdir(), `hop-${process.pid}-${Date.now()}.heapsnapshot`);
-process.on('message', (message) => {
-  // bench/heap-per-stream.ts: written synchronously, so the reply means the file is complete.
-  if (message === 'heap-snapshot') process.send?.({ type: 'heap-snapshot', path: writeHeapSnapshot(snapshotPath()) });
-  if (message !== 'gc') return;
-  collect?.();
-  process.send?.({ collected: collect !== undefined, memory: process.memoryUsage() });
-});
+answerMemoryProbes();
 
 let stopping = false;
 const stop = () => {

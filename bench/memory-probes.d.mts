@@ -1,0 +1,1 @@
+export function answerMemoryProbes(): void;
