@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { StreamResponse, TaskState } from '../model/index.js';
+import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
 import type { Settling } from './agent-port.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 
@@ -46,12 +46,6 @@ interface TaskFold {
   streaming: boolean;
 }
 
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('task' in event) return event.task.status.state;
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  return undefined;
-}
-
 export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskWriter {
   const folds = new Map<string, TaskFold>();
 
@@ -92,7 +86,7 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
       const fold = entry(taskId, meta);
       fold.streaming = true;
       fold.pending.push(event);
-      const state = stateOf(event);
+      const state = eventTaskState(event);
       if (!('task' in event) && (state === undefined || state === fold.writtenState)) return;
       fold.writtenState = state;
       void write(taskId, fold);

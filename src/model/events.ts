@@ -39,8 +39,9 @@ export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([z.ob
 /** taskId and contextId of any stream event, for routing and bookkeeping. */
 /** The task state an event or answer reports, if any (a message or an artifact update reports none). */
 export function eventTaskState(event: StreamResponse): TaskState | undefined {
-  if ('task' in event) return event.task.status.state;
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
+  // Defensive on purpose: callers also pass events before the model checked them.
+  if ('task' in event && event.task) return event.task.status?.state;
+  if ('statusUpdate' in event && event.statusUpdate) return event.statusUpdate.status?.state;
   return undefined;
 }
 

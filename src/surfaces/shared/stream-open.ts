@@ -1,18 +1,11 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { A2AError, isInterruptedState, isTerminalState, type StreamResponse, type TaskState } from '../../model/index.js';
+import { A2AError, eventTaskState, isInterruptedState, isTerminalState, type StreamResponse } from '../../model/index.js';
 import { ACCEPT_GRACE_MS, startStream } from './stream-start.js';
 
 export { STREAM_ACCEPTED_COMMENT } from './stream-start.js';
 
 export const ENDED_WITHOUT_EVENT = 'The upstream agent ended the stream without an event';
 export const ENDED_EARLY = 'The upstream agent ended the stream before the task reached a final or interrupted state';
-
-/** The state an event reports, if it reports one. */
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('task' in event && event.task) return event.task.status?.state;
-  if ('statusUpdate' in event && event.statusUpdate) return event.statusUpdate.status?.state;
-  return undefined;
-}
 
 /**
  * The stream as relayed, failing with -32006 when the source ends before the turn did: the last
@@ -33,7 +26,7 @@ export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIter
             }
             const event = result.value;
             if ('message' in event && event.message) finished = true;
-            const state = stateOf(event);
+            const state = eventTaskState(event);
             if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
             return result;
           }),

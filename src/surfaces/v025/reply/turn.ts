@@ -1,4 +1,4 @@
-import { isActiveState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
+import { eventTaskState, isActiveState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { closeReply, failReply, reduceReply } from './reducer.js';
 import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
@@ -33,12 +33,6 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
   };
 }
 
-function stateOf(event: StreamResponse): TaskState | undefined {
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  if ('task' in event) return event.task.status.state;
-  return undefined;
-}
-
 /**
  * The one code path of a facade turn, for message/stream and message/send alike: the upstream's 1.0
  * events through the reply reducer, as 0.2.5 events, each the moment it is made. A failure before
@@ -51,7 +45,7 @@ export async function* replyEvents(source: AsyncIterable<StreamResponse>, reply:
   let lastState: TaskState | undefined;
   try {
     for (let next = await upstream.next(); !next.done; next = await upstream.next()) {
-      lastState = stateOf(next.value) ?? lastState;
+      lastState = eventTaskState(next.value) ?? lastState;
       yield* reply.push(next.value);
       if (reply.done) return;
     }
