@@ -168,6 +168,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
             cards,
             ...(signer ? { signer } : {}),
             ...(observability.metrics ? { metrics: observability.metrics } : {}),
+            ...(tracing.recording ? { tracer: tracing.tracer } : {}),
           });
     if (grpc) logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
     let http: DrainableServer | undefined;

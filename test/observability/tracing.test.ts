@@ -53,7 +53,9 @@ const proxy = {
 let gateway: RunningGateway;
 beforeAll(async () => {
   iac = await startFakeIacCode();
-  gateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url } }), createLogger('silent'), { tracerProvider: provider });
+  gateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url }, grpc: { port: 0 } }), createLogger('silent'), {
+    tracerProvider: provider,
+  });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -114,6 +116,35 @@ describe('traces with an in-memory exporter', () => {
     const server = exporter.getFinishedSpans().find((s) => s.name === 'a2a GetTask')!;
     expect(server.attributes['a2a.error.code']).toBe(-32001);
     expect(server.status.code).toBe(2);
+  });
+
+  it('gRPC SendMessage: a server span under the caller, the upstream call its child, its traceparent upstream', async () => {
+    const before = proxy.rpc('SendMessage').length;
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
+    const client = new Constructor(gateway.grpcAddress!, credentials.createInsecure()) as unknown as Client & {
+      sendMessage: (request: unknown, metadata: Metadata, callback: (error: Error | null) => void) => void;
+    };
+    const metadata = new Metadata();
+    metadata.set('a2a-version', '1.0');
+    metadata.set('traceparent', TRACEPARENT);
+    const request = requestMessage(GRPC_METHODS.sendMessage, {
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'grpc traced' }] },
+    });
+    try {
+      await new Promise<void>((resolve, reject) => client.sendMessage(request, metadata, (error) => (error ? reject(error) : resolve())));
+    } finally {
+      client.close();
+    }
+    await settled();
+    const spans = exporter.getFinishedSpans();
+    const server = spans.find((s) => s.name === 'a2a SendMessage' && s.attributes['a2a.surface'] === 'grpc')!;
+    expect(server.kind).toBe(SpanKind.SERVER);
+    expect(parentOf(server)).toBe(CALLER_SPAN);
+    expect(server.attributes['a2a.task.state']).toMatch(/^TASK_STATE_/);
+    expect(server.attributes['rpc.grpc.status_code']).toBe(0);
+    const upstreamCall = spans.find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === server.spanContext().spanId)!;
+    expect(upstreamCall.name).toBe('a2a.upstream SendMessage');
+    expect(traceparentOf(proxy.rpc('SendMessage')[before]!.headers)).toBe(`00-${TRACE_ID}-${upstreamCall.spanContext().spanId}-01`);
   });
 
   it('probes are not traced', async () => {

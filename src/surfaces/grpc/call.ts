@@ -1,3 +1,5 @@
+import type { Tracer } from '@opentelemetry/api';
+import { startGrpcServerSpan, type GrpcServerSpan } from '../../observability/grpc-span.js';
 import { callerTraceHeaders } from '../../observability/trace-context.js';
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
@@ -37,6 +39,8 @@ export interface GrpcCall {
   abort(reason?: unknown): void;
   /** Lets go of the shutdown signal and the deadline timer; call it when the call is answered. */
   release(): void;
+  /** The call's server span, when traces are recorded. */
+  span?: GrpcServerSpan;
 }
 
 /** Thrown before a call reaches the core: the status to answer with. */
@@ -51,7 +55,12 @@ export class RejectedCall extends Error {
  * the HTTP bindings), version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE
  * AbortController that fires when the client cancels, the deadline passes or the gateway shuts down.
  */
-export function openGrpcCall(call: ServerCall, options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>, shutdown?: AbortSignal): GrpcCall {
+export function openGrpcCall(
+  call: ServerCall,
+  options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>,
+  shutdown?: AbortSignal,
+  trace?: { tracer: Tracer; method: string },
+): GrpcCall {
   const headers = metadataHeaders(call.metadata);
   const principal = authenticate(headers, options.auth);
   if (principal === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
@@ -66,7 +75,8 @@ export function openGrpcCall(call: ServerCall, options: Pick<GrpcSurfaceOptions,
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
-  const traceHeaders = callerTraceHeaders(headers);
+  const span = trace ? startGrpcServerSpan(trace.tracer, headers, trace.method) : undefined;
+  const traceHeaders = span ? span.traceHeaders : callerTraceHeaders(headers);
   return {
     ctx: {
       principal: principal ?? ANONYMOUS_V1_PRINCIPAL,
@@ -75,6 +85,7 @@ export function openGrpcCall(call: ServerCall, options: Pick<GrpcSurfaceOptions,
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
       ...(traceHeaders ? { traceHeaders } : {}),
     },
+    ...(span ? { span } : {}),
     activated: () => activated?.list() ?? [],
     abort: (reason?: unknown) => controller.abort(reason),
     release() {

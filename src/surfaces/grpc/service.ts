@@ -12,11 +12,12 @@ import { toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import type { Tracer } from '@opentelemetry/api';
 import type { CardSigner } from '../../signing/card-signer.js';
 import { prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
-import { openGrpcCall, RejectedCall, type ServerCall } from './call.js';
+import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
 import { decodedRequest } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
@@ -35,6 +36,8 @@ export interface GrpcSurfaceDeps {
   signer?: CardSigner;
   /** Counts every call (and times unary ones) like the HTTP bindings' requests. */
   metrics?: GatewayMetrics;
+  /** With traces recorded: one SERVER span per call, parent of its upstream calls' spans. */
+  tracer?: Tracer;
 }
 
 /**
@@ -76,8 +79,9 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   const env = () =>
     v1OperationEnv({ port: deps.port, options: deps.options, ...(cards ? { cards } : {}), ...(signer ? { signer } : {}) }, deps.baseUrl);
 
-  function logCall(name: GrpcMethodName, call: ServerCall, started: number, error?: unknown): void {
+  function logCall(name: GrpcMethodName, call: ServerCall, started: number, opened: GrpcCall | undefined, error?: unknown): void {
     const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
+    opened?.span?.end(grpcStatus, error instanceof RejectedCall ? undefined : error);
     const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, grpcStatus };
     const durationMs = Date.now() - started;
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
@@ -86,23 +90,26 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     else deps.logger.info({ ...fields, durationMs }, 'grpc call');
   }
 
+  const trace = (method: GrpcMethod) => (deps.tracer ? { tracer: deps.tracer, method: method.operation } : undefined);
+
   function unary(name: GrpcMethodName, method: GrpcMethod) {
     return async (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): Promise<void> => {
       const started = Date.now();
       let opened: ReturnType<typeof openGrpcCall> | undefined;
       try {
-        opened = openGrpcCall(call, deps.options, deps.shutdown);
+        opened = openGrpcCall(call, deps.options, deps.shutdown, trace(method));
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
         const result = await prepared.run(deps.metrics ? { ...opened.ctx, timing } : opened.ctx);
+        opened.span?.note(result);
         sendHeaders(call, opened);
         callback(null, responseMessage(method, result));
         deps.metrics?.blockingCall('grpc', method.operation, (Date.now() - started) / 1000, timing.upstreamSeconds);
-        logCall(name, call, started);
+        logCall(name, call, started, opened);
       } catch (error) {
         callback(statusOf(error), null);
-        logCall(name, call, started, error);
+        logCall(name, call, started, opened, error);
       } finally {
         opened?.release();
       }
@@ -114,7 +121,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: ReturnType<typeof openGrpcCall> | undefined;
       try {
-        opened = openGrpcCall(call, deps.options, deps.shutdown);
+        opened = openGrpcCall(call, deps.options, deps.shutdown, trace(method));
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
@@ -130,6 +137,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.
         for await (const event of stream.events) {
           if (signal.aborted) break;
+          current.span?.note(event);
           if (!headersSent) sendHeaders(call, current);
           headersSent = true;
           if (!call.write(responseMessage(method, event))) await drained(call, signal);
@@ -137,11 +145,11 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         // A shutdown or deadline ends the stream with its error, not with OK.
         if (signal.aborted && !call.cancelled) throw toA2AError(signal.reason);
         if (!call.cancelled) call.end();
-        logCall(name, call, started);
+        logCall(name, call, started, opened);
       } catch (error) {
         // grpc-js turns an `error` event on a server stream into the call's status.
         if (!call.cancelled) call.emit('error', statusOf(error));
-        logCall(name, call, started, error);
+        logCall(name, call, started, opened, error);
       } finally {
         opened?.release();
       }
