@@ -159,17 +159,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
         ? undefined
         : await (
             await import('./surfaces/grpc/server.js')
-          ).startGrpcSurface({
-            port,
-            options: grpcSurfaceOptions(config),
-            logger,
-            shutdown: shutdown.signal,
-            baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
-            cards,
-            ...(signer ? { signer } : {}),
-            ...(observability.metrics ? { metrics: observability.metrics } : {}),
-            ...(tracing.recording ? { tracer: tracing.tracer } : {}),
-          });
+          ).startGrpcSurface(
+            {
+              port,
+              options: grpcSurfaceOptions(config),
+              logger,
+              shutdown: shutdown.signal,
+              baseUrl: () => config['public-url']?.replace(/\/+$/, '') ?? httpUrl,
+              cards,
+              ...(signer ? { signer } : {}),
+              ...(observability.metrics ? { metrics: observability.metrics } : {}),
+              ...(tracing.recording ? { tracer: tracing.tracer } : {}),
+            },
+            options.tlsReloadMs,
+          );
     if (grpc) logger.info({ grpcPort: grpc.port }, 'gRPC binding listening');
     let http: DrainableServer | undefined;
     // ONE drain for both bindings, registered once the first is up (a failed start still closes it): they

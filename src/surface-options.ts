@@ -65,6 +65,7 @@ export function grpcSurfaceOptions(config: GatewayConfig): GrpcSurfaceOptions {
     host: config.grpc.host ?? config.host,
     listenPort: config.grpc.port ?? 0,
     card: servedCardConfig(config),
+    ...(config.tls['cert-file'] && config.tls['key-file'] ? { tls: { certFile: config.tls['cert-file'], keyFile: config.tls['key-file'] } } : {}),
   };
 }
 

@@ -20,4 +20,6 @@ export interface GrpcSurfaceOptions {
   listenPort: number;
   /** What the extended card is built from; the server sets its `grpc.port` to the bound port. */
   card: ServedCardConfig;
+  /** `tls.cert-file` and `tls.key-file`: the gRPC port serves TLS with the main port's certificate. */
+  tls?: { certFile: string; keyFile: string };
 }

@@ -1,6 +1,8 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { experimental, Server, ServerCredentials } from '@grpc/grpc-js';
+import { loadTlsFiles } from '../../tls.js';
 import type { DrainOptions } from '../../http-drain.js';
 import { SERVED_SERVICE } from './definition.js';
+import type { GrpcSurfaceOptions } from './options.js';
 import { createGrpcService, type GrpcSurfaceDeps } from './service.js';
 
 export interface RunningGrpcSurface {
@@ -14,8 +16,25 @@ const DEFAULT_GRACE_MS = 1_000;
 
 const bindTarget = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+/**
+ * Plaintext, or TLS with the main port's certificate files, checked first (a bad pair stops the start
+ * with the same message as on the HTTP port) and then watched: grpc-js re-reads them every
+ * `reloadMs`, so a renewed certificate reaches new connections without a restart, as on the HTTP port.
+ */
+async function credentialsFor(tls: GrpcSurfaceOptions['tls'], reloadMs: number): Promise<ServerCredentials> {
+  if (!tls) return ServerCredentials.createInsecure();
+  await loadTlsFiles({ 'cert-file': tls.certFile, 'key-file': tls.keyFile });
+  const identity = new experimental.FileWatcherCertificateProvider({
+    certificateFile: tls.certFile,
+    privateKeyFile: tls.keyFile,
+    refreshIntervalMs: reloadMs,
+  });
+  // The first parameter is the server's own identity, whatever the typings call it; no client certificates are asked.
+  return experimental.createCertificateProviderServerCredentials(identity, null, false);
+}
+
 /** Serves the gRPC binding on `options.host` and `options.listenPort`. */
-export async function startGrpcSurface(deps: GrpcSurfaceDeps): Promise<RunningGrpcSurface> {
+export async function startGrpcSurface(deps: GrpcSurfaceDeps, tlsReloadMs = 5_000): Promise<RunningGrpcSurface> {
   const { options } = deps;
   const live: GrpcSurfaceDeps = { ...deps };
   const server = new Server({
@@ -24,10 +43,9 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps): Promise<RunningGr
     ...(options.keepaliveMs > 0 ? { 'grpc.keepalive_time_ms': options.keepaliveMs, 'grpc.keepalive_timeout_ms': 20_000 } : {}),
   });
   server.addService(SERVED_SERVICE, createGrpcService(live));
+  const credentials = await credentialsFor(options.tls, tlsReloadMs);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(bindTarget(options.host, options.listenPort), ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
+    server.bindAsync(bindTarget(options.host, options.listenPort), credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
   });
 
   // The extended card advertises the port actually bound (`grpc.port: 0`).

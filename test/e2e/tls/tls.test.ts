@@ -3,6 +3,15 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'node:tls';
+import {
+  Metadata,
+  credentials,
+  makeClientConstructor,
+  status,
+  type ChannelCredentials,
+  type Client as GrpcClient,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { promisify } from 'node:util';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
@@ -10,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
+import { A2AService, GRPC_METHODS, requestMessage } from '../../../src/protocol/grpc.js';
 import { cli, stderrLines } from '../../support/run-cli.js';
 
 const run = promisify(execFile);
@@ -46,7 +56,8 @@ async function makeCertificates(): Promise<void> {
 /** The CN of the certificate a fresh connection is shown. */
 function servedName(port: number, ca: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+    // h2 offered too: the gRPC port accepts only HTTP/2 connections.
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost', ALPNProtocols: ['h2', 'http/1.1'] }, () => {
       const cn = socket.getPeerCertificate().subject?.CN;
       socket.end();
       resolve(String(cn));
@@ -65,7 +76,12 @@ beforeAll(async () => {
   await copyFile(file('first.key'), file('server.key'));
   ca = await readFile(file('ca.pem'));
   gateway = await startGateway(
-    defaultConfig({ port: 0, tls: { 'cert-file': file('server.pem'), 'key-file': file('server.key') }, bailian: { 'api-key': 'bl-key' } }),
+    defaultConfig({
+      port: 0,
+      tls: { 'cert-file': file('server.pem'), 'key-file': file('server.key') },
+      bailian: { 'api-key': 'bl-key' },
+      grpc: { port: 0 },
+    }),
     createLogger('silent'),
     { tlsReloadMs: 50 },
   );
@@ -119,6 +135,27 @@ describe('native TLS', { timeout: 60_000 }, () => {
     expect(lint.code).toBe(0);
   });
 
+  it('the gRPC port serves TLS with the same certificate: a client trusting the CA is answered, a plaintext one is not', async () => {
+    const grpcPort = Number(gateway.grpcAddress!.split(':').pop());
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
+    const getTask = (creds: ChannelCredentials) =>
+      new Promise<{ code: number; details: string }>((resolve) => {
+        const client = new Constructor(`localhost:${grpcPort}`, creds) as unknown as GrpcClient & {
+          getTask: (request: unknown, metadata: Metadata, options: object, callback: (error: ServiceError | null) => void) => void;
+        };
+        const metadata = new Metadata();
+        metadata.set('a2a-version', '1.0');
+        const request = requestMessage(GRPC_METHODS.getTask, { id: 'no-such-task-over-tls' });
+        client.getTask(request, metadata, { deadline: Date.now() + 5_000 }, (error) => {
+          client.close();
+          resolve({ code: error?.code ?? status.OK, details: error?.details ?? '' });
+        });
+      });
+    expect((await getTask(credentials.createSsl(ca))).code).toBe(status.NOT_FOUND);
+    expect((await getTask(credentials.createInsecure())).code).toBe(status.UNAVAILABLE);
+    expect(await servedName(grpcPort, ca)).toBe('first');
+  });
+
   it('a certificate swapped on disk is served to new connections without a restart', async () => {
     const port = Number(new URL(gateway.url).port);
     expect(await servedName(port, ca)).toBe('first');
@@ -135,6 +172,14 @@ describe('native TLS', { timeout: 60_000 }, () => {
     }
     expect(served).toBe('second');
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+    // The gRPC port watches the same files.
+    const grpcPort = Number(gateway.grpcAddress!.split(':').pop());
+    let grpcServed = await servedName(grpcPort, ca);
+    for (let i = 0; i < 100 && grpcServed !== 'second'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      grpcServed = await servedName(grpcPort, ca);
+    }
+    expect(grpcServed).toBe('second');
   });
 });
 
