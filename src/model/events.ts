@@ -36,7 +36,6 @@ export const StreamResponse: z.ZodType<StreamResponse> = z.union([
 export type SendMessageResponse = { task: Task } | { message: Message };
 export const SendMessageResponse: z.ZodType<SendMessageResponse> = z.union([z.object({ task: Task }), z.object({ message: Message })]);
 
-/** taskId and contextId of any stream event, for routing and bookkeeping. */
 /** The task state an event or answer reports, if any (a message or an artifact update reports none). */
 export function eventTaskState(event: StreamResponse): TaskState | undefined {
   // Defensive on purpose: callers also pass events before the model checked them.
@@ -45,9 +44,27 @@ export function eventTaskState(event: StreamResponse): TaskState | undefined {
   return undefined;
 }
 
+/** taskId and contextId of any stream event, for routing and bookkeeping. */
 export function eventTaskRef(event: StreamResponse): { taskId?: string; contextId?: string } {
   if ('task' in event) return { taskId: event.task.id, contextId: event.task.contextId };
   if ('statusUpdate' in event) return { taskId: event.statusUpdate.taskId, contextId: event.statusUpdate.contextId };
   if ('artifactUpdate' in event) return { taskId: event.artifactUpdate.taskId, contextId: event.artifactUpdate.contextId };
   return { taskId: event.message.taskId, contextId: event.message.contextId };
+}
+
+/**
+ * Task id, context id and state of whatever a port call answered, for log lines and spans: a stream
+ * event or SendMessage result (wrapped), a bare Task (GetTask, CancelTask), or nothing task-like.
+ */
+export function answerTaskRef(result: unknown): { taskId?: string; contextId?: string; state?: TaskState } {
+  if (typeof result !== 'object' || result === null) return {};
+  if ('task' in result || 'message' in result || 'statusUpdate' in result || 'artifactUpdate' in result) {
+    const state = eventTaskState(result as StreamResponse);
+    return { ...eventTaskRef(result as StreamResponse), ...(state ? { state } : {}) };
+  }
+  if ('id' in result && 'status' in result) {
+    const task = result as Task;
+    return { taskId: task.id, contextId: task.contextId, state: task.status.state };
+  }
+  return {};
 }

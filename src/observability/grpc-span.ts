@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { eventTaskRef, eventTaskState, toA2AError, type StreamResponse } from '../model/index.js';
+import { toA2AError } from '../model/index.js';
 import { callerTraceContext, traceHeadersOf } from './trace-context.js';
+import { noteTask } from './tracing-port.js';
 
 /** The SERVER span of one gRPC call, as the HTTP bindings' tracing middleware makes for a request. */
 export interface GrpcServerSpan {
@@ -12,9 +13,6 @@ export interface GrpcServerSpan {
   end(grpcCode: number, error?: unknown): void;
 }
 
-const isEvent = (value: unknown): value is StreamResponse =>
-  typeof value === 'object' && value !== null && ('task' in value || 'message' in value || 'statusUpdate' in value || 'artifactUpdate' in value);
-
 /** Starts the span of a gRPC call to `method`, child of the caller's `traceparent` metadata when it sent one. */
 export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: string): GrpcServerSpan {
   const parent = callerTraceContext(headers);
@@ -22,13 +20,7 @@ export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: st
   const traceHeaders = traceHeadersOf(parent, span);
   return {
     ...(traceHeaders ? { traceHeaders } : {}),
-    note(result) {
-      // A unary answer is an event-shaped wrapper (SendMessage) or a bare Task (GetTask, CancelTask).
-      const ref = isEvent(result) ? { ...eventTaskRef(result), state: eventTaskState(result) } : taskRef(result);
-      if (ref.taskId) span.setAttribute('a2a.task.id', ref.taskId);
-      if (ref.contextId) span.setAttribute('a2a.context.id', ref.contextId);
-      if (ref.state) span.setAttribute('a2a.task.state', ref.state);
-    },
+    note: (result) => noteTask(span, result),
     end(grpcCode, error) {
       span.setAttribute('rpc.grpc.status_code', grpcCode);
       if (grpcCode !== 0) {
@@ -38,10 +30,4 @@ export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: st
       span.end();
     },
   };
-}
-
-function taskRef(result: unknown): { taskId?: string; contextId?: string; state?: string } {
-  if (typeof result !== 'object' || result === null || !('id' in result) || !('status' in result)) return {};
-  const task = result as { id: string; contextId?: string; status?: { state?: string } };
-  return { taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}), ...(task.status?.state ? { state: task.status.state } : {}) };
 }

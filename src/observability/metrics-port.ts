@@ -1,7 +1,7 @@
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
-import { methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
+import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
 const KIND = { task: 'task', message: 'message', statusUpdate: 'status-update', artifactUpdate: 'artifact-update' } as const;
@@ -52,8 +52,7 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
         return result;
       } finally {
         const seconds = (performance.now() - started) / 1000;
-        // Every unary method takes the CallContext last (getExtendedAgentCard takes only it).
-        const ctx = args[args.length - 1] as CallContext | undefined;
+        const ctx = callContextOf(args) as CallContext | undefined;
         if (ctx?.timing) ctx.timing.upstreamSeconds += seconds;
         metrics.upstreamCall(methodName(name), ok, seconds);
       }

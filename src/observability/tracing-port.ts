@@ -1,15 +1,14 @@
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
-import { eventTaskRef, eventTaskState, toA2AError, type StreamResponse } from '../model/index.js';
-import { methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
+import { answerTaskRef, toA2AError } from '../model/index.js';
+import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import { traceContextOf, traceHeadersOf } from './trace-context.js';
 
-/** Task id, context id and state of an answer or event, on `span`. */
-function note(span: Span, event: StreamResponse): void {
-  const { taskId, contextId } = eventTaskRef(event);
+/** Task id, context id and state of an answer or event (anything answerTaskRef reads), on `span`. */
+export function noteTask(span: Span, result: unknown): void {
+  const { taskId, contextId, state } = answerTaskRef(result);
   if (taskId) span.setAttribute('a2a.task.id', taskId);
   if (contextId) span.setAttribute('a2a.context.id', contextId);
-  const state = eventTaskState(event);
   if (state) span.setAttribute('a2a.task.state', state);
 }
 
@@ -37,11 +36,10 @@ export function tracedUpstream<U extends Upstream>(upstream: U, tracer: Tracer):
   const methods: Record<string, unknown> = {};
   for (const name of UNARY_METHODS) {
     methods[name] = async (...args: unknown[]) => {
-      // Every unary method takes the CallContext last (getExtendedAgentCard takes only it).
-      const traced = clientSpan(tracer, name, args[args.length - 1] as CallContext);
+      const traced = clientSpan(tracer, name, callContextOf(args));
       try {
         const result = await (upstream[name] as (...a: unknown[]) => Promise<unknown>).apply(upstream, [...args.slice(0, -1), traced.ctx]);
-        if (result && typeof result === 'object' && ('task' in result || 'message' in result)) note(traced.span, result as StreamResponse);
+        noteTask(traced.span, result);
         return result;
       } catch (error) {
         failed(traced.span, error);
@@ -56,7 +54,7 @@ export function tracedUpstream<U extends Upstream>(upstream: U, tracer: Tracer):
       const traced = clientSpan(tracer, name, ctx);
       try {
         for await (const event of upstream[name](request, traced.ctx)) {
-          note(traced.span, event);
+          noteTask(traced.span, event);
           yield event;
         }
       } catch (error) {

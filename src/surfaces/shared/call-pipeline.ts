@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
-import { A2AError, toA2AError, type StreamResponse } from '../../model/index.js';
+import { A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteLog } from './log-fields.js';
-import { prepareCall, resultRef, type OperationEnv } from './operations.js';
+import { prepareCall, type OperationEnv } from './operations.js';
 import { portCall, type PortCall } from './port-call.js';
 import { mapIterable, sseResponse, type SseFrame } from './sse.js';
 import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
@@ -96,11 +96,11 @@ export function operationCall<I>(
     noteLog(c, prepared.ref);
     if (prepared.kind === 'unary') {
       const result = await prepared.run(call.ctx);
-      noteLog(c, resultRef(result));
+      noteLog(c, answerTaskRef(result));
       return call.answer(wire.result(result, input));
     }
     const opened = await openV1Stream(prepared.run, call, options.firstEventTimeoutMs);
-    noteLog(c, resultRef(opened.first));
+    noteLog(c, answerTaskRef(opened.first));
     return call.answer(streamAnswer(opened, input, wire, call, options));
   };
 }

@@ -12,13 +12,10 @@ import {
   ListTasksRequest,
   SendMessageRequest,
   SubscribeToTaskRequest,
-  eventTaskRef,
-  eventTaskState,
   knownFields,
   parseParams,
   type AgentCard,
   type StreamResponse,
-  type Task,
 } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 
@@ -39,8 +36,6 @@ export interface OperationEnv {
 export interface TaskRef {
   taskId?: string;
   contextId?: string;
-  /** Of an answer or event only: the task state it reports. */
-  state?: string;
 }
 
 interface OperationBase<T> {
@@ -175,18 +170,4 @@ export function prepareCall(method: V1Method, rawParams: unknown, env: Operation
     return { kind: 'stream', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
   }
   return { kind: 'unary', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };
-}
-
-/** Task and context of a unary result or stream event, for the request log. */
-export function resultRef(result: unknown): TaskRef {
-  if (typeof result !== 'object' || result === null) return {};
-  if ('task' in result || 'message' in result || 'statusUpdate' in result || 'artifactUpdate' in result) {
-    const state = eventTaskState(result as StreamResponse);
-    return { ...eventTaskRef(result as StreamResponse), ...(state ? { state } : {}) };
-  }
-  if ('id' in result && 'status' in result) {
-    const task = result as Task;
-    return { taskId: task.id, contextId: task.contextId, state: task.status.state };
-  }
-  return {};
 }
