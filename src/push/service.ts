@@ -87,12 +87,16 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
   // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
   const { registry } = deps;
+  // Deletes still being saved: stop() waits for them, so nothing is written to the store after it.
+  const deleting = new Set<Promise<void>>();
   const unfollowEvictions =
     registry.drops === 'reported'
       ? registry.onEvicted((taskId) => {
-          store
+          const deleted = store
             .deleteTask(taskId)
-            .catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'));
+            .catch((error: unknown) => logger.warn({ err: error, taskId }, 'push configs of an evicted task could not be deleted'))
+            .finally(() => deleting.delete(deleted));
+          deleting.add(deleted);
         })
       : () => undefined;
   if (config.store === 'redis' && registry.drops === 'expire-linked') registry.expireWithTasks(redisConfigKeyPrefix(config['redis-prefix']));
@@ -180,6 +184,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       stopping ??= (async () => {
         unfollowEvictions();
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
+        await Promise.all(deleting);
         await queue.stop();
         if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());
         else ownRedis?.disconnect();
