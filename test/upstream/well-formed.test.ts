@@ -87,6 +87,9 @@ describe('isWellFormedStreamEvent', () => {
       const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...target };
       const keys = Object.keys(copy);
       if (path.length === 0 || keys.length === 0) {
+        // An array's length takes only a valid length (any other value throws, and JSON has no such array).
+        const validLength = typeof replacement === 'number' && Number.isInteger(replacement) && replacement >= 0 && replacement < 2 ** 32;
+        if (Array.isArray(copy) && key === 'length' && !validLength) return copy;
         copy[key] = replacement;
         return copy;
       }
