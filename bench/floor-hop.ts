@@ -1,0 +1,159 @@
+/**
+ * The floor of a TRANSLATING Node hop: what any gateway that reads the calls it relays must do at the
+ * least, written as directly as Node allows, with no framework and no features. Where the bare proxy
+ * (bare-proxy.ts) pipes bytes, this hop, for a 1.0 JSON-RPC call:
+ *
+ *   1. reads the body, decodes it and parses it as JSON;
+ *   2. checks the envelope (`jsonrpc`, `id`, `method`) and that `params.message` has an id, a role
+ *      and parts, by hand (no schema library);
+ *   3. sends the call upstream under its own request id, re-serialised (undici `request` over the
+ *      same pooled Agent as the gateway);
+ *   4. SendMessage: reads the answer, parses it, checks it holds a task or a message, keeps the task
+ *      in a bounded Map (a task registry at its simplest), and answers with the caller's id;
+ *      SendStreamingMessage: parses the upstream SSE (eventsource-parser, as the gateway), parses
+ *      each event's JSON and writes it back as one frame with the caller's id.
+ *
+ * No auth, logging, metrics, tracing, turn ordering, push or error mapping: a hop that does less
+ * than this does not translate, so the gap between this and the bare proxy is what translation
+ * costs in Node, and the gap between this and the gateway is what the gateway's layers and features cost.
+ *
+ * Prints `READY <url>` on stdout once listening. Usage: floor-hop.ts <upstream-origin> [connections]
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createParser } from 'eventsource-parser';
+import { Agent, request } from 'undici';
+import { answerMemoryProbes } from './memory-probes.mjs';
+
+const origin = process.argv[2];
+if (!origin) {
+  process.stderr.write('usage: floor-hop.ts <upstream-origin> [connections]\n');
+  process.exit(2);
+}
+
+const pool = new Agent({
+  connections: Number(process.argv[3] ?? 128),
+  headersTimeout: 60_000,
+  bodyTimeout: 0,
+  keepAliveTimeout: 4_000,
+  keepAliveMaxTimeout: 60_000,
+});
+const upstreamUrl = `${origin}/`;
+const UPSTREAM_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+const STREAM_HEADERS = { ...UPSTREAM_HEADERS, accept: 'text/event-stream' };
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The least a translating hop checks of a SendMessage request. */
+function validMessage(params: unknown): boolean {
+  if (!isObject(params) || !isObject(params.message)) return false;
+  const { messageId, role, parts } = params.message;
+  return typeof messageId === 'string' && typeof role === 'string' && Array.isArray(parts) && parts.every(isObject);
+}
+
+const MAX_TASKS = 10_000;
+const tasks = new Map<string, Json>();
+function remember(task: Json): void {
+  const id = String(task.id);
+  tasks.delete(id);
+  tasks.set(id, task);
+  if (tasks.size > MAX_TASKS) tasks.delete(tasks.keys().next().value!);
+}
+
+let sequence = 0;
+
+function answer(res: http.ServerResponse, body: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+const rpcError = (id: unknown, code: number, message: string): string => JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } });
+
+async function unary(res: http.ServerResponse, id: unknown, method: string, params: Json): Promise<void> {
+  const upstream = await request(upstreamUrl, {
+    dispatcher: pool,
+    method: 'POST',
+    headers: UPSTREAM_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method, params }),
+  });
+  const reply = JSON.parse(await upstream.body.text()) as Json;
+  const result = reply.result;
+  if (!isObject(result) || (!isObject(result.task) && !isObject(result.message))) return answer(res, rpcError(id, -32603, 'Internal error'));
+  if (isObject(result.task)) remember(result.task);
+  answer(res, JSON.stringify({ jsonrpc: '2.0', id, result }));
+}
+
+async function streamed(res: http.ServerResponse, id: unknown, params: Json): Promise<void> {
+  const upstream = await request(upstreamUrl, {
+    dispatcher: pool,
+    method: 'POST',
+    headers: STREAM_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method: 'SendStreamingMessage', params }),
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.once('close', () => upstream.body.destroy());
+  const parser = createParser({
+    onEvent: (event) => {
+      const result = (JSON.parse(event.data) as Json).result;
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+    },
+  });
+  for await (const chunk of upstream.body) {
+    // The frames of one upstream chunk leave in one write.
+    res.cork();
+    parser.feed(utf8.decode(chunk as Buffer, { stream: true }));
+    res.uncork();
+    // Backpressure, as the gateway keeps it: a slow reader holds the upstream back.
+    if (res.writableNeedDrain) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  }
+  res.end();
+}
+
+function handle(res: http.ServerResponse, text: string): Promise<void> | void {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    return answer(res, rpcError(null, -32700, 'Parse error'));
+  }
+  if (!isObject(payload) || payload.jsonrpc !== '2.0' || typeof payload.method !== 'string') {
+    return answer(res, rpcError(isObject(payload) ? payload.id : null, -32600, 'Invalid request'));
+  }
+  const { id, method, params } = payload;
+  if (method !== 'SendMessage' && method !== 'SendStreamingMessage') return answer(res, rpcError(id, -32601, 'Method not found'));
+  if (!validMessage(params)) return answer(res, rpcError(id, -32602, 'Invalid params'));
+  return method === 'SendMessage' ? unary(res, id, method, params as Json) : streamed(res, id, params as Json);
+}
+
+const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    let text: string;
+    try {
+      text = utf8.decode(Buffer.concat(chunks));
+    } catch {
+      return answer(res, rpcError(null, -32700, 'Parse error'));
+    }
+    Promise.resolve(handle(res, text)).catch(() => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+  });
+});
+server.maxRequestsPerSocket = 0;
+
+answerMemoryProbes();
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
