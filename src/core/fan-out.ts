@@ -13,7 +13,7 @@ import type { TaskEventHub } from './task-event-hub.js';
 export function fanningOut(inner: AdmittedPort, hub: TaskEventHub): AdmittedPort {
   const openStreams = createOpenStreams();
 
-  const published = (source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> =>
+  const published = (source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
     openStreams.follow(
       source,
       (event) => hub.publish(event),

@@ -1,4 +1,5 @@
 import { eventTaskRef, type StreamResponse } from '../model/index.js';
+import { tapIterable } from './iterables.js';
 
 /**
  * The streams open per task, in arrival order: a helper for decorators whose effect must happen once
@@ -18,7 +19,7 @@ export interface OpenStreams {
     source: AsyncIterable<StreamResponse>,
     lead: (event: StreamResponse, taskId: string) => void,
     end: (led: string[], unfollowed: string[]) => Promise<unknown> | void,
-  ): AsyncGenerator<StreamResponse>;
+  ): AsyncIterable<StreamResponse>;
 }
 
 /** Adds `item` unless it is there: a stream follows one task, or a few, so a list is cheaper than a Set. */
@@ -53,25 +54,22 @@ export function createOpenStreams(): OpenStreams {
 
   return {
     has: (taskId) => byTask.has(taskId),
-    async *follow(source, lead, end) {
+    follow(source, lead, end) {
       const self = Symbol('stream');
       const joined: string[] = [];
       const led: string[] = [];
-      try {
-        for await (const event of source) {
+      return tapIterable(source, {
+        item(event) {
           const { taskId } = eventTaskRef(event);
-          if (taskId) {
-            addOnce(joined, taskId);
-            if (join(taskId, self)) {
-              addOnce(led, taskId);
-              lead(event, taskId);
-            }
+          if (!taskId) return;
+          addOnce(joined, taskId);
+          if (join(taskId, self)) {
+            addOnce(led, taskId);
+            lead(event, taskId);
           }
-          yield event;
-        }
-      } finally {
-        await end([...led], leave(self, joined));
-      }
+        },
+        end: () => end([...led], leave(self, joined)),
+      });
     },
   };
 }

@@ -45,7 +45,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   }
 
   /** A stream passed through, each event folded into its task the moment it arrives. */
-  function recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncGenerator<StreamResponse> {
+  function recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncIterable<StreamResponse> {
     let pendingFollowUp = followUp;
     return openStreams.follow(
       source,

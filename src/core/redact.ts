@@ -1,5 +1,6 @@
 import type { Message, StreamResponse, Task } from '../model/index.js';
 import type { AgentPort } from './agent-port.js';
+import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 
 /**
@@ -96,9 +97,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
  * (registry, subscribers, callers, logs) ever holds a secret the agent echoed.
  */
 export function redacting(inner: AgentPort, redaction: Redaction): AgentPort {
-  async function* events(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-    for await (const value of source) yield redaction.event(value);
-  }
+  const events = (source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> => mapIterable(source, redaction.event);
   return overlay(inner, {
     sendMessage: async (request, ctx) => redaction.event(await inner.sendMessage(request, ctx)) as Awaited<ReturnType<AgentPort['sendMessage']>>,
     sendStreamingMessage: (request, ctx) => events(inner.sendStreamingMessage(request, ctx)),

@@ -1,5 +1,6 @@
 import { A2AError, type StreamResponse } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
+import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 
@@ -30,10 +31,11 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     };
 
   /** Checked on the first pull, so a hidden task is the stream's first error. */
-  async function* scopedStream(taskId: string, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-    await visible(taskId, ctx);
-    yield* open();
-  }
+  const scopedStream = (taskId: string, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
+    deferIterable(async () => {
+      await visible(taskId, ctx);
+      return open();
+    });
 
   const byId = <R extends { id: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) => scoped((request: R) => request.id, call);
   const byTaskId = <R extends { taskId: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>

@@ -1,6 +1,7 @@
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
+import { tapIterable } from '../core/iterables.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
@@ -15,15 +16,16 @@ function kindOf(event: StreamResponse): (typeof KIND)[keyof typeof KIND] {
 
 /** Counts the events a caller's stream carries and the task states it reaches (once per change). */
 export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
-  async function* counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncGenerator<StreamResponse> {
+  function counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncIterable<StreamResponse> {
     let last: TaskState | undefined;
-    for await (const event of events) {
-      metrics.streamEvent(ctx.surface, kindOf(event));
-      const state = eventTaskState(event);
-      if (state && state !== last) metrics.taskState(state);
-      last = state ?? last;
-      yield event;
-    }
+    return tapIterable(events, {
+      item(event) {
+        metrics.streamEvent(ctx.surface, kindOf(event));
+        const state = eventTaskState(event);
+        if (state && state !== last) metrics.taskState(state);
+        last = state ?? last;
+      },
+    });
   }
   return overlay(port, {
     async sendMessage(request, ctx) {
@@ -59,22 +61,20 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
     };
   }
   for (const name of STREAM_METHODS) {
-    methods[name] = async function* (request: never, ctx: CallContext) {
+    methods[name] = (request: never, ctx: CallContext) => {
       const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
       let first = true;
-      let ok = false;
-      try {
-        for await (const event of upstream[name](request, ctx)) {
-          if (first) {
-            first = false;
-            metrics.upstreamCall(methodName(name), true, (performance.now() - started) / 1000);
-          }
-          yield event;
-        }
-        ok = true;
-      } finally {
-        if (first) metrics.upstreamCall(methodName(name), ok, (performance.now() - started) / 1000);
-      }
+      const source = upstream[name](request, ctx);
+      return tapIterable(source, {
+        item() {
+          if (!first) return;
+          first = false;
+          metrics.upstreamCall(methodName(name), true, seconds());
+        },
+        // A stream that ends before its first event is counted by how it ended.
+        end: (how) => void (first && metrics.upstreamCall(methodName(name), how === 'done', seconds())),
+      });
     };
   }
   return overlay(upstream, methods as Partial<AgentPort>);

@@ -2,11 +2,12 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
+import { deferIterable } from '../core/iterables.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import type { SendMessageRequest, StreamResponse } from '../model/index.js';
+import type { SendMessageRequest } from '../model/index.js';
 import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigMethods } from './config-methods.js';
 import { createFileConfigStore } from './config-store/file.js';
 import { prepareConfig, type PushConfigStore } from './config-store/types.js';
@@ -147,10 +148,11 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           await watcher.observeAnswer(answer, inline);
           return answer;
         },
-        async *sendStreamingMessage(request, ctx): AsyncGenerator<StreamResponse> {
-          const { forwarded, inline } = takeInline(request, ctx);
-          yield* watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
-        },
+        sendStreamingMessage: (request, ctx) =>
+          deferIterable(() => {
+            const { forwarded, inline } = takeInline(request, ctx);
+            return watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+          }),
         subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
         async cancelTask(request, ctx) {
           const task = await port.cancelTask(request, ctx);

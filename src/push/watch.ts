@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
@@ -39,7 +40,7 @@ export interface PushWatcherDeps {
 
 export interface PushWatcher {
   /** Passes a stream through unchanged, turning its events into push jobs on the side. */
-  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse>;
+  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse>;
   /** A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. */
   observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
   /** Resolves once every accepted event is queued. */
@@ -162,35 +163,34 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     if (eventId) void chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
   }
 
-  async function* watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncGenerator<StreamResponse> {
+  function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse> {
     const self = Symbol('push-watch');
     const joined = new Set<string>();
     let pendingInline = inline;
-    try {
-      for await (const event of source) {
+    return tapIterable(source, {
+      item(event) {
         const { taskId } = eventTaskRef(event);
-        if (taskId) {
-          if (pendingInline) {
-            void storeInline(taskId, pendingInline);
-            pendingInline = undefined;
-          }
-          if (!joined.has(taskId)) {
-            joined.add(taskId);
-            const streams = openStreams.get(taskId);
-            if (streams) streams.push(self);
-            else openStreams.set(taskId, [self]);
-          }
-          if (openStreams.get(taskId)?.[0] === self) observe(event, taskId);
+        if (!taskId) return;
+        if (pendingInline) {
+          void storeInline(taskId, pendingInline);
+          pendingInline = undefined;
         }
-        yield event;
-      }
-    } finally {
-      for (const taskId of joined) {
-        const rest = (openStreams.get(taskId) ?? []).filter((entry) => entry !== self);
-        if (rest.length > 0) openStreams.set(taskId, rest);
-        else openStreams.delete(taskId);
-      }
-    }
+        if (!joined.has(taskId)) {
+          joined.add(taskId);
+          const streams = openStreams.get(taskId);
+          if (streams) streams.push(self);
+          else openStreams.set(taskId, [self]);
+        }
+        if (openStreams.get(taskId)?.[0] === self) observe(event, taskId);
+      },
+      end() {
+        for (const taskId of joined) {
+          const rest = (openStreams.get(taskId) ?? []).filter((entry) => entry !== self);
+          if (rest.length > 0) openStreams.set(taskId, rest);
+          else openStreams.delete(taskId);
+        }
+      },
+    });
   }
 
   return {

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
-import type { Upstream } from '../core/agent-port.js';
-import { A2AError } from '../model/index.js';
+import type { CallContext, Upstream } from '../core/agent-port.js';
+import { deferIterable } from '../core/iterables.js';
+import { A2AError, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
@@ -62,19 +63,20 @@ function detectingUpstream(build: () => Promise<Upstream>): {
     });
   }
 
+  const afterDetection = (ctx: CallContext, open: (found: Upstream) => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
+    deferIterable(async () => open(await ready(ctx.signal)));
+
   const upstream: Upstream = {
     fetchCard: async (signal) => (await ready(signal)).fetchCard(signal),
     close: async () => resolved?.close(),
     sendMessage: async (req, ctx) => (await ready(ctx.signal)).sendMessage(req, ctx),
-    async *sendStreamingMessage(req, ctx) {
-      yield* (await ready(ctx.signal)).sendStreamingMessage(req, ctx);
-    },
+    // Once detected, a stream is the client's own, without a generator around each of its events.
+    sendStreamingMessage: (req, ctx) =>
+      resolved?.sendStreamingMessage(req, ctx) ?? afterDetection(ctx, (found) => found.sendStreamingMessage(req, ctx)),
     getTask: async (req, ctx) => (await ready(ctx.signal)).getTask(req, ctx),
     listTasks: async (req, ctx) => (await ready(ctx.signal)).listTasks(req, ctx),
     cancelTask: async (req, ctx) => (await ready(ctx.signal)).cancelTask(req, ctx),
-    async *subscribeToTask(req, ctx) {
-      yield* (await ready(ctx.signal)).subscribeToTask(req, ctx);
-    },
+    subscribeToTask: (req, ctx) => resolved?.subscribeToTask(req, ctx) ?? afterDetection(ctx, (found) => found.subscribeToTask(req, ctx)),
     createTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).createTaskPushNotificationConfig(req, ctx),
     getTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).getTaskPushNotificationConfig(req, ctx),
     listTaskPushNotificationConfigs: async (req, ctx) => (await ready(ctx.signal)).listTaskPushNotificationConfigs(req, ctx),
@@ -114,6 +116,7 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
   const detecting = detectingUpstream(build);
   await detecting.ready().catch(() => undefined);
   const inner = detecting.current();
+
   const upstream: Upstream = {
     ...(inner ?? detecting.upstream),
     async close() {

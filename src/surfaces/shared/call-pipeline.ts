@@ -6,7 +6,8 @@ import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteLog } from './log-fields.js';
 import { prepareCall, type OperationEnv } from './operations.js';
 import { portCall, type PortCall } from './port-call.js';
-import { mapIterable, sseResponse, type SseFrame } from './sse.js';
+import { mapIterable } from '../../core/iterables.js';
+import { sseResponse, type SseFrame } from './sse.js';
 import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
 
 /** What a call's answer reads of the config, the same on every HTTP edge. */

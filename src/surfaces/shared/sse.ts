@@ -85,23 +85,3 @@ export async function pullFirst<T>(iterable: AsyncIterable<T>): Promise<{ first:
   };
   return { first: head.done ? undefined : head.value, rest: { [Symbol.asyncIterator]: () => rest } };
 }
-
-/** Maps each item; `return()` is forwarded at once (an async generator would queue it behind a pending next). */
-export function mapIterable<T, U>(iterable: AsyncIterable<T>, map: (item: T) => U): AsyncIterable<U> {
-  return {
-    [Symbol.asyncIterator]: () => {
-      const iterator = iterable[Symbol.asyncIterator]();
-      return {
-        // then(), not an async function: a waiting stream keeps no suspended frame here.
-        next: () =>
-          iterator
-            .next()
-            .then((result): IteratorResult<U> => (result.done ? { done: true, value: undefined } : { done: false, value: map(result.value) })),
-        return: async () => {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
-}

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeFrame, mapIterable, pullFirst, sseResponse, type SseFrame } from '../../../src/surfaces/shared/sse.js';
+import { mapIterable } from '../../../src/core/iterables.js';
+import { encodeFrame, pullFirst, sseResponse, type SseFrame } from '../../../src/surfaces/shared/sse.js';
 import { fromArray } from '../support.js';
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

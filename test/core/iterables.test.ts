@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { deferIterable, mapIterable, tapIterable, type TapEnd } from '../../src/core/iterables.js';
+
+/** A source that records what its reader did to it. */
+function source(items: number[], options: { failAfter?: number } = {}) {
+  const log: string[] = [];
+  async function* generate(): AsyncGenerator<number> {
+    try {
+      for (const [index, item] of items.entries()) {
+        if (options.failAfter === index) throw new Error('source broke');
+        yield item;
+      }
+    } finally {
+      log.push('source finally');
+    }
+  }
+  return { iterable: generate(), log };
+}
+
+async function drain<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const seen: T[] = [];
+  for await (const item of iterable) seen.push(item);
+  return seen;
+}
+
+describe('tapIterable', () => {
+  it('hands every item on unchanged, shows each to item(), and ends once with done', async () => {
+    const { iterable } = source([1, 2, 3]);
+    const shown: number[] = [];
+    const ends: TapEnd[] = [];
+    const tapped = tapIterable(iterable, { item: (n) => shown.push(n), end: (how) => void ends.push(how) });
+    expect(await drain(tapped)).toEqual([1, 2, 3]);
+    expect(shown).toEqual([1, 2, 3]);
+    expect(ends).toEqual(['done']);
+    expect(await tapped.next()).toEqual({ done: true, value: undefined });
+    expect(ends).toEqual(['done']);
+  });
+
+  it("passes a source's failure on after end('failed')", async () => {
+    const { iterable } = source([1, 2, 3], { failAfter: 1 });
+    const ends: TapEnd[] = [];
+    await expect(drain(tapIterable(iterable, { end: (how) => void ends.push(how) }))).rejects.toThrow('source broke');
+    expect(ends).toEqual(['failed']);
+  });
+
+  it('returns the source when item() throws, then fails with that error', async () => {
+    const { iterable, log } = source([1, 2, 3]);
+    const ends: TapEnd[] = [];
+    const tapped = tapIterable(iterable, {
+      item: (n) => {
+        if (n === 2) throw new Error('observer broke');
+      },
+      end: (how) => void ends.push(how),
+    });
+    await expect(drain(tapped)).rejects.toThrow('observer broke');
+    expect(log).toEqual(['source finally']);
+    expect(ends).toEqual(['failed']);
+  });
+
+  it('forwards an early return to the source and ends with returned, after the source closed', async () => {
+    const { iterable, log } = source([1, 2, 3]);
+    const order: string[] = log;
+    const tapped = tapIterable(iterable, { end: (how) => void order.push(`end ${how}`) });
+    for await (const item of tapped) if (item === 1) break;
+    expect(order).toEqual(['source finally', 'end returned']);
+  });
+
+  it('waits for an asynchronous end before the stream ends', async () => {
+    const { iterable } = source([1]);
+    let settled = false;
+    const tapped = tapIterable(iterable, {
+      end: () =>
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            settled = true;
+            resolve();
+          }, 20),
+        ),
+    });
+    await drain(tapped);
+    expect(settled).toBe(true);
+  });
+
+  it('opens nothing and ends nothing when returned before its first read, like a generator never started', async () => {
+    let opened = false;
+    const iterable: AsyncIterable<number> = {
+      [Symbol.asyncIterator]: () => {
+        opened = true;
+        return { next: async () => ({ done: true, value: undefined }) };
+      },
+    };
+    const ends: TapEnd[] = [];
+    const tapped = tapIterable(iterable, { end: (how) => void ends.push(how) });
+    await tapped.return?.();
+    expect(opened).toBe(false);
+    expect(ends).toEqual([]);
+  });
+});
+
+describe('mapIterable', () => {
+  it('maps each item and forwards return() to the source', async () => {
+    const { iterable, log } = source([1, 2, 3]);
+    const seen: number[] = [];
+    for await (const item of mapIterable(iterable, (n) => n * 10)) {
+      seen.push(item);
+      if (item === 20) break;
+    }
+    expect(seen).toEqual([10, 20]);
+    expect(log).toEqual(['source finally']);
+  });
+});
+
+describe('deferIterable', () => {
+  it('opens on the first read, not before, then reads the source directly', async () => {
+    let opens = 0;
+    const deferred = deferIterable(async () => {
+      opens++;
+      return source([1, 2]).iterable;
+    });
+    expect(opens).toBe(0);
+    expect(await drain(deferred)).toEqual([1, 2]);
+    expect(opens).toBe(1);
+  });
+
+  it("makes what open throws or rejects with the stream's first error", async () => {
+    const throwing = deferIterable<number>(() => {
+      throw new Error('refused');
+    });
+    await expect(throwing.next()).rejects.toThrow('refused');
+    const rejecting = deferIterable<number>(() => Promise.reject(new Error('not visible')));
+    await expect(drain(rejecting)).rejects.toThrow('not visible');
+  });
+
+  it('forwards an early return to the opened source', async () => {
+    const { iterable, log } = source([1, 2, 3]);
+    for await (const item of deferIterable(() => iterable)) if (item === 1) break;
+    expect(log).toEqual(['source finally']);
+  });
+
+  it('opens nothing when returned before its first read', async () => {
+    let opened = false;
+    const deferred = deferIterable(() => {
+      opened = true;
+      return source([1]).iterable;
+    });
+    await deferred.return?.();
+    expect(opened).toBe(false);
+    expect(await deferred.next()).toEqual({ done: true, value: undefined });
+  });
+});
