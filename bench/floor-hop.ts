@@ -11,7 +11,10 @@
  *   4. SendMessage: reads the answer, parses it, checks it holds a task or a message, keeps the task
  *      in a bounded Map (a task registry at its simplest), and answers with the caller's id;
  *      SendStreamingMessage: parses the upstream SSE (eventsource-parser, as the gateway), parses
- *      each event's JSON and writes it back as one frame with the caller's id.
+ *      each event's JSON and writes it back as one frame with the caller's id;
+ *   5. 0.2.5 `message/send` (the facade's design: a send is read through the agent's stream, so the
+ *      user sees every word): translates the message to 1.0 by hand, streams the turn, folds the text
+ *      of every status message and artifact into one reply, and answers a 0.2.5 Task.
  *
  * No auth, logging, metrics, tracing, turn ordering, push or error mapping: a hop that does less
  * than this does not translate, so the gap between this and the bare proxy is what translation
@@ -110,6 +113,55 @@ async function streamed(res: http.ServerResponse, id: unknown, params: Json): Pr
   res.end();
 }
 
+type Part = { text?: unknown };
+const textOf = (parts: unknown): string =>
+  Array.isArray(parts) ? (parts as Part[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('') : '';
+
+/** A 0.2.5 message/send read through the 1.0 agent's stream and folded into one 0.2.5 Task. */
+async function facadeSend(res: http.ServerResponse, id: unknown, params: Json): Promise<void> {
+  const message = params.message as Json & { parts: Array<{ kind?: unknown; text?: unknown }> };
+  const v1 = {
+    messageId: message.messageId,
+    role: message.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT',
+    parts: message.parts.map((part) => ({ text: typeof part.text === 'string' ? part.text : '' })),
+  };
+  const upstream = await request(upstreamUrl, {
+    dispatcher: pool,
+    method: 'POST',
+    headers: STREAM_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method: 'SendStreamingMessage', params: { message: v1 } }),
+  });
+  let taskId = '';
+  let contextId = '';
+  let state = '';
+  let reply = '';
+  const parser = createParser({
+    onEvent: (event) => {
+      const result = (JSON.parse(event.data) as Json).result as Json;
+      const task = (result.task ?? result.statusUpdate) as Json | undefined;
+      if (task) {
+        taskId = String(task.id ?? task.taskId);
+        contextId = String(task.contextId);
+        const status = task.status as Json;
+        state = String(status.state);
+        reply += textOf((status.message as Json | undefined)?.parts);
+      }
+      const artifact = (result.artifactUpdate as Json | undefined)?.artifact as Json | undefined;
+      if (artifact) reply += textOf(artifact.parts);
+    },
+  });
+  for await (const chunk of upstream.body) parser.feed(utf8.decode(chunk as Buffer, { stream: true }));
+  const v025State = state === 'TASK_STATE_INPUT_REQUIRED' ? 'input-required' : state.replace(/^TASK_STATE_/, '').toLowerCase();
+  const result = {
+    kind: 'task',
+    id: taskId,
+    contextId,
+    status: { state: v025State, message: { kind: 'message', role: 'agent', messageId: `r${sequence}`, parts: [{ kind: 'text', text: reply }] } },
+  };
+  remember(result);
+  answer(res, JSON.stringify({ jsonrpc: '2.0', id, result }));
+}
+
 function handle(res: http.ServerResponse, text: string): Promise<void> | void {
   let payload: unknown;
   try {
@@ -121,6 +173,8 @@ function handle(res: http.ServerResponse, text: string): Promise<void> | void {
     return answer(res, rpcError(isObject(payload) ? payload.id : null, -32600, 'Invalid request'));
   }
   const { id, method, params } = payload;
+  if (method === 'message/send')
+    return validMessage(params) ? facadeSend(res, id, params as Json) : answer(res, rpcError(id, -32602, 'Invalid params'));
   if (method !== 'SendMessage' && method !== 'SendStreamingMessage') return answer(res, rpcError(id, -32601, 'Method not found'));
   if (!validMessage(params)) return answer(res, rpcError(id, -32602, 'Invalid params'));
   return method === 'SendMessage' ? unary(res, id, method, params as Json) : streamed(res, id, params as Json);

@@ -4,6 +4,11 @@
  *
  * Usage: node --import tsx bench/profile-summary.ts [file.cpuprofile] [top=25]
  * Without a file: the newest .cpuprofile in bench/results/.
+ *
+ * The third table charges each sample to its OWNER: the innermost frame on its stack that is the
+ * gateway's own code or a library it calls (Hono, zod, prom-client, pino, …), so the native work a
+ * function starts (JSON.parse, a write, an allocation) counts for that function's module. Samples
+ * with no such frame (socket callbacks inside node:http or undici, GC, the VM) keep their own source.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -43,6 +48,19 @@ export interface ProfileSummary {
   gcMs: number;
   byFunction: Array<{ name: string; selfMs: number; percent: number }>;
   bySource: Array<{ name: string; selfMs: number; percent: number }>;
+  /** Time by the module that owns it (see the header). */
+  byOwner: Array<{ name: string; selfMs: number; percent: number }>;
+}
+
+/** Code that makes work happen rather than doing it for someone else: the repo and the libraries it drives. */
+const NOT_OWNERS = /^(\(native\/VM\)|node:|undici$)/;
+
+function ownerOf(node: ProfileNode | undefined, parents: Map<number, ProfileNode>): string | undefined {
+  for (let at = node; at; at = parents.get(at.id)) {
+    const source = sourceOf(at.callFrame.url);
+    if (!NOT_OWNERS.test(source)) return source;
+  }
+  return undefined;
 }
 
 export function summarizeProfile(file: string, top = 25): ProfileSummary {
@@ -61,8 +79,11 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
   // timeDeltas[i] is the time before sample i; it is charged to the node sampled at i.
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
+  const parents = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
   const functions = new Map<string, number>();
   const sources = new Map<string, number>();
+  const owners = new Map<string, number>();
   let totalUs = 0;
   let idleUs = 0;
   let gcUs = 0;
@@ -81,6 +102,8 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     const name = `${frame.functionName || '(anonymous)'} ${source}${frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : ''}`;
     functions.set(name, (functions.get(name) ?? 0) + us);
     sources.set(source, (sources.get(source) ?? 0) + us);
+    const owner = frame.functionName === '(garbage collector)' ? '(garbage collector)' : (ownerOf(byId.get(id), parents) ?? source);
+    owners.set(owner, (owners.get(owner) ?? 0) + us);
   }
   const busyUs = totalUs - idleUs;
   const rank = (map: Map<string, number>) =>
@@ -94,6 +117,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     gcMs: Math.round(gcUs / 1000),
     byFunction: rank(functions),
     bySource: rank(sources),
+    byOwner: rank(owners),
   };
 }
 
@@ -121,6 +145,8 @@ export function profileMarkdown(file: string, top = 25): string {
     `Profile ${path.relative(ROOT, file)}: ${summary.totalMs} ms sampled, ${summary.idleMs} ms idle, ${summary.gcMs} ms GC`,
     '',
     table('Source (self time)', summary.bySource.slice(0, 12)),
+    '',
+    table('Owner (time of the work each module starts)', summary.byOwner),
     '',
     table('Function (self time)', summary.byFunction),
   ].join('\n');
