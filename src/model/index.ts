@@ -8,3 +8,4 @@ export * from './requests.js';
 export * from './errors.js';
 export * from './validate.js';
 export * from './known-fields.js';
+export { parseSendMessageRequest } from './well-formed.js';

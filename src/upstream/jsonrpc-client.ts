@@ -8,7 +8,7 @@ import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivat
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
-import { isWellFormedStreamEvent } from './well-formed.js';
+import { isWellFormedStreamEvent } from '../model/well-formed.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
 import { isRecord } from '../model/json.js';
 

@@ -11,7 +11,7 @@ import {
   TaskPushNotificationConfig,
 } from '../model/index.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
-import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from './well-formed.js';
+import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from '../model/well-formed.js';
 
 /** A unary 1.0 method as a client of either binding (JSON-RPC, gRPC) calls it. */
 interface V1UnaryMethod<T> extends ResultCheck<T> {

@@ -14,6 +14,7 @@ import {
   SubscribeToTaskRequest,
   knownFields,
   parseParams,
+  parseSendMessageRequest,
   type AgentCard,
   type StreamResponse,
 } from '../../model/index.js';
@@ -40,6 +41,8 @@ export interface TaskRef {
 
 interface OperationBase<T> {
   schema: z.ZodType<T>;
+  /** A faster check that accepts what the schema accepts (model/well-formed.ts); default: the schema's. */
+  parse?(params: unknown): T;
   /** Push config methods answer -32003 while the gateway's push notifications are off. */
   push?: boolean;
   ref(params: T): TaskRef;
@@ -66,6 +69,7 @@ export const V1_OPERATIONS = {
   SendMessage: {
     kind: 'unary',
     schema: SendMessageRequest,
+    parse: parseSendMessageRequest,
     ref: messageRef,
     invoke: (env, params, ctx) => {
       env.requireExtensions?.(ctx);
@@ -75,6 +79,7 @@ export const V1_OPERATIONS = {
   SendStreamingMessage: {
     kind: 'stream',
     schema: SendMessageRequest,
+    parse: parseSendMessageRequest,
     ref: messageRef,
     invoke: (env, params, ctx) => {
       env.requireExtensions?.(ctx);
@@ -164,7 +169,7 @@ export type PreparedCall =
 export function prepareCall(method: V1Method, rawParams: unknown, env: OperationEnv): PreparedCall {
   const operation = V1_OPERATIONS[method] as Operation<unknown>;
   if (operation.push && !env.pushNotifications) throw A2AError.pushNotSupported();
-  const params = knownFields(operation.schema, parseParams(operation.schema, rawParams));
+  const params = knownFields(operation.schema, operation.parse ? operation.parse(rawParams) : parseParams(operation.schema, rawParams));
   const ref = operation.ref(params);
   if (operation.kind === 'stream') {
     return { kind: 'stream', ref, params, run: (ctx) => operation.invoke(env, params, ctx) };

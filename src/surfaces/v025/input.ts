@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BailianConfig } from '../../config/schema.js';
-import { A2AError, SendMessageRequest, parseParams, type Task } from '../../model/index.js';
+import { A2AError, parseSendMessageRequest, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText, nestExtensionMetadata } from '../../translate/index.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
@@ -28,7 +28,7 @@ function textOnlyFailure(request: SendMessageRequest): Task {
  * extension metadata moved under `extension-metadata-key` for the upstream.
  */
 export function turnInput(v1Params: unknown, bailian: BailianConfig): TurnInput {
-  const request = parseParams(SendMessageRequest, v1Params);
+  const request = parseSendMessageRequest(v1Params);
   const { message } = request;
   const nonText = message.parts.some((part) => part.text === undefined);
   if (nonText && bailian['non-text-parts'] === 'error') {

@@ -3,9 +3,15 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
-import { A2AError, SendMessageResponse, StreamResponse, Task } from '../../src/model/index.js';
+import { A2AError, SendMessageRequest, SendMessageResponse, StreamResponse, Task } from '../../src/model/index.js';
 import { createJsonRpcTransport, streamJsonRpc } from '../../src/upstream/jsonrpc-client.js';
-import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from '../../src/upstream/well-formed.js';
+import {
+  isWellFormedSendMessageRequest,
+  isWellFormedSendMessageResponse,
+  isWellFormedStreamEvent,
+  isWellFormedTask,
+  parseSendMessageRequest,
+} from '../../src/model/well-formed.js';
 
 const message = { messageId: 'm-1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }], taskId: 't-1', contextId: 'c-1' };
 const SAMPLES: unknown[] = [
@@ -47,6 +53,30 @@ const CORRUPTIONS: Array<[string, unknown]> = [
   ['metadata an array', { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' }, metadata: [] } }],
 ];
 
+/** One field somewhere inside `target` (walking `path`) overwritten with `replacement`. */
+function mutate(target: unknown, path: number[], key: string, replacement: unknown): unknown {
+  if (typeof target !== 'object' || target === null) return target;
+  const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...target };
+  const keys = Object.keys(copy);
+  if (path.length === 0 || keys.length === 0) {
+    // An array's length takes only a valid length (any other value throws, and JSON has no such array).
+    const validLength = typeof replacement === 'number' && Number.isInteger(replacement) && replacement >= 0 && replacement < 2 ** 32;
+    if (Array.isArray(copy) && key === 'length' && !validLength) return copy;
+    copy[key] = replacement;
+    return copy;
+  }
+  const [head, ...rest] = path;
+  const at = keys[head! % keys.length]!;
+  copy[at] = mutate(copy[at], rest, key, replacement);
+  return copy;
+}
+
+const FIELD = fc.oneof(
+  fc.constantFrom('id', 'taskId', 'contextId', 'state', 'parts', 'text', 'role', 'messageId', 'status', 'artifact', 'tenant', 'historyLength'),
+  fc.string(),
+);
+const VALUE = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, null, [], {}, -1, 'TASK_STATE_WORKING', 'ROLE_USER'));
+
 describe('isWellFormedStreamEvent', () => {
   it.each(SAMPLES.map((sample) => [Object.keys(sample as object)[0], sample]))('accepts a well-formed %s event as zod does', (_, sample) => {
     expect(isWellFormedStreamEvent(sample)).toBe(true);
@@ -76,30 +106,8 @@ describe('isWellFormedStreamEvent', () => {
   });
 
   it('never accepts what zod rejects, nor changes what zod accepts (stream events, SendMessage results, tasks)', () => {
-    const field = fc.oneof(
-      fc.constantFrom('id', 'taskId', 'contextId', 'state', 'parts', 'text', 'role', 'messageId', 'status', 'artifact'),
-      fc.string(),
-    );
-    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, null, [], {}, 'TASK_STATE_WORKING', 'ROLE_USER'));
-    // Overwrite one field somewhere inside a sample with an arbitrary value.
-    const mutate = (target: unknown, path: number[], key: string, replacement: unknown): unknown => {
-      if (typeof target !== 'object' || target === null) return target;
-      const copy: Record<string, unknown> = Array.isArray(target) ? ([...target] as unknown as Record<string, unknown>) : { ...target };
-      const keys = Object.keys(copy);
-      if (path.length === 0 || keys.length === 0) {
-        // An array's length takes only a valid length (any other value throws, and JSON has no such array).
-        const validLength = typeof replacement === 'number' && Number.isInteger(replacement) && replacement >= 0 && replacement < 2 ** 32;
-        if (Array.isArray(copy) && key === 'length' && !validLength) return copy;
-        copy[key] = replacement;
-        return copy;
-      }
-      const [head, ...rest] = path;
-      const at = keys[head! % keys.length]!;
-      copy[at] = mutate(copy[at], rest, key, replacement);
-      return copy;
-    };
     fc.assert(
-      fc.property(fc.constantFrom(...SAMPLES), fc.array(fc.nat(), { maxLength: 5 }), field, value, (sample, path, key, replacement) => {
+      fc.property(fc.constantFrom(...SAMPLES), fc.array(fc.nat(), { maxLength: 5 }), FIELD, VALUE, (sample, path, key, replacement) => {
         const event = JSON.parse(JSON.stringify(mutate(sample, path, key, replacement)) ?? 'null') as unknown;
         const task = (event as { task?: unknown } | null)?.task;
         const pairs: Array<[boolean, { safeParse(value: unknown): { success: boolean; data?: unknown } }, unknown]> = [
@@ -113,6 +121,55 @@ describe('isWellFormedStreamEvent', () => {
           expect(parsed.success).toBe(true);
           expect(parsed.data).toEqual(value);
         }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+const REQUESTS: unknown[] = [
+  { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+  {
+    tenant: '',
+    message: { ...message, role: 'ROLE_USER', parts: [{ text: 'a' }, { data: { k: [1, 2] } }], referenceTaskIds: ['t-0'], metadata: { x: 1 } },
+    configuration: { acceptedOutputModes: ['text/plain'], historyLength: 0, returnImmediately: false },
+    metadata: { trace: 'on' },
+    extra: 'kept for knownFields to drop',
+  },
+];
+
+describe('isWellFormedSendMessageRequest', () => {
+  it.each(REQUESTS.map((request, index) => [index, request]))('accepts well-formed params #%s as zod does, unchanged', (_, request) => {
+    expect(isWellFormedSendMessageRequest(request)).toBe(true);
+    expect(SendMessageRequest.parse(request)).toEqual(request);
+    expect(parseSendMessageRequest(request)).toBe(request);
+  });
+
+  it.each<[string, unknown]>([
+    ['no message', {}],
+    ['a bad tenant', { ...(REQUESTS[0] as object), tenant: 'has spaces' }],
+    ['a negative history length', { ...(REQUESTS[0] as object), configuration: { historyLength: -1 } }],
+    ['a user message without parts', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } }],
+  ])('rejects params with %s, and parseSendMessageRequest names the field as zod does', (_, request) => {
+    expect(isWellFormedSendMessageRequest(request)).toBe(false);
+    expect(SendMessageRequest.safeParse(request).success).toBe(false);
+    expect(() => parseSendMessageRequest(request)).toThrow(/Invalid params: /);
+  });
+
+  it('leaves a push config to zod', () => {
+    const request = { ...(REQUESTS[0] as object), configuration: { taskPushNotificationConfig: { url: 'https://hook.example/a' } } };
+    expect(isWellFormedSendMessageRequest(request)).toBe(false);
+    expect(parseSendMessageRequest(request)).toEqual(SendMessageRequest.parse(request));
+  });
+
+  it('never accepts params zod rejects, nor changes what zod accepts', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...REQUESTS), fc.array(fc.nat(), { maxLength: 5 }), FIELD, VALUE, (sample, path, key, replacement) => {
+        const request = JSON.parse(JSON.stringify(mutate(sample, path, key, replacement)) ?? 'null') as unknown;
+        if (!isWellFormedSendMessageRequest(request)) return;
+        const parsed = SendMessageRequest.safeParse(request);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toEqual(request);
       }),
       { numRuns: 2_000 },
     );

@@ -1,10 +1,15 @@
-import { TASK_STATES, isProtocolId, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
-import { isRecord } from '../model/json.js';
+import { isProtocolId, TENANT_PATTERN } from './ids.js';
+import { isRecord } from './json.js';
+import type { SendMessageResponse, StreamResponse } from './events.js';
+import { SendMessageRequest } from './requests.js';
+import { TASK_STATES, type Task } from './task.js';
+import { parseParams } from './validate.js';
 
 /**
- * Hand-written checks of what an upstream answers (stream events, SendMessage results, tasks)
- * against the model's zod schemas, for the hot path: zod builds a copy of every object it validates,
- * which on a long stream cost more than relaying the event. They accept only what the schema
+ * Hand-written checks of the hot path's objects against the model's zod schemas: what an upstream
+ * answers (stream events, SendMessage results, tasks) and what a caller sends (SendMessage params).
+ * zod builds a copy of every object it validates, which on a long stream cost more than relaying the
+ * event, and on a blocking call about as much as parsing its body. They accept only what the schema
  * accepts, with a wrapper holding exactly one key (zod would strip extra keys); anything they do
  * not accept goes to zod, which either accepts it after all or names the offending field.
  */
@@ -129,5 +134,34 @@ export function isWellFormedSendMessageResponse(value: unknown): value is SendMe
   return isWrapped(value, SEND_MESSAGE_KEYS);
 }
 
+const isTenant = (value: unknown): boolean => typeof value === 'string' && TENANT_PATTERN.test(value);
+const isHistoryLength = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+
+/** A configuration without a push config (that one is left to zod, which names what is wrong in it). */
+function isPlainConfiguration(value: unknown): boolean {
+  return (
+    isShape(value) &&
+    value.taskPushNotificationConfig === undefined &&
+    optional(value.acceptedOutputModes, isStringArray) &&
+    optional(value.historyLength, isHistoryLength) &&
+    optional(value.returnImmediately, isBoolean)
+  );
+}
+
+/** Whether SendMessage / SendStreamingMessage params are what the schema accepts, as they are. */
+export function isWellFormedSendMessageRequest(value: unknown): value is SendMessageRequest {
+  return (
+    isShape(value) &&
+    isMessage(value.message) &&
+    optional(value.tenant, isTenant) &&
+    optional(value.configuration, isPlainConfiguration) &&
+    optional(value.metadata, isShape)
+  );
+}
+
 /** The same for a Task (GetTask, CancelTask). */
 export const isWellFormedTask = (value: unknown): value is Task => isTask(value);
+
+/** SendMessage / SendStreamingMessage params checked: as they are when well-formed, else by the schema (-32602 naming the field). */
+export const parseSendMessageRequest = (value: unknown): SendMessageRequest =>
+  isWellFormedSendMessageRequest(value) ? value : parseParams(SendMessageRequest, value);
