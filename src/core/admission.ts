@@ -11,6 +11,7 @@ import {
 } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
+import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 
@@ -68,28 +69,35 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   }
 
   /** Admission runs on the first pull, so a refusal is the stream's first error. */
-  async function* sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
-    const { lease: admitted, ridesAlong } = await admit(request.message, ctx);
-    let lease = admitted;
-    // A message without a context gets one from the agent: its lane is taken when the first event names it.
-    let takeLane = !ridesAlong && !lease;
-    try {
-      for await (const event of inner.sendStreamingMessage(request, ctx, { ridesAlong })) {
-        const { taskId, contextId } = eventTaskRef(event);
-        if (takeLane && contextId) {
-          // Taken before the event is yielded, so no caller can know the context before its lane is held.
-          takeLane = false;
-          lease = await lanes.tryAcquire(laneKey(contextId), taskId).catch((error: unknown) => {
-            logger?.warn({ err: error, contextId }, 'context lane could not be taken');
-            return undefined;
-          });
-        }
+  function sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> {
+    return deferIterable(async () => {
+      const { lease: admitted, ridesAlong } = await admit(request.message, ctx);
+      let lease = admitted;
+      // A message without a context gets one from the agent: its lane is taken when the first event names it.
+      let takeLane = !ridesAlong && !lease;
+      const bindTask = (taskId: string | undefined): void => {
         if (lease && taskId && !lease.taskId) lease.bindTask(taskId);
-        yield event;
-      }
-    } finally {
-      await lease?.release();
-    }
+      };
+      return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
+        item(event) {
+          const { taskId, contextId } = eventTaskRef(event);
+          if (!takeLane || !contextId) return bindTask(taskId);
+          // Taken before the event is handed on, so no caller can know the context before its lane is held.
+          takeLane = false;
+          return lanes
+            .tryAcquire(laneKey(contextId), taskId)
+            .catch((error: unknown) => {
+              logger?.warn({ err: error, contextId }, 'context lane could not be taken');
+              return undefined;
+            })
+            .then((taken) => {
+              lease = taken;
+              bindTask(taskId);
+            });
+        },
+        end: () => lease?.release(),
+      });
+    });
   }
 
   return overlay(inner, {

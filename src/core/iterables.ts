@@ -26,18 +26,23 @@ export function mapIterable<T, U>(iterable: AsyncIterable<T>, map: (item: T) => 
 }
 
 export interface Tap<T> {
-  /** Sees each item before it is handed on; what it throws fails the stream (and returns the source). */
-  item?(item: T): void;
   /**
-   * Called once when the stream ends: finished, failed, returned by its reader, or failed by `item`
-   * (not when it is returned before its first read). The stream ends after it settles, as it would
+   * Sees each item before it is handed on; when it returns a promise, the item waits for it. What it
+   * throws or rejects with fails the stream (and returns the source).
+   */
+  item?(item: T): Promise<unknown> | void;
+  /**
+   * Called once when the stream ends (see TapEnd). The stream ends after it settles, as it would
    * after a generator's `finally`.
    */
   end?(how: TapEnd): Promise<unknown> | void;
 }
 
-/** How a tapped stream ended: its source finished, something failed (the source or `item`), or its reader returned it. */
-export type TapEnd = 'done' | 'failed' | 'returned';
+/**
+ * How a tapped stream ended: its source finished, something failed (the source or `item`), its reader
+ * returned it, or its reader returned it before reading anything (the source was never opened).
+ */
+export type TapEnd = 'done' | 'failed' | 'returned' | 'unread';
 
 /**
  * Items handed on unchanged, each shown to `tap.item`, and `tap.end` once at the end: a generator's
@@ -56,6 +61,11 @@ export function tapIterable<T>(iterable: AsyncIterable<T>, tap: Tap<T>): AsyncIt
     await end('failed');
     throw error;
   };
+  // As a generator's for-await does when its body throws: the source is returned first.
+  const itemFailed = (error: unknown): Promise<never> =>
+    Promise.resolve(iterator?.return?.())
+      .catch(() => undefined)
+      .then(() => failed(error));
   const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
   const tapped: AsyncIterableIterator<T> = {
     [Symbol.asyncIterator]: () => tapped,
@@ -67,21 +77,22 @@ export function tapIterable<T>(iterable: AsyncIterable<T>, tap: Tap<T>): AsyncIt
           if (result.done) return end('done').then(() => done);
           // An item that was on its way when the reader returned the stream is not shown any more.
           if (ended) return result;
+          let seen: Promise<unknown> | void;
           try {
-            tap.item?.(result.value);
+            seen = tap.item?.(result.value);
           } catch (error) {
-            // As a generator's for-await does when its body throws: the source is returned first.
-            return Promise.resolve(iterator?.return?.())
-              .catch(() => undefined)
-              .then(() => failed(error));
+            return itemFailed(error);
           }
           // The common case stays synchronous: no extra promise per item.
-          return result;
+          return seen ? seen.then(() => result, itemFailed) : result;
         }, failed);
     },
     return: async () => {
-      // Never read: like a generator that was never started, nothing was opened and nothing ends.
-      if (!iterator) ended = true;
+      if (!iterator) {
+        // Nothing was read, so the source was never opened; what the tap holds still ends.
+        await end('unread');
+        return done;
+      }
       if (!ended) {
         try {
           await iterator?.return?.();

@@ -72,8 +72,8 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
           first = false;
           metrics.upstreamCall(methodName(name), true, seconds());
         },
-        // A stream that ends before its first event is counted by how it ended.
-        end: (how) => void (first && metrics.upstreamCall(methodName(name), how === 'done', seconds())),
+        // A stream that ends before its first event is counted by how it ended (one never read was never sent).
+        end: (how) => void (first && how !== 'unread' && metrics.upstreamCall(methodName(name), how === 'done', seconds())),
       });
     };
   }

@@ -28,7 +28,7 @@ describe('tapIterable', () => {
     const { iterable } = source([1, 2, 3]);
     const shown: number[] = [];
     const ends: TapEnd[] = [];
-    const tapped = tapIterable(iterable, { item: (n) => shown.push(n), end: (how) => void ends.push(how) });
+    const tapped = tapIterable(iterable, { item: (n) => void shown.push(n), end: (how) => void ends.push(how) });
     expect(await drain(tapped)).toEqual([1, 2, 3]);
     expect(shown).toEqual([1, 2, 3]);
     expect(ends).toEqual(['done']);
@@ -81,7 +81,7 @@ describe('tapIterable', () => {
     expect(settled).toBe(true);
   });
 
-  it('opens nothing and ends nothing when returned before its first read, like a generator never started', async () => {
+  it('opens nothing when returned before its first read, and ends with unread', async () => {
     let opened = false;
     const iterable: AsyncIterable<number> = {
       [Symbol.asyncIterator]: () => {
@@ -93,7 +93,29 @@ describe('tapIterable', () => {
     const tapped = tapIterable(iterable, { end: (how) => void ends.push(how) });
     await tapped.return?.();
     expect(opened).toBe(false);
-    expect(ends).toEqual([]);
+    expect(ends).toEqual(['unread']);
+  });
+
+  it('holds an item back until an asynchronous item() settled, and fails the stream when it rejects', async () => {
+    const order: string[] = [];
+    const tapped = tapIterable(source([1, 2]).iterable, {
+      item: (n) =>
+        n === 1
+          ? new Promise<void>((resolve) =>
+              setTimeout(() => {
+                order.push('checked 1');
+                resolve();
+              }, 10),
+            )
+          : undefined,
+    });
+    for await (const item of tapped) order.push(`got ${item}`);
+    expect(order).toEqual(['checked 1', 'got 1', 'got 2']);
+
+    const { iterable, log } = source([1, 2]);
+    const failing = tapIterable(iterable, { item: () => Promise.reject(new Error('lane refused')) });
+    await expect(drain(failing)).rejects.toThrow('lane refused');
+    expect(log).toEqual(['source finally']);
   });
 });
 
