@@ -6,6 +6,7 @@
  *
  *   node --import tsx bench/ab.ts --a <dist dir> --b <dist dir> [--rounds 4] [--seconds 3]
  *        [--a-config JSON] [--b-config JSON]   # config overrides per side (one build, two configs: an ablation)
+ *        [--only blocking,facade,stream] [--chunks 10000]
  *
  * Snapshot a build with `npm run build && cp -r dist bench/.builds/<name>`: a build must sit inside
  * the repo so that it finds node_modules and mappings/.
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '4' },
     seconds: { type: 'string', default: '3' },
     chunks: { type: 'string', default: '10000' },
+    only: { type: 'string', default: 'blocking,facade,stream' },
     'a-config': { type: 'string', default: '{}' },
     'b-config': { type: 'string', default: '{}' },
   },
@@ -30,6 +32,8 @@ const { values } = parseArgs({
 if (!values.a || !values.b) throw new Error('usage: bench/ab.ts --a <dist dir> --b <dist dir>');
 const rounds = Number(values.rounds);
 const options = { seconds: Number(values.seconds), chunks: Number(values.chunks) };
+const MEASURES: readonly Measure[] = ['blocking', 'facade', 'stream'];
+const measures = values.only.split(',').filter((name): name is Measure => (MEASURES as readonly string[]).includes(name));
 
 async function main(): Promise<void> {
   const agent = await spawnChild('fast agent', 'bench/fast-agent.ts', []);
@@ -44,11 +48,10 @@ async function main(): Promise<void> {
     b: { blocking: [], facade: [], stream: [] },
   };
   // Warm-up: JIT both builds on every path before anything counts.
-  for (const side of ['a', 'b'] as const)
-    for (const what of ['blocking', 'facade', 'stream'] as const) await measureHop(gateways[side], what, options);
+  for (const side of ['a', 'b'] as const) for (const what of measures) await measureHop(gateways[side], what, options);
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const what of ['blocking', 'facade', 'stream'] as const) {
+    for (const what of measures) {
       for (const side of order) samples[side][what].push(await measureHop(gateways[side], what, options));
     }
     process.stdout.write(`round ${r + 1}/${rounds} done\n`);
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nA = ${builds.a}\nB = ${builds.b}\n\n| measure | A CPU µs | B CPU µs | B ÷ A | A rate | B rate |\n|---|---|---|---|---|---|\n`,
   );
-  for (const what of ['blocking', 'facade', 'stream'] as const) {
+  for (const what of measures) {
     const cpu = (side: 'a' | 'b') => median(samples[side][what].map((s) => s.cpuUs));
     const rate = (side: 'a' | 'b') => median(samples[side][what].map((s) => s.rate));
     const unit = what === 'stream' ? 'event' : 'request';

@@ -5,12 +5,17 @@
  * hop's own CPU per blocking SendMessage, per 0.2.5 message/send (the proxy: its blocking SendMessage)
  * and per event of one long stream, and its rate.
  *
- *   node --import tsx bench/floor.ts [--rounds 4] [--seconds 3] [--chunks 10000] [--no-build]
+ *   node --import tsx bench/floor.ts [--rounds 4] [--seconds 3] [--chunks 10000] [--no-build] [--out <name>]
+ *
+ * With --out, the samples, the medians and the table go to bench/results/<name>.json and .md.
  *
  * CPU per unit is the verdict (it does not depend on how much of the CPUs a run got); the rate
  * ratios are what the targets table reads, and move with the host.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureHop, type HopSample, type Measure } from './lib/hop-measure.js';
 import { REPO_ROOT, killAll, spawnChild, type Child } from './lib/processes.js';
@@ -22,6 +27,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     chunks: { type: 'string', default: '10000' },
     'no-build': { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 const options = { seconds: Number(values.seconds), chunks: Number(values.chunks) };
@@ -60,12 +66,27 @@ async function main(): Promise<void> {
   }
   const cpu = (hop: Hop, what: Measure) => median(samples[hop][what].map((s) => s.cpuUs));
   const rate = (hop: Hop, what: Measure) => median(samples[hop][what].map((s) => s.rate));
-  process.stdout.write('\n| measure | hop | CPU µs per unit | ÷ proxy CPU | rate | ÷ proxy rate |\n|---|---|---|---|---|---|\n');
-  for (const what of MEASURES) {
-    for (const hop of HOPS) {
-      const cells = [cpu(hop, what), round(cpu(hop, what) / cpu('proxy', what)), rate(hop, what), round(rate(hop, what) / rate('proxy', what))];
-      process.stdout.write(`| ${what} | ${hop} | ${cells.join(' | ')} |\n`);
-    }
+  const rows = MEASURES.flatMap((what) =>
+    HOPS.map((hop) => ({
+      measure: what,
+      hop,
+      cpuUs: cpu(hop, what),
+      cpuVsProxy: round(cpu(hop, what) / cpu('proxy', what)),
+      rate: rate(hop, what),
+      rateVsProxy: round(rate(hop, what) / rate('proxy', what)),
+    })),
+  );
+  const table = [
+    '| measure | hop | CPU µs per unit | ÷ proxy CPU | rate | ÷ proxy rate |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.measure} | ${row.hop} | ${row.cpuUs} | ${row.cpuVsProxy} | ${round(row.rate)} | ${row.rateVsProxy} |`),
+  ].join('\n');
+  process.stdout.write(`\n${table}\n`);
+  if (values.out) {
+    const base = path.join(REPO_ROOT, 'bench', 'results', values.out);
+    const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg() };
+    writeFileSync(`${base}.json`, `${JSON.stringify({ options: { ...options, rounds }, machine, rows, samples }, null, 2)}\n`);
+    writeFileSync(`${base}.md`, `# floor.ts, ${rounds} rounds of ${options.seconds} s (${machine.cpus} CPUs, Node ${machine.node})\n\n${table}\n`);
   }
 }
 
