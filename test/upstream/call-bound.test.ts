@@ -42,6 +42,19 @@ describe('CallBound', () => {
     expect(bound).toMatchObject({ aborted: true, reason: 'early', timedOut: false });
   });
 
+  it('calls each listener once and none that was removed, as undici expects of a signal', () => {
+    const caller = new AbortController();
+    const bound = new CallBound(caller.signal, 60_000);
+    const calls: string[] = [];
+    const removed = () => calls.push('removed');
+    bound.once('abort', () => calls.push('kept'));
+    bound.on('abort', removed);
+    bound.removeListener('abort', removed);
+    caller.abort();
+    caller.abort();
+    expect(calls).toEqual(['kept']);
+  });
+
   it('after clear() neither the timer nor the caller aborts it', async () => {
     const caller = new AbortController();
     const bound = new CallBound(caller.signal, 10);
