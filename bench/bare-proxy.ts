@@ -10,10 +10,10 @@
  * Prints `READY <url>` on stdout once listening. Usage: bare-proxy.ts <upstream-origin> [connections]
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { installDiagnostics } from './diag-hooks.mjs';
+import { listenAsHop } from './lib/hop-listen.js';
 import { answerMemoryProbes } from './memory-probes.mjs';
 
 const origin = process.argv[2];
@@ -94,19 +94,6 @@ const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }
       });
   });
 });
-server.maxRequestsPerSocket = 0;
-
 installDiagnostics();
 answerMemoryProbes();
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listenAsHop(server, pool);

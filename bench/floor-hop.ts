@@ -23,9 +23,9 @@
  * Prints `READY <url>` on stdout once listening. Usage: floor-hop.ts <upstream-origin> [connections]
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { Agent, request } from 'undici';
+import { listenAsHop } from './lib/hop-listen.js';
 import { answerMemoryProbes } from './memory-probes.mjs';
 
 const origin = process.argv[2];
@@ -196,18 +196,5 @@ const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }
     });
   });
 });
-server.maxRequestsPerSocket = 0;
-
 answerMemoryProbes();
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
-});
-
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listenAsHop(server, pool);
