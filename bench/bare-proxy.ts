@@ -11,25 +11,12 @@
  */
 import http from 'node:http';
 import { pipeline } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { installDiagnostics } from './diag-hooks.mjs';
-import { listenAsHop } from './lib/hop-listen.js';
+import { hopUpstream, listenAsHop } from './lib/hop-listen.js';
 import { answerMemoryProbes } from './memory-probes.mjs';
 
-const origin = process.argv[2];
-if (!origin) {
-  process.stderr.write('usage: bare-proxy.ts <upstream-origin> [connections]\n');
-  process.exit(2);
-}
-
-// Same pool shape as src/upstream/http.ts createUpstreamPool with the default config.
-const pool = new Agent({
-  connections: Number(process.argv[3] ?? 128),
-  headersTimeout: 60_000,
-  bodyTimeout: 0,
-  keepAliveTimeout: 4_000,
-  keepAliveMaxTimeout: 60_000,
-});
+const { origin, pool } = hopUpstream('bare-proxy.ts');
 
 /** Headers undici refuses or that belong to one hop only. */
 const HOP_BY_HOP = new Set([

@@ -24,23 +24,11 @@
  */
 import http from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { Agent, request } from 'undici';
-import { listenAsHop } from './lib/hop-listen.js';
+import { request } from 'undici';
+import { hopUpstream, listenAsHop } from './lib/hop-listen.js';
 import { answerMemoryProbes } from './memory-probes.mjs';
 
-const origin = process.argv[2];
-if (!origin) {
-  process.stderr.write('usage: floor-hop.ts <upstream-origin> [connections]\n');
-  process.exit(2);
-}
-
-const pool = new Agent({
-  connections: Number(process.argv[3] ?? 128),
-  headersTimeout: 60_000,
-  bodyTimeout: 0,
-  keepAliveTimeout: 4_000,
-  keepAliveMaxTimeout: 60_000,
-});
+const { origin, pool } = hopUpstream('floor-hop.ts');
 const upstreamUrl = `${origin}/`;
 const UPSTREAM_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 const STREAM_HEADERS = { ...UPSTREAM_HEADERS, accept: 'text/event-stream' };
