@@ -23,7 +23,20 @@ class Mapped<T, U> implements AsyncIterableIterator<U> {
 
   next(): Promise<IteratorResult<U>> {
     // then(), not an async function: a waiting stream keeps no suspended frame here.
-    return this.#source.next().then((result) => (result.done ? DONE : { done: false, value: this.#map(result.value) }));
+    return this.#source.next().then((result) => {
+      if (result.done) return DONE;
+      try {
+        return { done: false, value: this.#map(result.value) };
+      } catch (error) {
+        // As a generator's for-await does when its body throws: the source is returned first.
+        return this.#mapFailed(error);
+      }
+    });
+  }
+
+  async #mapFailed(error: unknown): Promise<never> {
+    await Promise.resolve(this.#source.return?.()).catch(() => undefined);
+    throw error;
   }
 
   async return(): Promise<IteratorResult<U>> {

@@ -116,7 +116,6 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
   const detecting = detectingUpstream(build);
   await detecting.ready().catch(() => undefined);
   const inner = detecting.current();
-
   const upstream: Upstream = {
     ...(inner ?? detecting.upstream),
     async close() {

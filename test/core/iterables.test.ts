@@ -120,6 +120,16 @@ describe('tapIterable', () => {
 });
 
 describe('mapIterable', () => {
+  it('returns the source when map throws, then fails with that error', async () => {
+    const { iterable, log } = source([1, 2]);
+    const mapped = mapIterable(iterable, (n) => {
+      if (n === 2) throw new Error('map broke');
+      return n;
+    });
+    await expect(drain(mapped)).rejects.toThrow('map broke');
+    expect(log).toEqual(['source finally']);
+  });
+
   it('maps each item and forwards return() to the source', async () => {
     const { iterable, log } = source([1, 2, 3]);
     const seen: number[] = [];
