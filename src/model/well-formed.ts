@@ -135,7 +135,8 @@ export function isWellFormedSendMessageResponse(value: unknown): value is SendMe
 }
 
 const isTenant = (value: unknown): boolean => typeof value === 'string' && TENANT_PATTERN.test(value);
-const isHistoryLength = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+// zod's int() takes safe integers only.
+const isHistoryLength = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** A configuration without a push config (that one is left to zod, which names what is wrong in it). */
 function isPlainConfiguration(value: unknown): boolean {
