@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { mapIterable } from '../../core/iterables.js';
 import { A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
@@ -6,7 +7,6 @@ import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteLog } from './log-fields.js';
 import { prepareCall, type OperationEnv } from './operations.js';
 import { portCall, type PortCall } from './port-call.js';
-import { mapIterable } from '../../core/iterables.js';
 import { sseResponse, type SseFrame } from './sse.js';
 import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
 

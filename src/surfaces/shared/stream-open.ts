@@ -1,4 +1,5 @@
 import type { CallContext } from '../../core/agent-port.js';
+import { tapIterable } from '../../core/iterables.js';
 import { A2AError, eventTaskState, isInterruptedState, isTerminalState, type StreamResponse } from '../../model/index.js';
 import { ACCEPT_GRACE_MS, startStream } from './stream-start.js';
 
@@ -11,32 +12,20 @@ export const ENDED_EARLY = 'The upstream agent ended the stream before the task 
  * The stream as relayed, failing with -32006 when the source ends before the turn did: the last
  * state it reported is not terminal or interrupted (none at all, SUBMITTED/WORKING then the end, a
  * body that stopped). A direct Message reply is a whole answer. `return()` is forwarded at once.
+ * One read: the stream is iterated once, as every relayed stream is.
  */
 export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {
-  return {
-    [Symbol.asyncIterator]: () => {
-      const iterator = events[Symbol.asyncIterator]();
-      let finished = false;
-      return {
-        next: () =>
-          iterator.next().then((result) => {
-            if (result.done) {
-              if (!finished) throw A2AError.invalidAgentResponse(ENDED_EARLY);
-              return result;
-            }
-            const event = result.value;
-            if ('message' in event && event.message) finished = true;
-            const state = eventTaskState(event);
-            if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
-            return result;
-          }),
-        return: async () => {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
+  let finished = false;
+  return tapIterable(events, {
+    item(event) {
+      if ('message' in event && event.message) finished = true;
+      const state = eventTaskState(event);
+      if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
     },
-  };
+    end(how) {
+      if (how === 'done' && !finished) throw A2AError.invalidAgentResponse(ENDED_EARLY);
+    },
+  });
 }
 
 export interface OpenedStream<T = StreamResponse> {
