@@ -85,7 +85,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   try {
     const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
     const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(turn.request, call, deps));
-    for await (const event of replyEvents(events, reply)) fold.add(event);
+    const waitsForTurnEnd = turn.request.configuration?.returnImmediately !== true;
+    for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;

@@ -53,6 +53,29 @@ describe('message/send shape per profile', () => {
     }
   });
 
+  it('blocking: false answers the running task at once, not a failed turn, and the reply can be read later', async () => {
+    const gateway = await startFacadeGateway();
+    try {
+      const answer = await rpc(gateway.url, 'message/send', {
+        message: userMessage({ text: 'slow: a quiet answer' }),
+        configuration: { acceptedOutputModes: ['text/plain'], blocking: false },
+      });
+      const task = answer.body.result;
+      expect(task.kind).toBe('task');
+      expect(task.status.state).toBe('submitted');
+      let later = task;
+      for (let i = 0; i < 100 && later.status.state !== 'completed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        later = (await rpc(gateway.url, 'tasks/get', { id: task.id })).body.result;
+      }
+      expect(later.status.state).toBe('completed');
+      const text = later.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('');
+      expect(text).toContain(demoReply('slow: a quiet answer', 1).full);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('a bad operator override stops the gateway at start, naming the entry', async () => {
     await expect(startFacadeGateway({ bailian: { mappings: { 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'done' } } } })).rejects.toThrow(
       /states-to-v025\.TASK_STATE_INPUT_REQUIRED/,

@@ -39,8 +39,14 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
  * the first event is thrown (the caller answers a JSON-RPC error); after it, the turn ends with a
  * failed final status, as it does when the upstream stops mid-turn. Leaving early (the caller's turn
  * is over, or the consumer stops) returns the upstream iterator, which cancels the upstream call.
+ * A caller that asked not to wait (`blocking: false`) is answered while the turn still runs: there,
+ * ending on an active state is the answer, not a turn that broke off.
  */
-export async function* replyEvents(source: AsyncIterable<StreamResponse>, reply: TurnReply): AsyncGenerator<V025StreamEvent> {
+export async function* replyEvents(
+  source: AsyncIterable<StreamResponse>,
+  reply: TurnReply,
+  { waitsForTurnEnd = true }: { waitsForTurnEnd?: boolean } = {},
+): AsyncGenerator<V025StreamEvent> {
   const upstream = source[Symbol.asyncIterator]();
   let lastState: TaskState | undefined;
   try {
@@ -49,7 +55,8 @@ export async function* replyEvents(source: AsyncIterable<StreamResponse>, reply:
       yield* reply.push(next.value);
       if (reply.done) return;
     }
-    yield* lastState === undefined || isActiveState(lastState) ? reply.fail(ENDED_EARLY) : reply.close();
+    const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
+    yield* brokeOff ? reply.fail(ENDED_EARLY) : reply.close();
   } catch (error) {
     if (!reply.started) throw error;
     yield* reply.fail(toA2AError(error).message);
