@@ -278,6 +278,8 @@ export const GatewayConfig = z.strictObject({
   'push-lease-timeout-ms': Millis.default(300_000),
   'push-max-attempts': z.number().int().min(1).default(5),
   'push-timeout-ms': Millis.default(5_000),
+  /** How long a task answered while still running is followed upstream, so that its end is pushed; 0 follows none. */
+  'push-follow-timeout-ms': Millis.default(3_600_000),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

@@ -15,6 +15,7 @@ import { createPushHandler } from './dispatch.js';
 import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigKeyPrefix, type PushQueueFactoryOptions } from './index.js';
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
+import { createTaskFollower, type TaskFollower } from './follow.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 
 export interface PushServiceDeps {
@@ -26,6 +27,8 @@ export interface PushServiceDeps {
   redis?: Redis;
   /** Queue tuning (tests shorten the backoff); defaults come from the config. */
   queue?: PushQueueFactoryOptions;
+  /** Pauses between a follow's attempts (tests shorten them). */
+  followRetry?: { initialDelayMs: number; maxDelayMs: number };
   /** Delivery outcomes and queue depth go here. */
   metrics?: GatewayMetrics;
 }
@@ -104,6 +107,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   const queue: PushQueue = createPushQueue(config, { logger, ...deps.queue });
   if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
+  const followers = new Set<TaskFollower>();
   let started = false;
   let stopping: Promise<void> | undefined;
 
@@ -133,6 +137,14 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         settled,
       });
       watchers.add(watcher);
+      const follower = createTaskFollower({
+        port,
+        watcher,
+        timeoutMs: config['push-follow-timeout-ms'],
+        logger,
+        ...(deps.followRetry ? { retry: deps.followRetry } : {}),
+      });
+      followers.add(follower);
       const methods: PushConfigMethods = createPushConfigMethods({
         store,
         registry: deps.registry,
@@ -146,6 +158,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           const { forwarded, inline } = takeInline(request, ctx);
           const answer = await port.sendMessage(forwarded, ctx);
           await watcher.observeAnswer(answer, inline);
+          follower.follow(answer, ctx);
           return answer;
         },
         sendStreamingMessage: (request, ctx) =>
@@ -185,6 +198,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     stop() {
       stopping ??= (async () => {
         unfollowEvictions();
+        await Promise.all([...followers].map((follower) => follower.stop()));
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
         await Promise.all(deleting);
         await queue.stop();

@@ -4,7 +4,7 @@ import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import { eventTaskRef, isTerminalState, type StreamResponse, type TaskPushNotificationConfig, type TaskState } from '../model/index.js';
+import { eventTaskRef, isTerminalState, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskState } from '../model/index.js';
 import type { PushConfigStore, StoredConfig } from './config-store/types.js';
 import {
   CONTENT_TYPE,
@@ -43,6 +43,8 @@ export interface PushWatcher {
   watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse>;
   /** A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. */
   observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
+  /** A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state moved on. */
+  observeTask(task: Task): void;
   /** Resolves once every accepted event is queued. */
   drain(): Promise<void>;
 }
@@ -206,6 +208,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
       observe(answer, taskId, true);
       await stored;
     },
+
+    observeTask: (task) => observe({ task }, task.id),
 
     async drain() {
       while (tails.size > 0) await Promise.all([...tails.values()]);

@@ -15,8 +15,12 @@ afterAll(async () => {
   await env.close();
 });
 
-async function setup(overrides: Record<string, unknown> = {}, subdir?: string): Promise<{ h: Harness; receiver: Receiver }> {
-  const h = await startHarness(env, overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}` });
+async function setup(
+  overrides: Record<string, unknown> = {},
+  subdir?: string,
+  options: { followRetry?: { initialDelayMs: number; maxDelayMs: number } } = {},
+): Promise<{ h: Harness; receiver: Receiver }> {
+  const h = await startHarness(env, overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}`, ...options });
   open.push(h);
   const receiver = await new Receiver().up();
   open.push({ close: () => receiver.down() });
@@ -125,6 +129,37 @@ describe('push delivery, local-file queue', () => {
 
     expect(h.forwarded).toHaveLength(2);
     for (const request of h.forwarded) expect(request.configuration?.taskPushNotificationConfig).toBeUndefined();
+  });
+
+  it('follows a returnImmediately turn no caller streams: its end is delivered and recorded', async () => {
+    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
+    for (const prompt of ['slow: make a vpc', 'make a subnet']) {
+      const path = `/later-${prompt.length}`;
+      const answer = await h.port.sendMessage(
+        { message: userText(prompt), configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}${path}` } } },
+        ALICE_V1,
+      );
+      const running = 'task' in answer ? answer.task : undefined;
+      expect(running?.status.state).toBe('TASK_STATE_SUBMITTED');
+      const [delivery] = await receiver.waitFor(path, 1);
+      const body = delivery!.json as {
+        statusUpdate?: { taskId: string; status: { state: string } };
+        task?: { id: string; status: { state: string } };
+      };
+      // The update that ended the turn, or the task read when it had ended before the follow subscribed.
+      expect(body.statusUpdate?.taskId ?? body.task?.id).toBe(running!.id);
+      expect((body.statusUpdate ?? body.task)!.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      // The follow went through the gateway: the registry holds the finished turn with the agent's reply.
+      await h.gateway.settled(running!.id);
+      const recorded = await h.registry.get(running!.id, ALICE_V1.principal);
+      expect(recorded?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const replyText = recorded?.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
+      const upstream = await env.upstream.getTask({ id: running!.id }, ALICE_V1);
+      expect(replyText).toBe(upstream.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join(''));
+      expect(replyText).not.toBe('');
+    }
+    await flush(h, receiver);
+    expect(receiver.received.filter((entry) => entry.path.startsWith('/later-'))).toHaveLength(2);
   });
 
   it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {

@@ -170,7 +170,7 @@ function recording(upstream: AgentPort, forwarded: SendMessageRequest[]): AgentP
 export async function startHarness(
   env: Environment,
   overrides: Record<string, unknown> = {},
-  options: { profile?: string; redis?: Redis; subdir?: string } = {},
+  options: { profile?: string; redis?: Redis; subdir?: string; followRetry?: { initialDelayMs: number; maxDelayMs: number } } = {},
 ): Promise<Harness> {
   const config = defaultConfig({
     'push-notifications': true,
@@ -183,7 +183,15 @@ export async function startHarness(
   const gateway = createGateway(recording(env.upstream, forwarded), { registry, upstreamName: env.demo.url });
   const profile = loadMappingProfile(options.profile ?? 'a2a-0.2.5');
   const logger = createLogger('silent');
-  const build = () => createPushService(config, { registry, logger, profile, redis: options.redis, queue: fastQueue });
+  const build = () =>
+    createPushService(config, {
+      registry,
+      logger,
+      profile,
+      redis: options.redis,
+      queue: fastQueue,
+      ...(options.followRetry ? { followRetry: options.followRetry } : {}),
+    });
 
   const harness: Harness = {
     config,

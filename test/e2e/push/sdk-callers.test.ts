@@ -7,9 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from 'a2a-sdk-025/client';
+import { TaskState } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './harness.js';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { artifactText, asTask, connect, sendRequest } from '../../support/sdk-v1-client.js';
 import { userMessage } from '../../support/v1-message.js';
 
 let gateway: TestGateway;
@@ -112,6 +114,61 @@ describe('push notifications through the gateway', () => {
     expect(body.id).toBe(task.id);
     expect(body.contextId).toBe(task.contextId);
     expect(body.status.state).toBe('completed');
+  });
+
+  it('a 1.0 caller with the official client: returnImmediately with an inline config is told when the turn ends', async () => {
+    const { client } = await connect(gateway.url, 'JSONRPC');
+    const answer = await client.sendMessage({
+      ...sendRequest('slow: plan a network'),
+      configuration: {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: true,
+        taskPushNotificationConfig: {
+          tenant: '',
+          id: 'hook-later',
+          taskId: '',
+          url: `${receiver.url}/v1-later`,
+          token: 'tok-later',
+          authentication: undefined,
+        },
+      },
+    });
+    const running = asTask(answer);
+    expect(running.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+
+    const [delivery] = await receiver.waitFor('/v1-later', 1);
+    expect(delivery!.headers['x-a2a-notification-token']).toBe('tok-later');
+    const body = delivery!.json as any;
+    expect(body.statusUpdate?.taskId ?? body.task?.id).toBe(running.id);
+    expect((body.statusUpdate ?? body.task).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    // What the caller reads once told: the agent's whole reply.
+    const done = await client.getTask({ tenant: '', id: running.id, historyLength: undefined });
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(artifactText(done)).toContain('plan a network');
+  });
+
+  it('a 0.2.5 caller with the official client: blocking false with a pushNotificationConfig gets the finished 0.2.5 Task', async () => {
+    const client = new A2AClient(gateway.url);
+    const sent = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'b-later', role: 'user', parts: [{ kind: 'text', text: 'slow: a bucket for logs' }] },
+      configuration: {
+        acceptedOutputModes: ['text/plain'],
+        blocking: false,
+        pushNotificationConfig: { url: `${receiver.url}/v025-later`, token: 'tok-025' },
+      },
+    })) as any;
+    expect(sent.error).toBeUndefined();
+    // Answered at once, as it asked: the task as it stands, not a turn that broke off.
+    expect(sent.result.status.state).toBe('submitted');
+
+    const [delivery] = await receiver.waitFor('/v025-later', 1);
+    const body = delivery!.json as any;
+    expect(body).toMatchObject({ kind: 'task', id: sent.result.id, status: { state: 'completed' } });
+    const got = (await client.getTask({ id: sent.result.id })) as any;
+    const text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('');
+    expect(text(body)).toContain('a bucket for logs');
+    expect(text(body)).toBe(text(got.result));
   });
 
   it('rejects a callback on a private address when push-allow-private is off', async () => {

@@ -1,0 +1,201 @@
+/**
+ * Following a task the gateway answered while it still ran: which upstream calls a follow makes, and
+ * which notifications come of them, over a scripted port and the real watcher.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CallContext } from '../../src/core/agent-port.js';
+import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
+import { loadMappingProfile } from '../../src/mappings/index.js';
+import { A2AError, type StreamResponse, type Task, type TaskState } from '../../src/model/index.js';
+import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
+import { createTaskFollower } from '../../src/push/follow.js';
+import type { PushJob } from '../../src/push/queue/types.js';
+import { createKeyRing } from '../../src/push/secrets.js';
+import { createPushWatcher } from '../../src/push/watch.js';
+
+const task = (state: TaskState, text?: string): Task => ({
+  id: 'T',
+  contextId: 'C',
+  status: { state, ...(text ? { message: { messageId: `m-${state}`, role: 'ROLE_AGENT' as const, parts: [{ text }] } } : {}) },
+});
+const status = (state: TaskState, text?: string): StreamResponse => ({
+  statusUpdate: { taskId: 'T', contextId: 'C', status: task(state, text).status },
+});
+const caller: CallContext = { principal: 'basic:alice', signal: new AbortController().signal, surface: 'jsonrpc' };
+
+/** A subscription as the script says: its events, then an end, an error, or no end until aborted. */
+type Subscription = { events: StreamResponse[]; then: 'end' | 'hang' | Error } | Error;
+
+function scriptedPort(subscriptions: Subscription[], snapshots: Array<Task | Error>) {
+  const calls: string[] = [];
+  const contexts: CallContext[] = [];
+  return {
+    calls,
+    contexts,
+    port: {
+      subscribeToTask(_request: { id: string }, ctx: CallContext): AsyncIterable<StreamResponse> {
+        calls.push('subscribe');
+        contexts.push(ctx);
+        const script = subscriptions.shift() ?? new Error('no more subscriptions scripted');
+        return (async function* () {
+          if (script instanceof Error) throw script;
+          yield* script.events;
+          if (script.then instanceof Error) throw script.then;
+          if (script.then === 'hang') {
+            if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+            throw new Error('aborted');
+          }
+        })();
+      },
+      async getTask(): Promise<Task> {
+        calls.push('get');
+        const next = snapshots.shift() ?? new Error('no more snapshots scripted');
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    },
+  };
+}
+
+async function setup(subscriptions: Subscription[], snapshots: Array<Task | Error> = [], options: { timeoutMs?: number; maxFollowed?: number } = {}) {
+  const store = createMemoryConfigStore({ keyRing: createKeyRing([], { generateIfEmpty: {} }), maxConfigsPerTask: 10, allowPrivate: true });
+  await store.create('basic:alice', 'T', { url: 'http://127.0.0.1:9/hook' });
+  const jobs: PushJob[] = [];
+  const logger = { info() {}, warn() {}, error() {} };
+  const watcher = createPushWatcher({
+    store,
+    queue: { enqueue: async (job: PushJob) => void jobs.push(job) },
+    registry: createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 0, historyLimit: 10 }),
+    settled: async () => undefined,
+    profile: loadMappingProfile('a2a-0.2.5'),
+    events: 'terminal',
+    logger,
+  });
+  const scripted = scriptedPort(subscriptions, snapshots);
+  const follower = createTaskFollower({
+    port: scripted.port,
+    watcher,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    logger,
+    retry: { initialDelayMs: 5, maxDelayMs: 20 },
+    ...(options.maxFollowed ? { maxFollowed: options.maxFollowed } : {}),
+  });
+  /** What was queued once every follow ended on its own. */
+  const delivered = async () => {
+    await follower.idle();
+    await watcher.drain();
+    return jobs.map((job) => JSON.parse(job.payload) as StreamResponse);
+  };
+  return { ...scripted, follower, watcher, delivered };
+}
+
+describe('following a task answered while it runs', () => {
+  it("subscribes once and delivers the turn's end with the agent's words", async () => {
+    const { follower, calls, delivered } = await setup([
+      {
+        events: [
+          { task: task('TASK_STATE_WORKING') },
+          status('TASK_STATE_WORKING', 'thinking'),
+          status('TASK_STATE_COMPLETED', 'Your VPC is ready.'),
+        ],
+        then: 'end',
+      },
+    ]);
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Your VPC is ready.')]);
+    expect(calls).toEqual(['subscribe']);
+  });
+
+  it('reads the task when the subscription is refused because the turn already ended', async () => {
+    const { follower, calls, delivered } = await setup(
+      [A2AError.unsupportedOperation('Task T is in a terminal state')],
+      [task('TASK_STATE_INPUT_REQUIRED', 'Which region?')],
+    );
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    expect(await delivered()).toEqual([{ task: task('TASK_STATE_INPUT_REQUIRED', 'Which region?') }]);
+    expect(calls).toEqual(['subscribe', 'get']);
+  });
+
+  it('polls an agent that cannot stream until the task is done', async () => {
+    const refused = () => A2AError.unsupportedOperation('Streaming is not supported');
+    const { follower, calls, delivered } = await setup(
+      [refused(), refused(), refused()],
+      [task('TASK_STATE_WORKING'), task('TASK_STATE_WORKING'), task('TASK_STATE_FAILED', 'Quota exceeded')],
+    );
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    expect(await waitForCalls(calls, 6)).toEqual(['subscribe', 'get', 'subscribe', 'get', 'subscribe', 'get']);
+    expect(await delivered()).toEqual([{ task: task('TASK_STATE_FAILED', 'Quota exceeded') }]);
+  });
+
+  it('subscribes again after a dropped subscription while the task still runs, and notifies its end once', async () => {
+    const { follower, calls, delivered } = await setup(
+      [
+        { events: [{ task: task('TASK_STATE_WORKING') }], then: new Error('socket hang up') },
+        { events: [{ task: task('TASK_STATE_WORKING') }, status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' },
+      ],
+      [task('TASK_STATE_WORKING')],
+    );
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    await waitForCalls(calls, 3);
+    expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done.')]);
+    expect(calls).toEqual(['subscribe', 'get', 'subscribe']);
+  });
+
+  it('does not follow a turn that has ended, a direct message, a task already followed, or with timeout 0', async () => {
+    const ended = await setup([]);
+    ended.follower.follow({ task: task('TASK_STATE_INPUT_REQUIRED') }, caller);
+    ended.follower.follow({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }, caller);
+    expect(await ended.delivered()).toEqual([]);
+    expect(ended.calls).toEqual([]);
+
+    const twice = await setup([{ events: [], then: 'hang' }]);
+    twice.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    twice.follower.follow({ task: task('TASK_STATE_WORKING') }, caller);
+    await waitForCalls(twice.calls, 1);
+    await twice.follower.stop();
+    expect(twice.calls).toEqual(['subscribe']);
+
+    const off = await setup([], [], { timeoutMs: 0 });
+    off.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    expect(off.calls).toEqual([]);
+  });
+
+  it("follows as the caller's principal, outlives the caller's signal, and ends on stop", async () => {
+    const { follower, calls, contexts } = await setup([{ events: [{ task: task('TASK_STATE_WORKING') }], then: 'hang' }]);
+    const call = new AbortController();
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, { ...caller, signal: call.signal });
+    call.abort();
+    await waitForCalls(calls, 1);
+    expect(contexts[0]).toMatchObject({ principal: 'basic:alice', surface: 'jsonrpc' });
+    expect(contexts[0]!.signal.aborted).toBe(false);
+    await follower.stop();
+    expect(contexts[0]!.signal.aborted).toBe(true);
+    // After stop, nothing new is followed.
+    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    expect(calls).toEqual(['subscribe']);
+  });
+
+  it('gives up at the follow timeout', async () => {
+    const { follower, calls, contexts } = await setup([{ events: [], then: 'hang' }], [task('TASK_STATE_WORKING')], { timeoutMs: 50 });
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    await waitForCalls(calls, 1);
+    await new Promise((resolve) => contexts[0]!.signal.addEventListener('abort', resolve, { once: true }));
+    await follower.stop();
+    expect(calls).toEqual(['subscribe']);
+  });
+
+  it('follows at most maxFollowed tasks at once', async () => {
+    const { follower, calls } = await setup([{ events: [], then: 'hang' }], [], { maxFollowed: 1 });
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    await waitForCalls(calls, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await follower.stop();
+    expect(calls).toEqual(['subscribe']);
+  });
+});
+
+async function waitForCalls(calls: string[], count: number): Promise<string[]> {
+  for (let i = 0; i < 400 && calls.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  return calls;
+}
