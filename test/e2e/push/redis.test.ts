@@ -105,6 +105,27 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     expect(h.forwarded.every((request) => request.configuration?.taskPushNotificationConfig === undefined)).toBe(true);
   });
 
+  it('a returnImmediately turn is followed: its finished 0.2.5 Task goes through the Redis stream', async () => {
+    const { h, receiver } = await setup();
+    const answer = await h.port.sendMessage(
+      {
+        message: userText('slow: a bucket'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/later` } },
+      },
+      ALICE_V025,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    const [delivery] = await receiver.waitFor('/later', 1);
+    const body = delivery!.json as { kind: string; id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text?: string }> }> };
+    expect(body).toMatchObject({ kind: 'task', id: taskId, status: { state: 'input-required' } });
+    const upstream = await env.upstream.getTask({ id: taskId }, ALICE_V025);
+    const text = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []) =>
+      artifacts.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
+    expect(text(body.artifacts)).toBe(text(upstream.artifacts));
+    expect(text(body.artifacts)).toContain('a bucket');
+  });
+
   it('keeps queued jobs across a restart while the receiver is down', async () => {
     const { h, receiver } = await setup();
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V025);
