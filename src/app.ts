@@ -138,6 +138,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       logger,
       profile: profile ?? loadMappingProfile('a2a-0.2.5'),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
+      clientIdOf: (upstreamId, owner) => taskAliases.clientIdOf(upstreamId, owner),
     });
     const port = observability.port(withArtifactContent(push.decorate(gateway), config, logger));
     push.start();

@@ -51,3 +51,10 @@ export const Task = z.looseObject({
   metadata: JsonObject.optional(),
 });
 export type Task = z.infer<typeof Task>;
+
+/** The task under another id, its messages included (a caller's own id for an upstream task). */
+export function renamedTask(task: Task, id: string): Task {
+  const rename = (message: Message): Message => (message.taskId ? { ...message, taskId: id } : message);
+  const status = task.status.message ? { ...task.status, message: rename(task.status.message) } : task.status;
+  return { ...task, id, status, ...(task.history ? { history: task.history.map(rename) } : {}) };
+}

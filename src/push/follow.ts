@@ -1,5 +1,5 @@
 import type { AgentPort, CallContext } from '../core/agent-port.js';
-import { isInterruptedState, isTerminalState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
+import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { eventState } from './payload.js';
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
@@ -35,7 +35,7 @@ const DEFAULT_RETRY = { initialDelayMs: 1_000, maxDelayMs: 30_000 };
 const DEFAULT_MAX_FOLLOWED = 10_000;
 
 /** The turn is over: its task waits for the caller or is finished. */
-const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && (isTerminalState(state) || isInterruptedState(state));
+const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -31,6 +31,8 @@ export interface PushServiceDeps {
   followRetry?: { initialDelayMs: number; maxDelayMs: number };
   /** Delivery outcomes and queue depth go here. */
   metrics?: GatewayMetrics;
+  /** The facade's client-chosen task ids (TaskAliases.clientIdOf): 0.2.5 payloads name a task by the caller's id. */
+  clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
 }
 
 export interface PushService {
@@ -135,6 +137,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         events: config['push-events'],
         logger,
         settled,
+        ...(deps.clientIdOf ? { clientIdOf: deps.clientIdOf } : {}),
       });
       watchers.add(watcher);
       const follower = createTaskFollower({

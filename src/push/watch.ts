@@ -4,7 +4,15 @@ import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import { eventTaskRef, isTerminalState, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskState } from '../model/index.js';
+import {
+  eventTaskRef,
+  isTerminalState,
+  renamedTask,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  type TaskState,
+} from '../model/index.js';
 import type { PushConfigStore, StoredConfig } from './config-store/types.js';
 import {
   CONTENT_TYPE,
@@ -36,6 +44,8 @@ export interface PushWatcherDeps {
   logger: PushLogger;
   /** The gateway's `settled` (it writes the task's fold first): a 0.2.5 payload is the registry snapshot after the event was applied. */
   settled: Settling['settled'];
+  /** The id a 0.2.5 caller chose for an upstream task, if it chose one: its payloads name the task by it. */
+  clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
 }
 
 export interface PushWatcher {
@@ -118,7 +128,9 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   async function v025Body(taskId: string, owner: string, event: StreamResponse): Promise<string | undefined> {
     await deps.settled(taskId);
     const task = (await registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
-    return task ? v025Payload(task, deps.profile) : undefined;
+    if (!task) return undefined;
+    const clientId = await deps.clientIdOf?.(taskId, owner);
+    return v025Payload(clientId ? renamedTask(task, clientId) : task, deps.profile);
   }
 
   async function enqueueFor(entry: StoredConfig, eventId: string, payload: string, version: PayloadVersion): Promise<void> {

@@ -1,6 +1,6 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { withHistoryLength } from '../../core/task-registry/index.js';
-import type { GetTaskRequest, Message, Task } from '../../model/index.js';
+import { renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
@@ -55,12 +55,9 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
 
 /**
  * tasks/get's 0.2.5 answer. For a task the caller named itself, its messages name the caller's id
- * too (the upstream's id stays behind the gateway); the task's own id is the dialect's to replace.
+ * too (the upstream's id stays behind the gateway).
  */
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
-  const task = taskToV025(await facadeTask(deps, request, ctx), deps.profile);
-  if (!clientTaskId) return task;
-  const rename = <M extends { taskId?: string }>(message: M): M => (message.taskId ? { ...message, taskId: clientTaskId } : message);
-  const status = task.status.message ? { ...task.status, message: rename(task.status.message) } : task.status;
-  return { ...task, status, ...(task.history ? { history: task.history.map(rename) } : {}) };
+  const task = await facadeTask(deps, request, ctx);
+  return taskToV025(clientTaskId ? renamedTask(task, clientTaskId) : task, deps.profile);
 }

@@ -14,11 +14,12 @@ import { demoReply } from '../../../src/demo-agent/index.js';
 import { startSdkV1Agent, sdkReply, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { API_KEY, collect, openStream, results, rpc, sdkParams, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { Receiver } from '../push/harness.js';
 
 beforeAll(requireRedis);
 
 const stores = [
-  { name: 'memory', config: (_prefix: string, dir: string) => ({ 'push-notifications': true, 'persistence-dir': dir }) },
+  { name: 'memory', config: (_prefix: string, dir: string) => ({ 'push-notifications': true, 'push-allow-private': true, 'persistence-dir': dir }) },
   {
     name: 'redis',
     config: (prefix: string, dir: string) => ({
@@ -26,6 +27,7 @@ const stores = [
       'redis-url': REDIS_URL,
       'redis-prefix': prefix,
       'push-notifications': true,
+      'push-allow-private': true,
       'persistence-dir': dir,
     }),
   },
@@ -85,6 +87,24 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
     expect(got.body.result).toMatchObject({ taskId, pushNotificationConfig: { url: 'https://hooks.example.com/a2a' } });
     const list = await rpc(gateway.url, 'tasks/pushNotificationConfig/list', { id: taskId });
     expect(list.body.result.map((entry: any) => entry.taskId)).toEqual([taskId]);
+  });
+
+  it("a pushed 0.2.5 Task names the task by the client's id, in its messages too", async () => {
+    const receiver = await new Receiver().up();
+    try {
+      const taskId = `test-task-${randomUUID()}`;
+      await client.sendMessage(sdkParams('first', { taskId }));
+      await rpc(gateway.url, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: `${receiver.url}/ids` } });
+      await client.sendMessage(sdkParams('second', { taskId }));
+      const [delivery] = await receiver.waitFor('/ids', 1);
+      const body = delivery!.json as { kind: string; id: string; status: { message?: { taskId?: string } }; history?: Array<{ taskId?: string }> };
+      expect(body).toMatchObject({ kind: 'task', id: taskId });
+      const named = [body.status.message, ...(body.history ?? [])].flatMap((message) => (message?.taskId ? [message.taskId] : []));
+      expect(named.length).toBeGreaterThan(0);
+      expect(new Set(named)).toEqual(new Set([taskId]));
+    } finally {
+      await receiver.down();
+    }
   });
 
   it('an unknown id on tasks/get is still -32001', async () => {
