@@ -65,10 +65,10 @@ export const UpstreamConfig = z
     /** With `artifact-dir`: 1.0 callers get the artifacts' bytes (`raw`) instead of the opaque URL too. */
     'inline-artifacts': z.boolean().default(false),
     /**
-     * How a 1.0 agent is called: `auto` follows its card (gRPC only when the card lists a GRPC
-     * interface and no JSONRPC one), or forced. The card itself is always read over HTTP.
+     * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else HTTP+JSON,
+     * else gRPC), or forced. The card itself is always read over HTTP.
      */
-    'protocol-binding': z.enum(['auto', 'JSONRPC', 'GRPC']).default('auto'),
+    'protocol-binding': z.enum(['auto', 'JSONRPC', 'HTTP+JSON', 'GRPC']).default('auto'),
     /** Reach the agent's HTTP server through this unix domain socket instead of TCP (`url` still names host and path). */
     'socket-path': z.string().min(1).optional(),
     'card-verification': CardVerificationConfig.optional(),

@@ -18,7 +18,7 @@ export interface ConnectedUpstream {
    * and has not been reached since). A getter: it changes once a later call detects it.
    */
   readonly protocol: UpstreamProtocol | undefined;
-  /** How the gateway reaches it (HTTP+JSON only for a 0.3 agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
+  /** How the gateway reaches it (HTTP+JSON for an agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
   readonly binding: UpstreamBinding | undefined;
 }
 
@@ -31,7 +31,7 @@ export function upstreamFor(
   binding: UpstreamBinding = 'JSONRPC',
 ): Upstream {
   if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
-  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher });
+  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC' });
   if (protocol === '0.3' && binding === 'HTTP+JSON') return createV03RestUpstream({ baseUrl, config, dispatcher });
   return createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher });
 }

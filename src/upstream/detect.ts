@@ -7,7 +7,7 @@ import { isRecord } from '../model/json.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
-/** How the gateway talks to the agent: JSON-RPC (every version), 0.3's HTTP+JSON binding under `/v1/`, or 1.0's gRPC. */
+/** How the gateway talks to the agent: JSON-RPC (every version), HTTP+JSON (0.3's under `/v1/`, 1.0's), or 1.0's gRPC. */
 export type UpstreamBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
 export interface DetectedUpstream {
@@ -57,14 +57,15 @@ export function classifyBinding(card: unknown): UpstreamBinding {
 
 /**
  * The binding to reach a 1.0 agent with: `upstream.protocol-binding` when it is not `auto`, else
- * gRPC only when the card lists a GRPC interface and no JSONRPC one (the JSON-RPC client is the
- * one that follows iac-code's wire quirks).
+ * JSON-RPC whenever the card lists it (the JSON-RPC client is the one that follows iac-code's wire
+ * quirks), else the first of HTTP+JSON and gRPC in the card's order (the agent's preference).
  */
 export function classifyV1Binding(card: unknown, config: UpstreamConfig): UpstreamBinding {
   if (config['protocol-binding'] !== 'auto') return config['protocol-binding'];
   if (!isRecord(card) || !Array.isArray(card.supportedInterfaces)) return 'JSONRPC';
-  const offered = new Set(card.supportedInterfaces.filter(isRecord).map((entry) => transportName(entry.protocolBinding)));
-  return offered.has('GRPC') && !offered.has('JSONRPC') ? 'GRPC' : 'JSONRPC';
+  const offered = card.supportedInterfaces.filter(isRecord).map((entry) => transportName(entry.protocolBinding));
+  if (offered.includes('JSONRPC')) return 'JSONRPC';
+  return offered.find((binding): binding is 'HTTP+JSON' | 'GRPC' => binding === 'HTTP+JSON' || binding === 'GRPC') ?? 'JSONRPC';
 }
 
 /**
@@ -84,7 +85,7 @@ export async function detectUpstreamProtocol(baseUrl: string, config: UpstreamCo
  * is fetched the way the 0.3 client fetches it (no A2A-Version header).
  */
 export async function detectUpstream(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<DetectedUpstream> {
-  if (config.protocol === '1.0') return { protocol: '1.0', binding: config['protocol-binding'] === 'GRPC' ? 'GRPC' : 'JSONRPC' };
+  if (config.protocol === '1.0') return { protocol: '1.0', binding: config['protocol-binding'] === 'auto' ? 'JSONRPC' : config['protocol-binding'] };
   if (config.protocol === '0.2.5') return { protocol: '0.2.5', binding: 'JSONRPC' };
   const base = baseUrl.replace(/\/+$/, '');
   const dispatcher = options.dispatcher ?? createUpstreamPool(config);

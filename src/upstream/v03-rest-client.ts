@@ -27,7 +27,7 @@ import {
 } from '../translate/index.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
-import { callRest, streamRest, type RestCall } from './v03-rest-wire.js';
+import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.js';
 import { usableUrl } from './v1-client.js';
 
 export interface V03RestUpstreamOptions {
@@ -90,7 +90,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
   async function restCall(method: RestCall['method'], path: string, ctx: CallContext, notFound: () => A2AError, body?: unknown): Promise<RestCall> {
     const url = await route(path, ctx);
     const errors = { secrets: transport.secrets, profile, notFound };
-    return { transport, method, url, ctx, errors, ...(body === undefined ? {} : { body }) };
+    return { wire: V03_REST_WIRE, transport, method, url, ctx, errors, ...(body === undefined ? {} : { body }) };
   }
 
   async function unary<T>(schema: z.ZodType<T>, what: string, call: Promise<RestCall>): Promise<T> {

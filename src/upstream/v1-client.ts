@@ -4,6 +4,7 @@ import type { CallContext, Upstream } from '../core/agent-port.js';
 import type { AgentCard, StreamResponse } from '../model/index.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpc } from './jsonrpc-client.js';
 import { fetchV1Card } from './v1-card.js';
+import { createV1RestCalls } from './v1-rest-calls.js';
 import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
 export interface V1UpstreamOptions {
@@ -12,10 +13,12 @@ export interface V1UpstreamOptions {
   config: UpstreamConfig;
   /** A pool to share; without one the client makes its own and closes it in close(). */
   dispatcher?: Dispatcher;
+  /** The binding to call: JSON-RPC (default) or HTTP+JSON, for an agent that offers only that. */
+  binding?: 'JSONRPC' | 'HTTP+JSON';
 }
 
 export type V1Upstream = Upstream & {
-  /** The JSON-RPC endpoint taken from the last card, or undefined before the first fetch. */
+  /** The endpoint (JSON-RPC, or the HTTP+JSON interface URL) taken from the last card, or undefined before the first fetch. */
   endpoint(): string | undefined;
 };
 
@@ -44,6 +47,12 @@ export function jsonRpcEndpoint(card: AgentCard, baseUrl: string): string {
   return usableUrl(jsonRpc?.url, baseUrl) ?? usableUrl((card as Record<string, unknown>).url, baseUrl) ?? baseUrl;
 }
 
+/** The HTTP+JSON interface URL a card advertises (its routes hang below it), else the base URL; no trailing slash. */
+export function restInterfaceEndpoint(card: AgentCard, baseUrl: string): string {
+  const rest = card.supportedInterfaces.find((entry) => entry.protocolBinding.toUpperCase() === 'HTTP+JSON');
+  return (usableUrl(rest?.url, baseUrl) ?? baseUrl).replace(/\/+$/, '');
+}
+
 /** Wait for a shared promise, but give up when this caller's own signal fires. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -64,9 +73,10 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-/** An A2A 1.0 agent reached over JSON-RPC (iac-code or any 1.0 server). */
+/** An A2A 1.0 agent reached over JSON-RPC (iac-code or any 1.0 server), or over HTTP+JSON. */
 export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   const { config } = options;
+  const overRest = options.binding === 'HTTP+JSON';
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const { dispatcher } = transport;
@@ -80,7 +90,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
       timeoutMs: config['request-timeout-ms'],
       ...(signal ? { signal } : {}),
     });
-    endpoint = jsonRpcEndpoint(card, `${baseUrl}/`);
+    endpoint = overRest ? restInterfaceEndpoint(card, `${baseUrl}/`) : jsonRpcEndpoint(card, `${baseUrl}/`);
     return card;
   }
 
@@ -117,6 +127,6 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     endpoint: () => endpoint,
     fetchCard: (signal) => loadCard(signal),
     close: () => transport.close(),
-    ...v1AgentPort({ unary, stream }),
+    ...v1AgentPort(overRest ? createV1RestCalls({ transport, endpoint: resolveEndpoint }) : { unary, stream }),
   };
 }

@@ -21,7 +21,7 @@ import {
   type RequestContext,
   type ServerCallContextBuilder,
 } from 'a2a-sdk-1/server';
-import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
+import { openingTask, serveSdkAgent, type SeenHttpRequest } from './sdk-v1-server.js';
 
 export const SDK_AGENT_NAME = 'sdk-v1-echo';
 export const SDK_SLOW_PREFIX = 'slow:';
@@ -41,6 +41,8 @@ export interface SdkV1AgentOptions {
    * HTTP+JSON: the card (still over HTTP) then lists only a GRPC interface.
    */
   grpcOnly?: boolean;
+  /** Serve and advertise only the HTTP+JSON binding (no JSON-RPC route). */
+  restOnly?: boolean;
   /** Extensions the card declares; a call that requests one of them gets it activated (echoed in the response header). */
   extensions?: Array<Pick<AgentExtension, 'uri'> & Partial<AgentExtension>>;
   /** Signs the card on every card fetch (so a test can switch keys between fetches). */
@@ -58,6 +60,8 @@ export interface RunningSdkV1Agent {
   url: string;
   /** With `grpcOnly`: the metadata of every gRPC call received, oldest first (string entries). */
   grpcMetadata: Array<Record<string, string>>;
+  /** Every HTTP request received (card fetches included), oldest first. */
+  httpRequests: SeenHttpRequest[];
   /** The extension headers of every JSON-RPC or REST call received, oldest first. */
   extensionHeaders: SeenExtensionHeaders[];
   close(): Promise<void>;
@@ -183,16 +187,17 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function buildCard(baseUrl: string, grpcAddress?: string, extensions: SdkV1AgentOptions['extensions'] = []): AgentCard {
+function interfacesOf(baseUrl: string, grpcAddress: string | undefined, restOnly: boolean): AgentCard['supportedInterfaces'] {
+  if (grpcAddress) return [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }];
+  const rest = { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' };
+  return restOnly ? [rest] : [{ url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }, rest];
+}
+
+function buildCard(baseUrl: string, grpcAddress?: string, extensions: SdkV1AgentOptions['extensions'] = [], restOnly = false): AgentCard {
   return {
     name: SDK_AGENT_NAME,
     description: 'A deterministic a2a-js 1.x agent used as the upstream of the a2a-bridge end-to-end tests.',
-    supportedInterfaces: grpcAddress
-      ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }]
-      : [
-          { url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-          { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-        ],
+    supportedInterfaces: interfacesOf(baseUrl, grpcAddress, restOnly),
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
     capabilities: {
@@ -224,6 +229,7 @@ function buildCard(baseUrl: string, grpcAddress?: string, extensions: SdkV1Agent
 export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<RunningSdkV1Agent> {
   const executor = new ScriptedExecutor({ chunkDelayMs: options.chunkDelayMs ?? 0, slowChunkDelayMs: options.slowChunkDelayMs ?? 60 });
   const grpcMetadata: Array<Record<string, string>> = [];
+  const httpRequests: SeenHttpRequest[] = [];
   const extensionHeaders: SeenExtensionHeaders[] = [];
   const declared = new Set((options.extensions ?? []).map((extension) => extension.uri));
   // The SDK echoes what the context marks activated: here, every requested extension the card declares.
@@ -238,16 +244,24 @@ export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<
     return context;
   };
   const { url, server, grpcServer } = await serveSdkAgent(
-    (baseUrl, grpcAddress) => buildCard(baseUrl, grpcAddress, options.extensions),
+    (baseUrl, grpcAddress) => buildCard(baseUrl, grpcAddress, options.extensions, options.restOnly),
     executor,
     { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH },
-    { grpcOnly: options.grpcOnly ?? false, grpcMetadata, contextBuilder, ...(options.signCard ? { signCard: options.signCard } : {}) },
+    {
+      grpcOnly: options.grpcOnly ?? false,
+      restOnly: options.restOnly ?? false,
+      grpcMetadata,
+      httpRequests,
+      contextBuilder,
+      ...(options.signCard ? { signCard: options.signCard } : {}),
+    },
   );
 
   let closing: Promise<void> | undefined;
   return {
     url,
     grpcMetadata,
+    httpRequests,
     extensionHeaders,
     close() {
       closing ??= new Promise<void>((resolve) => {

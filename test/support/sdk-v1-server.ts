@@ -1,6 +1,6 @@
 /**
  * What every real a2a-js 1.x test agent shares: serving an executor with the SDK's DefaultRequestHandler
- * (JSON-RPC and HTTP+JSON over express) on 127.0.0.1, and the Task a turn opens with.
+ * (JSON-RPC and HTTP+JSON over express, or HTTP+JSON only) on 127.0.0.1, and the Task a turn opens with.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,6 +42,17 @@ export interface SdkServerOptions {
   contextBuilder?: ServerCallContextBuilder;
   /** Signs the card on every card fetch. */
   signCard?: (card: AgentCard) => Promise<AgentCard>;
+  /** Serve HTTP+JSON only: no JSON-RPC route at all. */
+  restOnly?: boolean;
+  /** Where every HTTP request received goes (method, path, the headers a test checks). */
+  httpRequests?: SeenHttpRequest[];
+}
+
+export interface SeenHttpRequest {
+  method: string;
+  path: string;
+  a2aVersion?: string;
+  authorization?: string;
 }
 
 /** A gRPC server on a free port (grpc-js takes services after binding), recording each call's metadata. */
@@ -82,13 +93,26 @@ export async function serveSdkAgent(
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const { contextBuilder, signCard } = options;
   const agentCardProvider = signCard ? () => signCard(card) : handler;
+  const seen = options.httpRequests;
+  if (seen) {
+    app.use((req, _res, next) => {
+      const { 'a2a-version': a2aVersion, authorization } = req.headers;
+      seen.push({
+        method: req.method,
+        path: req.path,
+        ...(typeof a2aVersion === 'string' ? { a2aVersion } : {}),
+        ...(typeof authorization === 'string' ? { authorization } : {}),
+      });
+      next();
+    });
+  }
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider }));
   if (grpc) {
     grpc.grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: recordingUsers(options.grpcMetadata ?? []) }));
     return { url, server, grpcServer: grpc.grpcServer };
   }
   const handlerOptions = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...(contextBuilder ? { contextBuilder } : {}) };
-  app.use(paths.jsonRpc, jsonRpcHandler(handlerOptions));
+  if (!options.restOnly) app.use(paths.jsonRpc, jsonRpcHandler(handlerOptions));
   app.use(paths.rest, restHandler(handlerOptions));
   return { url, server };
 }

@@ -1,4 +1,4 @@
-/** Choosing gRPC for a 1.0 agent, and reading the gRPC address out of its card. */
+/** Choosing the binding of a 1.0 agent (JSON-RPC, HTTP+JSON, gRPC), and reading the gRPC address out of its card. */
 import { describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { classifyV1Binding, detectUpstream } from '../../src/upstream/detect.js';
@@ -13,7 +13,10 @@ describe('classifyV1Binding', () => {
   it.each([
     [card('GRPC'), 'GRPC'],
     [card('grpc'), 'GRPC'],
-    [card('HTTP+JSON', 'GRPC'), 'GRPC'],
+    [card('HTTP+JSON', 'GRPC'), 'HTTP+JSON'],
+    [card('GRPC', 'HTTP+JSON'), 'GRPC'],
+    [card('HTTP+JSON'), 'HTTP+JSON'],
+    [card('HTTP+JSON', 'JSONRPC'), 'JSONRPC'],
     [card('GRPC', 'JSONRPC'), 'JSONRPC'],
     [card('JSONRPC'), 'JSONRPC'],
     [card(), 'JSONRPC'],
@@ -26,12 +29,17 @@ describe('classifyV1Binding', () => {
   it('upstream.protocol-binding decides when set', () => {
     expect(classifyV1Binding(card('JSONRPC'), config({ 'protocol-binding': 'GRPC' }))).toBe('GRPC');
     expect(classifyV1Binding(card('GRPC'), config({ 'protocol-binding': 'JSONRPC' }))).toBe('JSONRPC');
+    expect(classifyV1Binding(card('JSONRPC'), config({ 'protocol-binding': 'HTTP+JSON' }))).toBe('HTTP+JSON');
   });
 
   it('with upstream.protocol 1.0 nothing is fetched: only protocol-binding decides', async () => {
     const unreachable = 'http://127.0.0.1:9';
     expect(await detectUpstream(unreachable, config({ protocol: '1.0', 'protocol-binding': 'GRPC' }))).toEqual({ protocol: '1.0', binding: 'GRPC' });
     expect(await detectUpstream(unreachable, config({ protocol: '1.0' }))).toEqual({ protocol: '1.0', binding: 'JSONRPC' });
+    expect(await detectUpstream(unreachable, config({ protocol: '1.0', 'protocol-binding': 'HTTP+JSON' }))).toEqual({
+      protocol: '1.0',
+      binding: 'HTTP+JSON',
+    });
   });
 });
 

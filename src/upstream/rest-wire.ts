@@ -6,10 +6,26 @@ import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
 import { fromTransportError } from './upstream-errors.js';
-import { fromRestError, type RestErrorContext } from './v03-rest-errors.js';
+import { fromRestError, type RestErrorContext } from './rest-errors.js';
 
-/** One HTTP exchange with a 0.3 HTTP+JSON agent. */
+/** What tells one version's HTTP+JSON binding from another's on the wire. */
+export interface RestWire {
+  /** Sent on every call. */
+  headers: Readonly<Record<string, string>>;
+  /** Where the caller's requested extensions go. */
+  extensionsHeader: string;
+}
+
+/**
+ * 0.3: no A2A-Version header (a server that speaks several versions takes a request without one for
+ * 0.3, which is what this client speaks); extensions in `X-A2A-Extensions`.
+ */
+export const V03_REST_WIRE: RestWire = { headers: {}, extensionsHeader: 'x-a2a-extensions' };
+export const V1_REST_WIRE: RestWire = { headers: { 'a2a-version': '1.0' }, extensionsHeader: 'a2a-extensions' };
+
+/** One HTTP exchange with an HTTP+JSON agent (0.3 or 1.0). */
 export interface RestCall {
+  wire: RestWire;
   /** Pool, credentials and call bound of the upstream (shared with the JSON-RPC clients). */
   transport: JsonRpcTransport;
   method: 'GET' | 'POST' | 'DELETE';
@@ -27,14 +43,10 @@ function headerValue(value: string | string[] | undefined): string {
   return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
 }
 
-/**
- * No A2A-Version header: a server that speaks several versions takes a request without one for
- * 0.3, which is what this client speaks. Extensions go in 0.3's `X-A2A-Extensions`.
- */
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
-  const headers: Record<string, string> = { ...call.transport.authHeaders, accept, 'accept-encoding': 'identity' };
+  const headers: Record<string, string> = { ...call.transport.authHeaders, ...call.wire.headers, accept, 'accept-encoding': 'identity' };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
-  withCallHeaders(headers, call.ctx, 'x-a2a-extensions');
+  withCallHeaders(headers, call.ctx, call.wire.extensionsHeader);
   const body = call.body === undefined ? null : JSON.stringify(call.body);
   const response = await request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
