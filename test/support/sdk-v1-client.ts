@@ -226,6 +226,29 @@ export class StreamReader {
 /** Every payload of a stream, in order. */
 export const collect = (stream: AsyncIterable<StreamResponse>): Promise<Payload[]> => new StreamReader(stream).rest();
 
+/**
+ * A slow turn streamed, subscribed to, then canceled: what the canceling caller got, and the outline of
+ * what the subscription and the turn's own stream saw after that, so a test asserts each ends canceled.
+ */
+export async function cancelWhileSubscribed(client: Client, slowText: string): Promise<{ canceled: Task; subscribed: string[]; streamed: string[] }> {
+  const stream = new StreamReader(client.sendMessageStream(sendRequest(slowText)));
+  try {
+    const { taskId } = payloadRef(await stream.expectNext());
+    const subscription = new StreamReader(client.resubscribeTask({ tenant: '', id: taskId }));
+    try {
+      const first = await subscription.expectNext();
+      if (first.$case !== 'task') throw new Error(`the subscription began with ${first.$case}, not the task`);
+      const canceled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      const subscribed = (await subscription.rest()).map(outline);
+      return { canceled, subscribed, streamed: (await stream.rest()).map(outline) };
+    } finally {
+      await subscription.close();
+    }
+  } finally {
+    await stream.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Errors
 

@@ -11,15 +11,14 @@ import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/model/index.js';
 import {
-  StreamReader,
   V1_WIRE,
   artifactText,
   asTask,
+  cancelWhileSubscribed,
   collect,
   connect,
   listRequest,
   outline,
-  payloadRef,
   rejectionOf,
   sendRequest,
   streamedArtifactText,
@@ -91,22 +90,10 @@ describe('the a2a-js 1.x JSON-RPC client → gateway → a gRPC-only a2a-js 1.x 
   });
 
   it('CancelTask and SubscribeToTask on a running turn', async () => {
-    const stream = new StreamReader(client.sendMessageStream(sendRequest(`${SDK_SLOW_PREFIX} long one`)));
-    try {
-      const { taskId } = payloadRef(await stream.expectNext());
-      const subscription = new StreamReader(client.resubscribeTask({ tenant: '', id: taskId }));
-      try {
-        expect((await subscription.expectNext()).$case).toBe('task');
-        const canceled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
-        expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-        expect((await subscription.rest()).map(outline).at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_CANCELED}`);
-      } finally {
-        await subscription.close();
-      }
-      expect((await stream.rest()).map(outline).at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_CANCELED}`);
-    } finally {
-      await stream.close();
-    }
+    const { canceled, subscribed, streamed } = await cancelWhileSubscribed(client, `${SDK_SLOW_PREFIX} long one`);
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(subscribed.at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_CANCELED}`);
+    expect(streamed.at(-1)).toBe(`statusUpdate:${TaskState.TASK_STATE_CANCELED}`);
   });
 
   it("GetExtendedAgentCard: the agent's own gRPC answer (none configured: UNSUPPORTED_OPERATION)", async () => {
