@@ -162,6 +162,16 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.received.filter((entry) => entry.path.startsWith('/later-'))).toHaveLength(2);
   });
 
+  it('a config created after a returnImmediately answer, while the turn runs, is told of its end', async () => {
+    const { h, receiver } = await setup();
+    const answer = await h.port.sendMessage({ message: userText('slow: plan a network'), configuration: { returnImmediately: true } }, ALICE_V1);
+    const taskId = 'task' in answer ? answer.task.id : '';
+    await h.port.createTaskPushNotificationConfig({ taskId, id: 'late', url: `${receiver.url}/late` }, ALICE_V1);
+    expect((await env.upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
+    const [delivery] = await receiver.waitFor('/late', 1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+  });
+
   it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {
     const { h, receiver } = await setup();
     const iterator = h.port.sendStreamingMessage({ message: userText('slow: take your time') }, ALICE_V1)[Symbol.asyncIterator]();
