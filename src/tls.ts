@@ -11,14 +11,19 @@ export class TlsFilesError extends Error {}
 
 export const tlsEnabled = (tls: TlsConfig): boolean => !!tls['cert-file'] && !!tls['key-file'];
 
+/** A PEM file that could not be read, named by its config key (`tls.cert-file`), never by its path. */
+export function unreadablePem(key: string, error: unknown): TlsFilesError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new TlsFilesError(
+    `${key} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`,
+  );
+}
+
 async function readPem(key: string, file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new TlsFilesError(
-      `tls.${key} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`,
-    );
+    throw unreadablePem(`tls.${key}`, error);
   }
 }
 

@@ -65,12 +65,25 @@ export const UpstreamConfig = z
     /** With `artifact-dir`: 1.0 callers get the artifacts' bytes (`raw`) instead of the opaque URL too. */
     'inline-artifacts': z.boolean().default(false),
     /**
-     * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else HTTP+JSON,
-     * else gRPC), or forced. The card itself is always read over HTTP.
+     * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else the first
+     * of HTTP+JSON and gRPC in the card's order), or forced. The card itself is always read over HTTP.
      */
     'protocol-binding': z.enum(['auto', 'JSONRPC', 'HTTP+JSON', 'GRPC']).default('auto'),
     /** Reach the agent's HTTP server through this unix domain socket instead of TCP (`url` still names host and path). */
     'socket-path': z.string().min(1).optional(),
+    /**
+     * TLS towards the agent (HTTP and gRPC): `ca-file` is the CA its certificate is checked against
+     * instead of the public roots (a private CA); `cert-file` and `key-file` are the gateway's client
+     * certificate, for an agent that requires mutual TLS.
+     */
+    tls: z
+      .strictObject({
+        'ca-file': z.string().min(1).optional(),
+        'cert-file': z.string().min(1).optional(),
+        'key-file': z.string().min(1).optional(),
+      })
+      .prefault({})
+      .refine((tls) => !tls['cert-file'] === !tls['key-file'], 'upstream.tls.cert-file and upstream.tls.key-file go together'),
     'card-verification': CardVerificationConfig.optional(),
   })
   .prefault({});

@@ -7,6 +7,7 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { fromGrpcError } from './grpc-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
+import { upstreamTlsFiles } from './upstream-tls.js';
 import { fetchV1Card } from './v1-card.js';
 import { untilAborted } from './v1-client.js';
 import { streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
@@ -87,11 +88,17 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     return card;
   }
 
+  /** The same CA and client certificate as the HTTP pool (`upstream.tls`); the public roots without a CA file. */
+  function tlsCredentials() {
+    const { ca, cert, key } = upstreamTlsFiles(config.tls);
+    return credentials.createSsl(ca ?? null, key ?? null, cert ?? null);
+  }
+
   function connectTo({ target, tls }: GrpcTarget): void {
     const key = `${tls ? 'tls' : 'plain'} ${target}`;
     if (channel?.key === key) return;
     channel?.client.close();
-    const client = new Client(target, tls ? credentials.createSsl() : credentials.createInsecure(), {
+    const client = new Client(target, tls ? tlsCredentials() : credentials.createInsecure(), {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });

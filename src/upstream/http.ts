@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Credentials, UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
+import { upstreamTlsFiles } from './upstream-tls.js';
 
 /**
  * The connection pool the gateway uses for one upstream agent. Only the wait for response headers
@@ -9,14 +10,15 @@ import { parseExtensionUris } from '../core/extension-uris.js';
  * can run for minutes between frames), so the body timeout is off and callers bound calls with
  * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
  * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
- * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar).
+ * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar);
+ * `upstream.tls` gives the CA to trust and the client certificate to present (mutual TLS).
  * Compressed bodies are decoded by their readers (decoded-body.ts).
  */
 export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
   const socketPath = config['socket-path'];
   return new Agent({
     // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
-    connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}) },
+    connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}), ...upstreamTlsFiles(config.tls) },
     headersTimeout: config['headers-timeout-ms'],
     bodyTimeout: 0,
     // null is undici's "no limit": a pooled cap would queue the stream past it with no timeout.

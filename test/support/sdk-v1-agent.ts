@@ -43,6 +43,8 @@ export interface SdkV1AgentOptions {
   grpcOnly?: boolean;
   /** Serve and advertise only the HTTP+JSON binding (no JSON-RPC route). */
   restOnly?: boolean;
+  /** Serve HTTPS (and gRPC over TLS) and require a client certificate signed by `ca`. */
+  mutualTls?: { cert: Buffer; key: Buffer; ca: Buffer };
   /** Extensions the card declares; a call that requests one of them gets it activated (echoed in the response header). */
   extensions?: Array<Pick<AgentExtension, 'uri'> & Partial<AgentExtension>>;
   /** Signs the card on every card fetch (so a test can switch keys between fetches). */
@@ -250,6 +252,7 @@ export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<
     {
       grpcOnly: options.grpcOnly ?? false,
       restOnly: options.restOnly ?? false,
+      ...(options.mutualTls ? { mutualTls: options.mutualTls } : {}),
       grpcMetadata,
       httpRequests,
       contextBuilder,

@@ -3,6 +3,7 @@
  * (JSON-RPC and HTTP+JSON over express, or HTTP+JSON only) on 127.0.0.1, and the Task a turn opens with.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { TaskState, type AgentCard, type Message } from 'a2a-sdk-1';
@@ -44,6 +45,8 @@ export interface SdkServerOptions {
   signCard?: (card: AgentCard) => Promise<AgentCard>;
   /** Serve HTTP+JSON only: no JSON-RPC route at all. */
   restOnly?: boolean;
+  /** Serve HTTPS (and gRPC over TLS) with this certificate, and require a client certificate signed by `ca`. */
+  mutualTls?: { cert: Buffer; key: Buffer; ca: Buffer };
   /** Where every HTTP request received goes (method, path, the headers a test checks). */
   httpRequests?: SeenHttpRequest[];
 }
@@ -56,10 +59,13 @@ export interface SeenHttpRequest {
 }
 
 /** A gRPC server on a free port (grpc-js takes services after binding), recording each call's metadata. */
-async function startGrpc(): Promise<{ grpcServer: GrpcServer; port: number }> {
+async function startGrpc(tls: SdkServerOptions['mutualTls']): Promise<{ grpcServer: GrpcServer; port: number }> {
   const grpcServer = new GrpcServer();
+  const serverCredentials = tls
+    ? ServerCredentials.createSsl(tls.ca, [{ private_key: tls.key, cert_chain: tls.cert }], true)
+    : ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    grpcServer.bindAsync('127.0.0.1:0', serverCredentials, (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return { grpcServer, port };
 }
@@ -79,7 +85,8 @@ export async function serveSdkAgent(
   options: SdkServerOptions = {},
 ): Promise<RunningSdkServer> {
   const app = express();
-  const server: Server = createServer(app);
+  const tls = options.mutualTls;
+  const server: Server = tls ? createHttpsServer({ ...tls, requestCert: true, rejectUnauthorized: true }, app) : createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -87,8 +94,8 @@ export async function serveSdkAgent(
       resolve();
     });
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const grpc = options.grpcOnly ? await startGrpc() : undefined;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const grpc = options.grpcOnly ? await startGrpc(tls) : undefined;
   const card = buildCard(url, grpc ? `127.0.0.1:${grpc.port}` : undefined);
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const { contextBuilder, signCard } = options;

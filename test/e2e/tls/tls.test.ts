@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { copyFile, readFile } from 'node:fs/promises';
 import { connect } from 'node:tls';
 import {
   Metadata,
@@ -12,7 +9,6 @@ import {
   type Client as GrpcClient,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { promisify } from 'node:util';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,38 +16,11 @@ import { startGateway, type RunningGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
 import { A2AService, GRPC_METHODS, requestMessage } from '../../../src/protocol/grpc.js';
+import { makeCertificates, type Certificates } from '../../support/certificates.js';
 import { cli, stderrLines } from '../../support/run-cli.js';
 
-const run = promisify(execFile);
-let dir: string;
-const file = (name: string) => path.join(dir, name);
-
-/** A test CA and two server certificates for 127.0.0.1 signed by it, made with openssl. */
-async function makeCertificates(): Promise<void> {
-  const ssl = (...args: string[]) => run('openssl', args, { cwd: dir });
-  await ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=a2a-bridge test CA');
-  await writeFile(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  for (const name of ['first', 'second']) {
-    await ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    await ssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '2',
-      '-extfile',
-      'san.ext',
-    );
-  }
-}
+let certificates: Certificates;
+const file = (name: string) => certificates.file(name);
 
 /** The CN of the certificate a fresh connection is shown. */
 function servedName(port: number, ca: Buffer): Promise<string> {
@@ -70,8 +39,7 @@ let ca: Buffer;
 let gateway: RunningGateway;
 let previousDispatcher: Dispatcher;
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-tls-'));
-  await makeCertificates();
+  certificates = await makeCertificates({ servers: ['first', 'second'] });
   await copyFile(file('first.pem'), file('server.pem'));
   await copyFile(file('first.key'), file('server.key'));
   ca = await readFile(file('ca.pem'));
@@ -92,7 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   setGlobalDispatcher(previousDispatcher);
   await gateway?.close();
-  await rm(dir, { recursive: true, force: true });
+  await certificates?.cleanup();
 });
 
 describe('native TLS', { timeout: 60_000 }, () => {
