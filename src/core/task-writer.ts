@@ -14,7 +14,8 @@ import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
  *
  * - a streamed event is added to the task's unpersisted fold (`fold`); the fold is written, in ONE
  *   registry write (`applyAll`), when the event is a Task snapshot or a status whose state differs
- *   from the last one written for the task (every state change, terminal or interrupted included);
+ *   from the last one written for the task (every state change, terminal or interrupted included),
+ *   or when it holds MAX_UNWRITTEN events (a long turn of chunks in one state keeps little in memory);
  * - an answer (SendMessage, GetTask, CancelTask) is written at once, after what is folded (`record`);
  * - the end of the stream, whether it finished, failed or was aborted, writes what is left (`end`);
  * - so does every read in this process that must see the latest fold: `settled` writes the fold
@@ -45,6 +46,9 @@ interface TaskFold {
   /** A stream is folding the task: keep the entry (and `writtenState`) until it ends. */
   streaming: boolean;
 }
+
+/** Events a fold holds at most before it is written without a state change. */
+export const MAX_UNWRITTEN = 256;
 
 export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskWriter {
   const folds = new Map<string, TaskFold>();
@@ -87,9 +91,9 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
       fold.streaming = true;
       fold.pending.push(event);
       const state = eventTaskState(event);
-      if (!('task' in event) && (state === undefined || state === fold.writtenState)) return;
-      fold.writtenState = state;
-      void write(taskId, fold);
+      const changes = 'task' in event || (state !== undefined && state !== fold.writtenState);
+      if (changes) fold.writtenState = state;
+      if (changes || fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
     },
 
     record(event, meta, taskId) {

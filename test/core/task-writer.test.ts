@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/core/gateway.js';
+import { MAX_UNWRITTEN } from '../../src/core/task-writer.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
@@ -68,6 +69,30 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     const stored = await registry.get('T', ALICE.principal);
     expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunkTexts(100));
+  });
+
+  it('a long turn in one state is written every MAX_UNWRITTEN events, so it never piles up in memory, and loses none of it', async () => {
+    const { registry, writes } = counted(create());
+    const chunks = chunkTexts(3 * MAX_UNWRITTEN + 10);
+    const feed = new Feed().push(taskFrame('L', 'CL'), ...chunks.map((text) => statusFrame('L', 'CL', 'TASK_STATE_WORKING', text)));
+    const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
+    const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CL' }) }, ALICE)[Symbol.asyncIterator]();
+    for (let i = 0; i <= chunks.length; i++) await iterator.next();
+    // Without a read and before the stream ends, the registry catches up to the last full fold: the
+    // Task, WORKING, then three folds of MAX_UNWRITTEN (chunk-768 is the status, 0-767 the history).
+    let stored = await registry.get('L', ALICE.principal);
+    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      stored = await registry.get('L', ALICE.principal);
+    }
+    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN);
+    expect(writes()).toBe(2 + 3);
+    feed.push(statusFrame('L', 'CL', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    while (!(await iterator.next()).done);
+    stored = await registry.get('L', ALICE.principal);
+    expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunks);
   });
 
   it('lets a read in this process see the latest fold while the stream is open (settled writes it first)', async () => {

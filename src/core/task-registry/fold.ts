@@ -25,17 +25,107 @@ export function batchTaskId(events: readonly StreamResponse[]): string | undefin
   return events[0] && eventTaskRef(events[0]).taskId;
 }
 
-/** Fold events in order; undefined when none of them applied (so there is nothing to write). */
+/**
+ * Fold events in order, as `foldEvent` one after the other would; undefined when none of them applied
+ * (so there is nothing to write). A batch can hold a whole turn of chunks, so the task is not copied
+ * per event: it is copied once, at its first change, and that copy is changed in place (TaskDraft),
+ * the history bounded once at the end. Neither `current` nor the events are changed.
+ */
 export function foldEvents(current: Task | undefined, events: readonly StreamResponse[], historyLimit: number): Task | undefined {
-  let task = current;
+  const draft = new TaskDraft(current);
   let applied = false;
-  for (const event of events) {
-    const next = foldEvent(task, event, historyLimit);
-    if (!next) continue;
-    task = next;
-    applied = true;
+  for (const event of events) applied = draft.apply(event) || applied;
+  return applied && draft.task ? boundHistory(draft.task, historyLimit) : undefined;
+}
+
+/**
+ * A task being folded, with what of it this fold owns: objects it copied may change in place; the
+ * task it started from, and every object an event brought, stay as they are.
+ */
+class TaskDraft {
+  private owned = false;
+  private ownHistory = false;
+  private ownArtifacts = false;
+  private readonly ownParts = new Set<Artifact>();
+
+  constructor(public task: Task | undefined) {}
+
+  apply(event: StreamResponse): boolean {
+    if ('task' in event) this.replace(event.task);
+    else if ('statusUpdate' in event) this.status(event.statusUpdate);
+    else if ('artifactUpdate' in event) this.artifact(event.artifactUpdate);
+    else return this.message(event.message);
+    return true;
   }
-  return applied ? task : undefined;
+
+  private replace(task: Task): void {
+    this.task = task;
+    this.owned = this.ownHistory = this.ownArtifacts = false;
+    this.ownParts.clear();
+  }
+
+  /** The task, copied the first time it changes; an update for a task never seen starts one. */
+  private own(seed: { taskId: string; contextId?: string }): Task {
+    if (!this.task) {
+      this.task = seedTask(seed.taskId, seed.contextId);
+      this.owned = true;
+    } else if (!this.owned) {
+      this.task = { ...this.task };
+      this.owned = true;
+    }
+    return this.task;
+  }
+
+  private appendHistory(task: Task, message: Message): void {
+    if (!this.ownHistory) {
+      task.history = [...(task.history ?? [])];
+      this.ownHistory = true;
+    }
+    task.history!.push(message);
+  }
+
+  private status(update: TaskStatusUpdateEvent): void {
+    const task = this.own(update);
+    const previous = task.status.message;
+    task.status = update.status;
+    if (!task.contextId && update.contextId) task.contextId = update.contextId;
+    // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
+    if (previous) this.appendHistory(task, previous);
+    // Struct MergeFrom: top-level keys of the update replace the task's.
+    if (update.metadata) task.metadata = { ...task.metadata, ...update.metadata };
+  }
+
+  private artifact(update: TaskArtifactUpdateEvent): void {
+    const task = this.own(update);
+    const incoming = update.artifact;
+    const index = (task.artifacts ?? []).findIndex((artifact) => artifact.artifactId === incoming.artifactId);
+    // A chunk to append to an artifact we never saw: the SDKs drop it, and so do we.
+    if (update.append && index < 0) return;
+    if (!this.ownArtifacts) {
+      task.artifacts = [...(task.artifacts ?? [])];
+      this.ownArtifacts = true;
+    }
+    const artifacts = task.artifacts!;
+    if (!update.append) {
+      if (index >= 0) artifacts[index] = incoming;
+      else artifacts.push(incoming);
+      return;
+    }
+    let existing = artifacts[index] as Artifact;
+    if (!this.ownParts.has(existing)) {
+      existing = { ...existing, parts: [...existing.parts] };
+      artifacts[index] = existing;
+      this.ownParts.add(existing);
+    }
+    existing.parts.push(...incoming.parts);
+    if (incoming.metadata) existing.metadata = { ...existing.metadata, ...incoming.metadata };
+  }
+
+  private message(message: Message): boolean {
+    if (!this.task || message.taskId !== this.task.id) return false;
+    this.appendHistory(this.own({ taskId: this.task.id }), message);
+    return true;
+  }
 }
 
 /** Keep at most the last `limit` history entries (0 keeps none). */

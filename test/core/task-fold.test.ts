@@ -1,0 +1,115 @@
+/**
+ * The registry's batch fold (foldEvents, which changes one private copy in place) gives exactly what
+ * folding the events one by one with foldEvent (which copies the task per event) gives, and changes
+ * neither the stored task nor the events: random batches over random stored tasks (bounded, as the
+ * registry stores them).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { boundHistory, foldEvent, foldEvents } from '../../src/core/task-registry/fold.js';
+import type { Message, StreamResponse, Task, TaskState } from '../../src/model/index.js';
+
+const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'];
+
+const message = (taskId: string): fc.Arbitrary<Message> =>
+  fc.record({
+    messageId: fc.constantFrom('m-1', 'm-2', 'm-3'),
+    role: fc.constantFrom('ROLE_USER' as const, 'ROLE_AGENT' as const),
+    parts: fc.array(fc.record({ text: fc.string({ maxLength: 3 }) }), { minLength: 1, maxLength: 2 }),
+    taskId: fc.constantFrom(taskId, 'other-task'),
+  });
+
+const artifact = fc.record({
+  artifactId: fc.constantFrom('a-1', 'a-2', 'a-3'),
+  parts: fc.array(fc.record({ text: fc.string({ maxLength: 3 }) }), { minLength: 1, maxLength: 2 }),
+  metadata: fc.option(fc.record({ k: fc.nat(3) }), { nil: undefined }),
+});
+
+const task = (id: string): fc.Arbitrary<Task> =>
+  fc.record(
+    {
+      id: fc.constant(id),
+      contextId: fc.constantFrom('c-1', 'c-2'),
+      status: fc.record({ state: fc.constantFrom(...STATES), message: fc.option(message(id), { nil: undefined }) }, { requiredKeys: ['state'] }),
+      history: fc.array(message(id), { maxLength: 4 }),
+      artifacts: fc.array(artifact, { maxLength: 2 }),
+      metadata: fc.record({ a: fc.nat(3) }),
+    },
+    { requiredKeys: ['id', 'status'] },
+  );
+
+const event = (id: string): fc.Arbitrary<StreamResponse> =>
+  fc.oneof(
+    task(id).map((value): StreamResponse => ({ task: value })),
+    fc
+      .record({
+        state: fc.constantFrom(...STATES),
+        message: fc.option(message(id), { nil: undefined }),
+        metadata: fc.option(fc.record({ b: fc.nat(3) }), { nil: undefined }),
+        contextId: fc.option(fc.constantFrom('c-1', 'c-3'), { nil: undefined }),
+      })
+      .map(({ state, message: said, metadata, contextId }): StreamResponse => ({
+        statusUpdate: {
+          taskId: id,
+          ...(contextId ? { contextId } : {}),
+          status: { state, ...(said ? { message: said } : {}) },
+          ...(metadata ? { metadata } : {}),
+        },
+      })),
+    fc
+      .record({ artifact, append: fc.boolean() })
+      .map(({ artifact: value, append }): StreamResponse => ({ artifactUpdate: { taskId: id, contextId: 'c-1', artifact: value, append } })),
+    message(id).map((value): StreamResponse => ({ message: value })),
+  );
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** The reference: one event at a time, a new task each time. */
+function oneByOne(current: Task | undefined, events: readonly StreamResponse[], limit: number): Task | undefined {
+  let folded = current;
+  let applied = false;
+  for (const next of events) {
+    const result = foldEvent(folded, next, limit);
+    if (!result) continue;
+    folded = result;
+    applied = true;
+  }
+  return applied ? folded : undefined;
+}
+
+describe('foldEvents', () => {
+  it('equals folding one event at a time, and leaves its inputs as they were', () => {
+    fc.assert(
+      fc.property(fc.option(task('t-1'), { nil: undefined }), fc.array(event('t-1'), { maxLength: 25 }), fc.nat(6), (generated, events, limit) => {
+        // What the registry stores is bounded already (every write bounds it).
+        const stored = generated && boundHistory(generated, limit);
+        const expected = oneByOne(structuredClone(stored), structuredClone(events), limit);
+        // Frozen: any change in place to the stored task or to an event throws.
+        const actual = foldEvents(deepFreeze(structuredClone(stored)), deepFreeze(structuredClone(events)), limit);
+        expect(actual).toEqual(expected);
+        expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('a long turn of chunks: the history keeps the last `limit` status messages, the artifact every chunk', () => {
+    const chunks = 5_000;
+    const events: StreamResponse[] = [{ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } } }];
+    for (let i = 0; i < chunks; i++) {
+      const said: Message = { messageId: `m-${i}`, role: 'ROLE_AGENT', parts: [{ text: `${i}` }] };
+      events.push({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', message: said } } });
+      events.push({ artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: `${i}` }] }, append: i > 0 } });
+    }
+    const folded = foldEvents(undefined, deepFreeze(events), 200)!;
+    expect(folded.history?.map((entry) => entry.messageId)).toEqual(Array.from({ length: 200 }, (_, i) => `m-${chunks - 201 + i}`));
+    expect(folded.status.message?.messageId).toBe(`m-${chunks - 1}`);
+    expect(folded.artifacts?.[0]?.parts).toHaveLength(chunks);
+  });
+});
