@@ -46,12 +46,12 @@ const event = (id: string): fc.Arbitrary<StreamResponse> =>
         state: fc.constantFrom(...STATES),
         message: fc.option(message(id), { nil: undefined }),
         metadata: fc.option(fc.record({ b: fc.nat(3) }), { nil: undefined }),
-        contextId: fc.option(fc.constantFrom('c-1', 'c-3'), { nil: undefined }),
+        contextId: fc.constantFrom('c-1', 'c-3'),
       })
       .map(({ state, message: said, metadata, contextId }): StreamResponse => ({
         statusUpdate: {
           taskId: id,
-          ...(contextId ? { contextId } : {}),
+          contextId,
           status: { state, ...(said ? { message: said } : {}) },
           ...(metadata ? { metadata } : {}),
         },
