@@ -68,6 +68,13 @@ interface TaskTrack {
 
 const MAX_TRACKED_TASKS = 50_000;
 
+/** What one receiver is sent for one event. */
+interface Notification {
+  payload: string;
+  /** `A2A-Event-Id`: the same on every retry. */
+  eventId: string;
+}
+
 /**
  * Watches the events that pass through the decorated port. Each accepted event becomes a step on
  * its task's promise chain (inline config first, then events in order), so the stream never waits
@@ -125,12 +132,17 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     return `${taskId}:${instance}-${track.seq}`;
   }
 
-  async function v025Body(taskId: string, owner: string, event: StreamResponse): Promise<string | undefined> {
+  /**
+   * A 0.2.5 receiver's notification: the whole Task, and the event id, both naming the task by the id
+   * its caller chose when it chose one (the upstream's id stays behind the gateway).
+   */
+  async function v025Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification | undefined> {
     await deps.settled(taskId);
     const task = (await registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
     if (!task) return undefined;
     const clientId = await deps.clientIdOf?.(taskId, owner);
-    return v025Payload(clientId ? renamedTask(task, clientId) : task, deps.profile);
+    if (!clientId) return { payload: v025Payload(task, deps.profile), eventId };
+    return { payload: v025Payload(renamedTask(task, clientId), deps.profile), eventId: `${clientId}${eventId.slice(taskId.length)}` };
   }
 
   async function enqueueFor(entry: StoredConfig, eventId: string, payload: string, version: PayloadVersion): Promise<void> {
@@ -149,22 +161,22 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
 
   async function notify(event: StreamResponse, taskId: string, eventId: string): Promise<void> {
     const configs = await store.forTask(taskId);
-    const v025ByOwner = new Map<string, Promise<string | undefined>>();
+    const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
     for (const entry of configs) {
       const version = storedPayloadVersion(entry.config);
-      let payload: string | undefined;
+      let notification: Notification | undefined;
       try {
         if (version === '1.0') {
-          payload = v1Payload(event);
+          notification = { payload: v1Payload(event), eventId };
         } else {
-          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Body(taskId, entry.owner, event));
-          payload = await v025ByOwner.get(entry.owner);
+          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
+          notification = await v025ByOwner.get(entry.owner);
         }
-        if (payload === undefined) {
+        if (notification === undefined) {
           logger.warn({ taskId, configId: entry.id }, 'A2A push notification skipped: the task is not in the registry');
           continue;
         }
-        await enqueueFor(entry, eventId, payload, version);
+        await enqueueFor(entry, notification.eventId, notification.payload, version);
       } catch (error) {
         // One config's failure must not cost the others their notification.
         logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');

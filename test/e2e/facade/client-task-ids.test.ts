@@ -89,7 +89,7 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
     expect(list.body.result.map((entry: any) => entry.taskId)).toEqual([taskId]);
   });
 
-  it("a pushed 0.2.5 Task names the task by the client's id, in its messages too", async () => {
+  it("a pushed 0.2.5 Task names the task by the client's id, in its messages and its event id too", async () => {
     const receiver = await new Receiver().up();
     try {
       const taskId = `test-task-${randomUUID()}`;
@@ -99,6 +99,7 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
       const [delivery] = await receiver.waitFor('/ids', 1);
       const body = delivery!.json as { kind: string; id: string; status: { message?: { taskId?: string } }; history?: Array<{ taskId?: string }> };
       expect(body).toMatchObject({ kind: 'task', id: taskId });
+      expect(delivery!.headers['a2a-event-id']).toMatch(new RegExp(`^${taskId}:`));
       const named = [body.status.message, ...(body.history ?? [])].flatMap((message) => (message?.taskId ? [message.taskId] : []));
       expect(named.length).toBeGreaterThan(0);
       expect(new Set(named)).toEqual(new Set([taskId]));
