@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
 import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { eventState } from './payload.js';
@@ -37,17 +38,32 @@ const DEFAULT_MAX_FOLLOWED = 10_000;
 /** The turn is over: its task waits for the caller or is finished. */
 const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
+/** Node's timers hold at most this many ms (a longer delay would fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A follow's lifetime: ended by the follower's stop or by its timeout, whichever comes first. */
+function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; end(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  // Not AbortSignal.any: a signal derived from the long-lived `stopping` one would be kept as long as it.
+  const onStop = (): void => controller.abort(stopping.reason);
+  stopping.addEventListener('abort', onStop, { once: true });
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort(new DOMException('The push follow timed out', 'TimeoutError'));
+    },
+    Math.min(timeoutMs, MAX_TIMER_MS),
+  );
+  timer.unref();
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    end() {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+      stopping.removeEventListener('abort', onStop);
+    },
+  };
 }
 
 /**
@@ -94,7 +110,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       if (ctx.signal.aborted) return;
       const task = await readOnce(taskId, ctx);
       if (!task || turnEnded(task.status.state)) return;
-      await sleep(delay, ctx.signal);
+      await sleep(delay, undefined, { signal: ctx.signal }).catch(() => undefined);
       delay = Math.min(delay * 2, retry.maxDelayMs);
     }
   }
@@ -109,14 +125,11 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         return;
       }
       // The caller's identity, not its lifetime: the follow outlives the call that started it.
-      const ctx: CallContext = {
-        principal: caller.principal,
-        signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(deps.timeoutMs)]),
-        ...(caller.surface ? { surface: caller.surface } : {}),
-      };
+      const lifetime = followLifetime(stopping.signal, deps.timeoutMs);
+      const ctx: CallContext = { principal: caller.principal, signal: lifetime.signal, ...(caller.surface ? { surface: caller.surface } : {}) };
       const done = run(task.id, ctx)
         .then(() => {
-          if (ctx.signal.aborted && !stopping.signal.aborted) {
+          if (lifetime.timedOut()) {
             logger.warn(
               { taskId: task.id, timeoutMs: deps.timeoutMs },
               'push follow: gave up at push-follow-timeout-ms; the end of this turn is not pushed',
@@ -124,7 +137,10 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
           }
         })
         .catch((error: unknown) => logger.error({ err: error, taskId: task.id }, 'push follow failed'))
-        .finally(() => running.delete(task.id));
+        .finally(() => {
+          lifetime.end();
+          running.delete(task.id);
+        });
       running.set(task.id, done);
     },
 
