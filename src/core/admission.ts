@@ -3,6 +3,7 @@ import {
   A2AError,
   ErrorCode,
   eventTaskRef,
+  isActiveState,
   isInterruptedState,
   type Message,
   type SendMessageRequest,
@@ -28,7 +29,7 @@ export interface AdmittedPort extends AgentPort {
 }
 
 export interface AdmissionDeps {
-  registry: Pick<TaskStore, 'get' | 'contextOwner'>;
+  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext'>;
   lanes: ContextLanes;
   laneKey(contextId: string): string;
   settling: Settling;
@@ -41,6 +42,11 @@ export interface AdmissionDeps {
  * its stream ended (the decorators below have recorded the stream's last fold by then, so the next turn
  * and every in-process reader see the finished state). A task's follow-up waits for the task's queued
  * writes first, so it sees the state the last turn left. Task visibility is checked above (task-scope.ts).
+ *
+ * A turn can also go on with its lane free: answered with `returnImmediately`, or its stream broken
+ * off while the agent works on. A message into that context would reach a running turn (iac-code
+ * damages it), so when the context's latest task was last seen working, the agent is asked, and the
+ * context stays busy while the agent says the turn runs. Its answer is recorded like any GetTask.
  */
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
@@ -65,7 +71,23 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     }
     const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);
     if (!lease) throw contextBusyError(contextId);
+    if (await runsWithoutLane(contextId, ctx)) {
+      await lease.release();
+      throw contextBusyError(contextId);
+    }
     return { lease, ridesAlong: false };
+  }
+
+  /** Whether the context's latest task, last seen working, is still working by the agent's own account. */
+  async function runsWithoutLane(contextId: string, ctx: CallContext): Promise<boolean> {
+    const latest = await registry.latestForContext(contextId, ctx.principal);
+    if (!latest || !isActiveState(latest.status.state)) return false;
+    try {
+      return isActiveState((await inner.getTask({ id: latest.id, historyLength: 0 }, ctx)).status.state);
+    } catch {
+      // The agent cannot say (the task is gone, or it has no GetTask): the message itself will find out.
+      return false;
+    }
   }
 
   /** Admission runs on the first pull, so a refusal is the stream's first error. */

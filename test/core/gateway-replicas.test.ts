@@ -65,6 +65,40 @@ describe('gateway replicas sharing Redis lanes', () => {
     expect(upstreamB.calls).toEqual(['sendMessage']);
   });
 
+  it('a turn A answered with returnImmediately keeps its context busy on B while the agent says it runs', async () => {
+    let upstreamState: 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED' = 'TASK_STATE_WORKING';
+    const upstreamA = stubUpstream({ sendMessage: async () => ({ task: { ...finishedTask('T', 'C', 'TASK_STATE_SUBMITTED') } }) });
+    const upstreamB = stubUpstream({
+      sendMessage: blockingAnswer('T2'),
+      getTask: async () => finishedTask('T', 'C', upstreamState),
+    });
+    const [a, b] = replicas(upstreamA, upstreamB);
+    await a!.sendMessage({ message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
+
+    const busy = await rejection(b!.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+    expect(upstreamB.calls).toEqual(['getTask']);
+
+    // Asking the agent is recorded: once it says the turn ended, the next message enters.
+    upstreamState = 'TASK_STATE_INPUT_REQUIRED';
+    await expect(b!.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
+    expect(upstreamB.calls).toEqual(['getTask', 'getTask', 'sendMessage']);
+  });
+
+  it('an agent that cannot say whether a turn runs does not keep its context busy', async () => {
+    const upstreamA = stubUpstream({ sendMessage: async () => ({ task: finishedTask('T', 'C', 'TASK_STATE_WORKING') }) });
+    const upstreamB = stubUpstream({
+      sendMessage: blockingAnswer('T2'),
+      getTask: async () => {
+        throw new Error('the agent has no GetTask');
+      },
+    });
+    const [a, b] = replicas(upstreamA, upstreamB);
+    await a!.sendMessage({ message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
+    await expect(b!.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
+    expect(upstreamB.calls).toEqual(['getTask', 'sendMessage']);
+  });
+
   it('holds a context the upstream created on A before B can learn of it', async () => {
     const feed = new Feed().push(taskFrame('T', 'NEW'));
     const [a, b] = replicas(stubUpstream({ sendStreamingMessage: () => feed.stream() }), stubUpstream({ sendMessage: blockingAnswer('T2') }));

@@ -2,6 +2,7 @@
  * Running turns through the gateway, with the official a2a-js 1.x client: one turn per context (a
  * second message is refused at once and never reaches the upstream) and SSE relayed as it happens.
  */
+import { TaskState } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ErrorCode } from '../../../src/model/index.js';
@@ -20,6 +21,8 @@ import {
   wireCode,
 } from '../../support/sdk-v1-client.js';
 import { UPSTREAMS } from '../../support/upstreams.js';
+
+const ACTIVE: Array<TaskState | undefined> = [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING];
 
 // Concurrent: each test waits for slow turns on its own context, so they overlap instead of adding up.
 describe.concurrent.each(UPSTREAMS)('turns through the gateway in front of the $name', (upstream) => {
@@ -62,6 +65,27 @@ describe.concurrent.each(UPSTREAMS)('turns through the gateway in front of the $
       } finally {
         await running.close();
       }
+    });
+
+    it('a returnImmediately turn keeps its context busy while the agent runs it; then the next turn enters', async ({ expect }) => {
+      const text = `${upstream.slowPrefix} answer me later`;
+      const later = { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined };
+      const running = asTask(await client.sendMessage({ ...sendRequest(text), configuration: later }));
+      expect(ACTIVE).toContain(running.status?.state);
+
+      const refused = await rejectionOf(client.sendMessage(sendRequest('too soon', { contextId: running.contextId })));
+      expect(refused).toMatchObject({ reason: 'INVALID_PARAMS', code: wireCode(transport, ErrorCode.InvalidParams) });
+      expect(refused.message).toContain(`Context ${running.contextId} already has a turn in progress`);
+
+      let task = running;
+      for (let i = 0; i < 400 && ACTIVE.includes(task.status?.state); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        task = await client.getTask({ tenant: '', id: running.id, historyLength: undefined });
+      }
+      expect(task.status?.state).toBe(upstream.endState);
+      // The refused message never reached the upstream: the next turn is the context's second.
+      const next = asTask(await client.sendMessage(sendRequest('now', { contextId: running.contextId })));
+      expect(textOf(next.history.at(-1))).toBe(upstream.reply('now', 2));
     });
 
     it('relays SSE as it happens: the first event long before the turn ends, the rest as they come', async ({ expect }) => {
