@@ -35,6 +35,17 @@ export const CardVerificationConfig = z.strictObject({
 });
 export type CardVerificationConfig = z.infer<typeof CardVerificationConfig>;
 
+/** PEM files: a certificate, its key (only together) and a CA; `key` names them in the error. */
+const TlsFiles = (key: string) =>
+  z
+    .strictObject({
+      'cert-file': z.string().min(1).optional(),
+      'key-file': z.string().min(1).optional(),
+      'ca-file': z.string().min(1).optional(),
+    })
+    .prefault({})
+    .refine((tls) => !tls['cert-file'] === !tls['key-file'], `${key}.cert-file and ${key}.key-file go together`);
+
 export const UpstreamConfig = z
   .strictObject({
     /** Absent: the embedded demo agent is started and used as upstream. */
@@ -76,14 +87,7 @@ export const UpstreamConfig = z
      * instead of the public roots (a private CA); `cert-file` and `key-file` are the gateway's client
      * certificate, for an agent that requires mutual TLS.
      */
-    tls: z
-      .strictObject({
-        'ca-file': z.string().min(1).optional(),
-        'cert-file': z.string().min(1).optional(),
-        'key-file': z.string().min(1).optional(),
-      })
-      .prefault({})
-      .refine((tls) => !tls['cert-file'] === !tls['key-file'], 'upstream.tls.cert-file and upstream.tls.key-file go together'),
+    tls: TlsFiles('upstream.tls'),
     'card-verification': CardVerificationConfig.optional(),
   })
   .prefault({});
@@ -228,14 +232,7 @@ export const GatewayConfig = z.strictObject({
     })
     .prefault({}),
   /** Native TLS on the main port: PEM files, re-read when they change on disk. */
-  tls: z
-    .strictObject({
-      'cert-file': z.string().min(1).optional(),
-      'key-file': z.string().min(1).optional(),
-      'ca-file': z.string().min(1).optional(),
-    })
-    .prefault({})
-    .refine((tls) => !tls['cert-file'] === !tls['key-file'], 'tls.cert-file and tls.key-file go together'),
+  tls: TlsFiles('tls'),
   upstream: UpstreamConfig,
   server: ServerConfig,
   /** Credentials callers must present on every A2A route (any one configured scheme is enough). */
