@@ -290,6 +290,8 @@ export const GatewayConfig = z.strictObject({
   'push-timeout-ms': Millis.default(5_000),
   /** How long a task answered while still running is followed upstream, so that its end is pushed; 0 follows none. */
   'push-follow-timeout-ms': Millis.default(3_600_000),
+  /** Tasks followed at once per replica; each holds one upstream connection while its turn runs. */
+  'push-follow-max': z.number().int().min(1).default(10_000),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

@@ -28,7 +28,7 @@ export interface TaskFollowerDeps {
   logger: PushLogger;
   /** Pauses between attempts (tests shorten them). */
   retry?: { initialDelayMs: number; maxDelayMs: number };
-  /** At most this many tasks followed at once. */
+  /** At most this many tasks followed at once (`push-follow-max`). */
   maxFollowed?: number;
 }
 
@@ -121,7 +121,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       const { task } = answer;
       if (turnEnded(task.status.state) || running.has(task.id)) return;
       if (running.size >= maxFollowed) {
-        logger.warn({ taskId: task.id, maxFollowed }, 'push follow: too many tasks followed; this one is not');
+        logger.warn({ taskId: task.id, maxFollowed }, 'push follow: push-follow-max tasks are followed already; the end of this turn is not pushed');
         return;
       }
       // The caller's identity, not its lifetime: the follow outlives the call that started it.

@@ -144,6 +144,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         port,
         watcher,
         timeoutMs: config['push-follow-timeout-ms'],
+        maxFollowed: config['push-follow-max'],
         logger,
         ...(deps.followRetry ? { retry: deps.followRetry } : {}),
       });
