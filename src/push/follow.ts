@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
 import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { eventState } from './payload.js';
+import { inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
 
@@ -13,6 +14,8 @@ import type { PushWatcher } from './watch.js';
 export interface TaskFollower {
   /** Follows the answer's task until its turn ends, unless it has ended already or is followed. */
   follow(answer: StreamResponse, ctx: CallContext): void;
+  /** Takes up the follows the journal kept from before a restart (those not timed out yet). */
+  resume(): Promise<void>;
   /** Resolves once no follow runs (each ended with its task's turn, or gave up). */
   idle(): Promise<void>;
   /** Ends every follow; resolves once none runs, so what they saw is with the watcher. */
@@ -30,6 +33,8 @@ export interface TaskFollowerDeps {
   retry?: { initialDelayMs: number; maxDelayMs: number };
   /** At most this many tasks followed at once (`push-follow-max`). */
   maxFollowed?: number;
+  /** Where follows in progress are kept across a restart; default: this process only. */
+  journal?: FollowJournal;
 }
 
 const DEFAULT_RETRY = { initialDelayMs: 1_000, maxDelayMs: 30_000 };
@@ -79,6 +84,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const maxFollowed = deps.maxFollowed ?? DEFAULT_MAX_FOLLOWED;
   const stopping = new AbortController();
   const running = new Map<string, Promise<void>>();
+  const journal = deps.journal ?? inMemoryOnly;
 
   /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
   async function subscribeOnce(taskId: string, ctx: CallContext): Promise<TaskState | undefined> {
@@ -115,33 +121,65 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
   }
 
+  /** Follows `entry.taskId` until its turn ends or `entry.until`; journaled until then, kept when the follower stops. */
+  function start(entry: FollowEntry): void {
+    if (running.has(entry.taskId)) return;
+    if (running.size >= maxFollowed) {
+      logger.warn(
+        { taskId: entry.taskId, maxFollowed },
+        'push follow: push-follow-max tasks are followed already; the end of this turn is not pushed',
+      );
+      return;
+    }
+    // The caller's identity, not its lifetime: the follow outlives the call that started it.
+    const lifetime = followLifetime(stopping.signal, entry.until - Date.now());
+    const ctx: CallContext = { principal: entry.principal, signal: lifetime.signal, ...(entry.surface ? { surface: entry.surface } : {}) };
+    const done = run(entry.taskId, ctx)
+      .then(() => {
+        if (lifetime.timedOut()) {
+          logger.warn(
+            { taskId: entry.taskId, timeoutMs: deps.timeoutMs },
+            'push follow: gave up at push-follow-timeout-ms; the end of this turn is not pushed',
+          );
+        }
+      })
+      .catch((error: unknown) => logger.error({ err: error, taskId: entry.taskId }, 'push follow failed'))
+      .then(async () => {
+        // A follow the stop cut short is taken up again after the restart; any other one is over.
+        if (!stopping.signal.aborted) await journal.remove(entry.taskId);
+      })
+      .catch((error: unknown) => logger.warn({ err: error, taskId: entry.taskId }, 'push follow could not be taken off the journal'))
+      .finally(() => {
+        lifetime.end();
+        running.delete(entry.taskId);
+      });
+    running.set(entry.taskId, done);
+  }
+
   return {
     follow(answer, caller) {
       if (deps.timeoutMs <= 0 || stopping.signal.aborted || !('task' in answer)) return;
       const { task } = answer;
       if (turnEnded(task.status.state) || running.has(task.id)) return;
-      if (running.size >= maxFollowed) {
-        logger.warn({ taskId: task.id, maxFollowed }, 'push follow: push-follow-max tasks are followed already; the end of this turn is not pushed');
-        return;
+      const entry: FollowEntry = {
+        taskId: task.id,
+        principal: caller.principal,
+        ...(caller.surface ? { surface: caller.surface } : {}),
+        until: Date.now() + deps.timeoutMs,
+      };
+      start(entry);
+      if (running.has(task.id)) {
+        journal.add(entry).catch((error: unknown) => logger.warn({ err: error, taskId: task.id }, 'push follow could not be journaled'));
       }
-      // The caller's identity, not its lifetime: the follow outlives the call that started it.
-      const lifetime = followLifetime(stopping.signal, deps.timeoutMs);
-      const ctx: CallContext = { principal: caller.principal, signal: lifetime.signal, ...(caller.surface ? { surface: caller.surface } : {}) };
-      const done = run(task.id, ctx)
-        .then(() => {
-          if (lifetime.timedOut()) {
-            logger.warn(
-              { taskId: task.id, timeoutMs: deps.timeoutMs },
-              'push follow: gave up at push-follow-timeout-ms; the end of this turn is not pushed',
-            );
-          }
-        })
-        .catch((error: unknown) => logger.error({ err: error, taskId: task.id }, 'push follow failed'))
-        .finally(() => {
-          lifetime.end();
-          running.delete(task.id);
-        });
-      running.set(task.id, done);
+    },
+
+    async resume() {
+      if (deps.timeoutMs <= 0) return;
+      for (const entry of await journal.entries()) {
+        if (stopping.signal.aborted) return;
+        if (entry.until > Date.now()) start(entry);
+        else await journal.remove(entry.taskId);
+      }
     },
 
     async idle() {

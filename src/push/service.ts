@@ -16,6 +16,7 @@ import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigK
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
+import { createFileFollowJournal, inMemoryOnly } from './follow-journal.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 
 export interface PushServiceDeps {
@@ -110,6 +111,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
   const followers = new Set<TaskFollower>();
+  // One replica: follows cut short by a restart are taken up again. With replicas, none could tell whose they were.
+  const journal = config.store === 'redis' ? inMemoryOnly : await createFileFollowJournal(config['persistence-dir'], logger);
   let started = false;
   let stopping: Promise<void> | undefined;
 
@@ -145,6 +148,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         watcher,
         timeoutMs: config['push-follow-timeout-ms'],
         maxFollowed: config['push-follow-max'],
+        journal,
         logger,
         ...(deps.followRetry ? { retry: deps.followRetry } : {}),
       });
@@ -182,6 +186,9 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     start() {
       if (started || stopping) return;
       started = true;
+      for (const follower of followers) {
+        follower.resume().catch((error: unknown) => logger.warn({ err: error }, 'A2A push follows could not be taken up again'));
+      }
       const handler = createPushHandler({
         allowPrivate: config['push-allow-private'],
         timeoutMs: config['push-timeout-ms'],

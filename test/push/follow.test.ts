@@ -9,6 +9,7 @@ import { loadMappingProfile } from '../../src/mappings/index.js';
 import { A2AError, type StreamResponse, type Task, type TaskState } from '../../src/model/index.js';
 import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { createTaskFollower } from '../../src/push/follow.js';
+import type { FollowEntry, FollowJournal } from '../../src/push/follow-journal.js';
 import type { PushJob } from '../../src/push/queue/types.js';
 import { createKeyRing } from '../../src/push/secrets.js';
 import { createPushWatcher } from '../../src/push/watch.js';
@@ -57,7 +58,22 @@ function scriptedPort(subscriptions: Subscription[], snapshots: Array<Task | Err
   };
 }
 
-async function setup(subscriptions: Subscription[], snapshots: Array<Task | Error> = [], options: { timeoutMs?: number; maxFollowed?: number } = {}) {
+/** A journal kept in a Map, as the file one keeps it across a restart. */
+function mapJournal(initial: FollowEntry[] = []): FollowJournal & { kept: Map<string, FollowEntry> } {
+  const kept = new Map(initial.map((entry) => [entry.taskId, entry]));
+  return {
+    kept,
+    add: async (entry) => void kept.set(entry.taskId, entry),
+    remove: async (taskId) => void kept.delete(taskId),
+    entries: async () => [...kept.values()],
+  };
+}
+
+async function setup(
+  subscriptions: Subscription[],
+  snapshots: Array<Task | Error> = [],
+  options: { timeoutMs?: number; maxFollowed?: number; journal?: FollowJournal } = {},
+) {
   const store = createMemoryConfigStore({ keyRing: createKeyRing([], { generateIfEmpty: {} }), maxConfigsPerTask: 10, allowPrivate: true });
   await store.create('basic:alice', 'T', { url: 'http://127.0.0.1:9/hook' });
   const jobs: PushJob[] = [];
@@ -79,6 +95,7 @@ async function setup(subscriptions: Subscription[], snapshots: Array<Task | Erro
     logger,
     retry: { initialDelayMs: 5, maxDelayMs: 20 },
     ...(options.maxFollowed ? { maxFollowed: options.maxFollowed } : {}),
+    ...(options.journal ? { journal: options.journal } : {}),
   });
   /** What was queued once every follow ended on its own. */
   const delivered = async () => {
@@ -182,6 +199,41 @@ describe('following a task answered while it runs', () => {
     await new Promise((resolve) => contexts[0]!.signal.addEventListener('abort', resolve, { once: true }));
     await follower.stop();
     expect(calls).toEqual(['subscribe']);
+  });
+
+  it('journals a follow while it runs: gone when the turn ends, kept when the follower stops', async () => {
+    const ended = mapJournal();
+    const first = await setup([{ events: [status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' }], [], { journal: ended });
+    first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    expect([...ended.kept.keys()]).toEqual(['T']);
+    expect(await first.delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done.')]);
+    expect(ended.kept.size).toBe(0);
+
+    const stopped = mapJournal();
+    const second = await setup([{ events: [], then: 'hang' }], [], { journal: stopped, timeoutMs: 60_000 });
+    second.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    await waitForCalls(second.calls, 1);
+    await second.follower.stop();
+    expect(stopped.kept.get('T')).toMatchObject({ taskId: 'T', principal: 'basic:alice', surface: 'jsonrpc' });
+  });
+
+  it("resume takes up the journal's follows as their callers, and drops the ones past their time", async () => {
+    const journal = mapJournal([
+      { taskId: 'T', principal: 'basic:alice', surface: 'v025', until: Date.now() + 60_000 },
+      { taskId: 'OLD', principal: 'basic:alice', until: Date.now() - 1 },
+    ]);
+    const { follower, calls, contexts, delivered } = await setup(
+      [A2AError.unsupportedOperation('Task T is in a terminal state')],
+      [task('TASK_STATE_INPUT_REQUIRED', 'Which region?')],
+      {
+        journal,
+      },
+    );
+    await follower.resume();
+    expect(await delivered()).toEqual([{ task: task('TASK_STATE_INPUT_REQUIRED', 'Which region?') }]);
+    expect(calls).toEqual(['subscribe', 'get']);
+    expect(contexts[0]).toMatchObject({ principal: 'basic:alice', surface: 'v025' });
+    expect(journal.kept.size).toBe(0);
   });
 
   it('follows at most maxFollowed tasks at once', async () => {

@@ -1,6 +1,7 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type PushLogger } from '../queue/types.js';
+import { readSnapshot, snapshotFile } from '../snapshot-file.js';
 import { openConfig, sealConfig, type KeyRing, type SealedPushConfig } from '../secrets.js';
 import { createMemoryConfigStore } from './memory.js';
 import type { ConfigStoreOptions, PushConfigStore } from './types.js';
@@ -24,7 +25,7 @@ const FILE = 'push_configs.json';
  * The single-node store (`store: memory`) made durable: the memory store serves every call, and
  * each change rewrites a snapshot of the sealed configs (secrets encrypted, like iac-code's
  * push_configs files). Without it a restart would forget every config, and the jobs the local-file
- * queue kept would be dropped for want of one. Writes are coalesced and atomic (temp file, fsync, rename).
+ * queue kept would be dropped for want of one (snapshot-file.ts: coalesced, atomic writes).
  */
 export async function createFileConfigStore(options: FileConfigStoreOptions): Promise<PushConfigStore> {
   const logger = options.logger ?? silentLogger;
@@ -40,7 +41,7 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
   const path = join(options.dir, FILE);
 
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
-  for (const entry of await readSaved(path)) {
+  for (const entry of await readSnapshot<SavedConfig>(path)) {
     try {
       const stored = await memory.create(entry.owner, entry.taskId, openConfig(options.keyRing, entry.sealed));
       remember(entry, stored.id);
@@ -50,29 +51,11 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
     }
   }
 
-  let writing: Promise<void> = Promise.resolve();
-  let scheduled: Promise<void> | undefined;
-
-  /** Resolves once a snapshot taken after the caller's change is on disk. */
-  function persist(): Promise<void> {
-    if (scheduled) return scheduled;
-    const next = writing.then(async () => {
-      scheduled = undefined;
-      const text = JSON.stringify([...saved.values()].flatMap((configs) => [...configs.values()]));
-      const temp = `${path}.tmp`;
-      const handle = await open(temp, 'w', 0o600);
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path);
-    });
-    scheduled = next;
-    writing = next.catch((error: unknown) => logger.error({ err: error }, 'A2A push configs could not be saved'));
-    return next;
-  }
+  const { persist } = snapshotFile(
+    path,
+    () => [...saved.values()].flatMap((configs) => [...configs.values()]),
+    (error: unknown) => logger.error({ err: error }, 'A2A push configs could not be saved'),
+  );
 
   return {
     async create(owner, taskId, input) {
@@ -97,16 +80,4 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
       if (saved.delete(taskId)) await persist();
     },
   };
-}
-
-async function readSaved(path: string): Promise<SavedConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return [];
-    throw error;
-  }
-  const parsed = JSON.parse(text) as unknown;
-  return Array.isArray(parsed) ? (parsed as SavedConfig[]) : [];
 }

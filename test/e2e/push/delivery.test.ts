@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
@@ -172,6 +174,28 @@ describe('push delivery, local-file queue', () => {
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
   });
 
+  it('a follow cut short by a restart is taken up again from the journal, and delivered once', async () => {
+    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
+    const answer = await h.port.sendMessage(
+      {
+        message: userText('slow: survive a restart'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/resumed` } },
+      },
+      ALICE_V1,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    const journal = join(h.config['persistence-dir'], 'push_follows.json');
+    await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
+    await h.restart();
+    expect((await env.upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
+
+    const [delivery] = await receiver.waitFor('/resumed', 1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    await waitUntil(async () => JSON.parse(await readFile(journal, 'utf8')).length === 0);
+    await flush(h, receiver);
+    expect(receiver.at('/resumed')).toHaveLength(1);
+  });
+
   it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {
     const { h, receiver } = await setup();
     const iterator = h.port.sendStreamingMessage({ message: userText('slow: take your time') }, ALICE_V1)[Symbol.asyncIterator]();
@@ -234,3 +258,12 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.at('/new')).toHaveLength(0);
   });
 });
+
+/** Polls until `check` holds (event-free state such as a file's contents), failing after 5 s. */
+async function waitUntil(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 250; i++) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the condition did not hold within 5 s');
+}

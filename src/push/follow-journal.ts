@@ -1,0 +1,49 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CallContext } from '../core/agent-port.js';
+import type { PushLogger } from './queue/types.js';
+import { readSnapshot, snapshotFile } from './snapshot-file.js';
+
+/** A task being followed (follow.ts), as kept across a restart. */
+export interface FollowEntry {
+  taskId: string;
+  principal: string;
+  surface?: CallContext['surface'];
+  /** When the follow gives up (epoch ms): `push-follow-timeout-ms` after it began. */
+  until: number;
+}
+
+/** Where the follows in progress are kept, so that a restarted gateway takes them up again. */
+export interface FollowJournal {
+  add(entry: FollowEntry): Promise<void>;
+  remove(taskId: string): Promise<void>;
+  entries(): Promise<FollowEntry[]>;
+}
+
+/** Follows kept in this process only (`store: redis`: another replica cannot tell whose a follow was). */
+export const inMemoryOnly: FollowJournal = { add: async () => undefined, remove: async () => undefined, entries: async () => [] };
+
+const FILE = 'push_follows.json';
+
+/** The single-node journal: `<persistence-dir>/push_follows.json`, next to the push configs and the queue. */
+export async function createFileFollowJournal(dir: string, logger: PushLogger): Promise<FollowJournal> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, FILE);
+  const kept = new Map<string, FollowEntry>();
+  for (const entry of await readSnapshot<FollowEntry>(path)) kept.set(entry.taskId, entry);
+  const { persist } = snapshotFile(
+    path,
+    () => [...kept.values()],
+    (error: unknown) => logger.error({ err: error }, 'A2A push follows could not be saved'),
+  );
+  return {
+    async add(entry) {
+      kept.set(entry.taskId, entry);
+      await persist();
+    },
+    async remove(taskId) {
+      if (kept.delete(taskId)) await persist();
+    },
+    entries: async () => [...kept.values()],
+  };
+}
