@@ -15,8 +15,11 @@ import { isRecord } from '../model/json.js';
 export interface RestErrorContext {
   /** Secret values scrubbed from the agent's text. */
   secrets: readonly string[];
-  /** Maps 0.2.5/0.3 JSON-RPC codes (mappings/errors.json). */
-  profile: MappingProfile;
+  /**
+   * A 0.3 agent's JSON-RPC-style codes are mapped by this profile (mappings/errors.json); without one
+   * (a 1.0 agent) such a body carries 1.0 codes.
+   */
+  profile?: MappingProfile;
   /** What a 404 means on this route: the task (or push config) is unknown, or the route itself is. */
   notFound(): A2AError;
 }
@@ -86,7 +89,7 @@ export function fromRestError(status: number, text: string, context: RestErrorCo
     return fromJsonRpcError({ code, message, data: rpcStatus.details }, context.secrets);
   }
   if (typeof body.code === 'number' && Number.isInteger(body.code) && body.code < 0) {
-    return fromV025JsonRpcError(body, context.secrets, context.profile);
+    return context.profile ? fromV025JsonRpcError(body, context.secrets, context.profile) : fromJsonRpcError(body, context.secrets);
   }
   return fromHttpStatus(status, sanitizeUpstreamText(textField(body), context.secrets), context);
 }

@@ -1,6 +1,5 @@
 import type { CallContext } from '../core/agent-port.js';
 import { deferIterable, mapIterable } from '../core/iterables.js';
-import { loadMappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode } from '../model/index.js';
 import { isRecord } from '../model/json.js';
 import type { JsonRpcTransport } from './jsonrpc-client.js';
@@ -87,12 +86,10 @@ export interface V1RestCallsOptions {
  * come as google.rpc.Status bodies (rest-errors.ts reads their ErrorInfo reason).
  */
 export function createV1RestCalls({ transport, endpoint }: V1RestCallsOptions): V1Calls {
-  const profile = loadMappingProfile('a2a-0.2.5');
-
   async function restCall(route: Route, params: Params, ctx: CallContext): Promise<RestCall> {
     const tenant = text(params.tenant);
     const url = `${await endpoint(ctx.signal)}${tenant === '' ? '' : `/${enc(tenant)}`}${route.path}`;
-    const errors = { secrets: transport.secrets, profile, notFound: route.notFound };
+    const errors = { secrets: transport.secrets, notFound: route.notFound };
     return { wire: V1_REST_WIRE, transport, method: route.method, url, ctx, errors, ...(route.body === undefined ? {} : { body: route.body }) };
   }
 

@@ -129,6 +129,12 @@ describe('the 1.0 HTTP+JSON client', () => {
     expect(error.message).not.toContain('up-secret');
   });
 
+  it('a JSON-RPC-style error body from a 1.0 agent is read with the 1.0 codes', async () => {
+    const { upstream } = await setup(json(400, { code: -32009, message: 'A2A version 0.3 is not supported' }));
+    const error = await rejection(upstream.cancelTask({ id: 't-1' }, ctx()));
+    expect([error.code, error.message]).toEqual([ErrorCode.VersionNotSupported, 'A2A version 0.3 is not supported']);
+  });
+
   it('a bare 404 on a task route is TaskNotFound; an answer that is not a Task is an invalid agent response', async () => {
     const notFound = await setup((_entry, res) => void res.writeHead(404).end());
     expect((await rejection(notFound.upstream.getTask({ id: 't-1' }, ctx()))).code).toBe(ErrorCode.TaskNotFound);
