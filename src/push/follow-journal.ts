@@ -13,14 +13,21 @@ export interface FollowEntry {
   until: number;
 }
 
-/** Where the follows in progress are kept, so that a restarted gateway takes them up again. */
+/** Where the follows in progress are kept, so that a restarted gateway (or another replica) takes them up again. */
 export interface FollowJournal {
   add(entry: FollowEntry): Promise<void>;
   remove(taskId: string): Promise<void>;
+  /** The follows to take up when push starts: those kept from before a restart. */
   entries(): Promise<FollowEntry[]>;
+  /**
+   * A journal shared by replicas (Redis): takes at most `limit` follows of replicas that are gone and
+   * makes them this one's. The follower calls it when push starts and then every `claimEveryMs`.
+   */
+  claimOrphans?(limit: number): Promise<FollowEntry[]>;
+  readonly claimEveryMs?: number;
 }
 
-/** Follows kept in this process only (`store: redis`: another replica cannot tell whose a follow was). */
+/** Follows kept in this process only (tests, embedding without a journal). */
 export const inMemoryOnly: FollowJournal = { add: async () => undefined, remove: async () => undefined, entries: async () => [] };
 
 const FILE = 'push_follows.json';

@@ -14,7 +14,10 @@ import type { PushWatcher } from './watch.js';
 export interface TaskFollower {
   /** Follows the answer's task until its turn ends, unless it has ended already or is followed. */
   follow(answer: StreamResponse, ctx: CallContext): void;
-  /** Takes up the follows the journal kept from before a restart (those not timed out yet). */
+  /**
+   * Takes up the follows the journal kept from before a restart (those not timed out yet); with a
+   * journal shared by replicas, also those of replicas that are gone, now and every `claimEveryMs`.
+   */
   resume(): Promise<void>;
   /** Resolves once no follow runs (each ended with its task's turn, or gave up). */
   idle(): Promise<void>;
@@ -85,6 +88,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const stopping = new AbortController();
   const running = new Map<string, Promise<void>>();
   const journal = deps.journal ?? inMemoryOnly;
+  let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
 
   /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
   async function subscribeOnce(taskId: string, ctx: CallContext): Promise<TaskState | undefined> {
@@ -123,7 +127,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
 
   /** Follows `entry.taskId` until its turn ends or `entry.until`; journaled until then, kept when the follower stops. */
   function start(entry: FollowEntry): void {
-    if (running.has(entry.taskId)) return;
+    if (stopping.signal.aborted || running.has(entry.taskId)) return;
     if (running.size >= maxFollowed) {
       logger.warn(
         { taskId: entry.taskId, maxFollowed },
@@ -156,6 +160,21 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     running.set(entry.taskId, done);
   }
 
+  /** One round of taking over the follows of replicas that are gone, as many as there is room for. */
+  function adoptOrphans(claim: (limit: number) => Promise<FollowEntry[]>): Promise<void> {
+    if (!adoption || adoption.round || stopping.signal.aborted) return adoption?.round ?? Promise.resolve();
+    const round = (async () => {
+      // Claimed but not started because of the stop: they stay this replica's, and its stop frees them for another.
+      for (const entry of await claim(maxFollowed - running.size)) start(entry);
+    })()
+      .catch((error: unknown) => logger.warn({ err: error }, 'push follow: the follows of replicas that are gone could not be claimed'))
+      .finally(() => {
+        if (adoption) delete adoption.round;
+      });
+    adoption.round = round;
+    return round;
+  }
+
   return {
     follow(answer, caller) {
       if (deps.timeoutMs <= 0 || stopping.signal.aborted || !('task' in answer)) return;
@@ -174,12 +193,19 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     },
 
     async resume() {
-      if (deps.timeoutMs <= 0) return;
+      if (deps.timeoutMs <= 0 || stopping.signal.aborted) return;
+      // Scheduled first: a journal that cannot be read now is asked again at the next round.
+      const claim = journal.claimOrphans?.bind(journal);
+      if (claim && !adoption) {
+        adoption = { timer: setInterval(() => void adoptOrphans(claim), Math.max(1, journal.claimEveryMs ?? 5_000)) };
+        adoption.timer.unref();
+      }
       for (const entry of await journal.entries()) {
         if (stopping.signal.aborted) return;
         if (entry.until > Date.now()) start(entry);
         else await journal.remove(entry.taskId);
       }
+      if (claim) await adoptOrphans(claim);
     },
 
     async idle() {
@@ -188,6 +214,10 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
 
     async stop() {
       stopping.abort();
+      if (adoption) {
+        clearInterval(adoption.timer);
+        await adoption.round;
+      }
       await this.idle();
     },
   };

@@ -236,6 +236,35 @@ describe('following a task answered while it runs', () => {
     expect(journal.kept.size).toBe(0);
   });
 
+  it('with a shared journal, claims the follows of replicas gone, at resume and every claimEveryMs, as many as there is room for', async () => {
+    const limits: number[] = [];
+    const orphans: FollowEntry[][] = [[], [{ taskId: 'T', principal: 'basic:alice', surface: 'v025', until: Date.now() + 60_000 }]];
+    const journal: FollowJournal = {
+      ...mapJournal(),
+      claimEveryMs: 10,
+      async claimOrphans(limit) {
+        limits.push(limit);
+        return orphans.shift() ?? [];
+      },
+    };
+    const { follower, calls, contexts, delivered } = await setup([{ events: [status('TASK_STATE_COMPLETED', 'Adopted.')], then: 'end' }], [], {
+      journal,
+      maxFollowed: 3,
+    });
+    await follower.resume();
+    // The claim at resume found nothing; a later round found T, and it is followed as its caller.
+    expect(limits).toEqual([3]);
+    expect(calls).toEqual([]);
+    await waitForCalls(calls, 1);
+    expect(contexts[0]).toMatchObject({ principal: 'basic:alice', surface: 'v025' });
+    expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Adopted.')]);
+    await follower.stop();
+    const claimsAtStop = limits.length;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(limits.length).toBe(claimsAtStop);
+    expect(limits.every((limit) => limit >= 2 && limit <= 3)).toBe(true);
+  });
+
   it('follows at most maxFollowed tasks at once', async () => {
     const { follower, calls } = await setup([{ events: [], then: 'hang' }], [], { maxFollowed: 1 });
     follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
