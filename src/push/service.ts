@@ -16,7 +16,8 @@ import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigK
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
-import { createFileFollowJournal, inMemoryOnly } from './follow-journal.js';
+import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
+import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 
 export interface PushServiceDeps {
@@ -111,8 +112,16 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
   const followers = new Set<TaskFollower>();
-  // One replica: follows cut short by a restart are taken up again. With replicas, none could tell whose they were.
-  const journal = config.store === 'redis' ? inMemoryOnly : await createFileFollowJournal(config['persistence-dir'], logger);
+  // One replica: follows cut short by a restart are taken up again from the file. Replicas: each holds
+  // its follows under a lease in Redis, and those of a replica that is gone are taken over by another.
+  let redisJournal: RedisFollowJournal | undefined;
+  let journal: FollowJournal = inMemoryOnly;
+  if (config.store !== 'redis') {
+    journal = await createFileFollowJournal(config['persistence-dir'], logger);
+  } else if (redis && config['push-follow-timeout-ms'] > 0) {
+    redisJournal = createRedisFollowJournal({ redis, prefix: config['redis-prefix'], leaseMs: config['push-follow-lease-ms'], logger });
+    journal = redisJournal;
+  }
   let started = false;
   let stopping: Promise<void> | undefined;
 
@@ -211,6 +220,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         unfollowEvictions();
         await Promise.all([...followers].map((follower) => follower.stop()));
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
+        // The follows cut short stay in Redis; without the lease another replica claims them at once.
+        await redisJournal?.close();
         await Promise.all(deleting);
         await queue.stop();
         if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());

@@ -170,7 +170,14 @@ function recording(upstream: AgentPort, forwarded: SendMessageRequest[]): AgentP
 export async function startHarness(
   env: Environment,
   overrides: Record<string, unknown> = {},
-  options: { profile?: string; redis?: Redis; subdir?: string; followRetry?: { initialDelayMs: number; maxDelayMs: number } } = {},
+  options: {
+    profile?: string;
+    redis?: Redis;
+    subdir?: string;
+    followRetry?: { initialDelayMs: number; maxDelayMs: number };
+    /** A registry replicas share (Redis); default: one in memory of this harness's own. */
+    registry?: TaskRegistry;
+  } = {},
 ): Promise<Harness> {
   const config = defaultConfig({
     'push-notifications': true,
@@ -178,7 +185,7 @@ export async function startHarness(
     'persistence-dir': join(env.dir, options.subdir ?? 'state'),
     ...overrides,
   });
-  const registry = createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
+  const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
   const forwarded: SendMessageRequest[] = [];
   const gateway = createGateway(recording(env.upstream, forwarded), { registry, upstreamName: env.demo.url });
   const profile = loadMappingProfile(options.profile ?? 'a2a-0.2.5');

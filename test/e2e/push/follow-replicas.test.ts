@@ -1,0 +1,213 @@
+/**
+ * Replicas sharing Redis (registry, push configs, queue and follow journal) over the demo agent: the
+ * follow of a `returnImmediately` turn outlives the replica that answered it, stopped or killed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
+import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
+import { ctx, flush, Receiver, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+
+beforeAll(requireRedis);
+
+const run = `test-push-follow-replicas-${process.pid}-${randomBytes(4).toString('hex')}`;
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+/** Replicas must share push-keys to open each other's configs. */
+const PUSH_KEYS = [`k1:${randomBytes(32).toString('base64')}`];
+const LEASE_MS = 1_000;
+const ALICE_V025 = ctx('basic:alice', 'v025');
+
+let env: Environment;
+let redis: Redis;
+const open: Array<{ close(): Promise<void> }> = [];
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = new Redis(REDIS_URL);
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${run}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  await env.close();
+});
+
+let counter = 0;
+/** The settings every replica of one test shares: one Redis prefix, one stream and group, one key ring. */
+function shared(): Record<string, unknown> {
+  counter += 1;
+  const base = `${run}:${counter}`;
+  return {
+    store: 'redis',
+    'redis-url': REDIS_URL,
+    'redis-prefix': `${base}:`,
+    'push-notifications': true,
+    'push-allow-private': true,
+    'push-keys': PUSH_KEYS,
+    'push-queue': 'redis-streams',
+    'push-redis-url': REDIS_URL,
+    'push-stream': `${base}:push`,
+    'push-retry-key': `${base}:push:retry`,
+    'push-dead-stream': `${base}:push:dead`,
+    'push-consumer-group': `${base}-group`,
+    'push-lease-timeout-ms': 500,
+    'push-follow-lease-ms': LEASE_MS,
+  };
+}
+
+/** A replica in this process, on the shared Redis registry. */
+async function replica(settings: Record<string, unknown>): Promise<Harness> {
+  const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix: settings['redis-prefix'] as string, idleTtlMs: 60_000, historyLimit: 100 });
+  open.push({ close: () => registry.close() });
+  const h = await startHarness(env, settings, {
+    redis,
+    registry,
+    subdir: `r-${counter}-${open.length}`,
+    followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
+  });
+  open.push(h);
+  return h;
+}
+
+async function receiver(): Promise<Receiver> {
+  const started = await new Receiver().up();
+  open.push({ close: () => started.down() });
+  return started;
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The replicas whose follow journal in Redis holds `taskId`. */
+async function holdersOf(prefix: string, taskId: string): Promise<string[]> {
+  const keys = redisFollowKeys(prefix);
+  const owners = await redis.smembers(keys.owners);
+  const held = await Promise.all(owners.map(async (owner) => ((await redis.hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
+  return held.filter((owner): owner is string => owner !== undefined);
+}
+
+const artifactText = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []) =>
+  artifacts.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
+
+/** `a2a-bridge serve` in its own process, on the shared settings, upstream the test's demo agent. */
+async function serveInChild(settings: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
+  const file = join(env.dir, `replica-${counter}.yaml`);
+  const config = { ...settings, port: 0, 'persistence-dir': join(env.dir, `child-${counter}`), upstream: { url: env.demo.url } };
+  await writeFile(file, JSON.stringify(config));
+  const environment = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--config', file], {
+    cwd: root,
+    env: environment,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === 'a2a-bridge listening' && entry.url) resolve(entry.url);
+    });
+    void exited.then(([code]) => reject(new Error(`the CLI exited (${String(code)}) before listening`)));
+  });
+  return { child, url };
+}
+
+describe('push follows shared by replicas through Redis', () => {
+  it('a follow of a replica that stops is taken over by another: the finished 0.2.5 Task is pushed once', async () => {
+    const settings = shared();
+    const prefix = settings['redis-prefix'] as string;
+    const a = await replica(settings);
+    const b = await replica(settings);
+    const hook = await receiver();
+
+    const answer = await a.port.sendMessage(
+      {
+        message: userText('slow: a bucket that outlives its replica'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook.url}/taken` } },
+      },
+      ALICE_V025,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    await waitUntil(async () => (await holdersOf(prefix, taskId)).length === 1);
+    const [holderA] = await holdersOf(prefix, taskId);
+
+    // A's push side stops while the turn still runs: its follow is cut short and kept for another replica.
+    expect((await env.upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
+    await a.service.stop();
+    expect(await redis.exists(redisFollowKeys(prefix).lease(holderA!))).toBe(0);
+    expect(hook.at('/taken')).toHaveLength(0);
+
+    const [delivery] = await hook.waitFor('/taken', 1);
+    const body = delivery!.json as { kind: string; id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text?: string }> }> };
+    expect(body).toMatchObject({ kind: 'task', id: taskId, status: { state: 'input-required' } });
+    const upstream = await env.upstream.getTask({ id: taskId }, ALICE_V025);
+    expect(artifactText(body.artifacts)).toBe(artifactText(upstream.artifacts));
+    expect(artifactText(body.artifacts)).toContain('a bucket that outlives its replica');
+
+    // B followed it to its end, so the follow is off the journal; and it was pushed once.
+    await waitUntil(async () => (await holdersOf(prefix, taskId)).length === 0);
+    await flush(b, hook);
+    expect(hook.at('/taken')).toHaveLength(1);
+  });
+
+  it('a follow of a replica killed mid-turn (SIGKILL) is taken over once its lease has run out', async () => {
+    const settings = shared();
+    const prefix = settings['redis-prefix'] as string;
+    const b = await replica(settings);
+    const hook = await receiver();
+    const a = await serveInChild(settings);
+
+    const response = await fetch(`${a.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: `m-${counter}`, role: 'ROLE_USER', parts: [{ text: 'slow: a network whose replica dies' }] },
+          configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook.url}/killed` } },
+        },
+      }),
+    });
+    const { result } = (await response.json()) as { result: { task: { id: string; status: { state: string } } } };
+    const taskId = result.task.id;
+    expect(result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    await waitUntil(async () => (await holdersOf(prefix, taskId)).length === 1);
+    const [holderA] = await holdersOf(prefix, taskId);
+
+    expect((await env.upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
+    a.child.kill('SIGKILL');
+    await once(a.child, 'exit');
+    // Nothing was released: the lease runs out on its own.
+    expect(await redis.exists(redisFollowKeys(prefix).lease(holderA!))).toBe(1);
+
+    const [delivery] = await hook.waitFor('/killed', 1, 10_000);
+    const body = delivery!.json as { statusUpdate?: { taskId: string; status: { state: string } }; task?: { id: string; status: { state: string } } };
+    // The update that ended the turn, or the task as read when the turn had ended before B subscribed.
+    expect(body.statusUpdate?.taskId ?? body.task?.id).toBe(taskId);
+    expect((body.statusUpdate ?? body.task)!.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    await waitUntil(async () => (await holdersOf(prefix, taskId)).length === 0);
+    await flush(b, hook);
+    expect(hook.at('/killed')).toHaveLength(1);
+  });
+});
