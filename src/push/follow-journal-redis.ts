@@ -156,11 +156,10 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
 
     async claimOrphans(limit) {
       if (limit <= 0 || closed) return [];
+      // The script tells a live replica (it answers at once) from one that is gone: no check here could be as fresh.
       const others = (await redis.smembers(keys.owners)).filter((owner) => owner !== replicaId);
-      if (others.length === 0) return [];
-      const alive = await Promise.all(others.map((owner) => redis.exists(keys.lease(owner))));
       const claimed: FollowEntry[] = [];
-      for (const owner of shuffled(others.filter((_, index) => alive[index] === 0))) {
+      for (const owner of shuffled(others)) {
         if (claimed.length >= limit || closed) break;
         const [dropped, values] = (await redis.eval(
           CLAIM,
