@@ -97,6 +97,9 @@ describe('the Redis follow journal', () => {
     const rounds = await Promise.all(Array.from({ length: 12 }, () => [b.journal.claimOrphans(5), c.journal.claimOrphans(5)]).flat());
     const ofB = rounds.filter((_, index) => index % 2 === 0).flat();
     const ofC = rounds.filter((_, index) => index % 2 === 1).flat();
+    // Both took part in the race, and no follow went to both.
+    expect(ofB.length).toBeGreaterThan(0);
+    expect(ofC.length).toBeGreaterThan(0);
     const taken = [...ofB, ...ofC].map((follow) => follow.taskId);
     expect(new Set(taken).size).toBe(taken.length);
     expect(byTask([...ofB, ...ofC])).toEqual(added);
