@@ -22,7 +22,7 @@ const run = `test-push-follow-replicas-${process.pid}-${randomBytes(4).toString(
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** Replicas must share push-keys to open each other's configs. */
 const PUSH_KEYS = [`k1:${randomBytes(32).toString('base64')}`];
-const LEASE_MS = 1_000;
+const LEASE_MS = 2_000;
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
 let env: Environment;
