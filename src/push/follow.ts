@@ -36,7 +36,7 @@ export interface TaskFollowerDeps {
   retry?: { initialDelayMs: number; maxDelayMs: number };
   /** At most this many tasks followed at once (`push-follow-max`). */
   maxFollowed?: number;
-  /** Where follows in progress are kept across a restart; default: this process only. */
+  /** Where follows in progress are kept across a restart (and, shared by replicas, taken over from one that is gone); default: this process only. */
   journal?: FollowJournal;
 }
 
