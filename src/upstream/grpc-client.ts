@@ -8,8 +8,9 @@ import { fromGrpcError } from './grpc-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
+import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
-import { untilAborted } from './v1-client.js';
+import { interfaceOf, untilAborted } from './v1-client.js';
 import { streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
 export interface GrpcUpstreamOptions {
@@ -56,7 +57,7 @@ function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; cl
 
 /** The GRPC interface of a card, or undefined when it lists none. */
 export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | undefined {
-  const entry = card.supportedInterfaces.find((candidate) => candidate.protocolBinding.toUpperCase() === 'GRPC');
+  const entry = interfaceOf(card, 'GRPC');
   return entry ? grpcTarget(entry.url, cardUrl) : undefined;
 }
 
@@ -73,6 +74,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
   const authHeaders = credentialHeaders(config.auth);
   const secrets = credentialSecrets(config.auth);
   let channel: { key: string; client: Client } | undefined;
+  let tenant: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;
 
   async function loadCard(signal?: AbortSignal): Promise<AgentCard> {
@@ -85,6 +87,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     const target = grpcInterfaceOf(card, `${baseUrl}/`);
     if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface');
     connectTo(target);
+    tenant = interfaceTenant(interfaceOf(card, 'GRPC'));
     return card;
   }
 
@@ -136,7 +139,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
         definition.path,
         definition.requestSerialize,
         definition.responseDeserialize,
-        requestMessage(method, params),
+        requestMessage(method, withInterfaceTenant(params, tenant)),
         metadataFor(ctx),
         ms > 0 ? { deadline: Date.now() + ms } : {},
         (error, response) => {
@@ -162,7 +165,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       definition.path,
       definition.requestSerialize,
       definition.responseDeserialize,
-      requestMessage(method, params),
+      requestMessage(method, withInterfaceTenant(params, tenant)),
       metadataFor(ctx),
     );
     const cancel = (): void => call.cancel();

@@ -3,6 +3,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import type { AgentCard, StreamResponse } from '../model/index.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpc } from './jsonrpc-client.js';
+import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
 import { createV1RestCalls } from './v1-rest-calls.js';
 import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
@@ -43,14 +44,17 @@ export function usableUrl(candidate: unknown, baseUrl: string): string | undefin
  * `url` (0.3 cards), else the base URL itself.
  */
 export function jsonRpcEndpoint(card: AgentCard, baseUrl: string): string {
-  const jsonRpc = card.supportedInterfaces.find((entry) => entry.protocolBinding.toUpperCase() === 'JSONRPC');
-  return usableUrl(jsonRpc?.url, baseUrl) ?? usableUrl((card as Record<string, unknown>).url, baseUrl) ?? baseUrl;
+  return usableUrl(interfaceOf(card, 'JSONRPC')?.url, baseUrl) ?? usableUrl((card as Record<string, unknown>).url, baseUrl) ?? baseUrl;
 }
 
 /** The HTTP+JSON interface URL a card advertises (its routes hang below it), else the base URL; no trailing slash. */
 export function restInterfaceEndpoint(card: AgentCard, baseUrl: string): string {
-  const rest = card.supportedInterfaces.find((entry) => entry.protocolBinding.toUpperCase() === 'HTTP+JSON');
-  return (usableUrl(rest?.url, baseUrl) ?? baseUrl).replace(/\/+$/, '');
+  return (usableUrl(interfaceOf(card, 'HTTP+JSON')?.url, baseUrl) ?? baseUrl).replace(/\/+$/, '');
+}
+
+/** The card's first interface of a binding. */
+export function interfaceOf(card: AgentCard, binding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC'): AgentCard['supportedInterfaces'][number] | undefined {
+  return card.supportedInterfaces.find((entry) => entry.protocolBinding.toUpperCase() === binding);
 }
 
 /** Wait for a shared promise, but give up when this caller's own signal fires. */
@@ -81,6 +85,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const { dispatcher } = transport;
   let endpoint: string | undefined;
+  let tenant: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;
 
   async function loadCard(signal?: AbortSignal): Promise<AgentCard> {
@@ -91,6 +96,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
       ...(signal ? { signal } : {}),
     });
     endpoint = overRest ? restInterfaceEndpoint(card, `${baseUrl}/`) : jsonRpcEndpoint(card, `${baseUrl}/`);
+    tenant = interfaceTenant(interfaceOf(card, overRest ? 'HTTP+JSON' : 'JSONRPC'));
     return card;
   }
 
@@ -111,15 +117,16 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   async function unary<K extends V1UnaryName>(name: K, params: unknown, ctx: CallContext): Promise<V1UnaryResult<K>> {
     const method = V1_UNARY_METHODS[name];
     const target = await resolveEndpoint(ctx.signal);
-    return callJsonRpc({ transport, endpoint: target, method: method.operation, params, ctx }, method);
+    return callJsonRpc({ transport, endpoint: target, method: method.operation, params: withInterfaceTenant(params, tenant), ctx }, method);
   }
 
   function stream(name: V1StreamingName, params: unknown, ctx: CallContext): AsyncIterable<StreamResponse> {
     const method = V1_STREAMING_METHODS[name].operation;
     // Once the endpoint is known a stream is the JSON-RPC one itself, without a generator around it.
-    if (endpoint) return streamJsonRpc({ transport, endpoint, method, params, ctx });
+    if (endpoint) return streamJsonRpc({ transport, endpoint, method, params: withInterfaceTenant(params, tenant), ctx });
     return (async function* () {
-      yield* streamJsonRpc({ transport, endpoint: await resolveEndpoint(ctx.signal), method, params, ctx });
+      const target = await resolveEndpoint(ctx.signal);
+      yield* streamJsonRpc({ transport, endpoint: target, method, params: withInterfaceTenant(params, tenant), ctx });
     })();
   }
 
@@ -127,6 +134,6 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
     endpoint: () => endpoint,
     fetchCard: (signal) => loadCard(signal),
     close: () => transport.close(),
-    ...v1AgentPort(overRest ? createV1RestCalls({ transport, endpoint: resolveEndpoint }) : { unary, stream }),
+    ...v1AgentPort(overRest ? createV1RestCalls({ transport, endpoint: resolveEndpoint, tenant: () => tenant }) : { unary, stream }),
   };
 }

@@ -78,6 +78,8 @@ export interface V1RestCallsOptions {
   transport: JsonRpcTransport;
   /** The HTTP+JSON interface URL of the card, without a trailing slash (waits for the card when needed). */
   endpoint(signal: AbortSignal): Promise<string>;
+  /** The interface's tenant (interface-tenant.ts), known once the endpoint is; it replaces the caller's. */
+  tenant?(): string | undefined;
 }
 
 /**
@@ -85,10 +87,11 @@ export interface V1RestCallsOptions {
  * or the query, a 1.0 `A2A-Version` header, and the answer checked like a JSON-RPC result. Errors
  * come as google.rpc.Status bodies (rest-errors.ts reads their ErrorInfo reason).
  */
-export function createV1RestCalls({ transport, endpoint }: V1RestCallsOptions): V1Calls {
+export function createV1RestCalls({ transport, endpoint, tenant: interfaceTenant }: V1RestCallsOptions): V1Calls {
   async function restCall(route: Route, params: Params, ctx: CallContext): Promise<RestCall> {
-    const tenant = text(params.tenant);
-    const url = `${await endpoint(ctx.signal)}${tenant === '' ? '' : `/${enc(tenant)}`}${route.path}`;
+    const base = await endpoint(ctx.signal);
+    const tenant = interfaceTenant?.() ?? text(params.tenant);
+    const url = `${base}${tenant === '' ? '' : `/${enc(tenant)}`}${route.path}`;
     const errors = { secrets: transport.secrets, notFound: route.notFound };
     return { wire: V1_REST_WIRE, transport, method: route.method, url, ctx, errors, ...(route.body === undefined ? {} : { body: route.body }) };
   }

@@ -49,6 +49,8 @@ export interface SdkV1AgentOptions {
   extensions?: Array<Pick<AgentExtension, 'uri'> & Partial<AgentExtension>>;
   /** Signs the card on every card fetch (so a test can switch keys between fetches). */
   signCard?: (card: AgentCard) => Promise<AgentCard>;
+  /** The tenant every interface of the card names (default none). */
+  tenant?: string;
 }
 
 /** The extension headers one call arrived with, as sent (undefined when absent). */
@@ -66,6 +68,8 @@ export interface RunningSdkV1Agent {
   httpRequests: SeenHttpRequest[];
   /** The extension headers of every JSON-RPC or REST call received, oldest first. */
   extensionHeaders: SeenExtensionHeaders[];
+  /** The tenant the SDK resolved for each turn it ran ('' for none), oldest first. */
+  turnTenants: string[];
   close(): Promise<void>;
 }
 
@@ -110,10 +114,13 @@ class ScriptedExecutor implements AgentExecutor {
   private readonly turnsByContext = new Map<string, number>();
   private readonly running = new Map<string, RunningTurn>();
 
+  readonly turnTenants: string[] = [];
+
   constructor(private readonly options: Required<Pick<SdkV1AgentOptions, 'chunkDelayMs' | 'slowChunkDelayMs'>>) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
+    this.turnTenants.push(request.context?.tenant ?? '');
     const prompt = promptOf(userMessage);
     const turnNumber = (this.turnsByContext.get(contextId) ?? 0) + 1;
     this.turnsByContext.set(contextId, turnNumber);
@@ -189,17 +196,19 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function interfacesOf(baseUrl: string, grpcAddress: string | undefined, restOnly: boolean): AgentCard['supportedInterfaces'] {
-  if (grpcAddress) return [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }];
-  const rest = { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' };
-  return restOnly ? [rest] : [{ url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }, rest];
+function interfacesOf(baseUrl: string, grpcAddress: string | undefined, options: SdkV1AgentOptions): AgentCard['supportedInterfaces'] {
+  const tenant = options.tenant ?? '';
+  if (grpcAddress) return [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant }];
+  const rest = { url: `${baseUrl}${SDK_REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant };
+  return options.restOnly ? [rest] : [{ url: `${baseUrl}${SDK_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant }, rest];
 }
 
-function buildCard(baseUrl: string, grpcAddress?: string, extensions: SdkV1AgentOptions['extensions'] = [], restOnly = false): AgentCard {
+function buildCard(baseUrl: string, grpcAddress: string | undefined, options: SdkV1AgentOptions): AgentCard {
+  const extensions = options.extensions ?? [];
   return {
     name: SDK_AGENT_NAME,
     description: 'A deterministic a2a-js 1.x agent used as the upstream of the a2a-bridge end-to-end tests.',
-    supportedInterfaces: interfacesOf(baseUrl, grpcAddress, restOnly),
+    supportedInterfaces: interfacesOf(baseUrl, grpcAddress, options),
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
     capabilities: {
@@ -246,7 +255,7 @@ export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<
     return context;
   };
   const { url, server, grpcServer } = await serveSdkAgent(
-    (baseUrl, grpcAddress) => buildCard(baseUrl, grpcAddress, options.extensions, options.restOnly),
+    (baseUrl, grpcAddress) => buildCard(baseUrl, grpcAddress, options),
     executor,
     { jsonRpc: SDK_JSONRPC_PATH, rest: SDK_REST_PATH },
     {
@@ -266,6 +275,7 @@ export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<
     grpcMetadata,
     httpRequests,
     extensionHeaders,
+    turnTenants: executor.turnTenants,
     close() {
       closing ??= new Promise<void>((resolve) => {
         executor.stopAll();
