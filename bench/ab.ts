@@ -7,6 +7,7 @@
  *   node --import tsx bench/ab.ts --a <dist dir> --b <dist dir> [--rounds 4] [--seconds 3]
  *        [--a-config JSON] [--b-config JSON]   # config overrides per side (one build, two configs: an ablation)
  *        [--only blocking,facade,stream] [--chunks 10000]
+ *        [--a-node "--flag …"] [--b-node "--flag …"]   # node flags per side (e.g. V8 heap sizes)
  *
  * Snapshot a build with `npm run build && cp -r dist bench/.builds/<name>`: a build must sit inside
  * the repo so that it finds node_modules and mappings/.
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     only: { type: 'string', default: 'blocking,facade,stream' },
     'a-config': { type: 'string', default: '{}' },
     'b-config': { type: 'string', default: '{}' },
+    'a-node': { type: 'string', default: '' },
+    'b-node': { type: 'string', default: '' },
   },
 });
 if (!values.a || !values.b) throw new Error('usage: bench/ab.ts --a <dist dir> --b <dist dir>');
@@ -39,10 +42,10 @@ async function main(): Promise<void> {
   const agent = await spawnChild('fast agent', 'bench/fast-agent.ts', []);
   const overrides = (side: 'a' | 'b') => JSON.stringify({ ...JSON.parse(values[`${side}-config`]), upstream: { url: agent.url } });
   const builds = { a: resolve(values.a!), b: resolve(values.b!) };
-  const gateways = {
-    a: await spawnChild('gateway a', 'bench/gateway-process.mjs', [overrides('a')], { env: { BENCH_DIST: builds.a } }),
-    b: await spawnChild('gateway b', 'bench/gateway-process.mjs', [overrides('b')], { env: { BENCH_DIST: builds.b } }),
-  };
+  const nodeArgs = (side: 'a' | 'b') => values[`${side}-node`].split(' ').filter(Boolean);
+  const gateway = (side: 'a' | 'b') =>
+    spawnChild(`gateway ${side}`, 'bench/gateway-process.mjs', [overrides(side)], { env: { BENCH_DIST: builds[side] }, nodeArgs: nodeArgs(side) });
+  const gateways = { a: await gateway('a'), b: await gateway('b') };
   const samples: Record<'a' | 'b', Record<Measure, HopSample[]>> = {
     a: { blocking: [], facade: [], stream: [] },
     b: { blocking: [], facade: [], stream: [] },
