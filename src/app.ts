@@ -36,6 +36,7 @@ import { createUpstreamPool } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
+import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
 /**
  * With `upstream.artifact-dir`, the content of iac-code's artifacts is read from the shared folder
@@ -83,7 +84,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
     });
     const verification = config.upstream['card-verification'];
-    const upstreamKeys = verification ? createKeySource(verification) : undefined;
+    const keyServerCa = upstreamTlsFiles(config.upstream.tls).ca;
+    const upstreamKeys = verification ? createKeySource(verification, keyServerCa ? { fetch: { ca: keyServerCa } } : {}) : undefined;
     if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
       logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
     }

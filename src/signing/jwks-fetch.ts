@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import { Client } from 'undici';
 import { pinnedLookup } from '../push/dispatch.js';
 import { resolveAndPin, validateCallbackUrl, type LookupFunction } from '../push/url-policy.js';
@@ -7,6 +8,8 @@ export interface JwksFetchOptions {
   allowPrivate: boolean;
   timeoutMs: number;
   lookup?: LookupFunction;
+  /** A private CA trusted beside the public roots (`upstream.tls.ca-file`: the agent's key server may use it too). */
+  ca?: Buffer;
 }
 
 const MAX_JWKS_BYTES = 256 * 1024;
@@ -21,7 +24,12 @@ export async function fetchJwks(raw: string, options: JwksFetchOptions): Promise
   const signal = AbortSignal.timeout(options.timeoutMs);
   const pin = await resolveAndPin(url, { ...options, signal });
   const client = new Client(url.origin, {
-    connect: { lookup: pinnedLookup(pin), timeout: options.timeoutMs },
+    // Beside, not instead of, the public roots: the key server may as well be a public one.
+    connect: {
+      lookup: pinnedLookup(pin),
+      timeout: options.timeoutMs,
+      ...(options.ca ? { ca: [...rootCertificates, options.ca.toString('utf8')] } : {}),
+    },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });

@@ -15,6 +15,8 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
 import { startJwksServer, type JwksServer } from './jwks-server.js';
 import { keyDir, type KeyDir, type TestKeyPair } from '../support/key-files.js';
+import { readFile } from 'node:fs/promises';
+import { makeCertificates } from '../support/certificates.js';
 
 type SigningKey = CryptoKey | KeyObject;
 
@@ -180,6 +182,30 @@ describe('upstream keys', () => {
       reason: 'key-source-unavailable',
     });
     expect(jwks.fetches()).toBe(fetches);
+  });
+
+  it('a key server behind a private CA is trusted with upstream.tls.ca-file', async () => {
+    const certificates = await makeCertificates({ servers: ['keys'] });
+    const tls = { cert: await readFile(certificates.file('keys.pem')), key: await readFile(certificates.file('keys.key')) };
+    const privateJwks = await startJwksServer([jwkOf(first, 'agent-1')], tls);
+    const signCard = signedWith(first.privateKey, { alg: 'ES256', kid: 'agent-1' });
+    const verification = { required: true, 'jwks-url': privateJwks.url, 'jwks-allow-private': true };
+    try {
+      agent = await startSdkV1Agent({ signCard });
+      gateway = await startTestGateway({
+        upstream: { url: agent.url, 'card-verification': verification, tls: { 'ca-file': certificates.file('ca.pem') } },
+      });
+      expect((await fetch(`${gateway.url}/ready`)).status).toBe(200);
+      expect(gateway.log().filter((line) => line.msg === 'upstream agent card signature verified')).toHaveLength(1);
+      await gateway.close();
+      // Without the CA the key server's certificate is not trusted: no keys, so the card cannot be verified.
+      gateway = await startTestGateway({ upstream: { url: agent.url, 'card-verification': verification } });
+      expect((await fetch(`${gateway.url}/ready`)).status).toBe(503);
+      expect(privateJwks.fetches()).toBe(1);
+    } finally {
+      await privateJwks.close();
+      await certificates.cleanup();
+    }
   });
 
   it('a local octet-key JWKS file verifies HS256 cards by kid', async () => {
