@@ -26,7 +26,7 @@ export const PAYLOAD_VERSION_FIELD = 'a2aBridgePayloadVersion';
 
 /** The 1.0 name without the `X-` prefix; sent alongside it because receivers check either. */
 export const NOTIFICATION_TOKEN_HEADER_V1 = 'A2A-Notification-Token';
-/** Stable per task event (the same on every retry and redelivery): receivers deduplicate on it. */
+/** The same on every retry and redelivery, and, for a timestamped status, from every replica that notifies the change (event-id.ts): receivers deduplicate on it. */
 export const EVENT_ID_HEADER = 'A2A-Event-Id';
 
 export const CONTENT_TYPE: Record<PayloadVersion, string> = {

@@ -25,6 +25,7 @@ import {
   withPayloadVersion,
   type PayloadVersion,
 } from './payload.js';
+import { instanceEventId, stableEventId } from './event-id.js';
 import { newPushJob, type PushLogger, type PushQueue } from './queue/types.js';
 
 /** A config sent along with SendMessage: stored once the task id is known. */
@@ -62,7 +63,7 @@ export interface PushWatcher {
 interface TaskTrack {
   /** Last state seen, so `terminal` notifies once per change, not once per chunk. */
   state?: TaskState;
-  /** Events accepted for the task by this watcher: the tail of their event ids. */
+  /** Events accepted for the task by this watcher: the tail of their fallback event ids. */
   seq: number;
 }
 
@@ -87,7 +88,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   const tails = new Map<string, Promise<void>>();
   const tracks = new LRUCache<string, TaskTrack>({ max: MAX_TRACKED_TASKS });
   const openStreams = new Map<string, symbol[]>();
-  /** Event ids stay unique across restarts and replicas without coordination. */
+  /** Fallback event ids stay unique across restarts and replicas without coordination. */
   const instance = randomBytes(6).toString('hex');
 
   function chain(taskId: string, step: () => Promise<void>, failure: string): Promise<void> {
@@ -129,7 +130,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     tracks.set(taskId, track);
     if (!notify) return undefined;
     track.seq += 1;
-    return `${taskId}:${instance}-${track.seq}`;
+    return stableEventId(taskId, event) ?? instanceEventId(taskId, instance, track.seq);
   }
 
   /**
