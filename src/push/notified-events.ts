@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { StoredConfig } from './config-store/types.js';
+import type { PushLogger } from './queue/types.js';
+import { readSnapshot, snapshotFile } from './snapshot-file.js';
+
+/** The config a notification goes to: owner, task and id together name it (two owners may both use an id). */
+export type NotifiedConfig = Pick<StoredConfig, 'owner' | 'taskId' | 'id'>;
+
+/**
+ * The notifications already queued, per config and stable event id: the first to claim one queues
+ * it, any later claim (another replica that saw the same change, this process again, or this process
+ * after a restart) is refused and skips it.
+ */
+export interface NotifiedEvents {
+  /** True the first time `eventId` is claimed for `config`, false once it has been. */
+  claim(config: NotifiedConfig, eventId: string): Promise<boolean>;
+  /** Called once at stop, after the last claim: keeps what must outlive a restart. */
+  close(): Promise<void>;
+}
+
+/** How long a claim is kept: far longer than any two replicas (or a restart) take to see the same change. */
+export const NOTIFIED_TTL_MS = 24 * 60 * 60 * 1000;
+/** Claims one process keeps at most (about 100 bytes each). */
+export const NOTIFIED_MAX = 50_000;
+
+/** The claim's name: a hash, so owner, task and config ids of any length or content make one short key. */
+export function notifiedKey(config: NotifiedConfig, eventId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([config.owner, config.taskId, config.id, eventId]))
+    .digest('base64url')
+    .slice(0, 24);
+}
+
+/** `store: redis`: one key per claim, `<redis-prefix>push:notified:<notifiedKey>`, with a TTL. */
+export const redisNotifiedKey = (prefix: string, config: NotifiedConfig, eventId: string): string =>
+  `${prefix}push:notified:${notifiedKey(config, eventId)}`;
+
+export interface RedisNotifiedEventsOptions {
+  /** Owned by the caller: neither connected nor quit here. */
+  redis: Redis;
+  /** `redis-prefix`. */
+  prefix: string;
+  ttlMs?: number;
+}
+
+/** Shared by replicas: SET NX claims atomically, so of two replicas claiming at once exactly one wins. */
+export function createRedisNotifiedEvents(options: RedisNotifiedEventsOptions): NotifiedEvents {
+  const ttlMs = options.ttlMs ?? NOTIFIED_TTL_MS;
+  return {
+    async claim(config, eventId) {
+      const set = await options.redis.set(redisNotifiedKey(options.prefix, config, eventId), '1', 'PX', ttlMs, 'NX');
+      return set === 'OK';
+    },
+    close: async () => undefined,
+  };
+}
+
+export interface MemoryNotifiedEventsOptions {
+  max?: number;
+  ttlMs?: number;
+  /** Claims to start from (kept by a previous process): `[key, claimed at (epoch ms)]`. */
+  kept?: Array<[string, number]>;
+  now?: () => number;
+}
+
+/** One process: the most recent claims, bounded, each for `ttlMs`. */
+export function createMemoryNotifiedEvents(options: MemoryNotifiedEventsOptions = {}): NotifiedEvents & { entries(): Array<[string, number]> } {
+  const ttlMs = options.ttlMs ?? NOTIFIED_TTL_MS;
+  const now = options.now ?? Date.now;
+  const claims = new LRUCache<string, number>({ max: options.max ?? NOTIFIED_MAX });
+  const live = (claimedAt: number) => now() - claimedAt < ttlMs;
+  for (const [key, claimedAt] of (options.kept ?? []).sort((a, b) => a[1] - b[1])) {
+    if (typeof key === 'string' && typeof claimedAt === 'number' && live(claimedAt)) claims.set(key, claimedAt);
+  }
+  return {
+    async claim(config, eventId) {
+      const key = notifiedKey(config, eventId);
+      const claimedAt = claims.get(key);
+      if (claimedAt !== undefined && live(claimedAt)) return false;
+      claims.set(key, now());
+      return true;
+    },
+    async close() {},
+    /** Oldest first, expired ones left out. */
+    entries: () => [...claims.entries()].filter(([, claimedAt]) => live(claimedAt)).reverse(),
+  };
+}
+
+const FILE = 'push_notified.json';
+
+/**
+ * One replica: the claims in memory, written to `<persistence-dir>/push_notified.json` when push stops
+ * and read back at start, so a turn whose end was queued just before a restart is not queued again by
+ * the follow taken up after it. Not written on every claim: after a crash the claims are lost.
+ */
+export async function createFileNotifiedEvents(dir: string, logger: PushLogger, options: MemoryNotifiedEventsOptions = {}): Promise<NotifiedEvents> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, FILE);
+  const kept = await readSnapshot<[string, number]>(path).catch((error: unknown) => {
+    logger.warn(
+      { err: error, path },
+      'A2A push: the notifications queued before the restart could not be read; a turn that ended then may be pushed again',
+    );
+    return [];
+  });
+  const memory = createMemoryNotifiedEvents({ ...options, kept });
+  const { persist } = snapshotFile(path, memory.entries, (error: unknown) =>
+    logger.error({ err: error, path }, 'A2A push: the notifications queued could not be saved'),
+  );
+  return {
+    claim: memory.claim,
+    close: () => persist().catch(() => undefined),
+  };
+}
