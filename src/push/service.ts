@@ -18,6 +18,7 @@ import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
 import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
+import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 
 export interface PushServiceDeps {
@@ -122,6 +123,12 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     redisJournal = createRedisFollowJournal({ redis, prefix: config['redis-prefix'], leaseMs: config['push-follow-lease-ms'], logger });
     journal = redisJournal;
   }
+  // Replicas that saw the same change queue it once: the first claims it in Redis. One replica keeps its
+  // claims in memory, saved at stop, so a follow taken up after a restart does not queue a turn's end again.
+  const notified: NotifiedEvents =
+    config.store === 'redis' && redis
+      ? createRedisNotifiedEvents({ redis, prefix: config['redis-prefix'] })
+      : await createFileNotifiedEvents(config['persistence-dir'], logger);
   let started = false;
   let stopping: Promise<void> | undefined;
 
@@ -148,6 +155,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         profile: deps.profile,
         events: config['push-events'],
         logger,
+        notified,
         settled,
         ...(deps.clientIdOf ? { clientIdOf: deps.clientIdOf } : {}),
       });
@@ -220,6 +228,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         unfollowEvictions();
         await Promise.all([...followers].map((follower) => follower.stop()));
         await Promise.all([...watchers].map((watcher) => watcher.drain()));
+        await notified.close();
         // The follows cut short stay in Redis; without the lease another replica claims them at once.
         await redisJournal?.close();
         await Promise.all(deleting);

@@ -26,6 +26,7 @@ import {
   type PayloadVersion,
 } from './payload.js';
 import { instanceEventId, stableEventId } from './event-id.js';
+import type { NotifiedEvents } from './notified-events.js';
 import { newPushJob, type PushLogger, type PushQueue } from './queue/types.js';
 
 /** A config sent along with SendMessage: stored once the task id is known. */
@@ -43,6 +44,8 @@ export interface PushWatcherDeps {
   /** `push-events`. */
   events: 'terminal' | 'all';
   logger: PushLogger;
+  /** Stable event ids already queued per config (by any replica): such a notification is not queued again. */
+  notified: NotifiedEvents;
   /** The gateway's `settled` (it writes the task's fold first): a 0.2.5 payload is the registry snapshot after the event was applied. */
   settled: Settling['settled'];
   /** The id a 0.2.5 caller chose for an upstream task, if it chose one: its payloads name the task by it. */
@@ -68,6 +71,12 @@ interface TaskTrack {
 }
 
 const MAX_TRACKED_TASKS = 50_000;
+
+/** An accepted event's id; `stable` when every replica (and a restarted process) derives the same one. */
+interface AcceptedEvent {
+  eventId: string;
+  stable: boolean;
+}
 
 /** What one receiver is sent for one event. */
 interface Notification {
@@ -112,7 +121,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
-  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean): string | undefined {
+  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean): AcceptedEvent | undefined {
     // Messages are not task events: A2A pushes Task, status and artifact updates only.
     if ('message' in event) return undefined;
     const track = tracks.get(taskId) ?? { seq: 0 };
@@ -130,7 +139,29 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     tracks.set(taskId, track);
     if (!notify) return undefined;
     track.seq += 1;
-    return stableEventId(taskId, event) ?? instanceEventId(taskId, instance, track.seq);
+    const stable = stableEventId(taskId, event);
+    return stable ? { eventId: stable, stable: true } : { eventId: instanceEventId(taskId, instance, track.seq), stable: false };
+  }
+
+  /**
+   * Whether a config still has to be sent an event: a stable id is claimed first, and one another
+   * replica (or this process, or the process before a restart) claimed already is skipped. A claim
+   * that cannot be made (Redis out of reach) queues the job anyway: a duplicate the receiver can
+   * recognize by its id beats a lost notification.
+   */
+  async function firstClaim(entry: StoredConfig, accepted: AcceptedEvent): Promise<boolean> {
+    if (!accepted.stable) return true;
+    try {
+      if (await deps.notified.claim(entry, accepted.eventId)) return true;
+      logger.debug?.({ taskId: entry.taskId, configId: entry.id, eventId: accepted.eventId }, 'A2A push notification already queued; skipped');
+      return false;
+    } catch (error) {
+      logger.warn(
+        { err: error, taskId: entry.taskId, configId: entry.id },
+        'A2A push notification could not be checked for a duplicate; queued anyway',
+      );
+      return true;
+    }
   }
 
   /**
@@ -160,13 +191,15 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     await deps.queue.enqueue(job);
   }
 
-  async function notify(event: StreamResponse, taskId: string, eventId: string): Promise<void> {
+  async function notify(event: StreamResponse, taskId: string, accepted: AcceptedEvent): Promise<void> {
+    const { eventId } = accepted;
     const configs = await store.forTask(taskId);
     const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
     for (const entry of configs) {
       const version = storedPayloadVersion(entry.config);
       let notification: Notification | undefined;
       try {
+        if (!(await firstClaim(entry, accepted))) continue;
         if (version === '1.0') {
           notification = { payload: v1Payload(event), eventId };
         } else {
@@ -186,8 +219,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
-    const eventId = accept(event, taskId, wholeTurn);
-    if (eventId) void chain(taskId, () => notify(event, taskId, eventId), 'A2A push notification could not be queued');
+    const accepted = accept(event, taskId, wholeTurn);
+    if (accepted) void chain(taskId, () => notify(event, taskId, accepted), 'A2A push notification could not be queued');
   }
 
   function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse> {

@@ -11,6 +11,7 @@ import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { createTaskFollower } from '../../src/push/follow.js';
 import type { FollowEntry, FollowJournal } from '../../src/push/follow-journal.js';
 import type { PushJob } from '../../src/push/queue/types.js';
+import { createMemoryNotifiedEvents } from '../../src/push/notified-events.js';
 import { createKeyRing } from '../../src/push/secrets.js';
 import { createPushWatcher } from '../../src/push/watch.js';
 
@@ -86,6 +87,7 @@ async function setup(
     profile: loadMappingProfile('a2a-0.2.5'),
     events: 'terminal',
     logger,
+    notified: createMemoryNotifiedEvents(),
   });
   const scripted = scriptedPort(subscriptions, snapshots);
   const follower = createTaskFollower({

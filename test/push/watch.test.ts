@@ -6,7 +6,9 @@ import type { StreamResponse, TaskState } from '../../src/model/index.js';
 import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { resolveNotificationHeaders } from '../../src/push/payload.js';
 import type { PushJob } from '../../src/push/queue/types.js';
+import { createMemoryNotifiedEvents, type NotifiedEvents } from '../../src/push/notified-events.js';
 import { createKeyRing } from '../../src/push/secrets.js';
+import { stableEventId } from '../../src/push/event-id.js';
 import { createPushWatcher } from '../../src/push/watch.js';
 
 const status = (state: TaskState, text?: string): StreamResponse => ({
@@ -17,7 +19,7 @@ const status = (state: TaskState, text?: string): StreamResponse => ({
   },
 });
 
-function setup(events: 'terminal' | 'all' = 'terminal') {
+function setup(events: 'terminal' | 'all' = 'terminal', notified: NotifiedEvents = createMemoryNotifiedEvents()) {
   const store = createMemoryConfigStore({
     keyRing: createKeyRing([], { generateIfEmpty: {} }),
     maxConfigsPerTask: 10,
@@ -47,6 +49,7 @@ function setup(events: 'terminal' | 'all' = 'terminal') {
     profile: loadMappingProfile('a2a-0.2.5'),
     events,
     logger: { info() {}, warn() {}, error() {} },
+    notified,
   });
   return { store, queue, jobs, watcher };
 }
@@ -124,5 +127,77 @@ describe('push watcher', () => {
     }
     await watcher.drain();
     expect(jobs.map((job) => JSON.parse(job.payload))).toEqual(turn);
+  });
+
+  describe('stable event ids', () => {
+    const T1 = '2026-11-29T11:25:08.861112Z';
+    const T2 = '2026-11-29T11:26:00.000001Z';
+    const stamped = (state: TaskState, timestamp: string): StreamResponse => ({
+      statusUpdate: { taskId: 'T', contextId: 'C', status: { state, timestamp } },
+    });
+    const stampedTurn = (end: string): StreamResponse[] => [
+      { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } },
+      status('TASK_STATE_WORKING', 'a'),
+      stamped('TASK_STATE_INPUT_REQUIRED', end),
+    ];
+
+    /** Two watchers on one config store and one set of claims: two replicas sharing Redis. */
+    async function replicas(notified: NotifiedEvents) {
+      const a = setup('terminal', notified);
+      const b = setup('terminal', notified);
+      for (const side of [a, b]) await side.store.create('basic:alice', 'T', { id: 'hook', url: 'http://127.0.0.1:9/hook' });
+      return { a, b, jobs: () => [...a.jobs, ...b.jobs] };
+    }
+
+    it('a change two replicas see is queued once, under an id both derive', async () => {
+      const { a, b, jobs } = await replicas(createMemoryNotifiedEvents());
+      await Promise.all([pass(a.watcher.watchStream(source(stampedTurn(T1)))), pass(b.watcher.watchStream(source(stampedTurn(T1))))]);
+      await Promise.all([a.watcher.drain(), b.watcher.drain()]);
+      expect(jobs()).toHaveLength(1);
+      expect(jobs()[0]!.eventId).toBe(stableEventId('T', stamped('TASK_STATE_INPUT_REQUIRED', T1)));
+      expect(jobs()[0]!.headers['A2A-Event-Id']).toBe(jobs()[0]!.eventId);
+
+      // The next turn ends in the same state at another time: a new change, queued once again.
+      await Promise.all([pass(a.watcher.watchStream(source(stampedTurn(T2)))), pass(b.watcher.watchStream(source(stampedTurn(T2))))]);
+      await Promise.all([a.watcher.drain(), b.watcher.drain()]);
+      expect(jobs()).toHaveLength(2);
+      expect(jobs()[1]!.eventId).not.toBe(jobs()[0]!.eventId);
+    });
+
+    it('without a status timestamp each replica queues its own, under ids of its own', async () => {
+      const { a, b, jobs } = await replicas(createMemoryNotifiedEvents());
+      await Promise.all([pass(a.watcher.watchStream(source(turn))), pass(b.watcher.watchStream(source(turn)))]);
+      await Promise.all([a.watcher.drain(), b.watcher.drain()]);
+      expect(jobs()).toHaveLength(2);
+      expect(jobs()[0]!.eventId).not.toBe(jobs()[1]!.eventId);
+      expect(jobs().every((job) => /^T:[0-9a-f]{12}-\d+$/.test(job.eventId))).toBe(true);
+    });
+
+    it("a follow's read of the task after the stream notified its end is not queued again; another config still gets it", async () => {
+      const { store, jobs, watcher } = setup();
+      await store.create('basic:alice', 'T', { id: 'hook', url: 'http://127.0.0.1:9/hook' });
+      await pass(watcher.watchStream(source(stampedTurn(T1))));
+      await watcher.drain();
+      // A blocking answer or a follow's GetTask reporting the same status: a whole turn for the watcher, the same change for the receiver.
+      await watcher.observeAnswer({ task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: T1 } } });
+      await store.create('basic:bob', 'T', { id: 'hook', url: 'http://127.0.0.1:9/bob' });
+      watcher.observeTask({ id: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', timestamp: T2 } });
+      await watcher.drain();
+      expect(jobs.map((job) => [job.owner, JSON.parse(job.payload)])).toEqual([
+        ['basic:alice', stamped('TASK_STATE_INPUT_REQUIRED', T1)],
+        ['basic:alice', { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', timestamp: T2 } } }],
+        ['basic:bob', { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', timestamp: T2 } } }],
+      ]);
+    });
+
+    it('queues anyway when the claim cannot be made', async () => {
+      const failing: NotifiedEvents = { claim: () => Promise.reject(new Error('Redis is gone')), close: async () => undefined };
+      const { a, b, jobs } = await replicas(failing);
+      await Promise.all([pass(a.watcher.watchStream(source(stampedTurn(T1)))), pass(b.watcher.watchStream(source(stampedTurn(T1))))]);
+      await Promise.all([a.watcher.drain(), b.watcher.drain()]);
+      expect(jobs()).toHaveLength(2);
+      // Both under the same id: the receiver can tell it is one change.
+      expect(jobs()[0]!.eventId).toBe(jobs()[1]!.eventId);
+    });
   });
 });

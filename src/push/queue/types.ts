@@ -86,6 +86,7 @@ export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
 
 /** Minimal logger shape (pino's Logger satisfies it). */
 export interface PushLogger {
+  debug?(fields: object, message: string): void;
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;

@@ -125,8 +125,8 @@ export interface Harness {
   service: PushService;
   /** What the upstream was asked to send (inline configs must not appear). */
   forwarded: SendMessageRequest[];
-  /** A new service on the same config and registry (a restart of the push side). */
-  restart(): Promise<void>;
+  /** A new service on the same config and registry (a restart of the push side); `stopped` runs in between. */
+  restart(stopped?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -207,8 +207,9 @@ export async function startHarness(
     forwarded,
     service: await build(),
     port: gateway,
-    async restart() {
+    async restart(stopped) {
       await harness.service.stop();
+      await stopped?.();
       harness.service = await build();
       harness.port = harness.service.decorate(gateway);
       harness.service.start();

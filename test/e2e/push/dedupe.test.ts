@@ -1,0 +1,208 @@
+/**
+ * One notification per change though two replicas (or one replica before and after a restart) see
+ * it: replicas share Redis (registry, configs, queue, follow journal and claims) over the demo agent,
+ * whose statuses carry timestamps as iac-code's do.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
+import type { StreamResponse } from '../../../src/model/index.js';
+import { stableEventId } from '../../../src/push/event-id.js';
+import type { FollowEntry } from '../../../src/push/follow-journal.js';
+import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
+import { collect } from '../../support/collect.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { ctx, flush, Receiver, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
+
+beforeAll(requireRedis);
+
+const run = `test-push-dedupe-${process.pid}-${randomBytes(4).toString('hex')}`;
+const PUSH_KEYS = [`k1:${randomBytes(32).toString('base64')}`];
+const ALICE = ctx('basic:alice', 'jsonrpc');
+
+let env: Environment;
+let redis: Redis;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = new Redis(REDIS_URL);
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${run}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  await env.close();
+});
+
+let counter = 0;
+function shared(): Record<string, unknown> {
+  counter += 1;
+  const base = `${run}:${counter}`;
+  return {
+    store: 'redis',
+    'redis-url': REDIS_URL,
+    'redis-prefix': `${base}:`,
+    'push-keys': PUSH_KEYS,
+    'push-queue': 'redis-streams',
+    'push-redis-url': REDIS_URL,
+    'push-stream': `${base}:push`,
+    'push-retry-key': `${base}:push:retry`,
+    'push-dead-stream': `${base}:push:dead`,
+    'push-consumer-group': `${base}-group`,
+    'push-lease-timeout-ms': 500,
+  };
+}
+
+async function replica(settings: Record<string, unknown>): Promise<Harness> {
+  const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix: settings['redis-prefix'] as string, idleTtlMs: 60_000, historyLimit: 100 });
+  open.push({ close: () => registry.close() });
+  const h = await startHarness(env, settings, {
+    redis,
+    registry,
+    subdir: `r-${counter}-${open.length}`,
+    followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
+  });
+  open.push(h);
+  return h;
+}
+
+async function receiver(): Promise<Receiver> {
+  const started = await new Receiver().up();
+  open.push({ close: () => started.down() });
+  return started;
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const inputRequired = (events: StreamResponse[]) =>
+  events.filter((event) => 'statusUpdate' in event && event.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED');
+
+/**
+ * Every replica stopped (each waits for its watchers to queue what they saw and for deliveries in
+ * flight): a second job would now be delivered or still wait in the shared stream or retry set.
+ */
+async function nothingLeft(settings: Record<string, unknown>, ...replicas: Harness[]): Promise<void> {
+  for (const h of replicas) await h.service.stop();
+  expect(await redis.xlen(settings['push-stream'] as string)).toBe(0);
+  expect(await redis.zcard(settings['push-retry-key'] as string)).toBe(0);
+}
+
+describe('one notification per change across replicas', () => {
+  it("A streams the turn with a push config while B holds a SubscribeToTask of it: the turn's end is pushed once, under one event id", async () => {
+    const settings = shared();
+    const a = await replica(settings);
+    const b = await replica(settings);
+    const hook = await receiver();
+
+    const streamA = a.port
+      .sendStreamingMessage(
+        { message: userText('slow: a queue seen by two replicas'), configuration: { taskPushNotificationConfig: { url: `${hook.url}/end` } } },
+        ALICE,
+      )
+      [Symbol.asyncIterator]();
+    const first = await streamA.next();
+    const taskId = !first.done && 'task' in first.value ? first.value.task.id : '';
+    expect(taskId).not.toBe('');
+    const subscribedB = collect(b.port.subscribeToTask({ id: taskId }, ALICE));
+    const eventsA: StreamResponse[] = [first.value as StreamResponse];
+    for (let next = await streamA.next(); !next.done; next = await streamA.next()) eventsA.push(next.value);
+    const eventsB = await subscribedB;
+
+    // Both replicas saw the same end (one status, one timestamp), and each watched its own stream.
+    const [endA] = inputRequired(eventsA);
+    expect(inputRequired(eventsA)).toHaveLength(1);
+    expect(inputRequired(eventsB)).toEqual([endA]);
+
+    const [delivery] = await hook.waitFor('/end', 1);
+    expect(delivery!.json).toEqual(endA);
+    expect(delivery!.headers['a2a-event-id']).toBe(stableEventId(taskId, endA!));
+    await nothingLeft(settings, a, b);
+    expect(hook.at('/end')).toHaveLength(1);
+  });
+
+  it("A's follow lease lapses while A still follows and B takes the follow over: the turn's end is pushed once", async () => {
+    const settings = shared();
+    const prefix = settings['redis-prefix'] as string;
+    // A renews its lease every 20 s; B looks for orphaned follows every third of a second.
+    const a = await replica({ ...settings, 'push-follow-lease-ms': 60_000 });
+    const b = await replica({ ...settings, 'push-follow-lease-ms': 1_000 });
+    const hook = await receiver();
+
+    const answer = await a.port.sendMessage(
+      {
+        message: userText('slow: a follow held twice'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook.url}/followed` } },
+      },
+      ALICE,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    const keys = redisFollowKeys(prefix);
+    const holders = async () => {
+      const owners = await redis.smembers(keys.owners);
+      const held = await Promise.all(owners.map(async (owner) => ((await redis.hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
+      return held.filter((owner): owner is string => owner !== undefined);
+    };
+    await waitUntil(async () => (await holders()).length === 1);
+    const [holderA] = await holders();
+
+    // A's lease lapses (as when A stalls or loses Redis), A still runs and follows; B claims the follow.
+    await redis.del(keys.lease(holderA!));
+    await waitUntil(async () => {
+      const now = await holders();
+      return now.length === 1 && now[0] !== holderA;
+    });
+    expect((await env.upstream.getTask({ id: taskId }, ALICE)).status.state).toBe('TASK_STATE_WORKING');
+
+    const [delivery] = await hook.waitFor('/followed', 1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    await waitUntil(async () => (await holders()).length === 0);
+    await nothingLeft(settings, a, b);
+    expect(hook.at('/followed')).toHaveLength(1);
+  });
+});
+
+describe('one notification per change across a restart of one replica', () => {
+  it("a follow taken up again after the stop finds the turn's end already queued and does not queue it again", async () => {
+    const h = await startHarness(
+      env,
+      {},
+      { subdir: `single-${randomBytes(4).toString('hex')}`, followRetry: { initialDelayMs: 10, maxDelayMs: 40 } },
+    );
+    open.push(h);
+    const hook = await receiver();
+    const follows = join(h.config['persistence-dir'], 'push_follows.json');
+    const followed = async () => JSON.parse(await readFile(follows, 'utf8').catch(() => '[]')) as FollowEntry[];
+
+    const answer = await h.port.sendMessage(
+      { message: userText('slow: a restart'), configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook.url}/once` } } },
+      ALICE,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    await waitUntil(async () => (await followed()).some((entry) => entry.taskId === taskId));
+    const [entry] = await followed();
+    const [delivery] = await hook.waitFor('/once', 1);
+    await waitUntil(async () => (await followed()).length === 0);
+
+    // What a stop leaves when it cuts the follow short just after the turn's end went by: the end is
+    // queued (here delivered already), and the follow is still in the journal.
+    await h.restart(() => writeFile(follows, JSON.stringify([entry])));
+    // The follow taken up reads the finished task, and ends.
+    await waitUntil(async () => (await followed()).length === 0);
+    await flush(h, hook);
+    expect(hook.at('/once')).toHaveLength(1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+  });
+});
