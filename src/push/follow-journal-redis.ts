@@ -120,7 +120,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       if (had === 0 && renewed) {
         logger.warn(
           { replicaId, leaseMs },
-          "push follow lease had lapsed: another replica may have taken over this replica's follows (their ends may be pushed twice)",
+          "push follow lease had lapsed: another replica may have taken over this replica's follows (both follow them; a turn's end is pushed once only if the agent stamps its statuses)",
         );
       }
       renewed = true;
