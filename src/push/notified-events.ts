@@ -18,6 +18,8 @@ export type NotifiedConfig = Pick<StoredConfig, 'owner' | 'taskId' | 'id'>;
 export interface NotifiedEvents {
   /** True the first time `eventId` is claimed for `config`, false once it has been. */
   claim(config: NotifiedConfig, eventId: string): Promise<boolean>;
+  /** Gives a claim back (its job could not be queued), so the next claim of it wins again. */
+  release(config: NotifiedConfig, eventId: string): Promise<void>;
   /** Called once at stop, after the last claim: keeps what must outlive a restart. */
   close(): Promise<void>;
 }
@@ -55,6 +57,9 @@ export function createRedisNotifiedEvents(options: RedisNotifiedEventsOptions): 
       const set = await options.redis.set(redisNotifiedKey(options.prefix, config, eventId), '1', 'PX', ttlMs, 'NX');
       return set === 'OK';
     },
+    async release(config, eventId) {
+      await options.redis.del(redisNotifiedKey(options.prefix, config, eventId));
+    },
     close: async () => undefined,
   };
 }
@@ -83,6 +88,9 @@ export function createMemoryNotifiedEvents(options: MemoryNotifiedEventsOptions 
       if (claimedAt !== undefined && live(claimedAt)) return false;
       claims.set(key, now());
       return true;
+    },
+    async release(config, eventId) {
+      claims.delete(notifiedKey(config, eventId));
     },
     async close() {},
     /** Oldest first, expired ones left out. */
@@ -113,6 +121,7 @@ export async function createFileNotifiedEvents(dir: string, logger: PushLogger, 
   );
   return {
     claim: memory.claim,
+    release: memory.release,
     close: () => persist().catch(() => undefined),
   };
 }

@@ -198,8 +198,8 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     for (const entry of configs) {
       const version = storedPayloadVersion(entry.config);
       let notification: Notification | undefined;
+      let claimed = false;
       try {
-        if (!(await firstClaim(entry, accepted))) continue;
         if (version === '1.0') {
           notification = { payload: v1Payload(event), eventId };
         } else {
@@ -210,10 +210,15 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
           logger.warn({ taskId, configId: entry.id }, 'A2A push notification skipped: the task is not in the registry');
           continue;
         }
+        // Claimed last, just before queuing: a claim stands for a job that is queued.
+        if (!(await firstClaim(entry, accepted))) continue;
+        claimed = accepted.stable;
         await enqueueFor(entry, notification.eventId, notification.payload, version);
       } catch (error) {
         // One config's failure must not cost the others their notification.
         logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');
+        // Not queued: another replica that sees the same change (or a retry here) must still be free to queue it.
+        if (claimed) await deps.notified.release(entry, eventId).catch(() => undefined);
       }
     }
   }

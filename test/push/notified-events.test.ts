@@ -34,6 +34,11 @@ async function claimsOnce(make: () => NotifiedEvents | Promise<NotifiedEvents>):
   expect(await notified.claim({ ...hook, owner: 'basic:bob' }, EVENT)).toBe(true);
   expect(await notified.claim({ ...hook, taskId: 'U' }, EVENT)).toBe(true);
   expect(await notified.claim({ ...hook, id: 'hook-2' }, EVENT)).toBe(false);
+  // A claim given back (its job could not be queued) can be won again, and only that one.
+  await notified.release(hook, EVENT);
+  expect(await notified.claim(hook, EVENT)).toBe(true);
+  expect(await notified.claim(hook, EVENT)).toBe(false);
+  expect(await notified.claim(hook, OTHER_EVENT)).toBe(false);
 }
 
 describe('memory claims', () => {

@@ -29,8 +29,14 @@ function setup(events: 'terminal' | 'all' = 'terminal', notified: NotifiedEvents
   let release: () => void = () => undefined;
   let gate: Promise<void> = Promise.resolve();
   const queue = {
+    /** The next enqueue fails, as a full disk or a lost Redis would make it. */
+    failNext: false,
     async enqueue(job: PushJob) {
       await gate;
+      if (queue.failNext) {
+        queue.failNext = false;
+        throw new Error('the queue is out of reach');
+      }
       jobs.push(job);
     },
     /** Holds every enqueue until the returned function is called. */
@@ -190,8 +196,23 @@ describe('push watcher', () => {
       ]);
     });
 
+    it('a claim whose job could not be queued is given back: the next replica that sees the change queues it', async () => {
+      const { a, b, jobs } = await replicas(createMemoryNotifiedEvents());
+      a.queue.failNext = true;
+      await pass(a.watcher.watchStream(source(stampedTurn(T1))));
+      await a.watcher.drain();
+      expect(jobs()).toEqual([]);
+      await pass(b.watcher.watchStream(source(stampedTurn(T1))));
+      await b.watcher.drain();
+      expect(jobs().map((job) => job.eventId)).toEqual([stableEventId('T', stamped('TASK_STATE_INPUT_REQUIRED', T1))]);
+    });
+
     it('queues anyway when the claim cannot be made', async () => {
-      const failing: NotifiedEvents = { claim: () => Promise.reject(new Error('Redis is gone')), close: async () => undefined };
+      const failing: NotifiedEvents = {
+        claim: () => Promise.reject(new Error('Redis is gone')),
+        release: async () => undefined,
+        close: async () => undefined,
+      };
       const { a, b, jobs } = await replicas(failing);
       await Promise.all([pass(a.watcher.watchStream(source(stampedTurn(T1)))), pass(b.watcher.watchStream(source(stampedTurn(T1))))]);
       await Promise.all([a.watcher.drain(), b.watcher.drain()]);
