@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { BailianConfig } from '../../config/schema.js';
+import type { BailianConfig } from '../../config/bailian-schema.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { guardedDialect } from '../shared/guarded-dialect.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';

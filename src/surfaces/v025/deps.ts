@@ -1,4 +1,5 @@
-import type { BailianConfig, ExtensionConfig } from '../../config/schema.js';
+import type { BailianConfig } from '../../config/bailian-schema.js';
+import type { ExtensionConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { TaskAliases } from '../../core/task-aliases/index.js';

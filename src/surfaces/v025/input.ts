@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BailianConfig } from '../../config/schema.js';
+import type { BailianConfig } from '../../config/bailian-schema.js';
 import { A2AError, parseSendMessageRequest, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText, nestExtensionMetadata } from '../../translate/index.js';
 

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** A skill of the facade's card, in place of the upstream's (`bailian.card.skills`). */
+const SkillOverride = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string().min(1),
+  tags: z.array(z.string()).min(1),
+  examples: z.array(z.string()).optional(),
+});
+
+/** The 0.2.5 facade Bailian calls (config `bailian`). */
+export const BailianConfig = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** Where the 0.2.5 facade lives: `/` shares the JSON-RPC endpoint with the 1.0 surface. */
+    'base-path': z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /')
+      .default('/'),
+    'api-key': z.string().min(1).optional(),
+    /** Mapping profile in mappings/profiles (bailian or a2a-0.2.5). */
+    profile: z.string().default('bailian'),
+    /** Per-entry overrides of the profile's tables, e.g. `states-to-v025: {TASK_STATE_INPUT_REQUIRED: input-required}`. */
+    mappings: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.number()]))).default({}),
+    /** What happens to metadata.iac_code tool/usage/thinking details on the facade: pass them in event metadata, or drop them. */
+    'upstream-metadata': z.enum(['pass', 'drop']).default('drop'),
+    /** Non-text parts from a 0.2.5 caller: a -32005 error, or a failed task. */
+    'non-text-parts': z.enum(['error', 'fail-task', 'forward']).default('error'),
+    /** Bailian's protocol/intent extension fields of message.metadata are forwarded upstream under this key. */
+    'extension-metadata-key': z.string().min(1).default('bailian'),
+    /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
+    'render-parts': z.enum(['text', 'native']).optional(),
+    /** Largest file shown inline as text; larger ones become a one-line description. */
+    'inline-max-bytes': z
+      .number()
+      .int()
+      .min(0)
+      .default(256 * 1024),
+    card: z
+      .strictObject({
+        name: z.string().min(1).optional(),
+        description: z.string().min(1).optional(),
+        version: z.string().min(1).optional(),
+        skills: z.array(SkillOverride).min(1).optional(),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+export type BailianConfig = z.infer<typeof BailianConfig>;
