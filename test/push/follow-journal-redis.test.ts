@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FollowEntry } from '../../src/push/follow-journal.js';
 import { createRedisFollowJournal, redisFollowKeys, type RedisFollowJournal } from '../../src/push/follow-journal-redis.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { waitUntil } from '../support/wait-until.js';
 
 beforeAll(requireRedis);
 
@@ -46,14 +47,6 @@ function replica(prefix: string, replicaId: string, leaseMs: number): { journal:
 const entry = (taskId: string, inMs = 60_000): FollowEntry => ({ taskId, principal: 'basic:alice', surface: 'jsonrpc', until: Date.now() + inMs });
 const byTask = (entries: FollowEntry[]) => [...entries].sort((a, b) => a.taskId.localeCompare(b.taskId));
 const prefixOfTest = () => `${RUN}${randomUUID()}:`;
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** What a crash leaves: no more renewals (the connection is gone), and the lease runs out on its own. */
 async function crash(prefix: string, victim: { journal: RedisFollowJournal; connection: Redis }): Promise<void> {

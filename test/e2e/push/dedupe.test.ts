@@ -8,84 +8,40 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import type { FollowEntry } from '../../../src/push/follow-journal.js';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
 import { collect } from '../../support/collect.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
-import { ctx, flush, Receiver, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
+import { ctx, flush, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
+import { replicaSet } from './replicas.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 beforeAll(requireRedis);
 
-const run = `test-push-dedupe-${process.pid}-${randomBytes(4).toString('hex')}`;
-const PUSH_KEYS = [`k1:${randomBytes(32).toString('base64')}`];
 const ALICE = ctx('basic:alice', 'jsonrpc');
 
 let env: Environment;
 let redis: Redis;
-const open: Array<{ close(): Promise<void> }> = [];
+const replicas = replicaSet('dedupe', { env: () => env, redis: () => redis });
+const { replica, receiver } = replicas;
 
 beforeAll(async () => {
   env = await startEnvironment();
   redis = new Redis(REDIS_URL);
 });
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+afterEach(() => replicas.closeAll());
 afterAll(async () => {
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await replicas.cleanup();
   await redis.quit();
   await env.close();
 });
 
-let counter = 0;
-function shared(): Record<string, unknown> {
-  counter += 1;
-  const base = `${run}:${counter}`;
-  return {
-    store: 'redis',
-    'redis-url': REDIS_URL,
-    'redis-prefix': `${base}:`,
-    'push-keys': PUSH_KEYS,
-    'push-queue': 'redis-streams',
-    'push-redis-url': REDIS_URL,
-    'push-stream': `${base}:push`,
-    'push-retry-key': `${base}:push:retry`,
-    'push-dead-stream': `${base}:push:dead`,
-    'push-consumer-group': `${base}-group`,
-    'push-lease-timeout-ms': 500,
-  };
-}
+const shared = () => replicas.settings();
 
-async function replica(settings: Record<string, unknown>): Promise<Harness> {
-  const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix: settings['redis-prefix'] as string, idleTtlMs: 60_000, historyLimit: 100 });
-  open.push({ close: () => registry.close() });
-  const h = await startHarness(env, settings, {
-    redis,
-    registry,
-    subdir: `r-${counter}-${open.length}`,
-    followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
-  });
-  open.push(h);
-  return h;
-}
-
-async function receiver(): Promise<Receiver> {
-  const started = await new Receiver().up();
-  open.push({ close: () => started.down() });
-  return started;
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Polls a little longer than the default: a follow's take-over waits for a lease to run out. */
+const waitLonger = (check: () => Promise<boolean>) => waitUntil(check, 8_000);
 
 const inputRequired = (events: StreamResponse[]) =>
   events.filter((event) => 'statusUpdate' in event && event.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED');
@@ -155,12 +111,12 @@ describe('one notification per change across replicas', () => {
       const held = await Promise.all(owners.map(async (owner) => ((await redis.hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
       return held.filter((owner): owner is string => owner !== undefined);
     };
-    await waitUntil(async () => (await holders()).length === 1);
+    await waitLonger(async () => (await holders()).length === 1);
     const [holderA] = await holders();
 
     // A's lease lapses (as when A stalls or loses Redis), A still runs and follows; B claims the follow.
     await redis.del(keys.lease(holderA!));
-    await waitUntil(async () => {
+    await waitLonger(async () => {
       const now = await holders();
       return now.length === 1 && now[0] !== holderA;
     });
@@ -168,7 +124,7 @@ describe('one notification per change across replicas', () => {
 
     const [delivery] = await hook.waitFor('/followed', 1);
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
-    await waitUntil(async () => (await holders()).length === 0);
+    await waitLonger(async () => (await holders()).length === 0);
     await nothingLeft(settings, a, b);
     expect(hook.at('/followed')).toHaveLength(1);
   });
@@ -181,7 +137,7 @@ describe('one notification per change across a restart of one replica', () => {
       {},
       { subdir: `single-${randomBytes(4).toString('hex')}`, followRetry: { initialDelayMs: 10, maxDelayMs: 40 } },
     );
-    open.push(h);
+    replicas.closeAfter(h);
     const hook = await receiver();
     const follows = join(h.config['persistence-dir'], 'push_follows.json');
     const followed = async () => JSON.parse(await readFile(follows, 'utf8').catch(() => '[]')) as FollowEntry[];
@@ -191,16 +147,16 @@ describe('one notification per change across a restart of one replica', () => {
       ALICE,
     );
     const taskId = 'task' in answer ? answer.task.id : '';
-    await waitUntil(async () => (await followed()).some((entry) => entry.taskId === taskId));
+    await waitLonger(async () => (await followed()).some((entry) => entry.taskId === taskId));
     const [entry] = await followed();
     const [delivery] = await hook.waitFor('/once', 1);
-    await waitUntil(async () => (await followed()).length === 0);
+    await waitLonger(async () => (await followed()).length === 0);
 
     // What a stop leaves when it cuts the follow short just after the turn's end went by: the end is
     // queued (here delivered already), and the follow is still in the journal.
     await h.restart(() => writeFile(follows, JSON.stringify([entry])));
     // The follow taken up reads the finished task, and ends.
-    await waitUntil(async () => (await followed()).length === 0);
+    await waitLonger(async () => (await followed()).length === 0);
     await flush(h, hook);
     expect(hook.at('/once')).toHaveLength(1);
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });

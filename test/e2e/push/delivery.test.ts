@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 let env: Environment;
 const open: Array<{ close(): Promise<void> }> = [];
@@ -262,12 +263,3 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.at('/new')).toHaveLength(0);
   });
 });
-
-/** Polls until `check` holds (event-free state such as a file's contents), failing after 5 s. */
-async function waitUntil(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the condition did not hold within 5 s');
-}

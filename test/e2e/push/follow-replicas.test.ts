@@ -3,7 +3,6 @@
  * follow of a `returnImmediately` turn outlives the replica that answered it, stopped or killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,23 +10,21 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
-import { ctx, flush, Receiver, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
+import { ctx, flush, startEnvironment, userText, type Environment } from './harness.js';
+import { replicaSet } from './replicas.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
 
-const run = `test-push-follow-replicas-${process.pid}-${randomBytes(4).toString('hex')}`;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-/** Replicas must share push-keys to open each other's configs. */
-const PUSH_KEYS = [`k1:${randomBytes(32).toString('base64')}`];
 const LEASE_MS = 2_000;
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
 let env: Environment;
 let redis: Redis;
-const open: Array<{ close(): Promise<void> }> = [];
+const replicas = replicaSet('follow-replicas', { env: () => env, redis: () => redis });
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -36,65 +33,17 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const item of open.splice(0).reverse()) await item.close();
+  await replicas.closeAll();
 });
 afterAll(async () => {
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await replicas.cleanup();
   await redis.quit();
   await env.close();
 });
 
-let counter = 0;
 /** The settings every replica of one test shares: one Redis prefix, one stream and group, one key ring. */
-function shared(): Record<string, unknown> {
-  counter += 1;
-  const base = `${run}:${counter}`;
-  return {
-    store: 'redis',
-    'redis-url': REDIS_URL,
-    'redis-prefix': `${base}:`,
-    'push-notifications': true,
-    'push-allow-private': true,
-    'push-keys': PUSH_KEYS,
-    'push-queue': 'redis-streams',
-    'push-redis-url': REDIS_URL,
-    'push-stream': `${base}:push`,
-    'push-retry-key': `${base}:push:retry`,
-    'push-dead-stream': `${base}:push:dead`,
-    'push-consumer-group': `${base}-group`,
-    'push-lease-timeout-ms': 500,
-    'push-follow-lease-ms': LEASE_MS,
-  };
-}
-
-/** A replica in this process, on the shared Redis registry. */
-async function replica(settings: Record<string, unknown>): Promise<Harness> {
-  const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix: settings['redis-prefix'] as string, idleTtlMs: 60_000, historyLimit: 100 });
-  open.push({ close: () => registry.close() });
-  const h = await startHarness(env, settings, {
-    redis,
-    registry,
-    subdir: `r-${counter}-${open.length}`,
-    followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
-  });
-  open.push(h);
-  return h;
-}
-
-async function receiver(): Promise<Receiver> {
-  const started = await new Receiver().up();
-  open.push({ close: () => started.down() });
-  return started;
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const shared = () => replicas.settings({ 'push-notifications': true, 'push-allow-private': true, 'push-follow-lease-ms': LEASE_MS });
+const { replica, receiver } = replicas;
 
 /** The replicas whose follow journal in Redis holds `taskId`. */
 async function holdersOf(prefix: string, taskId: string): Promise<string[]> {
@@ -109,8 +58,8 @@ const artifactText = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []
 
 /** `a2a-bridge serve` in its own process, on the shared settings, upstream the test's demo agent. */
 async function serveInChild(settings: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
-  const file = join(env.dir, `replica-${counter}.yaml`);
-  const config = { ...settings, port: 0, 'persistence-dir': join(env.dir, `child-${counter}`), upstream: { url: env.demo.url } };
+  const file = join(env.dir, `replica-${replicas.counter}.yaml`);
+  const config = { ...settings, port: 0, 'persistence-dir': join(env.dir, `child-${replicas.counter}`), upstream: { url: env.demo.url } };
   await writeFile(file, JSON.stringify(config));
   const environment = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--config', file], {
@@ -184,7 +133,7 @@ describe('push follows shared by replicas through Redis', () => {
         id: 1,
         method: 'SendMessage',
         params: {
-          message: { messageId: `m-${counter}`, role: 'ROLE_USER', parts: [{ text: 'slow: a network whose replica dies' }] },
+          message: { messageId: `m-${replicas.counter}`, role: 'ROLE_USER', parts: [{ text: 'slow: a network whose replica dies' }] },
           configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook.url}/killed` } },
         },
       }),

@@ -1,57 +1,31 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { ctx, flush, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness, type Receiver } from './harness.js';
+import { replicaSet } from './replicas.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
 
-const run = `test-push-e2e-${process.pid}-${randomBytes(4).toString('hex')}`;
-
 let env: Environment;
 let redis: Redis;
-const open: Array<{ close(): Promise<void> }> = [];
+const replicas = replicaSet('e2e', { env: () => env, redis: () => redis });
 
 beforeAll(async () => {
   env = await startEnvironment();
   redis = new Redis(REDIS_URL);
 });
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+afterEach(() => replicas.closeAll());
 afterAll(async () => {
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await replicas.cleanup();
   await redis.quit();
   await env.close();
 });
 
-let counter = 0;
 /** Redis-backed queue and config store, with stream, group and key names of their own. */
 async function setup(overrides: Record<string, unknown> = {}): Promise<{ h: Harness; receiver: Receiver }> {
-  counter += 1;
-  const base = `${run}:${counter}`;
-  const h = await startHarness(
-    env,
-    {
-      store: 'redis',
-      'redis-url': REDIS_URL,
-      'redis-prefix': `${base}:`,
-      'push-queue': 'redis-streams',
-      'push-redis-url': REDIS_URL,
-      'push-stream': `${base}:push`,
-      'push-retry-key': `${base}:push:retry`,
-      'push-dead-stream': `${base}:push:dead`,
-      'push-consumer-group': `${base}-group`,
-      'push-lease-timeout-ms': 500,
-      ...overrides,
-    },
-    { redis, subdir: `r-${counter}` },
-  );
-  open.push(h);
-  const receiver = await new Receiver().up();
-  open.push({ close: () => receiver.down() });
-  return { h, receiver };
+  const h = await startHarness(env, replicas.settings(overrides), { redis, subdir: `r-${replicas.counter}` });
+  replicas.closeAfter(h);
+  return { h, receiver: await replicas.receiver() };
 }
 
 const ALICE_V1 = ctx('basic:alice', 'jsonrpc');
@@ -67,7 +41,7 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     );
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v025', url: `${receiver.url}/v025`, token: 'tok' }, ALICE_V025);
     // The configs are in Redis, secrets sealed.
-    const raw = await redis.hvals(`${run}:${counter}:push:configs:${first.taskId}`);
+    const raw = await redis.hvals(`${replicas.run}:${replicas.counter}:push:configs:${first.taskId}`);
     expect(raw).toHaveLength(2);
     expect(raw.join('')).not.toContain('"tok"');
 

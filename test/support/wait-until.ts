@@ -1,0 +1,8 @@
+/** Polls until `check` holds (state no event announces: a Redis key, a file's contents), failing after `timeoutMs`. */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`the condition did not hold within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
