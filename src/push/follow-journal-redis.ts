@@ -19,6 +19,7 @@ export interface RedisFollowJournal extends FollowJournal {
   readonly replicaId: string;
   readonly claimEveryMs: number;
   claimOrphans(limit: number): Promise<FollowEntry[]>;
+  held(): Promise<Set<string>>;
   /** Stops renewing and deletes the lease: the follows kept are another replica's to claim at once. */
   close(): Promise<void>;
 }
@@ -153,6 +154,8 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       const values = await redis.hvals(ownFollows);
       return values.map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined);
     },
+
+    held: async () => new Set(await redis.hkeys(ownFollows)),
 
     async claimOrphans(limit) {
       if (limit <= 0 || closed) return [];

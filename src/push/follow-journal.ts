@@ -24,6 +24,8 @@ export interface FollowJournal {
    * makes them this one's. The follower calls it when push starts and then every `claimEveryMs`.
    */
   claimOrphans?(limit: number): Promise<FollowEntry[]>;
+  /** A journal shared by replicas: the task ids it holds as this replica's now (another may have claimed some). */
+  held?(): Promise<Set<string>>;
   readonly claimEveryMs?: number;
 }
 

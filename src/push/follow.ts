@@ -50,7 +50,7 @@ const turnEnded = (state: TaskState | undefined): boolean => state !== undefined
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A follow's lifetime: ended by the follower's stop or by its timeout, whichever comes first. */
-function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; end(): void } {
+function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; letGo(): void; end(): void } {
   const controller = new AbortController();
   let timedOut = false;
   // Not AbortSignal.any: a signal derived from the long-lived `stopping` one would be kept as long as it.
@@ -67,6 +67,7 @@ function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: Abo
   return {
     signal: controller.signal,
     timedOut: () => timedOut,
+    letGo: () => controller.abort(new DOMException('Another replica follows this task now', 'AbortError')),
     end() {
       clearTimeout(timer);
       stopping.removeEventListener('abort', onStop);
@@ -86,7 +87,8 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const retry = deps.retry ?? DEFAULT_RETRY;
   const maxFollowed = deps.maxFollowed ?? DEFAULT_MAX_FOLLOWED;
   const stopping = new AbortController();
-  const running = new Map<string, Promise<void>>();
+  /** The follows under way; `journaledAt`: when the journal was known to hold it (undefined: not yet, or never). */
+  const running = new Map<string, { done: Promise<void>; journaledAt?: number; letGo(): void }>();
   const journal = deps.journal ?? inMemoryOnly;
   let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
 
@@ -125,8 +127,11 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
   }
 
-  /** Follows `entry.taskId` until its turn ends or `entry.until`; journaled until then, kept when the follower stops. */
-  function start(entry: FollowEntry): void {
+  /**
+   * Follows `entry.taskId` until its turn ends or `entry.until`; journaled until then, kept when the
+   * follower stops. `journaled`: the journal holds it already (a follow resumed or claimed).
+   */
+  function start(entry: FollowEntry, journaled = false): void {
     if (stopping.signal.aborted || running.has(entry.taskId)) return;
     if (running.size >= maxFollowed) {
       logger.warn(
@@ -138,6 +143,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     // The caller's identity, not its lifetime: the follow outlives the call that started it.
     const lifetime = followLifetime(stopping.signal, entry.until - Date.now());
     const ctx: CallContext = { principal: entry.principal, signal: lifetime.signal, ...(entry.surface ? { surface: entry.surface } : {}) };
+    let letGo = false;
     const done = run(entry.taskId, ctx)
       .then(() => {
         if (lifetime.timedOut()) {
@@ -149,23 +155,47 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       })
       .catch((error: unknown) => logger.error({ err: error, taskId: entry.taskId }, 'push follow failed'))
       .then(async () => {
-        // A follow the stop cut short is taken up again after the restart; any other one is over.
-        if (!stopping.signal.aborted) await journal.remove(entry.taskId);
+        // A follow the stop cut short is taken up again after the restart; one let go is another replica's; any other one is over.
+        if (!stopping.signal.aborted && !letGo) await journal.remove(entry.taskId);
       })
       .catch((error: unknown) => logger.warn({ err: error, taskId: entry.taskId }, 'push follow could not be taken off the journal'))
       .finally(() => {
         lifetime.end();
         running.delete(entry.taskId);
       });
-    running.set(entry.taskId, done);
+    running.set(entry.taskId, {
+      done,
+      ...(journaled ? { journaledAt: Date.now() } : {}),
+      letGo() {
+        letGo = true;
+        lifetime.letGo();
+      },
+    });
+  }
+
+  /**
+   * A replica whose journal lease lapsed (Redis out of reach, a stall) may find some of its follows
+   * taken over by another replica: those leave its journal, and it lets them go rather than hold a
+   * second upstream connection for them. Only follows known to be journaled before the journal was
+   * read count: one whose entry is still being written is not missing.
+   */
+  async function letGoOfTakenOver(held: () => Promise<Set<string>>): Promise<void> {
+    const readAt = Date.now();
+    const own = await held();
+    for (const [taskId, follow] of running) {
+      if (follow.journaledAt === undefined || follow.journaledAt >= readAt || own.has(taskId)) continue;
+      logger.info({ taskId }, 'push follow: another replica took this follow over; this one lets it go');
+      follow.letGo();
+    }
   }
 
   /** One round of taking over the follows of replicas that are gone, as many as there is room for. */
   function adoptOrphans(claim: (limit: number) => Promise<FollowEntry[]>): Promise<void> {
     if (!adoption || adoption.round || stopping.signal.aborted) return adoption?.round ?? Promise.resolve();
     const round = (async () => {
+      if (journal.held) await letGoOfTakenOver(journal.held.bind(journal));
       // Claimed but not started because of the stop: they stay this replica's, and its stop frees them for another.
-      for (const entry of await claim(maxFollowed - running.size)) start(entry);
+      for (const entry of await claim(maxFollowed - running.size)) start(entry, true);
     })()
       .catch((error: unknown) => logger.warn({ err: error }, 'push follow: the follows of replicas that are gone could not be claimed'))
       .finally(() => {
@@ -187,8 +217,12 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         until: Date.now() + deps.timeoutMs,
       };
       start(entry);
-      if (running.has(task.id)) {
-        journal.add(entry).catch((error: unknown) => logger.warn({ err: error, taskId: task.id }, 'push follow could not be journaled'));
+      const started = running.get(task.id);
+      if (started) {
+        journal
+          .add(entry)
+          .then(() => (started.journaledAt = Date.now()))
+          .catch((error: unknown) => logger.warn({ err: error, taskId: task.id }, 'push follow could not be journaled'));
       }
     },
 
@@ -202,14 +236,14 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       }
       for (const entry of await journal.entries()) {
         if (stopping.signal.aborted) return;
-        if (entry.until > Date.now()) start(entry);
+        if (entry.until > Date.now()) start(entry, true);
         else await journal.remove(entry.taskId);
       }
       if (claim) await adoptOrphans(claim);
     },
 
     async idle() {
-      while (running.size > 0) await Promise.all(running.values());
+      while (running.size > 0) await Promise.all([...running.values()].map((follow) => follow.done));
     },
 
     async stop() {

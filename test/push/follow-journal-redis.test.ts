@@ -144,4 +144,18 @@ describe('the Redis follow journal', () => {
     await waitUntil(async () => warnings.some((message) => message.includes('lease had lapsed')));
     expect(await admin.exists(redisFollowKeys(prefix).lease(a.journal.replicaId))).toBe(1);
   });
+
+  it('a replica still running after its lease lapsed sees which follows are still its own', async () => {
+    const prefix = prefixOfTest();
+    const a = replica(prefix, 'A', 60_000);
+    const b = replica(prefix, 'B', 60_000);
+    await a.journal.add(entry('T1'));
+    await a.journal.add(entry('T2'));
+    expect([...(await a.journal.held())].sort()).toEqual(['T1', 'T2']);
+    // A stalled past its lease (A itself still runs): B takes both over, and A's journal no longer holds them.
+    await admin.del(redisFollowKeys(prefix).lease('A'));
+    expect(byTask(await b.journal.claimOrphans(100)).map((follow) => follow.taskId)).toEqual(['T1', 'T2']);
+    expect(await a.journal.held()).toEqual(new Set());
+    expect(await b.journal.held()).toEqual(new Set(['T1', 'T2']));
+  });
 });

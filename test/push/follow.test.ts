@@ -267,6 +267,54 @@ describe('following a task answered while it runs', () => {
     expect(limits.every((limit) => limit >= 2 && limit <= 3)).toBe(true);
   });
 
+  it('with a shared journal, lets go of a follow another replica took over, but not of one whose entry is still being written', async () => {
+    const base = mapJournal();
+    let finishAdd = (): void => undefined;
+    const journal: FollowJournal = {
+      ...base,
+      claimEveryMs: 10,
+      claimOrphans: async () => [],
+      held: async () => new Set(base.kept.keys()),
+      // U's entry is slow to reach the journal: missing from it until then is not a take-over.
+      add: (entry) =>
+        entry.taskId === 'U'
+          ? new Promise<void>((resolve) => {
+              finishAdd = () => {
+                base.kept.set(entry.taskId, entry);
+                resolve();
+              };
+            })
+          : base.add(entry),
+    };
+    const { follower, calls, contexts } = await setup(
+      [
+        { events: [], then: 'hang' },
+        { events: [], then: 'hang' },
+      ],
+      [],
+      { journal },
+    );
+    await follower.resume();
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    await waitForCalls(calls, 2);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(contexts.map((ctx) => ctx.signal.aborted)).toEqual([false, false]);
+
+    // Another replica claimed T: it left this replica's journal, and the follow here ends.
+    base.kept.delete('T');
+    for (let i = 0; i < 200 && !contexts[0]!.signal.aborted; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(contexts[0]!.signal.aborted).toBe(true);
+    expect(contexts[1]!.signal.aborted).toBe(false);
+    expect(calls).toEqual(['subscribe', 'subscribe']);
+
+    finishAdd();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(contexts[1]!.signal.aborted).toBe(false);
+    await follower.stop();
+    expect([...base.kept.keys()]).toEqual(['U']);
+  });
+
   it('follows at most maxFollowed tasks at once', async () => {
     const { follower, calls } = await setup([{ events: [], then: 'hang' }], [], { maxFollowed: 1 });
     follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
