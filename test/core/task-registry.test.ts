@@ -149,6 +149,33 @@ describe('redis registry: keys that expire with their task', () => {
   });
 });
 
+describe("redis registry: a context's latest task", () => {
+  it('is read from one pointer per context, not from every task of it; without the pointer the tasks are searched', async () => {
+    const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 10 });
+    const probe = new Redis(REDIS_URL);
+    const owner = { owner: 'o', upstream: 'u' };
+    try {
+      for (let turn = 0; turn < 30; turn++) await registry.put(taskOf(`T${turn}`), owner);
+      await registry.apply({ statusUpdate: { taskId: 'T7', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } }, owner);
+      expect(await probe.get(`${prefix}o:o:l:ctx-1`)).toBe('T7');
+      expect(await probe.pttl(`${prefix}o:o:l:ctx-1`)).toBeGreaterThan(50_000);
+      // The context's index is not what answers (emptied here, the pointer still does).
+      const index = await probe.zrange(`${prefix}o:o:c:ctx-1`, 0, -1);
+      await probe.del(`${prefix}o:o:c:ctx-1`);
+      expect((await registry.latestForContext('ctx-1', 'o'))?.id).toBe('T7');
+      expect(await registry.latestForContext('ctx-1', 'someone-else')).toBeUndefined();
+      // Written before the pointer existed: the context's tasks are searched, as before.
+      await probe.zadd(`${prefix}o:o:c:ctx-1`, ...index.flatMap((member) => [0, member]));
+      await probe.del(`${prefix}o:o:l:ctx-1`);
+      expect((await registry.latestForContext('ctx-1', 'o'))?.id).toBe('T7');
+    } finally {
+      await registry.close();
+      await probe.quit();
+    }
+  });
+});
+
 describe('createTaskRegistry', () => {
   it('chooses the store from the config', async () => {
     const memory = createTaskRegistry(defaultConfig());

@@ -5,6 +5,7 @@
  *   P o:O:all       zset  every task of the owner, score 0, member = sort member (list order)
  *   P o:O:s:<state> zset  the owner's tasks in that state
  *   P o:O:c:C       zset  the owner's tasks in that context
+ *   P o:O:l:C       string id of the owner's task in that context written last (latestForContext)
  *   P o:O:idx       hash  id -> {m,s,k}: what pruning needs once the task hash has expired
  *   P o:O:exp       zset  id scored by expiry (µs): which index members to prune
  *   P ctx:C         string owner of the context (its first writer)
@@ -48,12 +49,15 @@ redis.call('ZADD', KEYS[6], 0, ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], 0, ARGV[4])
   redis.call('SET', KEYS[7], ARGV[3], 'NX')
+  -- Scripts run one at a time, so the last one to write names the context's latest task.
+  redis.call('SET', ARGV[9] .. 'l:' .. ARGV[6], ARGV[8])
 end
 if ttl > 0 then
   redis.call('ZADD', KEYS[3], string.format('%.0f', now + ttl * 1000), ARGV[8])
   for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do redis.call('PEXPIRE', key, ttl) end
   if ARGV[6] ~= '' then
     redis.call('PEXPIRE', KEYS[5], ttl)
+    redis.call('PEXPIRE', ARGV[9] .. 'l:' .. ARGV[6], ttl)
     if redis.call('GET', KEYS[7]) == ARGV[3] then redis.call('PEXPIRE', KEYS[7], ttl) end
   end
   for i = 8, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end

@@ -57,6 +57,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const allKey = (owner: string) => `${ownerPrefix(owner)}all`;
   const statusKey = (owner: string, state: string) => `${ownerPrefix(owner)}s:${state}`;
   const contextKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}c:${enc(contextId)}`;
+  const latestKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}l:${enc(contextId)}`;
   const contextOwnerKey = (contextId: string) => `${p}ctx:${enc(contextId)}`;
 
   /** expireWithTasks(): prefixes of keys that share each task's TTL. */
@@ -234,6 +235,13 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+      // One task read, not the whole context's: this runs for every message that names a context.
+      const latestId = await redis.get(latestKey(owner, contextId));
+      if (latestId !== null) {
+        const [latest] = await loadTasks([latestId], owner);
+        if (latest && latest.task.contextId === contextId) return latest.task;
+      }
+      // Written before the pointer existed, or its task is gone: find the latest among the context's tasks.
       const members = await redis.zrevrangebylex(contextKey(owner, contextId), '+', '-');
       let latest: { task: Task; updatedMicros: number } | undefined;
       for (const candidate of await loadTasks(members.map(memberTaskId), owner)) {
