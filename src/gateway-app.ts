@@ -59,7 +59,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
   if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
   deps.observability?.mount(app);
-  mountHealth(app, cards);
+  mountHealth(app, cards, () => registry.reachable?.() ?? true);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);
 

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { noteRedisError } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
 
 export interface RedisTaskAliasesOptions {
@@ -11,6 +12,8 @@ export interface RedisTaskAliasesOptions {
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot give one id to two callers. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
   const redis = new Redis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  // Counted, not logged, like the registry's: without a listener ioredis prints every failed reconnect with its stack.
+  redis.on('error', () => noteRedisError('task-aliases'));
   const aliasKey = (clientId: string) => `${options.prefix}task-alias:${clientId}`;
   const reverseKey = (upstreamId: string, owner: string) => `${options.prefix}task-alias-of:${owner.length}:${owner}:${upstreamId}`;
   // Without an idle TTL an alias lives as long as Redis keeps it; a year bounds what a lost task leaves behind.

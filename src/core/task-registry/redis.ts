@@ -250,6 +250,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       return latest?.task;
     },
 
+    reachable: () => redis.status === 'ready',
+
     /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
     drops: 'expire-linked',
 
