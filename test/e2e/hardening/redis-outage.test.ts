@@ -11,7 +11,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { sendMessageParams } from '../../support/v1-message.js';
 import { waitUntil } from '../../support/wait-until.js';
+import { rpc } from '../../demo-agent/helpers.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -49,18 +51,7 @@ async function stopRedis(): Promise<void> {
 
 const readyStatus = async (): Promise<number> => (await fetch(`${gateway!.url}/ready`)).status;
 
-function send(text: string): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  return fetch(`${gateway!.url}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { message: { messageId: `m-${randomBytes(4).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } },
-    }),
-  }).then((response) => response.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>);
-}
+const send = (text: string) => rpc(gateway!.url, 'SendMessage', sendMessageParams(text));
 
 beforeAll(async () => {
   port = await freePort();
