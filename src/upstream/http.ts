@@ -67,6 +67,11 @@ export function credentialSecrets(creds: Credentials): string[] {
   return [creds.token, creds['basic-password'], creds['api-key']].filter((value): value is string => !!value);
 }
 
+/** A response header's first value, lower-cased ('' when absent): for comparing media types. */
+export function headerValue(value: string | string[] | undefined): string {
+  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
+}
+
 /**
  * Tells the call which extensions the upstream activated, from its response header: `A2A-Extensions`
  * (1.0) or `X-A2A-Extensions` (0.2.5/0.3), whichever the agent sent.

@@ -4,7 +4,7 @@ import type { CallContext } from '../core/agent-port.js';
 import { A2AError, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets, reportActivatedExtensions, withCallHeaders } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, headerValue, reportActivatedExtensions, withCallHeaders } from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
@@ -81,10 +81,6 @@ type Envelope = Record<string, unknown>;
 // match the request it answers.
 let lastRequestId = 0;
 const nextRequestId = (): string => `a2a-bridge-${++lastRequestId}`;
-
-function headerValue(value: string | string[] | undefined): string {
-  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
-}
 
 /** Per transport and Accept value, the headers every call sends, built once. */
 const baseHeaderCache = new WeakMap<JsonRpcTransport, Map<string, Record<string, string>>>();

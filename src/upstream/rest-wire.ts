@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { reportActivatedExtensions, withCallHeaders } from './http.js';
+import { headerValue, reportActivatedExtensions, withCallHeaders } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
@@ -38,10 +38,6 @@ export interface RestCall {
 }
 
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
-
-function headerValue(value: string | string[] | undefined): string {
-  return ((Array.isArray(value) ? value[0] : value) ?? '').toLowerCase();
-}
 
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = { ...call.transport.authHeaders, ...call.wire.headers, accept, 'accept-encoding': 'identity' };
