@@ -60,6 +60,10 @@ describe.each(BINDINGS)('an agent whose %s interface names a tenant', (_binding,
     });
     expect(sent.error).toBeUndefined();
     expect(sent.result.status.state).toBe('completed');
+    // What the Bailian user reads is the agent's whole reply, from the tenant's turn.
+    expect(sent.result.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')).toBe(
+      sdkReply('from Bailian', 1).full,
+    );
     expect(agent.turnTenants.slice(before)).toEqual([TENANT]);
   });
 });
