@@ -6,6 +6,7 @@ import { createRedisConfigStore } from './config-store/redis.js';
 import type { PushConfigStore } from './config-store/types.js';
 import type { ResolveHeaders } from './dispatch.js';
 import { pushAuthHeaders } from './headers.js';
+import { holdWhileUnreachable } from './queue/held-jobs.js';
 import { createLocalFileQueue } from './queue/local-file.js';
 import { createRedisStreamsQueue } from './queue/redis-streams.js';
 import type { RetryPolicy } from './queue/retry-policy.js';
@@ -24,6 +25,7 @@ export * from './queue/types.js';
 export * from './queue/retry-policy.js';
 export { createLocalFileQueue, type LocalFileQueueOptions } from './queue/local-file.js';
 export { createRedisStreamsQueue, defaultConsumerName, type RedisStreamsQueueOptions } from './queue/redis-streams.js';
+export { holdWhileUnreachable, type HeldJobsOptions } from './queue/held-jobs.js';
 
 export interface PushQueueFactoryOptions {
   logger?: PushLogger;
@@ -38,7 +40,8 @@ export interface PushQueueFactoryOptions {
 export function createPushQueue(config: GatewayConfig, options: PushQueueFactoryOptions = {}): PushQueue {
   const retry: Partial<RetryPolicy> = { maxAttempts: config['push-max-attempts'], ...options.retry };
   if (config['push-queue'] === 'redis-streams') {
-    return createRedisStreamsQueue({
+    // Redis can go away for longer than a command waits for it: what it refuses meanwhile is held, not lost.
+    const streams = createRedisStreamsQueue({
       url: config['push-redis-url'] ?? config['redis-url'],
       stream: config['push-stream'],
       retryKey: config['push-retry-key'],
@@ -51,6 +54,7 @@ export function createPushQueue(config: GatewayConfig, options: PushQueueFactory
       blockMs: options.blockMs,
       logger: options.logger,
     });
+    return holdWhileUnreachable(streams, { logger: options.logger ?? silentLogger });
   }
   return createLocalFileQueue({
     dir: join(config['persistence-dir'], 'push'),

@@ -76,7 +76,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   const logger = options.logger ?? silentLogger;
   const { stream, group } = options;
 
-  const commands = new Redis(options.url, { lazyConnect: true });
+  // A write fails soon after Redis went away (instead of waiting out 20 reconnects, ~10 s): the queue's
+  // enqueue is wrapped by holdWhileUnreachable, which keeps the job and offers it again.
+  const commands = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   commands.on('error', (error: unknown) => {
     noteRedisError('push-queue');
     logger.warn({ err: error }, 'A2A push queue Redis connection error');

@@ -4,59 +4,26 @@
  * JSON-RPC error instead of hanging, and no Redis client prints "Unhandled error event" stack traces.
  * A redis-server of the test's own, so it can be killed and started again on the same port.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { sendMessageParams } from '../../support/v1-message.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { rpc } from '../../demo-agent/helpers.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-let port: number;
-let redisServer: ChildProcess | undefined;
+let redis: OwnRedis;
 let gateway: TestGateway | undefined;
 const consoleErrors = vi.spyOn(console, 'error');
-
-async function startRedis(): Promise<void> {
-  redisServer = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  redisServer.once('error', (error) => {
-    throw new Error(`this test runs redis-server itself: ${error.message}`);
-  });
-  const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  try {
-    await waitUntil(async () => (await probe.ping()) === 'PONG');
-  } finally {
-    probe.disconnect();
-  }
-}
-
-async function stopRedis(): Promise<void> {
-  if (!redisServer || redisServer.exitCode !== null) return;
-  const exited = once(redisServer, 'exit');
-  redisServer.kill('SIGKILL');
-  await exited;
-}
 
 const readyStatus = async (): Promise<number> => (await fetch(`${gateway!.url}/ready`)).status;
 
 const send = (text: string) => rpc(gateway!.url, 'SendMessage', sendMessageParams(text));
 
 beforeAll(async () => {
-  port = await freePort();
-  await startRedis();
-  const url = `redis://127.0.0.1:${port}`;
+  redis = await ownRedis();
+  await redis.start();
+  const url = redis.url;
   gateway = await startTestGateway({
     store: 'redis',
     'redis-url': url,
@@ -69,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gateway?.close();
-  await stopRedis();
+  await redis.stop();
   consoleErrors.mockRestore();
 });
 
@@ -78,13 +45,13 @@ describe('a gateway on store: redis when Redis goes away and comes back', () => 
     await waitUntil(async () => (await readyStatus()) === 200);
     expect((await send('before')).result).toBeDefined();
 
-    await stopRedis();
+    await redis.stop();
     await waitUntil(async () => (await readyStatus()) === 503);
     const during = await send('during');
     expect(during.error).toMatchObject({ code: -32603 });
     expect(JSON.stringify(during)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|\bat .+:\d+/);
 
-    await startRedis();
+    await redis.start();
     await waitUntil(async () => (await readyStatus()) === 200, 15_000);
     expect((await send('after')).result).toBeDefined();
 

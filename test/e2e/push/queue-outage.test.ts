@@ -1,0 +1,68 @@
+/**
+ * The push queue's Redis going away while turns go on (`push-queue: redis-streams`, the task registry
+ * elsewhere): a change that happens meanwhile is held by the gateway, not lost, and its receiver is
+ * sent it once the queue's Redis is back, once. A redis-server of the test's own, killed and started
+ * again on the same port (empty, as a Redis without a volume comes back).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
+import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment } from './harness.js';
+
+let env: Environment;
+let redis: OwnRedis;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = await ownRedis();
+  await redis.start();
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  await redis.stop();
+  await env.close();
+});
+
+const ALICE = ctx('basic:alice', 'jsonrpc');
+
+describe('push notifications while the queue Redis is gone', () => {
+  it('are held and sent once it is back: the change is delivered once, in full', async () => {
+    const base = `queue-outage-${randomBytes(4).toString('hex')}`;
+    const h = await startHarness(env, {
+      'push-queue': 'redis-streams',
+      'push-redis-url': redis.url,
+      'push-stream': `${base}:push`,
+      'push-retry-key': `${base}:push:retry`,
+      'push-dead-stream': `${base}:push:dead`,
+      'push-consumer-group': `${base}-group`,
+    });
+    open.push(h);
+    const receiver = await new Receiver().up();
+    open.push({ close: () => receiver.down() });
+
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
+
+    await redis.stop();
+    // The turn itself does not need the queue: it is answered in full while Redis is gone.
+    const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+    const finalState = second.events.flatMap((event) => ('statusUpdate' in event ? [event.statusUpdate.status.state] : [])).at(-1);
+    expect(finalState).toBe('TASK_STATE_INPUT_REQUIRED');
+    // Gone for longer than a Redis client holds a command by default (20 reconnects, about 10 s), the
+    // outage a deploy or a failover makes; nothing can be sent meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    expect(receiver.at('/v1')).toHaveLength(0);
+
+    await redis.start();
+    const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
+    expect(delivered!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1);
+    expect(delivered!.json).toEqual(lastUpdate);
+    // Once: a later notification arrives, and still only one for the held change.
+    await flush(h, receiver);
+    expect(receiver.at('/v1')).toHaveLength(1);
+  }, 60_000);
+});
