@@ -99,13 +99,20 @@ export function createMemoryNotifiedEvents(options: MemoryNotifiedEventsOptions 
 }
 
 const FILE = 'push_notified.json';
+/** A crash loses at most the claims of this long: a turn's end pushed again, with the same event id. */
+const SAVE_EVERY_MS = 5_000;
 
 /**
  * One replica: the claims in memory, written to `<persistence-dir>/push_notified.json` when push stops
  * and read back at start, so a turn whose end was queued just before a restart is not queued again by
- * the follow taken up after it. Not written on every claim: after a crash the claims are lost.
+ * the follow taken up after it. Between stops the file is rewritten `saveEveryMs` after a change (the
+ * whole snapshot, up to a few MB, so not on every claim): a crash loses the claims of that last moment.
  */
-export async function createFileNotifiedEvents(dir: string, logger: PushLogger, options: MemoryNotifiedEventsOptions = {}): Promise<NotifiedEvents> {
+export async function createFileNotifiedEvents(
+  dir: string,
+  logger: PushLogger,
+  options: MemoryNotifiedEventsOptions & { saveEveryMs?: number } = {},
+): Promise<NotifiedEvents> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, FILE);
   const kept = await readSnapshot<[string, number]>(path).catch((error: unknown) => {
@@ -119,9 +126,30 @@ export async function createFileNotifiedEvents(dir: string, logger: PushLogger, 
   const { persist } = snapshotFile(path, memory.entries, (error: unknown) =>
     logger.error({ err: error, path }, 'A2A push: the notifications queued could not be saved'),
   );
+  const saveEveryMs = options.saveEveryMs ?? SAVE_EVERY_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const changed = (): void => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      persist().catch(() => undefined);
+    }, saveEveryMs);
+    timer.unref();
+  };
   return {
-    claim: memory.claim,
-    release: memory.release,
-    close: () => persist().catch(() => undefined),
+    async claim(config, eventId) {
+      const claimed = await memory.claim(config, eventId);
+      if (claimed) changed();
+      return claimed;
+    },
+    async release(config, eventId) {
+      await memory.release(config, eventId);
+      changed();
+    },
+    close: () => {
+      clearTimeout(timer);
+      timer = undefined;
+      return persist().catch(() => undefined);
+    },
   };
 }

@@ -17,6 +17,7 @@ import {
   type NotifiedEvents,
 } from '../../src/push/notified-events.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const hook = { owner: 'basic:alice', taskId: 'T', id: 'hook' };
 const EVENT = 'T:0123456789abcdef0123456789abcdef';
@@ -93,6 +94,22 @@ describe('file claims (one replica across a restart)', () => {
     const later = await createFileNotifiedEvents(state, silent, { ttlMs: 1_000, now: () => now });
     expect(await later.claim(hook, EVENT)).toBe(true);
     expect(await later.claim(hook, OTHER_EVENT)).toBe(false);
+  });
+
+  it('saves its claims soon after they are made, so a process that crashed (never closed) is followed by one that knows them', async () => {
+    const state = join(dir, 'crash');
+    const crashed = await createFileNotifiedEvents(state, silent, { saveEveryMs: 20 });
+    expect(await crashed.claim(hook, EVENT)).toBe(true);
+    expect(await crashed.claim(hook, OTHER_EVENT)).toBe(true);
+    await crashed.release(hook, OTHER_EVENT);
+    const saved = async () => JSON.parse(await readFile(join(state, 'push_notified.json'), 'utf8').catch(() => '[]')) as unknown[];
+    await waitUntil(async () => (await saved()).length === 1);
+
+    const next = await createFileNotifiedEvents(state, silent);
+    expect(await next.claim(hook, EVENT)).toBe(false);
+    // The released claim was saved as released.
+    expect(await next.claim(hook, OTHER_EVENT)).toBe(true);
+    await next.close();
   });
 
   it('starts empty, with a warning, from a file it cannot read', async () => {
