@@ -1,11 +1,12 @@
 /**
  * How far the gateway is from the floor of a translating Node hop. Runs the fast agent, the bare
  * proxy (bytes piped), the floor hop (floor-hop.ts: parse, check, re-serialise, relay, a Map as the
- * registry, nothing else) and the built gateway side by side, and measures them alternately: each
+ * registry, nothing else), the same floor on Hono (floor-hono.ts, with `--middlewares` pass-through
+ * middlewares, default 5: the gateway's count) and the built gateway side by side, and measures them alternately: each
  * hop's own CPU per blocking SendMessage, per 0.2.5 message/send (the proxy: its blocking SendMessage)
  * and per event of one long stream, and its rate.
  *
- *   node --import tsx bench/floor.ts [--rounds 4] [--seconds 3] [--chunks 10000] [--no-build] [--out <name>]
+ *   node --import tsx bench/floor.ts [--rounds 4] [--seconds 3] [--chunks 10000] [--middlewares 5] [--no-build] [--out <name>]
  *
  * With --out, the samples, the medians and the table go to bench/results/<name>.json and .md.
  *
@@ -28,10 +29,11 @@ const { values } = parseArgs({
     chunks: { type: 'string', default: '10000' },
     'no-build': { type: 'boolean', default: false },
     out: { type: 'string' },
+    middlewares: { type: 'string', default: '5' },
   },
 });
 const options = { seconds: Number(values.seconds), chunks: Number(values.chunks) };
-const HOPS = ['proxy', 'floor', 'gateway'] as const;
+const HOPS = ['proxy', 'floor', 'floorHono', 'gateway'] as const;
 type Hop = (typeof HOPS)[number];
 const MEASURES: Measure[] = ['blocking', 'facade', 'stream'];
 /** The proxy has nothing to translate: a facade send is priced against its blocking SendMessage, as in the bench's facade scenario. */
@@ -43,11 +45,13 @@ async function main(): Promise<void> {
   const hops: Record<Hop, Child> = {
     proxy: await spawnChild('bare proxy', 'bench/bare-proxy.ts', [agent.url]),
     floor: await spawnChild('floor hop', 'bench/floor-hop.ts', [agent.url]),
+    floorHono: await spawnChild('floor hop on Hono', 'bench/floor-hono.ts', [agent.url, '128', values.middlewares]),
     gateway: await spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agent.url } })]),
   };
   const samples: Record<Hop, Record<Measure, HopSample[]>> = {
     proxy: { blocking: [], facade: [], stream: [] },
     floor: { blocking: [], facade: [], stream: [] },
+    floorHono: { blocking: [], facade: [], stream: [] },
     gateway: { blocking: [], facade: [], stream: [] },
   };
   for (const hop of HOPS) for (const what of MEASURES) await measureHop(hops[hop], measureOf(hop, what), { ...options, seconds: 1 });
