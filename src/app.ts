@@ -20,6 +20,7 @@ import { createObservability } from './observability/index.js';
 import { createGatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
 import { assertPortFree } from './port-check.js';
+import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
 import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { loadKeyRing } from './signing/keys.js';
@@ -92,6 +93,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await assertPortFree(config.host, config.port);
     if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');
     if (config.grpc.port !== undefined) await assertPortFree(config.grpc.host ?? config.host, config.grpc.port, 'grpc.port');
+    await assertRedisKeysFitCluster(config);
     const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {

@@ -1,10 +1,15 @@
 /**
  * A redis-server of a test's own, on a free port, that the test can kill and start again on the same
  * port: what an outage test needs and the shared Redis (REDIS_URL) must never be put through. Runs
- * without persistence, so a restart comes back empty, as a Redis without a volume does.
+ * without persistence, so a restart comes back empty, as a Redis without a volume does. With
+ * `cluster`, it is a one-node Redis Cluster holding every slot: it refuses what a cluster refuses
+ * (a command or script whose keys are in different slots: CROSSSLOT), with no second node to route to.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { waitUntil } from './wait-until.js';
@@ -25,13 +30,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function ownRedis(): Promise<OwnRedis> {
+export async function ownRedis(options: { cluster?: boolean } = {}): Promise<OwnRedis> {
   const port = await freePort();
   let server: ChildProcess | undefined;
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const nodesFile = join(tmpdir(), `a2a-bridge-test-nodes-${port}.conf`);
+  if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', nodesFile);
   return {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      // A node restarted with its old nodes file would already hold the slots it is about to be given.
+      rmSync(nodesFile, { force: true });
+      server = spawn('redis-server', args, { stdio: 'ignore' });
       server.once('error', (error) => {
         throw new Error(`this test runs redis-server itself: ${error.message}`);
       });
@@ -39,6 +49,10 @@ export async function ownRedis(): Promise<OwnRedis> {
       probe.on('error', () => undefined);
       try {
         await waitUntil(async () => (await probe.ping()) === 'PONG');
+        if (options.cluster) {
+          await probe.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+          await waitUntil(async () => String(await probe.call('CLUSTER', 'INFO')).includes('cluster_state:ok'));
+        }
       } finally {
         probe.disconnect();
       }

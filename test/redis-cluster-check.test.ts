@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../src/config/schema.js';
+import { clusterProblem, hashTagOf, redisKeyGroups } from '../src/redis-cluster-check.js';
+
+describe('hash tags', () => {
+  it('follow the cluster rule: the first {…} when not empty, else the whole key', () => {
+    expect(hashTagOf('{a2a}:t:1')).toBe('a2a');
+    expect(hashTagOf('x{a2a}y{b}')).toBe('a2a');
+    expect(hashTagOf('a2a-bridge:t:1')).toBe('a2a-bridge:t:1');
+    expect(hashTagOf('{}:t:1')).toBe('{}:t:1');
+    expect(hashTagOf('{a2a:t:1')).toBe('{a2a:t:1');
+  });
+
+  it('a prefix without a tag spreads its keys over slots; with one it does not', () => {
+    expect(clusterProblem({ 'redis-prefix': 'a2a-bridge:' })).toMatch(/redis-prefix must share one hash tag/);
+    expect(clusterProblem({ 'redis-prefix': '{a2a-bridge}:' })).toBeUndefined();
+    expect(clusterProblem({ 'push-stream': '{q}:push', 'push-retry-key': '{q}:retry', 'push-dead-stream': '{q}:dead' })).toBeUndefined();
+    expect(clusterProblem({ 'push-stream': '{q}:push', 'push-retry-key': '{q}:retry', 'push-dead-stream': 'q:dead' })).toMatch(
+      /push-stream, push-retry-key, push-dead-stream/,
+    );
+  });
+
+  it('checks the Redis each store and the push queue use, and only those', () => {
+    expect(redisKeyGroups(defaultConfig({}))).toEqual([]);
+    const groups = redisKeyGroups(
+      defaultConfig({ store: 'redis', 'push-notifications': true, 'push-queue': 'redis-streams', 'push-redis-url': 'redis://queue:6379' }),
+    );
+    expect(groups.map((group) => [group.url, Object.keys(group.names)])).toEqual([
+      ['redis://127.0.0.1:6379', ['redis-prefix']],
+      ['redis://queue:6379', ['push-stream', 'push-retry-key', 'push-dead-stream']],
+    ]);
+  });
+});
