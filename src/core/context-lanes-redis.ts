@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
+import { connectRedis } from '../redis-connection.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
@@ -42,7 +43,7 @@ type ScriptCall = (key: string, ...args: string[]) => Promise<unknown>;
  */
 export function createRedisContextLanes(options: RedisContextLanesOptions): ContextLanes {
   const ownsClient = !options.redis;
-  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379');
   redis.on('error', () => noteRedisError('context-lanes'));
   redis.defineCommand(RENEW_COMMAND, { numberOfKeys: 1, lua: RENEW_SCRIPT });
   redis.defineCommand(BIND_COMMAND, { numberOfKeys: 1, lua: BIND_SCRIPT });

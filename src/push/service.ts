@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
@@ -20,6 +20,7 @@ import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './fol
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
+import { connectRedis } from '../redis-connection.js';
 
 export interface PushServiceDeps {
   registry: TaskRegistry;
@@ -81,7 +82,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let ownRedis: Redis | undefined;
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
-    ownRedis = new Redis(config['redis-url'], { lazyConnect: true });
+    ownRedis = connectRedis(config['redis-url'], { lazyConnect: true });
     ownRedis.on('error', (error: unknown) => {
       noteRedisError('push-configs');
       logger.warn({ err: error }, 'push config store Redis connection error');

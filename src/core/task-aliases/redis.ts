@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
+import { connectRedis } from '../../redis-connection.js';
 
 export interface RedisTaskAliasesOptions {
   url: string;
@@ -11,7 +11,7 @@ export interface RedisTaskAliasesOptions {
 
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot give one id to two callers. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
-  const redis = new Redis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   // Counted, not logged, like the registry's: without a listener ioredis prints every failed reconnect with its stack.
   redis.on('error', () => noteRedisError('task-aliases'));
   const aliasKey = (clientId: string) => `${options.prefix}task-alias:${clientId}`;

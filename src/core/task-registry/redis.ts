@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
 import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
@@ -6,6 +6,7 @@ import { batchTaskId, boundHistory, foldEvents } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
+import { connectRedis } from '../../redis-connection.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -40,7 +41,7 @@ const PRUNE_BATCH = 500;
  */
 export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskStore & ExpiresLinkedKeys {
   const ownsClient = !options.redis;
-  const redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
+  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379');
   // Counted, not logged: a failing command surfaces in the call that needed it.
   redis.on('error', () => noteRedisError('task-registry'));
   // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis, type ChainableCommander } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+import { connectRedis } from '../../redis-connection.js';
 
 export interface RedisStreamsQueueOptions {
   /** `push-redis-url`, falling back to `redis-url`. */
@@ -78,7 +79,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   // A write fails soon after Redis went away (instead of waiting out 20 reconnects, ~10 s): the queue's
   // enqueue is wrapped by holdWhileUnreachable, which keeps the job and offers it again.
-  const commands = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const commands = connectRedis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   commands.on('error', (error: unknown) => {
     noteRedisError('push-queue');
     logger.warn({ err: error }, 'A2A push queue Redis connection error');
