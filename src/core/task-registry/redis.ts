@@ -7,6 +7,7 @@ import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, 
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
 import { connectRedis } from '../../redis-connection.js';
+import { watchWriteRefusals } from './write-refusals.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -48,7 +49,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   redis.defineCommand(WRITE_COMMAND, { lua: WRITE_SCRIPT });
   redis.defineCommand(PRUNE_COMMAND, { numberOfKeys: 3, lua: PRUNE_SCRIPT });
   const scripts = redis as unknown as Record<string, ScriptCall>;
-  const writeScript: ScriptCall = (...args) => (scripts[WRITE_COMMAND] as ScriptCall).apply(redis, args);
+  const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
+  const writeScript: ScriptCall = (...args) => refusals.track((scripts[WRITE_COMMAND] as ScriptCall).apply(redis, args));
   const pruneScript: ScriptCall = (...args) => (scripts[PRUNE_COMMAND] as ScriptCall).apply(redis, args);
 
   const p = options.prefix;
@@ -251,7 +253,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       return latest?.task;
     },
 
-    reachable: () => redis.status === 'ready',
+    reachable: () => redis.status === 'ready' && !refusals.refusing(),
 
     /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
     drops: 'expire-linked',
@@ -261,6 +263,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     async close(): Promise<void> {
+      refusals.stop();
       lastWritten.clear();
       if (ownsClient) await redis.quit();
     },

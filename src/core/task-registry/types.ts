@@ -45,7 +45,7 @@ export interface TaskStore {
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
   /** The most recently updated task of a context, for this owner. */
   latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
-  /** False while the store cannot be reached (Redis down or reconnecting); absent: always reachable (memory). */
+  /** False while the store cannot be reached (Redis down or reconnecting) or refuses writes; absent: always reachable (memory). */
   reachable?(): boolean;
   close(): Promise<void>;
 }

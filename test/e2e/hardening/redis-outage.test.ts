@@ -2,9 +2,11 @@
  * Redis going away under a gateway with `store: redis` (registry, turn lanes, task aliases, push configs
  * and queue): `/ready` answers 503 while it is gone and 200 once it is back, a call meanwhile gets a
  * JSON-RPC error instead of hanging, and no Redis client prints "Unhandled error event" stack traces.
+ * The same while it answers but refuses writes.
  * A redis-server of the test's own, so it can be killed and started again on the same port.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
@@ -57,5 +59,24 @@ describe('a gateway on store: redis when Redis goes away and comes back', () => 
 
     const unhandled = consoleErrors.mock.calls.filter((call) => String(call[0]).includes('Unhandled error event'));
     expect(unhandled).toEqual([]);
+  }, 60_000);
+
+  it('is unready while Redis answers but refuses writes (out of memory under noeviction), and ready again once it takes them', async () => {
+    await waitUntil(async () => (await readyStatus()) === 200, 15_000);
+    const admin = new Redis(redis.url);
+    try {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', '1');
+      // Reads still work, so the turn is answered; its task cannot be recorded, and the replica says so.
+      expect((await send('refused')).result).toBeDefined();
+      await waitUntil(async () => (await readyStatus()) === 503);
+
+      await admin.config('SET', 'maxmemory', '0');
+      await waitUntil(async () => (await readyStatus()) === 200, 15_000);
+      const task = ((await send('taken again')).result as { task: { id: string } }).task;
+      expect(await admin.keys(`*t:${task.id}`)).toHaveLength(1);
+    } finally {
+      admin.disconnect();
+    }
   }, 60_000);
 });

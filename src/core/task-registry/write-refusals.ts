@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+
+export interface WriteRefusals {
+  /** A registry write: a refusal from a Redis that is connected marks it as refusing writes. */
+  track<T>(write: Promise<T>): Promise<T>;
+  /** A connected Redis refused the last write, and no probe write has been taken since. */
+  refusing(): boolean;
+  stop(): void;
+}
+
+/**
+ * Whether a Redis that answers still takes writes. Some failures refuse writes and serve reads: out of
+ * memory under `noeviction`, a replica (a failover the client has not followed), a script the server
+ * cannot run. Then turns would be answered and never recorded, so never scoped to their caller, and
+ * only a log line would say so. While it lasts, `/ready` answers 503 (a balancer sends the callers to a
+ * replica that can write), and a probe write every `probeEveryMs` ends it once the Redis takes one:
+ * without callers there would be no write to tell.
+ */
+export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs = 2_000): WriteRefusals {
+  let refused = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  function accepted(): void {
+    refused = false;
+    clearInterval(timer);
+    timer = undefined;
+  }
+
+  function probe(): void {
+    redis.set(probeKey, '1', 'PX', Math.max(probeEveryMs * 5, 10_000)).then(accepted, () => undefined);
+  }
+
+  return {
+    async track(write) {
+      try {
+        const result = await write;
+        accepted();
+        return result;
+      } catch (error) {
+        // A connection that is down is what `status` already reports.
+        if (redis.status === 'ready' && !refused) {
+          refused = true;
+          timer = setInterval(probe, probeEveryMs);
+          timer.unref();
+        }
+        throw error;
+      }
+    },
+    refusing: () => refused,
+    stop: () => clearInterval(timer),
+  };
+}
