@@ -101,8 +101,10 @@ describe('file claims (one replica across a restart)', () => {
     const crashed = await createFileNotifiedEvents(state, silent, { saveEveryMs: 20 });
     expect(await crashed.claim(hook, EVENT)).toBe(true);
     expect(await crashed.claim(hook, OTHER_EVENT)).toBe(true);
-    await crashed.release(hook, OTHER_EVENT);
     const saved = async () => JSON.parse(await readFile(join(state, 'push_notified.json'), 'utf8').catch(() => '[]')) as unknown[];
+    // Claims alone are saved; so is a release.
+    await waitUntil(async () => (await saved()).length === 2);
+    await crashed.release(hook, OTHER_EVENT);
     await waitUntil(async () => (await saved()).length === 1);
 
     const next = await createFileNotifiedEvents(state, silent);
