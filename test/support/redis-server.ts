@@ -10,8 +10,8 @@ import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 import { waitUntil } from './wait-until.js';
 
 export interface OwnRedis {
@@ -20,14 +20,6 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** Kills it (SIGKILL: an outage, not a shutdown); resolves once it exited. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function ownRedis(options: { cluster?: boolean } = {}): Promise<OwnRedis> {

@@ -1,17 +1,9 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { startDemoAgent } from '../../../src/demo-agent/index.js';
 import { createLogger } from '../../../src/log.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort } from '../../support/free-port.js';
 
 describe('an upstream that starts after the gateway', () => {
   it('/ready and the card come back within seconds, not after card-refresh-ms (60 s)', async () => {
