@@ -1,10 +1,12 @@
 /**
  * Where an idle stream's memory goes: heap snapshots of a hop (the built gateway or the bare proxy)
  * before and after `--streams` idle streams are opened through it, diffed by object type and
- * constructor, per stream. The bare proxy's figure is what one Node hop holding a caller socket and
+ * constructor, per stream. With `--calls`, what a finished blocking call leaves behind instead (the
+ * task the registry keeps, and whatever else outlives the call), per call. The bare proxy's figure is what one Node hop holding a caller socket and
  * an upstream connection costs at least; the gateway's rows above it are what it keeps in addition.
  *
- *   node --import tsx bench/heap-per-stream.ts [--hop gateway|proxy] [--streams 1000] [--top 30] [--no-build]
+ *   node --import tsx bench/heap-per-stream.ts [--hop gateway|proxy] [--streams 1000 | --calls 2] [--top 30] [--no-build]
+ *   (--calls N: N seconds of blocking SendMessage at saturation)
  *
  * Snapshots go to a temporary folder and are deleted; a 1,000-stream snapshot of the gateway is ~80 MB.
  */
@@ -14,18 +16,20 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { ask, killAll, REPO_ROOT, requestGc, spawnChild, type Child } from './lib/processes.js';
+import { saturate } from './lib/load.js';
 import { openIdleStream, type OpenStream } from './lib/sse.js';
-import { V1_STREAM_HEADERS, streamBody } from './lib/targets.js';
+import { V1_HEADERS, V1_STREAM_HEADERS, isV1Reply, sendMessageBody, streamBody } from './lib/targets.js';
 
 const { values } = parseArgs({
   options: {
     hop: { type: 'string', default: 'gateway' },
     streams: { type: 'string', default: '1000' },
+    calls: { type: 'string' },
     top: { type: 'string', default: '30' },
     'no-build': { type: 'boolean', default: false },
   },
 });
-const count = Number(values.streams);
+const callSeconds = values.calls === undefined ? undefined : Number(values.calls);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Row {
@@ -97,7 +101,9 @@ async function main(): Promise<void> {
     for (const stream of warm) stream.close();
     await sleep(500);
     const base = summarize(await snapshot(hop));
-    await openMany(hop.url, count, streams);
+    let count = Number(values.streams);
+    if (callSeconds === undefined) await openMany(hop.url, count, streams);
+    else count = (await saturate({ origin: hop.url, headers: V1_HEADERS, body: sendMessageBody(), verify: isV1Reply }, 50, callSeconds)).total;
     await sleep(1_000);
     const loaded = summarize(await snapshot(hop));
     const rows = [...loaded].map(([key, row]) => {
@@ -106,8 +112,9 @@ async function main(): Promise<void> {
     });
     rows.sort((a, b) => b.bytes - a.bytes);
     const total = rows.reduce((sum, row) => sum + row.bytes, 0);
-    process.stdout.write(`${values.hop}: ${Math.round(total)} bytes of heap objects per idle stream (${count} streams)\n\n`);
-    process.stdout.write('| bytes per stream | objects per stream | type:constructor |\n|---|---|---|\n');
+    const unit = callSeconds === undefined ? 'idle stream' : 'finished call';
+    process.stdout.write(`${values.hop}: ${Math.round(total)} bytes of heap objects per ${unit} (${count})\n\n`);
+    process.stdout.write(`| bytes per ${unit} | objects per ${unit} | type:constructor |\n|---|---|---|\n`);
     for (const row of rows.slice(0, Number(values.top))) {
       process.stdout.write(`| ${Math.round(row.bytes)} | ${row.count.toFixed(2)} | ${row.key} |\n`);
     }
