@@ -15,7 +15,7 @@ import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
 import { listenHttp } from './http-listen.js';
 import { loadMappingProfile } from './mappings/index.js';
-import { A2AError } from './model/index.js';
+import { withFields, A2AError } from './model/index.js';
 import { createObservability } from './observability/index.js';
 import { createGatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
@@ -99,7 +99,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.
       const artifactDir = config.upstream['artifact-dir'] ?? join(config['persistence-dir'], 'demo-artifacts');
-      config = { ...config, upstream: { ...config.upstream, 'artifact-dir': artifactDir } };
+      config = withFields(config, { upstream: withFields(config.upstream, { 'artifact-dir': artifactDir }) });
       const demo = await startDemoAgent({ artifactDir });
       cleanups.push(demo.close);
       upstreamUrl = demo.url;
@@ -187,7 +187,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     });
     const app = createGatewayApp({
       // With grpc.port 0 the cards must advertise the port it got.
-      config: grpc ? { ...config, grpc: { ...config.grpc, port: grpc.port } } : config,
+      config: grpc ? withFields(config, { grpc: withFields(config.grpc, { port: grpc.port }) }) : config,
       port,
       cards,
       registry,

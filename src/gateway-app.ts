@@ -21,6 +21,7 @@ import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { pathGuard } from './surfaces/shared/path-guard.js';
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
+import { withFields } from './model/index.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -67,7 +68,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, { ...v1Deps, ...(deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}) });
+  mountV1Surface(v1, withFields(v1Deps, deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}));
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled

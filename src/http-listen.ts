@@ -9,6 +9,7 @@ import { capConnectionsPerPeer, serverOptions } from './client-limits.js';
 import { drainable, type DrainableServer } from './http-drain.js';
 import { listenError } from './port-check.js';
 import { reloadTlsOnChange } from './tls.js';
+import { withFields } from './model/index.js';
 
 export interface ListeningHttp extends DrainableServer {
   /** `http(s)://host:port` as bound. */
@@ -34,7 +35,9 @@ export async function listenHttp(
     const listen = { fetch, hostname: config.host, port: config.port };
     const options = serverOptions(config.server);
     const s = serve(
-      tls ? { ...listen, createServer: createHttpsServer, serverOptions: { ...options, ...tls } } : { ...listen, serverOptions: options },
+      tls
+        ? withFields(listen, { createServer: createHttpsServer, serverOptions: withFields(options, tls) })
+        : withFields(listen, { serverOptions: options }),
       () => resolve(s),
     );
     s.once('error', (error) => reject(listenError(error, config.host, config.port)));

@@ -5,6 +5,7 @@ import type { GrpcSurfaceOptions } from './surfaces/grpc/options.js';
 import type { AgentRoutesUpstream, V1SurfaceOptions } from './surfaces/v1/index.js';
 import { facadeBasePath, type V025FacadeOptions } from './surfaces/v025/index.js';
 import { credentialHeaders } from './upstream/http.js';
+import { withFields } from './model/index.js';
 
 /**
  * Each surface's options, read from the config once here: a surface sees what it uses, under names
@@ -29,20 +30,18 @@ const servedCardConfig = (config: GatewayConfig): V1SurfaceOptions['card'] => ({
 });
 
 export function v1SurfaceOptions(config: GatewayConfig): V1SurfaceOptions {
-  return {
-    ...callOptions(config),
+  return withFields(callOptions(config), {
     auth: config.auth,
     publicUrl: publicUrl(config),
     lenientVersion: config['lenient-version'],
     pushNotifications: config['push-notifications'],
     card: servedCardConfig(config),
     cardLegacyFields: config['card-legacy-fields'],
-  };
+  });
 }
 
 export function facadeOptions(config: GatewayConfig): V025FacadeOptions {
-  return {
-    ...callOptions(config),
+  return withFields(callOptions(config), {
     bailian: config.bailian,
     basePath: facadeBasePath(config.bailian),
     publicUrl: publicUrl(config),
@@ -50,7 +49,7 @@ export function facadeOptions(config: GatewayConfig): V025FacadeOptions {
     extensions: config.extensions,
     gatewayAuth: authEnabled(config.auth),
     requestTimeoutMs: config.upstream['request-timeout-ms'],
-  };
+  });
 }
 
 export function grpcSurfaceOptions(config: GatewayConfig): GrpcSurfaceOptions {

@@ -6,6 +6,7 @@ import { upstreamFor } from '../upstream/connect.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from '../upstream/detect.js';
 import { withDispatchHeaders } from '../upstream/dispatch-headers.js';
 import { createUpstreamPool } from '../upstream/http.js';
+import { withFields } from '../model/index.js';
 
 /** Options every command that talks to an agent takes. */
 export const AGENT_OPTIONS = {
@@ -36,7 +37,7 @@ type Values = { [K in keyof typeof AGENT_OPTIONS]?: unknown };
 /** node:util parseArgs with the shared options plus `extra`; its errors become UsageErrors. */
 export function parseCommandLine<const E extends NonNullable<ParseArgsConfig['options']>>(argv: string[], extra: E) {
   try {
-    return parseArgs({ args: argv, options: { ...AGENT_OPTIONS, ...extra }, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: withFields(AGENT_OPTIONS, extra), allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]);
   }
@@ -73,10 +74,10 @@ export function clientConfig(values: Values): UpstreamConfig {
   const parsed = UpstreamConfig.safeParse({
     protocol: values.protocol,
     'request-timeout-ms': timeout,
-    auth: {
-      ...(values.token ? { token: values.token } : {}),
-      ...(values['api-key'] ? { 'api-key': values['api-key'], 'api-key-header': values['api-key-header'] } : {}),
-    },
+    auth: withFields(
+      values.token ? { token: values.token } : {},
+      values['api-key'] ? { 'api-key': values['api-key'], 'api-key-header': values['api-key-header'] } : {},
+    ),
   });
   if (!parsed.success) throw new UsageError(`--protocol must be one of auto, 1.0, 0.3, 0.2.5`);
   return parsed.data;

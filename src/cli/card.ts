@@ -5,6 +5,7 @@ import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js'
 import { classifyCard } from '../upstream/detect.js';
 import { agentUrl, AGENT_OPTIONS, AGENT_OPTIONS_HELP, clientConfig, headerPairs, UsageError } from './agent.js';
 import { complain, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { withFields } from '../model/index.js';
 
 const USAGE = `Usage: a2a-bridge card URL [options]
 
@@ -38,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
   let headers: Record<string, string>;
   try {
     config = clientConfig(values);
-    headers = { ...credentialHeaders(config.auth), ...headerPairs(values.header) };
+    headers = withFields(credentialHeaders(config.auth), headerPairs(values.header));
   } catch (error) {
     complain(oneLine(error));
     return EXIT_USAGE;
@@ -53,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     for (const attempt of tries) {
       const answer = await getJson(`${url}${attempt.path}`, {
         dispatcher,
-        headers: { ...headers, ...attempt.headers },
+        headers: withFields(headers, attempt.headers),
         timeoutMs: config['request-timeout-ms'],
       });
       const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;

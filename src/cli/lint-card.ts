@@ -1,3 +1,4 @@
+import { withFields } from '../model/index.js';
 /**
  * Bailian's contract for a third-party agent's 0.2.5 card (docs/bailian.md), as rules a person can act
  * on: each says what it checks, whether the card passes, and how to fix it (gateway keys where they apply).
@@ -52,7 +53,9 @@ function httpsUrl(card: Card, options: CardLintOptions): RuleResult {
     `url ${JSON.stringify(url)} is not https`,
     'Bailian accepts only https: set public-url to the https address (or tls.cert-file/key-file)',
   );
-  return options.allowHttp && url.startsWith('http://') ? { ...result, warning: true, detail: `${result.detail} (allowed by --allow-http)` } : result;
+  return options.allowHttp && url.startsWith('http://')
+    ? withFields(result, { warning: true, detail: `${result.detail} (allowed by --allow-http)` })
+    : result;
 }
 
 function noTrailingSlash(card: Card): RuleResult {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { readSse } from '../upstream/sse-reader.js';
 import type { RuleResult } from './lint-card.js';
+import { withFields } from '../model/index.js';
 
 export interface TurnLintOptions {
   dispatcher: Dispatcher;
@@ -43,7 +44,12 @@ const textOfArtifact = (artifact: unknown): string =>
 /** A test `message/stream` turn at `url/stream`, checked the way Bailian reads it. */
 export async function lintStreamTurn(url: string, options: TurnLintOptions): Promise<RuleResult[]> {
   const endpoint = `${url}/stream`;
-  const response = await post(endpoint, bailianCall('message/stream', options.text), options, { ...options.headers, accept: 'text/event-stream' });
+  const response = await post(
+    endpoint,
+    bailianCall('message/stream', options.text),
+    options,
+    withFields(options.headers, { accept: 'text/event-stream' }),
+  );
   const type = String(response.headers['content-type'] ?? '');
   if (response.statusCode !== 200 || !type.startsWith('text/event-stream')) {
     await response.body.text().catch(() => '');

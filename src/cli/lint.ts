@@ -5,6 +5,7 @@ import { agentUrl, clientConfig, headerPairs, parseCommandLine, UsageError } fro
 import { complain, EXIT_FAILURE, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
 import { lintCard, type RuleResult } from './lint-card.js';
 import { lintKeyEnforced, lintStreamTurn } from './lint-turn.js';
+import { withFields } from '../model/index.js';
 
 const USAGE = `Usage: a2a-bridge lint URL [options]
 
@@ -60,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (parsed.positionals.length !== 1) throw new UsageError('expected exactly one URL');
     url = agentUrl(parsed.positionals[0]);
-    const config = clientConfig({ ...parsed.values, protocol: '0.2.5' });
+    const config = clientConfig(withFields(parsed.values, { protocol: '0.2.5' }));
     timeoutMs = config['request-timeout-ms'] || 60_000;
     headers = headerPairs(parsed.values.header);
     if (parsed.values['api-key']) headers['x-api-key'] = parsed.values['api-key'];

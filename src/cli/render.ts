@@ -1,5 +1,6 @@
 import { isAssistantFinal, isToolEvent } from '../upstream/iac-code/events.js';
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../model/index.js';
+import { withFields } from '../model/index.js';
 
 /** What a person reads of a part: its text, or one line saying what else it is. */
 export function partText(part: Part): string {
@@ -130,7 +131,7 @@ export function createStreamPrinter(write: (text: string) => void) {
         summary.taskId = taskId;
         summary.contextId = contextId;
         const prior = summary.artifacts.get(artifact.artifactId);
-        summary.artifacts.set(artifact.artifactId, append && prior ? { ...prior, parts: [...prior.parts, ...artifact.parts] } : artifact);
+        summary.artifacts.set(artifact.artifactId, append && prior ? withFields(prior, { parts: [...prior.parts, ...artifact.parts] }) : artifact);
         if (!streamedText) out(textOf(artifact.parts));
         breakPending = true;
       }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import YAML, { YAMLError } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { childOf, coerce, dotted, isPlainObject, kindOf, ROOT, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
+import { withFields } from '../model/index.js';
 
 const REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -80,7 +81,7 @@ export async function fileLayer(file: string, name: string, ctx: { env: NodeJS.P
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isPlainObject(parsed)) throw new ConfigError(`${name}: the top level must be a mapping of configuration keys`);
-  const full: FileContext = { ...ctx, name, missing: [] };
+  const full: FileContext = withFields(ctx, { name, missing: [] });
   const tree = normalise(parsed, ROOT, [], full) as Tree;
   if (full.missing.length > 0) throw missingVariables(full.missing, name);
   return tree;

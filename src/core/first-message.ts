@@ -1,9 +1,10 @@
 import type { Message, Task } from '../model/index.js';
+import { withFields } from '../model/index.js';
 
 /** `task` with `first` at the start of its history unless the history already holds it. */
 function withFirstMessage(task: Task, first: Message): Task {
   if (task.history?.some((message) => message.messageId === first.messageId)) return task;
-  return { ...task, history: [first, ...(task.history ?? [])] };
+  return withFields(task, { history: [first, ...(task.history ?? [])] });
 }
 
 /** The opening user message of a stored history, if it has one. */
@@ -15,7 +16,7 @@ function openingUserMessage(stored: Task | undefined): Message | undefined {
 /** The message that opened a new task, as its history holds it. */
 export function openingMessage(message: Message, task: Task): Message {
   const contextId = message.contextId ?? task.contextId;
-  return { ...message, taskId: task.id, ...(contextId ? { contextId } : {}) };
+  return withFields(message, { taskId: task.id, ...(contextId ? { contextId } : {}) });
 }
 
 /**
@@ -28,7 +29,7 @@ export function snapshotToStore(answer: Task, stored: Task | undefined, options:
   let snapshot = answer;
   if (options.historyTrimmed && stored) {
     const { history: _cut, ...rest } = answer;
-    snapshot = stored.history ? { ...rest, history: stored.history } : rest;
+    snapshot = stored.history ? withFields(rest, { history: stored.history }) : rest;
   }
   const opening = options.opening ?? openingUserMessage(stored);
   return opening ? withFirstMessage(snapshot, opening) : snapshot;

@@ -1,6 +1,7 @@
 import type { Artifact, Message, Part, StreamResponse, Task } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import { overlay } from './overlay.js';
+import { withFields } from '../model/index.js';
 
 /** Reads what an agent's opaque artifact parts stand for; a part it cannot read comes back as it is. */
 export interface ArtifactReader {
@@ -22,23 +23,23 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
   }
   async function artifact(value: Artifact): Promise<Artifact> {
     const inlined = await parts(value.parts);
-    return inlined === value.parts ? value : { ...value, parts: inlined };
+    return inlined === value.parts ? value : withFields(value, { parts: inlined });
   }
   async function message(value: Message): Promise<Message> {
     const inlined = await parts(value.parts);
-    return inlined === value.parts ? value : { ...value, parts: inlined };
+    return inlined === value.parts ? value : withFields(value, { parts: inlined });
   }
   async function task(value: Task): Promise<Task> {
     const artifacts = value.artifacts ? await Promise.all(value.artifacts.map(artifact)) : undefined;
     const statusMessage = value.status.message ? await message(value.status.message) : undefined;
-    return {
-      ...value,
-      ...(artifacts ? { artifacts } : {}),
-      ...(statusMessage ? { status: { ...value.status, message: statusMessage } } : {}),
-    };
+    return withFields(
+      value,
+      withFields(artifacts ? { artifacts } : {}, statusMessage ? { status: withFields(value.status, { message: statusMessage }) } : {}),
+    );
   }
   async function event(value: StreamResponse): Promise<StreamResponse> {
-    if ('artifactUpdate' in value) return { artifactUpdate: { ...value.artifactUpdate, artifact: await artifact(value.artifactUpdate.artifact) } };
+    if ('artifactUpdate' in value)
+      return { artifactUpdate: withFields(value.artifactUpdate, { artifact: await artifact(value.artifactUpdate.artifact) }) };
     if ('task' in value) return { task: await task(value.task) };
     if ('message' in value) return { message: await message(value.message) };
     return value;

@@ -2,6 +2,7 @@ import type { Message, StreamResponse, Task } from '../model/index.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
+import { withFields } from '../model/index.js';
 
 /**
  * An agent like iac-code echoes the caller's message metadata (API keys, cloud credentials) verbatim
@@ -57,7 +58,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
 
   function message(value: Message): Message {
     if (!value.metadata || !hasSecret(value.metadata, 0)) return value;
-    return { ...value, metadata: redactValue(value.metadata, 0) as Record<string, unknown> };
+    return withFields(value, { metadata: redactValue(value.metadata, 0) as Record<string, unknown> });
   }
 
   function task(value: Task): Task {
@@ -65,7 +66,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
     let history = value.history;
     if (history?.some((entry) => entry.metadata !== undefined && hasSecret(entry.metadata, 0))) history = history.map(message);
     if (statusMessage === value.status.message && history === value.history) return value;
-    const copy: Task = { ...value, status: statusMessage ? { ...value.status, message: statusMessage } : value.status };
+    const copy: Task = withFields(value, { status: statusMessage ? withFields(value.status, { message: statusMessage }) : value.status });
     if (history) copy.history = history;
     return copy;
   }
@@ -84,7 +85,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
       if (!statusMessage) return value;
       const redacted = message(statusMessage);
       if (redacted === statusMessage) return value;
-      return { statusUpdate: { ...value.statusUpdate, status: { ...value.statusUpdate.status, message: redacted } } };
+      return { statusUpdate: withFields(value.statusUpdate, { status: withFields(value.statusUpdate.status, { message: redacted }) }) };
     }
     return value;
   }

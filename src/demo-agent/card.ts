@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AgentCard, AgentSkill } from '../model/index.js';
+import { withFields } from '../model/index.js';
 
 export const DEMO_AGENT_NAME = 'a2a-bridge-demo';
 export const DEMO_AGENT_VERSION = '0.1.0';
@@ -42,12 +43,7 @@ const EXTENDED_SKILL: AgentSkill = {
 /** The public card, shaped like iac-code's (including its legacy top-level fields for 0.3 clients). */
 export function buildDemoCard(baseUrl: string, name = DEMO_AGENT_NAME): AgentCard {
   const jsonRpcUrl = `${baseUrl.replace(/\/+$/, '')}/`;
-  return {
-    ...baseCard(jsonRpcUrl, name, PUBLIC_SKILLS),
-    url: jsonRpcUrl,
-    preferredTransport: 'JSONRPC',
-    protocolVersion: '1.0',
-  };
+  return withFields(baseCard(jsonRpcUrl, name, PUBLIC_SKILLS), { url: jsonRpcUrl, preferredTransport: 'JSONRPC', protocolVersion: '1.0' });
 }
 
 /** Like iac-code's extended card: one more skill and no legacy fields. */

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { createDemoAgentApp, type DemoAgentOptions } from './app.js';
+import { withFields } from '../model/index.js';
 
 export { createDemoAgentApp, type DemoAgentOptions } from './app.js';
 export { DemoRuntime, BUSY_CONTEXT_MESSAGE, CANCELED_MESSAGE, type DemoRuntimeOptions } from './runtime.js';
@@ -34,7 +35,7 @@ export async function startDemoAgent(options: DemoAgentOptions & { host?: string
   });
   const { port: boundPort } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-  const { app, runtime } = createDemoAgentApp({ ...agentOptions, baseUrl: agentOptions.baseUrl ?? url });
+  const { app, runtime } = createDemoAgentApp(withFields(agentOptions, { baseUrl: agentOptions.baseUrl ?? url }));
   handle = (request) => app.fetch(request);
 
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import {
+  withFields,
   A2AError,
   endsTurn,
   isTerminalState,
@@ -75,7 +76,7 @@ export class DemoRuntime {
     const context = this.contexts.get(contextId);
     const stored = resumed ?? this.store.add({ id: randomUUID(), contextId, status: { state: 'TASK_STATE_SUBMITTED' } });
     const taskId = stored.task.id;
-    const userMessage: Message = { ...message, contextId, taskId };
+    const userMessage: Message = withFields(message, { contextId, taskId });
 
     stored.turn = { abort: new AbortController(), sessionId: context.sessionId, subscribers: new Set() };
     const events = this.attach(stored);

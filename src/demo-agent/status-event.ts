@@ -1,6 +1,7 @@
 import type { Message, StreamResponse, Task, TaskState } from '../model/index.js';
 import { statusTimestamp } from './clock.js';
 import { taskStateNumber } from './task-store.js';
+import { withFields } from '../model/index.js';
 
 export interface StatusOptions {
   text?: string;
@@ -30,7 +31,7 @@ export function statusEvent(task: Task, sessionId: string | undefined, state: Ta
       taskId,
       contextId,
       status: { state, ...(message ? { message } : {}), ...(options.timestamp ? { timestamp: statusTimestamp() } : {}) },
-      metadata: { iac_code: { ...options.extra, iacCodeSessionId: sessionId } },
+      metadata: { iac_code: withFields(options.extra, { iacCodeSessionId: sessionId }) },
     },
   };
 }

@@ -1,4 +1,5 @@
 import {
+  withFields,
   A2AError,
   TASK_STATES,
   type ListTasksRequest,
@@ -102,7 +103,7 @@ export function withHistoryLength(task: Task, historyLength: number | undefined)
     const { history: _dropped, ...rest } = task;
     return rest;
   }
-  return { ...task, history: task.history.slice(-historyLength) };
+  return withFields(task, { history: task.history.slice(-historyLength) });
 }
 
 /**
@@ -115,7 +116,7 @@ export function applyEvent(task: Task, event: StreamResponse): void {
     const previous = task.status.message;
     if (previous) (task.history ??= []).push(previous);
     task.status = event.statusUpdate.status;
-    if (event.statusUpdate.metadata) task.metadata = { ...task.metadata, ...event.statusUpdate.metadata };
+    if (event.statusUpdate.metadata) task.metadata = withFields(task.metadata, event.statusUpdate.metadata);
     return;
   }
   if ('artifactUpdate' in event) {
@@ -124,7 +125,7 @@ export function applyEvent(task: Task, event: StreamResponse): void {
     const index = artifacts.findIndex((existing) => existing.artifactId === artifact.artifactId);
     const existing = artifacts[index];
     if (existing === undefined) artifacts.push(artifact);
-    else artifacts[index] = append ? { ...existing, parts: [...existing.parts, ...artifact.parts] } : artifact;
+    else artifacts[index] = append ? withFields(existing, { parts: [...existing.parts, ...artifact.parts] }) : artifact;
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JsonObject } from './parts.js';
 import { Message } from './message.js';
 import { Artifact, Task, TaskStatus, type TaskState } from './task.js';
+import { withFields } from './/index.js';
 
 export const TaskStatusUpdateEvent = z.looseObject({
   taskId: z.string(),
@@ -60,7 +61,7 @@ export function answerTaskRef(result: unknown): { taskId?: string; contextId?: s
   if (typeof result !== 'object' || result === null) return {};
   if ('task' in result || 'message' in result || 'statusUpdate' in result || 'artifactUpdate' in result) {
     const state = eventTaskState(result as StreamResponse);
-    return { ...eventTaskRef(result as StreamResponse), ...(state ? { state } : {}) };
+    return withFields(eventTaskRef(result as StreamResponse), state ? { state } : {});
   }
   if ('id' in result && 'status' in result) {
     const task = result as Task;

@@ -9,3 +9,4 @@ export * from './errors.js';
 export * from './validate.js';
 export * from './known-fields.js';
 export { parseSendMessageRequest } from './well-formed.js';
+export * from './with-fields.js';

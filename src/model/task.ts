@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, Part } from './parts.js';
 import { Message } from './message.js';
+import { withFields } from './/index.js';
 
 export const TASK_STATES = [
   'TASK_STATE_UNSPECIFIED',
@@ -54,7 +55,7 @@ export type Task = z.infer<typeof Task>;
 
 /** The task under another id, its messages included (a caller's own id for an upstream task). */
 export function renamedTask(task: Task, id: string): Task {
-  const rename = (message: Message): Message => (message.taskId ? { ...message, taskId: id } : message);
-  const status = task.status.message ? { ...task.status, message: rename(task.status.message) } : task.status;
-  return { ...task, id, status, ...(task.history ? { history: task.history.map(rename) } : {}) };
+  const rename = (message: Message): Message => (message.taskId ? withFields(message, { taskId: id }) : message);
+  const status = task.status.message ? withFields(task.status, { message: rename(task.status.message) }) : task.status;
+  return withFields(task, { id, status, ...(task.history ? { history: task.history.map(rename) } : {}) });
 }

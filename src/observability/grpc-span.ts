@@ -19,7 +19,6 @@ export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: st
   const span = tracer.startSpan(`a2a ${method}`, { kind: SpanKind.SERVER, attributes: { 'a2a.surface': 'grpc', 'a2a.method': method } }, parent);
   const traceHeaders = traceHeadersOf(parent, span);
   return {
-    ...(traceHeaders ? { traceHeaders } : {}),
     note: (result) => noteTask(span, result),
     end(grpcCode, error) {
       span.setAttribute('rpc.grpc.status_code', grpcCode);
@@ -29,5 +28,6 @@ export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: st
       }
       span.end();
     },
+    ...(traceHeaders ? { traceHeaders } : {}),
   };
 }

@@ -39,7 +39,6 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
   const { metrics, tracing } = parts;
   const separatePort = config.metrics.port;
   return {
-    ...(metrics ? { metrics } : {}),
     upstream(upstream) {
       const metered = metrics ? meteredUpstream(upstream, metrics) : upstream;
       return tracing?.recording ? tracedUpstream(metered, tracing.tracer) : metered;
@@ -66,5 +65,6 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
       });
       return () => new Promise<void>((resolve) => server.close(() => resolve()));
     },
+    ...(metrics ? { metrics } : {}),
   };
 }

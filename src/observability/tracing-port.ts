@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
-import { answerTaskRef, toA2AError } from '../model/index.js';
+import { withFields, answerTaskRef, toA2AError } from '../model/index.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import { traceContextOf, traceHeadersOf } from './trace-context.js';
 
@@ -28,7 +28,7 @@ function clientSpan(tracer: Tracer, name: string, ctx: CallContext): { span: Spa
   const method = methodName(name);
   const span = tracer.startSpan(`a2a.upstream ${method}`, { kind: SpanKind.CLIENT, attributes: { 'a2a.method': method } }, parent);
   const traceHeaders = traceHeadersOf(parent, span);
-  return { span, ctx: traceHeaders ? { ...ctx, traceHeaders } : ctx };
+  return { span, ctx: traceHeaders ? withFields(ctx, { traceHeaders }) : ctx };
 }
 
 /** One CLIENT span per upstream call; a stream's span covers every pull. */

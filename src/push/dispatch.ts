@@ -1,6 +1,6 @@
 import type { LookupFunction as NetLookupFunction } from 'node:net';
 import { Client, errors } from 'undici';
-import { A2AError } from '../model/index.js';
+import { withFields, A2AError } from '../model/index.js';
 import { safeHeaders } from './headers.js';
 import type { DeliveryResult, PushHandler, PushJob } from './queue/types.js';
 import { CallbackResolutionError, resolveAndPin, validateCallbackUrl, type LookupFunction, type PinnedAddress } from './url-policy.js';
@@ -66,7 +66,7 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
   }, options.timeoutMs);
   let client: Client | undefined;
   try {
-    const pin = await resolveAndPin(url, { ...options, signal: controller.signal });
+    const pin = await resolveAndPin(url, withFields(options, { signal: controller.signal }));
     client = new Client(url.origin, {
       connect: { lookup: pinnedLookup(pin), timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
@@ -104,6 +104,6 @@ export function createPushHandler(options: PushHandlerOptions): PushHandler {
   return async (job) => {
     const authHeaders = await options.resolveHeaders(job);
     if (authHeaders === null) return { outcome: 'skipped', error: 'push config no longer exists' };
-    return deliver(job, { ...options, authHeaders });
+    return deliver(job, withFields(options, { authHeaders }));
   };
 }

@@ -12,6 +12,7 @@ import { createRedisStreamsQueue } from './queue/redis-streams.js';
 import type { RetryPolicy } from './queue/retry-policy.js';
 import { silentLogger, type PushLogger, type PushQueue } from './queue/types.js';
 import { createKeyRing, type KeyRing } from './secrets.js';
+import { withFields } from '../model/index.js';
 
 export * from './url-policy.js';
 export { isPublicAddress } from './ip-ranges.js';
@@ -88,7 +89,7 @@ export function createPushConfigStore(config: GatewayConfig, options: { keyRing:
   if (config.store === 'redis') {
     if (!options.redis) throw new Error('store: redis needs a Redis connection for push configs');
     // The task's idle TTL: the Redis registry renews it on every write of the task (expireWithTasks), so configs go with their task.
-    return createRedisConfigStore({ ...common, redis: options.redis, prefix: config['redis-prefix'], ttlMs: config.tasks['idle-ttl-ms'] });
+    return createRedisConfigStore(withFields(common, { redis: options.redis, prefix: config['redis-prefix'], ttlMs: config.tasks['idle-ttl-ms'] }));
   }
   return createMemoryConfigStore(common);
 }

@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import type { StoredConfig } from './config-store/types.js';
 import type { PushLogger } from './queue/types.js';
 import { readSnapshot, snapshotFile } from './snapshot-file.js';
+import { withFields } from '../model/index.js';
 
 /** The config a notification goes to: owner, task and id together name it (two owners may both use an id). */
 export type NotifiedConfig = Pick<StoredConfig, 'owner' | 'taskId' | 'id'>;
@@ -122,7 +123,7 @@ export async function createFileNotifiedEvents(
     );
     return [];
   });
-  const memory = createMemoryNotifiedEvents({ ...options, kept });
+  const memory = createMemoryNotifiedEvents(withFields(options, { kept }));
   const { persist } = snapshotFile(path, memory.entries, (error: unknown) =>
     logger.error({ err: error, path }, 'A2A push: the notifications queued could not be saved'),
   );

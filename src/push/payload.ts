@@ -1,6 +1,7 @@
 import type { CallContext } from '../core/agent-port.js';
 import type { MappingProfile } from '../mappings/index.js';
 import {
+  withFields,
   isInterruptedState,
   isTerminalState,
   type StreamResponse,
@@ -37,7 +38,7 @@ export const CONTENT_TYPE: Record<PayloadVersion, string> = {
 export const payloadVersionOf = (ctx: CallContext): PayloadVersion => (ctx.surface === 'v025' ? '0.2.5' : '1.0');
 
 export function withPayloadVersion(config: TaskPushNotificationConfig, version: PayloadVersion): TaskPushNotificationConfig {
-  return { ...config, [PAYLOAD_VERSION_FIELD]: version };
+  return withFields(config, { [PAYLOAD_VERSION_FIELD]: version });
 }
 
 export function storedPayloadVersion(config: TaskPushNotificationConfig): PayloadVersion {

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { TaskPushNotificationConfig } from '../model/index.js';
+import { withFields } from '../model/index.js';
 
 /** An AES-256-GCM ciphertext with everything needed to open it, all binary fields base64. */
 export interface Sealed {
@@ -157,10 +158,9 @@ export function openConfig(keyRing: KeyRing, stored: SealedPushConfig): TaskPush
   const config: TaskPushNotificationConfig = { ...stored.config };
   if (stored.sealed.token) config.token = keyRing.decrypt(stored.sealed.token, associatedData('token', config));
   if (stored.sealed.credentials && config.authentication) {
-    config.authentication = {
-      ...config.authentication,
+    config.authentication = withFields(config.authentication, {
       credentials: keyRing.decrypt(stored.sealed.credentials, associatedData('authentication.credentials', config)),
-    };
+    });
   }
   return config;
 }
@@ -171,6 +171,6 @@ export const MASK = '****';
 export function maskConfig(config: TaskPushNotificationConfig): TaskPushNotificationConfig {
   const masked: TaskPushNotificationConfig = { ...config };
   if (masked.token !== undefined) masked.token = MASK;
-  if (masked.authentication?.credentials !== undefined) masked.authentication = { ...masked.authentication, credentials: MASK };
+  if (masked.authentication?.credentials !== undefined) masked.authentication = withFields(masked.authentication, { credentials: MASK });
   return masked;
 }

@@ -21,6 +21,7 @@ import { createRedisFollowJournal, type RedisFollowJournal } from './follow-jour
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import { connectRedis } from '../redis-connection.js';
+import { withFields } from '../model/index.js';
 
 export interface PushServiceDeps {
   registry: TaskRegistry;
@@ -59,7 +60,7 @@ const PENDING_TASK_ID = 'pending-task';
 function withoutInlineConfig(request: SendMessageRequest): SendMessageRequest {
   if (!request.configuration?.taskPushNotificationConfig) return request;
   const { taskPushNotificationConfig: _inline, ...configuration } = request.configuration;
-  return { ...request, configuration };
+  return withFields(request, { configuration });
 }
 
 function overlay<P extends AgentPort>(port: P, methods: Partial<AgentPort>): P {
@@ -94,7 +95,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   const store: PushConfigStore =
     config.store === 'redis'
       ? createPushConfigStore(config, { keyRing, redis })
-      : await createFileConfigStore({ ...policy, keyRing, dir: config['persistence-dir'], logger });
+      : await createFileConfigStore(withFields(policy, { keyRing, dir: config['persistence-dir'], logger }));
   // Configs go with their task: deleted when this process's registry drops it, or expiring with it in Redis.
   const { registry } = deps;
   // Deletes still being saved: stop() waits for them, so nothing is written to the store after it.
@@ -178,27 +179,29 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         revealSecrets: config['push-reveal-secrets'],
       });
 
-      return overlay(port, {
-        ...methods,
-        async sendMessage(request, ctx) {
-          const { forwarded, inline } = takeInline(request, ctx);
-          const answer = await port.sendMessage(forwarded, ctx);
-          await watcher.observeAnswer(answer, inline);
-          follower.follow(answer, ctx);
-          return answer;
-        },
-        sendStreamingMessage: (request, ctx) =>
-          deferIterable(() => {
+      return overlay(
+        port,
+        withFields(methods, {
+          async sendMessage(request, ctx) {
             const { forwarded, inline } = takeInline(request, ctx);
-            return watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
-          }),
-        subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
-        async cancelTask(request, ctx) {
-          const task = await port.cancelTask(request, ctx);
-          await watcher.observeAnswer({ task });
-          return task;
-        },
-      });
+            const answer = await port.sendMessage(forwarded, ctx);
+            await watcher.observeAnswer(answer, inline);
+            follower.follow(answer, ctx);
+            return answer;
+          },
+          sendStreamingMessage: (request, ctx) =>
+            deferIterable(() => {
+              const { forwarded, inline } = takeInline(request, ctx);
+              return watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+            }),
+          subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
+          async cancelTask(request, ctx) {
+            const task = await port.cancelTask(request, ctx);
+            await watcher.observeAnswer({ task });
+            return task;
+          },
+        } satisfies Partial<AgentPort>),
+      );
     },
 
     start() {
@@ -245,11 +248,13 @@ export async function createPushService(config: GatewayConfig, deps: PushService
 function disabledPushService(): PushService {
   return {
     decorate<P extends AgentPort & Settling>(port: P): P {
-      return overlay(port, {
-        ...unsupportedPushConfigMethods,
-        sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),
-        sendStreamingMessage: (request, ctx) => port.sendStreamingMessage(withoutInlineConfig(request), ctx),
-      });
+      return overlay(
+        port,
+        withFields(unsupportedPushConfigMethods, {
+          sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),
+          sendStreamingMessage: (request, ctx) => port.sendStreamingMessage(withoutInlineConfig(request), ctx),
+        } satisfies Partial<AgentPort>),
+      );
     },
     start() {},
     async stop() {},

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { AgentCard } from '../model/index.js';
 import { cardPayload } from './card-payload.js';
 import type { KeyRing, PrivateSigningKey, PublishedJwk } from './keys.js';
+import { withFields } from '../model/index.js';
 
 /** One entry of a card's `signatures`: a flattened JWS whose payload (the canonical card) is left out. */
 export interface AgentCardSignature {
@@ -56,7 +57,7 @@ export function createCardSigner(ring: KeyRing, options: CardSignerOptions = {})
       pending.catch(() => byPayload.delete(payload));
     }
     const { signatures: _upstream, ...rest } = card;
-    return { ...rest, signatures: [await pending] };
+    return withFields(rest, { signatures: [await pending] });
   }
 
   return {

@@ -2,6 +2,7 @@ import { rootCertificates } from 'node:tls';
 import { Client } from 'undici';
 import { pinnedLookup } from '../push/dispatch.js';
 import { resolveAndPin, validateCallbackUrl, type LookupFunction } from '../push/url-policy.js';
+import { withFields } from '../model/index.js';
 
 export interface JwksFetchOptions {
   /** Private, loopback and metadata addresses allowed (the operator's own network). */
@@ -22,7 +23,7 @@ const MAX_JWKS_BYTES = 256 * 1024;
 export async function fetchJwks(raw: string, options: JwksFetchOptions): Promise<{ keys: unknown[] }> {
   const url = validateCallbackUrl(raw, options);
   const signal = AbortSignal.timeout(options.timeoutMs);
-  const pin = await resolveAndPin(url, { ...options, signal });
+  const pin = await resolveAndPin(url, withFields(options, { signal }));
   const client = new Client(url.origin, {
     // Beside, not instead of, the public roots: the key server may as well be a public one.
     connect: {

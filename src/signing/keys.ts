@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } fr
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { SigningKeyConfig } from '../config/schema.js';
+import { withFields } from '../model/index.js';
 
 export type SigningAlg = 'ES256' | 'EdDSA' | 'HS256';
 
@@ -42,7 +43,7 @@ async function material(inline: string | undefined, file: string | undefined): P
 
 function published(key: KeyObject, kid: string, alg: string): PublishedJwk {
   const { d: _private, ...jwk } = (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
-  return { ...jwk, kid, alg, use: 'sig' };
+  return withFields(jwk, { kid, alg, use: 'sig' as const });
 }
 
 async function loadOne(entry: SigningKeyConfig, where: string): Promise<{ signer?: PrivateSigningKey; jwk?: PublishedJwk }> {

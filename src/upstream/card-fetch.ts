@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { decodedBody } from './decoded-body.js';
+import { withFields } from '../model/index.js';
 
 export interface JsonGetOptions {
   dispatcher: Dispatcher;
@@ -29,7 +30,7 @@ export async function getJson(url: string, options: JsonGetOptions): Promise<Jso
   const response = await request(url, {
     dispatcher: options.dispatcher,
     method: 'GET',
-    headers: { ...options.headers, accept: 'application/json', 'accept-encoding': 'identity' },
+    headers: withFields(options.headers, { accept: 'application/json', 'accept-encoding': 'identity' }),
     ...(signal ? { signal } : {}),
   });
   const text = await decodedBody(response).text();

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
-import { A2AError, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
@@ -116,13 +116,12 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
   const detecting = detectingUpstream(build);
   await detecting.ready().catch(() => undefined);
   const inner = detecting.current();
-  const upstream: Upstream = {
-    ...(inner ?? detecting.upstream),
+  const upstream: Upstream = withFields(inner ?? detecting.upstream, {
     async close() {
       await detecting.upstream.close();
       await dispatcher.close();
     },
-  };
+  });
   return {
     upstream,
     get protocol() {

@@ -5,6 +5,7 @@ import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 import { isRecord } from '../model/json.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
+import { withFields } from '../model/index.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
 /** How the gateway talks to the agent: JSON-RPC (every version), HTTP+JSON (0.3's under `/v1/`, 1.0's), or 1.0's gRPC. */
@@ -96,7 +97,8 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     timeoutMs: config['request-timeout-ms'],
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  const get = (path: string, headers: Record<string, string>) => getJson(`${base}${path}`, { ...fetchOptions, headers: { ...auth, ...headers } });
+  const get = (path: string, headers: Record<string, string>) =>
+    getJson(`${base}${path}`, withFields(fetchOptions, { headers: withFields(auth, headers) }));
   const detected = (protocol: UpstreamProtocol, card: unknown): DetectedUpstream => ({
     protocol,
     binding: protocol === '0.3' ? classifyBinding(card) : protocol === '1.0' ? classifyV1Binding(card, config) : 'JSONRPC',

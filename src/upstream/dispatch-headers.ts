@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { withFields } from '../model/index.js';
 
 type Headers = Dispatcher.DispatchOptions['headers'];
 
@@ -12,7 +13,7 @@ export function mergeHeaders(given: Headers, extra: Record<string, string>): Rec
   };
   if (Array.isArray(given)) for (let i = 0; i + 1 < given.length; i += 2) keep(String(given[i]), given[i + 1]);
   else if (given && typeof given === 'object') for (const [name, value] of Object.entries(given)) keep(name, value);
-  return { ...out, ...extra };
+  return withFields(out, extra);
 }
 
 /** A dispatcher adding the headers `extra()` returns (at dispatch time) to every request of `base`. */
@@ -20,6 +21,6 @@ export function withDispatchHeaders(base: Dispatcher, extra: () => Record<string
   return base.compose((dispatch) => (options, handler) => {
     const headers = extra();
     if (!headers || Object.keys(headers).length === 0) return dispatch(options, handler);
-    return dispatch({ ...options, headers: mergeHeaders(options.headers, headers) }, handler);
+    return dispatch(withFields(options, { headers: mergeHeaders(options.headers, headers) }), handler);
   });
 }

@@ -2,7 +2,7 @@ import { Client, Metadata, credentials, status } from '@grpc/grpc-js';
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
-import { A2AError, type AgentCard, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type AgentCard, type StreamResponse } from '../model/index.js';
 import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../protocol/grpc.js';
 import { fromGrpcError } from './grpc-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
@@ -123,7 +123,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
 
   function metadataFor(ctx: CallContext): Metadata {
     const metadata = new Metadata();
-    for (const [key, value] of Object.entries(withCallHeaders({ ...authHeaders, 'a2a-version': '1.0' }, ctx, 'a2a-extensions')))
+    for (const [key, value] of Object.entries(withCallHeaders(withFields(authHeaders, { 'a2a-version': '1.0' }), ctx, 'a2a-extensions')))
       metadata.set(key, value);
     return metadata;
   }

@@ -82,3 +82,32 @@ export function reportActivatedExtensions(ctx: Pick<CallContext, 'onActivatedExt
   const uris = parseExtensionUris(Array.isArray(raw) ? raw.join(',') : raw);
   if (uris.length > 0) ctx.onActivatedExtensions(uris);
 }
+
+/** Origin and path of the upstream URLs in use: a handful (the card's interfaces), parsed once each. */
+const urlParts = new Map<string, { origin: string; path: string }>();
+const MAX_PARSED_URLS = 1_000;
+
+function partsOf(url: string): { origin: string; path: string } {
+  let parts = urlParts.get(url);
+  if (!parts) {
+    const parsed = new URL(url);
+    parts = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (urlParts.size >= MAX_PARSED_URLS) urlParts.clear();
+    urlParts.set(url, parts);
+  }
+  return parts;
+}
+
+/**
+ * An HTTP request on the upstream's pool. undici's top-level `request(url, options)` parses the URL
+ * and copies the options on every call, the copy with a hidden class of its own (see
+ * src/model/with-fields.ts); the pool's own `request` is given origin and path directly.
+ */
+export function requestOn(
+  dispatcher: Dispatcher,
+  url: string,
+  options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
+): Promise<Dispatcher.ResponseData> {
+  const { origin, path } = partsOf(url);
+  return dispatcher.request({ origin, path, ...options });
+}

@@ -1,5 +1,6 @@
 import type { AgentInterface } from '../model/index.js';
 import { isRecord } from '../model/json.js';
+import { withFields } from '../model/index.js';
 
 /**
  * The tenant an agent's interface asks every call to carry (A2A 1.0 `AgentInterface.tenant`), or
@@ -17,5 +18,5 @@ export function interfaceTenant(entry: Pick<AgentInterface, 'tenant'> | undefine
  */
 export function withInterfaceTenant(params: unknown, tenant: string | undefined): unknown {
   if (tenant === undefined) return params;
-  return isRecord(params) ? { ...params, tenant } : params;
+  return isRecord(params) ? withFields(params, { tenant }) : params;
 }

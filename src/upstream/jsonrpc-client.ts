@@ -1,10 +1,18 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
-import { A2AError, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets, headerValue, reportActivatedExtensions, withCallHeaders } from './http.js';
+import {
+  createUpstreamPool,
+  credentialHeaders,
+  credentialSecrets,
+  headerValue,
+  reportActivatedExtensions,
+  requestOn,
+  withCallHeaders,
+} from './http.js';
 import { readSse, type SseMessage } from './sse-reader.js';
 import { fromJsonRpcError, fromTransportError } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
@@ -93,14 +101,9 @@ function baseHeaders(transport: JsonRpcTransport, wire: JsonRpcWire, accept: str
   }
   let headers = byAccept.get(accept);
   if (!headers) {
-    headers = Object.freeze({
-      ...transport.authHeaders,
-      ...wire.headers,
-      'content-type': 'application/json',
-      accept,
-      // Compressed answers are decoded all the same (decodedBody); this asks for none.
-      'accept-encoding': 'identity',
-    });
+    headers = Object.freeze(
+      withFields(transport.authHeaders, withFields(wire.headers, { 'content-type': 'application/json', accept, 'accept-encoding': 'identity' })),
+    );
     byAccept.set(accept, headers);
   }
   return headers;
@@ -112,7 +115,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   // undici does not change the headers it is given: a call that adds none shares the transport's object.
   const headers = call.ctx.extensions?.length || call.ctx.traceHeaders ? withCallHeaders({ ...base }, call.ctx, wire.extensionsHeader) : base;
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
-  const response = await request(call.endpoint, { dispatcher: call.transport.dispatcher, method: 'POST', headers, body, signal });
+  const response = await requestOn(call.transport.dispatcher, call.endpoint, { method: 'POST', headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }

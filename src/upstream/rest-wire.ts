@@ -1,7 +1,7 @@
-import { request, type Dispatcher } from 'undici';
-import { A2AError } from '../model/index.js';
+import type { Dispatcher } from 'undici';
+import { withFields, A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { headerValue, reportActivatedExtensions, withCallHeaders } from './http.js';
+import { headerValue, reportActivatedExtensions, requestOn, withCallHeaders } from './http.js';
 import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
@@ -40,11 +40,14 @@ export interface RestCall {
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
 
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
-  const headers: Record<string, string> = { ...call.transport.authHeaders, ...call.wire.headers, accept, 'accept-encoding': 'identity' };
+  const headers: Record<string, string> = withFields(
+    call.transport.authHeaders,
+    withFields(call.wire.headers, { accept, 'accept-encoding': 'identity' }),
+  );
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   withCallHeaders(headers, call.ctx, call.wire.extensionsHeader);
   const body = call.body === undefined ? null : JSON.stringify(call.body);
-  const response = await request(call.url, { dispatcher: call.transport.dispatcher, method: call.method, headers, body, signal });
+  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }

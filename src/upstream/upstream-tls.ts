@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { UpstreamConfig } from '../config/schema.js';
 import { TlsFilesError, unreadablePem } from '../tls.js';
+import { withFields } from '../model/index.js';
 
 type UpstreamTls = UpstreamConfig['tls'];
 
@@ -31,11 +32,13 @@ export function upstreamTlsFiles(tls: UpstreamTls | undefined): UpstreamTlsFiles
   if (!tls) return {};
   const known = loaded.get(tls);
   if (known) return known;
-  const files: UpstreamTlsFiles = {
-    ...(tls['ca-file'] ? { ca: readPem('ca-file', tls['ca-file']) } : {}),
-    ...(tls['cert-file'] ? { cert: readPem('cert-file', tls['cert-file']) } : {}),
-    ...(tls['key-file'] ? { key: readPem('key-file', tls['key-file']) } : {}),
-  };
+  const files: UpstreamTlsFiles = withFields(
+    tls['ca-file'] ? { ca: readPem('ca-file', tls['ca-file']) } : {},
+    withFields(
+      tls['cert-file'] ? { cert: readPem('cert-file', tls['cert-file']) } : {},
+      tls['key-file'] ? { key: readPem('key-file', tls['key-file']) } : {},
+    ),
+  );
   try {
     createSecureContext(files);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { A2AError } from '../model/index.js';
+import { withFields, A2AError } from '../model/index.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
@@ -65,7 +65,7 @@ export function createV025CardCache(baseUrl: string, dialect: V025Dialect, optio
 
   async function load(signal?: AbortSignal): Promise<V025AgentCard> {
     try {
-      const card = await fetchV025Card(baseUrl, dialect, { ...options, ...(signal ? { signal } : {}) });
+      const card = await fetchV025Card(baseUrl, dialect, withFields(options, signal ? { signal } : {}));
       current = { card, endpoint: v025Endpoint(card, baseUrl) };
       return card;
     } catch (error) {

@@ -51,10 +51,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const { config, dialect } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const profile = options.profile ?? loadMappingProfile('a2a-0.2.5');
-  const transport = createJsonRpcTransport(config, {
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-    wire: v025Wire(profile),
-  });
+  const transport = createJsonRpcTransport(config, { wire: v025Wire(profile), ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
   const { dispatcher } = transport;
   const cards = createV025CardCache(baseUrl, dialect, {
     dispatcher,

@@ -1,9 +1,10 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
-import { createUpstreamPool, credentialHeaders } from './http.js';
+import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
 import { fromTransportError } from './upstream-errors.js';
 import { createV025CardCache, type V025Dialect } from './v025-card.js';
+import { withFields } from '../model/index.js';
 
 export interface V025PassThroughOptions {
   /** Where the 0.2.5 agent lives (its card at `${baseUrl}/.well-known/agent.json`). */
@@ -67,7 +68,7 @@ function requestHeaders(incoming: Headers, credentials: Record<string, string>):
     if (value !== null) headers[name] = value;
   }
   headers['content-type'] ??= 'application/json';
-  return { ...headers, ...credentials };
+  return withFields(headers, credentials);
 }
 
 function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
@@ -127,8 +128,7 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
       const signal = incoming.signal;
       try {
         const endpoint = await cards.endpoint(signal);
-        const answer = await request(endpoint, {
-          dispatcher,
+        const answer = await requestOn(dispatcher, endpoint, {
           method: 'POST',
           headers: requestHeaders(incoming.headers, credentials),
           body,

@@ -104,7 +104,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     started = false,
     skip: (event: V03StreamResponse) => boolean = () => false,
   ): AsyncGenerator<StreamResponse> {
-    const translator = createV03RestToV1StreamTranslator({ ...(contextId ? { contextId } : {}), started });
+    const translator = createV03RestToV1StreamTranslator({ started, ...(contextId ? { contextId } : {}) });
     for await (const raw of streamRest(call)) {
       const event = parseV025Response(V03StreamResponse, raw, 'stream event');
       if (skip(event)) continue;

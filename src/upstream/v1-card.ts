@@ -1,4 +1,4 @@
-import { A2AError, AgentCard } from '../model/index.js';
+import { withFields, A2AError, AgentCard } from '../model/index.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
 import { validateResult } from './validate-result.js';
@@ -13,7 +13,10 @@ export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
  */
 export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Promise<AgentCard> {
   try {
-    const answer = await getJson(`${baseUrl}${V1_AGENT_CARD_PATH}`, { ...options, headers: { ...options.headers, 'a2a-version': '1.0' } });
+    const answer = await getJson(
+      `${baseUrl}${V1_AGENT_CARD_PATH}`,
+      withFields(options, { headers: withFields(options.headers, { 'a2a-version': '1.0' }) }),
+    );
     if (answer.status !== 200) throw new Error(`card answered HTTP ${answer.status}`);
     return validateResult(AgentCard, answer.body, 'agent card');
   } catch {

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/config/schema.js';
-import { credentialHeaders, credentialSecrets } from '../../src/upstream/http.js';
+import { credentialHeaders, credentialSecrets, requestOn } from '../../src/upstream/http.js';
 
 const creds = (value: Record<string, unknown>): Credentials => Credentials.parse(value);
 
@@ -37,5 +40,41 @@ describe('credentialHeaders', () => {
 
   it('lists the secrets so they can be scrubbed from upstream errors', () => {
     expect(credentialSecrets(creds({ token: 't1', 'basic-username': 'u', 'basic-password': 'p1', 'api-key': 'k1' }))).toEqual(['t1', 'p1', 'k1']);
+  });
+});
+
+describe('requestOn', () => {
+  it('sends the method, headers and body to the URL’s path and query on the given pool', async () => {
+    const seen: Array<{ method?: string; url?: string; header?: string; body: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, header: req.headers['x-probe'] as string | undefined, body });
+        res.end('answered');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const pool = new Agent();
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const path of ['/a2a/v1?tenant=x', '/a2a/v1?tenant=x', '/']) {
+        const response = await requestOn(pool, `http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { 'x-probe': 'yes' },
+          body: `to ${path}`,
+        });
+        expect(response.statusCode).toBe(200);
+        expect(await response.body.text()).toBe('answered');
+      }
+      expect(seen).toEqual([
+        { method: 'POST', url: '/a2a/v1?tenant=x', header: 'yes', body: 'to /a2a/v1?tenant=x' },
+        { method: 'POST', url: '/a2a/v1?tenant=x', header: 'yes', body: 'to /a2a/v1?tenant=x' },
+        { method: 'POST', url: '/', header: 'yes', body: 'to /' },
+      ]);
+    } finally {
+      await pool.close();
+      server.close();
+    }
   });
 });

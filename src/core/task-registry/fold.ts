@@ -1,4 +1,5 @@
 import {
+  withFields,
   eventTaskRef,
   type Artifact,
   type Message,
@@ -92,7 +93,7 @@ class TaskDraft {
     // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
     if (previous) this.appendHistory(task, previous);
     // Struct MergeFrom: top-level keys of the update replace the task's.
-    if (update.metadata) task.metadata = { ...task.metadata, ...update.metadata };
+    if (update.metadata) task.metadata = withFields(task.metadata, update.metadata);
   }
 
   private artifact(update: TaskArtifactUpdateEvent): void {
@@ -113,12 +114,12 @@ class TaskDraft {
     }
     let existing = artifacts[index] as Artifact;
     if (!this.ownParts.has(existing)) {
-      existing = { ...existing, parts: [...existing.parts] };
+      existing = withFields(existing, { parts: [...existing.parts] });
       artifacts[index] = existing;
       this.ownParts.add(existing);
     }
     existing.parts.push(...incoming.parts);
-    if (incoming.metadata) existing.metadata = { ...existing.metadata, ...incoming.metadata };
+    if (incoming.metadata) existing.metadata = withFields(existing.metadata, incoming.metadata);
   }
 
   private message(message: Message): boolean {
@@ -136,7 +137,7 @@ export function boundHistory(task: Task, limit: number): Task {
     const { history: _dropped, ...rest } = task;
     return rest;
   }
-  return { ...task, history: history.slice(history.length - limit) };
+  return withFields(task, { history: history.slice(history.length - limit) });
 }
 
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
@@ -150,8 +151,8 @@ function foldStatus(current: Task | undefined, update: TaskStatusUpdateEvent, hi
   const previous = base.status.message;
   const history = previous ? [...(base.history ?? []), previous] : base.history;
   // Struct MergeFrom: top-level keys of the update replace the task's.
-  const metadata = update.metadata ? { ...base.metadata, ...update.metadata } : base.metadata;
-  const next: Task = { ...base, status: update.status };
+  const metadata = update.metadata ? withFields(base.metadata, update.metadata) : base.metadata;
+  const next: Task = withFields(base, { status: update.status });
   if (!next.contextId && update.contextId) next.contextId = update.contextId;
   if (history) next.history = history;
   if (metadata) next.metadata = metadata;
@@ -168,17 +169,17 @@ function foldArtifact(current: Task | undefined, update: TaskArtifactUpdateEvent
     nextArtifacts = index >= 0 ? artifacts.map((artifact, i) => (i === index ? incoming : artifact)) : [...artifacts, incoming];
   } else if (index >= 0) {
     const existing = artifacts[index] as Artifact;
-    const merged: Artifact = { ...existing, parts: [...existing.parts, ...incoming.parts] };
-    if (incoming.metadata) merged.metadata = { ...existing.metadata, ...incoming.metadata };
+    const merged: Artifact = withFields(existing, { parts: [...existing.parts, ...incoming.parts] });
+    if (incoming.metadata) merged.metadata = withFields(existing.metadata, incoming.metadata);
     nextArtifacts = artifacts.map((artifact, i) => (i === index ? merged : artifact));
   } else {
     // A chunk to append to an artifact we never saw: the SDKs drop it, and so do we.
     return base;
   }
-  return { ...base, artifacts: nextArtifacts };
+  return withFields(base, { artifacts: nextArtifacts });
 }
 
 function foldMessage(current: Task | undefined, message: Message, historyLimit: number): Task | undefined {
   if (!current || message.taskId !== current.id) return undefined;
-  return boundHistory({ ...current, history: [...(current.history ?? []), message] }, historyLimit);
+  return boundHistory(withFields(current, { history: [...(current.history ?? []), message] }), historyLimit);
 }

@@ -1,4 +1,4 @@
-import { A2AError, type ListTasksRequest, type Task } from '../../model/index.js';
+import { withFields, A2AError, type ListTasksRequest, type Task } from '../../model/index.js';
 
 /**
  * ListTasks semantics shared by every store (iac-code `A2ATaskStore.list` + SDK `on_list_tasks`):
@@ -101,7 +101,7 @@ export function withHistoryLength(task: Task, historyLength: number | undefined)
     return rest;
   }
   if (task.history.length <= historyLength) return task;
-  return { ...task, history: task.history.slice(task.history.length - historyLength) };
+  return withFields(task, { history: task.history.slice(task.history.length - historyLength) });
 }
 
 /** A ListTasks entry: history trimmed, artifacts only with includeArtifacts. */

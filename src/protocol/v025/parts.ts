@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../../model/json.js';
+import { withFields } from '../../model/index.js';
 
 export const V025JsonObject = z.record(z.string(), z.unknown());
 export type V025JsonObject = z.infer<typeof V025JsonObject>;
@@ -13,12 +14,12 @@ function normalizeLegacyPart(value: unknown): unknown {
   let part = value;
   if (part.kind === undefined && typeof part.type === 'string') {
     const { type, ...rest } = part;
-    part = { ...rest, kind: type };
+    part = withFields(rest, { kind: type });
   }
   const file = part.file;
   if (part.kind === 'file' && isRecord(file) && file.bytes === undefined && typeof file.data === 'string') {
     const { data, ...rest } = file;
-    part = { ...part, file: { ...rest, bytes: data } };
+    part = withFields(part, { file: withFields(rest, { bytes: data }) });
   }
   return part;
 }

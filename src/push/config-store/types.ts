@@ -1,4 +1,4 @@
-import { A2AError, isProtocolId, type TaskPushNotificationConfig } from '../../model/index.js';
+import { withFields, A2AError, isProtocolId, type TaskPushNotificationConfig } from '../../model/index.js';
 import { assertConfigHeaderSafe } from '../headers.js';
 import { validateCallbackUrl } from '../url-policy.js';
 
@@ -62,7 +62,7 @@ export function prepareConfig(taskId: string, config: TaskPushNotificationConfig
   }
   validateCallbackUrl(config.url, options);
   assertConfigHeaderSafe(config);
-  return { ...config, id, taskId };
+  return withFields(config, { id, taskId });
 }
 
 export function tooManyConfigs(max: number): A2AError {

@@ -1,6 +1,7 @@
 import { Journal } from './journal.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+import { withFields } from '../../model/index.js';
 
 /** setTimeout fires at once beyond this; a retry is never that far off (the backoff caps at minutes). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -23,7 +24,7 @@ export interface LocalFileQueueOptions {
  * Jobs are attempted in enqueue order; retries wait on a timer until due.
  */
 export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const compactMinLines = options.compactMinLines ?? 1_000;
   const logger = options.logger ?? silentLogger;

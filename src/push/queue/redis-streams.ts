@@ -5,6 +5,7 @@ import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 import { connectRedis } from '../../redis-connection.js';
+import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
   /** `push-redis-url`, falling back to `redis-url`. */
@@ -70,7 +71,7 @@ function jobOf(fields: string[]): PushJob | undefined {
  * the dead stream, each in one MULTI with the XACK.
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
   const consumer = options.consumer ?? defaultConsumerName();
   const batch = Math.max(1, options.concurrency ?? 4);
   const blockMs = Math.max(1, options.blockMs ?? 1_000);
@@ -137,7 +138,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     if (claimed) {
       const count = await deliveries(id);
       if (count > policy.maxAttempts) {
-        return deadLetter(id, { ...job, lastError: 'delivery lease expired' }, fields, `delivery lease expired ${count - 1} times`);
+        return deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
       }
     }
     const next = dispose(job, await runHandler(run, job), policy);

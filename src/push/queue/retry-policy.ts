@@ -1,4 +1,5 @@
 import type { DeliveryResult, PushJob } from './types.js';
+import { withFields } from '../../model/index.js';
 
 export interface RetryPolicy {
   initialDelayMs: number;
@@ -32,12 +33,12 @@ export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolic
   if (result.outcome === 'delivered' || result.outcome === 'skipped') return { kind: 'ack' };
   const attempt = job.attempt + 1;
   const lastError = result.error ?? (result.status !== undefined ? `HTTP ${result.status}` : 'delivery failed');
-  const updated: PushJob = { ...job, attempt, lastError };
+  const updated: PushJob = withFields(job, { attempt, lastError });
   if (result.outcome === 'permanent') return { kind: 'dead', job: updated, reason: lastError };
   if (attempt >= policy.maxAttempts) {
     return { kind: 'dead', job: updated, reason: `gave up after ${attempt} attempts: ${lastError}` };
   }
-  return { kind: 'retry', job: { ...updated, nextAttemptAt: now + retryDelayMs(policy, attempt) } };
+  return { kind: 'retry', job: withFields(updated, { nextAttemptAt: now + retryDelayMs(policy, attempt) }) };
 }
 
 /** Turns a handler's throw into a retryable result, so a bug or outage never loses a job. */

@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { A2AError } from '../../model/index.js';
+import { withFields, A2AError } from '../../model/index.js';
 import { A2AService } from '../../protocol/grpc.js';
 
 /** What a request that is not the method's protobuf message decodes to. */
@@ -13,8 +13,7 @@ const MALFORMED = Symbol('malformed request');
 export const SERVED_SERVICE: ServiceDefinition = Object.fromEntries(
   Object.entries(A2AService).map(([name, method]) => [
     name,
-    {
-      ...method,
+    withFields(method, {
       requestDeserialize(bytes: Buffer): unknown {
         try {
           return method.requestDeserialize(bytes);
@@ -22,7 +21,7 @@ export const SERVED_SERVICE: ServiceDefinition = Object.fromEntries(
           return MALFORMED;
         }
       },
-    },
+    }),
   ]),
 );
 

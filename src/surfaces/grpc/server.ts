@@ -4,6 +4,7 @@ import type { DrainOptions } from '../../http-drain.js';
 import { SERVED_SERVICE } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { createGrpcService, type GrpcSurfaceDeps } from './service.js';
+import { withFields } from '../../model/index.js';
 
 export interface RunningGrpcSurface {
   /** The port actually bound (`grpc.port: 0` picks one). */
@@ -49,7 +50,7 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps, tlsReloadMs = 5_00
   });
 
   // The extended card advertises the port actually bound (`grpc.port: 0`).
-  live.options = { ...options, card: { ...options.card, grpc: { ...options.card.grpc, port } } };
+  live.options = withFields(options, { card: withFields(options.card, { grpc: withFields(options.card.grpc, { port }) }) });
 
   let drained: Promise<void> | undefined;
   return {

@@ -8,7 +8,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AgentPort } from '../../core/agent-port.js';
-import { toA2AError } from '../../model/index.js';
+import { withFields, toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
@@ -86,8 +86,8 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     const durationMs = Date.now() - started;
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
     deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode);
-    if (errorCode !== undefined) deps.logger.info({ ...fields, durationMs, errorCode, cancelled: call.cancelled }, 'grpc call');
-    else deps.logger.info({ ...fields, durationMs }, 'grpc call');
+    if (errorCode !== undefined) deps.logger.info(withFields(fields, { durationMs, errorCode, cancelled: call.cancelled }), 'grpc call');
+    else deps.logger.info(withFields(fields, { durationMs }), 'grpc call');
   }
 
   const trace = (method: GrpcMethod) => (deps.tracer ? { tracer: deps.tracer, method: method.operation } : undefined);
@@ -101,7 +101,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
-        const result = await prepared.run(deps.metrics ? { ...opened.ctx, timing } : opened.ctx);
+        const result = await prepared.run(deps.metrics ? withFields(opened.ctx, { timing }) : opened.ctx);
         opened.span?.note(result);
         sendHeaders(call, opened);
         callback(null, responseMessage(method, result));

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { withFields } from '../../model/index.js';
 
 interface Serialized {
   text: string;
@@ -65,5 +66,5 @@ export function cacheableJson(request: Request, body: unknown, lastModified: Dat
   const notModified =
     ifNoneMatch !== null ? etagMatches(ifNoneMatch, etag) : ifModifiedSince !== null && notModifiedSince(ifModifiedSince, lastModified);
   if (notModified) return new Response(null, { status: 304, headers });
-  return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+  return new Response(text, { status: 200, headers: withFields(headers, { 'content-type': 'application/json' }) });
 }

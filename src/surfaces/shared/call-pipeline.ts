@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { mapIterable } from '../../core/iterables.js';
-import { A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
@@ -56,7 +56,7 @@ export async function runCall<I>(
   const open = (): OpenCall => {
     const call = portCall(c, edge.surface, edge.shutdown);
     release = call.release;
-    return { ...call, answer: (response) => echoExtensions(response, call.activated(), edge.extensionsHeader) };
+    return withFields(call, { answer: (response: Response) => echoExtensions(response, call.activated(), edge.extensionsHeader) });
   };
   try {
     return await serve(open);

@@ -1,5 +1,6 @@
 import { SseChannel, type SseObserver, type SseOptions } from './sse-channel.js';
 import { SSE_HEADERS, type SseFrame } from './sse-frames.js';
+import { withFields } from '../../model/index.js';
 
 export { encodeFrame, SSE_HEADERS, type SseFrame } from './sse-frames.js';
 export type { SseOptions } from './sse-channel.js';
@@ -55,7 +56,7 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
     { highWaterMark: 0 },
   );
   channels.set(stream, channel);
-  const response = new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+  const response = new Response(stream, { status: 200, headers: withFields(SSE_HEADERS, options.headers) });
   responses.set(response, channel);
   return response;
 }

@@ -1,6 +1,6 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { tapIterable } from '../../core/iterables.js';
-import { A2AError, eventTaskState, isInterruptedState, isTerminalState, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, eventTaskState, isInterruptedState, isTerminalState, type StreamResponse } from '../../model/index.js';
 import { ACCEPT_GRACE_MS, startStream } from './stream-start.js';
 
 export { STREAM_ACCEPTED_COMMENT } from './stream-start.js';
@@ -45,9 +45,9 @@ export async function openStream<T>(
   open: (onAccepted: () => void) => AsyncIterable<T>,
   options: { firstEventTimeoutMs: number; abort(): void },
 ): Promise<OpenedStream<T>> {
-  const started = await startStream(open, { ...options, acceptGraceMs: ACCEPT_GRACE_MS });
+  const started = await startStream(open, withFields(options, { acceptGraceMs: ACCEPT_GRACE_MS }));
   if (started.began === 'ended') throw A2AError.invalidAgentResponse(ENDED_WITHOUT_EVENT);
-  return { ...(started.first ? { first: started.first } : {}), quiet: started.began === 'accepted', events: started.rest };
+  return { quiet: started.began === 'accepted', events: started.rest, ...(started.first ? { first: started.first } : {}) };
 }
 
 /** Starts a 1.0 stream for a 1.0 edge: openStream, then the end-of-turn rule above. */
@@ -56,6 +56,6 @@ export async function openV1Stream(
   call: { ctx: CallContext; abort(): void },
   firstEventTimeoutMs: number,
 ): Promise<OpenedStream> {
-  const opened = await openStream((onAccepted) => run({ ...call.ctx, onAccepted }), { firstEventTimeoutMs, abort: call.abort });
-  return { ...opened, events: requireTurnEnd(opened.events) };
+  const opened = await openStream((onAccepted) => run(withFields(call.ctx, { onAccepted })), { firstEventTimeoutMs, abort: call.abort });
+  return withFields(opened, { events: requireTurnEnd(opened.events) });
 }

@@ -1,6 +1,6 @@
 import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
-import { A2AError, ErrorCode, eventTaskRef, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, ErrorCode, eventTaskRef, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 
 /** How a turn's task is addressed: the request to send upstream, and the id the caller knows the task by. */
 export interface TurnTask {
@@ -63,7 +63,7 @@ export type ClientTaskIds = ReturnType<typeof createClientTaskIds>;
 
 function withTaskId(request: SendMessageRequest, taskId: string | undefined): SendMessageRequest {
   const { taskId: _given, ...message } = request.message;
-  return { ...request, message: taskId === undefined ? message : { ...message, taskId } };
+  return withFields(request, { message: taskId === undefined ? message : withFields(message, { taskId }) });
 }
 
 /** Binds the alias when the first event names the upstream's task, before that event goes on. */

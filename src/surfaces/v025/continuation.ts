@@ -1,5 +1,6 @@
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { SendMessageRequest, Task } from '../../model/index.js';
+import { withFields } from '../../model/index.js';
 
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */
@@ -56,7 +57,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       try {
         const latest = await registry.latestForContext(contextId, principal);
         if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
-        return { request: { ...request, message: { ...request.message, taskId: latest.id } }, previous: latest, end };
+        return { request: withFields(request, { message: withFields(request.message, { taskId: latest.id }) }), previous: latest, end };
       } catch (error) {
         end();
         throw error;

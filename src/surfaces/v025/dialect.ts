@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import {
+  withFields,
   A2AError,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
@@ -59,8 +60,8 @@ function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDe
 function withClientTaskId(result: unknown, clientTaskId: string): unknown {
   if (Array.isArray(result)) return result.map((entry) => withClientTaskId(entry, clientTaskId));
   if (!isRecord(result)) return result;
-  if (result.kind === 'task') return { ...result, id: clientTaskId };
-  if (typeof result.taskId === 'string') return { ...result, taskId: clientTaskId };
+  if (result.kind === 'task') return withFields(result, { id: clientTaskId });
+  if (typeof result.taskId === 'string') return withFields(result, { taskId: clientTaskId });
   return result;
 }
 
@@ -91,7 +92,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     const key = typeof params.taskId === 'string' ? 'taskId' : typeof params.id === 'string' && !('taskId' in params) ? 'id' : undefined;
     if (!key) return { params };
     const { upstreamId, clientTaskId } = await routing.ids.forCall(params[key] as string, principal);
-    return clientTaskId ? { params: { ...params, [key]: upstreamId }, clientTaskId } : { params };
+    return clientTaskId ? { params: withFields(params, { [key]: upstreamId }), clientTaskId } : { params };
   }
 
   async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
@@ -105,7 +106,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     if (relay) return relayCall(relay, request, c, deps);
     const translated = requestToV1(method, request.params, profile);
     const call = open();
-    const ctx: CallContext = { ...call.ctx, principal };
+    const ctx: CallContext = withFields(call.ctx, { principal });
     const turn = { id, params: translated.params, ctx, abort: call.abort, c };
     // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
     switch (translated.method) {
@@ -122,12 +123,12 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       default: {
         const addressed = await addressTask(translated.params, ctx.principal);
         const prepared = prepareCall(translated.method, addressed.params, env);
-        noteLog(c, addressed.clientTaskId ? { ...prepared.ref, taskId: addressed.clientTaskId } : prepared.ref);
+        noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
         if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
         if (prepared.kind === 'stream') {
           const reply = replyOptions(deps, undefined, addressed.clientTaskId);
           const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
-          return call.answer(await v025Stream((onAccepted) => prepared.run({ ...ctx, onAccepted }), stream));
+          return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
         }
         const result =
           translated.method === 'GetTask'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BailianConfig } from '../../config/bailian-schema.js';
-import { A2AError, parseSendMessageRequest, type SendMessageRequest, type Task } from '../../model/index.js';
+import { withFields, A2AError, parseSendMessageRequest, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText, nestExtensionMetadata } from '../../translate/index.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
@@ -41,5 +41,5 @@ export function turnInput(v1Params: unknown, bailian: BailianConfig): TurnInput 
   }
   const metadata = nestExtensionMetadata(message.metadata, bailian['extension-metadata-key']);
   if (metadata === message.metadata) return { request };
-  return { request: { ...request, message: { ...message, metadata } } };
+  return { request: withFields(request, { message: withFields(message, { metadata }) }) };
 }

@@ -1,6 +1,7 @@
 import type { SendMessageRequest, Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { chosenOption, pendingPermission, permissionAnswer, permissionPromptText } from '../../upstream/iac-code/permissions.js';
+import { withFields } from '../../model/index.js';
 
 /**
  * A Bailian user answers iac-code's permission prompt in words ("Allow once", "yes", "拒绝"); iac-code
@@ -16,7 +17,7 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
   const { message } = request;
   const decision = chosenOption(prompt, joinText(message.parts));
   if (decision) {
-    return { request: { ...request, message: { ...message, taskId: paused.id, parts: [permissionAnswer(prompt, decision)] } } };
+    return { request: withFields(request, { message: withFields(message, { taskId: paused.id, parts: [permissionAnswer(prompt, decision)] }) }) };
   }
   const reprompt: Task = {
     id: paused.id,

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import { A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -60,7 +60,7 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
   const begun = await routing.turns.begin(task.request, principal);
   try {
     const answered = answerPermission(begun.request, begun.previous);
-    const turn = { ...begun, request: answered.request };
+    const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
@@ -106,8 +106,8 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   }
   const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, { ...call.ctx, onAccepted }));
-  return v025Stream(open, { ...streamOptions, onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) });
+    reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, withFields(call.ctx, { onAccepted })));
+  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) }));
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

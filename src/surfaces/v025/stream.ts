@@ -62,7 +62,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     noteLog(c, { errorCode: a2aError.code });
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
-    return [{ ...(event ? { event } : {}), data: JSON.stringify(v025ErrorBody(id, a2aError, deps.profile)) }];
+    return [{ data: JSON.stringify(v025ErrorBody(id, a2aError, deps.profile)), ...(event ? { event } : {}) }];
   }
 
   async function* frames(): AsyncGenerator<SseFrame> {

@@ -1,6 +1,6 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { withHistoryLength } from '../../core/task-registry/index.js';
-import { renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
+import { withFields, renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
@@ -50,7 +50,7 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
   const stored = await deps.registry.get(answer.id, ctx.principal);
   const history = conversation(stored?.history ?? answer.history ?? [], answer.status.message);
   const { history: _upstream, ...task } = answer;
-  return withHistoryLength(history.length > 0 ? { ...task, history } : task, historyLength);
+  return withHistoryLength(history.length > 0 ? withFields(task, { history }) : task, historyLength);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl, varyByForwardedHost, type PublicUrlConfig } from '../shared/public-url.js';
 import { withGatewayExtensionUrls } from './extension-urls.js';
+import { withFields } from '../../model/index.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -74,8 +75,8 @@ export function servedCard(card: AgentCard, baseUrl: string, config: ServedCardC
     if (key === 'supportedInterfaces') served[key] = interfaces;
     else if (key === 'capabilities') {
       const capabilities = withGatewayExtensionUrls(card, baseUrl);
-      const extensions = cardExtensions({ ...card, capabilities }, config);
-      served[key] = { ...capabilities, pushNotifications: config['push-notifications'], ...(extensions ? { extensions } : {}) };
+      const extensions = cardExtensions(withFields(card, { capabilities }), config);
+      served[key] = withFields(capabilities, { pushNotifications: config['push-notifications'], ...(extensions ? { extensions } : {}) });
       if (security) Object.assign(served, security);
     } else if (key === 'skills') {
       served[key] = card.skills.map(({ securityRequirements: _upstream, ...skill }) => skill);

@@ -1,5 +1,6 @@
 import type { AgentCard } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
+import { withFields } from '../../model/index.js';
 
 type Capabilities = AgentCard['capabilities'];
 
@@ -39,10 +40,9 @@ export function withGatewayExtensionUrls(card: AgentCard, baseUrl: string): Capa
   const origins = upstreamOrigins(card);
   const extensions = card.capabilities.extensions;
   if (origins.length === 0 || !extensions) return card.capabilities;
-  return {
-    ...card.capabilities,
+  return withFields(card.capabilities, {
     extensions: extensions.map((extension) =>
-      extension.params ? { ...extension, params: rewrite(extension.params, origins, baseUrl) as typeof extension.params } : extension,
+      extension.params ? withFields(extension, { params: rewrite(extension.params, origins, baseUrl) as typeof extension.params }) : extension,
     ),
-  };
+  });
 }

@@ -6,6 +6,7 @@ import { isV1Method } from '../shared/operations.js';
 import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { checkV1Version } from './version.js';
+import { withFields } from '../../model/index.js';
 
 /**
  * The A2A 1.0 JSON-RPC methods (`SendMessage`, ...) on the shared `POST /` endpoint. Every answer
@@ -34,7 +35,7 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
       errorFrame: (error, { id }) => ({ event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, error)) }),
     },
     (c) => v1OperationEnv(deps, () => publicBaseUrl(c.req.raw, options.publicUrl)),
-    { ...options, shutdown: deps.shutdown },
+    withFields(options, { shutdown: deps.shutdown }),
   );
   return {
     name: 'a2a-1.0',

@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import { A2AError, ErrorCode, toRestError } from '../../model/index.js';
+import { withFields, A2AError, ErrorCode, toRestError } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -81,19 +81,19 @@ const ROUTES: RestRoute[] = [
     method: 'POST',
     pattern: new RegExp(`^/tasks/${ID}:cancel$`),
     operation: 'CancelTask',
-    params: async ({ path, body }) => ({ ...(await body()), id: path[0] }),
+    params: async ({ path, body }) => withFields(await body(), { id: path[0] }),
   },
   {
     method: 'POST',
     pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs$`),
     operation: 'CreateTaskPushNotificationConfig',
-    params: async ({ path, body }) => ({ ...(await body()), taskId: path[0] }),
+    params: async ({ path, body }) => withFields(await body(), { taskId: path[0] }),
   },
   {
     method: 'GET',
     pattern: new RegExp(`^/tasks/${ID}/pushNotificationConfigs$`),
     operation: 'ListTaskPushNotificationConfigs',
-    params: async ({ path, query }) => ({ ...fromQuery(query, { pageSize: 'int', pageToken: 'string' }), taskId: path[0] }),
+    params: async ({ path, query }) => withFields(fromQuery(query, { pageSize: 'int', pageToken: 'string' }), { taskId: path[0] }),
   },
   {
     method: 'GET',
@@ -111,7 +111,7 @@ const ROUTES: RestRoute[] = [
     method: 'GET',
     pattern: new RegExp(`^/tasks/${ID}$`),
     operation: 'GetTask',
-    params: async ({ path, query }) => ({ ...fromQuery(query, { historyLength: 'int' }), id: path[0] }),
+    params: async ({ path, query }) => withFields(fromQuery(query, { historyLength: 'int' }), { id: path[0] }),
   },
   { method: 'GET', pattern: /^\/tasks$/, operation: 'ListTasks', params: async ({ query }) => fromQuery(query, LIST_TASKS_QUERY) },
   { method: 'GET', pattern: /^\/extendedAgentCard$/, operation: 'GetExtendedAgentCard', params: async () => ({}) },
@@ -172,7 +172,7 @@ const UNSUPPORTED_MEDIA_TYPE = 415;
 export function restError(error: A2AError): Response {
   const { status, body } = toRestError(error);
   if (error.code === ErrorCode.ContentTypeNotSupported) {
-    return restJson({ error: { ...body.error, code: UNSUPPORTED_MEDIA_TYPE } }, UNSUPPORTED_MEDIA_TYPE);
+    return restJson({ error: withFields(body.error, { code: UNSUPPORTED_MEDIA_TYPE }) }, UNSUPPORTED_MEDIA_TYPE);
   }
   return restJson(body, status);
 }
@@ -203,7 +203,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
           query: url.searchParams,
           body: () => readJsonObject(c, options.maxBodyBytes),
         });
-        return { method: route.operation, params: tenant === undefined ? params : { ...params, tenant } };
+        return { method: route.operation, params: tenant === undefined ? params : withFields(params, { tenant }) };
       },
       // DeleteTaskPushNotificationConfig is google.protobuf.Empty on this binding.
       result: (result) => restJson(result ?? {}),
@@ -211,7 +211,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
       errorFrame: (error) => ({ event: 'error', data: JSON.stringify(toRestError(error).body) }),
     },
     (c) => v1OperationEnv(deps, () => publicBaseUrl(c.req.raw, options.publicUrl)),
-    { ...options, shutdown: deps.shutdown },
+    withFields(options, { shutdown: deps.shutdown }),
   );
   return async (c, next) => {
     const url = new URL(c.req.url);
@@ -220,7 +220,7 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
     if ('allowed' in found) {
       return new Response(JSON.stringify({ error: 'Method Not Allowed' }), {
         status: 405,
-        headers: { ...JSON_HEADERS, allow: found.allowed.join(', ') },
+        headers: withFields(JSON_HEADERS, { allow: found.allowed.join(', ') }),
       });
     }
     const call: RestCall = { match: found.match, url };

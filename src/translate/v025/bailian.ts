@@ -1,4 +1,5 @@
 import { isRecord, type JsonObject } from '../common.js';
+import { withFields } from '../../model/index.js';
 
 /**
  * Bailian's extensions of A2A 0.2.5 (help.aliyun.com/zh/model-studio/multimodal-integration-a2a-protocol
@@ -37,7 +38,7 @@ export function nestExtensionMetadata(metadata: JsonObject | undefined, key: str
   const existing = isRecord(metadata[key]) ? metadata[key] : {};
   const nested: JsonObject = { ...existing };
   for (const field of found) nested[field] = metadata[field];
-  return { ...rest, [key]: nested };
+  return withFields(rest, { [key]: nested });
 }
 
 /** Device commands in a piece of upstream metadata: `metadata.commands` and `metadata[key].commands`. */

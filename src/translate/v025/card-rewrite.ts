@@ -1,6 +1,7 @@
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { facadeSecurity, skillToV025, type CardToV025Options } from './cards.js';
 import { defined } from '../common.js';
+import { withFields } from '../../model/index.js';
 
 export interface V025CardRewriteOptions {
   /** The facade's own endpoint. */
@@ -32,17 +33,18 @@ export function rewriteV025Card(card: V025AgentCard, options: V025CardRewriteOpt
     ...kept
   } = card;
   const { overrides = {} } = options;
-  return defined({
-    ...kept,
-    name: overrides.name ?? card.name,
-    description: overrides.description ?? card.description,
-    version: overrides.version ?? card.version,
-    url: options.url,
-    preferredTransport: card.preferredTransport === undefined ? undefined : 'JSONRPC',
-    capabilities: options.pushNotifications === false ? { ...card.capabilities, pushNotifications: false } : card.capabilities,
-    ...facadeSecurity(options.apiKeyHeader),
-    skills: overrides.skills
-      ? overrides.skills.map((skill) => skillToV025(skill, options.defaultSkillTag))
-      : card.skills.map(({ security: _skillSecurity, ...skill }) => skill),
-  });
+  return defined(
+    withFields(kept, {
+      name: overrides.name ?? card.name,
+      description: overrides.description ?? card.description,
+      version: overrides.version ?? card.version,
+      url: options.url,
+      preferredTransport: card.preferredTransport === undefined ? undefined : 'JSONRPC',
+      capabilities: options.pushNotifications === false ? withFields(card.capabilities, { pushNotifications: false }) : card.capabilities,
+      ...facadeSecurity(options.apiKeyHeader),
+      skills: overrides.skills
+        ? overrides.skills.map((skill) => skillToV025(skill, options.defaultSkillTag))
+        : card.skills.map(({ security: _skillSecurity, ...skill }) => skill),
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import { partKind, type Part } from '../../model/index.js';
+import { withFields, partKind, type Part } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025Part } from '../../protocol/v025/index.js';
 import { defined, isRecord, type JsonObject } from '../common.js';
@@ -16,7 +16,7 @@ interface Stashed {
 function stash(metadata: JsonObject | undefined, fields: Stashed): JsonObject | undefined {
   const kept = defined(fields);
   if (Object.keys(kept).length === 0) return metadata;
-  return { ...metadata, [PART_STASH_KEY]: kept };
+  return withFields(metadata, { [PART_STASH_KEY]: kept });
 }
 
 function unstash(metadata: JsonObject | undefined): Stashed & { metadata?: JsonObject } {
@@ -58,7 +58,7 @@ export function partToV025(part: Part, profile: MappingProfile): V025Part {
       if (target === 'text') return defined({ kind: 'text', text: JSON.stringify(part.data ?? null), metadata });
       const kept = stash(metadata, { mediaType, filename });
       if (isRecord(part.data)) return defined({ kind: 'data', data: part.data, metadata: kept });
-      return { kind: 'data', data: { value: part.data ?? null }, metadata: { ...kept, [DATA_PART_COMPAT_KEY]: true } };
+      return { kind: 'data', data: { value: part.data ?? null }, metadata: withFields(kept, { [DATA_PART_COMPAT_KEY]: true }) };
     }
   }
 }
@@ -74,7 +74,7 @@ export function partToV1(part: V025Part, profile: MappingProfile): Part {
     case 'file': {
       const { bytes, uri, mimeType, name } = part.file;
       const content = bytes !== undefined ? { [kinds['file-bytes']]: bytes } : { [kinds['file-uri']]: uri ?? '' };
-      return defined({ ...content, mediaType: mimeType, filename: name, metadata: part.metadata });
+      return defined(withFields(content, { mediaType: mimeType, filename: name, metadata: part.metadata }));
     }
     case 'data': {
       let data: unknown = part.data;

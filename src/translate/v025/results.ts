@@ -5,6 +5,7 @@ import type { V025SendMessageResult, V025TaskPushNotificationConfig } from '../.
 import { messageToV025, messageToV1 } from './messages.js';
 import { pushConfigToV025, pushConfigToV1 } from './requests.js';
 import { taskToV025, taskToV1, type TaskToV025Options } from './tasks.js';
+import { withFields } from '../../model/index.js';
 
 /**
  * 0.2.5 message/send result (bare, told apart by kind) → 1.0 `{task}` | `{message}`. 1.0 requires a
@@ -13,7 +14,7 @@ import { taskToV025, taskToV1, type TaskToV025Options } from './tasks.js';
 export function sendResultToV1(result: V025SendMessageResult, profile: MappingProfile, options: { contextId?: string } = {}): SendMessageResponse {
   if (result.kind === 'task') return { task: taskToV1(result, profile) };
   const message = messageToV1(result, profile);
-  return { message: { ...message, contextId: message.contextId || options.contextId || randomUUID() } };
+  return { message: withFields(message, { contextId: message.contextId || options.contextId || randomUUID() }) };
 }
 
 /** 1.0 SendMessage result → bare 0.2.5 Task | Message (plain spec shape; the facade's message/send folds its reply reducer instead). */

@@ -5,6 +5,7 @@ import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import { defined } from '../common.js';
 import { streamEventToV1 } from './events.js';
 import { statusToV1 } from './tasks.js';
+import { withFields } from '../../model/index.js';
 
 export interface V025ToV1StreamOptions {
   profile: MappingProfile;
@@ -40,7 +41,7 @@ export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): 
       const translated = streamEventToV1(event, profile);
       if ('message' in translated) {
         const contextId = translated.message.contextId || options.contextId || randomUUID();
-        events.push({ message: defined({ ...translated.message, contextId }) });
+        events.push({ message: defined(withFields(translated.message, { contextId })) });
       } else {
         events.push(translated);
       }

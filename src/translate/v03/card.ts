@@ -2,6 +2,7 @@ import type { AgentCard, AgentInterface, SecurityRequirement } from '../../model
 import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
 import { cardFromV025 } from '../v025/index.js';
 import { defined, isRecord } from '../common.js';
+import { withFields } from '../../model/index.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
 
@@ -14,13 +15,16 @@ const requirementFromV03 = (security: V03Security): SecurityRequirement => ({ sc
  */
 export function cardFromV03Rest(card: V03RestAgentCard): AgentCard {
   const { securitySchemes, security, skills, ...rest } = card;
-  const base = cardFromV025({ ...rest, skills: skills.map(({ security: _, ...skill }) => skill) });
-  return defined({
-    ...base,
-    securitySchemes,
-    securityRequirements: security?.map(requirementFromV03),
-    skills: base.skills.map((skill, index) => defined({ ...skill, securityRequirements: skills[index]?.security?.map(requirementFromV03) })),
-  });
+  const base = cardFromV025(withFields(rest, { skills: skills.map(({ security: _, ...skill }) => skill) }));
+  return defined(
+    withFields(base, {
+      securitySchemes,
+      securityRequirements: security?.map(requirementFromV03),
+      skills: base.skills.map((skill, index) =>
+        defined(withFields(skill, { securityRequirements: skills[index]?.security?.map(requirementFromV03) })),
+      ),
+    }),
+  );
 }
 
 /** The top-level fields through which a 0.2.5/0.3 card names its interfaces (1.0 lists them in `supportedInterfaces`). */

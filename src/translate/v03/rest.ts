@@ -1,4 +1,5 @@
 import {
+  withFields,
   TASK_STATES,
   partKind,
   type Artifact,
@@ -84,7 +85,7 @@ export function partFromV03(part: V03Part): Part {
   if (part.file !== undefined) {
     const { fileWithUri, fileWithBytes, mimeType, mediaType, name } = part.file;
     const content = fileWithBytes !== undefined ? { raw: fileWithBytes } : { url: fileWithUri ?? '' };
-    return defined({ ...content, mediaType: mimeType || mediaType || undefined, filename: name || undefined, metadata });
+    return defined(withFields(content, { mediaType: mimeType || mediaType || undefined, filename: name || undefined, metadata }));
   }
   let data: unknown = part.data?.data ?? {};
   let rest: JsonObject | undefined = metadata;
@@ -108,7 +109,7 @@ export function partToV03(part: Part): V03Part {
       return defined({ file: defined({ fileWithUri: part.url ?? '', mimeType: mediaType, name: filename }), metadata });
     case 'data':
       if (isRecord(part.data)) return defined({ data: { data: part.data }, metadata });
-      return { data: { data: { value: part.data ?? null } }, metadata: { ...metadata, [DATA_PART_COMPAT_KEY]: true } };
+      return { data: { data: { value: part.data ?? null } }, metadata: withFields(metadata, { [DATA_PART_COMPAT_KEY]: true }) };
   }
 }
 
@@ -194,7 +195,7 @@ export function artifactUpdateFromV03(event: V03TaskArtifactUpdateEvent, context
 const messageOf = (value: { message?: V03Message | undefined; msg?: V03Message | undefined }): V03Message | undefined => value.message ?? value.msg;
 
 /** A server message must carry a contextId in 1.0: the given fallback fills a missing one. */
-const withContext = (message: Message, contextId: string): Message => (message.contextId ? message : { ...message, contextId });
+const withContext = (message: Message, contextId: string): Message => (message.contextId ? message : withFields(message, { contextId }));
 
 export function sendResponseFromV03(response: V03SendMessageResponse, fallbackContextId: string): SendMessageResponse {
   const message = messageOf(response);

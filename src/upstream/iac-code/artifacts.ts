@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { ArtifactReader } from '../../core/inline-artifacts.js';
 import type { Part } from '../../model/index.js';
+import { withFields } from '../../model/index.js';
 
 /**
  * iac-code's artifacts, read from the folder it shares with the gateway (docs/iac-code.md,
@@ -89,7 +90,7 @@ export function createArtifactReader(options: ArtifactReaderOptions): ArtifactRe
         return part;
       }
       const { url: _url, ...rest } = part;
-      return { ...rest, raw: result.bytes.toString('base64') };
+      return withFields(rest, { raw: result.bytes.toString('base64') });
     },
   };
 }

@@ -5,6 +5,7 @@ import { replyChunk, showText, takeSegment } from './reply-artifact.js';
 import { renderParts } from './render-parts.js';
 import { repeatsShown } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
+import { withFields } from '../../../model/index.js';
 
 /**
  * An upstream artifact in the caller's reply. `single`: its content joins the turn's one reply
@@ -23,10 +24,10 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
     if (text !== '' && !(first && repeatsShown(text, state))) next = showText(next, text, key, false, out, options);
     const others = rendered === undefined ? artifact.parts.filter((part) => part.text === undefined) : [];
     if (others.length > 0) {
-      next = { ...next, replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 };
+      next = withFields(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
       const parts: V025Part[] = others.map((part) => partToV025(part, options.profile));
       const chunk = replyChunk(next, '', false);
-      out.push({ ...chunk, artifact: { ...chunk.artifact, parts } });
+      out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { parts }) }));
     }
     return next;
   }
@@ -40,7 +41,9 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
       kind: 'artifact-update' as const,
       taskId: state.taskId,
       contextId: state.contextId,
-      artifact: defined({ ...translated, parts: rendered !== undefined ? [{ kind: 'text' as const, text: rendered }] : translated.parts, metadata }),
+      artifact: defined(
+        withFields(translated, { parts: rendered !== undefined ? [{ kind: 'text' as const, text: rendered }] : translated.parts, metadata }),
+      ),
       append: event.append,
       lastChunk: event.lastChunk,
       metadata: options.upstreamMetadata === 'pass' ? event.metadata : undefined,

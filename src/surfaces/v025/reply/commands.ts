@@ -4,6 +4,7 @@ import { commandsIn } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { replyChunk } from './reply-artifact.js';
 import type { ReplyOptions, ReplyState } from './state.js';
+import { withFields } from '../../../model/index.js';
 
 /**
  * Bailian device commands: gathered from every upstream event's metadata (`commands` and
@@ -28,7 +29,7 @@ export function collectCommands(state: ReplyState, event: StreamResponse, option
       if (!commands.some((seen) => JSON.stringify(seen) === identity)) commands = [...commands, command];
     }
   }
-  return commands === state.commands ? state : { ...state, commands };
+  return commands === state.commands ? state : withFields(state, { commands });
 }
 
 /** The gathered commands on the turn's closing chunk, or on an empty closing chunk made for them. */
@@ -37,9 +38,9 @@ export function attachCommands(state: ReplyState, out: V025StreamEvent[], option
   const commands = [...state.commands];
   const last = out.at(-1);
   if (last?.kind === 'artifact-update' && last.lastChunk) {
-    out[out.length - 1] = { ...last, artifact: { ...last.artifact, metadata: { ...last.artifact.metadata, commands } } };
+    out[out.length - 1] = withFields(last, { artifact: withFields(last.artifact, { metadata: withFields(last.artifact.metadata, { commands }) }) });
     return;
   }
-  const chunk = replyChunk({ ...state, replyArtifactId: state.replyArtifactId ?? options.newId() }, '', true);
-  out.push({ ...chunk, artifact: { ...chunk.artifact, metadata: { commands } } });
+  const chunk = replyChunk(withFields(state, { replyArtifactId: state.replyArtifactId ?? options.newId() }), '', true);
+  out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { metadata: { commands } }) }));
 }

@@ -1,6 +1,7 @@
 import type { V025Artifact, V025Part, V025SendMessageResult, V025StreamEvent, V025Task, V025TaskStatus } from '../../../protocol/v025/index.js';
 import { isDeepStrictEqual } from 'node:util';
 import { defined } from '../../../translate/index.js';
+import { withFields } from '../../../model/index.js';
 
 /** A reply artifact being folded: its parts are added to in place, since a turn may have thousands of chunks. */
 interface Folding {
@@ -19,7 +20,7 @@ function appendParts(into: V025Part[], parts: readonly V025Part[]): void {
   for (const part of parts) {
     const last = into.at(-1);
     if (last?.kind === 'text' && part.kind === 'text' && isDeepStrictEqual(last.metadata, part.metadata)) {
-      into[into.length - 1] = { ...last, text: last.text + part.text };
+      into[into.length - 1] = withFields(last, { text: last.text + part.text });
     } else into.push(part);
   }
 }
@@ -27,8 +28,8 @@ function appendParts(into: V025Part[], parts: readonly V025Part[]): void {
 /** Empty text pieces (a closing chunk) say nothing; an artifact left with nothing to say is dropped, unless its metadata speaks (commands). */
 function finished({ artifact, parts }: Folding): V025Artifact | undefined {
   const kept = parts.filter((part) => !(part.kind === 'text' && part.text === '' && part.metadata === undefined));
-  if (kept.length > 0) return { ...artifact, parts: kept };
-  return artifact.metadata ? { ...artifact, parts: [{ kind: 'text', text: '' }] } : undefined;
+  if (kept.length > 0) return withFields(artifact, { parts: kept });
+  return artifact.metadata ? withFields(artifact, { parts: [{ kind: 'text', text: '' }] }) : undefined;
 }
 
 /**
@@ -51,11 +52,11 @@ export function createReplyFold(): ReplyFold {
           return;
         case 'task':
           opening ??= event;
-          metadata = event.metadata ? { ...metadata, ...event.metadata } : metadata;
+          metadata = event.metadata ? withFields(metadata, event.metadata) : metadata;
           return;
         case 'status-update':
           status = event.status;
-          metadata = event.metadata ? { ...metadata, ...event.metadata } : metadata;
+          metadata = event.metadata ? withFields(metadata, event.metadata) : metadata;
           return;
         case 'artifact-update': {
           const { artifactId } = event.artifact;
@@ -65,8 +66,11 @@ export function createReplyFold(): ReplyFold {
             return;
           }
           const { parts: _parts, ...fields } = event.artifact;
-          existing.artifact = defined({ ...existing.artifact, ...fields, metadata: { ...existing.artifact.metadata, ...fields.metadata } });
-          if (Object.keys(existing.artifact.metadata ?? {}).length === 0) existing.artifact = defined({ ...existing.artifact, metadata: undefined });
+          existing.artifact = defined(
+            withFields(existing.artifact, withFields(fields, { metadata: withFields(existing.artifact.metadata, fields.metadata) })),
+          );
+          if (Object.keys(existing.artifact.metadata ?? {}).length === 0)
+            existing.artifact = defined(withFields(existing.artifact, { metadata: undefined }));
           appendParts(existing.parts, event.artifact.parts);
           return;
         }

@@ -1,4 +1,5 @@
 import {
+  withFields,
   endsTurn,
   isActiveState,
   type Message,
@@ -105,7 +106,7 @@ function start(
       metadata: passMetadata(opening?.metadata, options),
     }),
   );
-  return { ...state, started: true, taskId, contextId };
+  return withFields(state, { started: true, taskId, contextId });
 }
 
 /** Text for the reply: agent messages only (a user message echoed back is not the agent's word). */
@@ -122,7 +123,7 @@ function statusUpdate(
   keepMessage: boolean,
   options: ReplyOptions,
 ): V025TaskStatusUpdateEvent {
-  const translated = statusToV025(keepMessage ? status : { ...status, message: undefined }, options.profile, { now: options.now });
+  const translated = statusToV025(keepMessage ? status : withFields(status, { message: undefined }), options.profile, { now: options.now });
   return defined({
     kind: 'status-update' as const,
     taskId: state.taskId,
@@ -151,11 +152,11 @@ function finish(
   attachCommands(next, out, options);
   const keepMessage = !inReply(status.state, options);
   out.push(statusUpdate(next, status, true, metadata, keepMessage, options));
-  return { ...next, lastStatus: status, done: true };
+  return withFields(next, { lastStatus: status, done: true });
 }
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  let next: ReplyState = { ...start(state, event, out, options), lastStatus: event.status };
+  let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: event.status });
   const { status, metadata } = event;
   const final = endsCallerTurn(status.state, options);
   const question = status.message ? undefined : pendingPermission(metadata);
@@ -171,7 +172,7 @@ function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025Stre
   } else if (text === '' && options.upstreamMetadata === 'pass') {
     out.push(statusUpdate(next, status, false, metadata, true, options));
   }
-  return isToolEvent(metadata) ? { ...next, breakPending: true } : next;
+  return isToolEvent(metadata) ? withFields(next, { breakPending: true }) : next;
 }
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
@@ -185,7 +186,7 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
  */
 function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (!endsCallerTurn(task.status.state, options)) {
-    return { ...start(state, { taskId: task.id, contextId: task.contextId }, out, options, task), lastStatus: task.status };
+    return withFields(start(state, { taskId: task.id, contextId: task.contextId }, out, options, task), { lastStatus: task.status });
   }
   let next = state;
   // Once a reply was streamed, a closing snapshot only says how the turn ended.
@@ -200,9 +201,9 @@ const closingStatus = (task: Task): TaskStatusUpdateEvent =>
 /** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */
 function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (!state.started && options.profile.options.directMessageAs === 'message') {
-    const rendered = options.renderParts === 'text' ? { ...message, parts: [{ text: renderParts(message.parts, options) }] } : message;
+    const rendered = options.renderParts === 'text' ? withFields(message, { parts: [{ text: renderParts(message.parts, options) }] }) : message;
     out.push(messageToV025(rendered, options.profile));
-    return { ...state, done: true };
+    return withFields(state, { done: true });
   }
   const wasStarted = state.started;
   let next = start(state, { taskId: message.taskId, contextId: message.contextId }, out, options);

@@ -1,6 +1,7 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
 import { separatorBefore, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
+import { withFields } from '../../../model/index.js';
 
 /** The turn's reply artifact: its chunks, and what the reducer remembers of the text they carried. */
 
@@ -9,13 +10,8 @@ export function showText(state: ReplyState, text: string, key: string, last: boo
   const fresh = startsSegment(key, state);
   const shownText = (fresh ? separatorBefore(text, state) : '') + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
-  out.push(replyChunk({ ...state, replyArtifactId }, shownText, last));
-  return {
-    ...takeSegment(state, key, text),
-    ...appended(state, shownText),
-    replyArtifactId,
-    replyChunks: state.replyChunks + 1,
-  };
+  out.push(replyChunk(withFields(state, { replyArtifactId }), shownText, last));
+  return withFields(takeSegment(state, key, text), withFields(appended(state, shownText), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
 }
 
 const LEADING_SPACE = /^\s*/;
@@ -48,13 +44,8 @@ export function replyChunk(state: ReplyState, text: string, lastChunk: boolean):
 
 /** Makes `text` part of the segment under `key`, finishing the previous segment when this one is new. */
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
-  if (!startsSegment(key, state)) return { ...state, segmentText: state.segmentText + text };
+  if (!startsSegment(key, state)) return withFields(state, { segmentText: state.segmentText + text });
   const finished = state.segmentText.trim();
   if (finished !== '') (state.segments as Set<string>).add(finished);
-  return {
-    ...state,
-    segmentKey: key,
-    segmentText: text,
-    breakPending: false,
-  };
+  return withFields(state, { segmentKey: key, segmentText: text, breakPending: false });
 }
