@@ -32,10 +32,8 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
   async function task(value: Task): Promise<Task> {
     const artifacts = value.artifacts ? await Promise.all(value.artifacts.map(artifact)) : undefined;
     const statusMessage = value.status.message ? await message(value.status.message) : undefined;
-    return withFields(
-      value,
-      withFields(artifacts ? { artifacts } : {}, statusMessage ? { status: withFields(value.status, { message: statusMessage }) } : {}),
-    );
+    const status = statusMessage ? withFields(value.status, { message: statusMessage }) : value.status;
+    return withFields(value, artifacts ? { artifacts, status } : { status });
   }
   async function event(value: StreamResponse): Promise<StreamResponse> {
     if ('artifactUpdate' in value)
