@@ -1,6 +1,5 @@
 import { isAssistantFinal, isToolEvent } from '../upstream/iac-code/events.js';
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../model/index.js';
-import { withFields } from '../model/index.js';
+import { withFields, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 
 /** What a person reads of a part: its text, or one line saying what else it is. */
 export function partText(part: Part): string {

@@ -1,5 +1,4 @@
-import type { Message, Task } from '../model/index.js';
-import { withFields } from '../model/index.js';
+import { withFields, type Message, type Task } from '../model/index.js';
 
 /** `task` with `first` at the start of its history unless the history already holds it. */
 function withFirstMessage(task: Task, first: Message): Task {

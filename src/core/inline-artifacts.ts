@@ -1,7 +1,6 @@
-import type { Artifact, Message, Part, StreamResponse, Task } from '../model/index.js';
+import { withFields, type Artifact, type Message, type Part, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import { overlay } from './overlay.js';
-import { withFields } from '../model/index.js';
 
 /** Reads what an agent's opaque artifact parts stand for; a part it cannot read comes back as it is. */
 export interface ArtifactReader {

@@ -1,8 +1,7 @@
-import type { Message, StreamResponse, Task } from '../model/index.js';
+import { withFields, type Message, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
-import { withFields } from '../model/index.js';
 
 /**
  * An agent like iac-code echoes the caller's message metadata (API keys, cloud credentials) verbatim

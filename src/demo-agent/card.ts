@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AgentCard, AgentSkill } from '../model/index.js';
-import { withFields } from '../model/index.js';
+import { withFields, type AgentCard, type AgentSkill } from '../model/index.js';
 
 export const DEMO_AGENT_NAME = 'a2a-bridge-demo';
 export const DEMO_AGENT_VERSION = '0.1.0';

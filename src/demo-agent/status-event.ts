@@ -1,7 +1,6 @@
-import type { Message, StreamResponse, Task, TaskState } from '../model/index.js';
+import { withFields, type Message, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { statusTimestamp } from './clock.js';
 import { taskStateNumber } from './task-store.js';
-import { withFields } from '../model/index.js';
 
 export interface StatusOptions {
   text?: string;

@@ -7,6 +7,7 @@
  * 200 bytes, freed only by a full GC), a runtime call to make them, and megamorphic property access
  * wherever it goes next. Opening the literal with an empty object takes the ordinary path, whose
  * classes are shared. Spread semantics are kept: own enumerable keys, `__proto__` stays a plain key.
+ * `withFields(base, {})` is the copy to take when keys will be added to it afterwards.
  * See docs/performance.md.
  */
 export function withFields<T extends object, U extends object>(base: T | undefined, fields: U | undefined): T & U {

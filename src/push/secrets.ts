@@ -1,8 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TaskPushNotificationConfig } from '../model/index.js';
-import { withFields } from '../model/index.js';
+import { withFields, type TaskPushNotificationConfig } from '../model/index.js';
 
 /** An AES-256-GCM ciphertext with everything needed to open it, all binary fields base64. */
 export interface Sealed {

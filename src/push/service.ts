@@ -7,7 +7,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import type { SendMessageRequest } from '../model/index.js';
+import { withFields, type SendMessageRequest } from '../model/index.js';
 import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigMethods } from './config-methods.js';
 import { createFileConfigStore } from './config-store/file.js';
 import { prepareConfig, type PushConfigStore } from './config-store/types.js';
@@ -21,7 +21,6 @@ import { createRedisFollowJournal, type RedisFollowJournal } from './follow-jour
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import { connectRedis } from '../redis-connection.js';
-import { withFields } from '../model/index.js';
 
 export interface PushServiceDeps {
   registry: TaskRegistry;

@@ -1,9 +1,8 @@
 import { FlattenedSign } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { AgentCard } from '../model/index.js';
+import { withFields, type AgentCard } from '../model/index.js';
 import { cardPayload } from './card-payload.js';
 import type { KeyRing, PrivateSigningKey, PublishedJwk } from './keys.js';
-import { withFields } from '../model/index.js';
 
 /** One entry of a card's `signatures`: a flattened JWS whose payload (the canonical card) is left out. */
 export interface AgentCardSignature {

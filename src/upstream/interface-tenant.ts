@@ -1,6 +1,5 @@
-import type { AgentInterface } from '../model/index.js';
+import { withFields, type AgentInterface } from '../model/index.js';
 import { isRecord } from '../model/json.js';
-import { withFields } from '../model/index.js';
 
 /**
  * The tenant an agent's interface asks every call to carry (A2A 1.0 `AgentInterface.tenant`), or

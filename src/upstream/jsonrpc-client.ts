@@ -113,7 +113,8 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const wire = call.transport.wire ?? V1_WIRE;
   const base = baseHeaders(call.transport, wire, accept);
   // undici does not change the headers it is given: a call that adds none shares the transport's object.
-  const headers = call.ctx.extensions?.length || call.ctx.traceHeaders ? withCallHeaders({ ...base }, call.ctx, wire.extensionsHeader) : base;
+  const headers =
+    call.ctx.extensions?.length || call.ctx.traceHeaders ? withCallHeaders(withFields(base, {}), call.ctx, wire.extensionsHeader) : base;
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const response = await requestOn(call.transport.dispatcher, call.endpoint, { method: 'POST', headers, body, signal });
   reportActivatedExtensions(call.ctx, response.headers);

@@ -71,7 +71,7 @@ class TaskDraft {
       this.task = seedTask(seed.taskId, seed.contextId);
       this.owned = true;
     } else if (!this.owned) {
-      this.task = { ...this.task };
+      this.task = withFields(this.task, {});
       this.owned = true;
     }
     return this.task;

@@ -1,6 +1,5 @@
 import type { TaskRegistry } from '../../core/task-registry/types.js';
-import type { SendMessageRequest, Task } from '../../model/index.js';
-import { withFields } from '../../model/index.js';
+import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */

@@ -1,7 +1,6 @@
-import type { SendMessageRequest, Task } from '../../model/index.js';
+import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { chosenOption, pendingPermission, permissionAnswer, permissionPromptText } from '../../upstream/iac-code/permissions.js';
-import { withFields } from '../../model/index.js';
 
 /**
  * A Bailian user answers iac-code's permission prompt in words ("Allow once", "yes", "拒绝"); iac-code

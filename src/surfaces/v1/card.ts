@@ -1,7 +1,7 @@
 import type { Handler } from 'hono';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { CardSnapshot, CardSource } from '../../core/card-source.js';
-import type { AgentCard, AgentExtension, AgentInterface } from '../../model/index.js';
+import { withFields, type AgentCard, type AgentExtension, type AgentInterface } from '../../model/index.js';
 import type { CardSigner } from '../../signing/card-signer.js';
 import { V03_CARD_INTERFACE_FIELDS, v03CardFields } from '../../translate/index.js';
 import { grpcPublicAddress } from '../grpc/address.js';
@@ -11,7 +11,6 @@ import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl, varyByForwardedHost, type PublicUrlConfig } from '../shared/public-url.js';
 import { withGatewayExtensionUrls } from './extension-urls.js';
-import { withFields } from '../../model/index.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 

@@ -1,6 +1,5 @@
-import type { AgentCard } from '../../model/index.js';
+import { withFields, type AgentCard } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
-import { withFields } from '../../model/index.js';
 
 type Capabilities = AgentCard['capabilities'];
 

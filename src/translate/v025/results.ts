@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ListTaskPushNotificationConfigsResponse, SendMessageResponse } from '../../model/index.js';
+import { withFields, type ListTaskPushNotificationConfigsResponse, type SendMessageResponse } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025SendMessageResult, V025TaskPushNotificationConfig } from '../../protocol/v025/index.js';
 import { messageToV025, messageToV1 } from './messages.js';
 import { pushConfigToV025, pushConfigToV1 } from './requests.js';
 import { taskToV025, taskToV1, type TaskToV025Options } from './tasks.js';
-import { withFields } from '../../model/index.js';
 
 /**
  * 0.2.5 message/send result (bare, told apart by kind) → 1.0 `{task}` | `{message}`. 1.0 requires a

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { StreamResponse } from '../../model/index.js';
+import { withFields, type StreamResponse } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import { defined } from '../common.js';
 import { streamEventToV1 } from './events.js';
 import { statusToV1 } from './tasks.js';
-import { withFields } from '../../model/index.js';
 
 export interface V025ToV1StreamOptions {
   profile: MappingProfile;

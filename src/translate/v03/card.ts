@@ -1,8 +1,7 @@
-import type { AgentCard, AgentInterface, SecurityRequirement } from '../../model/index.js';
+import { withFields, type AgentCard, type AgentInterface, type SecurityRequirement } from '../../model/index.js';
 import type { V03RestAgentCard } from '../../protocol/v03/rest.js';
 import { cardFromV025 } from '../v025/index.js';
 import { defined, isRecord } from '../common.js';
-import { withFields } from '../../model/index.js';
 
 type V03Security = NonNullable<V03RestAgentCard['security']>[number];
 

@@ -3,8 +3,7 @@ import { open, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { ArtifactReader } from '../../core/inline-artifacts.js';
-import type { Part } from '../../model/index.js';
-import { withFields } from '../../model/index.js';
+import { withFields, type Part } from '../../model/index.js';
 
 /**
  * iac-code's artifacts, read from the folder it shares with the gateway (docs/iac-code.md,

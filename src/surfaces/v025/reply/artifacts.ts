@@ -1,11 +1,10 @@
-import type { TaskArtifactUpdateEvent } from '../../../model/index.js';
+import { withFields, type TaskArtifactUpdateEvent } from '../../../model/index.js';
 import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
 import { replyChunk, showText, takeSegment } from './reply-artifact.js';
 import { renderParts } from './render-parts.js';
 import { repeatsShown } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
-import { withFields } from '../../../model/index.js';
 
 /**
  * An upstream artifact in the caller's reply. `single`: its content joins the turn's one reply

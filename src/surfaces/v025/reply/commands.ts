@@ -1,10 +1,9 @@
-import type { StreamResponse } from '../../../model/index.js';
+import { withFields, type StreamResponse } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { commandsIn } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { replyChunk } from './reply-artifact.js';
 import type { ReplyOptions, ReplyState } from './state.js';
-import { withFields } from '../../../model/index.js';
 
 /**
  * Bailian device commands: gathered from every upstream event's metadata (`commands` and
