@@ -28,7 +28,7 @@ import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
 import type { VerificationResult } from './signing/verify-card.js';
-import { agentRoutesUpstream, grpcSurfaceOptions } from './surface-options.js';
+import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
 import { authEnabled } from './surfaces/shared/auth.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
@@ -136,6 +136,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       upstreamName: upstreamUrl,
       secretKeys: IAC_CODE_SECRET_KEYS,
       logger,
+      unknownTasks: unknownTasksFor(config),
     });
     const push = await createPushService(config, {
       registry,

@@ -1,4 +1,5 @@
 import type { GatewayConfig } from './config/schema.js';
+import type { UnknownTasks } from './core/task-scope.js';
 import type { Dispatcher } from 'undici';
 import { authEnabled } from './surfaces/shared/auth.js';
 import type { GrpcSurfaceOptions } from './surfaces/grpc/options.js';
@@ -38,6 +39,14 @@ export function v1SurfaceOptions(config: GatewayConfig): V1SurfaceOptions {
     card: servedCardConfig(config),
     cardLegacyFields: config['card-legacy-fields'],
   });
+}
+
+/**
+ * Whether a task the registry does not know may reach the agent (task-scope.ts): only while every caller
+ * is anonymous. Once any surface takes credentials, an evicted, expired or unrecorded task is not found.
+ */
+export function unknownTasksFor(config: GatewayConfig): UnknownTasks {
+  return authEnabled(config.auth) || config.bailian['api-key'] ? 'not-found' : 'agent';
 }
 
 export function facadeOptions(config: GatewayConfig): V025FacadeOptions {

@@ -8,7 +8,7 @@ import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
-import { taskScoped } from './task-scope.js';
+import { taskScoped, type UnknownTasks } from './task-scope.js';
 import { createTaskWriter } from './task-writer.js';
 
 export interface GatewayDeps {
@@ -19,6 +19,11 @@ export interface GatewayDeps {
   /** Message metadata keys the agent keeps secrets under, redacted besides the generic pattern (an agent like iac-code: upstream/iac-code/secrets.ts). */
   secretKeys?: readonly string[];
   logger?: Logger;
+  /**
+   * Who answers for a task the registry does not know (task-scope.ts); default 'agent', right only where
+   * every caller is anonymous (unknownTasksFor in surface-options.ts says which a config needs).
+   */
+  unknownTasks?: UnknownTasks;
 }
 
 export type Gateway = AgentPort & Settling & { events: TaskEventHub };
@@ -57,7 +62,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
       ),
       { registry, lanes, laneKey, settling: writer, ...(logger ? { logger } : {}) },
     ),
-    { registry, settling: writer },
+    { registry, settling: writer, unknownTasks: deps.unknownTasks ?? 'agent' },
   );
   return Object.assign(port, { events: hub, settled: writer.settled });
 }

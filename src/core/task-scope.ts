@@ -4,22 +4,33 @@ import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 
+/**
+ * Who answers for a task the registry does not know (never seen here, evicted, expired, or lost with a
+ * memory store's restart): the agent, or nobody (TaskNotFound). The gateway cannot tell whose such a
+ * task was, so once callers hold credentials it must not let one of them reach it: the agent would
+ * show any caller the task of another.
+ */
+export type UnknownTasks = 'agent' | 'not-found';
+
 export interface TaskScopeDeps {
   registry: Pick<TaskStore, 'ownerOf'>;
   settling: Settling;
+  unknownTasks: UnknownTasks;
 }
 
 /**
  * The outermost decorator: a task known under another principal does not exist for this caller
  * (TaskNotFound, without asking the agent: an agent like iac-code scopes tasks to its one credential,
- * the gateway's). Every method naming a task first waits for the task's queued writes (`settled`), so
+ * the gateway's). A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`.
+ * Every method naming a task first waits for the task's queued writes (`settled`), so
  * the check, and whatever reads the registry below, see every event already relayed.
  */
 export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   async function visible(taskId: string, ctx: CallContext): Promise<void> {
     await deps.settling.settled(taskId);
     const owner = await deps.registry.ownerOf(taskId);
-    if (owner !== undefined && owner !== ctx.principal) throw A2AError.taskNotFound(taskId);
+    const hidden = owner === undefined ? deps.unknownTasks === 'not-found' : owner !== ctx.principal;
+    if (hidden) throw A2AError.taskNotFound(taskId);
   }
 
   const scoped =
