@@ -218,6 +218,8 @@ export const GatewayConfig = z.strictObject({
   tasks: z
     .strictObject({
       'max-tasks': z.number().int().min(1).default(100_000),
+      /** `store: memory`: heap the stored tasks may hold (estimated); absent: a quarter of the V8 heap limit. */
+      'max-bytes': z.number().int().min(1).optional(),
       'idle-ttl-ms': Millis.default(24 * 3600_000),
       'history-limit': z.number().int().min(0).default(200),
       /** `store: redis`: how long a replica's hold on a context outlives its last renewal (a crashed replica's contexts free up after it). */

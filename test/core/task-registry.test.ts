@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { createTaskRegistry } from '../../src/core/task-registry/index.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
+import { taskBytes } from '../../src/core/task-registry/task-bytes.js';
+import type { Message } from '../../src/model/index.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { registryContract, taskOf } from './registry-contract.js';
@@ -62,6 +66,91 @@ describe('memory registry bounds', () => {
     expect(listed.totalSize).toBe(3);
     expect((await registry.list({ contextId: 'ctx-a' }, 'o')).totalSize).toBe(0);
     await registry.close();
+  });
+});
+
+/** A history of `count` agent messages of `chars` characters each, as a long iac-code turn leaves. */
+const history = (count: number, chars: number, fill = 'x'): Message[] =>
+  Array.from({ length: count }, (_, i) => ({ messageId: `m${i}`, role: 'ROLE_AGENT', parts: [{ text: fill.repeat(chars) }] }));
+
+describe('memory registry byte budget (maxBytes)', () => {
+  it('evicts the least recently used tasks once their estimated size passes the budget, and reports them', async () => {
+    const big = taskBytes(taskOf('probe', { history: history(20, 5_000) }));
+    const registry = createMemoryTaskRegistry({ maxTasks: 1_000, maxBytes: Math.floor(big * 2.5), idleTtlMs: 0, historyLimit: 200 });
+    const evicted: string[] = [];
+    registry.onEvicted((taskId) => evicted.push(taskId));
+    const meta = { owner: 'o', upstream: 'u' };
+    for (const id of ['t1', 't2']) await registry.put(taskOf(id, { contextId: id, history: history(20, 5_000) }), meta);
+    expect(evicted).toEqual([]);
+    await registry.put(taskOf('t3', { contextId: 't3', history: history(20, 5_000) }), meta);
+    expect(evicted).toEqual(['t1']);
+    expect(await registry.ownerOf('t1')).toBeUndefined();
+    expect(await registry.contextOwner('t1')).toBeUndefined();
+    expect((await registry.list({}, 'o')).tasks.map((t) => t.id)).toEqual(['t3', 't2']);
+    // Small tasks fit many to the budget: the count bound is not reached, nothing more goes.
+    for (let i = 0; i < 50; i++) await registry.put(taskOf(`small-${i}`), meta);
+    expect(evicted).toEqual(['t1']);
+    await registry.close();
+  });
+
+  it('grows a task in place without evicting it, and keeps one task larger than the whole budget, alone', async () => {
+    const registry = createMemoryTaskRegistry({ maxTasks: 1_000, maxBytes: 50_000, idleTtlMs: 0, historyLimit: 200 });
+    const evicted: string[] = [];
+    registry.onEvicted((taskId) => evicted.push(taskId));
+    const meta = { owner: 'o', upstream: 'u' };
+    await registry.put(taskOf('a'), meta);
+    await registry.put(taskOf('growing', { history: history(1, 1_000) }), meta);
+    await registry.put(taskOf('growing', { history: history(10, 1_000) }), meta);
+    expect(evicted).toEqual([]);
+    await registry.put(taskOf('huge', { history: history(10, 10_000) }), meta);
+    expect(evicted.sort()).toEqual(['a', 'growing']);
+    expect((await registry.get('huge', 'o'))?.history).toHaveLength(10);
+    await registry.close();
+  });
+
+  it('defaults to a quarter of the V8 heap limit with store: memory', async () => {
+    const { getHeapStatistics } = await import('node:v8');
+    const { defaultMaxBytes } = await import('../../src/core/task-registry/index.js');
+    expect(defaultMaxBytes()).toBe(Math.floor(getHeapStatistics().heap_size_limit / 4));
+    expect(defaultConfig({}).tasks['max-bytes']).toBeUndefined();
+  });
+
+  it('takes tasks.max-bytes from the config', async () => {
+    const registry = createTaskRegistry(defaultConfig({ tasks: { 'max-bytes': 30_000 } }));
+    const meta = { owner: 'o', upstream: 'u' };
+    await registry.put(taskOf('first', { history: history(5, 1_000) }), meta);
+    await registry.put(taskOf('second', { history: history(5, 1_000) }), meta);
+    await registry.put(taskOf('third', { history: history(5, 1_000) }), meta);
+    // About 11 KB each: the third does not fit beside the first two, the least recently used goes.
+    expect(await registry.ownerOf('first')).toBeUndefined();
+    expect(await registry.ownerOf('second')).toBe('o');
+    expect(await registry.ownerOf('third')).toBe('o');
+    await registry.close();
+  });
+});
+
+describe('taskBytes', () => {
+  it('grows with the text a task holds, two bytes a character, and with its parts and messages', () => {
+    const empty = taskBytes(taskOf('t'));
+    const ascii = taskBytes(taskOf('t', { history: history(10, 1_000) }));
+    const chinese = taskBytes(taskOf('t', { history: history(10, 1_000, '云') }));
+    expect(ascii - empty).toBeGreaterThanOrEqual(20_000);
+    expect(ascii - empty).toBeLessThan(25_000);
+    expect(chinese).toBe(ascii);
+    expect(taskBytes(taskOf('t', { history: history(20, 0) }))).toBeGreaterThan(taskBytes(taskOf('t', { history: history(10, 0) })) + 10 * 64);
+  });
+
+  it('is not below what V8 really keeps for such tasks, nor far above it', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = Array.from({ length: 500 }, (_, i) => taskOf(`t${i}`, { history: history(20, 200 + (i % 50)) }));
+    gc();
+    const real = (process.memoryUsage().heapUsed - before) / kept.length;
+    const estimated = kept.reduce((sum, task) => sum + taskBytes(task), 0) / kept.length;
+    expect(estimated).toBeGreaterThan(real);
+    expect(estimated).toBeLessThan(3 * real);
   });
 });
 

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import type { GatewayConfig } from '../../config/schema.js';
 import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
@@ -21,7 +22,17 @@ export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-
   }
   return createMemoryTaskRegistry({
     maxTasks: tasks['max-tasks'],
+    maxBytes: tasks['max-bytes'] ?? defaultMaxBytes(),
     idleTtlMs: tasks['idle-ttl-ms'],
     historyLimit: tasks['history-limit'],
   });
+}
+
+/**
+ * A quarter of the heap this process may grow to (`--max-old-space-size`, else V8's default from the
+ * machine's memory): the rest is for calls in flight, streams and the runtime. Past the heap limit Node
+ * ends the process, and every open stream with it.
+ */
+export function defaultMaxBytes(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 4);
 }

@@ -1,19 +1,27 @@
 import { LRUCache } from 'lru-cache';
 import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { taskBytes } from './task-bytes.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
 import type { ReportsDrops, TaskMeta, TaskRecord, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
   /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
   maxTasks: number;
+  /**
+   * Upper bound of the heap the stored tasks hold, as `taskBytes` estimates it; the least recently used
+   * tasks are evicted beyond it. A count alone does not bound memory: iac-code's tasks carry up to
+   * `historyLimit` messages with tool output each. A task larger than the whole budget is still kept,
+   * alone. Absent: no bound but the count.
+   */
+  maxBytes?: number;
   /** A task not written for this long is dropped (0: never). */
   idleTtlMs: number;
   historyLimit: number;
 }
 
 /**
- * Process-local registry: tasks in an LRU cache (bounded count, idle TTL) plus owner and context
+ * Process-local registry: tasks in an LRU cache (bounded count and bytes, idle TTL) plus owner and context
  * indexes that the cache's dispose hook keeps consistent with evictions and expiries. ListTasks
  * sorts the owner's (or context's) tasks per call: O(n log n) in the owner's task count.
  */
@@ -26,9 +34,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   let lastStamp = 0;
   const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 0.001));
 
+  const maxBytes = options.maxBytes;
   const evictionListeners = new Set<(taskId: string) => void>();
   const cache = new LRUCache<string, TaskRecord>({
     max: options.maxTasks,
+    ...(options.maxBytes ? { maxSize: options.maxBytes } : {}),
     ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}),
     updateAgeOnGet: false,
     // Replacements are re-indexed by write(); every other removal (evict, expire, delete) unindexes.
@@ -73,7 +83,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     // of a stream) leave both as they were, and re-adding to a large owner set is not free.
     const moved = !previous || previous.owner !== record.owner || previous.task.contextId !== task.contextId;
     if (previous && moved) unindex(previous);
-    cache.set(task.id, record);
+    cache.set(task.id, record, maxBytes ? { size: Math.min(Math.max(taskBytes(task), 1), maxBytes) } : undefined);
     if (moved) index(record);
   }
 
