@@ -16,6 +16,11 @@ import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 
+/** A message into another caller's context: refused as if the context were not there to continue. */
+export function foreignContextError(contextId: string): A2AError {
+  return new A2AError(ErrorCode.InvalidParams, `Context ${contextId} is not available; start a new context`, { metadata: { contextId } });
+}
+
 /** How admission let a message in; the decorators below it record and publish only a turn of its own. */
 export interface Entry {
   /** The message answers a paused turn (a permission answer) whose own stream holds the lane and records the turn. */
@@ -64,11 +69,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     }
     if (!contextId) return { ridesAlong: false };
     const contextOwner = await registry.contextOwner(contextId);
-    if (contextOwner !== undefined && contextOwner !== ctx.principal) {
-      throw new A2AError(ErrorCode.InvalidParams, `Context ${contextId} is not available; start a new context`, {
-        metadata: { contextId },
-      });
-    }
+    if (contextOwner !== undefined && contextOwner !== ctx.principal) throw foreignContextError(contextId);
     const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);
     if (!lease) throw contextBusyError(contextId);
     if (await runsWithoutLane(contextId, ctx)) {

@@ -1,12 +1,15 @@
 import type { Context } from 'hono';
 import type { CardSnapshot } from '../../core/card-source.js';
+import { foreignContextError } from '../../core/admission.js';
+import type { TaskStore } from '../../core/task-registry/types.js';
 import { A2AError } from '../../model/index.js';
+import { isRecord } from '../../model/json.js';
 import { V025AgentCard } from '../../protocol/v025/index.js';
 import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
-import { FACADE_KEY_HEADER } from './auth.js';
+import { FACADE_KEY_HEADER, facadePrincipal } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
 
 /**
@@ -14,7 +17,8 @@ import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
  * calls are relayed as they are (after the facade's own key check) and the agent's answers come
  * back byte for byte, ids, states and artifacts included. What the facade adds is what describes
  * the gateway: the card, the auth, the method list and the push switch (both checked by the dialect
- * before it relays). Such calls bypass the core: the gateway's task registry does not see them (the
+ * before it relays), and a refusal of what another caller owns (refuseForeign). Such calls bypass the
+ * core otherwise: the gateway's task registry does not see them (the
  * 1.0 surface's ListTasks does not list them) and the mapping profile, the follow-up logic and the
  * `bailian.*` message rules do not apply.
  */
@@ -73,6 +77,27 @@ async function extendedCard(answer: Response, request: JsonRpcRequest, c: Contex
 }
 
 /**
+ * A relayed call passes the core, which keeps callers apart, but the 1.0 surface's tasks and contexts on
+ * the same agent are recorded there: one named here that another caller owns is refused as the core
+ * refuses it (task-not-found; a message into the context: -32602), before anything reaches the agent.
+ * The facade's own relayed tasks are not recorded, so they stay the agent's to answer.
+ */
+async function refuseForeign(params: unknown, principal: string, registry: Pick<TaskStore, 'ownerOf' | 'contextOwner'>): Promise<void> {
+  if (!isRecord(params)) return;
+  const message = isRecord(params.message) ? params.message : undefined;
+  const taskId = [params.id, params.taskId, message?.taskId].find((value): value is string => typeof value === 'string');
+  if (taskId !== undefined) {
+    const owner = await registry.ownerOf(taskId);
+    if (owner !== undefined && owner !== principal) throw A2AError.taskNotFound(taskId);
+  }
+  const contextId = message?.contextId;
+  if (typeof contextId === 'string') {
+    const owner = await registry.contextOwner(contextId);
+    if (owner !== undefined && owner !== principal) throw foreignContextError(contextId);
+  }
+}
+
+/**
  * One 0.2.5 JSON-RPC call relayed to the agent. The body is the parsed request written again (the
  * endpoint has read the original): the same envelope and params, not necessarily the same bytes.
  * The exchange follows the caller's connection only: a relayed stream cannot be given a closing
@@ -80,6 +105,7 @@ async function extendedCard(answer: Response, request: JsonRpcRequest, c: Contex
  */
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const { jsonrpc, id, method, params } = request;
+  await refuseForeign(params, facadePrincipal(deps.options.bailian), deps.registry);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   const answer = await relay.forward(c.req.raw, body);
   return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
