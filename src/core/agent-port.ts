@@ -42,6 +42,12 @@ export interface CallContext {
   traceHeaders?: Readonly<Record<string, string>>;
   /** Sums the time this call waited on the upstream, for the metrics' gateway-own share. */
   timing?: CallTiming;
+  /**
+   * The gateway itself vouches that `principal` owns the task this call names: a push follow, started by
+   * that caller's own call and journaled with it. Such a call reaches a task the registry has forgotten
+   * (a restart with `store: memory`), where a caller's would be not found (task-scope.ts).
+   */
+  ownerVouched?: boolean;
 }
 
 export interface CallTiming {

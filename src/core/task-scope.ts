@@ -21,7 +21,8 @@ export interface TaskScopeDeps {
 /**
  * The outermost decorator: a task known under another principal does not exist for this caller
  * (TaskNotFound, without asking the agent: an agent like iac-code scopes tasks to its one credential,
- * the gateway's). A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`.
+ * the gateway's). A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`,
+ * or for a call whose owner the gateway vouches for (`ctx.ownerVouched`: a push follow).
  * Every method naming a task first waits for the task's queued writes (`settled`), so
  * the check, and whatever reads the registry below, see every event already relayed.
  */
@@ -29,7 +30,7 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   async function visible(taskId: string, ctx: CallContext): Promise<void> {
     await deps.settling.settled(taskId);
     const owner = await deps.registry.ownerOf(taskId);
-    const hidden = owner === undefined ? deps.unknownTasks === 'not-found' : owner !== ctx.principal;
+    const hidden = owner === undefined ? deps.unknownTasks === 'not-found' && ctx.ownerVouched !== true : owner !== ctx.principal;
     if (hidden) throw A2AError.taskNotFound(taskId);
   }
 

@@ -142,7 +142,13 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
     // The caller's identity, not its lifetime: the follow outlives the call that started it.
     const lifetime = followLifetime(stopping.signal, entry.until - Date.now());
-    const ctx: CallContext = { principal: entry.principal, signal: lifetime.signal, ...(entry.surface ? { surface: entry.surface } : {}) };
+    // Vouched: the entry's principal is the caller who started the turn, even once the registry forgot the task.
+    const ctx: CallContext = {
+      principal: entry.principal,
+      signal: lifetime.signal,
+      ownerVouched: true,
+      ...(entry.surface ? { surface: entry.surface } : {}),
+    };
     let letGo = false;
     const done = run(entry.taskId, ctx)
       .then(() => {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
+import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -22,7 +23,7 @@ afterAll(async () => {
 async function setup(
   overrides: Record<string, unknown> = {},
   subdir?: string,
-  options: { followRetry?: { initialDelayMs: number; maxDelayMs: number } } = {},
+  options: { followRetry?: { initialDelayMs: number; maxDelayMs: number }; unknownTasks?: UnknownTasks } = {},
 ): Promise<{ h: Harness; receiver: Receiver }> {
   const h = await startHarness(env, overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}`, ...options });
   open.push(h);
@@ -199,6 +200,30 @@ describe('push delivery, local-file queue', () => {
     await waitUntil(async () => JSON.parse(await readFile(journal, 'utf8')).length === 0);
     await flush(h, receiver);
     expect(receiver.at('/resumed')).toHaveLength(1);
+  });
+
+  it('with credentials configured, a follow is taken up after a restart that emptied the memory registry', async () => {
+    // As a gateway with auth.* restarts on store: memory: push configs and follows are on disk, tasks are not.
+    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 }, unknownTasks: 'not-found' });
+    const answer = await h.port.sendMessage(
+      {
+        message: userText('slow: survive a restart that forgets the task'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/forgotten` } },
+      },
+      ALICE_V1,
+    );
+    const taskId = 'task' in answer ? answer.task.id : '';
+    const journal = join(h.config['persistence-dir'], 'push_follows.json');
+    await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
+    await h.restart(() => h.registry.close());
+    expect(await h.registry.ownerOf(taskId)).toBeUndefined();
+    // A caller naming the forgotten task is refused; the follow, vouched for by its journal, is not.
+    await expect(h.port.getTask({ id: taskId }, ctx('basic:mallory', 'jsonrpc'))).rejects.toMatchObject({ code: -32001 });
+
+    const [delivery] = await receiver.waitFor('/forgotten', 1);
+    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    // The follow's subscription recorded the task again, for the caller who started it.
+    expect(await h.registry.ownerOf(taskId)).toBe(ALICE_V1.principal);
   });
 
   it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {

@@ -14,6 +14,7 @@ import type { AgentPort, CallContext } from '../../../src/core/agent-port.js';
 import { createGateway, type Gateway } from '../../../src/core/gateway.js';
 import { createMemoryTaskRegistry } from '../../../src/core/task-registry/memory.js';
 import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
+import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
 import { createLogger } from '../../../src/log.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
@@ -177,6 +178,8 @@ export async function startHarness(
     followRetry?: { initialDelayMs: number; maxDelayMs: number };
     /** A registry replicas share (Redis); default: one in memory of this harness's own. */
     registry?: TaskRegistry;
+    /** The gateway's rule for tasks its registry does not know (default 'agent', as without credentials). */
+    unknownTasks?: UnknownTasks;
   } = {},
 ): Promise<Harness> {
   const config = defaultConfig({
@@ -187,7 +190,11 @@ export async function startHarness(
   });
   const registry = options.registry ?? createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
   const forwarded: SendMessageRequest[] = [];
-  const gateway = createGateway(recording(env.upstream, forwarded), { registry, upstreamName: env.demo.url });
+  const gateway = createGateway(recording(env.upstream, forwarded), {
+    registry,
+    upstreamName: env.demo.url,
+    ...(options.unknownTasks ? { unknownTasks: options.unknownTasks } : {}),
+  });
   const profile = loadMappingProfile(options.profile ?? 'a2a-0.2.5');
   const logger = createLogger('silent');
   const build = () =>
