@@ -5,12 +5,13 @@ import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
 import { createMemoryTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
+import { referenceScope } from './core/task-scope.js';
 import { capRequestsPerForwardedClient } from './client-limits.js';
 import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import { requestLogger } from './log.js';
 import type { Observability } from './observability/index.js';
 import type { CardSigner } from './signing/card-signer.js';
-import { facadeOptions, v1SurfaceOptions } from './surface-options.js';
+import { facadeOptions, unknownTasksFor, v1SurfaceOptions } from './surface-options.js';
 import { mountHealth } from './surfaces/health.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { admitsCaller, requireCredentials } from './surfaces/shared/auth.js';
@@ -68,7 +69,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Auth = requireCredentials(config.auth);
   const v1 = new Hono<GatewayEnv>();
   v1.use('*', v1Auth);
-  mountV1Surface(v1, withFields(v1Deps, deps.agentRoutes ? { agentRoutes: deps.agentRoutes } : {}));
+  const agentRouteScope = referenceScope(registry, unknownTasksFor(config));
+  mountV1Surface(v1, withFields(v1Deps, deps.agentRoutes ? { agentRoutes: deps.agentRoutes, agentRouteScope } : {}));
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
   const facade = config.bailian.enabled

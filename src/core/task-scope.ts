@@ -12,6 +12,23 @@ import type { TaskStore } from './task-registry/types.js';
  */
 export type UnknownTasks = 'agent' | 'not-found';
 
+/**
+ * The scope's one rule: whether a caller may reach a task or context whose recorded owner is `owner`
+ * (undefined: the registry does not know it).
+ */
+export function ownerAdmits(owner: string | undefined, ctx: Pick<CallContext, 'principal' | 'ownerVouched'>, unknownTasks: UnknownTasks): boolean {
+  return owner === undefined ? unknownTasks === 'agent' || ctx.ownerVouched === true : owner === ctx.principal;
+}
+
+/** The same rule for what names a task or context outside the port (iac-code's own routes): true when the caller may reach both. */
+export type ReferenceScope = (ref: { taskId?: string; contextId?: string }, principal: string) => Promise<boolean>;
+
+export function referenceScope(registry: Pick<TaskStore, 'ownerOf' | 'contextOwner'>, unknownTasks: UnknownTasks): ReferenceScope {
+  return async ({ taskId, contextId }, principal) =>
+    (taskId === undefined || ownerAdmits(await registry.ownerOf(taskId), { principal }, unknownTasks)) &&
+    (contextId === undefined || ownerAdmits(await registry.contextOwner(contextId), { principal }, unknownTasks));
+}
+
 export interface TaskScopeDeps {
   registry: Pick<TaskStore, 'ownerOf'>;
   settling: Settling;
@@ -29,9 +46,7 @@ export interface TaskScopeDeps {
 export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   async function visible(taskId: string, ctx: CallContext): Promise<void> {
     await deps.settling.settled(taskId);
-    const owner = await deps.registry.ownerOf(taskId);
-    const hidden = owner === undefined ? deps.unknownTasks === 'not-found' && ctx.ownerVouched !== true : owner !== ctx.principal;
-    if (hidden) throw A2AError.taskNotFound(taskId);
+    if (!ownerAdmits(await deps.registry.ownerOf(taskId), ctx, deps.unknownTasks)) throw A2AError.taskNotFound(taskId);
   }
 
   const scoped =

@@ -1,5 +1,6 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { Dispatcher } from 'undici';
+import type { ReferenceScope } from '../../core/task-scope.js';
 import { getJson } from '../../upstream/card-fetch.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
@@ -29,11 +30,15 @@ const json = (body: unknown, status: number): Response =>
  * are. A non-JSON answer (an agent without these routes) is the gateway's 404 or 502, a transport
  * failure a 502; nothing of the upstream's address or error text reaches the caller.
  */
-function agentRouteHandler(upstream: AgentRoutesUpstream): Handler<GatewayEnv> {
+function agentRouteHandler(upstream: AgentRoutesUpstream, scope?: ReferenceScope): Handler<GatewayEnv> {
   const base = upstream.url.replace(/\/+$/, '');
   return async (c) => {
     noteLog(c, { surface: 'rest', method: 'agent-route' });
     const url = new URL(c.req.url);
+    // The agent scopes nothing to the caller (it sees the gateway's one credential): another caller's
+    // task or context is not found here, as on every A2A method.
+    const ref = { taskId: url.searchParams.get('taskId') || undefined, contextId: url.searchParams.get('contextId') || undefined };
+    if (scope && (ref.taskId || ref.contextId) && !(await scope(ref, c.get('principal') ?? ''))) return json({ error: 'Not Found' }, 404);
     try {
       const answer = await getJson(`${base}${url.pathname}${url.search}`, {
         dispatcher: upstream.dispatcher,
@@ -49,8 +54,16 @@ function agentRouteHandler(upstream: AgentRoutesUpstream): Handler<GatewayEnv> {
   };
 }
 
-/** Serves the agent's own routes through the gateway, behind `auth` like every 1.0 route. */
-export function mountAgentRoutes(app: Hono<GatewayEnv>, upstream: AgentRoutesUpstream, auth: MiddlewareHandler<GatewayEnv>): void {
-  const handler = agentRouteHandler(upstream);
+/**
+ * Serves the agent's own routes through the gateway, behind `auth` like every 1.0 route; a `taskId` or
+ * `contextId` in the query must be the caller's by `scope` (the task scope's rule).
+ */
+export function mountAgentRoutes(
+  app: Hono<GatewayEnv>,
+  upstream: AgentRoutesUpstream,
+  auth: MiddlewareHandler<GatewayEnv>,
+  scope?: ReferenceScope,
+): void {
+  const handler = agentRouteHandler(upstream, scope);
   for (const path of AGENT_OWN_ROUTES) app.get(path, auth, handler);
 }

@@ -1,6 +1,7 @@
 import type { Credentials } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
+import type { ReferenceScope } from '../../core/task-scope.js';
 import type { CardSigner } from '../../signing/card-signer.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
 import type { OperationEnv } from '../shared/operations.js';
@@ -35,6 +36,8 @@ export interface V1SurfaceDeps {
   signer?: CardSigner;
   /** Where the agent's own (non-A2A) routes are forwarded to; absent: they are not served. */
   agentRoutes?: AgentRoutesUpstream;
+  /** Whose tasks and contexts the agent's own routes may name (the core's task scope rule); absent: any. */
+  agentRouteScope?: ReferenceScope;
 }
 
 /**

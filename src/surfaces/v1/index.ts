@@ -22,7 +22,7 @@ export type { AgentRoutesUpstream } from './agent-routes.js';
 export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void {
   const auth = requireCredentials(deps.options.auth);
   app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.options, deps.signer));
-  if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, auth);
+  if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, auth, deps.agentRouteScope);
   const rest = restHandler(deps);
   app.on(['GET', 'POST', 'DELETE'], '/*', async (c, next) => {
     if (!isRestPath(c.req.path)) return next();

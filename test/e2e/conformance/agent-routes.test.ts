@@ -16,6 +16,9 @@ const GATEWAY_TOKEN = 'gateway-token-123';
 const UPSTREAM_TOKEN = 'upstream-token-456';
 const PIPELINE_EXTENSION = 'urn:iac-code:a2a:pipeline-events:v1';
 const AUTH = { authorization: `Bearer ${GATEWAY_TOKEN}` };
+/** A second credential of the same gateway: another principal. */
+const OTHER_KEY = 'other-key-789';
+const OTHER = { 'x-api-key': OTHER_KEY };
 
 async function getJson(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers });
@@ -27,7 +30,10 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
   let gateway: TestGateway;
   beforeAll(async () => {
     fake = await startFakeIacCode({ auth: { token: UPSTREAM_TOKEN } });
-    gateway = await startTestGateway({ upstream: { url: fake.url, auth: { token: UPSTREAM_TOKEN } }, auth: { token: GATEWAY_TOKEN } });
+    gateway = await startTestGateway({
+      upstream: { url: fake.url, auth: { token: UPSTREAM_TOKEN } },
+      auth: { token: GATEWAY_TOKEN, 'api-key': OTHER_KEY, 'api-key-header': 'X-API-Key' },
+    });
   });
   afterAll(async () => {
     await gateway.close();
@@ -68,16 +74,46 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
     }
   });
 
+  async function sendAs(headers: Record<string, string>): Promise<{ id: string; contextId: string }> {
+    const sent = await fetch(`${gateway.url}/message:send`, {
+      method: 'POST',
+      headers: { ...headers, 'a2a-version': '1.0', 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { messageId: `routes-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
+    }).then((response) => response.json() as Promise<any>);
+    return sent.task;
+  }
+
   it("the upstream's own answers to bad queries come back as they are", async () => {
+    const own = await sendAs(AUTH);
     expect(await getJson(`${gateway.url}/iac-code/pipeline/state`, AUTH)).toMatchObject({
       status: 400,
       body: { error: 'contextId or taskId is required' },
     });
-    expect(await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=x&afterSequence=-1`, AUTH)).toMatchObject({
+    expect(await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${own.id}&afterSequence=-1`, AUTH)).toMatchObject({
       status: 400,
       body: { error: 'afterSequence must be a non-negative integer' },
     });
     expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=no-such-task`, AUTH)).status).toBe(404);
+  });
+
+  it("another credential's task or context is not found there, and never asked of the agent", async () => {
+    const alices = await sendAs(AUTH);
+    const asked = () => fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').length;
+    const before = asked();
+    for (const query of [`taskId=${alices.id}`, `contextId=${alices.contextId}`, `contextId=${alices.contextId}&taskId=${alices.id}`]) {
+      expect(await getJson(`${gateway.url}/iac-code/pipeline/state?${query}`, OTHER), query).toMatchObject({
+        status: 404,
+        body: { error: 'Not Found' },
+      });
+    }
+    expect(asked()).toBe(before);
+    const bobs = await sendAs(OTHER);
+    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?contextId=${bobs.contextId}&taskId=${alices.id}`, OTHER)).status).toBe(404);
+    expect(await getJson(`${gateway.url}/iac-code/pipeline/state?contextId=${alices.contextId}`, AUTH)).toMatchObject({
+      status: 200,
+      body: { taskId: alices.id },
+    });
+    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${bobs.id}`, OTHER)).body).toMatchObject({ taskId: bobs.id });
   });
 });
 

@@ -33,6 +33,18 @@ async function setup(
 }
 
 const ALICE_V1 = ctx('basic:alice', 'jsonrpc');
+
+/** Alice's turn answered while it runs (`returnImmediately`) with a push config to `url`, once its follow is journaled. */
+async function followedTurn(h: Harness, url: string, text: string): Promise<{ taskId: string; journal: string }> {
+  const answer = await h.port.sendMessage(
+    { message: userText(text), configuration: { returnImmediately: true, taskPushNotificationConfig: { url } } },
+    ALICE_V1,
+  );
+  const taskId = 'task' in answer ? answer.task.id : '';
+  const journal = join(h.config['persistence-dir'], 'push_follows.json');
+  await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
+  return { taskId, journal };
+}
 const ALICE_V025 = ctx('basic:alice', 'v025');
 const tokenHeaders = (entry: { headers: Record<string, unknown> }) => ({
   x: entry.headers['x-a2a-notification-token'],
@@ -182,16 +194,7 @@ describe('push delivery, local-file queue', () => {
 
   it('a follow cut short by a restart is taken up again from the journal, and delivered once', async () => {
     const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
-    const answer = await h.port.sendMessage(
-      {
-        message: userText('slow: survive a restart'),
-        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/resumed` } },
-      },
-      ALICE_V1,
-    );
-    const taskId = 'task' in answer ? answer.task.id : '';
-    const journal = join(h.config['persistence-dir'], 'push_follows.json');
-    await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
+    const { taskId, journal } = await followedTurn(h, `${receiver.url}/resumed`, 'slow: survive a restart');
     await h.restart();
     expect((await env.upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
 
@@ -205,16 +208,7 @@ describe('push delivery, local-file queue', () => {
   it('with credentials configured, a follow is taken up after a restart that emptied the memory registry', async () => {
     // As a gateway with auth.* restarts on store: memory: push configs and follows are on disk, tasks are not.
     const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 }, unknownTasks: 'not-found' });
-    const answer = await h.port.sendMessage(
-      {
-        message: userText('slow: survive a restart that forgets the task'),
-        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/forgotten` } },
-      },
-      ALICE_V1,
-    );
-    const taskId = 'task' in answer ? answer.task.id : '';
-    const journal = join(h.config['persistence-dir'], 'push_follows.json');
-    await waitUntil(async () => (await readFile(journal, 'utf8')).includes(taskId));
+    const { taskId } = await followedTurn(h, `${receiver.url}/forgotten`, 'slow: survive a restart that forgets the task');
     await h.restart(() => h.registry.close());
     expect(await h.registry.ownerOf(taskId)).toBeUndefined();
     // A caller naming the forgotten task is refused; the follow, vouched for by its journal, is not.
