@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { CardSnapshot } from '../../core/card-source.js';
 import { foreignContextError } from '../../core/admission.js';
 import type { TaskStore } from '../../core/task-registry/types.js';
+import { ownerAdmits } from '../../core/task-scope.js';
 import { A2AError } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025AgentCard } from '../../protocol/v025/index.js';
@@ -86,14 +87,11 @@ async function refuseForeign(params: unknown, principal: string, registry: Pick<
   if (!isRecord(params)) return;
   const message = isRecord(params.message) ? params.message : undefined;
   const taskId = [params.id, params.taskId, message?.taskId].find((value): value is string => typeof value === 'string');
-  if (taskId !== undefined) {
-    const owner = await registry.ownerOf(taskId);
-    if (owner !== undefined && owner !== principal) throw A2AError.taskNotFound(taskId);
-  }
+  // 'agent': what the registry does not know is the agent's, as the facade's own relayed tasks are.
+  if (taskId !== undefined && !ownerAdmits(await registry.ownerOf(taskId), { principal }, 'agent')) throw A2AError.taskNotFound(taskId);
   const contextId = message?.contextId;
-  if (typeof contextId === 'string') {
-    const owner = await registry.contextOwner(contextId);
-    if (owner !== undefined && owner !== principal) throw foreignContextError(contextId);
+  if (typeof contextId === 'string' && !ownerAdmits(await registry.contextOwner(contextId), { principal }, 'agent')) {
+    throw foreignContextError(contextId);
   }
 }
 
