@@ -145,7 +145,7 @@ describe('taskBytes', () => {
     const gc = runInNewContext('gc') as () => void;
     gc();
     const before = process.memoryUsage().heapUsed;
-    const kept = Array.from({ length: 500 }, (_, i) => taskOf(`t${i}`, { history: history(20, 200 + (i % 50)) }));
+    const kept = Array.from({ length: 2_000 }, (_, i) => taskOf(`t${i}`, { history: history(20, 200 + (i % 50)) }));
     gc();
     const real = (process.memoryUsage().heapUsed - before) / kept.length;
     const estimated = kept.reduce((sum, task) => sum + taskBytes(task), 0) / kept.length;
