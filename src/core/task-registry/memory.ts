@@ -38,7 +38,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   const evictionListeners = new Set<(taskId: string) => void>();
   const cache = new LRUCache<string, TaskRecord>({
     max: options.maxTasks,
-    ...(options.maxBytes ? { maxSize: options.maxBytes } : {}),
+    ...(maxBytes ? { maxSize: maxBytes } : {}),
     ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}),
     updateAgeOnGet: false,
     // Replacements are re-indexed by write(); every other removal (evict, expire, delete) unindexes.
