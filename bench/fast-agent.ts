@@ -19,6 +19,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { drained } from './lib/drained.js';
 
 const MAX_BODY = 1024 * 1024;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -80,7 +81,7 @@ async function stream(res: http.ServerResponse, id: string, plan: StreamPlan): P
     if (!open) break;
     const sentAt = process.hrtime.bigint().toString();
     const fits = res.write(`${head}${sentAt} "}]}},"metadata":{"sentAt":"${sentAt}","seq":${seq}}}}}\n\n`);
-    if (!fits && open) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!fits && open) await drained(res);
   }
   if (!open) return;
   res.end(`data: ${rpc(id, `{"statusUpdate":{${ref},"status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`)}\n\n`);

@@ -6,6 +6,7 @@
 import type http from 'node:http';
 import { createParser } from 'eventsource-parser';
 import { request, type Dispatcher } from 'undici';
+import { drained } from './drained.js';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -130,7 +131,7 @@ export function floorTranslator(origin: string, pool: Dispatcher) {
       parser.feed(utf8.decode(chunk as Buffer, { stream: true }));
       res.uncork();
       // Backpressure, as the gateway keeps it: a slow reader holds the upstream back.
-      if (res.writableNeedDrain) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (res.writableNeedDrain) await drained(res);
     }
     res.end();
   }
