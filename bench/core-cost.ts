@@ -6,7 +6,7 @@
  * JSON-RPC surface and its call pipeline) with `app.request`: a web Request in, the JSON text out. What a
  * whole hop costs beyond (3) is the node:http adapter, the sockets and the upstream client.
  *
- *   node --import tsx bench/core-cost.ts [--rounds 5] [--calls 30000] [--events 20000]
+ *   node --import tsx bench/core-cost.ts [--rounds 5] [--calls 30000] [--events 20000] [--only facade|blocking]
  */
 import { parseArgs } from 'node:util';
 import type { AgentPort, CallContext } from '../src/core/agent-port.js';
@@ -26,10 +26,13 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     calls: { type: 'string', default: '30000' },
     events: { type: 'string', default: '20000' },
+    /** Run only one row through the app, e.g. under --cpu-prof: `facade` or `blocking`. */
+    only: { type: 'string' },
   },
 });
 
 let sequence = 0;
+const FACADE_TEXT = 'hi from bailian';
 /** The answers a fast agent gives, as fresh objects (the client parses a new one each time). */
 const stub = {
   async sendMessage(request: SendMessageRequest) {
@@ -44,11 +47,13 @@ const stub = {
       },
     };
   },
-  async *sendStreamingMessage(): AsyncGenerator<StreamResponse> {
+  async *sendStreamingMessage(request: SendMessageRequest): AsyncGenerator<StreamResponse> {
     const n = ++sequence;
     const ids = { taskId: `t${n}`, contextId: `c${n}` };
+    // A facade send asks for the fast agent's reply (three chunks); a streamed call for --events.
+    const chunks = request.message.parts[0]?.text === FACADE_TEXT ? 3 : Number(values.events);
     yield { task: { id: ids.taskId, contextId: ids.contextId, status: { state: 'TASK_STATE_SUBMITTED' } } };
-    for (let i = 0; i < Number(values.events); i++) {
+    for (let i = 0; i < chunks; i++) {
       const message = { messageId: `m${n}`, role: 'ROLE_AGENT' as const, parts: [{ text: `chunk ${i} of the reply` }] };
       yield { statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING', message } } };
     }
@@ -83,7 +88,7 @@ const card = {
   description: 'stub',
   version: '1.0.0',
   supportedInterfaces: [{ url: 'http://agent.invalid/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
+  capabilities: { streaming: process.env.BENCH_NO_STREAM !== '1' },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
   skills: [],
@@ -100,14 +105,29 @@ function appOver(port: AgentPort, registry: ReturnType<typeof createMemoryTaskRe
   const observability = createObservability(config, { metrics: createGatewayMetrics() });
   const app = createGatewayApp({ config, port: observability.port(port), cards, registry, logger: createLogger('silent'), observability });
   const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
-  return (calls: number) =>
+  const call = (calls: number, bodyOf: (i: number) => string, callHeaders: Record<string, string>) =>
     cpuPer(calls, async () => {
       for (let i = 0; i < calls; i++) {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendMessage', params: request() });
-        const response = await app.request('http://gateway.test/', { method: 'POST', headers, body });
+        const response = await app.request('http://gateway.test/', { method: 'POST', headers: callHeaders, body: bodyOf(i) });
         await response.text();
       }
     });
+  return {
+    blocking: (calls: number) => call(calls, (i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendMessage', params: request() }), headers),
+    /** A 0.2.5 message/send, read through the stub's three-chunk stream and folded into one Task. */
+    facade: (calls: number) =>
+      call(
+        calls,
+        (i) =>
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: i,
+            method: 'message/send',
+            params: { message: { kind: 'message', messageId: `m-${++sequence}`, role: 'user', parts: [{ kind: 'text', text: FACADE_TEXT }] } },
+          }),
+        { 'content-type': 'application/json' },
+      ),
+  };
 }
 
 async function main(): Promise<void> {
@@ -116,14 +136,20 @@ async function main(): Promise<void> {
   const throughApp = appOver(core, registry);
   const calls = Number(values.calls);
   const events = Number(values.events) + 2;
-  const names = ['stubCall', 'coreCall', 'appCall', 'stubEvent', 'coreEvent'] as const;
+  const only = values.only === 'facade' || values.only === 'blocking' ? values.only : undefined;
+  if (only) {
+    for (let r = 0; r <= Number(values.rounds); r++) console.log(`${only} through the app: ${round(await throughApp[only](calls))} µs CPU`);
+    return;
+  }
+  const names = ['stubCall', 'coreCall', 'appCall', 'facadeCall', 'stubEvent', 'coreEvent'] as const;
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<(typeof names)[number], number[]>;
   // One warm-up round, not counted.
   for (let r = 0; r <= Number(values.rounds); r++) {
     const measured = [
       await blocking(stub, calls),
       await blocking(core, calls),
-      await throughApp(calls),
+      await throughApp.blocking(calls),
+      await throughApp.facade(calls),
       await streamed(stub, events),
       await streamed(core, events),
     ];
@@ -136,6 +162,7 @@ async function main(): Promise<void> {
   console.log(
     `| blocking SendMessage | ${m('stubCall')} | ${m('coreCall')} (${own('coreCall', 'stubCall')}) | ${m('appCall')} (${own('appCall', 'coreCall')}) |`,
   );
+  console.log(`| facade message/send (3 chunks) | — | — | ${m('facadeCall')} (${own('facadeCall', 'appCall')} more than a blocking call) |`);
   console.log(`| streamed event | ${m('stubEvent')} | ${m('coreEvent')} (${own('coreEvent', 'stubEvent')}) | — |`);
 }
 

@@ -4,13 +4,12 @@ export interface SseFrame {
 }
 
 const encoder = new TextEncoder();
-const LINE_BREAK = /[\r\n]/;
 
 /** One SSE event as text; a multi-line payload becomes several `data:` lines so no line break can end it early. */
 export function frameText(frame: SseFrame): string {
   const event = frame.event ? `event: ${frame.event.replace(/[\r\n]/g, '')}\n` : '';
   // JSON text never holds a raw line break: the usual frame is one data line.
-  const data = LINE_BREAK.test(frame.data)
+  const data = hasLineBreak(frame.data)
     ? frame.data
         .split(/\r\n|\r|\n/)
         .map((line) => `data: ${line}\n`)
@@ -18,6 +17,9 @@ export function frameText(frame: SseFrame): string {
     : `data: ${frame.data}\n`;
   return `${event}${data}\n`;
 }
+
+// indexOf, not a regular expression: this runs over every frame's whole text.
+const hasLineBreak = (text: string): boolean => text.includes('\n') || text.includes('\r');
 
 /** One SSE event as UTF-8 bytes. */
 export const encodeFrame = (frame: SseFrame): Uint8Array => encoder.encode(frameText(frame));

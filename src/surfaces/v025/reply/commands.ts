@@ -40,6 +40,6 @@ export function attachCommands(state: ReplyState, out: V025StreamEvent[], option
     out[out.length - 1] = withFields(last, { artifact: withFields(last.artifact, { metadata: withFields(last.artifact.metadata, { commands }) }) });
     return;
   }
-  const chunk = replyChunk(withFields(state, { replyArtifactId: state.replyArtifactId ?? options.newId() }), '', true);
+  const chunk = replyChunk(state, '', true, state.replyArtifactId ?? options.newId());
   out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { metadata: { commands } }) }));
 }

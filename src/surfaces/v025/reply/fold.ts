@@ -25,6 +25,16 @@ function appendParts(into: V025Part[], parts: readonly V025Part[]): void {
   }
 }
 
+/** A piece that only appends parts leaves the artifact's other fields as they are (the reply's own chunks do). */
+function bringsOnlyParts(artifact: V025Artifact): boolean {
+  for (const key of Object.keys(artifact)) {
+    if (key !== 'artifactId' && key !== 'parts' && (artifact as Record<string, unknown>)[key] !== undefined) return false;
+  }
+  return true;
+}
+
+const isEmptyObject = (value: object | undefined): boolean => value !== undefined && Object.keys(value).length === 0;
+
 /** Empty text pieces (a closing chunk) say nothing; an artifact left with nothing to say is dropped, unless its metadata speaks (commands). */
 function finished({ artifact, parts }: Folding): V025Artifact | undefined {
   const kept = parts.filter((part) => !(part.kind === 'text' && part.text === '' && part.metadata === undefined));
@@ -65,13 +75,14 @@ export function createReplyFold(): ReplyFold {
             artifacts.set(artifactId, { artifact: event.artifact, parts: [...event.artifact.parts] });
             return;
           }
+          appendParts(existing.parts, event.artifact.parts);
+          if (bringsOnlyParts(event.artifact) && !isEmptyObject(existing.artifact.metadata)) return;
           const { parts: _parts, ...fields } = event.artifact;
           existing.artifact = defined(
             withFields(existing.artifact, withFields(fields, { metadata: withFields(existing.artifact.metadata, fields.metadata) })),
           );
           if (Object.keys(existing.artifact.metadata ?? {}).length === 0)
             existing.artifact = defined(withFields(existing.artifact, { metadata: undefined }));
-          appendParts(existing.parts, event.artifact.parts);
           return;
         }
       }

@@ -5,20 +5,26 @@ import { withFields } from '../../../model/index.js';
 
 /** The turn's reply artifact: its chunks, and what the reducer remembers of the text they carried. */
 
-/** Sends `text` as the next chunk of the turn's reply artifact and remembers it as shown. */
+/**
+ * Sends `text` as the next chunk of the turn's reply artifact and remembers it as shown. One copy of
+ * the state per chunk: this runs for every chunk of a streamed reply.
+ */
 export function showText(state: ReplyState, text: string, key: string, last: boolean, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const fresh = startsSegment(key, state);
   const shownText = (fresh ? separatorBefore(text, state) : '') + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
-  out.push(replyChunk(withFields(state, { replyArtifactId }), shownText, last));
-  return withFields(takeSegment(state, key, text), withFields(appended(state, shownText), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
+  out.push(replyChunk(state, shownText, last, replyArtifactId));
+  const changes: Partial<ReplyState> = appended(state, shownText);
+  return withFields(state, Object.assign(changes, segmentTaking(state, key, text), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
 }
 
 const LEADING_SPACE = /^\s*/;
 const TRAILING_SPACE = /\s*$/;
 
-/** `shown` with `text` added, and its measures updated from `text` alone. */
-function appended(state: ReplyState, text: string): Pick<ReplyState, 'shown' | 'shownCore' | 'shownTrail' | 'shownEndsLine'> {
+type Measures = Pick<ReplyState, 'shown' | 'shownCore' | 'shownTrail' | 'shownEndsLine'>;
+
+/** `shown` with `text` added, and its measures updated from `text` alone (a fresh object). */
+function appended(state: ReplyState, text: string): Measures {
   const shown = state.shown + text;
   if (text === '') return { shown, shownCore: state.shownCore, shownTrail: state.shownTrail, shownEndsLine: state.shownEndsLine };
   const lead = LEADING_SPACE.exec(text)?.[0].length ?? 0;
@@ -31,12 +37,17 @@ function appended(state: ReplyState, text: string): Pick<ReplyState, 'shown' | '
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */
-export function replyChunk(state: ReplyState, text: string, lastChunk: boolean): V025TaskArtifactUpdateEvent {
+export function replyChunk(
+  state: ReplyState,
+  text: string,
+  lastChunk: boolean,
+  artifactId = state.replyArtifactId ?? state.taskId,
+): V025TaskArtifactUpdateEvent {
   return {
     kind: 'artifact-update',
     taskId: state.taskId,
     contextId: state.contextId,
-    artifact: { artifactId: state.replyArtifactId ?? state.taskId, parts: [{ kind: 'text', text }] },
+    artifact: { artifactId, parts: [{ kind: 'text', text }] },
     append: true,
     lastChunk,
   };
@@ -44,8 +55,15 @@ export function replyChunk(state: ReplyState, text: string, lastChunk: boolean):
 
 /** Makes `text` part of the segment under `key`, finishing the previous segment when this one is new. */
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
-  if (!startsSegment(key, state)) return withFields(state, { segmentText: state.segmentText + text });
+  return withFields(state, segmentTaking(state, key, text));
+}
+
+type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending'>;
+
+/** The segment fields once `text` is taken under `key` (finishing the previous segment into the shared set). */
+function segmentTaking(state: ReplyState, key: string, text: string): SegmentFields {
+  if (!startsSegment(key, state)) return { segmentKey: state.segmentKey, segmentText: state.segmentText + text, breakPending: state.breakPending };
   const finished = state.segmentText.trim();
   if (finished !== '') (state.segments as Set<string>).add(finished);
-  return withFields(state, { segmentKey: key, segmentText: text, breakPending: false });
+  return { segmentKey: key, segmentText: text, breakPending: false };
 }

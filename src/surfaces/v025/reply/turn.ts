@@ -50,16 +50,17 @@ export async function* replyEvents(
   const upstream = source[Symbol.asyncIterator]();
   let lastState: TaskState | undefined;
   try {
+    // Plain loops, not `yield*`: over an array, that wraps each event in one more promise.
     for (let next = await upstream.next(); !next.done; next = await upstream.next()) {
       lastState = eventTaskState(next.value) ?? lastState;
-      yield* reply.push(next.value);
+      for (const event of reply.push(next.value)) yield event;
       if (reply.done) return;
     }
     const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
-    yield* brokeOff ? reply.fail(ENDED_EARLY) : reply.close();
+    for (const event of brokeOff ? reply.fail(ENDED_EARLY) : reply.close()) yield event;
   } catch (error) {
     if (!reply.started) throw error;
-    yield* reply.fail(toA2AError(error).message);
+    for (const event of reply.fail(toA2AError(error).message)) yield event;
   } finally {
     await upstream.return?.().catch(() => undefined);
   }
