@@ -58,6 +58,8 @@ export function facadeOptions(config: GatewayConfig): V025FacadeOptions {
     extensions: config.extensions,
     gatewayAuth: authEnabled(config.auth),
     requestTimeoutMs: config.upstream['request-timeout-ms'],
+    unknownTasks: unknownTasksFor(config),
+    upstreamName: config.upstream.url ?? '',
   });
 }
 

@@ -4,6 +4,7 @@ import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
+import type { UnknownTasks } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
@@ -44,6 +45,10 @@ export interface V025FacadeOptions extends CallOptions {
   gatewayAuth: boolean;
   /** `upstream.request-timeout-ms`: the bound of a streamed message/send. */
   requestTimeoutMs: number;
+  /** What a task the registry does not know is (task-scope.ts), for the calls the facade relays past the core. */
+  unknownTasks: UnknownTasks;
+  /** The upstream a relayed task is recorded under (`upstream.url`). */
+  upstreamName: string;
 }
 
 /** What the 0.2.5 facade needs: the core's port, the upstream card, the registry (for follow-ups) and the profile loaded at start. */

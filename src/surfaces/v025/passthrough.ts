@@ -1,27 +1,28 @@
 import type { Context } from 'hono';
 import type { CardSnapshot } from '../../core/card-source.js';
 import { foreignContextError } from '../../core/admission.js';
-import type { TaskStore } from '../../core/task-registry/types.js';
 import { ownerAdmits } from '../../core/task-scope.js';
-import { A2AError } from '../../model/index.js';
+import { A2AError, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
-import { V025AgentCard } from '../../protocol/v025/index.js';
+import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
 import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { FACADE_KEY_HEADER, facadePrincipal } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
+import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
 
 /**
  * The facade in front of a 0.2.5/0.3 agent: the caller already speaks the agent's language, so its
  * calls are relayed as they are (after the facade's own key check) and the agent's answers come
  * back byte for byte, ids, states and artifacts included. What the facade adds is what describes
  * the gateway: the card, the auth, the method list and the push switch (both checked by the dialect
- * before it relays), and a refusal of what another caller owns (refuseForeign). Such calls bypass the
- * core otherwise: the gateway's task registry does not see them (the
- * 1.0 surface's ListTasks does not list them) and the mapping profile, the follow-up logic and the
- * `bailian.*` message rules do not apply.
+ * before it relays), a refusal of what another caller owns (refuseForeign), and, once callers hold
+ * credentials, a record of the tasks it relays (passthrough-record.ts). Such calls bypass the core
+ * otherwise: the registry keeps only who owns a relayed task, not the task (the 1.0 surface's ListTasks
+ * does not list them), and the mapping profile, the follow-up logic and the `bailian.*` message rules
+ * do not apply.
  */
 
 const EXTENDED_CARD_METHOD = 'agent/getAuthenticatedExtendedCard';
@@ -81,14 +82,18 @@ async function extendedCard(answer: Response, request: JsonRpcRequest, c: Contex
  * A relayed call passes the core, which keeps callers apart, but the 1.0 surface's tasks and contexts on
  * the same agent are recorded there: one named here that another caller owns is refused as the core
  * refuses it (task-not-found; a message into the context: -32602), before anything reaches the agent.
- * The facade's own relayed tasks are not recorded, so they stay the agent's to answer.
+ * A task the registry does not know follows the core's rule too (task-scope.ts): the agent's while
+ * every caller is anonymous, else not found; the facade's own relayed tasks are recorded then.
  */
-async function refuseForeign(params: unknown, principal: string, registry: Pick<TaskStore, 'ownerOf' | 'contextOwner'>): Promise<void> {
+async function refuseForeign(params: unknown, principal: string, deps: V025FacadeDeps): Promise<void> {
   if (!isRecord(params)) return;
+  const { registry } = deps;
   const message = isRecord(params.message) ? params.message : undefined;
   const taskId = [params.id, params.taskId, message?.taskId].find((value): value is string => typeof value === 'string');
-  // 'agent': what the registry does not know is the agent's, as the facade's own relayed tasks are.
-  if (taskId !== undefined && !ownerAdmits(await registry.ownerOf(taskId), { principal }, 'agent')) throw A2AError.taskNotFound(taskId);
+  if (taskId !== undefined && !ownerAdmits(await registry.ownerOf(taskId), { principal }, deps.options.unknownTasks)) {
+    throw A2AError.taskNotFound(taskId);
+  }
+  // 'agent': a context the registry does not know cannot be told from a new one the caller chose.
   const contextId = message?.contextId;
   if (typeof contextId === 'string' && !ownerAdmits(await registry.contextOwner(contextId), { principal }, 'agent')) {
     throw foreignContextError(contextId);
@@ -103,8 +108,30 @@ async function refuseForeign(params: unknown, principal: string, registry: Pick<
  */
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const { jsonrpc, id, method, params } = request;
-  await refuseForeign(params, facadePrincipal(deps.options.bailian), deps.registry);
+  const principal = facadePrincipal(deps.options.bailian);
+  await refuseForeign(params, principal, deps);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   const answer = await relay.forward(c.req.raw, body);
-  return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
+  if (method === EXTENDED_CARD_METHOD) return extendedCard(answer, request, c, deps);
+  // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
+  if (deps.options.unknownTasks === 'agent' || !MESSAGE_METHODS.has(method)) return answer;
+  return recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
+}
+
+const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream']);
+
+/**
+ * A relayed task in the registry, under its caller: its id, context and state, not its content. A
+ * task already recorded (a follow-up message) is only written again when its caller owns it.
+ */
+async function recordRelayed(relayed: RelayedTask, principal: string, deps: V025FacadeDeps): Promise<void> {
+  const states = deps.profile.statesFromV025;
+  const known = relayed.state !== undefined && Object.hasOwn(states, relayed.state);
+  const task: Task = {
+    id: relayed.id,
+    contextId: relayed.contextId,
+    status: { state: known ? states[relayed.state as V025TaskState] : 'TASK_STATE_UNSPECIFIED' },
+  };
+  const owner = await deps.registry.ownerOf(task.id);
+  if (owner === undefined || owner === principal) await deps.registry.put(task, { owner: principal, upstream: deps.options.upstreamName });
 }

@@ -1,0 +1,75 @@
+import { createParser } from 'eventsource-parser';
+import { isRecord } from '../../model/json.js';
+
+/**
+ * What the facade relays past the core (passthrough.ts) is recorded as the caller's all the same:
+ * once any surface takes credentials a task the registry does not know is not found (task-scope.ts),
+ * so a relayed task must be known, or its own caller could not reach it again and another could.
+ * Only its identity is kept; the agent stays the one that answers for it.
+ */
+export interface RelayedTask {
+  id: string;
+  contextId: string;
+  /** Its 0.2.5 state when the answer carried one. */
+  state?: string;
+}
+
+export type RecordRelayed = (task: RelayedTask) => Promise<void>;
+
+/** The task a 0.2.5/0.3 result names: a Task by its id, an update event by its taskId. A Message names none. */
+export function relayedTaskOf(result: unknown): RelayedTask | undefined {
+  if (!isRecord(result)) return undefined;
+  const id = result.kind === 'task' ? result.id : result.kind === 'status-update' || result.kind === 'artifact-update' ? result.taskId : undefined;
+  const { contextId } = result;
+  if (typeof id !== 'string' || id === '' || typeof contextId !== 'string' || contextId === '') return undefined;
+  const state = isRecord(result.status) && typeof result.status.state === 'string' ? result.status.state : undefined;
+  return state === undefined ? { id, contextId } : { id, contextId, state };
+}
+
+function resultOf(text: string): unknown {
+  try {
+    const envelope = JSON.parse(text) as unknown;
+    return isRecord(envelope) ? envelope.result : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The agent's answer as it came, its task recorded first: a JSON answer (message/send) once read, an
+ * SSE answer (message/stream) before the chunk that names the task goes on, so a caller that reads the
+ * id can use it at once. Later chunks pass untouched and unparsed.
+ */
+export async function recordingAnswer(answer: Response, record: RecordRelayed): Promise<Response> {
+  const init = { status: answer.status, headers: answer.headers };
+  if (answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    return answer.body ? new Response(answer.body.pipeThrough(recordingStream(record)), init) : answer;
+  }
+  const text = await answer.text();
+  const task = relayedTaskOf(resultOf(text));
+  if (task) await record(task);
+  return new Response(text, init);
+}
+
+function recordingStream(record: RecordRelayed): TransformStream<Uint8Array, Uint8Array> {
+  let found: RelayedTask | undefined;
+  let recorded = false;
+  const decoder = new TextDecoder();
+  const parser = createParser({
+    onEvent(message) {
+      found ??= relayedTaskOf(resultOf(message.data));
+    },
+  });
+  return new TransformStream({
+    async transform(chunk, controller) {
+      if (!recorded) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (found) {
+          recorded = true;
+          await record(found);
+        }
+      }
+      controller.enqueue(chunk);
+    },
+  });
+}
