@@ -41,7 +41,7 @@ export interface PushQueueFactoryOptions {
 export function createPushQueue(config: GatewayConfig, options: PushQueueFactoryOptions = {}): PushQueue {
   const retry: Partial<RetryPolicy> = { maxAttempts: config['push-max-attempts'], ...options.retry };
   if (config['push-queue'] === 'redis-streams') {
-    // Redis can go away for longer than a command waits for it: what it refuses meanwhile is held, not lost.
+    // Redis can go away for longer than a command waits for it: what it refuses meanwhile is held (on disk), not lost.
     const streams = createRedisStreamsQueue({
       url: config['push-redis-url'] ?? config['redis-url'],
       stream: config['push-stream'],
@@ -55,7 +55,7 @@ export function createPushQueue(config: GatewayConfig, options: PushQueueFactory
       blockMs: options.blockMs,
       logger: options.logger,
     });
-    return holdWhileUnreachable(streams, { logger: options.logger ?? silentLogger });
+    return holdWhileUnreachable(streams, { logger: options.logger ?? silentLogger, journalDir: join(config['persistence-dir'], 'push-held') });
   }
   return createLocalFileQueue({
     dir: join(config['persistence-dir'], 'push'),

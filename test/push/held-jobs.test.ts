@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { holdWhileUnreachable } from '../../src/push/queue/held-jobs.js';
 import { newPushJob, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
 import { waitUntil } from '../support/wait-until.js';
@@ -105,5 +108,65 @@ describe('holdWhileUnreachable', () => {
     await heldBack.stop();
     expect(ids(back.taken)).toEqual(['e1']);
     expect(backLog.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+});
+
+describe('holdWhileUnreachable with a journal', () => {
+  const dirs: string[] = [];
+  const journalDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-held-'));
+    dirs.push(dir);
+    return join(dir, 'push-held');
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has a held job on disk before enqueue returns; a process that ends without stop (a crash) loses nothing', async () => {
+    const dir = journalDir();
+    const crashed = switchableQueue();
+    crashed.state.up = false;
+    // Offered again only in a minute: this one never takes them, as a crashed process would not.
+    const first = holdWhileUnreachable(crashed.queue, { ...recordingLogger(), journalDir: dir, retryMs: 60_000 });
+    await first.enqueue(job(1));
+    await first.enqueue(job(2));
+    expect(first.held()).toBe(2);
+    expect(readFileSync(join(dir, 'journal.jsonl'), 'utf8')).toContain('"eventId":"e2"');
+
+    const next = switchableQueue();
+    const { logger, lines } = recordingLogger();
+    const second = holdWhileUnreachable(next.queue, { logger, journalDir: dir, retryMs: 5 });
+    await second.enqueue(job(3));
+    await waitUntil(async () => second.held() === 0);
+    // The older jobs first, the new one behind them.
+    expect(ids(next.taken)).toEqual(['e1', 'e2', 'e3']);
+    expect(lines[0]).toMatchObject({ level: 'warn', fields: { held: 2 } });
+    expect(ids(crashed.taken)).toEqual([]);
+    await second.stop();
+
+    // Taken jobs leave the journal: a third start offers nothing.
+    const last = switchableQueue();
+    const third = holdWhileUnreachable(last.queue, { ...recordingLogger(), journalDir: dir, retryMs: 5 });
+    await third.enqueue(job(4));
+    expect(ids(last.taken)).toEqual(['e4']);
+    await third.stop();
+  });
+
+  it('keeps what the store still refuses at stop journaled, and the next start queues it', async () => {
+    const dir = journalDir();
+    const down = switchableQueue();
+    const downLog = recordingLogger();
+    const stopped = holdWhileUnreachable(down.queue, { logger: downLog.logger, journalDir: dir, retryMs: 60_000 });
+    down.state.up = false;
+    await stopped.enqueue(job(1));
+    await stopped.stop();
+    expect(downLog.lines.at(-1)).toMatchObject({ level: 'warn', fields: { held: 1 } });
+    expect(downLog.lines.filter((line) => line.level === 'error')).toEqual([]);
+
+    const back = switchableQueue();
+    const restarted = holdWhileUnreachable(back.queue, { ...recordingLogger(), journalDir: dir, retryMs: 5 });
+    await waitUntil(async () => back.taken.length === 1);
+    expect(ids(back.taken)).toEqual(['e1']);
+    await restarted.stop();
   });
 });

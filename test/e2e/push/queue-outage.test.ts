@@ -1,8 +1,9 @@
 /**
  * The push queue's Redis going away while turns go on (`push-queue: redis-streams`, the task registry
  * elsewhere): a change that happens meanwhile is held by the gateway, not lost, and its receiver is
- * sent it once the queue's Redis is back, once. A redis-server of the test's own, killed and started
- * again on the same port (empty, as a Redis without a volume comes back).
+ * sent it once the queue's Redis is back, once; held on disk, so a gateway stopped during the outage
+ * still sends it after its restart. A redis-server of the test's own, killed and started again on the
+ * same port (empty, as a Redis without a volume comes back).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,17 +29,22 @@ afterAll(async () => {
 
 const ALICE = ctx('basic:alice', 'jsonrpc');
 
+/** A gateway on the test's own Redis for its push queue, under keys of its own. */
+function queueOnOwnRedis(): Record<string, unknown> {
+  const base = `queue-outage-${randomBytes(4).toString('hex')}`;
+  return {
+    'push-queue': 'redis-streams',
+    'push-redis-url': redis.url,
+    'push-stream': `${base}:push`,
+    'push-retry-key': `${base}:push:retry`,
+    'push-dead-stream': `${base}:push:dead`,
+    'push-consumer-group': `${base}-group`,
+  };
+}
+
 describe('push notifications while the queue Redis is gone', () => {
   it('are held and sent once it is back: the change is delivered once, in full', async () => {
-    const base = `queue-outage-${randomBytes(4).toString('hex')}`;
-    const h = await startHarness(env, {
-      'push-queue': 'redis-streams',
-      'push-redis-url': redis.url,
-      'push-stream': `${base}:push`,
-      'push-retry-key': `${base}:push:retry`,
-      'push-dead-stream': `${base}:push:dead`,
-      'push-consumer-group': `${base}-group`,
-    });
+    const h = await startHarness(env, queueOnOwnRedis());
     open.push(h);
     const receiver = await new Receiver().up();
     open.push({ close: () => receiver.down() });
@@ -63,6 +69,24 @@ describe('push notifications while the queue Redis is gone', () => {
     const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1);
     expect(delivered!.json).toEqual(lastUpdate);
     // Once: a later notification arrives, and still only one for the held change.
+    await flush(h, receiver);
+    expect(receiver.at('/v1')).toHaveLength(1);
+  }, 60_000);
+
+  it('held by a gateway that stops during the outage, are sent by it after its restart, once', async () => {
+    const h = await startHarness(env, queueOnOwnRedis(), { subdir: `held-${randomBytes(4).toString('hex')}` });
+    open.push(h);
+    const receiver = await new Receiver().up();
+    open.push({ close: () => receiver.down() });
+    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
+    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
+
+    await redis.stop();
+    const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+    // Stopped while Redis is still gone: held in memory only, the notification was lost here.
+    await h.restart(() => redis.start());
+    const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
+    expect(delivered!.json).toEqual(second.events.filter((event) => 'statusUpdate' in event).at(-1));
     await flush(h, receiver);
     expect(receiver.at('/v1')).toHaveLength(1);
   }, 60_000);
