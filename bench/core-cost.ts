@@ -6,7 +6,7 @@
  * JSON-RPC surface and its call pipeline) with `app.request`: a web Request in, the JSON text out. What a
  * whole hop costs beyond (3) is the node:http adapter, the sockets and the upstream client.
  *
- *   node --import tsx bench/core-cost.ts [--rounds 5] [--calls 30000] [--events 20000] [--only facade|blocking]
+ *   node --import tsx bench/core-cost.ts [--rounds 5] [--calls 30000] [--events 20000] [--only facade|blocking|short-stream]
  */
 import { parseArgs } from 'node:util';
 import type { AgentPort, CallContext } from '../src/core/agent-port.js';
@@ -26,7 +26,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     calls: { type: 'string', default: '30000' },
     events: { type: 'string', default: '20000' },
-    /** Run only one row through the app, e.g. under --cpu-prof: `facade` or `blocking`. */
+    /** Run only one row, e.g. under --cpu-prof: `facade` or `blocking` through the app, or `short-stream` through the core. */
     only: { type: 'string' },
   },
 });
@@ -83,6 +83,17 @@ const streamed = (port: AgentPort, events: number) =>
     }
   });
 
+/** A whole short streamed call per unit (the three-chunk reply a facade send reads): its set-up and end included. */
+const shortStreams = (port: AgentPort, calls: number) =>
+  cpuPer(calls, async () => {
+    for (let i = 0; i < calls; i++) {
+      const message = { messageId: `m-${++sequence}`, role: 'ROLE_USER' as const, parts: [{ text: FACADE_TEXT }] };
+      for await (const _event of port.sendStreamingMessage({ message }, ctx())) {
+        // Drained as a surface would.
+      }
+    }
+  });
+
 const card = {
   name: 'bench agent',
   description: 'stub',
@@ -136,9 +147,34 @@ async function main(): Promise<void> {
   const throughApp = appOver(core, registry);
   const calls = Number(values.calls);
   const events = Number(values.events) + 2;
+  if (values.only === 'short-stream') {
+    const withCore: number[] = [];
+    const stubOnly: number[] = [];
+    for (let r = 0; r <= Number(values.rounds); r++) {
+      const a = await shortStreams(core, calls);
+      const b = await shortStreams(stub, calls);
+      if (r === 0) continue;
+      withCore.push(a);
+      stubOnly.push(b);
+    }
+    console.log(`short streamed call through the core: ${round(median(withCore))} µs CPU; the stub alone: ${round(median(stubOnly))} µs`);
+    return;
+  }
   const only = values.only === 'facade' || values.only === 'blocking' ? values.only : undefined;
   if (only) {
-    for (let r = 0; r <= Number(values.rounds); r++) console.log(`${only} through the app: ${round(await throughApp[only](calls))} µs CPU`);
+    // Rounds alternate with the same app straight over the stub, in this process: the core's layers
+    // on this path are the difference (a shared host moves whole runs by a third).
+    const bare = appOver(stub, registry);
+    const withCore: number[] = [];
+    const withoutCore: number[] = [];
+    for (let r = 0; r <= Number(values.rounds); r++) {
+      const a = await throughApp[only](calls);
+      const b = await bare[only](calls);
+      if (r === 0) continue;
+      withCore.push(a);
+      withoutCore.push(b);
+    }
+    console.log(`${only} through the app: ${round(median(withCore))} µs CPU; over the stub without the core: ${round(median(withoutCore))} µs`);
     return;
   }
   const names = ['stubCall', 'coreCall', 'appCall', 'facadeCall', 'stubEvent', 'coreEvent'] as const;

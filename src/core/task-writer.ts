@@ -13,16 +13,19 @@ import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
  * chunks costs a handful of writes, not a hundred. The rule:
  *
  * - a streamed event is added to the task's unpersisted fold (`fold`); the fold is written, in ONE
- *   registry write (`applyAll`), when the event is a Task snapshot or a status whose state differs
- *   from the last one written for the task (every state change, terminal or interrupted included),
- *   or when it holds MAX_UNWRITTEN events (a long turn of chunks in one state keeps little in memory);
+ *   registry write (`applyAll`), at the end of the event loop's turn in which a Task snapshot or a status
+ *   whose state differs from the last one written for the task arrived (every state change, terminal or
+ *   interrupted included; the changes of one turn, like a fast agent's whole reply read from one chunk,
+ *   make one write), or at once when it holds MAX_UNWRITTEN events (a long turn of chunks in one state
+ *   keeps little in memory);
  * - an answer (SendMessage, GetTask, CancelTask) is written at once, after what is folded (`record`);
  * - the end of the stream, whether it finished, failed or was aborted, writes what is left (`end`);
  * - so does every read in this process that must see the latest fold: `settled` writes the fold
  *   first, then waits (GetTask, CancelTask, SubscribeToTask, follow-ups, push snapshots, push
  *   config methods), and `settledAll` does so for every task (ListTasks).
  *
- * Other replicas read the registry directly, so they see a running stream as of its last state change.
+ * Other replicas read the registry directly, so they see a running stream as of its last state change
+ * (one turn of this process's event loop later at most).
  */
 export interface TaskWriter extends Settling {
   /** A streamed event: folded now, written at the next persist point. */
@@ -45,6 +48,8 @@ interface TaskFold {
   tail: Promise<void>;
   /** A stream is folding the task: keep the entry (and `writtenState`) until it ends. */
   streaming: boolean;
+  /** A persist point came: the fold is written at the end of this turn of the event loop. */
+  due?: NodeJS.Immediate;
 }
 
 /** Events a fold holds at most before it is written without a state change. */
@@ -61,6 +66,10 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
 
   /** Queues one write of everything folded for the task; resolves when it is done. */
   function write(taskId: string, fold: TaskFold): Promise<void> {
+    if (fold.due) {
+      clearImmediate(fold.due);
+      fold.due = undefined;
+    }
     if (fold.pending.length > 0) {
       const batch = fold.pending;
       fold.pending = [];
@@ -93,7 +102,8 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
       const state = eventTaskState(event);
       const changes = 'task' in event || (state !== undefined && state !== fold.writtenState);
       if (changes) fold.writtenState = state;
-      if (changes || fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
+      if (fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
+      else if (changes) fold.due ??= setImmediate(() => void write(taskId, fold));
     },
 
     record(event, meta, taskId) {

@@ -9,6 +9,7 @@ import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { collect } from '../support/collect.js';
 import { ctxOf, Feed, statusFrame, stubUpstream, taskFrame, userMessage } from '../support/gateway-stubs.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const ALICE = ctxOf('basic:alice');
 const prefix = `a2a-bridge-test:${randomUUID()}:`;
@@ -78,21 +79,41 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
     const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CL' }) }, ALICE)[Symbol.asyncIterator]();
     for (let i = 0; i <= chunks.length; i++) await iterator.next();
-    // Without a read and before the stream ends, the registry catches up to the last full fold: the
-    // Task, WORKING, then three folds of MAX_UNWRITTEN (chunk-768 is the status, 0-767 the history).
+    // Without a read and before the stream ends, the registry catches up to the last full fold. The Task
+    // and the first WORKING came in the same turn of the event loop as the chunks, so their state changes
+    // made no write of their own: three folds of MAX_UNWRITTEN events (the Task and 767 statuses:
+    // chunk-766 is the status, 0-765 the history), and the chunks after them still folded.
     let stored = await registry.get('L', ALICE.principal);
-    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN; i++) {
+    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN - 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       stored = await registry.get('L', ALICE.principal);
     }
-    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN);
-    expect(writes()).toBe(2 + 3);
+    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN - 2);
+    expect(writes()).toBe(3);
     feed.push(statusFrame('L', 'CL', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();
     while (!(await iterator.next()).done);
     stored = await registry.get('L', ALICE.principal);
     expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunks);
+  });
+
+  it('writes a state change without any read once the turn of the event loop ends, the changes of one turn at once', async () => {
+    const { registry, writes } = counted(create());
+    const feed = new Feed().push(taskFrame('S', 'CS'), statusFrame('S', 'CS', 'TASK_STATE_WORKING', 'first'));
+    const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
+    const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CS' }) }, ALICE)[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    // What another replica reads: the registry itself, with no settled() of this process before it.
+    await waitUntil(async () => (await registry.get('S', ALICE.principal))?.status.state === 'TASK_STATE_WORKING');
+    expect(writes()).toBe(1);
+    feed.push(statusFrame('S', 'CS', 'TASK_STATE_INPUT_REQUIRED', 'which region?'));
+    await iterator.next();
+    await waitUntil(async () => (await registry.get('S', ALICE.principal))?.status.state === 'TASK_STATE_INPUT_REQUIRED');
+    expect(writes()).toBe(2);
+    feed.end();
+    while (!(await iterator.next()).done);
   });
 
   it('lets a read in this process see the latest fold while the stream is open (settled writes it first)', async () => {
