@@ -42,8 +42,7 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
     return value;
   }
   async function* events(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-    // A status update carries no artifact: passed on without waiting a turn of the event loop.
-    for await (const value of source) yield 'statusUpdate' in value ? value : await event(value);
+    for await (const value of source) yield await event(value);
   }
 
   const methods: Partial<AgentPort> = {

@@ -50,17 +50,16 @@ export async function* replyEvents(
   const upstream = source[Symbol.asyncIterator]();
   let lastState: TaskState | undefined;
   try {
-    // Plain loops, not `yield*`: over an array, that wraps each event in one more promise.
     for (let next = await upstream.next(); !next.done; next = await upstream.next()) {
       lastState = eventTaskState(next.value) ?? lastState;
-      for (const event of reply.push(next.value)) yield event;
+      yield* reply.push(next.value);
       if (reply.done) return;
     }
     const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
-    for (const event of brokeOff ? reply.fail(ENDED_EARLY) : reply.close()) yield event;
+    yield* brokeOff ? reply.fail(ENDED_EARLY) : reply.close();
   } catch (error) {
     if (!reply.started) throw error;
-    for (const event of reply.fail(toA2AError(error).message)) yield event;
+    yield* reply.fail(toA2AError(error).message);
   } finally {
     await upstream.return?.().catch(() => undefined);
   }
