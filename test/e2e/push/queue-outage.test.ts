@@ -42,19 +42,23 @@ function queueOnOwnRedis(): Record<string, unknown> {
   };
 }
 
+/** A task with a push config, then the queue's Redis killed and a second turn of the task answered without it. */
+async function turnDuringOutage(options: { subdir?: string } = {}) {
+  const h = await startHarness(env, queueOnOwnRedis(), options);
+  open.push(h);
+  const receiver = await new Receiver().up();
+  open.push({ close: () => receiver.down() });
+  const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
+  await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
+  await redis.stop();
+  const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+  return { h, receiver, first, second };
+}
+
 describe('push notifications while the queue Redis is gone', () => {
   it('are held and sent once it is back: the change is delivered once, in full', async () => {
-    const h = await startHarness(env, queueOnOwnRedis());
-    open.push(h);
-    const receiver = await new Receiver().up();
-    open.push({ close: () => receiver.down() });
-
-    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
-    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
-
-    await redis.stop();
+    const { h, receiver, first, second } = await turnDuringOutage();
     // The turn itself does not need the queue: it is answered in full while Redis is gone.
-    const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
     const finalState = second.events.flatMap((event) => ('statusUpdate' in event ? [event.statusUpdate.status.state] : [])).at(-1);
     expect(finalState).toBe('TASK_STATE_INPUT_REQUIRED');
     // The queue's client gives a write up at once (maxRetriesPerRequest 1), so 1.5 s is an outage to it as
@@ -74,15 +78,7 @@ describe('push notifications while the queue Redis is gone', () => {
   }, 60_000);
 
   it('held by a gateway that stops during the outage, are sent by it after its restart, once', async () => {
-    const h = await startHarness(env, queueOnOwnRedis(), { subdir: `held-${randomBytes(4).toString('hex')}` });
-    open.push(h);
-    const receiver = await new Receiver().up();
-    open.push({ close: () => receiver.down() });
-    const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
-    await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
-
-    await redis.stop();
-    const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+    const { h, receiver, second } = await turnDuringOutage({ subdir: `held-${randomBytes(4).toString('hex')}` });
     // Stopped while Redis is still gone: held in memory only, the notification was lost here.
     await h.restart(() => redis.start());
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
