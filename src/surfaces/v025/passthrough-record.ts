@@ -45,11 +45,14 @@ export async function recordingAnswer(answer: Response, record: RecordRelayed): 
   if (answer.headers.get('content-type')?.startsWith('text/event-stream')) {
     return answer.body ? new Response(answer.body.pipeThrough(recordingStream(record)), init) : answer;
   }
-  const text = await answer.text();
-  const task = relayedTaskOf(resultOf(text));
+  // The bytes go back as they came (whatever their encoding); a copy is read for the task.
+  const bytes = await answer.arrayBuffer();
+  const task = relayedTaskOf(resultOf(utf8.decode(bytes)));
   if (task) await record(task);
-  return new Response(text, init);
+  return new Response(bytes, init);
 }
+
+const utf8 = new TextDecoder();
 
 function recordingStream(record: RecordRelayed): TransformStream<Uint8Array, Uint8Array> {
   let found: RelayedTask | undefined;
