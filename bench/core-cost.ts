@@ -99,7 +99,7 @@ const card = {
   description: 'stub',
   version: '1.0.0',
   supportedInterfaces: [{ url: 'http://agent.invalid/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: process.env.BENCH_NO_STREAM !== '1' },
+  capabilities: { streaming: true },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
   skills: [],

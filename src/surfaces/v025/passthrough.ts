@@ -122,7 +122,7 @@ const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/s
 
 /**
  * A relayed task in the registry, under its caller: its id, context and state, not its content. A
- * task already recorded (a follow-up message) is only written again when its caller owns it.
+ * task another caller owns is left as it is: both stores' `put` refuses it.
  */
 async function recordRelayed(relayed: RelayedTask, principal: string, deps: V025FacadeDeps): Promise<void> {
   const states = deps.profile.statesFromV025;
@@ -132,6 +132,5 @@ async function recordRelayed(relayed: RelayedTask, principal: string, deps: V025
     contextId: relayed.contextId,
     status: { state: known ? states[relayed.state as V025TaskState] : 'TASK_STATE_UNSPECIFIED' },
   };
-  const owner = await deps.registry.ownerOf(task.id);
-  if (owner === undefined || owner === principal) await deps.registry.put(task, { owner: principal, upstream: deps.options.upstreamName });
+  await deps.registry.put(task, { owner: principal, upstream: deps.options.upstreamName });
 }

@@ -81,8 +81,7 @@ export function createReplyFold(): ReplyFold {
           existing.artifact = defined(
             withFields(existing.artifact, withFields(fields, { metadata: withFields(existing.artifact.metadata, fields.metadata) })),
           );
-          if (Object.keys(existing.artifact.metadata ?? {}).length === 0)
-            existing.artifact = defined(withFields(existing.artifact, { metadata: undefined }));
+          if (isEmptyObject(existing.artifact.metadata)) existing.artifact = defined(withFields(existing.artifact, { metadata: undefined }));
           return;
         }
       }
