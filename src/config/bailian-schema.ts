@@ -29,6 +29,11 @@ export const BailianConfig = z
     'non-text-parts': z.enum(['error', 'fail-task', 'forward']).default('error'),
     /** Bailian's protocol/intent extension fields of message.metadata are forwarded upstream under this key. */
     'extension-metadata-key': z.string().min(1).default('bailian'),
+    /**
+     * Base64 images Bailian puts in message.metadata.images: raw parts of the message when the upstream's
+     * card accepts their type ('parts'), or left in the metadata ('metadata').
+     */
+    images: z.enum(['parts', 'metadata']).default('parts'),
     /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
     'render-parts': z.enum(['text', 'native']).optional(),
     /** Largest file shown inline as text; larger ones become a one-line description. */

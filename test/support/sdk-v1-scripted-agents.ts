@@ -7,6 +7,8 @@
  *   direct  answers with a direct Message, no task (DIRECT_TEXT)
  *   files   returns a text file as raw bytes, a binary file, a data part and a file URL (FILES_*)
  *   fail    starts working, then fails with a reason (FAIL_*)
+ *   look    says which attachments (non-text parts) it received, and how many images its message
+ *           metadata still holds under `bailian` (lookReply)
  */
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
@@ -24,6 +26,20 @@ export const FILES_DONE = 'Attached the notes, the data and the report.';
 export const FILES_BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x01]);
 export const FAIL_WORKING = 'Starting the deployment.';
 export const FAIL_REASON = 'Deployment failed: the quota for VPCs in cn-hangzhou is exhausted.';
+
+/** What the `look` script answers: each attachment as `name (type, N bytes)`, then the images left in `metadata.bailian.images`. */
+export function lookReply(attachments: Array<{ filename: string; mediaType: string; bytes: number }>, metadataImages: number): string {
+  const seen = attachments.length > 0 ? attachments.map((a) => `${a.filename} (${a.mediaType}, ${a.bytes} bytes)`).join(', ') : 'no attachment';
+  return `Saw ${seen}. Images in metadata: ${metadataImages}.`;
+}
+
+function looked(message: Message): string {
+  const attachments = message.parts.flatMap((p) =>
+    p.content?.$case === 'raw' ? [{ filename: p.filename, mediaType: p.mediaType, bytes: p.content.value.length }] : [],
+  );
+  const images = (message.metadata as { bailian?: { images?: unknown } } | undefined)?.bailian?.images;
+  return lookReply(attachments, Array.isArray(images) ? images.length : 0);
+}
 
 const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
 const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
@@ -87,6 +103,9 @@ class Scripts implements AgentExecutor {
         );
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(FILES_DONE)]));
         break;
+      case 'look':
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(looked(userMessage))]));
+        break;
       case 'fail':
         bus.publish(status(TaskState.TASK_STATE_WORKING, [text(FAIL_WORKING)]));
         bus.publish(status(TaskState.TASK_STATE_FAILED, [text(FAIL_REASON)]));
@@ -112,6 +131,7 @@ function card(baseUrl: string): AgentCard {
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
     securitySchemes: {},
     securityRequirements: [],
+    // Images by the skill's modes, not the default ones: both count as what the agent takes.
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [
@@ -121,7 +141,7 @@ function card(baseUrl: string): AgentCard {
         description: 'ask, direct, files, fail',
         tags: ['test'],
         examples: ['ask'],
-        inputModes: [],
+        inputModes: ['text/plain', 'image/png', 'image/jpeg'],
         outputModes: [],
         securityRequirements: [],
       },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { BailianConfig } from '../../config/bailian-schema.js';
-import { withFields, A2AError, parseSendMessageRequest, type SendMessageRequest, type Task } from '../../model/index.js';
-import { joinText, nestExtensionMetadata } from '../../translate/index.js';
+import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type SendMessageRequest, type Task } from '../../model/index.js';
+import { isRecord } from '../../model/json.js';
+import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
@@ -22,12 +23,20 @@ function textOnlyFailure(request: SendMessageRequest): Task {
   };
 }
 
+/** Whether the agent of `card` takes a part of a media type: by its default input modes or any skill's. Without a card, nothing. */
+export function cardAccepts(card: AgentCard | undefined): (mediaType: string) => boolean {
+  // Asked only for a message that carries images: nothing is gathered for the usual turn.
+  return (mediaType) =>
+    card !== undefined && acceptsMediaType([...card.defaultInputModes, ...card.skills.flatMap((skill) => skill.inputModes ?? [])], mediaType);
+}
+
 /**
  * The facade's rules for an inbound message, after translation to 1.0: the 1.0 model's own checks
  * (the id rule on contextId/taskId, -32602), the `non-text-parts` policy, no empty text, and Bailian's
- * extension metadata moved under `extension-metadata-key` for the upstream.
+ * extension metadata moved under `extension-metadata-key` for the upstream, its base64 images made
+ * parts when `acceptsImage` takes their type (`bailian.images: parts`).
  */
-export function turnInput(v1Params: unknown, bailian: BailianConfig): TurnInput {
+export function turnInput(v1Params: unknown, bailian: BailianConfig, acceptsImage: (mediaType: string) => boolean = () => false): TurnInput {
   const request = parseSendMessageRequest(v1Params);
   const { message } = request;
   const nonText = message.parts.some((part) => part.text === undefined);
@@ -39,7 +48,14 @@ export function turnInput(v1Params: unknown, bailian: BailianConfig): TurnInput 
     const description = 'the message text is empty';
     throw A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
   }
-  const metadata = nestExtensionMetadata(message.metadata, bailian['extension-metadata-key']);
+  const key = bailian['extension-metadata-key'];
+  const metadata = nestExtensionMetadata(message.metadata, key);
+  const namespace = metadata?.[key];
+  const images = bailian.images === 'parts' && isRecord(namespace) ? imagesAsParts(namespace, acceptsImage) : undefined;
+  if (images) {
+    const parts = [...message.parts, ...images.parts];
+    return { request: withFields(request, { message: withFields(message, { parts, metadata: withFields(metadata, { [key]: images.namespace }) }) }) };
+  }
   if (metadata === message.metadata) return { request };
   return { request: withFields(request, { message: withFields(message, { metadata }) }) };
 }

@@ -22,5 +22,6 @@ export { cardToV025, cardFromV025, type CardToV025Options, type SkillOverride } 
 export { rewriteV025Card, type V025CardRewriteOptions } from './card-rewrite.js';
 export { securitySchemeToV1, securityToV1 } from './security.js';
 export { BAILIAN_EXTENSION_FIELDS, BAILIAN_PROTOCOL_EXTENSION_URIS, commandsIn, nestExtensionMetadata, withoutCommands } from './bailian.js';
+export { acceptsMediaType, imagesAsParts, type BailianImages } from './bailian-images.js';
 export { createV025ToV1StreamTranslator, type V025ToV1StreamOptions, type V025ToV1StreamTranslator } from './stream.js';
 export { requestToV1, requestToV025, resultToV1 } from './rpc.js';
