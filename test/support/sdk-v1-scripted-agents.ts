@@ -10,7 +10,7 @@
  *   look    says which attachments (non-text parts) it received, and how many images its message
  *           metadata still holds under `bailian` (lookReply)
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
 import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
@@ -27,15 +27,17 @@ export const FILES_BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xf
 export const FAIL_WORKING = 'Starting the deployment.';
 export const FAIL_REASON = 'Deployment failed: the quota for VPCs in cn-hangzhou is exhausted.';
 
-/** What the `look` script answers: each attachment as `name (type, N bytes)`, then the images left in `metadata.bailian.images`. */
-export function lookReply(attachments: Array<{ filename: string; mediaType: string; bytes: number }>, metadataImages: number): string {
-  const seen = attachments.length > 0 ? attachments.map((a) => `${a.filename} (${a.mediaType}, ${a.bytes} bytes)`).join(', ') : 'no attachment';
+/** What the `look` script answers: each attachment as `name (type, N bytes, sha256 …)`, then the images left in `metadata.bailian.images`. */
+export function lookReply(attachments: Array<{ filename: string; mediaType: string; bytes: Uint8Array }>, metadataImages: number): string {
+  const described = (a: { filename: string; mediaType: string; bytes: Uint8Array }) =>
+    `${a.filename} (${a.mediaType}, ${a.bytes.length} bytes, sha256 ${createHash('sha256').update(a.bytes).digest('hex').slice(0, 16)})`;
+  const seen = attachments.length > 0 ? attachments.map(described).join(', ') : 'no attachment';
   return `Saw ${seen}. Images in metadata: ${metadataImages}.`;
 }
 
 function looked(message: Message): string {
   const attachments = message.parts.flatMap((p) =>
-    p.content?.$case === 'raw' ? [{ filename: p.filename, mediaType: p.mediaType, bytes: p.content.value.length }] : [],
+    p.content?.$case === 'raw' ? [{ filename: p.filename, mediaType: p.mediaType, bytes: p.content.value }] : [],
   );
   const images = (message.metadata as { bailian?: { images?: unknown } } | undefined)?.bailian?.images;
   return lookReply(attachments, Array.isArray(images) ? images.length : 0);

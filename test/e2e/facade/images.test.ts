@@ -50,7 +50,7 @@ describe('images a Bailian user attaches', () => {
     });
 
     it('the PNG reaches the agent as a part, byte for byte; the URL and the GIF stay in the metadata', async () => {
-      const expected = lookReply([{ filename: 'image-2.png', mediaType: 'image/png', bytes: PNG.length }], 2);
+      const expected = lookReply([{ filename: 'image-2.png', mediaType: 'image/png', bytes: PNG }], 2);
       const { sent, streamed } = await readBothWays(gateway);
       expect(streamed).toBe(expected);
       expect(sent).toBe(expected);
