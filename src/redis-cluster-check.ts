@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigError } from './config/config-error.js';
+import { redisClient } from './redis-connection.js';
 
 /**
  * The part of a key a Redis Cluster hashes to pick its slot: the text between the first `{` and the
@@ -42,7 +42,14 @@ export function clusterProblem(names: Record<string, string>): string | undefine
 
 /** Whether the Redis at `url` says it runs in cluster mode; undefined when it cannot be asked now. */
 async function isCluster(url: string): Promise<boolean | undefined> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = redisClient(url, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    // Through Sentinel: sentinels that do not answer are asked again forever by default, holding the start.
+    sentinelRetryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

@@ -7,9 +7,13 @@ const MASK = '********';
 /** Keys whose values are secrets wherever they appear in the tree. */
 const SECRET_KEYS = new Set(['token', 'basic-password', 'api-key', 'push-keys', 'secret', 'private-key']);
 
-/** `redis://user:pass@host` keeps its shape with the password masked. */
+/**
+ * `redis://user:pass@host` keeps its shape with the password masked, and so does a password in the
+ * query (`redis+sentinel://…?sentinelPassword=…`, ioredis's `redis://host?password=…`).
+ */
 function maskUrlPassword(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]+@/i, `$1${MASK}@`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]+@/i, `$1${MASK}@`).replace(/([?&][^=&#]*password=)[^&#]*/gi, `$1${MASK}`);
 }
 
 /** A copy of the config with every secret replaced by a mask (an absent secret stays absent). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
+import { redisUrlProblem } from '../redis-url.js';
 
 /** Credentials: used both for callers of the gateway (`auth`) and for the gateway calling upstream (`upstream.auth`). */
 export const Credentials = z
@@ -15,6 +16,11 @@ export type Credentials = z.infer<typeof Credentials>;
 
 const Millis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** A Redis URL; a Sentinel one is read here, so a malformed one stops the start (and check-config) with its reason. */
+const RedisUrl = z.string().superRefine((url, ctx) => {
+  const problem = redisUrlProblem(url);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * Keys the upstream's card signatures must verify against (JWS over the card, RFC 8785). At least one
@@ -212,7 +218,8 @@ export const GatewayConfig = z.strictObject({
   /** Extensions the gateway adds to its cards (after the upstream's). */
   extensions: z.array(ExtensionConfig).default([]),
   store: z.enum(['memory', 'redis']).default('memory'),
-  'redis-url': z.string().default('redis://127.0.0.1:6379'),
+  /** `redis://`, `rediss://`, or through Sentinel `redis+sentinel://host:26379,host:26379/master-name` (redis-url.ts). */
+  'redis-url': RedisUrl.default('redis://127.0.0.1:6379'),
   'redis-prefix': z.string().default('a2a-bridge:'),
   'persistence-dir': z.string().default('.a2a-bridge'),
   tasks: z
@@ -235,7 +242,7 @@ export const GatewayConfig = z.strictObject({
   /** Key ring for push secrets at rest: `keyId:base64-32-byte-key` entries; the first one encrypts. */
   'push-keys': z.array(z.string()).default([]),
   'push-reveal-secrets': z.boolean().default(false),
-  'push-redis-url': z.string().optional(),
+  'push-redis-url': RedisUrl.optional(),
   'push-stream': z.string().default('a2a-bridge:push'),
   'push-retry-key': z.string().default('a2a-bridge:push:retry'),
   'push-dead-stream': z.string().default('a2a-bridge:push:dead'),

@@ -21,6 +21,7 @@ beforeAll(async () => {
       '  api-key: file-key-value',
       'push-keys: ["k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]',
       'redis-url: redis://app:redis-password@redis:6379',
+      'push-redis-url: redis+sentinel://app:data-password@s1:26379,s2:26379/mymaster/2?sentinelUsername=watch&sentinelPassword=sentinel-password',
       'signing:',
       '  keys:',
       '    - kid: k1',
@@ -49,8 +50,12 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     expect(printed.bailian['api-key']).toBe('********');
     expect(printed['push-keys']).toEqual(['********']);
     expect(printed['redis-url']).toBe('redis://app:********@redis:6379');
+    expect(printed['push-redis-url']).toBe(
+      'redis+sentinel://app:********@s1:26379,s2:26379/mymaster/2?sentinelUsername=watch&sentinelPassword=********',
+    );
     expect(printed.signing.keys[0]).toMatchObject({ kid: 'k1', secret: '********' });
-    for (const secret of ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'AAAA', 'signing-secret-value']) {
+    const secrets = ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'data-password', 'sentinel-password', 'AAAA'];
+    for (const secret of [...secrets, 'signing-secret-value']) {
       expect(run.stdout + run.stderr).not.toContain(secret);
     }
     // Advice goes to stderr so stdout stays a valid YAML config.
@@ -73,6 +78,19 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
 });
 
 describe('maskSecrets', () => {
+  it('masks a password in the userinfo and in the query of any URL, in place', () => {
+    expect(maskSecrets({ 'redis-url': 'redis+sentinel://:pw@s:1/m?sentinelPassword=spw' })).toEqual({
+      'redis-url': 'redis+sentinel://:********@s:1/m?sentinelPassword=********',
+    });
+    expect(maskSecrets({ 'redis-url': 'rediss+sentinel://s:1,t:2/m?sentinelUsername=u&sentinelPassword=spw' })).toEqual({
+      'redis-url': 'rediss+sentinel://s:1,t:2/m?sentinelUsername=u&sentinelPassword=********',
+    });
+    expect(maskSecrets({ 'redis-url': 'redis://h:6379/0?password=pw&family=6' })).toEqual({
+      'redis-url': 'redis://h:6379/0?password=********&family=6',
+    });
+    expect(maskSecrets({ 'persistence-dir': 'dir?password=kept' })).toEqual({ 'persistence-dir': 'dir?password=kept' });
+  });
+
   it('leaves absent secrets absent and other values as they are', () => {
     expect(maskSecrets({ auth: { 'api-key-header': 'X-API-Key' }, upstream: { url: 'http://a:1' } })).toEqual({
       auth: { 'api-key-header': 'X-API-Key' },

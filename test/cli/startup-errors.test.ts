@@ -104,6 +104,16 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
     expect(lines.join('\n')).not.toContain('123');
   });
 
+  it('a malformed Sentinel URL names redis-url and what is wrong, never its password', async () => {
+    const yaml = 'store: redis\nredis-url: redis+sentinel://:hunter2@sentinel-1:26379,sentinel-2:x/mymaster\n';
+    const lines = expectPlainFailure(await serveWith({ 'sentinel.yml': yaml }, ['--config', 'sentinel.yml', '--port', '0']));
+    const problems = lines.filter((line) => line.startsWith('  - '));
+    expect(problems).toEqual([
+      expect.stringMatching(/^ {2}- redis-url: a sentinel port in the Sentinel URL is not a port number .*\(from sentinel\.yml\)$/),
+    ]);
+    expect(lines.join('\n')).not.toContain('hunter2');
+  });
+
   it('the example config in deploy/ starts once its variables are set', async () => {
     const example = path.resolve('deploy/a2a-bridge.example.yml');
     const run = await cli(['check-config', '--config', example], { IAC_CODE_A2A_TOKEN: 'a', GATEWAY_TOKEN: 'b', BAILIAN_API_KEY: 'c' });

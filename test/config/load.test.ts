@@ -229,6 +229,27 @@ describe('validation errors name the key', () => {
     expect(await configError(['--port', '70000'])).toMatch(/port: .*<=65535/);
   });
 
+  it('refuses a malformed Sentinel URL in redis-url and push-redis-url, with the reason and no password', async () => {
+    const message = await configError([], {
+      A2A_BRIDGE_REDIS_URL: 'redis+sentinel://:hunter2@/mymaster',
+      A2A_BRIDGE_PUSH_REDIS_URL: 'redis+sentinel://:hunter2@s1:26379?sentinelPassword=hunter3',
+    });
+    expect(message).toMatch(/^ {2}- redis-url: a Sentinel URL names at least one sentinel host .*\(from A2A_BRIDGE_REDIS_URL\)$/m);
+    expect(message).toMatch(/^ {2}- push-redis-url: a Sentinel URL names the master after the hosts .*\(from A2A_BRIDGE_PUSH_REDIS_URL\)$/m);
+    expect(message).not.toMatch(/hunter/);
+    expect(await configError(['--config', await yamlFile('redis-url: redis+sentinel://s:26379/m/zero\n')])).toMatch(
+      /redis-url: the database in a Sentinel URL .* is not a number \(from .*\.yml\)/,
+    );
+  });
+
+  it('takes a well-formed Sentinel URL as it is', async () => {
+    const url = 'rediss+sentinel://app:pw@s1:26379,s2:26380/mymaster/1?sentinelPassword=spw';
+    expect((await load([], { A2A_BRIDGE_REDIS_URL: url, A2A_BRIDGE_PUSH_REDIS_URL: url })).config).toMatchObject({
+      'redis-url': url,
+      'push-redis-url': url,
+    });
+  });
+
   it('never prints a secret value', async () => {
     const message = await configError(['--upstream', 'not a url'], {
       A2A_BRIDGE_AUTH__TOKEN: '',
