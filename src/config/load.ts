@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { GatewayConfig } from './schema.js';
+import { callerAuthConfigured, GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
 import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
@@ -193,16 +193,16 @@ function adviseOn(config: GatewayConfig): string[] {
   } else if (config.bailian.enabled && !publicUrl.startsWith('https:')) {
     warnings.push('public-url is not https while the Bailian facade is enabled: Bailian requires an HTTPS card url');
   }
-  const { token, 'basic-username': user, 'api-key': apiKey } = config.auth;
-  if (WILDCARD_HOSTS.has(config.host) && !token && !user && !apiKey) {
+  const withAuth = callerAuthConfigured(config.auth);
+  if (WILDCARD_HOSTS.has(config.host) && !withAuth) {
     warnings.push(
-      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`,
+      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-* or the lists auth.tokens, auth.api-keys)`,
     );
   }
   const grpcHost = config.grpc.host;
-  if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !token && !user && !apiKey) {
+  if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !withAuth) {
     warnings.push(
-      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key or auth.basic-*)`,
+      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-* or the lists auth.tokens, auth.api-keys)`,
     );
   }
   return warnings;

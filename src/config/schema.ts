@@ -2,17 +2,37 @@ import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
 import { redisUrlProblem } from '../redis-url.js';
 
-/** Credentials: used both for callers of the gateway (`auth`) and for the gateway calling upstream (`upstream.auth`). */
-export const Credentials = z
+const CredentialFields = {
+  token: z.string().min(1).optional(),
+  'basic-username': z.string().min(1).optional(),
+  'basic-password': z.string().min(1).optional(),
+  'api-key': z.string().min(1).optional(),
+  'api-key-header': z.string().min(1).default('X-API-Key'),
+};
+
+/** Credentials: one of each scheme, for the gateway calling upstream (`upstream.auth`). */
+export const Credentials = z.strictObject(CredentialFields).prefault({});
+export type Credentials = z.infer<typeof Credentials>;
+
+/**
+ * What callers of the gateway may present (`auth`): one of each scheme, and further bearer tokens and
+ * API keys, each a principal of its own (one per client; two at once while a key is rotated).
+ */
+export const CallerCredentials = z
   .strictObject({
-    token: z.string().min(1).optional(),
-    'basic-username': z.string().min(1).optional(),
-    'basic-password': z.string().min(1).optional(),
-    'api-key': z.string().min(1).optional(),
-    'api-key-header': z.string().min(1).default('X-API-Key'),
+    tokens: z.array(z.string().min(1)).default([]),
+    'api-keys': z.array(z.string().min(1)).default([]),
+    ...CredentialFields,
   })
   .prefault({});
-export type Credentials = z.infer<typeof Credentials>;
+export type CallerCredentials = z.infer<typeof CallerCredentials>;
+
+/** Whether any caller credential is configured (Basic only with both halves, as iac-code has it). */
+export function callerAuthConfigured(auth: CallerCredentials): boolean {
+  return Boolean(
+    auth.token || (auth['basic-username'] && auth['basic-password']) || auth['api-key'] || auth.tokens.length > 0 || auth['api-keys'].length > 0,
+  );
+}
 
 const Millis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -195,8 +215,8 @@ export const GatewayConfig = z.strictObject({
   tls: TlsFiles('tls'),
   upstream: UpstreamConfig,
   server: ServerConfig,
-  /** Credentials callers must present on every A2A route (any one configured scheme is enough). */
-  auth: Credentials,
+  /** Credentials callers must present on every A2A route (any one configured credential is enough). */
+  auth: CallerCredentials,
   'keepalive-ms': Millis.default(15_000),
   'max-body-bytes': z
     .number()

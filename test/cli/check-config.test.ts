@@ -91,6 +91,12 @@ describe('maskSecrets', () => {
     expect(maskSecrets({ 'persistence-dir': 'dir?password=kept' })).toEqual({ 'persistence-dir': 'dir?password=kept' });
   });
 
+  it('masks every entry of the caller credential lists', () => {
+    expect(maskSecrets({ auth: { tokens: ['t1', 't2'], 'api-keys': ['k1'] } })).toEqual({
+      auth: { tokens: ['********', '********'], 'api-keys': ['********'] },
+    });
+  });
+
   it('leaves absent secrets absent and other values as they are', () => {
     expect(maskSecrets({ auth: { 'api-key-header': 'X-API-Key' }, upstream: { url: 'http://a:1' } })).toEqual({
       auth: { 'api-key-header': 'X-API-Key' },

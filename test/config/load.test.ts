@@ -105,6 +105,7 @@ describe('environment variable mapping and coercion', () => {
       A2A_BRIDGE_AUTH__TOKEN: 't-secret',
       A2A_BRIDGE_TASKS__MAX_TASKS: '42',
       A2A_BRIDGE_PUSH_KEYS: '["k1:AAAA","k2:BBBB"]',
+      A2A_BRIDGE_AUTH__API_KEYS: '["client-a-key","client-b-key"]',
     });
     expect(config['push-notifications']).toBe(true);
     expect(config['trust-proxy']).toBe(true);
@@ -114,6 +115,7 @@ describe('environment variable mapping and coercion', () => {
     expect(config.auth.token).toBe('t-secret');
     expect(config.tasks['max-tasks']).toBe(42);
     expect(config['push-keys']).toEqual(['k1:AAAA', 'k2:BBBB']);
+    expect(config.auth['api-keys']).toEqual(['client-a-key', 'client-b-key']);
   });
 
   it('accepts comma-separated lists and JSON objects for records', async () => {

@@ -1,10 +1,10 @@
-import type { Credentials } from '../../config/schema.js';
+import type { CallerAuth } from '../shared/auth.js';
 import type { ServedCardConfig } from '../v1/card.js';
 
 /** What the gRPC binding reads of the config. */
 export interface GrpcSurfaceOptions {
   /** The gateway's credentials (`auth`), asked of every call as on the HTTP bindings. */
-  auth: Credentials;
+  auth: CallerAuth;
   /** `lenient-version`: a call without `a2a-version` passes. */
   lenientVersion: boolean;
   /** `push-notifications`. */

@@ -1,30 +1,46 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Credentials } from '../../config/schema.js';
+import type { CallerCredentials, Credentials } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
 import { principalOf } from './principal.js';
-import { safeEqual } from './safe-equal.js';
+import { matchingSecret, safeEqual } from './safe-equal.js';
 
 interface BasicCredentials {
   username: string;
   password: string;
 }
 
-/** The schemes a credentials block turns on (iac-code: Basic only when both halves are set). */
-function enabledSchemes(creds: Credentials): { token?: string; basic?: BasicCredentials; apiKey?: string } {
-  const username = creds['basic-username'];
-  const password = creds['basic-password'];
-  return {
-    token: creds.token,
-    basic: username && password ? { username, password } : undefined,
-    apiKey: creds['api-key'],
-  };
+/** What callers may present: `auth` (CallerCredentials), or a plain credentials block without the lists. */
+export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys'>>;
+
+interface Schemes {
+  tokens: readonly string[];
+  basic?: BasicCredentials;
+  apiKeys: readonly string[];
 }
 
-export function authEnabled(creds: Credentials): boolean {
+const schemesOf = new WeakMap<CallerAuth, Schemes>();
+
+/** The schemes a credentials block turns on (iac-code: Basic only when both halves are set); worked out once per block. */
+function enabledSchemes(creds: CallerAuth): Schemes {
+  let schemes = schemesOf.get(creds);
+  if (!schemes) {
+    const username = creds['basic-username'];
+    const password = creds['basic-password'];
+    schemes = {
+      tokens: [...(creds.token ? [creds.token] : []), ...(creds.tokens ?? [])],
+      basic: username && password ? { username, password } : undefined,
+      apiKeys: [...(creds['api-key'] ? [creds['api-key']] : []), ...(creds['api-keys'] ?? [])],
+    };
+    schemesOf.set(creds, schemes);
+  }
+  return schemes;
+}
+
+export function authEnabled(creds: CallerAuth): boolean {
   const schemes = enabledSchemes(creds);
-  return Boolean(schemes.token || schemes.basic || schemes.apiKey);
+  return schemes.tokens.length > 0 || schemes.basic !== undefined || schemes.apiKeys.length > 0;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -63,12 +79,13 @@ export const ANONYMOUS_V1_PRINCIPAL = principalOf('a2a-1.0', 'anonymous');
  * order (Bearer, Basic, API key); the first match names the principal: the 1.0 surface, the scheme
  * and a digest of the credential that matched (see principalOf), never the header it came in.
  */
-export function authenticate(headers: Headers, creds: Credentials): string | undefined {
+export function authenticate(headers: Headers, creds: CallerAuth): string | undefined {
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
-  if (schemes.token) {
+  if (schemes.tokens.length > 0) {
     const presented = authorizationValue(authorization, 'Bearer');
-    if (presented !== undefined && safeEqual(presented, schemes.token)) return principalOf('a2a-1.0', 'bearer', schemes.token);
+    const token = presented === undefined ? undefined : matchingSecret(presented, schemes.tokens);
+    if (token !== undefined) return principalOf('a2a-1.0', 'bearer', token);
   }
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
@@ -80,16 +97,16 @@ export function authenticate(headers: Headers, creds: Credentials): string | und
       if (userOk && passOk) return principalOf('a2a-1.0', 'basic', `${schemes.basic.username}:${schemes.basic.password}`);
     }
   }
-  if (schemes.apiKey) {
-    const header = creds['api-key-header'];
-    const presented = headers.get(header);
-    if (presented !== null && safeEqual(presented, schemes.apiKey)) return principalOf('a2a-1.0', 'api-key', schemes.apiKey);
+  if (schemes.apiKeys.length > 0) {
+    const presented = headers.get(creds['api-key-header']);
+    const key = presented === null ? undefined : matchingSecret(presented, schemes.apiKeys);
+    if (key !== undefined) return principalOf('a2a-1.0', 'api-key', key);
   }
   return undefined;
 }
 
 /** Whether the 1.0 surface would serve a caller with these headers: no auth configured, or a scheme matches. */
-export function admitsCaller(headers: Headers, creds: Credentials): boolean {
+export function admitsCaller(headers: Headers, creds: CallerAuth): boolean {
   return !authEnabled(creds) || authenticate(headers, creds) !== undefined;
 }
 
@@ -97,7 +114,7 @@ export function admitsCaller(headers: Headers, creds: Credentials): boolean {
  * Gate for A2A routes: when any scheme is configured, one of them must match, else 401
  * `{"error":"Unauthorized"}` without WWW-Authenticate (as iac-code answers). Sets `c.var.principal`.
  */
-export function requireCredentials(creds: Credentials): MiddlewareHandler<GatewayEnv> {
+export function requireCredentials(creds: CallerAuth): MiddlewareHandler<GatewayEnv> {
   if (!authEnabled(creds)) {
     return async (c, next) => {
       c.set('principal', ANONYMOUS_V1_PRINCIPAL);
@@ -121,12 +138,12 @@ export type SecurityDescription = Required<Pick<AgentCard, 'securitySchemes' | '
  * one is enough. Scope lists are empty (`[]`): iac-code writes `[""]`, but scopes only mean something
  * for OAuth2/OIDC, and an empty list is what the spec and the SDKs produce for other schemes.
  */
-export function describeSecuritySchemes(creds: Credentials): SecurityDescription | undefined {
+export function describeSecuritySchemes(creds: CallerAuth): SecurityDescription | undefined {
   const schemes = enabledSchemes(creds);
   const securitySchemes: SecurityDescription['securitySchemes'] = {};
-  if (schemes.token) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
+  if (schemes.tokens.length > 0) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
   if (schemes.basic) securitySchemes.basicAuth = { httpAuthSecurityScheme: { scheme: 'basic' } };
-  if (schemes.apiKey) {
+  if (schemes.apiKeys.length > 0) {
     securitySchemes.apiKeyAuth = { apiKeySecurityScheme: { location: 'header', name: creds['api-key-header'] } };
   }
   const names = Object.keys(securitySchemes);

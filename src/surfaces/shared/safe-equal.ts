@@ -26,3 +26,14 @@ function secretDigest(secret: string): Buffer {
 export function safeEqual(presented: string, secret: string): boolean {
   return timingSafeEqual(digest(presented), secretDigest(secret));
 }
+
+/**
+ * The one of `secrets` that `presented` is, or undefined. The presented value is hashed once and
+ * compared with every secret, so the time taken says nothing about which one matched, or how close.
+ */
+export function matchingSecret(presented: string, secrets: readonly string[]): string | undefined {
+  const hashed = digest(presented);
+  let match: string | undefined;
+  for (const secret of secrets) if (timingSafeEqual(hashed, secretDigest(secret)) && match === undefined) match = secret;
+  return match;
+}

@@ -1,4 +1,4 @@
-import type { Credentials } from '../../config/schema.js';
+import type { CallerAuth } from '../shared/auth.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { ReferenceScope } from '../../core/task-scope.js';
@@ -13,7 +13,7 @@ import { requireExtensions } from './required-extensions.js';
 /** What the 1.0 surface (card, JSON-RPC, HTTP+JSON) reads of the config. */
 export interface V1SurfaceOptions extends CallOptions {
   /** The gateway's credentials (`auth`), asked of every 1.0 route. */
-  auth: Credentials;
+  auth: CallerAuth;
   /** How callers reach the gateway (`public-url`, `trust-proxy`): the base URL the cards name. */
   publicUrl: PublicUrlConfig;
   /** `lenient-version`: a request without A2A-Version passes. */

@@ -1,7 +1,7 @@
 /**
  * Principals cannot collide: a task belongs to the credential that created it AND the surface it came
- * through. Every pair of callers (1.0 bearer, 1.0 Basic, 1.0 API key in any header, the facade's key,
- * and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
+ * through. Every pair of callers (1.0 bearer, 1.0 Basic, 1.0 API key in any header, each of several
+ * listed tokens and keys, the facade's key, and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
  * ListTasks, CancelTask (-32001, never the -32002 that would reveal the task) and the facade's
  * tasks/get, on the memory and the Redis store. Header names play no part: the 1.0 key may even travel
  * in the facade's own `X-API-KEY` header with the facade's own value.
@@ -53,6 +53,17 @@ function setups(): Setup[] {
       callers: [
         { name: 'api-key', surface: '1.0', headers: { ...V1, 'x-api-key': 'shared-key' } },
         { name: 'facade', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'shared-key' } },
+      ],
+    },
+    {
+      name: 'several tokens and API keys (auth.tokens, auth.api-keys): one principal each',
+      config: { auth: { token: 'tok-0', tokens: ['tok-1', 'tok-2'], 'api-keys': ['key-1', 'key-2'] } },
+      callers: [
+        { name: 'token', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-0' } },
+        { name: 'listed token 1', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-1' } },
+        { name: 'listed token 2', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-2' } },
+        { name: 'listed key 1', surface: '1.0', headers: { ...V1, 'x-api-key': 'key-1' } },
+        { name: 'listed key 2', surface: '1.0', headers: { ...V1, 'x-api-key': 'key-2' } },
       ],
     },
     {

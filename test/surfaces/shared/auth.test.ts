@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { Credentials } from '../../../src/config/schema.js';
+import { CallerCredentials, Credentials } from '../../../src/config/schema.js';
 import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
 import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';
@@ -10,7 +10,7 @@ const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pa
 
 function guardedApp(creds: Record<string, unknown>) {
   const app = new Hono<GatewayEnv>();
-  app.get('/who', requireCredentials(Credentials.parse(creds)), (c) => c.json({ principal: c.get('principal') }));
+  app.get('/who', requireCredentials(CallerCredentials.parse(creds)), (c) => c.json({ principal: c.get('principal') }));
   return async (headers: Record<string, string> = {}) => {
     const response = await app.request('/who', { headers });
     return { status: response.status, headers: response.headers, text: await response.text() };
@@ -58,6 +58,44 @@ describe('requireCredentials', () => {
     expect(result.text).toBe('{"error":"Unauthorized"}');
     expect(result.headers.get('content-type')).toBe('application/json');
     expect(result.headers.get('www-authenticate')).toBeNull();
+  });
+
+  describe('lists of tokens and API keys (auth.tokens, auth.api-keys)', () => {
+    const lists = { token: 'tok-0', tokens: ['tok-1', 'tok-2'], 'api-keys': ['key-1', 'key-2'] };
+    const whoWith = (headers: Record<string, string>) =>
+      guardedApp(CallerCredentials.parse(lists))(headers).then((r) => ({ status: r.status, body: r.status === 200 ? JSON.parse(r.text) : r.text }));
+
+    it.each([
+      ['the single token', { authorization: 'Bearer tok-0' }, principalOf('a2a-1.0', 'bearer', 'tok-0')],
+      ['the first listed token', { authorization: 'Bearer tok-1' }, principalOf('a2a-1.0', 'bearer', 'tok-1')],
+      ['the second listed token', { authorization: 'Bearer tok-2' }, principalOf('a2a-1.0', 'bearer', 'tok-2')],
+      ['a listed API key', { 'x-api-key': 'key-2' }, principalOf('a2a-1.0', 'api-key', 'key-2')],
+    ])('accepts %s as a principal of its own', async (_name, headers, principal) => {
+      expect(await whoWith(headers)).toEqual({ status: 200, body: { principal } });
+    });
+
+    it('gives every credential its own principal', () => {
+      const principals = new Set(['tok-0', 'tok-1', 'tok-2'].map((t) => principalOf('a2a-1.0', 'bearer', t)));
+      for (const k of ['key-1', 'key-2']) principals.add(principalOf('a2a-1.0', 'api-key', k));
+      expect(principals.size).toBe(5);
+    });
+
+    it.each([
+      ['a listed token as an API key', { 'x-api-key': 'tok-1' }],
+      ['a listed API key as a token', { authorization: 'Bearer key-1' }],
+      ['a prefix of a listed token', { authorization: 'Bearer tok-' }],
+      ['two listed tokens joined', { authorization: 'Bearer tok-1tok-2' }],
+    ])('rejects %s', async (_name, headers) => {
+      expect((await whoWith(headers)).status).toBe(401);
+    });
+
+    it('turns auth on with a list alone, and the card names each scheme once', async () => {
+      expect((await guardedApp(CallerCredentials.parse({ tokens: ['only'] }))({})).status).toBe(401);
+      expect(describeSecuritySchemes(CallerCredentials.parse(lists))?.securityRequirements).toEqual([
+        { schemes: { bearerAuth: { list: [] } } },
+        { schemes: { apiKeyAuth: { list: [] } } },
+      ]);
+    });
   });
 
   it('uses X-API-Key by default', async () => {
