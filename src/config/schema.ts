@@ -249,6 +249,12 @@ export const GatewayConfig = z.strictObject({
       'max-bytes': z.number().int().min(1).optional(),
       'idle-ttl-ms': Millis.default(24 * 3600_000),
       'history-limit': z.number().int().min(0).default(200),
+      /**
+       * How long the gateway remembers who owns a context after its last task began, even once its tasks
+       * are gone (never below `idle-ttl-ms`; with that at 0, forever): the agent may still hold the
+       * conversation, and another caller naming it must not continue it.
+       */
+      'context-owner-ttl-ms': Millis.default(7 * 24 * 3600_000),
       /** `store: redis`: how long a replica's hold on a context outlives its last renewal (a crashed replica's contexts free up after it). */
       'lane-lease-ms': z.number().int().min(1_000).default(30_000),
     })

@@ -12,7 +12,7 @@ export interface RegistryHandle {
   replica(): TaskRegistry;
   cleanup(): Promise<void>;
 }
-export type RegistryFactory = (options: { historyLimit: number; idleTtlMs: number }) => Promise<RegistryHandle>;
+export type RegistryFactory = (options: { historyLimit: number; idleTtlMs: number; contextOwnerTtlMs?: number }) => Promise<RegistryHandle>;
 
 const ALICE: TaskMeta = { owner: 'basic:alice', upstream: 'up' };
 const BOB: TaskMeta = { owner: 'basic:bob', upstream: 'up' };
@@ -70,7 +70,7 @@ async function expectA2AError(promise: Promise<unknown>, code: number, message: 
 export function registryContract(name: string, factory: RegistryFactory): void {
   describe(`TaskRegistry contract: ${name}`, () => {
     let handle: RegistryHandle | undefined;
-    const open = async (options: Partial<{ historyLimit: number; idleTtlMs: number }> = {}) => {
+    const open = async (options: Partial<{ historyLimit: number; idleTtlMs: number; contextOwnerTtlMs: number }> = {}) => {
       handle = await factory({ historyLimit: 200, idleTtlMs: 60_000, ...options });
       return handle.registry;
     };
@@ -289,6 +289,23 @@ export function registryContract(name: string, factory: RegistryFactory): void {
       expect((await registry.list({ status: 'TASK_STATE_WORKING' }, ALICE.owner)).totalSize).toBe(1);
       expect(await registry.latestForContext('ctx-1', ALICE.owner)).toBeUndefined();
       expect(await registry.contextOwner('ctx-1')).toBeUndefined();
+    });
+
+    it("remembers a context's owner past its tasks, for the context-owner TTL", async () => {
+      const registry = await open({ idleTtlMs: 150, contextOwnerTtlMs: 900 });
+      await registry.put(taskOf('gone', { contextId: 'ctx-kept' }), ALICE);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The task is gone; who the conversation belongs to is not, so Bob cannot take it over.
+      expect(await registry.get('gone', ALICE.owner)).toBeUndefined();
+      expect(await registry.latestForContext('ctx-kept', ALICE.owner)).toBeUndefined();
+      expect(await registry.contextOwner('ctx-kept')).toBe(ALICE.owner);
+      // Alice's next task there renews it; Bob's write into it changes nothing.
+      await registry.put(taskOf('again', { contextId: 'ctx-kept' }), ALICE);
+      await registry.put(taskOf('bobs', { contextId: 'ctx-kept' }), BOB);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await registry.contextOwner('ctx-kept')).toBe(ALICE.owner);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await registry.contextOwner('ctx-kept')).toBeUndefined();
     });
   });
 }

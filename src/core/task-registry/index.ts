@@ -17,6 +17,7 @@ export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-
       url: config['redis-url'],
       prefix: config['redis-prefix'],
       idleTtlMs: tasks['idle-ttl-ms'],
+      contextOwnerTtlMs: tasks['context-owner-ttl-ms'],
       historyLimit: tasks['history-limit'],
     });
   }
@@ -24,6 +25,7 @@ export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-
     maxTasks: tasks['max-tasks'],
     maxBytes: tasks['max-bytes'] ?? defaultMaxBytes(),
     idleTtlMs: tasks['idle-ttl-ms'],
+    contextOwnerTtlMs: tasks['context-owner-ttl-ms'],
     historyLimit: tasks['history-limit'],
   });
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { contextOwnerTtl } from './context-owner.js';
 import { taskBytes } from './task-bytes.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
 import type { ReportsDrops, TaskMeta, TaskRecord, TaskStore } from './types.js';
@@ -17,6 +18,8 @@ export interface MemoryTaskRegistryOptions {
   maxBytes?: number;
   /** A task not written for this long is dropped (0: never). */
   idleTtlMs: number;
+  /** How long a context's owner is remembered past its tasks (see contextOwnerTtl); absent: as long as they live. */
+  contextOwnerTtlMs?: number;
   historyLimit: number;
 }
 
@@ -28,7 +31,14 @@ export interface MemoryTaskRegistryOptions {
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
   const byOwner = new Map<string, Set<string>>();
   const byContext = new Map<string, Set<string>>();
-  const contextOwners = new Map<string, string>();
+  // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
+  // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
+  // may still hold its conversation.
+  const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
+  const contextOwners = new LRUCache<string, string>({
+    max: Math.max(2 * options.maxTasks, 1_000),
+    ...(contextTtl > 0 ? { ttl: contextTtl } : {}),
+  });
   const contextKey = (owner: string, contextId: string) => `${owner}\u0000${contextId}`;
   // Strictly increasing write stamps, so "latest in a context" is exact even within one millisecond.
   let lastStamp = 0;
@@ -65,15 +75,16 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     addTo(byOwner, owner, task.id);
     if (!task.contextId) return;
     addTo(byContext, contextKey(owner, task.contextId), task.id);
-    if (!contextOwners.has(task.contextId)) contextOwners.set(task.contextId, owner);
+    // The first owner keeps the context; each task it begins there renews the context's time.
+    const current = contextOwners.get(task.contextId);
+    if (current === undefined || current === owner) contextOwners.set(task.contextId, owner);
   }
 
   function unindex(record: TaskRecord): void {
     const { owner, task } = record;
     removeFrom(byOwner, owner, task.id);
     if (!task.contextId) return;
-    const emptied = removeFrom(byContext, contextKey(owner, task.contextId), task.id);
-    if (emptied && contextOwners.get(task.contextId) === owner) contextOwners.delete(task.contextId);
+    removeFrom(byContext, contextKey(owner, task.contextId), task.id);
   }
 
   function write(task: Task, meta: TaskMeta): void {
@@ -136,10 +147,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     },
 
     async contextOwner(contextId: string): Promise<string | undefined> {
-      const owner = contextOwners.get(contextId);
-      if (owner === undefined) return undefined;
-      // Expired tasks are only noticed when touched: confirm the context still has a live task.
-      return liveRecords(byContext.get(contextKey(owner, contextId)), owner).length > 0 ? owner : undefined;
+      return contextOwners.get(contextId);
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {

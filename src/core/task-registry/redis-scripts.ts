@@ -8,8 +8,8 @@
  *   P o:O:l:C       string id of the owner's task in that context written last (latestForContext)
  *   P o:O:idx       hash  id -> {m,s,k}: what pruning needs once the task hash has expired
  *   P o:O:exp       zset  id scored by expiry (µs): which index members to prune
- *   P ctx:C         string owner of the context (its first writer)
- * Every key a write touches gets the idle TTL again, so an index key can only expire when every
+ *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
+ * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an index key can only expire when every
  * task in it has; members of tasks that expired earlier are pruned by PRUNE_SCRIPT before a list.
  * Some key names are built inside the scripts, so this layout targets a single Redis (not Cluster).
  */
@@ -21,7 +21,7 @@
  * KEYS: task, idx, exp, all, context ('' fragment: unused), status, contextOwner, then any keys that
  *       expire with the task (push configs: they get its idle TTL on every write)
  * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
- *       ownerKeyPrefix ('P o:O:')
+ *       ownerKeyPrefix ('P o:O:'), contextOwnerTtlMs (0: never expires)
  * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task)
  */
 export const WRITE_SCRIPT = `
@@ -58,9 +58,12 @@ if ttl > 0 then
   if ARGV[6] ~= '' then
     redis.call('PEXPIRE', KEYS[5], ttl)
     redis.call('PEXPIRE', ARGV[9] .. 'l:' .. ARGV[6], ttl)
-    if redis.call('GET', KEYS[7]) == ARGV[3] then redis.call('PEXPIRE', KEYS[7], ttl) end
   end
   for i = 8, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) == ARGV[3] then
+  local contextTtl = tonumber(ARGV[10])
+  if contextTtl > 0 then redis.call('PEXPIRE', KEYS[7], contextTtl) else redis.call('PERSIST', KEYS[7]) end
 end
 return {1, version, now}
 `;

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
+import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
 import { connectRedis } from '../../redis-connection.js';
@@ -17,6 +18,8 @@ export interface RedisTaskRegistryOptions {
   prefix: string;
   /** A task not written for this long expires (0: never). */
   idleTtlMs: number;
+  /** How long a context's owner is remembered past its tasks (see contextOwnerTtl); absent: as long as they live. */
+  contextOwnerTtlMs?: number;
   historyLimit: number;
 }
 
@@ -66,6 +69,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   /** expireWithTasks(): prefixes of keys that share each task's TTL. */
   const linkedPrefixes: string[] = [];
 
+  const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
   const lastWritten = new LRUCache<string, Versioned & { owner: string }>({ max: 1000, ttl: 60_000 });
 
   function parseDoc(doc: string | null | undefined): { task: Task; upstream: string } | undefined {
@@ -125,6 +129,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         options.idleTtlMs,
         taskId,
         ownerPrefix(meta.owner),
+        contextTtl,
       )) as [number, number | string, string?, string?];
       if (reply[0] === 1) {
         lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner });

@@ -39,7 +39,10 @@ export interface TaskStore {
   get(taskId: string, owner: string): Promise<Task | undefined>;
   /** Owner of a known task, whoever asks: lets the gateway tell "unknown" from "someone else's". */
   ownerOf(taskId: string): Promise<string | undefined>;
-  /** Owner of a known context (the owner of its first recorded task). */
+  /**
+   * Owner of a known context (the owner of its first recorded task). Kept beyond the context's tasks,
+   * for `contextOwnerTtl` (context-owner.ts): the agent may still hold the conversation.
+   */
   contextOwner(contextId: string): Promise<string | undefined>;
   /** ListTasks for one owner (filters, order, keyset paging; see list-query.ts). */
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
