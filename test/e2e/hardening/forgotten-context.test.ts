@@ -17,20 +17,20 @@ const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json' };
 const ALICE = { ...V1, authorization: 'Bearer alice-token' };
 const BOB = { ...V1, authorization: 'Bearer bob-token' };
 
-async function send(url: string, headers: Record<string, string>, text: string, contextId?: string): Promise<any> {
+async function call(url: string, headers: Record<string, string>, method: string, params: unknown): Promise<any> {
   const response = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: randomUUID(),
-      method: 'SendMessage',
-      params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...(contextId ? { contextId } : {}) } },
-    }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
     signal: AbortSignal.timeout(10_000),
   });
   return response.json();
 }
+
+const send = (url: string, headers: Record<string, string>, text: string, contextId?: string): Promise<any> =>
+  call(url, headers, 'SendMessage', {
+    message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...(contextId ? { contextId } : {}) },
+  });
 
 afterAll(async () => {
   const redis = new Redis(REDIS_URL);
@@ -59,11 +59,7 @@ describe.each([
     await send(gateway.url, BOB, 'something else');
     await new Promise((resolve) => setTimeout(resolve, 500));
     // The registry has forgotten Alice's task…
-    const lookup = await fetch(gateway.url, {
-      method: 'POST',
-      headers: ALICE,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: taskId } }),
-    }).then((response) => response.json());
+    const lookup = await call(gateway.url, ALICE, 'GetTask', { id: taskId });
     expect(lookup.error?.code).toBe(-32001);
     // …but not whose conversation it is.
     const taken = await send(gateway.url, BOB, 'continue that plan', contextId);
