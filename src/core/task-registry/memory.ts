@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents } from './fold.js';
 import { contextOwnerTtl } from './context-owner.js';
+import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
 import type { ReportsDrops, TaskMeta, TaskRecord, TaskStore } from './types.js';
@@ -29,8 +30,9 @@ export interface MemoryTaskRegistryOptions {
  * sorts the owner's (or context's) tasks per call: O(n log n) in the owner's task count.
  */
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
-  const byOwner = new Map<string, Set<string>>();
-  const byContext = new Map<string, Set<string>>();
+  const byOwner = new IdGroups();
+  // Owner, then context: no key string is built per context.
+  const byContext = new Map<string, IdGroups>();
   // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
   // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
   // may still hold its conversation.
@@ -39,7 +41,6 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     max: Math.max(2 * options.maxTasks, 1_000),
     ...(contextTtl > 0 ? { ttl: contextTtl } : {}),
   });
-  const contextKey = (owner: string, contextId: string) => `${owner}\u0000${contextId}`;
   // Strictly increasing write stamps, so "latest in a context" is exact even within one millisecond.
   let lastStamp = 0;
   const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 0.001));
@@ -72,9 +73,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function index(record: TaskRecord): void {
     const { owner, task } = record;
-    addTo(byOwner, owner, task.id);
+    byOwner.add(owner, task.id);
     if (!task.contextId) return;
-    addTo(byContext, contextKey(owner, task.contextId), task.id);
+    let contexts = byContext.get(owner);
+    if (!contexts) byContext.set(owner, (contexts = new IdGroups()));
+    contexts.add(task.contextId, task.id);
     // The first owner keeps the context; each task it begins there renews the context's time.
     const current = contextOwners.get(task.contextId);
     if (current === undefined || current === owner) contextOwners.set(task.contextId, owner);
@@ -82,9 +85,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function unindex(record: TaskRecord): void {
     const { owner, task } = record;
-    removeFrom(byOwner, owner, task.id);
+    byOwner.remove(owner, task.id);
     if (!task.contextId) return;
-    removeFrom(byContext, contextKey(owner, task.contextId), task.id);
+    const contexts = byContext.get(owner);
+    contexts?.remove(task.contextId, task.id);
+    if (contexts?.size === 0) byContext.delete(owner);
   }
 
   function write(task: Task, meta: TaskMeta): void {
@@ -106,10 +111,12 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     return undefined;
   }
 
-  function liveRecords(ids: Set<string> | undefined, owner: string): TaskRecord[] {
+  const contextIds = (owner: string, contextId: string): string[] => byContext.get(owner)?.ids(contextId) ?? [];
+
+  /** The live records of `ids` (a copy of an index group: live() may unindex while this goes through it). */
+  function liveRecords(ids: readonly string[], owner: string): TaskRecord[] {
     const records: TaskRecord[] = [];
-    // Copy first: live() may unindex (and so mutate the set) while we iterate.
-    for (const id of [...(ids ?? [])]) {
+    for (const id of ids) {
       const record = live(id);
       if (record && record.owner === owner) records.push(record);
     }
@@ -154,7 +161,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       const pageSize = pageSizeOf(request);
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
-      const ids = request.contextId ? byContext.get(contextKey(owner, request.contextId)) : byOwner.get(owner);
+      const ids = request.contextId ? contextIds(owner, request.contextId) : byOwner.ids(owner);
       const rows: Array<{ member: string; task: Task }> = [];
       for (const { task } of liveRecords(ids, owner)) {
         if (request.status && task.status.state !== request.status) continue;
@@ -180,7 +187,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
     async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
       let latest: TaskRecord | undefined;
-      for (const record of liveRecords(byContext.get(contextKey(owner, contextId)), owner)) {
+      for (const record of liveRecords(contextIds(owner, contextId), owner)) {
         if (!latest || record.updatedAt > latest.updatedAt) latest = record;
       }
       return latest?.task;
@@ -200,20 +207,4 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       contextOwners.clear();
     },
   };
-}
-
-function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(id);
-}
-
-/** Remove an id; true when that emptied (and dropped) the set. */
-function removeFrom(map: Map<string, Set<string>>, key: string, id: string): boolean {
-  const set = map.get(key);
-  if (!set) return false;
-  set.delete(id);
-  if (set.size > 0) return false;
-  map.delete(key);
-  return true;
 }
