@@ -41,9 +41,9 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     max: Math.max(2 * options.maxTasks, 1_000),
     ...(contextTtl > 0 ? { ttl: contextTtl } : {}),
   });
-  // Strictly increasing write stamps, so "latest in a context" is exact even within one millisecond.
-  let lastStamp = 0;
-  const stamp = () => (lastStamp = Math.max(Date.now(), lastStamp + 0.001));
+  // A count, not a clock: "latest in a context" is exact within one millisecond, and a small integer is
+  // kept in the record itself where a fractional time would be a heap number of its own per task.
+  let writes = 0;
 
   const maxBytes = options.maxBytes;
   const evictionListeners = new Set<(taskId: string) => void>();
@@ -94,7 +94,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function write(task: Task, meta: TaskMeta): void {
     const previous = cache.peek(task.id, { allowStale: true });
-    const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, updatedAt: stamp() };
+    const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, written: ++writes };
     // Only owner and context place a task in the indexes: most writes (status and artifact chunks
     // of a stream) leave both as they were, and re-adding to a large owner set is not free.
     const moved = !previous || previous.owner !== record.owner || previous.task.contextId !== task.contextId;
@@ -188,7 +188,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
       let latest: TaskRecord | undefined;
       for (const record of liveRecords(contextIds(owner, contextId), owner)) {
-        if (!latest || record.updatedAt > latest.updatedAt) latest = record;
+        if (!latest || record.written > latest.written) latest = record;
       }
       return latest?.task;
     },

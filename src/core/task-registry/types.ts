@@ -11,8 +11,8 @@ export interface TaskMeta {
 /** One stored task: the 1.0 Task (history bounded by `tasks.history-limit`) plus bookkeeping. */
 export interface TaskRecord extends TaskMeta {
   task: Task;
-  /** Epoch ms of the last write. */
-  updatedAt: number;
+  /** When it was last written, as a count of this store's writes: later writes have greater numbers. */
+  written: number;
 }
 
 /**
