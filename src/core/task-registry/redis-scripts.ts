@@ -9,8 +9,9 @@
  *   P o:O:idx       hash  id -> {m,s,k}: what pruning needs once the task hash has expired
  *   P o:O:exp       zset  id scored by expiry (µs): which index members to prune
  *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
- * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an index key can only expire when every
- * task in it has; members of tasks that expired earlier are pruned by PRUNE_SCRIPT before a list.
+ * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an
+ * index key can only expire when every task in it has; members of tasks that expired earlier are pruned
+ * by PRUNE_SCRIPT before a list.
  * Some key names are built inside the scripts, so this layout targets a single Redis (not Cluster).
  */
 
