@@ -70,6 +70,21 @@ describe('memory registry bounds', () => {
   });
 });
 
+describe('memory registry context owners', () => {
+  it('keeps the owners of at least 1,000 contexts past their tasks, then forgets the least recently used', async () => {
+    const registry = createMemoryTaskRegistry({ maxTasks: 1, idleTtlMs: 60_000, historyLimit: 10 });
+    for (let i = 0; i < 1_000; i++) await registry.put(taskOf(`t${i}`, { contextId: `ctx-${i}` }), { owner: `o${i % 2}`, upstream: 'u' });
+    expect(await registry.ownerOf('t0')).toBeUndefined();
+    expect(await registry.contextOwner('ctx-0')).toBe('o0');
+    expect(await registry.contextOwner('ctx-1')).toBe('o1');
+    await registry.put(taskOf('t1000', { contextId: 'ctx-1000' }), { owner: 'o0', upstream: 'u' });
+    // ctx-0 was read last above, so ctx-2 is now the least recently used and the one to go.
+    expect(await registry.contextOwner('ctx-2')).toBeUndefined();
+    expect(await registry.contextOwner('ctx-0')).toBe('o0');
+    await registry.close();
+  });
+});
+
 /** A history of `count` agent messages of `chars` characters each, as a long iac-code turn leaves. */
 const history = (count: number, chars: number, fill = 'x'): Message[] =>
   Array.from({ length: count }, (_, i) => ({ messageId: `m${i}`, role: 'ROLE_AGENT', parts: [{ text: fill.repeat(chars) }] }));

@@ -35,10 +35,12 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   const byContext = new Map<string, IdGroups>();
   // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
   // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
-  // may still hold its conversation.
+  // may still hold its conversation. Bounded by a size of 1 each rather than `max`, which would allocate
+  // room for every entry at start (8 MiB for the default max-tasks).
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
   const contextOwners = new LRUCache<string, string>({
-    max: Math.max(2 * options.maxTasks, 1_000),
+    maxSize: Math.max(2 * options.maxTasks, 1_000),
+    sizeCalculation: () => 1,
     ...(contextTtl > 0 ? { ttl: contextTtl } : {}),
   });
   // A count, not a clock: "latest in a context" is exact within one millisecond, and a small integer is
