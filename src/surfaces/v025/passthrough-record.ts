@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { decodedText, encodedCopy } from './content-decoding.js';
 import { isRecord } from '../../model/json.js';
 
 /**
@@ -42,19 +43,19 @@ function resultOf(text: string): unknown {
  */
 export async function recordingAnswer(answer: Response, record: RecordRelayed): Promise<Response> {
   const init = { status: answer.status, headers: answer.headers };
+  const encoding = answer.headers.get('content-encoding');
   if (answer.headers.get('content-type')?.startsWith('text/event-stream')) {
-    return answer.body ? new Response(answer.body.pipeThrough(recordingStream(record)), init) : answer;
+    return answer.body ? new Response(answer.body.pipeThrough(recordingStream(record, encoding)), init) : answer;
   }
-  // The bytes go back as they came (whatever their encoding); a copy is read for the task.
+  // The bytes go back as they came (whatever their encoding); a decoded copy is read for the task.
   const bytes = await answer.arrayBuffer();
-  const task = relayedTaskOf(resultOf(utf8.decode(bytes)));
+  const text = decodedText(new Uint8Array(bytes), encoding);
+  const task = text === undefined ? undefined : relayedTaskOf(resultOf(text));
   if (task) await record(task);
   return new Response(bytes, init);
 }
 
-const utf8 = new TextDecoder();
-
-function recordingStream(record: RecordRelayed): TransformStream<Uint8Array, Uint8Array> {
+function recordingStream(record: RecordRelayed, encoding: string | null): TransformStream<Uint8Array, Uint8Array> {
   let found: RelayedTask | undefined;
   let recorded = false;
   const decoder = new TextDecoder();
@@ -63,16 +64,20 @@ function recordingStream(record: RecordRelayed): TransformStream<Uint8Array, Uin
       found ??= relayedTaskOf(resultOf(message.data));
     },
   });
+  const copy = encodedCopy(encoding);
   return new TransformStream({
     async transform(chunk, controller) {
       if (!recorded) {
-        parser.feed(decoder.decode(chunk, { stream: true }));
+        const plain = copy ? await copy.decode(chunk) : chunk;
+        if (plain) parser.feed(decoder.decode(plain, { stream: true }));
         if (found) {
           recorded = true;
+          copy?.close();
           await record(found);
         }
       }
       controller.enqueue(chunk);
     },
+    flush: () => copy?.close(),
   });
 }

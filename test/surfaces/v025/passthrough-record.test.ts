@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { recordingAnswer, relayedTaskOf, type RelayedTask } from '../../../src/surfaces/v025/passthrough-record.js';
 
@@ -31,13 +31,64 @@ describe('the pass-through records the task an answer names', () => {
     expect(await answer.text()).toBe(body);
   });
 
-  it('hands an encoded answer on byte for byte, even though it cannot read it', async () => {
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('records a %s-encoded JSON answer from a decoded copy, and hands its bytes on as they came', async (coding, encode) => {
     const { recorded, record } = recorder();
-    const gzipped = gzipSync(envelope(task));
-    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
-    const answer = await recordingAnswer(new Response(gzipped, { headers }), record);
-    expect(Buffer.from(await answer.arrayBuffer()).equals(gzipped)).toBe(true);
+    const encoded = encode(envelope(task));
+    const headers = { 'content-type': 'application/json', 'content-encoding': coding };
+    const answer = await recordingAnswer(new Response(encoded, { headers }), record);
+    expect(Buffer.from(await answer.arrayBuffer()).equals(encoded)).toBe(true);
+    expect(recorded).toEqual([{ id: 't-1', contextId: 'c-1', state: 'input-required' }]);
+  });
+
+  it.each([
+    ['a coding it does not know', 'compress', Buffer.from(envelope(task))],
+    ['two codings', 'gzip, br', gzipSync(envelope(task))],
+    ['bytes that are not what they claim', 'gzip', Buffer.from('not gzip at all')],
+  ])('hands on %s untouched, without a record', async (_name, coding, bytes) => {
+    const { recorded, record } = recorder();
+    const answer = await recordingAnswer(
+      new Response(bytes, { headers: { 'content-type': 'application/json', 'content-encoding': coding } }),
+      record,
+    );
+    expect(Buffer.from(await answer.arrayBuffer()).equals(bytes)).toBe(true);
     expect(recorded).toEqual([]);
+  });
+
+  it('records a gzipped SSE answer as soon as the chunk naming the task is decoded, and passes the bytes untouched', async () => {
+    const { recorded, record } = recorder();
+    const gzip = createGzip();
+    const parts: Buffer[] = [];
+    gzip.on('data', (data: Buffer) => parts.push(data));
+    const flushed = async (text: string): Promise<Buffer> => {
+      gzip.write(text);
+      await new Promise<void>((resolve) => gzip.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+      return Buffer.concat(parts.splice(0));
+    };
+    const chunks = [
+      await flushed(`data: ${envelope(task).slice(0, 20)}`),
+      await flushed(`${envelope(task).slice(20)}\n\n`),
+      await flushed(`data: ${envelope({ kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed' }, final: true })}\n\n`),
+    ];
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new Uint8Array(chunk));
+        controller.close();
+      },
+    });
+    const headers = { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' };
+    const answer = await recordingAnswer(new Response(source, { headers }), record);
+    const reader = answer.body!.getReader();
+    expect(Buffer.from((await reader.read()).value).equals(chunks[0]!)).toBe(true);
+    expect(recorded).toEqual([]);
+    expect(Buffer.from((await reader.read()).value).equals(chunks[1]!)).toBe(true);
+    expect(recorded).toEqual([{ id: 't-1', contextId: 'c-1', state: 'input-required' }]);
+    expect(Buffer.from((await reader.read()).value).equals(chunks[2]!)).toBe(true);
+    expect((await reader.read()).done).toBe(true);
+    expect(recorded).toHaveLength(1);
   });
 
   it('records an SSE answer before the chunk naming the task goes on, and passes every chunk untouched', async () => {
