@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryTaskAliases, createRedisTaskAliases, type TaskAliases } from '../../src/core/task-aliases/index.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+
+beforeAll(requireRedis);
+
+const opened: TaskAliases[] = [];
+afterAll(async () => {
+  for (const aliases of opened) await aliases.close();
+});
+
+const stores: Array<[string, () => TaskAliases]> = [
+  ['memory', () => createMemoryTaskAliases({ max: 1_000, idleTtlMs: 60_000 })],
+  ['redis', () => createRedisTaskAliases({ url: REDIS_URL, prefix: `a2a-bridge-test:${randomUUID()}:`, idleTtlMs: 60_000 })],
+];
+
+describe.each(stores)('task aliases (%s)', (_name, open) => {
+  const fresh = (): TaskAliases => {
+    const aliases = open();
+    opened.push(aliases);
+    return aliases;
+  };
+
+  it('gives a free id to the first owner only, and lets that owner claim its pending id again', async () => {
+    const aliases = fresh();
+    expect(await aliases.claim('mine', 'alice')).toBe(true);
+    expect(await aliases.claim('mine', 'bob')).toBe(false);
+    expect(await aliases.claim('mine', 'alice')).toBe(true);
+    expect(await aliases.lookup('mine')).toEqual({ owner: 'alice' });
+  });
+
+  it('binds an id to its upstream task both ways, per owner', async () => {
+    const aliases = fresh();
+    await aliases.claim('mine', 'alice');
+    await aliases.bind('mine', 'alice', 'up-1');
+    expect(await aliases.lookup('mine')).toEqual({ owner: 'alice', upstream: 'up-1' });
+    expect(await aliases.clientIdOf('up-1', 'alice')).toBe('mine');
+    expect(await aliases.clientIdOf('up-1', 'bob')).toBeUndefined();
+    // A bound id is not pending any more: not even its owner opens it again.
+    expect(await aliases.claim('mine', 'alice')).toBe(false);
+  });
+});
+
+describe('memory task aliases', () => {
+  it('keep at most `max` ids, forgetting the least recently used first', async () => {
+    const aliases = createMemoryTaskAliases({ max: 3, idleTtlMs: 0 });
+    for (const id of ['a', 'b', 'c']) await aliases.claim(id, 'alice');
+    await aliases.lookup('a');
+    await aliases.claim('d', 'alice');
+    expect(await aliases.lookup('b')).toBeUndefined();
+    for (const id of ['a', 'c', 'd']) expect(await aliases.lookup(id)).toEqual({ owner: 'alice' });
+    await aliases.bind('d', 'alice', 'up-d');
+    for (const id of ['x', 'y', 'z']) await aliases.bind(id, 'alice', `up-${id}`);
+    expect(await aliases.clientIdOf('up-d', 'alice')).toBeUndefined();
+    expect(await aliases.clientIdOf('up-z', 'alice')).toBe('z');
+  });
+
+  it('take no room at start for the ids they may keep', () => {
+    const held = (): number => {
+      const usage = process.memoryUsage();
+      return usage.heapUsed + usage.arrayBuffers;
+    };
+    const before = held();
+    // With room allocated per possible entry, one million would take about 80 MiB here.
+    const aliases = createMemoryTaskAliases({ max: 1_000_000, idleTtlMs: 60_000 });
+    expect(held() - before).toBeLessThan(8 * 1024 * 1024);
+    void aliases.close();
+  });
+});
