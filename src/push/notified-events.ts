@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { countBound } from '../lru-count-bound.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { PushLogger } from './queue/types.js';
 import { readSnapshot, snapshotFile } from './snapshot-file.js';
@@ -77,7 +78,7 @@ export interface MemoryNotifiedEventsOptions {
 export function createMemoryNotifiedEvents(options: MemoryNotifiedEventsOptions = {}): NotifiedEvents & { entries(): Array<[string, number]> } {
   const ttlMs = options.ttlMs ?? NOTIFIED_TTL_MS;
   const now = options.now ?? Date.now;
-  const claims = new LRUCache<string, number>({ max: options.max ?? NOTIFIED_MAX });
+  const claims = new LRUCache<string, number>(countBound(options.max ?? NOTIFIED_MAX));
   const live = (claimedAt: number) => now() - claimedAt < ttlMs;
   for (const [key, claimedAt] of (options.kept ?? []).sort((a, b) => a[1] - b[1])) {
     if (typeof key === 'string' && typeof claimedAt === 'number' && live(claimedAt)) claims.set(key, claimedAt);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { countBound } from '../lru-count-bound.js';
 import { tapIterable } from '../core/iterables.js';
 import type { Settling } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
@@ -95,7 +96,7 @@ interface Notification {
 export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   const { store, registry, logger } = deps;
   const tails = new Map<string, Promise<void>>();
-  const tracks = new LRUCache<string, TaskTrack>({ max: MAX_TRACKED_TASKS });
+  const tracks = new LRUCache<string, TaskTrack>(countBound(MAX_TRACKED_TASKS));
   const openStreams = new Map<string, symbol[]>();
   /** Fallback event ids stay unique across restarts and replicas without coordination. */
   const instance = randomBytes(6).toString('hex');

@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import { withFields } from '../../model/with-fields.js';
+import { countBound } from '../../lru-count-bound.js';
 import type { TaskAlias, TaskAliases } from './types.js';
 
 export interface MemoryTaskAliasesOptions {
@@ -8,13 +10,7 @@ export interface MemoryTaskAliasesOptions {
 }
 
 export function createMemoryTaskAliases(options: MemoryTaskAliasesOptions): TaskAliases {
-  // Bounded by a size of 1 per entry rather than `max`, which would allocate room for every entry at
-  // start: with the default max-tasks, 7.9 MiB and 26 ms for the two caches before the first task.
-  const bounds = {
-    maxSize: options.max,
-    sizeCalculation: () => 1,
-    ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs, updateAgeOnGet: true } : {}),
-  };
+  const bounds = withFields(countBound(options.max), options.idleTtlMs > 0 ? { ttl: options.idleTtlMs, updateAgeOnGet: true } : {});
   const byClientId = new LRUCache<string, TaskAlias>(bounds);
   const byUpstream = new LRUCache<string, string>(bounds);
   const reverseKey = (upstreamId: string, owner: string) => `${owner}\u0000${upstreamId}`;

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { countBound } from '../../lru-count-bound.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
@@ -35,14 +36,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   const byContext = new Map<string, IdGroups>();
   // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
   // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
-  // may still hold its conversation. Bounded by a size of 1 each rather than `max`, which would allocate
-  // room for every entry at start (8 MiB for the default max-tasks).
+  // may still hold its conversation.
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
-  const contextOwners = new LRUCache<string, string>({
-    maxSize: Math.max(2 * options.maxTasks, 1_000),
-    sizeCalculation: () => 1,
-    ...(contextTtl > 0 ? { ttl: contextTtl } : {}),
-  });
+  const contextOwners = new LRUCache<string, string>(
+    withFields(countBound(Math.max(2 * options.maxTasks, 1_000)), contextTtl > 0 ? { ttl: contextTtl } : {}),
+  );
   // A count, not a clock: "latest in a context" is exact within one millisecond, and a small integer is
   // kept in the record itself where a fractional time would be a heap number of its own per task.
   let writes = 0;
