@@ -1,3 +1,4 @@
+import type { Transformer } from 'node:stream/web';
 import { createParser } from 'eventsource-parser';
 import { decodedText, encodedCopy } from './content-decoding.js';
 import { isRecord } from '../../model/json.js';
@@ -65,7 +66,8 @@ function recordingStream(record: RecordRelayed, encoding: string | null): Transf
     },
   });
   const copy = encodedCopy(encoding);
-  return new TransformStream({
+  // `cancel` is in the streams standard and in Node 20's TransformStream, not yet in TypeScript's lib.
+  const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(): void } = {
     async transform(chunk, controller) {
       if (!recorded) {
         const plain = copy ? await copy.decode(chunk) : chunk;
@@ -79,5 +81,8 @@ function recordingStream(record: RecordRelayed, encoding: string | null): Transf
       controller.enqueue(chunk);
     },
     flush: () => copy?.close(),
-  });
+    // The caller left before the end: the decoder's native memory goes now, not at a later GC.
+    cancel: () => copy?.close(),
+  };
+  return new TransformStream(transformer);
 }

@@ -1,5 +1,18 @@
-import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync, type Gunzip } from 'node:zlib';
+import { describe, expect, it, vi } from 'vitest';
+
+// Every gunzip the pass-through makes, to see whether it was closed.
+const gunzips = vi.hoisted(() => [] as Gunzip[]);
+vi.mock('node:zlib', async (importOriginal) => {
+  const zlib = await importOriginal<typeof import('node:zlib')>();
+  const createGunzip = (): Gunzip => {
+    const gunzip = zlib.createGunzip();
+    gunzips.push(gunzip);
+    return gunzip;
+  };
+  return { ...zlib, createGunzip, default: { ...zlib, createGunzip } };
+});
+
 import { recordingAnswer, relayedTaskOf, type RelayedTask } from '../../../src/surfaces/v025/passthrough-record.js';
 
 const task = { kind: 'task', id: 't-1', contextId: 'c-1', status: { state: 'input-required' } };
@@ -89,6 +102,24 @@ describe('the pass-through records the task an answer names', () => {
     expect(Buffer.from((await reader.read()).value).equals(chunks[2]!)).toBe(true);
     expect((await reader.read()).done).toBe(true);
     expect(recorded).toHaveLength(1);
+  });
+
+  it('closes the decoder of a gzipped SSE answer when the caller leaves before the task was named', async () => {
+    const { recorded, record } = recorder();
+    const first = gzipSync(': opening\n\n');
+    const source = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new Uint8Array(first)),
+    });
+    const headers = { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' };
+    gunzips.length = 0;
+    const answer = await recordingAnswer(new Response(source, { headers }), record);
+    const reader = answer.body!.getReader();
+    expect(Buffer.from((await reader.read()).value).equals(first)).toBe(true);
+    expect(gunzips).toHaveLength(1);
+    expect(gunzips[0]!.destroyed).toBe(false);
+    await reader.cancel();
+    expect(gunzips[0]!.destroyed).toBe(true);
+    expect(recorded).toEqual([]);
   });
 
   it('records an SSE answer before the chunk naming the task goes on, and passes every chunk untouched', async () => {
