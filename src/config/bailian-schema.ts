@@ -34,6 +34,26 @@ export const BailianConfig = z
      * card accepts their type ('parts'), or left in the metadata ('metadata').
      */
     images: z.enum(['parts', 'metadata']).default('parts'),
+    /**
+     * URL images of that list (with `images: parts`): fetched by the gateway under the push callback
+     * address rules and made parts like base64 ones, or (`fetch: false`) left in the metadata.
+     */
+    'image-urls': z
+      .strictObject({
+        fetch: z.boolean().default(true),
+        /** iac-code's own bound on an image part. */
+        'max-bytes': z
+          .number()
+          .int()
+          .min(1)
+          .default(5 * 1024 * 1024),
+        'timeout-ms': z.number().int().min(1).default(10_000),
+        /** Images fetched per message; the rest stay in the metadata. */
+        'max-images': z.number().int().min(0).default(4),
+        /** Private, loopback and metadata addresses allowed: only where the images live on the operator's own network. */
+        'allow-private': z.boolean().default(false),
+      })
+      .prefault({}),
     /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
     'render-parts': z.enum(['text', 'native']).optional(),
     /** Largest file shown inline as text; larger ones become a one-line description. */

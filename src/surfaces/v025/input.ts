@@ -3,6 +3,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type SendMessageRequest, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
+import { fetchImageUrls, type ImageUrlFetch } from './image-urls.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
@@ -33,10 +34,16 @@ export function cardAccepts(card: AgentCard | undefined): (mediaType: string) =>
 /**
  * The facade's rules for an inbound message, after translation to 1.0: the 1.0 model's own checks
  * (the id rule on contextId/taskId, -32602), the `non-text-parts` policy, no empty text, and Bailian's
- * extension metadata moved under `extension-metadata-key` for the upstream, its base64 images made
- * parts when `acceptsImage` takes their type (`bailian.images: parts`).
+ * extension metadata moved under `extension-metadata-key` for the upstream, its images made parts when
+ * `acceptsImage` takes their type (`bailian.images: parts`): base64 ones, and URL ones fetched when
+ * `imageUrls` is given (`bailian.image-urls`).
  */
-export function turnInput(v1Params: unknown, bailian: BailianConfig, acceptsImage: (mediaType: string) => boolean = () => false): TurnInput {
+export async function turnInput(
+  v1Params: unknown,
+  bailian: BailianConfig,
+  acceptsImage: (mediaType: string) => boolean = () => false,
+  imageUrls?: Omit<ImageUrlFetch, 'config'>,
+): Promise<TurnInput> {
   const request = parseSendMessageRequest(v1Params);
   const { message } = request;
   const nonText = message.parts.some((part) => part.text === undefined);
@@ -51,11 +58,17 @@ export function turnInput(v1Params: unknown, bailian: BailianConfig, acceptsImag
   const key = bailian['extension-metadata-key'];
   const metadata = nestExtensionMetadata(message.metadata, key);
   const namespace = metadata?.[key];
-  const images = bailian.images === 'parts' && isRecord(namespace) ? imagesAsParts(namespace, acceptsImage) : undefined;
+  if (bailian.images !== 'parts' || !isRecord(namespace)) return withMetadata(request, metadata);
+  const fetched = imageUrls ? await fetchImageUrls(namespace, acceptsImage, withFields(imageUrls, { config: bailian['image-urls'] })) : undefined;
+  const images = imagesAsParts(namespace, acceptsImage, fetched);
   if (images) {
     const parts = [...message.parts, ...images.parts];
     return { request: withFields(request, { message: withFields(message, { parts, metadata: withFields(metadata, { [key]: images.namespace }) }) }) };
   }
-  if (metadata === message.metadata) return { request };
-  return { request: withFields(request, { message: withFields(message, { metadata }) }) };
+  return withMetadata(request, metadata);
+}
+
+function withMetadata(request: SendMessageRequest, metadata: SendMessageRequest['message']['metadata']): TurnInput {
+  if (metadata === request.message.metadata) return { request };
+  return { request: withFields(request, { message: withFields(request.message, { metadata }) }) };
 }

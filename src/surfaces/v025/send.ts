@@ -8,7 +8,7 @@ import { noteLog } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
-import { cardAccepts, turnInput } from './input.js';
+import { cardAccepts, turnInput, type TurnInput } from './input.js';
 import { answerPermission } from './permission-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
@@ -72,9 +72,17 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
   }
 }
 
+/** The turn's message as the facade runs it (input.ts), URL images fetched while the caller waits. */
+function facadeInput(call: TurnCall, deps: V025FacadeDeps): Promise<TurnInput> {
+  return turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card), {
+    signal: call.ctx.signal,
+    logger: call.c.get('logger'),
+  });
+}
+
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
-  const input = turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card));
+  const input = await facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
@@ -98,7 +106,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
 
 /** message/stream: the core's SendStreamingMessage as 0.2.5 SSE. */
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
-  const input = turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card));
+  const input = await facadeInput(call, deps);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;

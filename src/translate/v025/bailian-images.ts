@@ -5,8 +5,9 @@ import { isRecord, type JsonObject } from '../common.js';
  * Images a Bailian user attaches arrive in `message.metadata.images` (protocol extension:
  * `[{type: 'url' | 'base64', value}]`), never as parts, since Bailian's card contract is text/plain
  * only. A 1.0 agent reads images from parts: a base64 image whose type the agent's card accepts
- * becomes a raw part, so the agent sees what the user sent. URL images stay in the metadata: an
- * agent like iac-code accepts only local `file://` URLs and would refuse the whole message.
+ * becomes a raw part, so the agent sees what the user sent. A URL image is not given to the agent as a
+ * URL (an agent like iac-code accepts only local `file://` URLs and would refuse the whole message):
+ * the facade fetches it (surfaces/v025/image-urls.ts) and its bytes are read here like a base64 one's.
  */
 
 /** Leading bytes of the image types a browser or camera sends, and the extension a file of it gets. */
@@ -41,6 +42,8 @@ function decodeImage(value: unknown): { base64: string; mediaType: string; exten
   return known && { base64, mediaType: known.mediaType, extension: known.extension };
 }
 
+const NONE_FETCHED: ReadonlyMap<number, string> = new Map();
+
 /** What `imagesAsParts` made: the parts to add to the message, and the extension's metadata without the images they carry. */
 export interface BailianImages {
   parts: Part[];
@@ -49,16 +52,22 @@ export interface BailianImages {
 
 /**
  * Base64 images of the extension namespace (`metadata[extension-metadata-key]`) that `accepts` takes,
- * as raw parts named `image-<n>.<ext>` (n: the image's place in Bailian's list); the rest stay in
- * `images`, which goes when nothing is left in it. Undefined when no image becomes a part.
+ * and URL images whose bytes were `fetched` (base64, by their place in Bailian's list), as raw parts
+ * named `image-<n>.<ext>` (n: that place); the rest stay in `images`, which goes when nothing is left
+ * in it. Undefined when no image becomes a part.
  */
-export function imagesAsParts(namespace: JsonObject | undefined, accepts: (mediaType: string) => boolean): BailianImages | undefined {
+export function imagesAsParts(
+  namespace: JsonObject | undefined,
+  accepts: (mediaType: string) => boolean,
+  fetched: ReadonlyMap<number, string> = NONE_FETCHED,
+): BailianImages | undefined {
   const images = namespace?.images;
   if (!namespace || !Array.isArray(images)) return undefined;
   const parts: Part[] = [];
   const kept: unknown[] = [];
   images.forEach((image: unknown, index) => {
-    const decoded = isRecord(image) && image.type === 'base64' ? decodeImage(image.value) : undefined;
+    const base64 = isRecord(image) && image.type === 'base64' ? image.value : fetched.get(index);
+    const decoded = base64 === undefined ? undefined : decodeImage(base64);
     if (!decoded || !accepts(decoded.mediaType)) {
       kept.push(image);
       return;

@@ -3,9 +3,12 @@
  * protocol extension), never as parts, and a 1.0 agent reads images from parts. In front of a real
  * a2a-js 1.x agent whose card takes image/png and image/jpeg, what the user reads back (the agent's
  * `look` script says what it received) shows the image arrived, in message/send and message/stream.
+ * URL images are fetched from a local image server, which also counts what it was asked for.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../../src/app.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { lookReply, startScriptedAgent, type RunningScriptedAgent } from '../../support/sdk-v1-scripted-agents.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
@@ -15,17 +18,47 @@ const GIF = Buffer.from(
   'GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x00\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
   'latin1',
 );
-const IMAGES = [
-  { type: 'url', value: 'https://example.com/photo.jpg' },
+// A JPEG (its signature and a few bytes) the image server hands out at /photo.jpg.
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a small photo')]);
+
+/** Serves /photo.jpg, /page.html (not an image), /big.jpg (past a bound), /hop/<n> (redirects n times, then to the photo); anything else is a 404. */
+async function startImageServer(): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {
+  const asked: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const path = request.url ?? '/';
+    asked.push(path);
+    const hop = /^\/hop\/(\d+)$/.exec(path);
+    if (hop) {
+      const left = Number(hop[1]);
+      response.writeHead(302, { location: left > 1 ? `/hop/${left - 1}` : '/photo.jpg?signature=secret-token' }).end();
+    } else if (path === '/photo.jpg?signature=secret-token') {
+      response.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG);
+    } else if (path === '/page.html') {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an image</html>');
+    } else if (path === '/big.jpg') {
+      response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.concat([JPEG, Buffer.alloc(4096)]));
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, asked, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+let images: { url: string; asked: string[]; close(): Promise<void> };
+const photoUrl = () => `${images.url}/photo.jpg?signature=secret-token`;
+const IMAGES = () => [
+  { type: 'url', value: photoUrl() },
   { type: 'base64', value: PNG.toString('base64') },
   { type: 'base64', value: GIF.toString('base64') },
 ];
-const lookMessage = () => userMessage({ text: 'look at this', metadata: { images: IMAGES, chatId: 'chat-7' } });
+const lookMessage = (list: unknown[] = IMAGES()) => userMessage({ text: 'look at this', metadata: { images: list, chatId: 'chat-7' } });
 
-async function readBothWays(gateway: RunningGateway): Promise<{ sent: string; streamed: string }> {
-  const sent = await rpc(gateway.url, 'message/send', { message: lookMessage() });
+async function readBothWays(gateway: { url: string }, list?: unknown[]): Promise<{ sent: string; streamed: string }> {
+  const sent = await rpc(gateway.url, 'message/send', { message: lookMessage(list) });
   expect(sent.body.error).toBeUndefined();
-  const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: lookMessage() });
+  const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: lookMessage(list) });
   const events = results(await stream.rest());
   expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
   return { sent: sentText(sent.body.result), streamed: streamedText(events) };
@@ -35,25 +68,34 @@ describe('images a Bailian user attaches', () => {
   let agent: RunningScriptedAgent;
   beforeAll(async () => {
     agent = await startScriptedAgent();
+    images = await startImageServer();
   });
   afterAll(async () => {
     await agent.close();
+    await images.close();
   });
 
   describe('bailian.images: parts (the default)', () => {
-    let gateway: RunningGateway;
+    let gateway: TestGateway;
     beforeAll(async () => {
-      gateway = await startFacadeGateway({ upstream: { url: agent.url } });
+      gateway = await startTestGateway({ 'keepalive-ms': 0, upstream: { url: agent.url } });
     });
     afterAll(async () => {
       await gateway.close();
     });
 
-    it('the PNG reaches the agent as a part, byte for byte; the URL and the GIF stay in the metadata', async () => {
+    it('the PNG reaches the agent as a part, byte for byte; the GIF stays in the metadata, and so does a URL on a private address, never fetched', async () => {
       const expected = lookReply([{ filename: 'image-2.png', mediaType: 'image/png', bytes: PNG }], 2);
+      const asked = images.asked.length;
       const { sent, streamed } = await readBothWays(gateway);
       expect(streamed).toBe(expected);
       expect(sent).toBe(expected);
+      expect(images.asked.length).toBe(asked);
+      // The operator learns why, by the image's origin: never its path or query, which may hold a signature.
+      const refused = gateway.log().filter((line) => line.msg === 'an image URL Bailian sent was not fetched');
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused[0]).toMatchObject({ imageOrigin: images.url, reason: 'the URL must not target private or local hosts' });
+      expect(JSON.stringify(gateway.log())).not.toContain('secret-token');
     });
 
     it('a message without images is relayed as before', async () => {
@@ -62,8 +104,49 @@ describe('images a Bailian user attaches', () => {
     });
   });
 
+  describe("bailian.image-urls on the operator's own network (allow-private)", () => {
+    let gateway: TestGateway;
+    beforeAll(async () => {
+      gateway = await startTestGateway({
+        'keepalive-ms': 0,
+        upstream: { url: agent.url },
+        bailian: { 'image-urls': { 'allow-private': true, 'max-bytes': 1024, 'max-images': 5 } },
+      });
+    });
+    afterAll(async () => {
+      await gateway.close();
+    });
+
+    it('a URL image is fetched and reaches the agent as a part, byte for byte, beside the base64 one', async () => {
+      const expected = lookReply(
+        [
+          { filename: 'image-1.jpg', mediaType: 'image/jpeg', bytes: JPEG },
+          { filename: 'image-2.png', mediaType: 'image/png', bytes: PNG },
+        ],
+        1,
+      );
+      const { sent, streamed } = await readBothWays(gateway);
+      expect(streamed).toBe(expected);
+      expect(sent).toBe(expected);
+    });
+
+    it('redirects are followed up to three; what is not an image, too large, missing or too far stays in the metadata', async () => {
+      const list = [
+        { type: 'url', value: `${images.url}/hop/3` },
+        { type: 'url', value: `${images.url}/page.html` },
+        { type: 'url', value: `${images.url}/big.jpg` },
+        { type: 'url', value: `${images.url}/missing.jpg` },
+        { type: 'url', value: `${images.url}/hop/4` },
+      ];
+      const expected = lookReply([{ filename: 'image-1.jpg', mediaType: 'image/jpeg', bytes: JPEG }], 4);
+      const { sent, streamed } = await readBothWays(gateway, list);
+      expect(streamed).toBe(expected);
+      expect(sent).toBe(expected);
+    });
+  });
+
   describe('bailian.images: metadata', () => {
-    let gateway: RunningGateway;
+    let gateway: { url: string; close(): Promise<void> };
     beforeAll(async () => {
       gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { images: 'metadata' } });
     });
@@ -71,8 +154,10 @@ describe('images a Bailian user attaches', () => {
       await gateway.close();
     });
 
-    it('every image stays in the metadata, as Bailian sent it', async () => {
+    it('every image stays in the metadata, as Bailian sent it, and no URL is fetched', async () => {
+      const asked = images.asked.length;
       const { sent, streamed } = await readBothWays(gateway);
+      expect(images.asked.length).toBe(asked);
       expect(streamed).toBe(lookReply([], 3));
       expect(sent).toBe(lookReply([], 3));
     });

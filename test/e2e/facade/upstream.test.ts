@@ -58,7 +58,8 @@ describe('facade → fake iac-code', () => {
       location: { city: '杭州', longitude: '120.15', latitude: '30.28' },
       userDefinedParams: { agentParam: 'v' },
       commandResults: [{ commandRequestId: 'c-1', status: 'ok' }],
-      images: [{ type: 'url', value: 'https://img.example.com/x.png' }],
+      // A documentation address: refused before any connection, so the image stays as Bailian sent it.
+      images: [{ type: 'url', value: 'https://192.0.2.1/x.png' }],
       chatId: '3eca6a13-fcfd-48b0-b1b7-34bfe735abcd',
       intentInfos: [{ intent: 'ai-calculate', slots: [{ name: 'num1', value: '一', normValue: '1' }] }],
     };

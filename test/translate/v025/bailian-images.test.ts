@@ -19,8 +19,26 @@ describe('imagesAsParts: Bailian base64 images become raw parts', () => {
     const made = imagesAsParts(images({ type: 'url', value: 'https://example.com/a.png' }, { type: 'base64', value: base64(bytes) }), all);
     expect(made?.parts).toEqual([{ raw: base64(bytes), mediaType, filename: `image-2.${extension}` }]);
     expect(Buffer.from(made!.parts[0]!.raw!, 'base64').equals(bytes)).toBe(true);
-    // The URL image stays where Bailian put it: an agent may not fetch remote URLs.
+    // A URL image nobody fetched stays where Bailian put it: an agent may not fetch remote URLs.
     expect(made?.namespace).toEqual(images({ type: 'url', value: 'https://example.com/a.png' }));
+  });
+
+  it('reads a fetched URL image by its bytes like a base64 one; a fetched one that is no image stays as the URL', () => {
+    const list = images(
+      { type: 'url', value: 'https://example.com/a' },
+      { type: 'url', value: 'https://example.com/b' },
+      { type: 'base64', value: base64(GIF) },
+    );
+    const fetched = new Map([
+      [0, base64(Buffer.from('<html>'))],
+      [1, base64(JPEG)],
+    ]);
+    const made = imagesAsParts(list, all, fetched);
+    expect(made?.parts).toEqual([
+      { raw: base64(JPEG), mediaType: 'image/jpeg', filename: 'image-2.jpg' },
+      { raw: base64(GIF), mediaType: 'image/gif', filename: 'image-3.gif' },
+    ]);
+    expect(made?.namespace).toEqual(images({ type: 'url', value: 'https://example.com/a' }));
   });
 
   it('reads a data URL by its bytes, not by its label, and drops white space in the base64', () => {

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { BailianConfig } from '../../config/bailian-schema.js';
+import { guardedGet } from '../../guarded-get.js';
+import type { LookupFunction } from '../../push/url-policy.js';
+import { isRecord } from '../../model/json.js';
+
+/** The image types the facade can tell by their bytes (translate/v025/bailian-images.ts). */
+const SNIFFED_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+export interface ImageUrlFetch {
+  config: BailianConfig['image-urls'];
+  /** The caller left: fetches still running are dropped. */
+  signal: AbortSignal;
+  logger?: Logger | undefined;
+  lookup?: LookupFunction;
+}
+
+/** Where a URL points, without its path and query: signed links carry their credential there. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/**
+ * The URL images of Bailian's list (`images: [{type: 'url', value}]`) fetched at once, as base64 by their
+ * place in the list, when the agent takes some image type the facade can recognise. A URL that is
+ * refused (private host, not 200, too large, too slow) is left out and logged by its origin only; the
+ * image then stays in the metadata, as before. What the bytes are is decided later, by their signature.
+ */
+export async function fetchImageUrls(
+  namespace: unknown,
+  acceptsImage: (mediaType: string) => boolean,
+  fetch: ImageUrlFetch,
+): Promise<ReadonlyMap<number, string>> {
+  const fetched = new Map<number, string>();
+  const images = isRecord(namespace) ? namespace.images : undefined;
+  if (!fetch.config.fetch || !Array.isArray(images) || !SNIFFED_TYPES.some(acceptsImage)) return fetched;
+  const urls = images
+    .map((image: unknown, index) => ({
+      index,
+      url: isRecord(image) && image.type === 'url' && typeof image.value === 'string' ? image.value : undefined,
+    }))
+    .filter((entry): entry is { index: number; url: string } => entry.url !== undefined)
+    .slice(0, fetch.config['max-images']);
+  await Promise.all(
+    urls.map(async ({ index, url }) => {
+      try {
+        const { body } = await guardedGet(url, {
+          allowPrivate: fetch.config['allow-private'],
+          timeoutMs: fetch.config['timeout-ms'],
+          maxBytes: fetch.config['max-bytes'],
+          accept: SNIFFED_TYPES.join(', '),
+          maxRedirects: 3,
+          signal: fetch.signal,
+          ...(fetch.lookup ? { lookup: fetch.lookup } : {}),
+        });
+        fetched.set(index, body.toString('base64'));
+      } catch (error) {
+        if (fetch.signal.aborted) return;
+        const reason = error instanceof Error ? error.message : 'failed';
+        fetch.logger?.warn({ imageOrigin: originOf(url), reason }, 'an image URL Bailian sent was not fetched');
+      }
+    }),
+  );
+  return fetched;
+}
