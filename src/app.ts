@@ -31,6 +31,7 @@ import type { VerificationResult } from './signing/verify-card.js';
 import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
 import { authEnabled } from './surfaces/shared/auth.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
+import { facadeKeys } from './surfaces/v025/index.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
@@ -87,8 +88,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const verification = config.upstream['card-verification'];
     const keyServerCa = upstreamTlsFiles(config.upstream.tls).ca;
     const upstreamKeys = verification ? createKeySource(verification, keyServerCa ? { fetch: { ca: keyServerCa } } : {}) : undefined;
-    if (profile && authEnabled(config.auth) && !config.bailian['api-key']) {
-      logger.warn('gateway auth is set but bailian.api-key is not: the 0.2.5 facade accepts calls without a key');
+    if (profile && authEnabled(config.auth) && facadeKeys(config.bailian).length === 0) {
+      logger.warn('gateway auth is set but bailian.api-key(s) are not: the 0.2.5 facade accepts calls without a key');
     }
     await assertPortFree(config.host, config.port);
     if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { authEnabled } from './surfaces/shared/auth.js';
 import type { GrpcSurfaceOptions } from './surfaces/grpc/options.js';
 import type { AgentRoutesUpstream, V1SurfaceOptions } from './surfaces/v1/index.js';
-import { facadeBasePath, type V025FacadeOptions } from './surfaces/v025/index.js';
+import { facadeBasePath, facadeKeys, type V025FacadeOptions } from './surfaces/v025/index.js';
 import { credentialHeaders } from './upstream/http.js';
 import { withFields } from './model/index.js';
 
@@ -46,7 +46,7 @@ export function v1SurfaceOptions(config: GatewayConfig): V1SurfaceOptions {
  * is anonymous. Once any surface takes credentials, an evicted, expired or unrecorded task is not found.
  */
 export function unknownTasksFor(config: GatewayConfig): UnknownTasks {
-  return authEnabled(config.auth) || config.bailian['api-key'] ? 'not-found' : 'agent';
+  return authEnabled(config.auth) || facadeKeys(config.bailian).length > 0 ? 'not-found' : 'agent';
 }
 
 export function facadeOptions(config: GatewayConfig): V025FacadeOptions {

@@ -5,28 +5,44 @@ import { guardedDialect } from '../shared/guarded-dialect.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
 import { unauthorized } from '../shared/jsonrpc-endpoint.js';
-import { safeEqual } from '../shared/safe-equal.js';
+import { matchingSecret } from '../shared/safe-equal.js';
 
 /** The header Bailian sends the console-configured key in. */
 export const FACADE_KEY_HEADER = 'X-API-KEY';
 
 export { unauthorized };
 
-/**
- * Owner scope of facade tasks: one shared caller (Bailian) per key, named by the 0.2.5 surface and a
- * digest of the key; without a key, the facade's anonymous caller. Neither is ever a 1.0 principal.
- */
-export function facadePrincipal(bailian: BailianConfig): string {
-  const key = bailian['api-key'];
-  return key ? principalOf('a2a-0.2.5', 'api-key', key) : principalOf('a2a-0.2.5', 'anonymous');
+const keysOf = new WeakMap<BailianConfig, readonly string[]>();
+
+/** The keys the facade takes: `bailian.api-key` and the `api-keys` list (two at once while Bailian's key is rotated). */
+export function facadeKeys(bailian: BailianConfig): readonly string[] {
+  let keys = keysOf.get(bailian);
+  if (!keys) {
+    keys = [...(bailian['api-key'] ? [bailian['api-key']] : []), ...bailian['api-keys']];
+    keysOf.set(bailian, keys);
+  }
+  return keys;
 }
 
-/** Whether a request may use the facade: always without a key, else `X-API-KEY` must match (constant time). */
-export function facadeAuthorized(headers: Headers, bailian: BailianConfig): boolean {
-  const key = bailian['api-key'];
-  if (!key) return true;
+const ANONYMOUS_FACADE_PRINCIPAL = principalOf('a2a-0.2.5', 'anonymous');
+
+/**
+ * Owner scope of a facade call, or undefined when the facade has keys and the request presents none of
+ * them in `X-API-KEY` (compared in constant time with all of them). Each key is a caller of its own,
+ * named by the 0.2.5 surface and a digest of the key; without keys, the facade's anonymous caller.
+ * Neither is ever a 1.0 principal.
+ */
+export function facadePrincipal(headers: Headers, bailian: BailianConfig): string | undefined {
+  const keys = facadeKeys(bailian);
+  if (keys.length === 0) return ANONYMOUS_FACADE_PRINCIPAL;
   const presented = headers.get(FACADE_KEY_HEADER);
-  return presented !== null && safeEqual(presented, key);
+  const key = presented === null ? undefined : matchingSecret(presented, keys);
+  return key === undefined ? undefined : principalOf('a2a-0.2.5', 'api-key', key);
+}
+
+/** Whether a request may use the facade: always without keys, else `X-API-KEY` must be one of them. */
+export function facadeAuthorized(headers: Headers, bailian: BailianConfig): boolean {
+  return facadePrincipal(headers, bailian) !== undefined;
 }
 
 /**
@@ -35,8 +51,9 @@ export function facadeAuthorized(headers: Headers, bailian: BailianConfig): bool
  */
 export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
-    if (!facadeAuthorized(c.req.raw.headers, bailian)) return unauthorized();
-    c.set('principal', facadePrincipal(bailian));
+    const principal = facadePrincipal(c.req.raw.headers, bailian);
+    if (principal === undefined) return unauthorized();
+    c.set('principal', principal);
     await next();
   };
 }

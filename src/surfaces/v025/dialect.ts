@@ -18,7 +18,6 @@ import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.js';
 import { prepareCall, type OperationEnv } from '../shared/operations.js';
-import { facadePrincipal } from './auth.js';
 import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
@@ -74,7 +73,6 @@ function withClientTaskId(result: unknown, clientTaskId: string): unknown {
  */
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const { options, profile, port } = deps;
-  const principal = facadePrincipal(options.bailian);
   const routing: TurnRouting = { turns: createContinuations(deps.registry), ids: createClientTaskIds(deps.taskAliases, deps.registry) };
   // The facade answers message sends and the extended card itself: the 1.0 edges' card rules do not apply.
   const env: OperationEnv = { port, pushNotifications: options.pushNotifications };
@@ -106,7 +104,8 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     if (relay) return relayCall(relay, request, c, deps);
     const translated = requestToV1(method, request.params, profile);
     const call = open();
-    const ctx: CallContext = withFields(call.ctx, { principal });
+    // The facade's gate (auth.ts) named the caller: a key of its own, or the facade's anonymous caller.
+    const ctx: CallContext = call.ctx;
     const turn = { id, params: translated.params, ctx, abort: call.abort, c };
     // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
     switch (translated.method) {

@@ -9,7 +9,7 @@ import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
-import { FACADE_KEY_HEADER, facadePrincipal } from './auth.js';
+import { FACADE_KEY_HEADER, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
 import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
 
@@ -36,7 +36,7 @@ export function passThroughCard(card: V025AgentCard, url: string, deps: V025Faca
     overrides: bailian.card,
     defaultSkillTag: profile.options.defaultSkillTag,
     pushNotifications: options.pushNotifications,
-    ...(bailian['api-key'] ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
+    ...(facadeKeys(bailian).length > 0 ? { apiKeyHeader: FACADE_KEY_HEADER } : {}),
   });
 }
 
@@ -108,7 +108,7 @@ async function refuseForeign(params: unknown, principal: string, deps: V025Facad
  */
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const { jsonrpc, id, method, params } = request;
-  const principal = facadePrincipal(deps.options.bailian);
+  const principal = c.get('principal');
   await refuseForeign(params, principal, deps);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   const answer = await relay.forward(c.req.raw, body);

@@ -178,3 +178,22 @@ describe('Bailian against the facade at base path /bailian', () => {
     expect((await rpc(`${gateway.url}/bailian`, 'message/send', { message: userMessage() })).status).toBe(401);
   });
 });
+
+describe("Bailian's key rotated: the old and the new key side by side (bailian.api-keys)", () => {
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    gateway = await startFacadeGateway({ 'public-url': PUBLIC_URL, bailian: { 'api-keys': [API_KEY, 'the-new-key'] } });
+  });
+  afterAll(() => gateway.close());
+
+  it('answers either key in full, still asks for X-API-KEY on the card, and refuses any other', async () => {
+    for (const key of [API_KEY, 'the-new-key']) {
+      const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'hi' }) }, { headers: { 'X-API-KEY': key } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: demoReply('hi', 1).full }]);
+    }
+    expectBailianCard(await (await fetch(`${gateway.url}/.well-known/agent.json`)).json(), PUBLIC_URL);
+    const refused = await rpc(gateway.url, 'message/send', { message: userMessage() }, { headers: { 'X-API-KEY': 'the-newer-key' } });
+    expect(refused.status).toBe(401);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Principals cannot collide: a task belongs to the credential that created it AND the surface it came
  * through. Every pair of callers (1.0 bearer, 1.0 Basic, 1.0 API key in any header, each of several
- * listed tokens and keys, the facade's key, and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
+ * listed tokens and keys, each of the facade's keys, and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
  * ListTasks, CancelTask (-32001, never the -32002 that would reveal the task) and the facade's
  * tasks/get, on the memory and the Redis store. Header names play no part: the 1.0 key may even travel
  * in the facade's own `X-API-KEY` header with the facade's own value.
@@ -64,6 +64,15 @@ function setups(): Setup[] {
         { name: 'listed token 2', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-2' } },
         { name: 'listed key 1', surface: '1.0', headers: { ...V1, 'x-api-key': 'key-1' } },
         { name: 'listed key 2', surface: '1.0', headers: { ...V1, 'x-api-key': 'key-2' } },
+      ],
+    },
+    {
+      name: 'several facade keys (bailian.api-keys): one principal each',
+      config: { bailian: { 'api-key': 'bailian-0', 'api-keys': ['bailian-1', 'bailian-2'] } },
+      callers: [
+        { name: 'facade key', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-0' } },
+        { name: 'listed facade key 1', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-1' } },
+        { name: 'listed facade key 2', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-2' } },
       ],
     },
     {
