@@ -52,6 +52,8 @@ export const BailianConfig = z
         'timeout-ms': z.number().int().min(1).default(10_000),
         /** Images fetched per message; the rest stay in the metadata. */
         'max-images': z.number().int().min(0).default(4),
+        /** Fetches running at once, all callers together; one that finds none free is not made. */
+        'max-concurrent': z.number().int().min(1).default(16),
         /** Private, loopback and metadata addresses allowed: only where the images live on the operator's own network. */
         'allow-private': z.boolean().default(false),
       })

@@ -8,6 +8,7 @@ import type { UnknownTasks } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
+import type { ImageFetchSlots } from './image-urls.js';
 import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 
 /** A 0.2.5/0.3 agent's own JSON-RPC endpoint, reached without translation (src/upstream/v025-passthrough.ts). */
@@ -64,6 +65,8 @@ export interface V025FacadeDeps {
   shutdown?: AbortSignal;
   /** Present when a 0.2.5/0.3 upstream is to be relayed as is (no 0.2.5 → 1.0 → 0.2.5 round trip). */
   passThrough?: FacadePassThrough;
+  /** Bound of the URL image fetches running at once (image-urls.ts); absent: none. */
+  imageSlots?: ImageFetchSlots;
 }
 
 /** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */

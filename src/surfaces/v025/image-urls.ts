@@ -7,8 +7,32 @@ import { isRecord } from '../../model/json.js';
 /** The image types the facade can tell by their bytes (translate/v025/bailian-images.ts). */
 const SNIFFED_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
+/**
+ * Image fetches one facade runs at once (`image-urls.max-concurrent`): each holds up to `max-bytes` while
+ * it reads, so this bounds what callers can make the gateway hold. A fetch that finds no slot free is not
+ * made: the image stays in the metadata.
+ */
+export class ImageFetchSlots {
+  #free: number;
+
+  constructor(max: number) {
+    this.#free = max;
+  }
+
+  take(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+
+  give(): void {
+    this.#free++;
+  }
+}
+
 export interface ImageUrlFetch {
   config: BailianConfig['image-urls'];
+  slots?: ImageFetchSlots | undefined;
   /** The caller left: fetches still running are dropped. */
   signal: AbortSignal;
   logger?: Logger | undefined;
@@ -47,6 +71,10 @@ export async function fetchImageUrls(
     .slice(0, fetch.config['max-images']);
   await Promise.all(
     urls.map(async ({ index, url }) => {
+      if (fetch.slots && !fetch.slots.take()) {
+        fetch.logger?.warn({ imageOrigin: originOf(url), reason: 'too many image fetches at once' }, 'an image URL Bailian sent was not fetched');
+        return;
+      }
       try {
         const { body } = await guardedGet(url, {
           allowPrivate: fetch.config['allow-private'],
@@ -62,6 +90,8 @@ export async function fetchImageUrls(
         if (fetch.signal.aborted) return;
         const reason = error instanceof Error ? error.message : 'failed';
         fetch.logger?.warn({ imageOrigin: originOf(url), reason }, 'an image URL Bailian sent was not fetched');
+      } finally {
+        fetch.slots?.give();
       }
     }),
   );

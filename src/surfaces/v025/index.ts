@@ -6,6 +6,8 @@ import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
 import { facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
+import { ImageFetchSlots } from './image-urls.js';
+import { withFields } from '../../model/index.js';
 
 export { createV025Dialect } from './dialect.js';
 export { facadeCard } from './card.js';
@@ -24,9 +26,12 @@ export const FACADE_CARD_PATH = '/.well-known/agent.json';
  * endpoint shared with the 1.0 surface: the returned dialect (already behind the facade key) must be
  * added to it next to the 1.0 dialect. Register this before any catch-all middleware.
  */
-export function mountV025Facade(app: Hono<GatewayEnv>, deps: V025FacadeDeps): JsonRpcDialect | undefined {
-  const { bailian, basePath: base, maxBodyBytes } = deps.options;
+export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDeps): JsonRpcDialect | undefined {
+  const { bailian, basePath: base, maxBodyBytes } = facadeDeps.options;
   if (!bailian.enabled) return undefined;
+  const deps = facadeDeps.imageSlots
+    ? facadeDeps
+    : withFields(facadeDeps, { imageSlots: new ImageFetchSlots(bailian['image-urls']['max-concurrent']) });
   const card = facadeCardHandler(deps);
   const dialect = createV025Dialect(deps);
   const auth = requireFacadeKey(bailian);

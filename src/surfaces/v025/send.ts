@@ -77,6 +77,7 @@ function facadeInput(call: TurnCall, deps: V025FacadeDeps): Promise<TurnInput> {
   return turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card), {
     signal: call.ctx.signal,
     logger: call.c.get('logger'),
+    slots: deps.imageSlots,
   });
 }
 

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BailianConfig } from '../../../src/config/bailian-schema.js';
+import { createLogger } from '../../../src/log.js';
+import { fetchImageUrls, ImageFetchSlots } from '../../../src/surfaces/v025/image-urls.js';
+
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+let server: Server;
+let base: string;
+let asked = 0;
+
+beforeAll(async () => {
+  server = createServer((_request, response) => {
+    asked++;
+    response.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const config = (fields: Record<string, unknown> = {}) => BailianConfig.parse({ 'image-urls': { 'allow-private': true, ...fields } })['image-urls'];
+const namespace = (count: number) => ({ images: Array.from({ length: count }, (_, i) => ({ type: 'url', value: `${base}/${i}.jpg` })) });
+const takesJpeg = (mediaType: string) => mediaType === 'image/jpeg';
+
+function capture(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { logger, lines };
+}
+
+describe('fetchImageUrls', () => {
+  it('fetches each URL image, by its place in the list, up to max-images', async () => {
+    const fetched = await fetchImageUrls(namespace(3), takesJpeg, { config: config({ 'max-images': 2 }), signal: new AbortController().signal });
+    expect([...fetched.keys()]).toEqual([0, 1]);
+    expect(Buffer.from(fetched.get(0)!, 'base64').equals(JPEG)).toBe(true);
+  });
+
+  it('fetches nothing when turned off, or when the agent takes no image type the bytes could be told as', async () => {
+    const before = asked;
+    const signal = new AbortController().signal;
+    expect((await fetchImageUrls(namespace(1), takesJpeg, { config: config({ fetch: false }), signal })).size).toBe(0);
+    expect((await fetchImageUrls(namespace(1), (type) => type === 'image/tiff', { config: config(), signal })).size).toBe(0);
+    expect(asked).toBe(before);
+  });
+
+  it('runs no more fetches at once than its slots, across messages; one without a slot is not made, and says so', async () => {
+    const slots = new ImageFetchSlots(1);
+    const { logger, lines } = capture();
+    const signal = new AbortController().signal;
+    const [first, second] = await Promise.all([
+      fetchImageUrls(namespace(2), takesJpeg, { config: config(), signal, slots, logger }),
+      fetchImageUrls(namespace(1), takesJpeg, { config: config(), signal, slots, logger }),
+    ]);
+    expect([...first.keys()]).toEqual([0]);
+    expect(second.size).toBe(0);
+    expect(lines.filter((line) => line.reason === 'too many image fetches at once')).toHaveLength(2);
+    // Every slot is back once the fetches are over.
+    expect((await fetchImageUrls(namespace(1), takesJpeg, { config: config(), signal, slots })).size).toBe(1);
+  });
+});
