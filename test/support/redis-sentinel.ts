@@ -6,12 +6,12 @@
  * `stop()` kills all three and removes the folder; a run that dies first kills them on exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import { killChildren } from './kill-children.js';
 import { waitUntil } from './wait-until.js';
 
 export const MASTER_NAME = 'm';
@@ -46,14 +46,7 @@ export async function ownSentinel(): Promise<OwnSentinel> {
 
   const stop = async () => {
     process.removeListener('exit', killAll);
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGKILL');
-        await exited;
-      }),
-    );
+    await killChildren(children);
     await rm(dir, { recursive: true, force: true });
   };
 

@@ -16,7 +16,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates, type Certificates } from '../../support/certificates.js';
 import { freePort } from '../../support/free-port.js';
+import { killChildren } from '../../support/kill-children.js';
 import { root } from '../../support/run-cli.js';
+import { sendMessageParams } from '../../support/v1-message.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const PASSWORD = 'tls-pass';
@@ -103,14 +105,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }),
-  );
+  await killChildren(children);
   await certificates?.cleanup();
 });
 
@@ -144,12 +139,7 @@ async function recordedOverTls(url: string, prefix: string): Promise<void> {
     await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'over TLS' }] } },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendMessageParams('over TLS') }),
     })
   ).json()) as { result?: { task?: { id: string } } };
   const taskId = answer.result?.task?.id;
