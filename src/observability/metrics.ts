@@ -3,6 +3,7 @@ import { V025_METHODS } from '../protocol/v025/enums.js';
 import { isV1Method } from '../surfaces/shared/operations.js';
 import type { TaskState } from '../model/index.js';
 import { redisErrorCounts } from './redis-errors.js';
+import { imageFetchCounts } from './image-fetches.js';
 
 /**
  * The gateway's Prometheus metrics, on a registry of its own (several gateways can share a process,
@@ -120,6 +121,16 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
         const value = await depth().catch(() => undefined);
         if (value !== undefined) this.set({ queue }, value);
       }
+    },
+  });
+  new Counter({
+    name: 'a2a_bridge_bailian_image_fetches_total',
+    help: 'URL images the facade fetched for a Bailian user, by outcome (fetched, refused, busy)',
+    labelNames: ['outcome'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [outcome, count] of imageFetchCounts()) this.inc({ outcome }, count);
     },
   });
   new Counter({

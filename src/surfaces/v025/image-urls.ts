@@ -3,6 +3,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import { guardedGet } from '../../guarded-get.js';
 import type { LookupFunction } from '../../push/url-policy.js';
 import { isRecord } from '../../model/json.js';
+import { noteImageFetch } from '../../observability/image-fetches.js';
 
 /** The image types the facade can tell by their bytes (translate/v025/bailian-images.ts). */
 const SNIFFED_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -72,6 +73,7 @@ export async function fetchImageUrls(
   await Promise.all(
     urls.map(async ({ index, url }) => {
       if (fetch.slots && !fetch.slots.take()) {
+        noteImageFetch('busy');
         fetch.logger?.warn({ imageOrigin: originOf(url), reason: 'too many image fetches at once' }, 'an image URL Bailian sent was not fetched');
         return;
       }
@@ -86,8 +88,10 @@ export async function fetchImageUrls(
           ...(fetch.lookup ? { lookup: fetch.lookup } : {}),
         });
         fetched.set(index, body.toString('base64'));
+        noteImageFetch('fetched');
       } catch (error) {
         if (fetch.signal.aborted) return;
+        noteImageFetch('refused');
         const reason = error instanceof Error ? error.message : 'failed';
         fetch.logger?.warn({ imageOrigin: originOf(url), reason }, 'an image URL Bailian sent was not fetched');
       } finally {

@@ -96,6 +96,10 @@ describe('images a Bailian user attaches', () => {
       expect(refused.length).toBeGreaterThan(0);
       expect(refused[0]).toMatchObject({ imageOrigin: images.url, reason: 'the URL must not target private or local hosts' });
       expect(JSON.stringify(gateway.log())).not.toContain('secret-token');
+      // And counts it: one refusal for message/send, one for message/stream.
+      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      const refusals = Number(/a2a_bridge_bailian_image_fetches_total\{outcome="refused"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+      expect(refusals).toBeGreaterThanOrEqual(2);
     });
 
     it('a message without images is relayed as before', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BailianConfig } from '../../../src/config/bailian-schema.js';
 import { createLogger } from '../../../src/log.js';
+import { imageFetchCounts } from '../../../src/observability/image-fetches.js';
 import { fetchImageUrls, ImageFetchSlots } from '../../../src/surfaces/v025/image-urls.js';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
@@ -47,6 +48,7 @@ describe('fetchImageUrls', () => {
 
   it('runs no more fetches at once than its slots, across messages; one without a slot is not made, and says so', async () => {
     const slots = new ImageFetchSlots(1);
+    const busyBefore = imageFetchCounts().get('busy') ?? 0;
     const { logger, lines } = capture();
     const signal = new AbortController().signal;
     const [first, second] = await Promise.all([
@@ -56,6 +58,7 @@ describe('fetchImageUrls', () => {
     expect([...first.keys()]).toEqual([0]);
     expect(second.size).toBe(0);
     expect(lines.filter((line) => line.reason === 'too many image fetches at once')).toHaveLength(2);
+    expect(imageFetchCounts().get('busy')).toBe(busyBefore + 2);
     // Every slot is back once the fetches are over.
     expect((await fetchImageUrls(namespace(1), takesJpeg, { config: config(), signal, slots })).size).toBe(1);
   });
