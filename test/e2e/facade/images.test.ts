@@ -18,10 +18,10 @@ const GIF = Buffer.from(
   'GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x00\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
   'latin1',
 );
-// A JPEG (its signature and a few bytes) the image server hands out at /photo.jpg.
+// A JPEG (its signature and a few bytes) the image server hands out at its signed /photo.jpg link.
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a small photo')]);
 
-/** Serves /photo.jpg, /page.html (not an image), /big.jpg (past a bound), /hop/<n> (redirects n times, then to the photo); anything else is a 404. */
+/** Serves /photo.jpg?signature=secret-token (a signed link), /page.html (not an image), /big.jpg (past a bound), /hop/<n> (redirects n times, then to the photo); anything else is a 404. */
 async function startImageServer(): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {
   const asked: string[] = [];
   const server: Server = createServer((request, response) => {
