@@ -28,6 +28,20 @@ export const errorCodeLabel = (code: number | undefined): string =>
 /** `TASK_STATE_WORKING` → `working`. */
 export const stateLabel = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
 
+/** A counter of process-wide counts that code deep in the stores and the facade reports (redis-errors.ts, image-fetches.ts), read at scrape time. */
+function countsCounter(registry: Registry, name: string, help: string, label: string, counts: () => ReadonlyMap<string, number>): void {
+  new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [value, count] of counts()) this.inc({ [label]: value }, count);
+    },
+  });
+}
+
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_bridge_process_' });
@@ -123,26 +137,14 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       }
     },
   });
-  new Counter({
-    name: 'a2a_bridge_bailian_image_fetches_total',
-    help: 'URL images the facade fetched for a Bailian user, by outcome (fetched, refused, busy)',
-    labelNames: ['outcome'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [outcome, count] of imageFetchCounts()) this.inc({ outcome }, count);
-    },
-  });
-  new Counter({
-    name: 'a2a_bridge_redis_errors_total',
-    help: 'Redis connection errors, by component',
-    labelNames: ['component'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [component, count] of redisErrorCounts()) this.inc({ component }, count);
-    },
-  });
+  countsCounter(
+    registry,
+    'a2a_bridge_bailian_image_fetches_total',
+    'URL images the facade fetched for a Bailian user, by outcome (fetched, refused, busy)',
+    'outcome',
+    imageFetchCounts,
+  );
+  countsCounter(registry, 'a2a_bridge_redis_errors_total', 'Redis connection errors, by component', 'component', redisErrorCounts);
 
   return {
     registry,
