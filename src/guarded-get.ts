@@ -20,32 +20,27 @@ export interface GuardedGetOptions {
   ca?: Buffer;
 }
 
-export interface GuardedAnswer {
-  body: Buffer;
-  contentType: string | undefined;
-}
-
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * GET a URL that came from outside (a key server named in config, an image a user attached) under the
  * push callback rules: http(s) only, no credentials in the URL, no private or local host unless
  * allowed, one DNS resolution whose checked address is the one connected to (no rebinding window), a
- * bounded body and time. Throws an Error whose message says what went wrong, never the body.
+ * bounded body and time: the body's bytes. Throws an Error whose message says what went wrong, never the body.
  */
-export async function guardedGet(raw: string, options: GuardedGetOptions): Promise<GuardedAnswer> {
+export async function guardedGet(raw: string, options: GuardedGetOptions): Promise<Buffer> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let url = raw;
   for (let redirects = 0; ; redirects++) {
     const answer = await getOnce(url, options, signal);
-    if ('body' in answer) return answer;
+    if (Buffer.isBuffer(answer)) return answer;
     if (redirects >= (options.maxRedirects ?? 0)) throw new Error(`the URL answered HTTP ${answer.status}`);
     url = answer.location;
   }
 }
 
-type Hop = GuardedAnswer | { status: number; location: string };
+type Hop = Buffer | { status: number; location: string };
 
 /** The policy's refusals speak of push callbacks, where they were first written; here it is any URL. */
 async function checked<T>(step: () => T | Promise<T>): Promise<T> {
@@ -95,8 +90,7 @@ async function getOnce(raw: string, options: GuardedGetOptions, signal: AbortSig
       if (size > options.maxBytes) throw new Error(`the answer is larger than ${options.maxBytes} bytes`);
       chunks.push(chunk);
     }
-    const contentType = response.headers['content-type'];
-    return { body: Buffer.concat(chunks), contentType: typeof contentType === 'string' ? contentType : undefined };
+    return Buffer.concat(chunks);
   } finally {
     await client.destroy().catch(() => undefined);
   }

@@ -34,10 +34,8 @@ afterAll(async () => {
 const local = { allowPrivate: true, timeoutMs: 1_000, maxBytes: 64, accept: 'image/*' };
 
 describe('guardedGet', () => {
-  it('reads a bounded answer and its type', async () => {
-    const answer = await guardedGet(`${base}/ok`, local);
-    expect(answer.body.toString()).toBe('twelve bytes');
-    expect(answer.contentType).toBe('image/png');
+  it('reads a bounded answer', async () => {
+    expect((await guardedGet(`${base}/ok`, local)).toString()).toBe('twelve bytes');
   });
 
   it('never contacts a loopback host unless private addresses are allowed', async () => {
@@ -48,7 +46,7 @@ describe('guardedGet', () => {
 
   it('follows no redirect unless told, and checks each one it follows like the first URL', async () => {
     await expect(guardedGet(`${base}/to-ok`, local)).rejects.toThrow('the URL answered HTTP 307');
-    expect((await guardedGet(`${base}/to-ok`, { ...local, maxRedirects: 1 })).body.toString()).toBe('twelve bytes');
+    expect((await guardedGet(`${base}/to-ok`, { ...local, maxRedirects: 1 })).toString()).toBe('twelve bytes');
     await expect(guardedGet(`${base}/to-file`, { ...local, maxRedirects: 3 })).rejects.toThrow('the URL must be http or https');
   });
 

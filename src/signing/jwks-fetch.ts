@@ -17,7 +17,7 @@ const MAX_JWKS_BYTES = 256 * 1024;
  * Error whose message names what went wrong, never the body.
  */
 export async function fetchJwks(raw: string, options: JwksFetchOptions): Promise<{ keys: unknown[] }> {
-  const { body } = await guardedGet(raw, {
+  const body = await guardedGet(raw, {
     allowPrivate: options.allowPrivate,
     timeoutMs: options.timeoutMs,
     maxBytes: MAX_JWKS_BYTES,

@@ -1,15 +1,5 @@
-import {
-  brotliDecompressSync,
-  constants,
-  createBrotliDecompress,
-  createGunzip,
-  createInflate,
-  gunzipSync,
-  inflateSync,
-  type BrotliDecompress,
-  type Gunzip,
-  type Inflate,
-} from 'node:zlib';
+import { brotliDecompressSync, constants, gunzipSync, inflateSync } from 'node:zlib';
+import { contentCoding, createDecoder } from '../../content-coding.js';
 
 /**
  * The pass-through hands an agent's answer on as its bytes came, compressed or not, and reads a copy
@@ -20,26 +10,11 @@ import {
 /** Bound on a decoded copy: what the gateway reads of an answer is its envelope, not a large file. */
 const MAX_DECODED_BYTES = 8 * 1024 * 1024;
 
-type Coding = 'gzip' | 'deflate' | 'br';
-
-/** The one coding of a Content-Encoding header, undefined for none or `identity`, null for what cannot be read. */
-function codingOf(header: string | null): Coding | undefined | null {
-  const codings = (header ?? '')
-    .split(',')
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '' && coding !== 'identity');
-  if (codings.length === 0) return undefined;
-  if (codings.length > 1) return null;
-  const [coding] = codings;
-  if (coding === 'gzip' || coding === 'x-gzip') return 'gzip';
-  return coding === 'deflate' || coding === 'br' ? coding : null;
-}
-
 const utf8 = new TextDecoder();
 
 /** A whole answer's text, or undefined when its coding cannot be read (or it decodes past the bound). */
 export function decodedText(bytes: Uint8Array, contentEncoding: string | null): string | undefined {
-  const coding = codingOf(contentEncoding);
+  const coding = contentCoding(contentEncoding);
   if (coding === null) return undefined;
   if (coding === undefined) return utf8.decode(bytes);
   const options = { maxOutputLength: MAX_DECODED_BYTES };
@@ -60,11 +35,10 @@ export interface EncodedCopy {
 
 /** The decoder of a stream's copy, undefined when the stream is not encoded. */
 export function encodedCopy(contentEncoding: string | null): EncodedCopy | undefined {
-  const coding = codingOf(contentEncoding);
+  const coding = contentCoding(contentEncoding);
   if (coding === undefined) return undefined;
   if (coding === null) return { decode: async () => null, close: () => undefined };
-  const stream: Gunzip | Inflate | BrotliDecompress =
-    coding === 'gzip' ? createGunzip() : coding === 'deflate' ? createInflate() : createBrotliDecompress();
+  const stream = createDecoder(coding);
   let failed = false;
   let decodedBytes = 0;
   const pending: Buffer[] = [];

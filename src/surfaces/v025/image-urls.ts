@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { BailianConfig } from '../../config/bailian-schema.js';
 import { guardedGet } from '../../guarded-get.js';
-import type { LookupFunction } from '../../push/url-policy.js';
 import { isRecord } from '../../model/json.js';
 import { noteImageFetch } from '../../observability/image-fetches.js';
 
@@ -37,7 +36,6 @@ export interface ImageUrlFetch {
   /** The caller left: fetches still running are dropped. */
   signal: AbortSignal;
   logger?: Logger | undefined;
-  lookup?: LookupFunction;
 }
 
 /** Where a URL points, without its path and query: signed links carry their credential there. */
@@ -78,14 +76,13 @@ export async function fetchImageUrls(
         return;
       }
       try {
-        const { body } = await guardedGet(url, {
+        const body = await guardedGet(url, {
           allowPrivate: fetch.config['allow-private'],
           timeoutMs: fetch.config['timeout-ms'],
           maxBytes: fetch.config['max-bytes'],
           accept: SNIFFED_TYPES.join(', '),
           maxRedirects: 3,
           signal: fetch.signal,
-          ...(fetch.lookup ? { lookup: fetch.lookup } : {}),
         });
         fetched.set(index, body.toString('base64'));
         noteImageFetch('fetched');

@@ -29,9 +29,8 @@ export const FACADE_CARD_PATH = '/.well-known/agent.json';
 export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDeps): JsonRpcDialect | undefined {
   const { bailian, basePath: base, maxBodyBytes } = facadeDeps.options;
   if (!bailian.enabled) return undefined;
-  const deps = facadeDeps.imageSlots
-    ? facadeDeps
-    : withFields(facadeDeps, { imageSlots: new ImageFetchSlots(bailian['image-urls']['max-concurrent']) });
+  // One bound of the URL image fetches per facade, shared by all its callers.
+  const deps = withFields(facadeDeps, { imageSlots: new ImageFetchSlots(bailian['image-urls']['max-concurrent']) });
   const card = facadeCardHandler(deps);
   const dialect = createV025Dialect(deps);
   const auth = requireFacadeKey(bailian);

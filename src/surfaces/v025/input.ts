@@ -59,7 +59,11 @@ export async function turnInput(
   const metadata = nestExtensionMetadata(message.metadata, key);
   const namespace = metadata?.[key];
   if (bailian.images !== 'parts' || !isRecord(namespace)) return withMetadata(request, metadata);
-  const fetched = imageUrls ? await fetchImageUrls(namespace, acceptsImage, withFields(imageUrls, { config: bailian['image-urls'] })) : undefined;
+  // Most turns carry no images: no promise to wait for then.
+  const fetched =
+    imageUrls && Array.isArray(namespace.images)
+      ? await fetchImageUrls(namespace, acceptsImage, withFields(imageUrls, { config: bailian['image-urls'] }))
+      : undefined;
   const images = imagesAsParts(namespace, acceptsImage, fetched);
   if (images) {
     const parts = [...message.parts, ...images.parts];
