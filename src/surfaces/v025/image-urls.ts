@@ -47,27 +47,35 @@ function originOf(url: string): string {
   }
 }
 
+/** One URL image of Bailian's list, by its place in the list. */
+export interface ImageUrl {
+  index: number;
+  url: string;
+}
+
 /**
- * The URL images of Bailian's list (`images: [{type: 'url', value}]`) fetched at once, as base64 by their
- * place in the list, when the agent takes some image type the facade can recognise. A URL that is
- * refused (private host, not 200, too large, too slow) is left out and logged by its origin only; the
- * image then stays in the metadata, as before. What the bytes are is decided later, by their signature.
+ * The URL images of Bailian's list (`images: [{type: 'url', value}]`) the facade will fetch: none when
+ * fetching is off or the agent takes no image type the facade can recognise; at most `max-images`.
  */
-export async function fetchImageUrls(
-  namespace: unknown,
-  acceptsImage: (mediaType: string) => boolean,
-  fetch: ImageUrlFetch,
-): Promise<ReadonlyMap<number, string>> {
-  const fetched = new Map<number, string>();
+export function imageUrlsToFetch(namespace: unknown, acceptsImage: (mediaType: string) => boolean, config: BailianConfig['image-urls']): ImageUrl[] {
   const images = isRecord(namespace) ? namespace.images : undefined;
-  if (!fetch.config.fetch || !Array.isArray(images) || !SNIFFED_TYPES.some(acceptsImage)) return fetched;
-  const urls = images
+  if (!config.fetch || !Array.isArray(images) || !SNIFFED_TYPES.some(acceptsImage)) return [];
+  return images
     .map((image: unknown, index) => ({
       index,
       url: isRecord(image) && image.type === 'url' && typeof image.value === 'string' ? image.value : undefined,
     }))
-    .filter((entry): entry is { index: number; url: string } => entry.url !== undefined)
-    .slice(0, fetch.config['max-images']);
+    .filter((entry): entry is ImageUrl => entry.url !== undefined)
+    .slice(0, config['max-images']);
+}
+
+/**
+ * The images at `urls` fetched at once, as base64 by their place in the list. A URL that is refused
+ * (private host, not 200, too large, too slow) is left out and logged by its origin only; the image
+ * then stays in the metadata, as before. What the bytes are is decided later, by their signature.
+ */
+export async function fetchImageUrls(urls: readonly ImageUrl[], fetch: ImageUrlFetch): Promise<ReadonlyMap<number, string>> {
+  const fetched = new Map<number, string>();
   await Promise.all(
     urls.map(async ({ index, url }) => {
       if (fetch.slots && !fetch.slots.take()) {

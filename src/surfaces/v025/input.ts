@@ -1,15 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { BailianConfig } from '../../config/bailian-schema.js';
 import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type SendMessageRequest, type Task } from '../../model/index.js';
-import { isRecord } from '../../model/json.js';
+import { isRecord, type JsonObject } from '../../model/json.js';
 import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
-import { fetchImageUrls, type ImageUrlFetch } from './image-urls.js';
+import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './image-urls.js';
 
 /** The answer to a non-text message under `non-text-parts: fail-task` (iac-code's own wording). */
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
 
-/** One turn as the facade will run it: the 1.0 request, or a task that failed without reaching the upstream. */
-export type TurnInput = { request: SendMessageRequest; rejected?: undefined } | { request: SendMessageRequest; rejected: Task };
+/**
+ * The turn's message with its URL images, once fetched: applied to the request the turn runs, which the
+ * facade may have reshaped meanwhile (a permission answer); the images do not change how a turn is routed.
+ */
+export type LaterImages = Promise<(request: SendMessageRequest) => SendMessageRequest>;
+
+/**
+ * One turn as the facade will run it: the 1.0 request (and its URL images, `images`, while they are
+ * fetched), or a task that failed without reaching the upstream.
+ */
+export type TurnInput = { request: SendMessageRequest; rejected?: undefined; images?: LaterImages } | { request: SendMessageRequest; rejected: Task };
 
 function textOnlyFailure(request: SendMessageRequest): Task {
   const id = randomUUID();
@@ -35,15 +44,16 @@ export function cardAccepts(card: AgentCard | undefined): (mediaType: string) =>
  * The facade's rules for an inbound message, after translation to 1.0: the 1.0 model's own checks
  * (the id rule on contextId/taskId, -32602), the `non-text-parts` policy, no empty text, and Bailian's
  * extension metadata moved under `extension-metadata-key` for the upstream, its images made parts when
- * `acceptsImage` takes their type (`bailian.images: parts`): base64 ones, and URL ones fetched when
- * `imageUrls` is given (`bailian.image-urls`).
+ * `acceptsImage` takes their type (`bailian.images: parts`): base64 ones at once, and, when `imageUrls`
+ * is given (`bailian.image-urls`), URL ones once fetched (`images`): the caller need not wait for them
+ * to begin the turn.
  */
-export async function turnInput(
+export function turnInput(
   v1Params: unknown,
   bailian: BailianConfig,
   acceptsImage: (mediaType: string) => boolean = () => false,
   imageUrls?: Omit<ImageUrlFetch, 'config'>,
-): Promise<TurnInput> {
+): TurnInput {
   const request = parseSendMessageRequest(v1Params);
   const { message } = request;
   const nonText = message.parts.some((part) => part.text === undefined);
@@ -57,22 +67,30 @@ export async function turnInput(
   }
   const key = bailian['extension-metadata-key'];
   const metadata = nestExtensionMetadata(message.metadata, key);
+  const nested = metadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata }) });
   const namespace = metadata?.[key];
-  if (bailian.images !== 'parts' || !isRecord(namespace)) return withMetadata(request, metadata);
-  // Most turns carry no images: no promise to wait for then.
-  const fetched =
-    imageUrls && Array.isArray(namespace.images)
-      ? await fetchImageUrls(namespace, acceptsImage, withFields(imageUrls, { config: bailian['image-urls'] }))
-      : undefined;
-  const images = imagesAsParts(namespace, acceptsImage, fetched);
-  if (images) {
-    const parts = [...message.parts, ...images.parts];
-    return { request: withFields(request, { message: withFields(message, { parts, metadata: withFields(metadata, { [key]: images.namespace }) }) }) };
-  }
-  return withMetadata(request, metadata);
+  if (bailian.images !== 'parts' || !isRecord(namespace)) return { request: nested };
+  const config = bailian['image-urls'];
+  // Most turns carry no URL images: no promise to wait for then.
+  const urls = imageUrls ? imageUrlsToFetch(namespace, acceptsImage, config) : [];
+  if (!imageUrls || urls.length === 0) return { request: withImages(nested, key, namespace, acceptsImage) };
+  const images = fetchImageUrls(urls, withFields(imageUrls, { config })).then(
+    (fetched) => (turn: SendMessageRequest) => withImages(turn, key, namespace, acceptsImage, fetched),
+  );
+  return { request: nested, images };
 }
 
-function withMetadata(request: SendMessageRequest, metadata: SendMessageRequest['message']['metadata']): TurnInput {
-  if (metadata === request.message.metadata) return { request };
-  return { request: withFields(request, { message: withFields(request.message, { metadata }) }) };
+/** The request with Bailian's images (base64, and those `fetched`) as parts, and the rest left in its metadata. */
+function withImages(
+  request: SendMessageRequest,
+  key: string,
+  namespace: JsonObject,
+  acceptsImage: (mediaType: string) => boolean,
+  fetched?: ReadonlyMap<number, string>,
+): SendMessageRequest {
+  const images = imagesAsParts(namespace, acceptsImage, fetched);
+  if (!images) return request;
+  const { message } = request;
+  const parts = [...message.parts, ...images.parts];
+  return withFields(request, { message: withFields(message, { parts, metadata: withFields(message.metadata, { [key]: images.namespace }) }) });
 }

@@ -8,7 +8,7 @@ import { noteLog } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
-import { cardAccepts, turnInput, type TurnInput } from './input.js';
+import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission } from './permission-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
@@ -72,8 +72,8 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
   }
 }
 
-/** The turn's message as the facade runs it (input.ts), URL images fetched while the caller waits. */
-function facadeInput(call: TurnCall, deps: V025FacadeDeps): Promise<TurnInput> {
+/** The turn's message as the facade runs it (input.ts); its URL images are fetched while the turn begins. */
+function facadeInput(call: TurnCall, deps: V025FacadeDeps): TurnInput {
   return turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card), {
     signal: call.ctx.signal,
     logger: call.c.get('logger'),
@@ -81,9 +81,14 @@ function facadeInput(call: TurnCall, deps: V025FacadeDeps): Promise<TurnInput> {
   });
 }
 
+/** The request the turn sends upstream: with its URL images, once they are in. */
+async function withLaterImages(request: SendMessageRequest, images: LaterImages | undefined): Promise<SendMessageRequest> {
+  return images ? (await images)(request) : request;
+}
+
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
-  const input = await facadeInput(call, deps);
+  const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
@@ -93,8 +98,9 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
-    const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(turn.request, call, deps));
-    const waitsForTurnEnd = turn.request.configuration?.returnImmediately !== true;
+    const request = await withLaterImages(turn.request, input.images);
+    const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(request, call, deps));
+    const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
@@ -105,17 +111,28 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   }
 }
 
-/** message/stream: the core's SendStreamingMessage as 0.2.5 SSE. */
+/**
+ * message/stream: the core's SendStreamingMessage as 0.2.5 SSE. While the message's URL images are
+ * fetched the turn counts as accepted, so the caller's stream opens (then keeps alive) without waiting
+ * for them, as it does for an agent that is slow to say its first word.
+ */
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
-  const input = await facadeInput(call, deps);
+  const input = facadeInput(call, deps);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), streamOptions);
   }
+  const { images } = input;
   const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
-  const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    reprompt ? once({ task: reprompt }) : task.bind(deps.port.sendStreamingMessage(turn.request, withFields(call.ctx, { onAccepted })));
+  async function* upstream(onAccepted: () => void): AsyncGenerator<StreamResponse> {
+    if (images) onAccepted();
+    const request = await withLaterImages(turn.request, images);
+    // The caller left while the images were fetched: nothing to start.
+    if (call.ctx.signal.aborted) return;
+    yield* deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
+  }
+  const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) }));
 }
 

@@ -21,9 +21,22 @@ const GIF = Buffer.from(
 // A JPEG (its signature and a few bytes) the image server hands out at its signed /photo.jpg link.
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('a small photo')]);
 
-/** Serves /photo.jpg?signature=secret-token (a signed link), /page.html (not an image), /big.jpg (past a bound), /hop/<n> (redirects n times, then to the photo); anything else is a 404. */
-async function startImageServer(): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {
+interface ImageServer {
+  url: string;
+  asked: string[];
+  /** Holds /slow.jpg back until the function it returns is called. */
+  holdSlow(): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves /photo.jpg?signature=secret-token (a signed link), /slow.jpg (the photo, once let go), /page.html
+ * (not an image), /big.jpg (past a bound), /hop/<n> (redirects n times, then to the photo); anything else
+ * is a 404.
+ */
+async function startImageServer(): Promise<ImageServer> {
   const asked: string[] = [];
+  let slow = Promise.resolve();
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '/';
     asked.push(path);
@@ -33,6 +46,8 @@ async function startImageServer(): Promise<{ url: string; asked: string[]; close
       response.writeHead(302, { location: left > 1 ? `/hop/${left - 1}` : '/photo.jpg?signature=secret-token' }).end();
     } else if (path === '/photo.jpg?signature=secret-token') {
       response.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG);
+    } else if (path === '/slow.jpg') {
+      void slow.then(() => response.writeHead(200, { 'content-type': 'image/jpeg' }).end(JPEG));
     } else if (path === '/page.html') {
       response.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an image</html>');
     } else if (path === '/big.jpg') {
@@ -43,10 +58,22 @@ async function startImageServer(): Promise<{ url: string; asked: string[]; close
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, asked, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const holdSlow = (): (() => void) => {
+    let release!: () => void;
+    slow = new Promise((resolve) => (release = resolve));
+    return release;
+  };
+  return { url: `http://127.0.0.1:${port}`, asked, holdSlow, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-let images: { url: string; asked: string[]; close(): Promise<void> };
+/** `promise`, or a failure saying `what` did not happen within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+let images: ImageServer;
 const photoUrl = () => `${images.url}/photo.jpg?signature=secret-token`;
 const IMAGES = () => [
   { type: 'url', value: photoUrl() },
@@ -146,6 +173,22 @@ describe('images a Bailian user attaches', () => {
       const { sent, streamed } = await readBothWays(gateway, list);
       expect(streamed).toBe(expected);
       expect(sent).toBe(expected);
+    });
+
+    it('a message/stream answer opens while its URL image is still being fetched; the image then reaches the agent', async () => {
+      const release = images.holdSlow();
+      try {
+        const list = [{ type: 'url', value: `${images.url}/slow.jpg` }];
+        // The image timeout (10 s) is longer than this wait: only an answer that opens before the image comes passes.
+        const stream = await within(openStream(`${gateway.url}/stream`, 'message/stream', { message: lookMessage(list) }), 5000, 'no stream head');
+        expect(stream.response.status).toBe(200);
+        release();
+        const events = results(await stream.rest());
+        expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+        expect(streamedText(events)).toBe(lookReply([{ filename: 'image-1.jpg', mediaType: 'image/jpeg', bytes: JPEG }], 0));
+      } finally {
+        release();
+      }
     });
   });
 
