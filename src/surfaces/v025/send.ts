@@ -125,15 +125,26 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   }
   const { images } = input;
   const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
-  async function* upstream(onAccepted: () => void): AsyncGenerator<StreamResponse> {
-    if (images) onAccepted();
-    const request = await withLaterImages(turn.request, images);
-    // The caller left while the images were fetched: nothing to start.
-    if (call.ctx.signal.aborted) return;
-    yield* deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
-  }
+  const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>
+    deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
+  const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
+    images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) }));
+}
+
+/** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */
+async function* afterImages(
+  request: SendMessageRequest,
+  images: LaterImages,
+  signal: AbortSignal,
+  onAccepted: () => void,
+  send: (request: SendMessageRequest, onAccepted: () => void) => AsyncIterable<StreamResponse>,
+): AsyncGenerator<StreamResponse> {
+  onAccepted();
+  const withImages = await withLaterImages(request, images);
+  if (signal.aborted) return;
+  yield* send(withImages, onAccepted);
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

@@ -80,7 +80,14 @@ const IMAGES = () => [
   { type: 'base64', value: PNG.toString('base64') },
   { type: 'base64', value: GIF.toString('base64') },
 ];
-const lookMessage = (list: unknown[] = IMAGES()) => userMessage({ text: 'look at this', metadata: { images: list, chatId: 'chat-7' } });
+const lookMessage = (list: unknown[] = IMAGES(), contextId?: string) =>
+  userMessage({ text: 'look at this', metadata: { images: list, chatId: 'chat-7' }, ...(contextId ? { contextId } : {}) });
+
+/** Calls the gateway made to the agent, all methods and outcomes. */
+async function upstreamCalls(gatewayUrl: string): Promise<number> {
+  const metrics = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  return [...metrics.matchAll(/^a2a_bridge_upstream_requests_total\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
 
 async function readBothWays(gateway: { url: string }, list?: unknown[]): Promise<{ sent: string; streamed: string }> {
   const sent = await rpc(gateway.url, 'message/send', { message: lookMessage(list) });
@@ -186,6 +193,30 @@ describe('images a Bailian user attaches', () => {
         const events = results(await stream.rest());
         expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
         expect(streamedText(events)).toBe(lookReply([{ filename: 'image-1.jpg', mediaType: 'image/jpeg', bytes: JPEG }], 0));
+      } finally {
+        release();
+      }
+    });
+
+    it('a caller that leaves while its URL image is fetched starts no upstream call, and its context is free again', async () => {
+      const release = images.holdSlow();
+      const contextId = 'ctx-left-while-fetching';
+      try {
+        const before = await upstreamCalls(gateway.url);
+        const list = [{ type: 'url', value: `${images.url}/slow.jpg` }];
+        const stream = await within(
+          openStream(`${gateway.url}/stream`, 'message/stream', { message: lookMessage(list, contextId) }),
+          5000,
+          'no stream head',
+        );
+        stream.abort();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(await upstreamCalls(gateway.url)).toBe(before);
+        const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'look', contextId, metadata: { chatId: 'chat-9' } }) });
+        expect(next.body.error).toBeUndefined();
+        expect(sentText(next.body.result)).toBe(lookReply([], 0));
       } finally {
         release();
       }
