@@ -1,34 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, usage } from '../../src/config/load.js';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, usage } from '../../src/config/load.js';
+import { configFolder } from './support.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-config-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-let fileCounter = 0;
-async function yamlFile(text: string): Promise<string> {
-  const file = path.join(dir, `config-${++fileCounter}.yml`);
-  await writeFile(file, text);
-  return file;
-}
-
-const load = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => loadConfig({ argv, env, cwd: dir });
-
-async function configError(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const error = await load(argv, env).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConfigError);
-  return (error as ConfigError).message;
-}
+const { load, yamlFile, configError } = configFolder();
 
 describe('defaults and commands', () => {
   it('serves with schema defaults when nothing is given', async () => {
