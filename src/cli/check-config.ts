@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
 import { loadMappingProfile } from '../mappings/index.js';
+import { isRecord } from '../model/json.js';
 import { complain, EXIT_OK, EXIT_USAGE, oneLine } from './exit-codes.js';
 
 const MASK = '********';
@@ -16,9 +17,13 @@ function maskUrlPassword(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]+@/i, `$1${MASK}@`).replace(/([?&][^=&#]*password=)[^&#]*/gi, `$1${MASK}`);
 }
 
+/** An entry of a secret list, masked; a named one (`{ name, token }`) keeps its name, which is not secret and is what the operator looks for. */
+const maskEntry = (entry: unknown): unknown =>
+  isRecord(entry) ? Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, k === 'name' ? v : MASK])) : MASK;
+
 /** A copy of the config with every secret replaced by a mask (an absent secret stays absent). */
 export function maskSecrets(value: unknown, key = ''): unknown {
-  if (SECRET_KEYS.has(key) && value !== undefined) return Array.isArray(value) ? value.map(() => MASK) : MASK;
+  if (SECRET_KEYS.has(key) && value !== undefined) return Array.isArray(value) ? value.map(maskEntry) : MASK;
   if (typeof value === 'string') return maskUrlPassword(value);
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item));
   if (typeof value === 'object' && value !== null) {

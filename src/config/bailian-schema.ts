@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KeyList } from './named-secrets.js';
 
 /** A skill of the facade's card, in place of the upstream's (`bailian.card.skills`). */
 const SkillOverride = z.strictObject({
@@ -19,8 +20,11 @@ export const BailianConfig = z
       .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /')
       .default('/'),
     'api-key': z.string().min(1).optional(),
-    /** Further keys, each a caller of its own (the old and the new key side by side while Bailian's is rotated). */
-    'api-keys': z.array(z.string().min(1)).default([]),
+    /**
+     * Further keys, each a caller of its own (the old and the new key side by side while Bailian's is
+     * rotated); a key may carry a client name for logs and metrics (`{ name, key }`).
+     */
+    'api-keys': KeyList,
     /** Mapping profile in mappings/profiles (bailian or a2a-0.2.5). */
     profile: z.string().default('bailian'),
     /** Per-entry overrides of the profile's tables, e.g. `states-to-v025: {TASK_STATE_INPUT_REQUIRED: input-required}`. */

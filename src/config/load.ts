@@ -2,6 +2,7 @@ import path from 'node:path';
 import { callerAuthConfigured, GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
+import { basicClientName } from './named-secrets.js';
 import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export { ConfigError };
@@ -205,7 +206,16 @@ function adviseOn(config: GatewayConfig): string[] {
       `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-* or the lists auth.tokens, auth.api-keys)`,
     );
   }
-  return warnings;
+  return [...warnings, ...basicNameWarnings(config.auth)];
+}
+
+/** The Basic caller is named by its user; one that cannot be a client name would leave it unnamed without a word. */
+function basicNameWarnings(auth: GatewayConfig['auth']): string[] {
+  const username = auth['basic-username'];
+  if (!username || !auth['basic-password'] || basicClientName(username) !== undefined) return [];
+  return [
+    'auth.basic-username is not a valid client name (1 to 64 letters, digits, ".", "_" or "-"): Basic callers stay unnamed in logs and metrics',
+  ];
 }
 
 /** Flags beat environment beat file beat defaults; `REDIS_URL` sits just above the defaults. */

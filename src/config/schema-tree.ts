@@ -15,6 +15,7 @@ export interface SchemaNode {
       shape?: Record<string, SchemaNode>;
       element?: SchemaNode;
       valueType?: SchemaNode;
+      options?: SchemaNode[];
     };
   };
 }
@@ -29,13 +30,18 @@ export function unwrap(node: SchemaNode): SchemaNode {
 }
 
 export const kindOf = (node: SchemaNode | undefined): string => (node ? unwrap(node)._zod.def.type : 'unknown');
-export const shapeOf = (node: SchemaNode | undefined): Record<string, SchemaNode> => (node && unwrap(node)._zod.def.shape) || {};
+/** The fields an object node takes; a union's are its object options' (a named secret's `name` and `token`). */
+export function shapeOf(node: SchemaNode | undefined): Record<string, SchemaNode> {
+  const def = node && unwrap(node)._zod.def;
+  if (def?.type === 'union') return Object.assign({}, ...(def.options ?? []).map(shapeOf)) as Record<string, SchemaNode>;
+  return def?.shape ?? {};
+}
 
 /** The schema of `key` below `node` (object field, record value or array element). */
 export function childOf(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
   if (!node) return undefined;
   const def = unwrap(node)._zod.def;
-  if (def.type === 'object') return def.shape?.[key];
+  if (def.type === 'object' || def.type === 'union') return shapeOf(node)[key];
   if (def.type === 'record') return def.valueType;
   if (def.type === 'array') return def.element;
   return undefined;

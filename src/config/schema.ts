@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
 import { redisUrlProblem } from '../redis-url.js';
+import { KeyList, TokenList } from './named-secrets.js';
 
 const CredentialFields = {
   token: z.string().min(1).optional(),
@@ -16,12 +17,13 @@ export type Credentials = z.infer<typeof Credentials>;
 
 /**
  * What callers of the gateway may present (`auth`): one of each scheme, and further bearer tokens and
- * API keys, each a principal of its own (one per client; two at once while a key is rotated).
+ * API keys, each a principal of its own (one per client; two at once while a key is rotated). A
+ * listed one may carry a client name for logs and metrics (named-secrets.ts).
  */
 export const CallerCredentials = z
   .strictObject({
-    tokens: z.array(z.string().min(1)).default([]),
-    'api-keys': z.array(z.string().min(1)).default([]),
+    tokens: TokenList,
+    'api-keys': KeyList,
     ...CredentialFields,
   })
   .prefault({});

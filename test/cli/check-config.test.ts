@@ -97,6 +97,14 @@ describe('maskSecrets', () => {
     });
   });
 
+  it('masks the secret of a named entry but shows its name', () => {
+    const config = { auth: { tokens: ['t1', { name: 'acme', token: 't2' }] }, bailian: { 'api-keys': [{ name: 'bailian-prod', key: 'k1' }] } };
+    expect(maskSecrets(config)).toEqual({
+      auth: { tokens: ['********', { name: 'acme', token: '********' }] },
+      bailian: { 'api-keys': [{ name: 'bailian-prod', key: '********' }] },
+    });
+  });
+
   it('leaves absent secrets absent and other values as they are', () => {
     expect(maskSecrets({ auth: { 'api-key-header': 'X-API-Key' }, upstream: { url: 'http://a:1' } })).toEqual({
       auth: { 'api-key-header': 'X-API-Key' },

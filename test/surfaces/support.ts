@@ -1,5 +1,5 @@
 /** Test doubles for the surfaces: a recording AgentPort, a fixed CardSource and the composed app. */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { defaultConfig, type GatewayConfig } from '../../src/config/schema.js';
 import type { AgentPort, CallContext } from '../../src/core/agent-port.js';
 import type { CardSnapshot, CardSource } from '../../src/core/card-source.js';
@@ -182,6 +182,24 @@ export function buildApp(options: { port?: StubPort; config?: Record<string, unk
   app.post('/', requireCredentials(config.auth), jsonRpcEndpoint([createV1Dialect(deps)], { maxBodyBytes: config['max-body-bytes'] }));
   mountV1Surface(app, deps);
   return { app, port, config, log: () => fields };
+}
+
+/**
+ * One route behind an auth gate that answers what the gate handed the request: its principal, its
+ * client name (null when unnamed) and the fields noted for its log line. The gate's refusal is
+ * answered as `{ status, body: text }`.
+ */
+export function behindGate(gate: MiddlewareHandler<GatewayEnv>) {
+  const app = new Hono<GatewayEnv>();
+  app.use(async (c, next) => {
+    c.set('logFields', {});
+    await next();
+  });
+  app.get('/who', gate, (c) => c.json({ principal: c.get('principal'), client: c.get('client') ?? null, logged: c.get('logFields') }));
+  return async (headers: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
+    const response = await app.request('/who', { headers });
+    return { status: response.status, body: response.status === 200 ? await response.json() : await response.text() };
+  };
 }
 
 export const V1 = { 'A2A-Version': '1.0', 'content-type': 'application/json' } as const;

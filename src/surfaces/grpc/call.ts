@@ -3,7 +3,7 @@ import { startGrpcServerSpan, type GrpcServerSpan } from '../../observability/gr
 import { callerTraceHeaders } from '../../observability/trace-context.js';
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
-import { ANONYMOUS_V1_PRINCIPAL, authEnabled, authenticate } from '../shared/auth.js';
+import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../shared/port-call.js';
@@ -41,6 +41,8 @@ export interface GrpcCall {
   release(): void;
   /** The call's server span, when traces are recorded. */
   span?: GrpcServerSpan;
+  /** The caller's client name (config), for the call's log line and metrics; absent: unnamed. */
+  client?: string;
 }
 
 /** Thrown before a call reaches the core: the status to answer with. */
@@ -62,8 +64,9 @@ export function openGrpcCall(
   trace?: { tracer: Tracer; method: string },
 ): GrpcCall {
   const headers = metadataHeaders(call.metadata);
-  const principal = authenticate(headers, options.auth);
-  if (principal === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
+  const authenticated = authenticate(headers, options.auth);
+  if (authenticated === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
+  const caller = authenticated ?? ANONYMOUS_V1_CALLER;
   const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);
   if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
 
@@ -79,13 +82,14 @@ export function openGrpcCall(
   const traceHeaders = span ? span.traceHeaders : callerTraceHeaders(headers);
   return {
     ctx: {
-      principal: principal ?? ANONYMOUS_V1_PRINCIPAL,
+      principal: caller.principal,
       signal: controller.signal,
       surface: 'grpc',
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
       ...(traceHeaders ? { traceHeaders } : {}),
     },
     ...(span ? { span } : {}),
+    ...(caller.client === undefined ? {} : { client: caller.client }),
     activated: () => activated?.list() ?? [],
     abort: (reason?: unknown) => controller.abort(reason),
     release() {

@@ -82,7 +82,8 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   function logCall(name: GrpcMethodName, call: ServerCall, started: number, opened: GrpcCall | undefined, error?: unknown): void {
     const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
     opened?.span?.end(grpcStatus, error instanceof RejectedCall ? undefined : error);
-    const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, grpcStatus };
+    // An unnamed caller's `client: undefined` is left out of the line by the logger.
+    const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, client: opened?.client, grpcStatus };
     const durationMs = Date.now() - started;
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
     deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode);

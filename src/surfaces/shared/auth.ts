@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
 import type { CallerCredentials, Credentials } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
+import { basicClientName } from '../../config/named-secrets.js';
+import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
 import { principalOf } from './principal.js';
-import { matchingSecret, safeEqual } from './safe-equal.js';
+import { safeEqual } from './safe-equal.js';
 
 interface BasicCredentials {
   username: string;
@@ -15,9 +17,9 @@ interface BasicCredentials {
 export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys'>>;
 
 interface Schemes {
-  tokens: readonly string[];
-  basic?: BasicCredentials;
-  apiKeys: readonly string[];
+  tokens: CallerTable;
+  basic?: BasicCredentials & { caller: Caller };
+  apiKeys: CallerTable;
 }
 
 const schemesOf = new WeakMap<CallerAuth, Schemes>();
@@ -29,18 +31,22 @@ function enabledSchemes(creds: CallerAuth): Schemes {
     const username = creds['basic-username'];
     const password = creds['basic-password'];
     schemes = {
-      tokens: [...(creds.token ? [creds.token] : []), ...(creds.tokens ?? [])],
-      basic: username && password ? { username, password } : undefined,
-      apiKeys: [...(creds['api-key'] ? [creds['api-key']] : []), ...(creds['api-keys'] ?? [])],
+      tokens: callerTable('a2a-1.0', 'bearer', creds.token, creds.tokens),
+      basic: username && password ? { username, password, caller: basicCaller(username, password) } : undefined,
+      apiKeys: callerTable('a2a-1.0', 'api-key', creds['api-key'], creds['api-keys']),
     };
     schemesOf.set(creds, schemes);
   }
   return schemes;
 }
 
+/** The Basic caller is named by its user, which is not secret (when it makes a valid client name). */
+const basicCaller = (username: string, password: string): Caller =>
+  callerOf(principalOf('a2a-1.0', 'basic', `${username}:${password}`), basicClientName(username));
+
 export function authEnabled(creds: CallerAuth): boolean {
   const schemes = enabledSchemes(creds);
-  return schemes.tokens.length > 0 || schemes.basic !== undefined || schemes.apiKeys.length > 0;
+  return schemes.tokens.secrets.length > 0 || schemes.basic !== undefined || schemes.apiKeys.secrets.length > 0;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -73,20 +79,19 @@ function authorizationValue(header: string | undefined, scheme: string): string 
 
 /** The 1.0 surface's principal of the caller without gateway auth. */
 export const ANONYMOUS_V1_PRINCIPAL = principalOf('a2a-1.0', 'anonymous');
+/** The 1.0 surface's caller without gateway auth: unnamed. */
+export const ANONYMOUS_V1_CALLER: Caller = { principal: ANONYMOUS_V1_PRINCIPAL };
 
 /**
  * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
  * order (Bearer, Basic, API key); the first match names the principal: the 1.0 surface, the scheme
  * and a digest of the credential that matched (see principalOf), never the header it came in.
  */
-export function authenticate(headers: Headers, creds: CallerAuth): string | undefined {
+export function authenticate(headers: Headers, creds: CallerAuth): Caller | undefined {
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
-  if (schemes.tokens.length > 0) {
-    const presented = authorizationValue(authorization, 'Bearer');
-    const token = presented === undefined ? undefined : matchingSecret(presented, schemes.tokens);
-    if (token !== undefined) return principalOf('a2a-1.0', 'bearer', token);
-  }
+  const bearer = matchingCaller(authorizationValue(authorization, 'Bearer'), schemes.tokens);
+  if (bearer) return bearer;
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
     const presented = encoded === undefined ? undefined : decodeBasic(encoded);
@@ -94,15 +99,10 @@ export function authenticate(headers: Headers, creds: CallerAuth): string | unde
       // Both halves are always compared so a wrong user and a wrong password take the same time.
       const userOk = safeEqual(presented.username, schemes.basic.username);
       const passOk = safeEqual(presented.password, schemes.basic.password);
-      if (userOk && passOk) return principalOf('a2a-1.0', 'basic', `${schemes.basic.username}:${schemes.basic.password}`);
+      if (userOk && passOk) return schemes.basic.caller;
     }
   }
-  if (schemes.apiKeys.length > 0) {
-    const presented = headers.get(creds['api-key-header']);
-    const key = presented === null ? undefined : matchingSecret(presented, schemes.apiKeys);
-    if (key !== undefined) return principalOf('a2a-1.0', 'api-key', key);
-  }
-  return undefined;
+  return matchingCaller(headers.get(creds['api-key-header']), schemes.apiKeys);
 }
 
 /** Whether the 1.0 surface would serve a caller with these headers: no auth configured, or a scheme matches. */
@@ -112,7 +112,8 @@ export function admitsCaller(headers: Headers, creds: CallerAuth): boolean {
 
 /**
  * Gate for A2A routes: when any scheme is configured, one of them must match, else 401
- * `{"error":"Unauthorized"}` without WWW-Authenticate (as iac-code answers). Sets `c.var.principal`.
+ * `{"error":"Unauthorized"}` without WWW-Authenticate (as iac-code answers). Sets `c.var.principal`
+ * (and `c.var.client` for a named credential).
  */
 export function requireCredentials(creds: CallerAuth): MiddlewareHandler<GatewayEnv> {
   if (!authEnabled(creds)) {
@@ -122,11 +123,11 @@ export function requireCredentials(creds: CallerAuth): MiddlewareHandler<Gateway
     };
   }
   return async (c, next) => {
-    const principal = authenticate(c.req.raw.headers, creds);
-    if (principal === undefined) {
+    const caller = authenticate(c.req.raw.headers, creds);
+    if (caller === undefined) {
       return unauthorized();
     }
-    c.set('principal', principal);
+    admitCaller(c, caller);
     await next();
   };
 }
@@ -141,9 +142,9 @@ export type SecurityDescription = Required<Pick<AgentCard, 'securitySchemes' | '
 export function describeSecuritySchemes(creds: CallerAuth): SecurityDescription | undefined {
   const schemes = enabledSchemes(creds);
   const securitySchemes: SecurityDescription['securitySchemes'] = {};
-  if (schemes.tokens.length > 0) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
+  if (schemes.tokens.secrets.length > 0) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
   if (schemes.basic) securitySchemes.basicAuth = { httpAuthSecurityScheme: { scheme: 'basic' } };
-  if (schemes.apiKeys.length > 0) {
+  if (schemes.apiKeys.secrets.length > 0) {
     securitySchemes.apiKeyAuth = { apiKeySecurityScheme: { location: 'header', name: creds['api-key-header'] } };
   }
   const names = Object.keys(securitySchemes);

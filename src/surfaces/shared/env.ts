@@ -6,6 +6,8 @@ export interface GatewayEnv {
   Variables: {
     /** Owner scope set by the auth middleware ('' when gateway auth is off). */
     principal: string;
+    /** The matched credential's client name (config), for logs and metrics only; absent: unnamed. */
+    client?: string;
     logger: Logger;
     /** Filled by handlers so the request log line can name them. */
     logFields: RequestLogFields;
@@ -19,6 +21,8 @@ export interface GatewayEnv {
 export interface RequestLogFields {
   surface?: 'jsonrpc' | 'rest' | 'v025' | 'card' | 'health';
   method?: string;
+  /** The caller's client name, when its credential has one. */
+  client?: string;
   taskId?: string;
   contextId?: string;
   errorCode?: number;

@@ -11,7 +11,7 @@ import { withFields } from '../../model/index.js';
 
 export { createV025Dialect } from './dialect.js';
 export { facadeCard } from './card.js';
-export { FACADE_KEY_HEADER, facadeKeys, facadePrincipal } from './auth.js';
+export { FACADE_KEY_HEADER, facadeCaller, facadeKeys } from './auth.js';
 export { facadeBasePath, facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
 
 export const FACADE_CARD_PATH = '/.well-known/agent.json';

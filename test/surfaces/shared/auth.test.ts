@@ -4,7 +4,7 @@ import { CallerCredentials, Credentials } from '../../../src/config/schema.js';
 import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
 import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';
-import { V1, buildApp, rpc } from '../support.js';
+import { V1, behindGate, buildApp, rpc } from '../support.js';
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
@@ -102,6 +102,53 @@ describe('requireCredentials', () => {
     const who = guardedApp({ 'api-key': 'k' });
     expect((await who({ 'x-api-key': 'k' })).text).toBe(JSON.stringify({ principal: principalOf('a2a-1.0', 'api-key', 'k') }));
     expect((await who({ authorization: 'Bearer k' })).status).toBe(401);
+  });
+});
+
+describe('client names, for logs and metrics only', () => {
+  const named = (creds: Record<string, unknown>) => behindGate(requireCredentials(CallerCredentials.parse(creds)));
+  const who = named({
+    token: 'tok-0',
+    tokens: [{ name: 'acme', token: 'tok-1' }, 'tok-2'],
+    'api-keys': [{ name: 'beta', key: 'key-1' }],
+    'basic-username': 'alice',
+    'basic-password': 'pw',
+  });
+
+  it.each([
+    ['a named token', { authorization: 'Bearer tok-1' }, 'bearer', 'tok-1', 'acme'],
+    ['a named API key', { 'x-api-key': 'key-1' }, 'api-key', 'key-1', 'beta'],
+    ['Basic, by its user', { authorization: basic('alice', 'pw') }, 'basic', 'alice:pw', 'alice'],
+  ] as const)(
+    "%s: the request and its log line get the name; the principal is the credential's alone",
+    async (_name, headers, scheme, credential, client) => {
+      expect((await who(headers)).body).toEqual({ principal: principalOf('a2a-1.0', scheme, credential), client, logged: { client } });
+    },
+  );
+
+  it.each([
+    ['the single token', 'tok-0'],
+    ['an unnamed listed token', 'tok-2'],
+  ])('%s: no name anywhere', async (_name, token) => {
+    expect((await who({ authorization: `Bearer ${token}` })).body).toEqual({
+      principal: principalOf('a2a-1.0', 'bearer', token),
+      client: null,
+      logged: {},
+    });
+  });
+
+  it('a Basic user that cannot be a client name leaves the caller unnamed', async () => {
+    const odd = named({ 'basic-username': 'alice@example.com', 'basic-password': 'pw' });
+    expect((await odd({ authorization: basic('alice@example.com', 'pw') })).body).toMatchObject({ client: null, logged: {} });
+  });
+
+  it('a secret given both plain and named is one caller, with the name', async () => {
+    const twice = named({ token: 'tok-0', tokens: [{ name: 'acme', token: 'tok-0' }] });
+    expect((await twice({ authorization: 'Bearer tok-0' })).body).toEqual({
+      principal: principalOf('a2a-1.0', 'bearer', 'tok-0'),
+      client: 'acme',
+      logged: { client: 'acme' },
+    });
   });
 });
 

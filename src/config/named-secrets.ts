@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/**
+ * A client's name shows up as a metric label value and a log field, so it is held to characters
+ * that need no escaping in either, and to a length that keeps series and lines readable.
+ */
+export const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+const ClientName = z.string().regex(CLIENT_NAME, 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+const Secret = z.string().min(1);
+
+export const NamedToken = z.strictObject({ name: ClientName, token: Secret });
+export const NamedKey = z.strictObject({ name: ClientName, key: Secret });
+export type NamedToken = z.infer<typeof NamedToken>;
+export type NamedKey = z.infer<typeof NamedKey>;
+
+/** One entry of a list of caller secrets: a plain secret (unnamed) or a named one. */
+export type SecretEntry = string | NamedToken | NamedKey;
+
+/**
+ * A list of caller secrets, each a plain string or `{ name, <field> }`. Two entries with one name
+ * would merge two clients in the logs and metrics, so a name may appear once per list.
+ */
+function secretList<T extends NamedToken | NamedKey>(named: z.ZodType<T>, field: string) {
+  return z
+    .array(z.union([Secret, named], { error: `expected a string or { name, ${field} }` }))
+    .superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((entry, index) => {
+        if (typeof entry === 'string') return;
+        if (seen.has(entry.name)) ctx.addIssue({ code: 'custom', message: `name "${entry.name}" is used twice in this list`, path: [index, 'name'] });
+        seen.add(entry.name);
+      });
+    })
+    .default([]);
+}
+
+/** `auth.tokens`. */
+export const TokenList = secretList(NamedToken, 'token');
+/** `auth.api-keys`, `bailian.api-keys`. */
+export const KeyList = secretList(NamedKey, 'key');
+
+/** The secret of an entry, named or not. */
+export const secretOf = (entry: SecretEntry): string => (typeof entry === 'string' ? entry : 'token' in entry ? entry.token : entry.key);
+
+/** The client name of an entry; undefined for a plain secret. */
+export const nameOf = (entry: SecretEntry): string | undefined => (typeof entry === 'string' ? undefined : entry.name);
+
+/** `auth.basic-username` names the Basic caller when it is a valid client name; any other user stays unnamed. */
+export const basicClientName = (username: string): string | undefined => (CLIENT_NAME.test(username) ? username : undefined);
