@@ -6,30 +6,8 @@ import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { connectGrpc } from '../e2e/grpc/grpc-client.js';
+import { parse, scrape, value, type Sample } from '../support/prometheus.js';
 import { sendRequest } from '../support/sdk-v1-client.js';
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Prometheus text format to samples (comments skipped). */
-function parse(text: string): Sample[] {
-  return text
-    .split('\n')
-    .filter((line) => line && !line.startsWith('#'))
-    .map((line) => {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!m) throw new Error(`not a sample line: ${line}`);
-      const labels: Record<string, string> = {};
-      for (const pair of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
-      return { name: m[1]!, labels, value: Number(m[3]) };
-    });
-}
-
-const value = (samples: Sample[], name: string, labels: Record<string, string> = {}): number =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 
 const v1 = (method: string, params: unknown) => ({
   method: 'POST',
@@ -163,7 +141,7 @@ describe('gRPC calls are counted like HTTP requests', () => {
     const client = await connectGrpc(gateway.url);
     await client.sendMessage(sendRequest('over grpc'));
     await client.getTask({ tenant: '', id: 'no-such-task-1c2d', historyLength: undefined }).catch(() => undefined);
-    const samples = parse(await (await fetch(`${gateway.url}/metrics`)).text());
+    const samples = await scrape(gateway.url);
     const req = 'a2a_bridge_requests_total';
     expect(value(samples, req, { surface: 'grpc', method: 'SendMessage', outcome: 'ok' })).toBe(1);
     expect(value(samples, req, { surface: 'grpc', method: 'GetTask', outcome: 'error', error_code: '-32001' })).toBe(1);
