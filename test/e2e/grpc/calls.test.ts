@@ -6,20 +6,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
-import { AgentCard } from 'a2a-sdk-1';
 import type { Transport } from 'a2a-sdk-1/client';
-import { GrpcTransportFactory } from 'a2a-sdk-1/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SLOW_PREFIX } from '../../../src/demo-agent/index.js';
 import { asTask, sendRequest } from '../../support/sdk-v1-client.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startDemoGateway, startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { grpcFailureOf, wire } from './grpc-client.js';
-
-async function grpcTransport(gateway: TestGateway, headers: Record<string, string> = {}, callOptions = {}): Promise<Transport> {
-  const json = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers })).json()) as Record<string, unknown>;
-  return new GrpcTransportFactory({ grpcCallOptions: callOptions }).create(gateway.grpcAddress!, AgentCard.fromJSON(json));
-}
+import { grpcFailureOf, grpcTransport, wire } from './grpc-client.js';
 
 describe('gRPC callers and gateway auth', () => {
   let gateway: TestGateway;

@@ -10,9 +10,12 @@ import {
   withA2AVersion,
   type Client,
   type RequestOptions,
+  type Transport,
 } from 'a2a-sdk-1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-1/client/grpc';
 import { isGrpcError } from 'a2a-sdk-1/errors/grpc';
+import { AgentCard } from 'a2a-sdk-1';
+import type { TestGateway } from '../../support/gateway.js';
 
 export async function connectGrpc(baseUrl: string): Promise<Client> {
   const factory = new ClientFactory(
@@ -23,6 +26,12 @@ export async function connectGrpc(baseUrl: string): Promise<Client> {
     }),
   );
   return factory.createFromUrl(baseUrl);
+}
+
+/** The SDK's gRPC transport to the gateway's gRPC binding, made from its card (read over HTTP with `headers`). */
+export async function grpcTransport(gateway: TestGateway, headers: Record<string, string> = {}, callOptions = {}): Promise<Transport> {
+  const json = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers })).json()) as Record<string, unknown>;
+  return new GrpcTransportFactory({ grpcCallOptions: callOptions }).create(gateway.grpcAddress!, AgentCard.fromJSON(json));
 }
 
 /** Options for calling `client.transport` directly: the A2A-Version the Client adds itself, plus any metadata. */
