@@ -7,9 +7,10 @@ import type { GatewayMetrics } from './metrics.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 
 /**
- * Counts every request by what the handlers noted for the log line (surface, method, error code),
- * times blocking calls (and the share spent waiting on the upstream), and for streams the time to
- * their first event and how many are open. Must run inside the request logger, which sets `logFields`.
+ * Counts every request by what the handlers noted for the log line (surface, method, error code) and
+ * by the caller's client name, times blocking calls (and the share spent waiting on the upstream),
+ * and for streams the time to their first event and how many are open. Must run inside the request
+ * logger, which sets `logFields`.
  */
 export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -20,7 +21,7 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
     // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
     const fields = c.get('logFields') ?? {};
     const seconds = (performance.now() - started) / 1000;
-    metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode);
+    metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode, c.get('client'));
     if (isStream(c.res) && c.res.status === 200) {
       // The headers may go out before the first event (an `: accepted` comment): time the event itself.
       const surface = fields.surface;

@@ -8,7 +8,8 @@ import { imageFetchCounts } from './image-fetches.js';
 /**
  * The gateway's Prometheus metrics, on a registry of its own (several gateways can share a process,
  * as in tests). Every label takes values from a closed set: surfaces, method names, outcomes, A2A
- * error codes, states and kinds; never an id, a URL or anything a caller chose.
+ * error codes, states, kinds and the client names of the config; never an id, a URL or anything a
+ * caller chose.
  */
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
@@ -49,8 +50,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
 
   const requests = new Counter({
     name: 'a2a_bridge_requests_total',
-    help: 'Requests answered, by surface, method, outcome (ok or error) and A2A error code (empty when none; http_<status> for an error without one)',
-    labelNames: ['surface', 'method', 'outcome', 'error_code'] as const,
+    help: 'Requests answered, by surface, method, outcome (ok or error), A2A error code (empty when none; http_<status> for an error without one) and client name (empty when unnamed)',
+    labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'] as const,
     registers,
   });
   const duration = new Histogram({
@@ -148,16 +149,17 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
 
   return {
     registry,
-    request(surface: string | undefined, method: string | undefined, status: number, errorCode: number | undefined): void {
+    /** `client`: the caller's client name, only ever one of the config's (auth made it). */
+    request(surface: string | undefined, method: string | undefined, status: number, errorCode: number | undefined, client = ''): void {
       const failed = errorCode !== undefined || status >= 400;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : status >= 400 ? `http_${status}` : '';
-      requests.inc({ surface: surfaceLabel(surface), method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code });
+      requests.inc({ surface: surfaceLabel(surface), method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code, client });
     },
     /** A gRPC call answered with `grpcCode` (0: OK); a failure without an A2A error is labelled `grpc_<code>`. */
-    grpcRequest(method: string, grpcCode: number, errorCode: number | undefined): void {
+    grpcRequest(method: string, grpcCode: number, errorCode: number | undefined, client = ''): void {
       const failed = grpcCode !== 0;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : failed ? `grpc_${grpcCode}` : '';
-      requests.inc({ surface: 'grpc', method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code });
+      requests.inc({ surface: 'grpc', method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code, client });
     },
     blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
       duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);

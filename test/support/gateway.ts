@@ -38,6 +38,8 @@ export interface TestGateway {
 export interface GrpcLogLine {
   surface: 'grpc';
   method: string;
+  /** The caller's client name, when its credential has one. */
+  client?: string;
   grpcStatus: number;
   errorCode?: number;
 }

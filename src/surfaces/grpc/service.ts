@@ -86,7 +86,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, client: opened?.client, grpcStatus };
     const durationMs = Date.now() - started;
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
-    deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode);
+    deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode, fields.client);
     if (errorCode !== undefined) deps.logger.info(withFields(fields, { durationMs, errorCode, cancelled: call.cancelled }), 'grpc call');
     else deps.logger.info(withFields(fields, { durationMs }), 'grpc call');
   }
