@@ -1,7 +1,8 @@
 /**
  * Principals cannot collide: a task belongs to the credential that created it AND the surface it came
  * through. Every pair of callers (1.0 bearer, 1.0 Basic, 1.0 API key in any header, each of several
- * listed tokens and keys, each of the facade's keys, and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
+ * listed tokens and keys, each of the facade's keys, named ones sharing a client name across lists,
+ * and the anonymous callers of both surfaces) is checked against each other's tasks with GetTask,
  * ListTasks, CancelTask (-32001, never the -32002 that would reveal the task) and the facade's
  * tasks/get, on the memory and the Redis store. Header names play no part: the 1.0 key may even travel
  * in the facade's own `X-API-KEY` header with the facade's own value.
@@ -73,6 +74,31 @@ function setups(): Setup[] {
         { name: 'facade key', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-0' } },
         { name: 'listed facade key 1', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-1' } },
         { name: 'listed facade key 2', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bailian-2' } },
+      ],
+    },
+    {
+      name: 'named tokens, API keys and facade keys, one name in every list: the name plays no part',
+      config: {
+        auth: {
+          tokens: [
+            { name: 'acme', token: 'tok-a' },
+            { name: 'beta', token: 'tok-b' },
+          ],
+          'api-keys': [{ name: 'acme', key: 'key-a' }],
+        },
+        bailian: {
+          'api-keys': [
+            { name: 'acme', key: 'bk-a' },
+            { name: 'beta', key: 'bk-b' },
+          ],
+        },
+      },
+      callers: [
+        { name: 'token named acme', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-a' } },
+        { name: 'token named beta', surface: '1.0', headers: { ...V1, authorization: 'Bearer tok-b' } },
+        { name: 'API key named acme', surface: '1.0', headers: { ...V1, 'x-api-key': 'key-a' } },
+        { name: 'facade key named acme', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bk-a' } },
+        { name: 'facade key named beta', surface: '0.2.5', headers: { 'content-type': 'application/json', 'x-api-key': 'bk-b' } },
       ],
     },
     {
