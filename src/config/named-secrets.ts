@@ -18,21 +18,12 @@ export type NamedKey = z.infer<typeof NamedKey>;
 export type SecretEntry = string | NamedToken | NamedKey;
 
 /**
- * A list of caller secrets, each a plain string or `{ name, <field> }`. Two entries with one name
- * would merge two clients in the logs and metrics, so a name may appear once per list.
+ * A list of caller secrets, each a plain string or `{ name, <field> }`. A name may repeat: a client's
+ * old and new key, side by side while it is rotated, are one client to the operator, though each
+ * stays a caller of its own (its principal comes from the secret alone).
  */
 function secretList<T extends NamedToken | NamedKey>(named: z.ZodType<T>, field: string) {
-  return z
-    .array(z.union([Secret, named], { error: `expected a string or { name, ${field} }` }))
-    .superRefine((entries, ctx) => {
-      const seen = new Set<string>();
-      entries.forEach((entry, index) => {
-        if (typeof entry === 'string') return;
-        if (seen.has(entry.name)) ctx.addIssue({ code: 'custom', message: `name "${entry.name}" is used twice in this list`, path: [index, 'name'] });
-        seen.add(entry.name);
-      });
-    })
-    .default([]);
+  return z.array(z.union([Secret, named], { error: `expected a string or { name, ${field} }` })).default([]);
 }
 
 /** `auth.tokens`. */

@@ -27,6 +27,22 @@ describe('requireFacadeKey with named keys (bailian.api-keys)', () => {
     expect(facadeKeys(BailianConfig.parse(keys))).toEqual(['bk-0', 'bk-1', 'bk-2']);
   });
 
+  it("a rotated key's old and new value share the client's name, each still a caller of its own", async () => {
+    const rotating = behindGate(
+      requireFacadeKey(
+        BailianConfig.parse({
+          'api-keys': [
+            { name: 'bailian', key: 'old' },
+            { name: 'bailian', key: 'new' },
+          ],
+        }),
+      ),
+    );
+    const [before, after] = [await rotating({ 'x-api-key': 'old' }), await rotating({ 'x-api-key': 'new' })];
+    expect(before.body).toMatchObject({ principal: principalOf('a2a-0.2.5', 'api-key', 'old'), client: 'bailian' });
+    expect(after.body).toMatchObject({ principal: principalOf('a2a-0.2.5', 'api-key', 'new'), client: 'bailian' });
+  });
+
   it('without keys, every caller is the anonymous facade caller, unnamed', async () => {
     expect(await behindGate(requireFacadeKey(BailianConfig.parse({})))()).toEqual({
       status: 200,
