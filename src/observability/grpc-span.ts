@@ -13,10 +13,14 @@ export interface GrpcServerSpan {
   end(grpcCode: number, error?: unknown): void;
 }
 
-/** Starts the span of a gRPC call to `method`, child of the caller's `traceparent` metadata when it sent one. */
-export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: string): GrpcServerSpan {
+/**
+ * Starts the span of a gRPC call to `method` by the named `client` (when its credential has a name),
+ * child of the caller's `traceparent` metadata when it sent one.
+ */
+export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: string, client?: string): GrpcServerSpan {
   const parent = callerTraceContext(headers);
-  const span = tracer.startSpan(`a2a ${method}`, { kind: SpanKind.SERVER, attributes: { 'a2a.surface': 'grpc', 'a2a.method': method } }, parent);
+  const attributes = { 'a2a.surface': 'grpc', 'a2a.method': method, ...(client === undefined ? {} : { 'a2a.client': client }) };
+  const span = tracer.startSpan(`a2a ${method}`, { kind: SpanKind.SERVER, attributes }, parent);
   const traceHeaders = traceHeadersOf(parent, span);
   return {
     note: (result) => noteTask(span, result),

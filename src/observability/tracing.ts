@@ -84,6 +84,7 @@ function describe(span: Span, fields: GatewayEnv['Variables']['logFields'], stat
   span.setAttribute('http.response.status_code', status);
   span.setAttribute('a2a.surface', surfaceLabel(fields.surface));
   if (method) span.setAttribute('a2a.method', method);
+  if (fields.client) span.setAttribute('a2a.client', fields.client);
   if (fields.taskId) span.setAttribute('a2a.task.id', fields.taskId);
   if (fields.contextId) span.setAttribute('a2a.context.id', fields.contextId);
   if (fields.state) span.setAttribute('a2a.task.state', fields.state);

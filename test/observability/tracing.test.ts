@@ -12,6 +12,8 @@ import { startSdkV025Agent, type RunningSdkV025Agent } from '../support/sdk-v025
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
+/** The 1.0 surface's one credential, named: its client is on the spans of its calls. */
+const TOKEN = 'trace-token';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -20,7 +22,7 @@ const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanCont
 const traceparentOf = (headers: object): string | undefined => (headers as Record<string, unknown>).traceparent as string | undefined;
 const v1Call = (method: string, text: string) => ({
   method: 'POST',
-  headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent: TRACEPARENT },
+  headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent: TRACEPARENT, authorization: `Bearer ${TOKEN}` },
   body: JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -53,7 +55,8 @@ const proxy = {
 let gateway: RunningGateway;
 beforeAll(async () => {
   iac = await startFakeIacCode();
-  gateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url }, grpc: { port: 0 } }), createLogger('silent'), {
+  const auth = { tokens: [{ name: 'acme', token: TOKEN }] };
+  gateway = await startGateway(defaultConfig({ port: 0, upstream: { url: iac.url }, grpc: { port: 0 }, auth }), createLogger('silent'), {
     tracerProvider: provider,
   });
 });
@@ -77,6 +80,7 @@ describe('traces with an in-memory exporter', () => {
     expect(server.attributes).toMatchObject({
       'a2a.method': 'SendMessage',
       'a2a.surface': 'jsonrpc',
+      'a2a.client': 'acme',
       'a2a.task.id': result.task.id,
       'a2a.context.id': result.task.contextId,
     });
@@ -98,6 +102,8 @@ describe('traces with an in-memory exporter', () => {
     const spans = exporter.getFinishedSpans();
     const server = spans.find((s) => s.name === 'a2a message/stream')!;
     expect(server.attributes).toMatchObject({ 'a2a.surface': 'v025', 'a2a.method': 'message/stream' });
+    // The facade has no keys here: its caller is anonymous, and unnamed.
+    expect(server.attributes['a2a.client']).toBeUndefined();
     expect(parentOf(server)).toBe(CALLER_SPAN);
     const client = spans.find((s) => s.name === 'a2a.upstream SendStreamingMessage')!;
     expect(parentOf(client)).toBe(server.spanContext().spanId);
@@ -127,6 +133,7 @@ describe('traces with an in-memory exporter', () => {
     const metadata = new Metadata();
     metadata.set('a2a-version', '1.0');
     metadata.set('traceparent', TRACEPARENT);
+    metadata.set('authorization', `Bearer ${TOKEN}`);
     const request = requestMessage(GRPC_METHODS.sendMessage, {
       message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'grpc traced' }] },
     });
@@ -142,6 +149,7 @@ describe('traces with an in-memory exporter', () => {
     expect(parentOf(server)).toBe(CALLER_SPAN);
     expect(server.attributes['a2a.task.state']).toMatch(/^TASK_STATE_/);
     expect(server.attributes['rpc.grpc.status_code']).toBe(0);
+    expect(server.attributes['a2a.client']).toBe('acme');
     const upstreamCall = spans.find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === server.spanContext().spanId)!;
     expect(upstreamCall.name).toBe('a2a.upstream SendMessage');
     expect(traceparentOf(proxy.rpc('SendMessage')[before]!.headers)).toBe(`00-${TRACE_ID}-${upstreamCall.spanContext().spanId}-01`);

@@ -78,7 +78,7 @@ export function openGrpcCall(
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
-  const span = trace ? startGrpcServerSpan(trace.tracer, headers, trace.method) : undefined;
+  const span = trace ? startGrpcServerSpan(trace.tracer, headers, trace.method, caller.client) : undefined;
   const traceHeaders = span ? span.traceHeaders : callerTraceHeaders(headers);
   return {
     ctx: {
