@@ -251,6 +251,8 @@ export const GatewayConfig = z.strictObject({
       'max-bytes': z.number().int().min(1).optional(),
       'idle-ttl-ms': Millis.default(24 * 3600_000),
       'history-limit': z.number().int().min(0).default(200),
+      /** A caller's raw part (a file, an image) past this many bytes is kept in history as a line naming it. */
+      'history-part-max-bytes': z.number().int().min(0).default(65_536),
       /**
        * How long the gateway remembers who owns a context after its last task began, even once its tasks
        * are gone (never below `idle-ttl-ms`; with that at 0, forever): the agent may still hold the

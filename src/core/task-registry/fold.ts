@@ -8,6 +8,7 @@ import {
   type TaskArtifactUpdateEvent,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
+import { withoutLargeUserParts } from './history-parts.js';
 
 /**
  * Fold one stream event into a task, the way the a2a SDKs' task managers do, without mutating
@@ -32,11 +33,16 @@ export function batchTaskId(events: readonly StreamResponse[]): string | undefin
  * per event: it is copied once, at its first change, and that copy is changed in place (TaskDraft),
  * the history bounded once at the end. Neither `current` nor the events are changed.
  */
-export function foldEvents(current: Task | undefined, events: readonly StreamResponse[], historyLimit: number): Task | undefined {
+export function foldEvents(
+  current: Task | undefined,
+  events: readonly StreamResponse[],
+  historyLimit: number,
+  historyPartMaxBytes = Infinity,
+): Task | undefined {
   const draft = new TaskDraft(current);
   let applied = false;
   for (const event of events) applied = draft.apply(event) || applied;
-  return applied && draft.task ? boundHistory(draft.task, historyLimit) : undefined;
+  return applied && draft.task ? boundHistory(draft.task, historyLimit, historyPartMaxBytes) : undefined;
 }
 
 /**
@@ -129,15 +135,18 @@ class TaskDraft {
   }
 }
 
-/** Keep at most the last `limit` history entries (0 keeps none). */
-export function boundHistory(task: Task, limit: number): Task {
+/**
+ * Keep at most the last `limit` history entries (0 keeps none), and of the caller's messages among them
+ * no raw part past `partMaxBytes` (history-parts.ts).
+ */
+export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity): Task {
   const history = task.history;
-  if (!history || history.length <= limit) return task;
+  if (!history || history.length <= limit) return withoutLargeUserParts(task, partMaxBytes);
   if (limit <= 0) {
     const { history: _dropped, ...rest } = task;
     return rest;
   }
-  return withFields(task, { history: history.slice(history.length - limit) });
+  return withoutLargeUserParts(withFields(task, { history: history.slice(history.length - limit) }), partMaxBytes);
 }
 
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */

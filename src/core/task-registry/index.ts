@@ -19,6 +19,7 @@ export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-
       idleTtlMs: tasks['idle-ttl-ms'],
       contextOwnerTtlMs: tasks['context-owner-ttl-ms'],
       historyLimit: tasks['history-limit'],
+      historyPartMaxBytes: tasks['history-part-max-bytes'],
     });
   }
   return createMemoryTaskRegistry({
@@ -27,6 +28,7 @@ export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-
     idleTtlMs: tasks['idle-ttl-ms'],
     contextOwnerTtlMs: tasks['context-owner-ttl-ms'],
     historyLimit: tasks['history-limit'],
+    historyPartMaxBytes: tasks['history-part-max-bytes'],
   });
 }
 

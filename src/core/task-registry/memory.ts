@@ -23,6 +23,8 @@ export interface MemoryTaskRegistryOptions {
   /** How long a context's owner is remembered past its tasks (see contextOwnerTtl); absent: as long as they live. */
   contextOwnerTtlMs?: number;
   historyLimit: number;
+  /** A caller's raw parts past this many bytes are not kept in history (history-parts.ts); absent: all are. */
+  historyPartMaxBytes?: number;
 }
 
 /**
@@ -128,7 +130,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     if (!taskId) return undefined;
     const existing = cache.get(taskId);
     if (existing && existing.owner !== meta.owner) return undefined;
-    const next = foldEvents(existing?.task, events, options.historyLimit);
+    const next = foldEvents(existing?.task, events, options.historyLimit, options.historyPartMaxBytes);
     if (!next) return undefined;
     write(next, existing ?? meta);
     return next;
@@ -141,7 +143,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     async put(task: Task, meta: TaskMeta): Promise<void> {
       const existing = cache.get(task.id);
       if (existing && existing.owner !== meta.owner) return;
-      write(boundHistory(task, options.historyLimit), existing ?? meta);
+      write(boundHistory(task, options.historyLimit, options.historyPartMaxBytes), existing ?? meta);
     },
 
     async get(taskId: string, owner: string): Promise<Task | undefined> {

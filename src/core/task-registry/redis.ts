@@ -21,6 +21,8 @@ export interface RedisTaskRegistryOptions {
   /** How long a context's owner is remembered past its tasks (see contextOwnerTtl); absent: as long as they live. */
   contextOwnerTtlMs?: number;
   historyLimit: number;
+  /** A caller's raw parts past this many bytes are not kept in history (history-parts.ts); absent: all are. */
+  historyPartMaxBytes?: number;
 }
 
 /** What a compare-and-set starts from: the stored version (0 = none) and its task. */
@@ -174,7 +176,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
     const taskId = batchTaskId(events);
     if (!taskId) return undefined;
-    return mutate(taskId, meta, (current) => foldEvents(current, events, options.historyLimit));
+    return mutate(taskId, meta, (current) => foldEvents(current, events, options.historyLimit, options.historyPartMaxBytes));
   }
 
   return {
@@ -182,7 +184,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     applyAll,
 
     async put(task: Task, meta: TaskMeta): Promise<void> {
-      await mutate(task.id, meta, () => boundHistory(task, options.historyLimit));
+      await mutate(task.id, meta, () => boundHistory(task, options.historyLimit, options.historyPartMaxBytes));
     },
 
     async get(taskId: string, owner: string): Promise<Task | undefined> {
