@@ -1,10 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Server as HttpsServer } from 'node:https';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
+import { withFields } from './model/with-fields.js';
 
 type TlsConfig = GatewayConfig['tls'];
+type TlsFileNames = Pick<TlsConfig, 'ca-file' | 'cert-file' | 'key-file'>;
+
+/** What the gateway presents and trusts as a TLS client (towards its agent, its Redis); empty without files. */
+export interface ClientTlsFiles {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
 
 /** A TLS file or pair that cannot be used, in words naming the key (never the file's content). */
 export class TlsFilesError extends Error {}
@@ -43,6 +53,42 @@ export async function loadTlsFiles(tls: TlsConfig): Promise<SecureContextOptions
     throw new TlsFilesError(`tls.cert-file and tls.key-file are not a usable PEM certificate and key (${reason})`);
   }
   return options;
+}
+
+function readPemNow(key: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw unreadablePem(key, error);
+  }
+}
+
+// Every client of one config block (the pools, the Redis connections) reads its files once.
+const clientFilesRead = new WeakMap<TlsFileNames, ClientTlsFiles>();
+
+/**
+ * The PEM files of a client's TLS block (`where`: its config key, e.g. `upstream.tls`), read when the
+ * first client is made (at start), and checked to form a usable TLS context: a bad file stops the start
+ * with its key named, not the first connection.
+ */
+export function readClientTlsFiles(where: string, tls: TlsFileNames): ClientTlsFiles {
+  const known = clientFilesRead.get(tls);
+  if (known) return known;
+  const read = (name: keyof TlsFileNames) => {
+    const path = tls[name];
+    return path ? readPemNow(`${where}.${name}`, path) : undefined;
+  };
+  const [ca, cert, key] = [read('ca-file'), read('cert-file'), read('key-file')];
+  const files: ClientTlsFiles = withFields(ca ? { ca } : {}, withFields(cert ? { cert } : {}, key ? { key } : {}));
+  try {
+    createSecureContext(files);
+  } catch (error) {
+    // OpenSSL's reason only (e.g. "key values mismatch"): enough to act on, nothing of the key itself.
+    const reason = (error as Error).message.split('\n')[0];
+    throw new TlsFilesError(`${where} files are not a usable PEM CA, certificate and key (${reason})`);
+  }
+  clientFilesRead.set(tls, files);
+  return files;
 }
 
 const fingerprint = async (files: string[]): Promise<string> =>
