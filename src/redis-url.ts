@@ -14,6 +14,7 @@ export type SentinelOptions = Pick<
 >;
 
 const SENTINEL_SCHEME = /^(rediss?)\+sentinel:\/\//i;
+const TLS_SCHEME = /^rediss(?:\+sentinel)?:\/\//i;
 const DEFAULT_SENTINEL_PORT = 26379;
 const QUERY_KEYS = ['sentinelPassword', 'sentinelUsername'] as const;
 const HOST_NAME = /^[A-Za-z0-9._-]+$/;
@@ -23,6 +24,11 @@ const FORM = 'e.g. redis+sentinel://sentinel-1:26379,sentinel-2:26379/mymaster';
 /** A Sentinel URL is read here; anything else goes to ioredis as it is. */
 export function isSentinelUrl(url: string): boolean {
   return SENTINEL_SCHEME.test(url);
+}
+
+/** Whether the URL reaches its data nodes over TLS: `rediss://` or `rediss+sentinel://`. */
+export function isTlsUrl(url: string): boolean {
+  return TLS_SCHEME.test(url);
 }
 
 /** What is wrong with a Redis URL, or undefined. Only the Sentinel form is checked. */

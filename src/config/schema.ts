@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
-import { redisUrlProblem } from '../redis-url.js';
 import { KeyList, TokenList } from './named-secrets.js';
+import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
+import { TlsFiles } from './tls-files.js';
 
 const CredentialFields = {
   token: z.string().min(1).optional(),
@@ -38,11 +39,6 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
 
 const Millis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-/** A Redis URL; a Sentinel one is read here, so a malformed one stops the start (and check-config) with its reason. */
-const RedisUrl = z.string().superRefine((url, ctx) => {
-  const problem = redisUrlProblem(url);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
 
 /**
  * Keys the upstream's card signatures must verify against (JWS over the card, RFC 8785). At least one
@@ -63,17 +59,6 @@ export const CardVerificationConfig = z.strictObject({
   'jwks-cache-ms': z.number().int().min(0).default(300_000),
 });
 export type CardVerificationConfig = z.infer<typeof CardVerificationConfig>;
-
-/** PEM files: a certificate, its key (only together) and a CA; `key` names them in the error. */
-const TlsFiles = (key: string) =>
-  z
-    .strictObject({
-      'cert-file': z.string().min(1).optional(),
-      'key-file': z.string().min(1).optional(),
-      'ca-file': z.string().min(1).optional(),
-    })
-    .prefault({})
-    .refine((tls) => !tls['cert-file'] === !tls['key-file'], `${key}.cert-file and ${key}.key-file go together`);
 
 export const UpstreamConfig = z
   .strictObject({
@@ -182,7 +167,7 @@ export const ServerConfig = z
   .prefault({});
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
-export const GatewayConfig = z.strictObject({
+const GatewayFields = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8080),
   /** The base URL callers use to reach the gateway; cards advertise it. */
@@ -242,6 +227,8 @@ export const GatewayConfig = z.strictObject({
   store: z.enum(['memory', 'redis']).default('memory'),
   /** `redis://`, `rediss://`, or through Sentinel `redis+sentinel://host:26379,host:26379/master-name` (redis-url.ts). */
   'redis-url': RedisUrl.default('redis://127.0.0.1:6379'),
+  /** TLS files and settings for the rediss:// URLs (redis-schema.ts). */
+  'redis-tls': RedisTls,
   'redis-prefix': z.string().default('a2a-bridge:'),
   'persistence-dir': z.string().default('.a2a-bridge'),
   tasks: z
@@ -288,6 +275,8 @@ export const GatewayConfig = z.strictObject({
   /** `store: redis`: how long a replica's follows stay its own after it last renewed its lease; a dead replica's are then taken over. */
   'push-follow-lease-ms': z.number().int().min(1_000).default(15_000),
 });
+/** Checked as a whole too: what `redis-tls` may say depends on the URLs beside it. */
+export const GatewayConfig = GatewayFields.superRefine(checkRedisTls);
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
 /** A fully defaulted config, for tests and embedding. */
