@@ -1,6 +1,7 @@
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigError } from './config/config-error.js';
 import { redisClient } from './redis-connection.js';
+import { redisEndpoint, type RedisEndpoint } from './redis-tls.js';
 
 /**
  * The part of a key a Redis Cluster hashes to pick its slot: the text between the first `{` and the
@@ -40,9 +41,9 @@ export function clusterProblem(names: Record<string, string>): string | undefine
   return `the Redis is a cluster, and ${settings} must share one hash tag so that every key is in one slot (e.g. redis-prefix: "{a2a-bridge}:", push-stream: "{a2a-bridge}:push")`;
 }
 
-/** Whether the Redis at `url` says it runs in cluster mode; undefined when it cannot be asked now. */
-async function isCluster(url: string): Promise<boolean | undefined> {
-  const redis = redisClient(url, {
+/** Whether the Redis at `endpoint` says it runs in cluster mode; undefined when it cannot be asked now. */
+async function isCluster(endpoint: RedisEndpoint): Promise<boolean | undefined> {
+  const redis = redisClient(endpoint, {
     lazyConnect: true,
     connectTimeout: 2_000,
     maxRetriesPerRequest: 0,
@@ -70,6 +71,6 @@ async function isCluster(url: string): Promise<boolean | undefined> {
 export async function assertRedisKeysFitCluster(config: GatewayConfig): Promise<void> {
   for (const group of redisKeyGroups(config)) {
     const problem = clusterProblem(group.names);
-    if (problem && (await isCluster(group.url))) throw new ConfigError(problem);
+    if (problem && (await isCluster(redisEndpoint(config, group.url)))) throw new ConfigError(problem);
   }
 }

@@ -1,17 +1,24 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { withFields } from './model/with-fields.js';
+import type { RedisEndpoint } from './redis-tls.js';
 import { isSentinelUrl, sentinelOptions } from './redis-url.js';
 
 /** ioredis: drop the connection, reconnect and send the refused command again. */
 const RECONNECT_AND_RESEND = 2;
 
+/** A bare URL (ioredis's own TLS defaults), or one with the TLS options of `redis-tls` (redisEndpoint). */
+export type RedisTarget = string | RedisEndpoint;
+
+const endpointOf = (target: RedisTarget): RedisEndpoint => (typeof target === 'string' ? { url: target, tls: {} } : target);
+
 /**
- * A client of the Redis at `url`: a plain URL is read by ioredis itself, a Sentinel URL
+ * A client of the Redis at `target`: a plain URL is read by ioredis itself, a Sentinel URL
  * (`redis+sentinel://`, see redis-url.ts) becomes ioredis's Sentinel options. What the URL says wins
- * over `options`, as it does in ioredis.
+ * over `options`, as it does in ioredis; the endpoint's TLS options fill in the TLS the URL turned on.
  */
-export function redisClient(url: string, options: RedisOptions = {}): Redis {
-  return isSentinelUrl(url) ? new Redis(withFields(options, sentinelOptions(url))) : new Redis(url, options);
+export function redisClient(target: RedisTarget, options: RedisOptions = {}): Redis {
+  const { url, tls } = endpointOf(target);
+  return isSentinelUrl(url) ? new Redis(withFields(withFields(options, sentinelOptions(url)), tls)) : new Redis(url, withFields(options, tls));
 }
 
 /**
@@ -21,14 +28,14 @@ export function redisClient(url: string, options: RedisOptions = {}): Redis {
  * instead of failing every write until the connection happens to drop. Through Sentinel the reconnect
  * asks the sentinels for the primary again.
  */
-export function connectRedis(url: string, options: RedisOptions = {}): Redis {
-  return redisClient(url, {
+export function connectRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
+  return redisClient(target, {
     reconnectOnError: (error) => (error.message.startsWith('READONLY') ? RECONNECT_AND_RESEND : false),
     // Sentinel turns a reachable old primary into a replica only some seconds (about 10) after it
     // promoted the new one, and until then the old one takes the writes of every connection it still
     // holds: writes that are dropped when it resyncs from the new primary. The failover detector
     // listens for +switch-master on the sentinels and reconnects at once.
-    ...(isSentinelUrl(url) ? { failoverDetector: true } : {}),
+    ...(isSentinelUrl(endpointOf(target).url) ? { failoverDetector: true } : {}),
     ...options,
   });
 }

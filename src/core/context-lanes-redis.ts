@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
-import { connectRedis } from '../redis-connection.js';
+import { connectRedis, type RedisTarget } from '../redis-connection.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
   redis?: Redis;
-  url?: string;
+  url?: RedisTarget;
   /** Key prefix, e.g. 'a2a-bridge:'; a lane is `<prefix>lane:<encoded key>`. */
   prefix: string;
   /** How long a lease outlives its last renewal: the lanes of a crashed replica free themselves after this. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '../config/schema.js';
+import { redisEndpoint } from '../redis-tls.js';
 import { createMemoryConfigStore } from './config-store/memory.js';
 import { createRedisConfigStore } from './config-store/redis.js';
 import type { PushConfigStore } from './config-store/types.js';
@@ -43,7 +44,7 @@ export function createPushQueue(config: GatewayConfig, options: PushQueueFactory
   if (config['push-queue'] === 'redis-streams') {
     // Redis can go away for longer than a command waits for it: what it refuses meanwhile is held (on disk), not lost.
     const streams = createRedisStreamsQueue({
-      url: config['push-redis-url'] ?? config['redis-url'],
+      url: redisEndpoint(config, config['push-redis-url']),
       stream: config['push-stream'],
       retryKey: config['push-retry-key'],
       deadStream: config['push-dead-stream'],

@@ -21,6 +21,7 @@ import { createRedisFollowJournal, type RedisFollowJournal } from './follow-jour
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import { connectRedis } from '../redis-connection.js';
+import { redisEndpoint } from '../redis-tls.js';
 
 export interface PushServiceDeps {
   registry: TaskRegistry;
@@ -82,7 +83,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let ownRedis: Redis | undefined;
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
-    ownRedis = connectRedis(config['redis-url'], { lazyConnect: true });
+    ownRedis = connectRedis(redisEndpoint(config), { lazyConnect: true });
     ownRedis.on('error', (error: unknown) => {
       noteRedisError('push-configs');
       logger.warn({ err: error }, 'push config store Redis connection error');

@@ -1,9 +1,9 @@
 import { noteRedisError } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
-import { connectRedis } from '../../redis-connection.js';
+import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 
 export interface RedisTaskAliasesOptions {
-  url: string;
+  url: RedisTarget;
   prefix: string;
   /** An alias expires with its task (0: after a year). */
   idleTtlMs: number;

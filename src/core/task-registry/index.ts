@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import type { GatewayConfig } from '../../config/schema.js';
+import { redisEndpoint } from '../../redis-tls.js';
 import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
 import type { TaskRegistry } from './types.js';
@@ -10,11 +11,11 @@ export { createRedisTaskRegistry } from './redis.js';
 export { withHistoryLength } from './query.js';
 
 /** The registry the config asks for (`store: memory | redis`, `tasks.*`). */
-export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-prefix' | 'tasks'>): TaskRegistry {
+export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>): TaskRegistry {
   const tasks = config.tasks;
   if (config.store === 'redis') {
     return createRedisTaskRegistry({
-      url: config['redis-url'],
+      url: redisEndpoint(config),
       prefix: config['redis-prefix'],
       idleTtlMs: tasks['idle-ttl-ms'],
       contextOwnerTtlMs: tasks['context-owner-ttl-ms'],

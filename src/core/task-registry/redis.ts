@@ -7,13 +7,13 @@ import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, 
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
-import { connectRedis } from '../../redis-connection.js';
+import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
   redis?: Redis;
-  url?: string;
+  url?: RedisTarget;
   /** Key prefix, e.g. 'a2a-bridge:'. */
   prefix: string;
   /** A task not written for this long expires (0: never). */

@@ -4,12 +4,12 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
-import { connectRedis } from '../../redis-connection.js';
+import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
   /** `push-redis-url`, falling back to `redis-url`. */
-  url: string;
+  url: RedisTarget;
   /** `push-stream`: entries `job=<json>`. */
   stream: string;
   /** `push-retry-key`: sorted set of jobs waiting for a retry, scored by due time (epoch ms). */
