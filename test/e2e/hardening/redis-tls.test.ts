@@ -1,107 +1,50 @@
 /**
  * A Redis reached over TLS, as a managed Redis is, with a private CA (what a cloud Redis hands out for
- * download): `rediss://` to the data node and `rediss+sentinel://` through a sentinel (reached over
- * plain TCP) that names a TLS-only primary. The gateway runs as `a2a-bridge serve` does, in a process of
- * its own, trusting the CA the way the image does (`NODE_EXTRA_CA_CERTS`, deploy/ca-certificates); what
- * a caller starts is read back from Redis over TLS.
+ * download). Real redis-servers: a TLS-only data node, one that also requires a client certificate
+ * (`tls-auth-clients yes`), a sentinel over plain TCP naming the first, and a TLS-only sentinel that
+ * requires a client certificate and names the second. The gateway runs as `a2a-bridge serve` does, in
+ * a process of its own, trusting the CA either the way the image does (`NODE_EXTRA_CA_CERTS`,
+ * deploy/ca-certificates) or through `redis-tls`; what a caller starts is read back from the Redis it
+ * should be in. The connections the gateway makes are also tried one by one, to see the refusal each
+ * missing `redis-tls` setting causes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { readFile, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Redis } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { redisClient } from '../../../src/redis-connection.js';
+import { redisEndpoint } from '../../../src/redis-tls.js';
 import { makeCertificates, type Certificates } from '../../support/certificates.js';
-import { freePort } from '../../support/free-port.js';
 import { killChildren } from '../../support/kill-children.js';
-import { root } from '../../support/run-cli.js';
-import { sendMessageParams } from '../../support/v1-message.js';
-import { waitUntil } from '../../support/wait-until.js';
-
-const PASSWORD = 'tls-pass';
-const entry = path.join(root, 'src/cli.ts');
-const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
+import {
+  dataNodeClient,
+  expectTaskRecorded,
+  MASTER,
+  serveOnRedis,
+  startSentinel,
+  startTlsRedis,
+  TLS_REDIS_PASSWORD,
+} from '../../support/redis-tls.js';
+import { cli, stderrLines } from '../../support/run-cli.js';
 
 let certificates: Certificates;
+/** TLS only, any client. */
 let tlsPort: number;
+/** A sentinel over plain TCP watching the TLS-only node. */
+let plainSentinelPort: number;
+/** TLS only, clients need a certificate of the test CA. */
+let mutualPort: number;
+/** A sentinel over TLS only (clients need a certificate) watching the mutual-TLS node. */
 let sentinelPort: number;
 const children: ChildProcess[] = [];
 
-function start(command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(command, args, { stdio: 'ignore', env: { ...process.env, ...env } });
-  children.push(child);
-  return child;
-}
-
-/** A client of the TLS primary that trusts the test CA itself. */
-async function tlsClient(): Promise<Redis> {
-  const ca = await readFile(certificates.file('ca.pem'));
-  const client = new Redis({ port: tlsPort, host: '127.0.0.1', password: PASSWORD, tls: { ca }, lazyConnect: true, maxRetriesPerRequest: 0 });
-  client.on('error', () => undefined);
-  return client;
-}
-
 beforeAll(async () => {
-  certificates = await makeCertificates({ servers: ['redis'] });
-  tlsPort = await freePort();
-  sentinelPort = await freePort();
-  const tls = ['--tls-cert-file', certificates.file('redis.pem'), '--tls-key-file', certificates.file('redis.key')];
-  start('redis-server', [
-    '--port',
-    '0',
-    '--tls-port',
-    String(tlsPort),
-    ...tls,
-    '--tls-ca-cert-file',
-    certificates.file('ca.pem'),
-    '--tls-auth-clients',
-    'no',
-    '--bind',
-    '127.0.0.1',
-    '--requirepass',
-    PASSWORD,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
-  const client = await tlsClient();
-  try {
-    await waitUntil(async () => (await client.ping().catch(() => '')) === 'PONG', 10_000);
-  } finally {
-    client.disconnect();
-  }
-  // The sentinel answers clients over plain TCP and watches the primary over TLS.
-  const conf = certificates.file('sentinel.conf');
-  await writeFile(
-    conf,
-    [
-      `port ${sentinelPort}`,
-      'bind 127.0.0.1',
-      `dir ${certificates.dir}`,
-      'tls-replication yes',
-      `tls-cert-file ${certificates.file('redis.pem')}`,
-      `tls-key-file ${certificates.file('redis.key')}`,
-      `tls-ca-cert-file ${certificates.file('ca.pem')}`,
-      `sentinel monitor m 127.0.0.1 ${tlsPort} 1`,
-      `sentinel auth-pass m ${PASSWORD}`,
-      '',
-    ].join('\n'),
-  );
-  start('redis-server', [conf, '--sentinel']);
-  const sentinel = new Redis({ port: sentinelPort, lazyConnect: true, maxRetriesPerRequest: 0 });
-  sentinel.on('error', () => undefined);
-  try {
-    await waitUntil(async () => {
-      const fields = (await sentinel.call('SENTINEL', 'MASTER', 'm').catch(() => [])) as string[];
-      return fields[fields.indexOf('flags') + 1] === 'master';
-    }, 10_000);
-  } finally {
-    sentinel.disconnect();
-  }
+  certificates = await makeCertificates({ servers: ['redis'], clients: ['gateway', 'sentinel'] });
+  tlsPort = await startTlsRedis(children, certificates, { clientAuth: false });
+  plainSentinelPort = await startSentinel(children, certificates, { primaryPort: tlsPort, tlsOnly: false });
+  mutualPort = await startTlsRedis(children, certificates, { clientAuth: true, client: 'gateway' });
+  sentinelPort = await startSentinel(children, certificates, { primaryPort: mutualPort, tlsOnly: true, client: 'sentinel' });
 }, 30_000);
 
 afterAll(async () => {
@@ -109,68 +52,117 @@ afterAll(async () => {
   await certificates?.cleanup();
 });
 
-/** `a2a-bridge serve` on `redisUrl` with the demo agent, trusting the test CA as the image trusts deploy/ca-certificates. */
-async function serve(redisUrl: string, prefix: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const env = {
-    NODE_EXTRA_CA_CERTS: certificates.file('ca.pem'),
-    A2A_BRIDGE_PORT: String(port),
-    A2A_BRIDGE_HOST: '127.0.0.1',
-    A2A_BRIDGE_STORE: 'redis',
-    A2A_BRIDGE_REDIS_URL: redisUrl,
-    A2A_BRIDGE_REDIS_PREFIX: prefix,
-    A2A_BRIDGE_LOG_LEVEL: 'silent',
-  };
-  const child = start(process.execPath, ['--import', tsx, entry, 'serve'], env);
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntil(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 15_000);
-  return {
-    url,
-    async stop() {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+const dataNode = (port: number) => `rediss://:${TLS_REDIS_PASSWORD}@127.0.0.1:${port}`;
+const throughSentinel = (port = sentinelPort) => `rediss+sentinel://:${TLS_REDIS_PASSWORD}@127.0.0.1:${port}/${MASTER}`;
+/** The test CA, and with `client` the gateway's certificate, as environment settings. */
+const tlsEnv = (client = false) => ({
+  A2A_BRIDGE_REDIS_TLS__CA_FILE: certificates.file('ca.pem'),
+  ...(client
+    ? { A2A_BRIDGE_REDIS_TLS__CERT_FILE: certificates.file('gateway.pem'), A2A_BRIDGE_REDIS_TLS__KEY_FILE: certificates.file('gateway.key') }
+    : {}),
+});
+
+async function recordedThrough(redisUrl: string, env: NodeJS.ProcessEnv, port: number, client?: string): Promise<void> {
+  const prefix = `tls-${randomUUID()}:`;
+  const gateway = await serveOnRedis(children, redisUrl, prefix, env);
+  try {
+    await expectTaskRecorded(gateway.url, dataNodeClient(certificates, port, client), prefix);
+  } finally {
+    await gateway.stop();
+  }
 }
 
-async function recordedOverTls(url: string, prefix: string): Promise<void> {
-  const answer = (await (
-    await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendMessageParams('over TLS') }),
-    })
-  ).json()) as { result?: { task?: { id: string } } };
-  const taskId = answer.result?.task?.id;
-  expect(taskId).toEqual(expect.any(String));
-  const client = await tlsClient();
+describe('NODE_EXTRA_CA_CERTS trusts the CA, as in the image', () => {
+  const trusted = () => ({ NODE_EXTRA_CA_CERTS: certificates.file('ca.pem') });
+
+  it('rediss:// to the data node: the gateway is ready and records a task there', async () => {
+    await recordedThrough(dataNode(tlsPort), trusted(), tlsPort);
+  }, 30_000);
+
+  it('rediss+sentinel://: the sentinel over plain TCP names the TLS primary, and the task is recorded there', async () => {
+    await recordedThrough(throughSentinel(plainSentinelPort), trusted(), tlsPort);
+  }, 30_000);
+});
+
+describe('redis-tls in a running gateway: a task a caller starts is recorded in that Redis', () => {
+  it('ca-file trusts a private CA without NODE_EXTRA_CA_CERTS; server-name names the certificate', async () => {
+    await recordedThrough(dataNode(tlsPort), { ...tlsEnv(), A2A_BRIDGE_REDIS_TLS__SERVER_NAME: 'localhost' }, tlsPort);
+  }, 30_000);
+
+  it('cert-file and key-file: a Redis that requires a client certificate takes the gateway', async () => {
+    await recordedThrough(dataNode(mutualPort), tlsEnv(true), mutualPort, 'gateway');
+  }, 30_000);
+
+  it('sentinels: true reaches a TLS-only sentinel with the same files, and the primary it names', async () => {
+    await recordedThrough(throughSentinel(), { ...tlsEnv(true), A2A_BRIDGE_REDIS_TLS__SENTINELS: 'true' }, mutualPort, 'gateway');
+  }, 30_000);
+});
+
+/** Whether a connection the gateway would make under these `redis-tls` settings gets an answer. */
+async function answers(redisUrl: string, tls: Record<string, unknown>): Promise<boolean> {
+  const once: RedisOptions = { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, sentinelRetryStrategy: () => null };
+  const client = redisClient(redisEndpoint(defaultConfig({ 'redis-url': redisUrl, 'redis-tls': tls })), once);
+  client.on('error', () => undefined);
   try {
-    const keys = await client.keys(`${prefix}*`);
-    expect(keys.some((key) => key.includes(taskId!))).toBe(true);
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
   } finally {
     client.disconnect();
   }
 }
 
-describe('Redis over TLS with a private CA', () => {
-  it('rediss:// to the data node: the gateway is ready and records a task there', async () => {
-    const prefix = `tls-${randomUUID()}:`;
-    const gateway = await serve(`rediss://:${PASSWORD}@127.0.0.1:${tlsPort}`, prefix);
-    try {
-      await recordedOverTls(gateway.url, prefix);
-    } finally {
-      await gateway.stop();
-    }
-  }, 30_000);
+describe('redis-tls on one connection: what each setting is needed for', () => {
+  const ca = () => ({ 'ca-file': certificates.file('ca.pem') });
+  const withCertificate = () => ({ ...ca(), 'cert-file': certificates.file('gateway.pem'), 'key-file': certificates.file('gateway.key') });
 
-  it('rediss+sentinel://: the sentinel over plain TCP names the TLS primary, and the task is recorded there', async () => {
-    const prefix = `tls-sentinel-${randomUUID()}:`;
-    const gateway = await serve(`rediss+sentinel://:${PASSWORD}@127.0.0.1:${sentinelPort}/m`, prefix);
-    try {
-      await recordedOverTls(gateway.url, prefix);
-    } finally {
-      await gateway.stop();
-    }
-  }, 30_000);
+  it('without ca-file the private CA is not trusted', async () => {
+    expect(await answers(dataNode(tlsPort), ca())).toBe(true);
+    expect(await answers(dataNode(tlsPort), { 'server-name': 'localhost' })).toBe(false);
+  });
+
+  it('a server-name the certificate does not carry is refused', async () => {
+    expect(await answers(dataNode(tlsPort), { ...ca(), 'server-name': 'localhost' })).toBe(true);
+    expect(await answers(dataNode(tlsPort), { ...ca(), 'server-name': 'elsewhere.example' })).toBe(false);
+  });
+
+  it('without cert-file and key-file a Redis that requires a client certificate refuses the gateway', async () => {
+    expect(await answers(dataNode(mutualPort), withCertificate())).toBe(true);
+    expect(await answers(dataNode(mutualPort), ca())).toBe(false);
+  });
+
+  it('without sentinels the TLS-only sentinel is not reached', async () => {
+    expect(await answers(throughSentinel(), { ...withCertificate(), sentinels: true })).toBe(true);
+    expect(await answers(throughSentinel(), withCertificate())).toBe(false);
+  });
+});
+
+describe('redis-tls start-up errors: exit 2, one line naming the key, never the path', { timeout: 60_000 }, () => {
+  const serve = (env: NodeJS.ProcessEnv) =>
+    cli(['serve', '--port', '0'], { A2A_BRIDGE_STORE: 'redis', A2A_BRIDGE_REDIS_URL: dataNode(tlsPort), ...env });
+
+  it('an unreadable file, and a certificate with a key that is not its own', async () => {
+    const missing = await serve({ A2A_BRIDGE_REDIS_TLS__CA_FILE: certificates.file('nope.pem') });
+    expect(missing.code).toBe(2);
+    expect(stderrLines(missing)).toEqual(['a2a-bridge: cannot start: redis-tls.ca-file cannot be read (no such file)']);
+    const mismatched = await serve({
+      A2A_BRIDGE_REDIS_TLS__CERT_FILE: certificates.file('gateway.pem'),
+      A2A_BRIDGE_REDIS_TLS__KEY_FILE: certificates.file('sentinel.key'),
+    });
+    expect(mismatched.code).toBe(2);
+    expect(stderrLines(mismatched)).toEqual([
+      expect.stringMatching(/^a2a-bridge: cannot start: redis-tls files are not a usable PEM CA, certificate and key \(.*\)$/),
+    ]);
+    expect(missing.stderr + mismatched.stderr).not.toContain(certificates.dir);
+  });
+
+  it('redis-tls with a plain redis:// URL is a configuration error, not ignored', async () => {
+    const run = await cli(['check-config'], {
+      A2A_BRIDGE_REDIS_URL: 'redis://127.0.0.1:6379',
+      A2A_BRIDGE_REDIS_TLS__CA_FILE: certificates.file('ca.pem'),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/redis-tls: needs a rediss:\/\/ or rediss\+sentinel:\/\/ redis-url or push-redis-url/);
+  });
 });

@@ -1,0 +1,206 @@
+/**
+ * Redis over TLS for tests: TLS-only redis-servers and sentinels of a test's own (certificates from
+ * certificates.ts, ports from free-port.ts), and the gateway run as `a2a-bridge serve` on them, in a
+ * process of its own, with a check that what a caller starts is recorded in a given Redis. The caller
+ * passes the list its children go to and kills them (kill-children.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import type { Certificates } from './certificates.js';
+import { freePort } from './free-port.js';
+import { root } from './run-cli.js';
+import { sendMessageParams } from './v1-message.js';
+import { waitUntil } from './wait-until.js';
+
+/** `requirepass` of every data node here. */
+export const TLS_REDIS_PASSWORD = 'tls-pass';
+/** The master name the sentinels watch. */
+export const MASTER = 'm';
+
+const entry = path.join(root, 'src/cli.ts');
+const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
+
+export function startChild(children: ChildProcess[], command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const child = spawn(command, args, { stdio: 'ignore', env });
+  children.push(child);
+  return child;
+}
+
+/**
+ * A client over TLS that trusts the test CA, presenting the `client` certificate when named, with
+ * `password` when given (the data nodes': TLS_REDIS_PASSWORD); the caller disconnects it.
+ */
+export async function tlsClient(certificates: Certificates, port: number, options: { client?: string; password?: string } = {}): Promise<Redis> {
+  const names = ['ca.pem', ...(options.client ? [`${options.client}.pem`, `${options.client}.key`] : [])];
+  const [ca, cert, key] = await Promise.all(names.map((name) => readFile(certificates.file(name))));
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    ...(options.password ? { password: options.password } : {}),
+    tls: { ca, ...(cert && key ? { cert, key } : {}) },
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** A client of a TLS data node here (see tlsClient). */
+export const dataNodeClient = (certificates: Certificates, port: number, client?: string): Promise<Redis> =>
+  tlsClient(certificates, port, { password: TLS_REDIS_PASSWORD, ...(client ? { client } : {}) });
+
+/** redis-server with the settings of `lines`, in a config file of its own (a sentinel rewrites it). */
+async function startRedisServer(
+  children: ChildProcess[],
+  certificates: Certificates,
+  port: number,
+  lines: string[],
+  args: string[] = [],
+): Promise<void> {
+  const conf = certificates.file(`redis-${port}.conf`);
+  await writeFile(conf, [...lines, 'bind 127.0.0.1', `dir ${certificates.dir}`, ''].join('\n'));
+  startChild(children, 'redis-server', [conf, ...args]);
+}
+
+async function waitFor(client: Promise<Redis>, check: (client: Redis) => Promise<boolean>): Promise<void> {
+  const connected = await client;
+  try {
+    await waitUntil(() => check(connected), 10_000);
+  } finally {
+    connected.disconnect();
+  }
+}
+
+/** The server side of TLS: the `redis` certificate, and the CA a client certificate must be signed by. */
+const serverTls = (certificates: Certificates) => [
+  `tls-cert-file ${certificates.file('redis.pem')}`,
+  `tls-key-file ${certificates.file('redis.key')}`,
+  `tls-ca-cert-file ${certificates.file('ca.pem')}`,
+];
+
+/**
+ * A TLS-only data node (`port 0`) with a password and nothing persisted. `clientAuth`: it refuses a
+ * client without a certificate of the test CA (`tls-auth-clients yes`), which `client` then names for
+ * the readiness check. Resolves to its port once it answers.
+ */
+export async function startTlsRedis(
+  children: ChildProcess[],
+  certificates: Certificates,
+  options: { clientAuth: boolean; client?: string },
+): Promise<number> {
+  const port = await freePort();
+  await startRedisServer(children, certificates, port, [
+    'port 0',
+    `tls-port ${port}`,
+    ...serverTls(certificates),
+    `tls-auth-clients ${options.clientAuth ? 'yes' : 'no'}`,
+    `requirepass ${TLS_REDIS_PASSWORD}`,
+    'save ""',
+    'appendonly no',
+  ]);
+  await waitFor(dataNodeClient(certificates, port, options.client), async (client) => (await client.ping()) === 'PONG');
+  return port;
+}
+
+/**
+ * A sentinel watching the TLS data node at `primaryPort` as master `m`, over TLS (presenting the
+ * `client` certificate when named, for a primary that requires one). Clients reach it over plain TCP,
+ * or with `tlsOnly` over TLS only, with a certificate of the test CA. Resolves to its port once it
+ * names the primary.
+ */
+export async function startSentinel(
+  children: ChildProcess[],
+  certificates: Certificates,
+  options: { primaryPort: number; tlsOnly: boolean; client?: string },
+): Promise<number> {
+  const port = await freePort();
+  const client = options.client
+    ? [`tls-client-cert-file ${certificates.file(`${options.client}.pem`)}`, `tls-client-key-file ${certificates.file(`${options.client}.key`)}`]
+    : [];
+  const listen = options.tlsOnly ? ['port 0', `tls-port ${port}`, 'tls-auth-clients yes'] : [`port ${port}`];
+  await startRedisServer(
+    children,
+    certificates,
+    port,
+    [
+      ...listen,
+      'tls-replication yes',
+      ...serverTls(certificates),
+      ...client,
+      `sentinel monitor ${MASTER} 127.0.0.1 ${options.primaryPort} 1`,
+      `sentinel auth-pass ${MASTER} ${TLS_REDIS_PASSWORD}`,
+    ],
+    ['--sentinel'],
+  );
+  const sentinel = options.tlsOnly
+    ? tlsClient(certificates, port, options.client ? { client: options.client } : {})
+    : Promise.resolve(new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 }).on('error', () => undefined));
+  await waitFor(sentinel, async (connected) => {
+    const fields = (await connected.call('SENTINEL', 'MASTER', MASTER)) as string[];
+    return fields[fields.indexOf('flags') + 1] === 'master';
+  });
+  return port;
+}
+
+export interface ServedGateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `a2a-bridge serve` with the demo agent and `store: redis` on `redisUrl`; `env` adds settings (e.g.
+ * `A2A_BRIDGE_REDIS_TLS__CA_FILE`, `NODE_EXTRA_CA_CERTS`). No CA is trusted beyond the public roots
+ * unless `env` says so. Resolves once `/ready` answers 200: the gateway reaches its Redis.
+ */
+export async function serveOnRedis(children: ChildProcess[], redisUrl: string, prefix: string, env: NodeJS.ProcessEnv = {}): Promise<ServedGateway> {
+  const port = await freePort();
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && key !== 'NODE_EXTRA_CA_CERTS'),
+  );
+  const settings = {
+    A2A_BRIDGE_PORT: String(port),
+    A2A_BRIDGE_HOST: '127.0.0.1',
+    A2A_BRIDGE_STORE: 'redis',
+    A2A_BRIDGE_REDIS_URL: redisUrl,
+    A2A_BRIDGE_REDIS_PREFIX: prefix,
+    A2A_BRIDGE_LOG_LEVEL: 'silent',
+  };
+  const child = startChild(children, process.execPath, ['--import', tsx, entry, 'serve'], { ...inherited, ...settings, ...env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 15_000);
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A caller starts a task at the gateway, and `redis` (a client of the Redis it should be in) holds it under `prefix`. */
+export async function expectTaskRecorded(gatewayUrl: string, redis: Promise<Redis>, prefix: string): Promise<void> {
+  const answer = (await (
+    await fetch(gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendMessageParams('over TLS') }),
+    })
+  ).json()) as { result?: { task?: { id: string } } };
+  const taskId = answer.result?.task?.id;
+  expect(taskId).toEqual(expect.any(String));
+  const client = await redis;
+  try {
+    const keys = await client.keys(`${prefix}*`);
+    expect(keys.some((key) => key.includes(taskId!))).toBe(true);
+  } finally {
+    client.disconnect();
+  }
+}
