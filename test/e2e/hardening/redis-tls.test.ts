@@ -17,15 +17,7 @@ import { redisClient } from '../../../src/redis-connection.js';
 import { redisEndpoint } from '../../../src/redis-tls.js';
 import { makeCertificates, type Certificates } from '../../support/certificates.js';
 import { killChildren } from '../../support/kill-children.js';
-import {
-  dataNodeClient,
-  expectTaskRecorded,
-  MASTER,
-  serveOnRedis,
-  startSentinel,
-  startTlsRedis,
-  TLS_REDIS_PASSWORD,
-} from '../../support/redis-tls.js';
+import { dataNodeClient, expectTaskRecorded, MASTER, serveOnRedis, startSentinel, startTlsRedis, TLS_REDIS_PASSWORD } from './redis-tls-servers.js';
 import { cli, stderrLines } from '../../support/run-cli.js';
 
 let certificates: Certificates;

@@ -1,8 +1,9 @@
 /**
- * Redis over TLS for tests: TLS-only redis-servers and sentinels of a test's own (certificates from
- * certificates.ts, ports from free-port.ts), and the gateway run as `a2a-bridge serve` on them, in a
- * process of its own, with a check that what a caller starts is recorded in a given Redis. The caller
- * passes the list its children go to and kills them (kill-children.ts).
+ * Redis over TLS for redis-tls.test.ts: TLS-only redis-servers and sentinels of a test's own
+ * (certificates from test/support/certificates.ts, ports from free-port.ts), and the gateway run as
+ * `a2a-bridge serve` on them, in a process of its own, with a check that what a caller starts is
+ * recorded in a given Redis. The caller passes the list its children go to and kills them
+ * (kill-children.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,11 +13,11 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import type { Certificates } from './certificates.js';
-import { freePort } from './free-port.js';
-import { root } from './run-cli.js';
-import { sendMessageParams } from './v1-message.js';
-import { waitUntil } from './wait-until.js';
+import type { Certificates } from '../../support/certificates.js';
+import { freePort } from '../../support/free-port.js';
+import { root } from '../../support/run-cli.js';
+import { sendMessageParams } from '../../support/v1-message.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 /** `requirepass` of every data node here. */
 export const TLS_REDIS_PASSWORD = 'tls-pass';
