@@ -9,8 +9,8 @@ import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './image-ur
 export const TEXT_ONLY_MESSAGE = 'A2A server currently accepts text input only.';
 
 /**
- * The turn's message with its URL images, once fetched: applied to the request the turn runs, which the
- * facade may have reshaped meanwhile (a permission answer); the images do not change how a turn is routed.
+ * The turn's message with its URL images, once fetched: applied to the request the turn sends, which
+ * routing may have aimed at the context's task meanwhile; the images do not change how a turn is routed.
  */
 export type LaterImages = Promise<(request: SendMessageRequest) => SendMessageRequest>;
 

@@ -53,8 +53,13 @@ export interface TurnRouting {
   ids: ClientTaskIds;
 }
 
-/** The turn's task as the caller addresses it, and the turn begun on its context. */
-async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: TurnRouting) {
+/**
+ * The turn's task as the caller addresses it, and the turn begun on its context. Its URL images go with
+ * it only while it is the caller's message: a permission answer is sent as iac-code's data part alone,
+ * and a re-prompt sends nothing (as a base64 image, already a part, is dropped then).
+ */
+async function beginTurn(input: { request: SendMessageRequest; images?: LaterImages | undefined }, call: TurnCall, routing: TurnRouting) {
+  const { request } = input;
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
@@ -64,7 +69,8 @@ async function beginTurn(request: SendMessageRequest, call: TurnCall, routing: T
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
-    return { task, turn, clientTaskId, reprompt: answered.reprompt };
+    const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
+    return { task, turn, clientTaskId, reprompt: answered.reprompt, images };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -94,11 +100,11 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
-  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
+  const { task, turn, clientTaskId, reprompt, images } = await beginTurn(input, call, routing);
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
-    const request = await withLaterImages(turn.request, input.images);
+    const request = await withLaterImages(turn.request, images);
     const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(request, call, deps));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
@@ -123,8 +129,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), streamOptions);
   }
-  const { images } = input;
-  const { task, turn, clientTaskId, reprompt } = await beginTurn(input.request, call, routing);
+  const { task, turn, clientTaskId, reprompt, images } = await beginTurn(input, call, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>
     deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>

@@ -5,6 +5,8 @@
  * iac-code. The fake iac-code follows the captured prompt, answer and resume frames.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,15 +24,25 @@ describe('facade → iac-code asking for permission', () => {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-permission-'));
   let fake: FakeIacCode;
   let gateway: RunningGateway;
+  /** Serves /photo.jpg (a JPEG) and /never.jpg (answers nothing until it closes), for images a user sends with an answer. */
+  let photos: Server;
+  let photosUrl: string;
   beforeAll(async () => {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
     });
-    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
+    photos = createServer((request, response) => {
+      if (request.url === '/photo.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2]));
+    });
+    await new Promise<void>((resolve) => photos.listen(0, '127.0.0.1', resolve));
+    photosUrl = `http://127.0.0.1:${(photos.address() as AddressInfo).port}`;
+    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir }, bailian: { 'image-urls': { 'allow-private': true } } });
   });
   afterAll(async () => {
     await gateway.close();
     await fake.close();
+    photos.closeAllConnections();
+    photos.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,5 +90,25 @@ describe('facade → iac-code asking for permission', () => {
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
     const yes = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'yes', contextId }) });
     expect(sentText(yes.body.result)).toContain(TEMPLATE);
+  });
+
+  it('an answer sent with a URL image reaches iac-code as the data part alone; a re-prompt does not wait for its image', async () => {
+    const contextId = await ask();
+    const withImage = (text: string, path: string) =>
+      userMessage({ text, contextId, metadata: { images: [{ type: 'url', value: `${photosUrl}${path}` }] } });
+    const before = fake.rpcRequests('SendStreamingMessage').length;
+    const started = Date.now();
+    const again = await rpc(gateway.url, 'message/send', { message: withImage('what does it do?', '/never.jpg') });
+    expect(sentText(again.body.result)).toBe(`An answer is needed first. ${QUESTION}`);
+    // The image fetch would hold the answer for its whole timeout (10 s).
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
+
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: withImage('Allow once', '/photo.jpg') });
+    expect(streamedText(results(await stream.rest()))).toContain(AFTER.join(''));
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+    expect(sent.params.message.parts).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ kind: 'permission', decision: 'allow_once' }) }),
+    ]);
   });
 });
