@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { GatewayConfig } from './config/schema.js';
-import type { AgentPort } from './core/agent-port.js';
+import type { AgentPort, CallContext } from './core/agent-port.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes-factory.js';
 import { createGateway } from './core/gateway.js';
@@ -37,6 +37,7 @@ import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
+import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
@@ -131,7 +132,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(() => lanes.close());
 
     const trusted = verifying && verification?.required ? onlyWhenVerified(upstream, verifying.verified) : upstream;
-    const gateway = createGateway(trusted, {
+    const workspaceRoot = config.upstream['workspace-root'];
+    const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
+    const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf }) : trusted;
+    const gateway = createGateway(agent, {
       registry,
       lanes,
       upstreamName: upstreamUrl,

@@ -90,6 +90,11 @@ export const UpstreamConfig = z
     /** With `artifact-dir`: 1.0 callers get the artifacts' bytes (`raw`) instead of the opaque URL too. */
     'inline-artifacts': z.boolean().default(false),
     /**
+     * A folder on iac-code's host under which every conversation gets a workspace of its own: each turn
+     * names `<root>/ctx-<digest of its context id>` as iac-code's `cwd` (upstream/iac-code/workspaces.ts).
+     */
+    'workspace-root': z.string().regex(/^\//, 'must be an absolute path').optional(),
+    /**
      * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else the first
      * of HTTP+JSON and gRPC in the card's order), or forced. The card itself is always read over HTTP.
      */

@@ -113,9 +113,13 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it("the gateway's config names the iac-code sidecar's port and the Redis Service", () => {
+  it("the gateway's config names the iac-code sidecar's port, a workspace root the sidecar allows and mounts, and the Redis Service", () => {
     const data = named('ConfigMap', 'a2a-gateway-config')!.data;
-    const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string } };
+    const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string; 'workspace-root': string } };
+    const sidecar = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers.find((c: Manifest) => c.name === 'iac-code');
+    const root = gateway.upstream['workspace-root'];
+    expect(sidecar.env.find((e: Manifest) => e.name === 'IACCODE_A2A_ALLOWED_CWDS')?.value).toBe(root);
+    expect(sidecar.volumeMounts.map((m: Manifest) => m.mountPath)).toContain(root);
     const iacCode = YAML.parse(data['iac-code-a2a-server.yml']) as { host: string; port: number };
     const upstream = new URL(gateway.upstream.url);
     expect(upstream.hostname).toBe(iacCode.host);

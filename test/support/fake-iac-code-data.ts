@@ -322,14 +322,14 @@ function permissionPrompt(ids: TurnIds, inputId: string): Json {
 }
 
 /** A turn whose input has no text: the task fails at once. */
-export function failedTurn(ids: TurnIds, userMessage: Json): Json[] {
+export function failedTurn(ids: TurnIds, userMessage: Json, reason = 'A2A server currently accepts text input only.'): Json[] {
   const { taskId, contextId } = ids;
   const message = {
     messageId: `${taskId}-4`,
     contextId,
     taskId,
     role: 'ROLE_AGENT',
-    parts: [{ text: 'A2A server currently accepts text input only.' }],
+    parts: [{ text: reason }],
   };
   return [
     { task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ ...userMessage, contextId, taskId }] } },

@@ -88,10 +88,16 @@ interface Turn {
 }
 
 const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
+/** The folder a turn without `cwd` works in: the server process's own. */
+const SERVER_FOLDER = '/srv/iac-code';
+/** iac-code's failure for a turn that names another folder than its context's first (captured). */
+export const WRONG_WORKSPACE = 'ValueError: A2A context belongs to a different workspace';
 
 export class TaskBook {
   readonly tasks = new Map<string, Json>();
   private readonly sessions = new Map<string, string>();
+  /** The folder each context was bound to by its first turn (`metadata.iac_code.cwd`, else the server's own). */
+  private readonly workspaces = new Map<string, string>();
   private readonly turns = new Map<string, Turn>();
   private readonly pushConfigs = new Map<string, Map<string, Json>>();
 
@@ -131,10 +137,21 @@ export class TaskBook {
     this.sessions.set(contextId, sessionId);
     const ids = { taskId: task.id as string, contextId, sessionId };
     const newTask = existingId === undefined;
-    const events = hasText
-      ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
-      : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
+    const events = !this.inItsWorkspace(contextId, message)
+      ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
+      : hasText
+        ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
+        : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
+  }
+
+  /** iac-code binds a context to the folder of its first turn and fails a turn that names another. */
+  private inItsWorkspace(contextId: string, message: Json): boolean {
+    const iacCode = (message.metadata as Json | undefined)?.iac_code as Json | undefined;
+    const folder = typeof iacCode?.cwd === 'string' ? iacCode.cwd : SERVER_FOLDER;
+    const bound = this.workspaces.get(contextId) ?? folder;
+    this.workspaces.set(contextId, bound);
+    return bound === folder;
   }
 
   /** Run a turn: each event is folded into the task and sent to every subscriber. */

@@ -1,0 +1,83 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
+import type { AgentPort, CallContext } from '../../core/agent-port.js';
+import { deferIterable, mapIterable } from '../../core/iterables.js';
+import { overlay } from '../../core/overlay.js';
+import { isRecord } from '../../model/json.js';
+import { withFields, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+
+/**
+ * One workspace per conversation (`upstream.workspace-root`). iac-code works in the folder a message
+ * names in `metadata.iac_code.cwd`, and without one in its own process folder: every caller of a gateway
+ * (every Bailian user behind one key) would write its templates into one folder and could read the
+ * others'. With a root, every turn names `<root>/ctx-<digest of its context id>`: the same folder for
+ * every turn of a conversation (iac-code binds a context to its first folder and fails a turn that names
+ * another), a different one for every other. A digest, because a context id may be `..`. What a caller
+ * set itself is replaced: its own folder is no boundary between callers. iac-code creates the folder; the
+ * root must lie within its allowed roots (`IACCODE_A2A_ALLOWED_CWDS`).
+ */
+export function workspaceOf(root: string, contextId: string): string {
+  return posix.join(root, `ctx-${createHash('sha256').update(contextId).digest('hex').slice(0, 32)}`);
+}
+
+export interface WorkspaceOptions {
+  root: string;
+  /** The context of a task the caller names without one (a 1.0 follow-up by taskId alone): the registry's. */
+  contextOf(taskId: string, ctx: CallContext): Promise<string | undefined>;
+}
+
+/** The agent's port with every turn in its conversation's workspace, and that folder kept out of what the agent echoes. */
+export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): AgentPort {
+  const { root } = options;
+
+  async function inWorkspace(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageRequest> {
+    const { message } = request;
+    // A new conversation gets its id here, so that its first turn already has its folder (iac-code takes a caller's id).
+    const contextId = message.contextId ?? (message.taskId ? await options.contextOf(message.taskId, ctx) : randomUUID());
+    if (contextId === undefined) return request;
+    const iacCode = isRecord(message.metadata?.iac_code) ? message.metadata.iac_code : undefined;
+    const metadata = withFields(message.metadata, { iac_code: withFields(iacCode, { cwd: workspaceOf(root, contextId) }) });
+    return withFields(request, { message: withFields(message, { contextId, metadata }) });
+  }
+
+  const task = (value: Task): Task => unechoed(value, root);
+  const event = (value: StreamResponse): StreamResponse => ('task' in value ? { task: task(value.task) } : value);
+
+  return overlay(inner, {
+    sendMessage: async (request, ctx) => {
+      const answer = await inner.sendMessage(await inWorkspace(request, ctx), ctx);
+      return 'task' in answer ? { task: task(answer.task) } : answer;
+    },
+    sendStreamingMessage: (request, ctx) =>
+      mapIterable(
+        deferIterable(async () => inner.sendStreamingMessage(await inWorkspace(request, ctx), ctx)),
+        event,
+      ),
+    subscribeToTask: (request, ctx) => mapIterable(inner.subscribeToTask(request, ctx), event),
+    getTask: async (request, ctx) => task(await inner.getTask(request, ctx)),
+    cancelTask: async (request, ctx) => task(await inner.cancelTask(request, ctx)),
+  });
+}
+
+/** iac-code echoes a turn's metadata into the task's history: the workspace the gateway named is not the caller's to see. */
+function unechoed(task: Task, root: string): Task {
+  if (!task.contextId || !task.history?.some(namesFolder)) return task;
+  const folder = workspaceOf(root, task.contextId);
+  return withFields(task, { history: task.history.map((message) => (namesFolder(message) ? withoutFolder(message, folder) : message)) });
+}
+
+function namesFolder(message: Message): boolean {
+  const iacCode = message.metadata?.iac_code;
+  return isRecord(iacCode) && typeof iacCode.cwd === 'string';
+}
+
+function withoutFolder(message: Message, folder: string): Message {
+  const iacCode = message.metadata!.iac_code as Record<string, unknown>;
+  if (iacCode.cwd !== folder) return message;
+  const { cwd: _folder, ...rest } = iacCode;
+  const { iac_code: _iacCode, ...others } = message.metadata!;
+  const metadata = Object.keys(rest).length > 0 ? withFields(others, { iac_code: rest }) : others;
+  if (Object.keys(metadata).length > 0) return withFields(message, { metadata });
+  const { metadata: _metadata, ...bare } = message;
+  return bare;
+}
