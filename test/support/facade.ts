@@ -8,12 +8,31 @@ import { createParser } from 'eventsource-parser';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
+import { afterAll, beforeAll } from 'vitest';
 import { collect as collectItems } from './collect.js';
+import { startFakeIacCode, type FakeIacCode } from './fake-iac-code.js';
 
 export const API_KEY = 'bailian-test-key-0123';
 
 export async function startFacadeGateway(overrides: Record<string, unknown> = {}): Promise<RunningGateway> {
   return startGateway(defaultConfig({ port: 0, host: '127.0.0.1', 'keepalive-ms': 0, ...overrides }), createLogger('silent'));
+}
+
+/**
+ * The fake iac-code behind a facade gateway for one describe block (started before its tests, closed
+ * after): `upstream` is laid over the gateway's `upstream` config, which points at the fake.
+ */
+export function fakeIacCodeBehindGateway(upstream: Record<string, unknown> = {}): { fake: FakeIacCode; gateway: RunningGateway } {
+  const running = {} as { fake: FakeIacCode; gateway: RunningGateway };
+  beforeAll(async () => {
+    running.fake = await startFakeIacCode();
+    running.gateway = await startFacadeGateway({ upstream: { url: running.fake.url, ...upstream } });
+  });
+  afterAll(async () => {
+    await running.gateway?.close();
+    await running.fake?.close();
+  });
+  return running;
 }
 
 export interface MessageOptions {

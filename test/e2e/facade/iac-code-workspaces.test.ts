@@ -5,12 +5,12 @@
  * 1.0 caller's own folder is replaced, its follow-up by task id alone finds the folder too; nobody is
  * shown the folder; without a root the gateway names none, as before.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
 import { WRONG_WORKSPACE } from '../../support/fake-iac-code-tasks.js';
-import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import type { FakeIacCode } from '../../support/fake-iac-code.js';
+import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
+import { userMessage as v1Message } from '../../support/v1-message.js';
 
 const ROOT = '/srv/a2a-workspaces';
 const REPLY = 'Hello world.';
@@ -37,30 +37,23 @@ const v1 = (url: string, method: string, params: unknown) =>
   }).then((response) => response.json() as Promise<{ result?: any; error?: any }>);
 
 describe('upstream.workspace-root: a workspace per conversation', () => {
-  let fake: FakeIacCode;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    fake = await startFakeIacCode();
-    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'workspace-root': ROOT } });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+  const running = fakeIacCodeBehindGateway({ 'workspace-root': ROOT });
 
   it('two Bailian conversations under one key: each its own folder, the same over its turns, and every turn answered', async () => {
-    const before = agentCalls(fake);
+    const before = agentCalls(running.fake);
     for (const contextId of ['conversation-a', 'conversation-b']) {
-      const first = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', contextId }) });
+      const first = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', contextId }) });
       expect(sentText(first.body.result)).toContain(REPLY);
-      const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'and a vswitch', contextId }) });
+      const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', {
+        message: userMessage({ text: 'and a vswitch', contextId }),
+      });
       const events = results(await stream.rest());
       expect(streamedText(events)).toContain(REPLY);
       expect(streamedText(events)).not.toContain(WRONG_WORKSPACE);
       expect(JSON.stringify(first.body)).not.toContain(ROOT);
       expect(JSON.stringify(events)).not.toContain(ROOT);
     }
-    expect(foldersByContext(fake, before)).toEqual([
+    expect(foldersByContext(running.fake, before)).toEqual([
       ['conversation-a', workspaceOf(ROOT, 'conversation-a')],
       ['conversation-a', workspaceOf(ROOT, 'conversation-a')],
       ['conversation-b', workspaceOf(ROOT, 'conversation-b')],
@@ -70,28 +63,22 @@ describe('upstream.workspace-root: a workspace per conversation', () => {
   });
 
   it('a first message without a context gets one at once, and its folder; the conversation goes on in it', async () => {
-    const before = agentCalls(fake);
-    const first = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc' }) });
+    const before = agentCalls(running.fake);
+    const first = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc' }) });
     const contextId = first.body.result.contextId as string;
-    const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'and a vswitch', contextId }) });
+    const next = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'and a vswitch', contextId }) });
     expect(sentText(next.body.result)).toContain(REPLY);
-    expect(foldersByContext(fake, before)).toEqual([
+    expect(foldersByContext(running.fake, before)).toEqual([
       [contextId, workspaceOf(ROOT, contextId)],
       [contextId, workspaceOf(ROOT, contextId)],
     ]);
   });
 
   it("a 1.0 caller's own folder is replaced, a follow-up by task id alone finds the conversation's, and the echo shows none", async () => {
-    const before = agentCalls(fake);
-    const message = {
-      messageId: 'w-1',
-      role: 'ROLE_USER',
-      parts: [{ text: 'make a vpc' }],
-      contextId: 'caller-ctx',
-      metadata: { iac_code: { cwd: '/home/someone-else' } },
-    };
+    const before = agentCalls(running.fake);
+    const message = v1Message('make a vpc', { contextId: 'caller-ctx', metadata: { iac_code: { cwd: '/home/someone-else' } } });
     // Streamed: iac-code's first frame echoes the turn's metadata in the task's history, and the gateway takes the folder out again.
-    const streamed = await fetch(gateway.url, {
+    const streamed = await fetch(running.gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message } }),
@@ -99,11 +86,11 @@ describe('upstream.workspace-root: a workspace per conversation', () => {
     expect(streamed).toContain('TASK_STATE_INPUT_REQUIRED');
     expect(streamed).not.toContain(ROOT);
     const taskId = /"task":\{"id":"([^"]+)"/.exec(streamed)![1]!;
-    const next = await v1(gateway.url, 'SendMessage', { message: { messageId: 'w-2', role: 'ROLE_USER', parts: [{ text: 'go on' }], taskId } });
+    const next = await v1(running.gateway.url, 'SendMessage', { message: v1Message('go on', { taskId }) });
     expect(next.error).toBeUndefined();
     expect(JSON.stringify(next.result)).not.toContain(WRONG_WORKSPACE);
     expect(next.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(foldersByContext(fake, before)).toEqual([
+    expect(foldersByContext(running.fake, before)).toEqual([
       ['caller-ctx', workspaceOf(ROOT, 'caller-ctx')],
       ['caller-ctx', workspaceOf(ROOT, 'caller-ctx')],
     ]);
@@ -111,29 +98,14 @@ describe('upstream.workspace-root: a workspace per conversation', () => {
 });
 
 describe('without upstream.workspace-root', () => {
-  let fake: FakeIacCode;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    fake = await startFakeIacCode();
-    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await fake.close();
-  });
+  const running = fakeIacCodeBehindGateway();
 
   it("names no folder, and passes a 1.0 caller's own on", async () => {
-    const before = agentCalls(fake);
-    await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', contextId: 'plain-ctx' }) });
-    const message = {
-      messageId: 'w-3',
-      role: 'ROLE_USER',
-      parts: [{ text: 'make a vpc' }],
-      contextId: 'own-ctx',
-      metadata: { iac_code: { cwd: '/home/me' } },
-    };
-    await v1(gateway.url, 'SendMessage', { message });
-    expect(foldersByContext(fake, before)).toEqual([
+    const before = agentCalls(running.fake);
+    await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', contextId: 'plain-ctx' }) });
+    const message = v1Message('make a vpc', { contextId: 'own-ctx', metadata: { iac_code: { cwd: '/home/me' } } });
+    await v1(running.gateway.url, 'SendMessage', { message });
+    expect(foldersByContext(running.fake, before)).toEqual([
       ['plain-ctx', undefined],
       ['own-ctx', '/home/me'],
     ]);
