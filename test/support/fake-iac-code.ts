@@ -23,57 +23,27 @@
  * Behaviour: 1.0 methods without `A2A-Version: 1.x` answer -32009; errors before the first stream
  * event are plain application/json (HTTP 200); SSE frames are `data: <json>\r\n\r\n`; every
  * successful turn is the captured sequence ending TASK_STATE_INPUT_REQUIRED; a message without
- * text fails the task ("A2A server currently accepts text input only.").
+ * text fails the task ("A2A server currently accepts text input only."); a context is bound to the
+ * folder (`metadata.iac_code.cwd`) of its first turn, and a turn naming another fails the task
+ * ("ValueError: A2A context belongs to a different workspace").
  *
  * Faults, chosen per request (first match): injectFault() queue, header `x-fake-fault`, a
- * `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault().
- *   kill-mid-stream        socket destroyed after `after` frames (default 3; unary: half the body)
- *   end-mid-stream         ends the response cleanly after `after` frames, turn unfinished
- *   hang-before-headers    never answers
- *   hang-mid-stream        stops after `after` frames (unary: half the body) and never ends
- *   quiet                  pauses `ms` (default 500) after `after` frames, then goes on
- *   non-json               unary: 200 application/json `<html>…`; stream: first data is not JSON
- *   wrong-id               JSON-RPC id "wrong-id" on the response / every frame
- *   invalid-result         unary: a result that is not the method's shape
- *   internal-error         -32603 whose message holds a traceback, paths and a bearer token
- *   http-500               HTTP 500 text/plain
- *   trickle                body written one byte at a time
- *   no-trailing-blank-line the last SSE frame is not followed by a blank line
- *   ping                   a `: ping - <time>` comment before every frame
- *   error-event            `event: error` frame (internal-error payload) after `after` frames, then end
+ * `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault(); the names
+ * are listed in fake-iac-code-faults.ts.
  * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import { publicCard, type CardShape, type Json, type TurnScript } from './fake-iac-code-data.js';
+import { publicCard, type CardShape } from './fake-iac-code-card.js';
+import type { Json, TurnScript } from './fake-iac-code-data.js';
 import { serveIacCodeRoute } from './fake-iac-code-routes.js';
-import { EventQueue, RpcError, TaskBook } from './fake-iac-code-tasks.js';
+import { LEAKY_MESSAGE, parseDirective, type Fault, type FaultName } from './fake-iac-code-faults.js';
+import { EventQueue, RpcError } from './fake-iac-code-rpc.js';
+import { TaskBook } from './fake-iac-code-tasks.js';
 
-export type FaultName =
-  | 'kill-mid-stream'
-  | 'end-mid-stream'
-  | 'hang-before-headers'
-  | 'hang-mid-stream'
-  | 'quiet'
-  | 'non-json'
-  | 'wrong-id'
-  | 'invalid-result'
-  | 'internal-error'
-  | 'http-500'
-  | 'trickle'
-  | 'no-trailing-blank-line'
-  | 'ping'
-  | 'error-event';
-
-export interface Fault {
-  name: FaultName;
-  /** Frames written before the fault strikes (stream faults); default 3. */
-  after?: number;
-  /** Length of a `quiet` pause; default 500. */
-  ms?: number;
-}
+export type { Fault, FaultName } from './fake-iac-code-faults.js';
 
 export interface ReceivedRequest {
   httpMethod: string;
@@ -128,21 +98,6 @@ const V1_METHODS = new Set([
   'DeleteTaskPushNotificationConfig',
   'GetExtendedAgentCard',
 ]);
-const LEAKY_MESSAGE =
-  'RuntimeError: failed to read /home/alice/.iac-code/a2a/tasks/x.json with Bearer sk-live-0123456789abcdef\n' +
-  'Traceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/iac_code/a2a/executor.py", line 12, in run\n';
-
-function parseDirective(text: string): Fault | undefined {
-  const match = /\[fault:([a-z0-9-]+)((?:\s+\w+=\d+)*)\]/.exec(text);
-  if (!match) return undefined;
-  const fault: Fault = { name: match[1] as FaultName };
-  for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)=(\d+)/g)) {
-    if (key === 'after') fault.after = Number(value);
-    if (key === 'ms') fault.ms = Number(value);
-  }
-  return fault;
-}
-
 function messageText(body: unknown): string {
   const parts = ((body as Json | undefined)?.params as Json | undefined)?.message as Json | undefined;
   const list = Array.isArray(parts?.parts) ? (parts.parts as Json[]) : [];
