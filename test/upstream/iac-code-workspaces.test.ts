@@ -48,7 +48,7 @@ describe('givingWorkspaces', () => {
     ]);
   });
 
-  it('names the folder over what the caller set, keeps its other iac_code keys, and leaves a task it cannot place alone', async () => {
+  it('names the folder over what the caller set, keeps its other iac_code keys, and sends a task it cannot place with no folder at all', async () => {
     const sent: SendMessageRequest[] = [];
     const inner = {
       sendMessage: async (request: SendMessageRequest) => {
@@ -60,9 +60,11 @@ describe('givingWorkspaces', () => {
     await port.sendMessage({ message: { ...user({ iac_code: { cwd: '/mine', thinking: { enabled: true } } }), contextId: 'c1' } }, ctx);
     await port.sendMessage({ message: { ...user(), taskId: 'known' } }, ctx);
     await port.sendMessage({ message: { ...user(), taskId: 'unknown' } }, ctx);
+    await port.sendMessage({ message: { ...user({ iac_code: { cwd: '/theirs', user_id: 'u' } }), taskId: 'unknown' } }, ctx);
     expect(sent[0]!.message.metadata).toEqual({ iac_code: { cwd: workspaceOf(ROOT, 'c1'), thinking: { enabled: true } } });
     expect(sent[1]!.message).toMatchObject({ contextId: 'c9', metadata: { iac_code: { cwd: workspaceOf(ROOT, 'c9') } } });
     expect(sent[2]!.message.metadata).toBeUndefined();
     expect(sent[2]!.message.contextId).toBeUndefined();
+    expect(sent[3]!.message.metadata).toEqual({ iac_code: { user_id: 'u' } });
   });
 });

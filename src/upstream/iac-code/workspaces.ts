@@ -34,8 +34,14 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     const { message } = request;
     // A new conversation gets its id here, so that its first turn already has its folder (iac-code takes a caller's id).
     const contextId = message.contextId ?? (message.taskId ? await options.contextOf(message.taskId, ctx) : randomUUID());
-    if (contextId === undefined) return request;
     const iacCode = isRecord(message.metadata?.iac_code) ? message.metadata.iac_code : undefined;
+    if (contextId === undefined) {
+      // A task the gateway cannot place: no folder of ours, and none of the caller's either (iac-code then
+      // holds the task's context to the folder it was bound to).
+      if (iacCode?.cwd === undefined) return request;
+      const { cwd: _theirs, ...rest } = iacCode;
+      return withFields(request, { message: withFields(message, { metadata: withFields(message.metadata, { iac_code: rest }) }) });
+    }
     const metadata = withFields(message.metadata, { iac_code: withFields(iacCode, { cwd: workspaceOf(root, contextId) }) });
     return withFields(request, { message: withFields(message, { contextId, metadata }) });
   }
