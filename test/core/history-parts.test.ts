@@ -1,7 +1,8 @@
 /**
  * A caller's large raw parts (a user's photo) are kept in a stored task's history as one line naming
  * them (`tasks.history-part-max-bytes`): in the fold itself, in both stores, and through the gateway,
- * where the agent still gets every byte and ListTasks shows the line beside the agent's whole answer.
+ * where the agent still gets every byte and the official SDK client's ListTasks shows the line beside
+ * the agent's whole answer.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -14,6 +15,8 @@ import type { Message, Part, Task } from '../../src/model/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 import { lookReply, startScriptedAgent, type RunningScriptedAgent } from '../support/sdk-v1-scripted-agents.js';
+import { asTask, connect, listRequest, sendRequest, TRANSPORTS } from '../support/sdk-v1-client.js';
+import { Role } from 'a2a-sdk-1';
 
 const bytes = (count: number) => Buffer.alloc(count, 7);
 const rawPart = (count: number, filename = 'photo.jpg'): Part => ({ raw: bytes(count).toString('base64'), mediaType: 'image/jpeg', filename });
@@ -110,35 +113,28 @@ describe('through the gateway (default bound, 64 KiB)', () => {
     await agentServer.close();
   });
 
-  const rpc = async (method: string, params: unknown) => {
-    const response = await fetch(gateway.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await response.json()) as { result?: Record<string, unknown>; error?: unknown };
-  };
+  /** What the SDK client shows of a part: its text, or that it holds bytes. */
+  const shown = (part: { content?: { $case: string; value: unknown } }): string =>
+    part.content?.$case === 'text' ? (part.content.value as string) : `(${part.content?.$case})`;
 
-  it('the agent gets every byte of a 70 KB photo (its HTTP server takes 100 KB); ListTasks shows the line in its place, and the whole answer', async () => {
-    const photo = bytes(70_000);
-    const contextId = randomUUID();
-    const sent = await rpc('SendMessage', {
-      message: { ...user([{ text: 'look' }, rawPart(70_000)]), contextId },
-      configuration: { historyLength: 10 },
-    });
-    expect(sent.error).toBeUndefined();
-    const answer = lookReply([{ filename: 'photo.jpg', mediaType: 'image/jpeg', bytes: photo }], 0);
-    expect(JSON.stringify(sent.result)).toContain(answer);
+  it.each(TRANSPORTS)(
+    'over %s the agent gets every byte of a 70 KB photo (its HTTP server takes 100 KB); ListTasks shows the line in its place, and the whole answer',
+    async (transport) => {
+      const { client } = await connect(gateway.url, transport);
+      const photo = bytes(70_000);
+      const contextId = randomUUID();
+      const request = sendRequest('look', { contextId });
+      request.message!.parts.push({ content: { $case: 'raw', value: photo }, filename: 'photo.jpg', mediaType: 'image/jpeg', metadata: undefined });
+      const answer = lookReply([{ filename: 'photo.jpg', mediaType: 'image/jpeg', bytes: photo }], 0);
+      const sent = asTask(await client.sendMessage(request));
+      expect(sent.status?.message?.parts.map(shown)).toEqual([answer]);
 
-    const listed = await rpc('ListTasks', { contextId, historyLength: 10 });
-    const [task] = (listed.result as { tasks: Task[] }).tasks;
-    const parts = task!.history!.flatMap((message) => message.parts.map((part) => ({ role: message.role, text: part.text, raw: part.raw })));
-    expect(parts).toContainEqual({
-      role: 'ROLE_USER',
-      text: '[photo.jpg (image/jpeg, 68.4 KiB) was sent; the gateway keeps no copy]',
-      raw: undefined,
-    });
-    expect(parts.some((part) => part.raw !== undefined)).toBe(false);
-    expect(JSON.stringify(task)).toContain(answer);
-  });
+      const { tasks } = await client.listTasks(listRequest({ contextId, historyLength: 10 }));
+      expect(tasks).toHaveLength(1);
+      const [task] = tasks;
+      const userParts = task!.history.filter((message) => message.role === Role.ROLE_USER).flatMap((message) => message.parts.map(shown));
+      expect(userParts).toEqual(['look', '[photo.jpg (image/jpeg, 68.4 KiB) was sent; the gateway keeps no copy]']);
+      expect(task!.status?.message?.parts.map(shown)).toEqual([answer]);
+    },
+  );
 });
