@@ -2,7 +2,7 @@ import path from 'node:path';
 import { callerAuthConfigured, GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
-import { basicClientName } from './named-secrets.js';
+import { clientNameOf } from './named-secrets.js';
 import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export { ConfigError };
@@ -197,13 +197,13 @@ function adviseOn(config: GatewayConfig): string[] {
   const withAuth = callerAuthConfigured(config.auth);
   if (WILDCARD_HOSTS.has(config.host) && !withAuth) {
     warnings.push(
-      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-* or the lists auth.tokens, auth.api-keys)`,
+      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );
   }
   const grpcHost = config.grpc.host;
   if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !withAuth) {
     warnings.push(
-      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-* or the lists auth.tokens, auth.api-keys)`,
+      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );
   }
   return [...warnings, ...basicNameWarnings(config.auth)];
@@ -212,7 +212,7 @@ function adviseOn(config: GatewayConfig): string[] {
 /** The Basic caller is named by its user; one that cannot be a client name would leave it unnamed without a word. */
 function basicNameWarnings(auth: GatewayConfig['auth']): string[] {
   const username = auth['basic-username'];
-  if (!username || !auth['basic-password'] || basicClientName(username) !== undefined) return [];
+  if (!username || !auth['basic-password'] || clientNameOf(username) !== undefined) return [];
   return [
     'auth.basic-username is not a valid client name (1 to 64 letters, digits, ".", "_" or "-"): Basic callers stay unnamed in logs and metrics',
   ];

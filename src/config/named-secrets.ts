@@ -37,5 +37,5 @@ export const secretOf = (entry: SecretEntry): string => (typeof entry === 'strin
 /** The client name of an entry; undefined for a plain secret. */
 export const nameOf = (entry: SecretEntry): string | undefined => (typeof entry === 'string' ? undefined : entry.name);
 
-/** `auth.basic-username` names the Basic caller when it is a valid client name; any other user stays unnamed. */
-export const basicClientName = (username: string): string | undefined => (CLIENT_NAME.test(username) ? username : undefined);
+/** A Basic user or a token's client claim names the caller when it is a valid client name; anything else leaves it unnamed. */
+export const clientNameOf = (name: string): string | undefined => (CLIENT_NAME.test(name) ? name : undefined);

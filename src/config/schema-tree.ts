@@ -37,6 +37,8 @@ export function shapeOf(node: SchemaNode | undefined): Record<string, SchemaNode
   return def?.shape ?? {};
 }
 
+const unionOptions = (node: SchemaNode | undefined): SchemaNode[] => (node ? (unwrap(node)._zod.def.options ?? []) : []);
+
 /** The schema of `key` below `node` (object field, record value or array element). */
 export function childOf(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
   if (!node) return undefined;
@@ -87,6 +89,9 @@ export function coerce(raw: string, node: SchemaNode | undefined, where: string)
     case 'object':
     case 'record':
       return text.startsWith('{') ? parseJson(text, where, 'a JSON object') : raw;
+    case 'union':
+      // One value or a list of them (`auth.jwt.audience`): a list is given as JSON.
+      return text.startsWith('[') && unionOptions(node).some((option) => kindOf(option) === 'array') ? parseJson(text, where, 'a JSON array') : raw;
     default:
       return raw;
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
+import { JwtAuthConfig } from './jwt-schema.js';
 import { KeyList, TokenList } from './named-secrets.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
@@ -25,6 +26,8 @@ export const CallerCredentials = z
   .strictObject({
     tokens: TokenList,
     'api-keys': KeyList,
+    /** Bearer JSON Web Tokens from the operator's identity provider (jwt-schema.ts). */
+    jwt: JwtAuthConfig.optional(),
     ...CredentialFields,
   })
   .prefault({});
@@ -33,7 +36,12 @@ export type CallerCredentials = z.infer<typeof CallerCredentials>;
 /** Whether any caller credential is configured (Basic only with both halves, as iac-code has it). */
 export function callerAuthConfigured(auth: CallerCredentials): boolean {
   return Boolean(
-    auth.token || (auth['basic-username'] && auth['basic-password']) || auth['api-key'] || auth.tokens.length > 0 || auth['api-keys'].length > 0,
+    auth.token ||
+    (auth['basic-username'] && auth['basic-password']) ||
+    auth['api-key'] ||
+    auth.tokens.length > 0 ||
+    auth['api-keys'].length > 0 ||
+    auth.jwt,
   );
 }
 

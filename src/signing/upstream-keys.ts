@@ -21,7 +21,15 @@ export interface KeySource {
 /** An unknown kid refetches the JWKS, but not more often than this: a forged kid must not make the gateway hammer the key server. */
 const REFETCH_COOLDOWN_MS = 30_000;
 
+/** Where keys may come from: a card's verification keys, or the keys callers' tokens are signed with (auth.jwt). */
+export type KeySourceConfig = Pick<
+  CardVerificationConfig,
+  'secret' | 'secret-kid' | 'jwks-file' | 'jwks-url' | 'jwks-allow-private' | 'jwks-cache-ms'
+>;
+
 export interface KeySourceOptions {
+  /** The config block, named in errors (default `upstream.card-verification`). */
+  configKey?: string;
   fetch?: Partial<JwksFetchOptions>;
   /** Default 30 s. */
   refetchCooldownMs?: number;
@@ -94,33 +102,35 @@ function secretSource(secret: string, kid: string | undefined): KeySource {
   };
 }
 
-async function readJwksFile(path: string): Promise<{ keys: unknown[] }> {
+/** A local JWK Set; throws an Error naming the config key when it cannot be used. */
+export async function readJwksFile(path: string, configKey: string): Promise<{ keys: unknown[] }> {
   let document: unknown;
   try {
     document = JSON.parse(await readFile(path, 'utf8')) as unknown;
   } catch {
-    throw new Error('upstream.card-verification.jwks-file cannot be read as JSON');
+    throw new Error(`${configKey}.jwks-file cannot be read as JSON`);
   }
   const keys = (document as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) throw new Error('upstream.card-verification.jwks-file has no "keys" list');
+  if (!Array.isArray(keys)) throw new Error(`${configKey}.jwks-file has no "keys" list`);
   return { keys };
 }
 
 /** Every configured source, asked in turn: the secret, the local JWKS file, the JWKS URL. */
-export function createKeySource(config: CardVerificationConfig, options: KeySourceOptions = {}): KeySource {
+export function createKeySource(config: KeySourceConfig, options: KeySourceOptions = {}): KeySource {
+  const configKey = options.configKey ?? 'upstream.card-verification';
   const cooldownMs = options.refetchCooldownMs ?? REFETCH_COOLDOWN_MS;
   const sources: KeySource[] = [];
   if (config.secret !== undefined) sources.push(secretSource(config.secret, config['secret-kid']));
   const file = config['jwks-file'];
   // The file is the operator's own: re-read on an unknown kid too, but it costs nothing to cache briefly.
-  if (file !== undefined) sources.push(cachedJwks(() => readJwksFile(file), Math.min(config['jwks-cache-ms'], 60_000), cooldownMs));
+  if (file !== undefined) sources.push(cachedJwks(() => readJwksFile(file, configKey), Math.min(config['jwks-cache-ms'], 60_000), cooldownMs));
   const url = config['jwks-url'];
   if (url !== undefined) {
     const fetchOptions: JwksFetchOptions = { allowPrivate: config['jwks-allow-private'], timeoutMs: 5_000, ...options.fetch };
     sources.push(cachedJwks(() => fetchJwks(url, fetchOptions), config['jwks-cache-ms'], cooldownMs));
   }
   if (sources.length === 0) {
-    throw new ConfigError('upstream.card-verification: set secret, jwks-file or jwks-url (the keys the card must verify against)');
+    throw new ConfigError(`${configKey}: set secret, jwks-file or jwks-url (the keys to verify against)`);
   }
   return {
     async keysFor(header) {

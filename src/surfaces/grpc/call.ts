@@ -57,14 +57,14 @@ export class RejectedCall extends Error {
  * the HTTP bindings), version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE
  * AbortController that fires when the client cancels, the deadline passes or the gateway shuts down.
  */
-export function openGrpcCall(
+export async function openGrpcCall(
   call: ServerCall,
   options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>,
   shutdown?: AbortSignal,
   trace?: { tracer: Tracer; method: string },
-): GrpcCall {
+): Promise<GrpcCall> {
   const headers = metadataHeaders(call.metadata);
-  const authenticated = authenticate(headers, options.auth);
+  const authenticated = await authenticate(headers, options.auth);
   if (authenticated === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
   const caller = authenticated ?? ANONYMOUS_V1_CALLER;
   const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);

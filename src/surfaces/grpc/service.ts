@@ -45,7 +45,7 @@ export interface GrpcSurfaceDeps {
  * `a2a-extensions`; `always` sends them even without extensions (a stream the upstream accepted but
  * that is still quiet: the caller sees the call answered).
  */
-function sendHeaders(call: ServerCall, opened: ReturnType<typeof openGrpcCall>, always = false): void {
+function sendHeaders(call: ServerCall, opened: GrpcCall, always = false): void {
   const uris = opened.activated();
   if (uris.length === 0 && !always) return;
   const metadata = new Metadata();
@@ -96,9 +96,9 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   function unary(name: GrpcMethodName, method: GrpcMethod) {
     return async (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): Promise<void> => {
       const started = Date.now();
-      let opened: ReturnType<typeof openGrpcCall> | undefined;
+      let opened: GrpcCall | undefined;
       try {
-        opened = openGrpcCall(call, deps.options, deps.shutdown, trace(method));
+        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method));
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
@@ -120,9 +120,9 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   function streaming(name: GrpcMethodName, method: GrpcMethod) {
     return async (call: ServerWritableStream<unknown, unknown>): Promise<void> => {
       const started = Date.now();
-      let opened: ReturnType<typeof openGrpcCall> | undefined;
+      let opened: GrpcCall | undefined;
       try {
-        opened = openGrpcCall(call, deps.options, deps.shutdown, trace(method));
+        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method));
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');

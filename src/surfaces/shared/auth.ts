@@ -1,10 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
 import type { CallerCredentials, Credentials } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
-import { basicClientName } from '../../config/named-secrets.js';
+import { clientNameOf } from '../../config/named-secrets.js';
 import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
+import { createJwtCallers, type JwtCallers } from './jwt-callers.js';
 import { principalOf } from './principal.js';
 import { safeEqual } from './safe-equal.js';
 
@@ -14,10 +15,12 @@ interface BasicCredentials {
 }
 
 /** What callers may present: `auth` (CallerCredentials), or a plain credentials block without the lists. */
-export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys'>>;
+export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys' | 'jwt'>>;
 
 interface Schemes {
   tokens: CallerTable;
+  /** Bearer JSON Web Tokens (`auth.jwt`). */
+  jwt?: JwtCallers;
   basic?: BasicCredentials & { caller: Caller };
   apiKeys: CallerTable;
 }
@@ -32,6 +35,7 @@ function enabledSchemes(creds: CallerAuth): Schemes {
     const password = creds['basic-password'];
     schemes = {
       tokens: callerTable('a2a-1.0', 'bearer', creds.token, creds.tokens),
+      jwt: creds.jwt ? createJwtCallers(creds.jwt) : undefined,
       basic: username && password ? { username, password, caller: basicCaller(username, password) } : undefined,
       apiKeys: callerTable('a2a-1.0', 'api-key', creds['api-key'], creds['api-keys']),
     };
@@ -42,11 +46,11 @@ function enabledSchemes(creds: CallerAuth): Schemes {
 
 /** The Basic caller is named by its user, which is not secret (when it makes a valid client name). */
 const basicCaller = (username: string, password: string): Caller =>
-  callerOf(principalOf('a2a-1.0', 'basic', `${username}:${password}`), basicClientName(username));
+  callerOf(principalOf('a2a-1.0', 'basic', `${username}:${password}`), clientNameOf(username));
 
 export function authEnabled(creds: CallerAuth): boolean {
   const schemes = enabledSchemes(creds);
-  return schemes.tokens.secrets.length > 0 || schemes.basic !== undefined || schemes.apiKeys.secrets.length > 0;
+  return schemes.tokens.secrets.length > 0 || schemes.jwt !== undefined || schemes.basic !== undefined || schemes.apiKeys.secrets.length > 0;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -84,13 +88,15 @@ export const ANONYMOUS_V1_CALLER: Caller = { principal: ANONYMOUS_V1_PRINCIPAL }
 
 /**
  * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
- * order (Bearer, Basic, API key); the first match names the principal: the 1.0 surface, the scheme
- * and a digest of the credential that matched (see principalOf), never the header it came in.
+ * order (Bearer, Basic, API key), a configured token before a JSON Web Token; the first match names
+ * the principal: the 1.0 surface, the scheme and a digest of the credential that matched (see
+ * principalOf; for a JWT, of its issuer and subject), never the header it came in.
  */
-export function authenticate(headers: Headers, creds: CallerAuth): Caller | undefined {
+export async function authenticate(headers: Headers, creds: CallerAuth): Promise<Caller | undefined> {
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
-  const bearer = matchingCaller(authorizationValue(authorization, 'Bearer'), schemes.tokens);
+  const presentedBearer = authorizationValue(authorization, 'Bearer');
+  const bearer = matchingCaller(presentedBearer, schemes.tokens) ?? (presentedBearer && (await schemes.jwt?.(presentedBearer)));
   if (bearer) return bearer;
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
@@ -106,8 +112,8 @@ export function authenticate(headers: Headers, creds: CallerAuth): Caller | unde
 }
 
 /** Whether the 1.0 surface would serve a caller with these headers: no auth configured, or a scheme matches. */
-export function admitsCaller(headers: Headers, creds: CallerAuth): boolean {
-  return !authEnabled(creds) || authenticate(headers, creds) !== undefined;
+export function admitsCaller(headers: Headers, creds: CallerAuth): boolean | Promise<boolean> {
+  return !authEnabled(creds) || authenticate(headers, creds).then((caller) => caller !== undefined);
 }
 
 /**
@@ -123,7 +129,7 @@ export function requireCredentials(creds: CallerAuth): MiddlewareHandler<Gateway
     };
   }
   return async (c, next) => {
-    const caller = authenticate(c.req.raw.headers, creds);
+    const caller = await authenticate(c.req.raw.headers, creds);
     if (caller === undefined) {
       return unauthorized();
     }
@@ -143,6 +149,7 @@ export function describeSecuritySchemes(creds: CallerAuth): SecurityDescription 
   const schemes = enabledSchemes(creds);
   const securitySchemes: SecurityDescription['securitySchemes'] = {};
   if (schemes.tokens.secrets.length > 0) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
+  if (schemes.jwt) securitySchemes.jwtAuth = { httpAuthSecurityScheme: { scheme: 'bearer', bearerFormat: 'JWT' } };
   if (schemes.basic) securitySchemes.basicAuth = { httpAuthSecurityScheme: { scheme: 'basic' } };
   if (schemes.apiKeys.secrets.length > 0) {
     securitySchemes.apiKeyAuth = { apiKeySecurityScheme: { location: 'header', name: creds['api-key-header'] } };

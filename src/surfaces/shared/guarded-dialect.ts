@@ -7,7 +7,11 @@ import type { JsonRpcDialect } from './jsonrpc.js';
  * gate's rejection is the answer, else the dialect's. `admits` tells the endpoint, before it reads
  * the body, whether the gate would let the caller through.
  */
-export function guardedDialect(dialect: JsonRpcDialect, gate: MiddlewareHandler<GatewayEnv>, admits: (headers: Headers) => boolean): JsonRpcDialect {
+export function guardedDialect(
+  dialect: JsonRpcDialect,
+  gate: MiddlewareHandler<GatewayEnv>,
+  admits: (headers: Headers) => boolean | Promise<boolean>,
+): JsonRpcDialect {
   return {
     name: dialect.name,
     handles: (method) => dialect.handles(method),

@@ -79,6 +79,17 @@ function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
   return jsonRpcError(id, contentTypeNotSupported(c.req.raw.headers));
 }
 
+/** Whether some dialect would let the caller through; answered at once unless a gate must verify a token. */
+function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promise<boolean> {
+  const verifying: Promise<boolean>[] = [];
+  for (const dialect of dialects) {
+    const answer = dialect.admits?.(headers) ?? true;
+    if (answer === true) return true;
+    if (answer !== false) verifying.push(answer);
+  }
+  return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));
+}
+
 /**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
  * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`) and hands each request to the
@@ -87,9 +98,9 @@ function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
  * (the Content-Type explains it); a dialect may require the declaration of every request (1.0 does).
  */
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
-  const admitted = (headers: Headers): boolean => dialects.some((dialect) => dialect.admits?.(headers) ?? true);
   return async (c: Context<GatewayEnv>) => {
-    if (!admitted(c.req.raw.headers)) return unauthorized();
+    const admission = admitted(dialects, c.req.raw.headers);
+    if (admission === false || (admission !== true && !(await admission))) return unauthorized();
     let request: JsonRpcRequest;
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);

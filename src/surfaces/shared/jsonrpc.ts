@@ -22,7 +22,7 @@ export interface JsonRpcDialect {
    * asks for none); absent: it asks for none. When no dialect admits a caller, the endpoint answers
    * 401 before reading the body, so an unauthenticated caller learns nothing from envelope errors.
    */
-  admits?(headers: Headers): boolean;
+  admits?(headers: Headers): boolean | Promise<boolean>;
   handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
 }
 

@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 export type PrincipalSurface = 'a2a-1.0' | 'a2a-0.2.5';
 
 /** How the caller proved who it is; `anonymous` when the surface asks for nothing. */
-export type PrincipalScheme = 'bearer' | 'basic' | 'api-key' | 'anonymous';
+export type PrincipalScheme = 'bearer' | 'basic' | 'api-key' | 'jwt' | 'anonymous';
 
 /**
  * Domain separation for principal digests. Principals are stored next to tasks (in Redis when
@@ -22,11 +22,25 @@ export function principalOf(surface: PrincipalSurface, scheme: PrincipalScheme, 
   const input = `${surface}\u0000${scheme}\u0000${credential}`;
   let principal = known.get(input);
   if (principal === undefined) {
-    const digest = createHmac('sha256', DIGEST_LABEL).update(input).digest('base64url');
-    principal = `${surface}:${scheme}:${digest.slice(0, 32)}`;
+    principal = digested(surface, scheme, input);
     known.set(input, principal);
   }
   return principal;
+}
+
+/**
+ * The principal of a caller a token vouches for (`jwt`: its issuer and subject), made afresh each
+ * time: subjects are as many as the provider issues, so they are not remembered as configured
+ * credentials are. The issuer is the configured one, and the subject comes last, so no subject can
+ * shift where one part ends.
+ */
+export function tokenSubjectPrincipal(surface: PrincipalSurface, issuer: string, subject: string): string {
+  return digested(surface, 'jwt', `${surface}\u0000jwt\u0000${issuer}\u0000${subject}`);
+}
+
+function digested(surface: PrincipalSurface, scheme: PrincipalScheme, input: string): string {
+  const digest = createHmac('sha256', DIGEST_LABEL).update(input).digest('base64url');
+  return `${surface}:${scheme}:${digest.slice(0, 32)}`;
 }
 
 /**

@@ -1,0 +1,115 @@
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { ConfigError } from '../../config/config-error.js';
+import { acceptedAlgorithms, type JwtAuthConfig } from '../../config/jwt-schema.js';
+import { clientNameOf } from '../../config/named-secrets.js';
+import { fetchJwks } from '../../signing/jwks-fetch.js';
+import { createKeySource, readJwksFile, type KeySource, type KeySourceOptions } from '../../signing/upstream-keys.js';
+import { callerOf, type Caller } from './caller.js';
+import { tokenSubjectPrincipal } from './principal.js';
+
+/** Who a Bearer JSON Web Token vouches for, or undefined when it does not verify under `auth.jwt`. */
+export type JwtCallers = (token: string) => Promise<Caller | undefined>;
+
+/** Three base64url segments: anything else is no JWT, and is not worth a key lookup. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** A verified token is trusted again without a signature check for at most this long (and never past its `exp`). */
+const REUSE_MS = 60_000;
+const REUSED_TOKENS = 10_000;
+/** Longer than any token a provider issues; a longer Bearer value is refused before it is parsed. */
+const MAX_TOKEN_LENGTH = 16 * 1024;
+
+export interface JwtCallersOptions extends Pick<KeySourceOptions, 'fetch' | 'refetchCooldownMs'> {
+  now?: () => number;
+}
+
+/**
+ * Verifies callers' tokens: the signature with a key of the provider's (by the token's `kid` and
+ * `alg`, one of the accepted algorithms only, so a public key can never be used as an HMAC secret),
+ * then `iss`, `aud`, `exp` (required) and `nbf` with the configured leeway. The caller is the
+ * subject: the principal is a digest of issuer and subject, so a client keeps its tasks across the
+ * tokens it is issued, and two subjects never share them. A verified token is remembered for a minute
+ * (bounded by its `exp`), so a client sending the same token on every call pays one check per minute,
+ * and a gate asked twice for one request (before and after its body is read) verifies once.
+ */
+export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptions = {}): JwtCallers {
+  const now = options.now ?? Date.now;
+  const keys: KeySource = createKeySource(config, { configKey: 'auth.jwt', ...options });
+  const algorithms = acceptedAlgorithms(config);
+  const verifyOptions = {
+    issuer: config.issuer,
+    audience: config.audience,
+    algorithms,
+    clockTolerance: config['clock-tolerance-ms'] / 1000,
+    requiredClaims: ['exp'],
+  };
+  // Expiry kept beside the caller, not as the cache's TTL: it is checked against the verifier's clock.
+  const reused = new LRUCache<string, { caller: Caller; until: number }>({ max: REUSED_TOKENS });
+
+  async function verified(token: string): Promise<JWTPayload | undefined> {
+    let header: { alg?: string; kid?: string };
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+    if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) return undefined;
+    const candidates = await keys.keysFor({ alg: header.alg, ...(typeof header.kid === 'string' ? { kid: header.kid } : {}) });
+    for (const key of candidates) {
+      try {
+        const { payload } = await jwtVerify(token, key, { currentDate: new Date(now()), ...verifyOptions });
+        return payload;
+      } catch {
+        // Another key of the set may have signed it; a claim that fails fails with every key alike.
+      }
+    }
+    return undefined;
+  }
+
+  return async (token) => {
+    if (token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) return undefined;
+    const known = reused.get(token);
+    if (known) {
+      if (known.until > now()) return known.caller;
+      reused.delete(token);
+    }
+    let payload: JWTPayload | undefined;
+    try {
+      payload = await verified(token);
+    } catch {
+      // The key server is unreachable and no key was ever loaded: the token cannot be trusted.
+      return undefined;
+    }
+    const subject = payload?.[config['subject-claim']];
+    if (payload === undefined || typeof subject !== 'string' || subject.length === 0) return undefined;
+    const claimedName = payload[config['client-claim']];
+    const caller = callerOf(
+      tokenSubjectPrincipal('a2a-1.0', config.issuer, subject),
+      typeof claimedName === 'string' ? clientNameOf(claimedName) : undefined,
+    );
+    reused.set(token, { caller, until: Math.min(now() + REUSE_MS, (payload.exp ?? 0) * 1000 + config['clock-tolerance-ms']) });
+    return caller;
+  };
+}
+
+/**
+ * At start: a JWKS file that cannot be used is a configuration error (every token would be refused);
+ * a JWKS URL that does not answer yet only warns, since the provider may come up after the gateway.
+ */
+export async function checkJwtKeys(config: JwtAuthConfig | undefined, logger: Logger): Promise<void> {
+  if (!config) return;
+  const file = config['jwks-file'];
+  if (file !== undefined) {
+    const { keys } = await readJwksFile(file, 'auth.jwt').catch((error: Error) => {
+      throw new ConfigError(error.message);
+    });
+    if (keys.length === 0 && config.secret === undefined) throw new ConfigError('auth.jwt.jwks-file holds no keys');
+  }
+  const url = config['jwks-url'];
+  if (url !== undefined) {
+    await fetchJwks(url, { allowPrivate: config['jwks-allow-private'], timeoutMs: 5_000 }).catch((error: Error) => {
+      logger.warn({ reason: error.message }, 'auth.jwt.jwks-url cannot be read yet: tokens are refused until it can');
+    });
+  }
+}
