@@ -1,7 +1,7 @@
 /**
  * Task state of the fake iac-code server: the stored tasks, running turns and their subscribers,
- * push configs, and the JSON-RPC methods that work on them (as the real server behaves, docs/iac-code.md).
- * The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
+ * and the JSON-RPC methods that work on them (as the real server behaves, docs/iac-code.md). Push
+ * configs: fake-iac-code-push.ts. The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { extendedCard, type CardShape } from './fake-iac-code-card.js';
@@ -16,6 +16,7 @@ import {
   type Json,
   type TurnScript,
 } from './fake-iac-code-data.js';
+import { PushConfigs } from './fake-iac-code-push.js';
 import { EventQueue, invalidParams, requireFields, RpcError, taskNotFound } from './fake-iac-code-rpc.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -50,9 +51,11 @@ export class TaskBook {
   /** The folder each context was bound to by its first turn (`metadata.iac_code.cwd`, else the server's own). */
   private readonly workspaces = new Map<string, string>();
   private readonly turns = new Map<string, Turn>();
-  private readonly pushConfigs = new Map<string, Map<string, Json>>();
+  private readonly pushConfigs: PushConfigs;
 
-  constructor(private readonly options: TaskBookOptions) {}
+  constructor(private readonly options: TaskBookOptions) {
+    this.pushConfigs = new PushConfigs(options);
+  }
 
   isActive(taskId: string): boolean {
     return this.turns.has(taskId);
@@ -219,7 +222,7 @@ export class TaskBook {
       case 'GetExtendedAgentCard':
         return extendedCard(this.options.card());
       default:
-        return this.pushMethod(method, params);
+        return this.pushConfigs.answer(method, params, this.tasks);
     }
   }
 
@@ -257,46 +260,5 @@ export class TaskBook {
     for (const queue of turn.subscribers) queue.push(event);
     this.finishTurn(taskId);
     return structuredClone(task);
-  }
-
-  private pushMethod(method: string, params: Json): unknown {
-    if (!this.options.pushNotifications) {
-      throw new RpcError(-32003, 'Push notifications are not supported by the agent', 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-    }
-    requireFields(params, ['taskId']);
-    const taskId = params.taskId as string;
-    if (!this.tasks.has(taskId)) throw taskNotFound();
-    const configs = this.pushConfigs.get(taskId) ?? new Map<string, Json>();
-    this.pushConfigs.set(taskId, configs);
-    switch (method) {
-      case 'CreateTaskPushNotificationConfig': {
-        requireFields(params, ['url']);
-        let url: URL;
-        try {
-          url = new URL(params.url as string);
-        } catch {
-          throw invalidParams('A2A push callback URL must be http or https');
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParams('A2A push callback URL must be http or https');
-        if (/^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.0\.0\.0|\[::1\])/.test(url.host)) {
-          throw invalidParams('A2A push callback URL must not target private or local hosts');
-        }
-        const config = { ...params, id: (params.id as string | undefined) ?? taskId };
-        configs.set(config.id, config);
-        return config;
-      }
-      case 'GetTaskPushNotificationConfig': {
-        const config = configs.get(params.id as string);
-        if (!config) throw taskNotFound();
-        return config;
-      }
-      case 'ListTaskPushNotificationConfigs':
-        return { configs: [...configs.values()] };
-      case 'DeleteTaskPushNotificationConfig':
-        if (!configs.delete(params.id as string)) throw taskNotFound();
-        return this.options.deleteResult === 'empty' ? {} : null;
-      default:
-        throw new RpcError(-32601, 'Method not found');
-    }
   }
 }

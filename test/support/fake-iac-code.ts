@@ -19,6 +19,8 @@
  * `fault(request)` chooses a fault per request.
  *
  * iac-code's own routes (`/iac-code/readiness`, `/iac-code/pipeline/state`): fake-iac-code-routes.ts.
+ * How answers are written (JSON bodies, SSE frames, the wire faults): fake-iac-code-wire.ts; the
+ * credentials `auth` demands: fake-iac-code-auth.ts; tasks, turns and push configs: fake-iac-code-tasks.ts.
  *
  * Behaviour: 1.0 methods without `A2A-Version: 1.x` answer -32009; errors before the first stream
  * event are plain application/json (HTTP 200); SSE frames are `data: <json>\r\n\r\n`; every
@@ -32,16 +34,17 @@
  * are listed in fake-iac-code-faults.ts.
  * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { authorized, type FakeIacCodeAuth } from './fake-iac-code-auth.js';
 import { publicCard, type CardShape } from './fake-iac-code-card.js';
 import type { Json, TurnScript } from './fake-iac-code-data.js';
 import { serveIacCodeRoute } from './fake-iac-code-routes.js';
 import { LEAKY_MESSAGE, parseDirective, type Fault, type FaultName } from './fake-iac-code-faults.js';
 import { EventQueue, RpcError } from './fake-iac-code-rpc.js';
 import { TaskBook } from './fake-iac-code-tasks.js';
+import { createAnswerWriter, envelope } from './fake-iac-code-wire.js';
 
 export type { Fault, FaultName } from './fake-iac-code-faults.js';
 
@@ -61,7 +64,7 @@ export interface ReceivedRequest {
 }
 
 export interface FakeIacCodeOptions {
-  auth?: { token?: string; basicUsername?: string; basicPassword?: string; apiKey?: string; apiKeyHeader?: string };
+  auth?: FakeIacCodeAuth;
   rpcPath?: string;
   restFirst?: boolean;
   pushNotifications?: boolean;
@@ -104,13 +107,11 @@ function messageText(body: unknown): string {
   return list.map((part) => (typeof part.text === 'string' ? part.text : '')).join(' ');
 }
 
-const envelope = (id: unknown, member: Json): string => JSON.stringify({ ...member, id, jsonrpc: '2.0' });
-
 export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promise<FakeIacCode> {
   const requests: ReceivedRequest[] = [];
   const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number }> = [];
   let closing = false;
-  const killed = new WeakSet<ReceivedRequest>();
+  const { killed, write, sendJson, pumpSse } = createAnswerWriter();
   let shape: CardShape = {
     origin: '',
     rpcPath: options.rpcPath ?? '/',
@@ -138,93 +139,6 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       (route === 'rpc' ? parseDirective(messageText(record.body)) : undefined) ??
       options.fault?.(record)
     );
-  }
-
-  function authorized(headers: IncomingHttpHeaders): boolean {
-    const auth = options.auth;
-    if (!auth || (!auth.token && !(auth.basicUsername && auth.basicPassword) && !auth.apiKey)) return true;
-    const authorization = headers.authorization ?? '';
-    if (auth.token && authorization === `Bearer ${auth.token}`) return true;
-    if (auth.basicUsername && auth.basicPassword) {
-      const expected = Buffer.from(`${auth.basicUsername}:${auth.basicPassword}`).toString('base64');
-      if (authorization === `Basic ${expected}`) return true;
-    }
-    const keyHeader = (auth.apiKeyHeader ?? 'X-API-Key').toLowerCase();
-    return !!auth.apiKey && headers[keyHeader] === auth.apiKey;
-  }
-
-  async function write(res: ServerResponse, text: string, fault: Fault | undefined): Promise<void> {
-    if (res.destroyed) return;
-    if (fault?.name !== 'trickle') {
-      await new Promise<void>((resolve) => res.write(text, () => resolve()));
-      return;
-    }
-    const bytes = Buffer.from(text);
-    for (let i = 0; i < bytes.length && !res.destroyed; i++) {
-      res.write(bytes.subarray(i, i + 1));
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
-  /** A whole JSON body (unary answers and pre-stream errors), with the unary faults applied. */
-  async function sendJson(res: ServerResponse, record: ReceivedRequest, body: string, fault: Fault | undefined): Promise<void> {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    if (fault?.name === 'hang-mid-stream' || fault?.name === 'kill-mid-stream') {
-      res.write(body.slice(0, Math.floor(body.length / 2)));
-      if (fault.name === 'kill-mid-stream') return killConnection(res, record);
-      await record.closed;
-      return;
-    }
-    await write(res, body, fault);
-    res.end();
-  }
-
-  /** Destroy the socket, a moment after the frames already written, so the client can read them first. */
-  async function killConnection(res: ServerResponse, record: ReceivedRequest): Promise<void> {
-    killed.add(record);
-    await sleep(30);
-    res.socket?.destroy();
-  }
-
-  /** Stream one subscriber's events as SSE frames, with the stream faults applied. */
-  async function pumpSse(res: ServerResponse, record: ReceivedRequest, queue: EventQueue, rpcId: unknown, fault: Fault | undefined): Promise<void> {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.flushHeaders();
-    const id = fault?.name === 'wrong-id' ? 'wrong-id' : rpcId;
-    const after = fault?.after ?? 3;
-    let written = 0;
-    let pendingSeparator = '';
-    for (let event = await queue.next(); event; event = await queue.next()) {
-      if (res.destroyed) return;
-      if (fault && written === after) {
-        if (fault.name === 'kill-mid-stream') return killConnection(res, record);
-        if (fault.name === 'hang-mid-stream') return void (await record.closed);
-        if (fault.name === 'end-mid-stream') return void res.end();
-        if (fault.name === 'quiet') await sleep(fault.ms ?? 500);
-        if (fault.name === 'error-event') {
-          await write(
-            res,
-            `${pendingSeparator}event: error\r\ndata: ${envelope(id, { error: { code: -32603, message: LEAKY_MESSAGE } })}\r\n\r\n`,
-            fault,
-          );
-          res.end();
-          return;
-        }
-      }
-      const ping = fault?.name === 'ping' ? `: ping - ${new Date().toISOString().replace('T', ' ').replace('Z', '+00:00')}\r\n\r\n` : '';
-      const data = fault?.name === 'non-json' && written === 0 ? 'not json {' : envelope(id, { result: event });
-      // Without a trailing blank line, each frame's separator is only written in front of the next frame.
-      const separator = fault?.name === 'no-trailing-blank-line' ? '' : '\r\n\r\n';
-      await write(res, `${pendingSeparator}${ping}data: ${data}${separator}`, fault);
-      pendingSeparator = fault?.name === 'no-trailing-blank-line' ? '\r\n\r\n' : '';
-      written++;
-    }
-    res.end();
   }
 
   async function handleRpc(res: ServerResponse, record: ReceivedRequest): Promise<void> {
@@ -319,7 +233,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     } catch {
       record.body = text;
     }
-    if (!authorized(req.headers)) {
+    if (!authorized(options.auth, req.headers)) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Unauthorized"}');
       return;
     }
