@@ -1,0 +1,57 @@
+/**
+ * The TaskRegistry contract (registry-contract.ts), part three: two replicas writing one task, and
+ * what the idle and context-owner TTLs forget.
+ */
+import { expect, it } from 'vitest';
+import type { ContractScope } from './registry-contract.js';
+import { ALICE, BOB, agentMessage, status, taskOf } from './registry-fixtures.js';
+
+export function replicasAndTtlsContract({ open, replica }: ContractScope): void {
+  it('loses no update when two replicas fold events of one task concurrently', async () => {
+    const registry = await open();
+    const other = replica();
+    await registry.apply({ task: taskOf('t1') }, ALICE);
+    const writes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 40; i++) {
+      writes.push(registry.apply(status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', `a${i}`, `a${i}`) }), ALICE));
+      writes.push(other.apply(status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', `b${i}`, `b${i}`) }), ALICE));
+    }
+    await Promise.all(writes);
+    const task = await registry.get('t1', ALICE.owner);
+    const ids = [...(task?.history ?? []), task?.status.message].map((m) => m?.messageId);
+    expect(ids).toHaveLength(80);
+    expect(new Set(ids).size).toBe(80);
+  });
+
+  it('forgets tasks idle longer than the TTL, indexes included', async () => {
+    const registry = await open({ idleTtlMs: 150 });
+    await registry.put(taskOf('gone', { timestamp: '2026-01-01T00:00:01Z' }), ALICE);
+    // Nothing announces an expiry, so waiting past the TTL is the only way to observe it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await registry.put(taskOf('kept', { timestamp: '2026-01-01T00:00:02Z', contextId: 'ctx-2' }), ALICE);
+    expect(await registry.get('gone', ALICE.owner)).toBeUndefined();
+    const listed = await registry.list({}, ALICE.owner);
+    expect(listed.tasks.map((t) => t.id)).toEqual(['kept']);
+    expect(listed.totalSize).toBe(1);
+    expect((await registry.list({ status: 'TASK_STATE_WORKING' }, ALICE.owner)).totalSize).toBe(1);
+    expect(await registry.latestForContext('ctx-1', ALICE.owner)).toBeUndefined();
+    expect(await registry.contextOwner('ctx-1')).toBeUndefined();
+  });
+
+  it("remembers a context's owner past its tasks, for the context-owner TTL", async () => {
+    const registry = await open({ idleTtlMs: 150, contextOwnerTtlMs: 900 });
+    await registry.put(taskOf('gone', { contextId: 'ctx-kept' }), ALICE);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The task is gone; who the conversation belongs to is not, so Bob cannot take it over.
+    expect(await registry.get('gone', ALICE.owner)).toBeUndefined();
+    expect(await registry.latestForContext('ctx-kept', ALICE.owner)).toBeUndefined();
+    expect(await registry.contextOwner('ctx-kept')).toBe(ALICE.owner);
+    // Alice's next task there renews it; Bob's write into it changes nothing.
+    await registry.put(taskOf('again', { contextId: 'ctx-kept' }), ALICE);
+    await registry.put(taskOf('bobs', { contextId: 'ctx-kept' }), BOB);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await registry.contextOwner('ctx-kept')).toBe(ALICE.owner);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await registry.contextOwner('ctx-kept')).toBeUndefined();
+  });
+}
