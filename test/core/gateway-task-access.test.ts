@@ -1,0 +1,110 @@
+/**
+ * Who may reach a task through the gateway core (gateway-harness.ts), and how SubscribeToTask decides
+ * between the registry, the upstream and a refusal.
+ */
+import { describe, expect, it } from 'vitest';
+import { A2AError } from '../../src/model/index.js';
+import { Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage } from '../support/gateway-stubs.js';
+import { rejection } from '../support/rejection.js';
+import { collect } from '../support/collect.js';
+import { ALICE, BOB, setup } from './gateway-harness.js';
+
+describe('gateway: per-principal scoping', () => {
+  it('hides a task and its context from another principal without asking the upstream', async () => {
+    const feed = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    const upstream = stubUpstream({
+      sendStreamingMessage: () => feed.stream(),
+      getTask: async () => finishedTask('T', 'C'),
+    });
+    const { gateway } = setup(upstream);
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    const before = upstream.calls.length;
+
+    const notFound = [
+      gateway.getTask({ id: 'T' }, BOB),
+      gateway.cancelTask({ id: 'T' }, BOB),
+      gateway.sendMessage({ message: userMessage({ taskId: 'T' }) }, BOB),
+      gateway
+        .sendStreamingMessage({ message: userMessage({ taskId: 'T' }) }, BOB)
+        [Symbol.asyncIterator]()
+        .next(),
+      gateway.subscribeToTask({ id: 'T' }, BOB)[Symbol.asyncIterator]().next(),
+      gateway.createTaskPushNotificationConfig({ taskId: 'T', url: 'https://example.com/hook' }, BOB),
+      gateway.getTaskPushNotificationConfig({ taskId: 'T', id: 'p' }, BOB),
+      gateway.listTaskPushNotificationConfigs({ taskId: 'T' }, BOB),
+      gateway.deleteTaskPushNotificationConfig({ taskId: 'T', id: 'p' }, BOB),
+    ];
+    for (const attempt of notFound) {
+      const error = await rejection(attempt);
+      expect(error.code).toBe(-32001);
+      expect(error.message).toBe('Task T not found');
+    }
+    expect((await rejection(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, BOB))).code).toBe(-32602);
+    expect(upstream.calls.length).toBe(before);
+    expect((await gateway.listTasks({}, BOB)).tasks).toEqual([]);
+    expect((await gateway.listTasks({}, ALICE)).tasks.map((t) => t.id)).toEqual(['T']);
+    await expect(gateway.getTask({ id: 'T' }, ALICE)).resolves.toMatchObject({ id: 'T' });
+    expect(upstream.calls.at(-1)).toBe('getTask');
+  });
+});
+
+describe('gateway: task queries', () => {
+  it('refuses to subscribe to an input-required task without calling the upstream, forwards a terminal one', async () => {
+    const feed = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    const upstream = stubUpstream({ sendStreamingMessage: () => feed.stream() });
+    const { gateway, registry } = setup(upstream);
+    await collect(gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE));
+    await registry.put(finishedTask('DONE', 'C2', 'TASK_STATE_COMPLETED'), { owner: ALICE.principal, upstream: 'up' });
+    const error = await rejection(gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next());
+    expect([error.code, error.message]).toEqual([-32001, 'Task T is not active']);
+    expect(upstream.calls).not.toContain('subscribeToTask');
+    await gateway
+      .subscribeToTask({ id: 'DONE' }, ALICE)
+      [Symbol.asyncIterator]()
+      .next()
+      .catch(() => undefined);
+    expect(upstream.calls).toContain('subscribeToTask');
+  });
+});
+
+describe('gateway: SubscribeToTask', () => {
+  it("asks the upstream for the task's state: a running turn the registry calls input-required is subscribed to", async () => {
+    const feed = new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING', 'more'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    feed.end();
+    const upstream = stubUpstream({
+      getTask: async () => ({ ...finishedTask('T', 'C', 'TASK_STATE_WORKING') }),
+      subscribeToTask: () => feed.stream(),
+    });
+    const { gateway, registry } = setup(upstream);
+    await registry.put(finishedTask('T', 'C', 'TASK_STATE_INPUT_REQUIRED'), { owner: ALICE.principal, upstream: 'up' });
+    const events = await collect(gateway.subscribeToTask({ id: 'T' }, ALICE));
+    // The agent began with an update: the Task read just before comes first, as A2A 1.0 requires.
+    expect(events.map((event) => Object.keys(event)[0])).toEqual(['task', 'statusUpdate', 'statusUpdate']);
+    expect(events[0]).toEqual({ task: expect.objectContaining({ id: 'T', status: expect.objectContaining({ state: 'TASK_STATE_WORKING' }) }) });
+  });
+
+  it("a terminal task is -32004 in the agent's own words when it says -32004, else in the gateway's", async () => {
+    const upstream = stubUpstream({
+      getTask: async () => finishedTask('T', 'C', 'TASK_STATE_CANCELED'),
+      // eslint-disable-next-line require-yield
+      subscribeToTask: async function* () {
+        throw new A2AError(-32001, 'Task T is not active');
+      },
+    });
+    const { gateway } = setup(upstream);
+    const error = await rejection(gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next());
+    expect([error.code, error.message]).toEqual([-32004, 'Task T is in a terminal state and cannot be subscribed to']);
+
+    const own = A2AError.unsupportedOperation('Task T is in a terminal state (5) and cannot be subscribed to.');
+    const spec = stubUpstream({
+      getTask: async () => finishedTask('T', 'C', 'TASK_STATE_CANCELED'),
+      // eslint-disable-next-line require-yield
+      subscribeToTask: async function* () {
+        throw own;
+      },
+    });
+    expect(await rejection(setup(spec).gateway.subscribeToTask({ id: 'T' }, ALICE)[Symbol.asyncIterator]().next())).toBe(own);
+  });
+});
