@@ -1,6 +1,6 @@
 /**
- * Bad input, fixed examples the generators of bad-input.test.ts would rarely reach. Decisions
- * documented here:
+ * Bad input, fixed examples the generators of bad-input-generators.ts (run by bad-input.test.ts)
+ * would rarely reach. Decisions documented here:
  * - JSON nested deeper than 100 levels is -32600 (protobuf's JSON limit; JSON.parse copes with any
  *   depth, but JSON.stringify and every recursive walk after it overflow the stack past a few thousand).
  * - A body over `max-body-bytes` is -32600 "Request payload too large" (HTTP 200 on JSON-RPC, 400 on
