@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { GatewayConfig } from './config/schema.js';
+import { workspacePruning } from './config/workspace-prune-schema.js';
 import type { AgentPort, CallContext } from './core/agent-port.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes-factory.js';
@@ -17,7 +18,7 @@ import { listenHttp } from './http-listen.js';
 import { loadMappingProfile } from './mappings/index.js';
 import { withFields, A2AError } from './model/index.js';
 import { createObservability } from './observability/index.js';
-import { createGatewayMetrics } from './observability/metrics.js';
+import { createGatewayMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
 import { assertPortFree } from './port-check.js';
 import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
@@ -38,6 +39,8 @@ import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
+import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
+import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
@@ -51,6 +54,33 @@ function withArtifactContent<P extends AgentPort>(port: P, config: GatewayConfig
   if (!dir) return port;
   const reader = createArtifactReader({ dir, maxBytes: config.bailian['inline-max-bytes'], logger });
   return inlineArtifacts(port, reader, (ctx) => ctx.surface === 'v025' || config.upstream['inline-artifacts']);
+}
+
+/**
+ * With `upstream.workspace-prune` in force (workspace-prune-schema.ts), idle conversation folders are
+ * removed in the background until the gateway stops; the turns' starts are noted so that no replica
+ * prunes a folder a turn just picked up again (the activity returned).
+ */
+function startPruning(
+  config: GatewayConfig,
+  logger: Logger,
+  metrics: GatewayMetrics | undefined,
+  cleanups: Array<() => Promise<void>>,
+): WorkspaceActivity | undefined {
+  const pruning = workspacePruning(config.upstream);
+  if (!pruning) return undefined;
+  const activity = createWorkspaceActivity(pruning.root, logger);
+  const pruner = createWorkspacePruner({
+    root: pruning.root,
+    idleAfterMs: pruning.idleAfterMs,
+    everyMs: pruning.everyMs,
+    logger,
+    activity,
+    ...(metrics ? { onSweep: metrics.workspaceSweep } : {}),
+  });
+  pruner.start();
+  cleanups.push(() => pruner.stop());
+  return activity;
 }
 
 export interface RunningGateway {
@@ -136,7 +166,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const trusted = verifying && verification?.required ? onlyWhenVerified(upstream, verifying.verified) : upstream;
     const workspaceRoot = config.upstream['workspace-root'];
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
-    const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf }) : trusted;
+    const activity = startPruning(config, logger, observability.metrics, cleanups);
+    const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
     const gateway = createGateway(agent, {
       registry,
       lanes,

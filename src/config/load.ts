@@ -3,6 +3,8 @@ import { callerAuthConfigured, GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
 import { clientNameOf } from './named-secrets.js';
+import { workspacePruning } from './workspace-prune-schema.js';
+import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
 import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export { ConfigError };
@@ -206,7 +208,17 @@ function adviseOn(config: GatewayConfig): string[] {
       `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );
   }
-  return [...warnings, ...basicNameWarnings(config.auth)];
+  return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config)];
+}
+
+/** A folder belongs to a context id: kept past the gateway's memory of the context's owner, another caller naming it would get its files. */
+function pruneWarnings(config: GatewayConfig): string[] {
+  const pruning = workspacePruning(config.upstream);
+  const ownerTtl = contextOwnerTtl(config.tasks['idle-ttl-ms'], config.tasks['context-owner-ttl-ms']);
+  if (!pruning || ownerTtl === 0 || pruning.idleAfterMs <= ownerTtl) return [];
+  return [
+    `upstream.workspace-prune.idle-after-ms (${pruning.idleAfterMs}) is above tasks.context-owner-ttl-ms (${ownerTtl}): a conversation's folder outlives the gateway's memory of who owns it, and another caller naming that context would be given its files`,
+  ];
 }
 
 /** The Basic caller is named by its user; one that cannot be a client name would leave it unnamed without a word. */

@@ -4,6 +4,7 @@ import { JwtAuthConfig } from './jwt-schema.js';
 import { KeyList, TokenList } from './named-secrets.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
+import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
 
 const CredentialFields = {
   token: z.string().min(1).optional(),
@@ -103,6 +104,11 @@ export const UpstreamConfig = z
      */
     'workspace-root': z.string().regex(/^\//, 'must be an absolute path').optional(),
     /**
+     * Removal of the folders below `workspace-root` nothing was written to for `idle-after-ms`; absent, its
+     * defaults apply whenever `workspace-root` is set (workspace-prune-schema.ts). Refused without a root.
+     */
+    'workspace-prune': WorkspacePruneConfig.optional(),
+    /**
      * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else the first
      * of HTTP+JSON and gRPC in the card's order), or forced. The card itself is always read over HTTP.
      */
@@ -117,6 +123,7 @@ export const UpstreamConfig = z
     tls: TlsFiles('upstream.tls'),
     'card-verification': CardVerificationConfig.optional(),
   })
+  .superRefine(checkWorkspacePrune)
   .prefault({});
 export type UpstreamConfig = z.infer<typeof UpstreamConfig>;
 

@@ -138,6 +138,21 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       }
     },
   });
+  const workspacesPruned = new Counter({
+    name: 'a2a_bridge_workspaces_pruned_total',
+    help: 'Idle conversation folders removed below upstream.workspace-root (upstream.workspace-prune)',
+    registers,
+  });
+  const workspaceBytesPruned = new Counter({
+    name: 'a2a_bridge_workspace_pruned_bytes_total',
+    help: 'Bytes of the files in the conversation folders removed',
+    registers,
+  });
+  const workspacePruneFailures = new Counter({
+    name: 'a2a_bridge_workspace_prune_failures_total',
+    help: 'Conversation folders a sweep could not read or remove (permissions, or a tree beyond the walk bounds): they stay on disk',
+    registers,
+  });
   countsCounter(
     registry,
     'a2a_bridge_bailian_image_fetches_total',
@@ -204,6 +219,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     },
     watchQueue(queue: 'local-file' | 'redis-streams', depth: () => Promise<number>): void {
       queueDepths.set(queue, depth);
+    },
+    /** One sweep of the workspace pruner: what it removed and what it could not. */
+    workspaceSweep(result: { removed: number; bytes: number; failed: number }): void {
+      workspacesPruned.inc(result.removed);
+      workspaceBytesPruned.inc(result.bytes);
+      workspacePruneFailures.inc(result.failed);
     },
   };
 }

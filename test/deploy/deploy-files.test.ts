@@ -4,6 +4,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { workspacePruning } from '../../src/config/workspace-prune-schema.js';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string) => readFile(path.join(root, file), 'utf8');
@@ -24,11 +25,18 @@ describe('deploy/', () => {
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "dist\/cli\.js"\]$/m);
   });
 
-  it('compose: iac-code, two gateway replicas sharing the artifact volume, Redis and nginx', async () => {
+  it('compose: iac-code, two gateway replicas sharing the artifact and workspace volumes, Redis and nginx', async () => {
     const compose = YAML.parse(await read('deploy/compose/compose.yml'), { merge: true }) as { services: Record<string, any> };
     expect(Object.keys(compose.services).sort()).toEqual(['gateway-1', 'gateway-2', 'iac-code', 'nginx', 'redis']);
+    const gatewayConfig = YAML.parse(await read('deploy/compose/a2a-bridge.yml')) as { upstream: Record<string, any> };
+    const root = gatewayConfig.upstream['workspace-root'] as string;
+    expect(compose.services['iac-code'].environment.IACCODE_A2A_ALLOWED_CWDS).toBe(root);
+    expect(compose.services['iac-code'].volumes).toContain(`workspaces:${root}`);
+    expect(gatewayConfig.upstream['workspace-prune']).toBeDefined();
     for (const name of ['gateway-1', 'gateway-2']) {
       expect(compose.services[name].volumes).toContain('artifacts:/artifacts:ro');
+      // The gateways prune the folders iac-code makes: the same volume at the same place, writable.
+      expect(compose.services[name].volumes).toContain(`workspaces:${root}`);
       expect(compose.services[name].command).toContain('serve');
     }
     expect(compose.services['iac-code'].volumes).toContain('artifacts:/artifacts');
@@ -50,6 +58,7 @@ describe('deploy/', () => {
       expect(config['push-queue']).toBe('redis-streams');
       expect(config['trust-proxy']).toBe(true);
       expect(config.upstream['artifact-dir']).toBe('/artifacts');
+      expect(workspacePruning(config.upstream)).toEqual({ root: '/workspaces', idleAfterMs: 7 * 24 * 3_600_000, everyMs: 3_600_000 });
       expect(config.auth.token).toBe('g');
     }
   });

@@ -113,13 +113,20 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it("the gateway's config names the iac-code sidecar's port, a workspace root the sidecar allows and mounts, and the Redis Service", () => {
+  it("the gateway's config names the iac-code sidecar's port, a workspace root the sidecar allows and mounts (and the gateway, which prunes it, the same volume there, writable), and the Redis Service", () => {
     const data = named('ConfigMap', 'a2a-gateway-config')!.data;
-    const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string; 'workspace-root': string } };
-    const sidecar = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers.find((c: Manifest) => c.name === 'iac-code');
+    const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string; 'workspace-root': string; 'workspace-prune'?: unknown } };
+    const containers = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers as Manifest[];
+    const sidecar = containers.find((c) => c.name === 'iac-code')!;
     const root = gateway.upstream['workspace-root'];
     expect(sidecar.env.find((e: Manifest) => e.name === 'IACCODE_A2A_ALLOWED_CWDS')?.value).toBe(root);
-    expect(sidecar.volumeMounts.map((m: Manifest) => m.mountPath)).toContain(root);
+    const sidecarMount = sidecar.volumeMounts.find((m: Manifest) => m.mountPath === root);
+    expect(sidecarMount, `iac-code mounts ${root}`).toBeDefined();
+    expect(gateway.upstream['workspace-prune']).toBeDefined();
+    const gatewayMount = containers.find((c) => c.name === 'gateway')!.volumeMounts.find((m: Manifest) => m.mountPath === root);
+    expect(gatewayMount, `the gateway mounts ${root}`).toMatchObject({ name: sidecarMount.name });
+    expect(gatewayMount.readOnly ?? false).toBe(false);
+    expect(gatewayMount.subPath).toBeUndefined();
     const iacCode = YAML.parse(data['iac-code-a2a-server.yml']) as { host: string; port: number };
     const upstream = new URL(gateway.upstream.url);
     expect(upstream.hostname).toBe(iacCode.host);

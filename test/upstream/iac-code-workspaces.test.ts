@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentPort, CallContext } from '../../src/core/agent-port.js';
 import type { Message, SendMessageRequest, Task } from '../../src/model/index.js';
+import type { WorkspaceActivity } from '../../src/upstream/iac-code/workspace-activity.js';
 import { givingWorkspaces, workspaceOf } from '../../src/upstream/iac-code/workspaces.js';
+import { collect } from '../support/collect.js';
 
 const ROOT = '/srv/w';
 const ctx = { principal: 'p', signal: new AbortController().signal } as CallContext;
@@ -66,5 +68,42 @@ describe('givingWorkspaces', () => {
     expect(sent[2]!.message.metadata).toBeUndefined();
     expect(sent[2]!.message.contextId).toBeUndefined();
     expect(sent[3]!.message.metadata).toEqual({ iac_code: { user_id: 'u' } });
+  });
+
+  it("with pruning, notes each turn's start with its folder before the turn goes on, until the turn ends, blocking or streamed", async () => {
+    const log: string[] = [];
+    const activity: WorkspaceActivity = {
+      async begin(folder) {
+        log.push(`begin ${folder}`);
+        return () => log.push(`end ${folder}`);
+      },
+      busy: () => false,
+    };
+    const inner = {
+      sendMessage: async (request: SendMessageRequest) => {
+        log.push(`send ${request.message.contextId}`);
+        return { message: user() };
+      },
+      sendStreamingMessage: async function* (request: SendMessageRequest) {
+        log.push(`stream ${request.message.contextId}`);
+        yield { message: user() };
+        log.push('streamed');
+      },
+    } as unknown as AgentPort;
+    const port = givingWorkspaces(inner, { root: ROOT, contextOf: async () => undefined, activity });
+    await port.sendMessage({ message: { ...user(), contextId: 'c1' } }, ctx);
+    await collect(port.sendStreamingMessage({ message: { ...user(), contextId: 'c2' } }, ctx));
+    // A turn the gateway cannot place names no folder of ours, and notes none.
+    await port.sendMessage({ message: { ...user(), taskId: 'unknown' } }, ctx);
+    expect(log).toEqual([
+      `begin ${workspaceOf(ROOT, 'c1')}`,
+      'send c1',
+      `end ${workspaceOf(ROOT, 'c1')}`,
+      `begin ${workspaceOf(ROOT, 'c2')}`,
+      'stream c2',
+      'streamed',
+      `end ${workspaceOf(ROOT, 'c2')}`,
+      'send undefined',
+    ]);
   });
 });

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import type { AgentPort, CallContext } from '../../core/agent-port.js';
-import { deferIterable, mapIterable } from '../../core/iterables.js';
+import { deferIterable, mapIterable, tapIterable } from '../../core/iterables.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import type { WorkspaceActivity } from './workspace-activity.js';
 
 /**
  * One workspace per conversation (`upstream.workspace-root`). iac-code works in the folder a message
@@ -24,7 +25,11 @@ export interface WorkspaceOptions {
   root: string;
   /** The context of a task the caller names without one (a 1.0 follow-up by taskId alone): the registry's. */
   contextOf(taskId: string, ctx: CallContext): Promise<string | undefined>;
+  /** With `upstream.workspace-prune`: every turn's start is noted, so that its folder is not pruned under it. */
+  activity?: WorkspaceActivity;
 }
+
+const NOTHING_TO_END = (): void => {};
 
 /** The agent's port with every turn in its conversation's workspace, and that folder kept out of what the agent echoes. */
 export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): AgentPort {
@@ -46,17 +51,39 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     return withFields(request, { message: withFields(message, { contextId, metadata }) });
   }
 
+  /** The turn in its workspace, its start noted (with `activity`) before it goes on; and what ends the note. */
+  async function turn(request: SendMessageRequest, ctx: CallContext): Promise<{ placed: SendMessageRequest; end: () => void }> {
+    const placed = await inWorkspace(request, ctx);
+    // A turn left without a context names no folder of ours.
+    const { contextId } = placed.message;
+    if (!options.activity || contextId === undefined) return { placed, end: NOTHING_TO_END };
+    return { placed, end: await options.activity.begin(workspaceOf(root, contextId)) };
+  }
+
   const task = (value: Task): Task => unechoed(value, root);
   const event = (value: StreamResponse): StreamResponse => ('task' in value ? { task: task(value.task) } : value);
 
   return overlay(inner, {
     sendMessage: async (request, ctx) => {
-      const answer = await inner.sendMessage(await inWorkspace(request, ctx), ctx);
-      return 'task' in answer ? { task: task(answer.task) } : answer;
+      const { placed, end } = await turn(request, ctx);
+      try {
+        const answer = await inner.sendMessage(placed, ctx);
+        return 'task' in answer ? { task: task(answer.task) } : answer;
+      } finally {
+        end();
+      }
     },
     sendStreamingMessage: (request, ctx) =>
       mapIterable(
-        deferIterable(async () => inner.sendStreamingMessage(await inWorkspace(request, ctx), ctx)),
+        deferIterable(async () => {
+          const { placed, end } = await turn(request, ctx);
+          try {
+            return tapIterable(inner.sendStreamingMessage(placed, ctx), { end });
+          } catch (error) {
+            end();
+            throw error;
+          }
+        }),
         event,
       ),
     subscribeToTask: (request, ctx) => mapIterable(inner.subscribeToTask(request, ctx), event),
