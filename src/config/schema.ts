@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
 import { JwtAuthConfig } from './jwt-schema.js';
 import { KeyList, TokenList } from './named-secrets.js';
+import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
 import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
@@ -48,26 +49,6 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
 
 const Millis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-
-/**
- * Keys the upstream's card signatures must verify against (JWS over the card, RFC 8785). At least one
- * source: `secret` (HS256, iac-code's `signing-secret`), a local JWKS file, or a JWKS URL fetched
- * under the push callback address rules.
- */
-export const CardVerificationConfig = z.strictObject({
-  /** Refuse to serve an upstream whose card does not verify (`/ready` fails); otherwise only warn. */
-  required: z.boolean().default(false),
-  secret: z.string().min(1).optional(),
-  /** The `kid` the secret answers to; absent: any kid. */
-  'secret-kid': z.string().min(1).optional(),
-  'jwks-file': z.string().min(1).optional(),
-  'jwks-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-  /** Allow `jwks-url` on private, loopback and metadata addresses (like push-allow-private). */
-  'jwks-allow-private': z.boolean().default(false),
-  /** How long a fetched JWKS is reused; an unknown kid refetches sooner (at most every 30 s). */
-  'jwks-cache-ms': z.number().int().min(0).default(300_000),
-});
-export type CardVerificationConfig = z.infer<typeof CardVerificationConfig>;
 
 export const UpstreamConfig = z
   .strictObject({

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { importJWK, type JWK } from 'jose';
 import { ConfigError } from '../config/config-error.js';
-import type { CardVerificationConfig } from '../config/schema.js';
+import type { CardVerificationConfig } from '../config/card-verification-schema.js';
 import { fetchJwks, type JwksFetchOptions } from './jwks-fetch.js';
 
 export type VerificationKey = Awaited<ReturnType<typeof importJWK>> | KeyObject;

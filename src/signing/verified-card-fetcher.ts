@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CardVerificationConfig } from '../config/schema.js';
+import type { CardVerificationConfig } from '../config/card-verification-schema.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import type { AgentCard } from '../model/index.js';
 import type { KeySource } from './upstream-keys.js';

@@ -10,7 +10,7 @@ import { FlattenedSign, type CryptoKey, type JWK } from 'jose';
 import { canonicalizeAgentCard, type AgentCard } from 'a2a-sdk-1';
 import { createKeySource } from '../../src/signing/upstream-keys.js';
 import { verifyCardSignatures } from '../../src/signing/verify-card.js';
-import { CardVerificationConfig } from '../../src/config/schema.js';
+import { CardVerificationConfig } from '../../src/config/card-verification-schema.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../support/sdk-v1-agent.js';
 import { startJwksServer, type JwksServer } from './jwks-server.js';

@@ -1,93 +1,16 @@
 /**
  * The workspace pruner (`upstream.workspace-prune`) on real folders, aged with `utimes`: what it removes
  * (conversation folders idle for `idle-after-ms`), what it never touches (other names, links, anything
- * outside the root, folders with recent files or a turn), and how it takes a missing root, a second
- * pruner on the same volume and folders it may not remove.
+ * outside the root, folders with recent files or a turn), and how it takes a missing root and a second
+ * pruner on the same volume. Folders it may not remove: workspace-pruner-permissions.test.ts.
  */
-import { execFile } from 'node:child_process';
-import { chmod, lstat, lutimes, mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACTIVITY_FOLDER, createWorkspaceActivity } from '../../../src/upstream/iac-code/workspace-activity.js';
-import { createWorkspacePruner, type SweepResult, type WorkspacePrunerOptions } from '../../../src/upstream/iac-code/workspace-pruner.js';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
 import { waitUntil } from '../../support/wait-until.js';
-
-const DAY = 24 * 3_600_000;
-const IDLE_AFTER = 7 * DAY;
-
-let base: string;
-let root: string;
-let outside: string;
-
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-prune-'));
-  root = path.join(base, 'workspaces');
-  outside = path.join(base, 'outside');
-  await mkdir(root);
-  await mkdir(outside);
-});
-
-afterEach(async () => {
-  // A test may have taken its permissions away.
-  await chmod(root, 0o755).catch(() => undefined);
-  await rm(base, { recursive: true, force: true });
-});
-
-const exists = (file: string) =>
-  lstat(file).then(
-    () => true,
-    () => false,
-  );
-
-/** Files (path → content) under `folder`, with the folders on their way. */
-async function fill(folder: string, files: Record<string, string>): Promise<void> {
-  await mkdir(folder, { recursive: true });
-  for (const [file, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(folder, file)), { recursive: true });
-    await writeFile(path.join(folder, file), content);
-  }
-}
-
-/** Sets the times of `target` and everything below it (links themselves, never what they point to) `days` back. */
-async function age(target: string, days: number): Promise<void> {
-  const when = new Date(Date.now() - days * DAY);
-  const stats = await lstat(target);
-  if (stats.isDirectory()) for (const name of await readdir(target)) await age(path.join(target, name), days);
-  await lutimes(target, when, when);
-}
-
-/** A conversation's folder with a template in it, everything `days` old. */
-async function conversation(contextId: string, days: number, files: Record<string, string> = { 'main.tf': 'resource "x" "y" {}' }) {
-  const folder = workspaceOf(root, contextId);
-  await fill(folder, files);
-  await age(folder, days);
-  return folder;
-}
-
-interface Logged {
-  level: 'info' | 'warn' | 'debug';
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function pruner(options: Partial<WorkspacePrunerOptions> = {}) {
-  const logs: Logged[] = [];
-  const log = (level: Logged['level']) => (fields: Record<string, unknown>, message: string) => logs.push({ level, fields, message });
-  const sweeps: SweepResult[] = [];
-  const instance = createWorkspacePruner({
-    root,
-    idleAfterMs: IDLE_AFTER,
-    everyMs: 3_600_000,
-    logger: { info: log('info'), warn: log('warn'), debug: log('debug') } as never,
-    onSweep: (result) => sweeps.push(result),
-    ...options,
-  });
-  return { ...instance, logs, sweeps, warnings: () => logs.filter((line) => line.level === 'warn') };
-}
+import { DAY, age, conversation, exists, fill, outside, pruner, root } from './pruner-fixtures.js';
 
 describe('the workspace pruner', () => {
   it('removes a conversation folder nothing happened in for idle-after-ms, counts it and its bytes, and says so in one line', async () => {
@@ -265,39 +188,5 @@ describe('the workspace pruner', () => {
     const sweeps = sweeper.sweeps.length;
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(sweeper.sweeps).toHaveLength(sweeps);
-  });
-});
-
-describe('the workspace pruner without the right to remove', () => {
-  const script = fileURLToPath(new URL('./sweep-once.ts', import.meta.url));
-  const tsx = pathToFileURL(createRequire(script).resolve('tsx')).href;
-  // Root may remove anything: as root the sweep runs as nobody.
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-
-  /** One sweep in a child process (as nobody when the tests run as root). */
-  function sweepElsewhere(): Promise<{ result: SweepResult; logs: Array<{ level: string; fields: any; message: string }> }> {
-    return new Promise((resolve, reject) => {
-      execFile(process.execPath, ['--import', tsx, script, root, String(IDLE_AFTER)], { ...asNobody, timeout: 30_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-      );
-    });
-  }
-
-  it('keeps folders it may not read or remove, warns once per sweep and carries on', async () => {
-    await chmod(base, 0o755);
-    const unreadable = await conversation('unreadable', 9, { 'secret/plan.tf': 'x' });
-    const undeletable = await conversation('undeletable', 9);
-    await chmod(path.join(unreadable, 'secret'), 0o000);
-    // No write on the root: nothing below it can be renamed away.
-    await chmod(root, 0o555);
-    const { result, logs } = await sweepElsewhere();
-    expect(result).toEqual({ removed: 0, bytes: 0, kept: 0, failed: 2 });
-    const warnings = logs.filter((line) => line.level === 'warn');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.fields).toMatchObject({ failed: 2 });
-    expect(warnings[0]!.message).toMatch(/could not be read or removed/);
-    await chmod(path.join(unreadable, 'secret'), 0o755);
-    expect(await exists(unreadable)).toBe(true);
-    expect(await exists(undeletable)).toBe(true);
   });
 });
