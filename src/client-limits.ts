@@ -2,6 +2,7 @@ import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import type { ServerConfig } from './config/schema.js';
+import { countsPerKey } from './core/counts-per-key.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
 /**
@@ -17,26 +18,9 @@ export function serverOptions(config: ServerConfig): ServerOptions {
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, ...bounds) };
 }
 
-/** A count per key that forgets keys at zero. */
-function counter(): { add(key: string): number; remove(key: string): void } {
-  const counts = new Map<string, number>();
-  return {
-    add(key) {
-      const count = (counts.get(key) ?? 0) + 1;
-      counts.set(key, count);
-      return count;
-    },
-    remove(key) {
-      const left = (counts.get(key) ?? 1) - 1;
-      if (left <= 0) counts.delete(key);
-      else counts.set(key, left);
-    },
-  };
-}
-
 /** Closes, at once, every connection past `max` open ones from the same peer address. */
 export function capConnectionsPerPeer(server: Server, max: number): void {
-  const open = counter();
+  const open = countsPerKey();
   server.on('connection', (socket: Socket) => {
     const peer = socket.remoteAddress ?? '';
     if (open.add(peer) > max) {
@@ -67,7 +51,7 @@ const TOO_MANY = JSON.stringify({ error: 'Too Many Requests' });
  * flight (an open stream counts until it closes) per forwarded client address, 429 past `max`.
  */
 export function capRequestsPerForwardedClient(max: number): MiddlewareHandler<GatewayEnv> {
-  const inFlight = counter();
+  const inFlight = countsPerKey();
   return async (c, next) => {
     const env = c.env as NodeBindings | undefined;
     const client = forwardedClient(c.req.raw.headers, env);
