@@ -2,6 +2,7 @@ import path from 'node:path';
 import { callerAuthConfigured, GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
+import { limitNameWarnings } from './limits-schema.js';
 import { clientNameOf } from './named-secrets.js';
 import { workspacePruning } from './workspace-prune-schema.js';
 import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
@@ -208,7 +209,7 @@ function adviseOn(config: GatewayConfig): string[] {
       `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );
   }
-  return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config)];
+  return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config), ...limitNameWarnings(config)];
 }
 
 /** A folder belongs to a context id: kept past the gateway's memory of the context's owner, another caller naming it would get its files. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const ClientName = z.string().regex(CLIENT_NAME, 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+export const ClientName = z.string().regex(CLIENT_NAME, 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
 const Secret = z.string().min(1);
 
 export const NamedToken = z.strictObject({ name: ClientName, token: Secret });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
 import { JwtAuthConfig } from './jwt-schema.js';
+import { LimitsConfig } from './limits-schema.js';
 import { KeyList, TokenList } from './named-secrets.js';
 import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
@@ -203,6 +204,8 @@ const GatewayFields = z.strictObject({
   tls: TlsFiles('tls'),
   upstream: UpstreamConfig,
   server: ServerConfig,
+  /** What one client may ask of the agent at once (limits-schema.ts). */
+  limits: LimitsConfig,
   /** Credentials callers must present on every A2A route (any one configured credential is enough). */
   auth: CallerCredentials,
   'keepalive-ms': Millis.default(15_000),
