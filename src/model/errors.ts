@@ -20,6 +20,18 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * The gateway's own codes, not A2A's: JSON-RPC 2.0 leaves -32000…-32099 to implementations, and A2A
+ * keeps -32001…-32099 of it for its errors, so -32000 names no A2A error, today or later.
+ */
+export const GatewayErrorCode = {
+  /** A client past its cap on turns in flight (`limits.*`, core/turn-limits.ts). */
+  TooManyTurnsInFlight: -32000,
+} as const;
+
+/** Seconds a refused turn's caller is told to wait (HTTP `Retry-After`): the cap frees when one of its turns ends. */
+export const TURN_RETRY_AFTER_SECONDS = 5;
+
 interface CodeInfo {
   reason?: string;
   httpStatus: number;
@@ -49,6 +61,13 @@ export function codeInfo(code: number): CodeInfo {
   return CODE_INFO[code] ?? { httpStatus: 500, grpcStatus: 'INTERNAL' };
 }
 
+/**
+ * The gateway's own refusal of a call for now: HTTP 429 and gRPC RESOURCE_EXHAUSTED, without ErrorInfo
+ * (it is not an A2A error, and a reason under A2A's domain would claim it is). Told apart by the error,
+ * not its code: an agent's own -32000 is an ordinary server error.
+ */
+const REFUSED_FOR_NOW: CodeInfo = { httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED' };
+
 export interface FieldViolation {
   field: string;
   description: string;
@@ -59,17 +78,33 @@ export class A2AError extends Error {
   /** google.rpc.ErrorInfo metadata: a string map. */
   readonly metadata: Record<string, string>;
   readonly violations: FieldViolation[];
+  /**
+   * Set on a call the gateway refuses before any work and takes again later (a client past its cap):
+   * every HTTP binding answers it 429 with this `Retry-After` (JSON-RPC too, which answers other errors
+   * with 200), gRPC with RESOURCE_EXHAUSTED.
+   */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: number, message: string, options: { metadata?: Record<string, string>; violations?: FieldViolation[] } = {}) {
+  constructor(
+    code: number,
+    message: string,
+    options: { metadata?: Record<string, string>; violations?: FieldViolation[]; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = 'A2AError';
     this.code = code;
     this.metadata = options.metadata ?? {};
     this.violations = options.violations ?? [];
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */
+  get statusInfo(): CodeInfo {
+    return this.retryAfterSeconds === undefined ? codeInfo(this.code) : REFUSED_FOR_NOW;
   }
 
   get reason(): string | undefined {
-    return codeInfo(this.code).reason;
+    return this.statusInfo.reason;
   }
 
   static parse(message: string): A2AError {
@@ -120,6 +155,14 @@ export class A2AError extends Error {
       metadata: { extensions: uris.join(',') },
     });
   }
+  /** Said so that an end user (a Bailian user behind the facade's one key) can read it too. */
+  static tooManyTurnsInFlight(limit: number): A2AError {
+    return new A2AError(
+      GatewayErrorCode.TooManyTurnsInFlight,
+      `The agent is busy with too many requests from this client (at most ${limit} at once). Please try again in a moment.`,
+      { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS },
+    );
+  }
   static versionNotSupported(version: string): A2AError {
     return new A2AError(ErrorCode.VersionNotSupported, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, {
       metadata: { version },
@@ -166,9 +209,14 @@ export function toJsonRpcError(error: A2AError): JsonRpcErrorObject {
   return details.length > 0 ? { code: error.code, message: error.message, data: details } : { code: error.code, message: error.message };
 }
 
+/** The `Retry-After` header of a refusal for now (A2AError.retryAfterSeconds), else none. */
+export function retryAfterHeader(error: A2AError): Record<string, string> {
+  return error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
+}
+
 /** The 1.0 HTTP+JSON error body (google.rpc.Status) and its HTTP status. */
 export function toRestError(error: A2AError): { status: number; body: { error: Record<string, unknown> } } {
-  const info = codeInfo(error.code);
+  const info = error.statusInfo;
   return {
     status: info.httpStatus,
     body: { error: { code: info.httpStatus, status: info.grpcStatus, message: error.message, details: errorDetails(error) } },

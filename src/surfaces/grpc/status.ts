@@ -1,6 +1,6 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from '@a2a-js/sdk/errors/grpc';
-import { codeInfo, toA2AError } from '../../model/index.js';
+import { toA2AError } from '../../model/index.js';
 
 export type GrpcStatusName = keyof typeof status;
 
@@ -18,7 +18,7 @@ export type GrpcErrorStatus = Pick<StatusObject, 'code' | 'details' | 'metadata'
  */
 export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   const a2a = toA2AError(error);
-  const code = grpcStatusCode(codeInfo(a2a.code).grpcStatus);
+  const code = grpcStatusCode(a2a.statusInfo.grpcStatus);
   const metadata = new Metadata();
   const reason = a2a.reason;
   if (reason) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails(code, a2a.message, reason, a2a.metadata));

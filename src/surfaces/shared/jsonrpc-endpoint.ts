@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import { A2AError, ErrorCode, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
+import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
 import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv } from './env.js';
@@ -25,9 +25,15 @@ export function jsonRpcErrorBody(id: JsonRpcId, error: A2AError): JsonRpcErrorEn
   return { jsonrpc: '2.0', id, error: toJsonRpcError(error) };
 }
 
-/** JSON-RPC answers always use HTTP 200, errors included (the status line is the transport's, not the call's). */
+/**
+ * JSON-RPC answers use HTTP 200, errors included (the status line is the transport's, not the call's),
+ * but for a call the gateway refuses for now: like the 401 it is the transport's answer, 429 with
+ * `Retry-After`, so that clients and proxies back off; the body is the same error envelope.
+ */
 export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
-  return new Response(JSON.stringify(jsonRpcErrorBody(id, error)), { status: 200, headers: JSON_HEADERS });
+  const body = JSON.stringify(jsonRpcErrorBody(id, error));
+  if (error.retryAfterSeconds === undefined) return new Response(body, { status: 200, headers: JSON_HEADERS });
+  return new Response(body, { status: error.statusInfo.httpStatus, headers: { ...JSON_HEADERS, ...retryAfterHeader(error) } });
 }
 
 export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {

@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import { withFields, A2AError, ErrorCode, toRestError } from '../../model/index.js';
+import { withFields, A2AError, ErrorCode, retryAfterHeader, toRestError } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -162,8 +162,8 @@ function asObject(value: unknown): Record<string, unknown> {
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-function restJson(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+function restJson(body: unknown, status = 200, headers: Record<string, string> = JSON_HEADERS): Response {
+  return new Response(JSON.stringify(body), { status, headers });
 }
 
 /** HTTP+JSON answers a body of another media type with 415 Unsupported Media Type, whatever the code table says. */
@@ -174,7 +174,7 @@ export function restError(error: A2AError): Response {
   if (error.code === ErrorCode.ContentTypeNotSupported) {
     return restJson({ error: withFields(body.error, { code: UNSUPPORTED_MEDIA_TYPE }) }, UNSUPPORTED_MEDIA_TYPE);
   }
-  return restJson(body, status);
+  return restJson(body, status, { ...JSON_HEADERS, ...retryAfterHeader(error) });
 }
 
 /** One REST request as the pipeline carries it: the route it matched and its URL. */
