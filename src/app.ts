@@ -11,6 +11,7 @@ import { createGateway } from './core/gateway.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createTaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
+import { createTurnSlots } from './core/turn-limits.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
@@ -168,6 +169,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
     const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
+    const turnSlots = createTurnSlots(config.limits);
+    const metrics = observability.metrics;
     const gateway = createGateway(agent, {
       registry,
       lanes,
@@ -175,6 +178,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       secretKeys: IAC_CODE_SECRET_KEYS,
       logger,
       unknownTasks: unknownTasksFor(config),
+      ...(turnSlots ? { turnSlots } : {}),
+      ...(metrics ? { turnRefused: (ctx: CallContext) => metrics.turnRefused(ctx.surface, ctx.client) } : {}),
     });
     const push = await createPushService(config, {
       registry,

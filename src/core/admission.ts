@@ -33,12 +33,37 @@ export interface AdmittedPort extends AgentPort {
   sendStreamingMessage(request: SendMessageRequest, ctx: CallContext, entry?: Entry): AsyncIterable<StreamResponse>;
 }
 
-export interface AdmissionDeps {
-  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext'>;
-  lanes: ContextLanes;
+/** What tells a message answering a paused turn from a turn of its own. */
+export interface EntryDeps {
+  registry: Pick<TaskStore, 'get'>;
+  lanes: Pick<ContextLanes, 'holderTask'>;
   laneKey(contextId: string): string;
   settling: Settling;
+}
+
+export interface AdmissionDeps extends EntryDeps {
+  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext'>;
+  lanes: ContextLanes;
   logger?: Logger;
+}
+
+/**
+ * The context a message goes into (its own, else its task's) and whether it rides along: it answers
+ * its task's paused turn (interrupted, iac-code's permission prompts) whose stream still holds the
+ * context's lane. A task's follow-up first waits for the task's queued writes, so it sees the state
+ * the last turn left.
+ */
+export async function messageEntry(message: Message, ctx: CallContext, deps: EntryDeps): Promise<Entry & { contextId?: string }> {
+  if (!message.taskId) return { ridesAlong: false, ...(message.contextId ? { contextId: message.contextId } : {}) };
+  await deps.settling.settled(message.taskId);
+  const task = await deps.registry.get(message.taskId, ctx.principal);
+  const contextId = message.contextId ?? task?.contextId;
+  const ridesAlong =
+    task !== undefined &&
+    contextId !== undefined &&
+    isInterruptedState(task.status.state) &&
+    (await deps.lanes.holderTask(deps.laneKey(contextId))) === task.id;
+  return { ridesAlong, ...(contextId ? { contextId } : {}) };
 }
 
 /**
@@ -57,17 +82,9 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
   async function admit(message: Message, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
-    let contextId = message.contextId;
-    if (message.taskId) {
-      await deps.settling.settled(message.taskId);
-      const task = await registry.get(message.taskId, ctx.principal);
-      contextId ??= task?.contextId;
-      // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
-      if (task && contextId && isInterruptedState(task.status.state) && (await lanes.holderTask(laneKey(contextId))) === task.id) {
-        return { ridesAlong: true };
-      }
-    }
-    if (!contextId) return { ridesAlong: false };
+    const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
+    // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
+    if (ridesAlong || !contextId) return { ridesAlong };
     const contextOwner = await registry.contextOwner(contextId);
     if (contextOwner !== undefined && contextOwner !== ctx.principal) throw foreignContextError(contextId);
     const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);

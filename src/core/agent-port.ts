@@ -21,6 +21,11 @@ import type {
 export interface CallContext {
   /** Owner scope of tasks: the surface and a digest of the caller's credential (see surfaces/shared/principal.ts). */
   principal: string;
+  /**
+   * The configured name of the caller's credential, when it has one: for logs, metrics and the cap on
+   * turns in flight (turn-limits.ts), which counts a name's credentials together. Never decides ownership.
+   */
+  client?: string;
   /** Aborted when the caller goes away or a timeout fires; upstream calls must honour it. */
   signal: AbortSignal;
   /** Extension URIs the caller requested (A2A-Extensions / X-A2A-Extensions). */

@@ -10,6 +10,7 @@ import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
 import { createTaskWriter } from './task-writer.js';
+import { limitingTurns, type TurnSlots } from './turn-limits.js';
 
 export interface GatewayDeps {
   registry: TaskRegistry;
@@ -24,6 +25,10 @@ export interface GatewayDeps {
    * every caller is anonymous (unknownTasksFor in surface-options.ts says which a config needs).
    */
   unknownTasks?: UnknownTasks;
+  /** Each client's turns in flight against its cap (`limits`, turn-limits.ts); absent: no cap. */
+  turnSlots?: TurnSlots;
+  /** Told of each turn refused at its client's cap (the metrics). */
+  turnRefused?(ctx: CallContext): void;
 }
 
 export type Gateway = AgentPort & Settling & { events: TaskEventHub };
@@ -43,7 +48,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const laneKey = (contextId: string) => `${upstreamName}\u0000${contextId}`;
 
   // A task of another principal does not exist for the caller; reads wait for the task's writes.
-  const port = taskScoped(
+  const scoped = taskScoped(
     // One turn per context, in the caller's own contexts only.
     admitting(
       // In-process subscribers get every event.
@@ -64,5 +69,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     ),
     { registry, settling: writer, unknownTasks: deps.unknownTasks ?? 'agent' },
   );
+  // A client past its cap on turns in flight is refused before anything is asked.
+  const { turnSlots: slots, turnRefused: refused } = deps;
+  const port = slots ? limitingTurns(scoped, { slots, registry, lanes, laneKey, settling: writer, ...(refused ? { refused } : {}) }) : scoped;
   return Object.assign(port, { events: hub, settled: writer.settled });
 }

@@ -54,6 +54,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'] as const,
     registers,
   });
+  const turnsRefused = new Counter({
+    name: 'a2a_bridge_turns_refused_total',
+    help: 'Turns refused because their client had its cap of turns in flight (limits.*), by surface and client name (empty when unnamed)',
+    labelNames: ['surface', 'client'] as const,
+    registers,
+  });
   const duration = new Histogram({
     name: 'a2a_bridge_request_duration_seconds',
     help: 'Whole duration of blocking calls, by surface and method (streams: see time to first event)',
@@ -175,6 +181,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const failed = grpcCode !== 0;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : failed ? `grpc_${grpcCode}` : '';
       requests.inc({ surface: 'grpc', method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code, client });
+    },
+    /** A turn refused at its client's cap; `client` as for request(). */
+    turnRefused(surface: string | undefined, client = ''): void {
+      turnsRefused.inc({ surface: surfaceLabel(surface), client });
     },
     blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
       duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);

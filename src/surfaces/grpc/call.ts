@@ -83,6 +83,7 @@ export async function openGrpcCall(
   return {
     ctx: {
       principal: caller.principal,
+      ...(caller.client === undefined ? {} : { client: caller.client }),
       signal: controller.signal,
       surface: 'grpc',
       ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),

@@ -72,6 +72,8 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
     surface,
     ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
   };
+  const client = c.get('client');
+  if (client !== undefined) ctx.client = client;
   // What the observability middleware left for the call (c.get, not c.var: Hono builds an object of
   // every variable on each read of c.var), set in place: no spread objects on the hot path.
   const traceHeaders = c.get('traceHeaders');

@@ -1,0 +1,114 @@
+import type { LimitsConfig } from '../config/limits-schema.js';
+import { A2AError, type Message, type SendMessageRequest, type SendMessageResponse, type StreamResponse } from '../model/index.js';
+import { messageEntry, type EntryDeps } from './admission.js';
+import type { AgentPort, CallContext } from './agent-port.js';
+import { countsPerKey } from './counts-per-key.js';
+import { deferIterable, tapIterable } from './iterables.js';
+import { overlay } from './overlay.js';
+
+/** A turn's hold on one of its client's slots; `release` may be called any number of times, it counts once. */
+export interface TurnSlot {
+  release(): void;
+}
+
+/**
+ * The turns each client has in flight, against its cap, in this process. A client is a credential's
+ * name when it has one, so the old and the new key of a rotation (one client to the operator) share
+ * one count, else the credential's principal; all anonymous callers of a surface are one principal.
+ */
+export interface TurnSlots {
+  /** A slot for a turn of the caller's client, or undefined when the client is at its cap. */
+  take(ctx: CallContext): TurnSlot | undefined;
+  /** The caller's client's cap; 0: none. */
+  capOf(ctx: Pick<CallContext, 'client'>): number;
+  /** Turns the caller's client has in flight now. */
+  inFlight(ctx: Pick<CallContext, 'principal' | 'client'>): number;
+}
+
+const UNCOUNTED: TurnSlot = { release: () => undefined };
+
+/** Whom a turn counts for: the credential's name (all its keys), else the credential itself. */
+const clientKey = (ctx: Pick<CallContext, 'principal' | 'client'>): string => (ctx.client === undefined ? ctx.principal : `name\u0000${ctx.client}`);
+
+/** The slots `limits` asks for; undefined when no client has a cap. */
+export function createTurnSlots(limits: LimitsConfig): TurnSlots | undefined {
+  const perClient = limits['turns-in-flight-per-client'];
+  const byName = new Map(Object.entries(limits['turns-in-flight-by-name']));
+  if (perClient === 0 && [...byName.values()].every((cap) => cap === 0)) return undefined;
+  const counts = countsPerKey();
+  const capOf = (ctx: Pick<CallContext, 'client'>): number => (ctx.client === undefined ? undefined : byName.get(ctx.client)) ?? perClient;
+  return {
+    capOf,
+    inFlight: (ctx) => counts.of(clientKey(ctx)),
+    take(ctx) {
+      const cap = capOf(ctx);
+      if (cap === 0) return UNCOUNTED;
+      const key = clientKey(ctx);
+      if (counts.add(key) > cap) {
+        counts.remove(key);
+        return undefined;
+      }
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
+        counts.remove(key);
+        ctx.signal.removeEventListener('abort', release);
+      };
+      // The caller left (or the gateway shuts down): its turn no longer counts, whatever its stream does next.
+      if (ctx.signal.aborted) release();
+      else ctx.signal.addEventListener('abort', release, { once: true });
+      return { release };
+    },
+  };
+}
+
+export interface TurnLimitDeps extends EntryDeps {
+  slots: TurnSlots;
+  /** Told of each refused turn (the metrics). */
+  refused?(ctx: CallContext): void;
+}
+
+/**
+ * A client's turns in flight (SendMessage until answered, SendStreamingMessage until its stream ends or
+ * its caller leaves) capped; the turn past the cap is refused before anything else is asked, in the
+ * caller's protocol (A2AError.tooManyTurnsInFlight: HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED).
+ * A message that answers a paused turn (iac-code's permission prompts) is let in even at the cap: its
+ * turn holds a slot already, and refusing the answer would stall that turn until the agent gives up.
+ * SubscribeToTask and the other methods start no turn and are not counted.
+ */
+export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort {
+  const { slots } = deps;
+
+  /** The turn's slot; at the cap, none for a paused turn's answer, else the refusal. */
+  async function slotFor(message: Message, ctx: CallContext): Promise<TurnSlot> {
+    const slot = slots.take(ctx);
+    if (slot) return slot;
+    // Only asked at the cap: a turn below it pays nothing for the rule.
+    if ((await messageEntry(message, ctx, deps)).ridesAlong) return UNCOUNTED;
+    deps.refused?.(ctx);
+    throw A2AError.tooManyTurnsInFlight(slots.capOf(ctx));
+  }
+
+  return overlay(inner, {
+    async sendMessage(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+      const slot = await slotFor(request.message, ctx);
+      try {
+        return await inner.sendMessage(request, ctx);
+      } finally {
+        slot.release();
+      }
+    },
+    // Taken on the first pull, as admission's lane is: a refusal is the stream's first error.
+    sendStreamingMessage: (request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> =>
+      deferIterable(async () => {
+        const slot = await slotFor(request.message, ctx);
+        try {
+          return tapIterable(inner.sendStreamingMessage(request, ctx), { end: slot.release });
+        } catch (error) {
+          slot.release();
+          throw error;
+        }
+      }),
+  });
+}
