@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, type JsonRpcErrorObject } from '../../model/index.js';
+import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, withFields, type JsonRpcErrorObject } from '../../model/index.js';
 import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv } from './env.js';
@@ -33,7 +33,7 @@ export function jsonRpcErrorBody(id: JsonRpcId, error: A2AError): JsonRpcErrorEn
 export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
   const body = JSON.stringify(jsonRpcErrorBody(id, error));
   if (error.retryAfterSeconds === undefined) return new Response(body, { status: 200, headers: JSON_HEADERS });
-  return new Response(body, { status: error.statusInfo.httpStatus, headers: { ...JSON_HEADERS, ...retryAfterHeader(error) } });
+  return new Response(body, { status: error.statusInfo.httpStatus, headers: withFields(JSON_HEADERS, retryAfterHeader(error)) });
 }
 
 export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {

@@ -174,7 +174,7 @@ export function restError(error: A2AError): Response {
   if (error.code === ErrorCode.ContentTypeNotSupported) {
     return restJson({ error: withFields(body.error, { code: UNSUPPORTED_MEDIA_TYPE }) }, UNSUPPORTED_MEDIA_TYPE);
   }
-  return restJson(body, status, { ...JSON_HEADERS, ...retryAfterHeader(error) });
+  return restJson(body, status, withFields(JSON_HEADERS, retryAfterHeader(error)));
 }
 
 /** One REST request as the pipeline carries it: the route it matched and its URL. */
