@@ -13,7 +13,11 @@ export const LimitsConfig = z
     /** Turns (message sends and streams) one client may have in flight at once; 0: no cap. */
     'turns-in-flight-per-client': Cap.default(0),
     /** The cap of the clients named here instead (0: none for that client), by client name. */
-    'turns-in-flight-by-name': z.record(ClientName, Cap).default({}),
+    'turns-in-flight-by-name': z
+      .record(ClientName, Cap, {
+        error: (issue) => (issue.code === 'invalid_key' ? 'a key is not a client name (1 to 64 letters, digits, ".", "_" or "-")' : undefined),
+      })
+      .default({}),
   })
   .prefault({});
 export type LimitsConfig = z.infer<typeof LimitsConfig>;
