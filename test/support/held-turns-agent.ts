@@ -8,9 +8,10 @@
  * A turn ends with `complete()` (COMPLETED with a reply) or `fail()`: the blocking answer is a -32603,
  * a stream's connection is cut mid-turn.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jsonRpcAgentCard, readJsonBody } from './json-rpc-agent.js';
 
 export interface HeldTurn {
   method: 'SendMessage' | 'SendStreamingMessage';
@@ -46,24 +47,12 @@ interface TaskRecord {
   end?: (state: State) => void;
 }
 
-function card(url: string): unknown {
-  return {
+const card = (url: string): unknown =>
+  jsonRpcAgentCard(url, {
     name: 'held-turns',
     description: 'An agent whose turns last until the test ends them',
-    supportedInterfaces: [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    version: '1.0.0',
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'hold', name: 'Hold', description: 'holds each turn', tags: ['test'] }],
-  };
-}
-
-async function readJson(req: IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
+    skill: { id: 'hold', name: 'Hold', description: 'holds each turn' },
+  });
 
 export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
   const tasks = new Map<string, TaskRecord>();
@@ -180,7 +169,7 @@ export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card(baseUrl)));
       return;
     }
-    readJson(req).then(
+    readJsonBody(req).then(
       (rpc) => serve(rpc, res),
       () => res.destroy(),
     );

@@ -3,6 +3,9 @@
  * client name, so each test holds turns of clients of its own and no test inherits another's slots.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestGateway, type TestGateway } from './gateway.js';
+import { startHeldTurnsAgent, type HeldTurnsAgent } from './held-turns-agent.js';
 
 /** The cap every client has, unless named otherwise below. */
 export const CAP = 2;
@@ -43,6 +46,23 @@ export function cappedGatewayConfig(agentUrl: string, extra: Record<string, unkn
     limits: { 'turns-in-flight-per-client': CAP, 'turns-in-flight-by-name': { [SOLO]: 1, [UNCAPPED]: 0 } },
     ...extra,
   };
+}
+
+/**
+ * The held-turns agent and a capped gateway in front of it for one file's tests (started before them,
+ * closed after): read `agent` and `gateway` inside the tests. `extra` is laid over the gateway's config.
+ */
+export function heldTurnsBehindCappedGateway(extra: Record<string, unknown> = {}): { agent: HeldTurnsAgent; gateway: TestGateway } {
+  const running = {} as { agent: HeldTurnsAgent; gateway: TestGateway };
+  beforeAll(async () => {
+    running.agent = await startHeldTurnsAgent();
+    running.gateway = await startTestGateway(cappedGatewayConfig(running.agent.url, extra));
+  });
+  afterAll(async () => {
+    await running.gateway?.close();
+    await running.agent?.close();
+  });
+  return running;
 }
 
 /** The message every refused turn carries, for a cap of `cap`. */

@@ -9,25 +9,16 @@ import { status } from '@grpc/grpc-js';
 import type { StreamResponse } from 'a2a-sdk-1';
 import type { Transport } from 'a2a-sdk-1/client';
 import { isGrpcError } from 'a2a-sdk-1/errors/grpc';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHeldTurnsAgent, type HeldTurnsAgent } from '../../support/held-turns-agent.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { asTask, connect, rejectionOf, sendRequest } from '../../support/sdk-v1-client.js';
-import { CAP, admittedWithin, cappedGatewayConfig, refusalText, tokenOf } from '../../support/turn-limits.js';
+import { CAP, admittedWithin, heldTurnsBehindCappedGateway, refusalText, tokenOf } from '../../support/turn-limits.js';
 import { grpcFailureOf, grpcTransport, wire } from './grpc-client.js';
 
-let agent: HeldTurnsAgent;
-let gateway: TestGateway;
+const running = heldTurnsBehindCappedGateway({ grpc: { port: 0 } });
 let transport: Transport;
 
 beforeAll(async () => {
-  agent = await startHeldTurnsAgent();
-  gateway = await startTestGateway(cappedGatewayConfig(agent.url, { grpc: { port: 0 } }));
-  transport = await grpcTransport(gateway, { authorization: `Bearer ${tokenOf('alpha')}` });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await agent?.close();
+  transport = await grpcTransport(running.gateway, { authorization: `Bearer ${tokenOf('alpha')}` });
 });
 
 const as = (name: string) => wire({ authorization: `Bearer ${tokenOf(name)}` });
@@ -41,7 +32,7 @@ async function holdStream(name: string): Promise<AsyncIterator<StreamResponse>> 
 }
 
 async function endAll(streams: Array<AsyncIterator<StreamResponse>>): Promise<void> {
-  for (const turn of agent.held()) turn.complete();
+  for (const turn of running.agent.held()) turn.complete();
   for (const stream of streams) await stream.return?.();
 }
 
@@ -49,7 +40,7 @@ describe('the gRPC binding at a client’s cap', () => {
   it('the turn past the cap is RESOURCE_EXHAUSTED, unary or streaming, before the agent; another client goes through', async () => {
     const streams = [await holdStream('alpha'), await holdStream('alpha')];
     try {
-      const sent = agent.calls('SendMessage') + agent.calls('SendStreamingMessage');
+      const sent = running.agent.calls('SendMessage') + running.agent.calls('SendStreamingMessage');
       for (const failure of [
         await grpcFailureOf(transport.sendMessage(sendRequest('one too many'), as('alpha'))),
         await grpcFailureOf(transport.sendMessageStream(sendRequest('one too many, streamed'), as('alpha'))),
@@ -57,11 +48,11 @@ describe('the gRPC binding at a client’s cap', () => {
         expect(failure.status).toBe(status.RESOURCE_EXHAUSTED);
         expect(failure.message).toContain(refusalText(CAP));
       }
-      expect(agent.calls('SendMessage') + agent.calls('SendStreamingMessage')).toBe(sent);
-      expect(gateway.grpcLog().filter((line) => line.grpcStatus === status.RESOURCE_EXHAUSTED && line.client === 'alpha')).toHaveLength(2);
+      expect(running.agent.calls('SendMessage') + running.agent.calls('SendStreamingMessage')).toBe(sent);
+      expect(running.gateway.grpcLog().filter((line) => line.grpcStatus === status.RESOURCE_EXHAUSTED && line.client === 'alpha')).toHaveLength(2);
 
       const answer = transport.sendMessage(sendRequest('another client'), as('beta'));
-      (await agent.waitForHeld(CAP + 1)).at(-1)!.complete();
+      (await running.agent.waitForHeld(CAP + 1)).at(-1)!.complete();
       expect(asTask(await answer).id).toBeTruthy();
     } finally {
       await endAll(streams);
@@ -71,7 +62,7 @@ describe('the gRPC binding at a client’s cap', () => {
   it('GetTask and SubscribeToTask are not turns: they go through at the cap', async () => {
     const streams = [await holdStream('gamma'), await holdStream('gamma')];
     try {
-      const [first] = agent.held();
+      const [first] = running.agent.held();
       expect((await transport.getTask({ tenant: '', id: first!.taskId, historyLength: undefined }, as('gamma'))).id).toBe(first!.taskId);
       const subscription = transport.resubscribeTask({ tenant: '', id: first!.taskId }, as('gamma'))[Symbol.asyncIterator]();
       expect((await subscription.next()).value?.payload?.$case).toBe('task');
@@ -85,7 +76,7 @@ describe('the gRPC binding at a client’s cap', () => {
     const streams = [await holdStream('delta'), await holdStream('delta')];
     try {
       const cancelled = streams.shift()!;
-      const [leaving, finishing] = agent.held();
+      const [leaving, finishing] = running.agent.held();
       await cancelled.return?.();
       expect(await leaving!.closed).toBe('client-closed');
       streams.push(await admittedWithin(() => holdStream('delta'), isRefusal));
@@ -103,7 +94,7 @@ describe('the gRPC binding at a client’s cap', () => {
   it('one key is one client on every binding: turns held over gRPC count for its JSON-RPC calls', async () => {
     const streams = [await holdStream('epsilon'), await holdStream('epsilon')];
     try {
-      const { client } = await connect(gateway.url, 'JSONRPC', { token: tokenOf('epsilon') });
+      const { client } = await connect(running.gateway.url, 'JSONRPC', { token: tokenOf('epsilon') });
       expect((await rejectionOf(client.sendMessage(sendRequest('over HTTP')))).message).toContain(refusalText(CAP));
     } finally {
       await endAll(streams);

@@ -5,26 +5,15 @@
  * call; and not two (a slot given back twice would let the client past its cap). The official a2a-js
  * 1.x client over JSON-RPC and HTTP+JSON, in front of an agent that holds each turn until the test ends it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isJsonRpcError, isRestError } from 'a2a-sdk-1/errors';
 import type { Client } from 'a2a-sdk-1/client';
 import { GatewayErrorCode } from '../../../src/model/index.js';
-import { startHeldTurnsAgent, type HeldTurn, type HeldTurnsAgent } from '../../support/held-turns-agent.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import type { HeldTurn } from '../../support/held-turns-agent.js';
 import { StreamReader, TRANSPORTS, connect, rejectionOf, sendRequest, type TransportName } from '../../support/sdk-v1-client.js';
-import { CAP, admittedWithin, cappedGatewayConfig, clientName, tokenOf } from '../../support/turn-limits.js';
+import { CAP, admittedWithin, heldTurnsBehindCappedGateway, clientName, tokenOf } from '../../support/turn-limits.js';
 
-let agent: HeldTurnsAgent;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  agent = await startHeldTurnsAgent();
-  gateway = await startTestGateway(cappedGatewayConfig(agent.url));
-});
-afterAll(async () => {
-  await gateway?.close();
-  await agent?.close();
-});
+const running = heldTurnsBehindCappedGateway();
 
 const isRefusal = (error: unknown): boolean =>
   (isJsonRpcError(error) && error.envelopeCode === GatewayErrorCode.TooManyTurnsInFlight) || (isRestError(error) && error.statusCode === 429);
@@ -38,19 +27,19 @@ interface Held {
 }
 
 async function holdStream(client: Client): Promise<Held> {
-  const before = agent.held().length;
+  const before = running.agent.held().length;
   const caller = new AbortController();
   const reader = new StreamReader(client.sendMessageStream(sendRequest('hold a stream'), { signal: caller.signal }));
   await reader.expectNext();
-  return { turn: (await agent.waitForHeld(before + 1)).at(-1)!, reader, caller };
+  return { turn: (await running.agent.waitForHeld(before + 1)).at(-1)!, reader, caller };
 }
 
 async function holdBlocking(client: Client): Promise<Held> {
-  const before = agent.held().length;
+  const before = running.agent.held().length;
   const caller = new AbortController();
   const answer = client.sendMessage(sendRequest('hold a blocking call'), { signal: caller.signal });
   answer.catch(() => undefined);
-  return { turn: (await agent.waitForHeld(before + 1)).at(-1)!, answer, caller };
+  return { turn: (await running.agent.waitForHeld(before + 1)).at(-1)!, answer, caller };
 }
 
 /** The ways a turn ends, each applied to one held turn; resolves once the caller has seen the end. */
@@ -68,7 +57,7 @@ describe.each(TRANSPORTS)('official a2a-js 1.x client over %s', (transport: Tran
   it.each(ENDINGS.map((ending, index) => [...ending, index] as const))(
     'a turn whose %s gives its slot back, once',
     async (_ending, hold, end, index) => {
-      const { client } = await connect(gateway.url, transport, {
+      const { client } = await connect(running.gateway.url, transport, {
         token: tokenOf(clientName(index + (transport === 'JSONRPC' ? 1 : 1 + ENDINGS.length))),
       });
       const held: Held[] = [];
