@@ -11,7 +11,7 @@ import { createGateway } from './core/gateway.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createTaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
-import { createTurnSlots } from './core/turn-limits.js';
+import { createTurnSlots, type TurnLimits } from './core/turn-limits.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
@@ -82,6 +82,13 @@ function startPruning(
   pruner.start();
   cleanups.push(() => pruner.stop());
   return activity;
+}
+
+/** The cap on each client's turns in flight (`limits`), its refusals counted; undefined when no client has one. */
+function turnLimitsFor(config: GatewayConfig, metrics: GatewayMetrics | undefined): TurnLimits | undefined {
+  const slots = createTurnSlots(config.limits);
+  if (!slots) return undefined;
+  return metrics ? { slots, refused: (ctx) => metrics.turnRefused(ctx.surface, ctx.client) } : { slots };
 }
 
 export interface RunningGateway {
@@ -169,8 +176,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
     const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
-    const turnSlots = createTurnSlots(config.limits);
-    const metrics = observability.metrics;
+    const turnLimits = turnLimitsFor(config, observability.metrics);
     const gateway = createGateway(agent, {
       registry,
       lanes,
@@ -178,8 +184,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       secretKeys: IAC_CODE_SECRET_KEYS,
       logger,
       unknownTasks: unknownTasksFor(config),
-      ...(turnSlots ? { turnSlots } : {}),
-      ...(metrics ? { turnRefused: (ctx: CallContext) => metrics.turnRefused(ctx.surface, ctx.client) } : {}),
+      ...(turnLimits ? { turnLimits } : {}),
     });
     const push = await createPushService(config, {
       registry,
@@ -242,6 +247,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       ...(signer ? { signer } : {}),
       agentRoutes,
       observability,
+      ...(turnLimits ? { turnLimits } : {}),
       ...(profile ? { profile } : {}),
     });
     const listening = await listenHttp(withDirectSse(app.fetch), config, logger, tls, options.tlsReloadMs);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
+import type { TurnLimits } from './core/turn-limits.js';
 import { createMemoryTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { referenceScope } from './core/task-scope.js';
@@ -44,6 +45,8 @@ export interface GatewayAppDeps {
   agentRoutes?: AgentRoutesUpstream;
   /** Metrics (and their route) and tracing; absent: none. */
   observability?: Observability;
+  /** The cap on each client's turns in flight, for the turns the facade relays past the core; absent: none. */
+  turnLimits?: TurnLimits;
 }
 
 /** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
@@ -83,6 +86,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         profile: deps.profile ?? loadFacadeProfile(config),
         passThrough: deps.passThrough,
         taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
+        ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),
       })
     : undefined;
 

@@ -8,9 +8,10 @@ import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
+import { withFields } from '../model/index.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
 import { createTaskWriter } from './task-writer.js';
-import { limitingTurns, type TurnSlots } from './turn-limits.js';
+import { limitingTurns, type TurnLimits } from './turn-limits.js';
 
 export interface GatewayDeps {
   registry: TaskRegistry;
@@ -26,9 +27,7 @@ export interface GatewayDeps {
    */
   unknownTasks?: UnknownTasks;
   /** Each client's turns in flight against its cap (`limits`, turn-limits.ts); absent: no cap. */
-  turnSlots?: TurnSlots;
-  /** Told of each turn refused at its client's cap (the metrics). */
-  turnRefused?(ctx: CallContext): void;
+  turnLimits?: TurnLimits;
 }
 
 export type Gateway = AgentPort & Settling & { events: TaskEventHub };
@@ -70,7 +69,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
     { registry, settling: writer, unknownTasks: deps.unknownTasks ?? 'agent' },
   );
   // A client past its cap on turns in flight is refused before anything is asked.
-  const { turnSlots: slots, turnRefused: refused } = deps;
-  const port = slots ? limitingTurns(scoped, { slots, registry, lanes, laneKey, settling: writer, ...(refused ? { refused } : {}) }) : scoped;
+  const limits = deps.turnLimits;
+  const port = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
   return Object.assign(port, { events: hub, settled: writer.settled });
 }

@@ -63,11 +63,20 @@ export function createTurnSlots(limits: LimitsConfig): TurnSlots | undefined {
   };
 }
 
-export interface TurnLimitDeps extends EntryDeps {
+/** The slots, and who is told of a refusal. */
+export interface TurnLimits {
   slots: TurnSlots;
   /** Told of each refused turn (the metrics). */
   refused?(ctx: CallContext): void;
 }
+
+/** The refusal of a turn past its client's cap, told to `limits.refused` first. */
+export function refusedTurn(limits: TurnLimits, ctx: CallContext): A2AError {
+  limits.refused?.(ctx);
+  return A2AError.tooManyTurnsInFlight(limits.slots.capOf(ctx));
+}
+
+export type TurnLimitDeps = TurnLimits & EntryDeps;
 
 /**
  * A client's turns in flight (SendMessage until answered, SendStreamingMessage until its stream ends or
@@ -86,8 +95,7 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
     if (slot) return slot;
     // Only asked at the cap: a turn below it pays nothing for the rule.
     if ((await messageEntry(message, ctx, deps)).ridesAlong) return UNCOUNTED;
-    deps.refused?.(ctx);
-    throw A2AError.tooManyTurnsInFlight(slots.capOf(ctx));
+    throw refusedTurn(deps, ctx);
   }
 
   return overlay(inner, {

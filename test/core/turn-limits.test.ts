@@ -24,7 +24,7 @@ function setup(upstream: StubUpstream, limits: Record<string, unknown> = { 'turn
   const slots = slotsFor(limits)!;
   const refused: CallContext[] = [];
   const registry = createMemoryTaskRegistry({ maxTasks: 1000, idleTtlMs: 60_000, historyLimit: 100 });
-  const gateway = createGateway(upstream, { registry, upstreamName: 'up', turnSlots: slots, turnRefused: (ctx) => refused.push(ctx) });
+  const gateway = createGateway(upstream, { registry, upstreamName: 'up', turnLimits: { slots, refused: (ctx) => void refused.push(ctx) } });
   return { gateway, slots, refused };
 }
 
