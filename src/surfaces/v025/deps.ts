@@ -2,6 +2,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import type { ExtensionConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
+import type { TurnLimits } from '../../core/turn-limits.js';
 import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { UnknownTasks } from '../../core/task-scope.js';
@@ -67,6 +68,8 @@ export interface V025FacadeDeps {
   passThrough?: FacadePassThrough;
   /** Bound of the URL image fetches running at once (image-urls.ts); absent: none. */
   imageSlots?: ImageFetchSlots;
+  /** The cap on each client's turns in flight, for the message sends relayed past the core (the core caps the rest); absent: none. */
+  turnLimits?: TurnLimits;
 }
 
 /** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */

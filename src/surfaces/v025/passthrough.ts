@@ -1,5 +1,8 @@
 import type { Context } from 'hono';
+import type { CallContext } from '../../core/agent-port.js';
 import type { CardSnapshot } from '../../core/card-source.js';
+import { refusedTurn, type TurnSlot } from '../../core/turn-limits.js';
+import { onBodyEnd } from '../../observability/body-end.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
 import { A2AError, type Task } from '../../model/index.js';
@@ -111,14 +114,38 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   const principal = c.get('principal');
   await refuseForeign(params, principal, deps);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
-  const answer = await relay.forward(c.req.raw, body);
-  if (method === EXTENDED_CARD_METHOD) return extendedCard(answer, request, c, deps);
-  // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
-  if (deps.options.unknownTasks === 'agent' || !MESSAGE_METHODS.has(method)) return answer;
-  return recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
+  if (!MESSAGE_METHODS.has(method)) {
+    const answer = await relay.forward(c.req.raw, body);
+    return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
+  }
+  const slot = turnSlot(c, deps);
+  try {
+    const answer = await relay.forward(c.req.raw, body);
+    // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
+    const relayed = deps.options.unknownTasks === 'agent' ? answer : await recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
+    return slot ? onBodyEnd(relayed, slot.release) : relayed;
+  } catch (error) {
+    slot?.release();
+    throw error;
+  }
 }
 
 const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream']);
+
+/**
+ * A relayed message's slot under its client's cap (the core caps the turns it sees itself): held until
+ * the answer's body has gone out or its caller left, or refused before the agent is asked.
+ */
+function turnSlot(c: Context<GatewayEnv>, deps: V025FacadeDeps): TurnSlot | undefined {
+  const limits = deps.turnLimits;
+  if (!limits) return undefined;
+  const client = c.get('client');
+  // The request's own signal: it aborts when the caller goes away (only relayed turns pay for it).
+  const ctx: CallContext = { principal: c.get('principal'), signal: c.req.raw.signal, surface: 'v025', ...(client === undefined ? {} : { client }) };
+  const slot = limits.slots.take(ctx);
+  if (!slot) throw refusedTurn(limits, ctx);
+  return slot;
+}
 
 /**
  * A relayed task in the registry, under its caller: its id, context and state, not its content. A
