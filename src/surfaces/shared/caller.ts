@@ -9,7 +9,7 @@ import { matchingSecret } from './safe-equal.js';
 export interface Caller {
   /** Owner scope of the caller's tasks, derived from the credential alone (principal.ts). */
   principal: string;
-  /** The configured client name: for logs and metrics only, it never decides which tasks a caller sees. */
+  /** The configured client name: for logs, metrics and the turn cap (core/turn-limits.ts); it never decides which tasks a caller sees. */
   client?: string;
 }
 

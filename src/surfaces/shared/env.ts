@@ -6,7 +6,7 @@ export interface GatewayEnv {
   Variables: {
     /** Owner scope set by the auth middleware ('' when gateway auth is off). */
     principal: string;
-    /** The matched credential's client name (config), for logs and metrics only; absent: unnamed. */
+    /** The matched credential's client name (config), for logs, metrics and the turn cap; absent: unnamed. */
     client?: string;
     logger: Logger;
     /** Filled by handlers so the request log line can name them. */
