@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { withFields } from '../model/index.js';
 import { admitting } from './admission.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { createContextLanes, type ContextLanes } from './context-lanes.js';
@@ -8,7 +9,6 @@ import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
-import { withFields } from '../model/index.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
 import { createTaskWriter } from './task-writer.js';
 import { limitingTurns, type TurnLimits } from './turn-limits.js';
