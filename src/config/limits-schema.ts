@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { basicClientName, nameOf, ClientName, type SecretEntry } from './named-secrets.js';
+import { clientNameOf, nameOf, ClientName, type SecretEntry } from './named-secrets.js';
 
 const Cap = z.number().int().min(0);
 
@@ -29,17 +29,20 @@ interface NamedCredentials {
     'api-keys': readonly SecretEntry[];
     'basic-username'?: string | undefined;
     'basic-password'?: string | undefined;
+    /** Set: a token's client claim names its caller, so any name may turn up. */
+    jwt?: unknown;
   };
   bailian: { 'api-keys': readonly SecretEntry[] };
 }
 
 /** A name under `turns-in-flight-by-name` that no credential carries is most likely a typo: its cap would never apply. */
 export function limitNameWarnings(config: NamedCredentials & { limits: LimitsConfig }): string[] {
+  if (config.auth.jwt !== undefined) return [];
   const named = new Set(
     [...config.auth.tokens, ...config.auth['api-keys'], ...config.bailian['api-keys']].map(nameOf).filter((name) => name !== undefined),
   );
   const { 'basic-username': user, 'basic-password': password } = config.auth;
-  const basic = user && password ? basicClientName(user) : undefined;
+  const basic = user && password ? clientNameOf(user) : undefined;
   if (basic !== undefined) named.add(basic);
   return Object.keys(config.limits['turns-in-flight-by-name'])
     .filter((name) => !named.has(name))

@@ -60,4 +60,15 @@ describe('limits', () => {
       'limits.turns-in-flight-by-name.typo: no credential is named typo, so this cap applies to no one',
     ]);
   });
+
+  it('names from tokens cannot be known ahead: with auth.jwt no name is warned of', async () => {
+    const file = await yaml(
+      'auth:',
+      '  jwt: { issuer: "https://login.example.test/", audience: gw, jwks-url: "https://login.example.test/keys" }',
+      'limits:',
+      '  turns-in-flight-by-name: { shop-frontend: 2 }',
+    );
+    const { warnings } = await load(['--config', file]);
+    expect(warnings.filter((warning) => warning.startsWith('limits.'))).toEqual([]);
+  });
 });
