@@ -11,7 +11,8 @@ const ClaimName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/, 'must be 
  * `auth.jwt`: callers may present a JSON Web Token as their Bearer credential, issued by the
  * operator's identity provider. The caller is the token's issuer and subject, not the token: a client
  * keeps its tasks across the tokens it is issued. Keys come from the provider's JWKS (fetched, or a
- * file) or a shared secret (HS256), as `upstream.card-verification` reads its keys.
+ * file) or a shared secret (HS256), as `upstream.card-verification` reads its keys; with none of them,
+ * from the JWKS the issuer's OpenID configuration names.
  */
 export const JwtAuthConfig = z
   .strictObject({
@@ -36,14 +37,19 @@ export const JwtAuthConfig = z
     /** The claim that names the client in logs and metrics (a valid client name only); absent from a token: unnamed. */
     'client-claim': ClaimName.default('azp'),
   })
-  .refine((jwt) => jwt['jwks-url'] !== undefined || jwt['jwks-file'] !== undefined || jwt.secret !== undefined, {
-    message: 'set jwks-url, jwks-file or secret (the keys tokens must verify against)',
+  .refine((jwt) => !usesDiscovery(jwt) || /^https?:\/\/[^/]/.test(jwt.issuer), {
+    message: 'set jwks-url, jwks-file or secret, or an http(s) issuer whose OpenID configuration names its keys',
   })
   .refine((jwt) => jwt.secret !== undefined || !jwt.algorithms?.includes('HS256'), {
     message: 'HS256 needs a secret',
     path: ['algorithms'],
   });
 export type JwtAuthConfig = z.infer<typeof JwtAuthConfig>;
+
+/** No key source set: the keys are found through the issuer's OpenID configuration (its `jwks_uri`). */
+export function usesDiscovery(jwt: { 'jwks-url'?: string | undefined; 'jwks-file'?: string | undefined; secret?: string | undefined }): boolean {
+  return jwt['jwks-url'] === undefined && jwt['jwks-file'] === undefined && jwt.secret === undefined;
+}
 
 /** What a token may be signed with under this config. */
 export function acceptedAlgorithms(jwt: JwtAuthConfig): string[] {

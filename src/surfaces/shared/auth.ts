@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
 import type { CallerCredentials, Credentials } from '../../config/schema.js';
 import type { AgentCard } from '../../model/index.js';
 import { clientNameOf } from '../../config/named-secrets.js';
@@ -28,20 +29,28 @@ interface Schemes {
 const schemesOf = new WeakMap<CallerAuth, Schemes>();
 
 /** The schemes a credentials block turns on (iac-code: Basic only when both halves are set); worked out once per block. */
-function enabledSchemes(creds: CallerAuth): Schemes {
+function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn'>): Schemes {
   let schemes = schemesOf.get(creds);
   if (!schemes) {
     const username = creds['basic-username'];
     const password = creds['basic-password'];
     schemes = {
       tokens: callerTable('a2a-1.0', 'bearer', creds.token, creds.tokens),
-      jwt: creds.jwt ? createJwtCallers(creds.jwt) : undefined,
+      jwt: creds.jwt ? createJwtCallers(creds.jwt, logger ? { logger } : {}) : undefined,
       basic: username && password ? { username, password, caller: basicCaller(username, password) } : undefined,
       apiKeys: callerTable('a2a-1.0', 'api-key', creds['api-key'], creds['api-keys']),
     };
     schemesOf.set(creds, schemes);
   }
   return schemes;
+}
+
+/**
+ * Works out the schemes of the gateway's credentials block at start, with the gateway's logger: a token
+ * verifier that can load no key says so there (every bearer of a token is refused meanwhile).
+ */
+export function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 'warn'>): void {
+  enabledSchemes(creds, logger);
 }
 
 /** The Basic caller is named by its user, which is not secret (when it makes a valid client name). */

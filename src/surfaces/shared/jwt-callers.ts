@@ -1,12 +1,11 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config/config-error.js';
 import { acceptedAlgorithms, type JwtAuthConfig } from '../../config/jwt-schema.js';
 import { clientNameOf } from '../../config/named-secrets.js';
-import { fetchJwks } from '../../signing/jwks-fetch.js';
-import { createKeySource, readJwksFile, type KeySource, type KeySourceOptions } from '../../signing/upstream-keys.js';
+import type { KeySource } from '../../signing/upstream-keys.js';
 import { callerOf, type Caller } from './caller.js';
+import { jwtKeySource, type JwtKeyOptions } from './jwt-keys.js';
 import { tokenSubjectPrincipal } from './principal.js';
 
 /** Who a Bearer JSON Web Token vouches for, or undefined when it does not verify under `auth.jwt`. */
@@ -20,8 +19,12 @@ const REUSED_TOKENS = 10_000;
 /** Longer than any token a provider issues; a longer Bearer value is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
-export interface JwtCallersOptions extends Pick<KeySourceOptions, 'fetch' | 'refetchCooldownMs'> {
-  now?: () => number;
+/** While no key can be loaded, a warning at most this often: every token is refused meanwhile. */
+const KEY_WARNING_EVERY_MS = 60_000;
+
+export interface JwtCallersOptions extends JwtKeyOptions {
+  /** Told (at most once a minute) that tokens are refused because no key can be loaded. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -35,7 +38,14 @@ export interface JwtCallersOptions extends Pick<KeySourceOptions, 'fetch' | 'ref
  */
 export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptions = {}): JwtCallers {
   const now = options.now ?? Date.now;
-  const keys: KeySource = createKeySource(config, { configKey: 'auth.jwt', ...options });
+  const keys: KeySource = jwtKeySource(config, options);
+  let warnedAt = -Infinity;
+  const keysUnavailable = (error: unknown): void => {
+    if (!options.logger || now() - warnedAt < KEY_WARNING_EVERY_MS) return;
+    warnedAt = now();
+    const reason = error instanceof Error ? error.message : String(error);
+    options.logger.warn({ reason }, "auth.jwt: no key can be loaded: every token is refused until the provider's keys can be read");
+  };
   const algorithms = acceptedAlgorithms(config);
   const verifyOptions = {
     issuer: config.issuer,
@@ -77,8 +87,9 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     let payload: JWTPayload | undefined;
     try {
       payload = await verified(token);
-    } catch {
+    } catch (error) {
       // The key server is unreachable and no key was ever loaded: the token cannot be trusted.
+      keysUnavailable(error);
       return undefined;
     }
     const subject = payload?.[config['subject-claim']];
@@ -91,25 +102,4 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     reused.set(token, { caller, until: Math.min(now() + REUSE_MS, (payload.exp ?? 0) * 1000 + config['clock-tolerance-ms']) });
     return caller;
   };
-}
-
-/**
- * At start: a JWKS file that cannot be used is a configuration error (every token would be refused);
- * a JWKS URL that does not answer yet only warns, since the provider may come up after the gateway.
- */
-export async function checkJwtKeys(config: JwtAuthConfig | undefined, logger: Logger): Promise<void> {
-  if (!config) return;
-  const file = config['jwks-file'];
-  if (file !== undefined) {
-    const { keys } = await readJwksFile(file, 'auth.jwt').catch((error: Error) => {
-      throw new ConfigError(error.message);
-    });
-    if (keys.length === 0 && config.secret === undefined) throw new ConfigError('auth.jwt.jwks-file holds no keys');
-  }
-  const url = config['jwks-url'];
-  if (url !== undefined) {
-    await fetchJwks(url, { allowPrivate: config['jwks-allow-private'], timeoutMs: 5_000 }).catch((error: Error) => {
-      logger.warn({ reason: error.message }, 'auth.jwt.jwks-url cannot be read yet: tokens are refused until it can');
-    });
-  }
 }

@@ -39,10 +39,10 @@ async function esKey(kid: string): Promise<Key> {
   return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
 }
 
-function token(key: Key, claims: Record<string, unknown> = {}, expiresIn = '10m'): Promise<string> {
+function token(key: Key, claims: Record<string, unknown> = {}, expiresIn = '10m', issuer = ISSUER): Promise<string> {
   return new SignJWT({ sub: 'alice', ...claims })
     .setProtectedHeader({ alg: 'ES256', kid: key.jwk.kid! })
-    .setIssuer(ISSUER)
+    .setIssuer(issuer)
     .setAudience(AUDIENCE)
     .setIssuedAt()
     .setJti(`${Math.random()}`)
@@ -56,15 +56,18 @@ describe(`auth.jwt in front of the ${upstream.name}`, () => {
   let signing: Key;
   let impostor: Key;
   let alice: string;
+  let providerUrl: string;
 
   beforeAll(async () => {
     [signing, impostor] = await Promise.all([esKey('login-1'), esKey('login-1')]);
-    provider = createServer((_request, response) => {
-      response.setHeader('content-type', 'application/jwk-set+json');
-      response.end(JSON.stringify({ keys: [signing.jwk] }));
+    provider = createServer((request, response) => {
+      response.setHeader('content-type', 'application/json');
+      if (request.url === '/.well-known/openid-configuration') response.end(JSON.stringify({ issuer: providerUrl, jwks_uri: `${providerUrl}/keys` }));
+      else response.end(JSON.stringify({ keys: [signing.jwk] }));
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    const jwksUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/keys`;
+    providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    const jwksUrl = `${providerUrl}/keys`;
     gateway = await upstream.startGateway({
       grpc: { port: 0 },
       auth: { jwt: { issuer: ISSUER, audience: AUDIENCE, 'jwks-url': jwksUrl, 'jwks-allow-private': true } },
@@ -182,5 +185,19 @@ describe(`auth.jwt in front of the ${upstream.name}`, () => {
     const bob = { authorization: `Bearer ${await token(signing, { sub: 'bob' })}` };
     const hidden = await grpcFailureOf(grpc.getTask({ tenant: '', id: overGrpc.id, historyLength: undefined }, wire(bob)));
     expect(hidden).toMatchObject({ status: status.NOT_FOUND, reason: 'TASK_NOT_FOUND' });
+  });
+
+  it("with only the issuer set, its OpenID configuration names the keys; the issuer's tokens work, another's do not", async () => {
+    const discovering = await upstream.startGateway({
+      auth: { jwt: { issuer: providerUrl, audience: AUDIENCE, 'jwks-allow-private': true } },
+    });
+    try {
+      const { client } = await connect(discovering.url, 'HTTP+JSON', { token: await token(signing, {}, '10m', providerUrl) });
+      const task = asTask(await client.sendMessage(sendRequest('found by discovery')));
+      expect(textOf(task.history.at(-1))).toBe(upstream.reply('found by discovery', 1));
+      await expect(connect(discovering.url, 'HTTP+JSON', { token: alice })).rejects.toThrow(/401/);
+    } finally {
+      await discovering.close();
+    }
   });
 });

@@ -10,8 +10,7 @@ import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JwtAuthConfig } from '../../../src/config/jwt-schema.js';
-import { checkJwtKeys, createJwtCallers, type JwtCallersOptions } from '../../../src/surfaces/shared/jwt-callers.js';
-import pino from 'pino';
+import { createJwtCallers, type JwtCallersOptions } from '../../../src/surfaces/shared/jwt-callers.js';
 import { tokenSubjectPrincipal } from '../../../src/surfaces/shared/principal.js';
 
 const ISSUER = 'https://idp.example.test/';
@@ -180,7 +179,7 @@ describe('createJwtCallers', () => {
 
 describe('auth.jwt config', () => {
   it.each([
-    [{ issuer: ISSUER, audience: AUDIENCE }, /jwks-url, jwks-file or secret/],
+    [{ issuer: 'login.example.test', audience: AUDIENCE }, /jwks-url, jwks-file or secret, or an http\(s\) issuer/],
     [{ issuer: ISSUER, audience: AUDIENCE, secret: 'short' }, /at least 32/],
     [{ issuer: ISSUER, audience: AUDIENCE, 'jwks-file': '/x', algorithms: ['HS256'] }, /HS256 needs a secret/],
     [{ issuer: ISSUER, audience: AUDIENCE, 'jwks-file': '/x', algorithms: ['none'] }, /Invalid option/],
@@ -190,28 +189,5 @@ describe('auth.jwt config', () => {
     const parsed = JwtAuthConfig.safeParse(config);
     expect(parsed.success).toBe(false);
     expect(JSON.stringify(parsed.error?.issues)).toMatch(message);
-  });
-});
-
-describe('checkJwtKeys at start', () => {
-  const config = (more: Record<string, unknown>) => JwtAuthConfig.parse({ issuer: ISSUER, audience: AUDIENCE, ...more });
-
-  it('stops the start on a JWKS file that cannot be used, naming the key', async () => {
-    const logger = pino({ level: 'silent' });
-    await expect(checkJwtKeys(config({ 'jwks-file': path.join(dir, 'missing.json') }), logger)).rejects.toThrow(
-      /^auth\.jwt\.jwks-file cannot be read/,
-    );
-    const notJson = path.join(dir, 'not.json');
-    writeFileSync(notJson, 'nope');
-    await expect(checkJwtKeys(config({ 'jwks-file': notJson }), logger)).rejects.toThrow(/auth\.jwt\.jwks-file/);
-    await expect(checkJwtKeys(config({ 'jwks-file': jwksFile([]) }), logger)).rejects.toThrow('auth.jwt.jwks-file holds no keys');
-    await expect(checkJwtKeys(config({ 'jwks-file': jwksFile([{ kty: 'oct' }]) }), logger)).resolves.toBeUndefined();
-  });
-
-  it('only warns when the JWKS URL does not answer yet', async () => {
-    const warnings: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line).msg as string) });
-    await checkJwtKeys(config({ 'jwks-url': 'http://127.0.0.1:9/keys', 'jwks-allow-private': true }), logger);
-    expect(warnings).toEqual(['auth.jwt.jwks-url cannot be read yet: tokens are refused until it can']);
   });
 });
