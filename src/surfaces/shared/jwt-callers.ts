@@ -16,6 +16,8 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** A verified token is trusted again without a signature check for at most this long (and never past its `exp`). */
 const REUSE_MS = 60_000;
 const REUSED_TOKENS = 10_000;
+/** The remembered tokens' own length, together: tokens are kept whole, and a provider's may be large. */
+const REUSED_TOKEN_BYTES = 4 * 1024 * 1024;
 /** Longer than any token a provider issues; a longer Bearer value is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -55,7 +57,11 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     requiredClaims: ['exp'],
   };
   // Expiry kept beside the caller, not as the cache's TTL: it is checked against the verifier's clock.
-  const reused = new LRUCache<string, { caller: Caller; until: number }>({ max: REUSED_TOKENS });
+  const reused = new LRUCache<string, { caller: Caller; until: number }>({
+    max: REUSED_TOKENS,
+    maxSize: REUSED_TOKEN_BYTES,
+    sizeCalculation: (_value, token) => token.length,
+  });
 
   async function verified(token: string): Promise<JWTPayload | undefined> {
     let header: { alg?: string; kid?: string };
