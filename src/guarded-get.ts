@@ -40,6 +40,19 @@ export async function guardedGet(raw: string, options: GuardedGetOptions): Promi
   }
 }
 
+/**
+ * A JSON document fetched by guardedGet: its parsed body. `what` names it in the error when the body is
+ * not JSON ("the JWKS", "the OpenID configuration"); the body itself is never in a message.
+ */
+export async function guardedGetJson(raw: string, options: GuardedGetOptions, what: string): Promise<unknown> {
+  const body = await guardedGet(raw, options);
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    throw new Error(`${what} is not JSON`);
+  }
+}
+
 type Hop = Buffer | { status: number; location: string };
 
 /** The policy's refusals speak of push callbacks, where they were first written; here it is any URL. */

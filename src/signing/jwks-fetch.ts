@@ -1,4 +1,5 @@
-import { guardedGet } from '../guarded-get.js';
+import { guardedGetJson } from '../guarded-get.js';
+import { withFields } from '../model/index.js';
 import type { LookupFunction } from '../push/url-policy.js';
 
 export interface JwksFetchOptions {
@@ -17,20 +18,11 @@ const MAX_JWKS_BYTES = 256 * 1024;
  * Error whose message names what went wrong, never the body.
  */
 export async function fetchJwks(raw: string, options: JwksFetchOptions): Promise<{ keys: unknown[] }> {
-  const body = await guardedGet(raw, {
-    allowPrivate: options.allowPrivate,
-    timeoutMs: options.timeoutMs,
-    maxBytes: MAX_JWKS_BYTES,
-    accept: 'application/jwk-set+json, application/json',
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-    ...(options.ca ? { ca: options.ca } : {}),
-  });
-  let document: unknown;
-  try {
-    document = JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    throw new Error('the JWKS is not JSON');
-  }
+  const document = await guardedGetJson(
+    raw,
+    withFields(options, { maxBytes: MAX_JWKS_BYTES, accept: 'application/jwk-set+json, application/json' }),
+    'the JWKS',
+  );
   const keys = (document as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new Error('the JWKS has no "keys" list');
   return { keys };

@@ -1,11 +1,6 @@
-import { guardedGet } from '../guarded-get.js';
-import type { LookupFunction } from '../push/url-policy.js';
-
-export interface DiscoveryOptions {
-  allowPrivate: boolean;
-  timeoutMs: number;
-  lookup?: LookupFunction;
-}
+import { guardedGetJson } from '../guarded-get.js';
+import { withFields } from '../model/index.js';
+import type { JwksFetchOptions } from './jwks-fetch.js';
 
 const MAX_CONFIGURATION_BYTES = 64 * 1024;
 
@@ -15,22 +10,14 @@ const MAX_CONFIGURATION_BYTES = 64 * 1024;
  * like the JWKS itself. The document must name the same issuer (§4.3), so a misconfigured or hostile
  * document cannot point the gateway at another provider's keys. Throws an Error naming what is wrong.
  */
-export async function discoverJwksUrl(issuer: string, options: DiscoveryOptions): Promise<string> {
+export async function discoverJwksUrl(issuer: string, options: JwksFetchOptions): Promise<string> {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-  const body = await guardedGet(url, {
-    allowPrivate: options.allowPrivate,
-    timeoutMs: options.timeoutMs,
-    maxBytes: MAX_CONFIGURATION_BYTES,
-    accept: 'application/json',
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-  });
-  let document: { issuer?: unknown; jwks_uri?: unknown };
-  try {
-    document = (JSON.parse(body.toString('utf8')) ?? {}) as typeof document;
-  } catch {
-    throw new Error('the OpenID configuration is not JSON');
-  }
-  if (document.issuer !== issuer) throw new Error('the OpenID configuration names another issuer');
+  const document = (await guardedGetJson(
+    url,
+    withFields(options, { maxBytes: MAX_CONFIGURATION_BYTES, accept: 'application/json' }),
+    'the OpenID configuration',
+  )) as { issuer?: unknown; jwks_uri?: unknown } | null;
+  if (document?.issuer !== issuer) throw new Error('the OpenID configuration names another issuer');
   const jwksUri = document.jwks_uri;
   if (typeof jwksUri !== 'string' || !/^https?:\/\//.test(jwksUri)) throw new Error('the OpenID configuration has no http(s) jwks_uri');
   return jwksUri;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../../config/config-error.js';
 import { withFields } from '../../model/index.js';
 import { usesDiscovery, type JwtAuthConfig } from '../../config/jwt-schema.js';
-import { fetchJwks } from '../../signing/jwks-fetch.js';
+import { fetchJwks, type JwksFetchOptions } from '../../signing/jwks-fetch.js';
 import { discoverJwksUrl } from '../../signing/openid-discovery.js';
 import { createKeySource, readJwksFile, type KeySource, type KeySourceOptions } from '../../signing/upstream-keys.js';
 
@@ -27,7 +27,7 @@ export function jwtKeySource(config: JwtAuthConfig, options: JwtKeyOptions = {})
     async keysFor(header) {
       if (!discovered) {
         if (now() - failedAt < REDISCOVERY_COOLDOWN_MS) throw new Error('the OpenID configuration could not be read lately');
-        discovered = discoverJwksUrl(config.issuer, discoveryOptions(config, options)).then(
+        discovered = discoverJwksUrl(config.issuer, providerFetchOptions(config, options)).then(
           (url) => createKeySource(withFields(config, { 'jwks-url': url }), sourceOptions),
           (error: unknown) => {
             failedAt = now();
@@ -41,7 +41,8 @@ export function jwtKeySource(config: JwtAuthConfig, options: JwtKeyOptions = {})
   };
 }
 
-const discoveryOptions = (config: JwtAuthConfig, options: JwtKeyOptions) => ({
+/** How the provider's documents are read: the JWKS fetch's own rules, with the test's lookup when given. */
+const providerFetchOptions = (config: JwtAuthConfig, options: JwtKeyOptions): JwksFetchOptions => ({
   allowPrivate: config['jwks-allow-private'],
   timeoutMs: FETCH_TIMEOUT_MS,
   ...(options.fetch?.lookup ? { lookup: options.fetch.lookup } : {}),
@@ -61,14 +62,14 @@ export async function checkJwtKeys(config: JwtAuthConfig | undefined, logger: Pi
     });
     if (keys.length === 0 && config.secret === undefined) throw new ConfigError('auth.jwt.jwks-file holds no keys');
   }
-  const fetchOptions = { allowPrivate: config['jwks-allow-private'], timeoutMs: FETCH_TIMEOUT_MS };
+  const fetchOptions = providerFetchOptions(config, {});
   const url = config['jwks-url'];
   const warn = (what: string) => (error: Error) => {
     logger.warn({ reason: error.message }, `auth.jwt: ${what} cannot be read yet: tokens are refused until it can`);
   };
   if (url !== undefined) await fetchJwks(url, fetchOptions).catch(warn('jwks-url'));
   else if (usesDiscovery(config)) {
-    await discoverJwksUrl(config.issuer, discoveryOptions(config, {}))
+    await discoverJwksUrl(config.issuer, fetchOptions)
       .then((found) => fetchJwks(found, fetchOptions))
       .catch(warn("the issuer's OpenID configuration or its JWKS"));
   }

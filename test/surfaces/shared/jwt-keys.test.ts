@@ -21,8 +21,8 @@ const AUDIENCE = 'a2a-bridge';
 interface Provider {
   issuer: string;
   requests: string[];
-  /** What the discovery document says; `undefined`: 404. */
-  discovery: Record<string, unknown> | undefined;
+  /** What the discovery document says (a string: sent as it is); `undefined`: 404. */
+  discovery: Record<string, unknown> | string | undefined;
   keys: JWK[];
 }
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
     provider.requests.push(request.url ?? '');
     const body =
       request.url === '/.well-known/openid-configuration' ? provider.discovery : request.url === '/keys' ? { keys: provider.keys } : undefined;
-    response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
+    response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body ?? {}));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   provider.issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -88,6 +88,10 @@ describe("keys from the issuer's OpenID configuration", () => {
     expect(await callers(await token())).toBeDefined();
     provider.discovery = { issuer: provider.issuer };
     expect(await createJwtCallers(config())(await token())).toBeUndefined();
+    provider.discovery = '<html>login</html>';
+    const notJson = recordingLogger();
+    expect(await createJwtCallers(config(), { logger: notJson.logger })(await token())).toBeUndefined();
+    expect(notJson.warnings.map((line) => line.reason)).toEqual(['the OpenID configuration is not JSON']);
   });
 
   it('a private provider is refused unless allowed', async () => {
