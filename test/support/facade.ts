@@ -66,18 +66,23 @@ export interface RpcAnswer {
   body: any;
 }
 
-/** POST a raw body; the answer's status, type and (when JSON) parsed body. */
+/** A JSON body, or the one frame of an SSE body (how a streaming method answers a failure); else undefined. */
+function answerBody(text: string, contentType: string): unknown {
+  const datas: string[] = [];
+  if (contentType.startsWith('text/event-stream')) createParser({ onEvent: (event) => datas.push(event.data) }).feed(text);
+  try {
+    return JSON.parse(contentType.startsWith('text/event-stream') ? (datas.length === 1 ? datas[0]! : '') : text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST a raw body; the answer's status, type and parsed body (JSON, or an SSE answer's only frame). */
 export async function postRaw(url: string, body: string, headers: Record<string, string> = {}): Promise<RpcAnswer> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, contentType, text, body: parsed };
+  return { status: response.status, contentType, text, body: answerBody(text, contentType) };
 }
 
 export function rpc(

@@ -30,6 +30,8 @@ import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished, v025ErrorStream } from './task-methods.js';
 
+const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);
+
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
@@ -80,8 +82,8 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     surface: 'v025',
     extensionsHeader: 'X-A2A-Extensions',
     shutdown: deps.shutdown,
-    // tasks/resubscribe always answers as a stream, even its failure.
-    errorResponse: (error, { id, method }) => (method === 'tasks/resubscribe' ? v025ErrorStream(id, error, profile) : v025Error(id, error, profile)),
+    // A streaming method always answers as a stream, even its failure (task-methods.ts).
+    errorResponse: (error, { id, method }) => (STREAMING_METHODS.has(method) ? v025ErrorStream(id, error, profile) : v025Error(id, error, profile)),
   };
 
   /** A task-addressed call's 1.0 params (`id`, or `taskId` for push configs) with the upstream's id for a caller-chosen one. */

@@ -28,8 +28,8 @@ export interface V025StreamOptions {
 /**
  * A 1.0 event stream (SendStreamingMessage, SubscribeToTask) as 0.2.5 SSE, every frame a JSON-RPC
  * response carrying the request's id, shaped by the reply reducer (reply/). A failure before the
- * first event is thrown (the caller answers a plain JSON-RPC error); after it the turn ends with a
- * failed, final status-update. A client that goes away aborts the upstream call.
+ * first event is thrown (the dialect answers it as a one-frame stream, task-methods.ts); after it the
+ * turn ends with a failed, final status-update. A client that goes away aborts the upstream call.
  */
 export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
   const { id, deps, c, signal } = options;

@@ -4,7 +4,7 @@
  * profile) and a real a2a-js 1.x server (a2a-0.2.5 profile):
  * - tasks/get: `historyLength` (0 none, N the last N, absent all); the history is the task's
  *   conversation: each user message and each turn's agent reply, in 0.2.5 shape;
- * - tasks/resubscribe: always text/event-stream, an error as one SSE frame, then the end;
+ * - tasks/resubscribe and message/stream: always text/event-stream, an error as one SSE frame, then the end;
  * - tasks/cancel of a task already finished: -32002, not a second success.
  */
 import { randomUUID } from 'node:crypto';
@@ -138,6 +138,17 @@ describe.each(UPSTREAMS)('0.2.5 facade task methods → $name', (upstream) => {
     }
     // The official client reads it as a stream and surfaces the error instead of failing on the content type.
     await expect(collect(client.resubscribeTask({ id: 'no-such-task' }))).rejects.toThrow(/-32001/);
+  });
+
+  it('message/stream that fails before its first event: one error frame, and the official client reports its words', async () => {
+    const stream = await openStream(running.gateway.url, 'message/stream', params('   '), { id: 'stream-1' });
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = await stream.rest();
+    expect(frames.map((frame) => frame.json)).toEqual([
+      { jsonrpc: '2.0', id: 'stream-1', error: { code: -32602, message: 'Invalid params: message.parts: the message text is empty' } },
+    ]);
+    await expect(collect(client.sendMessageStream(params('   ')))).rejects.toThrow(/the message text is empty \(Code: -32602\)/);
   });
 
   it('tasks/resubscribe with params the facade rejects is an SSE error frame too', async () => {

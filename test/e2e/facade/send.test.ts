@@ -112,10 +112,13 @@ describe('the facade in front of the demo agent', () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text }) });
     const head = (await stream.next())?.json.result;
     expect(head.kind).toBe('task');
-    for (const method of ['message/send', 'message/stream']) {
+    for (const [method, contentType] of [
+      ['message/send', /^application\/json/],
+      ['message/stream', /^text\/event-stream/],
+    ] as const) {
       const busy = await rpc(gateway.url, method, { message: userMessage({ text: 'me too', contextId: head.contextId }) });
       expect(busy.status).toBe(200);
-      expect(busy.contentType).toMatch(/^application\/json/);
+      expect(busy.contentType).toMatch(contentType);
       expect(busy.body.error.code).toBe(-32602);
       expect(busy.body.error.message).toMatch(/turn in progress/);
       expect(busy.body.error.data).toBeUndefined();
@@ -172,9 +175,10 @@ describe('the facade in front of the demo agent', () => {
     });
   }
 
-  it('a stream call with bad input is a plain JSON error, not SSE', async () => {
+  it('a stream call with bad input is answered as a stream: one 0.2.5 error frame, then the end', async () => {
     const answer = await rpc(`${gateway.url}/stream`, 'message/stream', { message: { ...userMessage(), parts: [] } });
-    expect(answer.contentType).toMatch(/^application\/json/);
+    expect(answer.contentType).toMatch(/^text\/event-stream/);
+    expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 'request-1' });
     expect(answer.body.error.code).toBe(-32602);
   });
 });

@@ -30,8 +30,21 @@ async function holdStream(client: A2AClient): Promise<AsyncGenerator<unknown>> {
   return stream;
 }
 
-/** The 0.2.5 client reports a refused message/stream only as a failed stream (its answer is not SSE). */
-const refused = (error: unknown): boolean => error instanceof Error && error.message.includes('Invalid response Content-Type');
+/** The 0.2.5 client reports a refused message/stream with the refusal's own words (its one SSE frame). */
+const refused = (error: unknown): boolean => error instanceof Error && error.message.includes(refusalText(CAP));
+
+/** What the official 0.2.5 client throws for a message/stream, or undefined when its first event comes. */
+async function streamFailure(client: A2AClient, text: string): Promise<Error | undefined> {
+  const stream = client.sendMessageStream(sdkParams(text));
+  try {
+    await stream.next();
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  } finally {
+    await stream.return(undefined);
+  }
+}
 
 async function endAll(streams: Array<AsyncGenerator<unknown>>): Promise<void> {
   for (const turn of agent.held()) turn.complete();
@@ -53,9 +66,14 @@ describe('the official 0.2.5 client, every facade caller one client', () => {
       const sent = agent.calls('SendMessage') + agent.calls('SendStreamingMessage');
       const answer: any = await client.sendMessage(sdkParams('one too many'));
       expect(answer.error).toEqual({ code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(CAP) });
-      // message/stream (where Bailian posts) is refused the same way, as the JSON-RPC answer of any refusal before a stream.
-      const streamed = await rpc(`${gateway.url}/stream`, 'message/stream', sdkParams('one too many, streamed'));
-      expect(streamed).toMatchObject({ status: 200, body: { error: { code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(CAP) } } });
+      // message/stream (where Bailian posts) is refused in the stream it asked for: one error frame, the same words.
+      const streamed = await openStream(`${gateway.url}/stream`, 'message/stream', sdkParams('one too many, streamed'));
+      expect(streamed.response.status).toBe(200);
+      expect(streamed.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(streamed.response.headers.get('retry-after')).toBe('5');
+      const frames = (await streamed.rest()).map((frame) => frame.json.error);
+      expect(frames).toEqual([{ code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(CAP) }]);
+      expect((await streamFailure(client, 'one too many, from the SDK'))?.message).toContain(refusalText(CAP));
       expect(agent.calls('SendMessage') + agent.calls('SendStreamingMessage')).toBe(sent);
 
       const { client: v1 } = await connect(gateway.url, 'JSONRPC', { token: tokenOf('alpha') });
@@ -63,7 +81,7 @@ describe('the official 0.2.5 client, every facade caller one client', () => {
       (await agent.waitForHeld(CAP + 1)).at(-1)!.complete();
       await theirs;
       const samples = await scrape(gateway.url);
-      expect(value(samples, 'a2a_bridge_turns_refused_total', { surface: 'v025', client: '' })).toBe(2);
+      expect(value(samples, 'a2a_bridge_turns_refused_total', { surface: 'v025', client: '' })).toBe(3);
     } finally {
       await endAll(streams);
     }

@@ -109,11 +109,12 @@ describe('facade → fake iac-code', () => {
     expectNoLeak(frames.map((frame) => frame.data).join('\n'));
   });
 
-  it('an upstream error before the first event: a plain 0.2.5 JSON error, sanitized', async () => {
+  it('an upstream error before the first event: one 0.2.5 error frame in the stream, sanitized', async () => {
     fake.injectFault('internal-error');
     const answer = await rpc(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'z' }) });
     expect(answer.status).toBe(200);
-    expect(answer.contentType).toMatch(/^application\/json/);
+    expect(answer.contentType).toMatch(/^text\/event-stream/);
+    expect(answer.body.id).toBe('request-1');
     expect(answer.body.error.code).toBe(-32603);
     expect(answer.body.error.data).toBeUndefined();
     expectNoLeak(answer.text);
