@@ -1,8 +1,9 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerConfig } from './config/schema.js';
 import { countsPerKey } from './core/counts-per-key.js';
+import { A2AError } from './model/index.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
 /**
@@ -44,20 +45,22 @@ function forwardedClient(headers: Headers, env: NodeBindings | undefined): strin
   return last ? last : (env?.incoming?.socket?.remoteAddress ?? '');
 }
 
-const TOO_MANY = JSON.stringify({ error: 'Too Many Requests' });
-
 /**
  * Behind a trusted proxy every connection comes from the proxy: the cap counts the requests in
- * flight (an open stream counts until it closes) per forwarded client address, 429 past `max`.
+ * flight (an open stream counts until it closes) per forwarded client address. The request past
+ * `max` is answered by `refuse`, in its caller's protocol (surfaces/caller-refusal.ts).
  */
-export function capRequestsPerForwardedClient(max: number): MiddlewareHandler<GatewayEnv> {
+export function capRequestsPerForwardedClient(
+  max: number,
+  refuse: (c: Context<GatewayEnv>, error: A2AError) => Promise<Response>,
+): MiddlewareHandler<GatewayEnv> {
   const inFlight = countsPerKey();
   return async (c, next) => {
     const env = c.env as NodeBindings | undefined;
     const client = forwardedClient(c.req.raw.headers, env);
     if (inFlight.add(client) > max) {
       inFlight.remove(client);
-      return new Response(TOO_MANY, { status: 429, headers: { 'content-type': 'application/json' } });
+      return refuse(c, A2AError.tooManyRequestsInFlight(max));
     }
     let released = false;
     const release = (): void => {

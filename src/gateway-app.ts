@@ -13,6 +13,7 @@ import { requestLogger } from './log.js';
 import type { Observability } from './observability/index.js';
 import type { CardSigner } from './signing/card-signer.js';
 import { facadeOptions, unknownTasksFor, v1SurfaceOptions } from './surface-options.js';
+import { refusalInCallersProtocol } from './surfaces/caller-refusal.js';
 import { mountHealth } from './surfaces/health.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { admitsCaller, requireCredentials } from './surfaces/shared/auth.js';
@@ -60,9 +61,13 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
   app.use('*', pathGuard());
+  const facadeProfile = config.bailian.enabled ? (deps.profile ?? loadFacadeProfile(config)) : undefined;
   const perClient = config.server['max-connections-per-client'];
   // Without a trusted proxy the peer is the client, and startGateway caps its connections instead.
-  if (config['trust-proxy'] && perClient > 0) app.use('*', capRequestsPerForwardedClient(perClient));
+  if (config['trust-proxy'] && perClient > 0) {
+    const refuse = refusalInCallersProtocol({ maxBodyBytes: config['max-body-bytes'], facadeProfile });
+    app.use('*', capRequestsPerForwardedClient(perClient, refuse));
+  }
   deps.observability?.mount(app);
   mountHealth(app, cards, () => registry.reachable?.() ?? true);
   // Open like the health routes: a client checks the card's signature before it has credentials.
@@ -76,14 +81,14 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   mountV1Surface(v1, withFields(v1Deps, deps.agentRoutes ? { agentRoutes: deps.agentRoutes, agentRouteScope } : {}));
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
-  const facade = config.bailian.enabled
+  const facade = facadeProfile
     ? mountV025Facade(app, {
         port,
         cards,
         options: facadeOptions(config),
         registry,
         shutdown,
-        profile: deps.profile ?? loadFacadeProfile(config),
+        profile: facadeProfile,
         passThrough: deps.passThrough,
         taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
         ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),

@@ -163,6 +163,14 @@ export class A2AError extends Error {
       { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS },
     );
   }
+  /** The HTTP layer's cap on one forwarded client's requests in flight (`server.max-connections-per-client` behind a proxy). */
+  static tooManyRequestsInFlight(limit: number): A2AError {
+    return new A2AError(
+      GatewayErrorCode.TooManyTurnsInFlight,
+      `Too many requests in flight from this client address (at most ${limit} at once). Please try again in a moment.`,
+      { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS },
+    );
+  }
   static versionNotSupported(version: string): A2AError {
     return new A2AError(ErrorCode.VersionNotSupported, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, {
       metadata: { version },

@@ -40,6 +40,8 @@ export interface RecordingClient {
 export interface ClientOptions {
   /** Bearer token sent on every request (card fetch included) through the SDK's authentication hook. */
   token?: string;
+  /** Headers sent on every request the same way (a proxy's `X-Forwarded-For`, say). */
+  headers?: Record<string, string>;
 }
 
 /** A fetch that records each request as it leaves (after the auth hook added its headers). */
@@ -52,23 +54,24 @@ function recordingFetch(requests: RecordedRequest[]): typeof fetch {
 }
 
 /** The SDK's own auth hook (`createAuthenticatingFetchWithRetry`) around the recording fetch. */
-function clientFetch(requests: RecordedRequest[], token?: string): typeof fetch {
+function clientFetch(requests: RecordedRequest[], options: ClientOptions): typeof fetch {
   const recording = recordingFetch(requests);
-  if (!token) return recording;
+  const { token } = options;
+  if (!token && !options.headers) return recording;
   return createAuthenticatingFetchWithRetry(recording, {
-    headers: async () => ({ authorization: `Bearer ${token}` }),
+    headers: async () => ({ ...options.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) }),
     shouldRetryWithHeaders: async () => undefined,
   });
 }
 
 /** The SDK's card resolver with the same fetch as the client's. */
 export function cardResolver(requests: RecordedRequest[], options: ClientOptions = {}): DefaultAgentCardResolver {
-  return new DefaultAgentCardResolver({ fetchImpl: clientFetch(requests, options.token) });
+  return new DefaultAgentCardResolver({ fetchImpl: clientFetch(requests, options) });
 }
 
 /** A ClientFactory that tries `transport` first (then whatever else the card offers). */
 export function clientFactory(transport: TransportName, requests: RecordedRequest[], options: ClientOptions = {}): ClientFactory {
-  const fetchImpl = clientFetch(requests, options.token);
+  const fetchImpl = clientFetch(requests, options);
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],

@@ -23,14 +23,12 @@ import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
-import { v025Error } from './errors.js';
+import { v025ErrorAnswer } from './errors.js';
 import { replyOptions } from './reply-options.js';
 import { sendTurn, streamTurn, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
-import { refuseFinished, v025ErrorStream } from './task-methods.js';
-
-const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);
+import { refuseFinished } from './task-methods.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
@@ -82,8 +80,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     surface: 'v025',
     extensionsHeader: 'X-A2A-Extensions',
     shutdown: deps.shutdown,
-    // A streaming method always answers as a stream, even its failure (task-methods.ts).
-    errorResponse: (error, { id, method }) => (STREAMING_METHODS.has(method) ? v025ErrorStream(id, error, profile) : v025Error(id, error, profile)),
+    errorResponse: (error, { id, method }) => v025ErrorAnswer(id, method, error, profile),
   };
 
   /** A task-addressed call's 1.0 params (`id`, or `taskId` for push configs) with the upstream's id for a caller-chosen one. */

@@ -1,7 +1,8 @@
-import { toA2AError } from '../../model/index.js';
+import { retryAfterHeader, toA2AError } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { errorToV025, type V025ErrorObject } from '../../translate/index.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
+import { sseResponse } from '../shared/sse.js';
 
 export interface V025ErrorEnvelope {
   jsonrpc: '2.0';
@@ -20,4 +21,29 @@ export function v025Error(id: JsonRpcId, error: unknown, profile: MappingProfile
     status: 200,
     headers: { 'content-type': 'application/json' },
   });
+}
+
+async function* once<T>(item: T): AsyncGenerator<T> {
+  yield item;
+}
+
+/**
+ * A streaming method (message/stream, tasks/resubscribe) always answers text/event-stream, because a
+ * 0.2.5 streaming client reads the answer as a stream: the a2a-js 0.2.5 client reports a JSON body as
+ * "Invalid response Content-Type" and drops its message, where the same error as an SSE frame reaches
+ * the caller with its words. A failure before the first event is therefore one frame with the 0.2.5
+ * error envelope, then the end: an unnamed event, as a2a-python's server writes one, because a client
+ * that listens to default events only would miss an `event: error`. A refusal for now (a turn cap)
+ * keeps its `Retry-After`.
+ */
+export function v025ErrorStream(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
+  const frame = { data: JSON.stringify(v025ErrorBody(id, error, profile)) };
+  return sseResponse(once(frame), { keepaliveMs: 0, onError: () => undefined, headers: retryAfterHeader(toA2AError(error)) });
+}
+
+const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);
+
+/** A 0.2.5 call's failure as its method answers: a one-frame stream for a streaming method, else JSON. */
+export function v025ErrorAnswer(id: JsonRpcId, method: string, error: unknown, profile: MappingProfile): Response {
+  return STREAMING_METHODS.has(method) ? v025ErrorStream(id, error, profile) : v025Error(id, error, profile);
 }
