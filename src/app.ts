@@ -32,7 +32,7 @@ import { verifiedCards } from './signing/verified-card-fetcher.js';
 import type { VerificationResult } from './signing/verify-card.js';
 import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
 import { authEnabled, prepareCallerAuth } from './surfaces/shared/auth.js';
-import { checkJwtKeys } from './surfaces/shared/jwt-keys.js';
+import { checkJwtKeyFile } from './surfaces/shared/jwt-keys.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { facadeKeys } from './surfaces/v025/index.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
@@ -128,8 +128,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const verification = config.upstream['card-verification'];
     const keyServerCa = upstreamTlsFiles(config.upstream.tls).ca;
     const upstreamKeys = verification ? createKeySource(verification, keyServerCa ? { fetch: { ca: keyServerCa } } : {}) : undefined;
-    await checkJwtKeys(config.auth.jwt, logger);
-    prepareCallerAuth(config.auth, logger);
+    await checkJwtKeyFile(config.auth.jwt);
+    await prepareCallerAuth(config.auth, logger);
     if (profile && authEnabled(config.auth) && facadeKeys(config.bailian).length === 0) {
       logger.warn('gateway auth is set but bailian.api-key(s) are not: the 0.2.5 facade accepts calls without a key');
     }

@@ -46,11 +46,12 @@ function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn'>): Schem
 }
 
 /**
- * Works out the schemes of the gateway's credentials block at start, with the gateway's logger: a token
- * verifier that can load no key says so there (every bearer of a token is refused meanwhile).
+ * Works out the schemes of the gateway's credentials block at start, with the gateway's logger, and
+ * loads the token verifier's keys: one that can load none says so there (every bearer of a token is
+ * refused meanwhile).
  */
-export function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 'warn'>): void {
-  enabledSchemes(creds, logger);
+export async function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 'warn'>): Promise<void> {
+  await enabledSchemes(creds, logger).jwt?.loadKeys();
 }
 
 /** The Basic caller is named by its user, which is not secret (when it makes a valid client name). */

@@ -9,7 +9,14 @@ import { jwtKeySource, type JwtKeyOptions } from './jwt-keys.js';
 import { tokenSubjectPrincipal } from './principal.js';
 
 /** Who a Bearer JSON Web Token vouches for, or undefined when it does not verify under `auth.jwt`. */
-export type JwtCallers = (token: string) => Promise<Caller | undefined>;
+export interface JwtCallers {
+  (token: string): Promise<Caller | undefined>;
+  /**
+   * Loads the provider's keys now (at start), so that the first token finds them and they are not read
+   * twice; when they cannot be loaded, the logger is told, and nothing is thrown.
+   */
+  loadKeys(): Promise<void>;
+}
 
 /** Three base64url segments: anything else is no JWT, and is not worth a key lookup. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -83,7 +90,7 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     return undefined;
   }
 
-  return async (token) => {
+  const callers = async (token: string): Promise<Caller | undefined> => {
     if (token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) return undefined;
     const known = reused.get(token);
     if (known) {
@@ -108,4 +115,6 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     reused.set(token, { caller, until: Math.min(now() + REUSE_MS, (payload.exp ?? 0) * 1000 + config['clock-tolerance-ms']) });
     return caller;
   };
+  const loadKeys = (): Promise<void> => keys.keysFor({ alg: algorithms[0]! }).then(() => undefined, keysUnavailable);
+  return Object.assign(callers, { loadKeys });
 }

@@ -1,8 +1,7 @@
-import type { Logger } from 'pino';
 import { ConfigError } from '../../config/config-error.js';
 import { withFields } from '../../model/index.js';
 import { usesDiscovery, type JwtAuthConfig } from '../../config/jwt-schema.js';
-import { fetchJwks, type JwksFetchOptions } from '../../signing/jwks-fetch.js';
+import type { JwksFetchOptions } from '../../signing/jwks-fetch.js';
 import { discoverJwksUrl } from '../../signing/openid-discovery.js';
 import { createKeySource, readJwksFile, type KeySource, type KeySourceOptions } from '../../signing/upstream-keys.js';
 
@@ -10,33 +9,62 @@ export type JwtKeyOptions = Pick<KeySourceOptions, 'fetch' | 'refetchCooldownMs'
 
 /** After a failed discovery, the next token waits this long before the provider is asked again. */
 const REDISCOVERY_COOLDOWN_MS = 30_000;
+/**
+ * A token naming a key the JWKS does not hold, this long after the OpenID configuration was read, reads
+ * it again: the provider may have moved its JWKS to another address. At most once per interval, so
+ * tokens with made-up kids cannot make the gateway hammer the provider.
+ */
+const REDISCOVER_AFTER_MS = 5 * 60_000;
 const FETCH_TIMEOUT_MS = 5_000;
+
+interface Discovered {
+  source: KeySource;
+  url: string;
+  readAt: number;
+}
 
 /**
  * The keys callers' tokens must verify against: the configured JWKS URL, file or secret, or, with none
  * of them, the JWKS the issuer's OpenID configuration names (found at the first token, found again after
- * a failure at most every 30 s, so a provider that was down at start is picked up once it answers).
+ * a failure at most every 30 s, so a provider that was down at start is picked up once it answers, and
+ * when a token names a key the JWKS lacks, at most every 5 minutes, so a JWKS that moved is followed).
  */
 export function jwtKeySource(config: JwtAuthConfig, options: JwtKeyOptions = {}): KeySource {
   const sourceOptions = { configKey: 'auth.jwt', ...options };
   if (!usesDiscovery(config)) return createKeySource(config, sourceOptions);
   const now = options.now ?? Date.now;
-  let discovered: Promise<KeySource> | undefined;
+  const fetchOptions = providerFetchOptions(config, options);
+  const keysAt = (url: string): Discovered => ({
+    source: createKeySource(withFields(config, { 'jwks-url': url }), sourceOptions),
+    url,
+    readAt: now(),
+  });
+  let discovered: Promise<Discovered> | undefined;
   let failedAt = -Infinity;
+
+  function discover(): Promise<Discovered> {
+    if (!discovered) {
+      if (now() - failedAt < REDISCOVERY_COOLDOWN_MS) return Promise.reject(new Error('the OpenID configuration could not be read lately'));
+      discovered = discoverJwksUrl(config.issuer, fetchOptions).then(keysAt, (error: unknown) => {
+        failedAt = now();
+        discovered = undefined;
+        throw error;
+      });
+    }
+    return discovered;
+  }
+
   return {
     async keysFor(header) {
-      if (!discovered) {
-        if (now() - failedAt < REDISCOVERY_COOLDOWN_MS) throw new Error('the OpenID configuration could not be read lately');
-        discovered = discoverJwksUrl(config.issuer, providerFetchOptions(config, options)).then(
-          (url) => createKeySource(withFields(config, { 'jwks-url': url }), sourceOptions),
-          (error: unknown) => {
-            failedAt = now();
-            discovered = undefined;
-            throw error;
-          },
-        );
-      }
-      return (await discovered).keysFor(header);
+      const current = await discover();
+      const keys = await current.source.keysFor(header);
+      if (keys.length > 0 || now() - current.readAt < REDISCOVER_AFTER_MS) return keys;
+      current.readAt = now();
+      const url = await discoverJwksUrl(config.issuer, fetchOptions).catch(() => current.url);
+      if (url === current.url) return keys;
+      const moved = keysAt(url);
+      discovered = Promise.resolve(moved);
+      return moved.source.keysFor(header);
     },
   };
 }
@@ -49,28 +77,15 @@ const providerFetchOptions = (config: JwtAuthConfig, options: JwtKeyOptions): Jw
 });
 
 /**
- * At start: a JWKS file that cannot be used is a configuration error (every token would be refused);
- * a JWKS URL, or an OpenID configuration, that does not answer yet only warns, since the provider may
- * come up after the gateway.
+ * At start: a JWKS file that cannot be used is a configuration error (every token would be refused).
+ * A JWKS URL or an OpenID configuration is read by the verifier itself at start (JwtCallers.loadKeys),
+ * which only warns when it does not answer, since the provider may come up after the gateway.
  */
-export async function checkJwtKeys(config: JwtAuthConfig | undefined, logger: Pick<Logger, 'warn'>): Promise<void> {
-  if (!config) return;
-  const file = config['jwks-file'];
-  if (file !== undefined) {
-    const { keys } = await readJwksFile(file, 'auth.jwt').catch((error: Error) => {
-      throw new ConfigError(error.message);
-    });
-    if (keys.length === 0 && config.secret === undefined) throw new ConfigError('auth.jwt.jwks-file holds no keys');
-  }
-  const fetchOptions = providerFetchOptions(config, {});
-  const url = config['jwks-url'];
-  const warn = (what: string) => (error: Error) => {
-    logger.warn({ reason: error.message }, `auth.jwt: ${what} cannot be read yet: tokens are refused until it can`);
-  };
-  if (url !== undefined) await fetchJwks(url, fetchOptions).catch(warn('jwks-url'));
-  else if (usesDiscovery(config)) {
-    await discoverJwksUrl(config.issuer, fetchOptions)
-      .then((found) => fetchJwks(found, fetchOptions))
-      .catch(warn("the issuer's OpenID configuration or its JWKS"));
-  }
+export async function checkJwtKeyFile(config: JwtAuthConfig | undefined): Promise<void> {
+  const file = config?.['jwks-file'];
+  if (file === undefined) return;
+  const { keys } = await readJwksFile(file, 'auth.jwt').catch((error: Error) => {
+    throw new ConfigError(error.message);
+  });
+  if (keys.length === 0 && config?.secret === undefined) throw new ConfigError('auth.jwt.jwks-file holds no keys');
 }

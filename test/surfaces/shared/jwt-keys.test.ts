@@ -13,7 +13,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JwtAuthConfig } from '../../../src/config/jwt-schema.js';
 import { createJwtCallers } from '../../../src/surfaces/shared/jwt-callers.js';
-import { checkJwtKeys } from '../../../src/surfaces/shared/jwt-keys.js';
+import { checkJwtKeyFile } from '../../../src/surfaces/shared/jwt-keys.js';
 
 const AUDIENCE = 'a2a-bridge';
 
@@ -24,19 +24,29 @@ interface Provider {
   /** What the discovery document says (a string: sent as it is); `undefined`: 404. */
   discovery: Record<string, unknown> | string | undefined;
   keys: JWK[];
+  /** The JWKS at `/keys-2`, where a provider that moved its keys serves them. */
+  movedKeys: JWK[];
 }
 
 let server: Server;
-const provider: Provider = { issuer: '', requests: [], discovery: undefined, keys: [] };
+const provider: Provider = { issuer: '', requests: [], discovery: undefined, keys: [], movedKeys: [] };
 let key: { privateKey: CryptoKey; jwk: JWK };
 
-beforeAll(async () => {
+async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
   const pair = await generateKeyPair('ES256', { extractable: true });
-  key = { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' } };
+  return { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' } };
+}
+
+beforeAll(async () => {
+  key = await signingKey('k1');
   server = createServer((request, response) => {
     provider.requests.push(request.url ?? '');
-    const body =
-      request.url === '/.well-known/openid-configuration' ? provider.discovery : request.url === '/keys' ? { keys: provider.keys } : undefined;
+    const documents: Record<string, unknown> = {
+      '/.well-known/openid-configuration': provider.discovery,
+      '/keys': { keys: provider.keys },
+      '/keys-2': { keys: provider.movedKeys },
+    };
+    const body = documents[request.url ?? ''] as Record<string, unknown> | string | undefined;
     response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body ?? {}));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,13 +59,13 @@ beforeEach(() => {
   provider.discovery = { issuer: provider.issuer, jwks_uri: `${provider.issuer}/keys` };
 });
 
-const token = (issuer = provider.issuer) =>
+const token = (issuer = provider.issuer, signer = key) =>
   new SignJWT({ sub: 'alice' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setProtectedHeader({ alg: 'ES256', kid: signer.jwk.kid! })
     .setIssuer(issuer)
     .setAudience(AUDIENCE)
-    .setExpirationTime('5m')
-    .sign(key.privateKey);
+    .setExpirationTime('1h')
+    .sign(signer.privateKey);
 const config = (more: Record<string, unknown> = {}) =>
   JwtAuthConfig.parse({ issuer: provider.issuer, audience: AUDIENCE, 'jwks-allow-private': true, ...more });
 
@@ -94,13 +104,34 @@ describe("keys from the issuer's OpenID configuration", () => {
     expect(notJson.warnings.map((line) => line.reason)).toEqual(['the OpenID configuration is not JSON']);
   });
 
+  it('follows a JWKS that moved: a token naming an unknown key five minutes after the configuration was read makes it read again', async () => {
+    let now = Date.now();
+    const callers = createJwtCallers(config(), { now: () => now });
+    expect(await callers(await token())).toBeDefined();
+    // The provider moves its JWKS, with a new key in it.
+    const next = await signingKey('k2');
+    provider.movedKeys = [next.jwk];
+    provider.discovery = { issuer: provider.issuer, jwks_uri: `${provider.issuer}/keys-2` };
+    now += 60_000;
+    expect(await callers(await token(provider.issuer, next))).toBeUndefined();
+    expect(provider.requests).toEqual(['/.well-known/openid-configuration', '/keys']);
+    now += 5 * 60_000;
+    expect(await callers(await token(provider.issuer, next))).toBeDefined();
+    expect(provider.requests).toEqual(['/.well-known/openid-configuration', '/keys', '/.well-known/openid-configuration', '/keys-2']);
+    // Made-up kids: the configuration is read again at most once per five minutes, whatever it says.
+    now += 5 * 60_000;
+    const madeUp = await signingKey('k3');
+    for (let i = 0; i < 3; i++) expect(await callers(await token(provider.issuer, madeUp))).toBeUndefined();
+    expect(provider.requests.filter((url) => url === '/.well-known/openid-configuration')).toHaveLength(3);
+  });
+
   it('a private provider is refused unless allowed', async () => {
     expect(await createJwtCallers(config({ 'jwks-allow-private': false }))(await token())).toBeUndefined();
     expect(provider.requests).toEqual([]);
   });
 });
 
-describe('checkJwtKeys at start', () => {
+describe('at start', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'jwt-keys-'));
   const file = (content: string) => {
     const name = path.join(dir, `${Math.random()}.json`);
@@ -108,27 +139,32 @@ describe('checkJwtKeys at start', () => {
     return name;
   };
 
-  it('stops the start on a JWKS file that cannot be used, naming the key', async () => {
-    const { logger } = recordingLogger();
-    await expect(checkJwtKeys(config({ 'jwks-file': path.join(dir, 'missing.json') }), logger)).rejects.toThrow(
-      /^auth\.jwt\.jwks-file cannot be read/,
-    );
-    await expect(checkJwtKeys(config({ 'jwks-file': file('nope') }), logger)).rejects.toThrow(/auth\.jwt\.jwks-file/);
-    await expect(checkJwtKeys(config({ 'jwks-file': file('{"keys":[]}') }), logger)).rejects.toThrow('auth.jwt.jwks-file holds no keys');
-    await expect(checkJwtKeys(config({ 'jwks-file': file('{"keys":[{"kty":"oct"}]}') }), logger)).resolves.toBeUndefined();
+  it('a JWKS file that cannot be used stops the start, naming the key', async () => {
+    await expect(checkJwtKeyFile(config({ 'jwks-file': path.join(dir, 'missing.json') }))).rejects.toThrow(/^auth\.jwt\.jwks-file cannot be read/);
+    await expect(checkJwtKeyFile(config({ 'jwks-file': file('nope') }))).rejects.toThrow(/auth\.jwt\.jwks-file/);
+    await expect(checkJwtKeyFile(config({ 'jwks-file': file('{"keys":[]}') }))).rejects.toThrow('auth.jwt.jwks-file holds no keys');
+    await expect(checkJwtKeyFile(config({ 'jwks-file': file('{"keys":[{"kty":"oct"}]}') }))).resolves.toBeUndefined();
+  });
+
+  it('the keys are loaded once, by the verifier: the first token reads nothing more', async () => {
+    const callers = createJwtCallers(config());
+    await callers.loadKeys();
+    expect(provider.requests).toEqual(['/.well-known/openid-configuration', '/keys']);
+    expect(await callers(await token())).toBeDefined();
+    expect(provider.requests).toHaveLength(2);
   });
 
   it('only warns when the JWKS URL or the OpenID configuration does not answer yet', async () => {
-    const { warnings, logger } = recordingLogger();
-    await checkJwtKeys(config({ 'jwks-url': 'http://127.0.0.1:9/keys' }), logger);
+    const warned = async (more: Record<string, unknown>): Promise<Array<string | undefined>> => {
+      const { warnings, logger } = recordingLogger();
+      await expect(createJwtCallers(config(more), { logger }).loadKeys()).resolves.toBeUndefined();
+      return warnings.map((line) => line.msg);
+    };
+    const refused = "auth.jwt: no key can be loaded: every token is refused until the provider's keys can be read";
+    expect(await warned({ 'jwks-url': 'http://127.0.0.1:9/keys' })).toEqual([refused]);
     provider.discovery = undefined;
-    await checkJwtKeys(config(), logger);
-    expect(warnings.map((line) => line.msg)).toEqual([
-      'auth.jwt: jwks-url cannot be read yet: tokens are refused until it can',
-      "auth.jwt: the issuer's OpenID configuration or its JWKS cannot be read yet: tokens are refused until it can",
-    ]);
+    expect(await warned({})).toEqual([refused]);
     provider.discovery = { issuer: provider.issuer, jwks_uri: `${provider.issuer}/keys` };
-    await checkJwtKeys(config(), logger);
-    expect(warnings).toHaveLength(2);
+    expect(await warned({})).toEqual([]);
   });
 });
