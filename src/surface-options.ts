@@ -70,6 +70,8 @@ export function grpcSurfaceOptions(config: GatewayConfig): GrpcSurfaceOptions {
     lenientVersion: config['lenient-version'],
     pushNotifications: config['push-notifications'],
     firstEventTimeoutMs,
+    callsPerClient: config.server['max-connections-per-client'],
+    trustProxy: config['trust-proxy'],
     maxBodyBytes,
     keepaliveMs,
     host: config.grpc.host ?? config.host,

@@ -4,10 +4,12 @@ import { callerTraceHeaders } from '../../observability/trace-context.js';
 import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
 import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
+import type { Caller } from '../shared/caller.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../shared/port-call.js';
 import { checkRequestedVersion } from '../v1/version.js';
+import type { CallsPerClient } from './calls-per-client.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, unauthenticated, type GrpcErrorStatus } from './status.js';
 
@@ -53,22 +55,27 @@ export class RejectedCall extends Error {
 }
 
 /**
- * The CallContext of one gRPC call: authenticated from `authorization` or the API-key header (as on
- * the HTTP bindings), version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE
- * AbortController that fires when the client cancels, the deadline passes or the gateway shuts down.
+ * The CallContext of one gRPC call: a place among its client's open calls (`places`, held until
+ * release), authenticated from `authorization` or the API-key header (as on the HTTP bindings),
+ * version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE AbortController that
+ * fires when the client cancels, the deadline passes or the gateway shuts down.
  */
 export async function openGrpcCall(
   call: ServerCall,
   options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>,
   shutdown?: AbortSignal,
   trace?: { tracer: Tracer; method: string },
+  places?: CallsPerClient,
 ): Promise<GrpcCall> {
-  const headers = metadataHeaders(call.metadata);
-  const authenticated = await authenticate(headers, options.auth);
-  if (authenticated === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
-  const caller = authenticated ?? ANONYMOUS_V1_CALLER;
-  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);
-  if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
+  const place = places?.take(call);
+  let caller: Caller;
+  let headers: Headers;
+  try {
+    ({ caller, headers } = await admittedCaller(call, options));
+  } catch (error) {
+    place?.();
+    throw error;
+  }
 
   const controller = new AbortController();
   const cancelled = (): void => controller.abort(new DOMException('The client cancelled the call', 'AbortError'));
@@ -94,11 +101,25 @@ export async function openGrpcCall(
     activated: () => activated?.list() ?? [],
     abort: (reason?: unknown) => controller.abort(reason),
     release() {
+      place?.();
       call.off('cancelled', cancelled);
       if (deadlineTimer) clearTimeout(deadlineTimer);
       stopWatching?.();
     },
   };
+}
+
+/** The caller of a call its credentials and version admit; else the RejectedCall to answer. */
+async function admittedCaller(
+  call: ServerCall,
+  options: Pick<GrpcSurfaceOptions, 'auth' | 'lenientVersion'>,
+): Promise<{ caller: Caller; headers: Headers }> {
+  const headers = metadataHeaders(call.metadata);
+  const authenticated = await authenticate(headers, options.auth);
+  if (authenticated === undefined && authEnabled(options.auth)) throw new RejectedCall(unauthenticated());
+  const versionError = checkRequestedVersion(headers.get('a2a-version')?.trim() ?? '', options.lenientVersion);
+  if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
+  return { caller: authenticated ?? ANONYMOUS_V1_CALLER, headers };
 }
 
 const MAX_TIMER_MS = 2_147_483_647;

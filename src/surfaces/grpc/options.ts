@@ -11,6 +11,10 @@ export interface GrpcSurfaceOptions {
   pushNotifications: boolean;
   /** `upstream.first-event-timeout-ms`. */
   firstEventTimeoutMs: number;
+  /** `server.max-connections-per-client`: calls one client address may have open at once (0: no cap). */
+  callsPerClient: number;
+  /** `trust-proxy`: the client address is the last `x-forwarded-for` entry. */
+  trustProxy: boolean;
   /** `max-body-bytes`: the largest request message. */
   maxBodyBytes: number;
   /** `keepalive-ms`: HTTP/2 ping interval on quiet connections (0: none). */

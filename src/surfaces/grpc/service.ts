@@ -18,6 +18,7 @@ import { prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
 import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
+import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
@@ -92,13 +93,14 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   }
 
   const trace = (method: GrpcMethod) => (deps.tracer ? { tracer: deps.tracer, method: method.operation } : undefined);
+  const places = callsPerClient(deps.options.callsPerClient, deps.options.trustProxy);
 
   function unary(name: GrpcMethodName, method: GrpcMethod) {
     return async (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): Promise<void> => {
       const started = Date.now();
       let opened: GrpcCall | undefined;
       try {
-        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method));
+        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
@@ -122,7 +124,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: GrpcCall | undefined;
       try {
-        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method));
+        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
