@@ -3,9 +3,10 @@
  * context's latest task.
  */
 import { expect, it } from 'vitest';
-import { A2AError, type Task } from '../../src/model/index.js';
+import type { Task } from '../../src/model/index.js';
 import type { ContractScope } from './registry-contract.js';
 import { ALICE, BOB, agentMessage, status, taskOf } from './registry-fixtures.js';
+import { rejection } from '../support/rejection.js';
 
 /** An independent statement of the order: timestamp (ms precision here) desc, id desc, no timestamp last. */
 function expectedOrder(tasks: Task[]): string[] {
@@ -20,14 +21,10 @@ function expectedOrder(tasks: Task[]): string[] {
 }
 
 async function expectA2AError(promise: Promise<unknown>, code: number, message: string | RegExp): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(A2AError);
-  expect((error as A2AError).code).toBe(code);
-  if (typeof message === 'string') expect((error as A2AError).message).toBe(message);
-  else expect((error as A2AError).message).toMatch(message);
+  const error = await rejection(promise);
+  expect(error.code).toBe(code);
+  if (typeof message === 'string') expect(error.message).toBe(message);
+  else expect(error.message).toMatch(message);
 }
 
 export function readsContract({ open }: ContractScope): void {
