@@ -39,3 +39,16 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
     ...options,
   });
 }
+
+/** A Lua script as a command of `redis` (sent by its digest once Redis knows it); its first `keys` arguments are key names. */
+export function redisScript(redis: Redis, name: string, keys: number, lua: string): (...keysThenArgs: Array<string | number>) => Promise<unknown> {
+  redis.defineCommand(name, { numberOfKeys: keys, lua });
+  const command = (redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>)[name]!;
+  return (...keysThenArgs) => command.apply(redis, keysThenArgs);
+}
+
+/** Ends `connection`: after the commands it has sent are answered when it is up, at once when it is not (or will not answer). */
+export async function closeRedis(connection: Redis): Promise<void> {
+  if (connection.status === 'wait' || connection.status === 'end') connection.disconnect();
+  else await connection.quit().catch(() => connection.disconnect());
+}

@@ -4,7 +4,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
-import { connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
@@ -45,11 +45,6 @@ async function execAll(transaction: ChainableCommander): Promise<void> {
   const replies = await transaction.exec();
   const failed = replies?.find(([error]) => error);
   if (!replies || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
-}
-
-async function close(connection: Redis): Promise<void> {
-  if (connection.status === 'wait' || connection.status === 'end') connection.disconnect();
-  else await connection.quit().catch(() => connection.disconnect());
 }
 
 export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -207,7 +202,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     async stop() {
       running = false;
       await loop;
-      await Promise.all([blocking, commands].map((connection) => (connection ? close(connection) : Promise.resolve())));
+      await Promise.all([blocking, commands].map((connection) => (connection ? closeRedis(connection) : Promise.resolve())));
     },
   };
 }
