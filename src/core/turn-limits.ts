@@ -11,32 +11,69 @@ export interface TurnSlot {
   release(): void;
 }
 
+/** A slot, or undefined at the cap; a promise only from slots that must ask elsewhere (Redis), so the in-process ones cost no tick. */
+export type TakenSlot = TurnSlot | undefined | Promise<TurnSlot | undefined>;
+
 /**
- * The turns each client has in flight, against its cap, in this process. A client is a credential's
- * name when it has one, so the old and the new key of a rotation (one client to the operator) share
- * one count, else the credential's principal; all anonymous callers of a surface are one principal.
+ * The turns each client has in flight, against its cap: in this process (createTurnSlots) or shared by
+ * every replica through Redis (turn-slots-redis.ts). A client is a credential's name when it has one, so
+ * the old and the new key of a rotation (one client to the operator) share one count, else the
+ * credential's principal; all anonymous callers of a surface are one principal.
  */
 export interface TurnSlots {
   /** A slot for a turn of the caller's client, or undefined when the client is at its cap. */
-  take(ctx: CallContext): TurnSlot | undefined;
+  take(ctx: CallContext): TakenSlot;
   /** The caller's client's cap; 0: none. */
   capOf(ctx: Pick<CallContext, 'client'>): number;
   /** Turns the caller's client has in flight now. */
+  inFlight(ctx: Pick<CallContext, 'principal' | 'client'>): number | Promise<number>;
+  /** Lets go of what the slots own (a Redis connection); slots still held by then are not given back. */
+  close(): Promise<void>;
+}
+
+/** Slots counted in this process: they answer at once. */
+export interface LocalTurnSlots extends TurnSlots {
+  take(ctx: CallContext): TurnSlot | undefined;
   inFlight(ctx: Pick<CallContext, 'principal' | 'client'>): number;
 }
 
-const UNCOUNTED: TurnSlot = { release: () => undefined };
+export const UNCOUNTED: TurnSlot = { release: () => undefined };
 
 /** Whom a turn counts for: the credential's name (all its keys), else the credential itself. */
-const clientKey = (ctx: Pick<CallContext, 'principal' | 'client'>): string => (ctx.client === undefined ? ctx.principal : `name\u0000${ctx.client}`);
+export const clientKey = (ctx: Pick<CallContext, 'principal' | 'client'>): string =>
+  ctx.client === undefined ? ctx.principal : `name\u0000${ctx.client}`;
 
-/** The slots `limits` asks for; undefined when no client has a cap. */
-export function createTurnSlots(limits: LimitsConfig): TurnSlots | undefined {
+/** The cap of each client under `limits`; undefined when no client has one. */
+export function capsOf(limits: LimitsConfig): TurnSlots['capOf'] | undefined {
   const perClient = limits['turns-in-flight-per-client'];
   const byName = new Map(Object.entries(limits['turns-in-flight-by-name']));
   if (perClient === 0 && [...byName.values()].every((cap) => cap === 0)) return undefined;
+  return (ctx) => (ctx.client === undefined ? undefined : byName.get(ctx.client)) ?? perClient;
+}
+
+/**
+ * The slot `held` is, given back through `free(held)` on the first release or when the caller's
+ * signal aborts (the caller left, or the gateway shuts down: its turn no longer counts, whatever its
+ * stream does next), and never again.
+ */
+export function holdSlot<T>(ctx: CallContext, held: T, free: (held: T) => void): TurnSlot {
+  let holding = true;
+  const release = (): void => {
+    if (!holding) return;
+    holding = false;
+    free(held);
+    ctx.signal.removeEventListener('abort', release);
+  };
+  if (ctx.signal.aborted) release();
+  else ctx.signal.addEventListener('abort', release, { once: true });
+  return { release };
+}
+
+/** The slots `limits` asks for, counted in this process; undefined when no client has a cap. */
+export function createTurnSlots(limits: LimitsConfig): LocalTurnSlots | undefined {
+  const capOf = capsOf(limits);
+  if (!capOf) return undefined;
   const counts = countsPerKey();
-  const capOf = (ctx: Pick<CallContext, 'client'>): number => (ctx.client === undefined ? undefined : byName.get(ctx.client)) ?? perClient;
   return {
     capOf,
     inFlight: (ctx) => counts.of(clientKey(ctx)),
@@ -48,18 +85,9 @@ export function createTurnSlots(limits: LimitsConfig): TurnSlots | undefined {
         counts.remove(key);
         return undefined;
       }
-      let held = true;
-      const release = (): void => {
-        if (!held) return;
-        held = false;
-        counts.remove(key);
-        ctx.signal.removeEventListener('abort', release);
-      };
-      // The caller left (or the gateway shuts down): its turn no longer counts, whatever its stream does next.
-      if (ctx.signal.aborted) release();
-      else ctx.signal.addEventListener('abort', release, { once: true });
-      return { release };
+      return holdSlot(ctx, key, counts.remove);
     },
+    close: async () => undefined,
   };
 }
 
@@ -74,6 +102,17 @@ export interface TurnLimits {
 export function refusedTurn(limits: TurnLimits, ctx: CallContext): A2AError {
   limits.refused?.(ctx);
   return A2AError.tooManyTurnsInFlight(limits.slots.capOf(ctx));
+}
+
+/** The caller's slot, else the refusal at its client's cap; a promise only when the slots answered with one. */
+export function slotOrRefusal(limits: TurnLimits, ctx: CallContext): TurnSlot | Promise<TurnSlot> {
+  const taken = limits.slots.take(ctx);
+  if (taken instanceof Promise) return taken.then((slot) => slot ?? refuse(limits, ctx));
+  return taken ?? refuse(limits, ctx);
+}
+
+function refuse(limits: TurnLimits, ctx: CallContext): never {
+  throw refusedTurn(limits, ctx);
 }
 
 export type TurnLimitDeps = TurnLimits & EntryDeps;
@@ -91,7 +130,8 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
 
   /** The turn's slot; at the cap, none for a paused turn's answer, else the refusal. */
   async function slotFor(message: Message, ctx: CallContext): Promise<TurnSlot> {
-    const slot = slots.take(ctx);
+    const taken = slots.take(ctx);
+    const slot = taken instanceof Promise ? await taken : taken;
     if (slot) return slot;
     // Only asked at the cap: a turn below it pays nothing for the rule.
     if ((await messageEntry(message, ctx, deps)).ridesAlong) return UNCOUNTED;

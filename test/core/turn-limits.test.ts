@@ -8,12 +8,12 @@ import { defaultConfig } from '../../src/config/schema.js';
 import type { CallContext } from '../../src/core/agent-port.js';
 import { createGateway } from '../../src/core/gateway.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
-import { createTurnSlots, type TurnSlots } from '../../src/core/turn-limits.js';
+import { createTurnSlots, type LocalTurnSlots } from '../../src/core/turn-limits.js';
 import { A2AError, GatewayErrorCode, type StreamResponse } from '../../src/model/index.js';
 import { Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 import { rejection } from '../support/rejection.js';
 
-const slotsFor = (limits: Record<string, unknown>): TurnSlots | undefined => createTurnSlots(defaultConfig({ limits }).limits);
+const slotsFor = (limits: Record<string, unknown>): LocalTurnSlots | undefined => createTurnSlots(defaultConfig({ limits }).limits);
 
 function caller(principal: string, client?: string): CallContext & { leave(reason?: unknown): void } {
   const controller = new AbortController();

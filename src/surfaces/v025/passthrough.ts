@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import type { CardSnapshot } from '../../core/card-source.js';
-import { refusedTurn, type TurnSlot } from '../../core/turn-limits.js';
+import { slotOrRefusal, type TurnSlot } from '../../core/turn-limits.js';
 import { onBodyEnd } from '../../observability/body-end.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
@@ -118,7 +118,8 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
     const answer = await relay.forward(c.req.raw, body);
     return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
   }
-  const slot = turnSlot(c, deps);
+  const taking = turnSlot(c, deps);
+  const slot = taking instanceof Promise ? await taking : taking;
   try {
     const answer = await relay.forward(c.req.raw, body);
     // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
@@ -136,15 +137,13 @@ const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/s
  * A relayed message's slot under its client's cap (the core caps the turns it sees itself): held until
  * the answer's body has gone out or its caller left, or refused before the agent is asked.
  */
-function turnSlot(c: Context<GatewayEnv>, deps: V025FacadeDeps): TurnSlot | undefined {
+function turnSlot(c: Context<GatewayEnv>, deps: V025FacadeDeps): TurnSlot | Promise<TurnSlot> | undefined {
   const limits = deps.turnLimits;
   if (!limits) return undefined;
   const client = c.get('client');
   // The request's own signal: it aborts when the caller goes away (only relayed turns pay for it).
   const ctx: CallContext = { principal: c.get('principal'), signal: c.req.raw.signal, surface: 'v025', ...(client === undefined ? {} : { client }) };
-  const slot = limits.slots.take(ctx);
-  if (!slot) throw refusedTurn(limits, ctx);
-  return slot;
+  return slotOrRefusal(limits, ctx);
 }
 
 /**
