@@ -11,7 +11,8 @@ import { createGateway } from './core/gateway.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createTaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
-import { createTurnSlots, type TurnLimits } from './core/turn-limits.js';
+import type { TurnLimits } from './core/turn-limits.js';
+import { createTurnSlotsFor } from './core/turn-slots-factory.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
@@ -84,10 +85,19 @@ function startPruning(
   return activity;
 }
 
-/** The cap on each client's turns in flight (`limits`), its refusals counted; undefined when no client has one. */
-function turnLimitsFor(config: GatewayConfig, metrics: GatewayMetrics | undefined): TurnLimits | undefined {
-  const slots = createTurnSlots(config.limits);
+/**
+ * The cap on each client's turns in flight (`limits`), its refusals counted; undefined when no client
+ * has one. Its slots are closed (their Redis connection) after the drain has ended every turn.
+ */
+function turnLimitsFor(
+  config: GatewayConfig,
+  logger: Logger,
+  metrics: GatewayMetrics | undefined,
+  cleanups: Array<() => Promise<void>>,
+): TurnLimits | undefined {
+  const slots = createTurnSlotsFor(config, logger);
   if (!slots) return undefined;
+  cleanups.push(() => slots.close());
   return metrics ? { slots, refused: (ctx) => metrics.turnRefused(ctx.surface, ctx.client) } : { slots };
 }
 
@@ -177,7 +187,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
     const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
-    const turnLimits = turnLimitsFor(config, observability.metrics);
+    const turnLimits = turnLimitsFor(config, logger, observability.metrics, cleanups);
     const gateway = createGateway(agent, {
       registry,
       lanes,

@@ -4,7 +4,7 @@
  */
 const counts = new Map<string, number>();
 
-export function noteRedisError(component: 'task-registry' | 'context-lanes' | 'task-aliases' | 'push-configs' | 'push-queue'): void {
+export function noteRedisError(component: 'task-registry' | 'context-lanes' | 'turn-slots' | 'task-aliases' | 'push-configs' | 'push-queue'): void {
   counts.set(component, (counts.get(component) ?? 0) + 1);
 }
 
