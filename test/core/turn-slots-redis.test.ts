@@ -107,13 +107,22 @@ describe('redis turn slots shared by replicas', () => {
     expect(await take(elsewhere, caller('p:old'))).toBeDefined();
   });
 
-  it('give a slot back once, however often it is released, and when its caller leaves', async () => {
+  it('give a slot back once, its own, however often it is released, and when its caller leaves', async () => {
     const prefix = prefixed();
     const [a, b] = [replica({ prefix, cap: 2 }), replica({ prefix, cap: 2 })];
     const first = (await take(a))!;
+    const [firstHolder] = await admin.zrange(slotsKey(prefix), 0, -1);
+    const second = (await take(b))!;
+    second.release();
+    second.release();
+    await expect.poll(() => admin.zrange(slotsKey(prefix), 0, -1)).toEqual([firstHolder]);
+    first.release();
+    await expect.poll(() => a.inFlight(caller())).toBe(0);
+
+    const third = (await take(a))!;
     await take(b);
-    first.release();
-    first.release();
+    third.release();
+    third.release();
     await expect.poll(() => a.inFlight(caller())).toBe(1);
     expect(await take(b)).toBeDefined();
     // The double release freed one slot, not two: the client is at its cap again.
@@ -149,11 +158,13 @@ describe('redis turn slots shared by replicas', () => {
 });
 
 describe('redis turn slot leases', () => {
-  it('free the slot of a replica that stopped renewing (crashed) once its lease runs out', async () => {
+  it('free the slot of a replica that stopped renewing (crashed) once its lease runs out, while the others keep theirs', async () => {
     const prefix = prefixed();
-    const crashing = replica({ prefix, leaseMs: 400 });
-    const survivor = replica({ prefix, leaseMs: 400 });
+    const crashing = replica({ prefix, cap: 2, leaseMs: 400 });
+    const survivor = replica({ prefix, cap: 2, leaseMs: 400 });
     expect(await take(crashing)).toBeDefined();
+    // A turn of the same client on the survivor, renewed all along: the client's set stays alive.
+    expect(await take(survivor)).toBeDefined();
     // Its renewals stop and its connection goes, its slot never given back: what a crash leaves in Redis.
     await crashing.close();
     const stoppedAt = Date.now();
@@ -162,6 +173,7 @@ describe('redis turn slot leases', () => {
     let taken: TurnSlot | undefined;
     await expect.poll(async () => (taken ??= await take(survivor)), { timeout: 3_000, interval: 50 }).toBeDefined();
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(250);
+    expect(await take(survivor), 'only the crashed slot came free').toBeUndefined();
   });
 
   it("keep a long turn's slot past many lease lifetimes by renewing it, and the set's expiry with it", async () => {

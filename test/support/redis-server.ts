@@ -50,7 +50,8 @@ export async function ownRedis(options: { cluster?: boolean } = {}): Promise<Own
       }
     },
     async stop() {
-      if (!server || server.exitCode !== null) return;
+      // Killed, it has a signalCode and no exitCode: stopping it twice must not wait for an exit that came already.
+      if (!server || server.exitCode !== null || server.signalCode !== null) return;
       const exited = once(server, 'exit');
       server.kill('SIGKILL');
       await exited;
