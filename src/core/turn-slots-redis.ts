@@ -58,7 +58,7 @@ const uncountable = (): A2AError => A2AError.internal('The gateway cannot take n
  * When Redis does not answer within `answerWithinMs` (or fails), the turn is refused (-32603), not let
  * in uncounted: with `store: redis` the turn's context lane and task record need the same Redis and fail
  * the turn too, and letting turns in uncounted would drop every client's cap exactly while the replicas
- * cannot see each other's turns. A slot whose renewal or release fails expires on its own.
+ * cannot see each other's turns. A slot whose release fails, or whose renewals keep failing, expires on its own.
  */
 export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlotsOptions): TurnSlots | undefined {
   const capOf = capsOf(limits);
