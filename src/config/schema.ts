@@ -250,7 +250,10 @@ const GatewayFields = z.strictObject({
        * conversation, and another caller naming it must not continue it.
        */
       'context-owner-ttl-ms': Millis.default(7 * 24 * 3600_000),
-      /** `store: redis`: how long a replica's hold on a context outlives its last renewal (a crashed replica's contexts free up after it). */
+      /**
+       * `store: redis`: how long a replica's hold on a context, and on a turn's slot under its client's cap
+       * (`limits.*`), outlives its last renewal (a crashed replica's contexts and slots free up after it).
+       */
       'lane-lease-ms': z.number().int().min(1_000).default(30_000),
     })
     .prefault({}),
