@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
-import { connectRedis, type RedisTarget } from '../redis-connection.js';
+import { connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
@@ -30,12 +30,6 @@ return 0`;
 const RELEASE_SCRIPT = `${OWNED}if owned then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-const RENEW_COMMAND = 'a2aBridgeLaneRenew';
-const BIND_COMMAND = 'a2aBridgeLaneBind';
-const RELEASE_COMMAND = 'a2aBridgeLaneRelease';
-
-type ScriptCall = (key: string, ...args: string[]) => Promise<unknown>;
-
 /**
  * Lanes shared by every replica through one Redis. Acquiring is a single `SET NX PX` round trip;
  * while the turn runs a timer renews the lease every third of its lifetime, so only a replica that
@@ -45,17 +39,9 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   const ownsClient = !options.redis;
   const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379');
   redis.on('error', () => noteRedisError('context-lanes'));
-  redis.defineCommand(RENEW_COMMAND, { numberOfKeys: 1, lua: RENEW_SCRIPT });
-  redis.defineCommand(BIND_COMMAND, { numberOfKeys: 1, lua: BIND_SCRIPT });
-  redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-  const scripts = redis as unknown as Record<string, ScriptCall>;
-  const script =
-    (name: string): ScriptCall =>
-    (...args) =>
-      (scripts[name] as ScriptCall).apply(redis, args);
-  const renewScript = script(RENEW_COMMAND);
-  const bindScript = script(BIND_COMMAND);
-  const releaseScript = script(RELEASE_COMMAND);
+  const renewScript = redisScript(redis, 'a2aBridgeLaneRenew', 1, RENEW_SCRIPT);
+  const bindScript = redisScript(redis, 'a2aBridgeLaneBind', 1, BIND_SCRIPT);
+  const releaseScript = redisScript(redis, 'a2aBridgeLaneRelease', 1, RELEASE_SCRIPT);
 
   const leaseMs = String(options.leaseMs);
   const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
