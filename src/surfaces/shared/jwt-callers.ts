@@ -1,12 +1,12 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from 'pino';
 import { acceptedAlgorithms, type JwtAuthConfig } from '../../config/jwt-schema.js';
 import { clientNameOf } from '../../config/named-secrets.js';
 import type { KeySource } from '../../signing/upstream-keys.js';
 import { callerOf, type Caller } from './caller.js';
 import { jwtKeySource, type JwtKeyOptions } from './jwt-keys.js';
 import { tokenSubjectPrincipal } from './principal.js';
+import { throttledWarnings, WARN_EVERY_MS, type WarningLogger } from '../../throttled-warnings.js';
 
 /** Who a Bearer JSON Web Token vouches for, or undefined when it does not verify under `auth.jwt`. */
 export interface JwtCallers {
@@ -28,12 +28,9 @@ const REUSED_TOKEN_BYTES = 4 * 1024 * 1024;
 /** Longer than any token a provider issues; a longer Bearer value is refused before it is parsed. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
-/** While no key can be loaded, a warning at most this often: every token is refused meanwhile. */
-const KEY_WARNING_EVERY_MS = 60_000;
-
 export interface JwtCallersOptions extends JwtKeyOptions {
   /** Told (at most once a minute) that tokens are refused because no key can be loaded. */
-  logger?: Pick<Logger, 'warn'>;
+  logger?: WarningLogger;
 }
 
 /**
@@ -48,12 +45,10 @@ export interface JwtCallersOptions extends JwtKeyOptions {
 export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptions = {}): JwtCallers {
   const now = options.now ?? Date.now;
   const keys: KeySource = jwtKeySource(config, options);
-  let warnedAt = -Infinity;
+  const warn = throttledWarnings(options.logger, WARN_EVERY_MS, now);
   const keysUnavailable = (error: unknown): void => {
-    if (!options.logger || now() - warnedAt < KEY_WARNING_EVERY_MS) return;
-    warnedAt = now();
     const reason = error instanceof Error ? error.message : String(error);
-    options.logger.warn({ reason }, "auth.jwt: no key can be loaded: every token is refused until the provider's keys can be read");
+    warn({ reason }, "auth.jwt: no key can be loaded: every token is refused until the provider's keys can be read");
   };
   const algorithms = acceptedAlgorithms(config);
   const verifyOptions = {
