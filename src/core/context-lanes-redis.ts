@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
 import { connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
+import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
@@ -12,7 +13,7 @@ export interface RedisContextLanesOptions {
   prefix: string;
   /** How long a lease outlives its last renewal: the lanes of a crashed replica free themselves after this. */
   leaseMs: number;
-  logger?: { warn(fields: object, message: string): void };
+  logger?: WarningLogger;
 }
 
 /*
@@ -48,7 +49,9 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   const laneKey = (key: string) => `${options.prefix}lane:${encodeURIComponent(key)}`;
   /** Renewal timers of the leases this process holds, stopped by close(). */
   const renewals = new Set<NodeJS.Timeout>();
-  const warn = (error: unknown, key: string, message: string) => options.logger?.warn({ err: error, lane: key }, message);
+  // While Redis is down every lane's renewal fails every few seconds: a line a minute, with the count left out.
+  const throttled = throttledWarnings(options.logger);
+  const warn = (error: unknown, key: string, message: string) => throttled({ err: error, lane: key }, message);
 
   function holdLease(key: string, token: string, taskId: string | undefined): Lease {
     const redisKey = laneKey(key);
