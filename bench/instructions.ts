@@ -7,7 +7,7 @@
  * stay `ab.ts`'s and the full bench's to report.
  *
  *   node --import tsx bench/instructions.ts --build <dist dir>[@JSON] [--build <dist dir>[@JSON] …]
- *        [--requests 300] [--chunks 2000] [--only blocking,facade,stream]
+ *        [--requests 300] [--chunks 200] [--pace-ms 50] [--only blocking,facade,stream]
  *
  * `@JSON` lays config overrides over that build's gateway: one build twice, once with a feature off, is
  * an ablation (`--build dist --build 'dist@{"metrics":{"enabled":false}}'`).
@@ -18,6 +18,10 @@
  * switched on for the same number again, and the dump's total is divided by the calls (events). Every
  * thread of the gateway counts, its GC helpers included. The counts depend on `--requests`
  * (a registry holding more tasks costs the collector more): compare builds at the same settings only.
+ * The stream's chunks come `--pace-ms` apart (as a model's tokens do), far enough apart that each event
+ * crosses the slowed-down gateway on its own (it needs some 15 ms per event under valgrind): sent back to
+ * back they pile up in batches whose size, and with it the count per event, changed by up to a third from
+ * run to run. Paced, two runs of one build agree within about 1 %.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -32,13 +36,15 @@ const { values } = parseArgs({
   options: {
     build: { type: 'string', multiple: true, default: [] },
     requests: { type: 'string', default: '300' },
-    chunks: { type: 'string', default: '2000' },
+    chunks: { type: 'string', default: '200' },
+    'pace-ms': { type: 'string', default: '50' },
     only: { type: 'string', default: 'blocking,facade,stream' },
   },
 });
 if (values.build.length === 0) throw new Error('usage: bench/instructions.ts --build <dist dir> [--build <dist dir> …]');
 const requests = Number(values.requests);
 const chunks = Number(values.chunks);
+const paceMs = Number(values['pace-ms']);
 
 type Measure = 'blocking' | 'facade' | 'stream';
 const MEASURES: readonly Measure[] = ['blocking', 'facade', 'stream'];
@@ -57,7 +63,7 @@ const call =
   };
 
 const stream: Load = async (client) => {
-  const answer = await client.request({ method: 'POST', path: '/', headers: V1_STREAM_HEADERS, body: streamBody({ chunks, delayMs: 0 }) });
+  const answer = await client.request({ method: 'POST', path: '/', headers: V1_STREAM_HEADERS, body: streamBody({ chunks, delayMs: paceMs }) });
   const text = await answer.body.text();
   return text.split('\n\n').filter((frame) => frame.startsWith('data:')).length;
 };

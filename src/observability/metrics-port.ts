@@ -5,26 +5,42 @@ import { tapIterable } from '../core/iterables.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
-const KIND = { task: 'task', message: 'message', statusUpdate: 'status-update', artifactUpdate: 'artifact-update' } as const;
+type EventKind = 'task' | 'message' | 'status-update' | 'artifact-update';
 
-function kindOf(event: StreamResponse): (typeof KIND)[keyof typeof KIND] {
-  if ('task' in event) return KIND.task;
-  if ('message' in event) return KIND.message;
-  if ('statusUpdate' in event) return KIND.statusUpdate;
-  return KIND.artifactUpdate;
+function kindOf(event: StreamResponse): EventKind {
+  if ('task' in event) return 'task';
+  if ('message' in event) return 'message';
+  if ('statusUpdate' in event) return 'status-update';
+  return 'artifact-update';
 }
+
+/**
+ * A stream's events are counted in the stream and added to the counter every this many, and at its
+ * end: a counter update (its labels hashed) per event was a twelfth of a long stream's instructions.
+ */
+export const EVENTS_PER_COUNT = 64;
 
 /** Counts the events a caller's stream carries and the task states it reaches (once per change). */
 export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
   function counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncIterable<StreamResponse> {
     let last: TaskState | undefined;
+    const uncounted = new Map<EventKind, number>();
+    let pending = 0;
+    const count = (): void => {
+      for (const [kind, events] of uncounted) metrics.streamEvents(ctx.surface, kind, events);
+      uncounted.clear();
+      pending = 0;
+    };
     return tapIterable(events, {
       item(event) {
-        metrics.streamEvent(ctx.surface, kindOf(event));
+        const kind = kindOf(event);
+        uncounted.set(kind, (uncounted.get(kind) ?? 0) + 1);
+        if (++pending >= EVENTS_PER_COUNT) count();
         const state = eventTaskState(event);
         if (state && state !== last) metrics.taskState(state);
         last = state ?? last;
       },
+      end: count,
     });
   }
   return overlay(port, {

@@ -1,9 +1,10 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { V025_METHODS } from '../protocol/v025/enums.js';
 import { isV1Method } from '../surfaces/shared/operations.js';
 import type { TaskState } from '../model/index.js';
 import { redisErrorCounts } from './redis-errors.js';
 import { imageFetchCounts } from './image-fetches.js';
+import { counterTally, histogramTally } from './tallies.js';
 
 /**
  * The gateway's Prometheus metrics, on a registry of its own (several gateways can share a process,
@@ -48,11 +49,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_bridge_process_' });
   const registers = [registry];
 
-  const requests = new Counter({
+  const requests = counterTally(registry, {
     name: 'a2a_bridge_requests_total',
     help: 'Requests answered, by surface, method, outcome (ok or error), A2A error code (empty when none; http_<status> for an error without one) and client name (empty when unnamed)',
-    labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'] as const,
-    registers,
+    labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'],
   });
   const turnsRefused = new Counter({
     name: 'a2a_bridge_turns_refused_total',
@@ -60,26 +60,23 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['surface', 'client'] as const,
     registers,
   });
-  const duration = new Histogram({
+  const duration = histogramTally(registry, {
     name: 'a2a_bridge_request_duration_seconds',
     help: 'Whole duration of blocking calls, by surface and method (streams: see time to first event)',
-    labelNames: ['surface', 'method'] as const,
+    labelNames: ['surface', 'method'],
     buckets: LATENCY_BUCKETS,
-    registers,
   });
-  const overhead = new Histogram({
+  const overhead = histogramTally(registry, {
     name: 'a2a_bridge_gateway_added_seconds',
     help: 'Time a blocking call spent in the gateway itself: its duration less the time waiting on the upstream',
-    labelNames: ['surface'] as const,
+    labelNames: ['surface'],
     buckets: OVERHEAD_BUCKETS,
-    registers,
   });
-  const firstEvent = new Histogram({
+  const firstEvent = histogramTally(registry, {
     name: 'a2a_bridge_time_to_first_event_seconds',
     help: 'From request to the first event of a stream going out, by surface',
-    labelNames: ['surface'] as const,
+    labelNames: ['surface'],
     buckets: LATENCY_BUCKETS,
-    registers,
   });
   const openStreams = new Gauge({
     name: 'a2a_bridge_open_streams',
@@ -87,30 +84,26 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['surface'] as const,
     registers,
   });
-  const streamEvents = new Counter({
+  const streamEvents = counterTally(registry, {
     name: 'a2a_bridge_stream_events_total',
     help: "Task events handed to callers' streams, by surface and kind (task, message, status-update, artifact-update)",
-    labelNames: ['surface', 'kind'] as const,
-    registers,
+    labelNames: ['surface', 'kind'],
   });
-  const taskStates = new Counter({
+  const taskStates = counterTally(registry, {
     name: 'a2a_bridge_task_states_total',
     help: 'Task state changes seen by callers, by state reached',
-    labelNames: ['state'] as const,
-    registers,
+    labelNames: ['state'],
   });
-  const upstreamCalls = new Counter({
+  const upstreamCalls = counterTally(registry, {
     name: 'a2a_bridge_upstream_requests_total',
     help: 'Calls to the upstream agent, by method and outcome',
-    labelNames: ['method', 'outcome'] as const,
-    registers,
+    labelNames: ['method', 'outcome'],
   });
-  const upstreamDuration = new Histogram({
+  const upstreamDuration = histogramTally(registry, {
     name: 'a2a_bridge_upstream_duration_seconds',
     help: 'Duration of blocking upstream calls (streams: to their first event), by method',
-    labelNames: ['method'] as const,
+    labelNames: ['method'],
     buckets: LATENCY_BUCKETS,
-    registers,
   });
   const cardRefresh = new Counter({
     name: 'a2a_bridge_card_refresh_total',
@@ -168,27 +161,33 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   );
   countsCounter(registry, 'a2a_bridge_redis_errors_total', 'Redis connection errors, by component', 'component', redisErrorCounts);
 
+  function countRequest(surface: string, method: string, outcome: string, code: string, client: string): void {
+    requests.add(`${surface} ${method} ${outcome} ${code} ${client}`, () => ({ surface, method, outcome, error_code: code, client }));
+  }
+
   return {
     registry,
     /** `client`: the caller's client name, only ever one of the config's (auth made it). */
     request(surface: string | undefined, method: string | undefined, status: number, errorCode: number | undefined, client = ''): void {
       const failed = errorCode !== undefined || status >= 400;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : status >= 400 ? `http_${status}` : '';
-      requests.inc({ surface: surfaceLabel(surface), method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code, client });
+      countRequest(surfaceLabel(surface), methodLabel(method), failed ? 'error' : 'ok', code, client);
     },
     /** A gRPC call answered with `grpcCode` (0: OK); a failure without an A2A error is labelled `grpc_<code>`. */
     grpcRequest(method: string, grpcCode: number, errorCode: number | undefined, client = ''): void {
       const failed = grpcCode !== 0;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : failed ? `grpc_${grpcCode}` : '';
-      requests.inc({ surface: 'grpc', method: methodLabel(method), outcome: failed ? 'error' : 'ok', error_code: code, client });
+      countRequest('grpc', methodLabel(method), failed ? 'error' : 'ok', code, client);
     },
     /** A turn refused at its client's cap; `client` as for request(). */
     turnRefused(surface: string | undefined, client = ''): void {
       turnsRefused.inc({ surface: surfaceLabel(surface), client });
     },
     blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
-      duration.observe({ surface: surfaceLabel(surface), method: methodLabel(method) }, seconds);
-      if (upstreamSeconds > 0) overhead.observe({ surface: surfaceLabel(surface) }, Math.max(0, seconds - upstreamSeconds));
+      const surfaceValue = surfaceLabel(surface);
+      const methodValue = methodLabel(method);
+      duration.observe(`${surfaceValue} ${methodValue}`, () => ({ surface: surfaceValue, method: methodValue }), seconds);
+      if (upstreamSeconds > 0) overhead.observe(surfaceValue, () => ({ surface: surfaceValue }), Math.max(0, seconds - upstreamSeconds));
     },
     /** A stream's response went out: counted open until the returned function is called. */
     streamOpened(surface: string | undefined): () => void {
@@ -202,17 +201,22 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       };
     },
     firstStreamEvent(surface: string | undefined, seconds: number): void {
-      firstEvent.observe({ surface: surfaceLabel(surface) }, seconds);
+      const surfaceValue = surfaceLabel(surface);
+      firstEvent.observe(surfaceValue, () => ({ surface: surfaceValue }), seconds);
     },
-    streamEvent(surface: string | undefined, kind: 'task' | 'message' | 'status-update' | 'artifact-update'): void {
-      streamEvents.inc({ surface: surfaceLabel(surface), kind });
+    /** `events` more of one kind handed to callers' streams. */
+    streamEvents(surface: string | undefined, kind: 'task' | 'message' | 'status-update' | 'artifact-update', events: number): void {
+      const surfaceValue = surfaceLabel(surface);
+      streamEvents.add(`${surfaceValue} ${kind}`, () => ({ surface: surfaceValue, kind }), events);
     },
     taskState(state: TaskState): void {
-      taskStates.inc({ state: stateLabel(state) });
+      taskStates.add(state, () => ({ state: stateLabel(state) }));
     },
     upstreamCall(method: string, ok: boolean, seconds: number): void {
-      upstreamCalls.inc({ method: methodLabel(method), outcome: ok ? 'ok' : 'error' });
-      upstreamDuration.observe({ method: methodLabel(method) }, seconds);
+      const methodValue = methodLabel(method);
+      const outcome = ok ? 'ok' : 'error';
+      upstreamCalls.add(`${methodValue} ${outcome}`, () => ({ method: methodValue, outcome }));
+      upstreamDuration.observe(methodValue, () => ({ method: methodValue }), seconds);
     },
     cardRefresh(ok: boolean): void {
       cardRefresh.inc({ outcome: ok ? 'success' : 'failure' });
