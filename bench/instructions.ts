@@ -21,7 +21,13 @@
  * The stream's chunks come `--pace-ms` apart (as a model's tokens do), far enough apart that each event
  * crosses the slowed-down gateway on its own (it needs some 15 ms per event under valgrind): sent back to
  * back they pile up in batches whose size, and with it the count per event, changed by up to a third from
- * run to run. Paced, two runs of one build agree within about 1 %.
+ * run to run. Paced, two runs of one build agree within about 1 %; the count then includes what the
+ * process does on its own during the pauses (timers, the event-loop delay monitor), the same for both
+ * builds, so a ratio per event understates a change to the per-event work.
+ *
+ * For builds of this gateway only: the count of a fresh process also holds the optimizing compiler's
+ * background work and the collector's idle work, which differ between programs, so the bare proxy or the
+ * floor hops counted this way did not give a ratio to trust (tried; see bench/README.md).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
