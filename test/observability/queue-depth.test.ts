@@ -10,7 +10,7 @@ import { createGatewayMetrics } from '../../src/observability/metrics.js';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushQueue } from '../../src/push/queue/types.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../support/redis.js';
 
 beforeAll(requireRedis);
 
@@ -25,10 +25,7 @@ async function depthMetric(metrics: ReturnType<typeof createGatewayMetrics>, que
 }
 
 afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await deleteRedisKeys(run);
 });
 
 describe('push queue depth (both queues) as a metric', () => {

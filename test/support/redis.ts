@@ -42,3 +42,14 @@ function withoutPassword(url: string): string {
     return '(REDIS_URL is not a URL)';
   }
 }
+
+/** Removes every key under `prefix` (a test run's own), through a connection of its own. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    await redis.quit();
+  }
+}

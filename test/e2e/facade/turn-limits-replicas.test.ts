@@ -7,13 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { A2AClient } from 'a2a-sdk-025/client';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GatewayErrorCode } from '../../../src/model/index.js';
 import { sdkParams, startFacadeGateway } from '../../support/facade.js';
 import { frame, sse, startFakeV025, type FakeCall, type FakeV025 } from '../../support/fake-v025.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { admittedWithin, refusalText } from '../../support/turn-limits.js';
 
 const prefix = `a2a-bridge-test:facade-turn-limits-replicas:${randomUUID()}:`;
@@ -50,10 +49,7 @@ afterAll(async () => {
   await replicaA?.close();
   await replicaB?.close();
   await agent?.close();
-  const admin = new Redis(REDIS_URL);
-  const keys = await admin.keys(`${prefix}*`);
-  if (keys.length > 0) await admin.del(...keys);
-  await admin.quit();
+  await deleteRedisKeys(prefix);
 });
 
 const messages = (): number => agent.rpcCalls('message/send').length + agent.rpcCalls('message/stream').length;

@@ -5,10 +5,9 @@
  * the context still cannot continue the conversation, on the memory and the Redis store.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
 
@@ -33,10 +32,7 @@ const send = (url: string, headers: Record<string, string>, text: string, contex
   });
 
 afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${RUN}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await deleteRedisKeys(RUN);
 });
 
 describe.each([

@@ -8,10 +8,9 @@
  * in the facade's own `X-API-KEY` header with the facade's own value.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
 
@@ -182,10 +181,7 @@ const STORES = [
 ] as const;
 
 afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${RUN}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await deleteRedisKeys(RUN);
 });
 
 describe.each(STORES)('principals on the $store store', ({ store, extra }) => {

@@ -15,7 +15,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startHeldTurnsAgent, type HeldTurnsAgent } from '../../support/held-turns-agent.js';
 import { scrape, value } from '../../support/prometheus.js';
 import { ownRedis } from '../../support/redis-server.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { StreamReader, connect, outline, rejectionOf, sendRequest } from '../../support/sdk-v1-client.js';
 import { SOLO, admittedWithin, cappedGatewayConfig, refusalText, tokenOf } from '../../support/turn-limits.js';
 
@@ -35,10 +35,7 @@ afterAll(async () => {
   await replicaA?.close();
   await replicaB?.close();
   await agent?.close();
-  const admin = new Redis(REDIS_URL);
-  const keys = await admin.keys(`${prefix}*`);
-  if (keys.length > 0) await admin.del(...keys);
-  await admin.quit();
+  await deleteRedisKeys(prefix);
 });
 
 const isRefusal = (error: unknown): boolean => isJsonRpcError(error) && error.envelopeCode === GatewayErrorCode.TooManyTurnsInFlight;
