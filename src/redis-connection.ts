@@ -47,8 +47,11 @@ export function redisScript(redis: Redis, name: string, keys: number, lua: strin
   return (...keysThenArgs) => command.apply(redis, keysThenArgs);
 }
 
-/** Ends `connection`: after the commands it has sent are answered when it is up, at once when it is not (or will not answer). */
+/**
+ * Ends `connection`: after the commands it has sent are answered when it is up, at once when it is not
+ * (a QUIT sent while it reconnects would wait in the offline queue for a Redis that may not come back).
+ */
 export async function closeRedis(connection: Redis): Promise<void> {
-  if (connection.status === 'wait' || connection.status === 'end') connection.disconnect();
-  else await connection.quit().catch(() => connection.disconnect());
+  if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
+  else connection.disconnect();
 }

@@ -20,7 +20,7 @@ import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './fol
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
-import { connectRedis } from '../redis-connection.js';
+import { closeRedis, connectRedis } from '../redis-connection.js';
 import { redisEndpoint } from '../redis-tls.js';
 
 export interface PushServiceDeps {
@@ -237,8 +237,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         await redisJournal?.close();
         await Promise.all(deleting);
         await queue.stop();
-        if (ownRedis?.status === 'ready') await ownRedis.quit().catch(() => ownRedis?.disconnect());
-        else ownRedis?.disconnect();
+        if (ownRedis) await closeRedis(ownRedis);
       })();
       return stopping;
     },
