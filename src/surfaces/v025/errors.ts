@@ -37,11 +37,15 @@ async function* once<T>(item: T): AsyncGenerator<T> {
  * keeps its `Retry-After`.
  */
 export function v025ErrorStream(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
-  const frame = { data: JSON.stringify(v025ErrorBody(id, error, profile)) };
-  return sseResponse(once(frame), { keepaliveMs: 0, onError: () => undefined, headers: retryAfterHeader(toA2AError(error)) });
+  return oneFrameStream(v025ErrorBody(id, error, profile), retryAfterHeader(toA2AError(error)));
 }
 
-const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);
+/** An SSE response of one unnamed frame holding `envelope`, then the end. */
+export function oneFrameStream(envelope: unknown, headers: Record<string, string> = {}): Response {
+  return sseResponse(once({ data: JSON.stringify(envelope) }), { keepaliveMs: 0, onError: () => undefined, headers });
+}
+
+export const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);
 
 /** A 0.2.5 call's failure as its method answers: a one-frame stream for a streaming method, else JSON. */
 export function v025ErrorAnswer(id: JsonRpcId, method: string, error: unknown, profile: MappingProfile): Response {
