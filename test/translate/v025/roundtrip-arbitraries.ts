@@ -46,17 +46,21 @@ export const part025: fc.Arbitrary<V025Part> = fc
   )
   .map(strip);
 const role025 = fc.constantFrom('user' as const, 'agent' as const);
+/** What a message carries besides its role and parts, the same in both versions. */
+const messageFields = {
+  contextId: optional(id),
+  taskId: optional(id),
+  referenceTaskIds: optional(fc.array(id, { maxLength: 2 })),
+  extensions: optional(fc.array(fc.webUrl(), { maxLength: 2 })),
+  metadata,
+};
 export const message025: fc.Arbitrary<V025Message> = fc
   .record({
     kind: fc.constant('message' as const),
     messageId: id,
     role: role025,
     parts: fc.array(part025, { minLength: 1, maxLength: 3 }),
-    contextId: optional(id),
-    taskId: optional(id),
-    referenceTaskIds: optional(fc.array(id, { maxLength: 2 })),
-    extensions: optional(fc.array(fc.webUrl(), { maxLength: 2 })),
-    metadata,
+    ...messageFields,
   })
   .map(strip);
 const status025 = fc
@@ -132,11 +136,7 @@ export const message1: fc.Arbitrary<Message> = fc
     messageId: id,
     role: fc.constantFrom('ROLE_USER' as const, 'ROLE_AGENT' as const),
     parts: fc.array(part1, { minLength: 1, maxLength: 3 }),
-    contextId: optional(id),
-    taskId: optional(id),
-    referenceTaskIds: optional(fc.array(id, { maxLength: 2 })),
-    extensions: optional(fc.array(fc.webUrl(), { maxLength: 2 })),
-    metadata,
+    ...messageFields,
   })
   .map(strip);
 export const status1 = fc.record({ state: fc.constantFrom(...TASK_STATES), timestamp: optional(timestamp), message: optional(message1) }).map(strip);
