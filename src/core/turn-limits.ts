@@ -104,6 +104,18 @@ export function refusedTurn(limits: TurnLimits, ctx: CallContext): A2AError {
   return A2AError.tooManyTurnsInFlight(limits.slots.capOf(ctx));
 }
 
+/**
+ * Whether the caller's client is below its cap now: a glance, not a hold, for work a turn would do
+ * before the core takes its slot (the facade's URL image fetches), so a turn that will be refused does
+ * none of it. A turn let in at the cap (a permission answer riding along) is told no here.
+ */
+export function belowCap(slots: TurnSlots, ctx: Pick<CallContext, 'principal' | 'client'>): boolean | Promise<boolean> {
+  const cap = slots.capOf(ctx);
+  if (cap === 0) return true;
+  const inFlight = slots.inFlight(ctx);
+  return inFlight instanceof Promise ? inFlight.then((count) => count < cap) : inFlight < cap;
+}
+
 /** The caller's slot, else the refusal at its client's cap; a promise only when the slots answered with one. */
 export function slotOrRefusal(limits: TurnLimits, ctx: CallContext): TurnSlot | Promise<TurnSlot> {
   const taken = limits.slots.take(ctx);

@@ -8,7 +8,7 @@ import { defaultConfig } from '../../src/config/schema.js';
 import type { CallContext } from '../../src/core/agent-port.js';
 import { createGateway } from '../../src/core/gateway.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
-import { createTurnSlots, type LocalTurnSlots } from '../../src/core/turn-limits.js';
+import { belowCap, createTurnSlots, type LocalTurnSlots, type TurnSlots } from '../../src/core/turn-limits.js';
 import { A2AError, GatewayErrorCode, type StreamResponse } from '../../src/model/index.js';
 import { Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 import { rejection } from '../support/rejection.js';
@@ -83,6 +83,22 @@ describe('the slots', () => {
     expect(slots.inFlight(a)).toBe(2);
     leaving.leave();
     expect(slots.inFlight(a)).toBe(1);
+  });
+
+  it('tell whether a client is below its cap without taking a slot, at once from this process and through a promise from shared slots', async () => {
+    const slots = slotsFor({ 'turns-in-flight-per-client': 2, 'turns-in-flight-by-name': { free: 0 } })!;
+    const held = [slots.take(caller('p'))!];
+    expect(belowCap(slots, caller('p'))).toBe(true);
+    held.push(slots.take(caller('p'))!);
+    expect(belowCap(slots, caller('p'))).toBe(false);
+    expect(slots.inFlight(caller('p'))).toBe(2);
+    expect(belowCap(slots, caller('q'))).toBe(true);
+    expect(belowCap(slots, caller('p', 'free'))).toBe(true);
+    held[0]!.release();
+    expect(belowCap(slots, caller('p'))).toBe(true);
+    const shared: TurnSlots = { ...slots, inFlight: async (ctx) => slots.inFlight(ctx) + 1 };
+    await expect(belowCap(shared, caller('p'))).resolves.toBe(false);
+    await expect(belowCap(shared, caller('q'))).resolves.toBe(true);
   });
 });
 

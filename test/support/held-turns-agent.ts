@@ -19,6 +19,8 @@ export interface HeldTurn {
   contextId: string;
   /** The text of the caller's message. */
   text: string;
+  /** The media types of its parts that are not text (files: the images a facade turn brought). */
+  mediaTypes: string[];
   complete(): void;
   fail(): void;
   /** Settles when the caller's exchange is over: the agent answered it, or the gateway hung up first. */
@@ -47,14 +49,16 @@ interface TaskRecord {
   end?: (state: State) => void;
 }
 
-const card = (url: string): unknown =>
+const card = (url: string, inputModes?: string[]): unknown =>
   jsonRpcAgentCard(url, {
     name: 'held-turns',
     description: 'An agent whose turns last until the test ends them',
     skill: { id: 'hold', name: 'Hold', description: 'holds each turn' },
+    ...(inputModes ? { inputModes } : {}),
   });
 
-export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
+/** `inputModes`: what its card says it takes (text/plain unless given). */
+export async function startHeldTurnsAgent(options: { inputModes?: string[] } = {}): Promise<HeldTurnsAgent> {
   const tasks = new Map<string, TaskRecord>();
   const held: HeldTurn[] = [];
   const calls = new Map<string, number>();
@@ -88,7 +92,9 @@ export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
 
   function hold(method: HeldTurn['method'], rpc: any, res: ServerResponse): void {
     const n = ++sequence;
-    const text: string = rpc.params?.message?.parts?.map((part: { text?: string }) => part.text ?? '').join('') ?? '';
+    const parts: Array<{ text?: string; mediaType?: string }> = rpc.params?.message?.parts ?? [];
+    const text = parts.map((part) => part.text ?? '').join('');
+    const mediaTypes = parts.filter((part) => part.text === undefined).map((part) => part.mediaType ?? '(none)');
     const task: TaskRecord = {
       id: `task-${n}`,
       contextId: rpc.params?.message?.contextId || `ctx-${n}`,
@@ -104,6 +110,7 @@ export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
       taskId: task.id,
       contextId: task.contextId,
       text,
+      mediaTypes,
       complete: () => end('TASK_STATE_COMPLETED'),
       fail: () => end('TASK_STATE_FAILED'),
       closed,
@@ -166,7 +173,7 @@ export async function startHeldTurnsAgent(): Promise<HeldTurnsAgent> {
     open.add(res);
     res.once('close', () => open.delete(res));
     if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card(baseUrl)));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card(baseUrl, options.inputModes)));
       return;
     }
     readJsonBody(req).then(

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 /** A 1.0 card naming one JSON-RPC interface at `${url}/`, streaming, one skill. */
 export function jsonRpcAgentCard(
   url: string,
-  about: { name: string; description: string; skill: { id: string; name: string; description: string } },
+  about: { name: string; description: string; skill: { id: string; name: string; description: string }; inputModes?: string[] },
 ): unknown {
   return {
     name: about.name,
@@ -12,7 +12,7 @@ export function jsonRpcAgentCard(
     supportedInterfaces: [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
     version: '1.0.0',
     capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
+    defaultInputModes: about.inputModes ?? ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [{ ...about.skill, tags: ['t'] }],
   };

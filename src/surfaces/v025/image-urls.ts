@@ -36,6 +36,11 @@ export interface ImageUrlFetch {
   /** The caller left: fetches still running are dropped. */
   signal: AbortSignal;
   logger?: Logger | undefined;
+  /**
+   * Whether the turn can still run (turn-limits.ts belowCap): false when its client is at its cap and the
+   * core will refuse it, so it fetches nothing, and holds none of the facade's fetch slots other clients need.
+   */
+  turnCanRun?: () => boolean | Promise<boolean>;
 }
 
 /** Where a URL points, without its path and query: signed links carry their credential there. */
@@ -69,6 +74,15 @@ export function imageUrlsToFetch(namespace: unknown, acceptsImage: (mediaType: s
     .slice(0, config['max-images']);
 }
 
+/** Never throws, as fetchImageUrls must not (the turn awaits it later, maybe not at all): a glance that fails leaves it to the core. */
+async function turnCanRun(fetch: ImageUrlFetch): Promise<boolean> {
+  try {
+    return (await fetch.turnCanRun?.()) ?? true;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * The images at `urls` fetched at once, as base64 by their place in the list. A URL that is refused
  * (private host, not 200, too large, too slow) is left out and logged by its origin only; the image
@@ -76,6 +90,7 @@ export function imageUrlsToFetch(namespace: unknown, acceptsImage: (mediaType: s
  */
 export async function fetchImageUrls(urls: readonly ImageUrl[], fetch: ImageUrlFetch): Promise<ReadonlyMap<number, string>> {
   const fetched = new Map<number, string>();
+  if (!(await turnCanRun(fetch))) return fetched;
   await Promise.all(
     urls.map(async ({ index, url }) => {
       if (fetch.slots && !fetch.slots.take()) {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
+import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -78,12 +79,17 @@ async function beginTurn(input: { request: SendMessageRequest; images?: LaterIma
   }
 }
 
-/** The turn's message as the facade runs it (input.ts); its URL images are fetched while the turn begins. */
+/**
+ * The turn's message as the facade runs it (input.ts); its URL images are fetched while the turn begins,
+ * unless its client is at its turn cap by then: the core will refuse that turn, so nothing is fetched for it.
+ */
 function facadeInput(call: TurnCall, deps: V025FacadeDeps): TurnInput {
+  const limits = deps.turnLimits;
   return turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card), {
     signal: call.ctx.signal,
     logger: call.c.get('logger'),
     slots: deps.imageSlots,
+    ...(limits ? { turnCanRun: () => belowCap(limits.slots, call.ctx) } : {}),
   });
 }
 
