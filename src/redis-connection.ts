@@ -40,9 +40,18 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
   });
 }
 
-/** A Lua script as a command of `redis` (sent by its digest once Redis knows it); its first `keys` arguments are key names. */
-export function redisScript(redis: Redis, name: string, keys: number, lua: string): (...keysThenArgs: Array<string | number>) => Promise<unknown> {
-  redis.defineCommand(name, { numberOfKeys: keys, lua });
+/**
+ * A Lua script as a command of `redis`, sent by its digest once Redis knows it (EVAL would send the whole
+ * script on every call). Its first `keys` arguments are key names; with `'counted'` the first argument is
+ * the number of key names that follow it, for a script whose keys vary from call to call.
+ */
+export function redisScript(
+  redis: Redis,
+  name: string,
+  keys: number | 'counted',
+  lua: string,
+): (...keysThenArgs: Array<string | number>) => Promise<unknown> {
+  redis.defineCommand(name, keys === 'counted' ? { lua } : { numberOfKeys: keys, lua });
   const command = (redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>)[name]!;
   return (...keysThenArgs) => command.apply(redis, keysThenArgs);
 }

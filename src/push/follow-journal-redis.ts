@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { FollowEntry, FollowJournal } from './follow-journal.js';
+import { redisScript } from '../redis-connection.js';
 import { defaultConsumerName } from './queue/redis-streams.js';
 import type { PushLogger } from './queue/types.js';
 
@@ -112,12 +113,14 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
   const ownLease = keys.lease(replicaId);
   const ownFollows = keys.follows(replicaId);
   const everyMs = Math.max(1, Math.floor(leaseMs / 3));
+  const renewScript = redisScript(redis, 'a2aBridgeFollowRenew', 1, RENEW);
+  const claimScript = redisScript(redis, 'a2aBridgeFollowClaim', 5, CLAIM);
   let renewed = false;
   let closed: Promise<void> | undefined;
 
   async function renew(): Promise<void> {
     try {
-      const had = await redis.eval(RENEW, 1, ownLease, String(leaseMs));
+      const had = await renewScript(ownLease, String(leaseMs));
       if (had === 0 && renewed) {
         logger.warn(
           { replicaId, leaseMs },
@@ -164,9 +167,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       const claimed: FollowEntry[] = [];
       for (const owner of shuffled(others)) {
         if (claimed.length >= limit || closed) break;
-        const [dropped, values] = (await redis.eval(
-          CLAIM,
-          5,
+        const [dropped, values] = (await claimScript(
           keys.lease(owner),
           keys.follows(owner),
           ownFollows,

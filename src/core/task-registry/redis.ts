@@ -7,7 +7,7 @@ import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, 
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
-import { connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
 export interface RedisTaskRegistryOptions {
@@ -32,8 +32,6 @@ interface Versioned {
   upstream: string;
 }
 
-type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
-
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
 const MAX_WRITE_ATTEMPTS = 32;
@@ -51,12 +49,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   // Counted, not logged: a failing command surfaces in the call that needed it.
   redis.on('error', () => noteRedisError('task-registry'));
   // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
-  redis.defineCommand(WRITE_COMMAND, { lua: WRITE_SCRIPT });
-  redis.defineCommand(PRUNE_COMMAND, { numberOfKeys: 3, lua: PRUNE_SCRIPT });
-  const scripts = redis as unknown as Record<string, ScriptCall>;
+  const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
+  const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
-  const writeScript: ScriptCall = (...args) => refusals.track((scripts[WRITE_COMMAND] as ScriptCall).apply(redis, args));
-  const pruneScript: ScriptCall = (...args) => (scripts[PRUNE_COMMAND] as ScriptCall).apply(redis, args);
+  const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
   const p = options.prefix;
   const enc = encodeURIComponent;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redisScript } from '../../redis-connection.js';
 import type { KeyRing } from '../secrets.js';
 import { openRecord, sealRecord, type ConfigRecord } from './record.js';
 import { byId, pageOf, prepareConfig, tooManyConfigs, type ConfigStoreOptions, type PushConfigStore, type StoredConfig } from './types.js';
@@ -35,6 +36,7 @@ export function createRedisConfigStore(options: RedisConfigStoreOptions): PushCo
   const hashKey = (taskId: string) => `${redisConfigKeyPrefix(options.prefix)}${taskId}`;
   const field = (owner: string, id: string) => JSON.stringify([owner, id]);
   const open = (raw: string) => openRecord(keyRing, JSON.parse(raw) as ConfigRecord);
+  const createCapped = redisScript(redis, 'a2aBridgePushConfigCreate', 1, CREATE_CAPPED);
 
   async function all(taskId: string): Promise<StoredConfig[]> {
     const values = await redis.hvals(hashKey(taskId));
@@ -45,9 +47,7 @@ export function createRedisConfigStore(options: RedisConfigStoreOptions): PushCo
     async create(owner, taskId, input) {
       const config = prepareConfig(taskId, input, options);
       const record = sealRecord(keyRing, owner, config, Date.now());
-      const stored = await redis.eval(
-        CREATE_CAPPED,
-        1,
+      const stored = await createCapped(
         hashKey(taskId),
         field(owner, config.id),
         JSON.stringify(record),

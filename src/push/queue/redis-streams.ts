@@ -4,7 +4,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
-import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
@@ -80,6 +80,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     noteRedisError('push-queue');
     logger.warn({ err: error }, 'A2A push queue Redis connection error');
   });
+  const promote = redisScript(commands, 'a2aBridgePushPromote', 2, PROMOTE);
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -95,7 +96,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   async function promoteDueRetries(): Promise<void> {
     const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, batch);
-    for (const member of due) await commands.eval(PROMOTE, 2, options.retryKey, stream, member);
+    for (const member of due) await promote(options.retryKey, stream, member);
   }
 
   async function claimStale(): Promise<StreamEntry[]> {
