@@ -7,6 +7,9 @@ import { A2AError } from '../model/index.js';
 /** A response body as the gateway reads it: a Node stream with a text() shortcut, as undici's own body is. */
 export type UpstreamBody = Readable & { text(): Promise<string> };
 
+/** An answer in a content coding the gateway cannot undo (-32006); the 0.2.5 relay reports it so too. */
+export const unsupportedEncoding = (): A2AError => A2AError.invalidAgentResponse('The upstream agent answered with an unsupported content-encoding');
+
 /**
  * The body of an upstream response with its `content-encoding` undone. The gateway asks for
  * identity, but an agent (or a proxy in front of it) may compress anyway: gzip, br and deflate are
@@ -18,7 +21,7 @@ export function decodedBody(response: Pick<Dispatcher.ResponseData, 'headers' | 
   if (coding === undefined) return response.body;
   if (coding === null) {
     response.body.destroy();
-    throw A2AError.invalidAgentResponse('The upstream agent answered with an unsupported content-encoding');
+    throw unsupportedEncoding();
   }
   const decoded = pipeline(response.body, createDecoder(coding), () => undefined) as unknown as UpstreamBody;
   decoded.text = () => text(decoded);

@@ -129,8 +129,22 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isJsonRpcResponse(value: unknown): value is Envelope {
+/** A JSON-RPC 2.0 response envelope: a result or an error. */
+export function isJsonRpcResponse(value: unknown): value is Envelope {
   return isRecord(value) && value.jsonrpc === '2.0' && ('result' in value || 'error' in value);
+}
+
+/**
+ * An agent's answer that is no JSON-RPC response (an HTML page from a proxy, an empty 500, ...): named by
+ * its HTTP status when that is not 2xx, which says more than the body, which is never repeated (it may
+ * hold a stack trace or internal host names). The 0.2.5 relay reports such answers with the same words.
+ */
+export function notJsonRpcAnswer(statusCode: number): A2AError {
+  return A2AError.invalidAgentResponse(
+    statusCode >= 200 && statusCode < 300
+      ? 'The upstream agent returned a response that is not JSON-RPC'
+      : `The upstream agent answered HTTP ${statusCode}`,
+  );
 }
 
 /**
@@ -149,15 +163,9 @@ function settle(envelope: Envelope, id: string, transport: JsonRpcTransport): un
 /** Settle a whole (non-SSE) response body. */
 function settleBody(statusCode: number, text: string, id: string, transport: JsonRpcTransport): unknown {
   const envelope = parseJson(text);
-  if (!isJsonRpcResponse(envelope)) {
-    throw A2AError.invalidAgentResponse(
-      statusCode >= 200 && statusCode < 300
-        ? 'The upstream agent returned a response that is not JSON-RPC'
-        : `The upstream agent answered HTTP ${statusCode}`,
-    );
-  }
+  if (!isJsonRpcResponse(envelope)) throw notJsonRpcAnswer(statusCode);
   const result = settle(envelope, id, transport);
-  if (statusCode < 200 || statusCode >= 300) throw A2AError.invalidAgentResponse(`The upstream agent answered HTTP ${statusCode}`);
+  if (statusCode < 200 || statusCode >= 300) throw notJsonRpcAnswer(statusCode);
   return result;
 }
 
