@@ -143,9 +143,8 @@ function declaredLength(headers: Headers): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
-/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes`. */
-/** A body read whole, never past `maxBytes` (then the read is cancelled and -32600 thrown). */
-export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes` (then -32600 is thrown). */
+async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

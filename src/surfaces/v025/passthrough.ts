@@ -9,21 +9,20 @@ import { A2AError, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
 import { rewriteV025Card } from '../../translate/index.js';
-import { readBounded } from '../shared/call-pipeline.js';
-import { declaresJson } from '../shared/content-type.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { FACADE_KEY_HEADER, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
-import { oneFrameStream, STREAMING_METHODS } from './errors.js';
 import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
+import { relayedAnswer } from './relay-answer.js';
 
 /**
  * The facade in front of a 0.2.5/0.3 agent: the caller already speaks the agent's language, so its
  * calls are relayed as they are (after the facade's own key check) and the agent's answers come
- * back byte for byte, ids, states and artifacts included, but for a streaming method the agent refused
- * with a JSON error envelope, which is sent as one SSE frame holding it. What the facade adds is what describes
+ * back byte for byte, ids, states and artifacts included, as long as they are 0.2.5 answers: a streaming
+ * method answered with a JSON envelope gets it as one SSE frame, and an answer in no protocol's shape
+ * becomes the facade's own -32006 (relay-answer.ts). What the facade adds is what describes
  * the gateway: the card, the auth, the method list and the push switch (both checked by the dialect
  * before it relays), a refusal of what another caller owns (refuseForeign), and, once callers hold
  * credentials, a record of the tasks it relays (passthrough-record.ts). Such calls bypass the core
@@ -119,13 +118,13 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   await refuseForeign(params, principal, deps);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   if (!MESSAGE_METHODS.has(method)) {
-    const answer = await streamedWhenRefused(method, await relay.forward(c.req.raw, body));
+    const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
     return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
   }
   const taking = turnSlot(c, deps);
   const slot = taking instanceof Promise ? await taking : taking;
   try {
-    const answer = await streamedWhenRefused(method, await relay.forward(c.req.raw, body));
+    const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
     // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
     const relayed = deps.options.unknownTasks === 'agent' ? answer : await recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
     return slot ? onBodyEnd(relayed, slot.release) : relayed;
@@ -136,30 +135,6 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
 }
 
 const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream']);
-
-/** Larger than any error envelope; a larger JSON answer is relayed as it came, unread. */
-const MAX_REFUSAL_BYTES = 64 * 1024;
-
-/**
- * The agent's refusal of a streaming method, answered as a JSON-RPC error envelope (a2a-js's 0.2.5 server
- * does so for what it refuses before the stream, with HTTP 200 or 500), relayed as one SSE frame holding
- * that envelope, HTTP 200: the facade answers its own refusals so (errors.ts), and a 0.2.5 streaming
- * client, Bailian's included, reads only SSE. Every other answer goes through as it came.
- */
-async function streamedWhenRefused(method: string, answer: Response): Promise<Response> {
-  if (!STREAMING_METHODS.has(method) || !declaresJson(answer.headers)) return answer;
-  // Read from a copy: an answer that is no refusal (or too large to be one) still goes out whole.
-  const bytes = await readBounded(answer.clone().body, MAX_REFUSAL_BYTES).catch(() => undefined);
-  let envelope: unknown;
-  try {
-    envelope = bytes ? JSON.parse(new TextDecoder().decode(bytes)) : undefined;
-  } catch {
-    envelope = undefined;
-  }
-  if (!isRecord(envelope) || !isRecord(envelope.error)) return answer;
-  await answer.body?.cancel().catch(() => undefined);
-  return oneFrameStream(envelope);
-}
 
 /**
  * A relayed message's slot under its client's cap (the core caps the turns it sees itself): held until
