@@ -49,6 +49,12 @@ export const json = (res: ServerResponse, status: number, body: unknown): void =
   res.end(JSON.stringify(body));
 };
 
+/** An answer in no protocol's shape (a proxy's HTML page, an empty 500, a text/plain 404): without `contentType`, none is sent. */
+export const raw = (res: ServerResponse, status: number, contentType: string | undefined, body: string): void => {
+  res.writeHead(status, contentType === undefined ? {} : { 'content-type': contentType });
+  res.end(body);
+};
+
 export const rpcResult = (call: FakeCall, res: ServerResponse, result: unknown): void => json(res, 200, { jsonrpc: '2.0', id: call.id, result });
 
 export const rpcError = (call: FakeCall, res: ServerResponse, error: unknown): void => json(res, 200, { jsonrpc: '2.0', id: call.id, error });
