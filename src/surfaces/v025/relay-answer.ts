@@ -24,58 +24,7 @@ import { oneFrameStream, STREAMING_METHODS } from './errors.js';
  */
 
 /** Larger than any refusal and most results; the most the facade reads of an answer it must judge. */
-export const MAX_READ_BYTES = 64 * 1024;
-
-type Reader = ReadableStreamDefaultReader<Uint8Array>;
-
-interface Head {
-  chunks: Uint8Array[];
-  size: number;
-  /** The rest of a body read no further: over the bound, or (`stop`) already known to be no envelope. */
-  rest?: Reader;
-}
-
-/** A body's first bytes, up to just past `maxBytes` or until `stop` says the rest will not matter. */
-async function readHead(body: ReadableStream<Uint8Array> | null, maxBytes: number, stop?: (head: Head) => boolean): Promise<Head> {
-  const head: Head = { chunks: [], size: 0 };
-  if (!body) return head;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return head;
-    head.chunks.push(value);
-    head.size += value.byteLength;
-    if (head.size > maxBytes || stop?.(head)) {
-      head.rest = reader;
-      return head;
-    }
-  }
-}
-
-/** The chunks already read, then the rest as it comes: a body that goes on whole after a look at its head. */
-function rejoined(chunks: Uint8Array[], rest: Reader): ReadableStream<Uint8Array> {
-  const read = chunks.values();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const held = read.next();
-        if (!held.done) {
-          controller.enqueue(held.value);
-          return;
-        }
-        try {
-          const next = await rest.read();
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
-        } catch (error) {
-          controller.error(error);
-        }
-      },
-      cancel: (reason) => rest.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
-}
+const MAX_READ_BYTES = 64 * 1024;
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 const OPEN_BRACE = 0x7b;
@@ -116,25 +65,74 @@ export function envelopeOf(text: string | undefined): Record<string, unknown> | 
   }
 }
 
-type Judged = { envelope: Record<string, unknown>; bytes: Buffer } | { failure: 'too-large' | 'coding' | 'not-json-rpc' };
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+interface Head {
+  chunks: Uint8Array[];
+  size: number;
+  /** Why the body was read no further, its rest then in `rest`. */
+  cut?: 'not-an-object' | 'too-large';
+  rest?: Reader;
+}
 
 /**
- * An answer that must hold an envelope to be of use, read whole up to MAX_READ_BYTES. A plain body that
- * does not open with `{` is given up at once: a page, or a stream under another type, need not be read
- * to its end (a stream might not end before the turn does).
+ * A body's first bytes, up to just past MAX_READ_BYTES, or fewer once a plain body opens with anything
+ * but `{`: such a body is no envelope, and a page or a stream under another type need not be read to
+ * its end (a stream might not end before the turn does).
  */
+async function readHead(body: ReadableStream<Uint8Array> | null, plain: boolean): Promise<Head> {
+  const head: Head = { chunks: [], size: 0 };
+  if (!body) return head;
+  const reader = body.getReader();
+  let opening: number | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return head;
+    head.chunks.push(value);
+    head.size += value.byteLength;
+    if (plain && opening === undefined) opening = openingByte(head.chunks.length === 1 ? value : Buffer.concat(head.chunks, head.size));
+    head.cut = opening !== undefined && opening !== OPEN_BRACE ? 'not-an-object' : head.size > MAX_READ_BYTES ? 'too-large' : undefined;
+    if (head.cut) {
+      head.rest = reader;
+      return head;
+    }
+  }
+}
+
+/** The chunks already read, then the rest as it comes: a body that goes on whole after a look at its head. */
+function rejoined(chunks: Uint8Array[], rest: Reader): ReadableStream<Uint8Array> {
+  const read = chunks.values();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const held = read.next();
+        if (!held.done) {
+          controller.enqueue(held.value);
+          return;
+        }
+        try {
+          const next = await rest.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => rest.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+type Judged = { envelope: Record<string, unknown>; bytes: Buffer } | { failure: 'too-large' | 'coding' | 'not-json-rpc' };
+
+/** An answer that must hold an envelope to be of use, read whole up to MAX_READ_BYTES. */
 async function judge(answer: Response): Promise<Judged> {
   const encoding = answer.headers.get('content-encoding');
-  let opening: number | undefined;
-  const noObject = (head: Head): boolean => {
-    opening ??= openingByte(Buffer.concat(head.chunks, head.size));
-    return opening !== undefined && opening !== OPEN_BRACE;
-  };
-  const plain = contentCoding(encoding) === undefined;
-  const head = await readHead(answer.body, MAX_READ_BYTES, plain ? noObject : undefined);
+  const head = await readHead(answer.body, contentCoding(encoding) === undefined);
   if (head.rest) {
     await head.rest.cancel().catch(() => undefined);
-    return { failure: head.size > MAX_READ_BYTES ? 'too-large' : 'not-json-rpc' };
+    return { failure: head.cut === 'too-large' ? 'too-large' : 'not-json-rpc' };
   }
   const bytes = Buffer.concat(head.chunks, head.size);
   const text = decodedText(bytes, encoding);
@@ -163,11 +161,15 @@ async function judgedAnswer(method: string, answer: Response): Promise<Response>
     if ('failure' in judged) throw failureError(judged.failure, status);
     return streaming ? oneFrameStream(judged.envelope) : new Response(judged.bytes, { status, headers });
   }
-  const head = await readHead(answer.body, MAX_READ_BYTES);
-  if (head.rest) return new Response(rejoined(head.chunks, head.rest), { status, headers });
-  const bytes = Buffer.concat(head.chunks, head.size);
   const encoding = headers.get('content-encoding');
   const coding = contentCoding(encoding);
+  const head = await readHead(answer.body, coding === undefined);
+  if (head.rest && head.cut === 'too-large') return new Response(rejoined(head.chunks, head.rest), { status, headers });
+  if (head.rest) {
+    await head.rest.cancel().catch(() => undefined);
+    throw notJsonRpcAnswer(status);
+  }
+  const bytes = Buffer.concat(head.chunks, head.size);
   // A coding the gateway cannot undo is not judged: the caller may read it.
   if (coding !== null && !(coding === undefined && looksLikeEnvelope(bytes)) && !envelopeOf(decodedText(bytes, encoding))) {
     throw notJsonRpcAnswer(status);

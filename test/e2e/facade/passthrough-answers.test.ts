@@ -188,6 +188,13 @@ describe('an answer in no protocol shape becomes the facade’s -32006, in the m
     expect((frames as any[]).map((one) => one.json)).toStrictEqual([{ jsonrpc: '2.0', id: 'stream-untyped', error: NOT_JSON_RPC }]);
   });
 
+  it('message/send answered with a stream under no Content-Type that does not end: the error comes at once', async () => {
+    const sending = rpc(gateway.url, 'message/send', sdkParams('untyped-stream'), { id: 'send-untyped' });
+    const answer = await Promise.race([sending, new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 2_000))]);
+    if (answer === 'waited') throw new Error('the facade waited for the end of a body that cannot be JSON-RPC');
+    expect(answer.body).toStrictEqual({ jsonrpc: '2.0', id: 'send-untyped', error: NOT_JSON_RPC });
+  });
+
   it('tasks/get answered with a text/plain 404: the JSON error names the status', async () => {
     const answer = await rpc(gateway.url, 'tasks/get', { id: 'plain-404' }, { id: 7 });
     expect(answer.status).toBe(200);
