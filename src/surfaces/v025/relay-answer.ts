@@ -17,8 +17,9 @@ import { oneFrameStream, STREAMING_METHODS } from './errors.js';
  * - a streaming method: SSE with a 2xx status flows unread; a JSON-RPC envelope (error or result) is one
  *   SSE frame holding it, as the facade's own refusals are (errors.ts), so the client gets the agent's
  *   words, or its Message/Task as the one event; anything else is -32006.
- * - any other method, non-2xx: the agent's envelope goes through byte for byte, status included; anything
- *   else is -32006 naming the status.
+ * - any other method, non-2xx: the agent's envelope goes through byte for byte but with HTTP 200, as the
+ *   facade's own errors go (errors.ts: the a2a-js 0.2.5 client loses the words of a non-2xx answer);
+ *   anything else is -32006 naming the status.
  * - any other method, 2xx: byte for byte, unless the body is plainly no envelope (then -32006). A body
  *   over MAX_READ_BYTES goes through whole and unchecked.
  */
@@ -159,7 +160,7 @@ async function judgedAnswer(method: string, answer: Response): Promise<Response>
   if (streaming || !ok) {
     const judged = await judge(answer);
     if ('failure' in judged) throw failureError(judged.failure, status);
-    return streaming ? oneFrameStream(judged.envelope) : new Response(judged.bytes, { status, headers });
+    return streaming ? oneFrameStream(judged.envelope) : new Response(judged.bytes, { status: 200, headers });
   }
   const encoding = headers.get('content-encoding');
   const coding = contentCoding(encoding);

@@ -236,10 +236,12 @@ describe('a JSON-RPC answer goes on as the agent wrote it', () => {
     expect(sent.result).toStrictEqual(scenario === 'big' ? BIG_MESSAGE : MESSAGE);
   });
 
-  it('message/send answered with an error envelope and HTTP 500: the same bytes and status', async () => {
+  it("message/send answered with an error envelope and HTTP 500: the same bytes with HTTP 200; the official client reports the agent's words", async () => {
     const answer = await rpc(gateway.url, 'message/send', sdkParams('envelope-500'), { id: 'send-500' });
-    expect(answer.status).toBe(500);
+    expect(answer.status).toBe(200);
     expect(answer.text).toBe(JSON.stringify({ jsonrpc: '2.0', id: 'send-500', error: { code: -32603, message: 'General processing error.' } }));
+    const sent: any = await client.sendMessage(sdkParams('envelope-500'));
+    expect(sent.error).toEqual({ code: -32603, message: 'General processing error.' });
   });
 
   it('an SSE answer flows event by event: the first event arrives while the agent still holds the second', async () => {
