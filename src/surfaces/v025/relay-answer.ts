@@ -16,7 +16,8 @@ import { oneFrameStream, STREAMING_METHODS } from './errors.js';
  *
  * - a streaming method: SSE with a 2xx status flows unread; a JSON-RPC envelope (error or result) is one
  *   SSE frame holding it, as the facade's own refusals are (errors.ts), so the client gets the agent's
- *   words, or its Message/Task as the one event; anything else is -32006.
+ *   words, or its Message/Task as the one event, with the agent's Retry-After and activated extensions;
+ *   anything else is -32006.
  * - any other method, non-2xx: the agent's envelope goes through byte for byte but with HTTP 200, as the
  *   facade's own errors go (errors.ts: the a2a-js 0.2.5 client loses the words of a non-2xx answer);
  *   anything else is -32006 naming the status.
@@ -142,6 +143,19 @@ async function judge(answer: Response): Promise<Judged> {
   return envelope ? { envelope, bytes } : { failure: 'not-json-rpc' };
 }
 
+/** What the agent says about its answer rather than about its body: kept when the body is framed anew. */
+const FRAMED_KEEPS = ['retry-after', 'x-a2a-extensions'];
+
+/** The agent's `retry-after` and activated extensions, for its envelope sent on as one SSE frame. */
+function keptHeaders(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of FRAMED_KEEPS) {
+    const value = headers.get(name);
+    if (value !== null) kept[name] = value;
+  }
+  return kept;
+}
+
 const isSse = (headers: Headers): boolean => headers.get('content-type')?.startsWith('text/event-stream') === true;
 
 function failureError(failure: 'too-large' | 'coding' | 'not-json-rpc', status: number): A2AError {
@@ -160,7 +174,7 @@ async function judgedAnswer(method: string, answer: Response): Promise<Response>
   if (streaming || !ok) {
     const judged = await judge(answer);
     if ('failure' in judged) throw failureError(judged.failure, status);
-    return streaming ? oneFrameStream(judged.envelope) : new Response(judged.bytes, { status: 200, headers });
+    return streaming ? oneFrameStream(judged.envelope, keptHeaders(headers)) : new Response(judged.bytes, { status: 200, headers });
   }
   const encoding = headers.get('content-encoding');
   const coding = contentCoding(encoding);

@@ -72,6 +72,11 @@ function answer(scenario: string, call: FakeCall, res: ServerResponse, streamed:
       return json(res, 200, { detail: `no route on ${MARKER}` });
     case 'not-json-rpc-500':
       return json(res, 500, { timestamp: '2026-12-03T14:00:00Z', status: 500, error: 'Internal Server Error', path: '/rpc', host: MARKER });
+    case 'busy-429':
+      // A refusal for now, as a rate-limited agent gives it: its Retry-After and extensions must reach the caller.
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7', 'x-a2a-extensions': 'https://example.com/ext/quota/v1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'Too many turns; try again in 7 s' } }));
+      return;
     case 'envelope-500':
       return json(res, 500, { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'General processing error.' } });
     case 'big':
@@ -222,6 +227,17 @@ describe('a JSON-RPC answer goes on as the agent wrote it', () => {
     expect((await stream.rest()).map((one) => one.json)).toStrictEqual([{ jsonrpc: '2.0', id: 'stream-result', result: MESSAGE }]);
 
     expect(await collect(client.sendMessageStream(sdkParams('result')))).toStrictEqual([MESSAGE]);
+  });
+
+  it("message/stream refused with HTTP 429 and Retry-After: one frame holding the agent's envelope, its Retry-After and extensions kept", async () => {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', sdkParams('busy-429'), { id: 'stream-busy' });
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('retry-after')).toBe('7');
+    expect(stream.response.headers.get('x-a2a-extensions')).toBe('https://example.com/ext/quota/v1');
+    expect((await stream.rest()).map((one) => one.json)).toStrictEqual([
+      { jsonrpc: '2.0', id: 'stream-busy', error: { code: -32000, message: 'Too many turns; try again in 7 s' } },
+    ]);
+    await expect(collect(client.sendMessageStream(sdkParams('busy-429')))).rejects.toThrow('Too many turns; try again in 7 s (Code: -32000)');
   });
 
   it.each([
