@@ -2,6 +2,7 @@ import type { Transformer } from 'node:stream/web';
 import { createParser } from 'eventsource-parser';
 import { decodedText, encodedCopy } from './content-decoding.js';
 import { isRecord } from '../../model/json.js';
+import { isStream } from '../../observability/body-end.js';
 
 /**
  * What the facade relays past the core (passthrough.ts) is recorded as the caller's all the same:
@@ -45,7 +46,7 @@ function resultOf(text: string): unknown {
 export async function recordingAnswer(answer: Response, record: RecordRelayed): Promise<Response> {
   const init = { status: answer.status, headers: answer.headers };
   const encoding = answer.headers.get('content-encoding');
-  if (answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+  if (isStream(answer)) {
     return answer.body ? new Response(answer.body.pipeThrough(recordingStream(record, encoding)), init) : answer;
   }
   // The bytes go back as they came (whatever their encoding); a decoded copy is read for the task.

@@ -1,5 +1,6 @@
 import { A2AError } from '../../model/index.js';
 import { contentCoding } from '../../content-coding.js';
+import { isStream } from '../../observability/body-end.js';
 import { unsupportedEncoding } from '../../upstream/decoded-body.js';
 import { isJsonRpcResponse, notJsonRpcAnswer } from '../../upstream/jsonrpc-client.js';
 import { fromTransportError } from '../../upstream/upstream-errors.js';
@@ -156,8 +157,6 @@ function keptHeaders(headers: Headers): Record<string, string> {
   return kept;
 }
 
-const isSse = (headers: Headers): boolean => headers.get('content-type')?.startsWith('text/event-stream') === true;
-
 function failureError(failure: 'too-large' | 'coding' | 'not-json-rpc', status: number): A2AError {
   // A status that is not 2xx says more than what the body lacked.
   if (status < 200 || status >= 300 || failure === 'not-json-rpc') return notJsonRpcAnswer(status);
@@ -170,7 +169,7 @@ async function judgedAnswer(method: string, answer: Response): Promise<Response>
   const { status, headers } = answer;
   const ok = status >= 200 && status < 300;
   const streaming = STREAMING_METHODS.has(method);
-  if (streaming && ok && isSse(headers)) return answer;
+  if (streaming && ok && isStream(answer)) return answer;
   if (streaming || !ok) {
     const judged = await judge(answer);
     if ('failure' in judged) throw failureError(judged.failure, status);
