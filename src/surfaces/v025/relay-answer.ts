@@ -127,23 +127,6 @@ function rejoined(chunks: Uint8Array[], rest: Reader): ReadableStream<Uint8Array
   );
 }
 
-type Judged = { envelope: Record<string, unknown>; bytes: Buffer } | { failure: 'too-large' | 'coding' | 'not-json-rpc' };
-
-/** An answer that must hold an envelope to be of use, read whole up to MAX_READ_BYTES. */
-async function judge(answer: Response): Promise<Judged> {
-  const encoding = answer.headers.get('content-encoding');
-  const head = await readHead(answer.body, contentCoding(encoding) === undefined);
-  if (head.rest) {
-    await head.rest.cancel().catch(() => undefined);
-    return { failure: head.cut === 'too-large' ? 'too-large' : 'not-json-rpc' };
-  }
-  const bytes = Buffer.concat(head.chunks, head.size);
-  const text = decodedText(bytes, encoding);
-  if (text === undefined) return { failure: 'coding' };
-  const envelope = envelopeOf(text);
-  return envelope ? { envelope, bytes } : { failure: 'not-json-rpc' };
-}
-
 /** What the agent says about its answer rather than about its body: kept when the body is framed anew. */
 const FRAMED_KEEPS = ['retry-after', 'x-a2a-extensions'];
 
@@ -170,25 +153,28 @@ async function judgedAnswer(method: string, answer: Response): Promise<Response>
   const ok = status >= 200 && status < 300;
   const streaming = STREAMING_METHODS.has(method);
   if (streaming && ok && isStream(answer)) return answer;
-  if (streaming || !ok) {
-    const judged = await judge(answer);
-    if ('failure' in judged) throw failureError(judged.failure, status);
-    return streaming ? oneFrameStream(judged.envelope, keptHeaders(headers)) : new Response(judged.bytes, { status: 200, headers });
-  }
+  // A 2xx answer to a unary method is the agent's result as it wrote it: checked cheaply, never rewritten.
+  const unary2xx = ok && !streaming;
   const encoding = headers.get('content-encoding');
   const coding = contentCoding(encoding);
   const head = await readHead(answer.body, coding === undefined);
-  if (head.rest && head.cut === 'too-large') return new Response(rejoined(head.chunks, head.rest), { status, headers });
+  if (head.rest && head.cut === 'too-large' && unary2xx) return new Response(rejoined(head.chunks, head.rest), { status, headers });
   if (head.rest) {
     await head.rest.cancel().catch(() => undefined);
-    throw notJsonRpcAnswer(status);
+    throw failureError(head.cut === 'too-large' ? 'too-large' : 'not-json-rpc', status);
   }
   const bytes = Buffer.concat(head.chunks, head.size);
-  // A coding the gateway cannot undo is not judged: the caller may read it.
-  if (coding !== null && !(coding === undefined && looksLikeEnvelope(bytes)) && !envelopeOf(decodedText(bytes, encoding))) {
-    throw notJsonRpcAnswer(status);
+  if (unary2xx) {
+    // A coding the gateway cannot undo is not judged: the caller may read it.
+    if (coding !== null && !(coding === undefined && looksLikeEnvelope(bytes)) && !envelopeOf(decodedText(bytes, encoding))) {
+      throw notJsonRpcAnswer(status);
+    }
+    return new Response(bytes, { status, headers });
   }
-  return new Response(bytes, { status, headers });
+  const text = decodedText(bytes, encoding);
+  const envelope = envelopeOf(text);
+  if (!envelope) throw failureError(text === undefined ? 'coding' : 'not-json-rpc', status);
+  return streaming ? oneFrameStream(envelope, keptHeaders(headers)) : new Response(bytes, { status: 200, headers });
 }
 
 /**
