@@ -16,7 +16,8 @@ Options:
 ${AGENT_OPTIONS_HELP}
 
 Exit codes: 0 completed or input-required (the turn ended; follow up with --context/--task), 1 failed,
-rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required.`;
+rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required or the
+credentials refused (HTTP 401/403).`;
 
 const CALL_OPTIONS = {
   stream: { type: 'boolean' },
@@ -30,6 +31,12 @@ export function exitCodeFor(state: TaskState | undefined): number {
   if (state === 'TASK_STATE_AUTH_REQUIRED') return EXIT_NEEDS_INPUT;
   if (state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_CANCELED') return EXIT_FAILURE;
   return EXIT_OK;
+}
+
+/** 401 or 403 when the agent turned the call away for its credentials (missing or wrong). */
+function refusedStatus(error: A2AError): number | undefined {
+  const status = error.agentHttpStatus;
+  return status === 401 || status === 403 ? status : undefined;
 }
 
 /** `a2a-bridge call … | head` closing the pipe early is not an error. */
@@ -108,6 +115,11 @@ export async function run(argv: string[]): Promise<number> {
     return exitCodeFor(printer.summary.state);
   } catch (error) {
     wait.stop();
+    const refused = error instanceof A2AError ? refusedStatus(error) : undefined;
+    if (refused) {
+      complain(`the agent refused the call (HTTP ${refused}): give it credentials with --token, --api-key or --header`);
+      return EXIT_NEEDS_INPUT;
+    }
     const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);
     complain(`the call failed: ${detail}`);
     return EXIT_UNREACHABLE;

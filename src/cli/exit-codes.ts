@@ -3,7 +3,7 @@
  * 0 done; 1 the work itself failed (a task ended failed/rejected, a lint rule failed, a runtime error);
  * 2 the command line or configuration is wrong, or the gateway could not start;
  * 3 the agent could not be reached or answered with a protocol error;
- * 4 the agent asks for authorization (auth-required).
+ * 4 the agent asks for authorization (auth-required), or refused the credentials given (HTTP 401/403).
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;

@@ -84,11 +84,16 @@ export class A2AError extends Error {
    * with 200), gRPC with RESOURCE_EXHAUSTED.
    */
   readonly retryAfterSeconds?: number;
+  /**
+   * The HTTP status of an agent's answer that this error reports in its place (a 401, a proxy's 502):
+   * what the CLI tells refused credentials by. No surface renders it; callers read the message.
+   */
+  readonly agentHttpStatus?: number;
 
   constructor(
     code: number,
     message: string,
-    options: { metadata?: Record<string, string>; violations?: FieldViolation[]; retryAfterSeconds?: number } = {},
+    options: { metadata?: Record<string, string>; violations?: FieldViolation[]; retryAfterSeconds?: number; agentHttpStatus?: number } = {},
   ) {
     super(message);
     this.name = 'A2AError';
@@ -96,6 +101,7 @@ export class A2AError extends Error {
     this.metadata = options.metadata ?? {};
     this.violations = options.violations ?? [];
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.agentHttpStatus !== undefined) this.agentHttpStatus = options.agentHttpStatus;
   }
 
   /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */

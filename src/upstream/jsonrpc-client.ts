@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
-import { withFields, A2AError, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, ErrorCode, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import {
@@ -140,11 +140,8 @@ export function isJsonRpcResponse(value: unknown): value is Envelope {
  * hold a stack trace or internal host names). The 0.2.5 relay reports such answers with the same words.
  */
 export function notJsonRpcAnswer(statusCode: number): A2AError {
-  return A2AError.invalidAgentResponse(
-    statusCode >= 200 && statusCode < 300
-      ? 'The upstream agent returned a response that is not JSON-RPC'
-      : `The upstream agent answered HTTP ${statusCode}`,
-  );
+  if (statusCode >= 200 && statusCode < 300) return A2AError.invalidAgentResponse('The upstream agent returned a response that is not JSON-RPC');
+  return new A2AError(ErrorCode.InvalidAgentResponse, `The upstream agent answered HTTP ${statusCode}`, { agentHttpStatus: statusCode });
 }
 
 /**

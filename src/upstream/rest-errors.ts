@@ -59,14 +59,14 @@ function fromHttpStatus(status: number, message: string, context: RestErrorConte
       return A2AError.invalidParams(said ?? 'The upstream agent rejected the request');
     case 401:
     case 403:
-      return A2AError.internal(`The upstream agent refused the gateway's credentials (HTTP ${status})`);
+      return new A2AError(ErrorCode.Internal, `The upstream agent refused the gateway's credentials (HTTP ${status})`, { agentHttpStatus: status });
     case 405:
     case 501:
       return A2AError.unsupportedOperation(said ?? 'The upstream agent does not support this operation');
     case 415:
       return A2AError.contentTypeNotSupported(said ?? 'The upstream agent does not accept this content type');
     default:
-      return A2AError.internal(said ?? `The upstream agent answered HTTP ${status}`);
+      return new A2AError(ErrorCode.Internal, said ?? `The upstream agent answered HTTP ${status}`, { agentHttpStatus: status });
   }
 }
 

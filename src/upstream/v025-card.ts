@@ -1,4 +1,4 @@
-import { withFields, A2AError } from '../model/index.js';
+import { withFields, A2AError, ErrorCode } from '../model/index.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
@@ -27,7 +27,11 @@ export async function fetchV025Card(baseUrl: string, dialect: V025Dialect, optio
     if (status === 200 && body !== undefined) return parseV025Response(V025AgentCard, body, 'agent card');
     lastStatus = status;
   }
-  throw A2AError.internal(`Upstream agent card is unavailable (HTTP ${lastStatus})`);
+  throw new A2AError(
+    ErrorCode.Internal,
+    `Upstream agent card is unavailable (HTTP ${lastStatus})`,
+    lastStatus > 0 ? { agentHttpStatus: lastStatus } : {},
+  );
 }
 
 /** The JSON-RPC endpoint a 0.2.5 card advertises (`url`, or a JSONRPC additional interface), reachable from here. */

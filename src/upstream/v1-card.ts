@@ -1,4 +1,4 @@
-import { withFields, A2AError, AgentCard } from '../model/index.js';
+import { withFields, A2AError, AgentCard, ErrorCode } from '../model/index.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
 import { validateResult } from './validate-result.js';
@@ -12,14 +12,16 @@ export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
  * one error: the card is unavailable.
  */
 export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Promise<AgentCard> {
+  let status: number | undefined;
   try {
     const answer = await getJson(
       `${baseUrl}${V1_AGENT_CARD_PATH}`,
       withFields(options, { headers: withFields(options.headers, { 'a2a-version': '1.0' }) }),
     );
-    if (answer.status !== 200) throw new Error(`card answered HTTP ${answer.status}`);
-    return validateResult(AgentCard, answer.body, 'agent card');
+    if (answer.status !== 200) status = answer.status;
+    else return validateResult(AgentCard, answer.body, 'agent card');
   } catch {
-    throw A2AError.internal('Upstream agent card is unavailable');
+    // Unreachable, or a card that is not one: the same error, without the status.
   }
+  throw new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', status === undefined ? {} : { agentHttpStatus: status });
 }

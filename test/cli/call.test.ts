@@ -121,13 +121,17 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   });
 
   it('credentials: --token for the 1.0 surface, --api-key (X-API-KEY) or --header for the facade', async () => {
-    const denied = await cli(['call', guarded.url, 'hi']);
-    expect(denied.code).toBe(3);
-    expect(denied.stderr).toMatch(/^a2a-bridge: /);
+    // Refused credentials are told apart from an agent that is down: exit 4, and what to pass.
+    for (const protocol of ['1.0', '0.2.5']) {
+      const denied = await cli(['call', guarded.url, 'hi', '--protocol', protocol]);
+      expect(denied.code).toBe(4);
+      expect(denied.stderr).toBe('a2a-bridge: the agent refused the call (HTTP 401): give it credentials with --token, --api-key or --header\n');
+    }
     expect((await cli(['call', guarded.url, 'hi', '--token', 'gw-token'])).code).toBe(0);
     expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'bl-key'])).code).toBe(0);
     expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--header', 'X-API-KEY: bl-key'])).code).toBe(0);
-    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'wrong'])).code).toBe(3);
+    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'wrong'])).code).toBe(4);
+    expect((await cli(['call', guarded.url, 'hi', '--token', 'wrong'])).code).toBe(4);
   });
 
   it('exit codes for a bad command line and an unreachable agent', async () => {

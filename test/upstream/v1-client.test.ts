@@ -89,7 +89,7 @@ describe('card and endpoint', () => {
   it('reports an unreachable or unauthorized card as -32603 without detail', async () => {
     const { upstream } = await setup({ auth: { apiKey: 'right' } }, { auth: { 'api-key': 'wrong' } });
     const error = await rejection(upstream.fetchCard());
-    expect(error).toMatchObject({ code: -32603, message: 'Upstream agent card is unavailable' });
+    expect(error).toMatchObject({ code: -32603, message: 'Upstream agent card is unavailable', agentHttpStatus: 401 });
     // A call needs the card first, so it fails the same way.
     expect(await rejection(upstream.getTask({ id: 't' }, ctx()))).toMatchObject({ code: -32603 });
   });
