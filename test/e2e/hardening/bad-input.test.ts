@@ -24,7 +24,7 @@ import {
 } from './support.js';
 import { TARGETS, bodies, dialectFor, hostileString, pathSegment } from './bad-input-generators.js';
 
-const RUNS = 200;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
 let gateway: TestGateway;
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
