@@ -42,6 +42,11 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = checkConfig(loaded.config, loaded.warnings);
       return;
     }
+    case 'health': {
+      const { health } = await import('./health.js');
+      process.exitCode = await health(loaded.config);
+      return;
+    }
     case 'serve': {
       const { serve } = await import('./serve.js');
       await serve(loaded.config, loaded.warnings);

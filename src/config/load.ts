@@ -10,7 +10,7 @@ import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, typ
 
 export { ConfigError };
 
-export type Command = 'serve' | 'check-config' | 'help' | 'version';
+export type Command = 'serve' | 'check-config' | 'health' | 'help' | 'version';
 
 export interface LoadedConfig {
   config: GatewayConfig;
@@ -45,7 +45,7 @@ const FLAGS: Record<string, FlagSpec> = {
   '--log-level': { keys: ['log-level'], metavar: 'LEVEL', help: `${LOG_LEVELS} (default ${DEFAULTS['log-level']})` },
 };
 
-const COMMANDS: readonly Command[] = ['serve', 'check-config', 'help', 'version'];
+const COMMANDS: readonly Command[] = ['serve', 'check-config', 'health', 'help', 'version'];
 
 interface ParsedArgs {
   command: Command;
@@ -262,12 +262,13 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
 export function usage(program = 'a2a-bridge'): string {
   const options = Object.entries(FLAGS).map(([flag, spec]) => `  ${`${flag} ${spec.metavar}`.padEnd(20)} ${spec.help}`);
   return [
-    `Usage: ${program} [serve|check-config|help|version] [options]`,
+    `Usage: ${program} [serve|check-config|health|help|version] [options]`,
     `       ${program} call|card|lint URL ...   (${program} call --help)`,
     '',
     'Commands:',
     '  serve                start the gateway (default)',
     '  check-config         validate the configuration and print it with secrets masked',
+    '  health               exit 0 when the gateway so configured answers /health on this machine',
     '  call URL TEXT        send a message to an A2A agent (1.0 or 0.2.5) and print the reply',
     "  card URL             print an agent's card",
     "  lint URL             check a 0.2.5 card and a test turn against Bailian's contract",
