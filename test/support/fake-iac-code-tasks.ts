@@ -162,10 +162,13 @@ export class TaskBook {
     }
     if (data.decision !== 'allow_once' && data.decision !== 'deny') throw invalidParams('Permission decision must be allow_once or deny.');
     if (data.requestTaskId !== taskId) throw invalidParams('Permission response taskId does not match requestTaskId.');
+    // iac-code's newer servers also check the message's contextId (read in its source; no capture has it).
+    const task = this.tasks.get(taskId as string) as Json;
+    if (typeof message.contextId !== 'string') throw invalidParams('Permission response correlation fields are required.');
+    if (message.contextId !== task.contextId) throw invalidParams('input_response_mismatch: permission context does not match.');
     if (data.inputId !== waiting.inputId || data.toolUseId !== waiting.toolUseId) {
       throw invalidParams('input_response_mismatch: permission correlation does not match.');
     }
-    const task = this.tasks.get(taskId as string) as Json;
     const received = { kind: 'permission', inputId: waiting.inputId, decision: data.decision, toolUseId: waiting.toolUseId };
     const queue = new EventQueue();
     queue.push({

@@ -16,7 +16,10 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
   const { message } = request;
   const decision = chosenOption(prompt, joinText(message.parts));
   if (decision) {
-    return { request: withFields(request, { message: withFields(message, { taskId: paused.id, parts: [permissionAnswer(prompt, decision)] }) }) };
+    // iac-code matches the answer to its prompt by task and context; a caller may have named the task alone.
+    const contextId = message.contextId ?? paused.contextId;
+    const answer = withFields(message, { taskId: paused.id, parts: [permissionAnswer(prompt, decision)], ...(contextId ? { contextId } : {}) });
+    return { request: withFields(request, { message: answer }) };
   }
   const reprompt: Task = {
     id: paused.id,

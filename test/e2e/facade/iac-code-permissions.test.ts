@@ -46,16 +46,16 @@ describe('facade → iac-code asking for permission', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function ask(): Promise<string> {
+  async function ask(): Promise<{ contextId: string; taskId: string }> {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Create a VPC' }) });
     const events = results(await stream.rest());
     expect(streamedText(events)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
-    return events[0].contextId;
+    return { contextId: events[0].contextId, taskId: events[0].id };
   }
 
   it('the question is shown; "Allow once" resumes the turn and the template is shown', async () => {
-    const contextId = await ask();
+    const { contextId } = await ask();
     const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
     expect(sentText(answer.body.result)).toBe(`main.tf\n\`\`\`hcl\n${TEMPLATE}\`\`\`\n${AFTER.join('')}`);
     const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
@@ -74,8 +74,16 @@ describe('facade → iac-code asking for permission', () => {
     ]);
   });
 
+  it("an answer that names the task alone (no contextId) still reaches iac-code with the task's context", async () => {
+    const { contextId, taskId } = await ask();
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', taskId }) });
+    expect(sentText(answer.body.result)).toContain(TEMPLATE);
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+    expect(sent.params.message).toMatchObject({ contextId, parts: [{ data: { kind: 'permission', decision: 'allow_once' } }] });
+  });
+
   it('"拒绝" (deny) over message/stream: the tool does not run and the agent says so', async () => {
-    const contextId = await ask();
+    const { contextId } = await ask();
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: '拒绝', contextId }) });
     const events = results(await stream.rest());
     expect(streamedText(events)).toBe(PERMISSION_DENIED_AFTER.join(''));
@@ -83,7 +91,7 @@ describe('facade → iac-code asking for permission', () => {
   });
 
   it('a reply that picks no option is asked again, without reaching iac-code; a later "yes" still works', async () => {
-    const contextId = await ask();
+    const { contextId } = await ask();
     const before = fake.rpcRequests('SendStreamingMessage').length;
     const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'what does it do?', contextId }) });
     expect(sentText(again.body.result)).toBe(`An answer is needed first. ${QUESTION}`);
@@ -93,7 +101,7 @@ describe('facade → iac-code asking for permission', () => {
   });
 
   it('an answer sent with a URL image reaches iac-code as the data part alone; a re-prompt does not wait for its image', async () => {
-    const contextId = await ask();
+    const { contextId } = await ask();
     const withImage = (text: string, path: string) =>
       userMessage({ text, contextId, metadata: { images: [{ type: 'url', value: `${photosUrl}${path}` }] } });
     const before = fake.rpcRequests('SendStreamingMessage').length;
