@@ -64,7 +64,7 @@ const RUNTIME_SKILL = skill(
   'List my current A2A tasks.',
 );
 
-const EXTENSIONS = [
+const extensions = (runMode: CardShape['runMode']): Json[] => [
   {
     uri: 'urn:iac-code:a2a:artifact-metadata:v1',
     description: 'Optional iac-code metadata namespace for tool status and stored local artifact metadata.',
@@ -85,12 +85,12 @@ const EXTENSIONS = [
       supportsInterrupts: true,
       schemaVersion: '1.0',
       eventBatchMetadataPath: 'metadata.iac_code.pipelineBatch.events',
-      mode: 'normal',
+      mode: runMode,
       supportsSnapshot: true,
       supportsEventBatching: true,
       maxBatchBytes: 1048576,
       maxBatchEvents: 1024,
-      enabled: false,
+      enabled: runMode === 'pipeline',
       supportsReplay: true,
     },
   },
@@ -104,6 +104,7 @@ export interface CardShape {
   /** List HTTP+JSON before JSONRPC (iac-code lists JSONRPC first). */
   restFirst: boolean;
   pushNotifications: boolean;
+  runMode: 'normal' | 'pipeline';
 }
 
 /** The public card with the legacy 0.3 fields appended, pointing at the fake itself. */
@@ -115,7 +116,7 @@ export function publicCard(shape: CardShape): Json {
   if (shape.restFirst) interfaces.reverse();
   const [first = {}, ...rest] = interfaces;
   return {
-    ...protoCard(interfaces, shape.pushNotifications, PUBLIC_SKILLS),
+    ...protoCard(interfaces, shape, PUBLIC_SKILLS),
     url: first.url,
     preferredTransport: first.protocolBinding,
     protocolVersion: '1.0',
@@ -126,10 +127,10 @@ export function publicCard(shape: CardShape): Json {
 /** The extended card: the proto card plus the runtime skill, no legacy fields. */
 export function extendedCard(shape: CardShape): Json {
   const card = publicCard(shape);
-  return protoCard(card.supportedInterfaces as Json[], shape.pushNotifications, [...PUBLIC_SKILLS, RUNTIME_SKILL]);
+  return protoCard(card.supportedInterfaces as Json[], shape, [...PUBLIC_SKILLS, RUNTIME_SKILL]);
 }
 
-function protoCard(interfaces: Json[], push: boolean, skills: Json[]): Json {
+function protoCard(interfaces: Json[], shape: CardShape, skills: Json[]): Json {
   return {
     name: 'iac-code',
     description:
@@ -137,7 +138,7 @@ function protoCard(interfaces: Json[], push: boolean, skills: Json[]): Json {
     supportedInterfaces: interfaces,
     provider: { organization: 'iac-code' },
     version: '0.13.1',
-    capabilities: { streaming: true, pushNotifications: push, extensions: EXTENSIONS, extendedAgentCard: true },
+    capabilities: { streaming: true, pushNotifications: shape.pushNotifications, extensions: extensions(shape.runMode), extendedAgentCard: true },
     defaultInputModes: INPUT_MODES,
     defaultOutputModes: ['text/plain'],
     skills,

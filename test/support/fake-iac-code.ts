@@ -67,6 +67,8 @@ export interface FakeIacCodeOptions {
   auth?: FakeIacCodeAuth;
   rpcPath?: string;
   restFirst?: boolean;
+  /** The run mode its card announces (iac-code's `IAC_CODE_MODE`); the turns stay normal-mode ones. */
+  runMode?: 'normal' | 'pipeline';
   pushNotifications?: boolean;
   frameDelayMs?: number;
   rawThinking?: boolean;
@@ -116,6 +118,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     origin: '',
     rpcPath: options.rpcPath ?? '/',
     restFirst: options.restFirst ?? false,
+    runMode: options.runMode ?? 'normal',
     pushNotifications: options.pushNotifications ?? false,
   };
   const book = new TaskBook({
