@@ -40,6 +40,15 @@ interface Turn {
 }
 
 const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
+/**
+ * The metadata iac-code reads a turn's settings (`iac_code.cwd`, ...) from: the request's own whenever it
+ * has any, else the message's (read in iac-code's source; no capture has request-level metadata).
+ */
+export function turnMetadata(params: Json): Json | undefined {
+  const request = params.metadata as Json | undefined;
+  return request && Object.keys(request).length > 0 ? request : ((params.message as Json | undefined)?.metadata as Json | undefined);
+}
+
 /** The folder a turn without `cwd` works in: the server process's own. */
 const SERVER_FOLDER = '/srv/iac-code';
 /** iac-code's failure for a turn that names another folder than its context's first (captured). */
@@ -91,7 +100,7 @@ export class TaskBook {
     this.sessions.set(contextId, sessionId);
     const ids = { taskId: task.id as string, contextId, sessionId };
     const newTask = existingId === undefined;
-    const events = !this.inItsWorkspace(contextId, message)
+    const events = !this.inItsWorkspace(contextId, turnMetadata(params))
       ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
       : hasText
         ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
@@ -100,8 +109,8 @@ export class TaskBook {
   }
 
   /** iac-code binds a context to the folder of its first turn and fails a turn that names another. */
-  private inItsWorkspace(contextId: string, message: Json): boolean {
-    const iacCode = (message.metadata as Json | undefined)?.iac_code as Json | undefined;
+  private inItsWorkspace(contextId: string, metadata: Json | undefined): boolean {
+    const iacCode = metadata?.iac_code as Json | undefined;
     const folder = typeof iacCode?.cwd === 'string' ? iacCode.cwd : SERVER_FOLDER;
     const bound = this.workspaces.get(contextId) ?? folder;
     this.workspaces.set(contextId, bound);

@@ -39,16 +39,12 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     const { message } = request;
     // A new conversation gets its id here, so that its first turn already has its folder (iac-code takes a caller's id).
     const contextId = message.contextId ?? (message.taskId ? await options.contextOf(message.taskId, ctx) : randomUUID());
-    const iacCode = isRecord(message.metadata?.iac_code) ? message.metadata.iac_code : undefined;
-    if (contextId === undefined) {
-      // A task the gateway cannot place: no folder of ours, and none of the caller's either (iac-code then
-      // holds the task's context to the folder it was bound to).
-      if (iacCode?.cwd === undefined) return request;
-      const { cwd: _theirs, ...rest } = iacCode;
-      return withFields(request, { message: withFields(message, { metadata: withFields(message.metadata, { iac_code: rest }) }) });
-    }
-    const metadata = withFields(message.metadata, { iac_code: withFields(iacCode, { cwd: workspaceOf(root, contextId) }) });
-    return withFields(request, { message: withFields(message, { contextId, metadata }) });
+    // A task the gateway cannot place gets no folder of ours, and none of the caller's either (iac-code then
+    // holds the task's context to the folder it was bound to).
+    return placedIn(
+      contextId === undefined ? request : withFields(request, { message: withFields(message, { contextId }) }),
+      contextId && workspaceOf(root, contextId),
+    );
   }
 
   /** The turn in its workspace, its start noted (with `activity`) before it goes on; and what ends the note. */
@@ -90,6 +86,29 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     getTask: async (request, ctx) => task(await inner.getTask(request, ctx)),
     cancelTask: async (request, ctx) => task(await inner.cancelTask(request, ctx)),
   });
+}
+
+/**
+ * The request with `folder` as its only workspace (none when undefined): named in the message's metadata,
+ * and in the request's own, which iac-code reads instead of the message's whenever it has any.
+ */
+function placedIn(request: SendMessageRequest, folder: string | undefined): SendMessageRequest {
+  const { message, metadata } = request;
+  const messageMetadata = withFolder(message.metadata, folder);
+  const placed =
+    messageMetadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata: messageMetadata }) });
+  if (!metadata || Object.keys(metadata).length === 0) return placed;
+  const own = withFolder(metadata, folder);
+  return own === metadata ? placed : withFields(placed, { metadata: own });
+}
+
+/** `metadata` with `iac_code.cwd` set to `folder`, or without a `cwd` when there is no folder; the same object when that changes nothing. */
+function withFolder(metadata: Record<string, unknown> | undefined, folder: string | undefined): Record<string, unknown> | undefined {
+  const iacCode = isRecord(metadata?.iac_code) ? metadata.iac_code : undefined;
+  if (folder !== undefined) return withFields(metadata, { iac_code: withFields(iacCode, { cwd: folder }) });
+  if (iacCode?.cwd === undefined) return metadata;
+  const { cwd: _theirs, ...rest } = iacCode;
+  return withFields(metadata, { iac_code: rest });
 }
 
 /** iac-code echoes a turn's metadata into the task's history: the workspace the gateway named is not the caller's to see. */

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
-import { WRONG_WORKSPACE } from '../../support/fake-iac-code-tasks.js';
+import { turnMetadata, WRONG_WORKSPACE } from '../../support/fake-iac-code-tasks.js';
 import type { FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { userMessage as v1Message } from '../../support/v1-message.js';
@@ -19,12 +19,12 @@ const REPLY = 'Hello world.';
 const turns = (fake: FakeIacCode) =>
   fake.rpcRequests().filter((request) => request.rpcMethod === 'SendMessage' || request.rpcMethod === 'SendStreamingMessage');
 
-/** The context and the folder of each turn the agent received since the `from`th. */
+/** The context and the folder of each turn the agent received since the `from`th, read as iac-code reads them. */
 function foldersByContext(fake: FakeIacCode, from: number): Array<[string, string | undefined]> {
   return turns(fake)
     .slice(from)
-    .map((request) => (request.body as any).params.message)
-    .map((message) => [message.contextId, message.metadata?.iac_code?.cwd]);
+    .map((request) => (request.body as any).params)
+    .map((params) => [params.message.contextId, (turnMetadata(params) as any)?.iac_code?.cwd]);
 }
 
 const agentCalls = (fake: FakeIacCode) => turns(fake).length;
@@ -94,6 +94,28 @@ describe('upstream.workspace-root: a workspace per conversation', () => {
       ['caller-ctx', workspaceOf(ROOT, 'caller-ctx')],
       ['caller-ctx', workspaceOf(ROOT, 'caller-ctx')],
     ]);
+  });
+
+  it("a 1.0 caller's request-level metadata, which iac-code reads instead of the message's, names the conversation's folder too", async () => {
+    const before = agentCalls(running.fake);
+    const own = { metadata: { iac_code: { cwd: '/home/someone-else' }, trace: 't-1' } };
+    const plain = { metadata: { trace: 't-2' } };
+    for (const [contextId, extra] of [
+      ['request-own', own],
+      ['request-plain', plain],
+    ] as const) {
+      const answer = await v1(running.gateway.url, 'SendMessage', { message: v1Message('make a vpc', { contextId }), ...extra });
+      expect(answer.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(JSON.stringify(answer.result)).not.toContain(ROOT);
+    }
+    expect(foldersByContext(running.fake, before)).toEqual([
+      ['request-own', workspaceOf(ROOT, 'request-own')],
+      ['request-plain', workspaceOf(ROOT, 'request-plain')],
+    ]);
+    const sent = turns(running.fake)
+      .slice(before)
+      .map((request) => (request.body as any).params.metadata);
+    expect(sent).toEqual([expect.objectContaining({ trace: 't-1' }), expect.objectContaining({ trace: 't-2' })]);
   });
 });
 
