@@ -41,10 +41,8 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     const contextId = message.contextId ?? (message.taskId ? await options.contextOf(message.taskId, ctx) : randomUUID());
     // A task the gateway cannot place gets no folder of ours, and none of the caller's either (iac-code then
     // holds the task's context to the folder it was bound to).
-    return placedIn(
-      contextId === undefined ? request : withFields(request, { message: withFields(message, { contextId }) }),
-      contextId && workspaceOf(root, contextId),
-    );
+    if (contextId === undefined) return placedIn(request, undefined);
+    return placedIn(withFields(request, { message: withFields(message, { contextId }) }), workspaceOf(root, contextId));
   }
 
   /** The turn in its workspace, its start noted (with `activity`) before it goes on; and what ends the note. */
