@@ -4,7 +4,8 @@ import type { AgentPort, CallContext } from '../../core/agent-port.js';
 import { deferIterable, mapIterable, tapIterable } from '../../core/iterables.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
-import { withFields, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { eventUnechoed, unechoed } from './workspace-echo.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
 
 /**
@@ -55,7 +56,7 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
   }
 
   const task = (value: Task): Task => unechoed(value, root);
-  const event = (value: StreamResponse): StreamResponse => ('task' in value ? { task: task(value.task) } : value);
+  const event = (value: StreamResponse): StreamResponse => eventUnechoed(value, root);
 
   return overlay(inner, {
     sendMessage: async (request, ctx) => {
@@ -107,27 +108,4 @@ function withFolder(metadata: Record<string, unknown> | undefined, folder: strin
   if (iacCode?.cwd === undefined) return metadata;
   const { cwd: _theirs, ...rest } = iacCode;
   return withFields(metadata, { iac_code: rest });
-}
-
-/** iac-code echoes a turn's metadata into the task's history: the workspace the gateway named is not the caller's to see. */
-function unechoed(task: Task, root: string): Task {
-  if (!task.contextId || !task.history?.some(namesFolder)) return task;
-  const folder = workspaceOf(root, task.contextId);
-  return withFields(task, { history: task.history.map((message) => (namesFolder(message) ? withoutFolder(message, folder) : message)) });
-}
-
-function namesFolder(message: Message): boolean {
-  const iacCode = message.metadata?.iac_code;
-  return isRecord(iacCode) && typeof iacCode.cwd === 'string';
-}
-
-function withoutFolder(message: Message, folder: string): Message {
-  const iacCode = message.metadata!.iac_code as Record<string, unknown>;
-  if (iacCode.cwd !== folder) return message;
-  const { cwd: _folder, ...rest } = iacCode;
-  const { iac_code: _iacCode, ...others } = message.metadata!;
-  const metadata = Object.keys(rest).length > 0 ? withFields(others, { iac_code: rest }) : others;
-  if (Object.keys(metadata).length > 0) return withFields(message, { metadata });
-  const { metadata: _metadata, ...bare } = message;
-  return bare;
 }

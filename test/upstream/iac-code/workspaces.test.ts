@@ -47,3 +47,37 @@ describe("givingWorkspaces and the request-level metadata iac-code reads instead
     expect(cwdOf(sent[1]!.message.metadata)).toBe(workspaceOf(ROOT, 'c2'));
   });
 });
+
+describe('givingWorkspaces and the source paths newer iac-code servers name', () => {
+  const file = `${workspaceOf(ROOT, 'c1')}/main.tf`;
+  const artifact = (sourcePath: string) => ({
+    artifactId: 'a-1',
+    name: 'main.tf',
+    metadata: { sha256: 'x', sourcePath },
+    parts: [{ url: 'iac-code-artifact://a-1/main.tf', metadata: { sourcePath } }, { text: 'note' }],
+  });
+  const inner = stubUpstream({
+    async *sendStreamingMessage(request) {
+      yield { artifactUpdate: { taskId: 't-1', contextId: request.message.contextId!, artifact: artifact(file) } };
+      yield { artifactUpdate: { taskId: 't-1', contextId: request.message.contextId!, artifact: artifact('/opt/templates/base.tf') } };
+    },
+    getTask: async () => ({ ...finishedTask('t-1', 'c1'), artifacts: [artifact(file)] }),
+  });
+  const port = givingWorkspaces(inner, { root: ROOT, contextOf: async () => undefined });
+
+  it("takes out a file path inside a conversation's folder, from the artifact and its parts, streamed or in a task", async () => {
+    const events = [];
+    for await (const event of port.sendStreamingMessage({ message: userMessage({ contextId: 'c1' }) }, ctxOf('p'))) events.push(event);
+    const [inFolder, elsewhere] = events.map((event) => ('artifactUpdate' in event ? event.artifactUpdate.artifact : undefined));
+    expect(inFolder).toEqual({
+      artifactId: 'a-1',
+      name: 'main.tf',
+      metadata: { sha256: 'x' },
+      parts: [{ url: 'iac-code-artifact://a-1/main.tf' }, { text: 'note' }],
+    });
+    expect(JSON.stringify(elsewhere)).toContain('/opt/templates/base.tf');
+    const task = await port.getTask({ id: 't-1' }, ctxOf('p'));
+    expect(JSON.stringify(task)).not.toContain(ROOT);
+    expect(task.artifacts?.[0]?.metadata).toEqual({ sha256: 'x' });
+  });
+});
