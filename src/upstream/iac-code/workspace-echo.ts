@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { isRecord } from '../../model/json.js';
 import { withFields, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
 
@@ -27,8 +28,8 @@ export function eventUnechoed(event: StreamResponse, root: string): StreamRespon
   return event;
 }
 
-/** A path under the workspace root: some conversation's folder, or a file in it. Only the gateway names those. */
-const underRoot = (path: unknown, root: string): boolean => typeof path === 'string' && path.startsWith(`${root}/`);
+/** A path under the workspace root (written with or without a trailing slash): some conversation's folder, or a file in it. Only the gateway names those. */
+const underRoot = (path: unknown, root: string): boolean => typeof path === 'string' && path.startsWith(posix.join(root, '/'));
 
 function namesFolder(message: Message, root: string): boolean {
   const iacCode = message.metadata?.iac_code;

@@ -63,7 +63,8 @@ describe('givingWorkspaces and the source paths newer iac-code servers name', ()
     },
     getTask: async () => ({ ...finishedTask('t-1', 'c1'), artifacts: [artifact(file)] }),
   });
-  const port = givingWorkspaces(inner, { root: ROOT, contextOf: async () => undefined });
+  // The root as an operator may write it, with a trailing slash.
+  const port = givingWorkspaces(inner, { root: `${ROOT}/`, contextOf: async () => undefined });
 
   it("takes out a file path inside a conversation's folder, from the artifact and its parts, streamed or in a task", async () => {
     const events = [];
