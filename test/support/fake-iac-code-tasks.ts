@@ -28,6 +28,7 @@ export interface TaskBookOptions {
   rawThinking: boolean;
   script?: TurnScript;
   deleteResult: 'null' | 'empty';
+  permissionWait: 'open' | 'parked';
 }
 
 /** A running turn; `waiting` while it waits on a permission answer. */
@@ -130,7 +131,12 @@ export class TaskBook {
         if (turn.canceled) return;
         const marker = event[AWAIT_PERMISSION] as { inputId: string; toolUseId: string; deny: Json[] } | undefined;
         if (marker) {
-          // The original stream stays open while the prompt waits (it may also have been closed by its client).
+          // Captured: the original stream stays open while the prompt waits (its client may close it).
+          // Parked: it ends here, and the rest of the turn goes to the answering stream.
+          if (this.options.permissionWait === 'parked') {
+            for (const queue of turn.subscribers) queue.end();
+            turn.subscribers.clear();
+          }
           const decision = await new Promise<string>((answer) => (turn.waiting = { inputId: marker.inputId, toolUseId: marker.toolUseId, answer }));
           turn.waiting = undefined;
           if (decision === 'deny') pending = [...pending.slice(0, i + 1), ...marker.deny];
@@ -146,7 +152,7 @@ export class TaskBook {
   private finishTurn(taskId: string): void {
     const turn = this.turns.get(taskId);
     this.turns.delete(taskId);
-    for (const queue of turn?.answerers ?? []) queue.push({});
+    if (this.options.permissionWait === 'open') for (const queue of turn?.answerers ?? []) queue.push({});
     for (const queue of turn?.subscribers ?? []) queue.end();
   }
 

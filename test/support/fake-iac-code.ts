@@ -74,6 +74,13 @@ export interface FakeIacCodeOptions {
   rawThinking?: boolean;
   /** What the model says and writes in each turn (default: the captured turn's words). */
   script?: TurnScript;
+  /**
+   * How a permission prompt waits: `open` as captured (the prompting stream stays open, the answering
+   * stream ends with `{}`), or `parked` as newer servers do it (read in iac-code's source: the prompting
+   * stream ends after the prompt, the rest of the turn goes to the answering stream, which ends with the
+   * turn's INPUT_REQUIRED).
+   */
+  permissionWait?: 'open' | 'parked';
   deleteResult?: 'null' | 'empty';
   fault?: (request: ReceivedRequest) => Fault | undefined;
 }
@@ -128,6 +135,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     rawThinking: options.rawThinking ?? false,
     ...(options.script ? { script: options.script } : {}),
     deleteResult: options.deleteResult ?? 'null',
+    permissionWait: options.permissionWait ?? 'open',
   });
 
   function chooseFault(record: ReceivedRequest, route: 'rpc' | 'card'): Fault | undefined {

@@ -2,7 +2,8 @@
  * iac-code's interactive permission prompt (its default) in front of a Bailian user: the question is
  * shown as text, and the user's answer in words reaches iac-code as the data part it requires, so the
  * turn goes on and the template is shown. A reply that picks no option is asked again without reaching
- * iac-code. The fake iac-code follows the captured prompt, answer and resume frames.
+ * iac-code. The fake iac-code follows the captured prompt, answer and resume frames, and, as newer servers
+ * do it (read in iac-code's source), a prompting stream that ends after the prompt.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -20,7 +21,8 @@ const AFTER = ['Wrote main.tf ✓'];
 const TEMPLATE = 'resource "alicloud_vpc" "main" {}\n';
 const QUESTION = `${PERMISSION_PROMPT}\nReply "Allow once" or "Deny".`;
 
-describe('facade → iac-code asking for permission', () => {
+// `open`: the prompting stream stays open, as captured; `parked`: it ends after the prompt, as newer servers do.
+describe.each(['open', 'parked'] as const)('facade → iac-code asking for permission (the prompt waits %s)', (permissionWait) => {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-permission-'));
   let fake: FakeIacCode;
   let gateway: RunningGateway;
@@ -30,6 +32,7 @@ describe('facade → iac-code asking for permission', () => {
   beforeAll(async () => {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
+      permissionWait,
     });
     photos = createServer((request, response) => {
       if (request.url === '/photo.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2]));
