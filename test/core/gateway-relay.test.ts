@@ -73,6 +73,7 @@ describe('gateway: redaction of echoed secrets', () => {
       alibaba_cloud_access_key_secret: 'ak-secret-value',
       alibaba_cloud_security_token: 'sts-token-value',
       alibaba_cloud_region_id: 'cn-hangzhou',
+      llm_headers: { Authorization: 'Bearer llm-header-value', 'X-Trace': 't' },
     };
     const echoed = taskFrame('T', 'C', [userMessage({ contextId: 'C', metadata: { iac_code: secrets } })]);
     const clean = statusFrame('T', 'C', 'TASK_STATE_WORKING', 'Hello ');
@@ -90,11 +91,14 @@ describe('gateway: redaction of echoed secrets', () => {
         alibaba_cloud_access_key_secret: '[REDACTED]',
         alibaba_cloud_security_token: '[REDACTED]',
         alibaba_cloud_region_id: 'cn-hangzhou',
+        llm_headers: '[REDACTED]',
       },
     });
     expect(events[1]).toBe(clean);
     const everything = JSON.stringify([events, await registry.get('T', ALICE.principal)]);
-    for (const value of ['sk-live-123456789', 'LTAI-id-value', 'ak-secret-value', 'sts-token-value']) expect(everything).not.toContain(value);
+    for (const value of ['sk-live-123456789', 'LTAI-id-value', 'ak-secret-value', 'sts-token-value', 'llm-header-value']) {
+      expect(everything).not.toContain(value);
+    }
     // The upstream's own object was not modified.
     expect((echoed as { task: { history: Array<{ metadata: unknown }> } }).task.history[0]?.metadata).toEqual({ iac_code: secrets });
   });

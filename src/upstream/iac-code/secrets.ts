@@ -9,4 +9,7 @@ export const IAC_CODE_SECRET_KEYS: readonly string[] = [
   'alibaba_cloud_access_key_id',
   'alibaba_cloud_access_key_secret',
   'alibaba_cloud_security_token',
+  // Extra headers on iac-code's LLM calls (an `Authorization` among them), read in its source: older
+  // servers echo them with the rest; the pattern matches neither the map's key nor a header's name.
+  'llm_headers',
 ];
