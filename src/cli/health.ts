@@ -2,15 +2,15 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { GatewayConfig } from '../config/schema.js';
 import { withFields } from '../model/index.js';
+import { isWildcardHost } from '../wildcard-host.js';
 import { complain, EXIT_FAILURE, EXIT_OK, EXIT_UNREACHABLE, oneLine } from './exit-codes.js';
 
 const TIMEOUT_MS = 4_000;
 
 /** Where this machine reaches the gateway: loopback when it binds every interface, else its one address. */
 function probeHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '::1';
-  return host;
+  if (!isWildcardHost(host)) return host;
+  return host.includes(':') ? '::1' : '127.0.0.1';
 }
 
 type Probe = { status: number } | { error: unknown };

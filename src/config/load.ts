@@ -6,6 +6,7 @@ import { limitNameWarnings } from './limits-schema.js';
 import { clientNameOf } from './named-secrets.js';
 import { workspacePruning } from './workspace-prune-schema.js';
 import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
+import { isWildcardHost } from '../wildcard-host.js';
 import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export { ConfigError };
@@ -185,8 +186,6 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
   return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
 }
 
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
-
 function adviseOn(config: GatewayConfig): string[] {
   const warnings: string[] = [];
   const publicUrl = config['public-url'];
@@ -198,13 +197,13 @@ function adviseOn(config: GatewayConfig): string[] {
     warnings.push('public-url is not https while the Bailian facade is enabled: Bailian requires an HTTPS card url');
   }
   const withAuth = callerAuthConfigured(config.auth);
-  if (WILDCARD_HOSTS.has(config.host) && !withAuth) {
+  if (isWildcardHost(config.host) && !withAuth) {
     warnings.push(
       `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );
   }
   const grpcHost = config.grpc.host;
-  if (config.grpc.port !== undefined && grpcHost !== undefined && WILDCARD_HOSTS.has(grpcHost) && !withAuth) {
+  if (config.grpc.port !== undefined && grpcHost !== undefined && isWildcardHost(grpcHost) && !withAuth) {
     warnings.push(
       `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
     );

@@ -1,10 +1,10 @@
+import { isWildcardHost } from '../wildcard-host.js';
+
 /** Where a GRPC interface of a card points, as a grpc-js channel target, and whether it wants TLS. */
 export interface GrpcTarget {
   target: string;
   tls: boolean;
 }
-
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '[::]', '::']);
 
 /**
  * The channel target of a GRPC interface `url`. Cards write it as `host:port` (the spec's form),
@@ -34,6 +34,6 @@ export function grpcTarget(url: string, cardUrl: string): GrpcTarget | undefined
 function withReachableHost(hostPort: string, cardHost: string): string {
   const colon = hostPort.lastIndexOf(':');
   const host = colon > 0 ? hostPort.slice(0, colon) : hostPort;
-  if (!WILDCARD_HOSTS.has(host)) return hostPort;
+  if (!isWildcardHost(host)) return hostPort;
   return `${cardHost}${hostPort.slice(colon)}`;
 }

@@ -7,6 +7,7 @@ import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
 import { createV1RestCalls } from './v1-rest-calls.js';
 import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
+import { isWildcardHost } from '../wildcard-host.js';
 
 export interface V1UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -23,8 +24,6 @@ export type V1Upstream = Upstream & {
   endpoint(): string | undefined;
 };
 
-const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '[::]']);
-
 /** An absolute http(s) URL for `candidate`, resolved against the base; undefined when unusable. */
 export function usableUrl(candidate: unknown, baseUrl: string): string | undefined {
   if (typeof candidate !== 'string' || candidate === '') return undefined;
@@ -32,7 +31,7 @@ export function usableUrl(candidate: unknown, baseUrl: string): string | undefin
     const url = new URL(candidate, baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
     // An agent bound to 0.0.0.0 advertises that address (iac-code does); reach it the way we reached its card.
-    if (UNSPECIFIED_HOSTS.has(url.hostname)) url.host = new URL(baseUrl).host;
+    if (isWildcardHost(url.hostname)) url.host = new URL(baseUrl).host;
     return url.toString();
   } catch {
     return undefined;

@@ -1,6 +1,5 @@
 import type { GatewayConfig } from '../../config/schema.js';
-
-const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]', '']);
+import { isWildcardHost } from '../../wildcard-host.js';
 
 /**
  * The `host:port` the card advertises for the gRPC binding, or undefined while it is off:
@@ -13,7 +12,7 @@ export function grpcPublicAddress(config: Pick<GatewayConfig, 'grpc' | 'host'>, 
   if (port === undefined) return undefined;
   if (config.grpc['public-address']) return config.grpc['public-address'];
   let host = config.grpc.host ?? config.host;
-  if (UNSPECIFIED.has(host)) host = new URL(baseUrl).hostname;
+  if (isWildcardHost(host)) host = new URL(baseUrl).hostname;
   else if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
   return `${host}:${port}`;
 }
