@@ -94,6 +94,9 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
           throw error;
         })
       : Promise.resolve(winner.result);
+  // A caller that never reads on (gone, or still busy when the bound passes) must not leave the
+  // timeout unhandled: Node ends the process on an unhandled rejection. A reader still gets it.
+  pending.catch(() => undefined);
   const rest: AsyncIterator<T> = {
     next: () => {
       if (!pending) return iterator.next();

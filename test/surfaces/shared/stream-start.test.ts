@@ -130,6 +130,28 @@ describe('startStream', () => {
     expect(timers()).toBe(before);
   });
 
+  it('a stream accepted and never read leaves no unhandled rejection once its first-event bound passes', async () => {
+    // Node ends a process on an unhandled rejection: a caller that never came back for the rest of its
+    // stream must not take the gateway down with it.
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const started = await startStream(
+        (onAccepted) => {
+          onAccepted();
+          return { [Symbol.asyncIterator]: () => ({ next: () => never }) };
+        },
+        { firstEventTimeoutMs: 20, abort: () => undefined },
+      );
+      expect(started.began).toBe('accepted');
+      await new Promise((resolve) => setTimeout(resolve, 80));
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
   it('0 waits without a bound', async () => {
     const started = await startStream(() => events(done), { firstEventTimeoutMs: 0, abort: () => undefined });
     expect(started.began).toBe('event');
