@@ -1,15 +1,54 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that need a process of their own: they replace modules or globals (`vi.mock`, `vi.stubGlobal`,
+ * fake timers) or measure this process's heap, which other files' leftovers would skew.
+ */
+const OWN_PROCESS = [
+  'test/redis-tls-clients.test.ts',
+  'test/surfaces/v025/passthrough-record.test.ts',
+  'test/e2e/facade/passthrough.test.ts',
+  'test/core/card-refresher.test.ts',
+  'test/surfaces/shared/sse.test.ts',
+  'test/core/task-aliases.test.ts',
+  'test/core/task-registry.test.ts',
+];
+
+/**
+ * Load and memory runs: a gateway child under hundreds of clients for tens of seconds. They run last and
+ * by themselves: beside the CLI's files (a dozen node processes at once) the load run's turns waited
+ * past its 15 s bound.
+ */
+const ALONE = ['test/e2e/hardening/load.test.ts', 'test/e2e/hardening/churn.test.ts', 'test/e2e/hardening/registry-heap.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
     // Most files wait on sockets and timers, not the CPU. Vitest's default (cores - 1) runs them one at a
-    // time on a 2-core machine: 459 s for the suite, against 253-260 s with two at once (measured twice,
-    // all passing), which keeps `.ci/run` well inside its 10 minutes.
+    // time on a 2-core machine; two at once halves the suite.
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      {
+        // A fresh process per file spent about as long importing the gateway, the SDKs and gRPC as the
+        // file's tests ran (the suite: 416 s isolated, 259 s shared, measured the same hour). These
+        // files close what they open, so one process per worker runs them all.
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...OWN_PROCESS, ...ALONE],
+          isolate: false,
+          setupFiles: ['./test/support/shared-process-setup.ts'],
+        },
+      },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, isolate: true, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -1,7 +1,8 @@
 /**
- * Real folders for the workspace pruner's tests: a fresh root (and a folder outside it) per test, aged
- * with `utimes`, and a pruner over that root whose log lines and sweeps are kept. `base`, `root` and
- * `outside` are live bindings: read them inside a test, they change with every one.
+ * Real folders for the workspace pruner's tests: a fresh root (and a folder outside it) per test
+ * (`useFreshFolders`), aged with `utimes`, and a pruner over that root whose log lines and sweeps are
+ * kept. `base`, `root` and `outside` are live bindings: read them inside a test, they change with every
+ * one.
  */
 import { chmod, lstat, lutimes, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,19 +18,25 @@ export let base: string;
 export let root: string;
 export let outside: string;
 
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-prune-'));
-  root = path.join(base, 'workspaces');
-  outside = path.join(base, 'outside');
-  await mkdir(root);
-  await mkdir(outside);
-});
+/**
+ * A fresh root and outside folder for every test of the calling file. Called by each file: hooks made
+ * when this module is evaluated would serve only the first file that imports it in a shared process.
+ */
+export function useFreshFolders(): void {
+  beforeEach(async () => {
+    base = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-prune-'));
+    root = path.join(base, 'workspaces');
+    outside = path.join(base, 'outside');
+    await mkdir(root);
+    await mkdir(outside);
+  });
 
-afterEach(async () => {
-  // A test may have taken its permissions away.
-  await chmod(root, 0o755).catch(() => undefined);
-  await rm(base, { recursive: true, force: true });
-});
+  afterEach(async () => {
+    // A test may have taken its permissions away.
+    await chmod(root, 0o755).catch(() => undefined);
+    await rm(base, { recursive: true, force: true });
+  });
+}
 
 export const exists = (file: string) =>
   lstat(file).then(

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '../../../src/upstream/iac-code/workspace-pruner.js';
-import { IDLE_AFTER, base, conversation, exists, root } from './pruner-fixtures.js';
+import { IDLE_AFTER, base, conversation, exists, root, useFreshFolders } from './pruner-fixtures.js';
+
+useFreshFolders();
 
 describe('the workspace pruner without the right to remove', () => {
   const script = fileURLToPath(new URL('./sweep-once.ts', import.meta.url));

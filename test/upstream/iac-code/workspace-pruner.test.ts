@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { ACTIVITY_FOLDER, createWorkspaceActivity } from '../../../src/upstream/iac-code/workspace-activity.js';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { DAY, age, conversation, exists, fill, outside, pruner, root } from './pruner-fixtures.js';
+import { DAY, age, conversation, exists, fill, outside, pruner, root, useFreshFolders } from './pruner-fixtures.js';
+
+useFreshFolders();
 
 describe('the workspace pruner', () => {
   it('removes a conversation folder nothing happened in for idle-after-ms, counts it and its bytes, and says so in one line', async () => {
