@@ -105,7 +105,11 @@ const systemLookup: LookupFunction = (hostname) => dns.lookup(hostname, { all: t
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // Nobody waits for it any more: its failure must not be an unhandled rejection (which ends the process).
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -129,6 +133,8 @@ export async function resolveAndPin(
     if (!options.allowPrivate && !isPublicAddress(host)) throw A2AError.invalidParams(MESSAGE_PRIVATE);
     return { address: host, family: literalFamily };
   }
+  // A caller already gone (a Bailian user who left while an image's redirect was read) starts no lookup.
+  if (options.signal?.aborted) throw new CallbackResolutionError();
   let addresses: ResolvedAddress[];
   try {
     addresses = await abortable((options.lookup ?? systemLookup)(host), options.signal);

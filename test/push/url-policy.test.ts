@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { A2AError } from '../../src/model/index.js';
 import { isPublicAddress } from '../../src/push/ip-ranges.js';
 import { CallbackResolutionError, resolveAndPin, validateCallbackUrl, type LookupFunction } from '../../src/push/url-policy.js';
+import { unhandledRejectionsDuring } from '../support/unhandled-rejections.js';
 
 const PRIVATE = 'A2A push callback URL must not target private or local hosts';
 const SCHEME = 'A2A push callback URL must be http or https';
@@ -165,6 +166,20 @@ describe('resolveAndPin', () => {
     await expect(resolveAndPin(new URL('https://slow.example/'), { allowPrivate: false, lookup: never, signal })).rejects.toBeInstanceOf(
       CallbackResolutionError,
     );
+  });
+
+  it('a signal already aborted gives up before any lookup, so a failing lookup is never left unhandled', async () => {
+    let lookups = 0;
+    const failsLater: LookupFunction = () => {
+      lookups++;
+      return new Promise((_, reject) => setTimeout(() => reject(new Error('getaddrinfo ENOTFOUND x.invalid')), 10));
+    };
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const options = { allowPrivate: false, lookup: failsLater, signal: AbortSignal.abort() };
+      await expect(resolveAndPin(new URL('https://x.invalid/'), options)).rejects.toBeInstanceOf(CallbackResolutionError);
+    }, 40);
+    expect(unhandled).toEqual([]);
+    expect(lookups).toBe(0);
   });
 
   it('pins literal addresses without a lookup, and allows private ones only when allowed', async () => {
