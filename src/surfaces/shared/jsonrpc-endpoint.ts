@@ -90,7 +90,11 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
   const verifying: Promise<boolean>[] = [];
   for (const dialect of dialects) {
     const answer = dialect.admits?.(headers) ?? true;
-    if (answer === true) return true;
+    if (answer === true) {
+      // Checks already started are no longer awaited: a failure of theirs must not go unhandled.
+      for (const pending of verifying) pending.catch(() => undefined);
+      return true;
+    }
     if (answer !== false) verifying.push(answer);
   }
   return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { GatewayEnv, RequestLogFields } from '../../../src/surfaces/shared/env.js';
 import type { JsonRpcDialect, JsonRpcRequest } from '../../../src/surfaces/shared/jsonrpc.js';
 import { jsonRpcEndpoint, jsonRpcResult } from '../../../src/surfaces/shared/jsonrpc-endpoint.js';
+import { unhandledRejectionsDuring } from '../../support/unhandled-rejections.js';
 
 function endpoint(dialects: JsonRpcDialect[], maxBodyBytes = 1024) {
   const app = new Hono<GatewayEnv>();
@@ -126,5 +127,21 @@ describe('jsonRpcEndpoint safety net', () => {
       id: 1,
       error: { code: -32603, message: 'Internal error' },
     });
+  });
+});
+
+describe('jsonRpcEndpoint admission', () => {
+  it('a caller one dialect admits at once is served; a check another dialect had started is not left to fail unhandled', async () => {
+    const checking: JsonRpcDialect = {
+      ...echo('checking', 'Send'),
+      // A token check still running when the next dialect says yes, which later fails.
+      admits: () => new Promise<boolean>((_, reject) => setTimeout(() => reject(new Error('key set unreachable')), 10)),
+    };
+    const open = echo('open', 'message/');
+    const { post } = endpoint([checking, open]);
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      expect((await post('{"jsonrpc":"2.0","id":1,"method":"message/send"}')).body.result.dialect).toBe('open');
+    }, 40);
+    expect(unhandled).toEqual([]);
   });
 });
