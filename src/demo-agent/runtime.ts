@@ -86,7 +86,8 @@ export class DemoRuntime {
     } else {
       this.publish(stored, { task: snapshot(initialTask) });
     }
-    void this.runTurn(stored, context, promptText(userMessage));
+    // runTurn reports its own failures on the task; one in that report must not end the process.
+    void this.runTurn(stored, context, promptText(userMessage)).catch(() => undefined);
     return { initialTask, events };
   }
 

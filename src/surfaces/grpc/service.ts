@@ -166,7 +166,10 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   return service;
 }
 
-/** grpc-js ignores a handler's promise; each handler answers its own failures, so none is left to reject. */
+/**
+ * grpc-js ignores a handler's promise. Each handler answers its own failures; should its error path
+ * itself throw, that must still not become an unhandled rejection, which ends the process.
+ */
 function detached<A extends unknown[]>(handler: (...args: A) => Promise<void>): (...args: A) => void {
-  return (...args) => void handler(...args);
+  return (...args) => void handler(...args).catch(() => undefined);
 }

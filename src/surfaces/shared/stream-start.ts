@@ -60,6 +60,8 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
           timer = setTimeout(() => reject(firstEventTimeout(ms)), ms);
         })
       : undefined;
+  // Raced below; but a source whose first read throws at once leaves the race unbuilt and this alone.
+  timedOut?.catch(() => undefined);
   const stopTimer = (): void => clearTimeout(timer);
   const head = iterator.next().finally(stopTimer);
   const bounded = timedOut ? Promise.race([head, timedOut]) : head;

@@ -3,6 +3,7 @@ import type { StreamResponse } from '../../../src/model/index.js';
 import { startStream } from '../../../src/surfaces/shared/stream-start.js';
 import { ENDED_EARLY, openV1Stream, requireTurnEnd } from '../../../src/surfaces/shared/stream-open.js';
 import { collect } from '../../support/collect.js';
+import { unhandledRejectionsDuring } from '../../support/unhandled-rejections.js';
 
 const working: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } };
 const done: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
@@ -131,12 +132,8 @@ describe('startStream', () => {
   });
 
   it('a stream accepted and never read leaves no unhandled rejection once its first-event bound passes', async () => {
-    // Node ends a process on an unhandled rejection: a caller that never came back for the rest of its
-    // stream must not take the gateway down with it.
-    const unhandled: unknown[] = [];
-    const note = (reason: unknown): void => void unhandled.push(reason);
-    process.on('unhandledRejection', note);
-    try {
+    // A caller that never comes back for the rest of its stream must not take the gateway down with it.
+    const unhandled = await unhandledRejectionsDuring(async () => {
       const started = await startStream(
         (onAccepted) => {
           onAccepted();
@@ -145,10 +142,21 @@ describe('startStream', () => {
         { firstEventTimeoutMs: 20, abort: () => undefined },
       );
       expect(started.began).toBe('accepted');
-      await new Promise((resolve) => setTimeout(resolve, 80));
-    } finally {
-      process.off('unhandledRejection', note);
-    }
+    }, 80);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a source that throws at its first read leaves no first-event timer to reject unhandled', async () => {
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const throwing = {
+        [Symbol.asyncIterator]: () => ({
+          next: (): Promise<IteratorResult<StreamResponse>> => {
+            throw new Error('refused at once');
+          },
+        }),
+      };
+      await expect(startStream(() => throwing, { firstEventTimeoutMs: 20, abort: () => undefined })).rejects.toThrow('refused at once');
+    }, 80);
     expect(unhandled).toEqual([]);
   });
 
