@@ -45,6 +45,7 @@ import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
 import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
+import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
@@ -188,7 +189,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const workspaceRoot = config.upstream['workspace-root'];
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
-    const agent = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
+    const placed = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
+    const callerSettings = config.upstream['caller-settings'];
+    // Outside the workspaces: a folder the gateway names is its own, whatever callers may set.
+    const agent = callerSettings ? onlyAllowedSettings(placed, callerSettings) : placed;
     const turnLimits = turnLimitsFor(config, logger, observability.metrics, cleanups);
     const gateway = createGateway(agent, {
       registry,

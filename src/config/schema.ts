@@ -91,6 +91,12 @@ export const UpstreamConfig = z
      */
     'workspace-prune': WorkspacePruneConfig.optional(),
     /**
+     * The keys of `metadata.iac_code` callers may set on a turn (iac-code takes its model, LLM key and
+     * headers, cloud credentials and run mode from there); every other is taken out before the turn
+     * goes on (upstream/iac-code/caller-settings.ts). Absent: every key passes, as iac-code has it.
+     */
+    'caller-settings': z.array(z.string().min(1)).optional(),
+    /**
      * How a 1.0 agent is called: `auto` follows its card (JSON-RPC when it lists it, else the first
      * of HTTP+JSON and gRPC in the card's order), or forced. The card itself is always read over HTTP.
      */

@@ -19,3 +19,17 @@ describe('upstream.workspace-root and tasks.history-part-max-bytes', () => {
     expect(message).toMatch(/tasks\.history-part-max-bytes/);
   });
 });
+
+describe('upstream.caller-settings', () => {
+  it('is absent by default (every key passes) and read from the environment as a JSON array, empty included', async () => {
+    expect((await load()).config.upstream['caller-settings']).toBeUndefined();
+    const { config } = await load([], { A2A_BRIDGE_UPSTREAM__CALLER_SETTINGS: '["alibaba_cloud_region_id", "alibaba_cloud_access_key_id"]' });
+    expect(config.upstream['caller-settings']).toEqual(['alibaba_cloud_region_id', 'alibaba_cloud_access_key_id']);
+    expect((await load([], { A2A_BRIDGE_UPSTREAM__CALLER_SETTINGS: '[]' })).config.upstream['caller-settings']).toEqual([]);
+  });
+
+  it('refuses an empty name and a number, naming the key', async () => {
+    expect(await configError([], { A2A_BRIDGE_UPSTREAM__CALLER_SETTINGS: '[""]' })).toMatch(/upstream\.caller-settings/);
+    expect(await configError([], { A2A_BRIDGE_UPSTREAM__CALLER_SETTINGS: '[1]' })).toMatch(/upstream\.caller-settings/);
+  });
+});

@@ -1,0 +1,42 @@
+import type { AgentPort } from '../../core/agent-port.js';
+import { overlay } from '../../core/overlay.js';
+import { isRecord } from '../../model/json.js';
+import { withFields, type SendMessageRequest } from '../../model/index.js';
+
+/**
+ * Only the per-turn settings the operator lets callers choose (`upstream.caller-settings`). iac-code takes
+ * a turn's model, an LLM key and headers, Alibaba Cloud credentials, its run mode and its folder from
+ * `metadata.iac_code` of whoever sent the turn, with no switch of its own to refuse them; behind a
+ * gateway that is every holder of a gateway credential. Every other key of `iac_code` is taken out of
+ * the message's metadata and out of the request's own (which iac-code reads instead whenever it has
+ * any), before the turn goes on. The rest of the metadata is the caller's and stays.
+ */
+export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[]): AgentPort {
+  const keep = new Set(allowed);
+  const settle = (request: SendMessageRequest): SendMessageRequest => withAllowedSettings(request, keep);
+  return overlay(inner, {
+    sendMessage: (request, ctx) => inner.sendMessage(settle(request), ctx),
+    sendStreamingMessage: (request, ctx) => inner.sendStreamingMessage(settle(request), ctx),
+  });
+}
+
+/** The request with only the `keep` settings in both places; the same object when there was nothing else. */
+export function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>): SendMessageRequest {
+  const { message, metadata } = request;
+  const messageMetadata = allowedIn(message.metadata, keep);
+  const requestMetadata = allowedIn(metadata, keep);
+  if (messageMetadata === message.metadata && requestMetadata === metadata) return request;
+  const settled =
+    messageMetadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata: messageMetadata }) });
+  return requestMetadata === metadata ? settled : withFields(settled, { metadata: requestMetadata });
+}
+
+function allowedIn(metadata: Record<string, unknown> | undefined, keep: ReadonlySet<string>): Record<string, unknown> | undefined {
+  const settings = metadata?.iac_code;
+  if (settings === undefined) return metadata;
+  // Not an object: nothing iac-code could read a setting from, and nothing of the caller's to keep there.
+  if (!isRecord(settings)) return withFields(metadata, { iac_code: {} });
+  const names = Object.keys(settings);
+  if (names.every((name) => keep.has(name))) return metadata;
+  return withFields(metadata, { iac_code: Object.fromEntries(names.filter((name) => keep.has(name)).map((name) => [name, settings[name]])) });
+}
