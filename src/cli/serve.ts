@@ -33,12 +33,24 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
 }
 
 /**
+ * A rejection nobody handled is a bug, and Node's default ends the process for it: every open stream and
+ * every running turn of every caller with it. The call it came from has already ended, so the gateway
+ * logs it, loudly, and goes on serving the others.
+ */
+function logUnhandledRejections(logger: Logger): void {
+  process.on('unhandledRejection', (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled rejection (a bug in the gateway): logged, and the gateway goes on');
+  });
+}
+
+/**
  * Starts the gateway. Anything that stops the start (a bad mapping override, a taken port, a store that
  * cannot open) is one plain line on stderr and exit code 2: no stack, no local path.
  */
 export async function serve(config: GatewayConfig, warnings: string[]): Promise<void> {
   const logger = createLogger(config['log-level'], undefined, config['log-format']);
   for (const warning of warnings) logger.warn(warning);
+  logUnhandledRejections(logger);
   try {
     // Loaded here, not at the top: help, version and config errors must not pay for (or depend on) the server.
     const { startGateway } = await import('../app.js');

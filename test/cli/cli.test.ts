@@ -37,33 +37,57 @@ describe.concurrent('a2a-bridge CLI', () => {
   });
 });
 
+/** `a2a-bridge serve` on a free port, its JSON log lines read as they come; `preload`: modules loaded first. */
+async function startServe(preload: string[] = []) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
+  const imports = ['tsx', ...preload].flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, [...imports, 'src/cli.ts', 'serve', '--port', '0', '--public-url', 'https://gw.example.com'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const logs = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  /** The next log line whose message passes `wanted` (undefined when the log ends first). */
+  const logLine = async (wanted: (msg: string) => boolean) => {
+    for (let next = await logs.next(); !next.done; next = await logs.next()) {
+      const entry = JSON.parse(next.value) as { msg?: string; url?: string; err?: { message?: string } };
+      if (entry.msg !== undefined && wanted(entry.msg)) return entry;
+    }
+    return undefined;
+  };
+  const url = (await logLine((msg) => msg === 'a2a-bridge listening'))?.url;
+  return { child, exited, url, logLine, stop: () => child.exitCode === null && child.kill('SIGKILL') };
+}
+
 describe('a2a-bridge serve', () => {
   it('logs the listening URL, serves, and drains then exits 0 on SIGTERM', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--public-url', 'https://gw.example.com'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exited = once(child, 'exit');
+    const serve = await startServe();
     try {
-      const lines = createInterface({ input: child.stdout });
-      let url: string | undefined;
-      for await (const line of lines) {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'a2a-bridge listening') {
-          url = entry.url;
-          break;
-        }
-      }
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const health = await fetch(`${url}/health`);
+      expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${serve.url}/health`);
       expect(health.status).toBe(200);
-      child.kill('SIGTERM');
-      const [code] = await exited;
+      serve.child.kill('SIGTERM');
+      const [code] = await serve.exited;
       expect(code).toBe(0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      serve.stop();
+    }
+  });
+
+  it('a rejection nobody handled is logged as an error and the gateway goes on serving (Node would end the process)', async () => {
+    const serve = await startServe([path.join(root, 'test/cli/fixtures/stray-rejection.mjs')]);
+    try {
+      expect(serve.url).toBeDefined();
+      serve.child.kill('SIGUSR2');
+      const logged = await serve.logLine((msg) => msg.startsWith('unhandled rejection'));
+      expect(logged?.err?.message).toBe('a stray rejection');
+      expect((await fetch(`${serve.url}/health`)).status).toBe(200);
+      expect(serve.child.exitCode).toBeNull();
+      serve.child.kill('SIGTERM');
+      expect((await serve.exited)[0]).toBe(0);
+    } finally {
+      serve.stop();
     }
   });
 });
