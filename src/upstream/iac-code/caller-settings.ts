@@ -21,7 +21,7 @@ export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[]
 }
 
 /** The request with only the `keep` settings in both places; the same object when there was nothing else. */
-export function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>): SendMessageRequest {
+function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>): SendMessageRequest {
   const { message, metadata } = request;
   const messageMetadata = allowedIn(message.metadata, keep);
   const requestMetadata = allowedIn(metadata, keep);
