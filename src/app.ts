@@ -192,7 +192,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const placed = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
     const callerSettings = config.upstream['caller-settings'];
     // Outside the workspaces: a folder the gateway names is its own, whatever callers may set.
-    const agent = callerSettings ? onlyAllowedSettings(placed, callerSettings) : placed;
+    const agent = callerSettings ? onlyAllowedSettings(placed, callerSettings, { logger }) : placed;
     const turnLimits = turnLimitsFor(config, logger, observability.metrics, cleanups);
     const gateway = createGateway(agent, {
       registry,

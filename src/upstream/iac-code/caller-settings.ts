@@ -1,7 +1,13 @@
-import type { AgentPort } from '../../core/agent-port.js';
+import type { AgentPort, CallContext } from '../../core/agent-port.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest } from '../../model/index.js';
+import { throttledWarnings, type WarningLogger } from '../../throttled-warnings.js';
+
+export interface CallerSettingsOptions {
+  /** Told (at most once a minute) the names of the keys taken out, never their values, and whose: a client may expect its model to be used. */
+  logger?: WarningLogger;
+}
 
 /**
  * Only the per-turn settings the operator lets callers choose (`upstream.caller-settings`). iac-code takes
@@ -11,32 +17,50 @@ import { withFields, type SendMessageRequest } from '../../model/index.js';
  * the message's metadata and out of the request's own (which iac-code reads instead whenever it has
  * any), before the turn goes on. The rest of the metadata is the caller's and stays.
  */
-export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[]): AgentPort {
+export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[], options: CallerSettingsOptions = {}): AgentPort {
   const keep = new Set(allowed);
-  const settle = (request: SendMessageRequest): SendMessageRequest => withAllowedSettings(request, keep);
+  const warn = throttledWarnings(options.logger);
+  const settle = (request: SendMessageRequest, ctx: CallContext): SendMessageRequest => {
+    const removed = new Set<string>();
+    const settled = withAllowedSettings(request, keep, removed);
+    if (removed.size > 0) {
+      const caller = withFields({ surface: ctx.surface }, ctx.client === undefined ? {} : { client: ctx.client });
+      warn(withFields(caller, { removed: [...removed] }), 'per-turn settings upstream.caller-settings does not allow were taken out');
+    }
+    return settled;
+  };
   return overlay(inner, {
-    sendMessage: (request, ctx) => inner.sendMessage(settle(request), ctx),
-    sendStreamingMessage: (request, ctx) => inner.sendStreamingMessage(settle(request), ctx),
+    sendMessage: (request, ctx) => inner.sendMessage(settle(request, ctx), ctx),
+    sendStreamingMessage: (request, ctx) => inner.sendStreamingMessage(settle(request, ctx), ctx),
   });
 }
 
-/** The request with only the `keep` settings in both places; the same object when there was nothing else. */
-function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>): SendMessageRequest {
+/** The request with only the `keep` settings in both places (the others' names into `removed`); the same object when there was nothing else. */
+function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>, removed: Set<string>): SendMessageRequest {
   const { message, metadata } = request;
-  const messageMetadata = allowedIn(message.metadata, keep);
-  const requestMetadata = allowedIn(metadata, keep);
+  const messageMetadata = allowedIn(message.metadata, keep, removed);
+  const requestMetadata = allowedIn(metadata, keep, removed);
   if (messageMetadata === message.metadata && requestMetadata === metadata) return request;
   const settled =
     messageMetadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata: messageMetadata }) });
   return requestMetadata === metadata ? settled : withFields(settled, { metadata: requestMetadata });
 }
 
-function allowedIn(metadata: Record<string, unknown> | undefined, keep: ReadonlySet<string>): Record<string, unknown> | undefined {
+function allowedIn(
+  metadata: Record<string, unknown> | undefined,
+  keep: ReadonlySet<string>,
+  removed: Set<string>,
+): Record<string, unknown> | undefined {
   const settings = metadata?.iac_code;
   if (settings === undefined) return metadata;
   // Not an object: nothing iac-code could read a setting from, and nothing of the caller's to keep there.
-  if (!isRecord(settings)) return withFields(metadata, { iac_code: {} });
+  if (!isRecord(settings)) {
+    removed.add('iac_code');
+    return withFields(metadata, { iac_code: {} });
+  }
   const names = Object.keys(settings);
-  if (names.every((name) => keep.has(name))) return metadata;
+  const dropped = names.filter((name) => !keep.has(name));
+  if (dropped.length === 0) return metadata;
+  for (const name of dropped) removed.add(name);
   return withFields(metadata, { iac_code: Object.fromEntries(names.filter((name) => keep.has(name)).map((name) => [name, settings[name]])) });
 }

@@ -67,4 +67,23 @@ describe('onlyAllowedSettings (upstream.caller-settings)', () => {
     expect(sent[0]!.message.metadata).toEqual({ iac_code: { cwd: workspaceOf(root, 'c1') } });
     expect(sent[0]!.metadata).toEqual({ iac_code: { cwd: workspaceOf(root, 'c1') } });
   });
+
+  it('tells the log which keys it took out and whose, at most once a minute, counting the rest', async () => {
+    const warnings: Array<{ fields: object; message: string }> = [];
+    const logger = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
+    const { port } = recording((inner) => onlyAllowedSettings(inner, ['alibaba_cloud_region_id'], { logger }));
+    const ctx = { ...ctxOf('p'), surface: 'jsonrpc' as const, client: 'ops-console' };
+    await port.sendMessage({ message: userMessage({ metadata: { iac_code: { alibaba_cloud_region_id: 'x' } } }) }, ctx);
+    expect(warnings).toEqual([]);
+    const request = { message: userMessage({ metadata: { iac_code: CALLER } }), metadata: { iac_code: { iac_code_model: 'm', other: 1 } } };
+    await port.sendMessage(request, ctx);
+    await port.sendMessage(request, ctx);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.fields).toEqual({
+      surface: 'jsonrpc',
+      client: 'ops-console',
+      removed: ['iac_code_model', 'iac_code_api_key', 'llm_headers', 'alibaba_cloud_access_key_id', 'run_mode', 'cwd', 'other'],
+    });
+    expect(warnings[0]!.message).toMatch(/upstream\.caller-settings/);
+  });
 });
