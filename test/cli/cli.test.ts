@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, root } from '../support/run-cli.js';
+import { cli, root, serveCli } from '../support/run-cli.js';
 
 describe.concurrent('a2a-bridge CLI', () => {
   it('--help prints usage with flags and env conventions and exits 0', async () => {
@@ -37,32 +35,12 @@ describe.concurrent('a2a-bridge CLI', () => {
   });
 });
 
-/** `a2a-bridge serve` on a free port, its JSON log lines read as they come; `preload`: modules loaded first. */
-async function startServe(preload: string[] = []) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-  const imports = ['tsx', ...preload].flatMap((module) => ['--import', module]);
-  const child = spawn(process.execPath, [...imports, 'src/cli.ts', 'serve', '--port', '0', '--public-url', 'https://gw.example.com'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = once(child, 'exit');
-  const logs = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  /** The next log line whose message passes `wanted` (undefined when the log ends first). */
-  const logLine = async (wanted: (msg: string) => boolean) => {
-    for (let next = await logs.next(); !next.done; next = await logs.next()) {
-      const entry = JSON.parse(next.value) as { msg?: string; url?: string; err?: { message?: string } };
-      if (entry.msg !== undefined && wanted(entry.msg)) return entry;
-    }
-    return undefined;
-  };
-  const url = (await logLine((msg) => msg === 'a2a-bridge listening'))?.url;
-  return { child, exited, url, logLine, stop: () => child.exitCode === null && child.kill('SIGKILL') };
-}
+const SERVE_ARGS = ['--port', '0', '--public-url', 'https://gw.example.com'];
+const stop = (child: ChildProcess) => child.exitCode === null && child.kill('SIGKILL');
 
 describe('a2a-bridge serve', () => {
   it('logs the listening URL, serves, and drains then exits 0 on SIGTERM', async () => {
-    const serve = await startServe();
+    const serve = await serveCli(SERVE_ARGS);
     try {
       expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await fetch(`${serve.url}/health`);
@@ -71,23 +49,23 @@ describe('a2a-bridge serve', () => {
       const [code] = await serve.exited;
       expect(code).toBe(0);
     } finally {
-      serve.stop();
+      stop(serve.child);
     }
   });
 
   it('a rejection nobody handled is logged as an error and the gateway goes on serving (Node would end the process)', async () => {
-    const serve = await startServe([path.join(root, 'test/cli/fixtures/stray-rejection.mjs')]);
+    const serve = await serveCli(SERVE_ARGS, { preload: [path.join(root, 'test/cli/fixtures/stray-rejection.mjs')] });
     try {
       expect(serve.url).toBeDefined();
       serve.child.kill('SIGUSR2');
-      const logged = await serve.logLine((msg) => msg.startsWith('unhandled rejection'));
+      const logged = await serve.logged((entry) => entry.msg?.startsWith('unhandled rejection') === true);
       expect(logged?.err?.message).toBe('a stray rejection');
       expect((await fetch(`${serve.url}/health`)).status).toBe(200);
       expect(serve.child.exitCode).toBeNull();
       serve.child.kill('SIGTERM');
       expect((await serve.exited)[0]).toBe(0);
     } finally {
-      serve.stop();
+      stop(serve.child);
     }
   });
 });

@@ -1,5 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -14,21 +16,87 @@ export interface Run {
   stderr: string;
 }
 
+/** This process's environment without its A2A_BRIDGE_* settings, plus `env`. */
+const cleanEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_'))),
+  ...env,
+});
+
 /** Runs the CLI from source with a clean environment (no inherited A2A_BRIDGE_* settings). */
 export function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = root): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', tsx, entry, ...args],
-      { cwd, env: { ...inherited, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, ['--import', tsx, entry, ...args], { cwd, env: cleanEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
 /** Lines of stderr that are not blank. */
 export const stderrLines = (run: Run): string[] => run.stderr.split('\n').filter((line) => line.trim() !== '');
+
+/** One JSON line of the gateway's log. */
+export interface LogEntry {
+  msg?: string;
+  url?: string;
+  err?: { message?: string };
+}
+
+export interface ServingCli {
+  child: ChildProcess;
+  /** Where it listens, from its "a2a-bridge listening" line. */
+  url: string;
+  /** Every log line so far. */
+  logs: LogEntry[];
+  /** The first log line, so far or to come, that `wanted` accepts; rejected when the process exits first. */
+  logged(wanted: (entry: LogEntry) => boolean): Promise<LogEntry>;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/**
+ * `a2a-bridge serve <args>` from source in a child process with a clean environment, once it listens.
+ * `preload`: modules loaded before the CLI (`--import`); `track`: where the child is put at once, for
+ * the caller's cleanup to kill even when it never comes to listen.
+ */
+export async function serveCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; preload?: string[]; track?: ChildProcess[] } = {},
+): Promise<ServingCli> {
+  const imports = [tsx, ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, [...imports, entry, 'serve', ...args], {
+    cwd: root,
+    env: cleanEnv(options.env ?? {}),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  options.track?.push(child);
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const logs: LogEntry[] = [];
+  const waiting = new Set<{ wanted: (entry: LogEntry) => boolean; resolve: (entry: LogEntry) => void }>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    let entry: LogEntry;
+    try {
+      entry = JSON.parse(line) as LogEntry;
+    } catch {
+      return;
+    }
+    logs.push(entry);
+    for (const waiter of waiting) {
+      if (!waiter.wanted(entry)) continue;
+      waiting.delete(waiter);
+      waiter.resolve(entry);
+    }
+  });
+  const logged = (wanted: (entry: LogEntry) => boolean): Promise<LogEntry> => {
+    const seen = logs.find(wanted);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = { wanted, resolve };
+      waiting.add(waiter);
+      void exited.then(([code]) => {
+        if (waiting.delete(waiter)) reject(new Error(`the CLI exited (${String(code)}) before the log line awaited`));
+      });
+    });
+  };
+  const { url } = await logged((entry) => entry.msg === 'a2a-bridge listening' && typeof entry.url === 'string');
+  return { child, url: url as string, logs, logged, exited };
+}

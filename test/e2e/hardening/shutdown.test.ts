@@ -10,16 +10,12 @@
  *   blocking calls        a JSON-RPC error with that message, in the caller's version
  * then the process exits 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { serveCli } from '../../support/run-cli.js';
 import { drainFrames, exchange, openLiveStream, type LiveStream, type SseFrame } from './support.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DRAIN_MS = 1_000;
 /** After the drain: the final frames, the exit. Generous for a loaded 2-core machine. */
 const MARGIN_MS = 2_500;
@@ -39,24 +35,9 @@ afterEach(() => {
 });
 
 async function startCli(): Promise<RunningCli> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-    cwd: root,
-    env: { ...env, A2A_BRIDGE_DRAIN_TIMEOUT_MS: String(DRAIN_MS), A2A_BRIDGE_KEEPALIVE_MS: '200' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const logs: Array<{ msg?: string }> = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      logs.push(entry);
-      if (entry.msg === 'a2a-bridge listening' && entry.url) resolve(entry.url);
-    });
-    void exited.then(([code]) => reject(new Error(`the CLI exited (${code}) before listening`)));
-  });
-  return { child, url, port: Number(new URL(url).port), logs, exited };
+  const env = { A2A_BRIDGE_DRAIN_TIMEOUT_MS: String(DRAIN_MS), A2A_BRIDGE_KEEPALIVE_MS: '200' };
+  const cli = await serveCli(['--port', '0'], { env, track: children });
+  return { child: cli.child, url: cli.url, port: Number(new URL(cli.url).port), logs: cli.logs, exited: cli.exited };
 }
 
 const json = { 'content-type': 'application/json' };

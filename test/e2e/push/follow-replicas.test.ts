@@ -2,23 +2,21 @@
  * Replicas sharing Redis (registry, push configs, queue and follow journal) over the demo agent: the
  * follow of a `returnImmediately` turn outlives the replica that answered it, stopped or killed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
 import { ctx, flush, startEnvironment, userText, type Environment } from './harness.js';
 import { replicaSet } from './replicas.js';
+import { serveCli } from '../../support/run-cli.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
 
 beforeAll(requireRedis);
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const LEASE_MS = 2_000;
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
@@ -61,21 +59,7 @@ async function serveInChild(settings: Record<string, unknown>): Promise<{ child:
   const file = join(env.dir, `replica-${replicas.counter}.yaml`);
   const config = { ...settings, port: 0, 'persistence-dir': join(env.dir, `child-${replicas.counter}`), upstream: { url: env.demo.url } };
   await writeFile(file, JSON.stringify(config));
-  const environment = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--config', file], {
-    cwd: root,
-    env: environment,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const exited = once(child, 'exit');
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === 'a2a-bridge listening' && entry.url) resolve(entry.url);
-    });
-    void exited.then(([code]) => reject(new Error(`the CLI exited (${String(code)}) before listening`)));
-  });
+  const { child, url } = await serveCli(['--config', file], { track: children });
   return { child, url };
 }
 
