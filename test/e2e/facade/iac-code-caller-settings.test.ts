@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { turnMetadata } from '../../support/fake-iac-code-tasks.js';
 import type { FakeIacCode } from '../../support/fake-iac-code.js';
-import { fakeIacCodeBehindGateway, rpc, sentText, userMessage } from '../../support/facade.js';
+import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { userMessage as v1Message } from '../../support/v1-message.js';
 
 const SETTINGS = {
@@ -50,9 +50,13 @@ describe('upstream.caller-settings: only the allowed per-turn settings reach iac
     expect(params.message.metadata.trace).toBe('keep');
   });
 
-  it('a facade caller: the same, and the Bailian user reads the reply', async () => {
-    const answer = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', metadata: { iac_code: SETTINGS } }) });
+  it('a facade caller: the same over message/send and message/stream, and the Bailian user reads the reply in both', async () => {
+    const message = () => userMessage({ text: 'make a vpc', metadata: { iac_code: SETTINGS } });
+    const answer = await rpc(running.gateway.url, 'message/send', { message: message() });
     expect(sentText(answer.body.result)).toContain('Hello world.');
+    expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
+    const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', { message: message() });
+    expect(streamedText(results(await stream.rest()))).toContain('Hello world.');
     expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
   });
 });
