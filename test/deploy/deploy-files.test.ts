@@ -32,6 +32,8 @@ describe('deploy/', () => {
     const root = gatewayConfig.upstream['workspace-root'] as string;
     expect(compose.services['iac-code'].environment.IACCODE_A2A_ALLOWED_CWDS).toBe(root);
     expect(compose.services['iac-code'].volumes).toContain(`workspaces:${root}`);
+    // The vendor of IAC_CODE_API_KEY, so a caller's model name cannot pick where the key goes (Bailian by default).
+    expect(compose.services['iac-code'].environment.IAC_CODE_PROVIDER).toBe('${IAC_CODE_PROVIDER:-dashscope}');
     expect(gatewayConfig.upstream['workspace-prune']).toBeDefined();
     for (const name of ['gateway-1', 'gateway-2']) {
       expect(compose.services[name].volumes).toContain('artifacts:/artifacts:ro');

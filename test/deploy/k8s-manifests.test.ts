@@ -113,6 +113,12 @@ describe('deploy/k8s', () => {
     }
   });
 
+  it("the iac-code sidecar names the vendor of its API key (IAC_CODE_PROVIDER), so a caller's model name cannot pick where the key goes", () => {
+    const containers = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers as Manifest[];
+    const sidecar = containers.find((c) => c.name === 'iac-code')!;
+    expect(sidecar.env.find((e: Manifest) => e.name === 'IAC_CODE_PROVIDER')?.value).toBe('dashscope');
+  });
+
   it("the gateway's config names the iac-code sidecar's port, a workspace root the sidecar allows and mounts (and the gateway, which prunes it, the same volume there, writable), and the Redis Service", () => {
     const data = named('ConfigMap', 'a2a-gateway-config')!.data;
     const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string; 'workspace-root': string; 'workspace-prune'?: unknown } };
