@@ -4,6 +4,7 @@ import { isV1Method } from '../surfaces/shared/operations.js';
 import type { TaskState } from '../model/index.js';
 import { redisErrorCounts } from './redis-errors.js';
 import { imageFetchCounts } from './image-fetches.js';
+import { settingsRemovedCounts } from './settings-removed.js';
 import { counterTally, histogramTally } from './tallies.js';
 
 /**
@@ -30,7 +31,7 @@ export const errorCodeLabel = (code: number | undefined): string =>
 /** `TASK_STATE_WORKING` → `working`. */
 export const stateLabel = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
 
-/** A counter of process-wide counts that code deep in the stores and the facade reports (redis-errors.ts, image-fetches.ts), read at scrape time. */
+/** A counter of process-wide counts that code deep in the stores and the facade reports (redis-errors.ts, image-fetches.ts, settings-removed.ts), read at scrape time. */
 function countsCounter(registry: Registry, name: string, help: string, label: string, counts: () => ReadonlyMap<string, number>): void {
   new Counter({
     name,
@@ -158,6 +159,13 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     'URL images the facade fetched for a Bailian user, by outcome (fetched, refused, busy)',
     'outcome',
     imageFetchCounts,
+  );
+  countsCounter(
+    registry,
+    'a2a_bridge_caller_settings_removed_total',
+    'Turns whose metadata.iac_code had keys upstream.caller-settings does not allow, taken out before iac-code read them, by surface',
+    'surface',
+    settingsRemovedCounts,
   );
   countsCounter(registry, 'a2a_bridge_redis_errors_total', 'Redis connection errors, by component', 'component', redisErrorCounts);
 

@@ -2,6 +2,7 @@ import type { AgentPort, CallContext } from '../../core/agent-port.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest } from '../../model/index.js';
+import { noteSettingsRemoved } from '../../observability/settings-removed.js';
 import { throttledWarnings, type WarningLogger } from '../../throttled-warnings.js';
 
 export interface CallerSettingsOptions {
@@ -24,6 +25,7 @@ export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[]
     const removed = new Set<string>();
     const settled = withAllowedSettings(request, keep, removed);
     if (removed.size > 0) {
+      noteSettingsRemoved(ctx.surface ?? 'unknown');
       const caller = withFields({ surface: ctx.surface }, ctx.client === undefined ? {} : { client: ctx.client });
       warn(withFields(caller, { removed: [...removed] }), 'per-turn settings upstream.caller-settings does not allow were taken out');
     }

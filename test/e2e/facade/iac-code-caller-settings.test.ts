@@ -33,11 +33,18 @@ const v1 = (url: string, params: unknown) =>
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params }),
   }).then((response) => response.json() as Promise<{ result?: any; error?: any }>);
 
+/** `a2a_bridge_caller_settings_removed_total` of one surface, as scraped from the gateway. */
+async function removedTurns(url: string, surface: string): Promise<number> {
+  const metrics = await fetch(`${url}/metrics`).then((response) => response.text());
+  return Number(new RegExp(`a2a_bridge_caller_settings_removed_total\\{surface="${surface}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+}
+
 describe('upstream.caller-settings: only the allowed per-turn settings reach iac-code', () => {
   const running = fakeIacCodeBehindGateway({ 'caller-settings': ['alibaba_cloud_region_id'] });
   const allowed = { alibaba_cloud_region_id: 'cn-shanghai' };
 
-  it('a 1.0 caller: the rest is taken out of the message metadata and the request metadata; the turn is answered', async () => {
+  it('a 1.0 caller: the rest is taken out of the message metadata and the request metadata; the turn is answered and counted', async () => {
+    const before = await removedTurns(running.gateway.url, 'jsonrpc');
     const answer = await v1(running.gateway.url, {
       message: v1Message('make a vpc', { metadata: { iac_code: SETTINGS, trace: 'keep' } }),
       metadata: { iac_code: SETTINGS },
@@ -48,16 +55,19 @@ describe('upstream.caller-settings: only the allowed per-turn settings reach iac
     expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
     const params = (running.fake.rpcRequests().at(-1)!.body as any).params;
     expect(params.message.metadata.trace).toBe('keep');
+    expect(await removedTurns(running.gateway.url, 'jsonrpc')).toBe(before + 1);
   });
 
   it('a facade caller: the same over message/send and message/stream, and the Bailian user reads the reply in both', async () => {
     const message = () => userMessage({ text: 'make a vpc', metadata: { iac_code: SETTINGS } });
+    const before = await removedTurns(running.gateway.url, 'v025');
     const answer = await rpc(running.gateway.url, 'message/send', { message: message() });
     expect(sentText(answer.body.result)).toContain('Hello world.');
     expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
     const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', { message: message() });
     expect(streamedText(results(await stream.rest()))).toContain('Hello world.');
     expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
+    expect(await removedTurns(running.gateway.url, 'v025')).toBe(before + 2);
   });
 });
 
