@@ -36,7 +36,7 @@ export interface TurnScript {
 /** The captured turn's words. */
 export const CAPTURED_SCRIPT: TurnScript = { before: ['Hello ', 'world.'], after: ['Done.'], artifact: { filename: 'main.tf' } };
 
-function storedArtifact(artifactId: string, artifact: TurnScript['artifact']): { sha256: string; byteSize: number } {
+export function storedArtifact(artifactId: string, artifact: TurnScript['artifact']): { sha256: string; byteSize: number } {
   if (!artifact.content) return { sha256: ARTIFACT_SHA, byteSize: 14 };
   if (artifact.dir) {
     mkdirSync(join(artifact.dir, artifactId), { recursive: true });

@@ -16,6 +16,7 @@ import {
   type Json,
   type TurnScript,
 } from './fake-iac-code-data.js';
+import { pipelineTurn } from './fake-iac-code-pipeline.js';
 import { PushConfigs } from './fake-iac-code-push.js';
 import { EventQueue, invalidParams, requireFields, RpcError, taskNotFound } from './fake-iac-code-rpc.js';
 
@@ -61,6 +62,8 @@ export class TaskBook {
   /** The folder each context was bound to by its first turn (`metadata.iac_code.cwd`, else the server's own). */
   private readonly workspaces = new Map<string, string>();
   private readonly turns = new Map<string, Turn>();
+  /** How many pipeline turns each context has had (fake-iac-code-pipeline.ts). */
+  private readonly pipelineStages = new Map<string, number>();
   private readonly pushConfigs: PushConfigs;
 
   constructor(private readonly options: TaskBookOptions) {
@@ -104,9 +107,31 @@ export class TaskBook {
     const events = !this.inItsWorkspace(contextId, turnMetadata(params))
       ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
       : hasText
-        ? capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
+        ? this.runsPipeline(params)
+          ? this.pipelineTurn(ids, message, newTask)
+          : capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
         : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
+  }
+
+  /** The server's run mode, or the turn's own (`iac_code.run_mode` in the message's metadata, as iac-code reads it). */
+  private runsPipeline(params: Json): boolean {
+    const iacCode = ((params.message as Json).metadata as Json | undefined)?.iac_code as Json | undefined;
+    const mode = typeof iacCode?.run_mode === 'string' ? iacCode.run_mode.trim().toLowerCase() : this.options.card().runMode;
+    return mode === 'pipeline';
+  }
+
+  private pipelineTurn(ids: { taskId: string; contextId: string; sessionId: string }, message: Json, newTask: boolean): Json[] {
+    const stage = this.pipelineStages.get(ids.contextId) ?? 0;
+    this.pipelineStages.set(ids.contextId, stage + 1);
+    const said = (message.parts as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+    const artifact = this.options.script?.artifact;
+    const template = artifact?.content ? { content: artifact.content, ...(artifact.dir ? { dir: artifact.dir } : {}) } : undefined;
+    return pipelineTurn(
+      ids,
+      { ...message, contextId: ids.contextId, taskId: ids.taskId },
+      { newTask, stage, said, ...(template ? { template } : {}) },
+    );
   }
 
   /** iac-code binds a context to the folder of its first turn and fails a turn that names another. */

@@ -67,7 +67,7 @@ export interface FakeIacCodeOptions {
   auth?: FakeIacCodeAuth;
   rpcPath?: string;
   restFirst?: boolean;
-  /** The run mode its card announces (iac-code's `IAC_CODE_MODE`); the turns stay normal-mode ones. */
+  /** The run mode its card announces (iac-code's `IAC_CODE_MODE`); in `pipeline` its turns are pipeline turns (fake-iac-code-pipeline.ts), as they are for a message with `iac_code.run_mode: "pipeline"`. */
   runMode?: 'normal' | 'pipeline';
   pushNotifications?: boolean;
   frameDelayMs?: number;
