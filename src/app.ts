@@ -14,7 +14,7 @@ import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TurnLimits } from './core/turn-limits.js';
 import { createTurnSlotsFor } from './core/turn-slots-factory.js';
 import { startDemoAgent } from './demo-agent/index.js';
-import { warnOnPipelineMode } from './upstream/iac-code/run-mode.js';
+import { notePipelineMode } from './upstream/iac-code/run-mode.js';
 import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
 import { listenHttp } from './http-listen.js';
@@ -176,7 +176,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const cards = createCardRefresher(observability.cards(verifying ?? upstream), { intervalMs: config.upstream['card-refresh-ms'], logger });
     await cards.start();
     cleanups.push(async () => cards.stop());
-    warnOnPipelineMode(cards, logger);
+    notePipelineMode(cards, logger);
 
     const registry = createTaskRegistry(config);
     cleanups.push(() => registry.close());

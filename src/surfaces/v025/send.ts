@@ -11,6 +11,7 @@ import type { Continuations } from './continuation.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission } from './permission-answers.js';
+import { answerCandidateChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
 import { v025Stream } from './stream.js';
@@ -65,7 +66,7 @@ async function beginTurn(input: { request: SendMessageRequest; images?: LaterIma
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
   try {
-    const answered = answerPermission(begun.request, begun.previous);
+    const answered = answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous);
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);

@@ -5,24 +5,25 @@ import type { AgentCard } from '../../model/index.js';
 /** The card extension in which iac-code says which run mode it serves (docs/iac-code.md, "Pipeline mode"). */
 export const PIPELINE_EVENTS_EXTENSION = 'urn:iac-code:a2a:pipeline-events:v1';
 
-/** Whether the agent is an iac-code serving pipeline mode, whose turns the facade cannot show. */
+/** Whether the agent is an iac-code serving pipeline mode. */
 export function servesPipelineMode(card: AgentCard): boolean {
   const params = card.capabilities.extensions?.find((extension) => extension.uri === PIPELINE_EVENTS_EXTENSION)?.params;
   return params?.enabled === true || params?.mode === 'pipeline';
 }
 
 /**
- * Warns, once each time the agent's card turns to it, that iac-code runs in pipeline mode: its replies
- * and questions then come only as pipeline events in metadata, which the 0.2.5 facade does not read,
- * so a Bailian user would be shown empty turns. The operator's fix is on iac-code's side.
+ * Says, once each time the agent's card turns to it, that iac-code runs in pipeline mode: its replies
+ * and questions then come only as pipeline events in metadata, which the 0.2.5 facade reads
+ * (surfaces/v025/reply/pipeline-text.ts) from iac-code's source, not from a captured run; an operator
+ * seeing a Bailian user's turn shown oddly knows where to look.
  */
-export function warnOnPipelineMode(cards: CardSource, logger: Logger): void {
+export function notePipelineMode(cards: CardSource, logger: Logger): void {
   let serving = false;
   const check = (card: AgentCard): void => {
     const now = servesPipelineMode(card);
     if (now && !serving) {
-      logger.warn(
-        'the upstream iac-code serves pipeline mode (IAC_CODE_MODE=pipeline): its replies come only as pipeline events, which the 0.2.5 facade does not show, so Bailian users would see empty turns; run iac-code in normal mode behind the facade',
+      logger.info(
+        'the upstream iac-code serves pipeline mode (IAC_CODE_MODE=pipeline): the 0.2.5 facade shows its steps, text and questions from its pipeline events',
       );
     }
     serving = now;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CardSnapshot, CardSource } from '../../../src/core/card-source.js';
 import { createLogger } from '../../../src/log.js';
 import type { AgentCard } from '../../../src/model/index.js';
-import { PIPELINE_EVENTS_EXTENSION, servesPipelineMode, warnOnPipelineMode } from '../../../src/upstream/iac-code/run-mode.js';
+import { PIPELINE_EVENTS_EXTENSION, servesPipelineMode, notePipelineMode } from '../../../src/upstream/iac-code/run-mode.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
@@ -17,7 +17,7 @@ const card = (params?: Record<string, unknown>): AgentCard => ({
   skills: [],
 });
 
-const PIPELINE_WARNING = /^the upstream iac-code serves pipeline mode \(IAC_CODE_MODE=pipeline\)/;
+const PIPELINE_NOTE = /^the upstream iac-code serves pipeline mode \(IAC_CODE_MODE=pipeline\)/;
 
 describe('iac-code in pipeline mode', () => {
   it('is told by its card: the pipeline-events extension enabled, or its mode named', () => {
@@ -27,7 +27,7 @@ describe('iac-code in pipeline mode', () => {
     expect(servesPipelineMode(card({ mode: 'pipeline' }))).toBe(true);
   });
 
-  it('is warned about once each time the card turns to it', () => {
+  it('is noted once each time the card turns to it', () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line).msg) });
     const listeners: Array<(snapshot: CardSnapshot) => void> = [];
@@ -36,12 +36,12 @@ describe('iac-code in pipeline mode', () => {
       upstreamReachable: () => true,
       onChange: (listener) => void listeners.push(listener),
     };
-    warnOnPipelineMode(cards, logger);
+    notePipelineMode(cards, logger);
     const publish = (params: Record<string, unknown>) => listeners.forEach((listener) => listener({ card: card(params), fetchedAt: new Date() }));
     publish({ enabled: true, maxBatchEvents: 2 });
     publish({ enabled: false });
     publish({ enabled: true });
-    expect(lines.filter((line) => PIPELINE_WARNING.test(line))).toHaveLength(2);
+    expect(lines.filter((line) => PIPELINE_NOTE.test(line))).toHaveLength(2);
   });
 
   describe('a gateway in front of it', () => {
@@ -54,11 +54,11 @@ describe('iac-code in pipeline mode', () => {
       started.push(fake);
       const gateway = await startTestGateway({ upstream: { url: fake.url } });
       started.push(gateway);
-      return gateway.log().filter((line) => PIPELINE_WARNING.test(line.msg));
+      return gateway.log().filter((line) => PIPELINE_NOTE.test(line.msg));
     };
 
-    it('warns at start with the mode on, and says nothing with the captured (normal) card', async () => {
-      expect(await gatewayFor('pipeline')).toEqual([expect.objectContaining({ level: 40 })]);
+    it('is noted at start with the mode on (at info level), and nothing is said with the captured (normal) card', async () => {
+      expect(await gatewayFor('pipeline')).toEqual([expect.objectContaining({ level: 30 })]);
       expect(await gatewayFor('normal')).toEqual([]);
     });
   });

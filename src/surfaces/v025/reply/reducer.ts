@@ -14,9 +14,11 @@ import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent 
 import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { isToolEvent } from '../../../upstream/iac-code/events.js';
+import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
+import { pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
@@ -156,6 +158,40 @@ function finish(
 }
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  const envelopes = event.status.message ? undefined : pipelineEnvelopes(event.metadata);
+  return envelopes ? onPipelineStatus(state, event, envelopes, out, options) : onPlainStatus(state, event, out, options);
+}
+
+/**
+ * An iac-code pipeline update: what its envelopes say (pipeline-text.ts) goes through the rules of any
+ * agent message, piece by piece, as working messages; the last piece of an update that ends the turn
+ * carries its state, so a question ends the turn as a status message with it would.
+ */
+function onPipelineStatus(
+  state: ReplyState,
+  event: TaskStatusUpdateEvent,
+  envelopes: readonly PipelineEnvelope[],
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  const final = endsCallerTurn(event.status.state, options);
+  const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final);
+  let next = said.held === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.held });
+  const lastText = final ? said.pieces.findLastIndex((piece) => 'text' in piece) : -1;
+  if (said.pieces.length === 0) return onPlainStatus(next, event, out, options);
+  said.pieces.forEach((piece, at) => {
+    if (!('text' in piece)) {
+      next = withFields(next, { breakPending: true });
+      return;
+    }
+    const message: Message = { messageId: piece.key, role: 'ROLE_AGENT', parts: [{ text: piece.text }] };
+    const status: TaskStatus = at === lastText ? withFields(event.status, { message }) : { state: 'TASK_STATE_WORKING', message };
+    next = onPlainStatus(next, withFields(event, { status, metadata: at === lastText ? event.metadata : undefined }), out, options);
+  });
+  return lastText < 0 && final ? onPlainStatus(next, event, out, options) : next;
+}
+
+function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: event.status });
   const { status, metadata } = event;
   const final = endsCallerTurn(status.state, options);

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { SendMessageRequest, Task } from '../../../src/model/index.js';
+import { answerCandidateChoice } from '../../../src/surfaces/v025/pipeline-answers.js';
+
+const choice = (kind = 'candidate_selection'): Task => ({
+  id: 'T',
+  contextId: 'C',
+  status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+  metadata: {
+    iac_code: {
+      input: {
+        kind,
+        inputId: 'input-1',
+        options: [
+          { id: '0', label: '方案A：ECS+RDS' },
+          { id: '1', label: '方案B：SAE' },
+        ],
+      },
+    },
+  },
+});
+const reply = (text: string, extra: Partial<SendMessageRequest['message']> = {}): SendMessageRequest => ({
+  message: { messageId: 'm', role: 'ROLE_USER', contextId: 'C', parts: [{ text }], ...extra },
+});
+const sent = (request: SendMessageRequest): unknown => request.message.parts;
+
+describe('a candidate picked by the number the facade listed it under', () => {
+  it("becomes the option's name, the one answer iac-code takes as it is", () => {
+    expect(sent(answerCandidateChoice(reply(' 2 '), choice()))).toEqual([{ text: '方案B：SAE' }]);
+    expect(sent(answerCandidateChoice(reply('1'), choice()))).toEqual([{ text: '方案A：ECS+RDS' }]);
+  });
+
+  it('anything else goes as it was said: words, a number not listed, a reply with more than text, another kind of question, no question', () => {
+    for (const [request, paused] of [
+      [reply('the second one'), choice()],
+      [reply('0'), choice()],
+      [reply('3'), choice()],
+      [reply('2', { parts: [{ text: '2' }, { url: 'https://example.com/a.png', mediaType: 'image/png' }] }), choice()],
+      [reply('2'), choice('ask_user_question')],
+      [reply('2'), { ...choice(), status: { state: 'TASK_STATE_WORKING' } } as Task],
+      [reply('2'), undefined],
+    ] as const) {
+      expect(answerCandidateChoice(request, paused)).toBe(request);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * iac-code's pipeline envelopes through the reply reducer (pipeline-text.ts): what a person reads of
+ * each kind, with both profiles; the same answer whether the envelopes come one per update or batched.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse, TaskState } from '../../../../src/model/index.js';
+import { createTurnReply } from '../../../../src/surfaces/v025/reply/index.js';
+import { options, readText, run, shape, spec, status, submitted } from './support.js';
+
+type Envelope = Record<string, unknown>;
+
+const envelope = (eventType: string, data: Envelope = {}, extra: Envelope = {}): Envelope => ({
+  schemaVersion: '1.0',
+  eventType,
+  scope: 'step',
+  status: 'working',
+  data,
+  ...extra,
+});
+const step = (id: string, index: number) => ({ step: { id, runId: `step-${id}-1`, index: index + 0.0, total: 3.0 } });
+const candidate = (index: number, name?: string) => ({
+  scope: 'candidate',
+  candidate: { id: `c${index}`, runId: `cand-${index}`, index, ...(name ? { name } : {}) },
+});
+
+const single = (state: TaskState, one: Envelope, iacCode: Envelope = {}): StreamResponse => ({
+  statusUpdate: { taskId: 'T', contextId: 'C', status: { state }, metadata: { iac_code: { pipeline: one, ...iacCode } } },
+});
+const batch = (state: TaskState, events: Envelope[], iacCode: Envelope = {}): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'T',
+    contextId: 'C',
+    status: { state },
+    metadata: { iac_code: { pipelineBatch: { schemaVersion: '1.0', events }, ...iacCode } },
+  },
+});
+
+const text = (value: string, where: Envelope = step('plan', 1)) => envelope('text_delta', { text: value }, where);
+
+describe('iac-code pipeline updates in the reply', () => {
+  it('a step heading, the text, a line break after a tool, a question with numbered options; batched or not, the same words', () => {
+    const question = envelope('input_required', {
+      kind: 'ask_user_question',
+      inputId: 'ask-1',
+      question: 'How big?',
+      options: [
+        { id: 's', label: 'Small', description: 'one server' },
+        { id: 'l', label: 'Large' },
+      ],
+      allowFreeText: false,
+    });
+    const started = envelope('step_started', { name: 'architecture_planning' }, step('architecture_planning', 2));
+    const tool = envelope('tool_started', { toolName: 'ask_user_question' }, step('architecture_planning', 2));
+    const where = step('architecture_planning', 2);
+    const expected = 'Step 2/3: Architecture planning\nLet me ask.\nOne thing:\nHow big?\n1. Small — one server\n2. Large\nReply with a number.';
+    const oneByOne = run([
+      submitted,
+      single('TASK_STATE_WORKING', started),
+      single('TASK_STATE_WORKING', text('Let me ', where)),
+      single('TASK_STATE_WORKING', text('ask.', where)),
+      single('TASK_STATE_WORKING', tool),
+      single('TASK_STATE_INPUT_REQUIRED', question),
+    ]);
+    const batched = run([
+      submitted,
+      batch('TASK_STATE_WORKING', [started, text('Let me ', where), text('ask.', where), tool]),
+      batch('TASK_STATE_INPUT_REQUIRED', [text('One thing:', where), question]),
+    ]);
+    expect(readText(batched)).toBe(expected);
+    expect(readText(oneByOne)).toBe(expected.replace('One thing:\n', ''));
+    expect(shape(batched).at(-1)).toBe('status:completed:final');
+    // A plain 0.2.5 caller: the question is the reply, the turn ends input-required.
+    const plain = run([submitted, single('TASK_STATE_INPUT_REQUIRED', question)], options(spec));
+    expect(readText(plain)).toBe('How big?\n1. Small — one server\n2. Large\nReply with a number.');
+    expect(plain.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
+  });
+
+  it('candidates writing at once: each one shown as a block when it ends, the rest when the turn ends', () => {
+    const reply = createTurnReply(options());
+    reply.push(submitted);
+    const interleaved = batch('TASK_STATE_WORKING', [
+      text('A one ', candidate(0, 'ECS')),
+      text('B one ', candidate(1)),
+      text('A two', candidate(0, 'ECS')),
+      text('B two', candidate(1)),
+    ]);
+    expect(readText(reply.push(interleaved))).toBe('');
+    expect(readText(reply.push(single('TASK_STATE_WORKING', envelope('candidate_completed', {}, candidate(0, 'ECS')))))).toBe(
+      'Candidate 1 (ECS):\nA one A two',
+    );
+    expect(readText(reply.push(single('TASK_STATE_INPUT_REQUIRED', envelope('input_required', { prompt: 'Pick one' }))))).toBe(
+      '\nCandidate 2:\nB one B two\nPick one',
+    );
+  });
+
+  it('a deployment to confirm: what went wrong before, the summary, the template and the options', () => {
+    const confirm = envelope('input_required', {
+      kind: 'deployment_confirmation',
+      prompt: 'Deploy?',
+      validation_message: 'InstanceType is not sold in cn-hangzhou-k.',
+      solution_summary: 'Two ECS behind an SLB.',
+      template_url: 'https://example.com/t.yaml',
+      options: [
+        { action: 'confirm', name: 'Deploy' },
+        { action: 'cancel', name: 'Cancel' },
+      ],
+    });
+    expect(readText(run([submitted, single('TASK_STATE_INPUT_REQUIRED', confirm)]))).toBe(
+      'InstanceType is not sold in cn-hangzhou-k.\nDeploy?\nTwo ECS behind an SLB.\nTemplate: https://example.com/t.yaml\n1. Deploy\n2. Cancel\nReply with a number.',
+    );
+    const unknown = envelope('input_required', { kind: 'pipeline_pause_confirmation', prompt: 'Pause?', options: [{ id: 'y', label: 'Yes' }] });
+    expect(readText(run([submitted, single('TASK_STATE_INPUT_REQUIRED', unknown)]))).toBe('Pause?\n1. Yes\nReply with your choice.');
+  });
+
+  it('a permission prompt in pipeline mode is shown as in normal mode, from iac_code.input', () => {
+    const input = { kind: 'permission', requestTaskId: 'T', inputId: 'perm-1', toolUseId: 'tu', prompt: 'Write main.tf?' };
+    const prompt = single('TASK_STATE_INPUT_REQUIRED', envelope('permission_requested', { toolName: 'write_file' }), { input });
+    expect(readText(run([submitted, prompt]))).toBe('Write main.tf?\nReply "Allow once" or "Deny".');
+  });
+
+  it("failures: the step's reason; the executor's reason once, though its plain status repeats it", () => {
+    const failedStep = single('TASK_STATE_FAILED', envelope('step_failed', { errorSummary: 'quota exceeded' }, step('deploy', 3)));
+    const out = run([submitted, single('TASK_STATE_WORKING', text('Deploying.')), failedStep]);
+    expect(readText(out)).toBe('Deploying.\nquota exceeded');
+    expect(out.at(-1)).toMatchObject({ final: true, status: { state: 'failed' } });
+    const executor = single('TASK_STATE_FAILED', envelope('pipeline_failed', { source: 'executor', errorSummary: 'RuntimeError: boom' }));
+    expect(readText(run([submitted, executor, status('TASK_STATE_FAILED', 'RuntimeError: boom')]))).toBe('RuntimeError: boom');
+  });
+
+  it('updates that say nothing a person reads (progress, acknowledgements, envelopes of no known shape) add nothing; the turn still ends', () => {
+    const out = run([
+      submitted,
+      single('TASK_STATE_WORKING', envelope('tool_progress', { percent: 50 })),
+      batch('TASK_STATE_WORKING', [{ not: 'an envelope' }, envelope('context_usage', { used: 1 })]),
+      single('TASK_STATE_COMPLETED', envelope('pipeline_completed', { totalSteps: 3 }, { visibility: 'committed' })),
+    ]);
+    expect(readText(out)).toBe('');
+    expect(shape(out)).toEqual(['task:submitted', 'status:completed:final']);
+  });
+});
