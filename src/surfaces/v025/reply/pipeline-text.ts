@@ -3,7 +3,7 @@ import { countField, textField, type PipelineEnvelope } from '../../../upstream/
 import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
 
 /**
- * What a person reads of iac-code's pipeline envelopes (docs/facade-reply.md, "Pipeline mode"): the
+ * What a person reads of iac-code's pipeline envelopes (docs/facade-reply.md, "iac-code's pipeline mode"): the
  * agent's text, a line per step, its questions with numbered options, and why it failed. Everything else
  * (tool traces, progress, diagrams, acknowledgements) is left out, as tool traces are in normal mode.
  *
