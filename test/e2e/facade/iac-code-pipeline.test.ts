@@ -73,15 +73,18 @@ describe.each(['message/send', 'message/stream'] as const)('facade → iac-code 
     return { said: streamedText(events), state: last.status.state, contextId: events[0].contextId };
   }
 
-  const sentToIacCode = (): string => (fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any).params.message.parts[0].text;
+  const lastSent = (): any => (fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any).params.message;
+  const sentToIacCode = (): string => lastSent().parts[0].text;
 
   it('the question, the candidates with their template, the choice by number, and the deployment are read as text', async () => {
     const asked = await turn('帮我部署一个网站');
     // Bailian ends a turn that asks as `completed` (its profile), as it does in normal mode.
     expect(asked).toMatchObject({ said: ASKED, state: 'completed' });
 
+    const firstTask = [...fake.tasks.keys()].at(-1);
     const planned = await turn('1', asked.contextId);
-    expect(sentToIacCode()).toBe('1');
+    // iac-code takes an answer only into the task that asked ("Pipeline already running. Resume task ...").
+    expect(lastSent()).toMatchObject({ taskId: firstTask, parts: [{ text: '1' }] });
     expect(planned.state).toBe('completed');
     const shown = planned.said;
     expect(shown.startsWith(`Step 2/5: Architecture planning\n${PIPELINE_SAYS.planning}\nStep 3/5: Evaluate candidates\n`)).toBe(true);
@@ -91,7 +94,7 @@ describe.each(['message/send', 'message/stream'] as const)('facade → iac-code 
     expect(shown.endsWith(`\nStep 4/5: Confirm and select\n${CHOICE}`)).toBe(true);
 
     const deployed = await turn('2', asked.contextId);
-    expect(sentToIacCode()).toBe(CANDIDATES[1]!.name);
+    expect(lastSent()).toMatchObject({ taskId: firstTask, parts: [{ text: CANDIDATES[1]!.name }] });
     expect(deployed).toMatchObject({
       said: `Step 5/5: Deploying\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`,
       state: 'completed',
