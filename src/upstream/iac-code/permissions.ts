@@ -1,5 +1,6 @@
 import type { Part } from '../../model/index.js';
 import { isRecord, type JsonObject } from '../../model/json.js';
+import { textField } from './fields.js';
 
 /**
  * iac-code's interactive permission prompt (docs/iac-code.md, "Permission prompts"): before a tool
@@ -14,21 +15,19 @@ export interface PermissionRequest {
   options: { id: string; label: string }[];
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-
 /** The permission prompt a task or status update is waiting on, if any. */
 export function pendingPermission(metadata: JsonObject | undefined): PermissionRequest | undefined {
   const iacCode = metadata?.iac_code;
   const input = isRecord(iacCode) ? iacCode.input : undefined;
   if (!isRecord(input) || input.kind !== 'permission') return undefined;
-  const requestTaskId = text(input.requestTaskId);
-  const inputId = text(input.inputId);
-  const toolUseId = text(input.toolUseId);
+  const requestTaskId = textField(input.requestTaskId);
+  const inputId = textField(input.inputId);
+  const toolUseId = textField(input.toolUseId);
   if (!requestTaskId || !inputId || !toolUseId) return undefined;
   const options = (Array.isArray(input.options) ? input.options : [])
     .filter(isRecord)
-    .flatMap((option) => (text(option.id) ? [{ id: option.id as string, label: text(option.label) ?? (option.id as string) }] : []));
-  const prompt = text(input.prompt) ?? text(input.title) ?? `Allow ${text(input.toolName) ?? 'the tool'} to run?`;
+    .flatMap((option) => (textField(option.id) ? [{ id: option.id as string, label: textField(option.label) ?? (option.id as string) }] : []));
+  const prompt = textField(input.prompt) ?? textField(input.title) ?? `Allow ${textField(input.toolName) ?? 'the tool'} to run?`;
   return { requestTaskId, inputId, toolUseId, prompt, options: options.length > 0 ? options : DEFAULT_OPTIONS };
 }
 

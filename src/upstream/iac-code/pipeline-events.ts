@@ -40,10 +40,3 @@ export function pipelineEnvelopes(metadata: JsonObject | undefined): PipelineEnv
   if (batch) return Array.isArray(batch.events) ? batch.events.flatMap(envelope) : [];
   return iacCode.pipeline === undefined ? undefined : envelope(iacCode.pipeline);
 }
-
-/** A string field, or undefined when it is absent or empty. */
-export const textField = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
-
-/** A count iac-code sends as a float (`3.0`), as an integer. */
-export const countField = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : undefined;

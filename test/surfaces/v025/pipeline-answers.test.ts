@@ -28,11 +28,17 @@ describe('a candidate picked by the number the facade listed it under', () => {
   it("becomes the option's name, the one answer iac-code takes as it is", () => {
     expect(sent(answerCandidateChoice(reply(' 2 '), choice()))).toEqual([{ text: '方案B：SAE' }]);
     expect(sent(answerCandidateChoice(reply('1'), choice()))).toEqual([{ text: '方案A：ECS+RDS' }]);
+    // As people write a number: iac-code itself would read 方案2 or candidate 2 as the third option.
+    for (const said of ['2.', '２', '#2', '方案2', '方案 2', '第2个', '选2', '我选2', 'Candidate 2', 'plan 2', '2号']) {
+      expect(sent(answerCandidateChoice(reply(said), choice())), said).toEqual([{ text: '方案B：SAE' }]);
+    }
   });
 
   it('anything else goes as it was said: words, a number not listed, a reply with more than text, another kind of question, no question', () => {
     for (const [request, paused] of [
       [reply('the second one'), choice()],
+      [reply('方案B'), choice()],
+      [reply('2 and 3'), choice()],
       [reply('0'), choice()],
       [reply('3'), choice()],
       [reply('2', { parts: [{ text: '2' }, { url: 'https://example.com/a.png', mediaType: 'image/png' }] }), choice()],

@@ -1,31 +1,40 @@
-import { isRecord, type JsonObject } from '../../../model/json.js';
-import { countField, textField, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
+import { withFields } from '../../../model/index.js';
+import type { JsonObject } from '../../../model/json.js';
+import { countField, textField } from '../../../upstream/iac-code/fields.js';
+import type { PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
+import { questionText } from './pipeline-questions.js';
 
 /**
- * What a person reads of iac-code's pipeline envelopes (docs/facade-reply.md, "iac-code's pipeline mode"): the
- * agent's text, a line per step, its questions with numbered options, and why it failed. Everything else
- * (tool traces, progress, diagrams, acknowledgements) is left out, as tool traces are in normal mode.
+ * What a person reads of iac-code's pipeline envelopes (docs/facade-reply.md, "iac-code's pipeline mode"):
+ * the agent's text, a line per step, its questions with numbered options, and why it failed. Everything
+ * else (tool traces, progress, diagrams, acknowledgements) is left out, as tool traces are in normal mode.
  *
  * The candidates of a parallel step write at the same time, their text interleaved chunk by chunk; each
- * candidate's text is held and shown as one block when that candidate ends (or its step, or the turn).
+ * candidate's text is held and shown as one block when that candidate ends, or before a question, or
+ * when its step or the turn ends, however the turn ends.
  */
-export type PipelinePiece = { text: string; key: string } | { break: true };
+export type PipelinePiece = { text: string; key: string; ends?: true } | { break: true };
 
 /** One candidate's text so far, and how to name it. */
 export interface HeldCandidate {
+  /** The candidate whatever its attempt: a restarted candidate's earlier draft is dropped. */
+  id: string;
   label: string;
   text: string;
 }
 
 export type HeldCandidates = ReadonlyMap<string, HeldCandidate>;
 
-export interface PipelineSaid {
+interface PipelineSaid {
   pieces: PipelinePiece[];
   held: HeldCandidates;
 }
 
-/** The pieces one pipeline update adds to the reply; at the end of the turn every held candidate is shown. */
+/**
+ * The pieces one pipeline update adds to the reply, in order. When the update ends the turn (`last`),
+ * every candidate still held is shown before what ends it (the question, the reason).
+ */
 export function pipelineSaid(
   envelopes: readonly PipelineEnvelope[],
   held: HeldCandidates,
@@ -34,32 +43,57 @@ export function pipelineSaid(
 ): PipelineSaid {
   const said: PipelineSaid = { pieces: [], held };
   for (const envelope of envelopes) addEnvelope(said, envelope, metadata);
-  if (last) release(said, () => true);
+  if (!last) return said;
+  const ending = said.pieces.findLastIndex((piece) => 'ends' in piece);
+  const before = ending < 0 ? said.pieces : said.pieces.slice(0, ending);
+  const after = ending < 0 ? [] : said.pieces.slice(ending);
+  said.pieces = before;
+  release(said, () => true);
+  said.pieces.push(...after);
   return said;
 }
 
-/** Updates after which no candidate writes on: the end of its step, a question, the end of the run. */
+/** Every held candidate's block, for a turn that ends some other way (a plain status, a break-off). */
+export const heldBlocks = (held: HeldCandidates): PipelinePiece[] => pipelineSaid([], held, undefined, true).pieces;
+
+/** Updates after which no candidate writes on: the next step or the end of its own, a question, the end of the run. */
 const CANDIDATES_DONE: ReadonlySet<string> = new Set([
+  'step_started',
   'step_completed',
   'step_failed',
   'input_required',
   'permission_requested',
+  'backup_blocked',
   'pipeline_completed',
   'pipeline_failed',
   'pipeline_canceled',
 ]);
+
+/** What a candidate's own envelopes change: its text, a line break after its tool calls, its end. */
+const CANDIDATE_OWN: ReadonlySet<string> = new Set([
+  'candidate_started',
+  'text_delta',
+  'tool_started',
+  'tool_result',
+  'candidate_completed',
+  'candidate_failed',
+]);
+
+const CANDIDATE_ASKS: ReadonlySet<string> = new Set(['input_required', 'permission_requested']);
 
 const runIdOf = (coordinate: JsonObject | undefined, fallback: string): string =>
   textField(coordinate?.runId) ?? textField(coordinate?.id) ?? fallback;
 
 function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: JsonObject | undefined): void {
   const { eventType, data, step, candidate } = envelope;
-  const stepRun = runIdOf(step, 'pipeline');
-  if (candidate) {
-    addCandidateEnvelope(said, envelope, runIdOf(candidate, 'candidate'));
+  if (candidate && CANDIDATE_OWN.has(eventType)) {
+    addCandidateEnvelope(said, envelope, candidate);
     return;
   }
-  // What the candidates wrote comes before a question or the end of the run.
+  // Of a candidate's other envelopes only what it asks the user reaches the reply.
+  if (candidate && !CANDIDATE_ASKS.has(eventType)) return;
+  const stepRun = runIdOf(step, 'pipeline');
+  // What the candidates wrote comes before a question, a reason or the next step.
   if (CANDIDATES_DONE.has(eventType)) release(said, () => true);
   switch (eventType) {
     case 'step_started':
@@ -72,18 +106,20 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
       said.pieces.push({ break: true });
       return;
     case 'step_failed':
-      return say(said, textField(data.errorSummary) ?? textField(data.error), `pipeline:failed:${stepRun}`);
+      return say(said, textField(data.errorSummary) ?? textField(data.error), `pipeline:failed:${stepRun}`, true);
     case 'pipeline_failed':
-      return say(said, data.errorSummary, 'pipeline:failed');
+      return say(said, data.errorSummary, 'pipeline:failed', true);
     case 'pipeline_canceled':
-      return say(said, data.reason, 'pipeline:canceled');
+      return say(said, data.reason, 'pipeline:canceled', true);
+    case 'backup_blocked':
+      return say(said, textField(data.reason) ?? textField(data.message) ?? textField(data.error), 'pipeline:blocked', true);
     case 'pipeline_handoff_ready':
-      return say(said, data.summary, 'pipeline:summary');
+      return say(said, data.summary, 'pipeline:summary', true);
     case 'input_required':
-      return say(said, questionText(data), `pipeline:question:${textField(data.inputId) ?? stepRun}`);
+      return say(said, questionText(data), `pipeline:question:${textField(data.inputId) ?? stepRun}`, true);
     case 'permission_requested': {
       const prompt = pendingPermission(metadata);
-      if (prompt) said.pieces.push({ text: permissionPromptText(prompt), key: `p:${prompt.inputId}` });
+      if (prompt) say(said, permissionPromptText(prompt), `p:${prompt.inputId}`, true);
       return;
     }
     default:
@@ -91,12 +127,19 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
   }
 }
 
-function addCandidateEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, run: string): void {
-  const { eventType, data, candidate } = envelope;
-  if (eventType === 'text_delta' && typeof data.text === 'string' && data.text !== '') {
-    const before = said.held.get(run);
+function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineEnvelope, candidate: JsonObject): void {
+  const run = runIdOf(candidate, 'candidate');
+  const id = textField(candidate.id) ?? run;
+  const before = said.held.get(run);
+  if (eventType === 'candidate_started') {
+    // A restarted candidate writes its text again under a new run: its earlier draft is not its answer.
+    const kept = new Map([...said.held].filter(([, held]) => held.id !== id));
+    if (kept.size !== said.held.size) said.held = kept;
+  } else if (eventType === 'text_delta' && typeof data.text === 'string' && data.text !== '') {
     const label = before?.label ?? candidateLabel(candidate);
-    said.held = new Map(said.held).set(run, { label, text: (before?.text ?? '') + data.text });
+    said.held = new Map(said.held).set(run, { id, label, text: (before?.text ?? '') + data.text });
+  } else if ((eventType === 'tool_started' || eventType === 'tool_result') && before && !before.text.endsWith('\n')) {
+    said.held = new Map(said.held).set(run, withFields(before, { text: `${before.text}\n` }));
   } else if (eventType === 'candidate_completed' || eventType === 'candidate_failed') {
     release(said, (held) => held === run);
   }
@@ -109,13 +152,14 @@ function release(said: PipelineSaid, which: (run: string) => boolean): void {
     if (!which(run)) continue;
     kept ??= new Map(said.held);
     kept.delete(run);
-    if (candidate.text.trim() !== '') said.pieces.push({ text: `${candidate.label}:\n${candidate.text}`, key: `pipeline:candidate:${run}` });
+    const text = candidate.text.trimEnd();
+    if (text.trim() !== '') said.pieces.push({ text: `${candidate.label}:\n${text}`, key: `pipeline:candidate:${run}` });
   }
   if (kept) said.held = kept;
 }
 
-function say(said: PipelineSaid, text: unknown, key: string): void {
-  if (typeof text === 'string' && text !== '') said.pieces.push({ text, key });
+function say(said: PipelineSaid, text: unknown, key: string, ends?: true): void {
+  if (typeof text === 'string' && text !== '') said.pieces.push(ends ? { text, key, ends } : { text, key });
 }
 
 /** `intent_parsing` → `Intent parsing`, as iac-code's own display names read. */
@@ -124,54 +168,20 @@ const displayName = (id: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** `Step 2/5: Architecture planning`; a step run again after a rollback says which attempt it is. */
 function stepHeading(step: JsonObject | undefined, data: JsonObject): string {
   const name = displayName(textField(data.name) ?? textField(step?.id) ?? 'next step');
   const index = countField(step?.index ?? data.index);
   const total = countField(step?.total ?? data.total);
-  return index !== undefined && total !== undefined ? `Step ${index}/${total}: ${name}` : `Step: ${name}`;
+  const attempt = countField(step?.attempt ?? data.attempt) ?? 1;
+  const heading = index !== undefined && total !== undefined ? `Step ${index}/${total}: ${name}` : `Step: ${name}`;
+  return attempt > 1 ? `${heading} (attempt ${attempt})` : heading;
 }
 
-function candidateLabel(candidate: JsonObject | undefined): string {
-  const index = countField(candidate?.index);
-  const name = textField(candidate?.name);
+/** How a candidate's block is headed: `Candidate 1 (name)`. */
+function candidateLabel(candidate: JsonObject): string {
+  const index = countField(candidate.index);
+  const name = textField(candidate.name);
   const numbered = index === undefined ? 'Candidate' : `Candidate ${index + 1}`;
   return name ? `${numbered} (${name})` : numbered;
-}
-
-/**
- * A question as a person reads it: what went wrong with the last answer, the question, what a deployment
- * would be, and the options numbered from 1. iac-code takes a number for `ask_user_question` and
- * `deployment_confirmation` itself; for a candidate the facade turns the number into the option's name
- * (src/surfaces/v025/pipeline-answers.ts).
- */
-function questionText(data: JsonObject): string | undefined {
-  const lines: string[] = [];
-  const problem = textField(data.validation_message) ?? (textField(data.validation_error) ? 'That answer could not be used.' : undefined);
-  if (problem) lines.push(problem);
-  const prompt = textField(data.question) ?? textField(data.prompt);
-  if (prompt) lines.push(prompt);
-  if (data.kind === 'deployment_confirmation') {
-    const summary = textField(data.solution_summary);
-    const template = textField(data.template_url);
-    if (summary) lines.push(summary);
-    if (template) lines.push(`Template: ${template}`);
-  }
-  const options = (Array.isArray(data.options) ? data.options : []).filter(isRecord).map(optionText);
-  options.forEach((option, at) => lines.push(`${at + 1}. ${option}`));
-  if (options.length > 0) lines.push(replyHint(data));
-  return lines.length > 0 ? lines.join('\n') : undefined;
-}
-
-/** The kinds whose answer may be an option's number (a question iac-code asks again after a bad answer names none). */
-const NUMBERED_KINDS: ReadonlySet<unknown> = new Set(['ask_user_question', 'candidate_selection', 'deployment_confirmation', undefined]);
-
-function replyHint(data: JsonObject): string {
-  if (!NUMBERED_KINDS.has(data.kind)) return 'Reply with your choice.';
-  return data.allowFreeText === true ? 'Reply with a number, or in your own words.' : 'Reply with a number.';
-}
-
-function optionText(option: JsonObject): string {
-  const label = textField(option.label) ?? textField(option.name) ?? textField(option.action) ?? textField(option.id) ?? '';
-  const detail = textField(option.description) ?? textField(option.summary);
-  return detail ? `${label} — ${detail}` : label;
 }

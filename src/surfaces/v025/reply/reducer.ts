@@ -18,7 +18,7 @@ import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-
 import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
-import { pipelineSaid } from './pipeline-text.js';
+import { heldBlocks, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
@@ -39,7 +39,8 @@ export interface ReplyStep {
  * The reply is the agent's words in the order they arrived: the text of every agent status message
  * (working chunks and the final message of any state), a direct Message's text and every artifact's
  * content, minus what the rules in rules.ts recognise as repeats. Text of different messages, or
- * text after a tool call or an artifact, starts on a new line. Nothing is held back: a chunk is sent
+ * text after a tool call or an artifact, starts on a new line. Nothing is held back (but the text of
+ * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts): a chunk is sent
  * when its event arrives, and the reply artifact is closed by a `lastChunk: true` chunk carrying the
  * turn's last new text, or nothing.
  */
@@ -55,7 +56,8 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
 export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
   const out: V025StreamEvent[] = [];
-  return { state: finish(state, state.lastStatus, undefined, undefined, out, options), events: out };
+  const ready = withHeldShown(state, out, options);
+  return { state: finish(ready, ready.lastStatus, undefined, undefined, out, options), events: out };
 }
 
 /**
@@ -159,13 +161,22 @@ function finish(
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const envelopes = event.status.message ? undefined : pipelineEnvelopes(event.metadata);
-  return envelopes ? onPipelineStatus(state, event, envelopes, out, options) : onPlainStatus(state, event, out, options);
+  if (envelopes) return onPipelineStatus(state, event, envelopes, out, options);
+  const ready = endsCallerTurn(event.status.state, options) ? withHeldShown(state, out, options) : state;
+  return onPlainStatus(ready, event, out, options);
 }
+
+/** A piece of a pipeline update as the working message it reads like. */
+const pieceUpdate = (event: TaskStatusUpdateEvent, piece: { text: string; key: string }, state?: TaskStatus): TaskStatusUpdateEvent => {
+  const message: Message = { messageId: piece.key, role: 'ROLE_AGENT', parts: [{ text: piece.text }] };
+  const status: TaskStatus = state ? withFields(state, { message }) : { state: 'TASK_STATE_WORKING', message };
+  return withFields(event, { status, metadata: state ? event.metadata : undefined });
+};
 
 /**
  * An iac-code pipeline update: what its envelopes say (pipeline-text.ts) goes through the rules of any
- * agent message, piece by piece, as working messages; the last piece of an update that ends the turn
- * carries its state, so a question ends the turn as a status message with it would.
+ * agent message, piece by piece, as working messages. A question or a reason that ends the turn carries
+ * the update's state, as a status message with it would; otherwise the update itself ends the turn.
  */
 function onPipelineStatus(
   state: ReplyState,
@@ -177,18 +188,28 @@ function onPipelineStatus(
   const final = endsCallerTurn(event.status.state, options);
   const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final);
   let next = said.held === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.held });
-  const lastText = final ? said.pieces.findLastIndex((piece) => 'text' in piece) : -1;
-  if (said.pieces.length === 0) return onPlainStatus(next, event, out, options);
-  said.pieces.forEach((piece, at) => {
-    if (!('text' in piece)) {
+  const closing = final ? said.pieces.findLastIndex((piece) => 'ends' in piece) : -1;
+  let spoke = false;
+  for (const [at, piece] of said.pieces.entries()) {
+    if ('break' in piece) {
       next = withFields(next, { breakPending: true });
-      return;
+      continue;
     }
-    const message: Message = { messageId: piece.key, role: 'ROLE_AGENT', parts: [{ text: piece.text }] };
-    const status: TaskStatus = at === lastText ? withFields(event.status, { message }) : { state: 'TASK_STATE_WORKING', message };
-    next = onPlainStatus(next, withFields(event, { status, metadata: at === lastText ? event.metadata : undefined }), out, options);
-  });
-  return lastText < 0 && final ? onPlainStatus(next, event, out, options) : next;
+    spoke = true;
+    next = onPlainStatus(next, pieceUpdate(event, piece, at === closing ? event.status : undefined), out, options);
+  }
+  return !spoke || (final && closing < 0) ? onPlainStatus(next, event, out, options) : next;
+}
+
+/** A turn that ends other than by a pipeline update still shows what its candidates wrote so far. */
+function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  if (state.pipelineHeld.size === 0) return state;
+  let next: ReplyState = withFields(state, { pipelineHeld: new Map<string, never>() });
+  for (const piece of heldBlocks(state.pipelineHeld)) {
+    if ('text' in piece)
+      next = onPlainStatus(next, pieceUpdate({ taskId: state.taskId, contextId: state.contextId, status: state.lastStatus }, piece), out, options);
+  }
+  return withFields(next, { lastStatus: state.lastStatus });
 }
 
 function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {

@@ -137,4 +137,70 @@ describe('iac-code pipeline updates in the reply', () => {
     expect(readText(out)).toBe('');
     expect(shape(out)).toEqual(['task:submitted', 'status:completed:final']);
   });
+
+  describe('candidates whose text is held', () => {
+    const wrote = batch('TASK_STATE_WORKING', [text('A one ', candidate(0, 'ECS')), text('B one', candidate(1))]);
+    const blocks = 'Candidate 1 (ECS):\nA one\nCandidate 2:\nB one';
+
+    it('are shown however the turn ends: a break-off, a plain cancel, an upstream that just stops', () => {
+      expect(readText(run([submitted, wrote]))).toBe(`${blocks}\nThe upstream agent ended the stream before the turn finished`);
+      expect(readText(run([submitted, wrote, status('TASK_STATE_CANCELED', 'Task canceled.')]))).toBe(`${blocks}\nTask canceled.`);
+      const reply = createTurnReply(options());
+      reply.push(submitted);
+      reply.push(wrote);
+      reply.push(status('TASK_STATE_INPUT_REQUIRED'));
+      expect(readText(reply.close())).toBe('');
+      const stopped = createTurnReply(options());
+      [submitted, wrote, single('TASK_STATE_COMPLETED', envelope('pipeline_completed'))].forEach((event) => stopped.push(event));
+      expect(readText(stopped.close())).toBe('');
+    });
+
+    it("a candidate's own question or permission prompt is shown after what the candidates wrote; its tool calls break its block", () => {
+      const asks = envelope('input_required', { prompt: 'Which region?' }, candidate(1));
+      const tool = envelope('tool_started', { toolName: 'price' }, candidate(0, 'ECS'));
+      const out = run([submitted, wrote, single('TASK_STATE_WORKING', tool), single('TASK_STATE_INPUT_REQUIRED', asks)]);
+      expect(readText(out)).toBe(`${blocks}\nWhich region?`);
+      const input = { kind: 'permission', requestTaskId: 'T', inputId: 'perm-2', toolUseId: 'tu', prompt: 'Run it?' };
+      const prompt = single('TASK_STATE_INPUT_REQUIRED', envelope('permission_requested', {}, candidate(0, 'ECS')), { input });
+      const broken = run([
+        submitted,
+        wrote,
+        single('TASK_STATE_WORKING', tool),
+        single('TASK_STATE_WORKING', text('A two', candidate(0, 'ECS'))),
+        prompt,
+      ]);
+      expect(readText(broken)).toBe('Candidate 1 (ECS):\nA one \nA two\nCandidate 2:\nB one\nRun it?\nReply "Allow once" or "Deny".');
+    });
+
+    it('under a2a-0.2.5 a failure with no reason keeps the blocks in the reply, not on the status', () => {
+      const out = run([submitted, wrote, single('TASK_STATE_FAILED', envelope('step_failed', {}, step('plan', 1)))], options(spec));
+      expect(readText(out)).toBe(blocks);
+      expect(out.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+      expect(out.at(-1)).not.toHaveProperty('status.message');
+    });
+
+    it("a restarted candidate's earlier draft is dropped; a step run again says which attempt it is", () => {
+      const again = { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0-2', index: 0, name: 'ECS' } };
+      const out = run([
+        submitted,
+        wrote,
+        single('TASK_STATE_WORKING', envelope('candidate_started', {}, again)),
+        single('TASK_STATE_WORKING', text('A again', again)),
+        single(
+          'TASK_STATE_WORKING',
+          envelope('step_started', { name: 'plan' }, { step: { id: 'plan', runId: 'step-plan-2', index: 1, total: 3, attempt: 2.0 } }),
+        ),
+      ]);
+      expect(readText(out)).toBe(
+        'Candidate 2:\nB one\nCandidate 1 (ECS):\nA again\nStep 1/3: Plan (attempt 2)\nThe upstream agent ended the stream before the turn finished',
+      );
+    });
+  });
+
+  it('a turn blocked on its backup says why; an update of tool calls alone still opens the turn', () => {
+    const blocked = single('TASK_STATE_INPUT_REQUIRED', envelope('backup_blocked', { reason: 'The state backup failed; retry later.' }));
+    expect(readText(run([submitted, blocked]))).toBe('The state backup failed; retry later.');
+    const toolOnly = single('TASK_STATE_WORKING', envelope('tool_started', { toolName: 'bash' }));
+    expect(shape(run([toolOnly]))).toEqual(['task:submitted', 'artifact:gen-2:last', 'status:failed:final']);
+  });
 });
