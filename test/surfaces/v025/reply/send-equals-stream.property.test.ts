@@ -13,7 +13,29 @@ import { artifact, bailian, options, readText, run, spec, status, submitted, too
 const FINAL_META = { metadata: { iac_code: { assistantFinal: { complete: true } } } };
 const word = fc.string({ minLength: 1, maxLength: 8 });
 
+/** iac-code pipeline updates: one envelope or a batch, of steps, text, tool calls and candidates. */
+const where = fc.constantFrom<Record<string, unknown>>(
+  { scope: 'step', step: { id: 'plan', runId: 'step-plan-1', index: 1, total: 2 } },
+  { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0', index: 0 } },
+  { scope: 'candidate', candidate: { id: 'c1', runId: 'cand-1', index: 1, name: 'SAE' } },
+);
+const pipelineEnvelope = fc.oneof(
+  fc.tuple(word, where).map(([text, at]) => ({ eventType: 'text_delta', data: { text }, ...at })),
+  where.map((at) => ({ eventType: 'tool_started', data: {}, ...at })),
+  where.map((at) => ({ eventType: 'candidate_completed', data: {}, ...at })),
+  fc.constant({ eventType: 'step_started', data: { name: 'plan' }, step: { id: 'plan', runId: 'step-plan-1', index: 1, total: 2 } }),
+);
+const pipelineUpdate = (state: TaskState, envelopes: Record<string, unknown>[]): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'T',
+    contextId: 'C',
+    status: { state },
+    metadata: { iac_code: envelopes.length === 1 ? { pipeline: envelopes[0] } : { pipelineBatch: { events: envelopes } } },
+  },
+});
+
 const step: fc.Arbitrary<StreamResponse> = fc.oneof(
+  fc.array(pipelineEnvelope, { minLength: 1, maxLength: 4 }).map((envelopes) => pipelineUpdate('TASK_STATE_WORKING', envelopes)),
   fc.tuple(word, fc.constantFrom('m1', 'm2', 'm3')).map(([text, id]) => status('TASK_STATE_WORKING', text, {}, id)),
   fc.constant(tool),
   fc.constant(status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { usage: { totalTokens: 1 } } } })),
@@ -39,6 +61,10 @@ const ending: fc.Arbitrary<StreamResponse[]> = fc.oneof(
     .tuple(fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED'), word)
     .map(([state, text]) => [status(state, text, {}, 'end')]),
   word.map((text) => [status('TASK_STATE_WORKING', text, FINAL_META, 'T-2'), status('TASK_STATE_INPUT_REQUIRED')]),
+  fc
+    .tuple(fc.constantFrom<TaskState>('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_FAILED', 'TASK_STATE_COMPLETED'), word)
+    .map(([state, prompt]) => [pipelineUpdate(state, [{ eventType: 'input_required', data: { prompt, options: [{ id: 'a', label: 'A' }] } }])]),
+  fc.constant<StreamResponse[]>([pipelineUpdate('TASK_STATE_FAILED', [{ eventType: 'step_failed', data: {} }])]),
   fc.constant([] as StreamResponse[]),
 );
 
