@@ -7,8 +7,6 @@ import { isRecord, type JsonObject } from '../../model/json.js';
  */
 export interface PipelineEnvelope {
   eventType: string;
-  /** `pipeline`, `step`, `candidate`, `candidate_step`, `stack` or `interrupt`. */
-  scope: string;
   data: JsonObject;
   /** Where in the run it happened: `{id, runId, index, total, ...}`, each when the scope has it. */
   step: JsonObject | undefined;
@@ -24,7 +22,6 @@ function envelope(value: unknown): PipelineEnvelope[] {
   return [
     {
       eventType: raw.eventType,
-      scope: typeof raw.scope === 'string' ? raw.scope : 'pipeline',
       data: record(raw.data) ?? EMPTY,
       step: record(raw.step),
       candidate: record(raw.candidate),

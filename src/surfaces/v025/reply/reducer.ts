@@ -207,7 +207,12 @@ function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: Reply
   let next: ReplyState = withFields(state, { pipelineHeld: new Map<string, never>() });
   for (const piece of heldBlocks(state.pipelineHeld)) {
     if ('text' in piece)
-      next = onPlainStatus(next, pieceUpdate({ taskId: state.taskId, contextId: state.contextId, status: state.lastStatus }, piece), out, options);
+      next = onPlainStatus(
+        next,
+        pieceUpdate({ taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' } }, piece),
+        out,
+        options,
+      );
   }
   return withFields(next, { lastStatus: state.lastStatus });
 }
