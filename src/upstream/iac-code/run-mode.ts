@@ -13,9 +13,9 @@ export function servesPipelineMode(card: AgentCard): boolean {
 
 /**
  * Says, once each time the agent's card turns to it, that iac-code runs in pipeline mode: its replies
- * and questions then come only as pipeline events in metadata, which the 0.2.5 facade reads
- * (surfaces/v025/reply/pipeline-text.ts) from iac-code's source, not from a captured run; an operator
- * seeing a Bailian user's turn shown oddly knows where to look.
+ * and questions then come only as pipeline events in metadata. The 0.2.5 facade reads them
+ * (surfaces/v025/reply/pipeline-text.ts) as iac-code's source describes them, never checked against a
+ * captured run, so an operator who finds a Bailian user's turn shown oddly knows where to look.
  */
 export function notePipelineMode(cards: CardSource, logger: Logger): void {
   let serving = false;
