@@ -14,6 +14,7 @@ import {
   withHistoryLength,
   AWAIT_PERMISSION,
   type Json,
+  type TurnIds,
   type TurnScript,
 } from './fake-iac-code-data.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
@@ -121,7 +122,7 @@ export class TaskBook {
     return mode === 'pipeline';
   }
 
-  private pipelineTurn(ids: { taskId: string; contextId: string; sessionId: string }, message: Json, newTask: boolean): Json[] {
+  private pipelineTurn(ids: TurnIds, message: Json, newTask: boolean): Json[] {
     const stage = this.pipelineStages.get(ids.contextId) ?? 0;
     this.pipelineStages.set(ids.contextId, stage + 1);
     const said = (message.parts as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');

@@ -1,6 +1,7 @@
 import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
-import { isRecord } from '../../model/json.js';
+import { isRecord, type JsonObject } from '../../model/json.js';
 import { joinText } from '../../translate/index.js';
+import { pendingInput } from '../../upstream/iac-code/events.js';
 import { textField } from '../../upstream/iac-code/fields.js';
 
 /**
@@ -11,7 +12,7 @@ import { textField } from '../../upstream/iac-code/fields.js';
  */
 export function answerCandidateChoice(request: SendMessageRequest, paused: Task | undefined): SendMessageRequest {
   if (paused?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return request;
-  const labels = candidateLabels(paused.metadata?.iac_code);
+  const labels = candidateLabels(pendingInput(paused.metadata, 'candidate_selection'));
   if (!labels) return request;
   const { message } = request;
   if (message.parts.some((part) => part.text === undefined)) return request;
@@ -32,9 +33,8 @@ function listedNumber(reply: string): number | undefined {
 }
 
 /** The options of a pending candidate choice, in the order iac-code lists them. */
-function candidateLabels(iacCode: unknown): string[] | undefined {
-  const input = isRecord(iacCode) ? iacCode.input : undefined;
-  if (!isRecord(input) || input.kind !== 'candidate_selection' || !Array.isArray(input.options)) return undefined;
+function candidateLabels(input: JsonObject | undefined): string[] | undefined {
+  if (!input || !Array.isArray(input.options)) return undefined;
   const labels = input.options.filter(isRecord).map((option) => textField(option.label) ?? '');
   return labels.length > 0 && labels.every((label) => label !== '') ? labels : undefined;
 }

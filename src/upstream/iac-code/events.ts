@@ -5,10 +5,19 @@ import { isRecord, type JsonObject } from '../../model/json.js';
  * understand (docs/iac-code.md, "A turn on the wire").
  */
 
-const iacCodeOf = (metadata: JsonObject | undefined): JsonObject | undefined => {
+export const iacCodeOf = (metadata: JsonObject | undefined): JsonObject | undefined => {
   const value = metadata?.iac_code;
   return isRecord(value) ? value : undefined;
 };
+
+/**
+ * The question a turn waits on, in `metadata.iac_code.input`, when it is of `kind` (`permission`, and in
+ * pipeline mode `ask_user_question` or `candidate_selection`).
+ */
+export function pendingInput(metadata: JsonObject | undefined, kind: string): JsonObject | undefined {
+  const input = iacCodeOf(metadata)?.input;
+  return isRecord(input) && input.kind === kind ? input : undefined;
+}
 
 /**
  * The WORKING update iac-code sends at the end of a turn, marked `assistantFinal`: it repeats the

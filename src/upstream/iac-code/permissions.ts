@@ -1,5 +1,6 @@
 import type { Part } from '../../model/index.js';
 import { isRecord, type JsonObject } from '../../model/json.js';
+import { pendingInput } from './events.js';
 import { textField } from './fields.js';
 
 /**
@@ -17,9 +18,8 @@ export interface PermissionRequest {
 
 /** The permission prompt a task or status update is waiting on, if any. */
 export function pendingPermission(metadata: JsonObject | undefined): PermissionRequest | undefined {
-  const iacCode = metadata?.iac_code;
-  const input = isRecord(iacCode) ? iacCode.input : undefined;
-  if (!isRecord(input) || input.kind !== 'permission') return undefined;
+  const input = pendingInput(metadata, 'permission');
+  if (!input) return undefined;
   const requestTaskId = textField(input.requestTaskId);
   const inputId = textField(input.inputId);
   const toolUseId = textField(input.toolUseId);

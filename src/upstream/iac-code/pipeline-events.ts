@@ -1,4 +1,5 @@
 import { isRecord, type JsonObject } from '../../model/json.js';
+import { iacCodeOf } from './events.js';
 
 /**
  * iac-code's pipeline mode (docs/iac-code.md, "Pipeline mode"): a turn's text, steps and questions come
@@ -31,7 +32,7 @@ function envelope(value: unknown): PipelineEnvelope[] {
 
 /** The pipeline envelopes an update carries, in order; undefined when it is no pipeline update. */
 export function pipelineEnvelopes(metadata: JsonObject | undefined): PipelineEnvelope[] | undefined {
-  const iacCode = record(metadata?.iac_code);
+  const iacCode = iacCodeOf(metadata);
   if (!iacCode) return undefined;
   const batch = record(iacCode.pipelineBatch);
   if (batch) return Array.isArray(batch.events) ? batch.events.flatMap(envelope) : [];
