@@ -48,6 +48,7 @@ export async function runTranslation(ctx: BenchContext): Promise<ScenarioResult>
     replyArtifacts: 'single' as const,
     inlineMaxBytes: 256 * 1024,
     deviceCommandsKey: 'bailian',
+    words: reply.facadeWords('en'),
     newId: () => 'reply',
     now: () => new Date().toISOString(),
   };

@@ -62,6 +62,11 @@ export const BailianConfig = z
         'allow-private': z.boolean().default(false),
       })
       .prefault({}),
+    /**
+     * The language of the facade's own words (pipeline headings, how to answer, the permission prompt's
+     * defaults): `auto` follows the caller's writing turn by turn (English when it says nothing).
+     */
+    language: z.enum(['auto', 'en', 'zh', 'ja']).default('auto'),
     /** How file, data and URL parts reach the caller: as text (the profile's default for Bailian) or as they are. Absent: the profile decides. */
     'render-parts': z.enum(['text', 'native']).optional(),
     /** Largest file shown inline as text; larger ones become a one-line description. */

@@ -124,7 +124,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
         if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
         if (prepared.kind === 'stream') {
-          const reply = replyOptions(deps, undefined, addressed.clientTaskId);
+          const reply = replyOptions(deps, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {});
           const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
           return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
         }

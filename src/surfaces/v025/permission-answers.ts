@@ -1,20 +1,22 @@
 import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
-import { chosenOption, pendingPermission, permissionAnswer, permissionPromptText } from '../../upstream/iac-code/permissions.js';
+import { chosenOption, pendingPermission, permissionAnswer } from '../../upstream/iac-code/permissions.js';
+import { permissionPromptText } from './reply/permission-prompt.js';
+import { optionNames, type FacadeWords } from './reply/words.js';
 
 /**
- * A Bailian user answers iac-code's permission prompt in words ("Allow once", "yes", "拒绝"); iac-code
+ * A Bailian user answers iac-code's permission prompt in words ("Allow once", "yes", "拒绝", "允许一次"); iac-code
  * only reads the answer as its data part. So a turn sent into a task that waits on a prompt becomes
  * that data part, and a reply that picks no option is asked again without reaching the upstream (iac-code
  * would refuse it: while the prompt is open the task takes nothing else).
  */
 export type PermissionTurn = { request: SendMessageRequest; reprompt?: undefined } | { request: SendMessageRequest; reprompt: Task };
 
-export function answerPermission(request: SendMessageRequest, paused: Task | undefined): PermissionTurn {
+export function answerPermission(request: SendMessageRequest, paused: Task | undefined, words: FacadeWords): PermissionTurn {
   const prompt = paused?.status.state === 'TASK_STATE_INPUT_REQUIRED' ? pendingPermission(paused.metadata) : undefined;
   if (!paused || !prompt) return { request };
   const { message } = request;
-  const decision = chosenOption(prompt, joinText(message.parts));
+  const decision = chosenOption(prompt, joinText(message.parts), optionNames);
   if (decision) {
     // iac-code matches the answer to its prompt by task and context; a caller may have named the task alone.
     const contextId = message.contextId ?? paused.contextId;
@@ -29,7 +31,7 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
       message: {
         messageId: `${prompt.inputId}-again`,
         role: 'ROLE_AGENT',
-        parts: [{ text: `An answer is needed first. ${permissionPromptText(prompt)}` }],
+        parts: [{ text: `${words.answerNeededFirst} ${permissionPromptText(prompt, words)}` }],
       },
       timestamp: new Date().toISOString(),
     },

@@ -23,9 +23,9 @@ export function answerCandidateChoice(request: SendMessageRequest, paused: Task 
 
 /**
  * The number a reply names an option by, as people write it: `2`, `2.`, `２`, `#2`, `方案2`, `第2个`,
- * `选2`, `candidate 2`. iac-code would read `方案2` and `candidate 2` as the third candidate.
+ * `选2`, `candidate 2`, `候補2`, `2番`. iac-code would read `方案2` and `candidate 2` as the third candidate.
  */
-const NUMBERED_REPLY = /^(?:#|no\.?|option|candidate|plan|方案|候选|第|选择?|我选|我要)?\s*(\d{1,3})\s*(?:个|号|\.|。)?$/i;
+const NUMBERED_REPLY = /^(?:#|no\.?|option|candidate|plan|方案|候选|候補|第|选择?|我选|我要)?\s*(\d{1,3})\s*(?:个|号|番目?|\.|。)?$/i;
 
 function listedNumber(reply: string): number | undefined {
   const match = NUMBERED_REPLY.exec(reply.normalize('NFKC').trim());

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -13,7 +13,7 @@ import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './inpu
 import { answerPermission } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
-import { replyOptions } from './reply-options.js';
+import { replyOptions, turnWords, type TurnFacts } from './reply-options.js';
 import { v025Stream } from './stream.js';
 
 export interface TurnCall {
@@ -60,19 +60,26 @@ export interface TurnRouting {
  * it only while it is the caller's message: a permission answer is sent as iac-code's data part alone,
  * and a re-prompt sends nothing (as a base64 image, already a part, is dropped then).
  */
-async function beginTurn(input: { request: SendMessageRequest; images?: LaterImages | undefined }, call: TurnCall, routing: TurnRouting) {
+async function beginTurn(
+  input: { request: SendMessageRequest; images?: LaterImages | undefined },
+  call: TurnCall,
+  deps: V025FacadeDeps,
+  routing: TurnRouting,
+) {
   const { request } = input;
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
   try {
-    const answered = answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous);
+    const words = turnWords(deps, turnFacts(request, begun.previous, undefined));
+    const answered = answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous, words);
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
-    return { task, turn, clientTaskId, reprompt: answered.reprompt, images };
+    const reply = replyOptions(deps, turnFacts(request, begun.previous, clientTaskId));
+    return { task, turn, reply, reprompt: answered.reprompt, images };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -99,18 +106,24 @@ async function withLaterImages(request: SendMessageRequest, images: LaterImages 
   return images ? (await images)(request) : request;
 }
 
+/** What the turn's reply depends on: the caller's own message (not the answer it became), the task it continues, the caller's id for it. */
+const turnFacts = (request: SendMessageRequest, previous: Task | undefined, taskId: string | undefined): TurnFacts =>
+  withFields({ message: request.message }, withFields(previous ? { previous } : {}, taskId ? { taskId } : {}));
+
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
   const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
-    for await (const event of replyEvents(once({ task: input.rejected }), createTurnReply(replyOptions(deps)))) fold.add(event);
+    const reply = createTurnReply(replyOptions(deps, { message: input.request.message }));
+    for await (const event of replyEvents(once({ task: input.rejected }), reply)) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
-  const { task, turn, clientTaskId, reprompt, images } = await beginTurn(input, call, routing);
+  const begun = await beginTurn(input, call, deps, routing);
+  const { task, turn, reprompt, images } = begun;
   const unbound = boundTurn(call, deps);
   try {
-    const reply = createTurnReply(replyOptions(deps, turn.previous?.artifacts, clientTaskId));
+    const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(request, call, deps));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
@@ -134,15 +147,15 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;
-    return v025Stream(() => once({ task: rejected }), streamOptions);
+    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: replyOptions(deps, { message: input.request.message }) }));
   }
-  const { task, turn, clientTaskId, reprompt, images } = await beginTurn(input, call, routing);
+  const { task, turn, reply, reprompt, images } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>
     deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));
-  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply: replyOptions(deps, turn.previous?.artifacts, clientTaskId) }));
+  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply }));
 }
 
 /** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */

@@ -1,4 +1,4 @@
-import type { Part } from '../../model/index.js';
+import { withFields, type Part } from '../../model/index.js';
 import { isRecord, type JsonObject } from '../../model/json.js';
 import { pendingInput } from './events.js';
 import { textField } from './fields.js';
@@ -12,8 +12,11 @@ export interface PermissionRequest {
   requestTaskId: string;
   inputId: string;
   toolUseId: string;
-  prompt: string;
-  options: { id: string; label: string }[];
+  /** iac-code's question; absent when it sent none (the facade then asks in its own words). */
+  prompt?: string;
+  toolName?: string;
+  /** An option without a label is named by whoever shows it. */
+  options: { id: string; label?: string }[];
 }
 
 /** The permission prompt a task or status update is waiting on, if any. */
@@ -24,26 +27,24 @@ export function pendingPermission(metadata: JsonObject | undefined): PermissionR
   const inputId = textField(input.inputId);
   const toolUseId = textField(input.toolUseId);
   if (!requestTaskId || !inputId || !toolUseId) return undefined;
-  const options = (Array.isArray(input.options) ? input.options : [])
-    .filter(isRecord)
-    .flatMap((option) => (textField(option.id) ? [{ id: option.id as string, label: textField(option.label) ?? (option.id as string) }] : []));
-  const prompt = textField(input.prompt) ?? textField(input.title) ?? `Allow ${textField(input.toolName) ?? 'the tool'} to run?`;
-  return { requestTaskId, inputId, toolUseId, prompt, options: options.length > 0 ? options : DEFAULT_OPTIONS };
+  const options = (Array.isArray(input.options) ? input.options : []).filter(isRecord).flatMap((option) => {
+    const id = textField(option.id);
+    const label = textField(option.label);
+    return id ? [label ? { id, label } : { id }] : [];
+  });
+  const prompt = textField(input.prompt) ?? textField(input.title);
+  const toolName = textField(input.toolName);
+  return withFields(
+    { requestTaskId, inputId, toolUseId, options: options.length > 0 ? options : DEFAULT_OPTIONS },
+    withFields(prompt ? { prompt } : {}, toolName ? { toolName } : {}),
+  );
 }
 
-const DEFAULT_OPTIONS = [
-  { id: 'allow_once', label: 'Allow once' },
-  { id: 'deny', label: 'Deny' },
-];
-
-/** The prompt as a person reads it, with the answers the gateway understands. */
-export function permissionPromptText(request: PermissionRequest): string {
-  return `${request.prompt}\nReply ${request.options.map((option) => `"${option.label}"`).join(' or ')}.`;
-}
+const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 
 /** Words people answer a yes/no question with, beyond the options' own ids and labels. */
-const YES = new Set(['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', '是', '好', '好的', '允许', '同意', '可以', '确认']);
-const NO = new Set(['no', 'n', 'deny', 'reject', 'cancel', '否', '不', '不要', '拒绝', '取消']);
+const YES = new Set(['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', '是', '好', '好的', '允许', '同意', '可以', '确认', 'はい', '許可']);
+const NO = new Set(['no', 'n', 'deny', 'reject', 'cancel', '否', '不', '不要', '拒绝', '取消', 'いいえ', '拒否']);
 
 const normalise = (value: string): string =>
   value
@@ -52,10 +53,19 @@ const normalise = (value: string): string =>
     .replace(/[\s_]+/g, ' ')
     .replace(/[.!。！]+$/, '');
 
-/** The option a reply picks: an option's id or label, or a plain yes/no; undefined when it picks none. */
-export function chosenOption(request: PermissionRequest, reply: string): string | undefined {
+/**
+ * The option a reply picks: an option's id or label, another name the one who asked gave it (`namesOf`),
+ * or a plain yes/no; undefined when it picks none.
+ */
+export function chosenOption(
+  request: PermissionRequest,
+  reply: string,
+  namesOf: (optionId: string) => readonly string[] = () => [],
+): string | undefined {
   const said = normalise(reply);
-  const exact = request.options.find((option) => normalise(option.id) === said || normalise(option.label) === said);
+  const named = (option: { id: string; label?: string }): boolean =>
+    [option.id, option.label ?? option.id, ...namesOf(option.id)].some((name) => normalise(name) === said);
+  const exact = request.options.find(named);
   if (exact) return exact.id;
   const allow = request.options.find((option) => option.id.startsWith('allow'));
   const deny = request.options.find((option) => option.id === 'deny');

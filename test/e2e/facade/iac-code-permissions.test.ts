@@ -49,10 +49,10 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function ask(): Promise<{ contextId: string; taskId: string }> {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Create a VPC' }) });
+  async function ask(text = 'Create a VPC', question = QUESTION): Promise<{ contextId: string; taskId: string }> {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text }) });
     const events = results(await stream.rest());
-    expect(streamedText(events)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
+    expect(streamedText(events)).toBe(`${BEFORE.join('')}\n${question}`);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     return { contextId: events[0].contextId, taskId: events[0].id };
   }
@@ -101,6 +101,20 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
     const yes = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'yes', contextId }) });
     expect(sentText(yes.body.result)).toContain(TEMPLATE);
+  });
+
+  it("a user writing Chinese is asked in Chinese around iac-code's own labels, asked again in Chinese, and may answer with the facade's name", async () => {
+    const question = `${PERMISSION_PROMPT}\n请回复“Allow once”或“Deny”。`;
+    const { contextId } = await ask('帮我创建一个专有网络', question);
+    const before = fake.rpcRequests('SendStreamingMessage').length;
+    // "what?" says no language: the conversation's stays.
+    const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'what?', contextId }) });
+    expect(sentText(again.body.result)).toBe(`请先回答这个问题。 ${question}`);
+    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
+    const allowed = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '允许一次', contextId }) });
+    expect(sentText(allowed.body.result)).toContain(TEMPLATE);
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+    expect(sent.params.message.parts).toMatchObject([{ data: { kind: 'permission', decision: 'allow_once' } }]);
   });
 
   it('an answer sent with a URL image reaches iac-code as the data part alone; a re-prompt does not wait for its image', async () => {

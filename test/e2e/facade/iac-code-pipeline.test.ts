@@ -4,7 +4,8 @@
  * A conversation in three turns (fake-iac-code-pipeline.ts, shaped from iac-code's source): a question
  * with options, answered by number; steps, two candidates writing at once (each shown as one block) and
  * the generated template, then a choice between the candidates, answered by number, which reaches
- * iac-code as the candidate's name; the deployment, or its failure and the reason.
+ * iac-code as the candidate's name; the deployment, or its failure and the reason. The facade's own words
+ * (headings, how to answer) are in the user's language, or in the one the operator fixed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,25 +25,71 @@ import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, u
 
 const TEMPLATE = 'ROSTemplateFormatVersion: "2015-09-01"\nResources: {}\n';
 
-const ASKED = [
-  'Step 1/5: Intent parsing',
-  PIPELINE_SAYS.asking.join(''),
-  PIPELINE_SAYS.beforeQuestion,
-  PIPELINE_QUESTION,
-  `1. ${PIPELINE_OPTIONS[0]!.label} — ${PIPELINE_OPTIONS[0]!.description}`,
-  `2. ${PIPELINE_OPTIONS[1]!.label}`,
-  'Reply with a number, or in your own words.',
-].join('\n');
+/** The facade's own words as a user of each language reads them; the agent's words stay as iac-code wrote them. */
+const LANGUAGES = {
+  zh: {
+    opening: '帮我部署一个网站',
+    bigAnswer: '大型',
+    steps: ['第 1/5 步：意图解析', '第 2/5 步：架构规划', '第 3/5 步：评估候选方案', '第 4/5 步：确认并选择', '第 5/5 步：部署执行'],
+    candidates: ['候选方案 1：', '候选方案 2：'],
+    replyWithNumberOrWords: '请回复编号，或直接用文字说明。',
+    replyWithNumber: '请回复编号。',
+  },
+  en: {
+    opening: 'Please deploy a small website for me',
+    bigAnswer: 'large',
+    steps: [
+      'Step 1/5: Intent parsing',
+      'Step 2/5: Architecture planning',
+      'Step 3/5: Evaluate candidates',
+      'Step 4/5: Confirm and select',
+      'Step 5/5: Deploying',
+    ],
+    candidates: ['Candidate 1:', 'Candidate 2:'],
+    replyWithNumberOrWords: 'Reply with a number, or in your own words.',
+    replyWithNumber: 'Reply with a number.',
+  },
+  // The operator fixed the language (`bailian.language: ja`): a user writing Chinese reads the facade's words in Japanese.
+  ja: {
+    opening: '帮我部署一个网站',
+    bigAnswer: '大型',
+    steps: [
+      'ステップ 1/5：意図解析',
+      'ステップ 2/5：アーキテクチャ計画',
+      'ステップ 3/5：候補の評価',
+      'ステップ 4/5：確認と選択',
+      'ステップ 5/5：デプロイ',
+    ],
+    candidates: ['候補 1：', '候補 2：'],
+    replyWithNumberOrWords: '番号、または文章で返信してください。',
+    replyWithNumber: '番号で返信してください。',
+  },
+} as const;
 
-const CHOICE = [
-  '请选择方案',
-  ...CANDIDATES.map((candidate, at) => `${at + 1}. ${candidate.name} — ${candidate.summary}`),
-  'Reply with a number.',
-].join('\n');
+type Language = (typeof LANGUAGES)[keyof typeof LANGUAGES];
+
+const asked = (words: Language): string =>
+  [
+    words.steps[0],
+    PIPELINE_SAYS.asking.join(''),
+    PIPELINE_SAYS.beforeQuestion,
+    PIPELINE_QUESTION,
+    `1. ${PIPELINE_OPTIONS[0]!.label} — ${PIPELINE_OPTIONS[0]!.description}`,
+    `2. ${PIPELINE_OPTIONS[1]!.label}`,
+    words.replyWithNumberOrWords,
+  ].join('\n');
+
+const choice = (words: Language): string =>
+  ['请选择方案', ...CANDIDATES.map((candidate, at) => `${at + 1}. ${candidate.name} — ${candidate.summary}`), words.replyWithNumber].join('\n');
 
 type Mode = 'message/send' | 'message/stream';
 
-describe.each(['message/send', 'message/stream'] as const)('facade → iac-code in pipeline mode, over %s', (mode: Mode) => {
+const cases = (['message/send', 'message/stream'] as const).flatMap((mode) =>
+  (['zh', 'en', 'ja'] as const).map((language) => [mode, language] as const),
+);
+
+describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade speaking %s', (mode: Mode, language) => {
+  const words = LANGUAGES[language];
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-pipeline-'));
   let fake: FakeIacCode;
   let gateway: RunningGateway;
@@ -51,7 +98,7 @@ describe.each(['message/send', 'message/stream'] as const)('facade → iac-code 
       runMode: 'pipeline',
       script: { before: [], after: [], artifact: { filename: 'template.yaml', content: Buffer.from(TEMPLATE), dir } },
     });
-    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir }, ...(language === 'ja' ? { bailian: { language } } : {}) });
   });
   afterAll(async () => {
     await gateway.close();
@@ -77,36 +124,37 @@ describe.each(['message/send', 'message/stream'] as const)('facade → iac-code 
   const sentToIacCode = (): string => lastSent().parts[0].text;
 
   it('the question, the candidates with their template, the choice by number, and the deployment are read as text', async () => {
-    const asked = await turn('帮我部署一个网站');
+    const opened = await turn(words.opening);
     // Bailian ends a turn that asks as `completed` (its profile), as it does in normal mode.
-    expect(asked).toMatchObject({ said: ASKED, state: 'completed' });
+    expect(opened).toMatchObject({ said: asked(words), state: 'completed' });
 
     const firstTask = [...fake.tasks.keys()].at(-1);
-    const planned = await turn('1', asked.contextId);
+    const planned = await turn('1', opened.contextId);
     // iac-code takes an answer only into the task that asked ("Pipeline already running. Resume task ...").
     expect(lastSent()).toMatchObject({ taskId: firstTask, parts: [{ text: '1' }] });
     expect(planned.state).toBe('completed');
     const shown = planned.said;
-    expect(shown.startsWith(`Step 2/5: Architecture planning\n${PIPELINE_SAYS.planning}\nStep 3/5: Evaluate candidates\n`)).toBe(true);
+    // A bare number says no language: the facade keeps answering in the conversation's.
+    expect(shown.startsWith(`${words.steps[1]}\n${PIPELINE_SAYS.planning}\n${words.steps[2]}\n`)).toBe(true);
     expect(shown).toContain(TEMPLATE);
     // Each candidate's words in one piece, though they arrived interleaved.
-    expect(shown).toContain(`Candidate 1:\n${CANDIDATES[0]!.text.join('')}\nCandidate 2:\n${CANDIDATES[1]!.text.join('')}`);
-    expect(shown.endsWith(`\nStep 4/5: Confirm and select\n${CHOICE}`)).toBe(true);
+    expect(shown).toContain(`${words.candidates[0]}\n${CANDIDATES[0]!.text.join('')}\n${words.candidates[1]}\n${CANDIDATES[1]!.text.join('')}`);
+    expect(shown.endsWith(`\n${words.steps[3]}\n${choice(words)}`)).toBe(true);
 
-    const deployed = await turn('2', asked.contextId);
+    const deployed = await turn('2', opened.contextId);
     expect(lastSent()).toMatchObject({ taskId: firstTask, parts: [{ text: CANDIDATES[1]!.name }] });
     expect(deployed).toMatchObject({
-      said: `Step 5/5: Deploying\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`,
+      said: `${words.steps[4]}\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`,
       state: 'completed',
     });
   });
 
   it('a failed step: the user reads why', async () => {
-    const asked = await turn('帮我部署一个网站');
-    await turn('大型', asked.contextId);
-    const failed = await turn(FAIL_DEPLOYMENT, asked.contextId);
+    const opened = await turn(words.opening);
+    await turn(words.bigAnswer, opened.contextId);
+    const failed = await turn(FAIL_DEPLOYMENT, opened.contextId);
     expect(sentToIacCode()).toBe(FAIL_DEPLOYMENT);
     expect(failed.state).toBe('failed');
-    expect(failed.said).toBe(`Step 5/5: Deploying\n${PIPELINE_SAYS.deploying(FAIL_DEPLOYMENT)}\n${PIPELINE_FAILURE}`);
+    expect(failed.said).toBe(`${words.steps[4]}\n${PIPELINE_SAYS.deploying(FAIL_DEPLOYMENT)}\n${PIPELINE_FAILURE}`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chosenOption, pendingPermission, permissionAnswer, permissionPromptText } from '../../../src/upstream/iac-code/permissions.js';
+import { chosenOption, pendingPermission, permissionAnswer } from '../../../src/upstream/iac-code/permissions.js';
 
 const input = {
   schemaVersion: 1.0,
@@ -18,14 +18,23 @@ const request = pendingPermission({ iac_code: { input, permission: { pending: tr
 
 describe("iac-code's permission prompt", () => {
   it('is read from metadata.iac_code.input, and only there', () => {
-    expect(request).toEqual({ requestTaskId: 'T', inputId: 'permission-1', toolUseId: 'tu-9', prompt: input.prompt, options: input.options });
+    expect(request).toEqual({
+      requestTaskId: 'T',
+      inputId: 'permission-1',
+      toolUseId: 'tu-9',
+      prompt: input.prompt,
+      toolName: 'bash',
+      options: input.options,
+    });
     expect(pendingPermission({ iac_code: { input: { ...input, kind: 'other' } } })).toBeUndefined();
     expect(pendingPermission({ iac_code: { input: { ...input, inputId: undefined } } })).toBeUndefined();
     expect(pendingPermission(undefined)).toBeUndefined();
   });
 
-  it('reads as its prompt and the answers to give', () => {
-    expect(permissionPromptText(request)).toBe('Run a local shell command Allow once?\nReply "Allow once" or "Deny".');
+  it('keeps what iac-code left out unnamed, for whoever shows it to name', () => {
+    const bare = pendingPermission({ iac_code: { input: { ...input, prompt: undefined, options: [{ id: 'allow_always' }] } } });
+    expect(bare).toEqual({ requestTaskId: 'T', inputId: 'permission-1', toolUseId: 'tu-9', toolName: 'bash', options: [{ id: 'allow_always' }] });
+    expect(pendingPermission({ iac_code: { input: { ...input, options: [] } } })?.options).toEqual([{ id: 'allow_once' }, { id: 'deny' }]);
   });
 
   it.each([
@@ -39,8 +48,16 @@ describe("iac-code's permission prompt", () => {
     ['拒绝', 'deny'],
     ['what is this?', undefined],
     ['allow twice', undefined],
+    ['はい', 'allow_once'],
+    ['拒否', 'deny'],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
+  });
+
+  it('also picks an option by a name its asker gave it', () => {
+    const names = (id: string): string[] => (id === 'allow_once' ? ['允许一次'] : []);
+    expect(chosenOption(request, '允许一次', names)).toBe('allow_once');
+    expect(chosenOption(request, '允许一次')).toBeUndefined();
   });
 
   it('is answered with exactly the six keys iac-code checks, as application/json data', () => {

@@ -8,4 +8,5 @@ export { closeReply, endsCallerTurn, failReply, reduceReply, type ReplyStep } fr
 export { renderPart, renderParts, type RenderOptions } from './render-parts.js';
 export { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 export { taskTurnEvents } from './task-events.js';
-export { ENDED_EARLY, createTurnReply, replyEvents, type TurnReply } from './turn.js';
+export { createTurnReply, replyEvents, type TurnReply } from './turn.js';
+export { facadeWords, type FacadeLanguage, type FacadeWords } from './words.js';

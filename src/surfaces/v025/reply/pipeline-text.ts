@@ -2,8 +2,10 @@ import { withFields } from '../../../model/index.js';
 import type { JsonObject } from '../../../model/json.js';
 import { countField, textField } from '../../../upstream/iac-code/fields.js';
 import type { PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
-import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
+import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
+import { permissionPromptText } from './permission-prompt.js';
 import { questionText } from './pipeline-questions.js';
+import { stepName, type FacadeWords } from './words.js';
 
 /**
  * What a person reads of iac-code's pipeline envelopes (docs/facade-reply.md, "iac-code's pipeline mode"):
@@ -29,6 +31,7 @@ export type HeldCandidates = ReadonlyMap<string, HeldCandidate>;
 interface PipelineSaid {
   pieces: PipelinePiece[];
   held: HeldCandidates;
+  readonly words: FacadeWords;
 }
 
 /**
@@ -40,8 +43,9 @@ export function pipelineSaid(
   held: HeldCandidates,
   metadata: JsonObject | undefined,
   last: boolean,
+  words: FacadeWords,
 ): PipelineSaid {
-  const said: PipelineSaid = { pieces: [], held };
+  const said: PipelineSaid = { pieces: [], held, words };
   for (const envelope of envelopes) addEnvelope(said, envelope, metadata);
   if (!last) return said;
   const ending = said.pieces.findLastIndex((piece) => 'ends' in piece);
@@ -54,7 +58,7 @@ export function pipelineSaid(
 }
 
 /** Every held candidate's block, for a turn that ends some other way (a plain status, a break-off). */
-export const heldBlocks = (held: HeldCandidates): PipelinePiece[] => pipelineSaid([], held, undefined, true).pieces;
+export const heldBlocks = (held: HeldCandidates, words: FacadeWords): PipelinePiece[] => pipelineSaid([], held, undefined, true, words).pieces;
 
 /** Updates after which no candidate writes on: the next step or the end of its own, a question, the end of the run. */
 const CANDIDATES_DONE: ReadonlySet<string> = new Set([
@@ -97,7 +101,7 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
   if (CANDIDATES_DONE.has(eventType)) release(said, () => true);
   switch (eventType) {
     case 'step_started':
-      said.pieces.push({ text: stepHeading(step, data), key: `pipeline:step:${stepRun}` });
+      said.pieces.push({ text: stepHeading(step, data, said.words), key: `pipeline:step:${stepRun}` });
       return;
     case 'text_delta':
       return say(said, data.text, `pipeline:text:${stepRun}`);
@@ -116,10 +120,10 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
     case 'pipeline_handoff_ready':
       return say(said, data.summary, 'pipeline:summary', true);
     case 'input_required':
-      return say(said, questionText(data), `pipeline:question:${textField(data.inputId) ?? stepRun}`, true);
+      return say(said, questionText(data, said.words), `pipeline:question:${textField(data.inputId) ?? stepRun}`, true);
     case 'permission_requested': {
       const prompt = pendingPermission(metadata);
-      if (prompt) say(said, permissionPromptText(prompt), `p:${prompt.inputId}`, true);
+      if (prompt) say(said, permissionPromptText(prompt, said.words), `p:${prompt.inputId}`, true);
       return;
     }
     default:
@@ -136,7 +140,7 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
     const kept = new Map([...said.held].filter(([, held]) => held.id !== id));
     if (kept.size !== said.held.size) said.held = kept;
   } else if (eventType === 'text_delta' && typeof data.text === 'string' && data.text !== '') {
-    const label = before?.label ?? candidateLabel(candidate);
+    const label = before?.label ?? candidateLabel(candidate, said.words);
     said.held = new Map(said.held).set(run, { id, label, text: (before?.text ?? '') + data.text });
   } else if ((eventType === 'tool_started' || eventType === 'tool_result') && before && !before.text.endsWith('\n')) {
     said.held = new Map(said.held).set(run, withFields(before, { text: `${before.text}\n` }));
@@ -153,7 +157,7 @@ function release(said: PipelineSaid, which: (run: string) => boolean): void {
     kept ??= new Map(said.held);
     kept.delete(run);
     const text = candidate.text.trimEnd();
-    if (text.trim() !== '') said.pieces.push({ text: `${candidate.label}:\n${text}`, key: `pipeline:candidate:${run}` });
+    if (text.trim() !== '') said.pieces.push({ text: `${candidate.label}\n${text}`, key: `pipeline:candidate:${run}` });
   }
   if (kept) said.held = kept;
 }
@@ -162,26 +166,19 @@ function say(said: PipelineSaid, text: unknown, key: string, ends?: true): void 
   if (typeof text === 'string' && text !== '') said.pieces.push(ends ? { text, key, ends } : { text, key });
 }
 
-/** `intent_parsing` → `Intent parsing`, as iac-code's own display names read. */
-const displayName = (id: string): string => {
-  const words = id.replace(/[_-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
-
 /** `Step 2/5: Architecture planning`; a step run again after a rollback says which attempt it is. */
-function stepHeading(step: JsonObject | undefined, data: JsonObject): string {
-  const name = displayName(textField(data.name) ?? textField(step?.id) ?? 'next step');
+function stepHeading(step: JsonObject | undefined, data: JsonObject, words: FacadeWords): string {
+  const id = textField(data.name) ?? textField(step?.id);
+  const name = id ? stepName(words, id) : words.nextStep;
   const index = countField(step?.index ?? data.index);
   const total = countField(step?.total ?? data.total);
   const attempt = countField(step?.attempt ?? data.attempt) ?? 1;
-  const heading = index !== undefined && total !== undefined ? `Step ${index}/${total}: ${name}` : `Step: ${name}`;
-  return attempt > 1 ? `${heading} (attempt ${attempt})` : heading;
+  const heading = words.step(name, index !== undefined && total !== undefined ? { index, total } : undefined);
+  return attempt > 1 ? words.attempt(heading, attempt) : heading;
 }
 
-/** How a candidate's block is headed: `Candidate 1 (name)`. */
-function candidateLabel(candidate: JsonObject): string {
+/** How a candidate's block is headed: `Candidate 1 (name):`, iac-code's 0-based index counted from 1. */
+function candidateLabel(candidate: JsonObject, words: FacadeWords): string {
   const index = countField(candidate.index);
-  const name = textField(candidate.name);
-  const numbered = index === undefined ? 'Candidate' : `Candidate ${index + 1}`;
-  return name ? `${numbered} (${name})` : numbered;
+  return words.candidate(index === undefined ? undefined : index + 1, textField(candidate.name));
 }

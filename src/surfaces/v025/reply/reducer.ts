@@ -15,7 +15,8 @@ import { defined, joinText, messageToV025, statusToV025 } from '../../../transla
 import type { JsonObject } from '../../../translate/common.js';
 import { isToolEvent } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
-import { pendingPermission, permissionPromptText } from '../../../upstream/iac-code/permissions.js';
+import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
+import { permissionPromptText } from './permission-prompt.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, pipelineSaid } from './pipeline-text.js';
@@ -186,7 +187,7 @@ function onPipelineStatus(
   options: ReplyOptions,
 ): ReplyState {
   const final = endsCallerTurn(event.status.state, options);
-  const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final);
+  const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final, options.words);
   let next = said.held === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.held });
   const closing = final ? said.pieces.findLastIndex((piece) => 'ends' in piece) : -1;
   let spoke = false;
@@ -205,7 +206,7 @@ function onPipelineStatus(
 function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (state.pipelineHeld.size === 0) return state;
   let next: ReplyState = withFields(state, { pipelineHeld: new Map<string, never>() });
-  for (const piece of heldBlocks(state.pipelineHeld)) {
+  for (const piece of heldBlocks(state.pipelineHeld, options.words)) {
     if ('text' in piece)
       next = onPlainStatus(
         next,
@@ -222,7 +223,7 @@ function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V02
   const { status, metadata } = event;
   const final = endsCallerTurn(status.state, options);
   const question = status.message ? undefined : pendingPermission(metadata);
-  const said = question ? permissionPromptText(question) : messageText(status.message, options);
+  const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
   const text = inReply(status.state, options) ? said : '';
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
   const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || ((final || startsSegment(key, next)) && repeatsShown(text, next));

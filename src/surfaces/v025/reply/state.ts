@@ -2,6 +2,7 @@ import type { Artifact, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import type { HeldCandidates } from './pipeline-text.js';
+import type { FacadeWords } from './words.js';
 
 /** How the facade shapes one turn for its 0.2.5 caller. */
 export interface ReplyOptions {
@@ -23,6 +24,8 @@ export interface ReplyOptions {
   taskId?: string;
   /** The task's artifacts before this turn: a Task snapshot's older artifacts are not this turn's answer. */
   earlierArtifacts?: readonly Artifact[];
+  /** The facade's own words, in the turn's language. */
+  words: FacadeWords;
   newId: () => string;
   now: Clock;
 }

@@ -3,13 +3,13 @@ import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { closeReply, failReply, reduceReply } from './reducer.js';
 import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 
-export const ENDED_EARLY = 'The upstream agent ended the stream before the turn finished';
-
 /** The reducer with its state held, for a surface that feeds it one event at a time. */
 export interface TurnReply {
   push(event: StreamResponse): V025StreamEvent[];
   close(): V025StreamEvent[];
   fail(reason: string): V025StreamEvent[];
+  /** The upstream's stream stopped while the turn still ran: failed, saying so in the turn's language. */
+  brokeOff(): V025StreamEvent[];
   readonly started: boolean;
   readonly done: boolean;
 }
@@ -24,6 +24,7 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
     push: (event) => step(reduceReply(state, event, options)),
     close: () => step(closeReply(state, options)),
     fail: (reason) => step(failReply(state, reason, options)),
+    brokeOff: () => step(failReply(state, options.words.endedEarly, options)),
     get started() {
       return state.started;
     },
@@ -56,7 +57,7 @@ export async function* replyEvents(
       if (reply.done) return;
     }
     const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
-    yield* brokeOff ? reply.fail(ENDED_EARLY) : reply.close();
+    yield* brokeOff ? reply.brokeOff() : reply.close();
   } catch (error) {
     if (!reply.started) throw error;
     yield* reply.fail(toA2AError(error).message);

@@ -3,39 +3,9 @@
  * each kind, with both profiles; the same answer whether the envelopes come one per update or batched.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamResponse, TaskState } from '../../../../src/model/index.js';
 import { createTurnReply } from '../../../../src/surfaces/v025/reply/index.js';
+import { batch, candidate, envelope, single, step, text } from './pipeline-support.js';
 import { options, readText, run, shape, spec, status, submitted } from './support.js';
-
-type Envelope = Record<string, unknown>;
-
-const envelope = (eventType: string, data: Envelope = {}, extra: Envelope = {}): Envelope => ({
-  schemaVersion: '1.0',
-  eventType,
-  scope: 'step',
-  status: 'working',
-  data,
-  ...extra,
-});
-const step = (id: string, index: number) => ({ step: { id, runId: `step-${id}-1`, index: index + 0.0, total: 3.0 } });
-const candidate = (index: number, name?: string) => ({
-  scope: 'candidate',
-  candidate: { id: `c${index}`, runId: `cand-${index}`, index, ...(name ? { name } : {}) },
-});
-
-const single = (state: TaskState, one: Envelope, iacCode: Envelope = {}): StreamResponse => ({
-  statusUpdate: { taskId: 'T', contextId: 'C', status: { state }, metadata: { iac_code: { pipeline: one, ...iacCode } } },
-});
-const batch = (state: TaskState, events: Envelope[], iacCode: Envelope = {}): StreamResponse => ({
-  statusUpdate: {
-    taskId: 'T',
-    contextId: 'C',
-    status: { state },
-    metadata: { iac_code: { pipelineBatch: { schemaVersion: '1.0', events }, ...iacCode } },
-  },
-});
-
-const text = (value: string, where: Envelope = step('plan', 1)) => envelope('text_delta', { text: value }, where);
 
 describe('iac-code pipeline updates in the reply', () => {
   it('a step heading, the text, a line break after a tool, a question with numbered options; batched or not, the same words', () => {

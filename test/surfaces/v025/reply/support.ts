@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { isActiveState, type StreamResponse, type TaskState } from '../../../../src/model/index.js';
 import { loadMappingProfile, type MappingProfile } from '../../../../src/mappings/index.js';
 import { V025StreamEvent, type V025StreamEvent as Event025 } from '../../../../src/protocol/v025/index.js';
-import { ENDED_EARLY, createTurnReply, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
+import { createTurnReply, facadeWords, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
 
 export const bailian = loadMappingProfile('bailian');
 export const spec = loadMappingProfile('a2a-0.2.5');
@@ -18,6 +18,7 @@ export function options(profile: MappingProfile = bailian, overrides: Partial<Re
     replyArtifacts: profile.options.replyArtifacts,
     inlineMaxBytes: 256 * 1024,
     deviceCommandsKey: 'bailian',
+    words: facadeWords('en'),
     newId: () => `gen-${++n}`,
     now: () => NOW,
     ...overrides,
@@ -35,7 +36,7 @@ export function run(events: StreamResponse[], replyOptions: ReplyOptions = optio
     'statusUpdate' in event ? [event.statusUpdate.status.state] : 'task' in event ? [event.task.status.state] : [],
   );
   const last = states.at(-1);
-  out.push(...(last === undefined || isActiveState(last) ? reply.fail(ENDED_EARLY) : reply.close()));
+  out.push(...(last === undefined || isActiveState(last) ? reply.brokeOff() : reply.close()));
   for (const event of out) expect(V025StreamEvent.safeParse(event).success, JSON.stringify(event)).toBe(true);
   return out;
 }

@@ -1,0 +1,155 @@
+/**
+ * The facade's own words, the few a Bailian user reads that no agent wrote: how a pipeline step, a
+ * candidate and a template are introduced, how to answer a question, the permission prompt's defaults,
+ * and why a turn broke off. A person who writes Chinese should not be told "Reply with a number." in
+ * English between the agent's Chinese sentences, so each turn picks its language (turn-language.ts).
+ */
+export type FacadeLanguage = 'en' | 'zh' | 'ja';
+
+export const FACADE_LANGUAGES: readonly FacadeLanguage[] = ['en', 'zh', 'ja'];
+
+export interface FacadeWords {
+  /** A pipeline step's heading: `Step 2/5: Architecture planning`; without its place when iac-code gave none. */
+  step(name: string, place: { index: number; total: number } | undefined): string;
+  /** A heading of a step run again after a rollback. */
+  attempt(heading: string, attempt: number): string;
+  /** The line over a candidate's block: `Candidate 1 (name):`, numbered from 1 as the options are. */
+  candidate(number: number | undefined, name: string | undefined): string;
+  template(url: string): string;
+  /**
+   * iac-code's pipeline steps by id, named as iac-code's own translations name them (its envelopes carry
+   * the id alone); an unknown id is shown made readable (`solution_planning` → `Solution planning`).
+   */
+  stepNames: Readonly<Record<string, string>>;
+  /** A step iac-code named by nothing. */
+  nextStep: string;
+  replyWithChoice: string;
+  replyWithNumber: string;
+  replyWithNumberOrWords: string;
+  /** iac-code refused the last answer and said no more. */
+  answerNotUsable: string;
+  unnamedOption: string;
+  /** The answers a permission prompt takes: `Reply "Allow once" or "Deny".` */
+  replyOneOf(labels: readonly string[]): string;
+  /** A permission prompt iac-code sent without its question. */
+  allowTool(tool: string | undefined): string;
+  /** Names of permission options iac-code sent without a label. */
+  optionLabels: Readonly<Record<string, string>>;
+  /** Before a prompt asked again because the reply picked none of its options. */
+  answerNeededFirst: string;
+  /** The upstream's stream stopped while the turn was still running. */
+  endedEarly: string;
+}
+
+const EN: FacadeWords = {
+  step: (name, place) => (place ? `Step ${place.index}/${place.total}: ${name}` : `Step: ${name}`),
+  attempt: (heading, attempt) => `${heading} (attempt ${attempt})`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? 'Candidate' : `Candidate ${number}`;
+    return name ? `${numbered} (${name}):` : `${numbered}:`;
+  },
+  template: (url) => `Template: ${url}`,
+  stepNames: {
+    intent_parsing: 'Intent parsing',
+    architecture_planning: 'Architecture planning',
+    evaluate_candidates: 'Evaluate candidates',
+    evaluate_candidate: 'Evaluate candidate',
+    confirm_and_select: 'Confirm and select',
+    deploying: 'Deploying',
+    template_generating: 'Template generation',
+    reviewing: 'Review',
+    cost_estimating: 'Cost estimation',
+  },
+  nextStep: 'Next step',
+  replyWithChoice: 'Reply with your choice.',
+  replyWithNumber: 'Reply with a number.',
+  replyWithNumberOrWords: 'Reply with a number, or in your own words.',
+  answerNotUsable: 'That answer could not be used.',
+  unnamedOption: '(an option without a name)',
+  replyOneOf: (labels) => `Reply ${labels.map((label) => `"${label}"`).join(' or ')}.`,
+  allowTool: (tool) => `Allow ${tool ?? 'the tool'} to run?`,
+  optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
+  answerNeededFirst: 'An answer is needed first.',
+  endedEarly: 'The upstream agent ended the stream before the turn finished',
+};
+
+const ZH: FacadeWords = {
+  step: (name, place) => (place ? `第 ${place.index}/${place.total} 步：${name}` : `步骤：${name}`),
+  attempt: (heading, attempt) => `${heading}（第 ${attempt} 次尝试）`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? '候选方案' : `候选方案 ${number}`;
+    return name ? `${numbered}（${name}）：` : `${numbered}：`;
+  },
+  template: (url) => `模板：${url}`,
+  stepNames: {
+    intent_parsing: '意图解析',
+    architecture_planning: '架构规划',
+    evaluate_candidates: '评估候选方案',
+    evaluate_candidate: '评估候选方案',
+    confirm_and_select: '确认并选择',
+    deploying: '部署执行',
+    template_generating: '模板生成',
+    reviewing: '审查',
+    cost_estimating: '成本估算',
+  },
+  nextStep: '下一步',
+  replyWithChoice: '请回复您的选择。',
+  replyWithNumber: '请回复编号。',
+  replyWithNumberOrWords: '请回复编号，或直接用文字说明。',
+  answerNotUsable: '这个回答无法使用。',
+  unnamedOption: '（未命名的选项）',
+  replyOneOf: (labels) => `请回复${labels.map((label) => `“${label}”`).join('或')}。`,
+  allowTool: (tool) => `是否允许运行${tool ? ` ${tool}` : '该工具'}？`,
+  optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
+  answerNeededFirst: '请先回答这个问题。',
+  endedEarly: '上游智能体在本轮对话结束前中断了输出',
+};
+
+const JA: FacadeWords = {
+  step: (name, place) => (place ? `ステップ ${place.index}/${place.total}：${name}` : `ステップ：${name}`),
+  attempt: (heading, attempt) => `${heading}（${attempt} 回目）`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? '候補' : `候補 ${number}`;
+    return name ? `${numbered}（${name}）：` : `${numbered}：`;
+  },
+  template: (url) => `テンプレート：${url}`,
+  stepNames: {
+    intent_parsing: '意図解析',
+    architecture_planning: 'アーキテクチャ計画',
+    evaluate_candidates: '候補の評価',
+    evaluate_candidate: '候補を評価',
+    confirm_and_select: '確認と選択',
+    deploying: 'デプロイ',
+    template_generating: 'テンプレート生成',
+    reviewing: 'レビュー',
+    cost_estimating: 'コスト見積もり',
+  },
+  nextStep: '次のステップ',
+  replyWithChoice: '選んだものを返信してください。',
+  replyWithNumber: '番号で返信してください。',
+  replyWithNumberOrWords: '番号、または文章で返信してください。',
+  answerNotUsable: 'その回答は使えませんでした。',
+  unnamedOption: '（名前のない選択肢）',
+  replyOneOf: (labels) => `${labels.map((label) => `「${label}」`).join('または')}と返信してください。`,
+  allowTool: (tool) => `${tool ?? 'このツール'}の実行を許可しますか？`,
+  optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
+  answerNeededFirst: '先にこの質問に答えてください。',
+  endedEarly: '上流のエージェントがターンの終了前にストリームを終了しました',
+};
+
+const WORDS: Readonly<Record<FacadeLanguage, FacadeWords>> = { en: EN, zh: ZH, ja: JA };
+
+export const facadeWords = (language: FacadeLanguage): FacadeWords => WORDS[language];
+
+/** Every name the facade gives a permission option, in any language: a reply may use any of them. */
+export function optionNames(optionId: string): string[] {
+  return FACADE_LANGUAGES.flatMap((language) => WORDS[language].optionLabels[optionId] ?? []);
+}
+
+/** A step's name as this language shows it: iac-code's own where known, else its id made readable. */
+export function stepName(words: FacadeWords, id: string): string {
+  const known = words.stepNames[id];
+  if (known) return known;
+  const spaced = id.replace(/[_-]+/g, ' ').trim();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}

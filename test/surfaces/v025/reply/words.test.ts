@@ -1,0 +1,93 @@
+/**
+ * The facade's own words in the language of the turn: the same pipeline turn and permission prompt read
+ * by a user writing Chinese and one writing Japanese. The agent's words are never touched; only what the
+ * facade itself adds around them (headings, how to answer, defaults, why a turn broke off) changes.
+ */
+import { describe, expect, it } from 'vitest';
+import { facadeWords, type FacadeLanguage } from '../../../../src/surfaces/v025/reply/index.js';
+import { batch, candidate, envelope, single, step, text } from './pipeline-support.js';
+import { options, readText, run, submitted } from './support.js';
+
+const inLanguage = (language: FacadeLanguage) => options(undefined, { words: facadeWords(language) });
+
+const planning = [
+  submitted,
+  single('TASK_STATE_WORKING', envelope('step_started', { name: 'architecture_planning' }, step('architecture_planning', 2))),
+  single('TASK_STATE_WORKING', text('先看需求。', step('architecture_planning', 2))),
+  batch('TASK_STATE_WORKING', [text('方案甲', candidate(0, 'ECS')), text('方案乙', candidate(1))]),
+  single(
+    'TASK_STATE_INPUT_REQUIRED',
+    envelope('input_required', {
+      kind: 'deployment_confirmation',
+      prompt: '确认部署吗？',
+      validation_error: 'bad_answer',
+      template_url: 'https://example.com/t.yaml',
+      options: [{ action: 'confirm', name: '部署' }, {}],
+      allowFreeText: true,
+    }),
+  ),
+];
+
+const promptWithoutWords = single('TASK_STATE_INPUT_REQUIRED', envelope('permission_requested', { toolName: 'write_file' }), {
+  input: { kind: 'permission', requestTaskId: 'T', inputId: 'perm-1', toolUseId: 'tu', toolName: 'write_file' },
+});
+
+const rerun = single(
+  'TASK_STATE_WORKING',
+  envelope('step_started', { name: 'cost_estimating' }, { step: { id: 'cost_estimating', runId: 'r2', index: 3, total: 3, attempt: 2 } }),
+);
+
+describe("the facade's own words", () => {
+  it('in Chinese: step names as iac-code translates them, candidates, the template, how to answer', () => {
+    expect(readText(run(planning, inLanguage('zh')))).toBe(
+      [
+        '第 2/3 步：架构规划',
+        '先看需求。',
+        '候选方案 1（ECS）：',
+        '方案甲',
+        '候选方案 2：',
+        '方案乙',
+        '这个回答无法使用。',
+        '确认部署吗？',
+        '模板：https://example.com/t.yaml',
+        '1. 部署',
+        '2. （未命名的选项）',
+        '请回复编号，或直接用文字说明。',
+      ].join('\n'),
+    );
+    expect(readText(run([submitted, promptWithoutWords], inLanguage('zh')))).toBe('是否允许运行 write_file？\n请回复“允许一次”或“拒绝”。');
+    expect(readText(run([submitted, rerun], inLanguage('zh')))).toBe('第 3/3 步：成本估算（第 2 次尝试）\n上游智能体在本轮对话结束前中断了输出');
+  });
+
+  it('in Japanese', () => {
+    expect(readText(run(planning, inLanguage('ja')))).toBe(
+      [
+        'ステップ 2/3：アーキテクチャ計画',
+        '先看需求。',
+        '候補 1（ECS）：',
+        '方案甲',
+        '候補 2：',
+        '方案乙',
+        'その回答は使えませんでした。',
+        '确认部署吗？',
+        'テンプレート：https://example.com/t.yaml',
+        '1. 部署',
+        '2. （名前のない選択肢）',
+        '番号、または文章で返信してください。',
+      ].join('\n'),
+    );
+    expect(readText(run([submitted, promptWithoutWords], inLanguage('ja')))).toBe(
+      'write_fileの実行を許可しますか？\n「今回のみ許可」または「拒否」と返信してください。',
+    );
+    expect(readText(run([submitted, rerun], inLanguage('ja')))).toBe(
+      'ステップ 3/3：コスト見積もり（2 回目）\n上流のエージェントがターンの終了前にストリームを終了しました',
+    );
+  });
+
+  it("in English, iac-code's own name for a step where it differs from its id", () => {
+    expect(readText(run([submitted, rerun]))).toBe(
+      'Step 3/3: Cost estimation (attempt 2)\nThe upstream agent ended the stream before the turn finished',
+    );
+    expect(readText(run([submitted, promptWithoutWords]))).toBe('Allow write_file to run?\nReply "Allow once" or "Deny".');
+  });
+});
