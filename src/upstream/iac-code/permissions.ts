@@ -15,6 +15,8 @@ export interface PermissionRequest {
   /** iac-code's question; absent when it sent none (the facade then asks in its own words). */
   prompt?: string;
   toolName?: string;
+  /** The language iac-code wrote the prompt and its labels in (`en`, `zh`, ...), when it says. */
+  language?: string;
   /** An option without a label is named by whoever shows it. */
   options: { id: string; label?: string }[];
 }
@@ -34,9 +36,10 @@ export function pendingPermission(metadata: JsonObject | undefined): PermissionR
   });
   const prompt = textField(input.prompt) ?? textField(input.title);
   const toolName = textField(input.toolName);
+  const language = textField(input.language);
   return withFields(
     { requestTaskId, inputId, toolUseId, options: options.length > 0 ? options : DEFAULT_OPTIONS },
-    withFields(prompt ? { prompt } : {}, toolName ? { toolName } : {}),
+    withFields(prompt ? { prompt } : {}, withFields(toolName ? { toolName } : {}, language ? { language } : {})),
   );
 }
 

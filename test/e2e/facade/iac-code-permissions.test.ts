@@ -103,8 +103,8 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     expect(sentText(yes.body.result)).toContain(TEMPLATE);
   });
 
-  it("a user writing Chinese is asked in Chinese around iac-code's own labels, asked again in Chinese, and may answer with the facade's name", async () => {
-    const question = `${PERMISSION_PROMPT}\n请回复“Allow once”或“Deny”。`;
+  it('a user writing Chinese is asked in Chinese, the options named in Chinese (iac-code wrote them in English), and asked again in Chinese', async () => {
+    const question = `${PERMISSION_PROMPT}\n请回复“允许一次”或“拒绝”。`;
     const { contextId } = await ask('帮我创建一个专有网络', question);
     const before = fake.rpcRequests('SendStreamingMessage').length;
     // "what?" says no language: the conversation's stays.

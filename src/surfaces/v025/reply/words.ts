@@ -9,6 +9,7 @@ export type FacadeLanguage = 'en' | 'zh' | 'ja';
 export const FACADE_LANGUAGES: readonly FacadeLanguage[] = ['en', 'zh', 'ja'];
 
 export interface FacadeWords {
+  readonly language: FacadeLanguage;
   /** A pipeline step's heading: `Step 2/5: Architecture planning`; without its place when iac-code gave none. */
   step(name: string, place: { index: number; total: number } | undefined): string;
   /** A heading of a step run again after a rollback. */
@@ -42,6 +43,7 @@ export interface FacadeWords {
 }
 
 const EN: FacadeWords = {
+  language: 'en',
   step: (name, place) => (place ? `Step ${place.index}/${place.total}: ${name}` : `Step: ${name}`),
   attempt: (heading, attempt) => `${heading} (attempt ${attempt})`,
   candidate: (number, name) => {
@@ -74,6 +76,7 @@ const EN: FacadeWords = {
 };
 
 const ZH: FacadeWords = {
+  language: 'zh',
   step: (name, place) => (place ? `第 ${place.index}/${place.total} 步：${name}` : `步骤：${name}`),
   attempt: (heading, attempt) => `${heading}（第 ${attempt} 次尝试）`,
   candidate: (number, name) => {
@@ -106,6 +109,7 @@ const ZH: FacadeWords = {
 };
 
 const JA: FacadeWords = {
+  language: 'ja',
   step: (name, place) => (place ? `ステップ ${place.index}/${place.total}：${name}` : `ステップ：${name}`),
   attempt: (heading, attempt) => `${heading}（${attempt} 回目）`,
   candidate: (number, name) => {

@@ -84,6 +84,30 @@ describe("the facade's own words", () => {
     );
   });
 
+  it("iac-code's own labels, unless it wrote them in another language than the user's", () => {
+    const labelled = (language: string) =>
+      single('TASK_STATE_INPUT_REQUIRED', envelope('permission_requested'), {
+        input: {
+          kind: 'permission',
+          requestTaskId: 'T',
+          inputId: 'perm-2',
+          toolUseId: 'tu',
+          prompt: '要写 main.tf 吗？',
+          language,
+          options: [
+            { id: 'allow_once', label: '允许一次' },
+            { id: 'allow_always', label: '总是允许' },
+            { id: 'deny', label: '不允许' },
+            { id: 'ask_later', label: '稍后再问' },
+          ],
+        },
+      });
+    expect(readText(run([submitted, labelled('zh-CN')], inLanguage('zh')))).toBe(
+      '要写 main.tf 吗？\n请回复“允许一次”或“总是允许”或“不允许”或“稍后再问”。',
+    );
+    expect(readText(run([submitted, labelled('zh')]))).toBe('要写 main.tf 吗？\nReply "Allow once" or "Always allow" or "Deny" or "稍后再问".');
+  });
+
   it("in English, iac-code's own name for a step where it differs from its id", () => {
     expect(readText(run([submitted, rerun]))).toBe(
       'Step 3/3: Cost estimation (attempt 2)\nThe upstream agent ended the stream before the turn finished',
