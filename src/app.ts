@@ -19,7 +19,7 @@ import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
 import { listenHttp } from './http-listen.js';
 import { loadMappingProfile } from './mappings/index.js';
-import { withFields, A2AError } from './model/index.js';
+import { withFields, A2AError, GATEWAY_FAILURES } from './model/index.js';
 import { createObservability } from './observability/index.js';
 import { createGatewayMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
@@ -111,7 +111,7 @@ export interface RunningGateway {
 }
 
 /** What a stream or call still open at the end of the drain receives, in its caller's protocol. */
-export const SHUTTING_DOWN_MESSAGE = 'The gateway is shutting down';
+export const SHUTTING_DOWN_MESSAGE = GATEWAY_FAILURES.shuttingDown;
 
 export interface StartOptions {
   /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */

@@ -184,11 +184,25 @@ export class A2AError extends Error {
   }
 }
 
+/**
+ * The gateway's own words for a call it could not finish, written in one place because a surface may show
+ * them to a person in another language (the facade's words.ts).
+ */
+export const GATEWAY_FAILURES = {
+  upstreamTimedOut: 'Upstream agent timed out',
+  upstreamUnavailable: 'Upstream agent is unavailable',
+  upstreamCallAborted: 'The upstream call was aborted',
+  abortedOrTimedOut: 'The upstream call was aborted or timed out',
+  shuttingDown: 'The gateway is shutting down',
+} as const;
+
+export type GatewayFailure = keyof typeof GATEWAY_FAILURES;
+
 /** Anything thrown anywhere becomes an A2AError whose message is safe to show a caller. */
 export function toA2AError(error: unknown): A2AError {
   if (error instanceof A2AError) return error;
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new A2AError(ErrorCode.Internal, 'The upstream call was aborted or timed out');
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.abortedOrTimedOut);
   }
   return A2AError.internal();
 }

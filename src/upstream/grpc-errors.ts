@@ -1,6 +1,6 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, decodeErrorInfo, decodeStatus } from '@a2a-js/sdk/errors/grpc';
-import { A2AError, ErrorCode, codeInfo, type ErrorCode as Code } from '../model/index.js';
+import { A2AError, ErrorCode, GATEWAY_FAILURES, codeInfo, type ErrorCode as Code } from '../model/index.js';
 import { fromTransportError, sanitizeUpstreamText, type AbortSources } from './upstream-errors.js';
 
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -41,7 +41,7 @@ function errorInfoOf(error: ServiceError): { reason: string; metadata: Record<st
  */
 export function fromGrpcError(error: unknown, secrets: readonly string[], aborts: AbortSources = {}): A2AError {
   if (!isServiceError(error) || aborts.timedOut || aborts.caller?.aborted) return fromTransportError(error, aborts);
-  if (error.code === status.DEADLINE_EXCEEDED) return A2AError.internal('Upstream agent timed out');
+  if (error.code === status.DEADLINE_EXCEEDED) return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
   if (error.code === status.UNAVAILABLE || error.code === status.CANCELLED) return A2AError.internal('Upstream agent is unavailable');
   const message = sanitizeUpstreamText(error.details ?? '', secrets) || 'The upstream agent reported an error';
   const info = errorInfoOf(error);

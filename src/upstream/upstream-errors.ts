@@ -1,4 +1,4 @@
-import { A2AError, type FieldViolation } from '../model/index.js';
+import { A2AError, GATEWAY_FAILURES, type FieldViolation } from '../model/index.js';
 import { isRecord } from '../model/json.js';
 
 /**
@@ -107,13 +107,13 @@ export interface AbortSources {
 /** A failure to talk to the upstream at all (refused, reset, timed out, aborted). */
 export function fromTransportError(error: unknown, aborts: AbortSources = {}): A2AError {
   if (error instanceof A2AError) return error;
-  if (aborts.timedOut) return A2AError.internal('Upstream agent timed out');
+  if (aborts.timedOut) return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
   if (aborts.caller?.aborted) {
     const reason: unknown = aborts.caller.reason;
-    return reason instanceof A2AError ? reason : A2AError.internal('The upstream call was aborted');
+    return reason instanceof A2AError ? reason : A2AError.internal(GATEWAY_FAILURES.upstreamCallAborted);
   }
   const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
   const name = error instanceof Error ? error.name : '';
-  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return A2AError.internal('Upstream agent timed out');
-  return A2AError.internal('Upstream agent is unavailable');
+  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
+  return A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable);
 }

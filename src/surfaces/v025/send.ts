@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, A2AError, GATEWAY_FAILURES, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -45,7 +45,7 @@ function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025Facad
 function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
   const ms = deps.options.requestTimeoutMs;
   if (ms <= 0) return () => undefined;
-  const timer = setTimeout(() => call.abort(A2AError.internal('Upstream agent timed out')), ms);
+  const timer = setTimeout(() => call.abort(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut)), ms);
   return () => clearTimeout(timer);
 }
 

@@ -100,6 +100,18 @@ describe('facade → fake iac-code', () => {
     expect(streamedText(events)).toMatch(/before the turn finished/);
   });
 
+  it('a user writing Chinese reads why the gateway ended the turn in Chinese, over message/stream and message/send', async () => {
+    const killed = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: '帮我建一个专有网络 [fault:kill-mid-stream after=5]' }),
+    });
+    const events = results(await killed.rest());
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+    expect(streamedText(events)).toBe('Hello world.\n暂时无法连接上游智能体');
+    const ended = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '再建一个交换机 [fault:end-mid-stream after=4]' }) });
+    expect(ended.body.result.status.state).toBe('failed');
+    expect(sentText(ended.body.result)).toBe('Hello \n上游智能体在本轮对话结束前中断了输出');
+  });
+
   it('an upstream error event with a traceback, paths and a token: failed final, nothing of it leaks', async () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'y [fault:error-event after=4]' }) });
     const frames = await stream.rest();

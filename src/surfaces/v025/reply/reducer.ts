@@ -17,6 +17,7 @@ import { isToolEvent } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
+import { failureReason } from './words.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, pipelineSaid } from './pipeline-text.js';
@@ -67,7 +68,8 @@ export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep 
  */
 export function failReply(state: ReplyState, reason: string, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
-  const message: Message = { messageId: options.newId(), role: 'ROLE_AGENT', parts: [{ text: reason }] };
+  const text = failureReason(options.words, reason);
+  const message: Message = { messageId: options.newId(), role: 'ROLE_AGENT', parts: [{ text }] };
   const failed: TaskStatusUpdateEvent = {
     taskId: state.taskId,
     contextId: state.contextId,

@@ -1,7 +1,9 @@
+import { GATEWAY_FAILURES, type GatewayFailure } from '../../../model/index.js';
+
 /**
  * The facade's own words, the few a Bailian user reads that no agent wrote: how a pipeline step, a
  * candidate and a template are introduced, how to answer a question, the permission prompt's defaults,
- * and why a turn broke off. A person who writes Chinese should not be told "Reply with a number." in
+ * and why the gateway ended a turn. A person who writes Chinese should not be told "Reply with a number." in
  * English between the agent's Chinese sentences, so each turn picks its language (turn-language.ts).
  */
 export type FacadeLanguage = 'en' | 'zh' | 'ja';
@@ -40,6 +42,8 @@ export interface FacadeWords {
   answerNeededFirst: string;
   /** The upstream's stream stopped while the turn was still running. */
   endedEarly: string;
+  /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
+  failures: Readonly<Record<GatewayFailure, string>>;
 }
 
 const EN: FacadeWords = {
@@ -73,6 +77,7 @@ const EN: FacadeWords = {
   optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
   answerNeededFirst: 'An answer is needed first.',
   endedEarly: 'The upstream agent ended the stream before the turn finished',
+  failures: GATEWAY_FAILURES,
 };
 
 const ZH: FacadeWords = {
@@ -106,6 +111,13 @@ const ZH: FacadeWords = {
   optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
   answerNeededFirst: '请先回答这个问题。',
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
+  failures: {
+    upstreamTimedOut: '上游智能体响应超时',
+    upstreamUnavailable: '暂时无法连接上游智能体',
+    upstreamCallAborted: '对上游智能体的调用已中止',
+    abortedOrTimedOut: '对上游智能体的调用已中止或超时',
+    shuttingDown: '网关正在关闭，请稍后重试',
+  },
 };
 
 const JA: FacadeWords = {
@@ -139,11 +151,24 @@ const JA: FacadeWords = {
   optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
   answerNeededFirst: '先にこの質問に答えてください。',
   endedEarly: '上流のエージェントがターンの終了前にストリームを終了しました',
+  failures: {
+    upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
+    upstreamUnavailable: '上流のエージェントに接続できません',
+    upstreamCallAborted: '上流のエージェントへの呼び出しが中止されました',
+    abortedOrTimedOut: '上流のエージェントへの呼び出しが中止されたか、時間切れになりました',
+    shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',
+  },
 };
 
 const WORDS: Readonly<Record<FacadeLanguage, FacadeWords>> = { en: EN, zh: ZH, ja: JA };
 
 export const facadeWords = (language: FacadeLanguage): FacadeWords => WORDS[language];
+
+/** A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own. */
+export function failureReason(words: FacadeWords, reason: string): string {
+  const known = (Object.keys(GATEWAY_FAILURES) as GatewayFailure[]).find((failure) => GATEWAY_FAILURES[failure] === reason);
+  return known ? words.failures[known] : reason;
+}
 
 /** Every name the facade gives a permission option, in any language: a reply may use any of them. */
 export function optionNames(optionId: string): string[] {

@@ -4,7 +4,7 @@
  * facade itself adds around them (headings, how to answer, defaults, why a turn broke off) changes.
  */
 import { describe, expect, it } from 'vitest';
-import { facadeWords, type FacadeLanguage } from '../../../../src/surfaces/v025/reply/index.js';
+import { createTurnReply, facadeWords, type FacadeLanguage } from '../../../../src/surfaces/v025/reply/index.js';
 import { batch, candidate, envelope, single, step, text } from './pipeline-support.js';
 import { options, readText, run, submitted } from './support.js';
 
@@ -106,6 +106,18 @@ describe("the facade's own words", () => {
       '要写 main.tf 吗？\n请回复“允许一次”或“总是允许”或“不允许”或“稍后再问”。',
     );
     expect(readText(run([submitted, labelled('zh')]))).toBe('要写 main.tf 吗？\nReply "Allow once" or "Always allow" or "Deny" or "稍后再问".');
+  });
+
+  it("the gateway's own reasons for a failed turn in the user's language; anyone else's as they are", () => {
+    const failed = (reason: string, language: FacadeLanguage) => {
+      const reply = createTurnReply(inLanguage(language));
+      reply.push(submitted);
+      return readText(reply.fail(reason));
+    };
+    expect(failed('Upstream agent timed out', 'ja')).toBe('上流のエージェントが時間内に応答しませんでした');
+    expect(failed('The gateway is shutting down', 'zh')).toBe('网关正在关闭，请稍后重试');
+    expect(failed('Upstream agent timed out', 'en')).toBe('Upstream agent timed out');
+    expect(failed('RuntimeError: boom', 'zh')).toBe('RuntimeError: boom');
   });
 
   it("in English, iac-code's own name for a step where it differs from its id", () => {
