@@ -1,5 +1,6 @@
 import { rootCertificates } from 'node:tls';
 import { Client } from 'undici';
+import { withFields } from './model/index.js';
 import { pinnedLookup } from './push/dispatch.js';
 import { resolveAndPin, validateCallbackUrl, type LookupFunction } from './push/url-policy.js';
 
@@ -18,6 +19,8 @@ export interface GuardedGetOptions {
   lookup?: LookupFunction;
   /** A private CA trusted beside the public roots. */
   ca?: Buffer;
+  /** Sent as a POST with these headers instead of a GET (redirects are then never followed). */
+  post?: { body: string; headers: Record<string, string> };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -35,9 +38,28 @@ export async function guardedGet(raw: string, options: GuardedGetOptions): Promi
   for (let redirects = 0; ; redirects++) {
     const answer = await getOnce(url, options, signal);
     if (Buffer.isBuffer(answer)) return answer;
-    if (redirects >= (options.maxRedirects ?? 0)) throw new Error(`the URL answered HTTP ${answer.status}`);
+    if (options.post || redirects >= (options.maxRedirects ?? 0)) throw new Error(`the URL answered HTTP ${answer.status}`);
     url = answer.location;
   }
+}
+
+/** A JSON answer of guardedGet's; `what` names it in the error when the body is not JSON. */
+function parsedJson(body: Buffer, what: string): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    throw new Error(`${what} is not JSON`);
+  }
+}
+
+/** A form POSTed under guardedGet's rules (an OAuth endpoint's): its parsed JSON answer. */
+export async function guardedPostJson(
+  raw: string,
+  post: NonNullable<GuardedGetOptions['post']>,
+  options: GuardedGetOptions,
+  what: string,
+): Promise<unknown> {
+  return parsedJson(await guardedGet(raw, withFields(options, { post })), what);
 }
 
 /**
@@ -45,12 +67,7 @@ export async function guardedGet(raw: string, options: GuardedGetOptions): Promi
  * not JSON ("the JWKS", "the OpenID configuration"); the body itself is never in a message.
  */
 export async function guardedGetJson(raw: string, options: GuardedGetOptions, what: string): Promise<unknown> {
-  const body = await guardedGet(raw, options);
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    throw new Error(`${what} is not JSON`);
-  }
+  return parsedJson(await guardedGet(raw, options), what);
 }
 
 type Hop = Buffer | { status: number; location: string };
@@ -80,10 +97,11 @@ async function getOnce(raw: string, options: GuardedGetOptions, signal: AbortSig
   });
   try {
     const response = await client.request({
-      method: 'GET',
       path: `${url.pathname}${url.search}`,
-      headers: { accept: options.accept },
       signal,
+      ...(options.post
+        ? { method: 'POST', headers: withFields(options.post.headers, { accept: options.accept }), body: options.post.body }
+        : { method: 'GET', headers: { accept: options.accept } }),
     });
     const location = response.headers.location;
     if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {

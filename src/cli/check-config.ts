@@ -6,7 +6,7 @@ import { complain, EXIT_OK, EXIT_USAGE, oneLine } from './exit-codes.js';
 
 const MASK = '********';
 /** Keys whose values are secrets wherever they appear in the tree. */
-const SECRET_KEYS = new Set(['token', 'tokens', 'basic-password', 'api-key', 'api-keys', 'push-keys', 'secret', 'private-key']);
+const SECRET_KEYS = new Set(['token', 'tokens', 'basic-password', 'api-key', 'api-keys', 'push-keys', 'secret', 'client-secret', 'private-key']);
 
 /**
  * `redis://user:pass@host` keeps its shape with the password masked, and so does a password in the

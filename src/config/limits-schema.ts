@@ -31,13 +31,14 @@ interface NamedCredentials {
     'basic-password'?: string | undefined;
     /** Set: a token's client claim names its caller, so any name may turn up. */
     jwt?: unknown;
+    introspection?: unknown;
   };
   bailian: { 'api-keys': readonly SecretEntry[] };
 }
 
 /** A name under `turns-in-flight-by-name` that no credential carries is most likely a typo: its cap would never apply. */
 export function limitNameWarnings(config: NamedCredentials & { limits: LimitsConfig }): string[] {
-  if (config.auth.jwt !== undefined) return [];
+  if (config.auth.jwt !== undefined || config.auth.introspection !== undefined) return [];
   const named = new Set(
     [...config.auth.tokens, ...config.auth['api-keys'], ...config.bailian['api-keys']].map(nameOf).filter((name) => name !== undefined),
   );

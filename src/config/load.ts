@@ -199,13 +199,13 @@ function adviseOn(config: GatewayConfig): string[] {
   const withAuth = callerAuthConfigured(config.auth);
   if (isWildcardHost(config.host) && !withAuth) {
     warnings.push(
-      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
+      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection)`,
     );
   }
   const grpcHost = config.grpc.host;
   if (config.grpc.port !== undefined && grpcHost !== undefined && isWildcardHost(grpcHost) && !withAuth) {
     warnings.push(
-      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, or auth.jwt)`,
+      `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection)`,
     );
   }
   return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config), ...limitNameWarnings(config)];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
+import { IntrospectionAuthConfig } from './introspection-schema.js';
 import { JwtAuthConfig } from './jwt-schema.js';
 import { LimitsConfig } from './limits-schema.js';
 import { KeyList, TokenList } from './named-secrets.js';
@@ -31,6 +32,8 @@ export const CallerCredentials = z
     'api-keys': KeyList,
     /** Bearer JSON Web Tokens from the operator's identity provider (jwt-schema.ts). */
     jwt: JwtAuthConfig.optional(),
+    /** Opaque OAuth 2.0 access tokens, asked about at the provider's introspection endpoint (introspection-schema.ts). */
+    introspection: IntrospectionAuthConfig.optional(),
     ...CredentialFields,
   })
   .prefault({});
@@ -44,7 +47,8 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
     auth['api-key'] ||
     auth.tokens.length > 0 ||
     auth['api-keys'].length > 0 ||
-    auth.jwt,
+    auth.jwt ||
+    auth.introspection,
   );
 }
 

@@ -91,6 +91,12 @@ describe('maskSecrets', () => {
     expect(maskSecrets({ 'persistence-dir': 'dir?password=kept' })).toEqual({ 'persistence-dir': 'dir?password=kept' });
   });
 
+  it("masks the introspection client's secret, not its id", () => {
+    expect(maskSecrets({ auth: { introspection: { url: 'https://idp/introspect', 'client-id': 'gw', 'client-secret': 's' } } })).toEqual({
+      auth: { introspection: { url: 'https://idp/introspect', 'client-id': 'gw', 'client-secret': '********' } },
+    });
+  });
+
   it('masks every entry of the caller credential lists', () => {
     expect(maskSecrets({ auth: { tokens: ['t1', 't2'], 'api-keys': ['k1'] } })).toEqual({
       auth: { tokens: ['********', '********'], 'api-keys': ['********'] },

@@ -6,6 +6,7 @@ import { clientNameOf } from '../../config/named-secrets.js';
 import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
+import { createIntrospectedCallers, type IntrospectedCallers } from './introspected-callers.js';
 import { createJwtCallers, type JwtCallers } from './jwt-callers.js';
 import { principalOf } from './principal.js';
 import { safeEqual } from './safe-equal.js';
@@ -16,12 +17,14 @@ interface BasicCredentials {
 }
 
 /** What callers may present: `auth` (CallerCredentials), or a plain credentials block without the lists. */
-export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys' | 'jwt'>>;
+export type CallerAuth = Credentials & Partial<Pick<CallerCredentials, 'tokens' | 'api-keys' | 'jwt' | 'introspection'>>;
 
 interface Schemes {
   tokens: CallerTable;
   /** Bearer JSON Web Tokens (`auth.jwt`). */
   jwt?: JwtCallers;
+  /** Opaque Bearer tokens the provider is asked about (`auth.introspection`). */
+  introspected?: IntrospectedCallers;
   basic?: BasicCredentials & { caller: Caller };
   apiKeys: CallerTable;
 }
@@ -37,6 +40,7 @@ function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn'>): Schem
     schemes = {
       tokens: callerTable('a2a-1.0', 'bearer', creds.token, creds.tokens),
       jwt: creds.jwt ? createJwtCallers(creds.jwt, logger ? { logger } : {}) : undefined,
+      introspected: creds.introspection ? createIntrospectedCallers(creds.introspection, logger ? { logger } : {}) : undefined,
       basic: username && password ? { username, password, caller: basicCaller(username, password) } : undefined,
       apiKeys: callerTable('a2a-1.0', 'api-key', creds['api-key'], creds['api-keys']),
     };
@@ -60,7 +64,13 @@ const basicCaller = (username: string, password: string): Caller =>
 
 export function authEnabled(creds: CallerAuth): boolean {
   const schemes = enabledSchemes(creds);
-  return schemes.tokens.secrets.length > 0 || schemes.jwt !== undefined || schemes.basic !== undefined || schemes.apiKeys.secrets.length > 0;
+  return (
+    schemes.tokens.secrets.length > 0 ||
+    schemes.jwt !== undefined ||
+    schemes.introspected !== undefined ||
+    schemes.basic !== undefined ||
+    schemes.apiKeys.secrets.length > 0
+  );
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -98,7 +108,8 @@ export const ANONYMOUS_V1_CALLER: Caller = { principal: ANONYMOUS_V1_PRINCIPAL }
 
 /**
  * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
- * order (Bearer, Basic, API key), a configured token before a JSON Web Token; the first match names
+ * order (Bearer, Basic, API key), a configured token before a JSON Web Token, and one that neither
+ * admits asked about at the provider (a provider's JWT access token may be introspected too); the first match names
  * the principal: the 1.0 surface, the scheme and a digest of the credential that matched (see
  * principalOf; for a JWT, of its issuer and subject), never the header it came in.
  */
@@ -106,7 +117,9 @@ export async function authenticate(headers: Headers, creds: CallerAuth): Promise
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
   const presentedBearer = authorizationValue(authorization, 'Bearer');
-  const bearer = matchingCaller(presentedBearer, schemes.tokens) ?? (presentedBearer && (await schemes.jwt?.(presentedBearer)));
+  const bearer =
+    matchingCaller(presentedBearer, schemes.tokens) ??
+    (presentedBearer && ((await schemes.jwt?.(presentedBearer)) ?? (await schemes.introspected?.(presentedBearer))));
   if (bearer) return bearer;
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
@@ -158,7 +171,7 @@ export type SecurityDescription = Required<Pick<AgentCard, 'securitySchemes' | '
 export function describeSecuritySchemes(creds: CallerAuth): SecurityDescription | undefined {
   const schemes = enabledSchemes(creds);
   const securitySchemes: SecurityDescription['securitySchemes'] = {};
-  if (schemes.tokens.secrets.length > 0) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
+  if (schemes.tokens.secrets.length > 0 || schemes.introspected) securitySchemes.bearerAuth = { httpAuthSecurityScheme: { scheme: 'bearer' } };
   if (schemes.jwt) securitySchemes.jwtAuth = { httpAuthSecurityScheme: { scheme: 'bearer', bearerFormat: 'JWT' } };
   if (schemes.basic) securitySchemes.basicAuth = { httpAuthSecurityScheme: { scheme: 'basic' } };
   if (schemes.apiKeys.secrets.length > 0) {
