@@ -46,6 +46,7 @@ import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-
 import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
+import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
@@ -190,9 +191,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
     const placed = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
+    // iac-code is known by its card's extensions, which may only be read once it is up.
+    const told = tellingLanguage(placed, () => isIacCodeCard(cards.current()?.card));
     const callerSettings = config.upstream['caller-settings'];
-    // Outside the workspaces: a folder the gateway names is its own, whatever callers may set.
-    const agent = callerSettings ? onlyAllowedSettings(placed, callerSettings, { logger }) : placed;
+    // Outside the workspaces and the language: a folder and a language the gateway names are its own, whatever callers may set.
+    const agent = callerSettings ? onlyAllowedSettings(told, callerSettings, { logger }) : told;
     const turnLimits = turnLimitsFor(config, logger, observability.metrics, cleanups);
     const gateway = createGateway(agent, {
       registry,

@@ -35,6 +35,11 @@ export interface CallContext {
   /** Which surface the call came through; used for logs and push payload versions. */
   surface?: 'jsonrpc' | 'rest' | 'grpc' | 'v025';
   /**
+   * The language the caller's person writes in (`en`, `zh`, `ja`), when the surface knows it (the 0.2.5
+   * facade's turn language): an agent that can be asked to write in it is (upstream/iac-code/preferred-language.ts).
+   */
+  language?: string;
+  /**
    * Called by a streaming upstream call once the agent has accepted it (a 2xx SSE response), before
    * its first event: the surface may then commit its own stream and keep it alive while the agent thinks.
    */

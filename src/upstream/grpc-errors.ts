@@ -42,7 +42,7 @@ function errorInfoOf(error: ServiceError): { reason: string; metadata: Record<st
 export function fromGrpcError(error: unknown, secrets: readonly string[], aborts: AbortSources = {}): A2AError {
   if (!isServiceError(error) || aborts.timedOut || aborts.caller?.aborted) return fromTransportError(error, aborts);
   if (error.code === status.DEADLINE_EXCEEDED) return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
-  if (error.code === status.UNAVAILABLE || error.code === status.CANCELLED) return A2AError.internal('Upstream agent is unavailable');
+  if (error.code === status.UNAVAILABLE || error.code === status.CANCELLED) return A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable);
   const message = sanitizeUpstreamText(error.details ?? '', secrets) || 'The upstream agent reported an error';
   const info = errorInfoOf(error);
   const code = (info && CODE_BY_REASON.get(info.reason)) ?? CODE_BY_STATUS[error.code] ?? ErrorCode.Internal;

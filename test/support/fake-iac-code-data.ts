@@ -50,7 +50,11 @@ export function storedArtifact(artifactId: string, artifact: TurnScript['artifac
  * SUBMITTED, WORKING, text chunks, usage and tool frames, an artifact, the final WORKING with
  * `<task>-2` and assistantFinal (the text after the tool call only), then INPUT_REQUIRED.
  */
-export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask: boolean; rawThinking: boolean; script?: TurnScript }): Json[] {
+export function capturedTurn(
+  ids: TurnIds,
+  userMessage: Json,
+  options: { newTask: boolean; rawThinking: boolean; script?: TurnScript; language?: string },
+): Json[] {
   const script = options.script ?? CAPTURED_SCRIPT;
   const { taskId, contextId, sessionId } = ids;
   const meta = (extra: Json = {}): Json => ({ iac_code: { ...extra, iacCodeSessionId: sessionId } });
@@ -104,7 +108,7 @@ export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask
   ];
   if (script.permission) {
     const inputId = `permission-${randomUUID().replace(/-/g, '')}`;
-    events.push(permissionPrompt(ids, inputId), {
+    events.push(permissionPrompt(ids, inputId, options.language === 'zh' ? PERMISSION_IN_CHINESE : PERMISSION_IN_ENGLISH), {
       [AWAIT_PERMISSION]: {
         inputId,
         toolUseId: 'tu-1',
@@ -140,9 +144,14 @@ export function capturedTurn(ids: TurnIds, userMessage: Json, options: { newTask
 export const AWAIT_PERMISSION = '__awaitPermission';
 export const PERMISSION_DENIED_AFTER = ['Permission denied: nothing was written.'];
 export const PERMISSION_PROMPT = 'Write main.tf in the workspace Allow once?';
+/** The prompt of a turn that asked for Chinese (`iac_code.preferredLanguage: zh`), in the words iac-code's own tests show. */
+export const PERMISSION_PROMPT_ZH = '是否允许本次操作：在工作区写入 main.tf？';
 
-/** The captured permission prompt: INPUT_REQUIRED, no message, the question in metadata.iac_code.input. */
-function permissionPrompt(ids: TurnIds, inputId: string): Json {
+const PERMISSION_IN_ENGLISH = { prompt: PERMISSION_PROMPT, allow: 'Allow once', deny: 'Deny', language: 'en' };
+const PERMISSION_IN_CHINESE = { prompt: PERMISSION_PROMPT_ZH, allow: '仅允许一次', deny: '拒绝', language: 'zh' };
+
+/** The captured permission prompt: INPUT_REQUIRED, no message, the question in metadata.iac_code.input, in the turn's language. */
+function permissionPrompt(ids: TurnIds, inputId: string, words: typeof PERMISSION_IN_ENGLISH): Json {
   const { taskId, contextId, sessionId } = ids;
   return {
     statusUpdate: {
@@ -164,13 +173,13 @@ function permissionPrompt(ids: TurnIds, inputId: string): Json {
             effect: 'write',
             target: 'main.tf',
             isReadOnly: false,
-            prompt: PERMISSION_PROMPT,
+            prompt: words.prompt,
             safeSummary: 'write_file: {"path":"main.tf"}',
             options: [
-              { id: 'allow_once', label: 'Allow once' },
-              { id: 'deny', label: 'Deny' },
+              { id: 'allow_once', label: words.allow },
+              { id: 'deny', label: words.deny },
             ],
-            language: 'en',
+            language: words.language,
             required: true,
           },
           permission: { autoApproved: false, pending: true, toolName: 'write_file', toolUseId: 'tu-1' },

@@ -52,6 +52,13 @@ export function turnMetadata(params: Json): Json | undefined {
   return request && Object.keys(request).length > 0 ? request : ((params.message as Json | undefined)?.metadata as Json | undefined);
 }
 
+/** The language a turn asks iac-code to write in (`iac_code.preferredLanguage`, `zh-CN` read as `zh`), as iac-code reads it. */
+function preferredLanguage(params: Json): string | undefined {
+  const iacCode = turnMetadata(params)?.iac_code as Json | undefined;
+  const asked = iacCode?.preferredLanguage ?? iacCode?.preferred_language;
+  return typeof asked === 'string' ? asked.trim().toLowerCase().split(/[-_]/)[0] : undefined;
+}
+
 /** The folder a turn without `cwd` works in: the server process's own. */
 const SERVER_FOLDER = '/srv/iac-code';
 /** iac-code's failure for a turn that names another folder than its context's first (captured). */
@@ -110,7 +117,12 @@ export class TaskBook {
       : hasText
         ? this.runsPipeline(params)
           ? this.pipelineTurn(ids, message, newTask)
-          : capturedTurn(ids, message, { newTask, rawThinking: this.options.rawThinking, script: this.options.script })
+          : capturedTurn(ids, message, {
+              newTask,
+              rawThinking: this.options.rawThinking,
+              script: this.options.script,
+              language: preferredLanguage(params),
+            })
         : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
   }

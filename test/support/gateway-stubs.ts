@@ -1,6 +1,6 @@
 /** Test doubles for the gateway: an upstream AgentPort whose streams the test feeds by hand. */
 import type { AgentPort, CallContext } from '../../src/core/agent-port.js';
-import type { Message, StreamResponse, Task, TaskState } from '../../src/model/index.js';
+import type { Message, SendMessageRequest, StreamResponse, Task, TaskState } from '../../src/model/index.js';
 
 /** An upstream stream the test controls: nothing is produced until pushed. */
 export class Feed {
@@ -105,3 +105,19 @@ export const finishedTask = (taskId: string, contextId: string, state: TaskState
   contextId,
   status: { state, timestamp: new Date().toISOString() },
 });
+
+/** What the agent was sent, through `wrap` over a stub that records it. */
+export function recordingUpstream(wrap: (inner: AgentPort) => AgentPort) {
+  const sent: SendMessageRequest[] = [];
+  const inner = stubUpstream({
+    sendMessage: async (request) => {
+      sent.push(request);
+      return { task: finishedTask('t-1', request.message.contextId ?? 'c') };
+    },
+    async *sendStreamingMessage(request) {
+      sent.push(request);
+      yield { task: finishedTask('t-1', request.message.contextId ?? 'c') };
+    },
+  });
+  return { port: wrap(inner), sent };
+}

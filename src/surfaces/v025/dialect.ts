@@ -21,10 +21,11 @@ import { prepareCall, type OperationEnv } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
+import { createConversationLanguages } from './turn-language.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { v025ErrorAnswer } from './errors.js';
-import { replyOptions } from './reply-options.js';
+import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import { sendTurn, streamTurn, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
@@ -73,7 +74,11 @@ function withClientTaskId(result: unknown, clientTaskId: string): unknown {
  */
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const { options, profile, port } = deps;
-  const routing: TurnRouting = { turns: createContinuations(deps.registry), ids: createClientTaskIds(deps.taskAliases, deps.registry) };
+  const routing: TurnRouting = {
+    turns: createContinuations(deps.registry),
+    ids: createClientTaskIds(deps.taskAliases, deps.registry),
+    languages: createConversationLanguages(),
+  };
   // The facade answers message sends and the extended card itself: the 1.0 edges' card rules do not apply.
   const env: OperationEnv = { port, pushNotifications: options.pushNotifications };
   const edge: CallEdge<JsonRpcRequest> = {
@@ -124,7 +129,10 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
         if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
         if (prepared.kind === 'stream') {
-          const reply = replyOptions(deps, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {});
+          // A resubscription has no message to read its language from: the task's conversation says it.
+          const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
+          const words = wordsIn(turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
+          const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
           const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
           return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
         }

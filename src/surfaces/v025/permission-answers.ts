@@ -31,7 +31,7 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
       message: {
         messageId: `${prompt.inputId}-again`,
         role: 'ROLE_AGENT',
-        parts: [{ text: `${words.answerNeededFirst} ${permissionPromptText(prompt, words)}` }],
+        parts: [{ text: words.askedAgain(permissionPromptText(prompt, words)) }],
       },
       timestamp: new Date().toISOString(),
     },

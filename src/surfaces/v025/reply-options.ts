@@ -3,24 +3,39 @@ import type { Message, Task } from '../../model/index.js';
 import { systemClock } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { ReplyOptions } from './reply/index.js';
-import { facadeWords, type FacadeWords } from './reply/words.js';
-import { turnLanguage } from './turn-language.js';
+import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
+import { turnLanguage, type ConversationLanguages } from './turn-language.js';
 
 /** What one turn's reply depends on besides the facade's settings. */
 export interface TurnFacts {
-  /** The caller's message: its language is the language of the facade's own words. */
-  message?: Message;
-  /** The task the turn continues: its earlier artifacts are not this turn's answer, its history says the conversation's language. */
+  /** The task the turn continues: its earlier artifacts are not this turn's answer. */
   previous?: Task;
   /** The id the caller knows the task by, when it is not the upstream's. */
   taskId?: string;
+  /** The facade's own words in the turn's language (wordsIn); absent: the operator's, else English. */
+  words?: FacadeWords;
 }
 
-/** The facade's own words for a turn: in the operator's language, or (`auto`) in the caller's. */
-export function turnWords(deps: V025FacadeDeps, turn: TurnFacts): FacadeWords {
+/**
+ * The language of a turn: the operator's, or (`auto`) the caller's (turn-language.ts); undefined when
+ * nothing says (the facade's words are then English). A language the caller's message said is
+ * remembered for its conversation.
+ */
+export function turnLanguageOf(
+  deps: V025FacadeDeps,
+  turn: { message?: Message; previous?: Task | undefined; principal: string },
+  languages: ConversationLanguages,
+): FacadeLanguage | undefined {
   const { language } = deps.options.bailian;
-  return facadeWords(language === 'auto' ? turnLanguage(turn.message, turn.previous, 'en') : language);
+  if (language !== 'auto') return language;
+  const contextId = turn.message?.contextId ?? turn.previous?.contextId;
+  const chosen = turnLanguage(turn.message, { previous: turn.previous, remembered: languages.of(turn.principal, contextId) });
+  if (chosen.said && chosen.language) languages.note(turn.principal, contextId, chosen.language);
+  return chosen.language;
 }
+
+/** The facade's own words in a turn's language, English when it has none. */
+export const wordsIn = (language: FacadeLanguage | undefined): FacadeWords => facadeWords(language ?? 'en');
 
 /** The reply reducer's options for one turn: the profile's shape, the operator's overrides, the turn's facts. */
 export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyOptions {
@@ -34,7 +49,7 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
     replyArtifacts: options.replyArtifacts,
     inlineMaxBytes: bailian['inline-max-bytes'],
     deviceCommandsKey: bailian['extension-metadata-key'],
-    words: turnWords(deps, turn),
+    words: turn.words ?? wordsIn(deps.options.bailian.language === 'auto' ? undefined : deps.options.bailian.language),
     ...(earlierArtifacts ? { earlierArtifacts } : {}),
     ...(turn.taskId ? { taskId: turn.taskId } : {}),
     newId: randomUUID,

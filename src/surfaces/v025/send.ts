@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, GATEWAY_FAILURES, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, A2AError, GATEWAY_FAILURES, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -13,7 +13,8 @@ import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './inpu
 import { answerPermission } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
-import { replyOptions, turnWords, type TurnFacts } from './reply-options.js';
+import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
+import type { ConversationLanguages } from './turn-language.js';
 import { v025Stream } from './stream.js';
 
 export interface TurnCall {
@@ -53,6 +54,8 @@ function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
 export interface TurnRouting {
   turns: Continuations;
   ids: ClientTaskIds;
+  /** The language each conversation was last written in, in this process. */
+  languages: ConversationLanguages;
 }
 
 /**
@@ -71,14 +74,20 @@ async function beginTurn(
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
   try {
-    const words = turnWords(deps, turnFacts(request, begun.previous, undefined));
+    const language = turnLanguageOf(deps, { message: request.message, previous: begun.previous, principal }, routing.languages);
+    // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
+    if (language) call.ctx.language = language;
+    const words = wordsIn(language);
     const answered = answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous, words);
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
-    const reply = replyOptions(deps, turnFacts(request, begun.previous, clientTaskId));
+    const reply = replyOptions(
+      deps,
+      withFields({ words }, withFields(begun.previous ? { previous: begun.previous } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
+    );
     return { task, turn, reply, reprompt: answered.reprompt, images };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
@@ -106,16 +115,16 @@ async function withLaterImages(request: SendMessageRequest, images: LaterImages 
   return images ? (await images)(request) : request;
 }
 
-/** What the turn's reply depends on: the caller's own message (not the answer it became), the task it continues, the caller's id for it. */
-const turnFacts = (request: SendMessageRequest, previous: Task | undefined, taskId: string | undefined): TurnFacts =>
-  withFields({ message: request.message }, withFields(previous ? { previous } : {}, taskId ? { taskId } : {}));
+/** The reply to a message the facade refused before it became a turn, in the caller's language. */
+const rejectedReply = (request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting) =>
+  replyOptions(deps, { words: wordsIn(turnLanguageOf(deps, { message: request.message, principal: call.ctx.principal }, routing.languages)) });
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
   const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
-    const reply = createTurnReply(replyOptions(deps, { message: input.request.message }));
+    const reply = createTurnReply(rejectedReply(input.request, call, deps, routing));
     for await (const event of replyEvents(once({ task: input.rejected }), reply)) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
@@ -147,7 +156,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;
-    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: replyOptions(deps, { message: input.request.message }) }));
+    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: rejectedReply(input.request, call, deps, routing) }));
   }
   const { task, turn, reply, reprompt, images } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>

@@ -1,35 +1,103 @@
+import { LRUCache } from 'lru-cache';
 import type { Message, Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import type { FacadeLanguage } from './reply/words.js';
 
-const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** What a text says of its language: sure, or Chinese characters alone, which Japanese is written with too. */
+type Reading = { language: FacadeLanguage; sure: true } | { language: 'zh'; sure: false };
+
+/** The head of a text says its language as well as the whole would; a long paste is not scanned whole. */
+const SCAN_CHARS = 2048;
+const HIRAGANA = /\p{Script=Hiragana}/u;
 const HAN = /\p{Script=Han}/u;
-const LATIN_WORD = /\p{Script=Latin}+/gu;
+const LATIN = /\p{Script=Latin}/u;
 
 /**
- * The language a text is plainly written in, or undefined when it does not say: Japanese by its kana,
- * Chinese by its characters, English from three Latin words on. An answer like "2", "ok" or "Allow once"
- * says nothing, so a Chinese conversation is not answered in English because its user typed an option.
+ * Japanese by its hiragana (two at least: a stray kana in an emoticon is not Japanese). Chinese from four
+ * of its characters on (a Chinese request above a pasted English template), or when they hold their own
+ * against the Latin words around them (a Chinese sentence naming `VPC` and `cn-hangzhou` is Chinese, an
+ * English one naming 华东1 is English). English from three Latin words on. An answer like "2", "ok" or
+ * "Allow once" says nothing.
  */
-export function textLanguage(text: string): FacadeLanguage | undefined {
-  if (KANA.test(text)) return 'ja';
-  if (HAN.test(text)) return 'zh';
-  return (text.match(LATIN_WORD)?.length ?? 0) >= 3 ? 'en' : undefined;
+function reading(text: string): Reading | undefined {
+  let hiragana = 0;
+  let han = 0;
+  let latinWords = 0;
+  let inWord = false;
+  for (const char of text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text) {
+    const latin = LATIN.test(char);
+    if (latin && !inWord) latinWords++;
+    inWord = latin;
+    if (latin) continue;
+    if (HIRAGANA.test(char)) hiragana++;
+    else if (HAN.test(char)) han++;
+  }
+  if (hiragana >= 2) return { language: 'ja', sure: true };
+  if (han >= 4 || (han > 0 && han * 2 >= latinWords)) return { language: 'zh', sure: false };
+  return latinWords >= 3 ? { language: 'en', sure: true } : undefined;
+}
+
+/** The language a text is plainly written in, or undefined when it does not say (Chinese characters alone read as Chinese). */
+export const textLanguage = (text: string): FacadeLanguage | undefined => reading(text)?.language;
+
+/**
+ * The language of a run of readings, newest first: the first sure one; Chinese characters alone are
+ * Chinese, unless what comes before them in the run is Japanese ("許可" after a Japanese question).
+ */
+function languageOf(readings: Iterable<Reading | undefined>): FacadeLanguage | undefined {
+  let hanOnly = false;
+  for (const read of readings) {
+    if (!read) continue;
+    if (!read.sure) hanOnly = true;
+    else return hanOnly && read.language !== 'ja' ? 'zh' : read.language;
+  }
+  return hanOnly ? 'zh' : undefined;
+}
+
+function* historyReadings(history: readonly Message[], role: Message['role']): Generator<Reading | undefined> {
+  for (let at = history.length - 1; at >= 0; at--) {
+    const message = history[at];
+    if (message?.role === role) yield reading(joinText(message.parts));
+  }
+}
+
+/** A conversation's language as this process last chose it, by caller and context: history alone can be cut short or hold words the gateway put there. */
+export interface ConversationLanguages {
+  of(principal: string, contextId: string | undefined): FacadeLanguage | undefined;
+  note(principal: string, contextId: string | undefined, language: FacadeLanguage): void;
+}
+
+export function createConversationLanguages(max = 10_000): ConversationLanguages {
+  const chosen = new LRUCache<string, FacadeLanguage>({ max });
+  const key = (principal: string, contextId: string): string => `${principal}\u0000${contextId}`;
+  return {
+    of: (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
+    note: (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
+  };
+}
+
+/** A turn's language, and whether the caller's message said it (then it is worth remembering). */
+export interface TurnLanguage {
+  language: FacadeLanguage | undefined;
+  said: boolean;
 }
 
 /**
- * The language of the facade's own words for a turn: the caller's message, else the latest message of
- * theirs in the task the turn continues that says one (iac-code keeps a conversation in one task), else
- * `fallback`.
+ * The language of the facade's own words for a turn: the caller's message when it says one; else the
+ * conversation's (as chosen before in this process, or read from the task the turn continues: the
+ * caller's messages, then the agent's, which answers in the caller's language); undefined when nothing says.
  */
-export function turnLanguage(message: Message | undefined, previous: Task | undefined, fallback: FacadeLanguage): FacadeLanguage {
-  const said = message && textLanguage(joinText(message.parts));
-  if (said) return said;
-  const history = previous?.history ?? [];
-  for (let at = history.length - 1; at >= 0; at--) {
-    const earlier = history[at];
-    const language = earlier?.role === 'ROLE_USER' ? textLanguage(joinText(earlier.parts)) : undefined;
-    if (language) return language;
+export function turnLanguage(
+  message: Message | undefined,
+  conversation: { previous?: Task | undefined; remembered?: FacadeLanguage | undefined },
+): TurnLanguage {
+  const history = conversation.previous?.history ?? [];
+  const said = message ? reading(joinText(message.parts)) : undefined;
+  function* readings(): Generator<Reading | undefined> {
+    yield said;
+    if (conversation.remembered) yield { language: conversation.remembered, sure: true };
+    yield* historyReadings(history, 'ROLE_USER');
+    yield* historyReadings(history, 'ROLE_AGENT');
   }
-  return fallback;
+  return { language: languageOf(readings()), said: said !== undefined };
 }

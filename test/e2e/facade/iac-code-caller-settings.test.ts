@@ -63,10 +63,12 @@ describe('upstream.caller-settings: only the allowed per-turn settings reach iac
     const before = await removedTurns(running.gateway.url, 'v025');
     const answer = await rpc(running.gateway.url, 'message/send', { message: message() });
     expect(sentText(answer.body.result)).toContain('Hello world.');
-    expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
+    // The language the facade read in the user's words is the gateway's own setting: it is not taken out.
+    const withLanguage = { ...allowed, preferredLanguage: 'en' };
+    expect(lastSettings(running.fake)).toEqual({ read: withLanguage, inMessage: withLanguage });
     const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', { message: message() });
     expect(streamedText(results(await stream.rest()))).toContain('Hello world.');
-    expect(lastSettings(running.fake)).toEqual({ read: allowed, inMessage: allowed });
+    expect(lastSettings(running.fake)).toEqual({ read: withLanguage, inMessage: withLanguage });
     expect(await removedTurns(running.gateway.url, 'v025')).toBe(before + 2);
   });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT } from '../../support/fake-iac-code-data.js';
+import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT, PERMISSION_PROMPT_ZH } from '../../support/fake-iac-code-data.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
@@ -103,13 +103,14 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     expect(sentText(yes.body.result)).toContain(TEMPLATE);
   });
 
-  it('a user writing Chinese is asked in Chinese, the options named in Chinese (iac-code wrote them in English), and asked again in Chinese', async () => {
-    const question = `${PERMISSION_PROMPT}\n请回复“允许一次”或“拒绝”。`;
+  it("a user writing Chinese: iac-code is asked to write in Chinese, its prompt is shown with the facade's Chinese around it, asked again in Chinese, and answered with the facade's name", async () => {
+    const question = `${PERMISSION_PROMPT_ZH}\n请回复“仅允许一次”或“拒绝”。`;
     const { contextId } = await ask('帮我创建一个专有网络', question);
+    expect((fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any).params.message.metadata.iac_code).toEqual({ preferredLanguage: 'zh' });
     const before = fake.rpcRequests('SendStreamingMessage').length;
     // "what?" says no language: the conversation's stays.
     const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'what?', contextId }) });
-    expect(sentText(again.body.result)).toBe(`请先回答这个问题。 ${question}`);
+    expect(sentText(again.body.result)).toBe(`请先回答这个问题。${question}`);
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
     const allowed = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '允许一次', contextId }) });
     expect(sentText(allowed.body.result)).toContain(TEMPLATE);

@@ -1,17 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
-import { textLanguage, turnLanguage } from '../../../src/surfaces/v025/turn-language.js';
+import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
+import { turnLanguageOf } from '../../../src/surfaces/v025/reply-options.js';
+import { createConversationLanguages, textLanguage, turnLanguage } from '../../../src/surfaces/v025/turn-language.js';
 
 const user = (text: string): Message => ({ messageId: text, role: 'ROLE_USER', parts: [{ text }] });
 const agent = (text: string): Message => ({ messageId: text, role: 'ROLE_AGENT', parts: [{ text }] });
 const task = (...history: Message[]): Task => ({ id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, history });
+const languageOf = (text: string, previous?: Task, remembered?: 'en' | 'zh' | 'ja') =>
+  turnLanguage(user(text), { previous, ...(remembered ? { remembered } : {}) }).language;
 
 describe('the language of a turn', () => {
   it.each([
     ['帮我部署一个网站', 'zh'],
     ['在 cn-hangzhou 建一个 VPC', 'zh'],
+    ['用 Terraform 写一个 VPC template with two vSwitches', 'zh'],
+    ['Please deploy my site in the 华东1 region', 'en'],
     ['ウェブサイトをデプロイして', 'ja'],
     ['東京リージョンに VPC を作って', 'ja'],
+    ['好的ヽ(✿ﾟ▽ﾟ)ノ', 'zh'],
+    ['可以の', 'zh'],
     ['Deploy a website for me', 'en'],
     ['2', undefined],
     ['ok', undefined],
@@ -21,11 +29,55 @@ describe('the language of a turn', () => {
     expect(textLanguage(text)).toBe(language);
   });
 
-  it("is the caller's message's, else their latest message in the task that says one, else the fallback", () => {
+  it('a long paste is read by its head: Chinese first, an English template after it', () => {
+    expect(textLanguage(`帮我检查这个模板：\n${'Resources: { MyVpc: { Type: ALIYUN::ECS::VPC } }\n'.repeat(10_000)}`)).toBe('zh');
+  });
+
+  it("is the caller's message's, else their latest message in the task that says one, else the agent's, else none", () => {
     const chinese = task(user('帮我部署一个网站'), agent('Which size do you want for it?'), user('2'));
-    expect(turnLanguage(user('Allow once'), chinese, 'en')).toBe('zh');
-    expect(turnLanguage(user('Now make it three servers please'), chinese, 'zh')).toBe('en');
-    expect(turnLanguage(user('ok'), task(agent('你好，请问需要什么？')), 'en')).toBe('en');
-    expect(turnLanguage(undefined, undefined, 'ja')).toBe('ja');
+    expect(languageOf('Allow once', chinese)).toBe('zh');
+    expect(languageOf('Now make it three servers please', chinese)).toBe('en');
+    expect(languageOf('ok', task(agent('你好，请问需要什么？')))).toBe('zh');
+    expect(languageOf('ok', task(agent('OK')))).toBeUndefined();
+    expect(turnLanguage(undefined, { previous: chinese })).toEqual({ language: 'zh', said: false });
+  });
+
+  it('Chinese characters alone answering a Japanese conversation stay Japanese (許可, 拒否, 2番, 候補2)', () => {
+    const japanese = task(user('ウェブサイトをデプロイしてください'), agent('どちらにしますか？'));
+    for (const answer of ['許可', '拒否', '2番', '候補2']) expect(languageOf(answer, japanese)).toBe('ja');
+    expect(languageOf('許可', undefined, 'ja')).toBe('ja');
+    expect(languageOf('许可', task(user('Deploy a website for me')))).toBe('zh');
+  });
+
+  it('the language remembered for the conversation comes before its history, which may hold words the gateway put there or be cut short', () => {
+    const rewritten = task(user('Deploy a website for me'), user('方案B：SAE 托管'));
+    expect(languageOf('yes', rewritten, 'en')).toBe('en');
+    expect(languageOf('yes', task(), 'zh')).toBe('zh');
+    expect(languageOf('好的', rewritten, 'en')).toBe('zh');
+  });
+
+  it('a conversation remembers the language its caller last wrote, per caller and context', () => {
+    const languages = createConversationLanguages(2);
+    languages.note('alice', 'C1', 'zh');
+    languages.note('bob', 'C1', 'ja');
+    languages.note('alice', undefined, 'en');
+    expect([languages.of('alice', 'C1'), languages.of('bob', 'C1'), languages.of('alice', 'C2'), languages.of('alice', undefined)]).toEqual([
+      'zh',
+      'ja',
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("a turn's language is remembered for its conversation when the caller's message said it, and wins over a misleading history", () => {
+    const facade = (language: string) => ({ options: { bailian: { language } } }) as unknown as V025FacadeDeps;
+    const languages = createConversationLanguages();
+    const inContext = (text: string): Message => ({ ...user(text), contextId: 'C' });
+    expect(turnLanguageOf(facade('auto'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('zh');
+    const misleading = task(user('Deploy a website for me please'));
+    expect(turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'p' }, languages)).toBe('zh');
+    expect(turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'q' }, languages)).toBe('en');
+    expect(languages.of('q', 'C')).toBeUndefined();
+    expect(turnLanguageOf(facade('ja'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('ja');
   });
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentPort } from '../../../src/core/agent-port.js';
-import type { SendMessageRequest } from '../../../src/model/index.js';
 import { onlyAllowedSettings } from '../../../src/upstream/iac-code/caller-settings.js';
 import { givingWorkspaces, workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
 import { collect } from '../../support/collect.js';
-import { ctxOf, finishedTask, stubUpstream, userMessage } from '../../support/gateway-stubs.js';
+import { ctxOf, recordingUpstream as recording, userMessage } from '../../support/gateway-stubs.js';
 
 const CALLER = {
   iac_code_model: 'the-costly-one',
@@ -15,22 +13,6 @@ const CALLER = {
   run_mode: 'pipeline',
   cwd: '/etc',
 };
-
-/** What the agent was sent, through `wrap` over a stub that records it. */
-function recording(wrap: (inner: AgentPort) => AgentPort) {
-  const sent: SendMessageRequest[] = [];
-  const inner = stubUpstream({
-    sendMessage: async (request) => {
-      sent.push(request);
-      return { task: finishedTask('t-1', request.message.contextId ?? 'c') };
-    },
-    async *sendStreamingMessage(request) {
-      sent.push(request);
-      yield { task: finishedTask('t-1', request.message.contextId ?? 'c') };
-    },
-  });
-  return { port: wrap(inner), sent };
-}
 
 describe('onlyAllowedSettings (upstream.caller-settings)', () => {
   it("keeps only the allowed keys of iac_code, in the message's metadata and the request's own, and the rest of the metadata", async () => {

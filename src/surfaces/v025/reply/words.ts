@@ -38,13 +38,17 @@ export interface FacadeWords {
   allowTool(tool: string | undefined): string;
   /** Names of permission options iac-code sent without a label. */
   optionLabels: Readonly<Record<string, string>>;
-  /** Before a prompt asked again because the reply picked none of its options. */
-  answerNeededFirst: string;
+  /** A prompt asked again because the reply picked none of its options. */
+  askedAgain(prompt: string): string;
   /** The upstream's stream stopped while the turn was still running. */
   endedEarly: string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
+
+/** `a、b或c`: a list as Chinese and Japanese write it, the last item joined by `last`. */
+const listed = (items: readonly string[], separator: string, last: string): string =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(separator)}${last}${items.at(-1)!}`;
 
 const EN: FacadeWords = {
   language: 'en',
@@ -75,14 +79,14 @@ const EN: FacadeWords = {
   replyOneOf: (labels) => `Reply ${labels.map((label) => `"${label}"`).join(' or ')}.`,
   allowTool: (tool) => `Allow ${tool ?? 'the tool'} to run?`,
   optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
-  answerNeededFirst: 'An answer is needed first.',
+  askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
   endedEarly: 'The upstream agent ended the stream before the turn finished',
   failures: GATEWAY_FAILURES,
 };
 
 const ZH: FacadeWords = {
   language: 'zh',
-  step: (name, place) => (place ? `第 ${place.index}/${place.total} 步：${name}` : `步骤：${name}`),
+  step: (name, place) => (place ? `步骤 ${place.index}/${place.total}：${name}` : `步骤：${name}`),
   attempt: (heading, attempt) => `${heading}（第 ${attempt} 次尝试）`,
   candidate: (number, name) => {
     const numbered = number === undefined ? '候选方案' : `候选方案 ${number}`;
@@ -104,12 +108,17 @@ const ZH: FacadeWords = {
   replyWithChoice: '请回复您的选择。',
   replyWithNumber: '请回复编号。',
   replyWithNumberOrWords: '请回复编号，或直接用文字说明。',
-  answerNotUsable: '这个回答无法使用。',
+  answerNotUsable: '无法识别该回答。',
   unnamedOption: '（未命名的选项）',
-  replyOneOf: (labels) => `请回复${labels.map((label) => `“${label}”`).join('或')}。`,
+  replyOneOf: (labels) =>
+    `请回复${listed(
+      labels.map((label) => `“${label}”`),
+      '、',
+      '或',
+    )}。`,
   allowTool: (tool) => `是否允许运行${tool ? ` ${tool}` : '该工具'}？`,
   optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
-  answerNeededFirst: '请先回答这个问题。',
+  askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
@@ -141,16 +150,21 @@ const JA: FacadeWords = {
     cost_estimating: 'コスト見積もり',
   },
   nextStep: '次のステップ',
-  replyWithChoice: '選んだものを返信してください。',
+  replyWithChoice: '選択肢を返信してください。',
   replyWithNumber: '番号で返信してください。',
   replyWithNumberOrWords: '番号、または文章で返信してください。',
-  answerNotUsable: 'その回答は使えませんでした。',
+  answerNotUsable: 'その回答は受け付けられませんでした。',
   unnamedOption: '（名前のない選択肢）',
-  replyOneOf: (labels) => `${labels.map((label) => `「${label}」`).join('または')}と返信してください。`,
+  replyOneOf: (labels) =>
+    `${listed(
+      labels.map((label) => `「${label}」`),
+      '、',
+      'または',
+    )}と返信してください。`,
   allowTool: (tool) => `${tool ?? 'このツール'}の実行を許可しますか？`,
   optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
-  answerNeededFirst: '先にこの質問に答えてください。',
-  endedEarly: '上流のエージェントがターンの終了前にストリームを終了しました',
+  askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
+  endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',

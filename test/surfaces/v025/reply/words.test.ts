@@ -41,13 +41,13 @@ describe("the facade's own words", () => {
   it('in Chinese: step names as iac-code translates them, candidates, the template, how to answer', () => {
     expect(readText(run(planning, inLanguage('zh')))).toBe(
       [
-        '第 2/3 步：架构规划',
+        '步骤 2/3：架构规划',
         '先看需求。',
         '候选方案 1（ECS）：',
         '方案甲',
         '候选方案 2：',
         '方案乙',
-        '这个回答无法使用。',
+        '无法识别该回答。',
         '确认部署吗？',
         '模板：https://example.com/t.yaml',
         '1. 部署',
@@ -56,7 +56,7 @@ describe("the facade's own words", () => {
       ].join('\n'),
     );
     expect(readText(run([submitted, promptWithoutWords], inLanguage('zh')))).toBe('是否允许运行 write_file？\n请回复“允许一次”或“拒绝”。');
-    expect(readText(run([submitted, rerun], inLanguage('zh')))).toBe('第 3/3 步：成本估算（第 2 次尝试）\n上游智能体在本轮对话结束前中断了输出');
+    expect(readText(run([submitted, rerun], inLanguage('zh')))).toBe('步骤 3/3：成本估算（第 2 次尝试）\n上游智能体在本轮对话结束前中断了输出');
   });
 
   it('in Japanese', () => {
@@ -68,7 +68,7 @@ describe("the facade's own words", () => {
         '方案甲',
         '候補 2：',
         '方案乙',
-        'その回答は使えませんでした。',
+        'その回答は受け付けられませんでした。',
         '确认部署吗？',
         'テンプレート：https://example.com/t.yaml',
         '1. 部署',
@@ -80,7 +80,7 @@ describe("the facade's own words", () => {
       'write_fileの実行を許可しますか？\n「今回のみ許可」または「拒否」と返信してください。',
     );
     expect(readText(run([submitted, rerun], inLanguage('ja')))).toBe(
-      'ステップ 3/3：コスト見積もり（2 回目）\n上流のエージェントがターンの終了前にストリームを終了しました',
+      'ステップ 3/3：コスト見積もり（2 回目）\n上流のエージェントの応答が、このやり取りの完了前に途切れました',
     );
   });
 
@@ -103,7 +103,7 @@ describe("the facade's own words", () => {
         },
       });
     expect(readText(run([submitted, labelled('zh-CN')], inLanguage('zh')))).toBe(
-      '要写 main.tf 吗？\n请回复“允许一次”或“总是允许”或“不允许”或“稍后再问”。',
+      '要写 main.tf 吗？\n请回复“允许一次”、“总是允许”、“不允许”或“稍后再问”。',
     );
     expect(readText(run([submitted, labelled('zh')]))).toBe('要写 main.tf 吗？\nReply "Allow once" or "Always allow" or "Deny" or "稍后再问".');
   });
