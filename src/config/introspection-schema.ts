@@ -15,10 +15,10 @@ export const IntrospectionAuthConfig = z.strictObject({
   /** The gateway's own client at the provider (client_secret_basic). */
   'client-id': z.string().min(1),
   'client-secret': z.string().min(1),
-  /** The `iss` an answer must carry when it carries one; also names the caller's issuer when it does not. Absent: the url. */
-  issuer: z.string().min(1).optional(),
-  /** The `aud` an answer must name (one of these), when set. */
-  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /** The provider: an answer naming another `iss` is refused, and callers are its subjects (as with `auth.jwt`). */
+  issuer: z.string().min(1),
+  /** The `aud` an answer must name (one of these): a token the provider issued for another API is refused (RFC 7662 §4). */
+  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   /** Allow `url` on private, loopback and metadata addresses (the provider on your own network). */
   'allow-private': z.boolean().default(false),
   /** How long an active token is trusted without asking again (never past its `exp`): a revoked token is refused at most this late. */
@@ -26,6 +26,8 @@ export const IntrospectionAuthConfig = z.strictObject({
   /** How long a refused token is refused without asking again, so a flood of bad tokens does not reach the provider. */
   'refused-cache-ms': z.number().int().min(0).max(600_000).default(10_000),
   'timeout-ms': z.number().int().min(1).max(60_000).default(5_000),
+  /** Leeway for `exp` and `nbf` against the gateway's clock. */
+  'clock-tolerance-ms': z.number().int().min(0).max(300_000).default(30_000),
   /** The claim that identifies the caller; a token issued to a client alone (no `sub`) is its `client_id`'s. */
   'subject-claim': ClaimName.default('sub'),
   /** The claim that names the client in logs and metrics (a valid client name only). */

@@ -7,7 +7,7 @@ import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type C
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
 import { createIntrospectedCallers, type IntrospectedCallers } from './introspected-callers.js';
-import { createJwtCallers, type JwtCallers } from './jwt-callers.js';
+import { createJwtCallers, looksLikeJwt, type JwtCallers } from './jwt-callers.js';
 import { principalOf } from './principal.js';
 import { safeEqual } from './safe-equal.js';
 
@@ -108,8 +108,7 @@ export const ANONYMOUS_V1_CALLER: Caller = { principal: ANONYMOUS_V1_PRINCIPAL }
 
 /**
  * Who the caller is, or undefined when no configured scheme accepts the request. Tried in iac-code's
- * order (Bearer, Basic, API key), a configured token before a JSON Web Token, and one that neither
- * admits asked about at the provider (a provider's JWT access token may be introspected too); the first match names
+ * order (Bearer, Basic, API key), a configured token before a provider's (bearerCaller); the first match names
  * the principal: the 1.0 surface, the scheme and a digest of the credential that matched (see
  * principalOf; for a JWT, of its issuer and subject), never the header it came in.
  */
@@ -117,9 +116,7 @@ export async function authenticate(headers: Headers, creds: CallerAuth): Promise
   const schemes = enabledSchemes(creds);
   const authorization = headers.get('authorization') ?? undefined;
   const presentedBearer = authorizationValue(authorization, 'Bearer');
-  const bearer =
-    matchingCaller(presentedBearer, schemes.tokens) ??
-    (presentedBearer && ((await schemes.jwt?.(presentedBearer)) ?? (await schemes.introspected?.(presentedBearer))));
+  const bearer = matchingCaller(presentedBearer, schemes.tokens) ?? (presentedBearer && (await bearerCaller(presentedBearer, schemes)));
   if (bearer) return bearer;
   if (schemes.basic) {
     const encoded = authorizationValue(authorization, 'Basic');
@@ -132,6 +129,16 @@ export async function authenticate(headers: Headers, creds: CallerAuth): Promise
     }
   }
   return matchingCaller(headers.get(creds['api-key-header']), schemes.apiKeys);
+}
+
+/**
+ * A Bearer token no configured one matched: a JWT is `auth.jwt`'s to judge when that is set (one it
+ * refuses is not asked about elsewhere, where its audience might go unchecked); any other token, or a JWT
+ * without `auth.jwt`, is asked about at the provider (`auth.introspection`).
+ */
+async function bearerCaller(token: string, schemes: Schemes): Promise<Caller | undefined> {
+  if (schemes.jwt && looksLikeJwt(token)) return schemes.jwt(token);
+  return schemes.introspected?.(token);
 }
 
 /** Whether the 1.0 surface would serve a caller with these headers: no auth configured, or a scheme matches. */

@@ -28,47 +28,68 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 type Remembered = { caller: Caller | undefined; until: number };
 
-/** RFC 6749 §2.3.1: client_secret_basic form-encodes id and secret before joining them. */
+/** Questions open at the provider at once; past them a new token is refused unasked, so made-up tokens cannot flood it through the gateway. */
+const MAX_ASKING = 32;
+
+/** RFC 6749 §2.3.1: client_secret_basic encodes id and secret before joining them (percent-encoding, which form decoders read too). */
 const basicAuthorization = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 const audiences = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((one) => typeof one === 'string') : [];
 
-const seconds = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined);
+/** A time claim in ms; `null` when present but not a number (an answer to refuse), undefined when absent. */
+function timeClaim(value: unknown): number | null | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : null;
+}
+
+/** Refresh tokens as providers mark them: RFC 7662's hint value, Hydra's `token_use`, Keycloak's `typ`. */
+const isRefreshToken = (answer: Record<string, unknown>): boolean =>
+  [answer.token_type, answer.token_use, answer.typ].some((mark) => typeof mark === 'string' && /^refresh(_token)?$/i.test(mark));
 
 /**
  * Asks the provider about each new token (RFC 7662, as a client of its own with client_secret_basic)
  * and remembers the answer: an active token for `cache-ms` (never past its `exp`), a refused one for
  * `refused-cache-ms`; tokens are remembered by digest, never kept whole. Concurrent requests with one
- * new token ask once. An answer counts only when it is `active: true`, not expired or not yet valid,
- * not a refresh token, from the configured issuer and for the configured audience (when set). An
- * endpoint that cannot be asked refuses the token without remembering it, so callers are back as soon as
- * it answers again.
+ * new token ask once, and at most MAX_ASKING questions are open at once. An answer counts only when it is
+ * `active: true`, within its `exp` and `nbf` (with `clock-tolerance-ms`), not a refresh token, of the
+ * configured issuer (when it names one) and for the configured audience. A token issued to a client alone
+ * (no subject) is that client's, never a user's of the same name. An endpoint that cannot be asked
+ * refuses the token without remembering it, so callers are back as soon as it answers again.
  */
 export function createIntrospectedCallers(config: IntrospectionAuthConfig, options: IntrospectedCallersOptions = {}): IntrospectedCallers {
   const now = options.now ?? Date.now;
   const warn = throttledWarnings(options.logger, WARN_EVERY_MS, now);
+  const warnBusy = throttledWarnings(options.logger, WARN_EVERY_MS, now);
   const remembered = new LRUCache<string, Remembered>({ max: REMEMBERED_TOKENS });
   const asking = new Map<string, Promise<Remembered | undefined>>();
   const authorization = basicAuthorization(config['client-id'], config['client-secret']);
-  const wanted = config.audience === undefined ? undefined : audiences(config.audience);
+  const wanted = audiences(config.audience);
+  const tolerance = config['clock-tolerance-ms'];
 
   function callerIn(answer: unknown): { caller: Caller; expires: number | undefined } | undefined {
-    if (!isRecord(answer) || answer.active !== true) return undefined;
+    if (!isRecord(answer) || answer.active !== true || isRefreshToken(answer)) return undefined;
     const at = now();
-    const expires = seconds(answer.exp);
-    const notBefore = seconds(answer.nbf);
-    if ((expires !== undefined && expires <= at) || (notBefore !== undefined && notBefore > at)) return undefined;
-    if (typeof answer.token_type === 'string' && answer.token_type.toLowerCase() === 'refresh_token') return undefined;
-    if (config.issuer !== undefined && answer.iss !== undefined && answer.iss !== config.issuer) return undefined;
-    if (wanted && !audiences(answer.aud).some((audience) => wanted.includes(audience))) return undefined;
-    const subject = answer[config['subject-claim']] ?? answer.client_id;
-    if (typeof subject !== 'string' || subject === '') return undefined;
-    const issuer = config.issuer ?? (typeof answer.iss === 'string' && answer.iss !== '' ? answer.iss : config.url);
+    const expires = timeClaim(answer.exp);
+    const notBefore = timeClaim(answer.nbf);
+    if (expires === null || notBefore === null) return undefined;
+    if ((expires !== undefined && expires + tolerance <= at) || (notBefore !== undefined && notBefore - tolerance > at)) return undefined;
+    if (answer.iss !== undefined && answer.iss !== config.issuer) return undefined;
+    if (!audiences(answer.aud).some((audience) => wanted.includes(audience))) return undefined;
+    const subject = answer[config['subject-claim']];
+    const client = answer.client_id;
+    // A client acting for itself is told apart from a user whose subject happens to be its id.
+    const who =
+      typeof subject === 'string' && subject !== ''
+        ? subject
+        : typeof client === 'string' && client !== ''
+          ? `\u0000client\u0000${client}`
+          : undefined;
+    if (who === undefined) return undefined;
     const named = answer[config['client-claim']];
-    const caller = callerOf(tokenSubjectPrincipal('a2a-1.0', issuer, subject), typeof named === 'string' ? clientNameOf(named) : undefined);
-    return { caller, expires };
+    const caller = callerOf(tokenSubjectPrincipal('a2a-1.0', config.issuer, who), typeof named === 'string' ? clientNameOf(named) : undefined);
+    return { caller, expires: expires === undefined ? undefined : expires + tolerance };
   }
 
   async function ask(token: string): Promise<Remembered | undefined> {
@@ -110,6 +131,10 @@ export function createIntrospectedCallers(config: IntrospectionAuthConfig, optio
     if (known && known.until > now()) return known.caller;
     let pending = asking.get(key);
     if (!pending) {
+      if (asking.size >= MAX_ASKING) {
+        warnBusy({ asking: asking.size }, 'auth.introspection: too many new tokens at once: the rest are refused unasked');
+        return undefined;
+      }
       pending = ask(token).finally(() => asking.delete(key));
       asking.set(key, pending);
     }

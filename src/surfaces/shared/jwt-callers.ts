@@ -20,6 +20,7 @@ export interface JwtCallers {
 
 /** Three base64url segments: anything else is no JWT, and is not worth a key lookup. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const looksLikeJwt = (token: string): boolean => JWT_SHAPE.test(token);
 /** A verified token is trusted again without a signature check for at most this long (and never past its `exp`). */
 const REUSE_MS = 60_000;
 const REUSED_TOKENS = 10_000;

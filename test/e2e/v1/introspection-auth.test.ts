@@ -16,6 +16,7 @@ import { grpcFailureOf, grpcTransport, wire } from '../grpc/grpc-client.js';
 
 const upstream = UPSTREAMS[0]!;
 const CLIENT = { id: 'a2a-bridge', secret: 'gateway-secret' };
+const ISSUER = 'https://login.example.test/';
 
 describe(`auth.introspection in front of the ${upstream.name}`, () => {
   /** Who each live token is; a token not here is inactive. */
@@ -31,7 +32,7 @@ describe(`auth.introspection in front of the ${upstream.name}`, () => {
       if (authorization !== expected) return void response.writeHead(401).end();
       const who = live.get(new URLSearchParams(body).get('token') ?? '');
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(who ? { active: true, iss: 'https://login.example.test/', ...who } : { active: false }));
+      response.end(JSON.stringify(who ? { active: true, iss: ISSUER, aud: 'a2a-bridge', ...who } : { active: false }));
     };
     provider = createServer((request, response) => {
       let body = '';
@@ -43,7 +44,16 @@ describe(`auth.introspection in front of the ${upstream.name}`, () => {
     gateway = await upstream.startGateway({
       grpc: { port: 0 },
       auth: {
-        introspection: { url, 'client-id': CLIENT.id, 'client-secret': CLIENT.secret, 'allow-private': true, 'cache-ms': 300, 'refused-cache-ms': 0 },
+        introspection: {
+          url,
+          'client-id': CLIENT.id,
+          'client-secret': CLIENT.secret,
+          issuer: ISSUER,
+          audience: 'a2a-bridge',
+          'allow-private': true,
+          'cache-ms': 300,
+          'refused-cache-ms': 0,
+        },
       },
     });
     live.set('opaque-alice-1', { sub: 'alice', client_id: 'shop-frontend' });

@@ -5,7 +5,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
 import { IntrospectionAuthConfig } from '../../../src/config/introspection-schema.js';
+import { CallerCredentials } from '../../../src/config/schema.js';
+import { authenticate } from '../../../src/surfaces/shared/auth.js';
 import { createIntrospectedCallers } from '../../../src/surfaces/shared/introspected-callers.js';
 import { tokenSubjectPrincipal } from '../../../src/surfaces/shared/principal.js';
 
@@ -61,6 +64,7 @@ function callers(overrides: Record<string, unknown> = {}) {
     'client-id': 'a2a gateway',
     'client-secret': 's3cret:&',
     issuer: ISSUER,
+    audience: ['a2a-bridge', 'gateway'],
     'allow-private': true,
     ...overrides,
   });
@@ -68,7 +72,14 @@ function callers(overrides: Record<string, unknown> = {}) {
   return { check, warnings, advance: (ms: number) => (at += ms) };
 }
 
-const active = (claims: Record<string, unknown> = {}) => ({ active: true, sub: 'alice', iss: ISSUER, exp: T0 / 1000 + 3600, ...claims });
+const active = (claims: Record<string, unknown> = {}) => ({
+  active: true,
+  sub: 'alice',
+  iss: ISSUER,
+  aud: 'a2a-bridge',
+  exp: T0 / 1000 + 3600,
+  ...claims,
+});
 
 describe('opaque tokens asked about at the provider', () => {
   it("an active token is its subject's, named by its client; the gateway asks as a client of its own, with the token in a form", async () => {
@@ -92,12 +103,12 @@ describe('opaque tokens asked about at the provider', () => {
     expect((await check('a'))?.principal).toBe(tokenSubjectPrincipal('a2a-1.0', ISSUER, 'alice'));
   });
 
-  it('an answer is remembered for cache-ms, so a revoked token is refused at most that late; never past its exp', async () => {
+  it('an answer is remembered for cache-ms, so a revoked token is refused at most that late; never past its exp (and the clock tolerance)', async () => {
     answers.t = active({ exp: T0 / 1000 + 30 });
-    const { check, advance } = callers({ 'cache-ms': 60_000 });
+    const { check, advance } = callers({ 'cache-ms': 120_000 });
     expect(await check('t')).toBeDefined();
     answers.t = { active: false };
-    advance(20_000);
+    advance(50_000);
     expect(await check('t')).toBeDefined();
     expect(asked).toHaveLength(1);
     advance(11_000);
@@ -117,33 +128,42 @@ describe('opaque tokens asked about at the provider', () => {
   });
 
   it.each([
-    ['inactive', { active: false, sub: 'alice' }],
+    ['inactive', { ...active(), active: false }],
     ['active as a string', { ...active(), active: 'true' }],
-    ['expired', active({ exp: T0 / 1000 - 1 })],
-    ['not yet valid', active({ nbf: T0 / 1000 + 60 })],
-    ['a refresh token', active({ token_type: 'refresh_token' })],
+    ['expired beyond the clock tolerance', active({ exp: T0 / 1000 - 31 })],
+    ['with an exp that is no number', active({ exp: '2099-01-01' })],
+    ['not yet valid beyond the clock tolerance', active({ nbf: T0 / 1000 + 31 })],
+    ['a refresh token (RFC 7662 hint)', active({ token_type: 'refresh_token' })],
+    ["a refresh token (Hydra's token_use)", active({ token_use: 'refresh_token', token_type: 'Bearer' })],
+    ["a refresh token (Keycloak's typ)", active({ typ: 'Refresh' })],
     ['from another issuer', active({ iss: 'https://elsewhere.example.test/' })],
     ['for another audience', active({ aud: ['other'] })],
-    ['without subject or client', { active: true }],
+    ['for no audience', active({ aud: undefined })],
+    ['without subject or client', { active: true, aud: 'a2a-bridge' }],
     ['not an object', [200, '[1, 2]']],
   ])('%s: refused', async (_name, answer) => {
     answers.t = answer;
-    const { check } = callers({ audience: ['a2a-bridge', 'gateway'] });
+    const { check } = callers();
     expect(await check('t')).toBeUndefined();
   });
 
-  it("a token issued to a client alone is that client's; the audience is one of those configured", async () => {
-    answers.t = { active: true, client_id: 'batch-job', aud: 'gateway' };
-    const { check } = callers({ audience: ['a2a-bridge', 'gateway'] });
-    expect(await check('t')).toEqual({ principal: tokenSubjectPrincipal('a2a-1.0', ISSUER, 'batch-job'), client: 'batch-job' });
+  it('a clock a little behind or ahead of the provider is tolerated', async () => {
+    answers.t = active({ exp: T0 / 1000 - 10, nbf: T0 / 1000 + 10 });
+    expect(await callers().check('t')).toBeDefined();
   });
 
-  it('without a configured issuer, the answer names it, else the endpoint does', async () => {
-    answers.named = active({ iss: 'https://other.example.test/' });
-    answers.unnamed = { active: true, sub: 'alice' };
-    const { check } = callers({ issuer: undefined });
-    expect((await check('named'))?.principal).toBe(tokenSubjectPrincipal('a2a-1.0', 'https://other.example.test/', 'alice'));
-    expect((await check('unnamed'))?.principal).toBe(tokenSubjectPrincipal('a2a-1.0', url, 'alice'));
+  it("a token issued to a client alone is that client's, never a user's of the same name; the audience is one of those configured", async () => {
+    answers.client = { active: true, client_id: 'batch-job', aud: ['gateway', 'other'] };
+    answers.user = active({ sub: 'batch-job' });
+    const { check } = callers();
+    const client = await check('client');
+    expect(client?.client).toBe('batch-job');
+    expect(client?.principal).not.toBe((await check('user'))?.principal);
+  });
+
+  it('an answer without iss is of the configured issuer', async () => {
+    answers.t = { active: true, sub: 'alice', aud: 'a2a-bridge' };
+    expect((await callers().check('t'))?.principal).toBe(tokenSubjectPrincipal('a2a-1.0', ISSUER, 'alice'));
   });
 
   it('concurrent requests with one new token ask once', async () => {
@@ -153,6 +173,15 @@ describe('opaque tokens asked about at the provider', () => {
     const results = await Promise.all([check('t'), check('t'), check('t')]);
     expect(results.every((caller) => caller?.principal === results[0]?.principal && caller !== undefined)).toBe(true);
     expect(asked).toHaveLength(1);
+  });
+
+  it('at most 32 new tokens are asked about at once; the rest are refused unasked, and said so', async () => {
+    answerDelayMs = 100;
+    const { check, warnings } = callers();
+    const made = Array.from({ length: 40 }, (_, at) => `made-up-${at}`);
+    expect((await Promise.all(made.map((token) => check(token)))).every((caller) => caller === undefined)).toBe(true);
+    expect(asked).toHaveLength(32);
+    expect(warnings).toEqual(['auth.introspection: too many new tokens at once: the rest are refused unasked']);
   });
 
   it('a value that is no access token is not asked about', async () => {
@@ -179,5 +208,38 @@ describe('opaque tokens asked about at the provider', () => {
     expect(await check('t')).toBeUndefined();
     expect(asked).toHaveLength(0);
     expect(warnings).toHaveLength(1);
+  });
+
+  describe('beside auth.jwt', () => {
+    // authenticate() reads the real clock.
+    const live = () => active({ exp: Math.floor(Date.now() / 1000) + 600 });
+    const secret = 'a-shared-secret-of-at-least-32-characters!';
+    const jwtFor = (audience: string) =>
+      new SignJWT({ sub: 'alice' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(ISSUER)
+        .setAudience(audience)
+        .setExpirationTime('10m')
+        .sign(new TextEncoder().encode(secret));
+    const bearer = (token: string) => new Headers({ authorization: `Bearer ${token}` });
+    const introspection = { url, 'client-id': 'gw', 'client-secret': 's', issuer: ISSUER, audience: 'a2a-bridge', 'allow-private': true };
+
+    it("a JWT is auth.jwt's to judge: one it refuses is not asked about at the provider, where its audience might pass", async () => {
+      const both = CallerCredentials.parse({ jwt: { issuer: ISSUER, audience: 'a2a-bridge', secret }, introspection: { ...introspection, url } });
+      answers[await jwtFor('other-api')] = live();
+      expect(await authenticate(bearer(await jwtFor('other-api')), both)).toBeUndefined();
+      expect(await authenticate(bearer(await jwtFor('a2a-bridge')), both)).toBeDefined();
+      expect(asked).toHaveLength(0);
+      answers.opaque = live();
+      expect(await authenticate(bearer('opaque'), both)).toBeDefined();
+      expect(asked).toHaveLength(1);
+    });
+
+    it('without auth.jwt a JWT-shaped token is asked about like any other', async () => {
+      const token = await jwtFor('other-api');
+      answers[token] = live();
+      expect(await authenticate(bearer(token), CallerCredentials.parse({ introspection: { ...introspection, url } }))).toBeDefined();
+      expect(asked).toHaveLength(1);
+    });
   });
 });
