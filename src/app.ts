@@ -47,6 +47,7 @@ import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
+import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
@@ -183,6 +184,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(() => registry.close());
     const taskAliases = createTaskAliases(config);
     cleanups.push(() => taskAliases.close());
+    const languages = createConversationLanguages(config);
+    cleanups.push(() => languages.close());
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());
 
@@ -261,6 +264,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       cards,
       registry,
       taskAliases,
+      languages,
       logger,
       shutdown: shutdown.signal,
       passThrough,

@@ -1,3 +1,4 @@
+import type { ConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -40,6 +41,8 @@ export interface GatewayAppDeps {
   passThrough?: FacadePassThrough;
   /** Task ids the facade's callers chose themselves; default: kept in this process. */
   taskAliases?: TaskAliases;
+  /** The language each facade conversation's caller last wrote in; default: this process's memory. */
+  languages?: ConversationLanguages;
   /** Signs the 1.0 cards and publishes the public keys (config `signing.keys`). */
   signer?: CardSigner;
   /** Where the agent's own routes (iac-code's readiness and pipeline state) are forwarded to. */
@@ -91,6 +94,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         profile: facadeProfile,
         passThrough: deps.passThrough,
         taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
+        ...(deps.languages ? { languages: deps.languages } : {}),
         ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),
       })
     : undefined;

@@ -4,7 +4,9 @@
  */
 const counts = new Map<string, number>();
 
-export function noteRedisError(component: 'task-registry' | 'context-lanes' | 'turn-slots' | 'task-aliases' | 'push-configs' | 'push-queue'): void {
+export function noteRedisError(
+  component: 'task-registry' | 'context-lanes' | 'turn-slots' | 'task-aliases' | 'conversation-languages' | 'push-configs' | 'push-queue',
+): void {
   counts.set(component, (counts.get(component) ?? 0) + 1);
 }
 

@@ -9,6 +9,7 @@ import type { UnknownTasks } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
+import type { ConversationLanguages } from './conversation-languages.js';
 import type { ImageFetchSlots } from './image-urls.js';
 import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 
@@ -61,6 +62,8 @@ export interface V025FacadeDeps {
   registry: TaskRegistry;
   /** Task ids callers chose themselves. */
   taskAliases: TaskAliases;
+  /** The language each conversation's caller last wrote in (conversation-languages.ts); default: this process's memory. */
+  languages?: ConversationLanguages;
   profile: MappingProfile;
   /** Aborted (reason: the error to report) when the gateway shuts down: open calls and streams end with it. */
   shutdown?: AbortSignal;

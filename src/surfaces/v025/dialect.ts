@@ -21,7 +21,7 @@ import { prepareCall, type OperationEnv } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
-import { createConversationLanguages } from './turn-language.js';
+import { createMemoryConversationLanguages } from './conversation-languages.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { v025ErrorAnswer } from './errors.js';
@@ -77,7 +77,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const routing: TurnRouting = {
     turns: createContinuations(deps.registry),
     ids: createClientTaskIds(deps.taskAliases, deps.registry),
-    languages: createConversationLanguages(),
+    languages: deps.languages ?? createMemoryConversationLanguages({ max: 10_000, idleTtlMs: 0 }),
   };
   // The facade answers message sends and the extended card itself: the 1.0 edges' card rules do not apply.
   const env: OperationEnv = { port, pushNotifications: options.pushNotifications };
@@ -131,7 +131,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         if (prepared.kind === 'stream') {
           // A resubscription has no message to read its language from: the task's conversation says it.
           const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
-          const words = wordsIn(turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
+          const words = wordsIn(await turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
           const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
           const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
           return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));

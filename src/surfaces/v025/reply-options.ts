@@ -4,7 +4,8 @@ import { systemClock } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { ReplyOptions } from './reply/index.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
-import { turnLanguage, type ConversationLanguages } from './turn-language.js';
+import type { ConversationLanguages } from './conversation-languages.js';
+import { turnLanguage } from './turn-language.js';
 
 /** What one turn's reply depends on besides the facade's settings. */
 export interface TurnFacts {
@@ -21,16 +22,16 @@ export interface TurnFacts {
  * nothing says (the facade's words are then English). A language the caller's message said is
  * remembered for its conversation.
  */
-export function turnLanguageOf(
+export async function turnLanguageOf(
   deps: V025FacadeDeps,
   turn: { message?: Message; previous?: Task | undefined; principal: string },
   languages: ConversationLanguages,
-): FacadeLanguage | undefined {
+): Promise<FacadeLanguage | undefined> {
   const { language } = deps.options.bailian;
   if (language !== 'auto') return language;
   const contextId = turn.message?.contextId ?? turn.previous?.contextId;
-  const chosen = turnLanguage(turn.message, { previous: turn.previous, remembered: languages.of(turn.principal, contextId) });
-  if (chosen.said && chosen.language) languages.note(turn.principal, contextId, chosen.language);
+  const chosen = turnLanguage(turn.message, { previous: turn.previous, remembered: await languages.of(turn.principal, contextId) });
+  if (chosen.said && chosen.language) await languages.note(turn.principal, contextId, chosen.language);
   return chosen.language;
 }
 

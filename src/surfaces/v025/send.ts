@@ -14,7 +14,7 @@ import { answerPermission } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
-import type { ConversationLanguages } from './turn-language.js';
+import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
 
 export interface TurnCall {
@@ -54,7 +54,7 @@ function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
 export interface TurnRouting {
   turns: Continuations;
   ids: ClientTaskIds;
-  /** The language each conversation was last written in, in this process. */
+  /** The language each conversation's caller last wrote in. */
   languages: ConversationLanguages;
 }
 
@@ -74,7 +74,7 @@ async function beginTurn(
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
   try {
-    const language = turnLanguageOf(deps, { message: request.message, previous: begun.previous, principal }, routing.languages);
+    const language = await turnLanguageOf(deps, { message: request.message, previous: begun.previous, principal }, routing.languages);
     // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
     if (language) call.ctx.language = language;
     const words = wordsIn(language);
@@ -116,15 +116,15 @@ async function withLaterImages(request: SendMessageRequest, images: LaterImages 
 }
 
 /** The reply to a message the facade refused before it became a turn, in the caller's language. */
-const rejectedReply = (request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting) =>
-  replyOptions(deps, { words: wordsIn(turnLanguageOf(deps, { message: request.message, principal: call.ctx.principal }, routing.languages)) });
+const rejectedReply = async (request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting) =>
+  replyOptions(deps, { words: wordsIn(await turnLanguageOf(deps, { message: request.message, principal: call.ctx.principal }, routing.languages)) });
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
   const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
-    const reply = createTurnReply(rejectedReply(input.request, call, deps, routing));
+    const reply = createTurnReply(await rejectedReply(input.request, call, deps, routing));
     for await (const event of replyEvents(once({ task: input.rejected }), reply)) fold.add(event);
     return fold.result() as V025SendMessageResult;
   }
@@ -156,7 +156,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;
-    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: rejectedReply(input.request, call, deps, routing) }));
+    return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
   const { task, turn, reply, reprompt, images } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>

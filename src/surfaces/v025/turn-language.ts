@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { Message, Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import type { FacadeLanguage } from './reply/words.js';
@@ -59,21 +58,6 @@ function* historyReadings(history: readonly Message[], role: Message['role']): G
     const message = history[at];
     if (message?.role === role) yield reading(joinText(message.parts));
   }
-}
-
-/** A conversation's language as this process last chose it, by caller and context: history alone can be cut short or hold words the gateway put there. */
-export interface ConversationLanguages {
-  of(principal: string, contextId: string | undefined): FacadeLanguage | undefined;
-  note(principal: string, contextId: string | undefined, language: FacadeLanguage): void;
-}
-
-export function createConversationLanguages(max = 10_000): ConversationLanguages {
-  const chosen = new LRUCache<string, FacadeLanguage>({ max });
-  const key = (principal: string, contextId: string): string => `${principal}\u0000${contextId}`;
-  return {
-    of: (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
-    note: (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
-  };
 }
 
 /** A turn's language, and whether the caller's message said it (then it is worth remembering). */

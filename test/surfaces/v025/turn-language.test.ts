@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
 import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
 import { turnLanguageOf } from '../../../src/surfaces/v025/reply-options.js';
-import { createConversationLanguages, textLanguage, turnLanguage } from '../../../src/surfaces/v025/turn-language.js';
+import { createMemoryConversationLanguages } from '../../../src/surfaces/v025/conversation-languages.js';
+import { textLanguage, turnLanguage } from '../../../src/surfaces/v025/turn-language.js';
 
 const user = (text: string): Message => ({ messageId: text, role: 'ROLE_USER', parts: [{ text }] });
 const agent = (text: string): Message => ({ messageId: text, role: 'ROLE_AGENT', parts: [{ text }] });
@@ -56,28 +57,15 @@ describe('the language of a turn', () => {
     expect(languageOf('好的', rewritten, 'en')).toBe('zh');
   });
 
-  it('a conversation remembers the language its caller last wrote, per caller and context', () => {
-    const languages = createConversationLanguages(2);
-    languages.note('alice', 'C1', 'zh');
-    languages.note('bob', 'C1', 'ja');
-    languages.note('alice', undefined, 'en');
-    expect([languages.of('alice', 'C1'), languages.of('bob', 'C1'), languages.of('alice', 'C2'), languages.of('alice', undefined)]).toEqual([
-      'zh',
-      'ja',
-      undefined,
-      undefined,
-    ]);
-  });
-
-  it("a turn's language is remembered for its conversation when the caller's message said it, and wins over a misleading history", () => {
+  it("a turn's language is remembered for its conversation when the caller's message said it, and wins over a misleading history", async () => {
     const facade = (language: string) => ({ options: { bailian: { language } } }) as unknown as V025FacadeDeps;
-    const languages = createConversationLanguages();
+    const languages = createMemoryConversationLanguages({ max: 100, idleTtlMs: 0 });
     const inContext = (text: string): Message => ({ ...user(text), contextId: 'C' });
-    expect(turnLanguageOf(facade('auto'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('zh');
+    expect(await turnLanguageOf(facade('auto'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('zh');
     const misleading = task(user('Deploy a website for me please'));
-    expect(turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'p' }, languages)).toBe('zh');
-    expect(turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'q' }, languages)).toBe('en');
-    expect(languages.of('q', 'C')).toBeUndefined();
-    expect(turnLanguageOf(facade('ja'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('ja');
+    expect(await turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'p' }, languages)).toBe('zh');
+    expect(await turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'q' }, languages)).toBe('en');
+    expect(await languages.of('q', 'C')).toBeUndefined();
+    expect(await turnLanguageOf(facade('ja'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('ja');
   });
 });

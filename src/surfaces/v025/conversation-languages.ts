@@ -1,0 +1,67 @@
+import { LRUCache } from 'lru-cache';
+import type { GatewayConfig } from '../../config/schema.js';
+import { noteRedisError } from '../../observability/redis-errors.js';
+import { connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { redisEndpoint } from '../../redis-tls.js';
+import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
+
+/**
+ * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
+ * conversation's history can be cut short or hold words the gateway put there. Best effort: a store that
+ * cannot answer leaves the turn to its history, and never fails it.
+ */
+export interface ConversationLanguages {
+  of(principal: string, contextId: string | undefined): Promise<FacadeLanguage | undefined>;
+  note(principal: string, contextId: string | undefined, language: FacadeLanguage): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConversationLanguagesOptions {
+  /** Conversations remembered (memory). */
+  max: number;
+  /** A conversation not written in for this long is forgotten (0: after a year in Redis, never in memory). */
+  idleTtlMs: number;
+}
+
+const key = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
+
+export function createMemoryConversationLanguages(options: ConversationLanguagesOptions): ConversationLanguages {
+  const chosen = new LRUCache<string, FacadeLanguage>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
+  return {
+    of: async (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
+    note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
+    close: async () => chosen.clear(),
+  };
+}
+
+const isLanguage = (value: string | null): value is FacadeLanguage => (FACADE_LANGUAGES as readonly (string | null)[]).includes(value);
+
+/** Shared by every replica: a conversation's turns may land on any of them. */
+export function createRedisConversationLanguages(options: { url: RedisTarget; prefix: string; idleTtlMs: number }): ConversationLanguages {
+  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  redis.on('error', () => noteRedisError('conversation-languages'));
+  const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
+  const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;
+  return {
+    async of(principal, contextId) {
+      if (!contextId) return undefined;
+      const value = await redis.get(redisKey(principal, contextId)).catch(() => null);
+      return isLanguage(value) ? value : undefined;
+    },
+    async note(principal, contextId, language) {
+      if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(() => undefined);
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
+
+/** Next to the task registry: memory for one replica, Redis when replicas share tasks. */
+export function createConversationLanguages(
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
+): ConversationLanguages {
+  const idleTtlMs = config.tasks['idle-ttl-ms'];
+  if (config.store === 'redis') return createRedisConversationLanguages({ url: redisEndpoint(config), prefix: config['redis-prefix'], idleTtlMs });
+  return createMemoryConversationLanguages({ max: config.tasks['max-tasks'], idleTtlMs });
+}
