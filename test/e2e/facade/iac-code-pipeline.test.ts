@@ -19,6 +19,7 @@ import {
   PIPELINE_OPTIONS,
   PIPELINE_QUESTION,
   PIPELINE_SAYS,
+  TEMPLATE_FILE,
 } from '../../support/fake-iac-code-pipeline.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
@@ -136,9 +137,12 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     const shown = planned.said;
     // A bare number says no language: the facade keeps answering in the conversation's.
     expect(shown.startsWith(`${words.steps[1]}\n${PIPELINE_SAYS.planning}\n${words.steps[2]}\n`)).toBe(true);
-    expect(shown).toContain(TEMPLATE);
-    // Each candidate's words in one piece, though they arrived interleaved.
-    expect(shown).toContain(`${words.candidates[0]}\n${CANDIDATES[0]!.text.join('')}\n${words.candidates[1]}\n${CANDIDATES[1]!.text.join('')}`);
+    // Each candidate's words in one piece, though they arrived interleaved; the template the first one wrote
+    // (while both still wrote) right after its block.
+    const template = `${TEMPLATE_FILE}\n\`\`\`yaml\n${TEMPLATE}\`\`\``;
+    expect(shown).toContain(
+      `${words.candidates[0]}\n${CANDIDATES[0]!.text.join('')}\n${template}\n${words.candidates[1]}\n${CANDIDATES[1]!.text.join('')}`,
+    );
     expect(shown.endsWith(`\n${words.steps[3]}\n${choice(words)}`)).toBe(true);
 
     const deployed = await turn('2', opened.contextId);

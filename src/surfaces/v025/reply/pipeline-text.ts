@@ -1,4 +1,4 @@
-import { withFields } from '../../../model/index.js';
+import { withFields, type TaskArtifactUpdateEvent } from '../../../model/index.js';
 import type { JsonObject } from '../../../model/json.js';
 import { countField, textField } from '../../../upstream/iac-code/fields.js';
 import type { PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
@@ -14,23 +14,40 @@ import { stepName, type FacadeWords } from './words.js';
  *
  * The candidates of a parallel step write at the same time, their text interleaved chunk by chunk; each
  * candidate's text is held and shown as one block when that candidate ends, or before a question, or
- * when its step or the turn ends, however the turn ends.
+ * when its step or the turn ends, however the turn ends. A file a candidate writes (its template) comes
+ * while it still writes: it is held too, and shown after that candidate's block.
  */
-export type PipelinePiece = { text: string; key: string; ends?: true } | { break: true };
+export type PipelinePiece = { text: string; key: string; ends?: true } | { break: true } | { artifact: TaskArtifactUpdateEvent };
 
-/** One candidate's text so far, and how to name it. */
+/** One candidate's text so far, the files it wrote, and how to name it. */
 export interface HeldCandidate {
   /** The candidate whatever its attempt: a restarted candidate's earlier draft is dropped. */
   id: string;
   label: string;
   text: string;
+  artifacts: readonly TaskArtifactUpdateEvent[];
 }
 
-export type HeldCandidates = ReadonlyMap<string, HeldCandidate>;
+/** What is held while candidates write: their blocks, and files not yet known to be one's (iac-code names the candidate just after). */
+export interface PipelineHold {
+  readonly candidates: ReadonlyMap<string, HeldCandidate>;
+  readonly artifacts: readonly TaskArtifactUpdateEvent[];
+}
+
+export const NOTHING_HELD: PipelineHold = { candidates: new Map(), artifacts: [] };
+
+/** Candidates are writing: a file that comes now may be one's, and waits for iac-code to say whose. */
+export const candidatesWriting = (hold: PipelineHold): boolean => hold.candidates.size > 0;
+
+export const holdsNothing = (hold: PipelineHold): boolean => hold.candidates.size === 0 && hold.artifacts.length === 0;
+
+export const holdingArtifact = (hold: PipelineHold, artifact: TaskArtifactUpdateEvent): PipelineHold =>
+  withFields(hold, { artifacts: [...hold.artifacts, artifact] });
 
 interface PipelineSaid {
   pieces: PipelinePiece[];
-  held: HeldCandidates;
+  held: ReadonlyMap<string, HeldCandidate>;
+  unplaced: readonly TaskArtifactUpdateEvent[];
   readonly words: FacadeWords;
 }
 
@@ -40,25 +57,29 @@ interface PipelineSaid {
  */
 export function pipelineSaid(
   envelopes: readonly PipelineEnvelope[],
-  held: HeldCandidates,
+  hold: PipelineHold,
   metadata: JsonObject | undefined,
   last: boolean,
   words: FacadeWords,
-): PipelineSaid {
-  const said: PipelineSaid = { pieces: [], held, words };
+): { pieces: PipelinePiece[]; hold: PipelineHold } {
+  const said: PipelineSaid = { pieces: [], held: hold.candidates, unplaced: hold.artifacts, words };
+  const result = () => ({
+    pieces: said.pieces,
+    hold: said.held === hold.candidates && said.unplaced === hold.artifacts ? hold : { candidates: said.held, artifacts: said.unplaced },
+  });
   for (const envelope of envelopes) addEnvelope(said, envelope, metadata);
-  if (!last) return said;
+  if (!last) return result();
   const ending = said.pieces.findLastIndex((piece) => 'ends' in piece);
   const before = ending < 0 ? said.pieces : said.pieces.slice(0, ending);
   const after = ending < 0 ? [] : said.pieces.slice(ending);
   said.pieces = before;
   release(said, () => true);
   said.pieces.push(...after);
-  return said;
+  return result();
 }
 
-/** Every held candidate's block, for a turn that ends some other way (a plain status, a break-off). */
-export const heldBlocks = (held: HeldCandidates, words: FacadeWords): PipelinePiece[] => pipelineSaid([], held, undefined, true, words).pieces;
+/** Every held candidate's block and file, for a turn that ends some other way (a plain status, a break-off). */
+export const heldBlocks = (hold: PipelineHold, words: FacadeWords): PipelinePiece[] => pipelineSaid([], hold, undefined, true, words).pieces;
 
 /** Updates after which no candidate writes on: the next step or the end of its own, a question, the end of the run. */
 const CANDIDATES_DONE: ReadonlySet<string> = new Set([
@@ -92,6 +113,10 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
   const { eventType, data, step, candidate } = envelope;
   if (candidate && CANDIDATE_OWN.has(eventType)) {
     addCandidateEnvelope(said, envelope, candidate);
+    return;
+  }
+  if (candidate && eventType === 'artifact_created') {
+    placeArtifact(said, candidate, textField(envelope.data.artifactId));
     return;
   }
   // Of a candidate's other envelopes only what it asks the user reaches the reply.
@@ -136,12 +161,15 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
   const id = textField(candidate.id) ?? run;
   const before = said.held.get(run);
   if (eventType === 'candidate_started') {
-    // A restarted candidate writes its text again under a new run: its earlier draft is not its answer.
-    const kept = new Map([...said.held].filter(([, held]) => held.id !== id));
-    if (kept.size !== said.held.size) said.held = kept;
+    // A restarted candidate writes its text again under a new run: its earlier draft is not its answer,
+    // though a file it wrote was written, and is shown once no candidate writes.
+    const dropped = [...said.held.values()].filter((held) => held.id === id);
+    if (dropped.length === 0) return;
+    said.held = new Map([...said.held].filter(([, held]) => held.id !== id));
+    said.unplaced = [...said.unplaced, ...dropped.flatMap((held) => held.artifacts)];
   } else if (eventType === 'text_delta' && typeof data.text === 'string' && data.text !== '') {
     const label = before?.label ?? candidateLabel(candidate, said.words);
-    said.held = new Map(said.held).set(run, { id, label, text: (before?.text ?? '') + data.text });
+    said.held = new Map(said.held).set(run, { id, label, text: (before?.text ?? '') + data.text, artifacts: before?.artifacts ?? [] });
   } else if ((eventType === 'tool_started' || eventType === 'tool_result') && before && !before.text.endsWith('\n')) {
     said.held = new Map(said.held).set(run, withFields(before, { text: `${before.text}\n` }));
   } else if (eventType === 'candidate_completed' || eventType === 'candidate_failed') {
@@ -149,7 +177,21 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
   }
 }
 
-/** Shows the held candidates `which` picks, in the order they began, and forgets them. */
+/** A held file iac-code says a candidate wrote joins that candidate's block (one that wrote no text yet too). */
+function placeArtifact(said: PipelineSaid, candidate: JsonObject, artifactId: string | undefined): void {
+  const artifact = said.unplaced.find((held) => held.artifact.artifactId === artifactId);
+  if (!artifact) return;
+  const run = runIdOf(candidate, 'candidate');
+  const before = said.held.get(run);
+  const owner = before ?? { id: textField(candidate.id) ?? run, label: candidateLabel(candidate, said.words), text: '', artifacts: [] };
+  said.unplaced = said.unplaced.filter((held) => held !== artifact);
+  said.held = new Map(said.held).set(run, withFields(owner, { artifacts: [...owner.artifacts, artifact] }));
+}
+
+/**
+ * Shows the held candidates `which` picks, in the order they began, each block followed by its files, and
+ * forgets them. Once no candidate is left, files held for none of them are shown too.
+ */
 function release(said: PipelineSaid, which: (run: string) => boolean): void {
   let kept: Map<string, HeldCandidate> | undefined;
   for (const [run, candidate] of said.held) {
@@ -158,8 +200,12 @@ function release(said: PipelineSaid, which: (run: string) => boolean): void {
     kept.delete(run);
     const text = candidate.text.trimEnd();
     if (text.trim() !== '') said.pieces.push({ text: `${candidate.label}\n${text}`, key: `pipeline:candidate:${run}` });
+    for (const artifact of candidate.artifacts) said.pieces.push({ artifact });
   }
   if (kept) said.held = kept;
+  if (said.held.size > 0 || said.unplaced.length === 0) return;
+  for (const artifact of said.unplaced) said.pieces.push({ artifact });
+  said.unplaced = [];
 }
 
 function say(said: PipelineSaid, text: unknown, key: string, ends?: true): void {

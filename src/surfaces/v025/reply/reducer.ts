@@ -20,7 +20,7 @@ import { permissionPromptText } from './permission-prompt.js';
 import { failureReason } from './words.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
-import { heldBlocks, pipelineSaid } from './pipeline-text.js';
+import { candidatesWriting, heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
@@ -190,7 +190,7 @@ function onPipelineStatus(
 ): ReplyState {
   const final = endsCallerTurn(event.status.state, options);
   const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final, options.words);
-  let next = said.held === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.held });
+  let next = said.hold === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.hold });
   const closing = final ? said.pieces.findLastIndex((piece) => 'ends' in piece) : -1;
   let spoke = false;
   for (const [at, piece] of said.pieces.entries()) {
@@ -199,6 +199,10 @@ function onPipelineStatus(
       continue;
     }
     spoke = true;
+    if ('artifact' in piece) {
+      next = upstreamArtifactEvents(next, piece.artifact, out, options);
+      continue;
+    }
     next = onPlainStatus(next, pieceUpdate(event, piece, at === closing ? event.status : undefined), out, options);
   }
   return !spoke || (final && closing < 0) ? onPlainStatus(next, event, out, options) : next;
@@ -206,16 +210,12 @@ function onPipelineStatus(
 
 /** A turn that ends other than by a pipeline update still shows what its candidates wrote so far. */
 function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  if (state.pipelineHeld.size === 0) return state;
-  let next: ReplyState = withFields(state, { pipelineHeld: new Map<string, never>() });
+  if (holdsNothing(state.pipelineHeld)) return state;
+  let next: ReplyState = withFields(state, { pipelineHeld: NOTHING_HELD });
+  const working = { taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' as const } };
   for (const piece of heldBlocks(state.pipelineHeld, options.words)) {
-    if ('text' in piece)
-      next = onPlainStatus(
-        next,
-        pieceUpdate({ taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' } }, piece),
-        out,
-        options,
-      );
+    if ('text' in piece) next = onPlainStatus(next, pieceUpdate(working, piece), out, options);
+    else if ('artifact' in piece) next = upstreamArtifactEvents(next, piece.artifact, out, options);
   }
   return withFields(next, { lastStatus: state.lastStatus });
 }
@@ -242,6 +242,8 @@ function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V02
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const next = start(state, event, out, options);
+  // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's block.
+  if (candidatesWriting(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
   return upstreamArtifactEvents(next, event, out, options);
 }
 

@@ -1,7 +1,7 @@
 import type { Artifact, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
-import type { HeldCandidates } from './pipeline-text.js';
+import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
 import type { FacadeWords } from './words.js';
 
 /** How the facade shapes one turn for its 0.2.5 caller. */
@@ -63,11 +63,9 @@ export interface ReplyState {
   readonly replyChunks: number;
   /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
   readonly commands: readonly unknown[];
-  /** iac-code pipeline mode: the text of candidates still writing, shown when each ends (pipeline-text.ts). */
-  readonly pipelineHeld: HeldCandidates;
+  /** iac-code pipeline mode: the text and files of candidates still writing, shown when each ends (pipeline-text.ts). */
+  readonly pipelineHeld: PipelineHold;
 }
-
-const NO_CANDIDATES: HeldCandidates = new Map();
 
 /** A fresh state for one turn (its segment set is its own). */
 export const initialReplyState = (): ReplyState => ({
@@ -87,5 +85,5 @@ export const initialReplyState = (): ReplyState => ({
   replyArtifactId: undefined,
   replyChunks: 0,
   commands: [],
-  pipelineHeld: NO_CANDIDATES,
+  pipelineHeld: NOTHING_HELD,
 });

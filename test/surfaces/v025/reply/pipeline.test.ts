@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTurnReply } from '../../../../src/surfaces/v025/reply/index.js';
 import { batch, candidate, envelope, single, step, text } from './pipeline-support.js';
-import { options, readText, run, shape, spec, status, submitted } from './support.js';
+import { artifact, options, readText, run, shape, spec, status, submitted } from './support.js';
 
 describe('iac-code pipeline updates in the reply', () => {
   it('a step heading, the text, a line break after a tool, a question with numbered options; batched or not, the same words', () => {
@@ -147,6 +147,49 @@ describe('iac-code pipeline updates in the reply', () => {
       expect(readText(out)).toBe(blocks);
       expect(out.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
       expect(out.at(-1)).not.toHaveProperty('status.message');
+    });
+
+    describe('a file a candidate writes while the candidates write', () => {
+      const file = (id: string, name: string) =>
+        artifact(id, [{ raw: Buffer.from(`${name} body`).toString('base64'), filename: name, mediaType: 'text/plain' }], { lastChunk: true });
+      const created = (id: string, where = candidate(0, 'ECS')) =>
+        single('TASK_STATE_WORKING', envelope('artifact_created', { artifactId: id }, where));
+      const done = single('TASK_STATE_WORKING', envelope('step_completed', {}, step('evaluate', 2)));
+
+      it("is shown right after that candidate's block, whichever candidate ends first", () => {
+        const out = run([
+          submitted,
+          wrote,
+          file('f-a', 'a.yaml'),
+          created('f-a'),
+          single('TASK_STATE_WORKING', envelope('candidate_completed', {}, candidate(1))),
+          done,
+          status('TASK_STATE_COMPLETED'),
+        ]);
+        expect(readText(out)).toBe('Candidate 2:\nB one\nCandidate 1 (ECS):\nA one\na.yaml\n```yaml\na.yaml body\n```');
+      });
+
+      it('one no candidate claims, then one of a restarted draft, is shown once no candidate writes', () => {
+        const again = { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0-2', index: 0, name: 'ECS' } };
+        const out = run([
+          submitted,
+          wrote,
+          file('f-a', 'a.txt'),
+          created('f-a'),
+          file('f-x', 'x.txt'),
+          single('TASK_STATE_WORKING', envelope('candidate_started', {}, again)),
+          done,
+          status('TASK_STATE_COMPLETED'),
+        ]);
+        expect(readText(out)).toBe('Candidate 2:\nB one\nx.txt\n```\nx.txt body\n```\na.txt\n```\na.txt body\n```');
+      });
+
+      it('is shown however the turn ends, and a file with no candidate writing is shown at once', () => {
+        expect(readText(run([submitted, wrote, file('f-a', 'a.txt'), created('f-a')]))).toBe(
+          'Candidate 1 (ECS):\nA one\na.txt\n```\na.txt body\n```\nCandidate 2:\nB one\nThe upstream agent ended the stream before the turn finished',
+        );
+        expect(readText(run([submitted, file('f-a', 'a.txt'), status('TASK_STATE_COMPLETED')]))).toBe('a.txt\n```\na.txt body\n```');
+      });
     });
 
     it("a restarted candidate's earlier draft is dropped; a step run again says which attempt it is", () => {
