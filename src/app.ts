@@ -184,8 +184,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(() => registry.close());
     const taskAliases = createTaskAliases(config);
     cleanups.push(() => taskAliases.close());
-    const languages = createConversationLanguages(config);
-    cleanups.push(() => languages.close());
+    const languages = config.bailian.enabled ? createConversationLanguages(config) : undefined;
+    if (languages) cleanups.push(() => languages.close());
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());
 
@@ -264,7 +264,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       cards,
       registry,
       taskAliases,
-      languages,
+      ...(languages ? { languages } : {}),
       logger,
       shutdown: shutdown.signal,
       passThrough,

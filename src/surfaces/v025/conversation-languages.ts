@@ -34,22 +34,24 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
   };
 }
 
-const isLanguage = (value: string | null): value is FacadeLanguage => (FACADE_LANGUAGES as readonly (string | null)[]).includes(value);
+const isLanguage = (value: string | null | undefined): value is FacadeLanguage => (FACADE_LANGUAGES as readonly unknown[]).includes(value);
 
 /** Shared by every replica: a conversation's turns may land on any of them. */
 export function createRedisConversationLanguages(options: { url: RedisTarget; prefix: string; idleTtlMs: number }): ConversationLanguages {
-  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 1 });
-  redis.on('error', () => noteRedisError('conversation-languages'));
+  // Bounded: a Redis that hangs must not hold the turn up longer than it takes to read its history instead.
+  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+  const failed = (): undefined => void noteRedisError('conversation-languages');
+  redis.on('error', failed);
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
   const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;
   return {
     async of(principal, contextId) {
       if (!contextId) return undefined;
-      const value = await redis.get(redisKey(principal, contextId)).catch(() => null);
+      const value = await redis.get(redisKey(principal, contextId)).catch(failed);
       return isLanguage(value) ? value : undefined;
     },
     async note(principal, contextId, language) {
-      if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(() => undefined);
+      if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(failed);
     },
     async close() {
       redis.disconnect();

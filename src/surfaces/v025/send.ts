@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { belowCap } from '../../core/turn-limits.js';
@@ -69,7 +70,7 @@ async function beginTurn(
   deps: V025FacadeDeps,
   routing: TurnRouting,
 ) {
-  const { request } = input;
+  const request = inItsOwnContext(input.request);
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
   const begun = await routing.turns.begin(task.request, principal);
@@ -94,6 +95,17 @@ async function beginTurn(
     begun.end();
     throw error;
   }
+}
+
+/**
+ * A message that opens a conversation (no context, no task) gets its context id here rather than from
+ * the agent, so that everything the facade keeps of the conversation (its language) is keyed from its
+ * first turn; iac-code takes a caller's id, and the caller reads it in the answer.
+ */
+function inItsOwnContext(request: SendMessageRequest): SendMessageRequest {
+  const { message } = request;
+  if (message.contextId || message.taskId) return request;
+  return withFields(request, { message: withFields(message, { contextId: randomUUID() }) });
 }
 
 /**

@@ -13,10 +13,9 @@ const LATIN = /\p{Script=Latin}/u;
 
 /**
  * Japanese by its hiragana (two at least: a stray kana in an emoticon is not Japanese). Chinese from four
- * of its characters on (a Chinese request above a pasted English template), or when they hold their own
- * against the Latin words around them (a Chinese sentence naming `VPC` and `cn-hangzhou` is Chinese, an
- * English one naming 华东1 is English). English from three Latin words on. An answer like "2", "ok" or
- * "Allow once" says nothing.
+ * of its characters on (a Chinese request above a pasted English template), or when they outnumber the
+ * Latin words around them (`建一个 VPC` is Chinese, `deploy my site to 华东1` English, `deploy to 华东1`
+ * says nothing). English from three Latin words on. An answer like "2", "ok" or "Allow once" says nothing.
  */
 function reading(text: string): Reading | undefined {
   let hiragana = 0;
@@ -32,7 +31,7 @@ function reading(text: string): Reading | undefined {
     else if (HAN.test(char)) han++;
   }
   if (hiragana >= 2) return { language: 'ja', sure: true };
-  if (han >= 4 || (han > 0 && han * 2 >= latinWords)) return { language: 'zh', sure: false };
+  if (han >= 4 || han > latinWords) return { language: 'zh', sure: false };
   return latinWords >= 3 ? { language: 'en', sure: true } : undefined;
 }
 

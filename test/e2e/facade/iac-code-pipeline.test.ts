@@ -128,6 +128,8 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     const opened = await turn(words.opening);
     // Bailian ends a turn that asks as `completed` (its profile), as it does in normal mode.
     expect(opened).toMatchObject({ said: asked(words), state: 'completed' });
+    // The opening message named no context: the facade gave it one, which iac-code took and the user got back.
+    expect(lastSent().contextId).toBe(opened.contextId);
 
     const firstTask = [...fake.tasks.keys()].at(-1);
     const planned = await turn('1', opened.contextId);

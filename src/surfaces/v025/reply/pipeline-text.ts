@@ -36,9 +36,6 @@ export interface PipelineHold {
 
 export const NOTHING_HELD: PipelineHold = { candidates: new Map(), artifacts: [] };
 
-/** Candidates are writing: a file that comes now may be one's, and waits for iac-code to say whose. */
-export const candidatesWriting = (hold: PipelineHold): boolean => hold.candidates.size > 0;
-
 export const holdsNothing = (hold: PipelineHold): boolean => hold.candidates.size === 0 && hold.artifacts.length === 0;
 
 export const holdingArtifact = (hold: PipelineHold, artifact: TaskArtifactUpdateEvent): PipelineHold =>
@@ -162,11 +159,14 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
   const before = said.held.get(run);
   if (eventType === 'candidate_started') {
     // A restarted candidate writes its text again under a new run: its earlier draft is not its answer,
-    // though a file it wrote was written, and is shown once no candidate writes.
-    const dropped = [...said.held.values()].filter((held) => held.id === id);
-    if (dropped.length === 0) return;
-    said.held = new Map([...said.held].filter(([, held]) => held.id !== id));
-    said.unplaced = [...said.unplaced, ...dropped.flatMap((held) => held.artifacts)];
+    // though a file it wrote was written, and is shown once no candidate writes. From its start on, a
+    // candidate is held, so that a file it writes before its first word is shown with its block.
+    const earlier = (heldRun: string, held: HeldCandidate): boolean => held.id === id && heldRun !== run;
+    const dropped = [...said.held].filter(([heldRun, held]) => earlier(heldRun, held)).map(([, held]) => held);
+    if (before && dropped.length === 0) return;
+    const kept = new Map([...said.held].filter(([heldRun, held]) => !earlier(heldRun, held)));
+    said.held = kept.set(run, before ?? { id, label: candidateLabel(candidate, said.words), text: '', artifacts: [] });
+    if (dropped.length > 0) said.unplaced = [...dropped.flatMap((held) => held.artifacts), ...said.unplaced];
   } else if (eventType === 'text_delta' && typeof data.text === 'string' && data.text !== '') {
     const label = before?.label ?? candidateLabel(candidate, said.words);
     said.held = new Map(said.held).set(run, { id, label, text: (before?.text ?? '') + data.text, artifacts: before?.artifacts ?? [] });
@@ -179,13 +179,14 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
 
 /** A held file iac-code says a candidate wrote joins that candidate's block (one that wrote no text yet too). */
 function placeArtifact(said: PipelineSaid, candidate: JsonObject, artifactId: string | undefined): void {
-  const artifact = said.unplaced.find((held) => held.artifact.artifactId === artifactId);
-  if (!artifact) return;
+  // Every chunk of it, in order: a file may come in pieces.
+  const chunks = said.unplaced.filter((held) => held.artifact.artifactId === artifactId);
+  if (chunks.length === 0) return;
   const run = runIdOf(candidate, 'candidate');
   const before = said.held.get(run);
   const owner = before ?? { id: textField(candidate.id) ?? run, label: candidateLabel(candidate, said.words), text: '', artifacts: [] };
-  said.unplaced = said.unplaced.filter((held) => held !== artifact);
-  said.held = new Map(said.held).set(run, withFields(owner, { artifacts: [...owner.artifacts, artifact] }));
+  said.unplaced = said.unplaced.filter((held) => held.artifact.artifactId !== artifactId);
+  said.held = new Map(said.held).set(run, withFields(owner, { artifacts: [...owner.artifacts, ...chunks] }));
 }
 
 /**

@@ -20,7 +20,7 @@ import { permissionPromptText } from './permission-prompt.js';
 import { failureReason } from './words.js';
 import { attachCommands, collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
-import { candidatesWriting, heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
+import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
@@ -242,8 +242,9 @@ function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V02
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const next = start(state, event, out, options);
-  // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's block.
-  if (candidatesWriting(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
+  // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's
+  // block. Behind files still held it waits too, so that files are shown in the order they came.
+  if (!holdsNothing(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
   return upstreamArtifactEvents(next, event, out, options);
 }
 

@@ -169,7 +169,7 @@ describe('iac-code pipeline updates in the reply', () => {
         expect(readText(out)).toBe('Candidate 2:\nB one\nCandidate 1 (ECS):\nA one\na.yaml\n```yaml\na.yaml body\n```');
       });
 
-      it('one no candidate claims, then one of a restarted draft, is shown once no candidate writes', () => {
+      it('one no candidate claims and one of a restarted draft are shown in the order they came, once no candidate writes', () => {
         const again = { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0-2', index: 0, name: 'ECS' } };
         const out = run([
           submitted,
@@ -181,7 +181,16 @@ describe('iac-code pipeline updates in the reply', () => {
           done,
           status('TASK_STATE_COMPLETED'),
         ]);
-        expect(readText(out)).toBe('Candidate 2:\nB one\nx.txt\n```\nx.txt body\n```\na.txt\n```\na.txt body\n```');
+        expect(readText(out)).toBe('Candidate 2:\nB one\na.txt\n```\na.txt body\n```\nx.txt\n```\nx.txt body\n```');
+      });
+
+      it('a file a candidate writes before its first word is shown with its block', () => {
+        const started = batch('TASK_STATE_WORKING', [
+          envelope('candidate_started', {}, candidate(0, 'ECS')),
+          envelope('candidate_started', {}, candidate(1)),
+        ]);
+        const out = run([submitted, started, file('f-a', 'a.txt'), created('f-a'), wrote, done, status('TASK_STATE_COMPLETED')]);
+        expect(readText(out)).toBe('Candidate 1 (ECS):\nA one\na.txt\n```\na.txt body\n```\nCandidate 2:\nB one');
       });
 
       it('is shown however the turn ends, and a file with no candidate writing is shown at once', () => {
