@@ -70,12 +70,13 @@ async function beginTurn(
   deps: V025FacadeDeps,
   routing: TurnRouting,
 ) {
-  const request = inItsOwnContext(input.request);
+  const { request } = input;
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
-  const begun = await routing.turns.begin(task.request, principal);
+  const begun = await routing.turns.begin(inItsOwnContext(task.request), principal);
   try {
-    const language = await turnLanguageOf(deps, { message: request.message, previous: begun.previous, principal }, routing.languages);
+    // The caller's own words (the answer it may become is made below), in the turn's context.
+    const language = await turnLanguageOf(deps, { message: begun.request.message, previous: begun.previous, principal }, routing.languages);
     // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
     if (language) call.ctx.language = language;
     const words = wordsIn(language);
@@ -83,7 +84,7 @@ async function beginTurn(
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
-    noteLog(call.c, { contextId: request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
+    noteLog(call.c, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
     const reply = replyOptions(
       deps,
@@ -98,7 +99,7 @@ async function beginTurn(
 }
 
 /**
- * A message that opens a conversation (no context, no task) gets its context id here rather than from
+ * A message that opens a conversation (no context, no task of the agent's) gets its context id here rather than from
  * the agent, so that everything the facade keeps of the conversation (its language) is keyed from its
  * first turn; iac-code takes a caller's id, and the caller reads it in the answer.
  */
