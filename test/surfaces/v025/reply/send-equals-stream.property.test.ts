@@ -19,10 +19,20 @@ const where = fc.constantFrom<Record<string, unknown>>(
   { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0', index: 0 } },
   { scope: 'candidate', candidate: { id: 'c1', runId: 'cand-1', index: 1, name: 'SAE' } },
 );
+const candidateWhere = fc.constantFrom<Record<string, unknown>>(
+  { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0', index: 0 } },
+  { scope: 'candidate', candidate: { id: 'c0', runId: 'cand-0-2', index: 0 } },
+  { scope: 'candidate', candidate: { id: 'c1', runId: 'cand-1', index: 1, name: 'SAE' } },
+);
 const pipelineEnvelope = fc.oneof(
   fc.tuple(word, where).map(([text, at]) => ({ eventType: 'text_delta', data: { text }, ...at })),
   where.map((at) => ({ eventType: 'tool_started', data: {}, ...at })),
   where.map((at) => ({ eventType: 'candidate_completed', data: {}, ...at })),
+  // A candidate's start (a restart too, under a new run) and the files it says it wrote.
+  candidateWhere.map((at) => ({ eventType: 'candidate_started', data: {}, ...at })),
+  fc
+    .tuple(fc.constantFrom('a1', 'a2', 'f1', 'f2', 'f3'), candidateWhere)
+    .map(([artifactId, at]) => ({ eventType: 'artifact_created', data: { artifactId }, ...at })),
   fc.constant({ eventType: 'step_started', data: { name: 'plan' }, step: { id: 'plan', runId: 'step-plan-1', index: 1, total: 2 } }),
 );
 const pipelineUpdate = (state: TaskState, envelopes: Record<string, unknown>[]): StreamResponse => ({
@@ -116,6 +126,14 @@ describe('message/send is the fold of message/stream', () => {
         expect(result.status).toEqual((out.at(-1) as { status: unknown }).status);
         const chunks = out.filter((event) => event.kind === 'artifact-update');
         expect(chunks.filter((event) => event.lastChunk)).toEqual(chunks.length > 0 ? [chunks.at(-1)] : []);
+        // No file is lost, whether it was held for a pipeline candidate or not.
+        for (const [id, shown] of [
+          ['f2', 'x = 1'],
+          ['f3', 'https://example.com/r.pdf'],
+        ] as const) {
+          if (events.some((event) => 'artifactUpdate' in event && event.artifactUpdate.artifact.artifactId === id))
+            expect(readText(out)).toContain(shown);
+        }
       }),
       { numRuns: 400 },
     );
