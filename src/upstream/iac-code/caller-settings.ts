@@ -4,6 +4,7 @@ import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest } from '../../model/index.js';
 import { noteSettingsRemoved } from '../../observability/settings-removed.js';
 import { throttledWarnings, type WarningLogger } from '../../throttled-warnings.js';
+import { withSettingsEdited } from './turn-settings.js';
 
 export interface CallerSettingsOptions {
   /** Told (at most once a minute) the names of the keys taken out, never their values, and whose: a client may expect its model to be used. */
@@ -37,16 +38,9 @@ export function onlyAllowedSettings(inner: AgentPort, allowed: readonly string[]
   });
 }
 
-/** The request with only the `keep` settings in both places (the others' names into `removed`); the same object when there was nothing else. */
-function withAllowedSettings(request: SendMessageRequest, keep: ReadonlySet<string>, removed: Set<string>): SendMessageRequest {
-  const { message, metadata } = request;
-  const messageMetadata = allowedIn(message.metadata, keep, removed);
-  const requestMetadata = allowedIn(metadata, keep, removed);
-  if (messageMetadata === message.metadata && requestMetadata === metadata) return request;
-  const settled =
-    messageMetadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata: messageMetadata }) });
-  return requestMetadata === metadata ? settled : withFields(settled, { metadata: requestMetadata });
-}
+/** The request with only the `keep` settings wherever iac-code reads them (the others' names into `removed`); the same object when there was nothing else. */
+const withAllowedSettings = (request: SendMessageRequest, keep: ReadonlySet<string>, removed: Set<string>): SendMessageRequest =>
+  withSettingsEdited(request, (metadata) => allowedIn(metadata, keep, removed));
 
 function allowedIn(
   metadata: Record<string, unknown> | undefined,

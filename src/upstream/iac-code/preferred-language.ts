@@ -2,6 +2,7 @@ import type { AgentPort, CallContext } from '../../core/agent-port.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type AgentCard, type SendMessageRequest } from '../../model/index.js';
+import { settingsMetadata, withSettingsEdited } from './turn-settings.js';
 
 /**
  * iac-code writes what it says itself (its permission prompt and option names, its error texts) in the
@@ -21,12 +22,9 @@ export function tellingLanguage(inner: AgentPort, isIacCode: () => boolean): Age
 }
 
 function withLanguage(request: SendMessageRequest, language: string): SendMessageRequest {
-  const { message, metadata } = request;
-  const requestHasAny = metadata !== undefined && Object.keys(metadata).length > 0;
   // The metadata iac-code reads already names one: the caller's choice.
-  if (asksForLanguage(requestHasAny ? metadata : message.metadata)) return request;
-  const asked = withFields(request, { message: withFields(message, { metadata: askingFor(message.metadata, language) }) });
-  return requestHasAny ? withFields(asked, { metadata: askingFor(metadata, language) }) : asked;
+  if (asksForLanguage(settingsMetadata(request))) return request;
+  return withSettingsEdited(request, (metadata) => askingFor(metadata, language));
 }
 
 function asksForLanguage(metadata: Record<string, unknown> | undefined): boolean {

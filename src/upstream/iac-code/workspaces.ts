@@ -5,6 +5,7 @@ import { deferIterable, mapIterable, tapIterable } from '../../core/iterables.js
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withSettingsEdited } from './turn-settings.js';
 import { eventUnechoed, unechoed } from './workspace-echo.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
 
@@ -88,18 +89,11 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
 }
 
 /**
- * The request with `folder` as its only workspace (none when undefined): named in the message's metadata,
- * and in the request's own, which iac-code reads instead of the message's whenever it has any.
+ * The request with `folder` as its only workspace (none when undefined), wherever iac-code reads the
+ * turn's settings (turn-settings.ts).
  */
-function placedIn(request: SendMessageRequest, folder: string | undefined): SendMessageRequest {
-  const { message, metadata } = request;
-  const messageMetadata = withFolder(message.metadata, folder);
-  const placed =
-    messageMetadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata: messageMetadata }) });
-  if (!metadata || Object.keys(metadata).length === 0) return placed;
-  const own = withFolder(metadata, folder);
-  return own === metadata ? placed : withFields(placed, { metadata: own });
-}
+const placedIn = (request: SendMessageRequest, folder: string | undefined): SendMessageRequest =>
+  withSettingsEdited(request, (metadata) => withFolder(metadata, folder));
 
 /** `metadata` with `iac_code.cwd` set to `folder`, or without a `cwd` when there is no folder; the same object when that changes nothing. */
 function withFolder(metadata: Record<string, unknown> | undefined, folder: string | undefined): Record<string, unknown> | undefined {
