@@ -10,26 +10,46 @@ const SCAN_CHARS = 2048;
 const HIRAGANA = /\p{Script=Hiragana}/u;
 const HAN = /\p{Script=Han}/u;
 const LATIN = /\p{Script=Latin}/u;
+const DIGIT = /\d/;
+const OPENING = /[(（]/;
+const CLOSING = /[)）]/;
+/** The most Chinese characters in brackets that read as a name's gloss, not a sentence. */
+const MAX_GLOSS = 4;
 
 /**
  * Japanese by its hiragana (two at least: a stray kana in an emoticon is not Japanese). Chinese from four
  * of its characters on (a Chinese request above a pasted English template), or when they outnumber the
  * Latin words around them (`建一个 VPC` is Chinese, `deploy my site to 华东1` English, `deploy to 华东1`
  * says nothing). English from three Latin words on. An answer like "2", "ok" or "Allow once" says nothing.
+ * A region's name is not a language: characters right before a digit (`华东1`) or a few in brackets
+ * (`（杭州）`) are not counted, so `Deploy to 华东1（杭州）` is not Chinese.
  */
 function reading(text: string): Reading | undefined {
   let hiragana = 0;
   let han = 0;
+  let run = 0;
+  let bracketed = 0;
+  let gloss = 0;
   let latinWords = 0;
   let inWord = false;
   for (const char of text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text) {
     const latin = LATIN.test(char);
     if (latin && !inWord) latinWords++;
     inWord = latin;
-    if (latin) continue;
-    if (HIRAGANA.test(char)) hiragana++;
-    else if (HAN.test(char)) han++;
+    if (HAN.test(char)) {
+      if (bracketed > 0) gloss++;
+      else run++;
+      continue;
+    }
+    if (!DIGIT.test(char)) han += run;
+    run = 0;
+    if (OPENING.test(char)) bracketed++;
+    else if (CLOSING.test(char) && bracketed > 0 && --bracketed === 0) {
+      if (gloss > MAX_GLOSS) han += gloss;
+      gloss = 0;
+    } else if (!latin && HIRAGANA.test(char)) hiragana++;
   }
+  han += run + gloss;
   if (hiragana >= 2) return { language: 'ja', sure: true };
   if (han >= 4 || han > latinWords) return { language: 'zh', sure: false };
   return latinWords >= 3 ? { language: 'en', sure: true } : undefined;
