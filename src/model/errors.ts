@@ -125,7 +125,7 @@ export class A2AError extends Error {
   static invalidParams(message: string, violations: FieldViolation[] = []): A2AError {
     return new A2AError(ErrorCode.InvalidParams, message, { violations });
   }
-  static internal(message = 'Internal error'): A2AError {
+  static internal(message: string = GATEWAY_FAILURES.internal): A2AError {
     return new A2AError(ErrorCode.Internal, message);
   }
   static taskNotFound(taskId?: string, message?: string): A2AError {
@@ -194,6 +194,7 @@ export const GATEWAY_FAILURES = {
   upstreamCallAborted: 'The upstream call was aborted',
   abortedOrTimedOut: 'The upstream call was aborted or timed out',
   shuttingDown: 'The gateway is shutting down',
+  internal: 'Internal error',
 } as const;
 
 export type GatewayFailure = keyof typeof GATEWAY_FAILURES;

@@ -1,4 +1,4 @@
-import { A2AError } from '../../model/index.js';
+import { A2AError, GATEWAY_FAILURES } from '../../model/index.js';
 
 export interface StreamStart<T> {
   /**
@@ -36,7 +36,8 @@ export const STREAM_ACCEPTED_COMMENT = 'accepted';
  */
 export const ACCEPT_GRACE_MS = 150;
 
-export const firstEventTimeout = (ms: number): A2AError => A2AError.internal(`Upstream agent timed out: no event within ${ms} ms of the call`);
+export const firstEventTimeout = (ms: number): A2AError =>
+  A2AError.internal(`${GATEWAY_FAILURES.upstreamTimedOut}: no event within ${ms} ms of the call`);
 
 /**
  * Opens a stream and waits for whichever comes first: its first event, its end, an error (thrown:

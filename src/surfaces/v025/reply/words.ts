@@ -126,6 +126,7 @@ const ZH: FacadeWords = {
     upstreamCallAborted: '对上游智能体的调用已中止',
     abortedOrTimedOut: '对上游智能体的调用已中止或超时',
     shuttingDown: '网关正在关闭，请稍后重试',
+    internal: '网关内部错误，请稍后重试',
   },
 };
 
@@ -171,6 +172,7 @@ const JA: FacadeWords = {
     upstreamCallAborted: '上流のエージェントへの呼び出しが中止されました',
     abortedOrTimedOut: '上流のエージェントへの呼び出しが中止されたか、時間切れになりました',
     shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',
+    internal: 'ゲートウェイで内部エラーが発生しました。しばらくしてからもう一度お試しください',
   },
 };
 
@@ -178,9 +180,15 @@ const WORDS: Readonly<Record<FacadeLanguage, FacadeWords>> = { en: EN, zh: ZH, j
 
 export const facadeWords = (language: FacadeLanguage): FacadeWords => WORDS[language];
 
-/** A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own. */
+/**
+ * A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own;
+ * the detail after its colon (`Upstream agent timed out: no event within 30000 ms`) is the operator's.
+ */
 export function failureReason(words: FacadeWords, reason: string): string {
-  const known = (Object.keys(GATEWAY_FAILURES) as GatewayFailure[]).find((failure) => GATEWAY_FAILURES[failure] === reason);
+  if (words.language === 'en') return reason;
+  const known = (Object.keys(GATEWAY_FAILURES) as GatewayFailure[]).find(
+    (failure) => reason === GATEWAY_FAILURES[failure] || reason.startsWith(`${GATEWAY_FAILURES[failure]}: `),
+  );
   return known ? words.failures[known] : reason;
 }
 

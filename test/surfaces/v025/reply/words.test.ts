@@ -118,6 +118,12 @@ describe("the facade's own words", () => {
     expect(failed('The gateway is shutting down', 'zh')).toBe('网关正在关闭，请稍后重试');
     expect(failed('Upstream agent timed out', 'en')).toBe('Upstream agent timed out');
     expect(failed('RuntimeError: boom', 'zh')).toBe('RuntimeError: boom');
+    expect(failed('Internal error', 'zh')).toBe('网关内部错误，请稍后重试');
+    expect(failed('Upstream agent timed out: no event within 30000 ms of the call', 'zh')).toBe('上游智能体响应超时');
+    expect(failed('Upstream agent timed out: no event within 30000 ms of the call', 'en')).toBe(
+      'Upstream agent timed out: no event within 30000 ms of the call',
+    );
+    expect(failed('Upstream agent timed outright', 'zh')).toBe('Upstream agent timed outright');
   });
 
   it("in English, iac-code's own name for a step where it differs from its id", () => {
