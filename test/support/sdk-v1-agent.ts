@@ -51,6 +51,8 @@ export interface SdkV1AgentOptions {
   signCard?: (card: AgentCard) => Promise<AgentCard>;
   /** The tenant every interface of the card names (default none). */
   tenant?: string;
+  /** What the card says of streaming (default true); the SDK's handler refuses streaming methods when false. */
+  streaming?: boolean;
 }
 
 /** The extension headers one call arrived with, as sent (undefined when absent). */
@@ -212,7 +214,7 @@ function buildCard(baseUrl: string, grpcAddress: string | undefined, options: Sd
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
     capabilities: {
-      streaming: true,
+      streaming: options.streaming ?? true,
       pushNotifications: false,
       extensions: extensions.map((extension) => ({ description: '', required: false, params: undefined, ...extension })),
     },

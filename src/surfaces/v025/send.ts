@@ -27,17 +27,37 @@ export interface TurnCall {
   c: Context<GatewayEnv>;
 }
 
+/** Whether the upstream's card says it streams (unknown: it is asked the blocking way, which every agent answers). */
+const upstreamStreams = (deps: V025FacadeDeps): boolean => deps.cards.current()?.card.capabilities.streaming === true;
+
+/** An upstream turn asked the blocking way, as the one event its finished (or accepted) task is. */
+async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
+  ctx.onAccepted?.();
+  yield await deps.port.sendMessage(request, ctx);
+}
+
 /**
  * message/send sees the turn through the same events as message/stream whenever the upstream can
  * stream them, so both show the same words; a caller that asked not to wait, or an upstream that
  * does not stream, gets the blocking answer (replayed as events by the reducer).
  */
 function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps): AsyncIterable<StreamResponse> {
-  const streams = deps.cards.current()?.card.capabilities.streaming === true;
-  if (streams && request.configuration?.returnImmediately !== true) return deps.port.sendStreamingMessage(request, call.ctx);
-  return (async function* () {
-    yield await deps.port.sendMessage(request, call.ctx);
-  })();
+  if (upstreamStreams(deps) && request.configuration?.returnImmediately !== true) return deps.port.sendStreamingMessage(request, call.ctx);
+  return blockingTurn(request, call.ctx, deps);
+}
+
+/**
+ * message/stream's turn: streamed when the upstream streams; else its blocking answer, waited for (Bailian
+ * streams every turn, whatever the agent can do), and bounded as a blocking call is rather than as a
+ * first event.
+ */
+function streamedTurnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncIterable<StreamResponse> {
+  if (upstreamStreams(deps)) return deps.port.sendStreamingMessage(request, ctx);
+  const waited =
+    request.configuration?.returnImmediately === true
+      ? withFields(request, { configuration: withFields(request.configuration, { returnImmediately: false }) })
+      : request;
+  return blockingTurn(waited, ctx, deps);
 }
 
 /**
@@ -173,11 +193,12 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   }
   const { task, turn, reply, reprompt, images } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    deps.port.sendStreamingMessage(request, withFields(call.ctx, { onAccepted }));
+    streamedTurnEvents(request, withFields(call.ctx, { onAccepted }), deps);
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));
-  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply }));
+  const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
+  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
 }
 
 /** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */

@@ -23,6 +23,8 @@ export interface V025StreamOptions {
   onEnd?(): void;
   /** The reducer's options; default: the facade's for a turn without earlier artifacts. */
   reply?: ReplyOptions;
+  /** How long the first event may take; default `upstream.first-event-timeout-ms`. */
+  firstEventTimeoutMs?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   let head: OpenedStream<V025StreamEvent>;
   try {
     head = await openStream((onAccepted) => replyEvents(open(onAccepted), reply), {
-      firstEventTimeoutMs: deps.options.firstEventTimeoutMs,
+      firstEventTimeoutMs: options.firstEventTimeoutMs ?? deps.options.firstEventTimeoutMs,
       abort: options.abort,
     });
   } catch (error) {
