@@ -1,5 +1,5 @@
 import type { TaskRegistry } from '../../core/task-registry/types.js';
-import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
+import { withFields, isActiveState, type SendMessageRequest, type Task } from '../../model/index.js';
 
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */
@@ -10,8 +10,11 @@ export interface Turn {
   end(): void;
 }
 
+/** The task as the agent has it now (asked through the core, which records it); undefined when it cannot say. */
+export type TaskLookup = (taskId: string) => Promise<Task | undefined>;
+
 export interface Continuations {
-  begin(request: SendMessageRequest, principal: string): Promise<Turn>;
+  begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
 }
 
 /**
@@ -19,6 +22,10 @@ export interface Continuations {
  * the context's latest task when that task is still waiting for input upstream (iac-code ends every
  * turn in INPUT_REQUIRED and continues the conversation in the same task), else it starts a new task
  * in the context.
+ *
+ * The registry may have last seen that task working: its caller left mid-turn (Bailian hung up, a
+ * message/send timed out) and the agent finished the turn unwatched. Then the agent is asked (`lookup`),
+ * so the follow-up still reaches the task that waits for it rather than opening a second one beside it.
  *
  * While a facade turn runs on a context, a second message is NOT aimed at the paused task: the
  * registry may not have seen the running turn's first event yet, and a message naming a paused task
@@ -34,8 +41,15 @@ export function createContinuations(registry: TaskRegistry): Continuations {
     else running.delete(key);
   };
 
+  /** The context's latest task, asked of the agent when the registry last saw it running. */
+  async function latestOf(contextId: string, principal: string, lookup: TaskLookup | undefined): Promise<Task | undefined> {
+    const latest = await registry.latestForContext(contextId, principal);
+    if (!latest || !lookup || !isActiveState(latest.status.state)) return latest;
+    return (await lookup(latest.id).catch(() => undefined)) ?? latest;
+  }
+
   return {
-    async begin(request, principal) {
+    async begin(request, principal, lookup) {
       const { contextId, taskId } = request.message;
       const named = async (end: () => void): Promise<Turn> => {
         const previous = taskId ? await registry.get(taskId, principal).catch(() => undefined) : undefined;
@@ -54,7 +68,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       if (busy) return { request, end };
       if (taskId) return named(end);
       try {
-        const latest = await registry.latestForContext(contextId, principal);
+        const latest = await latestOf(contextId, principal, lookup);
         if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
         return { request: withFields(request, { message: withFields(request.message, { taskId: latest.id }) }), previous: latest, end };
       } catch (error) {

@@ -93,7 +93,9 @@ async function beginTurn(
   const { request } = input;
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
-  const begun = await routing.turns.begin(inItsOwnContext(task.request), principal);
+  // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
+  const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
+  const begun = await routing.turns.begin(inItsOwnContext(task.request), principal, lookup);
   try {
     // The caller's own words (the answer it may become is made below), in the turn's context.
     const language = await turnLanguageOf(deps, { message: begun.request.message, previous: begun.previous, principal }, routing.languages);

@@ -65,4 +65,30 @@ describe('follow-ups on a context (createContinuations)', () => {
     await continuations.begin(request(), 'a');
     expect((await continuations.begin(request(), 'b')).request.message.taskId).toBe('task-7');
   });
+
+  it('a task the registry last saw running is asked of the agent: waiting for input there, the follow-up continues it', async () => {
+    const asked: string[] = [];
+    const lookup = (state: TaskState | 'fails') => async (taskId: string) => {
+      asked.push(taskId);
+      if (state === 'fails') throw new Error('agent unreachable');
+      return withHistory(task(state));
+    };
+    const withHistory = (found: Task): Task => ({ ...found, history: [{ messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: 'Which region?' }] }] });
+    const working = createContinuations(registryWith(task('TASK_STATE_WORKING')));
+    const waiting = await working.begin(request(), 'p', lookup('TASK_STATE_INPUT_REQUIRED'));
+    expect(waiting.request.message.taskId).toBe('task-7');
+    expect(waiting.previous?.history?.[0]?.parts[0]?.text).toBe('Which region?');
+    waiting.end();
+    for (const state of ['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'fails'] as const) {
+      const turn = await working.begin(request(), 'p', lookup(state));
+      expect(turn.request.message.taskId).toBeUndefined();
+      turn.end();
+    }
+    expect(asked).toEqual(['task-7', 'task-7', 'task-7', 'task-7']);
+    // Only a task last seen running is asked about.
+    for (const state of ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'] as const) {
+      (await createContinuations(registryWith(task(state))).begin(request(), 'p', lookup('TASK_STATE_WORKING'))).end();
+    }
+    expect(asked).toHaveLength(4);
+  });
 });
