@@ -3,7 +3,7 @@ import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js'
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
 import { replyChunk, showText, takeSegment } from './reply-artifact.js';
 import { renderParts } from './render-parts.js';
-import { repeatsShown } from './rules.js';
+import { addedTo, addedToShown, denseLength, lineStart, repeatsShown } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
@@ -20,7 +20,8 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   if (options.replyArtifacts === 'single') {
     const text = rendered ?? joinText(artifact.parts);
     let next = state;
-    if (text !== '' && !(first && repeatsShown(text, state))) next = showText(next, text, key, false, out, options);
+    const shown = first ? newInWhole(text, key, state) : { text, state };
+    if (shown.text !== '') next = showText(shown.state, shown.text, key, false, out, options);
     const others = rendered === undefined ? artifact.parts.filter((part) => part.text === undefined) : [];
     if (others.length > 0) {
       next = withFields(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
@@ -49,4 +50,20 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
     }),
   );
   return comparable !== undefined ? takeSegment(state, key, comparable) : state;
+}
+
+/**
+ * What a whole artifact (not an appended chunk) adds to the reply: nothing when it repeats it; when it is
+ * the artifact just shown sent again grown (`append: false`, same id), only what it adds; when it restates
+ * the reply, what follows that; else all of it, and a rewrite of the artifact just shown on a new line
+ * (sent text cannot be taken back).
+ */
+function newInWhole(text: string, key: string, state: ReplyState): { text: string; state: ReplyState } {
+  if (text === '' || repeatsShown(text, state)) return { text: '', state };
+  if (key === state.segmentKey && !state.breakPending) {
+    const grown = addedTo(state.segmentText, denseLength(state.segmentText), text);
+    return grown !== undefined ? { text: grown, state } : { text, state: withFields(state, { breakPending: true }) };
+  }
+  const added = addedToShown(text, state);
+  return { text: added === undefined ? text : lineStart(added), state };
 }

@@ -23,7 +23,7 @@ import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
-import { isAnswerState, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
+import { addedToShown, isAnswerState, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { taskTurnEvents } from './task-events.js';
 
@@ -203,7 +203,7 @@ function onPipelineStatus(
       next = upstreamArtifactEvents(next, piece.artifact, out, options);
       continue;
     }
-    next = onPlainStatus(next, pieceUpdate(event, piece, at === closing ? event.status : undefined), out, options);
+    next = onPlainStatus(next, pieceUpdate(event, piece, at === closing ? event.status : undefined), out, options, true);
   }
   return !spoke || (final && closing < 0) ? onPlainStatus(next, event, out, options) : next;
 }
@@ -214,13 +214,23 @@ function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: Reply
   let next: ReplyState = withFields(state, { pipelineHeld: NOTHING_HELD });
   const working = { taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' as const } };
   for (const piece of heldBlocks(state.pipelineHeld, options.words)) {
-    if ('text' in piece) next = onPlainStatus(next, pieceUpdate(working, piece), out, options);
+    if ('text' in piece) next = onPlainStatus(next, pieceUpdate(working, piece), out, options, true);
     else if ('artifact' in piece) next = upstreamArtifactEvents(next, piece.artifact, out, options);
   }
   return withFields(next, { lastStatus: state.lastStatus });
 }
 
-function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+/**
+ * A status update. `facadeWords`: one the facade made of iac-code's pipeline envelopes, whose pieces are
+ * lines of their own; the agent's own working messages are its running text (rules.ts).
+ */
+function onPlainStatus(
+  state: ReplyState,
+  event: TaskStatusUpdateEvent,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+  facadeWords = false,
+): ReplyState {
   let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: event.status });
   const { status, metadata } = event;
   const final = endsCallerTurn(status.state, options);
@@ -228,9 +238,14 @@ function onPlainStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V02
   const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
   const text = inReply(status.state, options) ? said : '';
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
-  const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || ((final || startsSegment(key, next)) && repeatsShown(text, next));
-  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text, key }, out, options);
-  if (!nothingNew) next = showText(next, text, key, false, out, options);
+  const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING';
+  const fresh = final || startsSegment(key, next);
+  const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
+  const added = nothingNew || !fresh ? undefined : addedToShown(text, next);
+  // What a message adds after restating the reply carries it on: as running text, or on a line of its own.
+  const newText = added === undefined ? text : flows ? added : lineStart(added);
+  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key }, out, options);
+  if (!nothingNew) next = showText(next, newText, key, false, out, options, flows);
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).
     out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));

@@ -1,5 +1,5 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
-import { separatorBefore, startsSegment } from './rules.js';
+import { denseLength, separatorBefore, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { withFields } from '../../../model/index.js';
 
@@ -7,33 +7,33 @@ import { withFields } from '../../../model/index.js';
 
 /**
  * Sends `text` as the next chunk of the turn's reply artifact and remembers it as shown. One copy of
- * the state per chunk: this runs for every chunk of a streamed reply.
+ * the state per chunk: this runs for every chunk of a streamed reply. `flows`: the text is the agent's
+ * running text (a working message), which may carry on the one before it without a line break.
  */
-export function showText(state: ReplyState, text: string, key: string, last: boolean, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+export function showText(
+  state: ReplyState,
+  text: string,
+  key: string,
+  last: boolean,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+  flows = false,
+): ReplyState {
   const fresh = startsSegment(key, state);
-  const shownText = (fresh ? separatorBefore(text, state) : '') + text;
+  const shownText = (fresh ? separatorBefore(text, state, flows) : '') + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));
   const changes: Partial<ReplyState> = appended(state, shownText);
-  return withFields(state, Object.assign(changes, segmentTaking(state, key, text), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
+  return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
 }
 
-const LEADING_SPACE = /^\s*/;
-const TRAILING_SPACE = /\s*$/;
-
-type Measures = Pick<ReplyState, 'shown' | 'shownCore' | 'shownTrail' | 'shownEndsLine'>;
+type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast'>;
 
 /** `shown` with `text` added, and its measures updated from `text` alone (a fresh object). */
 function appended(state: ReplyState, text: string): Measures {
   const shown = state.shown + text;
-  if (text === '') return { shown, shownCore: state.shownCore, shownTrail: state.shownTrail, shownEndsLine: state.shownEndsLine };
-  const lead = LEADING_SPACE.exec(text)?.[0].length ?? 0;
-  const shownEndsLine = text.endsWith('\n');
-  if (lead === text.length) return { shown, shownCore: state.shownCore, shownTrail: state.shownTrail + text.length, shownEndsLine };
-  const trail = TRAILING_SPACE.exec(text)?.[0].length ?? 0;
-  // Leading white space of a reply that had no text yet is not part of its core.
-  const before = state.shownCore === 0 ? 0 : state.shownCore + state.shownTrail + lead;
-  return { shown, shownCore: before + text.length - lead - trail, shownTrail: trail, shownEndsLine };
+  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast };
+  return { shown, shownDense: state.shownDense + denseLength(text), shownLast: text.charAt(text.length - 1) };
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */
@@ -55,15 +55,22 @@ export function replyChunk(
 
 /** Makes `text` part of the segment under `key`, finishing the previous segment when this one is new. */
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
-  return withFields(state, segmentTaking(state, key, text));
+  return withFields(state, segmentTaking(state, key, text, false));
 }
 
-type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending'>;
+type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending' | 'segmentFlows'>;
 
 /** The segment fields once `text` is taken under `key` (finishing the previous segment into the shared set). */
-function segmentTaking(state: ReplyState, key: string, text: string): SegmentFields {
-  if (!startsSegment(key, state)) return { segmentKey: state.segmentKey, segmentText: state.segmentText + text, breakPending: state.breakPending };
+function segmentTaking(state: ReplyState, key: string, text: string, flows: boolean): SegmentFields {
+  if (!startsSegment(key, state)) {
+    return {
+      segmentKey: state.segmentKey,
+      segmentText: state.segmentText + text,
+      breakPending: state.breakPending,
+      segmentFlows: state.segmentFlows,
+    };
+  }
   const finished = state.segmentText.trim();
   if (finished !== '') (state.segments as Set<string>).add(finished);
-  return { segmentKey: key, segmentText: text, breakPending: false };
+  return { segmentKey: key, segmentText: text, breakPending: false, segmentFlows: flows };
 }

@@ -18,25 +18,97 @@ export function isIacCodeFinalRepeat(text: string, metadata: JsonObject | undefi
   return shown !== '' && shown.endsWith(text.trim());
 }
 
+const WHITE_SPACE = /\s+/g;
+
+/** The least of a reply, in characters that are not white space, that a message may restate before what it adds. */
+const MIN_RESTATED = 8;
+
+/** How many characters of `text` are not white space. */
+export const denseLength = (text: string): number => text.replace(WHITE_SPACE, '').length;
+
+/**
+ * Whether `candidate` says what the whole reply so far says, white space aside (an agent that streamed
+ * its answer in pieces and sends it whole again lays it out its own way). Compared only when the count of
+ * its characters says it could be equal.
+ */
+function sameAsShown(candidate: string, state: ReplyState): boolean {
+  return denseLength(candidate) === state.shownDense && candidate.replace(WHITE_SPACE, '') === state.shown.replace(WHITE_SPACE, '');
+}
+
 /**
  * Any agent: a whole message or a whole artifact whose text equals the reply shown so far, or one
  * message or artifact of it (an agent that streams its answer, then sends it again as an artifact or
- * as the final status message).
+ * as the final status message). A working message (`flowing`) is a piece of the agent's running text,
+ * which may well say a word or a sentence it said before: it repeats only the whole reply, when that
+ * came in more than one piece and is more than a word or two.
  */
-export function repeatsShown(text: string, state: ReplyState): boolean {
+export function repeatsShown(text: string, state: ReplyState, flowing = false): boolean {
   const candidate = text.trim();
   if (candidate === '') return false;
-  // The whole reply is compared only when its length says it could be equal.
-  const wholeReply = candidate.length === state.shownCore && candidate === state.shown.trim();
-  return wholeReply || candidate === state.segmentText.trim() || state.segments.has(candidate);
+  if (flowing) return state.segments.size > 0 && state.shownDense >= MIN_RESTATED && sameAsShown(candidate, state);
+  return sameAsShown(candidate, state) || candidate === state.segmentText.trim() || state.segments.has(candidate);
 }
+
+/**
+ * What `text` adds when it first restates all of `base`, white space aside: the rest of it, or undefined when
+ * it does not (or adds nothing). An agent may send its streamed answer again, whole, with a question after
+ * it; stream its text as messages that each hold all of it so far; or send an artifact again, whole, grown.
+ */
+export function addedTo(base: string, baseDense: number, text: string): string | undefined {
+  if (baseDense === 0 || denseLength(text) <= baseDense) return undefined;
+  const dense = base.replace(WHITE_SPACE, '');
+  let seen = 0;
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charAt(at);
+    if (SPACE.test(char)) continue;
+    if (char !== dense.charAt(seen)) return undefined;
+    if (++seen === dense.length) return text.slice(at + 1);
+  }
+  return undefined;
+}
+
+/** Text that goes on a line of its own, without the blanks that joined it to what it followed. */
+export const lineStart = (text: string): string => text.replace(/^[ \t]+/, '');
+
+/** What `text` adds to the whole reply shown so far, when it restates it first (and it is more than a word or two). */
+export const addedToShown = (text: string, state: ReplyState): string | undefined =>
+  state.shownDense < MIN_RESTATED ? undefined : addedTo(state.shown, state.shownDense, text);
 
 /** Whether text under `key` continues the current segment, or starts a new one. */
 export const startsSegment = (key: string, state: ReplyState): boolean => key !== state.segmentKey || state.breakPending;
 
-/** A new segment after shown text starts on a new line, so two messages' sentences do not run together. */
-export function separatorBefore(text: string, state: ReplyState): string {
-  if (state.shown === '' || state.shownEndsLine || text.startsWith('\n')) return '';
+const SPACE = /\s/;
+/** Characters that carry on what comes before them: a comma, a full stop, a closing bracket or quote. */
+const CARRIES_ON = /^[,.;:!?%)\]}'"\u2019\u201d\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u2026]/u;
+const ENDS_SENTENCE = /[.!?:\u2026]/u;
+/** Chinese and Japanese need no break between sentences: the next one carries on unless it is in Latin script. */
+const ENDS_CJK_SENTENCE = /[\u3002\uff01\uff1f\uff1a]/u;
+const LOWER_OR_DIGIT = /[\p{Ll}\d]/u;
+const LOWER = /\p{Ll}/u;
+const UPPER = /\p{Lu}/u;
+
+/**
+ * Whether a working message carries on the sentence the one before it left (`last` is its last character):
+ * agents that stream their answer a few tokens at a time in messages of their own (each with its own id)
+ * split words, numbers and code anywhere. A message that starts with white space or punctuation, or follows
+ * some, carries on; after the end of a Latin sentence only a lower-case word or a number does; a capital after
+ * a lower-case letter starts a new message ("Searching flights" then "Found 3").
+ */
+function carriesOn(last: string, text: string): boolean {
+  const first = text.charAt(0);
+  if (SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
+  if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
+  if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
+  return !(LOWER.test(last) && UPPER.test(first));
+}
+
+/**
+ * A new segment after shown text starts on a new line, so two messages' sentences do not run together;
+ * but a working message that carries on the agent's running text goes on where it left off.
+ */
+export function separatorBefore(text: string, state: ReplyState, flows = false): string {
+  if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
+  if (flows && state.segmentFlows && !state.breakPending && carriesOn(state.shownLast, text)) return '';
   return '\n';
 }
 

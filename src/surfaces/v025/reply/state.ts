@@ -42,12 +42,11 @@ export interface ReplyState {
   readonly lastStatus: TaskStatus;
   readonly shown: string;
   /**
-   * `shown` measured as it grows, so no rule has to scan (and flatten) the whole reply per event: the
-   * length of `shown.trim()`, the length of its trailing white space, and whether it ends a line.
+   * `shown` measured as it grows, so no rule has to scan (and flatten) the whole reply per event: how
+   * many of its characters are not white space, and its last character ('' while nothing is shown).
    */
-  readonly shownCore: number;
-  readonly shownTrail: number;
-  readonly shownEndsLine: boolean;
+  readonly shownDense: number;
+  readonly shownLast: string;
   /**
    * Finished segments, trimmed. Only ever added to, and shared by the states of one turn: the reducer
    * is folded in order, never replayed from an older state, so copying the set per segment would only
@@ -59,6 +58,8 @@ export interface ReplyState {
   readonly segmentText: string;
   /** Something that was not text (a tool call, an artifact) came since the last text: the next text starts a new line. */
   readonly breakPending: boolean;
+  /** The current segment is the agent's running text (its working messages), which the next may carry on. */
+  readonly segmentFlows: boolean;
   readonly replyArtifactId: string | undefined;
   readonly replyChunks: number;
   /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
@@ -75,13 +76,13 @@ export const initialReplyState = (): ReplyState => ({
   contextId: '',
   lastStatus: { state: 'TASK_STATE_SUBMITTED' },
   shown: '',
-  shownCore: 0,
-  shownTrail: 0,
-  shownEndsLine: false,
+  shownDense: 0,
+  shownLast: '',
   segments: new Set(),
   segmentKey: undefined,
   segmentText: '',
   breakPending: false,
+  segmentFlows: false,
   replyArtifactId: undefined,
   replyChunks: 0,
   commands: [],

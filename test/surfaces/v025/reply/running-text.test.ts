@@ -1,0 +1,82 @@
+/**
+ * Agents that stream their answer as working messages of their own, each with a new id (a2a-python's
+ * `new_agent_text_message` per chunk, ADK's partial events), split words, numbers and code anywhere; others
+ * send whole progress messages. A Bailian user must read each as the agent wrote it: tokens joined as they
+ * came, no word lost because it was said before, whole messages on lines of their own, and the whole answer
+ * sent again at the end not shown twice.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../../src/model/index.js';
+import { artifact, readText, run, status, submitted, tool } from './support.js';
+
+const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
+const TOKENS = ['Steps:\n', '1', '. ', 'Create', ' a VPC', '\n', '2', '. ', 'Create', ' a vSwitch', '\n', '```', 'yaml\nType: VPC\n', '```'];
+const ANSWER = TOKENS.join('');
+
+describe("an agent's running text in messages of their own", () => {
+  it('tokens read as the agent wrote them, once, however the answer is sent again at the end', () => {
+    expect(readText(run([submitted, ...working(TOKENS), status('TASK_STATE_COMPLETED')]))).toBe(ANSWER);
+    expect(readText(run([submitted, ...working(TOKENS), status('TASK_STATE_COMPLETED', ANSWER, {}, 'final')]))).toBe(ANSWER);
+    expect(readText(run([submitted, ...working(TOKENS), artifact('answer', [{ text: ANSWER }]), status('TASK_STATE_COMPLETED')]))).toBe(ANSWER);
+    // Laid out its own way the second time (white space only): still the same answer.
+    const relaidOut = ANSWER.replace('Steps:\n', 'Steps: \n\n');
+    expect(readText(run([submitted, ...working(TOKENS), status('TASK_STATE_COMPLETED', relaidOut, {}, 'final')]))).toBe(ANSWER);
+  });
+
+  it('a word or a sentence said again is not a repeat: every one is read', () => {
+    expect(readText(run([submitted, ...working(['ha', 'ha', '!']), status('TASK_STATE_COMPLETED')]))).toBe('haha!');
+    const checks = ['Step 1: check.', 'OK.', 'Step 2: deploy.', 'OK.', 'Done.'];
+    expect(readText(run([submitted, ...working(checks), status('TASK_STATE_COMPLETED')]))).toBe(checks.join('\n'));
+  });
+
+  it('whole progress messages each start a line; Chinese sentences carry on as Chinese is written', () => {
+    const progress = ['Looking up the exchange rates...', 'Processing the exchange rates..', 'Searching flights', 'Found 3 flights'];
+    expect(readText(run([submitted, ...working(progress), status('TASK_STATE_COMPLETED', '1 USD = 7.2 CNY', {}, 'final')]))).toBe(
+      [...progress, '1 USD = 7.2 CNY'].join('\n'),
+    );
+    expect(readText(run([submitted, ...working(['我来', '帮你', '部署', '。', '首先', '创建 ', 'VPC', '。']), status('TASK_STATE_COMPLETED')]))).toBe(
+      '我来帮你部署。首先创建 VPC。',
+    );
+    expect(readText(run([submitted, ...working(['172', '.', '16', '.', '0', '.', '0', '/12']), status('TASK_STATE_COMPLETED')]))).toBe(
+      '172.16.0.0/12',
+    );
+  });
+
+  it('a tool call, a question or a failure still starts a line of its own', () => {
+    expect(readText(run([submitted, ...working(['Writing', ' main']), tool, ...working(['.tf', ' done']), status('TASK_STATE_COMPLETED')]))).toBe(
+      'Writing main\n.tf done',
+    );
+    expect(readText(run([submitted, ...working(['Plan', ' ready']), status('TASK_STATE_INPUT_REQUIRED', 'which region?', {}, 'ask')]))).toBe(
+      'Plan ready\nwhich region?',
+    );
+    expect(readText(run([submitted, ...working(['Deploy', 'ing']), status('TASK_STATE_FAILED', 'quota exceeded', {}, 'why')]))).toBe(
+      'Deploying\nquota exceeded',
+    );
+  });
+
+  it('a question after the whole answer sent again: the question only', () => {
+    const asked = `${ANSWER}\nWhich region?`;
+    expect(readText(run([submitted, ...working(TOKENS), status('TASK_STATE_INPUT_REQUIRED', asked, {}, 'ask')]))).toBe(`${ANSWER}\nWhich region?`);
+    const inline = 'Hello world. How are you? Which region?';
+    expect(
+      readText(
+        run([submitted, ...working(['Hello', ' world', '.', ' How', ' are', ' you', '?']), status('TASK_STATE_INPUT_REQUIRED', inline, {}, 'ask')]),
+      ),
+    ).toBe('Hello world. How are you?\nWhich region?');
+  });
+
+  it('messages that each hold the whole text so far read as that text once it is more than a word', () => {
+    const cumulative = ['Deploying the', 'Deploying the VPC', 'Deploying the VPC now.'];
+    expect(readText(run([submitted, ...working(cumulative), status('TASK_STATE_COMPLETED')]))).toBe('Deploying the VPC now.');
+  });
+});
+
+describe('an artifact sent again whole (append: false, the same id)', () => {
+  it('grown: only what it adds; rewritten: on a line of its own (sent text cannot be taken back)', () => {
+    const snapshot = (text: string): StreamResponse => artifact('report', [{ text }]);
+    expect(readText(run([submitted, snapshot('Hello'), snapshot('Hello world'), snapshot('Hello world!'), status('TASK_STATE_COMPLETED')]))).toBe(
+      'Hello world!',
+    );
+    expect(readText(run([submitted, snapshot('Hello'), snapshot('Goodbye'), status('TASK_STATE_COMPLETED')]))).toBe('Hello\nGoodbye');
+  });
+});
