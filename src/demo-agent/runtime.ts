@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import {
   withFields,
+  withHistoryLength,
   A2AError,
   endsTurn,
   isTerminalState,
@@ -21,7 +22,7 @@ import { ContextRegistry, type DemoContext } from './contexts.js';
 import { planTurn, promptText, type DemoReply, type TokenUsage } from './reply.js';
 import { statusEvent, type StatusOptions } from './status-event.js';
 import { TEMPLATE_DONE, storeTemplate, templateFor, toolEvents } from './template-turn.js';
-import { TaskStore, applyEvent, snapshot, taskStateNumber, withHistoryLength, type ActiveTurn, type StoredTask } from './task-store.js';
+import { TaskStore, applyEvent, snapshot, taskStateNumber, type ActiveTurn, type StoredTask } from './task-store.js';
 
 export interface DemoRuntimeOptions {
   /** Pause before each streamed chunk (default 5 ms; 0 only yields to the event loop). */

@@ -1,5 +1,6 @@
 import {
   withFields,
+  withHistoryLength,
   A2AError,
   TASK_STATES,
   type ListTasksRequest,
@@ -94,16 +95,6 @@ export class TaskStore {
 /** A copy the caller may keep or serialise while the turn goes on mutating the stored task. */
 export function snapshot(task: Task): Task {
   return structuredClone(task);
-}
-
-/** a2a-sdk's apply_history_length: absent keeps all, 0 drops the field, n keeps the last n. */
-export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
-  if (historyLength === undefined || task.history === undefined) return task;
-  if (historyLength === 0) {
-    const { history: _dropped, ...rest } = task;
-    return rest;
-  }
-  return withFields(task, { history: task.history.slice(-historyLength) });
 }
 
 /**

@@ -59,3 +59,14 @@ export function renamedTask(task: Task, id: string): Task {
   const status = task.status.message ? withFields(task.status, { message: rename(task.status.message) }) : task.status;
   return withFields(task, { id, status, ...(task.history ? { history: task.history.map(rename) } : {}) });
 }
+
+/** The answer copy of a task for `historyLength` (absent: all, 0: none, n: last n); the stored task is untouched. */
+export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined || !task.history) return task;
+  if (historyLength <= 0) {
+    const { history: _dropped, ...rest } = task;
+    return rest;
+  }
+  if (task.history.length <= historyLength) return task;
+  return withFields(task, { history: task.history.slice(task.history.length - historyLength) });
+}

@@ -4,6 +4,8 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { loadMappingProfile, type MappingProfile, type V1Method } from '../mappings/index.js';
 import {
+  withFields,
+  withHistoryLength,
   A2AError,
   ErrorCode,
   type AgentCard,
@@ -47,6 +49,21 @@ const ANY_RESULT = { schema: z.unknown() };
  * `tasks/get`, ... and its answer back to the 1.0 model by src/translate (plain 0.2.5 profile).
  * ListTasks has no 0.2.5 counterpart: the gateway's registry answers it, this client refuses it.
  */
+/** More messages than any conversation holds: "all of them", as 0.2.5 agents read a number. */
+const ALL_HISTORY = 1_000_000;
+
+/**
+ * The `historyLength` a 0.2.5 agent is asked for, to answer a 1.0 caller's (unset: all, 0: none, n: the last n):
+ * a2a-js 0.2.5 sends no history for an unset length and all of it for 0 (`slice(-0)`), so the gateway asks for
+ * all or for n and cuts the answer itself.
+ */
+const historyToAsk = (historyLength: number | undefined): number | undefined =>
+  historyLength === undefined ? ALL_HISTORY : historyLength <= 0 ? undefined : historyLength;
+
+/** A SendMessage answer with its task's history cut to what the caller asked for (0.2.5 agents do not cut it). */
+const historyAsAsked = (response: SendMessageResponse, historyLength: number | undefined): SendMessageResponse =>
+  'task' in response ? { task: withHistoryLength(response.task, historyLength) } : response;
+
 export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const { config, dialect } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -108,12 +125,14 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
     close: () => transport.close(),
 
-    sendMessage: async (req, ctx) => (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse,
+    sendMessage: async (req, ctx) =>
+      historyAsAsked((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse, req.configuration?.historyLength),
     async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
       const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
       yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
     },
-    getTask: async (req, ctx) => (await call('GetTask', req, ctx)) as Task,
+    getTask: async (req, ctx) =>
+      withHistoryLength((await call('GetTask', withFields(req, { historyLength: historyToAsk(req.historyLength) }), ctx)) as Task, req.historyLength),
     async listTasks() {
       // The gateway's registry answers ListTasks; nothing upstream could.
       throw A2AError.unsupportedOperation('ListTasks is not available on an A2A 0.2.5 agent');

@@ -8,7 +8,6 @@ import type { TaskRegistry } from './types.js';
 export type { ExpiresLinkedKeys, ReportsDrops, TaskMeta, TaskRecord, TaskRegistry, TaskStore } from './types.js';
 export { createMemoryTaskRegistry } from './memory.js';
 export { createRedisTaskRegistry } from './redis.js';
-export { withHistoryLength } from './query.js';
 
 /** The registry the config asks for (`store: memory | redis`, `tasks.*`). */
 export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>): TaskRegistry {

@@ -1,4 +1,4 @@
-import { withFields, A2AError, type ListTasksRequest, type Task } from '../../model/index.js';
+import { withHistoryLength, A2AError, type ListTasksRequest, type Task } from '../../model/index.js';
 
 /**
  * ListTasks semantics shared by every store (iac-code `A2ATaskStore.list` + SDK `on_list_tasks`):
@@ -91,17 +91,6 @@ export function decodePageToken(token: string | undefined): string | undefined {
   const member = (cursor as { m?: unknown } | null)?.m;
   if (typeof member !== 'string' || !MEMBER.test(member)) throw invalid();
   return member;
-}
-
-/** The answer copy of a task for `historyLength` (absent: all, 0: none, n: last n); the stored task is untouched. */
-export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
-  if (historyLength === undefined || !task.history) return task;
-  if (historyLength <= 0) {
-    const { history: _dropped, ...rest } = task;
-    return rest;
-  }
-  if (task.history.length <= historyLength) return task;
-  return withFields(task, { history: task.history.slice(task.history.length - historyLength) });
 }
 
 /** A ListTasks entry: history trimmed, artifacts only with includeArtifacts. */

@@ -1,5 +1,5 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { withHistoryLength } from '../../core/task-registry/index.js';
+import { withHistoryLength } from '../../model/index.js';
 import { withFields, renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';

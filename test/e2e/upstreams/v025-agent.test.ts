@@ -100,6 +100,26 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(agent.received.some((request) => request.rpcMethod === 'tasks/get')).toBe(true);
   });
 
+  it('historyLength as 1.0 means it (unset: all, 0: none, n: the last n), whatever a 0.2.5 agent makes of it', async () => {
+    const first = await send('ask: where to?');
+    const sent = await send('north', { taskId: first.id });
+    const lengthOf = async (historyLength: number | undefined) => (await client.getTask({ tenant: '', id: sent.id, historyLength })).history.length;
+    const full = await lengthOf(undefined);
+    expect(full).toBeGreaterThanOrEqual(3);
+    expect(await lengthOf(0)).toBe(0);
+    expect(await lengthOf(1)).toBe(1);
+    expect(await lengthOf(2)).toBe(2);
+    const configured = async (historyLength: number) =>
+      asTask(
+        await client.sendMessage({
+          ...sendRequest('ask: and then?'),
+          configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength, returnImmediately: false },
+        }),
+      ).history.length;
+    expect(await configured(0)).toBe(0);
+    expect(await configured(1)).toBe(1);
+  });
+
   it('ListTasks is answered by the gateway registry: created tasks, the contextId filter, paging', async () => {
     const a = await send('list one');
     const b = await send('list two', { contextId: a.contextId });
