@@ -3,6 +3,7 @@ import {
   A2AError,
   ErrorCode,
   eventTaskRef,
+  eventTaskState,
   isActiveState,
   isInterruptedState,
   type Message,
@@ -87,7 +88,8 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     if (ridesAlong || !contextId) return { ridesAlong };
     const contextOwner = await registry.contextOwner(contextId);
     if (contextOwner !== undefined && contextOwner !== ctx.principal) throw foreignContextError(contextId);
-    const lease = await lanes.tryAcquire(laneKey(contextId), message.taskId);
+    // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
+    const lease = await lanes.tryAcquire(laneKey(contextId));
     if (!lease) throw contextBusyError(contextId);
     if (await runsWithoutLane(contextId, ctx)) {
       await lease.release();
@@ -115,24 +117,27 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
-      const bindTask = (taskId: string | undefined): void => {
-        if (lease && taskId && !lease.taskId) lease.bindTask(taskId);
+      // The lane names the turn's task while the turn is paused (an answer for it rides along), and only then.
+      const bindTask = (taskId: string | undefined, event: StreamResponse): void => {
+        const state = eventTaskState(event);
+        if (!lease || !taskId || state === undefined) return;
+        lease.bindTask(isInterruptedState(state) ? taskId : undefined);
       };
       return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
         item(event) {
           const { taskId, contextId } = eventTaskRef(event);
-          if (!takeLane || !contextId) return bindTask(taskId);
+          if (!takeLane || !contextId) return bindTask(taskId, event);
           // Taken before the event is handed on, so no caller can know the context before its lane is held.
           takeLane = false;
           return lanes
-            .tryAcquire(laneKey(contextId), taskId)
+            .tryAcquire(laneKey(contextId))
             .catch((error: unknown) => {
               logger?.warn({ err: error, contextId }, 'context lane could not be taken');
               return undefined;
             })
             .then((taken) => {
               lease = taken;
-              bindTask(taskId);
+              bindTask(taskId, event);
             });
         },
         end: () => lease?.release(),

@@ -86,7 +86,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
         if (boundTask === id || releasing) return;
         boundTask = id;
         // Not awaited: commands on one connection run in order, so a later release still comes after it.
-        bindScript(redisKey, owner, leaseMs, id).catch((error: unknown) => warn(error, key, 'context lane task could not be recorded'));
+        bindScript(redisKey, owner, leaseMs, id ?? '').catch((error: unknown) => warn(error, key, 'context lane task could not be recorded'));
       },
       release() {
         releasing ??= (async () => {

@@ -3,10 +3,13 @@ import { A2AError, ErrorCode } from '../model/index.js';
 /** The right to run one turn on a context. */
 export interface Lease {
   readonly key: string;
-  /** The task whose turn holds the lane, once known. */
+  /** The task whose paused turn holds the lane (it waits for an answer while its stream stays open), if any. */
   readonly taskId: string | undefined;
-  /** Names the task holding the lane, so a permission answer for it is let through (on any replica). */
-  bindTask(taskId: string): void;
+  /**
+   * Names the task whose turn paused while holding the lane, so an answer for it is let through (on any
+   * replica); undefined when the turn goes on, so that nothing else gets into the running turn.
+   */
+  bindTask(taskId: string | undefined): void;
   /**
    * Idempotent; a released lease never frees a lane someone else has taken since. Resolves once the
    * lane is free for everyone, so a caller told "the turn ended" can start the next one at once.
@@ -20,9 +23,9 @@ export interface Lease {
  * connection for a whole turn.
  */
 export interface ContextLanes {
-  /** The lane (optionally naming its task already), or undefined when another turn holds it: the caller rejects, it does not queue. */
+  /** The lane (optionally naming a paused task already), or undefined when another turn holds it: the caller rejects, it does not queue. */
   tryAcquire(key: string, taskId?: string): Promise<Lease | undefined>;
-  /** The task whose turn holds the lane, when the lane is held and its task known. */
+  /** The task whose paused turn holds the lane, when the lane is held by one. */
   holderTask(key: string): Promise<string | undefined>;
   /** Stops renewing held leases (they expire) and releases what the lanes own. */
   close(): Promise<void>;

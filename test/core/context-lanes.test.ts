@@ -80,7 +80,7 @@ describe.each(factories)('%s context lanes', (_name, make) => {
     expect(await lanes.holderTask('K')).toBe('T2');
   });
 
-  it('reports the task holding the lane, named at acquire or bound later, to every replica', async () => {
+  it('reports the paused task holding the lane, named at acquire or bound later and cleared, to every replica', async () => {
     const { lanes, replica } = make();
     expect(await replica.holderTask('K')).toBeUndefined();
     const named = await lanes.tryAcquire('K', 'T1');
@@ -96,6 +96,11 @@ describe.each(factories)('%s context lanes', (_name, make) => {
     expect(unnamed?.taskId).toBe('T2');
     // Bound without waiting; the replica's read may only come after the bind, as a later request would.
     await expect.poll(() => replica.holderTask('K')).toBe('T2');
+    // The turn goes on: the lane names no paused task any more, though it is still held.
+    unnamed!.bindTask(undefined);
+    expect(unnamed?.taskId).toBeUndefined();
+    await expect.poll(() => replica.holderTask('K')).toBeUndefined();
+    expect(await replica.tryAcquire('K')).toBeUndefined();
     await unnamed!.release();
   });
 });

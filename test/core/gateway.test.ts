@@ -111,4 +111,39 @@ describe('gateway: one turn per context', () => {
     await answering.return?.();
     await iterator.return?.();
   });
+
+  it("lets nothing into a follow-up's own turn, though the registry still says the task waits for input", async () => {
+    // The task paused at the end of its first turn; the follow-up turn into it runs, and nothing recorded that yet.
+    const first = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    first.end();
+    const second = new Feed();
+    const feeds = [first, second];
+    const upstream = stubUpstream({
+      sendStreamingMessage: () => feeds.shift()!.stream(),
+      sendMessage: async () => ({ task: finishedTask('T', 'C') }),
+    });
+    const { gateway, registry } = setup(upstream);
+    const opening = await openStream(gateway, userMessage({ contextId: 'C' }));
+    while (!(await opening.iterator.next()).done);
+    expect((await registry.get('T', ALICE.principal))?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+
+    const followUp = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    const firstEvent = followUp.next();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const message of [userMessage({ taskId: 'T', contextId: 'C' }), userMessage({ taskId: 'T' }), userMessage({ contextId: 'C' })]) {
+      expect((await rejection(gateway.sendMessage({ message }, ALICE))).code).toBe(-32602);
+    }
+    // Once the turn pauses again with its stream open, an answer rides along; once it goes on, nothing more does.
+    second.push(statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
+    await firstEvent;
+    feeds.push(new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING')));
+    const answering = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
+    await answering.return?.();
+    second.push(statusFrame('T', 'C', 'TASK_STATE_WORKING'));
+    await followUp.next();
+    expect((await rejection(gateway.sendMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE))).code).toBe(-32602);
+    expect(upstream.calls.filter((call) => call === 'sendMessage')).toHaveLength(0);
+    await followUp.return?.();
+  });
 });
