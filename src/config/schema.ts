@@ -244,6 +244,12 @@ const GatewayFields = z.strictObject({
   /** TLS files and settings for the rediss:// URLs (redis-schema.ts). */
   'redis-tls': RedisTls,
   'redis-prefix': z.string().default('a2a-bridge:'),
+  /**
+   * How long the task registry and the context lanes wait for Redis to answer a command before the call
+   * that needed it fails (-32603): a Redis that froze, or a network that drops packets, answers nothing
+   * and never closes the connection. 0: wait for ever.
+   */
+  'redis-command-timeout-ms': Millis.default(5_000),
   'persistence-dir': z.string().default('.a2a-bridge'),
   tasks: z
     .strictObject({

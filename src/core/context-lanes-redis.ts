@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
-import { connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
+import { connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
   redis?: Redis;
   url?: RedisTarget;
+  /** How long a command of its own connection may take before it fails (`redis-command-timeout-ms`; absent or 0: no bound). */
+  commandTimeoutMs?: number;
   /** Key prefix, e.g. 'a2a-bridge:'; a lane is `<prefix>lane:<encoded key>`. */
   prefix: string;
   /** How long a lease outlives its last renewal: the lanes of a crashed replica free themselves after this. */
@@ -38,7 +40,7 @@ return 0`;
  */
 export function createRedisContextLanes(options: RedisContextLanesOptions): ContextLanes {
   const ownsClient = !options.redis;
-  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379');
+  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
   redis.on('error', () => noteRedisError('context-lanes'));
   const renewScript = redisScript(redis, 'a2aBridgeLaneRenew', 1, RENEW_SCRIPT);
   const bindScript = redisScript(redis, 'a2aBridgeLaneBind', 1, BIND_SCRIPT);

@@ -1,6 +1,6 @@
 /**
  * A redis-server of a test's own, on a free port, that the test can kill and start again on the same
- * port: what an outage test needs and the shared Redis (REDIS_URL) must never be put through. Runs
+ * port, or freeze and thaw: what an outage test needs and the shared Redis (REDIS_URL) must never be put through. Runs
  * without persistence, so a restart comes back empty, as a Redis without a volume does. With
  * `cluster`, it is a one-node Redis Cluster holding every slot: it refuses what a cluster refuses
  * (a command or script whose keys are in different slots: CROSSSLOT), with no second node to route to.
@@ -20,6 +20,10 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** Kills it (SIGKILL: an outage, not a shutdown); resolves once it exited. */
   stop(): Promise<void>;
+  /** Freezes it (SIGSTOP): its connections stay open and nothing is answered, as behind a network that drops packets. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
 }
 
 export async function ownRedis(options: { cluster?: boolean } = {}): Promise<OwnRedis> {
@@ -49,6 +53,8 @@ export async function ownRedis(options: { cluster?: boolean } = {}): Promise<Own
         probe.disconnect();
       }
     },
+    freeze: () => void server?.kill('SIGSTOP'),
+    thaw: () => void server?.kill('SIGCONT'),
     async stop() {
       // Killed, it has a signalCode and no exitCode: stopping it twice must not wait for an exit that came already.
       if (!server || server.exitCode !== null || server.signalCode !== null) return;

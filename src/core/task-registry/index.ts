@@ -10,11 +10,14 @@ export { createMemoryTaskRegistry } from './memory.js';
 export { createRedisTaskRegistry } from './redis.js';
 
 /** The registry the config asks for (`store: memory | redis`, `tasks.*`). */
-export function createTaskRegistry(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>): TaskRegistry {
+export function createTaskRegistry(
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'redis-command-timeout-ms' | 'tasks'>,
+): TaskRegistry {
   const tasks = config.tasks;
   if (config.store === 'redis') {
     return createRedisTaskRegistry({
       url: redisEndpoint(config),
+      commandTimeoutMs: config['redis-command-timeout-ms'],
       prefix: config['redis-prefix'],
       idleTtlMs: tasks['idle-ttl-ms'],
       contextOwnerTtlMs: tasks['context-owner-ttl-ms'],

@@ -7,13 +7,15 @@ import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, 
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
-import { connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
+import { connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
   redis?: Redis;
   url?: RedisTarget;
+  /** How long a command of its own connection may take before it fails (`redis-command-timeout-ms`; absent or 0: no bound). */
+  commandTimeoutMs?: number;
   /** Key prefix, e.g. 'a2a-bridge:'. */
   prefix: string;
   /** A task not written for this long expires (0: never). */
@@ -45,7 +47,7 @@ const PRUNE_BATCH = 500;
  */
 export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskStore & ExpiresLinkedKeys {
   const ownsClient = !options.redis;
-  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379');
+  const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
   // Counted, not logged: a failing command surfaces in the call that needed it.
   redis.on('error', () => noteRedisError('task-registry'));
   // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
@@ -76,7 +78,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   }
 
   async function readVersioned(taskId: string): Promise<(Versioned & { owner?: string }) | undefined> {
-    const [version, doc, owner] = await redis.hmget(taskKey(taskId), 'v', 'd', 'o');
+    const [version, doc, owner] = await refusals.read(redis.hmget(taskKey(taskId), 'v', 'd', 'o'));
     const parsed = parseDoc(doc);
     if (!version || !parsed || owner === null) return undefined;
     return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner };
@@ -158,7 +160,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     if (ids.length === 0) return [];
     const pipeline = redis.pipeline();
     for (const id of ids) pipeline.hmget(taskKey(id), 'd', 'o', 'u');
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = (await refusals.read(pipeline.exec())) ?? [];
     const tasks: Array<{ task: Task; updatedMicros: number }> = [];
     for (const [error, value] of replies) {
       if (error) throw error;
@@ -184,16 +186,16 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     async get(taskId: string, owner: string): Promise<Task | undefined> {
-      const [doc, taskOwner] = await redis.hmget(taskKey(taskId), 'd', 'o');
+      const [doc, taskOwner] = await refusals.read(redis.hmget(taskKey(taskId), 'd', 'o'));
       return taskOwner === owner ? parseDoc(doc)?.task : undefined;
     },
 
     async ownerOf(taskId: string): Promise<string | undefined> {
-      return (await redis.hget(taskKey(taskId), 'o')) ?? undefined;
+      return (await refusals.read(redis.hget(taskKey(taskId), 'o'))) ?? undefined;
     },
 
     async contextOwner(contextId: string): Promise<string | undefined> {
-      return (await redis.get(contextOwnerKey(contextId))) ?? undefined;
+      return (await refusals.read(redis.get(contextOwnerKey(contextId)))) ?? undefined;
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
@@ -208,7 +210,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       let members: string[];
       if (request.contextId && request.status) {
         // No index for context × state: filter the (small) context set by the states kept in idx.
-        const all = await redis.zrevrangebylex(contextKey(owner, request.contextId), '+', min);
+        const all = await refusals.read(redis.zrevrangebylex(contextKey(owner, request.contextId), '+', min));
         const infos = all.length > 0 ? await redis.hmget(`${ownerPrefix(owner)}idx`, ...all.map(memberTaskId)) : [];
         const matching = all.filter((_, i) => {
           const info = infos[i];
@@ -219,11 +221,13 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       } else {
         const key = request.contextId ? contextKey(owner, request.contextId) : request.status ? statusKey(owner, request.status) : allKey(owner);
         const replies =
-          (await redis
-            .multi()
-            .zlexcount(key, min, '+')
-            .zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1)
-            .exec()) ?? [];
+          (await refusals.read(
+            redis
+              .multi()
+              .zlexcount(key, min, '+')
+              .zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1)
+              .exec(),
+          )) ?? [];
         for (const [error] of replies) if (error) throw error;
         total = Number(replies[0]?.[1] ?? 0);
         members = (replies[1]?.[1] as string[] | undefined) ?? [];
@@ -242,13 +246,13 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
     async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
       // One task read, not the whole context's: this runs for every message that names a context.
-      const latestId = await redis.get(latestKey(owner, contextId));
+      const latestId = await refusals.read(redis.get(latestKey(owner, contextId)));
       if (latestId !== null) {
         const [latest] = await loadTasks([latestId], owner);
         if (latest && latest.task.contextId === contextId) return latest.task;
       }
       // Written before the pointer existed, or its task is gone: find the latest among the context's tasks.
-      const members = await redis.zrevrangebylex(contextKey(owner, contextId), '+', '-');
+      const members = await refusals.read(redis.zrevrangebylex(contextKey(owner, contextId), '+', '-'));
       let latest: { task: Task; updatedMicros: number } | undefined;
       for (const candidate of await loadTasks(members.map(memberTaskId), owner)) {
         if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;

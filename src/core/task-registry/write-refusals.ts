@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 export interface WriteRefusals {
   /** A registry write: a refusal from a Redis that is connected marks it as refusing writes. */
   track<T>(write: Promise<T>): Promise<T>;
+  /** A registry read: no answer in time (`redis-command-timeout-ms`) from a Redis that is connected marks it too. */
+  read<T>(read: Promise<T>): Promise<T>;
   /** A connected Redis refused the last write, and no probe write has been taken since. */
   refusing(): boolean;
   stop(): void;
@@ -14,8 +16,12 @@ export interface WriteRefusals {
  * cannot run. Then turns would be answered and never recorded, so never scoped to their caller, and
  * only a log line would say so. While it lasts, `/ready` answers 503 (a balancer sends the callers to a
  * replica that can write), and a probe write every `probeEveryMs` ends it once the Redis takes one:
- * without callers there would be no write to tell.
+ * without callers there would be no write to tell. A Redis that froze (or a network that drops its packets)
+ * answers nothing and keeps the connection: a command that timed out, read or write, counts the same.
  */
+/** ioredis's error for a command that got no answer within `commandTimeout`. */
+const COMMAND_TIMED_OUT = 'Command timed out';
+
 export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs = 2_000): WriteRefusals {
   let refused = false;
   let timer: NodeJS.Timeout | undefined;
@@ -24,6 +30,14 @@ export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs 
     refused = false;
     clearInterval(timer);
     timer = undefined;
+  }
+
+  function refusing(): void {
+    // A connection that is down is what `status` already reports.
+    if (redis.status !== 'ready' || refused) return;
+    refused = true;
+    timer = setInterval(probe, probeEveryMs);
+    timer.unref();
   }
 
   function probe(): void {
@@ -37,12 +51,15 @@ export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs 
         accepted();
         return result;
       } catch (error) {
-        // A connection that is down is what `status` already reports.
-        if (redis.status === 'ready' && !refused) {
-          refused = true;
-          timer = setInterval(probe, probeEveryMs);
-          timer.unref();
-        }
+        refusing();
+        throw error;
+      }
+    },
+    async read(read) {
+      try {
+        return await read;
+      } catch (error) {
+        if (error instanceof Error && error.message === COMMAND_TIMED_OUT) refusing();
         throw error;
       }
     },

@@ -30,6 +30,7 @@ beforeAll(async () => {
     store: 'redis',
     'redis-url': url,
     'redis-prefix': `redis-outage-${randomBytes(4).toString('hex')}:`,
+    'redis-command-timeout-ms': 1_000,
     'push-notifications': true,
     'push-queue': 'redis-streams',
     'push-redis-url': url,
@@ -43,6 +44,30 @@ afterAll(async () => {
 });
 
 describe('a gateway on store: redis when Redis goes away and comes back', () => {
+  it('answers within redis-command-timeout-ms while Redis is frozen (connections open, nothing answered), is unready, and recovers', async () => {
+    await waitUntil(async () => (await readyStatus()) === 200, 15_000);
+    const before = (await send('before the freeze')).result as { task: { id: string; contextId: string } };
+    redis.freeze();
+    try {
+      for (const [method, params] of [
+        ['GetTask', { id: before.task.id }],
+        ['ListTasks', {}],
+        ['SendMessage', sendMessageParams('into a frozen context', { contextId: before.task.contextId })],
+      ] as const) {
+        const started = Date.now();
+        const answer = await rpc(gateway!.url, method, params);
+        expect(answer.error, method).toMatchObject({ code: -32603 });
+        expect(Date.now() - started, method).toBeLessThan(4_000);
+      }
+      // A write that got no answer says the registry cannot take writes: the balancer should look elsewhere.
+      await waitUntil(async () => (await readyStatus()) === 503, 10_000);
+    } finally {
+      redis.thaw();
+    }
+    await waitUntil(async () => (await readyStatus()) === 200, 15_000);
+    expect((await send('after the freeze')).result).toBeDefined();
+  }, 60_000);
+
   it('is unready while Redis is gone, answers calls with an error, and is ready and working again after', async () => {
     await waitUntil(async () => (await readyStatus()) === 200);
     expect((await send('before')).result).toBeDefined();
