@@ -1,8 +1,9 @@
-import { eventTaskRef, type Message, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import { eventTaskRef, type ListTasksRequest, type Message, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
 import { createOpenStreams } from './open-streams.js';
+import { createStaleTasks } from './stale-tasks.js';
 import { overlay } from './overlay.js';
 import type { Redaction } from './redact.js';
 import type { TaskMeta, TaskStore } from './task-registry/types.js';
@@ -21,11 +22,13 @@ export interface RecordingDeps {
  * streams are folded and persisted by the task writer (task-writer.ts, which says when it writes),
  * answers are stored as they come. When two streams follow one task (a send's stream and a
  * subscription), only the first records (open-streams.ts). ListTasks is always answered from the
- * registry, also for 1.0 agents: an agent that sees one gateway credential would list every caller's tasks.
+ * registry, also for 1.0 agents: an agent that sees one gateway credential would list every caller's tasks;
+ * the agent is only asked about tasks last seen running that nobody watches (stale-tasks.ts).
  */
 export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   const { registry, writer, redaction, metaOf } = deps;
   const openStreams = createOpenStreams();
+  const staleTasks = createStaleTasks((taskId) => openStreams.has(taskId));
 
   /**
    * Record a Task answer (SendMessage, GetTask, CancelTask). A task the registry does not know is
@@ -99,7 +102,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     async listTasks(request, ctx) {
       // What this process has folded but not yet written is listed too.
       await writer.settledAll();
-      return registry.list(request, ctx.principal);
+      const list = (listed: ListTasksRequest) => registry.list(listed, ctx.principal);
+      const ask = async (task: Task) =>
+        recordAnswer(await inner.getTask({ id: task.id, historyLength: 0 }, ctx), ctx, { historyTrimmed: true, claimNew: false });
+      return staleTasks.listFresh(request, list, ask);
     },
   });
 }

@@ -1,0 +1,64 @@
+import { LRUCache } from 'lru-cache';
+import { isActiveState, type ListTasksRequest, type ListTasksResponse, type Task, type TaskState } from '../model/index.js';
+
+/** Agent GetTasks one list waits on at most; more tasks last seen running than this are listed as last seen. */
+export const MAX_ASKED_PER_LIST = 50;
+/** Of those, asked at once. */
+const ASKED_AT_ONCE = 8;
+/** A task the agent was asked about is not asked again this soon: an agent that forgot it would be asked at every list. */
+const ASKED_AGAIN_AFTER_MS = 2_000;
+
+const ACTIVE_STATES: readonly TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'];
+
+export interface StaleTasks {
+  /** The list as `list` answers it, once the agent was asked about the tasks it shows as running that nobody watches. */
+  listFresh(
+    request: ListTasksRequest,
+    list: (request: ListTasksRequest) => Promise<ListTasksResponse>,
+    ask: (task: Task) => Promise<unknown>,
+  ): Promise<ListTasksResponse>;
+}
+
+/**
+ * Tasks the registry last saw running whose turns nobody watches any more (answered with
+ * `returnImmediately`, a caller that left mid-stream) end at the agent unseen. Before a list answers, the
+ * agent is asked about those it would show (`ask` records its answer), and when the list is filtered by a
+ * state a running task cannot be in, about the caller's tasks last seen running too: a finished task must
+ * not be missing from "my completed tasks". `watched`: a stream of this process follows the task.
+ */
+export function createStaleTasks(watched: (taskId: string) => boolean): StaleTasks {
+  const asked = new LRUCache<string, true>({ max: 10_000, ttl: ASKED_AGAIN_AFTER_MS, ttlAutopurge: false });
+  const unwatched = (tasks: readonly Task[]) =>
+    tasks.filter((task) => isActiveState(task.status.state) && !watched(task.id) && !asked.has(task.id)).slice(0, MAX_ASKED_PER_LIST);
+
+  async function askAbout(tasks: readonly Task[], ask: (task: Task) => Promise<unknown>): Promise<void> {
+    const queue = [...tasks];
+    for (const task of queue) asked.set(task.id, true);
+    const worker = async (): Promise<void> => {
+      for (let task = queue.shift(); task; task = queue.shift()) await ask(task).catch(() => undefined);
+    };
+    await Promise.all(Array.from({ length: Math.min(ASKED_AT_ONCE, queue.length) }, worker));
+  }
+
+  return {
+    async listFresh(request, list, ask) {
+      if (request.status && !isActiveState(request.status)) {
+        const running = await Promise.all(ACTIVE_STATES.map((status) => list(lastSeen(request, status))));
+        await askAbout(unwatched(running.flatMap((page) => page.tasks)), ask);
+        return list(request);
+      }
+      const page = await list(request);
+      const stale = unwatched(page.tasks);
+      if (stale.length === 0) return page;
+      await askAbout(stale, ask);
+      return list(request);
+    },
+  };
+}
+
+/** The caller's most recent tasks last seen in `status`, in the request's context, without their contents. */
+const lastSeen = (request: ListTasksRequest, status: TaskState): ListTasksRequest => {
+  const seen: ListTasksRequest = { status, pageSize: MAX_ASKED_PER_LIST, historyLength: 0 };
+  if (request.contextId) seen.contextId = request.contextId;
+  return seen;
+};
