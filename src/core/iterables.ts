@@ -57,6 +57,11 @@ export interface Tap<T> {
    */
   item?(item: T): Promise<unknown> | void;
   /**
+   * Whether an item is the stream's last: once it is handed on, the next read ends the stream as if the
+   * source had (the source is returned, then `end('done')`), whatever the source would still send.
+   */
+  last?(item: T): boolean;
+  /**
    * Called once when the stream ends (see TapEnd). The stream ends after it settles, as it would
    * after a generator's `finally`.
    */
@@ -74,6 +79,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
   readonly #tap: Tap<T>;
   #source: AsyncIterator<T> | undefined;
   #ended = false;
+  #sawLast = false;
 
   constructor(iterable: AsyncIterable<T>, tap: Tap<T>) {
     this.#iterable = iterable;
@@ -86,6 +92,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
 
   next(): Promise<IteratorResult<T>> {
     if (this.#ended) return Promise.resolve(DONE);
+    if (this.#sawLast) return this.#endAfterLast();
     this.#source ??= this.#iterable[Symbol.asyncIterator]();
     // One closure per pending read, none per layer: an idle stream holds one read per layer.
     return this.#source.next().then(
@@ -115,6 +122,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
     let seen: Promise<unknown> | void;
     try {
       seen = this.#tap.item?.(result.value);
+      if (this.#tap.last?.(result.value)) this.#sawLast = true;
     } catch (error) {
       return this.#itemFailed(error);
     }
@@ -125,6 +133,12 @@ class Tapped<T> implements AsyncIterableIterator<T> {
           (error: unknown) => this.#itemFailed(error),
         )
       : result;
+  }
+
+  async #endAfterLast(): Promise<IteratorResult<T>> {
+    await Promise.resolve(this.#source?.return?.()).catch(() => undefined);
+    await this.#end('done');
+    return DONE;
   }
 
   async #failed(error: unknown): Promise<never> {

@@ -36,6 +36,15 @@ describe('tapIterable', () => {
     expect(ends).toEqual(['done']);
   });
 
+  it('ends after the item last() names, returning the source, and ends with done', async () => {
+    const { iterable, log } = source([1, 2, 3, 4]);
+    const ends: TapEnd[] = [];
+    const tapped = tapIterable(iterable, { last: (n) => n === 2, end: (how) => void ends.push(how) });
+    expect(await drain(tapped)).toEqual([1, 2]);
+    expect(log).toEqual(['source finally']);
+    expect(ends).toEqual(['done']);
+  });
+
   it("passes a source's failure on after end('failed')", async () => {
     const { iterable } = source([1, 2, 3], { failAfter: 1 });
     const ends: TapEnd[] = [];

@@ -35,6 +35,24 @@ describe('requireTurnEnd', () => {
     expect(seen).toEqual(items);
     expect(failure).toMatchObject({ code: -32006, message: ENDED_EARLY });
   });
+
+  it('ends at a terminal state or a direct Message: what an agent sends after it is not relayed, and its stream is closed', async () => {
+    for (const last of [done, reply]) {
+      let closed = false;
+      async function* zombie(): AsyncGenerator<StreamResponse> {
+        try {
+          yield working;
+          yield last;
+          yield working;
+          yield { artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'late', parts: [{ text: 'late' }] } } };
+        } finally {
+          closed = true;
+        }
+      }
+      expect(await collect(requireTurnEnd(zombie()))).toEqual([working, last]);
+      expect(closed).toBe(true);
+    }
+  });
 });
 
 describe('startStream', () => {
