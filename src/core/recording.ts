@@ -1,13 +1,24 @@
-import { eventTaskRef, type ListTasksRequest, type Message, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import {
+  A2AError,
+  eventTaskRef,
+  type ListTasksRequest,
+  type Message,
+  type SendMessageResponse,
+  type StreamResponse,
+  type Task,
+} from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
+import { tapIterable } from './iterables.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
 import { overlay } from './overlay.js';
 import type { Redaction } from './redact.js';
 import type { TaskMeta, TaskStore } from './task-registry/types.js';
 import type { TaskWriter } from './task-writer.js';
+
+const FOREIGN_TASK = "The upstream agent answered with another caller's task";
 
 export interface RecordingDeps {
   registry: Pick<TaskStore, 'get' | 'ownerOf' | 'list'>;
@@ -39,19 +50,44 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     task: Task,
     ctx: CallContext,
     options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
+    known?: { owner: string | undefined },
   ): Promise<void> {
     if (openStreams.has(task.id)) return;
-    const owner = await registry.ownerOf(task.id);
+    const owner = known ? known.owner : await registry.ownerOf(task.id);
     if (owner === undefined ? !options.claimNew : owner !== ctx.principal) return;
     const stored = owner === undefined ? undefined : await registry.get(task.id, ctx.principal);
     await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx), task.id);
   }
 
+  /**
+   * The owner of a task the agent answered with, which must be the caller or nobody yet: an agent that mixed
+   * up its tasks must not show one caller another's (-32006, nothing of it relayed).
+   */
+  async function ownerFor(taskId: string, ctx: CallContext): Promise<{ owner: string | undefined }> {
+    const owner = await registry.ownerOf(taskId);
+    if (owner !== undefined && owner !== ctx.principal) throw A2AError.invalidAgentResponse(FOREIGN_TASK);
+    return { owner };
+  }
+
+  /** A stream's events, each task it names checked the first time (ownerFor). */
+  function ownEvents(source: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncIterable<StreamResponse> {
+    const checked: string[] = [];
+    return tapIterable(source, {
+      item(event) {
+        const { taskId } = eventTaskRef(event);
+        if (!taskId || checked.includes(taskId)) return;
+        checked.push(taskId);
+        return ownerFor(taskId, ctx);
+      },
+    });
+  }
+
   /** A stream passed through, each event folded into its task the moment it arrives. */
-  function recorded(source: AsyncIterable<StreamResponse>, meta: TaskMeta, followUp?: Message): AsyncIterable<StreamResponse> {
+  function recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, followUp?: Message): AsyncIterable<StreamResponse> {
     let pendingFollowUp = followUp;
+    const meta = metaOf(ctx);
     return openStreams.follow(
-      source,
+      ownEvents(source, ctx),
       (event, taskId) => {
         if (pendingFollowUp && pendingFollowUp.taskId === taskId && !('task' in event)) {
           // The caller's follow-up joins the history first, as the SDK's task manager does.
@@ -71,9 +107,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       const { taskId } = eventTaskRef(response);
       if (!taskId || entry?.ridesAlong) return response;
       if ('task' in response) {
+        const known = await ownerFor(response.task.id, ctx);
         const historyTrimmed = request.configuration?.historyLength !== undefined;
         const opening = request.message.taskId ? undefined : redaction.message(openingMessage(request.message, response.task));
-        await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true, opening });
+        await recordAnswer(response.task, ctx, { historyTrimmed, claimNew: true, opening }, known);
       } else {
         await writer.record(response, metaOf(ctx), taskId);
       }
@@ -82,10 +119,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
 
     sendStreamingMessage(request, ctx, entry?: Entry) {
       const followUp = request.message.taskId && !entry?.ridesAlong ? request.message : undefined;
-      return recorded(inner.sendStreamingMessage(request, ctx), metaOf(ctx), followUp);
+      return recorded(inner.sendStreamingMessage(request, ctx), ctx, followUp);
     },
 
-    subscribeToTask: (request, ctx) => recorded(inner.subscribeToTask(request, ctx), metaOf(ctx)),
+    subscribeToTask: (request, ctx) => recorded(inner.subscribeToTask(request, ctx), ctx),
 
     async getTask(request, ctx): Promise<Task> {
       const task = await inner.getTask(request, ctx);

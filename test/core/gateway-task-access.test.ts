@@ -49,6 +49,32 @@ describe('gateway: per-principal scoping', () => {
   });
 });
 
+describe("gateway: an agent that answers one caller with another's task", () => {
+  it('is -32006 for a blocking answer and for a stream, and nothing of that task is relayed or recorded', async () => {
+    const mixedUp = new Feed().push(taskFrame('OWN', 'D'), statusFrame('T', 'C', 'TASK_STATE_COMPLETED', 'secret of alice'));
+    mixedUp.end();
+    const upstream = stubUpstream({
+      sendMessage: async (request) => ({ task: finishedTask('T', request.message.contextId ?? 'C') }),
+      sendStreamingMessage: () => mixedUp.stream(),
+    });
+    const { gateway, registry } = setup(upstream);
+    await gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE);
+    expect(await registry.ownerOf('T')).toBe(ALICE.principal);
+
+    const blocking = await rejection(gateway.sendMessage({ message: userMessage({ contextId: 'E' }) }, BOB));
+    expect(blocking).toMatchObject({ code: -32006, message: "The upstream agent answered with another caller's task" });
+    const relayed: unknown[] = [];
+    const streamed = await (async () => {
+      for await (const event of gateway.sendStreamingMessage({ message: userMessage({ contextId: 'D' }) }, BOB)) relayed.push(event);
+    })().catch((error: unknown) => error);
+    expect(streamed).toMatchObject({ code: -32006 });
+    expect(relayed).toEqual([taskFrame('OWN', 'D')]);
+    expect(JSON.stringify(relayed)).not.toContain('secret of alice');
+    expect((await registry.get('T', ALICE.principal))?.status.message).toBeUndefined();
+    expect(await registry.ownerOf('T')).toBe(ALICE.principal);
+  });
+});
+
 describe('gateway: task queries', () => {
   it('refuses to subscribe to an input-required task without calling the upstream, forwards a terminal one', async () => {
     const feed = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
