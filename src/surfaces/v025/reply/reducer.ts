@@ -25,7 +25,7 @@ import { renderParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { addedToShown, isAnswerState, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
-import { taskTurnEvents } from './task-events.js';
+import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -272,14 +272,11 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
     return withFields(start(state, { taskId: task.id, contextId: task.contextId }, out, options, task), { lastStatus: task.status });
   }
   let next = state;
-  // Once a reply was streamed, a closing snapshot only says how the turn ended.
-  const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : [{ statusUpdate: closingStatus(task) }];
+  // Once a reply was streamed, a closing snapshot adds its artifacts (what was shown of them is not shown again) and how the turn ended.
+  const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : closingTaskEvents(task, options.earlierArtifacts);
   for (const event of events) next = apply(next, event, out, options);
   return next;
 }
-
-const closingStatus = (task: Task): TaskStatusUpdateEvent =>
-  defined({ taskId: task.id, contextId: task.contextId ?? task.id, status: task.status, metadata: task.metadata });
 
 /** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */
 function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], options: ReplyOptions): ReplyState {

@@ -30,9 +30,20 @@ export function taskTurnEvents(task: Task, earlierArtifacts: readonly Artifact[]
     if (message.role !== 'ROLE_AGENT' || message.messageId === finalMessageId) continue;
     events.push({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
   }
-  for (const artifact of artifactsOfThisTurn(task, earlierArtifacts)) {
-    events.push({ artifactUpdate: { taskId, contextId, artifact, lastChunk: true } });
-  }
+  events.push(...closingTaskEvents(task, earlierArtifacts));
+  return events;
+}
+
+/**
+ * A Task that closes a streamed turn, as events: the turn's artifacts (the rules of the reply drop those it
+ * already showed), then the final status. An agent may stream its progress and put its answer only there.
+ */
+export function closingTaskEvents(task: Task, earlierArtifacts: readonly Artifact[] = []): StreamResponse[] {
+  const taskId = task.id;
+  const contextId = task.contextId ?? task.id;
+  const events: StreamResponse[] = artifactsOfThisTurn(task, earlierArtifacts).map((artifact) => ({
+    artifactUpdate: { taskId, contextId, artifact, lastChunk: true },
+  }));
   const metadata = task.metadata ? { metadata: task.metadata } : {};
   events.push({ statusUpdate: { taskId, contextId, status: task.status, ...metadata } });
   return events;

@@ -80,3 +80,22 @@ describe('an artifact sent again whole (append: false, the same id)', () => {
     expect(readText(run([submitted, snapshot('Hello'), snapshot('Goodbye'), status('TASK_STATE_COMPLETED')]))).toBe('Hello\nGoodbye');
   });
 });
+
+describe('a Task that closes a streamed turn', () => {
+  const closing = (artifacts: Array<{ artifactId: string; parts: Array<{ text: string }> }>): StreamResponse => ({
+    task: {
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'done', role: 'ROLE_AGENT', parts: [{ text: 'All done.' }] } },
+      artifacts,
+    },
+  });
+
+  it('shows the artifacts it carries, and not again those the stream showed', () => {
+    const template = { artifactId: 'tpl', parts: [{ text: 'THE TEMPLATE BODY' }] };
+    expect(readText(run([submitted, ...working(['Starting...']), closing([template])]))).toBe('Starting...\nTHE TEMPLATE BODY\nAll done.');
+    expect(readText(run([submitted, ...working(['Starting...']), artifact('tpl', template.parts), closing([template])]))).toBe(
+      'Starting...\nTHE TEMPLATE BODY\nAll done.',
+    );
+  });
+});
