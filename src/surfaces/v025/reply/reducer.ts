@@ -26,6 +26,7 @@ import { replyChunk, showText } from './reply-artifact.js';
 import { addedToShown, isAnswerState, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
+import { unsaidEnd } from './unsaid-end.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -154,7 +155,8 @@ function finish(
   options: ReplyOptions,
 ): ReplyState {
   let next = state;
-  if (last) next = showText(next, last.text, last.key, true, out, options);
+  const said = last ?? unsaidEnd(state, status, options);
+  if (said) next = showText(next, said.text, said.key, true, out, options);
   else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));
   attachCommands(next, out, options);
   const keepMessage = !inReply(status.state, options);

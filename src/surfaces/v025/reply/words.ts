@@ -42,6 +42,10 @@ export interface FacadeWords {
   askedAgain(prompt: string): string;
   /** The upstream's stream stopped while the turn was still running. */
   endedEarly: string;
+  /** A turn that failed (or was rejected) without a word of why. */
+  failedSilently: string;
+  /** A turn that waits for the user's answer and said nothing at all. */
+  waitsSilently: string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
@@ -81,6 +85,8 @@ const EN: FacadeWords = {
   optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
   askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
   endedEarly: 'The upstream agent ended the stream before the turn finished',
+  failedSilently: 'The agent could not complete this request.',
+  waitsSilently: 'The agent needs more information to go on. Please reply.',
   failures: GATEWAY_FAILURES,
 };
 
@@ -120,6 +126,8 @@ const ZH: FacadeWords = {
   optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
   askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
+  failedSilently: '智能体未能完成本次请求。',
+  waitsSilently: '智能体需要更多信息才能继续，请回复。',
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -166,6 +174,8 @@ const JA: FacadeWords = {
   optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
   askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
   endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
+  failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
+  waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTurnReply, facadeWords, type FacadeLanguage } from '../../../../src/surfaces/v025/reply/index.js';
 import { batch, candidate, envelope, single, step, text } from './pipeline-support.js';
-import { options, readText, run, submitted } from './support.js';
+import { options, readText, run, spec, status, submitted } from './support.js';
 
 const inLanguage = (language: FacadeLanguage) => options(undefined, { words: facadeWords(language) });
 
@@ -131,5 +131,22 @@ describe("the facade's own words", () => {
       'Step 3/3: Cost estimation (attempt 2)\nThe upstream agent ended the stream before the turn finished',
     );
     expect(readText(run([submitted, promptWithoutWords]))).toBe('Allow write_file to run?\nReply "Allow once" or "Deny".');
+  });
+});
+
+describe('a turn that ends having said nothing of how', () => {
+  it("a failure without a reason, or a question never asked, is told in the user's language; anything said is left as it is", () => {
+    expect(readText(run([submitted, status('TASK_STATE_FAILED')], inLanguage('zh')))).toBe('智能体未能完成本次请求。');
+    expect(readText(run([submitted, status('TASK_STATE_WORKING', 'Deploying the VPC'), status('TASK_STATE_REJECTED')]))).toBe(
+      'Deploying the VPC\nThe agent could not complete this request.',
+    );
+    expect(readText(run([submitted, status('TASK_STATE_INPUT_REQUIRED')], inLanguage('ja')))).toBe(
+      'エージェントが続けるには追加の情報が必要です。返信してください。',
+    );
+    expect(readText(run([submitted, status('TASK_STATE_WORKING', 'Which region?'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe('Which region?');
+    expect(readText(run([submitted, status('TASK_STATE_FAILED', 'quota exceeded')]))).toBe('quota exceeded');
+    // Device commands are an answer; a plain 0.2.5 caller reads a failure on its status.
+    expect(readText(run([submitted, status('TASK_STATE_INPUT_REQUIRED', undefined, { metadata: { commands: [{ name: 'flash' }] } })]))).toBe('');
+    expect(readText(run([submitted, status('TASK_STATE_FAILED')], options(spec)))).toBe('');
   });
 });

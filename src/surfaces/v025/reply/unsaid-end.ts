@@ -1,0 +1,15 @@
+import type { TaskStatus } from '../../../model/index.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+
+/**
+ * A turn that failed without a word of why, or waits for an answer having said nothing at all: a Bailian
+ * user, who reads the reply's text alone, would see nothing, so the facade says what happened.
+ */
+export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyOptions): { text: string; key: string } | undefined {
+  if (options.replyArtifacts !== 'single' || status.message) return undefined;
+  const failed = status.state === 'TASK_STATE_FAILED' || status.state === 'TASK_STATE_REJECTED';
+  if (failed) return { text: options.words.failedSilently, key: 'facade:end' };
+  // Device commands alone are an answer (Bailian runs them).
+  const silent = state.shown === '' && state.commands.length === 0;
+  return status.state === 'TASK_STATE_INPUT_REQUIRED' && silent ? { text: options.words.waitsSilently, key: 'facade:end' } : undefined;
+}
