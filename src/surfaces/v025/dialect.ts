@@ -65,6 +65,14 @@ function withClientTaskId(result: unknown, clientTaskId: string): unknown {
   return result;
 }
 
+/** An error about an upstream task, named by the id its caller chose for it (the upstream's stays behind the gateway). */
+function inCallersTerms(error: unknown, params: unknown, clientTaskId: string): unknown {
+  const upstreamId = isRecord(params) ? (typeof params.taskId === 'string' ? params.taskId : params.id) : undefined;
+  if (!(error instanceof A2AError) || typeof upstreamId !== 'string' || upstreamId === '') return error;
+  const metadata = Object.fromEntries(Object.entries(error.metadata).map(([key, value]) => [key, value === upstreamId ? clientTaskId : value]));
+  return new A2AError(error.code, error.message.replaceAll(upstreamId, clientTaskId), { metadata, violations: error.violations });
+}
+
 /**
  * The A2A 0.2.5 JSON-RPC methods (`message/send`, `message/stream`, `tasks/*`, the push-config
  * methods and 0.3's `agent/getAuthenticatedExtendedCard`), translated to and from the 1.0 core by
@@ -125,22 +133,27 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         return jsonRpcResult(id, await extendedFacadeCard(ctx, facadeUrl(c.req.raw, options), deps));
       default: {
         const addressed = await addressTask(translated.params, ctx.principal);
-        const prepared = prepareCall(translated.method, addressed.params, env);
-        noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
-        if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
-        if (prepared.kind === 'stream') {
-          // A resubscription has no message to read its language from: the task's conversation says it.
-          const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
-          const words = wordsIn(await turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
-          const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
-          const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
-          return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
+        try {
+          const prepared = prepareCall(translated.method, addressed.params, env);
+          noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
+          if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
+          if (prepared.kind === 'stream') {
+            // A resubscription has no message to read its language from: the task's conversation says it.
+            const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
+            const words = wordsIn(await turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
+            const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
+            const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
+            return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
+          }
+          const result =
+            translated.method === 'GetTask'
+              ? await facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, addressed.clientTaskId)
+              : unaryResultToV025(translated.method, await prepared.run(ctx), deps);
+          return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
+        } catch (error) {
+          // A task the caller named by its own id is named so in what goes wrong with it, too.
+          throw addressed.clientTaskId ? inCallersTerms(error, addressed.params, addressed.clientTaskId) : error;
         }
-        const result =
-          translated.method === 'GetTask'
-            ? await facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, addressed.clientTaskId)
-            : unaryResultToV025(translated.method, await prepared.run(ctx), deps);
-        return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
       }
     }
   }

@@ -165,5 +165,11 @@ describe('client-chosen ids in front of a real a2a-js 1.x server (a2a-0.2.5 prof
     expect(got.result).toMatchObject({ id: taskId, status: { state: 'completed' } });
     const canceled: any = await client.cancelTask({ id: taskId });
     expect(canceled.error.code).toBe(-32002);
+    // What goes wrong with the task names it as the client knows it, never by the agent's id.
+    const uuids = (text: string) => text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
+    const refusal = (await rpc(gateway.url, 'tasks/resubscribe', { id: taskId })).text;
+    expect(refusal).toMatch(/-3200[14]/);
+    expect(refusal).toContain(taskId);
+    for (const answer of [refusal, JSON.stringify(canceled)]) expect(uuids(answer).every((uuid) => taskId.endsWith(uuid))).toBe(true);
   });
 });
