@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
@@ -160,6 +161,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         notified,
         settled,
         ...(deps.clientIdOf ? { clientIdOf: deps.clientIdOf } : {}),
+        // Beside the held jobs: a change whose configs Redis could not give is kept on disk the same way.
+        held: { journalDir: join(config['persistence-dir'], 'push-held', 'changes') },
       });
       watchers.add(watcher);
       const follower = createTaskFollower({
@@ -231,7 +234,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       stopping ??= (async () => {
         unfollowEvictions();
         await Promise.all([...followers].map((follower) => follower.stop()));
-        await Promise.all([...watchers].map((watcher) => watcher.drain()));
+        // Before the claims and the queue go: resolving a held change claims it and queues its jobs.
+        await Promise.all([...watchers].map((watcher) => watcher.stop()));
         await notified.close();
         // The follows cut short stay in Redis; without the lease another replica claims them at once.
         await redisJournal?.close();

@@ -8,27 +8,19 @@ import type { MappingProfile } from '../mappings/index.js';
 import {
   eventTaskRef,
   isTerminalState,
-  renamedTask,
+  withFields,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
   type TaskState,
 } from '../model/index.js';
-import type { PushConfigStore, StoredConfig } from './config-store/types.js';
-import {
-  CONTENT_TYPE,
-  EVENT_ID_HEADER,
-  eventState,
-  isNotifiedState,
-  storedPayloadVersion,
-  v025Payload,
-  v1Payload,
-  withPayloadVersion,
-  type PayloadVersion,
-} from './payload.js';
+import type { PushConfigStore } from './config-store/types.js';
+import { holdWhileUnanswered, noticedChange, type HeldChangesOptions } from './held-changes.js';
+import { eventState, isNotifiedState, withPayloadVersion, type PayloadVersion } from './payload.js';
 import { instanceEventId, stableEventId } from './event-id.js';
 import type { NotifiedEvents } from './notified-events.js';
-import { newPushJob, type PushLogger, type PushQueue } from './queue/types.js';
+import type { PushLogger, PushQueue } from './queue/types.js';
+import { createChangeResolver } from './resolve-change.js';
 
 /** A config sent along with SendMessage: stored once the task id is known. */
 export interface InlineConfig {
@@ -51,6 +43,8 @@ export interface PushWatcherDeps {
   settled: Settling['settled'];
   /** The id a 0.2.5 caller chose for an upstream task, if it chose one: its payloads name the task by it. */
   clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
+  /** How changes noticed while the config store cannot answer are held (journal, bound, backoff). */
+  held?: Omit<HeldChangesOptions, 'resolve' | 'logger'>;
 }
 
 export interface PushWatcher {
@@ -60,8 +54,10 @@ export interface PushWatcher {
   observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
   /** A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state moved on. */
   observeTask(task: Task): void;
-  /** Resolves once every accepted event is queued. */
+  /** Resolves once every accepted event is queued or held. */
   drain(): Promise<void>;
+  /** Drains, then resolves the held changes one last time (those still out of reach stay journaled). */
+  stop(): Promise<void>;
 }
 
 interface TaskTrack {
@@ -79,13 +75,6 @@ interface AcceptedEvent {
   stable: boolean;
 }
 
-/** What one receiver is sent for one event. */
-interface Notification {
-  payload: string;
-  /** `A2A-Event-Id`: the same on every retry. */
-  eventId: string;
-}
-
 /**
  * Watches the events that pass through the decorated port. Each accepted event becomes a step on
  * its task's promise chain (inline config first, then events in order), so the stream never waits
@@ -94,7 +83,9 @@ interface Notification {
  * the first one is watched, like the gateway records only the first.
  */
 export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
-  const { store, registry, logger } = deps;
+  const { store, logger } = deps;
+  // A change whose configs cannot be read yet (their Redis is away) is held, not dropped.
+  const held = holdWhileUnanswered(withFields(deps.held, { resolve: createChangeResolver(deps), logger }));
   const tails = new Map<string, Promise<void>>();
   const tracks = new LRUCache<string, TaskTrack>(countBound(MAX_TRACKED_TASKS));
   const openStreams = new Map<string, symbol[]>();
@@ -144,89 +135,11 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     return stable ? { eventId: stable, stable: true } : { eventId: instanceEventId(taskId, instance, track.seq), stable: false };
   }
 
-  /**
-   * Whether a config still has to be sent an event: a stable id is claimed first, and one another
-   * replica (or this process, or the process before a restart) claimed already is skipped. A claim
-   * that cannot be made (Redis out of reach) queues the job anyway: a duplicate the receiver can
-   * recognize by its id beats a lost notification.
-   */
-  async function firstClaim(entry: StoredConfig, accepted: AcceptedEvent): Promise<boolean> {
-    if (!accepted.stable) return true;
-    try {
-      if (await deps.notified.claim(entry, accepted.eventId)) return true;
-      logger.debug?.({ taskId: entry.taskId, configId: entry.id, eventId: accepted.eventId }, 'A2A push notification already queued; skipped');
-      return false;
-    } catch (error) {
-      logger.warn(
-        { err: error, taskId: entry.taskId, configId: entry.id },
-        'A2A push notification could not be checked for a duplicate; queued anyway',
-      );
-      return true;
-    }
-  }
-
-  /**
-   * A 0.2.5 receiver's notification: the whole Task, and the event id, both naming the task by the id
-   * its caller chose when it chose one (the upstream's id stays behind the gateway).
-   */
-  async function v025Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification | undefined> {
-    await deps.settled(taskId);
-    const task = (await registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
-    if (!task) return undefined;
-    const clientId = await deps.clientIdOf?.(taskId, owner);
-    if (!clientId) return { payload: v025Payload(task, deps.profile), eventId };
-    return { payload: v025Payload(renamedTask(task, clientId), deps.profile), eventId: `${clientId}${eventId.slice(taskId.length)}` };
-  }
-
-  async function enqueueFor(entry: StoredConfig, eventId: string, payload: string, version: PayloadVersion): Promise<void> {
-    const job = newPushJob({
-      eventId,
-      taskId: entry.taskId,
-      configId: entry.id,
-      owner: entry.owner,
-      url: entry.config.url,
-      payload,
-      contentType: CONTENT_TYPE[version],
-      headers: { [EVENT_ID_HEADER]: eventId },
-    });
-    await deps.queue.enqueue(job);
-  }
-
-  async function notify(event: StreamResponse, taskId: string, accepted: AcceptedEvent): Promise<void> {
-    const { eventId } = accepted;
-    const configs = await store.forTask(taskId);
-    const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
-    for (const entry of configs) {
-      const version = storedPayloadVersion(entry.config);
-      let notification: Notification | undefined;
-      let claimed = false;
-      try {
-        if (version === '1.0') {
-          notification = { payload: v1Payload(event), eventId };
-        } else {
-          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
-          notification = await v025ByOwner.get(entry.owner);
-        }
-        if (notification === undefined) {
-          logger.warn({ taskId, configId: entry.id }, 'A2A push notification skipped: the task is not in the registry');
-          continue;
-        }
-        // Claimed last, just before queuing: a claim stands for a job that is queued.
-        if (!(await firstClaim(entry, accepted))) continue;
-        claimed = accepted.stable;
-        await enqueueFor(entry, notification.eventId, notification.payload, version);
-      } catch (error) {
-        // One config's failure must not cost the others their notification.
-        logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');
-        // Not queued: another replica that sees the same change (or a retry here) must still be free to queue it.
-        if (claimed) await deps.notified.release(entry, eventId).catch(() => undefined);
-      }
-    }
-  }
-
   function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
     const accepted = accept(event, taskId, wholeTurn);
-    if (accepted) void chain(taskId, () => notify(event, taskId, accepted), 'A2A push notification could not be queued');
+    if (!accepted) return;
+    const change = noticedChange({ taskId, event, eventId: accepted.eventId, stable: accepted.stable });
+    void chain(taskId, () => held.notify(change), 'A2A push notification could not be queued');
   }
 
   function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse> {
@@ -277,6 +190,11 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
 
     async drain() {
       while (tails.size > 0) await Promise.all([...tails.values()]);
+    },
+
+    async stop() {
+      while (tails.size > 0) await Promise.all([...tails.values()]);
+      await held.stop();
     },
   };
 }

@@ -1,22 +1,37 @@
+import { statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PushJob } from './types.js';
 
+/** What a journal keeps: jobs of a queue, or anything else held under an id of its own. */
+export interface Journaled {
+  jobId: string;
+}
+
 /** One line of the journal. The live set is `enqueue|retry` (latest wins) minus `ack|dead`. */
-export type JournalRecord =
-  { t: 'enqueue'; job: PushJob } | { t: 'retry'; job: PushJob } | { t: 'ack'; jobId: string } | { t: 'dead'; jobId: string };
+export type JournalRecord<T extends Journaled = PushJob> =
+  { t: 'enqueue'; job: T } | { t: 'retry'; job: T } | { t: 'ack'; jobId: string } | { t: 'dead'; jobId: string };
 
 const JOURNAL = 'journal.jsonl';
 const DEAD = 'dead.jsonl';
 
-function apply(live: Map<string, PushJob>, record: JournalRecord): void {
+/** Whether the journal in `dir` may hold something (compacted empty, it is an empty file): read once, at start. */
+export function journalMayHoldRecords(dir: string): boolean {
+  try {
+    return statSync(join(dir, JOURNAL)).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+function apply<T extends Journaled>(live: Map<string, T>, record: JournalRecord<T>): void {
   if (record.t === 'enqueue' || record.t === 'retry') live.set(record.job.jobId, record.job);
   else live.delete(record.jobId);
 }
 
-function parseLine(line: string): JournalRecord | undefined {
+function parseLine<T extends Journaled>(line: string): JournalRecord<T> | undefined {
   try {
-    const record = JSON.parse(line) as JournalRecord;
+    const record = JSON.parse(line) as JournalRecord<T>;
     return record && typeof record === 'object' && typeof record.t === 'string' ? record : undefined;
   } catch {
     return undefined; // a line torn by a crash mid-write
@@ -33,34 +48,34 @@ async function openAppend(path: string): Promise<FileHandle> {
  * each append resolves only once its line is on disk. Every file operation runs on one chain, so
  * compaction never interleaves with an append.
  */
-export class Journal {
+export class Journal<T extends Journaled = PushJob> {
   private chain: Promise<unknown> = Promise.resolve();
   private buffer: string[] = [];
   private pendingFlush: Promise<void> | undefined;
   /** The state the file describes once the buffer is flushed; compaction writes it out. */
-  private readonly live: Map<string, PushJob>;
+  private readonly live: Map<string, T>;
   private lines: number;
 
   private constructor(
     private readonly dir: string,
     private handle: FileHandle,
-    live: Map<string, PushJob>,
+    live: Map<string, T>,
   ) {
     this.live = live;
     this.lines = live.size;
   }
 
   /** Opens (creating) the journal in `dir`, replays it, and rewrites it compactly (which also drops a torn tail). */
-  static async open(dir: string): Promise<{ journal: Journal; pending: PushJob[] }> {
+  static async open<T extends Journaled = PushJob>(dir: string): Promise<{ journal: Journal<T>; pending: T[] }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, JOURNAL);
-    const live = new Map<string, PushJob>();
+    const live = new Map<string, T>();
     const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
     });
     for (const line of text.split('\n')) {
-      const record = line ? parseLine(line) : undefined;
+      const record = line ? parseLine<T>(line) : undefined;
       if (record) apply(live, record);
     }
     const journal = new Journal(dir, await openAppend(path), live);
@@ -77,7 +92,7 @@ export class Journal {
     return this.lines >= minLines && this.lines > 2 * this.live.size;
   }
 
-  append(record: JournalRecord): Promise<void> {
+  append(record: JournalRecord<T>): Promise<void> {
     apply(this.live, record);
     this.buffer.push(`${JSON.stringify(record)}\n`);
     this.pendingFlush ??= this.run(async () => {
@@ -91,7 +106,7 @@ export class Journal {
   }
 
   /** Writes the job to dead.jsonl (fsynced) before the journal forgets it. */
-  async deadLetter(job: PushJob, reason: string): Promise<void> {
+  async deadLetter(job: T, reason: string): Promise<void> {
     await this.run(async () => {
       const handle = await openAppend(join(this.dir, DEAD));
       try {

@@ -1,0 +1,129 @@
+import { renamedTask, withFields, type StreamResponse } from '../model/index.js';
+import type { StoredConfig } from './config-store/types.js';
+import type { NoticedChange, Unresolved } from './held-changes.js';
+import { isOutOfReach } from './out-of-reach.js';
+import { CONTENT_TYPE, EVENT_ID_HEADER, storedPayloadVersion, v025Payload, v1Payload, type PayloadVersion } from './payload.js';
+import { newPushJob } from './queue/types.js';
+import type { PushWatcherDeps } from './watch.js';
+
+/** What one receiver is sent for one event. */
+interface Notification {
+  payload: string;
+  /** `A2A-Event-Id`: the same on every retry. */
+  eventId: string;
+}
+
+type ResolverDeps = Pick<PushWatcherDeps, 'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf'>;
+
+/**
+ * Turns a noticed change into one job per config of its task. What cannot be read because Redis is out
+ * of reach (the configs, or what a 0.2.5 payload is made of) is handed back as the part still to do,
+ * for the watcher to hold; every other failure costs only its own config the notification, logged.
+ */
+export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange) => Promise<Unresolved> {
+  const { logger } = deps;
+
+  /**
+   * Whether a config still has to be sent an event: a stable id is claimed first, and one another
+   * replica (or this process, or the process before a restart) claimed already is skipped. A claim
+   * that cannot be made (Redis out of reach) queues the job anyway: a duplicate the receiver can
+   * recognize by its id beats a lost notification.
+   */
+  async function firstClaim(entry: StoredConfig, change: NoticedChange): Promise<boolean> {
+    if (!change.stable) return true;
+    try {
+      if (await deps.notified.claim(entry, change.eventId)) return true;
+      logger.debug?.({ taskId: entry.taskId, configId: entry.id, eventId: change.eventId }, 'A2A push notification already queued; skipped');
+      return false;
+    } catch (error) {
+      logger.warn(
+        { err: error, taskId: entry.taskId, configId: entry.id },
+        'A2A push notification could not be checked for a duplicate; queued anyway',
+      );
+      return true;
+    }
+  }
+
+  /**
+   * A 0.2.5 receiver's notification: the whole Task, and the event id, both naming the task by the id
+   * its caller chose when it chose one (the upstream's id stays behind the gateway).
+   */
+  async function v025Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification | undefined> {
+    await deps.settled(taskId);
+    const task = (await deps.registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
+    if (!task) return undefined;
+    const clientId = await deps.clientIdOf?.(taskId, owner);
+    if (!clientId) return { payload: v025Payload(task, deps.profile), eventId };
+    return { payload: v025Payload(renamedTask(task, clientId), deps.profile), eventId: `${clientId}${eventId.slice(taskId.length)}` };
+  }
+
+  async function enqueueFor(entry: StoredConfig, notification: Notification, version: PayloadVersion): Promise<void> {
+    const job = newPushJob({
+      eventId: notification.eventId,
+      taskId: entry.taskId,
+      configId: entry.id,
+      owner: entry.owner,
+      url: entry.config.url,
+      payload: notification.payload,
+      contentType: CONTENT_TYPE[version],
+      headers: { [EVENT_ID_HEADER]: notification.eventId },
+    });
+    await deps.queue.enqueue(job);
+  }
+
+  /** The configs the change is still due to; a config deleted meanwhile is not sent it. */
+  async function dueConfigs(change: NoticedChange): Promise<StoredConfig[]> {
+    const configs = await deps.store.forTask(change.taskId);
+    const due = change.configs;
+    if (!due) return configs;
+    return configs.filter((entry) => due.some(([owner, id]) => owner === entry.owner && id === entry.id));
+  }
+
+  return async function resolve(change) {
+    const { taskId, event, eventId } = change;
+    let configs: StoredConfig[];
+    try {
+      configs = await dueConfigs(change);
+    } catch (error) {
+      if (isOutOfReach(error)) return { rest: change, error };
+      throw error;
+    }
+    const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
+    const unread: Array<[string, string]> = [];
+    let unreadError: unknown;
+    for (const entry of configs) {
+      const version = storedPayloadVersion(entry.config);
+      let reading = true;
+      let claimed = false;
+      try {
+        let notification: Notification | undefined;
+        if (version === '1.0') {
+          notification = { payload: v1Payload(event), eventId };
+        } else {
+          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
+          notification = await v025ByOwner.get(entry.owner);
+        }
+        reading = false;
+        if (notification === undefined) {
+          logger.warn({ taskId, configId: entry.id }, 'A2A push notification skipped: the task is not in the registry');
+          continue;
+        }
+        // Claimed last, just before queuing: a claim stands for a job that is queued.
+        if (!(await firstClaim(entry, change))) continue;
+        claimed = change.stable;
+        await enqueueFor(entry, notification, version);
+      } catch (error) {
+        if (reading && isOutOfReach(error)) {
+          unread.push([entry.owner, entry.id]);
+          unreadError = error;
+          continue;
+        }
+        // One config's failure must not cost the others their notification.
+        logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');
+        // Not queued: another replica that sees the same change (or a retry here) must still be free to queue it.
+        if (claimed) await deps.notified.release(entry, eventId).catch(() => undefined);
+      }
+    }
+    return unread.length > 0 ? { rest: withFields(change, { configs: unread }), error: unreadError } : undefined;
+  };
+}

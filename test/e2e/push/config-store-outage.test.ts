@@ -1,0 +1,104 @@
+/**
+ * The one Redis of push (`store: redis`: configs and claims; `push-queue: redis-streams` with no
+ * `push-redis-url` of its own) going away for longer than its client waits, while a turn ends: the
+ * change is noticed while its configs cannot be read. It is held by the gateway, not lost, and once
+ * Redis is back (with its data: a Redis with a volume) the receiver is sent it once, with the event id
+ * the change has wherever it is noticed; held on disk, so a gateway stopped during the outage sends it
+ * after its restart. A redis-server of the test's own, killed and started again on the same port.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../src/model/index.js';
+import { stableEventId } from '../../../src/push/event-id.js';
+import { connectRedis } from '../../../src/redis-connection.js';
+import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment } from './harness.js';
+import { keptRedis, type KeptRedis } from './kept-redis.js';
+
+let env: Environment;
+let redis: KeptRedis;
+/** The config store's connection: it gives a command up after one reconnection, so a 2 s outage outlasts it. */
+let configs: Redis;
+const open: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = await keptRedis();
+  await redis.start();
+  configs = connectRedis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  configs.on('error', () => undefined);
+});
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+  await redis.start();
+});
+afterAll(async () => {
+  configs.disconnect();
+  await redis.remove();
+  await env.close();
+});
+
+const ALICE = ctx('basic:alice', 'jsonrpc');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Configs, claims and queue all on the test's Redis, under names of their own; the queue's URL is the store's. */
+function onOwnRedis(): Record<string, unknown> {
+  const base = `config-outage-${randomBytes(4).toString('hex')}`;
+  return {
+    store: 'redis',
+    'redis-url': redis.url,
+    'redis-prefix': `${base}:`,
+    'push-keys': [`k1:${randomBytes(32).toString('base64')}`],
+    'push-queue': 'redis-streams',
+    'push-stream': `${base}:push`,
+    'push-retry-key': `${base}:push:retry`,
+    'push-dead-stream': `${base}:push:dead`,
+    'push-consumer-group': `${base}-group`,
+  };
+}
+
+/** A task with a push config, then Redis killed and a second turn of the task answered without it. */
+async function turnDuringOutage(options: { subdir?: string } = {}) {
+  const h = await startHarness(env, onOwnRedis(), { redis: configs, ...options });
+  open.push(h);
+  const receiver = await new Receiver().up();
+  open.push({ close: () => receiver.down() });
+  const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
+  await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
+  await redis.stop();
+  const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+  const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1) as StreamResponse;
+  return { h, receiver, taskId: first.taskId, second, lastUpdate };
+}
+
+describe('push notifications while the config store Redis is gone', () => {
+  it('a change noticed then is held and sent once Redis is back: once, with its stable event id', async () => {
+    const { h, receiver, taskId, second, lastUpdate } = await turnDuringOutage();
+    const finalState = second.events.flatMap((event) => ('statusUpdate' in event ? [event.statusUpdate.status.state] : [])).at(-1);
+    expect(finalState).toBe('TASK_STATE_INPUT_REQUIRED');
+    // Longer than the config store's client waits (one reconnection, 100 ms): its read of the configs has failed.
+    await sleep(2_000);
+    expect(receiver.at('/v1')).toHaveLength(0);
+
+    await redis.start();
+    const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
+    expect(delivered!.json).toEqual(lastUpdate);
+    const eventId = stableEventId(taskId, lastUpdate);
+    expect(eventId).toBeDefined();
+    expect(delivered!.headers['a2a-event-id']).toBe(eventId);
+    // Once: a later notification arrives, and still only one for the held change.
+    await flush(h, receiver);
+    expect(receiver.at('/v1')).toHaveLength(1);
+  }, 60_000);
+
+  it('held by a gateway that stops during the outage, is sent by it after its restart, once', async () => {
+    const { h, receiver, taskId, lastUpdate } = await turnDuringOutage({ subdir: `held-${randomBytes(4).toString('hex')}` });
+    await sleep(500);
+    await h.restart(() => redis.start());
+    const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
+    expect(delivered!.json).toEqual(lastUpdate);
+    expect(delivered!.headers['a2a-event-id']).toBe(stableEventId(taskId, lastUpdate));
+    await flush(h, receiver);
+    expect(receiver.at('/v1')).toHaveLength(1);
+  }, 60_000);
+});
