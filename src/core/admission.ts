@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   A2AError,
   ErrorCode,
+  GATEWAY_FAILURES,
   eventTaskRef,
   eventTaskState,
   isActiveState,
@@ -43,7 +44,7 @@ export interface EntryDeps {
 }
 
 export interface AdmissionDeps extends EntryDeps {
-  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext'>;
+  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext' | 'outOfReach'>;
   lanes: ContextLanes;
   logger?: Logger;
 }
@@ -83,6 +84,8 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
   async function admit(message: Message, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+    // A turn whose task could not be recorded would not be its caller's: refused before the agent does the work.
+    if (registry.outOfReach?.()) throw A2AError.internal(GATEWAY_FAILURES.registryOutOfReach);
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
     if (ridesAlong || !contextId) return { ridesAlong };

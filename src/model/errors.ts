@@ -195,6 +195,7 @@ export const GATEWAY_FAILURES = {
   abortedOrTimedOut: 'The upstream call was aborted or timed out',
   shuttingDown: 'The gateway is shutting down',
   internal: 'Internal error',
+  registryOutOfReach: 'The gateway cannot record tasks right now; try again in a moment',
 } as const;
 
 export type GatewayFailure = keyof typeof GATEWAY_FAILURES;

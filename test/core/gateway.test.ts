@@ -3,7 +3,8 @@
  * gateway-relay.test.ts; who may see and subscribe to a task: gateway-task-access.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamResponse } from '../../src/model/index.js';
+import { GATEWAY_FAILURES, type StreamResponse } from '../../src/model/index.js';
+import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
 import { Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage } from '../support/gateway-stubs.js';
 import { rejection } from '../support/rejection.js';
 import { ALICE, openStream, setup } from './gateway-harness.js';
@@ -145,5 +146,22 @@ describe('gateway: one turn per context', () => {
     expect((await rejection(gateway.sendMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE))).code).toBe(-32602);
     expect(upstream.calls.filter((call) => call === 'sendMessage')).toHaveLength(0);
     await followUp.return?.();
+  });
+
+  it('refuses a turn before the agent does any work while the registry is known to be out of reach, and takes it again after', async () => {
+    let outOfReach = true;
+    const registry = Object.assign(createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 60_000, historyLimit: 10 }), { outOfReach: () => outOfReach });
+    const upstream = stubUpstream({
+      sendMessage: async () => ({ task: finishedTask('T', 'C') }),
+      sendStreamingMessage: () => new Feed().push(taskFrame('T', 'C')).stream(),
+    });
+    const { gateway } = setup(upstream, { registry });
+    for (const message of [userMessage(), userMessage({ contextId: 'C' })]) {
+      expect(await rejection(gateway.sendMessage({ message }, ALICE))).toMatchObject({ code: -32603, message: GATEWAY_FAILURES.registryOutOfReach });
+      expect((await rejection(gateway.sendStreamingMessage({ message }, ALICE)[Symbol.asyncIterator]().next())).code).toBe(-32603);
+    }
+    expect(upstream.calls).toEqual([]);
+    outOfReach = false;
+    await expect(gateway.sendMessage({ message: userMessage() }, ALICE)).resolves.toMatchObject({ task: { id: 'T' } });
   });
 });

@@ -34,6 +34,9 @@ interface Versioned {
   upstream: string;
 }
 
+/** ioredis connection states after a connection was lost (not the first one still being made). */
+const LOST: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end']);
+
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
 const MAX_WRITE_ATTEMPTS = 32;
@@ -261,6 +264,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     reachable: () => redis.status === 'ready' && !refusals.refusing(),
+    outOfReach: () => LOST.has(redis.status) || refusals.refusing(),
 
     /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
     drops: 'expire-linked',

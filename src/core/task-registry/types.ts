@@ -50,6 +50,11 @@ export interface TaskStore {
   latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
   /** False while the store cannot be reached (Redis down or reconnecting) or refuses writes; absent: always reachable (memory). */
   reachable?(): boolean;
+  /**
+   * True while the store is known not to take writes (its Redis went away and is being reconnected to, or
+   * refuses writes); not while its first connection is still being made. Absent: never (memory).
+   */
+  outOfReach?(): boolean;
   close(): Promise<void>;
 }
 

@@ -135,6 +135,7 @@ const ZH: FacadeWords = {
     abortedOrTimedOut: '对上游智能体的调用已中止或超时',
     shuttingDown: '网关正在关闭，请稍后重试',
     internal: '网关内部错误，请稍后重试',
+    registryOutOfReach: '网关暂时无法记录任务，请稍后重试',
   },
 };
 
@@ -183,6 +184,7 @@ const JA: FacadeWords = {
     abortedOrTimedOut: '上流のエージェントへの呼び出しが中止されたか、時間切れになりました',
     shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',
     internal: 'ゲートウェイで内部エラーが発生しました。しばらくしてからもう一度お試しください',
+    registryOutOfReach: 'ゲートウェイは現在タスクを記録できません。しばらくしてからもう一度お試しください',
   },
 };
 
