@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamResponse } from '../model/index.js';
-import { Journal, journalMayHoldRecords } from './queue/journal.js';
+import { holdInOrder, type HeldWording, type Offered } from './queue/held-in-order.js';
+import { journalMayHoldRecords } from './queue/journal.js';
 import type { PushLogger } from './queue/types.js';
 
 /** A task event the watcher accepted for notification: everything needed to turn it into jobs later. */
@@ -43,17 +44,20 @@ export interface HeldChanges {
   stop(): Promise<void>;
 }
 
-const DEFAULTS = { maxHeld: 10_000, retryMs: 500, maxRetryMs: 10_000 };
-
-async function openJournal(dir: string | undefined, logger: PushLogger) {
-  if (dir === undefined) return undefined;
-  try {
-    return await Journal.open<NoticedChange>(dir);
-  } catch (error) {
-    logger.error({ err: error }, 'A2A push: the journal of held changes cannot be opened; they are held in memory only');
-    return undefined;
-  }
-}
+const WORDING: HeldWording = {
+  journalUnopened: 'A2A push: the journal of held changes cannot be opened; they are held in memory only',
+  heldFromBefore: 'A2A push: changes held before the last stop are resolved again',
+  notJournaled: 'A2A push: a held change could not be journaled; it is held in memory only',
+  holding: {
+    journaled: 'A2A push config store out of reach: holding changes (journaled) until it answers',
+    inMemory: 'A2A push config store out of reach: holding changes in memory until it answers',
+  },
+  allTaken: 'A2A push config store answers again: every held change is queued',
+  atStop: {
+    journaled: 'A2A push config store out of reach at stop: the held changes stay journaled for the next start',
+    lost: 'A2A push config store out of reach at stop: the changes held for it are lost',
+  },
+};
 
 /**
  * The changes noticed while the stores a notification is made from (push configs, and for 0.2.5 the
@@ -66,120 +70,54 @@ async function openJournal(dir: string | undefined, logger: PushLogger) {
  */
 export function holdWhileUnanswered(options: HeldChangesOptions): HeldChanges {
   const { logger, resolve } = options;
-  const maxHeld = options.maxHeld ?? DEFAULTS.maxHeld;
-  const retryMs = options.retryMs ?? DEFAULTS.retryMs;
-  const maxRetryMs = options.maxRetryMs ?? DEFAULTS.maxRetryMs;
-  const held: NoticedChange[] = [];
-  let wait = retryMs;
-  let timer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> | undefined;
-  let stopped = false;
-  const pendingAtStart = options.journalDir !== undefined && journalMayHoldRecords(options.journalDir);
-  // Changes still journaled from before a stop or a crash are older than any new one: they go first.
-  const ready = openJournal(options.journalDir, logger).then((opened) => {
-    if (opened && opened.pending.length > 0) {
-      held.push(...opened.pending);
-      logger.warn({ held: held.length }, 'A2A push: changes held before the last stop are resolved again');
-      schedule();
-    }
-    return opened?.journal;
+  // Read before the journal is opened, which rewrites it.
+  const fromBefore = options.journalDir !== undefined && journalMayHoldRecords(options.journalDir);
+  const held = holdInOrder<NoticedChange>({
+    logger,
+    maxHeld: options.maxHeld,
+    retryMs: options.retryMs,
+    maxRetryMs: options.maxRetryMs,
+    journalDir: options.journalDir,
+    wording: WORDING,
+    offer: resolveHeld,
+    whenFull: (change, count) =>
+      logger.error(
+        { taskId: change.taskId, eventId: change.eventId, held: count.held },
+        'A2A push: the config store is out of reach and too many changes are held already; this one is not pushed',
+      ),
   });
 
-  async function hold(change: NoticedChange, journal: Journal<NoticedChange> | undefined): Promise<void> {
-    if (held.length >= maxHeld) {
-      logger.error(
-        { taskId: change.taskId, eventId: change.eventId, held: held.length },
-        'A2A push: the config store is out of reach and too many changes are held already; this one is not pushed',
-      );
-      return;
-    }
-    held.push(change);
+  /** Resolves a held change again; one that fails for another reason than its store's outage is logged and let go. */
+  async function resolveHeld(change: NoticedChange): Promise<Offered<NoticedChange>> {
+    let unresolved: Unresolved;
     try {
-      await journal?.append({ t: 'enqueue', job: change });
+      unresolved = await resolve(change);
     } catch (error) {
-      logger.warn({ err: error, taskId: change.taskId }, 'A2A push: a held change could not be journaled; it is held in memory only');
+      logger.error({ err: error, taskId: change.taskId, eventId: change.eventId }, 'A2A push: a held change could not be pushed');
     }
-  }
-
-  /** Resolves the held changes in order; stops at the first one still out of reach. True when one was. */
-  async function resolveHeld(): Promise<boolean> {
-    const journal = await ready;
-    while (held.length > 0) {
-      const change = held[0]!;
-      let unresolved: Unresolved;
-      try {
-        unresolved = await resolve(change);
-      } catch (error) {
-        logger.error({ err: error, taskId: change.taskId, eventId: change.eventId }, 'A2A push: a held change could not be pushed');
-      }
-      if (unresolved) {
-        // Some of its configs may be queued now: only the rest is resolved again, after a restart too.
-        held[0] = unresolved.rest;
-        await journal?.append({ t: 'retry', job: unresolved.rest }).catch(() => undefined);
-        return true;
-      }
-      held.shift();
-      // A crash before this is on disk resolves the change again: its claims make that a no-op for stable ids.
-      await journal?.append({ t: 'ack', jobId: change.jobId }).catch(() => undefined);
-    }
-    await journal?.compact().catch(() => undefined);
-    return false;
-  }
-
-  function schedule(): void {
-    if (timer || stopped) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      flushing = resolveHeld().then((refused) => {
-        flushing = undefined;
-        if (held.length === 0) {
-          logger.warn({}, 'A2A push config store answers again: every held change is queued');
-          wait = retryMs;
-          return;
-        }
-        if (refused) wait = Math.min(wait * 2, maxRetryMs);
-        schedule();
-      });
-    }, wait);
-    timer.unref();
+    // Taken, it leaves the journal; a crash before that resolves it again: its claims make that a no-op for stable ids.
+    return unresolved ? { taken: false, rest: unresolved.rest } : { taken: true };
   }
 
   return {
-    held: () => held.length,
+    held: held.held,
     async notify(change) {
       // Opening the journal costs fsyncs: a change waits for it only when changes from before may be in it.
-      if (pendingAtStart) await ready;
+      if (fromBefore) await held.ready;
       // Behind the held ones, or it would overtake an earlier change of its task.
-      if (!stopped && (held.length > 0 || flushing)) return hold(change, await ready);
+      if (!held.stopped() && held.newItemsWait()) {
+        await held.ready;
+        return held.hold(change);
+      }
       const unresolved = await resolve(change);
       if (!unresolved) return;
-      const journal = await ready;
-      if (stopped) {
+      await held.ready;
+      if (held.stopped()) {
         logger.error({ err: unresolved.error, taskId: change.taskId, eventId: change.eventId }, 'A2A push: a change noticed at stop is not pushed');
         return;
       }
-      await hold(unresolved.rest, journal);
-      logger.warn(
-        { err: unresolved.error, taskId: change.taskId, eventId: change.eventId },
-        journal
-          ? 'A2A push config store out of reach: holding changes (journaled) until it answers'
-          : 'A2A push config store out of reach: holding changes in memory until it answers',
-      );
-      schedule();
+      await held.holdRefused(unresolved.rest, { err: unresolved.error, taskId: change.taskId, eventId: change.eventId });
     },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      timer = undefined;
-      await flushing;
-      const journal = await ready;
-      if (held.length > 0 && (await resolveHeld())) {
-        if (journal)
-          logger.warn({ held: held.length }, 'A2A push config store out of reach at stop: the held changes stay journaled for the next start');
-        else logger.error({ lost: held.length }, 'A2A push config store out of reach at stop: the changes held for it are lost');
-        held.length = 0;
-      }
-      await journal?.close();
-    },
+    stop: () => held.stop(),
   };
 }

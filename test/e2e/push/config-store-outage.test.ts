@@ -12,8 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { connectRedis } from '../../../src/redis-connection.js';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment } from './harness.js';
+import { flush, startEnvironment, startHarness, type Environment } from './harness.js';
 import { keptRedis, type KeptRedis } from './kept-redis.js';
+import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
 let env: Environment;
 let redis: KeptRedis;
@@ -38,7 +39,6 @@ afterAll(async () => {
   await env.close();
 });
 
-const ALICE = ctx('basic:alice', 'jsonrpc');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Configs, claims and queue all on the test's Redis, under names of their own; the queue's URL is the store's. */
@@ -49,11 +49,7 @@ function onOwnRedis(): Record<string, unknown> {
     'redis-url': redis.url,
     'redis-prefix': `${base}:`,
     'push-keys': [`k1:${randomBytes(32).toString('base64')}`],
-    'push-queue': 'redis-streams',
-    'push-stream': `${base}:push`,
-    'push-retry-key': `${base}:push:retry`,
-    'push-dead-stream': `${base}:push:dead`,
-    'push-consumer-group': `${base}-group`,
+    ...streamsQueueNamed(base),
   };
 }
 
@@ -61,12 +57,7 @@ function onOwnRedis(): Record<string, unknown> {
 async function turnDuringOutage(options: { subdir?: string } = {}) {
   const h = await startHarness(env, onOwnRedis(), { redis: configs, ...options });
   open.push(h);
-  const receiver = await new Receiver().up();
-  open.push({ close: () => receiver.down() });
-  const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
-  await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
-  await redis.stop();
-  const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
+  const { receiver, first, second } = await turnWhileRedisIsDown(h, redis, open);
   const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1) as StreamResponse;
   return { h, receiver, taskId: first.taskId, second, lastUpdate };
 }

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment } from './harness.js';
+import { flush, startEnvironment, startHarness, type Environment } from './harness.js';
+import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
 let env: Environment;
 let redis: OwnRedis;
@@ -27,32 +28,16 @@ afterAll(async () => {
   await env.close();
 });
 
-const ALICE = ctx('basic:alice', 'jsonrpc');
-
 /** A gateway on the test's own Redis for its push queue, under keys of its own. */
 function queueOnOwnRedis(): Record<string, unknown> {
-  const base = `queue-outage-${randomBytes(4).toString('hex')}`;
-  return {
-    'push-queue': 'redis-streams',
-    'push-redis-url': redis.url,
-    'push-stream': `${base}:push`,
-    'push-retry-key': `${base}:push:retry`,
-    'push-dead-stream': `${base}:push:dead`,
-    'push-consumer-group': `${base}-group`,
-  };
+  return { 'push-redis-url': redis.url, ...streamsQueueNamed(`queue-outage-${randomBytes(4).toString('hex')}`) };
 }
 
 /** A task with a push config, then the queue's Redis killed and a second turn of the task answered without it. */
 async function turnDuringOutage(options: { subdir?: string } = {}) {
   const h = await startHarness(env, queueOnOwnRedis(), options);
   open.push(h);
-  const receiver = await new Receiver().up();
-  open.push({ close: () => receiver.down() });
-  const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE);
-  await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v1', url: `${receiver.url}/v1` }, ALICE);
-  await redis.stop();
-  const second = await streamTurn(h.port, { message: userText('and a vswitch', { taskId: first.taskId }) }, ALICE);
-  return { h, receiver, first, second };
+  return { h, ...(await turnWhileRedisIsDown(h, redis, open)) };
 }
 
 describe('push notifications while the queue Redis is gone', () => {
