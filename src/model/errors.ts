@@ -104,6 +104,15 @@ export class A2AError extends Error {
     if (options.agentHttpStatus !== undefined) this.agentHttpStatus = options.agentHttpStatus;
   }
 
+  /** The same error in other words (a surface that names things as its caller knows them, or speaks its language). */
+  toldAs(message: string): A2AError {
+    if (message === this.message) return this;
+    const options: ConstructorParameters<typeof A2AError>[2] = { metadata: this.metadata, violations: this.violations };
+    if (this.retryAfterSeconds !== undefined) options.retryAfterSeconds = this.retryAfterSeconds;
+    if (this.agentHttpStatus !== undefined) options.agentHttpStatus = this.agentHttpStatus;
+    return new A2AError(this.code, message, options);
+  }
+
   /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */
   get statusInfo(): CodeInfo {
     return this.retryAfterSeconds === undefined ? codeInfo(this.code) : REFUSED_FOR_NOW;

@@ -26,7 +26,7 @@ import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { v025ErrorAnswer } from './errors.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
-import { sendTurn, streamTurn, type TurnRouting } from './send.js';
+import { sendTurn, streamTurn, toldInTurnLanguage, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished } from './task-methods.js';
@@ -105,6 +105,16 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     return clientTaskId ? { params: withFields(params, { [key]: upstreamId }), clientTaskId } : { params };
   }
 
+  /** A turn's error before its reply began is told in the turn's language when it is the gateway's own (send.ts). */
+  async function serveTold(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
+    try {
+      return await serve(request, c, open);
+    } catch (error) {
+      if (request.method !== 'message/send' && request.method !== 'message/stream') throw error;
+      throw await toldInTurnLanguage(error, request.params, c.var.principal ?? '', deps, routing);
+    }
+  }
+
   async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
     const { id, method } = request;
     if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
@@ -161,6 +171,6 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   return {
     name: 'a2a-0.2.5',
     handles: isLegacyMethodName,
-    handle: (request, c) => runCall(c, edge, request, request.method.slice(0, 100), (open) => serve(request, c, open)),
+    handle: (request, c) => runCall(c, edge, request, request.method.slice(0, 100), (open) => serveTold(request, c, open)),
   };
 }

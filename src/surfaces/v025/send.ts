@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, GATEWAY_FAILURES, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -13,7 +14,7 @@ import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
-import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
+import { createReplyFold, createTurnReply, failureReason, isGatewayFailure, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
@@ -215,6 +216,24 @@ async function* afterImages(
   const withImages = await withLaterImages(request, images);
   if (signal.aborted) return;
   yield* send(withImages, onAccepted);
+}
+
+/**
+ * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out), told in
+ * the turn's language when the gateway gave it ("暂时无法连接上游智能体" for a Chinese turn); the agent's own
+ * reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
+ */
+export async function toldInTurnLanguage(
+  error: unknown,
+  params: unknown,
+  principal: string,
+  deps: V025FacadeDeps,
+  routing: TurnRouting,
+): Promise<unknown> {
+  if (!(error instanceof A2AError) || !isGatewayFailure(error.message)) return error;
+  const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
+  const language = await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined);
+  return error.toldAs(failureReason(wordsIn(language), error.message));
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

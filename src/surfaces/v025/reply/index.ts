@@ -9,4 +9,4 @@ export { renderPart, renderParts, type RenderOptions } from './render-parts.js';
 export { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 export { taskTurnEvents } from './task-events.js';
 export { createTurnReply, replyEvents, type TurnReply } from './turn.js';
-export { facadeWords, type FacadeLanguage, type FacadeWords } from './words.js';
+export { facadeWords, failureReason, isGatewayFailure, type FacadeLanguage, type FacadeWords } from './words.js';

@@ -192,15 +192,18 @@ const WORDS: Readonly<Record<FacadeLanguage, FacadeWords>> = { en: EN, zh: ZH, j
 
 export const facadeWords = (language: FacadeLanguage): FacadeWords => WORDS[language];
 
-/**
- * A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own;
- * the detail after its colon (`Upstream agent timed out: no event within 30000 ms`) is the operator's.
- */
-export function failureReason(words: FacadeWords, reason: string): string {
-  if (words.language === 'en') return reason;
-  const known = (Object.keys(GATEWAY_FAILURES) as GatewayFailure[]).find(
+/** Which of the gateway's own reasons `reason` is; the detail after its colon (`Upstream agent timed out: no event within 30000 ms`) is the operator's. */
+const gatewayFailure = (reason: string): GatewayFailure | undefined =>
+  (Object.keys(GATEWAY_FAILURES) as GatewayFailure[]).find(
     (failure) => reason === GATEWAY_FAILURES[failure] || reason.startsWith(`${GATEWAY_FAILURES[failure]}: `),
   );
+
+export const isGatewayFailure = (reason: string): boolean => gatewayFailure(reason) !== undefined;
+
+/** A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own. */
+export function failureReason(words: FacadeWords, reason: string): string {
+  if (words.language === 'en') return reason;
+  const known = gatewayFailure(reason);
   return known ? words.failures[known] : reason;
 }
 
