@@ -40,18 +40,13 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
   });
 }
 
-/** Reconnections a command on a caller's path waits through before it fails, rather than ioredis's 20 (about 40 s). */
-const REQUEST_PATH_RETRIES = 2;
-
 /**
  * Options of a connection that callers' requests wait on (the task registry, the context lanes): a command
- * fails within `commandTimeoutMs` (0: no bound) and after two reconnections, so that a Redis that froze or
- * went away makes a call fail at once with a JSON-RPC error rather than hang it, or hold it for 40 s.
+ * fails within `commandTimeoutMs` (0: no bound), so that a Redis that froze makes a call fail rather than
+ * hang. Reconnections keep ioredis's retries: a stream's writes must outlive a short restart or failover
+ * (new turns are refused meanwhile, core/admission.ts).
  */
-export const requestPathRedis = (commandTimeoutMs: number): RedisOptions =>
-  commandTimeoutMs > 0
-    ? { maxRetriesPerRequest: REQUEST_PATH_RETRIES, commandTimeout: commandTimeoutMs }
-    : { maxRetriesPerRequest: REQUEST_PATH_RETRIES };
+export const requestPathRedis = (commandTimeoutMs: number): RedisOptions => (commandTimeoutMs > 0 ? { commandTimeout: commandTimeoutMs } : {});
 
 /**
  * A Lua script as a command of `redis`, sent by its digest once Redis knows it (EVAL would send the whole
