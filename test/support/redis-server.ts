@@ -6,7 +6,7 @@
  * (a command or script whose keys are in different slots: CROSSSLOT), with no second node to route to.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,17 +24,28 @@ export interface OwnRedis {
   freeze(): void;
   /** Lets a frozen server go on (SIGCONT). */
   thaw(): void;
+  /** Kills it and removes what it kept (with `keepData`). */
+  remove(): Promise<void>;
 }
 
-export async function ownRedis(options: { cluster?: boolean } = {}): Promise<OwnRedis> {
+/**
+ * `keepData`: an append-only file fsynced on every write, in a folder of its own, so a restart after a
+ * SIGKILL comes back with what it had, as a Redis with a volume does.
+ */
+export async function ownRedis(options: { cluster?: boolean; keepData?: boolean } = {}): Promise<OwnRedis> {
   const port = await freePort();
   let server: ChildProcess | undefined;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const dir = options.keepData ? mkdtempSync(join(tmpdir(), 'a2a-bridge-kept-redis-')) : undefined;
+  const persistence = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence];
+  const running = () => server !== undefined && server.exitCode === null && server.signalCode === null;
   const nodesFile = join(tmpdir(), `a2a-bridge-test-nodes-${port}.conf`);
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', nodesFile);
-  return {
+  const own: OwnRedis = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
+      // A second server on the port would fail to bind, and `stop` would then kill it instead of this one.
+      if (running()) return;
       // A node restarted with its old nodes file would already hold the slots it is about to be given.
       rmSync(nodesFile, { force: true });
       server = spawn('redis-server', args, { stdio: 'ignore' });
@@ -57,10 +68,15 @@ export async function ownRedis(options: { cluster?: boolean } = {}): Promise<Own
     thaw: () => void server?.kill('SIGCONT'),
     async stop() {
       // Killed, it has a signalCode and no exitCode: stopping it twice must not wait for an exit that came already.
-      if (!server || server.exitCode !== null || server.signalCode !== null) return;
+      if (!server || !running()) return;
       const exited = once(server, 'exit');
       server.kill('SIGKILL');
       await exited;
     },
+    async remove() {
+      await own.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
   };
+  return own;
 }

@@ -13,18 +13,18 @@ import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { connectRedis } from '../../../src/redis-connection.js';
 import { flush, startEnvironment, startHarness, type Environment } from './harness.js';
-import { keptRedis, type KeptRedis } from './kept-redis.js';
+import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
 let env: Environment;
-let redis: KeptRedis;
+let redis: OwnRedis;
 /** The config store's connection: it gives a command up after one reconnection, so a 2 s outage outlasts it. */
 let configs: Redis;
 const open: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   env = await startEnvironment();
-  redis = await keptRedis();
+  redis = await ownRedis({ keepData: true });
   await redis.start();
   configs = connectRedis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
   configs.on('error', () => undefined);
