@@ -244,8 +244,10 @@ function onPlainStatus(
   const fresh = final || startsSegment(key, next);
   const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
   const added = nothingNew || !fresh ? undefined : addedToShown(text, next);
-  // What a message adds after restating the reply carries it on: as running text, or on a line of its own.
+  // What a message adds after restating the reply carries it on: as running text, or on a line of its own,
+  // also when it continues the segment it restated (iac-code keeps one message id a turn).
   const newText = added === undefined ? text : flows ? added : lineStart(added);
+  if (added !== undefined && !flows) next = withFields(next, { breakPending: true });
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key }, out, options);
   if (!nothingNew) next = showText(next, newText, key, false, out, options, flows);
   if (!isActiveState(status.state)) {

@@ -63,6 +63,12 @@ describe("an agent's running text in messages of their own", () => {
         run([submitted, ...working(['Hello', ' world', '.', ' How', ' are', ' you', '?']), status('TASK_STATE_INPUT_REQUIRED', inline, {}, 'ask')]),
       ),
     ).toBe('Hello world. How are you?\nWhich region?');
+    // The same message id for the chunks and the question that restates them (as iac-code keeps one id a turn).
+    const sameId = [
+      status('TASK_STATE_WORKING', 'Here is your plan.', {}, 'x'),
+      status('TASK_STATE_INPUT_REQUIRED', 'Here is your plan. Shall I proceed?', {}, 'x'),
+    ];
+    expect(readText(run([submitted, ...sameId]))).toBe('Here is your plan.\nShall I proceed?');
   });
 
   it('messages that each hold the whole text so far read as that text once it is more than a word', () => {
