@@ -7,6 +7,12 @@ export const MAX_ASKED_PER_LIST = 50;
 const ASKED_AT_ONCE = 8;
 /** A task the agent was asked about is not asked again this soon: an agent that forgot it would be asked at every list. */
 const ASKED_AGAIN_AFTER_MS = 2_000;
+/**
+ * How long one list waits on the agent's answers in all. Each GetTask is bounded only by the upstream's
+ * call bound (minutes), so an agent that hangs would hold a list for 50/8 of that; past this the list
+ * answers with what the registry holds.
+ */
+export const ASKING_BOUND_MS = 2_500;
 
 const ACTIVE_STATES: readonly TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'];
 
@@ -26,18 +32,25 @@ export interface StaleTasks {
  * state a running task cannot be in, about the caller's tasks last seen running too: a finished task must
  * not be missing from "my completed tasks". `watched`: a stream of this process follows the task.
  */
-export function createStaleTasks(watched: (taskId: string) => boolean): StaleTasks {
+export function createStaleTasks(watched: (taskId: string) => boolean, askingBoundMs = ASKING_BOUND_MS): StaleTasks {
   const asked = new LRUCache<string, true>({ max: 10_000, ttl: ASKED_AGAIN_AFTER_MS, ttlAutopurge: false });
   const unwatched = (tasks: readonly Task[]) =>
     tasks.filter((task) => isActiveState(task.status.state) && !watched(task.id) && !asked.has(task.id)).slice(0, MAX_ASKED_PER_LIST);
 
+  /**
+   * Asks about `tasks`, ASKED_AT_ONCE at a time, for at most `askingBoundMs`. Answers that come later
+   * are still recorded by `ask`, only not waited for; tasks not asked by then are left for the next list.
+   */
   async function askAbout(tasks: readonly Task[], ask: (task: Task) => Promise<unknown>): Promise<void> {
     const queue = [...tasks];
     for (const task of queue) asked.set(task.id, true);
     const worker = async (): Promise<void> => {
-      for (let task = queue.shift(); task; task = queue.shift()) await ask(task).catch(() => undefined);
+      for (let task = queue.shift(); task; task = queue.shift()) await askQuietly(ask, task);
     };
-    await Promise.all(Array.from({ length: Math.min(ASKED_AT_ONCE, queue.length) }, worker));
+    const answered = Promise.all(Array.from({ length: Math.min(ASKED_AT_ONCE, queue.length) }, worker));
+    if (await settlesWithin(answered, askingBoundMs)) return;
+    // Never asked: the next list may ask about them, not only after ASKED_AGAIN_AFTER_MS.
+    for (const task of queue.splice(0)) asked.delete(task.id);
   }
 
   return {
@@ -54,6 +67,28 @@ export function createStaleTasks(watched: (taskId: string) => boolean): StaleTas
       return list(request);
     },
   };
+}
+
+/** `ask`, whose failure (thrown or rejected) only leaves the task as last seen: nothing of it reaches the list. */
+async function askQuietly(ask: (task: Task) => Promise<unknown>, task: Task): Promise<void> {
+  try {
+    await ask(task);
+  } catch {
+    // The agent could not say: the task is listed as last seen.
+  }
+}
+
+/** Whether `promise` (which never rejects) settles within `ms`; the timer never outlives the answer. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The caller's most recent tasks last seen in `status`, in the request's context, without their contents. */
