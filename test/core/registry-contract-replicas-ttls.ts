@@ -23,6 +23,18 @@ export function replicasAndTtlsContract({ open, replica }: ContractScope): void 
     expect(new Set(ids).size).toBe(80);
   });
 
+  it('keeps the finished state another replica wrote over a running one this replica wrote last', async () => {
+    const registry = await open();
+    const other = replica();
+    // This replica's last write is what it starts its next one from; the other replica finishes the task since.
+    await registry.apply(status('t1', 'TASK_STATE_WORKING'), ALICE);
+    await other.apply(status('t1', 'TASK_STATE_CANCELED'), ALICE);
+    await registry.put(taskOf('t1', { state: 'TASK_STATE_WORKING' }), ALICE);
+    expect(await registry.apply(status('t1', 'TASK_STATE_WORKING', { message: agentMessage('t1', 'late') }), ALICE)).toBeUndefined();
+    expect((await other.get('t1', ALICE.owner))?.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await registry.list({ status: 'TASK_STATE_CANCELED' }, ALICE.owner)).tasks.map((t) => t.id)).toEqual(['t1']);
+  });
+
   it('forgets tasks idle longer than the TTL, indexes included', async () => {
     const registry = await open({ idleTtlMs: 150 });
     await registry.put(taskOf('gone', { timestamp: '2026-01-01T00:00:01Z' }), ALICE);

@@ -83,4 +83,20 @@ export function writesContract({ open }: ContractScope): void {
     await registry.put(taskOf('t2', { history: [1, 2, 3, 4, 5].map((i) => agentMessage('t2', `h${i}`, `h${i}`)) }), ALICE);
     expect((await registry.get('t2', ALICE.owner))?.history?.map((m) => m.messageId)).toEqual(['h3', 'h4', 'h5']);
   });
+
+  it('never takes a finished task back to running, by any write; an input-required one runs again', async () => {
+    const registry = await open();
+    const finished = taskOf('t1', { state: 'TASK_STATE_COMPLETED', history: [agentMessage('t1', 'done', 'final')] });
+    await registry.put(finished, ALICE);
+    // A late GetTask answer, a stream's last fold and a batch ending running: each is refused whole.
+    await registry.put(taskOf('t1', { state: 'TASK_STATE_WORKING' }), ALICE);
+    expect(await registry.apply(status('t1', 'TASK_STATE_SUBMITTED'), ALICE)).toBeUndefined();
+    expect(await registry.applyAll([status('t1', 'TASK_STATE_FAILED'), status('t1', 'TASK_STATE_WORKING')], ALICE)).toBeUndefined();
+    expect(await registry.get('t1', ALICE.owner)).toEqual(finished);
+    expect((await registry.list({ status: 'TASK_STATE_WORKING' }, ALICE.owner)).tasks).toEqual([]);
+    expect((await registry.list({ status: 'TASK_STATE_COMPLETED' }, ALICE.owner)).tasks.map((t) => t.id)).toEqual(['t1']);
+
+    await registry.put(taskOf('t2', { state: 'TASK_STATE_INPUT_REQUIRED' }), ALICE);
+    expect((await registry.apply(status('t2', 'TASK_STATE_WORKING'), ALICE))?.status.state).toBe('TASK_STATE_WORKING');
+  });
 }

@@ -221,7 +221,7 @@ describe('redis registry: keys that expire with their task', () => {
       registry.expireWithTasks(`${prefix}linked:`);
       registry.expireWithTasks(`${prefix}linked:`);
       await registry.apply(
-        { statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } },
+        { statusUpdate: { taskId: 'T', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } },
         { owner: 'o', upstream: 'u' },
       );
       expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
@@ -229,9 +229,9 @@ describe('redis registry: keys that expire with their task', () => {
 
       // Time passes (the TTL is cut short), then the task is written again: the key is renewed with it.
       await probe.pexpire(`${prefix}linked:T`, 5_000);
-      await registry.put(taskOf('T', { state: 'TASK_STATE_WORKING' }), { owner: 'o', upstream: 'u' });
+      await registry.put(taskOf('T', { state: 'TASK_STATE_COMPLETED' }), { owner: 'o', upstream: 'u' });
       expect(await probe.pttl(`${prefix}linked:T`)).toBeGreaterThan(50_000);
-      expect(await registry.get('T', 'o')).toMatchObject({ status: { state: 'TASK_STATE_WORKING' } });
+      expect(await registry.get('T', 'o')).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     } finally {
       await registry.close();
       await probe.quit();

@@ -1,6 +1,8 @@
 import {
   withFields,
   eventTaskRef,
+  isActiveState,
+  isTerminalState,
   type Artifact,
   type Message,
   type StreamResponse,
@@ -20,6 +22,17 @@ export function foldEvent(current: Task | undefined, event: StreamResponse, hist
   if ('statusUpdate' in event) return foldStatus(current, event.statusUpdate, historyLimit);
   if ('artifactUpdate' in event) return foldArtifact(current, event.artifactUpdate);
   return foldMessage(current, event.message, historyLimit);
+}
+
+/**
+ * `next` as it may be written over `stored`, or undefined when it must not be: a finished task never runs
+ * again. A2A does not reuse a finished task's id, so a running state written after a terminal one is an
+ * older view arriving late (another replica's GetTask answer, a stream's last fold), and the terminal state
+ * another writer recorded wins. Input-required is not finished: a new turn on it runs.
+ */
+export function unlessReopened(stored: Task | undefined, next: Task | undefined): Task | undefined {
+  const reopens = stored !== undefined && next !== undefined && isTerminalState(stored.status.state) && isActiveState(next.status.state);
+  return reopens ? undefined : next;
 }
 
 /** The task a batch of one task's events is for (applyAll): the first event names it. */

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { withFields, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
-import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
 import { countBound } from '../../lru-count-bound.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { IdGroups } from './id-groups.js';
@@ -130,7 +130,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     if (!taskId) return undefined;
     const existing = cache.get(taskId);
     if (existing && existing.owner !== meta.owner) return undefined;
-    const next = foldEvents(existing?.task, events, options.historyLimit, options.historyPartMaxBytes);
+    const next = unlessReopened(existing?.task, foldEvents(existing?.task, events, options.historyLimit, options.historyPartMaxBytes));
     if (!next) return undefined;
     write(next, existing ?? meta);
     return next;
@@ -143,7 +143,8 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     async put(task: Task, meta: TaskMeta): Promise<void> {
       const existing = cache.get(task.id);
       if (existing && existing.owner !== meta.owner) return;
-      write(boundHistory(task, options.historyLimit, options.historyPartMaxBytes), existing ?? meta);
+      const next = unlessReopened(existing?.task, boundHistory(task, options.historyLimit, options.historyPartMaxBytes));
+      if (next) write(next, existing ?? meta);
     },
 
     async get(taskId: string, owner: string): Promise<Task | undefined> {

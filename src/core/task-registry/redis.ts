@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
 import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
-import { batchTaskId, boundHistory, foldEvents } from './fold.js';
+import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
@@ -109,7 +109,9 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       if (state.version > 0 && state.owner !== undefined && state.owner !== meta.owner) return undefined;
-      const next = change(state.task);
+      // Checked against the version the script then requires: a finished state another replica wrote since
+      // is a conflict, folded again here, so it is never overwritten by a running one.
+      const next = unlessReopened(state.task, change(state.task));
       if (!next) return undefined;
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
       const contextFragment = next.contextId ? enc(next.contextId) : '';

@@ -24,8 +24,9 @@ export interface TaskRecord extends TaskMeta {
 export interface TaskStore {
   /**
    * Fold one stream event into the stored task and return the new snapshot. Returns undefined
-   * when the event carries no task (a bare message), names a task of another owner, or is an
-   * update that cannot be attributed to a task.
+   * when the event carries no task (a bare message), names a task of another owner, is an
+   * update that cannot be attributed to a task, or would take a finished task back to running
+   * (`unlessReopened` in fold.ts: then nothing is written, by any write).
    */
   apply(event: StreamResponse, meta: TaskMeta): Promise<Task | undefined>;
   /**
@@ -33,7 +34,7 @@ export interface TaskStore {
    * each of its persist points (task-writer.ts). Undefined when none of them could be applied.
    */
   applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined>;
-  /** Store a full snapshot (replacing the previous one, history trimmed to the limit). */
+  /** Store a full snapshot (replacing the previous one, history trimmed to the limit; a running one never replaces a finished one). */
   put(task: Task, meta: TaskMeta): Promise<void>;
   /** The task, or undefined when unknown or owned by someone else. */
   get(taskId: string, owner: string): Promise<Task | undefined>;
