@@ -1,9 +1,10 @@
-import { withFields, type TaskArtifactUpdateEvent } from '../../../model/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import { withFields, type Part, type TaskArtifactUpdateEvent } from '../../../model/index.js';
 import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
 import { replyChunk, showText, takeSegment } from './reply-artifact.js';
 import { renderParts } from './render-parts.js';
-import { addedTo, addedToShown, denseLength, lineStart, repeatsShown } from './rules.js';
+import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
@@ -16,11 +17,14 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   const { artifact } = event;
   const key = `a:${artifact.artifactId}`;
   const first = event.append !== true;
+  const before = state.artifactParts.get(key);
+  if (first && before !== undefined && isDeepStrictEqual(before, artifact.parts)) return state;
+  remember(state, key, first, artifact.parts);
   const rendered = options.renderParts === 'text' ? renderParts(artifact.parts, options) : undefined;
   if (options.replyArtifacts === 'single') {
     const text = rendered ?? joinText(artifact.parts);
     let next = state;
-    const shown = first ? newInWhole(text, key, state) : { text, state };
+    const shown = first ? newInWhole(text, key, before && textOf(before, options), state) : { text, state };
     if (shown.text !== '') next = showText(shown.state, shown.text, key, false, out, options);
     const others = rendered === undefined ? artifact.parts.filter((part) => part.text === undefined) : [];
     if (others.length > 0) {
@@ -33,7 +37,7 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   }
   const allText = artifact.parts.every((part) => part.text !== undefined);
   const comparable = rendered ?? (allText ? joinText(artifact.parts) : undefined);
-  if (first && comparable !== undefined && repeatsShown(comparable, state)) return state;
+  if (first && comparable !== undefined && (repeatsShown(comparable, state) || sameText(comparable, before && textOf(before, options)))) return state;
   const translated = artifactToV025(artifact, options.profile);
   const metadata = options.deviceCommandsKey ? withoutCommands(translated.metadata, options.deviceCommandsKey) : translated.metadata;
   out.push(
@@ -52,18 +56,31 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   return comparable !== undefined ? takeSegment(state, key, comparable) : state;
 }
 
+/** The artifact's parts as a reader holds them after this update (the turn's map is shared: see ReplyState). */
+function remember(state: ReplyState, key: string, whole: boolean, parts: readonly Part[]): void {
+  const held = state.artifactParts as Map<string, Part[]>;
+  const known = held.get(key);
+  // Appended in place: a long artifact comes in thousands of chunks.
+  if (whole || known === undefined) held.set(key, [...parts]);
+  else known.push(...parts);
+}
+
+const textOf = (parts: readonly Part[], options: ReplyOptions): string =>
+  options.renderParts === 'text' ? renderParts(parts, options) : joinText(parts);
+
 /**
- * What a whole artifact (not an appended chunk) adds to the reply: nothing when it repeats it; when it is
- * the artifact just shown sent again grown (`append: false`, same id), only what it adds; when it restates
- * the reply, what follows that; else all of it, and a rewrite of the artifact just shown on a new line
- * (sent text cannot be taken back).
+ * What a whole artifact (not an appended chunk) adds to the reply: nothing when it repeats it or says what
+ * the artifact said before (`before`, when the turn showed it); when it is that artifact grown, only what it
+ * adds (on a line of its own unless it goes on where the artifact left off); when it restates the reply,
+ * what follows that; else all of it, and a rewrite of an artifact shown before on a new line (sent text
+ * cannot be taken back).
  */
-function newInWhole(text: string, key: string, state: ReplyState): { text: string; state: ReplyState } {
-  if (text === '' || repeatsShown(text, state)) return { text: '', state };
-  if (key === state.segmentKey && !state.breakPending) {
-    const grown = addedTo(state.segmentText, denseLength(state.segmentText), text);
-    return grown !== undefined ? { text: grown, state } : { text, state: withFields(state, { breakPending: true }) };
-  }
+function newInWhole(text: string, key: string, before: string | undefined, state: ReplyState): { text: string; state: ReplyState } {
+  if (text === '' || repeatsShown(text, state) || sameText(text, before)) return { text: '', state };
+  const goesOn = key === state.segmentKey && !state.breakPending;
+  const grown = before === undefined ? undefined : addedTo(before, denseLength(before), text);
+  if (grown !== undefined) return { text: goesOn ? grown : lineStart(grown), state };
   const added = addedToShown(text, state);
-  return { text: added === undefined ? text : lineStart(added), state };
+  if (added !== undefined) return { text: lineStart(added), state: goesOn ? withFields(state, { breakPending: true }) : state };
+  return { text, state: goesOn ? withFields(state, { breakPending: true }) : state };
 }

@@ -35,6 +35,10 @@ function sameAsShown(candidate: string, state: ReplyState): boolean {
   return denseLength(candidate) === state.shownDense && candidate.replace(WHITE_SPACE, '') === state.shown.replace(WHITE_SPACE, '');
 }
 
+/** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
+export const sameText = (text: string, other: string | undefined): boolean =>
+  other !== undefined && denseLength(text) === denseLength(other) && text.replace(WHITE_SPACE, '') === other.replace(WHITE_SPACE, '');
+
 /**
  * Any agent: a whole message or a whole artifact whose text equals the reply shown so far, or one
  * message or artifact of it (an agent that streams its answer, then sends it again as an artifact or

@@ -1,4 +1,4 @@
-import type { Artifact, TaskStatus } from '../../../model/index.js';
+import type { Artifact, Part, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
@@ -62,6 +62,14 @@ export interface ReplyState {
   readonly segmentFlows: boolean;
   readonly replyArtifactId: string | undefined;
   readonly replyChunks: number;
+  /**
+   * The parts of every upstream artifact the turn showed, by `a:<id>`, as a reader who applies each update
+   * holds them (a whole one replaces, an appended chunk adds): an artifact sent again, as a closing Task
+   * does, shows only what it changes. Shared by the states of one turn, like `segments`.
+   */
+  readonly artifactParts: ReadonlyMap<string, readonly Part[]>;
+  /** The tools the agent ran this turn, by name (iac-code's tool trace), for a turn that says nothing else. */
+  readonly toolsRun: readonly string[];
   /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
   readonly commands: readonly unknown[];
   /** iac-code pipeline mode: the text and files of candidates still writing, shown when each ends (pipeline-text.ts). */
@@ -85,6 +93,8 @@ export const initialReplyState = (): ReplyState => ({
   segmentFlows: false,
   replyArtifactId: undefined,
   replyChunks: 0,
+  artifactParts: new Map(),
+  toolsRun: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,
 });

@@ -1,0 +1,100 @@
+/**
+ * An artifact the turn showed may come again: grown or rewritten (`append: false`, the same id), or in the
+ * Task that closes the stream, which carries every artifact whole. A reader sees each of its words once,
+ * whatever came between, for artifacts of text, of files and of data, in every profile.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../../src/model/index.js';
+import type { V025StreamEvent } from '../../../../src/protocol/v025/index.js';
+import { artifact, options, readText, run, spec, status, submitted } from './support.js';
+
+const closing = (artifacts: Array<{ artifactId: string; parts: Array<Record<string, unknown>> }>): StreamResponse => ({
+  task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED' }, artifacts },
+});
+const FILE = { url: 'https://files.example.com/plan.pdf', filename: 'plan.pdf', mediaType: 'application/pdf' };
+const DATA = { data: { region: 'cn-hangzhou', vpcs: 2 } };
+
+const times = (text: string, word: string): number => text.split(word).length - 1;
+const updatesOf = (out: V025StreamEvent[], artifactId: string) =>
+  out.filter((event) => event.kind === 'artifact-update' && event.artifact.artifactId === artifactId);
+
+describe('an artifact shown, then sent again whole', () => {
+  it('grown after it restated the reply: only what it adds', () => {
+    const answer = status('TASK_STATE_WORKING', 'The plan is ready.', {}, 'w');
+    const grown = (text: string) => artifact('plan', [{ text }]);
+    const out = run([
+      submitted,
+      answer,
+      grown('The plan is ready. Step 1: VPC.'),
+      grown('The plan is ready. Step 1: VPC. Step 2: ECS.'),
+      status('TASK_STATE_COMPLETED'),
+    ]);
+    expect(readText(out)).toBe('The plan is ready.\nStep 1: VPC. Step 2: ECS.');
+  });
+
+  it('grown after other words came between: what it adds, on a line of its own', () => {
+    const out = run([
+      submitted,
+      artifact('report', [{ text: 'Checked 3 regions.' }]),
+      status('TASK_STATE_WORKING', 'Checking quotas...', {}, 'w'),
+      artifact('report', [{ text: 'Checked 3 regions. Quotas are fine.' }]),
+      status('TASK_STATE_COMPLETED'),
+    ]);
+    expect(readText(out)).toBe('Checked 3 regions.\nChecking quotas...\nQuotas are fine.');
+  });
+});
+
+describe('a Task that closes the stream, carrying what the stream showed', () => {
+  it('an artifact streamed in chunks with other words between is not shown again', () => {
+    const chunk = (text: string, extra: Record<string, unknown> = {}) => artifact('tpl', [{ text }], { append: true, ...extra });
+    const events = [
+      submitted,
+      artifact('tpl', [{ text: 'ROSTemplateFormatVersion: 2015-09-01\n' }]),
+      chunk('Resources:\n'),
+      status('TASK_STATE_WORKING', 'Writing the VPC...', {}, 'w'),
+      chunk('  Vpc: {Type: ALIYUN::ECS::VPC}\n', { lastChunk: true }),
+    ];
+    const template = 'ROSTemplateFormatVersion: 2015-09-01\nResources:\n  Vpc: {Type: ALIYUN::ECS::VPC}\n';
+    const parts = [{ text: 'ROSTemplateFormatVersion: 2015-09-01\n' }, { text: 'Resources:\n' }, { text: '  Vpc: {Type: ALIYUN::ECS::VPC}\n' }];
+    const shown = readText(run([...events, closing([{ artifactId: 'tpl', parts }])]));
+    expect(times(shown, 'Resources:')).toBe(1);
+    // The same when the agent's Task holds the artifact as one text part.
+    expect(times(readText(run([...events, closing([{ artifactId: 'tpl', parts: [{ text: template }] }])])), 'Resources:')).toBe(1);
+  });
+
+  it('plain 0.2.5: a file or data artifact keeps its identity and is sent once', () => {
+    for (const parts of [[FILE], [DATA], [{ text: 'Your plan:' }, FILE]]) {
+      const out = run(
+        [
+          submitted,
+          status('TASK_STATE_WORKING', 'Done soon.', {}, 'w'),
+          artifact('a1', parts, { lastChunk: true }),
+          closing([{ artifactId: 'a1', parts }]),
+        ],
+        options(spec),
+      );
+      expect(updatesOf(out, 'a1'), JSON.stringify(parts)).toHaveLength(1);
+    }
+  });
+
+  it('plain 0.2.5: an artifact the Task carries changed is sent again, as the agent changed it', () => {
+    const out = run(
+      [submitted, status('TASK_STATE_WORKING', 'Done soon.', {}, 'w'), artifact('a1', [FILE]), closing([{ artifactId: 'a1', parts: [DATA] }])],
+      options(spec),
+    );
+    expect(updatesOf(out, 'a1')).toHaveLength(2);
+  });
+
+  it('bailian: a file or data artifact is read once', () => {
+    for (const parts of [[FILE], [DATA], [{ text: 'Your plan:' }, FILE]]) {
+      const out = run([
+        submitted,
+        status('TASK_STATE_WORKING', 'Done soon.', {}, 'w'),
+        artifact('a1', parts),
+        closing([{ artifactId: 'a1', parts }]),
+      ]);
+      const text = readText(out);
+      expect(times(text, 'https://files.example.com') + times(text, 'cn-hangzhou'), text).toBe(1);
+    }
+  });
+});
