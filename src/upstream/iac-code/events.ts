@@ -35,3 +35,9 @@ export function isAssistantFinal(metadata: JsonObject | undefined): boolean {
 export function isToolEvent(metadata: JsonObject | undefined): boolean {
   return iacCodeOf(metadata)?.tool !== undefined;
 }
+
+/** The name of the tool a tool-trace update is about (its `input_delta` updates carry none). */
+export function toolName(metadata: JsonObject | undefined): string | undefined {
+  const tool = iacCodeOf(metadata)?.tool;
+  return isRecord(tool) && typeof tool.name === 'string' && tool.name !== '' ? tool.name : undefined;
+}

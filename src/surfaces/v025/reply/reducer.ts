@@ -13,7 +13,7 @@ import {
 import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
 import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
-import { isToolEvent } from '../../../upstream/iac-code/events.js';
+import { isAssistantFinal, isToolEvent, toolName } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
@@ -240,7 +240,8 @@ function onPlainStatus(
   const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
   const text = inReply(status.state, options) ? said : '';
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
-  const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING';
+  // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
+  const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
   const fresh = final || startsSegment(key, next);
   const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
   const added = nothingNew || !fresh ? undefined : addedToShown(text, next);
@@ -256,8 +257,11 @@ function onPlainStatus(
   } else if (text === '' && options.upstreamMetadata === 'pass') {
     out.push(statusUpdate(next, status, false, metadata, true, options));
   }
-  return isToolEvent(metadata) ? withFields(next, { breakPending: true }) : next;
+  return isToolEvent(metadata) ? withFields(next, { breakPending: true, toolsRun: withTool(next.toolsRun, toolName(metadata)) }) : next;
 }
+
+const withTool = (tools: readonly string[], name: string | undefined): readonly string[] =>
+  name === undefined || tools.includes(name) ? tools : [...tools, name];
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const next = start(state, event, out, options);

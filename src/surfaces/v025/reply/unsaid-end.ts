@@ -3,7 +3,8 @@ import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
  * A turn that failed without a word of why, or waits for an answer having said nothing at all: a Bailian
- * user, who reads the reply's text alone, would see nothing, so the facade says what happened.
+ * user, who reads the reply's text alone, would see nothing, so the facade says what happened: which tools
+ * ran, when the agent ran some (iac-code ends every turn waiting, also one that only ran tools).
  */
 export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyOptions): { text: string; key: string } | undefined {
   if (options.replyArtifacts !== 'single' || status.message) return undefined;
@@ -11,5 +12,7 @@ export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyO
   if (failed) return { text: options.words.failedSilently, key: 'facade:end' };
   // Device commands alone are an answer (Bailian runs them).
   const silent = state.shown === '' && state.commands.length === 0;
-  return status.state === 'TASK_STATE_INPUT_REQUIRED' && silent ? { text: options.words.waitsSilently, key: 'facade:end' } : undefined;
+  if (status.state !== 'TASK_STATE_INPUT_REQUIRED' || !silent) return undefined;
+  const { words } = options;
+  return { text: state.toolsRun.length > 0 ? words.ranToolsThenWaits(state.toolsRun) : words.waitsSilently, key: 'facade:end' };
 }

@@ -46,6 +46,8 @@ export interface FacadeWords {
   failedSilently: string;
   /** A turn that waits for the user's answer and said nothing at all. */
   waitsSilently: string;
+  /** A turn that ran tools, said nothing, and waits for the user's next message (iac-code ends every turn so). */
+  ranToolsThenWaits(tools: readonly string[]): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
@@ -53,6 +55,9 @@ export interface FacadeWords {
 /** `a、b或c`: a list as Chinese and Japanese write it, the last item joined by `last`. */
 const listed = (items: readonly string[], separator: string, last: string): string =>
   items.length < 2 ? items.join('') : `${items.slice(0, -1).join(separator)}${last}${items.at(-1)!}`;
+
+/** Tools named in one line: the first few, then an ellipsis (a long turn may run dozens). */
+const shortList = (items: readonly string[], most = 5): readonly string[] => (items.length > most ? [...items.slice(0, most), '…'] : items);
 
 const EN: FacadeWords = {
   language: 'en',
@@ -87,6 +92,7 @@ const EN: FacadeWords = {
   endedEarly: 'The upstream agent ended the stream before the turn finished',
   failedSilently: 'The agent could not complete this request.',
   waitsSilently: 'The agent needs more information to go on. Please reply.',
+  ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   failures: GATEWAY_FAILURES,
 };
 
@@ -128,6 +134,7 @@ const ZH: FacadeWords = {
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
   failedSilently: '智能体未能完成本次请求。',
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
+  ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -177,6 +184,7 @@ const JA: FacadeWords = {
   endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
+  ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',

@@ -91,6 +91,18 @@ describe('the repeat rules', () => {
     expect(readText(out)).toBe('Drafting.\nWrote it ✓');
   });
 
+  it('assistantFinal is not shown again when a file came after the text it repeats', () => {
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Here is '),
+      status('TASK_STATE_WORKING', 'main.tf.'),
+      artifact('ART', [{ text: 'resource "alicloud_vpc" "main" {}' }], { lastChunk: true }),
+      status('TASK_STATE_WORKING', 'Here is main.tf.', FINAL, 'T-2'),
+      status('TASK_STATE_INPUT_REQUIRED'),
+    ]);
+    expect(readText(out)).toBe('Here is main.tf.\nresource "alicloud_vpc" "main" {}');
+  });
+
   it('a final status repeating the whole reply under a new messageId is not shown again', () => {
     const out = run([
       submitted,
