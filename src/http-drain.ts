@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { settlesWithin } from './settles-within.js';
 
 export interface DrainOptions {
   /** How long open requests and streams may take to finish on their own. */
@@ -16,19 +17,6 @@ export interface DrainableServer {
 }
 
 const DEFAULT_GRACE_MS = 1_000;
-
-/** Whether `promise` settles within `ms`; the timer never outlives the answer. */
-async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Graceful stop for a Node HTTP server: new connections are refused at once, idle connections closed

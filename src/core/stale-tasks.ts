@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { settlesWithin } from '../settles-within.js';
 import { isActiveState, type ListTasksRequest, type ListTasksResponse, type Task, type TaskState } from '../model/index.js';
 
 /** Agent GetTasks one list waits on at most; more tasks last seen running than this are listed as last seen. */
@@ -75,19 +76,6 @@ async function askQuietly(ask: (task: Task) => Promise<unknown>, task: Task): Pr
     await ask(task);
   } catch {
     // The agent could not say: the task is listed as last seen.
-  }
-}
-
-/** Whether `promise` (which never rejects) settles within `ms`; the timer never outlives the answer. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
