@@ -2,7 +2,7 @@
  * The gateway core over stub upstreams (gateway-harness.ts): one turn per context. What it relays:
  * gateway-relay.test.ts; who may see and subscribe to a task: gateway-task-access.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GATEWAY_FAILURES, type StreamResponse } from '../../src/model/index.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
 import { Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage } from '../support/gateway-stubs.js';
@@ -130,7 +130,8 @@ describe('gateway: one turn per context', () => {
 
     const followUp = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
     const firstEvent = followUp.next();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The follow-up's turn is open at the agent before anything else is sent.
+    await vi.waitFor(() => expect(upstream.calls.filter((call) => call === 'sendStreamingMessage')).toHaveLength(2));
     for (const message of [userMessage({ taskId: 'T', contextId: 'C' }), userMessage({ taskId: 'T' }), userMessage({ contextId: 'C' })]) {
       expect((await rejection(gateway.sendMessage({ message }, ALICE))).code).toBe(-32602);
     }
