@@ -11,22 +11,26 @@ export const ENDED_EARLY = 'The upstream agent ended the stream before the task 
 /**
  * The stream as relayed, failing with -32006 when the source ends before the turn did: the last
  * state it reported is not terminal or interrupted (none at all, SUBMITTED/WORKING then the end, a
- * body that stopped). A direct Message reply is a whole answer. It ends with a terminal state or a
- * direct Message: what an agent sends after either cannot change a finished task, and a caller must not
- * see a completed task go back to working. `return()` is forwarded at once. One read: the stream is
- * iterated once, as every relayed stream is.
+ * body that stopped). A direct Message reply (one before any task) is a whole answer. It ends with a
+ * terminal state or a direct Message: what an agent sends after either cannot change a finished task, and
+ * a caller must not see a completed task go back to working. A Message inside a task's stream breaks the
+ * protocol but not the turn: it is relayed, and the task's own events go on. `return()` is forwarded at
+ * once. One read: the stream is iterated once, as every relayed stream is.
  */
 export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {
   let finished = false;
+  let inTask = false;
+  const isDirectReply = (event: StreamResponse): boolean => !inTask && 'message' in event && event.message !== undefined;
   return tapIterable(events, {
     item(event) {
-      if ('message' in event && event.message) finished = true;
+      if (isDirectReply(event)) finished = true;
+      else if (!('message' in event)) inTask = true;
       const state = eventTaskState(event);
       if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
     },
     last(event) {
       const state = eventTaskState(event);
-      return state !== undefined ? isTerminalState(state) : 'message' in event && event.message !== undefined;
+      return state !== undefined ? isTerminalState(state) : isDirectReply(event);
     },
     end(how) {
       if (how === 'done' && !finished) throw A2AError.invalidAgentResponse(ENDED_EARLY);

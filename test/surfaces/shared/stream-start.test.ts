@@ -37,11 +37,14 @@ describe('requireTurnEnd', () => {
   });
 
   it('ends at a terminal state or a direct Message: what an agent sends after it is not relayed, and its stream is closed', async () => {
-    for (const last of [done, reply]) {
+    for (const [before, last] of [
+      [working, done],
+      [undefined, reply],
+    ] as const) {
       let closed = false;
       async function* zombie(): AsyncGenerator<StreamResponse> {
         try {
-          yield working;
+          if (before) yield before;
           yield last;
           yield working;
           yield { artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'late', parts: [{ text: 'late' }] } } };
@@ -49,9 +52,15 @@ describe('requireTurnEnd', () => {
           closed = true;
         }
       }
-      expect(await collect(requireTurnEnd(zombie()))).toEqual([working, last]);
+      expect(await collect(requireTurnEnd(zombie()))).toEqual(before ? [before, last] : [last]);
       expect(closed).toBe(true);
     }
+  });
+
+  it("relays a Message inside a task's stream and goes on to the task's end (nothing the agent said is lost)", async () => {
+    expect(await collect(requireTurnEnd(events(working, reply, working, done)))).toEqual([working, reply, working, done]);
+    const failure = await collect(requireTurnEnd(events(working, reply))).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: -32006, message: ENDED_EARLY });
   });
 });
 
