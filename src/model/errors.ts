@@ -1,3 +1,6 @@
+import type { ErrorInfo } from './error-info.js';
+import { withFields } from './with-fields.js';
+
 /**
  * The gateway's one error type. Every layer throws A2AError; each surface renders it in its
  * caller's protocol version. Codes and reasons are A2A 1.0's (spec §3.3.2, §9.5).
@@ -61,6 +64,16 @@ export function codeInfo(code: number): CodeInfo {
   return CODE_INFO[code] ?? { httpStatus: 500, grpcStatus: 'INTERNAL' };
 }
 
+/** ErrorInfo reason → A2A code, for the reasons A2A defines (the table above); undefined for any other. */
+const CODE_BY_REASON: ReadonlyMap<string, ErrorCode> = new Map(
+  Object.values(ErrorCode).flatMap((code): Array<[string, ErrorCode]> => {
+    const reason = codeInfo(code).reason;
+    return reason ? [[reason, code]] : [];
+  }),
+);
+
+export const codeOfReason = (reason: string): ErrorCode | undefined => CODE_BY_REASON.get(reason);
+
 /**
  * The gateway's own refusal of a call for now: HTTP 429 and gRPC RESOURCE_EXHAUSTED, without ErrorInfo
  * (it is not an A2A error, and a reason under A2A's domain would claim it is). Told apart by the error,
@@ -71,6 +84,14 @@ const REFUSED_FOR_NOW: CodeInfo = { httpStatus: 429, grpcStatus: 'RESOURCE_EXHAU
 export interface FieldViolation {
   field: string;
   description: string;
+}
+
+export interface A2AErrorOptions {
+  metadata?: Record<string, string>;
+  violations?: FieldViolation[];
+  retryAfterSeconds?: number;
+  agentErrorInfo?: readonly ErrorInfo[];
+  agentHttpStatus?: number;
 }
 
 export class A2AError extends Error {
@@ -85,32 +106,37 @@ export class A2AError extends Error {
    */
   readonly retryAfterSeconds?: number;
   /**
+   * google.rpc.ErrorInfo the upstream agent gave under its own domain (scrubbed, src/upstream/upstream-errors.ts),
+   * relayed after the gateway's own (error-bodies.ts).
+   */
+  readonly agentErrorInfo: readonly ErrorInfo[];
+  /**
    * The HTTP status of an agent's answer that this error reports in its place (a 401, a proxy's 502):
    * what the CLI tells refused credentials by. No surface renders it; callers read the message.
    */
   readonly agentHttpStatus?: number;
+  private readonly options: A2AErrorOptions;
 
-  constructor(
-    code: number,
-    message: string,
-    options: { metadata?: Record<string, string>; violations?: FieldViolation[]; retryAfterSeconds?: number; agentHttpStatus?: number } = {},
-  ) {
+  constructor(code: number, message: string, options: A2AErrorOptions = {}) {
     super(message);
     this.name = 'A2AError';
     this.code = code;
+    this.options = options;
     this.metadata = options.metadata ?? {};
     this.violations = options.violations ?? [];
+    this.agentErrorInfo = options.agentErrorInfo ?? [];
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
     if (options.agentHttpStatus !== undefined) this.agentHttpStatus = options.agentHttpStatus;
   }
 
   /** The same error in other words (a surface that names things as its caller knows them, or speaks its language). */
   toldAs(message: string): A2AError {
-    if (message === this.message) return this;
-    const options: ConstructorParameters<typeof A2AError>[2] = { metadata: this.metadata, violations: this.violations };
-    if (this.retryAfterSeconds !== undefined) options.retryAfterSeconds = this.retryAfterSeconds;
-    if (this.agentHttpStatus !== undefined) options.agentHttpStatus = this.agentHttpStatus;
-    return new A2AError(this.code, message, options);
+    return message === this.message ? this : new A2AError(this.code, message, this.options);
+  }
+
+  /** The same error with these options changed (an agent's own ErrorInfo added to an error read from its status). */
+  withOptions(changes: A2AErrorOptions): A2AError {
+    return new A2AError(this.code, this.message, withFields(this.options, changes));
   }
 
   /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */
@@ -216,48 +242,4 @@ export function toA2AError(error: unknown): A2AError {
     return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.abortedOrTimedOut);
   }
   return A2AError.internal();
-}
-
-/** 1.0 JSON-RPC `error.data`: google.rpc typed details. */
-export function errorDetails(error: A2AError): unknown[] {
-  const details: unknown[] = [];
-  const reason = error.reason;
-  if (reason) {
-    details.push({
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason,
-      domain: ERROR_DOMAIN,
-      metadata: error.metadata,
-    });
-  }
-  if (error.violations.length > 0) {
-    details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: error.violations });
-  }
-  return details;
-}
-
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-/** The error object of a 1.0 JSON-RPC response. */
-export function toJsonRpcError(error: A2AError): JsonRpcErrorObject {
-  const details = errorDetails(error);
-  return details.length > 0 ? { code: error.code, message: error.message, data: details } : { code: error.code, message: error.message };
-}
-
-/** The `Retry-After` header of a refusal for now (A2AError.retryAfterSeconds), else none. */
-export function retryAfterHeader(error: A2AError): Record<string, string> {
-  return error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
-}
-
-/** The 1.0 HTTP+JSON error body (google.rpc.Status) and its HTTP status. */
-export function toRestError(error: A2AError): { status: number; body: { error: Record<string, unknown> } } {
-  const info = error.statusInfo;
-  return {
-    status: info.httpStatus,
-    body: { error: { code: info.httpStatus, status: info.grpcStatus, message: error.message, details: errorDetails(error) } },
-  };
 }

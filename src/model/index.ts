@@ -6,6 +6,8 @@ export * from './events.js';
 export * from './card.js';
 export * from './requests.js';
 export * from './errors.js';
+export * from './error-info.js';
+export * from './error-bodies.js';
 export * from './validate.js';
 export * from './known-fields.js';
 export { parseSendMessageRequest } from './well-formed.js';

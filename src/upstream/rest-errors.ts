@@ -1,6 +1,6 @@
 import type { MappingProfile } from '../mappings/index.js';
-import { A2AError, ErrorCode, codeInfo } from '../model/index.js';
-import { fromJsonRpcError, sanitizeUpstreamText } from './upstream-errors.js';
+import { A2AError, ErrorCode } from '../model/index.js';
+import { a2aReasonCode, agentErrorInfo, fromJsonRpcError, sanitizeUpstreamText } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
 import { isRecord } from '../model/json.js';
 
@@ -30,22 +30,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** google.rpc.ErrorInfo reason → A2A code, from the 1.0 error table. */
-const CODE_BY_REASON: ReadonlyMap<string, number> = new Map(
-  Object.values(ErrorCode).flatMap((code): Array<[string, number]> => {
-    const reason = codeInfo(code).reason;
-    return reason ? [[reason, code]] : [];
-  }),
-);
-
-function reasonCode(details: unknown): number | undefined {
-  if (!Array.isArray(details)) return undefined;
-  for (const detail of details) {
-    if (isRecord(detail) && typeof detail.reason === 'string' && CODE_BY_REASON.has(detail.reason)) return CODE_BY_REASON.get(detail.reason);
-  }
-  return undefined;
 }
 
 /** The A2AError an HTTP status stands for when the body names no code. */
@@ -83,10 +67,13 @@ export function fromRestError(status: number, text: string, context: RestErrorCo
   if (!isRecord(body)) return fromHttpStatus(status, '', context);
   if (isRecord(body.error)) {
     const rpcStatus = body.error;
-    const code = reasonCode(rpcStatus.details);
+    const details = Array.isArray(rpcStatus.details) ? rpcStatus.details : [];
+    const code = a2aReasonCode(details);
     const message = typeof rpcStatus.message === 'string' ? rpcStatus.message : '';
-    if (code === undefined) return fromHttpStatus(status, sanitizeUpstreamText(message, context.secrets), context);
-    return fromJsonRpcError({ code, message, data: rpcStatus.details }, context.secrets);
+    if (code !== undefined) return fromJsonRpcError({ code, message, data: details }, context.secrets);
+    // Not one of A2A's errors: the HTTP status names it, the agent's own ErrorInfo goes with it.
+    const error = fromHttpStatus(status, sanitizeUpstreamText(message, context.secrets), context);
+    return error.withOptions({ agentErrorInfo: agentErrorInfo(details, context.secrets) });
   }
   if (typeof body.code === 'number' && Number.isInteger(body.code) && body.code < 0) {
     return context.profile ? fromV025JsonRpcError(body, context.secrets, context.profile) : fromJsonRpcError(body, context.secrets);

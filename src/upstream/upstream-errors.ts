@@ -1,4 +1,13 @@
-import { A2AError, GATEWAY_FAILURES, type FieldViolation } from '../model/index.js';
+import {
+  A2AError,
+  ERROR_DOMAIN,
+  GATEWAY_FAILURES,
+  codeOfReason,
+  type A2AErrorOptions,
+  type ErrorCode,
+  type ErrorInfo,
+  type FieldViolation,
+} from '../model/index.js';
 import { isRecord } from '../model/json.js';
 
 /**
@@ -53,16 +62,71 @@ function typeName(detail: Record<string, unknown>): string {
   return typeof detail['@type'] === 'string' ? detail['@type'] : '';
 }
 
-/** google.rpc.ErrorInfo metadata: the string entries, scrubbed. */
-function errorInfoMetadata(details: unknown[], secrets: readonly string[]): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  for (const detail of details) {
-    if (!isRecord(detail) || !typeName(detail).endsWith('google.rpc.ErrorInfo') || !isRecord(detail.metadata)) continue;
-    for (const [key, value] of Object.entries(detail.metadata)) {
-      if (typeof value === 'string') metadata[key] = sanitizeUpstreamText(value, secrets);
-    }
+const MAX_AGENT_ERROR_INFO = 4;
+const MAX_METADATA_ENTRIES = 20;
+/** google.rpc.ErrorInfo's own rules: an UPPER_SNAKE_CASE reason of at most 63 characters, a service name as domain. */
+const REASON = /^[A-Z][A-Z0-9_]{0,61}[A-Z0-9]$/;
+const DOMAIN = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const METADATA_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+const errorInfoDetails = (details: unknown[]): Array<Record<string, unknown>> =>
+  details.filter((detail): detail is Record<string, unknown> => isRecord(detail) && typeName(detail).endsWith('google.rpc.ErrorInfo'));
+
+/** Under A2A's domain, or under none (A2A's errors of agents that leave it out): what A2A's reasons mean there. */
+const inA2ADomain = (info: Record<string, unknown>): boolean => info.domain === ERROR_DOMAIN || info.domain === undefined || info.domain === '';
+
+/**
+ * Whether an ErrorInfo speaks for A2A: in A2A's domain, or with a reason A2A defines under another domain
+ * (clients such as a2a-js read a known reason whatever its domain). Only its metadata is taken; the reason
+ * is the gateway's to give, from the code (model/error-bodies.ts), so an agent cannot make one error read as another.
+ */
+const speaksForA2A = (info: Record<string, unknown>): boolean =>
+  inA2ADomain(info) || (typeof info.reason === 'string' && codeOfReason(info.reason) !== undefined);
+
+/** The A2A code named by the first ErrorInfo reason A2A defines, in A2A's domain (HTTP+JSON and gRPC carry no code of their own). */
+export function a2aReasonCode(details: unknown[]): ErrorCode | undefined {
+  for (const info of errorInfoDetails(details)) {
+    const code = inA2ADomain(info) && typeof info.reason === 'string' ? codeOfReason(info.reason) : undefined;
+    if (code !== undefined) return code;
   }
-  return metadata;
+  return undefined;
+}
+
+/** An ErrorInfo's metadata: string entries under plain keys, values scrubbed. */
+function scrubbedMetadata(metadata: unknown, secrets: readonly string[]): Record<string, string> {
+  const scrubbed: Record<string, string> = {};
+  if (!isRecord(metadata)) return scrubbed;
+  for (const [key, value] of Object.entries(metadata).slice(0, MAX_METADATA_ENTRIES)) {
+    if (typeof value === 'string' && METADATA_KEY.test(key)) scrubbed[key] = sanitizeUpstreamText(value, secrets);
+  }
+  return scrubbed;
+}
+
+/** The metadata of the agent's ErrorInfo for A2A, which the gateway's own ErrorInfo carries on. */
+function a2aMetadata(details: unknown[], secrets: readonly string[]): Record<string, string> {
+  const infos = errorInfoDetails(details).filter(speaksForA2A);
+  return Object.assign({}, ...infos.map((info) => scrubbedMetadata(info.metadata, secrets))) as Record<string, string>;
+}
+
+/** An ErrorInfo of the agent's own domain, in ErrorInfo's own form (nothing path-like or multi-line passes). */
+const isAgentsOwn = (info: Record<string, unknown>): info is Record<string, unknown> & { reason: string; domain: string } =>
+  !speaksForA2A(info) && typeof info.reason === 'string' && REASON.test(info.reason) && typeof info.domain === 'string' && DOMAIN.test(info.domain);
+
+/** The agent's ErrorInfo under its own domain, relayed whole, metadata scrubbed like every upstream text; a few at most. */
+export function agentErrorInfo(details: unknown[], secrets: readonly string[]): ErrorInfo[] {
+  return errorInfoDetails(details)
+    .filter(isAgentsOwn)
+    .slice(0, MAX_AGENT_ERROR_INFO)
+    .map((info) => ({ reason: info.reason, domain: info.domain, metadata: scrubbedMetadata(info.metadata, secrets) }));
+}
+
+/** What an agent's google.rpc details say of its error, as A2AError options. */
+export function fromErrorDetails(details: unknown[], secrets: readonly string[]): A2AErrorOptions {
+  return {
+    metadata: a2aMetadata(details, secrets),
+    violations: fieldViolations(details, secrets),
+    agentErrorInfo: agentErrorInfo(details, secrets),
+  };
 }
 
 /** google.rpc.BadRequest field violations, scrubbed. */
@@ -91,10 +155,7 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
   const code = error.code as number;
   const message = typeof error.message === 'string' ? sanitizeUpstreamText(error.message, secrets) : '';
   const details = Array.isArray(error.data) ? error.data : [];
-  return new A2AError(code, message || 'The upstream agent reported an error', {
-    metadata: errorInfoMetadata(details, secrets),
-    violations: fieldViolations(details, secrets),
-  });
+  return new A2AError(code, message || 'The upstream agent reported an error', fromErrorDetails(details, secrets));
 }
 
 export interface AbortSources {

@@ -1,6 +1,7 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from '@a2a-js/sdk/errors/grpc';
-import { toA2AError } from '../../model/index.js';
+import { GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { errorInfos, toA2AError } from '../../model/index.js';
+import { encodeStatusDetails } from './status-details.js';
 
 export type GrpcStatusName = keyof typeof status;
 
@@ -13,15 +14,16 @@ export type GrpcErrorStatus = Pick<StatusObject, 'code' | 'details' | 'metadata'
 
 /**
  * Anything thrown as the gRPC status a caller receives: the code from the spec's mapping table, the
- * error's safe message as details, and for A2A errors a `grpc-status-details-bin` google.rpc.Status
- * carrying `google.rpc.ErrorInfo` (reason, domain `a2a-protocol.org`, metadata).
+ * error's safe message as details, and for A2A errors and errors an agent gave ErrorInfo of its own a
+ * `grpc-status-details-bin` google.rpc.Status carrying them (model/error-bodies.ts: A2A's reason under
+ * `a2a-protocol.org` first, then the agent's).
  */
 export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   const a2a = toA2AError(error);
   const code = grpcStatusCode(a2a.statusInfo.grpcStatus);
   const metadata = new Metadata();
-  const reason = a2a.reason;
-  if (reason) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails(code, a2a.message, reason, a2a.metadata));
+  const infos = errorInfos(a2a);
+  if (infos.length > 0) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetails(code, a2a.message, infos));
   return { code, details: a2a.message, metadata };
 }
 
