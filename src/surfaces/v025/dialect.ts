@@ -70,7 +70,7 @@ function inCallersTerms(error: unknown, params: unknown, clientTaskId: string): 
   const upstreamId = isRecord(params) ? (typeof params.taskId === 'string' ? params.taskId : params.id) : undefined;
   if (!(error instanceof A2AError) || typeof upstreamId !== 'string' || upstreamId === '') return error;
   const metadata = Object.fromEntries(Object.entries(error.metadata).map(([key, value]) => [key, value === upstreamId ? clientTaskId : value]));
-  return new A2AError(error.code, error.message.replaceAll(upstreamId, clientTaskId), { metadata, violations: error.violations });
+  return error.withOptions({ metadata }).toldAs(error.message.replaceAll(upstreamId, clientTaskId));
 }
 
 /**
