@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import {
   A2AError,
   ErrorCode,
-  GATEWAY_FAILURES,
   eventTaskRef,
   eventTaskState,
   isActiveState,
@@ -21,6 +20,15 @@ import type { TaskStore } from './task-registry/types.js';
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
   return new A2AError(ErrorCode.InvalidParams, `Context ${contextId} is not available; start a new context`, { metadata: { contextId } });
+}
+
+/**
+ * A turn whose task could not be recorded would not be its caller's: while the registry is known to be out
+ * of reach, every turn is refused for now, before any work is done for it (here, and by the facade before it
+ * reads the conversation from the registry).
+ */
+export function refuseTurnsWhileOutOfReach(registry: Pick<TaskStore, 'outOfReach'>): void {
+  if (registry.outOfReach?.()) throw A2AError.registryOutOfReach();
 }
 
 /** How admission let a message in; the decorators below it record and publish only a turn of its own. */
@@ -84,8 +92,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
   async function admit(message: Message, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
-    // A turn whose task could not be recorded would not be its caller's: refused before the agent does the work.
-    if (registry.outOfReach?.()) throw A2AError.internal(GATEWAY_FAILURES.registryOutOfReach);
+    refuseTurnsWhileOutOfReach(registry);
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
     if (ridesAlong || !contextId) return { ridesAlong };

@@ -35,6 +35,9 @@ export const GatewayErrorCode = {
 /** Seconds a refused turn's caller is told to wait (HTTP `Retry-After`): the cap frees when one of its turns ends. */
 export const TURN_RETRY_AFTER_SECONDS = 5;
 
+/** Seconds a caller is told to wait while the gateway's store is out of reach: Redis reconnects within a few. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
 interface CodeInfo {
   reason?: string;
   httpStatus: number;
@@ -75,11 +78,17 @@ const CODE_BY_REASON: ReadonlyMap<string, ErrorCode> = new Map(
 export const codeOfReason = (reason: string): ErrorCode | undefined => CODE_BY_REASON.get(reason);
 
 /**
- * The gateway's own refusal of a call for now: HTTP 429 and gRPC RESOURCE_EXHAUSTED, without ErrorInfo
- * (it is not an A2A error, and a reason under A2A's domain would claim it is). Told apart by the error,
- * not its code: an agent's own -32000 is an ordinary server error.
+ * The gateway's own refusals of a call for now, without ErrorInfo (they are not A2A errors, and a reason
+ * under A2A's domain would claim they are), told apart by the error, not its code (an agent's own -32000
+ * is an ordinary server error): a caller over its cap is told to back off (HTTP 429, RESOURCE_EXHAUSTED);
+ * a gateway that can serve no one right now (its store out of reach) is unavailable (HTTP 503, UNAVAILABLE).
  */
-const REFUSED_FOR_NOW: CodeInfo = { httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED' };
+const REFUSED_FOR_NOW = {
+  overCap: { httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED' },
+  unavailable: { httpStatus: 503, grpcStatus: 'UNAVAILABLE' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type Refusal = keyof typeof REFUSED_FOR_NOW;
 
 export interface FieldViolation {
   field: string;
@@ -90,6 +99,8 @@ export interface A2AErrorOptions {
   metadata?: Record<string, string>;
   violations?: FieldViolation[];
   retryAfterSeconds?: number;
+  /** With retryAfterSeconds: which refusal for now (default overCap). */
+  refusal?: Refusal;
   agentErrorInfo?: readonly ErrorInfo[];
   agentHttpStatus?: number;
 }
@@ -100,9 +111,9 @@ export class A2AError extends Error {
   readonly metadata: Record<string, string>;
   readonly violations: FieldViolation[];
   /**
-   * Set on a call the gateway refuses before any work and takes again later (a client past its cap):
-   * every HTTP binding answers it 429 with this `Retry-After` (JSON-RPC too, which answers other errors
-   * with 200), gRPC with RESOURCE_EXHAUSTED.
+   * Set on a call the gateway refuses before any work and takes again later (a client past its cap, its
+   * store out of reach): every HTTP binding answers it with this `Retry-After` and the refusal's status
+   * (JSON-RPC too, which answers other errors with 200), gRPC with the refusal's status.
    */
   readonly retryAfterSeconds?: number;
   /**
@@ -141,7 +152,7 @@ export class A2AError extends Error {
 
   /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */
   get statusInfo(): CodeInfo {
-    return this.retryAfterSeconds === undefined ? codeInfo(this.code) : REFUSED_FOR_NOW;
+    return this.retryAfterSeconds === undefined ? codeInfo(this.code) : REFUSED_FOR_NOW[this.options.refusal ?? 'overCap'];
   }
 
   get reason(): string | undefined {
@@ -211,6 +222,16 @@ export class A2AError extends Error {
       `Too many requests in flight from this client address (at most ${limit} at once). Please try again in a moment.`,
       { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS },
     );
+  }
+  /**
+   * No turn while the gateway cannot record tasks (its store out of reach): not this caller's doing, and
+   * over in a moment, so a refusal for now that says so (503, UNAVAILABLE) with the code and words of before.
+   */
+  static registryOutOfReach(): A2AError {
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.registryOutOfReach, {
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+      refusal: 'unavailable',
+    });
   }
   static versionNotSupported(version: string): A2AError {
     return new A2AError(ErrorCode.VersionNotSupported, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, {

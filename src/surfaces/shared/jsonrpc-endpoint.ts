@@ -27,8 +27,9 @@ export function jsonRpcErrorBody(id: JsonRpcId, error: A2AError): JsonRpcErrorEn
 
 /**
  * JSON-RPC answers use HTTP 200, errors included (the status line is the transport's, not the call's),
- * but for a call the gateway refuses for now: like the 401 it is the transport's answer, 429 with
- * `Retry-After`, so that clients and proxies back off; the body is the same error envelope.
+ * but for a call the gateway refuses for now: like the 401 it is the transport's answer, 429 (a client
+ * over its cap) or 503 (the gateway's store out of reach) with `Retry-After`, so that clients and proxies
+ * back off; the body is the same error envelope.
  */
 export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
   const body = JSON.stringify(jsonRpcErrorBody(id, error));

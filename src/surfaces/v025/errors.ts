@@ -1,4 +1,4 @@
-import { retryAfterHeader, toA2AError } from '../../model/index.js';
+import { retryAfterHeader, toA2AError, withFields } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { errorToV025, type V025ErrorObject } from '../../translate/index.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -15,11 +15,14 @@ export function v025ErrorBody(id: JsonRpcId, error: unknown, profile: MappingPro
   return { jsonrpc: '2.0', id, error: errorToV025(toA2AError(error), profile) };
 }
 
-/** HTTP 200 like every JSON-RPC answer: the a2a-js 0.2.5 client throws away the body of a non-2xx reply. */
+/**
+ * HTTP 200 like every JSON-RPC answer: the a2a-js 0.2.5 client throws away the body of a non-2xx reply.
+ * A refusal for now keeps its `Retry-After`, for whatever sits between the caller and the facade.
+ */
 export function v025Error(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
   return new Response(JSON.stringify(v025ErrorBody(id, error, profile)), {
     status: 200,
-    headers: { 'content-type': 'application/json' },
+    headers: withFields({ 'content-type': 'application/json' }, retryAfterHeader(toA2AError(error))),
   });
 }
 

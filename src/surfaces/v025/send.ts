@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
+import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
@@ -157,6 +158,8 @@ const rejectedReply = async (request: SendMessageRequest, call: TurnCall, deps: 
 
 /** message/send: the turn folded from the reply reducer's events into the one Task Bailian reads. */
 export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<V025SendMessageResult> {
+  // Before the conversation is read from the registry: a store that is gone would fail that read unexplained.
+  refuseTurnsWhileOutOfReach(deps.registry);
   const input = facadeInput(call, deps);
   const fold = createReplyFold();
   if (input.rejected) {
@@ -188,6 +191,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
  * for them, as it does for an agent that is slow to say its first word.
  */
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
+  refuseTurnsWhileOutOfReach(deps.registry);
   const input = facadeInput(call, deps);
   const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {

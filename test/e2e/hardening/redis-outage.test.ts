@@ -12,13 +12,22 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { sendMessageParams } from '../../support/v1-message.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { rpc } from '../../demo-agent/helpers.js';
 
 let redis: OwnRedis;
 let gateway: TestGateway | undefined;
 const consoleErrors = vi.spyOn(console, 'error');
 
 const readyStatus = async (): Promise<number> => (await fetch(`${gateway!.url}/ready`)).status;
+
+/** A JSON-RPC call's body, whatever its HTTP status: a turn refused for now while the registry is out of reach is HTTP 503. */
+async function rpc(url: string, method: string, params: unknown): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const response = await fetch(`${url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
+}
 
 const send = (text: string) => rpc(gateway!.url, 'SendMessage', sendMessageParams(text));
 
