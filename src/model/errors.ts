@@ -233,6 +233,10 @@ export class A2AError extends Error {
       refusal: 'unavailable',
     });
   }
+  /** A push config the task does not have: A2A's TaskNotFoundError, in words that name the config (a2a-js 1.x). */
+  static pushConfigNotFound(taskId: string, configId: string): A2AError {
+    return new A2AError(ErrorCode.TaskNotFound, `Push notification config ${configId} not found`, { metadata: { taskId, configId } });
+  }
   static versionNotSupported(version: string): A2AError {
     return new A2AError(ErrorCode.VersionNotSupported, `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`, {
       metadata: { version },

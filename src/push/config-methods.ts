@@ -18,7 +18,7 @@ export interface PushConfigMethodsDeps {
   revealSecrets: boolean;
 }
 
-/** iac-code answers every miss (unknown task, someone else's task, unknown config) with this. */
+/** iac-code answers a task that is not there (unknown, or someone else's) with this. */
 const notFound = (taskId: string) => A2AError.taskNotFound(taskId, 'Task not found');
 
 /** The four push-config methods, served by the gateway itself (never forwarded upstream). */
@@ -42,7 +42,8 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
     async getTaskPushNotificationConfig(request, ctx) {
       await assertOwnTask(request.taskId, ctx);
       const stored = await store.get(ctx.principal, request.taskId, request.id);
-      if (!stored) throw notFound(request.taskId);
+      // The task is the caller's: what is missing is the config (A2A's TaskNotFoundError all the same).
+      if (!stored) throw A2AError.pushConfigNotFound(request.taskId, request.id);
       return present(stored.config);
     },
 

@@ -51,7 +51,12 @@ describe('push config methods served by the gateway', () => {
 
     await h.port.deleteTaskPushNotificationConfig({ taskId, id: 'x-hook' }, ALICE);
     const missing = await rejection(h.port.getTaskPushNotificationConfig({ taskId, id: 'x-hook' }, ALICE));
-    expect([missing.code, missing.message]).toEqual([-32001, 'Task not found']);
+    // The task is there: the answer names the config that is not, under A2A's TaskNotFoundError (a2a-js 1.x does so).
+    expect([missing.code, missing.message, missing.metadata]).toEqual([
+      -32001,
+      'Push notification config x-hook not found',
+      { taskId, configId: 'x-hook' },
+    ]);
     // Deleting again is not an error.
     await h.port.deleteTaskPushNotificationConfig({ taskId, id: 'x-hook' }, ALICE);
     expect((await h.port.listTaskPushNotificationConfigs({ taskId }, ALICE)).configs.map((config) => config.id)).toEqual([taskId, 'y-hook']);

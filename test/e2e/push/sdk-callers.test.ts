@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from 'a2a-sdk-025/client';
 import { TaskState } from 'a2a-sdk-1';
+import { TaskNotFoundError } from 'a2a-sdk-1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { Receiver } from './harness.js';
@@ -170,6 +171,25 @@ describe('push notifications through the gateway', () => {
     const text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text ?? '')).join('');
     expect(text(body)).toContain('a bucket for logs');
     expect(text(body)).toBe(text(got.result));
+  });
+
+  it('a config the task does not have: the official clients read TaskNotFound naming the config, not the task', async () => {
+    const taskId = (await rpc('SendMessage', { message: userMessage('a task without that hook') })).result.task.id;
+    for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
+      const { client } = await connect(gateway.url, transport);
+      const missing = (await client
+        .getTaskPushNotificationConfig({ tenant: '', taskId, id: 'no-such-hook' })
+        .catch((error: unknown) => error)) as Error;
+      expect(missing, transport).toBeInstanceOf(TaskNotFoundError);
+      expect(missing.message, transport).toBe('Push notification config no-such-hook not found');
+    }
+    // A facade caller is a principal of its own: its own task.
+    const legacy = new A2AClient(gateway.url);
+    const sent = (await legacy.sendMessage({
+      message: { kind: 'message', messageId: 'b-hookless', role: 'user', parts: [{ kind: 'text', text: 'a task without that hook' }] },
+    })) as any;
+    const answer = (await legacy.getTaskPushNotificationConfig({ id: sent.result.id, pushNotificationConfigId: 'no-such-hook' } as any)) as any;
+    expect(answer.error).toEqual({ code: -32001, message: 'Push notification config no-such-hook not found' });
   });
 
   it('rejects a callback on a private address when push-allow-private is off', async () => {
