@@ -10,8 +10,8 @@
  *   Task (submitted, history [user message]; a continuation of an input-required task skips it) →
  *   status-update working → one artifact-update per chunk of `v025 echo (turn N): T`
  *   (artifact `<taskId>-reply`, appended) → status-update completed, final:true, carrying the reply.
- * `ask:` ends the turn input-required (final:true) instead; `message:` answers with one Message and
- * no task; `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`. tasks/cancel of a
+ * `ask:` ends the turn input-required (final:true) instead, `unknown:` ends it in 0.2.5's terminal
+ * `unknown` (final:true, carrying the reply); `message:` answers with one Message and no task; `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`. tasks/cancel of a
  * running turn stops it and ends it canceled (final:true). Status timestamps carry no zone, like the
  * 0.2.5 spec's own example, so the 1.0 side must normalise them.
  */
@@ -33,6 +33,7 @@ import {
 export const V025_AGENT_NAME = 'sdk-v025-echo';
 export const V025_SLOW_PREFIX = 'slow:';
 export const V025_ASK_PREFIX = 'ask:';
+export const V025_UNKNOWN_PREFIX = 'unknown:';
 export const V025_MESSAGE_PREFIX = 'message:';
 export const V025_SLOW_EXTRA_CHUNKS = 10;
 export const V025_QUESTION = 'What next?';
@@ -106,6 +107,17 @@ class ObservableTaskStore extends InMemoryTaskStore {
   }
 }
 
+/** The status-update that ends a turn, by the prompt's prefix. */
+function endOfTurn(
+  prompt: string,
+  reply: string,
+  status: (state: TaskState, final: boolean, text?: string) => TaskStatusUpdateEvent,
+): TaskStatusUpdateEvent {
+  if (prompt.startsWith(V025_ASK_PREFIX)) return status('input-required', true, V025_QUESTION);
+  if (prompt.startsWith(V025_UNKNOWN_PREFIX)) return status('unknown', true, reply);
+  return status('completed', true, reply);
+}
+
 class ScriptedExecutor implements AgentExecutor {
   private readonly turnsByContext = new Map<string, number>();
   private readonly running = new Map<string, { contextId: string; abort: AbortController }>();
@@ -153,8 +165,7 @@ class ScriptedExecutor implements AgentExecutor {
           lastChunk: index === reply.chunks.length - 1,
         });
       }
-      if (prompt.startsWith(V025_ASK_PREFIX)) bus.publish(status('input-required', true, V025_QUESTION));
-      else bus.publish(status('completed', true, reply.full));
+      bus.publish(endOfTurn(prompt, reply.full, status));
     } finally {
       if (this.running.get(taskId) === turn) this.running.delete(taskId);
     }

@@ -91,6 +91,19 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("a turn the agent ends in 0.2.5's terminal 'unknown' is FAILED, answered or read again", async () => {
+    const sent = await send('unknown: what became of it?');
+    expect(sent.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOf(sent.status?.message)).toBe(v025Reply('unknown: what became of it?', 1).full);
+    expect((await client.getTask({ tenant: '', id: sent.id, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_FAILED);
+  });
+
+  it("a stream the agent ends in 'unknown' ends with the turn, FAILED, as at any terminal state (not -32006, 'ended early')", async () => {
+    const streamed = await new StreamReader(client.sendMessageStream(sendRequest('unknown: and this one?'))).rest();
+    expect(streamed.map(outline).at(-1)).toBe('statusUpdate:TASK_STATE_FAILED');
+    expect(reconstructedText(streamed)).toBe(v025Reply('unknown: and this one?', 1).full);
+  });
+
   it('GetTask is answered by the agent; an unknown task is TaskNotFound', async () => {
     const sent = await send('remember me');
     const task = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
