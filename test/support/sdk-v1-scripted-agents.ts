@@ -7,6 +7,9 @@
  *   direct  answers with a direct Message, no task (DIRECT_TEXT)
  *   files   returns a text file as raw bytes, a binary file, a data part and a file URL (FILES_*)
  *   fail    starts working, then fails with a reason (FAIL_*)
+ *   book    asks a question (BOOK_QUESTION); the answer, sent into the waiting task, is streamed a few
+ *           words at a time after the task as the agent found it, as a 1.x agent must open every stream
+ *           (bookedReply)
  *   look    says which attachments (non-text parts) it received, and how many images its message
  *           metadata still holds under `bailian` (lookReply)
  */
@@ -26,6 +29,10 @@ export const FILES_DONE = 'Attached the notes, the data and the report.';
 export const FILES_BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x01]);
 export const FAIL_WORKING = 'Starting the deployment.';
 export const FAIL_REASON = 'Deployment failed: the quota for VPCs in cn-hangzhou is exhausted.';
+export const BOOK_QUESTION = 'Which date should I book the flight for?';
+export const bookedReply = (date: string): string[] => ['Booking ', `the flight for ${date}.`, `\nBooked for ${date}. Ticket 7731.`];
+/** Tasks the `book` script asked about: an answer sent into one of them is the booking's date. */
+const booking = new Set<string>();
 
 /** What the `look` script answers: each attachment as `name (type, N bytes, sha256 …)`, then the images left in `metadata.bailian.images`. */
 export function lookReply(attachments: Array<{ filename: string; mediaType: string; bytes: Uint8Array }>, metadataImages: number): string {
@@ -74,6 +81,17 @@ class Scripts implements AgentExecutor {
         lastChunk,
         metadata: undefined,
       });
+    if (request.task && booking.has(request.task.id)) {
+      booking.delete(request.task.id);
+      // The SDK refuses a stream that does not open with the Task or a Message, also when it goes on with one.
+      bus.publish(AgentEvent.task(request.task));
+      const [first = '', second = '', booked = ''] = bookedReply(prompt);
+      const working = randomUUID();
+      bus.publish(status(TaskState.TASK_STATE_WORKING, [text(first)], working));
+      bus.publish(status(TaskState.TASK_STATE_WORKING, [text(second)], working));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(booked.trim())]));
+      return;
+    }
     if (script === 'direct') {
       bus.publish(AgentEvent.message(agentMessage([text(DIRECT_TEXT)], '', contextId)));
       return;
@@ -104,6 +122,10 @@ class Scripts implements AgentExecutor {
           ),
         );
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(FILES_DONE)]));
+        break;
+      case 'book':
+        booking.add(taskId);
+        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, [text(BOOK_QUESTION)]));
         break;
       case 'look':
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(looked(userMessage))]));

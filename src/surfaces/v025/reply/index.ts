@@ -4,7 +4,8 @@
  * (turn.ts, fold.ts).
  */
 export { createReplyFold, type ReplyFold } from './fold.js';
-export { closeReply, endsCallerTurn, failReply, reduceReply, type ReplyStep } from './reducer.js';
+export { closeReply, failReply, reduceReply, type ReplyStep } from './reducer.js';
+export { endsCallerTurn } from './turn-bounds.js';
 export { renderPart, renderParts, type RenderOptions } from './render-parts.js';
 export { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 export { taskTurnEvents } from './task-events.js';

@@ -1,32 +1,30 @@
 import {
   withFields,
-  endsTurn,
   isActiveState,
+  isTerminalState,
   type Message,
   type StreamResponse,
   type Task,
   type TaskArtifactUpdateEvent,
-  type TaskState,
   type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../../model/index.js';
-import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
-import { defined, joinText, messageToV025, statusToV025 } from '../../../translate/index.js';
-import type { JsonObject } from '../../../translate/common.js';
+import type { V025StreamEvent } from '../../../protocol/v025/index.js';
+import { messageToV025 } from '../../../translate/index.js';
 import { isAssistantFinal, isToolEvent, toolName } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
 import { failureReason } from './words.js';
-import { attachCommands, collectCommands } from './commands.js';
+import { collectCommands } from './commands.js';
 import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
-import { replyChunk, showText } from './reply-artifact.js';
-import { addedToShown, isAnswerState, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
+import { showText } from './reply-artifact.js';
+import { addedToShown, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
-import { unsaidEnd } from './unsaid-end.js';
+import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -50,7 +48,9 @@ export interface ReplyStep {
 export function reduceReply(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyStep {
   if (state.done) return { state, events: [] };
   const out: V025StreamEvent[] = [];
-  const collected = collectCommands(state, event, options);
+  // Something came after a Task that would have ended the turn: the agent goes on with it.
+  const going = state.heldTask ? withFields(state, { heldTask: undefined }) : state;
+  const collected = collectCommands(going, event, options);
   const next = apply(collected, event, out, options);
   return { state: next, events: out };
 }
@@ -60,6 +60,7 @@ export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep 
   if (state.done || !state.started) return { state, events: [] };
   const out: V025StreamEvent[] = [];
   const ready = withHeldShown(state, out, options);
+  if (ready.heldTask) return { state: onTask(withFields(ready, { heldTask: undefined }), ready.heldTask, out, options), events: out };
   return { state: finish(ready, ready.lastStatus, undefined, undefined, out, options), events: out };
 }
 
@@ -79,89 +80,12 @@ export function failReply(state: ReplyState, reason: string, options: ReplyOptio
   return reduceReply(state, { statusUpdate: failed }, options);
 }
 
-/** Whether the caller's turn ends with this state: 1.0 ends it, or the profile maps it to a final 0.2.5 state. */
-export const endsCallerTurn = (state: TaskState, options: ReplyOptions): boolean =>
-  endsTurn(state) || isV025FinalState(options.profile.statesToV025[state]);
-
 function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if ('statusUpdate' in event) return onStatus(state, event.statusUpdate, out, options);
   if ('artifactUpdate' in event) return onArtifact(state, event.artifactUpdate, out, options);
   if ('task' in event) return onTask(state, event.task, out, options);
   if ('message' in event) return onMessage(state, event.message, out, options);
   return state; // iac-code's empty `{}` result after a permission answer
-}
-
-const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) => (options.upstreamMetadata === 'pass' ? metadata : undefined);
-
-/** The first event opens the caller's stream with a Task (Bailian's documented stream always starts so). */
-function start(
-  state: ReplyState,
-  ref: { taskId?: string; contextId?: string },
-  out: V025StreamEvent[],
-  options: ReplyOptions,
-  opening?: Task,
-): ReplyState {
-  if (state.started) return state;
-  const taskId = options.taskId ?? (ref.taskId || options.newId());
-  const contextId = ref.contextId || taskId;
-  const status: TaskStatus = opening && isActiveState(opening.status.state) ? opening.status : { state: 'TASK_STATE_SUBMITTED' };
-  out.push(
-    defined({
-      kind: 'task' as const,
-      id: taskId,
-      contextId,
-      status: { state: options.profile.statesToV025[status.state], timestamp: status.timestamp ?? options.now() },
-      metadata: passMetadata(opening?.metadata, options),
-    }),
-  );
-  return withFields(state, { started: true, taskId, contextId });
-}
-
-/** Text for the reply: agent messages only (a user message echoed back is not the agent's word). */
-function messageText(message: Message | undefined, options: ReplyOptions): string {
-  if (!message || message.role !== 'ROLE_AGENT') return '';
-  return options.renderParts === 'text' ? renderParts(message.parts, options) : joinText(message.parts);
-}
-
-function statusUpdate(
-  state: ReplyState,
-  status: TaskStatus,
-  final: boolean,
-  metadata: JsonObject | undefined,
-  keepMessage: boolean,
-  options: ReplyOptions,
-): V025TaskStatusUpdateEvent {
-  const translated = statusToV025(keepMessage ? status : withFields(status, { message: undefined }), options.profile, { now: options.now });
-  return defined({
-    kind: 'status-update' as const,
-    taskId: state.taskId,
-    contextId: state.contextId,
-    status: translated,
-    final,
-    metadata: passMetadata(metadata, options),
-  });
-}
-
-/** Whether a status message's text belongs in the reply (single: always; own: in answer states only). */
-const inReply = (state: TaskState, options: ReplyOptions): boolean => options.replyArtifacts === 'single' || isAnswerState(state);
-
-/** The end of the turn: the reply artifact's last chunk (with the last new text, if any), commands, the final status. */
-function finish(
-  state: ReplyState,
-  status: TaskStatus,
-  metadata: JsonObject | undefined,
-  last: { text: string; key: string } | undefined,
-  out: V025StreamEvent[],
-  options: ReplyOptions,
-): ReplyState {
-  let next = state;
-  const said = last ?? unsaidEnd(state, status, options);
-  if (said) next = showText(next, said.text, said.key, true, out, options);
-  else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));
-  attachCommands(next, out, options);
-  const keepMessage = !inReply(status.state, options);
-  out.push(statusUpdate(next, status, true, metadata, keepMessage, options));
-  return withFields(next, { lastStatus: status, done: true });
 }
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
@@ -276,8 +200,12 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
  * upstream that does not stream, a one-shot reply): its turn is replayed as events (task-events.ts).
  */
 function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  if (!endsCallerTurn(task.status.state, options)) {
-    return withFields(start(state, { taskId: task.id, contextId: task.contextId }, out, options, task), { lastStatus: task.status });
+  const ref = { taskId: task.id, contextId: task.contextId };
+  if (!endsCallerTurn(task.status.state, options)) return withFields(start(state, ref, out, options, task), { lastStatus: task.status });
+  // An agent that goes on with a waiting task may first send it as it was when the message came (a2a-js 1.x
+  // must open its stream with the Task): such a Task ends the turn only when nothing comes after it.
+  if (!state.started && !isTerminalState(task.status.state)) {
+    return withFields(start(state, ref, out, options, task), { lastStatus: task.status, heldTask: task });
   }
   let next = state;
   // Once a reply was streamed, a closing snapshot adds its artifacts (what was shown of them is not shown again) and how the turn ended.

@@ -48,7 +48,8 @@ export const sameText = (text: string, other: string | undefined): boolean =>
  */
 export function repeatsShown(text: string, state: ReplyState, flowing = false): boolean {
   const candidate = text.trim();
-  if (candidate === '') return false;
+  // White space alone is running text's (the blank between two words); a whole message of it says nothing.
+  if (candidate === '') return !flowing && state.shown !== '';
   if (flowing) return state.segments.size > 0 && state.shownDense >= MIN_RESTATED && sameAsShown(candidate, state);
   return sameAsShown(candidate, state) || candidate === state.segmentText.trim() || state.segments.has(candidate);
 }

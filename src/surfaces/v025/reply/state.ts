@@ -1,4 +1,4 @@
-import type { Artifact, Part, TaskStatus } from '../../../model/index.js';
+import type { Artifact, Part, Task, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
@@ -72,6 +72,11 @@ export interface ReplyState {
   readonly toolsRun: readonly string[];
   /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
   readonly commands: readonly unknown[];
+  /**
+   * A Task that opened the stream in a state that ends the caller's turn: the whole answer, or the task as
+   * the agent took up the message before going on with it. Which one, the next event (or the end) tells.
+   */
+  readonly heldTask?: Task;
   /** iac-code pipeline mode: the text and files of candidates still writing, shown when each ends (pipeline-text.ts). */
   readonly pipelineHeld: PipelineHold;
 }

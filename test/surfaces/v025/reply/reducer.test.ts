@@ -156,6 +156,20 @@ describe('the repeat rules', () => {
 });
 
 describe('how turns end', () => {
+  it('a waiting Task that opens the stream ends the turn only when nothing comes after it', () => {
+    // An a2a-js 1.x agent opens every stream with the Task, also the answer to its question: as it was, waiting.
+    const question = { messageId: 'q', role: 'ROLE_AGENT' as const, parts: [{ text: 'Which date?' }] };
+    const answer = { messageId: 'a', role: 'ROLE_USER' as const, parts: [{ text: 'tomorrow' }] };
+    const waiting = {
+      task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED' as const, message: question }, history: [question, answer] },
+    };
+    const goesOn = run([waiting, status('TASK_STATE_WORKING', 'Booked for tomorrow.', {}, 'w'), status('TASK_STATE_COMPLETED')]);
+    expect(readText(goesOn)).toBe('Booked for tomorrow.');
+    expect(shape(goesOn)).toEqual(['task:submitted', 'artifact:gen-1:more', 'artifact:gen-1:last', 'status:completed:final']);
+    expect(readText(run([waiting]))).toBe('Which date?');
+    expect(shape(run([waiting]))).toEqual(['task:submitted', 'artifact:gen-1:last', 'status:completed:final']);
+  });
+
   it("failReply mid-stream: bailian shows the reason as the reply's last chunk; plain 0.2.5 keeps it on the status", () => {
     const reply = createTurnReply(options());
     reply.push(submitted);

@@ -1,0 +1,89 @@
+import { withFields, endsTurn, isActiveState, type Message, type Task, type TaskState, type TaskStatus } from '../../../model/index.js';
+import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
+import { defined, joinText, statusToV025 } from '../../../translate/index.js';
+import type { JsonObject } from '../../../translate/common.js';
+import { attachCommands } from './commands.js';
+import { renderParts } from './render-parts.js';
+import { replyChunk, showText } from './reply-artifact.js';
+import { isAnswerState } from './rules.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+import { unsaidEnd } from './unsaid-end.js';
+
+/** Where the caller's view of a turn opens (its Task) and ends (the reply's last chunk, the final status). */
+
+/** Whether the caller's turn ends with this state: 1.0 ends it, or the profile maps it to a final 0.2.5 state. */
+export const endsCallerTurn = (state: TaskState, options: ReplyOptions): boolean =>
+  endsTurn(state) || isV025FinalState(options.profile.statesToV025[state]);
+
+export const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) => (options.upstreamMetadata === 'pass' ? metadata : undefined);
+
+/** The first event opens the caller's stream with a Task (Bailian's documented stream always starts so). */
+export function start(
+  state: ReplyState,
+  ref: { taskId?: string; contextId?: string },
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+  opening?: Task,
+): ReplyState {
+  if (state.started) return state;
+  const taskId = options.taskId ?? (ref.taskId || options.newId());
+  const contextId = ref.contextId || taskId;
+  const status: TaskStatus = opening && isActiveState(opening.status.state) ? opening.status : { state: 'TASK_STATE_SUBMITTED' };
+  out.push(
+    defined({
+      kind: 'task' as const,
+      id: taskId,
+      contextId,
+      status: { state: options.profile.statesToV025[status.state], timestamp: status.timestamp ?? options.now() },
+      metadata: passMetadata(opening?.metadata, options),
+    }),
+  );
+  return withFields(state, { started: true, taskId, contextId });
+}
+
+/** Text for the reply: agent messages only (a user message echoed back is not the agent's word). */
+export function messageText(message: Message | undefined, options: ReplyOptions): string {
+  if (!message || message.role !== 'ROLE_AGENT') return '';
+  return options.renderParts === 'text' ? renderParts(message.parts, options) : joinText(message.parts);
+}
+
+export function statusUpdate(
+  state: ReplyState,
+  status: TaskStatus,
+  final: boolean,
+  metadata: JsonObject | undefined,
+  keepMessage: boolean,
+  options: ReplyOptions,
+): V025TaskStatusUpdateEvent {
+  const translated = statusToV025(keepMessage ? status : withFields(status, { message: undefined }), options.profile, { now: options.now });
+  return defined({
+    kind: 'status-update' as const,
+    taskId: state.taskId,
+    contextId: state.contextId,
+    status: translated,
+    final,
+    metadata: passMetadata(metadata, options),
+  });
+}
+
+/** Whether a status message's text belongs in the reply (single: always; own: in answer states only). */
+export const inReply = (state: TaskState, options: ReplyOptions): boolean => options.replyArtifacts === 'single' || isAnswerState(state);
+
+/** The end of the turn: the reply artifact's last chunk (with the last new text, if any), commands, the final status. */
+export function finish(
+  state: ReplyState,
+  status: TaskStatus,
+  metadata: JsonObject | undefined,
+  last: { text: string; key: string } | undefined,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  let next = state;
+  const said = last ?? unsaidEnd(state, status, options);
+  if (said) next = showText(next, said.text, said.key, true, out, options);
+  else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));
+  attachCommands(next, out, options);
+  const keepMessage = !inReply(status.state, options);
+  out.push(statusUpdate(next, status, true, metadata, keepMessage, options));
+  return withFields(next, { lastStatus: status, done: true });
+}
