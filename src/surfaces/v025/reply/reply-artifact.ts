@@ -1,4 +1,5 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
+import { notePiece } from './pieces.js';
 import { denseLength, separatorBefore, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { withFields } from '../../../model/index.js';
@@ -20,7 +21,9 @@ export function showText(
   flows = false,
 ): ReplyState {
   const fresh = startsSegment(key, state);
-  const shownText = (fresh ? separatorBefore(text, state, flows) : '') + text;
+  const separator = fresh ? separatorBefore(text, state, flows) : '';
+  if (fresh) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length);
+  const shownText = separator + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));
   const changes: Partial<ReplyState> = appended(state, shownText);

@@ -1,6 +1,7 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import type { TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
+import { firstPieceFrom } from './pieces.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -26,13 +27,25 @@ const MIN_RESTATED = 8;
 /** How many characters of `text` are not white space. */
 export const denseLength = (text: string): number => text.replace(WHITE_SPACE, '').length;
 
+/** The first character of `text` from `from` on that is not white space ('' when none). */
+function firstDense(text: string, from = 0): string {
+  for (let at = from; at < text.length; at++) if (!SPACE.test(text.charAt(at))) return text.charAt(at);
+  return '';
+}
+
 /**
- * Whether `candidate` says what the whole reply so far says, white space aside (an agent that streamed
- * its answer in pieces and sends it whole again lays it out its own way). Compared only when the count of
- * its characters says it could be equal.
+ * Whether `candidate` says what the reply says from the start of one of its pieces to its end (at least
+ * `fewestPieces` of them), white space aside: an agent that streamed its answer in pieces and sends it whole
+ * again lays it out its own way, and may have said something before it (a progress line). Compared only
+ * when the count of its characters says it could be equal.
  */
-function sameAsShown(candidate: string, state: ReplyState): boolean {
-  return denseLength(candidate) === state.shownDense && candidate.replace(WHITE_SPACE, '') === state.shown.replace(WHITE_SPACE, '');
+function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number): boolean {
+  const start = state.shownDense - denseLength(candidate);
+  if (start < 0) return false;
+  const { pieces } = state;
+  const first = firstPieceFrom(pieces, start);
+  if (pieces.dense[first] !== start || pieces.dense.length - first < fewestPieces) return false;
+  return state.shown.slice(pieces.at[first]).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
 }
 
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
@@ -40,18 +53,18 @@ export const sameText = (text: string, other: string | undefined): boolean =>
   other !== undefined && denseLength(text) === denseLength(other) && text.replace(WHITE_SPACE, '') === other.replace(WHITE_SPACE, '');
 
 /**
- * Any agent: a whole message or a whole artifact whose text equals the reply shown so far, or one
- * message or artifact of it (an agent that streams its answer, then sends it again as an artifact or
- * as the final status message). A working message (`flowing`) is a piece of the agent's running text,
- * which may well say a word or a sentence it said before: it repeats only the whole reply, when that
- * came in more than one piece and is more than a word or two.
+ * Any agent: a whole message or a whole artifact whose text equals the reply shown so far or its last pieces
+ * (from the start of one of them), or one message or artifact of it (an agent that streams its answer, then
+ * sends it again as an artifact or as the final status message). A working message (`flowing`) is a piece of
+ * the agent's running text, which may well say a word or a sentence it said before: it repeats only the last
+ * pieces of the reply, when they are more than one and more than a word or two.
  */
 export function repeatsShown(text: string, state: ReplyState, flowing = false): boolean {
   const candidate = text.trim();
   // White space alone is running text's (the blank between two words); a whole message of it says nothing.
   if (candidate === '') return !flowing && state.shown !== '';
-  if (flowing) return state.segments.size > 0 && state.shownDense >= MIN_RESTATED && sameAsShown(candidate, state);
-  return sameAsShown(candidate, state) || candidate === state.segmentText.trim() || state.segments.has(candidate);
+  if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
+  return sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate);
 }
 
 /**
@@ -75,9 +88,24 @@ export function addedTo(base: string, baseDense: number, text: string): string |
 /** Text that goes on a line of its own, without the blanks that joined it to what it followed. */
 export const lineStart = (text: string): string => text.replace(/^[ \t]+/, '');
 
-/** What `text` adds to the whole reply shown so far, when it restates it first (and it is more than a word or two). */
-export const addedToShown = (text: string, state: ReplyState): string | undefined =>
-  state.shownDense < MIN_RESTATED ? undefined : addedTo(state.shown, state.shownDense, text);
+/**
+ * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the
+ * earliest that it restates, and more than a word or two): the answer sent again with a question after it,
+ * also when a progress line came before the answer.
+ */
+export function addedToShown(text: string, state: ReplyState): string | undefined {
+  const { pieces, shown, shownDense } = state;
+  const first = firstDense(text);
+  for (let piece = firstPieceFrom(pieces, shownDense - denseLength(text) + 1); piece < pieces.dense.length; piece++) {
+    const start = pieces.dense[piece] ?? shownDense;
+    if (shownDense - start < MIN_RESTATED) break;
+    const at = pieces.at[piece] ?? shown.length;
+    if ((piece > 0 && pieces.dense[piece - 1] === start) || firstDense(shown, at) !== first) continue;
+    const added = addedTo(shown.slice(at), shownDense - start, text);
+    if (added !== undefined) return added;
+  }
+  return undefined;
+}
 
 /** Whether text under `key` continues the current segment, or starts a new one. */
 export const startsSegment = (key: string, state: ReplyState): boolean => key !== state.segmentKey || state.breakPending;

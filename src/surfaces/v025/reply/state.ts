@@ -1,6 +1,7 @@
 import type { Artifact, Part, Task, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
+import { noPieces, type ReplyPieces } from './pieces.js';
 import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
 import type { FacadeWords } from './words.js';
 
@@ -53,6 +54,8 @@ export interface ReplyState {
    * make long turns quadratic.
    */
   readonly segments: ReadonlySet<string>;
+  /** Where each segment's text starts in `shown` (pieces.ts). */
+  readonly pieces: ReplyPieces;
   /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
   readonly segmentKey: string | undefined;
   readonly segmentText: string;
@@ -92,6 +95,7 @@ export const initialReplyState = (): ReplyState => ({
   shownDense: 0,
   shownLast: '',
   segments: new Set(),
+  pieces: noPieces(),
   segmentKey: undefined,
   segmentText: '',
   breakPending: false,

@@ -71,6 +71,29 @@ describe("an agent's running text in messages of their own", () => {
     expect(readText(run([submitted, ...sameId]))).toBe('Here is your plan.\nShall I proceed?');
   });
 
+  it('a progress line, then the answer token by token, then the answer whole again (as ADK sends it): the answer once', () => {
+    const progress = status('TASK_STATE_WORKING', 'Let me check the weather.', {}, 'progress');
+    const tokens = ['The', ' weather', ' in', ' Hangzhou', ' is', ' sunny', ', 25°C', ' today.'];
+    const answer = tokens.join('');
+    const expected = `Let me check the weather.\n${answer}`;
+    for (const again of [
+      status('TASK_STATE_COMPLETED', answer, {}, 'final'),
+      status('TASK_STATE_WORKING', answer, {}, 'whole'),
+      artifact('answer', [{ text: answer }]),
+    ]) {
+      expect(readText(run([submitted, progress, ...working(tokens), again, status('TASK_STATE_COMPLETED')]))).toBe(expected);
+    }
+    // Asking something after it: only the question is new.
+    const asked = status('TASK_STATE_INPUT_REQUIRED', `${answer} Anything else?`, {}, 'ask');
+    expect(readText(run([submitted, progress, ...working(tokens), asked]))).toBe(`${expected}\nAnything else?`);
+    // Chinese runs on after a full stop, so the answer is the end of one line: the same.
+    const zh = ['杭州', '今天', '晴，', '25°C。'];
+    const zhProgress = status('TASK_STATE_WORKING', '让我查一下天气。', {}, 'progress');
+    expect(readText(run([submitted, zhProgress, ...working(zh), status('TASK_STATE_COMPLETED', zh.join(''), {}, 'final')]))).toBe(
+      '让我查一下天气。杭州今天晴，25°C。',
+    );
+  });
+
   it('messages that each hold the whole text so far read as that text once it is more than a word', () => {
     const cumulative = ['Deploying the', 'Deploying the VPC', 'Deploying the VPC now.'];
     expect(readText(run([submitted, ...working(cumulative), status('TASK_STATE_COMPLETED')]))).toBe('Deploying the VPC now.');

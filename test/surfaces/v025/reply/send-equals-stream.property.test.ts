@@ -158,18 +158,26 @@ describe('message/send is the fold of message/stream', () => {
 
   it('every token of a message-per-token turn is read exactly once, in order, whether or not the agent sends it all again at the end', () => {
     const token = fc.constantFrom(' the', ' VPC', '.', '\n', 'Create', ' a', '1', '```', 'yaml', ',', '部署', '。', 'ha', 'Deploy', 'ment', ' ');
+    const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas']);
     fc.assert(
-      fc.property(fc.array(token, { minLength: 1, maxLength: 30 }), fc.constantFrom('none', 'message', 'artifact'), (tokens, ending) => {
-        const whole = tokens.join('');
-        const closing =
-          ending === 'message'
-            ? [status('TASK_STATE_COMPLETED', whole, {}, 'final')]
-            : ending === 'artifact'
-              ? [artifact('answer', [{ text: whole }]), status('TASK_STATE_COMPLETED')]
-              : [status('TASK_STATE_COMPLETED')];
-        const events = [submitted, ...tokens.map((t, i) => status('TASK_STATE_WORKING', t, {}, `m${i}`)), ...closing];
-        expect(readText(run(events)), JSON.stringify(tokens)).toSatisfy((read: string) => isWithLineBreaksAt(read, tokens));
-      }),
+      fc.property(
+        fc.array(token, { minLength: 1, maxLength: 30 }),
+        fc.constantFrom('none', 'message', 'artifact'),
+        progress,
+        (tokens, ending, before) => {
+          const whole = tokens.join('');
+          const closing =
+            ending === 'message'
+              ? [status('TASK_STATE_COMPLETED', whole, {}, 'final')]
+              : ending === 'artifact'
+                ? [artifact('answer', [{ text: whole }]), status('TASK_STATE_COMPLETED')]
+                : [status('TASK_STATE_COMPLETED')];
+          const said = [...before, ...tokens];
+          const events = [submitted, ...said.map((t, i) => status('TASK_STATE_WORKING', t, {}, `m${i}`)), ...closing];
+          expect(readText(run(events)), JSON.stringify(said)).toSatisfy((read: string) => isWithLineBreaksAt(read, said));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
