@@ -25,6 +25,7 @@ import { addedToShown, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegm
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
+import { withExplanationScrubbed } from './explained-state.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -157,8 +158,9 @@ function onPlainStatus(
   options: ReplyOptions,
   facadeWords = false,
 ): ReplyState {
-  let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: event.status });
-  const { status, metadata } = event;
+  const { metadata } = event;
+  const status = withExplanationScrubbed(event.status);
+  let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: status });
   const final = endsCallerTurn(status.state, options);
   const question = status.message ? undefined : pendingPermission(metadata);
   const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
