@@ -3,7 +3,7 @@ import { withFields, type Part, type TaskArtifactUpdateEvent } from '../../../mo
 import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
 import { replyChunk, showText, takeSegment } from './reply-artifact.js';
-import { renderParts } from './render-parts.js';
+import { renderParts, startsLineAfter } from './render-parts.js';
 import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
@@ -19,8 +19,10 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   const first = event.append !== true;
   const before = state.artifactParts.get(key);
   if (first && before !== undefined && isDeepStrictEqual(before, artifact.parts)) return state;
+  // Read before remember() adds this chunk's parts to the same list.
+  const previousPart = first ? undefined : before?.at(-1);
   remember(state, key, first, artifact.parts);
-  const rendered = options.renderParts === 'text' ? renderParts(artifact.parts, options) : undefined;
+  const rendered = options.renderParts === 'text' ? renderedAfter(previousPart, artifact.parts, options) : undefined;
   if (options.replyArtifacts === 'single') {
     const text = rendered ?? joinText(artifact.parts);
     let next = state;
@@ -63,6 +65,12 @@ function remember(state: ReplyState, key: string, whole: boolean, parts: readonl
   // Appended in place: a long artifact comes in thousands of chunks.
   if (whole || known === undefined) held.set(key, [...parts]);
   else known.push(...parts);
+}
+
+/** A chunk's parts as text, laid out after the part the artifact ended with as one artifact's parts are (render-parts.ts). */
+function renderedAfter(previous: Part | undefined, parts: readonly Part[], options: ReplyOptions): string {
+  const text = renderParts(parts, options);
+  return text !== '' && !text.startsWith('\n') && startsLineAfter(previous, parts[0], options) ? `\n${text}` : text;
 }
 
 const textOf = (parts: readonly Part[], options: ReplyOptions): string =>

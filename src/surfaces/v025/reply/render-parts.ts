@@ -138,6 +138,16 @@ export function renderPart(part: Part, options: RenderOptions): string {
 }
 
 /**
+ * Whether `next`, appended to an artifact that ended with `previous`, starts a line of its own: as in
+ * renderParts, every part that is not text does, and so does the text after one.
+ */
+export function startsLineAfter(previous: Part | undefined, next: Part | undefined, options: RenderOptions): boolean {
+  if (!previous || !next || (previous.text !== undefined && next.text !== undefined)) return false;
+  const before = renderPart(previous, options);
+  return before !== '' && !before.endsWith('\n');
+}
+
+/**
  * The parts of one message or artifact as one text: text parts run together (they are pieces of one
  * text), every other part stands on lines of its own.
  */

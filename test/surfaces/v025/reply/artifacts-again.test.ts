@@ -98,3 +98,23 @@ describe('a Task that closes the stream, carrying what the stream showed', () =>
     }
   });
 });
+
+describe('an artifact streamed in append chunks of different kinds', () => {
+  const PARTS: Array<Record<string, unknown>> = [
+    { text: 'Here is the template:' },
+    { raw: Buffer.from('resource "alicloud_vpc" "main" {}\n').toString('base64'), filename: 'main.tf', mediaType: 'text/plain' },
+    { data: { region: 'cn-hangzhou' } },
+    { url: 'https://files.example.com/diagram.png', filename: 'diagram.png', mediaType: 'image/png' },
+    { text: 'Apply it with ' },
+    { text: 'ros.' },
+  ];
+
+  it('bailian: reads as the same artifact sent in one event', () => {
+    const whole = readText(run([submitted, artifact('tpl', PARTS), status('TASK_STATE_COMPLETED')]));
+    const chunks = PARTS.map((part, at) => artifact('tpl', [part], at === 0 ? {} : { append: true }));
+    expect(readText(run([submitted, ...chunks, status('TASK_STATE_COMPLETED')]))).toBe(whole);
+    expect(whole).toContain('Here is the template:\nmain.tf\n```hcl\n');
+    expect(whole).toContain('```\n```json\n');
+    expect(whole).toContain('\ndiagram.png: https://files.example.com/diagram.png\nApply it with ros.');
+  });
+});
