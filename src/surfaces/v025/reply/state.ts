@@ -84,8 +84,11 @@ export interface ReplyState {
   readonly pipelineHeld: PipelineHold;
 }
 
-/** A fresh state for one turn (its segment set is its own). */
-export const initialReplyState = (): ReplyState => ({
+/**
+ * A fresh state for one turn (its segment set is its own). The task's artifacts from before the turn count
+ * as shown: one the agent sends again shows only what it changed (a non-streaming agent returns them all).
+ */
+export const initialReplyState = (earlierArtifacts: readonly Artifact[] = []): ReplyState => ({
   started: false,
   done: false,
   taskId: '',
@@ -102,7 +105,7 @@ export const initialReplyState = (): ReplyState => ({
   segmentFlows: false,
   replyArtifactId: undefined,
   replyChunks: 0,
-  artifactParts: new Map(),
+  artifactParts: new Map(earlierArtifacts.map((artifact) => [`a:${artifact.artifactId}`, [...artifact.parts]])),
   toolsRun: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,

@@ -118,3 +118,33 @@ describe('an artifact streamed in append chunks of different kinds', () => {
     expect(whole).toContain('\ndiagram.png: https://files.example.com/diagram.png\nApply it with ros.');
   });
 });
+
+describe("the task's artifacts from before the turn", () => {
+  const earlier = [
+    { artifactId: 'log', parts: [{ text: 'Log: started.' }] },
+    { artifactId: 'plan', parts: [{ text: 'The plan: one VPC.' }] },
+  ];
+  const answered = (artifacts: Array<{ artifactId: string; parts: Array<{ text: string }> }>): StreamResponse => ({
+    task: {
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Booked for tomorrow.' }] } },
+      artifacts,
+    },
+  });
+
+  it("a non-streaming agent's answer: what the turn added to a grown artifact, nothing of an unchanged one", () => {
+    const grown = [{ artifactId: 'log', parts: [{ text: 'Log: started. Booked.' }] }, earlier[1]!];
+    expect(readText(run([answered(grown)], options(undefined, { earlierArtifacts: earlier })))).toBe('Booked.\nBooked for tomorrow.');
+  });
+
+  it('a streaming agent that sends one of them again, whole and grown: what it added', () => {
+    const events = [
+      submitted,
+      artifact('log', [{ text: 'Log: started. Booked.' }]),
+      artifact('plan', earlier[1]!.parts),
+      status('TASK_STATE_COMPLETED'),
+    ];
+    expect(readText(run(events, options(undefined, { earlierArtifacts: earlier })))).toBe('Booked.');
+  });
+});
