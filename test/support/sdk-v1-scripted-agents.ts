@@ -15,7 +15,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type TaskStore } from 'a2a-sdk-1/server';
 import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
 
 export const ASK_WORKING = ['Let me look ', 'at the VPC quotas.'];
@@ -179,8 +179,8 @@ export interface RunningScriptedAgent {
   close(): Promise<void>;
 }
 
-export async function startScriptedAgent(): Promise<RunningScriptedAgent> {
-  const { url, server } = await serveSdkAgent(card, new Scripts(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
+export async function startScriptedAgent(options: { taskStore?: TaskStore } = {}): Promise<RunningScriptedAgent> {
+  const { url, server } = await serveSdkAgent(card, new Scripts(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' }, options);
   return {
     url,
     close: () =>

@@ -14,6 +14,7 @@ import {
   type AgentExecutionEvent,
   type AgentExecutor,
   type ServerCallContextBuilder,
+  type TaskStore,
 } from 'a2a-sdk-1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from 'a2a-sdk-1/server/grpc';
@@ -43,6 +44,8 @@ export interface SdkServerOptions {
   contextBuilder?: ServerCallContextBuilder;
   /** Signs the card on every card fetch. */
   signCard?: (card: AgentCard) => Promise<AgentCard>;
+  /** Where the agent keeps its tasks; the SDK's in-memory store otherwise. */
+  taskStore?: TaskStore;
   /** Serve HTTP+JSON only: no JSON-RPC route at all. */
   restOnly?: boolean;
   /** Serve HTTPS (and gRPC over TLS) with this certificate, and require a client certificate signed by `ca`. */
@@ -97,7 +100,7 @@ export async function serveSdkAgent(
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const grpc = options.grpcOnly ? await startGrpc(tls) : undefined;
   const card = buildCard(url, grpc ? `127.0.0.1:${grpc.port}` : undefined);
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const handler = new DefaultRequestHandler(card, options.taskStore ?? new InMemoryTaskStore(), executor);
   const { contextBuilder, signCard } = options;
   const agentCardProvider = signCard ? () => signCard(card) : handler;
   const seen = options.httpRequests;

@@ -11,6 +11,7 @@ import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
+import { inNewTaskIfGone } from './gone-task.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission } from './permission-answers.js';
@@ -114,7 +115,9 @@ async function beginTurn(
       deps,
       withFields({ words }, withFields(begun.previous ? { previous: begun.previous } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
-    return { task, turn, reply, reprompt: answered.reprompt, images };
+    // The caller named no task and the facade aimed its words at the conversation's waiting one (gone-task.ts).
+    const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined && answered.request === begun.request;
+    return { task, turn, reply, reprompt: answered.reprompt, images, aimed };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -168,12 +171,13 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images } = begun;
+  const { task, turn, reprompt, images, aimed } = begun;
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
-    const events = reprompt ? once({ task: reprompt }) : task.bind(turnEvents(request, call, deps));
+    const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps);
+    const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run) : run(request));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
     const result = fold.result();
@@ -198,9 +202,11 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
-  const { task, turn, reply, reprompt, images } = await beginTurn(input, call, deps, routing);
-  const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    streamedTurnEvents(request, withFields(call.ctx, { onAccepted }), deps);
+  const { task, turn, reply, reprompt, images, aimed } = await beginTurn(input, call, deps, routing);
+  const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
+    const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps);
+    return aimed ? inNewTaskIfGone(request, run) : run(request);
+  };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));

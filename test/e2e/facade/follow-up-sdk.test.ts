@@ -5,6 +5,8 @@
  * input. The user must read the agent's answer, and the conversation must go on after it.
  */
 import { A2AClient } from 'a2a-sdk-025/client';
+import type { Task } from 'a2a-sdk-1';
+import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { BOOK_QUESTION, bookedReply, DIRECT_TEXT, startScriptedAgent, type RunningScriptedAgent } from '../../support/sdk-v1-scripted-agents.js';
@@ -49,4 +51,54 @@ describe('answering an a2a-js 1.x agent that asked a question (bailian profile)'
       expect(next).toMatchObject({ text: DIRECT_TEXT, state: 'completed' });
     });
   }
+});
+
+/** The SDK's own store, which forgets on demand what it held: the agent restarted and lost its tasks. */
+class ForgetfulTaskStore implements TaskStore {
+  private readonly kept = new InMemoryTaskStore();
+  private readonly forgotten = new Set<string>();
+  readonly saved: string[] = [];
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    this.saved.push(task.id);
+    this.forgotten.delete(task.id);
+    await this.kept.save(task, context);
+  }
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return this.forgotten.has(taskId) ? undefined : this.kept.load(taskId, context);
+  }
+  list: InMemoryTaskStore['list'] = (params, context) => this.kept.list(params, context);
+  forgetAll(): void {
+    for (const taskId of this.saved) this.forgotten.add(taskId);
+  }
+}
+
+describe('answering a question of an agent that restarted and lost its tasks', () => {
+  const store = new ForgetfulTaskStore();
+  let agent: RunningScriptedAgent;
+  let gateway: RunningGateway;
+  let client: A2AClient;
+  beforeAll(async () => {
+    agent = await startScriptedAgent({ taskStore: store });
+    gateway = await startFacadeGateway({ upstream: { url: agent.url } });
+    client = new A2AClient(gateway.url);
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await agent.close();
+  });
+
+  it('the conversation goes on in a new task, in both modes, rather than failing every message', async () => {
+    for (const mode of ['stream', 'send'] as const) {
+      const contextId = `forgotten-${mode}`;
+      const first = await client.sendMessage(sdkParams('book a flight to Paris', { contextId }));
+      expect(sentText((first as any).result)).toBe(BOOK_QUESTION);
+      store.forgetAll();
+      const params = sdkParams('direct', { contextId });
+      const read =
+        mode === 'stream'
+          ? streamedText(await collect(client.sendMessageStream(params)))
+          : sentText(((await client.sendMessage(params)) as any).result);
+      expect(read).toBe(DIRECT_TEXT);
+    }
+  });
 });
