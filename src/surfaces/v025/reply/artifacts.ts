@@ -18,7 +18,7 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   const key = `a:${artifact.artifactId}`;
   const first = event.append !== true;
   const before = state.artifactParts.get(key);
-  if (first && before !== undefined && isDeepStrictEqual(before, artifact.parts)) return state;
+  if (first && before !== undefined && sameContent(before, artifact.parts)) return state;
   // Read before remember() adds this chunk's parts to the same list.
   const previousPart = first ? undefined : before?.at(-1);
   remember(state, key, first, artifact.parts);
@@ -66,6 +66,13 @@ function remember(state: ReplyState, key: string, whole: boolean, parts: readonl
   if (whole || known === undefined) held.set(key, [...parts]);
   else known.push(...parts);
 }
+
+/** What parts hold, however they are cut: a file sent in chunks, then whole in the closing Task, holds the same. */
+const contentOf = (parts: readonly Part[]): string =>
+  parts.map((part) => part.text ?? part.url ?? (part.raw !== undefined ? Buffer.from(part.raw, 'base64').toString('latin1') : JSON.stringify(part.data))).join('');
+
+const sameContent = (before: readonly Part[], parts: readonly Part[]): boolean =>
+  isDeepStrictEqual(before, parts) || contentOf(before) === contentOf(parts);
 
 /** A chunk's parts as text, laid out after the part the artifact ended with as one artifact's parts are (render-parts.ts). */
 function renderedAfter(previous: Part | undefined, parts: readonly Part[], options: ReplyOptions): string {

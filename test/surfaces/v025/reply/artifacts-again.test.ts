@@ -62,6 +62,17 @@ describe('a Task that closes the stream, carrying what the stream showed', () =>
     expect(times(readText(run([...events, closing([{ artifactId: 'tpl', parts: [{ text: template }] }])])), 'Resources:')).toBe(1);
   });
 
+  it('a file streamed in chunks is not shown again when the Task carries it whole, in one part', () => {
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const file = (text: string) => ({ raw: b64(text), filename: 'x.tf', mediaType: 'text/plain' });
+    const events = [submitted, artifact('tpl', [file('a = 1\n')]), artifact('tpl', [file('b = 2\n')], { append: true, lastChunk: true })];
+    for (const profile of [options(), options(spec)]) {
+      const out = run([...events, closing([{ artifactId: 'tpl', parts: [file('a = 1\nb = 2\n')] }])], profile);
+      expect(times(JSON.stringify(out), b64('a = 1\nb = 2\n')), 'the whole file again').toBe(0);
+      if (profile.replyArtifacts === 'single') expect(times(readText(out), 'a = 1')).toBe(1);
+    }
+  });
+
   it('plain 0.2.5: a file or data artifact keeps its identity and is sent once', () => {
     for (const parts of [[FILE], [DATA], [{ text: 'Your plan:' }, FILE]]) {
       const out = run(
