@@ -14,8 +14,9 @@ export const ENDED_EARLY = 'The upstream agent ended the stream before the task 
  * body that stopped). A direct Message reply (one before any task) is a whole answer. It ends with a
  * terminal state or a direct Message: what an agent sends after either cannot change a finished task, and
  * a caller must not see a completed task go back to working. A Message inside a task's stream breaks the
- * protocol but not the turn: it is relayed, and the task's own events go on. `return()` is forwarded at
- * once. One read: the stream is iterated once, as every relayed stream is.
+ * protocol: it is relayed, and the task's own events go on; a stream that ends at it has ended its turn
+ * (the translators make an older agent's such Message its task's answer: translate/message-in-task.ts).
+ * `return()` is forwarded at once. One read: the stream is iterated once, as every relayed stream is.
  */
 export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {
   let finished = false;
@@ -23,8 +24,8 @@ export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIter
   const isDirectReply = (event: StreamResponse): boolean => !inTask && 'message' in event && event.message !== undefined;
   return tapIterable(events, {
     item(event) {
-      if (isDirectReply(event)) finished = true;
-      else if (!('message' in event)) inTask = true;
+      if ('message' in event) finished = true;
+      else inTask = true;
       const state = eventTaskState(event);
       if (state !== undefined) finished = isTerminalState(state) || isInterruptedState(state);
     },

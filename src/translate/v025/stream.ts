@@ -4,6 +4,7 @@ import type { MappingProfile } from '../../mappings/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import { defined } from '../common.js';
 import { streamEventToV1 } from './events.js';
+import { answerOfTask } from '../message-in-task.js';
 import { statusToV1 } from './tasks.js';
 
 export interface V025ToV1StreamOptions {
@@ -25,20 +26,22 @@ export interface V025ToV1StreamTranslator {
  */
 export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): V025ToV1StreamTranslator {
   const { profile } = options;
-  let started = false;
+  let task: { taskId: string; contextId: string } | undefined;
   let done = false;
 
   return {
     push(event) {
       if (done) return { events: [], done };
       const events: StreamResponse[] = [];
-      if (!started && (event.kind === 'status-update' || event.kind === 'artifact-update')) {
+      if (!task && (event.kind === 'status-update' || event.kind === 'artifact-update')) {
         const status = event.kind === 'status-update' ? statusToV1(event.status, profile) : { state: 'TASK_STATE_SUBMITTED' as const };
         events.push({ task: { id: event.taskId, contextId: event.contextId, status } });
       }
-      started = true;
       const translated = streamEventToV1(event, profile);
-      if ('message' in translated) {
+      task ??= event.kind === 'task' ? { taskId: event.id, contextId: event.contextId } : event.kind === 'message' ? undefined : event;
+      if ('message' in translated && task) {
+        events.push(answerOfTask(task, translated.message));
+      } else if ('message' in translated) {
         const contextId = translated.message.contextId || options.contextId || randomUUID();
         events.push({ message: defined(withFields(translated.message, { contextId })) });
       } else {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endsTurn, type StreamResponse } from '../../model/index.js';
 import type { V03StreamResponse } from '../../protocol/v03/rest.js';
+import { answerOfTask } from '../message-in-task.js';
 import { streamResponseFromV03 } from './rest.js';
 
 export interface V03RestToV1StreamOptions {
@@ -25,6 +26,8 @@ export interface V03RestToV1StreamTranslator {
  */
 export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOptions = {}): V03RestToV1StreamTranslator {
   let started = options.started ?? false;
+  /** The task the stream is about, once an event named it (a Message after it is the turn's answer: message-in-task.ts). */
+  let task: { taskId: string; contextId: string } | undefined;
   let done = false;
   let contextId = options.contextId;
 
@@ -41,7 +44,9 @@ export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOpti
         events.push({ task: { id: update.taskId, contextId: update.contextId, status } });
       }
       started = true;
-      events.push(event);
+      if ('task' in event) task ??= { taskId: event.task.id, contextId: event.task.contextId ?? contextId };
+      else if (!('message' in event)) task ??= 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;
+      events.push('message' in event && task ? answerOfTask(task, event.message) : event);
       const state = 'task' in event ? event.task.status.state : 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
       done = final || 'message' in event || (state !== undefined && endsTurn(state));
       return { events, done };

@@ -91,6 +91,16 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("an answer the agent gives as a Message inside its task's stream completes the task with it, and the conversation goes on", async () => {
+    const contextId = `answered-in-a-message-${transport.replace(/\W/g, '')}`;
+    const streamed = await new StreamReader(client.sendMessageStream(sendRequest('answer: three VPCs', { contextId }))).rest();
+    expect(streamed.map(outline)).toEqual(['task', 'statusUpdate:TASK_STATE_WORKING', 'statusUpdate:TASK_STATE_COMPLETED']);
+    const last = streamed.at(-1);
+    expect(last?.$case === 'statusUpdate' ? textOf(last.value.status?.message) : undefined).toBe(v025Reply('answer: three VPCs', 1).full);
+    const next = await send('and now?', { contextId });
+    expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("a turn the agent ends in 0.2.5's terminal 'unknown' is FAILED, answered or read again", async () => {
     const sent = await send('unknown: what became of it?');
     expect(sent.status?.state).toBe(TaskState.TASK_STATE_FAILED);

@@ -59,7 +59,9 @@ describe('requireTurnEnd', () => {
 
   it("relays a Message inside a task's stream and goes on to the task's end (nothing the agent said is lost)", async () => {
     expect(await collect(requireTurnEnd(events(working, reply, working, done)))).toEqual([working, reply, working, done]);
-    const failure = await collect(requireTurnEnd(events(working, reply))).catch((error: unknown) => error);
+    // A stream that ends at it has ended its turn; one that went on working after it has not.
+    expect(await collect(requireTurnEnd(events(working, reply)))).toEqual([working, reply]);
+    const failure = await collect(requireTurnEnd(events(working, reply, working))).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: -32006, message: ENDED_EARLY });
   });
 });

@@ -41,6 +41,29 @@ function translateAll(events: V025StreamEvent[]) {
 }
 
 describe('0.2.5 → 1.0 stream', () => {
+  it("a Message in a task's stream (a2a-js 0.2.5 ends every stream at one) is the task's answer: COMPLETED with it", () => {
+    const { results, out } = translateAll([
+      { kind: 'task', id: 't', contextId: 'c', status: { state: 'submitted' } },
+      { kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'working' }, final: false },
+      { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 'Done: 3 VPCs.' }] },
+    ]);
+    expect(out.at(-1)).toStrictEqual({
+      statusUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        status: {
+          state: 'TASK_STATE_COMPLETED',
+          message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Done: 3 VPCs.' }], taskId: 't', contextId: 'c' },
+        },
+      },
+    });
+    expect(results.at(-1)?.done).toBe(true);
+    // A Message alone is the whole answer, as before.
+    expect(translateAll([{ kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 'Hi' }] }]).out[0]).toHaveProperty(
+      'message',
+    );
+  });
+
   it("translates Bailian's documented stream: kind and final stripped, enums converted, done after final", () => {
     const { results, out } = translateAll(BAILIAN_EXAMPLE);
     expect(out).toStrictEqual([

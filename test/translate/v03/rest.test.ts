@@ -230,6 +230,16 @@ describe('createV03RestToV1StreamTranslator', () => {
   const ids = { taskId: 't', contextId: 'c' };
   const ev = (value: unknown) => V03StreamResponse.parse(value);
 
+  it("a message in a task's stream is the task's answer: COMPLETED with it, and the stream ends", () => {
+    const translator = createV03RestToV1StreamTranslator();
+    translator.push(ev({ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }));
+    const answered = translator.push(ev({ msg: { messageId: 'm', role: 'ROLE_AGENT', content: [{ text: 'Done.' }] } }));
+    expect(answered.done).toBe(true);
+    expect(answered.events).toMatchObject([
+      { statusUpdate: { ...ids, status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'm', taskId: 't', parts: [{ text: 'Done.' }] } } } },
+    ]);
+  });
+
   it('a stream opening with a status update gets a Task first; it ends at final although more could come', () => {
     const translator = createV03RestToV1StreamTranslator();
     expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } }))).toEqual({
