@@ -12,7 +12,8 @@
  *   (artifact `<taskId>-reply`, appended) → status-update completed, final:true, carrying the reply.
  * `ask:` ends the turn input-required (final:true) instead, `unknown:` ends it in 0.2.5's terminal
  * `unknown` (final:true, carrying the reply); `message:` answers with one Message and no task; `answer:`
- * opens the task, works, then answers with a Message of the task (the SDK ends the stream there); `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`. tasks/cancel of a
+ * opens the task, works, then answers with a Message of the task (the SDK ends the stream there); `throw:`
+ * opens the task, works, then throws (the SDK fails a task of its own making: `task?.id || uuidv4()`); `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`. tasks/cancel of a
  * running turn stops it and ends it canceled (final:true). Status timestamps carry no zone, like the
  * 0.2.5 spec's own example, so the 1.0 side must normalise them.
  */
@@ -37,6 +38,7 @@ export const V025_ASK_PREFIX = 'ask:';
 export const V025_UNKNOWN_PREFIX = 'unknown:';
 export const V025_MESSAGE_PREFIX = 'message:';
 export const V025_ANSWER_PREFIX = 'answer:';
+export const V025_THROW_PREFIX = 'throw:';
 export const V025_SLOW_EXTRA_CHUNKS = 10;
 export const V025_QUESTION = 'What next?';
 export const V025_RPC_PATH = '/a2a';
@@ -154,6 +156,7 @@ class ScriptedExecutor implements AgentExecutor {
         bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: naiveNow() }, history: [userMessage] });
       }
       bus.publish(status('working', false));
+      if (prompt.startsWith(V025_THROW_PREFIX)) throw new Error('the quota service did not answer');
       if (prompt.startsWith(V025_ANSWER_PREFIX)) {
         bus.publish(agentMessage(reply.full, taskId, contextId));
         return;

@@ -15,7 +15,7 @@ export const ENDED_EARLY = 'The upstream agent ended the stream before the task 
  * terminal state or a direct Message: what an agent sends after either cannot change a finished task, and
  * a caller must not see a completed task go back to working. A Message inside a task's stream breaks the
  * protocol: it is relayed, and the task's own events go on; a stream that ends at it has ended its turn
- * (the translators make an older agent's such Message its task's answer: translate/message-in-task.ts).
+ * (the translators make an older agent's such Message its task's answer: translate/task-stream.ts).
  * `return()` is forwarded at once. One read: the stream is iterated once, as every relayed stream is.
  */
 export function requireTurnEnd(events: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> {

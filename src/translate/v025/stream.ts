@@ -4,7 +4,7 @@ import type { MappingProfile } from '../../mappings/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import { defined } from '../common.js';
 import { streamEventToV1 } from './events.js';
-import { answerOfTask } from '../message-in-task.js';
+import { answerOfTask, ofStreamTask, type StreamTask } from '../task-stream.js';
 import { statusToV1 } from './tasks.js';
 
 export interface V025ToV1StreamOptions {
@@ -26,8 +26,20 @@ export interface V025ToV1StreamTranslator {
  */
 export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): V025ToV1StreamTranslator {
   const { profile } = options;
-  let task: { taskId: string; contextId: string } | undefined;
+  let task: StreamTask | undefined;
   let done = false;
+
+  /** The event as a 1.0 stream about `task` (none yet: a direct Message) carries it (task-stream.ts). */
+  function inStream(translated: StreamResponse, task: StreamTask | undefined): StreamResponse {
+    if ('message' in translated) {
+      if (task) return answerOfTask(task, translated.message);
+      const contextId = translated.message.contextId || options.contextId || randomUUID();
+      return { message: defined(withFields(translated.message, { contextId })) };
+    }
+    if (task && 'statusUpdate' in translated) return { statusUpdate: ofStreamTask(task, translated.statusUpdate) };
+    if (task && 'artifactUpdate' in translated) return { artifactUpdate: ofStreamTask(task, translated.artifactUpdate) };
+    return translated;
+  }
 
   return {
     push(event) {
@@ -37,16 +49,8 @@ export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): 
         const status = event.kind === 'status-update' ? statusToV1(event.status, profile) : { state: 'TASK_STATE_SUBMITTED' as const };
         events.push({ task: { id: event.taskId, contextId: event.contextId, status } });
       }
-      const translated = streamEventToV1(event, profile);
       task ??= event.kind === 'task' ? { taskId: event.id, contextId: event.contextId } : event.kind === 'message' ? undefined : event;
-      if ('message' in translated && task) {
-        events.push(answerOfTask(task, translated.message));
-      } else if ('message' in translated) {
-        const contextId = translated.message.contextId || options.contextId || randomUUID();
-        events.push({ message: defined(withFields(translated.message, { contextId })) });
-      } else {
-        events.push(translated);
-      }
+      events.push(inStream(streamEventToV1(event, profile), task));
       done = event.kind === 'message' || (event.kind === 'status-update' && event.final === true);
       return { events, done };
     },

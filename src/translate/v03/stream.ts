@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endsTurn, type StreamResponse } from '../../model/index.js';
 import type { V03StreamResponse } from '../../protocol/v03/rest.js';
-import { answerOfTask } from '../message-in-task.js';
+import { answerOfTask, ofStreamTask, type StreamTask } from '../task-stream.js';
 import { streamResponseFromV03 } from './rest.js';
 
 export interface V03RestToV1StreamOptions {
@@ -17,6 +17,15 @@ export interface V03RestToV1StreamTranslator {
   readonly done: boolean;
 }
 
+/** The event as a 1.0 stream about `task` carries it (task-stream.ts). */
+function inStream(event: StreamResponse, task: StreamTask | undefined): StreamResponse {
+  if (!task) return event;
+  if ('message' in event) return answerOfTask(task, event.message);
+  if ('statusUpdate' in event) return { statusUpdate: ofStreamTask(task, event.statusUpdate) };
+  if ('artifactUpdate' in event) return { artifactUpdate: ofStreamTask(task, event.artifactUpdate) };
+  return event;
+}
+
 /**
  * 0.3 HTTP+JSON stream → 1.0 stream. A 1.0 stream is one Message, or a Task followed by updates;
  * a 0.3 agent may open with an update, so a Task is synthesised from it (its status, or SUBMITTED
@@ -26,8 +35,8 @@ export interface V03RestToV1StreamTranslator {
  */
 export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOptions = {}): V03RestToV1StreamTranslator {
   let started = options.started ?? false;
-  /** The task the stream is about, once an event named it (a Message after it is the turn's answer: message-in-task.ts). */
-  let task: { taskId: string; contextId: string } | undefined;
+  /** The task the stream is about, once an event named it (task-stream.ts). */
+  let task: StreamTask | undefined;
   let done = false;
   let contextId = options.contextId;
 
@@ -46,7 +55,7 @@ export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOpti
       started = true;
       if ('task' in event) task ??= { taskId: event.task.id, contextId: event.task.contextId ?? contextId };
       else if (!('message' in event)) task ??= 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;
-      events.push('message' in event && task ? answerOfTask(task, event.message) : event);
+      events.push(inStream(event, task));
       const state = 'task' in event ? event.task.status.state : 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
       done = final || 'message' in event || (state !== undefined && endsTurn(state));
       return { events, done };

@@ -101,6 +101,17 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it('an agent that throws mid-turn fails the turn of its own task (not one the SDK made up), and the conversation goes on', async () => {
+    const contextId = `throws-${transport.replace(/\W/g, '')}`;
+    const streamed = await new StreamReader(client.sendMessageStream(sendRequest('throw: deploy', { contextId }))).rest();
+    expect(streamed.map(outline)).toEqual(['task', 'statusUpdate:TASK_STATE_WORKING', 'statusUpdate:TASK_STATE_FAILED']);
+    const taskIds = new Set(streamed.map((payload) => (payload.$case === 'task' ? payload.value.id : (payload.value as { taskId: string }).taskId)));
+    expect(taskIds.size).toBe(1);
+    const listed = await client.listTasks(listRequest({ contextId }));
+    expect(listed.tasks.map((task) => [task.id, task.status?.state])).toEqual([[[...taskIds][0], TaskState.TASK_STATE_FAILED]]);
+    expect((await send('and now?', { contextId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("a turn the agent ends in 0.2.5's terminal 'unknown' is FAILED, answered or read again", async () => {
     const sent = await send('unknown: what became of it?');
     expect(sent.status?.state).toBe(TaskState.TASK_STATE_FAILED);

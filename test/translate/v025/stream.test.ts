@@ -41,6 +41,20 @@ function translateAll(events: V025StreamEvent[]) {
 }
 
 describe('0.2.5 → 1.0 stream', () => {
+  it("an update for another task of the stream's context is the stream's task's (a2a-js 0.2.5 fails a thrown turn under a new id)", () => {
+    const { out } = translateAll([
+      { kind: 'task', id: 't', contextId: 'c', status: { state: 'submitted' } },
+      { kind: 'status-update', taskId: 'made-up', contextId: 'c', status: { state: 'failed' }, final: true },
+    ]);
+    expect(out.at(-1)).toMatchObject({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_FAILED' } } });
+    // Another context's task is not the stream's: left as the agent named it.
+    const other = translateAll([
+      { kind: 'task', id: 't', contextId: 'c', status: { state: 'submitted' } },
+      { kind: 'status-update', taskId: 'u', contextId: 'd', status: { state: 'working' }, final: false },
+    ]);
+    expect(other.out.at(-1)).toMatchObject({ statusUpdate: { taskId: 'u', contextId: 'd' } });
+  });
+
   it("a Message in a task's stream (a2a-js 0.2.5 ends every stream at one) is the task's answer: COMPLETED with it", () => {
     const { results, out } = translateAll([
       { kind: 'task', id: 't', contextId: 'c', status: { state: 'submitted' } },
