@@ -1,4 +1,5 @@
-import { withFields, type Message, type StreamResponse, type Task } from '../model/index.js';
+import { withFields, isExplainedState, type Message, type StreamResponse, type Task, type TaskStatus } from '../model/index.js';
+import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
@@ -10,6 +11,10 @@ import { overlay } from './overlay.js';
  * the dialect module names (upstream/iac-code/secrets.ts) and the gateway is given. Only message
  * metadata is scanned: event and task metadata carry counters such as `usage.totalTokens` that the
  * pattern would hit.
+ *
+ * A status message that explains its state (a failure's reason: model/task.ts) is an error's text too:
+ * iac-code fails a turn with `str(exception)`, traceback, workspace paths and echoed tokens included. It is
+ * scrubbed as an agent's error message is (scrub-text.ts), for every caller, the registry and push alike.
  */
 
 export const REDACTED = '[REDACTED]';
@@ -60,12 +65,31 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
     return withFields(value, { metadata: redactValue(value.metadata, 0) as Record<string, unknown> });
   }
 
+  /** A message's text scrubbed as an error's (the same object when there was nothing to scrub). */
+  function scrubbed(value: Message): Message {
+    let changed = false;
+    const parts = value.parts.map((part) => {
+      const safe = part.text === undefined ? undefined : sanitizeUpstreamText(part.text);
+      if (safe === undefined || safe === part.text) return part;
+      changed = true;
+      return withFields(part, { text: safe });
+    });
+    return changed ? withFields(value, { parts }) : value;
+  }
+
+  function status(value: TaskStatus): TaskStatus {
+    if (!value.message) return value;
+    const redacted = message(value.message);
+    const safe = isExplainedState(value.state) ? scrubbed(redacted) : redacted;
+    return safe === value.message ? value : withFields(value, { message: safe });
+  }
+
   function task(value: Task): Task {
-    const statusMessage = value.status.message ? message(value.status.message) : undefined;
+    const taskStatus = status(value.status);
     let history = value.history;
     if (history?.some((entry) => entry.metadata !== undefined && hasSecret(entry.metadata, 0))) history = history.map(message);
-    if (statusMessage === value.status.message && history === value.history) return value;
-    const copy: Task = withFields(value, { status: statusMessage ? withFields(value.status, { message: statusMessage }) : value.status });
+    if (taskStatus === value.status && history === value.history) return value;
+    const copy: Task = withFields(value, { status: taskStatus });
     if (history) copy.history = history;
     return copy;
   }
@@ -80,11 +104,8 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
       return redacted === value.message ? value : { message: redacted };
     }
     if ('statusUpdate' in value) {
-      const statusMessage = value.statusUpdate.status.message;
-      if (!statusMessage) return value;
-      const redacted = message(statusMessage);
-      if (redacted === statusMessage) return value;
-      return { statusUpdate: withFields(value.statusUpdate, { status: withFields(value.statusUpdate.status, { message: redacted }) }) };
+      const redacted = status(value.statusUpdate.status);
+      return redacted === value.statusUpdate.status ? value : { statusUpdate: withFields(value.statusUpdate, { status: redacted }) };
     }
     return value;
   }

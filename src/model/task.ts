@@ -26,6 +26,19 @@ export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED.has
 export const endsTurn = (state: TaskState): boolean => TERMINAL.has(state) || state === 'TASK_STATE_INPUT_REQUIRED';
 export const isActiveState = (state: TaskState): boolean => state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
 
+/**
+ * States whose status message explains the state rather than answers: why the task failed, was
+ * canceled or rejected, what authorisation it wants; and no state at all.
+ */
+const EXPLAINED: ReadonlySet<TaskState> = new Set([
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+  'TASK_STATE_UNSPECIFIED',
+]);
+export const isExplainedState = (state: TaskState): boolean => EXPLAINED.has(state);
+
 export const TaskStatus = z.looseObject({
   state: TaskState,
   message: Message.optional(),

@@ -1,7 +1,8 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, decodeErrorInfo, decodeStatus, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
 import { A2AError, ERROR_INFO_TYPE, ErrorCode, GATEWAY_FAILURES, withFields, type ErrorCode as Code } from '../model/index.js';
-import { a2aReasonCode, fromErrorDetails, fromTransportError, sanitizeUpstreamText, type AbortSources } from './upstream-errors.js';
+import { sanitizeUpstreamText } from '../scrub-text.js';
+import { a2aReasonCode, fromErrorDetails, fromTransportError, type AbortSources } from './upstream-errors.js';
 
 /** For a status without ErrorInfo (a server that is not A2A-aware answered): the nearest A2A code. */
 const CODE_BY_STATUS: Partial<Record<status, Code>> = {

@@ -1,6 +1,7 @@
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode } from '../model/index.js';
-import { a2aReasonCode, agentErrorInfo, fromJsonRpcError, sanitizeUpstreamText } from './upstream-errors.js';
+import { sanitizeUpstreamText } from '../scrub-text.js';
+import { a2aReasonCode, agentErrorInfo, fromJsonRpcError } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
 import { isRecord } from '../model/json.js';
 

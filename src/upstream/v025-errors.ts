@@ -3,7 +3,7 @@ import { A2AError } from '../model/index.js';
 import { V025JsonRpcError } from '../protocol/v025/index.js';
 import { errorFromV025 } from '../translate/index.js';
 import type { JsonRpcWire } from './jsonrpc-client.js';
-import { sanitizeUpstreamText } from './upstream-errors.js';
+import { sanitizeUpstreamText } from '../scrub-text.js';
 import { isRecord } from '../model/json.js';
 
 /** Primitive entries of an object `data`, scrubbed; errorFromV025 drops everything else anyway. */

@@ -46,6 +46,32 @@ describe('redaction', () => {
   });
 });
 
+describe("a status message that explains its state (a failure's reason)", () => {
+  const leaky =
+    'RuntimeError: failed to read /home/alice/.iac-code/x.json with Bearer sk-live-0123456789abcdef\n' +
+    'Traceback (most recent call last):\n  File "/usr/lib/python3.11/x.py", line 12, in run\n';
+  const clean = 'RuntimeError: failed to read [path] with Bearer [redacted]';
+  const message = (text: string) => ({ messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text }] });
+  const redaction = createRedaction();
+
+  it('is scrubbed as an agent error message is, in a streamed update and in a task', () => {
+    for (const state of ['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED'] as const) {
+      const update: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state, message: message(leaky) } } };
+      expect(redaction.event(update)).toMatchObject({ statusUpdate: { status: { state, message: { parts: [{ text: clean }] } } } });
+      expect(redaction.task({ id: 't', contextId: 'c', status: { state, message: message(leaky) } }).status.message?.parts).toEqual([
+        { text: clean },
+      ]);
+    }
+  });
+
+  it("an answer's words are the agent's: a path in them stays, and the object is the same", () => {
+    const answered: StreamResponse = {
+      statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', message: message('Wrote /home/alice/main.tf') } },
+    };
+    expect(redaction.event(answered)).toBe(answered);
+  });
+});
+
 describe('task event hub', () => {
   it('delivers events published after subscribing, ends on a turn-ending state or end()', async () => {
     const hub = createTaskEventHub();

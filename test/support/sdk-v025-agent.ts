@@ -39,6 +39,8 @@ export const V025_UNKNOWN_PREFIX = 'unknown:';
 export const V025_MESSAGE_PREFIX = 'message:';
 export const V025_ANSWER_PREFIX = 'answer:';
 export const V025_THROW_PREFIX = 'throw:';
+/** What a `throw:` turn throws: a path and a token, as agents' exceptions hold them. */
+export const V025_THROWN = 'failed to read /home/alice/.agent/creds.json with Bearer sk-live-0123456789abcdef';
 export const V025_SLOW_EXTRA_CHUNKS = 10;
 export const V025_QUESTION = 'What next?';
 export const V025_RPC_PATH = '/a2a';
@@ -156,7 +158,7 @@ class ScriptedExecutor implements AgentExecutor {
         bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: naiveNow() }, history: [userMessage] });
       }
       bus.publish(status('working', false));
-      if (prompt.startsWith(V025_THROW_PREFIX)) throw new Error('the quota service did not answer');
+      if (prompt.startsWith(V025_THROW_PREFIX)) throw new Error(V025_THROWN);
       if (prompt.startsWith(V025_ANSWER_PREFIX)) {
         bus.publish(agentMessage(reply.full, taskId, contextId));
         return;

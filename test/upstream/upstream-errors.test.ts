@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError } from '../../src/model/index.js';
-import { fromJsonRpcError, fromTransportError, sanitizeUpstreamText } from '../../src/upstream/upstream-errors.js';
+import { sanitizeUpstreamText } from '../../src/scrub-text.js';
+import { fromJsonRpcError, fromTransportError } from '../../src/upstream/upstream-errors.js';
 
 describe('sanitizeUpstreamText', () => {
   it('drops a Python traceback and everything after it', () => {

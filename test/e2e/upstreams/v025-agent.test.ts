@@ -110,6 +110,11 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     const listed = await client.listTasks(listRequest({ contextId }));
     expect(listed.tasks.map((task) => [task.id, task.status?.state])).toEqual([[[...taskIds][0], TaskState.TASK_STATE_FAILED]]);
     expect((await send('and now?', { contextId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Its reason says what went wrong, without the path or the token in the agent's exception.
+    const failed = streamed.at(-1);
+    const reason = failed?.$case === 'statusUpdate' ? textOf(failed.value.status?.message) : '';
+    expect(reason).toContain('failed to read [path] with Bearer [redacted]');
+    expect(JSON.stringify(listed)).not.toMatch(/alice|sk-live/);
   });
 
   it("a turn the agent ends in 0.2.5's terminal 'unknown' is FAILED, answered or read again", async () => {

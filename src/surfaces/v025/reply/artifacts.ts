@@ -69,7 +69,9 @@ function remember(state: ReplyState, key: string, whole: boolean, parts: readonl
 
 /** What parts hold, however they are cut: a file sent in chunks, then whole in the closing Task, holds the same. */
 const contentOf = (parts: readonly Part[]): string =>
-  parts.map((part) => part.text ?? part.url ?? (part.raw !== undefined ? Buffer.from(part.raw, 'base64').toString('latin1') : JSON.stringify(part.data))).join('');
+  parts
+    .map((part) => part.text ?? part.url ?? (part.raw !== undefined ? Buffer.from(part.raw, 'base64').toString('latin1') : JSON.stringify(part.data)))
+    .join('');
 
 const sameContent = (before: readonly Part[], parts: readonly Part[]): boolean =>
   isDeepStrictEqual(before, parts) || contentOf(before) === contentOf(parts);

@@ -25,7 +25,6 @@ import { addedToShown, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegm
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
-import { withExplanationScrubbed } from './explained-state.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -158,8 +157,7 @@ function onPlainStatus(
   options: ReplyOptions,
   facadeWords = false,
 ): ReplyState {
-  const { metadata } = event;
-  const status = withExplanationScrubbed(event.status);
+  const { status, metadata } = event;
   let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: status });
   const final = endsCallerTurn(status.state, options);
   const question = status.message ? undefined : pendingPermission(metadata);

@@ -1,5 +1,5 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
-import type { TaskState } from '../../../model/index.js';
+import { isExplainedState, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { firstPieceFrom } from './pieces.js';
 import type { ReplyState } from './state.js';
@@ -146,15 +146,8 @@ export function separatorBefore(text: string, state: ReplyState, flows = false):
 }
 
 /**
- * States whose status message is the agent's ANSWER. In the others (failure, cancellation,
- * rejection, an auth prompt, no state) the message explains the state: a plain 0.2.5 caller finds it
- * on the status, Bailian (which reads artifacts only) in the reply.
+ * States whose status message is the agent's ANSWER. In the others (model/task.ts: failure, cancellation,
+ * rejection, an auth prompt, no state) the message explains the state: a plain 0.2.5 caller finds it on
+ * the status, Bailian (which reads artifacts only) in the reply.
  */
-const NON_ANSWER_STATES: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_AUTH_REQUIRED',
-  'TASK_STATE_UNSPECIFIED',
-]);
-export const isAnswerState = (state: TaskState): boolean => !NON_ANSWER_STATES.has(state);
+export const isAnswerState = (state: TaskState): boolean => !isExplainedState(state);
