@@ -155,7 +155,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   async function prune(owner: string): Promise<void> {
     const prefix = ownerPrefix(owner);
     for (let round = 0; round < 10; round++) {
-      const examined = Number(await pruneScript(`${prefix}idx`, `${prefix}exp`, allKey(owner), prefix, `${p}t:`, PRUNE_BATCH));
+      const examined = Number(await refusals.read(pruneScript(`${prefix}idx`, `${prefix}exp`, allKey(owner), prefix, `${p}t:`, PRUNE_BATCH)));
       if (examined < PRUNE_BATCH) return;
     }
   }
@@ -216,7 +216,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       if (request.contextId && request.status) {
         // No index for context × state: filter the (small) context set by the states kept in idx.
         const all = await refusals.read(redis.zrevrangebylex(contextKey(owner, request.contextId), '+', min));
-        const infos = all.length > 0 ? await redis.hmget(`${ownerPrefix(owner)}idx`, ...all.map(memberTaskId)) : [];
+        const infos = all.length > 0 ? await refusals.read(redis.hmget(`${ownerPrefix(owner)}idx`, ...all.map(memberTaskId))) : [];
         const matching = all.filter((_, i) => {
           const info = infos[i];
           return info ? (JSON.parse(info) as { s: string }).s === request.status : false;

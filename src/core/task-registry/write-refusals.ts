@@ -1,9 +1,13 @@
 import type { Redis } from 'ioredis';
+import { A2AError } from '../../model/index.js';
 
 export interface WriteRefusals {
   /** A registry write: a refusal from a Redis that is connected marks it as refusing writes. */
   track<T>(write: Promise<T>): Promise<T>;
-  /** A registry read: no answer in time (`redis-command-timeout-ms`) from a Redis that is connected marks it too. */
+  /**
+   * A registry read: no answer in time (`redis-command-timeout-ms`) from a Redis that is connected marks it
+   * too. A read that fails is the store out of reach, not the caller's call: a refusal for now (503, Retry-After).
+   */
   read<T>(read: Promise<T>): Promise<T>;
   /** A connected Redis refused the last write, and no probe write has been taken since. */
   refusing(): boolean;
@@ -60,7 +64,7 @@ export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs 
         return await read;
       } catch (error) {
         if (error instanceof Error && error.message === COMMAND_TIMED_OUT) refusing();
-        throw error;
+        throw error instanceof A2AError ? error : A2AError.registryOutOfReach();
       }
     },
     refusing: () => refused,

@@ -115,3 +115,22 @@ describe('a turn while the registry is out of reach', () => {
     }
   });
 });
+
+describe('a read while the registry does not answer', () => {
+  it('GetTask and ListTasks are refused for now too: 503 with Retry-After, UNAVAILABLE on gRPC', async () => {
+    redis.freeze();
+    try {
+      for (const [method, params] of [
+        ['GetTask', { id: 'a-task' }],
+        ['ListTasks', {}],
+      ] as const) {
+        const answer = await rpc('/', method, params, V1);
+        expect(answer, method).toMatchObject({ status: 503, retryAfter: RETRY_AFTER, body: { error: REFUSAL } });
+      }
+      const failure = await grpcFailureOf(transport.getTask({ tenant: '', id: 'a-task', historyLength: undefined }, wire()));
+      expect(failure).toMatchObject({ status: status.UNAVAILABLE });
+    } finally {
+      redis.thaw();
+    }
+  });
+});
