@@ -39,7 +39,7 @@ import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { facadeKeys } from './surfaces/v025/index.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
 import { connectUpstream } from './upstream/connect.js';
-import { createUpstreamPool } from './upstream/http.js';
+import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
@@ -205,6 +205,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       lanes,
       upstreamName: upstreamUrl,
       secretKeys: IAC_CODE_SECRET_KEYS,
+      secretValues: credentialSecrets(config.upstream.auth),
       logger,
       unknownTasks: unknownTasksFor(config),
       ...(turnLimits ? { turnLimits } : {}),

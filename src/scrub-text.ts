@@ -6,27 +6,36 @@
 
 const MAX_MESSAGE_CHARS = 500;
 
+/** A path's segment: the characters of file and directory names (ASCII, so a Chinese "元/小时/台" is not one). */
+const SEGMENT = String.raw`[\w.@%+~-]+`;
+
 const PATH_PATTERNS: RegExp[] = [
   /file:\/\/[^\s'"`<>]*/g,
   // Windows drive and UNC paths.
-  /\b[A-Za-z]:[\\/][^\s'"`<>|]*/g,
-  /\\\\[^\s'"`<>|]+/g,
-  /~\/[^\s'"`<>()[\]{},;]*/g,
-  // POSIX paths with at least two segments, not the path part of a URL (preceded by a host or `:`/`/`).
-  /(?<![\w.:/~-])\/[^\s/'"`<>()[\]{},;]+\/[^\s'"`<>()[\]{},;]*/g,
+  new RegExp(String.raw`\b[A-Za-z]:[\\/](?:${SEGMENT}[\\/]?)*`, 'g'),
+  new RegExp(String.raw`\\\\${SEGMENT}(?:\\${SEGMENT})*`, 'g'),
+  new RegExp(String.raw`~\/(?:${SEGMENT}\/?)*`, 'g'),
+  // POSIX paths with at least two segments, not the path part of a URL (preceded by a host or `:`/`/`) or
+  // a URL's query (`redirect_uri=/cb/done`).
+  new RegExp(String.raw`(?<![\w.:/~=&?-])\/${SEGMENT}\/(?:${SEGMENT}\/?)*`, 'g'),
 ];
 
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+  // `alibaba_cloud_access_key_secret=…`, `password: …`: a value under a name that says it is secret.
+  [/\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)(["']?\s*[=:]\s*["']?)[^\s"',;]+/gi, '$1$2[redacted]'],
 ];
+
+/** A JS stack frame: `    at fn (file.js:1:2)`, `    at file.js:1:2`, `    at async Promise.all (index 0)`. */
+const JS_FRAME = /^\s+at\s.*(?::\d+:\d+\)?|\((?:native|index \d+)\))$/;
 
 /** Cut a stack trace: a Python `Traceback`, `File "..."` frames or JS `    at ...` lines. */
 function dropStackTrace(text: string): string {
   const traceback = text.search(/Traceback \(most recent call last\)/);
   const head = traceback >= 0 ? text.slice(0, traceback) : text;
   const lines = head.split(/\r?\n/);
-  const stackLine = lines.findIndex((line) => /^\s+at\s+\S/.test(line) || /^\s*File "/.test(line));
+  const stackLine = lines.findIndex((line) => JS_FRAME.test(line) || /^\s*File "/.test(line));
   return (stackLine >= 0 ? lines.slice(0, stackLine) : lines).join('\n');
 }
 

@@ -20,6 +20,8 @@ export interface GatewayDeps {
   upstreamName: string;
   /** Message metadata keys the agent keeps secrets under, redacted besides the generic pattern (an agent like iac-code: upstream/iac-code/secrets.ts). */
   secretKeys?: readonly string[];
+  /** The gateway's own credentials for the agent, which a failure's reason must not repeat (redact.ts). */
+  secretValues?: readonly string[];
   logger?: Logger;
   /**
    * Who answers for a task the registry does not know (task-scope.ts); default 'agent', right only where
@@ -42,7 +44,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const lanes = deps.lanes ?? createContextLanes();
   const hub = deps.hub ?? createTaskEventHub();
   const writer = createTaskWriter(registry, logger);
-  const redaction = createRedaction(deps.secretKeys);
+  const redaction = createRedaction(deps.secretKeys, deps.secretValues);
   const metaOf = (ctx: CallContext): TaskMeta => ({ owner: ctx.principal, upstream: upstreamName });
   const laneKey = (contextId: string) => `${upstreamName}\u0000${contextId}`;
 

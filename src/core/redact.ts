@@ -1,4 +1,4 @@
-import { withFields, isExplainedState, type Message, type StreamResponse, type Task, type TaskStatus } from '../model/index.js';
+import { withFields, type Message, type StreamResponse, type Task, type TaskState, type TaskStatus } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
@@ -12,12 +12,18 @@ import { overlay } from './overlay.js';
  * metadata is scanned: event and task metadata carry counters such as `usage.totalTokens` that the
  * pattern would hit.
  *
- * A status message that explains its state (a failure's reason: model/task.ts) is an error's text too:
+ * A failure's reason (a failed or rejected task's status message) is an error's text too:
  * iac-code fails a turn with `str(exception)`, traceback, workspace paths and echoed tokens included. It is
  * scrubbed as an agent's error message is (scrub-text.ts), for every caller, the registry and push alike.
  */
 
 export const REDACTED = '[REDACTED]';
+
+/**
+ * States whose message is a failure's reason. An auth prompt's or a cancellation's is the agent's word to
+ * the user (a sign-in link with its query), left as it is.
+ */
+const isFailureState = (state: TaskState): boolean => state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED';
 
 const SECRET_KEY_PATTERN = /secret|password|token|api_?key|credential/i;
 const MAX_DEPTH = 8;
@@ -33,7 +39,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
+export function createRedaction(secretKeys: Iterable<string> = [], secretValues: readonly string[] = []): Redaction {
   const keys: ReadonlySet<string> = new Set(secretKeys);
   const isSecretKey = (key: string): boolean => keys.has(key) || SECRET_KEY_PATTERN.test(key);
 
@@ -69,7 +75,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
   function scrubbed(value: Message): Message {
     let changed = false;
     const parts = value.parts.map((part) => {
-      const safe = part.text === undefined ? undefined : sanitizeUpstreamText(part.text);
+      const safe = part.text === undefined ? undefined : sanitizeUpstreamText(part.text, secretValues);
       if (safe === undefined || safe === part.text) return part;
       changed = true;
       return withFields(part, { text: safe });
@@ -80,7 +86,7 @@ export function createRedaction(secretKeys: Iterable<string> = []): Redaction {
   function status(value: TaskStatus): TaskStatus {
     if (!value.message) return value;
     const redacted = message(value.message);
-    const safe = isExplainedState(value.state) ? scrubbed(redacted) : redacted;
+    const safe = isFailureState(value.state) ? scrubbed(redacted) : redacted;
     return safe === value.message ? value : withFields(value, { message: safe });
   }
 

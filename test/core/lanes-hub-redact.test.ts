@@ -55,13 +55,33 @@ describe("a status message that explains its state (a failure's reason)", () => 
   const redaction = createRedaction();
 
   it('is scrubbed as an agent error message is, in a streamed update and in a task', () => {
-    for (const state of ['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED'] as const) {
+    for (const state of ['TASK_STATE_FAILED', 'TASK_STATE_REJECTED'] as const) {
       const update: StreamResponse = { statusUpdate: { taskId: 't', contextId: 'c', status: { state, message: message(leaky) } } };
       expect(redaction.event(update)).toMatchObject({ statusUpdate: { status: { state, message: { parts: [{ text: clean }] } } } });
       expect(redaction.task({ id: 't', contextId: 'c', status: { state, message: message(leaky) } }).status.message?.parts).toEqual([
         { text: clean },
       ]);
     }
+  });
+
+  it("the gateway's own credentials for the agent are not repeated", () => {
+    const withKey = createRedaction([], ['upstream-key-0123']);
+    const update: StreamResponse = {
+      statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_FAILED', message: message('key upstream-key-0123 was refused') } },
+    };
+    expect(withKey.event(update)).toMatchObject({ statusUpdate: { status: { message: { parts: [{ text: 'key [redacted] was refused' }] } } } });
+  });
+
+  it("an answer's, an auth prompt's or a cancellation's words are the agent's to the user: left as they are", () => {
+    const signIn = 'Sign in: https://login.example.com/authorize?redirect_uri=/cb/done&state=' + 'x'.repeat(600);
+    const prompt: StreamResponse = {
+      statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_AUTH_REQUIRED', message: message(signIn) } },
+    };
+    expect(redaction.event(prompt)).toBe(prompt);
+    const canceled: StreamResponse = {
+      statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELED', message: message('Canceled by /home/alice') } },
+    };
+    expect(redaction.event(canceled)).toBe(canceled);
   });
 
   it("an answer's words are the agent's: a path in them stays, and the object is the same", () => {

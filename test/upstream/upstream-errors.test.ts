@@ -28,6 +28,24 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('llm key sk-abcdefgh12345678 invalid')).toBe('llm key [redacted] invalid');
   });
 
+  it("keeps what is not a path, a trace or a secret: a Chinese sentence with slashes, a URL's query, a line that starts with 'at'", () => {
+    expect(sanitizeUpstreamText('规格 ecs.g7.large 价格 0.5 元/小时/台，请更换可用区。')).toBe(
+      '规格 ecs.g7.large 价格 0.5 元/小时/台，请更换可用区。',
+    );
+    expect(sanitizeUpstreamText('请在 控制台/访问控制/用户 中授权')).toBe('请在 控制台/访问控制/用户 中授权');
+    expect(sanitizeUpstreamText('sign in: https://login.example.com/authorize?redirect_uri=/cb/done&state=x')).toBe(
+      'sign in: https://login.example.com/authorize?redirect_uri=/cb/done&state=x',
+    );
+    expect(sanitizeUpstreamText('Booking failed:\n  at 5pm all seats are taken')).toBe('Booking failed:\n  at 5pm all seats are taken');
+    expect(sanitizeUpstreamText('读取 /home/alice/.iac-code/x.json 失败')).toBe('读取 [path] 失败');
+  });
+
+  it('redacts a value under a name that says it is secret; counts of tokens are no secret', () => {
+    expect(sanitizeUpstreamText('bad alibaba_cloud_access_key_secret=Zx8yQ2 given')).toBe('bad alibaba_cloud_access_key_secret=[redacted] given');
+    expect(sanitizeUpstreamText('{"password": "hunter2"}')).toBe('{"password": "[redacted]"}');
+    expect(sanitizeUpstreamText('context too long, max tokens: 4096')).toBe('context too long, max tokens: 4096');
+  });
+
   it('bounds the length', () => {
     const out = sanitizeUpstreamText('x'.repeat(5_000));
     expect(out.length).toBeLessThanOrEqual(500);
