@@ -8,7 +8,9 @@ import type { ReplyOptions, ReplyState } from './state.js';
 /**
  * Bailian device commands: gathered from every upstream event's metadata (`commands` and
  * `<key>.commands`), once each, and sent once, on the last artifact-update of the turn, where
- * Bailian reads them (docs/bailian.md).
+ * Bailian reads them (docs/bailian.md). Not from a Task snapshot as such: it holds the task's earlier
+ * turns, whose commands the device ran then (a follow-up of an a2a-js 1.x agent opens with the task as it
+ * was). A Task that is the turn's answer is replayed as this turn's events (task-events.ts), gathered then.
  */
 export function collectCommands(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyState {
   const key = options.deviceCommandsKey;
@@ -16,10 +18,7 @@ export function collectCommands(state: ReplyState, event: StreamResponse, option
   const sources: (JsonObject | undefined)[] = [];
   if ('statusUpdate' in event) sources.push(event.statusUpdate.metadata, event.statusUpdate.status.message?.metadata);
   else if ('artifactUpdate' in event) sources.push(event.artifactUpdate.metadata, event.artifactUpdate.artifact.metadata);
-  else if ('task' in event) {
-    sources.push(event.task.metadata, event.task.status.message?.metadata);
-    for (const artifact of event.task.artifacts ?? []) sources.push(artifact.metadata);
-  } else if ('message' in event) sources.push(event.message.metadata);
+  else if ('message' in event) sources.push(event.message.metadata);
   let commands = state.commands;
   for (const source of sources) {
     for (const command of commandsIn(source, key)) {

@@ -210,7 +210,7 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
   let next = state;
   // Once a reply was streamed, a closing snapshot adds its artifacts (what was shown of them is not shown again) and how the turn ended.
   const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : closingTaskEvents(task, options.earlierArtifacts);
-  for (const event of events) next = apply(next, event, out, options);
+  for (const event of events) next = apply(collectCommands(next, event, options), event, out, options);
   return next;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StreamResponse, Task, TaskState } from '../../../../src/model/index.js';
 import { createTurnReply, taskTurnEvents } from '../../../../src/surfaces/v025/reply/index.js';
 import { IAC_CODE_TURN } from '../../../translate/v025/iac-code-turn.fixture.js';
 import { artifact, bailian, options, readText, run, shape, spec, status, submitted, tool } from './support.js';
@@ -259,6 +260,8 @@ describe('how turns end', () => {
   });
 });
 
+const withState = (event: { task: Task }, state: TaskState): StreamResponse => ({ task: { ...event.task, status: { ...event.task.status, state } } });
+
 describe('Bailian device commands', () => {
   const FLASH = { name: 'flash', commandRequestId: 'cmd-1' };
   const VOLUME = { name: 'volume', commandRequestId: 'cmd-2' };
@@ -281,6 +284,27 @@ describe('Bailian device commands', () => {
     expect(carrying).toHaveLength(1);
     expect(carrying[0]).toMatchObject({ lastChunk: true, artifact: { metadata: { commands: [FLASH, VOLUME] } } });
     expect(out.at(-2)).toBe(carrying[0]);
+  });
+
+  it("a follow-up that opens with the task as it was does not send its earlier turns' commands again", () => {
+    const lightOn = { name: 'light.on', commandRequestId: 'cmd-old' };
+    const asked = { messageId: 'q', role: 'ROLE_AGENT' as const, parts: [{ text: 'Which room?' }], metadata: { commands: [lightOn] } };
+    const earlier = { artifactId: 'log', parts: [{ text: 'Light on.' }], metadata: { bailian: { commands: [lightOn] } } };
+    const opening = {
+      task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED' as const, message: asked }, artifacts: [earlier] },
+    };
+    for (const state of ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING'] as const) {
+      const out = run(
+        [
+          withState(opening, state),
+          status('TASK_STATE_WORKING', 'Dimming the kitchen.', { metadata: { commands: [VOLUME] } }),
+          status('TASK_STATE_COMPLETED'),
+        ],
+        options(undefined, { earlierArtifacts: [earlier] }),
+      );
+      const sent = out.flatMap((event) => (event.kind === 'artifact-update' ? (event.artifact.metadata?.commands ?? []) : []));
+      expect(sent, state).toEqual([VOLUME]);
+    }
   });
 
   it('a turn without text gets an empty closing chunk carrying the commands', () => {
