@@ -3,6 +3,7 @@ import {
   isActiveState,
   isTerminalState,
   type Message,
+  type Part,
   type StreamResponse,
   type Task,
   type TaskArtifactUpdateEvent,
@@ -208,10 +209,24 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
     return withFields(start(state, ref, out, options, task), { lastStatus: task.status, heldTask: task });
   }
   let next = state;
+  knowEarlierArtifacts(next, options);
   // Once a reply was streamed, a closing snapshot adds its artifacts (what was shown of them is not shown again) and how the turn ended.
   const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : closingTaskEvents(task, options.earlierArtifacts);
   for (const event of events) next = apply(collectCommands(next, event, options), event, out, options);
   return next;
+}
+
+/**
+ * A snapshot holds every artifact of the task, its earlier turns' too (a non-streaming agent returns them
+ * all): one of them grown shows what this turn added (artifacts.ts). Only for a snapshot: an agent that
+ * streams an artifact of an earlier turn's id again says it anew.
+ */
+function knowEarlierArtifacts(state: ReplyState, options: ReplyOptions): void {
+  const known = state.artifactParts as Map<string, readonly Part[]>;
+  for (const artifact of options.earlierArtifacts ?? []) {
+    const key = `a:${artifact.artifactId}`;
+    if (!known.has(key)) known.set(key, [...artifact.parts]);
+  }
 }
 
 /** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */

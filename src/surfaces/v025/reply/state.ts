@@ -84,11 +84,8 @@ export interface ReplyState {
   readonly pipelineHeld: PipelineHold;
 }
 
-/**
- * A fresh state for one turn (its segment set is its own). The task's artifacts from before the turn count
- * as shown: one the agent sends again shows only what it changed (a non-streaming agent returns them all).
- */
-export const initialReplyState = (earlierArtifacts: readonly Artifact[] = []): ReplyState => ({
+/** A fresh state for one turn (its segment set is its own). */
+export const initialReplyState = (): ReplyState => ({
   started: false,
   done: false,
   taskId: '',
@@ -105,7 +102,7 @@ export const initialReplyState = (earlierArtifacts: readonly Artifact[] = []): R
   segmentFlows: false,
   replyArtifactId: undefined,
   replyChunks: 0,
-  artifactParts: new Map(earlierArtifacts.map((artifact) => [`a:${artifact.artifactId}`, [...artifact.parts]])),
+  artifactParts: new Map(),
   toolsRun: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,

@@ -15,7 +15,7 @@ export interface TurnReply {
 }
 
 export function createTurnReply(options: ReplyOptions): TurnReply {
-  let state: ReplyState = initialReplyState(options.earlierArtifacts);
+  let state: ReplyState = initialReplyState();
   const step = (next: { state: ReplyState; events: V025StreamEvent[] }): V025StreamEvent[] => {
     state = next.state;
     return next.events;
