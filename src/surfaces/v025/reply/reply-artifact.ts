@@ -22,7 +22,8 @@ export function showText(
 ): ReplyState {
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
-  if (fresh) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length);
+  // A blank piece (a line break sent alone) is no start a repeat could be said from.
+  if (fresh && denseLength(text) > 0) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length);
   const shownText = separator + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));

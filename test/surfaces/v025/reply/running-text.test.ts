@@ -25,6 +25,10 @@ describe("an agent's running text in messages of their own", () => {
 
   it('a word or a sentence said again is not a repeat: every one is read', () => {
     expect(readText(run([submitted, ...working(['ha', 'ha', '!']), status('TASK_STATE_COMPLETED')]))).toBe('haha!');
+    // Also with a line break of its own between (a blank piece is not a piece a repeat could start at).
+    expect(readText(run([submitted, ...working(['All tests passed.', '\n', 'All tests passed.']), status('TASK_STATE_COMPLETED')]))).toBe(
+      'All tests passed.\nAll tests passed.',
+    );
     const checks = ['Step 1: check.', 'OK.', 'Step 2: deploy.', 'OK.', 'Done.'];
     expect(readText(run([submitted, ...working(checks), status('TASK_STATE_COMPLETED')]))).toBe(checks.join('\n'));
   });

@@ -157,7 +157,27 @@ describe('message/send is the fold of message/stream', () => {
   });
 
   it('every token of a message-per-token turn is read exactly once, in order, whether or not the agent sends it all again at the end', () => {
-    const token = fc.constantFrom(' the', ' VPC', '.', '\n', 'Create', ' a', '1', '```', 'yaml', ',', '部署', '。', 'ha', 'Deploy', 'ment', ' ');
+    // Some longer than the least a repeat of the reply's last pieces must hold (8 characters), said more than once.
+    const token = fc.constantFrom(
+      ' the',
+      ' VPC',
+      '.',
+      '\n',
+      'Create',
+      ' a',
+      '1',
+      '```',
+      'yaml',
+      ',',
+      '部署',
+      '。',
+      'ha',
+      'Deploy',
+      'ment',
+      ' ',
+      'All tests passed.',
+      ' deployment',
+    );
     const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas']);
     fc.assert(
       fc.property(
