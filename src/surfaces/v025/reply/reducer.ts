@@ -49,12 +49,16 @@ export interface ReplyStep {
 export function reduceReply(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyStep {
   if (state.done) return { state, events: [] };
   const out: V025StreamEvent[] = [];
-  // Something came after a Task that would have ended the turn: the agent goes on with it.
-  const going = state.heldTask ? withFields(state, { heldTask: undefined }) : state;
+  // The agent said something after a Task that would have ended the turn: it goes on with it. (iac-code's
+  // empty `{}` after a permission answer says nothing.)
+  const going = state.heldTask && saysSomething(event) ? withFields(state, { heldTask: undefined }) : state;
   const collected = collectCommands(going, event, options);
   const next = apply(collected, event, out, options);
   return { state: next, events: out };
 }
+
+const saysSomething = (event: StreamResponse): boolean =>
+  'statusUpdate' in event || 'artifactUpdate' in event || 'task' in event || 'message' in event;
 
 /** The upstream ended its stream after a turn-ending state: close the reply and send the final status. */
 export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {

@@ -168,6 +168,7 @@ describe('how turns end', () => {
     expect(readText(goesOn)).toBe('Booked for tomorrow.');
     expect(shape(goesOn)).toEqual(['task:submitted', 'artifact:gen-1:more', 'artifact:gen-1:last', 'status:completed:final']);
     expect(readText(run([waiting]))).toBe('Which date?');
+    expect(readText(run([waiting, {} as StreamResponse]))).toBe('Which date?');
     expect(shape(run([waiting]))).toEqual(['task:submitted', 'artifact:gen-1:last', 'status:completed:final']);
   });
 
