@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import { A2AError } from '../../model/index.js';
 
 export interface WriteRefusals {
@@ -6,7 +6,8 @@ export interface WriteRefusals {
   track<T>(write: Promise<T>): Promise<T>;
   /**
    * A registry read: no answer in time (`redis-command-timeout-ms`) from a Redis that is connected marks it
-   * too. A read that fails is the store out of reach, not the caller's call: a refusal for now (503, Retry-After).
+   * too. A read that fails for want of a Redis is a refusal for now (503, Retry-After); one Redis refused
+   * for what it asked (a wrong type, a script error) is an error of the gateway's, as it was.
    */
   read<T>(read: Promise<T>): Promise<T>;
   /** A connected Redis refused the last write, and no probe write has been taken since. */
@@ -25,6 +26,13 @@ export interface WriteRefusals {
  */
 /** ioredis's error for a command that got no answer within `commandTimeout`. */
 const COMMAND_TIMED_OUT = 'Command timed out';
+
+/** Redis's answers that say it cannot serve for now (a dataset loading, a script running, a failover). */
+const FOR_NOW = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/** A read that failed for want of a Redis (no connection, no answer in time), not for what it asked. */
+const isOutOfReach = (error: unknown): boolean =>
+  !(error instanceof A2AError) && !(error instanceof ReplyError && !FOR_NOW.test((error as Error).message));
 
 export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs = 2_000): WriteRefusals {
   let refused = false;
@@ -64,7 +72,7 @@ export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs 
         return await read;
       } catch (error) {
         if (error instanceof Error && error.message === COMMAND_TIMED_OUT) refusing();
-        throw error instanceof A2AError ? error : A2AError.registryOutOfReach();
+        throw isOutOfReach(error) ? A2AError.registryOutOfReach() : error;
       }
     },
     refusing: () => refused,
