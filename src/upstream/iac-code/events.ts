@@ -36,8 +36,10 @@ export function isToolEvent(metadata: JsonObject | undefined): boolean {
   return iacCodeOf(metadata)?.tool !== undefined;
 }
 
-/** The name of the tool a tool-trace update is about (its `input_delta` updates carry none). */
-export function toolName(metadata: JsonObject | undefined): string | undefined {
+/** How a tool call ended, by the tool's name: a tool-trace update `completed` or `failed` (refused permission included). */
+export function toolOutcome(metadata: JsonObject | undefined): { name: string; ran: boolean } | undefined {
   const tool = iacCodeOf(metadata)?.tool;
-  return isRecord(tool) && typeof tool.name === 'string' && tool.name !== '' ? tool.name : undefined;
+  if (!isRecord(tool) || typeof tool.name !== 'string' || tool.name === '') return undefined;
+  if (tool.status === 'completed') return { name: tool.name, ran: true };
+  return tool.status === 'failed' ? { name: tool.name, ran: false } : undefined;
 }

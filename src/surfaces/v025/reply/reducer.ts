@@ -12,7 +12,7 @@ import {
 } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { messageToV025 } from '../../../translate/index.js';
-import { isAssistantFinal, isToolEvent, toolName } from '../../../upstream/iac-code/events.js';
+import { isAssistantFinal, isToolEvent } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
@@ -26,6 +26,7 @@ import { addedToShown, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegm
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
+import { withToolNoted } from './unsaid-end.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
 export interface ReplyStep {
@@ -186,11 +187,8 @@ function onPlainStatus(
   } else if (text === '' && options.upstreamMetadata === 'pass') {
     out.push(statusUpdate(next, status, false, metadata, true, options));
   }
-  return isToolEvent(metadata) ? withFields(next, { breakPending: true, toolsRun: withTool(next.toolsRun, toolName(metadata)) }) : next;
+  return isToolEvent(metadata) ? withToolNoted(withFields(next, { breakPending: true }), metadata) : next;
 }
-
-const withTool = (tools: readonly string[], name: string | undefined): readonly string[] =>
-  name === undefined || tools.includes(name) ? tools : [...tools, name];
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const next = start(state, event, out, options);

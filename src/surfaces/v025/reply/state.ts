@@ -71,8 +71,9 @@ export interface ReplyState {
    * does, shows only what it changes. Shared by the states of one turn, like `segments`.
    */
   readonly artifactParts: ReadonlyMap<string, readonly Part[]>;
-  /** The tools the agent ran this turn, by name (iac-code's tool trace), for a turn that says nothing else. */
+  /** The tools the agent ran this turn, and those it could not, by name (iac-code's tool trace), for a turn that says nothing else. */
   readonly toolsRun: readonly string[];
+  readonly toolsFailed: readonly string[];
   /** Bailian device commands seen so far, once each; they travel on the turn's last artifact. */
   readonly commands: readonly unknown[];
   /**
@@ -104,6 +105,7 @@ export const initialReplyState = (): ReplyState => ({
   replyChunks: 0,
   artifactParts: new Map(),
   toolsRun: [],
+  toolsFailed: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,
 });

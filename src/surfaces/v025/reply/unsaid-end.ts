@@ -1,4 +1,6 @@
-import type { TaskStatus } from '../../../model/index.js';
+import { withFields, type TaskStatus } from '../../../model/index.js';
+import type { JsonObject } from '../../../translate/common.js';
+import { toolOutcome } from '../../../upstream/iac-code/events.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
@@ -14,5 +16,23 @@ export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyO
   const silent = state.shown === '' && state.commands.length === 0;
   if (status.state !== 'TASK_STATE_INPUT_REQUIRED' || !silent) return undefined;
   const { words } = options;
-  return { text: state.toolsRun.length > 0 ? words.ranToolsThenWaits(state.toolsRun) : words.waitsSilently, key: 'facade:end' };
+  const text =
+    state.toolsRun.length > 0
+      ? words.ranToolsThenWaits(state.toolsRun)
+      : state.toolsFailed.length > 0
+        ? words.couldNotRunThenWaits(state.toolsFailed)
+        : words.waitsSilently;
+  return { text, key: 'facade:end' };
+}
+
+/** A tool call's end noted: one that ran, or one that could not (refused permission, an error) and did not run since. */
+export function withToolNoted(state: ReplyState, metadata: JsonObject | undefined): ReplyState {
+  const outcome = toolOutcome(metadata);
+  if (!outcome) return state;
+  const { name } = outcome;
+  if (outcome.ran) {
+    const toolsRun = state.toolsRun.includes(name) ? state.toolsRun : [...state.toolsRun, name];
+    return withFields(state, { toolsRun, toolsFailed: state.toolsFailed.filter((failed) => failed !== name) });
+  }
+  return state.toolsRun.includes(name) || state.toolsFailed.includes(name) ? state : withFields(state, { toolsFailed: [...state.toolsFailed, name] });
 }

@@ -48,6 +48,8 @@ export interface FacadeWords {
   waitsSilently: string;
   /** A turn that ran tools, said nothing, and waits for the user's next message (iac-code ends every turn so). */
   ranToolsThenWaits(tools: readonly string[]): string;
+  /** The same, for tools the agent could not run (the user refused one, or it failed). */
+  couldNotRunThenWaits(tools: readonly string[]): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
@@ -93,6 +95,7 @@ const EN: FacadeWords = {
   failedSilently: 'The agent could not complete this request.',
   waitsSilently: 'The agent needs more information to go on. Please reply.',
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
+  couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
   failures: GATEWAY_FAILURES,
 };
 
@@ -135,6 +138,7 @@ const ZH: FacadeWords = {
   failedSilently: '智能体未能完成本次请求。',
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
+  couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -185,6 +189,7 @@ const JA: FacadeWords = {
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
+  couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',

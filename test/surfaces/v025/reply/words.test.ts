@@ -150,18 +150,33 @@ describe('a turn that ends having said nothing of how', () => {
     expect(readText(run([submitted, status('TASK_STATE_FAILED')], options(spec)))).toBe('');
   });
 
-  it('a turn that only ran tools and waits (as every iac-code turn ends) names the tools, once each', () => {
-    const ran = (name: string, state = 'started') =>
+  it('a turn that only ran tools and waits (as every iac-code turn ends) names the tools it ran, once each', () => {
+    const tool = (name: string, state: string) =>
       status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: state, name } } } });
     const delta = status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: 'input_delta', toolUseId: 'tu' } } } });
-    const turn = [submitted, ran('write_file'), delta, ran('write_file', 'completed'), ran('bash'), status('TASK_STATE_INPUT_REQUIRED')];
+    const ran = (name: string) => [tool(name, 'started'), delta, tool(name, 'completed')];
+    const turn = [submitted, ...ran('write_file'), ...ran('bash'), ...ran('write_file'), status('TASK_STATE_INPUT_REQUIRED')];
     expect(readText(run(turn))).toBe('The agent ran write_file, bash and is waiting for your next message.');
     expect(readText(run(turn, inLanguage('zh')))).toBe('智能体已运行 write_file、bash，正在等待你的下一条消息。');
-    const many = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ran(name));
+    const many = ['a', 'b', 'c', 'd', 'e', 'f'].flatMap((name) => ran(name));
     expect(readText(run([submitted, ...many, status('TASK_STATE_INPUT_REQUIRED')]))).toBe(
       'The agent ran a, b, c, d, e, … and is waiting for your next message.',
     );
     // What the agent said after its tools is its answer; nothing is added.
-    expect(readText(run([submitted, ran('bash'), status('TASK_STATE_WORKING', 'Deployed.'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe('Deployed.');
+    expect(readText(run([submitted, ...ran('bash'), status('TASK_STATE_WORKING', 'Deployed.'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe(
+      'Deployed.',
+    );
+  });
+
+  it('a tool the user refused (or that failed) is not said to have run', () => {
+    const tool = (name: string, state: string) =>
+      status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: state, name } } } });
+    const refused = [submitted, tool('ros_create_stack', 'started'), tool('ros_create_stack', 'failed'), status('TASK_STATE_INPUT_REQUIRED')];
+    expect(readText(run(refused))).toBe('The agent could not run ros_create_stack and is waiting for your next message.');
+    expect(readText(run(refused, inLanguage('zh')))).toBe('智能体未能运行 ros_create_stack，正在等待你的下一条消息。');
+    // Started and never ended: neither ran nor failed.
+    expect(readText(run([submitted, tool('bash', 'started'), status('TASK_STATE_INPUT_REQUIRED')]))).toBe(
+      'The agent needs more information to go on. Please reply.',
+    );
   });
 });
