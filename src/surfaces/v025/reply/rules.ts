@@ -85,8 +85,8 @@ export function addedTo(base: string, baseDense: number, text: string): string |
   return undefined;
 }
 
-/** Text that goes on a line of its own, without the blanks that joined it to what it followed. */
-export const lineStart = (text: string): string => text.replace(/^[ \t]+/, '');
+/** Text that goes on a line of its own, without the blanks and line breaks that joined it to what it followed. */
+export const lineStart = (text: string): string => text.replace(/^\s+/, '');
 
 /**
  * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the

@@ -147,6 +147,9 @@ describe("the task's artifacts from before the turn", () => {
   it("a non-streaming agent's answer: what the turn added to a grown artifact, nothing of an unchanged one", () => {
     const grown = [{ artifactId: 'log', parts: [{ text: 'Log: started. Booked.' }] }, earlier[1]!];
     expect(readText(run([answered(grown)], options(undefined, { earlierArtifacts: earlier })))).toBe('Booked.\nBooked for tomorrow.');
+    // Grown by a line of its own, it does not open the reply with a blank line.
+    const byALine = [{ artifactId: 'log', parts: [{ text: 'Log: started.\nBooked.' }] }];
+    expect(readText(run([answered(byALine)], options(undefined, { earlierArtifacts: earlier })))).toBe('Booked.\nBooked for tomorrow.');
   });
 
   it('a streaming agent that sends an artifact of the same id again says it anew: shown whole, also with the same words', () => {
