@@ -78,6 +78,12 @@ export class TaskBook {
     this.pushConfigs = new PushConfigs(options);
   }
 
+  /** iac-code restarted: it knows no task and runs no turn (their streams are left as they are). */
+  forgetAll(): void {
+    this.tasks.clear();
+    this.turns.clear();
+  }
+
   isActive(taskId: string): boolean {
     return this.turns.has(taskId);
   }

@@ -91,6 +91,8 @@ export interface FakeIacCode {
   requests: ReceivedRequest[];
   rpcRequests(method?: string): ReceivedRequest[];
   tasks: Map<string, Json>;
+  /** As if iac-code restarted: every task and waiting turn forgotten. */
+  restart(): void;
   injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card' }): void;
   close(): Promise<void>;
 }
@@ -273,6 +275,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     requests,
     rpcRequests: (method) => requests.filter((r) => r.rpcMethod !== undefined && (method === undefined || r.rpcMethod === method)),
     tasks: book.tasks,
+    restart: () => book.forgetAll(),
     injectFault(fault, { times = 1, route = 'rpc' } = {}) {
       injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times });
     },

@@ -13,11 +13,14 @@ export function isGoneTask(error: unknown): boolean {
  * A follow-up the facade aimed at its conversation's waiting task (the caller named none, as Bailian never
  * does) that the agent refuses because it no longer has that task: the conversation goes on in a new task of
  * the same context, rather than every later message failing the same way. Only a refusal before the first
- * event: the agent did nothing with the message.
+ * event: the agent did nothing with the message. `asked`: the caller's own message, when the facade sent
+ * the agent an answer made of it (to a permission prompt or a choice the lost task asked); that is what
+ * goes to the new task.
  */
 export async function* inNewTaskIfGone(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
+  asked: SendMessageRequest = request,
 ): AsyncGenerator<StreamResponse> {
   const source = run(request)[Symbol.asyncIterator]();
   let first: IteratorResult<StreamResponse>;
@@ -25,8 +28,8 @@ export async function* inNewTaskIfGone(
     first = await source.next();
   } catch (error) {
     if (!isGoneTask(error)) throw error;
-    const { taskId: _gone, ...message } = request.message;
-    yield* run(withFields(request, { message }));
+    const { taskId: _gone, ...message } = asked.message;
+    yield* run(withFields(asked, { message }));
     return;
   }
   try {

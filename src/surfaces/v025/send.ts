@@ -115,9 +115,11 @@ async function beginTurn(
       deps,
       withFields({ words }, withFields(begun.previous ? { previous: begun.previous } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
-    // The caller named no task and the facade aimed its words at the conversation's waiting one (gone-task.ts).
-    const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined && answered.request === begun.request;
-    return { task, turn, reply, reprompt: answered.reprompt, images, aimed };
+    // The caller named no task and the facade aimed its words at the conversation's waiting one: if the agent
+    // no longer has it, the caller's own words go to a new task (gone-task.ts), also when they answered its question.
+    const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
+    const asked = answered.request === begun.request ? undefined : begun.request;
+    return { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -171,13 +173,13 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images, aimed } = begun;
+  const { task, turn, reprompt, images, aimed, asked } = begun;
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps);
-    const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run) : run(request));
+    const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
     const result = fold.result();
@@ -202,10 +204,10 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
-  const { task, turn, reply, reprompt, images, aimed } = await beginTurn(input, call, deps, routing);
+  const { task, turn, reply, reprompt, images, aimed, asked } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
     const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps);
-    return aimed ? inNewTaskIfGone(request, run) : run(request);
+    return aimed ? inNewTaskIfGone(request, run, asked) : run(request);
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);

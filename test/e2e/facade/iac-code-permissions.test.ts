@@ -77,6 +77,17 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     ]);
   });
 
+  it.runIf(permissionWait === 'parked')('iac-code restarted and lost the task that asked: the answer starts a new task, not an error', async () => {
+    const { contextId } = await ask();
+    fake.restart();
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
+    expect(answer.body.error).toBeUndefined();
+    expect(sentText(answer.body.result)).toContain(BEFORE.join(''));
+    const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+    expect(sent.params.message.taskId).toBeUndefined();
+    expect(sent.params.message).toMatchObject({ contextId, parts: [{ text: 'Allow once' }] });
+  });
+
   it("an answer that names the task alone (no contextId) still reaches iac-code with the task's context", async () => {
     const { contextId, taskId } = await ask();
     const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', taskId }) });
