@@ -64,8 +64,12 @@ export function createContextLanes(): ContextLanes {
 }
 
 /** -32602 for a message on a context whose previous turn is still running. */
+const TURN_IN_PROGRESS = 'already has a turn in progress; retry when it has finished';
+
 export function contextBusyError(contextId: string): A2AError {
-  return new A2AError(ErrorCode.InvalidParams, `Context ${contextId} already has a turn in progress; retry when it has finished`, {
-    metadata: { contextId },
-  });
+  return new A2AError(ErrorCode.InvalidParams, `Context ${contextId} ${TURN_IN_PROGRESS}`, { metadata: { contextId } });
 }
+
+/** Whether `error` is that refusal (a surface that tells it in its caller's words). */
+export const isContextBusyError = (error: A2AError): boolean =>
+  error.code === ErrorCode.InvalidParams && error.message === `Context ${error.metadata.contextId ?? ''} ${TURN_IN_PROGRESS}`;

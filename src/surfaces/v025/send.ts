@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
+import { isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
@@ -231,9 +232,9 @@ async function* afterImages(
 }
 
 /**
- * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out), told in
- * the turn's language when the gateway gave it ("暂时无法连接上游智能体" for a Chinese turn); the agent's own
- * reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
+ * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out, a turn
+ * still running in the conversation), told in the turn's language when the gateway gave it ("暂时无法连接上游智能体"
+ * for a Chinese turn); the agent's own reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
  */
 export async function toldInTurnLanguage(
   error: unknown,
@@ -242,10 +243,12 @@ export async function toldInTurnLanguage(
   deps: V025FacadeDeps,
   routing: TurnRouting,
 ): Promise<unknown> {
-  if (!(error instanceof A2AError) || !isGatewayFailure(error.message)) return error;
+  if (!(error instanceof A2AError)) return error;
+  const busy = isContextBusyError(error);
+  if (!busy && !isGatewayFailure(error.message)) return error;
   const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
-  const language = await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined);
-  return error.toldAs(failureReason(wordsIn(language), error.message));
+  const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
+  return error.toldAs(busy ? words.turnInProgress : failureReason(words, error.message));
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

@@ -120,9 +120,12 @@ describe('the facade in front of the demo agent', () => {
       expect(busy.status).toBe(200);
       expect(busy.contentType).toMatch(contentType);
       expect(busy.body.error.code).toBe(-32602);
-      expect(busy.body.error.message).toMatch(/turn in progress/);
+      expect(busy.body.error.message).toBe('The agent is still working on your last message. Please wait for it to finish, then try again.');
       expect(busy.body.error.data).toBeUndefined();
     }
+    // In the conversation's language, and without the raw context id.
+    const zh = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '我也要一个', contextId: head.contextId }) });
+    expect(zh.body.error).toMatchObject({ code: -32602, message: '智能体仍在处理你的上一条消息，请等它完成后再试。' });
     const events = [head, ...results(await stream.rest())];
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     expect(joinedArtifact(events, events[1].artifact.artifactId)).toBe(demoReply(text, 1).full);

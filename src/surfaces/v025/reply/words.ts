@@ -50,6 +50,8 @@ export interface FacadeWords {
   ranToolsThenWaits(tools: readonly string[]): string;
   /** The same, for tools the agent could not run (the user refused one, or it failed). */
   couldNotRunThenWaits(tools: readonly string[]): string;
+  /** A message sent while the conversation's last turn still runs (the user hung up on it, or sent again). */
+  turnInProgress: string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
@@ -96,6 +98,7 @@ const EN: FacadeWords = {
   waitsSilently: 'The agent needs more information to go on. Please reply.',
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
+  turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
   failures: GATEWAY_FAILURES,
 };
 
@@ -139,6 +142,7 @@ const ZH: FacadeWords = {
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
+  turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -190,6 +194,7 @@ const JA: FacadeWords = {
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
+  turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',
