@@ -46,8 +46,36 @@ export function pendingPermission(metadata: JsonObject | undefined): PermissionR
 const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 
 /** Words people answer a yes/no question with, beyond the options' own ids and labels. */
-const YES = new Set(['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', '是', '好', '好的', '允许', '同意', '可以', '确认', 'はい', '許可']);
-const NO = new Set(['no', 'n', 'deny', 'reject', 'cancel', '否', '不', '不要', '拒绝', '取消', 'いいえ', '拒否']);
+const YES = new Set([
+  ...['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please do', 'yes please'],
+  ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '确认', '许可'],
+  ...['はい', '許可', '許可します', 'お願いします', 'どうぞ', 'いいよ', 'いいです'],
+]);
+const NO = new Set([
+  ...['no', 'n', 'deny', 'reject', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
+  ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别'],
+  ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
+]);
+/** What a Chinese reply may end with that changes nothing ("允许吧"). */
+const PARTICLE = /[吧呀啊哦嘛]$/u;
+const DIGITS = /^[0-9０-９]+$/u;
+
+/** A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"); undefined when it says anything else. */
+function yesOrNo(said: string): 'yes' | 'no' | undefined {
+  const pieces = said
+    .split(/[,，、;；.。!！?？]+/u)
+    .map((piece) => piece.trim().replace(PARTICLE, ''))
+    .filter((piece) => piece !== '');
+  if (pieces.length === 0) return undefined;
+  if (pieces.every((piece) => YES.has(piece))) return 'yes';
+  return pieces.every((piece) => NO.has(piece)) ? 'no' : undefined;
+}
+
+/** An option by its place in the prompt's list, from 1 ("2", "２"). */
+function optionAt(options: readonly { id: string }[], said: string): string | undefined {
+  if (!DIGITS.test(said)) return undefined;
+  return options[Number(said.normalize('NFKC')) - 1]?.id;
+}
 
 const normalise = (value: string): string =>
   value
@@ -58,7 +86,7 @@ const normalise = (value: string): string =>
 
 /**
  * The option a reply picks: an option's id or label, another name the one who asked gave it (`namesOf`),
- * or a plain yes/no; undefined when it picks none.
+ * its place in the list, or a plain yes or no in every piece of the reply; undefined when it picks none.
  */
 export function chosenOption(
   request: PermissionRequest,
@@ -70,11 +98,12 @@ export function chosenOption(
     [option.id, option.label ?? option.id, ...namesOf(option.id)].some((name) => normalise(name) === said);
   const exact = request.options.find(named);
   if (exact) return exact.id;
+  const byPlace = optionAt(request.options, said);
+  if (byPlace) return byPlace;
   const allow = request.options.find((option) => option.id.startsWith('allow'));
   const deny = request.options.find((option) => option.id === 'deny');
-  if (YES.has(said)) return allow?.id;
-  if (NO.has(said)) return deny?.id;
-  return undefined;
+  const answer = yesOrNo(said);
+  return answer === 'yes' ? allow?.id : answer === 'no' ? deny?.id : undefined;
 }
 
 /** The data part iac-code reads as the answer (exactly these six keys). */

@@ -50,6 +50,17 @@ describe("iac-code's permission prompt", () => {
     ['allow twice', undefined],
     ['はい', 'allow_once'],
     ['拒否', 'deny'],
+    // As people answer: with more than one word, in the list's order, in their own way.
+    ['是的', 'allow_once'],
+    ['好的，允许吧', 'allow_once'],
+    ['Yes, go ahead', 'allow_once'],
+    ['許可します', 'allow_once'],
+    ['不允许', 'deny'],
+    ['1', 'allow_once'],
+    ['２', 'deny'],
+    ['3', undefined],
+    ['yes, but use a smaller instance', undefined],
+    ['好的，不要', undefined],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
   });
