@@ -1,5 +1,6 @@
 import { withFields, type TaskArtifactUpdateEvent } from '../../../model/index.js';
 import type { JsonObject } from '../../../model/json.js';
+import { sanitizeUpstreamText } from '../../../scrub-text.js';
 import { countField, textField } from '../../../upstream/iac-code/fields.js';
 import type { PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
@@ -132,9 +133,9 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
       said.pieces.push({ break: true });
       return;
     case 'step_failed':
-      return say(said, textField(data.errorSummary) ?? textField(data.error), `pipeline:failed:${stepRun}`, true);
+      return say(said, failureText(textField(data.errorSummary) ?? textField(data.error)), `pipeline:failed:${stepRun}`, true);
     case 'pipeline_failed':
-      return say(said, data.errorSummary, 'pipeline:failed', true);
+      return say(said, failureText(textField(data.errorSummary)), 'pipeline:failed', true);
     case 'pipeline_canceled':
       return say(said, data.reason, 'pipeline:canceled', true);
     case 'backup_blocked':
@@ -208,6 +209,9 @@ function release(said: PipelineSaid, which: (run: string) => boolean): void {
   for (const artifact of said.unplaced) said.pieces.push({ artifact });
   said.unplaced = [];
 }
+
+/** A step's or the pipeline's failure reason, scrubbed as any failure's reason is (core/redact.ts). */
+const failureText = (text: string | undefined): string | undefined => (text === undefined ? undefined : sanitizeUpstreamText(text));
 
 function say(said: PipelineSaid, text: unknown, key: string, ends?: true): void {
   if (typeof text === 'string' && text !== '') said.pieces.push(ends ? { text, key, ends } : { text, key });

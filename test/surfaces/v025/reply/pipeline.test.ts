@@ -95,6 +95,12 @@ describe('iac-code pipeline updates in the reply', () => {
     expect(out.at(-1)).toMatchObject({ final: true, status: { state: 'failed' } });
     const executor = single('TASK_STATE_FAILED', envelope('pipeline_failed', { source: 'executor', errorSummary: 'RuntimeError: boom' }));
     expect(readText(run([submitted, executor, status('TASK_STATE_FAILED', 'RuntimeError: boom')]))).toBe('RuntimeError: boom');
+    // Scrubbed as any failure's reason is.
+    const leaky = single(
+      'TASK_STATE_FAILED',
+      envelope('step_failed', { errorSummary: 'cannot read /home/alice/.aliyun/config.json: token=abc123' }, step('deploy', 3)),
+    );
+    expect(readText(run([submitted, leaky]))).toBe('cannot read [path]: token=[redacted]');
   });
 
   it('updates that say nothing a person reads (progress, acknowledgements, envelopes of no known shape) add nothing; the turn still ends', () => {
