@@ -74,7 +74,11 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false): 
  */
 export function addedTo(base: string, baseDense: number, text: string): string | undefined {
   if (baseDense === 0 || denseLength(text) <= baseDense) return undefined;
-  const dense = base.replace(WHITE_SPACE, '');
+  return afterDense(base.replace(WHITE_SPACE, ''), text);
+}
+
+/** What `text` says after `dense` (a text without its white space), when it says all of that first. */
+function afterDense(dense: string, text: string): string | undefined {
   let seen = 0;
   for (let at = 0; at < text.length; at++) {
     const char = text.charAt(at);
@@ -96,12 +100,14 @@ export const lineStart = (text: string): string => text.replace(/^\s+/, '');
 export function addedToShown(text: string, state: ReplyState): string | undefined {
   const { pieces, shown, shownDense } = state;
   const first = firstDense(text);
+  // Stripped once, and only if some piece could be restated: a long message after thousands of tokens.
+  let denseShown: string | undefined;
   for (let piece = firstPieceFrom(pieces, shownDense - denseLength(text) + 1); piece < pieces.dense.length; piece++) {
     const start = pieces.dense[piece] ?? shownDense;
     if (shownDense - start < MIN_RESTATED) break;
-    const at = pieces.at[piece] ?? shown.length;
-    if ((piece > 0 && pieces.dense[piece - 1] === start) || firstDense(shown, at) !== first) continue;
-    const added = addedTo(shown.slice(at), shownDense - start, text);
+    if (firstDense(shown, pieces.at[piece] ?? shown.length) !== first) continue;
+    denseShown ??= shown.replace(WHITE_SPACE, '');
+    const added = afterDense(denseShown.slice(start), text);
     if (added !== undefined) return added;
   }
   return undefined;
