@@ -49,21 +49,26 @@ const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 const YES = new Set([
   ...['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please do', 'yes please'],
   ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '确认', '许可'],
-  ...['はい', '許可', '許可します', 'お願いします', 'どうぞ', 'いいよ', 'いいです'],
+  // A suggestion's 吧 is a yes here; after 是 or 对 it asks back ("是吧" is "right?"), so it is not stripped.
+  ...['好吧', '行吧', '允许吧', '同意吧', '可以吧'],
+  // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
+  ...['はい', '許可', '許可します', 'お願いします', 'どうぞ'],
 ]);
 const NO = new Set([
   ...['no', 'n', 'deny', 'reject', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
   ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别'],
   ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
 ]);
-/** What a Chinese reply may end with that changes nothing ("允许吧"). */
-const PARTICLE = /[吧呀啊哦嘛]$/u;
-const DIGITS = /^[0-9０-９]+$/u;
+/** What a Chinese reply may end with that changes nothing ("好啊"). */
+const PARTICLE = /[呀啊哦]$/u;
+/** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */
+const UNDECIDED = /[?？]|\.\.|…|。。/u;
 
 /** A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"); undefined when it says anything else. */
 function yesOrNo(said: string): 'yes' | 'no' | undefined {
+  if (UNDECIDED.test(said)) return undefined;
   const pieces = said
-    .split(/[,，、;；.。!！?？]+/u)
+    .split(/[,，、;；.。!！]+/u)
     .map((piece) => piece.trim().replace(PARTICLE, ''))
     .filter((piece) => piece !== '');
   if (pieces.length === 0) return undefined;
@@ -71,10 +76,14 @@ function yesOrNo(said: string): 'yes' | 'no' | undefined {
   return pieces.every((piece) => NO.has(piece)) ? 'no' : undefined;
 }
 
-/** An option by its place in the prompt's list, from 1 ("2", "２"). */
-function optionAt(options: readonly { id: string }[], said: string): string | undefined {
-  if (!DIGITS.test(said)) return undefined;
-  return options[Number(said.normalize('NFKC')) - 1]?.id;
+/**
+ * The option a plain yes picks: allowing this once. Never `allow_always`: a bare "yes" does not grant
+ * what the person was not shown to be granting for good; they name that option to pick it.
+ */
+function allowOnce(options: readonly { id: string }[]): string | undefined {
+  return (
+    options.find((option) => option.id === 'allow_once') ?? options.find((option) => option.id.startsWith('allow') && option.id !== 'allow_always')
+  )?.id;
 }
 
 const normalise = (value: string): string =>
@@ -82,11 +91,14 @@ const normalise = (value: string): string =>
     .trim()
     .toLowerCase()
     .replace(/[\s_]+/g, ' ')
-    .replace(/[.!。！]+$/, '');
+    .replace(/[!！]+$/u, '')
+    // One closing stop; two or more trail off (UNDECIDED).
+    .replace(/(?<![.。])[.。]$/u, '');
 
 /**
  * The option a reply picks: an option's id or label, another name the one who asked gave it (`namesOf`),
- * its place in the list, or a plain yes or no in every piece of the reply; undefined when it picks none.
+ * or a plain yes or no in every piece of the reply; undefined when it picks none. Not a number: the
+ * prompt as shown does not number its options.
  */
 export function chosenOption(
   request: PermissionRequest,
@@ -98,12 +110,9 @@ export function chosenOption(
     [option.id, option.label ?? option.id, ...namesOf(option.id)].some((name) => normalise(name) === said);
   const exact = request.options.find(named);
   if (exact) return exact.id;
-  const byPlace = optionAt(request.options, said);
-  if (byPlace) return byPlace;
-  const allow = request.options.find((option) => option.id.startsWith('allow'));
   const deny = request.options.find((option) => option.id === 'deny');
   const answer = yesOrNo(said);
-  return answer === 'yes' ? allow?.id : answer === 'no' ? deny?.id : undefined;
+  return answer === 'yes' ? allowOnce(request.options) : answer === 'no' ? deny?.id : undefined;
 }
 
 /** The data part iac-code reads as the answer (exactly these six keys). */

@@ -56,13 +56,45 @@ describe("iac-code's permission prompt", () => {
     ['Yes, go ahead', 'allow_once'],
     ['許可します', 'allow_once'],
     ['不允许', 'deny'],
-    ['1', 'allow_once'],
-    ['２', 'deny'],
-    ['3', undefined],
+    ['Allow once!!', 'allow_once'],
+    ['好啊', 'allow_once'],
+    ['行吧', 'allow_once'],
+    // Numbers: the prompt as shown numbers nothing.
+    ['1', undefined],
+    ['２', undefined],
+    // A reply that asks back or trails off decides nothing.
+    ['yes?', undefined],
+    ['ok?', undefined],
+    ['可以？', undefined],
+    ['はい？', undefined],
+    ['是的？', undefined],
+    ['确认?', undefined],
+    ['ok...', undefined],
+    ['好吧……', undefined],
+    ['yes..', undefined],
+    // A tag question is not a yes.
+    ['是吧', undefined],
+    ['对吧', undefined],
+    ['是嘛', undefined],
+    // In Japanese these decline as often as they accept.
+    ['いいです', undefined],
+    ['いいよ', undefined],
     ['yes, but use a smaller instance', undefined],
     ['好的，不要', undefined],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
+  });
+
+  it('takes a plain yes as allowing once, never for good', () => {
+    const listed = (options: { id: string; label?: string }[]) => ({ ...request, options });
+    const always = { id: 'allow_always', label: 'Always allow' };
+    const once = { id: 'allow_once', label: 'Allow once' };
+    const deny = { id: 'deny', label: 'Deny' };
+    expect(chosenOption(listed([always, once, deny]), 'yes')).toBe('allow_once');
+    expect(chosenOption(listed([always, { id: 'allow_session' }, deny]), '好的')).toBe('allow_session');
+    expect(chosenOption(listed([always, deny]), 'yes')).toBeUndefined();
+    expect(chosenOption(listed([always, deny]), 'Always allow')).toBe('allow_always');
+    expect(chosenOption(listed([always, deny]), 'no')).toBe('deny');
   });
 
   it('also picks an option by a name its asker gave it', () => {
