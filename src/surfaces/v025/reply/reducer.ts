@@ -76,6 +76,12 @@ export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep 
  */
 export function failReply(state: ReplyState, reason: string, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
+  if (state.heldTask) {
+    // What the held Task asked is still what the agent last said: shown before why the turn failed.
+    const asked = heldTaskSaid(state, state.heldTask, options);
+    const failed = failReply(asked.state, reason, options);
+    return { state: failed.state, events: [...asked.events, ...failed.events] };
+  }
   const text = failureReason(options.words, reason);
   const message: Message = { messageId: options.newId(), role: 'ROLE_AGENT', parts: [{ text }] };
   const failed: TaskStatusUpdateEvent = {
@@ -84,6 +90,16 @@ export function failReply(state: ReplyState, reason: string, options: ReplyOptio
     status: { state: 'TASK_STATE_FAILED', message, timestamp: options.now() },
   };
   return reduceReply(state, { statusUpdate: failed }, options);
+}
+
+/** A held Task's question (its status message or iac-code's prompt) as a message of a turn that goes on. */
+function heldTaskSaid(state: ReplyState, task: Task, options: ReplyOptions): ReplyStep {
+  const status: TaskStatus = withFields(task.status, { state: 'TASK_STATE_WORKING' });
+  const update: TaskStatusUpdateEvent = withFields(
+    { taskId: task.id, contextId: task.contextId ?? task.id, status },
+    task.metadata ? { metadata: task.metadata } : {},
+  );
+  return reduceReply(withFields(state, { heldTask: undefined }), { statusUpdate: update }, options);
 }
 
 function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
