@@ -1,12 +1,18 @@
 import { A2AError, ErrorCode, withFields, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 
+/** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
+const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
+
 /**
- * The agent no longer has the task a follow-up was aimed at: it does not know it (an agent that keeps its
- * tasks in memory and restarted), or says it is finished (it ended unseen). a2a-js answers the one -32001 and
- * the other "is in a terminal state" (-32004 in 1.x, -32600 in 0.2.5), iac-code "is in terminal state: N".
+ * The agent no longer has the task `taskId`: it does not know it (an agent that keeps its tasks in memory
+ * and restarted: -32001), or says that task is finished (it ended unseen): a2a-js "Task X is in a terminal
+ * state", iac-code "Task X is in terminal state: N". Only a refusal that names the task: any other
+ * invalid request is the turn's own failure.
  */
-export function isGoneTask(error: unknown): boolean {
-  return error instanceof A2AError && (error.code === ErrorCode.TaskNotFound || /\bterminal state\b/i.test(error.message));
+export function isGoneTask(error: unknown, taskId: string): boolean {
+  if (!(error instanceof A2AError)) return false;
+  if (error.code === ErrorCode.TaskNotFound) return true;
+  return FINISHED_CODES.has(error.code) && /\bterminal state\b/i.test(error.message) && error.message.includes(taskId);
 }
 
 /**
@@ -22,12 +28,13 @@ export async function* inNewTaskIfGone(
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
   asked: SendMessageRequest = request,
 ): AsyncGenerator<StreamResponse> {
+  const aimedAt = request.message.taskId;
   const source = run(request)[Symbol.asyncIterator]();
   let first: IteratorResult<StreamResponse>;
   try {
     first = await source.next();
   } catch (error) {
-    if (!isGoneTask(error)) throw error;
+    if (aimedAt === undefined || !isGoneTask(error, aimedAt)) throw error;
     const { taskId: _gone, ...message } = asked.message;
     yield* run(withFields(asked, { message }));
     return;
