@@ -11,32 +11,56 @@ const SEGMENT = String.raw`[\w.@%+~-]+`;
 
 const PATH_PATTERNS: RegExp[] = [
   /file:\/\/[^\s'"`<>]*/g,
-  // Windows drive and UNC paths.
-  new RegExp(String.raw`\b[A-Za-z]:[\\/](?:${SEGMENT}[\\/]?)*`, 'g'),
+  // Windows drive and UNC paths; with forward slashes, two levels at least (not "选项A:/B").
+  new RegExp(String.raw`\b[A-Za-z]:(?:\\|\/(?=${SEGMENT}\/))(?:${SEGMENT}[\\/]?)*`, 'g'),
   new RegExp(String.raw`\\\\${SEGMENT}(?:\\${SEGMENT})*`, 'g'),
   new RegExp(String.raw`~\/(?:${SEGMENT}\/?)*`, 'g'),
-  // POSIX paths with at least two segments, not the path part of a URL (preceded by a host or `:`/`/`) or
-  // a URL's query (`redirect_uri=/cb/done`).
-  new RegExp(String.raw`(?<![\w.:/~=&?-])\/${SEGMENT}\/(?:${SEGMENT}\/?)*`, 'g'),
+  // POSIX paths with at least two segments, but not: the path part of a URL (after a host, `:` or `/`), a
+  // URL's query value (`?redirect_uri=/cb/done`), or an HTTP API's path (`POST /api/v1/stacks`).
+  new RegExp(
+    String.raw`(?<![\w.:/~&?-])(?<!(?:[?&]|:\/\/)\S*=)(?<!\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) )(?!\/(?:api|v\d+)\/)\/${SEGMENT}\/(?:${SEGMENT}\/?)*`,
+    'g',
+  ),
 ];
 
+/** The name of a value that is secret: `alibaba_cloud_access_key_secret`, `password`, `DB_TOKEN` (not `tokens`). */
+const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)`;
+
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],
+  // A URL's `user:password@`.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]+:[^\s/?#@]+@/gi, '$1[redacted]@'],
+  [/\b((?:Proxy-)?Authorization["']?\s*[=:]\s*["']?)[^\r\n"',;]+/gi, '$1[redacted]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+  // `password: "three word phrase"`: a quoted value, whole.
+  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:]\s*)(["'])[^"'\r\n]*\3`, 'gi'), '$1$2$3[redacted]$3'],
   // `alibaba_cloud_access_key_secret=…`, `password: …`: a value under a name that says it is secret.
-  [/\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)(["']?\s*[=:]\s*["']?)[^\s"',;]+/gi, '$1$2[redacted]'],
+  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:]\s*["']?)[^\s"',;]+`, 'gi'), '$1$2[redacted]'],
 ];
 
 /** A JS stack frame: `    at fn (file.js:1:2)`, `    at file.js:1:2`, `    at async Promise.all (index 0)`. */
 const JS_FRAME = /^\s+at\s.*(?::\d+:\d+\)?|\((?:native|index \d+)\))$/;
 
-/** Cut a stack trace: a Python `Traceback`, `File "..."` frames or JS `    at ...` lines. */
+/**
+ * Cut a stack trace: a Python `Traceback`, `File "..."` frames or JS `    at ...` lines. A Python traceback
+ * ends with the exception it reports (`ValueError: ...`): that line is the reason, and is kept.
+ */
 function dropStackTrace(text: string): string {
   const traceback = text.search(/Traceback \(most recent call last\)/);
   const head = traceback >= 0 ? text.slice(0, traceback) : text;
   const lines = head.split(/\r?\n/);
   const stackLine = lines.findIndex((line) => JS_FRAME.test(line) || /^\s*File "/.test(line));
-  return (stackLine >= 0 ? lines.slice(0, stackLine) : lines).join('\n');
+  const kept = (stackLine >= 0 ? lines.slice(0, stackLine) : lines).join('\n');
+  const raised = traceback >= 0 ? raisedException(text.slice(traceback)) : undefined;
+  return raised && !kept.includes(raised) ? `${kept.trimEnd()}\n${raised}`.trim() : kept;
+}
+
+/** The exception a Python traceback ends with: its last line that is not indented (frames and code are). */
+function raisedException(traceback: string): string | undefined {
+  const lines = traceback.split(/\r?\n/).slice(1);
+  const last = lines.findLast((line) => line.trim() !== '');
+  return last !== undefined && /^\S/.test(last) && !/^(?:Traceback|During handling|The above exception)/.test(last) ? last.trim() : undefined;
 }
 
 /** Upstream text made safe to show a caller: no stack, no local paths, no secrets, bounded length. */

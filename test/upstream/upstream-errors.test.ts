@@ -46,6 +46,33 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('context too long, max tokens: 4096')).toBe('context too long, max tokens: 4096');
   });
 
+  it('keeps the exception a Python traceback ends with: it is the reason', () => {
+    const text =
+      'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in run\n    deploy()\nRuntimeError: quota exceeded in /home/alice/stack';
+    expect(sanitizeUpstreamText(text)).toBe('RuntimeError: quota exceeded in [path]');
+    expect(sanitizeUpstreamText(`Deploy failed.\n${text}`)).toBe('Deploy failed.\nRuntimeError: quota exceeded in [path]');
+  });
+
+  it("redacts a URL's password, a private key, an Authorization header and a quoted phrase under a secret name", () => {
+    expect(sanitizeUpstreamText('cannot reach redis://app:s3cr3t-pw@10.0.0.5:6379/0')).toBe('cannot reach redis://[redacted]@10.0.0.5:6379/0');
+    expect(sanitizeUpstreamText('bad key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- given')).toBe(
+      'bad key [redacted] given',
+    );
+    expect(sanitizeUpstreamText('bad key -----BEGIN PRIVATE KEY-----\nMIIEpAIBAAKCAQEA')).toBe('bad key [redacted]');
+    expect(sanitizeUpstreamText('sent Authorization: token ghp_abc123 rejected')).toBe('sent Authorization: [redacted]');
+    expect(sanitizeUpstreamText('{"authorization":"Bearer abc"}')).toBe('{"authorization":"[redacted]"}');
+    expect(sanitizeUpstreamText('password: "correct horse battery" is wrong')).toBe('password: "[redacted]" is wrong');
+  });
+
+  it("scrubs a path after '=', but not a URL query's; keeps an HTTP API's path and a choice like 选项A:/B", () => {
+    expect(sanitizeUpstreamText('cwd=/workspaces/alice/stack failed')).toBe('cwd=[path] failed');
+    expect(sanitizeUpstreamText('https://x.example.com/cb?next=/a/b')).toBe('https://x.example.com/cb?next=/a/b');
+    expect(sanitizeUpstreamText('POST /api/v1/stacks returned 403')).toBe('POST /api/v1/stacks returned 403');
+    expect(sanitizeUpstreamText('GET /stacks/42/outputs returned 404')).toBe('GET /stacks/42/outputs returned 404');
+    expect(sanitizeUpstreamText('请选择 选项A:/B 或 C')).toBe('请选择 选项A:/B 或 C');
+    expect(sanitizeUpstreamText('open D:/data/secret.txt')).toBe('open [path]');
+  });
+
   it('bounds the length', () => {
     const out = sanitizeUpstreamText('x'.repeat(5_000));
     expect(out.length).toBeLessThanOrEqual(500);
