@@ -64,6 +64,19 @@ describe("a status message that explains its state (a failure's reason)", () => 
     }
   });
 
+  it("is scrubbed in the task's history too, where the agent keeps it; the turn's other messages are left as they are", () => {
+    const asked = { messageId: 'u', role: 'ROLE_USER' as const, parts: [{ text: 'Read /home/alice/x.json' }] };
+    const said = { messageId: 'w', role: 'ROLE_AGENT' as const, parts: [{ text: 'Reading /home/alice/x.json' }] };
+    const failed = redaction.task({
+      id: 't',
+      contextId: 'c',
+      status: { state: 'TASK_STATE_FAILED', message: message(leaky) },
+      history: [asked, said, message(leaky)],
+    });
+    expect(failed.history).toEqual([asked, said, message(clean)]);
+    expect(JSON.stringify(failed)).not.toMatch(/sk-live|\/home\/alice\/\.iac-code|Traceback/);
+  });
+
   it("the gateway's own credentials for the agent are not repeated", () => {
     const withKey = createRedaction([], ['upstream-key-0123']);
     const update: StreamResponse = {

@@ -115,6 +115,12 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     const reason = failed?.$case === 'statusUpdate' ? textOf(failed.value.status?.message) : '';
     expect(reason).toContain('failed to read [path] with Bearer [redacted]');
     expect(JSON.stringify(listed)).not.toMatch(/alice|sk-live/);
+    // Answered whole (blocking), the task's history holds the reason too: scrubbed there as well.
+    const sent = await send('throw: deploy', { contextId });
+    const got = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
+    const all = await client.listTasks(listRequest({ contextId, historyLength: 10 }));
+    for (const answer of [sent, got, all]) expect(JSON.stringify(answer)).not.toMatch(/alice|sk-live/);
+    expect(sent.history?.map(textOf).at(-1)).toContain('failed to read [path] with Bearer [redacted]');
   });
 
   it("a turn the agent ends in 0.2.5's terminal 'unknown' is FAILED, answered or read again", async () => {
