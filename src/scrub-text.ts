@@ -23,8 +23,11 @@ const PATH_PATTERNS: RegExp[] = [
   ),
 ];
 
-/** The name of a value that is secret: `alibaba_cloud_access_key_secret`, `password`, `DB_TOKEN` (not `tokens`). */
-const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)`;
+/**
+ * The name of a value that is secret: `alibaba_cloud_access_key_secret`, `password`, `DB_TOKEN`; not
+ * `tokens`, nor a name that says it names, counts or points at one (`secret_name`, `token_id`, `api_key_arn`).
+ */
+const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
 
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],

@@ -44,6 +44,8 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('bad alibaba_cloud_access_key_secret=Zx8yQ2 given')).toBe('bad alibaba_cloud_access_key_secret=[redacted] given');
     expect(sanitizeUpstreamText('{"password": "hunter2"}')).toBe('{"password": "[redacted]"}');
     expect(sanitizeUpstreamText('context too long, max tokens: 4096')).toBe('context too long, max tokens: 4096');
+    expect(sanitizeUpstreamText('secret_name: must be lowercase; token_id: 42')).toBe('secret_name: must be lowercase; token_id: 42');
+    expect(sanitizeUpstreamText('db_password_id=7 db_password=hunter2')).toBe('db_password_id=7 db_password=[redacted]');
   });
 
   it('keeps the exception a Python traceback ends with: it is the reason', () => {
