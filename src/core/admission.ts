@@ -6,10 +6,12 @@ import {
   eventTaskState,
   isActiveState,
   isInterruptedState,
+  isTerminalState,
   type Message,
   type SendMessageRequest,
   type SendMessageResponse,
   type StreamResponse,
+  type Task,
 } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
@@ -29,6 +31,22 @@ export function foreignContextError(contextId: string): A2AError {
  */
 export function refuseTurnsWhileOutOfReach(registry: Pick<TaskStore, 'outOfReach'>): void {
   if (registry.outOfReach?.()) throw A2AError.registryOutOfReach();
+}
+
+/**
+ * A follow-up the recorded task cannot take, refused before the agent is asked, in the words of a2a-js
+ * 1.x's server (agents answer these differently: iac-code -32602, 0.2.5 -32600): a finished task takes no
+ * more messages (the registry never reopens one), and a message names one context, its task's.
+ */
+function refuseUnfitFollowUp(message: Message, task: Task): void {
+  if (isTerminalState(task.status.state)) {
+    throw A2AError.unsupportedOperation(`Task ${task.id} is in a terminal state (${task.status.state}) and cannot be modified`);
+  }
+  if (message.contextId !== undefined && task.contextId !== undefined && message.contextId !== task.contextId) {
+    throw new A2AError(ErrorCode.InvalidParams, `Task ${task.id} is in context ${task.contextId}, not ${message.contextId}`, {
+      metadata: { taskId: task.id, contextId: message.contextId },
+    });
+  }
 }
 
 /** How admission let a message in; the decorators below it record and publish only a turn of its own. */
@@ -67,6 +85,7 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
   if (!message.taskId) return { ridesAlong: false, ...(message.contextId ? { contextId: message.contextId } : {}) };
   await deps.settling.settled(message.taskId);
   const task = await deps.registry.get(message.taskId, ctx.principal);
+  if (task) refuseUnfitFollowUp(message, task);
   const contextId = message.contextId ?? task?.contextId;
   const ridesAlong =
     task !== undefined &&
