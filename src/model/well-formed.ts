@@ -1,3 +1,4 @@
+import { A2AError } from './errors.js';
 import { isProtocolId, TENANT_PATTERN } from './ids.js';
 import { isRecord } from './json.js';
 import type { SendMessageResponse, StreamResponse } from './events.js';
@@ -163,6 +164,19 @@ export function isWellFormedSendMessageRequest(value: unknown): value is SendMes
 /** The same for a Task (GetTask, CancelTask). */
 export const isWellFormedTask = (value: unknown): value is Task => isTask(value);
 
+/** Base64, standard or URL-safe, padded or not: what proto3 JSON reads as `bytes`. */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** A part's `raw` the agent could not decode is the caller's mistake: -32602 naming it, not bytes nobody can read. */
+function requireDecodableRaw(request: SendMessageRequest): SendMessageRequest {
+  request.message.parts.forEach((part, at) => {
+    if (part.raw === undefined || (BASE64.test(part.raw) && part.raw.replace(/=+$/, '').length % 4 !== 1)) return;
+    const field = `message.parts.${at}.raw`;
+    throw A2AError.invalidParams(`Invalid params: ${field}: not base64`, [{ field, description: 'not base64' }]);
+  });
+  return request;
+}
+
 /** SendMessage / SendStreamingMessage params checked: as they are when well-formed, else by the schema (-32602 naming the field). */
 export const parseSendMessageRequest = (value: unknown): SendMessageRequest =>
-  isWellFormedSendMessageRequest(value) ? value : parseParams(SendMessageRequest, value);
+  requireDecodableRaw(isWellFormedSendMessageRequest(value) ? value : parseParams(SendMessageRequest, value));

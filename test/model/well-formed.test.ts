@@ -158,6 +158,18 @@ describe('isWellFormedSendMessageRequest', () => {
     expect(() => parseSendMessageRequest(request)).toThrow(/Invalid params: /);
   });
 
+  it('rejects a raw part that is not base64, naming it; takes standard and URL-safe base64, padded or not', () => {
+    const withRaw = (raw: string) => ({
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'see' }, { raw, mediaType: 'application/octet-stream' }] },
+    });
+    for (const raw of ['!!!notbase64', 'abc$', 'QUJD=A', 'A']) {
+      expect(() => parseSendMessageRequest(withRaw(raw))).toThrow(
+        expect.objectContaining({ code: -32602, message: 'Invalid params: message.parts.1.raw: not base64' }),
+      );
+    }
+    for (const raw of ['', 'QUJD', 'QUI=', 'QUI', 'Pz8_', 'Pz8/']) expect(parseSendMessageRequest(withRaw(raw)).message.parts[1]?.raw).toBe(raw);
+  });
+
   it('leaves a push config to zod', () => {
     const request = { ...(REQUESTS[0] as object), configuration: { taskPushNotificationConfig: { url: 'https://hook.example/a' } } };
     expect(isWellFormedSendMessageRequest(request)).toBe(false);
