@@ -30,10 +30,12 @@ export function conversation(history: readonly Message[], statusMessage: Message
       run.push(message);
       continue;
     }
-    messages.push(...withoutChunks(run), message);
+    // Item by item: a long turn streams more chunks than a call takes arguments.
+    for (const kept of withoutChunks(run)) messages.push(kept);
+    messages.push(message);
     run = [];
   }
-  messages.push(...withoutChunks(run));
+  for (const kept of withoutChunks(run)) messages.push(kept);
   // The status message of the current state is part of the latest turn (a 0.2.5 client reads the history for it).
   if (statusMessage && !messages.some((message) => message.messageId === statusMessage.messageId)) messages.push(statusMessage);
   return messages;

@@ -70,7 +70,9 @@ function fenceLanguage(mediaType: string | undefined, filename: string | undefin
 
 /** A fenced block that its own content cannot close: the fence is longer than any backtick run inside. */
 export function fenced(content: string, language: string): string {
-  const longestRun = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));
+  // A loop, not Math.max(...runs): a markdown file may hold more runs than a call takes arguments.
+  let longestRun = 0;
+  for (const run of content.matchAll(/`+/g)) longestRun = Math.max(longestRun, run[0].length);
   const fence = '`'.repeat(Math.max(3, longestRun + 1));
   const body = content.endsWith('\n') ? content : `${content}\n`;
   return `${fence}${language}\n${body}${fence}`;

@@ -30,6 +30,9 @@ describe('parts as text for a text-only caller', () => {
 
   it('a fence its content cannot close', () => {
     expect(fenced('x\n```\ny', '')).toBe('````\nx\n```\ny\n````');
+    // More runs of backticks than a function call takes arguments (a long markdown file).
+    const ticks = '`\n'.repeat(200_000) + '``````';
+    expect(fenced(ticks, 'md').startsWith('```````md\n')).toBe(true);
   });
 
   it('binary, oversized and invalid UTF-8 files are one line, with nothing of their bytes', () => {
