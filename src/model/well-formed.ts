@@ -164,13 +164,15 @@ export function isWellFormedSendMessageRequest(value: unknown): value is SendMes
 /** The same for a Task (GetTask, CancelTask). */
 export const isWellFormedTask = (value: unknown): value is Task => isTask(value);
 
-/** Base64, standard or URL-safe, padded or not: what proto3 JSON reads as `bytes`. */
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/** Base64, standard or URL-safe, padded or not (what proto3 JSON reads as `bytes`), with MIME's line breaks or not. */
+const BASE64 = /^[A-Za-z0-9+/_\s-]*={0,2}\s*$/;
+
+const isBase64 = (value: string): boolean => BASE64.test(value) && value.replace(/[\s=]+/g, '').length % 4 !== 1;
 
 /** A part's `raw` the agent could not decode is the caller's mistake: -32602 naming it, not bytes nobody can read. */
 function requireDecodableRaw(request: SendMessageRequest): SendMessageRequest {
   request.message.parts.forEach((part, at) => {
-    if (part.raw === undefined || (BASE64.test(part.raw) && part.raw.replace(/=+$/, '').length % 4 !== 1)) return;
+    if (part.raw === undefined || isBase64(part.raw)) return;
     const field = `message.parts.${at}.raw`;
     throw A2AError.invalidParams(`Invalid params: ${field}: not base64`, [{ field, description: 'not base64' }]);
   });

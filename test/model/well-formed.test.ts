@@ -162,12 +162,13 @@ describe('isWellFormedSendMessageRequest', () => {
     const withRaw = (raw: string) => ({
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'see' }, { raw, mediaType: 'application/octet-stream' }] },
     });
-    for (const raw of ['!!!notbase64', 'abc$', 'QUJD=A', 'A']) {
+    for (const raw of ['!!!notbase64', 'abc$', 'QUJD=A', 'A', 'QUJD\nQ']) {
       expect(() => parseSendMessageRequest(withRaw(raw))).toThrow(
         expect.objectContaining({ code: -32602, message: 'Invalid params: message.parts.1.raw: not base64' }),
       );
     }
-    for (const raw of ['', 'QUJD', 'QUI=', 'QUI', 'Pz8_', 'Pz8/']) expect(parseSendMessageRequest(withRaw(raw)).message.parts[1]?.raw).toBe(raw);
+    for (const raw of ['', 'QUJD', 'QUI=', 'QUI', 'Pz8_', 'Pz8/', 'QUJD\nQUJD\n', 'QUJD\r\nQUI=\n'])
+      expect(parseSendMessageRequest(withRaw(raw)).message.parts[1]?.raw).toBe(raw);
   });
 
   it('leaves a push config to zod', () => {
