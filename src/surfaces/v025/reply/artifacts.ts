@@ -39,7 +39,8 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   }
   const allText = artifact.parts.every((part) => part.text !== undefined);
   const comparable = rendered ?? (allText ? joinText(artifact.parts) : undefined);
-  if (first && comparable !== undefined && (repeatsShown(comparable, state) || sameText(comparable, before && textOf(before, options)))) return state;
+  if (first && comparable !== undefined && (repeatsShown(comparable, state, false, true) || sameText(comparable, before && textOf(before, options))))
+    return state;
   const translated = artifactToV025(artifact, options.profile);
   const metadata = options.deviceCommandsKey ? withoutCommands(translated.metadata, options.deviceCommandsKey) : translated.metadata;
   out.push(
@@ -93,7 +94,7 @@ const textOf = (parts: readonly Part[], options: ReplyOptions): string =>
  * cannot be taken back).
  */
 function newInWhole(text: string, key: string, before: string | undefined, state: ReplyState): { text: string; state: ReplyState } {
-  if (text === '' || repeatsShown(text, state) || sameText(text, before)) return { text: '', state };
+  if (text === '' || repeatsShown(text, state, false, true) || sameText(text, before)) return { text: '', state };
   const goesOn = key === state.segmentKey && !state.breakPending;
   const grown = before === undefined ? undefined : addedTo(before, denseLength(before), text);
   if (grown !== undefined) return { text: goesOn ? grown : lineStart(grown), state };

@@ -1,7 +1,7 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
 import { notePiece } from './pieces.js';
 import { denseLength, separatorBefore, startsSegment } from './rules.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource } from './state.js';
 import { withFields } from '../../../model/index.js';
 
 /** The turn's reply artifact: its chunks, and what the reducer remembers of the text they carried. */
@@ -75,6 +75,11 @@ function segmentTaking(state: ReplyState, key: string, text: string, flows: bool
     };
   }
   const finished = state.segmentText.trim();
-  if (finished !== '') (state.segments as Set<string>).add(finished);
+  if (finished !== '') {
+    const segments = state.segments as Map<string, SegmentSource>;
+    const source = isArtifactKey(state.segmentKey) ? 'artifact' : 'message';
+    const known = segments.get(finished);
+    segments.set(finished, known === undefined || known === source ? source : 'both');
+  }
   return { segmentKey: key, segmentText: text, breakPending: false, segmentFlows: flows };
 }

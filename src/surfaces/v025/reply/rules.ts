@@ -2,7 +2,7 @@ import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { firstPieceFrom } from './pieces.js';
-import type { ReplyState } from './state.js';
+import { isArtifactKey, type ReplyState } from './state.js';
 
 /**
  * The named rules that decide what of an agent's output is NEW to the person reading the reply.
@@ -59,12 +59,24 @@ export const sameText = (text: string, other: string | undefined): boolean =>
  * the agent's running text, which may well say a word or a sentence it said before: it repeats only the last
  * pieces of the reply, when they are more than one and more than a word or two.
  */
-export function repeatsShown(text: string, state: ReplyState, flowing = false): boolean {
+export function repeatsShown(text: string, state: ReplyState, flowing = false, artifact = false): boolean {
   const candidate = text.trim();
   // White space alone is running text's (the blank between two words); a whole message of it says nothing.
   if (candidate === '') return !flowing && state.shown !== '';
   if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
+  if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
   return sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate);
+}
+
+/**
+ * A new artifact that holds what another artifact held, and no message said: two results that read the same
+ * (two checks that each passed), not the agent saying one thing again.
+ */
+function onlyAnotherArtifactSaid(candidate: string, state: ReplyState): boolean {
+  const current = candidate === state.segmentText.trim() ? (isArtifactKey(state.segmentKey) ? 'artifact' : 'message') : undefined;
+  const finished = state.segments.get(candidate);
+  const sources = [current, finished].filter((source) => source !== undefined);
+  return sources.length > 0 && sources.every((source) => source === 'artifact');
 }
 
 /**

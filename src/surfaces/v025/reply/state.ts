@@ -31,6 +31,12 @@ export interface ReplyOptions {
   now: Clock;
 }
 
+/** What a finished segment was the text of: agent messages, artifacts, or both (the same text twice). */
+export type SegmentSource = 'message' | 'artifact' | 'both';
+
+/** Whether a segment key (`a:<id>`, `m:<id>`, `p:<id>`) is an artifact's. */
+export const isArtifactKey = (key: string | undefined): boolean => key?.startsWith('a:') === true;
+
 /**
  * Everything the reducer remembers of a turn. "Shown" is the text of the reply artifact so far;
  * a segment is the text of one agent message or one artifact, the unit the repeat rules compare.
@@ -53,7 +59,7 @@ export interface ReplyState {
    * is folded in order, never replayed from an older state, so copying the set per segment would only
    * make long turns quadratic.
    */
-  readonly segments: ReadonlySet<string>;
+  readonly segments: ReadonlyMap<string, SegmentSource>;
   /** Where each segment's text starts in `shown` (pieces.ts). */
   readonly pieces: ReplyPieces;
   /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
@@ -95,7 +101,7 @@ export const initialReplyState = (): ReplyState => ({
   shown: '',
   shownDense: 0,
   shownLast: '',
-  segments: new Set(),
+  segments: new Map(),
   pieces: noPieces(),
   segmentKey: undefined,
   segmentText: '',

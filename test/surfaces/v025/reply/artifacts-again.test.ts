@@ -157,3 +157,38 @@ describe("the task's artifacts from before the turn", () => {
     expect(readText(run(again, options(undefined, { earlierArtifacts: earlier })))).toBe('The plan: one VPC.');
   });
 });
+
+describe('two artifacts that read the same', () => {
+  const RESULT = { data: { status: 'ok', drift: false } };
+
+  it('are two results: each is shown, streamed or in one finished Task', () => {
+    const streamed = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Checking vpc-1.', {}, 'w1'),
+      artifact('vpc-1', [RESULT]),
+      status('TASK_STATE_WORKING', 'Checking vpc-2.', {}, 'w2'),
+      artifact('vpc-2', [RESULT]),
+      status('TASK_STATE_COMPLETED'),
+    ]);
+    expect(times(readText(streamed), '"drift": false')).toBe(2);
+    const pass = [
+      { artifactId: 'r1', parts: [{ text: 'Result: PASS' }] },
+      { artifactId: 'r2', parts: [{ text: 'Result: PASS' }] },
+    ];
+    expect(
+      times(readText(run([submitted, artifact('r1', pass[0]!.parts), artifact('r2', pass[1]!.parts), status('TASK_STATE_COMPLETED')])), 'PASS'),
+    ).toBe(2);
+    expect(times(readText(run([closing(pass)])), 'PASS')).toBe(2);
+  });
+
+  it('but an artifact that holds what a message said is still that message again', () => {
+    const out = run([
+      submitted,
+      status('TASK_STATE_WORKING', 'Result: PASS', {}, 'w'),
+      artifact('r1', [{ text: 'Result: PASS' }]),
+      artifact('r2', [{ text: 'Result: PASS' }]),
+      status('TASK_STATE_COMPLETED'),
+    ]);
+    expect(readText(out)).toBe('Result: PASS');
+  });
+});
