@@ -111,8 +111,17 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
       return await serve(request, c, open);
     } catch (error) {
       if (request.method !== 'message/send' && request.method !== 'message/stream') throw error;
-      throw await toldInTurnLanguage(error, request.params, c.var.principal ?? '', deps, routing);
+      const principal = c.var.principal ?? '';
+      throw await namedAsCalled(await toldInTurnLanguage(error, request.params, principal, deps, routing), request.params, principal);
     }
+  }
+
+  /** A turn's error about the task its caller named by an id of its own, named by that id. */
+  async function namedAsCalled(error: unknown, params: unknown, principal: string): Promise<unknown> {
+    const named = isRecord(params) && isRecord(params.message) ? params.message.taskId : undefined;
+    if (typeof named !== 'string' || named === '' || !(error instanceof A2AError)) return error;
+    const { upstreamId, clientTaskId } = await routing.ids.forCall(named, principal).catch(() => ({ upstreamId: named, clientTaskId: undefined }));
+    return clientTaskId ? inCallersTerms(error, { taskId: upstreamId }, clientTaskId) : error;
   }
 
   async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {

@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode, type JsonRpcErrorObject } from '../../model/index.js';
+import { A2AError, ErrorCode, type JsonRpcErrorObject, type TaskState } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { isV025ErrorCode, type V025JsonRpcError } from '../../protocol/v025/index.js';
 import { isRecord } from '../common.js';
@@ -19,7 +19,15 @@ const PRIVATE_DATA_KEY = /stack|trace|exception|file|path/i;
 export function errorToV025(error: A2AError | JsonRpcErrorObject, profile: MappingProfile): V025ErrorObject {
   const code = profile.errorsToV025.get(error.code) ?? (isV025ErrorCode(error.code) ? error.code : ErrorCode.Internal);
   const message = typeof error.message === 'string' && error.message.trim() !== '' ? error.message : undefined;
-  return { code, message: (message ?? profile.errorMessagesV025.get(code) ?? 'Internal error').slice(0, MAX_MESSAGE) };
+  return { code, message: inV025States(message ?? profile.errorMessagesV025.get(code) ?? 'Internal error', profile).slice(0, MAX_MESSAGE) };
+}
+
+/** 1.0's state names in an error's words ("is in a terminal state (TASK_STATE_COMPLETED)") as the caller's task shows them. */
+function inV025States(message: string, profile: MappingProfile): string {
+  if (!message.includes('TASK_STATE_')) return message;
+  return message.replace(/\bTASK_STATE_[A-Z_]+\b/g, (name) =>
+    Object.hasOwn(profile.statesToV025, name) ? profile.statesToV025[name as TaskState] : name,
+  );
 }
 
 function dataToMetadata(data: unknown): Record<string, string> {

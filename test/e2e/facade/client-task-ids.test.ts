@@ -171,5 +171,13 @@ describe('client-chosen ids in front of a real a2a-js 1.x server (a2a-0.2.5 prof
     expect(refusal).toMatch(/-3200[14]/);
     expect(refusal).toContain(taskId);
     for (const answer of [refusal, JSON.stringify(canceled)]) expect(uuids(answer).every((uuid) => taskId.endsWith(uuid))).toBe(true);
+    // A message to the finished task, sent or streamed: refused under the client's id, with 0.2.5's name of its state.
+    for (const [url, method] of [
+      [gateway.url, 'message/send'],
+      [`${gateway.url}/stream`, 'message/stream'],
+    ] as const) {
+      const again = await rpc(url, method, { message: userMessage({ text: 'more', taskId }) });
+      expect(again.body.error).toEqual({ code: -32004, message: `Task ${taskId} is in a terminal state (completed) and cannot be modified` });
+    }
   });
 });

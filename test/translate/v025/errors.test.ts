@@ -17,6 +17,15 @@ describe('errors', () => {
     expect(errorToV025(wire, profile)).toStrictEqual({ code: -32002, message: 'Task cannot be canceled' });
   });
 
+  it("names a task state in the error's words as the caller's profile shows it", () => {
+    const finished = A2AError.unsupportedOperation('Task t is in a terminal state (TASK_STATE_COMPLETED) and cannot be modified');
+    expect(errorToV025(finished, profile).message).toBe('Task t is in a terminal state (completed) and cannot be modified');
+    const plain = loadMappingProfile('a2a-0.2.5');
+    expect(errorToV025({ code: -32004, message: 'TASK_STATE_INPUT_REQUIRED, TASK_STATE_NOPE' }, plain).message).toBe(
+      'input-required, TASK_STATE_NOPE',
+    );
+  });
+
   it('falls back to the 0.2.5 default message and to -32603 for illegal codes', () => {
     expect(errorToV025({ code: -32001, message: '' }, profile)).toStrictEqual({ code: -32001, message: 'Task not found' });
     expect(errorToV025({ code: 42, message: 'odd' }, profile)).toStrictEqual({ code: -32603, message: 'odd' });
