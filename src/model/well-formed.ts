@@ -169,16 +169,25 @@ const BASE64 = /^[A-Za-z0-9+/_\s-]*={0,2}\s*$/;
 
 const isBase64 = (value: string): boolean => BASE64.test(value) && value.replace(/[\s=]+/g, '').length % 4 !== 1;
 
-/** A part's `raw` the agent could not decode is the caller's mistake: -32602 naming it, not bytes nobody can read. */
-function requireDecodableRaw(request: SendMessageRequest): SendMessageRequest {
-  request.message.parts.forEach((part, at) => {
-    if (part.raw === undefined || isBase64(part.raw)) return;
-    const field = `message.parts.${at}.raw`;
-    throw A2AError.invalidParams(`Invalid params: ${field}: not base64`, [{ field, description: 'not base64' }]);
+/** Longer than any id a client makes (a UUID is 36); an agent may refuse the whole request for it (HTTP 413). */
+const MAX_MESSAGE_ID = 1024;
+
+const refused = (field: string, description: string): A2AError =>
+  A2AError.invalidParams(`Invalid params: ${field}: ${description}`, [{ field, description }]);
+
+/**
+ * What the caller's message must be beyond its schema, since the agent would fail on it, or not say why: a
+ * messageId of a sane length, and a part's `raw` that decodes (not bytes nobody can read).
+ */
+function requireSendable(request: SendMessageRequest): SendMessageRequest {
+  const { message } = request;
+  if (message.messageId.length > MAX_MESSAGE_ID) throw refused('message.messageId', `at most ${MAX_MESSAGE_ID} characters`);
+  message.parts.forEach((part, at) => {
+    if (part.raw !== undefined && !isBase64(part.raw)) throw refused(`message.parts.${at}.raw`, 'not base64');
   });
   return request;
 }
 
 /** SendMessage / SendStreamingMessage params checked: as they are when well-formed, else by the schema (-32602 naming the field). */
 export const parseSendMessageRequest = (value: unknown): SendMessageRequest =>
-  requireDecodableRaw(isWellFormedSendMessageRequest(value) ? value : parseParams(SendMessageRequest, value));
+  requireSendable(isWellFormedSendMessageRequest(value) ? value : parseParams(SendMessageRequest, value));

@@ -171,6 +171,14 @@ describe('isWellFormedSendMessageRequest', () => {
       expect(parseSendMessageRequest(withRaw(raw)).message.parts[1]?.raw).toBe(raw);
   });
 
+  it('rejects a messageId longer than any client makes, naming it', () => {
+    const withId = (messageId: string) => ({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    expect(() => parseSendMessageRequest(withId('m'.repeat(1025)))).toThrow(
+      expect.objectContaining({ code: -32602, message: 'Invalid params: message.messageId: at most 1024 characters' }),
+    );
+    expect(parseSendMessageRequest(withId('m'.repeat(1024))).message.messageId).toHaveLength(1024);
+  });
+
   it('leaves a push config to zod', () => {
     const request = { ...(REQUESTS[0] as object), configuration: { taskPushNotificationConfig: { url: 'https://hook.example/a' } } };
     expect(isWellFormedSendMessageRequest(request)).toBe(false);
