@@ -5,6 +5,12 @@
  */
 
 const MAX_MESSAGE_CHARS = 500;
+/**
+ * How much of a long text is scrubbed (and then cut to MAX_MESSAGE_CHARS): the path rules look back
+ * along a run of non-blank characters, which on a long text without blanks takes time that grows with its
+ * square (a 170 KB text took 1.4 s).
+ */
+const MAX_SCANNED_CHARS = 8_000;
 
 /** A path's segment: the characters of file and directory names (ASCII, so a Chinese "元/小时/台" is not one). */
 const SEGMENT = String.raw`[\w.@%+~-]+`;
@@ -69,6 +75,9 @@ function raisedException(traceback: string): string | undefined {
 /** Upstream text made safe to show a caller: no stack, no local paths, no secrets, bounded length. */
 export function sanitizeUpstreamText(text: string, secrets: readonly string[] = []): string {
   let safe = dropStackTrace(text);
+  const long = safe.length > MAX_SCANNED_CHARS;
+  // Cut at a blank where there is one, so that no secret or path is cut in two and missed.
+  if (long) safe = safe.slice(0, Math.max(safe.lastIndexOf(' ', MAX_SCANNED_CHARS), MAX_SCANNED_CHARS / 2));
   for (const secret of secrets) {
     if (secret.length >= 4) safe = safe.split(secret).join('[redacted]');
   }
@@ -76,5 +85,5 @@ export function sanitizeUpstreamText(text: string, secrets: readonly string[] = 
   for (const pattern of PATH_PATTERNS) safe = safe.replace(pattern, '[path]');
   // eslint-disable-next-line no-control-regex
   safe = safe.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').trim();
-  return safe.length > MAX_MESSAGE_CHARS ? `${safe.slice(0, MAX_MESSAGE_CHARS - 3)}...` : safe;
+  return safe.length > MAX_MESSAGE_CHARS || long ? `${safe.slice(0, MAX_MESSAGE_CHARS - 3)}...` : safe;
 }

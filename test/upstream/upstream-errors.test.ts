@@ -75,6 +75,14 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('open D:/data/secret.txt')).toBe('open [path]');
   });
 
+  it('scrubs the start of a very long text: what is shown of it is safe, the rest is cut', () => {
+    const long = `token=abc123secret ${'a=/b/c/d '.repeat(30_000)} sk-abcdefgh12345678`;
+    const out = sanitizeUpstreamText(long);
+    expect(out.startsWith('token=[redacted] ')).toBe(true);
+    expect(out.endsWith('...')).toBe(true);
+    expect(out).not.toMatch(/abc123|sk-abcd/);
+  });
+
   it('bounds the length', () => {
     const out = sanitizeUpstreamText('x'.repeat(5_000));
     expect(out.length).toBeLessThanOrEqual(500);
