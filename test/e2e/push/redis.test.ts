@@ -46,6 +46,9 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     expect(raw.join('')).not.toContain('"tok"');
 
     await streamTurn(h.port, { message: userText('next', { taskId: first.taskId }) }, ALICE_V1);
+    // Each config's push, however the queue's consumers order them; then the sentinel shows no second one came.
+    await receiver.waitFor('/v1', 1);
+    await receiver.waitFor('/v025', 1);
     await flush(h, receiver);
     const [v1] = receiver.at('/v1');
     const [v025] = receiver.at('/v025');
