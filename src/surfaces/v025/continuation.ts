@@ -6,6 +6,12 @@ export interface Turn {
   request: SendMessageRequest;
   /** The task the request continues (the context's paused task, or the one it names), as it was before this turn. */
   previous?: Task;
+  /**
+   * The caller was never shown how `previous` came to wait: its turn broke off while the agent worked, and
+   * only the agent, asked now, says it waits (for an answer to a question the caller has not read). The task
+   * as the registry last saw it, which is what the caller was shown of it.
+   */
+  unseen?: { recorded: Task };
   /** The turn is over (idempotent). */
   end(): void;
 }
@@ -42,10 +48,15 @@ export function createContinuations(registry: TaskRegistry): Continuations {
   };
 
   /** The context's latest task, asked of the agent when the registry last saw it running. */
-  async function latestOf(contextId: string, principal: string, lookup: TaskLookup | undefined): Promise<Task | undefined> {
+  async function latestOf(
+    contextId: string,
+    principal: string,
+    lookup: TaskLookup | undefined,
+  ): Promise<{ latest?: Task; unseen?: { recorded: Task } }> {
     const latest = await registry.latestForContext(contextId, principal);
-    if (!latest || !lookup || !isActiveState(latest.status.state)) return latest;
-    return (await lookup(latest.id).catch(() => undefined)) ?? latest;
+    if (!latest || !lookup || !isActiveState(latest.status.state)) return latest ? { latest } : {};
+    const asked = await lookup(latest.id).catch(() => undefined);
+    return asked ? { latest: asked, unseen: { recorded: latest } } : { latest };
   }
 
   return {
@@ -68,9 +79,10 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       if (busy) return { request, end };
       if (taskId) return named(end);
       try {
-        const latest = await latestOf(contextId, principal, lookup);
+        const { latest, unseen } = await latestOf(contextId, principal, lookup);
         if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
-        return { request: withFields(request, { message: withFields(request.message, { taskId: latest.id }) }), previous: latest, end };
+        const aimed = withFields(request, { message: withFields(request.message, { taskId: latest.id }) });
+        return withFields({ request: aimed, previous: latest, end }, unseen ? { unseen } : {});
       } catch (error) {
         end();
         throw error;

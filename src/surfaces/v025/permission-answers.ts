@@ -1,5 +1,6 @@
 import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
+import { pendingInput } from '../../upstream/iac-code/events.js';
 import { chosenOption, pendingPermission, permissionAnswer } from '../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './reply/permission-prompt.js';
 import { optionNames, type FacadeWords } from './reply/words.js';
@@ -11,6 +12,12 @@ import { optionNames, type FacadeWords } from './reply/words.js';
  * would refuse it: while the prompt is open the task takes nothing else).
  */
 export type PermissionTurn = { request: SendMessageRequest; reprompt?: undefined } | { request: SendMessageRequest; reprompt: Task };
+
+/** Whether the task waits on a decision the facade makes of the caller's words: a permission or a candidate. */
+export function waitsOnDecision(task: Task): boolean {
+  if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED') return false;
+  return pendingPermission(task.metadata) !== undefined || pendingInput(task.metadata, 'candidate_selection') !== undefined;
+}
 
 export function answerPermission(request: SendMessageRequest, paused: Task | undefined, words: FacadeWords): PermissionTurn {
   const prompt = paused?.status.state === 'TASK_STATE_INPUT_REQUIRED' ? pendingPermission(paused.metadata) : undefined;

@@ -15,7 +15,7 @@ import type { Continuations } from './continuation.js';
 import { inNewTaskIfGone } from './gone-task.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
-import { answerPermission } from './permission-answers.js';
+import { answerPermission, waitsOnDecision } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, failureReason, isGatewayFailure, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
@@ -106,15 +106,22 @@ async function beginTurn(
     // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
     if (language) call.ctx.language = language;
     const words = wordsIn(language);
-    const answered = answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous, words);
+    // A decision the caller never read of (its turn broke off, the agent went on and asked for permission or a
+    // choice) is shown first, the turn as the agent left it: the message is not taken as a decision it never saw.
+    const unread = begun.unseen && begun.previous && waitsOnDecision(begun.previous) ? begun.previous : undefined;
+    const answered = unread
+      ? { request: begun.request, reprompt: unread }
+      : answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous, words);
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
+    // What the caller was shown of the task before: its artifacts are not shown again.
+    const shownBefore = begun.unseen?.recorded ?? begun.previous;
     const reply = replyOptions(
       deps,
-      withFields({ words }, withFields(begun.previous ? { previous: begun.previous } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
+      withFields({ words }, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
     // The caller named no task and the facade aimed its words at the conversation's waiting one: if the agent
     // no longer has it, the caller's own words go to a new task (gone-task.ts), also when they answered its question.

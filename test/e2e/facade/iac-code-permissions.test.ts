@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT, PERMISSION_PROMPT_ZH } from '../../support/fake-iac-code-data.js';
-import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { startFakeIacCode, type FakeIacCode, type Fault } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const BEFORE = ['Drafting ', 'main.tf.'];
@@ -29,10 +29,18 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
   /** Serves /photo.jpg (a JPEG) and /never.jpg (answers nothing until it closes), for images a user sends with an answer. */
   let photos: Server;
   let photosUrl: string;
+  /** A fault for the next turn iac-code streams. */
+  let nextFault: Fault | undefined;
   beforeAll(async () => {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
       permissionWait,
+      fault: (request) => {
+        if (request.rpcMethod !== 'SendStreamingMessage' || !nextFault) return undefined;
+        const fault = nextFault;
+        nextFault = undefined;
+        return fault;
+      },
     });
     photos = createServer((request, response) => {
       if (request.url === '/photo.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2]));
@@ -75,6 +83,20 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
         mediaType: 'application/json',
       },
     ]);
+  });
+
+  it('a prompt the user never read (the stream broke before it) is shown by the next message, not granted by it', async () => {
+    nextFault = { name: 'kill-mid-stream', after: 8 };
+    const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
+    const { contextId } = broken.body.result;
+    expect(sentText(broken.body.result)).not.toContain(PERMISSION_PROMPT);
+    const streamed = fake.rpcRequests('SendStreamingMessage').length;
+    // "ok" would be a yes to the prompt: it is the turn as iac-code left it that the user reads, the prompt last.
+    const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'ok', contextId }) });
+    expect(sentText(next.body.result)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
+    expect(fake.rpcRequests('SendStreamingMessage')).toHaveLength(streamed);
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
+    expect(sentText(answer.body.result)).toBe(`main.tf\n\`\`\`hcl\n${TEMPLATE}\`\`\`\n${AFTER.join('')}`);
   });
 
   it.runIf(permissionWait === 'parked')('iac-code restarted and lost the task that asked: the answer starts a new task, not an error', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SendMessageRequest, Task } from '../../../src/model/index.js';
 import { answerCandidateChoice } from '../../../src/surfaces/v025/pipeline-answers.js';
+import { waitsOnDecision } from '../../../src/surfaces/v025/permission-answers.js';
 
 const choice = (kind = 'candidate_selection'): Task => ({
   id: 'T',
@@ -48,5 +49,18 @@ describe('a candidate picked by the number the facade listed it under', () => {
     ] as const) {
       expect(answerCandidateChoice(request, paused)).toBe(request);
     }
+  });
+});
+
+describe('a decision the facade makes of the caller words', () => {
+  it('is pending on a candidate choice or a permission prompt while the task waits for input, on nothing else', () => {
+    expect(waitsOnDecision(choice())).toBe(true);
+    const permission = {
+      ...choice('permission'),
+      metadata: { iac_code: { input: { kind: 'permission', requestTaskId: 'T', inputId: 'p', toolUseId: 'tu' } } },
+    };
+    expect(waitsOnDecision(permission)).toBe(true);
+    expect(waitsOnDecision(choice('ask_user_question'))).toBe(false);
+    expect(waitsOnDecision({ ...choice(), status: { state: 'TASK_STATE_WORKING' } })).toBe(false);
   });
 });
