@@ -47,12 +47,12 @@ const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 
 /** Words people answer a yes/no question with, beyond the options' own ids and labels. */
 const YES = new Set([
-  ...['yes', 'y', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please do', 'yes please'],
-  ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '确认', '许可'],
+  ...['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please', 'please do', 'yes please'],
+  ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '可以的', '没问题', '确认', '许可'],
   // A suggestion's 吧 is a yes here; after 是 or 对 it asks back ("是吧" is "right?"), so it is not stripped.
   ...['好吧', '行吧', '允许吧', '同意吧', '可以吧'],
   // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
-  ...['はい', '許可', '許可します', 'お願いします', 'どうぞ'],
+  ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
 ]);
 const NO = new Set([
   ...['no', 'n', 'deny', 'reject', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
@@ -62,7 +62,7 @@ const NO = new Set([
 /** What a Chinese reply may end with that changes nothing ("好啊"). */
 const PARTICLE = /[呀啊哦]$/u;
 /** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */
-const UNDECIDED = /[?？]|\.\.|…|。。/u;
+const UNDECIDED = /[?？]|\.\s*\.|…|。\s*。/u;
 
 /** A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"); undefined when it says anything else. */
 function yesOrNo(said: string): 'yes' | 'no' | undefined {
@@ -93,7 +93,7 @@ const normalise = (value: string): string =>
     .replace(/[\s_]+/g, ' ')
     .replace(/[!！]+$/u, '')
     // One closing stop; two or more trail off (UNDECIDED).
-    .replace(/(?<![.。])[.。]$/u, '');
+    .replace(/(?<![.。]\s*)[.。]$/u, '');
 
 /**
  * The option a reply picks: an option's id or label, another name the one who asked gave it (`namesOf`),

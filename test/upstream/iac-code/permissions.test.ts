@@ -72,6 +72,16 @@ describe("iac-code's permission prompt", () => {
     ['ok...', undefined],
     ['好吧……', undefined],
     ['yes..', undefined],
+    ['ok. . .', undefined],
+    ['ok . . .', undefined],
+    ['yes . .', undefined],
+    ['好。 。', undefined],
+    // More of how people say yes.
+    ['Yes, please.', 'allow_once'],
+    ['yeah', 'allow_once'],
+    ['没问题', 'allow_once'],
+    ['可以的', 'allow_once'],
+    ['うん', 'allow_once'],
     // A tag question is not a yes.
     ['是吧', undefined],
     ['对吧', undefined],
