@@ -37,8 +37,11 @@ const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api_?key|ac
 
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],
-  // A URL's `user:password@`.
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]+:[^\s/?#@]+@/gi, '$1[redacted]@'],
+  // A URL's `user:password@`, `:password@` or `token@`.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1[redacted]@'],
+  // Tokens and keys that say what they are: GitHub's, an AWS or Alibaba Cloud key id with its secret after a colon.
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]'],
+  [/\b(?:AKIA|ASIA|LTAI)[A-Za-z0-9]{12,}(?::[^\s"',;]+)?/g, '[redacted]'],
   [/\b((?:Proxy-)?Authorization["']?\s*[=:]\s*["']?)[^\r\n"',;]+/gi, '$1[redacted]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],

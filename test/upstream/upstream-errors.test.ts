@@ -57,6 +57,14 @@ describe('sanitizeUpstreamText', () => {
 
   it("redacts a URL's password, a private key, an Authorization header and a quoted phrase under a secret name", () => {
     expect(sanitizeUpstreamText('cannot reach redis://app:s3cr3t-pw@10.0.0.5:6379/0')).toBe('cannot reach redis://[redacted]@10.0.0.5:6379/0');
+    expect(sanitizeUpstreamText('connect to redis://:p4ssw0rd@10.0.0.5:6379/0 failed')).toBe('connect to redis://[redacted]@10.0.0.5:6379/0 failed');
+    expect(sanitizeUpstreamText('clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/a/b failed')).toBe(
+      'clone https://[redacted]@github.com/a/b failed',
+    );
+    expect(sanitizeUpstreamText('token ghp_abcdefghijklmnopqrstuvwxyz0123 expired')).toBe('token [redacted] expired');
+    expect(sanitizeUpstreamText('key AKIAABCDEFGHIJKLMNOP refused; LTAI5tAbCdEfGhIjKlMn:s3cr3tValue0 refused')).toBe(
+      'key [redacted] refused; [redacted] refused',
+    );
     expect(sanitizeUpstreamText('bad key -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- given')).toBe(
       'bad key [redacted] given',
     );
