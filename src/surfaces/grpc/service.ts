@@ -20,6 +20,7 @@ import { v1OperationEnv } from '../v1/deps.js';
 import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
+import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
@@ -74,6 +75,13 @@ function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSign
  * 1.0 surface's operation on the same AgentPort as the HTTP bindings (so registry, turn order, push
  * and auth behave the same), and encodes the result. Streams write each event as it arrives.
  */
+/** A decoded request as the 1.0 params it carries, nested no deeper than the JSON bindings take (json-depth.ts). */
+function requestParams(method: GrpcMethod, request: unknown): unknown {
+  const params = requestJson(method, decodedRequest(request));
+  if (valueNestedDeeperThan(params)) throw tooDeeplyNested();
+  return params;
+}
+
 export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplementation {
   // Read per call: the server fills in the bound port (`grpc.port: 0`) once it listens.
   const { cards, signer } = deps;
@@ -101,7 +109,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       let opened: GrpcCall | undefined;
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
-        const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
+        const prepared = prepareCall(method.operation, requestParams(method, call.request), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
         const result = await prepared.run(deps.metrics ? withFields(opened.ctx, { timing }) : opened.ctx);
@@ -126,7 +134,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const { signal } = opened.ctx;
-        const prepared = prepareCall(method.operation, requestJson(method, decodedRequest(call.request)), env());
+        const prepared = prepareCall(method.operation, requestParams(method, call.request), env());
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // As on the HTTP bindings: the first event is bounded, and a stream that ends before the turn did fails.
         const current = opened;

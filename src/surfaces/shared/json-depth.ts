@@ -41,3 +41,14 @@ export function nestedDeeperThan(json: string, max: number = MAX_JSON_DEPTH): bo
 
 /** -32600 for a body nested deeper than MAX_JSON_DEPTH. */
 export const tooDeeplyNested = (): A2AError => A2AError.invalidRequest(`Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+
+/**
+ * The same for a value already decoded (a gRPC request as ProtoJSON): whether its arrays and objects nest
+ * deeper than `max`. The walk stops at `max + 1` levels, so it never recurses deeper than that.
+ */
+export function valueNestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth + 1 > max) return true;
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) if (valueNestedDeeperThan(inner, max, depth + 1)) return true;
+  return false;
+}

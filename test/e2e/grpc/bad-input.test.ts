@@ -61,6 +61,17 @@ describe('bad input on the gRPC binding', () => {
     expect(error).toMatchObject({ code: status.RESOURCE_EXHAUSTED });
   });
 
+  it('metadata nested deeper than the JSON bindings take: INVALID_ARGUMENT before any turn, as -32600 is there', async () => {
+    let metadata: Record<string, unknown> = { leaf: 'x' };
+    for (let level = 0; level < 150; level++) metadata = { a: metadata };
+    const { error } = await rawCall(
+      sendMessagePath,
+      encoded({ message: { messageId: 'deep', role: 'ROLE_USER', parts: [{ text: 'look deep' }], metadata } }),
+    );
+    expect(error).toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect(error?.details).toBe('Invalid request: JSON nested deeper than 100 levels');
+  });
+
   it('after all that, a good call is answered', async () => {
     const { error, response } = await rawCall(
       sendMessagePath,
