@@ -20,6 +20,7 @@ import { v1OperationEnv } from '../v1/deps.js';
 import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
+import { withEncodableTimestamps } from './encodable.js';
 import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
@@ -115,7 +116,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         const result = await prepared.run(deps.metrics ? withFields(opened.ctx, { timing }) : opened.ctx);
         opened.span?.note(result);
         sendHeaders(call, opened);
-        callback(null, responseMessage(method, result));
+        callback(null, responseMessage(method, withEncodableTimestamps(result)));
         deps.metrics?.blockingCall('grpc', method.operation, (Date.now() - started) / 1000, timing.upstreamSeconds);
         logCall(name, call, started, opened);
       } catch (error) {
@@ -151,7 +152,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
           current.span?.note(event);
           if (!headersSent) sendHeaders(call, current);
           headersSent = true;
-          if (!call.write(responseMessage(method, event))) await drained(call, signal);
+          if (!call.write(responseMessage(method, withEncodableTimestamps(event)))) await drained(call, signal);
         }
         // A shutdown or deadline ends the stream with its error, not with OK.
         if (signal.aborted && !call.cancelled) throw toA2AError(signal.reason);
