@@ -17,15 +17,9 @@ const OWN_PROCESS = [
 /**
  * Load and memory runs: a gateway child under hundreds of clients for tens of seconds. They run last and
  * by themselves: beside the CLI's files (a dozen node processes at once) the load run's turns waited
- * past its 15 s bound. So do the TLS Redis runs, which start five gateway children through tsx: beside
- * the CLI's files they were not ready within 15 s (3.5 s alone).
+ * past its 15 s bound.
  */
-const ALONE = [
-  'test/e2e/hardening/load.test.ts',
-  'test/e2e/hardening/churn.test.ts',
-  'test/e2e/hardening/registry-heap.test.ts',
-  'test/e2e/hardening/redis-tls.test.ts',
-];
+const ALONE = ['test/e2e/hardening/load.test.ts', 'test/e2e/hardening/churn.test.ts', 'test/e2e/hardening/registry-heap.test.ts'];
 
 export default defineConfig({
   test: {

@@ -174,7 +174,8 @@ export async function serveOnRedis(children: ChildProcess[], redisUrl: string, p
   };
   const child = startChild(children, process.execPath, ['--import', tsx, entry, 'serve'], { ...inherited, ...settings, ...env });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 15_000);
+  // 3.5 s alone; beside the CLI's files (a dozen node processes compiling through tsx) it took past 15 s.
+  await waitUntil(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 45_000);
   return {
     url,
     async stop() {

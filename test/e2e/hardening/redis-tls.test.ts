@@ -37,7 +37,7 @@ beforeAll(async () => {
   plainSentinelPort = await startSentinel(children, certificates, { primaryPort: tlsPort, tlsOnly: false });
   mutualPort = await startTlsRedis(children, certificates, { clientAuth: true, client: 'gateway' });
   sentinelPort = await startSentinel(children, certificates, { primaryPort: mutualPort, tlsOnly: true, client: 'sentinel' });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await killChildren(children);
@@ -69,25 +69,25 @@ describe('NODE_EXTRA_CA_CERTS trusts the CA, as in the image', () => {
 
   it('rediss:// to the data node: the gateway is ready and records a task there', async () => {
     await recordedThrough(dataNode(tlsPort), trusted(), tlsPort);
-  }, 30_000);
+  }, 60_000);
 
   it('rediss+sentinel://: the sentinel over plain TCP names the TLS primary, and the task is recorded there', async () => {
     await recordedThrough(throughSentinel(plainSentinelPort), trusted(), tlsPort);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('redis-tls in a running gateway: a task a caller starts is recorded in that Redis', () => {
   it('ca-file trusts a private CA without NODE_EXTRA_CA_CERTS; server-name names the certificate', async () => {
     await recordedThrough(dataNode(tlsPort), { ...tlsEnv(), A2A_BRIDGE_REDIS_TLS__SERVER_NAME: 'localhost' }, tlsPort);
-  }, 30_000);
+  }, 60_000);
 
   it('cert-file and key-file: a Redis that requires a client certificate takes the gateway', async () => {
     await recordedThrough(dataNode(mutualPort), tlsEnv(true), mutualPort, 'gateway');
-  }, 30_000);
+  }, 60_000);
 
   it('sentinels: true reaches a TLS-only sentinel with the same files, and the primary it names', async () => {
     await recordedThrough(throughSentinel(), { ...tlsEnv(true), A2A_BRIDGE_REDIS_TLS__SENTINELS: 'true' }, mutualPort, 'gateway');
-  }, 30_000);
+  }, 60_000);
 });
 
 /** Whether a connection the gateway would make under these `redis-tls` settings gets an answer. */
