@@ -94,10 +94,11 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
     const taskStatus = status(value.status);
     let history = value.history;
     if (history?.some((entry) => entry.metadata !== undefined && hasSecret(entry.metadata, 0))) history = history.map(message);
-    // The agent keeps its failure's reason in the history too (a2a-js records every status message there).
-    const reason = isFailureState(value.status.state) ? value.status.message : undefined;
+    // The agent keeps its failure's reason in the history too (a2a-js records every status message there):
+    // the reason as the status now gives it stands there as well.
+    const reason = taskStatus.message !== value.status.message ? taskStatus.message : undefined;
     if (reason && history?.some((entry) => entry.messageId === reason.messageId)) {
-      history = history.map((entry) => (entry.messageId === reason.messageId ? scrubbed(message(entry)) : entry));
+      history = history.map((entry) => (entry.messageId === reason.messageId ? reason : entry));
     }
     if (taskStatus === value.status && history === value.history) return value;
     const copy: Task = withFields(value, { status: taskStatus });

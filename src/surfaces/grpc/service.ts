@@ -14,6 +14,7 @@ import type { CardSource } from '../../core/card-source.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { CardSigner } from '../../signing/card-signer.js';
+import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
 import { prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
@@ -21,7 +22,6 @@ import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './ca
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
 import { withEncodableTimestamps } from './encodable.js';
-import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, type GrpcErrorStatus } from './status.js';
 
@@ -71,11 +71,6 @@ function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSign
   });
 }
 
-/**
- * The `lf.a2a.v1.A2AService` implementation: each method decodes its request to ProtoJSON, runs the
- * 1.0 surface's operation on the same AgentPort as the HTTP bindings (so registry, turn order, push
- * and auth behave the same), and encodes the result. Streams write each event as it arrives.
- */
 /** A decoded request as the 1.0 params it carries, nested no deeper than the JSON bindings take (json-depth.ts). */
 function requestParams(method: GrpcMethod, request: unknown): unknown {
   const params = requestJson(method, decodedRequest(request));
@@ -83,6 +78,11 @@ function requestParams(method: GrpcMethod, request: unknown): unknown {
   return params;
 }
 
+/**
+ * The `lf.a2a.v1.A2AService` implementation: each method decodes its request to ProtoJSON, runs the
+ * 1.0 surface's operation on the same AgentPort as the HTTP bindings (so registry, turn order, push
+ * and auth behave the same), and encodes the result. Streams write each event as it arrives.
+ */
 export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplementation {
   // Read per call: the server fills in the bound port (`grpc.port: 0`) once it listens.
   const { cards, signer } = deps;

@@ -49,8 +49,8 @@ const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 const YES = new Set([
   ...['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please', 'please do', 'yes please'],
   ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '可以的', '没问题', '确认', '许可'],
-  // A suggestion's 吧 is a yes here; after 是 or 对 it asks back ("是吧" is "right?"), so it is not stripped.
-  ...['好吧', '行吧', '允许吧', '同意吧', '可以吧'],
+  // A suggestion's 吧 is a yes here; after 是, 对 or 可以 it may ask back ("是吧" is "right?"), so it is not stripped.
+  ...['好吧', '行吧', '允许吧', '同意吧'],
   // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
   ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
 ]);

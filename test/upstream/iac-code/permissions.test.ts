@@ -86,6 +86,7 @@ describe("iac-code's permission prompt", () => {
     ['是吧', undefined],
     ['对吧', undefined],
     ['是嘛', undefined],
+    ['可以吧', undefined],
     // In Japanese these decline as often as they accept.
     ['いいです', undefined],
     ['いいよ', undefined],
