@@ -58,7 +58,8 @@ export class RejectedCall extends Error {
  * The CallContext of one gRPC call: a place among its client's open calls (`places`, held until
  * release), authenticated from `authorization` or the API-key header (as on the HTTP bindings),
  * version-checked from `a2a-version`, extensions from `a2a-extensions`, and ONE AbortController that
- * fires when the client cancels, the deadline passes or the gateway shuts down.
+ * fires when the client cancels, the deadline passes (both only for a call that does not
+ * `outlivesCaller`) or the gateway shuts down.
  */
 export async function openGrpcCall(
   call: ServerCall,
@@ -66,6 +67,7 @@ export async function openGrpcCall(
   shutdown?: AbortSignal,
   trace?: { tracer: Tracer; method: string },
   places?: CallsPerClient,
+  outlivesCaller = false,
 ): Promise<GrpcCall> {
   const place = places?.take(call);
   let caller: Caller;
@@ -79,9 +81,12 @@ export async function openGrpcCall(
 
   const controller = new AbortController();
   const cancelled = (): void => controller.abort(new DOMException('The client cancelled the call', 'AbortError'));
-  if (call.cancelled) cancelled();
-  else call.once('cancelled', cancelled);
-  const deadlineTimer = deadlineAbort(call, controller);
+  // A call that changes something runs to its end when its caller stops waiting (operations.ts).
+  if (!outlivesCaller) {
+    if (call.cancelled) cancelled();
+    else call.once('cancelled', cancelled);
+  }
+  const deadlineTimer = outlivesCaller ? undefined : deadlineAbort(call, controller);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;

@@ -15,7 +15,7 @@ import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { CardSigner } from '../../signing/card-signer.js';
 import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
-import { prepareCall } from '../shared/operations.js';
+import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
 import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
@@ -109,7 +109,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: GrpcCall | undefined;
       try {
-        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
+        opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places, outlivesCaller(method.operation));
         const prepared = prepareCall(method.operation, requestParams(method, call.request), env());
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };

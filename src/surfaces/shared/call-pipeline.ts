@@ -5,8 +5,8 @@ import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteLog } from './log-fields.js';
-import { prepareCall, type OperationEnv } from './operations.js';
-import { portCall, type PortCall } from './port-call.js';
+import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js';
+import { portCall, type PortCall, type PortCallOptions } from './port-call.js';
 import { sseResponse, type SseFrame } from './sse.js';
 import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
 
@@ -49,12 +49,12 @@ export async function runCall<I>(
   edge: CallEdge<I>,
   input: I,
   method: string,
-  serve: (open: () => OpenCall) => Promise<Response>,
+  serve: (open: (options?: PortCallOptions) => OpenCall) => Promise<Response>,
 ): Promise<Response> {
   noteLog(c, { surface: edge.surface, method });
   let release = (): void => undefined;
-  const open = (): OpenCall => {
-    const call = portCall(c, edge.surface, edge.shutdown);
+  const open = (options?: PortCallOptions): OpenCall => {
+    const call = portCall(c, edge.surface, edge.shutdown, options);
     release = call.release;
     return withFields(call, { answer: (response: Response) => echoExtensions(response, call.activated(), edge.extensionsHeader) });
   };
@@ -89,10 +89,10 @@ export function operationCall<I>(
   wire: OperationWire<I>,
   env: (c: Context<GatewayEnv>) => OperationEnv,
   options: CallOptions & { shutdown?: AbortSignal },
-): (input: I, c: Context<GatewayEnv>, open: () => OpenCall) => Promise<Response> {
+): (input: I, c: Context<GatewayEnv>, open: (options?: PortCallOptions) => OpenCall) => Promise<Response> {
   return async (input, c, open) => {
     const { method, params } = await wire.parse(input, c);
-    const call = open();
+    const call = open({ outlivesCaller: outlivesCaller(method) });
     const prepared = prepareCall(method, params, env(c));
     noteLog(c, prepared.ref);
     if (prepared.kind === 'unary') {

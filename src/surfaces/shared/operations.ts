@@ -45,6 +45,11 @@ interface OperationBase<T> {
   parse?(params: unknown): T;
   /** Push config methods answer -32003 while the gateway's push notifications are off. */
   push?: boolean;
+  /**
+   * The call changes something (a turn, a cancel, a push config): once accepted it runs to its end
+   * when its caller leaves, so nothing accepted is lost (a read is abandoned with its caller).
+   */
+  outlivesCaller?: boolean;
   ref(params: T): TaskRef;
 }
 interface UnaryOperation<T> extends OperationBase<T> {
@@ -68,6 +73,7 @@ const pushRef = (params: { taskId: string }): TaskRef => ({ taskId: params.taskI
 export const V1_OPERATIONS = {
   SendMessage: {
     kind: 'unary',
+    outlivesCaller: true,
     schema: SendMessageRequest,
     parse: parseSendMessageRequest,
     ref: messageRef,
@@ -100,6 +106,7 @@ export const V1_OPERATIONS = {
   } satisfies Operation<ListTasksRequest>,
   CancelTask: {
     kind: 'unary',
+    outlivesCaller: true,
     schema: CancelTaskRequest,
     ref: idRef,
     invoke: (env, params, ctx) => env.port.cancelTask(params, ctx),
@@ -113,6 +120,7 @@ export const V1_OPERATIONS = {
   CreateTaskPushNotificationConfig: {
     kind: 'unary',
     push: true,
+    outlivesCaller: true,
     schema: CreateTaskPushNotificationConfigRequest,
     ref: pushRef,
     invoke: (env, params, ctx) => env.port.createTaskPushNotificationConfig(params, ctx),
@@ -134,6 +142,7 @@ export const V1_OPERATIONS = {
   DeleteTaskPushNotificationConfig: {
     kind: 'unary',
     push: true,
+    outlivesCaller: true,
     schema: DeleteTaskPushNotificationConfigRequest,
     ref: pushRef,
     invoke: async (env, params, ctx) => {
@@ -156,6 +165,9 @@ export const V1_OPERATIONS = {
 export type { V1Method };
 
 export const isV1Method = (method: string): method is V1Method => Object.hasOwn(V1_OPERATIONS, method);
+
+/** Whether a call of `method` runs on when its caller leaves (see `outlivesCaller`). */
+export const outlivesCaller = (method: V1Method): boolean => (V1_OPERATIONS[method] as Operation<unknown>).outlivesCaller === true;
 
 /** A call validated and ready to run, with the types erased so every edge can drive any operation. */
 export type PreparedCall =

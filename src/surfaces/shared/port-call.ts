@@ -40,28 +40,31 @@ function nodeResponseOf(c: Context<GatewayEnv>): NodeResponse | undefined {
   return typeof outgoing?.once === 'function' && typeof outgoing.destroyed === 'boolean' ? (outgoing as NodeResponse) : undefined;
 }
 
+export interface PortCallOptions {
+  /** The client's disconnect does not abort the call (operations.ts, `outlivesCaller`). */
+  outlivesCaller?: boolean;
+}
+
 /**
- * The CallContext of one request, with ONE AbortController: it aborts when the client disconnects,
- * when the gateway's `shutdown` signal fires (with its reason, so a call cut short by a shutdown fails
- * with that error), and when the surface calls abort(), e.g. when an SSE reader cancels.
+ * The CallContext of one request, with ONE AbortController: it aborts when the client disconnects
+ * (unless the call `outlivesCaller`: a turn or a cancel the caller stopped waiting for runs to its end
+ * and is recorded), when the gateway's `shutdown` signal fires (with its reason, so a call cut short by
+ * a shutdown fails with that error), and when the surface calls abort(), e.g. when an SSE reader cancels.
  *
  * Under @hono/node-server the client's disconnect is the Node response closing before it was
  * written out (what node-server itself watches): reading `c.req.raw.signal` instead would make it
  * create one more AbortController per request, and on Node 20 an AbortSignal is among the costliest
  * objects of a call.
  */
-export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContext['surface']>, shutdown?: AbortSignal): PortCall {
+export function portCall(
+  c: Context<GatewayEnv>,
+  surface: NonNullable<CallContext['surface']>,
+  shutdown?: AbortSignal,
+  options: PortCallOptions = {},
+): PortCall {
   const controller = new AbortController();
   const clientGone = (reason: unknown = new DOMException('The client went away', 'AbortError')): void => controller.abort(reason);
-  const outgoing = nodeResponseOf(c);
-  if (outgoing) {
-    if (outgoing.destroyed) clientGone();
-    else outgoing.once('close', () => !outgoing.writableFinished && clientGone());
-  } else {
-    const requestSignal = c.req.raw.signal;
-    if (requestSignal.aborted) clientGone(requestSignal.reason);
-    else requestSignal.addEventListener('abort', () => clientGone(requestSignal.reason), { once: true });
-  }
+  if (!options.outlivesCaller) watchClient(c, clientGone);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
   // An agent activates only what was requested: without a request there is nothing to collect.
@@ -86,4 +89,17 @@ export function portCall(c: Context<GatewayEnv>, surface: NonNullable<CallContex
     release: () => void stopWatching?.(),
     activated: activated?.list ?? noneActivated,
   };
+}
+
+/** Calls `gone` when the client disconnects before its answer was written out. */
+function watchClient(c: Context<GatewayEnv>, gone: (reason?: unknown) => void): void {
+  const outgoing = nodeResponseOf(c);
+  if (outgoing) {
+    if (outgoing.destroyed) gone();
+    else outgoing.once('close', () => !outgoing.writableFinished && gone());
+    return;
+  }
+  const requestSignal = c.req.raw.signal;
+  if (requestSignal.aborted) gone(requestSignal.reason);
+  else requestSignal.addEventListener('abort', () => gone(requestSignal.reason), { once: true });
 }

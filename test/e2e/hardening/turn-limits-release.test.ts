@@ -1,8 +1,8 @@
 /**
  * Every turn gives its slot back exactly once, however it ends (limits.*): a client at its cap gets
  * exactly one more turn in once one of its turns ended by its stream's end, a blocking answer, the
- * agent's error, the agent's connection cut mid-stream, or the caller leaving a stream or a blocking
- * call; and not two (a slot given back twice would let the client past its cap). The official a2a-js
+ * agent's error, the agent's connection cut mid-stream, the caller leaving a stream, or the agent
+ * answering a blocking call its caller left; and not two (a slot given back twice would let the client past its cap). The official a2a-js
  * 1.x client over JSON-RPC and HTTP+JSON, in front of an agent that holds each turn until the test ends it.
  */
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,8 @@ const ENDINGS: Array<[string, (client: Client) => Promise<Held>, (held: Held) =>
   ['blocking call the agent answers with an error', holdBlocking, async ({ turn, answer }) => (turn.fail(), rejectionOf(answer!))],
   ['stream the agent cuts off mid-turn', holdStream, async ({ turn, reader }) => (turn.fail(), reader!.rest().catch(() => undefined))],
   ['stream its caller leaves', holdStream, async ({ turn, reader }) => (await reader!.close(), turn.closed)],
-  ['blocking call its caller gives up', holdBlocking, async ({ turn, caller }) => (caller.abort(), turn.closed)],
+  // The agent goes on with a turn its caller stopped waiting for: the slot is the turn's until the agent answers.
+  ['blocking call its caller gives up', holdBlocking, async ({ turn, caller }) => (caller.abort(), turn.complete(), turn.closed)],
 ];
 
 describe.each(TRANSPORTS)('official a2a-js 1.x client over %s', (transport: TransportName) => {

@@ -1,8 +1,9 @@
 /**
  * A caller hanging up on a unary call through the real server (@hono/node-server): the gateway
- * notices from the Node response closing early and aborts the upstream call at once, on the JSON-RPC
- * and the REST binding alike. The upstream's whole-call bound is far away, so only the disconnect
- * can end the upstream request within the test.
+ * notices from the Node response closing early and aborts the upstream call of a read at once, on the
+ * JSON-RPC and the REST binding alike; a call that changes something (here a cancel) is carried on.
+ * The upstream's whole-call bound is far away, so only the disconnect can end the upstream request
+ * within the test. (A blocking SendMessage: caller-left-turn.test.ts.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,11 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   fake = await startFakeIacCode();
-  gateway = await startTestGateway({ upstream: { url: fake.url, 'request-timeout-ms': 60_000, 'headers-timeout-ms': 60_000 } });
+  // The cancel carried on hangs at the agent until the gateway's drain time is over.
+  gateway = await startTestGateway({
+    'drain-timeout-ms': 500,
+    upstream: { url: fake.url, 'request-timeout-ms': 60_000, 'headers-timeout-ms': 60_000 },
+  });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -23,7 +28,7 @@ afterAll(async () => {
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
-async function hangUpDuring(method: 'GetTask', send: (signal: AbortSignal) => Promise<unknown>): Promise<string> {
+async function hangUpDuring(method: 'GetTask' | 'CancelTask', send: (signal: AbortSignal) => Promise<unknown>): Promise<string> {
   fake.injectFault('hang-before-headers');
   const before = fake.rpcRequests(method).length;
   const caller = new AbortController();
@@ -34,7 +39,7 @@ async function hangUpDuring(method: 'GetTask', send: (signal: AbortSignal) => Pr
   expect(upstreamCall, 'the call reached the upstream').toBeDefined();
   caller.abort();
   await sent;
-  return Promise.race([upstreamCall!.closed, sleep(3_000).then(() => 'still open')]);
+  return Promise.race([upstreamCall!.closed, sleep(method === 'GetTask' ? 3_000 : 500).then(() => 'still open')]);
 }
 
 describe('a caller hanging up on a unary call', () => {
@@ -53,5 +58,12 @@ describe('a caller hanging up on a unary call', () => {
   it('REST: the upstream request is closed', async () => {
     const how = await hangUpDuring('GetTask', (signal) => fetch(`${gateway.url}/tasks/task-1`, { headers: JSON_HEADERS, signal }));
     expect(how).toBe('client-closed');
+  });
+
+  it('a cancel is carried on: the upstream CancelTask stays open for the agent to answer', async () => {
+    const how = await hangUpDuring('CancelTask', (signal) =>
+      fetch(`${gateway.url}/tasks/task-1:cancel`, { method: 'POST', headers: JSON_HEADERS, body: '{}', signal }),
+    );
+    expect(how).toBe('still open');
   });
 });
