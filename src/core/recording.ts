@@ -1,6 +1,8 @@
 import {
   A2AError,
   eventTaskRef,
+  withHistoryLength,
+  type GetTaskRequest,
   type ListTasksRequest,
   type Message,
   type SendMessageResponse,
@@ -10,6 +12,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
+import { isTaskNotFound, lostTask } from './lost-tasks.js';
 import { tapIterable } from './iterables.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
@@ -101,6 +104,30 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     );
   }
 
+  async function getTask(request: GetTaskRequest, ctx: CallContext): Promise<Task> {
+    let task: Task;
+    try {
+      task = await inner.getTask(request, ctx);
+    } catch (error) {
+      return withHistoryLength(await keptWhenLost(error, request.id, ctx), request.historyLength);
+    }
+    await recordAnswer(task, ctx, { historyTrimmed: request.historyLength !== undefined, claimNew: false });
+    return task;
+  }
+
+  /**
+   * The recorded task, when the agent answers that it does not know it and nothing streams it: what was
+   * accepted is not lost with the agent's memory, and a task it can no longer finish is recorded as failed
+   * (lost-tasks.ts). Anything else is the agent's error, thrown.
+   */
+  async function keptWhenLost(error: unknown, taskId: string, ctx: CallContext): Promise<Task> {
+    const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
+    if (!recorded) throw error;
+    const kept = lostTask(recorded);
+    if (kept !== recorded) await writer.record({ task: kept }, metaOf(ctx), taskId);
+    return kept;
+  }
+
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
       const response = await inner.sendMessage(request, ctx);
@@ -124,11 +151,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
 
     subscribeToTask: (request, ctx) => recorded(inner.subscribeToTask(request, ctx), ctx),
 
-    async getTask(request, ctx): Promise<Task> {
-      const task = await inner.getTask(request, ctx);
-      await recordAnswer(task, ctx, { historyTrimmed: request.historyLength !== undefined, claimNew: false });
-      return task;
-    },
+    getTask,
 
     async cancelTask(request, ctx): Promise<Task> {
       const task = await inner.cancelTask(request, ctx);
@@ -140,8 +163,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       // What this process has folded but not yet written is listed too.
       await writer.settledAll();
       const list = (listed: ListTasksRequest) => registry.list(listed, ctx.principal);
-      const ask = async (task: Task) =>
-        recordAnswer(await inner.getTask({ id: task.id, historyLength: 0 }, ctx), ctx, { historyTrimmed: true, claimNew: false });
+      const ask = (task: Task) => getTask({ id: task.id, historyLength: 0 }, ctx);
       return staleTasks.listFresh(request, list, ask);
     },
   });

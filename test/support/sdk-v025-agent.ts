@@ -53,6 +53,8 @@ export interface SdkV025AgentOptions {
   /** Bearer token required on every route, card included. */
   token?: string;
   pushNotifications?: boolean;
+  /** Listen on this port (an agent restarted where it was); default a free one. */
+  port?: number;
 }
 
 export interface ReceivedRequest {
@@ -222,13 +224,13 @@ function buildCard(baseUrl: string, options: SdkV025AgentOptions): AgentCard {
   return card;
 }
 
-/** Start the agent on 127.0.0.1 and a free port. */
+/** Start the agent on 127.0.0.1 and a free port (or `options.port`). */
 export async function startSdkV025Agent(options: SdkV025AgentOptions = {}): Promise<RunningSdkV025Agent> {
   const app = express();
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

@@ -1,0 +1,73 @@
+/**
+ * A 0.2.5 agent that keeps its tasks in memory (the a2a-js 0.2.5 SDK's InMemoryTaskStore) restarts and
+ * forgets every task. What the gateway recorded is not lost with it: GetTask and ListTasks answer from
+ * the record, alike; a finished task as it finished, a task the agent can no longer finish (it waited for
+ * an answer, or was still working) as failed, saying why. Before, GetTask said TaskNotFound while
+ * ListTasks showed the task waiting or working for ever. As the official a2a-js 1.x client sees it.
+ */
+import { TaskState, type Task } from 'a2a-sdk-1';
+import type { Client } from 'a2a-sdk-1/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { AGENT_LOST_TASK } from '../../../src/core/lost-tasks.js';
+import { createLogger } from '../../../src/log.js';
+import { startSdkV025Agent, V025_QUESTION, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
+import { StreamReader, artifactText, asTask, listRequest, sendRequest, textOf, type TransportName } from '../../support/sdk-v1-client.js';
+import { connectClient } from './sdk1-client.js';
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
+  let agent: RunningSdkV025Agent;
+  let gateway: RunningGateway;
+  let client: Client;
+  const ids = { done: '', waiting: '', working: '' };
+
+  beforeAll(async () => {
+    agent = await startSdkV025Agent({ slowChunkDelayMs: 500 });
+    gateway = await startGateway(defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url } }), createLogger('silent'));
+    client = await connectClient(gateway.url, transport);
+    ids.done = asTask(await client.sendMessage(sendRequest('hello'))).id;
+    ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
+    // A streamed turn its caller leaves while it works: the gateway last saw it working.
+    const caller = new AbortController();
+    const stream = new StreamReader(client.sendMessageStream(sendRequest('slow: a long one'), { signal: caller.signal }));
+    const first = await stream.expectNext();
+    ids.working = first.$case === 'task' ? first.value.id : '';
+    caller.abort();
+    await stream.close();
+    // The agent restarts where it was, its memory empty.
+    const { port } = new URL(agent.url);
+    await agent.close();
+    agent = await startSdkV025Agent({ port: Number(port) });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await agent?.close();
+  });
+
+  const getTask = (id: string): Promise<Task> => client.getTask({ tenant: '', id, historyLength: undefined });
+
+  it('a finished task is answered as it finished, its reply included', async () => {
+    const done = await getTask(ids.done);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(done)).toBe('v025 echo (turn 1): hello');
+  });
+
+  it('a task that waited for an answer is failed, saying why; its question stays in the history', async () => {
+    const waiting = await getTask(ids.waiting);
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOf(waiting.status?.message)).toBe(AGENT_LOST_TASK);
+    expect(waiting.history.map(textOf)).toContain(V025_QUESTION);
+  });
+
+  it('ListTasks says what GetTask says, for the task last seen working too', async () => {
+    const listed = (await client.listTasks(listRequest())).tasks;
+    const states = Object.fromEntries(listed.map((task) => [task.id, task.status?.state]));
+    expect(states).toEqual({
+      [ids.done]: TaskState.TASK_STATE_COMPLETED,
+      [ids.waiting]: TaskState.TASK_STATE_FAILED,
+      [ids.working]: TaskState.TASK_STATE_FAILED,
+    });
+    expect(textOf((await getTask(ids.working)).status?.message)).toBe(AGENT_LOST_TASK);
+  });
+});
