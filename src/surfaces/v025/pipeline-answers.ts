@@ -6,9 +6,11 @@ import { textField } from '../../upstream/iac-code/fields.js';
 
 /**
  * A Bailian user picks one of the candidates iac-code's pipeline offers by its number, as the facade
- * lists them from 1 (reply/pipeline-questions.ts). iac-code reads a bare number as words for its model to
- * interpret, and "方案2" as the third candidate (it counts from 0); the option's exact name is the one
- * answer it takes as it is. So a reply that only names a listed number becomes that option's name.
+ * lists them from 1 (reply/pipeline-questions.ts), or by its name. iac-code reads a bare number as words
+ * for its model to interpret, and "方案2" as the third candidate (it counts from 0); the option's exact
+ * name is the one answer it takes as it is. So a reply that only names a listed number, or names one
+ * option by the head or the rest of its label ("方案B", "B", "SAE" for "方案B：SAE"), becomes that
+ * option's name; anything else (words, a question like "2?") goes to iac-code as it was said.
  */
 export function answerCandidateChoice(request: SendMessageRequest, paused: Task | undefined): SendMessageRequest {
   if (paused?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return request;
@@ -16,8 +18,9 @@ export function answerCandidateChoice(request: SendMessageRequest, paused: Task 
   if (!labels) return request;
   const { message } = request;
   if (message.parts.some((part) => part.text === undefined)) return request;
-  const picked = listedNumber(joinText(message.parts));
-  const label = picked === undefined ? undefined : labels[picked - 1];
+  const said = joinText(message.parts);
+  const picked = listedNumber(said);
+  const label = picked === undefined ? namedLabel(said, labels) : labels[picked - 1];
   return label ? withFields(request, { message: withFields(message, { parts: [{ text: label }] }) }) : request;
 }
 
@@ -31,6 +34,32 @@ function listedNumber(reply: string): number | undefined {
   const match = NUMBERED_REPLY.exec(reply.normalize('NFKC').trim());
   return match ? Number(match[1]) : undefined;
 }
+
+/** Words a reply may put before the name it picks ("选方案B", "I pick SAE"). */
+const PICKING = /^(?:选择?|我选|我要|i(?:'ll)? (?:pick|choose|take)|pick|choose)\s*/i;
+
+/**
+ * The one label a reply names: the whole label, its head before the colon ("方案B"), its rest ("SAE"),
+ * or the letter the head ends with ("B"), compared without case; undefined when none or several match.
+ */
+function namedLabel(reply: string, labels: readonly string[]): string | undefined {
+  const name = fold(
+    reply
+      .normalize('NFKC')
+      .trim()
+      .replace(/[.。!！]+$/u, '')
+      .replace(PICKING, ''),
+  );
+  if (name === '') return undefined;
+  const matches = labels.filter((label) => {
+    const [head = '', rest = ''] = label.normalize('NFKC').split(/[:：]\s*/u, 2);
+    const letter = /(?:^|[^a-z])([a-z])$/i.exec(head)?.[1];
+    return [fold(label.normalize('NFKC')), fold(head), fold(rest), letter ? fold(letter) : ''].includes(name);
+  });
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+const fold = (text: string): string => text.trim().toLowerCase();
 
 /** The options of a pending candidate choice, in the order iac-code lists them. */
 function candidateLabels(input: JsonObject | undefined): string[] | undefined {

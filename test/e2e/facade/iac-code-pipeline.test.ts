@@ -155,6 +155,15 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     });
   });
 
+  it("a choice by the candidate's name: the part after its label's colon picks it", async () => {
+    const opened = await turn(words.opening);
+    await turn('1', opened.contextId);
+    const named = CANDIDATES[1]!.name.split(/[:：]/u)[1]!;
+    const deployed = await turn(named, opened.contextId);
+    expect(lastSent().parts).toEqual([{ text: CANDIDATES[1]!.name }]);
+    expect(deployed.said).toContain(PIPELINE_SAYS.deploying(CANDIDATES[1]!.name));
+  });
+
   it('a failed step: the user reads why', async () => {
     const opened = await turn(words.opening);
     await turn(words.bigAnswer, opened.contextId);

@@ -35,10 +35,20 @@ describe('a candidate picked by the number the facade listed it under', () => {
     }
   });
 
+  it("a reply naming one option by its label's head, rest or letter becomes the option's name", () => {
+    for (const said of ['方案B', '方案b。', 'B', 'b', 'SAE', 'sae', '选方案B', '我选 SAE', 'I pick B', '方案B：SAE']) {
+      expect(sent(answerCandidateChoice(reply(said), choice())), said).toEqual([{ text: '方案B：SAE' }]);
+    }
+    expect(sent(answerCandidateChoice(reply('ecs+rds'), choice()))).toEqual([{ text: '方案A：ECS+RDS' }]);
+  });
+
   it('anything else goes as it was said: words, a number not listed, a reply with more than text, another kind of question, no question', () => {
     for (const [request, paused] of [
       [reply('the second one'), choice()],
-      [reply('方案B'), choice()],
+      [reply('方案C'), choice()],
+      [reply('2?'), choice()],
+      [reply('方案B?'), choice()],
+      [reply('ECS'), choice()],
       [reply('2 and 3'), choice()],
       [reply('0'), choice()],
       [reply('3'), choice()],
