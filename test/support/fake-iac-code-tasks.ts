@@ -171,9 +171,10 @@ export class TaskBook {
       let pending = events;
       for (let i = 0; i < pending.length; i++) {
         const event = pending[i] as Json;
-        if (this.options.frameDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
-        if (turn.canceled) return;
         const marker = event[AWAIT_PERMISSION] as { inputId: string; toolUseId: string; deny: Json[] } | undefined;
+        // The prompt went out as the turn began to wait: an answer may come at once.
+        if (this.options.frameDelayMs > 0 && !marker) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
+        if (turn.canceled) return;
         if (marker) {
           // Captured: the original stream stays open while the prompt waits (its client may close it).
           // Parked: it ends here, and the rest of the turn goes to the answering stream.
@@ -230,14 +231,17 @@ export class TaskBook {
     }
     const received = { kind: 'permission', inputId: waiting.inputId, decision: data.decision, toolUseId: waiting.toolUseId };
     const queue = new EventQueue();
-    queue.push({
+    const taken: Json = {
       statusUpdate: {
         taskId,
         contextId: task.contextId,
         status: { state: 'TASK_STATE_WORKING' },
         metadata: { iac_code: { inputReceived: received } },
       },
-    });
+    };
+    // The SDK saves each event of the turn before it is sent: the task works again once the answer is taken.
+    applyEvent(task, taken);
+    queue.push(taken);
     turn.subscribers.add(queue);
     turn.answerers.add(queue);
     waiting.answer(data.decision);

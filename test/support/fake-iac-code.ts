@@ -8,7 +8,7 @@
  *   fake.requests            every request received: ReceivedRequest (headers, parsed body, rpcMethod, ...)
  *   fake.rpcRequests(m?)     the JSON-RPC ones, optionally only method m
  *   fake.tasks               stored tasks by id (plain 1.0 JSON as iac-code would return it)
- *   fake.injectFault(f, {times = 1, route = 'rpc'})   fault for the next request(s) of that route
+ *   fake.injectFault(f, {times = 1, route = 'rpc', method})   fault for the next request(s) of that route (of that JSON-RPC method only, when given)
  *   await fake.close()       also drops connections left hanging by faults
  *
  * Options (all optional): `auth` {token, basicUsername, basicPassword, apiKey, apiKeyHeader} makes
@@ -93,7 +93,7 @@ export interface FakeIacCode {
   tasks: Map<string, Json>;
   /** As if iac-code restarted: every task and waiting turn forgotten. */
   restart(): void;
-  injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card' }): void;
+  injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card'; method?: string }): void;
   close(): Promise<void>;
 }
 
@@ -120,7 +120,7 @@ function messageText(body: unknown): string {
 
 export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promise<FakeIacCode> {
   const requests: ReceivedRequest[] = [];
-  const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number }> = [];
+  const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number; method?: string }> = [];
   let closing = false;
   const { killed, write, sendJson, pumpSse } = createAnswerWriter();
   let shape: CardShape = {
@@ -141,7 +141,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
   });
 
   function chooseFault(record: ReceivedRequest, route: 'rpc' | 'card'): Fault | undefined {
-    const slot = injected.find((entry) => entry.route === route);
+    const slot = injected.find((entry) => entry.route === route && (entry.method === undefined || entry.method === record.rpcMethod));
     if (slot) {
       if (--slot.times <= 0) injected.splice(injected.indexOf(slot), 1);
       return slot.fault;
@@ -276,8 +276,8 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     rpcRequests: (method) => requests.filter((r) => r.rpcMethod !== undefined && (method === undefined || r.rpcMethod === method)),
     tasks: book.tasks,
     restart: () => book.forgetAll(),
-    injectFault(fault, { times = 1, route = 'rpc' } = {}) {
-      injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times });
+    injectFault(fault, { times = 1, route = 'rpc', method } = {}) {
+      injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times, ...(method ? { method } : {}) });
     },
     async close() {
       closing = true;

@@ -4,7 +4,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -21,6 +21,7 @@ import { createReplyFold, createTurnReply, failureReason, isGatewayFailure, repl
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
+import { recoverableTurn } from './turn-recovery.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -45,8 +46,8 @@ async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps
  * stream them, so both show the same words; a caller that asked not to wait, or an upstream that
  * does not stream, gets the blocking answer (replayed as events by the reducer).
  */
-function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps): AsyncIterable<StreamResponse> {
-  if (upstreamStreams(deps) && request.configuration?.returnImmediately !== true) return deps.port.sendStreamingMessage(request, call.ctx);
+function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
+  if (upstreamStreams(deps) && request.configuration?.returnImmediately !== true) return recoverableTurn(request, call.ctx, deps, previous);
   return blockingTurn(request, call.ctx, deps);
 }
 
@@ -55,8 +56,8 @@ function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025Facad
  * streams every turn, whatever the agent can do), and bounded as a blocking call is rather than as a
  * first event.
  */
-function streamedTurnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncIterable<StreamResponse> {
-  if (upstreamStreams(deps)) return deps.port.sendStreamingMessage(request, ctx);
+function streamedTurnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
+  if (upstreamStreams(deps)) return recoverableTurn(request, ctx, deps, previous);
   const waited =
     request.configuration?.returnImmediately === true
       ? withFields(request, { configuration: withFields(request.configuration, { returnImmediately: false }) })
@@ -127,7 +128,7 @@ async function beginTurn(
     // no longer has it, the caller's own words go to a new task (gone-task.ts), also when they answered its question.
     const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
     const asked = answered.request === begun.request ? undefined : begun.request;
-    return { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked };
+    return { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous };
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -181,12 +182,12 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images, aimed, asked } = begun;
+  const { task, turn, reprompt, images, aimed, asked, previous } = begun;
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
-    const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps);
+    const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps, previous);
     const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
@@ -212,9 +213,9 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
-  const { task, turn, reply, reprompt, images, aimed, asked } = await beginTurn(input, call, deps, routing);
+  const { task, turn, reply, reprompt, images, aimed, asked, previous } = await beginTurn(input, call, deps, routing);
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
-    const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps);
+    const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, previous);
     return aimed ? inNewTaskIfGone(request, run, asked) : run(request);
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>

@@ -85,8 +85,17 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     ]);
   });
 
-  it('a prompt the user never read (the stream broke before it) is shown by the next message, not granted by it', async () => {
+  it('the stream broke before the prompt: the prompt is read from the task and shown in the same turn', async () => {
     nextFault = { name: 'kill-mid-stream', after: 8 };
+    const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
+    expect(sentText(broken.body.result)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId: broken.body.result.contextId }) });
+    expect(sentText(answer.body.result)).toBe(`main.tf\n\`\`\`hcl\n${TEMPLATE}\`\`\`\n${AFTER.join('')}`);
+  });
+
+  it('a prompt the user never read (the stream broke before it, the task could not be read) is shown by the next message, not granted by it', async () => {
+    nextFault = { name: 'kill-mid-stream', after: 8 };
+    fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
     const { contextId } = broken.body.result;
     expect(sentText(broken.body.result)).not.toContain(PERMISSION_PROMPT);

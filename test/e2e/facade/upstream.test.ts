@@ -74,7 +74,7 @@ describe('facade → fake iac-code', () => {
     expect((fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any).params.message.metadata).toStrictEqual({ bailian: { chatId: 'c-2' } });
   });
 
-  it('upstream killed mid-stream: a failed, final status-update, then the stream closes', async () => {
+  it('upstream killed mid-stream: the rest of the turn is read from the task and shown as if the stream had not broken', async () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: 'x [fault:kill-mid-stream after=5]' }),
     });
@@ -82,16 +82,34 @@ describe('facade → fake iac-code', () => {
     const events = results(frames);
     expect(frames.every((frame) => frame.event === undefined && frame.json.error === undefined)).toBe(true);
     expect(events[0].kind).toBe('task');
+    expect(streamedText(events)).toBe(TURN_TEXT);
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    expect(fake.rpcRequests('GetTask').at(-1)?.body).toMatchObject({ params: { id: events[0].id } });
+  });
+
+  it('upstream killed mid-stream and the task cannot be read either: a failed, final status-update, then the stream closes', async () => {
+    fake.injectFault('http-500', { times: 3, method: 'GetTask' });
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: 'x [fault:kill-mid-stream after=5]' }),
+    });
+    const frames = await stream.rest();
+    const events = results(frames);
+    expect(frames.every((frame) => frame.event === undefined && frame.json.error === undefined)).toBe(true);
     const last = events.at(-1);
     expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     // Bailian reads artifacts only: the reason closes the reply.
-    expect(streamedText(events)).toMatch(/^Hello world\.\n\S/);
+    expect(streamedText(events)).toBe('Hello world.\nUpstream agent is unavailable');
     // The chunks streamed before the failure were closed.
     const chunks = events.filter((event) => event.kind === 'artifact-update');
     expect(chunks.at(-1).lastChunk).toBe(true);
   });
 
-  it('an upstream that ends the stream mid-turn: failed, final (never a final "working")', async () => {
+  it('an upstream that ends the stream mid-turn: the rest is read from the task; failed, final when it cannot be (never a final "working")', async () => {
+    const recovered = await openStream(`${gateway.url}/stream`, 'message/stream', {
+      message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }),
+    });
+    expect(streamedText(results(await recovered.rest()))).toBe(TURN_TEXT);
+    fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }),
     });
@@ -101,12 +119,14 @@ describe('facade → fake iac-code', () => {
   });
 
   it('a user writing Chinese reads why the gateway ended the turn in Chinese, over message/stream and message/send', async () => {
+    fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const killed = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: '帮我建一个专有网络 [fault:kill-mid-stream after=5]' }),
     });
     const events = results(await killed.rest());
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     expect(streamedText(events)).toBe('Hello world.\n暂时无法连接上游智能体');
+    fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const ended = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '再建一个交换机 [fault:end-mid-stream after=4]' }) });
     expect(ended.body.result.status.state).toBe('failed');
     expect(sentText(ended.body.result)).toBe('Hello \n上游智能体在本轮对话结束前中断了输出');

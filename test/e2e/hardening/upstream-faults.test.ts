@@ -144,12 +144,15 @@ interface FaultCase {
   /** What the caller sees on a unary call and on a stream. */
   unary: Outcome;
   stream: Outcome;
+  /** What a 0.2.5 facade caller sees, when not the same as a 1.0 caller. */
+  facade?: Outcome;
   /** Longest acceptable exchange. */
   boundMs: number;
 }
 
 const FAULTS: FaultCase[] = [
-  { fault: 'kill-mid-stream', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
+  // The facade reads the rest of a turn whose stream broke off from the task (docs/facade-reply.md).
+  { fault: 'kill-mid-stream', unary: 'error', stream: 'error', facade: 'success', boundMs: MARGIN_MS },
   { fault: 'hang-before-headers', unary: 'error', stream: 'error', boundMs: HEADERS_TIMEOUT_MS + MARGIN_MS },
   { fault: 'non-json', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
   { fault: 'wrong-id', unary: 'error', stream: 'error', boundMs: MARGIN_MS },
@@ -162,13 +165,13 @@ const FAULTS: FaultCase[] = [
   { fault: 'no-trailing-blank-line', unary: 'success', stream: 'success', boundMs: MARGIN_MS },
 ];
 
-describe.each(FAULTS)('upstream fault $fault', ({ fault, unary, stream, boundMs }) => {
+describe.each(FAULTS)('upstream fault $fault', ({ fault, unary, stream, facade, boundMs }) => {
   it.each(CALLS)('%s: protocol-correct, bounded, leak-free', async (call) => {
     const text = `make vpc [fault:${fault}]`;
     const answer = await send(call, text);
     expect(answer.ms).toBeLessThan(boundMs);
     expectNoUpstreamLeak(answer, text);
-    expect(outcomeOf(call, answer)).toBe(readsUpstreamStream(call) ? stream : unary);
+    expect(outcomeOf(call, answer)).toBe((call.startsWith('0.2.5') ? facade : undefined) ?? (readsUpstreamStream(call) ? stream : unary));
     // The fault really struck this request upstream.
     expect(upstreamRequestOf(answer.id)?.fault?.name).toBe(fault);
     await expectHealthy(gateway.url);

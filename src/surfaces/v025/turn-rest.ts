@@ -1,0 +1,115 @@
+import { isDeepStrictEqual } from 'node:util';
+import { isActiveState, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { joinText } from '../../translate/index.js';
+import { closingTaskEvents } from './reply/task-events.js';
+
+/**
+ * What a turn whose upstream stream broke off said after the break, read from the task as the agent keeps
+ * it (GetTask). The agent's SDK moves every status message into the task's history when the status
+ * changes, so the turn's agent messages are the history's, then the current status message, in the order
+ * they were streamed: what the stream already carried is skipped by count from where the turn began.
+ */
+
+/** What the facade knows of the turn it recovers: the message it sent, the task before it, what its stream carried. */
+export interface TurnSoFar {
+  /** The message this turn sent upstream. */
+  sent: Message;
+  /** The task as it was before this turn (its agent messages end where this turn's begin). */
+  previous?: Task;
+  /** The text of each agent status message the stream carried this turn, in order. */
+  passed: string[];
+}
+
+/** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
+export interface RestCursor {
+  shownMessages: number;
+  said: readonly string[];
+}
+
+const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
+
+const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
+  a !== undefined && b !== undefined && a.messageId === b.messageId && isDeepStrictEqual(a.parts, b.parts);
+
+/** The task's messages in the order it got them: its history, then the current status message. */
+function said(task: Task): Message[] {
+  const history = task.history ?? [];
+  const current = task.status.message;
+  return current && !sameMessage(history.at(-1), current) ? [...history, current] : [...history];
+}
+
+/**
+ * How many of the task's agent messages came before this turn. Exact when the task recorded the message the
+ * turn sent (an a2a SDK records a follow-up); a message that opened the task has none before it (iac-code
+ * does not record it); else the count of the agent messages the task had before, when its last one is where
+ * that count puts it (the registry's copy of the task may be cut short); else those before the last user message.
+ */
+function turnStart(messages: readonly Message[], turn: TurnSoFar): number {
+  const sentAt = messages.findLastIndex((message) => message.role === 'ROLE_USER' && message.messageId === turn.sent.messageId);
+  if (sentAt >= 0) return agentMessages(messages.slice(0, sentAt)).length;
+  if (turn.sent.taskId === undefined) return 0;
+  const agent = agentMessages(messages);
+  const before = turn.previous ? agentMessages(said(turn.previous)) : undefined;
+  if (before && (before.length === 0 || sameMessage(agent[before.length - 1], before.at(-1)))) return before.length;
+  const lastUser = messages.findLastIndex((message) => message.role === 'ROLE_USER');
+  return lastUser < 0 ? 0 : agentMessages(messages.slice(0, lastUser)).length;
+}
+
+/** Where the rest of the turn starts in the task: after what came before the turn and what the stream carried. */
+export function restCursor(task: Task, turn: TurnSoFar): RestCursor {
+  return { shownMessages: turnStart(said(task), turn) + turn.passed.length, said: turn.passed };
+}
+
+/**
+ * iac-code ends a turn with its last assistant message again whole (`assistantFinal`, a message id of its
+ * own): the text after the last tool call, which the chunks before it already said. The history keeps it
+ * without the metadata that marks it, so it is known by that: the last message of a finished turn, with
+ * another id than the message before it, whose text the turn's text so far ends with from a message's start.
+ * Returns where, among `before`, that text starts (below 0: among the texts the turn showed already), if it is one.
+ */
+function restatedFrom(message: Message, before: readonly Message[], shown: readonly string[]): number | undefined {
+  const previous = before.at(-1);
+  if (previous && previous.messageId === message.messageId) return undefined;
+  const text = joinText(message.parts).trim();
+  if (text === '') return undefined;
+  const pieces = [...shown, ...before.map((piece) => joinText(piece.parts))];
+  let tail = '';
+  for (let i = pieces.length - 1; i >= 0 && tail.trim().length < text.length; i--) {
+    tail = `${pieces[i] ?? ''}${tail}`;
+    if (tail.trim() === text) return i - shown.length;
+  }
+  return undefined;
+}
+
+/**
+ * The events of the rest so far, as a streaming agent would have sent them: the turn's new messages as
+ * working updates, its files (the reply shows a file again only when it changed: reply/artifacts.ts) and,
+ * once the task no longer works, the status it ended with. The history does not say where a file came
+ * among the messages: before the text iac-code restates at the end (the text after its last tool call, and
+ * a file is a tool's), else after the messages read so far.
+ */
+export function restEvents(
+  task: Task,
+  cursor: RestCursor,
+  turn: TurnSoFar,
+  earlierArtifacts: readonly Artifact[] | undefined,
+): { events: StreamResponse[]; cursor: RestCursor; ended: boolean } {
+  const ended = !isActiveState(task.status.state);
+  const all = agentMessages(said(task));
+  // A finished turn's status message is said by its final status. A working one waits for the next read: it
+  // may be iac-code's restatement, known only as the last message once the turn is over.
+  const upTo = task.status.message?.role === 'ROLE_AGENT' ? all.length - 1 : all.length;
+  const fresh = all.slice(cursor.shownMessages, upTo);
+  const last = fresh.at(-1);
+  const restated = ended && last ? restatedFrom(last, fresh.slice(0, -1), cursor.said) : undefined;
+  const shown = restated === undefined ? fresh : fresh.slice(0, -1);
+  const filesAt = restated === undefined ? shown.length : Math.max(0, restated);
+  const taskId = task.id;
+  const contextId = task.contextId ?? task.id;
+  const [status, ...files] = closingTaskEvents(task, earlierArtifacts).reverse();
+  const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
+  const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...files.reverse(), ...shown.slice(filesAt).map(working)];
+  if (ended && status) events.push(status);
+  const next = { shownMessages: Math.max(cursor.shownMessages, upTo), said: [...cursor.said, ...shown.map((message) => joinText(message.parts))] };
+  return { events, cursor: next, ended };
+}
