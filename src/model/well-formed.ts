@@ -177,10 +177,13 @@ const refused = (field: string, description: string): A2AError =>
 
 /**
  * What the caller's message must be beyond its schema, since the agent would fail on it, or not say why: a
- * messageId of a sane length, and a part's `raw` that decodes (not bytes nobody can read).
+ * messageId of a sane length, and a part's `raw` that decodes (not bytes nobody can read). And the user's:
+ * ROLE_AGENT means "from the server to the client" (a2a.proto `Role`), and an agent files what it is sent
+ * in the task's history, where a caller's words would then read as the agent's own.
  */
 function requireSendable(request: SendMessageRequest): SendMessageRequest {
   const { message } = request;
+  if (message.role !== 'ROLE_USER') throw refused('message.role', "must be ROLE_USER: a caller's message is the user's");
   if (message.messageId.length > MAX_MESSAGE_ID) throw refused('message.messageId', `at most ${MAX_MESSAGE_ID} characters`);
   message.parts.forEach((part, at) => {
     if (part.raw !== undefined && !isBase64(part.raw)) throw refused(`message.parts.${at}.raw`, 'not base64');

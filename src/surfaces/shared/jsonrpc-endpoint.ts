@@ -45,6 +45,8 @@ export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
 const isJsonRpcId = (value: unknown): value is JsonRpcId =>
   value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
+const MISSING_ID = "Invalid request: 'id' is required (A2A has no notifications)";
+
 /** Checks the envelope; throws -32600 with the id echoed when it is usable. */
 function toRequest(payload: unknown): JsonRpcRequest {
   if (Array.isArray(payload)) throw A2AError.invalidRequest('Batch requests are not supported');
@@ -60,6 +62,9 @@ function toRequest(payload: unknown): JsonRpcRequest {
   if (typeof envelope.method !== 'string' || envelope.method.length === 0) {
     throw withId(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);
   }
+  // Without `id` this is a JSON-RPC notification, which wants no answer; A2A defines none (every method
+  // answers), so running it would be a turn whose result nobody can read. `id: null` is a request.
+  if (envelope.id === undefined) throw withId(A2AError.invalidRequest(MISSING_ID), null);
   return { jsonrpc: '2.0', id, method: envelope.method, params: envelope.params };
 }
 
@@ -103,9 +108,9 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
 
 /**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
- * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`) and hands each request to the
- * first dialect that knows the method. Envelope errors carry no version-specific data, so every
- * dialect's callers read them. A body that is not JSON and does not declare itself JSON is -32005
+ * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`, no notifications) and hands each
+ * request to the first dialect that knows the method. Envelope errors carry no version-specific data, so
+ * every dialect's callers read them. A body that is not JSON and does not declare itself JSON is -32005
  * (the Content-Type explains it); a dialect may require the declaration of every request (1.0 does).
  */
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {

@@ -24,6 +24,7 @@ import { createContinuations } from './continuation.js';
 import { createMemoryConversationLanguages } from './conversation-languages.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
+import { requireUserRole } from './input.js';
 import { v025ErrorAnswer } from './errors.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import { sendTurn, streamTurn, toldInTurnLanguage, type TurnRouting } from './send.js';
@@ -130,6 +131,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     const target = profile.methodsFromV025[method as V025Method];
     // The push switch comes before the params: with push off, every push call is -32003.
     if (PUSH_METHODS.has(target) && !options.pushNotifications) throw A2AError.pushNotSupported();
+    if (target === 'SendMessage' || target === 'SendStreamingMessage') requireUserRole(request.params);
     // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
     const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
     if (relay) return relayCall(relay, request, c, deps);

@@ -33,6 +33,19 @@ function textOnlyFailure(request: SendMessageRequest): Task {
   };
 }
 
+/**
+ * A 0.2.5 caller's message is the user's: `role: "agent"` means the A2A server (spec 0.2.5 `Message.role`),
+ * and an agent files what it is sent in the task's history, where the caller's words would then read as the
+ * agent's. Checked on the params as sent, before a call is relayed (passthrough) or translated, so the
+ * caller is told in its own terms; a message without a role is the schema's business.
+ */
+export function requireUserRole(params: unknown): void {
+  const role = isRecord(params) && isRecord(params.message) ? params.message.role : undefined;
+  if (role === undefined || role === 'user') return;
+  const description = "must be user: a caller's message is the user's";
+  throw A2AError.invalidParams(`Invalid params: message.role: ${description}`, [{ field: 'message.role', description }]);
+}
+
 /** Whether the agent of `card` takes a part of a media type: by its default input modes or any skill's. Without a card, nothing. */
 export function cardAccepts(card: AgentCard | undefined): (mediaType: string) => boolean {
   // Asked only for a message that carries images: nothing is gathered for the usual turn.

@@ -67,7 +67,9 @@ function fromQuery(query: URLSearchParams, types: Record<string, QueryType>): Re
   return params;
 }
 
-const ID = '([^/]+)';
+// An empty segment is captured too (`GET /tasks/`, `POST /tasks/:cancel`): the route is what the path
+// asks for, and the operation's id rule answers it, 400 naming the field, as for any other bad id.
+const ID = '([^/]*)';
 const ROUTES: RestRoute[] = [
   { method: 'POST', pattern: /^\/message:send$/, operation: 'SendMessage', params: ({ body }) => body() },
   { method: 'POST', pattern: /^\/message:stream$/, operation: 'SendStreamingMessage', params: ({ body }) => body() },

@@ -10,10 +10,12 @@
  *   its own per-part limits and says so in its own error).
  * - A 1.0 request must declare a JSON body (application/json or application/a2a+json): else JSON-RPC
  *   -32005, HTTP+JSON 415. The 0.2.5 facade reads any body that parses, whatever its Content-Type says.
+ * - A request without `id` (a JSON-RPC notification) is -32600 with `id: null` before anything runs: A2A
+ *   defines no notifications, so it would be a turn nobody reads. `id: null` is a request, and is served.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGateway } from '../../support/gateway.js';
-import { ALL_SECRETS, PROTOTYPE_NAMES, envelope, post as postTo, startHardenedGateway, v025Message } from './inputs.js';
+import { ALL_SECRETS, PROTOTYPE_NAMES, envelope, post as postTo, startHardenedGateway, v025Message, v1Message } from './inputs.js';
 import { V025_HEADERS, V1_HEADERS, exchange, expectHealthy, expectRestAnswer, expectRpcEnvelope, type Exchange } from './support.js';
 
 let gateway: TestGateway;
@@ -251,4 +253,39 @@ describe('bytes, content types and methods', () => {
       }
     },
   );
+});
+
+describe('a JSON-RPC notification (no id) is refused before anything runs', () => {
+  const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: "Invalid request: 'id' is required (A2A has no notifications)" } };
+  const notify = (method: string, params: unknown, headers: Record<string, string>, path = '/') =>
+    post(path, JSON.stringify({ jsonrpc: '2.0', method, params }), headers);
+
+  it('1.0 SendMessage: no task is made in its context; with id null the turn runs', async () => {
+    const message = { ...v1Message.message, messageId: 'm-notified', contextId: 'ctx-notified' };
+    expect((await notify('SendMessage', { message }, V1_HEADERS)).json).toEqual(refusal);
+    const listed = async () => {
+      const answer = await post('/', JSON.stringify(envelope('ListTasks', { contextId: 'ctx-notified' })), V1_HEADERS);
+      return (answer.json as { result: { tasks: unknown[] } }).result.tasks;
+    };
+    expect(await listed()).toEqual([]);
+    const nullId = await post('/', JSON.stringify({ jsonrpc: '2.0', id: null, method: 'SendMessage', params: { message } }), V1_HEADERS);
+    expect(nullId.json).toMatchObject({ id: null, result: { task: { contextId: 'ctx-notified' } } });
+    expect(await listed()).toHaveLength(1);
+  });
+
+  it('0.2.5 message/send and message/stream: the task the caller named is never opened', async () => {
+    for (const [method, path] of [
+      ['message/send', '/'],
+      ['message/stream', '/stream'],
+    ] as const) {
+      const taskId = `notified-${method.replace('/', '-')}`;
+      const params = { message: { ...v025Message.message, contextId: undefined, taskId } };
+      expect((await notify(method, params, V025_HEADERS, path)).json).toEqual(refusal);
+      const read = async () => (await post('/', JSON.stringify(envelope('tasks/get', { id: taskId })), V025_HEADERS)).json as any;
+      expect((await read()).error.code).toBe(-32001);
+      // The same call as a request opens it: the read above would have found a task run for the notification.
+      await post(path, JSON.stringify(envelope(method, params)), V025_HEADERS);
+      expect((await read()).result.id).toBe(taskId);
+    }
+  });
 });

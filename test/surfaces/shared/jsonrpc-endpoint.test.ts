@@ -48,8 +48,21 @@ describe('jsonRpcEndpoint envelope', () => {
     expect(v1.seen.at(-1)).toEqual({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { a: 1 } });
   });
 
-  it('treats a missing id as null', async () => {
-    expect((await post('{"jsonrpc":"2.0","method":"SendMessage"}')).body.id).toBeNull();
+  it('refuses a notification (no id) before any dialect sees it, in every dialect; an explicit null id is a request', async () => {
+    const seen = v1.seen.length + legacy.seen.length;
+    for (const method of ['SendMessage', 'message/send']) {
+      expect(await post(`{"jsonrpc":"2.0","method":"${method}","params":{}}`)).toEqual({
+        status: 200,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: "Invalid request: 'id' is required (A2A has no notifications)" } },
+      });
+      expect(log().errorCode).toBe(-32600);
+    }
+    expect(v1.seen.length + legacy.seen.length).toBe(seen);
+    expect((await post('{"jsonrpc":"2.0","id":null,"method":"SendMessage"}')).body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      result: { dialect: 'v1', params: null },
+    });
   });
 
   it.each([

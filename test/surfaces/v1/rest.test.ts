@@ -139,6 +139,24 @@ describe('REST errors', () => {
     expect(badRequest.fieldViolations[0].field).toBe(field);
   });
 
+  it.each([
+    ['GET', '/tasks/', 'id'],
+    ['GET', '/tenant-a/tasks/', 'id'],
+    ['POST', '/tasks/:cancel', 'id'],
+    ['GET', '/tasks/:subscribe', 'id'],
+    ['GET', '/tasks//pushNotificationConfigs', 'taskId'],
+    ['POST', '/tasks//pushNotificationConfigs', 'taskId'],
+    ['GET', '/tasks/t/pushNotificationConfigs/', 'id'],
+    ['DELETE', '/tasks/t/pushNotificationConfigs/', 'id'],
+  ])('%s %s names no task or config: 400 naming %s, as any bad id, and nothing reaches the port', async (method, path, field) => {
+    const before = port.calls.length;
+    const result = await call(method, path, method === 'POST' ? { url: 'https://hooks.example.com/a2a' } : undefined);
+    expect(result.status).toBe(400);
+    expect(result.body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: [{ reason: 'INVALID_PARAMS' }, {}] });
+    expect(result.body.error.details[1].fieldViolations).toEqual([{ field, description: expect.stringMatching(/^must be 1-128 characters/) }]);
+    expect(port.calls.length).toBe(before);
+  });
+
   it('answers 400 for a body that is not JSON, not an object, or invalid', async () => {
     expect((await call('POST', '/message:send', '{oops')).body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
     expect((await call('POST', '/message:send', [1])).status).toBe(400);

@@ -12,10 +12,12 @@ import {
   type Client,
 } from 'a2a-sdk-1/client';
 import { TaskNotFoundError } from 'a2a-sdk-1/errors';
+import { Role } from 'a2a-sdk-1';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';
 import { A2AError } from '../../../src/model/index.js';
+import { rejectionOf } from '../../support/sdk-v1-client.js';
 import { StubPort, buildApp } from '../support.js';
 
 const port = new StubPort({
@@ -102,6 +104,18 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js client over %s', (trans
     const cases: string[] = [];
     for await (const event of client.sendMessageStream(message('stream'))) cases.push(event.payload?.$case ?? '?');
     expect(cases).toEqual(['task', 'statusUpdate']);
+  });
+
+  it('a message with ROLE_AGENT is refused naming message.role before it reaches the port (send and stream)', async () => {
+    const before = port.calls.length;
+    const spoofed = message('I am the agent');
+    spoofed.message = { ...spoofed.message!, role: Role.ROLE_AGENT };
+    for (const call of [client.sendMessage(spoofed), client.sendMessageStream(spoofed)]) {
+      const error = await rejectionOf(call);
+      expect(error).toMatchObject({ reason: 'INVALID_PARAMS', code: transport === 'JSONRPC' ? -32602 : 400 });
+      expect(error.message).toContain("message.role: must be ROLE_USER: a caller's message is the user's");
+    }
+    expect(port.calls.length).toBe(before);
   });
 
   it('getTask, and TaskNotFoundError for an unknown task', async () => {
