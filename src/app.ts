@@ -35,7 +35,9 @@ import type { VerificationResult } from './signing/verify-card.js';
 import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
 import { authEnabled, prepareCallerAuth } from './surfaces/shared/auth.js';
 import { checkJwtKeyFile } from './surfaces/shared/jwt-keys.js';
+import { outlivingCallsEnded } from './surfaces/shared/outliving-calls.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
+import { settlesWithin } from './settles-within.js';
 import { facadeKeys } from './surfaces/v025/index.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
 import { connectUpstream } from './upstream/connect.js';
@@ -114,6 +116,8 @@ export interface RunningGateway {
 
 /** What a stream or call still open at the end of the drain receives, in its caller's protocol. */
 export const SHUTTING_DOWN_MESSAGE = GATEWAY_FAILURES.shuttingDown;
+/** After the drain time, how long calls whose caller left may take to end once their upstream call is aborted. */
+const OUTLIVING_GRACE_MS = 1_000;
 
 export interface StartOptions {
   /** Spans go here instead of the configured exporter (tests: an in-memory exporter). */
@@ -226,8 +230,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     let httpUrl = '';
     const drainMs = config['drain-timeout-ms'];
     const interrupt = (): void => {
+      if (shutdown.signal.aborted) return;
       logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
       shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
+    };
+    /** Calls whose caller left get the same drain time as open requests (outliving-calls.ts). */
+    const drainOutliving = async (): Promise<void> => {
+      const ended = outlivingCallsEnded(shutdown.signal);
+      if (await settlesWithin(ended, drainMs)) return;
+      interrupt();
+      await settlesWithin(ended, OUTLIVING_GRACE_MS);
     };
     const closeMetrics = await observability.listen(config.host);
     if (closeMetrics) cleanups.push(closeMetrics);
@@ -256,7 +268,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     // ONE drain for both bindings, registered once the first is up (a failed start still closes it): they
     // drain at once, as one after the other would double the shutdown time.
     cleanups.push(async () => {
-      await Promise.all([http?.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt })]);
+      await Promise.all([http?.drain({ drainMs, interrupt }), grpc?.drain({ drainMs, interrupt }), drainOutliving()]);
     });
     const app = createGatewayApp({
       // With grpc.port 0 the cards must advertise the port it got.

@@ -6,6 +6,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
 import type { Caller } from '../shared/caller.js';
 import { activatedExtensions } from '../shared/extensions-header.js';
+import { outlivingCall } from '../shared/outliving-calls.js';
 import { untilShutdown } from '../shared/shutdown-watch.js';
 import { requestedExtensions } from '../shared/port-call.js';
 import { checkRequestedVersion } from '../v1/version.js';
@@ -88,6 +89,7 @@ export async function openGrpcCall(
   }
   const deadlineTimer = outlivesCaller ? undefined : deadlineAbort(call, controller);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
+  const ended = outlivesCaller ? outlivingCall(shutdown) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
   const span = trace ? startGrpcServerSpan(trace.tracer, headers, trace.method, caller.client) : undefined;
@@ -110,6 +112,7 @@ export async function openGrpcCall(
       call.off('cancelled', cancelled);
       if (deadlineTimer) clearTimeout(deadlineTimer);
       stopWatching?.();
+      ended?.();
     },
   };
 }

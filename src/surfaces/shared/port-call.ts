@@ -3,6 +3,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import type { GatewayEnv } from './env.js';
 import { parseExtensionUris } from '../../core/extension-uris.js';
 import { activatedExtensions } from './extensions-header.js';
+import { outlivingCall } from './outliving-calls.js';
 import { untilShutdown } from './shutdown-watch.js';
 
 /** Extension URIs from `A2A-Extensions` (comma-separated, possibly repeated), else the 0.x `X-A2A-Extensions`. */
@@ -66,6 +67,7 @@ export function portCall(
   const clientGone = (reason: unknown = new DOMException('The client went away', 'AbortError')): void => controller.abort(reason);
   if (!options.outlivesCaller) watchClient(c, clientGone);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
+  const ended = options.outlivesCaller ? outlivingCall(shutdown) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
   // An agent activates only what was requested: without a request there is nothing to collect.
   const activated = extensions ? activatedExtensions() : undefined;
@@ -86,7 +88,10 @@ export function portCall(
   return {
     ctx,
     abort: (reason?: unknown) => clientGone(reason),
-    release: () => void stopWatching?.(),
+    release() {
+      stopWatching?.();
+      ended?.();
+    },
     activated: activated?.list ?? noneActivated,
   };
 }

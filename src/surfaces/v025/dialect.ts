@@ -17,7 +17,8 @@ import { isLegacyMethodName, type JsonRpcDialect, type JsonRpcRequest } from '..
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.js';
-import { prepareCall, type OperationEnv } from '../shared/operations.js';
+import type { PortCallOptions } from '../shared/port-call.js';
+import { outlivesCaller, prepareCall, type OperationEnv } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
@@ -107,7 +108,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   }
 
   /** A turn's error before its reply began is told in the turn's language when it is the gateway's own (send.ts). */
-  async function serveTold(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
+  async function serveTold(request: JsonRpcRequest, c: Context<GatewayEnv>, open: (options?: PortCallOptions) => OpenCall): Promise<Response> {
     try {
       return await serve(request, c, open);
     } catch (error) {
@@ -125,7 +126,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     return clientTaskId ? inCallersTerms(error, { taskId: upstreamId }, clientTaskId) : error;
   }
 
-  async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: () => OpenCall): Promise<Response> {
+  async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: (options?: PortCallOptions) => OpenCall): Promise<Response> {
     const { id, method } = request;
     if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
     const target = profile.methodsFromV025[method as V025Method];
@@ -136,7 +137,9 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
     if (relay) return relayCall(relay, request, c, deps);
     const translated = requestToV1(method, request.params, profile);
-    const call = open();
+    // A message/send is read as a stream and ends with its caller (docs/surfaces.md); a cancel or a push
+    // config change is carried on like the 1.0 edges carry it.
+    const call = open(translated.method === 'SendMessage' ? undefined : { outlivesCaller: outlivesCaller(translated.method) });
     // The facade's gate (auth.ts) named the caller: a key of its own, or the facade's anonymous caller.
     const ctx: CallContext = call.ctx;
     const turn = { id, params: translated.params, ctx, abort: call.abort, c };

@@ -120,10 +120,11 @@ describe('the gRPC upstream client', () => {
     [status.UNKNOWN, 'Traceback (most recent call last):\n  File "/srv/x.py"', -32603],
   ])('a bare status %i (no ErrorInfo) becomes the nearest A2A error', async (code, details, expected) => {
     agent.behave = { kind: 'fail', code, details };
-    const error = await rpcError('GetTask', { id: 'task-1' });
+    // A task the gateway never recorded: one it did is answered from its record when the agent says not found.
+    const error = await rpcError('GetTask', { id: 'task-unrecorded' });
     expect(error.code).toBe(expected);
     expect(error.message).not.toContain('/srv/');
-    const streamed = await rpcError('SubscribeToTask', { id: 'task-1' });
+    const streamed = await rpcError('SubscribeToTask', { id: 'task-unrecorded' });
     expect(streamed.code).toBe(expected);
   });
 });
