@@ -102,17 +102,18 @@ async function beginTurn(
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
   const begun = await routing.turns.begin(inItsOwnContext(task.request), principal, lookup);
   try {
-    // The caller's own words (the answer it may become is made below), in the turn's context.
-    const language = await turnLanguageOf(deps, { message: begun.request.message, previous: begun.previous, principal }, routing.languages);
-    // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
-    if (language) call.ctx.language = language;
-    const words = wordsIn(language);
     // A decision the caller never read of (its turn broke off, the agent went on and asked for permission or a
     // choice) is shown first, the turn as the agent left it: the message is not taken as a decision it never saw.
     const unread = begun.unseen && begun.previous && waitsOnDecision(begun.previous) ? begun.previous : undefined;
-    const answered = unread
-      ? { request: begun.request, reprompt: unread }
-      : answerPermission(answerCandidateChoice(begun.request, begun.previous), begun.previous, words);
+    const chosen = unread ? begun.request : answerCandidateChoice(begun.request, begun.previous);
+    // The caller's own words, in the turn's context; a reply that names one of the agent's options ("方案B") is
+    // the agent's words, which say nothing of the language the caller writes in.
+    const own = chosen === begun.request ? begun.request.message : undefined;
+    const language = await turnLanguageOf(deps, { message: own, previous: begun.previous, principal }, routing.languages);
+    // Set in place, as portCall sets the call's own fields: the upstream is asked to write in it too.
+    if (language) call.ctx.language = language;
+    const words = wordsIn(language);
+    const answered = unread ? { request: begun.request, reprompt: unread } : answerPermission(chosen, begun.previous, words);
     const turn = withFields(begun, { request: answered.request });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);

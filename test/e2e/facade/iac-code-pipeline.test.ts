@@ -155,13 +155,15 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     });
   });
 
-  it("a choice by the candidate's name: the part after its label's colon picks it", async () => {
+  it.each([
+    ["the part after its label's colon", (name: string) => name.split(/[:：]/u)[1]!],
+    ["its head, in the agent's language", (name: string) => name.split(/[:：]/u)[0]!],
+  ])("a choice by the candidate's name (%s) picks it; the facade's words stay in the conversation's language", async (_how, named) => {
     const opened = await turn(words.opening);
     await turn('1', opened.contextId);
-    const named = CANDIDATES[1]!.name.split(/[:：]/u)[1]!;
-    const deployed = await turn(named, opened.contextId);
+    const deployed = await turn(named(CANDIDATES[1]!.name), opened.contextId);
     expect(lastSent().parts).toEqual([{ text: CANDIDATES[1]!.name }]);
-    expect(deployed.said).toContain(PIPELINE_SAYS.deploying(CANDIDATES[1]!.name));
+    expect(deployed.said).toBe(`${words.steps[4]}\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`);
   });
 
   it('a failed step: the user reads why', async () => {
