@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { StreamResponse, TaskStatus } from '../model/index.js';
 
 /** The status an event reports; undefined for artifact updates and messages. */
-function eventStatus(event: StreamResponse): TaskStatus | undefined {
+export function eventStatus(event: StreamResponse): TaskStatus | undefined {
   if ('task' in event) return event.task.status;
   if ('statusUpdate' in event) return event.statusUpdate.status;
   return undefined;

@@ -16,9 +16,15 @@ export interface NoticedChange {
   stable: boolean;
   /** `[owner, config id]` of the configs still due; every config of the task when absent. */
   configs?: Array<[string, string]>;
+  /** When the watcher accepted it (epoch ms): orders the notifications of a task whose statuses carry no timestamp. */
+  noticedAt?: number;
 }
 
-export const noticedChange = (fields: Omit<NoticedChange, 'jobId'>): NoticedChange => ({ jobId: randomUUID(), ...fields });
+export const noticedChange = (fields: Omit<NoticedChange, 'jobId' | 'noticedAt'>, now = Date.now()): NoticedChange => ({
+  jobId: randomUUID(),
+  noticedAt: now,
+  ...fields,
+});
 
 /** What could not be resolved of a change because its store was out of reach, and why; undefined once every job is queued. */
 export type Unresolved = { rest: NoticedChange; error: unknown } | undefined;

@@ -4,6 +4,7 @@ import type { NoticedChange, Unresolved } from './held-changes.js';
 import { isOutOfReach } from './out-of-reach.js';
 import { CONTENT_TYPE, EVENT_ID_HEADER, storedPayloadVersion, v025Payload, v1Payload, type PayloadVersion } from './payload.js';
 import { newPushJob } from './queue/types.js';
+import { stateAtOf } from './stale-notifications.js';
 import type { PushWatcherDeps } from './watch.js';
 
 /** What one receiver is sent for one event. */
@@ -57,7 +58,8 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
     return { payload: v025Payload(renamedTask(task, clientId), deps.profile), eventId: `${clientId}${eventId.slice(taskId.length)}` };
   }
 
-  async function enqueueFor(entry: StoredConfig, notification: Notification, version: PayloadVersion): Promise<void> {
+  async function enqueueFor(entry: StoredConfig, notification: Notification, version: PayloadVersion, change: NoticedChange): Promise<void> {
+    const stateAt = stateAtOf(change.event, change.noticedAt, version);
     const job = newPushJob({
       eventId: notification.eventId,
       taskId: entry.taskId,
@@ -67,6 +69,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       payload: notification.payload,
       contentType: CONTENT_TYPE[version],
       headers: { [EVENT_ID_HEADER]: notification.eventId },
+      ...(stateAt !== undefined ? { stateAt } : {}),
     });
     await deps.queue.enqueue(job);
   }
@@ -111,7 +114,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
         // Claimed last, just before queuing: a claim stands for a job that is queued.
         if (!(await firstClaim(entry, change))) continue;
         claimed = change.stable;
-        await enqueueFor(entry, notification, version);
+        await enqueueFor(entry, notification, version, change);
       } catch (error) {
         if (reading && isOutOfReach(error)) {
           unread.push([entry.owner, entry.id]);

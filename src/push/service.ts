@@ -8,10 +8,10 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import { withFields, type SendMessageRequest } from '../model/index.js';
+import { A2AError, withFields, type SendMessageRequest } from '../model/index.js';
 import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigMethods } from './config-methods.js';
 import { createFileConfigStore } from './config-store/file.js';
-import { prepareConfig, type PushConfigStore } from './config-store/types.js';
+import { assertRoomForConfig, prepareConfig, type PushConfigStore } from './config-store/types.js';
 import { createPushHandler } from './dispatch.js';
 import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigKeyPrefix, type PushQueueFactoryOptions } from './index.js';
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
@@ -20,6 +20,7 @@ import { createTaskFollower, type TaskFollower } from './follow.js';
 import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
+import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale, type DeliveredStates } from './stale-notifications.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import { closeRedis, connectRedis } from '../redis-connection.js';
 import { redisEndpoint } from '../redis-tls.js';
@@ -132,20 +133,45 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     config.store === 'redis' && redis
       ? createRedisNotifiedEvents({ redis, prefix: config['redis-prefix'] })
       : await createFileNotifiedEvents(config['persistence-dir'], logger);
+  // What each config was last delivered, so a retry older than it is dropped; shared by replicas like the claims.
+  const deliveredStates: DeliveredStates =
+    config.store === 'redis' && redis ? createRedisDeliveredStates(redis, config['redis-prefix']) : createMemoryDeliveredStates();
   let started = false;
   let stopping: Promise<void> | undefined;
 
-  /** Checks an inline config up front (-32602 before anything reaches the upstream) and takes it off the request. */
-  function takeInline(request: SendMessageRequest, ctx: CallContext): { forwarded: SendMessageRequest; inline?: InlineConfig } {
+  /**
+   * Checks an inline config up front (-32602 before anything reaches the upstream) and takes it off the
+   * request. A follow-up names its task: a config it has no room for is refused like CreateTaskPushNotificationConfig's.
+   */
+  async function takeInline(
+    request: SendMessageRequest,
+    ctx: CallContext,
+    settled: Settling['settled'],
+  ): Promise<{ forwarded: SendMessageRequest; inline?: InlineConfig }> {
     const inline = request.configuration?.taskPushNotificationConfig;
     if (!inline) return { forwarded: request };
     prepareConfig(PENDING_TASK_ID, inline, policy);
+    const taskId = request.message.taskId;
+    if (taskId) await assertRoomForInline(taskId, inline.id ?? taskId, ctx, settled);
     // The task is the one the turn runs on, whatever taskId the caller wrote into the config.
     const { taskId: _ignored, ...fields } = inline;
     return {
       forwarded: withoutInlineConfig(request),
       inline: { owner: ctx.principal, version: payloadVersionOf(ctx), config: fields },
     };
+  }
+
+  async function assertRoomForInline(taskId: string, id: string, ctx: CallContext, settled: Settling['settled']): Promise<void> {
+    try {
+      await settled(taskId);
+      // Another caller's task is not looked at: the gateway answers for it (not found) without telling how many configs it has.
+      if (!(await registry.get(taskId, ctx.principal))) return;
+      await assertRoomForConfig(store, ctx.principal, taskId, id, policy.maxConfigsPerTask);
+    } catch (error) {
+      if (error instanceof A2AError) throw error;
+      // The store cannot say (Redis away): the turn goes on, and the store's own check decides when the config is stored.
+      logger.warn({ err: error, taskId }, 'A2A inline push notification config could not be checked against the per-task limit');
+    }
   }
 
   return {
@@ -186,15 +212,15 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         port,
         withFields(methods, {
           async sendMessage(request, ctx) {
-            const { forwarded, inline } = takeInline(request, ctx);
+            const { forwarded, inline } = await takeInline(request, ctx, settled);
             const answer = await port.sendMessage(forwarded, ctx);
             await watcher.observeAnswer(answer, inline);
             follower.follow(answer, ctx);
             return answer;
           },
           sendStreamingMessage: (request, ctx) =>
-            deferIterable(() => {
-              const { forwarded, inline } = takeInline(request, ctx);
+            deferIterable(async () => {
+              const { forwarded, inline } = await takeInline(request, ctx, settled);
               return watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
             }),
           subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
@@ -213,11 +239,15 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       for (const follower of followers) {
         follower.resume().catch((error: unknown) => logger.warn({ err: error }, 'A2A push follows could not be taken up again'));
       }
-      const handler = createPushHandler({
-        allowPrivate: config['push-allow-private'],
-        timeoutMs: config['push-timeout-ms'],
-        resolveHeaders: resolveNotificationHeaders(store),
-      });
+      const handler = skippingStale(
+        createPushHandler({
+          allowPrivate: config['push-allow-private'],
+          timeoutMs: config['push-timeout-ms'],
+          resolveHeaders: resolveNotificationHeaders(store),
+        }),
+        deliveredStates,
+        logger,
+      );
       const metrics = deps.metrics;
       queue.start(
         metrics

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -157,6 +158,30 @@ describe('redis-streams push queue', () => {
     expect(recorder.eventIds().filter((id) => id === 'flaky')).toHaveLength(2);
     expect(recorder.dead).toEqual([]);
     expect(await deadEntries(shared.deadStream)).toEqual([]);
+  });
+
+  it('keeps other webhooks served while one never answers: a sliding window, not a batch', async () => {
+    const shared = names();
+    const open: ServerResponse[] = [];
+    const hanging = await startReceiver((_req, res) => void open.push(res));
+    cleanup.push(() => hanging.close());
+    const healthy = await receiver(200);
+    const worker = queue({ ...shared, leaseTimeoutMs: 60_000, blockMs: 100, concurrency: 2 });
+    // Runs before the worker stops (cleanup goes last first): its delivery in flight then ends.
+    cleanup.push(() => open.forEach((res) => res.end()));
+    worker.start(createPushHandler({ allowPrivate: true, timeoutMs: 60_000, resolveHeaders: async () => ({}) }));
+
+    await worker.enqueue(jobTo(hanging, 'hangs'));
+    await hanging.waitFor(1);
+    const ids = Array.from({ length: 5 }, (_, i) => `ok-${i}`);
+    for (const id of ids) await worker.enqueue(jobTo(healthy, id));
+    await healthy.waitFor(ids.length);
+
+    expect(receivedIds(healthy)).toEqual(ids);
+    // All of them arrived while the first delivery still waits for its answer.
+    expect(open).toHaveLength(1);
+    expect(open[0]?.writableEnded).toBe(false);
+    expect(open[0]?.socket?.destroyed).toBe(false);
   });
 
   it('dead-letters an entry whose lease expired more often than the attempts allow (a job that kills its workers)', async () => {

@@ -71,6 +71,16 @@ export function tooManyConfigs(max: number): A2AError {
   ]);
 }
 
+/**
+ * Refuses a config the task has no room for, before it is stored: for an inline config the turn must
+ * not run only for its config to be dropped afterwards. Replacing one (same owner and id) always fits.
+ * The stores check again as they write (a create may land in between).
+ */
+export async function assertRoomForConfig(store: PushConfigStore, owner: string, taskId: string, id: string, max: number): Promise<void> {
+  const configs = await store.forTask(taskId);
+  if (configs.length >= max && !configs.some((entry) => entry.owner === owner && entry.id === id)) throw tooManyConfigs(max);
+}
+
 /** Page tokens are the base64url of the first id of the next page. */
 export function pageOf(sorted: StoredConfig[], options: ListOptions = {}): ConfigPage {
   const size = Math.min(Math.max(1, Math.trunc(options.pageSize ?? DEFAULT_PAGE_SIZE)), 100);

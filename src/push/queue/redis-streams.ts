@@ -23,7 +23,7 @@ export interface RedisStreamsQueueOptions {
   /** `push-lease-timeout-ms`: an entry idle this long in another consumer's pending list is taken over. */
   leaseTimeoutMs: number;
   retry?: Partial<RetryPolicy>;
-  /** Entries fetched and delivered per round. */
+  /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched only for free slots. */
   concurrency?: number;
   /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
   blockMs?: number;
@@ -59,16 +59,16 @@ function jobOf(fields: string[]): PushJob | undefined {
 }
 
 /**
- * At-least-once delivery over Redis Streams with a consumer group shared by all replicas. Each round:
- * promote due retries, take over entries whose consumer stopped acking for longer than the lease
- * (a crashed worker's), else read new entries with a bounded block. An entry is acknowledged (and
+ * At-least-once delivery over Redis Streams with a consumer group shared by all replicas. Each round,
+ * for the slots free in the window: promote due retries, take over entries whose consumer stopped acking
+ * for longer than the lease (a crashed worker's), else read new entries with a bounded block. An entry is acknowledged (and
  * deleted) only once its outcome is recorded: delivered, rescheduled in the retry set, or copied to
  * the dead stream, each in one MULTI with the XACK.
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
   const consumer = options.consumer ?? defaultConsumerName();
-  const batch = Math.max(1, options.concurrency ?? 4);
+  const window = Math.max(1, options.concurrency ?? 8);
   const blockMs = Math.max(1, options.blockMs ?? 1_000);
   const logger = options.logger ?? silentLogger;
   const { stream, group } = options;
@@ -95,12 +95,12 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   }
 
   async function promoteDueRetries(): Promise<void> {
-    const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, batch);
+    const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, window);
     for (const member of due) await promote(options.retryKey, stream, member);
   }
 
-  async function claimStale(): Promise<StreamEntry[]> {
-    const reply = (await commands.call('XAUTOCLAIM', stream, group, consumer, options.leaseTimeoutMs, claimCursor, 'COUNT', batch)) as [
+  async function claimStale(count: number): Promise<StreamEntry[]> {
+    const reply = (await commands.call('XAUTOCLAIM', stream, group, consumer, options.leaseTimeoutMs, claimCursor, 'COUNT', count)) as [
       string,
       Array<StreamEntry | null>,
     ];
@@ -109,8 +109,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     return reply[1].filter((entry): entry is StreamEntry => entry !== null);
   }
 
-  async function readNew(connection: Redis): Promise<StreamEntry[]> {
-    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
+  async function readNew(connection: Redis, count: number): Promise<StreamEntry[]> {
+    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
       [string, StreamEntry[]]
     > | null;
     return reply?.[0]?.[1] ?? [];
@@ -149,27 +149,41 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     }
   }
 
+  /**
+   * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
+   * its entry is fetched, and only as many entries fetched as there are free slots. So a webhook that
+   * never answers holds one slot until `push-timeout-ms`, not every other caller's notifications.
+   */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
+    const inFlight = new Map<string, Promise<void>>();
     let groupReady = false;
+    const start = (entry: StreamEntry, claimed: boolean): void => {
+      const [id] = entry;
+      const delivery = handle(run, entry, claimed)
+        .catch((error: unknown) =>
+          // Left pending: the lease expires and the entry is delivered again.
+          logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome'),
+        )
+        .finally(() => inFlight.delete(id));
+      inFlight.set(id, delivery);
+    };
     while (running) {
       try {
         if (!groupReady) {
           await ensureGroup();
           groupReady = true;
         }
+        const free = window - inFlight.size;
+        if (free <= 0) {
+          await Promise.race(inFlight.values());
+          continue;
+        }
         await promoteDueRetries();
-        let entries = await claimStale();
-        const claimed = entries.length > 0;
-        if (!claimed) entries = await readNew(connection);
-        // Outcomes of fetched entries are always recorded, even when stop() was called meanwhile.
-        await Promise.all(
-          entries.map((entry) =>
-            handle(run, entry, claimed).catch((error: unknown) =>
-              // Left pending: the lease expires and the entry is delivered again.
-              logger.error({ err: error, entryId: entry[0] }, 'A2A push queue could not record a delivery outcome'),
-            ),
-          ),
-        );
+        // An entry of ours still in flight can look stale to XAUTOCLAIM (a delivery longer than the lease): it is not started twice.
+        const stale = (await claimStale(free)).filter(([id]) => !inFlight.has(id));
+        for (const entry of stale) start(entry, true);
+        if (stale.length > 0) continue;
+        for (const entry of await readNew(connection, free)) start(entry, false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
@@ -177,6 +191,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         if (running) await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 500)));
       }
     }
+    // Outcomes of fetched entries are always recorded, even when stop() was called meanwhile.
+    await Promise.all(inFlight.values());
   }
 
   return {

@@ -24,6 +24,11 @@ export interface PushJob {
   /** Epoch milliseconds before which the job must not be attempted. */
   nextAttemptAt: number;
   lastError?: string;
+  /**
+   * When the task state the job reports came about (epoch ms, stale-notifications.ts): a job older than
+   * one already delivered to its config is dropped. Absent for a job that reports no state.
+   */
+  stateAt?: number;
 }
 
 export type DeliveryOutcome =
@@ -66,6 +71,7 @@ export interface NewPushJob {
   payload: string;
   contentType?: string;
   headers?: Record<string, string>;
+  stateAt?: number;
 }
 
 export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
@@ -81,6 +87,7 @@ export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
     headers: fields.headers ?? {},
     attempt: 0,
     nextAttemptAt: now,
+    ...(fields.stateAt !== undefined ? { stateAt: fields.stateAt } : {}),
   };
 }
 

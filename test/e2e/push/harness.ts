@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { defaultConfig, type GatewayConfig } from '../../../src/config/schema.js';
 import type { AgentPort, CallContext } from '../../../src/core/agent-port.js';
 import { createGateway, type Gateway } from '../../../src/core/gateway.js';
@@ -19,6 +20,7 @@ import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/i
 import { createLogger } from '../../../src/log.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
 import type { Message, SendMessageRequest } from '../../../src/model/index.js';
+import type { PushQueueFactoryOptions } from '../../../src/push/index.js';
 import { createPushService, type PushService } from '../../../src/push/service.js';
 import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1-client.js';
 import { collect } from '../../support/collect.js';
@@ -38,6 +40,8 @@ export class Receiver {
   port = 0;
   /** Requests still to answer 503 (a transient failure the queue retries). */
   failNext = 0;
+  /** Answers a request instead (its status, when it likes): a test holds a delivery open with it. */
+  answer: ((entry: Received) => number | Promise<number>) | undefined;
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -49,7 +53,17 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        this.received.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) as unknown });
+        const entry = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) as unknown };
+        this.received.push(entry);
+        if (this.answer) {
+          const answered = this.answer(entry);
+          this.events.emit('request');
+          void Promise.resolve(answered).then((status) => {
+            res.statusCode = status;
+            res.end('ok');
+          });
+          return;
+        }
         if (this.failNext > 0) {
           this.failNext -= 1;
           res.statusCode = 503;
@@ -168,20 +182,22 @@ function recording(upstream: AgentPort, forwarded: SendMessageRequest[]): AgentP
   });
 }
 
-export async function startHarness(
-  env: Environment,
-  overrides: Record<string, unknown> = {},
-  options: {
-    profile?: string;
-    redis?: Redis;
-    subdir?: string;
-    followRetry?: { initialDelayMs: number; maxDelayMs: number };
-    /** A registry replicas share (Redis); default: one in memory of this harness's own. */
-    registry?: TaskRegistry;
-    /** The gateway's rule for tasks its registry does not know (default 'agent', as without credentials). */
-    unknownTasks?: UnknownTasks;
-  } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  profile?: string;
+  redis?: Redis;
+  subdir?: string;
+  followRetry?: { initialDelayMs: number; maxDelayMs: number };
+  /** A registry replicas share (Redis); default: one in memory of this harness's own. */
+  registry?: TaskRegistry;
+  /** The gateway's rule for tasks its registry does not know (default 'agent', as without credentials). */
+  unknownTasks?: UnknownTasks;
+  /** Over `fastQueue` (one delivery at a time, retries after 10 ms). */
+  queue?: PushQueueFactoryOptions;
+  /** Default: silent. */
+  logger?: Logger;
+}
+
+export async function startHarness(env: Environment, overrides: Record<string, unknown> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const config = defaultConfig({
     'push-notifications': true,
     'push-allow-private': true,
@@ -196,14 +212,14 @@ export async function startHarness(
     ...(options.unknownTasks ? { unknownTasks: options.unknownTasks } : {}),
   });
   const profile = loadMappingProfile(options.profile ?? 'a2a-0.2.5');
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const build = () =>
     createPushService(config, {
       registry,
       logger,
       profile,
       redis: options.redis,
-      queue: fastQueue,
+      queue: { ...fastQueue, ...options.queue },
       ...(options.followRetry ? { followRetry: options.followRetry } : {}),
     });
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
 import { REDIS_URL } from '../../support/redis.js';
-import { Receiver, startHarness, type Environment, type Harness } from './harness.js';
+import { Receiver, startHarness, type Environment, type Harness, type HarnessOptions } from './harness.js';
 
 export interface ReplicaSet {
   /** This file's key prefix in Redis: every key a test makes starts with it. */
@@ -16,8 +16,8 @@ export interface ReplicaSet {
   settings(extra?: Record<string, unknown>): Record<string, unknown>;
   /** Which `settings()` call this is (1, 2, …): names a test's files and messages. */
   readonly counter: number;
-  /** A replica on the shared Redis registry, closed after the test. */
-  replica(settings: Record<string, unknown>): Promise<Harness>;
+  /** A replica on the shared Redis registry, closed after the test; `options` go to startHarness. */
+  replica(settings: Record<string, unknown>, options?: Pick<HarnessOptions, 'queue' | 'logger'>): Promise<Harness>;
   /** A push receiver, stopped after the test. */
   receiver(): Promise<Receiver>;
   /** Something else to close after the test. */
@@ -58,7 +58,7 @@ export function replicaSet(name: string, deps: { env: () => Environment; redis: 
         ...extra,
       };
     },
-    async replica(settings) {
+    async replica(settings, options = {}) {
       const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix: settings['redis-prefix'] as string, idleTtlMs: 60_000, historyLimit: 100 });
       open.push({ close: () => registry.close() });
       const h = await startHarness(deps.env(), settings, {
@@ -66,6 +66,7 @@ export function replicaSet(name: string, deps: { env: () => Environment; redis: 
         registry,
         subdir: `r-${counter}-${open.length}`,
         followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
+        ...options,
       });
       open.push(h);
       return h;

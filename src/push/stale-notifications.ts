@@ -1,0 +1,94 @@
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { countBound } from '../lru-count-bound.js';
+import type { StreamResponse } from '../model/index.js';
+import { eventStatus } from './event-id.js';
+import { notifiedKey, NOTIFIED_MAX, NOTIFIED_TTL_MS } from './notified-events.js';
+import type { PayloadVersion } from './payload.js';
+import type { PushHandler, PushJob, PushLogger } from './queue/types.js';
+import { redisScript } from '../redis-connection.js';
+
+/**
+ * When the task state a notification reports came about, as this gateway saw it: when the watcher
+ * noticed the change. Not the agent's status timestamp: an agent stamps some events and not others (a
+ * Task snapshot often carries none), and two clocks would misorder one stream's own events. Undefined for
+ * a notification that reports no state (a 1.0 artifact update): it is never superseded by a later one.
+ */
+export function stateAtOf(event: StreamResponse, noticedAt: number | undefined, version: PayloadVersion): number | undefined {
+  // A 0.2.5 receiver gets the whole Task every time: any notification of it reports the task's state.
+  return eventStatus(event) || version === '0.2.5' ? noticedAt : undefined;
+}
+
+/** The newest task state delivered to each config, so an older one arriving after it can be recognized. */
+export interface DeliveredStates {
+  /** The newest `stateAt` delivered to the job's config, if any is known. */
+  newest(job: PushJob): Promise<number | undefined>;
+  /** Notes a delivery; an older one than what is noted already changes nothing. */
+  delivered(job: PushJob, stateAt: number): Promise<void>;
+}
+
+const configKey = (job: PushJob): string => notifiedKey({ owner: job.owner, taskId: job.taskId, id: job.configId }, 'delivered-state');
+
+/** One process: the most recent configs, bounded; forgotten at a restart. */
+export function createMemoryDeliveredStates(max = NOTIFIED_MAX): DeliveredStates {
+  const newest = new LRUCache<string, number>(countBound(max));
+  return {
+    newest: async (job) => newest.get(configKey(job)),
+    async delivered(job, stateAt) {
+      const key = configKey(job);
+      if ((newest.get(key) ?? -Infinity) < stateAt) newest.set(key, stateAt);
+    },
+  };
+}
+
+/** Keeps the larger of the stored and the given value: two replicas noting at once never go backwards. */
+const KEEP_NEWEST = `
+local current = redis.call('GET', KEYS[1])
+if current == false or tonumber(current) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return 1
+`;
+
+/** `store: redis`: shared by replicas, `<redis-prefix>push:delivered:<hash>` per config, kept as long as the notified claims. */
+export function createRedisDeliveredStates(redis: Redis, prefix: string): DeliveredStates {
+  const keepNewest = redisScript(redis, 'a2aBridgePushKeepNewest', 1, KEEP_NEWEST);
+  const key = (job: PushJob) => `${prefix}push:delivered:${configKey(job)}`;
+  return {
+    async newest(job) {
+      const value = await redis.get(key(job));
+      return value === null ? undefined : Number(value);
+    },
+    async delivered(job, stateAt) {
+      await keepNewest(key(job), String(stateAt), String(NOTIFIED_TTL_MS));
+    },
+  };
+}
+
+/**
+ * Drops a notification older than one its config was already delivered (a retry of input-required that
+ * comes due after the turn that followed ended failed): a receiver's last word about a task is never
+ * older than one before it. Jobs that report no state pass untouched. When the states cannot be read
+ * the notification is delivered: a stale one beats a lost one.
+ */
+export function skippingStale(handler: PushHandler, states: DeliveredStates, logger: PushLogger): PushHandler {
+  return async (job) => {
+    const stateAt = job.stateAt;
+    if (stateAt === undefined) return handler(job);
+    const newest = await states.newest(job).catch((error: unknown) => {
+      logger.warn({ err: error, taskId: job.taskId, configId: job.configId }, 'A2A push: delivered states could not be read');
+      return undefined;
+    });
+    if (newest !== undefined && stateAt < newest) {
+      logger.info({ taskId: job.taskId, configId: job.configId, eventId: job.eventId }, 'A2A push notification dropped: a newer one was delivered');
+      return { outcome: 'skipped', error: 'a newer notification was delivered' };
+    }
+    const result = await handler(job);
+    if (result.outcome === 'delivered') {
+      await states.delivered(job, stateAt).catch((error: unknown) => {
+        logger.warn({ err: error, taskId: job.taskId, configId: job.configId }, 'A2A push: a delivered state could not be noted');
+      });
+    }
+    return result;
+  };
+}

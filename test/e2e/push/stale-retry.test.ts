@@ -1,0 +1,116 @@
+/**
+ * A retry never has the last word: turn 2 ends INPUT_REQUIRED and its webhook answers 503, turn 3 ends
+ * FAILED and is delivered, and the INPUT_REQUIRED retry that comes due after it is dropped, so the
+ * receiver's last notification says FAILED, as GetTask does. With the local-file queue, and with the
+ * Redis queue across two replicas (the turns on different ones, deliveries by whichever replica).
+ */
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { ctx, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness, type Received } from './harness.js';
+import { replicaSet } from './replicas.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+
+beforeAll(requireRedis);
+
+let env: Environment;
+let redis: Redis;
+const replicas = replicaSet('stale', { env: () => env, redis: () => redis });
+
+beforeAll(async () => {
+  env = await startEnvironment();
+  redis = new Redis(REDIS_URL);
+});
+afterEach(() => replicas.closeAll());
+afterAll(async () => {
+  await replicas.cleanup();
+  await redis.quit();
+  await env.close();
+});
+
+const ALICE = ctx('basic:alice', 'jsonrpc');
+const DROPPED = 'A2A push notification dropped: a newer one was delivered';
+/** Two deliveries at once: the held INPUT_REQUIRED one does not keep FAILED waiting. */
+const queue = { concurrency: 2, blockMs: 50, retry: { initialDelayMs: 100, multiplier: 2, maxDelayMs: 400, jitter: 0, maxAttempts: 20 } };
+
+/** The gateway's log lines, and a way to wait for one. */
+function capturedLog() {
+  const messages: string[] = [];
+  const events = new EventEmitter();
+  const logger = createLogger('info', {
+    write(line: string) {
+      messages.push((JSON.parse(line) as { msg: string }).msg);
+      events.emit('line');
+    },
+  });
+  const saw = (msg: string, timeoutMs = 8_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!messages.includes(msg)) return;
+        clearTimeout(timer);
+        events.off('line', check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        events.off('line', check);
+        reject(new Error(`no log line "${msg}"`));
+      }, timeoutMs);
+      events.on('line', check);
+      check();
+    });
+  return { logger, saw };
+}
+
+const stateOf = (entry: Received) => {
+  const body = entry.json as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } };
+  return (body.task ?? body.statusUpdate)?.status.state;
+};
+
+/**
+ * The webhook holds its first request open until a second one arrives, and then answers it 503 (just
+ * after answering the second): the first notification's retry comes due after a newer one was delivered.
+ */
+function holdFirstUntilSecond(receiver: Receiver): void {
+  let releaseFirst: (() => void) | undefined;
+  receiver.answer = () => {
+    if (!releaseFirst) return new Promise<number>((resolve) => (releaseFirst = () => setImmediate(() => resolve(503))));
+    releaseFirst();
+    receiver.answer = undefined;
+    return 200;
+  };
+}
+
+async function scenario(first: Harness, second: Harness, receiver: Receiver, saw: (msg: string) => Promise<void>): Promise<void> {
+  const turn1 = await streamTurn(first.port, { message: userText('make a vpc') }, ALICE);
+  await first.port.createTaskPushNotificationConfig({ taskId: turn1.taskId, id: 'hook', url: `${receiver.url}/hook` }, ALICE);
+  holdFirstUntilSecond(receiver);
+  await streamTurn(first.port, { message: userText('add a subnet', { taskId: turn1.taskId }) }, ALICE);
+  await receiver.waitFor('/hook', 1);
+  await streamTurn(second.port, { message: userText('fail: quota exceeded', { taskId: turn1.taskId }) }, ALICE);
+
+  // The retry is dropped, or (the defect) delivered as a third notification.
+  await Promise.race([saw(DROPPED), receiver.waitFor('/hook', 3)]);
+  expect(receiver.at('/hook').map(stateOf)).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_FAILED']);
+  const task = await second.port.getTask({ id: turn1.taskId }, ALICE);
+  expect(task.status.state).toBe('TASK_STATE_FAILED');
+}
+
+describe('a retry older than a delivered notification is dropped', () => {
+  it('local-file queue', async () => {
+    const { logger, saw } = capturedLog();
+    const h = await startHarness(env, {}, { subdir: `stale-${Math.random().toString(36).slice(2)}`, queue, logger });
+    replicas.closeAfter(h);
+    const receiver = await replicas.receiver();
+    await scenario(h, h, receiver, saw);
+  });
+
+  it('redis-streams queue, two replicas', async () => {
+    const { logger, saw } = capturedLog();
+    const settings = replicas.settings();
+    const a = await replicas.replica(settings, { queue, logger });
+    const b = await replicas.replica(settings, { queue, logger });
+    const receiver = await replicas.receiver();
+    await scenario(a, b, receiver, saw);
+  });
+});
