@@ -208,7 +208,17 @@ function adviseOn(config: GatewayConfig): string[] {
       `binding the gRPC port on ${grpcHost} without auth: anyone who can reach it can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection)`,
     );
   }
-  return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config), ...limitNameWarnings(config)];
+  return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config), ...limitNameWarnings(config), ...leaseWarnings(config)];
+}
+
+/** A lease that ends before a delivery may: another replica takes the entry over while it is still being delivered. */
+function leaseWarnings(config: GatewayConfig): string[] {
+  const lease = config['push-lease-timeout-ms'];
+  const delivery = config['push-timeout-ms'];
+  if (config['push-queue'] !== 'redis-streams' || lease > delivery) return [];
+  return [
+    `push-lease-timeout-ms (${lease}) is not above push-timeout-ms (${delivery}): another replica may take over a notification still being delivered, and the webhook gets it twice`,
+  ];
 }
 
 /** A folder belongs to a context id: kept past the gateway's memory of the context's owner, another caller naming it would get its files. */

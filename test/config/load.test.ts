@@ -293,3 +293,16 @@ describe('the configs in deploy/', () => {
     if (file.includes('compose')) expect(config.upstream['artifact-dir']).toBe('/artifacts');
   });
 });
+
+describe('start-up warnings about push leases', () => {
+  const leaseWarning = (warnings: string[]) => warnings.filter((warning) => warning.startsWith('push-lease-timeout-ms'));
+
+  it('warns when a Redis Streams lease can end before a delivery does, and only then', async () => {
+    const queue = { A2A_BRIDGE_PUSH_QUEUE: 'redis-streams' };
+    expect(leaseWarning((await load([], { ...queue, A2A_BRIDGE_PUSH_LEASE_TIMEOUT_MS: '5000' })).warnings)).toEqual([
+      'push-lease-timeout-ms (5000) is not above push-timeout-ms (5000): another replica may take over a notification still being delivered, and the webhook gets it twice',
+    ]);
+    expect(leaseWarning((await load([], queue)).warnings)).toEqual([]);
+    expect(leaseWarning((await load([], { A2A_BRIDGE_PUSH_LEASE_TIMEOUT_MS: '500' })).warnings)).toEqual([]);
+  });
+});
