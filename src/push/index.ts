@@ -5,8 +5,6 @@ import { redisEndpoint } from '../redis-tls.js';
 import { createMemoryConfigStore } from './config-store/memory.js';
 import { createRedisConfigStore } from './config-store/redis.js';
 import type { PushConfigStore } from './config-store/types.js';
-import type { ResolveHeaders } from './dispatch.js';
-import { pushAuthHeaders } from './headers.js';
 import { holdWhileUnreachable } from './queue/held-jobs.js';
 import { createLocalFileQueue } from './queue/local-file.js';
 import { createRedisStreamsQueue } from './queue/redis-streams.js';
@@ -93,12 +91,4 @@ export function createPushConfigStore(config: GatewayConfig, options: { keyRing:
     return createRedisConfigStore(withFields(common, { redis: options.redis, prefix: config['redis-prefix'], ttlMs: config.tasks['idle-ttl-ms'] }));
   }
   return createMemoryConfigStore(common);
-}
-
-/** Auth headers of a job's config as stored now; null once the config was deleted. */
-export function headersFromStore(store: PushConfigStore): ResolveHeaders {
-  return async (job) => {
-    const stored = await store.get(job.owner, job.taskId, job.configId);
-    return stored ? pushAuthHeaders(stored.config) : null;
-  };
 }

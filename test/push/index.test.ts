@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
-import { createPushConfigStore, createPushHandler, createPushKeyRing, createPushQueue, headersFromStore, newPushJob } from '../../src/push/index.js';
+import { createPushConfigStore, createPushHandler, createPushKeyRing, createPushQueue, newPushJob } from '../../src/push/index.js';
+import { resolveNotificationHeaders } from '../../src/push/payload.js';
 import { startReceiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
@@ -45,7 +46,7 @@ describe('push wiring from the gateway config', () => {
       createPushHandler({
         allowPrivate: config['push-allow-private'],
         timeoutMs: config['push-timeout-ms'],
-        resolveHeaders: headersFromStore(store),
+        resolveHeaders: resolveNotificationHeaders(store),
       }),
     );
     for (const stored of await store.forTask('task-1')) {
