@@ -212,6 +212,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       secretValues: credentialSecrets(config.upstream.auth),
       logger,
       unknownTasks: unknownTasksFor(config),
+      lostAfterMs: config.tasks['lost-after-ms'],
       ...(turnLimits ? { turnLimits } : {}),
     });
     const push = await createPushService(config, {

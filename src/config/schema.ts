@@ -271,6 +271,11 @@ const GatewayFields = z.strictObject({
        * (`limits.*`), outlives its last renewal (a crashed replica's contexts and slots free up after it).
        */
       'lane-lease-ms': z.number().int().min(1_000).default(30_000),
+      /**
+       * How long the agent must keep answering that it does not know a task the gateway recorded unfinished
+       * before the gateway records it failed (core/lost-tasks.ts); until then the record answers as it is.
+       */
+      'lost-after-ms': Millis.default(30_000),
     })
     .prefault({}),
   'push-notifications': z.boolean().default(false),

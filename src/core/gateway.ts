@@ -30,6 +30,8 @@ export interface GatewayDeps {
   unknownTasks?: UnknownTasks;
   /** Each client's turns in flight against its cap (`limits`, turn-limits.ts); absent: no cap. */
   turnLimits?: TurnLimits;
+  /** `tasks.lost-after-ms` (lost-tasks.ts). */
+  lostAfterMs?: number;
 }
 
 export type Gateway = AgentPort & Settling & { events: TaskEventHub };
@@ -62,7 +64,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
             redacting(upstream, redaction),
             registry,
           ),
-          { registry, writer, redaction, metaOf },
+          withFields({ registry, writer, redaction, metaOf }, deps.lostAfterMs === undefined ? {} : { lostAfterMs: deps.lostAfterMs }),
         ),
         hub,
       ),

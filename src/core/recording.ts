@@ -12,7 +12,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
-import { isTaskNotFound, lostTask } from './lost-tasks.js';
+import { createLostTasks, isTaskNotFound, lostTask } from './lost-tasks.js';
 import { tapIterable } from './iterables.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
@@ -29,6 +29,8 @@ export interface RecordingDeps {
   /** The caller's own messages (a follow-up, a new task's opening message) are stored redacted too. */
   redaction: Redaction;
   metaOf(ctx: CallContext): TaskMeta;
+  /** How long the agent must keep not knowing a recorded task before it is recorded failed (`tasks.lost-after-ms`). */
+  lostAfterMs?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   const { registry, writer, redaction, metaOf } = deps;
   const openStreams = createOpenStreams();
   const staleTasks = createStaleTasks((taskId) => openStreams.has(taskId));
+  const lostTasks = createLostTasks(deps.lostAfterMs);
 
   /**
    * Record a Task answer (SendMessage, GetTask, CancelTask). A task the registry does not know is
@@ -111,18 +114,20 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     } catch (error) {
       return withHistoryLength(await keptWhenLost(error, request.id, ctx), request.historyLength);
     }
+    lostTasks.found(task.id);
     await recordAnswer(task, ctx, { historyTrimmed: request.historyLength !== undefined, claimNew: false });
     return task;
   }
 
   /**
    * The recorded task, when the agent answers that it does not know it and nothing streams it: what was
-   * accepted is not lost with the agent's memory, and a task it can no longer finish is recorded as failed
-   * (lost-tasks.ts). Anything else is the agent's error, thrown.
+   * accepted is not lost with the agent's memory. One the agent keeps not knowing for `lost-after-ms` can
+   * no longer finish there and is recorded as failed (lost-tasks.ts). Anything else is the agent's error, thrown.
    */
   async function keptWhenLost(error: unknown, taskId: string, ctx: CallContext): Promise<Task> {
     const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
     if (!recorded) throw error;
+    if (!lostTasks.notFound(taskId)) return recorded;
     const kept = lostTask(recorded);
     if (kept !== recorded) await writer.record({ task: kept }, metaOf(ctx), taskId);
     return kept;

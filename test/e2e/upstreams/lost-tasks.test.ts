@@ -24,7 +24,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
 
   beforeAll(async () => {
     agent = await startSdkV025Agent({ slowChunkDelayMs: 500 });
-    gateway = await startGateway(defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url } }), createLogger('silent'));
+    // Lost at the first not-found here; the window a blink is given is in the second block below.
+    const config = defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url }, tasks: { 'lost-after-ms': 0 } });
+    gateway = await startGateway(config, createLogger('silent'));
     client = await connectClient(gateway.url, transport);
     ids.done = asTask(await client.sendMessage(sendRequest('hello'))).id;
     ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
@@ -69,5 +71,33 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
       [ids.working]: TaskState.TASK_STATE_FAILED,
     });
     expect(textOf((await getTask(ids.working)).status?.message)).toBe(AGENT_LOST_TASK);
+  });
+});
+
+describe('one TaskNotFound (a blink of the agent, a proxy answering 404) is no loss yet', () => {
+  let agent: RunningSdkV025Agent;
+  let gateway: RunningGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    agent = await startSdkV025Agent();
+    gateway = await startGateway(defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url } }), createLogger('silent'));
+    client = await connectClient(gateway.url, 'JSONRPC');
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await agent?.close();
+  });
+
+  it('a task that waits is answered from the record as it is, by GetTask and ListTasks alike, within tasks.lost-after-ms', async () => {
+    const waiting = asTask(await client.sendMessage(sendRequest('ask: which region?')));
+    const { port } = new URL(agent.url);
+    await agent.close();
+    agent = await startSdkV025Agent({ port: Number(port) });
+    const got = await client.getTask({ tenant: '', id: waiting.id, historyLength: undefined });
+    expect(got.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(got.status?.message)).toBe(V025_QUESTION);
+    const listed = (await client.listTasks(listRequest())).tasks;
+    expect(listed.map((task) => [task.id, task.status?.state])).toEqual([[waiting.id, TaskState.TASK_STATE_INPUT_REQUIRED]]);
   });
 });
