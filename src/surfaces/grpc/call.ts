@@ -82,14 +82,15 @@ export async function openGrpcCall(
 
   const controller = new AbortController();
   const cancelled = (): void => controller.abort(new DOMException('The client cancelled the call', 'AbortError'));
-  // A call that changes something runs to its end when its caller stops waiting (operations.ts).
-  if (!outlivesCaller) {
+  // A call that changes something runs to its end when its caller stops waiting (operations.ts), within
+  // its caller's share of such calls.
+  const ended = outlivesCaller ? outlivingCall(shutdown, caller.principal) : undefined;
+  if (!ended) {
     if (call.cancelled) cancelled();
     else call.once('cancelled', cancelled);
   }
-  const deadlineTimer = outlivesCaller ? undefined : deadlineAbort(call, controller);
+  const deadlineTimer = ended ? undefined : deadlineAbort(call, controller);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
-  const ended = outlivesCaller ? outlivingCall(shutdown) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
   const span = trace ? startGrpcServerSpan(trace.tracer, headers, trace.method, caller.client) : undefined;

@@ -65,14 +65,16 @@ export function portCall(
 ): PortCall {
   const controller = new AbortController();
   const clientGone = (reason: unknown = new DOMException('The client went away', 'AbortError')): void => controller.abort(reason);
-  if (!options.outlivesCaller) watchClient(c, clientGone);
+  const principal = c.get('principal') ?? '';
+  // Past its caller's share of carried-on calls, a call ends with its caller after all.
+  const ended = options.outlivesCaller ? outlivingCall(shutdown, principal) : undefined;
+  if (!ended) watchClient(c, clientGone);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
-  const ended = options.outlivesCaller ? outlivingCall(shutdown) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
   // An agent activates only what was requested: without a request there is nothing to collect.
   const activated = extensions ? activatedExtensions() : undefined;
   const ctx: CallContext = {
-    principal: c.get('principal') ?? '',
+    principal,
     signal: controller.signal,
     surface,
     ...(extensions && activated ? { extensions, onActivatedExtensions: activated.add } : {}),
