@@ -32,6 +32,17 @@ describe('an artifact shown, then sent again whole', () => {
     expect(readText(out)).toBe('The plan is ready.\nStep 1: VPC. Step 2: ECS.');
   });
 
+  it('grown after chunks that ended in a blank or a line break: the blank is not shown twice', () => {
+    const chunk = (text: string) => artifact('reply', [{ text }], { append: true });
+    const done = status('TASK_STATE_COMPLETED');
+    const words = readText(
+      run([submitted, artifact('reply', [{ text: 'SDK ' }]), chunk('echo '), artifact('reply', [{ text: 'SDK echo (turn 1): one two' }]), done]),
+    );
+    expect(words).toBe('SDK echo (turn 1): one two');
+    const code = readText(run([submitted, artifact('tpl', [{ text: 'a:\n' }]), artifact('tpl', [{ text: 'a:\n\n  b: 1\n' }]), done]));
+    expect(code).toBe('a:\n\n  b: 1\n');
+  });
+
   it('grown after other words came between: what it adds, on a line of its own', () => {
     const out = run([
       submitted,
