@@ -5,9 +5,14 @@
 # output is printed only when they fail, after the tests'; either failing fails the run.
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-trap 'kill 0; exit 130' INT TERM
 nice -n 19 npm run --silent checks >"$out" 2>&1 &
 checks=$!
+# An interrupt ends the checks' processes and nothing else (not the process group: it may hold the caller).
+end_tree() {
+  for child in $(pgrep -P "$1"); do end_tree "$child"; done
+  kill "$1" 2>/dev/null
+}
+trap 'end_tree "$checks"; exit 130' INT TERM
 vitest run "$@"
 tests=$?
 wait "$checks"
