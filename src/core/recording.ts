@@ -1,6 +1,7 @@
 import {
   A2AError,
   eventTaskRef,
+  isTerminalState,
   withHistoryLength,
   type GetTaskRequest,
   type ListTasksRequest,
@@ -133,6 +134,16 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return kept;
   }
 
+  /**
+   * The agent does not know a task recorded as finished (it lost it: lost-tasks.ts): not cancelable, as an
+   * agent says of a finished task, rather than not found while GetTask answers it. Anything else is thrown.
+   */
+  async function notCancelableWhenFinished(error: unknown, taskId: string, ctx: CallContext): Promise<never> {
+    const recorded = isTaskNotFound(error) ? await registry.get(taskId, ctx.principal) : undefined;
+    if (recorded && isTerminalState(recorded.status.state)) throw A2AError.taskNotCancelable(taskId);
+    throw error;
+  }
+
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
       const response = await inner.sendMessage(request, ctx);
@@ -159,7 +170,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     getTask,
 
     async cancelTask(request, ctx): Promise<Task> {
-      const task = await inner.cancelTask(request, ctx);
+      const task = await inner.cancelTask(request, ctx).catch((error: unknown) => notCancelableWhenFinished(error, request.id, ctx));
       await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
       return task;
     },

@@ -13,7 +13,17 @@ import { defaultConfig } from '../../../src/config/schema.js';
 import { AGENT_LOST_TASK } from '../../../src/core/lost-tasks.js';
 import { createLogger } from '../../../src/log.js';
 import { startSdkV025Agent, V025_QUESTION, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
-import { StreamReader, artifactText, asTask, listRequest, sendRequest, textOf, type TransportName } from '../../support/sdk-v1-client.js';
+import {
+  StreamReader,
+  artifactText,
+  asTask,
+  listRequest,
+  rejectionOf,
+  sendRequest,
+  textOf,
+  wireCode,
+  type TransportName,
+} from '../../support/sdk-v1-client.js';
 import { connectClient } from './sdk1-client.js';
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
@@ -60,6 +70,13 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(textOf(waiting.status?.message)).toBe(AGENT_LOST_TASK);
     expect(waiting.history.map(textOf)).toContain(V025_QUESTION);
+  });
+
+  it('CancelTask of a finished or lost task the agent no longer knows is not cancelable, as GetTask tells', async () => {
+    for (const id of [ids.done, ids.waiting]) {
+      const refusal = await rejectionOf(client.cancelTask({ tenant: '', id, metadata: undefined }));
+      expect(refusal).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
+    }
   });
 
   it('ListTasks says what GetTask says, for the task last seen working too', async () => {
