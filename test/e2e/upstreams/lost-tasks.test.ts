@@ -79,6 +79,11 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
     }
   });
 
+  it('SubscribeToTask of a task recorded failed as lost is refused as a finished task is', async () => {
+    const refusal = await rejectionOf(client.resubscribeTask({ tenant: '', id: ids.waiting }));
+    expect(refusal).toMatchObject({ code: wireCode(transport, -32004), reason: 'UNSUPPORTED_OPERATION' });
+  });
+
   it('ListTasks says what GetTask says, for the task last seen working too', async () => {
     const listed = (await client.listTasks(listRequest())).tasks;
     const states = Object.fromEntries(listed.map((task) => [task.id, task.status?.state]));
