@@ -97,19 +97,8 @@ function newInWhole(text: string, key: string, before: string | undefined, state
   if (text === '' || repeatsShown(text, state, false, true) || sameText(text, before)) return { text: '', state };
   const goesOn = key === state.segmentKey && !state.breakPending;
   const grown = before === undefined ? undefined : addedTo(before, denseLength(before), text);
-  if (grown !== undefined) return { text: goesOn ? pastShownBlanks(grown, before as string) : lineStart(grown), state };
+  if (grown !== undefined) return { text: goesOn ? grown : lineStart(grown), state };
   const added = addedToShown(text, state);
   if (added !== undefined) return { text: lineStart(added), state: goesOn ? withFields(state, { breakPending: true }) : state };
   return { text, state: goesOn ? withFields(state, { breakPending: true }) : state };
-}
-
-/**
- * What a grown artifact adds where the artifact left off, without the blanks the artifact already ended
- * with: chunks that ended "SDK " and the whole "SDK echo" add "echo", not " echo".
- */
-function pastShownBlanks(grown: string, before: string): string {
-  const trailing = /\s*$/.exec(before)?.[0] ?? '';
-  let shown = 0;
-  while (shown < trailing.length && grown.charAt(shown) === trailing.charAt(shown)) shown++;
-  return grown.slice(shown);
 }

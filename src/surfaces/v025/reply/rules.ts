@@ -80,13 +80,20 @@ function onlyAnotherArtifactSaid(candidate: string, state: ReplyState): boolean 
 }
 
 /**
- * What `text` adds when it first restates all of `base`, white space aside: the rest of it, or undefined when
- * it does not (or adds nothing). An agent may send its streamed answer again, whole, with a question after
- * it; stream its text as messages that each hold all of it so far; or send an artifact again, whole, grown.
+ * What `text` adds when it first restates all of `base`, white space aside: the rest of it, without the
+ * blanks `base` already ended with ("SDK " then "SDK echo" adds "echo"), or undefined when it does not (or
+ * adds nothing). An agent may send its streamed answer again, whole, with a question after it; stream its
+ * text as messages that each hold all of it so far; or send an artifact again, whole, grown.
  */
 export function addedTo(base: string, baseDense: number, text: string): string | undefined {
   if (baseDense === 0 || denseLength(text) <= baseDense) return undefined;
-  return afterDense(base.replace(WHITE_SPACE, ''), text);
+  const added = afterDense(base.replace(WHITE_SPACE, ''), text);
+  if (added === undefined) return undefined;
+  let blanks = base.length;
+  while (blanks > 0 && SPACE.test(base.charAt(blanks - 1))) blanks--;
+  let shown = 0;
+  while (blanks + shown < base.length && added.charAt(shown) === base.charAt(blanks + shown)) shown++;
+  return added.slice(shown);
 }
 
 /** What `text` says after `dense` (a text without its white space), when it says all of that first. */
