@@ -6,37 +6,21 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import type { FollowEntry } from '../../../src/push/follow-journal.js';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
 import { collect } from '../../support/collect.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
-import { ctx, flush, startEnvironment, startHarness, userText, type Environment, type Harness } from './harness.js';
-import { replicaSet } from './replicas.js';
+import { ctx, flush, startHarness, userText, type Harness } from './harness.js';
+import { replicaSuite } from './replicas.js';
 import { waitUntil } from '../../support/wait-until.js';
-
-beforeAll(requireRedis);
 
 const ALICE = ctx('basic:alice', 'jsonrpc');
 
-let env: Environment;
-let redis: Redis;
-const replicas = replicaSet('dedupe', { env: () => env, redis: () => redis });
+const suite = replicaSuite('dedupe');
+const { replicas } = suite;
 const { replica, receiver } = replicas;
-
-beforeAll(async () => {
-  env = await startEnvironment();
-  redis = new Redis(REDIS_URL);
-});
-afterEach(() => replicas.closeAll());
-afterAll(async () => {
-  await replicas.cleanup();
-  await redis.quit();
-  await env.close();
-});
 
 const shared = () => replicas.settings();
 
@@ -52,8 +36,8 @@ const inputRequired = (events: StreamResponse[]) =>
  */
 async function nothingLeft(settings: Record<string, unknown>, ...replicas: Harness[]): Promise<void> {
   for (const h of replicas) await h.service.stop();
-  expect(await redis.xlen(settings['push-stream'] as string)).toBe(0);
-  expect(await redis.zcard(settings['push-retry-key'] as string)).toBe(0);
+  expect(await suite.redis().xlen(settings['push-stream'] as string)).toBe(0);
+  expect(await suite.redis().zcard(settings['push-retry-key'] as string)).toBe(0);
 }
 
 describe('one notification per change across replicas', () => {
@@ -107,20 +91,22 @@ describe('one notification per change across replicas', () => {
     const taskId = 'task' in answer ? answer.task.id : '';
     const keys = redisFollowKeys(prefix);
     const holders = async () => {
-      const owners = await redis.smembers(keys.owners);
-      const held = await Promise.all(owners.map(async (owner) => ((await redis.hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
+      const owners = await suite.redis().smembers(keys.owners);
+      const held = await Promise.all(
+        owners.map(async (owner) => ((await suite.redis().hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)),
+      );
       return held.filter((owner): owner is string => owner !== undefined);
     };
     await waitLonger(async () => (await holders()).length === 1);
     const [holderA] = await holders();
 
     // A's lease lapses (as when A stalls or loses Redis), A still runs and follows; B claims the follow.
-    await redis.del(keys.lease(holderA!));
+    await suite.redis().del(keys.lease(holderA!));
     await waitLonger(async () => {
       const now = await holders();
       return now.length === 1 && now[0] !== holderA;
     });
-    expect((await env.upstream.getTask({ id: taskId }, ALICE)).status.state).toBe('TASK_STATE_WORKING');
+    expect((await suite.env().upstream.getTask({ id: taskId }, ALICE)).status.state).toBe('TASK_STATE_WORKING');
 
     const [delivery] = await hook.waitFor('/followed', 1);
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
@@ -133,7 +119,7 @@ describe('one notification per change across replicas', () => {
 describe('one notification per change across a restart of one replica', () => {
   it("a follow taken up again after the stop finds the turn's end already queued and does not queue it again", async () => {
     const h = await startHarness(
-      env,
+      suite.env(),
       {},
       { subdir: `single-${randomBytes(4).toString('hex')}`, followRetry: { initialDelayMs: 10, maxDelayMs: 40 } },
     );

@@ -1,29 +1,13 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ctx, flush, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness, type Receiver } from './harness.js';
-import { replicaSet } from './replicas.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { ctx, flush, startHarness, streamTurn, userText, type Harness, type Receiver } from './harness.js';
+import { replicaSuite } from './replicas.js';
 
-beforeAll(requireRedis);
-
-let env: Environment;
-let redis: Redis;
-const replicas = replicaSet('e2e', { env: () => env, redis: () => redis });
-
-beforeAll(async () => {
-  env = await startEnvironment();
-  redis = new Redis(REDIS_URL);
-});
-afterEach(() => replicas.closeAll());
-afterAll(async () => {
-  await replicas.cleanup();
-  await redis.quit();
-  await env.close();
-});
+const suite = replicaSuite('e2e');
+const { replicas } = suite;
 
 /** Redis-backed queue and config store, with stream, group and key names of their own. */
 async function setup(overrides: Record<string, unknown> = {}): Promise<{ h: Harness; receiver: Receiver }> {
-  const h = await startHarness(env, replicas.settings(overrides), { redis, subdir: `r-${replicas.counter}` });
+  const h = await startHarness(suite.env(), replicas.settings(overrides), { redis: suite.redis(), subdir: `r-${replicas.counter}` });
   replicas.closeAfter(h);
   return { h, receiver: await replicas.receiver() };
 }
@@ -41,7 +25,7 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     );
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, id: 'v025', url: `${receiver.url}/v025`, token: 'tok' }, ALICE_V025);
     // The configs are in Redis, secrets sealed.
-    const raw = await redis.hvals(`${replicas.run}:${replicas.counter}:push:configs:${first.taskId}`);
+    const raw = await suite.redis().hvals(`${replicas.run}:${replicas.counter}:push:configs:${first.taskId}`);
     expect(raw).toHaveLength(2);
     expect(raw.join('')).not.toContain('"tok"');
 
@@ -96,7 +80,7 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     const [delivery] = await receiver.waitFor('/later', 1);
     const body = delivery!.json as { kind: string; id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text?: string }> }> };
     expect(body).toMatchObject({ kind: 'task', id: taskId, status: { state: 'input-required' } });
-    const upstream = await env.upstream.getTask({ id: taskId }, ALICE_V025);
+    const upstream = await suite.env().upstream.getTask({ id: taskId }, ALICE_V025);
     const text = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []) =>
       artifacts.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
     expect(text(body.artifacts)).toBe(text(upstream.artifacts));

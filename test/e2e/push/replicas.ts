@@ -4,10 +4,11 @@
  * group), and what a test opened is closed after it.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
-import { REDIS_URL } from '../../support/redis.js';
-import { Receiver, startHarness, type Environment, type Harness, type HarnessOptions } from './harness.js';
+import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { Receiver, startEnvironment, startHarness, type Environment, type Harness, type HarnessOptions } from './harness.js';
 
 export interface ReplicaSet {
   /** This file's key prefix in Redis: every key a test makes starts with it. */
@@ -85,4 +86,27 @@ export function replicaSet(name: string, deps: { env: () => Environment; redis: 
       if (keys.length > 0) await deps.redis().del(...keys);
     },
   };
+}
+
+/**
+ * A test file's environment (the demo agent), Redis connection and replica set: opened before its tests
+ * (Redis must answer), what a test opened closed after it, the file's keys deleted at the end.
+ */
+export function replicaSuite(name: string): { replicas: ReplicaSet; env(): Environment; redis(): Redis } {
+  let env: Environment | undefined;
+  let redis: Redis | undefined;
+  const opened = { env: () => env as Environment, redis: () => redis as Redis };
+  const replicas = replicaSet(name, opened);
+  beforeAll(requireRedis);
+  beforeAll(async () => {
+    env = await startEnvironment();
+    redis = new Redis(REDIS_URL);
+  });
+  afterEach(() => replicas.closeAll());
+  afterAll(async () => {
+    if (redis) await replicas.cleanup();
+    await redis?.quit();
+    await env?.close();
+  });
+  return { replicas, ...opened };
 }

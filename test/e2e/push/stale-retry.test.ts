@@ -5,29 +5,13 @@
  * Redis queue across two replicas (the turns on different ones, deliveries by whichever replica).
  */
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { ctx, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness, type Received } from './harness.js';
-import { replicaSet } from './replicas.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
+import { ctx, Receiver, startHarness, streamTurn, userText, type Harness, type Received } from './harness.js';
+import { replicaSuite } from './replicas.js';
 
-beforeAll(requireRedis);
-
-let env: Environment;
-let redis: Redis;
-const replicas = replicaSet('stale', { env: () => env, redis: () => redis });
-
-beforeAll(async () => {
-  env = await startEnvironment();
-  redis = new Redis(REDIS_URL);
-});
-afterEach(() => replicas.closeAll());
-afterAll(async () => {
-  await replicas.cleanup();
-  await redis.quit();
-  await env.close();
-});
+const suite = replicaSuite('stale');
+const { replicas } = suite;
 
 const ALICE = ctx('basic:alice', 'jsonrpc');
 const DROPPED = 'A2A push notification dropped: a newer one was delivered';
@@ -99,7 +83,7 @@ async function scenario(first: Harness, second: Harness, receiver: Receiver, saw
 describe('a retry older than a delivered notification is dropped', () => {
   it('local-file queue', async () => {
     const { logger, saw } = capturedLog();
-    const h = await startHarness(env, {}, { subdir: `stale-${Math.random().toString(36).slice(2)}`, queue, logger });
+    const h = await startHarness(suite.env(), {}, { subdir: `stale-${Math.random().toString(36).slice(2)}`, queue, logger });
     replicas.closeAfter(h);
     const receiver = await replicas.receiver();
     await scenario(h, h, receiver, saw);
