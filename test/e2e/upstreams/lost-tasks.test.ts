@@ -6,13 +6,9 @@
  * ListTasks showed the task waiting or working for ever. As the official a2a-js 1.x client sees it.
  */
 import { TaskState, type Task } from 'a2a-sdk-1';
-import type { Client } from 'a2a-sdk-1/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../../src/app.js';
-import { defaultConfig } from '../../../src/config/schema.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_LOST_TASK } from '../../../src/core/lost-tasks.js';
-import { createLogger } from '../../../src/log.js';
-import { startSdkV025Agent, V025_QUESTION, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
+import { V025_QUESTION } from '../../support/sdk-v025-agent.js';
 import {
   StreamReader,
   artifactText,
@@ -24,20 +20,15 @@ import {
   wireCode,
   type TransportName,
 } from '../../support/sdk-v1-client.js';
-import { connectClient } from './sdk1-client.js';
+import { v025AgentBehindGateway } from './v025-agent-behind-gateway.js';
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
-  let agent: RunningSdkV025Agent;
-  let gateway: RunningGateway;
-  let client: Client;
+  // Lost at the first not-found here; the window a blink is given is in the second block below.
+  const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 0 } }, { slowChunkDelayMs: 500 });
   const ids = { done: '', waiting: '', working: '' };
 
   beforeAll(async () => {
-    agent = await startSdkV025Agent({ slowChunkDelayMs: 500 });
-    // Lost at the first not-found here; the window a blink is given is in the second block below.
-    const config = defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url }, tasks: { 'lost-after-ms': 0 } });
-    gateway = await startGateway(config, createLogger('silent'));
-    client = await connectClient(gateway.url, transport);
+    const { client } = running;
     ids.done = asTask(await client.sendMessage(sendRequest('hello'))).id;
     ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
     // A streamed turn its caller leaves while it works: the gateway last saw it working.
@@ -47,17 +38,10 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
     ids.working = first.$case === 'task' ? first.value.id : '';
     caller.abort();
     await stream.close();
-    // The agent restarts where it was, its memory empty.
-    const { port } = new URL(agent.url);
-    await agent.close();
-    agent = await startSdkV025Agent({ port: Number(port) });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await agent?.close();
+    await running.restartAgent();
   });
 
-  const getTask = (id: string): Promise<Task> => client.getTask({ tenant: '', id, historyLength: undefined });
+  const getTask = (id: string): Promise<Task> => running.client.getTask({ tenant: '', id, historyLength: undefined });
 
   it('a finished task is answered as it finished, its reply included', async () => {
     const done = await getTask(ids.done);
@@ -74,18 +58,18 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
 
   it('CancelTask of a finished or lost task the agent no longer knows is not cancelable, as GetTask tells', async () => {
     for (const id of [ids.done, ids.waiting]) {
-      const refusal = await rejectionOf(client.cancelTask({ tenant: '', id, metadata: undefined }));
+      const refusal = await rejectionOf(running.client.cancelTask({ tenant: '', id, metadata: undefined }));
       expect(refusal).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
     }
   });
 
   it('SubscribeToTask of a task recorded failed as lost is refused as a finished task is', async () => {
-    const refusal = await rejectionOf(client.resubscribeTask({ tenant: '', id: ids.waiting }));
+    const refusal = await rejectionOf(running.client.resubscribeTask({ tenant: '', id: ids.waiting }));
     expect(refusal).toMatchObject({ code: wireCode(transport, -32004), reason: 'UNSUPPORTED_OPERATION' });
   });
 
   it('ListTasks says what GetTask says, for the task last seen working too', async () => {
-    const listed = (await client.listTasks(listRequest())).tasks;
+    const listed = (await running.client.listTasks(listRequest())).tasks;
     const states = Object.fromEntries(listed.map((task) => [task.id, task.status?.state]));
     expect(states).toEqual({
       [ids.done]: TaskState.TASK_STATE_COMPLETED,
@@ -97,25 +81,12 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
 });
 
 describe('one TaskNotFound (a blink of the agent, a proxy answering 404) is no loss yet', () => {
-  let agent: RunningSdkV025Agent;
-  let gateway: RunningGateway;
-  let client: Client;
-
-  beforeAll(async () => {
-    agent = await startSdkV025Agent();
-    gateway = await startGateway(defaultConfig({ port: 0, host: '127.0.0.1', upstream: { url: agent.url } }), createLogger('silent'));
-    client = await connectClient(gateway.url, 'JSONRPC');
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await agent?.close();
-  });
+  const running = v025AgentBehindGateway('JSONRPC');
 
   it('a task that waits is answered from the record as it is, by GetTask and ListTasks alike, within tasks.lost-after-ms', async () => {
+    const { client } = running;
     const waiting = asTask(await client.sendMessage(sendRequest('ask: which region?')));
-    const { port } = new URL(agent.url);
-    await agent.close();
-    agent = await startSdkV025Agent({ port: Number(port) });
+    await running.restartAgent();
     const got = await client.getTask({ tenant: '', id: waiting.id, historyLength: undefined });
     expect(got.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(got.status?.message)).toBe(V025_QUESTION);
