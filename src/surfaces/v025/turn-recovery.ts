@@ -8,6 +8,7 @@ import {
   eventTaskState,
   isActiveState,
   type Artifact,
+  type Message,
   type SendMessageRequest,
   type StreamResponse,
   type Task,
@@ -68,7 +69,8 @@ async function* withRecoveredRest(
   reader: Reader,
 ): AsyncGenerator<StreamResponse> {
   const upstream = source[Symbol.asyncIterator]();
-  const passed: string[] = [];
+  // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
+  const passed: Message[] = [];
   let taskId: string | undefined;
   let state: TaskState | undefined;
   const resumable = (): boolean => taskId !== undefined && state !== undefined && isActiveState(state) && !reader.signal.aborted;
@@ -92,13 +94,13 @@ async function* withRecoveredRest(
       taskId = eventTaskRef(event).taskId || taskId;
       state = eventTaskState(event) ?? state;
       const message = 'statusUpdate' in event ? event.statusUpdate.status.message : undefined;
-      if (message?.role === 'ROLE_AGENT') passed.push(joinText(message.parts));
+      if (message?.role === 'ROLE_AGENT') passed.push(message);
       yield event;
     }
   } finally {
     await Promise.resolve(upstream.return?.()).catch(() => undefined);
   }
-  const ended = yield* restOfTurn(taskId as string, withFields(turn, { passed }), reader);
+  const ended = yield* restOfTurn(taskId as string, withFields(turn, { passed: passed.map((message) => joinText(message.parts)) }), reader);
   // The turn's own time limit ended the reading: that is why it failed, as it would be without the break.
   if (!ended && reader.signal.aborted) throw reader.signal.reason;
   if (!ended && 'error' in broke) throw broke.error;
