@@ -57,8 +57,9 @@ async function receiver(status = 200): Promise<Receiver> {
   return started;
 }
 
+/** A job of a config of its own: a worker delivers to one config one job at a time, and these tests are about its window. */
 const jobTo = (target: Receiver, eventId: string): PushJob =>
-  newPushJob({ eventId, taskId: 'task-1', configId: 'cfg-1', owner: '', url: `${target.url}/hook`, payload: JSON.stringify({ eventId }) });
+  newPushJob({ eventId, taskId: 'task-1', configId: `cfg-${eventId}`, owner: '', url: `${target.url}/hook`, payload: JSON.stringify({ eventId }) });
 
 const receivedIds = (target: Receiver) => target.received.map((r) => (JSON.parse(r.body) as { eventId: string }).eventId);
 

@@ -1,6 +1,7 @@
 import { Journal } from './journal.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { withFields } from '../../model/index.js';
 
 /** setTimeout fires at once beyond this; a retry is never that far off (the backoff caps at minutes). */
@@ -21,7 +22,9 @@ export interface LocalFileQueueOptions {
  * The default queue: single process, durable across restarts. Every state change is a journal line
  * fsynced before it counts; on start the journal is replayed, so jobs that were queued, in flight or
  * waiting for a retry when the process stopped (or died) are delivered after the restart.
- * Jobs are attempted in enqueue order; retries wait on a timer until due.
+ * Jobs are attempted in enqueue order, at most one at a time per webhook (webhook-lanes.ts): a job
+ * whose webhook still has a delivery in flight waits behind it while other webhooks' jobs go ahead.
+ * Retries wait on a timer until due, then go behind what their webhook has waiting.
  */
 export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -29,7 +32,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
   const compactMinLines = options.compactMinLines ?? 1_000;
   const logger = options.logger ?? silentLogger;
 
-  const due: PushJob[] = [];
+  const due = new WebhookLanes<PushJob>();
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let handler: PushHandler | undefined;
@@ -47,14 +50,14 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
     if (stopped) return;
     const wait = job.nextAttemptAt - Date.now();
     if (wait <= 0) {
-      due.push(job);
+      due.add(webhookOf(job), job);
       pump();
       return;
     }
     const timer = setTimeout(
       () => {
         timers.delete(job.jobId);
-        due.push(job);
+        due.add(webhookOf(job), job);
         pump();
       },
       Math.min(wait, MAX_TIMER_MS),
@@ -63,10 +66,12 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
   }
 
   function pump(): void {
-    while (handler && !stopped && inFlight.size < concurrency && due.length > 0) {
-      const job = due.shift() as PushJob;
-      const run: Promise<void> = attempt(handler, job).finally(() => {
+    while (handler && !stopped && inFlight.size < concurrency) {
+      const next = due.take();
+      if (!next) return;
+      const run: Promise<void> = attempt(handler, next.item).finally(() => {
         inFlight.delete(run);
+        due.done(next.lane);
         pump();
       });
       inFlight.add(run);
@@ -111,7 +116,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       await journal.append({ t: 'enqueue', job });
       schedule(job);
     },
-    depth: async () => due.length + timers.size + inFlight.size,
+    depth: async () => due.waiting() + timers.size + inFlight.size,
     start(next) {
       if (handler) throw new Error('push queue already started');
       handler = next;

@@ -4,6 +4,8 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+import { WebhookLanes, webhookOf } from './webhook-lanes.js';
+import { entryLeases } from './redis-leases.js';
 import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
@@ -31,6 +33,18 @@ export interface RedisStreamsQueueOptions {
 }
 
 type StreamEntry = [id: string, fields: string[]];
+
+/** An entry fetched by this replica and not finished: waiting behind its webhook's delivery, or in flight. */
+interface Fetched {
+  entry: StreamEntry;
+  claimed: boolean;
+}
+
+/**
+ * Entries waiting behind their webhook's delivery, at most this many per slot of the window: past that no
+ * more are fetched (a burst to a few webhooks that never answer must not pull the whole stream into memory).
+ */
+const WAITING_PER_SLOT = 16;
 
 /** Moves one due retry back onto the stream; ZREM first so only one replica promotes it. */
 const PROMOTE = `
@@ -64,6 +78,11 @@ function jobOf(fields: string[]): PushJob | undefined {
  * for longer than the lease (a crashed worker's), else read new entries with a bounded block. An entry is acknowledged (and
  * deleted) only once its outcome is recorded: delivered, rescheduled in the retry set, or copied to
  * the dead stream, each in one MULTI with the XACK.
+ *
+ * A replica delivers to one webhook one entry at a time, in stream order (webhook-lanes.ts): an entry whose
+ * webhook has a delivery in flight here waits behind it, still pending under this consumer, and its lease
+ * is renewed while it waits so no other replica takes it over. Entries of one webhook fetched by two
+ * replicas are not ordered between them (see "Delivery order" in the README).
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -85,6 +104,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let running = false;
   let loop: Promise<void> | undefined;
   let claimCursor = '0-0';
+  const leases = entryLeases({ commands, stream, group, consumer, leaseTimeoutMs: options.leaseTimeoutMs, logger });
 
   async function ensureGroup(): Promise<void> {
     try {
@@ -151,21 +171,41 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   /**
    * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
-   * its entry is fetched, and only as many entries fetched as there are free slots. So a webhook that
-   * never answers holds one slot until `push-timeout-ms`, not every other caller's notifications.
+   * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
+   * entries fetched as there are free slots. So a webhook that never answers holds one slot until
+   * `push-timeout-ms`, not every other caller's notifications.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
+    const lanes = new WebhookLanes<Fetched>();
     let groupReady = false;
-    const start = (entry: StreamEntry, claimed: boolean): void => {
-      const [id] = entry;
-      const delivery = handle(run, entry, claimed)
-        .catch((error: unknown) =>
-          // Left pending: the lease expires and the entry is delivered again.
-          logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome'),
-        )
-        .finally(() => inFlight.delete(id));
-      inFlight.set(id, delivery);
+    const startReady = (): void => {
+      while (running && inFlight.size < window) {
+        const next = lanes.take();
+        if (!next) return;
+        const [id] = next.item.entry;
+        const delivery = handle(run, next.item.entry, next.item.claimed)
+          .catch((error: unknown) =>
+            // Left pending: the lease expires and the entry is delivered again.
+            logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome'),
+          )
+          .finally(() => {
+            inFlight.delete(id);
+            leases.finished(id);
+            lanes.done(next.lane);
+            startReady();
+          });
+        inFlight.set(id, delivery);
+      }
+    };
+    const fetched = (entries: StreamEntry[], claimed: boolean): void => {
+      for (const entry of entries) {
+        const job = jobOf(entry[1]);
+        leases.taken(entry[0]);
+        // A malformed entry has no webhook: a lane of its own, so it is dead-lettered at once.
+        lanes.add(job ? webhookOf(job) : `entry:${entry[0]}`, { entry, claimed });
+      }
+      startReady();
     };
     while (running) {
       try {
@@ -173,17 +213,19 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           await ensureGroup();
           groupReady = true;
         }
+        await leases.renew((id) => !inFlight.has(id));
         const free = window - inFlight.size;
-        if (free <= 0) {
+        if (free <= 0 || lanes.waiting() >= window * WAITING_PER_SLOT) {
+          // Never empty here: entries wait only behind a delivery in flight.
           await Promise.race(inFlight.values());
           continue;
         }
         await promoteDueRetries();
-        // An entry of ours still in flight can look stale to XAUTOCLAIM (a delivery longer than the lease): it is not started twice.
-        const stale = (await claimStale(free)).filter(([id]) => !inFlight.has(id));
-        for (const entry of stale) start(entry, true);
+        // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (held longer than the lease): it is not taken twice.
+        const stale = (await claimStale(free)).filter(([id]) => !leases.holds(id));
+        fetched(stale, true);
         if (stale.length > 0) continue;
-        for (const entry of await readNew(connection, free)) start(entry, false);
+        fetched(await readNew(connection, free), false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
@@ -191,8 +233,11 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         if (running) await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 500)));
       }
     }
-    // Outcomes of fetched entries are always recorded, even when stop() was called meanwhile.
+    // Outcomes of deliveries started are always recorded, even when stop() was called meanwhile. Entries
+    // still waiting are not started (each could wait out a slow webhook): once the deliveries ahead of them
+    // ended (so another worker cannot overtake those), they are let go of for another worker.
     await Promise.all(inFlight.values());
+    await leases.letGo(lanes.drain().map(({ entry }) => entry[0]));
   }
 
   return {

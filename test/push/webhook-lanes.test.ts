@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { WebhookLanes, webhookOf } from '../../src/push/queue/webhook-lanes.js';
+
+const drainTaken = (lanes: WebhookLanes<string>) => {
+  const taken: Array<{ lane: string; item: string }> = [];
+  for (let next = lanes.take(); next; next = lanes.take()) taken.push(next);
+  return taken;
+};
+
+describe('webhook lanes', () => {
+  it('hands out one item per lane at a time, in the order added, while other lanes go on', () => {
+    const lanes = new WebhookLanes<string>();
+    lanes.add('a', 'a1');
+    lanes.add('a', 'a2');
+    lanes.add('b', 'b1');
+    expect(drainTaken(lanes).map((next) => next.item)).toEqual(['a1', 'b1']);
+    expect([lanes.waiting(), lanes.inFlight()]).toEqual([1, 2]);
+
+    lanes.add('b', 'b2');
+    lanes.done('b');
+    expect(drainTaken(lanes).map((next) => next.item)).toEqual(['b2']);
+    lanes.done('a');
+    expect(drainTaken(lanes).map((next) => next.item)).toEqual(['a2']);
+    lanes.done('a');
+    lanes.done('b');
+    expect([lanes.waiting(), lanes.inFlight(), lanes.take()]).toEqual([0, 0, undefined]);
+  });
+
+  it('drain returns what waits; a lane in flight stays busy until done', () => {
+    const lanes = new WebhookLanes<string>();
+    lanes.add('a', 'a1');
+    lanes.add('a', 'a2');
+    lanes.take();
+    expect(lanes.drain()).toEqual(['a2']);
+    lanes.add('a', 'a3');
+    expect(lanes.take()).toBeUndefined();
+    lanes.done('a');
+    expect(lanes.take()).toEqual({ lane: 'a', item: 'a3' });
+  });
+
+  it('a webhook is one config of one task of one owner, at one URL', () => {
+    const job = { owner: 'alice', taskId: 't1', configId: 'c1', url: 'https://hooks.example/a' };
+    expect(webhookOf(job)).toBe(webhookOf({ ...job }));
+    for (const other of [{ owner: 'bob' }, { taskId: 't2' }, { configId: 'c2' }, { url: 'https://hooks.example/b' }]) {
+      expect(webhookOf({ ...job, ...other })).not.toBe(webhookOf(job));
+    }
+  });
+});
