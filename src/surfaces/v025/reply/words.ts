@@ -44,6 +44,8 @@ export interface FacadeWords {
   endedEarly: string;
   /** A turn that failed (or was rejected) without a word of why. */
   failedSilently: string;
+  /** A turn the agent canceled without a word (the user's cancel, or its own). */
+  canceledSilently: string;
   /** A turn that waits for the user's answer and said nothing at all. */
   waitsSilently: string;
   /** A turn that ran tools, said nothing, and waits for the user's next message (iac-code ends every turn so). */
@@ -95,6 +97,7 @@ const EN: FacadeWords = {
   askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
   endedEarly: 'The upstream agent ended the stream before the turn finished',
   failedSilently: 'The agent could not complete this request.',
+  canceledSilently: 'The request was canceled before it was finished.',
   waitsSilently: 'The agent needs more information to go on. Please reply.',
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
@@ -139,6 +142,7 @@ const ZH: FacadeWords = {
   askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
   failedSilently: '智能体未能完成本次请求。',
+  canceledSilently: '本次请求已取消，未能完成。',
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
@@ -191,6 +195,7 @@ const JA: FacadeWords = {
   askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
   endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
+  canceledSilently: 'このリクエストは完了する前にキャンセルされました。',
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,

@@ -150,6 +150,20 @@ describe('a turn that ends having said nothing of how', () => {
     expect(readText(run([submitted, status('TASK_STATE_FAILED')], options(spec)))).toBe('');
   });
 
+  it('a turn canceled, or ended asking for credentials Bailian cannot give, without a word: told so, after what the agent said', () => {
+    const started = status('TASK_STATE_WORKING', 'Starting the deployment.');
+    expect(readText(run([submitted, started, status('TASK_STATE_CANCELED')]))).toBe(
+      'Starting the deployment.\nThe request was canceled before it was finished.',
+    );
+    expect(readText(run([submitted, status('TASK_STATE_CANCELED')], inLanguage('zh')))).toBe('本次请求已取消，未能完成。');
+    expect(readText(run([submitted, started, status('TASK_STATE_AUTH_REQUIRED')]))).toBe(
+      'Starting the deployment.\nThe agent could not complete this request.',
+    );
+    // Said why: the agent's words alone; a plain 0.2.5 caller reads the state itself.
+    expect(readText(run([submitted, status('TASK_STATE_CANCELED', 'Canceled at your request.')]))).toBe('Canceled at your request.');
+    expect(readText(run([submitted, started, status('TASK_STATE_CANCELED')], options(spec)))).toBe('Starting the deployment.');
+  });
+
   it('a turn that only ran tools and waits (as every iac-code turn ends) names the tools it ran, once each', () => {
     const tool = (name: string, state: string) =>
       status('TASK_STATE_WORKING', undefined, { metadata: { iac_code: { tool: { status: state, name } } } });
