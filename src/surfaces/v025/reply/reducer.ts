@@ -22,7 +22,7 @@ import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { showText } from './reply-artifact.js';
-import { addedToShown, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
+import { addedToShown, afterShownBlanks, finishesSentence, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
@@ -191,12 +191,15 @@ function onPlainStatus(
   const fresh = final || startsSegment(key, next);
   const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
   const added = nothingNew || !fresh ? undefined : addedToShown(text, next);
-  // What a message adds after restating the reply carries it on: as running text, or on a line of its own,
-  // also when it continues the segment it restated (iac-code keeps one message id a turn).
-  const newText = added === undefined ? text : flows ? added : lineStart(added);
-  if (added !== undefined && !flows) next = withFields(next, { breakPending: true });
-  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key }, out, options);
-  if (!nothingNew) next = showText(next, newText, key, false, out, options, flows);
+  // What a message adds after restating the reply carries it on: as running text; as the rest of the
+  // sentence the restated text broke off in (the current segment goes on); or on a line of its own, also
+  // when it continues the segment it restated (iac-code keeps one message id a turn).
+  const finishing = added !== undefined && !flows && finishesSentence(next);
+  const newText = added === undefined ? text : flows ? added : finishing ? afterShownBlanks(next, added) : lineStart(added);
+  const shownKey = finishing ? (next.segmentKey ?? key) : key;
+  if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
+  if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
+  if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).
     out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));

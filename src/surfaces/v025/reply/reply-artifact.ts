@@ -1,4 +1,5 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
+import { scanCode } from './code-spans.js';
 import { notePiece } from './pieces.js';
 import { denseLength, separatorBefore, startsSegment } from './rules.js';
 import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource } from './state.js';
@@ -31,13 +32,13 @@ export function showText(
   return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
 }
 
-type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast'>;
+type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'code'>;
 
 /** `shown` with `text` added, and its measures updated from `text` alone (a fresh object). */
 function appended(state: ReplyState, text: string): Measures {
   const shown = state.shown + text;
-  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast };
-  return { shown, shownDense: state.shownDense + denseLength(text), shownLast: text.charAt(text.length - 1) };
+  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast, code: state.code };
+  return { shown, shownDense: state.shownDense + denseLength(text), shownLast: text.charAt(text.length - 1), code: scanCode(state.code, text) };
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */

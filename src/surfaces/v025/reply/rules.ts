@@ -1,6 +1,7 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
+import { inCode } from './code-spans.js';
 import { firstPieceFrom } from './pieces.js';
 import { isArtifactKey, type ReplyState } from './state.js';
 
@@ -108,6 +109,29 @@ function afterDense(dense: string, text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether what a message adds after restating the reply finishes the reply's last sentence: the restated
+ * text stops mid-sentence, or mid-word ("The answer is 42" then "The answer is 42."). The rest of that
+ * sentence goes on as the agent wrote it; a line break there would split its word or sentence. After a
+ * sentence's end, what it adds (a question after the answer) starts a line of its own.
+ */
+export function finishesSentence(state: ReplyState): boolean {
+  let at = state.shown.length - 1;
+  while (at >= 0 && SPACE.test(state.shown.charAt(at))) at--;
+  const last = state.shown.charAt(at);
+  return last !== '' && !state.breakPending && !ENDS_SENTENCE.test(last) && !ENDS_CJK_SENTENCE.test(last);
+}
+
+/** `added` after the blanks the reply already ends with, so that a sentence it finishes has no blank twice. */
+export function afterShownBlanks(state: ReplyState, added: string): string {
+  const { shown } = state;
+  let blanks = shown.length;
+  while (blanks > 0 && SPACE.test(shown.charAt(blanks - 1))) blanks--;
+  let skip = 0;
+  while (blanks + skip < shown.length && added.charAt(skip) === shown.charAt(blanks + skip)) skip++;
+  return added.slice(skip);
+}
+
 /** Text that goes on a line of its own, without the blanks and line breaks that joined it to what it followed. */
 export const lineStart = (text: string): string => text.replace(/^\s+/, '');
 
@@ -150,7 +174,8 @@ const UPPER = /\p{Lu}/u;
  * agents that stream their answer a few tokens at a time in messages of their own (each with its own id)
  * split words, numbers and code anywhere. A message that starts with white space or punctuation, or follows
  * some, carries on; after the end of a Latin sentence only a lower-case word or a number does; a capital after
- * a lower-case letter starts a new message ("Searching flights" then "Found 3").
+ * a lower-case letter starts a new message ("Searching flights" then "Found 3"). Inside code nothing
+ * starts a line (separatorBefore): an identifier split there is still one identifier.
  */
 function carriesOn(last: string, text: string): boolean {
   const first = text.charAt(0);
@@ -166,7 +191,7 @@ function carriesOn(last: string, text: string): boolean {
  */
 export function separatorBefore(text: string, state: ReplyState, flows = false): string {
   if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
-  if (flows && state.segmentFlows && !state.breakPending && carriesOn(state.shownLast, text)) return '';
+  if (flows && state.segmentFlows && !state.breakPending && (inCode(state.code) || carriesOn(state.shownLast, text))) return '';
   return '\n';
 }
 

@@ -1,6 +1,7 @@
 import type { Artifact, Part, Task, TaskStatus } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
+import { NO_CODE, type CodeScan } from './code-spans.js';
 import { noPieces, type ReplyPieces } from './pieces.js';
 import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
 import type { FacadeWords } from './words.js';
@@ -54,6 +55,8 @@ export interface ReplyState {
    */
   readonly shownDense: number;
   readonly shownLast: string;
+  /** Whether `shown` stands inside Markdown code, where running text always carries on (code-spans.ts). */
+  readonly code: CodeScan;
   /**
    * Finished segments, trimmed. Only ever added to, and shared by the states of one turn: the reducer
    * is folded in order, never replayed from an older state, so copying the set per segment would only
@@ -101,6 +104,7 @@ export const initialReplyState = (): ReplyState => ({
   shown: '',
   shownDense: 0,
   shownLast: '',
+  code: NO_CODE,
   segments: new Map(),
   pieces: noPieces(),
   segmentKey: undefined,

@@ -46,6 +46,18 @@ describe("an agent's running text in messages of their own", () => {
     );
   });
 
+  it('inside code an identifier split between tokens stays one identifier: no line starts there', () => {
+    const code = ['Use this:\n```python\nclass My', 'Vpc(Base):\n    return self.vpc', 'Name\n', '```', '\nThen run', ' `get', 'User', 'Name`', '.'];
+    expect(readText(run([submitted, ...working(code), status('TASK_STATE_COMPLETED')]))).toBe(code.join(''));
+    // A fence split between tokens, and a tilde fence, still open a block; after it closes, prose rules again.
+    const split = ['``', '`ts\nconst a = get', 'User();\n`', '``\nSearching flights', 'Found 3 flights'];
+    expect(readText(run([submitted, ...working(split), status('TASK_STATE_COMPLETED')]))).toBe(
+      '```ts\nconst a = getUser();\n```\nSearching flights\nFound 3 flights',
+    );
+    const tilde = ['~~~\nmy', 'Var = 1\n~~~\n', 'All done', 'Next steps'];
+    expect(readText(run([submitted, ...working(tilde), status('TASK_STATE_COMPLETED')]))).toBe('~~~\nmyVar = 1\n~~~\nAll done\nNext steps');
+  });
+
   it('a tool call, a question or a failure still starts a line of its own', () => {
     expect(readText(run([submitted, ...working(['Writing', ' main']), tool, ...working(['.tf', ' done']), status('TASK_STATE_COMPLETED')]))).toBe(
       'Writing main\n.tf done',
@@ -73,6 +85,20 @@ describe("an agent's running text in messages of their own", () => {
       status('TASK_STATE_INPUT_REQUIRED', 'Here is your plan. Shall I proceed?', {}, 'x'),
     ];
     expect(readText(run([submitted, ...sameId]))).toBe('Here is your plan.\nShall I proceed?');
+  });
+
+  it('the answer sent whole at the end, finishing a word or sentence the tokens broke off in: the rest on the same line', () => {
+    const end = (text: string): StreamResponse => status('TASK_STATE_COMPLETED', text, {}, 'final');
+    expect(readText(run([submitted, ...working(['The answer ', 'is 42']), end('The answer is 42.')]))).toBe('The answer is 42.');
+    expect(readText(run([submitted, ...working(['The answer ', 'is forty']), end('The answer is forty-two.')]))).toBe('The answer is forty-two.');
+    // The tokens ended with a blank: it is not said twice.
+    expect(readText(run([submitted, ...working(['The answer ', 'is ']), end('The answer is 42.')]))).toBe('The answer is 42.');
+    expect(readText(run([submitted, ...working(['Hello world. ', 'How']), end('Hello world. How are you?')]))).toBe('Hello world. How are you?');
+    expect(readText(run([submitted, ...working(['我来帮你', '创建一个']), end('我来帮你创建一个VPC。')]))).toBe('我来帮你创建一个VPC。');
+    // After a tool call the restated text's sentence is over: what is added starts a line.
+    expect(readText(run([submitted, ...working(['Writing the', ' template']), tool, end('Writing the template now.')]))).toBe(
+      'Writing the template\nnow.',
+    );
   });
 
   it('a progress line, then the answer token by token, then the answer whole again (as ADK sends it): the answer once', () => {

@@ -1,0 +1,53 @@
+/**
+ * Whether the reply, as shown so far, stands inside Markdown code: a fenced block (a line of three or more
+ * backticks or tildes opens it, a line of as many or more of the same closes it) or an inline code span (an
+ * odd count of backtick runs on the current line). An agent that streams its answer a token at a time splits
+ * identifiers anywhere (`getUser` + `Name`, `class My` + `Vpc`); inside code a break there would change the
+ * code, so the running text always carries on (rules.ts). Kept up to date chunk by chunk, never by scanning
+ * the whole reply again.
+ */
+export interface CodeScan {
+  /** The fence that opened the block the reply is in ('' when none). */
+  readonly fence: string;
+  /** The current line so far, as much of it as a fence line can be (longer is no fence). */
+  readonly line: string;
+  /** Backtick runs on the current line, and whether the last character was a backtick (a run split across chunks). */
+  readonly ticks: number;
+  readonly afterTick: boolean;
+}
+
+export const NO_CODE: CodeScan = { fence: '', line: '', ticks: 0, afterTick: false };
+
+/** A fence line's longest useful head: fence characters and an info string such as `hcl title="main.tf"`. */
+const LINE_HEAD = 80;
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+
+export const inCode = (scan: CodeScan): boolean => scan.fence !== '' || scan.ticks % 2 === 1;
+
+/** The scan after `text` is shown. */
+export function scanCode(scan: CodeScan, text: string): CodeScan {
+  let { fence, line, ticks, afterTick } = scan;
+  for (const char of text) {
+    if (char === '\n') {
+      fence = fenceAfter(fence, line);
+      line = '';
+      ticks = 0;
+      afterTick = false;
+      continue;
+    }
+    if (line.length <= LINE_HEAD) line += char;
+    if (char === '`' && !afterTick) ticks++;
+    afterTick = char === '`';
+  }
+  return { fence, line, ticks, afterTick };
+}
+
+/** The open fence once `line` has ended: opened, closed or as it was. */
+function fenceAfter(fence: string, line: string): string {
+  const match = FENCE_LINE.exec(line);
+  if (!match || line.length > LINE_HEAD) return fence;
+  const [, marks = '', rest = ''] = match;
+  if (fence === '') return marks.startsWith('`') && rest.includes('`') ? '' : marks;
+  const closes = marks.charAt(0) === fence.charAt(0) && marks.length >= fence.length && rest.trim() === '';
+  return closes ? '' : fence;
+}

@@ -1,0 +1,60 @@
+/**
+ * What a Bailian user reads of an a2a-js 1.x agent that streams its answer token by token
+ * (token-streaming-agent.ts), through the facade as Bailian calls it (raw 0.2.5 JSON-RPC with X-API-KEY, at
+ * the card's url and url + "/stream"): the agent's words as it wrote them, the same in message/send and
+ * message/stream, and a turn canceled without a word told as canceled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { CODE_TOKENS, FINISH_ANSWER, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
+
+const headers = { 'X-API-KEY': API_KEY };
+
+describe('a Bailian user in front of an agent that streams its answer token by token', () => {
+  let agent: { url: string; close(): Promise<void> };
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    agent = await startTokenStreamer();
+    gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await agent?.close();
+  });
+
+  async function bothWays(prompt: string): Promise<{ streamed: string; sent: string; state: string }> {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers });
+    const events = results(await stream.rest());
+    const sent = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) }, { headers });
+    expect(sent.body.result.status.state).toBe(events.at(-1).status.state);
+    return { streamed: streamedText(events), sent: sentText(sent.body.result), state: events.at(-1).status.state };
+  }
+
+  it('tokens that stop short of the last word, then the whole answer: the answer as the agent wrote it, no line break inside', async () => {
+    const { streamed, sent, state } = await bothWays('finish');
+    expect(streamed).toBe(FINISH_ANSWER);
+    expect(sent).toBe(streamed);
+    expect(state).toBe('completed');
+  });
+
+  it('code streamed in tokens that split its identifiers: the code unchanged', async () => {
+    const { streamed, sent } = await bothWays('code');
+    expect(streamed).toBe(CODE_TOKENS.join(''));
+    expect(sent).toBe(streamed);
+  });
+
+  it('a turn canceled without a word: the user reads that it was canceled, not just the progress line', async () => {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'slow' }) }, { headers });
+    const opening = await stream.next();
+    const taskId = opening?.json.result.id;
+    // The progress line: the agent works on the turn.
+    const progress = await stream.next();
+    expect(progress?.json.result.kind).toBe('artifact-update');
+    const canceled = await rpc(gateway.url, 'tasks/cancel', { id: taskId }, { headers });
+    expect(canceled.body.result.status.state).toBe('failed');
+    const events = [opening?.json.result, progress?.json.result, ...results(await stream.rest())];
+    expect(streamedText(events)).toBe(`${SLOW_PROGRESS}\nThe request was canceled before it was finished.`);
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+  });
+});

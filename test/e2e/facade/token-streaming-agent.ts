@@ -1,0 +1,122 @@
+/**
+ * A REAL a2a-js 1.x server whose executor streams its answer a few tokens at a time, each in a working
+ * message of its own (as a2a-python's `new_agent_text_message` per chunk does), one script per prompt:
+ *   finish  tokens that stop short of the answer's last word, then the whole answer as the final message
+ *   code    a Python class streamed in tokens that split its identifiers
+ *   slow    a progress line, then a long wait in which the turn can be canceled (a silent cancel)
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+
+export const FINISH_TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region'];
+export const FINISH_ANSWER = 'The VPC quota is 10 per region.';
+export const CODE_TOKENS = ['Here it is:\n```python\nclass My', 'Vpc(Base):\n    def get', 'Name(self):\n        return self.vpc', 'Name\n```'];
+export const SLOW_PROGRESS = 'Starting the deployment.';
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+class TokenStreamer implements AgentExecutor {
+  private readonly contexts = new Map<string, string>();
+  /** The waits of slow turns, ended by their cancel so that no timer outlives the test. */
+  private readonly waits = new Map<string, AbortController>();
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = request;
+    this.contexts.set(taskId, contextId);
+    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    const status = (state: TaskState, words?: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state,
+          message:
+            words === undefined
+              ? undefined
+              : {
+                  messageId: randomUUID(),
+                  contextId,
+                  taskId,
+                  role: Role.ROLE_AGENT,
+                  parts: [text(words)],
+                  metadata: undefined,
+                  extensions: [],
+                  referenceTaskIds: [],
+                },
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      });
+    bus.publish(openingTask(taskId, contextId, userMessage));
+    if (prompt === 'finish') {
+      for (const token of FINISH_TOKENS) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED, FINISH_ANSWER));
+    } else if (prompt === 'code') {
+      for (const token of CODE_TOKENS) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED));
+    } else if (prompt === 'slow') {
+      bus.publish(status(TaskState.TASK_STATE_WORKING, SLOW_PROGRESS));
+      // Long enough for the test to cancel it; the SDK ends the stream on the canceled status.
+      const wait = new AbortController();
+      this.waits.set(taskId, wait);
+      await sleep(5_000, undefined, { signal: wait.signal }).catch(() => undefined);
+    }
+  };
+
+  /** Canceled as many agents do it: the state alone, without a word of why. */
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const contextId = this.contexts.get(taskId) ?? taskId;
+    this.waits.get(taskId)?.abort();
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      }),
+    );
+  };
+}
+
+function card(baseUrl: string): AgentCard {
+  return {
+    name: 'token-streamer',
+    description: 'An a2a-js 1.x agent that streams its answer token by token.',
+    supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'tokens',
+        name: 'Tokens',
+        description: 'finish, code, slow',
+        tags: ['test'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+}
+
+export async function startTokenStreamer(): Promise<{ url: string; close(): Promise<void> }> {
+  const { url, server } = await serveSdkAgent(card, new TokenStreamer(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
