@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
@@ -27,6 +27,52 @@ const REDACT_PATHS = [
   'headers["x-api-key"]',
 ];
 
+/** A key whose value is a credential, wherever it sits in an error: the redaction paths stop three levels down. */
+const SECRET_FIELD = /token|password|passwd|secret|credential|authorization|api[-_]?key|cookie/i;
+/** A URL's `user:password@` (a Redis, upstream or collector URL written with its credentials). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+/** A query parameter named as a secret (`?api_key=…`, `&access_token=…`). */
+const SECRET_QUERY_VALUE = /([?&][^=&#\s]*(?:token|password|secret|key|credential|auth|sig)[^=&#\s]*=)[^&#\s]*/gi;
+const MAX_ERROR_DEPTH = 8;
+
+/** Credentials taken out of a text that may hold a URL: its user info and the values of secret-named query parameters. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, '$1[redacted]@').replace(SECRET_QUERY_VALUE, '$1[redacted]');
+}
+
+/**
+ * A serialized error with its credentials taken out, at any depth. ioredis puts a failed command on its
+ * error (`command: { name, args }`): a refused AUTH carries the Redis password, a failed write the value
+ * written, so a command keeps its name only.
+ */
+function scrubbedError(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return withoutUrlCredentials(value);
+  if (typeof value !== 'object' || value === null || depth > MAX_ERROR_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => scrubbedError(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  // An error inside an error (ioredis's `previousErrors`, an aggregate's) keeps its message and stack.
+  const fields = value instanceof Error ? stdSerializers.err(value) : value;
+  for (const [key, inner] of Object.entries(fields)) {
+    if (SECRET_FIELD.test(key) && inner !== undefined && inner !== null) copy[key] = '[redacted]';
+    else if (key === 'command' && typeof inner === 'object' && inner !== null) copy[key] = { name: (inner as { name?: unknown }).name };
+    else copy[key] = scrubbedError(inner, depth + 1);
+  }
+  return copy;
+}
+
+const urlField = (value: unknown): unknown => (typeof value === 'string' ? withoutUrlCredentials(value) : value);
+
+/**
+ * Errors (`err`, whatever their shape) and the URLs the gateway logs by name (`upstream`, `endpoint`,
+ * `url`) are written without the credentials they may carry.
+ */
+const SERIALIZERS = {
+  err: (error: unknown): unknown => scrubbedError(error),
+  upstream: urlField,
+  endpoint: urlField,
+  url: urlField,
+};
+
 /** `auto` is pretty exactly when stdout is a terminal: a person reads it; a collector gets JSON. */
 export function usesPretty(format: LogFormat, isTty = process.stdout.isTTY === true): boolean {
   return format === 'pretty' || (format === 'auto' && isTty);
@@ -41,6 +87,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, f
   const options = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: SERIALIZERS,
   };
   if (usesPretty(format)) {
     const stream = pretty({

@@ -45,6 +45,36 @@ describe('createLogger', () => {
     expect(text).toContain('"host":"example"');
   });
 
+  it("keeps a failed Redis command's arguments out of an error (ioredis: an AUTH's are the password)", () => {
+    const { lines, destination } = capture();
+    const logger = createLogger('debug', destination);
+    // The shape ioredis gives a refused AUTH (DataHandler.returnError), and an error that carries another.
+    const refused = Object.assign(new Error('WRONGPASS invalid username-password pair'), {
+      command: { name: 'auth', args: ['default', 'redis-pw-1'] },
+    });
+    const wrapped = Object.assign(new Error('round failed'), { previous: refused, errors: [refused], options: { password: 'redis-pw-2' } });
+    logger.warn({ err: refused }, 'redis error');
+    logger.debug({ err: wrapped }, 'wrapped');
+    logger.warn(refused, 'as the object');
+    const text = lines.map((line) => JSON.stringify(line)).join('\n');
+    for (const secret of ['redis-pw-1', 'redis-pw-2']) expect(text).not.toContain(secret);
+    expect(lines[0]?.err).toMatchObject({ message: 'WRONGPASS invalid username-password pair', command: { name: 'auth' } });
+    expect(lines[1]?.err).toMatchObject({ message: 'round failed', previous: { message: 'WRONGPASS invalid username-password pair' } });
+  });
+
+  it('keeps credentials written into a URL out of the log: upstream, endpoint, url and error texts', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger('debug', destination);
+    logger.info({ upstream: 'http://user:up-pw-1@agent:8080/a2a?api_key=up-key-2&v=1' }, 'upstream protocol');
+    logger.info({ endpoint: 'https://otel:otel-pw-3@collector/v1/traces' }, 'exporting traces');
+    logger.info({ url: 'redis://:redis-pw-4@redis:6379' }, 'listening');
+    logger.warn({ err: 'cannot reach https://u:err-pw-5@agent/x' }, 'error as text');
+    logger.warn({ err: new Error('Invalid URL redis://:err-pw-6@host') }, 'error');
+    const text = lines.map((line) => JSON.stringify(line)).join('\n');
+    for (const secret of ['up-pw-1', 'up-key-2', 'otel-pw-3', 'redis-pw-4', 'err-pw-5', 'err-pw-6']) expect(text).not.toContain(secret);
+    expect(lines[0]?.upstream).toBe('http://[redacted]@agent:8080/a2a?api_key=[redacted]&v=1');
+  });
+
   it('honours the level', () => {
     const { lines, destination } = capture();
     const logger = createLogger('warn', destination);
