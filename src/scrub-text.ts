@@ -21,6 +21,8 @@ const PATH_PATTERNS: RegExp[] = [
   new RegExp(String.raw`\b[A-Za-z]:(?:\\|\/(?=${SEGMENT}\/))(?:${SEGMENT}[\\/]?)*`, 'g'),
   new RegExp(String.raw`\\\\${SEGMENT}(?:\\${SEGMENT})*`, 'g'),
   new RegExp(String.raw`~\/(?:${SEGMENT}\/?)*`, 'g'),
+  // Relative paths that say they are (`./config/local.yaml`, `../app/main.py`), not a URL's dot segments.
+  new RegExp(String.raw`(?<![\w./])\.\.?\/${SEGMENT}(?:\/${SEGMENT})*\/?`, 'g'),
   // POSIX paths with at least two segments, but not: the path part of a URL (after a host, `:` or `/`), a
   // URL's query value (`?redirect_uri=/cb/done`), or an HTTP API's path (`POST /api/v1/stacks`).
   new RegExp(
@@ -30,10 +32,11 @@ const PATH_PATTERNS: RegExp[] = [
 ];
 
 /**
- * The name of a value that is secret: `alibaba_cloud_access_key_secret`, `password`, `DB_TOKEN`; not
+ * The name of a value that is secret: `alibaba_cloud_access_key_secret`, `password`, `DB_TOKEN`, a header's
+ * `X-API-Key` or `Cookie`; not
  * `tokens`, nor a name that says it names, counts or points at one (`secret_name`, `token_id`, `api_key_arn`).
  */
-const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api_?key|access_?key)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
+const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key|cookie)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
 
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],
@@ -45,6 +48,8 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/\b((?:Proxy-)?Authorization["']?\s*[=:]\s*["']?)[^\r\n"',;]+/gi, '$1[redacted]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+  // A JSON Web Token says what it is (a header and a claims set in base64url JSON), whatever names it.
+  [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[redacted]'],
   // `password: "three word phrase"`: a quoted value, whole.
   [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:]\s*)(["'])[^"'\r\n]*\3`, 'gi'), '$1$2$3[redacted]$3'],
   // `alibaba_cloud_access_key_secret=…`, `password: …`: a value under a name that says it is secret.
@@ -55,22 +60,43 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
 const JS_FRAME = /^\s+at\s.*(?::\d+:\d+\)?|\((?:native|index \d+)\))$/;
 
 /**
+ * Line breaks, also written out (`\n` as two characters): an agent that puts a Python repr or a JSON text
+ * into its error message escapes the breaks of the traceback it carries.
+ */
+const LINE_BREAK = /\r\n|\r|\n|\\r\\n|\\n|\\r/g;
+
+/** The lines of a text, each with the offset where the break before it begins (0 for the first). */
+function linesOf(text: string): Array<{ line: string; cut: number }> {
+  const lines: Array<{ line: string; cut: number }> = [];
+  let start = 0;
+  let cut = 0;
+  for (const found of text.matchAll(LINE_BREAK)) {
+    lines.push({ line: text.slice(start, found.index), cut });
+    cut = found.index;
+    start = found.index + found[0].length;
+  }
+  lines.push({ line: text.slice(start), cut });
+  return lines;
+}
+
+/**
  * Cut a stack trace: a Python `Traceback`, `File "..."` frames or JS `    at ...` lines. A Python traceback
  * ends with the exception it reports (`ValueError: ...`): that line is the reason, and is kept.
  */
 function dropStackTrace(text: string): string {
   const traceback = text.search(/Traceback \(most recent call last\)/);
   const head = traceback >= 0 ? text.slice(0, traceback) : text;
-  const lines = head.split(/\r?\n/);
-  const stackLine = lines.findIndex((line) => JS_FRAME.test(line) || /^\s*File "/.test(line));
-  const kept = (stackLine >= 0 ? lines.slice(0, stackLine) : lines).join('\n');
+  const stackLine = linesOf(head).find(({ line }) => JS_FRAME.test(line) || /^\s*File "/.test(line));
+  const kept = stackLine ? head.slice(0, stackLine.cut) : head;
   const raised = traceback >= 0 ? raisedException(text.slice(traceback)) : undefined;
   return raised && !kept.includes(raised) ? `${kept.trimEnd()}\n${raised}`.trim() : kept;
 }
 
 /** The exception a Python traceback ends with: its last line that is not indented (frames and code are). */
 function raisedException(traceback: string): string | undefined {
-  const lines = traceback.split(/\r?\n/).slice(1);
+  const lines = linesOf(traceback)
+    .slice(1)
+    .map(({ line }) => line);
   const last = lines.findLast((line) => line.trim() !== '');
   return last !== undefined && /^\S/.test(last) && !/^(?:Traceback|During handling|The above exception)/.test(last) ? last.trim() : undefined;
 }
