@@ -7,7 +7,7 @@ import { isRecord } from '../../model/json.js';
 import type { LookupFunction } from '../../push/url-policy.js';
 import { throttledWarnings, WARN_EVERY_MS, type WarningLogger } from '../../throttled-warnings.js';
 import { callerOf, type Caller } from './caller.js';
-import { tokenSubjectPrincipal } from './principal.js';
+import { isUsableSubject, tokenSubjectPrincipal } from './principal.js';
 
 /** Who an opaque Bearer token vouches for, as the provider's introspection endpoint says, or undefined. */
 export type IntrospectedCallers = (token: string) => Promise<Caller | undefined>;
@@ -81,10 +81,12 @@ export function createIntrospectedCallers(config: IntrospectionAuthConfig, optio
     const client = answer.client_id;
     // A client acting for itself is told apart from a user whose subject happens to be its id.
     const who =
-      typeof subject === 'string' && subject !== ''
-        ? subject
-        : typeof client === 'string' && client !== ''
+      subject === undefined || subject === null || subject === ''
+        ? typeof client === 'string' && client !== ''
           ? `\u0000client\u0000${client}`
+          : undefined
+        : isUsableSubject(subject)
+          ? subject
           : undefined;
     if (who === undefined) return undefined;
     const named = answer[config['client-claim']];

@@ -5,7 +5,7 @@ import { clientNameOf } from '../../config/named-secrets.js';
 import type { KeySource } from '../../signing/upstream-keys.js';
 import { callerOf, type Caller } from './caller.js';
 import { jwtKeySource, type JwtKeyOptions } from './jwt-keys.js';
-import { tokenSubjectPrincipal } from './principal.js';
+import { isUsableSubject, tokenSubjectPrincipal } from './principal.js';
 import { throttledWarnings, WARN_EVERY_MS, type WarningLogger } from '../../throttled-warnings.js';
 
 /** Who a Bearer JSON Web Token vouches for, or undefined when it does not verify under `auth.jwt`. */
@@ -102,7 +102,7 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
       return undefined;
     }
     const subject = payload?.[config['subject-claim']];
-    if (payload === undefined || typeof subject !== 'string' || subject.length === 0) return undefined;
+    if (payload === undefined || !isUsableSubject(subject)) return undefined;
     const claimedName = payload[config['client-claim']];
     const caller = callerOf(
       tokenSubjectPrincipal('a2a-1.0', config.issuer, subject),

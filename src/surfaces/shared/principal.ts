@@ -38,6 +38,14 @@ export function tokenSubjectPrincipal(surface: PrincipalSurface, issuer: string,
   return digested(surface, 'jwt', `${surface}\u0000jwt\u0000${issuer}\u0000${subject}`);
 }
 
+/**
+ * Whether a token's subject can name a caller: not empty, and without NUL, which separates the parts of
+ * a principal's input. A client acting for itself is `\u0000client\u0000<client_id>`
+ * (introspected-callers.ts), so a subject with NUL in it could otherwise pass for a client, where a
+ * provider lets users choose the claim (`subject-claim: preferred_username`, say).
+ */
+export const isUsableSubject = (subject: unknown): subject is string => typeof subject === 'string' && subject !== '' && !subject.includes('\u0000');
+
 function digested(surface: PrincipalSurface, scheme: PrincipalScheme, input: string): string {
   const digest = createHmac('sha256', DIGEST_LABEL).update(input).digest('base64url');
   return `${surface}:${scheme}:${digest.slice(0, 32)}`;

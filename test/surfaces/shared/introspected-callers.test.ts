@@ -161,6 +161,18 @@ describe('opaque tokens asked about at the provider', () => {
     expect(client?.principal).not.toBe((await check('user'))?.principal);
   });
 
+  it("a subject that is no usable string is refused, never taken for the client's own token (which its users would then share)", async () => {
+    answers.client = { active: true, client_id: 'web-app', aud: 'a2a-bridge' };
+    // A provider mapping `subject-claim` to a numeric user id, and one letting a user choose a name with NUL in it.
+    answers.numeric = active({ sub: 42, client_id: 'web-app' });
+    answers.other = active({ sub: 43, client_id: 'web-app' });
+    answers.nul = active({ sub: '\u0000client\u0000web-app', client_id: 'someone-else' });
+    const { check } = callers();
+    const client = await check('client');
+    expect(client).toBeDefined();
+    for (const token of ['numeric', 'other', 'nul']) expect(await check(token), token).toBeUndefined();
+  });
+
   it('an answer without iss is of the configured issuer', async () => {
     answers.t = { active: true, sub: 'alice', aud: 'a2a-bridge' };
     expect((await callers().check('t'))?.principal).toBe(tokenSubjectPrincipal('a2a-1.0', ISSUER, 'alice'));

@@ -119,6 +119,13 @@ describe('createJwtCallers', () => {
     for (const junk of ['', 'a.b', 'not a token', 'a.b.c', `${'a'.repeat(20_000)}.b.c`]) expect(await callers(junk)).toBeUndefined();
   });
 
+  it('refuses a subject with NUL in it, which could pass for a client acting for itself', async () => {
+    const secret = 'an HS256 secret of at least 32 chars!';
+    const callers = verifier({ secret });
+    expect(await callers(await sign({ secret: new TextEncoder().encode(secret) }, { sub: '\u0000client\u0000web-app' }))).toBeUndefined();
+    expect(await callers(await sign({ secret: new TextEncoder().encode(secret) }, { sub: 'web-app' }))).toBeDefined();
+  });
+
   it('HS256 with a shared secret, and only when a secret is set', async () => {
     const secret = 'an HS256 secret of at least 32 chars!';
     const token = await sign({ secret: new TextEncoder().encode(secret) });
