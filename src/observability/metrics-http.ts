@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
 import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
+import { safeEqual } from '../surfaces/shared/safe-equal.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 
 /**
@@ -36,10 +36,13 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
   };
 }
 
+/**
+ * The scraper's Bearer token, compared over digests (safeEqual) so the time taken tells nothing of the
+ * token's length or of a common prefix; the scheme name is case-insensitive (RFC 9110 §11.1).
+ */
 function tokenMatches(c: Context, token: string): boolean {
-  const given = Buffer.from(c.req.header('authorization') ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const presented = /^bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+  return presented !== undefined && safeEqual(presented, token);
 }
 
 /** `GET metrics.path` in Prometheus text format; with `metrics.token`, only for that bearer token. */

@@ -100,6 +100,11 @@ describe('metrics options', () => {
     try {
       expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
       expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } })).status).toBe(200);
+      // The scheme name is case-insensitive (RFC 9110 §11.1); the token is not, nor may it be a prefix.
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'bearer scrape-me' } })).status).toBe(200);
+      for (const wrong of ['Bearer scrape-m', 'Bearer scrape-me2', 'Bearer SCRAPE-ME', 'scrape-me']) {
+        expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: wrong } })).status, wrong).toBe(401);
+      }
     } finally {
       await guarded.close();
     }
