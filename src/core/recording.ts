@@ -1,19 +1,23 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   A2AError,
   eventTaskRef,
+  isActiveState,
   isTerminalState,
   withHistoryLength,
+  type CancelTaskRequest,
   type GetTaskRequest,
   type ListTasksRequest,
   type Message,
   type SendMessageResponse,
   type StreamResponse,
+  type SubscribeToTaskRequest,
   type Task,
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
-import { createLostTasks, isTaskNotFound, lostTask } from './lost-tasks.js';
+import { canceledLostTask, createLostTasks, isTaskNotFound, LOST_POLL_MS, lostTask } from './lost-tasks.js';
 import { tapIterable } from './iterables.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
@@ -135,13 +139,92 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   }
 
   /**
-   * The agent does not know a task recorded as finished (it lost it: lost-tasks.ts): not cancelable, as an
-   * agent says of a finished task, rather than not found while GetTask answers it. Anything else is thrown.
+   * Whether the agent, asked for the task, says it does not know it. Another method's -32001 is not enough:
+   * iac-code and a2a-js answer "Task ... is not active" with that code for a task they know (an input-required
+   * or finished one), and `subscribable` refuses so too.
    */
-  async function notCancelableWhenFinished(error: unknown, taskId: string, ctx: CallContext): Promise<never> {
-    const recorded = isTaskNotFound(error) ? await registry.get(taskId, ctx.principal) : undefined;
+  async function agentForgot(taskId: string, ctx: CallContext, tenant?: string): Promise<boolean> {
+    try {
+      await inner.getTask({ id: taskId, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+      return false;
+    } catch (error) {
+      return isTaskNotFound(error);
+    }
+  }
+
+  /**
+   * CancelTask of a recorded task the agent does not know while nothing streams it: one recorded finished,
+   * or lost (keptWhenLost), is not cancelable, as GetTask tells it finished; one still unfinished is no
+   * longer run by anyone, so it is recorded canceled and answered so (canceledLostTask). Anything else is thrown.
+   */
+  async function canceledWhenLost(error: unknown, request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
+    const { id: taskId } = request;
+    const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
     if (recorded && isTerminalState(recorded.status.state)) throw A2AError.taskNotCancelable(taskId);
-    throw error;
+    if (!recorded || !(await agentForgot(taskId, ctx, request.tenant))) throw error;
+    const kept = await keptWhenLost(error, taskId, ctx);
+    if (isTerminalState(kept.status.state)) throw A2AError.taskNotCancelable(taskId);
+    const canceled = canceledLostTask(kept);
+    await writer.record({ task: canceled }, metaOf(ctx), taskId);
+    return canceled;
+  }
+
+  /**
+   * SubscribeToTask, and when the agent answers at once that it does not know a recorded running task
+   * nothing streams, the task followed from the record instead, as A2A 1.0 §3.1.6 wants a subscription:
+   * the Task as recorded first, then the agent asked again every LOST_POLL_MS until it knows the task
+   * (followedOnceFound) or the task is lost (its failure sent, which ends the stream, as a terminal state
+   * must). GetTask answers the same in the meantime. An input-required task is refused below (`subscribable`).
+   */
+  async function* subscribedOrKept(request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    let relayed = false;
+    try {
+      for await (const event of recorded(inner.subscribeToTask(request, ctx), ctx)) {
+        relayed = true;
+        yield event;
+      }
+      return;
+    } catch (error) {
+      const running = !relayed && isTaskNotFound(error) && !openStreams.has(request.id) ? await registry.get(request.id, ctx.principal) : undefined;
+      if (!running || !isActiveState(running.status.state) || !(await agentForgot(request.id, ctx, request.tenant))) throw error;
+      yield { task: running };
+      yield* followedFromRecord(error, request, ctx);
+    }
+  }
+
+  async function* followedFromRecord(notFound: unknown, request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const { id: taskId, tenant } = request;
+    for (let error = notFound; ;) {
+      const kept = await keptWhenLost(error, taskId, ctx);
+      if (isTerminalState(kept.status.state)) {
+        yield { statusUpdate: { taskId, contextId: kept.contextId ?? '', status: kept.status } };
+        return;
+      }
+      await sleep(Math.min(LOST_POLL_MS, deps.lostAfterMs ?? LOST_POLL_MS), undefined, { signal: ctx.signal });
+      let found: Task;
+      try {
+        found = await inner.getTask({ id: taskId, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+      } catch (stillMissing) {
+        error = stillMissing;
+        continue;
+      }
+      yield* followedOnceFound(found, request, ctx);
+      return;
+    }
+  }
+
+  /**
+   * The agent knows the task again: its own subscription relayed while it runs; one that stopped running
+   * meanwhile (finished, or waiting for input) is recorded and its status sent, which ends the stream.
+   */
+  async function* followedOnceFound(found: Task, request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    lostTasks.found(found.id);
+    if (isActiveState(found.status.state)) {
+      yield* recorded(inner.subscribeToTask(request, ctx), ctx);
+      return;
+    }
+    await recordAnswer(found, ctx, { historyTrimmed: true, claimNew: false });
+    yield { statusUpdate: { taskId: found.id, contextId: found.contextId ?? '', status: found.status } };
   }
 
   return overlay(inner, {
@@ -165,12 +248,17 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return recorded(inner.sendStreamingMessage(request, ctx), ctx, followUp);
     },
 
-    subscribeToTask: (request, ctx) => recorded(inner.subscribeToTask(request, ctx), ctx),
+    subscribeToTask: subscribedOrKept,
 
     getTask,
 
     async cancelTask(request, ctx): Promise<Task> {
-      const task = await inner.cancelTask(request, ctx).catch((error: unknown) => notCancelableWhenFinished(error, request.id, ctx));
+      let task: Task;
+      try {
+        task = await inner.cancelTask(request, ctx);
+      } catch (error) {
+        return canceledWhenLost(error, request, ctx);
+      }
       await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
       return task;
     },

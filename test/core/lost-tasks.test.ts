@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/core/gateway.js';
 import { createLostTasks } from '../../src/core/lost-tasks.js';
+import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
+import { A2AError, eventTaskState, type StreamResponse, type Task } from '../../src/model/index.js';
+import { collect } from '../support/collect.js';
+import { ctxOf, finishedTask, statusFrame, stubUpstream, userMessage } from '../support/gateway-stubs.js';
 
 describe('a task the agent does not know', () => {
   it('is lost once the agent has kept saying so for the window, and not before; an answer in between starts it again', () => {
@@ -17,5 +22,91 @@ describe('a task the agent does not know', () => {
 
   it('with a window of 0, at the first not-found', () => {
     expect(createLostTasks(0).notFound('t')).toBe(true);
+  });
+});
+
+describe('a subscription to a recorded task the agent blinked on', () => {
+  const alice = ctxOf('basic:alice');
+
+  /** A gateway over an agent whose GetTask answers not found `missing` more times, then `known`. */
+  async function blinkingAgent(known: () => Task) {
+    const working = finishedTask('t-1', 'c-1', 'TASK_STATE_WORKING');
+    const agent = { missing: 0, subscriptions: 0 };
+    const upstream = stubUpstream({
+      sendMessage: async () => ({ task: working }),
+      getTask: async () => {
+        if (agent.missing-- > 0) throw A2AError.taskNotFound('t-1');
+        return known();
+      },
+      async *subscribeToTask(): AsyncGenerator<StreamResponse> {
+        if (++agent.subscriptions === 1) throw A2AError.taskNotFound('t-1');
+        yield statusFrame('t-1', 'c-1', 'TASK_STATE_COMPLETED', 'done');
+      },
+    });
+    const registry = createMemoryTaskRegistry({ maxTasks: 100, idleTtlMs: 60_000, historyLimit: 100 });
+    const gateway = createGateway(upstream, { registry, upstreamName: 'up', lostAfterMs: 60_000 });
+    await gateway.sendMessage({ message: userMessage({ contextId: 'c-1' }) }, alice);
+    // Not found before the subscription (subscribable asks), and when asked whether it forgot.
+    agent.missing = 2;
+    const events = await collect(gateway.subscribeToTask({ id: 't-1' }, alice));
+    const outline = events.map((event) => `${Object.keys(event)[0]}:${eventTaskState(event)}`);
+    return { outline, recorded: await registry.get('t-1', alice.principal), agent };
+  }
+
+  it('is followed from the record while the agent does not know it, then relays the agent once it knows it again', async () => {
+    const { outline, recorded } = await blinkingAgent(() => finishedTask('t-1', 'c-1', 'TASK_STATE_WORKING'));
+    expect(outline).toEqual(['task:TASK_STATE_WORKING', 'task:TASK_STATE_WORKING', 'statusUpdate:TASK_STATE_COMPLETED']);
+    expect(recorded?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('ends with the status the agent knows it in again, when it stopped running meanwhile, without subscribing again', async () => {
+    const { outline, recorded, agent } = await blinkingAgent(() => finishedTask('t-1', 'c-1', 'TASK_STATE_COMPLETED'));
+    expect(outline).toEqual(['task:TASK_STATE_WORKING', 'statusUpdate:TASK_STATE_COMPLETED']);
+    expect(recorded?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(agent.subscriptions).toBe(1);
+  });
+});
+
+describe('a -32001 the agent answers for a task it knows ("not active") is its answer, not a lost task', () => {
+  const alice = ctxOf('basic:alice');
+  const notActive = () => A2AError.taskNotFound('t-1', 'Task t-1 is not active');
+
+  async function gatewayOver(state: 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED') {
+    const task = finishedTask('t-1', 'c-1', state);
+    const upstream = stubUpstream({
+      sendMessage: async () => ({ task }),
+      getTask: async () => task,
+      cancelTask: async () => {
+        throw notActive();
+      },
+      // eslint-disable-next-line require-yield
+      async *subscribeToTask(): AsyncGenerator<StreamResponse> {
+        throw notActive();
+      },
+    });
+    const registry = createMemoryTaskRegistry({ maxTasks: 100, idleTtlMs: 60_000, historyLimit: 100 });
+    const gateway = createGateway(upstream, { registry, upstreamName: 'up', lostAfterMs: 0 });
+    await gateway.sendMessage({ message: userMessage({ contextId: 'c-1' }) }, alice);
+    return { gateway, registry };
+  }
+
+  it.each(['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'] as const)(
+    'SubscribeToTask of a task %s fails at once, nothing streamed',
+    async (state) => {
+      const { gateway, registry } = await gatewayOver(state);
+      const events: StreamResponse[] = [];
+      const failure = await (async () => {
+        for await (const event of gateway.subscribeToTask({ id: 't-1' }, alice)) events.push(event);
+      })().catch((error: unknown) => error);
+      expect(events).toEqual([]);
+      expect(failure).toMatchObject({ code: -32001, message: 'Task t-1 is not active' });
+      expect((await registry.get('t-1', alice.principal))?.status.state).toBe(state);
+    },
+  );
+
+  it('CancelTask of a running task is relayed as the agent answered, the task left as it is', async () => {
+    const { gateway, registry } = await gatewayOver('TASK_STATE_WORKING');
+    await expect(gateway.cancelTask({ id: 't-1' }, alice)).rejects.toMatchObject({ code: -32001, message: 'Task t-1 is not active' });
+    expect((await registry.get('t-1', alice.principal))?.status.state).toBe('TASK_STATE_WORKING');
   });
 });

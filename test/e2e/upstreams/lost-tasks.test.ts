@@ -6,6 +6,7 @@
  * ListTasks showed the task waiting or working for ever. As the official a2a-js 1.x client sees it.
  */
 import { TaskState, type Task } from 'a2a-sdk-1';
+import type { Client } from 'a2a-sdk-1/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_LOST_TASK } from '../../../src/core/lost-tasks.js';
 import { V025_QUESTION } from '../../support/sdk-v025-agent.js';
@@ -20,6 +21,7 @@ import {
   wireCode,
   type TransportName,
 } from '../../support/sdk-v1-client.js';
+import { outline } from './sdk1-client.js';
 import { v025AgentBehindGateway } from './v025-agent-behind-gateway.js';
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
@@ -94,3 +96,58 @@ describe('one TaskNotFound (a blink of the agent, a proxy answering 404) is no l
     expect(listed.map((task) => [task.id, task.status?.state])).toEqual([[waiting.id, TaskState.TASK_STATE_INPUT_REQUIRED]]);
   });
 });
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('CancelTask of an unfinished task a restarted 0.2.5 agent forgot, over %s', (transport) => {
+  // Within tasks.lost-after-ms all along: GetTask still answers the tasks as recorded.
+  const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 60_000 } }, { slowChunkDelayMs: 500 });
+  const ids = { waiting: '', working: '' };
+
+  beforeAll(async () => {
+    const { client } = running;
+    ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
+    ids.working = await leftWorking(client);
+    await running.restartAgent();
+  });
+
+  it('cancels it: nothing runs it any more, so it is recorded canceled and answered so, as GetTask and ListTasks then tell', async () => {
+    const { client } = running;
+    for (const id of [ids.waiting, ids.working]) {
+      const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+      expect([canceled.id, canceled.status?.state]).toEqual([id, TaskState.TASK_STATE_CANCELED]);
+      const got = await client.getTask({ tenant: '', id, historyLength: undefined });
+      expect(got.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      const again = await rejectionOf(client.cancelTask({ tenant: '', id, metadata: undefined }));
+      expect(again).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
+    }
+    // The question the waiting task asked stays in its history.
+    expect((await client.getTask({ tenant: '', id: ids.waiting, historyLength: undefined })).history.map(textOf)).toContain(V025_QUESTION);
+    const listed = (await client.listTasks(listRequest())).tasks.map((task) => task.status?.state);
+    expect(listed).toEqual([TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_CANCELED]);
+  });
+});
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('SubscribeToTask of a working task a restarted 0.2.5 agent forgot, over %s', (transport) => {
+  const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 1_500 } }, { slowChunkDelayMs: 500 });
+
+  it('follows it from the record: the Task as recorded first, then its failure once it is lost, which ends the stream', async () => {
+    const { client } = running;
+    const id = await leftWorking(client);
+    await running.restartAgent();
+    const payloads = await new StreamReader(client.resubscribeTask({ tenant: '', id })).rest();
+    expect(payloads.map(outline)).toEqual(['task', 'statusUpdate:TASK_STATE_FAILED']);
+    expect(payloads[0]?.$case === 'task' && payloads[0].value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(payloads[1]?.$case === 'statusUpdate' && textOf(payloads[1].value.status?.message)).toBe(AGENT_LOST_TASK);
+    const got = await client.getTask({ tenant: '', id, historyLength: undefined });
+    expect([got.status?.state, textOf(got.status?.message)]).toEqual([TaskState.TASK_STATE_FAILED, AGENT_LOST_TASK]);
+  });
+});
+
+/** A streamed turn its caller leaves while it works: the gateway last saw it working. */
+async function leftWorking(client: Client): Promise<string> {
+  const caller = new AbortController();
+  const stream = new StreamReader(client.sendMessageStream(sendRequest('slow: a long one'), { signal: caller.signal }));
+  const first = await stream.expectNext();
+  caller.abort();
+  await stream.close();
+  return first.$case === 'task' ? first.value.id : '';
+}
