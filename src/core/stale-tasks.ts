@@ -55,7 +55,8 @@ export function createStaleTasks(watched: (taskId: string) => boolean, askingBou
   }
 
   return {
-    async listFresh(request, list, ask) {
+    async listFresh(asked, list, ask) {
+      const request = withoutUnspecifiedStatus(asked);
       if (request.status && !isActiveState(request.status)) {
         const running = await Promise.all(ACTIVE_STATES.map((status) => list(lastSeen(request, status))));
         await askAbout(unwatched(running.flatMap((page) => page.tasks)), ask);
@@ -85,3 +86,13 @@ const lastSeen = (request: ListTasksRequest, status: TaskState): ListTasksReques
   if (request.contextId) seen.contextId = request.contextId;
   return seen;
 };
+
+/**
+ * TASK_STATE_UNSPECIFIED is proto3's zero value, the same as no status filter (what a gRPC caller's unset
+ * field is, and what an agent answers for it): not a filter that matches no task.
+ */
+function withoutUnspecifiedStatus(request: ListTasksRequest): ListTasksRequest {
+  if (request.status !== 'TASK_STATE_UNSPECIFIED') return request;
+  const { status: _unset, ...unfiltered } = request;
+  return unfiltered;
+}
