@@ -175,7 +175,8 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     try {
       for await (const message of call) {
         headers.clear();
-        yield streamEvent(responseJson(method, message));
+        const event = streamEvent(responseJson(method, message));
+        if (event) yield event;
       }
     } catch (error) {
       throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });

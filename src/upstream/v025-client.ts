@@ -20,6 +20,7 @@ import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1
 import { getJson } from './card-fetch.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpcResults } from './jsonrpc-client.js';
 import { fromTransportError } from './upstream-errors.js';
+import { answerParsedOrRepaired, v025Repaired } from './empty-parts.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
@@ -84,8 +85,10 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     return callJsonRpc({ transport, endpoint: url, method: target.method, params: target.params, ctx }, ANY_RESULT);
   }
 
+  /** A unary call's result in 1.0 terms; one holding messages or artifacts without parts is repaired (empty-parts.ts). */
   async function call(method: V1Method, request: unknown, ctx: CallContext, contextId?: string): Promise<unknown> {
-    return resultToV1(method, await rawCall(method, request, ctx), profile, contextId ? { contextId } : {});
+    const options = contextId ? { contextId } : {};
+    return answerParsedOrRepaired(await rawCall(method, request, ctx), (result) => resultToV1(method, result, profile, options), v025Repaired);
   }
 
   async function* results(method: V1Method, request: unknown, ctx: CallContext): AsyncGenerator<unknown> {
@@ -142,7 +145,8 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
       subscribeV025({
         taskId: req.id,
         profile,
-        getTask: async () => parseV025Response(V025Task, await rawCall('GetTask', { id: req.id }, ctx), 'task'),
+        getTask: async () =>
+          answerParsedOrRepaired(await rawCall('GetTask', { id: req.id }, ctx), (task) => parseV025Response(V025Task, task, 'task'), v025Repaired),
         resubscribe: () => results('SubscribeToTask', req, ctx),
       }),
     createTaskPushNotificationConfig: async (req, ctx) => (await call('CreateTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,

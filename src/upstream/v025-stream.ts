@@ -3,6 +3,7 @@ import { A2AError, type StreamResponse, type Task } from '../model/index.js';
 import { isV025FinalState, parseV025StreamEvent, type V025StreamEvent, type V025Task } from '../protocol/v025/index.js';
 import { createV025ToV1StreamTranslator, taskToV1, type V025ToV1StreamTranslator } from '../translate/index.js';
 import { isEmptyResult } from './jsonrpc-client.js';
+import { eventParsedOrRepaired, v025Repaired } from './empty-parts.js';
 
 /**
  * Raw 0.2.5 stream results → 1.0 events. The 1.0 stream ends right after the event that ends the
@@ -16,8 +17,9 @@ export async function* translateV025Stream(
 ): AsyncGenerator<StreamResponse> {
   for await (const result of results) {
     if (isEmptyResult(result)) continue;
-    const event = parseV025StreamEvent(result);
-    if (skip(event)) continue;
+    // An event without content is left out (empty-parts.ts): an artifact-update without parts.
+    const event = eventParsedOrRepaired(result, parseV025StreamEvent, v025Repaired);
+    if (event === undefined || skip(event)) continue;
     const { events, done } = translator.push(event);
     yield* events;
     if (done) return;

@@ -29,6 +29,7 @@ import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
 import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.js';
 import { usableUrl } from './v1-client.js';
+import { V03_REST_PARTS, answerParsedOrRepaired, eventParsedOrRepaired, taskAnswerRepaired, wrappedRepaired } from './empty-parts.js';
 
 export interface V03RestUpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -56,6 +57,10 @@ export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
 
 const enc = encodeURIComponent;
 const taskNotFound = (taskId: string) => () => A2AError.taskNotFound(taskId);
+
+const readStreamEvent = (value: unknown): V03StreamResponse => parseV025Response(V03StreamResponse, value, 'stream event');
+const repairedWrapped = (value: unknown): unknown => wrappedRepaired(value, V03_REST_PARTS);
+const repairedTask = (value: unknown): unknown => taskAnswerRepaired(value, V03_REST_PARTS);
 
 /** What a repeated snapshot would tell a subscriber that the first one did not. */
 const progressOf = (task: Task): string => JSON.stringify([task.status, task.artifacts ?? []]);
@@ -93,8 +98,11 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     return { wire: V03_REST_WIRE, transport, method, url, ctx, errors, ...(body === undefined ? {} : { body }) };
   }
 
-  async function unary<T>(schema: z.ZodType<T>, what: string, call: Promise<RestCall>): Promise<T> {
-    return parseV025Response(schema, await callRest(await call), what);
+  /** A unary answer read by `schema`; one holding messages or artifacts without parts is repaired by `repair` (empty-parts.ts). */
+  async function unary<T>(schema: z.ZodType<T>, what: string, call: Promise<RestCall>, repair?: (value: unknown) => unknown): Promise<T> {
+    const answer = await callRest(await call);
+    const parse = (value: unknown): T => parseV025Response(schema, value, what);
+    return repair ? answerParsedOrRepaired(answer, parse, repair) : parse(answer);
   }
 
   /** A 0.3 stream as 1.0 events, left (closing the response) once the turn is over. */
@@ -106,8 +114,9 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
   ): AsyncGenerator<StreamResponse> {
     const translator = createV03RestToV1StreamTranslator({ started, ...(contextId ? { contextId } : {}) });
     for await (const raw of streamRest(call)) {
-      const event = parseV025Response(V03StreamResponse, raw, 'stream event');
-      if (skip(event)) continue;
+      // An event without content is left out (empty-parts.ts): an artifact-update without parts.
+      const event = eventParsedOrRepaired(raw, readStreamEvent, repairedWrapped);
+      if (event === undefined || skip(event)) continue;
       const { events, done } = translator.push(event);
       yield* events;
       if (done) return;
@@ -116,7 +125,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
 
   async function getTask(id: string, historyLength: number | undefined, ctx: CallContext): Promise<Task> {
     const query = historyLength === undefined ? '' : `?historyLength=${historyLength}`;
-    return taskFromV03(await unary(V03Task, 'task', restCall('GET', `/v1/tasks/${enc(id)}${query}`, ctx, taskNotFound(id))));
+    return taskFromV03(await unary(V03Task, 'task', restCall('GET', `/v1/tasks/${enc(id)}${query}`, ctx, taskNotFound(id)), repairedTask));
   }
 
   /** The snapshot first (a 0.3 agent does not promise one), then the agent's events minus a repeat of it. */
@@ -145,7 +154,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
 
     async sendMessage(req, ctx) {
       const call = restCall('POST', '/v1/message:send', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
-      const answer = await unary(V03SendMessageResponse, 'SendMessage result', call);
+      const answer = await unary(V03SendMessageResponse, 'SendMessage result', call, repairedWrapped);
       return sendResponseFromV03(answer, req.message.contextId ?? randomUUID());
     },
     async *sendStreamingMessage(req, ctx) {
@@ -159,7 +168,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     },
     async cancelTask(req, ctx) {
       const call = restCall('POST', `/v1/tasks/${enc(req.id)}:cancel`, ctx, taskNotFound(req.id), { name: `tasks/${req.id}` });
-      return taskFromV03(await unary(V03Task, 'task', call));
+      return taskFromV03(await unary(V03Task, 'task', call, repairedTask));
     },
     subscribeToTask: (req, ctx) => subscribe(req.id, ctx),
     async createTaskPushNotificationConfig(req, ctx) {

@@ -10,8 +10,9 @@ import {
   Task,
   TaskPushNotificationConfig,
 } from '../model/index.js';
-import { checkedResult, type ResultCheck } from './validate-result.js';
+import { checkedResult, validateResult, type ResultCheck } from './validate-result.js';
 import { isWellFormedSendMessageResponse, isWellFormedStreamEvent, isWellFormedTask } from '../model/well-formed.js';
+import { taskAnswerRepaired, taskListRepaired, wrappedRepaired } from './empty-parts.js';
 
 /** A unary 1.0 method as a client of either binding (JSON-RPC, gRPC) calls it. */
 interface V1UnaryMethod<T> extends ResultCheck<T> {
@@ -39,14 +40,20 @@ export type V1UnaryName = keyof V1UnaryResults;
 export type V1UnaryResult<K extends V1UnaryName> = V1UnaryResults[K];
 
 /**
- * Every unary method of a 1.0 agent: the operation, the result schema, and the hand-written check
- * for the answers on the hot path.
+ * Every unary method of a 1.0 agent: the operation, the result schema, the hand-written check for the
+ * answers on the hot path, and for the answers holding messages and artifacts, the repair of those
+ * without parts (empty-parts.ts).
  */
 export const V1_UNARY_METHODS: { readonly [K in V1UnaryName]: V1UnaryMethod<V1UnaryResults[K]> } = {
-  sendMessage: { operation: 'SendMessage', schema: SendMessageResponse, isWellFormed: isWellFormedSendMessageResponse },
-  getTask: { operation: 'GetTask', schema: Task, isWellFormed: isWellFormedTask },
-  listTasks: { operation: 'ListTasks', schema: ListTasksResponse },
-  cancelTask: { operation: 'CancelTask', schema: Task, isWellFormed: isWellFormedTask },
+  sendMessage: {
+    operation: 'SendMessage',
+    schema: SendMessageResponse,
+    isWellFormed: isWellFormedSendMessageResponse,
+    repair: (value) => wrappedRepaired(value),
+  },
+  getTask: { operation: 'GetTask', schema: Task, isWellFormed: isWellFormedTask, repair: (value) => taskAnswerRepaired(value) },
+  listTasks: { operation: 'ListTasks', schema: ListTasksResponse, repair: taskListRepaired },
+  cancelTask: { operation: 'CancelTask', schema: Task, isWellFormed: isWellFormedTask, repair: (value) => taskAnswerRepaired(value) },
   createTaskPushNotificationConfig: { operation: 'CreateTaskPushNotificationConfig', schema: TaskPushNotificationConfig },
   getTaskPushNotificationConfig: { operation: 'GetTaskPushNotificationConfig', schema: TaskPushNotificationConfig },
   listTaskPushNotificationConfigs: { operation: 'ListTaskPushNotificationConfigs', schema: ListTaskPushNotificationConfigsResponse },
@@ -68,10 +75,16 @@ export function unaryResult<K extends V1UnaryName>(name: K, value: unknown): V1U
   return checkedResult(method, value, `${method.operation} result`);
 }
 
-const STREAM_EVENT: ResultCheck<StreamResponse> = { schema: StreamResponse, isWellFormed: isWellFormedStreamEvent };
-
-/** One event of a 1.0 stream, checked like a unary answer. */
-export const streamEvent = (value: unknown): StreamResponse => checkedResult(STREAM_EVENT, value, 'stream event');
+/**
+ * One event of a 1.0 stream, checked like a unary answer; undefined for an event the repair leaves out
+ * (an artifact-update without parts: empty-parts.ts), which the stream skips.
+ */
+export function streamEvent(value: unknown): StreamResponse | undefined {
+  if (isWellFormedStreamEvent(value)) return value;
+  const repaired = wrappedRepaired(value);
+  if (repaired === undefined) return undefined;
+  return isWellFormedStreamEvent(repaired) ? repaired : validateResult(StreamResponse, repaired, 'stream event');
+}
 
 /** How a client of one binding makes a call; the answer is checked by the caller of these (unaryResult, streamEvent). */
 export interface V1Calls {

@@ -17,13 +17,23 @@ export function validateResult<T>(schema: z.ZodType<T>, value: unknown, what: st
   throw A2AError.invalidAgentResponse(`The upstream agent returned an invalid ${what}${field ? ` (at ${field})` : ''}`);
 }
 
-/** What an answer must be: its schema, and optionally a hand-written check (well-formed.ts) that accepts only what the schema accepts unchanged. */
+/**
+ * What an answer must be: its schema, optionally a hand-written check (well-formed.ts) that accepts only
+ * what the schema accepts unchanged, and optionally a repair of what an agent may send that the schema
+ * refuses though it can be carried (messages and artifacts without parts: empty-parts.ts).
+ */
 export interface ResultCheck<T> {
   schema: z.ZodType<T>;
   isWellFormed?: (value: unknown) => value is T;
+  repair?: (value: unknown) => unknown;
 }
 
-/** `value` as is when the hand-written check passes it (sparing the common answer zod's copy), else validated by zod. */
+/**
+ * `value` as is when the hand-written check passes it (sparing the common answer zod's copy), else
+ * repaired, then checked again and, failing that, validated by zod (which names the offending field).
+ */
 export function checkedResult<T>(check: ResultCheck<T>, value: unknown, what: string): T {
-  return check.isWellFormed?.(value) ? value : validateResult(check.schema, value, what);
+  if (check.isWellFormed?.(value)) return value;
+  const repaired = check.repair ? check.repair(value) : value;
+  return check.isWellFormed?.(repaired) ? repaired : validateResult(check.schema, repaired, what);
 }

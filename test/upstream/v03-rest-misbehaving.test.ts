@@ -117,7 +117,7 @@ describe('createV03RestUpstream against misbehaving agents', () => {
     const upstream = await scripted(reply(200, '<html>'));
     expect((await rejection(upstream.getTask({ id: 't' }, ctx()))).code).toBe(ErrorCode.InvalidAgentResponse);
     const other = await scripted(
-      reply(200, JSON.stringify({ id: 't', status: { state: 'TASK_STATE_WORKING' }, artifacts: [{ artifactId: 'a', parts: [] }] })),
+      reply(200, JSON.stringify({ id: 't', status: { state: 'TASK_STATE_WORKING' }, artifacts: [{ artifactId: 'a', parts: [{}] }] })),
     );
     const error = await rejection(other.getTask({ id: 't' }, ctx()));
     expect(error.code).toBe(ErrorCode.InvalidAgentResponse);
