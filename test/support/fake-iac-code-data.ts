@@ -31,6 +31,11 @@ export interface TurnScript {
   artifact: { filename: string; content?: Buffer; dir?: string; written?: Buffer };
   /** The tool asks for permission first (iac-code's default): the turn pauses until the answer comes. */
   permission?: boolean;
+  /**
+   * The model's provider fails after the text `before` (iac-code's ErrorEvent): the turn ends there, FAILED,
+   * or INPUT_REQUIRED when `retryable`, its message the error's text under the chunks' id `<taskId>-message`.
+   */
+  error?: { text: string; retryable?: boolean };
 }
 
 /** The captured turn's words. */
@@ -84,8 +89,14 @@ export function capturedTurn(
   if (options.rawThinking) {
     events.push(status('TASK_STATE_WORKING', {}, meta({ thinking: { text: 'Let me think.', type: 'raw_thinking' } })));
   }
+  events.push(...script.before.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })));
+  if (script.error) {
+    const { text, retryable = false } = script.error;
+    const state = retryable ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_FAILED';
+    events.push(status(state, { message: agentText(text), timestamp: timestamp() }, meta({ error: { retryable, errorId: 'err-1' } })));
+    return events;
+  }
   events.push(
-    ...script.before.map((text) => status('TASK_STATE_WORKING', { message: agentText(text) })),
     status('TASK_STATE_WORKING', {}, meta({ usage: { totalTokens: 15, inputTokens: 10, outputTokens: 5 } })),
     tool({ status: 'started', name: 'write_file', toolUseId: 'tu-1' }),
     tool({ status: 'input_delta', toolUseId: 'tu-1', partialJsonLength: 18 }),

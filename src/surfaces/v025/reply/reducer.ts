@@ -198,6 +198,10 @@ function onPlainStatus(
   const newText = added === undefined ? text : flows ? added : finishing ? afterShownBlanks(next, added) : lineStart(added);
   const shownKey = finishing ? (next.segmentKey ?? key) : key;
   if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
+  // A turn-ending message that neither restates nor finishes the reply starts a line, also under the id of
+  // the running text: iac-code fails a turn on a provider error (or asks to retry) with the message id of
+  // its text chunks, and its reason would otherwise run on from the last chunk ("正在校验模板Model …").
+  if (final && added === undefined && !nothingNew && !startsSegment(key, next)) next = withFields(next, { breakPending: true });
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
   if (!isActiveState(status.state)) {
