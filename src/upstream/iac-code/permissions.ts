@@ -59,20 +59,33 @@ const NO = new Set([
   ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别'],
   ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
 ]);
+/**
+ * "Always allow" in words: consent beyond this one run. iac-code's prompts offer `allow_once` and `deny`,
+ * so without an `allow_always` option it allows this once (less than was granted, never more) instead of
+ * asking a user who did answer for an answer again.
+ */
+const ALWAYS = new Set([
+  ...['always allow', 'allow always', 'always', 'always approve', 'always yes', 'allow all', 'allow for good'],
+  ...['总是允许', '始终允许', '一直允许', '永远允许', '永久允许', '总是同意', '始终同意', '全部允许'],
+  ...['常に許可', '常に許可する', '常に許可します', 'いつも許可', 'ずっと許可'],
+]);
 /** What a Chinese reply may end with that changes nothing ("好啊"). */
 const PARTICLE = /[呀啊哦]$/u;
 /** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */
 const UNDECIDED = /[?？]|\.\s*\.|…|。\s*。/u;
 
-/** A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"); undefined when it says anything else. */
-function yesOrNo(said: string): 'yes' | 'no' | undefined {
+/**
+ * A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"), `always` when a yes
+ * says so in one of them ("Yes, always allow"); undefined when it says anything else.
+ */
+function yesOrNo(said: string): 'yes' | 'always' | 'no' | undefined {
   if (UNDECIDED.test(said)) return undefined;
   const pieces = said
     .split(/[,，、;；.。!！]+/u)
     .map((piece) => piece.trim().replace(PARTICLE, ''))
     .filter((piece) => piece !== '');
   if (pieces.length === 0) return undefined;
-  if (pieces.every((piece) => YES.has(piece))) return 'yes';
+  if (pieces.every((piece) => YES.has(piece) || ALWAYS.has(piece))) return pieces.some((piece) => ALWAYS.has(piece)) ? 'always' : 'yes';
   return pieces.every((piece) => NO.has(piece)) ? 'no' : undefined;
 }
 
@@ -84,6 +97,10 @@ function allowOnce(options: readonly { id: string }[]): string | undefined {
   return (
     options.find((option) => option.id === 'allow_once') ?? options.find((option) => option.id.startsWith('allow') && option.id !== 'allow_always')
   )?.id;
+}
+
+function alwaysOrOnce(options: readonly { id: string }[]): string | undefined {
+  return options.find((option) => option.id === 'allow_always')?.id ?? allowOnce(options);
 }
 
 const normalise = (value: string): string =>
@@ -112,6 +129,7 @@ export function chosenOption(
   if (exact) return exact.id;
   const deny = request.options.find((option) => option.id === 'deny');
   const answer = yesOrNo(said);
+  if (answer === 'always') return alwaysOrOnce(request.options);
   return answer === 'yes' ? allowOnce(request.options) : answer === 'no' ? deny?.id : undefined;
 }
 
