@@ -71,6 +71,7 @@ async function* withRecoveredRest(
   const upstream = source[Symbol.asyncIterator]();
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   const passed: Message[] = [];
+  const passedFiles: string[] = [];
   let taskId: string | undefined;
   let state: TaskState | undefined;
   const resumable = (): boolean => taskId !== undefined && state !== undefined && isActiveState(state) && !reader.signal.aborted;
@@ -95,12 +96,17 @@ async function* withRecoveredRest(
       state = eventTaskState(event) ?? state;
       const message = 'statusUpdate' in event ? event.statusUpdate.status.message : undefined;
       if (message?.role === 'ROLE_AGENT') passed.push(message);
+      if ('artifactUpdate' in event) passedFiles.push(event.artifactUpdate.artifact.artifactId);
       yield event;
     }
   } finally {
     await Promise.resolve(upstream.return?.()).catch(() => undefined);
   }
-  const ended = yield* restOfTurn(taskId as string, withFields(turn, { passed: passed.map((message) => joinText(message.parts)) }), reader);
+  const ended = yield* restOfTurn(
+    taskId as string,
+    withFields(turn, { passed: passed.map((message) => joinText(message.parts)), passedFiles }),
+    reader,
+  );
   // The turn's own time limit ended the reading: that is why it failed, as it would be without the break.
   if (!ended && reader.signal.aborted) throw reader.signal.reason;
   if (!ended && 'error' in broke) throw broke.error;

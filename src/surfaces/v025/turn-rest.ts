@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isActiveState, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, isActiveState, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
 
@@ -18,12 +18,16 @@ export interface TurnSoFar {
   previous?: Task;
   /** The text of each agent status message the stream carried this turn, in order. */
   passed: string[];
+  /** The ids of the artifacts the stream carried this turn. */
+  passedFiles?: readonly string[];
 }
 
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
 export interface RestCursor {
   shownMessages: number;
   said: readonly string[];
+  /** A file the stream did not carry came while the task worked: the rest waits for the turn's end (restEvents). */
+  holding?: boolean;
 }
 
 const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
@@ -107,6 +111,11 @@ export function restEvents(
   const taskId = task.id;
   const contextId = task.contextId ?? task.id;
   const [status, ...files] = closingTaskEvents(task, earlierArtifacts).reverse();
+  // A new file while the task works: the messages read with it may be the text after the tool that wrote it,
+  // which must follow it ("模板已" before the template, "写好。" after it). Only the turn's end tells (the text
+  // iac-code restates), so from here the rest waits for it.
+  const newFile = files.some((event) => 'artifactUpdate' in event && !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId));
+  if (!ended && (cursor.holding === true || newFile)) return { events: [], cursor: withFields(cursor, { holding: true }), ended };
   const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
   const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...files.reverse(), ...shown.slice(filesAt).map(working)];
   if (ended && status) events.push(status);
