@@ -23,8 +23,10 @@ import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { pathGuard } from './surfaces/shared/path-guard.js';
+import { unexpectedFailureHandler, type UnexpectedFailureRoutes } from './surfaces/shared/unexpected-failure.js';
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
-import { mountV025Facade, type FacadePassThrough } from './surfaces/v025/index.js';
+import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
+import { underBase } from './surfaces/v025/deps.js';
 import { withFields } from './model/index.js';
 
 export interface GatewayAppDeps {
@@ -105,9 +107,19 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   app.route('/', v1);
 
   app.notFound((c) => c.json({ error: 'Not Found' }, 404));
-  app.onError((error, c) => {
-    c.get('logger')?.error({ err: error }, 'unhandled error');
-    return c.json({ error: 'Internal Server Error' }, 500);
-  });
+  app.onError(unexpectedFailureHandler(failureRoutes(config, facadeProfile)));
   return app;
+}
+
+/** Where the app's JSON-RPC endpoints are, for the answer to a failure nothing else caught. */
+function failureRoutes(config: GatewayConfig, facadeProfile: MappingProfile | undefined): UnexpectedFailureRoutes {
+  if (!facadeProfile) return { jsonRpcPaths: new Set(['/']) };
+  const base = facadeBasePath(config.bailian);
+  const streamPath = underBase(base, '/stream');
+  // With base `/`, `POST /` is shared with 1.0: only the facade's dialect (noted on the log line) tells its callers apart there.
+  const paths = new Set(base === '/' ? [streamPath] : [base, streamPath]);
+  return {
+    jsonRpcPaths: new Set(['/', ...paths]),
+    facade: { paths, streamPath, answer: (id, method, error) => v025ErrorAnswer(id, method, error, facadeProfile) },
+  };
 }

@@ -6,6 +6,7 @@ import type { GatewayEnv } from './env.js';
 import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from './jsonrpc.js';
 import { noteLog } from './log-fields.js';
+import { noteJsonRpcId } from './read-request-ids.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
@@ -131,17 +132,14 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
       noteLog(c, { surface: 'jsonrpc', errorCode: a2aError.code });
       return jsonRpcError(id, a2aError);
     }
+    noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));
     if (!dialect) {
       noteLog(c, { surface: 'jsonrpc', method: request.method.slice(0, 100), errorCode: ErrorCode.MethodNotFound });
       return jsonRpcError(request.id, A2AError.methodNotFound());
     }
-    try {
-      return await dialect.handle(request, c);
-    } catch {
-      // Dialects render their own errors; reaching here is a bug, answered without details.
-      noteLog(c, { errorCode: ErrorCode.Internal });
-      return jsonRpcError(request.id, A2AError.internal());
-    }
+    // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
+    // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
+    return dialect.handle(request, c);
   };
 }

@@ -1,8 +1,12 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { GatewayEnv, RequestLogFields } from '../../../src/surfaces/shared/env.js';
-import type { JsonRpcDialect, JsonRpcRequest } from '../../../src/surfaces/shared/jsonrpc.js';
+import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from '../../../src/surfaces/shared/jsonrpc.js';
 import { jsonRpcEndpoint, jsonRpcResult } from '../../../src/surfaces/shared/jsonrpc-endpoint.js';
+import { unexpectedFailureHandler } from '../../../src/surfaces/shared/unexpected-failure.js';
+import { v025ErrorAnswer } from '../../../src/surfaces/v025/errors.js';
+import { loadMappingProfile } from '../../../src/mappings/index.js';
+import type { A2AError } from '../../../src/model/index.js';
 import { unhandledRejectionsDuring } from '../../support/unhandled-rejections.js';
 
 function endpoint(dialects: JsonRpcDialect[], maxBodyBytes = 1024) {
@@ -126,20 +130,39 @@ describe('jsonRpcEndpoint body limit', () => {
 });
 
 describe('jsonRpcEndpoint safety net', () => {
-  it('answers -32603 without details when a dialect throws', async () => {
-    const broken: JsonRpcDialect = {
-      name: 'broken',
-      handles: () => true,
-      handle: async () => {
-        throw new Error('/home/secret/path exploded');
-      },
-    };
-    const { post } = endpoint([broken]);
-    expect((await post('{"jsonrpc":"2.0","id":1,"method":"Anything"}')).body).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      error: { code: -32603, message: 'Internal error' },
+  const broken: JsonRpcDialect = {
+    name: 'broken',
+    handles: () => true,
+    handle: async () => {
+      throw new Error('/home/secret/path exploded');
+    },
+  };
+
+  it("a dialect that throws is answered by the app's error handler: -32603 without details, with the request's id", async () => {
+    const { app, post } = endpoint([broken]);
+    app.onError(unexpectedFailureHandler({ jsonRpcPaths: new Set(['/']) }));
+    expect(await post('{"jsonrpc":"2.0","id":1,"method":"Anything"}')).toEqual({
+      status: 200,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } },
     });
+  });
+
+  it("in the facade's form on its paths: one SSE frame for a 0.2.5 streaming method", async () => {
+    const app = new Hono<GatewayEnv>();
+    app.post('/stream', jsonRpcEndpoint([broken], { maxBodyBytes: 1024 }));
+    const facade = {
+      paths: new Set(['/stream']),
+      streamPath: '/stream',
+      answer: (id: JsonRpcId, method: string, error: A2AError) => v025ErrorAnswer(id, method, error, loadMappingProfile('bailian')),
+    };
+    app.onError(unexpectedFailureHandler({ jsonRpcPaths: new Set(['/', '/stream']), facade }));
+    const response = await app.request('/stream', {
+      method: 'POST',
+      body: '{"jsonrpc":"2.0","id":"s","method":"message/stream"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await response.text()).toBe('data: {"jsonrpc":"2.0","id":"s","error":{"code":-32603,"message":"Internal error"}}\n\n');
   });
 });
 
