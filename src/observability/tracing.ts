@@ -6,14 +6,22 @@ import type { GatewayEnv } from '../surfaces/shared/env.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 import { methodLabel, surfaceLabel } from './metrics.js';
 import { callerTraceContext, callerTraceHeaders, traceHeadersOf } from './trace-context.js';
+import { settlesWithin } from '../settles-within.js';
 
 export const TRACER_NAME = 'a2a-bridge';
+
+/**
+ * How long a stop waits for the last spans to reach the OTLP collector. The exporter itself retries a
+ * collector that does not answer for up to 10 s (timeout, then back-off), which would hold every stop,
+ * a rolling restart's included, for that long; spans are not worth it. What is not sent by then is dropped.
+ */
+export const TRACES_FLUSH_ON_STOP_MS = 2_000;
 
 export interface Tracing {
   tracer: Tracer;
   /** Spans go somewhere: worth one per upstream call. Without, only the caller's context is carried. */
   recording: boolean;
-  /** Flushes and stops the exporter (nothing without one). */
+  /** Flushes and stops the exporter (nothing without one), waiting at most TRACES_FLUSH_ON_STOP_MS. */
   shutdown(): Promise<void>;
 }
 
@@ -39,8 +47,20 @@ export async function createTracing(config: GatewayConfig['tracing'], logger: Lo
   return {
     tracer: sdk.getTracer(TRACER_NAME),
     recording: true,
-    shutdown: () => sdk.shutdown().catch((err: unknown) => logger.warn({ err }, 'trace exporter shutdown failed')),
+    shutdown: () => stopWithin(TRACES_FLUSH_ON_STOP_MS, sdk.shutdown(), logger),
   };
+}
+
+/**
+ * The exporter's stop, waited for at most `ms`. Past that the gateway's stop goes on; the export still
+ * under way is not abandoned by the SDK (it ends on its own timeout), but a stopping process does not
+ * wait for it (`a2a-bridge serve` exits once the gateway is closed).
+ */
+async function stopWithin(ms: number, stopping: Promise<void>, logger: Logger): Promise<void> {
+  const stopped = stopping.catch((err: unknown) => logger.warn({ err }, 'trace exporter shutdown failed'));
+  if (!(await settlesWithin(stopped, ms))) {
+    logger.warn({ waitedMs: ms }, 'the trace collector did not take the last spans in time: they are dropped');
+  }
 }
 
 /**
