@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryTaskAliases, createRedisTaskAliases, type TaskAliases } from '../../src/core/task-aliases/index.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
@@ -22,19 +23,24 @@ describe.each(stores)('task aliases (%s)', (_name, open) => {
     return aliases;
   };
 
-  it('gives a free id to the first owner only, and lets that owner claim its pending id again', async () => {
+  it("keeps each owner's ids apart: the same id claimed by two owners is two aliases", async () => {
     const aliases = fresh();
     expect(await aliases.claim('mine', 'alice')).toBe(true);
-    expect(await aliases.claim('mine', 'bob')).toBe(false);
+    expect(await aliases.claim('mine', 'bob')).toBe(true);
+    // A pending id may be claimed again by its owner.
     expect(await aliases.claim('mine', 'alice')).toBe(true);
-    expect(await aliases.lookup('mine')).toEqual({ owner: 'alice' });
+    expect(await aliases.lookup('mine', 'alice')).toEqual({});
+    expect(await aliases.lookup('mine', 'carol')).toBeUndefined();
   });
 
   it('binds an id to its upstream task both ways, per owner', async () => {
     const aliases = fresh();
     await aliases.claim('mine', 'alice');
     await aliases.bind('mine', 'alice', 'up-1');
-    expect(await aliases.lookup('mine')).toEqual({ owner: 'alice', upstream: 'up-1' });
+    await aliases.claim('mine', 'bob');
+    await aliases.bind('mine', 'bob', 'up-2');
+    expect(await aliases.lookup('mine', 'alice')).toEqual({ upstream: 'up-1' });
+    expect(await aliases.lookup('mine', 'bob')).toEqual({ upstream: 'up-2' });
     expect(await aliases.clientIdOf('up-1', 'alice')).toBe('mine');
     expect(await aliases.clientIdOf('up-1', 'bob')).toBeUndefined();
     // A bound id is not pending any more: not even its owner opens it again.
@@ -42,14 +48,30 @@ describe.each(stores)('task aliases (%s)', (_name, open) => {
   });
 });
 
+describe('redis task aliases', () => {
+  it('still find, for its owner only, an alias bound in the one shared key of before ids were kept per owner', async () => {
+    const prefix = `a2a-bridge-test:${randomUUID()}:`;
+    const aliases = createRedisTaskAliases({ url: REDIS_URL, prefix, idleTtlMs: 60_000 });
+    opened.push(aliases);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await redis.set(`${prefix}task-alias:old-id`, JSON.stringify({ owner: 'alice', upstream: 'up-old' }), 'PX', 60_000);
+      expect(await aliases.lookup('old-id', 'alice')).toEqual({ upstream: 'up-old' });
+      expect(await aliases.lookup('old-id', 'bob')).toBeUndefined();
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
 describe('memory task aliases', () => {
   it('keep at most `max` ids, forgetting the least recently used first', async () => {
     const aliases = createMemoryTaskAliases({ max: 3, idleTtlMs: 0 });
     for (const id of ['a', 'b', 'c']) await aliases.claim(id, 'alice');
-    await aliases.lookup('a');
+    await aliases.lookup('a', 'alice');
     await aliases.claim('d', 'alice');
-    expect(await aliases.lookup('b')).toBeUndefined();
-    for (const id of ['a', 'c', 'd']) expect(await aliases.lookup(id)).toEqual({ owner: 'alice' });
+    expect(await aliases.lookup('b', 'alice')).toBeUndefined();
+    for (const id of ['a', 'c', 'd']) expect(await aliases.lookup(id, 'alice')).toEqual({});
     await aliases.bind('d', 'alice', 'up-d');
     for (const id of ['x', 'y', 'z']) await aliases.bind(id, 'alice', `up-${id}`);
     expect(await aliases.clientIdOf('up-d', 'alice')).toBeUndefined();

@@ -13,20 +13,21 @@ export function createMemoryTaskAliases(options: MemoryTaskAliasesOptions): Task
   const bounds = withFields(countBound(options.max), options.idleTtlMs > 0 ? { ttl: options.idleTtlMs, updateAgeOnGet: true } : {});
   const byClientId = new LRUCache<string, TaskAlias>(bounds);
   const byUpstream = new LRUCache<string, string>(bounds);
-  const reverseKey = (upstreamId: string, owner: string) => `${owner}\u0000${upstreamId}`;
+  // NUL is in no principal and no id: one owner's key is never another's.
+  const ownKey = (id: string, owner: string) => `${owner}\u0000${id}`;
   return {
-    lookup: async (clientId) => byClientId.get(clientId),
+    lookup: async (clientId, owner) => byClientId.get(ownKey(clientId, owner)),
     async claim(clientId, owner) {
-      const held = byClientId.get(clientId);
-      if (held) return held.owner === owner && held.upstream === undefined;
-      byClientId.set(clientId, { owner });
+      const held = byClientId.get(ownKey(clientId, owner));
+      if (held) return held.upstream === undefined;
+      byClientId.set(ownKey(clientId, owner), {});
       return true;
     },
     async bind(clientId, owner, upstreamId) {
-      byClientId.set(clientId, { owner, upstream: upstreamId });
-      byUpstream.set(reverseKey(upstreamId, owner), clientId);
+      byClientId.set(ownKey(clientId, owner), { upstream: upstreamId });
+      byUpstream.set(ownKey(upstreamId, owner), clientId);
     },
-    clientIdOf: async (upstreamId, owner) => byUpstream.get(reverseKey(upstreamId, owner)),
+    clientIdOf: async (upstreamId, owner) => byUpstream.get(ownKey(upstreamId, owner)),
     async close() {
       byClientId.clear();
       byUpstream.clear();

@@ -9,39 +9,50 @@ export interface RedisTaskAliasesOptions {
   idleTtlMs: number;
 }
 
-/** Shared by every replica: a claim is one SET NX, so two replicas cannot give one id to two callers. */
+/** Shared by every replica: a claim is one SET NX, so two replicas cannot open two tasks under one caller's id. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
   const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   // Counted, not logged, like the registry's: without a listener ioredis prints every failed reconnect with its stack.
   redis.on('error', () => noteRedisError('task-aliases'));
-  const aliasKey = (clientId: string) => `${options.prefix}task-alias:${clientId}`;
-  const reverseKey = (upstreamId: string, owner: string) => `${options.prefix}task-alias-of:${owner.length}:${owner}:${upstreamId}`;
+  const ownKey = (kind: string, id: string, owner: string) => `${options.prefix}${kind}:${owner.length}:${owner}:${id}`;
+  const aliasKey = (clientId: string, owner: string) => ownKey('task-alias-own', clientId, owner);
+  const reverseKey = (upstreamId: string, owner: string) => ownKey('task-alias-of', upstreamId, owner);
+  /** Where an alias bound before ids were kept per owner lives: one key for every caller, its owner inside. */
+  const sharedKey = (clientId: string) => `${options.prefix}task-alias:${clientId}`;
   // Without an idle TTL an alias lives as long as Redis keeps it; a year bounds what a lost task leaves behind.
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
 
-  const parse = (raw: string | null): TaskAlias | undefined => {
+  const parse = (raw: string | null): (TaskAlias & { owner?: unknown }) | undefined => {
     if (raw === null) return undefined;
-    const value = JSON.parse(raw) as TaskAlias;
-    return typeof value.owner === 'string' ? value : undefined;
+    const value = JSON.parse(raw) as TaskAlias & { owner?: unknown };
+    return typeof value === 'object' && value !== null ? value : undefined;
   };
 
+  /** The owner's alias in the one shared key of before: a conversation that spans an upgrade goes on in its task. */
+  async function sharedAlias(clientId: string, owner: string): Promise<TaskAlias | undefined> {
+    const shared = parse(await redis.get(sharedKey(clientId)));
+    return shared?.owner === owner && typeof shared.upstream === 'string' ? { upstream: shared.upstream } : undefined;
+  }
+
   return {
-    async lookup(clientId) {
-      const alias = parse(await redis.get(aliasKey(clientId)));
+    async lookup(clientId, owner) {
+      const key = aliasKey(clientId, owner);
+      const alias = parse(await redis.get(key));
+      if (!alias) return sharedAlias(clientId, owner);
       // Used: it lives on as long as its task does.
-      if (alias) void redis.pexpire(aliasKey(clientId), ttlMs).catch(() => undefined);
-      return alias;
+      void redis.pexpire(key, ttlMs).catch(() => undefined);
+      return typeof alias.upstream === 'string' ? { upstream: alias.upstream } : {};
     },
     async claim(clientId, owner) {
-      const set = await redis.set(aliasKey(clientId), JSON.stringify({ owner }), 'PX', ttlMs, 'NX');
+      const set = await redis.set(aliasKey(clientId, owner), JSON.stringify({}), 'PX', ttlMs, 'NX');
       if (set === 'OK') return true;
-      const held = parse(await redis.get(aliasKey(clientId)));
-      return held?.owner === owner && held.upstream === undefined;
+      const held = parse(await redis.get(aliasKey(clientId, owner)));
+      return held?.upstream === undefined;
     },
     async bind(clientId, owner, upstreamId) {
       await redis
         .multi()
-        .set(aliasKey(clientId), JSON.stringify({ owner, upstream: upstreamId }), 'PX', ttlMs)
+        .set(aliasKey(clientId, owner), JSON.stringify({ upstream: upstreamId }), 'PX', ttlMs)
         .set(reverseKey(upstreamId, owner), clientId, 'PX', ttlMs)
         .exec();
     },

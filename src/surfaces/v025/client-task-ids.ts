@@ -19,30 +19,25 @@ const unchanged = <T>(events: T): T => events;
 /**
  * Client-chosen task ids on the facade. A 0.2.5 client may open a task with an id it made up: the
  * upstream creates the task under its own id, the caller's id is kept as an alias (TaskAliases) and is
- * the task's id for that caller from then on, in both directions. An id held by another principal,
- * as an alias or as a task, is refused, never shared.
+ * the task's id for that caller from then on, in both directions.
+ *
+ * Each principal's ids are its own (the alias store keeps them per owner). Another credential naming an id
+ * is answered exactly as for an id nobody holds (a message opens that caller's own task under it, every
+ * other method is -32001), so it learns nothing of the first caller's task, not even that the id is in use;
+ * the same for an upstream task id another principal owns. Refusing it instead ("already in use") told any
+ * credential which ids exist.
  */
 export function createClientTaskIds(aliases: TaskAliases, registry: TaskRegistry) {
-  /** The upstream task a caller's id names: its alias, or the id itself when it is the caller's upstream task. */
-  async function upstreamIdOf(taskId: string, principal: string): Promise<string> {
-    const alias = await aliases.lookup(taskId);
-    if (alias && alias.owner !== principal) throw A2AError.taskNotFound(taskId);
-    return alias?.upstream ?? taskId;
-  }
-
   return {
     async forTurn(request: SendMessageRequest, principal: string): Promise<TurnTask> {
       const clientTaskId = request.message.taskId;
       const plain = { request, bind: unchanged };
       if (clientTaskId === undefined) return plain;
-      const alias = await aliases.lookup(clientTaskId);
-      if (alias && alias.owner !== principal) throw taken(clientTaskId);
+      const alias = await aliases.lookup(clientTaskId, principal);
       if (alias?.upstream) return { request: withTaskId(request, alias.upstream), clientTaskId, bind: unchanged };
-      if (!alias) {
-        const owner = await registry.ownerOf(clientTaskId);
-        if (owner === principal) return plain;
-        if (owner !== undefined) throw taken(clientTaskId);
-      }
+      // The caller's own upstream task, named by the agent's id. Another principal's is an id this caller never had.
+      if (!alias && (await registry.ownerOf(clientTaskId)) === principal) return plain;
+      // Refused only when another turn of the caller's bound this id since the lookup above.
       if (!(await aliases.claim(clientTaskId, principal))) throw taken(clientTaskId);
       const bind = (events: AsyncIterable<StreamResponse>) => bindFirst(events, (upstreamId) => aliases.bind(clientTaskId, principal, upstreamId));
       return { request: withTaskId(request, undefined), clientTaskId, bind };
@@ -50,7 +45,8 @@ export function createClientTaskIds(aliases: TaskAliases, registry: TaskRegistry
 
     /** A task-addressed call (get, cancel, resubscribe, push configs): the upstream id, and the caller's id to answer with. */
     async forCall(taskId: string, principal: string): Promise<{ upstreamId: string; clientTaskId?: string }> {
-      const upstreamId = await upstreamIdOf(taskId, principal);
+      // An id the caller holds no alias for goes on as it is: the task scope answers it, -32001 unless the task is the caller's.
+      const upstreamId = (await aliases.lookup(taskId, principal))?.upstream ?? taskId;
       return upstreamId === taskId ? { upstreamId } : { upstreamId, clientTaskId: taskId };
     },
 

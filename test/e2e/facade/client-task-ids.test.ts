@@ -1,7 +1,8 @@
 /**
  * A 0.2.5 client that chooses its own task id (`message.taskId: "test-task-<uuid>"` on its first
  * message): the facade starts a new task and the client's id is the task's id for that client from
- * then on, in every method, on both stores; an id another principal holds is refused, never shared.
+ * then on, in every method, on both stores. The id is that client's: another principal naming it
+ * neither reaches the task nor learns that it exists.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -115,30 +116,115 @@ describe.each(stores)('client-chosen task ids ($name store), in front of the emb
   });
 });
 
-describe('an id held by another principal is refused, never shared (two replicas sharing Redis)', () => {
-  const prefix = `a2a-bridge-test:${randomUUID()}:`;
-  let keyed: RunningGateway;
-  let open: RunningGateway;
+/** One caller of the facade: where it posts and the key it sends. */
+interface Caller {
+  url: string;
+  headers: Record<string, string>;
+}
+
+const OTHER_KEY = 'bailian-other-key-4567';
+
+/** Two principals, each through its own replica (Redis shared) or both through one (memory store). */
+const twoCallers = [
+  {
+    name: 'one replica, memory store, two keys',
+    async start(): Promise<{ a: Caller; b: Caller; gateways: RunningGateway[] }> {
+      const gateway = await startFacadeGateway({ bailian: { 'api-keys': [API_KEY, OTHER_KEY] } });
+      return {
+        a: { url: gateway.url, headers: { 'X-API-KEY': API_KEY } },
+        b: { url: gateway.url, headers: { 'X-API-KEY': OTHER_KEY } },
+        gateways: [gateway],
+      };
+    },
+  },
+  {
+    name: 'two replicas sharing Redis, a keyed caller and an anonymous one',
+    async start(): Promise<{ a: Caller; b: Caller; gateways: RunningGateway[] }> {
+      const shared = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': `a2a-bridge-test:${randomUUID()}:` };
+      const keyed = await startFacadeGateway({ ...shared, bailian: { 'api-key': API_KEY } });
+      const open = await startFacadeGateway(shared);
+      return { a: { url: keyed.url, headers: { 'X-API-KEY': API_KEY } }, b: { url: open.url, headers: {} }, gateways: [keyed, open] };
+    },
+  },
+];
+
+/**
+ * A caller's id names a task for that caller only. Another credential naming it is told exactly what an
+ * id nobody holds gets: a message opens a task of its own under that id, every other method -32001. So
+ * nothing tells it that the id is in use (before, a message got "Task id X is already in use").
+ */
+describe.each(twoCallers)("an id is its caller's own: another credential learns nothing of it ($name)", ({ start }) => {
+  let a: Caller;
+  let b: Caller;
+  let gateways: RunningGateway[] = [];
   beforeAll(async () => {
-    const shared = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
-    keyed = await startFacadeGateway({ ...shared, bailian: { 'api-key': API_KEY } });
-    open = await startFacadeGateway(shared);
+    ({ a, b, gateways } = await start());
   });
   afterAll(async () => {
-    await keyed.close();
-    await open.close();
+    for (const gateway of gateways) await gateway.close();
   });
 
-  it('-32602 on message/send and message/stream; -32001 on tasks/get', async () => {
-    const taskId = `test-task-${randomUUID()}`;
-    const mine = await rpc(keyed.url, 'message/send', { message: userMessage({ text: 'mine', taskId }) }, { headers: { 'X-API-KEY': API_KEY } });
-    expect(mine.body.result.id).toBe(taskId);
-    const theirs = await rpc(open.url, 'message/send', { message: userMessage({ text: 'theirs', taskId }) });
-    expect(theirs.body.error).toMatchObject({ code: -32602 });
-    expect(theirs.body.error.message).toMatch(/already in use/);
-    const streamed = await rpc(`${open.url}/stream`, 'message/stream', { message: userMessage({ text: 'theirs', taskId }) });
-    expect(streamed.body.error.code).toBe(-32602);
-    expect((await rpc(open.url, 'tasks/get', { id: taskId })).body.error.code).toBe(-32001);
+  const send = (caller: Caller, text: string, taskId?: string) =>
+    rpc(caller.url, 'message/send', { message: userMessage({ text, ...(taskId ? { taskId } : {}) }) }, { headers: caller.headers });
+  const get = (caller: Caller, taskId: string) => rpc(caller.url, 'tasks/get', { id: taskId }, { headers: caller.headers });
+
+  it("a message naming another caller's id opens the sender's own task, as an id nobody holds does", async () => {
+    const taskId = `order-${randomUUID()}`;
+    const mine = await send(a, 'mine', taskId);
+    expect(mine.body.result).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });
+
+    const theirs = await send(b, 'theirs', taskId);
+    const fresh = await send(b, 'fresh', `order-${randomUUID()}`);
+    for (const answer of [theirs, fresh]) {
+      expect(answer.body.error).toBeUndefined();
+      expect(answer.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    }
+    expect(theirs.body.result.id).toBe(taskId);
+    // A new task (the agent's first turn in it), in a context of its own.
+    expect(sentText(theirs.body.result)).toBe(demoReply('theirs', 1).full);
+    expect(theirs.body.result.contextId).not.toBe(mine.body.result.contextId);
+
+    // Streamed, B's message goes on with B's task; A's goes on with A's.
+    const streamed = await openStream(
+      `${b.url}/stream`,
+      'message/stream',
+      { message: userMessage({ text: 'theirs again', taskId }) },
+      { headers: b.headers },
+    );
+    const events = results(await streamed.rest());
+    expect(events.length).toBeGreaterThan(1);
+    for (const event of events) expect(event.kind === 'task' ? event.contextId : event.contextId).toBe(theirs.body.result.contextId);
+    const again = await send(a, 'mine again', taskId);
+    expect(again.body.result).toMatchObject({ id: taskId, contextId: mine.body.result.contextId });
+    expect(sentText(again.body.result)).toBe(demoReply('mine again', 2).full);
+
+    expect((await get(a, taskId)).body.result.contextId).toBe(mine.body.result.contextId);
+    expect((await get(b, taskId)).body.result.contextId).toBe(theirs.body.result.contextId);
+  });
+
+  it("a message naming another caller's task by the agent's id opens a task of the sender's too", async () => {
+    const mine = await send(a, 'no id of mine');
+    const upstreamId = mine.body.result.id as string;
+    const theirs = await send(b, 'theirs', upstreamId);
+    expect(theirs.body.error).toBeUndefined();
+    expect(theirs.body.result).toMatchObject({ kind: 'task', id: upstreamId, status: { state: 'completed' } });
+    expect(sentText(theirs.body.result)).toBe(demoReply('theirs', 1).full);
+    expect((await get(a, upstreamId)).body.result.contextId).toBe(mine.body.result.contextId);
+    expect((await get(b, upstreamId)).body.result.contextId).toBe(theirs.body.result.contextId);
+  });
+
+  it('every other method answers an id only another caller holds -32001, as an unknown id', async () => {
+    const taskId = `order-${randomUUID()}`;
+    await send(a, 'mine', taskId);
+    const unknown = `order-${randomUUID()}`;
+    for (const id of [taskId, unknown]) {
+      for (const method of ['tasks/get', 'tasks/cancel']) {
+        const answer = await rpc(b.url, method, { id }, { headers: b.headers });
+        expect(answer.body.error).toEqual({ code: -32001, message: expect.any(String) });
+      }
+      const resubscribed = await rpc(`${b.url}/stream`, 'tasks/resubscribe', { id }, { headers: b.headers });
+      expect(resubscribed.body.error.code).toBe(-32001);
+    }
   });
 });
 
