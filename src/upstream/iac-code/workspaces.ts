@@ -1,12 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import type { AgentPort, CallContext } from '../../core/agent-port.js';
-import { deferIterable, mapIterable, tapIterable } from '../../core/iterables.js';
+import { deferIterable, tapIterable } from '../../core/iterables.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import { withSettingsEdited } from './turn-settings.js';
 import { eventUnechoed, unechoed } from './workspace-echo.js';
+import { expandIterable } from './expanding-iterable.js';
+import { messageRelativeOf, RelativeEvents, taskRelative, type FolderOf } from './workspace-path-events.js';
 import type { WorkspaceActivity } from './workspace-activity.js';
 
 /**
@@ -33,7 +35,10 @@ export interface WorkspaceOptions {
 
 const NOTHING_TO_END = (): void => {};
 
-/** The agent's port with every turn in its conversation's workspace, and that folder kept out of what the agent echoes. */
+/**
+ * The agent's port with every turn in its conversation's workspace, and that folder kept out of what the
+ * agent echoes and says (its words name files relative to it: workspace-path-events.ts).
+ */
 export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): AgentPort {
   const { root } = options;
 
@@ -56,21 +61,26 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
     return { placed, end: await options.activity.begin(workspaceOf(root, contextId)) };
   }
 
-  const task = (value: Task): Task => unechoed(value, root);
-  const event = (value: StreamResponse): StreamResponse => eventUnechoed(value, root);
+  const folderOf: FolderOf = (contextId) => workspaceOf(root, contextId);
+  const task = (value: Task): Task => taskRelative(unechoed(value, root), folderOf);
+  // One stream's events: a path split between its text chunks is found across them (workspace-path-events.ts).
+  const events = (stream: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> => {
+    const relative = new RelativeEvents(folderOf);
+    return expandIterable(stream, (value) => relative.next(eventUnechoed(value, root)));
+  };
 
   return overlay(inner, {
     sendMessage: async (request, ctx) => {
       const { placed, end } = await turn(request, ctx);
       try {
         const answer = await inner.sendMessage(placed, ctx);
-        return 'task' in answer ? { task: task(answer.task) } : answer;
+        return 'task' in answer ? { task: task(answer.task) } : { message: messageRelativeOf(answer.message, folderOf) };
       } finally {
         end();
       }
     },
     sendStreamingMessage: (request, ctx) =>
-      mapIterable(
+      events(
         deferIterable(async () => {
           const { placed, end } = await turn(request, ctx);
           try {
@@ -80,9 +90,8 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
             throw error;
           }
         }),
-        event,
       ),
-    subscribeToTask: (request, ctx) => mapIterable(inner.subscribeToTask(request, ctx), event),
+    subscribeToTask: (request, ctx) => events(inner.subscribeToTask(request, ctx)),
     getTask: async (request, ctx) => task(await inner.getTask(request, ctx)),
     cancelTask: async (request, ctx) => task(await inner.cancelTask(request, ctx)),
   });
