@@ -2,7 +2,7 @@
  * The faults the fake iac-code (fake-iac-code.ts) can inject, chosen per request (first match): the
  * injectFault() queue, header `x-fake-fault`, a `[fault:<name> after=<n> ms=<n>]` directive in the
  * message text, then options.fault().
- *   kill-mid-stream        socket destroyed after `after` frames (default 3; unary: half the body)
+ *   kill-mid-stream        socket destroyed after `after` frames (default 3; unary: half the body); `gap`: see Fault
  *   end-mid-stream         ends the response cleanly after `after` frames, turn unfinished
  *   hang-before-headers    never answers
  *   hang-mid-stream        stops after `after` frames (unary: half the body) and never ends
@@ -40,6 +40,12 @@ export interface Fault {
   after?: number;
   /** Length of a `quiet` pause; default 500. */
   ms?: number;
+  /**
+   * kill-mid-stream, end-mid-stream of a new turn: the turn goes on for `gap` events past the break, then
+   * waits for a SubscribeToTask (at most 300 ms) before it goes on, so the subscriber's snapshot holds
+   * exactly those. Without it the turn runs at its own pace.
+   */
+  gap?: number;
 }
 
 /** What `internal-error` answers: a traceback with local paths and a bearer token the gateway must never pass on. */

@@ -34,13 +34,29 @@ export function requireFields(params: Json, fields: string[]): void {
   ]);
 }
 
-/** Waits for the events of one task's turns; a subscriber ends with the turn. */
+const ENDS_A_SUBSCRIPTION = new Set([
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
+
+/**
+ * Waits for the events of one task's turns; a subscriber ends with the turn. `endsAtInterrupt`: a
+ * SubscribeToTask stream, which iac-code ends after the first interrupted or terminal status (captured).
+ */
 export class EventQueue {
   private readonly items: Json[] = [];
   private ended = false;
   private wake: (() => void) | undefined;
+  constructor(private readonly endsAtInterrupt = false) {}
   push(event: Json): void {
+    if (this.ended) return;
     this.items.push(event);
+    const state = ((event.statusUpdate as Json | undefined)?.status as Json | undefined)?.state;
+    if (this.endsAtInterrupt && typeof state === 'string' && ENDS_A_SUBSCRIPTION.has(state)) this.ended = true;
     this.wake?.();
   }
   end(): void {

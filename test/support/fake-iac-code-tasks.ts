@@ -40,7 +40,12 @@ interface Turn {
   /** Streams that answered a prompt: they end with an empty `{}` result, as iac-code's do. */
   answerers: Set<EventQueue>;
   waiting?: { inputId: string; toolUseId: string; answer(decision: string): void };
+  /** The turn waits for a SubscribeToTask (startTurn's `pauseAt`): this lets it go on. */
+  resume?: () => void;
 }
+
+/** How long a turn paused for a subscriber (startTurn's `pauseAt`) waits for one before it goes on anyway. */
+const SUBSCRIBER_WAIT_MS = 300;
 
 const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
 /**
@@ -162,8 +167,12 @@ export class TaskBook {
     return bound === folder;
   }
 
-  /** Run a turn: each event is folded into the task and sent to every subscriber. */
-  startTurn(task: Json, events: Json[], first?: EventQueue): Promise<void> {
+  /**
+   * Run a turn: each event is folded into the task and sent to every subscriber. `pauseAt`: before that
+   * event the turn waits for a SubscribeToTask (at most SUBSCRIBER_WAIT_MS), so that a test knows which
+   * events a resubscribing client missed.
+   */
+  startTurn(task: Json, events: Json[], first?: EventQueue, pauseAt?: number): Promise<void> {
     const taskId = task.id as string;
     const turn: Turn = { canceled: false, subscribers: new Set<EventQueue>(first ? [first] : []), answerers: new Set() };
     this.turns.set(taskId, turn);
@@ -172,6 +181,13 @@ export class TaskBook {
       for (let i = 0; i < pending.length; i++) {
         const event = pending[i] as Json;
         const marker = event[AWAIT_PERMISSION] as { inputId: string; toolUseId: string; deny: Json[] } | undefined;
+        if (i === pauseAt) {
+          await new Promise<void>((resume) => {
+            turn.resume = resume;
+            setTimeout(resume, SUBSCRIBER_WAIT_MS);
+          });
+          turn.resume = undefined;
+        }
         // The prompt went out as the turn began to wait: an answer may come at once.
         if (this.options.frameDelayMs > 0 && !marker) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
         if (turn.canceled) return;
@@ -255,10 +271,13 @@ export class TaskBook {
     const task = this.tasks.get(taskId);
     if (!task) throw taskNotFound(`Task ${taskId} not found`);
     const turn = this.turns.get(taskId);
-    if (!turn) throw taskNotFound(`Task ${taskId} is not active`);
-    const queue = new EventQueue();
+    const state = (task.status as Json).state;
+    // A turn waiting on a permission answer is input-required: not active either.
+    if (!turn || (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING')) throw taskNotFound(`Task ${taskId} is not active`);
+    const queue = new EventQueue(true);
     queue.push({ task: structuredClone(task) });
     turn.subscribers.add(queue);
+    turn.resume?.();
     return queue;
   }
 

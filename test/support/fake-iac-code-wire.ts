@@ -61,7 +61,16 @@ export function createAnswerWriter() {
     const after = fault?.after ?? 3;
     let written = 0;
     let pendingSeparator = '';
-    for (let event = await queue.next(); event; event = await queue.next()) {
+    // A break with a `gap` strikes as soon as `after` frames are out: the turn waits for a resubscription then,
+    // and sends nothing more on this stream.
+    const breaksAtOnce = fault?.gap !== undefined;
+    for (;;) {
+      if (breaksAtOnce && written === after) {
+        if (fault.name === 'kill-mid-stream') return killConnection(res, record);
+        if (fault.name === 'end-mid-stream') return void res.end();
+      }
+      const event = await queue.next();
+      if (!event) break;
       if (res.destroyed) return;
       if (fault && written === after) {
         if (fault.name === 'kill-mid-stream') return killConnection(res, record);

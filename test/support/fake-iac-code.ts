@@ -32,6 +32,9 @@
  * Faults, chosen per request (first match): injectFault() queue, header `x-fake-fault`, a
  * `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault(); the names
  * are listed in fake-iac-code-faults.ts.
+ * SubscribeToTask (captured): an active task's stream opens with the Task as it stands, then every later
+ * event, and ends after the first input-required or terminal status; any other task is -32001 "Task <id>
+ * is not active" (or "not found"), a plain JSON answer.
  * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -112,6 +115,12 @@ const V1_METHODS = new Set([
   'DeleteTaskPushNotificationConfig',
   'GetExtendedAgentCard',
 ]);
+/** Where a turn whose stream a fault breaks off waits for a resubscription: `gap` events past the break. */
+function missedAfterBreak(fault: Fault | undefined): number | undefined {
+  if (fault?.gap === undefined || (fault.name !== 'kill-mid-stream' && fault.name !== 'end-mid-stream')) return undefined;
+  return (fault.after ?? 3) + fault.gap;
+}
+
 function messageText(body: unknown): string {
   const parts = ((body as Json | undefined)?.params as Json | undefined)?.message as Json | undefined;
   const list = Array.isArray(parts?.parts) ? (parts.parts as Json[]) : [];
@@ -193,7 +202,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
         if (answering) return await pumpSse(res, record, answering, replyId, fault);
         const { task, events } = book.prepareTurn(params);
         const queue = new EventQueue();
-        void book.startTurn(task, events, queue);
+        void book.startTurn(task, events, queue, missedAfterBreak(fault));
         return await pumpSse(res, record, queue, replyId, fault);
       }
       if (fault?.name === 'non-json') {

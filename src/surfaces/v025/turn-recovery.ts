@@ -1,37 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext } from '../../core/agent-port.js';
-import {
-  withFields,
-  A2AError,
-  GATEWAY_FAILURES,
-  eventTaskRef,
-  eventTaskState,
-  isActiveState,
-  type Artifact,
-  type Message,
-  type SendMessageRequest,
-  type StreamResponse,
-  type Task,
-  type TaskState,
-} from '../../model/index.js';
-import { joinText } from '../../translate/index.js';
+import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
+import { brokeOff, resubscribed } from './turn-resubscribe.js';
 import { restCursor, restEvents, type RestCursor, type TurnSoFar } from './turn-rest.js';
+import { TurnTracker } from './turn-tracker.js';
 
 /** How often the task is read while it still works: soon after the break, then less often. */
 const POLL_MS = [250, 500, 1000, 2000];
 /** GetTask failures in a row after which the rest is given up (the agent is gone, not blinking). */
 const MAX_FAILED_READS = 3;
-
-/**
- * A stream that broke off, rather than an error the agent reported (which is its word on the turn): the
- * connection lost or gone quiet past the stream's bound, as the upstream clients tell it.
- */
-const brokeOff = (error: unknown): boolean =>
-  !(error instanceof A2AError) || error.message === GATEWAY_FAILURES.upstreamUnavailable || error.message === GATEWAY_FAILURES.upstreamTimedOut;
+/** The waits before subscribing again after a resubscription broke off too: never at once, in case it breaks at once. */
+const RESUBSCRIBE_MS = [100, 250, 500, 1000, 2000];
 
 interface Reader {
   getTask(taskId: string): Promise<Task>;
+  /** SubscribeToTask, ended by `signal` too (the bound of the recovery). */
+  subscribe(taskId: string, signal: AbortSignal): AsyncIterable<StreamResponse>;
   /** The turn's signal: its time limit, or its caller leaving, ends the reading too. */
   signal: AbortSignal;
   /** How long after the break the task may be read (`upstream.request-timeout-ms`; 0: as long as the turn lasts). */
@@ -42,14 +27,18 @@ interface Reader {
 /**
  * A turn's SendStreamingMessage, whose rest is recovered when its stream breaks off before the turn ended
  * (the connection cut, a proxy that closed an idle stream while a tool ran): the agent goes on with the turn
- * regardless, so the facade reads the task until it no longer works and shows what the agent said after the
- * break, as if the stream had not broken (turn-rest.ts). One path for message/send and message/stream, which
- * read the same events. `previous`: the task the turn continues, as it was before.
+ * regardless, so the facade follows the task again (SubscribeToTask) and shows what the agent said after the
+ * break as if the stream had not broken (turn-resubscribe.ts), or, when it cannot subscribe, reads the task
+ * until it no longer works (turn-rest.ts). One path for message/send and message/stream, which read the same
+ * events. `previous`: the task the turn continues, as it was before.
  */
 export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
   const before = previous && previous.id === request.message.taskId ? previous : undefined;
+  // The caller's stream was accepted with the turn's: a resubscription accepted later says nothing new.
+  const { onAccepted: _accepted, ...followCtx } = ctx;
   const reader: Reader = {
     getTask: (id) => deps.port.getTask({ id }, ctx),
+    subscribe: (id, signal) => deps.port.subscribeToTask({ id }, withFields(followCtx, { signal })),
     signal: ctx.signal,
     boundMs: deps.options.requestTimeoutMs,
     ...(before?.artifacts ? { earlierArtifacts: before.artifacts } : {}),
@@ -60,8 +49,8 @@ export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, d
 
 /**
  * The stream's events as they come; when it fails or ends while the task still works (after an event named
- * it), the rest read from the task. When that fails too, the turn ends as it would have without it: the
- * stream's error is thrown, a stream that just ended ends (the reply says it broke off).
+ * it), the rest of the turn. When that fails too, the turn ends as it would have without it: the stream's
+ * error is thrown, a stream that just ended ends (the reply says it broke off).
  */
 async function* withRecoveredRest(
   source: AsyncIterable<StreamResponse>,
@@ -69,12 +58,9 @@ async function* withRecoveredRest(
   reader: Reader,
 ): AsyncGenerator<StreamResponse> {
   const upstream = source[Symbol.asyncIterator]();
-  // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
-  const passed: Message[] = [];
-  const passedFiles: string[] = [];
-  let taskId: string | undefined;
-  let state: TaskState | undefined;
-  const resumable = (): boolean => taskId !== undefined && state !== undefined && isActiveState(state) && !reader.signal.aborted;
+  const tracker = new TurnTracker(turn);
+  const resumable = (): boolean =>
+    tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
   let broke: { error?: unknown };
   try {
     for (;;) {
@@ -91,32 +77,57 @@ async function* withRecoveredRest(
         broke = {};
         break;
       }
-      const event = next.value;
-      taskId = eventTaskRef(event).taskId || taskId;
-      state = eventTaskState(event) ?? state;
-      const message = 'statusUpdate' in event ? event.statusUpdate.status.message : undefined;
-      if (message?.role === 'ROLE_AGENT') passed.push(message);
-      if ('artifactUpdate' in event) passedFiles.push(event.artifactUpdate.artifact.artifactId);
-      yield event;
+      tracker.note(next.value);
+      yield next.value;
     }
   } finally {
     await Promise.resolve(upstream.return?.()).catch(() => undefined);
   }
-  const ended = yield* restOfTurn(
-    taskId as string,
-    withFields(turn, { passed: passed.map((message) => joinText(message.parts)), passedFiles }),
-    reader,
-  );
+  const ended = yield* restOfTurn(tracker.taskId as string, tracker, reader);
   // The turn's own time limit ended the reading: that is why it failed, as it would be without the break.
   if (!ended && reader.signal.aborted) throw reader.signal.reason;
   if (!ended && 'error' in broke) throw broke.error;
 }
 
-/** The rest of the turn, read from the task until it no longer works, within the bound; whether it came to the turn's end. */
-async function* restOfTurn(taskId: string, turn: TurnSoFar, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
+/**
+ * The rest of the turn, within the bound from the break; whether it came to the turn's end. Followed live
+ * (SubscribeToTask) while the agent lets it, subscribing again after a short wait when that stream breaks
+ * too; read from the task (GetTask) when the agent refuses or fails the subscription, and when the snapshot
+ * cannot tell where a file goes (the reading waits for the turn's end, which tells it).
+ */
+async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
   const deadline = reader.boundMs > 0 ? Date.now() + reader.boundMs : Infinity;
+  const signal = Number.isFinite(deadline) ? AbortSignal.any([reader.signal, AbortSignal.timeout(reader.boundMs)]) : reader.signal;
+  const follower = {
+    subscribe: (id: string) => reader.subscribe(id, signal),
+    ...(reader.earlierArtifacts ? { earlierArtifacts: reader.earlierArtifacts } : {}),
+  };
+  for (let attempt = 0; ; attempt++) {
+    const end = yield* resubscribed(taskId, tracker, follower);
+    if (end === 'ended') return true;
+    if (signal.aborted) return false;
+    // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
+    if (end !== 'broke') return yield* polledRest(taskId, tracker.soFar(), reader, deadline, end === 'unreachable' ? 1 : 0);
+    const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
+    if (Date.now() + wait > deadline) return false;
+    try {
+      await sleep(wait, undefined, { signal });
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The rest of the turn, read from the task until it no longer works, up to `deadline`; whether it came to the turn's end. */
+async function* polledRest(
+  taskId: string,
+  turn: TurnSoFar,
+  reader: Reader,
+  deadline: number,
+  failedBefore: number,
+): AsyncGenerator<StreamResponse, boolean> {
   let cursor: RestCursor | undefined;
-  let failed = 0;
+  let failed = failedBefore;
   for (let read = 0; ; read++) {
     let task: Task | undefined;
     try {

@@ -1,5 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { withFields, isActiveState, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import {
+  withFields,
+  isActiveState,
+  type Artifact,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskStatusUpdateEvent,
+} from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
 
@@ -20,6 +28,8 @@ export interface TurnSoFar {
   passed: string[];
   /** The ids of the artifacts the stream carried this turn. */
   passedFiles?: readonly string[];
+  /** The last status update the caller was shown (a resubscription's snapshot may hold it still: turn-snapshot.ts). */
+  lastStatus?: TaskStatusUpdateEvent;
 }
 
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
@@ -30,13 +40,13 @@ export interface RestCursor {
   holding?: boolean;
 }
 
-const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
+export const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
 
-const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
+export const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
   a !== undefined && b !== undefined && a.messageId === b.messageId && isDeepStrictEqual(a.parts, b.parts);
 
 /** The task's messages in the order it got them: its history, then the current status message. */
-function said(task: Task): Message[] {
+export function said(task: Task): Message[] {
   const history = task.history ?? [];
   const current = task.status.message;
   return current && !sameMessage(history.at(-1), current) ? [...history, current] : [...history];

@@ -1,6 +1,7 @@
 /**
  * iac-code's stream breaks off after the facade sent a Bailian user's permission answer: iac-code goes on
- * with the turn regardless, so the facade reads the task until the turn is over and the user reads the rest
+ * with the turn regardless, so the facade follows the task again (SubscribeToTask; a turn already over is
+ * "not active" and read once instead) until the turn is over and the user reads the rest
  * of it (the template, iac-code's last words) as if the stream had not broken, over message/send and
  * message/stream alike. Only when the task cannot be read either does the turn fail, showing why.
  */
@@ -97,6 +98,8 @@ describe.each([
   it('the task cannot be read either: the turn fails with the reason, after what was said so far', async () => {
     const contextId = await ask();
     nextFault = { name: 'kill-mid-stream', after: 1 };
+    // iac-code is out of reach: it can neither be subscribed to again nor read.
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
     expect(answer.body.result.status.state).toBe('failed');

@@ -95,6 +95,8 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
 
   it('a prompt the user never read (the stream broke before it, the task could not be read) is shown by the next message, not granted by it', async () => {
     nextFault = { name: 'kill-mid-stream', after: 8 };
+    // Neither way of reading the turn on works: the subscription is refused, the task cannot be read.
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
     const { contextId } = broken.body.result;

@@ -88,6 +88,7 @@ describe('facade → fake iac-code', () => {
   });
 
   it('upstream killed mid-stream and the task cannot be read either: a failed, final status-update, then the stream closes', async () => {
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: 'x [fault:kill-mid-stream after=5]' }),
@@ -109,6 +110,7 @@ describe('facade → fake iac-code', () => {
       message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }),
     });
     expect(streamedText(results(await recovered.rest()))).toBe(TURN_TEXT);
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: 'v [fault:end-mid-stream after=4]' }),
@@ -119,6 +121,7 @@ describe('facade → fake iac-code', () => {
   });
 
   it('a user writing Chinese reads why the gateway ended the turn in Chinese, over message/stream and message/send', async () => {
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const killed = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: '帮我建一个专有网络 [fault:kill-mid-stream after=5]' }),
@@ -126,6 +129,7 @@ describe('facade → fake iac-code', () => {
     const events = results(await killed.rest());
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     expect(streamedText(events)).toBe('Hello world.\n暂时无法连接上游智能体');
+    fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const ended = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '再建一个交换机 [fault:end-mid-stream after=4]' }) });
     expect(ended.body.result.status.state).toBe('failed');

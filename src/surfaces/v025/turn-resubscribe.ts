@@ -1,0 +1,91 @@
+import {
+  A2AError,
+  ErrorCode,
+  GATEWAY_FAILURES,
+  isActiveState,
+  type Artifact,
+  type StreamResponse,
+  type TaskStatusUpdateEvent,
+} from '../../model/index.js';
+import type { TurnTracker } from './turn-tracker.js';
+import { latestStatus, sameUpdate, snapshotGap } from './turn-snapshot.js';
+
+/**
+ * One resubscription (SubscribeToTask) to the task of a turn whose stream broke off: iac-code answers an
+ * active task with its current Task, then every later event as it happens, and ends after the first
+ * input-required or terminal status. The snapshot tells what the broken stream missed (turn-snapshot.ts);
+ * the live events are relayed as they come, into the same reducer as the stream's, so tool calls, files and
+ * text after the break show as if the stream had not broken.
+ */
+
+/**
+ * A stream that broke off, rather than an error the agent reported (which is its word on the turn): the
+ * connection lost or gone quiet past the stream's bound, as the upstream clients tell it.
+ */
+export const brokeOff = (error: unknown): boolean =>
+  !(error instanceof A2AError) || error.message === GATEWAY_FAILURES.upstreamUnavailable || error.message === GATEWAY_FAILURES.upstreamTimedOut;
+
+/** The agent's own answer that it will not be subscribed to (the task is not active, not known, or it cannot), rather than a failed call. */
+const REFUSALS: ReadonlySet<number> = new Set([ErrorCode.TaskNotFound, ErrorCode.UnsupportedOperation, ErrorCode.MethodNotFound]);
+const refusal = (error: unknown): boolean => error instanceof A2AError && REFUSALS.has(error.code);
+
+/**
+ * How a resubscription ended: `ended` with the turn; before its snapshot, `refused` by the agent (a task that
+ * no longer works is "not active", an agent that cannot subscribe) or `unreachable` (the call itself failed: no answer, an HTTP error, an internal error);
+ * `broke` after it, the turn still working; `unplaced` when the snapshot holds a file whose place among the
+ * missed messages it cannot tell.
+ */
+export type ResubscriptionEnd = 'ended' | 'refused' | 'unreachable' | 'broke' | 'unplaced';
+
+export interface Resubscriber {
+  subscribe(taskId: string): AsyncIterable<StreamResponse>;
+  /** The artifacts the task had before the turn (they are not this turn's files). */
+  earlierArtifacts?: readonly Artifact[];
+}
+
+/** A frame that carries nothing: iac-code ends some streams with an empty `{"result":{}}` (an SDK completion marker). */
+const carriesNothing = (event: StreamResponse): boolean =>
+  !('task' in event) && !('message' in event) && !('statusUpdate' in event) && !('artifactUpdate' in event);
+
+/** The turn's events from one resubscription, each noted in `tracker` as it is shown; how it ended. */
+export async function* resubscribed(taskId: string, tracker: TurnTracker, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
+  const source = reader.subscribe(taskId)[Symbol.asyncIterator]();
+  let followed = false;
+  // The snapshot's latest update: the agent may send it live too, when it came as the subscription began.
+  let inSnapshot: TaskStatusUpdateEvent | undefined;
+  try {
+    for (;;) {
+      let next: IteratorResult<StreamResponse>;
+      try {
+        next = await source.next();
+      } catch (error) {
+        return followed ? 'broke' : refusal(error) ? 'refused' : 'unreachable';
+      }
+      if (next.done) return followed ? 'broke' : 'refused';
+      const event = next.value;
+      if (carriesNothing(event)) continue;
+      if ('task' in event) {
+        // The opening snapshot, or iac-code's finished task sent again when its queue closed early.
+        const gap = snapshotGap(event.task, tracker.soFar(), reader.earlierArtifacts);
+        if (!gap.placed) return 'unplaced';
+        for (const missed of gap.events) {
+          tracker.note(missed);
+          yield missed;
+        }
+        if (gap.ended) return 'ended';
+        followed = true;
+        inSnapshot = latestStatus(event.task);
+        continue;
+      }
+      const repeat = inSnapshot !== undefined && 'statusUpdate' in event && sameUpdate(event.statusUpdate, inSnapshot);
+      inSnapshot = undefined;
+      followed = true;
+      if (repeat) continue;
+      tracker.note(event);
+      yield event;
+      if (tracker.state !== undefined && !isActiveState(tracker.state)) return 'ended';
+    }
+  } finally {
+    await Promise.resolve(source.return?.()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,77 @@
+import { isDeepStrictEqual } from 'node:util';
+import { isActiveState, type Artifact, type Message, type StreamResponse, type Task, type TaskStatusUpdateEvent } from '../../model/index.js';
+import { closingTaskEvents } from './reply/task-events.js';
+import { agentMessages, restCursor, restEvents, sameMessage, type TurnSoFar } from './turn-rest.js';
+
+/**
+ * What a turn's broken stream missed, told from the Task a resubscription (SubscribeToTask) opens with:
+ * the events between the break and the snapshot, as the agent would have streamed them, so that the live
+ * events after the snapshot follow on as if the stream had not broken (turn-resubscribe.ts).
+ *
+ * The task keeps its status messages in its history (the agent's SDK moves each one there when the status
+ * changes), its files, and its latest status with the metadata of the update that set it (the SDK merges an
+ * update's metadata into the task's by top-level key, and iac-code puts all of its own under `iac_code`): so
+ * the messages of the gap are known by count, and the latest status update is known whole. Tool calls inside
+ * the gap are not, and neither is where a new file came among the gap's messages, unless the gap leaves no
+ * doubt (below).
+ */
+
+/** The gap's events; `placed: false` when a new file's place among the gap's messages cannot be told. */
+export interface SnapshotGap {
+  events: StreamResponse[];
+  /** The snapshot is of a turn that no longer works: `events` end with the status it ended with. */
+  ended: boolean;
+  placed: boolean;
+}
+
+/** The latest status update of the task, as the agent sent it. */
+export function latestStatus(task: Task): TaskStatusUpdateEvent {
+  const contextId = task.contextId ?? task.id;
+  return { taskId: task.id, contextId, status: task.status, ...(task.metadata ? { metadata: task.metadata } : {}) };
+}
+
+/** The iac-code tool trace of a status update, if it is one. */
+function toolOf(update: TaskStatusUpdateEvent): { status?: unknown; artifact?: { artifactId?: unknown } } | undefined {
+  const iacCode = update.metadata?.iac_code as Record<string, unknown> | undefined;
+  const tool = iacCode?.tool;
+  return tool !== null && typeof tool === 'object' ? tool : undefined;
+}
+
+/** The same update as one the caller was shown: its status and what iac-code said with it. */
+export const sameUpdate = (a: TaskStatusUpdateEvent, b: TaskStatusUpdateEvent | undefined): boolean =>
+  b !== undefined && isDeepStrictEqual(a.status, b.status) && isDeepStrictEqual(a.metadata?.iac_code, b.metadata?.iac_code);
+
+/**
+ * The events a Task snapshot tells of the turn beyond what the caller was shown (`turn`): the gap's messages
+ * as working updates, its new files, then the latest status update unless the caller saw it. A new file
+ * goes after the gap's messages only when nothing else can be so: no message came in the gap before the
+ * latest one, or the latest update is the end of the tool call that wrote it (iac-code sends the file just
+ * before it, and its text before the tool call). A snapshot of a finished turn is read as a GetTask would be.
+ */
+export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: readonly Artifact[] | undefined): SnapshotGap {
+  const cursor = restCursor(task, turn);
+  if (!isActiveState(task.status.state)) {
+    const rest = restEvents(task, cursor, turn, earlierArtifacts);
+    return { events: rest.events, ended: true, placed: true };
+  }
+  const history = agentMessages(task.history ?? []);
+  const current = task.status.message;
+  const currentIsNew = current?.role === 'ROLE_AGENT' && !sameMessage(task.history?.at(-1), current);
+  const latest = latestStatus(task);
+  // The latest update was shown: its message is among those the caller read, or it is the last update it read.
+  const latestShown = currentIsNew ? history.length + 1 <= cursor.shownMessages : sameUpdate(latest, turn.lastStatus);
+  const gapMessages = history.slice(cursor.shownMessages);
+  const files = closingTaskEvents(task, earlierArtifacts).filter(
+    (event) => 'artifactUpdate' in event && !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId),
+  );
+  const tool = toolOf(latest);
+  const newFileIds = files.map((event) => ('artifactUpdate' in event ? event.artifactUpdate.artifact.artifactId : ''));
+  const toolWroteIt = !latestShown && files.length === 1 && tool?.artifact?.artifactId === newFileIds[0];
+  const placed = files.length === 0 || gapMessages.length === 0 || toolWroteIt;
+  const working = (message: Message): StreamResponse => ({
+    statusUpdate: { taskId: task.id, contextId: task.contextId ?? task.id, status: { state: 'TASK_STATE_WORKING', message } },
+  });
+  const events: StreamResponse[] = [...gapMessages.map(working), ...files];
+  if (!latestShown) events.push({ statusUpdate: latest });
+  return { events, ended: false, placed };
+}

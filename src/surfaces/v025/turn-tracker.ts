@@ -1,0 +1,46 @@
+import {
+  withFields,
+  eventTaskRef,
+  eventTaskState,
+  type Message,
+  type StreamResponse,
+  type TaskState,
+  type TaskStatusUpdateEvent,
+} from '../../model/index.js';
+import { joinText } from '../../translate/index.js';
+import type { TurnSoFar } from './turn-rest.js';
+
+/**
+ * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
+ * then those of its recovery), so that whatever reads the rest next knows where it starts.
+ */
+export class TurnTracker {
+  taskId: string | undefined;
+  state: TaskState | undefined;
+  // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
+  private readonly passed: Message[] = [];
+  private readonly passedFiles: string[] = [];
+  private lastStatus: TaskStatusUpdateEvent | undefined;
+
+  constructor(private readonly turn: Omit<TurnSoFar, 'passed'>) {}
+
+  note(event: StreamResponse): void {
+    this.taskId = eventTaskRef(event).taskId || this.taskId;
+    this.state = eventTaskState(event) ?? this.state;
+    if ('statusUpdate' in event) {
+      this.lastStatus = event.statusUpdate;
+      const message = event.statusUpdate.status.message;
+      if (message?.role === 'ROLE_AGENT') this.passed.push(message);
+    }
+    if ('artifactUpdate' in event) this.passedFiles.push(event.artifactUpdate.artifact.artifactId);
+  }
+
+  /** The turn as shown so far. */
+  soFar(): TurnSoFar {
+    return withFields(this.turn, {
+      passed: this.passed.map((message) => joinText(message.parts)),
+      passedFiles: [...this.passedFiles],
+      ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
+    });
+  }
+}
