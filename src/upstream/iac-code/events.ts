@@ -36,6 +36,15 @@ export function isToolEvent(metadata: JsonObject | undefined): boolean {
   return iacCodeOf(metadata)?.tool !== undefined;
 }
 
+/**
+ * The update iac-code ends a turn with when its model's provider failed (`metadata.iac_code.error`:
+ * `{retryable, errorId?}`): FAILED, or INPUT_REQUIRED asking to retry, the error's text under the id of the
+ * turn's text chunks.
+ */
+export function isProviderError(metadata: JsonObject | undefined): boolean {
+  return isRecord(iacCodeOf(metadata)?.error);
+}
+
 /** How a tool call ended, by the tool's name: a tool-trace update `completed` or `failed` (refused permission included). */
 export function toolOutcome(metadata: JsonObject | undefined): { name: string; ran: boolean } | undefined {
   const tool = iacCodeOf(metadata)?.tool;

@@ -1,6 +1,7 @@
 import {
   withFields,
   isActiveState,
+  isExplainedState,
   isTerminalState,
   type Message,
   type Part,
@@ -12,7 +13,7 @@ import {
 } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { messageToV025 } from '../../../translate/index.js';
-import { isAssistantFinal, isToolEvent } from '../../../upstream/iac-code/events.js';
+import { isAssistantFinal, isProviderError, isToolEvent } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
@@ -22,7 +23,16 @@ import { upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { renderParts } from './render-parts.js';
 import { showText } from './reply-artifact.js';
-import { addedToShown, afterShownBlanks, finishesSentence, lineStart, isIacCodeFinalRepeat, repeatsShown, startsSegment } from './rules.js';
+import {
+  addedToShown,
+  afterShownBlanks,
+  carriesOn,
+  finishesSentence,
+  lineStart,
+  isIacCodeFinalRepeat,
+  repeatsShown,
+  startsSegment,
+} from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
@@ -198,10 +208,12 @@ function onPlainStatus(
   const newText = added === undefined ? text : flows ? added : finishing ? afterShownBlanks(next, added) : lineStart(added);
   const shownKey = finishing ? (next.segmentKey ?? key) : key;
   if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
-  // A turn-ending message that neither restates nor finishes the reply starts a line, also under the id of
-  // the running text: iac-code fails a turn on a provider error (or asks to retry) with the message id of
-  // its text chunks, and its reason would otherwise run on from the last chunk ("正在校验模板Model …").
-  if (final && added === undefined && !nothingNew && !startsSegment(key, next)) next = withFields(next, { breakPending: true });
+  // A turn-ending message under the id of the running text that neither restates nor finishes the reply
+  // starts a line when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry,
+  // with the id of its text chunks: "正在校验模板Model …"), or does not carry the text on; an agent that puts
+  // its last token on the closing status ("is 42" then ".") goes on where it left off.
+  const breaksOff = isExplainedState(status.state) || isProviderError(metadata) || !carriesOn(next.shownLast, text);
+  if (final && added === undefined && !nothingNew && !startsSegment(key, next) && breaksOff) next = withFields(next, { breakPending: true });
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
   if (!isActiveState(status.state)) {

@@ -177,7 +177,7 @@ const UPPER = /\p{Lu}/u;
  * a lower-case letter starts a new message ("Searching flights" then "Found 3"). Inside code nothing
  * starts a line (separatorBefore): an identifier split there is still one identifier.
  */
-function carriesOn(last: string, text: string): boolean {
+export function carriesOn(last: string, text: string): boolean {
   const first = text.charAt(0);
   if (SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
   if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);

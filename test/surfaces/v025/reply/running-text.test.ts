@@ -58,6 +58,30 @@ describe("an agent's running text in messages of their own", () => {
     expect(readText(run([submitted, ...working(tilde), status('TASK_STATE_COMPLETED')]))).toBe('~~~\nmyVar = 1\n~~~\nAll done\nNext steps');
   });
 
+  it('a lone backtick in prose opens no code: later messages start their lines as prose does', () => {
+    const stray = ['Press the ` key', 'Searching flights', 'Found 3 flights'];
+    expect(readText(run([submitted, ...working(stray), status('TASK_STATE_COMPLETED')]))).toBe('Press the ` key\nSearching flights\nFound 3 flights');
+  });
+
+  it('the last token on the status that ends the turn, under the running id, goes on where the tokens left off', () => {
+    const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
+    expect(readText(run([submitted, under('The answer '), under('is 42'), status('TASK_STATE_COMPLETED', '.', {}, 'm')]))).toBe('The answer is 42.');
+    expect(readText(run([submitted, under('Deploy'), under('ing the '), status('TASK_STATE_COMPLETED', 'stack', {}, 'm')]))).toBe(
+      'Deploying the stack',
+    );
+    // A failure's reason, or a new sentence, under that id still starts a line (iac-code's provider error).
+    expect(readText(run([submitted, under('正在校验模板'), status('TASK_STATE_FAILED', '模型请求失败', {}, 'm')]))).toBe(
+      '正在校验模板\n模型请求失败',
+    );
+    const retryable = { metadata: { iac_code: { error: { retryable: true } } } };
+    expect(readText(run([submitted, under('正在校验模板'), status('TASK_STATE_INPUT_REQUIRED', 'Model request failed', retryable, 'm')]))).toBe(
+      '正在校验模板\nModel request failed',
+    );
+    expect(readText(run([submitted, under('Let me check.'), status('TASK_STATE_INPUT_REQUIRED', 'A temporary error occurred.', {}, 'm')]))).toBe(
+      'Let me check.\nA temporary error occurred.',
+    );
+  });
+
   it('a tool call, a question or a failure still starts a line of its own', () => {
     expect(readText(run([submitted, ...working(['Writing', ' main']), tool, ...working(['.tf', ' done']), status('TASK_STATE_COMPLETED')]))).toBe(
       'Writing main\n.tf done',
