@@ -15,7 +15,8 @@ import { closingTaskEvents } from './reply/task-events.js';
  * What a turn whose upstream stream broke off said after the break, read from the task as the agent keeps
  * it (GetTask). The agent's SDK moves every status message into the task's history when the status
  * changes, so the turn's agent messages are the history's, then the current status message, in the order
- * they were streamed: what the stream already carried is skipped by count from where the turn began.
+ * they were streamed: what the stream already carried is skipped from where the turn began, by its text
+ * (restCursor).
  */
 
 /** What the facade knows of the turn it recovers: the message it sent, the task before it, what its stream carried. */
@@ -35,6 +36,8 @@ export interface TurnSoFar {
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
 export interface RestCursor {
   shownMessages: number;
+  /** How many characters of the next message the caller read already (its stream told them as a message of their own). */
+  partlyShown?: number;
   said: readonly string[];
   /** A file the stream did not carry came while the task worked: the rest waits for the turn's end (restEvents). */
   holding?: boolean;
@@ -69,9 +72,44 @@ function turnStart(messages: readonly Message[], turn: TurnSoFar): number {
   return lastUser < 0 ? 0 : agentMessages(messages.slice(0, lastUser)).length;
 }
 
-/** Where the rest of the turn starts in the task: after what came before the turn and what the stream carried. */
+/**
+ * How far the text the caller read (`shown`) goes among the turn's messages: those it read whole, and the
+ * characters it read of the next; undefined when the texts differ. The stream may cut the turn's text
+ * otherwise than the task does: the iac-code adapter tells the end of a message that could begin a path
+ * as a chunk of its own, which the task's history does not hold (upstream/iac-code/workspace-path-events.ts),
+ * and drops it when the stream breaks there.
+ */
+function readSoFar(messages: readonly Message[], shown: string): { messages: number; chars: number } | undefined {
+  let at = 0;
+  for (let index = 0; index < messages.length; index++) {
+    // Where the text read ends, so does the count: an empty message after it may still be given text.
+    if (at === shown.length) return { messages: index, chars: 0 };
+    const text = joinText(messages[index]!.parts);
+    if (shown.startsWith(text, at)) {
+      at += text.length;
+      continue;
+    }
+    const rest = shown.slice(at);
+    return text.startsWith(rest) ? { messages: index, chars: rest.length } : undefined;
+  }
+  return at === shown.length ? { messages: messages.length, chars: 0 } : undefined;
+}
+
+/**
+ * Where the rest of the turn starts in the task: after what came before the turn and what the stream
+ * carried, told by matching its text against the task's messages, else by their count (an agent whose
+ * task keeps other words than it streamed).
+ */
 export function restCursor(task: Task, turn: TurnSoFar): RestCursor {
-  return { shownMessages: turnStart(said(task), turn) + turn.passed.length, said: turn.passed };
+  const messages = said(task);
+  const start = turnStart(messages, turn);
+  const read = readSoFar(agentMessages(messages).slice(start), turn.passed.join('')) ?? { messages: turn.passed.length, chars: 0 };
+  return withFields({ shownMessages: start + read.messages, said: turn.passed }, read.chars > 0 ? { partlyShown: read.chars } : {});
+}
+
+/** The part of a message the caller has not read yet, past the first `chars` characters of its text. */
+export function unreadPart(message: Message, chars: number | undefined): Message {
+  return chars ? withFields(message, { parts: [{ text: joinText(message.parts).slice(chars) }] }) : message;
 }
 
 /**
@@ -113,7 +151,7 @@ export function restEvents(
   // A finished turn's status message is said by its final status. A working one waits for the next read: it
   // may be iac-code's restatement, known only as the last message once the turn is over.
   const upTo = task.status.message?.role === 'ROLE_AGENT' ? all.length - 1 : all.length;
-  const fresh = all.slice(cursor.shownMessages, upTo);
+  const fresh = all.slice(cursor.shownMessages, upTo).map((message, at) => (at === 0 ? unreadPart(message, cursor.partlyShown) : message));
   const last = fresh.at(-1);
   const restated = ended && last ? restatedFrom(last, fresh.slice(0, -1), cursor.said) : undefined;
   const shown = restated === undefined ? fresh : fresh.slice(0, -1);
@@ -129,6 +167,10 @@ export function restEvents(
   const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
   const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...files.reverse(), ...shown.slice(filesAt).map(working)];
   if (ended && status) events.push(status);
-  const next = { shownMessages: Math.max(cursor.shownMessages, upTo), said: [...cursor.said, ...shown.map((message) => joinText(message.parts))] };
+  const next: RestCursor = withFields(
+    { shownMessages: Math.max(cursor.shownMessages, upTo), said: [...cursor.said, ...shown.map((message) => joinText(message.parts))] },
+    // The message read in part is still to come.
+    fresh.length === 0 && cursor.partlyShown ? { partlyShown: cursor.partlyShown } : {},
+  );
   return { events, cursor: next, ended };
 }

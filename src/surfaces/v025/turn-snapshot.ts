@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isActiveState, type Artifact, type Message, type StreamResponse, type Task, type TaskStatusUpdateEvent } from '../../model/index.js';
+import {
+  isActiveState,
+  withFields,
+  type Artifact,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskStatusUpdateEvent,
+} from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
-import { agentMessages, restCursor, restEvents, sameMessage, type TurnSoFar } from './turn-rest.js';
+import { agentMessages, restCursor, restEvents, sameMessage, unreadPart, type TurnSoFar } from './turn-rest.js';
 
 /**
  * What a turn's broken stream missed, told from the Task a resubscription (SubscribeToTask) opens with:
@@ -11,9 +19,9 @@ import { agentMessages, restCursor, restEvents, sameMessage, type TurnSoFar } fr
  * The task keeps its status messages in its history (the agent's SDK moves each one there when the status
  * changes), its files, and its latest status with the metadata of the update that set it (the SDK merges an
  * update's metadata into the task's by top-level key, and iac-code puts all of its own under `iac_code`): so
- * the messages of the gap are known by count, and the latest status update is known whole. Tool calls inside
- * the gap are not, and neither is where a new file came among the gap's messages, unless the gap leaves no
- * doubt (below).
+ * the messages of the gap are known (past the text the caller read: restCursor), and the latest status
+ * update is known whole. Tool calls inside the gap are not, and neither is where a new file came among the
+ * gap's messages, unless the gap leaves no doubt (below).
  */
 
 /** The gap's events; `placed: false` when a new file's place among the gap's messages cannot be told. */
@@ -60,7 +68,9 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
   const latest = latestStatus(task);
   // The latest update was shown: its message is among those the caller read, or it is the last update it read.
   const latestShown = currentIsNew ? history.length + 1 <= cursor.shownMessages : sameUpdate(latest, turn.lastStatus);
-  const gapMessages = history.slice(cursor.shownMessages);
+  // The caller may have read the start of the first message of the gap (restCursor): only the rest is missed.
+  const partly = (message: Message, at: number): Message => (at === cursor.shownMessages ? unreadPart(message, cursor.partlyShown) : message);
+  const gapMessages = history.slice(cursor.shownMessages).map((message, at) => partly(message, cursor.shownMessages + at));
   const files = closingTaskEvents(task, earlierArtifacts).filter(
     (event) => 'artifactUpdate' in event && !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId),
   );
@@ -72,6 +82,9 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
     statusUpdate: { taskId: task.id, contextId: task.contextId ?? task.id, status: { state: 'TASK_STATE_WORKING', message } },
   });
   const events: StreamResponse[] = [...gapMessages.map(working), ...files];
-  if (!latestShown) events.push({ statusUpdate: latest });
+  if (!latestShown) {
+    const message = currentIsNew ? partly(current, history.length) : current;
+    events.push({ statusUpdate: message === current ? latest : withFields(latest, { status: withFields(latest.status, { message }) }) });
+  }
   return { events, ended: false, placed };
 }

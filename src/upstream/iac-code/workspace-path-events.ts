@@ -63,7 +63,11 @@ function statusRelative(event: TaskStatusUpdateEvent, folder: FolderInText): Tas
  * The history's agent messages: iac-code's SDK keeps every streamed chunk as a message of its own, one id
  * for the chunks of a turn, so a path may be split between two of them. Each run of one id is read as the
  * stream was; what the last chunk of a run held back ends that chunk. Every message keeps its place (the
- * facade's recovery counts them: turn-rest.ts).
+ * facade's recovery reads them in order: turn-rest.ts), and so does its text: what a chunk held and the next one
+ * shows was not the folder's path goes back to the end of the chunk it came from. The stream told it there
+ * too when a tool call came between (the history does not show one), and a message's text must not change
+ * when the next one comes: the facade's recovery reads the task more than once, and matches what the
+ * caller was shown against it.
  */
 function historyRelative(history: Message[], folder: FolderInText): Message[] {
   let changed = false;
@@ -83,7 +87,15 @@ function historyRelative(history: Message[], folder: FolderInText): Message[] {
     runId = message.messageId;
     stream ??= new RelativeTextStream(folder);
     const live = stream;
-    const parts = partsRelative(message.parts, (text) => live.push(text));
+    let firstText = true;
+    const parts = partsRelative(message.parts, (text) => {
+      const held = firstText && lastInRun >= 0 ? live.held : '';
+      firstText = false;
+      const told = live.push(text);
+      if (held === '' || !told.startsWith(held)) return told;
+      next[lastInRun] = appended(next[lastInRun]!, held);
+      return told.slice(held.length);
+    });
     if (message.parts.some((part) => textOf(part) !== undefined)) lastInRun = index;
     if (parts !== message.parts) next[index] = withFields(message, { parts });
   });

@@ -85,6 +85,11 @@ export class RelativeTextStream {
     return this.#held !== '';
   }
 
+  /** What is held, as the agent wrote it. */
+  get held(): string {
+    return this.#held;
+  }
+
   /** What of `chunk` (after what was held) can be told now. */
   push(chunk: string): string {
     if (this.#held === '' && !chunk.includes('/')) {

@@ -121,6 +121,32 @@ describe('the conversation folder in the agent’s words, for a Bailian user', (
     }
   });
 
+  it('a message that ends on a possible start of the folder, then a break: the rest is read from where the user left off', async () => {
+    // `/s` could begin the folder: it is held until the tool call ends the message, then told on its own.
+    const words = (): Words => ({ before: ['第一步 /s'], after: ['第二句。', '第三句。'] });
+    const expected = await read(words);
+    expect(expected.streamed).toBe(expected.sent);
+    // The task event, SUBMITTED, WORKING, the chunk, then usage (which ends the message) and the tool's frames.
+    // Without `gap` the turn runs on (the task is read); with it, the subscription's snapshot holds the rest.
+    const readBack: unknown[] = [];
+    const wanted: unknown[] = [];
+    for (const after of [4, 5, 6, 7]) {
+      for (const gap of [undefined, 0, 2]) {
+        const fault = { name: 'end-mid-stream' as const, after, ...(gap === undefined ? {} : { gap }) };
+        fake.injectFault(fault, { method: 'SendStreamingMessage' });
+        fake.injectFault(fault, { method: 'SendStreamingMessage' });
+        // Both turns broke off and were followed again: subscribed to while the turn waits, else read.
+        const followedBy = gap === undefined ? 'GetTask' : 'SubscribeToTask';
+        const followedBefore = fake.rpcRequests(followedBy).length;
+        const { sent, streamed } = await read(words);
+        readBack.push({ after, gap, sent, streamed });
+        wanted.push({ after, gap, sent: expected.sent, streamed: expected.streamed });
+        expect(fake.rpcRequests(followedBy).length - followedBefore).toBeGreaterThanOrEqual(2);
+      }
+    }
+    expect(readBack).toEqual(wanted);
+  });
+
   it('paths outside the conversation’s folder stay as the agent wrote them', async () => {
     const other = workspaceOf(ROOT, 'another-conversation');
     const elsewhere = `参考 /etc/hosts、${ROOT}/ 与 ${other}/main.tf。`;

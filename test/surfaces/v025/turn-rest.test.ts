@@ -51,3 +51,35 @@ describe('restEvents: the rest of an iac-code turn after its stream broke off be
     expect(told(first.events)).toEqual(['模板已', '[file]']);
   });
 });
+
+describe('restCursor: where the rest starts when the stream cut the text otherwise than the task', () => {
+  // The iac-code adapter tells the end of a message that could begin the workspace's path (`/s`) as a chunk
+  // of its own when a tool call ends the message, and drops it when the stream breaks while it holds it
+  // (upstream/iac-code/workspace-path-events.ts); the task's history keeps it in the message it ends.
+  const sent: Message = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: '帮我创建VPC模板' }] };
+  const toolRunning: Task = { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING' }, history: [agent('第一步 /s')] };
+  const ended: Task = {
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+    history: [agent('第一步 /s'), agent('第二句。'), agent('第三句。'), agent('第二句。第三句。', 'T-2')],
+  };
+  const rest = (passed: string[]): string[] => {
+    const turn: TurnSoFar = { sent, passed };
+    const first = restEvents(toolRunning, restCursor(toolRunning, turn), turn, undefined);
+    const last = restEvents(ended, first.cursor, turn, undefined);
+    return [...told(first.events), ...told(last.events)];
+  };
+
+  it('the held end told as a message of its own: the rest starts after the message it ends', () => {
+    expect(rest(['第一步 ', '/s'])).toEqual(['第二句。', '第三句。', '[TASK_STATE_INPUT_REQUIRED]']);
+  });
+
+  it('the held end dropped by the break: the rest starts with it', () => {
+    expect(rest(['第一步 '])).toEqual(['/s', '第二句。', '第三句。', '[TASK_STATE_INPUT_REQUIRED]']);
+  });
+
+  it('texts that differ from the task’s: counted as before', () => {
+    expect(rest(['something else'])).toEqual(['第二句。', '第三句。', '[TASK_STATE_INPUT_REQUIRED]']);
+  });
+});
