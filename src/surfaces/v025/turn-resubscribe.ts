@@ -1,6 +1,7 @@
 import {
   A2AError,
   ErrorCode,
+  eventTaskRef,
   GATEWAY_FAILURES,
   isActiveState,
   type Artifact,
@@ -64,6 +65,10 @@ export async function* resubscribed(taskId: string, tracker: TurnTracker, reader
       if (next.done) return followed ? 'broke' : 'refused';
       const event = next.value;
       if (carriesNothing(event)) continue;
+      // Another task's events are no answer to this subscription (an agent that answers every call with a
+      // turn of its own): read as a failed call, so the task is read or the turn fails as without one.
+      const about = eventTaskRef(event).taskId;
+      if (about !== undefined && about !== taskId) return followed ? 'broke' : 'unreachable';
       if ('task' in event) {
         // The opening snapshot, or iac-code's finished task sent again when its queue closed early.
         const gap = snapshotGap(event.task, tracker.soFar(), reader.earlierArtifacts);
