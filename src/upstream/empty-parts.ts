@@ -13,7 +13,8 @@ import { withFields } from '../model/with-fields.js';
  *
  * - a status's message without parts is left out: the status (its state, its timestamp) stays;
  * - an artifact or a history message without parts is left out of its task;
- * - an artifact-update whose artifact has no parts is left out of the stream: it adds nothing;
+ * - an artifact-update whose artifact has no parts is left out of the stream: it adds nothing (one that
+ *   closes its artifact, `lastChunk`, keeps its place with one empty text part);
  * - a message that is a whole answer (a SendMessage result, a stream's Message) keeps its place with one
  *   empty text part, since an answer cannot be left out.
  *
@@ -79,13 +80,23 @@ function taskRepaired(task: unknown, layout: PartsLayout): unknown {
   return Object.keys(changes).length === 0 ? task : withFields(task, changes);
 }
 
-/** A whole answer that is a message: one empty text part where it has none. */
+/** A whole answer that is a message (or an artifact that closes its stream): one empty text part where it has none. */
 function answerRepaired(message: unknown, layout: PartsLayout): unknown {
   if (!hasNoParts(message, layout)) return message;
   const copy = withFields(message as Shape, {});
   for (const key of layout.partLists) delete copy[key];
   copy[layout.partLists[0] as string] = [withFields(layout.emptyText, {})];
   return copy;
+}
+
+/**
+ * An artifact-update without parts: it adds nothing, so it is left out, unless it closes its artifact
+ * (`lastChunk`, a common 0.2.5 way to end a chunked artifact), which a reader must still be told: then
+ * with one empty text part.
+ */
+function closingUpdate(update: Shape, layout: PartsLayout): Shape | undefined {
+  if (update.lastChunk !== true) return undefined;
+  return withFields(update, { artifact: answerRepaired(update.artifact, layout) });
 }
 
 function updateRepaired(update: unknown, layout: PartsLayout): unknown {
@@ -97,12 +108,15 @@ function updateRepaired(update: unknown, layout: PartsLayout): unknown {
 /**
  * A 1.0 (or 0.3 HTTP+JSON) answer or stream event, wrapped as `{task}`, `{message}` (0.3 also `{msg}`),
  * `{statusUpdate}` or `{artifactUpdate}`, repaired; undefined for an artifact-update that carries no
- * parts, which is left out of its stream.
+ * parts and does not close its artifact, which is left out of its stream.
  */
 export function wrappedRepaired(value: unknown, layout: PartsLayout = V1_PARTS): unknown {
   if (!isRecord(value)) return value;
   const update = value.artifactUpdate;
-  if (isRecord(update) && hasNoParts(update.artifact, layout)) return undefined;
+  if (isRecord(update) && hasNoParts(update.artifact, layout)) {
+    const closing = closingUpdate(update, layout);
+    return closing && withFields(value, { artifactUpdate: closing });
+  }
   const changes: Shape = {};
   const repair = (key: string, repaired: (inner: unknown) => unknown): void => {
     if (value[key] === undefined) return;
@@ -140,7 +154,7 @@ export function v025Repaired(value: unknown): unknown {
     case 'status-update':
       return updateRepaired(value, V025_PARTS);
     case 'artifact-update':
-      return hasNoParts(value.artifact, V025_PARTS) ? undefined : value;
+      return hasNoParts(value.artifact, V025_PARTS) ? closingUpdate(value, V025_PARTS) : value;
     default:
       return value;
   }

@@ -20,7 +20,11 @@ describe('1.0 answers with messages and artifacts without parts (empty-parts.ts 
   });
 
   it('an artifact-update without parts is left out of the stream; nothing else changes', () => {
-    expect(streamEvent({ artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [] }, lastChunk: true } })).toBeUndefined();
+    expect(streamEvent({ artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [] }, append: true } })).toBeUndefined();
+    // One that closes its artifact is still told, with one empty text.
+    expect(streamEvent({ artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [] }, append: true, lastChunk: true } })).toEqual({
+      artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [{ text: '' }] }, append: true, lastChunk: true },
+    });
     // A well-formed event is the same object (the repair never runs on the fast path) ...
     const event = { statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING', message: said } } };
     expect(streamEvent(event)).toBe(event);
@@ -66,6 +70,12 @@ describe('0.2.5 and 0.3 shapes', () => {
       final: false,
     });
     expect(v025Repaired({ kind: 'artifact-update', ...ids, artifact: { artifactId: 'a', parts: [] } })).toBeUndefined();
+    expect(v025Repaired({ kind: 'artifact-update', ...ids, artifact: { artifactId: 'a', parts: [] }, lastChunk: true })).toEqual({
+      kind: 'artifact-update',
+      ...ids,
+      artifact: { artifactId: 'a', parts: [{ kind: 'text', text: '' }] },
+      lastChunk: true,
+    });
     expect(v025Repaired(message)).toEqual({ ...message, parts: [{ kind: 'text', text: '' }] });
     const task = {
       kind: 'task',
