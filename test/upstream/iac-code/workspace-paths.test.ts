@@ -121,4 +121,9 @@ describe('taskRelative', () => {
     const untouched: Task = { id: 't2', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, history: [agent('nothing here')] };
     expect(taskRelative(untouched, folderOf)).toBe(untouched);
   });
+
+  it('a held start that turned out not to be the folder stays with the chunk it came from, as the stream told it', () => {
+    const task: Task = { id: 't3', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, history: [agent('第一步 /s'), agent('第二句。')] };
+    expect(taskRelative(task, folderOf).history!.map((message) => message.parts[0]!.text)).toEqual(['第一步 /s', '第二句。']);
+  });
 });
