@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPushHandler } from '../../src/push/dispatch.js';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
-import { newPushJob, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
+import { newPushJob, type PushHandler, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
 import { startReceiver, type Received, type Receiver } from './fixtures/receiver.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 
@@ -186,25 +186,68 @@ describe('delivery order per webhook', () => {
       ]);
     });
 
+    /**
+     * Deliveries through `deliverWithin` (a push timeout below the lease, as the config rule asks), each
+     * recorded with the replica that made it; every request to the webhook is answered after `holdMs`.
+     */
+    async function slowWebhook(holdMs: number, deliverWithin: number) {
+      const byReplica: Array<[replica: string, configId: string, state: string]> = [];
+      const receiver = await startReceiver((_request, response) => void setTimeout(() => response.end('ok'), holdMs));
+      cleanup.push(() => receiver.close());
+      const handler = createPushHandler({ allowPrivate: true, timeoutMs: deliverWithin, resolveHeaders: async () => ({}) });
+      const deliverAs =
+        (replica: string): PushHandler =>
+        async (next) => {
+          byReplica.push([replica, next.configId, (JSON.parse(next.payload) as { state: string }).state]);
+          return handler(next);
+        };
+      return { receiver, byReplica, deliverAs };
+    }
+
     it('an entry waiting behind its webhook keeps its lease: another replica does not take it over meanwhile', async () => {
       const shared = names();
       const leaseTimeoutMs = 2_000;
-      const webhook = await orderedWebhook('/none');
+      // Each delivery ends well within the push timeout, itself below the lease; COMPLETED waits behind
+      // three of them, 1.5 leases in all.
+      const webhook = await slowWebhook(1_000, 1_800);
       const holder = worker({ ...shared, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
-      for (const next of scenario(webhook.receiver).slice(0, 2)) await holder.enqueue(next);
-      holder.start(deliver);
+      for (const state of ['WORKING-1', 'WORKING-2', 'WORKING-3', 'COMPLETED']) await holder.enqueue(job(webhook.receiver, 'a', state));
+      holder.start(webhook.deliverAs('holder'));
       await webhook.receiver.waitFor(1);
-      // A second replica looks for stale entries every 50 ms while WORKING stays open for two leases.
-      worker({ ...shared, leaseTimeoutMs, blockMs: 50, concurrency: 2 }).start(deliver);
-      await new Promise((resolve) => setTimeout(resolve, 2 * leaseTimeoutMs));
-      expect(webhook.arrivals).toHaveLength(1);
+      // A second replica looks for stale entries every 50 ms meanwhile.
+      worker({ ...shared, leaseTimeoutMs, blockMs: 50, concurrency: 2 }).start(webhook.deliverAs('other'));
 
-      webhook.releaseHeld();
-      await webhook.receiver.waitFor(2);
-      expect(webhook.arrivals.map((arrival) => [arrival.state, arrival.openOfSamePath])).toEqual([
-        ['WORKING', 0],
-        ['COMPLETED', 0],
+      await webhook.receiver.waitFor(4, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(webhook.byReplica).toEqual([
+        ['holder', 'a', 'WORKING-1'],
+        ['holder', 'a', 'WORKING-2'],
+        ['holder', 'a', 'WORKING-3'],
+        ['holder', 'a', 'COMPLETED'],
       ]);
-    });
+    }, 20_000);
+
+    it('an entry that waited behind its webhook keeps its lease while it is delivered, even with every slot busy', async () => {
+      const shared = names();
+      // Push timeout below the lease (the config rule); each delivery takes most of it. B's delivery takes
+      // the second slot, so the worker only waits for deliveries to end meanwhile.
+      const leaseTimeoutMs = 1_500;
+      const webhook = await slowWebhook(1_000, 1_300);
+      const holder = worker({ ...shared, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
+      for (const next of scenario(webhook.receiver)) await holder.enqueue(next);
+      holder.start(webhook.deliverAs('holder'));
+      await webhook.receiver.waitFor(2);
+      worker({ ...shared, leaseTimeoutMs, blockMs: 50, concurrency: 2 }).start(webhook.deliverAs('other'));
+
+      // A's COMPLETED waited about 1 s behind WORKING, then is delivered for about 1 s more.
+      await webhook.receiver.waitFor(3, 10_000);
+      // Past the end of COMPLETED's delivery plus a lease: a takeover would have shown by then.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect(webhook.byReplica).toEqual([
+        ['holder', 'a', 'WORKING'],
+        ['holder', 'b', 'COMPLETED'],
+        ['holder', 'a', 'COMPLETED'],
+      ]);
+    }, 20_000);
   });
 });

@@ -26,6 +26,21 @@ describe('webhook lanes', () => {
     expect([lanes.waiting(), lanes.inFlight(), lanes.take()]).toEqual([0, 0, undefined]);
   });
 
+  it('queued counts what a lane has waiting and in flight', () => {
+    const lanes = new WebhookLanes<string>();
+    expect(lanes.queued('a')).toBe(0);
+    lanes.add('a', 'a1');
+    lanes.add('a', 'a2');
+    expect(lanes.queued('a')).toBe(2);
+    lanes.take();
+    expect(lanes.queued('a')).toBe(2);
+    lanes.done('a');
+    expect(lanes.queued('a')).toBe(1);
+    lanes.take();
+    lanes.done('a');
+    expect(lanes.queued('a')).toBe(0);
+  });
+
   it('drain returns what waits; a lane in flight stays busy until done', () => {
     const lanes = new WebhookLanes<string>();
     lanes.add('a', 'a1');

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
-import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
-import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
+import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
 import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
@@ -27,24 +28,29 @@ export interface RedisStreamsQueueOptions {
   retry?: Partial<RetryPolicy>;
   /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched only for free slots. */
   concurrency?: number;
+  /**
+   * Entries one webhook may have waiting behind its delivery in flight (default 1,000; ids only). Past
+   * that the replica releases the ones it fetches for that webhook (taken over a lease later, by it or
+   * another replica) instead of holding them or fetching no more.
+   */
+  maxWaitingPerWebhook?: number;
   /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
   blockMs?: number;
   logger?: PushLogger;
 }
 
-type StreamEntry = [id: string, fields: string[]];
-
-/** An entry fetched by this replica and not finished: waiting behind its webhook's delivery, or in flight. */
+/**
+ * An entry fetched by this replica and not finished: waiting behind its webhook's delivery, or in flight.
+ * One that has to wait keeps only its id (its fields are read again when its turn comes), so a long
+ * backlog to one webhook costs a few dozen bytes an entry.
+ */
 interface Fetched {
-  entry: StreamEntry;
+  id: string;
   claimed: boolean;
+  fields?: string[];
 }
 
-/**
- * Entries waiting behind their webhook's delivery, at most this many per slot of the window: past that no
- * more are fetched (a burst to a few webhooks that never answer must not pull the whole stream into memory).
- */
-const WAITING_PER_SLOT = 16;
+const DEFAULT_MAX_WAITING_PER_WEBHOOK = 1_000;
 
 /** Moves one due retry back onto the stream; ZREM first so only one replica promotes it. */
 const PROMOTE = `
@@ -54,23 +60,7 @@ end
 return false
 `;
 
-/** EXEC reports a failing command in its reply instead of rejecting; the entry must then stay pending. */
-async function execAll(transaction: ChainableCommander): Promise<void> {
-  const replies = await transaction.exec();
-  const failed = replies?.find(([error]) => error);
-  if (!replies || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
-}
-
 export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
-
-function jobOf(fields: string[]): PushJob | undefined {
-  const index = fields.indexOf('job');
-  try {
-    return index >= 0 && index % 2 === 0 ? (JSON.parse(fields[index + 1] as string) as PushJob) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * At-least-once delivery over Redis Streams with a consumer group shared by all replicas. Each round,
@@ -80,9 +70,11 @@ function jobOf(fields: string[]): PushJob | undefined {
  * the dead stream, each in one MULTI with the XACK.
  *
  * A replica delivers to one webhook one entry at a time, in stream order (webhook-lanes.ts): an entry whose
- * webhook has a delivery in flight here waits behind it, still pending under this consumer, and its lease
- * is renewed while it waits so no other replica takes it over. Entries of one webhook fetched by two
- * replicas are not ordered between them (see "Delivery order" in the README).
+ * webhook has a delivery in flight here waits behind it, still pending under this consumer. Every entry
+ * held (waiting or in flight) has its lease renewed so no other replica takes it over. A webhook's backlog
+ * past `maxWaitingPerWebhook` is released rather than held, so fetching never stops for the others.
+ * Entries of one webhook fetched by two replicas, or released, are not ordered (see "Delivery order" in
+ * the README).
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -104,7 +96,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let running = false;
   let loop: Promise<void> | undefined;
   let claimCursor = '0-0';
+  const maxWaitingPerWebhook = Math.max(1, options.maxWaitingPerWebhook ?? DEFAULT_MAX_WAITING_PER_WEBHOOK);
   const leases = entryLeases({ commands, stream, group, consumer, leaseTimeoutMs: options.leaseTimeoutMs, logger });
+  const outcomes = entryOutcomes({ commands, stream, group, retryKey: options.retryKey, deadStream: options.deadStream, policy, logger });
 
   async function ensureGroup(): Promise<void> {
     try {
@@ -136,55 +130,45 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     return reply?.[0]?.[1] ?? [];
   }
 
-  /** Times an entry has been handed out; a job that keeps killing its worker must not circulate forever. */
-  async function deliveries(id: string): Promise<number> {
-    const reply = (await commands.xpending(stream, group, id, id, 1)) as Array<[string, string, number, number]>;
-    return reply[0]?.[3] ?? 1;
-  }
-
-  async function deadLetter(id: string, job: PushJob | undefined, raw: string[], reason: string): Promise<void> {
-    const payload = job ? JSON.stringify(job) : JSON.stringify(raw);
-    await execAll(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id));
-    logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, reason }, 'A2A push notification dead-lettered');
-  }
-
-  async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<void> {
-    const job = jobOf(fields);
-    if (!job) return deadLetter(id, undefined, fields, 'malformed job entry');
-    if (claimed) {
-      const count = await deliveries(id);
-      if (count > policy.maxAttempts) {
-        return deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
-      }
-    }
-    const next = dispose(job, await runHandler(run, job), policy);
-    if (next.kind === 'ack') {
-      await execAll(commands.multi().xack(stream, group, id).xdel(stream, id));
-    } else if (next.kind === 'retry') {
-      await execAll(
-        commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job)).xack(stream, group, id).xdel(stream, id),
-      );
-    } else {
-      await deadLetter(id, next.job, fields, next.reason);
-    }
+  /**
+   * Renews the held entries' leases on a timer of its own: the worker loop can sit waiting for a delivery
+   * (every slot busy) for up to `push-timeout-ms`. Each held entry is renewed at least every 3/8 of a lease.
+   */
+  function renewLeasesMeanwhile(): () => Promise<void> {
+    const everyMs = Math.max(10, Math.floor(options.leaseTimeoutMs / 4));
+    let renewing: Promise<void> | undefined;
+    const timer = setInterval(() => {
+      renewing ??= leases
+        .renew(everyMs / 2)
+        .catch((error: unknown) => logger.warn({ err: error }, 'A2A push queue could not renew its entries’ leases'))
+        .finally(() => (renewing = undefined));
+    }, everyMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await renewing;
+    };
   }
 
   /**
    * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
    * entries fetched as there are free slots. So a webhook that never answers holds one slot until
-   * `push-timeout-ms`, not every other caller's notifications.
+   * `push-timeout-ms`, not every other caller's notifications. Entries wait only behind a delivery in
+   * flight, so at most `window` webhooks have any waiting, each at most `maxWaitingPerWebhook`: memory
+   * stays bounded while fetching goes on for the other webhooks.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
     const lanes = new WebhookLanes<Fetched>();
+    const stopRenewing = renewLeasesMeanwhile();
     let groupReady = false;
     const startReady = (): void => {
       while (running && inFlight.size < window) {
         const next = lanes.take();
         if (!next) return;
-        const [id] = next.item.entry;
-        const delivery = handle(run, next.item.entry, next.item.claimed)
+        const { id, claimed, fields } = next.item;
+        const delivery = (fields ? outcomes.handle(run, [id, fields], claimed) : outcomes.handleById(run, id, claimed))
           .catch((error: unknown) =>
             // Left pending: the lease expires and the entry is delivered again.
             logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome'),
@@ -198,14 +182,24 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         inFlight.set(id, delivery);
       }
     };
-    const fetched = (entries: StreamEntry[], claimed: boolean): void => {
-      for (const entry of entries) {
-        const job = jobOf(entry[1]);
-        leases.taken(entry[0]);
+    const fetched = async (entries: StreamEntry[], claimed: boolean): Promise<void> => {
+      const overflow: string[] = [];
+      for (const [id, fields] of entries) {
+        const job = jobOf(fields);
         // A malformed entry has no webhook: a lane of its own, so it is dead-lettered at once.
-        lanes.add(job ? webhookOf(job) : `entry:${entry[0]}`, { entry, claimed });
+        const lane = job ? webhookOf(job) : `entry:${id}`;
+        const queued = lanes.queued(lane);
+        // The lane is busy whenever it has entries (fetches never outnumber free slots), so `queued - 1` wait.
+        if (queued > maxWaitingPerWebhook) {
+          overflow.push(id);
+          continue;
+        }
+        leases.taken(id);
+        lanes.add(lane, { id, claimed, fields: queued === 0 ? fields : undefined });
       }
       startReady();
+      // Not held, so not in the way of other webhooks' entries: taken over a lease from now.
+      await leases.letGo(overflow, 'after-lease');
     };
     while (running) {
       try {
@@ -213,19 +207,17 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           await ensureGroup();
           groupReady = true;
         }
-        await leases.renew((id) => !inFlight.has(id));
         const free = window - inFlight.size;
-        if (free <= 0 || lanes.waiting() >= window * WAITING_PER_SLOT) {
-          // Never empty here: entries wait only behind a delivery in flight.
+        if (free <= 0) {
           await Promise.race(inFlight.values());
           continue;
         }
         await promoteDueRetries();
-        // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (held longer than the lease): it is not taken twice.
+        // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (its renewal late): it is not taken twice.
         const stale = (await claimStale(free)).filter(([id]) => !leases.holds(id));
-        fetched(stale, true);
+        await fetched(stale, true);
         if (stale.length > 0) continue;
-        fetched(await readNew(connection, free), false);
+        await fetched(await readNew(connection, free), false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
@@ -237,7 +229,11 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     // still waiting are not started (each could wait out a slow webhook): once the deliveries ahead of them
     // ended (so another worker cannot overtake those), they are let go of for another worker.
     await Promise.all(inFlight.values());
-    await leases.letGo(lanes.drain().map(({ entry }) => entry[0]));
+    await stopRenewing();
+    await leases.letGo(
+      lanes.drain().map(({ id }) => id),
+      'now',
+    );
   }
 
   return {

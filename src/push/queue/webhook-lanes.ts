@@ -61,6 +61,12 @@ export class WebhookLanes<T> {
     else this.lanes.delete(lane);
   }
 
+  /** Items of `lane` not done: waiting, and the one in flight. */
+  queued(lane: string): number {
+    const entry = this.lanes.get(lane);
+    return entry ? entry.items.length + (entry.busy ? 1 : 0) : 0;
+  }
+
   /** Items added and not taken yet. */
   waiting(): number {
     return this.waitingCount;

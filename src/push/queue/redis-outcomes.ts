@@ -1,0 +1,90 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
+import type { PushHandler, PushJob, PushLogger } from './types.js';
+import { withFields } from '../../model/index.js';
+
+export type StreamEntry = [id: string, fields: string[]];
+
+export interface EntryOutcomesOptions {
+  commands: Redis;
+  stream: string;
+  group: string;
+  retryKey: string;
+  deadStream: string;
+  policy: RetryPolicy;
+  logger: PushLogger;
+}
+
+/** EXEC reports a failing command in its reply instead of rejecting; the entry must then stay pending. */
+async function execAll(transaction: ChainableCommander): Promise<void> {
+  const replies = await transaction.exec();
+  const failed = replies?.find(([error]) => error);
+  if (!replies || failed) throw failed?.[0] ?? new Error('Redis transaction aborted');
+}
+
+export function jobOf(fields: string[]): PushJob | undefined {
+  const index = fields.indexOf('job');
+  try {
+    return index >= 0 && index % 2 === 0 ? (JSON.parse(fields[index + 1] as string) as PushJob) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Attempts one stream entry and records its outcome: delivered, rescheduled in the retry set, or copied
+ * to the dead stream, each in one MULTI with the XACK (and XDEL), so an entry is acknowledged only once
+ * its outcome is recorded.
+ */
+export function entryOutcomes(options: EntryOutcomesOptions) {
+  const { commands, stream, group, policy, logger } = options;
+
+  /** Times an entry has been handed out; a job that keeps killing its worker must not circulate forever. */
+  async function deliveries(id: string): Promise<number> {
+    const reply = (await commands.xpending(stream, group, id, id, 1)) as Array<[string, string, number, number]>;
+    return reply[0]?.[3] ?? 1;
+  }
+
+  async function deadLetter(id: string, job: PushJob | undefined, raw: string[], reason: string): Promise<void> {
+    const payload = job ? JSON.stringify(job) : JSON.stringify(raw);
+    await execAll(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id));
+    logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, reason }, 'A2A push notification dead-lettered');
+  }
+
+  async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<void> {
+    const job = jobOf(fields);
+    if (!job) return deadLetter(id, undefined, fields, 'malformed job entry');
+    if (claimed) {
+      const count = await deliveries(id);
+      if (count > policy.maxAttempts) {
+        return deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
+      }
+    }
+    const next = dispose(job, await runHandler(run, job), policy);
+    if (next.kind === 'ack') {
+      await execAll(commands.multi().xack(stream, group, id).xdel(stream, id));
+    } else if (next.kind === 'retry') {
+      await execAll(
+        commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job)).xack(stream, group, id).xdel(stream, id),
+      );
+    } else {
+      await deadLetter(id, next.job, fields, next.reason);
+    }
+  }
+
+  /**
+   * Like `handle`, for an entry held by id only (it waited behind its webhook): its fields are read first.
+   * An entry no longer in the stream was finished by a worker that took it over: only our pending
+   * record of it is cleared.
+   */
+  async function handleById(run: PushHandler, id: string, claimed: boolean): Promise<void> {
+    const [entry] = (await commands.xrange(stream, id, id)) as StreamEntry[];
+    if (!entry) {
+      await commands.xack(stream, group, id);
+      return;
+    }
+    await handle(run, entry, claimed);
+  }
+
+  return { handle, handleById };
+}

@@ -1,0 +1,123 @@
+/**
+ * One webhook's backlog must not hold the others: a notification to a free webhook, queued after many to
+ * a slow one, goes out while the slow one's are still being delivered one at a time. Against real Redis.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
+import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
+import { newPushJob, type PushHandler, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+
+const run = `test-push-hol-${process.pid}-${randomBytes(4).toString('hex')}`;
+const cleanup: Array<() => unknown> = [];
+let redis: Redis | undefined;
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+afterAll(async () => {
+  if (!redis) return;
+  const keys = await redis.keys(`${run}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+const job = (configId: string, n: number): PushJob =>
+  newPushJob({ eventId: `${configId}-${n}`, taskId: 't', configId, owner: 'o', url: `http://127.0.0.1:9/${configId}`, payload: '{}' });
+
+/**
+ * Delivers `slow` jobs in `slowMs` each and `fast` ones at once; resolves `fastSeen` with how many slow
+ * deliveries had ended when the fast one arrived. Also counts deliveries per event id.
+ */
+function slowAndFast(slowMs: number) {
+  const delivered = new Map<string, number>();
+  let slowEnded = 0;
+  let seen: (ended: number) => void = () => undefined;
+  const fastSeen = new Promise<number>((resolve) => (seen = resolve));
+  const handler: PushHandler = async (next) => {
+    delivered.set(next.eventId, (delivered.get(next.eventId) ?? 0) + 1);
+    if (next.configId === 'fast') {
+      seen(slowEnded);
+      return { outcome: 'delivered' };
+    }
+    await new Promise((resolve) => setTimeout(resolve, slowMs));
+    slowEnded += 1;
+    return { outcome: 'delivered' };
+  };
+  return { handler, fastSeen, delivered, slowEnded: () => slowEnded };
+}
+
+async function enqueueBacklog(queue: PushQueue, slow: number): Promise<void> {
+  for (let n = 0; n < slow; n++) await queue.enqueue(job('slow', n));
+  await queue.enqueue(job('fast', 0));
+}
+
+describe('a webhook with a backlog does not hold the others', () => {
+  it('local-file queue', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'push-hol-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const queue = createLocalFileQueue({ dir, concurrency: 2 });
+    cleanup.push(() => queue.stop());
+    await enqueueBacklog(queue, 45);
+    const webhooks = slowAndFast(50);
+    queue.start(webhooks.handler);
+    // One slot stays free throughout: the fast one goes at once, not after the slow ones.
+    expect(await webhooks.fastSeen).toBeLessThanOrEqual(1);
+  });
+
+  describe('redis-streams queue', () => {
+    beforeAll(requireRedis);
+    beforeAll(() => {
+      redis = new Redis(REDIS_URL);
+    });
+
+    let counter = 0;
+    function worker(options: Partial<RedisStreamsQueueOptions>) {
+      counter += 1;
+      const base = `${run}:${counter}`;
+      const created = createRedisStreamsQueue({
+        url: REDIS_URL,
+        stream: `${base}:push`,
+        retryKey: `${base}:push:retry`,
+        deadStream: `${base}:push:dead`,
+        group: `${base}-group`,
+        leaseTimeoutMs: 60_000,
+        blockMs: 50,
+        concurrency: 2,
+        ...options,
+      });
+      cleanup.push(() => created.stop());
+      return { queue: created, deadStream: `${base}:push:dead`, stream: `${base}:push` };
+    }
+
+    it('more entries behind one webhook than the replica keeps waiting', async () => {
+      const { queue } = worker({});
+      // Past the old limit of 16 waiting per slot (32 here).
+      await enqueueBacklog(queue, 45);
+      const webhooks = slowAndFast(100);
+      queue.start(webhooks.handler);
+      expect(await webhooks.fastSeen).toBeLessThanOrEqual(1);
+    });
+
+    it('entries past what a webhook may have waiting are released for later, every one delivered once and none dead-lettered', async () => {
+      // Lease short and attempts few: the overflow is released and taken back several times over.
+      const { queue, deadStream, stream } = worker({ leaseTimeoutMs: 600, maxWaitingPerWebhook: 3, retry: { maxAttempts: 2 } });
+      // More than the 16 per slot that used to stop the replica fetching.
+      await enqueueBacklog(queue, 40);
+      const webhooks = slowAndFast(60);
+      queue.start(webhooks.handler);
+      expect(await webhooks.fastSeen).toBeLessThanOrEqual(1);
+
+      await expect.poll(() => webhooks.slowEnded(), { timeout: 15_000, interval: 100 }).toBe(40);
+      expect([...webhooks.delivered.values()].every((times) => times === 1)).toBe(true);
+      expect(webhooks.delivered.size).toBe(41);
+      expect(await redis?.xlen(deadStream)).toBe(0);
+      await expect.poll(() => redis?.xlen(stream), { timeout: 2_000 }).toBe(0);
+    }, 20_000);
+  });
+});
