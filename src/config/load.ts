@@ -211,13 +211,17 @@ function adviseOn(config: GatewayConfig): string[] {
   return [...warnings, ...basicNameWarnings(config.auth), ...pruneWarnings(config), ...limitNameWarnings(config), ...leaseWarnings(config)];
 }
 
-/** A lease that ends before a delivery may: another replica takes the entry over while it is still being delivered. */
+/**
+ * A lease no longer than a delivery: a replica renews the leases of what it holds every quarter lease, in
+ * flight too, so only one whose event loop stalls for most of a lease loses an entry it is delivering; a
+ * lease that short makes such a stall (a long GC pause, a busy host) enough.
+ */
 function leaseWarnings(config: GatewayConfig): string[] {
   const lease = config['push-lease-timeout-ms'];
   const delivery = config['push-timeout-ms'];
   if (config['push-queue'] !== 'redis-streams' || lease > delivery) return [];
   return [
-    `push-lease-timeout-ms (${lease}) is not above push-timeout-ms (${delivery}): another replica may take over a notification still being delivered, and the webhook gets it twice`,
+    `push-lease-timeout-ms (${lease}) is not above push-timeout-ms (${delivery}): a replica whose event loop stalls for most of a lease loses a notification it is delivering to another replica, and the webhook gets it twice`,
   ];
 }
 

@@ -300,7 +300,7 @@ describe('start-up warnings about push leases', () => {
   it('warns when a Redis Streams lease can end before a delivery does, and only then', async () => {
     const queue = { A2A_BRIDGE_PUSH_QUEUE: 'redis-streams' };
     expect(leaseWarning((await load([], { ...queue, A2A_BRIDGE_PUSH_LEASE_TIMEOUT_MS: '5000' })).warnings)).toEqual([
-      'push-lease-timeout-ms (5000) is not above push-timeout-ms (5000): another replica may take over a notification still being delivered, and the webhook gets it twice',
+      'push-lease-timeout-ms (5000) is not above push-timeout-ms (5000): a replica whose event loop stalls for most of a lease loses a notification it is delivering to another replica, and the webhook gets it twice',
     ]);
     expect(leaseWarning((await load([], queue)).warnings)).toEqual([]);
     expect(leaseWarning((await load([], { A2A_BRIDGE_PUSH_LEASE_TIMEOUT_MS: '500' })).warnings)).toEqual([]);
