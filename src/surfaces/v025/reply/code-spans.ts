@@ -1,8 +1,8 @@
 /**
  * Whether the reply, as shown so far, stands inside Markdown code: a fenced block (a line of three or more
  * backticks or tildes opens it, a line of as many or more of the same closes it) or an inline code span (an
- * odd count of backtick runs on the current line, with no white space since the last: a lone backtick in
- * prose, "Press the ` key", opens no code for what follows). An agent that streams its answer a token at a time splits
+ * odd count of backtick runs on the current line; a run followed by white space opens none, so a lone
+ * backtick in prose, "Press the ` key", leaves what follows prose, while `new My` + `Vpc()` stays code). An agent that streams its answer a token at a time splits
  * identifiers anywhere (`getUser` + `Name`, `class My` + `Vpc`); inside code a break there would change the
  * code, so the running text always carries on (rules.ts). Kept up to date chunk by chunk, never by scanning
  * the whole reply again.
@@ -15,38 +15,44 @@ export interface CodeScan {
   /** Backtick runs on the current line, and whether the last character was a backtick (a run split across chunks). */
   readonly ticks: number;
   readonly afterTick: boolean;
-  /** White space came since the last backtick run: an open inline span is then read as prose. */
-  readonly blankSinceTick: boolean;
+  /** The last run opened an inline span and nothing has followed it yet: white space next undoes it. */
+  readonly opening: boolean;
 }
 
-export const NO_CODE: CodeScan = { fence: '', line: '', ticks: 0, afterTick: false, blankSinceTick: false };
+export const NO_CODE: CodeScan = { fence: '', line: '', ticks: 0, afterTick: false, opening: false };
 
 /** A fence line's longest useful head: fence characters and an info string such as `hcl title="main.tf"`. */
 const LINE_HEAD = 80;
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
-export const inCode = (scan: CodeScan): boolean => scan.fence !== '' || (scan.ticks % 2 === 1 && !scan.blankSinceTick);
+export const inCode = (scan: CodeScan): boolean => scan.fence !== '' || scan.ticks % 2 === 1;
 
 /** The scan after `text` is shown. */
 export function scanCode(scan: CodeScan, text: string): CodeScan {
-  let { fence, line, ticks, afterTick, blankSinceTick } = scan;
+  let { fence, line, ticks, afterTick, opening } = scan;
   for (const char of text) {
     if (char === '\n') {
       fence = fenceAfter(fence, line);
       line = '';
       ticks = 0;
       afterTick = false;
-      blankSinceTick = false;
+      opening = false;
       continue;
     }
     if (line.length <= LINE_HEAD) line += char;
-    if (char === '`' && !afterTick) {
-      ticks++;
-      blankSinceTick = false;
-    } else if (char === ' ' || char === '\t') blankSinceTick = true;
+    if (char === '`') {
+      if (!afterTick) {
+        ticks++;
+        opening = ticks % 2 === 1;
+      }
+    } else {
+      // A run that white space follows opened nothing: a backtick in prose.
+      if (opening && (char === ' ' || char === '\t')) ticks--;
+      opening = false;
+    }
     afterTick = char === '`';
   }
-  return { fence, line, ticks, afterTick, blankSinceTick };
+  return { fence, line, ticks, afterTick, opening };
 }
 
 /** The open fence once `line` has ended: opened, closed or as it was. */

@@ -61,6 +61,9 @@ describe("an agent's running text in messages of their own", () => {
   it('a lone backtick in prose opens no code: later messages start their lines as prose does', () => {
     const stray = ['Press the ` key', 'Searching flights', 'Found 3 flights'];
     expect(readText(run([submitted, ...working(stray), status('TASK_STATE_COMPLETED')]))).toBe('Press the ` key\nSearching flights\nFound 3 flights');
+    // An inline span with white space in it is still code: an identifier split there stays one.
+    const spaced = ['Run ', '`new My', 'Vpc()`', ' now.', ' Press `', ' then', 'Enter'];
+    expect(readText(run([submitted, ...working(spaced), status('TASK_STATE_COMPLETED')]))).toBe('Run `new MyVpc()` now. Press ` then\nEnter');
   });
 
   it('the last token on the status that ends the turn, under the running id, goes on where the tokens left off', () => {
