@@ -70,16 +70,34 @@ function statusRelative(event: TaskStatusUpdateEvent, folder: FolderInText): Tas
  * caller was shown against it.
  */
 function historyRelative(history: Message[], folder: FolderInText): Message[] {
-  let changed = false;
   const next = history.slice();
   let stream: RelativeTextStream | undefined;
   let runId: string | undefined;
   let lastInRun = -1;
+  /** Which messages the characters the stream holds came from, in order (a hold may span several chunks). */
+  let origins: Origin[] = [];
+  /** `text` handed back to the messages it came from, per `from`; those of message `keep` stay with the caller. */
+  const giveBack = (text: string, from: Origin[], keep: number): string => {
+    let at = 0;
+    for (const { index, length } of from) {
+      if (index === keep) return text.slice(at);
+      next[index] = appended(next[index]!, text.slice(at, at + length));
+      at += length;
+    }
+    return text.slice(at);
+  };
   const endRun = (): void => {
-    if (stream?.holding && lastInRun >= 0) next[lastInRun] = appended(next[lastInRun]!, stream.end());
+    if (stream?.holding && lastInRun >= 0) {
+      const held = stream.held;
+      const told = stream.end();
+      // Not the folder after all: each piece goes back where it came from, as when a later chunk tells so.
+      if (told === held) giveBack(held, origins, -1);
+      else next[lastInRun] = appended(next[lastInRun]!, told);
+    }
     stream = undefined;
     runId = undefined;
     lastInRun = -1;
+    origins = [];
   };
   history.forEach((message, index) => {
     if (message.role !== 'ROLE_AGENT' || message.messageId !== runId) endRun();
@@ -87,21 +105,37 @@ function historyRelative(history: Message[], folder: FolderInText): Message[] {
     runId = message.messageId;
     stream ??= new RelativeTextStream(folder);
     const live = stream;
-    let firstText = true;
     const parts = partsRelative(message.parts, (text) => {
-      const held = firstText && lastInRun >= 0 ? live.held : '';
-      firstText = false;
+      const held = live.held;
       const told = live.push(text);
-      if (held === '' || !told.startsWith(held)) return told;
-      next[lastInRun] = appended(next[lastInRun]!, held);
-      return told.slice(held.length);
+      const from = [...origins, { index, length: text.length }];
+      origins = lastOrigins(from, live.held.length);
+      // What a chunk held and this one shows was not the folder's path goes back to the chunk it came from.
+      return held !== '' && told.startsWith(held) ? giveBack(held, from, index) + told.slice(held.length) : told;
     });
     if (message.parts.some((part) => textOf(part) !== undefined)) lastInRun = index;
     if (parts !== message.parts) next[index] = withFields(message, { parts });
   });
   endRun();
-  for (let i = 0; i < history.length && !changed; i++) changed = next[i] !== history[i];
-  return changed ? next : history;
+  return next.some((message, index) => message !== history[index]) ? next : history;
+}
+
+/** A run of characters one message gave to what the stream holds. */
+interface Origin {
+  index: number;
+  length: number;
+}
+
+/** The origins of the last `length` characters of `origins`' text. */
+function lastOrigins(origins: readonly Origin[], length: number): Origin[] {
+  const kept: Origin[] = [];
+  let left = length;
+  for (let at = origins.length - 1; at >= 0 && left > 0; at--) {
+    const { index, length: given } = origins[at]!;
+    kept.unshift({ index, length: Math.min(given, left) });
+    left -= given;
+  }
+  return kept;
 }
 
 /** `tail` added to the message's last text part. */

@@ -122,6 +122,23 @@ describe('taskRelative', () => {
     expect(taskRelative(untouched, folderOf)).toBe(untouched);
   });
 
+  it('a hold over several chunks that was not the folder goes back to each chunk it came from: no read changes an earlier text', () => {
+    // Another path sharing the folder's start, in token-sized chunks: each read of the task (the facade's recovery
+    // reads it more than once) must keep the texts the previous read gave.
+    const start = FOLDER.slice(0, 2);
+    const chunks = [`见 ${start}`, FOLDER.slice(2, 4), '/other 完'];
+    const reads = chunks.map((_, count) => {
+      const task: Task = {
+        id: 't4',
+        contextId: 'c1',
+        status: { state: 'TASK_STATE_WORKING' },
+        history: chunks.slice(0, count + 1).map((text) => agent(text)),
+      };
+      return taskRelative(task, folderOf).history!.map((message) => message.parts[0]!.text);
+    });
+    expect(reads).toEqual([chunks.slice(0, 1), chunks.slice(0, 2), chunks]);
+  });
+
   it('a held start that turned out not to be the folder stays with the chunk it came from, as the stream told it', () => {
     const task: Task = { id: 't3', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, history: [agent('第一步 /s'), agent('第二句。')] };
     expect(taskRelative(task, folderOf).history!.map((message) => message.parts[0]!.text)).toEqual(['第一步 /s', '第二句。']);
