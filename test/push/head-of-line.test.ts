@@ -92,7 +92,7 @@ describe('a webhook with a backlog does not hold the others', () => {
         ...options,
       });
       cleanup.push(() => created.stop());
-      return { queue: created, deadStream: `${base}:push:dead`, stream: `${base}:push` };
+      return { queue: created, deadStream: `${base}:push:dead`, stream: `${base}:push`, group: `${base}-group` };
     }
 
     it('more entries behind one webhook than the replica keeps waiting', async () => {
@@ -104,16 +104,27 @@ describe('a webhook with a backlog does not hold the others', () => {
       expect(await webhooks.fastSeen).toBeLessThanOrEqual(1);
     });
 
-    it('entries past what a webhook may have waiting are released for later, every one delivered once and none dead-lettered', async () => {
-      // Lease short and attempts few: the overflow is released and taken back several times over.
-      const { queue, deadStream, stream } = worker({ leaseTimeoutMs: 600, maxWaitingPerWebhook: 3, retry: { maxAttempts: 2 } });
-      // More than the 16 per slot that used to stop the replica fetching.
+    it('past the bound on waiting entries the replica fetches no more until some are delivered, and every one is delivered once', async () => {
+      const maxWaitingEntries = 5;
+      const concurrency = 2;
+      // Lease short and attempts few: a held entry that was let go of, or not renewed, would show.
+      const { queue, deadStream, stream, group } = worker({ leaseTimeoutMs: 600, maxWaitingEntries, concurrency, retry: { maxAttempts: 2 } });
       await enqueueBacklog(queue, 40);
-      const webhooks = slowAndFast(60);
+      const webhooks = slowAndFast(40);
+      let mostHeld = 0;
+      const sampling = setInterval(() => {
+        void redis?.xpending(stream, group).then((summary) => {
+          mostHeld = Math.max(mostHeld, Number((summary as [number])[0]));
+        });
+      }, 10);
+      cleanup.push(() => clearInterval(sampling));
       queue.start(webhooks.handler);
-      expect(await webhooks.fastSeen).toBeLessThanOrEqual(1);
 
       await expect.poll(() => webhooks.slowEnded(), { timeout: 15_000, interval: 100 }).toBe(40);
+      // Waiting ids at the bound, then at most one more fetch (one per free slot); plus the one in flight.
+      expect(mostHeld).toBeGreaterThan(0);
+      expect(mostHeld).toBeLessThanOrEqual(maxWaitingEntries + concurrency);
+      await webhooks.fastSeen;
       expect([...webhooks.delivered.values()].every((times) => times === 1)).toBe(true);
       expect(webhooks.delivered.size).toBe(41);
       expect(await redis?.xlen(deadStream)).toBe(0);

@@ -2,6 +2,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
 import { withFields } from '../../model/index.js';
+import { redisScript } from '../../redis-connection.js';
 
 export type StreamEntry = [id: string, fields: string[]];
 
@@ -9,11 +10,28 @@ export interface EntryOutcomesOptions {
   commands: Redis;
   stream: string;
   group: string;
+  /** This worker's consumer name: an entry held by id is attempted only while still pending under it. */
+  consumer: string;
   retryKey: string;
   deadStream: string;
   policy: RetryPolicy;
   logger: PushLogger;
 }
+
+/**
+ * An entry held by id, read when its turn comes: its fields if it is still pending under this consumer
+ * (ARGV[2]); 0 if another replica took it over (or finished it); 1 if it is ours but gone from the
+ * stream, its pending record then cleared. In one script, so the check and the read see the same state.
+ * KEYS[1] stream; ARGV[1] group; ARGV[3] id.
+ */
+const READ_IF_OURS = `
+local id = ARGV[3]
+if #redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1, ARGV[2]) == 0 then return 0 end
+local entry = redis.call('XRANGE', KEYS[1], id, id)[1]
+if entry then return entry end
+redis.call('XACK', KEYS[1], ARGV[1], id)
+return 1
+`;
 
 /** EXEC reports a failing command in its reply instead of rejecting; the entry must then stay pending. */
 async function execAll(transaction: ChainableCommander): Promise<void> {
@@ -37,7 +55,8 @@ export function jobOf(fields: string[]): PushJob | undefined {
  * its outcome is recorded.
  */
 export function entryOutcomes(options: EntryOutcomesOptions) {
-  const { commands, stream, group, policy, logger } = options;
+  const { commands, stream, group, consumer, policy, logger } = options;
+  const readIfOurs = redisScript(commands, 'a2aBridgePushReadIfOurs', 1, READ_IF_OURS);
 
   /** Times an entry has been handed out; a job that keeps killing its worker must not circulate forever. */
   async function deliveries(id: string): Promise<number> {
@@ -74,15 +93,16 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
 
   /**
    * Like `handle`, for an entry held by id only (it waited behind its webhook): its fields are read first.
-   * An entry no longer in the stream was finished by a worker that took it over: only our pending
-   * record of it is cleared.
+   * An entry another replica took over while it waited (this one stalled past a lease) is not attempted:
+   * that replica delivers it. Nor is one no longer in the stream (a worker that took it over finished it).
    */
   async function handleById(run: PushHandler, id: string, claimed: boolean): Promise<void> {
-    const [entry] = (await commands.xrange(stream, id, id)) as StreamEntry[];
-    if (!entry) {
-      await commands.xack(stream, group, id);
+    const entry = (await readIfOurs(stream, group, consumer, id)) as StreamEntry | 0 | 1;
+    if (entry === 0) {
+      logger.warn({ entryId: id }, 'A2A push queue entry was taken over by another replica while it waited; not delivered here');
       return;
     }
+    if (entry === 1) return;
     await handle(run, entry, claimed);
   }
 

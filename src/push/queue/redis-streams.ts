@@ -29,11 +29,12 @@ export interface RedisStreamsQueueOptions {
   /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched only for free slots. */
   concurrency?: number;
   /**
-   * Entries one webhook may have waiting behind its delivery in flight (default 1,000; ids only). Past
-   * that the replica releases the ones it fetches for that webhook (taken over a lease later, by it or
-   * another replica) instead of holding them or fetching no more.
+   * Entries this replica may hold waiting behind their webhooks' deliveries, all webhooks together
+   * (default 50,000: ids only, some megabytes at most). At the bound it fetches nothing (neither new entries nor stale
+   * ones) until deliveries end; only an extreme backlog gets there. Entries are never released once
+   * fetched: a released entry comes back stale a lease later and is fetched again, round after round.
    */
-  maxWaitingPerWebhook?: number;
+  maxWaitingEntries?: number;
   /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
   blockMs?: number;
   logger?: PushLogger;
@@ -50,7 +51,7 @@ interface Fetched {
   fields?: string[];
 }
 
-const DEFAULT_MAX_WAITING_PER_WEBHOOK = 1_000;
+const DEFAULT_MAX_WAITING_ENTRIES = 50_000;
 
 /** Moves one due retry back onto the stream; ZREM first so only one replica promotes it. */
 const PROMOTE = `
@@ -71,10 +72,10 @@ export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-$
  *
  * A replica delivers to one webhook one entry at a time, in stream order (webhook-lanes.ts): an entry whose
  * webhook has a delivery in flight here waits behind it, still pending under this consumer. Every entry
- * held (waiting or in flight) has its lease renewed so no other replica takes it over. A webhook's backlog
- * past `maxWaitingPerWebhook` is released rather than held, so fetching never stops for the others.
- * Entries of one webhook fetched by two replicas, or released, are not ordered (see "Delivery order" in
- * the README).
+ * held (waiting or in flight) and still ours has its lease renewed so no other replica takes it over; one
+ * taken over anyway (this replica stalled past a lease) is left to the replica that took it. A webhook's
+ * backlog is held whole, up to `maxWaitingEntries` waiting in all, so fetching goes on for the others.
+ * Entries of one webhook fetched by two replicas are not ordered (see "Delivery order" in the README).
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -96,9 +97,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let running = false;
   let loop: Promise<void> | undefined;
   let claimCursor = '0-0';
-  const maxWaitingPerWebhook = Math.max(1, options.maxWaitingPerWebhook ?? DEFAULT_MAX_WAITING_PER_WEBHOOK);
+  const maxWaitingEntries = Math.max(1, options.maxWaitingEntries ?? DEFAULT_MAX_WAITING_ENTRIES);
   const leases = entryLeases({ commands, stream, group, consumer, leaseTimeoutMs: options.leaseTimeoutMs, logger });
-  const outcomes = entryOutcomes({ commands, stream, group, retryKey: options.retryKey, deadStream: options.deadStream, policy, logger });
+  const outcomes = entryOutcomes({ commands, stream, group, consumer, retryKey: options.retryKey, deadStream: options.deadStream, policy, logger });
 
   async function ensureGroup(): Promise<void> {
     try {
@@ -123,8 +124,10 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     return reply[1].filter((entry): entry is StreamEntry => entry !== null);
   }
 
-  async function readNew(connection: Redis, count: number): Promise<StreamEntry[]> {
-    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
+  /** `block`: wait up to `blockMs` for an entry; else answer at once (a round that also took over stale entries). */
+  async function readNew(connection: Redis, count: number, block: boolean): Promise<StreamEntry[]> {
+    const wait = block ? ['BLOCK', blockMs] : [];
+    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, ...wait, 'STREAMS', stream, '>')) as Array<
       [string, StreamEntry[]]
     > | null;
     return reply?.[0]?.[1] ?? [];
@@ -140,6 +143,10 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     const timer = setInterval(() => {
       renewing ??= leases
         .renew(everyMs / 2)
+        .then((lost) => {
+          // Not delivered here when their turn comes (redis-outcomes.ts checks again); in flight, too late.
+          if (lost.length > 0) logger.warn({ entries: lost.length }, 'A2A push queue entries were taken over by another replica');
+        })
         .catch((error: unknown) => logger.warn({ err: error }, 'A2A push queue could not renew its entries’ leases'))
         .finally(() => (renewing = undefined));
     }, everyMs);
@@ -155,8 +162,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
    * entries fetched as there are free slots. So a webhook that never answers holds one slot until
    * `push-timeout-ms`, not every other caller's notifications. Entries wait only behind a delivery in
-   * flight, so at most `window` webhooks have any waiting, each at most `maxWaitingPerWebhook`: memory
-   * stays bounded while fetching goes on for the other webhooks.
+   * flight, so at most `window` webhooks have any waiting; they are held by id, at most
+   * `maxWaitingEntries` (plus one fetch) in all, so memory stays bounded while fetching goes on for the
+   * other webhooks.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
@@ -182,24 +190,17 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         inFlight.set(id, delivery);
       }
     };
-    const fetched = async (entries: StreamEntry[], claimed: boolean): Promise<void> => {
-      const overflow: string[] = [];
+    const fetched = (entries: StreamEntry[], claimed: boolean): void => {
       for (const [id, fields] of entries) {
         const job = jobOf(fields);
         // A malformed entry has no webhook: a lane of its own, so it is dead-lettered at once.
         const lane = job ? webhookOf(job) : `entry:${id}`;
-        const queued = lanes.queued(lane);
-        // The lane is busy whenever it has entries (fetches never outnumber free slots), so `queued - 1` wait.
-        if (queued > maxWaitingPerWebhook) {
-          overflow.push(id);
-          continue;
-        }
+        // Only the first of a lane keeps its fields: it starts at once; the others wait, by id.
+        const first = lanes.queued(lane) === 0;
         leases.taken(id);
-        lanes.add(lane, { id, claimed, fields: queued === 0 ? fields : undefined });
+        lanes.add(lane, { id, claimed, fields: first ? fields : undefined });
       }
       startReady();
-      // Not held, so not in the way of other webhooks' entries: taken over a lease from now.
-      await leases.letGo(overflow, 'after-lease');
     };
     while (running) {
       try {
@@ -207,17 +208,20 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           await ensureGroup();
           groupReady = true;
         }
-        const free = window - inFlight.size;
-        if (free <= 0) {
+        // Entries wait only behind a delivery in flight, so there is one to wait for when at the bound.
+        if (window - inFlight.size <= 0 || lanes.waiting() >= maxWaitingEntries) {
           await Promise.race(inFlight.values());
           continue;
         }
         await promoteDueRetries();
         // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (its renewal late): it is not taken twice.
-        const stale = (await claimStale(free)).filter(([id]) => !leases.holds(id));
-        await fetched(stale, true);
-        if (stale.length > 0) continue;
-        await fetched(await readNew(connection, free), false);
+        const stale = (await claimStale(window - inFlight.size)).filter(([id]) => !leases.holds(id));
+        fetched(stale, true);
+        // New entries are read every round, stale ones taken over or not: thousands of a crashed replica's
+        // entries to one webhook (each waiting, so the slots stay free) must not hold back the others'.
+        // Without blocking when stale ones were found, so the rest of those are taken over soon too.
+        const free = window - inFlight.size;
+        if (free > 0 && lanes.waiting() < maxWaitingEntries) fetched(await readNew(connection, free, stale.length === 0), false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
@@ -230,10 +234,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     // ended (so another worker cannot overtake those), they are let go of for another worker.
     await Promise.all(inFlight.values());
     await stopRenewing();
-    await leases.letGo(
-      lanes.drain().map(({ id }) => id),
-      'now',
-    );
+    await leases.letGo(lanes.drain().map(({ id }) => id));
   }
 
   return {
