@@ -61,6 +61,9 @@ async function* withRecoveredRest(
   const tracker = new TurnTracker(turn);
   const resumable = (): boolean =>
     tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
+  // A stream that broke off right after the waiting task a follow-up opens with: the agent goes on with the
+  // answer. (One that ended there cleanly said all: that task was the answer.)
+  const resumableAfterBreak = (): boolean => resumable() || (tracker.heldStatus !== undefined && !reader.signal.aborted);
   let broke: { error?: unknown };
   try {
     for (;;) {
@@ -68,7 +71,7 @@ async function* withRecoveredRest(
       try {
         next = await upstream.next();
       } catch (error) {
-        if (!resumable() || !brokeOff(error)) throw error;
+        if (!resumableAfterBreak() || !brokeOff(error)) throw error;
         broke = { error };
         break;
       }

@@ -6,6 +6,7 @@ import {
   type Message,
   type StreamResponse,
   type Task,
+  type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
@@ -31,6 +32,8 @@ export interface TurnSoFar {
   passedFiles?: readonly string[];
   /** The last status update the caller was shown (a resubscription's snapshot may hold it still: turn-snapshot.ts). */
   lastStatus?: TaskStatusUpdateEvent;
+  /** The waiting task's status the stream opened with, while nothing else came (turn-tracker.ts). */
+  heldStatus?: TaskStatus;
 }
 
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
@@ -133,6 +136,9 @@ function restatedFrom(message: Message, before: readonly Message[], shown: reado
   return undefined;
 }
 
+/** The task still waits as the follow-up's stream opened with it: the agent has not gone on with the answer yet. */
+export const waitsAsHeld = (task: Task, turn: TurnSoFar): boolean => isDeepStrictEqual(task.status, turn.heldStatus);
+
 /**
  * The events of the rest so far, as a streaming agent would have sent them: the turn's new messages as
  * working updates, its files (the reply shows a file again only when it changed: reply/artifacts.ts) and,
@@ -146,7 +152,7 @@ export function restEvents(
   turn: TurnSoFar,
   earlierArtifacts: readonly Artifact[] | undefined,
 ): { events: StreamResponse[]; cursor: RestCursor; ended: boolean } {
-  const ended = !isActiveState(task.status.state);
+  const ended = !isActiveState(task.status.state) && !waitsAsHeld(task, turn);
   const all = agentMessages(said(task));
   // A finished turn's status message is said by its final status. A working one waits for the next read: it
   // may be iac-code's restatement, known only as the last message once the turn is over.

@@ -1,15 +1,8 @@
-import {
-  A2AError,
-  ErrorCode,
-  eventTaskRef,
-  GATEWAY_FAILURES,
-  isActiveState,
-  type Artifact,
-  type StreamResponse,
-  type TaskStatusUpdateEvent,
-} from '../../model/index.js';
+import { A2AError, ErrorCode, eventTaskRef, GATEWAY_FAILURES, isActiveState, type Artifact, type StreamResponse } from '../../model/index.js';
 import type { TurnTracker } from './turn-tracker.js';
-import { latestStatus, sameUpdate, snapshotGap } from './turn-snapshot.js';
+import { SnapshotEcho } from './turn-echo.js';
+import { snapshotGap } from './turn-snapshot.js';
+import { waitsAsHeld } from './turn-rest.js';
 
 /**
  * One resubscription (SubscribeToTask) to the task of a turn whose stream broke off: iac-code answers an
@@ -52,8 +45,8 @@ const carriesNothing = (event: StreamResponse): boolean =>
 export async function* resubscribed(taskId: string, tracker: TurnTracker, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
   const source = reader.subscribe(taskId)[Symbol.asyncIterator]();
   let followed = false;
-  // The snapshot's latest update: the agent may send it live too, when it came as the subscription began.
-  let inSnapshot: TaskStatusUpdateEvent | undefined;
+  // What the snapshot holds: the agent may send some of it live too, as the subscription began (turn-echo.ts).
+  let echo: SnapshotEcho | undefined;
   try {
     for (;;) {
       let next: IteratorResult<StreamResponse>;
@@ -71,7 +64,14 @@ export async function* resubscribed(taskId: string, tracker: TurnTracker, reader
       if (about !== undefined && about !== taskId) return followed ? 'broke' : 'unreachable';
       if ('task' in event) {
         // The opening snapshot, or iac-code's finished task sent again when its queue closed early.
-        const gap = snapshotGap(event.task, tracker.soFar(), reader.earlierArtifacts);
+        const soFar = tracker.soFar();
+        if (waitsAsHeld(event.task, soFar)) {
+          // The agent has not gone on with the answer yet: all it says next comes live.
+          followed = true;
+          echo = new SnapshotEcho(event.task, soFar);
+          continue;
+        }
+        const gap = snapshotGap(event.task, soFar, reader.earlierArtifacts);
         if (!gap.placed) return 'unplaced';
         for (const missed of gap.events) {
           tracker.note(missed);
@@ -79,13 +79,11 @@ export async function* resubscribed(taskId: string, tracker: TurnTracker, reader
         }
         if (gap.ended) return 'ended';
         followed = true;
-        inSnapshot = latestStatus(event.task);
+        echo = new SnapshotEcho(event.task, soFar);
         continue;
       }
-      const repeat = inSnapshot !== undefined && 'statusUpdate' in event && sameUpdate(event.statusUpdate, inSnapshot);
-      inSnapshot = undefined;
       followed = true;
-      if (repeat) continue;
+      if (echo?.repeats(event)) continue;
       tracker.note(event);
       yield event;
       if (tracker.state !== undefined && !isActiveState(tracker.state)) return 'ended';

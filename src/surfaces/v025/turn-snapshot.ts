@@ -62,12 +62,17 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
     const rest = restEvents(task, cursor, turn, earlierArtifacts);
     return { events: rest.events, ended: true, placed: true };
   }
-  const history = agentMessages(task.history ?? []);
   const current = task.status.message;
   const currentIsNew = current?.role === 'ROLE_AGENT' && !sameMessage(task.history?.at(-1), current);
+  // An a2a-js 1.x agent keeps a status message in the history as soon as it comes, iac-code once the status
+  // changes: either way the latest update's message is told by the latest update itself, not twice.
+  const currentInHistory = current?.role === 'ROLE_AGENT' && !currentIsNew;
+  const all = agentMessages(task.history ?? []);
+  const history = currentInHistory ? all.slice(0, -1) : all;
   const latest = latestStatus(task);
+  const carriesMessage = currentIsNew || currentInHistory;
   // The latest update was shown: its message is among those the caller read, or it is the last update it read.
-  const latestShown = currentIsNew ? history.length + 1 <= cursor.shownMessages : sameUpdate(latest, turn.lastStatus);
+  const latestShown = carriesMessage ? history.length + 1 <= cursor.shownMessages : sameUpdate(latest, turn.lastStatus);
   // The caller may have read the start of the first message of the gap (restCursor): only the rest is missed.
   const partly = (message: Message, at: number): Message => (at === cursor.shownMessages ? unreadPart(message, cursor.partlyShown) : message);
   const gapMessages = history.slice(cursor.shownMessages).map((message, at) => partly(message, cursor.shownMessages + at));
@@ -83,7 +88,7 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
   });
   const events: StreamResponse[] = [...gapMessages.map(working), ...files];
   if (!latestShown) {
-    const message = currentIsNew ? partly(current, history.length) : current;
+    const message = carriesMessage ? partly(current, history.length) : current;
     events.push({ statusUpdate: message === current ? latest : withFields(latest, { status: withFields(latest.status, { message }) }) });
   }
   return { events, ended: false, placed };

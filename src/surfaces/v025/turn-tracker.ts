@@ -2,13 +2,19 @@ import {
   withFields,
   eventTaskRef,
   eventTaskState,
+  isActiveState,
+  isTerminalState,
   type Message,
   type StreamResponse,
   type TaskState,
+  type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import type { TurnSoFar } from './turn-rest.js';
+
+/** Waiting for the caller, as the reducer holds a task that opens a stream (reply/reducer.ts): neither working nor over. */
+const waiting = (state: TaskState): boolean => !isActiveState(state) && !isTerminalState(state);
 
 /**
  * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
@@ -17,6 +23,12 @@ import type { TurnSoFar } from './turn-rest.js';
 export class TurnTracker {
   taskId: string | undefined;
   state: TaskState | undefined;
+  /**
+   * The status of the waiting task a follow-up's stream opened with, while nothing else came: an a2a-js 1.x
+   * agent opens the answer to its question with the task as it took it up, still waiting, and goes on.
+   */
+  heldStatus: TaskStatus | undefined;
+  private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   private readonly passed: Message[] = [];
   private readonly passedFiles: string[] = [];
@@ -25,6 +37,8 @@ export class TurnTracker {
   constructor(private readonly turn: Omit<TurnSoFar, 'passed'>) {}
 
   note(event: StreamResponse): void {
+    const opensWaiting = this.noted++ === 0 && 'task' in event && waiting(event.task.status.state);
+    this.heldStatus = opensWaiting && this.turn.sent.taskId === event.task.id ? event.task.status : undefined;
     this.taskId = eventTaskRef(event).taskId || this.taskId;
     this.state = eventTaskState(event) ?? this.state;
     if ('statusUpdate' in event) {
@@ -41,6 +55,7 @@ export class TurnTracker {
       passed: this.passed.map((message) => joinText(message.parts)),
       passedFiles: [...this.passedFiles],
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
+      ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
     });
   }
 }

@@ -1,0 +1,314 @@
+/**
+ * A REAL a2a-js 1.x agent behind the facade whose upstream stream is cut mid-turn (cutting-proxy.ts between
+ * the gateway and the agent): the facade follows the task again (SubscribeToTask, else GetTask), and a
+ * Bailian user must read over message/send and message/stream what the same turn shows unbroken: every word
+ * once, in order, the question shown, the turn's state right. The agent stops at gates the test opens, so
+ * every cut falls at a known point of the turn and the agent goes on only when the test says.
+ */
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
+import {
+  AgentEvent,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type ServerCallContext,
+} from 'a2a-sdk-1/server';
+import type { Task } from 'a2a-sdk-1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { waitUntil } from '../../support/wait-until.js';
+
+const TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region.'];
+const REPORT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
+const DONE = 'Done: the report is attached.';
+const QUESTION = 'Which region should the next VPC go to?';
+
+/** The gates of one turn: the agent waits at gate `stopAt` (counted from 1) until the test opens it, and passes the others. */
+class Gates {
+  stopAt = 0;
+  /** How many gates the agent has reached, and passed. */
+  reached = 0;
+  passed = 0;
+  /** The task of the latest turn. */
+  taskId = '';
+  private pending: Array<() => void> = [];
+  async pass(): Promise<void> {
+    this.reached++;
+    if (this.reached === this.stopAt) await new Promise<void>((resolve) => this.pending.push(resolve));
+    this.passed++;
+  }
+  /** Let the agent go on, up to gate `stopAt` (0: to the end). */
+  open(stopAt = 0): void {
+    this.stopAt = stopAt;
+    this.pending.splice(0).forEach((resume) => resume());
+  }
+  reset(stopAt: number): void {
+    this.open(stopAt);
+    Object.assign(this, { reached: 0, passed: 0 });
+  }
+}
+
+/**
+ * The SDK's in-memory store, whose next load can be held: SubscribeToTask listens to the task's events before
+ * it loads the snapshot, so what the agent says while the load is held comes in the snapshot and live too.
+ */
+class HeldLoadStore extends InMemoryTaskStore {
+  private hold: Promise<void> | undefined;
+  private resume: () => void = () => undefined;
+  /** A load waits on the hold. */
+  holding = false;
+  holdNextLoad(): void {
+    this.hold = new Promise((resolve) => (this.resume = resolve));
+  }
+  releaseLoad(): void {
+    this.resume();
+  }
+  override async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const hold = this.hold;
+    this.hold = undefined;
+    this.holding = hold !== undefined;
+    await hold;
+    this.holding = false;
+    return super.load(taskId, context);
+  }
+}
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+/**
+ * tokens: task, 2 tokens, GATE, 2 tokens, GATE, a report artifact in two chunks, GATE, completed with DONE (9 events)
+ * ask:    the same, ending with input-required QUESTION
+ */
+class GatedAgent implements AgentExecutor {
+  constructor(private readonly gates: Gates) {}
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = request;
+    this.gates.taskId = taskId;
+    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    // one-id: every token under one message id, as iac-code and many agents send a message's chunks.
+    const tokensId = randomUUID();
+    const status = (state: TaskState, words: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state,
+          message: {
+            messageId: prompt === 'one-id' && state === TaskState.TASK_STATE_WORKING ? tokensId : randomUUID(),
+            contextId,
+            taskId,
+            role: Role.ROLE_AGENT,
+            parts: [text(words)],
+            metadata: undefined,
+            extensions: [],
+            referenceTaskIds: [],
+          },
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      });
+    const report = (chunk: number) =>
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: { artifactId: 'report', name: 'report', description: '', parts: [text(REPORT[chunk]!)], metadata: undefined, extensions: [] },
+        append: chunk > 0,
+        lastChunk: chunk === REPORT.length - 1,
+        metadata: undefined,
+      });
+    bus.publish(openingTask(taskId, contextId, userMessage));
+    for (const token of TOKENS.slice(0, 2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+    await this.gates.pass();
+    for (const token of TOKENS.slice(2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+    await this.gates.pass();
+    bus.publish(report(0));
+    bus.publish(report(1));
+    await this.gates.pass();
+    if (prompt === 'ask') bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
+    else bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
+  };
+
+  cancelTask = async (): Promise<void> => undefined;
+}
+
+/** The agent's card, pointing its callers at the proxy in front of it. */
+const cardAt = (proxyUrl: string) => (): AgentCard => ({
+  name: 'gated',
+  description: 'An a2a-js 1.x agent that streams tokens, a report and a question, stopping at gates.',
+  supportedInterfaces: [{ url: `${proxyUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    {
+      id: 'gated',
+      name: 'Gated',
+      description: 'tokens, ask',
+      tags: ['test'],
+      examples: [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
+    },
+  ],
+  signatures: [],
+});
+
+/** What the caller read of one turn. */
+interface Read {
+  text: string;
+  state: string;
+}
+
+describe('an a2a-js 1.x agent whose stream is cut mid-turn, behind the facade', () => {
+  const gates = new Gates();
+  const store = new HeldLoadStore();
+  let proxy: CuttingProxy;
+  let agent: { url: string; close(): Promise<void> };
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    proxy = await startCuttingProxy();
+    const { url, server } = await serveSdkAgent(
+      cardAt(proxy.url),
+      new GatedAgent(gates),
+      { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
+      { taskStore: store },
+    );
+    proxy.target = { host: '127.0.0.1', port: Number(new URL(url).port) };
+    agent = { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
+  });
+  afterAll(async () => {
+    gates.reset(0);
+    await gateway?.close();
+    await proxy?.close();
+    await agent?.close();
+  });
+
+  const stream = async (prompt: string): Promise<Read> => {
+    const opened = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) });
+    const frames = await opened.rest();
+    expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
+    const events = results(frames);
+    return { text: streamedText(events), state: events.at(-1)?.status?.state };
+  };
+  const send = async (prompt: string): Promise<Read> => {
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) });
+    return { text: sentText(answer.body.result), state: answer.body.result?.status?.state };
+  };
+  const ways = { stream, send };
+
+  /** The turn's task in the agent's store, read past the proxy. */
+  const stored = async (): Promise<any> =>
+    (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result;
+
+  const unbroken: Record<string, Read> = {};
+  for (const prompt of ['tokens', 'ask', 'one-id']) {
+    it(`${prompt}: the unbroken turn reads the same both ways`, async () => {
+      gates.reset(0);
+      const streamed = await stream(prompt);
+      expect(await send(prompt)).toEqual(streamed);
+      expect(streamed.text).toContain(TOKENS.join(''));
+      unbroken[prompt] = streamed;
+    });
+  }
+
+  /**
+   * One broken turn: the stream is cut after `events` events, while the agent waits at gate `at`. With
+   * `gap`, the agent goes on before the facade subscribes again, to its next gate (from gate 1) or to the
+   * turn's end (the snapshot holds what the stream missed), and the state stored is `gap.stored`; without,
+   * the agent goes on once the subscription is answered (the rest comes live).
+   */
+  async function broken(
+    way: keyof typeof ways,
+    prompt: string,
+    cut: { events: number; at: 1 | 2 | 3; gap?: { to: 'next-gate' | 'end'; stored: string } },
+  ): Promise<Read> {
+    gates.reset(cut.at);
+    const subscribedBefore = proxy.of('SubscribeToTask').length;
+    proxy.cutAfterEvents('SendStreamingMessage', cut.events);
+    if (cut.gap) proxy.hold('SubscribeToTask');
+    const reading = ways[way](prompt);
+    await waitUntil(async () => gates.reached === cut.at && proxy.of('SendStreamingMessage').at(-1)?.cut === true);
+    if (cut.gap) {
+      gates.open(cut.gap.to === 'end' ? 0 : cut.at + 1);
+      const passed = cut.gap.to === 'end' ? 3 : cut.at;
+      // Stored, not only sent: the SDK writes its store in the loop of the stream that broke, after the bus.
+      const storedAll = (task: any): boolean =>
+        task?.status?.state === cut.gap?.stored && (cut.gap?.to === 'end' || task?.status?.message?.parts?.[0]?.text === TOKENS[3]);
+      await waitUntil(async () => gates.passed === passed && storedAll(await stored()));
+      proxy.release();
+      if (cut.gap.to === 'next-gate') {
+        await waitUntil(async () => (proxy.of('SubscribeToTask')[subscribedBefore]?.events ?? 0) >= 1);
+        gates.open();
+      }
+    } else {
+      await waitUntil(async () => (proxy.of('SubscribeToTask')[subscribedBefore]?.events ?? 0) >= 1);
+      gates.open();
+    }
+    return reading;
+  }
+
+  for (const way of ['stream', 'send'] as const) {
+    for (const prompt of ['tokens', 'ask']) {
+      const end = prompt === 'ask' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_COMPLETED';
+      it(`${way} ${prompt}: cut during the tokens, the rest followed live`, async () => {
+        expect(await broken(way, prompt, { events: 3, at: 1 })).toEqual(unbroken[prompt]);
+      });
+      it(`${way} ${prompt}: cut after the first token, the agent streams on to its next gate before the subscription`, async () => {
+        expect(await broken(way, prompt, { events: 2, at: 1, gap: { to: 'next-gate', stored: 'TASK_STATE_WORKING' } })).toEqual(unbroken[prompt]);
+      });
+      it(`${way} ${prompt}: cut after the first token, the agent ends the turn before the subscription`, async () => {
+        expect(await broken(way, prompt, { events: 2, at: 1, gap: { to: 'end', stored: end } })).toEqual(unbroken[prompt]);
+      });
+      it(`${way} ${prompt}: cut after the artifact-update, the rest followed live`, async () => {
+        expect(await broken(way, prompt, { events: 7, at: 3 })).toEqual(unbroken[prompt]);
+      });
+      it(`${way} ${prompt}: cut just before the final status, the agent ends the turn before the subscription`, async () => {
+        expect(await broken(way, prompt, { events: 7, at: 3, gap: { to: 'end', stored: end } })).toEqual(unbroken[prompt]);
+      });
+    }
+  }
+
+  for (const way of ['stream', 'send'] as const) {
+    it(`${way}: the agent streams on while the subscription loads its snapshot: what the snapshot holds is not shown again`, async () => {
+      gates.reset(1);
+      const subscribedBefore = proxy.of('SubscribeToTask').length;
+      proxy.cutAfterEvents('SendStreamingMessage', 3);
+      proxy.hold('SubscribeToTask');
+      const reading = ways[way]('tokens');
+      await waitUntil(async () => gates.reached === 1 && proxy.of('SendStreamingMessage').at(-1)?.cut === true);
+      // The agent waits: once the subscription comes, the next load is its own, which listens to the task's events already.
+      await waitUntil(async () => proxy.of('SubscribeToTask').length > subscribedBefore);
+      store.holdNextLoad();
+      proxy.release();
+      await waitUntil(async () => store.holding);
+      gates.open(2);
+      await waitUntil(async () => gates.reached === 2 && (await stored())?.status?.message?.parts?.[0]?.text === TOKENS[3]);
+      store.releaseLoad();
+      await waitUntil(async () => (proxy.of('SubscribeToTask')[subscribedBefore]?.events ?? 0) >= 1);
+      gates.open();
+      expect(await reading).toEqual(unbroken.tokens);
+    });
+  }
+
+  for (const way of ['stream', 'send'] as const) {
+    it(`${way} one-id: cut during the tokens, the rest followed live: as unbroken`, async () => {
+      expect(await broken(way, 'one-id', { events: 3, at: 1 })).toEqual(unbroken['one-id']);
+    });
+    it(`${way} one-id: cut after the first token, the turn read from the task: the SDK kept the first token only`, async () => {
+      const read = await broken(way, 'one-id', { events: 2, at: 1, gap: { to: 'end', stored: 'TASK_STATE_COMPLETED' } });
+      expect(read).toEqual({ text: `${TOKENS[0]}\n${REPORT.join('')}\n${DONE}`, state: 'completed' });
+    });
+  }
+});
