@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Part, StreamResponse, Task, TaskStatusUpdateEvent } from '../../model/index.js';
+import type { Artifact, Part, StreamResponse, Task, TaskStatusUpdateEvent } from '../../model/index.js';
 import { latestStatus, sameUpdate } from './turn-snapshot.js';
 import { agentMessages, restCursor, said, sameMessage, type TurnSoFar } from './turn-rest.js';
 
@@ -11,8 +11,9 @@ import { agentMessages, restCursor, said, sameMessage, type TurnSoFar } from './
  * come first, in the order the agent sent them, so the repeats are the live events up to the first one the
  * snapshot does not hold: a status whose message the snapshot has past what the caller read before it (a
  * message is known by its id and parts; iac-code keeps one id for a whole turn, so a chunk it says again
- * later is a repeat only among the snapshot's own), the snapshot's latest update, a chunk of a file the
- * snapshot has at that place.
+ * later is a repeat only among the snapshot's own, and its latest update sent again is its last one), the
+ * snapshot's latest update, a chunk of a file the gap showed (not one the stream carried) that the snapshot
+ * has at that place.
  */
 export class SnapshotEcho {
   private readonly messages;
@@ -28,7 +29,10 @@ export class SnapshotEcho {
     this.messages = agentMessages(said(snapshot));
     this.messageAt = restCursor(snapshot, turn).shownMessages - 1;
     this.latest = latestStatus(snapshot);
-    this.files = new Map((snapshot.artifacts ?? []).map((artifact) => [artifact.artifactId, artifact.parts]));
+    // Only the files the gap showed (whole): one the stream carried before the break the gap leaves out
+    // (turn-snapshot.ts), so what the agent sent of it as the subscription listened is seen only live.
+    const shown = (artifact: Artifact): boolean => !turn.passedFiles?.includes(artifact.artifactId);
+    this.files = new Map((snapshot.artifacts ?? []).filter(shown).map((artifact) => [artifact.artifactId, artifact.parts]));
   }
 
   /** Whether `event`, the next live event, repeats the snapshot; once one does not, no later one is taken for a repeat. */
@@ -43,7 +47,11 @@ export class SnapshotEcho {
     if ('statusUpdate' in event) {
       const message = event.statusUpdate.status.message;
       if (message === undefined || message.role !== 'ROLE_AGENT') return sameUpdate(event.statusUpdate, this.latest);
-      const at = this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message));
+      // The latest update whole (iac-code sends it again) is the snapshot's last message, not an earlier chunk
+      // of the same id and text: matched there, a new chunk that says a missed one's words again is not taken for it.
+      const last = this.messages.length - 1;
+      const isLatest = last > this.messageAt && sameUpdate(event.statusUpdate, this.latest) && sameMessage(this.messages[last], message);
+      const at = isLatest ? last : this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message));
       if (at < 0) return false;
       this.messageAt = at;
       return true;

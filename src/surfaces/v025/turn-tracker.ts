@@ -2,8 +2,7 @@ import {
   withFields,
   eventTaskRef,
   eventTaskState,
-  isActiveState,
-  isTerminalState,
+  isInterruptedState,
   type Message,
   type StreamResponse,
   type TaskState,
@@ -13,8 +12,12 @@ import {
 import { joinText } from '../../translate/index.js';
 import type { TurnSoFar } from './turn-rest.js';
 
-/** Waiting for the caller, as the reducer holds a task that opens a stream (reply/reducer.ts): neither working nor over. */
-const waiting = (state: TaskState): boolean => !isActiveState(state) && !isTerminalState(state);
+/**
+ * Waiting for the caller (input-required, auth-required): the only opening a follow-up's agent goes on from.
+ * Not merely "neither working nor over": a task in no known state (UNSPECIFIED, a 0.3 agent's state the
+ * gateway does not know) says nothing of waiting, and holding it would read the task to the bound after a break.
+ */
+const waiting = (state: TaskState): boolean => isInterruptedState(state);
 
 /**
  * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,

@@ -1,0 +1,186 @@
+/**
+ * The live events of a resubscription that repeat its snapshot (turn-echo.ts): dropped, since the snapshot's
+ * gap already showed them (turn-snapshot.ts). A repeat taken for new shows twice; a new event taken for a
+ * repeat is lost: so only what the snapshot holds past what the caller read, and only until the first event
+ * that is not a repeat.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Artifact, Message, Part, StreamResponse, Task } from '../../../src/model/index.js';
+import { SnapshotEcho } from '../../../src/surfaces/v025/turn-echo.js';
+import type { TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
+
+const agent = (text: string, messageId: string): Message => ({ messageId, role: 'ROLE_AGENT', parts: [{ text }] });
+const SENT: Message = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: '帮我创建VPC模板' }] };
+const SESSION = { iacCodeSessionId: 's-1' };
+const STARTED = { iac_code: { ...SESSION, tool: { status: 'started', name: 'write_file', toolUseId: 'tu-1' } } };
+const COMPLETED = { iac_code: { ...SESSION, tool: { status: 'completed', name: 'write_file', toolUseId: 'tu-1' } } };
+
+const working = (message?: Message, metadata?: Record<string, unknown>): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_WORKING', ...(message ? { message } : {}) },
+    ...(metadata ? { metadata } : {}),
+  },
+});
+const chunk = (artifactId: string, parts: Part[], append?: boolean): StreamResponse => ({
+  artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...(append === undefined ? {} : { append }) },
+});
+
+/** Which of `events`, fed in order to one echo, it takes for repeats. */
+function repeats(snapshot: Task, turn: TurnSoFar, events: StreamResponse[]): boolean[] {
+  const echo = new SnapshotEcho(snapshot, turn);
+  return events.map((event) => echo.repeats(event));
+}
+
+describe('SnapshotEcho: an a2a-js 1.x agent’s status messages, sent as the subscription listened', () => {
+  // Its SDK keeps each status message in the history as it comes: the latest is both the history's last and the status's.
+  const messages = [agent('好的，', 'a-1'), agent('我来创建', 'a-2'), agent('VPC模板。', 'a-3')];
+  const snapshot: Task = {
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_WORKING', message: messages[2]! },
+    history: [SENT, ...messages],
+  };
+  const readFirst: TurnSoFar = { sent: SENT, passed: ['好的，'] };
+
+  it('those the snapshot holds past what the caller read are repeats, each by its id and parts', () => {
+    expect(repeats(snapshot, readFirst, [working(messages[1]), working(messages[2])])).toEqual([true, true]);
+  });
+
+  it('the live events may begin anywhere among them (what came before the subscription listened is in the snapshot only)', () => {
+    expect(repeats(snapshot, readFirst, [working(messages[2])])).toEqual([true]);
+  });
+
+  it('a message the caller read before the snapshot is not a repeat, though the snapshot holds it', () => {
+    expect(repeats(snapshot, readFirst, [working(messages[0])])).toEqual([false]);
+  });
+
+  it('a message with a known id and other parts is not a repeat', () => {
+    expect(repeats(snapshot, readFirst, [working(agent('我来写', 'a-2'))])).toEqual([false]);
+  });
+
+  it('a message the snapshot holds before the one last matched is not a repeat: repeats come in the order the agent sent them', () => {
+    expect(repeats(snapshot, readFirst, [working(messages[2]), working(messages[1])])).toEqual([true, false]);
+  });
+
+  it('the first event that is not a repeat ends repeat-taking for good: an event like a repeat after it is shown', () => {
+    const next = agent('先写main.tf。', 'a-4');
+    expect(repeats(snapshot, readFirst, [working(messages[1]), working(next), working(messages[2])])).toEqual([true, false, false]);
+  });
+
+  it('a file or an update the snapshot does not hold ends it too', () => {
+    expect(repeats(snapshot, readFirst, [chunk('A', [{ text: 'x' }]), working(messages[1])])).toEqual([false, false]);
+    expect(repeats(snapshot, readFirst, [working(undefined, STARTED), working(messages[1])])).toEqual([false, false]);
+  });
+
+  it('a caller that read everything: nothing the agent says is a repeat', () => {
+    const readAll: TurnSoFar = { sent: SENT, passed: ['好的，', '我来创建', 'VPC模板。'] };
+    expect(repeats(snapshot, readAll, [working(messages[2])])).toEqual([false]);
+  });
+});
+
+describe('SnapshotEcho: the snapshot’s latest update without a message', () => {
+  const snapshot: Task = {
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_WORKING' },
+    history: [SENT, agent('好的，', 'a-1')],
+    metadata: STARTED,
+  };
+  const turn: TurnSoFar = { sent: SENT, passed: ['好的，'] };
+
+  it('sent again (iac-code, as the subscription began): a repeat, whatever else the metadata holds', () => {
+    expect(repeats(snapshot, turn, [working(undefined, STARTED)])).toEqual([true]);
+    expect(repeats(snapshot, turn, [working(undefined, { ...STARTED, other: 1 })])).toEqual([true]);
+  });
+
+  it('another update (the tool call ended, another state) is not', () => {
+    expect(repeats(snapshot, turn, [working(undefined, COMPLETED)])).toEqual([false]);
+    const waiting: StreamResponse = {
+      statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, metadata: STARTED },
+    };
+    expect(repeats(snapshot, turn, [waiting])).toEqual([false]);
+  });
+
+  it('an update with an agent message is told by its message, not taken for the latest update', () => {
+    expect(repeats(snapshot, turn, [working(agent('我来', 'a-2'), STARTED)])).toEqual([false]);
+  });
+});
+
+describe('SnapshotEcho: file chunks', () => {
+  const FILE: Artifact = { artifactId: 'A', name: 'main.tf', parts: [{ text: 'resource "alicloud_vpc" "main" {\n' }, { text: '}\n' }] };
+  const [head, tail] = FILE.parts as [Part, Part];
+  const snapshot: Task = { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING' }, history: [SENT], artifacts: [FILE] };
+  const turn: TurnSoFar = { sent: SENT, passed: [] };
+
+  it('the first chunk (not appended), then the next appended: each at its place in the snapshot’s file, repeats', () => {
+    expect(repeats(snapshot, turn, [chunk('A', [head]), chunk('A', [tail], true)])).toEqual([true, true]);
+  });
+
+  it('the whole file in one chunk: a repeat', () => {
+    expect(repeats(snapshot, turn, [chunk('A', FILE.parts)])).toEqual([true]);
+  });
+
+  it('a chunk not appended starts the file again: at the start, whatever came before', () => {
+    expect(repeats(snapshot, turn, [chunk('A', [head]), chunk('A', [head])])).toEqual([true, true]);
+  });
+
+  it('an appended chunk past the snapshot’s end of the file is not a repeat', () => {
+    expect(repeats(snapshot, turn, [chunk('A', FILE.parts), chunk('A', [{ text: '# more\n' }], true)])).toEqual([true, false]);
+  });
+
+  it('a chunk with other parts at that place is not a repeat', () => {
+    expect(repeats(snapshot, turn, [chunk('A', [tail])])).toEqual([false]);
+    expect(repeats(snapshot, turn, [chunk('A', [head]), chunk('A', [head], true)])).toEqual([true, false]);
+  });
+
+  it('an appended chunk with no chunk of its file before it is placed at the file’s start, not searched for', () => {
+    // A chunk appended after the snapshot may repeat a line the file has already ("}\n"): taken for a repeat
+    // wherever it fits, it would be lost. (So a file the agent began before the subscription listened, whose
+    // end came as it listened, shows that end twice.)
+    expect(repeats(snapshot, turn, [chunk('A', [tail], true)])).toEqual([false]);
+  });
+
+  it('a chunk of a file the stream carried before the break is not a repeat: the gap left that file out', () => {
+    // The gap shows only the files the caller was not shown (turn-snapshot.ts): what the agent sent of this
+    // one as the subscription listened is in the snapshot, but the caller sees it only live.
+    const carried: TurnSoFar = { sent: SENT, passed: [], passedFiles: ['A'] };
+    expect(repeats(snapshot, carried, [chunk('A', FILE.parts)])).toEqual([false]);
+    expect(repeats(snapshot, carried, [chunk('A', [tail], true)])).toEqual([false]);
+  });
+
+  it('a file the snapshot does not hold is not a repeat', () => {
+    expect(repeats(snapshot, turn, [chunk('B', [head])])).toEqual([false]);
+  });
+});
+
+describe('SnapshotEcho: iac-code, one message id for a whole turn', () => {
+  // iac-code does not record the message that opened the task, and keeps its status message in the history
+  // only once the status changes; every chunk of the turn has the id `<taskId>-message`.
+  const chunkOf = (text: string): Message => agent(text, 'T-message');
+  const snapshotOf = (history: string[], latest: string): Task => ({
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_WORKING', message: chunkOf(latest) },
+    history: history.map(chunkOf),
+    metadata: { iac_code: SESSION },
+  });
+  const turnOf = (passed: string[]): TurnSoFar => ({ sent: SENT, passed });
+  const latestAgain = (text: string): StreamResponse => working(chunkOf(text), { iac_code: SESSION });
+
+  it('its latest update sent again: a repeat', () => {
+    expect(repeats(snapshotOf(['好的，', '我来'], '创建'), turnOf(['好的，']), [latestAgain('创建')])).toEqual([true]);
+  });
+
+  it('a chunk with the text of one the caller read before the snapshot: new, not a repeat', () => {
+    // The same id and parts as the first chunk, but the caller read that one: the agent says it anew.
+    expect(repeats(snapshotOf(['好的，', '我来'], '创建'), turnOf(['好的，', '我来', '创建']), [latestAgain('好的，')])).toEqual([false]);
+  });
+
+  it('its latest update again, then a new chunk with the text of a missed one: only the first is a repeat', () => {
+    // The missed chunks "，" "先写" "，": the latest "，" is sent again, then the agent goes on with "先写" anew.
+    const snapshot = snapshotOf(['好的', '，', '先写'], '，');
+    expect(repeats(snapshot, turnOf(['好的']), [latestAgain('，'), latestAgain('先写')])).toEqual([true, false]);
+  });
+});
