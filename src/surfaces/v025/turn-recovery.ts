@@ -12,6 +12,12 @@ const POLL_MS = [250, 500, 1000, 2000];
 const MAX_FAILED_READS = 3;
 /** The waits before subscribing again after a resubscription broke off too: never at once, in case it breaks at once. */
 const RESUBSCRIBE_MS = [100, 250, 500, 1000, 2000];
+/**
+ * How long a follow-up's opening waiting task, unchanged, is read as "the agent has not gone on yet": an
+ * agent that goes on does so at once; past this the task as it stands is the answer (it may have been all
+ * of it), rather than read to the turn's bound.
+ */
+const HELD_WAIT_MS = 1_500;
 
 interface Reader {
   getTask(taskId: string): Promise<Task>;
@@ -131,6 +137,7 @@ async function* polledRest(
 ): AsyncGenerator<StreamResponse, boolean> {
   let cursor: RestCursor | undefined;
   let failed = failedBefore;
+  const heldUntil = Date.now() + HELD_WAIT_MS;
   for (let read = 0; ; read++) {
     let task: Task | undefined;
     try {
@@ -141,7 +148,7 @@ async function* polledRest(
     }
     if (task) {
       cursor ??= restCursor(task, turn);
-      const rest = restEvents(task, cursor, turn, reader.earlierArtifacts);
+      const rest = restEvents(task, cursor, Date.now() < heldUntil ? turn : withoutHold(turn), reader.earlierArtifacts);
       cursor = rest.cursor;
       yield* rest.events;
       if (rest.ended) return true;
@@ -154,4 +161,11 @@ async function* polledRest(
       return false;
     }
   }
+}
+
+/** The turn with its opening waiting task no longer taken for one the agent goes on from. */
+function withoutHold(turn: TurnSoFar): TurnSoFar {
+  if (turn.heldStatus === undefined) return turn;
+  const { heldStatus: _held, ...rest } = turn;
+  return rest;
 }
