@@ -51,7 +51,11 @@ export class SnapshotEcho {
       // of the same id and text: matched there, a new chunk that says a missed one's words again is not taken for it.
       const last = this.messages.length - 1;
       const isLatest = last > this.messageAt && sameUpdate(event.statusUpdate, this.latest) && sameMessage(this.messages[last], message);
-      const at = isLatest ? last : this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message));
+      // An earlier message only by an id it alone has (a2a-js gives each message its own): iac-code keeps one id
+      // for a whole turn, where a new chunk may say a missed one's words again ("，").
+      const unique = this.messages.filter((known) => known.messageId === message.messageId).length === 1;
+      const earlier = unique ? this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message)) : -1;
+      const at = isLatest ? last : earlier;
       if (at < 0) return false;
       this.messageAt = at;
       return true;

@@ -64,9 +64,11 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
   }
   const current = task.status.message;
   const currentIsNew = current?.role === 'ROLE_AGENT' && !sameMessage(task.history?.at(-1), current);
-  // An a2a-js 1.x agent keeps a status message in the history as soon as it comes, iac-code once the status
-  // changes: either way the latest update's message is told by the latest update itself, not twice.
-  const currentInHistory = current?.role === 'ROLE_AGENT' && !currentIsNew;
+  // An a2a-js 1.x agent keeps a status message in the history as soon as it comes (one id a message), iac-code
+  // once the status changes (one id a turn, where two chunks in a row may say the same): the latest update's
+  // message is told by the latest update itself, not twice, but a chunk iac-code said twice is said twice.
+  const oneIdAMessage = (task.history ?? []).filter((message) => message.messageId === current?.messageId).length === 1;
+  const currentInHistory = current?.role === 'ROLE_AGENT' && !currentIsNew && oneIdAMessage;
   const all = agentMessages(task.history ?? []);
   const history = currentInHistory ? all.slice(0, -1) : all;
   const latest = latestStatus(task);

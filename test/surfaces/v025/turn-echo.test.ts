@@ -184,3 +184,17 @@ describe('SnapshotEcho: iac-code, one message id for a whole turn', () => {
     expect(repeats(snapshot, turnOf(['好的']), [latestAgain('，'), latestAgain('先写')])).toEqual([true, false]);
   });
 });
+
+describe("SnapshotEcho: iac-code's one id a turn", () => {
+  it('a new live chunk that says a missed chunk’s words again is not taken for it', () => {
+    const id = 'T-message';
+    const snapshot: Task = {
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_WORKING', message: agent('模板', id) },
+      history: [SENT, agent('好的', id), agent('，', id), agent('我来', id), agent('创建', id)],
+    };
+    const turn: TurnSoFar = { sent: SENT, passed: ['好的'] };
+    expect(repeats(snapshot, turn, [working(agent('，', id)), working(agent('写入', id))])).toEqual([false, false]);
+  });
+});

@@ -170,3 +170,17 @@ describe('snapshotGap: a finished turn', () => {
     expect(gap).toMatchObject({ ended: true, placed: true });
   });
 });
+
+describe('snapshotGap: a chunk iac-code said twice in a row (one id a turn)', () => {
+  it('is shown twice: the history keeps the first, the status the second', () => {
+    const snapshot: Task = {
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_WORKING', message: agent('哈') },
+      history: [SENT, agent('好的'), agent('哈')],
+    };
+    const gap = snapshotGap(snapshot, { sent: SENT, passed: ['好的'] }, undefined);
+    const texts = gap.events.map((event) => ('statusUpdate' in event ? (event.statusUpdate.status.message?.parts[0]?.text ?? '') : ''));
+    expect(texts.join('')).toBe('哈哈');
+  });
+});
