@@ -3,52 +3,31 @@
  * had its entries taken over by another replica must not claim them back on its next renewal, and must
  * not deliver a waiting entry it lost when that entry's turn comes. Against real Redis.
  */
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
 import { newPushJob } from '../../src/push/queue/types.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { redisQueueRun } from './redis-queue-run.js';
 
-const base = `test-push-lease-owner-${process.pid}-${randomBytes(4).toString('hex')}`;
-const stream = `${base}:push`;
-const group = `${base}-group`;
-const cleanup: Array<() => unknown> = [];
-let redis: Redis;
-
-beforeAll(requireRedis);
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${base}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+const run = redisQueueRun('lease-owner');
+const names = run.names();
+const { stream, group } = names;
 
 const LEASE_MS = 800;
 
 function replica(consumer: string) {
   const queue = createRedisStreamsQueue({
-    url: REDIS_URL,
-    stream,
-    retryKey: `${base}:push:retry`,
-    deadStream: `${base}:push:dead`,
-    group,
+    ...names,
     consumer,
     leaseTimeoutMs: LEASE_MS,
     blockMs: 50,
     concurrency: 2,
   });
-  cleanup.push(() => queue.stop());
+  run.cleanup.push(() => queue.stop());
   return queue;
 }
 
 async function owners(): Promise<Map<string, string>> {
-  const rows = (await redis.xpending(stream, group, '-', '+', 10)) as Array<[string, string, number, number]>;
+  const rows = (await run.redis.xpending(stream, group, '-', '+', 10)) as Array<[string, string, number, number]>;
   return new Map(rows.map(([id, consumer]) => [id, consumer]));
 }
 
@@ -59,7 +38,7 @@ it('entries taken over by another replica stay its own: not renewed back, not de
   const gate = new Promise<void>((resolve) => (release = resolve));
   const a = replica('replica-a');
   // Cleanup runs last-pushed first: the gate opens before A is stopped, should an expectation fail.
-  cleanup.push(() => release());
+  run.cleanup.push(() => release());
   // Two notifications to one webhook: the first in flight at A (held at the gate), the second waiting behind it.
   for (const eventId of ['first', 'second'])
     await a.enqueue(newPushJob({ eventId, taskId: 't', configId: 'c', owner: 'o', url: 'http://127.0.0.1:9/x', payload: '{}' }));
@@ -73,10 +52,10 @@ it('entries taken over by another replica stay its own: not renewed back, not de
 
   // B takes both over, as its XAUTOCLAIM would once A stalled past a lease, and renews them as a live
   // replica does (else they would be stale again a lease later, and A right to take them back).
-  const renewAsB = () => redis.xclaim(stream, group, 'replica-b', 0, firstId, secondId, 'JUSTID');
+  const renewAsB = () => run.redis.xclaim(stream, group, 'replica-b', 0, firstId, secondId, 'JUSTID');
   await renewAsB();
   const bRenewing = setInterval(() => void renewAsB(), LEASE_MS / 4);
-  cleanup.push(() => clearInterval(bRenewing));
+  run.cleanup.push(() => clearInterval(bRenewing));
   // A's renewals run several times meanwhile (every quarter lease).
   await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 200));
   expect(await owners()).toEqual(
@@ -102,6 +81,6 @@ it('entries taken over by another replica stay its own: not renewed back, not de
     note('b', job.eventId);
     return { outcome: 'delivered' };
   });
-  await expect.poll(() => redis.xlen(stream), { timeout: 5_000, interval: 50 }).toBe(0);
+  await expect.poll(() => run.redis.xlen(stream), { timeout: 5_000, interval: 50 }).toBe(0);
   expect(Object.fromEntries(deliveredBy)).toEqual({ first: ['a'], second: ['b'] });
 }, 20_000);

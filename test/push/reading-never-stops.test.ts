@@ -3,42 +3,18 @@
  * one slow webhook that outlives a lease, or a crashed replica's thousands of stale entries, must not keep
  * a notification to another webhook waiting. Against real Redis.
  */
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushHandler, type PushJob } from '../../src/push/queue/types.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { redisQueueRun } from './redis-queue-run.js';
 
-const run = `test-push-reading-${process.pid}-${randomBytes(4).toString('hex')}`;
-const cleanup: Array<() => unknown> = [];
-let redis: Redis;
-let counter = 0;
-
-beforeAll(requireRedis);
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+const run = redisQueueRun('reading');
 
 const job = (configId: string, n: number): PushJob =>
   newPushJob({ eventId: `${configId}-${n}`, taskId: 't', configId, owner: 'o', url: `http://127.0.0.1:9/${configId}`, payload: '{}' });
 
-function keys() {
-  counter += 1;
-  const base = `${run}:${counter}`;
-  return { stream: `${base}:push`, retryKey: `${base}:push:retry`, deadStream: `${base}:push:dead`, group: `${base}-group` };
-}
-
 async function addSlowBacklog(stream: string, count: number): Promise<void> {
-  const pipeline = redis.pipeline();
+  const pipeline = run.redis.pipeline();
   for (let n = 0; n < count; n++) pipeline.xadd(stream, '*', 'job', JSON.stringify(job('slow', n)));
   await pipeline.exec();
 }
@@ -57,7 +33,7 @@ function slowAndFast() {
     for (let waited = 0; waited < 30_000 && !stopped; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     return { outcome: 'delivered' };
   };
-  cleanup.push(() => (stopped = true));
+  run.cleanup.push(() => (stopped = true));
   return { handler, fastSeen };
 }
 
@@ -65,38 +41,38 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
 
 it('a backlog of thousands to one slow webhook, older than a lease, does not stop the replica reading', async () => {
-  const names = keys();
+  const names = run.names();
   const leaseTimeoutMs = 1_000;
-  const queue = createRedisStreamsQueue({ url: REDIS_URL, ...names, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
-  cleanup.push(() => queue.stop());
+  const queue = createRedisStreamsQueue({ ...names, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
+  run.cleanup.push(() => queue.stop());
   await addSlowBacklog(names.stream, 8_000);
   const webhooks = slowAndFast();
   queue.start(webhooks.handler);
 
   // Every entry read (held behind the first slow delivery), then a lease and more gone by.
-  await expect.poll(async () => (await redis.xpending(names.stream, names.group))[0], { timeout: 10_000, interval: 50 }).toBe(8_000);
+  await expect.poll(async () => (await run.redis.xpending(names.stream, names.group))[0], { timeout: 10_000, interval: 50 }).toBe(8_000);
   await new Promise((resolve) => setTimeout(resolve, leaseTimeoutMs + 300));
   await queue.enqueue(job('fast', 0));
   await within(webhooks.fastSeen, 2_000, 'the notification to another webhook');
 }, 20_000);
 
 it('a round that takes over stale entries still reads new ones', async () => {
-  const names = keys();
+  const names = run.names();
   const leaseTimeoutMs = 300;
-  await redis.xgroup('CREATE', names.stream, names.group, '0', 'MKSTREAM');
+  await run.redis.xgroup('CREATE', names.stream, names.group, '0', 'MKSTREAM');
   // A crashed replica read 3,000 entries to one slow webhook; its leases have run out.
   await addSlowBacklog(names.stream, 3_000);
-  await redis.xreadgroup('GROUP', names.group, 'crashed-replica', 'COUNT', 3_000, 'STREAMS', names.stream, '>');
+  await run.redis.xreadgroup('GROUP', names.group, 'crashed-replica', 'COUNT', 3_000, 'STREAMS', names.stream, '>');
   await new Promise((resolve) => setTimeout(resolve, leaseTimeoutMs + 100));
-  const queue = createRedisStreamsQueue({ url: REDIS_URL, ...names, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
-  cleanup.push(() => queue.stop());
+  const queue = createRedisStreamsQueue({ ...names, leaseTimeoutMs, blockMs: 50, concurrency: 2 });
+  run.cleanup.push(() => queue.stop());
   await queue.enqueue(job('fast', 0));
   const webhooks = slowAndFast();
   queue.start(webhooks.handler);
 
   await within(webhooks.fastSeen, 3_000, 'the notification to another webhook');
   // Read in one of the first rounds, not after every stale entry was taken over one free slot at a time.
-  const [, , , perConsumer] = (await redis.xpending(names.stream, names.group)) as [number, string, string, Array<[string, string]>];
+  const [, , , perConsumer] = (await run.redis.xpending(names.stream, names.group)) as [number, string, string, Array<[string, string]>];
   const leftWithCrashed = Number(perConsumer.find(([consumer]) => consumer === 'crashed-replica')?.[1] ?? 0);
   expect(leftWithCrashed).toBeGreaterThan(2_000);
 }, 20_000);

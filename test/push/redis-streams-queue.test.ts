@@ -1,50 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPushHandler } from '../../src/push/dispatch.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
 import { startReceiver, type Receiver } from './fixtures/receiver.js';
 import { Recorder } from './fixtures/recorder.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
-
-beforeAll(requireRedis);
+import { redisQueueRun } from './redis-queue-run.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/redis-worker.ts', import.meta.url));
-const run = `test-push-q-${process.pid}-${randomBytes(4).toString('hex')}`;
-
-let redis: Redis;
-const cleanup: Array<() => unknown> = [];
-
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-});
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
-
-let counter = 0;
-function names(): Pick<RedisStreamsQueueOptions, 'url' | 'stream' | 'retryKey' | 'deadStream' | 'group'> {
-  counter += 1;
-  const base = `${run}:${counter}`;
-  return { url: REDIS_URL, stream: `${base}:push`, retryKey: `${base}:push:retry`, deadStream: `${base}:push:dead`, group: `${base}-group` };
-}
+const run = redisQueueRun('q');
 
 const fastRetry = { initialDelayMs: 20, multiplier: 2, maxDelayMs: 200, jitter: 0.2, maxAttempts: 3 };
 
 function queue(options: RedisStreamsQueueOptions): PushQueue & { consumer: string } {
   const created = createRedisStreamsQueue(options);
-  cleanup.push(() => created.stop());
+  run.cleanup.push(() => created.stop());
   return created;
 }
 
@@ -53,7 +27,7 @@ async function receiver(status = 200): Promise<Receiver> {
     res.statusCode = status;
     res.end();
   });
-  cleanup.push(() => started.close());
+  run.cleanup.push(() => started.close());
   return started;
 }
 
@@ -64,7 +38,7 @@ const jobTo = (target: Receiver, eventId: string): PushJob =>
 const receivedIds = (target: Receiver) => target.received.map((r) => (JSON.parse(r.body) as { eventId: string }).eventId);
 
 async function deadEntries(stream: string): Promise<Array<{ job: PushJob; reason: string }>> {
-  const entries = (await redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
+  const entries = (await run.redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
   return entries.map(([, fields]) => {
     const map = new Map<string, string>();
     for (let i = 0; i < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
@@ -76,7 +50,7 @@ function spawnWorker(options: RedisStreamsQueueOptions): { child: ChildProcess; 
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(options)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  cleanup.push(async () => {
+  run.cleanup.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await once(child, 'exit');
@@ -102,7 +76,7 @@ async function nextLine(lines: AsyncIterator<string>, timeoutMs = 10_000): Promi
 
 describe('redis-streams push queue', () => {
   it('loses nothing when a worker is SIGKILLed holding jobs, and dead-letters only the failing job', async () => {
-    const shared = names();
+    const shared = run.names();
     const ok = await receiver(200);
     const failing = await receiver(503);
     const okIds = Array.from({ length: 8 }, (_, i) => `ok-${i}`);
@@ -112,13 +86,13 @@ describe('redis-streams push queue', () => {
     for (const id of okIds) await producer.enqueue(jobTo(ok, id));
 
     // The doomed worker takes a batch of 4 and hangs on it.
-    const crashed = spawnWorker({ ...shared, consumer: `${run}-doomed`, leaseTimeoutMs: 500, concurrency: 4, blockMs: 100 });
-    expect(await nextLine(crashed.lines)).toBe(`started ${run}-doomed`);
+    const crashed = spawnWorker({ ...shared, consumer: `${run.prefix}-doomed`, leaseTimeoutMs: 500, concurrency: 4, blockMs: 100 });
+    expect(await nextLine(crashed.lines)).toBe(`started ${run.prefix}-doomed`);
     const claimed = [await nextLine(crashed.lines), await nextLine(crashed.lines), await nextLine(crashed.lines), await nextLine(crashed.lines)];
     expect(claimed).toEqual(['claimed fails-always', 'claimed ok-0', 'claimed ok-1', 'claimed ok-2']);
-    const pending = (await redis.xpending(shared.stream, shared.group)) as [number, string, string, Array<[string, string]>];
+    const pending = (await run.redis.xpending(shared.stream, shared.group)) as [number, string, string, Array<[string, string]>];
     expect(pending[0]).toBe(4);
-    expect(pending[3]).toEqual([[`${run}-doomed`, '4']]);
+    expect(pending[3]).toEqual([[`${run.prefix}-doomed`, '4']]);
     crashed.child.kill('SIGKILL');
     await once(crashed.child, 'exit');
 
@@ -137,13 +111,13 @@ describe('redis-streams push queue', () => {
     expect(dead.map((entry) => entry.job.eventId)).toEqual(['fails-always']);
     expect(dead[0]?.job.attempt).toBe(fastRetry.maxAttempts);
     expect(dead[0]?.reason).toMatch(/gave up after 3 attempts: HTTP 503/);
-    expect(await redis.zcard(shared.retryKey)).toBe(0);
-    const after = (await redis.xpending(shared.stream, shared.group)) as [number];
+    expect(await run.redis.zcard(shared.retryKey)).toBe(0);
+    const after = (await run.redis.xpending(shared.stream, shared.group)) as [number];
     expect(after[0]).toBe(0);
   });
 
   it('shares one group between replicas: every job is delivered, retries included', async () => {
-    const shared = names();
+    const shared = run.names();
     const target = await receiver(200);
     let flaky = 0;
     const recorder = new Recorder((job) => {
@@ -162,14 +136,14 @@ describe('redis-streams push queue', () => {
   });
 
   it('keeps other webhooks served while one never answers: a sliding window, not a batch', async () => {
-    const shared = names();
+    const shared = run.names();
     const open: ServerResponse[] = [];
     const hanging = await startReceiver((_req, res) => void open.push(res));
-    cleanup.push(() => hanging.close());
+    run.cleanup.push(() => hanging.close());
     const healthy = await receiver(200);
     const worker = queue({ ...shared, leaseTimeoutMs: 60_000, blockMs: 100, concurrency: 2 });
     // Runs before the worker stops (cleanup goes last first): its delivery in flight then ends.
-    cleanup.push(() => open.forEach((res) => res.end()));
+    run.cleanup.push(() => open.forEach((res) => res.end()));
     worker.start(createPushHandler({ allowPrivate: true, timeoutMs: 60_000, resolveHeaders: async () => ({}) }));
 
     await worker.enqueue(jobTo(hanging, 'hangs'));
@@ -186,16 +160,16 @@ describe('redis-streams push queue', () => {
   });
 
   it('dead-letters an entry whose lease expired more often than the attempts allow (a job that kills its workers)', async () => {
-    const shared = names();
+    const shared = run.names();
     const producer = queue({ ...shared, leaseTimeoutMs: 50 });
     await producer.enqueue(newPushJob({ eventId: 'poison', taskId: 't', configId: 'c', owner: '', url: 'https://x.example/', payload: '{}' }));
-    await redis.xgroup('CREATE', shared.stream, shared.group, '0', 'MKSTREAM');
-    const read = (await redis.call('XREADGROUP', 'GROUP', shared.group, 'ghost', 'COUNT', 1, 'STREAMS', shared.stream, '>')) as Array<
+    await run.redis.xgroup('CREATE', shared.stream, shared.group, '0', 'MKSTREAM');
+    const read = (await run.redis.call('XREADGROUP', 'GROUP', shared.group, 'ghost', 'COUNT', 1, 'STREAMS', shared.stream, '>')) as Array<
       [string, Array<[string, string[]]>]
     >;
     const entryId = read[0]?.[1][0]?.[0] as string;
     // As if it had been handed out and abandoned by three crashed workers already.
-    await redis.call('XCLAIM', shared.stream, shared.group, 'ghost', 0, entryId, 'RETRYCOUNT', 3);
+    await run.redis.call('XCLAIM', shared.stream, shared.group, 'ghost', 0, entryId, 'RETRYCOUNT', 3);
 
     const recorder = new Recorder();
     const worker = queue({ ...shared, leaseTimeoutMs: 50, blockMs: 50, retry: fastRetry, logger: recorder.logger });
@@ -207,7 +181,7 @@ describe('redis-streams push queue', () => {
   });
 
   it('stop() lets the delivery in flight finish and records its outcome', async () => {
-    const shared = names();
+    const shared = run.names();
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -223,8 +197,8 @@ describe('redis-streams push queue', () => {
     const stopping = worker.stop();
     release();
     await stopping;
-    const pending = (await redis.xpending(shared.stream, shared.group)) as [number];
+    const pending = (await run.redis.xpending(shared.stream, shared.group)) as [number];
     expect(pending[0]).toBe(0);
-    expect(await redis.xlen(shared.stream)).toBe(0);
+    expect(await run.redis.xlen(shared.stream)).toBe(0);
   });
 });
