@@ -1,6 +1,6 @@
 import { withFields, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskStatusUpdateEvent } from '../../model/index.js';
-import { isRecord, type JsonObject } from '../../model/json.js';
 import { isAssistantFinal } from './events.js';
+import { metadataRelative } from './workspace-path-metadata.js';
 import { FolderInText, RelativeTextStream } from './workspace-paths.js';
 
 /**
@@ -40,20 +40,10 @@ function artifactRelative(artifact: Artifact, folder: FolderInText): Artifact {
   return parts === artifact.parts ? artifact : withFields(artifact, { parts });
 }
 
-/** iac-code's permission prompt (`metadata.iac_code.input.prompt`), which the facade shows as its question. */
-function promptRelative(metadata: JsonObject | undefined, folder: FolderInText): JsonObject | undefined {
-  const iacCode = metadata?.iac_code;
-  const input = isRecord(iacCode) ? iacCode.input : undefined;
-  if (!isRecord(input) || typeof input.prompt !== 'string') return metadata;
-  const prompt = folder.relative(input.prompt);
-  if (prompt === input.prompt) return metadata;
-  return withFields(metadata, { iac_code: withFields(iacCode as JsonObject, { input: withFields(input, { prompt }) }) });
-}
-
 function statusRelative(event: TaskStatusUpdateEvent, folder: FolderInText): TaskStatusUpdateEvent {
   const { message } = event.status;
   const relative = message ? messageRelative(message, folder) : message;
-  const metadata = promptRelative(event.metadata, folder);
+  const metadata = metadataRelative(event.metadata, folder);
   if (relative === message && metadata === event.metadata) return event;
   const status = relative === message ? event.status : withFields(event.status, { message: relative });
   return withFields(event, withFields({ status }, metadata ? { metadata } : {}));
@@ -154,12 +144,13 @@ export function taskRelative(task: Task, folderOf: FolderOf): Task {
   const history = task.history ? historyRelative(task.history, folder) : task.history;
   const artifacts = task.artifacts?.map((artifact) => artifactRelative(artifact, folder));
   const artifactsChanged = artifacts?.some((artifact, at) => artifact !== task.artifacts![at]) === true;
-  if (statusMessage === message && history === task.history && !artifactsChanged) return task;
+  const metadata = metadataRelative(task.metadata, folder);
+  if (statusMessage === message && history === task.history && !artifactsChanged && metadata === task.metadata) return task;
   return withFields(
     task,
     withFields(
       { status: statusMessage === message ? task.status : withFields(task.status, { message: statusMessage }) },
-      withFields(history ? { history } : {}, artifactsChanged ? { artifacts } : {}),
+      withFields(history ? { history } : {}, withFields(artifactsChanged ? { artifacts } : {}, metadata ? { metadata } : {})),
     ),
   );
 }

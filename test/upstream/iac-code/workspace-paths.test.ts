@@ -103,6 +103,48 @@ describe('RelativeEvents', () => {
   });
 });
 
+describe("iac-code's metadata", () => {
+  it("a tool's result and input, and a permission's tool input, name files relative to the folder; other paths stay", () => {
+    const metadata = {
+      iac_code: {
+        iacCodeSessionId: 's',
+        tool: {
+          status: 'completed',
+          name: 'write_file',
+          result: { ok: true, written: [`${FOLDER}/main.tf`, '/etc/hosts'], depth: { more: `cd ${FOLDER}` } },
+        },
+        permission: { toolName: 'bash', toolInput: { command: `ls ${FOLDER}/modules` } },
+      },
+    };
+    const event: StreamResponse = { statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, metadata } };
+    const [told] = new RelativeEvents(folderOf).next(event);
+    expect(told).toEqual({
+      statusUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        status: { state: 'TASK_STATE_WORKING' },
+        metadata: {
+          iac_code: {
+            iacCodeSessionId: 's',
+            tool: { status: 'completed', name: 'write_file', result: { ok: true, written: ['main.tf', '/etc/hosts'], depth: { more: 'cd ./' } } },
+            permission: { toolName: 'bash', toolInput: { command: 'ls modules' } },
+          },
+        },
+      },
+    });
+    // Nothing names the folder: the event itself goes on.
+    const plain: StreamResponse = {
+      statusUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        status: { state: 'TASK_STATE_WORKING' },
+        metadata: { iac_code: { tool: { status: 'started' } } },
+      },
+    };
+    expect(new RelativeEvents(folderOf).next(plain)[0]).toBe(plain);
+  });
+});
+
 describe('taskRelative', () => {
   it("reads the history's chunks of one message as the stream did, and keeps every message in its place", () => {
     const task: Task = {
