@@ -38,10 +38,12 @@ const PATH_PATTERNS: RegExp[] = [
  */
 const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key|cookie)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
 
+/** A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`. */
+export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],
-  // A URL's `user:password@`, `:password@` or `token@`.
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1[redacted]@'],
+  [URL_USER_INFO, '$1[redacted]@'],
   // Tokens and keys that say what they are: GitHub's, an AWS or Alibaba Cloud key id with its secret after a colon.
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]'],
   [/\b(?:AKIA|ASIA|LTAI)[A-Za-z0-9]{12,}(?::[^\s"',;]+)?/g, '[redacted]'],

@@ -84,9 +84,4 @@ describe('stopping with an OTLP collector configured', () => {
     expect(await timed(() => tracing.shutdown())).toBeLessThan(TRACES_FLUSH_ON_STOP_MS);
     expect(collector.exports).toEqual(['/v1/traces']);
   });
-
-  it('the bound is short: a few seconds at most', () => {
-    expect(TRACES_FLUSH_ON_STOP_MS).toBeGreaterThan(0);
-    expect(TRACES_FLUSH_ON_STOP_MS).toBeLessThanOrEqual(3_000);
-  });
 });
