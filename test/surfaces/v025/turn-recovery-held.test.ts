@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError, type Message, type StreamResponse, type Task } from '../../../src/model/index.js';
 import { recoverableTurn } from '../../../src/surfaces/v025/turn-recovery.js';
+import { readText, run } from './reply/support.js';
 
 const question: Message = { messageId: 'q2', role: 'ROLE_AGENT', parts: [{ text: 'Which date?' }] };
 
@@ -43,6 +44,8 @@ describe('a follow-up broken right after its opening waiting task', () => {
     const events = await collect(turn.events);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(events[0]).toEqual({ task: turn.opening });
+    // What a Bailian user reads: the question, once.
+    expect(readText(run(events))).toBe('Which date?');
   });
 
   it('the agent going on is read as before', async () => {
@@ -50,10 +53,12 @@ describe('a follow-up broken right after its opening waiting task', () => {
       id: 'T',
       contextId: 'C',
       status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'a2', role: 'ROLE_AGENT', parts: [{ text: 'Booked for tomorrow.' }] } },
-      history: [question],
+      // The agent's SDK records the follow-up in the history: what the turn said starts after it.
+      history: [question, { messageId: 'u2', role: 'ROLE_USER', parts: [{ text: 'tomorrow' }] }],
     };
     const events = await collect(turnOf(() => answered).events);
     const last = events.at(-1);
     expect(last && 'statusUpdate' in last ? last.statusUpdate.status.state : undefined).toBe('TASK_STATE_COMPLETED');
+    expect(readText(run(events))).toBe('Booked for tomorrow.');
   });
 });
