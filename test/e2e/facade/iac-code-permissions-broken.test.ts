@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { PERMISSION_PROMPT } from '../../support/fake-iac-code-data.js';
-import { startFakeIacCode, type FakeIacCode, type Fault } from '../../support/fake-iac-code.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const BEFORE = ['Drafting ', 'main.tf.'];
@@ -30,19 +30,11 @@ describe.each([
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-permission-broken-'));
   let fake: FakeIacCode;
   let gateway: RunningGateway;
-  /** A fault for the next turn iac-code streams. */
-  let nextFault: Fault | undefined;
   beforeAll(async () => {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
       permissionWait,
       frameDelayMs,
-      fault: (request) => {
-        if (request.rpcMethod !== 'SendStreamingMessage' || !nextFault) return undefined;
-        const fault = nextFault;
-        nextFault = undefined;
-        return fault;
-      },
     });
     gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
   });
@@ -61,7 +53,7 @@ describe.each([
 
   it('message/send: the connection is cut right after iac-code took the answer; the template and the last words are shown', async () => {
     const contextId = await ask();
-    nextFault = { name: 'kill-mid-stream', after: 1 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 1 }, { method: 'SendStreamingMessage' });
     const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
     expect(answer.body.result.status.state).toBe('completed');
     expect(sentText(answer.body.result)).toBe(REST);
@@ -70,7 +62,7 @@ describe.each([
 
   it('message/stream: the stream ends mid-turn after the file; what was streamed stays, the rest follows on the same stream', async () => {
     const contextId = await ask();
-    nextFault = { name: 'end-mid-stream', after: 3 };
+    fake.injectFault({ name: 'end-mid-stream', after: 3 }, { method: 'SendStreamingMessage' });
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Allow once', contextId }) });
     const frames = await stream.rest();
     const events = results(frames);
@@ -81,14 +73,14 @@ describe.each([
 
   it('message/stream: cut in the middle of the last words; each word is shown once', async () => {
     const contextId = await ask();
-    nextFault = { name: 'kill-mid-stream', after: 4 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 4 }, { method: 'SendStreamingMessage' });
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Allow once', contextId }) });
     expect(streamedText(results(await stream.rest()))).toBe(REST);
   });
 
   it('the next message finds the conversation where the recovered turn left it', async () => {
     const contextId = await ask();
-    nextFault = { name: 'kill-mid-stream', after: 1 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 1 }, { method: 'SendStreamingMessage' });
     await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
     const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'and a subnet', contextId }) });
     expect(next.body.result.status.state).toBe('completed');
@@ -97,7 +89,7 @@ describe.each([
 
   it('the task cannot be read either: the turn fails with the reason, after what was said so far', async () => {
     const contextId = await ask();
-    nextFault = { name: 'kill-mid-stream', after: 1 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 1 }, { method: 'SendStreamingMessage' });
     // iac-code is out of reach: it can neither be subscribed to again nor read.
     fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { PERMISSION_DENIED_AFTER, PERMISSION_PROMPT, PERMISSION_PROMPT_ZH } from '../../support/fake-iac-code-data.js';
-import { startFakeIacCode, type FakeIacCode, type Fault } from '../../support/fake-iac-code.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const BEFORE = ['Drafting ', 'main.tf.'];
@@ -29,18 +29,10 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
   /** Serves /photo.jpg (a JPEG) and /never.jpg (answers nothing until it closes), for images a user sends with an answer. */
   let photos: Server;
   let photosUrl: string;
-  /** A fault for the next turn iac-code streams. */
-  let nextFault: Fault | undefined;
   beforeAll(async () => {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir }, permission: true },
       permissionWait,
-      fault: (request) => {
-        if (request.rpcMethod !== 'SendStreamingMessage' || !nextFault) return undefined;
-        const fault = nextFault;
-        nextFault = undefined;
-        return fault;
-      },
     });
     photos = createServer((request, response) => {
       if (request.url === '/photo.jpg') response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2]));
@@ -86,7 +78,7 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
   });
 
   it('the stream broke before the prompt: the prompt is read from the task and shown in the same turn', async () => {
-    nextFault = { name: 'kill-mid-stream', after: 8 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 8 }, { method: 'SendStreamingMessage' });
     const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
     expect(sentText(broken.body.result)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
     const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId: broken.body.result.contextId }) });
@@ -94,7 +86,7 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
   });
 
   it('a prompt the user never read (the stream broke before it, the task could not be read) is shown by the next message, not granted by it', async () => {
-    nextFault = { name: 'kill-mid-stream', after: 8 };
+    fake.injectFault({ name: 'kill-mid-stream', after: 8 }, { method: 'SendStreamingMessage' });
     // Neither way of reading the turn on works: the subscription is refused, the task cannot be read.
     fake.injectFault('http-500', { method: 'SubscribeToTask' });
     fake.injectFault('http-500', { times: 3, method: 'GetTask' });

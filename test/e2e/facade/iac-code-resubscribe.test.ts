@@ -25,8 +25,6 @@ function iacCodeBehindFacade(frameDelayMs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-resubscribe-'));
   let fake: FakeIacCode;
   let gateway: RunningGateway;
-  /** A fault for the next turn iac-code streams. */
-  let nextFault: Fault | undefined;
   const running = {
     get fake() {
       return fake;
@@ -34,13 +32,13 @@ function iacCodeBehindFacade(frameDelayMs: number) {
     /** What message/send and message/stream show of the unbroken turn. */
     unbroken: { sent: '', streamed: '' },
     async send(fault?: Fault): Promise<string> {
-      nextFault = fault;
+      if (fault) fake.injectFault(fault, { method: 'SendStreamingMessage' });
       const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) });
       expect(answer.body.result.status.state).toBe('completed');
       return sentText(answer.body.result);
     },
     async stream(fault?: Fault): Promise<string> {
-      nextFault = fault;
+      if (fault) fake.injectFault(fault, { method: 'SendStreamingMessage' });
       const opened = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'Create a VPC' }) });
       const frames = await opened.rest();
       expect(frames.every((frame) => frame.json.error === undefined)).toBe(true);
@@ -59,12 +57,6 @@ function iacCodeBehindFacade(frameDelayMs: number) {
     fake = await startFakeIacCode({
       script: { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf', content: Buffer.from(TEMPLATE), dir } },
       frameDelayMs,
-      fault: (request) => {
-        if (request.rpcMethod !== 'SendStreamingMessage' || !nextFault) return undefined;
-        const fault = nextFault;
-        nextFault = undefined;
-        return fault;
-      },
     });
     gateway = await startFacadeGateway({ upstream: { url: fake.url, 'artifact-dir': dir } });
     running.unbroken = { sent: await running.send(), streamed: await running.stream() };
