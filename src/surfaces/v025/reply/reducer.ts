@@ -212,8 +212,10 @@ function onPlainStatus(
   // starts a line when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry,
   // with the id of its text chunks: "正在校验模板Model …"), or does not carry the text on; an agent that puts
   // its last token on the closing status ("is 42" then ".") goes on where it left off.
-  const breaksOff = isExplainedState(status.state) || isProviderError(metadata) || !carriesOn(next.shownLast, text);
-  if (final && added === undefined && !nothingNew && !startsSegment(key, next) && breaksOff) next = withFields(next, { breakPending: true });
+  if (final && added === undefined && !nothingNew && !startsSegment(key, next)) {
+    if (isExplainedState(status.state) || isProviderError(metadata) || !carriesOn(next.shownLast, text))
+      next = withFields(next, { breakPending: true });
+  }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
   if (!isActiveState(status.state)) {
