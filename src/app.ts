@@ -25,6 +25,7 @@ import { createGatewayMetrics, type GatewayMetrics } from './observability/metri
 import { createTracing } from './observability/tracing.js';
 import { assertPortFree } from './port-check.js';
 import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
+import { assertRedisTakesCredentials } from './redis-credentials-check.js';
 import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { loadKeyRing } from './signing/keys.js';
@@ -154,6 +155,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await assertPortFree(config.host, config.port);
     if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');
     if (config.grpc.port !== undefined) await assertPortFree(config.grpc.host ?? config.host, config.grpc.port, 'grpc.port');
+    await assertRedisTakesCredentials(config);
     await assertRedisKeysFitCluster(config);
     const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigError } from './config/config-error.js';
-import { redisClient } from './redis-connection.js';
+import { askRedisOnce } from './redis-probe.js';
 import { redisEndpoint, type RedisEndpoint } from './redis-tls.js';
 
 /**
@@ -14,14 +14,22 @@ export function hashTagOf(key: string): string {
   return close > open + 1 ? key.slice(open + 1, close) : key;
 }
 
+export interface RedisKeyGroup {
+  /** The setting that names the Redis. */
+  setting: 'redis-url' | 'push-redis-url';
+  url: string;
+  names: Record<string, string>;
+}
+
 /** Each Redis the config uses, with the key names whose scripts and transactions span several keys. */
-export function redisKeyGroups(config: GatewayConfig): Array<{ url: string; names: Record<string, string> }> {
-  const groups: Array<{ url: string; names: Record<string, string> }> = [];
+export function redisKeyGroups(config: GatewayConfig): RedisKeyGroup[] {
+  const groups: RedisKeyGroup[] = [];
   // Every key of the registry, turn lanes, task aliases and push configs, follows and claims starts with
   // the prefix; two example keys stand for all of them.
-  if (config.store === 'redis') groups.push({ url: config['redis-url'], names: { 'redis-prefix': config['redis-prefix'] } });
+  if (config.store === 'redis') groups.push({ setting: 'redis-url', url: config['redis-url'], names: { 'redis-prefix': config['redis-prefix'] } });
   if (config['push-notifications'] && config['push-queue'] === 'redis-streams') {
     groups.push({
+      setting: config['push-redis-url'] ? 'push-redis-url' : 'redis-url',
       url: config['push-redis-url'] ?? config['redis-url'],
       names: { 'push-stream': config['push-stream'], 'push-retry-key': config['push-retry-key'], 'push-dead-stream': config['push-dead-stream'] },
     });
@@ -43,23 +51,10 @@ export function clusterProblem(names: Record<string, string>): string | undefine
 
 /** Whether the Redis at `endpoint` says it runs in cluster mode; undefined when it cannot be asked now. */
 async function isCluster(endpoint: RedisEndpoint): Promise<boolean | undefined> {
-  const redis = redisClient(endpoint, {
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    // Through Sentinel: sentinels that do not answer are asked again forever by default, holding the start.
-    sentinelRetryStrategy: () => null,
-  });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return /cluster_enabled:1/.test(await redis.info('cluster'));
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
+  return askRedisOnce(endpoint, (redis) => redis.info('cluster')).then(
+    (info) => /cluster_enabled:1/.test(info),
+    () => undefined,
+  );
 }
 
 /**

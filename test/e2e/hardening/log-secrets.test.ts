@@ -1,7 +1,7 @@
 /**
  * What an operator reads in the log carries no credential of the gateway's own configuration: a Redis
- * that refuses the configured password (ioredis puts the refused AUTH's arguments, the password, on
- * the error every Redis client of the gateway logs), and URLs written with their credentials
+ * that comes to refuse the configured password (its password changed under a running gateway; ioredis
+ * puts the refused AUTH's arguments, the password, on the error every Redis client of the gateway logs), and URLs written with their credentials
  * (`upstream.url`, `tracing.otlp-endpoint`). The callers' answers carry none either.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,7 +25,7 @@ function logText(lines: unknown[]): string {
   return lines.map((line) => JSON.stringify(line)).join('\n');
 }
 
-describe('a Redis that refuses the configured password', () => {
+describe('a Redis that comes to refuse the configured password', () => {
   let server: ChildProcess;
   let port: number;
 
@@ -33,16 +33,27 @@ describe('a Redis that refuses the configured password', () => {
     port = await freePort();
     server = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', 'another-password'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD],
       {
         stdio: 'ignore',
       },
     );
-    const probe = new Redis({ port, password: 'another-password', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    const probe = new Redis({ port, password: REDIS_PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
     probe.on('error', () => undefined);
     await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
     probe.disconnect();
   });
+
+  /** The password changes and every connection drops: the gateway's reconnections offer the old one. */
+  async function changePassword(): Promise<void> {
+    const admin = new Redis({ port, password: REDIS_PASSWORD, maxRetriesPerRequest: 0 });
+    try {
+      await admin.config('SET', 'requirepass', 'another-password');
+      await admin.client('KILL', 'TYPE', 'normal');
+    } finally {
+      admin.disconnect();
+    }
+  }
   afterAll(() => {
     server.kill('SIGKILL');
   });
@@ -56,6 +67,7 @@ describe('a Redis that refuses the configured password', () => {
       'push-queue': 'redis-streams',
     });
     try {
+      await changePassword();
       const answer = await exchange(`${gateway.url}/`, { method: 'POST', headers: V1, body: getTask });
       expect(answer.text).not.toContain(REDIS_PASSWORD);
       expectNoLeak(answer.text, getTask);

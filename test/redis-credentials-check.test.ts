@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config/config-error.js';
+import { defaultConfig } from '../src/config/schema.js';
+import { assertRedisTakesCredentials } from '../src/redis-credentials-check.js';
+import { freePort } from './support/free-port.js';
+import { startTestGateway } from './support/gateway.js';
+import { waitUntil } from './support/wait-until.js';
+
+const PASSWORD = 'the-right-redis-password-3f1a';
+const WRONG = 'a-wrong-redis-password-77c2';
+
+describe('a Redis that refuses the configured credentials', () => {
+  let server: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], {
+      stdio: 'ignore',
+    });
+    const probe = new Redis({ port, password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    probe.on('error', () => undefined);
+    await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
+    probe.disconnect();
+  });
+  afterAll(() => {
+    server.kill('SIGKILL');
+  });
+
+  const check = (settings: Parameters<typeof defaultConfig>[0]) => assertRedisTakesCredentials(defaultConfig(settings));
+
+  it('stops the start, naming the setting and what Redis said, never the password', async () => {
+    const refusal = await check({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${port}` }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as Error).message).toMatch(/^redis-url: the Redis refuses the configured user or password \(WRONGPASS/);
+    expect((refusal as Error).message).not.toContain(WRONG);
+  });
+
+  it('stops it when no password is configured for a Redis that needs one', async () => {
+    await expect(check({ store: 'redis', 'redis-url': `redis://127.0.0.1:${port}` })).rejects.toThrow(/redis-url: .*\(NOAUTH/);
+  });
+
+  it('names push-redis-url when the push queue is the one refused', async () => {
+    const settings = { 'push-notifications': true, 'push-queue': 'redis-streams', 'push-redis-url': `redis://:${WRONG}@127.0.0.1:${port}` } as const;
+    await expect(check(settings)).rejects.toThrow(/^push-redis-url: .*WRONGPASS/);
+  });
+
+  it('lets the start go on with the right password, and when the Redis cannot be reached now', async () => {
+    await expect(check({ store: 'redis', 'redis-url': `redis://:${PASSWORD}@127.0.0.1:${port}` })).resolves.toBeUndefined();
+    await expect(check({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${await freePort()}` })).resolves.toBeUndefined();
+  });
+
+  it('is what a gateway with a wrong password meets: it does not start', async () => {
+    const started = startTestGateway({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${port}`, 'redis-prefix': `cred-${process.pid}:` });
+    await expect(started).rejects.toThrow(/redis-url: the Redis refuses/);
+    await expect(started).rejects.not.toThrow(WRONG);
+  });
+});
