@@ -2,7 +2,7 @@
  * What a Bailian user reads of an a2a-js 1.x agent that streams its answer token by token
  * (token-streaming-agent.ts), through the facade as Bailian calls it (raw 0.2.5 JSON-RPC with X-API-KEY, at
  * the card's url and url + "/stream"): the agent's words as it wrote them, the same in message/send and
- * message/stream, and a turn canceled without a word told as canceled.
+ * message/stream (also when it closes under the id of its tokens), and a turn canceled without a word told as canceled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
@@ -42,6 +42,19 @@ describe('a Bailian user in front of an agent that streams its answer token by t
     const { streamed, sent } = await bothWays('code');
     expect(streamed).toBe(CODE_TOKENS.join(''));
     expect(sent).toBe(streamed);
+  });
+
+  it('tokens under one messageId, then a closing message under that id: the words of the agent once, new words on a line of their own', async () => {
+    const read = async (prompt: string) => {
+      const { streamed, sent, state } = await bothWays(prompt);
+      expect(sent).toBe(streamed);
+      expect(state).toBe('completed');
+      return streamed;
+    };
+    expect(await read('running-new')).toBe('正在部署\n部署完成。');
+    expect(await read('running-whole')).toBe('正在部署完成。');
+    expect(await read('running-end')).toBe('资源已创建。部署完成。');
+    expect(await read('running-lower')).toBe('The stack is deployed.');
   });
 
   it('a turn canceled without a word: the user reads that it was canceled, not just the progress line', async () => {

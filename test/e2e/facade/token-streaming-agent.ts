@@ -4,6 +4,10 @@
  *   finish  tokens that stop short of the answer's last word, then the whole answer as the final message
  *   code    a Python class streamed in tokens that split its identifiers
  *   slow    a progress line, then a long wait in which the turn can be canceled (a silent cancel)
+ *   running-new, running-whole, running-end, running-lower
+ *           tokens as messages that share one messageId, then the final status with that id: new words
+ *           (in Chinese), the whole text again and finished, its last sentence again finished, its last
+ *           word piece in lower case
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +19,13 @@ export const FINISH_TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region'];
 export const FINISH_ANSWER = 'The VPC quota is 10 per region.';
 export const CODE_TOKENS = ['Here it is:\n```python\nclass My', 'Vpc(Base):\n    def get', 'Name(self):\n        return self.vpc', 'Name\n```'];
 export const SLOW_PROGRESS = 'Starting the deployment.';
+/** Tokens under one message id, and the closing message under it, by prompt. */
+export const RUNNING: Readonly<Record<string, { tokens: readonly string[]; closing: string }>> = {
+  'running-new': { tokens: ['正在', '部署'], closing: '部署完成。' },
+  'running-whole': { tokens: ['正在', '部署'], closing: '正在部署完成。' },
+  'running-end': { tokens: ['资源已创建。', '部署完成'], closing: '部署完成。' },
+  'running-lower': { tokens: ['The stack is ', 'deploy'], closing: 'ed.' },
+};
 
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 
@@ -27,7 +38,7 @@ class TokenStreamer implements AgentExecutor {
     const { taskId, contextId, userMessage } = request;
     this.contexts.set(taskId, contextId);
     const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    const status = (state: TaskState, words?: string) =>
+    const status = (state: TaskState, words?: string, messageId: string = randomUUID()) =>
       AgentEvent.statusUpdate({
         taskId,
         contextId,
@@ -37,7 +48,7 @@ class TokenStreamer implements AgentExecutor {
             words === undefined
               ? undefined
               : {
-                  messageId: randomUUID(),
+                  messageId,
                   contextId,
                   taskId,
                   role: Role.ROLE_AGENT,
@@ -57,6 +68,11 @@ class TokenStreamer implements AgentExecutor {
     } else if (prompt === 'code') {
       for (const token of CODE_TOKENS) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
       bus.publish(status(TaskState.TASK_STATE_COMPLETED));
+    } else if (RUNNING[prompt]) {
+      const { tokens, closing } = RUNNING[prompt];
+      const running = randomUUID();
+      for (const token of tokens) bus.publish(status(TaskState.TASK_STATE_WORKING, token, running));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED, closing, running));
     } else if (prompt === 'slow') {
       bus.publish(status(TaskState.TASK_STATE_WORKING, SLOW_PROGRESS));
       // Long enough for the test to cancel it; the SDK ends the stream on the canceled status.
@@ -97,7 +113,7 @@ function card(baseUrl: string): AgentCard {
       {
         id: 'tokens',
         name: 'Tokens',
-        description: 'finish, code, slow',
+        description: 'finish, code, slow, running-new, running-whole, running-end, running-lower',
         tags: ['test'],
         examples: [],
         inputModes: [],

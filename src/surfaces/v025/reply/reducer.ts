@@ -25,8 +25,9 @@ import { renderParts } from './render-parts.js';
 import { showText } from './reply-artifact.js';
 import {
   addedToShown,
+  addedToRunning,
   afterShownBlanks,
-  carriesOn,
+  closesWithToken,
   finishesSentence,
   lineStart,
   isIacCodeFinalRepeat,
@@ -199,8 +200,13 @@ function onPlainStatus(
   // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
   const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
   const fresh = final || startsSegment(key, next);
-  const nothingNew = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
-  const added = nothingNew || !fresh ? undefined : addedToShown(text, next);
+  // A message that ends the turn under the id of the running text (an agent that streams its reply as messages
+  // sharing one id, then closes with that id): that message again, whole or its end, or its last token, or new words.
+  const closesRunning = final && !startsSegment(key, next);
+  const repeated = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
+  const restated = repeated || !fresh ? undefined : (addedToShown(text, next) ?? (closesRunning ? addedToRunning(text, next) : undefined));
+  const nothingNew = repeated || restated === '';
+  const added = restated === '' ? undefined : restated;
   // What a message adds after restating the reply carries it on: as running text; as the rest of the
   // sentence the restated text broke off in (the current segment goes on); or on a line of its own, also
   // when it continues the segment it restated (iac-code keeps one message id a turn).
@@ -208,13 +214,12 @@ function onPlainStatus(
   const newText = added === undefined ? text : flows ? added : finishing ? afterShownBlanks(next, added) : lineStart(added);
   const shownKey = finishing ? (next.segmentKey ?? key) : key;
   if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
-  // A turn-ending message under the id of the running text that neither restates nor finishes the reply
-  // starts a line when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry,
-  // with the id of its text chunks: "正在校验模板Model …"), or does not carry the text on; an agent that puts
-  // its last token on the closing status ("is 42" then ".") goes on where it left off.
-  if (final && added === undefined && !nothingNew && !startsSegment(key, next)) {
-    if (isExplainedState(status.state) || isProviderError(metadata) || !carriesOn(next.shownLast, text))
-      next = withFields(next, { breakPending: true });
+  // A turn-ending message under the id of the running text that neither restates nor adds to it starts a line
+  // when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry, with the id of
+  // its text chunks: "正在校验模板Model …"), or new words ("正在部署" then "部署完成。"); only an agent's last
+  // token on the closing status ("is 42" then ".") goes on where the text left off (rules.ts, closesWithToken).
+  if (closesRunning && added === undefined && !nothingNew) {
+    if (isExplainedState(status.state) || isProviderError(metadata) || !closesWithToken(text, next)) next = withFields(next, { breakPending: true });
   }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);

@@ -156,6 +156,67 @@ export function addedToShown(text: string, state: ReplyState): string | undefine
   return undefined;
 }
 
+/** The least of the running message's last sentences, in characters that are not white space, a closing message may restate. */
+const MIN_END_RESTATED = 4;
+
+/**
+ * What a message that ends the turn under the id of the running text adds when it first says that message
+ * again (`state.segmentText`, the text under that id since its segment began): all of it, however short
+ * (the same id says it is the same message: an agent that streams its reply under one id and closes with
+ * it whole), or its last sentences, from the start of one of them (at least 4 such characters: an agent
+ * that closes with its answer, the text after its progress, again). The longest such restatement; '' when
+ * the message adds nothing to it; undefined when it does not start so.
+ */
+export function addedToRunning(text: string, state: ReplyState): string | undefined {
+  const running = state.segmentText;
+  const textDense = denseLength(text);
+  const first = firstDense(text);
+  const total = denseLength(running);
+  let before = 0;
+  for (let at = 0; at < running.length; at++) {
+    const char = running.charAt(at);
+    if (SPACE.test(char)) continue;
+    const tail = total - before;
+    const whole = before++ === 0;
+    if (!whole && !startsSentence(running, at)) continue;
+    if (!whole && tail < MIN_END_RESTATED) break;
+    if (tail > textDense || char !== first) continue;
+    const added = afterDense(running.slice(at).replace(WHITE_SPACE, ''), text);
+    if (added !== undefined) return added.trim() === '' ? '' : added;
+  }
+  return undefined;
+}
+
+/** Whether a sentence starts at `at` (a character that is not white space): after a line break, or a sentence's end. */
+function startsSentence(text: string, at: number): boolean {
+  let before = at - 1;
+  while (before >= 0 && SPACE.test(text.charAt(before)) && text.charAt(before) !== '\n') before--;
+  const char = text.charAt(before);
+  // A Latin sentence ends with a blank after it ("1.5" is a number); a Chinese or Japanese one needs none.
+  return char === '\n' || ENDS_CJK_SENTENCE.test(char) || (before < at - 1 && ENDS_SENTENCE.test(char));
+}
+
+const DIGIT = /\d/u;
+const LATIN_LOWER = /[a-z\u00df-\u00ff]/u;
+const LATIN_LETTER = /[A-Za-z\u00c0-\u00ff]/u;
+
+/**
+ * Whether a message that ends the turn under the id of the running text, and neither restates nor adds to
+ * it, is its last token: it goes on where the text left off only when its boundary says the text was cut
+ * there (a blank on either side, punctuation first, a number split in two, a lower-case Latin word piece
+ * right after a Latin letter, inside code). Anything else is new words that start a line: Chinese or
+ * Japanese ("正在部署" then "部署完成。") or a capital after the last token would otherwise run on from it,
+ * since an agent's tokens and its closing message look alike. A closing message of new words does not start
+ * with a lower-case letter and no blank, where a model's word piece does ("Deploy" then "ed.").
+ */
+export function closesWithToken(text: string, state: ReplyState): boolean {
+  const first = text.charAt(0);
+  const { shown, shownLast: last } = state;
+  if (inCode(state.code) || SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
+  if (LATIN_LOWER.test(first) && LATIN_LETTER.test(last)) return true;
+  return DIGIT.test(first) && (DIGIT.test(last) || (/[.,]/u.test(last) && DIGIT.test(shown.charAt(shown.length - 2))));
+}
+
 /** Whether text under `key` continues the current segment, or starts a new one. */
 export const startsSegment = (key: string, state: ReplyState): boolean => key !== state.segmentKey || state.breakPending;
 

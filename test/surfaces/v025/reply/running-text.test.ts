@@ -85,6 +85,47 @@ describe("an agent's running text in messages of their own", () => {
     );
   });
 
+  it('a closing message under the running id that is new text starts a line, in Chinese and in lower case too', () => {
+    // Status updates sharing one messageId, then the final status with that id: new words, not the last token.
+    const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
+    const closing = (text: string) => status('TASK_STATE_COMPLETED', text, {}, 'm');
+    expect(readText(run([submitted, under('正在'), under('部署'), closing('部署完成。')]))).toBe('正在部署\n部署完成。');
+    expect(readText(run([submitted, under('テンプレートを'), under('確認中'), closing('確認しました。')]))).toBe(
+      'テンプレートを確認中\n確認しました。',
+    );
+    expect(readText(run([submitted, under('Checking the '), under('template'), closing('Looks good.')]))).toBe('Checking the template\nLooks good.');
+    // A lower-case piece right after a Latin letter is a model's word piece, not a closing message's new words.
+    expect(readText(run([submitted, under('The stack is deploy'), closing('ed.')]))).toBe('The stack is deployed.');
+    // After the end of a sentence nothing finishes it: Chinese too.
+    expect(readText(run([submitted, under('正在部署。'), closing('部署完成。')]))).toBe('正在部署。\n部署完成。');
+    // The last token still goes on where the tokens left off: after a blank, with punctuation, inside a number or code.
+    expect(readText(run([submitted, under('答案是'), closing('。')]))).toBe('答案是。');
+    expect(readText(run([submitted, under('The answer is 4'), closing('2.')]))).toBe('The answer is 42.');
+    expect(readText(run([submitted, under('The CIDR is 172.16.0.'), closing('0/12')]))).toBe('The CIDR is 172.16.0.0/12');
+    expect(readText(run([submitted, under('```python\nclass My'), closing('Vpc:\n    pass\n```')]))).toBe('```python\nclass MyVpc:\n    pass\n```');
+  });
+
+  it('a closing message under the running id that says that message again, whole or its end: its words once', () => {
+    const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
+    const closing = (text: string) => status('TASK_STATE_COMPLETED', text, {}, 'm');
+    // The whole message again, however short: the same id says it is that message.
+    expect(readText(run([submitted, under('正在'), under('部署'), closing('正在部署')]))).toBe('正在部署');
+    expect(readText(run([submitted, under('正在'), under('部署'), closing('正在部署完成。')]))).toBe('正在部署完成。');
+    expect(readText(run([submitted, under('OK'), closing('OK, done.')]))).toBe('OK, done.');
+    expect(readText(run([submitted, under('正在'), under('部署。'), closing('正在部署。请稍候。')]))).toBe('正在部署。\n请稍候。');
+    // Only its last sentence again (the answer after the agent's progress, sent on its own), or that sentence finished.
+    const zh = [under('资源已创建。'), under('部署'), under('完成。')];
+    expect(readText(run([submitted, ...zh, closing('部署完成。')]))).toBe('资源已创建。部署完成。');
+    expect(readText(run([submitted, under('资源已创建。'), under('部署完成'), closing('部署完成。')]))).toBe('资源已创建。部署完成。');
+    const en = [under('The VPC is ready. '), under('The stack is '), under('deployed.')];
+    expect(readText(run([submitted, ...en, closing('The stack is deployed.')]))).toBe('The VPC is ready. The stack is deployed.');
+    expect(readText(run([submitted, ...en, closing('The stack is deployed. Anything else?')]))).toBe(
+      'The VPC is ready. The stack is deployed.\nAnything else?',
+    );
+    // A sentence that only starts as the last one ended is new words (a word or two said again).
+    expect(readText(run([submitted, under('部署中。完成'), closing('完成了吗？')]))).toBe('部署中。完成\n完成了吗？');
+  });
+
   it('a tool call, a question or a failure still starts a line of its own', () => {
     expect(readText(run([submitted, ...working(['Writing', ' main']), tool, ...working(['.tf', ' done']), status('TASK_STATE_COMPLETED')]))).toBe(
       'Writing main\n.tf done',
