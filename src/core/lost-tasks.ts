@@ -26,9 +26,10 @@ export function lostTask(recorded: Task, now = new Date()): Task {
 }
 
 /**
- * A recorded unfinished task the agent no longer knows, canceled by its caller: nothing runs it any more,
- * so the cancel is done as asked (A2A 1.0 §3.1.5 answers the Task with its canceled status) rather than
- * refused as not found while GetTask still answers it.
+ * A recorded unfinished task the agent lost (it kept not knowing it for `lost-after-ms`: LostTasks), canceled
+ * by its caller: nothing runs it any more, so the cancel is done as asked (A2A 1.0 §3.1.5 answers the Task
+ * with its canceled status) rather than refused as not found while GetTask still answers it. Never of a task
+ * the agent only blinked on: it may run that one on (recording.ts asks the agent's CancelTask again).
  */
 export function canceledLostTask(recorded: Task, now = new Date()): Task {
   return settledAs(recorded, { state: 'TASK_STATE_CANCELED', timestamp: now.toISOString() });

@@ -51,6 +51,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   const openStreams = createOpenStreams();
   const staleTasks = createStaleTasks((taskId) => openStreams.has(taskId));
   const lostTasks = createLostTasks(deps.lostAfterMs);
+  /** How long a call that follows a task the agent does not know waits before it asks the agent again. */
+  const pollMs = Math.min(LOST_POLL_MS, deps.lostAfterMs ?? LOST_POLL_MS);
 
   /**
    * Record a Task answer (SendMessage, GetTask, CancelTask). A task the registry does not know is
@@ -141,11 +143,13 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   /**
    * Whether the agent, asked for the task, says it does not know it. Another method's -32001 is not enough:
    * iac-code and a2a-js answer "Task ... is not active" with that code for a task they know (an input-required
-   * or finished one), and `subscribable` refuses so too.
+   * or finished one), and `subscribable` refuses so too. An answer means the agent knows the task: a window
+   * of not-founds (lostTasks) starts again.
    */
   async function agentForgot(taskId: string, ctx: CallContext, tenant?: string): Promise<boolean> {
     try {
       await inner.getTask({ id: taskId, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+      lostTasks.found(taskId);
       return false;
     } catch (error) {
       return isTaskNotFound(error);
@@ -153,18 +157,45 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   }
 
   /**
-   * CancelTask of a recorded task the agent does not know while nothing streams it: one recorded finished,
-   * or lost (keptWhenLost), is not cancelable, as GetTask tells it finished; one still unfinished is no
-   * longer run by anyone, so it is recorded canceled and answered so (canceledLostTask). Anything else is thrown.
+   * CancelTask, asked of the agent again while it does not know a recorded unfinished task nothing streams
+   * (canceledWhenLost), until it knows the task again (its own answer relayed) or the task is lost: a caller
+   * is never told a task is canceled that the agent may still run.
    */
-  async function canceledWhenLost(error: unknown, request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
+  async function cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
+    for (;;) {
+      let task: Task;
+      try {
+        task = await inner.cancelTask(request, ctx);
+      } catch (error) {
+        const canceled = await canceledWhenLost(error, request, ctx);
+        if (canceled) return canceled;
+        // One whose caller left runs on (outlivesCaller, operations.ts); a shutdown ends it with its error, nothing recorded.
+        await sleep(pollMs, undefined, { signal: ctx.signal }).catch((aborted: unknown) => {
+          throw ctx.signal.reason ?? aborted;
+        });
+        continue;
+      }
+      lostTasks.found(task.id);
+      await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
+      return task;
+    }
+  }
+
+  /**
+   * A CancelTask the agent answered TaskNotFound for, of a recorded task nothing streams: one recorded finished
+   * (lost ones recorded failed included) is not cancelable, as GetTask tells it finished. One still unfinished
+   * is recorded canceled and answered so (canceledLostTask) only once it is lost by the rule GetTask follows:
+   * the agent has kept not knowing it for `lost-after-ms` (lost-tasks.ts). Until then it may be a blink (a
+   * replica that did not know the task for a moment, a proxy's 404 page) while the agent runs the task on, so
+   * nothing is answered yet (undefined: ask the agent again). Anything else is thrown.
+   */
+  async function canceledWhenLost(error: unknown, request: CancelTaskRequest, ctx: CallContext): Promise<Task | undefined> {
     const { id: taskId } = request;
     const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
     if (recorded && isTerminalState(recorded.status.state)) throw A2AError.taskNotCancelable(taskId);
     if (!recorded || !(await agentForgot(taskId, ctx, request.tenant))) throw error;
-    const kept = await keptWhenLost(error, taskId, ctx);
-    if (isTerminalState(kept.status.state)) throw A2AError.taskNotCancelable(taskId);
-    const canceled = canceledLostTask(kept);
+    if (!lostTasks.notFound(taskId)) return undefined;
+    const canceled = canceledLostTask(recorded);
     await writer.record({ task: canceled }, metaOf(ctx), taskId);
     return canceled;
   }
@@ -200,7 +231,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
         yield { statusUpdate: { taskId, contextId: kept.contextId ?? '', status: kept.status } };
         return;
       }
-      await sleep(Math.min(LOST_POLL_MS, deps.lostAfterMs ?? LOST_POLL_MS), undefined, { signal: ctx.signal });
+      await sleep(pollMs, undefined, { signal: ctx.signal });
       let found: Task;
       try {
         found = await inner.getTask({ id: taskId, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
@@ -252,16 +283,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
 
     getTask,
 
-    async cancelTask(request, ctx): Promise<Task> {
-      let task: Task;
-      try {
-        task = await inner.cancelTask(request, ctx);
-      } catch (error) {
-        return canceledWhenLost(error, request, ctx);
-      }
-      await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
-      return task;
-    },
+    cancelTask,
 
     async listTasks(request, ctx) {
       // What this process has folded but not yet written is listed too.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/core/gateway.js';
 import { createLostTasks } from '../../src/core/lost-tasks.js';
 import { createMemoryTaskRegistry } from '../../src/core/task-registry/memory.js';
-import { A2AError, eventTaskState, type StreamResponse, type Task } from '../../src/model/index.js';
+import { A2AError, eventTaskState, type StreamResponse, type Task, type TaskState } from '../../src/model/index.js';
 import { collect } from '../support/collect.js';
 import { ctxOf, finishedTask, statusFrame, stubUpstream, userMessage } from '../support/gateway-stubs.js';
 
@@ -64,6 +64,108 @@ describe('a subscription to a recorded task the agent blinked on', () => {
     expect(outline).toEqual(['task:TASK_STATE_WORKING', 'statusUpdate:TASK_STATE_COMPLETED']);
     expect(recorded?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(agent.subscriptions).toBe(1);
+  });
+});
+
+describe('CancelTask of a recorded unfinished task the agent does not know', () => {
+  const alice = ctxOf('basic:alice');
+  const progress = { messageId: 'm-progress', role: 'ROLE_AGENT' as const, taskId: 't-1', contextId: 'c-1', parts: [{ text: 'working on it' }] };
+
+  /**
+   * A gateway over an agent that runs task t-1 but does not know it while `agent.knows` is false (GetTask and
+   * CancelTask answer TaskNotFound); once it knows it, its CancelTask answers `agent.cancel()`.
+   */
+  async function forgetfulAgent(lostAfterMs: number) {
+    const agent = {
+      knows: false,
+      cancels: 0,
+      state: 'TASK_STATE_WORKING' as TaskState,
+      cancel(): Task {
+        agent.state = 'TASK_STATE_CANCELED';
+        return finishedTask('t-1', 'c-1', agent.state);
+      },
+    };
+    const upstream = stubUpstream({
+      sendMessage: async () => ({
+        task: { ...finishedTask('t-1', 'c-1', 'TASK_STATE_WORKING'), status: { state: 'TASK_STATE_WORKING', message: progress } },
+      }),
+      getTask: async () => {
+        if (!agent.knows) throw A2AError.taskNotFound('t-1');
+        return finishedTask('t-1', 'c-1', agent.state);
+      },
+      cancelTask: async () => {
+        agent.cancels++;
+        if (!agent.knows) throw A2AError.taskNotFound('t-1');
+        return agent.cancel();
+      },
+    });
+    const registry = createMemoryTaskRegistry({ maxTasks: 100, idleTtlMs: 60_000, historyLimit: 100 });
+    const gateway = createGateway(upstream, { registry, upstreamName: 'up', lostAfterMs });
+    agent.knows = true;
+    await gateway.sendMessage({ message: userMessage({ contextId: 'c-1' }) }, alice);
+    agent.knows = false;
+    const recordedState = async () => (await registry.get('t-1', alice.principal))?.status.state;
+    return { gateway, registry, agent, recordedState };
+  }
+
+  it('is not recorded canceled on a blink: the agent is asked to cancel again once it knows the task, and its answer relayed', async () => {
+    const { gateway, agent, recordedState } = await forgetfulAgent(60_000);
+    setTimeout(() => (agent.knows = true), 200);
+    const canceled = await gateway.cancelTask({ id: 't-1' }, alice);
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    // The agent itself canceled it: nothing runs it on.
+    expect([agent.cancels, agent.state]).toEqual([2, 'TASK_STATE_CANCELED']);
+    expect(await recordedState()).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('is never told canceled when the agent, knowing the task again, does not cancel it (it finished meanwhile)', async () => {
+    const { gateway, agent, recordedState } = await forgetfulAgent(60_000);
+    agent.cancel = () => {
+      throw A2AError.taskNotCancelable('t-1');
+    };
+    setTimeout(() => {
+      agent.knows = true;
+      agent.state = 'TASK_STATE_COMPLETED';
+    }, 200);
+    await expect(gateway.cancelTask({ id: 't-1' }, alice)).rejects.toMatchObject({ code: -32002 });
+    expect(await recordedState()).toBe('TASK_STATE_WORKING');
+  });
+
+  it('is recorded canceled only once the agent has kept not knowing it for lost-after-ms; GetTask answers it as recorded until then', async () => {
+    const { gateway, registry, agent, recordedState } = await forgetfulAgent(400);
+    const started = Date.now();
+    let settled = false;
+    const cancel = gateway.cancelTask({ id: 't-1' }, alice).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(settled).toBe(false);
+    expect(await recordedState()).toBe('TASK_STATE_WORKING');
+    expect((await gateway.getTask({ id: 't-1' }, alice)).status.state).toBe('TASK_STATE_WORKING');
+    const canceled = await cancel;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(agent.cancels).toBeGreaterThan(1);
+    const recorded = await registry.get('t-1', alice.principal);
+    expect(recorded?.status.state).toBe('TASK_STATE_CANCELED');
+    // Its last status message moves into the history, as a status change does.
+    expect(recorded?.history?.map((message) => message.messageId)).toContain('m-progress');
+    await expect(gateway.cancelTask({ id: 't-1' }, alice)).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('with a window of 0, is recorded canceled at the first not-found, not failed and refused', async () => {
+    const { gateway, recordedState } = await forgetfulAgent(0);
+    expect((await gateway.cancelTask({ id: 't-1' }, alice)).status.state).toBe('TASK_STATE_CANCELED');
+    expect(await recordedState()).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('ends with the shutdown that cuts it short, the task left as recorded', async () => {
+    const { gateway, recordedState } = await forgetfulAgent(60_000);
+    const shutdown = new AbortController();
+    setTimeout(() => shutdown.abort(A2AError.internal('The gateway is shutting down')), 100);
+    await expect(gateway.cancelTask({ id: 't-1' }, { ...alice, signal: shutdown.signal })).rejects.toMatchObject({
+      code: -32603,
+      message: 'The gateway is shutting down',
+    });
+    expect(await recordedState()).toBe('TASK_STATE_WORKING');
   });
 });
 
