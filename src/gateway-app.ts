@@ -23,7 +23,7 @@ import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
 import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { pathGuard } from './surfaces/shared/path-guard.js';
-import { unexpectedFailureHandler, type UnexpectedFailureRoutes } from './surfaces/shared/unexpected-failure.js';
+import { nonErrorsToErrorHandler, unexpectedFailureHandler, type UnexpectedFailureRoutes } from './surfaces/shared/unexpected-failure.js';
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
 import { underBase } from './surfaces/v025/deps.js';
@@ -65,6 +65,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const { config, port, cards, registry, logger, shutdown, signer } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
+  app.use('*', nonErrorsToErrorHandler());
   app.use('*', pathGuard());
   const facadeProfile = config.bailian.enabled ? (deps.profile ?? loadFacadeProfile(config)) : undefined;
   const perClient = config.server['max-connections-per-client'];

@@ -1,3 +1,4 @@
+import { A2AError } from '../../model/index.js';
 import { frameText, keepAlive, type SseFrame } from './sse-frames.js';
 import { untilShutdown } from './shutdown-watch.js';
 
@@ -102,7 +103,7 @@ export class SseChannel {
 
   // Rendered before onCancel runs, while the dialect's view of the stream is still the one the caller saw.
   private readonly interrupt = (): void => {
-    if (this.finish()) this.stop(this.renderError(this.options.shutdown?.reason));
+    if (this.finish()) this.stop(this.renderError(this.options.shutdown?.reason).frames);
   };
 
   private async pump(): Promise<void> {
@@ -113,7 +114,13 @@ export class SseChannel {
     } catch (error) {
       this.pumping = false;
       if (!this.finish()) return;
-      for (const frame of this.renderError(error)) this.queue(frameText(frame));
+      const rendered = this.renderError(error);
+      if (rendered.broke) {
+        // The stream's own error path failed: whatever it was to end upstream may not have run.
+        this.stop(rendered.frames);
+        return;
+      }
+      for (const frame of rendered.frames) this.queue(frameText(frame));
       this.close();
       return;
     }
@@ -179,12 +186,25 @@ export class SseChannel {
     for (const observer of observers) observer.end();
   }
 
-  private renderError(error: unknown): SseFrame[] {
+  /**
+   * `onError`'s frames for `error`. Where rendering it throws (`broke`), the frames of a plain -32603
+   * "Internal error" instead: the stream's own renderer, so still the caller's protocol, and nothing
+   * of the failure; none only if that throws too.
+   */
+  private renderError(error: unknown): { frames: SseFrame[]; broke: boolean } {
     try {
-      const rendered = this.options.onError(error);
-      return rendered === undefined ? [] : Array.isArray(rendered) ? rendered : [rendered];
+      return { frames: this.render(error), broke: false };
     } catch {
-      return [];
+      try {
+        return { frames: this.render(A2AError.internal()), broke: true };
+      } catch {
+        return { frames: [], broke: true };
+      }
     }
+  }
+
+  private render(error: unknown): SseFrame[] {
+    const rendered = this.options.onError(error);
+    return rendered === undefined ? [] : Array.isArray(rendered) ? rendered : [rendered];
   }
 }

@@ -1,4 +1,4 @@
-import type { Context, ErrorHandler } from 'hono';
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { A2AError, ErrorCode, toRestError } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
 import type { JsonRpcId } from './jsonrpc.js';
@@ -53,9 +53,32 @@ function answerFor(c: Context<GatewayEnv>, routes: UnexpectedFailureRoutes, erro
  */
 export function unexpectedFailureHandler(routes: UnexpectedFailureRoutes): ErrorHandler<GatewayEnv> {
   return (error, c) => {
-    c.get('logger')?.error({ err: error }, 'unhandled error');
+    c.get('logger')?.error({ err: error instanceof ThrownValue ? error.thrown : error }, 'unhandled error');
     if (c.finalized) return c.res;
     noteLog(c, { errorCode: ErrorCode.Internal });
     return answerFor(c, routes, A2AError.internal());
   };
+}
+
+/** What a handler or middleware threw that is not an Error, carried to the error handler as one. */
+class ThrownValue extends Error {
+  constructor(readonly thrown: unknown) {
+    super('A value that is not an Error was thrown');
+    this.name = 'ThrownValue';
+  }
+}
+
+/**
+ * Hono hands the app's error handler only an Error (`instanceof Error`): any other value thrown
+ * (`throw 'x'`, a promise rejected with a plain object) passes it by and rejects the app's fetch, which
+ * @hono/node-server answers with a bare 500 of its own. Mounted first inside the request logger, this
+ * throws such a value on as an Error, so the handler answers it like any other failure (or leaves the
+ * answer already made) and the request's log line is still written.
+ */
+export function nonErrorsToErrorHandler(): MiddlewareHandler<GatewayEnv> {
+  // catch(), not an async function: no suspended frame per request for what nearly always passes.
+  return (_c, next) =>
+    next().catch((error: unknown) => {
+      throw error instanceof Error ? error : new ThrownValue(error);
+    });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { GatewayEnv, RequestLogFields } from '../../../src/surfaces/shared/env.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from '../../../src/surfaces/shared/jsonrpc.js';
 import { jsonRpcEndpoint, jsonRpcResult } from '../../../src/surfaces/shared/jsonrpc-endpoint.js';
-import { unexpectedFailureHandler } from '../../../src/surfaces/shared/unexpected-failure.js';
+import { nonErrorsToErrorHandler, unexpectedFailureHandler } from '../../../src/surfaces/shared/unexpected-failure.js';
 import { v025ErrorAnswer } from '../../../src/surfaces/v025/errors.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
 import type { A2AError } from '../../../src/model/index.js';
@@ -145,6 +145,32 @@ describe('jsonRpcEndpoint safety net', () => {
       status: 200,
       body: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } },
     });
+  });
+
+  it('a dialect that throws what is not an Error (Hono passes it by) is answered the same, once the app hands it on', async () => {
+    const thrownValues: unknown[] = ['/home/secret/path exploded', { message: 'sk-live-0000' }, undefined];
+    for (const thrown of thrownValues) {
+      const throwing: JsonRpcDialect = {
+        name: 'throwing',
+        handles: () => true,
+        handle: async () => {
+          throw thrown;
+        },
+      };
+      const app = new Hono<GatewayEnv>();
+      app.use('*', nonErrorsToErrorHandler());
+      app.post('/', jsonRpcEndpoint([throwing], { maxBodyBytes: 1024 }));
+      app.onError(unexpectedFailureHandler({ jsonRpcPaths: new Set(['/']) }));
+      const response = await app.request('/', {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":2,"method":"Anything"}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 200,
+        body: { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } },
+      });
+    }
   });
 
   it("in the facade's form on its paths: one SSE frame for a 0.2.5 streaming method", async () => {

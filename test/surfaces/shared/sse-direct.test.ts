@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { A2AError } from '../../../src/model/index.js';
 import { onBodyEnd, replaceResponse } from '../../../src/observability/body-end.js';
 import { sseResponse, type SseFrame } from '../../../src/surfaces/shared/sse.js';
 import { withDirectSse } from '../../../src/surfaces/shared/sse-direct.js';
@@ -30,7 +31,10 @@ async function* frames(count: number, data = 'x'): AsyncGenerator<SseFrame> {
 }
 
 /** An app whose /s answers an SSE stream behind a middleware that observes it, as the metrics do. */
-function streamingApp(source: () => AsyncIterable<SseFrame>, options: { onCancel?: () => void } = {}) {
+function streamingApp(
+  source: () => AsyncIterable<SseFrame>,
+  options: { onCancel?: () => void; onError?: (error: unknown) => SseFrame | undefined } = {},
+) {
   const made: Response[] = [];
   const observed = { first: 0, end: 0 };
   const app = new Hono();
@@ -71,6 +75,25 @@ describe('SSE written straight to the Node response', () => {
     const origin = await listen(app, false);
     expect(await (await request(`${origin}/s`)).body.text()).toBe(': accepted\n\ndata: x0\n\ndata: x1\n\n');
     expect(made[0]!.body!.locked).toBe(true);
+  });
+
+  it('a source failure whose onError throws on it still ends with the frames of a plain -32603, and the upstream call is aborted', async () => {
+    const onCancel = vi.fn();
+    async function* failing(): AsyncGenerator<SseFrame> {
+      yield { data: 'first' };
+      throw new Error('boom');
+    }
+    const onError = (error: unknown): SseFrame => {
+      if (!(error instanceof A2AError)) throw error;
+      return { event: 'error', data: `${error.code} ${error.message}` };
+    };
+    const { app, observed } = streamingApp(failing, { onCancel, onError });
+    const origin = await listen(app, true);
+    const answer = await request(`${origin}/s`);
+    expect(answer.statusCode).toBe(200);
+    expect(await answer.body.text()).toBe(': accepted\n\ndata: first\n\nevent: error\ndata: -32603 Internal error\n\n');
+    expect(onCancel).toHaveBeenCalledOnce();
+    await vi.waitFor(() => expect(observed.end).toBe(1));
   });
 
   it('a client that hangs up cancels the source', async () => {

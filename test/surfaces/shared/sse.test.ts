@@ -1,31 +1,35 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mapIterable } from '../../../src/core/iterables.js';
 import { encodeFrame, pullFirst, sseResponse, type SseFrame } from '../../../src/surfaces/shared/sse.js';
+import { A2AError, ErrorCode } from '../../../src/model/index.js';
 import { fromArray } from '../support.js';
+import { unhandledRejectionsDuring } from '../../support/unhandled-rejections.js';
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 /** A source whose next() waits on the test; records return(). */
 function manualSource() {
-  const pending: Array<(result: IteratorResult<SseFrame>) => void> = [];
+  const pending: Array<{ resolve: (result: IteratorResult<SseFrame>) => void; reject: (error: unknown) => void }> = [];
   const returned = vi.fn(async () => ({ done: true as const, value: undefined }));
   const source: AsyncIterable<SseFrame> = {
     [Symbol.asyncIterator]: () => ({
-      next: () => new Promise<IteratorResult<SseFrame>>((resolve) => pending.push(resolve)),
+      next: () => new Promise<IteratorResult<SseFrame>>((resolve, reject) => pending.push({ resolve, reject })),
       return: returned,
     }),
   };
-  const settle = (result: IteratorResult<SseFrame>) => {
-    const resolve = pending.shift();
-    if (!resolve) throw new Error('nobody is waiting on the source');
-    resolve(result);
+  const waiter = () => {
+    const next = pending.shift();
+    if (!next) throw new Error('nobody is waiting on the source');
+    return next;
   };
+  const settle = (result: IteratorResult<SseFrame>) => waiter().resolve(result);
   return {
     source,
     returned,
     waiting: () => pending.length,
     push: (frame: SseFrame) => settle({ done: false, value: frame }),
     end: () => settle({ done: true, value: undefined }),
+    fail: (error: unknown) => waiter().reject(error),
   };
 }
 
@@ -131,17 +135,64 @@ describe('sseResponse', () => {
     expect([cancelOne.mock.calls.length, cancelTwo.mock.calls.length, cancelDone.mock.calls.length]).toEqual([1, 1, 0]);
   });
 
-  it('renders a source failure with onError and closes; a failing onError just closes', async () => {
+  it('renders a source failure with onError and closes', async () => {
     async function* failing(): AsyncGenerator<SseFrame> {
       yield { data: 'first' };
       throw new Error('boom');
     }
     const onError = vi.fn((error: unknown) => ({ event: 'error', data: String((error as Error).message) }));
-    expect(await sseResponse(failing(), { keepaliveMs: 0, onError }).text()).toBe('data: first\n\nevent: error\ndata: boom\n\n');
+    const onCancel = vi.fn();
+    expect(await sseResponse(failing(), { keepaliveMs: 0, onError, onCancel }).text()).toBe('data: first\n\nevent: error\ndata: boom\n\n');
+    expect(onCancel).not.toHaveBeenCalled();
+  });
+
+  it('an onError that throws on the failure: its frames for a plain -32603 instead, then the upstream call is aborted and the source returned', async () => {
+    const manual = manualSource();
+    const onCancel = vi.fn();
+    const onError = (error: unknown) => {
+      if (!(error instanceof A2AError) || error.code !== ErrorCode.Internal) throw error;
+      return { event: 'error', data: `${error.code} ${error.message}` };
+    };
+    const reader = sseResponse(manual.source, { keepaliveMs: 0, onError, onCancel }).body!.getReader();
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const first = reader.read();
+      await vi.waitFor(() => expect(manual.waiting()).toBe(1));
+      manual.push({ data: 'first' });
+      expect(decode((await first).value)).toBe('data: first\n\n');
+      await vi.waitFor(() => expect(manual.waiting()).toBe(1));
+      manual.fail('not an Error, not renderable');
+      expect(decode((await reader.read()).value)).toBe('event: error\ndata: -32603 Internal error\n\n');
+      expect((await reader.read()).done).toBe(true);
+      await vi.waitFor(() => expect(manual.returned).toHaveBeenCalledTimes(1));
+    }, 20);
+    expect(onCancel).toHaveBeenCalledTimes(1);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('an onError that throws whatever it is given: the stream just closes, and the upstream call is aborted', async () => {
+    async function* failing(): AsyncGenerator<SseFrame> {
+      yield { data: 'first' };
+      throw new Error('boom');
+    }
     const throwing = () => {
       throw new Error('renderer broke');
     };
-    expect(await sseResponse(failing(), { keepaliveMs: 0, onError: throwing }).text()).toBe('data: first\n\n');
+    const onCancel = vi.fn();
+    expect(await sseResponse(failing(), { keepaliveMs: 0, onError: throwing, onCancel }).text()).toBe('data: first\n\n');
+    expect(onCancel).toHaveBeenCalledTimes(1);
+  });
+
+  it('a shutdown whose onError throws: the frames of a plain -32603', async () => {
+    const manual = manualSource();
+    const shutdown = new AbortController();
+    const onError = (error: unknown) => {
+      if (!(error instanceof A2AError)) throw new Error('renderer broke');
+      return { event: 'error', data: error.message };
+    };
+    const reader = sseResponse(manual.source, { keepaliveMs: 0, shutdown: shutdown.signal, onError }).body!.getReader();
+    shutdown.abort('closing');
+    expect(decode((await reader.read()).value)).toBe('event: error\ndata: Internal error\n\n');
+    expect((await reader.read()).done).toBe(true);
   });
 });
 
