@@ -4,6 +4,7 @@ import {
   isActiveState,
   type Artifact,
   type Message,
+  type Part,
   type StreamResponse,
   type Task,
   type TaskStatus,
@@ -30,6 +31,11 @@ export interface TurnSoFar {
   passed: string[];
   /** The ids of the artifacts the stream carried this turn. */
   passedFiles?: readonly string[];
+  /**
+   * The parts of each of those files as the caller holds them, its chunks put together (undefined: the stream
+   * carried only chunks appended to a file it did not begin): an agent may go on with a file after the break.
+   */
+  shownFiles?: ReadonlyMap<string, readonly Part[] | undefined>;
   /** The last status update the caller was shown (a resubscription's snapshot may hold it still: turn-snapshot.ts). */
   lastStatus?: TaskStatusUpdateEvent;
   /** The waiting task's status the stream opened with, while nothing else came (turn-tracker.ts). */

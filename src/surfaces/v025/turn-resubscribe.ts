@@ -83,10 +83,12 @@ export async function* resubscribed(taskId: string, tracker: TurnTracker, reader
         continue;
       }
       followed = true;
-      if (echo?.repeats(event)) continue;
-      tracker.note(event);
-      yield event;
-      if (tracker.state !== undefined && !isActiveState(tracker.state)) return 'ended';
+      // What repeats the snapshot is dropped; what may, held back until the next events tell (turn-echo.ts).
+      for (const relayed of echo ? echo.pass(event) : [event]) {
+        tracker.note(relayed);
+        yield relayed;
+        if (tracker.state !== undefined && !isActiveState(tracker.state)) return 'ended';
+      }
     }
   } finally {
     await Promise.resolve(source.return?.()).catch(() => undefined);

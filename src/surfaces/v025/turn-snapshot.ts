@@ -6,6 +6,7 @@ import {
   type Message,
   type StreamResponse,
   type Task,
+  type TaskArtifactUpdateEvent,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
@@ -45,13 +46,41 @@ function toolOf(update: TaskStatusUpdateEvent): { status?: unknown; artifact?: {
   return tool !== null && typeof tool === 'object' ? tool : undefined;
 }
 
+/**
+ * How many of the first parts of a file the snapshot holds the caller holds already: those the stream carried
+ * (chunks appended to a file are appended to its parts in the task: the a2a-js 1.x and a2a-python SDKs), 0 for
+ * a file it did not carry or one the agent wrote anew since; undefined when the stream carried chunks of it
+ * without its start, so what the caller holds of it is not known.
+ */
+export function partsShown(artifact: Artifact, turn: TurnSoFar): number | undefined {
+  if (!turn.passedFiles?.includes(artifact.artifactId)) return 0;
+  const shown = turn.shownFiles?.get(artifact.artifactId);
+  if (shown === undefined) return undefined;
+  return shown.length <= artifact.parts.length && isDeepStrictEqual(artifact.parts.slice(0, shown.length), shown) ? shown.length : 0;
+}
+
+/**
+ * What the caller missed of one of the turn's files in the snapshot (`event`: the file whole): a file the stream
+ * did not carry, whole; the rest of one it carried in part, as the appended chunk the agent sent (or several,
+ * put together); nothing of one it carried as it stands (or whose start it did not carry: left to the live chunks).
+ */
+function missedOfFile(event: StreamResponse & { artifactUpdate: TaskArtifactUpdateEvent }, turn: TurnSoFar): StreamResponse[] {
+  const { artifact } = event.artifactUpdate;
+  const shown = partsShown(artifact, turn);
+  if (shown === undefined || shown === artifact.parts.length) return [];
+  if (shown === 0) return [event];
+  const rest = withFields(artifact, { parts: artifact.parts.slice(shown) });
+  return [{ artifactUpdate: withFields(event.artifactUpdate, { artifact: rest, append: true }) }];
+}
+
 /** The same update as one the caller was shown: its status and what iac-code said with it. */
 export const sameUpdate = (a: TaskStatusUpdateEvent, b: TaskStatusUpdateEvent | undefined): boolean =>
   b !== undefined && isDeepStrictEqual(a.status, b.status) && isDeepStrictEqual(a.metadata?.iac_code, b.metadata?.iac_code);
 
 /**
  * The events a Task snapshot tells of the turn beyond what the caller was shown (`turn`): the gap's messages
- * as working updates, its new files, then the latest status update unless the caller saw it. A new file
+ * as working updates, its new files and the rest of those the stream carried in part, then the latest status
+ * update unless the caller saw it. A new file (or the rest of one)
  * goes after the gap's messages only when nothing else can be so: no message came in the gap before the
  * latest one, or the latest update is the end of the tool call that wrote it (iac-code sends the file just
  * before it, and its text before the tool call). A snapshot of a finished turn is read as a GetTask would be.
@@ -78,9 +107,7 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
   // The caller may have read the start of the first message of the gap (restCursor): only the rest is missed.
   const partly = (message: Message, at: number): Message => (at === cursor.shownMessages ? unreadPart(message, cursor.partlyShown) : message);
   const gapMessages = history.slice(cursor.shownMessages).map((message, at) => partly(message, cursor.shownMessages + at));
-  const files = closingTaskEvents(task, earlierArtifacts).filter(
-    (event) => 'artifactUpdate' in event && !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId),
-  );
+  const files = closingTaskEvents(task, earlierArtifacts).flatMap((event) => ('artifactUpdate' in event ? missedOfFile(event, turn) : []));
   const tool = toolOf(latest);
   const newFileIds = files.map((event) => ('artifactUpdate' in event ? event.artifactUpdate.artifact.artifactId : ''));
   const toolWroteIt = !latestShown && files.length === 1 && tool?.artifact?.artifactId === newFileIds[0];

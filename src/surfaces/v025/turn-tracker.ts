@@ -4,6 +4,7 @@ import {
   eventTaskState,
   isInterruptedState,
   type Message,
+  type Part,
   type StreamResponse,
   type TaskState,
   type TaskStatus,
@@ -35,6 +36,8 @@ export class TurnTracker {
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   private readonly passed: Message[] = [];
   private readonly passedFiles: string[] = [];
+  /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
+  private readonly shownFiles = new Map<string, Part[] | undefined>();
   private lastStatus: TaskStatusUpdateEvent | undefined;
 
   constructor(private readonly turn: Omit<TurnSoFar, 'passed'>) {}
@@ -49,7 +52,15 @@ export class TurnTracker {
       const message = event.statusUpdate.status.message;
       if (message?.role === 'ROLE_AGENT') this.passed.push(message);
     }
-    if ('artifactUpdate' in event) this.passedFiles.push(event.artifactUpdate.artifact.artifactId);
+    if ('artifactUpdate' in event) {
+      const { artifact, append } = event.artifactUpdate;
+      this.passedFiles.push(artifact.artifactId);
+      const known = this.shownFiles.get(artifact.artifactId);
+      // Appended in place: a long file comes in thousands of chunks.
+      if (append !== true) this.shownFiles.set(artifact.artifactId, [...artifact.parts]);
+      else if (known) known.push(...artifact.parts);
+      else this.shownFiles.set(artifact.artifactId, undefined);
+    }
   }
 
   /** The turn as shown so far. */
@@ -57,6 +68,7 @@ export class TurnTracker {
     return withFields(this.turn, {
       passed: this.passed.map((message) => joinText(message.parts)),
       passedFiles: [...this.passedFiles],
+      ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
     });

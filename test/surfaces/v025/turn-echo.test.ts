@@ -27,10 +27,13 @@ const chunk = (artifactId: string, parts: Part[], append?: boolean): StreamRespo
   artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts }, ...(append === undefined ? {} : { append }) },
 });
 
-/** Which of `events`, fed in order to one echo, it takes for repeats. */
+/** Which of `events`, fed in order to one echo, it takes for repeats: those it never relays (what it still holds back at the end included). */
 function repeats(snapshot: Task, turn: TurnSoFar, events: StreamResponse[]): boolean[] {
   const echo = new SnapshotEcho(snapshot, turn);
-  return events.map((event) => echo.repeats(event));
+  const relayed = events.flatMap((event) => echo.pass(event));
+  const repeat = events.map(() => true);
+  for (const event of relayed) repeat[events.findIndex((fed, at) => fed === event && repeat[at])] = false;
+  return repeat;
 }
 
 describe('SnapshotEcho: an a2a-js 1.x agent’s status messages, sent as the subscription listened', () => {
@@ -132,20 +135,88 @@ describe('SnapshotEcho: file chunks', () => {
 
   it('a chunk with other parts at that place is not a repeat', () => {
     expect(repeats(snapshot, turn, [chunk('A', [tail])])).toEqual([false]);
-    expect(repeats(snapshot, turn, [chunk('A', [head]), chunk('A', [head], true)])).toEqual([true, false]);
   });
 
-  it('an appended chunk with no chunk of its file before it is placed at the file’s start, not searched for', () => {
-    // A chunk appended after the snapshot may repeat a line the file has already ("}\n"): taken for a repeat
-    // wherever it fits, it would be lost. (So a file the agent began before the subscription listened, whose
-    // end came as it listened, shows that end twice.)
-    expect(repeats(snapshot, turn, [chunk('A', [tail], true)])).toEqual([false]);
+  it('a start that the next chunk does not carry on to the file’s end was the file written anew: both shown', () => {
+    // The SDK appends a chunk to the stored file, so the chunks sent as the subscription listened end where the
+    // snapshot's file ends: "{" again, then "{" appended, is not the stored "{" "}".
+    expect(repeats(snapshot, turn, [chunk('A', [head]), chunk('A', [head], true)])).toEqual([false, false]);
   });
 
-  it('a chunk of a file the stream carried before the break is not a repeat: the gap left that file out', () => {
-    // The gap shows only the files the caller was not shown (turn-snapshot.ts): what the agent sent of this
-    // one as the subscription listened is in the snapshot, but the caller sees it only live.
-    const carried: TurnSoFar = { sent: SENT, passed: [], passedFiles: ['A'] };
+  it('the end of a file begun before the subscription listened, sent as it listened: a repeat (not shown twice)', () => {
+    expect(repeats(snapshot, turn, [chunk('A', [tail], true)])).toEqual([true]);
+    expect(repeats(snapshot, turn, [chunk('A', [tail], true), chunk('A', [tail], true)])).toEqual([true, false]);
+  });
+
+  describe('an appended chunk that repeats a part inside the file', () => {
+    const LINES: Artifact = { artifactId: 'A', parts: [{ text: 'a {\n' }, { text: '}\n' }, { text: 'b {\n' }, { text: '}\n' }, { text: '\n' }] };
+    const file: Task = { ...snapshot, artifacts: [LINES] };
+    const [, close, , , blank] = LINES.parts as [Part, Part, Part, Part, Part];
+
+    it('held back while it may be a repeat; taken for one once the chunks after it reach the file’s end', () => {
+      const echo = new SnapshotEcho(file, turn);
+      expect(echo.pass(chunk('A', [close], true))).toEqual([]);
+      expect(echo.pass(chunk('A', [blank], true))).toEqual([]);
+      const next = chunk('A', [{ text: 'c {\n' }], true);
+      expect(echo.pass(next)).toEqual([next]);
+    });
+
+    it('new, when the next event does not carry it on: relayed then, before that event, so nothing is lost', () => {
+      const echo = new SnapshotEcho(file, turn);
+      const again = chunk('A', [close], true);
+      expect(echo.pass(again)).toEqual([]);
+      const said = working(agent('写好了。', 'a-9'));
+      expect(echo.pass(said)).toEqual([again, said]);
+    });
+
+    it('a chunk with no parts (a lone lastChunk) is relayed in its turn, and takes nothing for new', () => {
+      const echo = new SnapshotEcho(file, turn);
+      const empty: StreamResponse = {
+        artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'A', parts: [] }, append: true, lastChunk: true },
+      };
+      expect(echo.pass(chunk('A', [close], true))).toEqual([]);
+      expect(echo.pass(empty)).toEqual([]);
+      expect(echo.pass(chunk('A', [blank], true))).toEqual([empty]);
+      expect(repeats(file, turn, [empty])).toEqual([false]);
+    });
+  });
+
+  describe('a file the agent sent again whole after its chunks, as the subscription listened (the store holds that whole)', () => {
+    const whole: Artifact = { artifactId: 'A', parts: [{ text: 'resource "alicloud_vpc" "main" {\n}\n' }] };
+    const resent: Task = { ...snapshot, artifacts: [whole] };
+    const carried: TurnSoFar = { sent: SENT, passed: [], passedFiles: ['A'], shownFiles: new Map([['A', [head]]]) };
+
+    it('its last chunk, then the whole: both repeats (the chunk said the end of the whole, held back until it came)', () => {
+      expect(repeats(resent, carried, [chunk('A', [tail], true), chunk('A', whole.parts)])).toEqual([true, true]);
+      expect(repeats(resent, turn, [chunk('A', [tail], true), chunk('A', whole.parts)])).toEqual([true, true]);
+    });
+
+    it('a chunk that says a piece of the whole, then something else: it was new, relayed before that', () => {
+      const echo = new SnapshotEcho(resent, carried);
+      const again = chunk('A', [tail], true);
+      expect(echo.pass(again)).toEqual([]);
+      const said = working(agent('写好了。', 'a-9'));
+      expect(echo.pass(said)).toEqual([again, said]);
+    });
+
+    it('a chunk that says nothing of it past what the caller held is new at once', () => {
+      expect(repeats(resent, carried, [chunk('A', [head], true)])).toEqual([false]);
+    });
+  });
+
+  it('a chunk of a file the stream carried in part: a repeat only past what the caller held (the gap showed the rest)', () => {
+    const carried: TurnSoFar = { sent: SENT, passed: [], passedFiles: ['A'], shownFiles: new Map([['A', [head]]]) };
+    expect(repeats(snapshot, carried, [chunk('A', [tail], true)])).toEqual([true]);
+    expect(repeats(snapshot, carried, [chunk('A', [head], true)])).toEqual([false]);
+    // Held whole by the caller: all the agent sends of it is new.
+    const whole: TurnSoFar = { ...carried, shownFiles: new Map([['A', FILE.parts]]) };
+    expect(repeats(snapshot, whole, [chunk('A', [tail], true)])).toEqual([false]);
+  });
+
+  it('a chunk of a file whose start the stream did not carry is not a repeat: the gap left that file out', () => {
+    // The stream carried chunks appended to a file it did not begin: what the caller holds of it is not known, so
+    // the gap shows nothing of it (turn-snapshot.ts), and what the agent sent of it as the subscription listened is seen only live.
+    const carried: TurnSoFar = { sent: SENT, passed: [], passedFiles: ['A'], shownFiles: new Map([['A', undefined]]) };
     expect(repeats(snapshot, carried, [chunk('A', FILE.parts)])).toEqual([false]);
     expect(repeats(snapshot, carried, [chunk('A', [tail], true)])).toEqual([false]);
   });

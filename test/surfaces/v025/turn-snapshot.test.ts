@@ -151,6 +151,26 @@ describe('snapshotGap: a new file', () => {
     expect(gap.placed).toBe(true);
   });
 
+  it('one the stream carried in part, that the agent went on with (its chunks appended to it in the task): only the rest, appended', () => {
+    const head = { text: 'resource "alicloud_vpc" "main" {\n' };
+    const rest = [{ text: '  vpc_name = "main"\n' }, { text: '}\n' }];
+    const grown: Artifact = { artifactId: 'A', name: 'main.tf', parts: [head, ...rest] };
+    const snapshot = task([agent('好的，')], { metadata: USAGE }, [grown]);
+    const gap = snapshotGap(snapshot, turnOf(['好的，'], { passedFiles: ['A'], shownFiles: new Map([['A', [head]]]) }), undefined);
+    expect(told(gap.events)).toEqual(['[file A]', '[TASK_STATE_WORKING usage]']);
+    expect(gap.events[0]).toMatchObject({ artifactUpdate: { append: true, artifact: { artifactId: 'A', name: 'main.tf', parts: rest } } });
+    expect(gap.placed).toBe(true);
+    // As the caller holds it: nothing; written anew since (another start): whole.
+    const whole = snapshotGap(snapshot, turnOf(['好的，'], { passedFiles: ['A'], shownFiles: new Map([['A', grown.parts]]) }), undefined);
+    expect(told(whole.events)).toEqual(['[TASK_STATE_WORKING usage]']);
+    const anew = snapshotGap(snapshot, turnOf(['好的，'], { passedFiles: ['A'], shownFiles: new Map([['A', [{ text: '# old\n' }]]]) }), undefined);
+    expect(anew.events[0]).toMatchObject({ artifactUpdate: { artifact: grown } });
+    expect(anew.events[0]).not.toHaveProperty('artifactUpdate.append');
+    // Whose start the stream did not carry (chunks appended to a file it did not begin): left to the live chunks.
+    const unknown = snapshotGap(snapshot, turnOf(['好的，'], { passedFiles: ['A'], shownFiles: new Map([['A', undefined]]) }), undefined);
+    expect(told(unknown.events)).toEqual(['[TASK_STATE_WORKING usage]']);
+  });
+
   it('the artifacts the task had before the turn are not counted as new', () => {
     const snapshot = task([agent('好的，'), agent('模板已写好。')], { metadata: USAGE }, [EARLIER]);
     const gap = snapshotGap(snapshot, turnOf(['好的，']), [EARLIER]);

@@ -79,6 +79,25 @@ describe('TurnTracker: what the stream carried', () => {
     expect(tracker.soFar().passedFiles).toEqual(['A', 'B', 'A']);
   });
 
+  it('the parts of each file as the caller holds them: appended chunks put together, a chunk not appended starting it again', () => {
+    const appended = (artifactId: string, text: string): StreamResponse => ({
+      artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId, parts: [{ text }] }, append: true },
+    });
+    const tracker = tracked([fileEvent('A'), appended('A', '}\n'), fileEvent('B'), appended('C', 'x'), fileEvent('B'), appended('B', 'y')], OPENING);
+    const soFar = tracker.soFar();
+    // C: chunks appended to a file the turn did not begin: what the caller holds of it is not known.
+    expect(soFar.shownFiles).toEqual(
+      new Map([
+        ['A', [{ text: '# A\n' }, { text: '}\n' }]],
+        ['B', [{ text: '# B\n' }, { text: 'y' }]],
+        ['C', undefined],
+      ]),
+    );
+    tracker.note(appended('A', 'z'));
+    expect(soFar.shownFiles?.get('A')).toHaveLength(2);
+    expect(tracked([taskEvent('TASK_STATE_WORKING')], OPENING).soFar()).not.toHaveProperty('shownFiles');
+  });
+
   it('the last status update the caller was shown, whole (its metadata too); a file after it does not replace it', () => {
     const tool = { iac_code: { tool: { status: 'started', name: 'write_file' } } };
     const tracker = tracked([statusEvent('TASK_STATE_WORKING', agent('好的，')), statusEvent('TASK_STATE_WORKING', undefined, tool), fileEvent('A')]);

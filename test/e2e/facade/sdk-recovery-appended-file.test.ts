@@ -1,0 +1,303 @@
+/**
+ * A REAL a2a-js 1.x agent that writes a file in appended chunks (artifact-update, `append: true`, `lastChunk`
+ * at the end), whose upstream stream is cut (cutting-proxy.ts) while the file is half written. The SDK's store
+ * appends each chunk's parts to the stored artifact, so the snapshot a resubscription opens with holds the
+ * file as far as it got, and a chunk the agent sent while the subscription loaded it comes live as well. A
+ * Bailian user must read over message/send and message/stream what the unbroken turn shows: every chunk once,
+ * in order; also when the agent sends the file again whole after its chunks (the store then holds that whole,
+ * cut otherwise than the chunks). The agent stops at gates the test opens, so every cut falls at a known point
+ * of the file.
+ */
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type AgentCard, type Part, type Task } from 'a2a-sdk-1';
+import {
+  AgentEvent,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type ServerCallContext,
+} from 'a2a-sdk-1/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { waitUntil } from '../../support/wait-until.js';
+
+const WRITING = 'Writing main.tf.';
+/** The file's chunks: the second carries two parts. */
+const CHUNKS = [['resource "alicloud_vpc" "main" {\n'], ['  cidr_block = "10.0.0.0/8"\n', '  vpc_name   = "main"\n'], ['}\n']];
+const DONE = 'Done: main.tf is written.';
+/** The prompt of a turn whose agent, after the last chunk, sends the file again whole, as one part (append: false, lastChunk). */
+const RESEND = 'write main.tf, then send it whole';
+/** How many parts the stored file holds once the agent reached gate `g` (every chunk before it stored). */
+const partsAt = (gate: number, resend: boolean): number =>
+  resend && gate > CHUNKS.length ? 1 : CHUNKS.slice(0, Math.max(0, gate - 1)).flat().length;
+
+/** The gates of one turn: the agent waits at gate `stopAt` (counted from 1) until the test opens it, and passes the others. */
+class Gates {
+  stopAt = 0;
+  reached = 0;
+  taskId = '';
+  private pending: Array<() => void> = [];
+  async pass(): Promise<void> {
+    this.reached++;
+    if (this.reached === this.stopAt) await new Promise<void>((resolve) => this.pending.push(resolve));
+  }
+  /** Let the agent go on, up to gate `stopAt` (0: to the end). */
+  open(stopAt = 0): void {
+    this.stopAt = stopAt;
+    this.pending.splice(0).forEach((resume) => resume());
+  }
+  reset(stopAt: number): void {
+    this.open(stopAt);
+    this.reached = 0;
+  }
+}
+
+/** The SDK's in-memory store, whose next load can be held (SubscribeToTask listens to the task's events before it loads it). */
+class HeldLoadStore extends InMemoryTaskStore {
+  private hold: Promise<void> | undefined;
+  private resume: () => void = () => undefined;
+  holding = false;
+  holdNextLoad(): void {
+    this.hold = new Promise((resolve) => (this.resume = resolve));
+  }
+  releaseLoad(): void {
+    this.resume();
+  }
+  override async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const hold = this.hold;
+    this.hold = undefined;
+    this.holding = hold !== undefined;
+    await hold;
+    this.holding = false;
+    return super.load(taskId, context);
+  }
+}
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+/**
+ * task, WRITING, GATE 1, chunk 1, GATE 2, chunk 2 (appended), GATE 3, chunk 3 (appended, the last), GATE 4, completed with DONE.
+ * RESEND: chunk 3 is not the last; right after it the whole file (one part, not appended, the last), before GATE 4.
+ */
+class FileWriter implements AgentExecutor {
+  constructor(private readonly gates: Gates) {}
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = request;
+    this.gates.taskId = taskId;
+    const resend = userMessage.parts.some((p) => p.content?.$case === 'text' && p.content.value === RESEND);
+    const status = (state: TaskState, words: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state,
+          message: {
+            messageId: randomUUID(),
+            contextId,
+            taskId,
+            role: Role.ROLE_AGENT,
+            parts: [text(words)],
+            metadata: undefined,
+            extensions: [],
+            referenceTaskIds: [],
+          },
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      });
+    const chunk = (at: number) =>
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: { artifactId: 'main.tf', name: 'main.tf', description: '', parts: CHUNKS[at]!.map(text), metadata: undefined, extensions: [] },
+        append: at > 0,
+        lastChunk: at === CHUNKS.length - 1 && !resend,
+        metadata: undefined,
+      });
+    const whole = AgentEvent.artifactUpdate({
+      taskId,
+      contextId,
+      artifact: {
+        artifactId: 'main.tf',
+        name: 'main.tf',
+        description: '',
+        parts: [text(CHUNKS.flat().join(''))],
+        metadata: undefined,
+        extensions: [],
+      },
+      append: false,
+      lastChunk: true,
+      metadata: undefined,
+    });
+    bus.publish(openingTask(taskId, contextId, userMessage));
+    bus.publish(status(TaskState.TASK_STATE_WORKING, WRITING));
+    for (let at = 0; at < CHUNKS.length; at++) {
+      await this.gates.pass();
+      bus.publish(chunk(at));
+    }
+    if (resend) bus.publish(whole);
+    await this.gates.pass();
+    bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
+  };
+
+  cancelTask = async (): Promise<void> => undefined;
+}
+
+const cardAt = (proxyUrl: string) => (): AgentCard => ({
+  name: 'file-writer',
+  description: 'An a2a-js 1.x agent that writes a file in appended chunks, stopping at gates.',
+  supportedInterfaces: [{ url: `${proxyUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    { id: 'write', name: 'Write', description: 'write', tags: ['test'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] },
+  ],
+  signatures: [],
+});
+
+interface Read {
+  text: string;
+  state: string;
+}
+
+/**
+ * Where the stream is cut and what the agent does before the facade's subscription is answered: `events`
+ * passed, the agent waiting at gate `at`; with `gap`, it goes on to that gate (0: to the turn's end) before
+ * the subscription comes (the snapshot holds it, nothing live does); with `echo`, on to that gate while the
+ * subscription loads its snapshot (what it sends is in the snapshot and live too). Then the rest comes live.
+ */
+interface Cut {
+  events: number;
+  at: number;
+  gap?: number;
+  echo?: number;
+}
+
+describe('an a2a-js 1.x agent writing a file in appended chunks, its stream cut mid-file, behind the facade', () => {
+  const gates = new Gates();
+  const store = new HeldLoadStore();
+  let proxy: CuttingProxy;
+  let agent: { url: string; close(): Promise<void> };
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    proxy = await startCuttingProxy();
+    const { url, server } = await serveSdkAgent(
+      cardAt(proxy.url),
+      new FileWriter(gates),
+      { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
+      { taskStore: store },
+    );
+    proxy.target = { host: '127.0.0.1', port: Number(new URL(url).port) };
+    agent = { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
+  });
+  afterAll(async () => {
+    gates.reset(0);
+    store.releaseLoad();
+    await gateway?.close();
+    await proxy?.close();
+    await agent?.close();
+  });
+
+  const stream = async (prompt: string): Promise<Read> => {
+    const opened = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) });
+    const frames = await opened.rest();
+    expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
+    const events = results(frames);
+    return { text: streamedText(events), state: events.at(-1)?.status?.state };
+  };
+  const send = async (prompt: string): Promise<Read> => {
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) });
+    return { text: sentText(answer.body.result), state: answer.body.result?.status?.state };
+  };
+  const ways = { stream, send };
+
+  /** The turn's task in the agent's store, read past the proxy. */
+  const stored = async (): Promise<any> =>
+    (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result;
+  /** The agent reached gate `gate` (0: the turn's end) and its store holds all it sent before it. */
+  const storedUpTo = async (gate: number, prompt: string): Promise<boolean> => {
+    const task = await stored();
+    if (gate === 0) return task?.status?.state === 'TASK_STATE_COMPLETED';
+    const parts = task?.artifacts?.[0]?.parts?.length ?? 0;
+    return gates.reached === gate && parts === partsAt(gate, prompt === RESEND) && task?.status?.message?.parts?.[0]?.text === WRITING;
+  };
+
+  const PROMPTS = ['write main.tf', RESEND];
+  const unbroken: Record<string, Read> = {};
+  for (const prompt of PROMPTS) {
+    it(`${prompt}: the unbroken turn reads the same both ways, the file whole once`, async () => {
+      gates.reset(0);
+      const streamed = await stream(prompt);
+      expect(await send(prompt)).toEqual(streamed);
+      expect(streamed.text).toContain(CHUNKS.flat().join(''));
+      expect(streamed.text.split('resource').length).toBe(2);
+      expect(streamed.state).toBe('completed');
+      unbroken[prompt] = streamed;
+    });
+  }
+
+  async function broken(way: keyof typeof ways, prompt: string, cut: Cut): Promise<Read> {
+    gates.reset(cut.at);
+    const subscribedBefore = proxy.of('SubscribeToTask').length;
+    proxy.cutAfterEvents('SendStreamingMessage', cut.events);
+    if (cut.gap !== undefined || cut.echo !== undefined) proxy.hold('SubscribeToTask');
+    const reading = ways[way](prompt);
+    await waitUntil(
+      async () => gates.reached === cut.at && proxy.of('SendStreamingMessage').at(-1)?.cut === true && (await storedUpTo(cut.at, prompt)),
+    );
+    if (cut.gap !== undefined) {
+      gates.open(cut.gap);
+      await waitUntil(() => storedUpTo(cut.gap as number, prompt));
+    }
+    if (cut.echo !== undefined) {
+      // Once the subscription comes, the next load is its own, which listens to the task's events already.
+      await waitUntil(async () => proxy.of('SubscribeToTask').length > subscribedBefore);
+      store.holdNextLoad();
+      proxy.release();
+      await waitUntil(async () => store.holding);
+      gates.open(cut.echo);
+      await waitUntil(() => storedUpTo(cut.echo as number, prompt));
+      store.releaseLoad();
+    } else {
+      proxy.release();
+    }
+    if (cut.gap !== 0) {
+      await waitUntil(async () => (proxy.of('SubscribeToTask')[subscribedBefore]?.events ?? 0) >= 1);
+      gates.open();
+    }
+    return reading;
+  }
+
+  const cuts: Array<[string, Cut]> = [
+    ['the file begun before the cut, its rest followed live', { events: 3, at: 2 }],
+    ['the file begun before the cut, a chunk before the subscription, the end live', { events: 3, at: 2, gap: 3 }],
+    ['the file begun before the cut, ended before the subscription', { events: 3, at: 2, gap: 4 }],
+    ['the file begun before the cut, the turn ended before the subscription', { events: 3, at: 2, gap: 0 }],
+    ['the file begun before the cut, a chunk sent as the subscription loads, the end live', { events: 3, at: 2, echo: 3 }],
+    ['the file begun before the cut, its end sent as the subscription loads', { events: 3, at: 2, gap: 3, echo: 4 }],
+    ['the file begun after the cut, the end live', { events: 2, at: 2, gap: 3 }],
+    ['the file begun after the cut, a chunk sent as the subscription loads, the end live', { events: 2, at: 2, echo: 3 }],
+    ['the file begun after the cut, its end sent as the subscription loads', { events: 2, at: 2, gap: 3, echo: 4 }],
+    ['the file begun as the subscription loads, its end live', { events: 2, at: 1, echo: 2 }],
+  ];
+  for (const prompt of PROMPTS) {
+    for (const way of ['stream', 'send'] as const) {
+      for (const [name, cut] of cuts) {
+        it(`${prompt}: ${way}: ${name}: reads as unbroken`, async () => {
+          expect(await broken(way, prompt, cut)).toEqual(unbroken[prompt]);
+        });
+      }
+    }
+  }
+});
