@@ -16,15 +16,13 @@ const terminalError = (taskId: string): A2AError =>
   A2AError.unsupportedOperation(`Task ${taskId} is in a terminal state and cannot be subscribed to`);
 
 /**
- * Throws unless a task in `state` may be subscribed to upstream. An input-required turn is over but
- * the task is not terminal: an a2a-js subscription would wait forever, so the answer is iac-code's
- * "not active". Terminal tasks are left to `refusedAsTerminal`; an unknown state lets the upstream decide.
+ * Whether a subscription to a task in `state` is answered by its Task alone: an input-required turn is
+ * over but the task is not terminal, and A2A 1.0 ends a stream at an interrupted state (§11.7), so the
+ * Task, question and all, is the whole stream. The agent is not asked: a2a-js would hold the subscription
+ * open until the next turn, iac-code refuses it as "not active" (-32001), which told a client coming back
+ * for its answer that the task did not exist.
  */
-export function assertSubscribable(taskId: string, state: TaskState | undefined): void {
-  if (state === 'TASK_STATE_INPUT_REQUIRED') {
-    throw A2AError.taskNotActive(taskId);
-  }
-}
+export const endsAtSnapshot = (state: TaskState | undefined): boolean => state === 'TASK_STATE_INPUT_REQUIRED';
 
 export const isTerminal = (state: TaskState | undefined): boolean => state !== undefined && isTerminalState(state);
 
@@ -79,7 +77,12 @@ export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>)
   async function* subscribeToTask(request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const current = await currentTask(request, ctx);
     const state = current?.status.state;
-    assertSubscribable(request.id, state);
+    if (current && endsAtSnapshot(state)) {
+      // Whole, as a subscription's first Task is: the state was read without the history.
+      const { tenant } = request;
+      yield { task: await inner.getTask({ id: request.id, ...(tenant ? { tenant } : {}) }, ctx).catch(() => current) };
+      return;
+    }
     const source = inner.subscribeToTask(request, ctx);
     if (isTerminal(state)) yield* refusedAsTerminal(source, request.id);
     else yield* current ? taskFirst(source, current) : source;

@@ -192,19 +192,26 @@ describe('a -32001 the agent answers for a task it knows ("not active") is its a
     return { gateway, registry };
   }
 
-  it.each(['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'] as const)(
-    'SubscribeToTask of a task %s fails at once, nothing streamed',
-    async (state) => {
-      const { gateway, registry } = await gatewayOver(state);
-      const events: StreamResponse[] = [];
-      const failure = await (async () => {
-        for await (const event of gateway.subscribeToTask({ id: 't-1' }, alice)) events.push(event);
-      })().catch((error: unknown) => error);
-      expect(events).toEqual([]);
-      expect(failure).toMatchObject({ code: -32001, message: 'Task t-1 is not active' });
-      expect((await registry.get('t-1', alice.principal))?.status.state).toBe(state);
-    },
-  );
+  it('SubscribeToTask of a running task fails at once, nothing streamed', async () => {
+    const { gateway, registry } = await gatewayOver('TASK_STATE_WORKING');
+    const events: StreamResponse[] = [];
+    const failure = await (async () => {
+      for await (const event of gateway.subscribeToTask({ id: 't-1' }, alice)) events.push(event);
+    })().catch((error: unknown) => error);
+    expect(events).toEqual([]);
+    expect(failure).toMatchObject({ code: -32001, message: 'Task t-1 is not active' });
+    expect((await registry.get('t-1', alice.principal))?.status.state).toBe('TASK_STATE_WORKING');
+  });
+
+  it('SubscribeToTask of a task waiting for input is its Task alone: the agent, which would refuse it, is not asked', async () => {
+    const { gateway, registry } = await gatewayOver('TASK_STATE_INPUT_REQUIRED');
+    const events: StreamResponse[] = [];
+    for await (const event of gateway.subscribeToTask({ id: 't-1' }, alice)) events.push(event);
+    expect(events).toEqual([
+      { task: expect.objectContaining({ id: 't-1', status: expect.objectContaining({ state: 'TASK_STATE_INPUT_REQUIRED' }) }) },
+    ]);
+    expect((await registry.get('t-1', alice.principal))?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  });
 
   it('CancelTask of a running task is relayed as the agent answered, the task left as it is', async () => {
     const { gateway, registry } = await gatewayOver('TASK_STATE_WORKING');

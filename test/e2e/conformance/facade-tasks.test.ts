@@ -35,6 +35,8 @@ interface Upstream {
   /** Whether a contextId follow-up continues the same task (iac-code) or starts a new one (a2a-js). */
   followUpSameTask: boolean;
   canceledState: string;
+  /** Whether its turns end waiting for input (the demo agent, like iac-code). */
+  endsWaiting: boolean;
 }
 
 const demo = (name: string, overrides: Record<string, unknown>): Upstream => ({
@@ -46,6 +48,7 @@ const demo = (name: string, overrides: Record<string, unknown>): Upstream => ({
   reply: (text, turn) => demoReply(text, turn).full,
   followUpSameTask: true,
   canceledState: 'failed',
+  endsWaiting: true,
 });
 
 const UPSTREAMS: Upstream[] = [
@@ -73,6 +76,7 @@ const UPSTREAMS: Upstream[] = [
     reply: (text, turn) => sdkReply(text, turn).full,
     followUpSameTask: false,
     canceledState: 'canceled',
+    endsWaiting: false,
   },
 ];
 
@@ -127,7 +131,9 @@ describe.each(UPSTREAMS)('0.2.5 facade task methods → $name', (upstream) => {
 
   it('tasks/resubscribe answers text/event-stream also for an unknown or finished task: one error frame, then the end', async () => {
     const sent: any = await client.sendMessage(params('finished'));
-    for (const id of ['no-such-task', sent.result.id]) {
+    // A turn that ended waiting for input (the demo agent, like iac-code) is followed to its end: its Task alone.
+    const waits = upstream.endsWaiting;
+    for (const id of waits ? ['no-such-task'] : ['no-such-task', sent.result.id]) {
       const stream = await openStream(running.gateway.url, 'tasks/resubscribe', { id }, { id: 'resub-1' });
       expect(stream.response.status).toBe(200);
       expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -135,6 +141,17 @@ describe.each(UPSTREAMS)('0.2.5 facade task methods → $name', (upstream) => {
       expect(frames).toHaveLength(1);
       expect(frames[0]?.json).toMatchObject({ jsonrpc: '2.0', id: 'resub-1', error: { code: expect.any(Number), message: expect.any(String) } });
       expect(frames[0]?.json.result).toBeUndefined();
+    }
+    if (waits) {
+      const frames = await (await openStream(running.gateway.url, 'tasks/resubscribe', { id: sent.result.id }, { id: 'resub-2' })).rest();
+      // The task as the facade shows a turn: the agent's words, then one final status.
+      const results = frames.map((frame) => frame.json.result);
+      expect(results[0]).toMatchObject({ kind: 'task', id: sent.result.id });
+      const text = results
+        .flatMap((result) => (result.kind === 'artifact-update' ? result.artifact.parts.map((part: any) => part.text) : []))
+        .join('');
+      expect(text).toContain(upstream.reply('finished', 1));
+      expect(results.filter((result) => result.final === true)).toEqual([results.at(-1)]);
     }
     // The official client reads it as a stream and surfaces the error instead of failing on the content type.
     await expect(collect(client.resubscribeTask({ id: 'no-such-task' }))).rejects.toThrow(/-32001/);

@@ -214,18 +214,19 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(agent.received.filter((request) => request.rpcMethod === 'tasks/resubscribe').length).toBeGreaterThanOrEqual(2);
   });
 
-  it('SubscribeToTask fails at once: a finished task is UnsupportedOperation, an input-required one not active', async () => {
+  it('SubscribeToTask of a turn that is over: a finished task is UnsupportedOperation, an input-required one its Task alone', async () => {
     const finished = await send('over');
     const paused = await send('ask: anything?');
-    const failure = (id: string) =>
-      new StreamReader(client.resubscribeTask({ tenant: '', id })).rest().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(await failure(finished.id)).toBeInstanceOf(UnsupportedOperationError);
-    const error = await failure(paused.id);
-    expect(error).toBeInstanceOf(TaskNotFoundError);
-    expect(String((error as Error).message)).toMatch(/not active/);
+    const failure = await new StreamReader(client.resubscribeTask({ tenant: '', id: finished.id })).rest().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(UnsupportedOperationError);
+    const payloads = await new StreamReader(client.resubscribeTask({ tenant: '', id: paused.id })).rest();
+    expect(payloads.map((payload) => payload.$case)).toEqual(['task']);
+    const [snapshot] = payloads;
+    expect(snapshot?.$case === 'task' && snapshot.value.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(snapshot?.$case === 'task' && snapshot.value.status?.message?.parts.length).toBeGreaterThan(0);
   });
 
   it('push config methods answer PushNotificationNotSupported while the gateway push is off', async () => {

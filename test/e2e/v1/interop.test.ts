@@ -178,13 +178,16 @@ describe.each(UPSTREAMS)('the gateway in front of the $name', (upstream) => {
       }
     });
 
-    it('resubscribeTask on a finished task fails: "not active" for input-required, the agent\'s own answer when terminal', async () => {
+    it("resubscribeTask on a turn that is over: the Task alone when it waits for input (the stream ends there), the agent's own refusal when terminal", async () => {
       const task = await send('nothing left to follow');
-      const error = await rejectionOf(client.resubscribeTask({ tenant: '', id: task.id }));
       if (upstream.endState === TaskState.TASK_STATE_INPUT_REQUIRED) {
-        expect(error).toMatchObject({ reason: 'TASK_NOT_FOUND', code: wireCode(transport, ErrorCode.TaskNotFound) });
-        expect(error.message).toContain('is not active');
+        const payloads = await collect(client.resubscribeTask({ tenant: '', id: task.id }));
+        expect(payloads.map(outline)).toEqual(['task']);
+        const [snapshot] = payloads;
+        expect(snapshot?.$case === 'task' && snapshot.value).toMatchObject({ id: task.id, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED } });
+        expect(snapshot?.$case === 'task' && textOf(snapshot.value.status?.message)).toBe(textOf(task.status?.message));
       } else {
+        const error = await rejectionOf(client.resubscribeTask({ tenant: '', id: task.id }));
         expect(error).toMatchObject({ reason: 'UNSUPPORTED_OPERATION', code: wireCode(transport, ErrorCode.UnsupportedOperation) });
       }
     });
