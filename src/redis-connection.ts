@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Command, type RedisOptions } from 'ioredis';
 import { withFields } from './model/with-fields.js';
 import type { RedisEndpoint } from './redis-tls.js';
 import { isSentinelUrl, sentinelOptions } from './redis-url.js';
@@ -29,15 +29,100 @@ export function redisClient(target: RedisTarget, options: RedisOptions = {}): Re
  * asks the sentinels for the primary again.
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
-  return redisClient(target, {
-    reconnectOnError: (error) => (error.message.startsWith('READONLY') ? RECONNECT_AND_RESEND : false),
-    // Sentinel turns a reachable old primary into a replica only some seconds (about 10) after it
-    // promoted the new one, and until then the old one takes the writes of every connection it still
-    // holds: writes that are dropped when it resyncs from the new primary. The failover detector
-    // listens for +switch-master on the sentinels and reconnects at once.
-    ...(isSentinelUrl(endpointOf(target).url) ? { failoverDetector: true } : {}),
-    ...options,
+  return failingWhileCredentialsRefused(
+    redisClient(target, {
+      reconnectOnError: (error) => (error.message.startsWith('READONLY') ? RECONNECT_AND_RESEND : false),
+      // Sentinel turns a reachable old primary into a replica only some seconds (about 10) after it
+      // promoted the new one, and until then the old one takes the writes of every connection it still
+      // holds: writes that are dropped when it resyncs from the new primary. The failover detector
+      // listens for +switch-master on the sentinels and reconnects at once.
+      ...(isSentinelUrl(endpointOf(target).url) ? { failoverDetector: true } : {}),
+      ...options,
+    }),
+  );
+}
+
+/**
+ * What Redis answers a connection whose credentials it does not take: WRONGPASS (a password or user it
+ * refuses, a disabled user), NOAUTH (none offered to a Redis that wants one; ioredis reports it as
+ * "Ready check failed: NOAUTH ..."), "ERR invalid password" (Redis before 6).
+ */
+export function isCredentialsRefusal(error: unknown): boolean {
+  return error instanceof Error && /\bWRONGPASS\b|\bNOAUTH\b|\bERR invalid password\b/.test(error.message);
+}
+
+/**
+ * A connection that fails its commands while Redis refuses its credentials (a password rotated under a
+ * running gateway), instead of keeping them until Redis takes the credentials again, which may be never.
+ * ioredis reconnects over and over (each TCP connect succeeds, each AUTH is refused) and on each refusal
+ * rejects the commands waiting offline, but not those that were sent on the connection that dropped:
+ * it keeps them to send again once a connection is ready (see failQueued), and its `maxRetriesPerRequest`
+ * never reaches them either, since each attempt does connect. So each refusal fails those too; and until
+ * a connection is ready again, a command is failed at once rather than waiting for the next attempt
+ * (up to 2 s apart), so that a caller gets its error now and a stop does not wait attempt after
+ * attempt. A Redis that restarts or fails over without refusing the credentials is ridden out as before.
+ *
+ * The caller's commands are failed with an error of the refusal's message only: ioredis's error carries
+ * the refused AUTH command, password included. Duplicates (`duplicate()`) fail theirs the same way. The
+ * 'error' listener added here does not log: callers keep their own (ioredis prints an error only when
+ * nothing listens). Not for MONITOR: ioredis replaces sendCommand on a connection in monitor mode.
+ */
+function failingWhileCredentialsRefused(redis: Redis): Redis {
+  let refused: { error: Error; on: Redis['stream'] } | undefined;
+  redis.on('error', (error: unknown) => {
+    if (!isCredentialsRefusal(error)) return;
+    refused = { error: new Error((error as Error).message), on: redis.stream };
+    failQueued(redis, refused.error);
   });
+  redis.on('ready', () => (refused = undefined));
+  const failsAtOnce = (command: Command): boolean => {
+    // QUIT goes on: ioredis ends a connection that is not up at once when nothing waits offline.
+    if (!refused || command.name === 'quit') return false;
+    const { status } = redis;
+    if (status === 'reconnecting' || status === 'connecting' || status === 'close') return true;
+    // The connection that was refused, until it closes. On the next one the handshake (AUTH itself)
+    // must go out; the other commands wait offline and ioredis fails them if the AUTH is refused again.
+    return status === 'connect' && redis.stream === refused.on;
+  };
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    if (!failsAtOnce(command)) return send(command, stream);
+    command.reject(refused!.error);
+    return command.promise;
+  };
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = (override) => failingWhileCredentialsRefused(duplicate(override));
+  return redis;
+}
+
+/** One command ioredis keeps until it is answered (its `CommandItem`). */
+interface QueuedCommand {
+  command: Pick<Command, 'reject'>;
+}
+
+/** What failQueued reads of ioredis (5.11) that its types do not show. */
+interface QueueInternals {
+  /** Rejects the offline queue and the current connection's queue (private in ioredis's types). */
+  flushQueue?: (error: Error) => void;
+  /** The commands sent on a connection that dropped while ready, sent again on the next ready one. */
+  prevCommandQueue?: { shift(): QueuedCommand | undefined } | null;
+}
+
+/**
+ * Rejects with `error` every command `redis` still holds: those waiting offline, those sent on the
+ * current connection, and those sent on a connection that dropped. ioredis has no public way to do this
+ * and its own flushQueue forgets the last ones once a new connection was opened: they wait for a ready
+ * connection, and ioredis leaves them pending even after disconnect(). Both members are private to ioredis
+ * (5.11): test/redis-credentials-refused.test.ts ("the ioredis internals failQueued relies on") fails if
+ * an upgrade renames them, as do the tests of failing while the credentials are refused.
+ */
+export function failQueued(redis: Redis, error: Error): void {
+  const internals = redis as unknown as QueueInternals;
+  if (typeof internals.flushQueue === 'function') internals.flushQueue.call(redis, error);
+  const previous = internals.prevCommandQueue;
+  if (!previous) return;
+  internals.prevCommandQueue = null;
+  for (let item = previous.shift(); item; item = previous.shift()) item.command.reject(error);
 }
 
 /**
@@ -65,10 +150,21 @@ export function redisScript(
 }
 
 /**
- * Ends `connection`: after the commands it has sent are answered when it is up, at once when it is not
- * (a QUIT sent while it reconnects would wait in the offline queue for a Redis that may not come back).
+ * Ends `connection`: after the commands it has sent are answered when it is up (for up to `quitWithinMs`:
+ * a Redis that froze never answers), at once when it is not (a QUIT sent while it reconnects would wait in
+ * the offline queue for a Redis that may not come back). Whatever it still holds then fails: ioredis's
+ * disconnect() while it reconnects leaves its commands pending forever.
  */
-export async function closeRedis(connection: Redis): Promise<void> {
-  if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
-  else connection.disconnect();
+export async function closeRedis(connection: Redis, quitWithinMs = 2_000): Promise<void> {
+  if (connection.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, quitWithinMs)));
+    await Promise.race([connection.quit().catch(() => undefined), waited]);
+    clearTimeout(timer);
+  }
+  if (connection.status !== 'end') connection.disconnect();
+  failQueued(connection, new Error(CONNECTION_CLOSED));
 }
+
+/** ioredis's message for a command of a connection that was ended. */
+const CONNECTION_CLOSED = 'Connection is closed.';

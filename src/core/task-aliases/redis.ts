@@ -1,6 +1,6 @@
 import { noteRedisError } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
-import { connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 
 export interface RedisTaskAliasesOptions {
   url: RedisTarget;
@@ -58,7 +58,7 @@ export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAl
     },
     clientIdOf: async (upstreamId, owner) => (await redis.get(reverseKey(upstreamId, owner))) ?? undefined,
     async close() {
-      redis.disconnect();
+      await closeRedis(redis);
     },
   };
 }

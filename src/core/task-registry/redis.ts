@@ -7,7 +7,7 @@ import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, 
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
-import { connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
 export interface RedisTaskRegistryOptions {
@@ -278,7 +278,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     async close(): Promise<void> {
       refusals.stop();
       lastWritten.clear();
-      if (ownsClient) await redis.quit();
+      if (ownsClient) await closeRedis(redis);
     },
   };
 }

@@ -1,0 +1,108 @@
+/**
+ * A gateway on `store: redis` with push over Redis Streams whose Redis comes to refuse the configured
+ * password (changed under it, every connection dropped): its calls answer an error promptly and
+ * `close()` ends promptly, however long the refusal has lasted. Its connections' commands used to stay
+ * pending for as long as Redis refused them (ioredis keeps a command sent on a connection that dropped
+ * until a connection is ready again), so the push queue's stop, and the gateway's close with it, never
+ * ended. A redis-server of the test's own, with a password.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../support/free-port.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { waitUntil } from '../../support/wait-until.js';
+import { exchange } from './support.js';
+
+const PASSWORD = 'gateway-refused-password-77d0';
+const OTHER_PASSWORD = 'gateway-rotated-password-e4a1';
+const V1 = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'some-task' } });
+/** What close() may take: a couple of seconds (no delivery is in flight here). */
+const CLOSE_BOUND_MS = 3_000;
+
+let server: ChildProcess;
+let port: number;
+
+async function admin(password: string, run: (redis: Redis) => Promise<unknown>): Promise<void> {
+  const redis = new Redis({ port, password, maxRetriesPerRequest: 0, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await run(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function changePassword(): Promise<void> {
+  await admin(PASSWORD, async (redis) => {
+    await redis.config('SET', 'requirepass', OTHER_PASSWORD);
+    await redis.client('KILL', 'TYPE', 'normal');
+  });
+}
+
+function startGateway(): Promise<TestGateway> {
+  return startTestGateway({
+    store: 'redis',
+    'redis-url': `redis://:${PASSWORD}@127.0.0.1:${port}`,
+    'redis-prefix': `credentials-refused-${process.pid}:`,
+    'push-notifications': true,
+    'push-queue': 'redis-streams',
+  });
+}
+
+async function closedWithin(gateway: TestGateway): Promise<number> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'still closing'>((resolve) => (timer = setTimeout(() => resolve('still closing'), 10_000)));
+  const outcome = await Promise.race([gateway.close().then(() => 'closed' as const), bound]);
+  clearTimeout(timer);
+  expect(outcome).toBe('closed');
+  return Date.now() - started;
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], {
+    stdio: 'ignore',
+  });
+  const probe = new Redis({ port, password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+  probe.on('error', () => undefined);
+  await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
+  probe.disconnect();
+});
+afterEach(async () => {
+  await admin(OTHER_PASSWORD, (redis) => redis.config('SET', 'requirepass', PASSWORD)).catch(() => undefined);
+});
+afterAll(() => {
+  server.kill('SIGKILL');
+});
+
+describe('a gateway whose Redis comes to refuse the configured password', () => {
+  it('closes promptly right after the change', async () => {
+    const gateway = await startGateway();
+    await changePassword();
+    expect(await closedWithin(gateway)).toBeLessThan(CLOSE_BOUND_MS);
+  });
+
+  it('answers a call with an error promptly and closes promptly after refusals went on for seconds', async () => {
+    const gateway = await startGateway();
+    let closed = false;
+    try {
+      await changePassword();
+      await waitUntil(async () => JSON.stringify(gateway.log()).includes('WRONGPASS'));
+      // Long enough for ioredis's attempts to be more than a second apart.
+      await sleep(5_000);
+      const started = Date.now();
+      const answer = await exchange(`${gateway.url}/`, { method: 'POST', headers: V1, body: getTask });
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect((JSON.parse(answer.text) as { error?: { code: number } }).error?.code).toBe(-32603);
+      closed = true;
+      expect(await closedWithin(gateway)).toBeLessThan(CLOSE_BOUND_MS);
+    } finally {
+      if (!closed) await gateway.close();
+    }
+  }, 30_000);
+});
