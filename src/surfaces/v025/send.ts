@@ -191,7 +191,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps, previous);
     const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
-    for await (const event of replyEvents(events, reply, { waitsForTurnEnd })) fold.add(event);
+    for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;

@@ -1,4 +1,4 @@
-import { eventTaskState, isActiveState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
+import { eventTaskState, isActiveState, isInterruptedState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { closeReply, failReply, reduceReply } from './reducer.js';
 import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
@@ -41,12 +41,16 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
  * failed final status, as it does when the upstream stops mid-turn. Leaving early (the caller's turn
  * is over, or the consumer stops) returns the upstream iterator, which cancels the upstream call.
  * A caller that asked not to wait (`blocking: false`) is answered while the turn still runs: there,
- * ending on an active state is the answer, not a turn that broke off.
+ * ending on an active state is the answer, not a turn that broke off. A blocking caller
+ * (`answersAtInterruption`: message/send) is answered once the task waits on it, also where the profile
+ * keeps a stream open on auth-required for the agent to go on after a sign-in elsewhere: a blocking call
+ * returns at an interrupted state (A2A 1.0), and an a2a-js agent holds its stream open there until the
+ * call's bound, which lost the agent's "please sign in" to a timeout.
  */
 export async function* replyEvents(
   source: AsyncIterable<StreamResponse>,
   reply: TurnReply,
-  { waitsForTurnEnd = true }: { waitsForTurnEnd?: boolean } = {},
+  { waitsForTurnEnd = true, answersAtInterruption = false }: { waitsForTurnEnd?: boolean; answersAtInterruption?: boolean } = {},
 ): AsyncGenerator<V025StreamEvent> {
   const upstream = source[Symbol.asyncIterator]();
   let lastState: TaskState | undefined;
@@ -55,6 +59,10 @@ export async function* replyEvents(
       lastState = eventTaskState(next.value) ?? lastState;
       yield* reply.push(next.value);
       if (reply.done) return;
+      if (answersAtInterruption && lastState !== undefined && isInterruptedState(lastState)) {
+        yield* reply.close();
+        return;
+      }
     }
     const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
     yield* brokeOff ? reply.brokeOff() : reply.close();
