@@ -4,7 +4,13 @@
  * failed task's status message).
  */
 
-const MAX_MESSAGE_CHARS = 500;
+/**
+ * How many characters (UTF-16 code units, cut at a character's boundary) of a scrubbed text a caller gets.
+ * A failed task's reason is read by a user: a deployment that lists what failed and why runs past 500
+ * characters (12 resources in Chinese: 640), so the bound leaves room for such a report and still keeps a
+ * text dumped whole out of an answer.
+ */
+export const MAX_MESSAGE_CHARS = 1_000;
 /**
  * How much of a long text is scrubbed (and then cut to MAX_MESSAGE_CHARS): the path rules look back
  * along a run of non-blank characters, which on a long text without blanks takes time that grows with its
@@ -38,24 +44,97 @@ const PATH_PATTERNS: RegExp[] = [
  */
 const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key|cookie)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
 
+/**
+ * Letters of natural language that has no blanks between its words (Chinese, Japanese, Korean), and CJK and
+ * full-width punctuation (`，` `：` `（`): they end a value as a blank does. In `密码 password=必须包含大写字母`
+ * the words after `=` say what the password must be; they are not the password.
+ */
+const NATURAL_SCRIPT = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef`;
+const STARTS_NATURAL = new RegExp(`^[${NATURAL_SCRIPT}]`, 'u');
+
+/**
+ * Words that say something about a secret, not what it is: `password: must be 8-32 characters`,
+ * `Invalid token: please sign in again`, `api_key: missing`. A value under a secret name that is one of
+ * them (whatever its case, a full stop or colon after it) is left as it is.
+ */
+const PROSE_WORDS = new Set(
+  (
+    'a an the this that it its is are was were be been being has have had do does did not no nor never ' +
+    'must should shall can cannot could would will may might need needs needed please try retry ' +
+    'required invalid expired expires missing empty blank absent unset none null undefined wrong incorrect ' +
+    'rejected revoked denied refused unknown malformed unsupported mismatch mismatched too only also still ' +
+    'already and or if when for of to in on at by with without from as contain contains include includes ' +
+    'match matches see check use enter provide provided sign set given'
+  ).split(' '),
+);
+
+/** A value under a secret name that is a word of prose (PROSE_WORDS), not a secret. */
+function isProseWord(value: string): boolean {
+  const word = /^([A-Za-z]+)[.!?:]*$/.exec(value);
+  return word !== null && PROSE_WORDS.has(word[1]!.toLowerCase());
+}
+
+const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+
+/**
+ * How many of a value's last characters are brackets that close one opened before the value, in the text
+ * before it (`(password=hunter2)`): they are the text's, not the value's. A bracket that closes one opened in
+ * the value itself (`pa(ss)`) is the value's.
+ */
+function closersAfter(value: string, before: string): number {
+  let kept = value.length;
+  while (kept > 0) {
+    const closer = value[kept - 1]!;
+    const opener = CLOSING[closer];
+    if (opener === undefined) break;
+    const inValue = value.slice(0, kept);
+    if (inValue.split(opener).length > inValue.split(closer).length - 1) break;
+    if (before.split(opener).length - before.split(closer).length <= 0) break;
+    kept -= 1;
+  }
+  return value.length - kept;
+}
+
+/**
+ * `alibaba_cloud_access_key_secret=…`, `password: …`: the value under a name that says it is secret, up to a
+ * blank, a quote, `,` or `;`, or a letter of NATURAL_SCRIPT; redacted unless it is a word of prose, and
+ * without a bracket closing one opened before the name.
+ */
+function redactNamedValue(match: string, ...found: unknown[]): string {
+  const [name, separator, value, offset, text] = found as [string, string, string, number, string];
+  const closers = closersAfter(value, text.slice(0, offset));
+  if (isProseWord(value.slice(0, value.length - closers))) return match;
+  return `${name}${separator}[redacted]${value.slice(value.length - closers)}`;
+}
+
+/** The value of an Authorization header, unless it begins with a word of prose or of NATURAL_SCRIPT. */
+function redactAuthorization(match: string, ...found: unknown[]): string {
+  const [name, value] = found as [string, string];
+  const first = /^\S+/.exec(value)?.[0] ?? '';
+  return isProseWord(first) || STARTS_NATURAL.test(first) ? match : `${name}[redacted]`;
+}
+
 /** A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`. */
 export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
 
-const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
+/** What a credential's match becomes: a replacement pattern, or a function of the match and its groups (String.replace's). */
+type Replacement = string | ((match: string, ...found: unknown[]) => string);
+
+const CREDENTIAL_PATTERNS: Array<[RegExp, Replacement]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted]'],
   [URL_USER_INFO, '$1[redacted]@'],
   // Tokens and keys that say what they are: GitHub's, an AWS or Alibaba Cloud key id with its secret after a colon.
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]'],
   [/\b(?:AKIA|ASIA|LTAI)[A-Za-z0-9]{12,}(?::[^\s"',;]+)?/g, '[redacted]'],
-  [/\b((?:Proxy-)?Authorization["']?\s*[=:]\s*["']?)[^\r\n"',;]+/gi, '$1[redacted]'],
+  [/\b((?:Proxy-)?Authorization["']?\s*[=:：＝]\s*["']?)([^\r\n"',;]+)/gi, redactAuthorization],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],
   // A JSON Web Token says what it is (a header and a claims set in base64url JSON), whatever names it.
   [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, '[redacted]'],
   // `password: "three word phrase"`: a quoted value, whole.
-  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:]\s*)(["'])[^"'\r\n]*\3`, 'gi'), '$1$2$3[redacted]$3'],
+  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:：＝]\s*)(["'])[^"'\r\n]*\3`, 'gi'), '$1$2$3[redacted]$3'],
   // `alibaba_cloud_access_key_secret=…`, `password: …`: a value under a name that says it is secret.
-  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:]\s*["']?)[^\s"',;]+`, 'gi'), '$1$2[redacted]'],
+  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:：＝]\s*["']?)([^\s"',;${NATURAL_SCRIPT}]+)`, 'giu'), redactNamedValue],
 ];
 
 /** A JS stack frame: `    at fn (file.js:1:2)`, `    at file.js:1:2`, `    at async Promise.all (index 0)`. */
@@ -112,9 +191,23 @@ export function sanitizeUpstreamText(text: string, secrets: readonly string[] = 
   for (const secret of secrets) {
     if (secret.length >= 4) safe = safe.split(secret).join('[redacted]');
   }
-  for (const [pattern, replacement] of CREDENTIAL_PATTERNS) safe = safe.replace(pattern, replacement);
+  for (const [pattern, replacement] of CREDENTIAL_PATTERNS) {
+    safe = typeof replacement === 'string' ? safe.replace(pattern, replacement) : safe.replace(pattern, replacement);
+  }
   for (const pattern of PATH_PATTERNS) safe = safe.replace(pattern, '[path]');
   // eslint-disable-next-line no-control-regex
   safe = safe.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').trim();
-  return safe.length > MAX_MESSAGE_CHARS || long ? `${safe.slice(0, MAX_MESSAGE_CHARS - 3)}...` : safe;
+  // A lone surrogate (half of a character, cut off upstream) is no Unicode: U+FFFD stands in for it.
+  safe = safe.replace(/\p{Cs}/gu, '\ufffd');
+  return safe.length > MAX_MESSAGE_CHARS || long ? `${cutAtCodePoint(safe, MAX_MESSAGE_CHARS - 3)}...` : safe;
+}
+
+/**
+ * A text cut to at most `max` UTF-16 code units, never between the two halves of a character outside the
+ * BMP (an emoji, a rare CJK ideograph): a lone surrogate is no Unicode, and a JSON or gRPC encoder may refuse it.
+ */
+export function cutAtCodePoint(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }

@@ -32,4 +32,57 @@ describe('sanitizeUpstreamText', () => {
     const text = 'api_key_id: k-1, token_count: 3, see https://example.com/docs/./a and/or the key rotation guide';
     expect(sanitizeUpstreamText(text)).toBe(text);
   });
+
+  it('leaves a validation message under a secret name as it is: its first word is prose, not a secret', () => {
+    const reason = 'RDS creation failed: password: must be 8-32 characters and contain upper-case letters.';
+    expect(sanitizeUpstreamText(reason)).toBe(reason);
+    expect(sanitizeUpstreamText('Invalid token: please sign in again.')).toBe('Invalid token: please sign in again.');
+    expect(sanitizeUpstreamText('api_key: missing.')).toBe('api_key: missing.');
+    expect(sanitizeUpstreamText('Authorization: missing or invalid')).toBe('Authorization: missing or invalid');
+  });
+
+  it('leaves Chinese words after a secret name as they are; a CJK letter ends a value as a blank does', () => {
+    expect(sanitizeUpstreamText('创建失败：密码 password=必须包含大写字母和数字')).toBe('创建失败：密码 password=必须包含大写字母和数字');
+    expect(sanitizeUpstreamText('token: 已过期，请重新登录')).toBe('token: 已过期，请重新登录');
+    expect(sanitizeUpstreamText('创建失败：password=hunter2，请重试')).toBe('创建失败：password=[redacted]，请重试');
+    expect(sanitizeUpstreamText('密码错误 password：hunter2')).toBe('密码错误 password：[redacted]');
+  });
+
+  it('keeps a closing bracket that closes one opened before the name; one opened in the value is the value', () => {
+    expect(sanitizeUpstreamText('ENOENT: open /var/lib/agent/tasks.db (password=hunter2)')).toBe('ENOENT: open [path] (password=[redacted])');
+    expect(sanitizeUpstreamText('[token=abc(d)] refused')).toBe('[token=[redacted]] refused');
+    expect(sanitizeUpstreamText('password=hunter2) refused')).toBe('password=[redacted] refused');
+    expect(sanitizeUpstreamText('login failed (password: missing)')).toBe('login failed (password: missing)');
+  });
+
+  it('still redacts real secrets next to words and brackets', () => {
+    for (const [text, safe] of [
+      ['password=hunter2', 'password=[redacted]'],
+      ['password: please1', 'password: [redacted]'],
+      ['api_key=abc-123 given', 'api_key=[redacted] given'],
+      ['password: "must be secret" given', 'password: "[redacted]" given'],
+      ['Authorization: Bearer abc.def', 'Authorization: [redacted]'],
+      ['密码 password=hunter2必须更换', '密码 password=[redacted]必须更换'],
+    ]) {
+      expect(sanitizeUpstreamText(text!), text).toBe(safe);
+    }
+  });
+
+  it('keeps a 640-character failure report whole: a user reads every resource it names', () => {
+    const items = Array.from({ length: 12 }, (_, i) => `资源 ALIYUN::ECS::Instance${i} 创建失败，原因是库存不足，请更换可用区或实例规格后重试。`);
+    const reason = `部署失败：${items.join('')}`;
+    expect(reason.length).toBeGreaterThan(600);
+    expect(sanitizeUpstreamText(reason)).toBe(reason);
+  });
+
+  it('cuts a long text between characters, never between the halves of an emoji', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (const reason of [`失败${'😀'.repeat(600)}`, `失${'😀'.repeat(600)}`, `失败${'😀'.repeat(6_000)}`]) {
+      const out = sanitizeUpstreamText(reason);
+      expect(out.endsWith('...')).toBe(true);
+      expect(out.length).toBeLessThanOrEqual(1_000);
+      expect(out).not.toMatch(lone);
+    }
+    expect(sanitizeUpstreamText('half \ud83d of it')).toBe('half \ufffd of it');
+  });
 });

@@ -93,7 +93,7 @@ describe('sanitizeUpstreamText', () => {
 
   it('bounds the length', () => {
     const out = sanitizeUpstreamText('x'.repeat(5_000));
-    expect(out.length).toBeLessThanOrEqual(500);
+    expect(out.length).toBeLessThanOrEqual(1_000);
     expect(out.endsWith('...')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { A2AError, ErrorCode, type JsonRpcErrorObject, type TaskState } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { isV025ErrorCode, type V025JsonRpcError } from '../../protocol/v025/index.js';
+import { cutAtCodePoint, MAX_MESSAGE_CHARS } from '../../scrub-text.js';
 import { isRecord } from '../common.js';
 
 /** What a 0.2.5 caller gets: code and message only (0.2.5 `data` is free-form; 1.0's ErrorInfo list would confuse it). */
@@ -9,7 +10,8 @@ export interface V025ErrorObject {
   message: string;
 }
 
-const MAX_MESSAGE = 500;
+/** An error's message is bounded as an agent's scrubbed text is (src/scrub-text.ts): a 0.2.5 caller reads as much. */
+const MAX_MESSAGE = MAX_MESSAGE_CHARS;
 const MAX_METADATA_ENTRIES = 20;
 const MAX_METADATA_VALUE = 200;
 /** Keys whose values are diagnostics for the upstream's operators, not for callers. */
@@ -19,7 +21,7 @@ const PRIVATE_DATA_KEY = /stack|trace|exception|file|path/i;
 export function errorToV025(error: A2AError | JsonRpcErrorObject, profile: MappingProfile): V025ErrorObject {
   const code = profile.errorsToV025.get(error.code) ?? (isV025ErrorCode(error.code) ? error.code : ErrorCode.Internal);
   const message = typeof error.message === 'string' && error.message.trim() !== '' ? error.message : undefined;
-  return { code, message: inV025States(message ?? profile.errorMessagesV025.get(code) ?? 'Internal error', profile).slice(0, MAX_MESSAGE) };
+  return { code, message: cutAtCodePoint(inV025States(message ?? profile.errorMessagesV025.get(code) ?? 'Internal error', profile), MAX_MESSAGE) };
 }
 
 /** 1.0's state names in an error's words ("is in a terminal state (TASK_STATE_COMPLETED)") as the caller's task shows them. */
@@ -37,7 +39,7 @@ function dataToMetadata(data: unknown): Record<string, string> {
     if (Object.keys(metadata).length >= MAX_METADATA_ENTRIES) break;
     if (PRIVATE_DATA_KEY.test(key)) continue;
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      metadata[key] = String(value).slice(0, MAX_METADATA_VALUE);
+      metadata[key] = cutAtCodePoint(String(value), MAX_METADATA_VALUE);
     }
   }
   return metadata;
@@ -53,7 +55,7 @@ export function errorFromV025(error: V025JsonRpcError | JsonRpcErrorObject, prof
   const code = mapped ?? (isV025ErrorCode(error.code) ? error.code : ErrorCode.Internal);
   const message =
     typeof error.message === 'string' && error.message.trim() !== ''
-      ? error.message.slice(0, MAX_MESSAGE)
+      ? cutAtCodePoint(error.message, MAX_MESSAGE)
       : (profile.errorMessagesV025.get(code) ?? 'Internal error');
   return new A2AError(code, message, { metadata: dataToMetadata(error.data) });
 }

@@ -48,4 +48,16 @@ describe('errors', () => {
     expect(errorFromV025({ code: -32042, message: 'x' }, profile).code).toBe(-32042);
     expect(errorFromV025({ code: -32004, message: '' }, profile).message).toBe('This operation is not supported');
   });
+
+  it('cuts a long message between characters, never between the halves of an emoji', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const long = `失${'😀'.repeat(1_000)}`;
+    const toV025 = errorToV025(A2AError.internal(long), profile).message;
+    const fromV025 = errorFromV025({ code: -32603, message: long, data: { detail: long } }, profile);
+    for (const message of [toV025, fromV025.message, fromV025.metadata.detail ?? '']) {
+      expect(message.length).toBeGreaterThan(100);
+      expect(message).not.toMatch(lone);
+      expect(long.startsWith(message)).toBe(true);
+    }
+  });
 });
