@@ -23,8 +23,31 @@ export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   const code = grpcStatusCode(a2a.statusInfo.grpcStatus);
   const metadata = new Metadata();
   const infos = errorInfos(a2a);
-  if (infos.length > 0) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetails(code, a2a.message, infos));
-  return { code, details: a2a.message, metadata };
+  const message = inTrailer(a2a.message);
+  if (infos.length > 0) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetails(code, message, infos));
+  return { code, details: message, metadata };
+}
+
+/** Bytes of UTF-8 of an error's message a gRPC trailer carries. */
+const TRAILER_MESSAGE_BYTES = 1_500;
+
+/**
+ * The message cut to TRAILER_MESSAGE_BYTES of UTF-8 at a character's boundary. It goes into the trailers
+ * twice (`grpc-message` percent-encoded, up to three times its bytes; and base64 in
+ * `grpc-status-details-bin`), and gRPC's C-core clients (Python, C++) refuse metadata past 8 KiB by
+ * default: a long Chinese failure reason (1,000 characters, 3,000 bytes) would fail the call instead of
+ * telling it.
+ */
+function inTrailer(message: string): string {
+  if (Buffer.byteLength(message) <= TRAILER_MESSAGE_BYTES) return message;
+  let bytes = 0;
+  let cut = 0;
+  for (const char of message) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > TRAILER_MESSAGE_BYTES - 3) break;
+    cut += char.length;
+  }
+  return `${message.slice(0, cut)}...`;
 }
 
 /** The answer to a call without acceptable credentials: no ErrorInfo, the scheme is not an A2A error. */

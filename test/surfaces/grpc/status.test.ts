@@ -60,3 +60,17 @@ describe('A2A errors as gRPC statuses', () => {
     expect(answer.metadata?.get(GRPC_STATUS_DETAILS_BIN)).toEqual([]);
   });
 });
+
+describe('a long message in the trailers', () => {
+  it('is cut to 1,500 bytes of UTF-8 at a character, in the status and its details alike, so C-core clients (8 KiB of metadata) can read it', () => {
+    const reason = `部署失败：${'资源创建失败😀'.repeat(150)}`;
+    const answer = toGrpcStatus(A2AError.taskNotFound('t-1', reason));
+    expect(Buffer.byteLength(answer.details)).toBeLessThanOrEqual(1_500);
+    expect(answer.details.endsWith('...')).toBe(true);
+    expect(reason.startsWith(answer.details.slice(0, -3))).toBe(true);
+    expect(answer.details).not.toMatch(/\p{Cs}/u);
+    const details = decodeStatus(answer.metadata.get(GRPC_STATUS_DETAILS_BIN)[0] as Buffer);
+    expect(details.message).toBe(answer.details);
+    expect(toGrpcStatus(A2AError.taskNotFound('t-1', 'short')).details).toBe('short');
+  });
+});
