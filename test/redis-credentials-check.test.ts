@@ -1,33 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { assertRedisTakesCredentials } from '../src/redis-credentials-check.js';
 import { freePort } from './support/free-port.js';
 import { startTestGateway } from './support/gateway.js';
-import { waitUntil } from './support/wait-until.js';
+import { startPasswordRedis, type PasswordRedis } from './support/password-redis.js';
 
 const PASSWORD = 'the-right-redis-password-3f1a';
 const WRONG = 'a-wrong-redis-password-77c2';
 
 describe('a Redis that refuses the configured credentials', () => {
-  let server: ChildProcess;
+  let server: PasswordRedis;
   let port: number;
 
   beforeAll(async () => {
-    port = await freePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], {
-      stdio: 'ignore',
-    });
-    const probe = new Redis({ port, password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-    probe.on('error', () => undefined);
-    await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
-    probe.disconnect();
+    server = await startPasswordRedis(PASSWORD);
+    port = server.port;
   });
-  afterAll(() => {
-    server.kill('SIGKILL');
-  });
+  afterAll(() => server.stop());
 
   const check = (settings: Parameters<typeof defaultConfig>[0]) => assertRedisTakesCredentials(defaultConfig(settings));
 

@@ -7,7 +7,6 @@
  * waited forever. Each command now fails promptly with the refusal, and a Redis that restarts without
  * refusing anything is still ridden out. A redis-server of the test's own, with a password.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
@@ -15,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisTaskAliases } from '../src/core/task-aliases/redis.js';
 import { closeRedis, connectRedis, failQueued, isCredentialsRefusal } from '../src/redis-connection.js';
 import { freePort } from './support/free-port.js';
+import { startPasswordRedis, type PasswordRedis } from './support/password-redis.js';
 import { ownRedis } from './support/redis-server.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -22,7 +22,7 @@ const PASSWORD = 'refused-test-password-3f9a';
 const OTHER_PASSWORD = 'rotated-test-password-b12c';
 
 let port: number;
-let server: ChildProcess;
+let server: PasswordRedis;
 const open: Redis[] = [];
 
 /** How a promise ended, or 'pending' if it has not within `ms`. */
@@ -40,24 +40,10 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<{ o
   }
 }
 
-async function admin(password: string, run: (redis: Redis) => Promise<unknown>): Promise<void> {
-  const redis = new Redis({ port, password, maxRetriesPerRequest: 0, lazyConnect: true });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await run(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
+const admin = (password: string, run: (redis: Redis) => Promise<unknown>) => server.admin(password, run);
 
 /** The password changes and every connection drops: their reconnections offer the old one. */
-async function rotatePassword(): Promise<void> {
-  await admin(PASSWORD, async (redis) => {
-    await redis.config('SET', 'requirepass', OTHER_PASSWORD);
-    await redis.client('KILL', 'TYPE', 'normal');
-  });
-}
+const rotatePassword = () => server.changePassword(PASSWORD, OTHER_PASSWORD);
 
 function connection(options: Parameters<typeof connectRedis>[1] = {}, url = `redis://:${PASSWORD}@127.0.0.1:${port}`): Redis {
   const redis = connectRedis(url, options);
@@ -69,23 +55,15 @@ function connection(options: Parameters<typeof connectRedis>[1] = {}, url = `red
 const refusedOnce = (redis: Redis) => new Promise<void>((resolve) => redis.on('error', (error) => isCredentialsRefusal(error) && resolve()));
 
 beforeAll(async () => {
-  port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], {
-    stdio: 'ignore',
-  });
-  const probe = new Redis({ port, password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
-  probe.disconnect();
+  server = await startPasswordRedis(PASSWORD);
+  port = server.port;
 });
 afterEach(async () => {
   for (const redis of open.splice(0)) redis.disconnect();
   // Back to the configured password, whichever one the server has now.
   await admin(OTHER_PASSWORD, (redis) => redis.config('SET', 'requirepass', PASSWORD)).catch(() => undefined);
 });
-afterAll(() => {
-  server.kill('SIGKILL');
-});
+afterAll(() => server.stop());
 
 describe('a connection whose Redis comes to refuse its credentials', () => {
   it.each([

@@ -4,15 +4,13 @@
  * puts the refused AUTH's arguments, the password, on the error every Redis client of the gateway logs), and URLs written with their credentials
  * (`upstream.url`, `tracing.otlp-endpoint`). The callers' answers carry none either.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
-import { freePort } from '../../support/free-port.js';
 import { startTestGateway } from '../../support/gateway.js';
+import { startPasswordRedis, type PasswordRedis } from '../../support/password-redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { exchange, expectNoLeak } from './support.js';
 
@@ -26,48 +24,23 @@ function logText(lines: unknown[]): string {
 }
 
 describe('a Redis that comes to refuse the configured password', () => {
-  let server: ChildProcess;
-  let port: number;
+  let server: PasswordRedis;
 
   beforeAll(async () => {
-    port = await freePort();
-    server = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', REDIS_PASSWORD],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const probe = new Redis({ port, password: REDIS_PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-    probe.on('error', () => undefined);
-    await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
-    probe.disconnect();
+    server = await startPasswordRedis(REDIS_PASSWORD);
   });
-
-  /** The password changes and every connection drops: the gateway's reconnections offer the old one. */
-  async function changePassword(): Promise<void> {
-    const admin = new Redis({ port, password: REDIS_PASSWORD, maxRetriesPerRequest: 0 });
-    try {
-      await admin.config('SET', 'requirepass', 'another-password');
-      await admin.client('KILL', 'TYPE', 'normal');
-    } finally {
-      admin.disconnect();
-    }
-  }
-  afterAll(() => {
-    server.kill('SIGKILL');
-  });
+  afterAll(() => server.stop());
 
   it('logs what went wrong, never the password, and answers without it', async () => {
     const gateway = await startTestGateway({
       store: 'redis',
-      'redis-url': `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`,
+      'redis-url': server.url(REDIS_PASSWORD),
       'redis-prefix': `log-secrets-${process.pid}:`,
       'push-notifications': true,
       'push-queue': 'redis-streams',
     });
     try {
-      await changePassword();
+      await server.changePassword(REDIS_PASSWORD, 'another-password');
       const answer = await exchange(`${gateway.url}/`, { method: 'POST', headers: V1, body: getTask });
       expect(answer.text).not.toContain(REDIS_PASSWORD);
       expectNoLeak(answer.text, getTask);

@@ -6,12 +6,10 @@
  * until a connection is ready again), so the push queue's stop, and the gateway's close with it, never
  * ended. A redis-server of the test's own, with a password.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../support/free-port.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startPasswordRedis, type PasswordRedis } from '../../support/password-redis.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { exchange } from './support.js';
 
@@ -22,31 +20,14 @@ const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', param
 /** What close() may take: a couple of seconds (no delivery is in flight here). */
 const CLOSE_BOUND_MS = 3_000;
 
-let server: ChildProcess;
-let port: number;
+let server: PasswordRedis;
 
-async function admin(password: string, run: (redis: Redis) => Promise<unknown>): Promise<void> {
-  const redis = new Redis({ port, password, maxRetriesPerRequest: 0, lazyConnect: true });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await run(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function changePassword(): Promise<void> {
-  await admin(PASSWORD, async (redis) => {
-    await redis.config('SET', 'requirepass', OTHER_PASSWORD);
-    await redis.client('KILL', 'TYPE', 'normal');
-  });
-}
+const changePassword = () => server.changePassword(PASSWORD, OTHER_PASSWORD);
 
 function startGateway(): Promise<TestGateway> {
   return startTestGateway({
     store: 'redis',
-    'redis-url': `redis://:${PASSWORD}@127.0.0.1:${port}`,
+    'redis-url': server.url(PASSWORD),
     'redis-prefix': `credentials-refused-${process.pid}:`,
     'push-notifications': true,
     'push-queue': 'redis-streams',
@@ -64,21 +45,12 @@ async function closedWithin(gateway: TestGateway): Promise<number> {
 }
 
 beforeAll(async () => {
-  port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', PASSWORD], {
-    stdio: 'ignore',
-  });
-  const probe = new Redis({ port, password: PASSWORD, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  await waitUntil(async () => (await probe.ping().catch(() => '')) === 'PONG');
-  probe.disconnect();
+  server = await startPasswordRedis(PASSWORD);
 });
 afterEach(async () => {
-  await admin(OTHER_PASSWORD, (redis) => redis.config('SET', 'requirepass', PASSWORD)).catch(() => undefined);
+  await server.admin(OTHER_PASSWORD, (redis) => redis.config('SET', 'requirepass', PASSWORD)).catch(() => undefined);
 });
-afterAll(() => {
-  server.kill('SIGKILL');
-});
+afterAll(() => server.stop());
 
 describe('a gateway whose Redis comes to refuse the configured password', () => {
   it('closes promptly right after the change', async () => {
