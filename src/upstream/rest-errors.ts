@@ -1,7 +1,7 @@
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
-import { a2aReasonCode, agentErrorInfo, fromJsonRpcError } from './upstream-errors.js';
+import { a2aReasonCode, agentErrorInfo, CONTENT_TOO_LARGE, fromJsonRpcError, tooLargeForAgent } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
 import { isRecord } from '../model/json.js';
 
@@ -50,6 +50,8 @@ function fromHttpStatus(status: number, message: string, context: RestErrorConte
       return A2AError.unsupportedOperation(said ?? 'The upstream agent does not support this operation');
     case 415:
       return A2AError.contentTypeNotSupported(said ?? 'The upstream agent does not accept this content type');
+    case CONTENT_TOO_LARGE:
+      return tooLargeForAgent();
     default:
       return new A2AError(ErrorCode.Internal, said ?? `The upstream agent answered HTTP ${status}`, { agentHttpStatus: status });
   }

@@ -1,10 +1,10 @@
 import {
   A2AError,
   ERROR_DOMAIN,
+  ErrorCode,
   GATEWAY_FAILURES,
   codeOfReason,
   type A2AErrorOptions,
-  type ErrorCode,
   type ErrorInfo,
   type FieldViolation,
 } from '../model/index.js';
@@ -119,6 +119,25 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
   const message = typeof error.message === 'string' ? sanitizeUpstreamText(error.message, secrets) : '';
   const details = Array.isArray(error.data) ? error.data : [];
   return new A2AError(code, message || 'The upstream agent reported an error', fromErrorDetails(details, secrets));
+}
+
+/** HTTP 413 Content Too Large: the agent would not take a request of this size. */
+export const CONTENT_TOO_LARGE = 413;
+
+/**
+ * An agent that refused the request as too large (HTTP 413; a2a-js's express servers take 100 kB of
+ * body by default) answered about the caller's request, not about itself: `-32602` InvalidParams
+ * (reason `INVALID_PARAMS`, HTTP+JSON 400, gRPC `INVALID_ARGUMENT`), in words the caller can act on;
+ * not the agent's fault (`-32006`, HTTP 500, which clients may send again as it is). InvalidParams
+ * rather than `-32600`: the envelope was fine, what it carried was too much for this agent, and its
+ * ErrorInfo reason is one every binding's client reads (a2a-js 1.x: RequestMalformedError).
+ */
+export function tooLargeForAgent(): A2AError {
+  return new A2AError(
+    ErrorCode.InvalidParams,
+    'The upstream agent refused the request as too large (HTTP 413): send a smaller message (less text, fewer or smaller files, less metadata)',
+    { agentHttpStatus: CONTENT_TOO_LARGE },
+  );
 }
 
 export interface AbortSources {

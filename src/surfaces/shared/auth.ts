@@ -6,6 +6,7 @@ import { clientNameOf } from '../../config/named-secrets.js';
 import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';
 import type { GatewayEnv } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
+import { isRestPath, restUnauthenticated } from '../v1/rest-status.js';
 import { createIntrospectedCallers, type IntrospectedCallers } from './introspected-callers.js';
 import { createJwtCallers, looksLikeJwt, type JwtCallers } from './jwt-callers.js';
 import { principalOf } from './principal.js';
@@ -147,9 +148,10 @@ export function admitsCaller(headers: Headers, creds: CallerAuth): boolean | Pro
 }
 
 /**
- * Gate for A2A routes: when any scheme is configured, one of them must match, else 401
- * `{"error":"Unauthorized"}` without WWW-Authenticate (as iac-code answers). Sets `c.var.principal`
- * (and `c.var.client` for a named credential).
+ * Gate for A2A routes: when any scheme is configured, one of them must match, else 401 without
+ * WWW-Authenticate (as iac-code answers): on the HTTP+JSON binding's paths in its error form, a
+ * google.rpc.Status `UNAUTHENTICATED` (which a2a-js 1.x reads), elsewhere (the cards, the agent's own
+ * routes) `{"error":"Unauthorized"}`. Sets `c.var.principal` (and `c.var.client` for a named credential).
  */
 export function requireCredentials(creds: CallerAuth): MiddlewareHandler<GatewayEnv> {
   if (!authEnabled(creds)) {
@@ -161,7 +163,7 @@ export function requireCredentials(creds: CallerAuth): MiddlewareHandler<Gateway
   return async (c, next) => {
     const caller = await authenticate(c.req.raw.headers, creds);
     if (caller === undefined) {
-      return unauthorized();
+      return isRestPath(c.req.path) ? restUnauthenticated() : unauthorized();
     }
     admitCaller(c, caller);
     await next();

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { A2AError, toRestError } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
+import { restStatus } from '../v1/rest-status.js';
 
 /** The request target as the client sent it; @hono/node-server resolves dot segments before routing. */
 function rawPath(c: Context<GatewayEnv>): string {
@@ -13,12 +14,13 @@ function rawPath(c: Context<GatewayEnv>): string {
   return end < 0 ? path : path.slice(0, end);
 }
 
-const NOT_FOUND = JSON.stringify({ error: 'Not Found' });
-
 function badPath(description: string): Response {
   const { status, body } = toRestError(A2AError.invalidParams(`Invalid path: ${description}`, [{ field: 'path', description }]));
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
+
+/** A path with a dot segment names no route: 404 as a google.rpc.Status, the form of the guard's 400s. */
+const notFound = (): Response => restStatus(404, 'NOT_FOUND', 'Not Found: a path with a `.` or `..` segment names no route');
 
 /**
  * Refuses request paths that would reach another route than the one they name: a `.` or `..`
@@ -38,9 +40,7 @@ export function pathGuard(): MiddlewareHandler<GatewayEnv> {
           return badPath('malformed percent-encoding');
         }
         if (decoded.includes('\u0000')) return badPath('NUL in the path');
-        if (decoded === '.' || decoded === '..') {
-          return new Response(NOT_FOUND, { status: 404, headers: { 'content-type': 'application/json' } });
-        }
+        if (decoded === '.' || decoded === '..') return notFound();
       }
     }
     await next();

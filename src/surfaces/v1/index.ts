@@ -24,7 +24,8 @@ export function mountV1Surface(app: Hono<GatewayEnv>, deps: V1SurfaceDeps): void
   app.get(AGENT_CARD_PATH, auth, agentCardHandler(deps.cards, deps.options, deps.signer));
   if (deps.agentRoutes) mountAgentRoutes(app, deps.agentRoutes, auth, deps.agentRouteScope);
   const rest = restHandler(deps);
-  app.on(['GET', 'POST', 'DELETE'], '/*', async (c, next) => {
+  // Every method: one the binding's paths do not take is its 405 (with `Allow`), not the app's 404.
+  app.all('/*', async (c, next) => {
     if (!isRestPath(c.req.path)) return next();
     let answer: Response | void = undefined;
     const refused = await auth(c, async () => {

@@ -8,17 +8,10 @@ import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
 import type { V1Method } from '../shared/operations.js';
 import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
+import { restMethodNotAllowed, restRouteNotFound } from './rest-status.js';
 import { checkV1Version } from './version.js';
 
-const REST_PATH = /^(?:\/[^/]+)?\/(?:message:send|message:stream|tasks(?:\/.*)?|extendedAgentCard)$/;
-
-/**
- * Whether a path belongs to the HTTP+JSON binding (optionally under a `/{tenant}` segment); the
- * handler itself then tells the routes apart (ids may contain `:`). Checked here rather than as Hono
- * route patterns: `/:tenant/message:send` is a pattern Hono's RegExpRouter refuses, and one such route
- * puts every request of the app on the slower TrieRouter.
- */
-export const isRestPath = (pathname: string): boolean => REST_PATH.test(pathname);
+export { isRestPath } from './rest-status.js';
 
 type QueryType = 'int' | 'bool' | 'string';
 
@@ -189,7 +182,9 @@ interface RestCall {
  * The A2A 1.0 HTTP+JSON binding, each route also under a `/{tenant}` prefix (passed on as `tenant`).
  * Bodies are JSON and must say so (`application/json` or `application/a2a+json`, else 415; an empty body
  * needs no type);
- * errors are google.rpc.Status with the matching HTTP status; streams are SSE of bare StreamResponses.
+ * errors are google.rpc.Status with the matching HTTP status, a path of the binding that names no route
+ * (404 `NOT_FOUND`) and a route asked with another method (405 `UNIMPLEMENTED`, with `Allow`) included;
+ * streams are SSE of bare StreamResponses.
  */
 export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
   const { options } = deps;
@@ -215,16 +210,12 @@ export function restHandler(deps: V1SurfaceDeps): Handler<GatewayEnv> {
     (c) => v1OperationEnv(deps, () => publicBaseUrl(c.req.raw, options.publicUrl)),
     withFields(options, { shutdown: deps.shutdown }),
   );
-  return async (c, next) => {
+  return async (c) => {
     const url = new URL(c.req.url);
     const found = lookup(c.req.method, url.pathname);
-    if (!found) return next();
-    if ('allowed' in found) {
-      return new Response(JSON.stringify({ error: 'Method Not Allowed' }), {
-        status: 405,
-        headers: withFields(JSON_HEADERS, { allow: found.allowed.join(', ') }),
-      });
-    }
+    // Only the binding's paths come here (isRestPath): one that names no route is the binding's 404.
+    if (!found) return restRouteNotFound();
+    if ('allowed' in found) return restMethodNotAllowed(found.allowed);
     const call: RestCall = { match: found.match, url };
     return runCall(c, edge, call, found.match.route.operation, (open) => serve(call, c, open));
   };

@@ -1,5 +1,5 @@
 /**
- * Paths route only to what they name: dot segments (plain or percent-encoded) are a 404 instead of
+ * Paths route only to what they name: dot segments (plain or percent-encoded) are a 404 (google.rpc.Status) instead of
  * being resolved into another route, NUL and malformed percent-encoding are a 400, and a tenant
  * prefix follows the id rule (letters, digits, `_ . : -`, at most 128), else the path is not a route.
  * Sent with node:http, which (unlike fetch) sends the path exactly as written.
@@ -53,8 +53,11 @@ describe('dot segments are not resolved into another route', () => {
     '/tenant/%2e%2e/tasks',
     '/tasks/%2e%2e',
     '/x/%2e%2e/.well-known/agent-card.json',
-  ])('GET %s is 404', async (path) => {
-    expect(await raw('GET', path)).toEqual({ status: 404, json: { error: 'Not Found' } });
+  ])("GET %s is 404, a google.rpc.Status like the guard's 400s", async (path) => {
+    expect(await raw('GET', path)).toEqual({
+      status: 404,
+      json: { error: expect.objectContaining({ code: 404, status: 'NOT_FOUND', details: [] }) },
+    });
   });
 
   it('POST /%2e%2e/message:send is 404, not a sent message', async () => {
@@ -79,9 +82,12 @@ describe('tenants follow the id rule', () => {
   });
 
   it.each(['x'.repeat(129), 'x'.repeat(5_000), 'a%20b', 'caf%C3%A9', 'a%2Fb', '%3Cscript%3E', 'a!b'])(
-    '/%s/tasks is not a route (404)',
+    "/%s/tasks is not a route (404, in the HTTP+JSON binding's google.rpc.Status)",
     async (tenant) => {
-      expect(await raw('GET', `/${tenant}/tasks`)).toEqual({ status: 404, json: { error: 'Not Found' } });
+      expect(await raw('GET', `/${tenant}/tasks`)).toEqual({
+        status: 404,
+        json: { error: expect.objectContaining({ code: 404, status: 'NOT_FOUND' }) },
+      });
     },
   );
 

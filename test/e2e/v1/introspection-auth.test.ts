@@ -110,7 +110,9 @@ describe(`auth.introspection in front of the ${upstream.name}`, () => {
       body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } }),
     });
     expect(response.status).toBe(401);
-    expect(await response.text()).toBe('{"error":"Unauthorized"}');
+    expect(await response.json()).toEqual({
+      error: { code: 401, status: 'UNAUTHENTICATED', message: 'Unauthorized: valid credentials are required', details: [] },
+    });
     const grpc = await grpcTransport(gateway, { authorization: 'Bearer opaque-alice-1' });
     expect(await grpcFailureOf(grpc.sendMessage(sendRequest('x'), wire({ authorization: 'Bearer opaque-carol' })))).toMatchObject({
       status: status.UNAUTHENTICATED,

@@ -160,7 +160,12 @@ describe(`auth.jwt in front of the ${upstream.name}`, () => {
         body,
       });
       expect(response.status).toBe(401);
-      expect(await response.text()).toBe('{"error":"Unauthorized"}');
+      // JSON-RPC keeps its plain 401 body; HTTP+JSON answers in its own error form, a google.rpc.Status.
+      expect(await response.text()).toBe(
+        path === '/'
+          ? '{"error":"Unauthorized"}'
+          : '{"error":{"code":401,"status":"UNAUTHENTICATED","message":"Unauthorized: valid credentials are required","details":[]}}',
+      );
     }
     expect(
       gateway
