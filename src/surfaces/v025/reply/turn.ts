@@ -59,7 +59,9 @@ export async function* replyEvents(
       lastState = eventTaskState(next.value) ?? lastState;
       yield* reply.push(next.value);
       if (reply.done) return;
-      if (answersAtInterruption && lastState !== undefined && isInterruptedState(lastState)) {
+      // Only a status update says the agent now waits: a follow-up's stream may open with the task as it
+      // stood, waiting on the question this message answers.
+      if (answersAtInterruption && 'statusUpdate' in next.value && isInterruptedState(next.value.statusUpdate.status.state)) {
         yield* reply.close();
         return;
       }

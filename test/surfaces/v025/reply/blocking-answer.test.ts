@@ -39,3 +39,17 @@ describe('a blocking caller (message/send) of an agent that waits on auth-requir
     expect(out).toHaveLength(2);
   });
 });
+
+describe('a blocking caller (message/send) of a follow-up whose stream opens with the task still waiting on the question', () => {
+  it('is answered at the end of the turn, not at the opening Task', async () => {
+    async function* followUp(): AsyncGenerator<StreamResponse> {
+      yield { task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } };
+      yield status('TASK_STATE_WORKING', 'Deploying to hangzhou.');
+      yield status('TASK_STATE_COMPLETED');
+    }
+    const out = [];
+    for await (const event of replyEvents(followUp(), createTurnReply(options(spec)), { answersAtInterruption: true })) out.push(event);
+    expect(shape(out).at(-1)).toBe('status:completed:final');
+    expect(JSON.stringify(out)).toContain('Deploying to hangzhou.');
+  });
+});
