@@ -102,3 +102,16 @@ function newInWhole(text: string, key: string, before: string | undefined, state
   if (added !== undefined) return { text: lineStart(added), state: goesOn ? withFields(state, { breakPending: true }) : state };
   return { text, state: goesOn ? withFields(state, { breakPending: true }) : state };
 }
+
+/**
+ * A snapshot holds every artifact of the task, its earlier turns' too (a non-streaming agent returns them
+ * all): one of them grown shows what this turn added (artifacts.ts). Only for a snapshot: an agent that
+ * streams an artifact of an earlier turn's id again says it anew.
+ */
+export function knowEarlierArtifacts(state: ReplyState, options: ReplyOptions): void {
+  const known = state.artifactParts as Map<string, readonly Part[]>;
+  for (const artifact of options.earlierArtifacts ?? []) {
+    const key = `a:${artifact.artifactId}`;
+    if (!known.has(key)) known.set(key, [...artifact.parts]);
+  }
+}

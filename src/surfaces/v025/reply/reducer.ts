@@ -4,7 +4,6 @@ import {
   isExplainedState,
   isTerminalState,
   type Message,
-  type Part,
   type StreamResponse,
   type Task,
   type TaskArtifactUpdateEvent,
@@ -19,10 +18,10 @@ import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
 import { failureReason } from './words.js';
 import { collectCommands } from './commands.js';
-import { upstreamArtifactEvents } from './artifacts.js';
+import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
-import { renderParts } from './render-parts.js';
 import { showText } from './reply-artifact.js';
+import { afterArtifact, beforeArtifact, holding, holdsProgress, withProgressShown, type ShowStatus } from './open-artifact.js';
 import {
   addedToShown,
   addedToRunning,
@@ -36,7 +35,7 @@ import {
 } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
-import { endsCallerTurn, finish, inReply, messageText, start, statusUpdate } from './turn-bounds.js';
+import { endsCallerTurn, finish, inReply, messageEdges, messageText, start, statusUpdate } from './turn-bounds.js';
 import { withToolNoted } from './unsaid-end.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
@@ -54,7 +53,8 @@ export interface ReplyStep {
  * (working chunks and the final message of any state), a direct Message's text and every artifact's
  * content, minus what the rules in rules.ts recognise as repeats. Text of different messages, or
  * text after a tool call or an artifact, starts on a new line. Nothing is held back (but the text of
- * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts): a chunk is sent
+ * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts, and progress sent
+ * inside a streamed artifact's text: open-artifact.ts): a chunk is sent
  * when its event arrives, and the reply artifact is closed by a `lastChunk: true` chunk carrying the
  * turn's last new text, or nothing.
  */
@@ -64,7 +64,8 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
   // The agent said something after a Task that would have ended the turn: it goes on with it. (iac-code's
   // empty `{}` after a permission answer says nothing.)
   const going = state.heldTask && saysSomething(event) ? withFields(state, { heldTask: undefined }) : state;
-  const collected = collectCommands(going, event, options);
+  const ready = 'statusUpdate' in event || 'artifactUpdate' in event ? going : withProgressShown(going, showing(out, options));
+  const collected = collectCommands(ready, event, options);
   const next = apply(collected, event, out, options);
   return { state: next, events: out };
 }
@@ -76,7 +77,7 @@ const saysSomething = (event: StreamResponse): boolean =>
 export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
   const out: V025StreamEvent[] = [];
-  const ready = withHeldShown(state, out, options);
+  const ready = withHeldShown(withProgressShown(state, showing(out, options)), out, options);
   if (ready.heldTask) return { state: onTask(withFields(ready, { heldTask: undefined }), ready.heldTask, out, options), events: out };
   return { state: finish(ready, ready.lastStatus, undefined, undefined, out, options), events: out };
 }
@@ -122,10 +123,17 @@ function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[],
 }
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  if (holdsProgress(state, event, options)) return holding(state, event);
+  const shown = withProgressShown(state, showing(out, options));
   const envelopes = event.status.message ? undefined : pipelineEnvelopes(event.metadata);
-  if (envelopes) return onPipelineStatus(state, event, envelopes, out, options);
-  const ready = endsCallerTurn(event.status.state, options) ? withHeldShown(state, out, options) : state;
+  if (envelopes) return onPipelineStatus(shown, event, envelopes, out, options);
+  const ready = endsCallerTurn(event.status.state, options) ? withHeldShown(shown, out, options) : shown;
   return onPlainStatus(ready, event, out, options);
+}
+
+/** Working messages held while the reply stood inside an open artifact, shown as any status message is (open-artifact.ts). */
+function showing(out: V025StreamEvent[], options: ReplyOptions): ShowStatus {
+  return (state, event) => onPlainStatus(state, event, out, options);
 }
 
 /** A piece of a pipeline update as the working message it reads like. */
@@ -191,11 +199,14 @@ function onPlainStatus(
   facadeWords = false,
 ): ReplyState {
   const { status, metadata } = event;
-  let next: ReplyState = withFields(start(state, event, out, options), { lastStatus: status });
   const final = endsCallerTurn(status.state, options);
   const question = status.message ? undefined : pendingPermission(metadata);
   const said = question ? permissionPromptText(question, options.words) : messageText(status.message, options);
   const text = inReply(status.state, options) ? said : '';
+  // A file, a link or data at either end of a message stands on lines of its own, also across messages.
+  const edges = messageEdges(question ? undefined : status.message, options);
+  const opens = text !== '' && edges.opens;
+  let next: ReplyState = withFields(start(state, event, out, options), opens ? { lastStatus: status, breakPending: true } : { lastStatus: status });
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
   // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
   const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
@@ -223,6 +234,7 @@ function onPlainStatus(
   }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
+  if (!nothingNew && edges.closes) next = withFields(next, { breakPending: true });
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).
     out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));
@@ -237,7 +249,8 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
   // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's
   // block. Behind files still held it waits too, so that files are shown in the order they came.
   if (!holdsNothing(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
-  return upstreamArtifactEvents(next, event, out, options);
+  const show = showing(out, options);
+  return afterArtifact(upstreamArtifactEvents(beforeArtifact(next, event, show), event, out, options), event, show, options);
 }
 
 /**
@@ -260,23 +273,10 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
   return next;
 }
 
-/**
- * A snapshot holds every artifact of the task, its earlier turns' too (a non-streaming agent returns them
- * all): one of them grown shows what this turn added (artifacts.ts). Only for a snapshot: an agent that
- * streams an artifact of an earlier turn's id again says it anew.
- */
-function knowEarlierArtifacts(state: ReplyState, options: ReplyOptions): void {
-  const known = state.artifactParts as Map<string, readonly Part[]>;
-  for (const artifact of options.earlierArtifacts ?? []) {
-    const key = `a:${artifact.artifactId}`;
-    if (!known.has(key)) known.set(key, [...artifact.parts]);
-  }
-}
-
 /** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */
 function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (!state.started && options.profile.options.directMessageAs === 'message') {
-    const rendered = options.renderParts === 'text' ? withFields(message, { parts: [{ text: renderParts(message.parts, options) }] }) : message;
+    const rendered = options.renderParts === 'text' ? withFields(message, { parts: [{ text: messageText(message, options) }] }) : message;
     out.push(messageToV025(rendered, options.profile));
     return withFields(state, { done: true });
   }
@@ -290,6 +290,7 @@ function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], 
     return finish(next, { state: 'TASK_STATE_COMPLETED' }, undefined, nothingNew ? undefined : { text, key }, out, options);
   }
   if (!nothingNew) next = showText(next, text, key, false, out, options);
+  if (!nothingNew && messageEdges(message, options).closes) next = withFields(next, { breakPending: true });
   if (others.length > 0) {
     const artifact = { artifactId: options.newId(), parts: others };
     next = upstreamArtifactEvents(next, { taskId: next.taskId, contextId: next.contextId, artifact, lastChunk: true }, out, options);

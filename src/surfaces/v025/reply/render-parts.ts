@@ -1,4 +1,6 @@
 import { partKind, type Part } from '../../../model/index.js';
+import { inCode, NO_CODE, scanCode } from './code-spans.js';
+import { carriesOn, type Before } from './running-text.js';
 
 /**
  * Parts as the text a text-only 0.2.5 caller (Bailian renders `text/plain` only) can show. Nothing
@@ -150,18 +152,48 @@ export function startsLineAfter(previous: Part | undefined, next: Part | undefin
 }
 
 /**
- * The parts of one message or artifact as one text: text parts run together (they are pieces of one
- * text), every other part stands on lines of its own.
+ * The parts of one artifact as one text: text parts run together (an artifact's text parts are pieces of
+ * one text: the agent's SDK appends an appended chunk's parts to the stored artifact), every other part
+ * stands on lines of its own.
  */
 export function renderParts(parts: readonly Part[], options: RenderOptions): string {
+  return joinRendered(parts, options, false);
+}
+
+/**
+ * The parts of one message as one text: every part that is not text stands on lines of its own, as in an
+ * artifact; text parts meet as two working messages do (running-text.ts): an agent may put its paragraphs
+ * in parts of their own ("First part.", "Second part."), or a text cut in pieces ("Deploy", "ing"). Inside
+ * code they always run together.
+ */
+export function renderMessageParts(parts: readonly Part[], options: RenderOptions): string {
+  return joinRendered(parts, options, true);
+}
+
+/** Whether the first and the last part that say something are not text: such a message stands on lines of its own. */
+export function partEdges(parts: readonly Part[]): { opens: boolean; closes: boolean } {
+  // Every part that is not text renders to something (at least a file's name); an empty text part says nothing.
+  const saying = parts.filter((part) => part.text !== '');
+  return { opens: saying.length > 0 && saying[0]?.text === undefined, closes: saying.length > 0 && saying.at(-1)?.text === undefined };
+}
+
+function joinRendered(parts: readonly Part[], options: RenderOptions, running: boolean): string {
   let out = '';
   let previousWasText = true;
+  let code = NO_CODE;
+  let before: Before | undefined;
   for (const part of parts) {
     const isText = part.text !== undefined;
     const text = renderPart(part, options);
     if (text === '') continue;
-    const needsBreak = out !== '' && !out.endsWith('\n') && (!isText || !previousWasText);
-    out += needsBreak ? `\n${text}` : text;
+    const afterPart = !isText || !previousWasText;
+    const breaks = afterPart || (running && !inCode(code) && !carriesOn(out.charAt(out.length - 1), text, before));
+    const piece = out !== '' && !out.endsWith('\n') && breaks ? `\n${text}` : text;
+    if (running) {
+      before = isText ? { text } : undefined;
+      code = scanCode(code, piece);
+    }
+    out += piece;
     previousWasText = isText;
   }
   return out;

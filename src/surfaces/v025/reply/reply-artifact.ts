@@ -1,7 +1,8 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
 import { scanCode } from './code-spans.js';
 import { notePiece } from './pieces.js';
-import { denseLength, separatorBefore, startsSegment } from './rules.js';
+import { denseLength, startsSegment } from './rules.js';
+import { separatorBefore } from './running-text.js';
 import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource } from './state.js';
 import { withFields } from '../../../model/index.js';
 

@@ -3,6 +3,7 @@ import { isExplainedState, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { inCode } from './code-spans.js';
 import { firstPieceFrom } from './pieces.js';
+import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
 import { isArtifactKey, type ReplyState } from './state.js';
 
 /**
@@ -219,42 +220,6 @@ export function closesWithToken(text: string, state: ReplyState): boolean {
 
 /** Whether text under `key` continues the current segment, or starts a new one. */
 export const startsSegment = (key: string, state: ReplyState): boolean => key !== state.segmentKey || state.breakPending;
-
-const SPACE = /\s/;
-/** Characters that carry on what comes before them: a comma, a full stop, a closing bracket or quote. */
-const CARRIES_ON = /^[,.;:!?%)\]}'"\u2019\u201d\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u2026]/u;
-const ENDS_SENTENCE = /[.!?:\u2026]/u;
-/** Chinese and Japanese need no break between sentences: the next one carries on unless it is in Latin script. */
-const ENDS_CJK_SENTENCE = /[\u3002\uff01\uff1f\uff1a]/u;
-const LOWER_OR_DIGIT = /[\p{Ll}\d]/u;
-const LOWER = /\p{Ll}/u;
-const UPPER = /\p{Lu}/u;
-
-/**
- * Whether a working message carries on the sentence the one before it left (`last` is its last character):
- * agents that stream their answer a few tokens at a time in messages of their own (each with its own id)
- * split words, numbers and code anywhere. A message that starts with white space or punctuation, or follows
- * some, carries on; after the end of a Latin sentence only a lower-case word or a number does; a capital after
- * a lower-case letter starts a new message ("Searching flights" then "Found 3"). Inside code nothing
- * starts a line (separatorBefore): an identifier split there is still one identifier.
- */
-export function carriesOn(last: string, text: string): boolean {
-  const first = text.charAt(0);
-  if (SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
-  if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
-  if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
-  return !(LOWER.test(last) && UPPER.test(first));
-}
-
-/**
- * A new segment after shown text starts on a new line, so two messages' sentences do not run together;
- * but a working message that carries on the agent's running text goes on where it left off.
- */
-export function separatorBefore(text: string, state: ReplyState, flows = false): string {
-  if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
-  if (flows && state.segmentFlows && !state.breakPending && (inCode(state.code) || carriesOn(state.shownLast, text))) return '';
-  return '\n';
-}
 
 /**
  * States whose status message is the agent's ANSWER. In the others (model/task.ts: failure, cancellation,

@@ -1,4 +1,4 @@
-import type { Artifact, Part, Task, TaskStatus } from '../../../model/index.js';
+import type { Artifact, Part, Task, TaskStatus, TaskStatusUpdateEvent } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
@@ -92,6 +92,10 @@ export interface ReplyState {
   readonly heldTask?: Task;
   /** iac-code pipeline mode: the text and files of candidates still writing, shown when each ends (pipeline-text.ts). */
   readonly pipelineHeld: PipelineHold;
+  /** The upstream artifact (`a:<id>`) the reply stands in, whose last chunk has not come yet (open-artifact.ts). */
+  readonly openArtifact?: string;
+  /** Working messages that came while the reply stood inside that artifact's text, shown after it (open-artifact.ts). */
+  readonly heldProgress: readonly TaskStatusUpdateEvent[];
 }
 
 /** A fresh state for one turn (its segment set is its own). */
@@ -118,4 +122,5 @@ export const initialReplyState = (): ReplyState => ({
   toolsFailed: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,
+  heldProgress: [],
 });

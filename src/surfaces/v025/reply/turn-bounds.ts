@@ -1,9 +1,9 @@
 import { withFields, endsTurn, isActiveState, type Message, type Task, type TaskState, type TaskStatus } from '../../../model/index.js';
 import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
-import { defined, joinText, statusToV025 } from '../../../translate/index.js';
+import { defined, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { attachCommands } from './commands.js';
-import { renderParts } from './render-parts.js';
+import { partEdges, renderMessageParts } from './render-parts.js';
 import { replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
@@ -41,11 +41,19 @@ export function start(
   return withFields(state, { started: true, taskId, contextId });
 }
 
-/** Text for the reply: agent messages only (a user message echoed back is not the agent's word). */
+/**
+ * Text for the reply: agent messages only (a user message echoed back is not the agent's word). Its text
+ * parts meet as two working messages do (render-parts.ts); under `native` its other parts are not text.
+ */
 export function messageText(message: Message | undefined, options: ReplyOptions): string {
   if (!message || message.role !== 'ROLE_AGENT') return '';
-  return options.renderParts === 'text' ? renderParts(message.parts, options) : joinText(message.parts);
+  const parts = options.renderParts === 'text' ? message.parts : message.parts.filter((part) => part.text !== undefined);
+  return renderMessageParts(parts, options);
 }
+
+/** Whether a message's text (as messageText gives it) opens and closes with a part that is not text, which stands on lines of its own. */
+export const messageEdges = (message: Message | undefined, options: ReplyOptions): { opens: boolean; closes: boolean } =>
+  message && message.role === 'ROLE_AGENT' && options.renderParts === 'text' ? partEdges(message.parts) : { opens: false, closes: false };
 
 export function statusUpdate(
   state: ReplyState,

@@ -1,0 +1,59 @@
+import { withFields, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
+import { inCode } from './code-spans.js';
+import type { ReplyOptions, ReplyState } from './state.js';
+
+/**
+ * An artifact streamed in chunks (`append: true`) is one text; an agent may send progress messages between
+ * its chunks ("Progress 1." while it writes a template). Shown as they come, they would cut the artifact's
+ * text where the chunk stopped: inside a line of code, inside a word. So, under `single` (the reply is one
+ * text), while the reply stands inside an open artifact's text (its last chunk has not come) in the middle
+ * of a line or inside Markdown code, working messages are held, in order, and shown once it stops at a
+ * line's end outside code, its last chunk comes, or anything else comes (another artifact, a status that is
+ * not a working message, the turn's end). An artifact that stops at a line's end outside code is prose (or
+ * code the facade cannot tell from it): a progress line between its lines is shown when it comes, so no
+ * text waits on an artifact that never says it is done.
+ */
+
+/** Shows a status update as the reducer does (reducer.ts, onPlainStatus). */
+export type ShowStatus = (state: ReplyState, event: TaskStatusUpdateEvent) => ReplyState;
+
+/** Whether the reply stands inside the text of an open artifact, where a line of progress would cut it. */
+function insideOpenArtifact(state: ReplyState): boolean {
+  const { openArtifact, segmentKey, breakPending } = state;
+  return openArtifact !== undefined && openArtifact === segmentKey && !breakPending && (inCode(state.code) || state.shownLast !== '\n');
+}
+
+/** Whether a status update is a working message to hold until the open artifact's text stops (behind any held already). */
+export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
+  const { message } = event.status;
+  if (options.replyArtifacts !== 'single' || event.status.state !== 'TASK_STATE_WORKING' || message?.role !== 'ROLE_AGENT') return false;
+  return state.heldProgress.length > 0 || insideOpenArtifact(state);
+}
+
+export const holding = (state: ReplyState, event: TaskStatusUpdateEvent): ReplyState =>
+  withFields(state, { heldProgress: [...state.heldProgress, event] });
+
+/** The held working messages, shown in the order they came (the open artifact is no longer the place to hold them). */
+export function withProgressShown(state: ReplyState, show: ShowStatus): ReplyState {
+  if (state.heldProgress.length === 0) return state;
+  let next: ReplyState = withFields(state, { heldProgress: [], openArtifact: undefined });
+  for (const event of state.heldProgress) next = show(next, event);
+  return next;
+}
+
+/** Before an artifact's update: anything but the open artifact's next chunk shows what was held first, as it came before it. */
+export const beforeArtifact = (state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowStatus): ReplyState =>
+  event.append === true && state.openArtifact === `a:${event.artifact.artifactId}` ? state : withProgressShown(state, show);
+
+/**
+ * After an artifact's update: open while it is streamed (an appended chunk, or one that says `lastChunk:
+ * false`) until its last chunk; what was held is shown once the reply is no longer inside it. A whole
+ * artifact that says nothing of its last chunk is not open: a first chunk reads so too (an a2a-js agent leaves
+ * `lastChunk: false` out), but most such artifacts are whole, and a progress line after one must not wait.
+ */
+export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowStatus, options: ReplyOptions): ReplyState {
+  const streamed = event.lastChunk === false || (event.append === true && event.lastChunk !== true);
+  const open = options.replyArtifacts === 'single' && streamed ? `a:${event.artifact.artifactId}` : undefined;
+  const next = open === state.openArtifact ? state : withFields(state, { openArtifact: open });
+  return insideOpenArtifact(next) ? next : withProgressShown(next, show);
+}

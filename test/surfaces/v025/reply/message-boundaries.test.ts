@@ -1,0 +1,121 @@
+/**
+ * Where one agent message meets the next, as a Bailian user reads it (text/plain only): a file, a link or
+ * data between messages stands on lines of its own; whole progress messages, each its own id, start lines
+ * of their own, while a model's tokens still run together as it wrote them; the text parts of one message
+ * meet as two messages do, and an artifact's text parts stay joined exactly.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../../src/model/index.js';
+import { artifact, readText, run, status, submitted } from './support.js';
+
+const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
+const withParts = (state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED', parts: Record<string, unknown>[], messageId: string): StreamResponse => ({
+  statusUpdate: { taskId: 'T', contextId: 'C', status: { state, message: { messageId, role: 'ROLE_AGENT', parts } } },
+});
+const done = status('TASK_STATE_COMPLETED');
+const read = (events: StreamResponse[]): string => readText(run([submitted, ...events, done]));
+
+const data = { data: { step: 1 } };
+const DATA = '```json\n{\n  "step": 1\n}\n```';
+const file = (name: string) => ({ raw: Buffer.from(`content of ${name}\n`).toString('base64'), filename: name, mediaType: 'text/plain' });
+const FILE = (name: string) => `${name}\n\`\`\`hcl\ncontent of ${name}\n\`\`\``;
+const link = { url: 'https://example.com/x.pdf', filename: 'x.pdf', mediaType: 'application/pdf' };
+
+describe('a file, a link or data in working messages between text messages', () => {
+  it('stands on lines of its own, and the text after it starts a new line', () => {
+    const events = [
+      status('TASK_STATE_WORKING', 'Calling the tool', {}, 'w0'),
+      withParts('TASK_STATE_WORKING', [data], 'w1'),
+      withParts('TASK_STATE_WORKING', [file('main.tf')], 'w2'),
+      withParts('TASK_STATE_WORKING', [file('vars.tf')], 'w3'),
+      status('TASK_STATE_WORKING', 'and then', {}, 'w4'),
+      withParts('TASK_STATE_WORKING', [link], 'w5'),
+      status('TASK_STATE_WORKING', 'more text', {}, 'w6'),
+      withParts('TASK_STATE_COMPLETED', [{ text: 'Done.' }, data], 'end'),
+    ];
+    const expected = [
+      'Calling the tool',
+      DATA,
+      FILE('main.tf'),
+      FILE('vars.tf'),
+      'and then',
+      'x.pdf: https://example.com/x.pdf',
+      'more text',
+      'Done.',
+      DATA,
+    ];
+    expect(readText(run([submitted, ...events]))).toBe(expected.join('\n'));
+  });
+
+  it('two data parts in a row open two blocks, not "``````json"', () => {
+    expect(read([withParts('TASK_STATE_WORKING', [data], 'a'), withParts('TASK_STATE_WORKING', [data], 'b')])).toBe(`${DATA}\n${DATA}`);
+  });
+
+  it('a message that opens or closes with one: the part on its own lines, its text as it came', () => {
+    const events = [
+      status('TASK_STATE_WORKING', 'Looking', {}, 'w0'),
+      withParts('TASK_STATE_WORKING', [link, { text: 'is the report' }], 'w1'),
+      withParts('TASK_STATE_WORKING', [{ text: ' and' }, link], 'w2'),
+      status('TASK_STATE_WORKING', 'its copy', {}, 'w3'),
+    ];
+    const url = 'x.pdf: https://example.com/x.pdf';
+    expect(read(events)).toBe(`Looking\n${url}\nis the report and\n${url}\nits copy`);
+  });
+});
+
+describe('whole progress messages, each its own id', () => {
+  it('start lines of their own: capitals that open words, list items, status marks, lines that open alike', () => {
+    expect(read(working(['Creating VPC', 'Creating ECS', 'Creating RDS', 'All resources created.']))).toBe(
+      'Creating VPC\nCreating ECS\nCreating RDS\nAll resources created.',
+    );
+    expect(read(working(['Here are the steps', '1. Create the VPC', '2. Create the vSwitch', '- check the quota', '• done']))).toBe(
+      'Here are the steps\n1. Create the VPC\n2. Create the vSwitch\n- check the quota\n• done',
+    );
+    expect(read(working(['VPC created', '✅ ECS created', '⚠️ RDS quota low', '❌ SLB failed']))).toBe(
+      'VPC created\n✅ ECS created\n⚠️ RDS quota low\n❌ SLB failed',
+    );
+    expect(read(working(['步骤如下：', '1. 创建专有网络', '2. 创建交换机']))).toBe('步骤如下：\n1. 创建专有网络\n2. 创建交换机');
+    expect(read(working(['Here are the steps.', '1. Create the VPC.', '2) Deploy']))).toBe('Here are the steps.\n1. Create the VPC.\n2) Deploy');
+    expect(read(working(['已创建专有网络 vpc-123', '已创建交换机 vsw-456']))).toBe('已创建专有网络 vpc-123\n已创建交换机 vsw-456');
+    expect(read(working(['正在分析需求', '正在生成模板', '正在校验模板']))).toBe('正在分析需求\n正在生成模板\n正在校验模板');
+  });
+
+  it("a model's tokens still run together as it wrote them", () => {
+    // A number split before a full stop is no list item; an emoji token has no words with it; a word piece is one word.
+    expect(read(working(['The answer is 4', '2. Next', ' we deploy.']))).toBe('The answer is 42. Next we deploy.');
+    expect(read(working(['部署完成', '✅', '，下一步']))).toBe('部署完成✅，下一步');
+    expect(read(working(['The VPC', 's are ready', ' on GPT', '-4o', ' and S3', 'Bucket']))).toBe('The VPCs are ready on GPT-4o and S3Bucket');
+    // Chinese with Latin words in it, and tokens that begin with the same characters but do not open a line.
+    expect(read(working(['我来', '帮你用 ', 'Terraform', '部署 ', 'VPC', '后再', '创建交换机。']))).toBe(
+      '我来帮你用 Terraform部署 VPC后再创建交换机。',
+    );
+    expect(read(working(['ha', 'ha', '!', ' 正在', '正在部署']))).toBe('haha! 正在正在部署');
+    // Chinese right after a Latin id is how Chinese is written ("交换机 vsw-456已创建"): only lines that open alike tell.
+    expect(read(working(['交换机 vsw-456', '已创建成功，', '共 3', '个交换机。']))).toBe('交换机 vsw-456已创建成功，共 3个交换机。');
+    // Inside code nothing starts a line, list items and capitals included.
+    expect(read(working(['```yaml\nitems:\n', '- name', ': vpc\n', 'Kind', 'Of Thing: x\n```']))).toBe(
+      '```yaml\nitems:\n- name: vpc\nKindOf Thing: x\n```',
+    );
+  });
+});
+
+describe('the text parts of one message', () => {
+  it('meet as two working messages do: a new sentence starts a line, a word cut in two stays one', () => {
+    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', [{ text: 'First part.' }, { text: 'Second part.' }], 'end')]))).toBe(
+      'First part.\nSecond part.',
+    );
+    expect(read([withParts('TASK_STATE_WORKING', [{ text: 'Deploy' }, { text: 'ing the ' }, { text: 'stack.' }], 'w')])).toBe('Deploying the stack.');
+    expect(read([withParts('TASK_STATE_WORKING', [{ text: '```ts\nget' }, { text: 'User()\n```' }], 'w')])).toBe('```ts\ngetUser()\n```');
+    expect(read([withParts('TASK_STATE_WORKING', [{ text: 'Steps:' }, { text: '1. Create the VPC' }, { text: '2. Deploy' }], 'w')])).toBe(
+      'Steps:\n1. Create the VPC\n2. Deploy',
+    );
+  });
+
+  it("of a direct Message reply too; an artifact's text parts, and its appended chunks, stay joined exactly", () => {
+    const direct: StreamResponse = { message: { messageId: 'd', role: 'ROLE_AGENT', parts: [{ text: 'Part one.' }, { text: 'Part two.' }] } };
+    expect(readText(run([direct]))).toBe('Part one.\nPart two.');
+    const parts = artifact('a', [{ text: 'First part.' }, { text: 'Second part.' }]);
+    const appended = artifact('a', [{ text: 'Third part.' }], { append: true });
+    expect(read([parts, appended])).toBe('First part.Second part.Third part.');
+  });
+});
