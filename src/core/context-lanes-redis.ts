@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { noteRedisError } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
-import { connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 
 export interface RedisContextLanesOptions {
@@ -118,7 +118,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       // Leases still held expire on their own: their turns may still run upstream.
       for (const timer of renewals) clearInterval(timer);
       renewals.clear();
-      if (ownsClient) await redis.quit();
+      if (ownsClient) await closeRedis(redis);
     },
   };
 }

@@ -17,6 +17,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore } from './first-message.js';
+import { countsPerKey } from './counts-per-key.js';
 import { canceledLostTask, createLostTasks, isTaskNotFound, LOST_POLL_MS, lostTask } from './lost-tasks.js';
 import { tapIterable } from './iterables.js';
 import { createOpenStreams } from './open-streams.js';
@@ -51,6 +52,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   const openStreams = createOpenStreams();
   const staleTasks = createStaleTasks((taskId) => openStreams.has(taskId));
   const lostTasks = createLostTasks(deps.lostAfterMs);
+  /** The cancels waiting on a task the agent does not know, per task: it is lost as canceled, by whichever call sees it so. */
+  const canceling = countsPerKey();
   /** How long a call that follows a task the agent does not know waits before it asks the agent again. */
   const pollMs = Math.min(LOST_POLL_MS, deps.lostAfterMs ?? LOST_POLL_MS);
 
@@ -135,7 +138,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
     if (!recorded) throw error;
     if (!lostTasks.notFound(taskId)) return recorded;
-    const kept = lostTask(recorded);
+    // A cancel waits on the same window: the task it asked to cancel is recorded canceled, whichever call sees it lost.
+    const kept = canceling.of(taskId) > 0 ? canceledLostTask(recorded) : lostTask(recorded);
     if (kept !== recorded) await writer.record({ task: kept }, metaOf(ctx), taskId);
     return kept;
   }
@@ -162,22 +166,29 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * is never told a task is canceled that the agent may still run.
    */
   async function cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
-    for (;;) {
-      let task: Task;
-      try {
-        task = await inner.cancelTask(request, ctx);
-      } catch (error) {
-        const canceled = await canceledWhenLost(error, request, ctx);
-        if (canceled) return canceled;
-        // One whose caller left runs on (outlivesCaller, operations.ts); a shutdown ends it with its error, nothing recorded.
-        await sleep(pollMs, undefined, { signal: ctx.signal }).catch((aborted: unknown) => {
-          throw ctx.signal.reason ?? aborted;
-        });
-        continue;
+    let waiting = false;
+    try {
+      for (;;) {
+        let task: Task;
+        try {
+          task = await inner.cancelTask(request, ctx);
+        } catch (error) {
+          const canceled = await canceledWhenLost(error, request, ctx, waiting);
+          if (canceled) return canceled;
+          if (!waiting) canceling.add(request.id);
+          waiting = true;
+          // One whose caller left runs on (outlivesCaller, operations.ts); a shutdown ends it with its error, nothing recorded.
+          await sleep(pollMs, undefined, { signal: ctx.signal }).catch((aborted: unknown) => {
+            throw ctx.signal.reason ?? aborted;
+          });
+          continue;
+        }
+        lostTasks.found(task.id);
+        await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
+        return task;
       }
-      lostTasks.found(task.id);
-      await recordAnswer(task, ctx, { historyTrimmed: false, claimNew: false });
-      return task;
+    } finally {
+      if (waiting) canceling.remove(request.id);
     }
   }
 
@@ -189,9 +200,11 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * replica that did not know the task for a moment, a proxy's 404 page) while the agent runs the task on, so
    * nothing is answered yet (undefined: ask the agent again). Anything else is thrown.
    */
-  async function canceledWhenLost(error: unknown, request: CancelTaskRequest, ctx: CallContext): Promise<Task | undefined> {
+  async function canceledWhenLost(error: unknown, request: CancelTaskRequest, ctx: CallContext, waited: boolean): Promise<Task | undefined> {
     const { id: taskId } = request;
     const recorded = isTaskNotFound(error) && !openStreams.has(taskId) ? await registry.get(taskId, ctx.principal) : undefined;
+    // Lost while this cancel waited, seen so by another call (keptWhenLost): canceled as asked.
+    if (waited && recorded?.status.state === 'TASK_STATE_CANCELED') return recorded;
     if (recorded && isTerminalState(recorded.status.state)) throw A2AError.taskNotCancelable(taskId);
     if (!recorded || !(await agentForgot(taskId, ctx, request.tenant))) throw error;
     if (!lostTasks.notFound(taskId)) return undefined;
@@ -205,7 +218,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * nothing streams, the task followed from the record instead, as A2A 1.0 §3.1.6 wants a subscription:
    * the Task as recorded first, then the agent asked again every LOST_POLL_MS until it knows the task
    * (followedOnceFound) or the task is lost (its failure sent, which ends the stream, as a terminal state
-   * must). GetTask answers the same in the meantime. An input-required task is refused below (`subscribable`).
+   * must). GetTask answers the same in the meantime. An input-required task is answered below with its Task alone (`subscribable`).
    */
   async function* subscribedOrKept(request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
     let relayed = false;

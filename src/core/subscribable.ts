@@ -80,7 +80,13 @@ export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>)
     if (current && endsAtSnapshot(state)) {
       // Whole, as a subscription's first Task is: the state was read without the history.
       const { tenant } = request;
-      yield { task: await inner.getTask({ id: request.id, ...(tenant ? { tenant } : {}) }, ctx).catch(() => current) };
+      const whole = await inner.getTask({ id: request.id, ...(tenant ? { tenant } : {}) }, ctx).catch(() => current);
+      // A follow-up may have begun a turn between the two reads: that one is followed.
+      if (endsAtSnapshot(whole.status.state)) {
+        yield { task: whole };
+        return;
+      }
+      yield* taskFirst(inner.subscribeToTask(request, ctx), whole);
       return;
     }
     const source = inner.subscribeToTask(request, ctx);

@@ -95,6 +95,28 @@ describe('gateway: task queries', () => {
   });
 });
 
+describe('gateway: SubscribeToTask of a task waiting for input', () => {
+  it('follows the turn a follow-up began between reading its state and reading it whole', async () => {
+    let reads = 0;
+    const subscribed: string[] = [];
+    const upstream = stubUpstream({
+      getTask: async () => finishedTask('T', 'C', reads++ === 0 ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_WORKING'),
+      async *subscribeToTask() {
+        subscribed.push('T');
+        yield statusFrame('T', 'C', 'TASK_STATE_WORKING', 'more');
+        yield statusFrame('T', 'C', 'TASK_STATE_COMPLETED');
+      },
+    });
+    const { gateway, registry } = setup(upstream);
+    await registry.put(finishedTask('T', 'C', 'TASK_STATE_INPUT_REQUIRED'), { owner: ALICE.principal, upstream: 'up' });
+    const events = await collect(gateway.subscribeToTask({ id: 'T' }, ALICE));
+    expect(subscribed).toEqual(['T']);
+    expect(
+      events.map((event) => ('task' in event ? `task:${event.task.status.state}` : 'statusUpdate' in event ? event.statusUpdate.status.state : '?')),
+    ).toEqual(['task:TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  });
+});
+
 describe('gateway: SubscribeToTask', () => {
   it("asks the upstream for the task's state: a running turn the registry calls input-required is subscribed to", async () => {
     const feed = new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING', 'more'), statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));

@@ -151,6 +151,20 @@ describe('CancelTask of a recorded unfinished task the agent does not know', () 
     await expect(gateway.cancelTask({ id: 't-1' }, alice)).rejects.toMatchObject({ code: -32002 });
   });
 
+  it('is canceled, not failed and refused, when another call (a GetTask) sees the task lost while the cancel waits', async () => {
+    const { gateway, recordedState } = await forgetfulAgent(1_500);
+    const cancel = gateway.cancelTask({ id: 't-1' }, alice).then(
+      (task) => task.status.state,
+      (error: A2AError) => error.code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    expect((await gateway.getTask({ id: 't-1' }, alice)).status.state).toBe('TASK_STATE_CANCELED');
+    expect(await cancel).toBe('TASK_STATE_CANCELED');
+    expect(await recordedState()).toBe('TASK_STATE_CANCELED');
+    // Once no cancel waits on it, a task lost the same way is failed.
+    await expect(gateway.cancelTask({ id: 't-1' }, alice)).rejects.toMatchObject({ code: -32002 });
+  });
+
   it('with a window of 0, is recorded canceled at the first not-found, not failed and refused', async () => {
     const { gateway, recordedState } = await forgetfulAgent(0);
     expect((await gateway.cancelTask({ id: 't-1' }, alice)).status.state).toBe('TASK_STATE_CANCELED');
