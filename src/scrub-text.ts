@@ -45,12 +45,16 @@ const PATH_PATTERNS: RegExp[] = [
 const SECRET_NAME = String.raw`\b(\w*(?:secret|password|passwd|token|api[_-]?key|access[_-]?key|private[_-]?key|cookie)(?!s)\w*)(?<![_-](?:name|names|id|ids|arn|type|length|count|ref))`;
 
 /**
- * Letters of natural language that has no blanks between its words (Chinese, Japanese, Korean), and CJK and
- * full-width punctuation (`，` `：` `（`): they end a value as a blank does. In `密码 password=必须包含大写字母`
- * the words after `=` say what the password must be; they are not the password.
+ * Chinese, Japanese and Korean letters: a value under a secret name that begins with one is natural language
+ * (`密码 password=必须包含大写字母` says what the password must be), not a secret.
  */
-const NATURAL_SCRIPT = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef`;
-const STARTS_NATURAL = new RegExp(`^[${NATURAL_SCRIPT}]`, 'u');
+const STARTS_NATURAL = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/**
+ * What ends a value under a secret name, besides a blank, a quote, `,` and `;`: CJK sentence punctuation and
+ * the ideographic space (`password=hunter2，请重试`). Not full-width letters and digits (an input method
+ * types a password so: `Ｐａｓｓ１２３`), nor CJK brackets (a quoted value: `「S3cr3t」`).
+ */
+const ENDS_VALUE_CJK = String.raw`\u3000\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f`;
 
 /**
  * Words that say something about a secret, not what it is: `password: must be 8-32 characters`,
@@ -74,7 +78,39 @@ function isProseWord(value: string): boolean {
   return word !== null && PROSE_WORDS.has(word[1]!.toLowerCase());
 }
 
-const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+/** Prose words that say what state a secret is in: one of them alone (`api_key: missing`) is no password. */
+const STATE_WORDS = new Set(
+  'required invalid expired missing empty blank absent unset none null undefined wrong incorrect rejected revoked denied refused unknown malformed unsupported mismatch mismatched'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Whether a value under a secret name is prose: a state word (`missing`), or a word of prose that a sentence
+ * goes on from (`must be 8-32 characters`, `please sign in`). Alone, `please` or `Must!` may be the password.
+ */
+function isProse(value: string, after: string): boolean {
+  if (!isProseWord(value)) return false;
+  const word = /^[A-Za-z]+/.exec(value)![0].toLowerCase();
+  return STATE_WORDS.has(word) || /^[ \t]+\p{L}/u.test(after);
+}
+
+/**
+ * How much of a value is the secret when CJK letters follow it (`hunter2必须更换`: what follows says
+ * something of it): up to the first CJK letter when nothing but CJK text follows; the whole value when Latin
+ * letters or digits come after the CJK ones (`Abc密码123xyz` is one password).
+ */
+function secretPart(value: string): string {
+  const at = value.search(CJK_LETTER);
+  if (at <= 0) return value;
+  return /[A-Za-z0-9]/.test(value.slice(at)) ? value : value.slice(0, at);
+}
+const CJK_LETTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{', '\uff09': '\uff08', '\u300d': '\u300c', '\u3011': '\u3010' };
+/** How far before a value its brackets are looked for, and how many closing ones it may end with: bounded work per match. */
+const BRACKET_LOOK_BACK = 256;
+const MAX_CLOSERS = 8;
 
 /**
  * How many of a value's last characters are brackets that close one opened before the value, in the text
@@ -83,7 +119,7 @@ const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
  */
 function closersAfter(value: string, before: string): number {
   let kept = value.length;
-  while (kept > 0) {
+  while (kept > 0 && value.length - kept < MAX_CLOSERS) {
     const closer = value[kept - 1]!;
     const opener = CLOSING[closer];
     if (opener === undefined) break;
@@ -97,21 +133,25 @@ function closersAfter(value: string, before: string): number {
 
 /**
  * `alibaba_cloud_access_key_secret=…`, `password: …`: the value under a name that says it is secret, up to a
- * blank, a quote, `,` or `;`, or a letter of NATURAL_SCRIPT; redacted unless it is a word of prose, and
- * without a bracket closing one opened before the name.
+ * blank, a quote, `,` or `;`, or CJK sentence punctuation; redacted unless it is natural language (a CJK
+ * letter first) or prose (isProse), without a bracket closing one opened before the name, and without the CJK
+ * words that follow it (secretPart).
  */
 function redactNamedValue(match: string, ...found: unknown[]): string {
   const [name, separator, value, offset, text] = found as [string, string, string, number, string];
-  const closers = closersAfter(value, text.slice(0, offset));
-  if (isProseWord(value.slice(0, value.length - closers))) return match;
-  return `${name}${separator}[redacted]${value.slice(value.length - closers)}`;
+  if (STARTS_NATURAL.test(value)) return match;
+  const closers = closersAfter(value, text.slice(Math.max(0, offset - BRACKET_LOOK_BACK), offset));
+  const bare = value.slice(0, value.length - closers);
+  if (isProse(bare, text.slice(offset + match.length))) return match;
+  const secret = secretPart(bare);
+  return `${name}${separator}[redacted]${bare.slice(secret.length)}${value.slice(value.length - closers)}`;
 }
 
-/** The value of an Authorization header, unless it begins with a word of prose or of NATURAL_SCRIPT. */
+/** The value of an Authorization header, unless every word of it is prose (`Authorization: missing or invalid`). */
 function redactAuthorization(match: string, ...found: unknown[]): string {
   const [name, value] = found as [string, string];
-  const first = /^\S+/.exec(value)?.[0] ?? '';
-  return isProseWord(first) || STARTS_NATURAL.test(first) ? match : `${name}[redacted]`;
+  const words = value.trim().split(/\s+/);
+  return words.every((word) => isProseWord(word)) ? match : `${name}[redacted]`;
 }
 
 /** A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`. */
@@ -134,7 +174,7 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, Replacement]> = [
   // `password: "three word phrase"`: a quoted value, whole.
   [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:：＝]\s*)(["'])[^"'\r\n]*\3`, 'gi'), '$1$2$3[redacted]$3'],
   // `alibaba_cloud_access_key_secret=…`, `password: …`: a value under a name that says it is secret.
-  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:：＝]\s*["']?)([^\s"',;${NATURAL_SCRIPT}]+)`, 'giu'), redactNamedValue],
+  [new RegExp(String.raw`${SECRET_NAME}(["']?\s*[=:：＝]\s*["']?)([^\s"',;${ENDS_VALUE_CJK}]+)`, 'giu'), redactNamedValue],
 ];
 
 /** A JS stack frame: `    at fn (file.js:1:2)`, `    at file.js:1:2`, `    at async Promise.all (index 0)`. */

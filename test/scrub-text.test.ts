@@ -63,9 +63,27 @@ describe('sanitizeUpstreamText', () => {
       ['password: "must be secret" given', 'password: "[redacted]" given'],
       ['Authorization: Bearer abc.def', 'Authorization: [redacted]'],
       ['密码 password=hunter2必须更换', '密码 password=[redacted]必须更换'],
+      // Full-width letters and digits (an input method's), CJK brackets around the value, CJK inside it.
+      ['数据库连接失败：password=Ｐａｓｓｗｏｒｄ１２３', '数据库连接失败：password=[redacted]'],
+      ['连接失败（password=「S3cr3t!x」）', '连接失败（password=[redacted]）'],
+      ['password:【hunter2】', 'password:[redacted]'],
+      ['password=Abc密码123xyz', 'password=[redacted]'],
+      ['Authorization: 令牌 abcdef123456', 'Authorization: [redacted]'],
+      ['Authorization: none abcdef123456', 'Authorization: [redacted]'],
+      // A word of prose alone may be the password; one that says a state is not.
+      ['password=please', 'password=[redacted]'],
+      ['password: Must!', 'password: [redacted]'],
     ]) {
       expect(sanitizeUpstreamText(text!), text).toBe(safe);
     }
+  });
+
+  it('does bounded work per secret however many brackets surround it', () => {
+    const text = `${'('.repeat(3_990)} password=${')'.repeat(3_990)}`;
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) sanitizeUpstreamText(text);
+    // Work that grew with the square of the brackets took over 600 ms for one such text; bounded, all 20 take a few.
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('keeps a 640-character failure report whole: a user reads every resource it names', () => {

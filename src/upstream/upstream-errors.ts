@@ -99,6 +99,8 @@ function fieldViolations(details: unknown[], secrets: readonly string[]): FieldV
     if (!isRecord(detail) || !typeName(detail).endsWith('google.rpc.BadRequest')) continue;
     const list = Array.isArray(detail.fieldViolations) ? detail.fieldViolations : [];
     for (const entry of list) {
+      // Each one is scrubbed: no more than are kept.
+      if (violations.length >= MAX_VIOLATIONS) break;
       if (!isRecord(entry) || typeof entry.field !== 'string') continue;
       const description = typeof entry.description === 'string' ? entry.description : '';
       violations.push({ field: sanitizeUpstreamText(entry.field, secrets), description: sanitizeUpstreamText(description, secrets) });
