@@ -14,9 +14,18 @@
  *           metadata still holds under `bailian` (lookReply)
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
+import { TaskState, type Message } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type TaskStore } from 'a2a-sdk-1/server';
-import { openingTask, serveSdkAgent } from './sdk-v1-server.js';
+import {
+  agentMessage,
+  part,
+  promptOf,
+  startSdkTestAgent,
+  textPart as text,
+  turnEvents,
+  type RunningTestAgent,
+  type TestAgentCardSpec,
+} from './sdk-v1-agent-kit.js';
 
 export const ASK_WORKING = ['Let me look ', 'at the VPC quotas.'];
 export const ASK_ARTIFACT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
@@ -50,60 +59,35 @@ function looked(message: Message): string {
   return lookReply(attachments, Array.isArray(images) ? images.length : 0);
 }
 
-const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
-const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
-
-function agentMessage(parts: Part[], taskId: string, contextId: string, messageId: string = randomUUID()): Message {
-  return { messageId, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
 class Scripts implements AgentExecutor {
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
-    const prompt = userMessage.parts
-      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-      .join(' ')
-      .trim();
+    const prompt = promptOf(userMessage, ' ').trim();
     const script = prompt.split(/\s+/)[0] ?? '';
-    const status = (state: TaskState, parts?: Part[], messageId?: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: { state, message: parts ? agentMessage(parts, taskId, contextId, messageId) : undefined, timestamp: new Date().toISOString() },
-        metadata: undefined,
-      });
-    const artifact = (artifactId: string, parts: Part[], append: boolean, lastChunk: boolean) =>
-      AgentEvent.artifactUpdate({
-        taskId,
-        contextId,
-        artifact: { artifactId, name: artifactId, description: '', parts, metadata: undefined, extensions: [] },
-        append,
-        lastChunk,
-        metadata: undefined,
-      });
+    const { opening, status, artifact } = turnEvents(request);
     if (request.task && booking.has(request.task.id)) {
       booking.delete(request.task.id);
       // The SDK refuses a stream that does not open with the Task or a Message, also when it goes on with one.
       bus.publish(AgentEvent.task(request.task));
       const [first = '', second = '', booked = ''] = bookedReply(prompt);
       const working = randomUUID();
-      bus.publish(status(TaskState.TASK_STATE_WORKING, [text(first)], working));
-      bus.publish(status(TaskState.TASK_STATE_WORKING, [text(second)], working));
-      bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(booked.trim())]));
+      bus.publish(status(TaskState.TASK_STATE_WORKING, first, working));
+      bus.publish(status(TaskState.TASK_STATE_WORKING, second, working));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED, booked.trim()));
       return;
     }
     if (script === 'direct') {
-      bus.publish(AgentEvent.message(agentMessage([text(DIRECT_TEXT)], '', contextId)));
+      bus.publish(AgentEvent.message(agentMessage(DIRECT_TEXT, '', contextId)));
       return;
     }
-    bus.publish(openingTask(taskId, contextId, userMessage));
+    bus.publish(opening());
     switch (script) {
       case 'ask': {
         const working = randomUUID();
-        for (const chunk of ASK_WORKING) bus.publish(status(TaskState.TASK_STATE_WORKING, [text(chunk)], working));
+        for (const chunk of ASK_WORKING) bus.publish(status(TaskState.TASK_STATE_WORKING, chunk, working));
         bus.publish(artifact('quota-report', [text(ASK_ARTIFACT[0] ?? '')], false, false));
         bus.publish(artifact('quota-report', [text(ASK_ARTIFACT[1] ?? '')], true, true));
-        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, [text(ASK_QUESTION)]));
+        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, ASK_QUESTION));
         break;
       }
       case 'files':
@@ -121,72 +105,43 @@ class Scripts implements AgentExecutor {
             true,
           ),
         );
-        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(FILES_DONE)]));
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, FILES_DONE));
         break;
       case 'book':
         booking.add(taskId);
-        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, [text(BOOK_QUESTION)]));
+        bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, BOOK_QUESTION));
         break;
       case 'look':
-        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(looked(userMessage))]));
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, looked(userMessage)));
         break;
       case 'fail':
-        bus.publish(status(TaskState.TASK_STATE_WORKING, [text(FAIL_WORKING)]));
-        bus.publish(status(TaskState.TASK_STATE_FAILED, [text(FAIL_REASON)]));
+        bus.publish(status(TaskState.TASK_STATE_WORKING, FAIL_WORKING));
+        bus.publish(status(TaskState.TASK_STATE_FAILED, FAIL_REASON));
         break;
       default:
-        bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text(`Unknown script: ${script}`)]));
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, `Unknown script: ${script}`));
     }
   };
 
   cancelTask = async (): Promise<void> => undefined;
 }
 
-function card(baseUrl: string): AgentCard {
-  return {
-    name: 'sdk-v1-scripted',
-    description: 'a2a-js 1.x agents that ask, answer directly, return files and fail, for the fidelity tests.',
-    supportedInterfaces: [
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-    ],
-    provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    // Images by the skill's modes, not the default ones: both count as what the agent takes.
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain', 'application/json'],
-    skills: [
-      {
-        id: 'scripts',
-        name: 'Scripts',
-        description: 'ask, direct, files, fail',
-        tags: ['test'],
-        examples: ['ask'],
-        inputModes: ['text/plain', 'image/png', 'image/jpeg'],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-}
+const CARD: TestAgentCardSpec = {
+  name: 'sdk-v1-scripted',
+  description: 'a2a-js 1.x agents that ask, answer directly, return files and fail, for the fidelity tests.',
+  rest: true,
+  defaultOutputModes: ['text/plain', 'application/json'],
+  // Images by the skill's modes, not the default ones: both count as what the agent takes.
+  skill: {
+    id: 'scripts',
+    name: 'Scripts',
+    description: 'ask, direct, files, fail',
+    examples: ['ask'],
+    inputModes: ['text/plain', 'image/png', 'image/jpeg'],
+  },
+};
 
-export interface RunningScriptedAgent {
-  url: string;
-  close(): Promise<void>;
-}
+export type RunningScriptedAgent = RunningTestAgent;
 
-export async function startScriptedAgent(options: { taskStore?: TaskStore } = {}): Promise<RunningScriptedAgent> {
-  const { url, server } = await serveSdkAgent(card, new Scripts(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' }, options);
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+export const startScriptedAgent = (options: { taskStore?: TaskStore } = {}): Promise<RunningScriptedAgent> =>
+  startSdkTestAgent(CARD, new Scripts(), options);

@@ -6,10 +6,9 @@
  *   multipart  the completed message with two text parts
  *   code       a text artifact streamed in three chunks, a progress message after each of the first two
  */
-import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { TaskState, type Part } from 'a2a-sdk-1';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
+import { part, promptOf, startSdkTestAgent, textPart as text, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 export const PROGRESS = [
   '已创建专有网络 vpc-123',
@@ -22,38 +21,16 @@ export const PROGRESS = [
 ];
 export const CODE_CHUNKS = ['resource "alicloud_vpc" "m', 'ain" {\n  cidr_block = "10.', '0.0.0/8"\n}\n'];
 
-const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
-const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
 const file = (name: string): Part => part({ $case: 'raw', value: Buffer.from(`content of ${name}\n`) }, { filename: name, mediaType: 'text/plain' });
 const data = (): Part => part({ $case: 'data', value: { step: 1 } });
 const link = (): Part => part({ $case: 'url', value: 'https://example.com/x.pdf' }, { filename: 'x.pdf', mediaType: 'application/pdf' });
 
 class MessageSender implements AgentExecutor {
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const { taskId, contextId, userMessage } = request;
-    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    const status = (state: TaskState, parts: Part[]) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message: {
-            messageId: randomUUID(),
-            contextId,
-            taskId,
-            role: Role.ROLE_AGENT,
-            parts,
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          },
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      });
+    const prompt = promptOf(request.userMessage);
+    const { opening, status, artifact } = turnEvents(request);
     const working = (parts: Part[]) => bus.publish(status(TaskState.TASK_STATE_WORKING, parts));
-    bus.publish(openingTask(taskId, contextId, userMessage));
+    bus.publish(opening());
     if (prompt === 'parts') {
       for (const parts of [
         [text('Calling the tool')],
@@ -73,10 +50,7 @@ class MessageSender implements AgentExecutor {
       bus.publish(status(TaskState.TASK_STATE_COMPLETED, [text('First part.'), text('Second part.')]));
     } else if (prompt === 'code') {
       CODE_CHUNKS.forEach((chunk, at) => {
-        const artifact = { artifactId: 'code', name: 'code', description: '', parts: [text(chunk)], metadata: undefined, extensions: [] };
-        bus.publish(
-          AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: at > 0, lastChunk: at === CODE_CHUNKS.length - 1, metadata: undefined }),
-        );
+        bus.publish(artifact('code', [text(chunk)], at > 0, at === CODE_CHUNKS.length - 1));
         if (at < CODE_CHUNKS.length - 1) working([text(`Progress ${at + 1}.`)]);
       });
       bus.publish(status(TaskState.TASK_STATE_COMPLETED, []));
@@ -86,42 +60,10 @@ class MessageSender implements AgentExecutor {
   cancelTask = async (): Promise<void> => {};
 }
 
-function card(baseUrl: string): AgentCard {
-  return {
-    name: 'message-sender',
-    description: 'An a2a-js 1.x agent that sends whole messages, files and data between its words.',
-    supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-    provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'messages',
-        name: 'Messages',
-        description: 'parts, progress, multipart, code',
-        tags: ['test'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-}
+const CARD = {
+  name: 'message-sender',
+  description: 'An a2a-js 1.x agent that sends whole messages, files and data between its words.',
+  skill: { id: 'messages', name: 'Messages', description: 'parts, progress, multipart, code' },
+};
 
-export async function startMessageSender(): Promise<{ url: string; close(): Promise<void> }> {
-  const { url, server } = await serveSdkAgent(card, new MessageSender(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+export const startMessageSender = (): Promise<RunningTestAgent> => startSdkTestAgent(CARD, new MessageSender());

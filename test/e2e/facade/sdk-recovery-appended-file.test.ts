@@ -8,21 +8,13 @@
  * cut otherwise than the chunks). The agent stops at gates the test opens, so every cut falls at a known point
  * of the file.
  */
-import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type AgentCard, type Part, type Task } from 'a2a-sdk-1';
-import {
-  AgentEvent,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-  type ServerCallContext,
-} from 'a2a-sdk-1/server';
+import { TaskState } from 'a2a-sdk-1';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { Gates, HeldLoadStore, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const WRITING = 'Writing main.tf.';
@@ -35,50 +27,6 @@ const RESEND = 'write main.tf, then send it whole';
 const partsAt = (gate: number, resend: boolean): number =>
   resend && gate > CHUNKS.length ? 1 : CHUNKS.slice(0, Math.max(0, gate - 1)).flat().length;
 
-/** The gates of one turn: the agent waits at gate `stopAt` (counted from 1) until the test opens it, and passes the others. */
-class Gates {
-  stopAt = 0;
-  reached = 0;
-  taskId = '';
-  private pending: Array<() => void> = [];
-  async pass(): Promise<void> {
-    this.reached++;
-    if (this.reached === this.stopAt) await new Promise<void>((resolve) => this.pending.push(resolve));
-  }
-  /** Let the agent go on, up to gate `stopAt` (0: to the end). */
-  open(stopAt = 0): void {
-    this.stopAt = stopAt;
-    this.pending.splice(0).forEach((resume) => resume());
-  }
-  reset(stopAt: number): void {
-    this.open(stopAt);
-    this.reached = 0;
-  }
-}
-
-/** The SDK's in-memory store, whose next load can be held (SubscribeToTask listens to the task's events before it loads it). */
-class HeldLoadStore extends InMemoryTaskStore {
-  private hold: Promise<void> | undefined;
-  private resume: () => void = () => undefined;
-  holding = false;
-  holdNextLoad(): void {
-    this.hold = new Promise((resolve) => (this.resume = resolve));
-  }
-  releaseLoad(): void {
-    this.resume();
-  }
-  override async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    const hold = this.hold;
-    this.hold = undefined;
-    this.holding = hold !== undefined;
-    await hold;
-    this.holding = false;
-    return super.load(taskId, context);
-  }
-}
-
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-
 /**
  * task, WRITING, GATE 1, chunk 1, GATE 2, chunk 2 (appended), GATE 3, chunk 3 (appended, the last), GATE 4, completed with DONE.
  * RESEND: chunk 3 is not the last; right after it the whole file (one part, not appended, the last), before GATE 4.
@@ -87,54 +35,12 @@ class FileWriter implements AgentExecutor {
   constructor(private readonly gates: Gates) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const { taskId, contextId, userMessage } = request;
-    this.gates.taskId = taskId;
-    const resend = userMessage.parts.some((p) => p.content?.$case === 'text' && p.content.value === RESEND);
-    const status = (state: TaskState, words: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message: {
-            messageId: randomUUID(),
-            contextId,
-            taskId,
-            role: Role.ROLE_AGENT,
-            parts: [text(words)],
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          },
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      });
-    const chunk = (at: number) =>
-      AgentEvent.artifactUpdate({
-        taskId,
-        contextId,
-        artifact: { artifactId: 'main.tf', name: 'main.tf', description: '', parts: CHUNKS[at]!.map(text), metadata: undefined, extensions: [] },
-        append: at > 0,
-        lastChunk: at === CHUNKS.length - 1 && !resend,
-        metadata: undefined,
-      });
-    const whole = AgentEvent.artifactUpdate({
-      taskId,
-      contextId,
-      artifact: {
-        artifactId: 'main.tf',
-        name: 'main.tf',
-        description: '',
-        parts: [text(CHUNKS.flat().join(''))],
-        metadata: undefined,
-        extensions: [],
-      },
-      append: false,
-      lastChunk: true,
-      metadata: undefined,
-    });
-    bus.publish(openingTask(taskId, contextId, userMessage));
+    this.gates.taskId = request.taskId;
+    const resend = request.userMessage.parts.some((p) => p.content?.$case === 'text' && p.content.value === RESEND);
+    const { opening, status, artifact } = turnEvents(request);
+    const chunk = (at: number) => artifact('main.tf', CHUNKS[at]!.map(textPart), at > 0, at === CHUNKS.length - 1 && !resend);
+    const whole = artifact('main.tf', [textPart(CHUNKS.flat().join(''))], false, true);
+    bus.publish(opening());
     bus.publish(status(TaskState.TASK_STATE_WORKING, WRITING));
     for (let at = 0; at < CHUNKS.length; at++) {
       await this.gates.pass();
@@ -148,22 +54,11 @@ class FileWriter implements AgentExecutor {
   cancelTask = async (): Promise<void> => undefined;
 }
 
-const cardAt = (proxyUrl: string) => (): AgentCard => ({
+const CARD = {
   name: 'file-writer',
   description: 'An a2a-js 1.x agent that writes a file in appended chunks, stopping at gates.',
-  supportedInterfaces: [{ url: `${proxyUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-  version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    { id: 'write', name: 'Write', description: 'write', tags: ['test'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] },
-  ],
-  signatures: [],
-});
+  skill: { id: 'write', name: 'Write', description: 'write' },
+};
 
 interface Read {
   text: string;
@@ -187,18 +82,11 @@ describe('an a2a-js 1.x agent writing a file in appended chunks, its stream cut 
   const gates = new Gates();
   const store = new HeldLoadStore();
   let proxy: CuttingProxy;
-  let agent: { url: string; close(): Promise<void> };
+  let agent: RunningTestAgent;
   let gateway: RunningGateway;
   beforeAll(async () => {
     proxy = await startCuttingProxy();
-    const { url, server } = await serveSdkAgent(
-      cardAt(proxy.url),
-      new FileWriter(gates),
-      { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
-      { taskStore: store },
-    );
-    proxy.target = { host: '127.0.0.1', port: Number(new URL(url).port) };
-    agent = { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    agent = await startSdkTestAgent(CARD, new FileWriter(gates), { taskStore: store, behind: proxy });
     gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
   });
   afterAll(async () => {

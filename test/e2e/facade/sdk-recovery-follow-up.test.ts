@@ -3,14 +3,13 @@
  * the Task the SDK makes the agent open it with: the task as the agent took the answer up, still waiting for
  * input. The agent goes on regardless; a Bailian user must read its reply as unbroken, not the question again.
  */
-import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
+import { TaskState } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const QUESTION = 'Which date should I book the flight for?';
@@ -23,65 +22,38 @@ class Booker implements AgentExecutor {
   lastTaskId = '';
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const { taskId, contextId, userMessage } = request;
-    this.lastTaskId = taskId;
-    const status = (state: TaskState, words: string) => {
-      const part: Part = { content: { $case: 'text', value: words }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-      const message = {
-        messageId: randomUUID(),
-        contextId,
-        taskId,
-        role: Role.ROLE_AGENT,
-        parts: [part],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      };
-      return AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined });
-    };
+    this.lastTaskId = request.taskId;
+    const { opening, status } = turnEvents(request);
     if (!request.task) {
-      bus.publish(openingTask(taskId, contextId, userMessage));
+      bus.publish(opening());
       bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
       return;
     }
     // The SDK refuses a stream that does not open with the Task or a Message, also when it goes on with one.
     bus.publish(AgentEvent.task(request.task));
     await this.proceed;
-    bus.publish(status(TaskState.TASK_STATE_WORKING, REPLY[0]!));
-    bus.publish(status(TaskState.TASK_STATE_WORKING, REPLY[1]!));
-    bus.publish(status(TaskState.TASK_STATE_COMPLETED, REPLY[2]!));
+    bus.publish(status(TaskState.TASK_STATE_WORKING, REPLY[0]));
+    bus.publish(status(TaskState.TASK_STATE_WORKING, REPLY[1]));
+    bus.publish(status(TaskState.TASK_STATE_COMPLETED, REPLY[2]));
   };
 
   cancelTask = async (): Promise<void> => undefined;
 }
 
-const cardAt = (proxyUrl: string) => (): AgentCard => ({
+const CARD = {
   name: 'booker',
   description: 'An a2a-js 1.x agent that asks a question and answers in the waiting task.',
-  supportedInterfaces: [{ url: `${proxyUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-  version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    { id: 'book', name: 'Book', description: 'book', tags: ['test'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] },
-  ],
-  signatures: [],
-});
+  skill: { id: 'book', name: 'Book', description: 'book' },
+};
 
 describe("the answer to an a2a-js 1.x agent's question, its stream cut after the waiting task", () => {
   const booker = new Booker();
   let proxy: CuttingProxy;
-  let agent: { url: string; close(): Promise<void> };
+  let agent: RunningTestAgent;
   let gateway: RunningGateway;
   beforeAll(async () => {
     proxy = await startCuttingProxy();
-    const { url, server } = await serveSdkAgent(cardAt(proxy.url), booker, { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
-    proxy.target = { host: '127.0.0.1', port: Number(new URL(url).port) };
-    agent = { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    agent = await startSdkTestAgent(CARD, booker, { behind: proxy });
     gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
   });
   afterAll(async () => {

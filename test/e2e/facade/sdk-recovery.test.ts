@@ -6,79 +6,19 @@
  * every cut falls at a known point of the turn and the agent goes on only when the test says.
  */
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
-import {
-  AgentEvent,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-  type ServerCallContext,
-} from 'a2a-sdk-1/server';
-import type { Task } from 'a2a-sdk-1';
+import { TaskState } from 'a2a-sdk-1';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { Gates, HeldLoadStore, promptOf, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region.'];
 const REPORT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
 const DONE = 'Done: the report is attached.';
 const QUESTION = 'Which region should the next VPC go to?';
-
-/** The gates of one turn: the agent waits at gate `stopAt` (counted from 1) until the test opens it, and passes the others. */
-class Gates {
-  stopAt = 0;
-  /** How many gates the agent has reached, and passed. */
-  reached = 0;
-  passed = 0;
-  /** The task of the latest turn. */
-  taskId = '';
-  private pending: Array<() => void> = [];
-  async pass(): Promise<void> {
-    this.reached++;
-    if (this.reached === this.stopAt) await new Promise<void>((resolve) => this.pending.push(resolve));
-    this.passed++;
-  }
-  /** Let the agent go on, up to gate `stopAt` (0: to the end). */
-  open(stopAt = 0): void {
-    this.stopAt = stopAt;
-    this.pending.splice(0).forEach((resume) => resume());
-  }
-  reset(stopAt: number): void {
-    this.open(stopAt);
-    Object.assign(this, { reached: 0, passed: 0 });
-  }
-}
-
-/**
- * The SDK's in-memory store, whose next load can be held: SubscribeToTask listens to the task's events before
- * it loads the snapshot, so what the agent says while the load is held comes in the snapshot and live too.
- */
-class HeldLoadStore extends InMemoryTaskStore {
-  private hold: Promise<void> | undefined;
-  private resume: () => void = () => undefined;
-  /** A load waits on the hold. */
-  holding = false;
-  holdNextLoad(): void {
-    this.hold = new Promise((resolve) => (this.resume = resolve));
-  }
-  releaseLoad(): void {
-    this.resume();
-  }
-  override async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    const hold = this.hold;
-    this.hold = undefined;
-    this.holding = hold !== undefined;
-    await hold;
-    this.holding = false;
-    return super.load(taskId, context);
-  }
-}
-
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 
 /**
  * tokens: task, 2 tokens, GATE, 2 tokens, GATE, a report artifact in two chunks, GATE, completed with DONE (9 events)
@@ -88,44 +28,16 @@ class GatedAgent implements AgentExecutor {
   constructor(private readonly gates: Gates) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const { taskId, contextId, userMessage } = request;
-    this.gates.taskId = taskId;
-    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    this.gates.taskId = request.taskId;
+    const prompt = promptOf(request.userMessage);
+    const { opening, status, artifact } = turnEvents(request);
     // one-id: every token under one message id, as iac-code and many agents send a message's chunks.
-    const tokensId = randomUUID();
-    const status = (state: TaskState, words: string) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message: {
-            messageId: prompt === 'one-id' && state === TaskState.TASK_STATE_WORKING ? tokensId : randomUUID(),
-            contextId,
-            taskId,
-            role: Role.ROLE_AGENT,
-            parts: [text(words)],
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          },
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      });
-    const report = (chunk: number) =>
-      AgentEvent.artifactUpdate({
-        taskId,
-        contextId,
-        artifact: { artifactId: 'report', name: 'report', description: '', parts: [text(REPORT[chunk]!)], metadata: undefined, extensions: [] },
-        append: chunk > 0,
-        lastChunk: chunk === REPORT.length - 1,
-        metadata: undefined,
-      });
-    bus.publish(openingTask(taskId, contextId, userMessage));
-    for (const token of TOKENS.slice(0, 2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+    const tokensId = prompt === 'one-id' ? randomUUID() : undefined;
+    const report = (chunk: number) => artifact('report', [textPart(REPORT[chunk]!)], chunk > 0, chunk === REPORT.length - 1);
+    bus.publish(opening());
+    for (const token of TOKENS.slice(0, 2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token, tokensId));
     await this.gates.pass();
-    for (const token of TOKENS.slice(2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+    for (const token of TOKENS.slice(2)) bus.publish(status(TaskState.TASK_STATE_WORKING, token, tokensId));
     await this.gates.pass();
     bus.publish(report(0));
     bus.publish(report(1));
@@ -138,31 +50,11 @@ class GatedAgent implements AgentExecutor {
 }
 
 /** The agent's card, pointing its callers at the proxy in front of it. */
-const cardAt = (proxyUrl: string) => (): AgentCard => ({
+const CARD = {
   name: 'gated',
   description: 'An a2a-js 1.x agent that streams tokens, a report and a question, stopping at gates.',
-  supportedInterfaces: [{ url: `${proxyUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-  version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    {
-      id: 'gated',
-      name: 'Gated',
-      description: 'tokens, ask',
-      tags: ['test'],
-      examples: [],
-      inputModes: [],
-      outputModes: [],
-      securityRequirements: [],
-    },
-  ],
-  signatures: [],
-});
+  skill: { id: 'gated', name: 'Gated', description: 'tokens, ask' },
+};
 
 /** What the caller read of one turn. */
 interface Read {
@@ -174,18 +66,11 @@ describe('an a2a-js 1.x agent whose stream is cut mid-turn, behind the facade', 
   const gates = new Gates();
   const store = new HeldLoadStore();
   let proxy: CuttingProxy;
-  let agent: { url: string; close(): Promise<void> };
+  let agent: RunningTestAgent;
   let gateway: RunningGateway;
   beforeAll(async () => {
     proxy = await startCuttingProxy();
-    const { url, server } = await serveSdkAgent(
-      cardAt(proxy.url),
-      new GatedAgent(gates),
-      { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
-      { taskStore: store },
-    );
-    proxy.target = { host: '127.0.0.1', port: Number(new URL(url).port) };
-    agent = { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
+    agent = await startSdkTestAgent(CARD, new GatedAgent(gates), { taskStore: store, behind: proxy });
     gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
   });
   afterAll(async () => {

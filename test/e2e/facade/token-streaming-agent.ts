@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Role, TaskState, type AgentCard, type Part } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { TaskState } from 'a2a-sdk-1';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
+import { promptOf, startSdkTestAgent, statusEvent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 export const FINISH_TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region'];
 export const FINISH_ANSWER = 'The VPC quota is 10 per region.';
@@ -27,8 +27,6 @@ export const RUNNING: Readonly<Record<string, { tokens: readonly string[]; closi
   'running-lower': { tokens: ['The stack is ', 'deploy'], closing: 'ed.' },
 };
 
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-
 class TokenStreamer implements AgentExecutor {
   private readonly contexts = new Map<string, string>();
   /** The waits of slow turns, ended by their cancel so that no timer outlives the test. */
@@ -37,31 +35,9 @@ class TokenStreamer implements AgentExecutor {
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
     this.contexts.set(taskId, contextId);
-    const prompt = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-    const status = (state: TaskState, words?: string, messageId: string = randomUUID()) =>
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state,
-          message:
-            words === undefined
-              ? undefined
-              : {
-                  messageId,
-                  contextId,
-                  taskId,
-                  role: Role.ROLE_AGENT,
-                  parts: [text(words)],
-                  metadata: undefined,
-                  extensions: [],
-                  referenceTaskIds: [],
-                },
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      });
-    bus.publish(openingTask(taskId, contextId, userMessage));
+    const prompt = promptOf(userMessage);
+    const { opening, status } = turnEvents(request);
+    bus.publish(opening());
     if (prompt === 'finish') {
       for (const token of FINISH_TOKENS) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
       bus.publish(status(TaskState.TASK_STATE_COMPLETED, FINISH_ANSWER));
@@ -86,53 +62,14 @@ class TokenStreamer implements AgentExecutor {
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const contextId = this.contexts.get(taskId) ?? taskId;
     this.waits.get(taskId)?.abort();
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
-        metadata: undefined,
-      }),
-    );
+    bus.publish(statusEvent(taskId, contextId, TaskState.TASK_STATE_CANCELED));
   };
 }
 
-function card(baseUrl: string): AgentCard {
-  return {
-    name: 'token-streamer',
-    description: 'An a2a-js 1.x agent that streams its answer token by token.',
-    supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-    provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'tokens',
-        name: 'Tokens',
-        description: 'finish, code, slow, running-new, running-whole, running-end, running-lower',
-        tags: ['test'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-}
+const CARD = {
+  name: 'token-streamer',
+  description: 'An a2a-js 1.x agent that streams its answer token by token.',
+  skill: { id: 'tokens', name: 'Tokens', description: 'finish, code, slow, running-new, running-whole, running-end, running-lower' },
+};
 
-export async function startTokenStreamer(): Promise<{ url: string; close(): Promise<void> }> {
-  const { url, server } = await serveSdkAgent(card, new TokenStreamer(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+export const startTokenStreamer = (): Promise<RunningTestAgent> => startSdkTestAgent(CARD, new TokenStreamer());
