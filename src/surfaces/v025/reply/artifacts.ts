@@ -2,8 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { withFields, type Part, type TaskArtifactUpdateEvent } from '../../../model/index.js';
 import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
-import { replyChunk, showText, takeSegment } from './reply-artifact.js';
-import { renderParts, startsLineAfter } from './render-parts.js';
+import { continuesFile, feedFile, openFile } from './file-stream.js';
+import { closeFile, replyChunk, showFilePiece, showText, takeSegment } from './reply-artifact.js';
+import { joinFileParts, renderParts, startsLineAfter } from './render-parts.js';
 import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
@@ -22,21 +23,11 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   // Read before remember() adds this chunk's parts to the same list.
   const previousPart = first ? undefined : before?.at(-1);
   remember(state, key, first, artifact.parts);
-  const rendered = options.renderParts === 'text' ? renderedAfter(previousPart, artifact.parts, options) : undefined;
   if (options.replyArtifacts === 'single') {
-    const text = rendered ?? joinText(artifact.parts);
-    let next = state;
-    const shown = first ? newInWhole(text, key, before && textOf(before, options), state) : { text, state };
-    if (shown.text !== '') next = showText(shown.state, shown.text, key, false, out, options);
-    const others = rendered === undefined ? artifact.parts.filter((part) => part.text === undefined) : [];
-    if (others.length > 0) {
-      next = withFields(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
-      const parts: V025Part[] = others.map((part) => partToV025(part, options.profile));
-      const chunk = replyChunk(next, '', false);
-      out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { parts }) }));
-    }
-    return next;
+    if (options.renderParts === 'text') return withFilesStreamed(state, event, key, before, previousPart, out, options);
+    return singleText(state, key, first, before, previousPart, artifact.parts, out, options);
   }
+  const rendered = options.renderParts === 'text' ? renderedAfter(previousPart, artifact.parts, options) : undefined;
   const allText = artifact.parts.every((part) => part.text !== undefined);
   const comparable = rendered ?? (allText ? joinText(artifact.parts) : undefined);
   if (first && comparable !== undefined && (repeatsShown(comparable, state, false, true) || sameText(comparable, before && textOf(before, options))))
@@ -57,6 +48,74 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
     }),
   );
   return comparable !== undefined ? takeSegment(state, key, comparable) : state;
+}
+
+/** An update's parts as text of the turn's one reply artifact (`single`); under `native` its other parts as chunks of their own. */
+function singleText(
+  state: ReplyState,
+  key: string,
+  first: boolean,
+  before: readonly Part[] | undefined,
+  previousPart: Part | undefined,
+  parts: readonly Part[],
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  const rendered = options.renderParts === 'text' ? renderedAfter(previousPart, parts, options) : undefined;
+  const text = rendered ?? joinText(parts);
+  let next = state;
+  const shown = first ? newInWhole(text, key, before && textOf(before, options), state) : { text, state };
+  if (shown.text !== '') next = showText(shown.state, shown.text, key, false, out, options);
+  const others = rendered === undefined ? parts.filter((part) => part.text === undefined) : [];
+  if (others.length > 0) {
+    next = withFields(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
+    const parts: V025Part[] = others.map((part) => partToV025(part, options.profile));
+    const chunk = replyChunk(next, '', false);
+    out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { parts }) }));
+  }
+  return next;
+}
+
+/**
+ * `single` with parts as text: a file streamed as raw bytes in appended chunks is one file (file-stream.ts).
+ * An update whose last part is such a file and that is not its artifact's last chunk opens it; the next
+ * chunk of that artifact goes on with it; anything else in an artifact update closes it first.
+ */
+function withFilesStreamed(
+  state: ReplyState,
+  event: TaskArtifactUpdateEvent,
+  key: string,
+  before: readonly Part[] | undefined,
+  previousPart: Part | undefined,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  const parts = joinFileParts(event.artifact.parts);
+  const first = event.append !== true;
+  const open = state.openFile;
+  if (!first && continuesFile(open, key, parts[0])) {
+    const piece = feedFile(open, parts[0]!, options);
+    const next = showFilePiece(withFields(state, { openFile: piece.open }), piece.text, key, open.shut, out, options);
+    if (parts.length === 1 && event.lastChunk !== true) return next;
+    const ended = closeFile(next, true, out, options);
+    if (parts.length === 1) return ended;
+    const rest = withFields(event, { artifact: withFields(event.artifact, { parts: parts.slice(1) }) });
+    return withFilesStreamed(ended, rest, key, before, parts[0], out, options);
+  }
+  // Another artifact's update: the file may go on after it. A rewrite of its own artifact ends it.
+  const ready = open === undefined ? state : closeFile(state, open.key === key, out, options);
+  const file = parts.at(-1);
+  const opens = event.lastChunk !== true && file?.raw !== undefined && (!first || before === undefined);
+  if (!opens) return singleText(ready, key, first, before, previousPart, parts, out, options);
+  const head = parts.slice(0, -1);
+  const opening = openFile(key, file, options);
+  const afterPart = head.at(-1) ?? previousPart;
+  const text =
+    renderedAfter(previousPart, head, options) + (opening.text !== '' && startsLineAfter(afterPart, file, options) ? '\n' : '') + opening.text;
+  // A first piece that repeats what was shown (or restates it) is read as a whole artifact is.
+  if (first && newInWhole(text, key, undefined, ready).text !== text) return singleText(ready, key, first, before, previousPart, parts, out, options);
+  const next = text === '' ? ready : showText(ready, text, key, false, out, options);
+  return withFields(next, { openFile: opening.open });
 }
 
 /** The artifact's parts as a reader holds them after this update (the turn's map is shared: see ReplyState). */

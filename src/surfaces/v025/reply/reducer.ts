@@ -54,7 +54,7 @@ export interface ReplyStep {
  * content, minus what the rules in rules.ts recognise as repeats. Text of different messages, or
  * text after a tool call or an artifact, starts on a new line. Nothing is held back (but the text of
  * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts, and progress sent
- * inside a streamed artifact's text: open-artifact.ts): a chunk is sent
+ * inside a streamed artifact's text: open-artifact.ts; a file's cut character: file-stream.ts): a chunk is sent
  * when its event arrives, and the reply artifact is closed by a `lastChunk: true` chunk carrying the
  * turn's last new text, or nothing.
  */

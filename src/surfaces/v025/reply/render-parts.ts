@@ -1,4 +1,4 @@
-import { partKind, type Part } from '../../../model/index.js';
+import { partKind, withFields, type Part } from '../../../model/index.js';
 import { inCode, NO_CODE, scanCode } from './code-spans.js';
 import { carriesOn, type Before } from './running-text.js';
 
@@ -57,7 +57,7 @@ export function isTextLike(mediaType: string | undefined, filename: string | und
   return Object.hasOwn(TEXT_EXTENSIONS, extensionOf(filename));
 }
 
-function fenceLanguage(mediaType: string | undefined, filename: string | undefined): string {
+export function fenceLanguage(mediaType: string | undefined, filename: string | undefined): string {
   const byName = TEXT_EXTENSIONS[extensionOf(filename)];
   if (byName !== undefined) return byName;
   const type = baseMediaType(mediaType);
@@ -70,12 +70,17 @@ function fenceLanguage(mediaType: string | undefined, filename: string | undefin
   return '';
 }
 
-/** A fenced block that its own content cannot close: the fence is longer than any backtick run inside. */
-export function fenced(content: string, language: string): string {
+/** The fence of a block its own content cannot close: longer than any backtick run inside, three at least. */
+export function fenceFor(content: string): string {
   // A loop, not Math.max(...runs): a markdown file may hold more runs than a call takes arguments.
   let longestRun = 0;
   for (const run of content.matchAll(/`+/g)) longestRun = Math.max(longestRun, run[0].length);
-  const fence = '`'.repeat(Math.max(3, longestRun + 1));
+  return '`'.repeat(Math.max(3, longestRun + 1));
+}
+
+/** A fenced block that its own content cannot close. */
+export function fenced(content: string, language: string): string {
+  const fence = fenceFor(content);
   const body = content.endsWith('\n') ? content : `${content}\n`;
   return `${fence}${language}\n${body}${fence}`;
 }
@@ -157,7 +162,31 @@ export function startsLineAfter(previous: Part | undefined, next: Part | undefin
  * stands on lines of its own.
  */
 export function renderParts(parts: readonly Part[], options: RenderOptions): string {
-  return joinRendered(parts, options, false);
+  return joinRendered(joinFileParts(parts), options, false);
+}
+
+/** Whether two parts are pieces of one file's bytes: raw, and the same (non-empty) name and type. */
+export const sameFile = (a: Part | undefined, b: Part | undefined): boolean =>
+  a?.raw !== undefined && b?.raw !== undefined && !!a.filename && a.filename === b.filename && a.mediaType === b.mediaType;
+
+/**
+ * An artifact's parts with the adjacent pieces of one file joined: the agent's SDK stores an appended
+ * chunk's parts in the artifact, so a file sent in chunks is held as several parts, which are one file.
+ */
+export function joinFileParts(parts: readonly Part[]): readonly Part[] {
+  if (!parts.some((part, at) => sameFile(parts[at - 1], part))) return parts;
+  // Runs of one file's pieces, each joined once: a long file comes in thousands of chunks.
+  const runs: Part[][] = [];
+  for (const part of parts) {
+    const run = runs.at(-1);
+    if (run && sameFile(run[0], part)) run.push(part);
+    else runs.push([part]);
+  }
+  return runs.map(([head, ...rest]) =>
+    rest.length === 0
+      ? head!
+      : withFields(head, { raw: Buffer.concat([head!, ...rest].map((part) => Buffer.from(part.raw ?? '', 'base64'))).toString('base64') }),
+  );
 }
 
 /**

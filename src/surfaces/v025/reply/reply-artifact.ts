@@ -1,5 +1,6 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
 import { scanCode } from './code-spans.js';
+import { fileClosing, shutFile, type OpenFile } from './file-stream.js';
 import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
@@ -22,6 +23,7 @@ export function showText(
   options: ReplyOptions,
   flows = false,
 ): ReplyState {
+  if (closesBefore(state.openFile, key)) return showText(closeFile(state, false, out, options), text, key, last, out, options, flows);
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
   // A blank piece (a line break sent alone) is no start a repeat could be said from.
@@ -31,6 +33,38 @@ export function showText(
   out.push(replyChunk(state, shownText, last, replyArtifactId));
   const changes: Partial<ReplyState> = appended(state, shownText);
   return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
+}
+
+/**
+ * Whether other text must close the open file first (file-stream.ts): a fence left open would hold it. A
+ * file not shown as text is described then only while it may be whole (one piece came); one known to come
+ * in chunks is described at its end, with its whole size.
+ */
+const closesBefore = (open: OpenFile | undefined, key: string): open is OpenFile =>
+  open !== undefined && !open.shut && open.key !== key && (open.mode !== 'binary' || open.pieces === 1);
+
+/** A piece of an open file's text: inside its fence it goes on as it came; `fresh` (a header, a description) starts a line. */
+export function showFilePiece(
+  state: ReplyState,
+  text: string,
+  key: string,
+  fresh: boolean,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  return text === '' ? state : showText(withFields(state, { breakPending: fresh }), text, key, false, out, options);
+}
+
+/**
+ * Closes the open file: its closing fence or its description. `final`: it ended (its last chunk, another
+ * artifact's part after it, the turn's end); otherwise other text comes while more of it may follow.
+ */
+export function closeFile(state: ReplyState, final: boolean, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  const open = state.openFile;
+  if (open === undefined) return state;
+  if (open.shut) return final ? withFields(state, { openFile: undefined }) : state;
+  const next = withFields(state, { openFile: final ? undefined : shutFile(open) });
+  return showFilePiece(next, fileClosing(open, final), open.key, open.mode === 'binary', out, options);
 }
 
 type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'code'>;

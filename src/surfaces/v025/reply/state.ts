@@ -2,6 +2,7 @@ import type { Artifact, Part, Task, TaskStatus, TaskStatusUpdateEvent } from '..
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
+import type { OpenFile } from './file-stream.js';
 import { noPieces, type ReplyPieces } from './pieces.js';
 import { NOTHING_HELD, type PipelineHold } from './pipeline-text.js';
 import type { FacadeWords } from './words.js';
@@ -96,6 +97,8 @@ export interface ReplyState {
   readonly openArtifact?: string;
   /** Working messages that came while the reply stood inside that artifact's text, shown after it (open-artifact.ts). */
   readonly heldProgress: readonly TaskStatusUpdateEvent[];
+  /** A file an artifact streams in chunks of raw bytes, whose last chunk has not come yet (file-stream.ts). */
+  readonly openFile?: OpenFile;
 }
 
 /** A fresh state for one turn (its segment set is its own). */

@@ -4,7 +4,7 @@ import { defined, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { attachCommands } from './commands.js';
 import { partEdges, renderMessageParts } from './render-parts.js';
-import { replyChunk, showText } from './reply-artifact.js';
+import { closeFile, replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { unsaidEnd } from './unsaid-end.js';
@@ -86,8 +86,9 @@ export function finish(
   out: V025StreamEvent[],
   options: ReplyOptions,
 ): ReplyState {
-  let next = state;
-  const said = last ?? unsaidEnd(state, status, options);
+  // A file still streaming ends with the turn (file-stream.ts).
+  let next = closeFile(state, true, out, options);
+  const said = last ?? unsaidEnd(next, status, options);
   if (said) next = showText(next, said.text, said.key, true, out, options);
   else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));
   attachCommands(next, out, options);

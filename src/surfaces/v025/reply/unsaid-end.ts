@@ -4,12 +4,17 @@ import { toolOutcome } from '../../../upstream/iac-code/events.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
- * A turn that failed (or was canceled) without a word of why, or waits for an answer having said nothing at all: a Bailian
+ * A turn that failed (or was canceled) without a word of why, or completed or waits for an answer having said nothing at all: a Bailian
  * user, who reads the reply's text alone, would see nothing, so the facade says what happened: which tools
  * ran, when the agent ran some (iac-code ends every turn waiting, also one that only ran tools).
  */
 export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyOptions): { text: string; key: string } | undefined {
-  if (options.replyArtifacts !== 'single' || status.message) return undefined;
+  if (options.replyArtifacts !== 'single') return undefined;
+  // Device commands alone are an answer (Bailian runs them).
+  const silent = state.shown === '' && state.commands.length === 0;
+  // A completed turn that showed nothing (no message, or one without a word) would read as an empty answer.
+  if (status.state === 'TASK_STATE_COMPLETED') return silent ? { text: options.words.completedSilently, key: 'facade:end' } : undefined;
+  if (status.message) return undefined;
   // Canceled is no Bailian state (the profile fails it): told as such, or the user's last line is the
   // agent's "Starting the deployment." of a turn that never finished.
   if (status.state === 'TASK_STATE_CANCELED') return { text: options.words.canceledSilently, key: 'facade:end' };
@@ -17,8 +22,6 @@ export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyO
   const caller = options.profile.statesToV025[status.state];
   const failed = status.state === 'TASK_STATE_FAILED' || status.state === 'TASK_STATE_REJECTED' || caller === 'failed' || caller === 'rejected';
   if (failed) return { text: options.words.failedSilently, key: 'facade:end' };
-  // Device commands alone are an answer (Bailian runs them).
-  const silent = state.shown === '' && state.commands.length === 0;
   if (status.state !== 'TASK_STATE_INPUT_REQUIRED' || !silent) return undefined;
   const { words } = options;
   const text =

@@ -48,6 +48,8 @@ export interface FacadeWords {
   canceledSilently: string;
   /** A turn that waits for the user's answer and said nothing at all. */
   waitsSilently: string;
+  /** A turn that completed and said nothing at all (no message, no artifact, no device command). */
+  completedSilently: string;
   /** A turn that ran tools, said nothing, and waits for the user's next message (iac-code ends every turn so). */
   ranToolsThenWaits(tools: readonly string[]): string;
   /** The same, for tools the agent could not run (the user refused one, or it failed). */
@@ -99,6 +101,7 @@ const EN: FacadeWords = {
   failedSilently: 'The agent could not complete this request.',
   canceledSilently: 'The request was canceled before it was finished.',
   waitsSilently: 'The agent needs more information to go on. Please reply.',
+  completedSilently: 'The agent finished without a reply.',
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
   turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
@@ -144,6 +147,7 @@ const ZH: FacadeWords = {
   failedSilently: '智能体未能完成本次请求。',
   canceledSilently: '本次请求已取消，未能完成。',
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
+  completedSilently: '智能体已完成，但没有回复任何内容。',
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
@@ -197,6 +201,7 @@ const JA: FacadeWords = {
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
   canceledSilently: 'このリクエストは完了する前にキャンセルされました。',
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
+  completedSilently: 'エージェントは返信せずに処理を終了しました。',
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',

@@ -110,8 +110,9 @@ describe('iac-code pipeline updates in the reply', () => {
       batch('TASK_STATE_WORKING', [{ not: 'an envelope' }, envelope('context_usage', { used: 1 })]),
       single('TASK_STATE_COMPLETED', envelope('pipeline_completed', { totalSteps: 3 }, { visibility: 'committed' })),
     ]);
-    expect(readText(out)).toBe('');
-    expect(shape(out)).toEqual(['task:submitted', 'status:completed:final']);
+    // Nothing of the agent's: only the facade's line for a turn that completed without a word (unsaid-end.ts).
+    expect(readText(out)).toBe('The agent finished without a reply.');
+    expect(shape(out)).toEqual(['task:submitted', 'artifact:gen-1:last', 'status:completed:final']);
   });
 
   describe('candidates whose text is held', () => {

@@ -1,0 +1,144 @@
+/**
+ * A real a2a-js 1.x agent writes a file as raw bytes in appended artifact chunks (a text file cut between
+ * bytes, a Chinese one cut inside a character, a binary one), or completes without a word; a Bailian user
+ * reads message/stream and message/send. The file reads as one fenced block (a binary one as one line with
+ * its whole size); the silent turn says so.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import type { RunningGateway } from '../../../src/app.js';
+import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+
+const TF = 'resource "alicloud_vpc" "main" {\n  cidr_block = "10.0.0.0/8"\n}\n';
+const ZH = '# 说明\n这是一个专有网络模板，包含两个交换机。\n';
+
+const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
+const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
+
+/** The file each prompt writes: its bytes, cut at byte offsets, and its name and type. */
+const FILES: Record<string, { bytes: Buffer; cuts: number[]; filename: string; mediaType: string }> = {
+  tf: { bytes: Buffer.from(TF), cuts: [7, 20], filename: 'main.tf', mediaType: 'text/plain' },
+  zh: { bytes: Buffer.from(ZH), cuts: [7, 20], filename: 'README.md', mediaType: 'text/plain' },
+  png: { bytes: Buffer.alloc(300, 7), cuts: [100, 200], filename: 'logo.png', mediaType: 'image/png' },
+};
+
+class FileWriter implements AgentExecutor {
+  execute = async ({ taskId, contextId, userMessage: asked }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const prompt = asked.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    const message = (value: string): Message => ({
+      messageId: randomUUID(),
+      contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [text(value)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    });
+    const status = (state: TaskState, said?: string) =>
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state, message: said ? message(said) : undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      });
+    bus.publish(openingTask(taskId, contextId, asked));
+    const file = FILES[prompt];
+    if (!file) {
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED));
+      return;
+    }
+    bus.publish(status(TaskState.TASK_STATE_WORKING, 'Writing the file.'));
+    const at = [0, ...file.cuts, file.bytes.length];
+    for (let i = 0; i < at.length - 1; i++) {
+      const raw = part({ $case: 'raw', value: file.bytes.subarray(at[i], at[i + 1]) }, { filename: file.filename, mediaType: file.mediaType });
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: 'f', name: 'f', description: '', parts: [raw], metadata: undefined, extensions: [] },
+          append: i > 0,
+          lastChunk: i === at.length - 2,
+          metadata: undefined,
+        }),
+      );
+    }
+    bus.publish(status(TaskState.TASK_STATE_COMPLETED, 'The file is ready.'));
+  };
+  cancelTask = async (): Promise<void> => {};
+}
+
+const card = (baseUrl: string): AgentCard => ({
+  name: 'file writer',
+  description: 'writes files in appended chunks',
+  supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    {
+      id: 'files',
+      name: 'Files',
+      description: 'writes files',
+      tags: ['test'],
+      examples: [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
+    },
+  ],
+  signatures: [],
+});
+
+describe('a Bailian user in front of an a2a-js 1.x agent that writes a file in appended chunks of raw bytes', () => {
+  let agent: Awaited<ReturnType<typeof serveSdkAgent>>;
+  let gateway: RunningGateway;
+  const headers = { 'X-API-KEY': API_KEY };
+
+  beforeAll(async () => {
+    agent = await serveSdkAgent(card, new FileWriter(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
+    gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await new Promise<void>((resolve) => {
+      agent.server.close(() => resolve());
+      agent.server.closeAllConnections();
+    });
+  });
+
+  /** What the user reads of one turn, streamed and sent. */
+  async function read(prompt: string): Promise<{ streamed: string; sent: string }> {
+    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers });
+    const streamed = streamedText(results(await stream.rest()).filter(Boolean));
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) }, { headers });
+    return { streamed, sent: sentText(answer.body.result) };
+  }
+
+  it('a text file cut between bytes reads as one fenced block with the whole file', async () => {
+    const whole = `Writing the file.\nmain.tf\n\`\`\`hcl\n${TF}\`\`\`\nThe file is ready.`;
+    expect(await read('tf')).toEqual({ streamed: whole, sent: whole });
+  });
+
+  it('a Chinese file cut inside a character is shown, whole, not described piece by piece', async () => {
+    const whole = `Writing the file.\nREADME.md\n\`\`\`markdown\n${ZH}\`\`\`\nThe file is ready.`;
+    expect(await read('zh')).toEqual({ streamed: whole, sent: whole });
+  });
+
+  it('a binary file is described once, with its whole size', async () => {
+    const whole = 'Writing the file.\nlogo.png (image/png, 300 bytes)\nThe file is ready.';
+    expect(await read('png')).toEqual({ streamed: whole, sent: whole });
+  });
+
+  it('a turn that completes without a word says so', async () => {
+    const said = 'The agent finished without a reply.';
+    expect(await read('nothing')).toEqual({ streamed: said, sent: said });
+  });
+});
