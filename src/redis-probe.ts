@@ -2,6 +2,9 @@ import type { Redis } from 'ioredis';
 import { redisClient } from './redis-connection.js';
 import type { RedisEndpoint } from './redis-tls.js';
 
+/** How long each step (connecting, the ready check, the question) may take. */
+const ASK_WITHIN_MS = 2_000;
+
 /**
  * Asks the Redis at `endpoint` one thing over a connection of its own that gives up at once, so that a
  * check at start never holds the start. A refused connection rejects with what the server said
@@ -10,7 +13,10 @@ import type { RedisEndpoint } from './redis-tls.js';
 export async function askRedisOnce<T>(endpoint: RedisEndpoint, ask: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = redisClient(endpoint, {
     lazyConnect: true,
-    connectTimeout: 2_000,
+    connectTimeout: ASK_WITHIN_MS,
+    // A server that takes the connection and never answers (a blackholed port, a frozen Redis) would hold
+    // the ready check and the question for ever.
+    commandTimeout: ASK_WITHIN_MS,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     // Through Sentinel: sentinels that do not answer are asked again forever by default, holding the start.
@@ -20,12 +26,17 @@ export async function askRedisOnce<T>(endpoint: RedisEndpoint, ask: (redis: Redi
   redis.on('error', (error: Error) => {
     said ??= error;
   });
+  let timer: NodeJS.Timeout | undefined;
+  // The steps' own bounds add up (a ready check that times out is tried again): the whole ask has one too.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ASK_WITHIN_MS * 2} ms`)), ASK_WITHIN_MS * 2);
+  });
   try {
-    await redis.connect();
-    return await ask(redis);
+    return await Promise.race([redis.connect().then(() => ask(redis)), late]);
   } catch (error) {
     throw said ?? error;
   } finally {
+    clearTimeout(timer);
     redis.disconnect();
   }
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.js';
 import { defaultConfig } from '../src/config/schema.js';
@@ -47,4 +48,19 @@ describe('a Redis that refuses the configured credentials', () => {
     await expect(started).rejects.toThrow(/redis-url: the Redis refuses/);
     await expect(started).rejects.not.toThrow(WRONG);
   });
+});
+
+describe('a Redis address that takes the connection and never answers', () => {
+  it('does not hold the start: the check gives up within a few seconds and the start goes on', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const started = Date.now();
+      await expect(assertRedisTakesCredentials(defaultConfig({ store: 'redis', 'redis-url': `redis://127.0.0.1:${port}` }))).resolves.toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      silent.close();
+    }
+  }, 15_000);
 });
