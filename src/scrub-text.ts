@@ -105,9 +105,22 @@ function secretPart(value: string): string {
   if (at <= 0) return value;
   return /[A-Za-z0-9]/.test(value.slice(at)) ? value : value.slice(0, at);
 }
+const REDACTED = '[redacted]';
+/** Opening brackets and quotes a value may stand in. */
+const OPENING_MARKS = /^[([{\uff08\u300c\u300e\u3010\u300a\u201c]+/u;
 const CJK_LETTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{', '\uff09': '\uff08', '\u300d': '\u300c', '\u3011': '\u3010' };
+const CLOSING: Record<string, string> = {
+  ')': '(',
+  ']': '[',
+  '}': '{',
+  '\uff09': '\uff08',
+  '\u300d': '\u300c',
+  '\u300f': '\u300e',
+  '\u3011': '\u3010',
+  '\u300b': '\u300a',
+  '\u201d': '\u201c',
+};
 /** How far before a value its brackets are looked for, and how many closing ones it may end with: bounded work per match. */
 const BRACKET_LOOK_BACK = 256;
 const MAX_CLOSERS = 8;
@@ -139,12 +152,17 @@ function closersAfter(value: string, before: string): number {
  */
 function redactNamedValue(match: string, ...found: unknown[]): string {
   const [name, separator, value, offset, text] = found as [string, string, string, number, string];
-  if (STARTS_NATURAL.test(value)) return match;
-  const closers = closersAfter(value, text.slice(Math.max(0, offset - BRACKET_LOOK_BACK), offset));
-  const bare = value.slice(0, value.length - closers);
+  // An opening bracket or quote is the text's (`password:（必须包含…）`, `password=「S3cr3t」`), not the value's.
+  if (value.startsWith(REDACTED)) return match;
+  const opening = OPENING_MARKS.exec(value)?.[0] ?? '';
+  const inner = value.slice(opening.length);
+  if (STARTS_NATURAL.test(inner)) return match;
+  // Brackets the value ends with that close its opening ones or ones opened before the name are the text's.
+  const closers = closersAfter(inner, text.slice(Math.max(0, offset - BRACKET_LOOK_BACK), offset) + opening);
+  const bare = inner.slice(0, inner.length - closers);
   if (isProse(bare, text.slice(offset + match.length))) return match;
   const secret = secretPart(bare);
-  return `${name}${separator}[redacted]${bare.slice(secret.length)}${value.slice(value.length - closers)}`;
+  return `${name}${separator}${opening}[redacted]${bare.slice(secret.length)}${value.slice(value.length - closers)}`;
 }
 
 /** The value of an Authorization header, unless every word of it is prose (`Authorization: missing or invalid`). */

@@ -53,6 +53,10 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('[token=abc(d)] refused')).toBe('[token=[redacted]] refused');
     expect(sanitizeUpstreamText('password=hunter2) refused')).toBe('password=[redacted] refused');
     expect(sanitizeUpstreamText('login failed (password: missing)')).toBe('login failed (password: missing)');
+    // An explanation in CJK brackets is the agent's words too.
+    for (const reason of ['创建失败：密码 password:（必须包含大写字母和数字）', 'password=【必须包含】', 'password=「至少8位」']) {
+      expect(sanitizeUpstreamText(reason)).toBe(reason);
+    }
   });
 
   it('still redacts real secrets next to words and brackets', () => {
@@ -65,8 +69,9 @@ describe('sanitizeUpstreamText', () => {
       ['密码 password=hunter2必须更换', '密码 password=[redacted]必须更换'],
       // Full-width letters and digits (an input method's), CJK brackets around the value, CJK inside it.
       ['数据库连接失败：password=Ｐａｓｓｗｏｒｄ１２３', '数据库连接失败：password=[redacted]'],
-      ['连接失败（password=「S3cr3t!x」）', '连接失败（password=[redacted]）'],
-      ['password:【hunter2】', 'password:[redacted]'],
+      ['连接失败（password=「S3cr3t!x」）', '连接失败（password=「[redacted]」）'],
+      ['password:【hunter2】', 'password:【[redacted]】'],
+      ['password=(hunter2)', 'password=([redacted])'],
       ['password=Abc密码123xyz', 'password=[redacted]'],
       ['Authorization: 令牌 abcdef123456', 'Authorization: [redacted]'],
       ['Authorization: none abcdef123456', 'Authorization: [redacted]'],
