@@ -186,11 +186,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(async () => cards.stop());
     notePipelineMode(cards, logger);
 
-    const registry = createTaskRegistry(config);
+    const registry = createTaskRegistry(config, logger);
     cleanups.push(() => registry.close());
-    const taskAliases = createTaskAliases(config);
+    const taskAliases = createTaskAliases(config, logger);
     cleanups.push(() => taskAliases.close());
-    const languages = config.bailian.enabled ? createConversationLanguages(config) : undefined;
+    const languages = config.bailian.enabled ? createConversationLanguages(config, logger) : undefined;
     if (languages) cleanups.push(() => languages.close());
     const lanes = createContextLanesFor(config, logger);
     cleanups.push(() => lanes.close());

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { noteRedisError } from '../observability/redis-errors.js';
+import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease } from './context-lanes.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
-import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
+import { throttledWarnings } from '../throttled-warnings.js';
 
 export interface RedisContextLanesOptions {
   /** A shared client (not closed by close()); or `url` to let the lanes own one. */
@@ -15,7 +15,8 @@ export interface RedisContextLanesOptions {
   prefix: string;
   /** How long a lease outlives its last renewal: the lanes of a crashed replica free themselves after this. */
   leaseMs: number;
-  logger?: WarningLogger;
+  /** Told of leases that could not be renewed, of the connection failing and of it being ready again. */
+  logger?: RedisWatchLogger;
 }
 
 /*
@@ -41,7 +42,7 @@ return 0`;
 export function createRedisContextLanes(options: RedisContextLanesOptions): ContextLanes {
   const ownsClient = !options.redis;
   const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
-  redis.on('error', () => noteRedisError('context-lanes'));
+  watchRedis(redis, { store: 'context-lanes', logger: options.logger });
   const renewScript = redisScript(redis, 'a2aBridgeLaneRenew', 1, RENEW_SCRIPT);
   const bindScript = redisScript(redis, 'a2aBridgeLaneBind', 1, BIND_SCRIPT);
   const releaseScript = redisScript(redis, 'a2aBridgeLaneRelease', 1, RELEASE_SCRIPT);

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../config/schema.js';
 import { redisEndpoint } from '../redis-tls.js';
-import type { WarningLogger } from '../throttled-warnings.js';
+import type { RedisWatchLogger } from '../observability/redis-errors.js';
 import { createTurnSlots, type TurnSlots } from './turn-limits.js';
 import { createRedisTurnSlots } from './turn-slots-redis.js';
 
@@ -14,7 +14,7 @@ export const TURN_SLOT_ANSWER_WITHIN_MS = 2_000;
  */
 export function createTurnSlotsFor(
   config: Pick<GatewayConfig, 'limits' | 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
-  logger?: WarningLogger,
+  logger?: RedisWatchLogger,
 ): TurnSlots | undefined {
   if (config.store !== 'redis') return createTurnSlots(config.limits);
   return createRedisTurnSlots(config.limits, {

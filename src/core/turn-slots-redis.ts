@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LimitsConfig } from '../config/limits-schema.js';
 import { A2AError } from '../model/index.js';
-import { noteRedisError } from '../observability/redis-errors.js';
+import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
-import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
+import { throttledWarnings } from '../throttled-warnings.js';
 import type { CallContext } from './agent-port.js';
 import { capsOf, clientKey, holdSlot, UNCOUNTED, type TurnSlot, type TurnSlots } from './turn-limits.js';
 
@@ -15,8 +15,8 @@ export interface RedisTurnSlotsOptions {
   leaseMs: number;
   /** How long a turn waits for Redis to count it (and a renewal or release for Redis's answer); past it the turn is refused. */
   answerWithinMs: number;
-  /** Told of Redis failing the slots, at most once a minute. */
-  logger?: WarningLogger;
+  /** Told of Redis failing the slots, at most once a minute; of the connection failing (every 30 s at most) and being ready again. */
+  logger?: RedisWatchLogger;
 }
 
 /*
@@ -64,7 +64,7 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   const capOf = capsOf(limits);
   if (!capOf) return undefined;
   const redis = connectRedis(options.url, { commandTimeout: options.answerWithinMs });
-  redis.on('error', () => noteRedisError('turn-slots'));
+  watchRedis(redis, { store: 'turn-slots', logger: options.logger });
   const takeScript = redisScript(redis, 'a2aBridgeTurnTake', 1, TAKE_SCRIPT);
   const renewScript = redisScript(redis, 'a2aBridgeTurnRenew', 1, RENEW_SCRIPT);
   const countScript = redisScript(redis, 'a2aBridgeTurnCount', 1, COUNT_SCRIPT);

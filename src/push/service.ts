@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { noteRedisError } from '../observability/redis-errors.js';
+import { watchRedis } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, withFields, type SendMessageRequest } from '../model/index.js';
@@ -86,10 +86,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
     ownRedis = connectRedis(redisEndpoint(config), { lazyConnect: true });
-    ownRedis.on('error', (error: unknown) => {
-      noteRedisError('push-configs');
-      logger.warn({ err: error }, 'push config store Redis connection error');
-    });
+    // The config store's and the follow journal's connection: counted, and logged at most every 30 s.
+    watchRedis(ownRedis, { store: 'push-configs', logger });
     redis = ownRedis;
   }
   const policy = { maxConfigsPerTask: config['push-max-configs-per-task'], allowPrivate: config['push-allow-private'] };

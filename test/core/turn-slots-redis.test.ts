@@ -216,8 +216,15 @@ async function silentServer(): Promise<{ url: string; close(): Promise<void> }> 
 
 describe('redis turn slots when Redis does not answer', () => {
   const warnings: string[] = [];
-  const logger = { warn: (_fields: object, message: string) => void warnings.push(message) };
-  afterEach(() => void warnings.splice(0));
+  /** The connection's own warnings (watchRedis), apart from the slots'. */
+  const connectionWarnings: string[] = [];
+  const logger = {
+    warn: (fields: object, message: string) => void ('store' in fields ? connectionWarnings : warnings).push(message),
+  };
+  afterEach(() => {
+    warnings.splice(0);
+    connectionWarnings.splice(0);
+  });
 
   it('refuse the turn (fail closed, -32603) within the bound when Redis hangs, and warn once for many turns', async () => {
     const silent = await silentServer();
@@ -253,6 +260,8 @@ describe('redis turn slots when Redis does not answer', () => {
       held!.release();
       await sleep(350);
       expect(warnings).toHaveLength(1);
+      // The connection failing is told once too, naming the store and where it connects.
+      expect(connectionWarnings).toEqual([expect.stringMatching(/^Redis connection of the turn-slots store failed \(127\.0\.0\.1:\d+\): /)]);
 
       await redis.start();
       const outcome = () =>

@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../../config/schema.js';
+import type { RedisWatchLogger } from '../../observability/redis-errors.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { createMemoryTaskAliases } from './memory.js';
 import { createRedisTaskAliases } from './redis.js';
@@ -9,9 +10,17 @@ export { createMemoryTaskAliases } from './memory.js';
 export { createRedisTaskAliases } from './redis.js';
 
 /** The alias store next to the task registry: memory for one replica, Redis when replicas share tasks. */
-export function createTaskAliases(config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>): TaskAliases {
+export function createTaskAliases(
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
+  logger?: RedisWatchLogger,
+): TaskAliases {
   if (config.store === 'redis') {
-    return createRedisTaskAliases({ url: redisEndpoint(config), prefix: config['redis-prefix'], idleTtlMs: config.tasks['idle-ttl-ms'] });
+    return createRedisTaskAliases({
+      url: redisEndpoint(config),
+      prefix: config['redis-prefix'],
+      idleTtlMs: config.tasks['idle-ttl-ms'],
+      ...(logger ? { logger } : {}),
+    });
   }
   return createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] });
 }

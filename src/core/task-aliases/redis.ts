@@ -1,4 +1,4 @@
-import { noteRedisError } from '../../observability/redis-errors.js';
+import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
 import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 
@@ -7,13 +7,15 @@ export interface RedisTaskAliasesOptions {
   prefix: string;
   /** An alias expires with its task (0: after a year). */
   idleTtlMs: number;
+  /** Told when the connection fails (at most every 30 s) and when it is ready again (watchRedis). */
+  logger?: RedisWatchLogger;
 }
 
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot open two tasks under one caller's id. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
   const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  // Counted, not logged, like the registry's: without a listener ioredis prints every failed reconnect with its stack.
-  redis.on('error', () => noteRedisError('task-aliases'));
+  // Counted, and logged at most every 30 s: without a listener ioredis prints every failed reconnect with its stack.
+  watchRedis(redis, { store: 'task-aliases', logger: options.logger });
   const ownKey = (kind: string, id: string, owner: string) => `${options.prefix}${kind}:${owner.length}:${owner}:${id}`;
   const aliasKey = (clientId: string, owner: string) => ownKey('task-alias-own', clientId, owner);
   const reverseKey = (upstreamId: string, owner: string) => ownKey('task-alias-of', upstreamId, owner);

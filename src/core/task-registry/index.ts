@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import type { GatewayConfig } from '../../config/schema.js';
+import type { RedisWatchLogger } from '../../observability/redis-errors.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
@@ -12,6 +13,7 @@ export { createRedisTaskRegistry } from './redis.js';
 /** The registry the config asks for (`store: memory | redis`, `tasks.*`). */
 export function createTaskRegistry(
   config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'redis-command-timeout-ms' | 'tasks'>,
+  logger?: RedisWatchLogger,
 ): TaskRegistry {
   const tasks = config.tasks;
   if (config.store === 'redis') {
@@ -23,6 +25,7 @@ export function createTaskRegistry(
       contextOwnerTtlMs: tasks['context-owner-ttl-ms'],
       historyLimit: tasks['history-limit'],
       historyPartMaxBytes: tasks['history-part-max-bytes'],
+      ...(logger ? { logger } : {}),
     });
   }
   return createMemoryTaskRegistry({

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { noteRedisError } from '../../observability/redis-errors.js';
+import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import { LRUCache } from 'lru-cache';
 import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
@@ -25,6 +25,8 @@ export interface RedisTaskRegistryOptions {
   historyLimit: number;
   /** A caller's raw parts past this many bytes are not kept in history (history-parts.ts); absent: all are. */
   historyPartMaxBytes?: number;
+  /** Told when the connection fails (at most every 30 s) and when it is ready again (watchRedis). */
+  logger?: RedisWatchLogger;
 }
 
 /** What a compare-and-set starts from: the stored version (0 = none) and its task. */
@@ -51,8 +53,8 @@ const PRUNE_BATCH = 500;
 export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): TaskStore & ExpiresLinkedKeys {
   const ownsClient = !options.redis;
   const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
-  // Counted, not logged: a failing command surfaces in the call that needed it.
-  redis.on('error', () => noteRedisError('task-registry'));
+  // Counted, and logged at most every 30 s: a failing command surfaces in the call that needed it, without the cause.
+  watchRedis(redis, { store: 'task-registry', logger: options.logger });
   // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
   const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { noteRedisError } from '../../observability/redis-errors.js';
+import { watchRedis } from '../../observability/redis-errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
@@ -88,10 +88,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   // A write fails soon after Redis went away (instead of waiting out 20 reconnects, ~10 s): the queue's
   // enqueue is wrapped by holdWhileUnreachable, which keeps the job and offers it again.
   const commands = connectRedis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  commands.on('error', (error: unknown) => {
-    noteRedisError('push-queue');
-    logger.warn({ err: error }, 'A2A push queue Redis connection error');
-  });
+  // Counted, and logged at most every 30 s (with the blocking connection's errors) instead of on every failed reconnect.
+  const watchAnother = watchRedis(commands, { store: 'push-queue', logger });
   const promote = redisScript(commands, 'a2aBridgePushPromote', 2, PROMOTE);
   let blocking: Redis | undefined;
   let running = false;
@@ -252,10 +250,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
       running = true;
       // A blocking read holds its connection; commands of the same round need another one.
       blocking = commands.duplicate();
-      blocking.on('error', (error: unknown) => {
-        noteRedisError('push-queue');
-        logger.warn({ err: error }, 'A2A push queue Redis connection error');
-      });
+      watchAnother(blocking);
       loop = work(run, blocking).catch((error: unknown) => logger.error({ err: error }, 'A2A push queue worker stopped'));
     },
     async stop() {

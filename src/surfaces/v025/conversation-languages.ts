@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../../config/schema.js';
-import { noteRedisError } from '../../observability/redis-errors.js';
+import { noteRedisError, watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
@@ -37,11 +37,17 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
 const isLanguage = (value: string | null | undefined): value is FacadeLanguage => (FACADE_LANGUAGES as readonly unknown[]).includes(value);
 
 /** Shared by every replica: a conversation's turns may land on any of them. */
-export function createRedisConversationLanguages(options: { url: RedisTarget; prefix: string; idleTtlMs: number }): ConversationLanguages {
+export function createRedisConversationLanguages(options: {
+  url: RedisTarget;
+  prefix: string;
+  idleTtlMs: number;
+  logger?: RedisWatchLogger;
+}): ConversationLanguages {
   // Bounded: a Redis that hangs must not hold the turn up longer than it takes to read its history instead.
   const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+  // A command that fails is counted; the connection failing is counted and logged at most every 30 s.
   const failed = (): undefined => void noteRedisError('conversation-languages');
-  redis.on('error', failed);
+  watchRedis(redis, { store: 'conversation-languages', logger: options.logger });
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
   const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;
   return {
@@ -62,8 +68,10 @@ export function createRedisConversationLanguages(options: { url: RedisTarget; pr
 /** Next to the task registry: memory for one replica, Redis when replicas share tasks. */
 export function createConversationLanguages(
   config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
+  logger?: RedisWatchLogger,
 ): ConversationLanguages {
   const idleTtlMs = config.tasks['idle-ttl-ms'];
-  if (config.store === 'redis') return createRedisConversationLanguages({ url: redisEndpoint(config), prefix: config['redis-prefix'], idleTtlMs });
+  if (config.store === 'redis')
+    return createRedisConversationLanguages({ url: redisEndpoint(config), prefix: config['redis-prefix'], idleTtlMs, ...(logger ? { logger } : {}) });
   return createMemoryConversationLanguages({ max: config.tasks['max-tasks'], idleTtlMs });
 }
