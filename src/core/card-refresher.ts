@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import type { AgentCard } from '../model/index.js';
 import type { CardSnapshot, CardSource } from './card-source.js';
+import { settlesWithin } from '../settles-within.js';
+
+/**
+ * How long start() waits for the first fetch. An upstream that takes the connection and never answers
+ * would hold the start (and /health) for `headers-timeout-ms`; past this wait the fetch goes on in the
+ * background, /ready answering 503 until it succeeds, as after a refused connection.
+ */
+export const FIRST_FETCH_WAIT_MS = 2_000;
 
 export interface CardFetcher {
   fetchCard(signal?: AbortSignal): Promise<AgentCard>;
@@ -14,11 +22,16 @@ export interface CardRefresherOptions {
    * and the cards come back within seconds of the upstream starting, without hammering one that stays down.
    */
   retryMinMs?: number;
+  /** How long start() waits for the first fetch (default FIRST_FETCH_WAIT_MS); it goes on in the background past that. */
+  startWaitMs?: number;
   logger?: Logger;
 }
 
 export type CardRefresher = CardSource & {
-  /** First fetch (never rejects: a failure is recorded as unreachable) and the background timer. */
+  /**
+   * First fetch (never rejects: a failure is recorded as unreachable) and the background timer. Resolves
+   * once that fetch ends or `startWaitMs` is over, whichever comes first: the timer starts after the fetch.
+   */
   start(): Promise<void>;
   stop(): void;
   /** Fetch now; concurrent calls share one fetch. */
@@ -109,8 +122,13 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
     async start() {
       stopped = false;
       if (abort.signal.aborted) abort = new AbortController();
-      await refreshNow();
-      if (!timer) scheduleNext();
+      const first = refreshNow().then(() => {
+        if (!timer) scheduleNext();
+      });
+      const waitMs = options.startWaitMs ?? FIRST_FETCH_WAIT_MS;
+      if (!(await settlesWithin(first, waitMs))) {
+        options.logger?.warn({ waitMs }, 'upstream agent card not fetched yet; the gateway starts without it (not ready until it is)');
+      }
     },
     stop() {
       stopped = true;

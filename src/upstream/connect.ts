@@ -10,12 +10,26 @@ import { createUpstreamPool } from './http.js';
 import { createV025Upstream } from './v025-client.js';
 import { createV03RestUpstream } from './v03-rest-client.js';
 import { createV1Upstream, untilAborted } from './v1-client.js';
+import { settlesWithin } from '../settles-within.js';
+
+/**
+ * How long connecting waits for the detection before it hands back the client that finishes it on
+ * first use. An agent that refuses the connection fails the detection at once; one that takes it and
+ * never answers (a hung sidecar) would hold the start for `headers-timeout-ms`, with /health refused
+ * meanwhile. Past this wait the detection goes on in the background, as after a refused connection.
+ */
+export const DETECTION_START_WAIT_MS = 2_000;
+
+export interface ConnectOptions {
+  /** How long to wait for the detection (default DETECTION_START_WAIT_MS); it goes on in the background past that. */
+  waitMs?: number;
+}
 
 export interface ConnectedUpstream {
   upstream: Upstream;
   /**
-   * The upstream's protocol; undefined while it is not known yet (the agent was unreachable at start
-   * and has not been reached since). A getter: it changes once a later call detects it.
+   * The upstream's protocol; undefined while it is not known yet (the agent was unreachable at start, or
+   * had not answered within the wait, and has not been reached since). A getter: it changes once detected.
    */
   readonly protocol: UpstreamProtocol | undefined;
   /** How the gateway reaches it (HTTP+JSON for an agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
@@ -89,18 +103,29 @@ function detectingUpstream(build: () => Promise<Upstream>): {
 /**
  * The client for the agent at `baseUrl`, in whatever protocol it speaks (`upstream.protocol`, or
  * detected from its card). An agent that is down at start does not stop the gateway, nor pin it to a
- * guessed protocol: detection is retried on each later call and card refresh until it succeeds.
+ * guessed protocol: detection is retried on each later call and card refresh until it succeeds. Nor
+ * does one that does not answer hold it: past `waitMs` the client is handed back with the detection
+ * still running, which the first calls and the card refresher then wait for (each within its own
+ * bounds), exactly as they retry it after a refused connection. `close()` ends a detection in flight.
  */
-export async function connectUpstream(baseUrl: string, config: UpstreamConfig, logger: Logger): Promise<ConnectedUpstream> {
+export async function connectUpstream(
+  baseUrl: string,
+  config: UpstreamConfig,
+  logger: Logger,
+  options: ConnectOptions = {},
+): Promise<ConnectedUpstream> {
   const dispatcher = createUpstreamPool(config);
+  // Closing aborts a detection in flight: the pool's close() waits for the requests it still has.
+  const closing = new AbortController();
   let protocol: UpstreamProtocol | undefined;
   let binding: UpstreamBinding | undefined;
   let failures = 0;
 
   async function build(): Promise<Upstream> {
     try {
-      ({ protocol, binding } = await detectUpstream(baseUrl, config, { dispatcher }));
+      ({ protocol, binding } = await detectUpstream(baseUrl, config, { dispatcher, signal: closing.signal }));
     } catch (error) {
+      if (closing.signal.aborted) throw error;
       // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
       const reason = error instanceof Error ? error.message : String(error);
       logger[failures++ === 0 ? 'warn' : 'debug'](
@@ -114,10 +139,19 @@ export async function connectUpstream(baseUrl: string, config: UpstreamConfig, l
   }
 
   const detecting = detectingUpstream(build);
-  await detecting.ready().catch(() => undefined);
+  const waitMs = options.waitMs ?? DETECTION_START_WAIT_MS;
+  if (
+    !(await settlesWithin(
+      detecting.ready().catch(() => undefined),
+      waitMs,
+    ))
+  ) {
+    logger.warn({ upstream: baseUrl, waitMs }, 'upstream has not answered yet; its protocol is detected in the background');
+  }
   const inner = detecting.current();
   const upstream: Upstream = withFields(inner ?? detecting.upstream, {
     async close() {
+      closing.abort();
       await detecting.upstream.close();
       await dispatcher.close();
     },

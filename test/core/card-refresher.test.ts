@@ -161,3 +161,57 @@ describe('card refresh after a failure', () => {
     refresher.stop();
   });
 });
+
+describe('a first fetch that does not answer', () => {
+  it('start() resolves after startWaitMs, unreachable; the fetch goes on and the timer starts once it ends', async () => {
+    vi.useFakeTimers();
+    let answer: ((card: AgentCard) => void) | undefined;
+    const calls: Array<AbortSignal | undefined> = [];
+    const source = {
+      fetchCard: (signal?: AbortSignal) => {
+        calls.push(signal);
+        return calls.length === 1 ? new Promise<AgentCard>((resolve) => (answer = resolve)) : Promise.resolve(card(String(calls.length)));
+      },
+    };
+    const refresher = createCardRefresher(source, { intervalMs: 10_000, startWaitMs: 2_000 });
+    let started = false;
+    void refresher.start().then(() => (started = true));
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(started).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(started).toBe(true);
+    expect(refresher.upstreamReachable()).toBe(false);
+    expect(refresher.current()).toBeUndefined();
+    // No second fetch while the first is pending, however long it takes.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(calls).toHaveLength(1);
+    answer?.(card('1'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refresher.upstreamReachable()).toBe(true);
+    expect(refresher.current()?.card.version).toBe('1');
+    // The interval counts from the end of that first fetch.
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    refresher.stop();
+    expect(calls[0]?.aborted).toBe(true);
+  });
+
+  it('stop() during the first fetch aborts it and schedules nothing', async () => {
+    vi.useFakeTimers();
+    const calls: Array<AbortSignal | undefined> = [];
+    const source = {
+      fetchCard: (signal?: AbortSignal) => {
+        calls.push(signal);
+        return new Promise<AgentCard>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    };
+    const refresher = createCardRefresher(source, { intervalMs: 1_000, startWaitMs: 500 });
+    await Promise.all([refresher.start(), vi.advanceTimersByTimeAsync(500)]);
+    refresher.stop();
+    expect(calls[0]?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(calls).toHaveLength(1);
+  });
+});

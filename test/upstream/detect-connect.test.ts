@@ -10,6 +10,7 @@ import { ErrorCode } from '../../src/model/index.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyCard, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
+import { startHungServer } from '../support/hung-server.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
 import { defaultCard, json, startFakeV025 } from '../support/fake-v025.js';
 import { closeAll, ctx, open } from './support.js';
@@ -136,6 +137,40 @@ describe('connectUpstream', () => {
     up = true;
     expect(await connected.upstream.getTask({ id: 't' }, ctx())).toMatchObject({ id: 't', status: { state: 'TASK_STATE_WORKING' } });
     expect(connected.protocol).toBe('0.2.5');
+  });
+
+  it('an agent that takes the connection and never answers: connecting waits waitMs, not headers-timeout-ms, and the detection goes on', async () => {
+    const hung = await startHungServer();
+    open.push(hung);
+    const { logger, lines } = capturedLogger();
+    const startedAt = Date.now();
+    const connected = await connectUpstream(hung.url, config({ 'headers-timeout-ms': 1_500 }), logger, { waitMs: 200 });
+    open.push(connected.upstream);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(connected.protocol).toBeUndefined();
+    expect(lines.some((line) => line.msg.includes('has not answered yet'))).toBe(true);
+    expect(hung.accepted()).toBe(1);
+
+    // A call waits for the detection in flight (within headers-timeout-ms), then fails as for a refused port.
+    const error = await rejection(connected.upstream.getTask({ id: 't' }, ctx()));
+    expect(error.code).toBe(ErrorCode.Internal);
+    expect(Date.now() - startedAt).toBeLessThan(1_500 + 1_000);
+    expect(hung.accepted()).toBe(1);
+    expect(lines.filter((line) => line.msg.includes('could not be detected'))[0]?.level).toBe(40);
+  });
+
+  it('close() ends a detection in flight instead of waiting out headers-timeout-ms', async () => {
+    const hung = await startHungServer();
+    open.push(hung);
+    const { logger, lines } = capturedLogger();
+    const connected = await connectUpstream(hung.url, config({ 'headers-timeout-ms': 30_000 }), logger, { waitMs: 100 });
+    const pending = rejection(connected.upstream.getTask({ id: 't' }, ctx()));
+    const closedAt = Date.now();
+    await connected.upstream.close();
+    expect(Date.now() - closedAt).toBeLessThan(2_000);
+    expect((await pending).code).toBe(ErrorCode.Internal);
+    // Closing is no failure of the agent's.
+    expect(lines.some((line) => line.msg.includes('could not be detected'))).toBe(false);
   });
 
   it('startGateway does not fail when the upstream is down', async () => {
