@@ -17,7 +17,6 @@ export const ENDS_SENTENCE = /[.!?:\u2026]/u;
 /** Chinese and Japanese need no break between sentences: the next one carries on unless it is in Latin script. */
 export const ENDS_CJK_SENTENCE = /[\u3002\uff01\uff1f\uff1a]/u;
 const LOWER_OR_DIGIT = /[\p{Ll}\d]/u;
-const DIGIT = /\d/u;
 const LOWER = /\p{Ll}/u;
 const UPPER = /\p{Lu}/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
@@ -25,10 +24,26 @@ const LATIN_LETTER_OR_DIGIT = /[A-Za-z\u00c0-\u024f\d]/u;
 
 /** A Markdown list item's marker and its blank: `1. `, `2) `, `- `, `* `, `• ` (a number split in two, `4` + `2. `, is none). */
 const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
+/** What a list item starts a line after: a letter (Chinese and Japanese too) or a sentence's end, `。` and `：` too. */
+const BEFORE_LIST_ITEM = /[\p{L}.!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b]$/u;
+/** A full stop after a digit is a number's (`192.168.0.`), not a sentence's end. */
+const NUMBER_POINT = /\d\.$/u;
+/**
+ * Text that ends in an operand, which a `-`, `*` or `1.` after it goes on from (`x = a` + `- b`): a Latin
+ * word of one letter, or a word after an operator between blanks (`x = ab`, `i < n`; not a list item's `- `).
+ */
+const ENDS_OPERAND = /(?:^|[^\p{L}\p{N}_])[A-Za-z]$|\S[ \t]+(?:[=<>+*/%^&|-]{1,2}|!=)[ \t]+\S+$/u;
 /** A status mark and words after it (`✅ ECS created`, `⚠️ Quota low`): a model's emoji token has no words with it. */
 const MARKED_LINE = /^[\p{Extended_Pictographic}\u2713\u2714\u2717\u2718\u2192\u25b6\u25ba][\ufe0f\u200d\p{Extended_Pictographic}]*[ \t]+\S/u;
-/** A Latin capital that opens two words or more: a whole message's words (`Creating ECS`), not a word piece. */
-const CAPITAL_PHRASE = /^\p{Lu}[^\s]*[ \t]+\S/u;
+/**
+ * A capitalised word and words after it: a whole message's words (`Creating ECS`, `All resources created.`),
+ * not a word piece (`S instance`, `SD per day`, `OS CreateStack`, `Us and 48 GiB`, `C named demo`).
+ */
+const CAPITAL_PHRASE = /^\p{Lu}\p{Ll}{2,}[ \t]+\S/u;
+/** A lone capital (`Gi` + `B of memory`, `12.5 U` + `SD`): a unit's or an acronym's piece; `A` and `I` are words. */
+const LONE_CAPITAL = /^(?![AI](?![\p{L}\p{N}]))\p{Lu}(?![\p{L}\p{N}])/u;
+/** A word of one lower-case Latin letter at the end (`12 v` + `CPUs`, `v` + `Switch`, `i` + `Phone`): a prefix. */
+const LONE_LOWER = /(?:^|[^\p{L}\p{N}_])[a-z]$/u;
 
 /** The message the next one follows (its text). */
 export interface Before {
@@ -39,12 +54,17 @@ export interface Before {
  * Whether a working message carries on the text the one before it left (`last` is its last character).
  * White space on either side, or punctuation first, carries on; so does a lower-case word or a number after a
  * Latin sentence's end, and anything but a Latin capital after a Chinese or Japanese one. These start a line:
- * - a list item (`1. Create the VPC`, `- vSwitch`) after text that does not end in a blank or a digit (a
- *   number split in two, `is 4` + `2. Next`, goes on);
+ * - a list item (`1. Create the VPC`, `- vSwitch`) after a letter (Chinese too) or a sentence's end, but not
+ *   after a digit (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or
+ *   an operand (`x = a` + `- b`): a model cuts numbers, CIDRs and code there;
  * - a status mark with words after it (`✅ ECS created`) after a letter or a digit;
- * - a capital after a lower-case letter (`Searching flights` then `Found 3 flights`), or a capital that
- *   opens two words or more after any Latin letter or digit (`Creating VPC` then `Creating ECS`): a model's
- *   word piece (`Java` + `Script.`, `VPC` + `s`) is one word, and a new word of its comes after a blank;
+ * - a capital after a lower-case letter (`Searching flights` then `Found 3 flights`), but for a lone capital
+ *   (`Gi` + `B of memory`) or after a lone lower-case letter (`12 v` + `CPUs`, `v` + `Switch`): pieces of a
+ *   unit or a word; a word cut where its capitals start (`Java` + `Script`) still reads with a line break;
+ * - a capitalised word with words after it (`Creating ECS`, `All resources created.`) after a Latin letter or
+ *   a digit (`Creating VPC` then `Creating ECS`, `vsw-456` then `Creating VPC`): a model's pieces of an
+ *   acronym or a word (`EC` + `S instance`, `vCP` + `Us and`, `R` + `OS CreateStack`, `在华东1` + `VPC 中`)
+ *   are not capitalised words, and its next word comes after a blank;
  * - a message that opens as the one before it did (`已创建专有网络 vpc-123` then `已创建交换机 vsw-456`,
  *   `正在创建实例` then `正在配置安全组`): progress lines written alike.
  * Inside code nothing starts a line (separatorBefore): an identifier split there is still one identifier.
@@ -52,14 +72,25 @@ export interface Before {
 export function carriesOn(last: string, text: string, before?: Before): boolean {
   const first = text.charAt(0);
   if (SPACE.test(last) || SPACE.test(first)) return true;
-  if (LIST_ITEM.test(text)) return DIGIT.test(last);
+  // The message before, when what was shown ends as it does (a hint only: the facade may have rendered it).
+  const tail = before !== undefined && before.text.endsWith(last) ? before.text : last;
+  if (LIST_ITEM.test(text)) return !startsListItem(tail);
   if (MARKED_LINE.test(text) && LETTER_OR_DIGIT.test(last)) return false;
   if (CARRIES_ON.test(first)) return true;
   if (before && opensAlike(before, text)) return false;
   if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
   if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
-  if (LOWER.test(last) && UPPER.test(first)) return false;
+  if (LOWER.test(last) && UPPER.test(first)) return LONE_CAPITAL.test(text) || LONE_LOWER.test(tail);
   return !(LATIN_LETTER_OR_DIGIT.test(last) && CAPITAL_PHRASE.test(text));
+}
+
+/**
+ * Whether a list item after `tail` starts a line: after a letter or a sentence's end, not after a digit
+ * (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or an operand
+ * (`x = a` + `- b`).
+ */
+function startsListItem(tail: string): boolean {
+  return BEFORE_LIST_ITEM.test(tail) && !NUMBER_POINT.test(tail) && !ENDS_OPERAND.test(tail);
 }
 
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
