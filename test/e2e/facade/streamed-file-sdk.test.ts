@@ -14,15 +14,24 @@ import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
 
 const TF = 'resource "alicloud_vpc" "main" {\n  cidr_block = "10.0.0.0/8"\n}\n';
 const ZH = '# 说明\n这是一个专有网络模板，包含两个交换机。\n';
+const MD = '# Deploy\n\nRun:\n```bash\nterraform apply\n```\nThen check the console.\n';
 
 const part = (content: Part['content'], extra: Partial<Part> = {}): Part => ({ content, metadata: undefined, filename: '', mediaType: '', ...extra });
 const text = (value: string): Part => part({ $case: 'text', value }, { mediaType: 'text/plain' });
 
-/** The file each prompt writes: its bytes, cut at byte offsets, and its name and type. */
-const FILES: Record<string, { bytes: Buffer; cuts: number[]; filename: string; mediaType: string }> = {
+/** The file each prompt writes: its bytes, cut at byte offsets, its name and type, and the progress sent after it. */
+const FILES: Record<string, { bytes: Buffer; cuts: number[]; filename: string; mediaType: string; after?: string[] }> = {
   tf: { bytes: Buffer.from(TF), cuts: [7, 20], filename: 'main.tf', mediaType: 'text/plain' },
   zh: { bytes: Buffer.from(ZH), cuts: [7, 20], filename: 'README.md', mediaType: 'text/plain' },
   png: { bytes: Buffer.alloc(300, 7), cuts: [100, 200], filename: 'logo.png', mediaType: 'image/png' },
+  // Its second chunk holds the file's own ``` block.
+  md: {
+    bytes: Buffer.from(MD),
+    cuts: [15, 48],
+    filename: 'README.md',
+    mediaType: 'text/markdown',
+    after: ['Creating VPC', 'Creating ECS', 'All resources created.'],
+  },
 };
 
 class FileWriter implements AgentExecutor {
@@ -66,6 +75,7 @@ class FileWriter implements AgentExecutor {
         }),
       );
     }
+    for (const said of file.after ?? []) bus.publish(status(TaskState.TASK_STATE_WORKING, said));
     bus.publish(status(TaskState.TASK_STATE_COMPLETED, 'The file is ready.'));
   };
   cancelTask = async (): Promise<void> => {};
@@ -135,6 +145,13 @@ describe('a Bailian user in front of an a2a-js 1.x agent that writes a file in a
   it('a binary file is described once, with its whole size', async () => {
     const whole = 'Writing the file.\nlogo.png (image/png, 300 bytes)\nThe file is ready.';
     expect(await read('png')).toEqual({ streamed: whole, sent: whole });
+  });
+
+  it('a Markdown file whose later chunk holds its own ``` block: its block closed and opened again under a longer fence, the progress after it on lines of its own', async () => {
+    const whole =
+      'Writing the file.\nREADME.md\n```markdown\n# Deploy\n\nRun:\n```\n````markdown\n```bash\nterraform apply\n```\n' +
+      'Then check the console.\n````\nCreating VPC\nCreating ECS\nAll resources created.\nThe file is ready.';
+    expect(await read('md')).toEqual({ streamed: whole, sent: whole });
   });
 
   it('a turn that completes without a word says so', async () => {

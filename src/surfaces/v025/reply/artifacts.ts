@@ -3,7 +3,7 @@ import { withFields, type Part, type TaskArtifactUpdateEvent } from '../../../mo
 import type { V025Part, V025StreamEvent } from '../../../protocol/v025/index.js';
 import { artifactToV025, defined, joinText, partToV025, withoutCommands } from '../../../translate/index.js';
 import { continuesFile, feedFile, openFile } from './file-stream.js';
-import { closeFile, replyChunk, showFilePiece, showText, takeSegment } from './reply-artifact.js';
+import { closeFile, replyChunk, showFileOpening, showFilePiece, showText, takeSegment } from './reply-artifact.js';
 import { joinFileParts, renderParts, startsLineAfter } from './render-parts.js';
 import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
@@ -95,7 +95,7 @@ function withFilesStreamed(
   const open = state.openFile;
   if (!first && continuesFile(open, key, parts[0])) {
     const piece = feedFile(open, parts[0]!, options);
-    const next = showFilePiece(withFields(state, { openFile: piece.open }), piece.text, key, open.shut, out, options);
+    const next = showFilePiece(withFields(state, { openFile: piece.open }), piece.text, key, piece.opens, out, options);
     if (parts.length === 1 && event.lastChunk !== true) return next;
     const ended = closeFile(next, true, out, options);
     if (parts.length === 1) return ended;
@@ -114,8 +114,7 @@ function withFilesStreamed(
     renderedAfter(previousPart, head, options) + (opening.text !== '' && startsLineAfter(afterPart, file, options) ? '\n' : '') + opening.text;
   // A first piece that repeats what was shown (or restates it) is read as a whole artifact is.
   if (first && newInWhole(text, key, undefined, ready).text !== text) return singleText(ready, key, first, before, previousPart, parts, out, options);
-  const next = text === '' ? ready : showText(ready, text, key, false, out, options);
-  return withFields(next, { openFile: opening.open });
+  return showFileOpening(withFields(ready, { openFile: opening.open }), text, text.length - opening.text.length, key, out, options);
 }
 
 /** The artifact's parts as a reader holds them after this update (the turn's map is shared: see ReplyState). */

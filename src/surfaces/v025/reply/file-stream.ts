@@ -1,4 +1,5 @@
 import { withFields, type Part } from '../../../model/index.js';
+import { NO_CODE, type CodeScan } from './code-spans.js';
 import { describeFile, fenceFor, fenceLanguage, isTextLike, sameFile, type RenderOptions } from './render-parts.js';
 
 /**
@@ -10,6 +11,12 @@ import { describeFile, fenceFor, fenceLanguage, isTextLike, sameFile, type Rende
  * A file that is no readable text (binary, invalid UTF-8, too large) is described once, with its size, when
  * it ends. A chunk that says `lastChunk: true` or a file sent whole in one piece reads as render-parts.ts
  * renders it: the fence closed after its text.
+ *
+ * The file's text never changes whether the reply stands in code (code-spans.ts): while its fence is open
+ * the reply stands in that fence, and once it is closed, where it stood before the file's header
+ * (reply-artifact.ts). A later chunk whose backtick run is as long as the fence (a Markdown file's own ```
+ * block) would close it early: the block is closed before that run's line and opened again under a fence
+ * longer than any run in the rest of the chunk.
  */
 export interface OpenFile {
   /** The artifact (`a:<id>`) the file is the last part of. */
@@ -19,6 +26,10 @@ export interface OpenFile {
   /** `text`: shown in an open fence; `cut`: shown in part, the rest too large or not UTF-8; `binary`: described at its end. */
   readonly mode: 'text' | 'cut' | 'binary';
   readonly fence: string;
+  /** The backticks its text shown so far ends with (a run a later chunk may go on with). */
+  readonly ticksAtEnd: number;
+  /** Where the reply stood before the file's header (at a line's start): restored when its fence closes. */
+  readonly codeBefore: CodeScan;
   /** Its bytes so far. */
   readonly bytes: number;
   /** The bytes of a UTF-8 character the next chunk finishes. */
@@ -27,8 +38,10 @@ export interface OpenFile {
   readonly lastChar: string;
   /** How many pieces came: a file of one piece may be whole, so other text shows its description at once. */
   readonly pieces: number;
-  /** Closed before anything else the reply showed while more may come: its next chunk opens it again. */
+  /** Closed before anything else the reply showed while more may come: its next readable chunk opens it again. */
   readonly shut: boolean;
+  /** Its size when it was last described (-1: never), so that its end describes it again only when it grew. */
+  readonly describedAt: number;
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -56,11 +69,45 @@ function decoded(bytes: Uint8Array): string | undefined {
 
 const fileName = (part: Part): string => part.filename || 'file';
 
-/** The header a readable file opens with: its name, then the fence's opening line. */
-const header = (open: OpenFile): string => `${fileName(open.first)}\n${open.fence}${fenceLanguage(open.first.mediaType, open.first.filename)}\n`;
+/** The fence's opening line. */
+const opening = (open: OpenFile): string => `${open.fence}${fenceLanguage(open.first.mediaType, open.first.filename)}\n`;
 
-/** A piece's bytes added: the text they show (nothing for a file that is not shown as text). */
-function fed(open: OpenFile, part: Part, options: RenderOptions): { open: OpenFile; text: string } {
+/** The header a readable file opens with: its name, then the fence's opening line. */
+const header = (open: OpenFile): string => `${fileName(open.first)}\n${opening(open)}`;
+
+function trailingTicks(text: string): number {
+  let at = text.length;
+  while (at > 0 && text.charCodeAt(at - 1) === 96) at--;
+  return text.length - at;
+}
+
+/** Where `text` first holds a backtick run of `length` or more (its first run going on `before` backticks shown), or -1. */
+function runReaching(text: string, before: number, length: number): number {
+  for (const run of text.matchAll(/`+/g)) if (run[0].length + (run.index === 0 ? before : 0) >= length) return run.index;
+  return -1;
+}
+
+/**
+ * A chunk's text under a fence its backticks cannot close: `fresh` (a header comes before it), the fence is
+ * chosen for it; else, when a run in it would close the open fence, the block is closed before that run's
+ * line (a line break first, if the line began in an earlier chunk) and opened again under a longer fence.
+ */
+function fenced(open: OpenFile, text: string, fresh: boolean): { open: OpenFile; text: string } {
+  const before = fresh ? 0 : open.ticksAtEnd;
+  const ending = (shown: string): number => (shown.length === trailingTicks(shown) ? before + shown.length : trailingTicks(shown));
+  if (fresh) return { open: withFields(open, { fence: fenceFor(text), ticksAtEnd: ending(text) }), text };
+  const at = runReaching(text, before, open.fence.length);
+  if (at < 0) return { open: withFields(open, { ticksAtEnd: ending(text) }), text };
+  // The run's line starts after the chunk's last line break before it; ticks shown before it on that line are fewer than the fence.
+  const cut = text.lastIndexOf('\n', at) + 1;
+  const [head, rest] = [text.slice(0, cut), text.slice(cut)];
+  const shownLast = head === '' ? open.lastChar : head.charAt(head.length - 1);
+  const reopened = withFields(open, { fence: fenceFor(rest), ticksAtEnd: trailingTicks(rest) });
+  return { open: reopened, text: `${head}${shownLast === '\n' ? '' : '\n'}${open.fence}\n${opening(reopened)}${rest}` };
+}
+
+/** A piece's bytes added: the text they show (nothing for a file that is not shown as text). `fresh`: a header comes first. */
+function fed(open: OpenFile, part: Part, options: RenderOptions, fresh: boolean): { open: OpenFile; text: string } {
   const bytes = Buffer.from(part.raw ?? '', 'base64');
   const total = open.bytes + bytes.length;
   const counted = { bytes: total, pieces: open.pieces + 1 };
@@ -70,7 +117,8 @@ function fed(open: OpenFile, part: Part, options: RenderOptions): { open: OpenFi
   const text = total > options.inlineMaxBytes ? undefined : decoded(all.subarray(0, all.length - held));
   if (text === undefined) return { open: withFields(open, withFields(counted, { mode: 'cut' as const, tail: NO_BYTES })), text: '' };
   const lastChar = text === '' ? open.lastChar : text.charAt(text.length - 1);
-  return { open: withFields(open, withFields(counted, { tail: all.subarray(all.length - held), lastChar })), text };
+  const piece = fenced(open, text, fresh);
+  return { open: withFields(piece.open, withFields(counted, { tail: all.subarray(all.length - held), lastChar })), text: piece.text };
 }
 
 /** A file's first piece: how it opens, and the text shown of it now (its header and text, or nothing). */
@@ -81,41 +129,65 @@ export function openFile(key: string, part: Part, options: RenderOptions): { ope
     first: part,
     mode: readable ? 'text' : 'binary',
     fence: '```',
+    ticksAtEnd: 0,
+    codeBefore: NO_CODE,
     bytes: 0,
     tail: NO_BYTES,
     lastChar: '',
     pieces: 0,
     shut: false,
+    describedAt: -1,
   };
-  const piece = fed(start, part, options);
+  const piece = fed(start, part, options, true);
   // A first piece that is no text makes the file a binary one: nothing of it was shown.
   if (piece.open.mode !== 'text') return { open: withFields(piece.open, { mode: 'binary' as const }), text: '' };
-  const open = withFields(piece.open, { fence: fenceFor(piece.text) });
-  return { open, text: header(open) + piece.text };
+  return { open: piece.open, text: header(piece.open) + piece.text };
 }
 
 /** Whether `part` is the next piece of the open file (an appended chunk of its artifact). */
 export const continuesFile = (open: OpenFile | undefined, key: string, part: Part | undefined): open is OpenFile =>
   open !== undefined && open.key === key && sameFile(open.first, part);
 
-/** The file's next piece: the text shown of it (a file shut before shows its header again first). */
-export function feedFile(open: OpenFile, part: Part, options: RenderOptions): { open: OpenFile; text: string } {
-  const piece = fed(withFields(open, { shut: false }), part, options);
-  const reopens = open.shut && open.mode === 'text' && piece.open.mode === 'text';
-  return { open: piece.open, text: reopens ? header(piece.open) + piece.text : piece.text };
+/**
+ * The file's next piece: the text shown of it, and whether that opens its fence (a file shut before shows
+ * its header again first; one shut that is no longer readable text stays shut, to be described at its end).
+ */
+export function feedFile(open: OpenFile, part: Part, options: RenderOptions): { open: OpenFile; text: string; opens: boolean } {
+  const reopening = open.shut && open.mode === 'text';
+  const piece = fed(open, part, options, reopening);
+  // A chunk that only begins a character opens nothing yet.
+  const opens = reopening && piece.open.mode === 'text' && piece.text !== '';
+  if (!opens) return { open: piece.open, text: piece.text, opens };
+  return { open: withFields(piece.open, { shut: false }), text: header(piece.open) + piece.text, opens };
 }
 
 /**
- * The text that closes the file: the fence (after a line break, unless its text ended with one); for a
- * file cut short, its description after it; for a file not shown, its description. `final`: the file ended,
- * so a UTF-8 character it left unfinished makes it one cut short.
+ * The text that closes the file: `fence`, the closing fence (after a line break, unless its text ended with
+ * one), while its fence is open; `description`, what it is and its size, for a file not shown and for one cut
+ * short: grown too large or not UTF-8, or, `final` (it ended), a UTF-8 character left unfinished. A file
+ * whose fence other text closed before is described at its end only when it was cut short (and has grown
+ * since it was last described).
  */
-export function fileClosing(open: OpenFile, final: boolean): string {
+export function fileClosing(open: OpenFile, final: boolean): { fence: string; description: string } {
   const description = describeFile(fileName(open.first), open.first.mediaType, open.bytes);
-  if (open.mode === 'binary') return description;
-  const fence = `${open.lastChar === '\n' ? '' : '\n'}${open.fence}`;
-  return open.mode === 'cut' || (final && open.tail.length > 0) ? `${fence}\n${description}` : fence;
+  const cutShort = open.mode !== 'text' || (final && open.tail.length > 0);
+  if (open.shut || open.mode === 'binary') return { fence: '', description: cutShort && open.describedAt !== open.bytes ? description : '' };
+  return { fence: `${open.lastChar === '\n' ? '' : '\n'}${open.fence}`, description: cutShort ? description : '' };
 }
 
-/** The file once closed before something else: its next chunk opens it again (one cut short is described again at its end). */
-export const shutFile = (open: OpenFile): OpenFile => withFields(open, { shut: true, mode: open.mode === 'cut' ? ('binary' as const) : open.mode });
+/**
+ * The file once closed before something else (`described`: its description was shown): its next readable
+ * chunk opens it again; one cut short is no longer shown, only described again at its end when it grew.
+ */
+export const shutFile = (open: OpenFile, described: boolean): OpenFile =>
+  withFields(open, {
+    shut: true,
+    mode: open.mode === 'cut' ? ('binary' as const) : open.mode,
+    describedAt: described ? open.bytes : open.describedAt,
+  });
+
+/** The code state inside the file's open fence, which its text does not change. */
+export const insideFence = (open: OpenFile): CodeScan => withFields(NO_CODE, { fence: open.fence });
+
+/** The code state once the file's fence is closed: where the reply stood before its header. */
+export const afterFence = (open: OpenFile): CodeScan => open.codeBefore;

@@ -9,7 +9,7 @@ import type { ReplyOptions, ReplyState } from './state.js';
  * text), while the reply stands inside an open artifact's text (its last chunk has not come) in the middle
  * of a line or inside Markdown code, working messages are held, in order, and shown once it stops at a
  * line's end outside code, its last chunk comes, or anything else comes (another artifact, a status that is
- * not a working message, the turn's end). An artifact that stops at a line's end outside code is prose (or
+ * not a working message, the turn's end), or the hold is full (MAX_HELD_MESSAGES, MAX_HELD_CHARS). An artifact that stops at a line's end outside code is prose (or
  * code the facade cannot tell from it): a progress line between its lines is shown when it comes, so no
  * text waits on an artifact that never says it is done.
  */
@@ -23,20 +23,42 @@ function insideOpenArtifact(state: ReplyState): boolean {
   return openArtifact !== undefined && openArtifact === segmentKey && !breakPending && (inCode(state.code) || state.shownLast !== '\n');
 }
 
-/** Whether a status update is a working message to hold until the open artifact's text stops (behind any held already). */
+/**
+ * How much progress is held at most, in messages and in characters of their text: past either, what is held
+ * is shown and the artifact no longer waited on. An agent that leaves an artifact open mid-line and then
+ * streams its answer a token at a time, each in a message of its own, would otherwise have all of it hidden
+ * until the turn ends.
+ */
+export const MAX_HELD_MESSAGES = 64;
+export const MAX_HELD_CHARS = 4_000;
+
+/** Whether a status update is a working message to hold until the open artifact's text stops (behind any held already, while the hold has room). */
 export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
   const { message } = event.status;
   if (options.replyArtifacts !== 'single' || event.status.state !== 'TASK_STATE_WORKING' || message?.role !== 'ROLE_AGENT') return false;
-  return state.heldProgress.length > 0 || insideOpenArtifact(state);
+  const held = state.heldProgress.length;
+  if (held >= MAX_HELD_MESSAGES || state.heldProgressChars >= MAX_HELD_CHARS) return false;
+  return held > 0 || insideOpenArtifact(state);
 }
 
-export const holding = (state: ReplyState, event: TaskStatusUpdateEvent): ReplyState =>
-  withFields(state, { heldProgress: [...state.heldProgress, event] });
+const textLength = (event: TaskStatusUpdateEvent): number =>
+  (event.status.message?.parts ?? []).reduce((sum, part) => sum + (part.text?.length ?? 0), 0);
+
+/**
+ * `event` held. Appended in place, as `segments` grows (state.ts): the reducer is folded in order, never
+ * replayed from an older state, and a fresh list starts each hold, so no earlier state's list is changed.
+ */
+export function holding(state: ReplyState, event: TaskStatusUpdateEvent): ReplyState {
+  const heldProgressChars = state.heldProgressChars + textLength(event);
+  if (state.heldProgress.length === 0) return withFields(state, { heldProgress: [event], heldProgressChars });
+  (state.heldProgress as TaskStatusUpdateEvent[]).push(event);
+  return withFields(state, { heldProgressChars });
+}
 
 /** The held working messages, shown in the order they came (the open artifact is no longer the place to hold them). */
 export function withProgressShown(state: ReplyState, show: ShowStatus): ReplyState {
   if (state.heldProgress.length === 0) return state;
-  let next: ReplyState = withFields(state, { heldProgress: [], openArtifact: undefined });
+  let next: ReplyState = withFields(state, { heldProgress: [], heldProgressChars: 0, openArtifact: undefined });
   for (const event of state.heldProgress) next = show(next, event);
   return next;
 }

@@ -1,6 +1,6 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
-import { scanCode } from './code-spans.js';
-import { fileClosing, shutFile, type OpenFile } from './file-stream.js';
+import { NO_CODE, scanCode, type CodeScan } from './code-spans.js';
+import { afterFence, fileClosing, insideFence, shutFile, type OpenFile } from './file-stream.js';
 import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
@@ -43,7 +43,10 @@ export function showText(
 const closesBefore = (open: OpenFile | undefined, key: string): open is OpenFile =>
   open !== undefined && !open.shut && open.key !== key && (open.mode !== 'binary' || open.pieces === 1);
 
-/** A piece of an open file's text: inside its fence it goes on as it came; `fresh` (a header, a description) starts a line. */
+/**
+ * A piece of the open file's text: inside its fence it goes on as it came; `fresh` (a header, a description)
+ * starts a line. Its text never changes whether the reply stands in code (file-stream.ts).
+ */
 export function showFilePiece(
   state: ReplyState,
   text: string,
@@ -52,19 +55,56 @@ export function showFilePiece(
   out: V025StreamEvent[],
   options: ReplyOptions,
 ): ReplyState {
-  return text === '' ? state : showText(withFields(state, { breakPending: fresh }), text, key, false, out, options);
+  if (text === '') return state;
+  const ready = withFields(state, { breakPending: fresh });
+  return inFile(ready, showText(ready, text, key, false, out, options), text, fresh ? 0 : -1);
+}
+
+/** The text that opens the file `state.openFile` (other parts of its chunk, then from `headerAt` on its header and first text). */
+export function showFileOpening(
+  state: ReplyState,
+  text: string,
+  headerAt: number,
+  key: string,
+  out: V025StreamEvent[],
+  options: ReplyOptions,
+): ReplyState {
+  return text === '' ? state : inFile(state, showText(state, text, key, false, out, options), text, headerAt);
+}
+
+/** A code scan at the start of a line, as it stands in its block. */
+const lineStart = (scan: CodeScan): CodeScan => (scan.fence === '' ? NO_CODE : withFields(NO_CODE, { fence: scan.fence }));
+
+/**
+ * The reply once `text` (from `headerAt` on the open file's header, or -1: only its text) is shown: while the
+ * file's fence is open the reply stands inside it, whatever the file's text holds (its own ``` lines); the
+ * code state before the header is kept for its closing (closeFile).
+ */
+function inFile(before: ReplyState, after: ReplyState, text: string, headerAt: number): ReplyState {
+  const open = after.openFile;
+  if (open === undefined || open.shut || open.mode === 'binary') return after;
+  if (headerAt < 0) return withFields(after, { code: insideFence(open) });
+  // The separator showText put before the text is a line break, when there is one.
+  const separator = after.shown.length - before.shown.length > text.length ? '\n' : '';
+  const codeBefore = lineStart(scanCode(before.code, separator + text.slice(0, headerAt)));
+  return withFields(after, { code: insideFence(open), openFile: withFields(open, { codeBefore }) });
 }
 
 /**
  * Closes the open file: its closing fence or its description. `final`: it ended (its last chunk, another
- * artifact's part after it, the turn's end); otherwise other text comes while more of it may follow.
+ * artifact's part after it, the turn's end); otherwise other text comes while more of it may follow. Once its
+ * fence is closed the reply stands where it stood before the file's header.
  */
 export function closeFile(state: ReplyState, final: boolean, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const open = state.openFile;
   if (open === undefined) return state;
-  if (open.shut) return final ? withFields(state, { openFile: undefined }) : state;
-  const next = withFields(state, { openFile: final ? undefined : shutFile(open) });
-  return showFilePiece(next, fileClosing(open, final), open.key, open.mode === 'binary', out, options);
+  if (open.shut && !final) return state;
+  const { fence, description } = fileClosing(open, final);
+  const next = withFields(state, { openFile: final ? undefined : shutFile(open, description !== '') });
+  if (fence === '') return showFilePiece(next, description, open.key, true, out, options);
+  const after = description === '' ? '' : `\n${description}`;
+  const closed = showFilePiece(next, fence + after, open.key, false, out, options);
+  return withFields(closed, { code: scanCode(afterFence(open), after) });
 }
 
 type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'code'>;

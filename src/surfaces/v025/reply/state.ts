@@ -97,6 +97,8 @@ export interface ReplyState {
   readonly openArtifact?: string;
   /** Working messages that came while the reply stood inside that artifact's text, shown after it (open-artifact.ts). */
   readonly heldProgress: readonly TaskStatusUpdateEvent[];
+  /** The characters of their text, which bound the hold with their count. */
+  readonly heldProgressChars: number;
   /** A file an artifact streams in chunks of raw bytes, whose last chunk has not come yet (file-stream.ts). */
   readonly openFile?: OpenFile;
 }
@@ -126,4 +128,5 @@ export const initialReplyState = (): ReplyState => ({
   commands: [],
   pipelineHeld: NOTHING_HELD,
   heldProgress: [],
+  heldProgressChars: 0,
 });

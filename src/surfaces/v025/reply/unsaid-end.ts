@@ -10,8 +10,9 @@ import type { ReplyOptions, ReplyState } from './state.js';
  */
 export function unsaidEnd(state: ReplyState, status: TaskStatus, options: ReplyOptions): { text: string; key: string } | undefined {
   if (options.replyArtifacts !== 'single') return undefined;
-  // Device commands alone are an answer (Bailian runs them).
-  const silent = state.shown === '' && state.commands.length === 0;
+  // Any chunk sent to the caller is an answer (one of text, or a file, data or a link sent natively under
+  // `render-parts: native`), and so are device commands alone (Bailian runs them).
+  const silent = state.replyChunks === 0 && state.commands.length === 0;
   // A completed turn that showed nothing (no message, or one without a word) would read as an empty answer.
   if (status.state === 'TASK_STATE_COMPLETED') return silent ? { text: options.words.completedSilently, key: 'facade:end' } : undefined;
   if (status.message) return undefined;
