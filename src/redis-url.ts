@@ -33,6 +33,9 @@ export function isTlsUrl(url: string): boolean {
 
 /** What is wrong with a Redis URL, or undefined. Only the Sentinel form is checked. */
 export function redisUrlProblem(url: string): string | undefined {
+  // ioredis reads anything but these and a socket path as a host name, and the start goes on against nothing.
+  if (!/^(?:rediss?(?:\+sentinel)?:\/\/|\/)/i.test(url))
+    return 'a Redis URL starts with redis://, rediss://, redis+sentinel:// or rediss+sentinel:// (e.g. redis://127.0.0.1:6379), or is a socket path';
   if (!isSentinelUrl(url)) return undefined;
   const read = readSentinelUrl(url);
   return typeof read === 'string' ? read : undefined;

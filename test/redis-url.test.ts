@@ -51,9 +51,15 @@ describe('Sentinel URLs', () => {
 
   it('are told apart from the URLs ioredis reads itself, which are not checked here', () => {
     for (const url of ['redis+sentinel://s/m', 'rediss+sentinel://s/m', 'Redis+Sentinel://s/m']) expect(isSentinelUrl(url)).toBe(true);
-    for (const url of ['redis://127.0.0.1:6379', 'rediss://:p@h:6380/2', '/tmp/redis.sock', 'sentinel://s/m', 'redis://h?sentinel=1']) {
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://:p@h:6380/2', '/tmp/redis.sock', 'redis://h?sentinel=1']) {
       expect(isSentinelUrl(url)).toBe(false);
       expect(redisUrlProblem(url)).toBeUndefined();
+    }
+  });
+
+  it('refuse what is no Redis URL at all, which ioredis would read as a host name', () => {
+    for (const url of ['http://127.0.0.1:6379', '127.0.0.1:6379', 'sentinel://s/m', 'redis:/h']) {
+      expect(redisUrlProblem(url), url).toMatch(/^a Redis URL starts with redis:\/\//);
     }
   });
 
