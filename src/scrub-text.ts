@@ -106,6 +106,13 @@ function secretPart(value: string): string {
   return /[A-Za-z0-9]/.test(value.slice(at)) ? value : value.slice(0, at);
 }
 const REDACTED = '[redacted]';
+const CLOSERS_ONLY = /^[)\]}\uff09\u300d\u300f\u3011\u300b\u201d]*$/u;
+
+/**
+ * A value that is Chinese, Japanese or Korean words (`必须包含大写字母`, `至少8位`), not a secret: it begins with
+ * a CJK letter and holds no run of three Latin letters or digits (`密码abc123` is a password).
+ */
+const isNaturalLanguage = (value: string): boolean => STARTS_NATURAL.test(value) && !/[A-Za-z0-9]{3,}/.test(value);
 /** Opening brackets and quotes a value may stand in. */
 const OPENING_MARKS = /^[([{\uff08\u300c\u300e\u3010\u300a\u201c]+/u;
 const CJK_LETTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -152,11 +159,12 @@ function closersAfter(value: string, before: string): number {
  */
 function redactNamedValue(match: string, ...found: unknown[]): string {
   const [name, separator, value, offset, text] = found as [string, string, string, number, string];
+  // Redacted already (a configured secret, a key that says what it is): whatever follows it is redacted too.
+  if (value.startsWith(REDACTED)) return CLOSERS_ONLY.test(value.slice(REDACTED.length)) ? match : `${name}${separator}${REDACTED}`;
   // An opening bracket or quote is the text's (`password:（必须包含…）`, `password=「S3cr3t」`), not the value's.
-  if (value.startsWith(REDACTED)) return match;
   const opening = OPENING_MARKS.exec(value)?.[0] ?? '';
   const inner = value.slice(opening.length);
-  if (STARTS_NATURAL.test(inner)) return match;
+  if (isNaturalLanguage(inner)) return match;
   // Brackets the value ends with that close its opening ones or ones opened before the name are the text's.
   const closers = closersAfter(inner, text.slice(Math.max(0, offset - BRACKET_LOOK_BACK), offset) + opening);
   const bare = inner.slice(0, inner.length - closers);

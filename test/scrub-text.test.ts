@@ -72,6 +72,11 @@ describe('sanitizeUpstreamText', () => {
       ['连接失败（password=「S3cr3t!x」）', '连接失败（password=「[redacted]」）'],
       ['password:【hunter2】', 'password:【[redacted]】'],
       ['password=(hunter2)', 'password=([redacted])'],
+      // What follows a part redacted by another rule, and CJK words holding a password, are redacted too.
+      ['deploy_token=ghp_AAAAAAAAAAAAAAAAAAAAAAAA-prod.Zq9xLmP2', 'deploy_token=[redacted]'],
+      ['password=[redacted]hunter2', 'password=[redacted]'],
+      ['password=密码abc123', 'password=[redacted]'],
+      ['password=「密码abc123」', 'password=「[redacted]」'],
       ['password=Abc密码123xyz', 'password=[redacted]'],
       ['Authorization: 令牌 abcdef123456', 'Authorization: [redacted]'],
       ['Authorization: none abcdef123456', 'Authorization: [redacted]'],
@@ -81,6 +86,7 @@ describe('sanitizeUpstreamText', () => {
     ]) {
       expect(sanitizeUpstreamText(text!), text).toBe(safe);
     }
+    expect(sanitizeUpstreamText('password=Tok3nABCD-and-more', ['Tok3nABCD'])).toBe('password=[redacted]');
   });
 
   it('does bounded work per secret however many brackets surround it', () => {
