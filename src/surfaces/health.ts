@@ -21,36 +21,36 @@ export function mountHealth(
   storeReachable: () => boolean = () => true,
   now: () => number = Date.now,
 ): void {
-  // A probe that turns from ready to not ready is told at warn (at most once per REDIS_WARN_EVERY_MS: one
-  // that flaps is counted in the next line's `leftOut`), and its coming back at info; each failing probe
-  // itself stays at debug (log.ts).
-  let ready = true;
+  // What is wrong is told at warn, at most once per REDIS_WARN_EVERY_MS (turns to not ready within it are
+  // counted in the next line's `leftOut`, and a warning held back is told once the time has passed, if it
+  // still holds), and a change of what is wrong too; its coming right is told at info. Each failing probe's
+  // request line stays at debug (log.ts).
+  let toldCause: string | undefined;
   let toldAt = -Infinity;
   let leftOut = 0;
-  let told = false;
+  let lastCause: string | undefined;
   function noteReadiness(c: Context<GatewayEnv>, upstreamReachable: boolean, storeUp: boolean): void {
-    const isReady = upstreamReachable && storeUp;
-    if (isReady === ready) return;
-    ready = isReady;
+    const cause = upstreamReachable && storeUp ? undefined : whyNotReady(upstreamReachable, storeUp);
+    const turned = cause !== undefined && lastCause === undefined;
+    lastCause = cause;
     const logger = c.get('logger') as GatewayEnv['Variables']['logger'] | undefined;
-    if (isReady) {
-      if (told) logger?.info({ surface: 'health' }, '/ready: ready again');
-      told = false;
-    } else if (now() - toldAt < REDIS_WARN_EVERY_MS) {
-      leftOut++;
-    } else {
-      toldAt = now();
-      const why = [
-        ...(upstreamReachable ? [] : ['the upstream agent cannot be reached']),
-        ...(storeUp ? [] : ['the task store cannot be reached or refuses writes (see the Redis warnings)']),
-      ].join(' and ');
-      logger?.warn(
-        { surface: 'health', upstreamReachable, storeReachable: storeUp, ...(leftOut > 0 ? { leftOut } : {}) },
-        `/ready: not ready, ${why}`,
-      );
-      leftOut = 0;
-      told = true;
+    if (cause === undefined) {
+      if (toldCause !== undefined) logger?.info({ surface: 'health' }, '/ready: ready again');
+      toldCause = undefined;
+      return;
     }
+    if (cause === toldCause) return;
+    if (now() - toldAt < REDIS_WARN_EVERY_MS) {
+      if (turned) leftOut++;
+      return;
+    }
+    toldAt = now();
+    toldCause = cause;
+    logger?.warn(
+      { surface: 'health', upstreamReachable, storeReachable: storeUp, ...(leftOut > 0 ? { leftOut } : {}) },
+      `/ready: not ready, ${cause}`,
+    );
+    leftOut = 0;
   }
 
   app.get('/health', (c) => {
@@ -65,3 +65,9 @@ export function mountHealth(
     return upstreamReachable && storeUp ? json('{"status":"ready"}', 200) : json('{"status":"unavailable"}', 503);
   });
 }
+
+const whyNotReady = (upstreamReachable: boolean, storeUp: boolean): string =>
+  [
+    ...(upstreamReachable ? [] : ['the upstream agent cannot be reached']),
+    ...(storeUp ? [] : ['the task store cannot be reached or refuses writes (see the Redis warnings)']),
+  ].join(' and ');

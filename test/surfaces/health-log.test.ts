@@ -66,4 +66,24 @@ describe('/ready in the log', () => {
     expect(told.at(-1)).toMatchObject({ level: 'warn', fields: { upstreamReachable: false, storeReachable: false, leftOut: 3 } });
     expect(told.at(-1)!.message).toContain('the upstream agent cannot be reached and the task store');
   });
+
+  it('a turn to not ready held back within 30 s is told once the time has passed, if it still holds; so is a change of what is wrong', async () => {
+    const { told, state, probe } = probed();
+    state.store = false;
+    await probe();
+    state.time += 5_000;
+    state.store = true;
+    await probe();
+    state.time += 5_000;
+    state.store = false;
+    for (let minute = 0; minute < 20; minute++) {
+      await probe();
+      state.time += 60_000;
+    }
+    expect(told.map((line) => line.level)).toEqual(['warn', 'info', 'warn']);
+    expect(told.at(-1)).toMatchObject({ fields: { storeReachable: false, leftOut: 1 } });
+    state.upstream = false;
+    await probe();
+    expect(told.at(-1)).toMatchObject({ level: 'warn', fields: { upstreamReachable: false, storeReachable: false } });
+  });
 });
