@@ -24,8 +24,11 @@ const LATIN_LETTER_OR_DIGIT = /[A-Za-z\u00c0-\u024f\d]/u;
 
 /** A Markdown list item's marker and its blank: `1. `, `2) `, `- `, `* `, `• ` (a number split in two, `4` + `2. `, is none). */
 const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
-/** What a list item starts a line after: a letter (Chinese and Japanese too) or a sentence's end, `。` and `：` too. */
-const BEFORE_LIST_ITEM = /[\p{L}.!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b]$/u;
+/**
+ * What a list item starts a line after: a letter (Chinese and Japanese too), a sentence's end (`。` and `：` too),
+ * or what closes a word or a phrase: a bracket or a quote (`(vpc-123)`, `（vpc-1）`, `"demo"`), a backtick, `%`.
+ */
+const BEFORE_LIST_ITEM = /[\p{L}\p{Pe}\p{Pf}.!?:;%`'"\u2026\u3002\uff01\uff1f\uff1a\uff1b]$/u;
 /** A full stop after a digit is a number's (`192.168.0.`), not a sentence's end. */
 const NUMBER_POINT = /\d\.$/u;
 /**
@@ -40,6 +43,16 @@ const MARKED_LINE = /^[\p{Extended_Pictographic}\u2713\u2714\u2717\u2718\u2192\u
  * not a word piece (`S instance`, `SD per day`, `OS CreateStack`, `Us and 48 GiB`, `C named demo`).
  */
 const CAPITAL_PHRASE = /^\p{Lu}\p{Ll}{2,}[ \t]+\S/u;
+/**
+ * An acronym of two capitals or more and a lower-case word after it (`VPC created`, `ECS instance`, `OK, next`):
+ * a whole message's words. A model's piece of an acronym is one capital (`S instance`, `C named demo`) or is
+ * cut after a lone capital (`U` + `SD per day`, `R` + `OS to deploy`); two capitals after a digit are a unit
+ * (`12` + `GB of memory`).
+ */
+const ACRONYM_PHRASE = /^(\p{Lu}{2,})[,;:]?[ \t]+\p{Ll}/u;
+/** A word of one capital at the end (`about 12.5 U`, `run R`): an acronym's first piece. */
+const ENDS_LONE_CAPITAL = /(?:^|[^\p{L}\p{N}])\p{Lu}$/u;
+const DIGIT = /\d/u;
 /** A lone capital (`Gi` + `B of memory`, `12.5 U` + `SD`): a unit's or an acronym's piece; `A` and `I` are words. */
 const LONE_CAPITAL = /^(?![AI](?![\p{L}\p{N}]))\p{Lu}(?![\p{L}\p{N}])/u;
 /** A word of one lower-case Latin letter at the end (`12 v` + `CPUs`, `v` + `Switch`, `i` + `Phone`): a prefix. */
@@ -54,7 +67,8 @@ export interface Before {
  * Whether a working message carries on the text the one before it left (`last` is its last character).
  * White space on either side, or punctuation first, carries on; so does a lower-case word or a number after a
  * Latin sentence's end, and anything but a Latin capital after a Chinese or Japanese one. These start a line:
- * - a list item (`1. Create the VPC`, `- vSwitch`) after a letter (Chinese too) or a sentence's end, but not
+ * - a list item (`1. Create the VPC`, `- vSwitch`) after a letter (Chinese too), a sentence's end or a closing
+ *   bracket, quote, backtick or `%` (`Created VPC (vpc-123)` + `2. Create vSwitch`), but not
  *   after a digit (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or
  *   an operand (`x = a` + `- b`): a model cuts numbers, CIDRs and code there;
  * - a status mark with words after it (`✅ ECS created`) after a letter or a digit;
@@ -65,6 +79,9 @@ export interface Before {
  *   a digit (`Creating VPC` then `Creating ECS`, `vsw-456` then `Creating VPC`): a model's pieces of an
  *   acronym or a word (`EC` + `S instance`, `vCP` + `Us and`, `R` + `OS CreateStack`, `在华东1` + `VPC 中`)
  *   are not capitalised words, and its next word comes after a blank;
+ * - an acronym with a lower-case word after it (`VPC created`, `ECS instance created`, `OK, next`) after a Latin
+ *   letter or a digit, but not after a lone capital (`U` + `SD per day`) nor two capitals after a digit (`12` +
+ *   `GB of memory`): a model's acronym pieces;
  * - a message that opens as the one before it did (`已创建专有网络 vpc-123` then `已创建交换机 vsw-456`,
  *   `正在创建实例` then `正在配置安全组`): progress lines written alike.
  * Inside code nothing starts a line (separatorBefore): an identifier split there is still one identifier.
@@ -81,11 +98,22 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
   if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
   if (LOWER.test(last) && UPPER.test(first)) return LONE_CAPITAL.test(text) || LONE_LOWER.test(tail);
-  return !(LATIN_LETTER_OR_DIGIT.test(last) && CAPITAL_PHRASE.test(text));
+  return !(LATIN_LETTER_OR_DIGIT.test(last) && (CAPITAL_PHRASE.test(text) || opensWithAcronym(last, text, tail)));
 }
 
 /**
- * Whether a list item after `tail` starts a line: after a letter or a sentence's end, not after a digit
+ * Whether `text` opens with an acronym and a lower-case word after it (`VPC created`, `OK, next`) that is no
+ * piece of the one before it: not after a lone capital (`about 12.5 U` + `SD per day`), nor two capitals after
+ * a digit (`12` + `GB of memory`).
+ */
+function opensWithAcronym(last: string, text: string, tail: string): boolean {
+  const acronym = ACRONYM_PHRASE.exec(text)?.[1];
+  if (acronym === undefined || ENDS_LONE_CAPITAL.test(tail)) return false;
+  return !(DIGIT.test(last) && acronym.length < 3);
+}
+
+/**
+ * Whether a list item after `tail` starts a line: after a letter, a sentence's end or closing punctuation, not after a digit
  * (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or an operand
  * (`x = a` + `- b`).
  */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
+import { carriesOn } from '../../../../src/surfaces/v025/reply/running-text.js';
 import { artifact, readText, run, status, submitted } from './support.js';
 
 const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
@@ -78,6 +79,23 @@ describe('whole progress messages, each its own id', () => {
     expect(read(working(['Here are the steps.', '1. Create the VPC.', '2) Deploy']))).toBe('Here are the steps.\n1. Create the VPC.\n2) Deploy');
     expect(read(working(['已创建专有网络 vpc-123', '已创建交换机 vsw-456']))).toBe('已创建专有网络 vpc-123\n已创建交换机 vsw-456');
     expect(read(working(['正在分析需求', '正在生成模板', '正在校验模板']))).toBe('正在分析需求\n正在生成模板\n正在校验模板');
+  });
+
+  /** Pairs a review found running together (each started a line before cc0e65e). */
+  const REVIEWED: ReadonlyArray<readonly [string, string]> = [
+    ['Creating VPC', 'VPC created'],
+    ['Created vpc-123', 'ECS instance created'],
+    ['vsw-456', 'RDS instance creating'],
+    ['Created VPC', 'OK, next'],
+    ['Created VPC (vpc-123)', '2. Create vSwitch'],
+    ['创建专有网络（vpc-1）', '2. 创建交换机'],
+    ['Created `vpc-1`', '- Next step'],
+    ['Usage 80%', '- Next'],
+  ];
+
+  it.each(REVIEWED)('%j then %j: an acronym and a lower-case word, or a list item after closing punctuation, starts a line', (before, after) => {
+    expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
+    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
   });
 
   it("a model's tokens still run together as it wrote them", () => {

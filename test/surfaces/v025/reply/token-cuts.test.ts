@@ -44,6 +44,10 @@ describe("a model's token cut inside a word, an acronym, a number or code", () =
     expect(read(['48 Gi', 'B of memory'])).toBe('48 GiB of memory');
     expect(read(['uses 12 v', 'CPUs and 48 GiB'])).toBe('uses 12 vCPUs and 48 GiB');
     expect(read(['create a ', 'v', 'Switch in the VPC'])).toBe('create a vSwitch in the VPC');
+    // An acronym's piece after a lone capital, a token of its own or not, and a unit after a number.
+    expect(read(['about 12.5 ', 'U', 'SD per day'])).toBe('about 12.5 USD per day');
+    expect(read(['then run R', 'OS to deploy'])).toBe('then run ROS to deploy');
+    expect(read(['uses 48', 'GB of memory'])).toBe('uses 48GB of memory');
     // A lone `A` or `I` is a word: a message that opens with one after a lower-case letter still starts a line.
     expect(read(['Searching flights', 'I found 3 flights'])).toBe('Searching flights\nI found 3 flights');
   });
