@@ -6,11 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role, TaskState, type AgentCard, type Message, type Part } from 'a2a-sdk-1';
+import { Role, TaskState, type Message, type Part } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { startSdkTestAgent, type RunningTestAgent, type TestAgentCardSpec } from '../../support/sdk-v1-agent-kit.js';
+import { openingTask } from '../../support/sdk-v1-server.js';
 
 const TF = 'resource "alicloud_vpc" "main" {\n  cidr_block = "10.0.0.0/8"\n}\n';
 const ZH = '# 说明\n这是一个专有网络模板，包含两个交换机。\n';
@@ -81,47 +82,24 @@ class FileWriter implements AgentExecutor {
   cancelTask = async (): Promise<void> => {};
 }
 
-const card = (baseUrl: string): AgentCard => ({
+const CARD: TestAgentCardSpec = {
   name: 'file writer',
   description: 'writes files in appended chunks',
-  supportedInterfaces: [{ url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-  provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
-  version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    {
-      id: 'files',
-      name: 'Files',
-      description: 'writes files',
-      tags: ['test'],
-      examples: [],
-      inputModes: [],
-      outputModes: [],
-      securityRequirements: [],
-    },
-  ],
-  signatures: [],
-});
+  skill: { id: 'files', name: 'Files', description: 'writes files' },
+};
 
 describe('a Bailian user in front of an a2a-js 1.x agent that writes a file in appended chunks of raw bytes', () => {
-  let agent: Awaited<ReturnType<typeof serveSdkAgent>>;
+  let agent: RunningTestAgent;
   let gateway: RunningGateway;
   const headers = { 'X-API-KEY': API_KEY };
 
   beforeAll(async () => {
-    agent = await serveSdkAgent(card, new FileWriter(), { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' });
+    agent = await startSdkTestAgent(CARD, new FileWriter());
     gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
   });
   afterAll(async () => {
     await gateway.close();
-    await new Promise<void>((resolve) => {
-      agent.server.close(() => resolve());
-      agent.server.closeAllConnections();
-    });
+    await agent.close();
   });
 
   /** What the user reads of one turn, streamed and sent. */
