@@ -184,6 +184,37 @@ export function sentText(result: any): string {
     .join('');
 }
 
+/** What a Bailian user reads of one turn, and the state it ended in. */
+export interface TurnRead {
+  text: string;
+  state: string;
+}
+
+/**
+ * The two ways a Bailian user reads a turn of the facade at `gatewayUrl()` (read when called: the gateway
+ * may start after this is made), with `headers` (its API key): message/stream (an error frame fails it) and
+ * message/send.
+ */
+export function facadeTurnReads(
+  gatewayUrl: () => string,
+  headers: Record<string, string> = {},
+): Record<'stream' | 'send', (prompt: string) => Promise<TurnRead>> {
+  return {
+    async stream(prompt) {
+      const opened = await openStream(`${gatewayUrl()}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers });
+      const frames = await opened.rest();
+      const failed = frames.filter((frame) => frame.json.error !== undefined);
+      if (failed.length > 0) throw new Error(`message/stream answered an error: ${JSON.stringify(failed[0]!.json.error)}`);
+      const events = results(frames);
+      return { text: streamedText(events), state: events.at(-1)?.status?.state };
+    },
+    async send(prompt) {
+      const answer = await rpc(gatewayUrl(), 'message/send', { message: userMessage({ text: prompt }) }, { headers });
+      return { text: sentText(answer.body.result), state: answer.body.result?.status?.state };
+    },
+  };
+}
+
 /** Nothing a caller should ever see: stack frames, local paths, secrets. */
 export function expectNoLeak(text: string): void {
   for (const leak of [/Traceback/, /\bat \S+ \(/, /\/home\//, /\/usr\/lib/, /node_modules/, /\/work\//, /sk-live/, /\.ts:\d+/]) {

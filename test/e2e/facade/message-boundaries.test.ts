@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { API_KEY, facadeTurnReads, startFacadeGateway } from '../../support/facade.js';
 import { CODE_CHUNKS, PROGRESS, startMessageSender } from './message-boundaries-agent.js';
 
 const headers = { 'X-API-KEY': API_KEY };
@@ -23,12 +23,11 @@ describe('a Bailian user in front of an agent that sends whole messages, files a
     await agent?.close();
   });
 
+  const ways = facadeTurnReads(() => gateway.url, headers);
   async function read(prompt: string): Promise<string> {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers });
-    const streamed = streamedText(results(await stream.rest()));
-    const sent = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) }, { headers });
-    expect(sentText(sent.body.result)).toBe(streamed);
-    return streamed;
+    const streamed = await ways.stream(prompt);
+    expect((await ways.send(prompt)).text).toBe(streamed.text);
+    return streamed.text;
   }
 
   it('a data part, files and a link in working messages: each on lines of its own, the text after it on a new line', async () => {

@@ -13,7 +13,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { facadeTurnReads, rpc, startFacadeGateway, type TurnRead } from '../../support/facade.js';
 import { Gates, HeldLoadStore, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 
@@ -60,11 +60,6 @@ const CARD = {
   skill: { id: 'write', name: 'Write', description: 'write' },
 };
 
-interface Read {
-  text: string;
-  state: string;
-}
-
 /**
  * Where the stream is cut and what the agent does before the facade's subscription is answered: `events`
  * passed, the agent waiting at gate `at`; with `gap`, it goes on to that gate (0: to the turn's end) before
@@ -97,18 +92,8 @@ describe('an a2a-js 1.x agent writing a file in appended chunks, its stream cut 
     await agent?.close();
   });
 
-  const stream = async (prompt: string): Promise<Read> => {
-    const opened = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) });
-    const frames = await opened.rest();
-    expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
-    const events = results(frames);
-    return { text: streamedText(events), state: events.at(-1)?.status?.state };
-  };
-  const send = async (prompt: string): Promise<Read> => {
-    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) });
-    return { text: sentText(answer.body.result), state: answer.body.result?.status?.state };
-  };
-  const ways = { stream, send };
+  const ways = facadeTurnReads(() => gateway.url);
+  const { stream, send } = ways;
 
   /** The turn's task in the agent's store, read past the proxy. */
   const stored = async (): Promise<any> =>
@@ -122,7 +107,7 @@ describe('an a2a-js 1.x agent writing a file in appended chunks, its stream cut 
   };
 
   const PROMPTS = ['write main.tf', RESEND];
-  const unbroken: Record<string, Read> = {};
+  const unbroken: Record<string, TurnRead> = {};
   for (const prompt of PROMPTS) {
     it(`${prompt}: the unbroken turn reads the same both ways, the file whole once`, async () => {
       gates.reset(0);
@@ -135,7 +120,7 @@ describe('an a2a-js 1.x agent writing a file in appended chunks, its stream cut 
     });
   }
 
-  async function broken(way: keyof typeof ways, prompt: string, cut: Cut): Promise<Read> {
+  async function broken(way: keyof typeof ways, prompt: string, cut: Cut): Promise<TurnRead> {
     gates.reset(cut.at);
     const subscribedBefore = proxy.of('SubscribeToTask').length;
     proxy.cutAfterEvents('SendStreamingMessage', cut.events);

@@ -11,7 +11,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startCuttingProxy, type CuttingProxy } from '../../support/cutting-proxy.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { facadeTurnReads, rpc, startFacadeGateway, type TurnRead } from '../../support/facade.js';
 import { Gates, HeldLoadStore, promptOf, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 
@@ -57,11 +57,6 @@ const CARD = {
 };
 
 /** What the caller read of one turn. */
-interface Read {
-  text: string;
-  state: string;
-}
-
 describe('an a2a-js 1.x agent whose stream is cut mid-turn, behind the facade', () => {
   const gates = new Gates();
   const store = new HeldLoadStore();
@@ -80,24 +75,14 @@ describe('an a2a-js 1.x agent whose stream is cut mid-turn, behind the facade', 
     await agent?.close();
   });
 
-  const stream = async (prompt: string): Promise<Read> => {
-    const opened = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) });
-    const frames = await opened.rest();
-    expect(frames.filter((frame) => frame.json.error !== undefined)).toEqual([]);
-    const events = results(frames);
-    return { text: streamedText(events), state: events.at(-1)?.status?.state };
-  };
-  const send = async (prompt: string): Promise<Read> => {
-    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) });
-    return { text: sentText(answer.body.result), state: answer.body.result?.status?.state };
-  };
-  const ways = { stream, send };
+  const ways = facadeTurnReads(() => gateway.url);
+  const { stream, send } = ways;
 
   /** The turn's task in the agent's store, read past the proxy. */
   const stored = async (): Promise<any> =>
     (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result;
 
-  const unbroken: Record<string, Read> = {};
+  const unbroken: Record<string, TurnRead> = {};
   for (const prompt of ['tokens', 'ask', 'one-id']) {
     it(`${prompt}: the unbroken turn reads the same both ways`, async () => {
       gates.reset(0);
@@ -118,7 +103,7 @@ describe('an a2a-js 1.x agent whose stream is cut mid-turn, behind the facade', 
     way: keyof typeof ways,
     prompt: string,
     cut: { events: number; at: 1 | 2 | 3; gap?: { to: 'next-gate' | 'end'; stored: string } },
-  ): Promise<Read> {
+  ): Promise<TurnRead> {
     gates.reset(cut.at);
     const subscribedBefore = proxy.of('SubscribeToTask').length;
     proxy.cutAfterEvents('SendStreamingMessage', cut.events);

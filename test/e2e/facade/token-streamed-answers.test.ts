@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { API_KEY, facadeTurnReads, openStream, results, rpc, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { CODE_TOKENS, FINISH_ANSWER, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
 
 const headers = { 'X-API-KEY': API_KEY };
@@ -23,12 +23,12 @@ describe('a Bailian user in front of an agent that streams its answer token by t
     await agent?.close();
   });
 
+  const ways = facadeTurnReads(() => gateway.url, headers);
   async function bothWays(prompt: string): Promise<{ streamed: string; sent: string; state: string }> {
-    const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers });
-    const events = results(await stream.rest());
-    const sent = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt }) }, { headers });
-    expect(sent.body.result.status.state).toBe(events.at(-1).status.state);
-    return { streamed: streamedText(events), sent: sentText(sent.body.result), state: events.at(-1).status.state };
+    const streamed = await ways.stream(prompt);
+    const sent = await ways.send(prompt);
+    expect(sent.state).toBe(streamed.state);
+    return { streamed: streamed.text, sent: sent.text, state: streamed.state };
   }
 
   it('tokens that stop short of the last word, then the whole answer: the answer as the agent wrote it, no line break inside', async () => {
