@@ -7,33 +7,20 @@
  * is answered), so COMPLETED arriving while WORKING is still open is the defect, and B never arriving
  * would be a webhook holding the others.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPushHandler } from '../../src/push/dispatch.js';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushHandler, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
 import { startReceiver, type Received, type Receiver } from './fixtures/receiver.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { redisQueueRun } from './redis-queue-run.js';
 
-const run = `test-push-order-${process.pid}-${randomBytes(4).toString('hex')}`;
-const cleanup: Array<() => unknown> = [];
-let redis: Redis | undefined;
-
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-afterAll(async () => {
-  if (!redis) return;
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+const run = redisQueueRun('order');
+const { cleanup } = run;
 
 const deliver = createPushHandler({ allowPrivate: true, timeoutMs: 30_000, resolveHeaders: async () => ({}) });
 
@@ -134,17 +121,7 @@ describe('delivery order per webhook', () => {
   });
 
   describe('redis-streams queue', () => {
-    beforeAll(requireRedis);
-    beforeAll(() => {
-      redis = new Redis(REDIS_URL);
-    });
-
-    let counter = 0;
-    function names(): Pick<RedisStreamsQueueOptions, 'url' | 'stream' | 'retryKey' | 'deadStream' | 'group'> {
-      counter += 1;
-      const base = `${run}:${counter}`;
-      return { url: REDIS_URL, stream: `${base}:push`, retryKey: `${base}:push:retry`, deadStream: `${base}:push:dead`, group: `${base}-group` };
-    }
+    const names = () => run.names();
 
     function worker(options: RedisStreamsQueueOptions) {
       const created = createRedisStreamsQueue(options);

@@ -2,30 +2,17 @@
  * One webhook's backlog must not hold the others: a notification to a free webhook, queued after many to
  * a slow one, goes out while the slow one's are still being delivered one at a time. Against real Redis.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue, type RedisStreamsQueueOptions } from '../../src/push/queue/redis-streams.js';
 import { newPushJob, type PushHandler, type PushJob, type PushQueue } from '../../src/push/queue/types.js';
-import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { redisQueueRun } from './redis-queue-run.js';
 
-const run = `test-push-hol-${process.pid}-${randomBytes(4).toString('hex')}`;
-const cleanup: Array<() => unknown> = [];
-let redis: Redis | undefined;
-
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-afterAll(async () => {
-  if (!redis) return;
-  const keys = await redis.keys(`${run}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+const run = redisQueueRun('hol');
+const { cleanup } = run;
 
 const job = (configId: string, n: number): PushJob =>
   newPushJob({ eventId: `${configId}-${n}`, taskId: 't', configId, owner: 'o', url: `http://127.0.0.1:9/${configId}`, payload: '{}' });
@@ -71,28 +58,11 @@ describe('a webhook with a backlog does not hold the others', () => {
   });
 
   describe('redis-streams queue', () => {
-    beforeAll(requireRedis);
-    beforeAll(() => {
-      redis = new Redis(REDIS_URL);
-    });
-
-    let counter = 0;
     function worker(options: Partial<RedisStreamsQueueOptions>) {
-      counter += 1;
-      const base = `${run}:${counter}`;
-      const created = createRedisStreamsQueue({
-        url: REDIS_URL,
-        stream: `${base}:push`,
-        retryKey: `${base}:push:retry`,
-        deadStream: `${base}:push:dead`,
-        group: `${base}-group`,
-        leaseTimeoutMs: 60_000,
-        blockMs: 50,
-        concurrency: 2,
-        ...options,
-      });
+      const names = run.names();
+      const created = createRedisStreamsQueue({ ...names, leaseTimeoutMs: 60_000, blockMs: 50, concurrency: 2, ...options });
       cleanup.push(() => created.stop());
-      return { queue: created, deadStream: `${base}:push:dead`, stream: `${base}:push`, group: `${base}-group` };
+      return { queue: created, deadStream: names.deadStream, stream: names.stream, group: names.group };
     }
 
     it('more entries behind one webhook than the replica keeps waiting', async () => {
@@ -113,7 +83,7 @@ describe('a webhook with a backlog does not hold the others', () => {
       const webhooks = slowAndFast(40);
       let mostHeld = 0;
       const sampling = setInterval(() => {
-        void redis?.xpending(stream, group).then((summary) => {
+        void run.redis.xpending(stream, group).then((summary) => {
           mostHeld = Math.max(mostHeld, Number((summary as [number])[0]));
         });
       }, 10);
@@ -127,8 +97,8 @@ describe('a webhook with a backlog does not hold the others', () => {
       await webhooks.fastSeen;
       expect([...webhooks.delivered.values()].every((times) => times === 1)).toBe(true);
       expect(webhooks.delivered.size).toBe(41);
-      expect(await redis?.xlen(deadStream)).toBe(0);
-      await expect.poll(() => redis?.xlen(stream), { timeout: 2_000 }).toBe(0);
+      expect(await run.redis.xlen(deadStream)).toBe(0);
+      await expect.poll(() => run.redis.xlen(stream), { timeout: 2_000 }).toBe(0);
     }, 20_000);
   });
 });
