@@ -79,18 +79,24 @@ export function usesPretty(format: LogFormat, isTty = process.stdout.isTTY === t
 
 /**
  * The gateway's logger: JSON lines on stdout (or `destination`), secrets censored; with a `pretty`
- * format (or `auto` on a terminal), coloured one-line entries instead, written synchronously so the
- * last lines before an exit are not lost.
+ * format (or `auto` on a terminal), one-line entries instead, written synchronously so the last lines
+ * before an exit are not lost. They are coloured only on a terminal: `log-format: pretty` into a file or a
+ * pipe (`| tee`, a journal) would otherwise carry ANSI escape codes that only a terminal reads.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  format: LogFormat = 'json',
+  isTty = process.stdout.isTTY === true,
+): Logger {
   const options = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: SERIALIZERS,
   };
-  if (usesPretty(format)) {
+  if (usesPretty(format, isTty)) {
     const stream = pretty({
-      colorize: !destination,
+      colorize: !destination && isTty,
       sync: true,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname',
