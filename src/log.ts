@@ -130,9 +130,15 @@ function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields)
   };
 }
 
-/** A failing readiness probe is the probe doing its job: debug, so probes do not flood the error log. */
-const levelOf = (c: Context<GatewayEnv>): 'error' | 'info' | 'debug' =>
-  c.res.status >= 500 ? (c.req.path === '/ready' ? 'debug' : 'error') : 'info';
+/**
+ * A failing readiness probe is the probe doing its job: debug, so probes do not flood the error log. A
+ * call that failed for a reason not the caller's (the handlers noted its `cause`: an upstream refused,
+ * reset, timed out, answered 5xx) is a warning even when its binding answered HTTP 200 (JSON-RPC, the facade).
+ */
+const levelOf = (c: Context<GatewayEnv>, fields: LogFields): 'error' | 'warn' | 'info' | 'debug' => {
+  if (c.res.status >= 500) return c.req.path === '/ready' ? 'debug' : 'error';
+  return fields.cause === undefined ? 'info' : 'warn';
+};
 
 /** `X-Request-Id` on the response, so a caller can quote it and find the log line. */
 function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
@@ -149,8 +155,9 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
  * per request once the handler returned its Response. For a stream that is when the response headers
  * go out (status 200, `stream: true`): the line measures time to first byte, not the stream's lifetime.
  *
- * Above `info` no request line is written except a failed request's (5xx, at `error`; a failing
- * `/ready` at `debug`), so the per-request child logger and its redaction are skipped.
+ * Above `info` no request line is written except a failed request's (5xx, at `error`; a failure not the
+ * caller's answered otherwise, at `warn`; a failing `/ready` at `debug`), so the per-request child logger
+ * and its redaction are skipped.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -162,7 +169,7 @@ export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
       const started = performance.now();
       await next();
       echoRequestId(c, reqId);
-      const level = levelOf(c);
+      const level = levelOf(c, fields);
       if (level !== 'info' && logger.isLevelEnabled(level)) logger.child({ reqId })[level](requestLine(c, started, fields), 'request');
       return;
     }
@@ -175,6 +182,6 @@ export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
     await next();
 
     echoRequestId(c, reqId);
-    child[levelOf(c)](requestLine(c, started, fields), 'request');
+    child[levelOf(c, fields)](requestLine(c, started, fields), 'request');
   };
 }

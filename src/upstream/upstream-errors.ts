@@ -149,16 +149,26 @@ export interface AbortSources {
   timedOut?: boolean;
 }
 
-/** A failure to talk to the upstream at all (refused, reset, timed out, aborted). */
+/**
+ * A failure to talk to the upstream at all (refused, reset, timed out, aborted). The caller is told only
+ * the gateway's words; what really happened (ECONNREFUSED, a headers timeout) stays on the error as its
+ * `cause`, for the operator's log (failure-cause.ts).
+ */
 export function fromTransportError(error: unknown, aborts: AbortSources = {}): A2AError {
   if (error instanceof A2AError) return error;
-  if (aborts.timedOut) return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
+  if (aborts.timedOut) return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut), error);
   if (aborts.caller?.aborted) {
     const reason: unknown = aborts.caller.reason;
     return reason instanceof A2AError ? reason : A2AError.internal(GATEWAY_FAILURES.upstreamCallAborted);
   }
   const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
   const name = error instanceof Error ? error.name : '';
-  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut);
-  return A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable);
+  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut), error);
+  return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable), error);
+}
+
+/** `failure` (made here, so no one else holds it) with `cause` as Error's own, non-enumerable `cause`: never serialized to a caller. */
+function withCause(failure: A2AError, cause: unknown): A2AError {
+  Object.defineProperty(failure, 'cause', { value: cause, configurable: true, writable: true, enumerable: false });
+  return failure;
 }

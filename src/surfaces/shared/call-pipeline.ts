@@ -4,7 +4,7 @@ import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } 
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
-import { noteLog } from './log-fields.js';
+import { noteFailure, noteLog } from './log-fields.js';
 import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js';
 import { portCall, type PortCall, type PortCallOptions } from './port-call.js';
 import { sseResponse, type SseFrame } from './sse.js';
@@ -62,7 +62,7 @@ export async function runCall<I>(
     return await serve(open);
   } catch (error) {
     const a2aError = toA2AError(error);
-    noteLog(c, { errorCode: a2aError.code });
+    noteFailure(c, a2aError);
     return edge.errorResponse(a2aError, input);
   } finally {
     release();

@@ -26,6 +26,14 @@ export interface RequestLogFields {
   taskId?: string;
   contextId?: string;
   errorCode?: number;
+  /**
+   * Why a call failed that was no fault of the caller's (an upstream refused, reset, timed out or answered
+   * 5xx; the answer's HTTP status, in any binding, 5xx): the cause's message, scrubbed of secrets. Its
+   * presence is what puts the request line at warn (log.ts); a caller's own bad request never sets it.
+   */
+  cause?: string;
+  /** The cause's error code, when it has one (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT). */
+  causeCode?: string;
   /** The task state of the answer, or of a stream's first event. */
   state?: string;
 }

@@ -1,4 +1,6 @@
 import type { Context } from 'hono';
+import type { A2AError } from '../../model/index.js';
+import { failureCause, isServerFailure } from '../../upstream/failure-cause.js';
 import type { GatewayEnv, RequestLogFields } from './env.js';
 
 /** Adds fields to the request log line, when the app composer installed one (tests may not). */
@@ -10,4 +12,14 @@ export function noteLog(c: Context<GatewayEnv>, fields: RequestLogFields): void 
     const value = (fields as Record<string, unknown>)[key];
     if (value !== undefined) target[key] = value;
   }
+}
+
+/**
+ * Notes a failed call on the request log line: its code always; and when the failure is not the
+ * caller's (an upstream unreachable, reset, timed out or answering 5xx), why, so the line is written at
+ * warn with its cause (log.ts). A JSON-RPC binding answers such a failure with HTTP 200, so the status
+ * alone would leave it at info. A caller's own bad request (4xx in every binding) notes its code only.
+ */
+export function noteFailure(c: Context<GatewayEnv>, error: A2AError): void {
+  noteLog(c, isServerFailure(error) ? { errorCode: error.code, ...failureCause(error) } : { errorCode: error.code });
 }
