@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { watchRedis } from '../../observability/redis-errors.js';
+import { REDIS_WARN_EVERY_MS, watchRedis } from '../../observability/redis-errors.js';
+import { throttledWarnings } from '../../throttled-warnings.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
@@ -90,6 +91,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   const commands = connectRedis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   // Counted, and logged at most every 30 s (with the blocking connection's errors) instead of on every failed reconnect.
   const watchAnother = watchRedis(commands, { store: 'push-queue', logger });
+  // A round fails every half second while Redis is away: told as often as the connection's own errors, the rest counted (`leftOut`).
+  const warnRoundFailed = throttledWarnings(logger, REDIS_WARN_EVERY_MS);
   const promote = redisScript(commands, 'a2aBridgePushPromote', 2, PROMOTE);
   let blocking: Redis | undefined;
   let running = false;
@@ -223,7 +226,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;
-        else logger.warn({ err: error }, 'A2A push queue worker round failed');
+        else warnRoundFailed({ err: error, store: 'push-queue' }, 'A2A push queue worker round failed');
         if (running) await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 500)));
       }
     }
