@@ -25,8 +25,18 @@ export async function assertPortFree(host: string, port: number, setting = '--po
   });
 }
 
-/** The same words for an error from the real listen. */
-export function listenError(error: unknown, host: string, port: number): Error {
+/** The same words for an error from the real listen of the port `setting` names. */
+export function listenError(error: unknown, host: string, port: number, setting = '--port'): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code ? new PortUnavailableError(reason(code, host, port)) : (error as Error);
+  return code ? new PortUnavailableError(reason(code, host, port, setting)) : (error as Error);
+}
+
+/**
+ * Two bindings set to the same port: each check alone finds it free, then the one that listens second
+ * fails, and the words would name that binding's setting, not the clash. Port 0 is a fresh port each time.
+ */
+export function assertPortsDistinct(port: number, setting: string, mainPort: number): void {
+  if (port !== 0 && port === mainPort) {
+    throw new PortUnavailableError(`${setting} ${port} is the same as port: set ${setting} to another port, or leave it unset to serve on port`);
+  }
 }

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
+import { assertPortsDistinct, listenError } from '../port-check.js';
 import type { GatewayMetrics } from './metrics.js';
 import { metricsMiddleware, mountMetrics } from './metrics-http.js';
 import { meteredCards, meteredPort, meteredUpstream } from './metrics-port.js';
@@ -57,11 +58,13 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
     },
     async listen(host) {
       if (!metrics || separatePort === undefined) return undefined;
+      // Listened on before the main port: a taken port must name metrics.port, not the main port's --port.
+      assertPortsDistinct(separatePort, 'metrics.port', config.port);
       const app = new Hono<GatewayEnv>();
       mountMetrics(app, metrics, config.metrics);
       const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
         const s = serve({ fetch: app.fetch, hostname: host, port: separatePort }, () => resolve(s));
-        s.once('error', reject);
+        s.once('error', (error) => reject(listenError(error, host, separatePort, 'metrics.port')));
       });
       return () => new Promise<void>((resolve) => server.close(() => resolve()));
     },
