@@ -114,6 +114,9 @@ function leafAt(keys: KeyPath): SchemaNode | undefined {
   return node;
 }
 
+/** Variables read for a key without its name: a bad value is told under the variable's (an operator who set REDIS_URL looks for no redis-url). */
+const CONVENTIONAL_VARIABLES: ReadonlySet<string> = new Set(['REDIS_URL']);
+
 function conventionalEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): Tree {
   const layer: Tree = {};
   const conventionalRedis = env.REDIS_URL;
@@ -160,13 +163,9 @@ function quoteHint(issue: Issue): string {
 
 function describeIssues(issues: readonly Issue[], sources: Map<string, string>, env: NodeJS.ProcessEnv): string {
   const lines: string[] = [];
-  const sourceOf = (keys: string[]): string => {
-    for (let n = keys.length; n > 0; n--) {
-      const source = sources.get(dotted(keys.slice(0, n)));
-      if (source) return ` (from ${source})`;
-    }
-    return '';
-  };
+  const sourceNameOf = (keys: string[]): string | undefined =>
+    keys.map((_, n) => sources.get(dotted(keys.slice(0, keys.length - n)))).find((source) => source !== undefined);
+  const sourceOf = (keys: string[]): string => (sourceNameOf(keys) ? ` (from ${sourceNameOf(keys)})` : '');
   for (const issue of issues) {
     const keys = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
@@ -174,6 +173,11 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
       for (const key of issue.keys ?? []) {
         lines.push(`${dotted([...keys, key])}: unknown key${sourceOf([...keys, key])}; known keys here: ${known}`);
       }
+      continue;
+    }
+    const sourceName = sourceNameOf(keys);
+    if (sourceName && CONVENTIONAL_VARIABLES.has(sourceName)) {
+      lines.push(`${sourceName} (environment variable, read as ${dotted(keys)}): ${issue.message}`);
       continue;
     }
     const source = sourceOf(keys);
