@@ -145,8 +145,13 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
       subscribeV025({
         taskId: req.id,
         profile,
+        // The Task in its current state, history included: a2a-js 0.2.5 sends none for an unset length.
         getTask: async () =>
-          answerParsedOrRepaired(await rawCall('GetTask', { id: req.id }, ctx), (task) => parseV025Response(V025Task, task, 'task'), v025Repaired),
+          answerParsedOrRepaired(
+            await rawCall('GetTask', { id: req.id, historyLength: ALL_HISTORY }, ctx),
+            (task) => parseV025Response(V025Task, task, 'task'),
+            v025Repaired,
+          ),
         resubscribe: () => results('SubscribeToTask', req, ctx),
       }),
     createTaskPushNotificationConfig: async (req, ctx) => (await call('CreateTaskPushNotificationConfig', req, ctx)) as TaskPushNotificationConfig,

@@ -205,6 +205,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     const reply = v025Reply('slow: watch me', 1).full;
     for (const payloads of [one, two!]) {
       expect(payloads[0]?.$case).toBe('task');
+      // The Task in its current state, history included (A2A 1.0 §3.1.6): a2a-js 0.2.5 sends none unless asked.
+      const opening = payloads[0]?.$case === 'task' ? payloads[0].value : undefined;
+      expect(opening?.history?.[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'slow: watch me' });
       expect(payloads.map(outline).at(-1)).toBe('statusUpdate:TASK_STATE_COMPLETED');
       expect(reconstructedText(payloads)).toBe(reply);
       expect(payloads.filter((payload) => payload.$case === 'artifactUpdate').length).toBeGreaterThan(0);
