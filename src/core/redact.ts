@@ -3,14 +3,15 @@ import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
+import { namesSecret } from './secret-names.js';
 
 /**
  * An agent like iac-code echoes the caller's message metadata (API keys, cloud credentials) verbatim
  * into its answers. Secrets in message metadata are replaced before anything leaves the gateway or is
  * stored: values under keys the generic pattern matches, and under the agent's own secret keys, which
- * the dialect module names (upstream/iac-code/secrets.ts) and the gateway is given. Only message
- * metadata is scanned: event and task metadata carry counters such as `usage.totalTokens` that the
- * pattern would hit.
+ * the dialect module names (upstream/iac-code/secrets.ts) and the gateway is given (secret-names.ts says
+ * which names). Only message metadata is scanned, where the caller's credentials are echoed; event and
+ * task metadata are the agent's own.
  *
  * A failure's reason (a failed or rejected task's status message) is an error's text too:
  * iac-code fails a turn with `str(exception)`, traceback, workspace paths and echoed tokens included. It is
@@ -25,7 +26,6 @@ export const REDACTED = '[REDACTED]';
  */
 const isFailureState = (state: TaskState): boolean => state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED';
 
-const SECRET_KEY_PATTERN = /secret|password|token|api_?key|credential/i;
 const MAX_DEPTH = 8;
 
 /** Redacts messages, tasks and events; each returns its input unchanged (the same object) when it holds no secret. */
@@ -35,13 +35,16 @@ export interface Redaction {
   event(event: StreamResponse): StreamResponse;
 }
 
+/** A value that can hold a secret: not nothing, and not a flag (`credentialsRequired: true` says nothing secret). */
+const isSecretValue = (value: unknown): boolean => value !== undefined && value !== null && typeof value !== 'boolean';
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
 export function createRedaction(secretKeys: Iterable<string> = [], secretValues: readonly string[] = []): Redaction {
   const keys: ReadonlySet<string> = new Set(secretKeys);
-  const isSecretKey = (key: string): boolean => keys.has(key) || SECRET_KEY_PATTERN.test(key);
+  const isSecretKey = (key: string): boolean => keys.has(key) || namesSecret(key);
 
   /** Cheap read-only scan: does anything under `value` still need redacting? */
   function hasSecret(value: unknown, depth: number): boolean {
@@ -49,7 +52,7 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
     if (Array.isArray(value)) return value.some((item) => hasSecret(item, depth + 1));
     for (const key in value) {
       const inner = value[key];
-      if (isSecretKey(key) && inner !== undefined && inner !== null && inner !== REDACTED) return true;
+      if (isSecretKey(key) && isSecretValue(inner) && inner !== REDACTED) return true;
       if (hasSecret(inner, depth + 1)) return true;
     }
     return false;
@@ -61,7 +64,7 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
     const copy: Record<string, unknown> = {};
     for (const key in value) {
       const inner = value[key];
-      copy[key] = isSecretKey(key) && inner !== undefined && inner !== null ? REDACTED : redactValue(inner, depth + 1);
+      copy[key] = isSecretKey(key) && isSecretValue(inner) ? REDACTED : redactValue(inner, depth + 1);
     }
     return copy;
   }

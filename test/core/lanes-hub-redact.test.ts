@@ -44,6 +44,49 @@ describe('redaction', () => {
     const update = redactEvent({ statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING', message } } });
     expect(JSON.stringify(update)).not.toContain('"p"');
   });
+  it('keeps what only sounds like a secret: token counts, a tokenizer, a password policy, a flag', () => {
+    const metadata = {
+      usage: { inputTokens: 120, outputTokens: 57, totalTokens: 177 },
+      maxTokens: 4096,
+      tokenizer: 'cl100k',
+      passwordPolicy: 'strong',
+      credentialsNeeded: false,
+      token_count: 3,
+      tokenType: 'Bearer',
+    };
+    const message = { messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text: 'done' }], metadata };
+    const event: StreamResponse = { statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', message } } };
+    expect(redactEvent(event)).toBe(event);
+  });
+
+  it('redacts values under names that end in a secret, however they are written', () => {
+    const metadata = {
+      'X-API-Key': 'k1',
+      APIKey: 'k2',
+      sessionToken: 't1',
+      refresh_token: 't2',
+      passwordHash: 'h',
+      client_secret: 's',
+      privateKey: 'pk',
+      access_key: 'ak',
+      authorization: 'Bearer x',
+      pin: { password: 1234 },
+    };
+    const message = { messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text: 'done' }], metadata };
+    const redacted = redactTask({ id: 'T', status: { state: 'TASK_STATE_COMPLETED', message } });
+    expect(redacted.status.message?.metadata).toEqual({
+      'X-API-Key': REDACTED,
+      APIKey: REDACTED,
+      sessionToken: REDACTED,
+      refresh_token: REDACTED,
+      passwordHash: REDACTED,
+      client_secret: REDACTED,
+      privateKey: REDACTED,
+      access_key: REDACTED,
+      authorization: REDACTED,
+      pin: { password: REDACTED },
+    });
+  });
 });
 
 describe("a status message that explains its state (a failure's reason)", () => {
