@@ -1,7 +1,8 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { errorInfos, toA2AError } from '../../model/index.js';
-import { encodeStatusDetails } from './status-details.js';
+import { statusDetailsWithinBudget } from './status-details-budget.js';
+import { cutUtf8 } from './utf8-cut.js';
 
 export type GrpcStatusName = keyof typeof status;
 
@@ -24,7 +25,8 @@ export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   const metadata = new Metadata();
   const infos = errorInfos(a2a);
   const message = inTrailer(a2a.message);
-  if (infos.length > 0) metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetails(code, message, infos));
+  const details = infos.length > 0 ? statusDetailsWithinBudget(code, message, infos) : undefined;
+  if (details) metadata.set(GRPC_STATUS_DETAILS_BIN, details);
   return { code, details: message, metadata };
 }
 
@@ -36,19 +38,9 @@ const TRAILER_MESSAGE_BYTES = 1_500;
  * twice (`grpc-message` percent-encoded, up to three times its bytes; and base64 in
  * `grpc-status-details-bin`), and gRPC's C-core clients (Python, C++) refuse metadata past 8 KiB by
  * default: a long Chinese failure reason (1,000 characters, 3,000 bytes) would fail the call instead of
- * telling it.
+ * telling it. The details that go with it are bounded by what room it leaves (status-details-budget.ts).
  */
-function inTrailer(message: string): string {
-  if (Buffer.byteLength(message) <= TRAILER_MESSAGE_BYTES) return message;
-  let bytes = 0;
-  let cut = 0;
-  for (const char of message) {
-    bytes += Buffer.byteLength(char);
-    if (bytes > TRAILER_MESSAGE_BYTES - 3) break;
-    cut += char.length;
-  }
-  return `${message.slice(0, cut)}...`;
-}
+const inTrailer = (message: string): string => cutUtf8(message, TRAILER_MESSAGE_BYTES);
 
 /** The answer to a call without acceptable credentials: no ErrorInfo, the scheme is not an A2A error. */
 export function unauthenticated(): GrpcErrorStatus {
