@@ -28,18 +28,18 @@ import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
 import { assertRedisTakesCredentials } from './redis-credentials-check.js';
 import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
+import { facadeKeyWarning } from './facade-key-warning.js';
 import { loadKeyRing } from './signing/keys.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
 import type { VerificationResult } from './signing/verify-card.js';
 import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
-import { authEnabled, prepareCallerAuth } from './surfaces/shared/auth.js';
+import { prepareCallerAuth } from './surfaces/shared/auth.js';
 import { checkJwtKeyFile } from './surfaces/shared/jwt-keys.js';
 import { outlivingCallsEnded } from './surfaces/shared/outliving-calls.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { settlesWithin } from './settles-within.js';
-import { facadeKeys } from './surfaces/v025/index.js';
 import { loadTlsFiles, tlsEnabled } from './tls.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
@@ -149,9 +149,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const upstreamKeys = verification ? createKeySource(verification, keyServerCa ? { fetch: { ca: keyServerCa } } : {}) : undefined;
     await checkJwtKeyFile(config.auth.jwt);
     await prepareCallerAuth(config.auth, logger);
-    if (profile && authEnabled(config.auth) && facadeKeys(config.bailian).length === 0) {
-      logger.warn('gateway auth is set but bailian.api-key(s) are not: the 0.2.5 facade accepts calls without a key');
-    }
+    const facadeWarning = facadeKeyWarning(config);
+    if (facadeWarning) logger.warn(facadeWarning);
     await assertPortFree(config.host, config.port);
     if (config.metrics.enabled && config.metrics.port !== undefined) await assertPortFree(config.host, config.metrics.port, 'metrics.port');
     if (config.grpc.port !== undefined) await assertPortFree(config.grpc.host ?? config.host, config.grpc.port, 'grpc.port');

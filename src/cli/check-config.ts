@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
+import { facadeKeyWarning } from '../facade-key-warning.js';
 import { loadMappingProfile } from '../mappings/index.js';
 import { isRecord } from '../model/json.js';
 import { complain, EXIT_OK, EXIT_USAGE, oneLine } from './exit-codes.js';
@@ -46,7 +47,9 @@ export function checkConfig(config: GatewayConfig, warnings: string[]): number {
       return EXIT_USAGE;
     }
   }
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  // What serve would warn of once started (facade-key-warning.ts) is said here too, before it is.
+  const facadeWarning = facadeKeyWarning(config);
+  for (const warning of facadeWarning ? [...warnings, facadeWarning] : warnings) process.stderr.write(`warning: ${warning}\n`);
   process.stdout.write(`# effective configuration (secrets masked)\n${YAML.stringify(maskSecrets(config))}`);
   return EXIT_OK;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskSecrets } from '../../src/cli/check-config.js';
-import { cli, stderrLines } from '../support/run-cli.js';
+import { cli, serveCli, stderrLines } from '../support/run-cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -60,6 +60,22 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     }
     // Advice goes to stderr so stdout stays a valid YAML config.
     expect(run.stderr).toMatch(/warning: public-url is not set/);
+  });
+
+  it('warns, as serve does, when gateway auth is set but the Bailian facade takes calls without a key', async () => {
+    const warning = 'gateway auth is set but bailian.api-key(s) are not: the 0.2.5 facade accepts calls without a key';
+    const unkeyed = await cli(['check-config'], { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret' }, dir);
+    expect(unkeyed.code).toBe(0);
+    expect(stderrLines(unkeyed)).toContain(`warning: ${warning}`);
+    const keyed = await cli(['check-config'], { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_BAILIAN__API_KEY: 'bl-key' }, dir);
+    expect(keyed.stderr).not.toContain(warning);
+    // The same words serve logs at start, from the same function.
+    const serve = await serveCli(['--port', '0', '--public-url', 'https://gw.example.com'], { env: { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret' } });
+    try {
+      expect(serve.logs.map((entry) => entry.msg)).toContain(warning);
+    } finally {
+      serve.child.kill('SIGKILL');
+    }
   });
 
   it('an invalid config exits 2 with one line per problem', async () => {
