@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
-import { URL_USER_INFO } from './scrub-text.js';
+import { withoutUrlCredentials } from './scrub-text.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
 export type LogLevel = GatewayConfig['log-level'];
@@ -30,14 +30,7 @@ const REDACT_PATHS = [
 
 /** A key whose value is a credential, wherever it sits in an error: the redaction paths stop three levels down. */
 const SECRET_FIELD = /token|password|passwd|secret|credential|authorization|api[-_]?key|cookie/i;
-/** A query parameter named as a secret (`?api_key=…`, `&access_token=…`). */
-const SECRET_QUERY_VALUE = /([?&][^=&#\s]*(?:token|password|secret|key|credential|auth|sig)[^=&#\s]*=)[^&#\s]*/gi;
 const MAX_ERROR_DEPTH = 8;
-
-/** Credentials taken out of a text that may hold a URL: its user info and the values of secret-named query parameters. */
-function withoutUrlCredentials(text: string): string {
-  return text.replace(URL_USER_INFO, '$1[redacted]@').replace(SECRET_QUERY_VALUE, '$1[redacted]');
-}
 
 /**
  * A serialized error with its credentials taken out, at any depth. ioredis puts a failed command on its

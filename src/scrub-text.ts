@@ -182,6 +182,17 @@ function redactAuthorization(match: string, ...found: unknown[]): string {
 
 /** A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`. */
 export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+/** A query parameter named as a secret (`?api_key=…`, `&access_token=…`, `?key=…`, `&sig=…`); replaced by `$1[redacted]`. */
+const URL_SECRET_QUERY_VALUE = /([?&][^=&#\s]*(?:token|password|secret|key|credential|auth|sig)[^=&#\s]*=)[^&#\s]*/gi;
+
+/**
+ * A text that may hold URLs a person typed (the CLI's messages), without their credentials: the user info
+ * and the values of secret-named query parameters. Nothing else is touched, unlike sanitizeUpstreamText:
+ * the operator needs the rest of the URL to see which one failed.
+ */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(URL_USER_INFO, '$1[redacted]@').replace(URL_SECRET_QUERY_VALUE, '$1[redacted]');
+}
 
 /** What a credential's match becomes: a replacement pattern, or a function of the match and its groups (String.replace's). */
 type Replacement = string | ((match: string, ...found: unknown[]) => string);

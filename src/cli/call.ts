@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { A2AError, type SendMessageRequest, type StreamResponse, type TaskState } from '../model/index.js';
-import { agentUrl, AGENT_OPTIONS_HELP, commandContext, connectAgent, parseCommandLine, UsageError } from './agent.js';
-import { complain, EXIT_FAILURE, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { withFields, type SendMessageRequest, type StreamResponse, type TaskState } from '../model/index.js';
+import { agentUrl, AGENT_OPTIONS_HELP, clientConfig, commandContext, connectAgent, headerPairs, parseCommandLine, UsageError } from './agent.js';
+import { explainCallFailure, type CallStage } from './call-failure.js';
+import { complain, EXIT_FAILURE, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { createStreamPrinter, spinner, summaryLines } from './render.js';
 
 const USAGE = `Usage: a2a-bridge call URL TEXT [options]
@@ -31,12 +32,6 @@ export function exitCodeFor(state: TaskState | undefined): number {
   if (state === 'TASK_STATE_AUTH_REQUIRED') return EXIT_NEEDS_INPUT;
   if (state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_CANCELED') return EXIT_FAILURE;
   return EXIT_OK;
-}
-
-/** 401 or 403 when the agent turned the call away for its credentials (missing or wrong). */
-function refusedStatus(error: A2AError): number | undefined {
-  const status = error.agentHttpStatus;
-  return status === 401 || status === 403 ? status : undefined;
 }
 
 /** `a2a-bridge call … | head` closing the pipe early is not an error. */
@@ -84,13 +79,18 @@ export async function run(argv: string[]): Promise<number> {
       complain(error.message);
       return EXIT_USAGE;
     }
-    complain(`cannot reach an A2A agent at ${url}: ${oneLine(error)}`);
-    return EXIT_UNREACHABLE;
+    // The options parsed once already (connectAgent): the probe of the card sends what the call sent.
+    const target = { url, config: clientConfig(values), headers: headerPairs(values.header) };
+    const failure = await explainCallFailure(error, 'detect', target);
+    complain(failure.text);
+    return failure.code;
   }
   const { ctx, dispose } = commandContext(agent.config);
   const wait = values.json ? { stop() {} } : spinner();
+  let stage: CallStage = 'card';
   try {
     const card = await agent.upstream.fetchCard(ctx.signal);
+    stage = 'turn';
     const streaming = values['no-stream'] ? false : (values.stream ?? card.capabilities?.streaming === true);
     // --json: the events themselves, one per line, and nothing else on stdout.
     const printer = createStreamPrinter((text) => {
@@ -115,14 +115,12 @@ export async function run(argv: string[]): Promise<number> {
     return exitCodeFor(printer.summary.state);
   } catch (error) {
     wait.stop();
-    const refused = error instanceof A2AError ? refusedStatus(error) : undefined;
-    if (refused) {
-      complain(`the agent refused the call (HTTP ${refused}): give it credentials with --token, --api-key or --header`);
-      return EXIT_NEEDS_INPUT;
-    }
-    const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);
-    complain(`the call failed: ${detail}`);
-    return EXIT_UNREACHABLE;
+    // The card is probed where the client of the protocol found (or given) reads it.
+    const config = withFields(agent.config, { protocol: agent.protocol });
+    const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted };
+    const failure = await explainCallFailure(error, stage, target);
+    complain(failure.text);
+    return failure.code;
   } finally {
     dispose();
     await agent.close();

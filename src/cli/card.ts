@@ -4,7 +4,7 @@ import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { classifyCard } from '../upstream/detect.js';
 import { agentUrl, AGENT_OPTIONS, AGENT_OPTIONS_HELP, clientConfig, headerPairs, UsageError } from './agent.js';
-import { complain, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { complain, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, isCredentialsRefused, oneLine, shown } from './exit-codes.js';
 import { withFields } from '../model/index.js';
 
 const USAGE = `Usage: a2a-bridge card URL [options]
@@ -16,7 +16,8 @@ The first line on stderr names the protocol and where the card was found.
 Options:
 ${AGENT_OPTIONS_HELP}
 
-Exit codes: 0 printed, 2 usage, 3 no agent card at URL.`;
+Exit codes: 0 printed, 2 usage, 3 no agent card at URL (or URL unreachable), 4 the credentials refused
+(HTTP 401/403).`;
 
 /** `a2a-bridge card URL`: the card exactly as served, pretty-printed (or one line with --json). */
 export async function run(argv: string[]): Promise<number> {
@@ -50,26 +51,37 @@ export async function run(argv: string[]): Promise<number> {
     tries.push({ path: AGENT_CARD_JSON_PATH, headers: config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' }, foundAt: 'agent-card.json' });
   if (config.protocol === 'auto' || config.protocol === '0.2.5') tries.push({ path: AGENT_JSON_PATH, headers: {}, foundAt: 'agent.json' });
   const misses: string[] = [];
+  // Another path may still serve a card (auto tries both), so a refusal decides only when none does.
+  let refused: { cardUrl: string; status: number } | undefined;
+  let cardUrl = url;
   try {
     for (const attempt of tries) {
-      const answer = await getJson(`${url}${attempt.path}`, {
+      cardUrl = `${url}${attempt.path}`;
+      const answer = await getJson(cardUrl, {
         dispatcher,
         headers: withFields(headers, attempt.headers),
         timeoutMs: config['request-timeout-ms'],
       });
       const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;
       if (!protocol) {
+        if (isCredentialsRefused(answer.status)) refused ??= { cardUrl, status: answer.status };
         misses.push(`${attempt.path}: HTTP ${answer.status}${answer.status === 200 ? ', not an agent card' : ''}`);
         continue;
       }
-      process.stderr.write(`A2A ${protocol} card at ${url}${attempt.path}\n`);
+      process.stderr.write(`${shown(`A2A ${protocol} card at ${cardUrl}`)}\n`);
       process.stdout.write(`${values.json ? JSON.stringify(answer.body) : JSON.stringify(answer.body, null, 2)}\n`);
       return EXIT_OK;
+    }
+    if (refused) {
+      complain(
+        `the agent refused the credentials for its card at ${refused.cardUrl} (HTTP ${refused.status}): give it credentials with --token, --api-key or --header`,
+      );
+      return EXIT_NEEDS_INPUT;
     }
     complain(`no agent card at ${url} (${misses.join('; ')})`);
     return EXIT_UNREACHABLE;
   } catch (error) {
-    complain(`cannot reach ${url}: ${oneLine(error)}`);
+    complain(`cannot reach the agent card at ${cardUrl}: ${oneLine(error)}`);
     return EXIT_UNREACHABLE;
   } finally {
     await dispatcher.close();

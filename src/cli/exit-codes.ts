@@ -1,3 +1,5 @@
+import { withoutUrlCredentials } from '../scrub-text.js';
+
 /**
  * Exit codes every command shares, so scripts can branch on them:
  * 0 done; 1 the work itself failed (a task ended failed/rejected, a lint rule failed, a runtime error);
@@ -11,6 +13,9 @@ export const EXIT_USAGE = 2;
 export const EXIT_UNREACHABLE = 3;
 export const EXIT_NEEDS_INPUT = 4;
 
+/** 401 or 403: the agent turned the request away for its credentials (missing or wrong), whatever the command. */
+export const isCredentialsRefused = (status: number | undefined): status is 401 | 403 => status === 401 || status === 403;
+
 /** Absolute paths and file: URLs in a message become their last segment: an operator needs the name, not our layout. */
 export function withoutPaths(message: string): string {
   return message.replace(/(?:file:\/\/)?(?:\/[^\s/:'"()]+)+\/([^\s/:'"()]+)/g, '$1');
@@ -22,7 +27,13 @@ export function oneLine(error: unknown): string {
   return withoutPaths(message.split('\n')[0] ?? '').trim() || 'unknown error';
 }
 
-/** Writes `a2a-bridge: <text>` to stderr. */
+/**
+ * What the CLI prints about the agent: every URL in it without the credentials the operator may have
+ * typed into it (`https://user:secret@host`, `?key=…`), which would otherwise end up in terminals and CI logs.
+ */
+export const shown = (text: string): string => withoutUrlCredentials(text);
+
+/** Writes `a2a-bridge: <text>` to stderr, URL credentials redacted. */
 export function complain(text: string): void {
-  process.stderr.write(`a2a-bridge: ${text}\n`);
+  process.stderr.write(`a2a-bridge: ${shown(text)}\n`);
 }

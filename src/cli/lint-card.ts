@@ -10,6 +10,8 @@ export interface RuleResult {
   warning?: boolean;
   detail: string;
   fix?: string;
+  /** The agent refused the credentials the lint sent (HTTP 401/403): what comes after it went unchecked, and the lint exits 4. */
+  credentialsRefused?: boolean;
 }
 
 export interface CardLintOptions {

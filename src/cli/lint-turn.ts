@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { readSse } from '../upstream/sse-reader.js';
 import type { RuleResult } from './lint-card.js';
+import { isCredentialsRefused } from './exit-codes.js';
 import { withFields } from '../model/index.js';
 
 export interface TurnLintOptions {
@@ -41,6 +42,22 @@ const textOfArtifact = (artifact: unknown): string =>
     ? artifact.parts.map((part) => (isRecord(part) && part.kind === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
     : '';
 
+/**
+ * The agent refused the test turn's credentials: its stream is not at fault, the key is (or its absence), so
+ * the fix names the flag that sends one and the gateway settings that hold the keys it takes.
+ */
+function refusedTurn(request: string, status: number, keyGiven: boolean): RuleResult {
+  return {
+    rule: 'stream-answers',
+    ok: false,
+    credentialsRefused: true,
+    detail: `${request} answered HTTP ${status}: the agent refused the credentials (${keyGiven ? 'the --api-key given' : 'no --api-key given'})`,
+    fix: keyGiven
+      ? 'pass the key the agent takes with --api-key (on the gateway: bailian.api-key or bailian.api-keys, env A2A_BRIDGE_BAILIAN__API_KEY); --header for another credential'
+      : 'the agent wants a key: pass the one you will enter in Bailian with --api-key (on the gateway: bailian.api-key or bailian.api-keys)',
+  };
+}
+
 /** A test `message/stream` turn at `url/stream`, checked the way Bailian reads it. */
 export async function lintStreamTurn(url: string, options: TurnLintOptions): Promise<RuleResult[]> {
   const endpoint = `${url}/stream`;
@@ -51,6 +68,10 @@ export async function lintStreamTurn(url: string, options: TurnLintOptions): Pro
     withFields(options.headers, { accept: 'text/event-stream' }),
   );
   const type = String(response.headers['content-type'] ?? '');
+  if (isCredentialsRefused(response.statusCode)) {
+    await response.body.text().catch(() => '');
+    return [refusedTurn(`POST ${endpoint}`, response.statusCode, options.apiKey !== undefined)];
+  }
   if (response.statusCode !== 200 || !type.startsWith('text/event-stream')) {
     await response.body.text().catch(() => '');
     return [

@@ -2,7 +2,17 @@ import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool } from '../upstream/http.js';
 import { AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { agentUrl, clientConfig, headerPairs, parseCommandLine, UsageError } from './agent.js';
-import { complain, EXIT_FAILURE, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import {
+  complain,
+  EXIT_FAILURE,
+  EXIT_NEEDS_INPUT,
+  EXIT_OK,
+  EXIT_UNREACHABLE,
+  EXIT_USAGE,
+  isCredentialsRefused,
+  oneLine,
+  shown,
+} from './exit-codes.js';
 import { lintCard, type RuleResult } from './lint-card.js';
 import { lintKeyEnforced, lintStreamTurn } from './lint-turn.js';
 import { withFields } from '../model/index.js';
@@ -23,7 +33,8 @@ Options:
   --timeout-ms N       bound on each request (default 60000)
   --json               print the results as JSON
 
-Exit codes: 0 every rule passed, 1 a rule failed, 2 usage, 3 no card at URL.`;
+Exit codes: 0 every rule passed, 1 a rule failed, 2 usage, 3 no card at URL (or URL unreachable),
+4 the agent refused the credentials (HTTP 401/403) for the card or the test turn.`;
 
 const LINT_OPTIONS = {
   'allow-http': { type: 'boolean', default: false },
@@ -76,13 +87,19 @@ export async function run(argv: string[]): Promise<number> {
     let card: unknown;
     try {
       const answer = await getJson(where, { dispatcher, headers, timeoutMs });
+      if (isCredentialsRefused(answer.status)) {
+        complain(
+          `the agent refused the credentials for its card at ${where} (HTTP ${answer.status}): pass the key with --api-key (on the gateway: bailian.api-key), or what it takes with --header`,
+        );
+        return EXIT_NEEDS_INPUT;
+      }
       if (answer.status !== 200 || answer.body === undefined) {
         complain(`no card at ${where} (HTTP ${answer.status}${answer.status === 200 ? ', not JSON' : ''})`);
         return EXIT_UNREACHABLE;
       }
       card = answer.body;
     } catch (error) {
-      complain(`cannot reach ${where}: ${oneLine(error)}`);
+      complain(`cannot reach the agent card at ${where}: ${oneLine(error)}`);
       return EXIT_UNREACHABLE;
     }
     const results = lintCard(card, { apiKey: !!values['api-key'], allowHttp: values['allow-http'] });
@@ -106,8 +123,11 @@ export async function run(argv: string[]): Promise<number> {
         results.push({ rule: 'stream-answers', ok: false, detail: 'no usable card url to call', fix: 'set url to the https base address' });
       }
     }
-    if (values.json) process.stdout.write(`${JSON.stringify({ card: where, results }, null, 2)}\n`);
-    else print(results);
+    // Each text on its own: a redacted query value runs to the next blank, which in a JSON text is past its closing quote.
+    const safeResults = results.map((result) => withFields(result, { detail: shown(result.detail) }));
+    if (values.json) process.stdout.write(`${JSON.stringify({ card: shown(where), results: safeResults }, null, 2)}\n`);
+    else print(safeResults);
+    if (results.some((result) => result.credentialsRefused)) return EXIT_NEEDS_INPUT;
     return results.some((result) => !result.ok && !result.warning) ? EXIT_FAILURE : EXIT_OK;
   } finally {
     await dispatcher.close();

@@ -40,7 +40,11 @@ describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
   });
 
   it('exit 3 when there is no agent, 2 for a bad command line', async () => {
-    expect((await cli(['card', 'http://127.0.0.1:1'])).code).toBe(3);
+    const down = await cli(['card', 'http://127.0.0.1:1']);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(
+      /^a2a-bridge: cannot reach the agent card at http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json: .*ECONNREFUSED/,
+    );
     expect((await cli(['card'])).code).toBe(2);
     expect((await cli(['card', 'ftp://x'])).code).toBe(2);
     expect((await cli(['card', open.url, '--bogus'])).code).toBe(2);
@@ -140,6 +144,25 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
     expect((await cli(['call', open.url, 'x', '--header', 'no-colon'])).code).toBe(2);
     const down = await cli(['call', 'http://127.0.0.1:1', 'x']);
     expect(down.code).toBe(3);
-    expect(down.stderr).toMatch(/cannot reach an A2A agent at http:\/\/127\.0\.0\.1:1/);
+    expect(down.stderr).toMatch(/cannot reach the agent card at http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json/);
+  });
+
+  it('a card URL that cannot be reached is told as such, not as an A2A error, whatever --protocol: exit 3', { timeout: 180_000 }, async () => {
+    const cards = { auto: 'agent-card.json', '1.0': 'agent-card.json', '0.3': 'agent-card.json', '0.2.5': 'agent.json' };
+    // One after another: many CLI processes at once outrun their timeout on a busy host.
+    for (const [protocol, card] of Object.entries(cards)) {
+      const refused = await cli(['call', 'http://127.0.0.1:1', 'x', '--protocol', protocol]);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toBe(
+        `a2a-bridge: cannot reach the agent card at http://127.0.0.1:1/.well-known/${card}: connect ECONNREFUSED 127.0.0.1:1\n`,
+      );
+    }
+    // A host name that does not resolve (.invalid never does).
+    const unknown = await cli(['call', 'http://agent.invalid', 'x', '--protocol', '1.0']);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toMatch(
+      /^a2a-bridge: cannot reach the agent card at http:\/\/agent\.invalid\/\.well-known\/agent-card\.json: .*(ENOTFOUND|EAI_AGAIN)/,
+    );
+    expect(unknown.stderr).not.toMatch(/A2A error/);
   });
 });

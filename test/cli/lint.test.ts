@@ -109,9 +109,24 @@ describe.concurrent('a2a-bridge lint', { timeout: 60_000 }, () => {
     expect(results.find((r) => r.rule === 'api-key-scheme')?.ok).toBe(true);
     expect(results.find((r) => r.rule === 'api-key-enforced')?.ok).toBe(true);
     expect(results.find((r) => r.rule === 'stream-text')?.ok).toBe(true);
+  });
+
+  it('a key the agent refuses (HTTP 401) is told as refused credentials, naming --api-key and bailian.api-key, exit 4', async () => {
     const wrong = await cli(['lint', keyed.url, '--allow-http', '--api-key', 'not-the-key']);
-    expect(wrong.code).toBe(1);
-    expect(wrong.stdout).toMatch(/^FAIL {2}stream-answers .*HTTP 401/m);
+    expect(wrong.stdout).toMatch(
+      /^FAIL {2}stream-answers +POST \S+\/stream answered HTTP 401: the agent refused the credentials \(the --api-key given\)\n\s+fix: pass the key the agent takes with --api-key \(on the gateway: bailian\.api-key/m,
+    );
+    // Not the stream's fault: the fix for a facade that does not stream would send the operator the wrong way.
+    expect(wrong.stdout).not.toContain("the gateway's facade does");
+    expect(wrong.code).toBe(4);
+    const none = await cli(['lint', keyed.url, '--allow-http', '--json']);
+    expect(none.code).toBe(4);
+    const { results } = JSON.parse(none.stdout) as { results: Array<{ rule: string; detail: string; fix?: string; credentialsRefused?: boolean }> };
+    expect(results.find((r) => r.rule === 'stream-answers')).toMatchObject({
+      credentialsRefused: true,
+      detail: expect.stringMatching(/HTTP 401: the agent refused the credentials \(no --api-key given\)$/),
+      fix: expect.stringMatching(/^the agent wants a key: pass the one you will enter in Bailian with --api-key/),
+    });
   });
 
   it('a stream Bailian cannot read fails stream-events, stream-final and stream-text', async () => {

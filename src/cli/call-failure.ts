@@ -1,0 +1,74 @@
+import type { UpstreamConfig } from '../config/schema.js';
+import { A2AError, withFields } from '../model/index.js';
+import { getJson } from '../upstream/card-fetch.js';
+import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
+import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
+
+/** The probe runs after a failure that may have taken the whole --timeout-ms already: it waits less. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Where `call` failed: finding the protocol (auto), reading the card once the protocol is known, or the turn. */
+export type CallStage = 'detect' | 'card' | 'turn';
+
+export interface CallFailure {
+  text: string;
+  code: number;
+}
+
+/** Where a client of this protocol reads the agent's card first (auto starts with the 1.0 one). */
+export const cardUrlFor = (url: string, protocol: UpstreamConfig['protocol']): string =>
+  `${url}${protocol === '0.2.5' ? AGENT_JSON_PATH : AGENT_CARD_JSON_PATH}`;
+
+/** The card URL answered, with this status, or could not be reached at all, for this reason. */
+type CardProbe = { cardUrl: string; status: number } | { cardUrl: string; unreachable: string };
+
+/**
+ * One GET of the agent's card, to tell why reading it failed. The gateway's clients report any failure to
+ * read a card as one A2A error ("Upstream agent card is unavailable"), which reads as the agent's fault
+ * when its address was never reached (connection refused, a host name that does not resolve).
+ */
+async function probeCard(url: string, config: UpstreamConfig, headers: Record<string, string>): Promise<CardProbe> {
+  const cardUrl = cardUrlFor(url, config.protocol);
+  const dispatcher = createUpstreamPool(config);
+  const timeout = config['request-timeout-ms'];
+  try {
+    const answer = await getJson(cardUrl, {
+      dispatcher,
+      headers: withFields(withFields(credentialHeaders(config.auth), headers), config.protocol === '0.2.5' ? {} : { 'a2a-version': '1.0' }),
+      timeoutMs: timeout > 0 ? Math.min(timeout, PROBE_TIMEOUT_MS) : PROBE_TIMEOUT_MS,
+    });
+    return { cardUrl, status: answer.status };
+  } catch (error) {
+    return { cardUrl, unreachable: oneLine(error) };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+const refused = (status: number): CallFailure => ({
+  text: `the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header`,
+  code: EXIT_NEEDS_INPUT,
+});
+
+/**
+ * What `call` tells the operator, and its exit code, when it failed at `stage`: refused credentials (4)
+ * before anything else, then a card URL that could not be reached (3), then the error itself (3).
+ */
+export async function explainCallFailure(
+  error: unknown,
+  stage: CallStage,
+  target: { url: string; config: UpstreamConfig; headers: Record<string, string>; interrupted?: boolean },
+): Promise<CallFailure> {
+  const status = error instanceof A2AError ? error.agentHttpStatus : undefined;
+  if (isCredentialsRefused(status)) return refused(status);
+  // Only a failure to read the card is probed: during the turn the card URL was reached already.
+  if (stage !== 'turn' && !target.interrupted) {
+    const probe = await probeCard(target.url, target.config, target.headers);
+    if ('unreachable' in probe) return { text: `cannot reach the agent card at ${probe.cardUrl}: ${probe.unreachable}`, code: EXIT_UNREACHABLE };
+    if (isCredentialsRefused(probe.status)) return refused(probe.status);
+  }
+  if (stage === 'detect') return { text: `no A2A agent at ${target.url}: ${oneLine(error)}`, code: EXIT_UNREACHABLE };
+  const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);
+  return { text: `the call failed: ${detail}`, code: EXIT_UNREACHABLE };
+}

@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../support/run-cli.js';
+
+/** Agents that turn every request away for its credentials: one with 401, one with 403. */
+const refusing: Record<number, { server: Server; url: string }> = {};
+beforeAll(async () => {
+  for (const status of [401, 403]) {
+    const server = createServer((_request, response) => {
+      response.writeHead(status, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"error":"unauthorized"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    refusing[status] = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+});
+afterAll(() => {
+  for (const { server } of Object.values(refusing)) server.close();
+});
+
+/** The runs of one command, one after another: each CLI is a process of its own, and many at once outrun their timeout on a busy host. */
+async function inTurn<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
+  for (const item of items) await run(item);
+}
+
+// Exit code 4 means the credentials were refused (src/cli/exit-codes.ts, the README), for every command that meets one.
+describe('refused credentials (HTTP 401/403): exit 4 and which flags send credentials, from every agent command', { timeout: 180_000 }, () => {
+  it('card, with and without --protocol', async () => {
+    const cases = [
+      { status: 401, args: [], card: 'agent-card.json' },
+      { status: 401, args: ['--protocol', '1.0'], card: 'agent-card.json' },
+      { status: 401, args: ['--protocol', '0.2.5'], card: 'agent.json' },
+      { status: 403, args: [], card: 'agent-card.json' },
+    ];
+    await inTurn(cases, async ({ status, args, card }) => {
+      const { url } = refusing[status]!;
+      const run = await cli(['card', url, ...args]);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toBe(
+        `a2a-bridge: the agent refused the credentials for its card at ${url}/.well-known/${card} (HTTP ${status}): give it credentials with --token, --api-key or --header\n`,
+      );
+    });
+  });
+
+  it('call, while finding the protocol and with each --protocol', async () => {
+    const cases = [
+      { status: 401, args: [] },
+      { status: 401, args: ['--protocol', '1.0'] },
+      { status: 401, args: ['--protocol', '0.3'] },
+      { status: 401, args: ['--protocol', '0.2.5'] },
+      { status: 403, args: [] },
+    ];
+    await inTurn(cases, async ({ status, args }) => {
+      const run = await cli(['call', refusing[status]!.url, 'hi', ...args]);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header\n`);
+    });
+  });
+
+  it('lint, the card refused', async () => {
+    await inTurn([401, 403], async (status) => {
+      const { url } = refusing[status]!;
+      const run = await cli(['lint', url, '--api-key', 'not-the-key']);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^a2a-bridge: the agent refused the credentials for its card at ${url}/\\.well-known/agent\\.json \\(HTTP ${status}\\): pass the key with --api-key`,
+        ),
+      );
+    });
+  });
+});
