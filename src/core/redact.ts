@@ -3,7 +3,7 @@ import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
-import { namesSecret } from './secret-names.js';
+import { secretName, type SecretName } from './secret-names.js';
 
 /**
  * An agent like iac-code echoes the caller's message metadata (API keys, cloud credentials) verbatim
@@ -35,8 +35,12 @@ export interface Redaction {
   event(event: StreamResponse): StreamResponse;
 }
 
-/** A value that can hold a secret: not nothing, and not a flag (`credentialsRequired: true` says nothing secret). */
-const isSecretValue = (value: unknown): boolean => value !== undefined && value !== null && typeof value !== 'boolean';
+/**
+ * A value that can hold a secret: not nothing, not a flag (`credentials: true` says nothing secret), and not a
+ * number under a plural name (`totalTokens: 177` counts tokens; `password: 1234` is one).
+ */
+const isSecretValue = (value: unknown, name: SecretName): boolean =>
+  value !== undefined && value !== null && typeof value !== 'boolean' && !(name === 'many' && typeof value === 'number');
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -44,7 +48,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 export function createRedaction(secretKeys: Iterable<string> = [], secretValues: readonly string[] = []): Redaction {
   const keys: ReadonlySet<string> = new Set(secretKeys);
-  const isSecretKey = (key: string): boolean => keys.has(key) || namesSecret(key);
+  /** Whether `value` under `key` is to be redacted: under one of the agent's own secret keys, or a name secret-names.ts judges secret. */
+  const isSecretEntry = (key: string, value: unknown): boolean => {
+    const name = keys.has(key) ? 'one' : secretName(key);
+    return name !== 'none' && isSecretValue(value, name);
+  };
 
   /** Cheap read-only scan: does anything under `value` still need redacting? */
   function hasSecret(value: unknown, depth: number): boolean {
@@ -52,7 +60,7 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
     if (Array.isArray(value)) return value.some((item) => hasSecret(item, depth + 1));
     for (const key in value) {
       const inner = value[key];
-      if (isSecretKey(key) && isSecretValue(inner) && inner !== REDACTED) return true;
+      if (inner !== REDACTED && isSecretEntry(key, inner)) return true;
       if (hasSecret(inner, depth + 1)) return true;
     }
     return false;
@@ -64,7 +72,7 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
     const copy: Record<string, unknown> = {};
     for (const key in value) {
       const inner = value[key];
-      copy[key] = isSecretKey(key) && isSecretValue(inner) ? REDACTED : redactValue(inner, depth + 1);
+      copy[key] = isSecretEntry(key, inner) ? REDACTED : redactValue(inner, depth + 1);
     }
     return copy;
   }

@@ -51,8 +51,13 @@ describe('redaction', () => {
       tokenizer: 'cl100k',
       passwordPolicy: 'strong',
       credentialsNeeded: false,
+      credentials: true,
       token_count: 3,
       tokenType: 'Bearer',
+      secretName: 'db-admin',
+      token_url: 'https://auth.example.com/oauth/token',
+      api_key_id: 'key-42',
+      secretary: 'Ms Li',
     };
     const message = { messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text: 'done' }], metadata };
     const event: StreamResponse = { statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', message } } };
@@ -71,6 +76,18 @@ describe('redaction', () => {
       access_key: 'ak',
       authorization: 'Bearer x',
       pin: { password: 1234 },
+      tokens: ['ghp_abc', 'sk-xyz'],
+      api_keys: ['k1'],
+      refreshTokens: ['r1'],
+      password2: 'p2',
+      api_key_v2: 'k2',
+      dbpassword: 'p3',
+      myapikey: 'k3',
+      secretkey: 's2',
+      password_confirmation: 'p4',
+      tokenEncrypted: 't3',
+      GOOGLE_APPLICATION_CREDENTIALS_JSON: '{}',
+      secret_key_base: 's3',
     };
     const message = { messageId: 'm', role: 'ROLE_AGENT' as const, parts: [{ text: 'done' }], metadata };
     const redacted = redactTask({ id: 'T', status: { state: 'TASK_STATE_COMPLETED', message } });
@@ -85,6 +102,18 @@ describe('redaction', () => {
       access_key: REDACTED,
       authorization: REDACTED,
       pin: { password: REDACTED },
+      tokens: REDACTED,
+      api_keys: REDACTED,
+      refreshTokens: REDACTED,
+      password2: REDACTED,
+      api_key_v2: REDACTED,
+      dbpassword: REDACTED,
+      myapikey: REDACTED,
+      secretkey: REDACTED,
+      password_confirmation: REDACTED,
+      tokenEncrypted: REDACTED,
+      GOOGLE_APPLICATION_CREDENTIALS_JSON: REDACTED,
+      secret_key_base: REDACTED,
     });
   });
 });
