@@ -180,8 +180,11 @@ function redactAuthorization(match: string, ...found: unknown[]): string {
   return words.every((word) => isProseWord(word)) ? match : `${name}[redacted]`;
 }
 
-/** A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`. */
-export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+/**
+ * A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`.
+ * Up to the last `@` before the host: a URL parser takes that one, so a password may hold an `@` of its own.
+ */
+export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 /** A query parameter named as a secret (`?api_key=…`, `&access_token=…`, `?key=…`, `&sig=…`); replaced by `$1[redacted]`. */
 const URL_SECRET_QUERY_VALUE = /([?&][^=&#\s]*(?:token|password|secret|key|credential|auth|sig)[^=&#\s]*=)[^&#\s]*/gi;
 

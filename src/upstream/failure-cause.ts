@@ -1,6 +1,6 @@
-import type { A2AError } from '../model/index.js';
+import { GATEWAY_FAILURES, type A2AError } from '../model/index.js';
 import { isRecord } from '../model/json.js';
-import { sanitizeUpstreamText } from '../scrub-text.js';
+import { sanitizeUpstreamText, withoutUrlCredentials } from '../scrub-text.js';
 
 /** What the operator's log says of why a call failed: a message scrubbed of secrets, and its code when there is one. */
 export interface FailureCause {
@@ -38,8 +38,14 @@ export function failureCause(error: A2AError, secrets: readonly string[] = []): 
   const cause: unknown = error.cause;
   if (cause === undefined) return { cause: error.message };
   const code = codeOf(cause);
-  return { cause: sanitizeUpstreamText(messageOf(cause), secrets), ...(code ? { causeCode: code } : {}) };
+  // A request URL in undici's words may carry a signed query (`?sig=`, `X-Amz-Credential=`), which the upstream scrub leaves.
+  const said = withoutUrlCredentials(sanitizeUpstreamText(messageOf(cause), secrets));
+  return { cause: said, ...(code ? { causeCode: code } : {}) };
 }
 
-/** A failure that is no fault of the caller's: every binding answers it with a 5xx (a caller's bad request, a cap: 4xx). */
-export const isServerFailure = (error: A2AError): boolean => error.statusInfo.httpStatus >= 500;
+/**
+ * A failure that is no fault of the caller's: every binding answers it with a 5xx (a caller's bad request, a cap: 4xx).
+ * A call ended because its caller left is answered so too, but nobody reads it and nothing failed upstream.
+ */
+export const isServerFailure = (error: A2AError): boolean =>
+  error.statusInfo.httpStatus >= 500 && error.message !== GATEWAY_FAILURES.upstreamCallAborted;

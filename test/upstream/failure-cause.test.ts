@@ -31,6 +31,21 @@ describe('failureCause', () => {
     expect(cause).toContain('ENOTFOUND');
   });
 
+  it("scrubs a signed URL's query and a password holding an '@'", () => {
+    const failure = fromTransportError(
+      new Error('connect ECONNREFUSED https://op:p@ss-w0rd@agent.internal/a2a?key=AIzaSy-SECRET123&sig=SIGVALUE999'),
+    );
+    const { cause } = failureCause(failure);
+    for (const secret of ['ss-w0rd', 'AIzaSy-SECRET123', 'SIGVALUE999']) expect(cause).not.toContain(secret);
+    expect(cause).toContain('agent.internal/a2a');
+  });
+
+  it('a call its caller left is no upstream failure', () => {
+    const left = new AbortController();
+    left.abort();
+    expect(isServerFailure(fromTransportError(new Error('aborted'), { caller: left.signal }))).toBe(false);
+  });
+
   it("is the error's own message when nothing is kept, and only failures no fault of the caller's count", () => {
     expect(failureCause(A2AError.invalidAgentResponse('The upstream agent answered HTTP 502'))).toEqual({
       cause: 'The upstream agent answered HTTP 502',
