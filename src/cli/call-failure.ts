@@ -2,6 +2,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { A2AError, withFields } from '../model/index.js';
 import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
+import { codeOf } from '../upstream/failure-cause.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
 
@@ -21,7 +22,25 @@ export const cardUrlFor = (url: string, protocol: UpstreamConfig['protocol']): s
   `${url}${protocol === '0.2.5' ? AGENT_JSON_PATH : AGENT_CARD_JSON_PATH}`;
 
 /** The card URL answered, with this status, or could not be reached at all, for this reason. */
-type CardProbe = { cardUrl: string; status: number } | { cardUrl: string; unreachable: string };
+type CardProbe = { cardUrl: string; status: number } | { cardUrl: string; unreachable: string } | { cardUrl: string; undecided: true };
+
+/**
+ * Errors that say the address was never reached: no connection, no such host, no route, a refused TLS
+ * handshake. A timeout does not say so (a slow agent that answered the call late fails the probe the same way).
+ */
+const NEVER_REACHED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /**
  * One GET of the agent's card, to tell why reading it failed. The gateway's clients report any failure to
@@ -35,12 +54,16 @@ async function probeCard(url: string, config: UpstreamConfig, headers: Record<st
   try {
     const answer = await getJson(cardUrl, {
       dispatcher,
-      headers: withFields(withFields(credentialHeaders(config.auth), headers), config.protocol === '0.2.5' ? {} : { 'a2a-version': '1.0' }),
+      // As `card` asks: A2A-Version only where a 1.0 card is read (a 0.3 agent's agent-card.json is asked without).
+      headers: withFields(
+        withFields(credentialHeaders(config.auth), headers),
+        config.protocol === '0.2.5' || config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' },
+      ),
       timeoutMs: timeout > 0 ? Math.min(timeout, PROBE_TIMEOUT_MS) : PROBE_TIMEOUT_MS,
     });
     return { cardUrl, status: answer.status };
   } catch (error) {
-    return { cardUrl, unreachable: oneLine(error) };
+    return NEVER_REACHED.has(codeOf(error) ?? '') ? { cardUrl, unreachable: oneLine(error) } : { cardUrl, undecided: true };
   } finally {
     await dispatcher.close();
   }
@@ -66,7 +89,7 @@ export async function explainCallFailure(
   if (stage !== 'turn' && !target.interrupted) {
     const probe = await probeCard(target.url, target.config, target.headers);
     if ('unreachable' in probe) return { text: `cannot reach the agent card at ${probe.cardUrl}: ${probe.unreachable}`, code: EXIT_UNREACHABLE };
-    if (isCredentialsRefused(probe.status)) return refused(probe.status);
+    if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status);
   }
   if (stage === 'detect') return { text: `no A2A agent at ${target.url}: ${oneLine(error)}`, code: EXIT_UNREACHABLE };
   const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);

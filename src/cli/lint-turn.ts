@@ -145,7 +145,7 @@ export async function lintKeyEnforced(url: string, options: TurnLintOptions): Pr
   const headers = Object.fromEntries(Object.entries(options.headers).filter(([name]) => name.toLowerCase() !== 'x-api-key'));
   const response = await post(url, bailianCall('message/send', options.text), options, headers);
   const body = await response.body.text().catch(() => '');
-  let refused = response.statusCode === 401 || response.statusCode === 403;
+  let refused = isCredentialsRefused(response.statusCode);
   if (!refused && response.statusCode === 200) {
     try {
       refused = isRecord(JSON.parse(body)) && 'error' in (JSON.parse(body) as object);

@@ -14,7 +14,7 @@ const MAX_CAUSE_DEPTH = 4;
 const ownCode = (error: unknown): string | undefined => (isRecord(error) && typeof error.code === 'string' ? error.code : undefined);
 
 /** The first code on `error` or the errors it wraps (`cause`, an AggregateError's `errors` of a dual-stack connect). */
-function codeOf(error: unknown, depth = 0): string | undefined {
+export function codeOf(error: unknown, depth = 0): string | undefined {
   if (depth > MAX_CAUSE_DEPTH || !isRecord(error)) return undefined;
   const inner = Array.isArray(error.errors) ? (error.errors as unknown[]) : [];
   return ownCode(error) ?? codeOf(error.cause, depth + 1) ?? inner.map((one) => codeOf(one, depth + 1)).find((code) => code !== undefined);

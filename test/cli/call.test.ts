@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
+import { startHungServer } from '../support/hung-server.js';
 import { cli } from '../support/run-cli.js';
 
 let open: RunningGateway;
@@ -164,5 +165,17 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
       /^a2a-bridge: cannot reach the agent card at http:\/\/agent\.invalid\/\.well-known\/agent-card\.json: .*(ENOTFOUND|EAI_AGAIN)/,
     );
     expect(unknown.stderr).not.toMatch(/A2A error/);
+  });
+
+  it('a card URL that takes the connection and answers too late is not told unreachable: exit 3', { timeout: 60_000 }, async () => {
+    const hung = await startHungServer();
+    try {
+      const late = await cli(['call', hung.url, 'x', '--protocol', '1.0', '--timeout-ms', '1000']);
+      expect(late.code).toBe(3);
+      expect(late.stderr).toMatch(/^a2a-bridge: the call failed: /);
+      expect(late.stderr).not.toMatch(/cannot reach/);
+    } finally {
+      await hung.close();
+    }
   });
 });
