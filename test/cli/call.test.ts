@@ -1,8 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import { startHungServer } from '../support/hung-server.js';
 import { cli } from '../support/run-cli.js';
 
 let open: RunningGateway;
@@ -167,15 +168,23 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
     expect(unknown.stderr).not.toMatch(/A2A error/);
   });
 
-  it('a card URL that takes the connection and answers too late is not told unreachable: exit 3', { timeout: 60_000 }, async () => {
-    const hung = await startHungServer();
+  it('a card the agent answered, probed again without an answer in time, is not told unreachable: exit 3', { timeout: 60_000 }, async () => {
+    // The first read of the card gets a card that is none; the probe that follows waits out its time (a slow agent).
+    let reads = 0;
+    const agent = createServer((_request, response) => {
+      if (++reads === 1) response.writeHead(200, { 'content-type': 'application/json' }).end('{"not":"a card"}');
+    });
+    await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
     try {
-      const late = await cli(['call', hung.url, 'x', '--protocol', '1.0', '--timeout-ms', '1000']);
+      const url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+      const late = await cli(['call', url, 'x', '--protocol', '1.0', '--timeout-ms', '1500']);
+      expect(reads).toBe(2);
       expect(late.code).toBe(3);
       expect(late.stderr).toMatch(/^a2a-bridge: the call failed: /);
       expect(late.stderr).not.toMatch(/cannot reach/);
     } finally {
-      await hung.close();
+      agent.closeAllConnections();
+      await new Promise((resolve) => agent.close(resolve));
     }
   });
 });
