@@ -18,6 +18,8 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   const { artifact } = event;
   const key = `a:${artifact.artifactId}`;
   const first = event.append !== true;
+  // The artifact sent anew does not go on with the code the facade closed in it (reply-artifact.ts, closeCode).
+  if (first && state.closedCode?.key === key) return upstreamArtifactEvents(withFields(state, { closedCode: undefined }), event, out, options);
   const before = state.artifactParts.get(key);
   if (first && before !== undefined && sameContent(before, artifact.parts)) return state;
   // Read before remember() adds this chunk's parts to the same list.

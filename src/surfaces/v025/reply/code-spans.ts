@@ -10,6 +10,8 @@
 export interface CodeScan {
   /** The fence that opened the block the reply is in ('' when none). */
   readonly fence: string;
+  /** The line that opened that block (its fence and info string, `\`\`\`hcl`): a block the facade closed opens again under it. */
+  readonly opener: string;
   /** The current line so far, as much of it as a fence line can be (longer is no fence). */
   readonly line: string;
   /** Backtick runs on the current line, and whether the last character was a backtick (a run split across chunks). */
@@ -19,7 +21,7 @@ export interface CodeScan {
   readonly opening: boolean;
 }
 
-export const NO_CODE: CodeScan = { fence: '', line: '', ticks: 0, afterTick: false, opening: false };
+export const NO_CODE: CodeScan = { fence: '', opener: '', line: '', ticks: 0, afterTick: false, opening: false };
 
 /** A fence line's longest useful head: fence characters and an info string such as `hcl title="main.tf"`. */
 const LINE_HEAD = 80;
@@ -27,12 +29,23 @@ const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
 export const inCode = (scan: CodeScan): boolean => scan.fence !== '' || scan.ticks % 2 === 1;
 
+/**
+ * The fenced block the reply stands in once its current line ends ('' when none): a file or a block sent whole
+ * ends on its closing fence with no line break after it, which closes the block all the same.
+ */
+export const fenceOpen = (scan: CodeScan): string => (scan.line === '' ? scan.fence : fenceAfter(scan.fence, scan.line));
+
+/** The line that opened the block fenceOpen tells (the current line, when it is the one that opens it). */
+export const fenceOpener = (scan: CodeScan): string => (scan.fence === '' && fenceOpen(scan) !== '' ? scan.line : scan.opener);
+
 /** The scan after `text` is shown. */
 export function scanCode(scan: CodeScan, text: string): CodeScan {
-  let { fence, line, ticks, afterTick, opening } = scan;
+  let { fence, opener, line, ticks, afterTick, opening } = scan;
   for (const char of text) {
     if (char === '\n') {
-      fence = fenceAfter(fence, line);
+      const after = fenceAfter(fence, line);
+      if (after !== fence) opener = after === '' ? '' : line;
+      fence = after;
       line = '';
       ticks = 0;
       afterTick = false;
@@ -52,7 +65,7 @@ export function scanCode(scan: CodeScan, text: string): CodeScan {
     }
     afterTick = char === '`';
   }
-  return { fence, line, ticks, afterTick, opening };
+  return { fence, opener, line, ticks, afterTick, opening };
 }
 
 /** The open fence once `line` has ended: opened, closed or as it was. */

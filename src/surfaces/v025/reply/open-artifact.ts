@@ -1,5 +1,5 @@
 import { withFields, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
-import { inCode } from './code-spans.js';
+import { fenceOpen, inCode } from './code-spans.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 
 /**
@@ -14,8 +14,11 @@ import type { ReplyOptions, ReplyState } from './state.js';
  * text waits on an artifact that never says it is done.
  */
 
-/** Shows a status update as the reducer does (reducer.ts, onPlainStatus). */
-export type ShowStatus = (state: ReplyState, event: TaskStatusUpdateEvent) => ReplyState;
+/** How held progress is shown: each status update as the reducer shows it (reducer.ts, onPlainStatus), after the code it stood in is closed (reply-artifact.ts, closeCode). */
+export interface ShowStatus {
+  readonly status: (state: ReplyState, event: TaskStatusUpdateEvent) => ReplyState;
+  readonly closeCode: (state: ReplyState) => ReplyState;
+}
 
 /** Whether the reply stands inside the text of an open artifact, where a line of progress would cut it. */
 function insideOpenArtifact(state: ReplyState): boolean {
@@ -55,11 +58,16 @@ export function holding(state: ReplyState, event: TaskStatusUpdateEvent): ReplyS
   return withFields(state, { heldProgressChars });
 }
 
-/** The held working messages, shown in the order they came (the open artifact is no longer the place to hold them). */
+/**
+ * The held working messages, shown in the order they came (the open artifact is no longer the place to hold
+ * them). They are not the artifact's code: a fence it left open (the hold is full, or it ended or broke off
+ * in code) is closed first, so they stand on lines of their own, outside its block, read as progress
+ * messages are (running-text.ts), not run together as code would be.
+ */
 export function withProgressShown(state: ReplyState, show: ShowStatus): ReplyState {
   if (state.heldProgress.length === 0) return state;
-  let next: ReplyState = withFields(state, { heldProgress: [], heldProgressChars: 0, openArtifact: undefined });
-  for (const event of state.heldProgress) next = show(next, event);
+  let next: ReplyState = show.closeCode(withFields(state, { heldProgress: [], heldProgressChars: 0, openArtifact: undefined }));
+  for (const event of state.heldProgress) next = show.status(next, event);
   return next;
 }
 
@@ -68,13 +76,21 @@ export const beforeArtifact = (state: ReplyState, event: TaskArtifactUpdateEvent
   event.append === true && state.openArtifact === `a:${event.artifact.artifactId}` ? state : withProgressShown(state, show);
 
 /**
+ * Whether an artifact's text left the reply inside a fenced block (not a streamed file's: file-stream.ts):
+ * no whole text leaves its fence open, so one that says nothing of its last chunk is a first chunk, and its
+ * code goes on in the next.
+ */
+const leftInCode = (state: ReplyState): boolean =>
+  fenceOpen(state.code) !== '' && (state.openFile === undefined || state.openFile.shut || state.openFile.mode === 'binary');
+
+/**
  * After an artifact's update: open while it is streamed (an appended chunk, or one that says `lastChunk:
  * false`) until its last chunk; what was held is shown once the reply is no longer inside it. A whole
  * artifact that says nothing of its last chunk is not open: a first chunk reads so too (an a2a-js agent leaves
  * `lastChunk: false` out), but most such artifacts are whole, and a progress line after one must not wait.
  */
 export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowStatus, options: ReplyOptions): ReplyState {
-  const streamed = event.lastChunk === false || (event.append === true && event.lastChunk !== true);
+  const streamed = event.lastChunk === false || (event.lastChunk !== true && (event.append === true || leftInCode(state)));
   const open = options.replyArtifacts === 'single' && streamed ? `a:${event.artifact.artifactId}` : undefined;
   const next = open === state.openArtifact ? state : withFields(state, { openArtifact: open });
   return insideOpenArtifact(next) ? next : withProgressShown(next, show);

@@ -20,7 +20,7 @@ import { failureReason } from './words.js';
 import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
-import { showText } from './reply-artifact.js';
+import { closeCode, showText } from './reply-artifact.js';
 import { afterArtifact, beforeArtifact, holding, holdsProgress, withProgressShown, type ShowStatus } from './open-artifact.js';
 import {
   addedToShown,
@@ -35,7 +35,7 @@ import {
 } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
-import { endsCallerTurn, finish, inReply, messageEdges, messageText, start, statusUpdate } from './turn-bounds.js';
+import { endsCallerTurn, finish, inReply, messageEdges, messageText, saysSomething, start, statusUpdate } from './turn-bounds.js';
 import { withToolNoted } from './unsaid-end.js';
 
 /** One step of the reducer: the state after an event, and the 0.2.5 events to send for it now. */
@@ -69,9 +69,6 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
   const next = apply(collected, event, out, options);
   return { state: next, events: out };
 }
-
-const saysSomething = (event: StreamResponse): boolean =>
-  'statusUpdate' in event || 'artifactUpdate' in event || 'task' in event || 'message' in event;
 
 /** The upstream ended its stream after a turn-ending state: close the reply and send the final status. */
 export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {
@@ -133,7 +130,7 @@ function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025Stre
 
 /** Working messages held while the reply stood inside an open artifact, shown as any status message is (open-artifact.ts). */
 function showing(out: V025StreamEvent[], options: ReplyOptions): ShowStatus {
-  return (state, event) => onPlainStatus(state, event, out, options);
+  return { status: (state, event) => onPlainStatus(state, event, out, options), closeCode: (state) => closeCode(state, out, options) };
 }
 
 /** A piece of a pipeline update as the working message it reads like. */
@@ -233,7 +230,8 @@ function onPlainStatus(
     if (isExplainedState(status.state) || isProviderError(metadata) || !closesWithToken(text, next)) next = withFields(next, { breakPending: true });
   }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
-  if (!nothingNew) next = showText(next, newText, shownKey, false, out, options, flows);
+  // A file's or data's block is not the agent's code, even in its running text: a fence it left open is closed first.
+  if (!nothingNew) next = showText(opens ? closeCode(next, out, options) : next, newText, shownKey, false, out, options, flows);
   if (!nothingNew && edges.closes) next = withFields(next, { breakPending: true });
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).

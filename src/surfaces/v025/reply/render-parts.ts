@@ -1,5 +1,6 @@
 import { partKind, withFields, type Part } from '../../../model/index.js';
 import { inCode, NO_CODE, scanCode } from './code-spans.js';
+import { lastWord } from './names-in-text.js';
 import { carriesOn, type Before } from './running-text.js';
 
 /**
@@ -132,11 +133,29 @@ function renderData(part: Part): string {
   return part.filename ? `${part.filename}\n${block}` : block;
 }
 
-/** One part as text: text as it is, readable files inlined, data as JSON, the rest as one line. */
+/**
+ * A text part that names a file (`filename: 'main.tf'`: an agent that sends its template as text) is that
+ * file, and reads as the same file sent as bytes does: its name, then a fenced block in the language of its
+ * name or type, also streamed in chunks (file-stream.ts). Shown as bare text, a template's `#` comment would
+ * render as a Markdown heading. Its type is kept when it is a text-like one (it picks the fence's language);
+ * any other says nothing of text the agent sent as text, so it reads as plain text.
+ */
+export function asFilePart(part: Part): Part {
+  if (part.text === undefined || !part.filename) return part;
+  const { text, mediaType, ...rest } = part;
+  const type = isTextLike(mediaType, part.filename) ? mediaType : 'text/plain';
+  return withFields(rest, { raw: Buffer.from(text, 'utf8').toString('base64'), mediaType: type });
+}
+
+/** The parts with every named text part read as the file it is (asFilePart); the same list when there is none. */
+export const withTextFiles = (parts: readonly Part[]): readonly Part[] =>
+  parts.some((part) => part.text !== undefined && !!part.filename) ? parts.map(asFilePart) : parts;
+
+/** One part as text: text as it is, readable files inlined (a named text part is one), data as JSON, the rest as one line. */
 export function renderPart(part: Part, options: RenderOptions): string {
   switch (partKind(part)) {
     case 'text':
-      return part.text ?? '';
+      return part.filename ? renderRaw(asFilePart(part), options) : (part.text ?? '');
     case 'raw':
       return renderRaw(part, options);
     case 'url':
@@ -150,7 +169,8 @@ export function renderPart(part: Part, options: RenderOptions): string {
  * Whether `next`, appended to an artifact that ended with `previous`, starts a line of its own: as in
  * renderParts, every part that is not text does, and so does the text after one.
  */
-export function startsLineAfter(previous: Part | undefined, next: Part | undefined, options: RenderOptions): boolean {
+export function startsLineAfter(given: Part | undefined, following: Part | undefined, options: RenderOptions): boolean {
+  const [previous, next] = [given && asFilePart(given), following && asFilePart(following)];
   if (!previous || !next || (previous.text !== undefined && next.text !== undefined)) return false;
   const before = renderPart(previous, options);
   return before !== '' && !before.endsWith('\n');
@@ -173,7 +193,8 @@ export const sameFile = (a: Part | undefined, b: Part | undefined): boolean =>
  * An artifact's parts with the adjacent pieces of one file joined: the agent's SDK stores an appended
  * chunk's parts in the artifact, so a file sent in chunks is held as several parts, which are one file.
  */
-export function joinFileParts(parts: readonly Part[]): readonly Part[] {
+export function joinFileParts(given: readonly Part[]): readonly Part[] {
+  const parts = withTextFiles(given);
   if (!parts.some((part, at) => sameFile(parts[at - 1], part))) return parts;
   // Runs of one file's pieces, each joined once: a long file comes in thousands of chunks.
   const runs: Part[][] = [];
@@ -202,7 +223,7 @@ export function renderMessageParts(parts: readonly Part[], options: RenderOption
 /** Whether the first and the last part that say something are not text: such a message stands on lines of its own. */
 export function partEdges(parts: readonly Part[]): { opens: boolean; closes: boolean } {
   // Every part that is not text renders to something (at least a file's name); an empty text part says nothing.
-  const saying = parts.filter((part) => part.text !== '');
+  const saying = withTextFiles(parts).filter((part) => part.text !== '');
   return { opens: saying.length > 0 && saying[0]?.text === undefined, closes: saying.length > 0 && saying.at(-1)?.text === undefined };
 }
 
@@ -211,7 +232,7 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
   let previousWasText = true;
   let code = NO_CODE;
   let before: Before | undefined;
-  for (const part of parts) {
+  for (const part of withTextFiles(parts)) {
     const isText = part.text !== undefined;
     const text = renderPart(part, options);
     if (text === '') continue;
@@ -219,7 +240,7 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
     const breaks = afterPart || (running && !inCode(code) && !carriesOn(out.charAt(out.length - 1), text, before));
     const piece = out !== '' && !out.endsWith('\n') && breaks ? `\n${text}` : text;
     if (running) {
-      before = isText ? { text } : undefined;
+      before = isText ? { text, word: lastWord(out + piece) } : undefined;
       code = scanCode(code, piece);
     }
     out += piece;

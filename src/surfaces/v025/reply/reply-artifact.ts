@@ -1,5 +1,5 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
-import { NO_CODE, scanCode, type CodeScan } from './code-spans.js';
+import { fenceOpen, fenceOpener, NO_CODE, scanCode, type CodeScan } from './code-spans.js';
 import { afterFence, fileClosing, insideFence, shutFile, type OpenFile } from './file-stream.js';
 import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
@@ -24,6 +24,9 @@ export function showText(
   flows = false,
 ): ReplyState {
   if (closesBefore(state.openFile, key)) return showText(closeFile(state, false, out, options), text, key, last, out, options, flows);
+  if (closesCodeBefore(state, key, flows)) return showText(closeCode(state, out, options), text, key, last, out, options, flows);
+  if (state.closedCode?.key === key)
+    return showText(withFields(state, { closedCode: undefined }), reopened(state, text), key, last, out, options, flows);
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
   // A blank piece (a line break sent alone) is no start a repeat could be said from.
@@ -44,6 +47,45 @@ const closesBefore = (open: OpenFile | undefined, key: string): open is OpenFile
   open !== undefined && !open.shut && open.key !== key && (open.mode !== 'binary' || open.pieces === 1);
 
 /**
+ * Whether a fence the agent left open must be closed before `text` under `key`: anything but more of the
+ * agent's running text (a failure's reason, a question, a whole message, another artifact, a file's or a data
+ * part's block, the facade's own words) is not the agent's code, and shown inside its block it would read as
+ * code ("Quota exceeded" as a line of the bash script, a file's own fence as a line of it). The running text
+ * is the agent's: its next token may well go on with the code. A streamed file's fence is closed by the file
+ * (closeFile), not here.
+ */
+const closesCodeBefore = (state: ReplyState, key: string, flows: boolean): boolean =>
+  !flows && fenceOpen(state.code) !== '' && !inOpenFile(state) && startsSegment(key, state);
+
+const inOpenFile = ({ openFile }: ReplyState): boolean => openFile !== undefined && !openFile.shut && openFile.mode !== 'binary';
+
+/**
+ * Closes the fenced block the reply stands in, on a line of its own, so that what follows reads outside it.
+ * Not part of any segment: the agent did not write it, and the repeat rules compare the agent's words.
+ */
+export function closeCode(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  const fence = fenceOpen(state.code);
+  if (fence === '' || inOpenFile(state)) return state;
+  const closing = `${state.shownLast === '\n' ? '' : '\n'}${fence}\n`;
+  const replyArtifactId = state.replyArtifactId ?? options.newId();
+  out.push(replyChunk(state, closing, false, replyArtifactId));
+  // Only an artifact's next appended chunk surely goes on with its code; a message under the same id may be anything.
+  const closedCode = isArtifactKey(state.segmentKey) ? { key: state.segmentKey!, opener: fenceOpener(state.code) } : undefined;
+  return withFields(state, Object.assign(appended(state, closing), { replyArtifactId, replyChunks: state.replyChunks + 1, closedCode }));
+}
+
+/**
+ * More text of the one whose block closeCode closed: the agent's code goes on, so it is shown in that block
+ * opened again (on a line of its own; the line the text broke off in stays cut).
+ */
+function reopened(state: ReplyState, text: string): string {
+  const opener = state.closedCode?.opener ?? '';
+  // Text that stands in code already (something else opened a block since) goes on in it.
+  if (opener === '' || fenceOpen(state.code) !== '') return text;
+  return text.startsWith('\n') ? `\n${opener}${text}` : `${opener}\n${text}`;
+}
+
+/**
  * A piece of the open file's text: inside its fence it goes on as it came; `fresh` (a header, a description)
  * starts a line. Its text never changes whether the reply stands in code (file-stream.ts).
  */
@@ -56,7 +98,9 @@ export function showFilePiece(
   options: ReplyOptions,
 ): ReplyState {
   if (text === '') return state;
-  const ready = withFields(state, { breakPending: fresh });
+  const breaking = withFields(state, { breakPending: fresh });
+  // A header starts the file's block: the agent's code is closed first (inFile keeps where the reply stood before it).
+  const ready = fresh ? closeCodeBeforeFile(breaking, key, out, options) : breaking;
   return inFile(ready, showText(ready, text, key, false, out, options), text, fresh ? 0 : -1);
 }
 
@@ -69,11 +113,19 @@ export function showFileOpening(
   out: V025StreamEvent[],
   options: ReplyOptions,
 ): ReplyState {
-  return text === '' ? state : inFile(state, showText(state, text, key, false, out, options), text, headerAt);
+  if (text === '') return state;
+  const ready = closeCodeBeforeFile(state, key, out, options);
+  return inFile(ready, showText(ready, text, key, false, out, options), text, headerAt);
+}
+
+/** The agent's code closed before a file's header, which is never running text (closesCodeBefore). */
+function closeCodeBeforeFile(state: ReplyState, key: string, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  const before = withFields(state, { openFile: undefined });
+  return closesCodeBefore(before, key, false) ? withFields(closeCode(before, out, options), { openFile: state.openFile }) : state;
 }
 
 /** A code scan at the start of a line, as it stands in its block. */
-const lineStart = (scan: CodeScan): CodeScan => (scan.fence === '' ? NO_CODE : withFields(NO_CODE, { fence: scan.fence }));
+const lineStart = (scan: CodeScan): CodeScan => (scan.fence === '' ? NO_CODE : withFields(NO_CODE, { fence: scan.fence, opener: scan.opener }));
 
 /**
  * The reply once `text` (from `headerAt` on the open file's header, or -1: only its text) is shown: while the

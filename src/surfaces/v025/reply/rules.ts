@@ -57,7 +57,8 @@ export const sameText = (text: string, other: string | undefined): boolean =>
 /**
  * Any agent: a whole message or a whole artifact whose text equals the reply shown so far or its last pieces
  * (from the start of one of them), or one message or artifact of it (an agent that streams its answer, then
- * sends it again as an artifact or as the final status message). A working message (`flowing`) is a piece of
+ * sends it again as an artifact or as the final status message), or, for a message, the reply's last sentences
+ * (an artifact's last sentence asked again as the question that ends the turn). A working message (`flowing`) is a piece of
  * the agent's running text, which may well say a word or a sentence it said before: it repeats only the last
  * pieces of the reply, when they are more than one and more than a word or two.
  */
@@ -67,7 +68,30 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   if (candidate === '') return !flowing && state.shown !== '';
   if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
   if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
-  return sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate);
+  if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate)) return true;
+  return !artifact && endsWithSentences(candidate, state);
+}
+
+/**
+ * Whether the reply ends with `candidate` from the start of one of its sentences (white space aside; at least
+ * 8 such characters): an agent that streamed its answer as an artifact's chunks, then asks its last sentence
+ * again as the question that ends the turn ("I can deploy it. Which region should I use?", then "Which region
+ * should I use?"). Streamed as messages of their own, the question started a piece of the reply, which
+ * `sameAsTail` finds; an artifact's chunks are one piece. Read back from the reply's end, so only as far as
+ * the candidate goes.
+ */
+function endsWithSentences(candidate: string, state: ReplyState): boolean {
+  if (denseLength(candidate) < MIN_RESTATED) return false;
+  const { shown } = state;
+  let at = shown.length;
+  for (let left = candidate.length - 1; left >= 0; left--) {
+    const char = candidate.charAt(left);
+    if (SPACE.test(char)) continue;
+    while (at > 0 && SPACE.test(shown.charAt(at - 1))) at--;
+    if (at === 0 || shown.charAt(at - 1) !== char) return false;
+    at--;
+  }
+  return at === 0 || startsSentence(shown, at);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { inCode } from './code-spans.js';
+import { goesOnWithName, lastWord, opensWithResourceId } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -58,9 +59,10 @@ const LONE_CAPITAL = /^(?![AI](?![\p{L}\p{N}]))\p{Lu}(?![\p{L}\p{N}])/u;
 /** A word of one lower-case Latin letter at the end (`12 v` + `CPUs`, `v` + `Switch`, `i` + `Phone`): a prefix. */
 const LONE_LOWER = /(?:^|[^\p{L}\p{N}_])[a-z]$/u;
 
-/** The message the next one follows (its text). */
+/** The message the next one follows (its text), and the word the shown text ends with when known (names-in-text.ts). */
 export interface Before {
   text: string;
+  word?: string;
 }
 
 /**
@@ -83,7 +85,10 @@ export interface Before {
  *   letter or a digit, but not after a lone capital (`U` + `SD per day`) nor two capitals after a digit (`12` +
  *   `GB of memory`): a model's acronym pieces;
  * - a message that opens as the one before it did (`已创建专有网络 vpc-123` then `已创建交换机 vsw-456`,
- *   `正在创建实例` then `正在配置安全组`): progress lines written alike.
+ *   `正在创建实例` then `正在配置安全组`): progress lines written alike;
+ * - a message that opens with a whole resource id after a whole word (`Creating vSwitch` then `vsw-123 created`).
+ * A URL, a path or a ROS type cut at its `:`, `::` or `?` carries on (`https:` + `//…`, `ALIYUN::` + `ECS::…`,
+ * `C:` + `\Users`, `/?` + `Action=…`): names-in-text.ts.
  * Inside code nothing starts a line (separatorBefore): an identifier split there is still one identifier.
  */
 export function carriesOn(last: string, text: string, before?: Before): boolean {
@@ -94,6 +99,10 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (LIST_ITEM.test(text)) return !startsListItem(tail);
   if (MARKED_LINE.test(text) && LETTER_OR_DIGIT.test(last)) return false;
   if (CARRIES_ON.test(first)) return true;
+  // A URL, a path or a ROS type cut at its `:`, `::` or `?`, and a progress message that opens with a resource id.
+  const word = before?.word ?? lastWord(tail);
+  if (goesOnWithName(word, text)) return true;
+  if (opensWithResourceId(word, text)) return false;
   if (before && opensAlike(before, text)) return false;
   if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
   if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
@@ -143,7 +152,8 @@ function opensAlike(before: Before, text: string): boolean {
 }
 
 /** The message the reply's current segment holds. */
-const messageBefore = (state: ReplyState): Before | undefined => (state.segmentText === '' ? undefined : { text: state.segmentText });
+const messageBefore = (state: ReplyState): Before | undefined =>
+  state.segmentText === '' ? undefined : { text: state.segmentText, word: lastWord(state.shown) };
 
 /**
  * A new segment after shown text starts on a new line, so two messages' sentences do not run together;

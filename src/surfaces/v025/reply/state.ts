@@ -99,6 +99,12 @@ export interface ReplyState {
   readonly heldProgress: readonly TaskStatusUpdateEvent[];
   /** The characters of their text, which bound the hold with their count. */
   readonly heldProgressChars: number;
+  /**
+   * The block the facade closed in the text of `key` (`opener`: the line that opened it) before other text
+   * (held progress, a question): the next text under `key` (the artifact's next chunk) goes on with that code,
+   * so the block is opened again under the same line first (reply-artifact.ts, closeCode).
+   */
+  readonly closedCode?: { readonly key: string; readonly opener: string };
   /** A file an artifact streams in chunks of raw bytes, whose last chunk has not come yet (file-stream.ts). */
   readonly openFile?: OpenFile;
 }

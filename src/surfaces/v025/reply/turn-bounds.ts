@@ -1,4 +1,13 @@
-import { withFields, endsTurn, isActiveState, type Message, type Task, type TaskState, type TaskStatus } from '../../../model/index.js';
+import {
+  withFields,
+  endsTurn,
+  isActiveState,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+  type TaskStatus,
+} from '../../../model/index.js';
 import { isV025FinalState, type V025StreamEvent, type V025TaskStatusUpdateEvent } from '../../../protocol/v025/index.js';
 import { defined, statusToV025 } from '../../../translate/index.js';
 import type { JsonObject } from '../../../translate/common.js';
@@ -16,6 +25,10 @@ export const endsCallerTurn = (state: TaskState, options: ReplyOptions): boolean
   endsTurn(state) || isV025FinalState(options.profile.statesToV025[state]);
 
 export const passMetadata = (metadata: JsonObject | undefined, options: ReplyOptions) => (options.upstreamMetadata === 'pass' ? metadata : undefined);
+
+/** Whether an event says the agent goes on (iac-code's empty `{}` after a permission answer says nothing). */
+export const saysSomething = (event: StreamResponse): boolean =>
+  'statusUpdate' in event || 'artifactUpdate' in event || 'task' in event || 'message' in event;
 
 /** The first event opens the caller's stream with a Task (Bailian's documented stream always starts so). */
 export function start(

@@ -32,9 +32,12 @@ describe('progress messages between the chunks of a streamed artifact', () => {
       'Line one.\nLine two.\nProgress 1.\nProgress 2.\nLine three.',
     );
     const open = [submitted, chunk('```hcl\nresource "x" {\n', { lastChunk: false }), progress(1)];
-    expect(readText(run([...open, tool, done]))).toBe('```hcl\nresource "x" {\nProgress 1.');
-    expect(readText(run([...open, artifact('other', [{ text: 'Other.' }]), done]))).toBe('```hcl\nresource "x" {\nProgress 1.\nOther.');
-    expect(readText(run([...open, status('TASK_STATE_COMPLETED', 'All done.', {}, 'end')]))).toBe('```hcl\nresource "x" {\nProgress 1.\nAll done.');
+    // The artifact's code left open is closed before them: they are not its code.
+    expect(readText(run([...open, tool, done]))).toBe('```hcl\nresource "x" {\n```\nProgress 1.');
+    expect(readText(run([...open, artifact('other', [{ text: 'Other.' }]), done]))).toBe('```hcl\nresource "x" {\n```\nProgress 1.\nOther.');
+    expect(readText(run([...open, status('TASK_STATE_COMPLETED', 'All done.', {}, 'end')]))).toBe(
+      '```hcl\nresource "x" {\n```\nProgress 1.\nAll done.',
+    );
     // The stream breaks off, or ends, with the artifact open: what was held is still read.
     expect(readText(run(open))).toContain('Progress 1.');
   });

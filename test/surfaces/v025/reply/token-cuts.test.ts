@@ -79,6 +79,12 @@ const TEXTS: readonly string[] = [
   '请在华东1VPC 中创建交换机，再用 ROS 模板部署 SLB 和 2 台 ECS，每台 8 vCPUs、32 GiB 内存，每天约 12.5 USD。',
 ];
 
+/** A URL, a ROS resource type and a Windows path: their `:`, `::` and `?` are no sentence's end (names-in-text.ts). */
+const NAMED_TEXTS: readonly string[] = [
+  'See https://help.aliyun.com/document_detail/25468.html?spm=a2c4g.11186623 for details, or call https://ecs.aliyuncs.com/?Action=DescribeInstances&RegionId=cn-hangzhou to list them.',
+  'The template declares Type: ALIYUN::ECS::Instance and ALIYUN::ECS::VPC. 模板保存在 C:\\Users\\admin\\ros\\vpc.yaml，资源类型为 ALIYUN::ECS::VSwitch。',
+];
+
 /** A small seeded generator (mulberry32): the same cuts on every run, so a failure can be read again. */
 function random(seed: number): () => number {
   let state = seed;
@@ -113,6 +119,23 @@ describe('a text cut anywhere into messages of their own reads back as that text
 
   it.each(TEXTS.map((text, at) => [at, text] as const))('300 random cuttings into tokens, as messages and as parts: text %i', (at, text) => {
     const next = random(0x5eed + at);
+    for (let round = 0; round < 300; round += 1) {
+      const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
+      expect(read(pieces), JSON.stringify(pieces)).toBe(text);
+      expect(readParts(pieces), JSON.stringify(pieces)).toBe(text);
+    }
+  });
+
+  it.each(NAMED_TEXTS.map((text) => [text]))('URLs, paths and ROS types, every cut in two: %j', (text) => {
+    const chars = [...text];
+    for (let at = 1; at < chars.length; at += 1) {
+      const pieces = [chars.slice(0, at).join(''), chars.slice(at).join('')];
+      expect(read(pieces), JSON.stringify(pieces)).toBe(text);
+    }
+  });
+
+  it.each(NAMED_TEXTS.map((text, at) => [at, text] as const))('URLs, paths and ROS types, 300 random cuttings into tokens: text %i', (at, text) => {
+    const next = random(0x5eed + TEXTS.length + at);
     for (let round = 0; round < 300; round += 1) {
       const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
       expect(read(pieces), JSON.stringify(pieces)).toBe(text);

@@ -1,0 +1,76 @@
+/**
+ * Names inside running text that the sentence rules of running-text.ts misread at a boundary: a URL, a path
+ * or a ROS resource type (`ALIYUN::ECS::Instance`), whose `:` and `?` are no sentence's end, and a cloud
+ * resource id (`vsw-123`) that opens a progress message. Each looks at the word the boundary is in: the
+ * shown text from its last blank on.
+ */
+
+/** How much of the shown text's last word is read: a URL longer than this is read from its end. */
+const LONGEST_WORD = 512;
+
+/** The shown text's last word: what follows its last white space (at most the last 512 characters). */
+export function lastWord(text: string): string {
+  const from = Math.max(0, text.length - LONGEST_WORD);
+  let at = text.length;
+  while (at > from && !/\s/u.test(text.charAt(at - 1))) at--;
+  return text.slice(at);
+}
+
+/** A URL's scheme and its colon at the end (`https:`, `oss:`): what follows is `//`, never a new message. */
+const ENDS_SCHEME = /(?:^|[^A-Za-z])(?:https?|s?ftp|ftps|file|oss|s3|wss?|ssh|git|redis|mysql|postgres(?:ql)?|mongodb|tcp|udp):$/iu;
+/** A drive's letter and colon at the end (`C:`): a `\` after it goes on with a Windows path. */
+const ENDS_DRIVE = /(?:^|[^\p{L}\p{N}])[A-Za-z]:$/u;
+/** A `::`-joined name cut after its `::` (`ALIYUN::`, `ALIYUN::ECS::`): a sentence never ends so. */
+const ENDS_NAME_JOIN = /[A-Za-z0-9]::$/u;
+/** A word that is a URL (`https://…`) or a path from the root (`/?Action=…`, `/tmp/…`). */
+const URL_OR_PATH = /(?:^|[^A-Za-z])[A-Za-z][\w+.-]*:\/\/\S|^\/[\w.~%-]*[/?]/u;
+/** A `?` that opens a URL's query: right after the path's `/`. */
+const OPENS_QUERY = /\/\?$/u;
+/** A query's parameter (`Action=`, `RegionId=`): what a `?` inside a URL is followed by. */
+const QUERY_PARAMETER = /^[\w.%-]+=/u;
+/** Words that read as a message of their own: a capitalised word or an acronym and a word after a blank. */
+const READS_AS_MESSAGE = /^(?:\p{Lu}\p{Ll}{2,}|\p{Lu}{2,}[,;:]?)[ \t]+\S/u;
+
+/**
+ * Whether `text` goes on with the name `word` ends inside, where the sentence rules would start a line:
+ * after a `::`-joined name's `::`, a URL's scheme (`https:` + `//…`), a drive (`C:` + `\Users`), a URL's `?`
+ * (`…/?` + `Action=…`, `…?` + `spm=…`) and a capital inside a URL's query (`Action=Describe` + `Instances`):
+ * a model cuts its tokens there, and a whole message does not start with `//`, `\` or `Action=`. Words that
+ * read as a message of their own (`Creating VPC`) after a URL still start a line.
+ */
+export function goesOnWithName(word: string, text: string): boolean {
+  const first = text.charAt(0);
+  if (ENDS_NAME_JOIN.test(word)) return /[\p{L}\p{N}]/u.test(first);
+  if (ENDS_SCHEME.test(word)) return first === '/';
+  if (ENDS_DRIVE.test(word)) return first === '\\';
+  if (!URL_OR_PATH.test(word) || READS_AS_MESSAGE.test(text)) return false;
+  if (word.endsWith('?')) return OPENS_QUERY.test(word) ? /[\p{L}\p{N}%]/u.test(first) : QUERY_PARAMETER.test(text);
+  if (!/\p{Ll}$/u.test(word) || !/\p{Lu}/u.test(first)) return false;
+  // A capital after a lower-case letter is a camel-cased word's: anywhere in the query (`?Action=Describe` +
+  // `Instances`); in the path when the URL goes on after its word (`user-guide/Create` + `Instance.html`), where
+  // `https://…/docs` + `Done` may be a message of its own.
+  return word.includes('?') || CONTINUES_URL.test(text);
+}
+
+/** A word that goes on as a URL does: a `.`, `/`, `?`, `#`, `&`, `=`, `_`, `%` or `-` and more after it (`Instance.html`). */
+const CONTINUES_URL = /^[\p{L}\p{N}]+[./?#&=_%-][\p{L}\p{N}]/u;
+
+/**
+ * A cloud resource id that opens a message, whole: a lower-case prefix, `-`, letters and digits with a digit
+ * among them, then a blank or the end (`vsw-123 created`, `vpc-bp1abc`, `i-bp1xyz is starting`).
+ */
+const OPENS_WITH_ID = /^[a-z]{1,6}-(?=[a-z0-9]*\d)[a-z0-9]+(?:\s|$)/u;
+/**
+ * A whole word at the end, perhaps a sentence's end or a bracket after it: three letters, digits, `_` or `-` or
+ * more (`vSwitch`, `vpc-1`, `created.`). A shorter one may be the id's own first letters (`instance r` + `m-bp1xyz`).
+ */
+const ENDS_WHOLE_WORD = /(?:^|[^\w-])[\w-]{2,}[A-Za-z0-9][.!?)\]\uff09]?$/u;
+
+/**
+ * Whether `text` opens with a whole resource id after a whole word (`Creating vSwitch` then `vsw-123
+ * created`): a progress message of its own. A model's token that cuts an id opens with a piece of it (`vsw` +
+ * `-123`, `vs` + `w-123`, `instance r` + `m-bp1xyz`), and its next word comes after a blank.
+ */
+export function opensWithResourceId(word: string, text: string): boolean {
+  return OPENS_WITH_ID.test(text) && ENDS_WHOLE_WORD.test(word);
+}

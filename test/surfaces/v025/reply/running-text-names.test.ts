@@ -1,0 +1,68 @@
+/**
+ * A model's tokens, each in a working message of its own (a2a-python's `new_agent_text_message` per chunk),
+ * cut URLs, paths and ROS resource types where a `:` or a `?` would otherwise read as a sentence's end; and a
+ * progress message may open with a cloud resource id (`vsw-123 created`) that must not run into the message
+ * before it. What a Bailian user reads of both.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../../../src/model/index.js';
+import { readText, run, status, submitted } from './support.js';
+
+const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
+const read = (texts: readonly string[]): string => readText(run([submitted, ...working(texts), status('TASK_STATE_COMPLETED')]));
+
+describe('a token cut inside a URL, a path or a ::-joined name carries on', () => {
+  it.each([
+    ['See https:', '//help.aliyun.com/docs for details.'],
+    ['See https:', '/', '/help.aliyun.com/docs for details.'],
+    ['访问 http:', '//47.96.12.34 即可。'],
+    ['Call https://ecs.aliyuncs.com/?', 'Action=DescribeInstances&RegionId=cn-hangzhou'],
+    ['Call https://ecs.aliyuncs.com/?Action=Describe', 'Instances&Region', 'Id=cn-hangzhou'],
+    ['GET /?Action=Describe', 'Instances'],
+    ['Docs: https://help.aliyun.com/zh/', 'ecs/user-guide/Create', 'Instance.html'],
+    ['Type: ALIYUN::', 'ECS::Instance creates a VM.'],
+    ['Type: ALIYUN::ECS::', 'Instance creates a VM.'],
+    ['类型为 ALIYUN::ECS::', 'VPC。'],
+    ['Saved to C:', '\\Users\\me'],
+    ['Saved to /tmp/', 'Main.tf and C:', '\\Users\\me'],
+  ])('%j + %j …', (...texts: string[]) => {
+    expect(read(texts)).toBe(texts.join(''));
+  });
+
+  it('whole progress messages around URLs, paths and sentences still start their lines', () => {
+    const lines = (texts: readonly string[]): string => texts.join('\n');
+    for (const texts of [
+      ['Docs: https://help.aliyun.com/docs', 'Creating VPC'],
+      ['Docs: https://help.aliyun.com/docs', 'Done.'],
+      ['Did you open https://help.aliyun.com/docs?', 'Next I will create the VPC.'],
+      ['Files written:', '/tmp/main.tf'],
+      ['Plan ready.', 'Creating VPC'],
+      ['Note:', 'Creating VPC'],
+    ]) {
+      expect(read(texts)).toBe(lines(texts));
+    }
+  });
+});
+
+describe('a progress message that opens with a whole cloud resource id', () => {
+  it('starts a line after a message that ends in a whole word', () => {
+    expect(read(['Creating vSwitch', 'vsw-123 created'])).toBe('Creating vSwitch\nvsw-123 created');
+    expect(read(['Creating VPC', 'vpc-bp1abc'])).toBe('Creating VPC\nvpc-bp1abc');
+    expect(read(['Created VPC vpc-1', 'i-bp1xyz is starting'])).toBe('Created VPC vpc-1\ni-bp1xyz is starting');
+    expect(read(['Opening the ports', 'sg-bp1abc updated'])).toBe('Opening the ports\nsg-bp1abc updated');
+  });
+
+  it("a model's tokens that cut an id, or a word before one, still carry on", () => {
+    for (const texts of [
+      ['Creating vsw', '-123 now'],
+      ['Creating vs', 'w-123 now'],
+      ['the RDS instance r', 'm-bp1xyz'],
+      ['the RDS instance r', 'm-bp1xyz.'],
+      ['the ', 'vpc-bp1', 'abc is ready'],
+      ['ID是', 'vpc-bp1234', '。'],
+      ['in cn', '-hangzhou now'],
+    ]) {
+      expect(read(texts)).toBe(texts.join(''));
+    }
+  });
+});
