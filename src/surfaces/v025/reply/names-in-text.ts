@@ -46,10 +46,11 @@ export function goesOnWithName(word: string, text: string): boolean {
   if (!URL_OR_PATH.test(word) || READS_AS_MESSAGE.test(text)) return false;
   if (word.endsWith('?')) return OPENS_QUERY.test(word) ? /[\p{L}\p{N}%]/u.test(first) : QUERY_PARAMETER.test(text);
   if (!/\p{Ll}$/u.test(word) || !/\p{Lu}/u.test(first)) return false;
-  // A capital after a lower-case letter is a camel-cased word's: anywhere in the query (`?Action=Describe` +
-  // `Instances`); in the path when the URL goes on after its word (`user-guide/Create` + `Instance.html`), where
-  // `https://…/docs` + `Done` may be a message of its own.
-  return word.includes('?') || CONTINUES_URL.test(text);
+  // A capital after a lower-case letter is a camel-cased word's only when the URL goes on after the word, and
+  // nothing else comes (`user-guide/Create` + `Instance.html`): `…?spm=a2c4g` + `Done.`, `…?lang=en` +
+  // `Deploying`, `/tmp/out` + `Main.tf validated` are messages of their own. `Action=Describe` + `Instances` is
+  // told so too: a line too many reads better than two messages run together.
+  return CONTINUES_URL.test(text) && !/\s\S/u.test(text);
 }
 
 /** A word that goes on as a URL does: a `.`, `/`, `?`, `#`, `&`, `=`, `_`, `%` or `-` and more after it (`Instance.html`). */

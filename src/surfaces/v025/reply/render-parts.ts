@@ -112,6 +112,9 @@ const OPENABLE_SCHEMES = /^(https?|ftp):\/\//i;
 function renderRaw(part: Part, options: RenderOptions): string {
   const name = part.filename || 'file';
   const bytes = Buffer.from(part.raw ?? '', 'base64');
+  // Text the agent sent as text is never only described: past the bound it is shown bare, as it was sent.
+  const sentAsText = namedTexts.get(part);
+  if (sentAsText !== undefined && bytes.length > options.inlineMaxBytes) return sentAsText;
   if (bytes.length > options.inlineMaxBytes || !isTextLike(part.mediaType, part.filename)) {
     return describeFile(name, part.mediaType, bytes.length);
   }
@@ -144,8 +147,13 @@ export function asFilePart(part: Part): Part {
   if (part.text === undefined || !part.filename) return part;
   const { text, mediaType, ...rest } = part;
   const type = isTextLike(mediaType, part.filename) ? mediaType : 'text/plain';
-  return withFields(rest, { raw: Buffer.from(text, 'utf8').toString('base64'), mediaType: type });
+  const file = withFields(rest, { raw: Buffer.from(text, 'utf8').toString('base64'), mediaType: type });
+  namedTexts.set(file, text);
+  return file;
 }
+
+/** The text each part asFilePart made was sent as (renderRaw shows it bare where a file would only be described). */
+const namedTexts = new WeakMap<Part, string>();
 
 /** The parts with every named text part read as the file it is (asFilePart); the same list when there is none. */
 export const withTextFiles = (parts: readonly Part[]): readonly Part[] =>

