@@ -3,7 +3,9 @@
  * `X-API-Key`, `sessionToken`, `dbpassword`, `password2`, `refreshTokens`, `password_confirmation`), and not
  * one that only names something about a secret (`token_count`, `secretName`, `passwordPolicy`, `token_url`)
  * or a word that merely starts like one (`tokenizer`). A plain substring test took an agent's counters and
- * settings for secrets, and a 1.0 caller read `[REDACTED]` in place of its token usage.
+ * settings for secrets, and a 1.0 caller read `[REDACTED]` in place of its token usage. Metadata is what
+ * callers read, so the rule is precise; the log's (log.ts) stays a substring test: a log field redacted in
+ * excess costs no one anything.
  */
 
 /** The name of a secret, inside a key's words joined by `_` (longer forms first: `secret_key` before `secret`). */
