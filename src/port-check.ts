@@ -1,4 +1,6 @@
 import { createServer } from 'node:net';
+import type { GatewayConfig } from './config/schema.js';
+import { isWildcardHost } from './wildcard-host.js';
 
 /** Why the gateway cannot listen on `host:port`, in words an operator acts on. */
 export class PortUnavailableError extends Error {}
@@ -31,12 +33,50 @@ export function listenError(error: unknown, host: string, port: number, setting 
   return code ? new PortUnavailableError(reason(code, host, port, setting)) : (error as Error);
 }
 
+interface Listener {
+  setting: 'port' | 'grpc.port' | 'metrics.port';
+  host: string;
+  port: number;
+}
+
+type PortSettings = Pick<GatewayConfig, 'host' | 'port' | 'grpc' | 'metrics'>;
+
+/** What the gateway listens on: `port`, and `grpc.port` and `metrics.port` when set (without it the metrics are on `port`). */
+function listenersOf(config: PortSettings): Listener[] {
+  const listeners: Listener[] = [{ setting: 'port', host: config.host, port: config.port }];
+  if (config.grpc.port !== undefined) listeners.push({ setting: 'grpc.port', host: config.grpc.host ?? config.host, port: config.grpc.port });
+  if (config.metrics.enabled && config.metrics.port !== undefined)
+    listeners.push({ setting: 'metrics.port', host: config.host, port: config.metrics.port });
+  return listeners;
+}
+
+/** Two hosts one port cannot serve twice: the same address, or either one every interface (`::` takes IPv4 as well). */
+const hostsOverlap = (a: string, b: string): boolean => a === b || isWildcardHost(a) || isWildcardHost(b);
+
 /**
- * Two bindings set to the same port: each check alone finds it free, then the one that listens second
- * fails, and the words would name that binding's setting, not the clash. Port 0 is a fresh port each time.
+ * Two listeners set to the same port: each alone is found free, then the one that listens second fails,
+ * and its words would name that listener's setting, not the clash. So every pair is compared before
+ * anything listens. Port 0 is a fresh port each time, never a clash.
  */
-export function assertPortsDistinct(port: number, setting: string, mainPort: number): void {
-  if (port !== 0 && port === mainPort) {
-    throw new PortUnavailableError(`${setting} ${port} is the same as port: set ${setting} to another port, or leave it unset to serve on port`);
-  }
+function assertPortsDistinct(listeners: readonly Listener[]): void {
+  listeners.forEach((first, n) => {
+    for (const second of listeners.slice(n + 1)) {
+      if (first.port !== 0 && first.port === second.port && hostsOverlap(first.host, second.host)) {
+        throw new PortUnavailableError(
+          `${second.setting} ${second.port} is the same as ${first.setting}: two listeners cannot share a port; set ${second.setting} or ${first.setting} to another port`,
+        );
+      }
+    }
+  });
+}
+
+/**
+ * Stops the start, before anything listens, when two of port, grpc.port and metrics.port clash or one of
+ * them is taken, in words naming the setting(s) to change.
+ */
+export async function assertPortsAvailable(config: PortSettings): Promise<void> {
+  const listeners = listenersOf(config);
+  assertPortsDistinct(listeners);
+  // The main port is mostly given as the flag, so a taken one is told as --port.
+  for (const { setting, host, port } of listeners) await assertPortFree(host, port, setting === 'port' ? '--port' : setting);
 }

@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
-import { assertPortsDistinct, listenError } from '../port-check.js';
+import { listenError } from '../port-check.js';
 import type { GatewayMetrics } from './metrics.js';
 import { metricsMiddleware, mountMetrics } from './metrics-http.js';
 import { meteredCards, meteredPort, meteredUpstream } from './metrics-port.js';
@@ -58,8 +58,8 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
     },
     async listen(host) {
       if (!metrics || separatePort === undefined) return undefined;
-      // Listened on before the main port: a taken port must name metrics.port, not the main port's --port.
-      assertPortsDistinct(separatePort, 'metrics.port', config.port);
+      // Listened on before the main port: a taken port must name metrics.port, not the main port's --port
+      // (a metrics.port equal to another port is refused at start, by assertPortsAvailable).
       const app = new Hono<GatewayEnv>();
       mountMetrics(app, metrics, config.metrics);
       const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
