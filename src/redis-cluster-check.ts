@@ -1,5 +1,6 @@
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigError } from './config/config-error.js';
+import { settingAsSet } from './config/setting-sources.js';
 import { askRedisOnce } from './redis-probe.js';
 import { redisEndpoint, type RedisEndpoint } from './redis-tls.js';
 
@@ -62,10 +63,11 @@ async function isCluster(endpoint: RedisEndpoint): Promise<boolean | undefined> 
  * slots: every multi-key script and transaction would be refused (CROSSSLOT) while single-key reads
  * still worked, so tasks would be answered but never recorded. A Redis that cannot be asked now is not
  * checked (the stores report it once they connect); a cluster proxy that hides its mode is not seen.
+ * The line starts with the setting (or REDIS_URL) that names the cluster: with push-redis-url, either may.
  */
 export async function assertRedisKeysFitCluster(config: GatewayConfig): Promise<void> {
   for (const group of redisKeyGroups(config)) {
     const problem = clusterProblem(group.names);
-    if (problem && (await isCluster(redisEndpoint(config, group.url)))) throw new ConfigError(problem);
+    if (problem && (await isCluster(redisEndpoint(config, group.url)))) throw new ConfigError(`${settingAsSet(config, group.setting)}: ${problem}`);
   }
 }

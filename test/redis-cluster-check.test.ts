@@ -1,4 +1,6 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { assertRedisKeysFitCluster, clusterProblem, hashTagOf, redisKeyGroups } from '../src/redis-cluster-check.js';
 import { freePort } from './support/free-port.js';
@@ -40,4 +42,38 @@ describe('the start-up cluster check through Sentinel', () => {
     await expect(assertRedisKeysFitCluster(defaultConfig({ store: 'redis', 'redis-url': url }))).resolves.toBeUndefined();
     expect(Date.now() - started).toBeLessThan(5_000);
   }, 10_000);
+});
+
+/** A server that answers every command as a Redis in cluster mode answers INFO: the check's question, and ioredis' ready check. */
+async function fakeClusterRedis(): Promise<{ url: string; close(): void }> {
+  const info = '# Cluster\r\ncluster_enabled:1\r\n';
+  const server = createServer((socket) => {
+    socket.on('data', (chunk) => {
+      // Each command is a RESP array ("*<count>" on a line of its own); pipelined ones come in one chunk.
+      const commands = chunk
+        .toString()
+        .split('\r\n')
+        .filter((line) => /^\*\d+$/.test(line)).length;
+      for (let n = 0; n < commands; n++) socket.write(`$${info.length}\r\n${info}\r\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+describe('the start-up cluster check on a cluster', () => {
+  it('starts its line with the setting that names the cluster, or REDIS_URL when that did', async () => {
+    const cluster = await fakeClusterRedis();
+    try {
+      await expect(assertRedisKeysFitCluster(defaultConfig({ store: 'redis', 'redis-url': cluster.url }))).rejects.toThrow(
+        /^redis-url: the Redis is a cluster, and redis-prefix must share one hash tag/,
+      );
+      const { config } = await loadConfig({ argv: [], env: { REDIS_URL: cluster.url, A2A_BRIDGE_STORE: 'redis' }, cwd: process.cwd() });
+      await expect(assertRedisKeysFitCluster(config)).rejects.toThrow(
+        /^REDIS_URL \(environment variable, read as redis-url\): the Redis is a cluster, and redis-prefix must share/,
+      );
+    } finally {
+      cluster.close();
+    }
+  });
 });

@@ -1,7 +1,10 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway } from '../src/app.js';
 import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load.js';
 import { defaultConfig } from '../src/config/schema.js';
+import { createLogger } from '../src/log.js';
 import { assertRedisTakesCredentials } from '../src/redis-credentials-check.js';
 import { freePort } from './support/free-port.js';
 import { startTestGateway } from './support/gateway.js';
@@ -47,6 +50,25 @@ describe('a Redis that refuses the configured credentials', () => {
     const started = startTestGateway({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${port}`, 'redis-prefix': `cred-${process.pid}:` });
     await expect(started).rejects.toThrow(/redis-url: the Redis refuses/);
     await expect(started).rejects.not.toThrow(WRONG);
+  });
+
+  /** A gateway started as the CLI starts it: the config loaded from `env`, then started. */
+  async function startFromEnv(env: NodeJS.ProcessEnv): Promise<unknown> {
+    const { config } = await loadConfig({ argv: ['--port', '0'], env: { A2A_BRIDGE_STORE: 'redis', ...env }, cwd: process.cwd() });
+    return startGateway(config, createLogger('silent')).then(
+      async (running) => running.close(),
+      (error: unknown) => error,
+    );
+  }
+
+  it('names REDIS_URL, not redis-url, when that variable gave the URL: the operator looks for what they set', async () => {
+    const refusal = await startFromEnv({ REDIS_URL: `redis://:${WRONG}@127.0.0.1:${port}`, A2A_BRIDGE_REDIS_PREFIX: `cred-env-${process.pid}:` });
+    expect((refusal as Error).message).toMatch(
+      /^REDIS_URL \(environment variable, read as redis-url\): the Redis refuses the configured user or password \(WRONGPASS/,
+    );
+    expect((refusal as Error).message).not.toContain(WRONG);
+    const prefixed = await startFromEnv({ A2A_BRIDGE_REDIS_URL: `redis://:${WRONG}@127.0.0.1:${port}`, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect((prefixed as Error).message).toMatch(/^redis-url: the Redis refuses/);
   });
 });
 

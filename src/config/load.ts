@@ -7,9 +7,11 @@ import { clientNameOf } from './named-secrets.js';
 import { workspacePruning } from './workspace-prune-schema.js';
 import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
 import { isWildcardHost } from '../wildcard-host.js';
-import { childOf, coerce, deepMerge, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
+import { CONFIG_ENV, conventionalEnvLayer, ENV_PREFIX, leafAt, prefixedEnvLayer } from './env-layers.js';
+import { coerce, deepMerge, dotted, setPath, shapeOf, type KeyPath, type Tree } from './schema-tree.js';
+import { conventionalName, CONVENTIONAL_VARIABLES, rememberConventionalSources } from './setting-sources.js';
 
-export { ConfigError };
+export { ConfigError, ENV_PREFIX };
 
 export type Command = 'serve' | 'check-config' | 'health' | 'help' | 'version';
 
@@ -81,69 +83,6 @@ function parseArgv(argv: readonly string[]): ParsedArgs {
   return { command, configFile, flags };
 }
 
-/* ----- environment ----- */
-
-export const ENV_PREFIX = 'A2A_BRIDGE_';
-const CONFIG_ENV = `${ENV_PREFIX}CONFIG`;
-const envToken = (key: string): string => key.toUpperCase().replace(/-/g, '_');
-
-/**
- * Maps `PUSH_NOTIFICATIONS` to `push-notifications` and `UPSTREAM__URL` to `upstream.url` by walking the
- * schema's keys: an exact key wins over descending into an object, so single underscores inside a key
- * never read as nesting. (`UPSTREAM_URL` also resolves, for the forgetful; `__` is the documented form.)
- */
-function resolveEnvName(node: SchemaNode, name: string): KeyPath | undefined {
-  const shape = shapeOf(node);
-  const exact = Object.keys(shape).find((key) => envToken(key) === name);
-  if (exact) return [exact];
-  for (const [key, child] of Object.entries(shape)) {
-    if (kindOf(child) !== 'object') continue;
-    for (const separator of ['__', '_']) {
-      const head = envToken(key) + separator;
-      if (!name.startsWith(head)) continue;
-      const rest = resolveEnvName(child, name.slice(head.length));
-      if (rest) return [key, ...rest];
-    }
-  }
-  return undefined;
-}
-
-function leafAt(keys: KeyPath): SchemaNode | undefined {
-  let node: SchemaNode | undefined = ROOT;
-  for (const key of keys) node = childOf(node, key);
-  return node;
-}
-
-/** Variables read for a key without its name: a bad value is told under the variable's (an operator who set REDIS_URL looks for no redis-url). */
-const CONVENTIONAL_VARIABLES: ReadonlySet<string> = new Set(['REDIS_URL']);
-
-function conventionalEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): Tree {
-  const layer: Tree = {};
-  const conventionalRedis = env.REDIS_URL;
-  if (conventionalRedis && env[`${ENV_PREFIX}REDIS_URL`] === undefined) {
-    // Below the file on purpose: an explicit redis-url in the file beats an ambient REDIS_URL.
-    layer['redis-url'] = conventionalRedis;
-    sources.set('redis-url', 'REDIS_URL');
-  }
-  return layer;
-}
-
-function prefixedEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>, warnings: string[]): Tree {
-  const layer: Tree = {};
-  for (const [variable, raw] of Object.entries(env)) {
-    if (!variable.startsWith(ENV_PREFIX) || variable === CONFIG_ENV || raw === undefined) continue;
-    const keys = resolveEnvName(ROOT, variable.slice(ENV_PREFIX.length));
-    if (!keys) {
-      // A warning, not an error: orchestrators inject look-alikes (Kubernetes' A2A_BRIDGE_SERVICE_HOST, ...).
-      warnings.push(`ignoring environment variable ${variable}: it names no configuration key`);
-      continue;
-    }
-    setPath(layer, keys, coerce(raw, leafAt(keys), variable));
-    sources.set(dotted(keys), variable);
-  }
-  return layer;
-}
-
 /* ----- validation and advice ----- */
 
 interface Issue {
@@ -177,7 +116,7 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
     }
     const sourceName = sourceNameOf(keys);
     if (sourceName && CONVENTIONAL_VARIABLES.has(sourceName)) {
-      lines.push(`${sourceName} (environment variable, read as ${dotted(keys)}): ${issue.message}`);
+      lines.push(`${conventionalName(sourceName, dotted(keys))}: ${issue.message}`);
       continue;
     }
     const source = sourceOf(keys);
@@ -272,6 +211,7 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
 
   const result = GatewayConfig.safeParse(merged);
   if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, input.env));
+  rememberConventionalSources(result.data, sources);
   return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: args.command };
 }
 
