@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run as runCall } from '../../src/cli/call.js';
+import { run as runCard } from '../../src/cli/card.js';
+import { run as runLint } from '../../src/cli/lint.js';
 import { cli } from '../support/run-cli.js';
 
 /** Agents that turn every request away for its credentials: one with 401, one with 403. */
@@ -18,9 +21,43 @@ afterAll(() => {
   for (const { server } of Object.values(refusing)) server.close();
 });
 
-/** The runs of one command, one after another: each CLI is a process of its own, and many at once outrun their timeout on a busy host. */
-async function inTurn<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
-  for (const item of items) await run(item);
+const RUNS: Record<string, (argv: string[]) => Promise<number>> = { call: runCall, card: runCard, lint: runLint };
+
+/**
+ * What `a2a-bridge <args>` exits with and writes to stderr, from the command's run function in this
+ * process: what the CLI's main does with it, without the second or more each process spends starting
+ * (tsx and the module graph; the refusal itself takes milliseconds).
+ */
+async function inProcess(args: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const written = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  // `call` guards stdout against a closed pipe, as a process of its own would once.
+  const stdoutGuards = process.stdout.listeners('error');
+  try {
+    const code = await RUNS[args[0]!]!(args.slice(1));
+    return { code, stderr };
+  } finally {
+    written.mockRestore();
+    for (const listener of process.stdout.listeners('error')) {
+      if (!stdoutGuards.includes(listener)) process.stdout.off('error', listener as (error: Error) => void);
+    }
+  }
+}
+
+/**
+ * The cases of one command, one after another (the in-process runs share stderr). The first runs as a
+ * CLI process, so the exit code and the whole of stderr are seen as a terminal sees them; the others
+ * vary what the command does with the same process around it.
+ */
+async function inTurn<T>(
+  items: readonly T[],
+  args: (item: T) => string[],
+  check: (item: T, run: { code: number | null; stderr: string }) => void,
+): Promise<void> {
+  for (const [n, item] of items.entries()) check(item, n === 0 ? await cli(args(item)) : await inProcess(args(item)));
 }
 
 // Exit code 4 means the credentials were refused (src/cli/exit-codes.ts, the README), for every command that meets one.
@@ -32,14 +69,17 @@ describe('refused credentials (HTTP 401/403): exit 4 and which flags send creden
       { status: 401, args: ['--protocol', '0.2.5'], card: 'agent.json' },
       { status: 403, args: [], card: 'agent-card.json' },
     ];
-    await inTurn(cases, async ({ status, args, card }) => {
-      const { url } = refusing[status]!;
-      const run = await cli(['card', url, ...args]);
-      expect(run.code).toBe(4);
-      expect(run.stderr).toBe(
-        `a2a-bridge: the agent refused the credentials for its card at ${url}/.well-known/${card} (HTTP ${status}): give it credentials with --token, --api-key or --header\n`,
-      );
-    });
+    await inTurn(
+      cases,
+      ({ status, args }) => ['card', refusing[status]!.url, ...args],
+      ({ status, card }, run) => {
+        const { url } = refusing[status]!;
+        expect(run.code).toBe(4);
+        expect(run.stderr).toBe(
+          `a2a-bridge: the agent refused the credentials for its card at ${url}/.well-known/${card} (HTTP ${status}): give it credentials with --token, --api-key or --header\n`,
+        );
+      },
+    );
   });
 
   it('call, while finding the protocol and with each --protocol', async () => {
@@ -50,23 +90,29 @@ describe('refused credentials (HTTP 401/403): exit 4 and which flags send creden
       { status: 401, args: ['--protocol', '0.2.5'] },
       { status: 403, args: [] },
     ];
-    await inTurn(cases, async ({ status, args }) => {
-      const run = await cli(['call', refusing[status]!.url, 'hi', ...args]);
-      expect(run.code).toBe(4);
-      expect(run.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header\n`);
-    });
+    await inTurn(
+      cases,
+      ({ status, args }) => ['call', refusing[status]!.url, 'hi', ...args],
+      ({ status }, run) => {
+        expect(run.code).toBe(4);
+        expect(run.stderr).toBe(`a2a-bridge: the agent refused the call (HTTP ${status}): give it credentials with --token, --api-key or --header\n`);
+      },
+    );
   });
 
   it('lint, the card refused', async () => {
-    await inTurn([401, 403], async (status) => {
-      const { url } = refusing[status]!;
-      const run = await cli(['lint', url, '--api-key', 'not-the-key']);
-      expect(run.code).toBe(4);
-      expect(run.stderr).toMatch(
-        new RegExp(
-          `^a2a-bridge: the agent refused the credentials for its card at ${url}/\\.well-known/agent\\.json \\(HTTP ${status}\\): pass the key with --api-key`,
-        ),
-      );
-    });
+    await inTurn(
+      [401, 403],
+      (status) => ['lint', refusing[status]!.url, '--api-key', 'not-the-key'],
+      (status, run) => {
+        const { url } = refusing[status]!;
+        expect(run.code).toBe(4);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^a2a-bridge: the agent refused the credentials for its card at ${url}/\\.well-known/agent\\.json \\(HTTP ${status}\\): pass the key with --api-key`,
+          ),
+        );
+      },
+    );
   });
 });
