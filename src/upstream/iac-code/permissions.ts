@@ -47,7 +47,8 @@ const DEFAULT_OPTIONS = [{ id: 'allow_once' }, { id: 'deny' }];
 
 /** Words people answer a yes/no question with, beyond the options' own ids and labels. */
 const YES = new Set([
-  ...['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'allow', 'approve', 'sure', 'go ahead', 'do it', 'proceed', 'please', 'please do', 'yes please'],
+  ...['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'allow', 'allow it', 'approve', 'approve it', 'sure', 'go ahead', 'do it', 'proceed'],
+  ...['please', 'please do', 'yes please'],
   ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '可以的', '没问题', '确认', '许可'],
   // A suggestion's 吧 is a yes here; after 是, 对 or 可以 it may ask back ("是吧" is "right?"), so it is not stripped.
   ...['好吧', '行吧', '允许吧', '同意吧'],
@@ -55,8 +56,10 @@ const YES = new Set([
   ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
 ]);
 const NO = new Set([
-  ...['no', 'n', 'deny', 'reject', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
-  ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别'],
+  ...['no', 'n', 'nope', 'nah', 'deny', 'deny it', 'reject', 'reject it', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
+  ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别', '算了', '不用了', '不要了', '别写了'],
+  // A suggestion's 吧 after a refusal is a refusal ("拒绝吧": "deny it, then").
+  ...['拒绝吧', '不允许吧', '不同意吧', '取消吧'],
   ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
 ]);
 /**
@@ -69,6 +72,8 @@ const ALWAYS = new Set([
   ...['总是允许', '始终允许', '一直允许', '永远允许', '永久允许', '总是同意', '始终同意', '全部允许'],
   ...['常に許可', '常に許可する', '常に許可します', 'いつも許可', 'ずっと許可'],
 ]);
+/** What a Chinese answer may open with that changes nothing: "then" ("那就拒绝吧", "那允许吧"). */
+const THEN = /^那就?(?=\S)/u;
 /** What a Chinese reply may end with that changes nothing ("好啊"). */
 const PARTICLE = /[呀啊哦]$/u;
 /** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */
@@ -82,7 +87,7 @@ function yesOrNo(said: string): 'yes' | 'always' | 'no' | undefined {
   if (UNDECIDED.test(said)) return undefined;
   const pieces = said
     .split(/[,，、;；.。!！]+/u)
-    .map((piece) => piece.trim().replace(PARTICLE, ''))
+    .map((piece) => piece.trim().replace(PARTICLE, '').replace(THEN, ''))
     .filter((piece) => piece !== '');
   if (pieces.length === 0) return undefined;
   if (pieces.every((piece) => YES.has(piece) || ALWAYS.has(piece))) return pieces.some((piece) => ALWAYS.has(piece)) ? 'always' : 'yes';

@@ -92,6 +92,17 @@ describe("iac-code's permission prompt", () => {
     ['いいよ', undefined],
     ['yes, but use a smaller instance', undefined],
     ['好的，不要', undefined],
+    // A refusal said as a suggestion, or with "then", is a refusal; so are everyday ways to say no.
+    ['拒绝吧', 'deny'],
+    ['拒绝吧。', 'deny'],
+    ['不允许吧', 'deny'],
+    ['那就拒绝吧', 'deny'],
+    ['那就允许吧', 'allow_once'],
+    ['Deny it', 'deny'],
+    ['Allow it', 'allow_once'],
+    ['nope', 'deny'],
+    ['算了', 'deny'],
+    ['别写了', 'deny'],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
   });
