@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { freePort } from '../../support/free-port.js';
 import { rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 
@@ -25,6 +26,31 @@ describe('the gateway refusing a facade turn it cannot begin', () => {
       expect(chinese.body.error, method).toMatchObject({ code: -32603, message: '暂时无法连接上游智能体' });
       const english = await rpc(`${gateway.url}${path}`, method, { message: userMessage({ text: 'Deploy a website for me' }) });
       expect(english.body.error, method).toMatchObject({ code: -32603, message: GATEWAY_FAILURES.upstreamUnavailable });
+    }
+  });
+});
+
+describe('an agent that answers a facade turn with an HTTP error status', () => {
+  let fake: FakeIacCode;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    fake = await startFakeIacCode();
+    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  it("is told in the turn's language with its status, on message/send and message/stream", async () => {
+    for (const path of ['', '/stream']) {
+      const method = path ? 'message/stream' : 'message/send';
+      fake.injectFault('http-500', { method: 'SendStreamingMessage' });
+      const chinese = await rpc(`${gateway.url}${path}`, method, { message: userMessage({ text: '帮我部署一个网站' }) });
+      expect(JSON.stringify(chinese.body), method).toContain('上游智能体出错（HTTP 500），请稍后重试');
+      fake.injectFault('http-500', { method: 'SendStreamingMessage' });
+      const english = await rpc(`${gateway.url}${path}`, method, { message: userMessage({ text: 'Deploy a website for me' }) });
+      expect(JSON.stringify(english.body), method).toContain('The upstream agent answered HTTP 500');
     }
   });
 });

@@ -56,6 +56,8 @@ export interface FacadeWords {
   couldNotRunThenWaits(tools: readonly string[]): string;
   /** A message sent while the conversation's last turn still runs (the user hung up on it, or sent again). */
   turnInProgress: string;
+  /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
+  upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
@@ -105,6 +107,7 @@ const EN: FacadeWords = {
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
   turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
+  upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,
   failures: GATEWAY_FAILURES,
 };
 
@@ -151,6 +154,7 @@ const ZH: FacadeWords = {
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
+  upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}），请稍后重试`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -205,6 +209,7 @@ const JA: FacadeWords = {
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
+  upstreamAnswered: (status) => `上流のエージェントがエラーを返しました（HTTP ${status}）。しばらくしてからお試しください。`,
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',
@@ -226,13 +231,18 @@ const gatewayFailure = (reason: string): GatewayFailure | undefined =>
     (failure) => reason === GATEWAY_FAILURES[failure] || reason.startsWith(`${GATEWAY_FAILURES[failure]}: `),
   );
 
-export const isGatewayFailure = (reason: string): boolean => gatewayFailure(reason) !== undefined;
+/** The gateway's words for an agent that answered an HTTP error status (upstream/jsonrpc-client.ts): its status. */
+const ANSWERED_HTTP = /^The upstream agent answered HTTP (\d{3})$/u;
+
+export const isGatewayFailure = (reason: string): boolean => gatewayFailure(reason) !== undefined || ANSWERED_HTTP.test(reason);
 
 /** A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own. */
 export function failureReason(words: FacadeWords, reason: string): string {
   if (words.language === 'en') return reason;
   const known = gatewayFailure(reason);
-  return known ? words.failures[known] : reason;
+  if (known) return words.failures[known];
+  const status = ANSWERED_HTTP.exec(reason)?.[1];
+  return status ? words.upstreamAnswered(status) : reason;
 }
 
 /** Every name the facade gives a permission option, in any language: a reply may use any of them. */
