@@ -91,6 +91,26 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it('a follow-up stream opens with the task as recorded (history, the question, the follow-up; artifacts), not a bare Task, and the record keeps them', async () => {
+    const contextId = `follow-up-opening-${transport.replace(/\W/g, '')}`;
+    const asked = await new StreamReader(client.sendMessageStream(sendRequest('ask: which region?', { contextId }))).rest();
+    const taskId = taskIdOf(asked[0]!);
+    const recordedTask = async (): Promise<Task> =>
+      (await client.listTasks(listRequest({ contextId, includeArtifacts: true }))).tasks.find((task) => task.id === taskId)!;
+    const before = await recordedTask();
+    expect(before.artifacts.length).toBeGreaterThan(0);
+    const answered = await new StreamReader(client.sendMessageStream(sendRequest('north', { taskId, contextId }))).rest();
+    const opening = answered[0];
+    expect(opening?.$case).toBe('task');
+    if (opening?.$case !== 'task') return;
+    const question = textOf(before.status?.message);
+    expect(opening.value.history.map(textOf)).toEqual([...before.history.map(textOf), question, 'north']);
+    expect(opening.value.artifacts.map((artifact) => artifact.artifactId)).toEqual(before.artifacts.map((artifact) => artifact.artifactId));
+    expect(opening.value.status?.state).not.toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const recordedHistory = [...before.history.map(textOf), question, 'north'];
+    expect((await recordedTask()).history.map(textOf).slice(0, recordedHistory.length)).toEqual(recordedHistory);
+  });
+
   it("an answer the agent gives as a Message inside its task's stream completes the task with it, and the conversation goes on", async () => {
     const contextId = `answered-in-a-message-${transport.replace(/\W/g, '')}`;
     const streamed = await new StreamReader(client.sendMessageStream(sendRequest('answer: three VPCs', { contextId }))).rest();
@@ -163,6 +183,17 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a2a-js 1.x client over %s → 
       ).history.length;
     expect(await configured(0)).toBe(0);
     expect(await configured(1)).toBe(1);
+  });
+
+  it("SendStreamingMessage's historyLength bounds the Task the stream opens with, as SendMessage's; the registry keeps the whole history", async () => {
+    const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: 0, returnImmediately: false };
+    const streamed = await new StreamReader(client.sendMessageStream({ ...sendRequest('ask: how far?'), configuration })).rest();
+    const opening = streamed[0];
+    expect(opening?.$case).toBe('task');
+    if (opening?.$case !== 'task') return;
+    expect(opening.value.history).toEqual([]);
+    const listed = await client.listTasks(listRequest({ contextId: opening.value.contextId }));
+    expect(listed.tasks[0]?.history.map(textOf)[0]).toBe('ask: how far?');
   });
 
   it('ListTasks is answered by the gateway registry: created tasks, the contextId filter, paging', async () => {
