@@ -50,8 +50,19 @@ function listenersOf(config: PortSettings): Listener[] {
   return listeners;
 }
 
-/** Two hosts one port cannot serve twice: the same address, or either one every interface (`::` takes IPv4 as well). */
-const hostsOverlap = (a: string, b: string): boolean => a === b || isWildcardHost(a) || isWildcardHost(b);
+/** An IPv6 address as configured (`::1`, `[::1]`): `0.0.0.0` takes every IPv4 interface, none of these. */
+const isIpv6 = (host: string): boolean => host.includes(':');
+
+/**
+ * Two hosts one port cannot serve twice: the same address, or one of them every interface of the other's
+ * family (`::` and an empty host take IPv4 as well; `0.0.0.0` leaves `::1` free). A name (`localhost`) is not
+ * resolved: a clash through it is told by the listen itself.
+ */
+function hostsOverlap(a: string, b: string): boolean {
+  if (a === b) return true;
+  const anyOf = (wildcard: string, other: string): boolean => isWildcardHost(wildcard) && (wildcard !== '0.0.0.0' || !isIpv6(other));
+  return anyOf(a, b) || anyOf(b, a);
+}
 
 /**
  * Two listeners set to the same port: each alone is found free, then the one that listens second fails,

@@ -31,6 +31,11 @@ describe('two listeners on one port', () => {
     // Every interface takes the port on 127.0.0.1 as well.
     const grpcEverywhere = defaultConfig({ host: '127.0.0.1', port, grpc: { host: '0.0.0.0', port } });
     await expect(assertPortsAvailable(grpcEverywhere)).rejects.toThrow(`grpc.port ${port} is the same as port`);
+    // IPv4's every interface leaves an IPv6 address free; IPv6's takes IPv4 as well.
+    const v4AndV6 = defaultConfig({ host: '0.0.0.0', port, grpc: { host: '::1', port } });
+    await expect(assertPortsAvailable(v4AndV6)).resolves.toBeUndefined();
+    const v6Everywhere = defaultConfig({ host: '127.0.0.1', port, grpc: { host: '::', port } });
+    await expect(assertPortsAvailable(v6Everywhere)).rejects.toThrow(`grpc.port ${port} is the same as port`);
   });
 
   it.each([

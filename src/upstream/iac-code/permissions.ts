@@ -72,8 +72,8 @@ const ALWAYS = new Set([
   ...['总是允许', '始终允许', '一直允许', '永远允许', '永久允许', '总是同意', '始终同意', '全部允许'],
   ...['常に許可', '常に許可する', '常に許可します', 'いつも許可', 'ずっと許可'],
 ]);
-/** What a Chinese answer may open with that changes nothing: "then" ("那就拒绝吧", "那允许吧"). */
-const THEN = /^那就?(?=\S)/u;
+/** What a Chinese answer may open with that changes nothing: "then" ("那就拒绝吧"); not a bare 那 ("那是…" is "that is…"). */
+const THEN = /^那就(?=\S)/u;
 /** What a Chinese reply may end with that changes nothing ("好啊"). */
 const PARTICLE = /[呀啊哦]$/u;
 /** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */

@@ -98,6 +98,7 @@ describe("iac-code's permission prompt", () => {
     ['不允许吧', 'deny'],
     ['那就拒绝吧', 'deny'],
     ['那就允许吧', 'allow_once'],
+    ['那是', undefined],
     ['Deny it', 'deny'],
     ['Allow it', 'allow_once'],
     ['nope', 'deny'],

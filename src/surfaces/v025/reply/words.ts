@@ -42,6 +42,11 @@ export interface FacadeWords {
   askedAgain(prompt: string): string;
   /** The upstream's stream stopped while the turn was still running. */
   endedEarly: string;
+  /**
+   * Where the recovery of a pipeline turn whose stream broke could not tell what iac-code said meanwhile
+   * (the task keeps only its latest envelopes: ../turn-pipeline.ts): said at the place of the gap.
+   */
+  pipelineWordsLost: string;
   /** A turn that failed (or was rejected) without a word of why. */
   failedSilently: string;
   /** A turn the agent canceled without a word (the user's cancel, or its own). */
@@ -61,6 +66,9 @@ export interface FacadeWords {
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
   failures: Readonly<Record<GatewayFailure, string>>;
 }
+
+/** A status that passes with time (a 5xx, a 429), so trying again later is worth saying; a 404 or a 400 does not. */
+const passes = (status: string): boolean => status.startsWith('5') || status === '429';
 
 /** `a、b或c`: a list as Chinese and Japanese write it, the last item joined by `last`. */
 const listed = (items: readonly string[], separator: string, last: string): string =>
@@ -100,6 +108,7 @@ const EN: FacadeWords = {
   optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
   askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
   endedEarly: 'The upstream agent ended the stream before the turn finished',
+  pipelineWordsLost: "(Part of the agent's reply may be missing here: the connection broke.)",
   failedSilently: 'The agent could not complete this request.',
   canceledSilently: 'The request was canceled before it was finished.',
   waitsSilently: 'The agent needs more information to go on. Please reply.',
@@ -147,6 +156,7 @@ const ZH: FacadeWords = {
   optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
   askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
+  pipelineWordsLost: '（连接中断，此处可能缺少智能体的部分回复。）',
   failedSilently: '智能体未能完成本次请求。',
   canceledSilently: '本次请求已取消，未能完成。',
   waitsSilently: '智能体需要更多信息才能继续，请回复。',
@@ -154,7 +164,7 @@ const ZH: FacadeWords = {
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
-  upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}），请稍后重试`,
+  upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
@@ -202,6 +212,7 @@ const JA: FacadeWords = {
   optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
   askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
   endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
+  pipelineWordsLost: '（接続が途切れたため、ここでエージェントの応答の一部が欠けている可能性があります。）',
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
   canceledSilently: 'このリクエストは完了する前にキャンセルされました。',
   waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
@@ -209,7 +220,8 @@ const JA: FacadeWords = {
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
-  upstreamAnswered: (status) => `上流のエージェントがエラーを返しました（HTTP ${status}）。しばらくしてからお試しください。`,
+  upstreamAnswered: (status) =>
+    `上流のエージェントがエラーを返しました（HTTP ${status}）${passes(status) ? '。しばらくしてからお試しください。' : ''}`,
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',
