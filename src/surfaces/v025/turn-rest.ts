@@ -12,6 +12,7 @@ import {
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
+import { missedBefore, withoutStaleEnvelopes, wordsLostEvent } from './turn-pipeline.js';
 
 /**
  * What a turn whose upstream stream broke off said after the break, read from the task as the agent keeps
@@ -40,6 +41,8 @@ export interface TurnSoFar {
   lastStatus?: TaskStatusUpdateEvent;
   /** The waiting task's status the stream opened with, while nothing else came (turn-tracker.ts). */
   heldStatus?: TaskStatus;
+  /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */
+  pipelineSequence?: number;
 }
 
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */
@@ -178,7 +181,12 @@ export function restEvents(
   if (!ended && (cursor.holding === true || newFile)) return { events: [], cursor: withFields(cursor, { holding: true }), ended };
   const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
   const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...files.reverse(), ...shown.slice(filesAt).map(working)];
-  if (ended && status) events.push(status);
+  if (ended && status && 'statusUpdate' in status) {
+    const closing = withoutStaleEnvelopes(status.statusUpdate);
+    // What a pipeline turn said before its last update is not in the task (turn-pipeline.ts): the user is told.
+    if (missedBefore(closing, turn)) events.unshift(wordsLostEvent(taskId, contextId));
+    events.push({ statusUpdate: closing });
+  } else if (ended && status) events.push(status);
   const next: RestCursor = withFields(
     { shownMessages: Math.max(cursor.shownMessages, upTo), said: [...cursor.said, ...shown.map((message) => joinText(message.parts))] },
     // The message read in part is still to come.

@@ -11,6 +11,7 @@ import {
 } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
 import { agentMessages, restCursor, restEvents, sameMessage, unreadPart, type TurnSoFar } from './turn-rest.js';
+import { missedBefore, withoutStaleEnvelopes, wordsLostEvent } from './turn-pipeline.js';
 
 /**
  * What a turn's broken stream missed, told from the Task a resubscription (SubscribeToTask) opens with:
@@ -33,10 +34,10 @@ export interface SnapshotGap {
   placed: boolean;
 }
 
-/** The latest status update of the task, as the agent sent it. */
+/** The latest status update of the task, as the agent sent it (without a pipeline turn's envelopes it did not send with it). */
 export function latestStatus(task: Task): TaskStatusUpdateEvent {
   const contextId = task.contextId ?? task.id;
-  return { taskId: task.id, contextId, status: task.status, ...(task.metadata ? { metadata: task.metadata } : {}) };
+  return withoutStaleEnvelopes({ taskId: task.id, contextId, status: task.status, ...(task.metadata ? { metadata: task.metadata } : {}) });
 }
 
 /** The iac-code tool trace of a status update, if it is one. */
@@ -115,7 +116,9 @@ export function snapshotGap(task: Task, turn: TurnSoFar, earlierArtifacts: reado
   const working = (message: Message): StreamResponse => ({
     statusUpdate: { taskId: task.id, contextId: task.contextId ?? task.id, status: { state: 'TASK_STATE_WORKING', message } },
   });
-  const events: StreamResponse[] = [...gapMessages.map(working), ...files];
+  // A pipeline turn's words before the latest update are not in the task (turn-pipeline.ts): the user is told.
+  const wordsLost = !latestShown && missedBefore(latest, turn) ? [wordsLostEvent(task.id, task.contextId ?? task.id)] : [];
+  const events: StreamResponse[] = [...wordsLost, ...gapMessages.map(working), ...files];
   if (!latestShown) {
     const message = carriesMessage ? partly(current, history.length) : current;
     events.push({ statusUpdate: message === current ? latest : withFields(latest, { status: withFields(latest.status, { message }) }) });

@@ -12,6 +12,7 @@ import {
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import type { TurnSoFar } from './turn-rest.js';
+import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
 
 /**
  * Waiting for the caller (input-required, auth-required): the only opening a follow-up's agent goes on from.
@@ -39,16 +40,21 @@ export class TurnTracker {
   /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
   private readonly shownFiles = new Map<string, Part[] | undefined>();
   private lastStatus: TaskStatusUpdateEvent | undefined;
+  private pipelineSequence: number | undefined;
 
   constructor(private readonly turn: Omit<TurnSoFar, 'passed'>) {}
 
   note(event: StreamResponse): void {
+    // The facade's own mark of lost words is no update of the agent's: the next snapshot is compared with the agent's last.
+    if (isWordsLostEvent(event)) return;
     const opensWaiting = this.noted++ === 0 && 'task' in event && waiting(event.task.status.state);
     this.heldStatus = opensWaiting && this.turn.sent.taskId === event.task.id ? event.task.status : undefined;
     this.taskId = eventTaskRef(event).taskId || this.taskId;
     this.state = eventTaskState(event) ?? this.state;
     if ('statusUpdate' in event) {
       this.lastStatus = event.statusUpdate;
+      const sequences = pipelineSequences(event.statusUpdate.metadata);
+      if (sequences.length > 0) this.pipelineSequence = Math.max(this.pipelineSequence ?? -Infinity, ...sequences);
       const message = event.statusUpdate.status.message;
       if (message?.role === 'ROLE_AGENT') this.passed.push(message);
     }
@@ -71,6 +77,7 @@ export class TurnTracker {
       ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
+      ...(this.pipelineSequence !== undefined ? { pipelineSequence: this.pipelineSequence } : {}),
     });
   }
 }

@@ -35,6 +35,12 @@ export interface PipelineHold {
   readonly artifacts: readonly TaskArtifactUpdateEvent[];
 }
 
+/**
+ * The envelope the facade makes where the recovery of a broken stream could not tell what iac-code said
+ * (../turn-pipeline.ts); no iac-code event is named so.
+ */
+export const WORDS_LOST_EVENT = 'a2a_bridge_words_lost';
+
 export const NOTHING_HELD: PipelineHold = { candidates: new Map(), artifacts: [] };
 
 export const holdsNothing = (hold: PipelineHold): boolean => hold.candidates.size === 0 && hold.artifacts.length === 0;
@@ -119,6 +125,7 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
   }
   // Of a candidate's other envelopes only what it asks the user reaches the reply.
   if (candidate && !CANDIDATE_ASKS.has(eventType)) return;
+  if (eventType === WORDS_LOST_EVENT) return sayWordsLost(said, textField(data.gapId) ?? 'gap');
   const stepRun = runIdOf(step, 'pipeline');
   // What the candidates wrote comes before a question, a reason or the next step.
   if (CANDIDATES_DONE.has(eventType)) release(said, () => true);
@@ -176,6 +183,20 @@ function addCandidateEnvelope(said: PipelineSaid, { eventType, data }: PipelineE
   } else if (eventType === 'candidate_completed' || eventType === 'candidate_failed') {
     release(said, (held) => held === run);
   }
+}
+
+/**
+ * Words lost at this place: what the candidates wrote before it is shown as it stands (what they write
+ * after it comes in blocks of its own, never joined to text from before the gap), then the line, then the
+ * files not yet known to be a candidate's: the envelope that said whose may be among those lost, and a
+ * template shown after the block of a candidate that did not write it would mislead.
+ */
+function sayWordsLost(said: PipelineSaid, gapId: string): void {
+  const unplaced = said.unplaced;
+  said.unplaced = [];
+  release(said, () => true);
+  said.pieces.push({ text: said.words.pipelineWordsLost, key: `pipeline:lost:${gapId}` });
+  for (const artifact of unplaced) said.pieces.push({ artifact });
 }
 
 /** A held file iac-code says a candidate wrote joins that candidate's block (one that wrote no text yet too). */

@@ -1,0 +1,158 @@
+/**
+ * iac-code in pipeline mode whose stream breaks off mid-turn. Its words come only as envelopes in status
+ * updates' metadata, and the task a resubscription opens with (or a GetTask) keeps those of the latest
+ * update alone: the facade recovers the turn exactly when it missed at most that update (the envelopes'
+ * sequence tells), and otherwise says, at the place of the gap, that part of the reply may be missing,
+ * never showing a step's or a candidate's words out of order or a template after another candidate's block.
+ * At every break point of each turn of the fake's conversation (fake-iac-code-pipeline.ts), over message/send
+ * and message/stream alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { facadeWords } from '../../../src/surfaces/v025/reply/words.js';
+import { CANDIDATES, PIPELINE_SAYS, TEMPLATE_FILE } from '../../support/fake-iac-code-pipeline.js';
+import { startFakeIacCode, type FakeIacCode, type Fault } from '../../support/fake-iac-code.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+
+// Not inlined (no shared artifact folder): a follow-up's recovery then knows the task's earlier template as
+// the one the turn before showed (with the folder, see the report in docs/facade-reply.md's recovery section).
+const TEMPLATE = 'ROSTemplateFormatVersion: "2015-09-01"\nResources: {}\n';
+const LOST = facadeWords('zh').pipelineWordsLost;
+/** The user's messages of the conversation, and the frames of each turn's stream (the first opens with its task). */
+const TURNS = [
+  { said: '帮我部署一个网站', frames: 8 },
+  { said: '1', frames: 15 },
+  { said: '2', frames: 7 },
+] as const;
+const LABELS = ['候选方案 1：', '候选方案 2：'];
+/** What the user reads, in the order the unbroken turns say it (a candidate's words under its own label: below). */
+const ORDERED = [
+  '步骤 1/5：意图解析',
+  ...PIPELINE_SAYS.asking,
+  PIPELINE_SAYS.beforeQuestion,
+  '步骤 2/5：架构规划',
+  PIPELINE_SAYS.planning,
+  '步骤 3/5：评估候选方案',
+  '步骤 4/5：确认并选择',
+  '请选择方案',
+  '步骤 5/5：部署执行',
+  PIPELINE_SAYS.deploying(CANDIDATES[1]!.name),
+  PIPELINE_SAYS.deployed,
+];
+
+type Mode = 'message/send' | 'message/stream';
+
+describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn', () => {
+  let fake: FakeIacCode;
+  let gateway: RunningGateway;
+  /** What each turn reads unbroken (the same over both methods: iac-code-pipeline.test.ts). */
+  const unbroken: string[] = [];
+
+  async function turn(mode: Mode, text: string, contextId?: string, fault?: Fault): Promise<{ said: string; contextId: string }> {
+    if (fault) fake.injectFault(fault, { method: 'SendStreamingMessage' });
+    const message = userMessage({ text, ...(contextId ? { contextId } : {}) });
+    if (mode === 'message/send') {
+      const task = (await rpc(gateway.url, 'message/send', { message })).body.result;
+      expect(task.status.state).toBe('completed');
+      return { said: sentText(task), contextId: task.contextId };
+    }
+    const events = results(await (await openStream(`${gateway.url}/stream`, 'message/stream', { message })).rest());
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    return { said: streamedText(events), contextId: events[0].contextId };
+  }
+
+  /** Turn `stage` of a new conversation, the turns before it unbroken. */
+  async function brokenTurn(mode: Mode, stage: number, fault: Fault): Promise<string> {
+    let contextId: string | undefined;
+    for (const before of TURNS.slice(0, stage)) contextId = (await turn(mode, before.said, contextId)).contextId;
+    return (await turn(mode, TURNS[stage]!.said, contextId, fault)).said;
+  }
+
+  beforeAll(async () => {
+    fake = await startFakeIacCode({
+      runMode: 'pipeline',
+      script: { before: [], after: [], artifact: { filename: TEMPLATE_FILE, content: Buffer.from(TEMPLATE) } },
+    });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+    let contextId: string | undefined;
+    for (const { said } of TURNS) {
+      const read = await turn('message/send', said, contextId);
+      contextId = read.contextId;
+      unbroken.push(read.said);
+    }
+    expect(unbroken[1]).toContain(`${LABELS[0]}\n${CANDIDATES[0]!.text.join('')}\n${TEMPLATE_FILE}`);
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await fake.close();
+  });
+
+  const breaks = TURNS.flatMap(({ frames }, stage) => Array.from({ length: frames - 1 }, (_, at) => [stage, at + 1] as const));
+  const faults = (after: number, gap: number): Array<[Mode, Fault]> => [
+    ['message/send', { name: 'kill-mid-stream', after, gap }],
+    ['message/stream', { name: 'end-mid-stream', after, gap }],
+  ];
+
+  // Subscribed at the break, or one update past it: that update is the snapshot's latest, kept whole.
+  describe.each([0, 1])('subscribed %i updates past the break', (gap) => {
+    it.each(breaks)('turn %i broken after frame %i reads as unbroken', async (stage, after) => {
+      for (const [mode, fault] of faults(after, gap)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+    });
+  });
+
+  // More than one update past the break: those before the snapshot's latest are lost with their words.
+  describe.each([2, 3, 5])('subscribed %i updates past the break', (gap) => {
+    it.each(breaks)('turn %i broken after frame %i: exact, or the gap is said where it is, nothing out of order', async (stage, after) => {
+      for (const [mode, fault] of faults(after, gap)) {
+        const said = await brokenTurn(mode, stage, fault);
+        if (said === unbroken[stage]) continue;
+        expect(said.split(LOST).length - 1, `${mode}: ${said}`).toBe(1);
+        expectInOrder(said, mode);
+      }
+    });
+  });
+
+  it('a turn broken where no snapshot can follow (read from the task) says the gap too', async () => {
+    // The turn ends before the facade subscribes: iac-code refuses the subscription, the task is read.
+    for (const [mode, fault] of faults(3, 20)) {
+      const said = await brokenTurn(mode, 1, fault);
+      // The template came in the gap, the envelope naming its candidate too: it follows the line, under no candidate.
+      expect(said).toContain(`${LOST}\n${TEMPLATE_FILE}`);
+      expect(said).toContain('请选择方案');
+      expect(said).not.toContain('步骤 4/5');
+      expectInOrder(said, mode);
+    }
+  });
+
+  it('a candidate whose template came before the break and whose name for it was lost: its file is not put under another candidate', async () => {
+    // Frame 10 is the template; the envelope that says it is the first candidate's comes next, and is lost.
+    for (const [mode, fault] of faults(10, 3)) {
+      const said = await brokenTurn(mode, 1, fault);
+      expect(said).toContain(`${LABELS[1]}\n${CANDIDATES[1]!.text.join('')}\n${LOST}\n${TEMPLATE_FILE}`);
+    }
+  });
+
+  it('the gap line is in the conversation language', async () => {
+    const said = await turn('message/send', 'Please deploy a small website for me', undefined, { name: 'kill-mid-stream', after: 2, gap: 4 });
+    expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
+  });
+});
+
+/** What `said` shows comes in the unbroken order, each candidate's words and its template under its own label. */
+function expectInOrder(said: string, mode: Mode): void {
+  const at = ORDERED.map((piece) => said.indexOf(piece)).filter((index) => index >= 0);
+  expect(at, `${mode}: ${said}`).toEqual([...at].sort((a, b) => a - b));
+  const owner = (index: number): string | undefined => {
+    const marks = [...LABELS, LOST].map((mark) => ({ mark, at: said.lastIndexOf(mark, index) })).filter((found) => found.at >= 0);
+    return marks.sort((a, b) => b.at - a.at)[0]?.mark;
+  };
+  CANDIDATES.forEach((candidate, index) => {
+    for (const piece of candidate.text.map((text) => text.trim())) {
+      for (let found = said.indexOf(piece); found >= 0; found = said.indexOf(piece, found + 1)) {
+        expect(owner(found), `${mode}: ${said}`).toBe(LABELS[index]);
+      }
+    }
+  });
+  const template = said.indexOf(TEMPLATE_FILE);
+  if (template >= 0) expect([LABELS[0], LOST], `${mode}: ${said}`).toContain(owner(template));
+}
