@@ -49,8 +49,10 @@ export function withoutStaleEnvelopes(update: TaskStatusUpdateEvent): TaskStatus
   const envelopes = rawEnvelopes(update.metadata);
   const last = envelopes?.at(-1);
   if (!update.metadata || !last || typeof last.status !== 'string') return update;
+  // Only a working task can hold the last turn's envelopes: one waiting or finished holds its own, whatever
+  // an envelope's status says (a permission prompt's envelope may say `working` on an input-required update).
   const state = STATE_OF_ENVELOPE[last.status];
-  if (state === undefined || state === update.status.state) return update;
+  if (update.status.state !== 'TASK_STATE_WORKING' || state === undefined || state === update.status.state) return update;
   const { iac_code: _stale, ...metadata } = update.metadata;
   const { metadata: _all, ...bare } = update;
   return Object.keys(metadata).length > 0 ? withFields(bare, { metadata }) : bare;

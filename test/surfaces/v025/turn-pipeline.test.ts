@@ -53,6 +53,12 @@ describe('withoutStaleEnvelopes: a snapshot whose envelopes are not its statusâ€
     const own = update(single('TASK_STATE_INPUT_REQUIRED', envelope('input_required', {}, { status: 'input_required' })));
     expect(withoutStaleEnvelopes(own)).toBe(own);
   });
+
+  it('a waiting or finished task keeps its envelopes, whatever their status says (a permission prompt said while working)', () => {
+    const prompt = envelope('permission_requested', {}, { status: 'working' });
+    const waiting = update(single('TASK_STATE_INPUT_REQUIRED', prompt, { permission: { tool: 'write_file' } }));
+    expect(withoutStaleEnvelopes(waiting)).toBe(waiting);
+  });
 });
 
 describe('the line where words were lost', () => {
