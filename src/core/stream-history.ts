@@ -13,23 +13,23 @@ import { overlay } from './overlay.js';
  * and in-process subscribers keep the whole history. An agent that cut it itself (a2a-js) would have had
  * the stream's Task replace the recorded task with an empty history, the opening message lost.
  *
- * The 0.2.5 facade's streams are left as they are: 0.2.5 gives `historyLength` no meaning on a stream
- * (a2a-js 0.2.5 cuts only tasks/get), and the facade's reply reducer reads a turn's messages from a
- * Task's history.
+ * The 0.2.5 facade asks without a bound at its own edge (withoutHistoryLength, turn-recovery.ts): its reply
+ * reducer reads a turn's messages from a Task's history, and 0.2.5 gives `historyLength` no meaning on a stream.
  */
 export function boundingStreamHistory(inner: AdmittedPort): AdmittedPort {
   return overlay(inner, {
     sendStreamingMessage(request, ctx, entry?: Entry): AsyncIterable<StreamResponse> {
       const historyLength = request.configuration?.historyLength;
-      if (historyLength === undefined || ctx.surface === 'v025') return inner.sendStreamingMessage(request, ctx, entry);
-      const events = inner.sendStreamingMessage(unbounded(request), ctx, entry);
+      if (historyLength === undefined) return inner.sendStreamingMessage(request, ctx, entry);
+      const events = inner.sendStreamingMessage(withoutHistoryLength(request), ctx, entry);
       return mapIterable(events, (event) => ('task' in event ? { task: withHistoryLength(event.task, historyLength) } : event));
     },
   });
 }
 
 /** The request without its history bound, so the agent's Task events hold the whole history. */
-function unbounded(request: SendMessageRequest): SendMessageRequest {
-  const { historyLength: _cutHere, ...configuration } = request.configuration ?? {};
+export function withoutHistoryLength(request: SendMessageRequest): SendMessageRequest {
+  if (request.configuration?.historyLength === undefined) return request;
+  const { historyLength: _cutHere, ...configuration } = request.configuration;
   return withFields(request, { configuration });
 }

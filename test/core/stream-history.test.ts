@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { CallContext } from '../../src/core/agent-port.js';
 import { boundingStreamHistory } from '../../src/core/stream-history.js';
 import type { SendMessageRequest, StreamResponse } from '../../src/model/index.js';
 import { collect } from '../support/collect.js';
@@ -8,7 +7,7 @@ import { ctxOf, statusFrame, stubUpstream, taskFrame, userMessage } from '../sup
 const history = [userMessage({ text: 'first' }), userMessage({ text: 'second' })];
 
 /** The decorator over an agent that streams a Task with two history messages, then a status: what it relays and what the agent was asked. */
-async function streamed(historyLength: number | undefined, ctx: CallContext = ctxOf('alice')) {
+async function streamed(historyLength: number | undefined) {
   const asked: SendMessageRequest[] = [];
   const agent = stubUpstream({
     async *sendStreamingMessage(request) {
@@ -21,7 +20,7 @@ async function streamed(historyLength: number | undefined, ctx: CallContext = ct
     message: userMessage(),
     configuration: { acceptedOutputModes: [], ...(historyLength === undefined ? {} : { historyLength }) },
   };
-  const events: StreamResponse[] = await collect(boundingStreamHistory(agent).sendStreamingMessage(request, ctx));
+  const events: StreamResponse[] = await collect(boundingStreamHistory(agent).sendStreamingMessage(request, ctxOf('alice')));
   const task = events.find((event) => 'task' in event);
   return { asked: asked[0]!, opening: task && 'task' in task ? task.task : undefined, events };
 }
@@ -35,10 +34,7 @@ describe('boundingStreamHistory', () => {
     expect((await streamed(1)).opening?.history).toEqual([history[1]]);
   });
 
-  it('leaves a stream without historyLength, and the 0.2.5 facade’s, as they are', async () => {
+  it('leaves a stream without historyLength as it is', async () => {
     expect((await streamed(undefined)).opening?.history).toEqual(history);
-    const facade = await streamed(0, { ...ctxOf('alice'), surface: 'v025' });
-    expect(facade.opening?.history).toEqual(history);
-    expect(facade.asked.configuration?.historyLength).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext } from '../../core/agent-port.js';
+import { withoutHistoryLength } from '../../core/stream-history.js';
 import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { brokeOff, resubscribed } from './turn-resubscribe.js';
@@ -50,7 +51,9 @@ export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, d
     ...(before?.artifacts ? { earlierArtifacts: before.artifacts } : {}),
   };
   const turn = { sent: request.message, ...(before ? { previous: before } : {}) };
-  return withRecoveredRest(deps.port.sendStreamingMessage(request, ctx), turn, reader);
+  // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
+  // 0.2.5 gives no meaning on a stream, is not passed on for an agent (a2a-js 1.x) or the core to cut them by.
+  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), turn, reader);
 }
 
 /**
