@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { facadeWords, failureReason } from '../../../src/surfaces/v025/reply/index.js';
-import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { freePort } from '../../support/free-port.js';
-import { rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { fakeIacCodeBehindGateway, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 describe('the gateway refusing a facade turn it cannot begin', () => {
   let gateway: RunningGateway;
@@ -32,27 +31,18 @@ describe('the gateway refusing a facade turn it cannot begin', () => {
 });
 
 describe('an agent that answers a facade turn with an HTTP error status', () => {
-  let fake: FakeIacCode;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    fake = await startFakeIacCode();
-    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fake?.close();
-  });
+  const running = fakeIacCodeBehindGateway();
 
   it("is told in the turn's language with its status, on message/send and message/stream", async () => {
     for (const path of ['', '/stream']) {
       const method = path ? 'message/stream' : 'message/send';
-      fake.injectFault('http-500', { method: 'SendStreamingMessage' });
-      const chinese = await rpc(`${gateway.url}${path}`, method, { message: userMessage({ text: '帮我部署一个网站' }) });
+      running.fake.injectFault('http-500', { method: 'SendStreamingMessage' });
+      const chinese = await rpc(`${running.gateway.url}${path}`, method, { message: userMessage({ text: '帮我部署一个网站' }) });
       expect(JSON.stringify(chinese.body), method).toContain('上游智能体出错（HTTP 500），请稍后重试');
       // Trying again later is said only where it helps: a 5xx or a 429, not a 404.
       expect(failureReason(facadeWords('zh'), 'The upstream agent answered HTTP 404')).toBe('上游智能体出错（HTTP 404）');
-      fake.injectFault('http-500', { method: 'SendStreamingMessage' });
-      const english = await rpc(`${gateway.url}${path}`, method, { message: userMessage({ text: 'Deploy a website for me' }) });
+      running.fake.injectFault('http-500', { method: 'SendStreamingMessage' });
+      const english = await rpc(`${running.gateway.url}${path}`, method, { message: userMessage({ text: 'Deploy a website for me' }) });
       expect(JSON.stringify(english.body), method).toContain('The upstream agent answered HTTP 500');
     }
   });
