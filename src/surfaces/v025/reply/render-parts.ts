@@ -240,6 +240,8 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
   let previousWasText = true;
   let code = NO_CODE;
   let before: Before | undefined;
+  // The last word of `out`, kept as it grows: read from `out` itself, a long message's parts cost O(n²).
+  let word = '';
   for (const part of withTextFiles(parts)) {
     const isText = part.text !== undefined;
     const text = renderPart(part, options);
@@ -248,7 +250,8 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
     const breaks = afterPart || (running && !inCode(code) && !carriesOn(out.charAt(out.length - 1), text, before));
     const piece = out !== '' && !out.endsWith('\n') && breaks ? `\n${text}` : text;
     if (running) {
-      before = isText ? { text, word: lastWord(out + piece) } : undefined;
+      word = lastWord(word + piece);
+      before = isText ? { text, word } : undefined;
       code = scanCode(code, piece);
     }
     out += piece;
