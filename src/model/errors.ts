@@ -260,6 +260,11 @@ export const GATEWAY_FAILURES = {
 
 export type GatewayFailure = keyof typeof GATEWAY_FAILURES;
 
+/** The gateway's words for an agent that answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
+export const upstreamAnsweredHttp = (status: number): string => `The upstream agent answered HTTP ${status}`;
+/** Those words read back: the status they name (the facade tells them in the turn's language). */
+export const answeredHttpStatus = (reason: string): string | undefined => /^The upstream agent answered HTTP (\d{3})$/u.exec(reason)?.[1];
+
 /** Anything thrown anywhere becomes an A2AError whose message is safe to show a caller. */
 export function toA2AError(error: unknown): A2AError {
   if (error instanceof A2AError) return error;

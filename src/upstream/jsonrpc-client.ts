@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
-import { withFields, A2AError, ErrorCode, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, ErrorCode, upstreamAnsweredHttp, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import {
@@ -143,7 +143,7 @@ export function isJsonRpcResponse(value: unknown): value is Envelope {
 export function notJsonRpcAnswer(statusCode: number): A2AError {
   if (statusCode >= 200 && statusCode < 300) return A2AError.invalidAgentResponse('The upstream agent returned a response that is not JSON-RPC');
   if (statusCode === CONTENT_TOO_LARGE) return tooLargeForAgent();
-  return new A2AError(ErrorCode.InvalidAgentResponse, `The upstream agent answered HTTP ${statusCode}`, { agentHttpStatus: statusCode });
+  return new A2AError(ErrorCode.InvalidAgentResponse, upstreamAnsweredHttp(statusCode), { agentHttpStatus: statusCode });
 }
 
 /**

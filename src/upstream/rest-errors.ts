@@ -1,5 +1,5 @@
 import type { MappingProfile } from '../mappings/index.js';
-import { A2AError, ErrorCode } from '../model/index.js';
+import { A2AError, ErrorCode, upstreamAnsweredHttp } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
 import { a2aReasonCode, agentErrorInfo, CONTENT_TOO_LARGE, fromJsonRpcError, tooLargeForAgent } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
@@ -53,7 +53,7 @@ function fromHttpStatus(status: number, message: string, context: RestErrorConte
     case CONTENT_TOO_LARGE:
       return tooLargeForAgent();
     default:
-      return new A2AError(ErrorCode.Internal, said ?? `The upstream agent answered HTTP ${status}`, { agentHttpStatus: status });
+      return new A2AError(ErrorCode.Internal, said ?? upstreamAnsweredHttp(status), { agentHttpStatus: status });
   }
 }
 

@@ -1,4 +1,4 @@
-import { GATEWAY_FAILURES, type GatewayFailure } from '../../../model/index.js';
+import { answeredHttpStatus, GATEWAY_FAILURES, type GatewayFailure } from '../../../model/index.js';
 
 /**
  * The facade's own words, the few a Bailian user reads that no agent wrote: how a pipeline step, a
@@ -243,17 +243,14 @@ const gatewayFailure = (reason: string): GatewayFailure | undefined =>
     (failure) => reason === GATEWAY_FAILURES[failure] || reason.startsWith(`${GATEWAY_FAILURES[failure]}: `),
   );
 
-/** The gateway's words for an agent that answered an HTTP error status (upstream/jsonrpc-client.ts): its status. */
-const ANSWERED_HTTP = /^The upstream agent answered HTTP (\d{3})$/u;
-
-export const isGatewayFailure = (reason: string): boolean => gatewayFailure(reason) !== undefined || ANSWERED_HTTP.test(reason);
+export const isGatewayFailure = (reason: string): boolean => gatewayFailure(reason) !== undefined || answeredHttpStatus(reason) !== undefined;
 
 /** A reason the gateway gave for a failed turn, in the turn's language when it is one of the gateway's own. */
 export function failureReason(words: FacadeWords, reason: string): string {
   if (words.language === 'en') return reason;
   const known = gatewayFailure(reason);
   if (known) return words.failures[known];
-  const status = ANSWERED_HTTP.exec(reason)?.[1];
+  const status = answeredHttpStatus(reason);
   return status ? words.upstreamAnswered(status) : reason;
 }
 
