@@ -232,7 +232,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const interrupt = (): void => {
       if (shutdown.signal.aborted) return;
       logger.warn({ drainMs }, 'drain time is over: ending the open requests and streams');
-      shutdown.abort(A2AError.internal(SHUTTING_DOWN_MESSAGE));
+      shutdown.abort(A2AError.shuttingDown());
     };
     /** Calls whose caller left get the same drain time as open requests (outliving-calls.ts). */
     const drainOutliving = async (): Promise<void> => {

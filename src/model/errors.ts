@@ -90,6 +90,20 @@ const REFUSED_FOR_NOW = {
 
 export type Refusal = keyof typeof REFUSED_FOR_NOW;
 
+/**
+ * A call the hop could not finish through no fault of the agent's answer or the gateway's code: the agent
+ * out of reach, the gateway's bound on it passed, the gateway shutting down. Answered as a proxy answers
+ * them (google.rpc's pairs: UNAVAILABLE 503, DEADLINE_EXCEEDED 504), so a client or its load balancer
+ * knows to try again later or elsewhere; INTERNAL would say the gateway is broken. JSON-RPC keeps
+ * answering them with 200 (its errors are in the body), so the 0.2.5 facade's answer to Bailian is as before.
+ */
+const HOP_FAILURES = {
+  unavailable: { httpStatus: 503, grpcStatus: 'UNAVAILABLE' },
+  timedOut: { httpStatus: 504, grpcStatus: 'DEADLINE_EXCEEDED' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type HopFailure = keyof typeof HOP_FAILURES;
+
 export interface FieldViolation {
   field: string;
   description: string;
@@ -101,6 +115,8 @@ export interface A2AErrorOptions {
   retryAfterSeconds?: number;
   /** With retryAfterSeconds: which refusal for now (default overCap). */
   refusal?: Refusal;
+  /** Without retryAfterSeconds: a failure of the hop (HOP_FAILURES), answered with its own status. */
+  hopFailure?: HopFailure;
   agentErrorInfo?: readonly ErrorInfo[];
   agentHttpStatus?: number;
 }
@@ -150,9 +166,10 @@ export class A2AError extends Error {
     return new A2AError(this.code, this.message, withFields(this.options, changes));
   }
 
-  /** How the bindings answer it: its code's row of the table, or a refusal for now (retryAfterSeconds). */
+  /** How the bindings answer it: a refusal for now (retryAfterSeconds), a failure of the hop, or its code's row of the table. */
   get statusInfo(): CodeInfo {
-    return this.retryAfterSeconds === undefined ? codeInfo(this.code) : REFUSED_FOR_NOW[this.options.refusal ?? 'overCap'];
+    if (this.retryAfterSeconds !== undefined) return REFUSED_FOR_NOW[this.options.refusal ?? 'overCap'];
+    return this.options.hopFailure ? HOP_FAILURES[this.options.hopFailure] : codeInfo(this.code);
   }
 
   get reason(): string | undefined {
@@ -173,6 +190,18 @@ export class A2AError extends Error {
   }
   static internal(message: string = GATEWAY_FAILURES.internal): A2AError {
     return new A2AError(ErrorCode.Internal, message);
+  }
+  /** The agent could not be reached, or its connection failed (refused, reset, closed mid-call). */
+  static upstreamUnavailable(): A2AError {
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { hopFailure: 'unavailable' });
+  }
+  /** The gateway's bound on an upstream call passed (or the agent's own deadline did), in these words. */
+  static upstreamTimedOut(message: string = GATEWAY_FAILURES.upstreamTimedOut): A2AError {
+    return new A2AError(ErrorCode.Internal, message, { hopFailure: 'timedOut' });
+  }
+  /** An open call ended because the gateway stops: another replica, or this one restarted, takes it again. */
+  static shuttingDown(): A2AError {
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.shuttingDown, { hopFailure: 'unavailable' });
   }
   static taskNotFound(taskId?: string, message?: string): A2AError {
     return new A2AError(ErrorCode.TaskNotFound, message ?? (taskId ? `Task ${taskId} not found` : 'Task not found'), {

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
-import { withFields, A2AError, GATEWAY_FAILURES, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
@@ -73,7 +73,7 @@ function detectingUpstream(build: () => Promise<Upstream>): {
       inFlight.catch(() => undefined);
     }
     return untilAborted(inFlight, signal).catch((error: unknown) => {
-      throw error instanceof A2AError ? error : A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable);
+      throw error instanceof A2AError ? error : A2AError.upstreamUnavailable();
     });
   }
 

@@ -156,15 +156,15 @@ export interface AbortSources {
  */
 export function fromTransportError(error: unknown, aborts: AbortSources = {}): A2AError {
   if (error instanceof A2AError) return error;
-  if (aborts.timedOut) return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut), error);
+  if (aborts.timedOut) return withCause(A2AError.upstreamTimedOut(), error);
   if (aborts.caller?.aborted) {
     const reason: unknown = aborts.caller.reason;
     return reason instanceof A2AError ? reason : A2AError.internal(GATEWAY_FAILURES.upstreamCallAborted);
   }
   const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
   const name = error instanceof Error ? error.name : '';
-  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut), error);
-  return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable), error);
+  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(A2AError.upstreamTimedOut(), error);
+  return withCause(A2AError.upstreamUnavailable(), error);
 }
 
 /** `failure` (made here, so no one else holds it) with `cause` as Error's own, non-enumerable `cause`: never serialized to a caller. */

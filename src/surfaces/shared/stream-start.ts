@@ -37,7 +37,7 @@ export const STREAM_ACCEPTED_COMMENT = 'accepted';
 export const ACCEPT_GRACE_MS = 150;
 
 export const firstEventTimeout = (ms: number): A2AError =>
-  A2AError.internal(`${GATEWAY_FAILURES.upstreamTimedOut}: no event within ${ms} ms of the call`);
+  A2AError.upstreamTimedOut(`${GATEWAY_FAILURES.upstreamTimedOut}: no event within ${ms} ms of the call`);
 
 /**
  * Opens a stream and waits for whichever comes first: its first event, its end, an error (thrown:

@@ -4,7 +4,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, GATEWAY_FAILURES, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, A2AError, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -72,7 +72,7 @@ function streamedTurnEvents(request: SendMessageRequest, ctx: CallContext, deps:
 function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
   const ms = deps.options.requestTimeoutMs;
   if (ms <= 0) return () => undefined;
-  const timer = setTimeout(() => call.abort(A2AError.internal(GATEWAY_FAILURES.upstreamTimedOut)), ms);
+  const timer = setTimeout(() => call.abort(A2AError.upstreamTimedOut()), ms);
   return () => clearTimeout(timer);
 }
 

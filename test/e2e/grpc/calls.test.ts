@@ -129,7 +129,7 @@ describe('a gRPC caller going away', () => {
 });
 
 describe('a gRPC stream open at shutdown', () => {
-  it('ends with INTERNAL "The gateway is shutting down" once the drain time is over', async () => {
+  it('ends with UNAVAILABLE "The gateway is shutting down" once the drain time is over', async () => {
     const gateway = await startDemoGateway({ grpc: { port: 0 }, 'drain-timeout-ms': 200 });
     const transport = await grpcTransport(gateway);
     const stream = transport.sendMessageStream(sendRequest(`${SLOW_PREFIX} outlive the gateway`), wire());
@@ -143,6 +143,6 @@ describe('a gRPC stream open at shutdown', () => {
       failure = error;
     }
     await closed;
-    expect(failure).toMatchObject({ status: status.INTERNAL, message: expect.stringContaining('The gateway is shutting down') });
+    expect(failure).toMatchObject({ status: status.UNAVAILABLE, message: expect.stringContaining('The gateway is shutting down') });
   });
 });

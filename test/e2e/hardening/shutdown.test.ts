@@ -149,7 +149,7 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
 
     const restLast = restEnd!.frames.at(-1)!;
     expect(restLast.event).toBe('error');
-    expect(JSON.parse(restLast.data)).toEqual({ error: { code: 500, status: 'INTERNAL', message: SHUTTING_DOWN, details: [] } });
+    expect(JSON.parse(restLast.data)).toEqual({ error: { code: 503, status: 'UNAVAILABLE', message: SHUTTING_DOWN, details: [] } });
 
     const v025Frames = v025End!.frames.map((frame) => JSON.parse(frame.data) as { id: string; result: any });
     const v025Last = v025Frames.at(-1)!;
