@@ -32,25 +32,35 @@ const QUERY_PARAMETER = /^[\w.%-]+=/u;
 const READS_AS_MESSAGE = /^(?:\p{Lu}\p{Ll}{2,}|\p{Lu}{2,}[,;:]?)[ \t]+\S/u;
 
 /**
+ * Whether `text` opens as a whole message's words do (`Creating VPC`, `VPC created`): a model's token is
+ * seldom more than a word, and its next word comes after a blank.
+ */
+export const readsAsMessage = (text: string): boolean => READS_AS_MESSAGE.test(text);
+
+/**
  * Whether `text` goes on with the name `word` ends inside, where the sentence rules would start a line:
  * after a `::`-joined name's `::`, a URL's scheme (`https:` + `//…`), a drive (`C:` + `\Users`), a URL's `?`
- * (`…/?` + `Action=…`, `…?` + `spm=…`) and a capital inside a URL's query (`Action=Describe` + `Instances`):
- * a model cuts its tokens there, and a whole message does not start with `//`, `\` or `Action=`. Words that
- * read as a message of their own (`Creating VPC`) after a URL still start a line.
+ * (`…/?` + `Action=…`, `…?` + `spm=…`), a path's `/` (`bucket/` + `Template.yaml`) and a capital inside a URL
+ * (`user-guide/Create` + `Instance.html`): a model cuts its tokens there, and a whole message does not start
+ * with `//`, `\` or `Action=`. Words that read as a message of their own (`Creating VPC`) after a URL still
+ * start a line. `piece`: the message before holds only the end of `word` (a model's token), not all of it.
  */
-export function goesOnWithName(word: string, text: string): boolean {
+export function goesOnWithName(word: string, text: string, piece = false): boolean {
   const first = text.charAt(0);
   if (ENDS_NAME_JOIN.test(word)) return /[\p{L}\p{N}]/u.test(first);
   if (ENDS_SCHEME.test(word)) return first === '/';
   if (ENDS_DRIVE.test(word)) return first === '\\';
-  if (!URL_OR_PATH.test(word) || READS_AS_MESSAGE.test(text)) return false;
+  if (!URL_OR_PATH.test(word) || readsAsMessage(text)) return false;
   if (word.endsWith('?')) return OPENS_QUERY.test(word) ? /[\p{L}\p{N}%]/u.test(first) : QUERY_PARAMETER.test(text);
+  // What goes on with a name is one word: words after a blank (`/tmp/out` + `Main.tf validated`) are a message's.
+  if (/\s\S/u.test(text)) return false;
+  if (word.endsWith('/')) return CONTINUES_URL.test(text);
   if (!/\p{Ll}$/u.test(word) || !/\p{Lu}/u.test(first)) return false;
-  // A capital after a lower-case letter is a camel-cased word's only when the URL goes on after the word, and
-  // nothing else comes (`user-guide/Create` + `Instance.html`): `…?spm=a2c4g` + `Done.`, `…?lang=en` +
-  // `Deploying`, `/tmp/out` + `Main.tf validated` are messages of their own. `Action=Describe` + `Instances` is
-  // told so too: a line too many reads better than two messages run together.
-  return CONTINUES_URL.test(text) && !/\s\S/u.test(text);
+  // A capital after a lower-case letter is a camel-cased word's hump when the URL goes on after the word, or
+  // when the tokens before already cut the URL (`?Action=` + `Describe` + `Instances`). A lone word after a
+  // message that holds the whole URL (`…?lang=en` + `Deploying`, `/tmp/out` + `Main`) may be a message of
+  // its own: nothing tells it from `?Action=Describe` + `Instances` there, and a line too many reads better.
+  return CONTINUES_URL.test(text) || piece;
 }
 
 /** A word that goes on as a URL does: a `.`, `/`, `?`, `#`, `&`, `=`, `_`, `%` or `-` and more after it (`Instance.html`). */

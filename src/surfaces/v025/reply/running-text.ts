@@ -1,5 +1,5 @@
 import { inCode } from './code-spans.js';
-import { goesOnWithName, lastWord, opensWithResourceId } from './names-in-text.js';
+import { goesOnWithName, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -22,6 +22,9 @@ const LOWER = /\p{Ll}/u;
 const UPPER = /\p{Lu}/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const LATIN_LETTER_OR_DIGIT = /[A-Za-z\u00c0-\u024f\d]/u;
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
+/** A label's colon (`Status:`, `可用区：`): its value may follow as a token of its own (`Running`, `H`). */
+const COLON = /[:\uff1a]/u;
 
 /** A Markdown list item's marker and its blank: `1. `, `2) `, `- `, `* `, `• ` (a number split in two, `4` + `2. `, is none). */
 const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
@@ -68,7 +71,8 @@ export interface Before {
 /**
  * Whether a working message carries on the text the one before it left (`last` is its last character).
  * White space on either side, or punctuation first, carries on; so does a lower-case word or a number after a
- * Latin sentence's end, and anything but a Latin capital after a Chinese or Japanese one. These start a line:
+ * Latin sentence's end, and anything but a Latin capital after a Chinese or Japanese one; after a label's colon
+ * (`Status:` + `Running`, `可用区：` + `H`), also a capital whose words do not read as a message. These start a line:
  * - a list item (`1. Create the VPC`, `- vSwitch`) after a letter (Chinese too), a sentence's end or a closing
  *   bracket, quote, backtick or `%` (`Created VPC (vpc-123)` + `2. Create vSwitch`), but not
  *   after a digit (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or
@@ -86,7 +90,10 @@ export interface Before {
  *   `GB of memory`): a model's acronym pieces;
  * - a message that opens as the one before it did (`已创建专有网络 vpc-123` then `已创建交换机 vsw-456`,
  *   `正在创建实例` then `正在配置安全组`): progress lines written alike;
- * - a message that opens with a whole resource id after a whole word (`Creating vSwitch` then `vsw-123 created`).
+ * - a message that opens with a whole resource id after a whole word (`Creating vSwitch` then `vsw-123 created`);
+ * - Chinese or Japanese after a whole message in Latin script, and such a message after them (`Validating
+ *   template` then `正在校验模板`, `正在校验模板` then `Checking quotas`): Latin words in Chinese text
+ *   (`用Terraform部署`) come a word a token, or with Chinese in the same message.
  * A URL, a path or a ROS type cut at its `:`, `::` or `?` carries on (`https:` + `//…`, `ALIYUN::` + `ECS::…`,
  * `C:` + `\Users`, `/?` + `Action=…`): names-in-text.ts.
  * Inside code nothing starts a line (separatorBefore): an identifier split there is still one identifier.
@@ -101,14 +108,25 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (CARRIES_ON.test(first)) return true;
   // A URL, a path or a ROS type cut at its `:`, `::` or `?`, and a progress message that opens with a resource id.
   const word = before?.word ?? lastWord(tail);
-  if (goesOnWithName(word, text)) return true;
+  // A message that holds only the end of the word is a model's token: a whole message holds its URL whole.
+  const piece = tail === before?.text && !tail.endsWith(word);
+  if (goesOnWithName(word, text, piece)) return true;
   if (opensWithResourceId(word, text)) return false;
   if (before && opensAlike(before, text)) return false;
+  // A label's value (`Status:` + `Running`, `可用区：` + `H`); a sentence after the label reads as a message.
+  if (COLON.test(last) && UPPER.test(first)) return !readsAsMessage(text);
   if (ENDS_CJK_SENTENCE.test(last)) return !UPPER.test(first);
   if (ENDS_SENTENCE.test(last)) return LOWER_OR_DIGIT.test(first);
   if (LOWER.test(last) && UPPER.test(first)) return LONE_CAPITAL.test(text) || LONE_LOWER.test(tail);
+  // Chinese and a Latin word meet without a blank where Chinese is written so (`用Terraform部署`): only a whole
+  // message in Latin script on either side starts a line (`Validating template` then `正在校验模板`).
+  if (CJK.test(first)) return !latinMessage(tail);
+  if (CJK.test(last)) return !latinMessage(text);
   return !(LATIN_LETTER_OR_DIGIT.test(last) && (CAPITAL_PHRASE.test(text) || opensWithAcronym(last, text, tail)));
 }
+
+/** A whole message in Latin script: one with Chinese or Japanese in it (`Alibaba Cloud控制台`) is a piece of Chinese text. */
+const latinMessage = (text: string): boolean => readsAsMessage(text) && !CJK.test(text);
 
 /**
  * Whether `text` opens with an acronym and a lower-case word after it (`VPC created`, `OK, next`) that is no
@@ -130,7 +148,6 @@ function startsListItem(tail: string): boolean {
   return BEFORE_LIST_ITEM.test(tail) && !NUMBER_POINT.test(tail) && !ENDS_OPERAND.test(tail);
 }
 
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
 /** How many characters past a shared opening each message must have: a token said twice (`ha` + `ha`) is no line. */
 const AFTER_OPENING = 2;
 

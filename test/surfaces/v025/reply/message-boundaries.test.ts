@@ -117,6 +117,54 @@ describe('whole progress messages, each its own id', () => {
   });
 });
 
+describe('Chinese and Latin where two messages meet', () => {
+  /** Whole progress messages in two scripts, each its own id: a line each. */
+  const WHOLE: ReadonlyArray<readonly [string, string]> = [
+    ['Validating template', '正在校验模板'],
+    ['Created VPC (vpc-123)', '正在创建交换机'],
+    ['VPC created', '已创建交换机 vsw-456'],
+    ['正在校验模板', 'Checking quotas'],
+    ['部署完成', 'All resources created.'],
+  ];
+
+  it.each(WHOLE)('%j then %j: a message in one script that reads as a whole one starts a line', (before, after) => {
+    expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
+    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
+  });
+
+  it("a model's tokens in either script still run together as it wrote them", () => {
+    expect(read(working(['正在', '校验', '模板']))).toBe('正在校验模板');
+    expect(read(working(['Valid', 'ating', ' the template']))).toBe('Validating the template');
+    // A Latin word or acronym among Chinese tokens, and a multi-word Latin piece that holds Chinese too.
+    expect(read(working(['使用', 'Terraform', '部署', 'VPC', '后再', 'Alibaba Cloud控制台', '查看。']))).toBe(
+      '使用Terraform部署VPC后再Alibaba Cloud控制台查看。',
+    );
+  });
+});
+
+describe('a label that ends in a colon, then a token that goes on with it', () => {
+  it.each([
+    ['Status:', 'Running'],
+    ['Status:', ' Running'],
+    ['可用区：', 'H'],
+    ['实例状态：', 'Running', '，可用区：', 'H', '。'],
+    ['Status:', 'OK'],
+  ])('%j + %j … carries on, with no blank the agent did not send', (...texts: string[]) => {
+    expect(read(working(texts))).toBe(texts.join(''));
+  });
+
+  it('words that read as a message of their own after a label still start a line', () => {
+    for (const texts of [
+      ['Note:', 'Creating VPC'],
+      ['Note:', 'VPC created'],
+      ['步骤如下：', 'Creating VPC'],
+      ['Files written:', '/tmp/main.tf'],
+    ]) {
+      expect(read(working(texts))).toBe(texts.join('\n'));
+    }
+  });
+});
+
 describe('the text parts of one message', () => {
   it('meet as two working messages do: a new sentence starts a line, a word cut in two stays one', () => {
     expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', [{ text: 'First part.' }, { text: 'Second part.' }], 'end')]))).toBe(

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
+import { carriesOn } from '../../../../src/surfaces/v025/reply/running-text.js';
 import { readText, run, status, submitted } from './support.js';
 
 const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
@@ -36,7 +37,8 @@ describe('a token cut inside a URL, a path or a ::-joined name carries on', () =
       ['See https://help.aliyun.com/?spm=a2c4g', 'Done.'],
       ['Opened https://x.com/docs?lang=en', 'Deploying'],
       ['Saved to /tmp/out', 'Main.tf validated'],
-      // A camel-cased word cut where its capital starts, alone, reads as a message too: a line too many.
+      // A lone word after a message that holds the whole URL: nothing tells a camel-cased word's hump from a
+      // message of its own there (`Instances` or `Deploying`), and a line too many reads better.
       ['GET /?Action=Describe', 'Instances'],
       ['Did you open https://help.aliyun.com/docs?', 'Next I will create the VPC.'],
       ['Files written:', '/tmp/main.tf'],
@@ -45,6 +47,37 @@ describe('a token cut inside a URL, a path or a ::-joined name carries on', () =
     ]) {
       expect(read(texts)).toBe(lines(texts));
     }
+  });
+});
+
+describe("a model's token that goes on with a URL's last name", () => {
+  it.each([
+    // After the path's `/`, a name that goes on as a URL does: the next segment.
+    ['Saved to https://oss.example.com/bucket/', 'Template.yaml'],
+    ['模板已上传到 https://oss.example.com/', 'bucket/', 'Template.yaml', '。'],
+    // Without the `/`, the same shape as a camel-cased name cut at its hump (`get` + `User.html`): carried on.
+    ['Saved to https://oss.example.com/', 'bucket', 'Template.yaml'],
+    // A camel-cased word inside a URL the tokens before already cut: the hump goes on, also as the URL's last token.
+    ['Call https://ecs.aliyuncs.com/?Action=', 'Describe', 'Instances'],
+    ['Call https://ecs.', 'aliyuncs.com/?Action=Describe', 'Instances', ' to list them.'],
+  ])('%j + %j …', (...texts: string[]) => {
+    expect(read(texts)).toBe(texts.join(''));
+  });
+
+  it('tells a piece of the URL from a message that holds it whole', () => {
+    expect(carriesOn('e', 'Instances', { text: 'Describe', word: '/?Action=Describe' })).toBe(true);
+    expect(carriesOn('e', 'Instances', { text: 'GET /?Action=Describe', word: '/?Action=Describe' })).toBe(false);
+    expect(carriesOn('n', 'Deploying', { text: 'Opened https://x.com/docs?lang=en' })).toBe(false);
+  });
+
+  it('the last token on the status that ends the turn, under the running id, goes on with the URL too', () => {
+    const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
+    const tokens = [submitted, under('Saved to https://oss.'), under('example.com/bucket/')];
+    expect(readText(run([...tokens, status('TASK_STATE_COMPLETED', 'Template.yaml', {}, 'm')]))).toBe(
+      'Saved to https://oss.example.com/bucket/Template.yaml',
+    );
+    // New words still start a line there.
+    expect(readText(run([...tokens, status('TASK_STATE_COMPLETED', 'Done.', {}, 'm')]))).toBe('Saved to https://oss.example.com/bucket/\nDone.');
   });
 });
 

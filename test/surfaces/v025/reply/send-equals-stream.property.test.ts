@@ -177,8 +177,10 @@ describe('message/send is the fold of message/stream', () => {
       ' ',
       'All tests passed.',
       ' deployment',
+      '可用区：',
+      'Running',
     );
-    const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas']);
+    const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas'], ['Validating template', '正在校验模板']);
     fc.assert(
       fc.property(
         fc.array(token, { minLength: 1, maxLength: 30 }),

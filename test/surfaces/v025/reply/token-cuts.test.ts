@@ -77,16 +77,22 @@ const TEXTS: readonly string[] = [
   'Run this:\n```bash\naliyun ros CreateStack --StackName demo --TemplateBody file://vpc.yaml\n```\nThe stack takes about 3 minutes.',
   '在华东1（杭州）创建 VPC 和交换机 vsw-bp1abc，网段为 172.16.0.0/12。然后创建 ECS 实例 i-bp1xyz，规格为 ecs.g7.xlarge，共 4 vCPU 16 GiB。',
   '请在华东1VPC 中创建交换机，再用 ROS 模板部署 SLB 和 2 台 ECS，每台 8 vCPUs、32 GiB 内存，每天约 12.5 USD。',
+  '使用Terraform部署VPC后，再用ROS模板创建ECS实例。实例状态：Running，可用区：H，规格为ecs.g7.xlarge，Status:Running。',
 ];
 
 /**
  * A URL, a ROS resource type and a Windows path: their `:`, `::` and `?` are no sentence's end (names-in-text.ts).
- * Not a camel-cased word inside a URL: cut where its capital starts, the capital reads as a new message's.
+ * Not a camel-cased word inside a URL: cut in two where its capital starts, the piece before holds the whole
+ * URL as a message of its own does, and the capital reads as a new message's (CAMEL_URL_TEXT).
  */
 const NAMED_TEXTS: readonly string[] = [
   'See https://help.aliyun.com/document_detail/25468.html?spm=a2c4g.11186623 for details, or call https://ecs.aliyuncs.com/?action=describe-instances&region=cn-hangzhou to list them.',
   'The template declares Type: ALIYUN::ECS::Instance and ALIYUN::ECS::VPC. 模板保存在 C:\\Users\\admin\\ros\\vpc.yaml，资源类型为 ALIYUN::ECS::VSwitch。',
 ];
+
+/** Camel-cased words and file names inside URLs: cut into a model's tokens, each a piece of the URL, they carry on. */
+const CAMEL_URL_TEXT =
+  'Template: https://oss.example.com/bucket/Template.yaml, API: https://ecs.aliyuncs.com/?Action=DescribeInstances&RegionId=cn-hangzhou, docs: https://help.aliyun.com/zh/ecs/user-guide/CreateInstance.html';
 
 /** A small seeded generator (mulberry32): the same cuts on every run, so a failure can be read again. */
 function random(seed: number): () => number {
@@ -137,12 +143,15 @@ describe('a text cut anywhere into messages of their own reads back as that text
     }
   });
 
-  it.each(NAMED_TEXTS.map((text, at) => [at, text] as const))('URLs, paths and ROS types, 300 random cuttings into tokens: text %i', (at, text) => {
-    const next = random(0x5eed + TEXTS.length + at);
-    for (let round = 0; round < 300; round += 1) {
-      const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
-      expect(read(pieces), JSON.stringify(pieces)).toBe(text);
-      expect(readParts(pieces), JSON.stringify(pieces)).toBe(text);
-    }
-  });
+  it.each([...NAMED_TEXTS, CAMEL_URL_TEXT].map((text, at) => [at, text] as const))(
+    'URLs, paths and ROS types, 300 random cuttings into tokens: text %i',
+    (at, text) => {
+      const next = random(0x5eed + TEXTS.length + at);
+      for (let round = 0; round < 300; round += 1) {
+        const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
+        expect(read(pieces), JSON.stringify(pieces)).toBe(text);
+        expect(readParts(pieces), JSON.stringify(pieces)).toBe(text);
+      }
+    },
+  );
 });

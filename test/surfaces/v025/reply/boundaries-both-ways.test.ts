@@ -1,0 +1,83 @@
+/**
+ * Where two agent messages meet, as a Bailian user reads the turn in message/stream and in message/send,
+ * whether the agent streams (the send is the fold of the stream) or answers with one finished Task (its
+ * history replayed): two scripts, a label and its value, a URL's names, each said by whole progress
+ * messages or by a model's tokens.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message, StreamResponse, Task } from '../../../../src/model/index.js';
+import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
+import { readText, run, status, submitted } from './support.js';
+
+type Out = ReturnType<typeof run>;
+
+/** What message/send answers for these 0.2.5 events: the text of the folded Task's reply artifact. */
+function sent(out: Out): string {
+  const fold = createReplyFold();
+  for (const event of out) fold.add(event);
+  const task = fold.result() as { artifacts?: { parts: { kind: string; text?: string }[] }[] };
+  return (task.artifacts ?? [])
+    .flatMap((artifact) => artifact.parts)
+    .map((part) => part.text ?? '')
+    .join('');
+}
+
+/** The turn in which the agent says `texts`, each a working message of its own id, then completes. */
+function streamed(texts: readonly string[]): StreamResponse[] {
+  return [submitted, ...texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`)), status('TASK_STATE_COMPLETED')];
+}
+
+/** The same turn as a non-streaming agent answers it: one finished Task, its messages in the history. */
+function answered(texts: readonly string[]): StreamResponse[] {
+  const said = (text: string, at: number): Message => ({ messageId: `w${at}`, role: 'ROLE_AGENT', parts: [{ text }] });
+  const task: Task = {
+    id: 'T',
+    contextId: 'C',
+    status: { state: 'TASK_STATE_COMPLETED' },
+    history: [{ messageId: 'u', role: 'ROLE_USER', parts: [{ text: 'deploy' }] }, ...texts.map(said)],
+  };
+  return [{ task }];
+}
+
+/** What the user reads, checked the same in message/stream, message/send over a stream, and message/send over a Task. */
+function read(texts: readonly string[]): string {
+  const stream = run(streamed(texts));
+  const text = readText(stream);
+  expect(sent(stream), 'message/send of a streaming agent').toBe(text);
+  expect(sent(run(answered(texts))), 'message/send of a non-streaming agent').toBe(text);
+  return text;
+}
+
+describe('message/stream and message/send read the same where two messages meet', () => {
+  it('whole progress messages in Chinese and in Latin script: a line each', () => {
+    expect(read(['Validating template', '正在校验模板', 'Checking quotas'])).toBe('Validating template\n正在校验模板\nChecking quotas');
+  });
+
+  it("a model's tokens in either script: as it wrote them", () => {
+    expect(read(['正在', '校验', '模板', '，', 'Valid', 'ating'])).toBe('正在校验模板，Validating');
+  });
+
+  it('a label, then the token that goes on with it', () => {
+    expect(read(['Status:', 'Running', '；可用区：', 'H'])).toBe('Status:Running；可用区：H');
+    expect(read(['Status:', ' Running'])).toBe('Status: Running');
+  });
+
+  it("a URL's next name, and a camel-cased word the tokens cut at its hump", () => {
+    expect(read(['Saved to https://oss.example.com/bucket/', 'Template.yaml'])).toBe('Saved to https://oss.example.com/bucket/Template.yaml');
+    expect(read(['Call https://ecs.aliyuncs.com/?Action=', 'Describe', 'Instances', ' to list them.'])).toBe(
+      'Call https://ecs.aliyuncs.com/?Action=DescribeInstances to list them.',
+    );
+    // Tokens under one id whose last one ends the turn (a finished Task keeps such a message once, whole: not replayed here).
+    const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
+    const closing = run([
+      submitted,
+      under('Saved to https://oss.'),
+      under('example.com/bucket/'),
+      status('TASK_STATE_COMPLETED', 'Template.yaml', {}, 'm'),
+    ]);
+    expect(sent(closing)).toBe(readText(closing));
+    expect(readText(closing)).toBe('Saved to https://oss.example.com/bucket/Template.yaml');
+    // A lone word after a message that holds its URL whole reads as a message of its own.
+    expect(read(['Opened https://x.com/docs?lang=en', 'Deploying'])).toBe('Opened https://x.com/docs?lang=en\nDeploying');
+  });
+});
