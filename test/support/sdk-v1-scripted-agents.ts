@@ -112,6 +112,7 @@ class Scripts implements AgentExecutor {
         bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, BOOK_QUESTION));
         break;
       case 'look':
+      case '': // an image sent without words
         bus.publish(status(TaskState.TASK_STATE_COMPLETED, looked(userMessage)));
         break;
       case 'fail':

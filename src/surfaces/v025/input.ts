@@ -74,14 +74,15 @@ export function turnInput(
     throw A2AError.contentTypeNotSupported('Only text parts are supported (kind: "text")');
   }
   if (nonText && bailian['non-text-parts'] === 'fail-task') return { request, rejected: textOnlyFailure(request) };
-  if (!nonText && joinText(message.parts).trim() === '') {
+  const key = bailian['extension-metadata-key'];
+  const metadata = nestExtensionMetadata(message.metadata, key);
+  const namespace = metadata?.[key];
+  // A photo sent without words is a turn: the images are what the user said.
+  if (!nonText && joinText(message.parts).trim() === '' && !carriesImages(namespace)) {
     const description = 'the message text is empty';
     throw A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
   }
-  const key = bailian['extension-metadata-key'];
-  const metadata = nestExtensionMetadata(message.metadata, key);
   const nested = metadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata }) });
-  const namespace = metadata?.[key];
   if (bailian.images !== 'parts' || !isRecord(namespace)) return { request: nested };
   const config = bailian['image-urls'];
   // Most turns carry no URL images: no promise to wait for then.
@@ -92,6 +93,8 @@ export function turnInput(
   );
   return { request: nested, images };
 }
+
+const carriesImages = (namespace: unknown): boolean => isRecord(namespace) && Array.isArray(namespace.images) && namespace.images.length > 0;
 
 /** The request with Bailian's images (base64, and those `fetched`) as parts, and the rest left in its metadata. */
 function withImages(

@@ -136,6 +136,18 @@ describe('images a Bailian user attaches', () => {
       expect(refusals).toBeGreaterThanOrEqual(2);
     });
 
+    it('a photo sent without words reaches the agent (no "the message text is empty"); no words and no image is still refused', async () => {
+      const photoOnly = () => userMessage({ text: '', metadata: { images: [{ type: 'base64', value: PNG.toString('base64') }] } });
+      const expected = lookReply([{ filename: 'image-1.png', mediaType: 'image/png', bytes: PNG }], 0);
+      const sent = await rpc(gateway.url, 'message/send', { message: photoOnly() });
+      expect(sent.body.error).toBeUndefined();
+      expect(sentText(sent.body.result)).toBe(expected);
+      const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: photoOnly() });
+      expect(streamedText(results(await stream.rest()))).toBe(expected);
+      const nothing = await rpc(gateway.url, 'message/send', { message: userMessage({ text: ' ', metadata: { images: [] } }) });
+      expect(nothing.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('the message text is empty') });
+    });
+
     it('a message without images is relayed as before', async () => {
       const sent = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'look', metadata: { chatId: 'chat-8' } }) });
       expect(sentText(sent.body.result)).toBe(lookReply([], 0));
