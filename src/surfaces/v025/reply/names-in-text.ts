@@ -37,6 +37,9 @@ const READS_AS_MESSAGE = /^(?:\p{Lu}\p{Ll}{2,}|\p{Lu}{2,}[,;:]?)[ \t]+\S/u;
  */
 export const readsAsMessage = (text: string): boolean => READS_AS_MESSAGE.test(text);
 
+/** Whether `word` is a URL (`https://…`) or a path from the root (`/tmp/…`). */
+export const isUrlOrPath = (word: string): boolean => URL_OR_PATH.test(word);
+
 /**
  * Whether `text` goes on with the name `word` ends inside, where the sentence rules would start a line:
  * after a `::`-joined name's `::`, a URL's scheme (`https:` + `//…`), a drive (`C:` + `\Users`), a URL's `?`
@@ -50,7 +53,7 @@ export function goesOnWithName(word: string, text: string, piece = false): boole
   if (ENDS_NAME_JOIN.test(word)) return /[\p{L}\p{N}]/u.test(first);
   if (ENDS_SCHEME.test(word)) return first === '/';
   if (ENDS_DRIVE.test(word)) return first === '\\';
-  if (!URL_OR_PATH.test(word) || readsAsMessage(text)) return false;
+  if (!isUrlOrPath(word) || readsAsMessage(text)) return false;
   if (word.endsWith('?')) return OPENS_QUERY.test(word) ? /[\p{L}\p{N}%]/u.test(first) : QUERY_PARAMETER.test(text);
   // What goes on with a name is one word: words after a blank (`/tmp/out` + `Main.tf validated`) are a message's.
   if (/\s\S/u.test(text)) return false;

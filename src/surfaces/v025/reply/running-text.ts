@@ -1,5 +1,5 @@
 import { inCode } from './code-spans.js';
-import { goesOnWithName, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
+import { goesOnWithName, isUrlOrPath, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -88,6 +88,8 @@ export interface Before {
  * - an acronym with a lower-case word after it (`VPC created`, `ECS instance created`, `OK, next`) after a Latin
  *   letter or a digit, but not after a lone capital (`U` + `SD per day`) nor two capitals after a digit (`12` +
  *   `GB of memory`): a model's acronym pieces;
+ * - words in Latin script that read as a message of their own after closing punctuation or a URL's `/`
+ *   (`Created VPC (vpc-123)`, `Progress 50%`, `（已完成）` or `…/docs/` then `Creating ECS`);
  * - a message that opens as the one before it did (`已创建专有网络 vpc-123` then `已创建交换机 vsw-456`,
  *   `正在创建实例` then `正在配置安全组`): progress lines written alike;
  * - a message that opens with a whole resource id after a whole word (`Creating vSwitch` then `vsw-123 created`);
@@ -122,11 +124,22 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   // message in Latin script on either side starts a line (`Validating template` then `正在校验模板`).
   if (CJK.test(first)) return !latinMessage(tail);
   if (CJK.test(last)) return !latinMessage(text);
+  // What closes a phrase ends a whole message as a letter does (`Created VPC (vpc-123)` then `Creating ECS`); a
+  // model's token cut there goes on with punctuation, a lower-case word or a blank (`(see docs)` + ` The`).
+  if (endsPhrase(tail, word)) return !latinMessage(text);
   return !(LATIN_LETTER_OR_DIGIT.test(last) && (CAPITAL_PHRASE.test(text) || opensWithAcronym(last, text, tail)));
 }
 
 /** A whole message in Latin script: one with Chinese or Japanese in it (`Alibaba Cloud控制台`) is a piece of Chinese text. */
 const latinMessage = (text: string): boolean => readsAsMessage(text) && !CJK.test(text);
+
+/**
+ * A closing bracket or quote (`(vpc-123)`, `（已完成）`, `「专有网络」`, `’`), `%`, or a straight quote or a backtick
+ * right after text (`"demo"`, `` `vpc-1` ``; after a blank one opens). Not a `/` but a URL's or a path's
+ * (`…/docs/`): elsewhere it joins alternatives a model may cut (`TCP/` + `IP traffic`, `CPU/` + `Memory usage`).
+ */
+const ENDS_PHRASE = /(?:[\p{Pe}\p{Pf}%]|\S["'`])$/u;
+const endsPhrase = (tail: string, word: string): boolean => ENDS_PHRASE.test(tail) || (tail.endsWith('/') && isUrlOrPath(word));
 
 /**
  * Whether `text` opens with an acronym and a lower-case word after it (`VPC created`, `OK, next`) that is no

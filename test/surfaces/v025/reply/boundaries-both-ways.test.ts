@@ -57,6 +57,15 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(read(['正在', '校验', '模板', '，', 'Valid', 'ating'])).toBe('正在校验模板，Validating');
   });
 
+  it("whole progress messages after a closing bracket, a URL's `/` or `%`: a line each; tokens around them as written", () => {
+    expect(read(['Created VPC (vpc-123)', 'Creating ECS', 'See https://help.aliyun.com/docs/', 'Creating VPC', 'Progress 50%', 'Creating RDS'])).toBe(
+      'Created VPC (vpc-123)\nCreating ECS\nSee https://help.aliyun.com/docs/\nCreating VPC\nProgress 50%\nCreating RDS',
+    );
+    expect(read(['Created VPC (vpc', '-123)', ' at 50', '%', ' of the quota', ' (see docs)', ' The next step'])).toBe(
+      'Created VPC (vpc-123) at 50% of the quota (see docs) The next step',
+    );
+  });
+
   it('a label, then the token that goes on with it', () => {
     expect(read(['Status:', 'Running', '；可用区：', 'H'])).toBe('Status:Running；可用区：H');
     expect(read(['Status:', ' Running'])).toBe('Status: Running');

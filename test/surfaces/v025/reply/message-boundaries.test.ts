@@ -142,6 +142,45 @@ describe('Chinese and Latin where two messages meet', () => {
   });
 });
 
+describe('a message that ends in closing punctuation, then words that read as a message of their own', () => {
+  /** Each ran on before (`Created VPC (vpc-123)Creating ECS`): the last rule started a line only after a letter or a digit. */
+  const CLOSED: ReadonlyArray<readonly [string, string]> = [
+    ['Created VPC (vpc-123)', 'Creating ECS'],
+    ['Created VPC [vpc-123]', 'ECS instance created'],
+    ['See https://help.aliyun.com/docs/', 'Creating VPC'],
+    ['Progress 50%', 'Creating ECS'],
+    ['（已完成）', 'Creating ECS'],
+    ['Created `vpc-1`', 'Creating ECS'],
+    ['Named the stack "demo"', 'Creating ECS'],
+    ['已创建「专有网络」', 'Checking quotas'],
+  ];
+
+  it.each(CLOSED)('%j then %j: a line each', (before, after) => {
+    expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
+    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
+  });
+
+  it("a model's tokens around closing punctuation still run together as it wrote them", () => {
+    for (const texts of [
+      // Punctuation first, a lower-case word, a lone word, a blank: what a token cut after `)` goes on with.
+      ['Created VPC (vpc', '-123)', ' and ECS at 50', '%', ' of the quota'],
+      ['Call f(x', ')', 'and then', ' deploy(x)', ', GetUser', '(id)', ' (see docs)', ' The next step'],
+      // Chinese after `）` is how Chinese is written, and a Latin piece with Chinese in it is Chinese text.
+      ['在华东1（杭州）', '创建 VPC', '（可选）', 'Terraform 模板已生成。'],
+      // `/` outside a URL joins alternatives (`TCP/IP`, `CPU/Memory`); a quote or a backtick after a blank opens.
+      ['Allow TCP/', 'IP traffic and CPU/', 'Memory usage', ' under "', 'Creating VPC" and `', 'Terraform apply`'],
+      // Inside code nothing starts a line.
+      ['```\nrun(x)', 'Then stop\n```'],
+    ]) {
+      expect(read(working(texts))).toBe(texts.join(''));
+    }
+  });
+
+  it('Chinese after a whole Latin message that ends in a bracket still starts a line', () => {
+    expect(read(working(['Created VPC (vpc-123)', '正在创建交换机']))).toBe('Created VPC (vpc-123)\n正在创建交换机');
+  });
+});
+
 describe('a label that ends in a colon, then a token that goes on with it', () => {
   it.each([
     ['Status:', 'Running'],

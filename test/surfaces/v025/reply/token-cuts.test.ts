@@ -78,6 +78,10 @@ const TEXTS: readonly string[] = [
   '在华东1（杭州）创建 VPC 和交换机 vsw-bp1abc，网段为 172.16.0.0/12。然后创建 ECS 实例 i-bp1xyz，规格为 ecs.g7.xlarge，共 4 vCPU 16 GiB。',
   '请在华东1VPC 中创建交换机，再用 ROS 模板部署 SLB 和 2 台 ECS，每台 8 vCPUs、32 GiB 内存，每天约 12.5 USD。',
   '使用Terraform部署VPC后，再用ROS模板创建ECS实例。实例状态：Running，可用区：H，规格为ecs.g7.xlarge，Status:Running。',
+  // Closing punctuation, then words: in prose a blank comes between (`(see docs) The next`), so no token that starts
+  // right after it opens with a capital phrase; `/` outside a URL joins alternatives; an opening quote's words go on.
+  'Created the VPC (vpc-bp1abc) at 80% of the quota (see docs) The next step allows TCP/IP traffic, checks CPU/Memory usage, names the stack "Demo Stack" and runs `terraform apply` in /tmp/ros/ now.',
+  '已创建「专有网络」（共 3 个）ECS 实例，再用（可选）Terraform 模板部署。',
 ];
 
 /**
