@@ -69,6 +69,12 @@ export const UpstreamConfig = z
      * gets an error event in its protocol and the stream closes. 0: no bound.
      */
     'first-event-timeout-ms': Millis.default(300_000),
+    /**
+     * How long a stream may then send nothing at all (an event, a comment such as sse-starlette's ping, a
+     * gRPC message) before the call is ended as timed out: an agent that froze with its connection open.
+     * 0: no bound.
+     */
+    'stream-idle-timeout-ms': Millis.default(600_000),
     /** Whole-call bound for blocking (non-stream) calls; 0 disables. */
     'request-timeout-ms': Millis.default(600_000),
     'card-refresh-ms': Millis.default(60_000),

@@ -5,6 +5,7 @@ import type { CallContext, Upstream } from '../core/agent-port.js';
 import { withFields, A2AError, type AgentCard, type StreamResponse } from '../model/index.js';
 import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../protocol/grpc.js';
 import { fromGrpcError } from './grpc-errors.js';
+import { streamWentIdle } from './upstream-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
@@ -53,6 +54,23 @@ function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; cl
   const clear = (): void => clearTimeout(timer);
   call.once('metadata', clear);
   return { fired: () => fired, clear };
+}
+
+/**
+ * Cancels a server stream that sent nothing for `ms` (`stream-idle-timeout-ms`; 0: no bound): an agent that
+ * froze with its connection open (HTTP/2 pings keep the connection, not the call, alive). One timer for
+ * the stream's life, pushed back by each message; messages buffered unread are no silence of the agent's.
+ */
+function idleWatch(call: CancellableCall & { readableLength: number }, ms: number): { heard(): void; fired(): boolean; clear(): void } {
+  if (ms <= 0 || ms > 2_147_483_647) return { heard: () => undefined, fired: () => false, clear: () => undefined };
+  let fired = false;
+  const timer = setTimeout(() => {
+    if (call.readableLength > 0) return void timer.refresh();
+    fired = true;
+    call.cancel();
+  }, ms);
+  timer.unref();
+  return { heard: () => void timer.refresh(), fired: () => fired, clear: () => clearTimeout(timer) };
 }
 
 /** The GRPC interface of a card, or undefined when it lists none. */
@@ -172,15 +190,19 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     if (ctx.signal.aborted) cancel();
     else ctx.signal.addEventListener('abort', cancel, { once: true });
     const headers = boundHeaders(call, config['headers-timeout-ms']);
+    const idle = idleWatch(call, config['stream-idle-timeout-ms']);
     try {
       for await (const message of call) {
         headers.clear();
+        idle.heard();
         const event = streamEvent(responseJson(method, message));
         if (event) yield event;
       }
     } catch (error) {
+      if (idle.fired()) throw streamWentIdle(config['stream-idle-timeout-ms']);
       throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });
     } finally {
+      idle.clear();
       headers.clear();
       ctx.signal.removeEventListener('abort', cancel);
       call.cancel();

@@ -13,8 +13,8 @@ import {
   requestOn,
   withCallHeaders,
 } from './http.js';
-import { readSse, type SseMessage } from './sse-reader.js';
-import { CONTENT_TOO_LARGE, fromJsonRpcError, fromTransportError, tooLargeForAgent } from './upstream-errors.js';
+import { readSse, type IdleBound, type SseMessage } from './sse-reader.js';
+import { CONTENT_TOO_LARGE, fromJsonRpcError, fromTransportError, streamWentIdle, tooLargeForAgent } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
 import { isWellFormedStreamEvent } from '../model/well-formed.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
@@ -46,8 +46,10 @@ export interface JsonRpcTransport {
   authHeaders: Record<string, string>;
   /** Secret values scrubbed from upstream error text. */
   secrets: readonly string[];
-  /** Whole-call bound of unary calls in ms; 0 disables it. Streams are bounded by ctx.signal only. */
+  /** Whole-call bound of unary calls in ms; 0 disables it. Streams are bounded by ctx.signal and their silence. */
   requestTimeoutMs: number;
+  /** How long a stream's body may send nothing at all (`stream-idle-timeout-ms`); absent or 0: no bound. */
+  streamIdleMs?: number;
   /** The protocol version's headers and errors; default A2A 1.0. */
   wire?: JsonRpcWire;
 }
@@ -66,11 +68,18 @@ export function createJsonRpcTransport(
     authHeaders: credentialHeaders(config.auth),
     secrets: credentialSecrets(config.auth),
     requestTimeoutMs: config['request-timeout-ms'],
+    streamIdleMs: config['stream-idle-timeout-ms'],
     ...(options.wire ? { wire: options.wire } : {}),
     close: async () => {
       if (!options.dispatcher) await dispatcher.close();
     },
   };
+}
+
+/** A stream's bound on its body's silence (`stream-idle-timeout-ms`), none when unset or 0. */
+export function idleBound(transport: JsonRpcTransport): IdleBound | undefined {
+  const ms = transport.streamIdleMs ?? 0;
+  return ms > 0 ? { ms, error: () => streamWentIdle(ms) } : undefined;
 }
 
 export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted' | 'traceHeaders'>;
@@ -227,7 +236,7 @@ async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) =
       return;
     }
     call.ctx.onAccepted?.();
-    for await (const message of readSse(body)) {
+    for await (const message of readSse(body, idleBound(transport))) {
       const event = toEvent(frameResult(message, id, transport));
       if (event !== undefined) yield event;
     }

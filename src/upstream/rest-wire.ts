@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { withFields, A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { headerValue, reportActivatedExtensions, requestOn, withCallHeaders } from './http.js';
-import type { JsonRpcCallContext, JsonRpcTransport } from './jsonrpc-client.js';
+import { idleBound, type JsonRpcCallContext, type JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
 import { fromTransportError } from './upstream-errors.js';
@@ -102,7 +102,7 @@ export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
       return;
     }
     call.ctx.onAccepted?.();
-    for await (const message of readSse(body)) {
+    for await (const message of readSse(body, idleBound(call.transport))) {
       if (message.event === 'error') throw fromRestError(500, message.data, call.errors);
       if (message.data.trim() === '') continue;
       yield parseBody(message.data);

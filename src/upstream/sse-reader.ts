@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 
 export interface SseMessage {
@@ -34,14 +34,25 @@ const isNodeReadable = (body: Body): body is Body & Readable =>
   typeof (body as Partial<Readable>).on === 'function' && typeof (body as Partial<Readable>).pause === 'function';
 
 /**
+ * How long a body may send nothing at all, a comment or a piece of a frame included, before the read
+ * fails with `error()`: a server that pings (`: ping`, sse-starlette every 15 s) is alive while it
+ * thinks, one that froze with its connection open is not.
+ */
+export interface IdleBound {
+  ms: number;
+  error(): unknown;
+}
+
+/**
  * Server-sent events of a response body, one message per complete frame, yielded as soon as the
  * frame's blank line arrives (never batched behind later chunks). Comments (`: ping`) are skipped.
  * A last frame that the server ended without its blank line is still delivered when the body ends:
  * some servers omit it and a reader that waits for it loses the final event (a2a-python#1213).
  * Leaving early stops reading the body (a Node stream is destroyed).
  */
-export function readSse(body: Body): AsyncIterableIterator<SseMessage> {
-  return isNodeReadable(body) ? new ReadableSse(body) : readIterable(body);
+export function readSse(body: Body, idle?: IdleBound): AsyncIterableIterator<SseMessage> {
+  if (isNodeReadable(body)) return new ReadableSse(body, idle);
+  return idle && idle.ms > 0 ? new ReadableSse(Readable.from(body, { objectMode: true }), idle) : readIterable(body);
 }
 
 async function* readIterable(body: Body): AsyncGenerator<SseMessage> {
@@ -70,13 +81,25 @@ class ReadableSse implements AsyncIterableIterator<SseMessage> {
   #flushed = false;
   #failure: { error: unknown } | undefined;
   #wake: (() => void) | undefined;
+  /** One timer for the body's life, pushed back by each chunk (`refresh`): none made per event. */
+  readonly #idle: NodeJS.Timeout | undefined;
 
-  constructor(body: Readable) {
+  constructor(body: Readable, idle?: IdleBound) {
     this.#body = body;
     body.on('readable', this.#notify);
     body.once('end', this.#onEnd);
     body.once('error', this.#onError);
     body.once('close', this.#onClose);
+    if (idle && idle.ms > 0) {
+      this.#idle = setTimeout(() => this.#onIdle(idle), idle.ms);
+      this.#idle.unref();
+    }
+  }
+
+  /** What waits unread (a consumer slower than the server) is no silence of the server's. */
+  #onIdle(idle: IdleBound): void {
+    if (this.#ready.length > 0 || this.#body.readableLength > 0) this.#idle?.refresh();
+    else this.#onError(idle.error());
   }
 
   readonly #notify = (): void => {
@@ -86,6 +109,7 @@ class ReadableSse implements AsyncIterableIterator<SseMessage> {
   };
 
   readonly #onEnd = (): void => {
+    clearTimeout(this.#idle);
     this.#ended = true;
     this.#notify();
   };
@@ -102,6 +126,7 @@ class ReadableSse implements AsyncIterableIterator<SseMessage> {
 
   /** Stops listening; an error the body still emits (undici errors a body destroyed before its end) is moot by then. */
   #detach(): void {
+    clearTimeout(this.#idle);
     this.#body.off('readable', this.#notify);
     this.#body.off('end', this.#onEnd);
     this.#body.off('close', this.#onClose);
@@ -119,6 +144,7 @@ class ReadableSse implements AsyncIterableIterator<SseMessage> {
       }
       const chunk = this.#body.read() as Uint8Array | string | null;
       if (chunk !== null) {
+        this.#idle?.refresh();
         this.#parser.feed(chunk);
         continue;
       }

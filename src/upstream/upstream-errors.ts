@@ -124,6 +124,10 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
 }
 
 /** HTTP 413 Content Too Large: the agent would not take a request of this size. */
+/** A stream that sent nothing for `ms` (`upstream.stream-idle-timeout-ms`): the agent froze, its connection open. */
+export const streamWentIdle = (ms: number): A2AError =>
+  A2AError.upstreamTimedOut(`${GATEWAY_FAILURES.upstreamTimedOut}: nothing from the agent for ${ms} ms`);
+
 export const CONTENT_TOO_LARGE = 413;
 
 /**

@@ -218,3 +218,61 @@ describe('readSse over an undici-like body', () => {
     expect(endless.destroyed).toBe(true);
   });
 });
+
+describe('readSse with an idle bound', () => {
+  const IDLE_MS = 150;
+  const wentIdle = new Error('went idle');
+  const idle = { ms: IDLE_MS, error: () => wentIdle };
+  const frame = (n: number) => `data: {"n":${n}}\n\n`;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it.each(BODIES)(
+    'over %s: a body that pings while it thinks is never cut; one that then sends nothing fails with the bound',
+    async (_kind, asBody) => {
+      async function* source(): AsyncGenerator<string> {
+        yield frame(1);
+        // Four bounds' worth of time, a comment every half bound: alive.
+        for (let i = 0; i < 8; i++) {
+          await sleep(IDLE_MS / 2);
+          yield ': ping\n\n';
+        }
+        yield frame(2);
+        await sleep(IDLE_MS * 10);
+        yield frame(3);
+      }
+      const read: string[] = [];
+      const started = Date.now();
+      const failure = await (async () => {
+        for await (const message of readSse(asBody(source()), idle)) read.push(message.data);
+      })().catch((error: unknown) => error);
+      expect(read).toEqual(['{"n":1}', '{"n":2}']);
+      expect(failure).toBe(wentIdle);
+      expect(Date.now() - started).toBeLessThan(IDLE_MS * 8);
+    },
+  );
+
+  it('a consumer slower than the bound is not the server going quiet: what waits unread is read', async () => {
+    // As a socket does: what the server sent waits in the stream's buffer until it is read.
+    const body = new Readable({ read: () => undefined });
+    for (const n of [1, 2, 3]) body.push(encode(frame(n)));
+    body.push(null);
+    const read: string[] = [];
+    for await (const message of readSse(body, idle)) {
+      read.push(message.data);
+      await sleep(IDLE_MS * 2);
+    }
+    expect(read).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+  });
+
+  it('no bound without one, or with 0', async () => {
+    async function* late(): AsyncGenerator<string> {
+      await sleep(IDLE_MS * 2);
+      yield frame(1);
+    }
+    for (const bound of [undefined, { ms: 0, error: () => wentIdle }]) {
+      const read: string[] = [];
+      for await (const message of readSse(late(), bound)) read.push(message.data);
+      expect(read).toEqual(['{"n":1}']);
+    }
+  });
+});
