@@ -6,11 +6,12 @@
 
 /**
  * How many characters (UTF-16 code units, cut at a character's boundary) of a scrubbed text a caller gets.
- * A failed task's reason is read by a user: a deployment that lists what failed and why runs past 500
- * characters (12 resources in Chinese: 640), so the bound leaves room for such a report and still keeps a
- * text dumped whole out of an answer.
+ * A failed task's reason is read by a user: a deployment that lists what failed and why runs long (30
+ * resources in Chinese: 1,300 characters; 1,000 cut such a report short), so the bound leaves room for
+ * such a report and still keeps a text dumped whole (a log, a template) out of an answer. gRPC cuts an
+ * error's message again to what its trailers carry (surfaces/grpc/status.ts).
  */
-export const MAX_MESSAGE_CHARS = 1_000;
+export const MAX_MESSAGE_CHARS = 4_000;
 /**
  * How much of a long text is scrubbed (and then cut to MAX_MESSAGE_CHARS): the path rules look back
  * along a run of non-blank characters, which on a long text without blanks takes time that grows with its

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeUpstreamText } from '../src/scrub-text.js';
+import { MAX_MESSAGE_CHARS, sanitizeUpstreamText } from '../src/scrub-text.js';
 
 describe('sanitizeUpstreamText', () => {
   it('redacts a key under its header name, written as a header or as JSON', () => {
@@ -106,10 +106,11 @@ describe('sanitizeUpstreamText', () => {
 
   it('cuts a long text between characters, never between the halves of an emoji', () => {
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-    for (const reason of [`失败${'😀'.repeat(600)}`, `失${'😀'.repeat(600)}`, `失败${'😀'.repeat(6_000)}`]) {
+    // Both parities of the cut against the bound (MAX_MESSAGE_CHARS), and one past the scanned length.
+    for (const reason of [`失败${'😀'.repeat(2_400)}`, `失${'😀'.repeat(2_400)}`, `失败${'😀'.repeat(6_000)}`]) {
       const out = sanitizeUpstreamText(reason);
       expect(out.endsWith('...')).toBe(true);
-      expect(out.length).toBeLessThanOrEqual(1_000);
+      expect(out.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
       expect(out).not.toMatch(lone);
     }
     expect(sanitizeUpstreamText('half \ud83d of it')).toBe('half \ufffd of it');

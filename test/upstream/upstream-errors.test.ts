@@ -93,8 +93,14 @@ describe('sanitizeUpstreamText', () => {
 
   it('bounds the length', () => {
     const out = sanitizeUpstreamText('x'.repeat(5_000));
-    expect(out.length).toBeLessThanOrEqual(1_000);
+    expect(out.length).toBeLessThanOrEqual(4_000);
     expect(out.endsWith('...')).toBe(true);
+  });
+
+  it('keeps a failure report that lists what failed whole (30 resources in Chinese)', () => {
+    const report = Array.from({ length: 30 }, (_, i) => `资源${i + 1}（ALIYUN::ECS::Instance）创建失败：库存不足，请更换可用区。`).join('\n');
+    expect(report.length).toBeGreaterThan(1_000);
+    expect(sanitizeUpstreamText(report)).toBe(report);
   });
 });
 
