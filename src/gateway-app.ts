@@ -28,6 +28,7 @@ import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './sur
 import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
 import { underBase } from './surfaces/v025/deps.js';
 import { withFields } from './model/index.js';
+import { pipelineStateReader } from './upstream/iac-code/pipeline-state.js';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -99,6 +100,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
         ...(deps.languages ? { languages: deps.languages } : {}),
         ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),
+        // Through the same connection, credentials and bound as the agent's own routes the 1.0 surface serves.
+        ...(deps.agentRoutes ? { pipelineState: pipelineStateReader(deps.agentRoutes) } : {}),
       })
     : undefined;
 

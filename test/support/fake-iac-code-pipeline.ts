@@ -3,10 +3,15 @@
  * its envelopes shaped as iac-code's source builds them (not captured): a question (`ask_user_question`),
  * then the steps up to a choice between two candidates whose text interleaves (`candidate_selection`),
  * then the deployment of the candidate named in the answer. Every update carries its envelopes in
- * `metadata.iac_code.pipeline`, or several in `pipelineBatch`, with no status message.
+ * `metadata.iac_code.pipeline`, or several in `pipelineBatch`, with no status message. Envelopes are
+ * numbered across the context's whole run, turn after turn, with the gaps iac-code leaves: a number taken
+ * by an envelope it drops before publishing (a thinking chunk without raw-thinking exposure), and one taken
+ * by an envelope it journals but never sends (a backup-gated envelope's `pending_backup` copy:
+ * fake-iac-code-journal.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { storedArtifact, type Json, type TurnIds } from './fake-iac-code-data.js';
+import { JOURNAL_ONLY } from './fake-iac-code-journal.js';
 
 export const PIPELINE_QUESTION = '预计访问量？';
 export const PIPELINE_OPTIONS = [
@@ -41,11 +46,13 @@ export interface PipelineTurnOptions {
   said: string;
   /** The first candidate's template: written where iac-code keeps artifacts when `dir` is given. */
   template?: { content: Buffer; dir?: string };
+  /** The context's last envelope number, carried on from turn to turn (iac-code's journal high-water mark). */
+  numbering: { last: number };
 }
 
 /** The updates of the pipeline turn at `options.stage` of a conversation. */
 export function pipelineTurn(ids: TurnIds, userMessage: Json, options: PipelineTurnOptions): Json[] {
-  const wire = pipelineWire(ids);
+  const wire = pipelineWire(ids, options.numbering);
   const events: Json[] = [];
   if (options.newTask) {
     events.push({ task: { id: ids.taskId, contextId: ids.contextId, status: { state: 'TASK_STATE_SUBMITTED' }, history: [userMessage] } });
@@ -58,16 +65,15 @@ export function pipelineTurn(ids: TurnIds, userMessage: Json, options: PipelineT
 
 type Wire = ReturnType<typeof pipelineWire>;
 
-function pipelineWire(ids: TurnIds) {
+function pipelineWire(ids: TurnIds, numbering: { last: number }) {
   const { taskId, contextId, sessionId } = ids;
-  let sequence = 0;
   const step = (id: string) => ({ id, runId: `step-${id}-1`, attempt: 1, index: STEPS.indexOf(id) + 1, total: STEPS.length });
   const candidate = (index: number) => ({ id: `evaluate_candidate_candidate_${index}`, runId: `candidate-${index}-1`, index, attempt: 1 });
   const envelope = (eventType: string, status: string, data: Json, coordinates: Json = {}): Json => ({
     schemaVersion: '1.0',
     extensionUri: EXTENSION,
     eventId: `evt-${randomUUID().replace(/-/g, '')}`,
-    sequence: ++sequence,
+    sequence: ++numbering.last,
     createdAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     eventType,
     scope: 'candidate' in coordinates ? 'candidate' : 'step' in coordinates ? 'step' : 'pipeline',
@@ -87,7 +93,9 @@ function pipelineWire(ids: TurnIds) {
     if (input) iacCode.input = input;
     return { statusUpdate: { taskId, contextId, status: { state }, metadata: { iac_code: iacCode } } };
   };
-  return { ids, step, candidate, envelope, update };
+  /** A number taken by an envelope iac-code drops before it publishes or journals it. */
+  const dropped = (): void => void ++numbering.last;
+  return { ids, step, candidate, envelope, update, dropped };
 }
 
 const working = (wire: Wire, ...envelopes: Json[]): Json => wire.update('TASK_STATE_WORKING', envelopes);
@@ -160,7 +168,7 @@ function planning(wire: Wire, { said, template }: PipelineTurnOptions): Json[] {
     working(wire, wire.envelope('step_completed', 'working', { durationS: 1.5 }, { step: wire.step('intent_parsing') })),
     stepStarted(wire, 'architecture_planning'),
     working(wire, text(wire, 'architecture_planning', PIPELINE_SAYS.planning)),
-    stepStarted(wire, 'evaluate_candidates'),
+    (wire.dropped(), stepStarted(wire, 'evaluate_candidates')),
     working(wire, inCandidate(0, 'candidate_started'), inCandidate(1, 'candidate_started')),
     // The candidates write at once: their chunks interleave.
     working(wire, inCandidate(0, 'text_delta', { text: CANDIDATES[0]!.text[0] }), inCandidate(1, 'text_delta', { text: CANDIDATES[1]!.text[0] })),
@@ -218,15 +226,19 @@ function deploying(wire: Wire, said: string): Json[] {
     const failure = { error: PIPELINE_FAILURE, errorSummary: PIPELINE_FAILURE, errorDetails: { type: 'StepFailed', errorId: 'err-1' } };
     return [...begun, wire.update('TASK_STATE_FAILED', [wire.envelope('step_failed', 'failed', failure, { step })])];
   }
-  return [
-    ...begun,
+  const done = [
     working(
       wire,
       wire.envelope('tool_result', 'working', { toolName: 'ros_create_stack', toolUseId: 'call_9', isError: false, result: 'ok' }, { step }),
     ),
     working(wire, text(wire, 'deploying', PIPELINE_SAYS.deployed)),
-    wire.update('TASK_STATE_COMPLETED', [
-      { ...wire.envelope('pipeline_completed', 'completed', { totalSteps: STEPS.length }), visibility: 'committed' },
-    ]),
   ];
+  const completion = { totalSteps: STEPS.length };
+  const pending = { ...wire.envelope('pipeline_completed', 'completed', completion), visibility: 'pending_backup' };
+  const completed = wire.update('TASK_STATE_COMPLETED', [
+    { ...wire.envelope('pipeline_completed', 'completed', completion), visibility: 'committed' },
+  ]);
+  // The backup-gated end: its pending copy is journaled first under a number of its own, and never sent.
+  (completed as Record<symbol, Json[]>)[JOURNAL_ONLY] = [pending];
+  return [...begun, ...done, completed];
 }

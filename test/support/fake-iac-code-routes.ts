@@ -4,10 +4,12 @@
  *   GET /iac-code/pipeline/state?contextId=&taskId=&afterSequence=
  *       400 {"error":"contextId or taskId is required"}; 400 {"error":"afterSequence must be a
  *       non-negative integer"} (ASCII digits, at most 20); 404 {"error":...} for an unknown task or
- *       context; else a small state snapshot of the task (enough to tell it came from the upstream).
+ *       context, or a task the pipeline journal has nothing of; else `{snapshot, events}` from the
+ *       journal (fake-iac-code-journal.ts, as read in iac-code's source).
  */
 import type { ServerResponse } from 'node:http';
 import type { Json } from './fake-iac-code-data.js';
+import type { PipelineJournal } from './fake-iac-code-journal.js';
 
 export const READINESS = {
   schemaVersion: 1,
@@ -21,19 +23,27 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Answers the route and returns true, or returns false when `path` is not one of iac-code's own routes. */
-export function serveIacCodeRoute(path: string, query: URLSearchParams, res: ServerResponse, tasks: Map<string, Json>): boolean {
+export function serveIacCodeRoute(
+  path: string,
+  query: URLSearchParams,
+  res: ServerResponse,
+  tasks: Map<string, Json>,
+  journal: PipelineJournal,
+): boolean {
   if (path === '/iac-code/readiness') {
     json(res, 200, READINESS);
     return true;
   }
   if (path !== '/iac-code/pipeline/state') return false;
+  if (journal.failed(res)) return true;
   const contextId = query.get('contextId') ?? '';
   const taskId = query.get('taskId') ?? '';
   const after = query.get('afterSequence');
   if (!contextId && !taskId) return (json(res, 400, { error: 'contextId or taskId is required' }), true);
   if (after !== null && !/^[0-9]{1,20}$/.test(after)) return (json(res, 400, { error: 'afterSequence must be a non-negative integer' }), true);
   const task = taskId ? tasks.get(taskId) : [...tasks.values()].find((candidate) => candidate.contextId === contextId);
-  if (!task || (contextId && task.contextId !== contextId)) return (json(res, 404, { error: 'Pipeline state not found' }), true);
-  json(res, 200, { schemaVersion: '1.0', contextId: task.contextId, taskId: task.id, afterSequence: Number(after ?? 0), events: [] });
+  if (!task || (contextId && task.contextId !== contextId)) return (json(res, 404, { error: 'A2A pipeline state not found' }), true);
+  const state = journal.state(task, after === null || after === '' ? undefined : Number(after));
+  json(res, state ? 200 : 404, state ?? { error: 'A2A pipeline state not found' });
   return true;
 }

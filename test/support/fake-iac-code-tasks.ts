@@ -17,6 +17,7 @@ import {
   type TurnIds,
   type TurnScript,
 } from './fake-iac-code-data.js';
+import { PipelineJournal } from './fake-iac-code-journal.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
 import { PushConfigs } from './fake-iac-code-push.js';
 import { EventQueue, invalidParams, requireFields, RpcError, taskNotFound } from './fake-iac-code-rpc.js';
@@ -77,6 +78,9 @@ export class TaskBook {
   private readonly turns = new Map<string, Turn>();
   /** How many pipeline turns each context has had (fake-iac-code-pipeline.ts). */
   private readonly pipelineStages = new Map<string, number>();
+  /** Each context's last pipeline envelope number, and the journal of what its turns published. */
+  private readonly pipelineNumbers = new Map<string, { last: number }>();
+  readonly journal = new PipelineJournal();
   private readonly pushConfigs: PushConfigs;
 
   constructor(private readonly options: TaskBookOptions) {
@@ -148,13 +152,15 @@ export class TaskBook {
   private pipelineTurn(ids: TurnIds, message: Json, newTask: boolean): Json[] {
     const stage = this.pipelineStages.get(ids.contextId) ?? 0;
     this.pipelineStages.set(ids.contextId, stage + 1);
+    const numbering = this.pipelineNumbers.get(ids.contextId) ?? { last: 0 };
+    this.pipelineNumbers.set(ids.contextId, numbering);
     const said = (message.parts as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
     const artifact = this.options.script?.artifact;
     const template = artifact?.content ? { content: artifact.content, ...(artifact.dir ? { dir: artifact.dir } : {}) } : undefined;
     return pipelineTurn(
       ids,
       { ...message, contextId: ids.contextId, taskId: ids.taskId },
-      { newTask, stage, said, ...(template ? { template } : {}) },
+      { newTask, stage, said, numbering, ...(template ? { template } : {}) },
     );
   }
 
@@ -204,6 +210,7 @@ export class TaskBook {
           continue;
         }
         applyEvent(task, event);
+        this.journal.note(task.contextId as string, event);
         for (const queue of turn.subscribers) queue.push(event);
       }
       this.finishTurn(taskId);

@@ -9,6 +9,7 @@
  *   fake.rpcRequests(m?)     the JSON-RPC ones, optionally only method m
  *   fake.tasks               stored tasks by id (plain 1.0 JSON as iac-code would return it)
  *   fake.injectFault(f, {times = 1, route = 'rpc', method})   fault for the next request(s) of that route (of that JSON-RPC method only, when given)
+ *   fake.failPipelineState(f) the pipeline state route missing, failing or hanging from now on (undefined: as iac-code)
  *   await fake.close()       also drops connections left hanging by faults
  *
  * Options (all optional): `auth` {token, basicUsername, basicPassword, apiKey, apiKeyHeader} makes
@@ -43,6 +44,7 @@ import { createHash } from 'node:crypto';
 import { authorized, type FakeIacCodeAuth } from './fake-iac-code-auth.js';
 import { publicCard, type CardShape } from './fake-iac-code-card.js';
 import type { Json, TurnScript } from './fake-iac-code-data.js';
+import type { PipelineStateFailure } from './fake-iac-code-journal.js';
 import { serveIacCodeRoute } from './fake-iac-code-routes.js';
 import { LEAKY_MESSAGE, parseDirective, type Fault, type FaultName } from './fake-iac-code-faults.js';
 import { EventQueue, RpcError } from './fake-iac-code-rpc.js';
@@ -54,6 +56,7 @@ export type { Fault, FaultName } from './fake-iac-code-faults.js';
 export interface ReceivedRequest {
   httpMethod: string;
   path: string;
+  query: URLSearchParams;
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, or the raw text when it is not JSON. */
   body?: unknown;
@@ -97,6 +100,8 @@ export interface FakeIacCode {
   /** As if iac-code restarted: every task and waiting turn forgotten. */
   restart(): void;
   injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card'; method?: string }): void;
+  /** How `/iac-code/pipeline/state` answers from now on: as iac-code does (undefined), or missing, failing, hanging. */
+  failPipelineState(failure: PipelineStateFailure | undefined): void;
   close(): Promise<void>;
 }
 
@@ -236,6 +241,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     const record: ReceivedRequest = {
       httpMethod: req.method ?? 'GET',
       path: (req.url ?? '/').split('?')[0] ?? '/',
+      query: new URL(req.url ?? '/', 'http://fake').searchParams,
       headers: req.headers,
       closedByClient: false,
       closed: new Promise((resolve) => (settle = resolve)),
@@ -260,7 +266,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       return;
     }
     if (record.path === CARD_PATH && req.method === 'GET') return handleCard(req, res, record);
-    if (req.method === 'GET' && serveIacCodeRoute(record.path, new URL(req.url ?? '/', 'http://fake').searchParams, res, book.tasks)) return;
+    if (req.method === 'GET' && serveIacCodeRoute(record.path, record.query, res, book.tasks, book.journal)) return;
     if (record.path === shape.rpcPath) {
       if (req.method === 'POST') return handleRpc(res, record);
       return void res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Method Not Allowed');
@@ -287,6 +293,9 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     restart: () => book.forgetAll(),
     injectFault(fault, { times = 1, route = 'rpc', method } = {}) {
       injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times, ...(method ? { method } : {}) });
+    },
+    failPipelineState(failure) {
+      book.journal.failure = failure;
     },
     async close() {
       closing = true;

@@ -7,6 +7,7 @@ import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { UnknownTasks } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
+import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
 import type { ConversationLanguages } from './conversation-languages.js';
@@ -73,6 +74,11 @@ export interface V025FacadeDeps {
   imageSlots?: ImageFetchSlots;
   /** The cap on each client's turns in flight, for the message sends relayed past the core (the core caps the rest); absent: none. */
   turnLimits?: TurnLimits;
+  /**
+   * iac-code's journal of pipeline envelopes (its pipeline state route), read with the gateway's upstream
+   * credentials when a broken stream's recovery cannot tell what a pipeline turn said; absent: not asked.
+   */
+  pipelineState?: PipelineStateReader;
 }
 
 /** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */

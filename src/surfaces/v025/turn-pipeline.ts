@@ -11,9 +11,10 @@ import type { TurnSoFar } from './turn-rest.js';
  * mode"). Their words travel only as envelopes in the metadata of status updates, and the task iac-code
  * keeps merges each update's metadata over the last by top-level key: a snapshot (SubscribeToTask) or a
  * read (GetTask) holds the envelopes of the latest update alone, never those before it. So the rest of a
- * pipeline turn is exact only when the broken stream missed at most that latest update, which the
- * envelopes' `sequence` tells; otherwise the user is told where words were lost (a gap marker, shown as a
- * line of the facade's own: reply/pipeline-text.ts), rather than read a reply with holes it does not show.
+ * pipeline turn is exact from the task only when the broken stream missed at most that latest update, which
+ * the envelopes' `sequence` tells; otherwise a gap marker goes where words were lost, which iac-code's
+ * journal fills (turn-pipeline-replay.ts) or, when it cannot be read, the user reads as a line of the
+ * facade's own (reply/pipeline-text.ts), rather than a reply with holes it does not show.
  */
 
 const STATE_OF_ENVELOPE: Readonly<Record<string, TaskState>> = {
@@ -25,7 +26,7 @@ const STATE_OF_ENVELOPE: Readonly<Record<string, TaskState>> = {
 };
 
 /** The raw envelopes an update carries, in order; undefined when it is no pipeline update. */
-function rawEnvelopes(metadata: JsonObject | undefined): JsonObject[] | undefined {
+export function rawEnvelopes(metadata: JsonObject | undefined): JsonObject[] | undefined {
   const iacCode = iacCodeOf(metadata);
   if (!iacCode) return undefined;
   const batch = iacCode.pipelineBatch;
@@ -59,10 +60,22 @@ export function withoutStaleEnvelopes(update: TaskStatusUpdateEvent): TaskStatus
 }
 
 /**
+ * The highest envelope number the caller has read of the task: this turn's, else the turn before's (the
+ * task it continues keeps the envelopes of its last update), else 0. iac-code numbers envelopes across the
+ * whole run of a context, turn after turn (its journal's high-water mark), not from 1 each turn.
+ */
+export function pipelineCursor(turn: TurnSoFar): number {
+  if (turn.pipelineSequence !== undefined) return turn.pipelineSequence;
+  const before = pipelineSequences(turn.previous?.metadata);
+  return before.length > 0 ? Math.max(...before) : 0;
+}
+
+/**
  * Whether the caller may have missed envelopes before `latest`, the one update a snapshot or a read tells
- * whole, which it was not shown: its first envelope is not the one after the last the caller was shown
- * (none shown this turn: not the first of a run). iac-code numbers envelopes with gaps now and then, so a
- * jump may have lost nothing; the line says "may".
+ * whole, which it was not shown: its first envelope is not the one after the last the caller read
+ * (pipelineCursor). iac-code numbers envelopes with gaps now and then (those it drops before publishing,
+ * the copies it journals only: turn-pipeline-replay.ts), so a jump may have lost nothing: the recovery asks
+ * iac-code's journal, and only when that cannot answer does the line say "may".
  */
 export function missedBefore(latest: TaskStatusUpdateEvent, turn: TurnSoFar): boolean {
   const sequences = pipelineSequences(latest.metadata);
@@ -71,7 +84,7 @@ export function missedBefore(latest: TaskStatusUpdateEvent, turn: TurnSoFar): bo
   if (shown && isDeepStrictEqual(shown.status, latest.status) && isDeepStrictEqual(iacCodeOf(shown.metadata), iacCodeOf(latest.metadata))) {
     return false;
   }
-  return Math.min(...sequences) > (turn.pipelineSequence ?? 0) + 1;
+  return Math.min(...sequences) > pipelineCursor(turn) + 1;
 }
 
 /** The marker of words lost at this place, a working pipeline update the reply shows as one line (its id keeps two gaps apart). */

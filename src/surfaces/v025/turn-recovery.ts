@@ -2,7 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext } from '../../core/agent-port.js';
 import { withoutHistoryLength } from '../../core/stream-history.js';
 import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
 import type { V025FacadeDeps } from './deps.js';
+import { withReplayedGap } from './turn-pipeline-replay.js';
 import { brokeOff, resubscribed } from './turn-resubscribe.js';
 import { restCursor, restEvents, type RestCursor, type TurnSoFar } from './turn-rest.js';
 import { TurnTracker } from './turn-tracker.js';
@@ -29,6 +31,8 @@ interface Reader {
   /** How long after the break the task may be read (`upstream.request-timeout-ms`; 0: as long as the turn lasts). */
   boundMs: number;
   earlierArtifacts?: readonly Artifact[];
+  /** iac-code's journal of pipeline envelopes (its pipeline state route), when the upstream may have one. */
+  pipelineState?: PipelineStateReader;
 }
 
 /**
@@ -49,6 +53,7 @@ export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, d
     signal: ctx.signal,
     boundMs: deps.options.requestTimeoutMs,
     ...(before?.artifacts ? { earlierArtifacts: before.artifacts } : {}),
+    ...(deps.pipelineState ? { pipelineState: deps.pipelineState } : {}),
   };
   const turn = { sent: request.message, ...(before ? { previous: before } : {}) };
   // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
@@ -113,6 +118,8 @@ async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader)
   const follower = {
     subscribe: (id: string) => reader.subscribe(id, signal),
     ...(reader.earlierArtifacts ? { earlierArtifacts: reader.earlierArtifacts } : {}),
+    ...(reader.pipelineState ? { pipelineState: reader.pipelineState } : {}),
+    signal,
   };
   for (let attempt = 0; ; attempt++) {
     const end = yield* resubscribed(taskId, tracker, follower);
@@ -153,7 +160,8 @@ async function* polledRest(
       cursor ??= restCursor(task, turn);
       const rest = restEvents(task, cursor, Date.now() < heldUntil ? turn : withoutHold(turn), reader.earlierArtifacts);
       cursor = rest.cursor;
-      yield* rest.events;
+      // What a pipeline turn said before the task's last update is not in the task: read from iac-code's journal.
+      yield* await withReplayedGap(rest.events, turn, reader.pipelineState, reader.signal);
       if (rest.ended) return true;
     }
     const wait = POLL_MS[Math.min(read, POLL_MS.length - 1)] as number;

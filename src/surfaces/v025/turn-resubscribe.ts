@@ -1,6 +1,8 @@
 import { A2AError, ErrorCode, eventTaskRef, GATEWAY_FAILURES, isActiveState, type Artifact, type StreamResponse } from '../../model/index.js';
+import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
 import type { TurnTracker } from './turn-tracker.js';
 import { SnapshotEcho } from './turn-echo.js';
+import { withReplayedGap } from './turn-pipeline-replay.js';
 import { snapshotGap } from './turn-snapshot.js';
 import { waitsAsHeld } from './turn-rest.js';
 
@@ -35,6 +37,10 @@ export interface Resubscriber {
   subscribe(taskId: string): AsyncIterable<StreamResponse>;
   /** The artifacts the task had before the turn (they are not this turn's files). */
   earlierArtifacts?: readonly Artifact[];
+  /** iac-code's journal of a pipeline turn's envelopes, for the words its snapshot cannot tell (turn-pipeline-replay.ts). */
+  pipelineState?: PipelineStateReader;
+  /** The bound of the recovery: the journal is not waited for past it. */
+  signal?: AbortSignal;
 }
 
 /** A frame that carries nothing: iac-code ends some streams with an empty `{"result":{}}` (an SDK completion marker). */
@@ -73,7 +79,9 @@ export async function* resubscribed(taskId: string, tracker: TurnTracker, reader
         }
         const gap = snapshotGap(event.task, soFar, reader.earlierArtifacts);
         if (!gap.placed) return 'unplaced';
-        for (const missed of gap.events) {
+        // A pipeline turn's words before the snapshot's latest update are not in it: read from iac-code's journal.
+        const signal = reader.signal ?? new AbortController().signal;
+        for (const missed of await withReplayedGap(gap.events, soFar, reader.pipelineState, signal)) {
           tracker.note(missed);
           yield missed;
         }

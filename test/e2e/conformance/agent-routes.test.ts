@@ -19,6 +19,8 @@ const AUTH = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 /** A second credential of the same gateway: another principal. */
 const OTHER_KEY = 'other-key-789';
 const OTHER = { 'x-api-key': OTHER_KEY };
+/** A turn in iac-code's pipeline mode: only those are journaled, and the state route 404s any other task. */
+const PIPELINE_TURN = { iac_code: { run_mode: 'pipeline' } };
 
 async function getJson(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers });
@@ -50,14 +52,17 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
     const sent = await fetch(`${gateway.url}/message:send`, {
       method: 'POST',
       headers: { ...AUTH, 'a2a-version': '1.0', 'content-type': 'application/json' },
-      body: JSON.stringify({ message: { messageId: 'routes-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
+      body: JSON.stringify({ message: { messageId: 'routes-1', role: 'ROLE_USER', parts: [{ text: 'hello' }], metadata: PIPELINE_TURN } }),
     }).then((response) => response.json() as Promise<any>);
     const taskId = sent.task.id;
     stateEndpoint.searchParams.set('taskId', taskId);
     stateEndpoint.searchParams.set('afterSequence', '0');
     const state = await getJson(stateEndpoint.href, AUTH);
     expect(state.status).toBe(200);
-    expect(state.body).toMatchObject({ taskId, contextId: sent.task.contextId });
+    // iac-code's shape (read in its source): the state it folds the journal into, and the journaled envelopes after the number.
+    expect(state.body).toMatchObject({ snapshot: { taskId, contextId: sent.task.contextId } });
+    expect(state.body.events.length).toBeGreaterThan(0);
+    for (const envelope of state.body.events) expect(envelope).toMatchObject({ taskId, sequence: expect.any(Number) });
   });
 
   it("readiness is iac-code's own document; the upstream sees the gateway's upstream credential, not the caller's", async () => {
@@ -78,7 +83,9 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
     const sent = await fetch(`${gateway.url}/message:send`, {
       method: 'POST',
       headers: { ...headers, 'a2a-version': '1.0', 'content-type': 'application/json' },
-      body: JSON.stringify({ message: { messageId: `routes-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
+      body: JSON.stringify({
+        message: { messageId: `routes-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hello' }], metadata: PIPELINE_TURN },
+      }),
     }).then((response) => response.json() as Promise<any>);
     return sent.task;
   }
@@ -111,9 +118,9 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
     expect((await getJson(`${gateway.url}/iac-code/pipeline/state?contextId=${bobs.contextId}&taskId=${alices.id}`, OTHER)).status).toBe(404);
     expect(await getJson(`${gateway.url}/iac-code/pipeline/state?contextId=${alices.contextId}`, AUTH)).toMatchObject({
       status: 200,
-      body: { taskId: alices.id },
+      body: { snapshot: { taskId: alices.id } },
     });
-    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${bobs.id}`, OTHER)).body).toMatchObject({ taskId: bobs.id });
+    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${bobs.id}`, OTHER)).body).toMatchObject({ snapshot: { taskId: bobs.id } });
   });
 });
 

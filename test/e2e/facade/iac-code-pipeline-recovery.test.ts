@@ -1,17 +1,21 @@
 /**
  * iac-code in pipeline mode whose stream breaks off mid-turn. Its words come only as envelopes in status
  * updates' metadata, and the task a resubscription opens with (or a GetTask) keeps those of the latest
- * update alone: the facade recovers the turn exactly when it missed at most that update (the envelopes'
- * sequence tells), and otherwise says, at the place of the gap, that part of the reply may be missing,
- * never showing a step's or a candidate's words out of order or a template after another candidate's block.
- * At every break point of each turn of the fake's conversation (fake-iac-code-pipeline.ts), over message/send
- * and message/stream alike.
+ * update alone; iac-code journals every envelope it sends and its pipeline state route replays them after a
+ * number (fake-iac-code-journal.ts, as read in its source). So the facade recovers the turn exactly at every
+ * break point, however many updates it missed, and whatever gaps iac-code leaves in its numbering (a number
+ * dropped, a journal-only copy, numbers running on from the turn before). When that route cannot answer
+ * (missing, failing, hanging), it says at the place of the gap that part of the reply may be missing, never
+ * showing a step's or a candidate's words out of order or a template after another candidate's block.
+ * At every break point of each turn of the fake's conversation (fake-iac-code-pipeline.ts), over
+ * message/send and message/stream alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { facadeWords } from '../../../src/surfaces/v025/reply/words.js';
 import { CANDIDATES, PIPELINE_SAYS, TEMPLATE_FILE } from '../../support/fake-iac-code-pipeline.js';
 import { startFakeIacCode, type FakeIacCode, type Fault } from '../../support/fake-iac-code.js';
+import type { PipelineStateFailure } from '../../support/fake-iac-code-journal.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 // Not inlined (no shared artifact folder): a follow-up's recovery then knows the task's earlier template as
@@ -93,48 +97,95 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
     ['message/stream', { name: 'end-mid-stream', after, gap }],
   ];
 
-  // Subscribed at the break, or one update past it: that update is the snapshot's latest, kept whole.
-  describe.each([0, 1])('subscribed %i updates past the break', (gap) => {
-    it.each(breaks)('turn %i broken after frame %i reads as unbroken', async (stage, after) => {
-      for (const [mode, fault] of faults(after, gap)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+  describe('iac-code replays what the snapshot cannot tell (its pipeline state route)', () => {
+    // 0 and 1: the snapshot's latest update is all that was missed; past that, the journal tells the rest.
+    describe.each([0, 1, 2, 3, 5])('subscribed %i updates past the break', (gap) => {
+      it.each(breaks)('turn %i broken after frame %i reads as unbroken', async (stage, after) => {
+        for (const [mode, fault] of faults(after, gap)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+      });
+    });
+
+    it('a turn broken where no snapshot can follow (read from the task) reads as unbroken', async () => {
+      // The turn ends before the facade subscribes: iac-code refuses the subscription, the task is read.
+      for (const [mode, fault] of faults(3, 20)) expect(await brokenTurn(mode, 1, fault), mode).toBe(unbroken[1]);
+    });
+
+    it('a number iac-code skipped right after the break is no gap: no line, nothing lost', async () => {
+      // Frame 5 is the planning text; iac-code dropped the envelope numbered next (fake-iac-code-pipeline.ts),
+      // so the snapshot's latest update does not follow on by number.
+      for (const [mode, fault] of faults(5, 1)) {
+        const said = await brokenTurn(mode, 1, fault);
+        expect(said, mode).toBe(unbroken[1]);
+        expect(said, mode).not.toContain(LOST);
+      }
+    });
+
+    it("the journal is asked with the number the user read last, through the gateway's upstream connection", async () => {
+      const asked = (): URLSearchParams[] =>
+        fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').map((request) => request.query);
+      const before = asked().length;
+      await brokenTurn('message/send', 1, { name: 'kill-mid-stream', after: 4, gap: 3 });
+      const queries = asked().slice(before);
+      expect(queries.length).toBeGreaterThan(0);
+      for (const query of queries) expect(query.get('afterSequence')).toMatch(/^[1-9][0-9]*$/);
     });
   });
 
-  // More than one update past the break: those before the snapshot's latest are lost with their words.
-  describe.each([2, 3, 5])('subscribed %i updates past the break', (gap) => {
-    it.each(breaks)('turn %i broken after frame %i: exact, or the gap is said where it is, nothing out of order', async (stage, after) => {
-      for (const [mode, fault] of faults(after, gap)) {
-        const said = await brokenTurn(mode, stage, fault);
-        if (said === unbroken[stage]) continue;
-        expect(said.split(LOST).length - 1, `${mode}: ${said}`).toBe(1);
+  describe.each<PipelineStateFailure>(['missing', 'fails', 'hangs'])('the pipeline state route %s: the gap is said', (failure) => {
+    beforeAll(() => fake.failPipelineState(failure));
+    afterAll(() => fake.failPipelineState(undefined));
+    // A hanging route costs its time bound at each recovery: a few break points are enough there.
+    const some = failure === 'hangs' ? breaks.filter(([stage, after]) => stage === 1 && (after === 6 || after === 10)) : breaks;
+
+    // Subscribed at the break: nothing was missed but what comes live.
+    it.each(some)('turn %i broken after frame %i, subscribed at once, reads as unbroken', async (stage, after) => {
+      for (const [mode, fault] of faults(after, 0)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+    });
+
+    // More than one update past the break: those before the snapshot's latest are lost with their words.
+    it.each(some)(
+      'turn %i broken after frame %i, 3 updates missed: exact, or the gap is said where it is, nothing out of order',
+      async (stage, after) => {
+        for (const [mode, fault] of faults(after, 3)) {
+          const said = await brokenTurn(mode, stage, fault);
+          if (said === unbroken[stage]) continue;
+          expect(said.split(LOST).length - 1, `${mode}: ${said}`).toBe(1);
+          expectInOrder(said, mode);
+        }
+      },
+    );
+
+    it('a turn broken where no snapshot can follow (read from the task) says the gap too', async () => {
+      for (const [mode, fault] of faults(3, 20)) {
+        const said = await brokenTurn(mode, 1, fault);
+        // The template came in the gap, the envelope naming its candidate too: it follows the line, under no candidate.
+        expect(said).toContain(`${LOST}\n${TEMPLATE_FILE}`);
+        expect(said).toContain('请选择方案');
+        expect(said).not.toContain('步骤 4/5');
         expectInOrder(said, mode);
       }
     });
-  });
 
-  it('a turn broken where no snapshot can follow (read from the task) says the gap too', async () => {
-    // The turn ends before the facade subscribes: iac-code refuses the subscription, the task is read.
-    for (const [mode, fault] of faults(3, 20)) {
-      const said = await brokenTurn(mode, 1, fault);
-      // The template came in the gap, the envelope naming its candidate too: it follows the line, under no candidate.
-      expect(said).toContain(`${LOST}\n${TEMPLATE_FILE}`);
-      expect(said).toContain('请选择方案');
-      expect(said).not.toContain('步骤 4/5');
-      expectInOrder(said, mode);
-    }
-  });
+    it('a candidate whose template came before the break and whose name for it was lost: its file is not put under another candidate', async () => {
+      // Frame 10 is the template; the envelope that says it is the first candidate's comes next, and is lost.
+      for (const [mode, fault] of faults(10, 3)) {
+        const said = await brokenTurn(mode, 1, fault);
+        expect(said).toContain(`${LABELS[1]}\n${CANDIDATES[1]!.text.join('')}\n${LOST}\n${TEMPLATE_FILE}`);
+      }
+    });
 
-  it('a candidate whose template came before the break and whose name for it was lost: its file is not put under another candidate', async () => {
-    // Frame 10 is the template; the envelope that says it is the first candidate's comes next, and is lost.
-    for (const [mode, fault] of faults(10, 3)) {
-      const said = await brokenTurn(mode, 1, fault);
-      expect(said).toContain(`${LABELS[1]}\n${CANDIDATES[1]!.text.join('')}\n${LOST}\n${TEMPLATE_FILE}`);
-    }
-  });
+    it('a number iac-code skipped right after the break reads as a gap: the line, though nothing was lost', async () => {
+      for (const [mode, fault] of faults(5, 1)) {
+        const said = await brokenTurn(mode, 1, fault);
+        expect(said, mode).toContain(LOST);
+        expect(said.replace(`${LOST}\n`, ''), mode).toBe(unbroken[1]);
+      }
+    });
 
-  it('the gap line is in the conversation language', async () => {
-    const said = await turn('message/send', 'Please deploy a small website for me', undefined, { name: 'kill-mid-stream', after: 2, gap: 4 });
-    expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
+    it('the gap line is in the conversation language', async () => {
+      const said = await turn('message/send', 'Please deploy a small website for me', undefined, { name: 'kill-mid-stream', after: 2, gap: 4 });
+      expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
+    });
   });
 });
 
