@@ -1,6 +1,6 @@
 import { withFields, type Part } from '../../../model/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
-import { describeFile, fenceFor, fenceLanguage, isTextLike, sameFile, type RenderOptions } from './render-parts.js';
+import { describeFile, fenceFor, fenceLanguage, fileNameOf, isTextLike, sameFile, type RenderOptions } from './render-parts.js';
 
 /**
  * A file an artifact streams as raw bytes in appended chunks (`append: true`, then `lastChunk: true`) is one
@@ -23,6 +23,8 @@ export interface OpenFile {
   readonly key: string;
   /** Its first piece, whose name and type the next pieces share (render-parts.ts, `sameFile`). */
   readonly first: Part;
+  /** Its name, or the turn's word for a file (fileClosing has no options to take it from). */
+  readonly name: string;
   /** `text`: shown in an open fence; `cut`: shown in part, the rest too large or not UTF-8; `binary`: described at its end. */
   readonly mode: 'text' | 'cut' | 'binary';
   readonly fence: string;
@@ -67,13 +69,11 @@ function decoded(bytes: Uint8Array): string | undefined {
   }
 }
 
-const fileName = (part: Part): string => part.filename || 'file';
-
 /** The fence's opening line. */
 const opening = (open: OpenFile): string => `${open.fence}${fenceLanguage(open.first.mediaType, open.first.filename)}\n`;
 
 /** The header a readable file opens with: its name, then the fence's opening line. */
-const header = (open: OpenFile): string => `${fileName(open.first)}\n${opening(open)}`;
+const header = (open: OpenFile): string => `${open.name}\n${opening(open)}`;
 
 function trailingTicks(text: string): number {
   let at = text.length;
@@ -127,6 +127,7 @@ export function openFile(key: string, part: Part, options: RenderOptions): { ope
   const start: OpenFile = {
     key,
     first: part,
+    name: fileNameOf(part, options),
     mode: readable ? 'text' : 'binary',
     fence: '```',
     ticksAtEnd: 0,
@@ -169,7 +170,7 @@ export function feedFile(open: OpenFile, part: Part, options: RenderOptions): { 
  * since it was last described).
  */
 export function fileClosing(open: OpenFile, final: boolean): { fence: string; description: string } {
-  const description = describeFile(fileName(open.first), open.first.mediaType, open.bytes);
+  const description = describeFile(open.name, open.first.mediaType, open.bytes);
   const cutShort = open.mode !== 'text' || (final && open.tail.length > 0);
   if (open.shut || open.mode === 'binary') return { fence: '', description: cutShort && open.describedAt !== open.bytes ? description : '' };
   return { fence: `${open.lastChar === '\n' ? '' : '\n'}${open.fence}`, description: cutShort ? description : '' };

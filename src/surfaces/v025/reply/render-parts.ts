@@ -1,7 +1,9 @@
 import { partKind, withFields, type Part } from '../../../model/index.js';
 import { inCode, NO_CODE, scanCode } from './code-spans.js';
+import { asBytesPart, nameInUrl, shownLocation } from './file-urls.js';
 import { lastWord } from './names-in-text.js';
 import { carriesOn, type Before } from './running-text.js';
+import { facadeWords, type FacadeWords } from './words.js';
 
 /**
  * Parts as the text a text-only 0.2.5 caller (Bailian renders `text/plain` only) can show. Nothing
@@ -10,7 +12,12 @@ import { carriesOn, type Before } from './running-text.js';
 export interface RenderOptions {
   /** Largest file (in bytes) shown inline; a larger one becomes its one-line description. */
   inlineMaxBytes: number;
+  /** The facade's words in the turn's language (a file named nowhere is headed with its `file`); absent: English. */
+  words?: Pick<FacadeWords, 'file'>;
 }
+
+/** A file's name, else the turn's word for a file: a Chinese user is not told "file" in English. */
+export const fileNameOf = (part: Part, options: RenderOptions): string => part.filename || (options.words ?? facadeWords('en')).file;
 
 const TEXT_MEDIA_TYPES = new Set([
   'application/json',
@@ -107,10 +114,8 @@ function declaredSize(part: Part): number | undefined {
   return typeof size === 'number' && Number.isFinite(size) && size >= 0 ? Math.round(size) : undefined;
 }
 
-const OPENABLE_SCHEMES = /^(https?|ftp):\/\//i;
-
 function renderRaw(part: Part, options: RenderOptions): string {
-  const name = part.filename || 'file';
+  const name = fileNameOf(part, options);
   const bytes = Buffer.from(part.raw ?? '', 'base64');
   // Text the agent sent as text is never only described: past the bound it is shown bare, as it was sent.
   const sentAsText = namedTexts.get(part);
@@ -123,11 +128,22 @@ function renderRaw(part: Part, options: RenderOptions): string {
   return `${name}\n${fenced(text, fenceLanguage(part.mediaType, part.filename))}`;
 }
 
-function renderUrl(part: Part): string {
+/**
+ * A file URL (file-urls.ts): a `data:` URL's bytes as those bytes read; a place the user can open or copy
+ * as `name: location`, bare when the part names nothing and the location shows the name it ends with as
+ * it reads (not encoded: `%E6%8A%A5%E5%91%8A.pdf` is given as `报告.pdf` first); anything else (a path on
+ * the agent's disk, a URL only its agent resolves: `iac-code-artifact://`) described, named by the URL when
+ * the part names nothing.
+ */
+function renderUrl(part: Part, options: RenderOptions): string {
+  const bytes = asBytesPart(part);
+  if (bytes) return renderRaw(bytes, options);
   const url = part.url ?? '';
-  // A URL only its agent can resolve (iac-code-artifact://…) means nothing to a person.
-  if (!OPENABLE_SCHEMES.test(url)) return describeFile(part.filename || 'file', part.mediaType, declaredSize(part));
-  return part.filename ? `${part.filename}: ${url}` : url;
+  const inUrl = nameInUrl(url);
+  const location = shownLocation(url);
+  if (location === undefined) return describeFile(part.filename || inUrl || fileNameOf(part, options), part.mediaType, declaredSize(part));
+  const name = part.filename || (inUrl !== undefined && !location.includes(inUrl) ? inUrl : '');
+  return name ? `${name}: ${location}` : location;
 }
 
 function renderData(part: Part): string {
@@ -167,7 +183,7 @@ export function renderPart(part: Part, options: RenderOptions): string {
     case 'raw':
       return renderRaw(part, options);
     case 'url':
-      return renderUrl(part);
+      return renderUrl(part, options);
     case 'data':
       return renderData(part);
   }

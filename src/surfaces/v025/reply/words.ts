@@ -19,6 +19,8 @@ export interface FacadeWords {
   /** The line over a candidate's block: `Candidate 1 (name):`, numbered from 1 as the options are. */
   candidate(number: number | undefined, name: string | undefined): string;
   template(url: string): string;
+  /** A file named nowhere (no file name, none at the end of its URL): what its line or its block is headed with. */
+  file: string;
   /**
    * iac-code's pipeline steps by id, named as iac-code's own translations name them (its envelopes carry
    * the id alone); an unknown id is shown made readable (`solution_planning` → `Solution planning`).
@@ -86,6 +88,7 @@ const EN: FacadeWords = {
     return name ? `${numbered} (${name}):` : `${numbered}:`;
   },
   template: (url) => `Template: ${url}`,
+  file: 'file',
   stepNames: {
     intent_parsing: 'Intent parsing',
     architecture_planning: 'Architecture planning',
@@ -129,6 +132,7 @@ const ZH: FacadeWords = {
     return name ? `${numbered}（${name}）：` : `${numbered}：`;
   },
   template: (url) => `模板：${url}`,
+  file: '文件',
   stepNames: {
     intent_parsing: '意图解析',
     architecture_planning: '架构规划',
@@ -185,6 +189,7 @@ const JA: FacadeWords = {
     return name ? `${numbered}（${name}）：` : `${numbered}：`;
   },
   template: (url) => `テンプレート：${url}`,
+  file: 'ファイル',
   stepNames: {
     intent_parsing: '意図解析',
     architecture_planning: 'アーキテクチャ計画',

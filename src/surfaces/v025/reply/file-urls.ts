@@ -1,0 +1,154 @@
+import { withFields, type Part } from '../../../model/index.js';
+import { URL_USER_INFO } from '../../../scrub-text.js';
+
+/**
+ * A file an agent sent as a URL, as a text-only caller can use it (render-parts.ts renders it). Nothing
+ * here fetches anything. What is shown is a place the user can reach with their own browser or cloud
+ * account; never the agent's own disk (`file://`: the scrubbing rules hide local paths, docs/security.md),
+ * a scheme only its agent resolves (`iac-code-artifact://`), nor a credential written into the URL's user
+ * info. A signed query (a presigned link's `Signature=`) stays: it is what opens the file, as it always was
+ * for web links.
+ */
+
+/** Web links: a Markdown reader autolinks them, so they are shown bare, percent-encoded where a link would stop. */
+const WEB_SCHEMES = new Set(['http', 'https', 'ftp']);
+
+/**
+ * Object storage a user opens with their own cloud account (Alibaba Cloud OSS, S3 and Hadoop's names for
+ * it, Google Cloud Storage, Tencent COS, Huawei OBS, Azure's): a bucket and a key to copy into a console or
+ * a CLI. Not a cluster's or a host's file system (hdfs, nfs, smb): those name the agent's infrastructure.
+ */
+const BUCKET_SCHEMES = new Set(['oss', 's3', 's3a', 's3n', 'gs', 'cos', 'obs', 'az', 'abfs', 'abfss', 'wasb', 'wasbs']);
+
+/** `scheme://authority` and the rest (path, query, fragment); user info already taken out. */
+const HIERARCHICAL = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)([\s\S]*)$/i;
+
+const percentEncoded = (char: string): string =>
+  [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
+/** Characters no text may show raw: controls (a line break would cut the reply's line), invisible format marks (a bidi override). */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/**
+ * Where a bare link stops in a Markdown reader or an autolinker: white space (also the ideographic space),
+ * `<` and `>`, the characters RFC 3986 never allows raw (`"`, `\`, `^`, `` ` ``, `{`, `|`, `}`, a `%` that
+ * starts no escape), brackets outside the host (a Markdown link's), and full-width punctuation, which ends
+ * a link in Chinese text.
+ */
+const STOPS_LINK = /[\s"%<>\\^`{|}[\]\p{Z}\p{C}]/u;
+
+function breaksLink(char: string): boolean {
+  return STOPS_LINK.test(char) || (char.codePointAt(0)! > 0x7f && /\p{P}/u.test(char));
+}
+
+/** `text` with every character `breaks` says of percent-encoded; an escape already there (`%20`) is kept as it is, never encoded twice. */
+function encodedWhereNeeded(text: string, breaks: (char: string) => boolean): string {
+  let out = '';
+  for (let at = 0; at < text.length;) {
+    const char = String.fromCodePoint(text.codePointAt(at)!);
+    const escape = char === '%' && /^%[0-9a-f]{2}/i.test(text.slice(at, at + 3));
+    out += escape || !breaks(char) ? char : percentEncoded(char);
+    at += char.length;
+  }
+  return out;
+}
+
+/** What an autolink leaves off a link's end (GitHub's rules): these punctuation marks, and a `)` that closes nothing in it. */
+const LEFT_OFF_END = '.,:!*_~';
+
+function keptToTheEnd(link: string): string {
+  const opens = link.split('(').length - 1;
+  let closes = link.split(')').length - 1;
+  let end = link.length;
+  let tail = '';
+  for (; end > 0; end--) {
+    const last = link.charAt(end - 1);
+    if (last === ')' && closes > opens) closes--;
+    else if (!LEFT_OFF_END.includes(last)) break;
+    tail = percentEncoded(last) + tail;
+  }
+  return link.slice(0, end) + tail;
+}
+
+/** A CommonMark code span that holds `text` whole: a backtick run longer than any inside, padded when it starts or ends with one. */
+function codeSpan(text: string): string {
+  let longest = 0;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  const ticks = '`'.repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/**
+ * The URL as the user is shown it, or undefined when it is not shown. A web link bare, encoded where a
+ * link would stop; a bucket's location as code, as the agent wrote it (a CLI takes its key literally, so
+ * `%20` would name another object; as code no `__` or `*` in it is read as Markdown and a space does not
+ * cut it), its control characters encoded.
+ */
+export function shownLocation(url: string): string | undefined {
+  const found = HIERARCHICAL.exec(url.replace(URL_USER_INFO, '$1'));
+  if (!found) return undefined;
+  const [, scheme, authority, rest] = found as unknown as [string, string, string, string];
+  if (WEB_SCHEMES.has(scheme.toLowerCase())) {
+    const host = encodedWhereNeeded(authority, (char) => char !== '[' && char !== ']' && breaksLink(char));
+    return rest === '' ? `${scheme}://${host}` : `${scheme}://${host}${keptToTheEnd(encodedWhereNeeded(rest, breaksLink))}`;
+  }
+  if (BUCKET_SCHEMES.has(scheme.toLowerCase())) {
+    return codeSpan(encodedWhereNeeded(`${scheme}://${authority}${rest}`, (char) => UNSHOWABLE.test(char)));
+  }
+  return undefined;
+}
+
+/**
+ * The file name a hierarchical URL ends with: its last path segment, decoded (taken as written when it does
+ * not decode); undefined when its path ends in none, or in a name no text can show (a control character).
+ */
+export function nameInUrl(url: string): string | undefined {
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? '';
+  const segment = path.slice(path.lastIndexOf('/') + 1);
+  let name = segment;
+  try {
+    name = decodeURIComponent(segment);
+  } catch {
+    // Not UTF-8 once decoded (`%E6%8A`): its name is what the URL says.
+  }
+  return name.trim() === '' || UNSHOWABLE.test(name) ? undefined : name;
+}
+
+/** `%XX` escapes as bytes, every other character as its UTF-8. */
+function percentDecoded(text: string): Buffer {
+  const bytes: Buffer[] = [];
+  let plain = 0;
+  for (const escape of text.matchAll(/%[0-9a-f]{2}/gi)) {
+    bytes.push(Buffer.from(text.slice(plain, escape.index), 'utf8'), Buffer.from([parseInt(escape[0].slice(1), 16)]));
+    plain = escape.index + 3;
+  }
+  bytes.push(Buffer.from(text.slice(plain), 'utf8'));
+  return Buffer.concat(bytes);
+}
+
+const DATA_URL = /^data:([^,]*),([\s\S]*)$/i;
+
+/**
+ * A `data:` URL's part as the same file's bytes (`raw`), so that it reads as those bytes would, under the
+ * same bounds; undefined for any other URL. Its type is the part's, else the URL's (RFC 2397: `text/plain`
+ * when it says none); its body is base64 when the URL says so, else percent-encoded bytes.
+ */
+export function asBytesPart(part: Part): Part | undefined {
+  const found = DATA_URL.exec(part.url ?? '');
+  if (!found) return undefined;
+  const [, head, body] = found as unknown as [string, string, string];
+  const params = head.split(';');
+  const base64 = params.length > 1 && params.at(-1)!.trim().toLowerCase() === 'base64';
+  const declared = (base64 ? params.slice(0, -1) : params).join(';').trim();
+  const urlType = declared.split(';')[0]!.trim() === '' ? `text/plain${declared}` : declared;
+  // A base64 body is seldom percent-encoded: a large file's is decoded once, not copied through percentDecoded.
+  const escaped = body.includes('%');
+  const bytes = base64
+    ? Buffer.from(escaped ? percentDecoded(body).toString('latin1') : body, 'base64')
+    : escaped
+      ? percentDecoded(body)
+      : Buffer.from(body, 'utf8');
+  const { url: _url, ...rest } = part;
+  return withFields(rest, { raw: bytes.toString('base64'), mediaType: part.mediaType || urlType });
+}
