@@ -1,6 +1,6 @@
-import { withFields, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
+import { withFields, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
 import { fenceOpen, inCode } from './code-spans.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import type { HeldEvent, ReplyOptions, ReplyState } from './state.js';
 
 /**
  * An artifact streamed in chunks (`append: true`) is one text; an agent may send progress messages between
@@ -8,15 +8,23 @@ import type { ReplyOptions, ReplyState } from './state.js';
  * text where the chunk stopped: inside a line of code, inside a word. So, under `single` (the reply is one
  * text), while the reply stands inside an open artifact's text (its last chunk has not come) in the middle
  * of a line or inside Markdown code, working messages are held, in order, and shown once it stops at a
- * line's end outside code, its last chunk comes, or anything else comes (another artifact, a status that is
- * not a working message, the turn's end), or the hold is full (MAX_HELD_MESSAGES, MAX_HELD_CHARS). An artifact that stops at a line's end outside code is prose (or
- * code the facade cannot tell from it): a progress line between its lines is shown when it comes, so no
- * text waits on an artifact that never says it is done.
+ * line's end outside code, its last chunk comes, or anything else comes (a status that is not a working
+ * message, the turn's end; another artifact waits behind them, below), or the hold is full (MAX_HELD_MESSAGES,
+ * MAX_HELD_CHARS). An artifact that stops at a line's end outside code is prose (or code the facade cannot
+ * tell from it): a progress line between its lines is shown when it comes.
+ *
+ * Two artifacts streamed at the same time would read interleaved, each cut by the other's chunks. So while an
+ * artifact is unfinished (shown, its last chunk not come), another artifact's updates wait, and so does
+ * everything after them (in order), until its last chunk comes (or the hold is full, or a status that is not a
+ * working message, the turn's end): then each artifact reads together, the second after the first. An a2a-js
+ * agent sends a first chunk's `lastChunk: false` as nothing, so a first piece that says nothing of its last
+ * chunk may be whole or the first of many: the agent's next event tells (its next chunk: it is streamed;
+ * anything else: it was whole, and what waits is shown).
  */
 
-/** How held progress is shown: each status update as the reducer shows it (reducer.ts, onPlainStatus), after the code it stood in is closed (reply-artifact.ts, closeCode). */
-export interface ShowStatus {
-  readonly status: (state: ReplyState, event: TaskStatusUpdateEvent) => ReplyState;
+/** How held events are shown: each as the reducer relays it (reducer.ts, apply; it may wait again), after the code it stood in is closed (reply-artifact.ts, closeCode). */
+export interface ShowHeld {
+  readonly event: (state: ReplyState, event: HeldEvent) => ReplyState;
   readonly closeCode: (state: ReplyState) => ReplyState;
 }
 
@@ -27,53 +35,89 @@ function insideOpenArtifact(state: ReplyState): boolean {
 }
 
 /**
- * How much progress is held at most, in messages and in characters of their text: past either, what is held
- * is shown and the artifact no longer waited on. An agent that leaves an artifact open mid-line and then
+ * How much is held at most, in events and in characters of their text (a file's bytes): past either, what is
+ * held is shown and the artifact no longer waited on. An agent that leaves an artifact open mid-line and then
  * streams its answer a token at a time, each in a message of its own, would otherwise have all of it hidden
- * until the turn ends.
+ * until the turn ends; one that never closes an artifact, every other artifact after it.
  */
 export const MAX_HELD_MESSAGES = 64;
 export const MAX_HELD_CHARS = 4_000;
+
+const hasRoom = (state: ReplyState): boolean => state.held.length < MAX_HELD_MESSAGES && state.heldChars < MAX_HELD_CHARS;
 
 /** Whether a status update is a working message to hold until the open artifact's text stops (behind any held already, while the hold has room). */
 export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
   const { message } = event.status;
   if (options.replyArtifacts !== 'single' || event.status.state !== 'TASK_STATE_WORKING' || message?.role !== 'ROLE_AGENT') return false;
-  const held = state.heldProgress.length;
-  if (held >= MAX_HELD_MESSAGES || state.heldProgressChars >= MAX_HELD_CHARS) return false;
-  return held > 0 || insideOpenArtifact(state);
+  return hasRoom(state) && (state.held.length > 0 || insideOpenArtifact(state));
 }
 
-const textLength = (event: TaskStatusUpdateEvent): number =>
-  (event.status.message?.parts ?? []).reduce((sum, part) => sum + (part.text?.length ?? 0), 0);
+/** Whether an artifact's update waits for the unfinished artifact (another's), or behind what waits already, while the hold has room. */
+export function holdsArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, options: ReplyOptions): boolean {
+  if (options.replyArtifacts !== 'single' || !hasRoom(state)) return false;
+  const waitingOn = state.unfinishedArtifact;
+  return waitingOn?.key !== `a:${event.artifact.artifactId}` && (waitingOn !== undefined || state.held.length > 0);
+}
+
+/**
+ * Whether `event` tells that the unfinished artifact, a first piece that said nothing of its last chunk, was
+ * whole: any event but its own update, and but the first other artifact's update, which waits for the tell.
+ */
+function tellsWhole(state: ReplyState, event: StreamResponse): boolean {
+  const waitingOn = state.unfinishedArtifact;
+  if (waitingOn === undefined || waitingOn.known) return false;
+  // iac-code's empty `{}` after a permission answer says nothing.
+  if (!('artifactUpdate' in event)) return 'statusUpdate' in event || 'task' in event || 'message' in event;
+  return waitingOn.key !== `a:${event.artifactUpdate.artifact.artifactId}` && state.held.length > 0;
+}
+
+const heldLength = (event: HeldEvent): number => {
+  const parts = 'statusUpdate' in event ? (event.statusUpdate.status.message?.parts ?? []) : event.artifactUpdate.artifact.parts;
+  // A file's bytes count as its text would; its base64 is a third longer.
+  return parts.reduce((sum, part) => sum + (part.text?.length ?? 0) + Math.floor(((part.raw?.length ?? 0) * 3) / 4), 0);
+};
 
 /**
  * `event` held. Appended in place, as `segments` grows (state.ts): the reducer is folded in order, never
  * replayed from an older state, and a fresh list starts each hold, so no earlier state's list is changed.
  */
-export function holding(state: ReplyState, event: TaskStatusUpdateEvent): ReplyState {
-  const heldProgressChars = state.heldProgressChars + textLength(event);
-  if (state.heldProgress.length === 0) return withFields(state, { heldProgress: [event], heldProgressChars });
-  (state.heldProgress as TaskStatusUpdateEvent[]).push(event);
-  return withFields(state, { heldProgressChars });
+export function holding(state: ReplyState, event: HeldEvent): ReplyState {
+  const heldChars = state.heldChars + heldLength(event);
+  if (state.held.length === 0) return withFields(state, { held: [event], heldChars });
+  (state.held as HeldEvent[]).push(event);
+  return withFields(state, { heldChars });
 }
 
 /**
- * The held working messages, shown in the order they came (the open artifact is no longer the place to hold
- * them). They are not the artifact's code: a fence it left open (the hold is full, or it ended or broke off
- * in code) is closed first, so they stand on lines of their own, outside its block, read as progress
- * messages are (running-text.ts), not run together as code would be.
+ * The held events, relayed in the order they came (the open artifact is no longer the place to hold them).
+ * Working messages are not the artifact's code: a fence it left open (the hold is full, or it ended or broke
+ * off in code) is closed first, so they stand on lines of their own, outside its block, read as progress
+ * messages are (running-text.ts), not run together as code would be. Relayed, an artifact's update may open it
+ * and what came after it wait again: unless `keepWaiting` (the artifact waited on still streams, its text only
+ * stopped at a line's end), nothing is waited on any more, and what waits again is shown too, so that nothing
+ * is left held when the turn ends or a status that is not a working message follows.
  */
-export function withProgressShown(state: ReplyState, show: ShowStatus): ReplyState {
-  if (state.heldProgress.length === 0) return state;
-  let next: ReplyState = show.closeCode(withFields(state, { heldProgress: [], heldProgressChars: 0, openArtifact: undefined }));
-  for (const event of state.heldProgress) next = show.status(next, event);
+export function showHeld(state: ReplyState, show: ShowHeld, keepWaiting = false): ReplyState {
+  let next = state;
+  while (next.held.length > 0) {
+    const { held } = next;
+    const cleared = withFields(next, { held: [], heldChars: 0, openArtifact: undefined });
+    next = show.closeCode(keepWaiting ? cleared : withFields(cleared, { unfinishedArtifact: undefined }));
+    for (const event of held) next = show.event(next, event);
+    if (keepWaiting) break;
+  }
   return next;
 }
 
-/** Before an artifact's update: anything but the open artifact's next chunk shows what was held first, as it came before it. */
-export const beforeArtifact = (state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowStatus): ReplyState =>
-  event.append === true && state.openArtifact === `a:${event.artifact.artifactId}` ? state : withProgressShown(state, show);
+/** The state before `event`: when it tells the unfinished artifact was whole (tellsWhole), what waited is shown, and it is no longer waited on. */
+export const toldWhole = (state: ReplyState, event: StreamResponse, show: ShowHeld): ReplyState =>
+  tellsWhole(state, event) ? showHeld(withFields(state, { unfinishedArtifact: undefined }), show) : state;
+
+/** Before an artifact's update: anything but the next chunk of the artifact waited on shows what was held first, as it came before it. */
+export const beforeArtifact = (state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowHeld): ReplyState => {
+  const key = `a:${event.artifact.artifactId}`;
+  return event.append === true && (state.openArtifact === key || state.unfinishedArtifact?.key === key) ? state : showHeld(state, show);
+};
 
 /**
  * Whether an artifact's text left the reply inside a fenced block (not a streamed file's: file-stream.ts):
@@ -88,10 +132,15 @@ const leftInCode = (state: ReplyState): boolean =>
  * false`) until its last chunk; what was held is shown once the reply is no longer inside it. A whole
  * artifact that says nothing of its last chunk is not open: a first chunk reads so too (an a2a-js agent leaves
  * `lastChunk: false` out), but most such artifacts are whole, and a progress line after one must not wait.
+ * It is unfinished, though, until its last chunk: another artifact's updates wait for it (the next event tells).
  */
-export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowStatus, options: ReplyOptions): ReplyState {
+export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowHeld, options: ReplyOptions): ReplyState {
   const streamed = event.lastChunk === false || (event.lastChunk !== true && (event.append === true || leftInCode(state)));
-  const open = options.replyArtifacts === 'single' && streamed ? `a:${event.artifact.artifactId}` : undefined;
-  const next = open === state.openArtifact ? state : withFields(state, { openArtifact: open });
-  return insideOpenArtifact(next) ? next : withProgressShown(next, show);
+  const single = options.replyArtifacts === 'single';
+  const key = `a:${event.artifact.artifactId}`;
+  const open = single && streamed ? key : undefined;
+  const unfinished = single && event.lastChunk !== true ? { key, known: streamed } : undefined;
+  const next = withFields(state, { openArtifact: open, unfinishedArtifact: unfinished });
+  // Stopped at a line's end while it still streams: the progress held is shown, other artifacts wait on.
+  return insideOpenArtifact(next) ? next : showHeld(next, show, unfinished !== undefined);
 }

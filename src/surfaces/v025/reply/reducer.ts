@@ -21,7 +21,7 @@ import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { closeCode, showText } from './reply-artifact.js';
-import { afterArtifact, beforeArtifact, holding, holdsProgress, withProgressShown, type ShowStatus } from './open-artifact.js';
+import { afterArtifact, beforeArtifact, holding, holdsArtifact, holdsProgress, showHeld, toldWhole, type ShowHeld } from './open-artifact.js';
 import {
   addedToShown,
   addedToRunning,
@@ -53,10 +53,10 @@ export interface ReplyStep {
  * (working chunks and the final message of any state), a direct Message's text and every artifact's
  * content, minus what the rules in rules.ts recognise as repeats. Text of different messages, or
  * text after a tool call or an artifact, starts on a new line. Nothing is held back (but the text of
- * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts, and progress sent
- * inside a streamed artifact's text: open-artifact.ts; a file's cut character: file-stream.ts): a chunk is sent
- * when its event arrives, and the reply artifact is closed by a `lastChunk: true` chunk carrying the
- * turn's last new text, or nothing.
+ * iac-code's pipeline candidates, which write at the same time: pipeline-text.ts; progress sent inside a
+ * streamed artifact's text and other artifacts' chunks while one streams: open-artifact.ts; a file's cut
+ * character: file-stream.ts): a chunk is sent when its event arrives, and the reply artifact is closed by a
+ * `lastChunk: true` chunk carrying the turn's last new text, or nothing.
  */
 export function reduceReply(state: ReplyState, event: StreamResponse, options: ReplyOptions): ReplyStep {
   if (state.done) return { state, events: [] };
@@ -64,7 +64,7 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
   // The agent said something after a Task that would have ended the turn: it goes on with it. (iac-code's
   // empty `{}` after a permission answer says nothing.)
   const going = state.heldTask && saysSomething(event) ? withFields(state, { heldTask: undefined }) : state;
-  const ready = 'statusUpdate' in event || 'artifactUpdate' in event ? going : withProgressShown(going, showing(out, options));
+  const ready = 'statusUpdate' in event || 'artifactUpdate' in event ? going : showHeld(going, showing(out, options));
   const collected = collectCommands(ready, event, options);
   const next = apply(collected, event, out, options);
   return { state: next, events: out };
@@ -74,7 +74,7 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
 export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
   const out: V025StreamEvent[] = [];
-  const ready = withHeldShown(withProgressShown(state, showing(out, options)), out, options);
+  const ready = withHeldShown(showHeld(state, showing(out, options)), out, options);
   if (ready.heldTask) return { state: onTask(withFields(ready, { heldTask: undefined }), ready.heldTask, out, options), events: out };
   return { state: finish(ready, ready.lastStatus, undefined, undefined, out, options), events: out };
 }
@@ -111,7 +111,9 @@ function heldTaskSaid(state: ReplyState, task: Task, options: ReplyOptions): Rep
   return reduceReply(withFields(state, { heldTask: undefined }), { statusUpdate: update }, options);
 }
 
-function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+function apply(before: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+  // After an artifact's first piece that said nothing of its last chunk, the next event tells whether it goes on (open-artifact.ts).
+  const state = toldWhole(before, event, showing(out, options));
   if ('statusUpdate' in event) return onStatus(state, event.statusUpdate, out, options);
   if ('artifactUpdate' in event) return onArtifact(state, event.artifactUpdate, out, options);
   if ('task' in event) return onTask(state, event.task, out, options);
@@ -120,17 +122,17 @@ function apply(state: ReplyState, event: StreamResponse, out: V025StreamEvent[],
 }
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  if (holdsProgress(state, event, options)) return holding(state, event);
-  const shown = withProgressShown(state, showing(out, options));
+  if (holdsProgress(state, event, options)) return holding(state, { statusUpdate: event });
+  const shown = showHeld(state, showing(out, options));
   const envelopes = event.status.message ? undefined : pipelineEnvelopes(event.metadata);
   if (envelopes) return onPipelineStatus(shown, event, envelopes, out, options);
   const ready = endsCallerTurn(event.status.state, options) ? withHeldShown(shown, out, options) : shown;
   return onPlainStatus(ready, event, out, options);
 }
 
-/** Working messages held while the reply stood inside an open artifact, shown as any status message is (open-artifact.ts). */
-function showing(out: V025StreamEvent[], options: ReplyOptions): ShowStatus {
-  return { status: (state, event) => onPlainStatus(state, event, out, options), closeCode: (state) => closeCode(state, out, options) };
+/** Events held behind an open artifact, relayed as when they came (open-artifact.ts). */
+function showing(out: V025StreamEvent[], options: ReplyOptions): ShowHeld {
+  return { event: (state, event) => apply(state, event, out, options), closeCode: (state) => closeCode(state, out, options) };
 }
 
 /** A piece of a pipeline update as the working message it reads like. */
@@ -247,6 +249,8 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
   // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's
   // block. Behind files still held it waits too, so that files are shown in the order they came.
   if (!holdsNothing(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
+  // Another artifact is streamed: this one waits for it, so that each reads together (open-artifact.ts).
+  if (holdsArtifact(next, event, options)) return holding(next, { artifactUpdate: event });
   const show = showing(out, options);
   return afterArtifact(upstreamArtifactEvents(beforeArtifact(next, event, show), event, out, options), event, show, options);
 }

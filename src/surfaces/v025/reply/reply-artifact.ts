@@ -204,7 +204,7 @@ export function takeSegment(state: ReplyState, key: string, text: string): Reply
   return withFields(state, segmentTaking(state, key, text, false));
 }
 
-type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending' | 'segmentFlows'>;
+type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending' | 'segmentFlows'> & Partial<Pick<ReplyState, 'sinceMessage'>>;
 
 /** The segment fields once `text` is taken under `key` (finishing the previous segment into the shared set). */
 function segmentTaking(state: ReplyState, key: string, text: string, flows: boolean): SegmentFields {
@@ -222,6 +222,9 @@ function segmentTaking(state: ReplyState, key: string, text: string, flows: bool
     const source = isArtifactKey(state.segmentKey) ? 'artifact' : 'message';
     const known = segments.get(finished);
     segments.set(finished, known === undefined || known === source ? source : 'both');
+    (state.sinceMessage as Set<string>).add(finished);
   }
-  return { segmentKey: key, segmentText: text, breakPending: false, segmentFlows: flows };
+  // A message's words after the segments before it: those are no longer what the user read last.
+  const sinceMessage = isArtifactKey(key) ? {} : { sinceMessage: new Set<string>() };
+  return { segmentKey: key, segmentText: text, breakPending: false, segmentFlows: flows, ...sinceMessage };
 }

@@ -58,7 +58,8 @@ export const sameText = (text: string, other: string | undefined): boolean =>
 /**
  * Any agent: a whole message or a whole artifact whose text equals the reply shown so far or its last pieces
  * (from the start of one of them), or one message or artifact of it (an agent that streams its answer, then
- * sends it again as an artifact or as the final status message), or, for a message, the reply's last sentences
+ * sends it again as an artifact or as the final status message; for a message, one that no message's words
+ * followed: said again after other words, it is what the user should read last), or, for a message, the reply's last sentences
  * (an artifact's last sentence asked again as the question that ends the turn). A working message (`flowing`) is a piece of
  * the agent's running text, which may well say a word or a sentence it said before: it repeats only the last
  * pieces of the reply, when they are more than one and more than a word or two.
@@ -69,7 +70,10 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   if (candidate === '') return !flowing && state.shown !== '';
   if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
   if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
-  if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim() || state.segments.has(candidate)) return true;
+  if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim()) return true;
+  // An earlier segment: for a message, only one no message's words came after (iac-code's text, then the file it
+  // wrote, then its assistantFinal). After other words ("Result: PASS", "Next check.") the agent says it again, last.
+  if (artifact ? state.segments.has(candidate) : state.sinceMessage.has(candidate)) return true;
   // Only after an artifact's chunks: after messages a closing message that ends like the last one is said anew (a failure's reason).
   return !artifact && isArtifactKey(state.segmentKey) && endsWithSentences(candidate, state);
 }

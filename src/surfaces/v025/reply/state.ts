@@ -1,4 +1,4 @@
-import type { Artifact, Part, Task, TaskStatus, TaskStatusUpdateEvent } from '../../../model/index.js';
+import type { Artifact, Part, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
@@ -33,6 +33,9 @@ export interface ReplyOptions {
   now: Clock;
 }
 
+/** An event held back behind an open artifact (open-artifact.ts). */
+export type HeldEvent = { readonly statusUpdate: TaskStatusUpdateEvent } | { readonly artifactUpdate: TaskArtifactUpdateEvent };
+
 /** What a finished segment was the text of: agent messages, artifacts, or both (the same text twice). */
 export type SegmentSource = 'message' | 'artifact' | 'both';
 
@@ -64,6 +67,13 @@ export interface ReplyState {
    * make long turns quadratic.
    */
   readonly segments: ReadonlyMap<string, SegmentSource>;
+  /**
+   * The finished segments since the latest message's segment began (that one's too, once finished): what a
+   * closing message may repeat as one earlier segment (rules.ts, repeatsShown). Words said after a segment
+   * make it no longer what the user read last, and the agent that says it again then means it again. A
+   * fresh set each message segment; otherwise added to, like `segments`.
+   */
+  readonly sinceMessage: ReadonlySet<string>;
   /** Where each segment's text starts in `shown` (pieces.ts). */
   readonly pieces: ReplyPieces;
   /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
@@ -95,10 +105,19 @@ export interface ReplyState {
   readonly pipelineHeld: PipelineHold;
   /** The upstream artifact (`a:<id>`) the reply stands in, whose last chunk has not come yet (open-artifact.ts). */
   readonly openArtifact?: string;
-  /** Working messages that came while the reply stood inside that artifact's text, shown after it (open-artifact.ts). */
-  readonly heldProgress: readonly TaskStatusUpdateEvent[];
+  /**
+   * The upstream artifact shown last whose last chunk has not come (open-artifact.ts): another artifact's
+   * updates wait for it. `known`: it said it is streamed; else a first piece that said nothing of its last
+   * chunk, which the agent's next event tells.
+   */
+  readonly unfinishedArtifact?: { readonly key: string; readonly known: boolean };
+  /**
+   * What waits for the open artifact, in the order it came: working messages that came while the reply stood
+   * inside its text, other artifacts' updates while it streams, and what came after those (open-artifact.ts).
+   */
+  readonly held: readonly HeldEvent[];
   /** The characters of their text, which bound the hold with their count. */
-  readonly heldProgressChars: number;
+  readonly heldChars: number;
   /**
    * The block the facade closed in the text of `key` (`opener`: the line that opened it) before other text
    * (held progress, a question): the next text under `key` (the artifact's next chunk) goes on with that code,
@@ -121,6 +140,7 @@ export const initialReplyState = (): ReplyState => ({
   shownLast: '',
   code: NO_CODE,
   segments: new Map(),
+  sinceMessage: new Set(),
   pieces: noPieces(),
   segmentKey: undefined,
   segmentText: '',
@@ -133,6 +153,6 @@ export const initialReplyState = (): ReplyState => ({
   toolsFailed: [],
   commands: [],
   pipelineHeld: NOTHING_HELD,
-  heldProgress: [],
-  heldProgressChars: 0,
+  held: [],
+  heldChars: 0,
 });

@@ -50,6 +50,20 @@ describe('a closing message that repeats the last sentences of the reply', () =>
     expect(progress).toBe('Checking the stack status...\nChecking the stack status...');
   });
 
+  it('a result said again after other words is shown again: the user reads it last, not the words in between', () => {
+    const result = artifact('check-1', [{ text: 'Result: PASS' }], { lastChunk: true });
+    const closing = status('TASK_STATE_COMPLETED', 'Result: PASS', {}, 'end');
+    expect(readText(run([submitted, result, ...working(['Next check.']), closing]))).toBe('Result: PASS\nNext check.\nResult: PASS');
+    // Said first as a message, then other words: the same.
+    const said = status('TASK_STATE_WORKING', 'Result: PASS', {}, 'said');
+    expect(readText(run([submitted, said, ...working(['Next check.']), closing]))).toBe('Result: PASS\nNext check.\nResult: PASS');
+    // Only files after it (iac-code's text, the file it wrote, its assistantFinal): still a repeat.
+    const file = artifact('main', [{ text: 'resource "alicloud_vpc" "main" {}' }], { lastChunk: true });
+    expect(readText(run([submitted, said, file, closing]))).toBe('Result: PASS\nresource "alicloud_vpc" "main" {}');
+    // Right after it: a repeat, as before.
+    expect(readText(run([submitted, result, closing]))).toBe('Result: PASS');
+  });
+
   it('after progress messages, a failure reason that ends like the last one is still said', () => {
     const events = [
       submitted,
