@@ -3,6 +3,7 @@ import { Client } from 'undici';
 import { withFields } from './model/index.js';
 import { pinnedLookup } from './push/dispatch.js';
 import { resolveAndPin, validateCallbackUrl, type LookupFunction } from './push/url-policy.js';
+import { timedSignal } from './timed-signal.js';
 
 export interface GuardedGetOptions {
   /** Private, loopback and metadata addresses allowed (the operator's own network). */
@@ -32,14 +33,17 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * bounded body and time: the body's bytes. Throws an Error whose message says what went wrong, never the body.
  */
 export async function guardedGet(raw: string, options: GuardedGetOptions): Promise<Buffer> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let url = raw;
-  for (let redirects = 0; ; redirects++) {
-    const answer = await getOnce(url, options, signal);
-    if (Buffer.isBuffer(answer)) return answer;
-    if (options.post || redirects >= (options.maxRedirects ?? 0)) throw new Error(`the URL answered HTTP ${answer.status}`);
-    url = answer.location;
+  const { signal, clear } = timedSignal(options.signal, options.timeoutMs);
+  try {
+    let url = raw;
+    for (let redirects = 0; ; redirects++) {
+      const answer = await getOnce(url, options, signal);
+      if (Buffer.isBuffer(answer)) return answer;
+      if (options.post || redirects >= (options.maxRedirects ?? 0)) throw new Error(`the URL answered HTTP ${answer.status}`);
+      url = answer.location;
+    }
+  } finally {
+    clear();
   }
 }
 

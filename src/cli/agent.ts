@@ -7,6 +7,7 @@ import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from '../
 import { withDispatchHeaders } from '../upstream/dispatch-headers.js';
 import { createUpstreamPool } from '../upstream/http.js';
 import { withFields } from '../model/index.js';
+import { timedSignal } from '../timed-signal.js';
 
 /** Options every command that talks to an agent takes. */
 export const AGENT_OPTIONS = {
@@ -125,7 +126,12 @@ export function commandContext(config: UpstreamConfig): { ctx: CallContext; disp
   const controller = new AbortController();
   const onInterrupt = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onInterrupt);
-  const timeout = config['request-timeout-ms'];
-  const signal = timeout > 0 ? AbortSignal.any([controller.signal, AbortSignal.timeout(timeout)]) : controller.signal;
-  return { ctx: { principal: '', signal }, dispose: () => process.off('SIGINT', onInterrupt) };
+  const { signal, clear } = timedSignal(controller.signal, config['request-timeout-ms']);
+  return {
+    ctx: { principal: '', signal },
+    dispose: () => {
+      clear();
+      process.off('SIGINT', onInterrupt);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { withoutHistoryLength } from '../../core/stream-history.js';
 import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
+import { timedSignal } from '../../timed-signal.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
 import { brokeOff, resubscribed } from './turn-resubscribe.js';
@@ -114,26 +115,31 @@ async function* withRecoveredRest(
  */
 async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
   const deadline = reader.boundMs > 0 ? Date.now() + reader.boundMs : Infinity;
-  const signal = Number.isFinite(deadline) ? AbortSignal.any([reader.signal, AbortSignal.timeout(reader.boundMs)]) : reader.signal;
+  const bound = timedSignal(reader.signal, reader.boundMs);
+  const { signal } = bound;
   const follower = {
     subscribe: (id: string) => reader.subscribe(id, signal),
     ...(reader.earlierArtifacts ? { earlierArtifacts: reader.earlierArtifacts } : {}),
     ...(reader.pipelineState ? { pipelineState: reader.pipelineState } : {}),
     signal,
   };
-  for (let attempt = 0; ; attempt++) {
-    const end = yield* resubscribed(taskId, tracker, follower);
-    if (end === 'ended') return true;
-    if (signal.aborted) return false;
-    // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
-    if (end !== 'broke') return yield* polledRest(taskId, tracker.soFar(), reader, deadline, end === 'unreachable' ? 1 : 0);
-    const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
-    if (Date.now() + wait > deadline) return false;
-    try {
-      await sleep(wait, undefined, { signal });
-    } catch {
-      return false;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const end = yield* resubscribed(taskId, tracker, follower);
+      if (end === 'ended') return true;
+      if (signal.aborted) return false;
+      // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
+      if (end !== 'broke') return yield* polledRest(taskId, tracker.soFar(), reader, deadline, end === 'unreachable' ? 1 : 0);
+      const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
+      if (Date.now() + wait > deadline) return false;
+      try {
+        await sleep(wait, undefined, { signal });
+      } catch {
+        return false;
+      }
     }
+  } finally {
+    bound.clear();
   }
 }
 

@@ -47,39 +47,19 @@ export function pipelineStateReader(upstream: PipelineStateUpstream): PipelineSt
       // iac-code takes ASCII decimal only (a float's `.0` is refused): its numbers arrive as floats.
       const after = Math.max(0, Math.floor(afterSequence));
       const query = new URLSearchParams({ contextId: ref.contextId, taskId: ref.taskId, afterSequence: String(after) });
-      // The bound is a timer of this call's own, not AbortSignal.timeout combined with AbortSignal.any: a
-      // route that did not answer was seen waited on far past such a bound (the combined signal never fired),
-      // and the recovery of the turn waits on this read.
-      const stop = new AbortController();
-      const onAbort = (): void => stop.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => {
-          stop.abort();
-          resolve(undefined);
-        }, timeoutMs);
-      });
-      const read = async (): Promise<JsonObject[] | undefined> => {
-        try {
-          const answer = await getJson(`${base}${PIPELINE_STATE_PATH}?${query.toString()}`, {
-            dispatcher: upstream.dispatcher,
-            headers: upstream.headers,
-            timeoutMs: 0,
-            signal: stop.signal,
-          });
-          return answer.status === 200 ? replayedEvents(answer.body) : undefined;
-        } catch {
-          return undefined;
-        }
-      };
+      if (signal?.aborted) return undefined;
       try {
-        if (signal?.aborted) return undefined;
-        return await Promise.race([read(), bound]);
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        stop.abort();
+        // Bounded by getJson's own timer (timed-signal.ts: not AbortSignal.any with AbortSignal.timeout, which
+        // a garbage collection can leave never firing), and the recovery's signal.
+        const answer = await getJson(`${base}${PIPELINE_STATE_PATH}?${query.toString()}`, {
+          dispatcher: upstream.dispatcher,
+          headers: upstream.headers,
+          timeoutMs,
+          ...(signal ? { signal } : {}),
+        });
+        return answer.status === 200 ? replayedEvents(answer.body) : undefined;
+      } catch {
+        return undefined;
       }
     },
   };
