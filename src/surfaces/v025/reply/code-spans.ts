@@ -27,7 +27,12 @@ export const NO_CODE: CodeScan = { fence: '', opener: '', line: '', ticks: 0, af
 const LINE_HEAD = 80;
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
-export const inCode = (scan: CodeScan): boolean => scan.fence !== '' || scan.ticks % 2 === 1;
+/**
+ * Whether the reply stands in code: in a fenced block, but not on the line that closes it (a bare fence with no
+ * line break after it yet: what comes next is outside, and words run on after it would undo the fence, so all
+ * that follows would read as code), or on the line that opens one, or in an inline span.
+ */
+export const inCode = (scan: CodeScan): boolean => fenceOpen(scan) !== '' || (scan.fence === '' && scan.ticks % 2 === 1);
 
 /**
  * The fenced block the reply stands in once its current line ends ('' when none): a file or a block sent whole

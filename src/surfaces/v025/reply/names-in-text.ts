@@ -28,8 +28,11 @@ const URL_OR_PATH = /(?:^|[^A-Za-z])[A-Za-z][\w+.-]*:\/\/\S|^\/[\w.~%-]*[/?]/u;
 const OPENS_QUERY = /\/\?$/u;
 /** A query's parameter (`Action=`, `RegionId=`): what a `?` inside a URL is followed by. */
 const QUERY_PARAMETER = /^[\w.%-]+=/u;
-/** Words that read as a message of their own: a capitalised word or an acronym and a word after a blank. */
-const READS_AS_MESSAGE = /^(?:\p{Lu}\p{Ll}{2,}|\p{Lu}{2,}[,;:]?)[ \t]+\S/u;
+/**
+ * Words that read as a message of their own: a capitalised word or an acronym, perhaps a comma or a colon
+ * after it (`Docs: https://…`, `OK, next`), and a word after a blank.
+ */
+const READS_AS_MESSAGE = /^(?:\p{Lu}\p{Ll}{2,}|\p{Lu}{2,})[,;:]?[ \t]+\S/u;
 
 /**
  * Whether `text` opens as a whole message's words do (`Creating VPC`, `VPC created`): a model's token is

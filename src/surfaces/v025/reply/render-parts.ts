@@ -267,8 +267,9 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
     const piece = out !== '' && !out.endsWith('\n') && breaks ? `\n${text}` : text;
     if (running) {
       word = lastWord(word + piece);
-      before = isText ? { text, word } : undefined;
       code = scanCode(code, piece);
+      // The line shown so far tells a Markdown rule (`A ` + `---`) from a dash run in a sentence (line-shapes.ts).
+      before = isText ? { text, word, line: code.line } : undefined;
     }
     out += piece;
     previousWasText = isText;

@@ -1,4 +1,5 @@
 import { inCode } from './code-spans.js';
+import { startsLineByShape } from './line-shapes.js';
 import { goesOnWithName, isUrlOrPath, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
@@ -20,33 +21,16 @@ export const ENDS_CJK_SENTENCE = /[\u3002\uff01\uff1f\uff1a]/u;
 const LOWER_OR_DIGIT = /[\p{Ll}\d]/u;
 const LOWER = /\p{Ll}/u;
 const UPPER = /\p{Lu}/u;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const LATIN_LETTER_OR_DIGIT = /[A-Za-z\u00c0-\u024f\d]/u;
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/u;
 /** A label's colon (`Status:`, `可用区：`): its value may follow as a token of its own (`Running`, `H`). */
 const COLON = /[:\uff1a]/u;
 
-/** A Markdown list item's marker and its blank: `1. `, `2) `, `- `, `* `, `• ` (a number split in two, `4` + `2. `, is none). */
-const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
 /**
- * What a list item starts a line after: a letter (Chinese and Japanese too), a sentence's end (`。` and `：` too),
- * or what closes a word or a phrase: a bracket or a quote (`(vpc-123)`, `（vpc-1）`, `"demo"`), a backtick, `%`.
+ * A capitalised word and words after it, a comma or a colon between them or not: a whole message's words
+ * (`Creating ECS`, `All resources created.`, `Docs: https://…`), not a word piece (`S instance`, `SD per day`, `OS CreateStack`, `Us and 48 GiB`, `C named demo`).
  */
-const BEFORE_LIST_ITEM = /[\p{L}\p{Pe}\p{Pf}.!?:;%`'"\u2026\u3002\uff01\uff1f\uff1a\uff1b]$/u;
-/** A full stop after a digit is a number's (`192.168.0.`), not a sentence's end. */
-const NUMBER_POINT = /\d\.$/u;
-/**
- * Text that ends in an operand, which a `-`, `*` or `1.` after it goes on from (`x = a` + `- b`): a Latin
- * word of one letter, or a word after an operator between blanks (`x = ab`, `i < n`; not a list item's `- `).
- */
-const ENDS_OPERAND = /(?:^|[^\p{L}\p{N}_])[A-Za-z]$|\S[ \t]+(?:[=<>+*/%^&|-]{1,2}|!=)[ \t]+\S+$/u;
-/** A status mark and words after it (`✅ ECS created`, `⚠️ Quota low`): a model's emoji token has no words with it. */
-const MARKED_LINE = /^[\p{Extended_Pictographic}\u2713\u2714\u2717\u2718\u2192\u25b6\u25ba][\ufe0f\u200d\p{Extended_Pictographic}]*[ \t]+\S/u;
-/**
- * A capitalised word and words after it: a whole message's words (`Creating ECS`, `All resources created.`),
- * not a word piece (`S instance`, `SD per day`, `OS CreateStack`, `Us and 48 GiB`, `C named demo`).
- */
-const CAPITAL_PHRASE = /^\p{Lu}\p{Ll}{2,}[ \t]+\S/u;
+const CAPITAL_PHRASE = /^\p{Lu}\p{Ll}{2,}[,;:]?[ \t]+\S/u;
 /**
  * An acronym of two capitals or more and a lower-case word after it (`VPC created`, `ECS instance`, `OK, next`):
  * a whole message's words. A model's piece of an acronym is one capital (`S instance`, `C named demo`) or is
@@ -62,10 +46,14 @@ const LONE_CAPITAL = /^(?![AI](?![\p{L}\p{N}]))\p{Lu}(?![\p{L}\p{N}])/u;
 /** A word of one lower-case Latin letter at the end (`12 v` + `CPUs`, `v` + `Switch`, `i` + `Phone`): a prefix. */
 const LONE_LOWER = /(?:^|[^\p{L}\p{N}_])[a-z]$/u;
 
-/** The message the next one follows (its text), and the word the shown text ends with when known (names-in-text.ts). */
+/**
+ * The message the next one follows (its text), and when known the word the shown text ends with (names-in-text.ts)
+ * and the shown text's current line (its head, as code-spans.ts keeps it), where a block's end is read (line-shapes.ts).
+ */
 export interface Before {
   text: string;
   word?: string;
+  line?: string;
 }
 
 /**
@@ -73,11 +61,13 @@ export interface Before {
  * White space on either side, or punctuation first, carries on; so does a lower-case word or a number after a
  * Latin sentence's end, and anything but a Latin capital after a Chinese or Japanese one; after a label's colon
  * (`Status:` + `Running`, `可用区：` + `H`), also a capital whose words do not read as a message. These start a line:
- * - a list item (`1. Create the VPC`, `- vSwitch`) after a letter (Chinese too), a sentence's end or a closing
- *   bracket, quote, backtick or `%` (`Created VPC (vpc-123)` + `2. Create vSwitch`), but not
- *   after a digit (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or
- *   an operand (`x = a` + `- b`): a model cuts numbers, CIDRs and code there;
- * - a status mark with words after it (`✅ ECS created`) after a letter or a digit;
+ * - by its Markdown shape (line-shapes.ts): a list item (`1. Create the VPC`, `- vSwitch`), a rule or a quote
+ *   after a letter, a sentence's end or closing punctuation, but not after a digit (`is 4` + `2. Next`), an
+ *   operator or an operand (`x = a` + `- b`, `a -` + `> b`); a fence, a heading or a table row after text that
+ *   ends a line of prose or a row (`Run this` + ```` ```bash ````, not `C` + `# code`); a status mark with words
+ *   after it (`✅ ECS created`) after a letter, a digit or closing punctuation; and anything after a closing
+ *   fence, a padded table row's last `|` or a `---` rule (`| 1 | 2 |` + `Table complete`); a row being written
+ *   goes on (`|:` + `---|`);
  * - a capital after a lower-case letter (`Searching flights` then `Found 3 flights`), but for a lone capital
  *   (`Gi` + `B of memory`) or after a lone lower-case letter (`12 v` + `CPUs`, `v` + `Switch`): pieces of a
  *   unit or a word; a word cut where its capitals start (`Java` + `Script`) still reads with a line break;
@@ -105,11 +95,12 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (SPACE.test(last) || SPACE.test(first)) return true;
   // The message before, when what was shown ends as it does (a hint only: the facade may have rendered it).
   const tail = before !== undefined && before.text.endsWith(last) ? before.text : last;
-  if (LIST_ITEM.test(text)) return !startsListItem(tail);
-  if (MARKED_LINE.test(text) && LETTER_OR_DIGIT.test(last)) return false;
+  const word = before?.word ?? lastWord(tail);
+  // A list item, a status mark, a Markdown block that opens a line, or a block the line before closed.
+  const shape = startsLineByShape(tail, text, word, before?.line);
+  if (shape !== undefined) return !shape;
   if (CARRIES_ON.test(first)) return true;
   // A URL, a path or a ROS type cut at its `:`, `::` or `?`, and a progress message that opens with a resource id.
-  const word = before?.word ?? lastWord(tail);
   // A message that holds only the end of the word is a model's token: a whole message holds its URL whole.
   const piece = tail === before?.text && !tail.endsWith(word);
   if (goesOnWithName(word, text, piece)) return true;
@@ -152,25 +143,19 @@ function opensWithAcronym(last: string, text: string, tail: string): boolean {
   return !(DIGIT.test(last) && acronym.length < 3);
 }
 
-/**
- * Whether a list item after `tail` starts a line: after a letter, a sentence's end or closing punctuation, not after a digit
- * (`is 4` + `2. Next`), a number's point, `/` (`192.168.0.0/` + `16. Then`), an operator or an operand
- * (`x = a` + `- b`).
- */
-function startsListItem(tail: string): boolean {
-  return BEFORE_LIST_ITEM.test(tail) && !NUMBER_POINT.test(tail) && !ENDS_OPERAND.test(tail);
-}
-
 /** How many characters past a shared opening each message must have: a token said twice (`ha` + `ha`) is no line. */
 const AFTER_OPENING = 2;
 
 /**
  * Whether `text` opens as `before` did: the same first Latin word (3 letters or more, a blank after it in
  * both), or the same first two Chinese or Japanese characters, each message going on past them by two
- * characters or more. Progress lines do (`正在创建…`, `Creating …`); a model's tokens, which follow on
- * from each other, rarely say the same words twice in a row, and a short one (`ha` + `ha`) is no line.
+ * characters or more, after a message of one line. Progress lines do (`正在创建…`, `Creating …`); a model's
+ * tokens, which follow on from each other, rarely say the same words twice in a row, and a short one (`ha` +
+ * `ha`) is no line.
  */
 function opensAlike(before: Before, text: string): boolean {
+  // A progress line is one line: a piece of several is a model's chunk (`网络 | 正常 |\n1. 创建专有` + `网络\n> …`).
+  if (before.text.trimEnd().includes('\n')) return false;
   // Its opening is all that is compared: a long message's head is enough.
   const previous = before.text.slice(0, 64).trimStart();
   const word = /^([A-Za-z]{3,})[ \t]+\S/u.exec(previous)?.[1];
@@ -183,7 +168,7 @@ function opensAlike(before: Before, text: string): boolean {
 
 /** The message the reply's current segment holds. */
 const messageBefore = (state: ReplyState): Before | undefined =>
-  state.segmentText === '' ? undefined : { text: state.segmentText, word: lastWord(state.shown) };
+  state.segmentText === '' ? undefined : { text: state.segmentText, word: lastWord(state.shown), line: state.code.line };
 
 /**
  * A new segment after shown text starts on a new line, so two messages' sentences do not run together;

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, StreamResponse, Task } from '../../../../src/model/index.js';
 import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
+import { MARKDOWN_TEXT } from './markdown-text.js';
 import { readText, run, status, submitted } from './support.js';
 
 type Out = ReturnType<typeof run>;
@@ -88,5 +89,42 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(readText(closing)).toBe('Saved to https://oss.example.com/bucket/Template.yaml');
     // A lone word after a message that holds its URL whole reads as a message of its own.
     expect(read(['Opened https://x.com/docs?lang=en', 'Deploying'])).toBe('Opened https://x.com/docs?lang=en\nDeploying');
+  });
+
+  /** Whole messages that open or close a Markdown block: each ran on into the one before it (`Run this```bash`, "```Then"). */
+  const BLOCKS: ReadonlyArray<readonly string[]> = [
+    ['Run this', '```bash\nterraform apply\n```', 'Then check the output.'],
+    ['Run this:\n```bash\nterraform apply\n```', 'then check the output.'],
+    ['执行：\n```bash\nterraform apply\n```', '然后检查输出。'],
+    ['Summary of the stack', '## Resources', 'vpc-1 created'],
+    ['部署完成', '## 资源列表'],
+    ['Here are the results', '| Name | Status |\n|---|---|\n| vpc-1 | OK |', 'Table complete, next step'],
+    ['资源如下', '| 名称 | 状态 |\n|---|---|\n| vpc-1 | 正常 |', '以上是资源列表'],
+    ['Part one done', '---', 'Part two'],
+    ['Important', '> Do not delete the VPC'],
+    ['Created VPC (vpc-123)', '✅ ECS created'],
+    ['Creating RDS', 'Docs: https://help.aliyun.com/'],
+  ];
+
+  it.each(BLOCKS)('a Markdown block in a message of its own: %j, a line each', (...texts: string[]) => {
+    expect(read(texts)).toBe(texts.join('\n'));
+  });
+
+  it("a model's tokens where those marks stand: as it wrote them", () => {
+    for (const texts of [
+      ['In C', '#', ' see issue ', '#12', ': a -', '> b, x =', '> y'],
+      ['| Name ', '| Status |\n|', '---|', '---|\n| vpc', '-1 | OK |'],
+      ['```yaml\n', '---', '\ntitle: x\n```'],
+    ]) {
+      expect(read(texts), JSON.stringify(texts)).toBe(texts.join(''));
+    }
+  });
+
+  it('a Markdown answer cut in two anywhere: as the model wrote it', () => {
+    const chars = [...MARKDOWN_TEXT];
+    for (let at = 1; at < chars.length; at += 1) {
+      const pieces = [chars.slice(0, at).join(''), chars.slice(at).join('')];
+      expect(read(pieces), JSON.stringify(pieces)).toBe(MARKDOWN_TEXT);
+    }
   });
 });

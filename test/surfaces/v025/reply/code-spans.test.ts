@@ -9,6 +9,10 @@ describe('code spans', () => {
     expect(after('```')).toBe(true); // an inline span opened by a run of three, as far as this line shows
     expect(after('```hcl\n')).toBe(true);
     expect(after('```hcl\nresource "x" {}\n```\n')).toBe(false);
+    // On its closing line, before the line break: what comes next is outside the block (a fence cut short is not).
+    expect(after('```hcl\nresource "x" {}\n', '```')).toBe(false);
+    expect(after('```hcl\nresource "x" {}\n', '``')).toBe(true);
+    expect(after('~~~\n')).toBe(true);
     expect(after('````\n```\n')).toBe(true);
     expect(after('````\n```\n````\n')).toBe(false);
     expect(after('~~~\n```\n')).toBe(true);

@@ -224,3 +224,107 @@ describe('the text parts of one message', () => {
     expect(read([parts, appended])).toBe('First part.Second part.Third part.');
   });
 });
+
+describe('Markdown blocks in messages of their own', () => {
+  const TABLE = '| Name | Status |\n|---|---|\n| vpc-1 | OK |';
+  const TABLE_ZH = '| 名称 | 状态 |\n|---|---|\n| vpc-1 | 正常 |';
+  const FENCE = 'Run this:\n```bash\nterraform apply\n```';
+  /** A block that opens a message, after text that does not end its line: each ran on before (`Run this```bash`). */
+  const OPENS: ReadonlyArray<readonly [string, string]> = [
+    ['Run this', '```bash\nterraform apply\n```'],
+    ['请执行以下命令', '~~~\nterraform apply\n~~~'],
+    ['Summary of the stack', '## Resources'],
+    ['部署完成', '## 资源列表'],
+    ['Here are the results', TABLE],
+    ['资源如下', TABLE_ZH],
+    ['Part one done', '---'],
+    ['Part one done', '***'],
+    ['Important', '> Do not delete the VPC'],
+    ['| 1 | 2 |', '| 3 | 4 |'],
+    ['Created `vpc-1`', '```bash\nterraform apply\n```'],
+  ];
+
+  it.each(OPENS)('%j then %j: the block starts a line', (before, after) => {
+    expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
+    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
+  });
+
+  /** A message that ends a block, then one that does not go on with it: each ran on before (`…```Then check`). */
+  const CLOSES: ReadonlyArray<readonly [string, string]> = [
+    [FENCE, 'Then check the output.'],
+    [FENCE, 'then check the output.'],
+    ['执行：\n```bash\nterraform apply\n```', '然后检查输出。'],
+    [FENCE, '1. Check the output'],
+    ['| a | b |\n|---|---|\n| 1 | 2 |', 'Table complete, next step'],
+    [TABLE_ZH, '以上是资源列表'],
+    ['---', 'Part two'],
+  ];
+
+  it.each(CLOSES)('%j then %j: what follows the block starts a line', (before, after) => {
+    expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
+    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
+  });
+
+  it('whole messages around blocks, in English and Chinese: a line each', () => {
+    for (const texts of [
+      ['Run this', '```bash\nterraform apply\n```', 'Then check the output.'],
+      ['Summary of the stack', '## Resources', 'vpc-1 created'],
+      ['Part one done', '---', 'Part two'],
+      ['Here are the results', TABLE, 'All resources created.'],
+      ['资源如下', TABLE_ZH, '全部创建成功。'],
+      ['Run this', '```bash\nls\n```', '```yaml\nkey: 1\n```', '## Next'],
+    ]) {
+      expect(read(working(texts))).toBe(texts.join('\n'));
+    }
+  });
+
+  it('a status mark or a capitalised label after closing punctuation starts a line', () => {
+    for (const texts of [
+      ['Created VPC (vpc-123)', '✅ ECS created'],
+      ['Progress 50%', '⚠️ Quota low'],
+      ['Creating RDS', 'Docs: https://help.aliyun.com/'],
+      ['Creating RDS', 'Note, the quota is low'],
+      ['Created VPC (vpc-123)', 'Docs: https://help.aliyun.com/'],
+    ]) {
+      expect(carriesOn(texts[0]!.slice(-1), texts[1]!, { text: texts[0]! }), JSON.stringify(texts)).toBe(false);
+      expect(read(working(texts))).toBe(texts.join('\n'));
+    }
+  });
+
+  it("a model's tokens cut where those marks stand still run together as it wrote them", () => {
+    for (const texts of [
+      // `#` in a name or an issue number, `>` in an arrow, `|` inside a row being written, a longer fence cut in two.
+      ['Written in C', '#', ' and F', '# code', ', see issue ', '#12'],
+      ['Then a -', '> b and x =', '> y, so A ', '---', '> B'],
+      // A `---` inside a line is no rule, whatever follows: the shown line tells (`A ---`), not the message `---`.
+      ['Then A ', '---', 'B and A ', '---', '1'],
+      ['| Name ', '| Status |\n|', '---|', '---|\n|vpc', '|OK|'],
+      ['````', '`\ncode\n``', '```'],
+      // An emphasis of `*` or `_` is no rule.
+      ['This is ', '***', 'very', '***', ' important; ', '___', 'so', '___', ' is this.'],
+      // Inside code nothing starts a line: YAML front matter, a heading, a table, a quote.
+      ['```markdown\n', '---', '\ntitle: x\n', '---', '\n', '## Resources', '\n| a |', '| b |', '\n', '> quoted', '\n```'],
+      // A label's value and a status mark's emoji token.
+      ['部署完成 (vpc-1)', '✅', '，下一步'],
+    ]) {
+      expect(read(working(texts)), JSON.stringify(texts)).toBe(texts.join(''));
+    }
+  });
+});
+
+describe('Markdown blocks in the text parts of one message', () => {
+  const parts = (...texts: string[]) => texts.map((text) => ({ text }));
+  it('a block starts a line, and what follows it too, in a completed status and a direct Message', () => {
+    const texts = ['Run this', '```bash\nterraform apply\n```', 'Then check the output.'];
+    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', parts(...texts), 'end')]))).toBe(texts.join('\n'));
+    const direct: StreamResponse = { message: { messageId: 'd', role: 'ROLE_AGENT', parts: parts(...texts) } };
+    expect(readText(run([direct]))).toBe(texts.join('\n'));
+    const table = ['以下是资源列表', '| 名称 | 状态 |\n|---|---|\n| vpc-1 | 正常 |', '全部创建成功。'];
+    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', parts(...table), 'end')]))).toBe(table.join('\n'));
+  });
+
+  it('a `---` inside a line of parts is no rule, as between messages: the line shown so far tells', () => {
+    const texts = ['Then A ', '---', 'B and A ', '---', '1'];
+    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', parts(...texts), 'end')]))).toBe(texts.join(''));
+  });
+});

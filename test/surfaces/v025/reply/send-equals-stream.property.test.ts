@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamResponse, TaskState } from '../../../../src/model/index.js';
 import type { V025StreamEvent } from '../../../../src/protocol/v025/index.js';
 import { createReplyFold, initialReplyState, reduceReply } from '../../../../src/surfaces/v025/reply/index.js';
+import { MARKDOWN_TEXT } from './markdown-text.js';
 import { artifact, bailian, options, readText, run, spec, status, submitted, tool } from './support.js';
 
 const FINAL_META = { metadata: { iac_code: { assistantFinal: { complete: true } } } };
@@ -179,6 +180,14 @@ describe('message/send is the fold of message/stream', () => {
       ' deployment',
       '可用区：',
       'Running',
+      // Markdown blocks as whole messages and as a model's pieces of a line.
+      '## Plan',
+      '| a | b |',
+      '|',
+      '---',
+      '> note',
+      '#',
+      '>',
     );
     const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas'], ['Validating template', '正在校验模板']);
     fc.assert(
@@ -221,6 +230,30 @@ function isWithLineBreaksAt(read: string, tokens: readonly string[]): boolean {
   }
   return at === whole.length;
 }
+
+describe('a Markdown answer cut into tokens anywhere', () => {
+  it('reads back as the model wrote it, in message/stream and in message/send', () => {
+    const chars = [...MARKDOWN_TEXT];
+    const cuts = fc.uniqueArray(fc.integer({ min: 1, max: chars.length - 1 }), { minLength: 1, maxLength: 120 });
+    fc.assert(
+      fc.property(cuts, (at) => {
+        const bounds = [0, ...at.sort((a, b) => a - b), chars.length];
+        const pieces = bounds.slice(1).map((end, index) => chars.slice(bounds[index], end).join(''));
+        const out = run([
+          submitted,
+          ...pieces.map((text, index) => status('TASK_STATE_WORKING', text, {}, `m${index}`)),
+          status('TASK_STATE_COMPLETED'),
+        ]);
+        expect(readText(out), JSON.stringify(pieces)).toBe(MARKDOWN_TEXT);
+        const result = fold(out);
+        const sent =
+          result?.kind === 'task' ? (result.artifacts ?? []).flatMap((a) => a.parts).map((part) => (part.kind === 'text' ? part.text : '')) : [];
+        expect(sent.join(''), JSON.stringify(pieces)).toBe(MARKDOWN_TEXT);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe('the reply measures kept as it grows', () => {
   it('shownDense and shownLast always describe the shown text exactly', () => {

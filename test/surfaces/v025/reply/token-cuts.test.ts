@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
 import { carriesOn } from '../../../../src/surfaces/v025/reply/running-text.js';
+import { MARKDOWN_TEXT } from './markdown-text.js';
 import { readText, run, status, submitted } from './support.js';
 
 const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
@@ -82,6 +83,7 @@ const TEXTS: readonly string[] = [
   // right after it opens with a capital phrase; `/` outside a URL joins alternatives; an opening quote's words go on.
   'Created the VPC (vpc-bp1abc) at 80% of the quota (see docs) The next step allows TCP/IP traffic, checks CPU/Memory usage, names the stack "Demo Stack" and runs `terraform apply` in /tmp/ros/ now.',
   '已创建「专有网络」（共 3 个）ECS 实例，再用（可选）Terraform 模板部署。',
+  MARKDOWN_TEXT,
 ];
 
 /**

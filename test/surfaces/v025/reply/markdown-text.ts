@@ -1,0 +1,36 @@
+/**
+ * A Markdown answer as a model writes it (a fence, headings, tables, a list, quotes, a rule, in English and
+ * Chinese), with `#`, `|`, `>` and `---` inside lines too (`C#`, `issue #12`, `a -> b`, `x => y`, `|:---|`) and
+ * front matter inside code: cut into tokens anywhere, it must read back as it is (token-cuts.test.ts,
+ * send-equals-stream.property.test.ts).
+ */
+export const MARKDOWN_TEXT = [
+  '## Resources',
+  'Run this:',
+  '```bash',
+  'terraform apply',
+  '```',
+  'Then check the output.',
+  '',
+  '| Name | Status |',
+  '|---|---|',
+  '| vpc-1 | OK |',
+  '',
+  '- Check C# and issue #12: a -> b, x => y',
+  '> Do not delete the VPC',
+  '',
+  '---',
+  '## 资源列表',
+  '| 名称 | 状态 |',
+  '|:---|---:|',
+  '| 专有网络 | 正常 |',
+  '1. 创建专有网络',
+  '> 请勿删除交换机',
+  '```markdown',
+  '---',
+  'title: 部署说明',
+  '---',
+  '# 标题',
+  '```',
+  '完成。',
+].join('\n');
