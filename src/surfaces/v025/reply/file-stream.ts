@@ -1,6 +1,7 @@
 import { withFields, type Part } from '../../../model/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
 import { describeFile, fenceFor, fenceLanguage, fileNameOf, isTextLike, sameFile, type RenderOptions } from './render-parts.js';
+import type { FacadeWords } from './words.js';
 
 /**
  * A file an artifact streams as raw bytes in appended chunks (`append: true`, then `lastChunk: true`) is one
@@ -165,14 +166,20 @@ export function feedFile(open: OpenFile, part: Part, options: RenderOptions): { 
 /**
  * The text that closes the file: `fence`, the closing fence (after a line break, unless its text ended with
  * one), while its fence is open; `description`, what it is and its size, for a file not shown and for one cut
- * short: grown too large or not UTF-8, or, `final` (it ended), a UTF-8 character left unfinished. A file
- * whose fence other text closed before is described at its end only when it was cut short (and has grown
- * since it was last described).
+ * short: grown too large or not UTF-8. A file that stopped before its end is said to be cut off instead, in the
+ * turn's language: `final` (it ended) with a UTF-8 character left unfinished, or `turnEnded` (the turn ended
+ * while it waited for its last chunk) once a chunk was appended to it (a first piece that said nothing of its
+ * last chunk reads as a whole file: an a2a-js agent sends `lastChunk: false` as nothing). Its size would read
+ * as a second file after its part, and nothing would tell the part is not the file. A file whose fence other
+ * text closed before is described at its end only when it was cut short (and has grown since it was last
+ * described); said to be cut off, always.
  */
-export function fileClosing(open: OpenFile, final: boolean): { fence: string; description: string } {
-  const description = describeFile(open.name, open.first.mediaType, open.bytes);
-  const cutShort = open.mode !== 'text' || (final && open.tail.length > 0);
-  if (open.shut || open.mode === 'binary') return { fence: '', description: cutShort && open.describedAt !== open.bytes ? description : '' };
+export function fileClosing(open: OpenFile, final: boolean, words: FacadeWords, turnEnded = false): { fence: string; description: string } {
+  const cutOff = final && (open.tail.length > 0 || (turnEnded && open.pieces > 1));
+  const description = cutOff ? words.fileCutOff(open.name) : describeFile(open.name, open.first.mediaType, open.bytes);
+  const cutShort = cutOff || open.mode !== 'text';
+  if (open.shut || open.mode === 'binary')
+    return { fence: '', description: cutShort && (cutOff || open.describedAt !== open.bytes) ? description : '' };
   return { fence: `${open.lastChar === '\n' ? '' : '\n'}${open.fence}`, description: cutShort ? description : '' };
 }
 

@@ -113,3 +113,12 @@ function closesBlock(tail: string, text: string, line: string): boolean {
   if (DASH_RULE_LINE.test(line)) return /^[\p{L}\p{N}]/u.test(text);
   return PADDED_ROW.test(line) && tail.endsWith('|');
 }
+
+/**
+ * Whether `text` is a heading or a quote of one line (`## 资源列表`, `> 注意`): when the facade started a line for
+ * it as a message of its own (a model's tokens put their own line break before one), that message was the whole
+ * line, and the next message starts a line too (running-text.ts, separatorBefore). Run on, it would read as
+ * part of the heading or the quote (`## 资源列表专有网络已创建`), and at that boundary alone it looks like a
+ * model's chunk cut inside the heading (`## 资源` + `列表`).
+ */
+export const isBlockLine = (text: string): boolean => (HEADING.test(text) || QUOTE.test(text)) && !text.includes('\n');

@@ -2,7 +2,8 @@ import { partKind, withFields, type Part } from '../../../model/index.js';
 import { inCode, NO_CODE, scanCode } from './code-spans.js';
 import { asBytesPart, nameInUrl, shownLocation } from './file-urls.js';
 import { lastWord } from './names-in-text.js';
-import { carriesOn, type Before } from './running-text.js';
+import { isBlockLine } from './line-shapes.js';
+import { carriesOn, SPACE, type Before } from './running-text.js';
 import { facadeWords, type FacadeWords } from './words.js';
 
 /**
@@ -258,13 +259,19 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
   let before: Before | undefined;
   // The last word of `out`, kept as it grows: read from `out` itself, a long message's parts cost O(n²).
   let word = '';
+  // A heading or a quote part this put on a line of its own: the next part starts a line too (ReplyState.blockLine).
+  let blockLine = false;
   for (const part of withTextFiles(parts)) {
     const isText = part.text !== undefined;
     const text = renderPart(part, options);
     if (text === '') continue;
     const afterPart = !isText || !previousWasText;
-    const breaks = afterPart || (running && !inCode(code) && !carriesOn(out.charAt(out.length - 1), text, before));
-    const piece = out !== '' && !out.endsWith('\n') && breaks ? `\n${text}` : text;
+    // Typed: each reads `blockLine`, which the loop assigns from them, and TypeScript would infer that circularly.
+    const goesOn: boolean = blockLine ? SPACE.test(text.charAt(0)) : carriesOn(out.charAt(out.length - 1), text, before);
+    const breaks: boolean = afterPart || (running && !inCode(code) && !goesOn);
+    const newLine: boolean = out !== '' && !out.endsWith('\n') && breaks;
+    const piece = newLine ? `\n${text}` : text;
+    blockLine = running && isText && newLine && isBlockLine(text);
     if (running) {
       word = lastWord(word + piece);
       code = scanCode(code, piece);

@@ -1,6 +1,7 @@
 import type { V025StreamEvent, V025TaskArtifactUpdateEvent } from '../../../protocol/v025/index.js';
 import { fenceOpen, fenceOpener, NO_CODE, scanCode, type CodeScan } from './code-spans.js';
 import { afterFence, fileClosing, insideFence, shutFile, type OpenFile } from './file-stream.js';
+import { isBlockLine } from './line-shapes.js';
 import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
@@ -35,7 +36,10 @@ export function showText(
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));
   const changes: Partial<ReplyState> = appended(state, shownText);
-  return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), { replyArtifactId, replyChunks: state.replyChunks + 1 }));
+  // A heading or a quote on a line the facade started for it: the message is the whole line (line-shapes.ts).
+  const blockLine = fresh ? separator === '\n' && isBlockLine(text) : state.blockLine && !text.includes('\n');
+  const counted = { replyArtifactId, replyChunks: state.replyChunks + 1, blockLine };
+  return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
 }
 
 /**
@@ -85,7 +89,10 @@ export function closeCode(state: ReplyState, out: V025StreamEvent[], options: Re
   out.push(replyChunk(state, closing, false, replyArtifactId));
   // Only an artifact's next appended chunk surely goes on with its code; a message under the same id may be anything.
   const closedCode = isArtifactKey(state.segmentKey) ? { key: state.segmentKey!, opener: fenceOpener(state.code) } : undefined;
-  return withFields(state, Object.assign(appended(state, closing), { replyArtifactId, replyChunks: state.replyChunks + 1, closedCode }));
+  return withFields(
+    state,
+    Object.assign(appended(state, closing), { replyArtifactId, replyChunks: state.replyChunks + 1, closedCode, blockLine: false }),
+  );
 }
 
 /**
@@ -158,14 +165,15 @@ function inFile(before: ReplyState, after: ReplyState, text: string, headerAt: n
 
 /**
  * Closes the open file: its closing fence or its description. `final`: it ended (its last chunk, another
- * artifact's part after it, the turn's end); otherwise other text comes while more of it may follow. Once its
- * fence is closed the reply stands where it stood before the file's header.
+ * artifact's part after it, the turn's end); otherwise other text comes while more of it may follow.
+ * `turnEnded`: the turn ended before its last chunk, so a file streamed in chunks is said to be cut off
+ * (file-stream.ts). Once its fence is closed the reply stands where it stood before the file's header.
  */
-export function closeFile(state: ReplyState, final: boolean, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
+export function closeFile(state: ReplyState, final: boolean, out: V025StreamEvent[], options: ReplyOptions, turnEnded = false): ReplyState {
   const open = state.openFile;
   if (open === undefined) return state;
   if (open.shut && !final) return state;
-  const { fence, description } = fileClosing(open, final);
+  const { fence, description } = fileClosing(open, final, options.words, turnEnded);
   const next = withFields(state, { openFile: final ? undefined : shutFile(open, description !== '') });
   if (fence === '') return showFilePiece(next, description, open.key, true, out, options);
   const after = description === '' ? '' : `\n${description}`;

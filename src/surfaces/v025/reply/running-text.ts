@@ -172,10 +172,14 @@ const messageBefore = (state: ReplyState): Before | undefined =>
 
 /**
  * A new segment after shown text starts on a new line, so two messages' sentences do not run together;
- * but a working message that carries on the agent's running text goes on where it left off.
+ * but a working message that carries on the agent's running text goes on where it left off. After a heading
+ * or a quote that a whole message opened on a line the facade started (`blockLine`), the next message starts
+ * a line whatever it opens with (Chinese, a lower-case word), but for white space, which says where it goes.
  */
 export function separatorBefore(text: string, state: ReplyState, flows = false): string {
   if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
-  if (flows && state.segmentFlows && !state.breakPending && (inCode(state.code) || carriesOn(state.shownLast, text, messageBefore(state)))) return '';
-  return '\n';
+  if (!flows || !state.segmentFlows || state.breakPending) return '\n';
+  if (inCode(state.code)) return '';
+  if (state.blockLine) return SPACE.test(text.charAt(0)) ? '' : '\n';
+  return carriesOn(state.shownLast, text, messageBefore(state)) ? '' : '\n';
 }

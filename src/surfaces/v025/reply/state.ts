@@ -83,6 +83,11 @@ export interface ReplyState {
   readonly breakPending: boolean;
   /** The current segment is the agent's running text (its working messages), which the next may carry on. */
   readonly segmentFlows: boolean;
+  /**
+   * The reply's current line is a heading or a quote that a whole message opened on a line the facade started
+   * for it (line-shapes.ts, isBlockLine): the next message starts a line too (running-text.ts, separatorBefore).
+   */
+  readonly blockLine: boolean;
   readonly replyArtifactId: string | undefined;
   readonly replyChunks: number;
   /**
@@ -146,6 +151,7 @@ export const initialReplyState = (): ReplyState => ({
   segmentText: '',
   breakPending: false,
   segmentFlows: false,
+  blockLine: false,
   replyArtifactId: undefined,
   replyChunks: 0,
   artifactParts: new Map(),

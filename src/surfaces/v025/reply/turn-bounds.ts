@@ -99,8 +99,9 @@ export function finish(
   out: V025StreamEvent[],
   options: ReplyOptions,
 ): ReplyState {
-  // A file still streaming ends with the turn (file-stream.ts).
-  let next = closeFile(state, true, out, options);
+  // A file still streaming ends with the turn. Cut off, unless the turn completed: an agent that never says an
+  // artifact's last chunk (a2a-python's, unless told to) streams whole files that end only so (file-stream.ts).
+  let next = closeFile(state, true, out, options, status.state !== 'TASK_STATE_COMPLETED');
   const said = last ?? unsaidEnd(next, status, options);
   if (said) next = showText(next, said.text, said.key, true, out, options);
   else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));

@@ -22,6 +22,11 @@ export interface FacadeWords {
   /** A file named nowhere (no file name, none at the end of its URL): what its line or its block is headed with. */
   file: string;
   /**
+   * A file streamed in chunks that stopped before its end (the turn ended first, or its bytes end inside a
+   * character): said once after the part shown, in place of a description that would read as a second file.
+   */
+  fileCutOff(name: string): string;
+  /**
    * iac-code's pipeline steps by id, named as iac-code's own translations name them (its envelopes carry
    * the id alone); an unknown id is shown made readable (`solution_planning` → `Solution planning`).
    */
@@ -89,6 +94,7 @@ const EN: FacadeWords = {
   },
   template: (url) => `Template: ${url}`,
   file: 'file',
+  fileCutOff: (name) => `(${name} was cut off: the agent did not finish it)`,
   stepNames: {
     intent_parsing: 'Intent parsing',
     architecture_planning: 'Architecture planning',
@@ -133,6 +139,7 @@ const ZH: FacadeWords = {
   },
   template: (url) => `模板：${url}`,
   file: '文件',
+  fileCutOff: (name) => `（${name} 被截断：智能体没有写完该文件）`,
   stepNames: {
     intent_parsing: '意图解析',
     architecture_planning: '架构规划',
@@ -190,6 +197,7 @@ const JA: FacadeWords = {
   },
   template: (url) => `テンプレート：${url}`,
   file: 'ファイル',
+  fileCutOff: (name) => `（${name} は途中で切れています：エージェントが書き終えていません）`,
   stepNames: {
     intent_parsing: '意図解析',
     architecture_planning: 'アーキテクチャ計画',

@@ -110,6 +110,49 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(read(texts)).toBe(texts.join('\n'));
   });
 
+  /**
+   * A heading or a quote the facade put on a line of its own (a whole message after text), then the next whole
+   * message in Chinese or lower-case: run on, it read as part of the heading (`## 资源列表专有网络已创建`).
+   */
+  const AFTER_BLOCK_LINE: ReadonlyArray<readonly string[]> = [
+    ['部署完成', '## 资源列表', '专有网络已创建'],
+    ['Summary of the stack', '## Resources', 'created vpc-1 and vsw-1'],
+    ['部署完成', '> 注意', '不要删除 VPC'],
+    ['Important', '> Keep the VPC', 'then delete the rest'],
+  ];
+
+  it.each(AFTER_BLOCK_LINE)('the whole message after a heading or quote line the facade started: %j, a line each', (...texts: string[]) => {
+    expect(read(texts)).toBe(texts.join('\n'));
+  });
+
+  it('the text parts of one message: a heading or a quote part on a line of its own ends that line too', () => {
+    const parts = (texts: readonly string[]): string => {
+      const message: Message = { messageId: 'w', role: 'ROLE_AGENT', parts: texts.map((text) => ({ text })) };
+      const out = run([
+        submitted,
+        { statusUpdate: { taskId: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING', message } } },
+        status('TASK_STATE_COMPLETED'),
+      ]);
+      expect(sent(out), 'message/send').toBe(readText(out));
+      return readText(out);
+    };
+    expect(parts(['部署完成', '## 资源列表', '专有网络已创建'])).toBe('部署完成\n## 资源列表\n专有网络已创建');
+    expect(parts(['Important', '> Keep the VPC', 'then delete the rest'])).toBe('Important\n> Keep the VPC\nthen delete the rest');
+    expect(parts(['部署完成\n', '## 资源', '列表'])).toBe('部署完成\n## 资源列表');
+  });
+
+  it('a heading or a quote written token by token, on a line the agent started: as it wrote it', () => {
+    for (const texts of [
+      ['部署完成\n', '## ', '资源', '列表', '\n', '专有网络已创建'],
+      ['部署完成\n', '## 资源', '列表', '\n专有网络'],
+      ['部署完成\n', '> 注意', '不要删除 VPC'],
+    ]) {
+      expect(read(texts), JSON.stringify(texts)).toBe(texts.join(''));
+    }
+    // After a whole heading message, a piece that opens with a blank goes on where the line left off, as the agent wrote it.
+    expect(read(['部署完成', '## 资源列表', ' (3)'])).toBe('部署完成\n## 资源列表 (3)');
+  });
+
   it("a model's tokens where those marks stand: as it wrote them", () => {
     for (const texts of [
       ['In C', '#', ' see issue ', '#12', ': a -', '> b, x =', '> y'],

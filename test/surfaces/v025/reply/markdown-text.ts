@@ -1,7 +1,8 @@
 /**
  * A Markdown answer as a model writes it (a fence, headings, tables, a list, quotes, a rule, in English and
  * Chinese), with `#`, `|`, `>` and `---` inside lines too (`C#`, `issue #12`, `a -> b`, `x => y`, `|:---|`) and
- * front matter inside code: cut into tokens anywhere, it must read back as it is (token-cuts.test.ts,
+ * front matter inside code, and Chinese or lower-case lines right after a heading or a quote (whole ones read
+ * so when a message each: ReplyState.blockLine): cut into tokens anywhere, it must read back as it is (token-cuts.test.ts,
  * send-equals-stream.property.test.ts).
  */
 export const MARKDOWN_TEXT = [
@@ -26,6 +27,11 @@ export const MARKDOWN_TEXT = [
   '| 专有网络 | 正常 |',
   '1. 创建专有网络',
   '> 请勿删除交换机',
+  '## 部署结果',
+  '专有网络已创建，交换机 vsw-1 已创建。',
+  '> 注意',
+  '不要删除 VPC。',
+  'created at 10:00',
   '```markdown',
   '---',
   'title: 部署说明',

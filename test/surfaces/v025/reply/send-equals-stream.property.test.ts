@@ -188,6 +188,8 @@ describe('message/send is the fold of message/stream', () => {
       '> note',
       '#',
       '>',
+      // Chinese after a heading or a quote: a line of its own after a whole one (ReplyState.blockLine).
+      '专有网络已创建',
     );
     const progress = fc.constantFrom([], ['Let me check.'], ['正在查询。'], ['Checking the VPC quotas'], ['Validating template', '正在校验模板']);
     fc.assert(

@@ -57,10 +57,12 @@ describe('a Markdown file streamed in chunks, a later one holding its own ``` bl
     expect(readText(run([submitted, a!, b!, PROGRESS[0]!, c!, PROGRESS[1]!, done]))).toBe(
       'README.md\n```markdown\n# Deploy\n\nRun:\n```\n````markdown\n```bash\nterraform apply\n```\nThen check the console.\n````\nCreating VPC\nCreating ECS',
     );
-    // Never told its last chunk: closed by the turn's end, the final message on a line of its own.
+    // Never told its last chunk: closed by the turn's end, the final message on a line of its own; a failed turn says it was cut off.
     const open = chunks(MD.slice(0, 2), README, true);
-    expect(readText(run([submitted, ...open, status('TASK_STATE_COMPLETED', 'Deployed.', {}, 'end')]))).toBe(
-      'README.md\n```markdown\n# Deploy\n\nRun:\n```\n````markdown\n```bash\nterraform apply\n```\n````\nDeployed.',
+    const shown = 'README.md\n```markdown\n# Deploy\n\nRun:\n```\n````markdown\n```bash\nterraform apply\n```\n````';
+    expect(readText(run([submitted, ...open, status('TASK_STATE_COMPLETED', 'Deployed.', {}, 'end')]))).toBe(`${shown}\nDeployed.`);
+    expect(readText(run([submitted, ...open, status('TASK_STATE_FAILED', 'Disk full.', {}, 'end')]))).toBe(
+      `${shown}\n(README.md was cut off: the agent did not finish it)\nDisk full.`,
     );
   });
 
@@ -87,17 +89,14 @@ describe('a file cut short after other text closed its fence', () => {
   const writing = working('Writing the file.', 'w');
   const ZH = Buffer.from('# 说明\n'); // 说: bytes 2..4
 
-  it('ended with a character left unfinished: its description follows, as when nothing closed it first', () => {
+  it('ended with a character left unfinished: a line says it was cut off, as when nothing closed it first', () => {
     const [a, b] = chunks([ZH.subarray(0, 3), ZH.subarray(3, 4)]);
-    expect(readText(run([submitted, a!, writing, b!, done]))).toBe(
-      'README.md\n```markdown\n# \n```\nWriting the file.\nREADME.md (text/markdown, 4 bytes)',
-    );
+    const cut = '(README.md was cut off: the agent did not finish it)';
+    expect(readText(run([submitted, a!, writing, b!, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\nWriting the file.\n${cut}`);
     // Never told its end: the turn's end ends it.
-    expect(readText(run([submitted, a!, writing, done]))).toBe(
-      'README.md\n```markdown\n# \n```\nWriting the file.\nREADME.md (text/markdown, 3 bytes)',
-    );
+    expect(readText(run([submitted, a!, writing, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\nWriting the file.\n${cut}`);
     // Nothing else first: as it was.
-    expect(readText(run([submitted, a!, b!, done]))).toBe('README.md\n```markdown\n# \n```\nREADME.md (text/markdown, 4 bytes)');
+    expect(readText(run([submitted, a!, b!, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\n${cut}`);
     // Its character finished by the next chunk: shown again under its name, no description.
     const [c, d] = chunks([ZH.subarray(0, 3), ZH.subarray(3)]);
     expect(readText(run([submitted, c!, writing, d!, done]))).toBe(
@@ -111,8 +110,12 @@ describe('a file cut short after other text closed its fence', () => {
     expect(readText(run([submitted, a!, writing, b!, c!, done], small))).toBe(
       'README.md\n```markdown\nab\n```\nWriting the file.\nREADME.md (text/markdown, 14 bytes)',
     );
+    // Never told its end: described at the end of a completed turn, said to be cut off at a failed one's.
     expect(readText(run([submitted, a!, writing, b!, done], small))).toBe(
       'README.md\n```markdown\nab\n```\nWriting the file.\nREADME.md (text/markdown, 10 bytes)',
+    );
+    expect(readText(run([submitted, a!, writing, b!, status('TASK_STATE_FAILED', 'Disk full.', {}, 'end')], small))).toBe(
+      'README.md\n```markdown\nab\n```\nWriting the file.\n(README.md was cut off: the agent did not finish it)\nDisk full.',
     );
   });
 });

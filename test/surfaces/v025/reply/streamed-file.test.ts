@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
 import type { V025StreamEvent } from '../../../../src/protocol/v025/index.js';
-import { createReplyFold, renderPart } from '../../../../src/surfaces/v025/reply/index.js';
+import { createReplyFold, facadeWords, renderPart } from '../../../../src/surfaces/v025/reply/index.js';
 import { artifact, options, readText, run, status, submitted, tool } from './support.js';
 
 const TF = 'resource "alicloud_vpc" "main" {\n  cidr_block = "10.0.0.0/8"\n}\n';
@@ -102,15 +102,21 @@ describe('a text file streamed as raw bytes in appended chunks', () => {
     expect(readText(run([submitted, first!, tool, second!, third!, ready]))).toBe(`${WHOLE_TF}\nThe file is ready.`);
   });
 
-  it('the fence is closed however the turn ends: completed without a last chunk, a failure, a break-off', () => {
+  it('the fence is closed however the turn ends; a failure or a break-off says it was cut off, a completed turn does not', () => {
     const open = chunks(TF, [7, 20]).slice(0, 2);
-    expect(readText(run([submitted, ...open, status('TASK_STATE_COMPLETED')]))).toBe('main.tf\n```hcl\nresource "alicloud_v\n```');
-    expect(readText(run([submitted, ...open, status('TASK_STATE_FAILED', 'Disk full.', {}, 'x')]))).toBe(
-      'main.tf\n```hcl\nresource "alicloud_v\n```\nDisk full.',
-    );
-    expect(readText(run([submitted, ...open]))).toBe(
-      'main.tf\n```hcl\nresource "alicloud_v\n```\nThe upstream agent ended the stream before the turn finished',
-    );
+    const shown = 'main.tf\n```hcl\nresource "alicloud_v\n```';
+    const part = `${shown}\n(main.tf was cut off: the agent did not finish it)`;
+    // Completed: an agent that never says an artifact's last chunk (a2a-python) ends its whole files so.
+    for (const [ending, after] of [
+      [[status('TASK_STATE_COMPLETED')], shown],
+      [[status('TASK_STATE_COMPLETED', 'Stopped early.', {}, 'x')], `${shown}\nStopped early.`],
+      [[status('TASK_STATE_FAILED', 'Disk full.', {}, 'x')], `${part}\nDisk full.`],
+      [[], `${part}\nThe upstream agent ended the stream before the turn finished`],
+    ] as const) {
+      const out = run([submitted, ...open, ...ending]);
+      expect(readText(out)).toBe(after);
+      expect(sent(out)).toBe(readText(out));
+    }
   });
 
   it('held as the agent SDK stores it (one part per chunk, as a non-streaming agent or a closing Task sends it): one file', () => {
@@ -127,6 +133,39 @@ describe('a text file streamed as raw bytes in appended chunks', () => {
     };
     const streamed = chunks(ZH, [7, 20], { filename: 'README.md', mediaType: 'text/plain' });
     expect(readText(run([submitted, ...streamed, closing]))).toBe(`README.md\n\`\`\`markdown\n${ZH}\`\`\``);
+  });
+});
+
+describe("a file that stops before its end: its part once, then one line in the turn's language, not a second description", () => {
+  const README = { filename: 'README.md', mediaType: 'text/plain' };
+  // 说 is bytes 2..4 of ZH, 明 bytes 5..7.
+  const cutInside = chunks(Buffer.from(ZH).subarray(0, 7), [3], README);
+
+  it('its last chunk ends inside a UTF-8 character', () => {
+    const out = run([submitted, ...cutInside, ready]);
+    const read = 'README.md\n```markdown\n# 说\n```\n(README.md was cut off: the agent did not finish it)\nThe file is ready.';
+    expect(readText(out)).toBe(read);
+    expect(sent(out)).toBe(read);
+  });
+
+  it('the turn ends while a character waits for the next chunk, in Chinese and Japanese', () => {
+    const open = chunks(ZH, [3, 7], README).slice(0, 2);
+    const stopped = status('TASK_STATE_FAILED', '磁盘已满。', {}, 'x');
+    const zh = run([submitted, ...open, stopped], options(undefined, { words: facadeWords('zh') }));
+    expect(readText(zh)).toBe('README.md\n```markdown\n# 说\n```\n（README.md 被截断：智能体没有写完该文件）\n磁盘已满。');
+    expect(sent(zh)).toBe(readText(zh));
+    const ja = run([submitted, ...open, stopped], options(undefined, { words: facadeWords('ja') }));
+    expect(readText(ja)).toBe('README.md\n```markdown\n# 说\n```\n（README.md は途中で切れています：エージェントが書き終えていません）\n磁盘已满。');
+  });
+
+  it('a file that is no text: the line instead of its description when the turn fails; described when it completes', () => {
+    const png = chunks(Buffer.alloc(300, 7), [100, 200], { filename: 'logo.png', mediaType: 'image/png' }).slice(0, 2);
+    const failed = run([submitted, writing, ...png, status('TASK_STATE_FAILED', 'Disk full.', {}, 'x')]);
+    expect(readText(failed)).toBe('Writing the file.\n(logo.png was cut off: the agent did not finish it)\nDisk full.');
+    expect(sent(failed)).toBe(readText(failed));
+    const out = run([submitted, writing, ...png, ready]);
+    expect(readText(out)).toBe('Writing the file.\nlogo.png (image/png, 200 bytes)\nThe file is ready.');
+    expect(sent(out)).toBe(readText(out));
   });
 });
 
