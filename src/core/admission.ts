@@ -18,6 +18,7 @@ import { contextBusyError, type ContextLanes, type Lease } from './context-lanes
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
+import { tenantField, tenantOf } from './tenants.js';
 
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
@@ -110,7 +111,7 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
-  async function admit(message: Message, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+  async function admit({ message, tenant }: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
     refuseTurnsWhileOutOfReach(registry);
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
@@ -120,19 +121,22 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
     const lease = await lanes.tryAcquire(laneKey(contextId));
     if (!lease) throw contextBusyError(contextId);
-    if (await runsWithoutLane(contextId, ctx)) {
+    if (await runsWithoutLane(contextId, tenantOf({ tenant }), ctx)) {
       await lease.release();
       throw contextBusyError(contextId);
     }
     return { lease, ridesAlong: false };
   }
 
-  /** Whether the context's latest task, last seen working, is still working by the agent's own account. */
-  async function runsWithoutLane(contextId: string, ctx: CallContext): Promise<boolean> {
-    const latest = await registry.latestForContext(contextId, ctx.principal);
+  /**
+   * Whether the context's latest task in the message's tenant, last seen working, is still working by the
+   * agent's own account (asked in that tenant, the task's).
+   */
+  async function runsWithoutLane(contextId: string, tenant: string, ctx: CallContext): Promise<boolean> {
+    const latest = await registry.latestForContext(contextId, ctx.principal, tenant);
     if (!latest || !isActiveState(latest.status.state)) return false;
     try {
-      return isActiveState((await inner.getTask({ id: latest.id, historyLength: 0 }, ctx)).status.state);
+      return isActiveState((await inner.getTask({ id: latest.id, historyLength: 0, ...tenantField(tenant) }, ctx)).status.state);
     } catch {
       // The agent cannot say (the task is gone, or it has no GetTask): the message itself will find out.
       return false;
@@ -142,7 +146,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   /** Admission runs on the first pull, so a refusal is the stream's first error. */
   function sendStreamingMessage(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> {
     return deferIterable(async () => {
-      const { lease: admitted, ridesAlong } = await admit(request.message, ctx);
+      const { lease: admitted, ridesAlong } = await admit(request, ctx);
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
@@ -176,7 +180,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
 
   return overlay(inner, {
     async sendMessage(request, ctx): Promise<SendMessageResponse> {
-      const { lease, ridesAlong } = await admit(request.message, ctx);
+      const { lease, ridesAlong } = await admit(request, ctx);
       try {
         return await inner.sendMessage(request, ctx, { ridesAlong });
       } finally {

@@ -49,7 +49,7 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const hub = deps.hub ?? createTaskEventHub();
   const writer = createTaskWriter(registry, logger);
   const redaction = createRedaction(deps.secretKeys, deps.secretValues);
-  const metaOf = (ctx: CallContext): TaskMeta => ({ owner: ctx.principal, upstream: upstreamName });
+  const metaOf = (ctx: CallContext, tenant: string): TaskMeta => ({ owner: ctx.principal, upstream: upstreamName, tenant });
   const laneKey = (contextId: string) => `${upstreamName}\u0000${contextId}`;
 
   // A task of another principal does not exist for the caller; reads wait for the task's writes.

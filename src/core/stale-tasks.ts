@@ -80,9 +80,10 @@ async function askQuietly(ask: (task: Task) => Promise<unknown>, task: Task): Pr
   }
 }
 
-/** The caller's most recent tasks last seen in `status`, in the request's context, without their contents. */
+/** The caller's most recent tasks last seen in `status`, in the request's tenant and context, without their contents. */
 const lastSeen = (request: ListTasksRequest, status: TaskState): ListTasksRequest => {
   const seen: ListTasksRequest = { status, pageSize: MAX_ASKED_PER_LIST, historyLength: 0 };
+  if (request.tenant) seen.tenant = request.tenant;
   if (request.contextId) seen.contextId = request.contextId;
   return seen;
 };

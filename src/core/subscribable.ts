@@ -11,6 +11,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
+import { tenantField, tenantOf } from './tenants.js';
 
 const terminalError = (taskId: string): A2AError =>
   A2AError.unsupportedOperation(`Task ${taskId} is in a terminal state and cannot be subscribed to`);
@@ -66,9 +67,8 @@ export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot
 export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>): AgentPort {
   async function currentTask(request: SubscribeToTaskRequest, ctx: CallContext): Promise<Task | undefined> {
     const known = await registry.get(request.id, ctx.principal);
-    const { tenant } = request;
     try {
-      return await inner.getTask({ id: request.id, historyLength: 0, ...(tenant ? { tenant } : {}) }, ctx);
+      return await inner.getTask({ id: request.id, historyLength: 0, ...tenantField(tenantOf(request)) }, ctx);
     } catch {
       return known;
     }
@@ -79,8 +79,7 @@ export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>)
     const state = current?.status.state;
     if (current && endsAtSnapshot(state)) {
       // Whole, as a subscription's first Task is: the state was read without the history.
-      const { tenant } = request;
-      const whole = await inner.getTask({ id: request.id, ...(tenant ? { tenant } : {}) }, ctx).catch(() => current);
+      const whole = await inner.getTask({ id: request.id, ...tenantField(tenantOf(request)) }, ctx).catch(() => current);
       // A follow-up may have begun a turn between the two reads: that one is followed.
       if (endsAtSnapshot(whole.status.state)) {
         yield { task: whole };

@@ -3,6 +3,7 @@ import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
+import { tenantOf } from './tenants.js';
 
 /**
  * Who answers for a task the registry does not know (never seen here, evicted, expired, or lost with a
@@ -30,7 +31,7 @@ export function referenceScope(registry: Pick<TaskStore, 'ownerOf' | 'contextOwn
 }
 
 export interface TaskScopeDeps {
-  registry: Pick<TaskStore, 'ownerOf'>;
+  registry: Pick<TaskStore, 'scopeOf'>;
   settling: Settling;
   unknownTasks: UnknownTasks;
 }
@@ -38,34 +39,45 @@ export interface TaskScopeDeps {
 /**
  * The outermost decorator: a task known under another principal does not exist for this caller
  * (TaskNotFound, without asking the agent: an agent like iac-code scopes tasks to its one credential,
- * the gateway's). A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`,
+ * the gateway's); nor does one known under another tenant than the call names (tenants.ts: an a2a-js
+ * agent answers so, and a gateway that fronts one tenant of its agent must too). So whatever runs below
+ * on a task the registry knows runs in the task's own tenant. A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`,
  * or for a call whose owner the gateway vouches for (`ctx.ownerVouched`: a push follow).
  * Every method naming a task first waits for the task's queued writes (`settled`), so
  * the check, and whatever reads the registry below, see every event already relayed.
  */
 export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
-  async function visible(taskId: string, ctx: CallContext): Promise<void> {
+  /** One read of the registry decides both: the task's owner and its tenant come together (scopeOf). */
+  async function visible(taskId: string, tenant: string, ctx: CallContext): Promise<void> {
     await deps.settling.settled(taskId);
-    if (!ownerAdmits(await deps.registry.ownerOf(taskId), ctx, deps.unknownTasks)) throw A2AError.taskNotFound(taskId);
+    const scope = await deps.registry.scopeOf(taskId);
+    if (!ownerAdmits(scope?.owner, ctx, deps.unknownTasks) || (scope !== undefined && scope.tenant !== tenant)) throw A2AError.taskNotFound(taskId);
   }
 
+  type Tenanted = { tenant?: string };
   const scoped =
-    <R, T>(taskIdOf: (request: R) => string | undefined, call: (request: R, ctx: CallContext) => Promise<T>) =>
+    <R extends Tenanted, T>(taskIdOf: (request: R) => string | undefined, call: (request: R, ctx: CallContext) => Promise<T>) =>
     async (request: R, ctx: CallContext): Promise<T> => {
       const taskId = taskIdOf(request);
-      if (taskId) await visible(taskId, ctx);
+      if (taskId) await visible(taskId, tenantOf(request), ctx);
       return call(request, ctx);
     };
 
   /** Checked on the first pull, so a hidden task is the stream's first error. */
-  const scopedStream = (taskId: string, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
+  const scopedStream = (
+    taskId: string,
+    request: Tenanted,
+    ctx: CallContext,
+    open: () => AsyncIterable<StreamResponse>,
+  ): AsyncIterable<StreamResponse> =>
     deferIterable(async () => {
-      await visible(taskId, ctx);
+      await visible(taskId, tenantOf(request), ctx);
       return open();
     });
 
-  const byId = <R extends { id: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) => scoped((request: R) => request.id, call);
-  const byTaskId = <R extends { taskId: string }, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
+  const byId = <R extends { id: string } & Tenanted, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
+    scoped((request: R) => request.id, call);
+  const byTaskId = <R extends { taskId: string } & Tenanted, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
     scoped((request: R) => request.taskId, call);
   return overlay(inner, {
     sendMessage: scoped(
@@ -74,11 +86,11 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     ),
     sendStreamingMessage(request, ctx) {
       const { taskId } = request.message;
-      return taskId ? scopedStream(taskId, ctx, () => inner.sendStreamingMessage(request, ctx)) : inner.sendStreamingMessage(request, ctx);
+      return taskId ? scopedStream(taskId, request, ctx, () => inner.sendStreamingMessage(request, ctx)) : inner.sendStreamingMessage(request, ctx);
     },
     getTask: byId((request, ctx) => inner.getTask(request, ctx)),
     cancelTask: byId((request, ctx) => inner.cancelTask(request, ctx)),
-    subscribeToTask: (request, ctx) => scopedStream(request.id, ctx, () => inner.subscribeToTask(request, ctx)),
+    subscribeToTask: (request, ctx) => scopedStream(request.id, request, ctx, () => inner.subscribeToTask(request, ctx)),
     createTaskPushNotificationConfig: byTaskId((request, ctx) => inner.createTaskPushNotificationConfig(request, ctx)),
     getTaskPushNotificationConfig: byTaskId((request, ctx) => inner.getTaskPushNotificationConfig(request, ctx)),
     listTaskPushNotificationConfigs: byTaskId((request, ctx) => inner.listTaskPushNotificationConfigs(request, ctx)),

@@ -1,5 +1,6 @@
 import type { AgentPort, CallContext } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
+import { inScope, tenantOf } from '../core/tenants.js';
 import { A2AError, type TaskPushNotificationConfig } from '../model/index.js';
 import type { PushConfigStore } from './config-store/types.js';
 import { payloadVersionOf, presentConfig, withPayloadVersion } from './payload.js';
@@ -26,21 +27,25 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
   const { store, registry } = deps;
   const present = (config: TaskPushNotificationConfig) => presentConfig(config, deps.revealSecrets);
 
-  /** The task must exist and belong to the caller; another principal's task does not exist for them. */
-  async function assertOwnTask(taskId: string, ctx: CallContext): Promise<void> {
+  /**
+   * The task must exist and belong to the caller, in the tenant the request names: another principal's task
+   * does not exist for them, nor does one of another tenant (tenants.ts).
+   */
+  async function assertOwnTask({ taskId, tenant }: { taskId: string; tenant?: string }, ctx: CallContext): Promise<void> {
     await deps.settled(taskId);
-    if (!(await registry.get(taskId, ctx.principal))) throw notFound(taskId);
+    const scope = await registry.scopeOf(taskId);
+    if (!scope || !inScope(scope, ctx.principal, tenantOf({ tenant }))) throw notFound(taskId);
   }
 
   return {
     async createTaskPushNotificationConfig(request, ctx) {
-      await assertOwnTask(request.taskId, ctx);
+      await assertOwnTask(request, ctx);
       const stored = await store.create(ctx.principal, request.taskId, withPayloadVersion(request, payloadVersionOf(ctx)));
       return present(stored.config);
     },
 
     async getTaskPushNotificationConfig(request, ctx) {
-      await assertOwnTask(request.taskId, ctx);
+      await assertOwnTask(request, ctx);
       const stored = await store.get(ctx.principal, request.taskId, request.id);
       // The task is the caller's: what is missing is the config (A2A's TaskNotFoundError all the same).
       if (!stored) throw A2AError.pushConfigNotFound(request.taskId, request.id);
@@ -48,7 +53,7 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
     },
 
     async listTaskPushNotificationConfigs(request, ctx) {
-      await assertOwnTask(request.taskId, ctx);
+      await assertOwnTask(request, ctx);
       const page = await store.list(ctx.principal, request.taskId, { pageSize: request.pageSize, pageToken: request.pageToken });
       const configs = page.configs.map((entry) => present(entry.config));
       return page.nextPageToken ? { configs, nextPageToken: page.nextPageToken } : { configs };
@@ -56,7 +61,7 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
 
     // Deleting a config that is not there is not an error (a2a SDKs), but the task must be the caller's.
     async deleteTaskPushNotificationConfig(request, ctx) {
-      await assertOwnTask(request.taskId, ctx);
+      await assertOwnTask(request, ctx);
       await store.delete(ctx.principal, request.taskId, request.id);
     },
   };

@@ -82,7 +82,11 @@ async function execAll(transaction: ChainableCommander): Promise<void> {
 function entryOf(raw: string): FollowEntry | undefined {
   try {
     const entry = JSON.parse(raw) as Partial<FollowEntry>;
-    const valid = typeof entry.taskId === 'string' && typeof entry.principal === 'string' && typeof entry.until === 'number';
+    const valid =
+      typeof entry.taskId === 'string' &&
+      typeof entry.principal === 'string' &&
+      typeof entry.until === 'number' &&
+      (entry.tenant === undefined || typeof entry.tenant === 'string');
     return valid ? (entry as FollowEntry) : undefined;
   } catch {
     return undefined;

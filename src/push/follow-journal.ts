@@ -8,6 +8,8 @@ import { readSnapshot, snapshotFile } from './snapshot-file.js';
 export interface FollowEntry {
   taskId: string;
   principal: string;
+  /** The tenant the task was created under (absent: the default tenant, as in entries of before tenants were kept). */
+  tenant?: string;
   surface?: CallContext['surface'];
   /** When the follow gives up (epoch ms): `push-follow-timeout-ms` after it began. */
   until: number;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
+import { tenantField, tenantOf } from '../core/tenants.js';
 import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { eventState } from './payload.js';
 import { inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
@@ -12,8 +13,12 @@ import type { PushWatcher } from './watch.js';
  * never pass through the gateway and never be pushed.
  */
 export interface TaskFollower {
-  /** Follows the answer's task until its turn ends, unless it has ended already or is followed. */
-  follow(answer: StreamResponse, ctx: CallContext): void;
+  /**
+   * Follows the answer's task until its turn ends, unless it has ended already or is followed. `tenant`: the
+   * one the caller's call named, the task's own: every call of the follow names it, or an agent that keeps
+   * tasks per tenant would not know the task (and the gateway would record it lost). Absent: the default tenant.
+   */
+  follow(answer: StreamResponse, ctx: CallContext, tenant?: string): void;
   /**
    * Takes up the follows the journal kept from before a restart (those not timed out yet); with a
    * journal shared by replicas, also those of replicas that are gone, now and every `claimEveryMs`.
@@ -93,10 +98,11 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
 
   /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
-  async function subscribeOnce(taskId: string, ctx: CallContext): Promise<TaskState | undefined> {
+  async function subscribeOnce({ taskId, tenant }: FollowEntry, ctx: CallContext): Promise<TaskState | undefined> {
     let last: TaskState | undefined;
     try {
-      for await (const event of watcher.watchStream(port.subscribeToTask({ id: taskId }, ctx))) last = eventState(event) ?? last;
+      const events = port.subscribeToTask({ id: taskId, ...tenantField(tenantOf({ tenant })) }, ctx);
+      for await (const event of watcher.watchStream(events)) last = eventState(event) ?? last;
       return last;
     } catch (error) {
       if (!ctx.signal.aborted) logger.info({ err: error, taskId }, 'push follow: the subscription ended; reading the task');
@@ -104,9 +110,9 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
   }
 
-  async function readOnce(taskId: string, ctx: CallContext): Promise<Task | undefined> {
+  async function readOnce({ taskId, tenant }: FollowEntry, ctx: CallContext): Promise<Task | undefined> {
     try {
-      const task = await port.getTask({ id: taskId, historyLength: 0 }, ctx);
+      const task = await port.getTask({ id: taskId, historyLength: 0, ...tenantField(tenantOf({ tenant })) }, ctx);
       watcher.observeTask(task);
       return task;
     } catch (error) {
@@ -115,12 +121,12 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
   }
 
-  async function run(taskId: string, ctx: CallContext): Promise<void> {
+  async function run(entry: FollowEntry, ctx: CallContext): Promise<void> {
     let delay = retry.initialDelayMs;
     while (!ctx.signal.aborted) {
-      if (turnEnded(await subscribeOnce(taskId, ctx))) return;
+      if (turnEnded(await subscribeOnce(entry, ctx))) return;
       if (ctx.signal.aborted) return;
-      const task = await readOnce(taskId, ctx);
+      const task = await readOnce(entry, ctx);
       if (!task || turnEnded(task.status.state)) return;
       await sleep(delay, undefined, { signal: ctx.signal }).catch(() => undefined);
       delay = Math.min(delay * 2, retry.maxDelayMs);
@@ -150,7 +156,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       ...(entry.surface ? { surface: entry.surface } : {}),
     };
     let letGo = false;
-    const done = run(entry.taskId, ctx)
+    const done = run(entry, ctx)
       .then(() => {
         if (lifetime.timedOut()) {
           logger.warn(
@@ -212,13 +218,14 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   }
 
   return {
-    follow(answer, caller) {
+    follow(answer, caller, tenant = '') {
       if (deps.timeoutMs <= 0 || stopping.signal.aborted || !('task' in answer)) return;
       const { task } = answer;
       if (turnEnded(task.status.state) || running.has(task.id)) return;
       const entry: FollowEntry = {
         taskId: task.id,
         principal: caller.principal,
+        ...tenantField(tenant),
         ...(caller.surface ? { surface: caller.surface } : {}),
         until: Date.now() + deps.timeoutMs,
       };

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
+import { inScope, tenantOf } from '../core/tenants.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { watchRedis } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
@@ -150,7 +151,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     if (!inline) return { forwarded: request };
     prepareConfig(PENDING_TASK_ID, inline, policy);
     const taskId = request.message.taskId;
-    if (taskId) await assertRoomForInline(taskId, inline.id ?? taskId, ctx, settled);
+    if (taskId) await assertRoomForInline(taskId, tenantOf(request), inline.id ?? taskId, ctx, settled);
     // The task is the one the turn runs on, whatever taskId the caller wrote into the config.
     const { taskId: _ignored, ...fields } = inline;
     return {
@@ -159,11 +160,12 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     };
   }
 
-  async function assertRoomForInline(taskId: string, id: string, ctx: CallContext, settled: Settling['settled']): Promise<void> {
+  async function assertRoomForInline(taskId: string, tenant: string, id: string, ctx: CallContext, settled: Settling['settled']): Promise<void> {
     try {
       await settled(taskId);
-      // Another caller's task is not looked at: the gateway answers for it (not found) without telling how many configs it has.
-      if (!(await registry.get(taskId, ctx.principal))) return;
+      // Another caller's task (or tenant's) is not looked at: the gateway answers for it (not found) without telling how many configs it has.
+      const scope = await registry.scopeOf(taskId);
+      if (!scope || !inScope(scope, ctx.principal, tenant)) return;
       await assertRoomForConfig(store, ctx.principal, taskId, id, policy.maxConfigsPerTask);
     } catch (error) {
       if (error instanceof A2AError) throw error;
@@ -213,7 +215,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
             const { forwarded, inline } = await takeInline(request, ctx, settled);
             const answer = await port.sendMessage(forwarded, ctx);
             await watcher.observeAnswer(answer, inline);
-            follower.follow(answer, ctx);
+            follower.follow(answer, ctx, tenantOf(request));
             return answer;
           },
           sendStreamingMessage: (request, ctx) =>

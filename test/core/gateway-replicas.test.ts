@@ -129,3 +129,27 @@ describe('gateway replicas sharing Redis lanes', () => {
     await stream.return?.();
   });
 });
+
+describe('gateway replicas sharing a Redis registry: tenants', () => {
+  it('keep a task to the tenant it was created under on every replica, and ask the agent about it there', async () => {
+    const asked: Array<{ id: string; tenant?: string }> = [];
+    const upstreamA = stubUpstream({ sendMessage: async () => ({ task: { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_WORKING' } } }) });
+    const upstreamB = stubUpstream({
+      getTask: async ({ id, tenant }) => {
+        asked.push(tenant === undefined ? { id } : { id, tenant });
+        return { id, contextId: 'C', status: { state: 'TASK_STATE_COMPLETED' } };
+      },
+    });
+    const [a, b] = replicas(upstreamA, upstreamB);
+    await a!.sendMessage({ tenant: 'acme', message: userMessage({ contextId: 'C' }) }, ALICE);
+    // Under another tenant, or none, the task is not there, and the agent is not asked.
+    expect((await rejection(b!.getTask({ id: 'T', tenant: 'other' }, ALICE))).code).toBe(-32001);
+    expect((await rejection(b!.getTask({ id: 'T' }, ALICE))).code).toBe(-32001);
+    expect((await b!.listTasks({}, ALICE)).tasks).toEqual([]);
+    expect(asked).toEqual([]);
+    // Listed under its tenant, last seen running: the agent is asked about it in that tenant.
+    const listed = await b!.listTasks({ tenant: 'acme' }, ALICE);
+    expect(listed.tasks.map((task) => [task.id, task.status.state])).toEqual([['T', 'TASK_STATE_COMPLETED']]);
+    expect(asked).toEqual([{ id: 'T', tenant: 'acme' }]);
+  });
+});

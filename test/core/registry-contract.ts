@@ -2,12 +2,13 @@
  * The TaskRegistry contract, run against every store (task-registry.test.ts). A factory gives a
  * fresh, empty registry; `replica()` gives a second registry on the same storage (for Redis, a
  * second client: two gateway replicas), or the same instance where storage is process-local.
- * Its tests are in three parts: registry-contract-writes.ts, -reads.ts and -replicas-ttls.ts.
+ * Its tests are in four parts: registry-contract-writes.ts, -reads.ts, -replicas-ttls.ts and -tenants.ts.
  */
 import { afterEach, describe } from 'vitest';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { readsContract } from './registry-contract-reads.js';
 import { replicasAndTtlsContract } from './registry-contract-replicas-ttls.js';
+import { tenantsContract } from './registry-contract-tenants.js';
 import { writesContract } from './registry-contract-writes.js';
 
 export { agentMessage, taskOf } from './registry-fixtures.js';
@@ -46,5 +47,6 @@ export function registryContract(name: string, factory: RegistryFactory): void {
     writesContract(scope);
     readsContract(scope);
     replicasAndTtlsContract(scope);
+    tenantsContract(scope);
   });
 }

@@ -30,13 +30,17 @@ type Subscription = { events: StreamResponse[]; then: 'end' | 'hang' | Error } |
 function scriptedPort(subscriptions: Subscription[], snapshots: Array<Task | Error>) {
   const calls: string[] = [];
   const contexts: CallContext[] = [];
+  /** What each call asked, in order: the task's id and tenant. */
+  const requests: Array<{ id: string; tenant?: string }> = [];
   return {
     calls,
     contexts,
+    requests,
     port: {
-      subscribeToTask(_request: { id: string }, ctx: CallContext): AsyncIterable<StreamResponse> {
+      subscribeToTask(request: { id: string; tenant?: string }, ctx: CallContext): AsyncIterable<StreamResponse> {
         calls.push('subscribe');
         contexts.push(ctx);
+        requests.push(request);
         const script = subscriptions.shift() ?? new Error('no more subscriptions scripted');
         return (async function* () {
           if (script instanceof Error) throw script;
@@ -48,8 +52,9 @@ function scriptedPort(subscriptions: Subscription[], snapshots: Array<Task | Err
           }
         })();
       },
-      async getTask(): Promise<Task> {
+      async getTask(request: { id: string; tenant?: string }): Promise<Task> {
         calls.push('get');
+        requests.push(request);
         const next = snapshots.shift() ?? new Error('no more snapshots scripted');
         if (next instanceof Error) throw next;
         return next;

@@ -59,7 +59,8 @@ describe('the Redis follow journal', () => {
     const prefix = prefixOfTest();
     const a = replica(prefix, 'A', 300);
     const b = replica(prefix, 'B', 300);
-    const added = [entry('T1'), entry('T2'), entry('T3')];
+    // A follow of a tenant's task keeps its tenant, taken over with it.
+    const added = [entry('T1'), { ...entry('T2'), tenant: 'acme' }, entry('T3')];
     for (const follow of added) await a.journal.add(follow);
     await a.journal.remove('T3');
 

@@ -25,6 +25,29 @@ describe('following a task answered while it runs', () => {
     expect(stopped.kept.get('T')).toMatchObject({ taskId: 'T', principal: 'basic:alice', surface: 'jsonrpc' });
   });
 
+  it("names the task's tenant on every call, journals it, and takes it up again with the follow", async () => {
+    const journal = mapJournal();
+    const first = await setup([{ events: [], then: 'hang' }], [], { journal });
+    first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller, 'acme');
+    await waitForCalls(first.calls, 1);
+    await first.follower.stop();
+    expect(journal.kept.get('T')).toMatchObject({ taskId: 'T', tenant: 'acme' });
+    expect(first.requests).toEqual([{ id: 'T', tenant: 'acme' }]);
+
+    const resumed = await setup([new Error('socket hang up')], [task('TASK_STATE_COMPLETED', 'Done.')], { journal });
+    await resumed.follower.resume();
+    expect(await resumed.delivered()).toEqual([{ task: task('TASK_STATE_COMPLETED', 'Done.') }]);
+    expect(resumed.requests).toEqual([
+      { id: 'T', tenant: 'acme' },
+      { id: 'T', historyLength: 0, tenant: 'acme' },
+    ]);
+    // The default tenant is named as a caller without one names it: not at all.
+    const plain = await setup([{ events: [status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' }]);
+    plain.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    await plain.delivered();
+    expect(plain.requests).toEqual([{ id: 'T' }]);
+  });
+
   it("resume takes up the journal's follows as their callers, and drops the ones past their time", async () => {
     const journal = mapJournal([
       { taskId: 'T', principal: 'basic:alice', surface: 'v025', until: Date.now() + 60_000 },

@@ -5,8 +5,9 @@ import { countBound } from '../../lru-count-bound.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
+import { tenantOf } from '../tenants.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
-import type { ReportsDrops, TaskMeta, TaskRecord, TaskStore } from './types.js';
+import type { ReportsDrops, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
   /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
@@ -28,13 +29,19 @@ export interface MemoryTaskRegistryOptions {
 }
 
 /**
- * Process-local registry: tasks in an LRU cache (bounded count and bytes, idle TTL) plus owner and context
- * indexes that the cache's dispose hook keeps consistent with evictions and expiries. ListTasks
- * sorts the owner's (or context's) tasks per call: O(n log n) in the owner's task count.
+ * The index key of an owner's tasks in one tenant: the owner alone for the default tenant. Principals hold
+ * no NUL (surfaces/shared/principal.ts), so no owner's key is another's under a tenant.
+ */
+const scopeKey = (owner: string, tenant: string): string => (tenant === '' ? owner : `${owner}\u0000${tenant}`);
+
+/**
+ * Process-local registry: tasks in an LRU cache (bounded count and bytes, idle TTL) plus indexes per owner
+ * and tenant (the scope) and per context in a scope, that the cache's dispose hook keeps consistent with
+ * evictions and expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
  */
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
-  const byOwner = new IdGroups();
-  // Owner, then context: no key string is built per context.
+  const byScope = new IdGroups();
+  // Scope, then context: no key string is built per context.
   const byContext = new Map<string, IdGroups>();
   // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
   // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
@@ -75,10 +82,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function index(record: TaskRecord): void {
     const { owner, task } = record;
-    byOwner.add(owner, task.id);
+    const scope = scopeKey(owner, record.tenant);
+    byScope.add(scope, task.id);
     if (!task.contextId) return;
-    let contexts = byContext.get(owner);
-    if (!contexts) byContext.set(owner, (contexts = new IdGroups()));
+    let contexts = byContext.get(scope);
+    if (!contexts) byContext.set(scope, (contexts = new IdGroups()));
     contexts.add(task.contextId, task.id);
     // The first owner keeps the context; each task it begins there renews the context's time.
     const current = contextOwners.get(task.contextId);
@@ -86,20 +94,21 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   }
 
   function unindex(record: TaskRecord): void {
-    const { owner, task } = record;
-    byOwner.remove(owner, task.id);
+    const { task } = record;
+    const scope = scopeKey(record.owner, record.tenant);
+    byScope.remove(scope, task.id);
     if (!task.contextId) return;
-    const contexts = byContext.get(owner);
+    const contexts = byContext.get(scope);
     contexts?.remove(task.contextId, task.id);
-    if (contexts?.size === 0) byContext.delete(owner);
+    if (contexts?.size === 0) byContext.delete(scope);
   }
 
   function write(task: Task, meta: TaskMeta): void {
     const previous = cache.peek(task.id, { allowStale: true });
-    const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, written: ++writes };
-    // Only owner and context place a task in the indexes: most writes (status and artifact chunks
-    // of a stream) leave both as they were, and re-adding to a large owner set is not free.
-    const moved = !previous || previous.owner !== record.owner || previous.task.contextId !== task.contextId;
+    const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, tenant: tenantOf(meta), written: ++writes };
+    // Only scope and context place a task in the indexes: most writes (status and artifact chunks
+    // of a stream) leave both as they were, and re-adding to a large scope set is not free.
+    const moved = !previous || previous.owner !== record.owner || previous.tenant !== record.tenant || previous.task.contextId !== task.contextId;
     if (previous && moved) unindex(previous);
     cache.set(task.id, record, maxBytes ? { size: Math.min(Math.max(taskBytes(task), 1), maxBytes) } : undefined);
     if (moved) index(record);
@@ -113,23 +122,27 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     return undefined;
   }
 
-  const contextIds = (owner: string, contextId: string): string[] => byContext.get(owner)?.ids(contextId) ?? [];
+  const contextIds = (scope: string, contextId: string): string[] => byContext.get(scope)?.ids(contextId) ?? [];
 
   /** The live records of `ids` (a copy of an index group: live() may unindex while this goes through it). */
-  function liveRecords(ids: readonly string[], owner: string): TaskRecord[] {
+  function liveRecords(ids: readonly string[], owner: string, tenant: string): TaskRecord[] {
     const records: TaskRecord[] = [];
     for (const id of ids) {
       const record = live(id);
-      if (record && record.owner === owner) records.push(record);
+      if (record && record.owner === owner && record.tenant === tenant) records.push(record);
     }
     return records;
   }
+
+  /** A stored task that `meta` may not write: another owner's, or one of another tenant. */
+  const foreign = (existing: TaskRecord | undefined, meta: TaskMeta): boolean =>
+    existing !== undefined && (existing.owner !== meta.owner || existing.tenant !== tenantOf(meta));
 
   async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
     const taskId = batchTaskId(events);
     if (!taskId) return undefined;
     const existing = cache.get(taskId);
-    if (existing && existing.owner !== meta.owner) return undefined;
+    if (foreign(existing, meta)) return undefined;
     const next = unlessReopened(existing?.task, foldEvents(existing?.task, events, options.historyLimit, options.historyPartMaxBytes));
     if (!next) return undefined;
     write(next, existing ?? meta);
@@ -142,7 +155,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
     async put(task: Task, meta: TaskMeta): Promise<void> {
       const existing = cache.get(task.id);
-      if (existing && existing.owner !== meta.owner) return;
+      if (foreign(existing, meta)) return;
       const next = unlessReopened(existing?.task, boundHistory(task, options.historyLimit, options.historyPartMaxBytes));
       if (next) write(next, existing ?? meta);
     },
@@ -156,6 +169,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return cache.get(taskId)?.owner;
     },
 
+    async scopeOf(taskId: string): Promise<TaskScope | undefined> {
+      const record = cache.get(taskId);
+      return record && { owner: record.owner, tenant: record.tenant };
+    },
+
     async contextOwner(contextId: string): Promise<string | undefined> {
       return contextOwners.get(contextId);
     },
@@ -164,9 +182,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       const pageSize = pageSizeOf(request);
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
-      const ids = request.contextId ? contextIds(owner, request.contextId) : byOwner.ids(owner);
+      const tenant = tenantOf(request);
+      const scope = scopeKey(owner, tenant);
+      const ids = request.contextId ? contextIds(scope, request.contextId) : byScope.ids(scope);
       const rows: Array<{ member: string; task: Task }> = [];
-      for (const { task } of liveRecords(ids, owner)) {
+      for (const { task } of liveRecords(ids, owner, tenant)) {
         if (request.status && task.status.state !== request.status) continue;
         const member = sortMember(task);
         if (isAfter(member, afterKey)) rows.push({ member, task });
@@ -188,9 +208,9 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       };
     },
 
-    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+    async latestForContext(contextId: string, owner: string, tenant = ''): Promise<Task | undefined> {
       let latest: TaskRecord | undefined;
-      for (const record of liveRecords(contextIds(owner, contextId), owner)) {
+      for (const record of liveRecords(contextIds(scopeKey(owner, tenant), contextId), owner, tenant)) {
         if (!latest || record.written > latest.written) latest = record;
       }
       return latest?.task;
@@ -205,7 +225,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
     async close(): Promise<void> {
       cache.clear();
-      byOwner.clear();
+      byScope.clear();
       byContext.clear();
       contextOwners.clear();
     },

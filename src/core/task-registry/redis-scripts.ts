@@ -1,14 +1,17 @@
 /**
- * Lua scripts of the Redis task registry. Layout under the prefix P (O = encoded owner,
- * C = encoded context id):
+ * Lua scripts of the Redis task registry. Layout under the prefix P (O = encoded owner, C = encoded
+ * context id, T = encoded tenant):
  *   P t:<id>        hash  v (version) d (JSON {task, upstream}) o (owner) u (last write, Redis TIME µs)
- *   P o:O:all       zset  every task of the owner, score 0, member = sort member (list order)
- *   P o:O:s:<state> zset  the owner's tasks in that state
- *   P o:O:c:C       zset  the owner's tasks in that context
- *   P o:O:l:C       string id of the owner's task in that context written last (latestForContext)
- *   P o:O:idx       hash  id -> {m,s,k}: what pruning needs once the task hash has expired
- *   P o:O:exp       zset  id scored by expiry (µs): which index members to prune
- *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
+ *                         n (tenant; absent: the default tenant, as in records written before tenants)
+ * An owner's tasks in the default tenant are indexed under S = P o:O:, those in tenant T under
+ * S = P o:O:t:T: (the task's scope), each scope alike:
+ *   S all           zset  every task of the scope, score 0, member = sort member (list order)
+ *   S s:<state>     zset  the scope's tasks in that state
+ *   S c:C           zset  the scope's tasks in that context
+ *   S l:C           string id of the scope's task in that context written last (latestForContext)
+ *   S idx           hash  id -> {m,s,k}: what pruning needs once the task hash has expired
+ *   S exp           zset  id scored by expiry (µs): which index members to prune
+ *   P ctx:C         string owner of the context (its first writer, whatever its tenant), kept for the context-owner TTL
  * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an
  * index key can only expire when every task in it has; members of tasks that expired earlier are pruned
  * by PRUNE_SCRIPT before a list.
@@ -19,15 +22,16 @@
  * Compare-and-set one task and move its index entries (the old ones are read from the idx hash,
  * which also cleans up after an expired task whose id is written again). Conflicts return the
  * current state so the caller can fold again without another round trip.
- * KEYS: task, idx, exp, all, context ('' fragment: unused), status, contextOwner, then any keys that
- *       expire with the task (push configs: they get its idle TTL on every write)
+ * KEYS: task, idx, exp, all, context ('' fragment: unused), status (those five of the task's scope), contextOwner,
+ *       then any keys that expire with the task (push configs: they get its idle TTL on every write)
  * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
- *       ownerKeyPrefix ('P o:O:'), contextOwnerTtlMs (0: never expires)
- * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task)
+ *       scopeKeyPrefix ('P o:O:' or 'P o:O:t:T:'), contextOwnerTtlMs (0: never expires), tenant ('' = default)
+ * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task,
+ * or one of another tenant: its index entries are in another scope, and it is not the writer's)
  */
 export const WRITE_SCRIPT = `
-local fields = redis.call('HMGET', KEYS[1], 'v', 'd', 'o', 'u')
-if fields[1] and fields[3] ~= ARGV[3] then return {-1} end
+local fields = redis.call('HMGET', KEYS[1], 'v', 'd', 'o', 'u', 'n')
+if fields[1] and (fields[3] ~= ARGV[3] or (fields[5] or '') ~= ARGV[11]) then return {-1} end
 local current = fields[1] or '0'
 if current ~= ARGV[1] then return {0, current, fields[2] or '', fields[4] or '0'} end
 local t = redis.call('TIME')
@@ -44,6 +48,8 @@ if previous then
   if info.k ~= '' then redis.call('ZREM', ARGV[9] .. 'c:' .. info.k, info.m) end
 end
 redis.call('HSET', KEYS[1], 'v', version, 'd', ARGV[2], 'o', ARGV[3], 'u', nowText)
+-- The default tenant is no field: its records stay as they were before tenants were recorded.
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'n', ARGV[11]) end
 redis.call('HSET', KEYS[2], ARGV[8], cjson.encode({m = ARGV[4], s = ARGV[5], k = ARGV[6]}))
 redis.call('ZADD', KEYS[4], 0, ARGV[4])
 redis.call('ZADD', KEYS[6], 0, ARGV[4])
@@ -70,8 +76,8 @@ return {1, version, now}
 `;
 
 /**
- * Drop index entries of the owner's tasks whose hash has expired.
- * KEYS: idx, exp, all. ARGV: ownerKeyPrefix ('P o:O:'), taskKeyPrefix ('P t:'), batch size.
+ * Drop index entries of the scope's tasks whose hash has expired.
+ * KEYS: idx, exp, all. ARGV: scopeKeyPrefix ('P o:O:' or 'P o:O:t:T:'), taskKeyPrefix ('P t:'), batch size.
  * Returns how many expiry entries were examined (== batch size: call again).
  */
 export const PRUNE_SCRIPT = `

@@ -6,7 +6,8 @@ import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
-import type { ExpiresLinkedKeys, TaskMeta, TaskStore } from './types.js';
+import { tenantOf } from '../tenants.js';
+import type { ExpiresLinkedKeys, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
@@ -29,11 +30,13 @@ export interface RedisTaskRegistryOptions {
   logger?: RedisWatchLogger;
 }
 
-/** What a compare-and-set starts from: the stored version (0 = none) and its task. */
+/** What a compare-and-set starts from: the stored version (0 = none), its task, and whose it is (no tenant: the default). */
 interface Versioned {
   version: number;
   task: Task | undefined;
   upstream: string;
+  owner?: string;
+  tenant?: string;
 }
 
 /** ioredis connection states after a connection was lost (not the first one still being made). */
@@ -64,29 +67,31 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const p = options.prefix;
   const enc = encodeURIComponent;
   const taskKey = (id: string) => `${p}t:${id}`;
-  const ownerPrefix = (owner: string) => `${p}o:${enc(owner)}:`;
-  const allKey = (owner: string) => `${ownerPrefix(owner)}all`;
-  const statusKey = (owner: string, state: string) => `${ownerPrefix(owner)}s:${state}`;
-  const contextKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}c:${enc(contextId)}`;
-  const latestKey = (owner: string, contextId: string) => `${ownerPrefix(owner)}l:${enc(contextId)}`;
+  // An owner's tasks in a tenant (a scope) are indexed apart; the default tenant's where an owner's were before
+  // tenants, so old records list as they did. No default key starts `t:`, and enc() leaves no ':' in a name.
+  const scopePrefix = (owner: string, tenant: string) => `${p}o:${enc(owner)}:${tenant === '' ? '' : `t:${enc(tenant)}:`}`;
+  const allKey = (scope: string) => `${scope}all`;
+  const statusKey = (scope: string, state: string) => `${scope}s:${state}`;
+  const contextKey = (scope: string, contextId: string) => `${scope}c:${enc(contextId)}`;
+  const latestKey = (scope: string, contextId: string) => `${scope}l:${enc(contextId)}`;
   const contextOwnerKey = (contextId: string) => `${p}ctx:${enc(contextId)}`;
 
   /** expireWithTasks(): prefixes of keys that share each task's TTL. */
   const linkedPrefixes: string[] = [];
 
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
-  const lastWritten = new LRUCache<string, Versioned & { owner: string }>({ max: 1000, ttl: 60_000 });
+  const lastWritten = new LRUCache<string, Versioned & { owner: string; tenant: string }>({ max: 1000, ttl: 60_000 });
 
   function parseDoc(doc: string | null | undefined): { task: Task; upstream: string } | undefined {
     if (!doc) return undefined;
     return JSON.parse(doc) as { task: Task; upstream: string };
   }
 
-  async function readVersioned(taskId: string): Promise<(Versioned & { owner?: string }) | undefined> {
-    const [version, doc, owner] = await refusals.read(redis.hmget(taskKey(taskId), 'v', 'd', 'o'));
+  async function readVersioned(taskId: string): Promise<Versioned | undefined> {
+    const [version, doc, owner, tenant] = await refusals.read(redis.hmget(taskKey(taskId), 'v', 'd', 'o', 'n'));
     const parsed = parseDoc(doc);
     if (!version || !parsed || owner === null) return undefined;
-    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner };
+    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner, tenant: tenant ?? '' };
   }
 
   // Writes to one task from this process go one at a time: they would only conflict with each other.
@@ -107,10 +112,12 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   /** Fold `change` into the stored task under compare-and-set; undefined when nothing was written. */
   async function compareAndSet(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
-    let state: Versioned & { owner?: string } = lastWritten.get(taskId) ??
-      (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
+    const tenant = tenantOf(meta);
+    const scope = scopePrefix(meta.owner, tenant);
+    let state: Versioned = lastWritten.get(taskId) ?? (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      if (state.version > 0 && state.owner !== undefined && state.owner !== meta.owner) return undefined;
+      // Another owner's task, or one of another tenant, is not written (the script checks so too).
+      if (state.version > 0 && state.owner !== undefined && (state.owner !== meta.owner || (state.tenant ?? '') !== tenant)) return undefined;
       // Checked against the version the script then requires: a finished state another replica wrote since
       // is a conflict, folded again here, so it is never overwritten by a running one.
       const next = unlessReopened(state.task, change(state.task));
@@ -120,11 +127,11 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       const reply = (await writeScript(
         7 + linkedPrefixes.length,
         taskKey(taskId),
-        `${ownerPrefix(meta.owner)}idx`,
-        `${ownerPrefix(meta.owner)}exp`,
-        allKey(meta.owner),
-        contextKey(meta.owner, next.contextId ?? ''),
-        statusKey(meta.owner, next.status.state),
+        `${scope}idx`,
+        `${scope}exp`,
+        allKey(scope),
+        contextKey(scope, next.contextId ?? ''),
+        statusKey(scope, next.status.state),
         contextOwnerKey(next.contextId ?? ''),
         ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
@@ -135,18 +142,19 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         contextFragment,
         options.idleTtlMs,
         taskId,
-        ownerPrefix(meta.owner),
+        scope,
         contextTtl,
+        tenant,
       )) as [number, number | string, string?, string?];
       if (reply[0] === 1) {
-        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner });
+        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner, tenant });
         return next;
       }
       lastWritten.delete(taskId);
       if (reply[0] === -1) return undefined;
       const parsed = parseDoc(reply[2]);
       state = parsed
-        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner }
+        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner, tenant }
         : { version: 0, task: undefined, upstream: meta.upstream };
       // Another replica keeps winning: step back a random moment so the writers stop colliding.
       if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
@@ -154,28 +162,32 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     throw A2AError.internal('Task registry write conflict');
   }
 
-  async function prune(owner: string): Promise<void> {
-    const prefix = ownerPrefix(owner);
+  async function prune(scope: string): Promise<void> {
     for (let round = 0; round < 10; round++) {
-      const examined = Number(await refusals.read(pruneScript(`${prefix}idx`, `${prefix}exp`, allKey(owner), prefix, `${p}t:`, PRUNE_BATCH)));
+      const examined = Number(await refusals.read(pruneScript(`${scope}idx`, `${scope}exp`, allKey(scope), scope, `${p}t:`, PRUNE_BATCH)));
       if (examined < PRUNE_BATCH) return;
     }
   }
 
-  /** Tasks (in the given order) that still exist and belong to the owner, with their write time in µs. */
-  async function loadTasks(ids: string[], owner: string): Promise<Array<{ task: Task; updatedMicros: number }>> {
+  /** Tasks (in the given order) that still exist and belong to the owner in the tenant, with their write time in µs. */
+  async function loadTasks(ids: string[], owner: string, tenant: string): Promise<Array<{ task: Task; updatedMicros: number }>> {
     if (ids.length === 0) return [];
     const pipeline = redis.pipeline();
-    for (const id of ids) pipeline.hmget(taskKey(id), 'd', 'o', 'u');
+    for (const id of ids) pipeline.hmget(taskKey(id), 'd', 'o', 'u', 'n');
     const replies = (await refusals.read(pipeline.exec())) ?? [];
     const tasks: Array<{ task: Task; updatedMicros: number }> = [];
     for (const [error, value] of replies) {
       if (error) throw error;
-      const [doc, taskOwner, updated] = value as [string | null, string | null, string | null];
+      const [doc, taskOwner, updated, taskTenant] = value as [string | null, string | null, string | null, string | null];
       const parsed = parseDoc(doc);
-      if (parsed && taskOwner === owner) tasks.push({ task: parsed.task, updatedMicros: Number(updated ?? 0) });
+      if (parsed && taskOwner === owner && (taskTenant ?? '') === tenant) tasks.push({ task: parsed.task, updatedMicros: Number(updated ?? 0) });
     }
     return tasks;
+  }
+
+  async function scopeOf(taskId: string): Promise<TaskScope | undefined> {
+    const [owner, tenant] = await refusals.read(redis.hmget(taskKey(taskId), 'o', 'n'));
+    return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? '' };
   }
 
   async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
@@ -198,8 +210,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     async ownerOf(taskId: string): Promise<string | undefined> {
-      return (await refusals.read(redis.hget(taskKey(taskId), 'o'))) ?? undefined;
+      return (await scopeOf(taskId))?.owner;
     },
+
+    scopeOf,
 
     async contextOwner(contextId: string): Promise<string | undefined> {
       return (await refusals.read(redis.get(contextOwnerKey(contextId)))) ?? undefined;
@@ -209,7 +223,9 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       const pageSize = pageSizeOf(request);
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
-      await prune(owner);
+      const tenant = tenantOf(request);
+      const scope = scopePrefix(owner, tenant);
+      await prune(scope);
       // Members are `<timestamp key>|<id>` and '}' sorts above '|': this bound excludes every task stamped exactly `after`.
       const min = afterKey === undefined ? '-' : `(${afterKey}}`;
       const max = cursor === undefined ? '+' : `(${cursor}`;
@@ -217,8 +233,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       let members: string[];
       if (request.contextId && request.status) {
         // No index for context × state: filter the (small) context set by the states kept in idx.
-        const all = await refusals.read(redis.zrevrangebylex(contextKey(owner, request.contextId), '+', min));
-        const infos = all.length > 0 ? await refusals.read(redis.hmget(`${ownerPrefix(owner)}idx`, ...all.map(memberTaskId))) : [];
+        const all = await refusals.read(redis.zrevrangebylex(contextKey(scope, request.contextId), '+', min));
+        const infos = all.length > 0 ? await refusals.read(redis.hmget(`${scope}idx`, ...all.map(memberTaskId))) : [];
         const matching = all.filter((_, i) => {
           const info = infos[i];
           return info ? (JSON.parse(info) as { s: string }).s === request.status : false;
@@ -226,7 +242,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         total = matching.length;
         members = matching.filter((member) => cursor === undefined || member < cursor).slice(0, pageSize + 1);
       } else {
-        const key = request.contextId ? contextKey(owner, request.contextId) : request.status ? statusKey(owner, request.status) : allKey(owner);
+        const key = request.contextId ? contextKey(scope, request.contextId) : request.status ? statusKey(scope, request.status) : allKey(scope);
         const replies =
           (await refusals.read(
             redis
@@ -241,7 +257,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       }
       const hasMore = members.length > pageSize;
       const page = members.slice(0, pageSize);
-      const tasks = await loadTasks(page.map(memberTaskId), owner);
+      const tasks = await loadTasks(page.map(memberTaskId), owner, tenant);
       const last = page[page.length - 1];
       return {
         tasks: tasks.map(({ task }) => listEntry(task, request)),
@@ -251,17 +267,18 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       };
     },
 
-    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+    async latestForContext(contextId: string, owner: string, tenant = ''): Promise<Task | undefined> {
+      const scope = scopePrefix(owner, tenant);
       // One task read, not the whole context's: this runs for every message that names a context.
-      const latestId = await refusals.read(redis.get(latestKey(owner, contextId)));
+      const latestId = await refusals.read(redis.get(latestKey(scope, contextId)));
       if (latestId !== null) {
-        const [latest] = await loadTasks([latestId], owner);
+        const [latest] = await loadTasks([latestId], owner, tenant);
         if (latest && latest.task.contextId === contextId) return latest.task;
       }
       // Written before the pointer existed, or its task is gone: find the latest among the context's tasks.
-      const members = await refusals.read(redis.zrevrangebylex(contextKey(owner, contextId), '+', '-'));
+      const members = await refusals.read(redis.zrevrangebylex(contextKey(scope, contextId), '+', '-'));
       let latest: { task: Task; updatedMicros: number } | undefined;
-      for (const candidate of await loadTasks(members.map(memberTaskId), owner)) {
+      for (const candidate of await loadTasks(members.map(memberTaskId), owner, tenant)) {
         if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
       }
       return latest?.task;

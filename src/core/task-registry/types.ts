@@ -6,17 +6,32 @@ export interface TaskMeta {
   owner: string;
   /** Name of the upstream the task lives on. */
   upstream: string;
+  /**
+   * The tenant the task was created under (A2A 1.0 `tenant`): one of the owner's partitions, as an a2a-js
+   * 1.x agent keeps its tasks. Absent or '': the default tenant, also of every record written before
+   * tenants were recorded.
+   */
+  tenant?: string;
+}
+
+/** Whose a known task is: its owner, and the tenant it was created under ('' the default tenant). */
+export interface TaskScope {
+  owner: string;
+  tenant: string;
 }
 
 /** One stored task: the 1.0 Task (history bounded by `tasks.history-limit`) plus bookkeeping. */
 export interface TaskRecord extends TaskMeta {
+  /** Always set here ('' the default tenant). */
+  tenant: string;
   task: Task;
   /** When it was last written, as a count of this store's writes: later writes have greater numbers. */
   written: number;
 }
 
 /**
- * The gateway's own view of every task that passed through it, partitioned by owner.
+ * The gateway's own view of every task that passed through it, partitioned by owner, and each owner's
+ * tasks by tenant (TaskMeta.tenant).
  *
  * Tasks handed out are shared, read-only snapshots: callers must not mutate them (the memory
  * store keeps references, and events are fanned out to several consumers).
@@ -24,7 +39,7 @@ export interface TaskRecord extends TaskMeta {
 export interface TaskStore {
   /**
    * Fold one stream event into the stored task and return the new snapshot. Returns undefined
-   * when the event carries no task (a bare message), names a task of another owner, is an
+   * when the event carries no task (a bare message), names a task of another owner or tenant, is an
    * update that cannot be attributed to a task, or would take a finished task back to running
    * (`unlessReopened` in fold.ts: then nothing is written, by any write).
    */
@@ -36,19 +51,27 @@ export interface TaskStore {
   applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined>;
   /** Store a full snapshot (replacing the previous one, history trimmed to the limit; a running one never replaces a finished one). */
   put(task: Task, meta: TaskMeta): Promise<void>;
-  /** The task, or undefined when unknown or owned by someone else. */
+  /**
+   * The task, or undefined when unknown or owned by someone else. Under any of the owner's tenants: what
+   * names a task is scoped to its tenant first (scopeOf, task-scope.ts).
+   */
   get(taskId: string, owner: string): Promise<Task | undefined>;
   /** Owner of a known task, whoever asks: lets the gateway tell "unknown" from "someone else's". */
   ownerOf(taskId: string): Promise<string | undefined>;
+  /** Owner and tenant of a known task, whoever asks, in the one read ownerOf costs. */
+  scopeOf(taskId: string): Promise<TaskScope | undefined>;
   /**
    * Owner of a known context (the owner of its first recorded task). Kept beyond the context's tasks,
    * for `contextOwnerTtl` (context-owner.ts): the agent may still hold the conversation.
    */
   contextOwner(contextId: string): Promise<string | undefined>;
-  /** ListTasks for one owner (filters, order, keyset paging; see list-query.ts). */
+  /**
+   * ListTasks for one owner, in the tenant the request names (none: the default tenant, as a2a-js 1.x
+   * lists; filters, order, keyset paging; see query.ts).
+   */
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
-  /** The most recently updated task of a context, for this owner. */
-  latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
+  /** The most recently updated task of a context, for this owner, in `tenant` (default: the default tenant). */
+  latestForContext(contextId: string, owner: string, tenant?: string): Promise<Task | undefined>;
   /** False while the store cannot be reached (Redis down or reconnecting) or refuses writes; absent: always reachable (memory). */
   reachable?(): boolean;
   /**

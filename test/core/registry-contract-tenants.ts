@@ -1,0 +1,96 @@
+/**
+ * The TaskRegistry contract (registry-contract.ts), part four: tenants. A task is recorded in the tenant
+ * it was created under (TaskMeta.tenant; none is the default tenant ''), partitions its owner's tasks by
+ * it, and keeps it: no write under another tenant reaches it.
+ */
+import { expect, it } from 'vitest';
+import type { TaskMeta } from '../../src/core/task-registry/types.js';
+import type { ContractScope } from './registry-contract.js';
+import { ALICE, BOB, status, taskOf } from './registry-fixtures.js';
+
+const ALICE_ACME: TaskMeta = { ...ALICE, tenant: 'acme' };
+const ALICE_GLOBEX: TaskMeta = { ...ALICE, tenant: 'globex' };
+
+export function tenantsContract({ open, replica }: ContractScope): void {
+  it("tells a task's owner and tenant in one read, the default tenant for a task written without one", async () => {
+    const registry = await open();
+    await registry.put(taskOf('acme-1'), ALICE_ACME);
+    await registry.put(taskOf('plain-1'), ALICE);
+    await registry.put(taskOf('blank-1'), { ...ALICE, tenant: '' });
+    expect(await registry.scopeOf('acme-1')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+    expect(await registry.scopeOf('plain-1')).toEqual({ owner: ALICE.owner, tenant: '' });
+    expect(await registry.scopeOf('blank-1')).toEqual({ owner: ALICE.owner, tenant: '' });
+    expect(await registry.scopeOf('unknown')).toBeUndefined();
+    expect(await registry.ownerOf('acme-1')).toBe(ALICE.owner);
+    // get is the owner's, whatever the tenant: what names a task is scoped to its tenant above the registry.
+    expect((await registry.get('acme-1', ALICE.owner))?.id).toBe('acme-1');
+    expect(await registry.get('acme-1', BOB.owner)).toBeUndefined();
+    // Another replica reads the same.
+    expect(await replica().scopeOf('acme-1')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+  });
+
+  it("lists under a tenant only that tenant's tasks, and without one only the default tenant's", async () => {
+    const registry = await open();
+    await registry.put(taskOf('a1', { timestamp: '2026-01-01T00:00:01Z', contextId: 'ctx-1' }), ALICE_ACME);
+    await registry.put(taskOf('a2', { timestamp: '2026-01-01T00:00:02Z', contextId: 'ctx-1', state: 'TASK_STATE_COMPLETED' }), ALICE_ACME);
+    await registry.put(taskOf('a3', { timestamp: '2026-01-01T00:00:03Z', contextId: 'ctx-2' }), ALICE_ACME);
+    await registry.put(taskOf('g1', { timestamp: '2026-01-01T00:00:04Z', contextId: 'ctx-1' }), ALICE_GLOBEX);
+    await registry.put(taskOf('p1', { timestamp: '2026-01-01T00:00:05Z', contextId: 'ctx-1' }), ALICE);
+    await registry.put(taskOf('b1', { timestamp: '2026-01-01T00:00:06Z', contextId: 'ctx-1' }), { ...BOB, tenant: 'acme' });
+    const ids = async (request: Parameters<typeof registry.list>[0], owner = ALICE.owner) => {
+      const page = await registry.list(request, owner);
+      return { ids: page.tasks.map((task) => task.id), total: page.totalSize };
+    };
+    expect(await ids({ tenant: 'acme' })).toEqual({ ids: ['a3', 'a2', 'a1'], total: 3 });
+    expect(await ids({ tenant: 'globex' })).toEqual({ ids: ['g1'], total: 1 });
+    expect(await ids({})).toEqual({ ids: ['p1'], total: 1 });
+    expect(await ids({ tenant: '' })).toEqual({ ids: ['p1'], total: 1 });
+    expect(await ids({ tenant: 'initech' })).toEqual({ ids: [], total: 0 });
+    expect(await ids({ tenant: 'acme' }, BOB.owner)).toEqual({ ids: ['b1'], total: 1 });
+    // Each filter and page keeps to the tenant.
+    expect(await ids({ tenant: 'acme', contextId: 'ctx-1' })).toEqual({ ids: ['a2', 'a1'], total: 2 });
+    expect(await ids({ tenant: 'acme', status: 'TASK_STATE_WORKING' })).toEqual({ ids: ['a3', 'a1'], total: 2 });
+    expect(await ids({ tenant: 'acme', contextId: 'ctx-1', status: 'TASK_STATE_WORKING' })).toEqual({ ids: ['a1'], total: 1 });
+    const first = await registry.list({ tenant: 'acme', pageSize: 2 }, ALICE.owner);
+    expect(first.tasks.map((task) => task.id)).toEqual(['a3', 'a2']);
+    const second = await registry.list({ tenant: 'acme', pageSize: 2, pageToken: first.nextPageToken }, ALICE.owner);
+    expect(second.tasks.map((task) => task.id)).toEqual(['a1']);
+    expect(second.nextPageToken).toBe('');
+    // A task that changes state moves within its tenant's indexes only.
+    await registry.apply(status('a1', 'TASK_STATE_COMPLETED', { timestamp: '2026-01-01T00:00:07Z' }), ALICE_ACME);
+    expect(await ids({ tenant: 'acme', status: 'TASK_STATE_COMPLETED' })).toEqual({ ids: ['a1', 'a2'], total: 2 });
+    expect(await ids({ status: 'TASK_STATE_COMPLETED' })).toEqual({ ids: [], total: 0 });
+    // Another replica lists the same.
+    expect((await replica().list({ tenant: 'globex' }, ALICE.owner)).tasks.map((task) => task.id)).toEqual(['g1']);
+  });
+
+  it("finds a context's latest task in the tenant asked about", async () => {
+    const registry = await open();
+    await registry.put(taskOf('a1', { contextId: 'shared' }), ALICE_ACME);
+    await registry.put(taskOf('p1', { contextId: 'shared' }), ALICE);
+    await registry.put(taskOf('g1', { contextId: 'shared' }), ALICE_GLOBEX);
+    expect((await registry.latestForContext('shared', ALICE.owner, 'acme'))?.id).toBe('a1');
+    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('p1');
+    expect((await registry.latestForContext('shared', ALICE.owner, ''))?.id).toBe('p1');
+    expect((await registry.latestForContext('shared', ALICE.owner, 'globex'))?.id).toBe('g1');
+    expect(await registry.latestForContext('shared', ALICE.owner, 'initech')).toBeUndefined();
+    // The context belongs to its first writer, whatever the tenant.
+    expect(await registry.contextOwner('shared')).toBe(ALICE.owner);
+  });
+
+  it('writes nothing of a task under another tenant than its own, from either replica', async () => {
+    const registry = await open();
+    await registry.put(taskOf('t1', { timestamp: '2026-01-01T00:00:01Z' }), ALICE_ACME);
+    for (const store of [registry, replica()]) {
+      expect(await store.apply(status('t1', 'TASK_STATE_COMPLETED'), ALICE_GLOBEX)).toBeUndefined();
+      expect(await store.applyAll([status('t1', 'TASK_STATE_FAILED')], ALICE)).toBeUndefined();
+      await store.put(taskOf('t1', { state: 'TASK_STATE_CANCELED' }), ALICE);
+    }
+    expect((await registry.get('t1', ALICE.owner))?.status.state).toBe('TASK_STATE_WORKING');
+    expect(await registry.scopeOf('t1')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+    expect((await registry.list({}, ALICE.owner)).tasks).toEqual([]);
+    expect((await registry.list({ tenant: 'acme' }, ALICE.owner)).tasks.map((task) => task.id)).toEqual(['t1']);
+    // Its own tenant writes on.
+    expect((await registry.apply(status('t1', 'TASK_STATE_COMPLETED'), ALICE_ACME))?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * The Redis task registry's tenants, in Redis itself: a tenant's tasks are indexed apart from the default
+ * tenant's, and records written before tenants were recorded (the same keys, no tenant field) are the
+ * default tenant's, read, listed and written on as before, across replicas.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
+import { sortMember } from '../../src/core/task-registry/query.js';
+import { REDIS_URL, requireRedis } from '../support/redis.js';
+import { status, taskOf } from './registry-fixtures.js';
+
+beforeAll(requireRedis);
+
+const probe = new Redis(REDIS_URL, { lazyConnect: true });
+const prefixes: string[] = [];
+afterAll(async () => {
+  for (const prefix of prefixes) {
+    const keys = await probe.keys(`${prefix}*`);
+    if (keys.length > 0) await probe.del(...keys);
+  }
+  await probe.quit();
+});
+
+function registries() {
+  const prefix = `a2a-bridge-test:${randomUUID()}:`;
+  prefixes.push(prefix);
+  const options = { url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 10 };
+  return { prefix, one: createRedisTaskRegistry(options), two: createRedisTaskRegistry(options) };
+}
+
+/** A task as the registry wrote it before tenants were recorded: the owner's keys, no tenant field. */
+async function writeAsBeforeTenants(prefix: string, owner: string, id: string, contextId: string): Promise<void> {
+  const task = taskOf(id, { contextId, timestamp: '2026-01-01T00:00:01Z' });
+  const member = sortMember(task);
+  const scope = `${prefix}o:${owner}:`;
+  await probe
+    .multi()
+    .hset(`${prefix}t:${id}`, 'v', '1', 'd', JSON.stringify({ task, upstream: 'up' }), 'o', owner, 'u', String(Date.now() * 1000))
+    .zadd(`${scope}all`, 0, member)
+    .zadd(`${scope}s:${task.status.state}`, 0, member)
+    .zadd(`${scope}c:${contextId}`, 0, member)
+    .set(`${scope}l:${contextId}`, id)
+    .hset(`${scope}idx`, id, JSON.stringify({ m: member, s: task.status.state, k: contextId }))
+    .set(`${prefix}ctx:${contextId}`, owner)
+    .exec();
+}
+
+describe('redis registry: tenants', () => {
+  it("keeps a tenant's tasks under keys of their own, and the default tenant's where an owner's were", async () => {
+    const { prefix, one, two } = registries();
+    try {
+      await one.put(taskOf('in-acme', { contextId: 'c1' }), { owner: 'alice', upstream: 'up', tenant: 'acme' });
+      await one.put(taskOf('in-default', { contextId: 'c1' }), { owner: 'alice', upstream: 'up' });
+      expect(await probe.hget(`${prefix}t:in-acme`, 'n')).toBe('acme');
+      expect(await probe.hexists(`${prefix}t:in-default`, 'n')).toBe(0);
+      expect((await probe.zrange(`${prefix}o:alice:t:acme:all`, 0, -1)).map((member) => member.slice(20))).toEqual(['in-acme']);
+      expect((await probe.zrange(`${prefix}o:alice:all`, 0, -1)).map((member) => member.slice(20))).toEqual(['in-default']);
+      expect(await probe.get(`${prefix}o:alice:t:acme:l:c1`)).toBe('in-acme');
+      expect(await two.scopeOf('in-acme')).toEqual({ owner: 'alice', tenant: 'acme' });
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('reads a record written before tenants as the default tenant, and writes on it as before', async () => {
+    const { prefix, one, two } = registries();
+    try {
+      await writeAsBeforeTenants(prefix, 'alice', 'old-1', 'old-ctx');
+      expect(await one.scopeOf('old-1')).toEqual({ owner: 'alice', tenant: '' });
+      expect((await one.list({}, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
+      expect((await one.list({ tenant: 'acme' }, 'alice')).tasks).toEqual([]);
+      expect((await one.latestForContext('old-ctx', 'alice'))?.id).toBe('old-1');
+      // A write in the default tenant goes on (from either replica); one under a tenant is not its own.
+      expect(await two.apply(status('old-1', 'TASK_STATE_COMPLETED'), { owner: 'alice', upstream: 'up', tenant: 'acme' })).toBeUndefined();
+      const done = await two.apply(status('old-1', 'TASK_STATE_COMPLETED', { timestamp: '2026-01-01T00:00:02Z' }), {
+        owner: 'alice',
+        upstream: 'up',
+      });
+      expect(done?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(await probe.hexists(`${prefix}t:old-1`, 'n')).toBe(0);
+      expect((await one.list({ status: 'TASK_STATE_COMPLETED' }, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
+      expect((await one.list({ status: 'TASK_STATE_WORKING' }, 'alice')).tasks).toEqual([]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
