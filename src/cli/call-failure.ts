@@ -2,7 +2,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { A2AError, withFields } from '../model/index.js';
 import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
-import { codeOf } from '../upstream/failure-cause.js';
+import { neverReached } from '../upstream/never-reached.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
 
@@ -25,24 +25,6 @@ export const cardUrlFor = (url: string, protocol: UpstreamConfig['protocol']): s
 type CardProbe = { cardUrl: string; status: number } | { cardUrl: string; unreachable: string } | { cardUrl: string; undecided: true };
 
 /**
- * Errors that say the address was never reached: no connection, no such host, no route, a refused TLS
- * handshake. A timeout does not say so (a slow agent that answered the call late fails the probe the same way).
- */
-const NEVER_REACHED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-/**
  * One GET of the agent's card, to tell why reading it failed. The gateway's clients report any failure to
  * read a card as one A2A error ("Upstream agent card is unavailable"), which reads as the agent's fault
  * when its address was never reached (connection refused, a host name that does not resolve).
@@ -63,7 +45,7 @@ async function probeCard(url: string, config: UpstreamConfig, headers: Record<st
     });
     return { cardUrl, status: answer.status };
   } catch (error) {
-    return NEVER_REACHED.has(codeOf(error) ?? '') ? { cardUrl, unreachable: oneLine(error) } : { cardUrl, undecided: true };
+    return neverReached(error) ? { cardUrl, unreachable: oneLine(error) } : { cardUrl, undecided: true };
   } finally {
     await dispatcher.close();
   }

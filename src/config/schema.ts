@@ -52,7 +52,8 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
   );
 }
 
-const Millis = z.number().int().min(0);
+/** A bound in ms: at most what a Node timer can wait (about 24.8 days); past it a timer fires at once. */
+const Millis = z.number().int().min(0).max(2_147_483_647, 'must be at most 2147483647 ms (about 24.8 days); 0 disables it');
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const UpstreamConfig = z

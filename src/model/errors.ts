@@ -100,6 +100,8 @@ export type Refusal = keyof typeof REFUSED_FOR_NOW;
 const HOP_FAILURES = {
   unavailable: { httpStatus: 503, grpcStatus: 'UNAVAILABLE' },
   timedOut: { httpStatus: 504, grpcStatus: 'DEADLINE_EXCEEDED' },
+  /** A stream that went quiet past its bound: timed out to its caller, and, to the facade, a stream that broke off. */
+  quiet: { httpStatus: 504, grpcStatus: 'DEADLINE_EXCEEDED' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type HopFailure = keyof typeof HOP_FAILURES;
@@ -172,6 +174,11 @@ export class A2AError extends Error {
     return this.options.hopFailure ? HOP_FAILURES[this.options.hopFailure] : codeInfo(this.code);
   }
 
+  /** Which failure of the hop this is (HOP_FAILURES), if one. */
+  get hopFailure(): HopFailure | undefined {
+    return this.options.hopFailure;
+  }
+
   get reason(): string | undefined {
     return this.statusInfo.reason;
   }
@@ -191,7 +198,11 @@ export class A2AError extends Error {
   static internal(message: string = GATEWAY_FAILURES.internal): A2AError {
     return new A2AError(ErrorCode.Internal, message);
   }
-  /** The agent could not be reached, or its connection failed (refused, reset, closed mid-call). */
+  /**
+   * The agent was never reached (refused, no such host, a refused TLS handshake: upstream/never-reached.ts),
+   * or answered gRPC UNAVAILABLE. A connection lost mid-call keeps these words without the status: the agent
+   * may have begun the turn, and a 503 invites a retry that would run it twice.
+   */
   static upstreamUnavailable(): A2AError {
     return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { hopFailure: 'unavailable' });
   }

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
-import { withFields, A2AError, type StreamResponse } from '../model/index.js';
+import { withFields, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
@@ -11,6 +11,7 @@ import { createV025Upstream } from './v025-client.js';
 import { createV03RestUpstream } from './v03-rest-client.js';
 import { createV1Upstream, untilAborted } from './v1-client.js';
 import { settlesWithin } from '../settles-within.js';
+import { fromTransportError } from './upstream-errors.js';
 
 /**
  * How long connecting waits for the detection before it hands back the client that finishes it on
@@ -73,7 +74,7 @@ function detectingUpstream(build: () => Promise<Upstream>): {
       inFlight.catch(() => undefined);
     }
     return untilAborted(inFlight, signal).catch((error: unknown) => {
-      throw error instanceof A2AError ? error : A2AError.upstreamUnavailable();
+      throw fromTransportError(error);
     });
   }
 

@@ -10,6 +10,7 @@ import {
 } from '../model/index.js';
 import { isRecord } from '../model/json.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
+import { neverReached } from './never-reached.js';
 
 /**
  * Turning what an upstream agent says went wrong into an A2AError a caller may see. Agents put
@@ -126,7 +127,7 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
 /** HTTP 413 Content Too Large: the agent would not take a request of this size. */
 /** A stream that sent nothing for `ms` (`upstream.stream-idle-timeout-ms`): the agent froze, its connection open. */
 export const streamWentIdle = (ms: number): A2AError =>
-  A2AError.upstreamTimedOut(`${GATEWAY_FAILURES.upstreamTimedOut}: nothing from the agent for ${ms} ms`);
+  new A2AError(ErrorCode.Internal, `${GATEWAY_FAILURES.upstreamTimedOut}: nothing from the agent for ${ms} ms`, { hopFailure: 'quiet' });
 
 export const CONTENT_TOO_LARGE = 413;
 
@@ -168,7 +169,9 @@ export function fromTransportError(error: unknown, aborts: AbortSources = {}): A
   const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
   const name = error instanceof Error ? error.name : '';
   if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(A2AError.upstreamTimedOut(), error);
-  return withCause(A2AError.upstreamUnavailable(), error);
+  if (neverReached(error)) return withCause(A2AError.upstreamUnavailable(), error);
+  // Reset or closed mid-call, a body that would not decode: the same words, no status that invites a retry.
+  return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable), error);
 }
 
 /** `failure` (made here, so no one else holds it) with `cause` as Error's own, non-enumerable `cause`: never serialized to a caller. */

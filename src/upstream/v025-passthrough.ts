@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
 import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
-import { fromTransportError } from './upstream-errors.js';
+import { fromTransportError, streamWentIdle } from './upstream-errors.js';
 import { createV025CardCache, type V025Dialect } from './v025-card.js';
 import { withFields } from '../model/index.js';
 
@@ -80,23 +80,71 @@ function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
   return headers;
 }
 
-/** The undici body as a web stream that pulls chunk by chunk (no buffering) and destroys the body when cancelled. */
-function webBody(body: Dispatcher.ResponseData['body']): ReadableStream<Uint8Array> {
+/**
+ * When a relayed body that sends nothing for `ms` (`stream-idle-timeout-ms`) is given up: the agent froze with
+ * its connection open. `lastWords`: what the caller reads then (a stream's error frame), or nothing (the body
+ * just fails).
+ */
+interface IdleRelay {
+  ms: number;
+  lastWords?: Uint8Array;
+}
+
+/** What a Node timer can wait at most: a longer bound is none. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The undici body as a web stream that pulls chunk by chunk (no buffering) and destroys the body when
+ * cancelled or gone quiet past `idle`. One timer for the body's life, pushed back by each pull; it gives up
+ * only while a pull waits on the agent, so a caller slow to read is no silence of the agent's.
+ */
+function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): ReadableStream<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]();
+  let quiet: NodeJS.Timeout | undefined;
+  let waiting = false;
+  let gaveUp = false;
+  const giveUp = (controller: ReadableStreamDefaultController<Uint8Array>, relay: IdleRelay): void => {
+    // Between pulls the caller is the slow one: the watch goes on.
+    if (!waiting) return void quiet?.refresh();
+    gaveUp = true;
+    body.destroy();
+    if (!relay.lastWords) return controller.error(streamWentIdle(relay.ms));
+    controller.enqueue(relay.lastWords);
+    controller.close();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (idle && idle.ms > 0 && idle.ms <= MAX_TIMER_MS) {
+        quiet ??= setTimeout(() => giveUp(controller, idle), idle.ms);
+        quiet.refresh();
+      }
+      waiting = true;
       try {
         const next = (await chunks.next()) as IteratorResult<Buffer>;
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
+        if (gaveUp) return;
+        if (next.done) {
+          clearTimeout(quiet);
+          controller.close();
+        } else controller.enqueue(next.value);
       } catch (error) {
-        controller.error(error);
+        // Given up as quiet: the caller was answered already, and the destroyed body's failure is moot.
+        if (!gaveUp) controller.error(error);
+      } finally {
+        waiting = false;
       }
     },
     cancel() {
+      clearTimeout(quiet);
       body.destroy();
     },
   });
+}
+
+/** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
+function relayIdle(ms: number, headers: Headers, id: string | number | null): IdleRelay {
+  if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
+  const envelope = { jsonrpc: '2.0', id, error: { code: -32603, message: streamWentIdle(ms).message } };
+  return { ms, lastWords: new TextEncoder().encode(`data: ${JSON.stringify(envelope)}\n\n`) };
 }
 
 /** The caller's JSON-RPC id, for an error answer of our own; null when the body has none. */
@@ -134,7 +182,9 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
           body,
           signal,
         });
-        return new Response(webBody(answer.body), { status: answer.statusCode, headers: responseHeaders(answer.headers) });
+        const headers = responseHeaders(answer.headers);
+        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, requestId(body));
+        return new Response(webBody(answer.body, idle), { status: answer.statusCode, headers });
       } catch (error) {
         // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
         const failure = fromTransportError(error, { caller: signal });

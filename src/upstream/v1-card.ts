@@ -1,5 +1,6 @@
 import { withFields, A2AError, AgentCard, ErrorCode } from '../model/index.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
+import { neverReached } from './never-reached.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
 import { validateResult } from './validate-result.js';
 
@@ -13,6 +14,7 @@ export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
  */
 export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Promise<AgentCard> {
   let status: number | undefined;
+  let failure: unknown;
   try {
     const answer = await getJson(
       `${baseUrl}${V1_AGENT_CARD_PATH}`,
@@ -20,8 +22,10 @@ export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Pro
     );
     if (answer.status !== 200) status = answer.status;
     else return validateResult(AgentCard, answer.body, 'agent card');
-  } catch {
-    // Unreachable, or a card that is not one: the same error, without the status.
+  } catch (error) {
+    // Unreachable, or a card that is not one: the same words, without the status.
+    failure = error;
   }
-  throw new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', status === undefined ? {} : { agentHttpStatus: status });
+  const told = status !== undefined ? { agentHttpStatus: status } : neverReached(failure) ? { hopFailure: 'unavailable' as const } : {};
+  throw new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told);
 }

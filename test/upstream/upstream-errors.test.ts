@@ -144,6 +144,21 @@ describe('fromTransportError', () => {
     }
     for (const code of ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']) {
       expect(fromTransportError(withCode(code))).toMatchObject({ code: -32603, message: 'Upstream agent timed out' });
+      expect(fromTransportError(withCode(code)).statusInfo).toEqual({ httpStatus: 504, grpcStatus: 'DEADLINE_EXCEEDED' });
+    }
+  });
+
+  it('503 UNAVAILABLE only for an agent never reached (a retry repeats none of its work); lost mid-call or undecodable: 500', () => {
+    const unavailable = { httpStatus: 503, grpcStatus: 'UNAVAILABLE' };
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
+      expect(fromTransportError(withCode(code)).statusInfo, code).toEqual(unavailable);
+    }
+    // undici wraps the socket's error; a dual-stack connect fails with an AggregateError of both.
+    expect(fromTransportError(Object.assign(new Error('fetch failed'), { cause: withCode('ECONNREFUSED') })).statusInfo).toEqual(unavailable);
+    expect(fromTransportError(new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')])).statusInfo).toEqual(unavailable);
+    for (const error of [withCode('ECONNRESET'), withCode('UND_ERR_SOCKET'), withCode('Z_DATA_ERROR'), new TypeError('a bug')]) {
+      expect(fromTransportError(error)).toMatchObject({ message: 'Upstream agent is unavailable' });
+      expect(fromTransportError(error).statusInfo).toEqual({ httpStatus: 500, grpcStatus: 'INTERNAL' });
     }
   });
 

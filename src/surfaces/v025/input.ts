@@ -77,21 +77,29 @@ export function turnInput(
   const key = bailian['extension-metadata-key'];
   const metadata = nestExtensionMetadata(message.metadata, key);
   const namespace = metadata?.[key];
-  // A photo sent without words is a turn: the images are what the user said.
-  if (!nonText && joinText(message.parts).trim() === '' && !carriesImages(namespace)) {
-    const description = 'the message text is empty';
-    throw A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
-  }
+  // A photo sent without words is a turn: the images are what the user said, once the agent gets one.
+  const wordless = !nonText && joinText(message.parts).trim() === '';
+  if (wordless && !carriesImages(namespace)) throw emptyText();
   const nested = metadata === message.metadata ? request : withFields(request, { message: withFields(message, { metadata }) });
+  // Left in the metadata (`bailian.images: metadata`), the images reach an agent that reads Bailian's extension there.
   if (bailian.images !== 'parts' || !isRecord(namespace)) return { request: nested };
   const config = bailian['image-urls'];
+  const asParts = (turn: SendMessageRequest, fetched?: ReadonlyMap<number, string>): SendMessageRequest => {
+    const sent = withImages(turn, key, namespace, acceptsImage, fetched);
+    // None became a part (a type the agent's card does not take, a URL not fetched): the agent would get nothing.
+    if (wordless && sent.message.parts.every((part) => part.text !== undefined)) throw emptyText();
+    return sent;
+  };
   // Most turns carry no URL images: no promise to wait for then.
   const urls = imageUrls ? imageUrlsToFetch(namespace, acceptsImage, config) : [];
-  if (!imageUrls || urls.length === 0) return { request: withImages(nested, key, namespace, acceptsImage) };
-  const images = fetchImageUrls(urls, withFields(imageUrls, { config })).then(
-    (fetched) => (turn: SendMessageRequest) => withImages(turn, key, namespace, acceptsImage, fetched),
-  );
+  if (!imageUrls || urls.length === 0) return { request: asParts(nested) };
+  const images = fetchImageUrls(urls, withFields(imageUrls, { config })).then((fetched) => (turn: SendMessageRequest) => asParts(turn, fetched));
   return { request: nested, images };
+}
+
+function emptyText(): A2AError {
+  const description = 'the message text is empty';
+  return A2AError.invalidParams(`Invalid params: message.parts: ${description}`, [{ field: 'message.parts', description }]);
 }
 
 const carriesImages = (namespace: unknown): boolean => isRecord(namespace) && Array.isArray(namespace.images) && namespace.images.length > 0;

@@ -19,7 +19,10 @@ import { waitsAsHeld } from './turn-rest.js';
  * connection lost or gone quiet past the stream's bound, as the upstream clients tell it.
  */
 export const brokeOff = (error: unknown): boolean =>
-  !(error instanceof A2AError) || error.message === GATEWAY_FAILURES.upstreamUnavailable || error.message === GATEWAY_FAILURES.upstreamTimedOut;
+  !(error instanceof A2AError) ||
+  error.hopFailure === 'quiet' ||
+  error.message === GATEWAY_FAILURES.upstreamUnavailable ||
+  error.message === GATEWAY_FAILURES.upstreamTimedOut;
 
 /** The agent's own answer that it will not be subscribed to (the task is not active, not known, or it cannot), rather than a failed call. */
 const REFUSALS: ReadonlySet<number> = new Set([ErrorCode.TaskNotFound, ErrorCode.UnsupportedOperation, ErrorCode.MethodNotFound]);

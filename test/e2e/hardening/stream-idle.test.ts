@@ -18,21 +18,27 @@ const FROZEN = '[fault:hang-mid-stream after=5]';
 
 describe('a frozen iac-code behind the facade and the 1.0 surface', () => {
   const running = fakeIacCodeBehindGateway({ 'stream-idle-timeout-ms': IDLE_MS });
+  /** The fake's whole turn, as a Bailian user reads it. */
+  const TURN_TEXT = 'Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.';
 
-  it('message/stream and message/send end alike: what was said, then the failure (never a stream left open)', async () => {
+  it('the facade takes the quiet stream for a broken one: the rest is read from the task, in message/stream and message/send alike', async () => {
     const started = Date.now();
     const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', { message: userMessage({ text: `x ${FROZEN}` }) });
     const events = results(await stream.rest());
-    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(streamedText(events)).toBe(`Hello world.\n${WENT_IDLE}`);
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    expect(streamedText(events)).toBe(TURN_TEXT);
     expect(Date.now() - started).toBeLessThan(IDLE_MS + 3_000);
     const sent = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: `x ${FROZEN}` }) });
-    expect(sentText(sent.body.result)).toBe(`Hello world.\n${WENT_IDLE}`);
+    expect(sentText(sent.body.result)).toBe(TURN_TEXT);
   });
 
-  it("in the turn's language", async () => {
+  it("when the task can be neither followed nor read: what was said, then the failure in the turn's language (never a stream left open)", async () => {
+    running.fake.injectFault('http-500', { method: 'SubscribeToTask' });
+    running.fake.injectFault('http-500', { times: 3, method: 'GetTask' });
     const stream = await openStream(`${running.gateway.url}/stream`, 'message/stream', { message: userMessage({ text: `创建专有网络 ${FROZEN}` }) });
-    expect(streamedText(results(await stream.rest()))).toBe('Hello world.\n上游智能体响应超时');
+    const events = results(await stream.rest());
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+    expect(streamedText(events)).toBe('Hello world.\n上游智能体响应超时');
   });
 
   it('a 1.0 SDK client (JSON-RPC, HTTP+JSON): the stream fails with the timed-out error', async () => {

@@ -71,9 +71,10 @@ describe('an upstream that takes the connection and never answers', () => {
     const body = (await rpc.json()) as { id?: number; error?: { code: number } };
     expect(body.id).toBe(1);
     expect(body.error?.code).toBe(ErrorCode.Internal);
-    // HTTP+JSON: a google.rpc.Status; the agent out of reach is a failure of the hop (hop-failures.test.ts).
-    expect(rest.status).toBe(503);
-    expect(await rest.json()).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
+    // HTTP+JSON: a google.rpc.Status; an agent that took the connection and never answered is the hop's
+    // bound passing (hop-failures.test.ts).
+    expect(rest.status).toBe(504);
+    expect(await rest.json()).toMatchObject({ error: { code: 504, status: 'DEADLINE_EXCEEDED' } });
     // The detection still pending (at most headers-timeout-ms) and one more of its own: not a hang.
     expect(Date.now() - calledAt).toBeLessThan(2 * 2_000 + 2_000);
     expect((await fetch(`${gateway!.url}/ready`)).status).toBe(503);

@@ -85,6 +85,35 @@ describe('an agent that is gone', () => {
   });
 });
 
+describe('an agent down since the gateway started, its protocol pinned (no detection)', () => {
+  it('HTTP+JSON: 503 UNAVAILABLE, as when detected; an agent that resets the call mid-way: 500 (it may have begun the turn)', async () => {
+    const agent = await startFakeIacCode();
+    const url = agent.url;
+    await agent.close();
+    const gateway = await startTestGateway({ upstream: { url, protocol: '1.0' } });
+    try {
+      const response = await fetch(`${gateway.url}/tasks/task-1`, { headers: { 'a2a-version': '1.0' } });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
+    } finally {
+      await gateway.close();
+    }
+    const resetting = await front();
+    try {
+      const answer = await fetch(`${resetting.gateway.url}/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ message: { messageId: 'm-reset', role: 'ROLE_USER', parts: [{ text: 'hi [fault:kill-mid-stream]' }] } }),
+      });
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toMatchObject({ error: { status: 'INTERNAL', message: GATEWAY_FAILURES.upstreamUnavailable } });
+    } finally {
+      await resetting.gateway.close();
+      await resetting.agent.close();
+    }
+  });
+});
+
 describe("an agent that outlasts the gateway's bound", () => {
   let slow: Front;
   beforeAll(async () => {
