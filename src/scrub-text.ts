@@ -184,8 +184,14 @@ function redactAuthorization(match: string, ...found: unknown[]): string {
 /**
  * A URL's `user:password@`, `:password@` or `token@` (also the log's: src/log.ts); replaced by `$1[redacted]@`.
  * Up to the last `@` before the host: a URL parser takes that one, so a password may hold an `@` of its own.
+ * A password is often written raw, with a `/` in it (about half of AWS secret keys hold one:
+ * `s3a://ID:wJal/K7…@bucket/…`), where the authority would end: after a `:` in the authority the user info
+ * runs to the last `@` before a `?`, `#` or blank, else (a `?` or `#` in the password) to the first `@`, unless
+ * a port comes first (`host:8080/x?to=a@b`). A port followed by a path with an `@` in it
+ * (`host:8080/u/bob@x.com`) is redacted too: it cannot be told from a password. A password that crosses a `/`
+ * is read for at most 1,024 characters, so a long text full of `://` takes bounded work at each.
  */
-export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
+export const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:(?:[^\s?#]{0,1024}|(?!\d*[/?#])[^\s@]{0,1024})@|[^\s/?#]*@)/gi;
 /** A query parameter named as a secret (`?api_key=…`, `&access_token=…`, `?key=…`, `&sig=…`); replaced by `$1[redacted]`. */
 const URL_SECRET_QUERY_VALUE = /([?&][^=&#\s]*(?:token|password|secret|key|credential|auth|sig)[^=&#\s]*=)[^&#\s]*/gi;
 
@@ -198,6 +204,14 @@ export function withoutUrlCredentials(text: string): string {
   return text.replace(URL_USER_INFO, '$1[redacted]@').replace(URL_SECRET_QUERY_VALUE, '$1[redacted]');
 }
 
+/** An AWS or Alibaba Cloud access key id (`AKIA…`, `ASIA…`, `LTAI…`); its secret may follow after a `:`. */
+const ACCESS_KEY_ID = String.raw`\b(?:AKIA|ASIA|LTAI)[A-Za-z0-9]{12,}`;
+/**
+ * An access key id with a `:` after it, where its secret follows: file-urls.ts shows no location that holds one,
+ * wherever in the URL it stands. The id alone is no secret (a presigned link's `OSSAccessKeyId=LTAI…`).
+ */
+export const ACCESS_KEY_PAIR = new RegExp(`${ACCESS_KEY_ID}:`);
+
 /** What a credential's match becomes: a replacement pattern, or a function of the match and its groups (String.replace's). */
 type Replacement = string | ((match: string, ...found: unknown[]) => string);
 
@@ -206,7 +220,7 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, Replacement]> = [
   [URL_USER_INFO, '$1[redacted]@'],
   // Tokens and keys that say what they are: GitHub's, an AWS or Alibaba Cloud key id with its secret after a colon.
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, '[redacted]'],
-  [/\b(?:AKIA|ASIA|LTAI)[A-Za-z0-9]{12,}(?::[^\s"',;]+)?/g, '[redacted]'],
+  [new RegExp(String.raw`${ACCESS_KEY_ID}(?::[^\s"',;]+)?`, 'g'), '[redacted]'],
   [/\b((?:Proxy-)?Authorization["']?\s*[=:：＝]\s*["']?)([^\r\n"',;]+)/gi, redactAuthorization],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]'],

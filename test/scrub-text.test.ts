@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, sanitizeUpstreamText } from '../src/scrub-text.js';
+import { MAX_MESSAGE_CHARS, sanitizeUpstreamText, withoutUrlCredentials } from '../src/scrub-text.js';
 
 describe('sanitizeUpstreamText', () => {
   it('redacts a key under its header name, written as a header or as JSON', () => {
@@ -114,5 +114,46 @@ describe('sanitizeUpstreamText', () => {
       expect(out).not.toMatch(lone);
     }
     expect(sanitizeUpstreamText('half \ud83d of it')).toBe('half \ufffd of it');
+  });
+});
+
+describe("withoutUrlCredentials (logs, CLI messages) and sanitizeUpstreamText: a URL's user info", () => {
+  const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+  const both = (text: string): string[] => [withoutUrlCredentials(text), sanitizeUpstreamText(text)];
+
+  it('a password that holds a `/` (half of AWS secret keys do) is redacted to the `@` before the host', () => {
+    for (const text of [
+      `cannot read s3a://AKIAIOSFODNN7EXAMPLE:${SECRET}@my-bucket/out/report.csv: 403`,
+      `cannot read s3a://AKIAIOSFODNN7EXAMPLE:/${SECRET}@my-bucket/out/report.csv`,
+      'GET https://deploy:pa/ss/word@files.example.com/r.pdf failed',
+    ]) {
+      for (const safe of both(text)) {
+        for (const secret of [SECRET, 'AKIAIOSFODNN7EXAMPLE', 'pa/ss']) expect(safe, text).not.toContain(secret);
+        expect(safe, text).toMatch(/:\/\/\[redacted\]@(?:my-bucket\/out\/report\.csv|files\.example\.com\/r\.pdf)/);
+      }
+    }
+    expect(withoutUrlCredentials(`s3a://AKIAIOSFODNN7EXAMPLE:${SECRET}@my-bucket/out/r.csv and s3://b/k`)).toBe(
+      's3a://[redacted]@my-bucket/out/r.csv and s3://b/k',
+    );
+  });
+
+  it('a password that holds a `?` or `#` is redacted too', () => {
+    for (const text of ['ftp://deploy:p#ss@files.example.com/r.pdf', 'https://u:p?w0rd@example.com/r.pdf']) {
+      for (const safe of both(text)) {
+        expect(safe, text).not.toMatch(/p#ss|p\?w0rd/);
+      }
+    }
+  });
+
+  it('leaves URLs without credentials as they are: a port, an `@` in the path or the query, a token@host', () => {
+    for (const text of [
+      'see https://medium.com/@aliyun/post and https://example.com/a?to=ops@example.com',
+      'upstream http://agent:8080/a2a refused',
+      'https://example.com:8443/a?b=c',
+    ]) {
+      expect(withoutUrlCredentials(text)).toBe(text);
+    }
+    expect(withoutUrlCredentials('https://ghp_token@github.com/o/r')).toBe('https://[redacted]@github.com/o/r');
+    expect(withoutUrlCredentials('redis://:pw@redis:6379/0')).toBe('redis://[redacted]@redis:6379/0');
   });
 });

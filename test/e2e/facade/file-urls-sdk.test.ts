@@ -24,6 +24,11 @@ const ANSWERS: Record<string, Part[]> = {
   'data url': [url(`data:application/yaml;base64,${Buffer.from(YAML).toString('base64')}`, 't.yaml', 'application/yaml')],
   bytes: [part({ $case: 'raw', value: Buffer.from(YAML) }, { filename: 't.yaml', mediaType: 'application/yaml' })],
   spaces: [url('https://example.com/a b (1).pdf', 'spaces.pdf', 'application/pdf')],
+  // An AWS secret key with a `/` in it, written raw into the user info; an STS token and a secret in the query.
+  secret: [
+    url('s3a://AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY@my-bucket/out/report.csv', 'report.csv', 'text/csv'),
+    url('oss://my-bucket/out/r.csv?security-token=CAIS1234secretsts&access_key_secret=abcdEFGH1234', 'r.csv', 'text/csv'),
+  ],
 };
 
 class FileLinks implements AgentExecutor {
@@ -75,6 +80,15 @@ describe('a Bailian user in front of an a2a-js 1.x agent that answers with files
     const said = `t.yaml\n\`\`\`yaml\n${YAML}\`\`\`\nHere it is.`;
     expect(await read('bytes')).toEqual({ streamed: said, sent: said });
     expect(await read('data url')).toEqual({ streamed: said, sent: said });
+  });
+
+  it('never a credential in a bucket location: a secret key with a `/` in its user info, a token in its query', async () => {
+    const said = 'report.csv: `s3a://my-bucket/out/report.csv`\nr.csv: `oss://my-bucket/out/r.csv`\nHere it is.';
+    const shown = await read('secret');
+    expect(shown).toEqual({ streamed: said, sent: said });
+    for (const secret of ['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI', 'CAIS1234secretsts', 'abcdEFGH1234']) {
+      expect(JSON.stringify(shown)).not.toContain(secret);
+    }
   });
 
   it('a web link with spaces is percent-encoded, so an autolink takes it whole', async () => {

@@ -1,13 +1,13 @@
 import { withFields, type Part } from '../../../model/index.js';
-import { URL_USER_INFO } from '../../../scrub-text.js';
+import { ACCESS_KEY_PAIR } from '../../../scrub-text.js';
 
 /**
  * A file an agent sent as a URL, as a text-only caller can use it (render-parts.ts renders it). Nothing
  * here fetches anything. What is shown is a place the user can reach with their own browser or cloud
  * account; never the agent's own disk (`file://`: the scrubbing rules hide local paths, docs/security.md),
- * a scheme only its agent resolves (`iac-code-artifact://`), nor a credential written into the URL's user
- * info. A signed query (a presigned link's `Signature=`) stays: it is what opens the file, as it always was
- * for web links.
+ * a scheme only its agent resolves (`iac-code-artifact://`), nor a credential written into the URL: its user
+ * info, also a secret written raw with a `/` in it, and a bucket location's query. A web link's signed query
+ * (a presigned link's `Signature=`, its security token) stays: it is what opens the file, as it always was.
  */
 
 /** Web links: a Markdown reader autolinks them, so they are shown bare, percent-encoded where a link would stop. */
@@ -20,8 +20,66 @@ const WEB_SCHEMES = new Set(['http', 'https', 'ftp']);
  */
 const BUCKET_SCHEMES = new Set(['oss', 's3', 's3a', 's3n', 'gs', 'cos', 'obs', 'az', 'abfs', 'abfss', 'wasb', 'wasbs']);
 
-/** `scheme://authority` and the rest (path, query, fragment); user info already taken out. */
-const HIERARCHICAL = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)([\s\S]*)$/i;
+/**
+ * Azure's schemes name a container as `container@account…` (`abfss://reports@mystorage.dfs.core.windows.net/…`,
+ * adlfs's `az://` too): their own syntax, not user info, so it is kept unless it holds a `:` (a credential).
+ */
+const CONTAINER_SCHEMES = new Set(['az', 'abfs', 'abfss', 'wasb', 'wasbs']);
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+/** A host and perhaps its port (`example.com`, `example.com:8443`, `[::1]:8080`); a bucket has no port. */
+const HOST_AND_PORT = /^(?:\[[^\]]*\]|[^:[\]]*)(?::\d*)?$/;
+
+/** Where the first match of `pattern` in `text` is, else its end. */
+const endAt = (text: string, pattern: RegExp): number => {
+  const at = text.search(pattern);
+  return at < 0 ? text.length : at;
+};
+
+/** A hierarchical URL as shown: its scheme, its authority without a credential, and the rest (path, query, fragment). */
+interface Location {
+  scheme: string;
+  authority: string;
+  rest: string;
+}
+
+/**
+ * `url` cut into its scheme, its authority without a credential and the rest; undefined when it is no
+ * hierarchical URL, or when where its credential ends cannot be told. A secret written raw may hold a `/`
+ * (about half of AWS secret keys do: `s3a://ID:wJal/K7…@bucket/…`), which would end the authority early and
+ * show the rest of the secret as a path: an authority whose host is no host (a `:` in a bucket's, one
+ * before no port number in a web link's) holds such a secret, whose user info runs to the last `@` before the
+ * query. A web link's port followed by a path with an `@` in it cannot be told from a password that begins
+ * with digits and a `/` (`https://ID:1234/K7@host/`), and a secret with a `?` or `#` in it ends before any
+ * `@`: neither is shown. A bucket's query is left out: a CLI location has none, and credentials go there
+ * (`?security-token=…&access_key_secret=…`). Nor is any location that holds an access key id and its
+ * secret after a `:`, wherever it stands.
+ */
+function located(url: string): Location | undefined {
+  const scheme = SCHEME.exec(url)?.[1];
+  if (scheme === undefined) return undefined;
+  const kind = scheme.toLowerCase();
+  const bucket = BUCKET_SCHEMES.has(kind);
+  let after = url.slice(scheme.length + 3);
+  // The authority and the path, before the query and the fragment.
+  const beforeQuery = after.slice(0, endAt(after, /[?#]/));
+  let authority = after.slice(0, endAt(after, /[/?#]/));
+  const isHost = (host: string): boolean => (bucket ? !host.includes(':') : HOST_AND_PORT.test(host));
+  if (!isHost(authority.slice(authority.lastIndexOf('@') + 1))) {
+    // A secret cut by its own `/`: everything up to the last `@` before the query is user info.
+    const at = beforeQuery.lastIndexOf('@');
+    if (at < 0) return undefined;
+    after = after.slice(at + 1);
+    authority = after.slice(0, endAt(after, /[/?#]/));
+    if (authority.includes('@') || !isHost(authority)) return undefined;
+  } else if (!authority.includes('@') && authority.includes(':') && beforeQuery.includes('@')) {
+    return undefined;
+  }
+  const at = authority.lastIndexOf('@');
+  const rest = after.slice(authority.length, bucket ? endAt(after, /\?/) : after.length);
+  if (at >= 0 && !(CONTAINER_SCHEMES.has(kind) && !authority.slice(0, at).includes(':'))) authority = authority.slice(at + 1);
+  return ACCESS_KEY_PAIR.test(authority + rest) ? undefined : { scheme, authority, rest };
+}
 
 const percentEncoded = (char: string): string =>
   [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -81,14 +139,14 @@ function codeSpan(text: string): string {
 
 /**
  * The URL as the user is shown it, or undefined when it is not shown. A web link bare, encoded where a
- * link would stop; a bucket's location as code, as the agent wrote it (a CLI takes its key literally, so
- * `%20` would name another object; as code no `__` or `*` in it is read as Markdown and a space does not
- * cut it), its control characters encoded.
+ * link would stop; a bucket's location as code, as the agent wrote it but for its query (a CLI takes its
+ * key literally, so `%20` would name another object; as code no `__` or `*` in it is read as Markdown and a
+ * space does not cut it), its control characters encoded. Never a credential (`located`).
  */
 export function shownLocation(url: string): string | undefined {
-  const found = HIERARCHICAL.exec(url.replace(URL_USER_INFO, '$1'));
+  const found = located(url);
   if (!found) return undefined;
-  const [, scheme, authority, rest] = found as unknown as [string, string, string, string];
+  const { scheme, authority, rest } = found;
   if (WEB_SCHEMES.has(scheme.toLowerCase())) {
     const host = encodedWhereNeeded(authority, (char) => char !== '[' && char !== ']' && breaksLink(char));
     return rest === '' ? `${scheme}://${host}` : `${scheme}://${host}${keptToTheEnd(encodedWhereNeeded(rest, breaksLink))}`;
@@ -101,10 +159,12 @@ export function shownLocation(url: string): string | undefined {
 
 /**
  * The file name a hierarchical URL ends with: its last path segment, decoded (taken as written when it does
- * not decode); undefined when its path ends in none, or in a name no text can show (a control character).
+ * not decode); undefined when its path ends in none, or in a name no text can show (a control character), and
+ * when the URL is not read (`located`): a name there may be a piece of a secret.
  */
 export function nameInUrl(url: string): string | undefined {
-  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? '';
+  const rest = located(url)?.rest ?? '';
+  const path = rest.slice(0, endAt(rest, /[?#]/));
   const segment = path.slice(path.lastIndexOf('/') + 1);
   let name = segment;
   try {
@@ -137,7 +197,7 @@ const DATA_URL = /^data:([^,]*),([\s\S]*)$/i;
 export function asBytesPart(part: Part): Part | undefined {
   const found = DATA_URL.exec(part.url ?? '');
   if (!found) return undefined;
-  const [, head, body] = found as unknown as [string, string, string];
+  const [, head = '', body = ''] = found;
   const params = head.split(';');
   const base64 = params.length > 1 && params.at(-1)!.trim().toLowerCase() === 'base64';
   const declared = (base64 ? params.slice(0, -1) : params).join(';').trim();

@@ -49,7 +49,7 @@ export const isUrlOrPath = (word: string): boolean => URL_OR_PATH.test(word);
  * (`…/?` + `Action=…`, `…?` + `spm=…`), a path's `/` (`bucket/` + `Template.yaml`) and a capital inside a URL
  * (`user-guide/Create` + `Instance.html`): a model cuts its tokens there, and a whole message does not start
  * with `//`, `\` or `Action=`. Words that read as a message of their own (`Creating VPC`) after a URL still
- * start a line. `piece`: the message before holds only the end of `word` (a model's token), not all of it.
+ * start a line. `piece`: the message before is a model's token that cuts a capitalised name (cutsCapitalisedName).
  */
 export function goesOnWithName(word: string, text: string, piece = false): boolean {
   const first = text.charAt(0);
@@ -63,11 +63,27 @@ export function goesOnWithName(word: string, text: string, piece = false): boole
   if (word.endsWith('/')) return CONTINUES_URL.test(text);
   if (!/\p{Ll}$/u.test(word) || !/\p{Lu}/u.test(first)) return false;
   // A capital after a lower-case letter is a camel-cased word's hump when the URL goes on after the word, or
-  // when the tokens before already cut the URL (`?Action=` + `Describe` + `Instances`). A lone word after a
-  // message that holds the whole URL (`…?lang=en` + `Deploying`, `/tmp/out` + `Main`) may be a message of
-  // its own: nothing tells it from `?Action=Describe` + `Instances` there, and a line too many reads better.
+  // when the tokens before cut a capitalised name in it (`?Action=` + `Describe` + `Instances`: cutsCapitalisedName).
+  // A lone word after a message that holds the whole URL (`…?lang=en` + `Deploying`, `/tmp/out` + `Main`), or
+  // after tokens that end it in a lower-case name (`/zh` + `/ros` + `Deploying`), may be a message of its own:
+  // nothing tells it from `?Action=Describe` + `Instances` there, and a line too many reads better.
   return CONTINUES_URL.test(text) || piece;
 }
+
+/**
+ * A capitalised name being written at a word's end, a path's segment or a query's name or value
+ * (`/Create`, `?Action=Describe`, `&Region`): where a model's tokens cut a camel-cased word inside a URL
+ * (`user-guide/Create` + `Inst` + `ance.html`, `?Action=` + `Describe` + `Instances`). Not a lower-case name
+ * (`/zh/ros`, `?lang=en`): streamed, every URL comes in pieces, and a one-word progress message after one
+ * (`Deploying`) would run into it and change the link.
+ */
+const ENDS_CAPITALISED_NAME = /[/?&=]\p{Lu}[\p{L}\p{N}]*$/u;
+
+/**
+ * Whether the message before, `tail`, holds a piece of `word` that cuts a capitalised name in it: then a
+ * capital after it is that name's hump. A message that holds the whole URL is no piece.
+ */
+export const cutsCapitalisedName = (word: string, tail: string): boolean => !tail.endsWith(word) && ENDS_CAPITALISED_NAME.test(word);
 
 /** A word that goes on as a URL does: a `.`, `/`, `?`, `#`, `&`, `=`, `_`, `%` or `-` and more after it (`Instance.html`). */
 const CONTINUES_URL = /^[\p{L}\p{N}]+[./?#&=_%-][\p{L}\p{N}]/u;

@@ -1,6 +1,6 @@
 import { inCode } from './code-spans.js';
 import { startsLineByShape } from './line-shapes.js';
-import { goesOnWithName, isUrlOrPath, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
+import { cutsCapitalisedName, goesOnWithName, isUrlOrPath, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -101,8 +101,8 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (shape !== undefined) return !shape;
   if (CARRIES_ON.test(first)) return true;
   // A URL, a path or a ROS type cut at its `:`, `::` or `?`, and a progress message that opens with a resource id.
-  // A message that holds only the end of the word is a model's token: a whole message holds its URL whole.
-  const piece = tail === before?.text && !tail.endsWith(word);
+  // A message that holds only the end of a capitalised name is a model's token cutting it (`?Action=` + `Describe`).
+  const piece = tail === before?.text && cutsCapitalisedName(word, tail);
   if (goesOnWithName(word, text, piece)) return true;
   if (opensWithResourceId(word, text)) return false;
   if (before && opensAlike(before, text)) return false;

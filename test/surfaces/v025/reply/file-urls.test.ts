@@ -32,6 +32,54 @@ describe('a file sent as a URL, read by a Bailian user', () => {
     expect(renderPart({ url: signed, filename: 'r.pdf' }, opts)).toBe(`r.pdf: ${signed}`);
   });
 
+  it('never a secret that holds a `/`, `?` or `#` (half of AWS secret keys hold a `/`): its user info runs to the `@` before the host', () => {
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    for (const scheme of ['s3a', 's3n', 'oss']) {
+      expect(renderPart({ url: `${scheme}://AKIAIOSFODNN7EXAMPLE:${secret}@my-bucket/out/report.csv`, filename: 'report.csv' }, opts)).toBe(
+        `report.csv: \`${scheme}://my-bucket/out/report.csv\``,
+      );
+    }
+    // A secret that begins with `/`, and one whose own `@` comes before the host's.
+    expect(renderPart({ url: 's3a://AKIAIOSFODNN7EXAMPLE:/K7MDENG@my-bucket/r.csv' }, opts)).toBe('`s3a://my-bucket/r.csv`');
+    expect(renderPart({ url: 'https://deploy:pa/ss@files.example.com/r.pdf', filename: 'r.pdf' }, opts)).toBe(
+      'r.pdf: https://files.example.com/r.pdf',
+    );
+    // Where the host cannot be told from the secret (a `?` or `#` in it, a port or a password before a path with
+    // an `@`), the file is described, its location not shown.
+    for (const url of [
+      'ftp://deploy:p#ss@files.example.com/r.pdf',
+      'https://u:p?w@example.com/r.pdf',
+      'https://deploy:/K7MDENG@files.example.com/r.pdf',
+      'https://deploy:1234/K7MDENG@files.example.com/r.pdf',
+      's3://AKIAIOSFODNN7EXAMPLE:K7M?DENG@my-bucket/r.csv',
+    ]) {
+      const shown = renderPart({ url, filename: 'r.pdf', mediaType: 'application/pdf' }, opts);
+      expect(shown, url).toBe('r.pdf (application/pdf)');
+    }
+  });
+
+  it("a bucket location's query is left out: a CLI location has none, and an agent puts credentials there", () => {
+    const url = 'oss://my-bucket/out/r.csv?security-token=CAIS1234secretsts&access_key_secret=abcdEFGH1234';
+    expect(renderPart({ url, filename: 'r.csv' }, opts)).toBe('r.csv: `oss://my-bucket/out/r.csv`');
+    expect(renderPart({ url: 'gs://b/%E6%8A%A5%E5%91%8A.pdf?X-Goog-Signature=abc' }, zh)).toBe('报告.pdf: `gs://b/%E6%8A%A5%E5%91%8A.pdf`');
+    // A web link's is kept (a presigned link's security token and signature open the file).
+    const signed = 'https://b.oss-cn-hangzhou.aliyuncs.com/r.csv?security-token=CAIS&OSSAccessKeyId=STS.x&Signature=ab';
+    expect(renderPart({ url: signed, filename: 'r.csv' }, opts)).toBe(`r.csv: ${signed}`);
+  });
+
+  it("Azure's container@account is the location, not user info: kept, but for a credential (a `:` in it)", () => {
+    for (const scheme of ['abfss', 'abfs', 'wasbs', 'wasb', 'az']) {
+      const url = `${scheme}://reports@mystorage.dfs.core.windows.net/2024/q1.csv`;
+      expect(renderPart({ url, filename: 'q1.csv' }, opts)).toBe(`q1.csv: \`${url}\``);
+    }
+    expect(renderPart({ url: 'wasbs://user:s3cr/et@reports@mystorage.blob.core.windows.net/q1.csv' }, opts)).not.toContain('s3cr');
+    expect(renderPart({ url: 'wasbs://user:s3cret@mystorage.blob.core.windows.net/q1.csv' }, opts)).toBe(
+      '`wasbs://mystorage.blob.core.windows.net/q1.csv`',
+    );
+    // Elsewhere a name before `@` is a token: dropped.
+    expect(renderPart({ url: 'oss://ghp_token123@my-bucket/r.csv' }, opts)).toBe('`oss://my-bucket/r.csv`');
+  });
+
   it("never the agent's own disk, nor a URL only its agent can open: described, under the name in the URL when it gave none", () => {
     expect(renderPart({ url: 'file:///home/agent/workspace/x', filename: 'x', mediaType: 'text/plain' }, opts)).toBe('x (text/plain)');
     expect(renderPart({ url: 'file:///home/agent/workspace/main.tf', mediaType: 'text/plain' }, opts)).toBe('main.tf (text/plain)');

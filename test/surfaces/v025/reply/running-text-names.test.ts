@@ -70,6 +70,25 @@ describe("a model's token that goes on with a URL's last name", () => {
     expect(carriesOn('n', 'Deploying', { text: 'Opened https://x.com/docs?lang=en' })).toBe(false);
   });
 
+  it("a one-word progress message after a URL a model streamed starts a line: its tokens cut every URL, only a capitalised name's piece goes on", () => {
+    // Streamed, a URL is always in pieces: only a capitalised name being written (`?Action=` + `Describe`,
+    // `/Create`) is a camel-cased word's hump; a lower-case name (`/ros`, `?lang=` + `en`) is not.
+    const tokens = ['Docs', ':', ' https', '://', 'help', '.aliyun', '.com', '/zh', '/ros'];
+    for (const word of ['Deploying…', 'Done', 'Validating']) {
+      expect(read([...tokens, word])).toBe(`Docs: https://help.aliyun.com/zh/ros\n${word}`);
+    }
+    expect(read(['See https://x.com/docs?lang=', 'en', 'Deploying'])).toBe('See https://x.com/docs?lang=en\nDeploying');
+    expect(read(['See https://x.com/a?next=', '/zh', '/ros', 'Deploying'])).toBe('See https://x.com/a?next=/zh/ros\nDeploying');
+    expect(carriesOn('s', 'Deploying', { text: '/ros', word: 'https://help.aliyun.com/zh/ros' })).toBe(false);
+    // The case the piece was for: a capitalised name cut between tokens, in a query or a path.
+    expect(read(['Call https://ecs.aliyuncs.com/?', 'Action=', 'Describe', 'Instances', '&', 'Region', 'Id=cn'])).toBe(
+      'Call https://ecs.aliyuncs.com/?Action=DescribeInstances&RegionId=cn',
+    );
+    expect(read(['Docs: https://help.aliyun.com/zh/ecs/user-guide/Cr', 'eate', 'Inst', 'ance.html'])).toBe(
+      'Docs: https://help.aliyun.com/zh/ecs/user-guide/CreateInstance.html',
+    );
+  });
+
   it('the last token on the status that ends the turn, under the running id, goes on with the URL too', () => {
     const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
     const tokens = [submitted, under('Saved to https://oss.'), under('example.com/bucket/')];
