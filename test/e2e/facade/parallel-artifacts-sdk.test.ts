@@ -49,6 +49,37 @@ const SCRIPTS: Record<string, (turn: Turn) => AgentExecutionEvent[]> = {
     ]),
     turn.status(TaskState.TASK_STATE_COMPLETED, 'Both files are ready.'),
   ],
+  // A first piece the SDK sends without `lastChunk` may be whole: a progress line, or a third artifact, tells the
+  // facade so before the first one's next chunk comes.
+  three: (turn) => [
+    ...chunks(turn, [
+      ['a', [textPart('Alpha one, ')]],
+      ['b', [textPart('Beta one, ')]],
+      ['c', [textPart('Gamma one, ')]],
+      ['a', [textPart('alpha two.')]],
+      ['b', [textPart('beta two, ')]],
+      ['c', [textPart('gamma two.')]],
+      ['b', [textPart('beta three.')]],
+    ]),
+    turn.status(TaskState.TASK_STATE_COMPLETED),
+  ],
+  progress: (turn) => [
+    turn.artifact('a', [textPart('Alpha one, ')], false, false),
+    turn.artifact('b', [textPart('Beta one, ')], false, false),
+    turn.status(TaskState.TASK_STATE_WORKING, 'Checking quotas'),
+    turn.artifact('a', [textPart('alpha two.')], true, true),
+    turn.artifact('b', [textPart('beta two.')], true, true),
+    turn.status(TaskState.TASK_STATE_COMPLETED),
+  ],
+  // A log artifact that never says its last chunk, a whole artifact, then progress.
+  log: (turn) => [
+    turn.artifact('log', [textPart('Deploy log:\n')], false, false),
+    turn.artifact('log', [textPart('vpc created\n')], true, false),
+    turn.artifact('plan', [textPart('Plan: 3 resources.')], false, false),
+    turn.status(TaskState.TASK_STATE_WORKING, 'Creating VPC'),
+    turn.status(TaskState.TASK_STATE_WORKING, 'Creating ECS'),
+    turn.status(TaskState.TASK_STATE_COMPLETED),
+  ],
   result: (turn) => [
     turn.artifact('check-1', [textPart('Result: PASS')], false, true),
     turn.status(TaskState.TASK_STATE_WORKING, 'Next check.'),
@@ -92,6 +123,19 @@ describe('a Bailian user in front of an a2a-js 1.x agent that streams artifacts 
   it('two text artifacts whose chunks interleave each read together, the second after the first', async () => {
     const whole = 'Alpha part one, alpha part two.\nBeta part one, beta part two.';
     expect(await read('interleaved')).toEqual({ streamed: whole, sent: whole });
+  });
+
+  it('three artifacts at once, and a progress line between first chunks: no artifact reads out of its own order or after words that came later', async () => {
+    // The third's first piece tells the facade the first was whole; its next chunk goes on where it comes.
+    const three = 'Alpha one, \nBeta one, \nalpha two.\nbeta two, beta three.\nGamma one, gamma two.';
+    expect(await read('three')).toEqual({ streamed: three, sent: three });
+    const progress = 'Alpha one, \nBeta one, \nChecking quotas\nalpha two.\nbeta two.';
+    expect(await read('progress')).toEqual({ streamed: progress, sent: progress });
+  });
+
+  it('a log artifact left open at a line end lets the artifact and the progress after it through', async () => {
+    const whole = 'Deploy log:\nvpc created\nPlan: 3 resources.\nCreating VPC\nCreating ECS';
+    expect(await read('log')).toEqual({ streamed: whole, sent: whole });
   });
 
   it('two files whose chunks interleave each read as one block under its name', async () => {

@@ -6,7 +6,7 @@ import { continuesFile, feedFile, openFile } from './file-stream.js';
 import { closeFile, replyChunk, showFileOpening, showFilePiece, showText, takeSegment } from './reply-artifact.js';
 import { joinFileParts, renderParts, startsLineAfter } from './render-parts.js';
 import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import { artifactKey, type ReplyOptions, type ReplyState } from './state.js';
 
 /**
  * An upstream artifact in the caller's reply. `single`: its content joins the turn's one reply
@@ -16,7 +16,7 @@ import type { ReplyOptions, ReplyState } from './state.js';
  */
 export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const { artifact } = event;
-  const key = `a:${artifact.artifactId}`;
+  const key = artifactKey(artifact.artifactId);
   const first = event.append !== true;
   // The artifact sent anew does not go on with the code the facade closed in it (reply-artifact.ts, closeCode).
   if (first && state.closedCode?.key === key) return upstreamArtifactEvents(withFields(state, { closedCode: undefined }), event, out, options);
@@ -171,7 +171,7 @@ function newInWhole(text: string, key: string, before: string | undefined, state
 export function knowEarlierArtifacts(state: ReplyState, options: ReplyOptions): void {
   const known = state.artifactParts as Map<string, readonly Part[]>;
   for (const artifact of options.earlierArtifacts ?? []) {
-    const key = `a:${artifact.artifactId}`;
+    const key = artifactKey(artifact.artifactId);
     if (!known.has(key)) known.set(key, [...artifact.parts]);
   }
 }

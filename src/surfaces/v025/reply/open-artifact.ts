@@ -1,6 +1,6 @@
 import { withFields, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
 import { fenceOpen, inCode } from './code-spans.js';
-import type { HeldEvent, ReplyOptions, ReplyState } from './state.js';
+import { artifactKey, type HeldEvent, type ReplyOptions, type ReplyState } from './state.js';
 
 /**
  * An artifact streamed in chunks (`append: true`) is one text; an agent may send progress messages between
@@ -15,11 +15,17 @@ import type { HeldEvent, ReplyOptions, ReplyState } from './state.js';
  *
  * Two artifacts streamed at the same time would read interleaved, each cut by the other's chunks. So while an
  * artifact is unfinished (shown, its last chunk not come), another artifact's updates wait, and so does
- * everything after them (in order), until its last chunk comes (or the hold is full, or a status that is not a
- * working message, the turn's end): then each artifact reads together, the second after the first. An a2a-js
- * agent sends a first chunk's `lastChunk: false` as nothing, so a first piece that says nothing of its last
- * chunk may be whole or the first of many: the agent's next event tells (its next chunk: it is streamed;
- * anything else: it was whole, and what waits is shown).
+ * everything after them (in order), until its last chunk comes: then what waited is relayed once, in order, so
+ * each artifact reads together, the second after the first, and the second, now unfinished, holds what comes
+ * after it in turn. Everything waiting is shown, and nothing waited on any more, at a status that is not a
+ * working message, at the turn's end, when the hold is full, and at a working message while the waited-on
+ * artifact stands at a line's end (as held progress is) and nothing waiting says it streams: an agent that never
+ * closes a log artifact keeps its progress live. An a2a-js agent sends a first chunk's `lastChunk: false` as
+ * nothing, so a first piece that says nothing of its last chunk may be whole or the first of many: the agent's
+ * next event tells (its next chunk: it is streamed; a status, a message, a second other artifact: it was whole,
+ * and what waits is shown). Whatever is told, an artifact's own chunks are never shown out of their order, and
+ * the next chunk of an artifact already shown never waits behind one that is not known to stream (goesOnBeside):
+ * its start is on screen, so waiting would only put its words after the other's later ones.
  */
 
 /** How held events are shown: each as the reducer relays it (reducer.ts, apply; it may wait again), after the code it stood in is closed (reply-artifact.ts, closeCode). */
@@ -45,30 +51,65 @@ export const MAX_HELD_CHARS = 4_000;
 
 const hasRoom = (state: ReplyState): boolean => state.held.length < MAX_HELD_MESSAGES && state.heldChars < MAX_HELD_CHARS;
 
-/** Whether a status update is a working message to hold until the open artifact's text stops (behind any held already, while the hold has room). */
+/** Whether a status update is an agent's working message (progress), under `single`. */
+export const isProgress = (event: TaskStatusUpdateEvent, options: ReplyOptions): boolean =>
+  options.replyArtifacts === 'single' && event.status.state === 'TASK_STATE_WORKING' && event.status.message?.role === 'ROLE_AGENT';
+
+/**
+ * Whether a status update is a working message to hold until the open artifact's text stops, or behind what
+ * waits already (unless it shows that: releasesHeld), while the hold has room.
+ */
 export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
-  const { message } = event.status;
-  if (options.replyArtifacts !== 'single' || event.status.state !== 'TASK_STATE_WORKING' || message?.role !== 'ROLE_AGENT') return false;
-  return hasRoom(state) && (state.held.length > 0 || insideOpenArtifact(state));
+  if (!isProgress(event, options) || !hasRoom(state)) return false;
+  return insideOpenArtifact(state) || (state.held.length > 0 && !releasesHeld(state, event, options));
+}
+
+/**
+ * Whether a working message shows what waits instead of waiting behind it: the waited-on artifact stands at a
+ * line's end outside code (so the message would be shown there anyway) and nothing waiting says it streams (a
+ * first chunk that says `lastChunk: false`, an appended one), so what is shown cuts no artifact mid-line. An
+ * agent that leaves a log artifact open at a line's end (a2a-python's add_artifact without last_chunk) would
+ * otherwise have every progress line after another artifact wait until the turn ends or the hold is full.
+ */
+export function releasesHeld(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
+  if (!isProgress(event, options) || state.held.length === 0 || insideOpenArtifact(state)) return false;
+  return state.held.every((held) => !('artifactUpdate' in held) || (held.artifactUpdate.lastChunk !== false && held.artifactUpdate.append !== true));
+}
+
+/**
+ * Whether an artifact's update goes on beside the artifact waited on instead of waiting for it: the next chunk
+ * of an artifact already shown, while the one waited on is a first piece that may be whole (an a2a-js agent's:
+ * a progress line or a third artifact told the first was whole, and the second became the one waited on).
+ * Held, it would read after the second's later chunks though its start came first; so it is shown where it
+ * comes, and tells nothing of the one waited on.
+ */
+export function goesOnBeside(state: ReplyState, event: TaskArtifactUpdateEvent, options: ReplyOptions): boolean {
+  const waitingOn = state.unfinishedArtifact;
+  const key = artifactKey(event.artifact.artifactId);
+  if (options.replyArtifacts !== 'single' || waitingOn === undefined || waitingOn.known || waitingOn.key === key) return false;
+  return event.append === true && state.artifactParts.has(key);
 }
 
 /** Whether an artifact's update waits for the unfinished artifact (another's), or behind what waits already, while the hold has room. */
 export function holdsArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, options: ReplyOptions): boolean {
-  if (options.replyArtifacts !== 'single' || !hasRoom(state)) return false;
+  if (options.replyArtifacts !== 'single' || !hasRoom(state) || goesOnBeside(state, event, options)) return false;
   const waitingOn = state.unfinishedArtifact;
-  return waitingOn?.key !== `a:${event.artifact.artifactId}` && (waitingOn !== undefined || state.held.length > 0);
+  return waitingOn?.key !== artifactKey(event.artifact.artifactId) && (waitingOn !== undefined || state.held.length > 0);
 }
 
 /**
  * Whether `event` tells that the unfinished artifact, a first piece that said nothing of its last chunk, was
- * whole: any event but its own update, and but the first other artifact's update, which waits for the tell.
+ * whole: a status, a message, a Task, or a second other artifact's update (the first waits for the tell, and
+ * whole artifacts in a row so wait one event each, not until the next status). Not its own update, and not
+ * the next chunk of another artifact already shown (goesOnBeside), which says nothing of it.
  */
-function tellsWhole(state: ReplyState, event: StreamResponse): boolean {
+function tellsWhole(state: ReplyState, event: StreamResponse, options: ReplyOptions): boolean {
   const waitingOn = state.unfinishedArtifact;
   if (waitingOn === undefined || waitingOn.known) return false;
   // iac-code's empty `{}` after a permission answer says nothing.
   if (!('artifactUpdate' in event)) return 'statusUpdate' in event || 'task' in event || 'message' in event;
-  return waitingOn.key !== `a:${event.artifactUpdate.artifact.artifactId}` && state.held.length > 0;
+  const update = event.artifactUpdate;
+  return waitingOn.key !== artifactKey(update.artifact.artifactId) && state.held.length > 0 && !goesOnBeside(state, update, options);
 }
 
 const heldLength = (event: HeldEvent): number => {
@@ -92,30 +133,48 @@ export function holding(state: ReplyState, event: HeldEvent): ReplyState {
  * The held events, relayed in the order they came (the open artifact is no longer the place to hold them).
  * Working messages are not the artifact's code: a fence it left open (the hold is full, or it ended or broke
  * off in code) is closed first, so they stand on lines of their own, outside its block, read as progress
- * messages are (running-text.ts), not run together as code would be. Relayed, an artifact's update may open it
- * and what came after it wait again: unless `keepWaiting` (the artifact waited on still streams, its text only
- * stopped at a line's end), nothing is waited on any more, and what waits again is shown too, so that nothing
- * is left held when the turn ends or a status that is not a working message follows.
+ * messages are (running-text.ts), not run together as code would be. Relayed, an artifact's update may make it
+ * the one waited on, and what came after it wait again. `once` (the artifact waited on stopped at a line's end,
+ * or its last chunk came): one pass, and what waits again stays held behind the artifact now unfinished, so a
+ * third artifact or a progress line does not cut the second. Otherwise nothing is waited on any more, and what
+ * waits again is shown too, so that nothing is left held when the turn ends or a status that is not a working
+ * message follows.
  */
-export function showHeld(state: ReplyState, show: ShowHeld, keepWaiting = false): ReplyState {
+export function showHeld(state: ReplyState, show: ShowHeld, once = false): ReplyState {
   let next = state;
   while (next.held.length > 0) {
     const { held } = next;
     const cleared = withFields(next, { held: [], heldChars: 0, openArtifact: undefined });
-    next = show.closeCode(keepWaiting ? cleared : withFields(cleared, { unfinishedArtifact: undefined }));
+    next = show.closeCode(once ? cleared : withFields(cleared, { unfinishedArtifact: undefined }));
     for (const event of held) next = show.event(next, event);
-    if (keepWaiting) break;
+    if (once) break;
   }
   return next;
 }
 
+/** `state` no longer waiting on an artifact: what waits is shown (all of it, showHeld). */
+export const waitEnded = (state: ReplyState, show: ShowHeld): ReplyState =>
+  showHeld(state.unfinishedArtifact === undefined ? state : withFields(state, { unfinishedArtifact: undefined }), show);
+
 /** The state before `event`: when it tells the unfinished artifact was whole (tellsWhole), what waited is shown, and it is no longer waited on. */
-export const toldWhole = (state: ReplyState, event: StreamResponse, show: ShowHeld): ReplyState =>
-  tellsWhole(state, event) ? showHeld(withFields(state, { unfinishedArtifact: undefined }), show) : state;
+export const toldWhole = (state: ReplyState, event: StreamResponse, show: ShowHeld, options: ReplyOptions): ReplyState =>
+  tellsWhole(state, event, options) ? waitEnded(state, show) : state;
+
+/**
+ * Before a status update that is not held: any status but a working message ends the wait for an unfinished
+ * artifact (a tool call, a question, the turn's end), also with nothing held yet, and so does a working message
+ * that shows what waits (releasesHeld); otherwise what waits is shown only past the hold's bound. A first piece
+ * relayed just now that said nothing of its last chunk: the status, after it, tells it was whole.
+ */
+export function beforeStatus(state: ReplyState, event: TaskStatusUpdateEvent, show: ShowHeld, options: ReplyOptions): ReplyState {
+  const ends = !isProgress(event, options) || releasesHeld(state, event, options);
+  const relayed = ends ? waitEnded(state, show) : showHeld(state, show);
+  return relayed.unfinishedArtifact?.known === false ? withFields(relayed, { unfinishedArtifact: undefined }) : relayed;
+}
 
 /** Before an artifact's update: anything but the next chunk of the artifact waited on shows what was held first, as it came before it. */
 export const beforeArtifact = (state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowHeld): ReplyState => {
-  const key = `a:${event.artifact.artifactId}`;
+  const key = artifactKey(event.artifact.artifactId);
   return event.append === true && (state.openArtifact === key || state.unfinishedArtifact?.key === key) ? state : showHeld(state, show);
 };
 
@@ -137,10 +196,11 @@ const leftInCode = (state: ReplyState): boolean =>
 export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowHeld, options: ReplyOptions): ReplyState {
   const streamed = event.lastChunk === false || (event.lastChunk !== true && (event.append === true || leftInCode(state)));
   const single = options.replyArtifacts === 'single';
-  const key = `a:${event.artifact.artifactId}`;
+  const key = artifactKey(event.artifact.artifactId);
   const open = single && streamed ? key : undefined;
   const unfinished = single && event.lastChunk !== true ? { key, known: streamed } : undefined;
   const next = withFields(state, { openArtifact: open, unfinishedArtifact: unfinished });
-  // Stopped at a line's end while it still streams: the progress held is shown, other artifacts wait on.
-  return insideOpenArtifact(next) ? next : showHeld(next, show, unfinished !== undefined);
+  // Stopped at a line's end while it still streams, or done: what waited is relayed once; what waits again
+  // (other artifacts behind the one now unfinished, progress inside it) waits on.
+  return insideOpenArtifact(next) ? next : showHeld(next, show, true);
 }

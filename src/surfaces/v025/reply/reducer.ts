@@ -11,7 +11,6 @@ import {
   type TaskStatusUpdateEvent,
 } from '../../../model/index.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
-import { messageToV025 } from '../../../translate/index.js';
 import { isAssistantFinal, isProviderError, isToolEvent } from '../../../upstream/iac-code/events.js';
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
@@ -21,7 +20,19 @@ import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
 import { closeCode, showText } from './reply-artifact.js';
-import { afterArtifact, beforeArtifact, holding, holdsArtifact, holdsProgress, showHeld, toldWhole, type ShowHeld } from './open-artifact.js';
+import {
+  afterArtifact,
+  beforeArtifact,
+  beforeStatus,
+  goesOnBeside,
+  holding,
+  holdsArtifact,
+  holdsProgress,
+  showHeld,
+  toldWhole,
+  type ShowHeld,
+} from './open-artifact.js';
+import { onMessage } from './direct-message.js';
 import {
   addedToShown,
   addedToRunning,
@@ -31,6 +42,8 @@ import {
   lineStart,
   isIacCodeFinalRepeat,
   repeatsShown,
+  saysWords,
+  sinceWords,
   startsSegment,
 } from './rules.js';
 import type { ReplyOptions, ReplyState } from './state.js';
@@ -113,7 +126,7 @@ function heldTaskSaid(state: ReplyState, task: Task, options: ReplyOptions): Rep
 
 function apply(before: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   // After an artifact's first piece that said nothing of its last chunk, the next event tells whether it goes on (open-artifact.ts).
-  const state = toldWhole(before, event, showing(out, options));
+  const state = toldWhole(before, event, showing(out, options), options);
   if ('statusUpdate' in event) return onStatus(state, event.statusUpdate, out, options);
   if ('artifactUpdate' in event) return onArtifact(state, event.artifactUpdate, out, options);
   if ('task' in event) return onTask(state, event.task, out, options);
@@ -123,7 +136,7 @@ function apply(before: ReplyState, event: StreamResponse, out: V025StreamEvent[]
 
 function onStatus(state: ReplyState, event: TaskStatusUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (holdsProgress(state, event, options)) return holding(state, { statusUpdate: event });
-  const shown = showHeld(state, showing(out, options));
+  const shown = beforeStatus(state, event, showing(out, options), options);
   const envelopes = event.status.message ? undefined : pipelineEnvelopes(event.metadata);
   if (envelopes) return onPipelineStatus(shown, event, envelopes, out, options);
   const ready = endsCallerTurn(event.status.state, options) ? withHeldShown(shown, out, options) : shown;
@@ -233,7 +246,10 @@ function onPlainStatus(
   }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   // A file's or data's block is not the agent's code, even in its running text: a fence it left open is closed first.
-  if (!nothingNew) next = showText(opens ? closeCode(next, out, options) : next, newText, shownKey, false, out, options, flows);
+  if (!nothingNew) {
+    const before = opens ? closeCode(next, out, options) : next;
+    next = sinceWords(showText(before, newText, shownKey, false, out, options, flows), before, question !== undefined || saysWords(status.message));
+  }
   if (!nothingNew && edges.closes) next = withFields(next, { breakPending: true });
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).
@@ -251,6 +267,8 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
   if (!holdsNothing(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
   // Another artifact is streamed: this one waits for it, so that each reads together (open-artifact.ts).
   if (holdsArtifact(next, event, options)) return holding(next, { artifactUpdate: event });
+  // The next chunk of an artifact already shown, beside a first piece that may be whole: shown where it comes.
+  if (goesOnBeside(next, event, options)) return upstreamArtifactEvents(next, event, out, options);
   const show = showing(out, options);
   return afterArtifact(upstreamArtifactEvents(beforeArtifact(next, event, show), event, out, options), event, show, options);
 }
@@ -273,30 +291,4 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
   const events = state.shown === '' ? taskTurnEvents(task, options.earlierArtifacts) : closingTaskEvents(task, options.earlierArtifacts);
   for (const event of events) next = apply(collectCommands(next, event, options), event, out, options);
   return next;
-}
-
-/** A direct Message reply: a 0.2.5 Message (plain profile), or the one-artifact completed task task-only callers expect. */
-function onMessage(state: ReplyState, message: Message, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  if (!state.started && options.profile.options.directMessageAs === 'message') {
-    const rendered = options.renderParts === 'text' ? withFields(message, { parts: [{ text: messageText(message, options) }] }) : message;
-    out.push(messageToV025(rendered, options.profile));
-    return withFields(state, { done: true });
-  }
-  const wasStarted = state.started;
-  let next = start(state, { taskId: message.taskId, contextId: message.contextId }, out, options);
-  const key = `m:${message.messageId}`;
-  const text = messageText(message, options);
-  const others = options.renderParts === 'text' ? [] : message.parts.filter((part) => part.text === undefined);
-  const nothingNew = text === '' || repeatsShown(text, next);
-  if (!wasStarted && others.length === 0) {
-    return finish(next, { state: 'TASK_STATE_COMPLETED' }, undefined, nothingNew ? undefined : { text, key }, out, options);
-  }
-  if (!nothingNew) next = showText(next, text, key, false, out, options);
-  if (!nothingNew && messageEdges(message, options).closes) next = withFields(next, { breakPending: true });
-  if (others.length > 0) {
-    const artifact = { artifactId: options.newId(), parts: others };
-    next = upstreamArtifactEvents(next, { taskId: next.taskId, contextId: next.contextId, artifact, lastChunk: true }, out, options);
-  }
-  // A message after the task started is a 1.0 protocol slip: keep its words, do not end the stream.
-  return wasStarted ? next : finish(next, { state: 'TASK_STATE_COMPLETED' }, undefined, undefined, out, options);
 }

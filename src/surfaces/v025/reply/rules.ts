@@ -1,5 +1,5 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
-import { isExplainedState, type TaskState } from '../../../model/index.js';
+import { isExplainedState, withFields, type Message, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { inCode } from './code-spans.js';
 import { goesOnWithName, lastWord } from './names-in-text.js';
@@ -54,6 +54,19 @@ function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number):
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
 export const sameText = (text: string, other: string | undefined): boolean =>
   other !== undefined && denseLength(text) === denseLength(other) && text.replace(WHITE_SPACE, '') === other.replace(WHITE_SPACE, '');
+
+/**
+ * A message's segment starts a fresh `sinceMessage` (reply-artifact.ts, segmentTaking): words after a result
+ * make it no longer what the user read last. A message of a file or a data part alone says no words (`words`
+ * false; a permission prompt the facade words does): the set it started is dropped and the one before it kept,
+ * so a closing message that says the result again after it is still a repeat, as after an artifact's file.
+ */
+export const sinceWords = (after: ReplyState, before: ReplyState, words: boolean): ReplyState =>
+  words || after.sinceMessage === before.sinceMessage ? after : withFields(after, { sinceMessage: before.sinceMessage });
+
+/** Whether a message says words: a text part with a letter or a digit in it. */
+export const saysWords = (message: Message | undefined): boolean => message?.parts.some((part) => WORDS.test(part.text ?? '')) === true;
+const WORDS = /[\p{L}\p{N}]/u;
 
 /**
  * Any agent: a whole message or a whole artifact whose text equals the reply shown so far or its last pieces

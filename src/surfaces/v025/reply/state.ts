@@ -41,6 +41,8 @@ export type SegmentSource = 'message' | 'artifact' | 'both';
 
 /** Whether a segment key (`a:<id>`, `m:<id>`, `p:<id>`) is an artifact's. */
 export const isArtifactKey = (key: string | undefined): boolean => key?.startsWith('a:') === true;
+/** The key of an upstream artifact's text (`a:<id>`), as segments, held artifacts and the artifacts shown are known by. */
+export const artifactKey = (artifactId: string): string => `a:${artifactId}`;
 
 /**
  * Everything the reducer remembers of a turn. "Shown" is the text of the reply artifact so far;
@@ -71,7 +73,8 @@ export interface ReplyState {
    * The finished segments since the latest message's segment began (that one's too, once finished): what a
    * closing message may repeat as one earlier segment (rules.ts, repeatsShown). Words said after a segment
    * make it no longer what the user read last, and the agent that says it again then means it again. A
-   * fresh set each message segment; otherwise added to, like `segments`.
+   * fresh set each message segment that says words (not a file or a data part alone: rules.ts, sinceWords);
+   * otherwise added to, like `segments`.
    */
   readonly sinceMessage: ReadonlySet<string>;
   /** Where each segment's text starts in `shown` (pieces.ts). */

@@ -112,3 +112,88 @@ describe('two artifacts streamed at the same time', () => {
     expect(seen.slice(-4)).toEqual(['Alpha ', `Alpha \n${long}${long} end`, `Alpha \n${long}${long} end`, `Alpha \n${long}${long} end\ngoes on`]);
   });
 });
+
+describe('artifacts streamed at the same time: what the hold must not do', () => {
+  it('an a2a-js agent (first chunks say nothing): no artifact’s later chunk is put after another’s that came later', () => {
+    const first = [submitted, chunk('a', 'Alpha one, '), chunk('b', 'Beta one, ')];
+    // The progress line tells the first was whole (most such first pieces are): the second is shown, and the
+    // first one's next chunk, its start already read, is shown where it comes, not held behind the second's.
+    const progress = [
+      ...first,
+      status('TASK_STATE_WORKING', 'Checking quotas', {}, 'w1'),
+      more('a', 'alpha two.', true),
+      more('b', 'beta two.', true),
+    ];
+    expect(readText(run([...progress, done]))).toBe('Alpha one, \nBeta one, \nChecking quotas\nalpha two.\nbeta two.');
+    // Three at once: the third's first piece tells the first was whole; the first one's next chunk does not
+    // tell the second was, so the second reads on together and the third waits for it.
+    const three = [
+      ...first,
+      chunk('c', 'Gamma one, '),
+      more('a', 'alpha two.', true),
+      more('b', 'beta two, '),
+      more('c', 'gamma two.', true),
+      more('b', 'beta three.', true),
+      done,
+    ];
+    expect(readText(run(three))).toBe('Alpha one, \nBeta one, \nalpha two.\nbeta two, beta three.\nGamma one, gamma two.');
+  });
+
+  it('once the first closes, the second is waited on in turn: a third and progress wait for it, not cut it', () => {
+    const three = [
+      submitted,
+      chunk('a', 'Alpha one, ', { lastChunk: false }),
+      chunk('b', 'Beta one, ', { lastChunk: false }),
+      chunk('c', 'Gamma one, ', { lastChunk: false }),
+      more('a', 'alpha two.', true),
+      more('b', 'beta two, '),
+      more('c', 'gamma two.', true),
+      more('b', 'beta three.', true),
+      done,
+    ];
+    expect(readText(run(three))).toBe('Alpha one, alpha two.\nBeta one, beta two, beta three.\nGamma one, gamma two.');
+    const progress = [
+      submitted,
+      chunk('a', 'Alpha one, ', { lastChunk: false }),
+      chunk('b', 'Beta one, ', { lastChunk: false }),
+      status('TASK_STATE_WORKING', 'Checking quotas', {}, 'w1'),
+      more('a', 'alpha two.', true),
+      more('b', 'beta two.', true),
+      done,
+    ];
+    expect(readText(run(progress))).toBe('Alpha one, alpha two.\nBeta one, beta two.\nChecking quotas');
+  });
+
+  it('a tool call ends the wait even when nothing waits yet: what follows is shown live', () => {
+    const seen = streamed([
+      submitted,
+      chunk('log', 'Deploy log:\n', { lastChunk: false }),
+      tool,
+      chunk('plan', 'Plan: 3 resources.'),
+      status('TASK_STATE_WORKING', 'Creating VPC', {}, 'w1'),
+      status('TASK_STATE_WORKING', 'Creating ECS', {}, 'w2'),
+    ]);
+    expect(seen.slice(-3)).toEqual([
+      'Deploy log:\nPlan: 3 resources.',
+      'Deploy log:\nPlan: 3 resources.\nCreating VPC',
+      'Deploy log:\nPlan: 3 resources.\nCreating VPC\nCreating ECS',
+    ]);
+  });
+
+  it('progress after an artifact that stopped at a line’s end and never closes is shown live, with what waited before it', () => {
+    const log = [submitted, chunk('log', 'Deploy log:\n', { lastChunk: false }), more('log', 'vpc created\n'), chunk('plan', 'Plan: 3 resources.')];
+    const seen = streamed([...log, status('TASK_STATE_WORKING', 'Creating VPC', {}, 'w1'), status('TASK_STATE_WORKING', 'Creating ECS', {}, 'w2')]);
+    expect(seen.slice(-3)).toEqual([
+      'Deploy log:\nvpc created\n',
+      'Deploy log:\nvpc created\nPlan: 3 resources.\nCreating VPC',
+      'Deploy log:\nvpc created\nPlan: 3 resources.\nCreating VPC\nCreating ECS',
+    ]);
+    // The progress line came after the artifact it let through: that one was whole, and the next is shown as it comes.
+    const next = streamed([...log, status('TASK_STATE_WORKING', 'Creating VPC', {}, 'w1'), chunk('notes', 'Notes.')]);
+    expect(next.at(-1)).toBe('Deploy log:\nvpc created\nPlan: 3 resources.\nCreating VPC\nNotes.');
+    // A waiting artifact that says it streams is not cut in: the progress waits with it.
+    const streaming = [submitted, chunk('x', 'Alpha one.\n', { lastChunk: false }), chunk('y', 'Beta one, ', { lastChunk: false })];
+    const rest = [status('TASK_STATE_WORKING', 'Checking', {}, 'w'), more('x', 'Alpha two.', true), more('y', 'beta two.', true), done];
+    expect(readText(run([...streaming, ...rest]))).toBe('Alpha one.\nAlpha two.\nBeta one, beta two.\nChecking');
+  });
+});
