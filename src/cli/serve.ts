@@ -13,10 +13,14 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining open requests');
-    setTimeout(() => {
-      logger.error({ drainMs }, 'shutdown did not finish in time');
-      process.exit(EXIT_FAILURE);
-    }, drainMs + 5_000).unref();
+    // A timer waits at most 2^31-1 ms (a longer one fires at once); drain-timeout-ms may be set that high.
+    setTimeout(
+      () => {
+        logger.error({ drainMs }, 'shutdown did not finish in time');
+        process.exit(EXIT_FAILURE);
+      },
+      Math.min(drainMs + 5_000, 2_147_483_647),
+    ).unref();
     close().then(
       () => {
         logger.info('stopped');

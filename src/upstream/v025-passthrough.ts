@@ -90,6 +90,16 @@ interface IdleRelay {
   lastWords?: Uint8Array;
 }
 
+const EVENT_END = new TextEncoder().encode('\n\n');
+
+/** Whether a chunk of an SSE body ends with a blank line (LF or CRLF): the event before it is complete. */
+function endsEvent(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  const LF = 0x0a;
+  if (n >= 2 && chunk[n - 1] === LF && chunk[n - 2] === LF) return true;
+  return n >= 4 && chunk[n - 1] === LF && chunk[n - 2] === 0x0d && chunk[n - 3] === LF && chunk[n - 4] === 0x0d;
+}
+
 /** What a Node timer can wait at most: a longer bound is none. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -103,12 +113,16 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
   let quiet: NodeJS.Timeout | undefined;
   let waiting = false;
   let gaveUp = false;
+  // Whether what was relayed so far ends an SSE event (a blank line), so that a frame of ours is one of its own.
+  let betweenEvents = true;
   const giveUp = (controller: ReadableStreamDefaultController<Uint8Array>, relay: IdleRelay): void => {
     // Between pulls the caller is the slow one: the watch goes on.
     if (!waiting) return void quiet?.refresh();
     gaveUp = true;
     body.destroy();
     if (!relay.lastWords) return controller.error(streamWentIdle(relay.ms));
+    // An event the agent froze in the middle of is ended (the caller drops it as malformed), not run into ours.
+    if (!betweenEvents) controller.enqueue(EVENT_END);
     controller.enqueue(relay.lastWords);
     controller.close();
   };
@@ -125,8 +139,12 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
         if (next.done) {
           clearTimeout(quiet);
           controller.close();
-        } else controller.enqueue(next.value);
+        } else {
+          betweenEvents = endsEvent(next.value);
+          controller.enqueue(next.value);
+        }
       } catch (error) {
+        clearTimeout(quiet);
         // Given up as quiet: the caller was answered already, and the destroyed body's failure is moot.
         if (!gaveUp) controller.error(error);
       } finally {

@@ -90,6 +90,8 @@ export function statusUpdate(
 /** Whether a status message's text belongs in the reply (single: always; own: in answer states only). */
 export const inReply = (state: TaskState, options: ReplyOptions): boolean => options.replyArtifacts === 'single' || isAnswerState(state);
 
+const ENDS_WITH_WHOLE_FILES: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+
 /** The end of the turn: the reply artifact's last chunk (with the last new text, if any), commands, the final status. */
 export function finish(
   state: ReplyState,
@@ -99,9 +101,10 @@ export function finish(
   out: V025StreamEvent[],
   options: ReplyOptions,
 ): ReplyState {
-  // A file still streaming ends with the turn. Cut off, unless the turn completed: an agent that never says an
-  // artifact's last chunk (a2a-python's, unless told to) streams whole files that end only so (file-stream.ts).
-  let next = closeFile(state, true, out, options, status.state !== 'TASK_STATE_COMPLETED');
+  // A file still streaming ends with the turn. Cut off when the turn failed or broke off, not when it completed or
+  // paused for the user: an agent that never says an artifact's last chunk (a2a-python's, unless told to) streams
+  // whole files that end only so (file-stream.ts).
+  let next = closeFile(state, true, out, options, !ENDS_WITH_WHOLE_FILES.has(status.state));
   const said = last ?? unsaidEnd(next, status, options);
   if (said) next = showText(next, said.text, said.key, true, out, options);
   else if (next.replyChunks > 0) out.push(replyChunk(next, '', true));

@@ -110,6 +110,8 @@ describe('a text file streamed as raw bytes in appended chunks', () => {
     for (const [ending, after] of [
       [[status('TASK_STATE_COMPLETED')], shown],
       [[status('TASK_STATE_COMPLETED', 'Stopped early.', {}, 'x')], `${shown}\nStopped early.`],
+      // Paused for the user: an a2a-python agent that asks about the file it wrote ends it so too.
+      [[status('TASK_STATE_INPUT_REQUIRED', 'Apply main.tf now?', {}, 'x')], `${shown}\nApply main.tf now?`],
       [[status('TASK_STATE_FAILED', 'Disk full.', {}, 'x')], `${part}\nDisk full.`],
       [[], `${part}\nThe upstream agent ended the stream before the turn finished`],
     ] as const) {
