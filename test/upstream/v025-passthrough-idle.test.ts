@@ -50,7 +50,10 @@ describe('the relay of a 0.2.5 stream', () => {
 
   it('an agent that froze in the middle of an event: the error frame still reads as one of its own', async () => {
     const fake = await startFakeV025({
-      rpc: { 'message/stream': (call, res) => sse(res, [`data: {"jsonrpc":"2.0","id":${call.id},"result":{"kind":"status-upd`], { keepOpen: true }) },
+      rpc: {
+        'message/stream': (call, res) =>
+          sse(res, [`data: {"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":{"kind":"status-upd`], { keepOpen: true }),
+      },
     });
     open.push(fake);
     const relay = createV025PassThrough({ baseUrl: fake.url, config: UpstreamConfig.parse({ 'stream-idle-timeout-ms': IDLE_MS }) });
