@@ -18,7 +18,7 @@ import { contextBusyError, type ContextLanes, type Lease } from './context-lanes
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
-import { tenantField, tenantOf } from './tenants.js';
+import { tenantField } from './tenants.js';
 
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
@@ -71,7 +71,7 @@ export interface EntryDeps {
 }
 
 export interface AdmissionDeps extends EntryDeps {
-  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestForContext' | 'outOfReach'>;
+  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestInContext' | 'outOfReach'>;
   lanes: ContextLanes;
   logger?: Logger;
 }
@@ -111,7 +111,7 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
-  async function admit({ message, tenant }: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+  async function admit({ message }: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
     refuseTurnsWhileOutOfReach(registry);
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
@@ -121,7 +121,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
     const lease = await lanes.tryAcquire(laneKey(contextId));
     if (!lease) throw contextBusyError(contextId);
-    if (await runsWithoutLane(contextId, tenantOf({ tenant }), ctx)) {
+    if (await runsWithoutLane(contextId, ctx)) {
       await lease.release();
       throw contextBusyError(contextId);
     }
@@ -129,14 +129,18 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   }
 
   /**
-   * Whether the context's latest task in the message's tenant, last seen working, is still working by the
-   * agent's own account (asked in that tenant, the task's).
+   * Whether the context's latest task, last seen working, is still working by the agent's own account. Its
+   * latest under any of the caller's tenants, not only the message's: lanes are per context id, since an
+   * agent that ignores tenants (an upstream interface with a tenant of its own, a 0.2.5 or 0.3 agent) keeps
+   * one conversation per context id. Asked in the task's recorded tenant, where an agent that keeps tasks
+   * per tenant knows it.
    */
-  async function runsWithoutLane(contextId: string, tenant: string, ctx: CallContext): Promise<boolean> {
-    const latest = await registry.latestForContext(contextId, ctx.principal, tenant);
-    if (!latest || !isActiveState(latest.status.state)) return false;
+  async function runsWithoutLane(contextId: string, ctx: CallContext): Promise<boolean> {
+    const latest = await registry.latestInContext(contextId, ctx.principal);
+    if (!latest || !isActiveState(latest.task.status.state)) return false;
     try {
-      return isActiveState((await inner.getTask({ id: latest.id, historyLength: 0, ...tenantField(tenant) }, ctx)).status.state);
+      const asked = await inner.getTask({ id: latest.task.id, historyLength: 0, ...tenantField(latest.tenant) }, ctx);
+      return isActiveState(asked.status.state);
     } catch {
       // The agent cannot say (the task is gone, or it has no GetTask): the message itself will find out.
       return false;

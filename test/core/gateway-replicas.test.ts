@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 import { createGateway } from '../../src/core/gateway.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
-import type { Message } from '../../src/model/index.js';
+import type { Message, Task } from '../../src/model/index.js';
 import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
@@ -151,5 +151,29 @@ describe('gateway replicas sharing a Redis registry: tenants', () => {
     const listed = await b!.listTasks({ tenant: 'acme' }, ALICE);
     expect(listed.tasks.map((task) => [task.id, task.status.state])).toEqual([['T', 'TASK_STATE_COMPLETED']]);
     expect(asked).toEqual([{ id: 'T', tenant: 'acme' }]);
+  });
+
+  it('keep a context busy on B under another tenant, or none, while a turn A left running under one runs', async () => {
+    let upstreamState: Task['status']['state'] = 'TASK_STATE_WORKING';
+    const asked: Array<string | undefined> = [];
+    const upstreamA = stubUpstream({ sendMessage: async () => ({ task: finishedTask('T', 'C', 'TASK_STATE_WORKING') }) });
+    const upstreamB = stubUpstream({
+      sendMessage: blockingAnswer('T2'),
+      getTask: async ({ tenant }) => {
+        asked.push(tenant);
+        return finishedTask('T', 'C', upstreamState);
+      },
+    });
+    const [a, b] = replicas(upstreamA, upstreamB);
+    await a!.sendMessage({ tenant: 'acme', message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
+    for (const tenant of [{ tenant: 'other' }, {}, { tenant: 'acme' }]) {
+      const busy = await rejection(b!.sendMessage({ ...tenant, message: userMessage({ contextId: 'C' }) }, ALICE));
+      expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+    }
+    // Asked in the running task's tenant each time, and no second turn reached the agent.
+    expect(asked).toEqual(['acme', 'acme', 'acme']);
+    expect(upstreamB.calls).toEqual(['getTask', 'getTask', 'getTask']);
+    upstreamState = 'TASK_STATE_INPUT_REQUIRED';
+    await expect(b!.sendMessage({ tenant: 'other', message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
   });
 });

@@ -67,6 +67,43 @@ describe('gateway: per-tenant scoping', () => {
   });
 });
 
+describe('gateway: one turn per context, whatever the tenant', () => {
+  // An agent that ignores tenants (an upstream interface with a tenant of its own, a 0.2.5 or 0.3 agent)
+  // keeps one conversation per context id: a turn left running under one tenant keeps the context busy under all.
+  for (const [first, second] of [
+    ['acme', 'other'],
+    ['acme', undefined],
+    [undefined, 'acme'],
+    ['acme', 'acme'],
+  ] as const) {
+    it(`keeps a context busy under tenant ${second ?? '(none)'} while a turn left running under ${first ?? '(none)'} runs`, async () => {
+      let state: Task['status']['state'] = 'TASK_STATE_WORKING';
+      const asked: Array<string | undefined> = [];
+      let turns = 0;
+      const upstream = stubUpstream({
+        sendMessage: async () => ({ task: working(`T${++turns}`) }),
+        getTask: async ({ id, tenant }) => {
+          asked.push(tenant);
+          return { ...working(id), status: { state } };
+        },
+      });
+      const { gateway } = setup(upstream);
+      const tenantOf = (tenant: string | undefined) => (tenant === undefined ? {} : { tenant });
+      await gateway.sendMessage({ ...tenantOf(first), message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
+      const busy = await rejection(gateway.sendMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE));
+      expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+      // Asked in the running task's own tenant, where an agent that keeps tasks per tenant knows it.
+      expect(asked).toEqual([first]);
+      expect(turns).toBe(1);
+      state = 'TASK_STATE_INPUT_REQUIRED';
+      await expect(gateway.sendMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({
+        task: { id: 'T2' },
+      });
+      expect(asked).toEqual([first, first]);
+    });
+  }
+});
+
 describe('gateway: a task the agent does not know, in its tenant', () => {
   /** An agent that keeps not knowing every task, noting the tenant each call named. */
   function forgetfulGateway() {

@@ -64,16 +64,24 @@ export function tenantsContract({ open, replica }: ContractScope): void {
     expect((await replica().list({ tenant: 'globex' }, ALICE.owner)).tasks.map((task) => task.id)).toEqual(['g1']);
   });
 
-  it("finds a context's latest task in the tenant asked about", async () => {
+  it("finds a context's latest task whatever its tenant, with that tenant, on every replica", async () => {
     const registry = await open();
     await registry.put(taskOf('a1', { contextId: 'shared' }), ALICE_ACME);
+    expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'a1' }, tenant: 'acme' });
     await registry.put(taskOf('p1', { contextId: 'shared' }), ALICE);
+    expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'p1' }, tenant: '' });
     await registry.put(taskOf('g1', { contextId: 'shared' }), ALICE_GLOBEX);
-    expect((await registry.latestForContext('shared', ALICE.owner, 'acme'))?.id).toBe('a1');
-    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('p1');
-    expect((await registry.latestForContext('shared', ALICE.owner, ''))?.id).toBe('p1');
-    expect((await registry.latestForContext('shared', ALICE.owner, 'globex'))?.id).toBe('g1');
-    expect(await registry.latestForContext('shared', ALICE.owner, 'initech')).toBeUndefined();
+    expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'g1' }, tenant: 'globex' });
+    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('g1');
+    // A write to an older task of the context makes it the latest again, in its own tenant.
+    await registry.put(taskOf('a1', { contextId: 'shared', state: 'TASK_STATE_INPUT_REQUIRED' }), ALICE_ACME);
+    expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'a1' }, tenant: 'acme' });
+    expect(await replica().latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'a1' }, tenant: 'acme' });
+    // Another owner's tasks are not its latest, nor are another context's.
+    await registry.put(taskOf('b1', { contextId: 'shared' }), { ...BOB, tenant: 'acme' });
+    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('a1');
+    expect(await registry.latestInContext('shared', BOB.owner)).toMatchObject({ task: { id: 'b1' }, tenant: 'acme' });
+    expect(await registry.latestInContext('other', ALICE.owner)).toBeUndefined();
     // The context belongs to its first writer, whatever the tenant.
     expect(await registry.contextOwner('shared')).toBe(ALICE.owner);
   });

@@ -57,7 +57,19 @@ describe('redis registry: tenants', () => {
       expect(await probe.hexists(`${prefix}t:in-default`, 'n')).toBe(0);
       expect((await probe.zrange(`${prefix}o:alice:t:acme:all`, 0, -1)).map((member) => member.slice(20))).toEqual(['in-acme']);
       expect((await probe.zrange(`${prefix}o:alice:all`, 0, -1)).map((member) => member.slice(20))).toEqual(['in-default']);
-      expect(await probe.get(`${prefix}o:alice:t:acme:l:c1`)).toBe('in-acme');
+      // A context's latest task is the owner's, whatever its tenant: one pointer, under the key it had before tenants.
+      expect(await probe.get(`${prefix}o:alice:l:c1`)).toBe('in-default');
+      await one.apply(
+        { statusUpdate: { taskId: 'in-acme', contextId: 'c1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } },
+        {
+          owner: 'alice',
+          upstream: 'up',
+          tenant: 'acme',
+        },
+      );
+      expect(await probe.get(`${prefix}o:alice:l:c1`)).toBe('in-acme');
+      expect(await probe.exists(`${prefix}o:alice:t:acme:l:c1`)).toBe(0);
+      expect(await two.latestInContext('c1', 'alice')).toMatchObject({ task: { id: 'in-acme' }, tenant: 'acme' });
       expect(await two.scopeOf('in-acme')).toEqual({ owner: 'alice', tenant: 'acme' });
     } finally {
       await one.close();
@@ -73,6 +85,9 @@ describe('redis registry: tenants', () => {
       expect((await one.list({}, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
       expect((await one.list({ tenant: 'acme' }, 'alice')).tasks).toEqual([]);
       expect((await one.latestForContext('old-ctx', 'alice'))?.id).toBe('old-1');
+      // Written before the pointer existed: found among the context's tasks.
+      await probe.del(`${prefix}o:alice:l:old-ctx`);
+      expect(await two.latestInContext('old-ctx', 'alice')).toMatchObject({ task: { id: 'old-1' }, tenant: '' });
       // A write in the default tenant goes on (from either replica); one under a tenant is not its own.
       expect(await two.apply(status('old-1', 'TASK_STATE_COMPLETED'), { owner: 'alice', upstream: 'up', tenant: 'acme' })).toBeUndefined();
       const done = await two.apply(status('old-1', 'TASK_STATE_COMPLETED', { timestamp: '2026-01-01T00:00:02Z' }), {
@@ -86,6 +101,28 @@ describe('redis registry: tenants', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it("lists no task that a stale index entry files under another state or context than its record's", async () => {
+    const { prefix, one } = registries();
+    try {
+      await one.put(taskOf('t1', { contextId: 'c1', timestamp: '2026-01-01T00:00:01Z' }), { owner: 'alice', upstream: 'up', tenant: 'acme' });
+      // What a replica of before tenants leaves when it finishes a tenant's task: the record says completed,
+      // in context c1, and the tenant's own indexes still hold the entries of before (a working task in c2).
+      const record = JSON.parse((await probe.hget(`${prefix}t:t1`, 'd'))!) as { task: { status: { state: string } } };
+      record.task.status.state = 'TASK_STATE_COMPLETED';
+      const member = (await probe.zrange(`${prefix}o:alice:t:acme:all`, 0, -1))[0]!;
+      await probe.multi().hset(`${prefix}t:t1`, 'd', JSON.stringify(record)).zadd(`${prefix}o:alice:t:acme:c:c2`, 0, member).exec();
+      expect(await probe.zrange(`${prefix}o:alice:t:acme:s:TASK_STATE_WORKING`, 0, -1)).toEqual([member]);
+      const ids = async (request: Parameters<typeof one.list>[0]) =>
+        (await one.list({ tenant: 'acme', ...request }, 'alice')).tasks.map((task) => task.id);
+      expect(await ids({ status: 'TASK_STATE_WORKING' })).toEqual([]);
+      expect(await ids({ contextId: 'c2' })).toEqual([]);
+      expect(await ids({ contextId: 'c1' })).toEqual(['t1']);
+      expect(await ids({})).toEqual(['t1']);
+    } finally {
+      await one.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
 import type { TaskRegistry } from './types.js';
 
-export type { ExpiresLinkedKeys, ReportsDrops, TaskMeta, TaskRecord, TaskRegistry, TaskScope, TaskStore } from './types.js';
+export type { ExpiresLinkedKeys, ReportsDrops, TaskMeta, TaskRecord, TaskInScope, TaskRegistry, TaskScope, TaskStore } from './types.js';
 export { createMemoryTaskRegistry } from './memory.js';
 export { createRedisTaskRegistry } from './redis.js';
 

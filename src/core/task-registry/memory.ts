@@ -7,7 +7,7 @@ import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { tenantOf } from '../tenants.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
-import type { ReportsDrops, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
+import type { ReportsDrops, TaskInScope, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
   /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
@@ -36,12 +36,13 @@ const scopeKey = (owner: string, tenant: string): string => (tenant === '' ? own
 
 /**
  * Process-local registry: tasks in an LRU cache (bounded count and bytes, idle TTL) plus indexes per owner
- * and tenant (the scope) and per context in a scope, that the cache's dispose hook keeps consistent with
- * evictions and expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
+ * and tenant (the scope) and per owner and context (whatever the tenant: a context's latest task is the
+ * owner's, docs/core.md, Tenants), that the cache's dispose hook keeps consistent with evictions and
+ * expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
  */
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
   const byScope = new IdGroups();
-  // Scope, then context: no key string is built per context.
+  // Owner, then context, as before tenants (a context's tasks in one tenant are few to filter): no key string is built per context.
   const byContext = new Map<string, IdGroups>();
   // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
   // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
@@ -85,8 +86,8 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     const scope = scopeKey(owner, record.tenant);
     byScope.add(scope, task.id);
     if (!task.contextId) return;
-    let contexts = byContext.get(scope);
-    if (!contexts) byContext.set(scope, (contexts = new IdGroups()));
+    let contexts = byContext.get(owner);
+    if (!contexts) byContext.set(owner, (contexts = new IdGroups()));
     contexts.add(task.contextId, task.id);
     // The first owner keeps the context; each task it begins there renews the context's time.
     const current = contextOwners.get(task.contextId);
@@ -94,13 +95,12 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   }
 
   function unindex(record: TaskRecord): void {
-    const { task } = record;
-    const scope = scopeKey(record.owner, record.tenant);
-    byScope.remove(scope, task.id);
+    const { owner, task } = record;
+    byScope.remove(scopeKey(owner, record.tenant), task.id);
     if (!task.contextId) return;
-    const contexts = byContext.get(scope);
+    const contexts = byContext.get(owner);
     contexts?.remove(task.contextId, task.id);
-    if (contexts?.size === 0) byContext.delete(scope);
+    if (contexts?.size === 0) byContext.delete(owner);
   }
 
   function write(task: Task, meta: TaskMeta): void {
@@ -122,16 +122,24 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     return undefined;
   }
 
-  const contextIds = (scope: string, contextId: string): string[] => byContext.get(scope)?.ids(contextId) ?? [];
+  const contextIds = (owner: string, contextId: string): string[] => byContext.get(owner)?.ids(contextId) ?? [];
 
-  /** The live records of `ids` (a copy of an index group: live() may unindex while this goes through it). */
-  function liveRecords(ids: readonly string[], owner: string, tenant: string): TaskRecord[] {
+  /** The live records of `ids` in `tenant` (undefined: any); a copy of an index group: live() may unindex while this goes through it. */
+  function liveRecords(ids: readonly string[], owner: string, tenant: string | undefined): TaskRecord[] {
     const records: TaskRecord[] = [];
     for (const id of ids) {
       const record = live(id);
-      if (record && record.owner === owner && record.tenant === tenant) records.push(record);
+      if (record && record.owner === owner && (tenant === undefined || record.tenant === tenant)) records.push(record);
     }
     return records;
+  }
+
+  async function latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined> {
+    let latest: TaskRecord | undefined;
+    for (const record of liveRecords(contextIds(owner, contextId), owner, undefined)) {
+      if (!latest || record.written > latest.written) latest = record;
+    }
+    return latest && { task: latest.task, tenant: latest.tenant };
   }
 
   /** A stored task that `meta` may not write: another owner's, or one of another tenant. */
@@ -183,8 +191,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
       const tenant = tenantOf(request);
-      const scope = scopeKey(owner, tenant);
-      const ids = request.contextId ? contextIds(scope, request.contextId) : byScope.ids(scope);
+      const ids = request.contextId ? contextIds(owner, request.contextId) : byScope.ids(scopeKey(owner, tenant));
       const rows: Array<{ member: string; task: Task }> = [];
       for (const { task } of liveRecords(ids, owner, tenant)) {
         if (request.status && task.status.state !== request.status) continue;
@@ -208,12 +215,10 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       };
     },
 
-    async latestForContext(contextId: string, owner: string, tenant = ''): Promise<Task | undefined> {
-      let latest: TaskRecord | undefined;
-      for (const record of liveRecords(contextIds(scopeKey(owner, tenant), contextId), owner, tenant)) {
-        if (!latest || record.written > latest.written) latest = record;
-      }
-      return latest?.task;
+    latestInContext,
+
+    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+      return (await latestInContext(contextId, owner))?.task;
     },
 
     drops: 'reported',

@@ -8,9 +8,11 @@
  *   S all           zset  every task of the scope, score 0, member = sort member (list order)
  *   S s:<state>     zset  the scope's tasks in that state
  *   S c:C           zset  the scope's tasks in that context
- *   S l:C           string id of the scope's task in that context written last (latestForContext)
  *   S idx           hash  id -> {m,s,k}: what pruning needs once the task hash has expired
  *   S exp           zset  id scored by expiry (µs): which index members to prune
+ *   P o:O:l:C       string id of the owner's task in that context written last, whatever its tenant (latestInContext):
+ *                         one per owner and context, as before tenants, since the agent may keep one conversation
+ *                         per context id whatever the tenant (docs/core.md, Tenants); replicas of before write it too
  *   P ctx:C         string owner of the context (its first writer, whatever its tenant), kept for the context-owner TTL
  * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an
  * index key can only expire when every task in it has; members of tasks that expired earlier are pruned
@@ -25,7 +27,8 @@
  * KEYS: task, idx, exp, all, context ('' fragment: unused), status (those five of the task's scope), contextOwner,
  *       then any keys that expire with the task (push configs: they get its idle TTL on every write)
  * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
- *       scopeKeyPrefix ('P o:O:' or 'P o:O:t:T:'), contextOwnerTtlMs (0: never expires), tenant ('' = default)
+ *       scopeKeyPrefix ('P o:O:' or 'P o:O:t:T:'), contextOwnerTtlMs (0: never expires), tenant ('' = default),
+ *       ownerKeyPrefix ('P o:O:': the context's latest-task pointer is the owner's, not the scope's)
  * Returns {1, version, updatedMicros} | {0, version, doc, updatedMicros} | {-1} (another owner's task,
  * or one of another tenant: its index entries are in another scope, and it is not the writer's)
  */
@@ -57,14 +60,14 @@ if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], 0, ARGV[4])
   redis.call('SET', KEYS[7], ARGV[3], 'NX')
   -- Scripts run one at a time, so the last one to write names the context's latest task.
-  redis.call('SET', ARGV[9] .. 'l:' .. ARGV[6], ARGV[8])
+  redis.call('SET', ARGV[12] .. 'l:' .. ARGV[6], ARGV[8])
 end
 if ttl > 0 then
   redis.call('ZADD', KEYS[3], string.format('%.0f', now + ttl * 1000), ARGV[8])
   for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do redis.call('PEXPIRE', key, ttl) end
   if ARGV[6] ~= '' then
     redis.call('PEXPIRE', KEYS[5], ttl)
-    redis.call('PEXPIRE', ARGV[9] .. 'l:' .. ARGV[6], ttl)
+    redis.call('PEXPIRE', ARGV[12] .. 'l:' .. ARGV[6], ttl)
   end
   for i = 8, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end

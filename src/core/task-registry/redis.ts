@@ -6,8 +6,9 @@ import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
+import { contextFragment, listFilter, matchesLoadFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
-import type { ExpiresLinkedKeys, TaskMeta, TaskScope, TaskStore } from './types.js';
+import type { ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
@@ -64,17 +65,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
   const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
-  const p = options.prefix;
-  const enc = encodeURIComponent;
-  const taskKey = (id: string) => `${p}t:${id}`;
-  // An owner's tasks in a tenant (a scope) are indexed apart; the default tenant's where an owner's were before
-  // tenants, so old records list as they did. No default key starts `t:`, and enc() leaves no ':' in a name.
-  const scopePrefix = (owner: string, tenant: string) => `${p}o:${enc(owner)}:${tenant === '' ? '' : `t:${enc(tenant)}:`}`;
-  const allKey = (scope: string) => `${scope}all`;
-  const statusKey = (scope: string, state: string) => `${scope}s:${state}`;
-  const contextKey = (scope: string, contextId: string) => `${scope}c:${enc(contextId)}`;
-  const latestKey = (scope: string, contextId: string) => `${scope}l:${enc(contextId)}`;
-  const contextOwnerKey = (contextId: string) => `${p}ctx:${enc(contextId)}`;
+  // An owner's tasks in a tenant (a scope) are indexed apart; the default tenant's where an owner's were before.
+  const keys = registryKeys(options.prefix);
 
   /** expireWithTasks(): prefixes of keys that share each task's TTL. */
   const linkedPrefixes: string[] = [];
@@ -82,13 +74,8 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
   const lastWritten = new LRUCache<string, Versioned & { owner: string; tenant: string }>({ max: 1000, ttl: 60_000 });
 
-  function parseDoc(doc: string | null | undefined): { task: Task; upstream: string } | undefined {
-    if (!doc) return undefined;
-    return JSON.parse(doc) as { task: Task; upstream: string };
-  }
-
   async function readVersioned(taskId: string): Promise<Versioned | undefined> {
-    const [version, doc, owner, tenant] = await refusals.read(redis.hmget(taskKey(taskId), 'v', 'd', 'o', 'n'));
+    const [version, doc, owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'v', 'd', 'o', 'n'));
     const parsed = parseDoc(doc);
     if (!version || !parsed || owner === null) return undefined;
     return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner, tenant: tenant ?? '' };
@@ -113,7 +100,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   /** Fold `change` into the stored task under compare-and-set; undefined when nothing was written. */
   async function compareAndSet(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
     const tenant = tenantOf(meta);
-    const scope = scopePrefix(meta.owner, tenant);
+    const scope = keys.scope(meta.owner, tenant);
     let state: Versioned = lastWritten.get(taskId) ?? (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       // Another owner's task, or one of another tenant, is not written (the script checks so too).
@@ -123,28 +110,28 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       const next = unlessReopened(state.task, change(state.task));
       if (!next) return undefined;
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
-      const contextFragment = next.contextId ? enc(next.contextId) : '';
       const reply = (await writeScript(
         7 + linkedPrefixes.length,
-        taskKey(taskId),
+        keys.task(taskId),
         `${scope}idx`,
         `${scope}exp`,
-        allKey(scope),
-        contextKey(scope, next.contextId ?? ''),
-        statusKey(scope, next.status.state),
-        contextOwnerKey(next.contextId ?? ''),
+        keys.all(scope),
+        keys.context(scope, next.contextId ?? ''),
+        keys.status(scope, next.status.state),
+        keys.contextOwner(next.contextId ?? ''),
         ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
         JSON.stringify({ task: next, upstream }),
         meta.owner,
         sortMember(next),
         next.status.state,
-        contextFragment,
+        contextFragment(next.contextId),
         options.idleTtlMs,
         taskId,
         scope,
         contextTtl,
         tenant,
+        keys.owner(meta.owner),
       )) as [number, number | string, string?, string?];
       if (reply[0] === 1) {
         lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner, tenant });
@@ -164,30 +151,53 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   async function prune(scope: string): Promise<void> {
     for (let round = 0; round < 10; round++) {
-      const examined = Number(await refusals.read(pruneScript(`${scope}idx`, `${scope}exp`, allKey(scope), scope, `${p}t:`, PRUNE_BATCH)));
+      const examined = Number(await refusals.read(pruneScript(`${scope}idx`, `${scope}exp`, keys.all(scope), scope, keys.taskPrefix, PRUNE_BATCH)));
       if (examined < PRUNE_BATCH) return;
     }
   }
 
-  /** Tasks (in the given order) that still exist and belong to the owner in the tenant, with their write time in µs. */
-  async function loadTasks(ids: string[], owner: string, tenant: string): Promise<Array<{ task: Task; updatedMicros: number }>> {
+  /**
+   * Tasks (in the given order) that still exist and match `filter`, with their tenant and write time in µs.
+   * The stored task is checked, not only the index it was found in: a replica of before tenants writes a
+   * tenant's task into the default tenant's indexes, leaving the tenant's status and context entries as
+   * they were (the document is read anyway, so this costs no round trip).
+   */
+  async function loadTasks(ids: string[], filter: LoadFilter): Promise<Array<TaskInScope & { updatedMicros: number }>> {
     if (ids.length === 0) return [];
     const pipeline = redis.pipeline();
-    for (const id of ids) pipeline.hmget(taskKey(id), 'd', 'o', 'u', 'n');
+    for (const id of ids) pipeline.hmget(keys.task(id), 'd', 'o', 'u', 'n');
     const replies = (await refusals.read(pipeline.exec())) ?? [];
-    const tasks: Array<{ task: Task; updatedMicros: number }> = [];
+    const tasks: Array<TaskInScope & { updatedMicros: number }> = [];
     for (const [error, value] of replies) {
       if (error) throw error;
       const [doc, taskOwner, updated, taskTenant] = value as [string | null, string | null, string | null, string | null];
-      const parsed = parseDoc(doc);
-      if (parsed && taskOwner === owner && (taskTenant ?? '') === tenant) tasks.push({ task: parsed.task, updatedMicros: Number(updated ?? 0) });
+      const task = parseDoc(doc)?.task;
+      const tenant = taskTenant ?? '';
+      if (task && matchesLoadFilter({ task, owner: taskOwner, tenant }, filter)) tasks.push({ task, tenant, updatedMicros: Number(updated ?? 0) });
     }
     return tasks;
   }
 
   async function scopeOf(taskId: string): Promise<TaskScope | undefined> {
-    const [owner, tenant] = await refusals.read(redis.hmget(taskKey(taskId), 'o', 'n'));
+    const [owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'o', 'n'));
     return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? '' };
+  }
+
+  async function latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined> {
+    // One task read, not the whole context's: this runs for every message that names a context.
+    const latestId = await refusals.read(redis.get(keys.latest(owner, contextId)));
+    if (latestId !== null) {
+      const [latest] = await loadTasks([latestId], { owner, contextId });
+      if (latest) return { task: latest.task, tenant: latest.tenant };
+    }
+    // Written before the pointer existed, or its task is gone: find the latest among the context's tasks
+    // in the default tenant's index (where every task was before tenants; a tenant's always had the pointer).
+    const members = await refusals.read(redis.zrevrangebylex(keys.context(keys.owner(owner), contextId), '+', '-'));
+    let latest: (TaskInScope & { updatedMicros: number }) | undefined;
+    for (const candidate of await loadTasks(members.map(memberTaskId), { owner, contextId })) {
+      if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
+    }
+    return latest && { task: latest.task, tenant: latest.tenant };
   }
 
   async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
@@ -205,7 +215,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     },
 
     async get(taskId: string, owner: string): Promise<Task | undefined> {
-      const [doc, taskOwner] = await refusals.read(redis.hmget(taskKey(taskId), 'd', 'o'));
+      const [doc, taskOwner] = await refusals.read(redis.hmget(keys.task(taskId), 'd', 'o'));
       return taskOwner === owner ? parseDoc(doc)?.task : undefined;
     },
 
@@ -216,7 +226,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     scopeOf,
 
     async contextOwner(contextId: string): Promise<string | undefined> {
-      return (await refusals.read(redis.get(contextOwnerKey(contextId)))) ?? undefined;
+      return (await refusals.read(redis.get(keys.contextOwner(contextId)))) ?? undefined;
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
@@ -224,7 +234,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
       const tenant = tenantOf(request);
-      const scope = scopePrefix(owner, tenant);
+      const scope = keys.scope(owner, tenant);
       await prune(scope);
       // Members are `<timestamp key>|<id>` and '}' sorts above '|': this bound excludes every task stamped exactly `after`.
       const min = afterKey === undefined ? '-' : `(${afterKey}}`;
@@ -233,7 +243,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       let members: string[];
       if (request.contextId && request.status) {
         // No index for context × state: filter the (small) context set by the states kept in idx.
-        const all = await refusals.read(redis.zrevrangebylex(contextKey(scope, request.contextId), '+', min));
+        const all = await refusals.read(redis.zrevrangebylex(keys.context(scope, request.contextId), '+', min));
         const infos = all.length > 0 ? await refusals.read(redis.hmget(`${scope}idx`, ...all.map(memberTaskId))) : [];
         const matching = all.filter((_, i) => {
           const info = infos[i];
@@ -242,7 +252,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         total = matching.length;
         members = matching.filter((member) => cursor === undefined || member < cursor).slice(0, pageSize + 1);
       } else {
-        const key = request.contextId ? contextKey(scope, request.contextId) : request.status ? statusKey(scope, request.status) : allKey(scope);
+        const key = keys.listed(scope, request);
         const replies =
           (await refusals.read(
             redis
@@ -257,7 +267,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       }
       const hasMore = members.length > pageSize;
       const page = members.slice(0, pageSize);
-      const tasks = await loadTasks(page.map(memberTaskId), owner, tenant);
+      const tasks = await loadTasks(page.map(memberTaskId), listFilter(owner, tenant, request));
       const last = page[page.length - 1];
       return {
         tasks: tasks.map(({ task }) => listEntry(task, request)),
@@ -267,21 +277,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       };
     },
 
-    async latestForContext(contextId: string, owner: string, tenant = ''): Promise<Task | undefined> {
-      const scope = scopePrefix(owner, tenant);
-      // One task read, not the whole context's: this runs for every message that names a context.
-      const latestId = await refusals.read(redis.get(latestKey(scope, contextId)));
-      if (latestId !== null) {
-        const [latest] = await loadTasks([latestId], owner, tenant);
-        if (latest && latest.task.contextId === contextId) return latest.task;
-      }
-      // Written before the pointer existed, or its task is gone: find the latest among the context's tasks.
-      const members = await refusals.read(redis.zrevrangebylex(contextKey(scope, contextId), '+', '-'));
-      let latest: { task: Task; updatedMicros: number } | undefined;
-      for (const candidate of await loadTasks(members.map(memberTaskId), owner, tenant)) {
-        if (!latest || candidate.updatedMicros > latest.updatedMicros) latest = candidate;
-      }
-      return latest?.task;
+    latestInContext,
+
+    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
+      return (await latestInContext(contextId, owner))?.task;
     },
 
     reachable: () => redis.status === 'ready' && !refusals.refusing(),

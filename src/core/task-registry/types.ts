@@ -20,6 +20,12 @@ export interface TaskScope {
   tenant: string;
 }
 
+/** A stored task and the tenant it was recorded under ('' the default tenant). */
+export interface TaskInScope {
+  task: Task;
+  tenant: string;
+}
+
 /** One stored task: the 1.0 Task (history bounded by `tasks.history-limit`) plus bookkeeping. */
 export interface TaskRecord extends TaskMeta {
   /** Always set here ('' the default tenant). */
@@ -70,8 +76,15 @@ export interface TaskStore {
    * lists; filters, order, keyset paging; see query.ts).
    */
   list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse>;
-  /** The most recently updated task of a context, for this owner, in `tenant` (default: the default tenant). */
-  latestForContext(contextId: string, owner: string, tenant?: string): Promise<Task | undefined>;
+  /**
+   * The most recently updated task of a context for this owner, whatever its tenant, with the tenant it
+   * was recorded under: the lanes are per context id (docs/core.md, Tenants), since an agent that ignores
+   * tenants keeps one conversation per context id, so a turn left running under one tenant keeps the
+   * context busy under every other; the agent is asked about the task in its own tenant.
+   */
+  latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined>;
+  /** latestInContext's task, for callers whose tasks are all the default tenant's (the 0.2.5 facade's). */
+  latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
   /** False while the store cannot be reached (Redis down or reconnecting) or refuses writes; absent: always reachable (memory). */
   reachable?(): boolean;
   /**
