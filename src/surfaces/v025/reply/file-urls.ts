@@ -48,11 +48,12 @@ interface Location {
  * hierarchical URL, or when where its credential ends cannot be told. A secret written raw may hold a `/`
  * (about half of AWS secret keys do: `s3a://ID:wJal/K7…@bucket/…`), which would end the authority early and
  * show the rest of the secret as a path: an authority whose host is no host (a `:` in a bucket's, one
- * before no port number in a web link's) holds such a secret, whose user info runs to the last `@` before the
- * query. A web link's port followed by a path with an `@` in it cannot be told from a password that begins
+ * before no port number in a web link's) holds such a secret, whose user info runs to the one `@` before the
+ * query; with more than one there (`…:wJal/K7@reports/users/bob@x.com/…`) which ends it cannot be told, and it
+ * is not shown. A web link's port followed by a path with an `@` in it cannot be told from a password that begins
  * with digits and a `/` (`https://ID:1234/K7@host/`), and a secret with a `?` or `#` in it ends before any
- * `@`: neither is shown. A bucket's query is left out: a CLI location has none, and credentials go there
- * (`?security-token=…&access_key_secret=…`). Nor is any location that holds an access key id and its
+ * `@`: neither is shown. A bucket's query and fragment are left out: a CLI location has neither, and credentials
+ * go there (`?security-token=…&access_key_secret=…`, `#access_key_secret=…`). Nor is any location that holds an access key id and its
  * secret after a `:`, wherever it stands.
  */
 function located(url: string): Location | undefined {
@@ -66,9 +67,11 @@ function located(url: string): Location | undefined {
   let authority = after.slice(0, endAt(after, /[/?#]/));
   const isHost = (host: string): boolean => (bucket ? !host.includes(':') : HOST_AND_PORT.test(host));
   if (!isHost(authority.slice(authority.lastIndexOf('@') + 1))) {
-    // A secret cut by its own `/`: everything up to the last `@` before the query is user info.
+    // A secret cut by its own `/`: everything up to the `@` before the query is user info. With more than one
+    // `@` left (`…:wJal/K7@reports/users/bob@x.com/…`) which one ends it is not known: the last would show
+    // another bucket or host (`s3a://x.com/…`).
     const at = beforeQuery.lastIndexOf('@');
-    if (at < 0) return undefined;
+    if (at < 0 || beforeQuery.indexOf('@') !== at) return undefined;
     after = after.slice(at + 1);
     authority = after.slice(0, endAt(after, /[/?#]/));
     if (authority.includes('@') || !isHost(authority)) return undefined;
@@ -76,7 +79,7 @@ function located(url: string): Location | undefined {
     return undefined;
   }
   const at = authority.lastIndexOf('@');
-  const rest = after.slice(authority.length, bucket ? endAt(after, /\?/) : after.length);
+  const rest = after.slice(authority.length, bucket ? endAt(after, /[?#]/) : after.length);
   if (at >= 0 && !(CONTAINER_SCHEMES.has(kind) && !authority.slice(0, at).includes(':'))) authority = authority.slice(at + 1);
   return ACCESS_KEY_PAIR.test(authority + rest) ? undefined : { scheme, authority, rest };
 }
@@ -139,7 +142,7 @@ function codeSpan(text: string): string {
 
 /**
  * The URL as the user is shown it, or undefined when it is not shown. A web link bare, encoded where a
- * link would stop; a bucket's location as code, as the agent wrote it but for its query (a CLI takes its
+ * link would stop; a bucket's location as code, as the agent wrote it but for its query and fragment (a CLI takes its
  * key literally, so `%20` would name another object; as code no `__` or `*` in it is read as Markdown and a
  * space does not cut it), its control characters encoded. Never a credential (`located`).
  */

@@ -49,7 +49,7 @@ export const isUrlOrPath = (word: string): boolean => URL_OR_PATH.test(word);
  * (`…/?` + `Action=…`, `…?` + `spm=…`), a path's `/` (`bucket/` + `Template.yaml`) and a capital inside a URL
  * (`user-guide/Create` + `Instance.html`): a model cuts its tokens there, and a whole message does not start
  * with `//`, `\` or `Action=`. Words that read as a message of their own (`Creating VPC`) after a URL still
- * start a line. `piece`: the message before is a model's token that cuts a capitalised name (cutsCapitalisedName).
+ * start a line. `piece`: the message before is a model's token that cuts a camel-cased name (cutsCapitalisedName).
  */
 export function goesOnWithName(word: string, text: string, piece = false): boolean {
   const first = text.charAt(0);
@@ -58,32 +58,60 @@ export function goesOnWithName(word: string, text: string, piece = false): boole
   if (ENDS_DRIVE.test(word)) return first === '\\';
   if (!isUrlOrPath(word) || readsAsMessage(text)) return false;
   if (word.endsWith('?')) return OPENS_QUERY.test(word) ? /[\p{L}\p{N}%]/u.test(first) : QUERY_PARAMETER.test(text);
+  // A query's name cut at its hump before its `=` (`?stack` + `Id=abc&region…`): a message never opens so.
+  if (ENDS_QUERY_NAME.test(word) && /^\p{Lu}[\p{L}\p{N}]*=/u.test(text)) return true;
   // What goes on with a name is one word: words after a blank (`/tmp/out` + `Main.tf validated`) are a message's.
   if (/\s\S/u.test(text)) return false;
   if (word.endsWith('/')) return CONTINUES_URL.test(text);
   if (!/\p{Ll}$/u.test(word) || !/\p{Lu}/u.test(first)) return false;
   // A capital after a lower-case letter is a camel-cased word's hump when the URL goes on after the word, or
-  // when the tokens before cut a capitalised name in it (`?Action=` + `Describe` + `Instances`: cutsCapitalisedName).
-  // A lone word after a message that holds the whole URL (`…?lang=en` + `Deploying`, `/tmp/out` + `Main`), or
-  // after tokens that end it in a lower-case name (`/zh` + `/ros` + `Deploying`), may be a message of its own:
-  // nothing tells it from `?Action=Describe` + `Instances` there, and a line too many reads better.
+  // when the tokens before cut a name in it (`?Action=` + `Describe` + `Instances`, `?stack` + `Id`, `/get` +
+  // `User`: cutsCapitalisedName). A lone word after a message that holds the whole URL (`…?lang=en` +
+  // `Deploying`, `/tmp/out` + `Main`), or a progress word after tokens that end it in a lower-case name (`/zh` +
+  // `/ros` + `Deploying`), may be a message of its own: nothing tells it from `?Action=Describe` + `Instances`
+  // there, and a line too many reads better.
   return CONTINUES_URL.test(text) || piece;
 }
 
+/** A query's lower-case name with no `=` yet at a word's end (`?stack`, `&region`). */
+const ENDS_QUERY_NAME = /[?&]\p{Ll}+$/u;
+/** Where a name inside a URL opens: after a path's `/`, a query's `?`, `&` or `=`, or a `_` or `-` inside a name. */
+const OPENS_NAME = /[/?&=_-]/u;
+const NAME_CHAR = /[\p{L}\p{N}]/u;
 /**
- * A capitalised name being written at a word's end, a path's segment or a query's name or value
- * (`/Create`, `?Action=Describe`, `&Region`): where a model's tokens cut a camel-cased word inside a URL
- * (`user-guide/Create` + `Inst` + `ance.html`, `?Action=` + `Describe` + `Instances`). Not a lower-case name
- * (`/zh/ros`, `?lang=en`): streamed, every URL comes in pieces, and a one-word progress message after one
- * (`Deploying`) would run into it and change the link.
+ * A word that reads as a one-word progress message of its own (`Deploying`, `Validated`, `Done`, `Ready!`),
+ * perhaps a sentence's end or an ellipsis after it; or any capitalised word with an ellipsis (`Waiting…`).
  */
-const ENDS_CAPITALISED_NAME = /[/?&=]\p{Lu}[\p{L}\p{N}]*$/u;
+const PROGRESS_WORD =
+  /^(?:\p{Lu}\p{Ll}+(?:ing|ed)|Done|Ready|Complete|Finished|Success|Failed|Error|Next)[.!:\u2026]*\s*$|^\p{Lu}\p{Ll}*(?:\u2026|\.{3})/u;
+/** Names in URLs that end as a progress word does (`toString`, `getSetting`): a camel-cased name's hump. */
+const NAME_LIKE_PROGRESS = /^(?:String|Thing|Ring|Setting|Mapping|Binding|Billing|Pricing|Routing|Logging|Tracing|Scaling|Embed|Speed|Feed|Seed)$/u;
+const readsAsProgressWord = (text: string): boolean => PROGRESS_WORD.test(text) && !NAME_LIKE_PROGRESS.test(text);
 
 /**
- * Whether the message before, `tail`, holds a piece of `word` that cuts a capitalised name in it: then a
- * capital after it is that name's hump. A message that holds the whole URL is no piece.
+ * Whether `word` ends in a name a capital in `text` is the hump of, camel-cased:
+ * - a query's lower-case name with no `=` yet (`?stack` + `Id`, `&region` + `Id`, `?callback` + `Url`): a URL
+ *   seldom ends so, also in a message that holds the URL so far;
+ * and where the message before, `tail`, holds a piece of `word` (not the whole URL: a message that holds it
+ * whole may be followed by a message of its own, `GET /?Action=Describe` + `Instances`):
+ * - a name that already holds a capital (`/Create`, `?Action=Describe`, `/getUser`, `?resourceGroup`), or a
+ *   lower-case name after a `/`, `=`, `_` or `-` (`/get` + `User`, `-ali` + `Cloud`);
+ * unless `text` is a word that reads as a progress message (`/zh` + `/ros` + `Deploying`, `?lang=` + `en` +
+ * `Done`, `/getUserInfo` + `Done`): streamed, every URL comes in pieces, and such a message would run into it
+ * and change the link. A name's hump that reads so (`/get` + `Started`) starts a line: a line too many.
  */
-export const cutsCapitalisedName = (word: string, tail: string): boolean => !tail.endsWith(word) && ENDS_CAPITALISED_NAME.test(word);
+export function cutsCapitalisedName(word: string, tail: string, text = ''): boolean {
+  let at = word.length;
+  while (at > 0 && NAME_CHAR.test(word.charAt(at - 1))) at--;
+  const name = word.slice(at);
+  const opens = word.charAt(at - 1);
+  if (name === '' || at === 0 || !OPENS_NAME.test(opens)) return false;
+  // A query's lower-case name with no `=` yet is cut even in a message that holds the URL so far (`…/stacks?resource` + `Group`).
+  const queryName = (opens === '?' || opens === '&') && /^\p{Ll}+$/u.test(name);
+  if (queryName) return isUrlOrPath(word);
+  if (tail.endsWith(word) || readsAsProgressWord(text)) return false;
+  return /\p{Lu}/u.test(name) || /^\p{Ll}+$/u.test(name);
+}
 
 /** A word that goes on as a URL does: a `.`, `/`, `?`, `#`, `&`, `=`, `_`, `%` or `-` and more after it (`Instance.html`). */
 const CONTINUES_URL = /^[\p{L}\p{N}]+[./?#&=_%-][\p{L}\p{N}]/u;

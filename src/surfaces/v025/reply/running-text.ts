@@ -101,8 +101,8 @@ export function carriesOn(last: string, text: string, before?: Before): boolean 
   if (shape !== undefined) return !shape;
   if (CARRIES_ON.test(first)) return true;
   // A URL, a path or a ROS type cut at its `:`, `::` or `?`, and a progress message that opens with a resource id.
-  // A message that holds only the end of a capitalised name is a model's token cutting it (`?Action=` + `Describe`).
-  const piece = tail === before?.text && cutsCapitalisedName(word, tail);
+  // A message that holds only the end of a name is a model's token cutting it (`?Action=` + `Describe`, `?stack` + `Id`).
+  const piece = tail === before?.text && cutsCapitalisedName(word, tail, text);
   if (goesOnWithName(word, text, piece)) return true;
   if (opensWithResourceId(word, text)) return false;
   if (before && opensAlike(before, text)) return false;
@@ -143,13 +143,13 @@ function opensWithAcronym(last: string, text: string, tail: string): boolean {
   return !(DIGIT.test(last) && acronym.length < 3);
 }
 
-/** How many characters past a shared opening each message must have: a token said twice (`ha` + `ha`) is no line. */
-const AFTER_OPENING = 2;
+/** What each message must have past a shared opening, two letters or digits: a token said twice (`ha` + `ha`) is no line. */
+const GOES_ON_PAST_OPENING = /^[\p{L}\p{N}]{2}/u;
 
 /**
  * Whether `text` opens as `before` did: the same first Latin word (3 letters or more, a blank after it in
- * both), or the same first two Chinese or Japanese characters, each message going on past them by two
- * characters or more, after a message of one line. Progress lines do (`正在创建…`, `Creating …`); a model's
+ * both), or the same first two Chinese or Japanese characters, each message going on past them with two
+ * letters or digits (not punctuation: `创建，交换机 vsw-1 已` + `创建。` are a sentence's tokens), after a message of one line. Progress lines do (`正在创建…`, `Creating …`); a model's
  * tokens, which follow on from each other, rarely say the same words twice in a row, and a short one (`ha` +
  * `ha`) is no line.
  */
@@ -162,9 +162,26 @@ function opensAlike(before: Before, text: string): boolean {
   if (word !== undefined) return text.startsWith(word) && /^[ \t]+\S/u.test(text.slice(word.length));
   const opening = previous.slice(0, 2);
   if (opening.length < 2 || ![...opening].every((char) => CJK.test(char)) || !text.startsWith(opening)) return false;
-  const dense = (value: string): number => value.replace(/\s+/g, '').length;
-  return dense(previous) >= opening.length + AFTER_OPENING && dense(text) >= opening.length + AFTER_OPENING;
+  // Words go on right after the opening in both: punctuation there (`创建，…` + `创建。`) is a sentence's tokens.
+  const goesOn = (value: string): boolean => GOES_ON_PAST_OPENING.test(value.slice(opening.length).trimStart());
+  return goesOn(previous) && goesOn(text);
 }
+
+/** A word's lower-case ending a model cuts off as a token of its own (`Deploy` + `ment`, `Resource` + `s`). */
+const WORD_ENDING =
+  /^(?:s|es|ed|er|ers|ing|ings|ment|ments|tion|tions|sion|sions|ness|ity|ities|ies|ly|able|ible|ance|ence|ive|ize|ise|ful|less|ship|al|ure)(?![\p{L}\p{N}])/u;
+/** Chinese or Japanese of two characters at most and nothing else: a model's token (`## 资源` + `列表`), not a sentence. */
+const SHORT_CJK_PIECE = /^[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{1,2}$/u;
+
+/**
+ * Whether `text` goes on with a heading or a quote the facade put on a line of its own (ReplyState.blockLine),
+ * as the rest of it a model's tokens cut off, rather than a whole message of its own: one that opens with
+ * punctuation (`> 注意` + `：VPC 将被保留。`, `### 3` + `. Next steps`), a word's lower-case ending (`# Deploy` +
+ * `ment report`) or two Chinese characters at most (`## 资源` + `列表`). A whole message in Chinese or one that
+ * opens with a lower-case word (`专有网络已创建`, `created vpc-1 and vsw-1`) starts a line; a longer Chinese
+ * piece (`## 资源` + `列表如下`) does too: nothing at the boundary tells it from a message.
+ */
+const goesOnWithBlockLine = (text: string): boolean => CARRIES_ON.test(text) || WORD_ENDING.test(text) || SHORT_CJK_PIECE.test(text);
 
 /** The message the reply's current segment holds. */
 const messageBefore = (state: ReplyState): Before | undefined =>
@@ -174,12 +191,13 @@ const messageBefore = (state: ReplyState): Before | undefined =>
  * A new segment after shown text starts on a new line, so two messages' sentences do not run together;
  * but a working message that carries on the agent's running text goes on where it left off. After a heading
  * or a quote that a whole message opened on a line the facade started (`blockLine`), the next message starts
- * a line whatever it opens with (Chinese, a lower-case word), but for white space, which says where it goes.
+ * a line whatever it opens with (Chinese, a lower-case word), but for white space, which says where it goes,
+ * and a piece that reads as the rest of the heading or the quote (goesOnWithBlockLine).
  */
 export function separatorBefore(text: string, state: ReplyState, flows = false): string {
   if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
   if (!flows || !state.segmentFlows || state.breakPending) return '\n';
   if (inCode(state.code)) return '';
-  if (state.blockLine) return SPACE.test(text.charAt(0)) ? '' : '\n';
+  if (state.blockLine) return SPACE.test(text.charAt(0)) || goesOnWithBlockLine(text) ? '' : '\n';
   return carriesOn(state.shownLast, text, messageBefore(state)) ? '' : '\n';
 }

@@ -153,6 +153,21 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(read(['部署完成', '## 资源列表', ' (3)'])).toBe('部署完成\n## 资源列表 (3)');
   });
 
+  it('a heading or a quote the facade put on a fresh line, then the rest of it in pieces: one line, as the agent wrote it', () => {
+    // A piece that opens with punctuation, a word's lower-case ending, or a short run of Chinese goes on with the line.
+    for (const [head, ...rest] of [
+      ['部署完成。', '## 资源', '列表'],
+      ['完成。', '> 注意', '：VPC 将被保留。'],
+      ['Done.', '> Note', ': the VPC', ' is kept.'],
+      ['Summary:', '# Deploy', 'ment report'],
+      ['Done.', '### 3', '. Next steps'],
+    ] as const) {
+      expect(read([head, ...rest])).toBe(`${head}\n${rest.join('')}`);
+    }
+    // Whole messages after the heading still start their lines.
+    expect(read(['部署完成', '## 资源列表', '专有网络已创建'])).toBe('部署完成\n## 资源列表\n专有网络已创建');
+  });
+
   it("a model's tokens where those marks stand: as it wrote them", () => {
     for (const texts of [
       ['In C', '#', ' see issue ', '#12', ': a -', '> b, x =', '> y'],

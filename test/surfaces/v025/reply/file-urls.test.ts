@@ -52,6 +52,11 @@ describe('a file sent as a URL, read by a Bailian user', () => {
       'https://deploy:/K7MDENG@files.example.com/r.pdf',
       'https://deploy:1234/K7MDENG@files.example.com/r.pdf',
       's3://AKIAIOSFODNN7EXAMPLE:K7M?DENG@my-bucket/r.csv',
+      // A secret cut by its `/`, and an `@` in the path after the host: which `@` ends the user info is not known
+      // (the last would show another bucket or host, `s3a://x.com/…`).
+      's3a://AKIAIOSFODNN7EXAMPLE:wJal/K7MDENG@reports/users/bob@x.com/r.pdf',
+      'https://deploy:pa/ss@files.example.com/users/bob@x.com/r.pdf',
+      'oss://AKIAIOSFODNN7EXAMPLE:a/b@c@bucket/r.pdf',
     ]) {
       const shown = renderPart({ url, filename: 'r.pdf', mediaType: 'application/pdf' }, opts);
       expect(shown, url).toBe('r.pdf (application/pdf)');
@@ -62,6 +67,9 @@ describe('a file sent as a URL, read by a Bailian user', () => {
     const url = 'oss://my-bucket/out/r.csv?security-token=CAIS1234secretsts&access_key_secret=abcdEFGH1234';
     expect(renderPart({ url, filename: 'r.csv' }, opts)).toBe('r.csv: `oss://my-bucket/out/r.csv`');
     expect(renderPart({ url: 'gs://b/%E6%8A%A5%E5%91%8A.pdf?X-Goog-Signature=abc' }, zh)).toBe('报告.pdf: `gs://b/%E6%8A%A5%E5%91%8A.pdf`');
+    // Nor its fragment, where a credential may be too.
+    expect(renderPart({ url: 'oss://bucket/k#access_key_secret=def', filename: 'k' }, opts)).toBe('k: `oss://bucket/k`');
+    expect(renderPart({ url: 'oss://bucket/out/r.csv?x=1#access_key_secret=def', filename: 'r.csv' }, opts)).toBe('r.csv: `oss://bucket/out/r.csv`');
     // A web link's is kept (a presigned link's security token and signature open the file).
     const signed = 'https://b.oss-cn-hangzhou.aliyuncs.com/r.csv?security-token=CAIS&OSSAccessKeyId=STS.x&Signature=ab';
     expect(renderPart({ url: signed, filename: 'r.csv' }, opts)).toBe(`r.csv: ${signed}`);

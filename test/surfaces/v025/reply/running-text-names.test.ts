@@ -89,6 +89,30 @@ describe("a model's token that goes on with a URL's last name", () => {
     );
   });
 
+  it("a camel-cased name in a console link a model streamed word by word goes on: a query's name, a path's segment", () => {
+    // Alibaba Cloud console links: a query's name (`?stack` + `Id`, no `=` yet) or a lower-case segment
+    // (`/get` + `User`) cut at its hump, the next token a word no progress message is.
+    for (const texts of [
+      ['部署完成，请查看 ', 'https://ros.console.aliyun.com', '/cn-hangzhou', '/stacks', '?stack', 'Id', '=abc', ' 。'],
+      ['Open ', 'https://ecs.console.aliyun.com', '/server', '?region', 'Id', '=cn-hangzhou', ' to see it.'],
+      ['Open ', 'https://ros.console.aliyun.com', '/stacks', '?resource', 'Group', 'Id', '=rg-1', ' now.'],
+      ['Log in to ', 'https://signin.aliyun.com', '/login', '.htm', '?callback', 'Url', '=x', ' first.'],
+      ['See ', 'https://example.com', '/api', '/get', 'User', 'Info', ' for details.'],
+      ['Open ', 'https://ros.console.aliyun.com/cn-hangzhou/stacks?resource', 'Group', 'Id=rg-1', ' now.'],
+      ['Visit ', 'https://github.com', '/aliyun', '/terraform-provider-ali', 'Cloud', ' please.'],
+      ['Open ', 'https://ros.console.aliyun.com/stacks?stack', 'Id', '&region', 'Id', '=cn-hangzhou'],
+    ]) {
+      expect(read(texts)).toBe(texts.join(''));
+    }
+    // A progress word after such a link still starts a line.
+    expect(read(['Open ', 'https://ros.console.aliyun.com', '/stacks', '?stack', 'Id', '=abc', 'Deploying…'])).toBe(
+      'Open https://ros.console.aliyun.com/stacks?stackId=abc\nDeploying…',
+    );
+    expect(read(['See ', 'https://example.com', '/api', '/get', 'User', 'Info', 'Done'])).toBe('See https://example.com/api/getUserInfo\nDone');
+    // A message that holds the whole URL, ending in a path's lower-case name, may be followed by a word of its own.
+    expect(read(['See ', 'https://example.com/api/get', 'User'])).toBe('See https://example.com/api/get\nUser');
+  });
+
   it('the last token on the status that ends the turn, under the running id, goes on with the URL too', () => {
     const under = (text: string) => status('TASK_STATE_WORKING', text, {}, 'm');
     const tokens = [submitted, under('Saved to https://oss.'), under('example.com/bucket/')];
