@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
-import { withoutUrlCredentials } from './scrub-text.js';
+import { withoutUrlCredentials } from './url-credentials.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
 export type LogLevel = GatewayConfig['log-level'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, sanitizeUpstreamText, withoutUrlCredentials } from '../src/scrub-text.js';
+import { MAX_MESSAGE_CHARS, sanitizeUpstreamText } from '../src/scrub-text.js';
+import { withoutUrlCredentials } from '../src/url-credentials.js';
 
 describe('sanitizeUpstreamText', () => {
   it('redacts a key under its header name, written as a header or as JSON', () => {

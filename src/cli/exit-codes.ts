@@ -1,4 +1,4 @@
-import { withoutUrlCredentials } from '../scrub-text.js';
+import { withoutUrlCredentials } from '../url-credentials.js';
 
 /**
  * Exit codes every command shares, so scripts can branch on them:

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { RedisOptions } from 'ioredis';
-import { URL_USER_INFO } from '../scrub-text.js';
+import { URL_USER_INFO } from '../url-credentials.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 
 /**

@@ -1,6 +1,7 @@
 import { GATEWAY_FAILURES, type A2AError } from '../model/index.js';
 import { isRecord } from '../model/json.js';
-import { sanitizeUpstreamText, withoutUrlCredentials } from '../scrub-text.js';
+import { sanitizeUpstreamText } from '../scrub-text.js';
+import { withoutUrlCredentials } from '../url-credentials.js';
 
 /** What the operator's log says of why a call failed: a message scrubbed of secrets, and its code when there is one. */
 export interface FailureCause {

@@ -1,5 +1,5 @@
 import { withFields, type Part } from '../../../model/index.js';
-import { ACCESS_KEY_PAIR } from '../../../scrub-text.js';
+import { ACCESS_KEY_PAIR } from '../../../url-credentials.js';
 
 /**
  * A file an agent sent as a URL, as a text-only caller can use it (render-parts.ts renders it). Nothing
