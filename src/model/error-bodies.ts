@@ -1,5 +1,6 @@
 import { ERROR_INFO_TYPE, type ErrorInfo } from './error-info.js';
-import { ERROR_DOMAIN, type A2AError } from './errors.js';
+import { ERROR_DOMAIN } from './error-codes.js';
+import type { A2AError } from './errors.js';
 import { withFields } from './with-fields.js';
 
 /**

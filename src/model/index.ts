@@ -5,6 +5,7 @@ export * from './task.js';
 export * from './events.js';
 export * from './card.js';
 export * from './requests.js';
+export * from './error-codes.js';
 export * from './errors.js';
 export * from './error-info.js';
 export * from './error-bodies.js';
