@@ -54,6 +54,8 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
 
 /** A bound in ms: at most what a Node timer can wait (about 24.8 days); past it a timer fires at once. */
 const Millis = z.number().int().min(0).max(2_147_483_647, 'must be at most 2147483647 ms (about 24.8 days); 0 disables it');
+/** How long something is kept, in ms: compared with timestamps and given to Redis as expiry, never a timer, so not capped. */
+const KeptMillis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const UpstreamConfig = z
@@ -263,7 +265,7 @@ const GatewayFields = z.strictObject({
       'max-tasks': z.number().int().min(1).default(100_000),
       /** `store: memory`: heap the stored tasks may hold (estimated); absent: a quarter of the V8 heap limit. */
       'max-bytes': z.number().int().min(1).optional(),
-      'idle-ttl-ms': Millis.default(24 * 3600_000),
+      'idle-ttl-ms': KeptMillis.default(24 * 3600_000),
       'history-limit': z.number().int().min(0).default(200),
       /** A caller's raw part (a file, an image) past this many bytes is kept in history as a line naming it. */
       'history-part-max-bytes': z.number().int().min(0).default(65_536),
@@ -272,7 +274,7 @@ const GatewayFields = z.strictObject({
        * are gone (never below `idle-ttl-ms`; with that at 0, forever): the agent may still hold the
        * conversation, and another caller naming it must not continue it.
        */
-      'context-owner-ttl-ms': Millis.default(7 * 24 * 3600_000),
+      'context-owner-ttl-ms': KeptMillis.default(7 * 24 * 3600_000),
       /**
        * `store: redis`: how long a replica's hold on a context, and on a turn's slot under its client's cap
        * (`limits.*`), outlives its last renewal (a crashed replica's contexts and slots free up after it).
