@@ -9,6 +9,9 @@
  * timer holds the controller, and the parent's listener is removed when cleared (`any` over a long-lived
  * parent also keeps every signal made from it).
  */
+/** The longest a Node timer can wait (2^31-1 ms, about 24.8 days): a longer delay fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface TimedSignal {
   signal: AbortSignal;
   clear(): void;

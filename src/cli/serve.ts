@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger } from '../log.js';
 import { complain, EXIT_FAILURE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { MAX_TIMER_MS } from '../timed-signal.js';
 
 /** First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once. */
 function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: number): void {
@@ -13,13 +14,13 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining open requests');
-    // A timer waits at most 2^31-1 ms (a longer one fires at once); drain-timeout-ms may be set that high.
+    // drain-timeout-ms may be set up to what a timer can wait: the margin on top must not pass it.
     setTimeout(
       () => {
         logger.error({ drainMs }, 'shutdown did not finish in time');
         process.exit(EXIT_FAILURE);
       },
-      Math.min(drainMs + 5_000, 2_147_483_647),
+      Math.min(drainMs + 5_000, MAX_TIMER_MS),
     ).unref();
     close().then(
       () => {

@@ -7,6 +7,7 @@ import { KeyList, TokenList } from './named-secrets.js';
 import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
+import { MAX_TIMER_MS } from '../timed-signal.js';
 import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
 
 const CredentialFields = {
@@ -53,7 +54,7 @@ export function callerAuthConfigured(auth: CallerCredentials): boolean {
 }
 
 /** A bound in ms: at most what a Node timer can wait (about 24.8 days); past it a timer fires at once. */
-const Millis = z.number().int().min(0).max(2_147_483_647, 'must be at most 2147483647 ms (about 24.8 days); 0 disables it');
+const Millis = z.number().int().min(0).max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days); 0 disables it`);
 /** How long something is kept, in ms: compared with timestamps and given to Redis as expiry, never a timer, so not capped. */
 const KeptMillis = z.number().int().min(0);
 const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });

@@ -6,6 +6,7 @@ import { eventState } from './payload.js';
 import { inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
+import { MAX_TIMER_MS } from '../timed-signal.js';
 
 /**
  * Following a task the gateway answered while it was still running (a `returnImmediately` turn, or an
@@ -50,9 +51,6 @@ const DEFAULT_MAX_FOLLOWED = 10_000;
 
 /** The turn is over: its task waits for the caller or is finished. */
 const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
-
-/** Node's timers hold at most this many ms (a longer delay would fire at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A follow's lifetime: ended by the follower's stop or by its timeout, whichever comes first. */
 function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; letGo(): void; end(): void } {

@@ -44,8 +44,7 @@ interface CancellableCall {
  * HTTP pool's headers timeout does for JSON-RPC; once the agent answered, a stream may stay quiet.
  */
 function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; clear(): void } {
-  // A timer cannot wait longer than about 24.8 days: a longer bound is none.
-  if (ms <= 0 || ms > 2_147_483_647) return { fired: () => false, clear: () => undefined };
+  if (ms <= 0) return { fired: () => false, clear: () => undefined };
   let fired = false;
   const timer = setTimeout(() => {
     fired = true;
@@ -62,7 +61,7 @@ function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; cl
  * the stream's life, pushed back by each message; messages buffered unread are no silence of the agent's.
  */
 function idleWatch(call: CancellableCall & { readableLength: number }, ms: number): { heard(): void; fired(): boolean; clear(): void } {
-  if (ms <= 0 || ms > 2_147_483_647) return { heard: () => undefined, fired: () => false, clear: () => undefined };
+  if (ms <= 0) return { heard: () => undefined, fired: () => false, clear: () => undefined };
   let fired = false;
   const timer = setTimeout(() => {
     if (call.readableLength > 0) return void timer.refresh();

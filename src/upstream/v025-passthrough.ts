@@ -100,9 +100,6 @@ function endsEvent(chunk: Uint8Array): boolean {
   return n >= 4 && chunk[n - 1] === LF && chunk[n - 2] === 0x0d && chunk[n - 3] === LF && chunk[n - 4] === 0x0d;
 }
 
-/** What a Node timer can wait at most: a longer bound is none. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * The undici body as a web stream that pulls chunk by chunk (no buffering) and destroys the body when
  * cancelled or gone quiet past `idle`. One timer for the body's life, pushed back by each pull; it gives up
@@ -128,7 +125,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (idle && idle.ms > 0 && idle.ms <= MAX_TIMER_MS) {
+      if (idle && idle.ms > 0) {
         quiet ??= setTimeout(() => giveUp(controller, idle), idle.ms);
         quiet.refresh();
       }

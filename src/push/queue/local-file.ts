@@ -3,9 +3,7 @@ import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './r
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { withFields } from '../../model/index.js';
-
-/** setTimeout fires at once beyond this; a retry is never that far off (the backoff caps at minutes). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../../timed-signal.js';
 
 export interface LocalFileQueueOptions {
   /** `<persistence-dir>/push`. */

@@ -13,6 +13,7 @@ import { checkRequestedVersion } from '../v1/version.js';
 import type { CallsPerClient } from './calls-per-client.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { toGrpcStatus, unauthenticated, type GrpcErrorStatus } from './status.js';
+import { MAX_TIMER_MS } from '../../timed-signal.js';
 
 /**
  * gRPC metadata as the Headers the HTTP bindings read: the same auth and extension logic then
@@ -130,8 +131,6 @@ async function admittedCaller(
   if (versionError) throw new RejectedCall(toGrpcStatus(versionError));
   return { caller: authenticated ?? ANONYMOUS_V1_CALLER, headers };
 }
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * grpc-js ends a call whose deadline passed with DEADLINE_EXCEEDED; the upstream call is aborted at
