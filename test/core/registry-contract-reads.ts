@@ -126,10 +126,10 @@ export function readsContract({ open }: ContractScope): void {
     const registry = await open();
     await registry.put(taskOf('first', { timestamp: '2026-01-01T00:00:09Z' }), ALICE);
     await registry.put(taskOf('second'), ALICE);
-    expect((await registry.latestForContext('ctx-1', ALICE.owner))?.id).toBe('second');
+    expect((await registry.latestInContext('ctx-1', ALICE.owner))?.task?.id).toBe('second');
     await registry.apply(status('first', 'TASK_STATE_WORKING'), ALICE);
-    expect((await registry.latestForContext('ctx-1', ALICE.owner))?.id).toBe('first');
-    expect(await registry.latestForContext('ctx-1', BOB.owner)).toBeUndefined();
-    expect(await registry.latestForContext('ctx-none', ALICE.owner)).toBeUndefined();
+    expect((await registry.latestInContext('ctx-1', ALICE.owner))?.task?.id).toBe('first');
+    expect((await registry.latestInContext('ctx-1', BOB.owner))?.task).toBeUndefined();
+    expect((await registry.latestInContext('ctx-none', ALICE.owner))?.task).toBeUndefined();
   });
 }

@@ -46,7 +46,7 @@ export function replicasAndTtlsContract({ open, replica }: ContractScope): void 
     expect(listed.tasks.map((t) => t.id)).toEqual(['kept']);
     expect(listed.totalSize).toBe(1);
     expect((await registry.list({ status: 'TASK_STATE_WORKING' }, ALICE.owner)).totalSize).toBe(1);
-    expect(await registry.latestForContext('ctx-1', ALICE.owner)).toBeUndefined();
+    expect((await registry.latestInContext('ctx-1', ALICE.owner))?.task).toBeUndefined();
     expect(await registry.contextOwner('ctx-1')).toBeUndefined();
   });
 
@@ -56,7 +56,7 @@ export function replicasAndTtlsContract({ open, replica }: ContractScope): void 
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The task is gone; who the conversation belongs to is not, so Bob cannot take it over.
     expect(await registry.get('gone', ALICE.owner)).toBeUndefined();
-    expect(await registry.latestForContext('ctx-kept', ALICE.owner)).toBeUndefined();
+    expect((await registry.latestInContext('ctx-kept', ALICE.owner))?.task).toBeUndefined();
     expect(await registry.contextOwner('ctx-kept')).toBe(ALICE.owner);
     // Alice's next task there renews it; Bob's write into it changes nothing.
     await registry.put(taskOf('again', { contextId: 'ctx-kept' }), ALICE);

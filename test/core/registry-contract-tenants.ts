@@ -72,14 +72,14 @@ export function tenantsContract({ open, replica }: ContractScope): void {
     expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'p1' }, tenant: '' });
     await registry.put(taskOf('g1', { contextId: 'shared' }), ALICE_GLOBEX);
     expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'g1' }, tenant: 'globex' });
-    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('g1');
+    expect((await registry.latestInContext('shared', ALICE.owner))?.task?.id).toBe('g1');
     // A write to an older task of the context makes it the latest again, in its own tenant.
     await registry.put(taskOf('a1', { contextId: 'shared', state: 'TASK_STATE_INPUT_REQUIRED' }), ALICE_ACME);
     expect(await registry.latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'a1' }, tenant: 'acme' });
     expect(await replica().latestInContext('shared', ALICE.owner)).toMatchObject({ task: { id: 'a1' }, tenant: 'acme' });
     // Another owner's tasks are not its latest, nor are another context's.
     await registry.put(taskOf('b1', { contextId: 'shared' }), { ...BOB, tenant: 'acme' });
-    expect((await registry.latestForContext('shared', ALICE.owner))?.id).toBe('a1');
+    expect((await registry.latestInContext('shared', ALICE.owner))?.task?.id).toBe('a1');
     expect(await registry.latestInContext('shared', BOB.owner)).toMatchObject({ task: { id: 'b1' }, tenant: 'acme' });
     expect(await registry.latestInContext('other', ALICE.owner)).toBeUndefined();
     // The context belongs to its first writer, whatever the tenant.

@@ -84,7 +84,7 @@ describe('redis registry: tenants', () => {
       expect(await one.scopeOf('old-1')).toEqual({ owner: 'alice', tenant: '' });
       expect((await one.list({}, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
       expect((await one.list({ tenant: 'acme' }, 'alice')).tasks).toEqual([]);
-      expect((await one.latestForContext('old-ctx', 'alice'))?.id).toBe('old-1');
+      expect((await one.latestInContext('old-ctx', 'alice'))?.task?.id).toBe('old-1');
       // Written before the pointer existed: found among the context's tasks.
       await probe.del(`${prefix}o:alice:l:old-ctx`);
       expect(await two.latestInContext('old-ctx', 'alice')).toMatchObject({ task: { id: 'old-1' }, tenant: '' });

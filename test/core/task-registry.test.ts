@@ -61,7 +61,7 @@ describe('memory registry bounds', () => {
     expect(await registry.ownerOf('t1')).toBeUndefined();
     // The context's owner outlives its evicted task: the agent may still hold the conversation.
     expect(await registry.contextOwner('ctx-a')).toBe('o');
-    expect(await registry.latestForContext('ctx-a', 'o')).toBeUndefined();
+    expect((await registry.latestInContext('ctx-a', 'o'))?.task).toBeUndefined();
     const listed = await registry.list({}, 'o');
     expect(listed.tasks.map((t) => t.id)).toEqual(['t4', 't3', 't2']);
     expect(listed.totalSize).toBe(3);
@@ -268,12 +268,12 @@ describe("redis registry: a context's latest task", () => {
       // The context's index is not what answers (emptied here, the pointer still does).
       const index = await probe.zrange(`${prefix}o:o:c:ctx-1`, 0, -1);
       await probe.del(`${prefix}o:o:c:ctx-1`);
-      expect((await registry.latestForContext('ctx-1', 'o'))?.id).toBe('T7');
-      expect(await registry.latestForContext('ctx-1', 'someone-else')).toBeUndefined();
+      expect((await registry.latestInContext('ctx-1', 'o'))?.task?.id).toBe('T7');
+      expect((await registry.latestInContext('ctx-1', 'someone-else'))?.task).toBeUndefined();
       // Written before the pointer existed: the context's tasks are searched, as before.
       await probe.zadd(`${prefix}o:o:c:ctx-1`, ...index.flatMap((member) => [0, member]));
       await probe.del(`${prefix}o:o:l:ctx-1`);
-      expect((await registry.latestForContext('ctx-1', 'o'))?.id).toBe('T7');
+      expect((await registry.latestInContext('ctx-1', 'o'))?.task?.id).toBe('T7');
     } finally {
       await registry.close();
       await probe.quit();

@@ -217,10 +217,6 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
     latestInContext,
 
-    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
-      return (await latestInContext(contextId, owner))?.task;
-    },
-
     drops: 'reported',
 
     onEvicted(listener: (taskId: string) => void): () => void {

@@ -279,10 +279,6 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
     latestInContext,
 
-    async latestForContext(contextId: string, owner: string): Promise<Task | undefined> {
-      return (await latestInContext(contextId, owner))?.task;
-    },
-
     reachable: () => redis.status === 'ready' && !refusals.refusing(),
     outOfReach: () => LOST.has(redis.status) || refusals.refusing(),
 

@@ -83,8 +83,6 @@ export interface TaskStore {
    * context busy under every other; the agent is asked about the task in its own tenant.
    */
   latestInContext(contextId: string, owner: string): Promise<TaskInScope | undefined>;
-  /** latestInContext's task, for callers whose tasks are all the default tenant's (the 0.2.5 facade's). */
-  latestForContext(contextId: string, owner: string): Promise<Task | undefined>;
   /** False while the store cannot be reached (Redis down or reconnecting) or refuses writes; absent: always reachable (memory). */
   reachable?(): boolean;
   /**

@@ -53,7 +53,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
     principal: string,
     lookup: TaskLookup | undefined,
   ): Promise<{ latest?: Task; unseen?: { recorded: Task } }> {
-    const latest = await registry.latestForContext(contextId, principal);
+    const latest = (await registry.latestInContext(contextId, principal))?.task;
     if (!latest || !lookup || !isActiveState(latest.status.state)) return latest ? { latest } : {};
     const asked = await lookup(latest.id).catch(() => undefined);
     return asked ? { latest: asked, unseen: { recorded: latest } } : { latest };

@@ -5,9 +5,9 @@ import { createContinuations } from '../../../src/surfaces/v025/continuation.js'
 
 function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegistry {
   return {
-    latestForContext: async (contextId: string, owner: string) => {
+    latestInContext: async (contextId: string, owner: string) => {
       seen.push(`${owner}|${contextId}`);
-      return latest;
+      return latest ? { task: latest, tenant: '' } : undefined;
     },
     get: async (taskId: string) => (taskId === latest?.id ? latest : undefined),
   } as unknown as TaskRegistry;
