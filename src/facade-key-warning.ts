@@ -1,4 +1,5 @@
-import { callerAuthConfigured, type GatewayConfig } from './config/schema.js';
+import { callerAuthConfigured } from './config/credentials-schema.js';
+import type { GatewayConfig } from './config/schema.js';
 import { facadeKeys } from './surfaces/v025/auth.js';
 
 /**

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { callerAuthConfigured, GatewayConfig } from './schema.js';
+import { callerAuthConfigured } from './credentials-schema.js';
+import { GatewayConfig } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
 import { limitNameWarnings } from './limits-schema.js';

@@ -1,57 +1,12 @@
 import { z } from 'zod';
 import { BailianConfig } from './bailian-schema.js';
-import { IntrospectionAuthConfig } from './introspection-schema.js';
-import { JwtAuthConfig } from './jwt-schema.js';
+import { CallerCredentials, Credentials } from './credentials-schema.js';
 import { LimitsConfig } from './limits-schema.js';
-import { KeyList, TokenList } from './named-secrets.js';
 import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
 import { MAX_TIMER_MS } from '../timed-signal.js';
 import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
-
-const CredentialFields = {
-  token: z.string().min(1).optional(),
-  'basic-username': z.string().min(1).optional(),
-  'basic-password': z.string().min(1).optional(),
-  'api-key': z.string().min(1).optional(),
-  'api-key-header': z.string().min(1).default('X-API-Key'),
-};
-
-/** Credentials: one of each scheme, for the gateway calling upstream (`upstream.auth`). */
-export const Credentials = z.strictObject(CredentialFields).prefault({});
-export type Credentials = z.infer<typeof Credentials>;
-
-/**
- * What callers of the gateway may present (`auth`): one of each scheme, and further bearer tokens and
- * API keys, each a principal of its own (one per client; two at once while a key is rotated). A
- * listed one may carry a client name for logs and metrics (named-secrets.ts).
- */
-export const CallerCredentials = z
-  .strictObject({
-    tokens: TokenList,
-    'api-keys': KeyList,
-    /** Bearer JSON Web Tokens from the operator's identity provider (jwt-schema.ts). */
-    jwt: JwtAuthConfig.optional(),
-    /** Opaque OAuth 2.0 access tokens, asked about at the provider's introspection endpoint (introspection-schema.ts). */
-    introspection: IntrospectionAuthConfig.optional(),
-    ...CredentialFields,
-  })
-  .prefault({});
-export type CallerCredentials = z.infer<typeof CallerCredentials>;
-
-/** Whether any caller credential is configured (Basic only with both halves, as iac-code has it). */
-export function callerAuthConfigured(auth: CallerCredentials): boolean {
-  return Boolean(
-    auth.token ||
-    (auth['basic-username'] && auth['basic-password']) ||
-    auth['api-key'] ||
-    auth.tokens.length > 0 ||
-    auth['api-keys'].length > 0 ||
-    auth.jwt ||
-    auth.introspection,
-  );
-}
 
 /** A bound in ms: at most what a Node timer can wait (about 24.8 days); past it a timer fires at once. */
 const Millis = z.number().int().min(0).max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days); 0 disables it`);

@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { Credentials, UpstreamConfig } from '../config/schema.js';
+import type { Credentials } from '../config/credentials-schema.js';
+import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
 import { upstreamTlsFiles } from './upstream-tls.js';

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { Credentials } from '../../src/config/schema.js';
+import { Credentials } from '../../src/config/credentials-schema.js';
 import { credentialHeaders, credentialSecrets, requestOn } from '../../src/upstream/http.js';
 
 const creds = (value: Record<string, unknown>): Credentials => Credentials.parse(value);

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { CallerCredentials, Credentials } from '../../config/schema.js';
+import type { CallerCredentials, Credentials } from '../../config/credentials-schema.js';
 import type { AgentCard } from '../../model/index.js';
 import { clientNameOf } from '../../config/named-secrets.js';
 import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { CallerCredentials, Credentials } from '../../../src/config/schema.js';
+import { CallerCredentials, Credentials } from '../../../src/config/credentials-schema.js';
 import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
 import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { IntrospectionAuthConfig } from '../../../src/config/introspection-schema.js';
-import { CallerCredentials } from '../../../src/config/schema.js';
+import { CallerCredentials } from '../../../src/config/credentials-schema.js';
 import { authenticate } from '../../../src/surfaces/shared/auth.js';
 import { createIntrospectedCallers } from '../../../src/surfaces/shared/introspected-callers.js';
 import { tokenSubjectPrincipal } from '../../../src/surfaces/shared/principal.js';
