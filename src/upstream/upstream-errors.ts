@@ -124,11 +124,11 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
   return new A2AError(code, message || 'The upstream agent reported an error', fromErrorDetails(details, secrets));
 }
 
-/** HTTP 413 Content Too Large: the agent would not take a request of this size. */
 /** A stream that sent nothing for `ms` (`upstream.stream-idle-timeout-ms`): the agent froze, its connection open. */
 export const streamWentIdle = (ms: number): A2AError =>
   new A2AError(ErrorCode.Internal, `${GATEWAY_FAILURES.upstreamTimedOut}: nothing from the agent for ${ms} ms`, { hopFailure: 'quiet' });
 
+/** HTTP 413 Content Too Large: the agent would not take a request of this size. */
 export const CONTENT_TOO_LARGE = 413;
 
 /**
