@@ -2,12 +2,13 @@
  * What a Bailian user reads of an a2a-js 1.x agent that streams its answer token by token
  * (token-streaming-agent.ts), through the facade as Bailian calls it (raw 0.2.5 JSON-RPC with X-API-KEY, at
  * the card's url and url + "/stream"): the agent's words as it wrote them, the same in message/send and
- * message/stream (also when it closes under the id of its tokens), and a turn canceled without a word told as canceled.
+ * message/stream (also when it closes under the id of its tokens, or each message holds the whole text so far), and a
+ * turn canceled without a word told as canceled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, facadeTurnReads, openStream, results, rpc, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { CODE_TOKENS, FINISH_ANSWER, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
+import { CODE_TOKENS, CUMULATIVE_PIECES, FINISH_ANSWER, REPEATED_LINES, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
 
 const headers = { 'X-API-KEY': API_KEY };
 
@@ -55,6 +56,19 @@ describe('a Bailian user in front of an agent that streams its answer token by t
     expect(await read('running-whole')).toBe('正在部署完成。');
     expect(await read('running-end')).toBe('资源已创建。部署完成。');
     expect(await read('running-lower')).toBe('The stack is deployed.');
+  });
+
+  it('messages that each hold the whole text so far: the text once, laid out as written (no blank line after each line)', async () => {
+    const { streamed, sent, state } = await bothWays('cumulative');
+    expect(streamed).toBe(CUMULATIVE_PIECES.join(''));
+    expect(sent).toBe(streamed);
+    expect(state).toBe('completed');
+  });
+
+  it("chunks that open with the previous chunk's line: a code line and table rows as often as the agent wrote them", async () => {
+    const { streamed, sent } = await bothWays('repeated-lines');
+    expect(streamed).toBe(REPEATED_LINES.join(''));
+    expect(sent).toBe(streamed);
   });
 
   it('a turn canceled without a word: the user reads that it was canceled, not just the progress line', async () => {

@@ -8,6 +8,12 @@
  *           tokens as messages that share one messageId, then the final status with that id: new words
  *           (in Chinese), the whole text again and finished, its last sentence again finished, its last
  *           word piece in lower case
+ *   cumulative
+ *           messages that each hold the whole text so far, each its own id (DashScope/Qwen with
+ *           `incremental_output=false`, forwarded chunk by chunk): a short heading, a table, a list, inline code
+ *   repeated-lines
+ *           chunks flushed by line that open with the previous chunk's line: a code line and table rows the
+ *           agent wrote more than once
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +25,24 @@ export const FINISH_TOKENS = ['The VPC ', 'quota is ', '10 per ', 'region'];
 export const FINISH_ANSWER = 'The VPC quota is 10 per region.';
 export const CODE_TOKENS = ['Here it is:\n```python\nclass My', 'Vpc(Base):\n    def get', 'Name(self):\n        return self.vpc', 'Name\n```'];
 export const SLOW_PROGRESS = 'Starting the deployment.';
+/** What each message of `cumulative` adds: each message holds these up to its own. */
+export const CUMULATIVE_PIECES = [
+  '## 部署',
+  '方案\n\n我将创建以下资源：\n',
+  '\n| 资源 | 数量 |\n|---|---|\n| ',
+  '专有网络 | 1 |\n\n步骤如下：\n1. 创建专有网络。\n',
+  '2. 创建交换机。\n\n执行 `aliyun ros CreateStack` ',
+  '即可部署。',
+];
+export const REPEATED_LINES = [
+  'Retry it:\n```python\n',
+  'retry(connect)\n',
+  'retry(connect)\nretry(connect)\n',
+  'print("done")\n```\n| Month | Cost |\n|---|---|\n',
+  '| Jan | 100 |\n',
+  '| Feb | 100 |\n',
+  '| Jan | 100 |\n| Feb | 100 |\n| Mar | 120 |',
+];
 /** Tokens under one message id, and the closing message under it, by prompt. */
 export const RUNNING: Readonly<Record<string, { tokens: readonly string[]; closing: string }>> = {
   'running-new': { tokens: ['正在', '部署'], closing: '部署完成。' },
@@ -43,6 +67,12 @@ class TokenStreamer implements AgentExecutor {
       bus.publish(status(TaskState.TASK_STATE_COMPLETED, FINISH_ANSWER));
     } else if (prompt === 'code') {
       for (const token of CODE_TOKENS) bus.publish(status(TaskState.TASK_STATE_WORKING, token));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED));
+    } else if (prompt === 'cumulative') {
+      for (const end of CUMULATIVE_PIECES.keys()) bus.publish(status(TaskState.TASK_STATE_WORKING, CUMULATIVE_PIECES.slice(0, end + 1).join('')));
+      bus.publish(status(TaskState.TASK_STATE_COMPLETED));
+    } else if (prompt === 'repeated-lines') {
+      for (const chunk of REPEATED_LINES) bus.publish(status(TaskState.TASK_STATE_WORKING, chunk));
       bus.publish(status(TaskState.TASK_STATE_COMPLETED));
     } else if (RUNNING[prompt]) {
       const { tokens, closing } = RUNNING[prompt];
@@ -69,7 +99,11 @@ class TokenStreamer implements AgentExecutor {
 const CARD = {
   name: 'token-streamer',
   description: 'An a2a-js 1.x agent that streams its answer token by token.',
-  skill: { id: 'tokens', name: 'Tokens', description: 'finish, code, slow, running-new, running-whole, running-end, running-lower' },
+  skill: {
+    id: 'tokens',
+    name: 'Tokens',
+    description: 'finish, code, slow, running-new, running-whole, running-end, running-lower, cumulative, repeated-lines',
+  },
 };
 
 export const startTokenStreamer = (): Promise<RunningTestAgent> => startSdkTestAgent(CARD, new TokenStreamer());

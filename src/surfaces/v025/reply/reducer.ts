@@ -33,19 +33,8 @@ import {
   type ShowHeld,
 } from './open-artifact.js';
 import { onMessage } from './direct-message.js';
-import {
-  addedToShown,
-  addedToRunning,
-  afterShownBlanks,
-  closesWithToken,
-  finishesSentence,
-  lineStart,
-  isIacCodeFinalRepeat,
-  repeatsShown,
-  saysWords,
-  sinceWords,
-  startsSegment,
-} from './rules.js';
+import { closesWithToken, isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
+import { restatement } from './restatement.js';
 import type { ReplyOptions, ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageEdges, messageText, saysSomething, start, statusUpdate } from './turn-bounds.js';
@@ -227,14 +216,14 @@ function onPlainStatus(
   // sharing one id, then closes with that id): that message again, whole or its end, or its last token, or new words.
   const closesRunning = final && !startsSegment(key, next);
   const repeated = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
-  const restated = repeated || !fresh ? undefined : (addedToShown(text, next) ?? (closesRunning ? addedToRunning(text, next) : undefined));
-  const nothingNew = repeated || restated === '';
-  const added = restated === '' ? undefined : restated;
+  const restated = repeated ? undefined : restatement(text, next, { fresh, flows, closesRunning });
+  const nothingNew = repeated || restated?.text === '';
+  const added = nothingNew ? undefined : restated;
   // What a message adds after restating the reply carries it on: as running text; as the rest of the
   // sentence the restated text broke off in (the current segment goes on); or on a line of its own, also
   // when it continues the segment it restated (iac-code keeps one message id a turn).
-  const finishing = added !== undefined && !flows && finishesSentence(next);
-  const newText = added === undefined ? text : flows ? added : finishing ? afterShownBlanks(next, added) : lineStart(added);
+  const finishing = added?.finishing === true;
+  const newText = added?.text ?? text;
   const shownKey = finishing ? (next.segmentKey ?? key) : key;
   if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
   // A turn-ending message under the id of the running text that neither restates nor adds to it starts a line

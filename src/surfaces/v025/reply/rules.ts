@@ -2,6 +2,7 @@ import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, withFields, type Message, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { inCode } from './code-spans.js';
+import { startsInsideBlock } from './inside-block.js';
 import { goesOnWithName, lastWord } from './names-in-text.js';
 import { firstPieceFrom } from './pieces.js';
 import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
@@ -25,7 +26,7 @@ export function isIacCodeFinalRepeat(text: string, metadata: JsonObject | undefi
 const WHITE_SPACE = /\s+/g;
 
 /** The least of a reply, in characters that are not white space, that a message may restate before what it adds. */
-const MIN_RESTATED = 8;
+export const MIN_RESTATED = 8;
 
 /** How many characters of `text` are not white space. */
 export const denseLength = (text: string): number => text.replace(WHITE_SPACE, '').length;
@@ -42,13 +43,16 @@ function firstDense(text: string, from = 0): string {
  * again lays it out its own way, and may have said something before it (a progress line). Compared only
  * when the count of its characters says it could be equal.
  */
-function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number): boolean {
+function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number, flowing = false): boolean {
   const start = state.shownDense - denseLength(candidate);
   if (start < 0) return false;
   const { pieces } = state;
   const first = firstPieceFrom(pieces, start);
   if (pieces.dense[first] !== start || pieces.dense.length - first < fewestPieces) return false;
-  return state.shown.slice(pieces.at[first]).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
+  const at = pieces.at[first] ?? state.shown.length;
+  if (state.shown.slice(at).replace(WHITE_SPACE, '') !== candidate.replace(WHITE_SPACE, '')) return false;
+  // Running text that says again lines from inside a code block or a table says them twice (inside-block.ts).
+  return !flowing || !startsInsideBlock(state.shown, state.code, at);
 }
 
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
@@ -81,7 +85,7 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   const candidate = text.trim();
   // White space alone is running text's (the blank between two words); a whole message of it says nothing.
   if (candidate === '') return !flowing && state.shown !== '';
-  if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
+  if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2, true);
   if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
   if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim()) return true;
   // An earlier segment: for a message, only one no message's words came after (iac-code's text, then the file it
@@ -179,23 +183,38 @@ export function afterShownBlanks(state: ReplyState, added: string): string {
 /** Text that goes on a line of its own, without the blanks and line breaks that joined it to what it followed. */
 export const lineStart = (text: string): string => text.replace(/^\s+/, '');
 
+/** A Markdown heading with two letters or digits in it (`## 部署`). */
+const HEADING_LINE = /^#{1,6}[ \t]+[^\n]*?[\p{L}\p{N}][^\n]*?[\p{L}\p{N}]/u;
+
+/**
+ * Whether the reply from `at` on is a heading a message may restate although it is shorter than MIN_RESTATED
+ * (`## 部署`, then `## 部署方案` and more: a Chinese heading is short): the minimum keeps a model's word said
+ * twice (`ha` + `haha`, `1` + `1.5`) and a short line an agent writes twice, but no model's token, and no
+ * agent's line, opens the same heading again right after it.
+ */
+const restatesHeading = (shown: string, at: number): boolean =>
+  (at === 0 || shown.charAt(at - 1) === '\n') && HEADING_LINE.test(shown.slice(at, at + 80));
+
 /**
  * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the
- * earliest that it restates, and more than a word or two): the answer sent again with a question after it,
- * also when a progress line came before the answer.
+ * earliest that it restates, and more than a word or two, or a heading: restatesHeading): the answer sent
+ * again with a question after it, also when a progress line came before the answer. `flowing`: a working
+ * message, which may say again lines from inside a code block or a table (inside-block.ts); those it does
+ * not restate.
  */
-export function addedToShown(text: string, state: ReplyState): string | undefined {
+export function addedToShown(text: string, state: ReplyState, flowing = false): string | undefined {
   const { pieces, shown, shownDense } = state;
   const first = firstDense(text);
   // Stripped once, and only if some piece could be restated: a long message after thousands of tokens.
   let denseShown: string | undefined;
   for (let piece = firstPieceFrom(pieces, shownDense - denseLength(text) + 1); piece < pieces.dense.length; piece++) {
     const start = pieces.dense[piece] ?? shownDense;
-    if (shownDense - start < MIN_RESTATED) break;
-    if (firstDense(shown, pieces.at[piece] ?? shown.length) !== first) continue;
+    const at = pieces.at[piece] ?? shown.length;
+    if (shownDense - start < MIN_RESTATED && !restatesHeading(shown, at)) continue;
+    if (firstDense(shown, at) !== first) continue;
     denseShown ??= shown.replace(WHITE_SPACE, '');
     const added = afterDense(denseShown.slice(start), text);
-    if (added !== undefined) return added;
+    if (added !== undefined && !(flowing && startsInsideBlock(shown, state.code, at))) return added;
   }
   return undefined;
 }

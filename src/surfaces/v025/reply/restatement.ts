@@ -1,0 +1,59 @@
+import {
+  addedTo,
+  addedToRunning,
+  addedToShown,
+  afterShownBlanks,
+  denseLength,
+  finishesSentence,
+  lineStart,
+  MIN_RESTATED,
+  sameText,
+} from './rules.js';
+import type { ReplyState } from './state.js';
+
+/**
+ * "Restated, then more" (rules.ts) for an agent's status message: what of it is shown when it first says again
+ * what the reply shows, and where that goes.
+ */
+
+/** How the message stands to the reply: it starts a segment, is running text (a working message), closes the running text's id. */
+export interface MessageStanding {
+  readonly fresh: boolean;
+  readonly flows: boolean;
+  readonly closesRunning: boolean;
+}
+
+/**
+ * What a message shows past what it restates (`text` '' when it adds nothing), and whether that finishes the
+ * sentence the restated text broke off in (it then goes on in the current segment); undefined when it restates
+ * nothing. Running text goes on from the reply as it stands: what the reply already ends with (the line break
+ * after a table row, the blank after a word) is not said twice, or messages that each hold the whole text so
+ * far would read a blank line after every line. Other added text starts a line of its own, but the rest of a
+ * sentence or a word.
+ */
+export function restatement(text: string, state: ReplyState, standing: MessageStanding): { text: string; finishing: boolean } | undefined {
+  const { fresh, flows, closesRunning } = standing;
+  if (!fresh) {
+    const grown = flows ? addedToMessage(text, state) : undefined;
+    return grown === undefined ? undefined : { text: grown, finishing: false };
+  }
+  const added = addedToShown(text, state, flows) ?? (closesRunning ? addedToRunning(text, state) : undefined);
+  if (added === undefined) return undefined;
+  if (added === '') return { text: '', finishing: false };
+  const finishing = !flows && finishesSentence(state);
+  return { text: flows || finishing ? afterShownBlanks(state, added) : lineStart(added), finishing };
+}
+
+/**
+ * What a working message under the id of the current segment adds when it first says all of that segment again
+ * (more than a word or two): an agent that updates one message in place as it grows (`The stack vpc-demo w`,
+ * then `The stack vpc-demo was created…`, under one id) sends the whole message each time, and its words were
+ * read once. '' when it says the segment again and nothing more. Agents that stream deltas under one id
+ * (iac-code) never open a chunk with all they said since the segment began.
+ */
+function addedToMessage(text: string, state: ReplyState): string | undefined {
+  const segment = state.segmentText;
+  const dense = denseLength(segment);
+  if (dense < MIN_RESTATED) return undefined;
+  return sameText(text, segment) ? '' : addedTo(segment, dense, text);
+}
