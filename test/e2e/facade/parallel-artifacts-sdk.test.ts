@@ -71,6 +71,19 @@ const SCRIPTS: Record<string, (turn: Turn) => AgentExecutionEvent[]> = {
     turn.artifact('b', [textPart('beta two.')], true, true),
     turn.status(TaskState.TASK_STATE_COMPLETED),
   ],
+  // Two plans streamed side by side, a progress line after each of plan A's chunks; no chunk says it is the last.
+  plans: (turn) => [
+    turn.artifact('a', [textPart('## 方案 A\n')], false, false),
+    turn.status(TaskState.TASK_STATE_WORKING, '正在生成方案'),
+    turn.artifact('b', [textPart('## 方案 B\n')], false, false),
+    turn.artifact('a', [textPart('使用 ECS ')], true, false),
+    turn.status(TaskState.TASK_STATE_WORKING, '正在检查配额'),
+    turn.artifact('b', [textPart('使用 SAE ')], true, false),
+    turn.artifact('a', [textPart('和 RDS。\n')], true, false),
+    turn.status(TaskState.TASK_STATE_WORKING, '正在估算费用'),
+    turn.artifact('b', [textPart('无服务器。\n')], true, false),
+    turn.status(TaskState.TASK_STATE_COMPLETED, '请选择一个方案。'),
+  ],
   // A log artifact that never says its last chunk, a whole artifact, then progress.
   log: (turn) => [
     turn.artifact('log', [textPart('Deploy log:\n')], false, false),
@@ -131,6 +144,11 @@ describe('a Bailian user in front of an a2a-js 1.x agent that streams artifacts 
     expect(await read('three')).toEqual({ streamed: three, sent: three });
     const progress = 'Alpha one, \nBeta one, \nChecking quotas\nalpha two.\nbeta two.';
     expect(await read('progress')).toEqual({ streamed: progress, sent: progress });
+  });
+
+  it('two plans with progress between their chunks each read whole under their own heading, the progress between and after them', async () => {
+    const whole = '## 方案 A\n使用 ECS 和 RDS。\n正在生成方案\n## 方案 B\n使用 SAE 无服务器。\n正在检查配额\n正在估算费用\n请选择一个方案。';
+    expect(await read('plans')).toEqual({ streamed: whole, sent: whole });
   });
 
   it('a log artifact left open at a line end lets the artifact and the progress after it through', async () => {

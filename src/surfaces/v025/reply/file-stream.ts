@@ -24,7 +24,7 @@ export interface OpenFile {
   readonly key: string;
   /** Its first piece, whose name and type the next pieces share (render-parts.ts, `sameFile`). */
   readonly first: Part;
-  /** Its name, or the turn's word for a file (fileClosing has no options to take it from). */
+  /** Its name as shown (shown-names.ts), or the turn's word for a file (fileClosing has no options to take it from). */
   readonly name: string;
   /** `text`: shown in an open fence; `cut`: shown in part, the rest too large or not UTF-8; `binary`: described at its end. */
   readonly mode: 'text' | 'cut' | 'binary';

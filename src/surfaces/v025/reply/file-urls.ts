@@ -1,5 +1,6 @@
 import { withFields, type Part } from '../../../model/index.js';
 import { ACCESS_KEY_PAIR } from '../../../url-credentials.js';
+import { codeSpan } from './shown-names.js';
 
 /**
  * A file an agent sent as a URL, as a text-only caller can use it (render-parts.ts renders it). Nothing
@@ -129,15 +130,6 @@ function keptToTheEnd(link: string): string {
     tail = percentEncoded(last) + tail;
   }
   return link.slice(0, end) + tail;
-}
-
-/** A CommonMark code span that holds `text` whole: a backtick run longer than any inside, padded when it starts or ends with one. */
-function codeSpan(text: string): string {
-  let longest = 0;
-  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
-  const ticks = '`'.repeat(longest + 1);
-  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
 /**

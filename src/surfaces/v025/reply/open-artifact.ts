@@ -5,13 +5,16 @@ import { artifactKey, type HeldEvent, type ReplyOptions, type ReplyState } from 
 /**
  * An artifact streamed in chunks (`append: true`) is one text; an agent may send progress messages between
  * its chunks ("Progress 1." while it writes a template). Shown as they come, they would cut the artifact's
- * text where the chunk stopped: inside a line of code, inside a word. So, under `single` (the reply is one
- * text), while the reply stands inside an open artifact's text (its last chunk has not come) in the middle
- * of a line or inside Markdown code, working messages are held, in order, and shown once it stops at a
- * line's end outside code, its last chunk comes, or anything else comes (a status that is not a working
- * message, the turn's end; another artifact waits behind them, below), or the hold is full (MAX_HELD_MESSAGES,
- * MAX_HELD_CHARS). An artifact that stops at a line's end outside code is prose (or code the facade cannot
- * tell from it): a progress line between its lines is shown when it comes.
+ * text where the chunk stopped: inside a line of code, inside a word, under a heading before its section's
+ * first line. So, under `single` (the reply is one text), while the reply stands inside an open artifact's
+ * text (its last chunk has not come) in the middle of a line, inside Markdown code or right under a heading,
+ * working messages are held, in order, and shown once it stops at another line's end outside code, its last
+ * chunk comes, or anything else comes (a status that is not a working message, the turn's end; another
+ * artifact waits behind them, below), or the hold is full (MAX_HELD_MESSAGES, MAX_HELD_CHARS). When held
+ * events are relayed, those after each one are already here (ReplyState.queued): an artifact whose next chunk
+ * is among them streams, and progress relayed between two of its chunks waits after them. An artifact that
+ * stops at a line's end outside code (under no heading) is prose (or code the facade cannot tell from it): a
+ * progress line between its lines is shown when it comes.
  *
  * Two artifacts streamed at the same time would read interleaved, each cut by the other's chunks. So while an
  * artifact is unfinished (shown, its last chunk not come), another artifact's updates wait, and so does
@@ -23,9 +26,10 @@ import { artifactKey, type HeldEvent, type ReplyOptions, type ReplyState } from 
  * closes a log artifact keeps its progress live. An a2a-js agent sends a first chunk's `lastChunk: false` as
  * nothing, so a first piece that says nothing of its last chunk may be whole or the first of many: the agent's
  * next event tells (its next chunk: it is streamed; a status, a message, a second other artifact: it was whole,
- * and what waits is shown). Whatever is told, an artifact's own chunks are never shown out of their order, and
- * the next chunk of an artifact already shown never waits behind one that is not known to stream (goesOnBeside):
- * its start is on screen, so waiting would only put its words after the other's later ones.
+ * and what waits is shown; a working message only when something waits for the tell). Whatever is told, an
+ * artifact's own chunks are never shown out of their order, and the next chunk of an artifact already shown
+ * never waits behind one that is not known to stream (goesOnBeside): its start is on screen, so waiting would
+ * only put its words after the other's later ones.
  */
 
 /** How held events are shown: each as the reducer relays it (reducer.ts, apply; it may wait again), after the code it stood in is closed (reply-artifact.ts, closeCode). */
@@ -34,10 +38,31 @@ export interface ShowHeld {
   readonly closeCode: (state: ReplyState) => ReplyState;
 }
 
+/** A Markdown heading line (`## 方案 A`). */
+const HEADING = /^#{1,6}[ \t]+\S/u;
+
+/** How much of an artifact's text is kept to tell the line it ends with (a heading is seldom longer). */
+const TAIL_CHARS = 512;
+
+/**
+ * Whether an artifact's text ends right under a heading: what comes next is that section's first line, so a
+ * progress line there would read as the section's own words ("## Plan A", "Checking quotas", "Uses ECS").
+ */
+const endsUnderHeading = (tail: string): boolean => tail.endsWith('\n') && HEADING.test(tail.slice(tail.lastIndexOf('\n', tail.length - 2) + 1, -1));
+
 /** Whether the reply stands inside the text of an open artifact, where a line of progress would cut it. */
 function insideOpenArtifact(state: ReplyState): boolean {
-  const { openArtifact, segmentKey, breakPending } = state;
-  return openArtifact !== undefined && openArtifact === segmentKey && !breakPending && (inCode(state.code) || state.shownLast !== '\n');
+  const { openArtifact, segmentKey, breakPending, unfinishedArtifact } = state;
+  const underHeading = unfinishedArtifact?.key === openArtifact && endsUnderHeading(unfinishedArtifact?.tail ?? '');
+  const cuts = inCode(state.code) || state.shownLast !== '\n' || underHeading;
+  return openArtifact !== undefined && openArtifact === segmentKey && !breakPending && cuts;
+}
+
+/** The end of an artifact's text once `event` is shown: its text parts after what came before of it, when appended. */
+function textTail(state: ReplyState, event: TaskArtifactUpdateEvent, key: string): string {
+  const before = event.append === true && state.unfinishedArtifact?.key === key ? state.unfinishedArtifact.tail : '';
+  const text = event.artifact.parts.map((part) => part.text ?? '').join('');
+  return (before + text.slice(-TAIL_CHARS)).slice(-TAIL_CHARS);
 }
 
 /**
@@ -51,6 +76,18 @@ export const MAX_HELD_CHARS = 4_000;
 
 const hasRoom = (state: ReplyState): boolean => state.held.length < MAX_HELD_MESSAGES && state.heldChars < MAX_HELD_CHARS;
 
+/** Whether the next chunk of the artifact `key` is among the held events still to be relayed: it streams, and goes on at once. */
+const nextChunkQueued = (state: ReplyState, key: string): boolean =>
+  state.queued.some(
+    (event) => 'artifactUpdate' in event && event.artifactUpdate.append === true && artifactKey(event.artifactUpdate.artifact.artifactId) === key,
+  );
+
+/**
+ * Whether the open artifact's next chunk is already here (relayed right after): a progress line shown now would
+ * stand between two of its chunks, also at a line's end, and showing it first makes it no sooner read.
+ */
+const goesOnQueued = (state: ReplyState): boolean => state.openArtifact !== undefined && nextChunkQueued(state, state.openArtifact);
+
 /** Whether a status update is an agent's working message (progress), under `single`. */
 export const isProgress = (event: TaskStatusUpdateEvent, options: ReplyOptions): boolean =>
   options.replyArtifacts === 'single' && event.status.state === 'TASK_STATE_WORKING' && event.status.message?.role === 'ROLE_AGENT';
@@ -61,7 +98,7 @@ export const isProgress = (event: TaskStatusUpdateEvent, options: ReplyOptions):
  */
 export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
   if (!isProgress(event, options) || !hasRoom(state)) return false;
-  return insideOpenArtifact(state) || (state.held.length > 0 && !releasesHeld(state, event, options));
+  return insideOpenArtifact(state) || goesOnQueued(state) || (state.held.length > 0 && !releasesHeld(state, event, options));
 }
 
 /**
@@ -73,7 +110,10 @@ export function holdsProgress(state: ReplyState, event: TaskStatusUpdateEvent, o
  */
 export function releasesHeld(state: ReplyState, event: TaskStatusUpdateEvent, options: ReplyOptions): boolean {
   if (!isProgress(event, options) || state.held.length === 0 || insideOpenArtifact(state)) return false;
-  return state.held.every((held) => !('artifactUpdate' in held) || (held.artifactUpdate.lastChunk !== false && held.artifactUpdate.append !== true));
+  // What waits to be relayed after this message waits as much as what is held again.
+  return [...state.held, ...state.queued].every(
+    (held) => !('artifactUpdate' in held) || (held.artifactUpdate.lastChunk !== false && held.artifactUpdate.append !== true),
+  );
 }
 
 /**
@@ -101,13 +141,18 @@ export function holdsArtifact(state: ReplyState, event: TaskArtifactUpdateEvent,
  * Whether `event` tells that the unfinished artifact, a first piece that said nothing of its last chunk, was
  * whole: a status, a message, a Task, or a second other artifact's update (the first waits for the tell, and
  * whole artifacts in a row so wait one event each, not until the next status). Not its own update, and not
- * the next chunk of another artifact already shown (goesOnBeside), which says nothing of it.
+ * the next chunk of another artifact already shown (goesOnBeside), which says nothing of it. A working message
+ * tells only when something waits for the tell: with nothing waiting it is shown where it comes, and an agent
+ * that streams artifacts side by side sends progress between their chunks ("Plan A uses ECS\n", "Checking
+ * quotas", "Plan B uses SAE\n", "and RDS.\n"): told whole by it, the first piece would let another artifact's
+ * start be shown, and its own next words would read under that one's (plan B would seem to use RDS).
  */
 function tellsWhole(state: ReplyState, event: StreamResponse, options: ReplyOptions): boolean {
   const waitingOn = state.unfinishedArtifact;
   if (waitingOn === undefined || waitingOn.known) return false;
+  if ('statusUpdate' in event) return state.held.length > 0 || !isProgress(event.statusUpdate, options);
   // iac-code's empty `{}` after a permission answer says nothing.
-  if (!('artifactUpdate' in event)) return 'statusUpdate' in event || 'task' in event || 'message' in event;
+  if (!('artifactUpdate' in event)) return 'task' in event || 'message' in event;
   const update = event.artifactUpdate;
   return waitingOn.key !== artifactKey(update.artifact.artifactId) && state.held.length > 0 && !goesOnBeside(state, update, options);
 }
@@ -142,11 +187,14 @@ export function holding(state: ReplyState, event: HeldEvent): ReplyState {
  */
 export function showHeld(state: ReplyState, show: ShowHeld, once = false): ReplyState {
   let next = state;
+  // A relay inside a relay (an artifact relayed stops at a line's end) has the outer relay's rest after its own.
+  const after = state.queued;
   while (next.held.length > 0) {
     const { held } = next;
     const cleared = withFields(next, { held: [], heldChars: 0, openArtifact: undefined });
     next = show.closeCode(once ? cleared : withFields(cleared, { unfinishedArtifact: undefined }));
-    for (const event of held) next = show.event(next, event);
+    for (const [at, event] of held.entries()) next = show.event(withFields(next, { queued: [...held.slice(at + 1), ...after] }), event);
+    next = withFields(next, { queued: after });
     if (once) break;
   }
   return next;
@@ -169,7 +217,9 @@ export const toldWhole = (state: ReplyState, event: StreamResponse, show: ShowHe
 export function beforeStatus(state: ReplyState, event: TaskStatusUpdateEvent, show: ShowHeld, options: ReplyOptions): ReplyState {
   const ends = !isProgress(event, options) || releasesHeld(state, event, options);
   const relayed = ends ? waitEnded(state, show) : showHeld(state, show);
-  return relayed.unfinishedArtifact?.known === false ? withFields(relayed, { unfinishedArtifact: undefined }) : relayed;
+  // Only a first piece relayed just now is told whole by the status after it; one shown before is told by tellsWhole.
+  const toldNow = state.held.length > 0 && relayed.unfinishedArtifact?.known === false;
+  return toldNow ? withFields(relayed, { unfinishedArtifact: undefined }) : relayed;
 }
 
 /** Before an artifact's update: anything but the next chunk of the artifact waited on shows what was held first, as it came before it. */
@@ -194,11 +244,14 @@ const leftInCode = (state: ReplyState): boolean =>
  * It is unfinished, though, until its last chunk: another artifact's updates wait for it (the next event tells).
  */
 export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, show: ShowHeld, options: ReplyOptions): ReplyState {
-  const streamed = event.lastChunk === false || (event.lastChunk !== true && (event.append === true || leftInCode(state)));
-  const single = options.replyArtifacts === 'single';
   const key = artifactKey(event.artifact.artifactId);
+  const tail = textTail(state, event, key);
+  const inText = !inCode(state.code) && state.shownLast === '\n';
+  const goesOn = event.append === true || leftInCode(state) || (inText && endsUnderHeading(tail)) || nextChunkQueued(state, key);
+  const streamed = event.lastChunk === false || (event.lastChunk !== true && goesOn);
+  const single = options.replyArtifacts === 'single';
   const open = single && streamed ? key : undefined;
-  const unfinished = single && event.lastChunk !== true ? { key, known: streamed } : undefined;
+  const unfinished = single && event.lastChunk !== true ? { key, known: streamed, tail } : undefined;
   const next = withFields(state, { openArtifact: open, unfinishedArtifact: unfinished });
   // Stopped at a line's end while it still streams, or done: what waited is relayed once; what waits again
   // (other artifacts behind the one now unfinished, progress inside it) waits on.

@@ -2,6 +2,7 @@ import { partKind, withFields, type Part } from '../../../model/index.js';
 import { inCode, NO_CODE, scanCode } from './code-spans.js';
 import { asBytesPart, nameInUrl, shownLocation } from './file-urls.js';
 import { lastWord } from './names-in-text.js';
+import { shownName } from './shown-names.js';
 import { isBlockLine } from './line-shapes.js';
 import { carriesOn, SPACE, type Before } from './running-text.js';
 import { facadeWords, type FacadeWords } from './words.js';
@@ -17,8 +18,8 @@ export interface RenderOptions {
   words?: Pick<FacadeWords, 'file'>;
 }
 
-/** A file's name, else the turn's word for a file: a Chinese user is not told "file" in English. */
-export const fileNameOf = (part: Part, options: RenderOptions): string => part.filename || (options.words ?? facadeWords('en')).file;
+/** A file's name as the reply shows it (shown-names.ts), else the turn's word for a file: a Chinese user is not told "file" in English. */
+export const fileNameOf = (part: Part, options: RenderOptions): string => shownName(part.filename || (options.words ?? facadeWords('en')).file);
 
 const TEXT_MEDIA_TYPES = new Set([
   'application/json',
@@ -142,15 +143,16 @@ function renderUrl(part: Part, options: RenderOptions): string {
   const url = part.url ?? '';
   const inUrl = nameInUrl(url);
   const location = shownLocation(url);
-  if (location === undefined) return describeFile(part.filename || inUrl || fileNameOf(part, options), part.mediaType, declaredSize(part));
+  if (location === undefined)
+    return describeFile(inUrl && !part.filename ? shownName(inUrl) : fileNameOf(part, options), part.mediaType, declaredSize(part));
   const name = part.filename || (inUrl !== undefined && !location.includes(inUrl) ? inUrl : '');
-  return name ? `${name}: ${location}` : location;
+  return name ? `${shownName(name)}: ${location}` : location;
 }
 
 function renderData(part: Part): string {
   const json = JSON.stringify(part.data ?? null, null, 2) ?? 'null';
   const block = fenced(json, 'json');
-  return part.filename ? `${part.filename}\n${block}` : block;
+  return part.filename ? `${shownName(part.filename)}\n${block}` : block;
 }
 
 /**

@@ -116,9 +116,10 @@ export interface ReplyState {
   /**
    * The upstream artifact shown last whose last chunk has not come (open-artifact.ts): another artifact's
    * updates wait for it. `known`: it said it is streamed; else a first piece that said nothing of its last
-   * chunk, which the agent's next event tells.
+   * chunk, which the agent's next event tells. `tail`: the end of its text so far (a line or two), which tells
+   * whether the reply stands right under a heading it wrote, without reading the whole reply.
    */
-  readonly unfinishedArtifact?: { readonly key: string; readonly known: boolean };
+  readonly unfinishedArtifact?: { readonly key: string; readonly known: boolean; readonly tail: string };
   /**
    * What waits for the open artifact, in the order it came: working messages that came while the reply stood
    * inside its text, other artifacts' updates while it streams, and what came after those (open-artifact.ts).
@@ -126,6 +127,11 @@ export interface ReplyState {
   readonly held: readonly HeldEvent[];
   /** The characters of their text, which bound the hold with their count. */
   readonly heldChars: number;
+  /**
+   * While held events are relayed, those still to come after the one relayed now (open-artifact.ts,
+   * showHeld): they are already here, so they tell what a live event could not (an artifact's next chunk).
+   */
+  readonly queued: readonly HeldEvent[];
   /**
    * The block the facade closed in the text of `key` (`opener`: the line that opened it) before other text
    * (held progress, a question): the next text under `key` (the artifact's next chunk) goes on with that code,
@@ -164,4 +170,5 @@ export const initialReplyState = (): ReplyState => ({
   pipelineHeld: NOTHING_HELD,
   held: [],
   heldChars: 0,
+  queued: [],
 });

@@ -19,7 +19,8 @@ describe('a file sent as a URL, read by a Bailian user', () => {
     expect(renderPart({ url: 'oss://my-bucket/reports/r.pdf', filename: 'r.pdf', mediaType: 'application/pdf' }, opts)).toBe(
       'r.pdf: `oss://my-bucket/reports/r.pdf`',
     );
-    expect(renderPart({ url: 's3://b/out/__init__.py', filename: '__init__.py' }, opts)).toBe('__init__.py: `s3://b/out/__init__.py`');
+    // Its name as code too, where Markdown would read it (shown-names.ts): bare, `__init__` reads as a bold "init".
+    expect(renderPart({ url: 's3://b/out/__init__.py', filename: '__init__.py' }, opts)).toBe('`__init__.py`: `s3://b/out/__init__.py`');
     expect(renderPart({ url: 'gs://b/a b.csv' }, opts)).toBe('`gs://b/a b.csv`');
     // A backtick in the key: a longer run around it, so the span holds the whole location.
     expect(renderPart({ url: 'cos://b/a`b.txt' }, opts)).toBe('``cos://b/a`b.txt``');
