@@ -17,6 +17,7 @@ import {
   type TurnIds,
   type TurnScript,
 } from './fake-iac-code-data.js';
+import { Evictions, type EvictOptions } from './fake-iac-code-eviction.js';
 import { PipelineJournal } from './fake-iac-code-journal.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
 import { PushConfigs } from './fake-iac-code-push.js';
@@ -81,6 +82,7 @@ export class TaskBook {
   /** Each context's last pipeline envelope number, and the journal of what its turns published. */
   private readonly pipelineNumbers = new Map<string, { last: number }>();
   readonly journal = new PipelineJournal();
+  private readonly evictions = new Evictions();
   private readonly pushConfigs: PushConfigs;
 
   constructor(private readonly options: TaskBookOptions) {
@@ -91,6 +93,11 @@ export class TaskBook {
   forgetAll(): void {
     this.tasks.clear();
     this.turns.clear();
+  }
+
+  /** iac-code evicted the idle context `contextId` (fake-iac-code-eviction.ts). */
+  evict(contextId: string, options?: EvictOptions): void {
+    this.evictions.evict(contextId, this.tasks.values(), options);
   }
 
   isActive(taskId: string): boolean {
@@ -127,18 +134,21 @@ export class TaskBook {
     this.sessions.set(contextId, sessionId);
     const ids = { taskId: task.id as string, contextId, sessionId };
     const newTask = existingId === undefined;
-    const events = !this.inItsWorkspace(contextId, turnMetadata(params))
-      ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
-      : hasText
-        ? this.runsPipeline(params)
-          ? this.pipelineTurn(ids, message, newTask)
-          : capturedTurn(ids, message, {
-              newTask,
-              rawThinking: this.options.rawThinking,
-              script: this.options.script,
-              language: preferredLanguage(params),
-            })
-        : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
+    const refusal = this.evictions.refusal(existingId, contextId);
+    const events = refusal
+      ? failedTurn(ids, message, refusal).filter((event) => newTask || !('task' in event))
+      : !this.inItsWorkspace(contextId, turnMetadata(params))
+        ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
+        : hasText
+          ? this.runsPipeline(params)
+            ? this.pipelineTurn(ids, message, newTask)
+            : capturedTurn(ids, message, {
+                newTask,
+                rawThinking: this.options.rawThinking,
+                script: this.options.script,
+                language: preferredLanguage(params),
+              })
+          : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
   }
 

@@ -42,6 +42,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { authorized, type FakeIacCodeAuth } from './fake-iac-code-auth.js';
+import type { EvictOptions } from './fake-iac-code-eviction.js';
 import { publicCard, type CardShape } from './fake-iac-code-card.js';
 import type { Json, TurnScript } from './fake-iac-code-data.js';
 import type { PipelineStateFailure } from './fake-iac-code-journal.js';
@@ -99,6 +100,8 @@ export interface FakeIacCode {
   tasks: Map<string, Json>;
   /** As if iac-code restarted: every task and waiting turn forgotten. */
   restart(): void;
+  /** As if iac-code evicted the context after it sat idle: its tasks are tombstoned (fake-iac-code-eviction.ts). */
+  evictContext(contextId: string, options?: EvictOptions): void;
   injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card'; method?: string }): void;
   /** How `/iac-code/pipeline/state` answers from now on: as iac-code does (undefined), or missing, failing, hanging. */
   failPipelineState(failure: PipelineStateFailure | undefined): void;
@@ -291,6 +294,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     rpcRequests: (method) => requests.filter((r) => r.rpcMethod !== undefined && (method === undefined || r.rpcMethod === method)),
     tasks: book.tasks,
     restart: () => book.forgetAll(),
+    evictContext: (contextId, evictOptions) => book.evict(contextId, evictOptions),
     injectFault(fault, { times = 1, route = 'rpc', method } = {}) {
       injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times, ...(method ? { method } : {}) });
     },

@@ -1,7 +1,15 @@
-import { A2AError, ErrorCode, withFields, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { randomUUID } from 'node:crypto';
+import { A2AError, ErrorCode, isTerminalState, withFields, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { eventExpiry } from '../../upstream/iac-code/expiry.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
 const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
+
+/**
+ * How often one turn goes again: the task iac-code forgot, then (an iac-code that also refuses the forgotten
+ * context's id) a fresh context. Bounded so that an agent that refuses every id cannot loop a turn.
+ */
+const MAX_RETRIES = 2;
 
 /**
  * The agent no longer has the task `taskId`: it does not know it (an agent that keeps its tasks in memory
@@ -15,33 +23,117 @@ export function isGoneTask(error: unknown, taskId: string): boolean {
   return FINISHED_CODES.has(error.code) && /\bterminal state\b/i.test(error.message) && error.message.includes(taskId);
 }
 
+/** The caller's message as a new task of the same context. */
+function inNewTask(asked: SendMessageRequest): SendMessageRequest {
+  const { taskId: _gone, ...message } = asked.message;
+  return withFields(asked, { message });
+}
+
+/** The caller's message as a new task of a new context: iac-code refuses the old context's id. */
+function inFreshContext(asked: SendMessageRequest): SendMessageRequest {
+  const { message } = inNewTask(asked);
+  return withFields(asked, { message: withFields(message, { contextId: randomUUID() }) });
+}
+
 /**
- * A follow-up the facade aimed at its conversation's waiting task (the caller named none, as Bailian never
- * does) that the agent refuses because it no longer has that task: the conversation goes on in a new task of
- * the same context, rather than every later message failing the same way. Only a refusal before the first
- * event: the agent did nothing with the message. `asked`: the caller's own message, when the facade sent
- * the agent an answer made of it (to a permission prompt or a choice the lost task asked); that is what
- * goes to the new task.
+ * A task event that does not end the turn: how agents open a turn (iac-code's new task, SUBMITTED; an a2a-js
+ * agent's task as it stood before the message), before they did anything. Held back until the next event
+ * says whether the turn went on or was refused, so that a refused attempt shows nothing.
  */
-export async function* inNewTaskIfGone(
+const isOpening = (event: StreamResponse): boolean => 'task' in event && !isTerminalState(event.task.status.state);
+
+/**
+ * How long an opening waits for the event after it. iac-code's refusal comes right after its opening (one run of
+ * its executor); an agent that says nothing more for longer is at work, and its caller is shown the opening then.
+ */
+const OPENING_GRACE_MS = 500;
+
+/**
+ * What to send instead of `request` when the first event that is not an opening says iac-code forgot what the
+ * turn went to (upstream/iac-code/expiry.ts): the forgotten task only when the facade aimed the turn at it.
+ */
+function retryFor(event: StreamResponse, request: SendMessageRequest, asked: SendMessageRequest): SendMessageRequest | undefined {
+  const aimedAt = request.message.taskId;
+  const expired = eventExpiry(event, aimedAt);
+  if (expired === 'context') return inFreshContext(asked);
+  return expired === 'task' && aimedAt !== undefined ? inNewTask(asked) : undefined;
+}
+
+/**
+ * A turn the facade aimed at the conversation's waiting task (the caller named none, as Bailian never does) that the agent cannot
+ * take, because it no longer has what the turn went to: the caller's own words go again, in a new task, and
+ * the caller reads the answer to them rather than a failure it cannot act on (and has its next message lost
+ * the same way). Two cases:
+ * - the follow-up the facade aimed at the conversation's waiting task is refused before the first event,
+ *   because the agent no longer has that task (isGoneTask): a new task of the same context;
+ * - iac-code evicted the conversation while it sat idle and fails the turn at once (docs/iac-code.md, "Idle
+ *   eviction"): a task it forgot goes again as a new task of the same context, which iac-code takes up from
+ *   its saved session; a context whose id it refuses, in a fresh context.
+ * Nothing of the refused attempt is shown: it did nothing with the message. `asked`: the caller's own
+ * message, when the facade sent the agent an answer made of it (to a permission prompt or a choice the lost
+ * task asked); that is what goes again.
+ */
+export function inNewTaskIfGone(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
   asked: SendMessageRequest = request,
 ): AsyncGenerator<StreamResponse> {
+  return attempt(request, run, asked, MAX_RETRIES);
+}
+
+async function* attempt(
+  request: SendMessageRequest,
+  run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
+  asked: SendMessageRequest,
+  retries: number,
+): AsyncGenerator<StreamResponse> {
   const aimedAt = request.message.taskId;
   const source = run(request)[Symbol.asyncIterator]();
-  let first: IteratorResult<StreamResponse>;
+  const held: StreamResponse[] = [];
+  // The source's next result once it is asked for; `next` is it when it came in time to decide on.
+  let pending = source.next();
+  let next: IteratorResult<StreamResponse> | undefined;
   try {
-    first = await source.next();
+    next = await pending;
+    while (!next.done && isOpening(next.value)) {
+      held.push(next.value);
+      pending = source.next();
+      // Read by the loop below when it comes late; until then a failure of it is no unhandled rejection.
+      pending.catch(() => undefined);
+      next = await within(pending, OPENING_GRACE_MS);
+      if (next === undefined) break;
+    }
   } catch (error) {
-    if (aimedAt === undefined || !isGoneTask(error, aimedAt)) throw error;
-    const { taskId: _gone, ...message } = asked.message;
-    yield* run(withFields(asked, { message }));
+    const gone = held.length === 0 && aimedAt !== undefined && isGoneTask(error, aimedAt);
+    if (!gone || retries === 0) {
+      yield* held;
+      throw error;
+    }
+    yield* attempt(inNewTask(asked), run, asked, retries - 1);
     return;
   }
   try {
-    for (let next = first; !next.done; next = await source.next()) yield next.value;
+    const retry = next === undefined || next.done || retries === 0 ? undefined : retryFor(next.value, request, asked);
+    if (retry) {
+      // The refused attempt's stream is closed first: it holds the conversation's turn until it ends.
+      await source.return?.();
+      yield* attempt(retry, run, asked, retries - 1);
+      return;
+    }
+    yield* held;
+    for (let event = next ?? (await pending); !event.done; event = await source.next()) yield event.value;
   } finally {
     await source.return?.();
+  }
+}
+
+/** The promise's value, or undefined when it takes longer than `ms` (it goes on). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

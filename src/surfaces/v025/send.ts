@@ -126,7 +126,8 @@ async function beginTurn(
       withFields({ words }, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
     // The caller named no task and the facade aimed its words at the conversation's waiting one: if the agent
-    // no longer has it, the caller's own words go to a new task (gone-task.ts), also when they answered its question.
+    // no longer has it (or iac-code forgot the conversation), the caller's own words go to a new task
+    // (gone-task.ts), also when they answered its question.
     const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
     const asked = answered.request === begun.request ? undefined : begun.request;
     return { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous };

@@ -52,6 +52,9 @@ const YES = new Set([
   ...['是', '是的', '对', '好', '好的', '行', '允许', '同意', '可以', '可以的', '没问题', '确认', '许可'],
   // A suggestion's 吧 is a yes here; after 是, 对 or 可以 it may ask back ("是吧" is "right?"), so it is not stripped.
   ...['好吧', '行吧', '允许吧', '同意吧'],
+  // Go-aheads to the run the prompt asks about ("好的，执行吧", "可以，请执行"). Each is listed whole: a refusal
+  // wraps the same word ("不确定" is "not sure", "不要继续", "别执行"), so no word is looked for inside a reply.
+  ...['确定', '确定吧', '嗯', '嗯嗯', '继续', '继续吧', '请继续', '继续执行', '执行', '执行吧', '请执行', '可以执行', '确认执行'],
   // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
   ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
 ]);
@@ -60,6 +63,8 @@ const NO = new Set([
   ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别', '算了', '不用了', '不要了', '别写了'],
   // A suggestion's 吧 after a refusal is a refusal ("拒绝吧": "deny it, then").
   ...['拒绝吧', '不允许吧', '不同意吧', '取消吧'],
+  // The go-aheads above, refused: never read as consent, and no reason to ask again.
+  ...['不要继续', '别继续', '不继续', '不执行', '别执行', '不要执行', '先不要', '先别', '先别执行', '先不执行'],
   ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
 ]);
 /**
@@ -87,7 +92,7 @@ function yesOrNo(said: string): 'yes' | 'always' | 'no' | undefined {
   if (UNDECIDED.test(said)) return undefined;
   const pieces = said
     .split(/[,，、;；.。!！]+/u)
-    .map((piece) => piece.trim().replace(PARTICLE, '').replace(THEN, ''))
+    .map((piece) => unquoted(piece).replace(PARTICLE, '').replace(THEN, ''))
     .filter((piece) => piece !== '');
   if (pieces.length === 0) return undefined;
   if (pieces.every((piece) => YES.has(piece) || ALWAYS.has(piece))) return pieces.some((piece) => ALWAYS.has(piece)) ? 'always' : 'yes';
@@ -108,14 +113,20 @@ function alwaysOrOnce(options: readonly { id: string }[]): string | undefined {
   return options.find((option) => option.id === 'allow_always')?.id ?? allowOnce(options);
 }
 
+/** Quotes around a reply or a piece of one: an option's label copied as shown (“仅允许一次”, 「许可」, "Allow once"). */
+const QUOTES = /^["'“”‘’「」『』]+|["'“”‘’「」『』]+$/gu;
+
+const unquoted = (value: string): string => value.trim().replace(QUOTES, '').trim();
+
 const normalise = (value: string): string =>
-  value
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_]+/g, ' ')
-    .replace(/[!！]+$/u, '')
-    // One closing stop; two or more trail off (UNDECIDED).
-    .replace(/(?<![.。]\s*)[.。]$/u, '');
+  unquoted(
+    unquoted(value)
+      .toLowerCase()
+      .replace(/[\s_]+/g, ' ')
+      .replace(/[!！]+$/u, '')
+      // One closing stop; two or more trail off (UNDECIDED).
+      .replace(/(?<![.。]\s*)[.。]$/u, ''),
+  );
 
 /**
  * The option a reply picks: an option's id or label, another name the one who asked gave it (`namesOf`),

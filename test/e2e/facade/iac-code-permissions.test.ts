@@ -154,6 +154,33 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     expect(sent.params.message.parts).toMatchObject([{ data: { kind: 'permission', decision: 'allow_once' } }]);
   });
 
+  it('a Chinese user consents as people do (确定, 嗯, 好的，执行吧, the label copied with its quotes): the tool runs', async () => {
+    const question = `${PERMISSION_PROMPT_ZH}\n请回复“仅允许一次”或“拒绝”。`;
+    for (const consent of ['确定', '继续', '嗯', '执行吧', '好的，执行吧', '可以，请执行', '“仅允许一次”']) {
+      const { contextId } = await ask('帮我创建一个专有网络', question);
+      const allowed = await rpc(gateway.url, 'message/send', { message: userMessage({ text: consent, contextId }) });
+      expect(sentText(allowed.body.result), consent).toContain(TEMPLATE);
+      const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+      expect(sent.params.message.parts, consent).toMatchObject([{ data: { kind: 'permission', decision: 'allow_once' } }]);
+    }
+  });
+
+  it('a Chinese refusal never reads as consent: 不确定 is asked again, 别执行 and 不要继续 deny', async () => {
+    const question = `${PERMISSION_PROMPT_ZH}\n请回复“仅允许一次”或“拒绝”。`;
+    const { contextId } = await ask('帮我创建一个专有网络', question);
+    const before = fake.rpcRequests('SendStreamingMessage').length;
+    const unsure = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '不确定', contextId }) });
+    expect(sentText(unsure.body.result)).toBe(`请先回答这个问题。${question}`);
+    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
+    for (const refusal of ['别执行', '不要继续']) {
+      const { contextId: asked } = await ask('帮我创建一个专有网络', question);
+      const denied = await rpc(gateway.url, 'message/send', { message: userMessage({ text: refusal, contextId: asked }) });
+      expect(sentText(denied.body.result), refusal).toBe(PERMISSION_DENIED_AFTER.join(''));
+      const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as any;
+      expect(sent.params.message.parts, refusal).toMatchObject([{ data: { kind: 'permission', decision: 'deny' } }]);
+    }
+  });
+
   it('an answer sent with a URL image reaches iac-code as the data part alone; a re-prompt does not wait for its image', async () => {
     const { contextId } = await ask();
     const withImage = (text: string, path: string) =>

@@ -36,3 +36,107 @@ describe('a follow-up the agent refuses because it no longer has the task', () =
     await expect(collect(inNewTaskIfGone(request, run(A2AError.internal())))).rejects.toMatchObject({ code: -32603 });
   });
 });
+
+describe('a turn iac-code fails at once because it evicted the idle conversation', () => {
+  const status = (taskId: string, contextId: string, state: string, text?: string): StreamResponse =>
+    ({
+      statusUpdate: {
+        taskId,
+        contextId,
+        status: { state, ...(text ? { message: { messageId: `${taskId}-4`, role: 'ROLE_AGENT', parts: [{ text }] } } : {}) },
+      },
+    }) as StreamResponse;
+  const opened = (taskId: string, contextId: string): StreamResponse => ({
+    task: { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } },
+  });
+
+  /** An iac-code that forgot `forgotten` tasks and refuses `refused` contexts; every other message is answered. */
+  function evicting(forgotten: Set<string>, refused: Set<string>) {
+    const sent: SendMessageRequest[] = [];
+    const run = async function* (asked: SendMessageRequest): AsyncGenerator<StreamResponse> {
+      sent.push(asked);
+      const { taskId, contextId = 'none' } = asked.message;
+      if (taskId && forgotten.has(taskId)) return yield status(taskId, contextId, 'TASK_STATE_FAILED', 'A2A task expired');
+      const id = taskId ?? `T${sent.length}`;
+      if (!taskId) yield opened(id, contextId);
+      if (refused.has(contextId)) return yield status(id, contextId, 'TASK_STATE_FAILED', 'ValueError: A2A context expired');
+      yield status(id, contextId, 'TASK_STATE_INPUT_REQUIRED', 'answered');
+    };
+    return { sent, run };
+  }
+  const ids = (sent: SendMessageRequest[]) => sent.map((asked) => [asked.message.taskId, asked.message.contextId]);
+
+  it('a forgotten task: the words go again as a new task of the context, nothing of the refusal shown', async () => {
+    const { sent, run } = evicting(new Set(['OLD']), new Set());
+    const events = await collect(inNewTaskIfGone(request, run));
+    expect(events).toEqual([opened('T2', 'C'), status('T2', 'C', 'TASK_STATE_INPUT_REQUIRED', 'answered')]);
+    expect(ids(sent)).toEqual([
+      ['OLD', 'C'],
+      [undefined, 'C'],
+    ]);
+    expect(sent[1]!.message.parts).toEqual(request.message.parts);
+  });
+
+  it('a refused context: a fresh one, after the task (bounded: an agent that refuses every id fails the turn)', async () => {
+    const { sent, run } = evicting(new Set(['OLD']), new Set(['C']));
+    const events = await collect(inNewTaskIfGone(request, run));
+    expect(ids(sent).slice(0, 2)).toEqual([
+      ['OLD', 'C'],
+      [undefined, 'C'],
+    ]);
+    const fresh = sent[2]!.message.contextId!;
+    expect(fresh).not.toBe('C');
+    expect(events.at(-1)).toEqual(status('T3', fresh, 'TASK_STATE_INPUT_REQUIRED', 'answered'));
+    expect(events.some((event) => JSON.stringify(event).includes('expired'))).toBe(false);
+
+    const always = evicting(new Set(['OLD']), { has: () => true } as unknown as Set<string>);
+    const last = (await collect(inNewTaskIfGone(request, always.run))).at(-1);
+    expect(always.sent).toHaveLength(3);
+    expect(JSON.stringify(last)).toContain('A2A context expired');
+  });
+
+  it('the task a blocking call answered, failed the same way, goes again too', async () => {
+    const sent: SendMessageRequest[] = [];
+    const run = async function* (asked: SendMessageRequest): AsyncGenerator<StreamResponse> {
+      sent.push(asked);
+      const failed = { state: 'TASK_STATE_FAILED', message: { messageId: 'x', role: 'ROLE_AGENT', parts: [{ text: 'A2A task expired' }] } };
+      yield asked.message.taskId ? ({ task: { id: 'OLD', contextId: 'C', status: failed } } as StreamResponse) : answer;
+    };
+    expect(await collect(inNewTaskIfGone(request, run))).toEqual([answer]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("a new task's failure that only reads alike, or another failure, is the turn's own", async () => {
+    const unaimed: SendMessageRequest = { message: { ...request.message, taskId: undefined } };
+    // Not aimed at a task: "A2A task expired" on it cannot be the facade's doing.
+    const failing = async function* (): AsyncGenerator<StreamResponse> {
+      yield opened('N', 'C');
+      yield status('N', 'C', 'TASK_STATE_FAILED', 'A2A task expired');
+    };
+    expect(await collect(inNewTaskIfGone(unaimed, failing))).toHaveLength(2);
+    const other = async function* (): AsyncGenerator<StreamResponse> {
+      yield status('OLD', 'C', 'TASK_STATE_FAILED', 'A2A task expired because the model said so');
+    };
+    expect(await collect(inNewTaskIfGone(request, other))).toHaveLength(1);
+  });
+});
+
+describe('a turn held back while it may still be refused', () => {
+  it("shows an agent's opening once the agent goes quiet after it: held only for the event right after", async () => {
+    let release!: () => void;
+    const quiet = new Promise<void>((resolve) => (release = resolve));
+    const opening: StreamResponse = { task: { id: 'N', contextId: 'C', status: { state: 'TASK_STATE_SUBMITTED' } } };
+    const run = async function* (): AsyncGenerator<StreamResponse> {
+      yield opening;
+      await quiet;
+      yield answer;
+    };
+    const events = inNewTaskIfGone({ message: { ...request.message, taskId: undefined } }, run);
+    const started = Date.now();
+    expect((await events.next()).value).toEqual(opening);
+    expect(Date.now() - started).toBeLessThan(3000);
+    release();
+    expect((await events.next()).value).toEqual(answer);
+    expect((await events.next()).done).toBe(true);
+  });
+});

@@ -104,6 +104,28 @@ describe("iac-code's permission prompt", () => {
     ['nope', 'deny'],
     ['算了', 'deny'],
     ['别写了', 'deny'],
+    // Chinese go-aheads to the run, and an option's label copied with the quotes it was shown in.
+    ['确定', 'allow_once'],
+    ['继续', 'allow_once'],
+    ['嗯', 'allow_once'],
+    ['执行吧', 'allow_once'],
+    ['好的，执行吧', 'allow_once'],
+    ['可以，请执行', 'allow_once'],
+    ['“Allow once”', 'allow_once'],
+    ['"Allow once".', 'allow_once'],
+    ['「Deny」', 'deny'],
+    ['‘yes’', 'allow_once'],
+    ['好的，“允许”', 'allow_once'],
+    // Their refusals: never consent. Not sure is no answer; the rest deny.
+    ['不确定', undefined],
+    ['确定？', undefined],
+    ['嗯？', undefined],
+    ['不要继续', 'deny'],
+    ['别执行', 'deny'],
+    ['不执行', 'deny'],
+    ['先不要', 'deny'],
+    ['好的，别执行', undefined],
+    ["don't", 'deny'],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
   });
@@ -121,8 +143,10 @@ describe("iac-code's permission prompt", () => {
   });
 
   it('also picks an option by a name its asker gave it', () => {
-    const names = (id: string): string[] => (id === 'allow_once' ? ['允许一次'] : []);
+    const names = (id: string): string[] => (id === 'allow_once' ? ['允许一次', '仅允许一次'] : []);
     expect(chosenOption(request, '允许一次', names)).toBe('allow_once');
+    expect(chosenOption(request, '“仅允许一次”', names)).toBe('allow_once');
+    expect(chosenOption(request, '「仅允许一次」。', names)).toBe('allow_once');
     expect(chosenOption(request, '允许一次')).toBeUndefined();
   });
 
