@@ -51,6 +51,7 @@ import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
+import { relaysAsIs } from './surfaces/v025/passthrough.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
@@ -171,8 +172,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const connected = await connectUpstream(upstreamUrl, config.upstream, logger);
     const upstream = observability.upstream(connected.upstream);
     cleanups.push(() => upstream.close());
-    const passThrough = passThroughWhenV025(connected, upstreamUrl, config.upstream);
-    cleanups.push(() => passThrough.close());
+    const passThrough = profile && relaysAsIs(profile, config.bailian) ? passThroughWhenV025(connected, upstreamUrl, config.upstream) : undefined;
+    cleanups.push(async () => passThrough?.close());
     const agentRoutes = agentRoutesUpstream(upstreamUrl, createUpstreamPool(config.upstream), config);
     cleanups.push(() => agentRoutes.dispatcher.close());
 

@@ -19,6 +19,15 @@ export async function startFacadeGateway(overrides: Record<string, unknown> = {}
 }
 
 /**
+ * A facade gateway that relays a 0.2.5/0.3 agent's answers as they are: under the plain `a2a-0.2.5`
+ * profile (under `bailian`, whose callers read one reply artifact of text, the facade builds the reply).
+ */
+export function startRelayingFacadeGateway(overrides: Record<string, unknown> = {}): Promise<RunningGateway> {
+  const bailian = { profile: 'a2a-0.2.5', ...(overrides.bailian as Record<string, unknown> | undefined) };
+  return startFacadeGateway({ ...overrides, bailian });
+}
+
+/**
  * The fake iac-code behind a facade gateway for one describe block (started before its tests, closed
  * after): `upstream` is laid over the gateway's `upstream` config, which points at the fake.
  */

@@ -1,10 +1,12 @@
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
+import type { BailianConfig } from '../../config/bailian-schema.js';
 import type { CardSnapshot } from '../../core/card-source.js';
 import { slotOrRefusal, type TurnSlot } from '../../core/turn-limits.js';
 import { onBodyEnd } from '../../observability/body-end.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
+import type { MappingProfile } from '../../mappings/index.js';
 import { A2AError, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
@@ -18,8 +20,8 @@ import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
 import { relayedAnswer } from './relay-answer.js';
 
 /**
- * The facade in front of a 0.2.5/0.3 agent: the caller already speaks the agent's language, so its
- * calls are relayed as they are (after the facade's own key check) and the agent's answers come
+ * The facade in front of a 0.2.5/0.3 agent, under a profile whose callers read the agent's own answers
+ * (relaysAsIs): the caller already speaks the agent's language, so its calls are relayed as they are (after the facade's own key check) and the agent's answers come
  * back byte for byte, ids, states and artifacts included, as long as they are 0.2.5 answers: a streaming
  * method answered with a JSON envelope gets it as one SSE frame, and an answer in no protocol's shape
  * becomes the facade's own -32006 (relay-answer.ts). What the facade adds is what describes
@@ -30,6 +32,16 @@ import { relayedAnswer } from './relay-answer.js';
  * does not list them), and the mapping profile, the follow-up logic and the `bailian.*` message rules
  * do not apply.
  */
+
+/**
+ * Whether the facade may relay a 0.2.5/0.3 agent's answers as they are: only when its callers read an
+ * answer the way the agent gives it (the agent's own artifacts, parts as they are). A caller that reads
+ * one reply artifact of text (Bailian shows no status message, and renders text only) needs the reply
+ * built from what the agent said, whatever version the agent speaks: its calls go through the core and the
+ * reply rules, as a 1.0 agent's do.
+ */
+export const relaysAsIs = (profile: MappingProfile, bailian: Pick<BailianConfig, 'render-parts'>): boolean =>
+  profile.options.replyArtifacts === 'own' && (bailian['render-parts'] ?? profile.options.renderParts) === 'native';
 
 const EXTENDED_CARD_METHOD = 'agent/getAuthenticatedExtendedCard';
 

@@ -222,7 +222,9 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
-  const open = (onAccepted: () => void): AsyncIterable<StreamResponse> => (reprompt ? once({ task: reprompt }) : task.bind(upstream(onAccepted)));
+  const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
+  const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
+    reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told);
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
 }
@@ -259,6 +261,22 @@ export async function toldInTurnLanguage(
   const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
   const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
   return error.toldAs(busy ? words.turnInProgress : failureReason(words, error.message));
+}
+
+/**
+ * A stream's events, its error before the first one told as `told` says: that error is the answer to the call
+ * (a plain 0.2.5 error, as message/send's), so it is told in the turn's language as message/send's is.
+ */
+async function* toldBeforeFirstEvent<T>(source: AsyncIterable<T>, told: (error: unknown) => Promise<unknown>): AsyncGenerator<T> {
+  let began = false;
+  try {
+    for await (const item of source) {
+      began = true;
+      yield item;
+    }
+  } catch (error) {
+    throw began ? error : await told(error);
+  }
 }
 
 async function* once<T>(item: T): AsyncGenerator<T> {

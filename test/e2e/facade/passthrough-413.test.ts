@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { openStream, rpc, sdkParams, startFacadeGateway } from '../../support/facade.js';
+import { openStream, rpc, sdkParams, startRelayingFacadeGateway } from '../../support/facade.js';
 import { raw, startFakeV025, type FakeV025 } from '../../support/fake-v025.js';
 
 const EXPRESS_413_PAGE =
@@ -27,7 +27,7 @@ let gateway: RunningGateway;
 beforeAll(async () => {
   const refuse = (_call: unknown, res: Parameters<typeof raw>[0]) => raw(res, 413, 'text/html; charset=utf-8', EXPRESS_413_PAGE);
   agent = await startFakeV025({ rpc: { 'message/send': refuse, 'message/stream': refuse } });
-  gateway = await startFacadeGateway({ upstream: { url: agent.url } });
+  gateway = await startRelayingFacadeGateway({ upstream: { url: agent.url } });
 });
 afterAll(async () => {
   await gateway?.close();

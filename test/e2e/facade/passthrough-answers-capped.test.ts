@@ -7,7 +7,7 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GatewayErrorCode } from '../../../src/model/index.js';
-import { collect, rpc, sdkParams, startFacadeGateway } from '../../support/facade.js';
+import { collect, rpc, sdkParams, startRelayingFacadeGateway } from '../../support/facade.js';
 import type { FakeV025 } from '../../support/fake-v025.js';
 import { answeredHttp, expectClean, MESSAGE, NOT_JSON_RPC, startRelayScenarioAgent, TOO_LARGE } from '../../support/relay-scenarios.js';
 import { admittedWithin } from '../../support/turn-limits.js';
@@ -25,7 +25,7 @@ describe('with credentials set and one turn per client', () => {
   let capped: RunningGateway;
   let cappedClient: A2AClient;
   beforeAll(async () => {
-    capped = await startFacadeGateway({
+    capped = await startRelayingFacadeGateway({
       upstream: { url: agent.url },
       auth: { token: 'one-point-oh-token' },
       limits: { 'turns-in-flight-per-client': 1 },

@@ -10,7 +10,7 @@
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { collect, openStream, rpc, sdkParams, startFacadeGateway } from '../../support/facade.js';
+import { collect, openStream, rpc, sdkParams, startRelayingFacadeGateway } from '../../support/facade.js';
 import type { FakeV025 } from '../../support/fake-v025.js';
 import {
   answeredHttp,
@@ -34,7 +34,7 @@ let client: A2AClient;
 
 beforeAll(async () => {
   agent = await startRelayScenarioAgent();
-  gateway = await startFacadeGateway({ upstream: { url: agent.url } });
+  gateway = await startRelayingFacadeGateway({ upstream: { url: agent.url } });
   client = new A2AClient(gateway.url);
 });
 afterAll(async () => {

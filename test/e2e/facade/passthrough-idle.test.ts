@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
-import { openStream, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { openStream, startRelayingFacadeGateway, userMessage } from '../../support/facade.js';
 import { sse, startFakeV025, type FakeV025 } from '../../support/fake-v025.js';
 
 const IDLE_MS = 400;
@@ -23,7 +23,7 @@ beforeAll(async () => {
       },
     },
   });
-  gateway = await startFacadeGateway({ upstream: { url: agent.url, 'stream-idle-timeout-ms': IDLE_MS } });
+  gateway = await startRelayingFacadeGateway({ upstream: { url: agent.url, 'stream-idle-timeout-ms': IDLE_MS } });
 });
 afterAll(async () => {
   await gateway?.close();

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startSdkV025Agent, V025_ASK_PREFIX, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
-import { API_KEY, openStream, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { API_KEY, openStream, startRelayingFacadeGateway, userMessage } from '../../support/facade.js';
 
 const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json', authorization: 'Bearer one-token' };
 const FACADE = { 'content-type': 'application/json', 'x-api-key': API_KEY };
@@ -23,8 +23,8 @@ let forgetful: RunningGateway;
 beforeAll(async () => {
   agent = await startSdkV025Agent();
   const config = { upstream: { url: agent.url }, auth: { token: 'one-token' }, bailian: { 'api-key': API_KEY } };
-  gateway = await startFacadeGateway(config);
-  forgetful = await startFacadeGateway({ ...config, tasks: { 'max-tasks': 1 } });
+  gateway = await startRelayingFacadeGateway(config);
+  forgetful = await startRelayingFacadeGateway({ ...config, tasks: { 'max-tasks': 1 } });
 });
 afterAll(async () => {
   await forgetful?.close();

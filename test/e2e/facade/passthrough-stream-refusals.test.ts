@@ -9,7 +9,7 @@
 import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { collect, openStream, rpc, sdkParams, startFacadeGateway } from '../../support/facade.js';
+import { collect, openStream, rpc, sdkParams, startRelayingFacadeGateway } from '../../support/facade.js';
 import { json, rpcError, startFakeV025, type FakeV025 } from '../../support/fake-v025.js';
 
 const REFUSAL = { code: -32602, message: 'Invalid params: the agent needs a skill id' };
@@ -26,7 +26,7 @@ beforeAll(async () => {
         json(res, 500, { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'General processing error.' } }),
     },
   });
-  gateway = await startFacadeGateway({ upstream: { url: agent.url } });
+  gateway = await startRelayingFacadeGateway({ upstream: { url: agent.url } });
 });
 afterAll(async () => {
   await gateway?.close();

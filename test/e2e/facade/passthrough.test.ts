@@ -11,7 +11,7 @@ import type { RunningGateway } from '../../../src/app.js';
 import { startSdkV025Agent, v025Reply, V025_AGENT_NAME, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { rpcError, rpcResult, startFakeV025 } from '../../support/fake-v025.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
-import { API_KEY, collect, sdkParams, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { API_KEY, collect, sdkParams, startRelayingFacadeGateway, userMessage } from '../../support/facade.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-42';
 /** fetch as it is, for the calls that choose their own headers (the A2AClient's fetch gets the key added). */
@@ -48,7 +48,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
   beforeAll(async () => {
     agent = await startSdkV025Agent({ token: UPSTREAM_TOKEN, slowChunkDelayMs: 40 });
     proxy = await startRecordingProxy(agent.url);
-    gateway = await startFacadeGateway({ upstream: { url: proxy.url, auth: { token: UPSTREAM_TOKEN } }, bailian: { 'api-key': API_KEY } });
+    gateway = await startRelayingFacadeGateway({ upstream: { url: proxy.url, auth: { token: UPSTREAM_TOKEN } }, bailian: { 'api-key': API_KEY } });
     agentCard = await (await rawFetch(`${agent.url}/.well-known/agent.json`, { headers: { authorization: `Bearer ${UPSTREAM_TOKEN}` } })).json();
     // Bailian sends the console-configured key on every call: so does this client.
     vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
@@ -133,7 +133,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
     expect(artifactText(second.result.artifacts[0])).toBe(v025Reply('second turn', 2).full);
   });
 
-  it("tasks/cancel is the agent's: a canceled state, not the bailian profile's failed", async () => {
+  it("tasks/cancel is the agent's: its canceled state as the agent wrote it", async () => {
     const stream = client.sendMessageStream(sdkParams('slow: cancel me'));
     const head: any = (await stream.next()).value;
     const canceled: any = await client.cancelTask({ id: head.id });
@@ -193,7 +193,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
 describe('relay card without a key, with operator overrides', () => {
   it('no security, the operator identity and skills, signatures and other interfaces gone', async () => {
     const agent = await startSdkV025Agent();
-    const gateway = await startFacadeGateway({
+    const gateway = await startRelayingFacadeGateway({
       upstream: { url: agent.url },
       'public-url': 'https://gw.example.com',
       bailian: { card: { name: 'Relay', skills: [{ id: 'chat', name: 'Chat', description: 'Talk', tags: ['chat'] }] } },
@@ -221,7 +221,7 @@ describe('relay card without a key, with operator overrides', () => {
 describe('an agent that is down when the gateway starts', () => {
   it('is detected on the first call and relayed from then on', async () => {
     const proxy = await startRecordingProxy();
-    const gateway = await startFacadeGateway({ upstream: { url: proxy.url } });
+    const gateway = await startRelayingFacadeGateway({ upstream: { url: proxy.url } });
     const agent = await startSdkV025Agent();
     try {
       const down = await rawFetch(gateway.url, {
@@ -271,7 +271,7 @@ describe("0.3's agent/getAuthenticatedExtendedCard through the relay", () => {
         },
       },
     });
-    const gateway = await startFacadeGateway({ upstream: { url: fake.url }, bailian: { 'api-key': API_KEY } });
+    const gateway = await startRelayingFacadeGateway({ upstream: { url: fake.url }, bailian: { 'api-key': API_KEY } });
     try {
       const call = async () => {
         const response = await rawFetch(gateway.url, {

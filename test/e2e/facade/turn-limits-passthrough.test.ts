@@ -10,7 +10,7 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GatewayErrorCode } from '../../../src/model/index.js';
-import { openStream, rpc, sdkParams, startFacadeGateway } from '../../support/facade.js';
+import { openStream, rpc, sdkParams, startRelayingFacadeGateway } from '../../support/facade.js';
 import { frame, rpcResult, sse, startFakeV025, type FakeCall, type FakeV025 } from '../../support/fake-v025.js';
 import { admittedWithin, refusalText } from '../../support/turn-limits.js';
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
     },
   });
   // A 1.0 credential makes the facade record what it relays: the recorded answer is the one held.
-  gateway = await startFacadeGateway({
+  gateway = await startRelayingFacadeGateway({
     upstream: { url: agent.url },
     auth: { token: 'one-point-oh-token' },
     limits: { 'turns-in-flight-per-client': 1 },
