@@ -18,7 +18,7 @@ import { contextBusyError, type ContextLanes, type Lease } from './context-lanes
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
-import { tenantField } from './tenants.js';
+import { inScope, tenantField, tenantOf } from './tenants.js';
 
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
@@ -71,7 +71,7 @@ export interface EntryDeps {
 }
 
 export interface AdmissionDeps extends EntryDeps {
-  registry: Pick<TaskStore, 'get' | 'contextOwner' | 'latestInContext' | 'outOfReach'>;
+  registry: Pick<TaskStore, 'get' | 'contextScope' | 'latestInContext' | 'outOfReach'>;
   lanes: ContextLanes;
   logger?: Logger;
 }
@@ -98,9 +98,10 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
 
 /**
  * One turn per context: a message enters only when its context's lane is free (-32602 otherwise),
- * and only into a context of its own caller; the lane is held until the turn's answer is recorded, or
- * its stream ended (the decorators below have recorded the stream's last fold by then, so the next turn
- * and every in-process reader see the finished state). A task's follow-up waits for the task's queued
+ * and only into a context of its own caller, under the tenant the context was opened in (-32602 too);
+ * the lane is held until the turn's answer is recorded, or its stream ended (the decorators below have
+ * recorded the stream's last fold by then, so the next turn and every in-process reader see the
+ * finished state). A task's follow-up waits for the task's queued
  * writes first, so it sees the state the last turn left. Task visibility is checked above (task-scope.ts).
  *
  * A turn can also go on with its lane free: answered with `returnImmediately`, or its stream broken
@@ -111,13 +112,15 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
-  async function admit({ message }: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+  async function admit(request: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+    const { message } = request;
     refuseTurnsWhileOutOfReach(registry);
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
     if (ridesAlong || !contextId) return { ridesAlong };
-    const contextOwner = await registry.contextOwner(contextId);
-    if (contextOwner !== undefined && contextOwner !== ctx.principal) throw foreignContextError(contextId);
+    // A context is its owner's in the tenant it was opened under, as a task is: under another it is not there to continue.
+    const contextScope = await registry.contextScope(contextId);
+    if (contextScope !== undefined && !inScope(contextScope, ctx.principal, tenantOf(request))) throw foreignContextError(contextId);
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
     const lease = await lanes.tryAcquire(laneKey(contextId));
     if (!lease) throw contextBusyError(contextId);

@@ -1,4 +1,4 @@
-import { A2AError, type StreamResponse } from '../model/index.js';
+import { A2AError, type Message, type SendMessageRequest, type StreamResponse } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { deferIterable } from './iterables.js';
 import { overlay } from './overlay.js';
@@ -30,6 +30,15 @@ export function referenceScope(registry: Pick<TaskStore, 'ownerOf' | 'contextOwn
     (contextId === undefined || ownerAdmits(await registry.contextOwner(contextId), { principal }, unknownTasks));
 }
 
+/**
+ * Every task a message names, each once: the task it continues, then those it refers to (A2A
+ * `referenceTaskIds`, which an a2a-js agent loads in full, as the gateway's one credential, and hands to
+ * its executor). An empty id names none.
+ */
+export function tasksNamedBy(message: Pick<Message, 'taskId' | 'referenceTaskIds'>): string[] {
+  return [...new Set([message.taskId, ...(message.referenceTaskIds ?? [])])].filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
 export interface TaskScopeDeps {
   registry: Pick<TaskStore, 'scopeOf'>;
   settling: Settling;
@@ -43,6 +52,8 @@ export interface TaskScopeDeps {
  * agent answers so, and a gateway that fronts one tenant of its agent must too). So whatever runs below
  * on a task the registry knows runs in the task's own tenant. A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`,
  * or for a call whose owner the gateway vouches for (`ctx.ownerVouched`: a push follow).
+ * A message names a task twice over: the one it continues and the ones it refers to (`referenceTaskIds`),
+ * and each must pass, or the agent would hand another caller's task to the turn (tasksNamedBy).
  * Every method naming a task first waits for the task's queued writes (`settled`), so
  * the check, and whatever reads the registry below, see every event already relayed.
  */
@@ -52,6 +63,27 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     await deps.settling.settled(taskId);
     const scope = await deps.registry.scopeOf(taskId);
     if (!ownerAdmits(scope?.owner, ctx, deps.unknownTasks) || (scope !== undefined && scope.tenant !== tenant)) throw A2AError.taskNotFound(taskId);
+  }
+
+  /**
+   * Every task a message names must be visible, the ones it refers to as much as the one it continues:
+   * the first hidden one, in the message's order, is the answer, so which is refused does not depend on
+   * which read comes back first. The reads go out together (a message may refer to many tasks).
+   */
+  async function messageVisible(request: SendMessageRequest, ctx: CallContext): Promise<void> {
+    const taskIds = tasksNamedBy(request.message);
+    if (taskIds.length === 0) return;
+    const tenant = tenantOf(request);
+    const refusals = await Promise.all(
+      taskIds.map((taskId) =>
+        visible(taskId, tenant, ctx).then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    );
+    const refused = refusals.find((refusal) => refusal !== undefined);
+    if (refused) throw refused.error;
   }
 
   type Tenanted = { tenant?: string };
@@ -64,14 +96,9 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
     };
 
   /** Checked on the first pull, so a hidden task is the stream's first error. */
-  const scopedStream = (
-    taskId: string,
-    request: Tenanted,
-    ctx: CallContext,
-    open: () => AsyncIterable<StreamResponse>,
-  ): AsyncIterable<StreamResponse> =>
+  const scopedStream = (check: () => Promise<void>, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
     deferIterable(async () => {
-      await visible(taskId, tenantOf(request), ctx);
+      await check();
       return open();
     });
 
@@ -80,17 +107,21 @@ export function taskScoped(inner: AgentPort, deps: TaskScopeDeps): AgentPort {
   const byTaskId = <R extends { taskId: string } & Tenanted, T>(call: (request: R, ctx: CallContext) => Promise<T>) =>
     scoped((request: R) => request.taskId, call);
   return overlay(inner, {
-    sendMessage: scoped(
-      (request) => request.message.taskId,
-      (request, ctx) => inner.sendMessage(request, ctx),
-    ),
+    async sendMessage(request, ctx) {
+      await messageVisible(request, ctx);
+      return inner.sendMessage(request, ctx);
+    },
     sendStreamingMessage(request, ctx) {
-      const { taskId } = request.message;
-      return taskId ? scopedStream(taskId, request, ctx, () => inner.sendStreamingMessage(request, ctx)) : inner.sendStreamingMessage(request, ctx);
+      const open = () => inner.sendStreamingMessage(request, ctx);
+      return tasksNamedBy(request.message).length > 0 ? scopedStream(() => messageVisible(request, ctx), open) : open();
     },
     getTask: byId((request, ctx) => inner.getTask(request, ctx)),
     cancelTask: byId((request, ctx) => inner.cancelTask(request, ctx)),
-    subscribeToTask: (request, ctx) => scopedStream(request.id, request, ctx, () => inner.subscribeToTask(request, ctx)),
+    subscribeToTask: (request, ctx) =>
+      scopedStream(
+        () => visible(request.id, tenantOf(request), ctx),
+        () => inner.subscribeToTask(request, ctx),
+      ),
     createTaskPushNotificationConfig: byTaskId((request, ctx) => inner.createTaskPushNotificationConfig(request, ctx)),
     getTaskPushNotificationConfig: byTaskId((request, ctx) => inner.getTaskPushNotificationConfig(request, ctx)),
     listTaskPushNotificationConfigs: byTaskId((request, ctx) => inner.listTaskPushNotificationConfigs(request, ctx)),

@@ -11,5 +11,5 @@ export * from './error-info.js';
 export * from './error-bodies.js';
 export * from './validate.js';
 export * from './known-fields.js';
-export { parseSendMessageRequest } from './well-formed.js';
+export { MAX_REFERENCED_TASKS, parseSendMessageRequest } from './well-formed.js';
 export * from './with-fields.js';

@@ -172,6 +172,12 @@ const isBase64 = (value: string): boolean => BASE64.test(value) && value.replace
 /** Longer than any id a client makes (a UUID is 36); an agent may refuse the whole request for it (HTTP 413). */
 const MAX_MESSAGE_ID = 1024;
 
+/**
+ * More tasks than a turn refers to in practice: each one is looked up for its owner before the message goes
+ * on (task-scope.ts), so an unbounded list would let one message make the gateway read thousands of records.
+ */
+export const MAX_REFERENCED_TASKS = 64;
+
 const refused = (field: string, description: string): A2AError =>
   A2AError.invalidParams(`Invalid params: ${field}: ${description}`, [{ field, description }]);
 
@@ -185,6 +191,8 @@ function requireSendable(request: SendMessageRequest): SendMessageRequest {
   const { message } = request;
   if (message.role !== 'ROLE_USER') throw refused('message.role', "must be ROLE_USER: a caller's message is the user's");
   if (message.messageId.length > MAX_MESSAGE_ID) throw refused('message.messageId', `at most ${MAX_MESSAGE_ID} characters`);
+  if ((message.referenceTaskIds?.length ?? 0) > MAX_REFERENCED_TASKS)
+    throw refused('message.referenceTaskIds', `at most ${MAX_REFERENCED_TASKS} tasks`);
   message.parts.forEach((part, at) => {
     if (part.raw !== undefined && !isBase64(part.raw)) throw refused(`message.parts.${at}.raw`, 'not base64');
   });

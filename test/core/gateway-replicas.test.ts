@@ -153,7 +153,7 @@ describe('gateway replicas sharing a Redis registry: tenants', () => {
     expect(asked).toEqual([{ id: 'T', tenant: 'acme' }]);
   });
 
-  it('keep a context busy on B under another tenant, or none, while a turn A left running under one runs', async () => {
+  it('keep a context busy on B while a turn A left running in it runs, and its tenant to itself', async () => {
     let upstreamState: Task['status']['state'] = 'TASK_STATE_WORKING';
     const asked: Array<string | undefined> = [];
     const upstreamA = stubUpstream({ sendMessage: async () => ({ task: finishedTask('T', 'C', 'TASK_STATE_WORKING') }) });
@@ -166,14 +166,18 @@ describe('gateway replicas sharing a Redis registry: tenants', () => {
     });
     const [a, b] = replicas(upstreamA, upstreamB);
     await a!.sendMessage({ tenant: 'acme', message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
-    for (const tenant of [{ tenant: 'other' }, {}, { tenant: 'acme' }]) {
-      const busy = await rejection(b!.sendMessage({ ...tenant, message: userMessage({ contextId: 'C' }) }, ALICE));
-      expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+    // Under another tenant, or none, the context is not there to continue (as another caller's), busy or not.
+    for (const tenant of [{ tenant: 'other' }, {}]) {
+      const foreign = await rejection(b!.sendMessage({ ...tenant, message: userMessage({ contextId: 'C' }) }, ALICE));
+      expect([foreign.code, foreign.message]).toEqual([-32602, 'Context C is not available; start a new context']);
     }
-    // Asked in the running task's tenant each time, and no second turn reached the agent.
-    expect(asked).toEqual(['acme', 'acme', 'acme']);
-    expect(upstreamB.calls).toEqual(['getTask', 'getTask', 'getTask']);
+    const busy = await rejection(b!.sendMessage({ tenant: 'acme', message: userMessage({ contextId: 'C' }) }, ALICE));
+    expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
+    // Asked in the running task's tenant, and no second turn reached the agent.
+    expect(asked).toEqual(['acme']);
+    expect(upstreamB.calls).toEqual(['getTask']);
     upstreamState = 'TASK_STATE_INPUT_REQUIRED';
-    await expect(b!.sendMessage({ tenant: 'other', message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
+    await expect(b!.sendMessage({ tenant: 'other', message: userMessage({ contextId: 'C' }) }, ALICE)).rejects.toMatchObject({ code: -32602 });
+    await expect(b!.sendMessage({ tenant: 'acme', message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({ task: { id: 'T2' } });
   });
 });

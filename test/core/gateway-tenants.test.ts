@@ -1,7 +1,9 @@
 /**
  * Tenants through the gateway core (gateway-harness.ts): a task belongs to the tenant it was created
  * under. Named under another tenant it is not found, without asking the agent; listed under its own only;
- * and every call the core makes to the agent on its own about it names its tenant.
+ * and every call the core makes to the agent on its own about it names its tenant. A context is its
+ * caller's in the tenant it was opened under: a message into it under another is refused as another
+ * caller's context is.
  */
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/core/gateway.js';
@@ -13,6 +15,8 @@ import { rejection } from '../support/rejection.js';
 import { ALICE, setup } from './gateway-harness.js';
 
 const working = (id: string): Task => ({ id, contextId: 'C', status: { state: 'TASK_STATE_WORKING' } });
+/** A request's tenant field: none for undefined. */
+const tenantOf = (tenant: string | undefined) => (tenant === undefined ? {} : { tenant });
 
 describe('gateway: per-tenant scoping', () => {
   it('hides a task from every other tenant of its own caller, without asking the agent', async () => {
@@ -67,14 +71,46 @@ describe('gateway: per-tenant scoping', () => {
   });
 });
 
-describe('gateway: one turn per context, whatever the tenant', () => {
-  // An agent that ignores tenants (an upstream interface with a tenant of its own, a 0.2.5 or 0.3 agent)
-  // keeps one conversation per context id: a turn left running under one tenant keeps the context busy under all.
+describe("gateway: a context is its caller's in the tenant it was opened under", () => {
   for (const [first, second] of [
     ['acme', 'other'],
     ['acme', undefined],
+    ['acme', ''],
     [undefined, 'acme'],
+  ] as const) {
+    it(`refuses a message under tenant ${second ?? '(none)'} into a context opened under ${first ?? '(none)'}, without asking the agent`, async () => {
+      let turns = 0;
+      const upstream = stubUpstream({
+        sendMessage: async () => ({ task: { ...working(`T${++turns}`), status: { state: 'TASK_STATE_COMPLETED' } } }),
+      });
+      const { gateway } = setup(upstream);
+      await gateway.sendMessage({ ...tenantOf(first), message: userMessage({ contextId: 'C' }) }, ALICE);
+      const before = upstream.calls.length;
+      for (const attempt of [
+        gateway.sendMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE),
+        gateway
+          .sendStreamingMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE)
+          [Symbol.asyncIterator]()
+          .next(),
+      ]) {
+        const refused = await rejection(attempt);
+        expect([refused.code, refused.message]).toEqual([-32602, 'Context C is not available; start a new context']);
+      }
+      expect(upstream.calls.length).toBe(before);
+      // Its own tenant goes on there.
+      await expect(gateway.sendMessage({ ...tenantOf(first), message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({
+        task: { id: 'T2' },
+      });
+    });
+  }
+});
+
+describe('gateway: one turn per context', () => {
+  // The default tenant named or not, or one tenant: a turn left running keeps the context busy.
+  for (const [first, second] of [
     ['acme', 'acme'],
+    [undefined, ''],
+    ['', undefined],
   ] as const) {
     it(`keeps a context busy under tenant ${second ?? '(none)'} while a turn left running under ${first ?? '(none)'} runs`, async () => {
       let state: Task['status']['state'] = 'TASK_STATE_WORKING';
@@ -88,18 +124,17 @@ describe('gateway: one turn per context, whatever the tenant', () => {
         },
       });
       const { gateway } = setup(upstream);
-      const tenantOf = (tenant: string | undefined) => (tenant === undefined ? {} : { tenant });
       await gateway.sendMessage({ ...tenantOf(first), message: userMessage({ contextId: 'C' }), configuration: { returnImmediately: true } }, ALICE);
       const busy = await rejection(gateway.sendMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE));
       expect([busy.code, busy.message]).toEqual([-32602, 'Context C already has a turn in progress; retry when it has finished']);
-      // Asked in the running task's own tenant, where an agent that keeps tasks per tenant knows it.
-      expect(asked).toEqual([first]);
+      // Asked in the running task's own tenant (the default one is named by none), where an agent that keeps tasks per tenant knows it.
+      expect(asked).toEqual([first || undefined]);
       expect(turns).toBe(1);
       state = 'TASK_STATE_INPUT_REQUIRED';
       await expect(gateway.sendMessage({ ...tenantOf(second), message: userMessage({ contextId: 'C' }) }, ALICE)).resolves.toMatchObject({
         task: { id: 'T2' },
       });
-      expect(asked).toEqual([first, first]);
+      expect(asked).toEqual([first || undefined, first || undefined]);
     });
   }
 });

@@ -66,4 +66,17 @@ export function replicasAndTtlsContract({ open, replica }: ContractScope): void 
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await registry.contextOwner('ctx-kept')).toBeUndefined();
   });
+
+  it("renews a context only by its owner's tasks in the tenant it was opened under, and forgets its tenant with it", async () => {
+    const registry = await open({ idleTtlMs: 150, contextOwnerTtlMs: 900 });
+    await registry.put(taskOf('first', { contextId: 'ctx-acme' }), { ...ALICE, tenant: 'acme' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A task of Alice's there under another tenant does not renew it (a message would not have got in).
+    await registry.put(taskOf('other', { contextId: 'ctx-acme' }), ALICE);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await registry.contextScope('ctx-acme')).toBeUndefined();
+    // Opened again, by the default tenant this time: the tenant of before is not left behind.
+    await registry.put(taskOf('again', { contextId: 'ctx-acme' }), ALICE);
+    expect(await registry.contextScope('ctx-acme')).toEqual({ owner: ALICE.owner, tenant: '' });
+  });
 }

@@ -82,8 +82,26 @@ export function tenantsContract({ open, replica }: ContractScope): void {
     expect((await registry.latestInContext('shared', ALICE.owner))?.task?.id).toBe('a1');
     expect(await registry.latestInContext('shared', BOB.owner)).toMatchObject({ task: { id: 'b1' }, tenant: 'acme' });
     expect(await registry.latestInContext('other', ALICE.owner)).toBeUndefined();
-    // The context belongs to its first writer, whatever the tenant.
+    // The context belongs to its first writer, in the tenant it was opened under.
     expect(await registry.contextOwner('shared')).toBe(ALICE.owner);
+    expect(await registry.contextScope('shared')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+  });
+
+  it('keeps a context to the owner and the tenant it was opened under, on every replica', async () => {
+    const registry = await open();
+    await registry.put(taskOf('a1', { contextId: 'opened-in-acme' }), ALICE_ACME);
+    await registry.put(taskOf('p1', { contextId: 'opened-plain' }), ALICE);
+    // Later tasks in the context under another tenant, or of another owner, do not take it over.
+    await registry.put(taskOf('g1', { contextId: 'opened-in-acme' }), ALICE_GLOBEX);
+    await registry.put(taskOf('p2', { contextId: 'opened-in-acme' }), ALICE);
+    await registry.put(taskOf('b1', { contextId: 'opened-plain' }), { ...BOB, tenant: 'acme' });
+    await registry.put(taskOf('a2', { contextId: 'opened-plain' }), ALICE_ACME);
+    for (const store of [registry, replica()]) {
+      expect(await store.contextScope('opened-in-acme')).toEqual({ owner: ALICE.owner, tenant: 'acme' });
+      expect(await store.contextScope('opened-plain')).toEqual({ owner: ALICE.owner, tenant: '' });
+      expect(await store.contextOwner('opened-in-acme')).toBe(ALICE.owner);
+      expect(await store.contextScope('unknown')).toBeUndefined();
+    }
   });
 
   it('writes nothing of a task under another tenant than its own, from either replica', async () => {

@@ -71,6 +71,11 @@ describe('redis registry: tenants', () => {
       expect(await probe.exists(`${prefix}o:alice:t:acme:l:c1`)).toBe(0);
       expect(await two.latestInContext('c1', 'alice')).toMatchObject({ task: { id: 'in-acme' }, tenant: 'acme' });
       expect(await two.scopeOf('in-acme')).toEqual({ owner: 'alice', tenant: 'acme' });
+      // The context's owner stays under the key it had before tenants; its tenant, beside it, with its TTL.
+      expect(await probe.get(`${prefix}ctx:c1`)).toBe('alice');
+      expect(await probe.get(`${prefix}ctxn:c1`)).toBe('acme');
+      expect(await probe.pttl(`${prefix}ctxn:c1`)).toBeGreaterThan(0);
+      expect(await two.contextScope('c1')).toEqual({ owner: 'alice', tenant: 'acme' });
     } finally {
       await one.close();
       await two.close();
@@ -82,6 +87,8 @@ describe('redis registry: tenants', () => {
     try {
       await writeAsBeforeTenants(prefix, 'alice', 'old-1', 'old-ctx');
       expect(await one.scopeOf('old-1')).toEqual({ owner: 'alice', tenant: '' });
+      // Its context, an owner and no tenant key, is the default tenant's.
+      expect(await two.contextScope('old-ctx')).toEqual({ owner: 'alice', tenant: '' });
       expect((await one.list({}, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
       expect((await one.list({ tenant: 'acme' }, 'alice')).tasks).toEqual([]);
       expect((await one.latestInContext('old-ctx', 'alice'))?.task?.id).toBe('old-1');

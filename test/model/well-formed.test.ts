@@ -187,6 +187,16 @@ describe('isWellFormedSendMessageRequest', () => {
     expect(parseSendMessageRequest(withId('m'.repeat(1024))).message.messageId).toHaveLength(1024);
   });
 
+  it('rejects more referenced tasks than a turn refers to (each is looked up for its owner), naming the field', () => {
+    const referring = (count: number) => ({
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }], referenceTaskIds: Array.from({ length: count }, (_, i) => `t-${i}`) },
+    });
+    expect(() => parseSendMessageRequest(referring(65))).toThrow(
+      expect.objectContaining({ code: -32602, message: 'Invalid params: message.referenceTaskIds: at most 64 tasks' }),
+    );
+    expect(parseSendMessageRequest(referring(64)).message.referenceTaskIds).toHaveLength(64);
+  });
+
   it('leaves a push config to zod', () => {
     const request = { ...(REQUESTS[0] as object), configuration: { taskPushNotificationConfig: { url: 'https://hook.example/a' } } };
     expect(isWellFormedSendMessageRequest(request)).toBe(false);

@@ -6,6 +6,8 @@
  *       non-negative integer"} (ASCII digits, at most 20); 404 {"error":...} for an unknown task or
  *       context, or a task the pipeline journal has nothing of; else `{snapshot, events}` from the
  *       journal (fake-iac-code-journal.ts, as read in iac-code's source).
+ * A parameter given more than once is read at its LAST value, as iac-code's Starlette reads it
+ * (`request.query_params.get`), and an empty one counts as absent (its `... or None`).
  */
 import type { ServerResponse } from 'node:http';
 import type { Json } from './fake-iac-code-data.js';
@@ -22,6 +24,11 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
+/** Starlette's `query_params.get`: the last value of a repeated parameter, null when there is none. */
+function lastValue(query: URLSearchParams, name: string): string | null {
+  return query.getAll(name).at(-1) ?? null;
+}
+
 /** Answers the route and returns true, or returns false when `path` is not one of iac-code's own routes. */
 export function serveIacCodeRoute(
   path: string,
@@ -36,9 +43,9 @@ export function serveIacCodeRoute(
   }
   if (path !== '/iac-code/pipeline/state') return false;
   if (journal.failed(res)) return true;
-  const contextId = query.get('contextId') ?? '';
-  const taskId = query.get('taskId') ?? '';
-  const after = query.get('afterSequence');
+  const contextId = lastValue(query, 'contextId') ?? '';
+  const taskId = lastValue(query, 'taskId') ?? '';
+  const after = lastValue(query, 'afterSequence');
   if (!contextId && !taskId) return (json(res, 400, { error: 'contextId or taskId is required' }), true);
   if (after !== null && !/^[0-9]{1,20}$/.test(after)) return (json(res, 400, { error: 'afterSequence must be a non-negative integer' }), true);
   const task = taskId ? tasks.get(taskId) : [...tasks.values()].find((candidate) => candidate.contextId === contextId);

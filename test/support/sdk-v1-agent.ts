@@ -72,6 +72,8 @@ export interface RunningSdkV1Agent {
   extensionHeaders: SeenExtensionHeaders[];
   /** The tenant the SDK resolved for each turn it ran ('' for none), oldest first. */
   turnTenants: string[];
+  /** The ids of the tasks the SDK loaded for each turn's `referenceTaskIds` and handed to it, oldest first. */
+  referencedTasks: string[][];
   close(): Promise<void>;
 }
 
@@ -117,12 +119,14 @@ class ScriptedExecutor implements AgentExecutor {
   private readonly running = new Map<string, RunningTurn>();
 
   readonly turnTenants: string[] = [];
+  readonly referencedTasks: string[][] = [];
 
   constructor(private readonly options: Required<Pick<SdkV1AgentOptions, 'chunkDelayMs' | 'slowChunkDelayMs'>>) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = request;
     this.turnTenants.push(request.context?.tenant ?? '');
+    this.referencedTasks.push((request.referenceTasks ?? []).map((task) => task.id));
     const prompt = promptOf(userMessage);
     const turnNumber = (this.turnsByContext.get(contextId) ?? 0) + 1;
     this.turnsByContext.set(contextId, turnNumber);
@@ -278,6 +282,7 @@ export async function startSdkV1Agent(options: SdkV1AgentOptions = {}): Promise<
     httpRequests,
     extensionHeaders,
     turnTenants: executor.turnTenants,
+    referencedTasks: executor.referencedTasks,
     close() {
       closing ??= new Promise<void>((resolve) => {
         executor.stopAll();

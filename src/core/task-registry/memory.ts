@@ -44,11 +44,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   const byScope = new IdGroups();
   // Owner, then context, as before tenants (a context's tasks in one tenant are few to filter): no key string is built per context.
   const byContext = new Map<string, IdGroups>();
-  // Context owners are an LRU of their own, twice as many as tasks (at least 1,000: an entry is an id and
-  // a shared owner string), so a context's owner outlives its tasks (evicted, expired) while the agent
-  // may still hold its conversation.
+  // Context owners (and the tenant each context was opened under) are an LRU of their own, twice as many
+  // as tasks (at least 1,000: an entry is an id and a small scope object), so a context's owner outlives
+  // its tasks (evicted, expired) while the agent may still hold its conversation.
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
-  const contextOwners = new LRUCache<string, string>(
+  const contextOwners = new LRUCache<string, TaskScope>(
     withFields(countBound(Math.max(2 * options.maxTasks, 1_000)), contextTtl > 0 ? { ttl: contextTtl } : {}),
   );
   // A count, not a clock: "latest in a context" is exact within one millisecond, and a small integer is
@@ -89,9 +89,11 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     let contexts = byContext.get(owner);
     if (!contexts) byContext.set(owner, (contexts = new IdGroups()));
     contexts.add(task.contextId, task.id);
-    // The first owner keeps the context; each task it begins there renews the context's time.
+    // The first owner keeps the context, in the tenant it began there; each task it begins there, in that
+    // tenant, renews the context's time.
     const current = contextOwners.get(task.contextId);
-    if (current === undefined || current === owner) contextOwners.set(task.contextId, owner);
+    if (current === undefined) contextOwners.set(task.contextId, { owner, tenant: record.tenant });
+    else if (current.owner === owner && current.tenant === record.tenant) contextOwners.set(task.contextId, current);
   }
 
   function unindex(record: TaskRecord): void {
@@ -183,6 +185,10 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     },
 
     async contextOwner(contextId: string): Promise<string | undefined> {
+      return contextOwners.get(contextId)?.owner;
+    },
+
+    async contextScope(contextId: string): Promise<TaskScope | undefined> {
       return contextOwners.get(contextId);
     },
 

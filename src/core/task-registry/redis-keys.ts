@@ -23,6 +23,8 @@ export interface RegistryKeys {
   /** The owner's task in a context written last, whatever its tenant: a context is one conversation at the agent. */
   latest(owner: string, contextId: string): string;
   contextOwner(contextId: string): string;
+  /** The tenant the context was opened under, beside its owner; no key: the default tenant (and every context recorded before tenants). */
+  contextTenant(contextId: string): string;
 }
 
 export function registryKeys(prefix: string): RegistryKeys {
@@ -40,6 +42,7 @@ export function registryKeys(prefix: string): RegistryKeys {
     listed: (scope, { contextId, status }) => (contextId ? keys.context(scope, contextId) : status ? keys.status(scope, status) : keys.all(scope)),
     latest: (name, contextId) => `${owner(name)}l:${enc(contextId)}`,
     contextOwner: (contextId) => `${prefix}ctx:${enc(contextId)}`,
+    contextTenant: (contextId) => `${prefix}ctxn:${enc(contextId)}`,
   };
   return keys;
 }

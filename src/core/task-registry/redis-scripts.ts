@@ -13,7 +13,10 @@
  *   P o:O:l:C       string id of the owner's task in that context written last, whatever its tenant (latestInContext):
  *                         one per owner and context, as before tenants, since the agent may keep one conversation
  *                         per context id whatever the tenant (docs/core.md, Tenants); replicas of before write it too
- *   P ctx:C         string owner of the context (its first writer, whatever its tenant), kept for the context-owner TTL
+ *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
+ *   P ctxn:C        string the tenant the context was opened under (its first writer's), beside P ctx:C and with its
+ *                         TTL; none: the default tenant, as for a context recorded before tenants (replicas of before
+ *                         write P ctx:C alone, and renew it alone)
  * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an
  * index key can only expire when every task in it has; members of tasks that expired earlier are pruned
  * by PRUNE_SCRIPT before a list.
@@ -25,7 +28,7 @@
  * which also cleans up after an expired task whose id is written again). Conflicts return the
  * current state so the caller can fold again without another round trip.
  * KEYS: task, idx, exp, all, context ('' fragment: unused), status (those five of the task's scope), contextOwner,
- *       then any keys that expire with the task (push configs: they get its idle TTL on every write)
+ *       contextTenant, then any keys that expire with the task (push configs: they get its idle TTL on every write)
  * ARGV: expectedVersion, doc, owner, member, state, contextFragment ('' = none), ttlMs, taskId,
  *       scopeKeyPrefix ('P o:O:' or 'P o:O:t:T:'), contextOwnerTtlMs (0: never expires), tenant ('' = default),
  *       ownerKeyPrefix ('P o:O:': the context's latest-task pointer is the owner's, not the scope's)
@@ -58,7 +61,10 @@ redis.call('ZADD', KEYS[4], 0, ARGV[4])
 redis.call('ZADD', KEYS[6], 0, ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], 0, ARGV[4])
-  redis.call('SET', KEYS[7], ARGV[3], 'NX')
+  -- The first writer opens the context, in its tenant (no key for the default tenant, as a task has no field).
+  if redis.call('SET', KEYS[7], ARGV[3], 'NX') then
+    if ARGV[11] ~= '' then redis.call('SET', KEYS[8], ARGV[11]) else redis.call('DEL', KEYS[8]) end
+  end
   -- Scripts run one at a time, so the last one to write names the context's latest task.
   redis.call('SET', ARGV[12] .. 'l:' .. ARGV[6], ARGV[8])
 end
@@ -69,11 +75,13 @@ if ttl > 0 then
     redis.call('PEXPIRE', KEYS[5], ttl)
     redis.call('PEXPIRE', ARGV[12] .. 'l:' .. ARGV[6], ttl)
   end
-  for i = 8, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for i = 9, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
-if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) == ARGV[3] then
+if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) == ARGV[3] and (redis.call('GET', KEYS[8]) or '') == ARGV[11] then
   local contextTtl = tonumber(ARGV[10])
-  if contextTtl > 0 then redis.call('PEXPIRE', KEYS[7], contextTtl) else redis.call('PERSIST', KEYS[7]) end
+  for _, key in ipairs({KEYS[7], KEYS[8]}) do
+    if contextTtl > 0 then redis.call('PEXPIRE', key, contextTtl) else redis.call('PERSIST', key) end
+  end
 end
 return {1, version, now}
 `;

@@ -59,7 +59,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   const redis = options.redis ?? connectRedis(options.url ?? 'redis://127.0.0.1:6379', requestPathRedis(options.commandTimeoutMs ?? 0));
   // Counted, and logged at most every 30 s: a failing command surfaces in the call that needed it, without the cause.
   watchRedis(redis, { store: 'task-registry', logger: options.logger });
-  // The key count is passed per call: keys linked by expireWithTasks() follow the seven fixed ones.
+  // The key count is passed per call: keys linked by expireWithTasks() follow the eight fixed ones.
   const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
@@ -111,7 +111,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       if (!next) return undefined;
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
       const reply = (await writeScript(
-        7 + linkedPrefixes.length,
+        8 + linkedPrefixes.length,
         keys.task(taskId),
         `${scope}idx`,
         `${scope}exp`,
@@ -119,6 +119,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         keys.context(scope, next.contextId ?? ''),
         keys.status(scope, next.status.state),
         keys.contextOwner(next.contextId ?? ''),
+        keys.contextTenant(next.contextId ?? ''),
         ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
         JSON.stringify({ task: next, upstream }),
@@ -227,6 +228,11 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
     async contextOwner(contextId: string): Promise<string | undefined> {
       return (await refusals.read(redis.get(keys.contextOwner(contextId)))) ?? undefined;
+    },
+
+    async contextScope(contextId: string): Promise<TaskScope | undefined> {
+      const [owner, tenant] = await refusals.read(redis.mget(keys.contextOwner(contextId), keys.contextTenant(contextId)));
+      return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? '' };
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {

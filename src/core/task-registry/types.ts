@@ -72,6 +72,12 @@ export interface TaskStore {
    */
   contextOwner(contextId: string): Promise<string | undefined>;
   /**
+   * Owner and tenant of a known context, in the one read contextOwner costs: a context is its owner's in
+   * the tenant it was opened under (its first recorded task's), as a task is; one recorded without a
+   * tenant (before tenants were recorded) is the default tenant's.
+   */
+  contextScope(contextId: string): Promise<TaskScope | undefined>;
+  /**
    * ListTasks for one owner, in the tenant the request names (none: the default tenant, as a2a-js 1.x
    * lists; filters, order, keyset paging; see query.ts).
    */

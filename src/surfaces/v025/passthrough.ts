@@ -7,7 +7,7 @@ import { onBodyEnd } from '../../observability/body-end.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
-import { A2AError, type Task } from '../../model/index.js';
+import { A2AError, MAX_REFERENCED_TASKS, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
 import { rewriteV025Card } from '../../translate/index.js';
@@ -102,20 +102,46 @@ async function extendedCard(answer: Response, request: JsonRpcRequest, c: Contex
  * refuses it (task-not-found; a message into the context: -32602), before anything reaches the agent.
  * A task the registry does not know follows the core's rule too (task-scope.ts): the agent's while
  * every caller is anonymous, else not found; the facade's own relayed tasks are recorded then.
+ *
+ * Every id the call names is checked, not the first found: the agent reads the field its method uses
+ * (`message.taskId` for a message, `id` or `taskId` for the others), so a call that names its own task in
+ * one field and another caller's in the next would reach the other's. A message's `referenceTaskIds` too:
+ * an a2a-js agent loads each referenced task and hands it to the turn (namedTaskIds).
  */
 async function refuseForeign(params: unknown, principal: string, deps: V025FacadeDeps): Promise<void> {
   if (!isRecord(params)) return;
   const { registry } = deps;
   const message = isRecord(params.message) ? params.message : undefined;
-  const taskId = [params.id, params.taskId, message?.taskId].find((value): value is string => typeof value === 'string');
-  if (taskId !== undefined && !ownerAdmits(await registry.ownerOf(taskId), { principal }, deps.options.unknownTasks)) {
-    throw A2AError.taskNotFound(taskId);
-  }
+  const taskIds = namedTaskIds(params, message);
+  // Asked together (a message may refer to many tasks); the first foreign one in the call's order is the answer.
+  const owners = await Promise.all(taskIds.map((taskId) => registry.ownerOf(taskId)));
+  const foreign = taskIds.find((_, index) => !ownerAdmits(owners[index], { principal }, deps.options.unknownTasks));
+  if (foreign !== undefined) throw A2AError.taskNotFound(foreign);
   // 'agent': a context the registry does not know cannot be told from a new one the caller chose.
   const contextId = message?.contextId;
   if (typeof contextId === 'string' && !ownerAdmits(await registry.contextOwner(contextId), { principal }, 'agent')) {
     throw foreignContextError(contextId);
   }
+}
+
+/**
+ * Every task id a relayed call names, each once: `id`, `taskId`, the message's `taskId` and its
+ * `referenceTaskIds`. Absent or null names none; any other value that is not a string is refused here,
+ * since an agent may well read it as the id it spells (a one-element array, in JavaScript).
+ */
+function namedTaskIds(params: Record<string, unknown>, message: Record<string, unknown> | undefined): string[] {
+  const references = message?.referenceTaskIds;
+  if (Array.isArray(references) && references.length > MAX_REFERENCED_TASKS) {
+    throw A2AError.invalidParams(`Invalid params: message.referenceTaskIds: at most ${MAX_REFERENCED_TASKS} tasks`);
+  }
+  const named = [params.id, params.taskId, message?.taskId, ...(Array.isArray(references) ? (references as unknown[]) : [references])];
+  const ids = new Set<string>();
+  for (const value of named) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw A2AError.invalidParams('A task id must be a string');
+    ids.add(value);
+  }
+  return [...ids];
 }
 
 /**

@@ -25,22 +25,63 @@ const json = (body: unknown, status: number): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 
 /**
- * GET one of the agent's own routes on the upstream, query string and all, with the gateway's
- * upstream credentials (never the caller's): the agent's JSON answer and status come back as they
- * are. A non-JSON answer (an agent without these routes) is the gateway's 404 or 502, a transport
+ * The query parameters each route takes, as iac-code reads them (its `app.py`: `contextId`, `taskId`,
+ * `afterSequence`; newer servers also `includeSnapshot` and `lean`). Only these go to the agent, one value
+ * each, rebuilt from what the gateway read: never the caller's query string as it came.
+ */
+const ROUTE_PARAMS: Record<(typeof AGENT_OWN_ROUTES)[number], readonly string[]> = {
+  '/iac-code/readiness': [],
+  '/iac-code/pipeline/state': ['contextId', 'taskId', 'afterSequence', 'includeSnapshot', 'lean'],
+};
+
+/** The parameters that name a task or a context: checked against the caller before anything is forwarded. */
+const REFERENCES = ['taskId', 'contextId'] as const;
+
+/** A reference given twice or empty: the gateway would check one value and iac-code (Starlette: the last wins) read another. */
+const AMBIGUOUS = 'taskId and contextId may each be given once, and not empty';
+
+/**
+ * The query the agent gets, or undefined when a task or context reference is ambiguous. Of the other
+ * parameters the last value goes on, the one iac-code would read.
+ */
+function forwardedQuery(
+  query: URLSearchParams,
+  names: readonly string[],
+): { search: string; ref: { taskId?: string; contextId?: string } } | undefined {
+  const ref: { taskId?: string; contextId?: string } = {};
+  for (const name of REFERENCES) {
+    const values = query.getAll(name);
+    if (values.length > 1 || values[0] === '') return undefined;
+    if (values[0] !== undefined) ref[name] = values[0];
+  }
+  const out = new URLSearchParams();
+  for (const name of names) {
+    const value = query.getAll(name).at(-1);
+    if (value !== undefined) out.set(name, value);
+  }
+  const text = out.toString();
+  return { search: text ? `?${text}` : '', ref };
+}
+
+/**
+ * GET one of the agent's own routes on the upstream, with the route's own parameters (`ROUTE_PARAMS`) and
+ * the gateway's upstream credentials (never the caller's): the agent's JSON answer and status come back as
+ * they are. A non-JSON answer (an agent without these routes) is the gateway's 404 or 502, a transport
  * failure a 502; nothing of the upstream's address or error text reaches the caller.
  */
-function agentRouteHandler(upstream: AgentRoutesUpstream, scope?: ReferenceScope): Handler<GatewayEnv> {
+function agentRouteHandler(upstream: AgentRoutesUpstream, path: (typeof AGENT_OWN_ROUTES)[number], scope?: ReferenceScope): Handler<GatewayEnv> {
   const base = upstream.url.replace(/\/+$/, '');
   return async (c) => {
     noteLog(c, { surface: 'rest', method: 'agent-route' });
-    const url = new URL(c.req.url);
+    const forwarded = forwardedQuery(new URL(c.req.url).searchParams, ROUTE_PARAMS[path]);
+    // Refused before the scope is asked: the answer depends on the query's shape alone, never on whose ids they are.
+    if (!forwarded) return json({ error: AMBIGUOUS }, 400);
     // The agent scopes nothing to the caller (it sees the gateway's one credential): another caller's
     // task or context is not found here, as on every A2A method.
-    const ref = { taskId: url.searchParams.get('taskId') || undefined, contextId: url.searchParams.get('contextId') || undefined };
+    const { ref, search } = forwarded;
     if (scope && (ref.taskId || ref.contextId) && !(await scope(ref, c.get('principal') ?? ''))) return json({ error: 'Not Found' }, 404);
     try {
-      const answer = await getJson(`${base}${url.pathname}${url.search}`, {
+      const answer = await getJson(`${base}${path}${search}`, {
         dispatcher: upstream.dispatcher,
         headers: upstream.headers,
         timeoutMs: upstream.timeoutMs,
@@ -56,7 +97,7 @@ function agentRouteHandler(upstream: AgentRoutesUpstream, scope?: ReferenceScope
 
 /**
  * Serves the agent's own routes through the gateway, behind `auth` like every 1.0 route; a `taskId` or
- * `contextId` in the query must be the caller's by `scope` (the task scope's rule).
+ * `contextId` in the query must be given once, not empty, and be the caller's by `scope` (the task scope's rule).
  */
 export function mountAgentRoutes(
   app: Hono<GatewayEnv>,
@@ -64,6 +105,5 @@ export function mountAgentRoutes(
   auth: MiddlewareHandler<GatewayEnv>,
   scope?: ReferenceScope,
 ): void {
-  const handler = agentRouteHandler(upstream, scope);
-  for (const path of AGENT_OWN_ROUTES) app.get(path, auth, handler);
+  for (const path of AGENT_OWN_ROUTES) app.get(path, auth, agentRouteHandler(upstream, path, scope));
 }

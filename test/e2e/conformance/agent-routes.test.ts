@@ -122,6 +122,51 @@ describe('through the gateway to iac-code (a fake faithful to its captures), bot
     });
     expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${bobs.id}`, OTHER)).body).toMatchObject({ snapshot: { taskId: bobs.id } });
   });
+
+  // iac-code (Starlette) reads the last of a repeated parameter, and an empty one as none; the fake does so too.
+  it('a taskId or contextId given twice, or empty, is refused before anything is asked, whoever owns it', async () => {
+    const alices = await sendAs(AUTH);
+    const bobs = await sendAs(OTHER);
+    const asked = () => fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').length;
+    const before = asked();
+    for (const query of [
+      `taskId=&taskId=${alices.id}`,
+      `taskId=${bobs.id}&taskId=${alices.id}`,
+      `taskId=${bobs.id}&task%49d=${alices.id}`,
+      `contextId=&contextId=${alices.contextId}`,
+      `contextId=${bobs.contextId}&contextId=${alices.contextId}`,
+      `taskId=${bobs.id}&contextId=&contextId=${alices.contextId}`,
+      'taskId=',
+      `taskId=${bobs.id}&contextId=`,
+    ]) {
+      const answer = await getJson(`${gateway.url}/iac-code/pipeline/state?${query}`, OTHER);
+      expect(answer, query).toMatchObject({ status: 400, body: { error: 'taskId and contextId may each be given once, and not empty' } });
+      expect(JSON.stringify(answer.body)).not.toContain(alices.id);
+    }
+    // The owner is answered the same: the refusal tells nothing of whose ids they are.
+    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?taskId=${alices.id}&taskId=${alices.id}`, AUTH)).status).toBe(400);
+    expect(asked()).toBe(before);
+  });
+
+  it("only the route's own parameters reach the agent, one value each, as the gateway read them", async () => {
+    const own = await sendAs(AUTH);
+    const query = `taskId=${own.id}&afterSequence=5&afterSequence=0&includeSnapshot=false&lean=1&x-upstream=1&taskid=${own.id}`;
+    expect((await getJson(`${gateway.url}/iac-code/pipeline/state?${query}`, AUTH)).status).toBe(200);
+    const seen = fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').at(-1);
+    expect([...(seen?.query.entries() ?? [])]).toEqual([
+      ['taskId', own.id],
+      ['afterSequence', '0'],
+      ['includeSnapshot', 'false'],
+      ['lean', '1'],
+    ]);
+    await getJson(`${gateway.url}/iac-code/readiness?taskId=${own.id}&probe=1`, AUTH);
+    expect([
+      ...(fake.requests
+        .filter((request) => request.path === '/iac-code/readiness')
+        .at(-1)
+        ?.query.keys() ?? []),
+    ]).toEqual([]);
+  });
 });
 
 describe.each([

@@ -96,6 +96,12 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
     // A follow-up naming the task under another tenant reaches no task either.
     const followUp = inTenant('other', sendRequest('and again', { taskId: acme.id, contextId: acme.contextId }));
     expect(await reasonOf(client.sendMessage(followUp))).toBe('TASK_NOT_FOUND');
+    // Nor does a message naming its (finished, so not busy) context alone: the conversation is the tenant's,
+    // refused as another caller's context is (-32602), not continued.
+    for (const tenant of ['other', '']) {
+      const intoContext = inTenant(tenant, sendRequest('continue acme', { contextId: acme.contextId }));
+      expect(await reasonOf(client.sendMessage(intoContext))).toBe('INVALID_PARAMS');
+    }
     // Push configs of the task: created under its tenant, not found under another.
     const hook = { taskId: acme.id, id: 'h1', url: `${receiver.url}/h1`, token: '', authentication: undefined };
     expect((await client.createTaskPushNotificationConfig({ ...hook, tenant: ACME })).id).toBe('h1');
