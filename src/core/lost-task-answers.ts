@@ -11,6 +11,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import { countsPerKey } from './counts-per-key.js';
 import { canceledLostTask, createLostTasks, isTaskNotFound, LOST_POLL_MS, lostTask } from './lost-tasks.js';
+import { unlessReopened } from './task-registry/fold.js';
 import type { TaskMeta, TaskStore } from './task-registry/types.js';
 import type { TaskWriter } from './task-writer.js';
 import { tenantField, tenantOf } from './tenants.js';
@@ -26,7 +27,7 @@ export interface LostTaskAnswersDeps {
   /** A stream of the agent passed through and recorded (recording.ts). */
   recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse>;
   /** Records a Task the agent answered for a task it knows (recording.ts). */
-  recordAnswer(task: Task, ctx: CallContext, tenant: string, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<void>;
+  recordAnswer(task: Task, ctx: CallContext, tenant: string, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<unknown>;
   /** How long the agent must keep not knowing a recorded task before it is recorded failed (`tasks.lost-after-ms`). */
   lostAfterMs?: number;
 }
@@ -97,6 +98,7 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
    * is never told a task is canceled that the agent may still run.
    */
   async function cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
+    if (await finishedInRecord(request, ctx)) throw A2AError.taskNotCancelable(request.id);
     let waiting = false;
     try {
       for (;;) {
@@ -121,6 +123,19 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
     } finally {
       if (waiting) canceling.remove(request.id);
     }
+  }
+
+  /**
+   * Whether the record holds the task finished while the agent says it runs: the record stands, as GetTask
+   * answers it (recording.ts, `unlessReopened`), so the task is not cancelable and the agent is not asked to
+   * cancel it (a2a-js 0.2.5 would, and the completed record would be rewritten canceled). The agent is asked
+   * for its state only about a task recorded finished; one that agrees, or cannot say, answers the cancel itself.
+   */
+  async function finishedInRecord(request: CancelTaskRequest, ctx: CallContext): Promise<boolean> {
+    const kept = await registry.get(request.id, ctx.principal);
+    if (!kept || !isTerminalState(kept.status.state)) return false;
+    const agent = await askAgent(request.id, tenantOf(request), ctx).catch(() => undefined);
+    return agent !== undefined && unlessReopened(kept, agent) === undefined;
   }
 
   /**

@@ -16,6 +16,7 @@ import { tapIterable } from './iterables.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
+import { unlessReopened } from './task-registry/fold.js';
 import { overlay } from './overlay.js';
 import type { Redaction } from './redact.js';
 import type { TaskMeta, TaskScope, TaskStore } from './task-registry/types.js';
@@ -52,7 +53,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
   const staleTasks = createStaleTasks((taskId) => openStreams.has(taskId));
 
   /**
-   * Record a Task answer (SendMessage, GetTask, CancelTask). A task the registry does not know is
+   * Record a Task answer (SendMessage, GetTask, CancelTask), and say which Task stands: the answer, or the
+   * record when it holds the task finished and the answer has it running (`unlessReopened`, the rule every
+   * registry write follows: such an answer is not written either). A task the registry does not know is
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
    */
@@ -62,12 +65,13 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     tenant: string,
     options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
     known?: { scope: TaskScope | undefined },
-  ): Promise<void> {
-    if (openStreams.has(task.id)) return;
+  ): Promise<Task> {
     const scope = known ? known.scope : await registry.scopeOf(task.id);
-    if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return;
+    if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return task;
     const stored = scope === undefined ? undefined : await registry.get(task.id, ctx.principal);
-    await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx, tenant), task.id);
+    if (stored && !unlessReopened(stored, task)) return stored;
+    if (!openStreams.has(task.id)) await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx, tenant), task.id);
+    return task;
   }
 
   /**
@@ -132,8 +136,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return withHistoryLength(await lost.keptWhenLost(error, request, ctx), request.historyLength);
     }
     lost.found(task.id);
-    await recordAnswer(task, ctx, tenantOf(request), { historyTrimmed: request.historyLength !== undefined, claimNew: false });
-    return task;
+    // A task the record holds finished is answered so, though the agent says it runs: the gateway's own reading
+    // of the turn finished it (a 0.2.5 answer given as a Message, task-stream.ts), or the agent lost it and came back.
+    const standing = await recordAnswer(task, ctx, tenantOf(request), { historyTrimmed: request.historyLength !== undefined, claimNew: false });
+    return standing === task ? task : withHistoryLength(standing, request.historyLength);
   }
 
   return overlay(inner, {

@@ -10,6 +10,7 @@ import {
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import { overlay } from './overlay.js';
+import { unlessReopened } from './task-registry/fold.js';
 import type { TaskStore } from './task-registry/types.js';
 import { tenantField, tenantOf } from './tenants.js';
 
@@ -65,17 +66,28 @@ export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot
  * above decide. Sits below the recording decorator, so the snapshot put first is recorded like any event.
  */
 export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>): AgentPort {
-  async function currentTask(request: SubscribeToTaskRequest, ctx: CallContext): Promise<Task | undefined> {
+  /**
+   * The task as the agent says it is now, or as recorded when the agent cannot say. When the record holds it
+   * finished and the agent has it running, the record stands (`overruled`), as GetTask answers it (recording.ts,
+   * `unlessReopened`): the gateway's own reading of the turn finished it (a 0.2.5 answer given as a Message,
+   * task-stream.ts), or the agent lost the task and came back.
+   */
+  async function currentTask(request: SubscribeToTaskRequest, ctx: CallContext): Promise<{ current: Task | undefined; overruled: boolean }> {
     const known = await registry.get(request.id, ctx.principal);
+    let agent: Task;
     try {
-      return await inner.getTask({ id: request.id, historyLength: 0, ...tenantField(tenantOf(request)) }, ctx);
+      agent = await inner.getTask({ id: request.id, historyLength: 0, ...tenantField(tenantOf(request)) }, ctx);
     } catch {
-      return known;
+      return { current: known, overruled: false };
     }
+    const overruled = known !== undefined && unlessReopened(known, agent) === undefined;
+    return { current: overruled ? known : agent, overruled };
   }
 
   async function* subscribeToTask(request: SubscribeToTaskRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
-    const current = await currentTask(request, ctx);
+    const { current, overruled } = await currentTask(request, ctx);
+    // Finished as recorded: the agent, which has the task running and would hold a subscription open, is not asked.
+    if (overruled) throw terminalError(request.id);
     const state = current?.status.state;
     if (current && endsAtSnapshot(state)) {
       // Whole, as a subscription's first Task is: the state was read without the history.

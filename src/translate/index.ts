@@ -6,5 +6,6 @@
  */
 export { defined, joinText, systemClock, type Clock } from './common.js';
 export { toRfc3339Utc } from './timestamps.js';
+export { answeredTask } from './task-stream.js';
 export * from './v025/index.js';
 export * from './v03/index.js';

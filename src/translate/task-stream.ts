@@ -1,4 +1,12 @@
-import { withFields, type Message, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../model/index.js';
+import {
+  withFields,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskStatus,
+  type TaskStatusUpdateEvent,
+} from '../model/index.js';
 
 /**
  * A 1.0 stream is one Message, or one Task and its updates. Older agents' streams keep to that less
@@ -10,6 +18,11 @@ export interface StreamTask {
   contextId: string;
 }
 
+/** The status a Message of its task stands for: the task COMPLETED, with the message (ids its task's) as the answer. */
+function answeredStatus(task: StreamTask, message: Message): TaskStatus {
+  return { state: 'TASK_STATE_COMPLETED', message: withFields(message, { taskId: task.taskId, contextId: task.contextId }) };
+}
+
 /**
  * A Message an older agent sends in its task's stream. a2a-js 0.2.5 ends every stream at a Message, so that
  * Message is the agent's answer to the turn and nothing follows it. As 1.0 carries such an answer: the task
@@ -17,8 +30,20 @@ export interface StreamTask {
  * records and at the agent, and the conversation refused every later turn as one still in progress.
  */
 export function answerOfTask(task: StreamTask, message: Message): StreamResponse {
-  const answer = withFields(message, { taskId: task.taskId, contextId: task.contextId });
-  return { statusUpdate: { taskId: task.taskId, contextId: task.contextId, status: { state: 'TASK_STATE_COMPLETED', message: answer } } };
+  return { statusUpdate: { taskId: task.taskId, contextId: task.contextId, status: answeredStatus(task, message) } };
+}
+
+/**
+ * The same answer to a blocking call: a2a-js 0.2.5 answers `message/send` with the Message alone, which names
+ * its task (`taskId`). `task` (the agent's Task as it stands, or one with its ids only) becomes what the stream's
+ * events make of it, folded as the SDKs' task managers fold a status update (the previous status message moves
+ * into the history): COMPLETED, with the message. Relayed as a Message, its task was never recorded, and stayed
+ * working for GetTask while the same turn streamed said COMPLETED.
+ */
+export function answeredTask(task: Task, message: Message): Task {
+  const status = answeredStatus({ taskId: task.id, contextId: task.contextId ?? message.contextId ?? '' }, message);
+  const previous = task.status.message;
+  return withFields(task, { status, ...(previous ? { history: [...(task.history ?? []), previous] } : {}) });
 }
 
 /**

@@ -9,14 +9,16 @@ import {
   A2AError,
   ErrorCode,
   type AgentCard,
+  type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
+  type SendMessageRequest,
   type SendMessageResponse,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
 } from '../model/index.js';
 import { V025AgentCard, V025Task, parseV025Response } from '../protocol/v025/index.js';
-import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
+import { answeredTask, cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
 import { getJson } from './card-fetch.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpcResults } from './jsonrpc-client.js';
 import { fromTransportError } from './upstream-errors.js';
@@ -122,20 +124,37 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     throw new A2AError(ErrorCode.ExtendedAgentCardNotConfigured, 'The upstream agent does not serve an extended agent card');
   }
 
+  const getTask = async (req: GetTaskRequest, ctx: CallContext): Promise<Task> =>
+    withHistoryLength((await call('GetTask', withFields(req, { historyLength: historyToAsk(req.historyLength) }), ctx)) as Task, req.historyLength);
+
+  /**
+   * `message/send`. A Message that names its task is the agent's answer to the turn (a2a-js 0.2.5 answers so when
+   * its executor publishes a Task, then a Message of it): it becomes the task COMPLETED with the message, as the
+   * same turn streamed does (answeredTask, task-stream.ts), over the agent's Task as it stands (its history and
+   * artifacts), or over the task's ids alone when the agent cannot say. So the gateway records the task finished,
+   * and answers what a 1.0 agent would: the Task, not a Message about a task nobody could see end.
+   */
+  async function sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    const response = (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse;
+    if (!('message' in response) || !response.message.taskId) return response;
+    const { taskId, contextId } = response.message;
+    const ids: Task = { id: taskId, ...(contextId ? { contextId } : {}), status: { state: 'TASK_STATE_WORKING' } };
+    const current = await getTask({ id: taskId }, ctx).catch(() => ids);
+    return { task: answeredTask(current, response.message) };
+  }
+
   return {
     dialect,
     endpoint: () => cards.current()?.endpoint,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
     close: () => transport.close(),
 
-    sendMessage: async (req, ctx) =>
-      historyAsAsked((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse, req.configuration?.historyLength),
+    sendMessage: async (req, ctx) => historyAsAsked(await sendMessage(req, ctx), req.configuration?.historyLength),
     async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
       const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
       yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
     },
-    getTask: async (req, ctx) =>
-      withHistoryLength((await call('GetTask', withFields(req, { historyLength: historyToAsk(req.historyLength) }), ctx)) as Task, req.historyLength),
+    getTask,
     async listTasks() {
       // The gateway's registry answers ListTasks; nothing upstream could.
       throw A2AError.unsupportedOperation('ListTasks is not available on an A2A 0.2.5 agent');
