@@ -42,11 +42,11 @@ export const firstEventTimeout = (ms: number): A2AError =>
 /**
  * Opens a stream and waits for whichever comes first: its first event, its end, an error (thrown:
  * the caller can still answer a plain error), or the upstream's acceptance (`onAccepted`, handed to
- * `open`; with `acceptGraceMs`, an event that follows the acceptance within the grace still counts
- * as first). The first event is bounded by `firstEventTimeoutMs` from the call on: before acceptance
- * the timeout is thrown here; after it, `rest` fails with it, and the upstream call is aborted once
- * that failure has been delivered (aborting at once would look like the client leaving, and end the
- * caller's stream without the error).
+ * `open`; with `acceptGraceMs`, an event or an error that follows the acceptance within the grace
+ * still counts as first). The first event is bounded by `firstEventTimeoutMs` from the call on:
+ * before acceptance the timeout is thrown here; after it, `rest` fails with it, and the upstream call
+ * is aborted once that failure has been delivered (aborting at once would look like the client
+ * leaving, and end the caller's stream without the error).
  */
 export async function startStream<T>(open: (onAccepted: () => void) => AsyncIterable<T>, options: StreamStartOptions): Promise<StreamStart<T>> {
   let accept!: () => void;
@@ -77,12 +77,15 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
   let winner: Outcome | 'accepted' = await Promise.race([outcome, accepted]);
   const grace = options.acceptGraceMs ?? 0;
   if (winner === 'accepted' && grace > 0) {
-    // Only an event is worth the wait: an end or a failure after acceptance goes into the opened stream.
+    // An event, or a failure: an agent that opens its stream and refuses in its first event (a2a-js 0.2.5
+    // servers answer an unknown task so) has accepted nothing, and its refusal is a plain error answer,
+    // typed on every binding, as a 1.0 server that reads its first event before its headers answers it.
+    // An end right after acceptance still opens the stream (it ends there, in the edge's own terms).
     let graceTimer: NodeJS.Timeout | undefined;
     const quiet = new Promise<'quiet'>((resolve) => (graceTimer = setTimeout(() => resolve('quiet'), grace)));
     const soon = await Promise.race([outcome, quiet]);
     clearTimeout(graceTimer);
-    if (soon !== 'quiet' && 'result' in soon && !soon.result.done) winner = soon;
+    if (soon !== 'quiet' && ('error' in soon || !soon.result.done)) winner = soon;
   }
   if (winner !== 'accepted' && 'error' in winner) {
     stopTimer();

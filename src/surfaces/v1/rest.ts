@@ -9,6 +9,7 @@ import type { V1Method } from '../shared/operations.js';
 import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { restMethodNotAllowed, restRouteNotFound } from './rest-status.js';
+import { restStatusTimestampAfter } from './rest-timestamp.js';
 import { checkV1Version } from './version.js';
 
 export { isRestPath } from './rest-status.js';
@@ -53,9 +54,10 @@ function fromQuery(query: URLSearchParams, types: Record<string, QueryType>): Re
       throw A2AError.invalidParams(`Invalid params: ${name}: ${description}`, [{ field: name, description }]);
     }
   }
-  if (typeof params.statusTimestampAfter === 'string' && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
-    const description = 'must be an ISO 8601 timestamp';
-    throw A2AError.invalidParams(`Invalid params: statusTimestampAfter: ${description}`, [{ field: 'statusTimestampAfter', description }]);
+  if (typeof params.statusTimestampAfter === 'string') {
+    const after = restStatusTimestampAfter(params.statusTimestampAfter);
+    if (after === undefined) delete params.statusTimestampAfter;
+    else params.statusTimestampAfter = after;
   }
   return params;
 }

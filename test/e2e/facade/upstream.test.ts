@@ -156,6 +156,15 @@ describe('facade → fake iac-code', () => {
     expectNoLeak(answer.text);
   });
 
+  it('an upstream stream that opens with an error: the same one frame, unnamed, as for an error before the stream', async () => {
+    const answer = await rpc(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: 'z [fault:error-event after=0]' }) });
+    expect(answer.contentType).toMatch(/^text\/event-stream/);
+    expect(answer.body).toMatchObject({ id: 'request-1', error: { code: -32603, message: expect.stringMatching(/^RuntimeError/) } });
+    // No `event: error` a client listening to default events would miss, no `: accepted` before it.
+    expect(answer.text).toBe(`data: ${JSON.stringify(answer.body)}\n\n`);
+    expectNoLeak(answer.text);
+  });
+
   it('a client that hangs up aborts the upstream call and frees the context', async () => {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
       message: userMessage({ text: 'w [fault:hang-mid-stream after=3]' }),

@@ -145,6 +145,25 @@ describe('startStream', () => {
     expect(quiet.began).toBe('accepted');
   });
 
+  it('with a grace, a failure right after the acceptance is thrown (a plain error answer) and the call aborted', async () => {
+    // a2a-js 0.2.5 servers refuse a stream (an unknown task) by opening it with the error as its first event.
+    let aborted = 0;
+    const refusing = (onAccepted: () => void) =>
+      // eslint-disable-next-line require-yield
+      (async function* (): AsyncGenerator<StreamResponse> {
+        onAccepted();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error('Task not found');
+      })();
+    const options = { firstEventTimeoutMs: 1_000, abort: () => aborted++, acceptGraceMs: 200 };
+    await expect(startStream(refusing, options)).rejects.toThrow('Task not found');
+    expect(aborted).toBe(1);
+    // Past the grace, the stream is open and the failure is its own.
+    const late = await startStream(refusing, { ...options, acceptGraceMs: 1 });
+    expect(late.began).toBe('accepted');
+    await expect(collect(late.rest)).rejects.toThrow('Task not found');
+  });
+
   it('a client leaving a quiet stream clears its first-event timer', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
     const before = timers();

@@ -72,6 +72,21 @@ describe.each([
     );
   });
 
+  it('GET /tasks?statusTimestampAfter= passes RFC 3339 on as it came and writes a printed JavaScript Date as RFC 3339', async () => {
+    const precise = '2026-12-05T04:00:40.123456+05:30';
+    await call('GET', `${prefix}/tasks?statusTimestampAfter=${encodeURIComponent(precise)}`);
+    expect(port.last().request).toEqual(withTenant({ statusTimestampAfter: precise }));
+    // What the official a2a-js 1.x client's REST transport sends for a Date (String(date)), in any zone.
+    for (const printed of ['Sat Dec 05 2026 04:00:40 GMT+0000 (Coordinated Universal Time)', 'Sat Dec 05 2026 12:00:40 GMT+0800 (中国标准时间)']) {
+      await call('GET', `${prefix}/tasks?statusTimestampAfter=${encodeURIComponent(printed)}`);
+      expect(port.last().request).toEqual(withTenant({ statusTimestampAfter: '2026-12-05T04:00:40.000Z' }));
+    }
+    await call('GET', `${prefix}/tasks?statusTimestampAfter=${encodeURIComponent('Sat, 05 Dec 2026 04:00:40 GMT')}`);
+    expect(port.last().request).toEqual(withTenant({ statusTimestampAfter: '2026-12-05T04:00:40.000Z' }));
+    await call('GET', `${prefix}/tasks?statusTimestampAfter=`);
+    expect(port.last().request).toEqual(withTenant({}));
+  });
+
   it('POST /tasks/{id}:cancel, with and without a body', async () => {
     const result = await call('POST', `${prefix}/tasks/task-2:cancel`, { metadata: { why: 'x' } });
     expect(result.body.status.state).toBe('TASK_STATE_CANCELED');
@@ -130,6 +145,14 @@ describe('REST errors', () => {
     ['includeArtifacts=yes', '/tasks?includeArtifacts=yes', 'includeArtifacts'],
     ['status=working', '/tasks?status=working', 'status'],
     ['statusTimestampAfter=soon', '/tasks?statusTimestampAfter=soon', 'statusTimestampAfter'],
+    // Date.parse reads these (as 2001-01-01, 2020-01-01 and 2026-03-03): read so, the filter would list the wrong tasks.
+    ['statusTimestampAfter=1', '/tasks?statusTimestampAfter=1', 'statusTimestampAfter'],
+    ['statusTimestampAfter=hello 2020', '/tasks?statusTimestampAfter=hello%202020', 'statusTimestampAfter'],
+    [
+      'statusTimestampAfter=Tue Feb 31 …',
+      `/tasks?statusTimestampAfter=${encodeURIComponent('Tue Feb 31 2026 04:00:40 GMT+0000')}`,
+      'statusTimestampAfter',
+    ],
     ['a bad id', '/tasks/a%20b', 'id'],
   ])('%s → 400 naming the field', async (_name, path, field) => {
     const result = await call('GET', path);
