@@ -15,7 +15,7 @@ import type { TurnLimits } from './core/turn-limits.js';
 import { createTurnSlotsFor } from './core/turn-slots-factory.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { notePipelineMode } from './upstream/iac-code/run-mode.js';
-import { createGatewayApp, loadFacadeProfile } from './gateway-app.js';
+import { createGatewayApp } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
 import { listenHttp } from './http-listen.js';
 import { loadMappingProfile } from './mappings/index.js';
@@ -29,18 +29,16 @@ import { assertRedisTakesCredentials } from './redis-credentials-check.js';
 import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { facadeKeyWarning } from './facade-key-warning.js';
-import { loadKeyRing } from './signing/keys.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
 import type { VerificationResult } from './signing/verify-card.js';
 import { agentRoutesUpstream, grpcSurfaceOptions, unknownTasksFor } from './surface-options.js';
 import { prepareCallerAuth } from './surfaces/shared/auth.js';
-import { checkJwtKeyFile } from './surfaces/shared/jwt-keys.js';
 import { outlivingCallsEnded } from './surfaces/shared/outliving-calls.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { settlesWithin } from './settles-within.js';
-import { loadTlsFiles, tlsEnabled } from './tls.js';
+import { loadStartFiles } from './start-checks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
 import { createArtifactReader } from './upstream/iac-code/artifacts.js';
@@ -53,7 +51,6 @@ import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-la
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { relaysAsIs } from './surfaces/v025/passthrough.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
-import { upstreamTlsFiles } from './upstream/upstream-tls.js';
 
 /**
  * With `upstream.artifact-dir`, the content of iac-code's artifacts is read from the shared folder
@@ -140,22 +137,20 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => logger.warn({ err }, 'cleanup failed'));
   };
   try {
-    const profile = config.bailian.enabled ? loadFacadeProfile(config) : undefined;
-    // Keys are checked before anything starts: a bad one is a configuration error.
-    const signer = createCardSigner(await loadKeyRing(config.signing.keys), {
+    // Files and keys are checked before anything starts, as check-config checks them: a bad one is a configuration error.
+    const { profile, signingKeys, upstreamTls, tls } = await loadStartFiles(config);
+    const signer = createCardSigner(signingKeys, {
       ...(config['public-url'] ? { jwksUrl: `${config['public-url'].replace(/\/+$/, '')}${JWKS_PATH}` } : {}),
     });
     const verification = config.upstream['card-verification'];
-    const keyServerCa = upstreamTlsFiles(config.upstream.tls).ca;
+    const keyServerCa = upstreamTls.ca;
     const upstreamKeys = verification ? createKeySource(verification, keyServerCa ? { fetch: { ca: keyServerCa } } : {}) : undefined;
-    await checkJwtKeyFile(config.auth.jwt);
     await prepareCallerAuth(config.auth, logger);
     const facadeWarning = facadeKeyWarning(config);
     if (facadeWarning) logger.warn(facadeWarning);
     await assertPortsAvailable(config);
     await assertRedisTakesCredentials(config);
     await assertRedisKeysFitCluster(config);
-    const tls = tlsEnabled(config.tls) ? await loadTlsFiles(config.tls) : undefined;
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {
       // The demo stores its `template:` files as iac-code stores artifacts, in a folder the gateway reads.

@@ -93,6 +93,8 @@ export function createLogger(
       sync: true,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname',
+      // An entry's fields on its own line, as the JSON format has them (an error's stack still spans lines).
+      singleLine: true,
       ...(destination ? { destination } : {}),
     });
     return pino(options, stream);

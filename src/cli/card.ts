@@ -11,6 +11,7 @@ const USAGE = `Usage: a2a-bridge card URL [options]
 
 Prints the agent card of the agent at URL as it is served: the 1.0 card (${AGENT_CARD_JSON_PATH}, asked
 for with A2A-Version: 1.0) or, with --protocol 0.2.5 or when there is none, the 0.2.5 card (${AGENT_JSON_PATH}).
+A 1.0 card that refuses the credentials (HTTP 401/403) is not "none": pass them, or --protocol 0.2.5.
 The first line on stderr names the protocol and where the card was found.
 
 Options:
@@ -51,7 +52,9 @@ export async function run(argv: string[]): Promise<number> {
     tries.push({ path: AGENT_CARD_JSON_PATH, headers: config.protocol === '0.3' ? {} : { 'a2a-version': '1.0' }, foundAt: 'agent-card.json' });
   if (config.protocol === 'auto' || config.protocol === '0.2.5') tries.push({ path: AGENT_JSON_PATH, headers: {}, foundAt: 'agent.json' });
   const misses: string[] = [];
-  // Another path may still serve a card (auto tries both), so a refusal decides only when none does.
+  // A card that asks for credentials is the agent refusing them (exit 4), as the gateway's detection takes
+  // it: falling back from a refused 1.0 card to agent.json would print an open 0.2.5 side (an
+  // a2a-bridge's facade) and exit 0. Only a missing card (404, not a card) sends on to the next path.
   let refused: { cardUrl: string; status: number } | undefined;
   let cardUrl = url;
   try {
@@ -64,7 +67,10 @@ export async function run(argv: string[]): Promise<number> {
       });
       const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;
       if (!protocol) {
-        if (isCredentialsRefused(answer.status)) refused ??= { cardUrl, status: answer.status };
+        if (isCredentialsRefused(answer.status)) {
+          refused = { cardUrl, status: answer.status };
+          break;
+        }
         misses.push(`${attempt.path}: HTTP ${answer.status}${answer.status === 200 ? ', not an agent card' : ''}`);
         continue;
       }

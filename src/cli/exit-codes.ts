@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/config-error.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 
 /**
@@ -25,6 +26,18 @@ export function withoutPaths(message: string): string {
 export function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return withoutPaths(message.split('\n')[0] ?? '').trim() || 'unknown error';
+}
+
+/**
+ * One line for what stopped the start (or check-config). The operator's own problems keep their paths,
+ * which are what to fix: a ConfigError (worded to be printed: the setting, its file or folder, the errno,
+ * never a secret) and an fs error on a file the config named (`EACCES: permission denied, mkdir '/srv/x'`).
+ * Anything else (a module that failed to load, an agent's words) is oneLine, without paths.
+ */
+export function startupLine(error: unknown): string {
+  const fsError = error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string' && 'path' in error;
+  if (!(error instanceof ConfigError) && !fsError) return oneLine(error);
+  return error.message.split('\n')[0]?.trim() || 'unknown error';
 }
 
 /**

@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'check-config': {
       const { checkConfig } = await import('./check-config.js');
-      process.exitCode = checkConfig(loaded.config, loaded.warnings);
+      process.exitCode = await checkConfig(loaded.config, loaded.warnings);
       return;
     }
     case 'health': {

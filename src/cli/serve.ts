@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import { createLogger } from '../log.js';
-import { complain, EXIT_FAILURE, EXIT_USAGE, oneLine } from './exit-codes.js';
+import { complain, EXIT_FAILURE, EXIT_USAGE, startupLine } from './exit-codes.js';
 import { MAX_TIMER_MS } from '../timed-signal.js';
 
 /** First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once. */
@@ -50,7 +50,8 @@ function logUnhandledRejections(logger: Logger): void {
 
 /**
  * Starts the gateway. Anything that stops the start (a bad mapping override, a taken port, a store that
- * cannot open) is one plain line on stderr and exit code 2: no stack, no local path.
+ * cannot open) is one plain line on stderr and exit code 2: no stack; a path only when it is the
+ * operator's own (a setting's file or folder: startupLine).
  */
 export async function serve(config: GatewayConfig, warnings: string[]): Promise<void> {
   const logger = createLogger(config['log-level'], undefined, config['log-format']);
@@ -64,7 +65,7 @@ export async function serve(config: GatewayConfig, warnings: string[]): Promise<
     logger.info({ url: gateway.url }, 'a2a-bridge listening');
   } catch (err) {
     logger.flush(() => {
-      complain(`cannot start: ${oneLine(err)}`);
+      complain(`cannot start: ${startupLine(err)}`);
       process.exit(EXIT_USAGE);
     });
   }

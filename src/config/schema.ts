@@ -5,6 +5,7 @@ import { LimitsConfig } from './limits-schema.js';
 import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
+import { BaseUrl, HttpUrl } from './base-url.js';
 import { MAX_TIMER_MS } from '../timed-signal.js';
 import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
 
@@ -12,12 +13,11 @@ import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-sch
 const Millis = z.number().int().min(0).max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days); 0 disables it`);
 /** How long something is kept, in ms: compared with timestamps and given to Redis as expiry, never a timer, so not capped. */
 const KeptMillis = z.number().int().min(0);
-const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const UpstreamConfig = z
   .strictObject({
     /** Absent: the embedded demo agent is started and used as upstream. */
-    url: Url.optional(),
+    url: BaseUrl('; credentials go in upstream.auth').optional(),
     protocol: z.enum(['auto', '1.0', '0.3', '0.2.5']).default('auto'),
     auth: Credentials,
     'connect-timeout-ms': Millis.default(5_000),
@@ -148,7 +148,7 @@ const GatewayFields = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8080),
   /** The base URL callers use to reach the gateway; cards advertise it. */
-  'public-url': Url.optional(),
+  'public-url': BaseUrl().optional(),
   /** Honour X-Forwarded-Proto/Host when building public URLs (only behind a trusted proxy). */
   'trust-proxy': z.boolean().default(false),
   'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -171,7 +171,7 @@ const GatewayFields = z.strictObject({
   tracing: z
     .strictObject({
       /** OTLP/HTTP traces endpoint, e.g. http://otel-collector:4318/v1/traces; absent: no exporter (spans are no-ops). */
-      'otlp-endpoint': Url.optional(),
+      'otlp-endpoint': HttpUrl.optional(),
       'service-name': z.string().min(1).default('a2a-bridge'),
     })
     .prefault({}),

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { observeSse } from '../surfaces/shared/sse.js';
+import { observeSse, type SseFrame } from '../surfaces/shared/sse.js';
 
 export const isStream = (res: Response): boolean => res.headers.get('content-type')?.startsWith('text/event-stream') === true;
 
@@ -12,9 +12,10 @@ const COLON = 0x3a;
  * goes out. A cancel (the client went away) is passed on to the original body, so the upstream call
  * is still aborted.
  */
-export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => void): Response {
+export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => void, frame?: (frame: SseFrame) => void): Response {
   // The gateway's own streams are observed where their frames are made: no second stream per response.
-  if (observeSse(res.body, { end: done, ...(firstEvent ? { firstEvent } : {}) })) return res;
+  // Only those are told each frame (`frame`): a relayed body is bytes.
+  if (observeSse(res.body, { end: done, ...(firstEvent ? { firstEvent } : {}), ...(frame ? { frame } : {}) })) return res;
   let waitingForEvent = firstEvent !== undefined;
   if (!res.body) {
     done();

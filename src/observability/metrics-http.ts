@@ -5,6 +5,7 @@ import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
 import { safeEqual } from '../surfaces/shared/safe-equal.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
+import { countFacadeAnswer, facadeEventCounter } from './facade-events.js';
 
 /**
  * Counts every request by what the handlers noted for the log line (surface, method, error code) and
@@ -25,13 +26,17 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
     if (isStream(c.res) && c.res.status === 200) {
       // The headers may go out before the first event (an `: accepted` comment): time the event itself.
       const surface = fields.surface;
-      const closed = metrics.streamOpened(surface);
+      const opened = metrics.streamOpened(surface);
+      // The facade's events are counted as its caller receives them (facade-events.ts), the 1.0 surfaces' at the port.
+      const facade = surface === 'v025' ? facadeEventCounter(metrics) : undefined;
+      const closed = facade ? () => (facade.end(), opened()) : opened;
       replaceResponse(
         c,
-        onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000)),
+        onBodyEnd(c.res, closed, () => metrics.firstStreamEvent(surface, (performance.now() - started) / 1000), facade?.frame),
       );
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
+      if (fields.surface === 'v025' && fields.method === 'message/send') countFacadeAnswer(metrics, c.res);
     }
   };
 }

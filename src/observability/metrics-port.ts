@@ -5,7 +5,7 @@ import { tapIterable } from '../core/iterables.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics } from './metrics.js';
 
-type EventKind = 'task' | 'message' | 'status-update' | 'artifact-update';
+export type EventKind = 'task' | 'message' | 'status-update' | 'artifact-update';
 
 function kindOf(event: StreamResponse): EventKind {
   if ('task' in event) return 'task';
@@ -20,9 +20,14 @@ function kindOf(event: StreamResponse): EventKind {
  */
 export const EVENTS_PER_COUNT = 64;
 
-/** Counts the events a caller's stream carries and the task states it reaches (once per change). */
+/**
+ * Counts the events a 1.0 caller's stream carries and the task states it reaches (once per change). The
+ * facade's calls pass uncounted: its reply reducer, above this port, makes other events and states of
+ * them, which are counted where its caller receives them (facade-events.ts).
+ */
 export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetrics): P {
   function counted(events: AsyncIterable<StreamResponse>, ctx: CallContext): AsyncIterable<StreamResponse> {
+    if (ctx.surface === 'v025') return events;
     let last: TaskState | undefined;
     const uncounted = new Map<EventKind, number>();
     let pending = 0;
@@ -37,7 +42,7 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
         uncounted.set(kind, (uncounted.get(kind) ?? 0) + 1);
         if (++pending >= EVENTS_PER_COUNT) count();
         const state = eventTaskState(event);
-        if (state && state !== last) metrics.taskState(state);
+        if (state && state !== last) metrics.taskState(ctx.surface, state);
         last = state ?? last;
       },
       end: count,
@@ -46,7 +51,7 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
   return overlay(port, {
     async sendMessage(request, ctx) {
       const answer = await port.sendMessage(request, ctx);
-      if ('task' in answer) metrics.taskState(answer.task.status.state);
+      if ('task' in answer && ctx.surface !== 'v025') metrics.taskState(ctx.surface, answer.task.status.state);
       return answer;
     },
     sendStreamingMessage: (request, ctx) => counted(port.sendStreamingMessage(request, ctx), ctx),

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { V025_METHODS } from '../protocol/v025/enums.js';
 import { isV1Method } from '../surfaces/shared/operations.js';
-import type { TaskState } from '../model/index.js';
+import { TASK_STATES, type TaskState } from '../model/index.js';
 import { redisErrorCounts } from './redis-errors.js';
 import { imageFetchCounts } from './image-fetches.js';
 import { settingsRemovedCounts } from './settings-removed.js';
@@ -30,6 +30,12 @@ export const errorCodeLabel = (code: number | undefined): string =>
   code === undefined ? '' : Number.isInteger(code) && code >= -32768 && code <= -32000 ? String(code) : 'other';
 /** `TASK_STATE_WORKING` → `working`. */
 export const stateLabel = (state: TaskState): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
+const STATE_LABELS: ReadonlySet<string> = new Set(TASK_STATES.map(stateLabel));
+/** A 1.0 state's label, or a 0.2.5 state's (`input-required` → `input_required`, `unknown` → `unspecified`); else `other`. */
+const anyStateLabel = (state: string): string => {
+  const label = state === 'unknown' ? 'unspecified' : stateLabel(state as TaskState).replace(/-/g, '_');
+  return STATE_LABELS.has(label) ? label : 'other';
+};
 
 /** A counter of process-wide counts that code deep in the stores and the facade reports (redis-errors.ts, image-fetches.ts, settings-removed.ts), read at scrape time. */
 function countsCounter(registry: Registry, name: string, help: string, label: string, counts: () => ReadonlyMap<string, number>): void {
@@ -87,13 +93,13 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const streamEvents = counterTally(registry, {
     name: 'a2a_bridge_stream_events_total',
-    help: "Task events handed to callers' streams, by surface and kind (task, message, status-update, artifact-update)",
+    help: "Events written to callers' streams, by surface and kind (task, message, status-update, artifact-update); on the 0.2.5 facade (v025) its own 0.2.5 events, as its caller receives them",
     labelNames: ['surface', 'kind'],
   });
   const taskStates = counterTally(registry, {
     name: 'a2a_bridge_task_states_total',
-    help: 'Task state changes seen by callers, by state reached',
-    labelNames: ['state'],
+    help: "Task state changes callers saw, by surface and state reached: each change in a stream's events, and the state of a blocking answer's task; on the 0.2.5 facade (v025) the states it showed (completed for a turn iac-code ends input-required)",
+    labelNames: ['surface', 'state'],
   });
   const upstreamCalls = counterTally(registry, {
     name: 'a2a_bridge_upstream_requests_total',
@@ -217,8 +223,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const surfaceValue = surfaceLabel(surface);
       streamEvents.add(`${surfaceValue} ${kind}`, () => ({ surface: surfaceValue, kind }), events);
     },
-    taskState(state: TaskState): void {
-      taskStates.add(state, () => ({ state: stateLabel(state) }));
+    /** A 1.0 state (`TASK_STATE_COMPLETED`) or a 0.2.5 one (`input-required`); anything else is `other`. */
+    taskState(surface: string | undefined, state: string): void {
+      const surfaceValue = surfaceLabel(surface);
+      taskStates.add(`${surfaceValue} ${state}`, () => ({ surface: surfaceValue, state: anyStateLabel(state) }));
     },
     upstreamCall(method: string, ok: boolean, seconds: number): void {
       const methodValue = methodLabel(method);

@@ -11,6 +11,7 @@ import { createRedisStreamsQueue } from './queue/redis-streams.js';
 import type { RetryPolicy } from './queue/retry-policy.js';
 import { silentLogger, type PushLogger, type PushQueue } from './queue/types.js';
 import { createKeyRing, type KeyRing } from './secrets.js';
+import { pushKeyFile } from './key-file.js';
 import { withFields } from '../model/index.js';
 
 export * from './url-policy.js';
@@ -73,9 +74,7 @@ export function createPushKeyRing(config: GatewayConfig, logger: PushLogger = si
   if (config['push-keys'].length === 0 && config.store === 'redis') {
     logger.warn({}, 'push-keys is empty with store: redis; configure shared push-keys when running several replicas');
   }
-  return createKeyRing(config['push-keys'], {
-    generateIfEmpty: { persistPath: join(config['persistence-dir'], 'push_keys.json') },
-  });
+  return createKeyRing(config['push-keys'], { generateIfEmpty: { persistPath: pushKeyFile(config) } });
 }
 
 /** The config store `store` selects; the Redis connection stays the caller's. */

@@ -1,6 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../config/config-error.js';
+import { errnoText } from '../errno-text.js';
 import { withFields, type TaskPushNotificationConfig } from '../model/index.js';
 
 /** An AES-256-GCM ciphertext with everything needed to open it, all binary fields base64. */
@@ -49,11 +51,27 @@ interface KeyFile {
   keys: Array<{ id: string; key: string; createdAt: number }>;
 }
 
-function readKeyFile(path: string): string[] {
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as KeyFile;
-  const active = parsed.keys.find((entry) => entry.id === parsed.activeKeyId);
-  const ordered = active ? [active, ...parsed.keys.filter((entry) => entry !== active)] : parsed.keys;
-  return ordered.map((entry) => `${entry.id}:${entry.key}`);
+/** `push key file <path> (in persistence-dir)`: what the operator looks for, the setting and the full path. */
+const keyFileName = (path: string): string => `push key file ${resolve(path)} (in persistence-dir)`;
+
+/** The key file's entries, active key first; undefined when there is none yet. Errors name the file and the errno, never its content. */
+function readKeyFile(path: string): string[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`${keyFileName(path)} cannot be read (${errnoText(error)})`);
+  }
+  try {
+    const parsed = JSON.parse(text) as KeyFile;
+    const active = parsed.keys.find((entry) => entry.id === parsed.activeKeyId);
+    const ordered = active ? [active, ...parsed.keys.filter((entry) => entry !== active)] : parsed.keys;
+    return ordered.map((entry) => `${entry.id}:${entry.key}`);
+  } catch {
+    // JSON.parse's words quote the text, which is key material.
+    throw new ConfigError(`${keyFileName(path)} is malformed: not the JSON key file the gateway writes`);
+  }
 }
 
 /**
@@ -61,13 +79,17 @@ function readKeyFile(path: string): string[] {
  * link(2), which fails when the name exists), so two processes starting together agree on one key.
  */
 function loadOrCreateKeyFile(path: string): string[] {
+  const existing = readKeyFile(path);
+  if (existing) return existing;
   try {
-    return readKeyFile(path);
+    createKeyFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new Error(`push key file ${path} is unreadable or malformed`);
-    }
+    throw new ConfigError(`${keyFileName(path)} cannot be created (${errnoText(error)})`);
   }
+  return readKeyFile(path) ?? [];
+}
+
+function createKeyFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const id = `push-${Date.now()}-${randomBytes(6).toString('hex')}`;
   const file: KeyFile = { activeKeyId: id, keys: [{ id, key: randomBytes(KEY_BYTES).toString('base64'), createdAt: Date.now() }] };
@@ -86,7 +108,14 @@ function loadOrCreateKeyFile(path: string): string[] {
   } finally {
     unlinkSync(temp);
   }
-  return readKeyFile(path);
+}
+
+/**
+ * What createKeyRing would refuse, found without creating anything (check-config): the configured
+ * keys, else the key file generated before (none yet is fine: the start generates it).
+ */
+export function checkKeyRing(specs: string[], keyFile: string): void {
+  parseKeySpecs(specs.length > 0 ? specs : (readKeyFile(keyFile) ?? []));
 }
 
 export function createKeyRing(specs: string[], options: KeyRingOptions = {}): KeyRing {

@@ -5,7 +5,7 @@ import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 import { isRecord } from '../model/json.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
-import { withFields } from '../model/index.js';
+import { A2AError, ErrorCode, withFields } from '../model/index.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
 /** How the gateway talks to the agent: JSON-RPC (every version), HTTP+JSON (0.3's under `/v1/`, 1.0's), or 1.0's gRPC. */
@@ -70,9 +70,20 @@ export function classifyV1Binding(card: unknown, config: UpstreamConfig): Upstre
 }
 
 /**
+ * A 1.0 card that asks for credentials (401/403) is a 1.0 agent refusing the ones sent, not a missing
+ * card: falling back to `agent.json` would reach the agent's open 0.2.5 side (an a2a-bridge's facade)
+ * with credentials its 1.0 side turned away. A 0.2.5 agent without an `agent-card.json` answers 404.
+ */
+const cardRefused = (status: 401 | 403): A2AError =>
+  new A2AError(ErrorCode.Internal, `The upstream agent refused the credentials for its card at ${AGENT_CARD_JSON_PATH} (HTTP ${status})`, {
+    agentHttpStatus: status,
+  });
+
+/**
  * The protocol of the agent at `baseUrl`: `upstream.protocol` when it is not `auto`, else read from
  * its card: `agent-card.json` asked for with `A2A-Version: 1.0` (a 1.0 server with 0.3 compat
- * serves its 1.0 card then), else `agent.json` (0.2.5). Throws when neither card can be read.
+ * serves its 1.0 card then), else `agent.json` (0.2.5). Throws when neither card can be read, and when
+ * the 1.0 card refuses the credentials (401/403: see cardRefused).
  */
 export async function detectUpstreamProtocol(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<UpstreamProtocol> {
   if (config.protocol !== 'auto') return config.protocol;
@@ -108,6 +119,7 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     const modern = await get(AGENT_CARD_JSON_PATH, { 'a2a-version': '1.0' });
     const fromModern = modern.status === 200 ? classifyCard(modern.body, 'agent-card.json') : undefined;
     if (fromModern) return detected(fromModern, modern.body);
+    if (modern.status === 401 || modern.status === 403) throw cardRefused(modern.status);
     const legacy = await get(AGENT_JSON_PATH, {});
     const fromLegacy = legacy.status === 200 ? classifyCard(legacy.body, 'agent.json') : undefined;
     if (fromLegacy) return detected(fromLegacy, legacy.body);

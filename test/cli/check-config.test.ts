@@ -49,9 +49,9 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     expect(printed.auth.token).toBe('********');
     expect(printed.bailian['api-key']).toBe('********');
     expect(printed['push-keys']).toEqual(['********']);
-    expect(printed['redis-url']).toBe('redis://app:********@redis:6379');
+    expect(printed['redis-url']).toBe('redis://[redacted]@redis:6379');
     expect(printed['push-redis-url']).toBe(
-      'redis+sentinel://app:********@s1:26379,s2:26379/mymaster/2?sentinelUsername=watch&sentinelPassword=********',
+      'redis+sentinel://[redacted]@s1:26379,s2:26379/mymaster/2?sentinelUsername=watch&sentinelPassword=[redacted]',
     );
     expect(printed.signing.keys[0]).toMatchObject({ kid: 'k1', secret: '********' });
     const secrets = ['upstream-secret', 'gateway-secret', 'file-key-value', 'redis-password', 'data-password', 'sentinel-password', 'AAAA'];
@@ -86,6 +86,52 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     expect(run.stdout).toBe('');
   });
 
+  it('prints URL-valued settings without their credentials, by the rule serve logs them with', async () => {
+    const run = await cli(
+      ['check-config'],
+      {
+        A2A_BRIDGE_UPSTREAM__AUTH__TOKEN: 'up-token',
+        A2A_BRIDGE_TRACING__OTLP_ENDPOINT: 'http://c:OTPW@x:4318/v1/traces?key=OTK&v=1',
+        A2A_BRIDGE_AUTH__JWT__ISSUER: 'https://idp.example.com',
+        A2A_BRIDGE_AUTH__JWT__AUDIENCE: 'gw',
+        A2A_BRIDGE_AUTH__JWT__JWKS_URL: 'https://idp.example.com/jwks?access_token=JWKSTOKEN',
+      },
+      dir,
+    );
+    expect(run.code).toBe(0);
+    const printed = YAML.parse(run.stdout) as Record<string, any>;
+    expect(printed.tracing['otlp-endpoint']).toBe('http://[redacted]@x:4318/v1/traces?key=[redacted]&v=1');
+    expect(printed.auth.jwt['jwks-url']).toBe('https://idp.example.com/jwks?access_token=[redacted]');
+    for (const secret of ['OTPW', 'OTK', 'JWKSTOKEN']) expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+
+  // serve stops with the same lines (start-checks.ts; test/cli/startup-errors.test.ts).
+  it('refuses what serve would refuse at start, by the same checks, one line per problem', async () => {
+    const pushKey = { A2A_BRIDGE_PUSH_NOTIFICATIONS: 'true', A2A_BRIDGE_PUSH_KEYS: 'k1:c2hvcnRTRUNSRVQ=' };
+    await writeFile(path.join(dir, 'afile'), '');
+    await writeFile(path.join(dir, 'sk.yml'), 'signing:\n  keys:\n    - kid: a\n      private-key-file: /nonexistent.pem\n');
+    const [keys, signing, tls, persistence] = await Promise.all([
+      cli(['check-config'], pushKey, dir),
+      cli(['check-config', '--config', 'sk.yml'], {}, dir),
+      cli(['check-config'], { A2A_BRIDGE_TLS__CERT_FILE: '/nonexist.pem', A2A_BRIDGE_TLS__KEY_FILE: 'sk.yml' }, dir),
+      cli(['check-config'], { A2A_BRIDGE_PUSH_NOTIFICATIONS: 'true', A2A_BRIDGE_PERSISTENCE_DIR: 'afile/sub' }, dir),
+    ]);
+    const keyProblem = "push-keys entry #1 ('k1'): the key must be 32 bytes, base64-encoded";
+    expect(stderrLines(keys)).toEqual(['a2a-bridge: invalid configuration:', `  - ${keyProblem}`]);
+    expect(stderrLines(signing)).toContain('  - signing.keys[0] (kid a): private-key-file cannot be read');
+    expect(stderrLines(tls)).toContain('  - tls.cert-file cannot be read (no such file)');
+    expect(stderrLines(persistence)).toContain(`  - persistence-dir ${path.join(dir, 'afile', 'sub')} cannot be used (ENOTDIR: not a directory)`);
+    for (const run of [keys, signing, tls, persistence]) expect([run.code, run.stdout]).toEqual([2, '']);
+  });
+
+  it('says what only serve checks at start', async () => {
+    const run = await cli(['check-config'], { A2A_BRIDGE_STORE: 'redis' }, dir);
+    expect(run.code).toBe(0);
+    expect(stderrLines(run)).toContain(
+      'note: not checked here, only by serve at start: that the ports are free (on the host serve runs on); that the Redis takes the configured credentials and, on a cluster, the key names',
+    );
+  });
+
   it('a mapping override that would stop the start is caught here too', async () => {
     const run = await cli(['check-config'], { A2A_BRIDGE_BAILIAN__MAPPINGS: '{"states-to-v025":{"TASK_STATE_NOPE":"working"}}' }, dir);
     expect(run.code).toBe(2);
@@ -96,15 +142,27 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
 describe('maskSecrets', () => {
   it('masks a password in the userinfo and in the query of any URL, in place', () => {
     expect(maskSecrets({ 'redis-url': 'redis+sentinel://:pw@s:1/m?sentinelPassword=spw' })).toEqual({
-      'redis-url': 'redis+sentinel://:********@s:1/m?sentinelPassword=********',
+      'redis-url': 'redis+sentinel://[redacted]@s:1/m?sentinelPassword=[redacted]',
     });
     expect(maskSecrets({ 'redis-url': 'rediss+sentinel://s:1,t:2/m?sentinelUsername=u&sentinelPassword=spw' })).toEqual({
-      'redis-url': 'rediss+sentinel://s:1,t:2/m?sentinelUsername=u&sentinelPassword=********',
+      'redis-url': 'rediss+sentinel://s:1,t:2/m?sentinelUsername=u&sentinelPassword=[redacted]',
     });
     expect(maskSecrets({ 'redis-url': 'redis://h:6379/0?password=pw&family=6' })).toEqual({
-      'redis-url': 'redis://h:6379/0?password=********&family=6',
+      'redis-url': 'redis://h:6379/0?password=[redacted]&family=6',
     });
     expect(maskSecrets({ 'persistence-dir': 'dir?password=kept' })).toEqual({ 'persistence-dir': 'dir?password=kept' });
+  });
+
+  it("takes the credentials out of every URL-valued setting by the log's rule: user info and secret-named query values", () => {
+    expect(
+      maskSecrets({
+        upstream: { url: 'http://u:UPPASS@127.0.0.1:9/x?api_key=QSECRET&token=T2&v=1' },
+        tracing: { 'otlp-endpoint': 'http://c:OTPW@x:4318/v1/traces?key=OTK' },
+      }),
+    ).toEqual({
+      upstream: { url: 'http://[redacted]@127.0.0.1:9/x?api_key=[redacted]&token=[redacted]&v=1' },
+      tracing: { 'otlp-endpoint': 'http://[redacted]@x:4318/v1/traces?key=[redacted]' },
+    });
   });
 
   it("masks the introspection client's secret, not its id", () => {

@@ -19,7 +19,7 @@ async function serveWith(files: Record<string, string>, args: string[], env: Nod
   return cli(['serve', '--public-url', 'https://gw.example.com', ...args], env, dir);
 }
 
-/** Exit 2, every stderr line a plain sentence: no stack frame, no absolute path or file: URL. */
+/** Exit 2, every stderr line a plain sentence: no stack frame, no module path or file: URL, no path of the test's (none is a setting's here). */
 function expectPlainFailure(run: Run): string[] {
   expect(run.code).toBe(2);
   const lines = stderrLines(run);
@@ -112,6 +112,21 @@ describe.concurrent('start-up errors: exit 2, one readable line per problem', { 
       expect.stringMatching(/^ {2}- redis-url: a sentinel port in the Sentinel URL is not a port number .*\(from sentinel\.yml\)$/),
     ]);
     expect(lines.join('\n')).not.toContain('hunter2');
+  });
+
+  it("the operator's own problem names the setting, the full path and the errno; a bad push key stops it before anything starts", async () => {
+    await writeFile(path.join(dir, 'afile'), '');
+    const push = { A2A_BRIDGE_PUSH_NOTIFICATIONS: 'true' };
+    const [persistence, keys] = await Promise.all([
+      serveWith({}, ['--port', '0'], { ...push, A2A_BRIDGE_PERSISTENCE_DIR: 'afile/sub' }),
+      serveWith({}, ['--port', '0'], { ...push, A2A_BRIDGE_PUSH_KEYS: 'k1:c2hvcnRTRUNSRVQ=' }),
+    ]);
+    expect(persistence.code).toBe(2);
+    expect(stderrLines(persistence)).toEqual([
+      `a2a-bridge: cannot start: persistence-dir ${path.join(dir, 'afile', 'sub')} cannot be used (ENOTDIR: not a directory)`,
+    ]);
+    expect(expectPlainFailure(keys)).toEqual(["a2a-bridge: cannot start: push-keys entry #1 ('k1'): the key must be 32 bytes, base64-encoded"]);
+    for (const run of [persistence, keys]) expect(run.stdout).not.toContain('embedded demo agent');
   });
 
   it('the example config in deploy/ starts once its variables are set', async () => {

@@ -50,14 +50,17 @@ describe('deploy/', () => {
     expect(nginx).toMatch(/server gateway-2:8080/);
   });
 
-  it('the gateway configs of compose and Kubernetes load, with Redis store and queue', async () => {
+  it('the gateway configs of compose and Kubernetes load, with the Redis store; push off, so no push queue set', async () => {
     const configMap = YAML.parse(await read('deploy/k8s/configmap.yaml')) as { data: Record<string, string> };
     const k8sFile = path.join(await mkdtemp(path.join(tmpdir(), 'a2a-bridge-k8s-')), 'a2a-bridge.yml');
     await writeFile(k8sFile, configMap.data['a2a-bridge.yml']!);
     for (const file of [path.join(root, 'deploy/compose/a2a-bridge.yml'), k8sFile]) {
       const { config } = await loadConfig({ argv: ['serve', '--config', file], env, cwd: root });
       expect(config.store).toBe('redis');
-      expect(config['push-queue']).toBe('redis-streams');
+      // A queue for deliveries that are never made would only read as if push were on.
+      expect(config['push-notifications']).toBe(false);
+      expect(config['push-queue']).toBe('local-file');
+      expect(config['push-keys']).toEqual([]);
       expect(config['trust-proxy']).toBe(true);
       expect(config.upstream['artifact-dir']).toBe('/artifacts');
       expect(workspacePruning(config.upstream)).toEqual({ root: '/workspaces', idleAfterMs: 7 * 24 * 3_600_000, everyMs: 3_600_000 });
@@ -65,7 +68,19 @@ describe('deploy/', () => {
     }
   });
 
-  it('Kubernetes: sidecar, probes, no service links, PDB, and every mount has its volume', async () => {
+  it('the example config bounds a quiet stream, and says so (no stream "may stay quiet as long as it likes")', async () => {
+    const example = await read('deploy/a2a-bridge.example.yml');
+    expect(example).not.toMatch(/as long as it likes/);
+    const { config } = await loadConfig({
+      argv: ['serve', '--config', path.join(root, 'deploy/a2a-bridge.example.yml')],
+      env: { ...env, IAC_CODE_A2A_TOKEN: 't' },
+      cwd: root,
+    });
+    expect(config.upstream['stream-idle-timeout-ms']).toBeGreaterThan(0);
+    expect(config.upstream['first-event-timeout-ms']).toBeGreaterThan(0);
+  });
+
+  it('Kubernetes: one shared iac-code, probes, no service links, PDB, and every mount has its volume', async () => {
     const files = (await readdir(path.join(root, 'deploy/k8s'))).filter((f) => f.endsWith('.yaml'));
     const docs = (await Promise.all(files.map(async (f) => YAML.parseAllDocuments(await read(`deploy/k8s/${f}`)).map((d) => d.toJS())))).flat();
     const kinds = docs.map((d) => d.kind);
@@ -73,12 +88,16 @@ describe('deploy/', () => {
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'a2a-gateway');
     const pod = deployment.spec.template.spec;
     expect(pod.enableServiceLinks).toBe(false);
-    expect(pod.containers.map((c: any) => c.name)).toEqual(['gateway', 'iac-code']);
+    // No iac-code per pod: a follow-up turn may reach any replica (deploy/README.md, Scaling).
+    expect(pod.containers.map((c: any) => c.name)).toEqual(['gateway']);
+    expect(docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'a2a-gateway-iac-code')).toBeDefined();
     const [gateway] = pod.containers;
     expect(gateway.livenessProbe.httpGet.path).toBe('/health');
     expect(gateway.readinessProbe.httpGet.path).toBe('/ready');
-    const volumes = new Set(pod.volumes.map((v: any) => v.name));
-    for (const container of pod.containers) for (const mount of container.volumeMounts) expect(volumes).toContain(mount.name);
+    for (const { spec } of docs.filter((d) => d.kind === 'Deployment')) {
+      const volumes = new Set(spec.template.spec.volumes.map((v: any) => v.name));
+      for (const container of spec.template.spec.containers) for (const mount of container.volumeMounts) expect(volumes).toContain(mount.name);
+    }
     const services = docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name);
     expect(services).not.toContain('a2a-bridge');
   });

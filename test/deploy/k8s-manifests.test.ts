@@ -2,8 +2,10 @@
  * The Kubernetes manifests (deploy/k8s) as an API server and a kubelet would take them, short of a
  * cluster (none here): every object against the Kubernetes API schema of its kind (kubernetes-models,
  * the types and required fields `kubectl apply` would refuse), and every reference between the objects
- * resolved: selectors, named ports, config and secret keys, the Service the Ingress and the gateway's
- * Redis URL name, and the sidecar the gateway's upstream points to.
+ * resolved: selectors, named ports, config and secret keys, claims, the Service the Ingress and the
+ * gateway's Redis URL name, and the shared iac-code Service the gateway's upstream points to. Then what
+ * the objects do in a cluster: any replica can take any turn, /metrics is not routed out, a stopping
+ * pod keeps serving until the endpoints have dropped it.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +35,10 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
   Object.entries(selector).every(([key, value]) => labels[key] === value);
 /** The Deployments whose pods a selector picks. */
 const podsOf = (selector: Record<string, string>) => ofKind('Deployment').filter((d) => matches(selector, d.spec.template.metadata.labels));
+const gatewayPod = (): Manifest => named('Deployment', 'a2a-gateway')!.spec.template.spec;
+const gatewayContainer = (): Manifest => gatewayPod().containers.find((c: Manifest) => c.name === 'gateway');
+const iacCode = (): Manifest =>
+  named('Deployment', 'a2a-gateway-iac-code')!.spec.template.spec.containers.find((c: Manifest) => c.name === 'iac-code');
 const containerPorts = (deployment: Manifest): Manifest[] => deployment.spec.template.spec.containers.flatMap((c: Manifest) => c.ports ?? []);
 
 /** The kubernetes-models class of an object's apiVersion and kind (`v1` is the core group). */
@@ -103,6 +109,7 @@ describe('deploy/k8s', () => {
         for (const mount of container.volumeMounts ?? []) {
           const volume = pod.volumes.find((v: Manifest) => v.name === mount.name);
           expect(volume, `${container.name} mounts ${mount.name}`).toBeDefined();
+          if (volume.persistentVolumeClaim) expect(named('PersistentVolumeClaim', volume.persistentVolumeClaim.claimName), mount.name).toBeDefined();
           if (volume.configMap && mount.subPath) {
             expect(Object.keys(named('ConfigMap', volume.configMap.name)?.data ?? {}), `${container.name} ${mount.mountPath}`).toContain(
               mount.subPath,
@@ -113,33 +120,76 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it("the iac-code sidecar names the vendor of its API key (IAC_CODE_PROVIDER), so a caller's model name cannot pick where the key goes", () => {
-    const containers = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers as Manifest[];
-    const sidecar = containers.find((c) => c.name === 'iac-code')!;
-    expect(sidecar.env.find((e: Manifest) => e.name === 'IAC_CODE_PROVIDER')?.value).toBe('dashscope');
+  it("iac-code names the vendor of its API key (IAC_CODE_PROVIDER), so a caller's model name cannot pick where the key goes", () => {
+    expect(iacCode().env.find((e: Manifest) => e.name === 'IAC_CODE_PROVIDER')?.value).toBe('dashscope');
   });
 
-  it("the gateway's config names the iac-code sidecar's port, a workspace root the sidecar allows and mounts (and the gateway, which prunes it, the same volume there, writable), and the Redis Service", () => {
+  it("the gateway's config names the iac-code Service's port, a workspace root iac-code allows and mounts (and the gateway, which prunes it, the same folder of the same volume, writable), and the Redis Service", () => {
     const data = named('ConfigMap', 'a2a-gateway-config')!.data;
     const gateway = YAML.parse(data['a2a-bridge.yml']) as { upstream: { url: string; 'workspace-root': string; 'workspace-prune'?: unknown } };
-    const containers = named('Deployment', 'a2a-gateway')!.spec.template.spec.containers as Manifest[];
-    const sidecar = containers.find((c) => c.name === 'iac-code')!;
     const root = gateway.upstream['workspace-root'];
-    expect(sidecar.env.find((e: Manifest) => e.name === 'IACCODE_A2A_ALLOWED_CWDS')?.value).toBe(root);
-    const sidecarMount = sidecar.volumeMounts.find((m: Manifest) => m.mountPath === root);
-    expect(sidecarMount, `iac-code mounts ${root}`).toBeDefined();
+    expect(iacCode().env.find((e: Manifest) => e.name === 'IACCODE_A2A_ALLOWED_CWDS')?.value).toBe(root);
+    const iacCodeMount = iacCode().volumeMounts.find((m: Manifest) => m.mountPath === root);
+    expect(iacCodeMount, `iac-code mounts ${root}`).toBeDefined();
     expect(gateway.upstream['workspace-prune']).toBeDefined();
-    const gatewayMount = containers.find((c) => c.name === 'gateway')!.volumeMounts.find((m: Manifest) => m.mountPath === root);
-    expect(gatewayMount, `the gateway mounts ${root}`).toMatchObject({ name: sidecarMount.name });
+    const gatewayMount = gatewayContainer().volumeMounts.find((m: Manifest) => m.mountPath === root);
+    const claimOf = (deployment: string, volume: string) =>
+      named('Deployment', deployment)!.spec.template.spec.volumes.find((v: Manifest) => v.name === volume)?.persistentVolumeClaim?.claimName;
+    expect(claimOf('a2a-gateway', gatewayMount.name), `the gateway mounts ${root}`).toBe(claimOf('a2a-gateway-iac-code', iacCodeMount.name));
+    expect(gatewayMount.subPath).toBe(iacCodeMount.subPath);
     expect(gatewayMount.readOnly ?? false).toBe(false);
-    expect(gatewayMount.subPath).toBeUndefined();
-    const iacCode = YAML.parse(data['iac-code-a2a-server.yml']) as { host: string; port: number };
+    // The artifacts the gateway shows callers: the folder iac-code writes them to.
+    const artifacts = (c: Manifest) => c.volumeMounts.find((m: Manifest) => m.mountPath === '/artifacts');
+    expect(artifacts(gatewayContainer()).subPath).toBe(artifacts(iacCode()).subPath);
+    const iacCodeConfig = YAML.parse(data['iac-code-a2a-server.yml']) as { host: string; port: number };
     const upstream = new URL(gateway.upstream.url);
-    expect(upstream.hostname).toBe(iacCode.host);
-    expect(Number(upstream.port)).toBe(iacCode.port);
+    const service = named('Service', upstream.hostname);
+    expect(service, `upstream.url names the Service ${upstream.hostname}`).toBeDefined();
+    const servicePort = service!.spec.ports.find((port: Manifest) => port.port === Number(upstream.port));
+    expect(servicePort, `${upstream.hostname} has port ${upstream.port}`).toBeDefined();
+    expect(iacCode().ports.find((port: Manifest) => port.name === servicePort.targetPort)?.containerPort).toBe(iacCodeConfig.port);
+    // Reached from other pods: not bound to loopback.
+    expect(iacCodeConfig.host).toBe('0.0.0.0');
     const redis = new URL(named('Secret', 'a2a-gateway-secrets')!.stringData.REDIS_URL);
-    const service = named('Service', redis.hostname);
-    expect(service, `REDIS_URL names ${redis.hostname}`).toBeDefined();
-    expect(service!.spec.ports.map((port: Manifest) => port.port)).toContain(Number(redis.port));
+    const redisService = named('Service', redis.hostname);
+    expect(redisService, `REDIS_URL names ${redis.hostname}`).toBeDefined();
+    expect(redisService!.spec.ports.map((port: Manifest) => port.port)).toContain(Number(redis.port));
+  });
+
+  it('any replica can take any turn: one iac-code (never two at once), on a volume every node can mount, and no session affinity', () => {
+    expect(gatewayPod().containers.map((c: Manifest) => c.name)).toEqual(['gateway']);
+    const deployment = named('Deployment', 'a2a-gateway-iac-code')!;
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy.type).toBe('Recreate');
+    for (const claim of ofKind('PersistentVolumeClaim')) expect(claim.spec.accessModes).toEqual(['ReadWriteMany']);
+    for (const service of ofKind('Service')) expect(service.spec.sessionAffinity ?? 'None').toBe('None');
+    // Only the gateway pods may call it.
+    const policy = ofKind('NetworkPolicy').find((p) => matches(p.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels));
+    expect(policy, 'a NetworkPolicy for iac-code').toBeDefined();
+    const from = policy!.spec.ingress.flatMap((rule: Manifest) => rule.from.map((peer: Manifest) => podsOf(peer.podSelector.matchLabels)));
+    expect(from.flat().map((d: Manifest) => d.metadata.name)).toEqual(['a2a-gateway']);
+  });
+
+  it('/metrics on a port of its own that neither the Service nor the Ingress routes to, and no snippet annotation (ingress-nginx >= 1.9 refuses them)', () => {
+    const config = YAML.parse(named('ConfigMap', 'a2a-gateway-config')!.data['a2a-bridge.yml']) as { port?: number; metrics: { port?: number } };
+    const metricsPort = config.metrics.port;
+    expect(metricsPort).toBeDefined();
+    expect(metricsPort).not.toBe(config.port ?? 8080);
+    const containerPort = gatewayContainer().ports.find((port: Manifest) => port.containerPort === metricsPort);
+    expect(containerPort, 'the gateway container declares the metrics port').toBeDefined();
+    for (const service of ofKind('Service')) {
+      for (const port of service.spec.ports) expect([containerPort.name, metricsPort]).not.toContain(port.targetPort ?? port.port);
+    }
+    expect(named('Deployment', 'a2a-gateway')!.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(metricsPort));
+    for (const ingress of ofKind('Ingress')) expect(Object.keys(ingress.metadata.annotations ?? {}).filter((key) => /snippet/.test(key))).toEqual([]);
+  });
+
+  it('a stopping gateway keeps serving until the endpoints dropped it (preStop), then drains, within the grace period', () => {
+    const sleep = gatewayContainer().lifecycle?.preStop;
+    const seconds = sleep?.sleep?.seconds ?? Number(sleep?.exec?.command?.[0] === 'sleep' ? sleep.exec.command[1] : NaN);
+    expect(seconds).toBeGreaterThanOrEqual(5);
+    const config = YAML.parse(named('ConfigMap', 'a2a-gateway-config')!.data['a2a-bridge.yml']) as { 'drain-timeout-ms'?: number };
+    const drainSeconds = (config['drain-timeout-ms'] ?? 10_000) / 1000;
+    expect(gatewayPod().terminationGracePeriodSeconds).toBeGreaterThan(seconds + drainSeconds);
   });
 });

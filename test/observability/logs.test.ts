@@ -28,6 +28,37 @@ describe('log format', () => {
     expect(text).not.toContain('SECRET-T');
   });
 
+  it("pretty: one line per request, the request's fields on it (README: one line per request)", async () => {
+    const entries: string[] = [];
+    const destination = new Writable({ write: (chunk, _enc, done) => done(void entries.push(String(chunk))) });
+    const gateway = await startGateway(defaultConfig({ port: 0 }), createLogger('info', destination, 'pretty'));
+    try {
+      await (await fetch(`${gateway.url}/health`, { headers: { 'x-request-id': 'pretty-1' } })).text();
+      const body = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm-pretty', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      };
+      await (
+        await fetch(gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-request-id': 'pretty-2' },
+          body: JSON.stringify(body),
+        })
+      ).text();
+    } finally {
+      await gateway.close();
+    }
+    const requests = entries.filter((entry) => /pretty-[12]/.test(entry));
+    expect(requests).toHaveLength(2);
+    for (const entry of requests) {
+      expect(entry.endsWith('\n')).toBe(true);
+      expect(entry.slice(0, -1)).not.toContain('\n');
+    }
+    expect(requests[1]).toMatch(/INFO: request \{"reqId":"pretty-2",.*"status":200,.*"method":"SendMessage"/);
+  });
+
   it('json lines parse', () => {
     const { chunks, destination } = capture();
     createLogger('info', destination, 'json').info('hello');

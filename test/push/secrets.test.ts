@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKeyRing, maskConfig, openConfig, sealConfig } from '../../src/push/secrets.js';
+import { checkKeyRing, createKeyRing, maskConfig, openConfig, sealConfig } from '../../src/push/secrets.js';
 
 const key = () => randomBytes(32).toString('base64');
 const dirs: string[] = [];
@@ -76,6 +76,46 @@ describe('key ring', () => {
     const second = createKeyRing([], { generateIfEmpty: { persistPath: path } });
     expect(second.activeKeyId).toBe(first.activeKeyId);
     expect(second.decrypt(sealed)).toBe('persisted');
+  });
+});
+
+describe('the generated key file', () => {
+  const folder = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'push-keys-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const generated = (path: string) => () => createKeyRing([], { generateIfEmpty: { persistPath: path } });
+
+  it('one it cannot read names the file in persistence-dir, in full, and the errno, not a malformed file', async () => {
+    const dir = await folder();
+    await writeFile(join(dir, 'afile'), '');
+    const underFile = join(dir, 'afile', 'sub', 'push_keys.json');
+    expect(generated(underFile)).toThrow(`push key file ${underFile} (in persistence-dir) cannot be read (ENOTDIR: not a directory)`);
+    const folderNamed = join(dir, 'push_keys.json');
+    await mkdir(folderNamed);
+    expect(generated(folderNamed)).toThrow(/^push key file .*push_keys\.json \(in persistence-dir\) cannot be read \(EISDIR: /);
+    // A relative persistence-dir is named in full too.
+    expect(generated(relative(process.cwd(), underFile))).toThrow(`push key file ${underFile} (in persistence-dir)`);
+  });
+
+  it('a malformed one is said to be, without quoting its content (key material)', async () => {
+    const path = join(await folder(), 'push_keys.json');
+    await writeFile(path, '{"activeKeyId":"k","keys":[{"id":"k","key":"S3CRETKEYMATERIAL');
+    expect(generated(path)).toThrow(`push key file ${path} (in persistence-dir) is malformed: not the JSON key file the gateway writes`);
+    expect(generated(path)).not.toThrow(/S3CRET/);
+  });
+
+  it('checkKeyRing finds what the ring would refuse, creating nothing', async () => {
+    const dir = await folder();
+    const path = join(dir, 'state', 'push_keys.json');
+    expect(() => checkKeyRing(['k1:c2hvcnRTRUNSRVQ='], path)).toThrow("push-keys entry #1 ('k1'): the key must be 32 bytes, base64-encoded");
+    expect(() => checkKeyRing([], path)).not.toThrow();
+    await expect(stat(join(dir, 'state'))).rejects.toMatchObject({ code: 'ENOENT' });
+    generated(path)();
+    expect(() => checkKeyRing([], path)).not.toThrow();
+    await writeFile(path, 'not json');
+    expect(() => checkKeyRing([], path)).toThrow(/is malformed/);
   });
 });
 

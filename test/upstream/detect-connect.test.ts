@@ -81,6 +81,21 @@ describe('detectUpstreamProtocol', () => {
     expect(fake.calls).toHaveLength(0);
   });
 
+  it('a 1.0 card that refuses the credentials (401/403) is refused credentials, not a 0.2.5 agent at agent.json', async () => {
+    for (const status of [401, 403]) {
+      // An a2a-bridge with gateway auth and an open facade answers this way: its 0.2.5 card stays open.
+      const fake = await startFakeV025({ routes: { '/.well-known/agent-card.json': (_call, res) => json(res, status, { error: 'Unauthorized' }) } });
+      open.push(fake);
+      const error = await rejection(detectUpstreamProtocol(fake.url, config({ auth: { token: 'wrong' } })));
+      expect(error).toMatchObject({
+        code: ErrorCode.Internal,
+        agentHttpStatus: status,
+        message: `The upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP ${status})`,
+      });
+      expect(fake.calls.map((call) => call.path)).toEqual(['/.well-known/agent-card.json']);
+    }
+  });
+
   it('no readable card anywhere is an error', async () => {
     const fake = await startFakeV025({ card: null });
     open.push(fake);

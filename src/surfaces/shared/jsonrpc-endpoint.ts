@@ -38,9 +38,25 @@ export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
   return new Response(body, { status: error.statusInfo.httpStatus, headers: withFields(JSON_HEADERS, retryAfterHeader(error)) });
 }
 
+/** The 0.2.5 task state of the answers made by jsonRpcResult that carry a 0.2.5 Task, for the metrics (task-state-answers). */
+const v025TaskStates = new WeakMap<Response, string>();
+
+/** The state of the 0.2.5 Task a JSON-RPC answer of this module carries (a facade's `message/send`), if it does. */
+export const answeredV025TaskState = (response: Response): string | undefined => v025TaskStates.get(response);
+
 export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
   const body = { jsonrpc: '2.0', id, result: result === undefined ? null : result };
-  return new Response(JSON.stringify(body), { status: 200, headers: JSON_HEADERS });
+  const response = new Response(JSON.stringify(body), { status: 200, headers: JSON_HEADERS });
+  const state = v025TaskStateOf(result);
+  if (state !== undefined) v025TaskStates.set(response, state);
+  return response;
+}
+
+/** `status.state` of a 0.2.5 Task (`kind: 'task'`); a 1.0 answer (`{ task }`) has no `kind`. */
+function v025TaskStateOf(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null || (result as { kind?: unknown }).kind !== 'task') return undefined;
+  const state = (result as { status?: { state?: unknown } }).status?.state;
+  return typeof state === 'string' ? state : undefined;
 }
 
 const isJsonRpcId = (value: unknown): value is JsonRpcId =>

@@ -27,6 +27,8 @@ export interface SseOptions {
 /** Told when the first event (not a comment) is handed out, and once when the stream is over however it ended. */
 export interface SseObserver {
   firstEvent?(): void;
+  /** Every frame handed out, the source's and the last ones a failure or a shutdown renders. */
+  frame?(frame: SseFrame): void;
   end(): void;
 }
 
@@ -46,6 +48,8 @@ export class SseChannel {
   private stopKeepalive: (() => void) | undefined;
   private stopWatchingShutdown: (() => void) | undefined;
   private readonly observers: SseObserver[] = [];
+  /** The observers with a frame hook: none on most streams, so a frame costs one length check. */
+  private readonly frameObservers: SseObserver[] = [];
   private sawEvent = false;
   /** Set by the consumer that takes the stream: only one may. */
   claimed = false;
@@ -72,7 +76,10 @@ export class SseChannel {
 
   observe(observer: SseObserver): void {
     if (this.closed && this.queued.length === 0) observer.end();
-    else this.observers.push(observer);
+    else {
+      this.observers.push(observer);
+      if (observer.frame) this.frameObservers.push(observer);
+    }
   }
 
   /** The text to write next (everything queued), or null once the stream is over and drained. */
@@ -120,7 +127,7 @@ export class SseChannel {
         this.stop(rendered.frames);
         return;
       }
-      for (const frame of rendered.frames) this.queue(frameText(frame));
+      for (const frame of rendered.frames) this.write(frame);
       this.close();
       return;
     }
@@ -131,11 +138,17 @@ export class SseChannel {
       this.close();
       return;
     }
-    this.queue(frameText(result.value));
+    this.write(result.value);
     if (!this.sawEvent) {
       this.sawEvent = true;
       for (const observer of this.observers) observer.firstEvent?.();
     }
+  }
+
+  private write(frame: SseFrame): void {
+    if (this.closed) return;
+    this.queue(frameText(frame));
+    for (const observer of this.frameObservers) observer.frame!(frame);
   }
 
   private queue(text: string): void {
@@ -177,12 +190,13 @@ export class SseChannel {
     Promise.resolve()
       .then(() => this.iterator.return?.())
       .catch(() => undefined);
-    for (const frame of lastFrames) this.queue(frameText(frame));
+    for (const frame of lastFrames) this.write(frame);
     this.close();
   }
 
   private ended(): void {
     const observers = this.observers.splice(0);
+    this.frameObservers.length = 0;
     for (const observer of observers) observer.end();
   }
 

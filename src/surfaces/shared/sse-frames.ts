@@ -1,6 +1,8 @@
 export interface SseFrame {
   data: string;
   event?: string;
+  /** What the frame's event shows, for the metrics (observability/facade-events.ts); never written. */
+  shows?: { kind: string; state?: string };
 }
 
 const encoder = new TextEncoder();

@@ -56,7 +56,10 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   }
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
-  const frame = (result: V025StreamEvent): SseFrame => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) });
+  const frame = (result: V025StreamEvent): SseFrame => ({
+    data: JSON.stringify({ jsonrpc: '2.0', id, result }),
+    shows: { kind: result.kind, ...(result.kind === 'task' || result.kind === 'status-update' ? { state: result.status.state } : {}) },
+  });
 
   /** A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame. */
   function failureFrames(error: unknown, event?: string): SseFrame[] {

@@ -1,0 +1,51 @@
+import type { SseFrame } from '../surfaces/shared/sse.js';
+import { answeredV025TaskState } from '../surfaces/shared/jsonrpc-endpoint.js';
+import type { GatewayMetrics } from './metrics.js';
+import { EVENTS_PER_COUNT, type EventKind } from './metrics-port.js';
+
+const KINDS: ReadonlySet<string> = new Set<EventKind>(['task', 'message', 'status-update', 'artifact-update']);
+
+/**
+ * The 0.2.5 event a facade frame carries, and the task state it shows, as the facade noted them on the
+ * frame (`SseFrame.shows`); nothing for an error frame. The facade's reply reducer makes its own events
+ * above the port (six artifact chunks where the agent sent one, `completed` where iac-code's turn ended
+ * `input-required`), so they are read from what is written, not from the agent's events.
+ */
+function eventOf(frame: SseFrame): { kind: EventKind; state?: string } | undefined {
+  const shows = frame.shows;
+  if (shows === undefined || !KINDS.has(shows.kind)) return undefined;
+  return shows.state === undefined ? { kind: shows.kind as EventKind } : { kind: shows.kind as EventKind, state: shows.state };
+}
+
+/**
+ * Counts the events of one facade stream as its caller receives them, for
+ * `a2a_bridge_stream_events_total{surface="v025"}`, and each change of the task state they show, for
+ * `a2a_bridge_task_states_total{surface="v025"}`; added every EVENTS_PER_COUNT events and at `end`.
+ */
+export function facadeEventCounter(metrics: GatewayMetrics): { frame(frame: SseFrame): void; end(): void } {
+  const uncounted = new Map<EventKind, number>();
+  let pending = 0;
+  let last: string | undefined;
+  const count = (): void => {
+    for (const [kind, events] of uncounted) metrics.streamEvents('v025', kind, events);
+    uncounted.clear();
+    pending = 0;
+  };
+  return {
+    frame(frame) {
+      const event = eventOf(frame);
+      if (!event) return;
+      uncounted.set(event.kind, (uncounted.get(event.kind) ?? 0) + 1);
+      if (++pending >= EVENTS_PER_COUNT) count();
+      if (event.state !== undefined && event.state !== last) metrics.taskState('v025', event.state);
+      last = event.state ?? last;
+    },
+    end: count,
+  };
+}
+
+/** A facade `message/send` answered with a Task: the state its caller reads, once. */
+export function countFacadeAnswer(metrics: GatewayMetrics, response: Response): void {
+  const state = answeredV025TaskState(response);
+  if (state !== undefined) metrics.taskState('v025', state);
+}
