@@ -53,7 +53,26 @@ export function restatement(text: string, state: ReplyState, standing: MessageSt
  */
 function addedToMessage(text: string, state: ReplyState): string | undefined {
   const segment = state.segmentText;
+  // A delta (every token of iac-code's answer) is far shorter than what it goes on from: told by the lengths
+  // alone, since reading the segment (a string built by appending) flattens it, the reply's length per token.
+  // Messages that hold the whole text so far repeat its white space too, so a quarter is room to spare.
+  if (4 * text.length < segment.length || !opensWithAll(text, segment)) return undefined;
   const dense = denseLength(segment);
   if (dense < MIN_RESTATED) return undefined;
   return sameText(text, segment) ? '' : addedTo(segment, dense, text);
+}
+
+const BLANK = /\s/;
+
+/** Whether `text` says every character of `segment` first that is not white space, in order, white space aside. */
+function opensWithAll(text: string, segment: string): boolean {
+  let at = 0;
+  for (let from = 0; from < segment.length; from++) {
+    const expected = segment.charAt(from);
+    if (BLANK.test(expected)) continue;
+    while (at < text.length && BLANK.test(text.charAt(at))) at++;
+    if (text.charAt(at) !== expected) return false;
+    at++;
+  }
+  return true;
 }
