@@ -4,8 +4,8 @@
  *   arrive within a second (long before the first keep-alive interval), and after
  *   `upstream.first-event-timeout-ms` an error event closes the stream and the upstream call is ended;
  * - an upstream that ends the stream without a terminal or interrupted state (nothing at all, or
- *   SUBMITTED and WORKING then the end, or frames that are not JSON): an InvalidAgentResponse
- *   (-32006) error event, after whatever was relayed;
+ *   SUBMITTED and WORKING then the end): an InvalidAgentResponse (-32006) error event, after whatever was
+ *   relayed; frames that are not JSON from the start: that error as the call's answer;
  * - gzip, br and deflate bodies are decoded (the gateway asks for identity; this agent ignores that).
  * Blocking calls of the same upstreams answer an error (or the decoded task) instead.
  */
@@ -125,9 +125,20 @@ describe.each(BINDINGS)('1.0 %s streams', (binding) => {
     expect(errorCodeOf(binding, frames.at(-1)!)).toBe(-32006);
   });
 
-  it('undecodable frames: an InvalidAgentResponse error event', async () => {
-    const frames = await readStream(binding, 'mode:garbage');
-    expect(errorCodeOf(binding, frames.at(-1)!)).toBe(-32006);
+  // Nothing was relayed when the first frame failed (within the accept grace: stream-start.ts), so the
+  // failure is the call's answer, as any error before the first event.
+  it('undecodable frames from the start: an InvalidAgentResponse error answer, not a stream', async () => {
+    const { url, init } = streamRequest(binding, 'mode:garbage');
+    const answer = await exchange(url, init);
+    expect(answer.contentType).toMatch(/^application\/json/);
+    const body = answer.json as any;
+    if (binding === 'JSON-RPC') {
+      expect(answer.status).toBe(200);
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 'st', error: { code: -32006 } });
+    } else {
+      expect(answer.status).toBe(500);
+      expect(body.error.details.find((detail: any) => detail['@type']?.endsWith('ErrorInfo'))?.reason).toBe('INVALID_AGENT_RESPONSE');
+    }
   });
 
   it('an agent that answers at once: the stream opens with its first event (no opening comment), logged with its task', async () => {
