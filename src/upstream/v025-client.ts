@@ -8,6 +8,7 @@ import {
   withHistoryLength,
   A2AError,
   ErrorCode,
+  toA2AError,
   type AgentCard,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
@@ -131,7 +132,8 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
    * `message/send`. A Message that names its task is the agent's answer to the turn (a2a-js 0.2.5 answers so when
    * its executor publishes a Task, then a Message of it): it becomes the task COMPLETED with the message, as the
    * same turn streamed does (answeredTask, task-stream.ts), over the agent's Task as it stands (its history and
-   * artifacts), or over the task's ids alone when the agent cannot say. So the gateway records the task finished,
+   * artifacts), or over the task's ids alone when the agent cannot say; an agent that does not know the task (it
+   * stamps ids on a plain answer and keeps no tasks) answered a Message, which stays one. So the gateway records the task finished,
    * and answers what a 1.0 agent would: the Task, not a Message about a task nobody could see end.
    */
   async function sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
@@ -139,7 +141,14 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     if (!('message' in response) || !response.message.taskId) return response;
     const { taskId, contextId } = response.message;
     const ids: Task = { id: taskId, ...(contextId ? { contextId } : {}), status: { state: 'TASK_STATE_WORKING' } };
-    const current = await getTask({ id: taskId }, ctx).catch(() => ids);
+    let current: Task;
+    try {
+      current = await getTask({ id: taskId }, ctx);
+    } catch (error) {
+      // An agent that has no such task (it stamps ids on a plain answer and keeps no tasks) answered a Message.
+      if (toA2AError(error).code === ErrorCode.TaskNotFound) return response;
+      current = ids;
+    }
     return { task: answeredTask(current, response.message) };
   }
 

@@ -68,6 +68,18 @@ describe('unary calls', () => {
     expect((fake.rpcCalls('message/send')[1]?.params as Record<string, unknown>).configuration).toBeUndefined();
   });
 
+  it('SendMessage: a Message naming a task the agent does not know (it keeps no tasks) stays a Message', async () => {
+    const { fake, upstream } = await setup({
+      rpc: {
+        'message/send': (call, res) => rpcResult(call, res, { ...v025.message('hi'), taskId: 'stamped', contextId: 'ctx-1' }),
+        'tasks/get': (call, res) => rpcError(call, res, { code: -32001, message: 'Task not found' }),
+      },
+    });
+    const answer = await upstream.sendMessage(sendMessageParams('go', { contextId: 'ctx-1' }), ctx());
+    expect(answer).toEqual({ message: { messageId: 'm-a', role: 'ROLE_AGENT', parts: [{ text: 'hi' }], taskId: 'stamped', contextId: 'ctx-1' } });
+    expect(fake.rpcCalls('tasks/get')).toHaveLength(1);
+  });
+
   it('GetTask and CancelTask translate the task; upstream errors keep their code (-32001, -32002)', async () => {
     const { fake, upstream } = await setup({
       rpc: {
