@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, facadeTurnReads, openStream, results, rpc, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
-import { CODE_TOKENS, CUMULATIVE_PIECES, FINISH_ANSWER, REPEATED_LINES, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
+import { CODE_TOKENS, CUMULATIVE_LISTS, CUMULATIVE_PIECES, FINISH_ANSWER, SLOW_PROGRESS, startTokenStreamer } from './token-streaming-agent.js';
 
 const headers = { 'X-API-KEY': API_KEY };
 
@@ -65,9 +65,9 @@ describe('a Bailian user in front of an agent that streams its answer token by t
     expect(state).toBe('completed');
   });
 
-  it("chunks that open with the previous chunk's line: a code line and table rows as often as the agent wrote them", async () => {
-    const { streamed, sent } = await bothWays('repeated-lines');
-    expect(streamed).toBe(REPEATED_LINES.join(''));
+  it('two answers in a row, each a list that each message holds up to a line: each line once', async () => {
+    const { streamed, sent } = await bothWays('cumulative-lists');
+    expect(streamed).toBe(CUMULATIVE_LISTS.flat().join(''));
     expect(sent).toBe(streamed);
   });
 

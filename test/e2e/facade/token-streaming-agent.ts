@@ -11,9 +11,8 @@
  *   cumulative
  *           messages that each hold the whole text so far, each its own id (DashScope/Qwen with
  *           `incremental_output=false`, forwarded chunk by chunk): a short heading, a table, a list, inline code
- *   repeated-lines
- *           chunks flushed by line that open with the previous chunk's line: a code line and table rows the
- *           agent wrote more than once
+ *   cumulative-lists
+ *           the same, two answers in a row each a list that grows by a line: each line once
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,14 +33,10 @@ export const CUMULATIVE_PIECES = [
   '2. 创建交换机。\n\n执行 `aliyun ros CreateStack` ',
   '即可部署。',
 ];
-export const REPEATED_LINES = [
-  'Retry it:\n```python\n',
-  'retry(connect)\n',
-  'retry(connect)\nretry(connect)\n',
-  'print("done")\n```\n| Month | Cost |\n|---|---|\n',
-  '| Jan | 100 |\n',
-  '| Feb | 100 |\n',
-  '| Jan | 100 |\n| Feb | 100 |\n| Mar | 120 |',
+/** The two answers of `cumulative-lists`, by line: each message holds its answer up to one of them. */
+export const CUMULATIVE_LISTS = [
+  ['Deployment plan:\n', '- create the VPC\n', '- create the vSwitch\n'],
+  ['- VPC created: vpc-123\n', '- vSwitch created: vsw-456\n', '- ECS created: i-789\n'],
 ];
 /** Tokens under one message id, and the closing message under it, by prompt. */
 export const RUNNING: Readonly<Record<string, { tokens: readonly string[]; closing: string }>> = {
@@ -71,8 +66,10 @@ class TokenStreamer implements AgentExecutor {
     } else if (prompt === 'cumulative') {
       for (const end of CUMULATIVE_PIECES.keys()) bus.publish(status(TaskState.TASK_STATE_WORKING, CUMULATIVE_PIECES.slice(0, end + 1).join('')));
       bus.publish(status(TaskState.TASK_STATE_COMPLETED));
-    } else if (prompt === 'repeated-lines') {
-      for (const chunk of REPEATED_LINES) bus.publish(status(TaskState.TASK_STATE_WORKING, chunk));
+    } else if (prompt === 'cumulative-lists') {
+      for (const lines of CUMULATIVE_LISTS) {
+        for (const end of lines.keys()) bus.publish(status(TaskState.TASK_STATE_WORKING, lines.slice(0, end + 1).join('')));
+      }
       bus.publish(status(TaskState.TASK_STATE_COMPLETED));
     } else if (RUNNING[prompt]) {
       const { tokens, closing } = RUNNING[prompt];
@@ -102,7 +99,7 @@ const CARD = {
   skill: {
     id: 'tokens',
     name: 'Tokens',
-    description: 'finish, code, slow, running-new, running-whole, running-end, running-lower, cumulative, repeated-lines',
+    description: 'finish, code, slow, running-new, running-whole, running-end, running-lower, cumulative, cumulative-lists',
   },
 };
 

@@ -10,7 +10,7 @@
  */
 
 /** A Markdown list item's marker and its blank: `1. `, `2) `, `- `, `* `, `• ` (a number split in two, `4` + `2. `, is none). */
-export const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
+const LIST_ITEM = /^(?:\d{1,3}[.)]|[-*+\u2022])[ \t]+\S/u;
 /** A rule alone on its line (`---`, `***`, `___`), or a quote's `> ` and words: they start a line where a list item does. */
 const RULE = /^(?:-{3,}|\*{3,}|_{3,})[ \t]*(?:\n|$)/u;
 const QUOTE = /^>[ \t]+\S/u;

@@ -37,7 +37,7 @@ export function restatement(text: string, state: ReplyState, standing: MessageSt
     const grown = flows ? addedToMessage(text, state) : undefined;
     return grown === undefined ? undefined : { text: grown, finishing: false };
   }
-  const added = addedToShown(text, state, flows) ?? (closesRunning ? addedToRunning(text, state) : undefined);
+  const added = addedToShown(text, state) ?? (closesRunning ? addedToRunning(text, state) : undefined);
   if (added === undefined) return undefined;
   if (added === '') return { text: '', finishing: false };
   const finishing = !flows && finishesSentence(state);

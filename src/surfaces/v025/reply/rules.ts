@@ -2,7 +2,6 @@ import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, withFields, type Message, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { inCode } from './code-spans.js';
-import { startsInsideBlock } from './inside-block.js';
 import { goesOnWithName, lastWord } from './names-in-text.js';
 import { firstPieceFrom } from './pieces.js';
 import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
@@ -43,16 +42,14 @@ function firstDense(text: string, from = 0): string {
  * again lays it out its own way, and may have said something before it (a progress line). Compared only
  * when the count of its characters says it could be equal.
  */
-function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number, flowing = false): boolean {
+function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number): boolean {
   const start = state.shownDense - denseLength(candidate);
   if (start < 0) return false;
   const { pieces } = state;
   const first = firstPieceFrom(pieces, start);
   if (pieces.dense[first] !== start || pieces.dense.length - first < fewestPieces) return false;
   const at = pieces.at[first] ?? state.shown.length;
-  if (state.shown.slice(at).replace(WHITE_SPACE, '') !== candidate.replace(WHITE_SPACE, '')) return false;
-  // Running text that says again lines from inside a code block or a table says them twice (inside-block.ts).
-  return !flowing || !startsInsideBlock(state.shown, state.code, at);
+  return state.shown.slice(at).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
 }
 
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
@@ -85,7 +82,7 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   const candidate = text.trim();
   // White space alone is running text's (the blank between two words); a whole message of it says nothing.
   if (candidate === '') return !flowing && state.shown !== '';
-  if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2, true);
+  if (flowing) return denseLength(candidate) >= MIN_RESTATED && sameAsTail(candidate, state, 2);
   if (artifact && onlyAnotherArtifactSaid(candidate, state)) return false;
   if (sameAsTail(candidate, state, 1) || candidate === state.segmentText.trim()) return true;
   // An earlier segment: for a message, only one no message's words came after (iac-code's text, then the file it
@@ -198,11 +195,9 @@ const restatesHeading = (shown: string, at: number): boolean =>
 /**
  * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the
  * earliest that it restates, and more than a word or two, or a heading: restatesHeading): the answer sent
- * again with a question after it, also when a progress line came before the answer. `flowing`: a working
- * message, which may say again lines from inside a code block or a table (inside-block.ts); those it does
- * not restate.
+ * again with a question after it, also when a progress line came before the answer.
  */
-export function addedToShown(text: string, state: ReplyState, flowing = false): string | undefined {
+export function addedToShown(text: string, state: ReplyState): string | undefined {
   const { pieces, shown, shownDense } = state;
   const first = firstDense(text);
   // Stripped once, and only if some piece could be restated: a long message after thousands of tokens.
@@ -214,7 +209,7 @@ export function addedToShown(text: string, state: ReplyState, flowing = false): 
     if (firstDense(shown, at) !== first) continue;
     denseShown ??= shown.replace(WHITE_SPACE, '');
     const added = afterDense(denseShown.slice(start), text);
-    if (added !== undefined && !(flowing && startsInsideBlock(shown, state.code, at))) return added;
+    if (added !== undefined) return added;
   }
   return undefined;
 }

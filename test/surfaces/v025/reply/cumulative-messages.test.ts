@@ -1,9 +1,7 @@
 /**
  * Agents whose working messages each hold the whole text so far (DashScope/Qwen with `incremental_output=false`
  * forwarded chunk by chunk, each a message of its own; a message updated in place under one id): a Bailian user
- * reads the text once, laid out as the agent wrote it. And agents that flush their output by line or by time
- * window, whose chunk may open with the previous chunk's line: lines of code and table rows they repeat are
- * read as often as they wrote them.
+ * reads the text once, laid out as the agent wrote it, lists and tables included.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
@@ -11,6 +9,9 @@ import { readText, run, status, submitted, tool } from './support.js';
 
 const working = (texts: readonly string[], id?: string): StreamResponse[] =>
   texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, id ?? `w${at}`));
+/** Each message its own id, named after `prefix` (two model calls' messages). */
+const workingAs = (prefix: string, texts: readonly string[]): StreamResponse[] =>
+  texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `${prefix}${at}`));
 const done = status('TASK_STATE_COMPLETED');
 const read = (events: StreamResponse[]): string => readText(run([submitted, ...events, done]));
 /** Each message the whole text up to the end of one of `pieces`. */
@@ -61,28 +62,30 @@ describe('messages that each hold the whole text so far, each its own id', () =>
   });
 });
 
-describe("chunks flushed by line or by time window that open with the previous chunk's line", () => {
-  it('inside a code block: every line the agent wrote, as often as it wrote it', () => {
-    const chunks = ['```python\n', 'retry(connect)\n', 'retry(connect)\nretry(connect)\n', 'print("done")\n```'];
-    expect(read(working(chunks))).toBe(chunks.join(''));
-    // Said again whole, as the last two chunks were, it is no repeat either.
-    const twice = ['```python\n', 'retry(connect)\n', 'retry(connect)\n', 'retry(connect)\nretry(connect)\n', '```'];
-    expect(read(working(twice))).toBe(twice.join(''));
+describe('messages that each hold the whole text so far, around lists and tables', () => {
+  it('a second model call after a tool call, both answering with lists: each line once', () => {
+    const first = soFar(['Deployment plan:\n', '- create the VPC\n', '- create the vSwitch\n']);
+    const second = soFar(['- VPC created: vpc-123\n', '- vSwitch created: vsw-456\n', '- ECS created: i-789\n']);
+    expect(read([...workingAs('a', first), tool, ...workingAs('b', second)])).toBe(
+      'Deployment plan:\n- create the VPC\n- create the vSwitch\n- VPC created: vpc-123\n- vSwitch created: vsw-456\n- ECS created: i-789\n',
+    );
   });
 
-  it('inside a table: every row the agent wrote, also rows that read the same', () => {
-    const rows = ['| Month | Cost |\n|---|---|\n', '| Jan | 100 |\n', '| Feb | 100 |\n', '| Jan | 100 |\n| Feb | 100 |\n| Mar | 120 |\n'];
-    expect(read(working(rows))).toBe(rows.join(''));
+  it('a table answer after a table: its header once', () => {
+    const first = soFar(['| Resource | Type |\n|---|---|\n', '| VPC | ALIYUN::ECS::VPC |\n']);
+    const second = soFar(['| Resource | Status |\n', '|---|---|\n', '| VPC | Available |\n']);
+    const text = read([...workingAs('a', first), tool, ...workingAs('b', second)]);
+    expect(text.split('| Resource | Status |')).toHaveLength(2);
   });
 
-  it('in a list: every item the agent wrote, as often as it wrote it', () => {
-    const items = ['Checks:\n', '- quota of ECS\n', '- quota of VPC\n', '- quota of VPC\n- quota of SLB\n'];
-    expect(read(working(items))).toBe(items.join(''));
-    // Restated from the list's first item, or from before it, it is restated.
-    expect(read(working(['Checks:\n', '- quota of ECS\n', '- quota of ECS\n- quota of VPC\n']))).toBe('Checks:\n- quota of ECS\n- quota of VPC\n');
+  it('short list items, and a table with a short Chinese header, flushed by line: each later line once', () => {
+    const items = read(working(soFar(['- VPC\n', '- ECS\n', '- SLB\n', '- RDS\n', '- OSS\n'])));
+    expect(items.split('- RDS')).toHaveLength(2);
+    const rows = ['| 资源 | 状态 |\n', '|---|---|\n', '| 专有网络 | 可用 |\n', '| 交换机 | 可用 |\n', '| 云服务器 | 创建中 |\n'];
+    expect(read(working(soFar(rows))).split('| 专有网络 | 可用 |')).toHaveLength(2);
   });
 
-  it('prose restated from a whole line is still restated (the answer sent again with more)', () => {
+  it('prose restated from a whole line is restated (the answer sent again with more)', () => {
     const progress = ['Checking quotas.\n', 'Quota OK for VPC and ECS.\n', 'Quota OK for VPC and ECS.\nDeploying now.'];
     expect(read(working(progress))).toBe('Checking quotas.\nQuota OK for VPC and ECS.\nDeploying now.');
   });
