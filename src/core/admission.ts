@@ -18,7 +18,7 @@ import { contextBusyError, type ContextLanes, type Lease } from './context-lanes
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
-import { inScope, tenantField, tenantOf } from './tenants.js';
+import { tenantField, tenantOf } from './tenants.js';
 
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
@@ -118,9 +118,12 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
     if (ridesAlong || !contextId) return { ridesAlong };
-    // A context is its owner's in the tenant it was opened under, as a task is: under another it is not there to continue.
-    const contextScope = await registry.contextScope(contextId);
-    if (contextScope !== undefined && !inScope(contextScope, ctx.principal, tenantOf(request))) throw foreignContextError(contextId);
+    // A context is its owner's in the tenant it was opened under, as a task is: under another it is not there to
+    // continue. One whose tenant is not recorded (opened by a release of before) is its owner's under any tenant.
+    const scope = await registry.contextScope(contextId);
+    if (scope !== undefined && (scope.owner !== ctx.principal || (scope.tenant !== undefined && scope.tenant !== tenantOf(request)))) {
+      throw foreignContextError(contextId);
+    }
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
     const lease = await lanes.tryAcquire(laneKey(contextId));
     if (!lease) throw contextBusyError(contextId);

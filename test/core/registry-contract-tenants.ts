@@ -104,6 +104,30 @@ export function tenantsContract({ open, replica }: ContractScope): void {
     }
   });
 
+  it("names a context's tenant, the default one as '', for as long as its owner's writes there keep it", async () => {
+    const registry = await open({ idleTtlMs: 150, contextOwnerTtlMs: 500 });
+    await registry.put(taskOf('p1', { contextId: 'plain' }), ALICE);
+    await registry.put(taskOf('a1', { contextId: 'in-acme' }), ALICE_ACME);
+    // Renewed past its first TTL by the owner's tasks in its tenant, from either replica: the tenant stays with the owner.
+    for (const [store, turn] of [
+      [replica(), 2],
+      [registry, 3],
+    ] as const) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.put(taskOf(`p${turn}`, { contextId: 'plain' }), ALICE);
+      await store.put(taskOf(`a${turn}`, { contextId: 'in-acme' }), ALICE_ACME);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const store of [registry, replica()]) {
+      // No tenant would be one not recorded (a context of before context tenants, its owner's under any tenant).
+      expect(await store.contextScope('plain')).toStrictEqual({ owner: ALICE.owner, tenant: '' });
+      expect(await store.contextScope('in-acme')).toStrictEqual({ owner: ALICE.owner, tenant: 'acme' });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await registry.contextScope('plain')).toBeUndefined();
+    expect(await replica().contextScope('in-acme')).toBeUndefined();
+  });
+
   it('writes nothing of a task under another tenant than its own, from either replica', async () => {
     const registry = await open();
     await registry.put(taskOf('t1', { timestamp: '2026-01-01T00:00:01Z' }), ALICE_ACME);

@@ -87,8 +87,8 @@ describe('redis registry: tenants', () => {
     try {
       await writeAsBeforeTenants(prefix, 'alice', 'old-1', 'old-ctx');
       expect(await one.scopeOf('old-1')).toEqual({ owner: 'alice', tenant: '' });
-      // Its context, an owner and no tenant key, is the default tenant's.
-      expect(await two.contextScope('old-ctx')).toEqual({ owner: 'alice', tenant: '' });
+      // Its context, an owner and no tenant key, has no tenant recorded (its owner's under any), not the default tenant.
+      expect(await two.contextScope('old-ctx')).toStrictEqual({ owner: 'alice', tenant: undefined });
       expect((await one.list({}, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
       expect((await one.list({ tenant: 'acme' }, 'alice')).tasks).toEqual([]);
       expect((await one.latestInContext('old-ctx', 'alice'))?.task?.id).toBe('old-1');
@@ -103,6 +103,9 @@ describe('redis registry: tenants', () => {
       });
       expect(done?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(await probe.hexists(`${prefix}t:old-1`, 'n')).toBe(0);
+      // The owner's write there records the context's tenant, the default one as a value of its own.
+      expect(await probe.get(`${prefix}ctxn:old-ctx`)).toBe('');
+      expect(await one.contextScope('old-ctx')).toEqual({ owner: 'alice', tenant: '' });
       expect((await one.list({ status: 'TASK_STATE_COMPLETED' }, 'alice')).tasks.map((task) => task.id)).toEqual(['old-1']);
       expect((await one.list({ status: 'TASK_STATE_WORKING' }, 'alice')).tasks).toEqual([]);
     } finally {

@@ -7,7 +7,7 @@ import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { tenantOf } from '../tenants.js';
 import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
-import type { ReportsDrops, TaskInScope, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
+import type { ContextScope, ReportsDrops, TaskInScope, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
   /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
@@ -188,7 +188,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return contextOwners.get(contextId)?.owner;
     },
 
-    async contextScope(contextId: string): Promise<TaskScope | undefined> {
+    async contextScope(contextId: string): Promise<ContextScope | undefined> {
       return contextOwners.get(contextId);
     },
 

@@ -23,7 +23,7 @@ export interface RegistryKeys {
   /** The owner's task in a context written last, whatever its tenant: a context is one conversation at the agent. */
   latest(owner: string, contextId: string): string;
   contextOwner(contextId: string): string;
-  /** The tenant the context was opened under, beside its owner; no key: the default tenant (and every context recorded before tenants). */
+  /** The tenant the context was opened under, beside its owner ('' the default tenant); no key: not recorded (by a replica of before). */
   contextTenant(contextId: string): string;
 }
 

@@ -14,9 +14,10 @@
  *                         one per owner and context, as before tenants, since the agent may keep one conversation
  *                         per context id whatever the tenant (docs/core.md, Tenants); replicas of before write it too
  *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
- *   P ctxn:C        string the tenant the context was opened under (its first writer's), beside P ctx:C and with its
- *                         TTL; none: the default tenant, as for a context recorded before tenants (replicas of before
- *                         write P ctx:C alone, and renew it alone)
+ *   P ctxn:C        string the tenant the context was opened under (its first writer's; '' the default tenant), beside
+ *                         P ctx:C, written and renewed with it, so it has its TTL; none: not recorded, since replicas of
+ *                         before write P ctx:C alone and renew it alone (a context they opened, or one whose P ctxn:C
+ *                         they let expire): the owner's next write there records its own tenant
  * Every key a write touches gets the idle TTL again (the context's owner its own, longer one), so an
  * index key can only expire when every task in it has; members of tasks that expired earlier are pruned
  * by PRUNE_SCRIPT before a list.
@@ -61,9 +62,10 @@ redis.call('ZADD', KEYS[4], 0, ARGV[4])
 redis.call('ZADD', KEYS[6], 0, ARGV[4])
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], 0, ARGV[4])
-  -- The first writer opens the context, in its tenant (no key for the default tenant, as a task has no field).
-  if redis.call('SET', KEYS[7], ARGV[3], 'NX') then
-    if ARGV[11] ~= '' then redis.call('SET', KEYS[8], ARGV[11]) else redis.call('DEL', KEYS[8]) end
+  -- The first writer opens the context in its tenant ('' too: no key is a tenant not recorded, by a replica of
+  -- before); the owner's write records its tenant where none is.
+  if redis.call('SET', KEYS[7], ARGV[3], 'NX') or (not redis.call('GET', KEYS[8]) and redis.call('GET', KEYS[7]) == ARGV[3]) then
+    redis.call('SET', KEYS[8], ARGV[11])
   end
   -- Scripts run one at a time, so the last one to write names the context's latest task.
   redis.call('SET', ARGV[12] .. 'l:' .. ARGV[6], ARGV[8])
@@ -77,7 +79,7 @@ if ttl > 0 then
   end
   for i = 9, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
-if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) == ARGV[3] and (redis.call('GET', KEYS[8]) or '') == ARGV[11] then
+if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) == ARGV[3] and redis.call('GET', KEYS[8]) == ARGV[11] then
   local contextTtl = tonumber(ARGV[10])
   for _, key in ipairs({KEYS[7], KEYS[8]}) do
     if contextTtl > 0 then redis.call('PEXPIRE', key, contextTtl) else redis.call('PERSIST', key) end

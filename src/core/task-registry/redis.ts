@@ -8,7 +8,7 @@ import { contextOwnerTtl } from './context-owner.js';
 import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import { contextFragment, listFilter, matchesLoadFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
-import type { ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
+import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 
@@ -230,9 +230,9 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       return (await refusals.read(redis.get(keys.contextOwner(contextId)))) ?? undefined;
     },
 
-    async contextScope(contextId: string): Promise<TaskScope | undefined> {
+    async contextScope(contextId: string): Promise<ContextScope | undefined> {
       const [owner, tenant] = await refusals.read(redis.mget(keys.contextOwner(contextId), keys.contextTenant(contextId)));
-      return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? '' };
+      return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? undefined };
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {

@@ -20,6 +20,16 @@ export interface TaskScope {
   tenant: string;
 }
 
+/**
+ * Whose a known context is: its owner, and the tenant it was opened under ('' the default tenant).
+ * No tenant: not recorded (a context a release of before context tenants opened, on Redis; such a
+ * context is its owner's under any tenant, as every context was then).
+ */
+export interface ContextScope {
+  owner: string;
+  tenant?: string;
+}
+
 /** A stored task and the tenant it was recorded under ('' the default tenant). */
 export interface TaskInScope {
   task: Task;
@@ -73,10 +83,11 @@ export interface TaskStore {
   contextOwner(contextId: string): Promise<string | undefined>;
   /**
    * Owner and tenant of a known context, in the one read contextOwner costs: a context is its owner's in
-   * the tenant it was opened under (its first recorded task's), as a task is; one recorded without a
-   * tenant (before tenants were recorded) is the default tenant's.
+   * the tenant it was opened under (its first recorded task's), as a task is. No tenant: one recorded
+   * without it (by a release of before context tenants, on Redis), until its owner's next write there
+   * records the tenant of that write.
    */
-  contextScope(contextId: string): Promise<TaskScope | undefined>;
+  contextScope(contextId: string): Promise<ContextScope | undefined>;
   /**
    * ListTasks for one owner, in the tenant the request names (none: the default tenant, as a2a-js 1.x
    * lists; filters, order, keyset paging; see query.ts).

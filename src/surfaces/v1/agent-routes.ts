@@ -37,8 +37,8 @@ const ROUTE_PARAMS: Record<(typeof AGENT_OWN_ROUTES)[number], readonly string[]>
 /** The parameters that name a task or a context: checked against the caller before anything is forwarded. */
 const REFERENCES = ['taskId', 'contextId'] as const;
 
-/** A reference given twice or empty: the gateway would check one value and iac-code (Starlette: the last wins) read another. */
-const AMBIGUOUS = 'taskId and contextId may each be given once, and not empty';
+/** A reference given twice: the gateway would check one value and iac-code (Starlette: the last wins) read another. */
+const AMBIGUOUS = 'taskId and contextId may each be given once';
 
 /**
  * The query the agent gets, or undefined when a task or context reference is ambiguous. Of the other
@@ -51,12 +51,13 @@ function forwardedQuery(
   const ref: { taskId?: string; contextId?: string } = {};
   for (const name of REFERENCES) {
     const values = query.getAll(name);
-    if (values.length > 1 || values[0] === '') return undefined;
-    if (values[0] !== undefined) ref[name] = values[0];
+    if (values.length > 1) return undefined;
+    // Empty is absent, as iac-code reads it (`… or None`): named by nobody, checked for nobody, not forwarded.
+    if (values[0]) ref[name] = values[0];
   }
   const out = new URLSearchParams();
   for (const name of names) {
-    const value = query.getAll(name).at(-1);
+    const value = (REFERENCES as readonly string[]).includes(name) ? ref[name as (typeof REFERENCES)[number]] : query.getAll(name).at(-1);
     if (value !== undefined) out.set(name, value);
   }
   const text = out.toString();
