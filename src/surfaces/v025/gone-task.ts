@@ -95,13 +95,14 @@ async function* attempt(
   let next: IteratorResult<StreamResponse> | undefined;
   try {
     next = await pending;
-    while (!next.done && isOpening(next.value)) {
+    // One opening is held, for the one event after it: an agent that streams its turn as task snapshots sends
+    // opening after opening, and holding each for the next would show nothing until its turn's end.
+    if (!next.done && isOpening(next.value)) {
       held.push(next.value);
       pending = source.next();
       // Read by the loop below when it comes late; until then a failure of it is no unhandled rejection.
       pending.catch(() => undefined);
       next = await within(pending, OPENING_GRACE_MS);
-      if (next === undefined) break;
     }
   } catch (error) {
     const gone = held.length === 0 && aimedAt !== undefined && isGoneTask(error, aimedAt);

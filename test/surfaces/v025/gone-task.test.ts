@@ -140,3 +140,29 @@ describe('a turn held back while it may still be refused', () => {
     expect((await events.next()).done).toBe(true);
   });
 });
+
+describe('an agent that streams its turn as task snapshots', () => {
+  it('has its first snapshot shown once the second comes: one opening is held, not each', async () => {
+    let pulled = 0;
+    const run = async function* (): AsyncGenerator<StreamResponse> {
+      for (; pulled < 20;) {
+        pulled++;
+        yield {
+          task: {
+            id: 'OLD',
+            contextId: 'C',
+            status: { state: 'TASK_STATE_WORKING' },
+            artifacts: [{ artifactId: 'a', parts: [{ text: `part ${pulled}` }] }],
+          },
+        };
+      }
+      yield { task: { id: 'OLD', contextId: 'C', status: { state: 'TASK_STATE_COMPLETED' } } };
+    };
+    const events = inNewTaskIfGone(request, run)[Symbol.asyncIterator]();
+    const first = await events.next();
+    expect(first.value).toMatchObject({ task: { artifacts: [{ parts: [{ text: 'part 1' }] }] } });
+    // Decided on the snapshot after it: the agent's later snapshots were not read ahead to decide.
+    expect(pulled).toBe(2);
+    await events.return(undefined);
+  });
+});
