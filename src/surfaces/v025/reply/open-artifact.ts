@@ -50,6 +50,13 @@ const TAIL_CHARS = 512;
  */
 const endsUnderHeading = (tail: string): boolean => tail.endsWith('\n') && HEADING.test(tail.slice(tail.lastIndexOf('\n', tail.length - 2) + 1, -1));
 
+/**
+ * Whether an artifact's first piece is a heading and nothing more (`## 方案 A`): no whole artifact is, so it is
+ * a first chunk. A whole artifact that merely ends with a heading (`…\n## Next steps`) is told whole, or the
+ * progress after it would wait for words that never come.
+ */
+const headingAlone = (tail: string): boolean => endsUnderHeading(tail) && tail.indexOf('\n') === tail.length - 1;
+
 /** Whether the reply stands inside the text of an open artifact, where a line of progress would cut it. */
 function insideOpenArtifact(state: ReplyState): boolean {
   const { openArtifact, segmentKey, breakPending, unfinishedArtifact } = state;
@@ -247,7 +254,7 @@ export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent,
   const key = artifactKey(event.artifact.artifactId);
   const tail = textTail(state, event, key);
   const inText = !inCode(state.code) && state.shownLast === '\n';
-  const goesOn = event.append === true || leftInCode(state) || (inText && endsUnderHeading(tail)) || nextChunkQueued(state, key);
+  const goesOn = event.append === true || leftInCode(state) || (inText && headingAlone(tail)) || nextChunkQueued(state, key);
   const streamed = event.lastChunk === false || (event.lastChunk !== true && goesOn);
   const single = options.replyArtifacts === 'single';
   const open = single && streamed ? key : undefined;

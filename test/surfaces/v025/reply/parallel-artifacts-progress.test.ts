@@ -94,3 +94,14 @@ describe('artifacts streamed side by side, with progress between their chunks', 
     expect(readText(run([...events.slice(0, 4), asked]))).toBe('Plan.\nDeploying\nAnswer.\n请选择一个方案。');
   });
 });
+
+describe('a whole artifact that ends with a heading (lastChunk left out)', () => {
+  it('has the progress after it shown as it comes: only a heading alone reads as a first chunk', () => {
+    const events = [
+      submitted,
+      artifact('plan', [{ text: '# Deployment plan\nVPC, vSwitch, ECS.\n## Next steps\n' }]),
+      ...Array.from({ length: 3 }, (_, at) => working(`Creating resource ${at + 1}...`, `w${at}`)),
+    ];
+    expect(streamed(events).at(-1)).toContain('Creating resource 3...');
+  });
+});
