@@ -72,12 +72,18 @@ export function classifyV1Binding(card: unknown, config: UpstreamConfig): Upstre
 /**
  * A 1.0 card that asks for credentials (401/403) is a 1.0 agent refusing the ones sent, not a missing
  * card: falling back to `agent.json` would reach the agent's open 0.2.5 side (an a2a-bridge's facade)
- * with credentials its 1.0 side turned away. A 0.2.5 agent without an `agent-card.json` answers 404.
+ * with credentials its 1.0 side turned away. A 0.2.5 agent without an `agent-card.json` answers 404; one
+ * behind a front that answers 401/403 for any path it does not serve (an API gateway, a bucket) is named by
+ * `upstream.protocol`, which the message says.
  */
 const cardRefused = (status: 401 | 403): A2AError =>
-  new A2AError(ErrorCode.Internal, `The upstream agent refused the credentials for its card at ${AGENT_CARD_JSON_PATH} (HTTP ${status})`, {
-    agentHttpStatus: status,
-  });
+  new A2AError(
+    ErrorCode.Internal,
+    `The upstream agent refused the credentials for its card at ${AGENT_CARD_JSON_PATH} (HTTP ${status}); for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
+    {
+      agentHttpStatus: status,
+    },
+  );
 
 /**
  * The protocol of the agent at `baseUrl`: `upstream.protocol` when it is not `auto`, else read from

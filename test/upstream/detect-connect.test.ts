@@ -90,7 +90,7 @@ describe('detectUpstreamProtocol', () => {
       expect(error).toMatchObject({
         code: ErrorCode.Internal,
         agentHttpStatus: status,
-        message: `The upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP ${status})`,
+        message: `The upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP ${status}); for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
       });
       expect(fake.calls.map((call) => call.path)).toEqual(['/.well-known/agent-card.json']);
     }
