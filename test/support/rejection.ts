@@ -10,3 +10,17 @@ export async function rejection(promise: Promise<unknown>): Promise<A2AError> {
   expect(error).toBeInstanceOf(A2AError);
   return error as A2AError;
 }
+
+/** The ErrorInfo reason an SDK call (or a stream's first step) fails with, whatever the binding; 'answered' when it does not fail. */
+export async function reasonOf(call: Promise<unknown> | AsyncIterable<unknown>): Promise<string> {
+  try {
+    if (Symbol.asyncIterator in call) {
+      const iterator = call[Symbol.asyncIterator]();
+      await iterator.next();
+      await iterator.return?.();
+    } else await call;
+  } catch (error) {
+    return String((error as { reason?: unknown }).reason ?? error);
+  }
+  return 'answered';
+}

@@ -16,6 +16,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { asTask, collect, connect, sendRequest, userMessage } from '../../support/sdk-v1-client.js';
+import { reasonOf } from '../../support/rejection.js';
 
 const TOKENS = { alice: 'reference-alice-token-0123', bob: 'reference-bob-token-0123' };
 const ACME = 'acme';
@@ -46,20 +47,6 @@ type PortLike = {
 /** A message referring to `taskIds`, under `tenant`. */
 function referring(text: string, taskIds: string[], tenant = ''): SendMessageRequest {
   return { ...sendRequest(text), tenant, message: { ...userMessage(text), referenceTaskIds: taskIds } };
-}
-
-/** The ErrorInfo reason a call (or a stream's first step) fails with, whatever the binding; 'answered' when it does not fail. */
-async function reasonOf(call: Promise<unknown> | AsyncIterable<unknown>): Promise<string> {
-  try {
-    if (Symbol.asyncIterator in call) {
-      const iterator = call[Symbol.asyncIterator]();
-      await iterator.next();
-      await iterator.return?.();
-    } else await call;
-  } catch (error) {
-    return String((error as { reason?: unknown }).reason ?? error);
-  }
-  return 'answered';
 }
 
 const stores = [

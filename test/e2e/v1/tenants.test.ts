@@ -19,6 +19,7 @@ import { Receiver } from '../push/harness.js';
 import { startSdkGateway, type TestGateway } from '../../support/gateway.js';
 import { SDK_SLOW_PREFIX, sdkReply } from '../../support/sdk-v1-agent.js';
 import { asTask, collect, connect, listRequest, outline, sendRequest, textOf } from '../../support/sdk-v1-client.js';
+import { reasonOf } from '../../support/rejection.js';
 
 const ACME = 'acme';
 /** `tasks.lost-after-ms`, short: a task the agent did not know for this long would be recorded failed. */
@@ -57,20 +58,6 @@ function runningTurn(tenant: string, text: string, hook?: string): SendMessageRe
   const push = hook ? { tenant: '', id: 'hook', taskId: '', url: hook, token: 'secret-token', authentication: undefined } : undefined;
   const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: push, historyLength: undefined, returnImmediately: true };
   return { ...inTenant(tenant, sendRequest(text)), configuration };
-}
-
-/** The ErrorInfo reason a call (or a stream's first step) fails with, whatever the binding. */
-async function reasonOf(call: Promise<unknown> | AsyncIterable<unknown>): Promise<string> {
-  try {
-    if (Symbol.asyncIterator in call) {
-      const iterator = call[Symbol.asyncIterator]();
-      await iterator.next();
-      await iterator.return?.();
-    } else await call;
-  } catch (error) {
-    return String((error as { reason?: unknown }).reason ?? error);
-  }
-  return 'answered';
 }
 
 describe.each(BINDINGS)('tenants over %s', (binding) => {
