@@ -143,8 +143,11 @@ function opensWithAcronym(last: string, text: string, tail: string): boolean {
   return !(DIGIT.test(last) && acronym.length < 3);
 }
 
-/** What each message must have past a shared opening, two letters or digits: a token said twice (`ha` + `ha`) is no line. */
-const GOES_ON_PAST_OPENING = /^[\p{L}\p{N}]{2}/u;
+/**
+ * What each message must have past a shared opening, two letters or digits, or a number with its `/`, `.`, `:` or
+ * `%` (`进度 1/3` then `进度 2/3`): a token said twice (`ha` + `ha`) is no line.
+ */
+const GOES_ON_PAST_OPENING = /^[\p{L}\p{N}](?:[\p{L}\p{N}]|[/.:%]\p{N})/u;
 
 /**
  * Whether `text` opens as `before` did: the same first Latin word (3 letters or more, a blank after it in

@@ -79,6 +79,7 @@ describe('whole progress messages, each its own id', () => {
     expect(read(working(['Here are the steps.', '1. Create the VPC.', '2) Deploy']))).toBe('Here are the steps.\n1. Create the VPC.\n2) Deploy');
     expect(read(working(['已创建专有网络 vpc-123', '已创建交换机 vsw-456']))).toBe('已创建专有网络 vpc-123\n已创建交换机 vsw-456');
     expect(read(working(['正在分析需求', '正在生成模板', '正在校验模板']))).toBe('正在分析需求\n正在生成模板\n正在校验模板');
+    expect(read(working(['进度 1/3', '进度 2/3', '进度 3/3']))).toBe('进度 1/3\n进度 2/3\n进度 3/3');
     // A sentence's tokens that open alike, punctuation after the opening, go on (send-equals-stream's Markdown cut anywhere).
     expect(read(working(['专有网络已', '创建，交换机 vsw-1 已', '创建。\n> 注意']))).toBe('专有网络已创建，交换机 vsw-1 已创建。\n> 注意');
   });
