@@ -9,7 +9,8 @@ import { createMemoryTaskAliases, type TaskAliases } from './core/task-aliases/i
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { referenceScope } from './core/task-scope.js';
 import { capRequestsPerForwardedClient } from './client-limits.js';
-import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
+import type { MappingProfile } from './mappings/index.js';
+import { loadFacadeProfile } from './start-checks.js';
 import { requestLogger } from './log.js';
 import type { Observability } from './observability/index.js';
 import type { CardSigner } from './signing/card-signer.js';
@@ -54,11 +55,6 @@ export interface GatewayAppDeps {
   observability?: Observability;
   /** The cap on each client's turns in flight, for the turns the facade relays past the core; absent: none. */
   turnLimits?: TurnLimits;
-}
-
-/** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
-export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
-  return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
 }
 
 /** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */

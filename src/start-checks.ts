@@ -15,13 +15,16 @@ export interface StartFiles {
   tls?: SecureContextOptions;
 }
 
+/** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
+export const loadFacadeProfile = (config: GatewayConfig): MappingProfile => loadMappingProfile(config.bailian.profile, config.bailian.mappings);
+
 /**
  * The start's checks of the configuration that need nothing started and no network: each reads what
  * serve reads (with the same functions) and throws what would stop it, naming the setting. What only
  * some configs need is loaded when they do: check-config need not load push, Redis or the signing code.
  */
 const checks = (config: GatewayConfig) => ({
-  profile: async () => (config.bailian.enabled ? loadMappingProfile(config.bailian.profile, config.bailian.mappings) : undefined),
+  profile: async () => (config.bailian.enabled ? loadFacadeProfile(config) : undefined),
   signingKeys: async () => (await import('./signing/keys.js')).loadKeyRing(config.signing.keys),
   upstreamTls: async () => upstreamTlsFiles(config.upstream.tls),
   // The Redis connections read `redis-tls` when they are made (redis-tls.ts); only Redis and push make them.

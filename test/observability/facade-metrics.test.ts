@@ -9,17 +9,9 @@ import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { scrape, value, type Sample } from '../support/prometheus.js';
+import { v025Request } from '../support/facade.js';
 
-const v025 = (method: string, text: string) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: '1',
-    method,
-    params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
-  }),
-});
+const v025 = v025Request;
 
 type Event = { kind: string; status?: { state: string } };
 

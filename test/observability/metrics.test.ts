@@ -8,22 +8,14 @@ import { createLogger } from '../../src/log.js';
 import { connectGrpc } from '../e2e/grpc/grpc-client.js';
 import { parse, scrape, value, type Sample } from '../support/prometheus.js';
 import { sendRequest } from '../support/sdk-v1-client.js';
+import { v025Request } from '../support/facade.js';
 
 const v1 = (method: string, params: unknown) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
 });
-const v025 = (method: string, text: string) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: '1',
-    method,
-    params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
-  }),
-});
+const v025 = v025Request;
 const message = (text: string) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
 
 describe('GET /metrics after real calls on both surfaces', () => {

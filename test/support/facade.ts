@@ -231,6 +231,13 @@ export function expectNoLeak(text: string): void {
   }
 }
 
+/** The fetch init of a 0.2.5 message/send or message/stream call with one text, as Bailian posts it (no key). */
+export const v025Request = (method: string, text: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: '1', method, params: { message: userMessage({ text }) } }),
+});
+
 /** Params of the official a2a-js 0.2.5 client's sendMessage / sendMessageStream for one text. */
 export const sdkParams = (text: string, ids: { contextId?: string; taskId?: string } = {}): MessageSendParams => ({
   message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...ids },
