@@ -8,18 +8,17 @@ import {
   withHistoryLength,
   A2AError,
   ErrorCode,
-  toA2AError,
   type AgentCard,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
-  type SendMessageRequest,
   type SendMessageResponse,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
 } from '../model/index.js';
 import { V025AgentCard, V025Task, parseV025Response } from '../protocol/v025/index.js';
-import { answeredTask, cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
+import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1 } from '../translate/index.js';
+import { answerAsTask, historyAsAsked } from './answered-message.js';
 import { getJson } from './card-fetch.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpcResults } from './jsonrpc-client.js';
 import { fromTransportError } from './upstream-errors.js';
@@ -63,10 +62,6 @@ const ALL_HISTORY = 1_000_000;
  */
 const historyToAsk = (historyLength: number | undefined): number | undefined =>
   historyLength === undefined ? ALL_HISTORY : historyLength <= 0 ? undefined : historyLength;
-
-/** A SendMessage answer with its task's history cut to what the caller asked for (0.2.5 agents do not cut it). */
-const historyAsAsked = (response: SendMessageResponse, historyLength: number | undefined): SendMessageResponse =>
-  'task' in response ? { task: withHistoryLength(response.task, historyLength) } : response;
 
 export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const { config, dialect } = options;
@@ -128,37 +123,17 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const getTask = async (req: GetTaskRequest, ctx: CallContext): Promise<Task> =>
     withHistoryLength((await call('GetTask', withFields(req, { historyLength: historyToAsk(req.historyLength) }), ctx)) as Task, req.historyLength);
 
-  /**
-   * `message/send`. A Message that names its task is the agent's answer to the turn (a2a-js 0.2.5 answers so when
-   * its executor publishes a Task, then a Message of it): it becomes the task COMPLETED with the message, as the
-   * same turn streamed does (answeredTask, task-stream.ts), over the agent's Task as it stands (its history and
-   * artifacts), or over the task's ids alone when the agent cannot say; an agent that does not know the task (it
-   * stamps ids on a plain answer and keeps no tasks) answered a Message, which stays one. So the gateway records the task finished,
-   * and answers what a 1.0 agent would: the Task, not a Message about a task nobody could see end.
-   */
-  async function sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
-    const response = (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse;
-    if (!('message' in response) || !response.message.taskId) return response;
-    const { taskId, contextId } = response.message;
-    const ids: Task = { id: taskId, ...(contextId ? { contextId } : {}), status: { state: 'TASK_STATE_WORKING' } };
-    let current: Task;
-    try {
-      current = await getTask({ id: taskId }, ctx);
-    } catch (error) {
-      // An agent that has no such task (it stamps ids on a plain answer and keeps no tasks) answered a Message.
-      if (toA2AError(error).code === ErrorCode.TaskNotFound) return response;
-      current = ids;
-    }
-    return { task: answeredTask(current, response.message) };
-  }
-
   return {
     dialect,
     endpoint: () => cards.current()?.endpoint,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
     close: () => transport.close(),
 
-    sendMessage: async (req, ctx) => historyAsAsked(await sendMessage(req, ctx), req.configuration?.historyLength),
+    // A Message naming its task is the task COMPLETED with it (answerAsTask); 0.2.5 agents do not cut the history.
+    async sendMessage(req, ctx) {
+      const answer = (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse;
+      return historyAsAsked(await answerAsTask(answer, (id) => getTask({ id }, ctx)), req.configuration?.historyLength);
+    },
     async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
       const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
       yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);

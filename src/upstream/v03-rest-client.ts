@@ -25,6 +25,7 @@ import {
   taskPushConfigFromV03,
   taskPushConfigToV03,
 } from '../translate/index.js';
+import { answerAsTask, historyAsAsked } from './answered-message.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
 import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.js';
@@ -152,10 +153,14 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
     close: () => transport.close(),
 
+    // A Message naming its task is the task COMPLETED with it (answerAsTask), cut to the history asked for once more.
     async sendMessage(req, ctx) {
       const call = restCall('POST', '/v1/message:send', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
-      const answer = await unary(V03SendMessageResponse, 'SendMessage result', call, repairedWrapped);
-      return sendResponseFromV03(answer, req.message.contextId ?? randomUUID());
+      const answer = sendResponseFromV03(
+        await unary(V03SendMessageResponse, 'SendMessage result', call, repairedWrapped),
+        req.message.contextId ?? randomUUID(),
+      );
+      return historyAsAsked(await answerAsTask(answer, (id) => getTask(id, undefined, ctx)), req.configuration?.historyLength);
     },
     async *sendStreamingMessage(req, ctx) {
       const call = await restCall('POST', '/v1/message:stream', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
