@@ -1,8 +1,9 @@
-import { retryAfterHeader, toA2AError, withFields } from '../../model/index.js';
+import { retryAfterHeader, toA2AError, withFields, type A2AError } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { errorToV025, type V025ErrorObject } from '../../translate/index.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { sseResponse } from '../shared/sse.js';
+import { failureReason, isGatewayFailure, type FacadeWords } from './reply/index.js';
 
 export interface V025ErrorEnvelope {
   jsonrpc: '2.0';
@@ -13,6 +14,14 @@ export interface V025ErrorEnvelope {
 /** Anything thrown, as a 0.2.5 error envelope: code mapped by the profile, a safe message, no 1.0 ErrorInfo list. */
 export function v025ErrorBody(id: JsonRpcId, error: unknown, profile: MappingProfile): V025ErrorEnvelope {
   return { jsonrpc: '2.0', id, error: errorToV025(toA2AError(error), profile) };
+}
+
+/**
+ * A failure of the gateway's own (the agent out of reach, a time-out) in the turn's words ("上游智能体响应超时" for
+ * a Chinese turn), as a failed turn's reason reads; the agent's own reasons stay as it said them.
+ */
+export function toldInWords(error: A2AError, words: FacadeWords): A2AError {
+  return isGatewayFailure(error.message) ? error.toldAs(failureReason(words, error.message)) : error;
 }
 
 /**

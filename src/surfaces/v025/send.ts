@@ -12,12 +12,13 @@ import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
+import { toldInWords } from './errors.js';
 import { inNewTaskIfGone } from './gone-task.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission, waitsOnDecision } from './permission-answers.js';
 import { answerCandidateChoice } from './pipeline-answers.js';
-import { createReplyFold, createTurnReply, failureReason, isGatewayFailure, replyEvents } from './reply/index.js';
+import { createReplyFold, createTurnReply, isGatewayFailure, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
@@ -260,7 +261,7 @@ export async function toldInTurnLanguage(
   if (!busy && !isGatewayFailure(error.message)) return error;
   const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
   const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
-  return error.toldAs(busy ? words.turnInProgress : failureReason(words, error.message));
+  return busy ? error.toldAs(words.turnInProgress) : toldInWords(error, words);
 }
 
 /**

@@ -7,7 +7,7 @@ import { noteLog } from '../shared/log-fields.js';
 import { sseResponse, type SseFrame } from '../shared/sse.js';
 import { openStream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from '../shared/stream-open.js';
 import type { V025FacadeDeps } from './deps.js';
-import { v025ErrorBody } from './errors.js';
+import { toldInWords, v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
 
@@ -41,7 +41,8 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     ended = true;
     options.onEnd?.();
   };
-  const reply = createTurnReply(options.reply ?? replyOptions(deps));
+  const turnReply = options.reply ?? replyOptions(deps);
+  const reply = createTurnReply(turnReply);
   // Opened at the first event or, when the upstream accepted the call and stays quiet, at once with a
   // comment (then keep-alives), so a caller can tell a slow agent from a dead one.
   let head: OpenedStream<V025StreamEvent>;
@@ -61,13 +62,18 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     shows: { kind: result.kind, ...(result.kind === 'task' || result.kind === 'status-update' ? { state: result.status.state } : {}) },
   });
 
-  /** A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame. */
+  /**
+   * A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame, told in
+   * the turn's language as the reason of a failed turn is (an agent that accepted the call and stayed quiet
+   * past `upstream.first-event-timeout-ms` gets here with no turn to fail).
+   */
   function failureFrames(error: unknown, event?: string): SseFrame[] {
     const a2aError = toA2AError(error);
     noteLog(c, { errorCode: a2aError.code });
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
-    return [{ data: JSON.stringify(v025ErrorBody(id, a2aError, deps.profile)), ...(event ? { event } : {}) }];
+    const told = toldInWords(a2aError, turnReply.words);
+    return [{ data: JSON.stringify(v025ErrorBody(id, told, deps.profile)), ...(event ? { event } : {}) }];
   }
 
   async function* frames(): AsyncGenerator<SseFrame> {

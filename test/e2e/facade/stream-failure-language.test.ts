@@ -1,0 +1,72 @@
+/**
+ * A turn that fails reads the same to a Bailian user on message/stream as on message/send, in the turn's
+ * language: an agent that accepts the call and says nothing until `upstream.first-event-timeout-ms` (the
+ * stream's answer is then an error frame after its opening comment), one whose stream goes idle past
+ * `upstream.stream-idle-timeout-ms` mid-turn, and one that drops the connection mid-turn (each with the
+ * facade's recovery failing too).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { GATEWAY_FAILURES } from '../../../src/model/index.js';
+import { startFakeIacCode, type FakeIacCode, type FaultName } from '../../support/fake-iac-code.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+
+/** The calls of a turn and of its recovery after a break (not the card). */
+const TURN_CALLS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'GetTask']);
+const TIMEOUTS = { 'first-event-timeout-ms': 400, 'stream-idle-timeout-ms': 600, 'request-timeout-ms': 1_500 };
+
+/** What a Bailian user reads of a turn: the error's message when the call is answered with one, else the reply's text. */
+async function streamReads(url: string, text: string): Promise<string> {
+  const frames = await (await openStream(`${url}/stream`, 'message/stream', { message: userMessage({ text }) })).rest();
+  const error = frames.find((frame) => frame.json.error !== undefined);
+  return error ? error.json.error.message : streamedText(results(frames));
+}
+
+async function sendReads(url: string, text: string): Promise<string> {
+  const answer = await rpc(url, 'message/send', { message: userMessage({ text }) });
+  return answer.body.error ? answer.body.error.message : sentText(answer.body.result);
+}
+
+describe('facade turns that fail, read on message/stream and message/send', () => {
+  let fake: FakeIacCode;
+  let gateway: RunningGateway;
+  /** The fault every call of the turn meets (its stream, and the facade's resubscription and reads after a break). */
+  let fault: { name: FaultName; after: number } | undefined;
+  beforeAll(async () => {
+    fake = await startFakeIacCode({ fault: (request) => (request.rpcMethod && TURN_CALLS.has(request.rpcMethod) ? fault : undefined) });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url, ...TIMEOUTS } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  async function bothReads(text: string): Promise<{ stream: string; send: string }> {
+    return { stream: await streamReads(gateway.url, text), send: await sendReads(gateway.url, text) };
+  }
+
+  it("an agent that accepts and stays silent past the first-event bound: the gateway's time-out, in the turn's language", async () => {
+    fault = { name: 'hang-mid-stream', after: 0 };
+    const chinese = await bothReads('帮我部署一个网站');
+    expect(chinese).toEqual({ stream: '上游智能体响应超时', send: '上游智能体响应超时' });
+    const english = await bothReads('Deploy a website for me');
+    expect(english.stream).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
+    expect(english.send).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
+  });
+
+  const breaks: Array<{ name: FaultName; reason: { zh: string; en: string } }> = [
+    { name: 'hang-mid-stream', reason: { zh: '上游智能体响应超时', en: GATEWAY_FAILURES.upstreamTimedOut } },
+    { name: 'kill-mid-stream', reason: { zh: '暂时无法连接上游智能体', en: GATEWAY_FAILURES.upstreamUnavailable } },
+  ];
+  for (const { name, reason } of breaks) {
+    it(`${name} after the agent began: what it said, then why the turn failed, alike and in the turn's language`, async () => {
+      fault = { name, after: 4 };
+      const chinese = await bothReads('帮我部署一个网站');
+      expect(chinese.stream).toBe(chinese.send);
+      expect(chinese.stream).toMatch(new RegExp(`^Hello .*\\n${reason.zh}$`, 's'));
+      const english = await bothReads('Deploy a website for me');
+      expect(english.stream).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
+      expect(english.send).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
+    });
+  }
+});
