@@ -1,3 +1,4 @@
+import { withoutInternalAddresses } from './internal-addresses.js';
 import { ACCESS_KEY_ID, URL_USER_INFO } from './url-credentials.js';
 
 /**
@@ -248,8 +249,13 @@ function raisedException(traceback: string): string | undefined {
   return last !== undefined && /^\S/.test(last) && !/^(?:Traceback|During handling|The above exception)/.test(last) ? last.trim() : undefined;
 }
 
-/** Upstream text made safe to show a caller: no stack, no local paths, no secrets, bounded length. */
-export function sanitizeUpstreamText(text: string, secrets: readonly string[] = []): string {
+export interface ScrubOptions {
+  /** Keep private network addresses (internal-addresses.ts): the operator's log names the agent's side of the network. */
+  keepAddresses?: boolean;
+}
+
+/** Upstream text made safe to show a caller: no stack, no local paths, no secrets, no private network addresses, bounded length. */
+export function sanitizeUpstreamText(text: string, secrets: readonly string[] = [], options: ScrubOptions = {}): string {
   let safe = dropStackTrace(text);
   const long = safe.length > MAX_SCANNED_CHARS;
   // Cut at a blank where there is one, so that no secret or path is cut in two and missed.
@@ -261,6 +267,8 @@ export function sanitizeUpstreamText(text: string, secrets: readonly string[] = 
     safe = typeof replacement === 'string' ? safe.replace(pattern, replacement) : safe.replace(pattern, replacement);
   }
   for (const pattern of PATH_PATTERNS) safe = safe.replace(pattern, '[path]');
+  // After the paths: a URL's host made a placeholder would no longer tell its path from a local one.
+  if (!options.keepAddresses) safe = withoutInternalAddresses(safe);
   // eslint-disable-next-line no-control-regex
   safe = safe.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').trim();
   // A lone surrogate (half of a character, cut off upstream) is no Unicode: U+FFFD stands in for it.

@@ -179,3 +179,46 @@ describe("withoutUrlCredentials (logs, CLI messages) and sanitizeUpstreamText: a
     }
   });
 });
+
+describe('private network addresses in upstream text', () => {
+  it('hides an endpoint on a private network, and a loopback or link-local address, the rest of the reason kept', () => {
+    const cases: Array<[string, string]> = [
+      ['connect ECONNREFUSED 10.0.3.4:5432', 'connect ECONNREFUSED [internal address]'],
+      ['dial tcp 192.168.1.20:6379: i/o timeout', 'dial tcp [internal address]: i/o timeout'],
+      ['dial tcp [fd00::1]:443: connection refused', 'dial tcp [internal address]: connection refused'],
+      ['GET http://127.0.0.1:8080/api/tasks failed', 'GET http://[internal address]/api/tasks failed'],
+      ['metadata service 169.254.169.254 unreachable', 'metadata service [internal address] unreachable'],
+      ['connect ECONNREFUSED ::1:8000', 'connect ECONNREFUSED [internal address]'],
+      ['route via fe80::1%eth0 down', 'route via [internal address] down'],
+      ['[fd12:3456:789a:1::5]:8443: refused', '[internal address]: refused'],
+      ['peer ::ffff:127.0.0.1 reset', 'peer [internal address] reset'],
+      ['172.31.255.1:80 and 100.64.0.7:3306 timed out', '[internal address] and [internal address] timed out'],
+      ['连接数据库10.0.3.4:5432失败', '连接数据库[internal address]失败'],
+      ['redis://app:s3cr3t@10.0.0.5:6379/0 refused', 'redis://[redacted]@[internal address]/0 refused'],
+      ['host 10.0.3.4:22.', 'host [internal address].'],
+      ['listening on 0.0.0.0', 'listening on [internal address]'],
+    ];
+    for (const [text, safe] of cases) expect(sanitizeUpstreamText(text), text).toBe(safe);
+  });
+
+  it("leaves public addresses, a private address without a port (the caller's own resource), versions, times and network blocks as they are", () => {
+    for (const text of [
+      'resolver 8.8.8.8:53 and 47.96.1.2 answered; 172.32.0.1 is public',
+      'agent v1.2.3.4 speaks A2A 0.2.5, built 10.0.3 at 07:39:50 on 2026-12-05T07:39:50.019Z',
+      'version 1.10.0.3.4 of the module',
+      'VSwitch CIDR 192.168.1.0/24 conflicts with 192.168.0.0/16; IPv6 block fd00::/8',
+      'std::vector and Foo::bar',
+      'public 2001:db8::1 and [2400:3200::1]:443',
+      // The caller's own resources, named without a port: an instance, a vSwitch's gateway.
+      'ECS 172.16.3.4 has no public IP; gateway 192.168.1.1 and fd12:3456:789a:1::5 unreachable',
+      'peer ::ffff:10.1.2.3 reset',
+    ]) {
+      expect(sanitizeUpstreamText(text), text).toBe(text);
+    }
+  });
+
+  it("keeps them for the operator's log", () => {
+    const cause = 'connect ECONNREFUSED 10.0.3.4:5432';
+    expect(sanitizeUpstreamText(cause, [], { keepAddresses: true })).toBe(cause);
+  });
+});

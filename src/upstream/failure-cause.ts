@@ -40,7 +40,7 @@ export function failureCause(error: A2AError, secrets: readonly string[] = []): 
   if (cause === undefined) return { cause: error.message };
   const code = codeOf(cause);
   // A request URL in undici's words may carry a signed query (`?sig=`, `X-Amz-Credential=`), which the upstream scrub leaves.
-  const said = withoutUrlCredentials(sanitizeUpstreamText(messageOf(cause), secrets));
+  const said = withoutUrlCredentials(sanitizeUpstreamText(messageOf(cause), secrets, { keepAddresses: true }));
   return { cause: said, ...(code ? { causeCode: code } : {}) };
 }
 

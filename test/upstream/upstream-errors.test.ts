@@ -56,8 +56,10 @@ describe('sanitizeUpstreamText', () => {
   });
 
   it("redacts a URL's password, a private key, an Authorization header and a quoted phrase under a secret name", () => {
-    expect(sanitizeUpstreamText('cannot reach redis://app:s3cr3t-pw@10.0.0.5:6379/0')).toBe('cannot reach redis://[redacted]@10.0.0.5:6379/0');
-    expect(sanitizeUpstreamText('connect to redis://:p4ssw0rd@10.0.0.5:6379/0 failed')).toBe('connect to redis://[redacted]@10.0.0.5:6379/0 failed');
+    expect(sanitizeUpstreamText('cannot reach redis://app:s3cr3t-pw@10.0.0.5:6379/0')).toBe('cannot reach redis://[redacted]@[internal address]/0');
+    expect(sanitizeUpstreamText('connect to redis://:p4ssw0rd@10.0.0.5:6379/0 failed')).toBe(
+      'connect to redis://[redacted]@[internal address]/0 failed',
+    );
     expect(sanitizeUpstreamText('clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/a/b failed')).toBe(
       'clone https://[redacted]@github.com/a/b failed',
     );
