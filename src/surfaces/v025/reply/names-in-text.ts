@@ -6,7 +6,7 @@
  */
 
 /** How much of the shown text's last word is read: a URL longer than this is read from its end. */
-const LONGEST_WORD = 512;
+export const LONGEST_WORD = 512;
 
 /** The shown text's last word: what follows its last white space (at most the last 512 characters). */
 export function lastWord(text: string): string {

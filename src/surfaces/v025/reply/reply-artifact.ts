@@ -5,6 +5,7 @@ import { isBlockLine } from './line-shapes.js';
 import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
+import { grownTail } from './shown-tail.js';
 import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource } from './state.js';
 import { withFields } from '../../../model/index.js';
 
@@ -181,13 +182,19 @@ export function closeFile(state: ReplyState, final: boolean, out: V025StreamEven
   return withFields(closed, { code: scanCode(afterFence(open), after) });
 }
 
-type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'code'>;
+type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'shownTail' | 'code'>;
 
 /** `shown` with `text` added, and its measures updated from `text` alone (a fresh object). */
 function appended(state: ReplyState, text: string): Measures {
   const shown = state.shown + text;
-  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast, code: state.code };
-  return { shown, shownDense: state.shownDense + denseLength(text), shownLast: text.charAt(text.length - 1), code: scanCode(state.code, text) };
+  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast, shownTail: state.shownTail, code: state.code };
+  return {
+    shown,
+    shownDense: state.shownDense + denseLength(text),
+    shownLast: text.charAt(text.length - 1),
+    shownTail: grownTail(state.shownTail, text),
+    code: scanCode(state.code, text),
+  };
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */

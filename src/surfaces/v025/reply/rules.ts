@@ -5,6 +5,7 @@ import { inCode } from './code-spans.js';
 import { goesOnWithName, lastWord } from './names-in-text.js';
 import { firstPieceFrom } from './pieces.js';
 import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
+import { shownCharAt, shownSlice } from './shown-tail.js';
 import { isArtifactKey, type ReplyState } from './state.js';
 
 /**
@@ -18,8 +19,11 @@ import { isArtifactKey, type ReplyState } from './state.js';
  */
 export function isIacCodeFinalRepeat(text: string, metadata: JsonObject | undefined, state: ReplyState): boolean {
   if (!isAssistantFinal(metadata)) return false;
-  const shown = state.shown.trimEnd();
-  return shown !== '' && shown.endsWith(text.trim());
+  const said = text.trim();
+  // The reply's end from its tail (shown-tail.ts) when that holds all `said` could match; the whole reply otherwise.
+  const end = state.shownTail.trimEnd();
+  const shown = (end !== '' && end.length >= said.length) || state.shownTail.length === state.shown.length ? end : state.shown.trimEnd();
+  return shown !== '' && shown.endsWith(said);
 }
 
 const WHITE_SPACE = /\s+/g;
@@ -49,7 +53,7 @@ function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number):
   const first = firstPieceFrom(pieces, start);
   if (pieces.dense[first] !== start || pieces.dense.length - first < fewestPieces) return false;
   const at = pieces.at[first] ?? state.shown.length;
-  return state.shown.slice(at).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
+  return shownSlice(state, at).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
 }
 
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
@@ -102,13 +106,13 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
  */
 function endsWithSentences(candidate: string, state: ReplyState): boolean {
   if (denseLength(candidate) < MIN_RESTATED) return false;
-  const { shown } = state;
-  let at = shown.length;
+  const shown = (index: number): string => shownCharAt(state, index);
+  let at = state.shown.length;
   for (let left = candidate.length - 1; left >= 0; left--) {
     const char = candidate.charAt(left);
     if (SPACE.test(char)) continue;
-    while (at > 0 && SPACE.test(shown.charAt(at - 1))) at--;
-    if (at === 0 || shown.charAt(at - 1) !== char) return false;
+    while (at > 0 && SPACE.test(shown(at - 1))) at--;
+    if (at === 0 || shown(at - 1) !== char) return false;
     at--;
   }
   return at === 0 || startsSentence(shown, at);
@@ -162,18 +166,18 @@ function afterDense(dense: string, text: string): string | undefined {
  */
 export function finishesSentence(state: ReplyState): boolean {
   let at = state.shown.length - 1;
-  while (at >= 0 && SPACE.test(state.shown.charAt(at))) at--;
-  const last = state.shown.charAt(at);
+  while (at >= 0 && SPACE.test(shownCharAt(state, at))) at--;
+  const last = shownCharAt(state, at);
   return last !== '' && !state.breakPending && !ENDS_SENTENCE.test(last) && !ENDS_CJK_SENTENCE.test(last);
 }
 
 /** `added` after the blanks the reply already ends with, so that a sentence it finishes has no blank twice. */
 export function afterShownBlanks(state: ReplyState, added: string): string {
-  const { shown } = state;
-  let blanks = shown.length;
-  while (blanks > 0 && SPACE.test(shown.charAt(blanks - 1))) blanks--;
+  const { length } = state.shown;
+  let blanks = length;
+  while (blanks > 0 && SPACE.test(shownCharAt(state, blanks - 1))) blanks--;
   let skip = 0;
-  while (blanks + skip < shown.length && added.charAt(skip) === shown.charAt(blanks + skip)) skip++;
+  while (blanks + skip < length && added.charAt(skip) === shownCharAt(state, blanks + skip)) skip++;
   return added.slice(skip);
 }
 
@@ -189,8 +193,8 @@ const HEADING_LINE = /^#{1,6}[ \t]+[^\n]*?[\p{L}\p{N}][^\n]*?[\p{L}\p{N}]/u;
  * twice (`ha` + `haha`, `1` + `1.5`) and a short line an agent writes twice, but no model's token, and no
  * agent's line, opens the same heading again right after it.
  */
-const restatesHeading = (shown: string, at: number): boolean =>
-  (at === 0 || shown.charAt(at - 1) === '\n') && HEADING_LINE.test(shown.slice(at, at + 80));
+const restatesHeading = (state: ReplyState, at: number): boolean =>
+  (at === 0 || shownCharAt(state, at - 1) === '\n') && HEADING_LINE.test(shownSlice(state, at, at + 80));
 
 /**
  * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the
@@ -198,17 +202,18 @@ const restatesHeading = (shown: string, at: number): boolean =>
  * again with a question after it, also when a progress line came before the answer.
  */
 export function addedToShown(text: string, state: ReplyState): string | undefined {
-  const { pieces, shown, shownDense } = state;
+  const { pieces, shownDense } = state;
   const first = firstDense(text);
-  // Stripped once, and only if some piece could be restated: a long message after thousands of tokens.
-  let denseShown: string | undefined;
+  // The reply from the first piece that could be restated on, stripped once and only then: what `text` could
+  // restate is no longer than it, and the reply before it may be thousands of tokens (shown-tail.ts).
+  let denseShown: { start: number; text: string } | undefined;
   for (let piece = firstPieceFrom(pieces, shownDense - denseLength(text) + 1); piece < pieces.dense.length; piece++) {
     const start = pieces.dense[piece] ?? shownDense;
-    const at = pieces.at[piece] ?? shown.length;
-    if (shownDense - start < MIN_RESTATED && !restatesHeading(shown, at)) continue;
-    if (firstDense(shown, at) !== first) continue;
-    denseShown ??= shown.replace(WHITE_SPACE, '');
-    const added = afterDense(denseShown.slice(start), text);
+    const at = pieces.at[piece] ?? state.shown.length;
+    if (shownDense - start < MIN_RESTATED && !restatesHeading(state, at)) continue;
+    if (firstDense(shownSlice(state, at)) !== first) continue;
+    denseShown ??= { start, text: shownSlice(state, at).replace(WHITE_SPACE, '') };
+    const added = afterDense(denseShown.text.slice(start - denseShown.start), text);
     if (added !== undefined) return added;
   }
   return undefined;
@@ -227,6 +232,7 @@ const MIN_END_RESTATED = 4;
  */
 export function addedToRunning(text: string, state: ReplyState): string | undefined {
   const running = state.segmentText;
+  const runningAt = (index: number): string => running.charAt(index);
   const textDense = denseLength(text);
   const first = firstDense(text);
   const total = denseLength(running);
@@ -236,7 +242,7 @@ export function addedToRunning(text: string, state: ReplyState): string | undefi
     if (SPACE.test(char)) continue;
     const tail = total - before;
     const whole = before++ === 0;
-    if (!whole && !startsSentence(running, at)) continue;
+    if (!whole && !startsSentence(runningAt, at)) continue;
     if (!whole && tail < MIN_END_RESTATED) break;
     if (tail > textDense || char !== first) continue;
     const added = afterDense(running.slice(at).replace(WHITE_SPACE, ''), text);
@@ -245,11 +251,14 @@ export function addedToRunning(text: string, state: ReplyState): string | undefi
   return undefined;
 }
 
-/** Whether a sentence starts at `at` (a character that is not white space): after a line break, or a sentence's end. */
-function startsSentence(text: string, at: number): boolean {
+/**
+ * Whether a sentence starts at `at` (a character that is not white space): after a line break, or a sentence's end.
+ * `charAt` reads the text, which for the reply is its tail as far as that goes (shown-tail.ts).
+ */
+function startsSentence(charAt: (index: number) => string, at: number): boolean {
   let before = at - 1;
-  while (before >= 0 && SPACE.test(text.charAt(before)) && text.charAt(before) !== '\n') before--;
-  const char = text.charAt(before);
+  while (before >= 0 && SPACE.test(charAt(before)) && charAt(before) !== '\n') before--;
+  const char = before >= 0 ? charAt(before) : '';
   // A Latin sentence ends with a blank after it ("1.5" is a number); a Chinese or Japanese one needs none.
   return char === '\n' || ENDS_CJK_SENTENCE.test(char) || (before < at - 1 && ENDS_SENTENCE.test(char));
 }
@@ -270,11 +279,11 @@ const LATIN_LETTER = /[A-Za-z\u00c0-\u00ff]/u;
  */
 export function closesWithToken(text: string, state: ReplyState): boolean {
   const first = text.charAt(0);
-  const { shown, shownLast: last } = state;
+  const { shownTail: tail, shownLast: last } = state;
   if (inCode(state.code) || SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
   if (LATIN_LOWER.test(first) && LATIN_LETTER.test(last)) return true;
-  if (goesOnWithName(lastWord(shown), text)) return true;
-  return DIGIT.test(first) && (DIGIT.test(last) || (/[.,]/u.test(last) && DIGIT.test(shown.charAt(shown.length - 2))));
+  if (goesOnWithName(lastWord(tail), text)) return true;
+  return DIGIT.test(first) && (DIGIT.test(last) || (/[.,]/u.test(last) && DIGIT.test(tail.charAt(tail.length - 2))));
 }
 
 /** Whether text under `key` continues the current segment, or starts a new one. */

@@ -188,7 +188,7 @@ const goesOnWithBlockLine = (text: string): boolean => CARRIES_ON.test(text) || 
 
 /** The message the reply's current segment holds. */
 const messageBefore = (state: ReplyState): Before | undefined =>
-  state.segmentText === '' ? undefined : { text: state.segmentText, word: lastWord(state.shown), line: state.code.line };
+  state.segmentText === '' ? undefined : { text: state.segmentText, word: lastWord(state.shownTail), line: state.code.line };
 
 /**
  * A new segment after shown text starts on a new line, so two messages' sentences do not run together;

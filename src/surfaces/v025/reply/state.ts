@@ -61,6 +61,11 @@ export interface ReplyState {
    */
   readonly shownDense: number;
   readonly shownLast: string;
+  /**
+   * The last characters of `shown` (shown-tail.ts, TAIL_LENGTH): the rules that read the reply's end per message
+   * read them here, since reading `shown`, a string built by appending, copies all of it.
+   */
+  readonly shownTail: string;
   /** Whether `shown` stands inside Markdown code, where running text always carries on (code-spans.ts). */
   readonly code: CodeScan;
   /**
@@ -152,6 +157,7 @@ export const initialReplyState = (): ReplyState => ({
   shown: '',
   shownDense: 0,
   shownLast: '',
+  shownTail: '',
   code: NO_CODE,
   segments: new Map(),
   sinceMessage: new Set(),
