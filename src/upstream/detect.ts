@@ -27,16 +27,21 @@ const V1 = /^1(\.|$)/;
 const V03 = /^0\.3(\.|$)/;
 const V02 = /^0\.2(\.|$)/;
 
+/** A `supportedInterfaces` entry that declares a pre-1.0 version (an a2a-js 1.x server's 0.3-compat interface). */
+const isLegacyInterface = (entry: Record<string, unknown>): boolean => isMajor(entry.protocolVersion, V03) || isMajor(entry.protocolVersion, V02);
+
 /**
  * Which protocol a card speaks. A 1.x entry in `supportedInterfaces` wins (1.0 agents with 0.3
- * compat also carry the legacy top-level fields); then the card-level `protocolVersion` of
- * 0.2/0.3 cards. A legacy card without a version (the a2a-js 0.2.5 SDK writes none) is taken for
- * the version of the well-known path it was found at. Undefined: not an agent card.
+ * compat also carry the legacy top-level fields); a 1.0-shaped card whose every interface says 0.3
+ * is an a2a-js 1.x agent served only as 0.3 (it refuses 1.0 calls); then the card-level
+ * `protocolVersion` of 0.2/0.3 cards. A legacy card without a version (the a2a-js 0.2.5 SDK writes
+ * none) is taken for the version of the well-known path it was found at. Undefined: not an agent card.
  */
 export function classifyCard(card: unknown, foundAt: 'agent-card.json' | 'agent.json'): UpstreamProtocol | undefined {
   if (!isRecord(card)) return undefined;
   const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isRecord) : [];
   if (interfaces.some((entry) => isMajor(entry.protocolVersion, V1))) return '1.0';
+  if (interfaces.length > 0 && interfaces.every((entry) => isMajor(entry.protocolVersion, V03))) return '0.3';
   if (isMajor(card.protocolVersion, V03)) return '0.3';
   if (isMajor(card.protocolVersion, V02)) return '0.2.5';
   if (isMajor(card.protocolVersion, V1) || interfaces.length > 0) return '1.0';
@@ -58,13 +63,15 @@ export function classifyBinding(card: unknown): UpstreamBinding {
 
 /**
  * The binding to reach a 1.0 agent with: `upstream.protocol-binding` when it is not `auto`, else
- * JSON-RPC whenever the card lists it (the JSON-RPC client is the one that follows iac-code's wire
- * quirks), else the first of HTTP+JSON and gRPC in the card's order (the agent's preference).
+ * JSON-RPC whenever the card lists it for 1.0 (the JSON-RPC client is the one that follows iac-code's
+ * wire quirks), else the first of HTTP+JSON and gRPC in the card's order (the agent's preference).
+ * Interfaces declaring a pre-1.0 version are left out: the a2a-js 1.x server refuses 1.0 calls on a binding it lists only for 0.3.
  */
 export function classifyV1Binding(card: unknown, config: UpstreamConfig): UpstreamBinding {
   if (config['protocol-binding'] !== 'auto') return config['protocol-binding'];
   if (!isRecord(card) || !Array.isArray(card.supportedInterfaces)) return 'JSONRPC';
-  const offered = card.supportedInterfaces.filter(isRecord).map((entry) => transportName(entry.protocolBinding));
+  const v1Interfaces = card.supportedInterfaces.filter(isRecord).filter((entry) => !isLegacyInterface(entry));
+  const offered = v1Interfaces.map((entry) => transportName(entry.protocolBinding));
   if (offered.includes('JSONRPC')) return 'JSONRPC';
   return offered.find((binding): binding is 'HTTP+JSON' | 'GRPC' => binding === 'HTTP+JSON' || binding === 'GRPC') ?? 'JSONRPC';
 }
@@ -124,6 +131,10 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     if (config.protocol === '0.3') return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));
     const modern = await get(AGENT_CARD_JSON_PATH, { 'a2a-version': '1.0' });
     const fromModern = modern.status === 200 ? classifyCard(modern.body, 'agent-card.json') : undefined;
+    // A 1.0-shaped card of a 0.3-only agent names no 0.3 binding: read the 0.3 card the 0.3 client will use.
+    if (fromModern === '0.3' && isRecord(modern.body) && typeof modern.body.url !== 'string') {
+      return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));
+    }
     if (fromModern) return detected(fromModern, modern.body);
     if (modern.status === 401 || modern.status === 403) throw cardRefused(modern.status);
     const legacy = await get(AGENT_JSON_PATH, {});

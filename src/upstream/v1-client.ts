@@ -51,9 +51,14 @@ export function restInterfaceEndpoint(card: AgentCard, baseUrl: string): string 
   return (usableUrl(interfaceOf(card, 'HTTP+JSON')?.url, baseUrl) ?? baseUrl).replace(/\/+$/, '');
 }
 
-/** The card's first interface of a binding. */
+/**
+ * The card's first interface of a binding that does not declare a pre-1.0 version, else its first of that binding
+ * (a 0.3 card read as 1.0 lists only those): an a2a-js 1.x agent with 0.3 compat may list its 0.3 interface of a
+ * binding first, at another URL.
+ */
 export function interfaceOf(card: AgentCard, binding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC'): AgentCard['supportedInterfaces'][number] | undefined {
-  return card.supportedInterfaces.find((entry) => entry.protocolBinding.toUpperCase() === binding);
+  const ofBinding = card.supportedInterfaces.filter((entry) => entry.protocolBinding.toUpperCase() === binding);
+  return ofBinding.find((entry) => !/^0\./.test(entry.protocolVersion ?? '')) ?? ofBinding[0];
 }
 
 /** Wait for a shared promise, but give up when this caller's own signal fires. */

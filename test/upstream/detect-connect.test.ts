@@ -8,7 +8,7 @@ import { UpstreamConfig, defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { ErrorCode } from '../../src/model/index.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
-import { classifyCard, detectUpstreamProtocol } from '../../src/upstream/detect.js';
+import { classifyCard, classifyV1Binding, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startHungServer } from '../support/hung-server.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
@@ -37,6 +37,18 @@ describe('classifyCard', () => {
       'agent-card.json',
       '1.0',
     ],
+    [
+      'a 1.0-shaped card whose every interface says 0.3 (a2a-js 1.x served only as 0.3)',
+      { name: 'a', supportedInterfaces: [{ url: 'http://a/', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }] },
+      'agent-card.json',
+      '0.3',
+    ],
+    [
+      'a 1.0-shaped card listing a 0.3 and a 1.0 interface',
+      { name: 'a', supportedInterfaces: [{ url: 'http://a/', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, ...v1.supportedInterfaces] },
+      'agent-card.json',
+      '1.0',
+    ],
     ['a 0.3 card', { url: 'http://a/', protocolVersion: '0.3.0' }, 'agent-card.json', '0.3'],
     ['a 0.2.5 card', { url: 'http://a/', protocolVersion: '0.2.5' }, 'agent.json', '0.2.5'],
     ['a 0.2.6 card found at agent-card.json', { url: 'http://a/', protocolVersion: '0.2.6' }, 'agent-card.json', '0.2.5'],
@@ -46,6 +58,18 @@ describe('classifyCard', () => {
     ['not an object', 'nope', 'agent.json', undefined],
   ] as const)('%s', (_name, card, foundAt, expected) => {
     expect(classifyCard(card, foundAt)).toBe(expected);
+  });
+});
+
+describe('classifyV1Binding', () => {
+  it('leaves out the interfaces an a2a-js 1.x agent lists only for 0.3 (it refuses 1.0 calls there)', () => {
+    const card = {
+      supportedInterfaces: [
+        { url: 'http://a/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: 'http://a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+    };
+    expect(classifyV1Binding(card, config())).toBe('HTTP+JSON');
   });
 });
 

@@ -86,6 +86,15 @@ describe('card and endpoint', () => {
     expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [{ url: '/a2a', protocolBinding: 'JSONRPC' }] }, 'http://h:2/p/')).toBe('http://h:2/a2a');
   });
 
+  it("takes a binding's 1.0 interface over a 0.3 one listed before it at another URL (a2a-js 1.x with 0.3 compat)", () => {
+    const base = { name: 'a', description: 'b', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
+    const legacy = { url: 'http://h:1/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' };
+    const current = { url: 'http://h:1/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy, current] }, 'http://gw/')).toBe('http://h:1/v1');
+    // A card that lists only 0.3 interfaces (a 0.3 card read as 1.0) keeps its first.
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy] }, 'http://gw/')).toBe('http://h:1/v03');
+  });
+
   it('reports an unreachable or unauthorized card as -32603 without detail', async () => {
     const { upstream } = await setup({ auth: { apiKey: 'right' } }, { auth: { 'api-key': 'wrong' } });
     const error = await rejection(upstream.fetchCard());
