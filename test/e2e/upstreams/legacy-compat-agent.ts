@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { Role, type AgentCard } from 'a2a-sdk-1';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from 'a2a-sdk-1/server';
+import { Role, type AgentCard, type Message } from 'a2a-sdk-1';
+import { DefaultRequestHandler, InMemoryTaskStore, AgentEvent, type AgentExecutor, type TaskStore } from 'a2a-sdk-1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
 
 export type CompatBinding = 'JSONRPC' | 'HTTP+JSON';
@@ -23,31 +23,46 @@ export const answerText = (version: string, prompt: string): string => `answered
 
 const PATHS: Record<CompatBinding, string> = { JSONRPC: '/a2a/jsonrpc', 'HTTP+JSON': '/a2a/rest' };
 
-const executor: AgentExecutor = {
+/** The user's text of a message. */
+export const promptOf = (message: Message): string =>
+  message.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+
+/** An agent's text message, naming `taskId` ('' for none). */
+export function agentTextMessage(text: string, taskId: string, contextId: string): Message {
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+const answersInItsVersion: AgentExecutor = {
   async execute(request, bus): Promise<void> {
-    const prompt = request.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-    const text = answerText(request.context.requestedVersion, prompt);
     bus.publish(
-      AgentEvent.message({
-        messageId: randomUUID(),
-        contextId: request.contextId,
-        taskId: '',
-        role: Role.ROLE_AGENT,
-        parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      }),
+      AgentEvent.message(agentTextMessage(answerText(request.context.requestedVersion, promptOf(request.userMessage)), '', request.contextId)),
     );
   },
   async cancelTask(): Promise<void> {},
 };
 
-function card(baseUrl: string, interfaces: CompatInterface[]): AgentCard {
+export interface CompatAgentSpec {
+  name: string;
+  description: string;
+  interfaces: CompatInterface[];
+  executor: AgentExecutor;
+  store?: TaskStore;
+}
+
+function card(baseUrl: string, spec: CompatAgentSpec): AgentCard {
   return {
-    name: 'sdk-legacy-compat',
-    description: 'An a2a-js 1.x agent with 0.3 compatibility on.',
-    supportedInterfaces: interfaces.map(({ binding, version }) => ({
+    name: spec.name,
+    description: spec.description,
+    supportedInterfaces: spec.interfaces.map(({ binding, version }) => ({
       url: `${baseUrl}${PATHS[binding]}`,
       protocolBinding: binding,
       protocolVersion: version,
@@ -72,12 +87,13 @@ export interface RunningCompatAgent {
   close(): Promise<void>;
 }
 
-export async function startLegacyCompatAgent(interfaces: CompatInterface[]): Promise<RunningCompatAgent> {
+/** Serves `spec.executor` on a free port with 0.3 compatibility on, both bindings mounted whatever the card lists. */
+export async function serveLegacyCompatAgent(spec: CompatAgentSpec): Promise<RunningCompatAgent> {
   const app = express();
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const handler = new DefaultRequestHandler(card(url, interfaces), new InMemoryTaskStore(), executor);
+  const handler = new DefaultRequestHandler(card(url, spec), spec.store ?? new InMemoryTaskStore(), spec.executor);
   const legacyCompat = { enabled: true };
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   const options = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat };
@@ -92,3 +108,12 @@ export async function startLegacyCompatAgent(interfaces: CompatInterface[]): Pro
       }),
   };
 }
+
+/** The agent that answers every turn with the version it was spoken to in. */
+export const startLegacyCompatAgent = (interfaces: CompatInterface[]): Promise<RunningCompatAgent> =>
+  serveLegacyCompatAgent({
+    name: 'sdk-legacy-compat',
+    description: 'An a2a-js 1.x agent with 0.3 compatibility on.',
+    interfaces,
+    executor: answersInItsVersion,
+  });

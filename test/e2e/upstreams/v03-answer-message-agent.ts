@@ -8,88 +8,31 @@
  * keeps the task WORKING in its store. `stamp:` publishes only a Message that names a task id (no task is
  * ever stored), as agents that stamp ids on plain answers do.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { Role, TaskState, type AgentCard, type Message } from 'a2a-sdk-1';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-1/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-1/server/express';
+import { TaskState } from 'a2a-sdk-1';
+import { AgentEvent, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
 import { openingTask } from '../../support/sdk-v1-server.js';
+import { agentTextMessage, promptOf, serveLegacyCompatAgent } from './legacy-compat-agent.js';
 
 export type V03Binding = 'JSONRPC' | 'HTTP+JSON';
 
 export const answerText = (prompt: string): string => `answered: ${prompt}`;
 export const STAMPED_TASK_ID = 'stamped-task';
 
-const PATHS: Record<V03Binding, string> = { JSONRPC: '/a2a/jsonrpc', 'HTTP+JSON': '/a2a/rest' };
-
-function agentMessage(text: string, taskId: string, contextId: string): Message {
-  const part = { content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-  return {
-    messageId: randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_AGENT,
-    parts: [part],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-const promptOf = (message: Message): string => message.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-
 const executor: AgentExecutor = {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
     const prompt = promptOf(userMessage);
     if (prompt.startsWith('stamp:')) {
-      bus.publish(AgentEvent.message(agentMessage(answerText(prompt), STAMPED_TASK_ID, contextId)));
+      bus.publish(AgentEvent.message(agentTextMessage(answerText(prompt), STAMPED_TASK_ID, contextId)));
       return;
     }
     bus.publish(openingTask(taskId, contextId, userMessage));
     const working = { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() };
     bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: working, metadata: undefined }));
-    bus.publish(AgentEvent.message(agentMessage(answerText(prompt), taskId, contextId)));
+    bus.publish(AgentEvent.message(agentTextMessage(answerText(prompt), taskId, contextId)));
   },
   async cancelTask(): Promise<void> {},
 };
-
-function card(baseUrl: string, binding: V03Binding): AgentCard {
-  return {
-    name: 'sdk-v03-answers-with-a-message',
-    description: 'An a2a-js 1.x agent served as A2A 0.3 that answers a turn with a Message of its task.',
-    supportedInterfaces: [{ url: `${baseUrl}${PATHS[binding]}`, protocolBinding: binding, protocolVersion: '0.3', tenant: '' }],
-    provider: undefined,
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'answer',
-        name: 'Answer',
-        description: 'Answers with a Message',
-        tags: [],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-}
 
 export interface RunningV03AnswerAgent {
   url: string;
@@ -99,10 +42,6 @@ export interface RunningV03AnswerAgent {
 }
 
 export async function startV03AnswerAgent(binding: V03Binding): Promise<RunningV03AnswerAgent> {
-  const app = express();
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const saved = new Map<string, TaskState>();
   const store = new InMemoryTaskStore();
   const save = store.save.bind(store);
@@ -110,18 +49,12 @@ export async function startV03AnswerAgent(binding: V03Binding): Promise<RunningV
     if (task.status) saved.set(task.id, task.status.state);
     await save(task, context);
   };
-  const handler = new DefaultRequestHandler(card(url, binding), store, executor);
-  const legacyCompat = { enabled: true };
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
-  const options = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat };
-  app.use(PATHS[binding], binding === 'JSONRPC' ? jsonRpcHandler(options) : restHandler(options));
-  return {
-    url,
-    stored: (taskId) => saved.get(taskId),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const agent = await serveLegacyCompatAgent({
+    name: 'sdk-v03-answers-with-a-message',
+    description: 'An a2a-js 1.x agent served as A2A 0.3 that answers a turn with a Message of its task.',
+    interfaces: [{ binding, version: '0.3' }],
+    executor,
+    store,
+  });
+  return { ...agent, stored: (taskId) => saved.get(taskId) };
 }
