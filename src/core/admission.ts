@@ -14,7 +14,7 @@ import {
   type Task,
 } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
-import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
+import { contextBusyError, type ContextLanes, type Lease, type RecordedState } from './context-lanes.js';
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
@@ -111,6 +111,11 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
  */
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
+  // A lane whose holder died with it is taken over once the registry records its turn's task finished.
+  const recordedState =
+    (ctx: CallContext): RecordedState =>
+    async (taskId) =>
+      (await registry.get(taskId, ctx.principal))?.status.state;
 
   async function admit(request: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
     const { message } = request;
@@ -125,7 +130,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       throw foreignContextError(contextId);
     }
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
-    const lease = await lanes.tryAcquire(laneKey(contextId));
+    const lease = await lanes.tryAcquire(laneKey(contextId), undefined, recordedState(ctx));
     if (!lease) throw contextBusyError(contextId);
     if (await runsWithoutLane(contextId, ctx)) {
       await lease.release();
@@ -160,11 +165,15 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
-      // The lane names the turn's task while the turn is paused (an answer for it rides along), and only then.
+      // The lane names the turn's task as paused while the turn is paused (an answer for it rides along), and only
+      // then; while it runs, as running, so that a replica finding the lane held and the task recorded finished (its
+      // holder died) takes it over (context-lanes.ts).
       const bindTask = (taskId: string | undefined, event: StreamResponse): void => {
         const state = eventTaskState(event);
         if (!lease || !taskId || state === undefined) return;
-        lease.bindTask(isInterruptedState(state) ? taskId : undefined);
+        if (isInterruptedState(state)) return lease.bindTask(taskId);
+        lease.bindTask(undefined);
+        lease.runsTask(taskId);
       };
       return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
         item(event) {

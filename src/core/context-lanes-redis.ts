@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
-import type { ContextLanes, Lease } from './context-lanes.js';
+import { isTerminalState } from '../model/index.js';
+import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 
@@ -20,9 +21,12 @@ export interface RedisContextLanesOptions {
 }
 
 /*
- * A lane holds `<token>|<task id or ''>`. Scripts act only while the value still starts with the
- * caller's `<token>|` (tokens are UUIDs, so the prefix is exact): a replica whose lease expired
- * never renews, rebinds or deletes the lease another replica took since.
+ * A lane holds `<token>|<paused task>` while its turn is paused, `<token>||<task>` while it runs on a task
+ * it named (`runsTask`), `<token>|` before. Replicas of before read what follows the first `|` as the
+ * paused task: `|<task>` is no task id of theirs, so nothing rides along into a running turn there either.
+ * Scripts act only while the value still starts with the caller's `<token>|` (tokens are UUIDs, so the
+ * prefix is exact): a replica whose lease expired never renews, rebinds or deletes the lease another
+ * replica took since.
  */
 const OWNED = `local v = redis.call('GET', KEYS[1])
 local owned = v and string.sub(v, 1, #ARGV[1]) == ARGV[1]
@@ -33,6 +37,19 @@ const BIND_SCRIPT = `${OWNED}if owned then redis.call('SET', KEYS[1], ARGV[1] ..
 return 0`;
 const RELEASE_SCRIPT = `${OWNED}if owned then return redis.call('DEL', KEYS[1]) end
 return 0`;
+// Replaces a lane only while it still holds the very value the taker judged ended: of two takers, one wins.
+const TAKE_OVER_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
+return 0`;
+
+/** What a lane's value says of its turn: the task it names, and whether the turn is paused on it. */
+function laneHolder(value: string): { taskId?: string; paused: boolean } {
+  const named = value.slice(value.indexOf('|') + 1);
+  if (named.startsWith('|')) return named.length > 1 ? { taskId: named.slice(1), paused: false } : { paused: false };
+  return named ? { taskId: named, paused: true } : { paused: false };
+}
+
+/** The part of a lane's value after `<token>|`. */
+const namedPart = (paused: string | undefined, running: string | undefined): string => paused ?? (running ? `|${running}` : '');
 
 /**
  * Lanes shared by every replica through one Redis. Acquiring is a single `SET NX PX` round trip;
@@ -46,6 +63,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   const renewScript = redisScript(redis, 'a2aBridgeLaneRenew', 1, RENEW_SCRIPT);
   const bindScript = redisScript(redis, 'a2aBridgeLaneBind', 1, BIND_SCRIPT);
   const releaseScript = redisScript(redis, 'a2aBridgeLaneRelease', 1, RELEASE_SCRIPT);
+  const takeOverScript = redisScript(redis, 'a2aBridgeLaneTakeOver', 1, TAKE_OVER_SCRIPT);
 
   const leaseMs = String(options.leaseMs);
   const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
@@ -60,6 +78,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     const redisKey = laneKey(key);
     const owner = `${token}|`;
     let boundTask = taskId;
+    let runningTask: string | undefined;
     let releasing: Promise<void> | undefined;
 
     const timer = setInterval(() => {
@@ -79,6 +98,12 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       clearInterval(timer);
       renewals.delete(timer);
     }
+    function record(): void {
+      // Not awaited: commands on one connection run in order, so a later release still comes after it.
+      bindScript(redisKey, owner, leaseMs, namedPart(boundTask, runningTask)).catch((error: unknown) =>
+        warn(error, key, 'context lane task could not be recorded'),
+      );
+    }
 
     return {
       key,
@@ -88,8 +113,13 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       bindTask(id) {
         if (boundTask === id || releasing) return;
         boundTask = id;
-        // Not awaited: commands on one connection run in order, so a later release still comes after it.
-        bindScript(redisKey, owner, leaseMs, id ?? '').catch((error: unknown) => warn(error, key, 'context lane task could not be recorded'));
+        runningTask = undefined;
+        record();
+      },
+      runsTask(id) {
+        if (boundTask !== undefined || runningTask === id || releasing) return;
+        runningTask = id;
+        record();
       },
       release() {
         releasing ??= (async () => {
@@ -102,17 +132,35 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     };
   }
 
+  /**
+   * Takes a held lane whose task the registry records finished: its holder died without releasing it (a live one
+   * releases it itself), and no turn runs on a finished task again.
+   */
+  async function tookOverEnded(redisKey: string, value: string, recordedState: RecordedState): Promise<boolean> {
+    const held = await redis.get(redisKey);
+    // Released since: taken as any free lane is.
+    if (held === null) return (await redis.set(redisKey, value, 'PX', options.leaseMs, 'NX')) === 'OK';
+    const { taskId } = laneHolder(held);
+    const state = taskId === undefined ? undefined : await recordedState(taskId);
+    if (state === undefined || !isTerminalState(state)) return false;
+    return Number(await takeOverScript(redisKey, held, value, leaseMs)) === 1;
+  }
+
   return {
-    async tryAcquire(key, taskId) {
+    async tryAcquire(key, taskId, recordedState) {
       const token = randomUUID();
-      const acquired = await redis.set(laneKey(key), `${token}|${taskId ?? ''}`, 'PX', options.leaseMs, 'NX');
-      return acquired === 'OK' ? holdLease(key, token, taskId) : undefined;
+      const value = `${token}|${namedPart(taskId, undefined)}`;
+      const acquired = await redis.set(laneKey(key), value, 'PX', options.leaseMs, 'NX');
+      if (acquired === 'OK' || (recordedState && (await tookOverEnded(laneKey(key), value, recordedState)))) {
+        return holdLease(key, token, taskId);
+      }
+      return undefined;
     },
 
     async holderTask(key) {
       const value = await redis.get(laneKey(key));
-      const taskId = value?.slice(value.indexOf('|') + 1);
-      return taskId ? taskId : undefined;
+      const holder = value === null ? undefined : laneHolder(value);
+      return holder?.paused ? holder.taskId : undefined;
     },
 
     async close() {

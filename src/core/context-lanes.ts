@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode } from '../model/index.js';
+import { A2AError, ErrorCode, type TaskState } from '../model/index.js';
 
 /** The right to run one turn on a context. */
 export interface Lease {
@@ -10,6 +10,12 @@ export interface Lease {
    * replica); undefined when the turn goes on, so that nothing else gets into the running turn.
    */
   bindTask(taskId: string | undefined): void;
+  /**
+   * Names the task the turn runs on, so that another replica may take the lane over should this process die
+   * and the registry later record the task finished. Ignored while the lane names a paused task; a later
+   * bindTask clears it.
+   */
+  runsTask(taskId: string): void;
   /**
    * Idempotent; a released lease never frees a lane someone else has taken since. Resolves once the
    * lane is free for everyone, so a caller told "the turn ended" can start the next one at once.
@@ -23,15 +29,27 @@ export interface Lease {
  * connection for a whole turn.
  */
 export interface ContextLanes {
-  /** The lane (optionally naming a paused task already), or undefined when another turn holds it: the caller rejects, it does not queue. */
-  tryAcquire(key: string, taskId?: string): Promise<Lease | undefined>;
+  /**
+   * The lane (optionally naming a paused task already), or undefined when another turn holds it: the caller rejects,
+   * it does not queue. With `recordedState`, a lane whose holder named its task, and whose task the registry
+   * records finished (a terminal state), is taken over at once: its holder died before it could release it, and
+   * no turn runs on a finished task again. A task recorded interrupted is not enough: a live holder's turn that
+   * has just paused names its task as paused a moment after the registry records it, so that lane waits for its lease.
+   */
+  tryAcquire(key: string, taskId?: string, recordedState?: RecordedState): Promise<Lease | undefined>;
   /** The task whose paused turn holds the lane, when the lane is held by one. */
   holderTask(key: string): Promise<string | undefined>;
   /** Stops renewing held leases (they expire) and releases what the lanes own. */
   close(): Promise<void>;
 }
 
-/** In-process lanes: enough for one replica (the default, `store: memory`). */
+/** A task's state as the registry records it (undefined: not recorded). */
+export type RecordedState = (taskId: string) => Promise<TaskState | undefined>;
+
+/**
+ * In-process lanes: enough for one replica (the default, `store: memory`). Their holder is this process, which
+ * releases every lane when its turn ends, so nothing is ever taken over (`recordedState` is not needed).
+ */
 export function createContextLanes(): ContextLanes {
   const held = new Map<string, Lease>();
   return {
@@ -47,6 +65,7 @@ export function createContextLanes(): ContextLanes {
         bindTask(id) {
           boundTask = id;
         },
+        runsTask() {},
         async release() {
           if (released) return;
           released = true;
