@@ -10,11 +10,19 @@ export const AuthenticationInfo = z.looseObject({
 });
 export type AuthenticationInfo = z.infer<typeof AuthenticationInfo>;
 
+const URL_EMPTY = 'url is empty: a push config needs a callback URL';
+
+/**
+ * A push config's callback URL. Proto3 JSON leaves an empty string out, so an SDK's `url: ""` arrives
+ * as no url at all: both are told the url is empty, not "expected string, received undefined".
+ */
+export const PushCallbackUrl = z.string({ error: (issue) => (issue.input === undefined ? URL_EMPTY : undefined) }).min(1, URL_EMPTY);
+
 export const TaskPushNotificationConfig = z.looseObject({
   tenant: Tenant.optional(),
   id: ProtocolId.optional(),
   taskId: z.string().optional(),
-  url: z.string().min(1, 'url is required'),
+  url: PushCallbackUrl,
   token: z.string().optional(),
   authentication: AuthenticationInfo.optional(),
 });

@@ -17,6 +17,26 @@ export interface DeliverOptions {
 /** Statuses worth another attempt (iac-code's transient set); every other non-2xx is permanent. */
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
 const MAX_DRAINED_BYTES = 64 * 1024;
+/**
+ * TLS failures of the receiver's certificate (Node's codes): it will not verify on the next attempt
+ * either, so the notification is dead-lettered at once instead of after every retry.
+ */
+const CERTIFICATE_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_REJECTED',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'INVALID_CA',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /** net/tls `lookup` that always answers with the address that passed the policy. */
 export function pinnedLookup(pin: PinnedAddress): NetLookupFunction {
@@ -33,13 +53,16 @@ function classifyStatus(status: number): DeliveryResult {
   return { outcome: 'permanent', status, error: `HTTP ${status}` };
 }
 
-function classifyError(error: unknown, timedOut: boolean): DeliveryResult {
-  if (timedOut) return { outcome: 'retry', error: 'delivery timed out' };
+/** `requested`: the request had been handed to the connection when it failed. */
+function classifyError(error: unknown, timedOut: boolean, requested = false): DeliveryResult {
+  // Given up while the receiver may be working on it: sent, for the stale-state check (stale-notifications.ts).
+  if (timedOut) return { outcome: 'retry', error: 'delivery timed out', ...(requested ? { mayHaveArrived: true } : {}) };
   if (error instanceof CallbackResolutionError) return { outcome: 'retry', error: error.message };
   if (error instanceof A2AError) return { outcome: 'permanent', error: error.message };
   if (error instanceof errors.InvalidArgumentError) return { outcome: 'permanent', error: 'invalid delivery request' };
-  // Connection refused/reset, TLS and socket errors: the receiver may be back later.
   const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && CERTIFICATE_ERRORS.has(code)) return { outcome: 'permanent', error: `certificate rejected (${code})` };
+  // Connection refused/reset, TLS handshake and socket errors: the receiver may be back later.
   return { outcome: 'retry', error: typeof code === 'string' ? `connection failed (${code})` : 'connection failed' };
 }
 
@@ -65,6 +88,7 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
     controller.abort(new Error('push delivery timed out'));
   }, options.timeoutMs);
   let client: Client | undefined;
+  let requested = false;
   try {
     const pin = await resolveAndPin(url, withFields(options, { signal: controller.signal }));
     client = new Client(url.origin, {
@@ -75,6 +99,7 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
       pipelining: 1,
       keepAliveTimeout: 1,
     });
+    requested = true;
     const response = await client.request({
       method: 'POST',
       path: `${url.pathname}${url.search}`,
@@ -85,7 +110,7 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
     await response.body.dump({ limit: MAX_DRAINED_BYTES }).catch(() => undefined);
     return classifyStatus(response.statusCode);
   } catch (error) {
-    return classifyError(error, timedOut);
+    return classifyError(error, timedOut, requested);
   } finally {
     clearTimeout(timer);
     client?.destroy().catch(() => undefined);

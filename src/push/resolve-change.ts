@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { renamedTask, withFields, type StreamResponse } from '../model/index.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { NoticedChange, Unresolved } from './held-changes.js';
@@ -6,6 +7,14 @@ import { CONTENT_TYPE, EVENT_ID_HEADER, storedPayloadVersion, v025Payload, v1Pay
 import { newPushJob } from './queue/types.js';
 import { stateAtOf } from './stale-notifications.js';
 import type { PushWatcherDeps } from './watch.js';
+
+/**
+ * The claim of a 0.2.5 body: a receiver sent the whole Task has learnt nothing from the same Task again
+ * (artifact updates of a turn read after it ended all read the same finished Task). The URL is part of
+ * it: a config given a new URL is sent the task afresh.
+ */
+const bodyClaim = (url: string, payload: string): string =>
+  `body:${createHash('sha256').update(url).update('\n').update(payload).digest('base64url')}`;
 
 /** What one receiver is sent for one event. */
 interface Notification {
@@ -25,16 +34,15 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
   const { logger } = deps;
 
   /**
-   * Whether a config still has to be sent an event: a stable id is claimed first, and one another
-   * replica (or this process, or the process before a restart) claimed already is skipped. A claim
-   * that cannot be made (Redis out of reach) queues the job anyway: a duplicate the receiver can
-   * recognize by its id beats a lost notification.
+   * Whether a config still has to be sent an event: its stable id (and for a 0.2.5 config its body,
+   * `bodyClaim`) is claimed first, and one another replica (or this process, or the process before a
+   * restart) claimed already is skipped. A claim that cannot be made (Redis out of reach) queues the job
+   * anyway: a duplicate the receiver can recognize by its id beats a lost notification.
    */
-  async function firstClaim(entry: StoredConfig, change: NoticedChange): Promise<boolean> {
-    if (!change.stable) return true;
+  async function firstClaim(entry: StoredConfig, eventId: string): Promise<boolean> {
     try {
-      if (await deps.notified.claim(entry, change.eventId)) return true;
-      logger.debug?.({ taskId: entry.taskId, configId: entry.id, eventId: change.eventId }, 'A2A push notification already queued; skipped');
+      if (await deps.notified.claim(entry, eventId)) return true;
+      logger.debug?.({ taskId: entry.taskId, configId: entry.id, eventId }, 'A2A push notification already queued; skipped');
       return false;
     } catch (error) {
       logger.warn(
@@ -70,6 +78,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       contentType: CONTENT_TYPE[version],
       headers: { [EVENT_ID_HEADER]: notification.eventId },
       ...(stateAt !== undefined ? { stateAt } : {}),
+      ...(change.noticedAt !== undefined ? { noticedAt: change.noticedAt } : {}),
     });
     await deps.queue.enqueue(job);
   }
@@ -97,7 +106,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
     for (const entry of configs) {
       const version = storedPayloadVersion(entry.config);
       let reading = true;
-      let claimed = false;
+      const claimed: string[] = [];
       try {
         let notification: Notification | undefined;
         if (version === '1.0') {
@@ -112,8 +121,11 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
           continue;
         }
         // Claimed last, just before queuing: a claim stands for a job that is queued.
-        if (!(await firstClaim(entry, change))) continue;
-        claimed = change.stable;
+        if (change.stable && !(await firstClaim(entry, eventId))) continue;
+        claimed.push(...(change.stable ? [eventId] : []));
+        const body = version === '0.2.5' ? bodyClaim(entry.config.url, notification.payload) : undefined;
+        if (body !== undefined && !(await firstClaim(entry, body))) continue;
+        claimed.push(...(body !== undefined ? [body] : []));
         await enqueueFor(entry, notification, version, change);
       } catch (error) {
         if (reading && isOutOfReach(error)) {
@@ -124,7 +136,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
         // One config's failure must not cost the others their notification.
         logger.error({ err: error, taskId, configId: entry.id, eventId }, 'A2A push notification could not be queued');
         // Not queued: another replica that sees the same change (or a retry here) must still be free to queue it.
-        if (claimed) await deps.notified.release(entry, eventId).catch(() => undefined);
+        for (const claim of claimed) await deps.notified.release(entry, claim).catch(() => undefined);
       }
     }
     return unread.length > 0 ? { rest: withFields(change, { configs: unread }), error: unreadError } : undefined;

@@ -66,25 +66,38 @@ export function createRedisDeliveredStates(redis: Redis, prefix: string): Delive
 }
 
 /**
- * Drops a notification older than one its config was already delivered (a retry of input-required that
+ * When a job is too old to be sent once `newest` was: a job reporting a state, when that state is older;
+ * one reporting none (a 1.0 artifact update), only when an earlier attempt of it may have arrived already
+ * (given up at the timeout), so the receiver is not sent it again after the newer state. One that surely
+ * never arrived is still sent, late: text is not lost.
+ */
+function sentAt(job: PushJob): number | undefined {
+  return job.stateAt ?? (job.mayHaveArrived ? job.noticedAt : undefined);
+}
+
+/**
+ * Drops a notification older than one its config was already sent (a retry of input-required that
  * comes due after the turn that followed ended failed): a receiver's last word about a task is never
- * older than one before it. Jobs that report no state pass untouched. When the states cannot be read
- * the notification is delivered: a stale one beats a lost one.
+ * older than one before it. A state counts as sent once delivered, and also when its attempt was given up
+ * at `push-timeout-ms` after the request went out (a receiver slower than the timeout has it all the same).
+ * Jobs that report no state pass untouched unless an earlier attempt may have arrived (`sentAt`). When
+ * the states cannot be read the notification is delivered: a stale one beats a lost one.
  */
 export function skippingStale(handler: PushHandler, states: DeliveredStates, logger: PushLogger): PushHandler {
   return async (job) => {
-    const stateAt = job.stateAt;
-    if (stateAt === undefined) return handler(job);
+    const at = sentAt(job);
+    if (at === undefined) return handler(job);
     const newest = await states.newest(job).catch((error: unknown) => {
       logger.warn({ err: error, taskId: job.taskId, configId: job.configId }, 'A2A push: delivered states could not be read');
       return undefined;
     });
-    if (newest !== undefined && stateAt < newest) {
+    if (newest !== undefined && at < newest) {
       logger.info({ taskId: job.taskId, configId: job.configId, eventId: job.eventId }, 'A2A push notification dropped: a newer one was delivered');
       return { outcome: 'skipped', error: 'a newer notification was delivered' };
     }
     const result = await handler(job);
-    if (result.outcome === 'delivered') {
+    const stateAt = job.stateAt;
+    if (stateAt !== undefined && (result.outcome === 'delivered' || result.mayHaveArrived)) {
       await states.delivered(job, stateAt).catch((error: unknown) => {
         logger.warn({ err: error, taskId: job.taskId, configId: job.configId }, 'A2A push: a delivered state could not be noted');
       });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { V025JsonObject } from './parts.js';
 import { V025Message } from './objects.js';
+import { PushCallbackUrl } from '../../model/requests.js';
 
 export const V025PushNotificationAuthenticationInfo = z.looseObject({
   schemes: z.array(z.string()),
@@ -10,7 +11,7 @@ export type V025PushNotificationAuthenticationInfo = z.infer<typeof V025PushNoti
 
 export const V025PushNotificationConfig = z.looseObject({
   id: z.string().optional(),
-  url: z.string().min(1, 'url is required'),
+  url: PushCallbackUrl,
   token: z.string().optional(),
   authentication: V025PushNotificationAuthenticationInfo.optional(),
 });

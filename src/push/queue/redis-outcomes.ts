@@ -3,6 +3,7 @@ import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
 import { withFields } from '../../model/index.js';
 import { redisScript } from '../../redis-connection.js';
+import type { WebhookOrder } from './webhook-order.js';
 
 export type StreamEntry = [id: string, fields: string[]];
 
@@ -16,7 +17,12 @@ export interface EntryOutcomesOptions {
   deadStream: string;
   policy: RetryPolicy;
   logger: PushLogger;
+  /** Each webhook's line across replicas: an entry is attempted only at its head, and leaves it with its outcome. */
+  order: WebhookOrder;
 }
+
+/** `waits`: another entry of its webhook, held by another replica, is older and not finished; nothing was recorded. */
+export type EntryHandling = 'done' | 'waits';
 
 /**
  * An entry held by id, read when its turn comes: its fields if it is still pending under this consumer
@@ -52,10 +58,11 @@ export function jobOf(fields: string[]): PushJob | undefined {
 /**
  * Attempts one stream entry and records its outcome: delivered, rescheduled in the retry set, or copied
  * to the dead stream, each in one MULTI with the XACK (and XDEL), so an entry is acknowledged only once
- * its outcome is recorded.
+ * its outcome is recorded (and the entry leaves its webhook's line in the same MULTI). An entry that is not
+ * at the head of its webhook's line is not attempted: `waits`, for the caller to offer again later.
  */
 export function entryOutcomes(options: EntryOutcomesOptions) {
-  const { commands, stream, group, consumer, policy, logger } = options;
+  const { commands, stream, group, consumer, policy, logger, order } = options;
   const readIfOurs = redisScript(commands, 'a2aBridgePushReadIfOurs', 1, READ_IF_OURS);
 
   /** Times an entry has been handed out; a job that keeps killing its worker must not circulate forever. */
@@ -66,29 +73,37 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
 
   async function deadLetter(id: string, job: PushJob | undefined, raw: string[], reason: string): Promise<void> {
     const payload = job ? JSON.stringify(job) : JSON.stringify(raw);
-    await execAll(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id));
+    await execAll(
+      order.leave(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id), job, id),
+    );
     logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, reason }, 'A2A push notification dead-lettered');
   }
 
-  async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<void> {
+  async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<EntryHandling> {
     const job = jobOf(fields);
-    if (!job) return deadLetter(id, undefined, fields, 'malformed job entry');
+    if (!job) {
+      await deadLetter(id, undefined, fields, 'malformed job entry');
+      return 'done';
+    }
     if (claimed) {
       const count = await deliveries(id);
       if (count > policy.maxAttempts) {
-        return deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
+        await deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
+        return 'done';
       }
     }
+    if (!(await order.mayGo(job, id))) return 'waits';
     const next = dispose(job, await runHandler(run, job), policy);
     if (next.kind === 'ack') {
-      await execAll(commands.multi().xack(stream, group, id).xdel(stream, id));
+      await execAll(order.leave(commands.multi().xack(stream, group, id).xdel(stream, id), job, id));
     } else if (next.kind === 'retry') {
-      await execAll(
-        commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job)).xack(stream, group, id).xdel(stream, id),
-      );
+      // Out of the line while it waits for its retry: the webhook's later entries go meanwhile (README, "Delivery order").
+      const reschedule = commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job));
+      await execAll(order.leave(reschedule.xack(stream, group, id).xdel(stream, id), job, id));
     } else {
       await deadLetter(id, next.job, fields, next.reason);
     }
+    return 'done';
   }
 
   /**
@@ -96,14 +111,14 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
    * An entry another replica took over while it waited (this one stalled past a lease) is not attempted:
    * that replica delivers it. Nor is one no longer in the stream (a worker that took it over finished it).
    */
-  async function handleById(run: PushHandler, id: string, claimed: boolean): Promise<void> {
+  async function handleById(run: PushHandler, id: string, claimed: boolean): Promise<EntryHandling> {
     const entry = (await readIfOurs(stream, group, consumer, id)) as StreamEntry | 0 | 1;
     if (entry === 0) {
       logger.warn({ entryId: id }, 'A2A push queue entry was taken over by another replica while it waited; not delivered here');
-      return;
+      return 'done';
     }
-    if (entry === 1) return;
-    await handle(run, entry, claimed);
+    if (entry === 1) return 'done';
+    return handle(run, entry, claimed);
   }
 
   return { handle, handleById };

@@ -8,7 +8,9 @@ import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from 
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
 import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
-import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../../redis-connection.js';
+import { compareEntryIds, webhookOrder } from './webhook-order.js';
+import { MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
+import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
@@ -54,13 +56,7 @@ interface Fetched {
 
 const DEFAULT_MAX_WAITING_ENTRIES = 50_000;
 
-/** Moves one due retry back onto the stream; ZREM first so only one replica promotes it. */
-const PROMOTE = `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  return redis.call('XADD', KEYS[2], '*', 'job', ARGV[1])
-end
-return false
-`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
 
@@ -76,7 +72,8 @@ export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-$
  * held (waiting or in flight) and still ours has its lease renewed so no other replica takes it over; one
  * taken over anyway (this replica stalled past a lease) is left to the replica that took it. A webhook's
  * backlog is held whole, up to `maxWaitingEntries` waiting in all, so fetching goes on for the others.
- * Entries of one webhook fetched by two replicas are not ordered (see "Delivery order" in the README).
+ * Across replicas, an entry is attempted only once every older entry of its webhook is finished, whichever
+ * replica holds it (webhook-order.ts); until then its lane is parked (parked-lanes.ts), holding no slot.
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -93,14 +90,24 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   const watchAnother = watchRedis(commands, { store: 'push-queue', logger });
   // A round fails every half second while Redis is away: told as often as the connection's own errors, the rest counted (`leftOut`).
   const warnRoundFailed = throttledWarnings(logger, REDIS_WARN_EVERY_MS);
-  const promote = redisScript(commands, 'a2aBridgePushPromote', 2, PROMOTE);
+  const order = webhookOrder(commands, stream);
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
   let claimCursor = '0-0';
   const maxWaitingEntries = Math.max(1, options.maxWaitingEntries ?? DEFAULT_MAX_WAITING_ENTRIES);
   const leases = entryLeases({ commands, stream, group, consumer, leaseTimeoutMs: options.leaseTimeoutMs, logger });
-  const outcomes = entryOutcomes({ commands, stream, group, consumer, retryKey: options.retryKey, deadStream: options.deadStream, policy, logger });
+  const outcomes = entryOutcomes({
+    commands,
+    stream,
+    group,
+    consumer,
+    retryKey: options.retryKey,
+    deadStream: options.deadStream,
+    policy,
+    logger,
+    order,
+  });
 
   async function ensureGroup(): Promise<void> {
     try {
@@ -112,7 +119,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   async function promoteDueRetries(): Promise<void> {
     const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, window);
-    for (const member of due) await promote(options.retryKey, stream, member);
+    for (const member of due) await order.promote(options.retryKey, member);
   }
 
   async function claimStale(count: number): Promise<StreamEntry[]> {
@@ -162,14 +169,16 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
    * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
    * entries fetched as there are free slots. So a webhook that never answers holds one slot until
-   * `push-timeout-ms`, not every other caller's notifications. Entries wait only behind a delivery in
-   * flight, so at most `window` webhooks have any waiting; they are held by id, at most
-   * `maxWaitingEntries` (plus one fetch) in all, so memory stays bounded while fetching goes on for the
-   * other webhooks.
+   * `push-timeout-ms`, not every other caller's notifications. Entries wait behind a delivery in flight
+   * here, or in a parked lane for an older entry of their webhook held by another replica; they are held
+   * by id, at most `maxWaitingEntries` (plus one fetch) in all, so memory stays bounded while fetching
+   * goes on for the other webhooks.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
-    const lanes = new WebhookLanes<Fetched>();
+    // Sorted by stream id, so an entry taken over late from a crashed replica goes before the newer ones here.
+    const lanes = new WebhookLanes<Fetched>((a, b) => compareEntryIds(a.id, b.id));
+    const parked = parkedLanes(lanes, () => startReady());
     const stopRenewing = renewLeasesMeanwhile();
     let groupReady = false;
     const startReady = (): void => {
@@ -178,14 +187,23 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         if (!next) return;
         const { id, claimed, fields } = next.item;
         const delivery = (fields ? outcomes.handle(run, [id, fields], claimed) : outcomes.handleById(run, id, claimed))
-          .catch((error: unknown) =>
-            // Left pending: the lease expires and the entry is delivered again.
-            logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome'),
+          .then(
+            (handling) => {
+              // Behind an older entry of its webhook another replica holds: asked again later, holding no slot.
+              if (handling === 'waits') return parked.park(next.lane, { id, claimed });
+              parked.went(next.lane);
+              leases.finished(id);
+              lanes.done(next.lane);
+            },
+            (error: unknown) => {
+              // Left pending: the lease expires and the entry is delivered again.
+              logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome');
+              leases.finished(id);
+              lanes.done(next.lane);
+            },
           )
           .finally(() => {
             inFlight.delete(id);
-            leases.finished(id);
-            lanes.done(next.lane);
             startReady();
           });
         inFlight.set(id, delivery);
@@ -209,9 +227,17 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           await ensureGroup();
           groupReady = true;
         }
-        // Entries wait only behind a delivery in flight, so there is one to wait for when at the bound.
         if (window - inFlight.size <= 0 || lanes.waiting() >= maxWaitingEntries) {
-          await Promise.race(inFlight.values());
+          if (inFlight.size > 0) await Promise.race(inFlight.values());
+          else {
+            // At the bound with nothing in flight every entry held is parked: what they wait for may be a
+            // crashed replica's entry, which only a take-over brings back (one fetch past the bound).
+            fetched(
+              (await claimStale(window)).filter(([id]) => !leases.holds(id)),
+              true,
+            );
+            await sleep(MAX_PARKED_MS);
+          }
           continue;
         }
         await promoteDueRetries();
@@ -234,6 +260,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     // still waiting are not started (each could wait out a slow webhook): once the deliveries ahead of them
     // ended (so another worker cannot overtake those), they are let go of for another worker.
     await Promise.all(inFlight.values());
+    parked.clear();
     await stopRenewing();
     await leases.letGo(lanes.drain().map(({ id }) => id));
   }
@@ -241,7 +268,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   return {
     consumer,
     async enqueue(job) {
-      await commands.xadd(stream, '*', 'job', JSON.stringify(job));
+      await order.enqueue(job);
     },
     async depth() {
       // Acknowledged entries are deleted, so the stream holds exactly the jobs not yet done.

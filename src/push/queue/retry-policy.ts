@@ -33,7 +33,7 @@ export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolic
   if (result.outcome === 'delivered' || result.outcome === 'skipped') return { kind: 'ack' };
   const attempt = job.attempt + 1;
   const lastError = result.error ?? (result.status !== undefined ? `HTTP ${result.status}` : 'delivery failed');
-  const updated: PushJob = withFields(job, { attempt, lastError });
+  const updated: PushJob = withFields(job, { attempt, lastError, ...(result.mayHaveArrived ? { mayHaveArrived: true } : {}) });
   if (result.outcome === 'permanent') return { kind: 'dead', job: updated, reason: lastError };
   if (attempt >= policy.maxAttempts) {
     return { kind: 'dead', job: updated, reason: `gave up after ${attempt} attempts: ${lastError}` };

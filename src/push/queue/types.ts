@@ -29,6 +29,10 @@ export interface PushJob {
    * one already delivered to its config is dropped. Absent for a job that reports no state.
    */
   stateAt?: number;
+  /** When the gateway noticed the event (epoch ms), for every job, states or not. */
+  noticedAt?: number;
+  /** An earlier attempt was given up after its request went out: the receiver may have it already. */
+  mayHaveArrived?: boolean;
 }
 
 export type DeliveryOutcome =
@@ -47,6 +51,8 @@ export interface DeliveryResult {
   status?: number;
   /** Why it failed; never contains a secret. */
   error?: string;
+  /** A failure after the request went out (given up at `push-timeout-ms`): the receiver may have it all the same. */
+  mayHaveArrived?: boolean;
 }
 
 export type PushHandler = (job: PushJob) => Promise<DeliveryResult>;
@@ -72,6 +78,7 @@ export interface NewPushJob {
   contentType?: string;
   headers?: Record<string, string>;
   stateAt?: number;
+  noticedAt?: number;
 }
 
 export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
@@ -88,6 +95,7 @@ export function newPushJob(fields: NewPushJob, now = Date.now()): PushJob {
     attempt: 0,
     nextAttemptAt: now,
     ...(fields.stateAt !== undefined ? { stateAt: fields.stateAt } : {}),
+    ...(fields.noticedAt !== undefined ? { noticedAt: fields.noticedAt } : {}),
   };
 }
 

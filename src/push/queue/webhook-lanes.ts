@@ -12,6 +12,8 @@ export function webhookOf(job: Pick<PushJob, 'owner' | 'taskId' | 'configId' | '
 interface Lane<T> {
   items: T[];
   busy: boolean;
+  /** Put back by `putBack`: not handed out again until `wake`. */
+  parked: boolean;
 }
 
 /**
@@ -28,15 +30,47 @@ export class WebhookLanes<T> {
   private waitingCount = 0;
   private busyCount = 0;
 
+  /** `order`: when given, each lane is kept sorted by it (items added out of order are inserted in place). */
+  constructor(private readonly order?: (a: T, b: T) => number) {}
+
   add(lane: string, item: T): void {
     let entry = this.lanes.get(lane);
     if (!entry) {
-      entry = { items: [], busy: false };
+      entry = { items: [], busy: false, parked: false };
       this.lanes.set(lane, entry);
     }
-    entry.items.push(item);
+    this.insert(entry.items, item);
     this.waitingCount += 1;
-    if (!entry.busy && entry.items.length === 1) this.ready.push(lane);
+    if (!entry.busy && !entry.parked && entry.items.length === 1) this.ready.push(lane);
+  }
+
+  /**
+   * The item taken from `lane` was not started after all: it goes back into its lane, which hands out
+   * nothing until `wake(lane)` (the caller's timer), so what it waits for is not asked again and again.
+   */
+  putBack(lane: string, item: T): void {
+    const entry = this.lanes.get(lane);
+    if (!entry?.busy) return;
+    entry.busy = false;
+    entry.parked = true;
+    this.busyCount -= 1;
+    this.insert(entry.items, item);
+    this.waitingCount += 1;
+  }
+
+  /** A lane put back may hand out its first item again. */
+  wake(lane: string): void {
+    const entry = this.lanes.get(lane);
+    if (!entry?.parked) return;
+    entry.parked = false;
+    if (entry.items.length > 0) this.ready.push(lane);
+  }
+
+  private insert(items: T[], item: T): void {
+    let at = items.length;
+    // Nearly always appended: only an item fetched late (taken over from another replica) goes further in.
+    while (this.order && at > 0 && this.order(items[at - 1] as T, item) > 0) at -= 1;
+    items.splice(at, 0, item);
   }
 
   /** The next item whose lane has nothing in flight; its lane is busy until `done(lane)`. */
