@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallContext } from '../core/agent-port.js';
+import { tenantField } from '../core/tenants.js';
 import type { PushLogger } from './queue/types.js';
 import { readSnapshot, snapshotFile } from './snapshot-file.js';
 
@@ -13,6 +14,17 @@ export interface FollowEntry {
   surface?: CallContext['surface'];
   /** When the follow gives up (epoch ms): `push-follow-timeout-ms` after it began. */
   until: number;
+}
+
+/** The entry of a follow that `caller`'s call starts now, in `tenant` (the task's, '' for the default one). */
+export function followEntry(taskId: string, caller: CallContext, tenant: string, timeoutMs: number): FollowEntry {
+  return {
+    taskId,
+    principal: caller.principal,
+    ...tenantField(tenant),
+    ...(caller.surface ? { surface: caller.surface } : {}),
+    until: Date.now() + timeoutMs,
+  };
 }
 
 /** Where the follows in progress are kept, so that a restarted gateway (or another replica) takes them up again. */

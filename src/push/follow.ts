@@ -3,15 +3,16 @@ import type { AgentPort, CallContext } from '../core/agent-port.js';
 import { tenantField, tenantOf } from '../core/tenants.js';
 import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 import { eventState } from './payload.js';
-import { inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
+import { followEntry, inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
-import { MAX_TIMER_MS } from '../timed-signal.js';
+import { followLifetime } from './follow-lifetime.js';
 
 /**
  * Following a task the gateway answered while it was still running (a `returnImmediately` turn, or an
- * agent that answers a blocking call early): no caller streams it, so without a follow its end would
- * never pass through the gateway and never be pushed.
+ * agent that answers a blocking call early), or whose streams stopped before its turn ended
+ * (carried-turns.ts): no caller streams it, so without a follow its end would never pass through the
+ * gateway and never be pushed.
  */
 export interface TaskFollower {
   /**
@@ -20,6 +21,20 @@ export interface TaskFollower {
    * tasks per tenant would not know the task (and the gateway would record it lost). Absent: the default tenant.
    */
   follow(answer: StreamResponse, ctx: CallContext, tenant?: string): void;
+  /** Whether this replica follows the task now. */
+  follows(taskId: string): boolean;
+  /**
+   * Journals the turn a stream of this gateway carries, so that a restart or another replica takes it up
+   * should the gateway go before the turn ends; false when it could not be written (or follows are off).
+   */
+  keep(entry: FollowEntry): Promise<boolean>;
+  /** The turn `keep` journaled ended under its stream: off the journal, unless a follow of it runs. */
+  forget(taskId: string): Promise<void>;
+  /**
+   * Follows a turn from where the streams that carried it left off (`journaled`: `keep` wrote it). Once
+   * the follower stops it is only journaled, to be taken up after the restart.
+   */
+  takeUp(entry: FollowEntry, journaled: boolean): void;
   /**
    * Takes up the follows the journal kept from before a restart (those not timed out yet); with a
    * journal shared by replicas, also those of replicas that are gone, now and every `claimEveryMs`.
@@ -27,7 +42,7 @@ export interface TaskFollower {
   resume(): Promise<void>;
   /** Resolves once no follow runs (each ended with its task's turn, or gave up). */
   idle(): Promise<void>;
-  /** Ends every follow; resolves once none runs, so what they saw is with the watcher. */
+  /** Ends every follow; resolves once none runs, so what they saw is with the watcher, and the journal is written. */
   stop(): Promise<void>;
 }
 
@@ -50,33 +65,7 @@ const DEFAULT_RETRY = { initialDelayMs: 1_000, maxDelayMs: 30_000 };
 const DEFAULT_MAX_FOLLOWED = 10_000;
 
 /** The turn is over: its task waits for the caller or is finished. */
-const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
-
-/** A follow's lifetime: ended by the follower's stop or by its timeout, whichever comes first. */
-function followLifetime(stopping: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut(): boolean; letGo(): void; end(): void } {
-  const controller = new AbortController();
-  let timedOut = false;
-  // Not AbortSignal.any: a signal derived from the long-lived `stopping` one would be kept as long as it.
-  const onStop = (): void => controller.abort(stopping.reason);
-  stopping.addEventListener('abort', onStop, { once: true });
-  const timer = setTimeout(
-    () => {
-      timedOut = true;
-      controller.abort(new DOMException('The push follow timed out', 'TimeoutError'));
-    },
-    Math.min(timeoutMs, MAX_TIMER_MS),
-  );
-  timer.unref();
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    letGo: () => controller.abort(new DOMException('Another replica follows this task now', 'AbortError')),
-    end() {
-      clearTimeout(timer);
-      stopping.removeEventListener('abort', onStop);
-    },
-  };
-}
+export const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
 
 /**
  * Each follow subscribes to the task through the gateway, so the push watcher sees its events as it
@@ -94,6 +83,31 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const running = new Map<string, { done: Promise<void>; journaledAt?: number; letGo(): void }>();
   const journal = deps.journal ?? inMemoryOnly;
   let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
+  /** Journal writes under way, each after the last one of its task: stop waits for them. */
+  const writes = new Map<string, Promise<unknown>>();
+
+  function journaling<T>(taskId: string, write: () => Promise<T>): Promise<T> {
+    const previous = writes.get(taskId);
+    // Begun at once when nothing is pending: the journal holds the entry as soon as it can.
+    const written = previous ? previous.then(write) : write();
+    const settled = written.catch(() => undefined);
+    writes.set(taskId, settled);
+    void settled.then(() => {
+      if (writes.get(taskId) === settled) writes.delete(taskId);
+    });
+    return written;
+  }
+
+  /** Journals a turn (followed or not yet); false when it could not be written. */
+  function journalAdd(entry: FollowEntry): Promise<boolean> {
+    return journaling(entry.taskId, () => journal.add(entry)).then(
+      () => true,
+      (error: unknown) => {
+        logger.warn({ err: error, taskId: entry.taskId }, 'push follow could not be journaled; a restart before the turn ends loses it');
+        return false;
+      },
+    );
+  }
 
   /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
   async function subscribeOnce({ taskId, tenant }: FollowEntry, ctx: CallContext): Promise<TaskState | undefined> {
@@ -166,7 +180,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       .catch((error: unknown) => logger.error({ err: error, taskId: entry.taskId }, 'push follow failed'))
       .then(async () => {
         // A follow the stop cut short is taken up again after the restart; one let go is another replica's; any other one is over.
-        if (!stopping.signal.aborted && !letGo) await journal.remove(entry.taskId);
+        if (!stopping.signal.aborted && !letGo) await journaling(entry.taskId, () => journal.remove(entry.taskId));
       })
       .catch((error: unknown) => logger.warn({ err: error, taskId: entry.taskId }, 'push follow could not be taken off the journal'))
       .finally(() => {
@@ -217,24 +231,32 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
 
   return {
     follow(answer, caller, tenant = '') {
-      if (deps.timeoutMs <= 0 || stopping.signal.aborted || !('task' in answer)) return;
-      const { task } = answer;
-      if (turnEnded(task.status.state) || running.has(task.id)) return;
-      const entry: FollowEntry = {
-        taskId: task.id,
-        principal: caller.principal,
-        ...tenantField(tenant),
-        ...(caller.surface ? { surface: caller.surface } : {}),
-        until: Date.now() + deps.timeoutMs,
-      };
-      start(entry);
-      const started = running.get(task.id);
-      if (started) {
-        journal
-          .add(entry)
-          .then(() => (started.journaledAt = Date.now()))
-          .catch((error: unknown) => logger.warn({ err: error, taskId: task.id }, 'push follow could not be journaled'));
+      if (!('task' in answer) || turnEnded(answer.task.status.state)) return;
+      this.takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs), false);
+    },
+
+    follows: (taskId) => running.has(taskId),
+
+    keep: (entry) => (deps.timeoutMs <= 0 || stopping.signal.aborted ? Promise.resolve(false) : journalAdd(entry)),
+
+    async forget(taskId) {
+      if (stopping.signal.aborted || running.has(taskId)) return;
+      await journaling(taskId, () => journal.remove(taskId)).catch((error: unknown) =>
+        logger.warn({ err: error, taskId }, 'push follow could not be taken off the journal'),
+      );
+    },
+
+    takeUp(entry, journaled) {
+      if (deps.timeoutMs <= 0 || running.has(entry.taskId)) return;
+      if (stopping.signal.aborted) {
+        // Cut by the shutdown before its end: the process after the restart follows it.
+        if (!journaled) void journalAdd(entry);
+        return;
       }
+      start(entry, journaled);
+      const started = running.get(entry.taskId);
+      // Noted once written: until then the follow is not missing from the journal (letGoOfTakenOver).
+      if (started && !journaled) void journalAdd(entry).then((written) => written && (started.journaledAt = Date.now()));
     },
 
     async resume() {
@@ -264,6 +286,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         await adoption.round;
       }
       await this.idle();
+      while (writes.size > 0) await Promise.all(writes.values());
     },
   };
 }

@@ -10,7 +10,8 @@ import { watchRedis } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, withFields, type SendMessageRequest } from '../model/index.js';
-import { createPushConfigMethods, unsupportedPushConfigMethods, type PushConfigMethods } from './config-methods.js';
+import { createPushConfigMethods, type PushConfigMethods } from './config-methods.js';
+import { disabledPushService, overlay, withoutInlineConfig } from './disabled-service.js';
 import { createFileConfigStore } from './config-store/file.js';
 import { assertRoomForConfig, prepareConfig, type PushConfigStore } from './config-store/types.js';
 import { createPushHandler } from './dispatch.js';
@@ -18,6 +19,7 @@ import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigK
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
+import { createCarriedTurns, type CarriedTurns } from './carried-turns.js';
 import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
@@ -58,17 +60,6 @@ export interface PushService {
 
 /** A placeholder that satisfies the id rule: an inline config is checked before its task exists. */
 const PENDING_TASK_ID = 'pending-task';
-
-/** The request without its inline config, which must never reach the upstream (it would push itself). */
-function withoutInlineConfig(request: SendMessageRequest): SendMessageRequest {
-  if (!request.configuration?.taskPushNotificationConfig) return request;
-  const { taskPushNotificationConfig: _inline, ...configuration } = request.configuration;
-  return withFields(request, { configuration });
-}
-
-function overlay<P extends AgentPort>(port: P, methods: Partial<AgentPort>): P {
-  return Object.assign(Object.create(port) as P, methods);
-}
 
 /**
  * Push notifications owned by the gateway. Configs are kept in Redis with `store: redis`, else in
@@ -116,6 +107,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   if (queue.depth) deps.metrics?.watchQueue(config['push-queue'], () => queue.depth!());
   const watchers = new Set<PushWatcher>();
   const followers = new Set<TaskFollower>();
+  const carriedTurns = new Set<CarriedTurns>();
   // One replica: follows cut short by a restart are taken up again from the file. Replicas: each holds
   // its follows under a lease in Redis, and those of a replica that is gone are taken over by another.
   let redisJournal: RedisFollowJournal | undefined;
@@ -191,16 +183,19 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         held: { journalDir: join(config['persistence-dir'], 'push-held', 'changes') },
       });
       watchers.add(watcher);
+      const timeoutMs = config['push-follow-timeout-ms'];
       const follower = createTaskFollower({
         port,
         watcher,
-        timeoutMs: config['push-follow-timeout-ms'],
+        timeoutMs,
         maxFollowed: config['push-follow-max'],
         journal,
         logger,
         ...(deps.followRetry ? { retry: deps.followRetry } : {}),
       });
       followers.add(follower);
+      const carried = createCarriedTurns({ follower, store, registry: deps.registry, timeoutMs, logger });
+      carriedTurns.add(carried);
       const methods: PushConfigMethods = createPushConfigMethods({
         store,
         registry: deps.registry,
@@ -221,9 +216,15 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           sendStreamingMessage: (request, ctx) =>
             deferIterable(async () => {
               const { forwarded, inline } = await takeInline(request, ctx, settled);
-              return watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+              const watched = watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+              return carried.carry(watched, ctx, tenantOf(request), inline !== undefined);
             }),
-          subscribeToTask: (request, ctx) => watcher.watchStream(port.subscribeToTask(request, ctx)),
+          subscribeToTask: (request, ctx) => carried.carry(watcher.watchStream(port.subscribeToTask(request, ctx)), ctx, tenantOf(request), false),
+          async createTaskPushNotificationConfig(request, ctx) {
+            const created = await methods.createTaskPushNotificationConfig(request, ctx);
+            await carried.configured(request.taskId, ctx, tenantOf(request));
+            return created;
+          },
           async cancelTask(request, ctx) {
             const task = await port.cancelTask(request, ctx);
             await watcher.observeAnswer({ task });
@@ -263,6 +264,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
     stop() {
       stopping ??= (async () => {
         unfollowEvictions();
+        // Streams the drain cut hand their turns to the followers first, which journal them as they stop.
+        await Promise.all([...carriedTurns].map((carried) => carried.stop()));
         await Promise.all([...followers].map((follower) => follower.stop()));
         // Before the claims and the queue go: resolving a held change claims it and queues its jobs.
         await Promise.all([...watchers].map((watcher) => watcher.stop()));
@@ -275,21 +278,5 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       })();
       return stopping;
     },
-  };
-}
-
-function disabledPushService(): PushService {
-  return {
-    decorate<P extends AgentPort & Settling>(port: P): P {
-      return overlay(
-        port,
-        withFields(unsupportedPushConfigMethods, {
-          sendMessage: (request, ctx) => port.sendMessage(withoutInlineConfig(request), ctx),
-          sendStreamingMessage: (request, ctx) => port.sendStreamingMessage(withoutInlineConfig(request), ctx),
-        } satisfies Partial<AgentPort>),
-      );
-    },
-    start() {},
-    async stop() {},
   };
 }

@@ -1,0 +1,113 @@
+/**
+ * A streamed turn with a webhook outlives the gateway that carried it: stopped (its drain cuts the
+ * stream) or killed mid-turn, the gateway started again on the same state (persistence-dir, or Redis
+ * prefix) pushes the turn's end. The agent is a real a2a-js 1.x server whose `slow:` turn takes seconds.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { serveCli } from '../../support/run-cli.js';
+import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
+import { Receiver } from './harness.js';
+import { finalWords, pushedStates, streamUntilTask } from './unwatched.js';
+
+const SLOW_CHUNK_MS = 200;
+const COMPLETED = 'TASK_STATE_COMPLETED';
+const RUN = `test-push-unwatched-${process.pid}-${randomUUID().slice(0, 8)}:`;
+
+let agent: RunningSdkV1Agent;
+let receiver: Receiver;
+let dir: string;
+const open: Array<{ close(): Promise<void> }> = [];
+const children: ChildProcess[] = [];
+
+beforeAll(requireRedis);
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'a2a-push-unwatched-restarts-'));
+  agent = await startSdkV1Agent({ slowChunkDelayMs: SLOW_CHUNK_MS });
+  receiver = await new Receiver().up();
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+afterAll(async () => {
+  await receiver?.down();
+  await agent?.close();
+  await deleteRedisKeys(RUN);
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The settings both gateways of one test share: its state, a short drain, and with Redis a short follow lease. */
+function settings(name: string, store: 'memory' | 'redis'): Record<string, unknown> {
+  return {
+    upstream: { url: agent.url },
+    'push-notifications': true,
+    'push-allow-private': true,
+    'persistence-dir': join(dir, name),
+    'drain-timeout-ms': 200,
+    ...(store === 'redis' ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': `${RUN}${name}:`, 'push-follow-lease-ms': 1_000 } : {}),
+  };
+}
+
+async function inProcess(config: Record<string, unknown>): Promise<TestGateway> {
+  const gateway = await startTestGateway(config);
+  open.push(gateway);
+  return gateway;
+}
+
+/** `a2a-bridge serve` in a child process, to be killed (the gateway after it runs in this one: a quicker start). */
+async function inChild(name: string, config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }> {
+  const file = join(dir, `${name}-${children.length}.yaml`);
+  await writeFile(file, JSON.stringify({ ...config, port: 0 }));
+  return serveCli(['--config', file], { track: children });
+}
+
+/** Streams a slow turn with an inline webhook at `/<name>` through `url`, up to the first event that names the task. */
+const streamWithWebhook = (url: string, name: string) =>
+  streamUntilTask(
+    url,
+    {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `slow: through a restart (${name})` }] },
+      configuration: { taskPushNotificationConfig: { id: 'hook', url: `${receiver.url}/${name}` } },
+    },
+    false,
+  );
+
+async function endPushedTo(name: string) {
+  await receiver.waitFor(`/${name}`, 1, 12_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return receiver.at(`/${name}`);
+}
+
+describe.each(['memory', 'redis'] as const)('a streamed turn with a webhook, store %s, through a restart', (store) => {
+  it('the gateway stops (its drain cuts the stream) and starts again: the webhook is pushed the end once', async () => {
+    const name = `stopped-${store}`;
+    const first = await inProcess(settings(name, store));
+    const stream = await streamWithWebhook(first.url, name);
+    await open.splice(open.indexOf(first), 1)[0]!.close();
+    await stream.done;
+    await inProcess(settings(name, store));
+    const pushed = await endPushedTo(name);
+    expect(pushedStates(pushed)).toEqual([COMPLETED]);
+    expect(finalWords(pushed)).toContain(`through a restart (${name})`);
+  });
+
+  it('the gateway is killed mid-turn and started again: the webhook is pushed the end once', async () => {
+    const name = `killed-${store}`;
+    const first = await inChild(name, settings(name, store));
+    await streamWithWebhook(first.url, name);
+    // A moment into the turn: what the gateway accepted is written down by then.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    first.child.kill('SIGKILL');
+    await inProcess(settings(name, store));
+    const pushed = await endPushedTo(name);
+    expect(pushedStates(pushed)).toEqual([COMPLETED]);
+    expect(finalWords(pushed)).toContain(`through a restart (${name})`);
+  }, 30_000);
+});

@@ -1,0 +1,119 @@
+/**
+ * Turns that callers' streams carry (src/push/carried-turns.ts) over the real follower and watcher of
+ * follow-harness.ts: journaled while a stream carries a task with configs, off the journal when the
+ * stream sees the end, followed when the last stream stops before it, kept when the gateway stops.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../src/model/index.js';
+import { createCarriedTurns } from '../../src/push/carried-turns.js';
+import type { StoredConfig } from '../../src/push/config-store/types.js';
+import { caller, mapJournal, setup, status, task, waitForCalls } from './follow-harness.js';
+
+/** A caller reading a stream: `read` takes its next `count` events, `leave` returns it early. */
+function reader(stream: AsyncIterable<StreamResponse>) {
+  const iterator = stream[Symbol.asyncIterator]();
+  return {
+    async read(count = 1) {
+      for (let i = 0; i < count; i++) await iterator.next();
+      return this;
+    },
+    leave: async () => void (await iterator.return?.()),
+  };
+}
+
+async function* events(...items: StreamResponse[]): AsyncIterable<StreamResponse> {
+  yield* items;
+  await new Promise(() => undefined);
+}
+
+async function carriedSetup(configs: StoredConfig[] | 'from-store', subscriptions: Parameters<typeof setup>[0] = []) {
+  const journal = mapJournal();
+  const harness = await setup(subscriptions, [], { journal });
+  const registry = { get: async () => task('TASK_STATE_WORKING') };
+  const store = { forTask: async () => (configs === 'from-store' ? [{} as StoredConfig] : configs) };
+  const carried = createCarriedTurns({
+    follower: harness.follower,
+    store,
+    registry,
+    timeoutMs: 60_000,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+  const settle = async () => {
+    await carried.stop();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  return { ...harness, journal, carried, settle };
+}
+
+describe('turns carried by callers’ streams', () => {
+  it('is journaled while the stream runs, and off the journal once the stream saw the turn end', async () => {
+    const { carried, journal, calls, settle } = await carriedSetup('from-store');
+    const stream = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_COMPLETED', 'Done.')), caller, '', false);
+    const reading = await reader(stream).read();
+    await settle();
+    expect(journal.kept.get('T')).toMatchObject({ taskId: 'T', principal: 'basic:alice', surface: 'jsonrpc' });
+    await reading.read();
+    await reading.leave();
+    await settle();
+    expect(journal.kept.size).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
+  it('is followed when its caller leaves before the turn ends: the end is pushed', async () => {
+    const { carried, follower, calls, delivered, journal, settle } = await carriedSetup('from-store', [
+      { events: [{ task: task('TASK_STATE_WORKING') }, status('TASK_STATE_COMPLETED', 'Done after you left.')], then: 'end' },
+    ]);
+    const reading = await reader(carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }), caller, '', true)).read();
+    await reading.leave();
+    await settle();
+    expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done after you left.')]);
+    expect(calls).toEqual(['subscribe']);
+    await follower.idle();
+    expect(journal.kept.size).toBe(0);
+  });
+
+  it("a follow-up's stream that opens on the last turn's input-required is followed when its caller leaves", async () => {
+    const { carried, delivered, settle } = await carriedSetup('from-store', [{ events: [status('TASK_STATE_COMPLETED', 'Booked.')], then: 'end' }]);
+    const stream = carried.carry(events({ task: task('TASK_STATE_INPUT_REQUIRED', 'Which date?') }, status('TASK_STATE_WORKING')), caller, '', false);
+    const reading = await reader(stream).read(2);
+    await reading.leave();
+    await settle();
+    expect(await delivered()).toContainEqual(status('TASK_STATE_COMPLETED', 'Booked.'));
+  });
+
+  it('without a config, is neither journaled nor followed', async () => {
+    const { carried, calls, journal, settle } = await carriedSetup([]);
+    const reading = await reader(carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }), caller, '', false)).read();
+    await settle();
+    await reading.leave();
+    await settle();
+    expect(journal.kept.size).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
+  it('stays journaled when the gateway stops while the stream runs, or its drain cut the stream', async () => {
+    const { carried, follower, journal, calls, settle } = await carriedSetup('from-store', [{ events: [], then: 'hang' }]);
+    const reading = await reader(carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }), caller, '', true)).read();
+    await settle();
+    await reading.leave();
+    await waitForCalls(calls, 1);
+    await carried.stop();
+    await follower.stop();
+    expect(journal.kept.get('T')).toMatchObject({ taskId: 'T' });
+  });
+
+  it('a config created for a running task nobody streams starts a follow; one a stream carries only journals it', async () => {
+    const unwatched = await carriedSetup([], [{ events: [status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' }]);
+    await unwatched.carried.configured('T', caller, '');
+    expect(await unwatched.delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done.')]);
+
+    const watched = await carriedSetup([]);
+    await reader(watched.carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }), caller, '', false)).read();
+    await watched.settle();
+    expect(watched.journal.kept.size).toBe(0);
+    await watched.carried.configured('T', caller, '');
+    await watched.settle();
+    expect(watched.journal.kept.has('T')).toBe(true);
+    expect(watched.calls).toEqual([]);
+  });
+});
