@@ -259,7 +259,7 @@ const GatewayFields = z.strictObject({
   'push-consumer-group': z.string().default('a2a-bridge-push'),
   'push-consumer-name': z.string().optional(),
   'push-lease-timeout-ms': Millis.default(300_000),
-  'push-max-attempts': z.number().int().min(1).default(5),
+  'push-max-attempts': z.number().int().min(1).default(10),
   'push-timeout-ms': Millis.default(5_000),
   /** How long a task answered while still running is followed upstream, so that its end is pushed; 0 follows none. */
   'push-follow-timeout-ms': Millis.default(3_600_000),

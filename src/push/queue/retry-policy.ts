@@ -16,7 +16,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   multiplier: 2,
   maxDelayMs: 60_000,
   jitter: 0.2,
-  maxAttempts: 5,
+  maxAttempts: 10,
 };
 
 /** Delay before the next attempt after `failedAttempts` failures (1 = the first attempt failed). */
