@@ -4,6 +4,7 @@ import { noteRedisError, watchRedis, type RedisWatchLogger } from '../../observa
 import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
+import { createMemoryCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
 
 /**
  * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
@@ -13,6 +14,8 @@ import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 export interface ConversationLanguages {
   of(principal: string, contextId: string | undefined): Promise<FacadeLanguage | undefined>;
   note(principal: string, contextId: string | undefined, language: FacadeLanguage): Promise<void>;
+  /** The conversation's turn a shutdown cut (cut-turn-notes.ts), kept beside its language in the same store. */
+  cutTurns: CutTurnNotes;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
   return {
     of: async (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
     note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
+    cutTurns: createMemoryCutTurnNotes(options),
     close: async () => chosen.clear(),
   };
 }
@@ -59,6 +63,7 @@ export function createRedisConversationLanguages(options: {
     async note(principal, contextId, language) {
       if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(failed);
     },
+    cutTurns: createRedisCutTurnNotes(redis, { prefix: options.prefix, ttlMs }),
     async close() {
       redis.disconnect();
     },

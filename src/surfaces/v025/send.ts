@@ -22,6 +22,7 @@ import { createReplyFold, createTurnReply, isGatewayFailure, replyEvents } from 
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
+import { cutTurnOf, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { recoverableTurn } from './turn-recovery.js';
 
 export interface TurnCall {
@@ -99,9 +100,14 @@ async function beginTurn(
   const { request } = input;
   const { principal } = call.ctx;
   const task = await routing.ids.forTurn(request, principal);
+  const own = inItsOwnContext(task.request);
+  const conversation = { principal, contextId: own.message.contextId };
+  // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts);
+  // a conversation the message opens has none.
+  const cut = await cutTurnOf(withFields(conversation, { contextId: task.request.message.contextId }), routing.languages.cutTurns, deps, call.ctx);
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
-  const begun = await routing.turns.begin(inItsOwnContext(task.request), principal, lookup);
+  const begun = await routing.turns.begin(own, principal, lookup);
   try {
     // A decision the caller never read of (its turn broke off, the agent went on and asked for permission or a
     // choice) is shown first, the turn as the agent left it: the message is not taken as a decision it never saw.
@@ -115,7 +121,9 @@ async function beginTurn(
     if (language) call.ctx.language = language;
     const words = wordsIn(language);
     const answered = unread ? { request: begun.request, reprompt: unread } : answerPermission(chosen, begun.previous, words);
-    const turn = withFields(begun, { request: answered.request });
+    const watch = watchedTurn(conversation, routing.languages.cutTurns, deps.shutdown, cut);
+    const end = (): void => (begun.end(), watch.end());
+    const turn = withFields(begun, { request: answered.request, end });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
     noteLog(call.c, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
@@ -131,7 +139,11 @@ async function beginTurn(
     // (gone-task.ts), also when they answered its question.
     const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
     const asked = answered.request === begun.request ? undefined : begun.request;
-    return { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous };
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous, watch: watch.events };
+    if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
+    const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
+    const cutReply = replyOptions(deps, withFields({ words, previous: cut.recorded }, cutTaskId ? { taskId: cutTaskId } : {}));
+    return withFields(shown, { reply: cutReply, cutRest: cutTurnRest(cut, words, call.ctx, deps) });
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -185,15 +197,15 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images, aimed, asked, previous } = begun;
+  const { task, turn, reprompt, images, aimed, asked, previous, watch } = begun;
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps, previous);
-    const events = reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request));
+    const events = begun.cutRest ?? (reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
-    for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
+    for await (const event of replyEvents(watch(events), reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;
@@ -216,7 +228,8 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
-  const { task, turn, reply, reprompt, images, aimed, asked, previous } = await beginTurn(input, call, deps, routing);
+  const begun = await beginTurn(input, call, deps, routing);
+  const { task, turn, reply, reprompt, images, aimed, asked, previous, watch } = begun;
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
     const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, previous);
     return aimed ? inNewTaskIfGone(request, run, asked) : run(request);
@@ -225,7 +238,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told);
+    watch(begun.cutRest ?? (reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told)));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
 }

@@ -46,9 +46,17 @@ interface Reader {
  */
 export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
   const before = previous && previous.id === request.message.taskId ? previous : undefined;
+  const turn = { sent: request.message, ...(before ? { previous: before } : {}) };
+  // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
+  // 0.2.5 gives no meaning on a stream, is not passed on for an agent (a2a-js 1.x) or the core to cut them by.
+  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), turn, readerOf(ctx, deps, before));
+}
+
+/** How the rest of a turn is read from the agent, within the turn's call. `before`: the task as it was before the turn. */
+function readerOf(ctx: CallContext, deps: V025FacadeDeps, before: Task | undefined): Reader {
   // The caller's stream was accepted with the turn's: a resubscription accepted later says nothing new.
   const { onAccepted: _accepted, ...followCtx } = ctx;
-  const reader: Reader = {
+  return {
     getTask: (id) => deps.port.getTask({ id }, ctx),
     subscribe: (id, signal) => deps.port.subscribeToTask({ id }, withFields(followCtx, { signal })),
     signal: ctx.signal,
@@ -56,10 +64,22 @@ export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, d
     ...(before?.artifacts ? { earlierArtifacts: before.artifacts } : {}),
     ...(deps.pipelineState ? { pipelineState: deps.pipelineState } : {}),
   };
-  const turn = { sent: request.message, ...(before ? { previous: before } : {}) };
-  // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
-  // 0.2.5 gives no meaning on a stream, is not passed on for an agent (a2a-js 1.x) or the core to cut them by.
-  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), turn, reader);
+}
+
+/**
+ * The rest of a turn that still runs at the agent while no stream follows it (a shutdown cut the one that
+ * did: cut-turns.ts), followed live as a broken stream's rest is, from after what its caller was shown: `turn`.
+ * Ends, like a stream that broke off, without an end when that cannot be followed to the turn's end.
+ */
+export async function* followedRest(
+  taskId: string,
+  turn: Omit<TurnSoFar, 'passed'>,
+  ctx: CallContext,
+  deps: V025FacadeDeps,
+): AsyncGenerator<StreamResponse> {
+  const reader = readerOf(ctx, deps, turn.previous);
+  const ended = yield* restOfTurn(taskId, new TurnTracker(turn), reader);
+  if (!ended && reader.signal.aborted) throw reader.signal.reason;
 }
 
 /**

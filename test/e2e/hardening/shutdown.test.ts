@@ -6,13 +6,14 @@
  *                         shutting down"), the same frame as any mid-stream failure (chosen over a
  *                         TASK_STATE_FAILED status-update: the task itself did not fail, the transport ended)
  *   1.0 REST stream       an `event: error` frame carrying google.rpc.Status
- *   0.2.5 stream          a `status-update` with state `failed`, `final: true` and that message
+ *   0.2.5 stream          a `status-update` with state `failed`, `final: true`, the reply saying the task goes on
  *   blocking calls        a JSON-RPC error with that message, in the caller's version
  * then the process exits 0.
  */
 import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { facadeWords } from '../../../src/surfaces/v025/reply/words.js';
 import { serveCli } from '../../support/run-cli.js';
 import { drainFrames, exchange, openLiveStream, type LiveStream, type SseFrame } from './support.js';
 
@@ -158,7 +159,8 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     // Bailian reads artifacts only: the reason closes the reply, right before the final status.
     const v025Closing = v025Frames.at(-2)!.result;
     expect(v025Closing).toMatchObject({ kind: 'artifact-update', lastChunk: true });
-    expect(v025Closing.artifact.parts[0].text).toBe(`\n${SHUTTING_DOWN}`);
+    // The turn goes on at the agent: its user is told how to read its end, not to send it again (v025/cut-turns.ts).
+    expect(v025Closing.artifact.parts[0].text).toBe(`\n${facadeWords('en').turnCutByShutdown}`);
 
     const v1BlockingAnswer = await v1Blocking;
     expect(v1BlockingAnswer.json).toEqual({ jsonrpc: '2.0', id: 'v1-blocking', error: { code: -32603, message: SHUTTING_DOWN } });
@@ -166,7 +168,7 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     const v025BlockingAnswer = (await v025Blocking).json as { id: string; result: any };
     expect(v025BlockingAnswer.id).toBe('v025-blocking');
     expect(v025BlockingAnswer.result).toMatchObject({ kind: 'task', status: { state: 'failed' } });
-    expect(v025BlockingAnswer.result.artifacts[0].parts[0].text).toMatch(new RegExp(`\\n${SHUTTING_DOWN}$`));
+    expect(v025BlockingAnswer.result.artifacts[0].parts[0].text.endsWith(`\n${facadeWords('en').turnCutByShutdown}`)).toBe(true);
 
     const [code, signal] = await cli.exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });

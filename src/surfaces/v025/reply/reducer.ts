@@ -15,7 +15,7 @@ import { isAssistantFinal, isProviderError, isToolEvent } from '../../../upstrea
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
-import { failureReason } from './words.js';
+import { failedTurnReason } from './words.js';
 import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
 import { heldBlocks, holdingArtifact, holdsNothing, NOTHING_HELD, pipelineSaid } from './pipeline-text.js';
@@ -93,7 +93,7 @@ export function failReply(state: ReplyState, reason: string, options: ReplyOptio
     const failed = failReply(asked.state, reason, options);
     return { state: failed.state, events: [...asked.events, ...failed.events] };
   }
-  const text = failureReason(options.words, reason);
+  const text = failedTurnReason(options.words, reason);
   const message: Message = { messageId: options.newId(), role: 'ROLE_AGENT', parts: [{ text }] };
   const failed: TaskStatusUpdateEvent = {
     taskId: state.taskId,

@@ -68,6 +68,13 @@ export interface FacadeWords {
   couldNotRunThenWaits(tools: readonly string[]): string;
   /** A message sent while the conversation's last turn still runs (the user hung up on it, or sent again). */
   turnInProgress: string;
+  /**
+   * A turn the gateway's shutdown (a rollout) cut while the agent goes on with it: not a failure to try again,
+   * which would run the turn twice. The user's next message in the conversation shows its rest (../cut-turns.ts).
+   */
+  turnCutByShutdown: string;
+  /** Opens the rest of a cut turn, shown in answer to the user's next message, which is therefore not sent to the agent. */
+  cutTurnRest: string;
   /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
   upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
@@ -125,6 +132,10 @@ const EN: FacadeWords = {
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
   turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
+  turnCutByShutdown:
+    'The connection was interrupted (the gateway restarted), but the agent is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
+  cutTurnRest:
+    'Here is the rest of the reply to your previous message, whose connection was interrupted. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
   upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,
   failures: GATEWAY_FAILURES,
 };
@@ -175,6 +186,8 @@ const ZH: FacadeWords = {
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
+  turnCutByShutdown: '连接已中断（网关正在重启），但智能体仍在继续处理你的请求。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。',
+  cutTurnRest: '以下是你上一条消息在连接中断后的后续回复。你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。',
   upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
@@ -233,6 +246,10 @@ const JA: FacadeWords = {
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
+  turnCutByShutdown:
+    '接続が中断されました（ゲートウェイの再起動）が、エージェントはリクエストの処理を続けています。結果を確認するには、この会話で任意のメッセージ（例：「続けて」）を送信してください。リクエストを送り直す必要はありません。',
+  cutTurnRest:
+    '以下は、接続が中断された前のメッセージへの返信の続きです。今送信したメッセージはエージェントに渡していません。必要な場合は、この返信が終わってからもう一度送信してください。',
   upstreamAnswered: (status) =>
     `上流のエージェントがエラーを返しました（HTTP ${status}）${passes(status) ? '。しばらくしてからお試しください。' : ''}`,
   failures: {
@@ -265,6 +282,14 @@ export function failureReason(words: FacadeWords, reason: string): string {
   if (known) return words.failures[known];
   const status = answeredHttpStatus(reason);
   return status ? words.upstreamAnswered(status) : reason;
+}
+
+/**
+ * Why a turn that had begun failed, as its user reads it: one the gateway's shutdown cut goes on at the agent, so
+ * its user is told how to read its end rather than to try again; any other reason as failureReason tells it.
+ */
+export function failedTurnReason(words: FacadeWords, reason: string): string {
+  return gatewayFailure(reason) === 'shuttingDown' ? words.turnCutByShutdown : failureReason(words, reason);
 }
 
 /** Every name the facade gives a permission option, in any language: a reply may use any of them. */

@@ -115,7 +115,9 @@ describe("the facade's own words", () => {
       return readText(reply.fail(reason));
     };
     expect(failed('Upstream agent timed out', 'ja')).toBe('上流のエージェントが時間内に応答しませんでした');
-    expect(failed('The gateway is shutting down', 'zh')).toBe('网关正在关闭，请稍后重试');
+    // A turn the shutdown cut goes on at the agent: not "try again later", which would run it twice.
+    expect(failed('The gateway is shutting down', 'zh')).toBe(facadeWords('zh').turnCutByShutdown);
+    expect(failed('The gateway is shutting down', 'en')).toBe(facadeWords('en').turnCutByShutdown);
     expect(failed('Upstream agent timed out', 'en')).toBe('Upstream agent timed out');
     expect(failed('RuntimeError: boom', 'zh')).toBe('RuntimeError: boom');
     expect(failed('Internal error', 'zh')).toBe('网关内部错误，请稍后重试');

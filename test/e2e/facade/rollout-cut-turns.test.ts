@@ -1,0 +1,231 @@
+/**
+ * A rollout: replica A shuts down (its drain time over) while a Bailian user's turn runs on it, and a REAL
+ * a2a-js 1.x agent goes on with the turn. The user must read at the cut that the task goes on and how to read
+ * its end (not "retry", which would run the turn twice), and their next message in the conversation, on
+ * replica B (sharing A's Redis: a new process on the same stores), must show what the turn said after the
+ * cut (its answer, its question), live while it still runs, without sending that message to the agent.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { TaskState } from 'a2a-sdk-1';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import {
+  openStream,
+  results,
+  rpc,
+  sentText,
+  startFacadeGateway,
+  streamedText,
+  userMessage,
+  type OpenStream,
+  type SseFrame,
+} from '../../support/facade.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { Gates, promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { waitUntil } from '../../support/wait-until.js';
+
+const BEFORE_CUT = ['第一段：开始规划。', '第二段：正在创建 VPC。'];
+const AFTER_CUT = '第三段：交换机已创建。';
+const DONE = '完成：VPC 已就绪。';
+const QUESTION = '请问下一个 VPC 放在哪个地域？';
+/** What the cut tells a Chinese user, and what opens the rest on the next message. */
+const CUT_WORDS = '连接已中断（网关正在重启），但智能体仍在继续处理你的请求';
+const REST_WORDS = '以下是你上一条消息在连接中断后的后续回复';
+
+/** Two messages, a gate the test opens, a third message, then the answer (or, asked to "提问", a question). */
+class RolloutAgent implements AgentExecutor {
+  executions = 0;
+  constructor(private readonly gates: Gates) {}
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    this.executions++;
+    this.gates.taskId = request.taskId;
+    const { opening, status } = turnEvents(request);
+    bus.publish(opening());
+    for (const said of BEFORE_CUT) bus.publish(status(TaskState.TASK_STATE_WORKING, said));
+    await this.gates.pass();
+    bus.publish(status(TaskState.TASK_STATE_WORKING, AFTER_CUT));
+    if (promptOf(request.userMessage).includes('提问')) bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
+    else bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
+  };
+
+  cancelTask = async (): Promise<void> => undefined;
+}
+
+const CARD = {
+  name: 'rollout',
+  description: 'An agent whose turn outlives the replica that carried it.',
+  skill: { id: 'vpc', name: 'VPC', description: 'plans' },
+};
+const prefix = `a2a-bridge-test:facade-rollout:${randomUUID()}:`;
+const replicaConfig = (agentUrl: string) => ({
+  upstream: { url: agentUrl },
+  store: 'redis',
+  'redis-url': REDIS_URL,
+  'redis-prefix': prefix,
+  // The drain is over before the turn is: the rollout of the finding, in a test's time.
+  'drain-timeout-ms': 200,
+  // A lane a shutdown left held frees itself soon (lanesFreed).
+  tasks: { 'lane-lease-ms': 2_000 },
+});
+
+/**
+ * The conversation's lane (the core's, in Redis) free again. A replica's shutdown does not always release the
+ * lane of the turn it cut before its stores close: it then stays held for `tasks.lane-lease-ms` (30 s by default), and a
+ * message sent meanwhile reads "智能体仍在处理你的上一条消息" (a finding of the core's, left to it).
+ */
+async function lanesFreed(): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    await waitUntil(async () => (await redis.keys(`${prefix}lane:*`)).length === 0);
+  } finally {
+    await redis.quit();
+  }
+}
+
+/** What the user reads of a message/stream: its text and its last state. */
+const read = async (opened: OpenStream): Promise<{ text: string; state: string }> => {
+  const events = results(await opened.rest());
+  return { text: streamedText(events), state: events.at(-1)?.status?.state };
+};
+const stream = (url: string, text: string, contextId: string) =>
+  openStream(`${url}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+
+describe('a Bailian turn cut by a rollout, read on the other replica', () => {
+  const gates = new Gates();
+  const executor = new RolloutAgent(gates);
+  let agent: RunningTestAgent;
+  let replicaB: RunningGateway;
+  beforeAll(async () => {
+    await requireRedis();
+    agent = await startSdkTestAgent(CARD, executor);
+    replicaB = await startFacadeGateway(replicaConfig(agent.url));
+  });
+  afterAll(async () => {
+    gates.reset(0);
+    await replicaB?.close();
+    await agent?.close();
+    await deleteRedisKeys(prefix);
+  });
+
+  /** The agent's own word on the turn's task. */
+  const agentState = async (): Promise<string> =>
+    (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result?.status?.state;
+
+  /** A turn on a replica A of its own, cut by A's shutdown while the agent waits at its gate; what the user read of it. */
+  async function cutTurn(way: 'stream' | 'send', text: string, contextId: string): Promise<{ text: string; state: string }> {
+    gates.reset(1);
+    const replicaA = await startFacadeGateway(replicaConfig(agent.url));
+    const reading =
+      way === 'stream'
+        ? stream(replicaA.url, text, contextId).then(read)
+        : rpc(replicaA.url, 'message/send', { message: userMessage({ text, contextId }) }).then(({ body }) => ({
+            text: sentText(body.result),
+            state: body.result?.status?.state,
+          }));
+    await waitUntil(async () => gates.reached === 1);
+    // The turn's words before the gate are out (and recorded) before the rollout begins.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await replicaA.close();
+    return reading;
+  }
+
+  for (const way of ['stream', 'send'] as const) {
+    it(`${way}: the cut says the task goes on; the next message on B shows its answer, and is not sent`, async () => {
+      const contextId = `ctx-${way}-done-${randomUUID()}`;
+      const cut = await cutTurn(way, '规划一个VPC', contextId);
+      expect(cut.text).toContain(BEFORE_CUT.join(''));
+      expect(cut.text).toContain(CUT_WORDS);
+      expect(cut.text).not.toContain('请稍后重试');
+      gates.open();
+      await waitUntil(async () => (await agentState()) === 'TASK_STATE_COMPLETED');
+      const executions = executor.executions;
+      const next = await read(await stream(replicaB.url, '继续', contextId));
+      expect(next.text).toContain(REST_WORDS);
+      expect(next.text).toContain(`${AFTER_CUT}`);
+      expect(next.text).toContain(DONE);
+      expect(next.text).not.toContain(BEFORE_CUT[0]);
+      expect(next.state).toBe('completed');
+      expect(executor.executions).toBe(executions);
+      // Read once: the message after it is a turn of its own.
+      await lanesFreed();
+      const after = await read(await stream(replicaB.url, '再规划一个', contextId));
+      expect(after.text).not.toContain(REST_WORDS);
+      expect(executor.executions).toBe(executions + 1);
+    });
+  }
+
+  it('while the cut turn still runs: the next message follows its rest live', async () => {
+    const contextId = `ctx-running-${randomUUID()}`;
+    await cutTurn('stream', '规划一个VPC', contextId);
+    expect(await agentState()).toBe('TASK_STATE_WORKING');
+    const executions = executor.executions;
+    const next = await stream(replicaB.url, '继续', contextId);
+    const opened = [await next.next(), await next.next()];
+    expect(streamedText(results(opened.filter((frame) => frame !== undefined)))).toContain(REST_WORDS);
+    gates.open();
+    const rest = await read(next);
+    expect(rest.text).toContain(AFTER_CUT);
+    expect(rest.text).toContain(DONE);
+    expect(rest.state).toBe('completed');
+    expect(executor.executions).toBe(executions);
+  });
+
+  it('a cut turn that ended asking: the next message shows the question, and is not taken as its answer', async () => {
+    const contextId = `ctx-asked-${randomUUID()}`;
+    await cutTurn('stream', '规划一个VPC，然后提问', contextId);
+    gates.open();
+    await waitUntil(async () => (await agentState()) === 'TASK_STATE_INPUT_REQUIRED');
+    const executions = executor.executions;
+    const next = await read(await stream(replicaB.url, '继续', contextId));
+    expect(next.text).toContain(AFTER_CUT);
+    expect(next.text).toContain(QUESTION);
+    // Bailian's profile ends every turn that waits on its user as completed.
+    expect(next.state).toBe('completed');
+    expect(executor.executions).toBe(executions);
+  });
+});
+
+describe('an iac-code turn cut by a rollout, read on the other replica', () => {
+  let fake: FakeIacCode;
+  let replicaB: RunningGateway;
+  beforeAll(async () => {
+    await requireRedis();
+    fake = await startFakeIacCode({ frameDelayMs: 60 });
+    replicaB = await startFacadeGateway(replicaConfig(fake.url));
+  });
+  afterAll(async () => {
+    await replicaB?.close();
+    await fake?.close();
+  });
+
+  it("the next message shows the rest of the conversation's cut turn, not the turns before it", async () => {
+    const contextId = `ctx-iac-${randomUUID()}`;
+    const unbroken = await read(await stream(replicaB.url, '规划一个VPC', contextId));
+    expect(unbroken.text).toBe('Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.');
+    // The conversation's second turn (the same iac-code task), cut by replica A's shutdown after its first words.
+    const replicaA = await startFacadeGateway(replicaConfig(fake.url));
+    const cutStream = await stream(replicaA.url, '再规划一个VPC', contextId);
+    const frames: SseFrame[] = [];
+    while (!streamedText(results(frames)).includes('Hello')) frames.push((await cutStream.next())!);
+    const closing = replicaA.close();
+    const cut = streamedText(results([...frames, ...(await cutStream.rest())]));
+    await closing;
+    expect(cut).toBe(`Hello world.\n${CUT_WORDS}。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。`);
+    const taskId = results(frames)[0].id;
+    await waitUntil(async () => (fake.tasks.get(taskId)?.status as { state?: string } | undefined)?.state === 'TASK_STATE_INPUT_REQUIRED');
+    const sent = fake.rpcRequests('SendStreamingMessage').length;
+    const next = await read(await stream(replicaB.url, '继续', contextId));
+    expect(next.text.startsWith(REST_WORDS)).toBe(true);
+    expect(next.text.endsWith('\n\nmain.tf (text/plain, 14 bytes)\nDone.')).toBe(true);
+    expect(fake.rpcRequests('SendStreamingMessage').length).toBe(sent);
+    // The message after it continues the conversation's task at iac-code, as any follow-up does.
+    await lanesFreed();
+    const after = await read(await stream(replicaB.url, '再来一个', contextId));
+    expect(after.text).toBe(unbroken.text);
+    expect(fake.rpcRequests('SendStreamingMessage').at(-1)?.body).toMatchObject({ params: { message: { taskId } } });
+  });
+});
