@@ -37,8 +37,14 @@ const BIND_SCRIPT = `${OWNED}if owned then redis.call('SET', KEYS[1], ARGV[1] ..
 return 0`;
 const RELEASE_SCRIPT = `${OWNED}if owned then return redis.call('DEL', KEYS[1]) end
 return 0`;
-// Replaces a lane only while it still holds the very value the taker judged ended: of two takers, one wins.
-const TAKE_OVER_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
+/*
+ * Replaces a lane only while it still holds the very value the taker judged ended (of two takers, one wins),
+ * and only once its holder has missed a renewal (its lease has less left than a renewal would leave, ARGV[4]):
+ * a live holder keeps its lane even when the registry records its task finished early (another replica that
+ * does not see its stream recorded it lost, a cancel recorded before its stream ended).
+ */
+const TAKE_OVER_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
 return 0`;
 
 /** What a lane's value says of its turn: the task it names, and whether the turn is paused on it. */
@@ -67,6 +73,8 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
 
   const leaseMs = String(options.leaseMs);
   const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
+  // What a live holder's lease has left at most a renewal's interval and a slow event loop after it renewed.
+  const missedRenewal = String(options.leaseMs - renewEveryMs - Math.min(Math.floor(renewEveryMs / 2), 2_000));
   const laneKey = (key: string) => `${options.prefix}lane:${encodeURIComponent(key)}`;
   /** Renewal timers of the leases this process holds, stopped by close(). */
   const renewals = new Set<NodeJS.Timeout>();
@@ -133,8 +141,9 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   }
 
   /**
-   * Takes a held lane whose task the registry records finished: its holder died without releasing it (a live one
-   * releases it itself), and no turn runs on a finished task again.
+   * Takes a held lane whose task the registry records finished and whose holder missed a renewal: it died without
+   * releasing the lane (a live one releases it itself), and no turn runs on a finished task again. So a dead
+   * holder's lane comes free a renewal's interval and a little after its last renewal, not a whole lease after it.
    */
   async function tookOverEnded(redisKey: string, value: string, recordedState: RecordedState): Promise<boolean> {
     const held = await redis.get(redisKey);
@@ -143,7 +152,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     const { taskId } = laneHolder(held);
     const state = taskId === undefined ? undefined : await recordedState(taskId);
     if (state === undefined || !isTerminalState(state)) return false;
-    return Number(await takeOverScript(redisKey, held, value, leaseMs)) === 1;
+    return Number(await takeOverScript(redisKey, held, value, leaseMs, missedRenewal)) === 1;
   }
 
   return {

@@ -45,6 +45,8 @@ async function deadHolder(name: { runs?: string; paused?: string }) {
   const expected = name.paused ?? (name.runs ? `|${name.runs}` : '');
   await expect.poll(async () => (await admin.get(`${prefix}lane:K`))?.endsWith(`|${expected}`)).toBe(true);
   await dying.close();
+  // Dead a while: its lease has run down past what a renewal would have left.
+  await admin.pexpire(`${prefix}lane:K`, LEASE_MS / 2);
   return { prefix, replica: make(), other: make(), make };
 }
 
@@ -108,6 +110,11 @@ describe('redis context lanes: a live holder keeps its lane', () => {
     await expect.poll(async () => admin.get(`${prefix}lane:K`)).toMatch(/\|\|T1$/);
     return { lease, replica: make() };
   }
+
+  it('whose task the registry records finished early (recorded lost or canceled by another replica): it still renews', async () => {
+    const { replica } = await liveHolder();
+    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_FAILED'))).toBeUndefined();
+  });
 
   it('names a running task as paused over it, and nothing again after a pause ends, until it names it anew', async () => {
     const { lease, replica } = await liveHolder();

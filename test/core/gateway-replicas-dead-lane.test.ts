@@ -52,6 +52,8 @@ async function replicaDiedMidTurn(upstreamB: StubUpstream) {
   // Killed: no renewal, no release, no more writes; its stream is never pulled again.
   await a.lanes.close();
   await a.registry.close();
+  // Dead a while: its lane's lease has run down past what a renewal would have left.
+  for (const key of await admin.keys(`${prefix}lane:*`)) await admin.pexpire(key, LEASE_MS / 2);
   return b.gateway;
 }
 
