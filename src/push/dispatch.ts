@@ -88,6 +88,8 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
     controller.abort(new Error('push delivery timed out'));
   }, options.timeoutMs);
   let client: Client | undefined;
+  // Only once connected (TLS handshake included) can the request have reached the receiver: an attempt
+  // given up before that (an address dropping packets, a handshake that never ends) surely sent nothing.
   let requested = false;
   try {
     const pin = await resolveAndPin(url, withFields(options, { signal: controller.signal }));
@@ -99,7 +101,7 @@ export async function deliver(job: PushJob, options: DeliverOptions): Promise<De
       pipelining: 1,
       keepAliveTimeout: 1,
     });
-    requested = true;
+    client.once('connect', () => (requested = true));
     const response = await client.request({
       method: 'POST',
       path: `${url.pathname}${url.search}`,
