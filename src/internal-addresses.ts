@@ -15,7 +15,6 @@ export const INTERNAL_ADDRESS = '[internal address]';
 
 const INTERNAL = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
   ['127.0.0.0', 8],
@@ -25,6 +24,8 @@ for (const [network, prefix] of [
 ] as const) {
   INTERNAL.addSubnet(network, prefix, 'ipv4');
 }
+// 0.0.0.0 alone, not its /8: a four-part 0.x version (`0.1.2.3`) reads as one of those.
+INTERNAL.addAddress('0.0.0.0', 'ipv4');
 INTERNAL.addAddress('::1', 'ipv6');
 // Unique local (fc00::/7) and link-local (fe80::/10); an IPv4-mapped address (::ffff:10.0.0.1) is checked as IPv4.
 INTERNAL.addSubnet('fc00::', 7, 'ipv6');
@@ -33,12 +34,12 @@ INTERNAL.addSubnet('fe80::', 10, 'ipv6');
 /** Addresses no caller's resource has: the agent's own host and the cloud's metadata service. */
 const AGENTS_OWN = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8],
   ['127.0.0.0', 8],
   ['169.254.0.0', 16],
 ] as const) {
   AGENTS_OWN.addSubnet(network, prefix, 'ipv4');
 }
+AGENTS_OWN.addAddress('0.0.0.0', 'ipv4');
 AGENTS_OWN.addAddress('::1', 'ipv6');
 AGENTS_OWN.addSubnet('fe80::', 10, 'ipv6');
 

@@ -206,6 +206,7 @@ describe('private network addresses in upstream text', () => {
       'resolver 8.8.8.8:53 and 47.96.1.2 answered; 172.32.0.1 is public',
       'agent v1.2.3.4 speaks A2A 0.2.5, built 10.0.3 at 07:39:50 on 2026-12-05T07:39:50.019Z',
       'version 1.10.0.3.4 of the module',
+      'provider version 0.1.2.3 (alicloud)',
       'VSwitch CIDR 192.168.1.0/24 conflicts with 192.168.0.0/16; IPv6 block fd00::/8',
       'std::vector and Foo::bar',
       'public 2001:db8::1 and [2400:3200::1]:443',
