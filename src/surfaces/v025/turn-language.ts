@@ -10,11 +10,36 @@ const SCAN_CHARS = 2048;
 const HIRAGANA = /\p{Script=Hiragana}/u;
 const HAN = /\p{Script=Han}/u;
 const LATIN = /\p{Script=Latin}/u;
-const DIGIT = /\d/;
-const OPENING = /[(（]/;
-const CLOSING = /[)）]/;
 /** The most Chinese characters in brackets that read as a name's gloss, not a sentence. */
 const MAX_GLOSS = 4;
+
+/** The CJK Unified Ideographs block: every code point in it is Han (checked against Node's ICU in the tests). */
+const HAN_BLOCK_FIRST = 0x4e00;
+const HAN_BLOCK_LAST = 0x9fff;
+
+/** What one character counts as in a reading; one kind each (a digit is ASCII's `\d`, a bracket either width). */
+export type CharKind = 'latin' | 'han' | 'digit' | 'opening' | 'closing' | 'hiragana' | 'other';
+
+/**
+ * A character's kind. ASCII and the common Chinese block are told by their code; only the rest takes the
+ * Unicode script expressions, a regular expression run each (every turn's message is read, and six runs
+ * a character cost microseconds on a short one).
+ */
+export function kindOf(char: string): CharKind {
+  const code = char.charCodeAt(0);
+  if (code < 0x80) {
+    const lower = code | 0x20;
+    if (lower >= 0x61 && lower <= 0x7a) return 'latin';
+    if (code >= 0x30 && code <= 0x39) return 'digit';
+    return code === 0x28 ? 'opening' : code === 0x29 ? 'closing' : 'other';
+  }
+  if (code >= HAN_BLOCK_FIRST && code <= HAN_BLOCK_LAST) return 'han';
+  if (LATIN.test(char)) return 'latin';
+  if (HAN.test(char)) return 'han';
+  if (char === '（') return 'opening';
+  if (char === '）') return 'closing';
+  return HIRAGANA.test(char) ? 'hiragana' : 'other';
+}
 
 /**
  * Japanese by its hiragana (two at least: a stray kana in an emoticon is not Japanese). Chinese from four
@@ -33,21 +58,22 @@ function reading(text: string): Reading | undefined {
   let latinWords = 0;
   let inWord = false;
   for (const char of text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text) {
-    const latin = LATIN.test(char);
+    const kind = kindOf(char);
+    const latin = kind === 'latin';
     if (latin && !inWord) latinWords++;
     inWord = latin;
-    if (HAN.test(char)) {
+    if (kind === 'han') {
       if (bracketed > 0) gloss++;
       else run++;
       continue;
     }
-    if (!DIGIT.test(char)) han += run;
+    if (kind !== 'digit') han += run;
     run = 0;
-    if (OPENING.test(char)) bracketed++;
-    else if (CLOSING.test(char) && bracketed > 0 && --bracketed === 0) {
+    if (kind === 'opening') bracketed++;
+    else if (kind === 'closing' && bracketed > 0 && --bracketed === 0) {
       if (gloss > MAX_GLOSS) han += gloss;
       gloss = 0;
-    } else if (!latin && HIRAGANA.test(char)) hiragana++;
+    } else if (kind === 'hiragana') hiragana++;
   }
   han += run + gloss;
   if (hiragana >= 2) return { language: 'ja', sure: true };
@@ -59,23 +85,35 @@ function reading(text: string): Reading | undefined {
 export const textLanguage = (text: string): FacadeLanguage | undefined => reading(text)?.language;
 
 /**
- * The language of a run of readings, newest first: the first sure one; Chinese characters alone are
- * Chinese, unless what comes before them in the run is Japanese ("許可" after a Japanese question).
+ * The language of a run of readings taken newest first: the first sure one; Chinese characters alone are
+ * Chinese, unless what comes before them in the run is Japanese ("許可" after a Japanese question). Taken
+ * one by one, so that older messages are read only while nothing newer decided (a plain loop: generators
+ * cost more than every reading of a short message together).
  */
-function languageOf(readings: Iterable<Reading | undefined>): FacadeLanguage | undefined {
-  let hanOnly = false;
-  for (const read of readings) {
-    if (!read) continue;
-    if (!read.sure) hanOnly = true;
-    else return hanOnly && read.language !== 'ja' ? 'zh' : read.language;
-  }
-  return hanOnly ? 'zh' : undefined;
-}
+class LanguageRun {
+  private hanOnly = false;
 
-function* historyReadings(history: readonly Message[], role: Message['role']): Generator<Reading | undefined> {
-  for (let at = history.length - 1; at >= 0; at--) {
-    const message = history[at];
-    if (message?.role === role) yield reading(joinText(message.parts));
+  /** The run's language once `read` decides it; undefined: read on. */
+  take(read: Reading | undefined): FacadeLanguage | undefined {
+    if (!read) return undefined;
+    if (read.sure) return this.hanOnly && read.language !== 'ja' ? 'zh' : read.language;
+    this.hanOnly = true;
+    return undefined;
+  }
+
+  /** The messages of `role` in `history`, newest first. */
+  takeHistory(history: readonly Message[], role: Message['role']): FacadeLanguage | undefined {
+    for (let at = history.length - 1; at >= 0; at--) {
+      const message = history[at];
+      const decided = message?.role === role ? this.take(reading(joinText(message.parts))) : undefined;
+      if (decided) return decided;
+    }
+    return undefined;
+  }
+
+  /** Nothing sure in the whole run. */
+  end(): FacadeLanguage | undefined {
+    return this.hanOnly ? 'zh' : undefined;
   }
 }
 
@@ -96,11 +134,12 @@ export function turnLanguage(
 ): TurnLanguage {
   const history = conversation.previous?.history ?? [];
   const said = message ? reading(joinText(message.parts)) : undefined;
-  function* readings(): Generator<Reading | undefined> {
-    yield said;
-    if (conversation.remembered) yield { language: conversation.remembered, sure: true };
-    yield* historyReadings(history, 'ROLE_USER');
-    yield* historyReadings(history, 'ROLE_AGENT');
-  }
-  return { language: languageOf(readings()), said: said !== undefined };
+  const run = new LanguageRun();
+  const language =
+    run.take(said) ??
+    run.take(conversation.remembered ? { language: conversation.remembered, sure: true } : undefined) ??
+    run.takeHistory(history, 'ROLE_USER') ??
+    run.takeHistory(history, 'ROLE_AGENT') ??
+    run.end();
+  return { language, said: said !== undefined };
 }

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
 import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
 import { turnLanguageOf } from '../../../src/surfaces/v025/reply-options.js';
 import { createMemoryConversationLanguages } from '../../../src/surfaces/v025/conversation-languages.js';
-import { textLanguage, turnLanguage } from '../../../src/surfaces/v025/turn-language.js';
+import { kindOf, textLanguage, turnLanguage, type CharKind } from '../../../src/surfaces/v025/turn-language.js';
 
 const user = (text: string): Message => ({ messageId: text, role: 'ROLE_USER', parts: [{ text }] });
 const agent = (text: string): Message => ({ messageId: text, role: 'ROLE_AGENT', parts: [{ text }] });
@@ -77,5 +77,39 @@ describe('the language of a turn', () => {
     expect(await turnLanguageOf(facade('auto'), { message: inContext('2'), previous: misleading, principal: 'q' }, languages)).toBe('en');
     expect(await languages.of('q', 'C')).toBeUndefined();
     expect(await turnLanguageOf(facade('ja'), { message: inContext('帮我部署一个网站'), principal: 'p' }, languages)).toBe('ja');
+  });
+});
+
+describe('what reading a language costs', () => {
+  /** Each character's kind as the Unicode script expressions tell it, one run each, as the facade read it before. */
+  const byScripts = (char: string): CharKind => {
+    if (/\p{Script=Latin}/u.test(char)) return 'latin';
+    if (/\p{Script=Han}/u.test(char)) return 'han';
+    if (/\d/.test(char)) return 'digit';
+    if (/[(（]/.test(char)) return 'opening';
+    if (/[)）]/.test(char)) return 'closing';
+    return /\p{Script=Hiragana}/u.test(char) ? 'hiragana' : 'other';
+  };
+
+  it('every character of the Basic Multilingual Plane, and a few beyond it, is of the kind its Unicode script says', () => {
+    const differing: string[] = [];
+    const astral = [0x1f600, 0x20000, 0x2a6d6, 0x1d400];
+    for (const code of [...Array.from({ length: 0x10000 }, (_, at) => at), ...astral]) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if (kindOf(char) !== byScripts(char)) differing.push(code.toString(16));
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('an English or a Chinese message is read without a regular expression run per character', () => {
+    const runs = vi.spyOn(RegExp.prototype, 'test');
+    try {
+      expect(textLanguage('Please deploy my website to the 华东1 region, with two servers (and a database)')).toBe('en');
+      expect(textLanguage('帮我在华东1部署一个网站')).toBe('zh');
+      expect(runs).not.toHaveBeenCalled();
+    } finally {
+      runs.mockRestore();
+    }
   });
 });
