@@ -13,35 +13,29 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 export const INTERNAL_ADDRESS = '[internal address]';
 
-const INTERNAL = new BlockList();
-for (const [network, prefix] of [
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  INTERNAL.addSubnet(network, prefix, 'ipv4');
+/** Networks as `address/prefix` (a single address: no prefix), IPv6 where the address has a colon. */
+function blockList(networks: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const network of networks) {
+    const [address = '', prefix] = network.split('/');
+    const type = address.includes(':') ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return list;
 }
-// 0.0.0.0 alone, not its /8: a four-part 0.x version (`0.1.2.3`) reads as one of those.
-INTERNAL.addAddress('0.0.0.0', 'ipv4');
-INTERNAL.addAddress('::1', 'ipv6');
-// Unique local (fc00::/7) and link-local (fe80::/10); an IPv4-mapped address (::ffff:10.0.0.1) is checked as IPv4.
-INTERNAL.addSubnet('fc00::', 7, 'ipv6');
-INTERNAL.addSubnet('fe80::', 10, 'ipv6');
+
+/** Loopback, link-local (the cloud's metadata service) and 0.0.0.0 alone, not its /8: a four-part 0.x version (`0.1.2.3`) reads as one of those. */
+const AGENTS_OWN_NETWORKS = ['127.0.0.0/8', '169.254.0.0/16', '0.0.0.0', '::1', 'fe80::/10'];
 
 /** Addresses no caller's resource has: the agent's own host and the cloud's metadata service. */
-const AGENTS_OWN = new BlockList();
-for (const [network, prefix] of [
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-] as const) {
-  AGENTS_OWN.addSubnet(network, prefix, 'ipv4');
-}
-AGENTS_OWN.addAddress('0.0.0.0', 'ipv4');
-AGENTS_OWN.addAddress('::1', 'ipv6');
-AGENTS_OWN.addSubnet('fe80::', 10, 'ipv6');
+const AGENTS_OWN = blockList(AGENTS_OWN_NETWORKS);
+
+/**
+ * Every private address: the agent's own, the private IPv4 ranges, carrier-grade NAT and unique local IPv6
+ * (fc00::/7). An IPv4-mapped address (::ffff:10.0.0.1) is checked as IPv4.
+ */
+const INTERNAL = blockList([...AGENTS_OWN_NETWORKS, '10.0.0.0/8', '100.64.0.0/10', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']);
 
 /**
  * Dotted quads with a port, not part of a longer dotted run (`v1.10.0.3.4`, `10.0.3.4.5`) or a word; a
