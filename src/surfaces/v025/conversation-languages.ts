@@ -4,7 +4,7 @@ import { noteRedisError, watchRedis, type RedisWatchLogger } from '../../observa
 import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
-import { createMemoryCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
+import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
 
 /**
  * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
@@ -24,17 +24,24 @@ export interface ConversationLanguagesOptions {
   max: number;
   /** A conversation not written in for this long is forgotten (0: after a year in Redis, never in memory). */
   idleTtlMs: number;
+  /** Where the cut turns' notes outlive the process (`persistence-dir`); none: in memory only (cut-turn-notes.ts). */
+  dir?: string;
+  logger?: RedisWatchLogger;
 }
 
 const key = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
 
 export function createMemoryConversationLanguages(options: ConversationLanguagesOptions): ConversationLanguages {
   const chosen = new LRUCache<string, FacadeLanguage>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
+  const cutTurns = createLocalCutTurnNotes(options);
   return {
     of: async (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
     note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
-    cutTurns: createMemoryCutTurnNotes(options),
-    close: async () => chosen.clear(),
+    cutTurns,
+    async close() {
+      await cutTurns.settled();
+      chosen.clear();
+    },
   };
 }
 
@@ -54,6 +61,7 @@ export function createRedisConversationLanguages(options: {
   watchRedis(redis, { store: 'conversation-languages', logger: options.logger });
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
   const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;
+  const cutTurns = createRedisCutTurnNotes(redis, { prefix: options.prefix, ttlMs });
   return {
     async of(principal, contextId) {
       if (!contextId) return undefined;
@@ -63,8 +71,10 @@ export function createRedisConversationLanguages(options: {
     async note(principal, contextId, language) {
       if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(failed);
     },
-    cutTurns: createRedisCutTurnNotes(redis, { prefix: options.prefix, ttlMs }),
+    cutTurns,
     async close() {
+      // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.
+      await cutTurns.settled();
       redis.disconnect();
     },
   };
@@ -72,11 +82,13 @@ export function createRedisConversationLanguages(options: {
 
 /** Next to the task registry: memory for one replica, Redis when replicas share tasks. */
 export function createConversationLanguages(
-  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks' | 'persistence-dir'>,
   logger?: RedisWatchLogger,
 ): ConversationLanguages {
   const idleTtlMs = config.tasks['idle-ttl-ms'];
   if (config.store === 'redis')
     return createRedisConversationLanguages({ url: redisEndpoint(config), prefix: config['redis-prefix'], idleTtlMs, ...(logger ? { logger } : {}) });
-  return createMemoryConversationLanguages({ max: config.tasks['max-tasks'], idleTtlMs });
+  // A rollout replaces the process: the turns its drain cut are read by the next one, from persistence-dir.
+  const dir = config['persistence-dir'];
+  return createMemoryConversationLanguages({ max: config.tasks['max-tasks'], idleTtlMs, dir, ...(logger ? { logger } : {}) });
 }

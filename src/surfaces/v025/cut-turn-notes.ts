@@ -1,51 +1,163 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import { noteRedisError } from '../../observability/redis-errors.js';
+import type { WarningLogger } from '../../throttled-warnings.js';
+import { readSnapshot, snapshotFile } from '../../push/snapshot-file.js';
+import { withFields, type Part } from '../../model/index.js';
+import type { TurnSoFar } from './turn-rest.js';
 
 /**
- * The task of each conversation's facade turn the gateway's shutdown cut (cut-turns.ts), by caller and context:
- * noted as the cut turn's stream ends, read by the conversation's next message on whichever replica it lands,
- * forgotten once that message has shown the turn's rest. Best effort: a store that cannot answer knows of no cut.
+ * The facade turn of each conversation the gateway's shutdown cut (cut-turns.ts), by caller and context, with
+ * what its user was shown of it: noted as the cut turn's stream ends, read by the conversation's next message
+ * on whichever replica or restarted process it lands, forgotten once that message's turn has ended. What was
+ * shown is kept in the note, not read from the registry later: a push follower or a GetTask records the turn's
+ * end there without anyone reading it. Best effort: a store that cannot answer knows of no cut.
  */
+export interface CutTurnNote {
+  taskId: string;
+  /** What the cut turn's user was shown: where its rest starts (turn-rest.ts restCursor). */
+  shown: TurnSoFar;
+}
+
 export interface CutTurnNotes {
-  note(principal: string, contextId: string, taskId: string): Promise<void>;
-  /** The task of the conversation's cut turn whose rest its user has not read, if any. */
-  cut(principal: string, contextId: string): Promise<string | undefined>;
+  note(principal: string, contextId: string, cut: CutTurnNote): Promise<void>;
+  /** The conversation's cut turn whose rest its user has not read, if any. */
+  cut(principal: string, contextId: string): Promise<CutTurnNote | undefined>;
   /** Forgets the note only while it still names `taskId`: a turn cut since keeps its own. */
   forget(principal: string, contextId: string, taskId: string): Promise<void>;
+  /** Resolves once the notes written so far are kept (a shutdown writes them as its drain ends the cut turns). */
+  settled(): Promise<void>;
 }
 
 const conversationKey = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
 
-export function createMemoryCutTurnNotes(options: { max: number; idleTtlMs: number }): CutTurnNotes {
-  const noted = new LRUCache<string, string>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
+/** The note as JSON holds it: the files shown, a Map in the turn, as entries. */
+interface StoredNote {
+  taskId: string;
+  shown: Omit<TurnSoFar, 'shownFiles'> & { shownFiles?: Array<[string, readonly Part[] | null]> };
+}
+
+function stored(cut: CutTurnNote): StoredNote {
+  const { shownFiles, ...shown } = cut.shown;
+  const files = shownFiles ? [...shownFiles].map(([id, parts]): [string, readonly Part[] | null] => [id, parts ?? null]) : undefined;
+  return { taskId: cut.taskId, shown: files ? withFields(shown, { shownFiles: files }) : shown };
+}
+
+function fromStored(value: StoredNote): CutTurnNote | undefined {
+  if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
+  const { shownFiles, ...shown } = value.shown;
+  const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
+  return { taskId: value.taskId, shown: files ? withFields(shown, { shownFiles: files }) : shown };
+}
+
+function parsed(text: string | null | undefined): CutTurnNote | undefined {
+  if (!text) return undefined;
+  try {
+    return fromStored(JSON.parse(text) as StoredNote);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The writes in flight, so that closing the store waits for the notes a shutdown's drain just wrote. */
+function inFlight(): { track<T>(work: Promise<T>): Promise<T>; settled(): Promise<void> } {
+  const pending = new Set<Promise<unknown>>();
   return {
-    note: async (principal, contextId, taskId) => void noted.set(conversationKey(principal, contextId), taskId),
-    cut: async (principal, contextId) => noted.get(conversationKey(principal, contextId)),
+    track(work) {
+      pending.add(work);
+      void work.finally(() => pending.delete(work)).catch(() => undefined);
+      return work;
+    },
+    settled: async () => void (await Promise.allSettled([...pending])),
+  };
+}
+
+interface KeptNote {
+  key: string;
+  note: StoredNote;
+  /** When it is forgotten (epoch ms); absent: never. */
+  until?: number;
+}
+
+/**
+ * One process's notes, in `<dir>/facade_cut_turns.json` when a dir is given: a rollout replaces the process whose
+ * drain cut the turn, and the words at the cut promise its rest to the conversation's next message. Loaded on
+ * first use; at most `max` kept (the oldest go first), each for `idleTtlMs` (0: until read).
+ */
+export function createLocalCutTurnNotes(options: { max: number; idleTtlMs: number; dir?: string; logger?: WarningLogger }): CutTurnNotes {
+  const kept = new Map<string, KeptNote>();
+  const path = options.dir ? join(options.dir, 'facade_cut_turns.json') : undefined;
+  const failed = (error: unknown): void => options.logger?.warn({ err: error }, 'facade cut-turn notes could not be read or saved');
+  const file = path ? snapshotFile(path, () => [...kept.values()], failed) : undefined;
+  const loaded = (async () => {
+    if (!path) return;
+    for (const entry of await readSnapshot<KeptNote>(path).catch((error: unknown) => (failed(error), []))) kept.set(entry.key, entry);
+  })();
+  const writes = inFlight();
+  const persist = async (): Promise<void> => {
+    if (!file || !options.dir) return;
+    await writes.track(
+      mkdir(options.dir, { recursive: true, mode: 0o700 })
+        .then(() => file.persist())
+        .catch(failed),
+    );
+  };
+  const live = async (key: string): Promise<KeptNote | undefined> => {
+    await loaded;
+    const entry = kept.get(key);
+    if (entry?.until !== undefined && entry.until <= Date.now()) kept.delete(key);
+    return kept.get(key);
+  };
+  return {
+    note: (principal, contextId, cut) =>
+      writes.track(
+        (async () => {
+          await loaded;
+          const key = conversationKey(principal, contextId);
+          kept.delete(key);
+          kept.set(key, { key, note: stored(cut), ...(options.idleTtlMs > 0 ? { until: Date.now() + options.idleTtlMs } : {}) });
+          for (const oldest of kept.keys()) {
+            if (kept.size <= options.max) break;
+            kept.delete(oldest);
+          }
+          await persist();
+        })(),
+      ),
+    async cut(principal, contextId) {
+      const entry = await live(conversationKey(principal, contextId));
+      return entry ? fromStored(entry.note) : undefined;
+    },
     async forget(principal, contextId, taskId) {
       const key = conversationKey(principal, contextId);
-      if (noted.get(key) === taskId) noted.delete(key);
+      if ((await live(key))?.note.taskId !== taskId) return;
+      kept.delete(key);
+      await persist();
     },
+    settled: writes.settled,
   };
 }
 
 /** Deleted only while it still names the turn's task, in one round trip. */
-const FORGET_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+const FORGET_SCRIPT = `local kept = redis.call('GET', KEYS[1])
+if kept and cjson.decode(kept).taskId == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
 /** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
 export function createRedisCutTurnNotes(redis: Redis, options: { prefix: string; ttlMs: number }): CutTurnNotes {
   const failed = (): undefined => void noteRedisError('conversation-languages');
   const key = (principal: string, contextId: string): string => `${options.prefix}conversation-cut-turn:${conversationKey(principal, contextId)}`;
+  const writes = inFlight();
   return {
-    async note(principal, contextId, taskId) {
-      await redis.set(key(principal, contextId), taskId, 'PX', options.ttlMs).catch(failed);
+    async note(principal, contextId, cut) {
+      await writes.track(redis.set(key(principal, contextId), JSON.stringify(stored(cut)), 'PX', options.ttlMs).catch(failed));
     },
     async cut(principal, contextId) {
-      return (await redis.get(key(principal, contextId)).catch(failed)) ?? undefined;
+      return parsed(await redis.get(key(principal, contextId)).catch(failed));
     },
     async forget(principal, contextId, taskId) {
       await redis.eval(FORGET_SCRIPT, 1, key(principal, contextId), taskId).catch(failed);
     },
+    settled: writes.settled,
   };
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
 import { tapIterable } from '../../core/iterables.js';
-import { eventTaskRef, eventTaskState, isActiveState, type Message, type StreamResponse, type Task, type TaskState } from '../../model/index.js';
+import { A2AError, ErrorCode, isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
-import type { FacadeWords } from './reply/index.js';
+import type { FacadeWords, ReplyOptions } from './reply/index.js';
+import { replyOptions } from './reply-options.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
-import type { CutTurnNotes } from './cut-turn-notes.js';
+import { TurnTracker } from './turn-tracker.js';
+import type { CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
 
 /**
  * A Bailian turn the gateway's shutdown cut (a rollout) goes on at the agent, and its
@@ -14,86 +16,98 @@ import type { CutTurnNotes } from './cut-turn-notes.js';
  * (words.turnCutByShutdown). That next message, on any replica, is answered with the cut turn's rest instead
  * of being sent: followed live while the agent still works on it (a message into a running turn would be
  * refused, or would damage it at iac-code), else read from the task (its answer, the question it asked, why it
- * failed). What the user was shown is the task as the registry recorded it at the cut. The message itself is
- * not taken as an answer to words its writer never read, and the reply says it was not sent.
+ * failed). What the user was shown is kept in the note at the cut, whatever the registry records of the task
+ * since (a push follower, a GetTask). The message itself is not taken as an answer to words its writer never
+ * read, and the reply says it was not sent. One message shows the rest: its turn's end forgets the note.
  */
 export interface CutTurn {
-  /** The cut turn's task as the registry last saw it: what its user was shown. */
-  recorded: Task;
+  /** What the cut turn's user was shown. */
+  shown: TurnSoFar;
   /** The task as the agent has it now. */
   current: Task;
 }
 
-/**
- * The conversation's cut turn whose rest its user has not read, if any: one noted as cut, which the registry last
- * saw running. Read before anything asks the agent for the task (the core records its answer).
- */
+type Conversation = { principal: string; contextId: string | undefined };
+
+/** The task is gone at the agent: its rest can never be read. Any other failure may pass (the agent out of reach). */
+const unknownToAgent = (error: unknown): boolean => error instanceof A2AError && error.code === ErrorCode.TaskNotFound;
+
+/** The conversation's cut turn whose rest its user has not read, if any. */
 export async function cutTurnOf(
-  conversation: { principal: string; contextId: string | undefined },
+  conversation: Conversation,
   notes: CutTurnNotes,
   deps: V025FacadeDeps,
   ctx: CallContext,
 ): Promise<CutTurn | undefined> {
   const { principal, contextId } = conversation;
   if (!contextId) return undefined;
-  const taskId = await notes.cut(principal, contextId);
-  if (!taskId) return undefined;
-  const recorded = await deps.registry.get(taskId, principal).catch(() => undefined);
-  // The registry saw the turn's end after all (its task read since): nothing is known to be unread.
-  const current = recorded && isActiveState(recorded.status.state) ? await deps.port.getTask({ id: taskId }, ctx).catch(() => undefined) : undefined;
-  if (!recorded || !current) {
-    await notes.forget(principal, contextId, taskId);
+  const note = await notes.cut(principal, contextId);
+  if (!note) return undefined;
+  try {
+    return { shown: note.shown, current: await deps.port.getTask({ id: note.taskId }, ctx) };
+  } catch (error) {
+    if (unknownToAgent(error)) await notes.forget(principal, contextId, note.taskId);
     return undefined;
   }
-  return { recorded, current };
+}
+
+/** The reply options of the message that shows a cut turn's rest: the cut turn's, its task named as its caller knows it. */
+export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeDeps, clientTaskId: string | undefined): ReplyOptions {
+  const before = cut.shown.previous;
+  return replyOptions(deps, withFields({ words }, withFields(before ? { previous: before } : {}, clientTaskId ? { taskId: clientTaskId } : {})));
 }
 
 /** The cut turn's rest as the events a streaming agent would have sent, opened with the words that say what it is. */
-export async function* cutTurnRest(cut: CutTurn, words: FacadeWords, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
-  const { current, recorded } = cut;
-  const contextId = current.contextId ?? recorded.contextId ?? current.id;
+export async function* cutTurnRest(
+  cut: CutTurn,
+  words: FacadeWords,
+  ctx: CallContext,
+  deps: V025FacadeDeps,
+  watched: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>,
+): AsyncGenerator<StreamResponse> {
+  const { current, shown } = cut;
+  const contextId = current.contextId ?? shown.previous?.contextId ?? current.id;
   const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${words.cutTurnRest}\n\n` }] };
+  // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
-  // No message of this turn is the task's: its rest starts after the agent's messages the recorded task holds.
-  const sent: Message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [], taskId: current.id, contextId };
-  const turn: TurnSoFar = { sent, previous: recorded, passed: [] };
+  yield* watched(restOf(current, shown, ctx, deps));
+}
+
+async function* restOf(current: Task, shown: TurnSoFar, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
   if (isActiveState(current.status.state)) {
-    yield* followedRest(current.id, turn, ctx, deps);
+    yield* followedRest(current.id, shown, ctx, deps);
     return;
   }
-  yield* restEvents(current, restCursor(current, turn), turn, recorded.artifacts).events;
+  yield* restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events;
 }
 
 /**
- * A turn's events, watched for its task: when the gateway's shutdown ends the turn before its end came, the task
- * is noted as cut (cutTurnOf reads it on the conversation's next message). A turn that showed a cut turn's rest
- * to its end forgets that note.
+ * A turn's events, watched for what its user is shown: when the gateway's shutdown ends the turn before its end
+ * came, the task is noted as cut with that (cutTurnOf reads it on the conversation's next message). A turn that
+ * showed a cut turn's rest forgets its note when it ends, however it ends (the rest's end, a time-out, an error):
+ * the rest is shown to one message, not swallowing every message while the task stays at work.
  */
 export function watchedTurn(
-  conversation: { principal: string; contextId: string | undefined },
+  conversation: Conversation,
   notes: CutTurnNotes,
   shutdown: AbortSignal | undefined,
-  shows: CutTurn | undefined,
+  turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
 ): { events(source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse>; end(): void } {
   const { principal, contextId } = conversation;
-  let taskId: string | undefined;
-  let state: TaskState | undefined;
+  const { shows } = turn;
+  const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
   let ended = false;
   return {
-    events: (source) =>
-      tapIterable(source, {
-        item(event) {
-          taskId ||= eventTaskRef(event).taskId;
-          state = eventTaskState(event) ?? state;
-        },
-      }),
+    events: (source) => tapIterable(source, { item: (event) => tracker.note(event) }),
     end() {
       if (ended || !contextId) return;
       ended = true;
-      const over = state !== undefined && !isActiveState(state);
-      // The note is written as the cut stream ends, before the gateway closes its stores (app.ts closes them after the drain).
-      if (shutdown?.aborted && taskId && !over) void notes.note(principal, contextId, taskId);
-      else if (shows && over) void notes.forget(principal, contextId, shows.current.id);
+      const taskId = tracker.taskId ?? shows?.current.id;
+      const over = tracker.state !== undefined && !isActiveState(tracker.state);
+      // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
+      if (shutdown?.aborted && taskId && !over) {
+        void notes.note(principal, contextId, { taskId, shown: tracker.soFar() } satisfies CutTurnNote);
+      } else if (shows) void notes.forget(principal, contextId, shows.current.id);
     },
   };
 }

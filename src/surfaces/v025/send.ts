@@ -22,7 +22,7 @@ import { createReplyFold, createTurnReply, isGatewayFailure, replyEvents } from 
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
-import { cutTurnOf, cutTurnRest, watchedTurn } from './cut-turns.js';
+import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { recoverableTurn } from './turn-recovery.js';
 
 export interface TurnCall {
@@ -121,7 +121,8 @@ async function beginTurn(
     if (language) call.ctx.language = language;
     const words = wordsIn(language);
     const answered = unread ? { request: begun.request, reprompt: unread } : answerPermission(chosen, begun.previous, words);
-    const watch = watchedTurn(conversation, routing.languages.cutTurns, deps.shutdown, cut);
+    const seen = { sent: answered.request.message, previous: begun.previous, shows: cut };
+    const watch = watchedTurn(conversation, routing.languages.cutTurns, deps.shutdown, seen);
     const end = (): void => (begun.end(), watch.end());
     const turn = withFields(begun, { request: answered.request, end });
     const upstreamTaskId = turn.request.message.taskId;
@@ -142,8 +143,7 @@ async function beginTurn(
     const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous, watch: watch.events };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
-    const cutReply = replyOptions(deps, withFields({ words, previous: cut.recorded }, cutTaskId ? { taskId: cutTaskId } : {}));
-    return withFields(shown, { reply: cutReply, cutRest: cutTurnRest(cut, words, call.ctx, deps) });
+    return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, watch.events) });
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -203,9 +203,10 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps, previous);
-    const events = begun.cutRest ?? (reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
+    const events =
+      begun.cutRest ?? watch(reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
-    for await (const event of replyEvents(watch(events), reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
+    for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;
@@ -238,7 +239,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    watch(begun.cutRest ?? (reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told)));
+    begun.cutRest ?? watch(reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
 }

@@ -42,7 +42,11 @@ export class TurnTracker {
   private lastStatus: TaskStatusUpdateEvent | undefined;
   private pipelineSequence: number | undefined;
 
-  constructor(private readonly turn: Omit<TurnSoFar, 'passed'>) {}
+  /** `turn`: what the turn's caller was shown before these events, if anything (a turn a shutdown cut: cut-turns.ts). */
+  constructor(private readonly turn: Omit<TurnSoFar, 'passed'> & Partial<Pick<TurnSoFar, 'passed'>>) {
+    // Chunks appended to a file shown before are appended to what the caller holds of it.
+    for (const [id, parts] of turn.shownFiles ?? []) this.shownFiles.set(id, parts && [...parts]);
+  }
 
   note(event: StreamResponse): void {
     // The facade's own mark of lost words is no update of the agent's: the next snapshot is compared with the agent's last.
@@ -72,8 +76,8 @@ export class TurnTracker {
   /** The turn as shown so far. */
   soFar(): TurnSoFar {
     return withFields(this.turn, {
-      passed: this.passed.map((message) => joinText(message.parts)),
-      passedFiles: [...this.passedFiles],
+      passed: [...(this.turn.passed ?? []), ...this.passed.map((message) => joinText(message.parts))],
+      passedFiles: [...(this.turn.passedFiles ?? []), ...this.passedFiles],
       ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
