@@ -109,6 +109,8 @@ describe('createV03RestUpstream against misbehaving agents', () => {
 
   it('a unary call is bounded by request-timeout-ms', async () => {
     const upstream = await scripted(() => undefined, { 'request-timeout-ms': 100 });
+    // The card first: on a loaded host its fetch alone may take the call's 100 ms, which is another failure.
+    await upstream.fetchCard();
     const error = await rejection(upstream.getTask({ id: 't' }, ctx()));
     expect([error.code, error.message]).toEqual([ErrorCode.Internal, 'Upstream agent timed out']);
   });

@@ -103,13 +103,13 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
       headers: json,
       body: rpc('message/send', v025Message('slow: blocking 0.2.5'), 'v025-blocking'),
     });
-    // A short request: ~40 chunks of the demo agent's 5 ms, well inside the drain time even on a loaded host
-    // (100 chunks once outlasted the 1 s drain in CI), and still running when the signal comes 50 ms in.
+    // A short request: ~25 chunks of the demo agent's 5 ms, well inside the drain time even on a loaded host
+    // (100 chunks, then 40, once outlasted the 1 s drain in CI), and still running when the signal comes 50 ms in.
     let shortDone = false;
     const short = exchange(`${url}/`, {
       method: 'POST',
       headers: V1,
-      body: rpc('SendMessage', v1Message(Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ')), 'short'),
+      body: rpc('SendMessage', v1Message(Array.from({ length: 25 }, (_, i) => `word${i}`).join(' ')), 'short'),
     }).finally(() => {
       shortDone = true;
     });
