@@ -42,14 +42,15 @@ describe('facade turns that fail, read on message/stream and message/send', () =
   });
 
   async function bothReads(text: string): Promise<{ stream: string; send: string }> {
-    return { stream: await streamReads(gateway.url, text), send: await sendReads(gateway.url, text) };
+    // At once: each waits out the turn's bounds, and the fault is the same for every call meanwhile.
+    const [stream, send] = await Promise.all([streamReads(gateway.url, text), sendReads(gateway.url, text)]);
+    return { stream, send };
   }
 
   it("an agent that accepts and stays silent past the first-event bound: the gateway's time-out, in the turn's language", async () => {
     fault = { name: 'hang-mid-stream', after: 0 };
-    const chinese = await bothReads('帮我部署一个网站');
+    const [chinese, english] = await Promise.all([bothReads('帮我部署一个网站'), bothReads('Deploy a website for me')]);
     expect(chinese).toEqual({ stream: '上游智能体响应超时', send: '上游智能体响应超时' });
-    const english = await bothReads('Deploy a website for me');
     expect(english.stream).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
     expect(english.send).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
   });
@@ -61,10 +62,9 @@ describe('facade turns that fail, read on message/stream and message/send', () =
   for (const { name, reason } of breaks) {
     it(`${name} after the agent began: what it said, then why the turn failed, alike and in the turn's language`, async () => {
       fault = { name, after: 4 };
-      const chinese = await bothReads('帮我部署一个网站');
+      const [chinese, english] = await Promise.all([bothReads('帮我部署一个网站'), bothReads('Deploy a website for me')]);
       expect(chinese.stream).toBe(chinese.send);
       expect(chinese.stream).toMatch(new RegExp(`^Hello .*\\n${reason.zh}$`, 's'));
-      const english = await bothReads('Deploy a website for me');
       expect(english.stream).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
       expect(english.send).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
     });

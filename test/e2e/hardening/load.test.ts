@@ -1,5 +1,5 @@
 /**
- * Load: 200 concurrent streaming clients for 30 s through the gateway (1.0 JSON-RPC, 1.0 REST and
+ * Load: 200 concurrent streaming clients for 20 s through the gateway (1.0 JSON-RPC, 1.0 REST and
  * 0.2.5 streams mixed, demo agent with 1 ms chunks), every turn complete and error-free, and the
  * gateway's memory after the load within MEMORY_BOUND of a warm-up baseline (same load for a few
  * seconds first, so pools, JIT and the capped task stores are already at their working size).
@@ -13,7 +13,7 @@ import { parseSse } from './support.js';
 
 const CLIENTS = 200;
 const WARM_UP_MS = 5_000;
-const LOAD_MS = 30_000;
+const LOAD_MS = 20_000;
 const MiB = 1024 * 1024;
 /** Growth of the gateway's RSS (after GC) from the warm-up baseline to the end of the load. */
 const MEMORY_BOUND = 30 * MiB;
