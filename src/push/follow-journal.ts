@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CallContext } from '../core/agent-port.js';
 import { tenantField } from '../core/tenants.js';
 import type { PushLogger } from './queue/types.js';
-import { readSnapshot, snapshotFile } from './snapshot-file.js';
+import { readSnapshot, snapshotFile } from '../snapshot-file.js';
 
 /** A task being followed (follow.ts), as kept across a restart. */
 export interface FollowEntry {

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { countBound } from '../lru-count-bound.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { PushLogger } from './queue/types.js';
-import { readSnapshot, snapshotFile } from './snapshot-file.js';
+import { readSnapshot, snapshotFile } from '../snapshot-file.js';
 import { withFields } from '../model/index.js';
 
 /** The config a notification goes to: owner, task and id together name it (two owners may both use an id). */

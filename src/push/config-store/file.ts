@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type PushLogger } from '../queue/types.js';
-import { readSnapshot, snapshotFile } from '../snapshot-file.js';
+import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
 import { openConfig, sealConfig, type KeyRing, type SealedPushConfig } from '../secrets.js';
 import { createMemoryConfigStore } from './memory.js';
 import type { ConfigStoreOptions, PushConfigStore } from './types.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import type { WarningLogger } from '../../throttled-warnings.js';
-import { readSnapshot, snapshotFile } from '../../push/snapshot-file.js';
+import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
 import { withFields, type Part } from '../../model/index.js';
 import type { TurnSoFar } from './turn-rest.js';
 
