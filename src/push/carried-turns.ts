@@ -79,6 +79,9 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
 
   async function lastStreamLeft(taskId: string, turn: Carried): Promise<void> {
     const kept = await turn.kept;
+    // A stream that took the task up meanwhile (its next turn, a resubscription) carries it now, the journal's
+    // entry with it: taking that off, or following beside it, would lose or double the task's end.
+    if (carried.has(taskId)) return;
     if (turn.ended) {
       if (kept) await follower.forget(taskId);
     } else if (kept || (await hasConfigs(taskId, true))) {

@@ -4,7 +4,7 @@
  * stream sees the end, followed when the last stream stops before it, kept when the gateway stops.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamResponse } from '../../src/model/index.js';
+import { withFields, type StreamResponse } from '../../src/model/index.js';
 import { createCarriedTurns } from '../../src/push/carried-turns.js';
 import type { StoredConfig } from '../../src/push/config-store/types.js';
 import { caller, mapJournal, setup, status, task, waitForCalls } from './follow-harness.js';
@@ -26,8 +26,11 @@ async function* events(...items: StreamResponse[]): AsyncIterable<StreamResponse
   await new Promise(() => undefined);
 }
 
-async function carriedSetup(configs: StoredConfig[] | 'from-store', subscriptions: Parameters<typeof setup>[0] = []) {
-  const journal = mapJournal();
+async function carriedSetup(
+  configs: StoredConfig[] | 'from-store',
+  subscriptions: Parameters<typeof setup>[0] = [],
+  journal: ReturnType<typeof mapJournal> = mapJournal(),
+) {
   const harness = await setup(subscriptions, [], { journal });
   const registry = { get: async () => task('TASK_STATE_WORKING') };
   const store = { forTask: async () => (configs === 'from-store' ? [{} as StoredConfig] : configs) };
@@ -46,6 +49,28 @@ async function carriedSetup(configs: StoredConfig[] | 'from-store', subscription
 }
 
 describe('turns carried by callers’ streams', () => {
+  it("a turn's end under its stream leaves the next turn of its task on the journal (its first write still pending then)", async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const kept = mapJournal();
+    let adds = 0;
+    const journal = withFields(kept, {
+      async add(entry: Parameters<typeof kept.add>[0]) {
+        if (adds++ === 0) await gate;
+        await kept.add(entry);
+      },
+    });
+    const { carried, settle } = await carriedSetup('from-store', [], journal);
+    const first = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_INPUT_REQUIRED', 'Which date?')), caller, '', true);
+    const firstReading = await reader(first).read(2);
+    await firstReading.leave();
+    // The answer's turn of the same task, carried while the first turn's journal write still waits.
+    await reader(carried.carry(events({ task: task('TASK_STATE_WORKING') }), caller, '', true)).read();
+    release();
+    await settle();
+    expect(kept.kept.has('T')).toBe(true);
+  });
+
   it('is journaled while the stream runs, and off the journal once the stream saw the turn end', async () => {
     const { carried, journal, calls, settle } = await carriedSetup('from-store');
     const stream = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_COMPLETED', 'Done.')), caller, '', false);
