@@ -8,54 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskState } from 'a2a-sdk-1';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { openStream, results, rpc, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
+import { rpc, startFacadeGateway } from '../../support/facade.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
-import { Gates, promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-
-const BEFORE_CUT = '第一段：开始规划。';
-const AFTER_CUT = '第三段：交换机已创建。';
-const DONE = '完成：VPC 已就绪。';
-const ANSWER = '好的，这是一个新的回答。';
-const CUT_WORDS = '连接已中断';
-const REST_WORDS = '以下是你上一条消息在连接中断后的后续回复';
-
-/** A turn that says one thing, waits at the test's gate, then goes on to its answer; a message with "你好" is answered at once. */
-class RolloutAgent implements AgentExecutor {
-  executions = 0;
-  constructor(private readonly gates: Gates) {}
-
-  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    this.executions++;
-    const { opening, status } = turnEvents(request);
-    bus.publish(opening());
-    if (promptOf(request.userMessage).includes('你好')) {
-      bus.publish(status(TaskState.TASK_STATE_COMPLETED, ANSWER));
-      return;
-    }
-    this.gates.taskId = request.taskId;
-    bus.publish(status(TaskState.TASK_STATE_WORKING, BEFORE_CUT));
-    await this.gates.pass();
-    bus.publish(status(TaskState.TASK_STATE_WORKING, AFTER_CUT));
-    bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
-  };
-
-  cancelTask = async (): Promise<void> => undefined;
-}
-
-const CARD = { name: 'rollout', description: 'An agent whose turn outlives its gateway.', skill: { id: 'vpc', name: 'VPC', description: 'plans' } };
-
-/** What the user reads of a message/stream: its text and its last state; and the task id it was told. */
-const read = async (opened: OpenStream): Promise<{ text: string; state: string; taskId: string }> => {
-  const events = results(await opened.rest());
-  return { text: streamedText(events), state: events.at(-1)?.status?.state, taskId: events[0]?.id ?? events[0]?.taskId };
-};
-const stream = (url: string, text: string, contextId: string) =>
-  openStream(`${url}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+import { AFTER_CUT, ANSWER, BEFORE_CUT, CARD, CUT_WORDS, DONE, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
 
 describe('the note of a turn a rollout cut', () => {
   const gates = new Gates();
@@ -92,8 +51,7 @@ describe('the note of a turn a rollout cut', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const agentState = async (): Promise<string> =>
-    (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result?.status?.state;
+  const agentState = (): Promise<string> => agentStateOf(agent.url, gates.taskId);
 
   /** A turn on `gateway`, cut by its shutdown while the agent waits at its gate; what the user read of it. */
   async function cutTurn(gateway: RunningGateway, contextId: string): Promise<{ text: string; taskId: string }> {
@@ -103,7 +61,7 @@ describe('the note of a turn a rollout cut', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await gateway.close();
     const cut = await reading;
-    expect(cut.text).toContain(BEFORE_CUT);
+    expect(cut.text).toContain(BEFORE_CUT.join(''));
     expect(cut.text).toContain(CUT_WORDS);
     return cut;
   }
@@ -122,7 +80,7 @@ describe('the note of a turn a rollout cut', () => {
     expect(next.text).toContain(REST_WORDS);
     expect(next.text).toContain(AFTER_CUT);
     expect(next.text).toContain(DONE);
-    expect(next.text).not.toContain(BEFORE_CUT);
+    expect(next.text).not.toContain(BEFORE_CUT[0]);
     expect(executor.executions).toBe(executions);
     const after = await read(await stream(replicaB.url, '你好', contextId));
     expect(after.text).toBe(ANSWER);
@@ -137,7 +95,7 @@ describe('the note of a turn a rollout cut', () => {
     // The gate stays shut: the rest's reading ends at the time limit.
     const next = await read(await stream(replicaB.url, '继续', contextId));
     expect(next.text).toContain(REST_WORDS);
-    expect(next.text).not.toContain(BEFORE_CUT);
+    expect(next.text).not.toContain(BEFORE_CUT[0]);
     expect(await agentState()).toBe('TASK_STATE_WORKING');
     // The message after it is the conversation's next, as any: the task still runs, so the user is told to wait.
     const after = await (await stream(replicaB.url, '你好', contextId)).rest();

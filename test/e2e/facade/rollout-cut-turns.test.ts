@@ -7,59 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { TaskState } from 'a2a-sdk-1';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import {
-  openStream,
-  results,
-  rpc,
-  sentText,
-  startFacadeGateway,
-  streamedText,
-  userMessage,
-  type OpenStream,
-  type SseFrame,
-} from '../../support/facade.js';
+import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type SseFrame } from '../../support/facade.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
-import { Gates, promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
+import { AFTER_CUT, BEFORE_CUT, CARD, CUT_WORDS, DONE, QUESTION, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
 
-const BEFORE_CUT = ['第一段：开始规划。', '第二段：正在创建 VPC。'];
-const AFTER_CUT = '第三段：交换机已创建。';
-const DONE = '完成：VPC 已就绪。';
-const QUESTION = '请问下一个 VPC 放在哪个地域？';
-/** What the cut tells a Chinese user, and what opens the rest on the next message. */
-const CUT_WORDS = '连接已中断（网关正在重启），但智能体仍在继续处理你的请求';
-const REST_WORDS = '以下是你上一条消息在连接中断后的后续回复';
-
-/** Two messages, a gate the test opens, a third message, then the answer (or, asked to "提问", a question). */
-class RolloutAgent implements AgentExecutor {
-  executions = 0;
-  constructor(private readonly gates: Gates) {}
-
-  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    this.executions++;
-    this.gates.taskId = request.taskId;
-    const { opening, status } = turnEvents(request);
-    bus.publish(opening());
-    for (const said of BEFORE_CUT) bus.publish(status(TaskState.TASK_STATE_WORKING, said));
-    await this.gates.pass();
-    bus.publish(status(TaskState.TASK_STATE_WORKING, AFTER_CUT));
-    if (promptOf(request.userMessage).includes('提问')) bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-    else bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
-  };
-
-  cancelTask = async (): Promise<void> => undefined;
-}
-
-const CARD = {
-  name: 'rollout',
-  description: 'An agent whose turn outlives the replica that carried it.',
-  skill: { id: 'vpc', name: 'VPC', description: 'plans' },
-};
 const prefix = `a2a-bridge-test:facade-rollout:${randomUUID()}:`;
 const replicaConfig = (agentUrl: string) => ({
   upstream: { url: agentUrl },
@@ -86,14 +42,6 @@ async function lanesFreed(): Promise<void> {
   }
 }
 
-/** What the user reads of a message/stream: its text and its last state. */
-const read = async (opened: OpenStream): Promise<{ text: string; state: string }> => {
-  const events = results(await opened.rest());
-  return { text: streamedText(events), state: events.at(-1)?.status?.state };
-};
-const stream = (url: string, text: string, contextId: string) =>
-  openStream(`${url}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
-
 describe('a Bailian turn cut by a rollout, read on the other replica', () => {
   const gates = new Gates();
   const executor = new RolloutAgent(gates);
@@ -112,8 +60,7 @@ describe('a Bailian turn cut by a rollout, read on the other replica', () => {
   });
 
   /** The agent's own word on the turn's task. */
-  const agentState = async (): Promise<string> =>
-    (await rpc(`${agent.url}/a2a/jsonrpc`, 'GetTask', { id: gates.taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result?.status?.state;
+  const agentState = (): Promise<string> => agentStateOf(agent.url, gates.taskId);
 
   /** A turn on a replica A of its own, cut by A's shutdown while the agent waits at its gate; what the user read of it. */
   async function cutTurn(way: 'stream' | 'send', text: string, contextId: string): Promise<{ text: string; state: string }> {
