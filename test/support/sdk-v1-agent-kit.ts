@@ -25,8 +25,12 @@ export interface TestAgentCardSpec {
   skill: Pick<AgentSkill, 'id' | 'name' | 'description'> & Partial<Pick<AgentSkill, 'examples' | 'inputModes'>>;
   /** Announce the HTTP+JSON interface too (JSON-RPC alone otherwise). */
   rest?: boolean;
+  /** The interfaces announced instead, each with its protocol version (an agent served as 0.3 with `legacyCompat`). */
+  interfaces?: Array<{ binding: 'JSONRPC' | 'HTTP+JSON'; version: '1.0' | '0.3' }>;
   defaultOutputModes?: string[];
 }
+
+const INTERFACE_PATHS = { JSONRPC: '/a2a/jsonrpc', 'HTTP+JSON': '/a2a/rest' } as const;
 
 /** The card of a streaming test agent whose interfaces are at `baseUrl` (the agent's own, or a proxy's in front of it). */
 export const testAgentCard =
@@ -34,10 +38,14 @@ export const testAgentCard =
   (baseUrl: string): AgentCard => ({
     name: spec.name,
     description: spec.description,
-    supportedInterfaces: [
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-      ...(spec.rest ? [{ url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' }] : []),
-    ],
+    supportedInterfaces: (
+      spec.interfaces ?? [{ binding: 'JSONRPC', version: '1.0' }, ...(spec.rest ? [{ binding: 'HTTP+JSON', version: '1.0' } as const] : [])]
+    ).map(({ binding, version }) => ({
+      url: `${baseUrl}${INTERFACE_PATHS[binding]}`,
+      protocolBinding: binding,
+      protocolVersion: version,
+      tenant: '',
+    })),
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },

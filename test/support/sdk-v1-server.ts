@@ -52,6 +52,8 @@ export interface SdkServerOptions {
   mutualTls?: { cert: Buffer; key: Buffer; ca: Buffer };
   /** Where every HTTP request received goes (method, path, the headers a test checks). */
   httpRequests?: SeenHttpRequest[];
+  /** Serve A2A 0.3 too (the SDK's `legacyCompat`): a caller without `A2A-Version` gets the 0.3 card and wire. */
+  legacyCompat?: boolean;
 }
 
 export interface SeenHttpRequest {
@@ -116,12 +118,18 @@ export async function serveSdkAgent(
       next();
     });
   }
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider }));
+  const legacyCompat = options.legacyCompat ? { legacyCompat: { enabled: true } } : {};
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider, ...legacyCompat }));
   if (grpc) {
     grpc.grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: recordingUsers(options.grpcMetadata ?? []) }));
     return { url, server, grpcServer: grpc.grpcServer };
   }
-  const handlerOptions = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...(contextBuilder ? { contextBuilder } : {}) };
+  const handlerOptions = {
+    requestHandler: handler,
+    userBuilder: UserBuilder.noAuthentication,
+    ...(contextBuilder ? { contextBuilder } : {}),
+    ...legacyCompat,
+  };
   if (!options.restOnly) app.use(paths.jsonRpc, jsonRpcHandler(handlerOptions));
   app.use(paths.rest, restHandler(handlerOptions));
   return { url, server };

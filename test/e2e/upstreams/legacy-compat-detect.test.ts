@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { connectClient } from './sdk1-client.js';
-import { answerText, startLegacyCompatAgent, type CompatInterface, type RunningCompatAgent } from './legacy-compat-agent.js';
+import { answerText, startLegacyCompatAgent, type CompatInterface } from './legacy-compat-agent.js';
+import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 const CASES: Array<[string, CompatInterface[], '1.0' | '0.3']> = [
   ['a 1.0 JSON-RPC interface', [{ binding: 'JSONRPC', version: '1.0' }], '1.0'],
@@ -35,7 +36,7 @@ const CASES: Array<[string, CompatInterface[], '1.0' | '0.3']> = [
 ];
 
 describe.each(CASES)('auto-detecting an a2a-js 1.x agent with 0.3 compat whose card lists %s', (_name, interfaces, spoken) => {
-  let agent: RunningCompatAgent;
+  let agent: RunningTestAgent;
   let gateway: TestGateway;
   let client: Client;
 
