@@ -19,9 +19,16 @@ export interface DrainableServer {
 const DEFAULT_GRACE_MS = 1_000;
 
 /**
+ * Settles after an I/O poll that began after this call, so what the kernel had queued for the server
+ * by then is read. Called from inside a poll (a signal, a socket event), one immediate would run
+ * before the next poll: the second one runs after it.
+ */
+const nextPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
  * Graceful stop for a Node HTTP server: new connections are refused at once, idle connections closed
  * (also those that only become idle while draining: `server.close()` alone would wait for their
- * keep-alive timeout), open requests and streams get `drainMs` to finish, then `interrupt()` ends
+ * keep-alive timeout) once what was already sent is read, open requests and streams get `drainMs` to finish, then `interrupt()` ends
  * them in their protocol, and after a short grace the rest is cut.
  * Attach it right after the server starts listening: it tracks connections and responses from then on.
  */
@@ -59,8 +66,14 @@ export function drainable(server: Server): DrainableServer {
     drain({ drainMs, interrupt, graceMs = DEFAULT_GRACE_MS }) {
       drained ??= (async () => {
         draining = true;
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const response of open) if (!response.headersSent) response.shouldKeepAlive = false;
+        // A request its client sent just before the signal may still sit in the kernel: its connection
+        // not yet accepted, or its bytes not yet read. Closing at once reset it. The first poll accepts
+        // the queued connections and reads the kept-alive ones (which `server.close()` closes when
+        // idle), the second reads what the newly accepted ones had sent.
+        await nextPoll();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await nextPoll();
         closeIdle();
         if (await settlesWithin(closed, drainMs)) return;
         interrupt();

@@ -1,5 +1,5 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drainable } from '../src/http-drain.js';
 
@@ -49,6 +49,34 @@ const refused = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(true));
   });
 
+/** Everything the server sends on `socket` until it closes (a reset counts as a close). */
+function readAll(socket: Socket): Promise<string> {
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('error', () => undefined);
+  return new Promise((resolve) => socket.once('close', () => resolve(text)));
+}
+
+/** A raw connection, to write requests at exactly the moment a test needs them. */
+async function rawConnection(port: number): Promise<{ socket: Socket; text: Promise<string>; answered(body: string): Promise<void> }> {
+  const socket = connect(port, '127.0.0.1');
+  const text = readAll(socket);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let seen = '';
+  const answered = (body: string) =>
+    new Promise<void>((resolve) => {
+      const check = (chunk: string) => {
+        seen += chunk;
+        if (!seen.endsWith(body)) return;
+        socket.off('data', check);
+        resolve();
+      };
+      socket.on('data', check);
+    });
+  return { socket, text: text.then((all) => all.slice(all.lastIndexOf('HTTP/1.1'))), answered };
+}
+
 const timed = async (work: Promise<unknown>): Promise<number> => {
   const started = Date.now();
   await work;
@@ -95,11 +123,34 @@ describe('drainable', () => {
     await arrived;
 
     const drained = drain.drain({ drainMs: 5_000, interrupt: () => undefined });
-    // The kept-alive connection of `other` was idle when the drain began: it is closed, so this
-    // request travels on a new connection, which is refused.
+    // The kept-alive connection of `other` was idle when the drain began: it is closed, so a request
+    // sent after that travels on a new connection, which is refused.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(get(port, '/late', other)).rejects.toThrow();
     setTimeout(() => pending[0]!.end('slow done'), 100);
     expect(await slow).toEqual({ body: 'slow done', connection: 'close' });
+    expect(await timed(drained)).toBeLessThan(1_000);
+  });
+
+  // The request was on its way when the signal came: its bytes, or its connection, still queued in the
+  // kernel. Closing at once reset a request its client had already sent (seen in CI under load).
+  it('serves a request already sent when the drain begins, on a kept-alive connection and on a new one', async () => {
+    const { port, drain } = await serve((req, res) => res.end(`answer to ${req.url}`));
+    const kept = await rawConnection(port);
+    kept.socket.write('GET /warm HTTP/1.1\r\nHost: x\r\n\r\n');
+    await kept.answered('answer to /warm');
+    const fresh = connect(port, '127.0.0.1');
+    const freshText = readAll(fresh);
+    await new Promise((resolve) => fresh.once('connect', resolve));
+
+    // Both written, and the drain begun, before the server's next read.
+    kept.socket.write('GET /queued-on-kept HTTP/1.1\r\nHost: x\r\n\r\n');
+    fresh.write('GET /queued-on-new HTTP/1.1\r\nHost: x\r\n\r\n');
+    const drained = drain.drain({ drainMs: 5_000, interrupt: () => undefined });
+
+    // Answered, then closed (`text` settles at the close).
+    expect(await kept.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued-on-kept$/);
+    expect(await freshText).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued-on-new$/);
     expect(await timed(drained)).toBeLessThan(1_000);
   });
 

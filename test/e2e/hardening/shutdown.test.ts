@@ -12,10 +12,11 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { facadeWords } from '../../../src/surfaces/v025/reply/words.js';
 import { serveCli } from '../../support/run-cli.js';
-import { drainFrames, exchange, openLiveStream, type LiveStream, type SseFrame } from './support.js';
+import { drainFrames, exchange, openLiveStream, type Exchange, type LiveStream, type SseFrame } from './support.js';
 
 const DRAIN_MS = 1_000;
 /** After the drain: the final frames, the exit. Generous for a loaded 2-core machine. */
@@ -31,8 +32,10 @@ interface RunningCli {
 }
 
 const children: ChildProcess[] = [];
-afterEach(() => {
+const clients: Client[] = [];
+afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(clients.splice(0).map((client) => client.destroy()));
 });
 
 async function startCli(): Promise<RunningCli> {
@@ -59,6 +62,27 @@ function refused(port: number): Promise<boolean> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
+}
+
+/** One connection to the gateway, opened (by a request for /health) before it is needed. */
+async function warmConnection(url: string): Promise<{ post(headers: Record<string, string>, body: string): Promise<Exchange> }> {
+  const client = new Client(url);
+  clients.push(client);
+  await (await client.request({ path: '/health', method: 'GET' })).body.text();
+  return {
+    async post(headers, body) {
+      const started = Date.now();
+      const answer = await client.request({ path: '/', method: 'POST', headers, body });
+      const text = await answer.body.text();
+      return {
+        status: answer.statusCode,
+        contentType: String(answer.headers['content-type']),
+        text,
+        json: JSON.parse(text) as unknown,
+        ms: Date.now() - started,
+      };
+    },
+  };
 }
 
 async function openWithFirstFrame(url: string, init: RequestInit): Promise<LiveStream> {
@@ -105,12 +129,11 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     });
     // A short request: ~25 chunks of the demo agent's 5 ms, well inside the drain time even on a loaded host
     // (100 chunks, then 40, once outlasted the 1 s drain in CI), and still running when the signal comes 50 ms in.
+    // It goes on a connection opened beforehand, so it has reached the gateway's host when the signal
+    // comes: a loaded CI host once took longer than those 50 ms to open a new one.
+    const warm = await warmConnection(url);
     let shortDone = false;
-    const short = exchange(`${url}/`, {
-      method: 'POST',
-      headers: V1,
-      body: rpc('SendMessage', v1Message(Array.from({ length: 25 }, (_, i) => `word${i}`).join(' ')), 'short'),
-    }).finally(() => {
+    const short = warm.post(V1, rpc('SendMessage', v1Message(Array.from({ length: 25 }, (_, i) => `word${i}`).join(' ')), 'short')).finally(() => {
       shortDone = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
