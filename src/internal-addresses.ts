@@ -41,9 +41,9 @@ const INTERNAL = blockList([...AGENTS_OWN_NETWORKS, '10.0.0.0/8', '100.64.0.0/10
  * Dotted quads with a port, not part of a longer dotted run (`v1.10.0.3.4`, `10.0.3.4.5`) or a word; a
  * version of three parts (`10.0.3`, `0.2.5`) is no candidate.
  */
-const IPV4 = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)(?::\d{1,5}(?!\d))?/g;
-/** `[fd00::1]:443`, `[fe80::1%eth0]`. */
-const BRACKETED_IPV6 = /\[([0-9A-Fa-f:.]+)(?:%[\w.-]+)?\](?::\d{1,5}(?!\d))?/g;
+const IPV4 = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)(?::\d{1,5}(?:-\d{1,5})?(?!\d))?/g;
+/** `[fd00::1]:443`, `[fe80::1%eth0]`, `[fd00::5]:80-90`. */
+const BRACKETED_IPV6 = /\[([0-9A-Fa-f:.]+)(?:%[\w.-]+)?\](?::\d{1,5}(?:-\d{1,5})?(?!\d))?/g;
 /**
  * A bare IPv6 candidate (`fd00::1`, `fe80::1%eth0`, Node's `::1:8000` with its port), checked before it is
  * taken: a clock time (`07:39:50`) or `Foo::bar` is none.
@@ -54,8 +54,9 @@ const isIn = (list: BlockList, address: string): boolean =>
   (isIPv4(address) && list.check(address, 'ipv4')) || (isIPv6(address) && list.check(address.replace(/%.*$/, ''), 'ipv6'));
 const isInternal = (address: string): boolean => isIn(INTERNAL, address);
 
-/** An address with a port is an endpoint, whatever follows it (`redis://10.0.0.5:6379/0`). */
-const hasPort = (found: string): boolean => /\]:\d+$|^[\d.]+:\d+$/.test(found);
+/** An address with a port (or a range of ports) is an endpoint, whatever follows it (`redis://10.0.0.5:6379/0`). */
+const PORT = /:\d+(?:-\d+)?$/;
+const hasPort = (found: string): boolean => PORT.test(found);
 
 /**
  * Whether an internal address found is hidden: an endpoint always; an address alone when it is the agent's own
@@ -89,6 +90,6 @@ export function withoutInternalAddresses(text: string): string {
       return length > 0 && hidden(address, withPort, whole, offset + found.length) ? INTERNAL_ADDRESS + found.slice(length) : found;
     })
     .replace(IPV4, (found, offset: number, whole: string) =>
-      hidden(found.replace(/:\d+$/, ''), hasPort(found), whole, offset + found.length) ? INTERNAL_ADDRESS : found,
+      hidden(found.replace(PORT, ''), hasPort(found), whole, offset + found.length) ? INTERNAL_ADDRESS : found,
     );
 }

@@ -197,6 +197,9 @@ describe('private network addresses in upstream text', () => {
       ['redis://app:s3cr3t@10.0.0.5:6379/0 refused', 'redis://[redacted]@[internal address]/0 refused'],
       ['host 10.0.3.4:22.', 'host [internal address].'],
       ['listening on 0.0.0.0', 'listening on [internal address]'],
+      // A port range is the endpoint's: none of it is left behind.
+      ['no route to 10.0.0.5:8000-8090', 'no route to [internal address]'],
+      ['[fd00::5]:80-90 unreachable', '[internal address] unreachable'],
     ];
     for (const [text, safe] of cases) expect(sanitizeUpstreamText(text), text).toBe(safe);
   });
