@@ -5,10 +5,13 @@ import { ProtocolId } from './ids.js';
 export const Role = z.enum(['ROLE_USER', 'ROLE_AGENT']);
 export type Role = z.infer<typeof Role>;
 
+const NO_PARTS = 'parts must contain at least one element';
+
 export const Message = z.looseObject({
   messageId: z.string().min(1, 'messageId is required'),
   role: Role,
-  parts: z.array(Part).min(1, 'parts must contain at least one element'),
+  // A client's empty list arrives left out (ProtoJSON omits empty repeated fields): named as what it was.
+  parts: z.array(Part, { error: (issue) => (issue.input === undefined ? NO_PARTS : undefined) }).min(1, NO_PARTS),
   contextId: ProtocolId.optional(),
   taskId: ProtocolId.optional(),
   referenceTaskIds: z.array(z.string()).optional(),

@@ -20,6 +20,13 @@ describe('Message', () => {
     expect(Message.safeParse({ messageId: 'm', role: 'ROLE_USER', parts: [] }).success).toBe(false);
     expect(Message.safeParse({ role: 'ROLE_USER', parts: [{ text: 'x' }] }).success).toBe(false);
   });
+
+  it('names a missing parts list as the empty one it is (ProtoJSON leaves an empty list out)', () => {
+    for (const parts of [[], undefined]) {
+      const parsed = Message.safeParse({ messageId: 'm', role: 'ROLE_USER', ...(parts ? { parts } : {}) });
+      expect(parsed.error?.issues.map((issue) => issue.message)).toEqual(['parts must contain at least one element']);
+    }
+  });
 });
 
 describe('protocol ids', () => {
