@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
-import { tapIterable } from '../../core/iterables.js';
 import { A2AError, ErrorCode, isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { FacadeWords, ReplyOptions } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
-import { TurnTracker } from './turn-tracker.js';
+import { noted, TurnTracker } from './turn-tracker.js';
 import type { CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
 
 /**
@@ -57,48 +56,50 @@ export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeD
   return replyOptions(deps, withFields({ words }, withFields(before ? { previous: before } : {}, clientTaskId ? { taskId: clientTaskId } : {})));
 }
 
-/** The cut turn's rest as the events a streaming agent would have sent, opened with the words that say what it is. */
+/**
+ * The cut turn's rest as the events a streaming agent would have sent, opened with the words that say what it
+ * is. Its events are noted in `tracker`, the tracker of the turn that shows them (watchedTurn), which starts
+ * from what the cut turn showed.
+ */
 export async function* cutTurnRest(
   cut: CutTurn,
   words: FacadeWords,
   ctx: CallContext,
   deps: V025FacadeDeps,
-  watched: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>,
+  tracker: TurnTracker,
 ): AsyncGenerator<StreamResponse> {
   const { current, shown } = cut;
   const contextId = current.contextId ?? shown.previous?.contextId ?? current.id;
   const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${words.cutTurnRest}\n\n` }] };
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
-  yield* watched(restOf(current, shown, ctx, deps));
-}
-
-async function* restOf(current: Task, shown: TurnSoFar, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
   if (isActiveState(current.status.state)) {
-    yield* followedRest(current.id, shown, ctx, deps);
+    yield* followedRest(current.id, tracker, ctx, deps);
     return;
   }
-  yield* restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events;
+  yield* noted(restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events, tracker);
 }
 
 /**
- * A turn's events, watched for what its user is shown: when the gateway's shutdown ends the turn before its end
- * came, the task is noted as cut with that (cutTurnOf reads it on the conversation's next message). A turn that
- * showed a cut turn's rest forgets its note when it ends, however it ends (the rest's end, a time-out, an error):
- * the rest is shown to one message, not swallowing every message while the task stays at work.
+ * A turn watched for what its user is shown: its tracker, which whatever relays its events notes them in (the
+ * upstream's turn and its recovery: turn-attempt.ts; a re-prompt; a cut turn's rest). When the gateway's
+ * shutdown ends the turn before its end came, the task is noted as cut with that (cutTurnOf reads it on the
+ * conversation's next message). A turn that showed a cut turn's rest forgets its note when it ends, however it
+ * ends (the rest's end, a time-out, an error): the rest is shown to one message, not swallowing every message
+ * while the task stays at work.
  */
 export function watchedTurn(
   conversation: Conversation,
   notes: CutTurnNotes,
   shutdown: AbortSignal | undefined,
   turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
-): { events(source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse>; end(): void } {
+): { tracker: TurnTracker; end(): void } {
   const { principal, contextId } = conversation;
   const { shows } = turn;
   const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
   let ended = false;
   return {
-    events: (source) => tapIterable(source, { item: (event) => tracker.note(event) }),
+    tracker,
     end() {
       if (ended || !contextId) return;
       ended = true;

@@ -4,7 +4,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, A2AError, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -23,7 +23,8 @@ import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
-import { recoverableTurn } from './turn-recovery.js';
+import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
+import { noted } from './turn-tracker.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -32,39 +33,6 @@ export interface TurnCall {
   ctx: CallContext;
   abort(reason?: unknown): void;
   c: Context<GatewayEnv>;
-}
-
-/** Whether the upstream's card says it streams (unknown: it is asked the blocking way, which every agent answers). */
-const upstreamStreams = (deps: V025FacadeDeps): boolean => deps.cards.current()?.card.capabilities.streaming === true;
-
-/** An upstream turn asked the blocking way, as the one event its finished (or accepted) task is. */
-async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
-  ctx.onAccepted?.();
-  yield await deps.port.sendMessage(request, ctx);
-}
-
-/**
- * message/send sees the turn through the same events as message/stream whenever the upstream can
- * stream them, so both show the same words; a caller that asked not to wait, or an upstream that
- * does not stream, gets the blocking answer (replayed as events by the reducer).
- */
-function turnEvents(request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
-  if (upstreamStreams(deps) && request.configuration?.returnImmediately !== true) return recoverableTurn(request, call.ctx, deps, previous);
-  return blockingTurn(request, call.ctx, deps);
-}
-
-/**
- * message/stream's turn: streamed when the upstream streams; else its blocking answer, waited for (Bailian
- * streams every turn, whatever the agent can do), and bounded as a blocking call is rather than as a
- * first event.
- */
-function streamedTurnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
-  if (upstreamStreams(deps)) return recoverableTurn(request, ctx, deps, previous);
-  const waited =
-    request.configuration?.returnImmediately === true
-      ? withFields(request, { configuration: withFields(request.configuration, { returnImmediately: false }) })
-      : request;
-  return blockingTurn(waited, ctx, deps);
 }
 
 /**
@@ -140,10 +108,12 @@ async function beginTurn(
     // (gone-task.ts), also when they answered its question.
     const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
     const asked = answered.request === begun.request ? undefined : begun.request;
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, previous: begun.previous, watch: watch.events };
+    // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
+    const { tracker } = watch;
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt: { tracker, previous: begun.previous } };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
-    return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, watch.events) });
+    return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();
@@ -197,14 +167,15 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images, aimed, asked, previous, watch } = begun;
+  const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
   const unbound = boundTurn(call, deps);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
-    const run = (sent: SendMessageRequest) => turnEvents(sent, call, deps, previous);
+    const run = (sent: SendMessageRequest) => turnEvents(sent, call.ctx, deps, attempt);
     const events =
-      begun.cutRest ?? watch(reprompt ? once({ task: reprompt }) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
+      begun.cutRest ??
+      (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
@@ -230,16 +201,16 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reply, reprompt, images, aimed, asked, previous, watch } = begun;
+  const { task, turn, reply, reprompt, images, aimed, asked, attempt } = begun;
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
-    const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, previous);
+    const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, attempt);
     return aimed ? inNewTaskIfGone(request, run, asked) : run(request);
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    begun.cutRest ?? watch(reprompt ? once({ task: reprompt }) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
+    begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
   return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
 }

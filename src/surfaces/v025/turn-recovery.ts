@@ -8,7 +8,7 @@ import type { V025FacadeDeps } from './deps.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
 import { brokeOff, resubscribed } from './turn-resubscribe.js';
 import { restCursor, restEvents, type RestCursor, type TurnSoFar } from './turn-rest.js';
-import { TurnTracker } from './turn-tracker.js';
+import { noted, type ShownTurn, type TurnTracker } from './turn-tracker.js';
 
 /** How often the task is read while it still works: soon after the break, then less often. */
 const POLL_MS = [250, 500, 1000, 2000];
@@ -42,14 +42,20 @@ interface Reader {
  * regardless, so the facade follows the task again (SubscribeToTask) and shows what the agent said after the
  * break as if the stream had not broken (turn-resubscribe.ts), or, when it cannot subscribe, reads the task
  * until it no longer works (turn-rest.ts). One path for message/send and message/stream, which read the same
- * events. `previous`: the task the turn continues, as it was before.
+ * events. Every event it relays is noted in the turn's `tracker`. `previous`: the task the turn continues, as it was before.
  */
-export function recoverableTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, previous?: Task): AsyncIterable<StreamResponse> {
+export function recoverableTurn(
+  request: SendMessageRequest,
+  ctx: CallContext,
+  deps: V025FacadeDeps,
+  tracker: TurnTracker,
+  previous?: Task,
+): AsyncIterable<StreamResponse> {
   const before = previous && previous.id === request.message.taskId ? previous : undefined;
-  const turn = { sent: request.message, ...(before ? { previous: before } : {}) };
+  const shown = tracker.sentAs(before ? { sent: request.message, previous: before } : { sent: request.message });
   // The reply is read from the turn's Task events whole (their history too): a caller's historyLength, which
   // 0.2.5 gives no meaning on a stream, is not passed on for an agent (a2a-js 1.x) or the core to cut them by.
-  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), turn, readerOf(ctx, deps, before));
+  return withRecoveredRest(deps.port.sendStreamingMessage(withoutHistoryLength(request), ctx), shown, readerOf(ctx, deps, before));
 }
 
 /** How the rest of a turn is read from the agent, within the turn's call. `before`: the task as it was before the turn. */
@@ -68,17 +74,12 @@ function readerOf(ctx: CallContext, deps: V025FacadeDeps, before: Task | undefin
 
 /**
  * The rest of a turn that still runs at the agent while no stream follows it (a shutdown cut the one that
- * did: cut-turns.ts), followed live as a broken stream's rest is, from after what its caller was shown: `turn`.
- * Ends, like a stream that broke off, without an end when that cannot be followed to the turn's end.
+ * did: cut-turns.ts), followed live as a broken stream's rest is, from after what its caller was shown: what
+ * `tracker` began with. Ends, like a stream that broke off, without an end when that cannot be followed to the turn's end.
  */
-export async function* followedRest(
-  taskId: string,
-  turn: Omit<TurnSoFar, 'passed'>,
-  ctx: CallContext,
-  deps: V025FacadeDeps,
-): AsyncGenerator<StreamResponse> {
-  const reader = readerOf(ctx, deps, turn.previous);
-  const ended = yield* restOfTurn(taskId, new TurnTracker(turn), reader);
+export async function* followedRest(taskId: string, tracker: TurnTracker, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
+  const reader = readerOf(ctx, deps, tracker.soFar().previous);
+  const ended = yield* restOfTurn(taskId, tracker, reader);
   if (!ended && reader.signal.aborted) throw reader.signal.reason;
 }
 
@@ -87,13 +88,8 @@ export async function* followedRest(
  * it), the rest of the turn. When that fails too, the turn ends as it would have without it: the stream's
  * error is thrown, a stream that just ended ends (the reply says it broke off).
  */
-async function* withRecoveredRest(
-  source: AsyncIterable<StreamResponse>,
-  turn: Omit<TurnSoFar, 'passed'>,
-  reader: Reader,
-): AsyncGenerator<StreamResponse> {
+async function* withRecoveredRest(source: AsyncIterable<StreamResponse>, tracker: ShownTurn, reader: Reader): AsyncGenerator<StreamResponse> {
   const upstream = source[Symbol.asyncIterator]();
-  const tracker = new TurnTracker(turn);
   const resumable = (): boolean =>
     tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
   // A stream that broke off right after the waiting task a follow-up opens with: the agent goes on with the
@@ -133,7 +129,7 @@ async function* withRecoveredRest(
  * too; read from the task (GetTask) when the agent refuses or fails the subscription, and when the snapshot
  * cannot tell where a file goes (the reading waits for the turn's end, which tells it).
  */
-async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
+async function* restOfTurn(taskId: string, tracker: ShownTurn, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
   const deadline = reader.boundMs > 0 ? Date.now() + reader.boundMs : Infinity;
   const bound = timedSignal(reader.signal, reader.boundMs);
   const { signal } = bound;
@@ -149,7 +145,7 @@ async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader)
       if (end === 'ended') return true;
       if (signal.aborted) return false;
       // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
-      if (end !== 'broke') return yield* polledRest(taskId, tracker.soFar(), reader, deadline, end === 'unreachable' ? 1 : 0);
+      if (end !== 'broke') return yield* polledRest(taskId, tracker, reader, deadline, end === 'unreachable' ? 1 : 0);
       const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
       if (Date.now() + wait > deadline) return false;
       try {
@@ -163,14 +159,18 @@ async function* restOfTurn(taskId: string, tracker: TurnTracker, reader: Reader)
   }
 }
 
-/** The rest of the turn, read from the task until it no longer works, up to `deadline`; whether it came to the turn's end. */
+/**
+ * The rest of the turn, read from the task until it no longer works, up to `deadline`; whether it came to the
+ * turn's end. Read from where the tracker was when the reading began; what it reads is noted there too.
+ */
 async function* polledRest(
   taskId: string,
-  turn: TurnSoFar,
+  tracker: ShownTurn,
   reader: Reader,
   deadline: number,
   failedBefore: number,
 ): AsyncGenerator<StreamResponse, boolean> {
+  const turn = tracker.soFar();
   let cursor: RestCursor | undefined;
   let failed = failedBefore;
   const heldUntil = Date.now() + HELD_WAIT_MS;
@@ -187,7 +187,7 @@ async function* polledRest(
       const rest = restEvents(task, cursor, Date.now() < heldUntil ? turn : withoutHold(turn), reader.earlierArtifacts);
       cursor = rest.cursor;
       // What a pipeline turn said before the task's last update is not in the task: read from iac-code's journal.
-      yield* await withReplayedGap(rest.events, turn, reader.pipelineState, reader.signal);
+      yield* noted(await withReplayedGap(rest.events, turn, reader.pipelineState, reader.signal), tracker);
       if (rest.ended) return true;
     }
     const wait = POLL_MS[Math.min(read, POLL_MS.length - 1)] as number;

@@ -1,6 +1,6 @@
 import { A2AError, ErrorCode, eventTaskRef, GATEWAY_FAILURES, isActiveState, type Artifact, type StreamResponse } from '../../model/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
-import type { TurnTracker } from './turn-tracker.js';
+import type { ShownTurn } from './turn-tracker.js';
 import { SnapshotEcho } from './turn-echo.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
 import { snapshotGap } from './turn-snapshot.js';
@@ -51,7 +51,7 @@ const carriesNothing = (event: StreamResponse): boolean =>
   !('task' in event) && !('message' in event) && !('statusUpdate' in event) && !('artifactUpdate' in event);
 
 /** The turn's events from one resubscription, each noted in `tracker` as it is shown; how it ended. */
-export async function* resubscribed(taskId: string, tracker: TurnTracker, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
+export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
   const source = reader.subscribe(taskId)[Symbol.asyncIterator]();
   let followed = false;
   // What the snapshot holds: the agent may send some of it live too, as the subscription began (turn-echo.ts).

@@ -6,6 +6,7 @@ import {
   type Message,
   type Part,
   type StreamResponse,
+  type Task,
   type TaskState,
   type TaskStatus,
   type TaskStatusUpdateEvent,
@@ -21,11 +22,26 @@ import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
  */
 const waiting = (state: TaskState): boolean => isInterruptedState(state);
 
+/** What the recovery of a broken stream reads of the turn, and notes of what it relays (turn-recovery.ts). */
+export interface ShownTurn {
+  readonly taskId: string | undefined;
+  readonly state: TaskState | undefined;
+  readonly heldStatus: TaskStatus | undefined;
+  note(event: StreamResponse): void;
+  soFar(): TurnSoFar;
+}
+
+/** The parts of each file the caller was shown before, copied: chunks appended later are appended to the copy. */
+const filesShownBefore = (turn: Pick<TurnSoFar, 'shownFiles'>): Map<string, Part[] | undefined> =>
+  new Map([...(turn.shownFiles ?? [])].map(([id, parts]) => [id, parts && [...parts]]));
+
 /**
  * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
- * then those of its recovery), so that whatever reads the rest next knows where it starts.
+ * then those of its recovery), so that whatever reads the rest next knows where it starts. One per turn,
+ * made as it begins (send.ts): each event is noted once, by what relays it, and the recovery and the note
+ * of a turn a shutdown cut (cut-turns.ts) read the same notes.
  */
-export class TurnTracker {
+export class TurnTracker implements ShownTurn {
   taskId: string | undefined;
   state: TaskState | undefined;
   /**
@@ -35,17 +51,16 @@ export class TurnTracker {
   heldStatus: TaskStatus | undefined;
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
-  private readonly passed: Message[] = [];
-  private readonly passedFiles: string[] = [];
+  private passed: Message[] = [];
+  private passedFiles: string[] = [];
   /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
-  private readonly shownFiles = new Map<string, Part[] | undefined>();
+  private shownFiles: Map<string, Part[] | undefined>;
   private lastStatus: TaskStatusUpdateEvent | undefined;
   private pipelineSequence: number | undefined;
 
   /** `turn`: what the turn's caller was shown before these events, if anything (a turn a shutdown cut: cut-turns.ts). */
   constructor(private readonly turn: Omit<TurnSoFar, 'passed'> & Partial<Pick<TurnSoFar, 'passed'>>) {
-    // Chunks appended to a file shown before are appended to what the caller holds of it.
-    for (const [id, parts] of turn.shownFiles ?? []) this.shownFiles.set(id, parts && [...parts]);
+    this.shownFiles = filesShownBefore(turn);
   }
 
   note(event: StreamResponse): void {
@@ -73,6 +88,22 @@ export class TurnTracker {
     }
   }
 
+  /**
+   * A new attempt of the turn begins (gone-task.ts sends the caller's words again, in a new task): what the
+   * refused one noted was never shown.
+   */
+  restart(): void {
+    this.taskId = undefined;
+    this.state = undefined;
+    this.heldStatus = undefined;
+    this.noted = 0;
+    this.passed = [];
+    this.passedFiles = [];
+    this.shownFiles = filesShownBefore(this.turn);
+    this.lastStatus = undefined;
+    this.pipelineSequence = undefined;
+  }
+
   /** The turn as shown so far. */
   soFar(): TurnSoFar {
     return withFields(this.turn, {
@@ -83,5 +114,53 @@ export class TurnTracker {
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
       ...(this.pipelineSequence !== undefined ? { pipelineSequence: this.pipelineSequence } : {}),
     });
+  }
+
+  /**
+   * The notes as one attempt of the turn reads them: with the message it sent the agent (its images in) and
+   * the task it went on, if it went on one (after gone-task.ts, a new task), where its caller's turn is the
+   * message as the facade routed it and the conversation's task before it.
+   */
+  sentAs(attempt: { sent: Message; previous?: Task }): ShownTurn {
+    return new AttemptNotes(this, attempt);
+  }
+}
+
+class AttemptNotes implements ShownTurn {
+  constructor(
+    private readonly tracker: TurnTracker,
+    private readonly attempt: { sent: Message; previous?: Task },
+  ) {}
+
+  get taskId(): string | undefined {
+    return this.tracker.taskId;
+  }
+
+  get state(): TaskState | undefined {
+    return this.tracker.state;
+  }
+
+  get heldStatus(): TaskStatus | undefined {
+    return this.tracker.heldStatus;
+  }
+
+  note(event: StreamResponse): void {
+    this.tracker.note(event);
+  }
+
+  soFar(): TurnSoFar {
+    const { previous: _callers, ...shown } = this.tracker.soFar();
+    return withFields(shown, this.attempt);
+  }
+}
+
+/** Events that no recovery relays (a blocking answer, a re-prompt, a finished cut turn's rest), noted as they pass. */
+export async function* noted(
+  events: AsyncIterable<StreamResponse> | Iterable<StreamResponse>,
+  tracker: Pick<ShownTurn, 'note'>,
+): AsyncGenerator<StreamResponse> {
+  for await (const event of events) {
+    tracker.note(event);
+    yield event;
   }
 }

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Artifact, Message, Part, StreamResponse, Task } from '../../../src/model/index.js';
 import { recoverableTurn } from '../../../src/surfaces/v025/turn-recovery.js';
+import { TurnTracker } from '../../../src/surfaces/v025/turn-tracker.js';
 import { readText, run } from './reply/support.js';
 
 const SENT: Message = { messageId: 'u1', role: 'ROLE_USER', contextId: 'C', parts: [{ text: 'write main.tf' }] };
@@ -54,7 +55,7 @@ function recovered(carried: number, subscriptions: StreamResponse[][]): AsyncIte
   };
   const deps = { port, options: { requestTimeoutMs: 60_000 } } as never;
   const request = { message: SENT } as never;
-  return recoverableTurn(request, { signal: new AbortController().signal } as never, deps);
+  return recoverableTurn(request, { signal: new AbortController().signal } as never, deps, new TurnTracker({ sent: SENT }));
 }
 
 async function read(events: AsyncIterable<StreamResponse>): Promise<string> {

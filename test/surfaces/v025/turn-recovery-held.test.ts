@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError, type Message, type StreamResponse, type Task } from '../../../src/model/index.js';
 import { recoverableTurn } from '../../../src/surfaces/v025/turn-recovery.js';
+import { TurnTracker } from '../../../src/surfaces/v025/turn-tracker.js';
 import { readText, run } from './reply/support.js';
 
 const question: Message = { messageId: 'q2', role: 'ROLE_AGENT', parts: [{ text: 'Which date?' }] };
@@ -25,8 +26,9 @@ function turnOf(next: () => Task) {
     },
   };
   const deps = { port, options: { requestTimeoutMs: 60_000 } } as never;
-  const request = { message: { messageId: 'u2', role: 'ROLE_USER', taskId: 'T', contextId: 'C', parts: [{ text: 'tomorrow' }] } } as never;
-  return { opening, events: recoverableTurn(request, { signal: new AbortController().signal } as never, deps) };
+  const sent: Message = { messageId: 'u2', role: 'ROLE_USER', taskId: 'T', contextId: 'C', parts: [{ text: 'tomorrow' }] };
+  const request = { message: sent } as never;
+  return { opening, events: recoverableTurn(request, { signal: new AbortController().signal } as never, deps, new TurnTracker({ sent })) };
 }
 
 async function collect(events: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {

@@ -174,3 +174,31 @@ describe('TurnTracker: the held status of a follow-up’s waiting opening', () =
     expect(tracked([taskEvent('TASK_STATE_INPUT_REQUIRED', 'OTHER')]).heldStatus).toBeUndefined();
   });
 });
+
+describe('TurnTracker: one per turn, across its attempts', () => {
+  it('restart: a refused attempt noted nothing its caller was shown; what a cut turn showed before stays', () => {
+    const cutTurn = { sent: FOLLOW_UP, passed: ['第一段'], passedFiles: ['A'], shownFiles: new Map([['A', [{ text: '# A\n' }]]]) };
+    const tracker = new TurnTracker(cutTurn);
+    const fresh = tracker.soFar();
+    for (const event of [taskEvent('TASK_STATE_INPUT_REQUIRED'), statusEvent('TASK_STATE_FAILED', agent('A2A task expired')), fileEvent('A')]) {
+      tracker.note(event);
+    }
+    tracker.restart();
+    expect(tracker).toMatchObject({ taskId: undefined, state: undefined, heldStatus: undefined });
+    expect(tracker.soFar()).toEqual(fresh);
+    // Counted from the attempt's first event again: a waiting opening is held.
+    tracker.note(taskEvent('TASK_STATE_INPUT_REQUIRED'));
+    expect(tracker.heldStatus).toBeDefined();
+  });
+
+  it('sentAs: the same notes, with the message the attempt sent and only the task it went on', () => {
+    const previous: Task = { id: 'T', contextId: 'C', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: QUESTION } };
+    const tracker = new TurnTracker({ sent: FOLLOW_UP, previous });
+    const again: Message = { messageId: 'm-2', role: 'ROLE_USER', contextId: 'C', parts: [{ text: '是' }] };
+    const attempt = tracker.sentAs({ sent: again });
+    attempt.note(statusEvent('TASK_STATE_WORKING', agent('好的，')));
+    expect(tracker.soFar()).toMatchObject({ sent: FOLLOW_UP, previous, passed: ['好的，'] });
+    expect(attempt.soFar()).toEqual({ sent: again, passed: ['好的，'], passedFiles: [], lastStatus: expect.anything() });
+    expect(attempt).toMatchObject({ taskId: 'T', state: 'TASK_STATE_WORKING', heldStatus: undefined });
+  });
+});

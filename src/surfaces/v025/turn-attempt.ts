@@ -1,0 +1,66 @@
+import type { CallContext } from '../../core/agent-port.js';
+import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import type { V025FacadeDeps } from './deps.js';
+import { recoverableTurn } from './turn-recovery.js';
+import { noted, type TurnTracker } from './turn-tracker.js';
+
+/**
+ * One attempt of a facade turn at the upstream (gone-task.ts may make another, in a new task), its events
+ * noted in the turn's one tracker as they come (cut-turns.ts), from nothing: what a refused attempt before it
+ * noted was never shown. `previous`: the task the turn continues, as it was before.
+ */
+export interface TurnAttempt {
+  tracker: TurnTracker;
+  previous?: Task | undefined;
+}
+
+/** Whether the upstream's card says it streams (unknown: it is asked the blocking way, which every agent answers). */
+export const upstreamStreams = (deps: V025FacadeDeps): boolean => deps.cards.current()?.card.capabilities.streaming === true;
+
+/** An upstream turn asked the blocking way, as the one event its finished (or accepted) task is. */
+async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
+  ctx.onAccepted?.();
+  yield await deps.port.sendMessage(request, ctx);
+}
+
+/** The attempt's events: streamed and recovered (turn-recovery.ts), or its blocking answer. */
+function attemptEvents(
+  streamed: boolean,
+  request: SendMessageRequest,
+  ctx: CallContext,
+  deps: V025FacadeDeps,
+  turn: TurnAttempt,
+): AsyncIterable<StreamResponse> {
+  // gone-task.ts makes another attempt only when the one before showed nothing (its events held back, then dropped).
+  turn.tracker.restart();
+  if (streamed) return recoverableTurn(request, ctx, deps, turn.tracker, turn.previous);
+  return noted(blockingTurn(request, ctx, deps), turn.tracker);
+}
+
+/**
+ * message/send sees the turn through the same events as message/stream whenever the upstream can
+ * stream them, so both show the same words; a caller that asked not to wait, or an upstream that
+ * does not stream, gets the blocking answer (replayed as events by the reducer).
+ */
+export function turnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, turn: TurnAttempt): AsyncIterable<StreamResponse> {
+  return attemptEvents(upstreamStreams(deps) && request.configuration?.returnImmediately !== true, request, ctx, deps, turn);
+}
+
+/**
+ * message/stream's turn: streamed when the upstream streams; else its blocking answer, waited for (Bailian
+ * streams every turn, whatever the agent can do), and bounded as a blocking call is rather than as a
+ * first event.
+ */
+export function streamedTurnEvents(
+  request: SendMessageRequest,
+  ctx: CallContext,
+  deps: V025FacadeDeps,
+  turn: TurnAttempt,
+): AsyncIterable<StreamResponse> {
+  if (upstreamStreams(deps)) return attemptEvents(true, request, ctx, deps, turn);
+  const waited =
+    request.configuration?.returnImmediately === true
+      ? withFields(request, { configuration: withFields(request.configuration, { returnImmediately: false }) })
+      : request;
+  return attemptEvents(false, waited, ctx, deps, turn);
+}
