@@ -53,6 +53,30 @@ describe('webhook lanes', () => {
     expect(lanes.take()).toEqual({ lane: 'a', item: 'a3' });
   });
 
+  it('an item put back stays first of its lane, which hands out nothing until woken, while the others go on', () => {
+    const lanes = new WebhookLanes<string>();
+    lanes.add('a', 'a1');
+    lanes.add('a', 'a2');
+    lanes.add('b', 'b1');
+    expect(lanes.take()).toEqual({ lane: 'a', item: 'a1' });
+    lanes.putBack('a', 'a1-retry');
+    lanes.add('a', 'a3');
+    expect(drainTaken(lanes)).toEqual([{ lane: 'b', item: 'b1' }]);
+    lanes.wake('a');
+    expect(drainTaken(lanes)).toEqual([{ lane: 'a', item: 'a1-retry' }]);
+    lanes.done('a');
+    expect(drainTaken(lanes)).toEqual([{ lane: 'a', item: 'a2' }]);
+  });
+
+  it('moves an item sorted behind others to the front of its lane', () => {
+    const lanes = new WebhookLanes<number>((x, y) => x - y);
+    for (const item of [3, 1, 2]) lanes.add('a', item);
+    expect(lanes.moveToFront('a', (item) => item === 3)).toBe(true);
+    expect(lanes.moveToFront('a', (item) => item === 9)).toBe(false);
+    expect(lanes.moveToFront('b', () => true)).toBe(false);
+    expect(lanes.drain()).toEqual([3, 1, 2]);
+  });
+
   it('a webhook is one config of one task of one owner, at one URL', () => {
     const job = { owner: 'alice', taskId: 't1', configId: 'c1', url: 'https://hooks.example/a' };
     expect(webhookOf(job)).toBe(webhookOf({ ...job }));

@@ -1,5 +1,5 @@
 import { Journal } from './journal.js';
-import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, dispose, retryKeepsPlace, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { withFields } from '../../model/index.js';
@@ -22,7 +22,9 @@ export interface LocalFileQueueOptions {
  * waiting for a retry when the process stopped (or died) are delivered after the restart.
  * Jobs are attempted in enqueue order, at most one at a time per webhook (webhook-lanes.ts): a job
  * whose webhook still has a delivery in flight waits behind it while other webhooks' jobs go ahead.
- * Retries wait on a timer until due, then go behind what their webhook has waiting.
+ * A job that failed keeps its place at the head of its webhook's lane until it is delivered or
+ * dead-lettered: the lane waits on a timer for its retry (holding no slot), so the receiver of an outage
+ * gets its notifications in the order they were noticed, not the order their retries fall due.
  */
 export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -31,52 +33,84 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
   const logger = options.logger ?? silentLogger;
 
   const due = new WebhookLanes<PushJob>();
-  const timers = new Map<string, NodeJS.Timeout>();
+  /** Lanes whose first job waits for its retry, each woken by its timer when the job is due. */
+  const wakeTimers = new Map<string, NodeJS.Timeout>();
+  /** Retries out of their webhook's line, each until it is due. */
+  const retryTimers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let handler: PushHandler | undefined;
   let stopped = false;
   let compacting: Promise<void> | undefined;
 
   const ready: Promise<Journal> = Journal.open(options.dir).then(({ journal, pending }) => {
-    for (const job of pending.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)) schedule(job);
+    // In the order they were queued (a retry keeps its job's place in the journal): a job waiting for its
+    // retry holds its webhook's later ones behind it after a restart too.
+    for (const job of pending) add(job);
     return journal;
   });
   // Surfaced by enqueue/stop; an unobserved rejection must not crash the process meanwhile.
   ready.catch((error: unknown) => logger.error({ err: error }, 'A2A push queue journal could not be opened'));
 
-  function schedule(job: PushJob): void {
+  function add(job: PushJob): void {
     if (stopped) return;
-    const wait = job.nextAttemptAt - Date.now();
-    if (wait <= 0) {
-      due.add(webhookOf(job), job);
-      pump();
-      return;
-    }
+    due.add(webhookOf(job), job);
+    pump();
+  }
+
+  /** The lane's first job (taken, not started) is not due yet: the lane hands out nothing until it is. */
+  function holdUntilDue(lane: string, job: PushJob): void {
+    due.putBack(lane, job);
+    // Stopped: nothing is handed out any more, and the journal has the job for the next start.
+    if (stopped) return;
     const timer = setTimeout(
       () => {
-        timers.delete(job.jobId);
-        due.add(webhookOf(job), job);
+        wakeTimers.delete(lane);
+        due.wake(lane);
         pump();
       },
-      Math.min(wait, MAX_TIMER_MS),
+      Math.min(Math.max(0, job.nextAttemptAt - Date.now()), MAX_TIMER_MS),
     );
-    timers.set(job.jobId, timer);
+    wakeTimers.set(lane, timer);
   }
 
   function pump(): void {
     while (handler && !stopped && inFlight.size < concurrency) {
       const next = due.take();
       if (!next) return;
-      const run: Promise<void> = attempt(handler, next.item).finally(() => {
+      if (next.item.nextAttemptAt > Date.now()) {
+        holdUntilDue(next.lane, next.item);
+        continue;
+      }
+      const tried = attempt(handler, next.item).catch(() => undefined);
+      const run: Promise<void> = tried.then((retry) => {
         inFlight.delete(run);
-        due.done(next.lane);
+        // Its lane stays held until it is due, so nothing of its webhook goes between this attempt and the next.
+        if (retry?.keepsPlace) holdUntilDue(next.lane, retry.job);
+        else {
+          due.done(next.lane);
+          if (retry) addWhenDue(retry.job);
+        }
         pump();
       });
       inFlight.add(run);
     }
   }
 
-  async function attempt(run: PushHandler, job: PushJob): Promise<void> {
+  /** A retry out of its webhook's line (retryKeepsPlace): back at the line's end once it is due. */
+  function addWhenDue(job: PushJob): void {
+    if (stopped) return;
+    const timer = setTimeout(
+      () => {
+        retryTimers.delete(timer);
+        add(job);
+      },
+      Math.min(Math.max(0, job.nextAttemptAt - Date.now()), MAX_TIMER_MS),
+    );
+    retryTimers.add(timer);
+  }
+
+  /** Attempts the job and records the outcome; returns the job to retry, if it is to be, and whether it keeps its place. */
+  async function attempt(run: PushHandler, job: PushJob): Promise<{ job: PushJob; keepsPlace: boolean } | undefined> {
     const result = await runHandler(run, job);
     const journal = await ready;
     const next = dispose(job, result, policy);
@@ -85,7 +119,6 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
         await journal.append({ t: 'ack', jobId: job.jobId });
       } else if (next.kind === 'retry') {
         await journal.append({ t: 'retry', job: next.job });
-        schedule(next.job);
       } else {
         await journal.deadLetter(next.job, next.reason);
         logger.error(
@@ -105,6 +138,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
           compacting = undefined;
         });
     }
+    return next.kind === 'retry' ? { job: next.job, keepsPlace: retryKeepsPlace(result) } : undefined;
   }
 
   return {
@@ -112,9 +146,9 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       if (stopped) throw new Error('push queue is stopped');
       const journal = await ready;
       await journal.append({ t: 'enqueue', job });
-      schedule(job);
+      add(job);
     },
-    depth: async () => due.waiting() + timers.size + inFlight.size,
+    depth: async () => due.waiting() + retryTimers.size + inFlight.size,
     start(next) {
       if (handler) throw new Error('push queue already started');
       handler = next;
@@ -122,8 +156,9 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
     },
     async stop() {
       stopped = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
+      for (const timer of [...wakeTimers.values(), ...retryTimers]) clearTimeout(timer);
+      wakeTimers.clear();
+      retryTimers.clear();
       while (inFlight.size > 0) await Promise.all([...inFlight]);
       await compacting;
       const journal = await ready.catch(() => undefined);

@@ -1,9 +1,9 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
+import { dispose, retryKeepsPlace, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
 import { withFields } from '../../model/index.js';
 import { redisScript } from '../../redis-connection.js';
-import type { WebhookOrder } from './webhook-order.js';
+import type { Ahead, WebhookOrder } from './webhook-order.js';
 
 export type StreamEntry = [id: string, fields: string[]];
 
@@ -21,8 +21,8 @@ export interface EntryOutcomesOptions {
   order: WebhookOrder;
 }
 
-/** `waits`: another entry of its webhook, held by another replica, is older and not finished; nothing was recorded. */
-export type EntryHandling = 'done' | 'waits';
+/** `waitsFor`: the entry is not at the head of its webhook's line, which is what it waits for; nothing was recorded. */
+export type EntryHandling = 'done' | { waitsFor: Ahead };
 
 /**
  * An entry held by id, read when its turn comes: its fields if it is still pending under this consumer
@@ -58,8 +58,9 @@ export function jobOf(fields: string[]): PushJob | undefined {
 /**
  * Attempts one stream entry and records its outcome: delivered, rescheduled in the retry set, or copied
  * to the dead stream, each in one MULTI with the XACK (and XDEL), so an entry is acknowledged only once
- * its outcome is recorded (and the entry leaves its webhook's line in the same MULTI). An entry that is not
- * at the head of its webhook's line is not attempted: `waits`, for the caller to offer again later.
+ * its outcome is recorded (and the entry leaves its webhook's line in the same MULTI, or, rescheduled, leaves
+ * a marker in its place). An entry that is not at the head of its webhook's line is not attempted:
+ * `waitsFor` what is ahead of it, for the caller to offer it again later.
  */
 export function entryOutcomes(options: EntryOutcomesOptions) {
   const { commands, stream, group, consumer, policy, logger, order } = options;
@@ -92,14 +93,17 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
         return 'done';
       }
     }
-    if (!(await order.mayGo(job, id))) return 'waits';
-    const next = dispose(job, await runHandler(run, job), policy);
+    const ahead = await order.mayGo(job, id);
+    if (ahead !== true) return { waitsFor: ahead };
+    const result = await runHandler(run, job);
+    const next = dispose(job, result, policy);
     if (next.kind === 'ack') {
       await execAll(order.leave(commands.multi().xack(stream, group, id).xdel(stream, id), job, id));
     } else if (next.kind === 'retry') {
-      // Out of the line while it waits for its retry: the webhook's later entries go meanwhile (README, "Delivery order").
+      // Keeps its place at the head of its webhook's line while it waits for its retry, unless it may have arrived (retryKeepsPlace).
       const reschedule = commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job));
-      await execAll(order.leave(reschedule.xack(stream, group, id).xdel(stream, id), job, id));
+      const recorded = reschedule.xack(stream, group, id).xdel(stream, id);
+      await execAll(retryKeepsPlace(result) ? order.keepPlace(recorded, next.job, id) : order.leave(recorded, job, id));
     } else {
       await deadLetter(id, next.job, fields, next.reason);
     }

@@ -9,7 +9,7 @@ import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
 import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
 import { compareEntryIds, webhookOrder } from './webhook-order.js';
-import { MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
+import { awaitedEntry, MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
 import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
@@ -74,6 +74,7 @@ export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-$
  * backlog is held whole, up to `maxWaitingEntries` waiting in all, so fetching goes on for the others.
  * Across replicas, an entry is attempted only once every older entry of its webhook is finished, whichever
  * replica holds it (webhook-order.ts); until then its lane is parked (parked-lanes.ts), holding no slot.
+ * An entry that failed keeps its place in its webhook's line while it waits in the retry set.
  */
 export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): PushQueue & { readonly consumer: string } {
   const policy: RetryPolicy = withFields(DEFAULT_RETRY_POLICY, options.retry);
@@ -90,7 +91,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   const watchAnother = watchRedis(commands, { store: 'push-queue', logger });
   // A round fails every half second while Redis is away: told as often as the connection's own errors, the rest counted (`leftOut`).
   const warnRoundFailed = throttledWarnings(logger, REDIS_WARN_EVERY_MS);
-  const order = webhookOrder(commands, stream);
+  const order = webhookOrder(commands, stream, options.retryKey);
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -119,7 +120,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   async function promoteDueRetries(): Promise<void> {
     const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, window);
-    for (const member of due) await order.promote(options.retryKey, member);
+    for (const member of due) await order.promote(member);
   }
 
   async function claimStale(count: number): Promise<StreamEntry[]> {
@@ -189,8 +190,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         const delivery = (fields ? outcomes.handle(run, [id, fields], claimed) : outcomes.handleById(run, id, claimed))
           .then(
             (handling) => {
-              // Behind an older entry of its webhook another replica holds: asked again later, holding no slot.
-              if (handling === 'waits') return parked.park(next.lane, { id, claimed });
+              // Behind what is ahead in its webhook's line: asked again later, holding no slot, unless what
+              // it waits for is in this lane (a retry back as a newer entry), which then goes first.
+              if (handling !== 'done') return parked.park(next.lane, { id, claimed }, awaitedEntry(handling.waitsFor));
               parked.went(next.lane);
               leases.finished(id);
               lanes.done(next.lane);
@@ -231,11 +233,14 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           if (inFlight.size > 0) await Promise.race(inFlight.values());
           else {
             // At the bound with nothing in flight every entry held is parked: what they wait for may be a
-            // crashed replica's entry, which only a take-over brings back (one fetch past the bound).
+            // crashed replica's entry, which only a take-over brings back, or their webhook's retry, which
+            // comes back as a new entry (one fetch past the bound each).
+            await promoteDueRetries();
             fetched(
               (await claimStale(window)).filter(([id]) => !leases.holds(id)),
               true,
             );
+            fetched(await readNew(connection, window, false), false);
             await sleep(MAX_PARKED_MS);
           }
           continue;

@@ -41,6 +41,15 @@ export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolic
   return { kind: 'retry', job: withFields(updated, { nextAttemptAt: now + retryDelayMs(policy, attempt) }) };
 }
 
+/**
+ * Whether a failed job keeps its place at the head of its webhook's line until its retry (README, "Delivery
+ * order"): so after a receiver's outage its notifications come in the order they were noticed. Not when the
+ * attempt was given up after it went out (a receiver slower than `push-timeout-ms`): holding the line would
+ * send each notification `push-max-attempts` times, minutes apart, before the next; that retry leaves the
+ * line, and the stale-state check (stale-notifications.ts) keeps the receiver's states from going back.
+ */
+export const retryKeepsPlace = (result: DeliveryResult): boolean => result.mayHaveArrived !== true;
+
 /** Turns a handler's throw into a retryable result, so a bug or outage never loses a job. */
 export async function runHandler(handler: (job: PushJob) => Promise<DeliveryResult>, job: PushJob): Promise<DeliveryResult> {
   try {

@@ -45,8 +45,10 @@ export class WebhookLanes<T> {
   }
 
   /**
-   * The item taken from `lane` was not started after all: it goes back into its lane, which hands out
-   * nothing until `wake(lane)` (the caller's timer), so what it waits for is not asked again and again.
+   * The item taken from `lane` was not started after all, or failed and waits for its retry: it goes back
+   * into its lane, first (or in its place, when the lane is sorted), and the lane hands out nothing until
+   * `wake(lane)` (the caller's timer), so what it waits for is not asked again and again, and nothing
+   * queued behind it overtakes it.
    */
   putBack(lane: string, item: T): void {
     const entry = this.lanes.get(lane);
@@ -54,8 +56,21 @@ export class WebhookLanes<T> {
     entry.busy = false;
     entry.parked = true;
     this.busyCount -= 1;
-    this.insert(entry.items, item);
+    if (this.order) this.insert(entry.items, item);
+    else entry.items.unshift(item);
     this.waitingCount += 1;
+  }
+
+  /**
+   * Moves the first waiting item of `lane` that `matches` to the front: the caller learned it has to go
+   * before the ones sorted ahead of it. False when the lane holds none.
+   */
+  moveToFront(lane: string, matches: (item: T) => boolean): boolean {
+    const items = this.lanes.get(lane)?.items;
+    const at = items?.findIndex(matches) ?? -1;
+    if (!items || at < 0) return false;
+    items.unshift(...items.splice(at, 1));
+    return true;
   }
 
   /** A lane put back may hand out its first item again. */

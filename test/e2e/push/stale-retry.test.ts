@@ -1,11 +1,11 @@
 /**
- * A retry never has the last word: turn 2 ends INPUT_REQUIRED and its webhook answers 503, turn 3 ends
- * FAILED and is delivered while that retry waits for its time, and the INPUT_REQUIRED retry that comes
- * due after it is dropped, so the receiver's last notification says FAILED, as GetTask does. With the
- * local-file queue, and with the Redis queue across two replicas (the turns on different ones,
- * deliveries by whichever replica).
+ * A retry never has the last word, and is not lost either: turn 2 ends INPUT_REQUIRED and its webhook
+ * answers 503 for a while, turn 3 ends FAILED meanwhile. INPUT_REQUIRED keeps its place at the head of
+ * the webhook's line, so FAILED is sent only once INPUT_REQUIRED got through: the receiver gets both, in
+ * the order they happened, and its last notification says FAILED, as GetTask does (before, FAILED went
+ * first and INPUT_REQUIRED's retry was then dropped as stale). With the local-file queue, and with the
+ * Redis queue across two replicas (the turns on different ones, deliveries by whichever replica).
  */
-import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { ctx, Receiver, startHarness, streamTurn, userText, type Harness, type Received } from './harness.js';
@@ -19,32 +19,15 @@ const DROPPED = 'A2A push notification dropped: a newer one was delivered';
 /** Two deliveries at once, as a replica delivers to different webhooks (one webhook still gets one at a time). */
 const queue = { concurrency: 2, blockMs: 50, retry: { initialDelayMs: 100, multiplier: 2, maxDelayMs: 400, jitter: 0, maxAttempts: 20 } };
 
-/** The gateway's log lines, and a way to wait for one. */
+/** The gateway's log lines, and whether one was logged. */
 function capturedLog() {
   const messages: string[] = [];
-  const events = new EventEmitter();
   const logger = createLogger('info', {
     write(line: string) {
       messages.push((JSON.parse(line) as { msg: string }).msg);
-      events.emit('line');
     },
   });
-  const saw = (msg: string, timeoutMs = 8_000) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (!messages.includes(msg)) return;
-        clearTimeout(timer);
-        events.off('line', check);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        events.off('line', check);
-        reject(new Error(`no log line "${msg}"`));
-      }, timeoutMs);
-      events.on('line', check);
-      check();
-    });
-  return { logger, saw };
+  return { logger, logged: (msg: string) => messages.includes(msg) };
 }
 
 const stateOf = (entry: Received) => {
@@ -53,49 +36,58 @@ const stateOf = (entry: Received) => {
 };
 
 /**
- * The webhook refuses (503) every INPUT_REQUIRED notification and takes the others: INPUT_REQUIRED is
- * retried until FAILED was delivered, whenever that happens, and its next attempt is then dropped (a
- * retry waiting for its time holds back nothing of its webhook, so FAILED is not kept behind it).
- * Without the drop it would be retried until it gives up, and the drop's log line would never come.
+ * The webhook refuses (503) INPUT_REQUIRED while `refusing` says so and takes everything else: FAILED,
+ * queued meanwhile, is then sent only once INPUT_REQUIRED got through. Each answer is noted with its state.
  */
-function refuseInputRequired(receiver: Receiver): void {
-  receiver.answer = (entry) => (stateOf(entry) === 'TASK_STATE_INPUT_REQUIRED' ? 503 : 200);
+function refuseInputRequiredWhile(receiver: Receiver, refusing: () => boolean): Array<[state: string | undefined, status: number]> {
+  const answered: Array<[string | undefined, number]> = [];
+  receiver.answer = (entry) => {
+    const state = stateOf(entry);
+    const status = state === 'TASK_STATE_INPUT_REQUIRED' && refusing() ? 503 : 200;
+    answered.push([state, status]);
+    return status;
+  };
+  return answered;
 }
 
-async function scenario(first: Harness, second: Harness, receiver: Receiver, saw: (msg: string) => Promise<void>): Promise<void> {
+async function scenario(first: Harness, second: Harness, receiver: Receiver, logged: (msg: string) => boolean): Promise<void> {
   const turn1 = await streamTurn(first.port, { message: userText('make a vpc') }, ALICE);
   await first.port.createTaskPushNotificationConfig({ taskId: turn1.taskId, id: 'hook', url: `${receiver.url}/hook` }, ALICE);
-  refuseInputRequired(receiver);
+  let refusing = true;
+  const answered = refuseInputRequiredWhile(receiver, () => refusing);
   await streamTurn(first.port, { message: userText('add a subnet', { taskId: turn1.taskId }) }, ALICE);
   await receiver.waitFor('/hook', 1);
   await streamTurn(second.port, { message: userText('fail: quota exceeded', { taskId: turn1.taskId }) }, ALICE);
+  // One more refused retry: FAILED, queued as its turn ended, has had its chance to overtake it.
+  await receiver.waitFor('/hook', receiver.at('/hook').length + 1);
+  refusing = false;
 
-  await saw(DROPPED);
-  // Every notification the webhook took: FAILED alone, INPUT_REQUIRED was only ever refused.
-  const taken = receiver
-    .at('/hook')
-    .map(stateOf)
-    .filter((state) => state !== 'TASK_STATE_INPUT_REQUIRED');
-  expect(taken).toEqual(['TASK_STATE_FAILED']);
+  await receiver.waitFor('/hook', answered.filter(([, status]) => status === 503).length + 2);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // INPUT_REQUIRED alone until it got through, then FAILED, once; nothing dropped as stale.
+  const taken = answered.filter(([, status]) => status === 200).map(([state]) => state);
+  expect(taken).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_FAILED']);
+  expect(answered.slice(0, -2).every(([state, status]) => state === 'TASK_STATE_INPUT_REQUIRED' && status === 503)).toBe(true);
+  expect(logged(DROPPED)).toBe(false);
   const task = await second.port.getTask({ id: turn1.taskId }, ALICE);
   expect(task.status.state).toBe('TASK_STATE_FAILED');
 }
 
-describe('a retry older than a delivered notification is dropped', () => {
+describe('a retry keeps its place: the next turn’s end waits for it, and the receiver’s last word is FAILED', () => {
   it('local-file queue', async () => {
-    const { logger, saw } = capturedLog();
+    const { logger, logged } = capturedLog();
     const h = await startHarness(suite.env(), {}, { subdir: `stale-${Math.random().toString(36).slice(2)}`, queue, logger });
     replicas.closeAfter(h);
     const receiver = await replicas.receiver();
-    await scenario(h, h, receiver, saw);
+    await scenario(h, h, receiver, logged);
   });
 
   it('redis-streams queue, two replicas', async () => {
-    const { logger, saw } = capturedLog();
+    const { logger, logged } = capturedLog();
     const settings = replicas.settings();
     const a = await replicas.replica(settings, { queue, logger });
     const b = await replicas.replica(settings, { queue, logger });
     const receiver = await replicas.receiver();
-    await scenario(a, b, receiver, saw);
+    await scenario(a, b, receiver, logged);
   });
 });
