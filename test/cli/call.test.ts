@@ -5,6 +5,13 @@ import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { cli } from '../support/run-cli.js';
+import { inProcess } from './in-process.js';
+
+/*
+ * Each exit code is seen once from a CLI process (`cli`), as a terminal sees it; every other case runs the
+ * command in this process (`inProcess`): a CLI process costs a second or more of CPU to start, and this
+ * file ran forty of them.
+ */
 
 let open: RunningGateway;
 let guarded: RunningGateway;
@@ -35,21 +42,21 @@ describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
     expect(v1.code).toBe(0);
     expect(v1.stderr).toContain(`A2A 1.0 card at ${open.url}/.well-known/agent-card.json`);
     expect(JSON.parse(v1.stdout).supportedInterfaces[0].protocolVersion).toMatch(/^1\./);
-    const v025 = await cli(['card', open.url, '--protocol', '0.2.5']);
+    const v025 = await inProcess(['card', open.url, '--protocol', '0.2.5']);
     expect(v025.code).toBe(0);
     expect(v025.stderr).toContain('A2A 0.2.5 card at');
     expect(JSON.parse(v025.stdout).protocolVersion).toBe('0.2.5');
   });
 
   it('exit 3 when there is no agent, 2 for a bad command line', async () => {
-    const down = await cli(['card', 'http://127.0.0.1:1']);
+    const down = await inProcess(['card', 'http://127.0.0.1:1']);
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(
       /^a2a-bridge: cannot reach the agent card at http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json: .*ECONNREFUSED/,
     );
-    expect((await cli(['card'])).code).toBe(2);
-    expect((await cli(['card', 'ftp://x'])).code).toBe(2);
-    expect((await cli(['card', open.url, '--bogus'])).code).toBe(2);
+    expect((await inProcess(['card'])).code).toBe(2);
+    expect((await inProcess(['card', 'ftp://x'])).code).toBe(2);
+    expect((await inProcess(['card', open.url, '--bogus'])).code).toBe(2);
   });
 });
 
@@ -67,10 +74,10 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   it('a follow-up with --context continues the conversation (1.0 and 0.2.5)', async () => {
     await Promise.all(
       ['1.0', '0.2.5'].map(async (protocol) => {
-        const first = await cli(['call', open.url, 'one', '--protocol', protocol]);
+        const first = await inProcess(['call', open.url, 'one', '--protocol', protocol]);
         expect(first.code).toBe(0);
         const context = summary(first.stderr).context!;
-        const second = await cli(['call', open.url, 'two', '--protocol', protocol, '--context', context]);
+        const second = await inProcess(['call', open.url, 'two', '--protocol', protocol, '--context', context]);
         expect(second.code).toBe(0);
         expect(second.stdout).toBe('Echo (turn 2): two\n');
         expect(summary(second.stderr).context).toBe(context);
@@ -79,36 +86,36 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   });
 
   it('--task answers the task that waits for input (iac-code ends every turn input-required)', async () => {
-    const first = await cli(['call', open.url, 'first']);
+    const first = await inProcess(['call', open.url, 'first']);
     const { task, context } = summary(first.stderr);
-    const second = await cli(['call', open.url, 'second', '--task', task!, '--context', context!]);
+    const second = await inProcess(['call', open.url, 'second', '--task', task!, '--context', context!]);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('Echo (turn 2): second\n');
     expect(summary(second.stderr).task).toBe(task);
   });
 
   it('0.2.5 facade, blocking send and stream', async () => {
-    const send = await cli(['call', open.url, 'via facade', '--protocol', '0.2.5', '--no-stream']);
+    const send = await inProcess(['call', open.url, 'via facade', '--protocol', '0.2.5', '--no-stream']);
     expect(send.code).toBe(0);
     expect(send.stdout).toBe('Echo (turn 1): via facade\n');
     expect(summary(send.stderr).state).toBe('completed');
-    const stream = await cli(['call', open.url, 'streamed facade', '--protocol', '0.2.5', '--stream']);
+    const stream = await inProcess(['call', open.url, 'streamed facade', '--protocol', '0.2.5', '--stream']);
     expect(stream.code).toBe(0);
     expect(stream.stdout).toBe('Echo (turn 1): streamed facade\n');
   });
 
   it('a turn with a tool call: the text after it on its own line, the file in the summary (1.0) or inlined (0.2.5 facade)', async () => {
-    const v1 = await cli(['call', open.url, 'template: shop']);
+    const v1 = await inProcess(['call', open.url, 'template: shop']);
     expect(v1.code).toBe(0);
     expect(v1.stdout).toBe('Echo (turn 1): template: shop\nWrote main.tf ✓\n');
     expect(v1.stderr).toMatch(/artifact: main\.tf .*iac-code-artifact:\/\//);
-    const facade = await cli(['call', open.url, 'template: shop', '--protocol', '0.2.5', '--stream']);
+    const facade = await inProcess(['call', open.url, 'template: shop', '--protocol', '0.2.5', '--stream']);
     expect(facade.code).toBe(0);
     expect(facade.stdout).toMatch(/^Echo \(turn 1\): template: shop\nmain\.tf\n```hcl\n[\s\S]*vpc_name {3}= "shop"[\s\S]*```\nWrote main\.tf ✓\n$/);
   });
 
   it('--json prints one 1.0 stream event per line and nothing else', async () => {
-    const run = await cli(['call', open.url, 'raw', '--json']);
+    const run = await inProcess(['call', open.url, 'raw', '--json']);
     expect(run.code).toBe(0);
     const events = run.stdout
       .trim()
@@ -129,38 +136,37 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
   it('credentials: --token for the 1.0 surface, --api-key (X-API-KEY) or --header for the facade', async () => {
     // Refused credentials are told apart from an agent that is down: exit 4, and what to pass.
     for (const protocol of ['1.0', '0.2.5']) {
-      const denied = await cli(['call', guarded.url, 'hi', '--protocol', protocol]);
+      const denied = await (protocol === '1.0' ? cli : inProcess)(['call', guarded.url, 'hi', '--protocol', protocol]);
       expect(denied.code).toBe(4);
       expect(denied.stderr).toBe('a2a-bridge: the agent refused the call (HTTP 401): give it credentials with --token, --api-key or --header\n');
     }
-    expect((await cli(['call', guarded.url, 'hi', '--token', 'gw-token'])).code).toBe(0);
-    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'bl-key'])).code).toBe(0);
-    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--header', 'X-API-KEY: bl-key'])).code).toBe(0);
-    expect((await cli(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'wrong'])).code).toBe(4);
-    expect((await cli(['call', guarded.url, 'hi', '--token', 'wrong'])).code).toBe(4);
+    expect((await inProcess(['call', guarded.url, 'hi', '--token', 'gw-token'])).code).toBe(0);
+    expect((await inProcess(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'bl-key'])).code).toBe(0);
+    expect((await inProcess(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--header', 'X-API-KEY: bl-key'])).code).toBe(0);
+    expect((await inProcess(['call', guarded.url, 'hi', '--protocol', '0.2.5', '--api-key', 'wrong'])).code).toBe(4);
+    expect((await inProcess(['call', guarded.url, 'hi', '--token', 'wrong'])).code).toBe(4);
   });
 
   it('exit codes for a bad command line and an unreachable agent', async () => {
     expect((await cli(['call', open.url])).code).toBe(2);
-    expect((await cli(['call', open.url, 'x', '--protocol', '2.0'])).code).toBe(2);
-    expect((await cli(['call', open.url, 'x', '--header', 'no-colon'])).code).toBe(2);
-    const down = await cli(['call', 'http://127.0.0.1:1', 'x']);
+    expect((await inProcess(['call', open.url, 'x', '--protocol', '2.0'])).code).toBe(2);
+    expect((await inProcess(['call', open.url, 'x', '--header', 'no-colon'])).code).toBe(2);
+    const down = await inProcess(['call', 'http://127.0.0.1:1', 'x']);
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/cannot reach the agent card at http:\/\/127\.0\.0\.1:1\/\.well-known\/agent-card\.json/);
   });
 
-  it('a card URL that cannot be reached is told as such, not as an A2A error, whatever --protocol: exit 3', { timeout: 180_000 }, async () => {
+  it('a card URL that cannot be reached is told as such, not as an A2A error, whatever --protocol: exit 3', async () => {
     const cards = { auto: 'agent-card.json', '1.0': 'agent-card.json', '0.3': 'agent-card.json', '0.2.5': 'agent.json' };
-    // One after another: many CLI processes at once outrun their timeout on a busy host.
     for (const [protocol, card] of Object.entries(cards)) {
-      const refused = await cli(['call', 'http://127.0.0.1:1', 'x', '--protocol', protocol]);
+      const refused = await (protocol === 'auto' ? cli : inProcess)(['call', 'http://127.0.0.1:1', 'x', '--protocol', protocol]);
       expect(refused.code).toBe(3);
       expect(refused.stderr).toBe(
         `a2a-bridge: cannot reach the agent card at http://127.0.0.1:1/.well-known/${card}: connect ECONNREFUSED 127.0.0.1:1\n`,
       );
     }
     // A host name that does not resolve (.invalid never does).
-    const unknown = await cli(['call', 'http://agent.invalid', 'x', '--protocol', '1.0']);
+    const unknown = await inProcess(['call', 'http://agent.invalid', 'x', '--protocol', '1.0']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(
       /^a2a-bridge: cannot reach the agent card at http:\/\/agent\.invalid\/\.well-known\/agent-card\.json: .*(ENOTFOUND|EAI_AGAIN)/,
@@ -177,7 +183,7 @@ describe.concurrent('a2a-bridge call', { timeout: 60_000 }, () => {
     await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
-      const late = await cli(['call', url, 'x', '--protocol', '1.0', '--timeout-ms', '1500']);
+      const late = await inProcess(['call', url, 'x', '--protocol', '1.0', '--timeout-ms', '1500']);
       expect(reads).toBe(2);
       expect(late.code).toBe(3);
       expect(late.stderr).toMatch(/^a2a-bridge: the call failed: /);

@@ -1,10 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { run as runCall } from '../../src/cli/call.js';
-import { run as runCard } from '../../src/cli/card.js';
-import { run as runLint } from '../../src/cli/lint.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../support/run-cli.js';
+import { inProcess } from './in-process.js';
 
 /** Agents that turn every request away for its credentials: one with 401, one with 403. */
 const refusing: Record<number, { server: Server; url: string }> = {};
@@ -20,32 +18,6 @@ beforeAll(async () => {
 afterAll(() => {
   for (const { server } of Object.values(refusing)) server.close();
 });
-
-const RUNS: Record<string, (argv: string[]) => Promise<number>> = { call: runCall, card: runCard, lint: runLint };
-
-/**
- * What `a2a-bridge <args>` exits with and writes to stderr, from the command's run function in this
- * process: what the CLI's main does with it, without the second or more each process spends starting
- * (tsx and the module graph; the refusal itself takes milliseconds).
- */
-async function inProcess(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const written = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  // `call` guards stdout against a closed pipe, as a process of its own would once.
-  const stdoutGuards = process.stdout.listeners('error');
-  try {
-    const code = await RUNS[args[0]!]!(args.slice(1));
-    return { code, stderr };
-  } finally {
-    written.mockRestore();
-    for (const listener of process.stdout.listeners('error')) {
-      if (!stdoutGuards.includes(listener)) process.stdout.off('error', listener as (error: Error) => void);
-    }
-  }
-}
 
 /**
  * The cases of one command, one after another (the in-process runs share stderr). The first runs as a

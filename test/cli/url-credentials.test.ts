@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, type Run } from '../support/run-cli.js';
+import { inProcess } from './in-process.js';
 
 /** Credentials an operator may type into an agent URL: a password in the user info, a key in the query. */
 const PASSWORD = 'hunter2-password';
@@ -28,17 +29,22 @@ function expectRedacted(run: Run): void {
   expect(run.stderr).toContain('?key=[redacted]');
 }
 
-// One CLI at a time: each is a process of its own, and many at once outrun their timeout on a busy host.
-describe('URL credentials never reach a CLI message', { timeout: 180_000 }, () => {
+/**
+ * The first case of each kind runs as a CLI process (`cli`): all it prints, as a terminal sees it; the three
+ * processes at once. The others run the command in this process (`inProcess`), without the second or more
+ * of CPU each process spends starting.
+ */
+describe.concurrent('URL credentials never reach a CLI message', () => {
   it('an unreachable agent: call (each way of reading the card), card and lint', async () => {
     const url = withCredentials('http://127.0.0.1:1');
-    for (const args of [
+    const cases = [
       ['call', url, 'hi'],
       ['call', url, 'hi', '--protocol', '0.2.5'],
       ['card', url],
       ['lint', url],
-    ]) {
-      const run = await cli(args);
+    ];
+    for (const [n, args] of cases.entries()) {
+      const run = await (n === 0 ? cli : inProcess)(args);
       expect(run.code).toBe(3);
       expectRedacted(run);
     }
@@ -46,11 +52,12 @@ describe('URL credentials never reach a CLI message', { timeout: 180_000 }, () =
 
   it('an agent that refuses the credentials: card and lint', async () => {
     const url = withCredentials(refusingUrl);
-    for (const args of [
+    const cases = [
       ['card', url],
       ['lint', url],
-    ]) {
-      const run = await cli(args);
+    ];
+    for (const [n, args] of cases.entries()) {
+      const run = await (n === 0 ? cli : inProcess)(args);
       expectRedacted(run);
       expect(run.code).toBe(4);
     }

@@ -45,76 +45,123 @@ const ORDERED = [
 ];
 
 type Mode = 'message/send' | 'message/stream';
+/** What the user read of one turn over one method. */
+type Reading = { mode: Mode; said: string };
+
+/** The fake iac-code in pipeline mode and a facade gateway in front of it. */
+interface Bench {
+  fake: FakeIacCode;
+  gateway: RunningGateway;
+}
+
+async function startBench(failure?: PipelineStateFailure): Promise<Bench> {
+  const fake = await startFakeIacCode({
+    runMode: 'pipeline',
+    script: { before: [], after: [], artifact: { filename: TEMPLATE_FILE, content: Buffer.from(TEMPLATE) } },
+  });
+  if (failure) fake.failPipelineState(failure);
+  return { fake, gateway: await startFacadeGateway({ upstream: { url: fake.url } }) };
+}
+
+async function closeBench({ fake, gateway }: Bench): Promise<void> {
+  await gateway.close();
+  await fake.close();
+}
+
+async function turn(
+  { fake, gateway }: Bench,
+  mode: Mode,
+  text: string,
+  contextId?: string,
+  fault?: Fault,
+): Promise<{ said: string; contextId: string }> {
+  if (fault) fake.injectFault(fault, { method: 'SendStreamingMessage' });
+  const message = userMessage({ text, ...(contextId ? { contextId } : {}) });
+  if (mode === 'message/send') {
+    const task = (await rpc(gateway.url, 'message/send', { message })).body.result;
+    expect(task.status.state).toBe('completed');
+    return { said: sentText(task), contextId: task.contextId };
+  }
+  const events = results(await (await openStream(`${gateway.url}/stream`, 'message/stream', { message })).rest());
+  expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+  return { said: streamedText(events), contextId: events[0].contextId };
+}
+
+/** Turn `stage` of a new conversation, the turns before it unbroken. */
+async function brokenTurn(bench: Bench, mode: Mode, stage: number, fault: Fault): Promise<string> {
+  let contextId: string | undefined;
+  for (const before of TURNS.slice(0, stage)) contextId = (await turn(bench, mode, before.said, contextId)).contextId;
+  return (await turn(bench, mode, TURNS[stage]!.said, contextId, fault)).said;
+}
+
+/** How each method's stream breaks after frame `after`, resubscribed `gap` updates past the break. */
+const faults = (after: number, gap: number): Array<[Mode, Fault]> => [
+  ['message/send', { name: 'kill-mid-stream', after, gap }],
+  ['message/stream', { name: 'end-mid-stream', after, gap }],
+];
 
 describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn', () => {
-  let fake: FakeIacCode;
-  let gateway: RunningGateway;
+  let shared: Bench;
   /** What each turn reads unbroken (the same over both methods: iac-code-pipeline.test.ts). */
   const unbroken: string[] = [];
 
-  async function turn(mode: Mode, text: string, contextId?: string, fault?: Fault): Promise<{ said: string; contextId: string }> {
-    if (fault) fake.injectFault(fault, { method: 'SendStreamingMessage' });
-    const message = userMessage({ text, ...(contextId ? { contextId } : {}) });
-    if (mode === 'message/send') {
-      const task = (await rpc(gateway.url, 'message/send', { message })).body.result;
-      expect(task.status.state).toBe('completed');
-      return { said: sentText(task), contextId: task.contextId };
-    }
-    const events = results(await (await openStream(`${gateway.url}/stream`, 'message/stream', { message })).rest());
-    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
-    return { said: streamedText(events), contextId: events[0].contextId };
+  /** Turn `stage` broken after frame `after`, `gap` updates missed, over each method in turn on the shared fake. */
+  async function readBroken(stage: number, after: number, gap: number): Promise<Reading[]> {
+    const readings: Reading[] = [];
+    for (const [mode, fault] of faults(after, gap)) readings.push({ mode, said: await brokenTurn(shared, mode, stage, fault) });
+    return readings;
   }
 
-  /** Turn `stage` of a new conversation, the turns before it unbroken. */
-  async function brokenTurn(mode: Mode, stage: number, fault: Fault): Promise<string> {
-    let contextId: string | undefined;
-    for (const before of TURNS.slice(0, stage)) contextId = (await turn(mode, before.said, contextId)).contextId;
-    return (await turn(mode, TURNS[stage]!.said, contextId, fault)).said;
+  /**
+   * The same, each method at once on a fake and gateway of its own whose state route fails so: a hanging
+   * route costs its time bound (PIPELINE_STATE_MAX_MS) at each recovery, and these wait it out side by side.
+   */
+  async function readBrokenApart(failure: PipelineStateFailure, stage: number, after: number, gap: number): Promise<Reading[]> {
+    return Promise.all(
+      faults(after, gap).map(async ([mode, fault]) => {
+        const bench = await startBench(failure);
+        try {
+          return { mode, said: await brokenTurn(bench, mode, stage, fault) };
+        } finally {
+          await closeBench(bench);
+        }
+      }),
+    );
   }
 
   beforeAll(async () => {
-    fake = await startFakeIacCode({
-      runMode: 'pipeline',
-      script: { before: [], after: [], artifact: { filename: TEMPLATE_FILE, content: Buffer.from(TEMPLATE) } },
-    });
-    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+    shared = await startBench();
     let contextId: string | undefined;
     for (const { said } of TURNS) {
-      const read = await turn('message/send', said, contextId);
+      const read = await turn(shared, 'message/send', said, contextId);
       contextId = read.contextId;
       unbroken.push(read.said);
     }
     expect(unbroken[1]).toContain(`${LABELS[0]}\n${CANDIDATES[0]!.text.join('')}\n${TEMPLATE_FILE}`);
   });
   afterAll(async () => {
-    await gateway.close();
-    await fake.close();
+    if (shared) await closeBench(shared);
   });
 
   const breaks = TURNS.flatMap(({ frames }, stage) => Array.from({ length: frames - 1 }, (_, at) => [stage, at + 1] as const));
-  const faults = (after: number, gap: number): Array<[Mode, Fault]> => [
-    ['message/send', { name: 'kill-mid-stream', after, gap }],
-    ['message/stream', { name: 'end-mid-stream', after, gap }],
-  ];
 
   describe('iac-code replays what the snapshot cannot tell (its pipeline state route)', () => {
     // 0 and 1: the snapshot's latest update is all that was missed; past that, the journal tells the rest.
     describe.each([0, 1, 2, 3, 5])('subscribed %i updates past the break', (gap) => {
       it.each(breaks)('turn %i broken after frame %i reads as unbroken', async (stage, after) => {
-        for (const [mode, fault] of faults(after, gap)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+        for (const { mode, said } of await readBroken(stage, after, gap)) expect(said, mode).toBe(unbroken[stage]);
       });
     });
 
     it('a turn broken where no snapshot can follow (read from the task) reads as unbroken', async () => {
       // The turn ends before the facade subscribes: iac-code refuses the subscription, the task is read.
-      for (const [mode, fault] of faults(3, 20)) expect(await brokenTurn(mode, 1, fault), mode).toBe(unbroken[1]);
+      for (const { mode, said } of await readBroken(1, 3, 20)) expect(said, mode).toBe(unbroken[1]);
     });
 
     it('a number iac-code skipped right after the break is no gap: no line, nothing lost', async () => {
       // Frame 5 is the planning text; iac-code dropped the envelope numbered next (fake-iac-code-pipeline.ts),
       // so the snapshot's latest update does not follow on by number.
-      for (const [mode, fault] of faults(5, 1)) {
-        const said = await brokenTurn(mode, 1, fault);
+      for (const { mode, said } of await readBroken(1, 5, 1)) {
         expect(said, mode).toBe(unbroken[1]);
         expect(said, mode).not.toContain(LOST);
       }
@@ -122,9 +169,9 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
 
     it("the journal is asked with the number the user read last, through the gateway's upstream connection", async () => {
       const asked = (): URLSearchParams[] =>
-        fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').map((request) => request.query);
+        shared.fake.requests.filter((request) => request.path === '/iac-code/pipeline/state').map((request) => request.query);
       const before = asked().length;
-      await brokenTurn('message/send', 1, { name: 'kill-mid-stream', after: 4, gap: 3 });
+      await brokenTurn(shared, 'message/send', 1, { name: 'kill-mid-stream', after: 4, gap: 3 });
       const queries = asked().slice(before);
       expect(queries.length).toBeGreaterThan(0);
       for (const query of queries) expect(query.get('afterSequence')).toMatch(/^[1-9][0-9]*$/);
@@ -132,22 +179,26 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
   });
 
   describe.each<PipelineStateFailure>(['missing', 'fails', 'hangs'])('the pipeline state route %s: the gap is said', (failure) => {
-    beforeAll(() => fake.failPipelineState(failure));
-    afterAll(() => fake.failPipelineState(undefined));
-    // A hanging route costs its time bound at each recovery: a few break points are enough there.
-    const some = failure === 'hangs' ? breaks.filter(([stage, after]) => stage === 1 && (after === 6 || after === 10)) : breaks;
+    // A hanging route costs its time bound at each recovery: a few break points are enough there, each read
+    // on a fake of its own, all at once.
+    const hangs = failure === 'hangs';
+    const read = (stage: number, after: number, gap: number): Promise<Reading[]> =>
+      hangs ? readBrokenApart(failure, stage, after, gap) : readBroken(stage, after, gap);
+    const test = hangs ? it.concurrent : it;
+    beforeAll(() => shared.fake.failPipelineState(failure));
+    afterAll(() => shared.fake.failPipelineState(undefined));
+    const some = hangs ? breaks.filter(([stage, after]) => stage === 1 && (after === 6 || after === 10)) : breaks;
 
     // Subscribed at the break: nothing was missed but what comes live.
-    it.each(some)('turn %i broken after frame %i, subscribed at once, reads as unbroken', async (stage, after) => {
-      for (const [mode, fault] of faults(after, 0)) expect(await brokenTurn(mode, stage, fault), mode).toBe(unbroken[stage]);
+    test.each(some)('turn %i broken after frame %i, subscribed at once, reads as unbroken', async (stage, after) => {
+      for (const { mode, said } of await read(stage, after, 0)) expect(said, mode).toBe(unbroken[stage]);
     });
 
     // More than one update past the break: those before the snapshot's latest are lost with their words.
-    it.each(some)(
+    test.each(some)(
       'turn %i broken after frame %i, 3 updates missed: exact, or the gap is said where it is, nothing out of order',
       async (stage, after) => {
-        for (const [mode, fault] of faults(after, 3)) {
-          const said = await brokenTurn(mode, stage, fault);
+        for (const { mode, said } of await read(stage, after, 3)) {
           if (said === unbroken[stage]) continue;
           expect(said.split(LOST).length - 1, `${mode}: ${said}`).toBe(1);
           expectInOrder(said, mode);
@@ -155,9 +206,8 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
       },
     );
 
-    it('a turn broken where no snapshot can follow (read from the task) says the gap too', async () => {
-      for (const [mode, fault] of faults(3, 20)) {
-        const said = await brokenTurn(mode, 1, fault);
+    test('a turn broken where no snapshot can follow (read from the task) says the gap too', async () => {
+      for (const { mode, said } of await read(1, 3, 20)) {
         // The template came in the gap, the envelope naming its candidate too: it follows the line, under no candidate.
         expect(said).toContain(`${LOST}\n${TEMPLATE_FILE}`);
         expect(said).toContain('请选择方案');
@@ -166,25 +216,29 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
       }
     });
 
-    it('a candidate whose template came before the break and whose name for it was lost: its file is not put under another candidate', async () => {
+    test('a candidate whose template came before the break and whose name for it was lost: its file is not put under another candidate', async () => {
       // Frame 10 is the template; the envelope that says it is the first candidate's comes next, and is lost.
-      for (const [mode, fault] of faults(10, 3)) {
-        const said = await brokenTurn(mode, 1, fault);
+      for (const { said } of await read(1, 10, 3)) {
         expect(said).toContain(`${LABELS[1]}\n${CANDIDATES[1]!.text.join('')}\n${LOST}\n${TEMPLATE_FILE}`);
       }
     });
 
-    it('a number iac-code skipped right after the break reads as a gap: the line, though nothing was lost', async () => {
-      for (const [mode, fault] of faults(5, 1)) {
-        const said = await brokenTurn(mode, 1, fault);
+    test('a number iac-code skipped right after the break reads as a gap: the line, though nothing was lost', async () => {
+      for (const { mode, said } of await read(1, 5, 1)) {
         expect(said, mode).toContain(LOST);
         expect(said.replace(`${LOST}\n`, ''), mode).toBe(unbroken[1]);
       }
     });
 
-    it('the gap line is in the conversation language', async () => {
-      const said = await turn('message/send', 'Please deploy a small website for me', undefined, { name: 'kill-mid-stream', after: 2, gap: 4 });
-      expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
+    test('the gap line is in the conversation language', async () => {
+      const bench = hangs ? await startBench(failure) : shared;
+      try {
+        const fault: Fault = { name: 'kill-mid-stream', after: 2, gap: 4 };
+        const said = await turn(bench, 'message/send', 'Please deploy a small website for me', undefined, fault);
+        expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
+      } finally {
+        if (bench !== shared) await closeBench(bench);
+      }
     });
   });
 });
