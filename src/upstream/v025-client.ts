@@ -10,6 +10,7 @@ import {
   ErrorCode,
   type AgentCard,
   type GetTaskRequest,
+  type SendMessageRequest,
   type ListTaskPushNotificationConfigsResponse,
   type SendMessageResponse,
   type StreamResponse,
@@ -25,6 +26,7 @@ import { fromTransportError } from './upstream-errors.js';
 import { answerParsedOrRepaired, v025Repaired } from './empty-parts.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
+import { answerOfFirstEvent, createDetachedTurns } from './v025-immediate.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
 
 export interface V025UpstreamOptions {
@@ -123,21 +125,48 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const getTask = async (req: GetTaskRequest, ctx: CallContext): Promise<Task> =>
     withHistoryLength((await call('GetTask', withFields(req, { historyLength: historyToAsk(req.historyLength) }), ctx)) as Task, req.historyLength);
 
+  async function* sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
+    yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
+  }
+
+  // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts); 0.3 agents answer it.
+  const detachedTurns = createDetachedTurns();
+  async function streamsTurnsAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<boolean> {
+    if (dialect !== '0.2.5' || req.configuration?.returnImmediately !== true) return false;
+    await resolveEndpoint(ctx.signal);
+    return cards.current()?.card.capabilities.streaming === true;
+  }
+
+  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts). */
+  async function sendAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
+    const { onAccepted: _callersOwn, ...streamCtx } = ctx;
+    const first = await detachedTurns.firstEvent(
+      (signal) => sendStreamingMessage(req, withFields(streamCtx, { signal })),
+      ctx,
+      config['request-timeout-ms'],
+    );
+    return answerOfFirstEvent(first, (id) => getTask({ id }, ctx));
+  }
+
   return {
     dialect,
     endpoint: () => cards.current()?.endpoint,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
-    close: () => transport.close(),
+    async close() {
+      await detachedTurns.close();
+      await transport.close();
+    },
 
     // A Message naming its task is the task COMPLETED with it (answerAsTask); 0.2.5 agents do not cut the history.
     async sendMessage(req, ctx) {
-      const answer = (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse;
+      const answer = (await streamsTurnsAnsweredEarly(req, ctx))
+        ? await sendAnsweredEarly(req, ctx)
+        : ((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse);
       return historyAsAsked(await answerAsTask(answer, (id) => getTask({ id }, ctx)), req.configuration?.historyLength);
     },
-    async *sendStreamingMessage(req, ctx): AsyncGenerator<StreamResponse> {
-      const translator = createV025ToV1StreamTranslator(req.message.contextId ? { profile, contextId: req.message.contextId } : { profile });
-      yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
-    },
+    sendStreamingMessage,
     getTask,
     async listTasks() {
       // The gateway's registry answers ListTasks; nothing upstream could.

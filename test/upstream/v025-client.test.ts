@@ -48,7 +48,9 @@ describe('card and endpoint', () => {
 
 describe('unary calls', () => {
   it('SendMessage: blocking ⇄ returnImmediately, acceptedOutputModes always sent, Task and Message results', async () => {
+    // An agent that streams is sent a returnImmediately turn as a stream (v025-immediate.test.ts).
     const { fake, upstream } = await setup({
+      card: { capabilities: { streaming: false } },
       rpc: {
         'message/send': (call, res) => {
           const text = (call.params as { message: { parts: Array<{ text: string }> } }).message.parts[0]?.text;
