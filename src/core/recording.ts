@@ -16,6 +16,7 @@ import { tapIterable } from './iterables.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
+import { recordedWithFollowUp, withCallerMessagesKept } from './task-registry/caller-messages.js';
 import { unlessReopened } from './task-registry/fold.js';
 import { overlay } from './overlay.js';
 import type { Redaction } from './redact.js';
@@ -58,18 +59,21 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * registry write follows: such an answer is not written either). A task the registry does not know is
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
+   * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
+   * `followUp`, the message a blocking send passed on: caller-messages.ts).
    */
   async function recordAnswer(
-    task: Task,
+    answer: Task,
     ctx: CallContext,
     tenant: string,
-    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message },
+    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message; followUp?: Message },
     known?: { scope: TaskScope | undefined },
   ): Promise<Task> {
-    const scope = known ? known.scope : await registry.scopeOf(task.id);
-    if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return task;
-    const stored = scope === undefined ? undefined : await registry.get(task.id, ctx.principal);
-    if (stored && !unlessReopened(stored, task)) return stored;
+    const scope = known ? known.scope : await registry.scopeOf(answer.id);
+    if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return answer;
+    const stored = scope === undefined ? undefined : await registry.get(answer.id, ctx.principal);
+    if (stored && !unlessReopened(stored, answer)) return stored;
+    const task = withCallerMessagesKept(answer, recordedWithFollowUp(stored, options.followUp));
     if (!openStreams.has(task.id)) await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx, tenant), task.id);
     return task;
   }
@@ -150,9 +154,14 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       const tenant = tenantOf(request);
       if ('task' in response) {
         const known = await scopeFor(response.task.id, ctx, tenant);
-        const historyTrimmed = request.configuration?.historyLength !== undefined;
-        const opening = request.message.taskId ? undefined : redaction.message(openingMessage(request.message, response.task));
-        await recordAnswer(response.task, ctx, tenant, { historyTrimmed, claimNew: true, opening }, known);
+        const historyLength = request.configuration?.historyLength;
+        const said = redaction.message(openingMessage(request.message, response.task));
+        const [opening, followUp] = request.message.taskId ? [undefined, said] : [said, undefined];
+        const options = { historyTrimmed: historyLength !== undefined, claimNew: true, opening, followUp };
+        const standing = await recordAnswer(response.task, ctx, tenant, options, known);
+        // The answer with the caller's messages the agent left out kept; a finished record that overrules it is not relayed here.
+        const overruled = unlessReopened(standing, response.task) === undefined;
+        if (standing !== response.task && !overruled) return { task: withHistoryLength(standing, historyLength) };
       } else {
         await writer.record(response, metaOf(ctx, tenant), taskId);
       }

@@ -3,7 +3,7 @@
  * events fold into a task.
  */
 import { expect, it } from 'vitest';
-import type { StreamResponse } from '../../src/model/index.js';
+import type { Message, StreamResponse } from '../../src/model/index.js';
 import type { ContractScope } from './registry-contract.js';
 import { ALICE, BOB, agentMessage, status, taskOf } from './registry-fixtures.js';
 
@@ -72,6 +72,19 @@ export function writesContract({ open }: ContractScope): void {
     await registry.apply({ task: taskOf('t1') }, ALICE);
     const task = await registry.apply({ message: agentMessage('t1', 'follow-up', 'm2') }, ALICE);
     expect(task?.history?.map((m) => m.messageId)).toEqual(['m2']);
+  });
+
+  it("keeps the user's messages a Task snapshot's history lacks where they were said (a 0.2.5 agent stores no follow-up)", async () => {
+    const registry = await open();
+    const said = (messageId: string): Message => ({ messageId, role: 'ROLE_USER', taskId: 't1', parts: [{ text: messageId }] });
+    await registry.apply({ task: taskOf('t1', { history: [said('ask'), agentMessage('t1', 'which?', 'q1'), said('a1')] }) }, ALICE);
+    const agentView = taskOf('t1', {
+      state: 'TASK_STATE_COMPLETED',
+      history: [said('ask'), agentMessage('t1', 'which?', 'q1'), agentMessage('t1', 'done', 'reply')],
+    });
+    const applied = await registry.applyAll([{ task: agentView }], ALICE);
+    expect(applied?.history?.map((m) => m.messageId)).toEqual(['ask', 'q1', 'a1', 'reply']);
+    expect(await registry.get('t1', ALICE.owner)).toEqual(applied);
   });
 
   it('bounds stored history to the configured limit', async () => {

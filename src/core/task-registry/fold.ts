@@ -10,6 +10,7 @@ import {
   type TaskArtifactUpdateEvent,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
+import { withCallerMessagesKept } from './caller-messages.js';
 import { withoutLargeUserParts } from './history-parts.js';
 
 /**
@@ -18,10 +19,20 @@ import { withoutLargeUserParts } from './history-parts.js';
  * a task the registry can hold (a bare message, or a message for another task).
  */
 export function foldEvent(current: Task | undefined, event: StreamResponse, historyLimit: number): Task | undefined {
-  if ('task' in event) return boundHistory(event.task, historyLimit);
+  if ('task' in event) return boundHistory(overRecord(current, event.task, historyLimit), historyLimit);
   if ('statusUpdate' in event) return foldStatus(current, event.statusUpdate, historyLimit);
   if ('artifactUpdate' in event) return foldArtifact(current, event.artifactUpdate);
   return foldMessage(current, event.message, historyLimit);
+}
+
+/**
+ * A Task event over the record of its task: the agent's Task, with the caller's messages it lacks kept
+ * (caller-messages.ts), of the record's last `historyLimit` ones, as much as a write keeps.
+ */
+function overRecord(current: Task | undefined, task: Task, historyLimit: number): Task {
+  const recorded = current?.id === task.id ? current.history : undefined;
+  if (!recorded?.length || historyLimit <= 0) return task;
+  return withCallerMessagesKept(task, recorded.length > historyLimit ? recorded.slice(recorded.length - historyLimit) : recorded);
 }
 
 /**
@@ -52,7 +63,7 @@ export function foldEvents(
   historyLimit: number,
   historyPartMaxBytes = Infinity,
 ): Task | undefined {
-  const draft = new TaskDraft(current);
+  const draft = new TaskDraft(current, historyLimit);
   let applied = false;
   for (const event of events) applied = draft.apply(event) || applied;
   return applied && draft.task ? boundHistory(draft.task, historyLimit, historyPartMaxBytes) : undefined;
@@ -68,7 +79,10 @@ class TaskDraft {
   private ownArtifacts = false;
   private readonly ownParts = new Set<Artifact>();
 
-  constructor(public task: Task | undefined) {}
+  constructor(
+    public task: Task | undefined,
+    private readonly historyLimit: number,
+  ) {}
 
   apply(event: StreamResponse): boolean {
     if ('task' in event) this.replace(event.task);
@@ -79,7 +93,7 @@ class TaskDraft {
   }
 
   private replace(task: Task): void {
-    this.task = task;
+    this.task = overRecord(this.task, task, this.historyLimit);
     this.owned = this.ownHistory = this.ownArtifacts = false;
     this.ownParts.clear();
   }

@@ -54,7 +54,8 @@ export interface TaskRecord extends TaskMeta {
  */
 export interface TaskStore {
   /**
-   * Fold one stream event into the stored task and return the new snapshot. Returns undefined
+   * Fold one stream event into the stored task and return the new snapshot (a Task snapshot replaces it, but
+   * for the user's messages the stored history holds and the snapshot's lacks: caller-messages.ts). Returns undefined
    * when the event carries no task (a bare message), names a task of another owner or tenant, is an
    * update that cannot be attributed to a task, or would take a finished task back to running
    * (`unlessReopened` in fold.ts: then nothing is written, by any write).

@@ -1,0 +1,81 @@
+/**
+ * The agent's Task over the gateway's record (caller-messages.ts): the user's messages the agent left out of
+ * its history (an a2a-js 0.2.5 agent never stores a follow-up) are put back where they were said; the agent's
+ * own messages and order stand; a history cut by historyLength keeps a right tail.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { recordedWithFollowUp, withCallerMessagesKept } from '../../src/core/task-registry/caller-messages.js';
+import { withHistoryLength, type Message, type Task } from '../../src/model/index.js';
+
+const user = (id: string): Message => ({ messageId: id, role: 'ROLE_USER', parts: [{ text: id }] });
+const agent = (id: string): Message => ({ messageId: id, role: 'ROLE_AGENT', parts: [{ text: id }] });
+const task = (history: Message[] | undefined): Task => ({
+  id: 't',
+  status: { state: 'TASK_STATE_COMPLETED' },
+  ...(history ? { history } : {}),
+});
+const ids = (answer: Task): string[] => (answer.history ?? []).map((message) => message.messageId);
+
+describe('withCallerMessagesKept', () => {
+  it("a 0.2.5 agent's task that asked twice: each answer back after its question, the reply last", () => {
+    const answer = task([user('ask'), agent('q1'), agent('q2'), agent('reply')]);
+    const recorded = [user('ask'), agent('q1'), user('a1'), agent('q2'), user('a2')];
+    expect(ids(withCallerMessagesKept(answer, recorded))).toEqual(['ask', 'q1', 'a1', 'q2', 'a2', 'reply']);
+  });
+
+  it('an answer that holds every recorded message is the answer itself, its order the agent’s', () => {
+    const answer = task([user('ask'), agent('q1'), user('a1'), agent('reply')]);
+    expect(withCallerMessagesKept(answer, [user('ask'), user('a1'), agent('q1')])).toBe(answer);
+    expect(withCallerMessagesKept(answer, undefined)).toBe(answer);
+  });
+
+  it('an agent message the agent left out stays out, and so does a user message with nothing the agent holds before it', () => {
+    const answer = task([agent('q1'), agent('reply')]);
+    const recorded = [user('ask'), agent('q1'), agent('status-said-once'), user('a1')];
+    // An agent that never shows its task's opening message (iac-code) is answered as it answers.
+    expect(ids(withCallerMessagesKept(answer, recorded))).toEqual(['q1', 'a1', 'reply']);
+    const bare = task(undefined);
+    expect(withCallerMessagesKept(bare, [user('ask'), agent('q1')])).toBe(bare);
+  });
+
+  it('a message recorded twice (a retried follow-up) is kept once', () => {
+    const answer = task([user('ask'), agent('q1')]);
+    expect(ids(withCallerMessagesKept(answer, [user('ask'), agent('q1'), user('a1'), user('a1')]))).toEqual(['ask', 'q1', 'a1']);
+  });
+
+  it('the record as a follow-up finds it: its history, the question it waits on, then the follow-up', () => {
+    const recorded: Task = { id: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agent('q1') }, history: [user('ask')] };
+    const answer = task([user('ask'), agent('q1'), agent('reply')]);
+    expect(ids(withCallerMessagesKept(answer, recordedWithFollowUp(recorded, user('a1'))))).toEqual(['ask', 'q1', 'a1', 'reply']);
+    expect(recordedWithFollowUp(recorded, undefined)).toBe(recorded.history);
+  });
+
+  // A transcript of unique messages; the agent's history is it without some of the user's messages, the record
+  // a prefix of it (the record may be behind the agent, never ahead of it).
+  const transcript = fc
+    .array(fc.record({ fromUser: fc.boolean(), agentLacks: fc.boolean() }), { maxLength: 12 })
+    .chain((said) => fc.record({ said: fc.constant(said), recordedUpTo: fc.nat(said.length), cut: fc.nat(said.length + 1) }));
+
+  it('gives the transcript back, and cut to any historyLength, its tail', () => {
+    fc.assert(
+      fc.property(transcript, ({ said, recordedUpTo, cut }) => {
+        const messages = said.map((entry, index) => (entry.fromUser ? user(`u${index}`) : agent(`g${index}`)));
+        const agentHistory = messages.filter((_, index) => !(said[index]!.fromUser && said[index]!.agentLacks));
+        const recorded = messages.slice(0, recordedUpTo);
+        // What the agent holds, plus the user's messages the record holds after one the agent holds.
+        const firstHeld = messages.findIndex((message) => agentHistory.includes(message));
+        const expected = messages.filter(
+          (message, index) => agentHistory.includes(message) || (firstHeld >= 0 && firstHeld < index && index < recordedUpTo),
+        );
+        expect(ids(withCallerMessagesKept(task(agentHistory), recorded))).toEqual(expected.map((message) => message.messageId));
+        if (cut === 0) return;
+        const cutAnswer = withHistoryLength(task(agentHistory), cut);
+        expect(ids(withHistoryLength(withCallerMessagesKept(cutAnswer, recorded), cut))).toEqual(
+          expected.slice(-cut).map((message) => message.messageId),
+        );
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
