@@ -5,6 +5,7 @@ import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
 import { withFields, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
+import { withAgentIdsMapped } from './agent-ids-mapped.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
 import { createV025Upstream } from './v025-client.js';
@@ -47,8 +48,9 @@ export function upstreamFor(
 ): Upstream {
   if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC' });
-  if (protocol === '0.3' && binding === 'HTTP+JSON') return createV03RestUpstream({ baseUrl, config, dispatcher });
-  return createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher });
+  // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).
+  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher }));
+  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher }));
 }
 
 /**

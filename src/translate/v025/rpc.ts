@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import {
-  A2AError,
-  CancelTaskRequest,
-  CreateTaskPushNotificationConfigRequest,
-  DeleteTaskPushNotificationConfigRequest,
-  GetTaskPushNotificationConfigRequest,
-  GetTaskRequest,
-  ListTaskPushNotificationConfigsRequest,
-  SendMessageRequest,
-  SubscribeToTaskRequest,
-  parseParams,
-} from '../../model/index.js';
+import { A2AError, parseParams } from '../../model/index.js';
 import type { MappingProfile, V1Method } from '../../mappings/index.js';
 import {
   V025AgentCard,
@@ -26,6 +15,15 @@ import {
   parseV025Response,
   type V025Method,
 } from '../../protocol/v025/index.js';
+import {
+  AgentCancelTaskRequest,
+  AgentCreatePushConfigRequest,
+  AgentGetTaskRequest,
+  AgentListPushConfigsRequest,
+  AgentPushConfigRequest,
+  AgentSendMessageRequest,
+  AgentSubscribeToTaskRequest,
+} from './agent-requests.js';
 import { cardFromV025 } from './cards.js';
 import * as req from './requests.js';
 import { deleteResultToV1, pushConfigListToV1, sendResultToV1 } from './results.js';
@@ -67,7 +65,7 @@ export function requestToV1(method: string, params: unknown, profile: MappingPro
 }
 
 /**
- * A 1.0 call → the 0.2.5 method and params, for a 0.2.5 upstream. ListTasks has no counterpart
+ * A 1.0 call → the 0.2.5 method and params, for a 0.2.5 upstream, its ids the agent's own (agent-requests.ts). ListTasks has no counterpart
  * (-32004, like a2a-js compat). GetExtendedAgentCard maps to the 0.3 method name; a strict 0.2.5
  * agent serves the card by HTTP GET instead, which is the upstream client's business.
  */
@@ -81,21 +79,21 @@ export function requestToV025(method: string, params: unknown, profile: MappingP
   switch (method) {
     case 'SendMessage':
     case 'SendStreamingMessage':
-      return { method: target, params: req.sendRequestToV025(parseParams(SendMessageRequest, params), profile) };
+      return { method: target, params: req.sendRequestToV025(parseParams(AgentSendMessageRequest, params), profile) };
     case 'GetTask':
-      return { method: target, params: req.getTaskRequestToV025(parseParams(GetTaskRequest, params)) };
+      return { method: target, params: req.getTaskRequestToV025(parseParams(AgentGetTaskRequest, params)) };
     case 'CancelTask':
-      return { method: target, params: req.cancelTaskRequestToV025(parseParams(CancelTaskRequest, params)) };
+      return { method: target, params: req.cancelTaskRequestToV025(parseParams(AgentCancelTaskRequest, params)) };
     case 'SubscribeToTask':
-      return { method: target, params: req.subscribeRequestToV025(parseParams(SubscribeToTaskRequest, params)) };
+      return { method: target, params: req.subscribeRequestToV025(parseParams(AgentSubscribeToTaskRequest, params)) };
     case 'CreateTaskPushNotificationConfig':
-      return { method: target, params: req.pushConfigToV025(parseParams(CreateTaskPushNotificationConfigRequest, params)) };
+      return { method: target, params: req.pushConfigToV025(parseParams(AgentCreatePushConfigRequest, params)) };
     case 'GetTaskPushNotificationConfig':
-      return { method: target, params: req.getPushConfigRequestToV025(parseParams(GetTaskPushNotificationConfigRequest, params)) };
+      return { method: target, params: req.getPushConfigRequestToV025(parseParams(AgentPushConfigRequest, params)) };
     case 'ListTaskPushNotificationConfigs':
-      return { method: target, params: req.listPushConfigsRequestToV025(parseParams(ListTaskPushNotificationConfigsRequest, params)) };
+      return { method: target, params: req.listPushConfigsRequestToV025(parseParams(AgentListPushConfigsRequest, params)) };
     case 'DeleteTaskPushNotificationConfig':
-      return { method: target, params: req.deletePushConfigRequestToV025(parseParams(DeleteTaskPushNotificationConfigRequest, params)) };
+      return { method: target, params: req.deletePushConfigRequestToV025(parseParams(AgentPushConfigRequest, params)) };
     case 'GetExtendedAgentCard':
     case 'ListTasks':
       return { method: target, params: {} };
