@@ -57,8 +57,10 @@ const event = (id: string): fc.Arbitrary<StreamResponse> =>
         },
       })),
     fc
-      .record({ artifact, append: fc.boolean() })
-      .map(({ artifact: value, append }): StreamResponse => ({ artifactUpdate: { taskId: id, contextId: 'c-1', artifact: value, append } })),
+      .record({ artifact, append: fc.boolean(), metadata: fc.option(fc.record({ c: fc.nat(3) }), { nil: undefined }) })
+      .map(({ artifact: value, append, metadata }): StreamResponse => ({
+        artifactUpdate: { taskId: id, contextId: 'c-1', artifact: value, append, ...(metadata ? { metadata } : {}) },
+      })),
     message(id).map((value): StreamResponse => ({ message: value })),
   );
 
@@ -82,6 +84,18 @@ function oneByOne(current: Task | undefined, events: readonly StreamResponse[], 
   }
   return applied ? folded : undefined;
 }
+
+describe('foldEvent', () => {
+  it("an update's metadata joins the task's, a status update's and an artifact update's alike (as a2a-js 1.x records them)", () => {
+    const started: Task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' }, metadata: { task: 'T' } };
+    const events: StreamResponse[] = [
+      { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' }, metadata: { status: 'S' } } },
+      { artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: 'x' }] }, metadata: { artifact: 'A' } } },
+    ];
+    expect(oneByOne(started, events, 10)?.metadata).toEqual({ task: 'T', status: 'S', artifact: 'A' });
+    expect(foldEvents(started, events, 10)?.metadata).toEqual({ task: 'T', status: 'S', artifact: 'A' });
+  });
+});
 
 describe('foldEvents', () => {
   it('equals folding one event at a time, and leaves its inputs as they were', () => {

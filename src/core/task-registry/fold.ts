@@ -143,16 +143,18 @@ class TaskDraft {
     if (!update.append) {
       if (index >= 0) artifacts[index] = incoming;
       else artifacts.push(incoming);
-      return;
+    } else {
+      let existing = artifacts[index] as Artifact;
+      if (!this.ownParts.has(existing)) {
+        existing = withFields(existing, { parts: [...existing.parts] });
+        artifacts[index] = existing;
+        this.ownParts.add(existing);
+      }
+      existing.parts.push(...incoming.parts);
+      if (incoming.metadata) existing.metadata = withFields(existing.metadata, incoming.metadata);
     }
-    let existing = artifacts[index] as Artifact;
-    if (!this.ownParts.has(existing)) {
-      existing = withFields(existing, { parts: [...existing.parts] });
-      artifacts[index] = existing;
-      this.ownParts.add(existing);
-    }
-    existing.parts.push(...incoming.parts);
-    if (incoming.metadata) existing.metadata = withFields(existing.metadata, incoming.metadata);
+    // Its metadata joins the task's, as a status update's does (a2a-js 1.x records both so).
+    if (update.metadata) task.metadata = withFields(task.metadata, update.metadata);
   }
 
   private message(message: Message): boolean {
@@ -212,7 +214,9 @@ function foldArtifact(current: Task | undefined, update: TaskArtifactUpdateEvent
     // A chunk to append to an artifact we never saw: the SDKs drop it, and so do we.
     return base;
   }
-  return withFields(base, { artifacts: nextArtifacts });
+  const next = withFields(base, { artifacts: nextArtifacts });
+  if (update.metadata) next.metadata = withFields(base.metadata, update.metadata);
+  return next;
 }
 
 function foldMessage(current: Task | undefined, message: Message, historyLimit: number): Task | undefined {
