@@ -38,6 +38,8 @@ export function drainable(server: Server): DrainableServer {
   // them ahead of need (undici does after every aborted request) and would hold the drain until the end.
   const unused = new Set<Socket>();
   let draining = false;
+  /** Once the drain has read what was sent before it: idle connections are closed as they become idle. */
+  let closingIdle = false;
   const closeIdle = (): void => {
     server.closeIdleConnections();
     for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
@@ -57,7 +59,8 @@ export function drainable(server: Server): DrainableServer {
     open.add(response);
     response.once('close', () => {
       open.delete(response);
-      if (draining) closeIdleSoon();
+      // Not before the drain has read what was sent (below): a connection accepted meanwhile has not been read yet.
+      if (closingIdle) closeIdleSoon();
     });
   });
 
@@ -74,6 +77,7 @@ export function drainable(server: Server): DrainableServer {
         await nextPoll();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         await nextPoll();
+        closingIdle = true;
         closeIdle();
         if (await settlesWithin(closed, drainMs)) return;
         interrupt();

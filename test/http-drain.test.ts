@@ -154,6 +154,29 @@ describe('drainable', () => {
     expect(await timed(drained)).toBeLessThan(1_000);
   });
 
+  it('serves a request already sent when the drain begins while another response ends at that moment', async () => {
+    const parked: ServerResponse[] = [];
+    const { port, drain } = await serve((req, res) => {
+      if (req.url === '/slow') parked.push(res);
+      else res.end(`answer to ${req.url}`);
+    });
+    const slow = await rawConnection(port);
+    slow.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => parked.length).toBe(1);
+    const fresh = connect(port, '127.0.0.1');
+    const freshText = readAll(fresh);
+    await new Promise((resolve) => fresh.once('connect', resolve));
+
+    fresh.write('GET /queued HTTP/1.1\r\nHost: x\r\n\r\n');
+    const drained = drain.drain({ drainMs: 5_000, interrupt: () => undefined });
+    // Its close closes idle connections again: not before the drain has read what was sent.
+    parked[0]!.end('slow done');
+
+    expect(await freshText).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued$/);
+    expect(await slow.text).toMatch(/slow done$/);
+    expect(await timed(drained)).toBeLessThan(1_000);
+  });
+
   it('interrupts what is still open when drainMs runs out, then cuts it after the grace', async () => {
     const pending: ServerResponse[] = [];
     let onArrival!: () => void;
