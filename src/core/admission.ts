@@ -3,7 +3,6 @@ import {
   A2AError,
   ErrorCode,
   eventTaskRef,
-  eventTaskState,
   isActiveState,
   isInterruptedState,
   isTerminalState,
@@ -14,8 +13,10 @@ import {
   type Task,
 } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
-import { contextBusyError, type ContextLanes, type Lease, type RecordedState } from './context-lanes.js';
+import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
+import { recordedStateFor } from './dead-holders.js';
 import { deferIterable, tapIterable } from './iterables.js';
+import { streamTurnNaming } from './turn-naming.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 import { tenantField, tenantOf } from './tenants.js';
@@ -111,11 +112,6 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
  */
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
-  // A lane whose holder died with it is taken over once the registry records its turn's task finished.
-  const recordedState =
-    (ctx: CallContext): RecordedState =>
-    async (taskId) =>
-      (await registry.get(taskId, ctx.principal))?.status.state;
 
   async function admit(request: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
     const { message } = request;
@@ -130,7 +126,8 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       throw foreignContextError(contextId);
     }
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.
-    const lease = await lanes.tryAcquire(laneKey(contextId), undefined, recordedState(ctx));
+    // A lane whose holder died with it is taken over once the registry records its turn over (dead-holders.ts).
+    const lease = await lanes.tryAcquire(laneKey(contextId), undefined, recordedStateFor(registry, ctx));
     if (!lease) throw contextBusyError(contextId);
     if (await runsWithoutLane(contextId, ctx)) {
       await lease.release();
@@ -165,20 +162,11 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
-      // The lane names the turn's task as paused while the turn is paused (an answer for it rides along), and only
-      // then; while it runs, as running, so that a replica finding the lane held and the task recorded finished (its
-      // holder died) takes it over (context-lanes.ts).
-      const bindTask = (taskId: string | undefined, event: StreamResponse): void => {
-        const state = eventTaskState(event);
-        if (!lease || !taskId || state === undefined) return;
-        if (isInterruptedState(state)) return lease.bindTask(taskId);
-        lease.bindTask(undefined);
-        lease.runsTask(taskId);
-      };
+      let nameTurn = lease && streamTurnNaming(lease, deps.settling);
       return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
         item(event) {
-          const { taskId, contextId } = eventTaskRef(event);
-          if (!takeLane || !contextId) return bindTask(taskId, event);
+          const { contextId } = eventTaskRef(event);
+          if (!takeLane || !contextId) return nameTurn?.(event);
           // Taken before the event is handed on, so no caller can know the context before its lane is held.
           takeLane = false;
           return lanes
@@ -189,7 +177,8 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
             })
             .then((taken) => {
               lease = taken;
-              bindTask(taskId, event);
+              nameTurn = taken && streamTurnNaming(taken, deps.settling);
+              nameTurn?.(event);
             });
         },
         end: () => lease?.release(),
@@ -200,6 +189,10 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   return overlay(inner, {
     async sendMessage(request, ctx): Promise<SendMessageResponse> {
       const { lease, ridesAlong } = await admit(request, ctx);
+      // A follow-up names its task from the start (a new task's id comes only with the answer): should this process
+      // die, the turn is over once the registry records the task finished. Not once it waits for input: nothing is
+      // recorded before the answer, so the registry still holds the question this turn answers.
+      if (lease && request.message.taskId) lease.runsTask(request.message.taskId, { onlyFinishedEnds: true });
       try {
         return await inner.sendMessage(request, ctx, { ridesAlong });
       } finally {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
-import { isTerminalState } from '../model/index.js';
 import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
+import { missedRenewalMs, readRunning, renewEveryMs, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 
@@ -22,8 +22,11 @@ export interface RedisContextLanesOptions {
 
 /*
  * A lane holds `<token>|<paused task>` while its turn is paused, `<token>||<task>` while it runs on a task
- * it named (`runsTask`), `<token>|` before. Replicas of before read what follows the first `|` as the
- * paused task: `|<task>` is no task id of theirs, so nothing rides along into a running turn there either.
+ * it named (`runsTask`), `<token>|||<task>` when only a finished state ends that turn (`onlyFinishedEnds`),
+ * `<token>|` before. Replicas of before read what follows the first `|` as the paused task: `|<task>` is no
+ * task id of theirs, so nothing rides along into a running turn there either (and they read `||<task>` as
+ * running on a task `|<task>`, which no registry knows: they wait for the lease). A running task whose id
+ * starts with `|` reads as `onlyFinishedEnds` on another id, so its lane too waits for its lease.
  * Scripts act only while the value still starts with the caller's `<token>|` (tokens are UUIDs, so the
  * prefix is exact): a replica whose lease expired never renews, rebinds or deletes the lease another
  * replica took since.
@@ -46,16 +49,23 @@ return 0`;
 const TAKE_OVER_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
 return 0`;
+/** A lane's value while its holder still renews it (it has not missed a renewal, ARGV[1]); else nothing. */
+const LIVE_HOLDER_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if v and redis.call('PTTL', KEYS[1]) >= tonumber(ARGV[1]) then return v end
+return false`;
 
-/** What a lane's value says of its turn: the task it names, and whether the turn is paused on it. */
-function laneHolder(value: string): { taskId?: string; paused: boolean } {
+/** What a lane's value says of its turn: the task it names, paused on it or running. */
+type LaneHolder = (NamedTurn & { paused: boolean }) | undefined;
+
+function laneHolder(value: string): LaneHolder {
   const named = value.slice(value.indexOf('|') + 1);
-  if (named.startsWith('|')) return named.length > 1 ? { taskId: named.slice(1), paused: false } : { paused: false };
-  return named ? { taskId: named, paused: true } : { paused: false };
+  if (!named.startsWith('|')) return named ? { taskId: named, paused: true } : undefined;
+  const running = readRunning(named.slice(1));
+  return running && { paused: false, ...running };
 }
 
-/** The part of a lane's value after `<token>|`. */
-const namedPart = (paused: string | undefined, running: string | undefined): string => paused ?? (running ? `|${running}` : '');
+/** The part of a lane's value after `<token>|`: the paused task, else `|` and the running one, else nothing. */
+const namedPart = (paused: string | undefined, running: NamedTurn | undefined): string => paused ?? (running ? `|${runningPart(running)}` : '');
 
 /**
  * Lanes shared by every replica through one Redis. Acquiring is a single `SET NX PX` round trip;
@@ -70,11 +80,11 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   const bindScript = redisScript(redis, 'a2aBridgeLaneBind', 1, BIND_SCRIPT);
   const releaseScript = redisScript(redis, 'a2aBridgeLaneRelease', 1, RELEASE_SCRIPT);
   const takeOverScript = redisScript(redis, 'a2aBridgeLaneTakeOver', 1, TAKE_OVER_SCRIPT);
+  const liveHolderScript = redisScript(redis, 'a2aBridgeLaneLiveHolder', 1, LIVE_HOLDER_SCRIPT);
 
   const leaseMs = String(options.leaseMs);
-  const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
-  // What a live holder's lease has left at most a renewal's interval and a slow event loop after it renewed.
-  const missedRenewal = String(options.leaseMs - renewEveryMs - Math.min(Math.floor(renewEveryMs / 2), 2_000));
+  const renewEvery = renewEveryMs(options.leaseMs);
+  const missedRenewal = String(missedRenewalMs(options.leaseMs));
   const laneKey = (key: string) => `${options.prefix}lane:${encodeURIComponent(key)}`;
   /** Renewal timers of the leases this process holds, stopped by close(). */
   const renewals = new Set<NodeJS.Timeout>();
@@ -86,7 +96,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     const redisKey = laneKey(key);
     const owner = `${token}|`;
     let boundTask = taskId;
-    let runningTask: string | undefined;
+    let running: NamedTurn | undefined;
     let releasing: Promise<void> | undefined;
 
     const timer = setInterval(() => {
@@ -99,7 +109,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
         },
         (error: unknown) => warn(error, key, 'context lane lease could not be renewed'),
       );
-    }, renewEveryMs);
+    }, renewEvery);
     timer.unref();
     renewals.add(timer);
     function stopRenewing(): void {
@@ -108,7 +118,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     }
     function record(): void {
       // Not awaited: commands on one connection run in order, so a later release still comes after it.
-      bindScript(redisKey, owner, leaseMs, namedPart(boundTask, runningTask)).catch((error: unknown) =>
+      bindScript(redisKey, owner, leaseMs, namedPart(boundTask, running)).catch((error: unknown) =>
         warn(error, key, 'context lane task could not be recorded'),
       );
     }
@@ -121,12 +131,13 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       bindTask(id) {
         if (boundTask === id || releasing) return;
         boundTask = id;
-        runningTask = undefined;
+        running = undefined;
         record();
       },
-      runsTask(id) {
-        if (boundTask !== undefined || runningTask === id || releasing) return;
-        runningTask = id;
+      runsTask(id, options) {
+        const named: NamedTurn = { taskId: id, onlyFinishedEnds: options?.onlyFinishedEnds === true };
+        if (boundTask !== undefined || releasing || (running && runningPart(running) === runningPart(named))) return;
+        running = named;
         record();
       },
       release() {
@@ -141,17 +152,17 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   }
 
   /**
-   * Takes a held lane whose task the registry records finished and whose holder missed a renewal: it died without
-   * releasing the lane (a live one releases it itself), and no turn runs on a finished task again. So a dead
-   * holder's lane comes free a renewal's interval and a little after its last renewal, not a whole lease after it.
+   * Takes a held lane whose turn the registry records over (turnOver) and whose holder missed a renewal: it died
+   * without releasing the lane (a live one releases it itself). So a dead holder's lane comes free a renewal's
+   * interval and a little after its last renewal, not a whole lease after it. A paused turn's lane too: the
+   * stream an answer would ride along into died with its holder (holderTask no longer names it).
    */
   async function tookOverEnded(redisKey: string, value: string, recordedState: RecordedState): Promise<boolean> {
     const held = await redis.get(redisKey);
     // Released since: taken as any free lane is.
     if (held === null) return (await redis.set(redisKey, value, 'PX', options.leaseMs, 'NX')) === 'OK';
-    const { taskId } = laneHolder(held);
-    const state = taskId === undefined ? undefined : await recordedState(taskId);
-    if (state === undefined || !isTerminalState(state)) return false;
+    const holder = laneHolder(held);
+    if (!holder || !turnOver(holder, await recordedState(holder.taskId))) return false;
     return Number(await takeOverScript(redisKey, held, value, leaseMs, missedRenewal)) === 1;
   }
 
@@ -167,7 +178,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     },
 
     async holderTask(key) {
-      const value = await redis.get(laneKey(key));
+      const value = (await liveHolderScript(laneKey(key), missedRenewal)) as string | null;
       const holder = value === null ? undefined : laneHolder(value);
       return holder?.paused ? holder.taskId : undefined;
     },

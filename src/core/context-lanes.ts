@@ -12,10 +12,12 @@ export interface Lease {
   bindTask(taskId: string | undefined): void;
   /**
    * Names the task the turn runs on, so that another replica may take the lane over should this process die
-   * and the registry later record the task finished. Ignored while the lane names a paused task; a later
-   * bindTask clears it.
+   * and the registry later record the turn over: the task finished, or (unless `onlyFinishedEnds`) waiting for
+   * input. `onlyFinishedEnds` when the registry may still hold the interrupted state the turn began from (a
+   * blocking follow-up: nothing is recorded before its answer). Ignored while the lane names a paused task; a
+   * later bindTask clears it.
    */
-  runsTask(taskId: string): void;
+  runsTask(taskId: string, options?: { onlyFinishedEnds?: boolean }): void;
   /**
    * Idempotent; a released lease never frees a lane someone else has taken since. Resolves once the
    * lane is free for everyone, so a caller told "the turn ended" can start the next one at once.
@@ -31,13 +33,13 @@ export interface Lease {
 export interface ContextLanes {
   /**
    * The lane (optionally naming a paused task already), or undefined when another turn holds it: the caller rejects,
-   * it does not queue. With `recordedState`, a lane whose holder named its task, and whose task the registry
-   * records finished (a terminal state), is taken over at once: its holder died before it could release it, and
-   * no turn runs on a finished task again. A task recorded interrupted is not enough: a live holder's turn that
-   * has just paused names its task as paused a moment after the registry records it, so that lane waits for its lease.
+   * it does not queue. With `recordedState`, a lane whose holder named its task and missed a renewal, and whose
+   * task the registry records over (finished, or waiting for input: the agent asked its question), is taken over
+   * at once: its holder died before it could release it. A live holder renews, so it keeps its lane however early
+   * the registry records its turn over.
    */
   tryAcquire(key: string, taskId?: string, recordedState?: RecordedState): Promise<Lease | undefined>;
-  /** The task whose paused turn holds the lane, when the lane is held by one. */
+  /** The task whose paused turn holds the lane, when the lane is held by one that is alive (it renews its lease). */
   holderTask(key: string): Promise<string | undefined>;
   /** Stops renewing held leases (they expire) and releases what the lanes own. */
   close(): Promise<void>;

@@ -2,13 +2,21 @@ import type { LimitsConfig } from '../config/limits-schema.js';
 import { A2AError, type Message, type SendMessageRequest, type SendMessageResponse, type StreamResponse } from '../model/index.js';
 import { messageEntry, type EntryDeps } from './admission.js';
 import type { AgentPort, CallContext } from './agent-port.js';
+import type { RecordedState } from './context-lanes.js';
 import { countsPerKey } from './counts-per-key.js';
+import { recordedStateFor } from './dead-holders.js';
 import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
+import { streamTurnNaming, type TurnHold } from './turn-naming.js';
 
 /** A turn's hold on one of its client's slots; `release` may be called any number of times, it counts once. */
 export interface TurnSlot {
   release(): void;
+  /**
+   * Names the slot's turn to the other replicas, as a context lane does (Lease): slots shared through Redis, so
+   * that another replica frees the slot of a holder that died once the registry records its turn over.
+   */
+  names?: TurnHold;
 }
 
 /** A slot, or undefined at the cap; a promise only from slots that must ask elsewhere (Redis), so the in-process ones cost no tick. */
@@ -21,8 +29,12 @@ export type TakenSlot = TurnSlot | undefined | Promise<TurnSlot | undefined>;
  * credential's principal; all anonymous callers of a surface are one principal.
  */
 export interface TurnSlots {
-  /** A slot for a turn of the caller's client, or undefined when the client is at its cap. */
-  take(ctx: CallContext): TakenSlot;
+  /**
+   * A slot for a turn of the caller's client, or undefined when the client is at its cap. With `recordedState`, at
+   * the cap a slot whose holder missed a renewal and whose turn the registry records over is taken over (its
+   * holder died; context-lanes.ts says the same of a lane).
+   */
+  take(ctx: CallContext, recordedState?: RecordedState): TakenSlot;
   /** The caller's client's cap; 0: none. */
   capOf(ctx: Pick<CallContext, 'client'>): number;
   /** Turns the caller's client has in flight now. */
@@ -142,7 +154,7 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
 
   /** The turn's slot; at the cap, none for a paused turn's answer, else the refusal. */
   async function slotFor(message: Message, ctx: CallContext): Promise<TurnSlot> {
-    const taken = slots.take(ctx);
+    const taken = slots.take(ctx, recordedStateFor(deps.registry, ctx));
     const slot = taken instanceof Promise ? await taken : taken;
     if (slot) return slot;
     // Only asked at the cap: a turn below it pays nothing for the rule.
@@ -153,6 +165,8 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
   return overlay(inner, {
     async sendMessage(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
       const slot = await slotFor(request.message, ctx);
+      // As its lane does (admission.ts): a follow-up's turn is over once its task is recorded finished.
+      if (request.message.taskId) slot.names?.runsTask(request.message.taskId, { onlyFinishedEnds: true });
       try {
         return await inner.sendMessage(request, ctx);
       } finally {
@@ -163,8 +177,12 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
     sendStreamingMessage: (request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> =>
       deferIterable(async () => {
         const slot = await slotFor(request.message, ctx);
+        const nameTurn = slot.names && streamTurnNaming(slot.names, deps.settling);
         try {
-          return tapIterable(inner.sendStreamingMessage(request, ctx), { end: slot.release });
+          return tapIterable(inner.sendStreamingMessage(request, ctx), {
+            item: nameTurn,
+            end: slot.release,
+          });
         } catch (error) {
           slot.release();
           throw error;

@@ -5,6 +5,8 @@ import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors
 import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 import type { CallContext } from './agent-port.js';
+import type { RecordedState } from './context-lanes.js';
+import { missedRenewalMs, readRunning, renewEveryMs, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
 import { capsOf, clientKey, holdSlot, UNCOUNTED, type TurnSlot, type TurnSlots } from './turn-limits.js';
 
 export interface RedisTurnSlotsOptions {
@@ -39,11 +41,42 @@ ${HOLD}`;
 const RENEW_SCRIPT = `${NOW}if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 ${HOLD}`;
 const COUNT_SCRIPT = `${NOW}return redis.call('ZCARD', KEYS[1])`;
+/*
+ * A member is `<UUID>`, or `<UUID>|<task>` once its turn names its task (dead-holders.ts, runningPart): renamed
+ * in place, its lease kept. Replicas of before only count members and remove their own.
+ */
+const RENAME_SCRIPT = `${NOW}local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], score, ARGV[2])
+return 1`;
+/** Members that name a task and whose holder missed a renewal (less than ARGV[1] left of their lease). */
+const MISSED_SCRIPT = `${NOW}local missed = {}
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now + tonumber(ARGV[1])))) do
+  if string.find(member, '|', 1, true) then missed[#missed + 1] = member end
+end
+return missed`;
+/** Replaces a dead holder's member (ARGV[1]) by a new one (ARGV[2], leased ARGV[3]) while it is still there unrenewed (ARGV[4]): of two takers, one wins. */
+const TAKE_OVER_SCRIPT = `${NOW}local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) >= now + tonumber(ARGV[4]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], now + ARGV[3], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;
 
 /** One held slot in Redis. */
 interface Lease {
   key: string;
+  /** Its member: `id`, then `id|<task>` once named. */
   member: string;
+  readonly id: string;
+  freed?: true;
+}
+
+/** The turn a member names, if any. */
+function memberTurn(member: string): NamedTurn | undefined {
+  const bar = member.indexOf('|');
+  return bar === -1 ? undefined : readRunning(member.slice(bar + 1));
 }
 
 /** What a turn gets when Redis cannot count it: said so an end user (a Bailian user) can read it too. */
@@ -68,6 +101,9 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   const takeScript = redisScript(redis, 'a2aBridgeTurnTake', 1, TAKE_SCRIPT);
   const renewScript = redisScript(redis, 'a2aBridgeTurnRenew', 1, RENEW_SCRIPT);
   const countScript = redisScript(redis, 'a2aBridgeTurnCount', 1, COUNT_SCRIPT);
+  const renameScript = redisScript(redis, 'a2aBridgeTurnRename', 1, RENAME_SCRIPT);
+  const missedScript = redisScript(redis, 'a2aBridgeTurnMissed', 1, MISSED_SCRIPT);
+  const takeOverScript = redisScript(redis, 'a2aBridgeTurnTakeOver', 1, TAKE_OVER_SCRIPT);
   const warn = throttledWarnings(options.logger);
   const leaseMs = String(options.leaseMs);
   const slotsKey = (ctx: Pick<CallContext, 'principal' | 'client'>) => `${options.prefix}turns:${encodeURIComponent(clientKey(ctx))}`;
@@ -75,7 +111,7 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   /** The leases this replica holds, renewed together by one timer that runs only while there are any. */
   const held = new Set<Lease>();
   let renewing: NodeJS.Timeout | undefined;
-  const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
+  const missedRenewal = missedRenewalMs(options.leaseMs);
 
   function renewAll(): void {
     for (const lease of held) {
@@ -92,7 +128,7 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   }
   function remember(lease: Lease): void {
     held.add(lease);
-    renewing ??= setInterval(renewAll, renewEveryMs).unref();
+    renewing ??= setInterval(renewAll, renewEveryMs(options.leaseMs)).unref();
   }
   function forget(lease: Lease): void {
     held.delete(lease);
@@ -101,12 +137,37 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
     renewing = undefined;
   }
   function free(lease: Lease): void {
+    lease.freed = true;
     forget(lease);
     redis.zrem(lease.key, lease.member).catch((error: unknown) => warn({ err: error }, 'a turn slot could not be given back in Redis; it expires'));
   }
 
-  async function takeLease(ctx: CallContext, cap: number): Promise<TurnSlot | undefined> {
-    const lease: Lease = { key: slotsKey(ctx), member: randomUUID() };
+  /** Names the lease's turn (undefined: none): its member renamed, on this connection, so renewals and the release after it find it. */
+  function name(lease: Lease, turn: NamedTurn | undefined): void {
+    const member = turn ? `${lease.id}|${runningPart(turn)}` : lease.id;
+    if (lease.freed || member === lease.member) return;
+    const before = lease.member;
+    lease.member = member;
+    renameScript(lease.key, before, member).catch((error: unknown) => warn({ err: error }, 'a turn slot could not name its task in Redis'));
+  }
+
+  /**
+   * At the cap: takes the place of a slot whose holder missed a renewal and whose turn the registry records over
+   * (dead-holders.ts), so a client whose turn ran on a replica that died is not refused for the rest of its lease.
+   */
+  async function tookOverDead(lease: Lease, recordedState: RecordedState): Promise<boolean> {
+    const missed = (await missedScript(lease.key, missedRenewal)) as string[];
+    for (const member of missed) {
+      const turn = memberTurn(member);
+      if (!turn || !turnOver(turn, await recordedState(turn.taskId))) continue;
+      if (Number(await takeOverScript(lease.key, member, lease.member, leaseMs, missedRenewal)) === 1) return true;
+    }
+    return false;
+  }
+
+  async function takeLease(ctx: CallContext, cap: number, recordedState: RecordedState | undefined): Promise<TurnSlot | undefined> {
+    const id = randomUUID();
+    const lease: Lease = { key: slotsKey(ctx), member: id, id };
     let taken: unknown;
     try {
       taken = await takeScript(lease.key, lease.member, leaseMs, cap);
@@ -116,16 +177,27 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
       warn({ err: error }, 'Redis did not count a turn in time: turns of capped clients are refused until it does');
       throw uncountable();
     }
-    if (Number(taken) !== 1) return undefined;
+    if (Number(taken) !== 1) {
+      const tookOver = recordedState && (await tookOverDead(lease, recordedState).catch(() => false));
+      if (!tookOver) return undefined;
+    }
     remember(lease);
-    return holdSlot(ctx, lease, free);
+    const slot = holdSlot(ctx, lease, free);
+    return {
+      release: slot.release,
+      // A slot counts its turn whether paused or running: either names the task, whose recorded end frees it.
+      names: {
+        bindTask: (taskId) => name(lease, taskId === undefined ? undefined : { taskId }),
+        runsTask: (taskId, named) => name(lease, { taskId, onlyFinishedEnds: named?.onlyFinishedEnds === true }),
+      },
+    };
   }
 
   return {
     capOf,
-    take(ctx) {
+    take(ctx, recordedState) {
       const cap = capOf(ctx);
-      return cap === 0 ? UNCOUNTED : takeLease(ctx, cap);
+      return cap === 0 ? UNCOUNTED : takeLease(ctx, cap, recordedState);
     },
     inFlight: async (ctx) => Number(await countScript(slotsKey(ctx))),
     async close() {

@@ -35,14 +35,14 @@ const recorded =
  * A replica that took lane K, named its task as `runs` (running) or `paused`, then died: its renewals
  * stopped, its lane never released. And a live replica on the same lanes.
  */
-async function deadHolder(name: { runs?: string; paused?: string }) {
+async function deadHolder(name: { runs?: string; paused?: string; onlyFinishedEnds?: boolean }) {
   const prefix = `${RUN_PREFIX}${randomUUID()}:`;
   const make = () => open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: LEASE_MS }));
   const dying = make();
   const lease = (await dying.tryAcquire('K'))!;
-  if (name.runs) lease.runsTask(name.runs);
+  if (name.runs) lease.runsTask(name.runs, { onlyFinishedEnds: name.onlyFinishedEnds === true });
   if (name.paused) lease.bindTask(name.paused);
-  const expected = name.paused ?? (name.runs ? `|${name.runs}` : '');
+  const expected = name.paused ?? (name.runs ? `${name.onlyFinishedEnds ? '||' : '|'}${name.runs}` : '');
   await expect.poll(async () => (await admin.get(`${prefix}lane:K`))?.endsWith(`|${expected}`)).toBe(true);
   await dying.close();
   // Dead a while: its lease has run down past what a renewal would have left.
@@ -84,19 +84,31 @@ describe('redis context lanes: taking over the lane of a dead holder', () => {
     expect(attempts.filter((lease) => lease !== undefined)).toHaveLength(1);
   });
 
-  it('takes a paused turn’s lane only once its task finished: a paused stream holds its lane by design', async () => {
-    const { replica } = await deadHolder({ paused: 'T1' });
-    expect(await replica.holderTask('K')).toBe('T1');
-    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeUndefined();
-    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_CANCELED'))).toBeDefined();
+  it('takes a running turn’s lane whose task the registry records waiting for input: the agent asked its question, the turn is over', async () => {
+    for (const state of ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'] as const) {
+      const { replica } = await deadHolder({ runs: 'T1' });
+      // Nothing rides along into a turn named as running.
+      expect(await replica.holderTask('K')).toBeUndefined();
+      expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_WORKING'))).toBeUndefined();
+      expect(await replica.tryAcquire('K', undefined, recorded('T1', state))).toBeDefined();
+    }
   });
 
-  it('leaves a running turn’s lane whose task the registry records interrupted to its lease: a live holder’s turn may just have paused', async () => {
-    const { replica } = await deadHolder({ runs: 'T1' });
-    // Nothing rides along into a turn named as running.
+  it('takes a dead paused turn’s lane whose task waits for input, and no answer rides along into its stream, gone with its holder', async () => {
+    const { replica, make } = await deadHolder({ paused: 'T1' });
+    expect(await replica.holderTask('K')).toBeUndefined();
+    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeDefined();
+    // A live holder's paused turn is named to every replica, and an answer rides along into it.
+    const live = (await make().tryAcquire('L'))!;
+    live.bindTask('T2');
+    await expect.poll(() => replica.holderTask('L')).toBe('T2');
+  });
+
+  it('takes a blocking follow-up’s lane only once its task finished: the registry holds the question the turn answers until then', async () => {
+    const { replica } = await deadHolder({ runs: 'T1', onlyFinishedEnds: true });
     expect(await replica.holderTask('K')).toBeUndefined();
     expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeUndefined();
-    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_AUTH_REQUIRED'))).toBeUndefined();
+    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_COMPLETED'))).toBeDefined();
   });
 });
 
@@ -111,9 +123,11 @@ describe('redis context lanes: a live holder keeps its lane', () => {
     return { lease, replica: make() };
   }
 
-  it('whose task the registry records finished early (recorded lost or canceled by another replica): it still renews', async () => {
+  it('whose task the registry records finished early (recorded lost or canceled by another replica), or paused: it still renews', async () => {
     const { replica } = await liveHolder();
     expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_FAILED'))).toBeUndefined();
+    // Its turn has just paused: the registry records it a moment before the lane names it paused.
+    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeUndefined();
   });
 
   it('names a running task as paused over it, and nothing again after a pause ends, until it names it anew', async () => {
