@@ -4,8 +4,8 @@ import type { Redis } from 'ioredis';
 import { noteRedisError } from '../../observability/redis-errors.js';
 import type { WarningLogger } from '../../throttled-warnings.js';
 import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
-import { withFields, type Part } from '../../model/index.js';
-import type { TurnSoFar } from './turn-rest.js';
+import { withFields, type Message, type Part, type Task } from '../../model/index.js';
+import { agentMessages, said, type TurnSoFar } from './turn-rest.js';
 
 /**
  * The facade turn of each conversation the gateway's shutdown cut (cut-turns.ts), by caller and context, with
@@ -32,23 +32,66 @@ export interface CutTurnNotes {
 
 const conversationKey = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
 
-/** The note as JSON holds it: the files shown, a Map in the turn, as entries. */
-interface StoredNote {
-  taskId: string;
-  shown: Omit<TurnSoFar, 'shownFiles'> & { shownFiles?: Array<[string, readonly Part[] | null]> };
+/**
+ * The task before the cut turn as a note keeps it: only what the rest reads of it, so that a long task's note stays
+ * small. turn-rest.ts (turnStart) counts its agent messages and compares the last with the task's; the reply
+ * leaves its artifacts out of the rest (reply-options.ts), and turn-pipeline.ts reads its envelopes' numbers
+ * from its metadata. Its history, often thousands of streamed pieces, is not kept.
+ */
+interface KeptPrevious {
+  /** The task without its history or status message. */
+  task: Task;
+  /** How many agent messages it had (its history's, then its status message). */
+  agentMessages: number;
+  last?: Message;
 }
 
+/** The note as JSON holds it: the files shown, a Map in the turn, as entries; the message sent and the task before, slim. */
+interface StoredNote {
+  taskId: string;
+  shown: Omit<TurnSoFar, 'shownFiles' | 'previous'> & {
+    shownFiles?: Array<[string, readonly Part[] | null]>;
+    /** A note written before the task was kept slim holds it whole. */
+    previous?: KeptPrevious | Task;
+  };
+}
+
+function keptPrevious(previous: Task): KeptPrevious {
+  const agent = agentMessages(said(previous));
+  const { history: _history, status, ...task } = previous;
+  const { message: _message, ...bare } = status;
+  const last = agent.at(-1);
+  return withFields({ task: withFields(task, { status: bare }), agentMessages: agent.length }, last ? { last } : {});
+}
+
+/** A message before the last, of which turn-rest.ts reads only that it is the agent's. */
+const EARLIER: Message = { messageId: '', role: 'ROLE_AGENT', parts: [] };
+
+const isKept = (previous: KeptPrevious | Task): previous is KeptPrevious => typeof previous.agentMessages === 'number';
+
+function previousOf(kept: KeptPrevious | Task): Task {
+  if (!isKept(kept)) return kept;
+  const history = kept.last ? [...new Array<Message>(Math.max(0, kept.agentMessages - 1)).fill(EARLIER), kept.last] : [];
+  return withFields(kept.task, { history });
+}
+
+/** The message the turn sent: what the rest reads of it (its id, the task it followed up), without its parts. */
+const sentSlim = ({ messageId, role, taskId, contextId }: Message): Message =>
+  withFields({ messageId, role, parts: [] }, withFields(taskId ? { taskId } : {}, contextId ? { contextId } : {}));
+
 function stored(cut: CutTurnNote): StoredNote {
-  const { shownFiles, ...shown } = cut.shown;
+  const { shownFiles, previous, sent, ...shown } = cut.shown;
   const files = shownFiles ? [...shownFiles].map(([id, parts]): [string, readonly Part[] | null] => [id, parts ?? null]) : undefined;
-  return { taskId: cut.taskId, shown: files ? withFields(shown, { shownFiles: files }) : shown };
+  const slim = withFields(withFields(shown, { sent: sentSlim(sent) }), previous ? { previous: keptPrevious(previous) } : {});
+  return { taskId: cut.taskId, shown: files ? withFields(slim, { shownFiles: files }) : slim };
 }
 
 function fromStored(value: StoredNote): CutTurnNote | undefined {
   if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
-  const { shownFiles, ...shown } = value.shown;
+  const { shownFiles, previous, ...shown } = value.shown;
   const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
-  return { taskId: value.taskId, shown: files ? withFields(shown, { shownFiles: files }) : shown };
+  const whole = withFields(shown, previous ? { previous: previousOf(previous) } : {});
+  return { taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole };
 }
 
 function parsed(text: string | null | undefined): CutTurnNote | undefined {

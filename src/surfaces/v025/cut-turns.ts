@@ -80,11 +80,26 @@ export async function* cutTurnRest(
   yield* noted(restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events, tracker);
 }
 
+/** What the turn being watched tells of a cut before its reply began, and whether its message was sent. */
+export interface WatchedTurn {
+  tracker: TurnTracker;
+  /** The turn's message is on its way to the agent (turn-attempt.ts): from now on it may be at work on it. */
+  sent(): void;
+  /**
+   * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
+   * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
+   * note can show its rest), never "try again"; any other error as it is.
+   */
+  toldAtCut(error: unknown, words: FacadeWords): unknown;
+  end(): void;
+}
+
 /**
  * A turn watched for what its user is shown: its tracker, which whatever relays its events notes them in (the
  * upstream's turn and its recovery: turn-attempt.ts; a re-prompt; a cut turn's rest). When the gateway's
  * shutdown ends the turn before its end came, the task is noted as cut with that (cutTurnOf reads it on the
- * conversation's next message). A turn that showed a cut turn's rest forgets its note when it ends, however it
+ * conversation's next message): the task its events named, else, once its message was sent, the task it
+ * followed up. A turn that showed a cut turn's rest forgets its note when it ends, however it
  * ends (the rest's end, a time-out, an error): the rest is shown to one message, not swallowing every message
  * while the task stays at work.
  */
@@ -93,22 +108,39 @@ export function watchedTurn(
   notes: CutTurnNotes,
   shutdown: AbortSignal | undefined,
   turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
-): { tracker: TurnTracker; end(): void } {
+): WatchedTurn {
   const { principal, contextId } = conversation;
   const { shows } = turn;
   const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
+  let sent = false;
   let ended = false;
+  /** The task to note as cut, when the shutdown has cut the turn. */
+  const cutTask = (): string | undefined => {
+    if (!shutdown?.aborted || !contextId) return undefined;
+    if (tracker.state !== undefined && !isActiveState(tracker.state)) return undefined;
+    return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
+  };
   return {
     tracker,
+    sent: () => void (sent = true),
+    toldAtCut(error, words) {
+      if (!sent || !cutByShutdown(error, shutdown)) return error;
+      return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
+    },
     end() {
       if (ended || !contextId) return;
       ended = true;
-      const taskId = tracker.taskId ?? shows?.current.id;
-      const over = tracker.state !== undefined && !isActiveState(tracker.state);
+      const taskId = cutTask();
       // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
-      if (shutdown?.aborted && taskId && !over) {
-        void notes.note(principal, contextId, { taskId, shown: tracker.soFar() } satisfies CutTurnNote);
-      } else if (shows) void notes.forget(principal, contextId, shows.current.id);
+      if (taskId) void notes.note(principal, contextId, { taskId, shown: tracker.soFar() } satisfies CutTurnNote);
+      else if (shows) void notes.forget(principal, contextId, shows.current.id);
     },
   };
 }
+
+/**
+ * The gateway's shutdown ended the call: its own reason, or a hop it failed, already told in the turn's
+ * words (send.ts toldBeforeFirstEvent), while it shut down.
+ */
+const cutByShutdown = (error: unknown, shutdown: AbortSignal | undefined): error is A2AError =>
+  shutdown?.aborted === true && error instanceof A2AError && (error === shutdown.reason || error.hopFailure === 'unavailable');

@@ -32,6 +32,7 @@ import { sendTurn, streamTurn, toldInTurnLanguage, type TurnRouting } from './se
 import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished } from './task-methods.js';
+import { watchedResubscription } from './cut-resubscriptions.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
@@ -166,8 +167,14 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
             const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
             const words = wordsIn(await turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
             const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
-            const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply };
-            return call.answer(await v025Stream((onAccepted) => prepared.run(withFields(ctx, { onAccepted })), stream));
+            // A shutdown that cuts it notes the task, as it does a message's turn (cut-resubscriptions.ts).
+            const watched = watchedResubscription(
+              { principal: ctx.principal, contextId: previous?.contextId },
+              routing.languages.cutTurns,
+              deps.shutdown,
+            );
+            const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
+            return call.answer(await v025Stream((onAccepted) => watched.events(prepared.run(withFields(ctx, { onAccepted }))), stream));
           }
           const result =
             translated.method === 'GetTask'

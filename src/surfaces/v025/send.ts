@@ -110,7 +110,9 @@ async function beginTurn(
     const asked = answered.request === begun.request ? undefined : begun.request;
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt: { tracker, previous: begun.previous } };
+    const attempt = { tracker, previous: begun.previous, onSent: watch.sent };
+    const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
     return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
@@ -181,6 +183,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     return result;
+  } catch (error) {
+    throw begun.toldAtCut(error);
   } finally {
     unbound();
     turn.end();
@@ -212,7 +216,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
-  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs }));
+  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut }));
 }
 
 /** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */

@@ -25,6 +25,8 @@ export interface V025StreamOptions {
   reply?: ReplyOptions;
   /** How long the first event may take; default `upstream.first-event-timeout-ms`. */
   firstEventTimeoutMs?: number;
+  /** A turn's failure before its reply began, as its user reads it when a shutdown cut it (cut-turns.ts WatchedTurn). */
+  toldAtCut?(error: unknown): unknown;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     });
   } catch (error) {
     end();
-    throw error;
+    throw options.toldAtCut ? options.toldAtCut(error) : error;
   }
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
@@ -72,7 +74,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     noteLog(c, { errorCode: a2aError.code });
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
-    const told = toldInWords(a2aError, turnReply.words);
+    const told = toldInWords(toA2AError(options.toldAtCut ? options.toldAtCut(a2aError) : a2aError), turnReply.words);
     return [{ data: JSON.stringify(v025ErrorBody(id, told, deps.profile)), ...(event ? { event } : {}) }];
   }
 

@@ -12,6 +12,8 @@ import { noted, type TurnTracker } from './turn-tracker.js';
 export interface TurnAttempt {
   tracker: TurnTracker;
   previous?: Task | undefined;
+  /** The attempt's message leaves for the agent (cut-turns.ts: a shutdown's cut from then on may leave it at work). */
+  onSent?: () => void;
 }
 
 /** Whether the upstream's card says it streams (unknown: it is asked the blocking way, which every agent answers). */
@@ -33,8 +35,14 @@ function attemptEvents(
 ): AsyncIterable<StreamResponse> {
   // gone-task.ts makes another attempt only when the one before showed nothing (its events held back, then dropped).
   turn.tracker.restart();
-  if (streamed) return recoverableTurn(request, ctx, deps, turn.tracker, turn.previous);
-  return noted(blockingTurn(request, ctx, deps), turn.tracker);
+  const events = streamed ? recoverableTurn(request, ctx, deps, turn.tracker, turn.previous) : noted(blockingTurn(request, ctx, deps), turn.tracker);
+  return turn.onSent ? sentOnFirstRead(events, ctx.signal, turn.onSent) : events;
+}
+
+/** The upstream call begins at the first read of its events; one whose signal already ended sends nothing. */
+async function* sentOnFirstRead<T>(events: AsyncIterable<T>, signal: AbortSignal, onSent: () => void): AsyncGenerator<T> {
+  if (!signal.aborted) onSent();
+  yield* events;
 }
 
 /**

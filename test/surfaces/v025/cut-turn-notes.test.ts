@@ -1,8 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Message, Task } from '../../../src/model/index.js';
 import { createLocalCutTurnNotes, type CutTurnNote } from '../../../src/surfaces/v025/cut-turn-notes.js';
+import { restCursor, restEvents, type TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
 
 const note = (taskId: string): CutTurnNote => ({
   taskId,
@@ -34,7 +37,9 @@ describe('the notes of cut turns, kept in persistence-dir under store: memory', 
     void before.note('alice', 'ctx-1', note('task-1'));
     await before.settled();
     const after = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
-    expect(await after.cut('alice', 'ctx-1')).toEqual(note('task-1'));
+    // The message sent is kept for its id and task: its parts (an image, a long text) are not read again.
+    const kept = note('task-1');
+    expect(await after.cut('alice', 'ctx-1')).toEqual({ ...kept, shown: { ...kept.shown, sent: { ...kept.shown.sent, parts: [] } } });
     expect(await after.cut('bob', 'ctx-1')).toBeUndefined();
   });
 
@@ -55,5 +60,47 @@ describe('the notes of cut turns, kept in persistence-dir under store: memory', 
     expect((await notes.cut('alice', 'ctx-3'))?.taskId).toBe('task-ctx-3');
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await notes.cut('alice', 'ctx-3')).toBeUndefined();
+  });
+
+  it("a long task's note keeps what the rest needs, not the task's history: the next message reads the same rest", async () => {
+    const dir = await fresh();
+    const said = (role: Message['role'], text: string, n: number): Message => ({ messageId: `${role}-${n}`, role, parts: [{ text }] });
+    // A task of many turns: thousands of streamed pieces in its history, as iac-code's.
+    const history = Array.from({ length: 3_000 }, (_, n) => said(n % 10 === 0 ? 'ROLE_USER' : 'ROLE_AGENT', `第 ${n} 段：${'资源'.repeat(40)}`, n));
+    const question = said('ROLE_AGENT', '要部署到哪个地域？', 3_000);
+    const previous: Task = {
+      id: 'task-long',
+      contextId: 'ctx-long',
+      status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question },
+      history,
+      artifacts: [{ artifactId: 'plan', parts: [{ text: 'main.tf' }] }],
+    };
+    const sent: Message = { messageId: 'answer', role: 'ROLE_USER', taskId: 'task-long', parts: [{ text: '杭州' }] };
+    const shown: TurnSoFar = { sent, previous, passed: ['好的，部署到杭州。'] };
+    // The agent went on after the cut: its task holds the turn's words (not the message it was sent, as iac-code).
+    const now: Task = {
+      id: 'task-long',
+      contextId: 'ctx-long',
+      status: { state: 'TASK_STATE_COMPLETED', message: said('ROLE_AGENT', '部署完成。', 3_003) },
+      history: [...history, question, said('ROLE_AGENT', '好的，部署到杭州。', 3_001), said('ROLE_AGENT', 'VPC 已创建。', 3_002)],
+      artifacts: previous.artifacts!,
+    };
+    const notes = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
+    await notes.note('alice', 'ctx-long', { taskId: 'task-long', shown });
+    expect((await readFile(join(dir, 'facade_cut_turns.json'))).length).toBeLessThan(2_000);
+    const read = (await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'ctx-long'))!.shown;
+    const rest = (turn: TurnSoFar) => restEvents(now, restCursor(now, turn), turn, turn.previous?.artifacts).events;
+    const texts = rest(read).map((event) => ('statusUpdate' in event ? event.statusUpdate.status.message?.parts[0]?.text : undefined));
+    expect(texts).toEqual(['VPC 已创建。', '部署完成。']);
+    expect(rest(read)).toEqual(rest(shown));
+  });
+
+  it('a note the version before wrote, the task before whole (a rollout reads it): read as it was', async () => {
+    const dir = await fresh();
+    const previous: Task = { id: 'task-old', contextId: 'ctx-old', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, history: [] };
+    const shown = { sent: { messageId: 'm-1', role: 'ROLE_USER', parts: [] }, previous, passed: ['第一段'] };
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'facade_cut_turns.json'), JSON.stringify([{ key: '5:alice:ctx-old', note: { taskId: 'task-old', shown } }]));
+    expect((await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'ctx-old'))?.shown).toEqual(shown);
   });
 });

@@ -75,6 +75,13 @@ export interface FacadeWords {
   turnCutByShutdown: string;
   /** Opens the rest of a cut turn, shown in answer to the user's next message, which is therefore not sent to the agent. */
   cutTurnRest: string;
+  /**
+   * A turn the shutdown cut before the agent's first word, its message already sent: the agent may be at work on
+   * it, so trying again may run it twice. The task is known and noted: the next message shows its rest.
+   */
+  turnCutBeforeReply: string;
+  /** The same, the task unknown (a new task whose id never came back): the user checks with the agent before sending it again. */
+  turnCutUnanswered: string;
   /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
   upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
@@ -136,6 +143,10 @@ const EN: FacadeWords = {
     'The connection was interrupted (the gateway restarted), but the agent is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
   cutTurnRest:
     'Here is the rest of the reply to your previous message, whose connection was interrupted. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  turnCutBeforeReply:
+    'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Send any message in this conversation (for example "continue") to see where it stands before you send your request again.',
+  turnCutUnanswered:
+    'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Ask the agent about its progress first (for example "What is the progress?"), and send your request again only if it did not get it, so that it does not run twice.',
   upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,
   failures: GATEWAY_FAILURES,
 };
@@ -188,6 +199,10 @@ const ZH: FacadeWords = {
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
   turnCutByShutdown: '连接已中断（网关正在重启），但智能体仍在继续处理你的请求。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。',
   cutTurnRest: '以下是你上一条消息在连接中断后的后续回复。你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。',
+  turnCutBeforeReply:
+    '连接已中断（网关正在重启），智能体尚未回复。你的请求可能已送达智能体，它可能仍在处理。请先在本对话中发送任意消息（例如“继续”）查看进展，再决定是否重新提交请求。',
+  turnCutUnanswered:
+    '连接已中断（网关正在重启），智能体尚未回复。你的请求可能已送达智能体，它可能仍在处理。请先询问智能体的进度（例如“进度如何？”），确认它没有收到后再重新提交请求，以免重复执行。',
   upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
@@ -250,6 +265,10 @@ const JA: FacadeWords = {
     '接続が中断されました（ゲートウェイの再起動）が、エージェントはリクエストの処理を続けています。結果を確認するには、この会話で任意のメッセージ（例：「続けて」）を送信してください。リクエストを送り直す必要はありません。',
   cutTurnRest:
     '以下は、接続が中断された前のメッセージへの返信の続きです。今送信したメッセージはエージェントに渡していません。必要な場合は、この返信が終わってからもう一度送信してください。',
+  turnCutBeforeReply:
+    '接続が中断されました（ゲートウェイの再起動）。エージェントはまだ返信していませんが、リクエストは届いていて処理中の可能性があります。リクエストを送り直す前に、この会話で任意のメッセージ（例：「続けて」）を送信して状況を確認してください。',
+  turnCutUnanswered:
+    '接続が中断されました（ゲートウェイの再起動）。エージェントはまだ返信していませんが、リクエストは届いていて処理中の可能性があります。二重に実行されないよう、まずエージェントに進捗を尋ね（例：「進捗はどうですか？」）、届いていなかった場合にのみ送り直してください。',
   upstreamAnswered: (status) =>
     `上流のエージェントがエラーを返しました（HTTP ${status}）${passes(status) ? '。しばらくしてからお試しください。' : ''}`,
   failures: {
