@@ -1,0 +1,57 @@
+import { GATEWAY_FAILURES } from '../../../model/index.js';
+import type { FacadeWords } from './words.js';
+import { shortList } from './word-lists.js';
+
+/** The facade's words in English (words.ts says what each is for). */
+export const EN: FacadeWords = {
+  language: 'en',
+  step: (name, place) => (place ? `Step ${place.index}/${place.total}: ${name}` : `Step: ${name}`),
+  attempt: (heading, attempt) => `${heading} (attempt ${attempt})`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? 'Candidate' : `Candidate ${number}`;
+    return name ? `${numbered} (${name}):` : `${numbered}:`;
+  },
+  template: (url) => `Template: ${url}`,
+  file: 'file',
+  fileCutOff: (name) => `(${name} was cut off: the agent did not finish it)`,
+  stepNames: {
+    intent_parsing: 'Intent parsing',
+    architecture_planning: 'Architecture planning',
+    evaluate_candidates: 'Evaluate candidates',
+    evaluate_candidate: 'Evaluate candidate',
+    confirm_and_select: 'Confirm and select',
+    deploying: 'Deploying',
+    template_generating: 'Template generation',
+    reviewing: 'Review',
+    cost_estimating: 'Cost estimation',
+  },
+  nextStep: 'Next step',
+  replyWithChoice: 'Reply with your choice.',
+  replyWithNumber: 'Reply with a number.',
+  replyWithNumberOrWords: 'Reply with a number, or in your own words.',
+  answerNotUsable: 'That answer could not be used.',
+  unnamedOption: '(an option without a name)',
+  replyOneOf: (labels) => `Reply ${labels.map((label) => `"${label}"`).join(' or ')}.`,
+  allowTool: (tool) => `Allow ${tool ?? 'the tool'} to run?`,
+  optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
+  askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
+  endedEarly: 'The upstream agent ended the stream before the turn finished',
+  pipelineWordsLost: "(Part of the agent's reply may be missing here: the connection broke.)",
+  failedSilently: 'The agent could not complete this request.',
+  canceledSilently: 'The request was canceled before it was finished.',
+  waitsSilently: 'The agent needs more information to go on. Please reply.',
+  completedSilently: 'The agent finished without a reply.',
+  ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
+  couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
+  turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
+  turnCutByShutdown:
+    'The connection was interrupted (the gateway restarted), but the agent is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
+  cutTurnRest:
+    'Here is the rest of the reply to your previous message, whose connection was interrupted. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  turnCutBeforeReply:
+    'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Send any message in this conversation (for example "continue") to see where it stands before you send your request again.',
+  turnCutUnanswered:
+    'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Ask the agent about its progress first (for example "What is the progress?"), and send your request again only if it did not get it, so that it does not run twice.',
+  upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,
+  failures: GATEWAY_FAILURES,
+};

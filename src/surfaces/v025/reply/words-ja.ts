@@ -1,0 +1,70 @@
+import type { FacadeWords } from './words.js';
+import { listed, passes, shortList } from './word-lists.js';
+
+/** The facade's words in Japanese (words.ts says what each is for). */
+export const JA: FacadeWords = {
+  language: 'ja',
+  step: (name, place) => (place ? `ステップ ${place.index}/${place.total}：${name}` : `ステップ：${name}`),
+  attempt: (heading, attempt) => `${heading}（${attempt} 回目）`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? '候補' : `候補 ${number}`;
+    return name ? `${numbered}（${name}）：` : `${numbered}：`;
+  },
+  template: (url) => `テンプレート：${url}`,
+  file: 'ファイル',
+  fileCutOff: (name) => `（${name} は途中で切れています：エージェントが書き終えていません）`,
+  stepNames: {
+    intent_parsing: '意図解析',
+    architecture_planning: 'アーキテクチャ計画',
+    evaluate_candidates: '候補の評価',
+    evaluate_candidate: '候補を評価',
+    confirm_and_select: '確認と選択',
+    deploying: 'デプロイ',
+    template_generating: 'テンプレート生成',
+    reviewing: 'レビュー',
+    cost_estimating: 'コスト見積もり',
+  },
+  nextStep: '次のステップ',
+  replyWithChoice: '選択肢を返信してください。',
+  replyWithNumber: '番号で返信してください。',
+  replyWithNumberOrWords: '番号、または文章で返信してください。',
+  answerNotUsable: 'その回答は受け付けられませんでした。',
+  unnamedOption: '（名前のない選択肢）',
+  replyOneOf: (labels) =>
+    `${listed(
+      labels.map((label) => `「${label}」`),
+      '、',
+      'または',
+    )}と返信してください。`,
+  allowTool: (tool) => `${tool ?? 'このツール'}の実行を許可しますか？`,
+  optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
+  askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
+  endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
+  pipelineWordsLost: '（接続が途切れたため、ここでエージェントの応答の一部が欠けている可能性があります。）',
+  failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
+  canceledSilently: 'このリクエストは完了する前にキャンセルされました。',
+  waitsSilently: 'エージェントが続けるには追加の情報が必要です。返信してください。',
+  completedSilently: 'エージェントは返信せずに処理を終了しました。',
+  ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
+  couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
+  turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
+  turnCutByShutdown:
+    '接続が中断されました（ゲートウェイの再起動）が、エージェントはリクエストの処理を続けています。結果を確認するには、この会話で任意のメッセージ（例：「続けて」）を送信してください。リクエストを送り直す必要はありません。',
+  cutTurnRest:
+    '以下は、接続が中断された前のメッセージへの返信の続きです。今送信したメッセージはエージェントに渡していません。必要な場合は、この返信が終わってからもう一度送信してください。',
+  turnCutBeforeReply:
+    '接続が中断されました（ゲートウェイの再起動）。エージェントはまだ返信していませんが、リクエストは届いていて処理中の可能性があります。リクエストを送り直す前に、この会話で任意のメッセージ（例：「続けて」）を送信して状況を確認してください。',
+  turnCutUnanswered:
+    '接続が中断されました（ゲートウェイの再起動）。エージェントはまだ返信していませんが、リクエストは届いていて処理中の可能性があります。二重に実行されないよう、まずエージェントに進捗を尋ね（例：「進捗はどうですか？」）、届いていなかった場合にのみ送り直してください。',
+  upstreamAnswered: (status) =>
+    `上流のエージェントがエラーを返しました（HTTP ${status}）${passes(status) ? '。しばらくしてからお試しください。' : ''}`,
+  failures: {
+    upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
+    upstreamUnavailable: '上流のエージェントに接続できません',
+    upstreamCallAborted: '上流のエージェントへの呼び出しが中止されました',
+    abortedOrTimedOut: '上流のエージェントへの呼び出しが中止されたか、時間切れになりました',
+    shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',
+    internal: 'ゲートウェイで内部エラーが発生しました。しばらくしてからもう一度お試しください',
+    registryOutOfReach: 'ゲートウェイは現在タスクを記録できません。しばらくしてからもう一度お試しください',
+  },
+};

@@ -1,0 +1,67 @@
+import type { FacadeWords } from './words.js';
+import { listed, passes, shortList } from './word-lists.js';
+
+/** The facade's words in Chinese (words.ts says what each is for). */
+export const ZH: FacadeWords = {
+  language: 'zh',
+  step: (name, place) => (place ? `步骤 ${place.index}/${place.total}：${name}` : `步骤：${name}`),
+  attempt: (heading, attempt) => `${heading}（第 ${attempt} 次尝试）`,
+  candidate: (number, name) => {
+    const numbered = number === undefined ? '候选方案' : `候选方案 ${number}`;
+    return name ? `${numbered}（${name}）：` : `${numbered}：`;
+  },
+  template: (url) => `模板：${url}`,
+  file: '文件',
+  fileCutOff: (name) => `（${name} 被截断：智能体没有写完该文件）`,
+  stepNames: {
+    intent_parsing: '意图解析',
+    architecture_planning: '架构规划',
+    evaluate_candidates: '评估候选方案',
+    evaluate_candidate: '评估候选方案',
+    confirm_and_select: '确认并选择',
+    deploying: '部署执行',
+    template_generating: '模板生成',
+    reviewing: '审查',
+    cost_estimating: '成本估算',
+  },
+  nextStep: '下一步',
+  replyWithChoice: '请回复您的选择。',
+  replyWithNumber: '请回复编号。',
+  replyWithNumberOrWords: '请回复编号，或直接用文字说明。',
+  answerNotUsable: '无法识别该回答。',
+  unnamedOption: '（未命名的选项）',
+  replyOneOf: (labels) =>
+    `请回复${listed(
+      labels.map((label) => `“${label}”`),
+      '、',
+      '或',
+    )}。`,
+  allowTool: (tool) => `是否允许运行${tool ? ` ${tool}` : '该工具'}？`,
+  optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
+  askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
+  endedEarly: '上游智能体在本轮对话结束前中断了输出',
+  pipelineWordsLost: '（连接中断，此处可能缺少智能体的部分回复。）',
+  failedSilently: '智能体未能完成本次请求。',
+  canceledSilently: '本次请求已取消，未能完成。',
+  waitsSilently: '智能体需要更多信息才能继续，请回复。',
+  completedSilently: '智能体已完成，但没有回复任何内容。',
+  ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
+  couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
+  turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
+  turnCutByShutdown: '连接已中断（网关正在重启），但智能体仍在继续处理你的请求。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。',
+  cutTurnRest: '以下是你上一条消息在连接中断后的后续回复。你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。',
+  turnCutBeforeReply:
+    '连接已中断（网关正在重启），智能体尚未回复。你的请求可能已送达智能体，它可能仍在处理。请先在本对话中发送任意消息（例如“继续”）查看进展，再决定是否重新提交请求。',
+  turnCutUnanswered:
+    '连接已中断（网关正在重启），智能体尚未回复。你的请求可能已送达智能体，它可能仍在处理。请先询问智能体的进度（例如“进度如何？”），确认它没有收到后再重新提交请求，以免重复执行。',
+  upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
+  failures: {
+    upstreamTimedOut: '上游智能体响应超时',
+    upstreamUnavailable: '暂时无法连接上游智能体',
+    upstreamCallAborted: '对上游智能体的调用已中止',
+    abortedOrTimedOut: '对上游智能体的调用已中止或超时',
+    shuttingDown: '网关正在关闭，请稍后重试',
+    internal: '网关内部错误，请稍后重试',
+    registryOutOfReach: '网关暂时无法记录任务，请稍后重试',
+  },
+};
