@@ -12,6 +12,7 @@ import { createV025Upstream } from './v025-client.js';
 import { createV03RestUpstream } from './v03-rest-client.js';
 import { createV1Upstream, untilAborted } from './v1-client.js';
 import { settlesWithin } from '../settles-within.js';
+import type { WarningLogger } from '../throttled-warnings.js';
 import { fromTransportError } from './upstream-errors.js';
 
 /**
@@ -45,12 +46,13 @@ export function upstreamFor(
   config: UpstreamConfig,
   dispatcher: Dispatcher,
   binding: UpstreamBinding = 'JSONRPC',
+  logger?: WarningLogger,
 ): Upstream {
   if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC' });
   // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).
   if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher }));
-  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher }));
+  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...(logger ? { logger } : {}) }));
 }
 
 /**
@@ -138,7 +140,7 @@ export async function connectUpstream(
       throw error;
     }
     logger.info({ upstream: baseUrl, protocol, binding, configured: config.protocol }, 'upstream protocol');
-    return upstreamFor(protocol, baseUrl, config, dispatcher, binding);
+    return upstreamFor(protocol, baseUrl, config, dispatcher, binding, logger);
   }
 
   const detecting = detectingUpstream(build);

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
+import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 import { loadMappingProfile, type MappingProfile, type V1Method } from '../mappings/index.js';
 import {
   withFields,
@@ -26,7 +27,7 @@ import { fromTransportError } from './upstream-errors.js';
 import { answerParsedOrRepaired, v025Repaired } from './empty-parts.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
-import { answerOfFirstEvent, createDetachedTurns } from './v025-immediate.js';
+import { answerOfFirstEvent, createDetachedTurns, detachedReadLimit } from './v025-immediate.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
 
 export interface V025UpstreamOptions {
@@ -38,6 +39,8 @@ export interface V025UpstreamOptions {
   dispatcher?: Dispatcher;
   /** Translation tables; default the plain `a2a-0.2.5` profile (an upstream is no Bailian). */
   profile?: MappingProfile;
+  /** Told (at most once a minute) when returnImmediately turns find the background reads at their cap. */
+  logger?: WarningLogger;
 }
 
 export type V025Upstream = Upstream & {
@@ -131,15 +134,23 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   }
 
   // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts); 0.3 agents answer it.
-  const detachedTurns = createDetachedTurns();
+  const warnReadsFull = throttledWarnings(options.logger);
+  const detachedTurns = createDetachedTurns({
+    limit: detachedReadLimit(config.connections),
+    onFull: (limit) =>
+      warnReadsFull(
+        { upstream: baseUrl, limit, connections: config.connections ?? 0 },
+        'returnImmediately turns read in the background at their cap: more go as message/send with blocking false (a2a-js 0.2.5 fails it on an answer to its question)',
+      ),
+  });
   async function streamsTurnsAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<boolean> {
     if (dialect !== '0.2.5' || req.configuration?.returnImmediately !== true) return false;
     await resolveEndpoint(ctx.signal);
     return cards.current()?.card.capabilities.streaming === true;
   }
 
-  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts). */
-  async function sendAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts); undefined: no room. */
+  async function sendAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse | undefined> {
     // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
     const { onAccepted: _callersOwn, ...streamCtx } = ctx;
     const first = await detachedTurns.firstEvent(
@@ -147,7 +158,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
       ctx,
       config['request-timeout-ms'],
     );
-    return answerOfFirstEvent(first, (id) => getTask({ id }, ctx));
+    return first && answerOfFirstEvent(first, (id) => getTask({ id }, ctx));
   }
 
   return {
@@ -161,9 +172,8 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
 
     // A Message naming its task is the task COMPLETED with it (answerAsTask); 0.2.5 agents do not cut the history.
     async sendMessage(req, ctx) {
-      const answer = (await streamsTurnsAnsweredEarly(req, ctx))
-        ? await sendAnsweredEarly(req, ctx)
-        : ((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse);
+      const early = (await streamsTurnsAnsweredEarly(req, ctx)) ? await sendAnsweredEarly(req, ctx) : undefined;
+      const answer = early ?? ((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse);
       return historyAsAsked(await answerAsTask(answer, (id) => getTask({ id }, ctx)), req.configuration?.historyLength);
     },
     sendStreamingMessage,

@@ -3,6 +3,18 @@ import { A2AError, type SendMessageResponse, type StreamResponse, type Task } fr
 import { fromTransportError } from './upstream-errors.js';
 import { untilAborted } from './v1-client.js';
 
+/** Turns read past their callers at once when `upstream.connections` sets no cap: each holds a connection to the agent. */
+export const DETACHED_READS_UNCAPPED = 100;
+
+/**
+ * How many turns may be read past their callers at once. Each holds one of the pool's connections to its end,
+ * so under a cap of `connections` at most half of them: the rest stay free for the calls a caller waits on
+ * (GetTask, a blocking send), which would otherwise queue until those turns end.
+ */
+export function detachedReadLimit(connections: number | undefined): number {
+  return connections ? Math.floor(connections / 2) : DETACHED_READS_UNCAPPED;
+}
+
 /**
  * A 1.0 caller's SendMessage with `returnImmediately`, to an a2a-js 0.2.5 agent that streams. Its non-blocking
  * `message/send` answers with the first Task or Message the executor publishes and fails the call (-32603) when
@@ -10,20 +22,30 @@ import { untilAborted } from './v1-client.js';
  * to its question (input-required) failed, though the agent ran it. The turn is streamed instead: its first event
  * answers the caller, and the rest is read on, off the caller's call, to the turn's end, so an agent that stops a
  * turn whose reader left runs it through. The gateway learns how it ended as for any turn answered early (GetTask,
- * a push follow, a list asking about tasks last seen running).
+ * a push follow, a list asking about tasks last seen running). Such reads are counted, not given a pool of their
+ * own: a second pool would open more connections than `upstream.connections` allows the agent, and one at its
+ * limit queues a request without a bound; past the count a turn goes as before, a non-blocking `message/send`.
  */
 export interface DetachedTurns {
   /**
    * The first event of the stream `open` starts under a signal of its own (the caller leaving does not end
-   * the turn; close() does), waited for while the caller stays. A stream silent for `boundMs` (0: no bound)
-   * is dropped, the wait failing as a timed-out call.
+   * the turn; close() does), waited for while the caller stays; undefined, with nothing opened, when `limit`
+   * turns are read already. The whole read is bounded by `boundMs` (0: no bound), as a blocking call of the
+   * turn would be: a stream still silent then fails the wait as a timed-out call, one still talking is hung up.
    */
-  firstEvent(open: (signal: AbortSignal) => AsyncIterable<StreamResponse>, ctx: CallContext, boundMs: number): Promise<StreamResponse>;
+  firstEvent(open: (signal: AbortSignal) => AsyncIterable<StreamResponse>, ctx: CallContext, boundMs: number): Promise<StreamResponse | undefined>;
   /** Ends every turn still read (the gateway stops), once none runs. */
   close(): Promise<void>;
 }
 
-export function createDetachedTurns(): DetachedTurns {
+export interface DetachedTurnsOptions {
+  /** Turns read at once (detachedReadLimit). */
+  limit: number;
+  /** A turn found no room: the operator is told (throttled), as the caller gets a non-blocking send instead. */
+  onFull(limit: number): void;
+}
+
+export function createDetachedTurns({ limit, onFull }: DetachedTurnsOptions): DetachedTurns {
   const turns = new Set<AbortController>();
   const reads = new Set<Promise<void>>();
   let closed = false;
@@ -39,22 +61,24 @@ export function createDetachedTurns(): DetachedTurns {
 
   return {
     async firstEvent(open, ctx, boundMs) {
+      if (turns.size >= limit) {
+        onFull(limit);
+        return undefined;
+      }
       const turn = new AbortController();
       if (closed) turn.abort(A2AError.shuttingDown());
-      // Also when the caller has left: a stream that never speaks is not held on to.
-      const unanswered = boundMs > 0 ? setTimeout(() => turn.abort(A2AError.upstreamTimedOut()), boundMs) : undefined;
+      // Also when the caller has left: a stream that never ends (an agent sending keep-alives) is not held on to.
+      const bound = boundMs > 0 ? setTimeout(() => turn.abort(A2AError.upstreamTimedOut()), boundMs) : undefined;
       const events = open(turn.signal)[Symbol.asyncIterator]();
       const first = events.next();
       turns.add(turn);
       const read = first
         .then(
-          (opened) => {
-            clearTimeout(unanswered);
-            return opened.done ? undefined : readOn(events);
-          },
-          () => clearTimeout(unanswered),
+          (opened) => (opened.done ? undefined : readOn(events)),
+          () => undefined,
         )
         .finally(() => {
+          clearTimeout(bound);
           turns.delete(turn);
           reads.delete(read);
         });

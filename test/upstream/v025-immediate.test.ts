@@ -3,9 +3,12 @@
  * answered with the first event, the rest read to the turn's end past the caller, and ended by close().
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UpstreamConfig } from '../../src/config/schema.js';
 import type { SendMessageRequest } from '../../src/model/index.js';
-import { frame, rpcResult, sse, type FakeCall } from '../support/fake-v025.js';
+import { createV025Upstream } from '../../src/upstream/v025-client.js';
+import { frame, rpcResult, sse, startFakeV025, type FakeCall, type FakeV025Options } from '../support/fake-v025.js';
 import { rejection } from '../support/rejection.js';
 import { sendMessageParams } from '../support/v1-message.js';
 import { closeAll, ctx, open, setup, v025 } from './support.js';
@@ -34,6 +37,41 @@ function heldTurn(first: unknown): { script: (call: FakeCall, res: ServerRespons
     },
   };
 }
+
+/** Every turn streamed opens with `first` and stays open, the agent at work, until `releaseAll`. */
+function heldTurns(first: unknown): { script: (call: FakeCall, res: ServerResponse) => void; streams: FakeCall[]; releaseAll(): void } {
+  const open: Array<{ call: FakeCall; res: ServerResponse }> = [];
+  const streams: FakeCall[] = [];
+  return {
+    streams,
+    script(call, res) {
+      sse(res, [frame(call, first)], { keepOpen: true });
+      open.push({ call, res });
+      streams.push(call);
+    },
+    releaseAll: () => {
+      for (const { call, res } of open.splice(0)) res.end(frame(call, v025.status('completed', true)));
+    },
+  };
+}
+
+/** A client of its own config and a logger to watch; closed after the test. */
+async function setupLogged(fakeOptions: FakeV025Options, config: Record<string, unknown>) {
+  const fake = await startFakeV025(fakeOptions);
+  open.push(fake);
+  const logger = { warn: vi.fn() };
+  const upstream = createV025Upstream({ baseUrl: fake.url, config: UpstreamConfig.parse(config), dialect: '0.2.5', logger });
+  open.push(upstream);
+  return { fake, upstream, logger };
+}
+
+const sentAs = (fake: { rpcCalls(): FakeCall[] }): string[] =>
+  fake
+    .rpcCalls()
+    .filter((call) => call.method !== 'tasks/get')
+    .map((call) => `${call.method} blocking ${(call.params as { configuration?: { blocking?: boolean } }).configuration?.blocking}`);
+const STREAMED = 'message/stream blocking false';
+const NOT_BLOCKING = 'message/send blocking false';
 
 const history = [{ kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'ask' }] }];
 
@@ -107,5 +145,71 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
         ['message/send', { acceptedOutputModes: [], blocking: false }],
       ]);
     }
+  });
+
+  it('with upstream.connections 2 one turn is read in the background: the next goes as message/send with blocking false, a GetTask is answered meanwhile, and the operator is told once', async () => {
+    const turns = heldTurns(v025.status('working', false));
+    const { fake, upstream, logger } = await setupLogged(
+      {
+        rpc: {
+          'message/stream': turns.script,
+          'message/send': (call, res) => rpcResult(call, res, v025.task('submitted', { history })),
+          'tasks/get': (call, res) => rpcResult(call, res, v025.task('working', { history })),
+        },
+      },
+      { connections: 2, 'request-timeout-ms': 3_000 },
+    );
+    await upstream.sendMessage(answeredEarly('north'), ctx());
+    const past = [await upstream.sendMessage(answeredEarly('south'), ctx()), await upstream.sendMessage(answeredEarly('west'), ctx())];
+    expect(past).toMatchObject([{ task: { status: { state: 'TASK_STATE_SUBMITTED' } } }, { task: { status: { state: 'TASK_STATE_SUBMITTED' } } }]);
+    expect(sentAs(fake)).toEqual([STREAMED, NOT_BLOCKING, NOT_BLOCKING]);
+    // The other connection stays free for the calls a caller waits on (before: queued until the turns ended).
+    const started = Date.now();
+    expect(await upstream.getTask({ id: 't-1' }, ctx())).toMatchObject({ status: { state: 'TASK_STATE_WORKING' } });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn.mock.calls[0]).toMatchObject([{ limit: 1, connections: 2 }, expect.stringContaining('blocking false')]);
+
+    // A turn that ended makes room for the next.
+    turns.releaseAll();
+    expect(await turns.streams[0]!.closedByClient).toBe(false);
+    await vi.waitFor(
+      async () => {
+        await upstream.sendMessage(answeredEarly('east'), ctx());
+        expect(sentAs(fake).at(-1)).toBe(STREAMED);
+      },
+      { timeout: 2_000, interval: 20 },
+    );
+  });
+
+  it('without a connection cap, 100 turns are read in the background at once and the next goes as message/send with blocking false', async () => {
+    const turns = heldTurns(v025.task('submitted', { history }));
+    const { fake, upstream } = await setupLogged(
+      { rpc: { 'message/stream': turns.script, 'message/send': (call, res) => rpcResult(call, res, v025.task('submitted', { history })) } },
+      {},
+    );
+    await Promise.all(Array.from({ length: 100 }, () => upstream.sendMessage(answeredEarly('go', {}), ctx())));
+    await upstream.sendMessage(answeredEarly('go', {}), ctx());
+    expect(turns.streams).toHaveLength(100);
+    expect(sentAs(fake).at(-1)).toBe(NOT_BLOCKING);
+  });
+
+  it('a turn still talking at request-timeout-ms (an agent sending keep-alives) is hung up, as a blocking call of it would be', async () => {
+    let talking: FakeCall | undefined;
+    const { upstream } = await setup(
+      {
+        rpc: {
+          'message/stream': (call, res) => {
+            sse(res, [frame(call, v025.task('working', { history }))], { keepOpen: true });
+            const keepAlive = setInterval(() => res.write(': ping\n\n'), 50);
+            res.on('close', () => clearInterval(keepAlive));
+            talking = call;
+          },
+        },
+      },
+      { 'request-timeout-ms': 300 },
+    );
+    expect(await upstream.sendMessage(answeredEarly('go', {}), ctx())).toMatchObject({ task: { status: { state: 'TASK_STATE_WORKING' } } });
+    expect(await Promise.race([talking!.closedByClient, sleep(1_500, 'still read')])).toBe(true);
   });
 });

@@ -68,4 +68,24 @@ describe('returnImmediately in front of an a2a-js 0.2.5 agent', () => {
     // The turn still has seconds to go (SLOW_CHUNK_MS a chunk).
     expect(Date.now() - started).toBeLessThan(SLOW_CHUNK_MS * 3);
   });
+
+  it('with upstream.connections 2, turns past the one read in the background are sent non-blocking, and a GetTask is not kept waiting for them', async () => {
+    const capped = await startTestGateway({ upstream: { url: agent.url, connections: 2 } });
+    try {
+      const client = await connectClient(capped.url, 'JSONRPC');
+      const started = Date.now();
+      const turns = await Promise.all(
+        ['one', 'two'].map(async (word) =>
+          asTask(await client.sendMessage(withoutWaiting(sendRequest(`slow: ${word}`, { contextId: `immediate-capped-${word}` })))),
+        ),
+      );
+      const got = await client.getTask({ tenant: '', id: turns[0]!.id, historyLength: 0 });
+      // The turns take seconds (a dozen chunks of SLOW_CHUNK_MS): before, both held the two connections and the GetTask waited for them.
+      expect(Date.now() - started).toBeLessThan(SLOW_CHUNK_MS * 5);
+      for (const turn of turns) expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(turn.status?.state);
+      expect(got.id).toBe(turns[0]!.id);
+    } finally {
+      await capped.close();
+    }
+  });
 });
