@@ -96,4 +96,38 @@ describe('push delivery order across replicas (redis-streams)', () => {
     const received = await webhook.receiver.waitFor(20, 10_000);
     expect(seqs(received)).toEqual(Array.from({ length: 20 }, (_, seq) => seq));
   }, 15_000);
+
+  it('a replica at its bound whose entries wait for another replica’s delivery fetches no more meanwhile', async () => {
+    const names = run.names();
+    // The first notification is answered after a while; the others at once.
+    const receiver = await startReceiver((request, response) => {
+      const [seq] = seqs([request]);
+      setTimeout(() => response.end('ok'), seq === 0 ? 1_200 : 0);
+    });
+    run.cleanup.push(() => receiver.close());
+    const options = { ...names, leaseTimeoutMs: LEASE_MS, blockMs: 50 };
+    const holder = createRedisStreamsQueue({ ...options, consumer: 'holder', concurrency: 1 });
+    run.cleanup.push(() => holder.stop());
+    holder.start(deliver);
+    await holder.enqueue(jobFor(receiver.url, 0));
+    await receiver.waitFor(1);
+    const count = 40;
+    for (let seq = 1; seq < count; seq += 1) await holder.enqueue(jobFor(receiver.url, seq));
+    const maxWaitingEntries = 3;
+    const concurrency = 8;
+    const waiting = createRedisStreamsQueue({ ...options, consumer: 'waiting', concurrency, maxWaitingEntries });
+    run.cleanup.push(() => waiting.stop());
+    waiting.start(deliver);
+
+    const held: number[] = [];
+    while (receiver.received.length < 2) {
+      const pending = await run.redis.xpending(names.stream, names.group, '-', '+', count, 'waiting');
+      held.push(pending.length);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Its waiting entries at the bound plus one fetch: what they wait for is not in the unread part of the stream.
+    expect(held.length).toBeGreaterThan(10);
+    expect(Math.max(...held)).toBeLessThanOrEqual(maxWaitingEntries + concurrency);
+    expect(seqs(await receiver.waitFor(count, 10_000))).toEqual(Array.from({ length: count }, (_, seq) => seq));
+  }, 15_000);
 });

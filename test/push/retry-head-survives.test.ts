@@ -104,20 +104,29 @@ describe('a failed head keeps its place', () => {
     expect(doomed.lines.filter((line) => line.startsWith('claimed'))).toEqual([`claimed ${EVENTS[0]}`]);
   }, 20_000);
 
-  it('redis-streams queue: a replica whose waiting entries are at its bound still brings the retry back', async () => {
-    const events = Array.from({ length: 12 }, (_, n) => `task-1:${n}`);
-    const queue = createRedisStreamsQueue({
-      ...run.names(),
-      leaseTimeoutMs: 5_000,
-      blockMs: 50,
-      maxWaitingEntries: 3,
-      retry: { ...RETRY, initialDelayMs: 50 },
-    });
+  it('redis-streams queue: a replica at its bound holds no more while the retry is not due, then brings it back', async () => {
+    const events = Array.from({ length: 40 }, (_, n) => `task-1:${n}`);
+    const maxWaitingEntries = 3;
+    const concurrency = 8;
+    const names = run.names();
+    const retry = { ...RETRY, initialDelayMs: 800 };
+    const queue = createRedisStreamsQueue({ ...names, leaseTimeoutMs: 5_000, blockMs: 50, maxWaitingEntries, concurrency, retry });
     cleanup.push(() => queue.stop());
     for (const eventId of events) await queue.enqueue(jobOf(eventId));
     const delivered: string[] = [];
     // Every entry this replica holds then waits for the retry: only this replica can bring it back.
-    queue.start(refusingTheFirst(delivered, 1).handler);
+    const refusing = refusingTheFirst(delivered, 1);
+    queue.start(refusing.handler);
+    await refusing.refused;
+    const held: number[] = [];
+    const retryDueAt = Date.now() + retry.initialDelayMs;
+    while (Date.now() < retryDueAt - 150) {
+      held.push(Number(((await run.redis.xpending(names.stream, names.group)) as [number])[0]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The waiting entries at the bound plus one fetch, however long the retry takes to fall due.
+    expect(held.length).toBeGreaterThan(10);
+    expect(Math.max(...held)).toBeLessThanOrEqual(maxWaitingEntries + concurrency);
     await expect.poll(() => delivered.length, { timeout: 5_000, interval: 20 }).toBe(events.length);
     expect(delivered).toEqual(events);
   });

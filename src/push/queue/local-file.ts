@@ -1,5 +1,5 @@
 import { Journal } from './journal.js';
-import { DEFAULT_RETRY_POLICY, dispose, retryKeepsPlace, runHandler, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { withFields } from '../../model/index.js';
@@ -44,8 +44,11 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
 
   const ready: Promise<Journal> = Journal.open(options.dir).then(({ journal, pending }) => {
     // In the order they were queued (a retry keeps its job's place in the journal): a job waiting for its
-    // retry holds its webhook's later ones behind it after a restart too.
-    for (const job of pending) add(job);
+    // retry holds its webhook's later ones behind it after a restart too, unless that retry had left the line.
+    for (const job of pending) {
+      if (job.keepsPlace === false) addWhenDue(job);
+      else add(job);
+    }
     return journal;
   });
   // Surfaced by enqueue/stop; an unobserved rejection must not crash the process meanwhile.
@@ -85,10 +88,10 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       const run: Promise<void> = tried.then((retry) => {
         inFlight.delete(run);
         // Its lane stays held until it is due, so nothing of its webhook goes between this attempt and the next.
-        if (retry?.keepsPlace) holdUntilDue(next.lane, retry.job);
+        if (retry?.keepsPlace) holdUntilDue(next.lane, retry);
         else {
           due.done(next.lane);
-          if (retry) addWhenDue(retry.job);
+          if (retry) addWhenDue(retry);
         }
         pump();
       });
@@ -109,8 +112,8 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
     retryTimers.add(timer);
   }
 
-  /** Attempts the job and records the outcome; returns the job to retry, if it is to be, and whether it keeps its place. */
-  async function attempt(run: PushHandler, job: PushJob): Promise<{ job: PushJob; keepsPlace: boolean } | undefined> {
+  /** Attempts the job and records the outcome; returns the job to retry (its `keepsPlace` journaled too), if it is to be. */
+  async function attempt(run: PushHandler, job: PushJob): Promise<PushJob | undefined> {
     const result = await runHandler(run, job);
     const journal = await ready;
     const next = dispose(job, result, policy);
@@ -138,7 +141,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
           compacting = undefined;
         });
     }
-    return next.kind === 'retry' ? { job: next.job, keepsPlace: retryKeepsPlace(result) } : undefined;
+    return next.kind === 'retry' ? next.job : undefined;
   }
 
   return {

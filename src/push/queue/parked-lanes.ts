@@ -9,6 +9,8 @@ export const MAX_PARKED_MS = 250;
 
 /** What a lane's first entry waits for, as far as the lane can tell. */
 export interface Awaited<T> {
+  /** The entry waited for, by id. */
+  entryId?: string;
   /** Matches the entry waited for when it may be in this very lane, sorted behind (a retry that came back as a newer entry). */
   heldHere?: (item: T) => boolean;
   /** The entry waited for is a retry due then (epoch ms): asking before is of no use. */
@@ -17,7 +19,7 @@ export interface Awaited<T> {
 
 /** What a lane of stream entries can tell of the head of the line its first entry waits for. */
 export function awaitedEntry<T extends { id: string }>(ahead: Ahead): Awaited<T> {
-  return 'entryId' in ahead ? { heldHere: (held) => held.id === ahead.entryId } : { dueAt: ahead.retryDueAt };
+  return 'entryId' in ahead ? { entryId: ahead.entryId, heldHere: (held) => held.id === ahead.entryId } : { dueAt: ahead.retryDueAt };
 }
 
 /**
@@ -30,10 +32,13 @@ export function awaitedEntry<T extends { id: string }>(ahead: Ahead): Awaited<T>
 export function parkedLanes<T>(lanes: WebhookLanes<T>, woken: () => void) {
   const waits = new Map<string, number>();
   const timers = new Map<string, NodeJS.Timeout>();
+  /** Each lane's awaited entry that the lane does not hold: another replica's, or one not read yet. */
+  const awaitedElsewhere = new Map<string, string>();
   return {
     /** `item` was taken from `lane` and could not go yet. */
     park(lane: string, item: T, awaited: Awaited<T> = {}): void {
       lanes.putBack(lane, item);
+      awaitedElsewhere.delete(lane);
       if (awaited.heldHere && lanes.moveToFront(lane, awaited.heldHere)) {
         // What it waits for is this lane's own: that one goes first, at once.
         waits.delete(lane);
@@ -41,6 +46,7 @@ export function parkedLanes<T>(lanes: WebhookLanes<T>, woken: () => void) {
         woken();
         return;
       }
+      if (awaited.entryId !== undefined) awaitedElsewhere.set(lane, awaited.entryId);
       const backoff = Math.min(MAX_PARKED_MS, (waits.get(lane) ?? MIN_PARKED_MS / 2) * 2);
       const untilDue = (awaited.dueAt ?? 0) - Date.now();
       // Once the retry is due it is asked for as often as at first: any replica may bring it back.
@@ -58,12 +64,16 @@ export function parkedLanes<T>(lanes: WebhookLanes<T>, woken: () => void) {
     /** The lane's entry went (or is no longer this replica's): its next one is asked at once. */
     went(lane: string): void {
       waits.delete(lane);
+      awaitedElsewhere.delete(lane);
     },
+    /** The entries parked lanes wait for that are not in them, as of their last asking. */
+    awaitedElsewhere: (): string[] => [...awaitedElsewhere.values()],
     /** At stop: no lane wakes any more (what they hold is let go of with the other waiting entries). */
     clear(): void {
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       waits.clear();
+      awaitedElsewhere.clear();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { dispose, retryKeepsPlace, runHandler, type RetryPolicy } from './retry-policy.js';
+import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
 import { withFields } from '../../model/index.js';
 import { redisScript } from '../../redis-connection.js';
@@ -95,15 +95,13 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
     }
     const ahead = await order.mayGo(job, id);
     if (ahead !== true) return { waitsFor: ahead };
-    const result = await runHandler(run, job);
-    const next = dispose(job, result, policy);
+    const next = dispose(job, await runHandler(run, job), policy);
     if (next.kind === 'ack') {
       await execAll(order.leave(commands.multi().xack(stream, group, id).xdel(stream, id), job, id));
     } else if (next.kind === 'retry') {
-      // Keeps its place at the head of its webhook's line while it waits for its retry, unless it may have arrived (retryKeepsPlace).
+      // Keeps its place at the head of its webhook's line while it waits for its retry, unless it may have arrived (keepsPlace).
       const reschedule = commands.multi().zadd(options.retryKey, next.job.nextAttemptAt, JSON.stringify(next.job));
-      const recorded = reschedule.xack(stream, group, id).xdel(stream, id);
-      await execAll(retryKeepsPlace(result) ? order.keepPlace(recorded, next.job, id) : order.leave(recorded, job, id));
+      await execAll(order.reschedule(reschedule.xack(stream, group, id).xdel(stream, id), next.job, id));
     } else {
       await deadLetter(id, next.job, fields, next.reason);
     }

@@ -8,6 +8,7 @@ import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from 
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
 import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
+import { streamReads } from './stream-reads.js';
 import { compareEntryIds, webhookOrder } from './webhook-order.js';
 import { awaitedEntry, MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
 import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
@@ -32,10 +33,14 @@ export interface RedisStreamsQueueOptions {
   /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched only for free slots. */
   concurrency?: number;
   /**
-   * Entries this replica may hold waiting behind their webhooks' deliveries, all webhooks together
-   * (default 50,000: ids only, some megabytes at most). At the bound it fetches nothing (neither new entries nor stale
-   * ones) until deliveries end; only an extreme backlog gets there. Entries are never released once
-   * fetched: a released entry comes back stale a lease later and is fetched again, round after round.
+   * Entries this replica may hold waiting behind their webhooks' deliveries or retries, all webhooks
+   * together (default 50,000: ids only, some megabytes at most), plus one fetch (`concurrency` entries).
+   * At the bound it reads no new entries until deliveries end; only an extreme backlog gets there. When
+   * every entry held waits (nothing in flight) it fetches past the bound only what they may wait for:
+   * stale entries (a crashed replica's), `concurrency` at a time every 250 ms, and, while what they wait
+   * for is a retry brought back at the stream's end that no replica has read yet, new entries until it
+   * is read (with it the entries queued before it came back). Entries are never released once fetched:
+   * a released entry comes back stale a lease later and is fetched again, round after round.
    */
   maxWaitingEntries?: number;
   /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
@@ -95,8 +100,18 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
-  let claimCursor = '0-0';
   const maxWaitingEntries = Math.max(1, options.maxWaitingEntries ?? DEFAULT_MAX_WAITING_ENTRIES);
+  const reads = streamReads({
+    commands,
+    stream,
+    group,
+    consumer,
+    retryKey: options.retryKey,
+    leaseTimeoutMs: options.leaseTimeoutMs,
+    blockMs,
+    window,
+    order,
+  });
   const leases = entryLeases({ commands, stream, group, consumer, leaseTimeoutMs: options.leaseTimeoutMs, logger });
   const outcomes = entryOutcomes({
     commands,
@@ -109,38 +124,6 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     logger,
     order,
   });
-
-  async function ensureGroup(): Promise<void> {
-    try {
-      await commands.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
-    }
-  }
-
-  async function promoteDueRetries(): Promise<void> {
-    const due = await commands.zrangebyscore(options.retryKey, '-inf', Date.now(), 'LIMIT', 0, window);
-    for (const member of due) await order.promote(member);
-  }
-
-  async function claimStale(count: number): Promise<StreamEntry[]> {
-    const reply = (await commands.call('XAUTOCLAIM', stream, group, consumer, options.leaseTimeoutMs, claimCursor, 'COUNT', count)) as [
-      string,
-      Array<StreamEntry | null>,
-    ];
-    claimCursor = reply[0];
-    // Redis 6.2 reports entries deleted while pending as null; 7 lists them separately.
-    return reply[1].filter((entry): entry is StreamEntry => entry !== null);
-  }
-
-  /** `block`: wait up to `blockMs` for an entry; else answer at once (a round that also took over stale entries). */
-  async function readNew(connection: Redis, count: number, block: boolean): Promise<StreamEntry[]> {
-    const wait = block ? ['BLOCK', blockMs] : [];
-    const reply = (await connection.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, ...wait, 'STREAMS', stream, '>')) as Array<
-      [string, StreamEntry[]]
-    > | null;
-    return reply?.[0]?.[1] ?? [];
-  }
 
   /**
    * Renews the held entries' leases on a timer of its own: the worker loop can sit waiting for a delivery
@@ -171,9 +154,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
    * entries fetched as there are free slots. So a webhook that never answers holds one slot until
    * `push-timeout-ms`, not every other caller's notifications. Entries wait behind a delivery in flight
-   * here, or in a parked lane for an older entry of their webhook held by another replica; they are held
-   * by id, at most `maxWaitingEntries` (plus one fetch) in all, so memory stays bounded while fetching
-   * goes on for the other webhooks.
+   * here, or in a parked lane for an older entry of their webhook held by another replica or for its
+   * retry; they are held by id, at most `maxWaitingEntries` (plus one fetch, and what they wait for: see
+   * there) in all, so memory stays bounded while fetching goes on for the other webhooks.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
@@ -200,6 +183,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
             (error: unknown) => {
               // Left pending: the lease expires and the entry is delivered again.
               logger.error({ err: error, entryId: id }, 'A2A push queue could not record a delivery outcome');
+              parked.went(next.lane);
               leases.finished(id);
               lanes.done(next.lane);
             },
@@ -226,34 +210,37 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     while (running) {
       try {
         if (!groupReady) {
-          await ensureGroup();
+          await reads.ensureGroup();
           groupReady = true;
         }
         if (window - inFlight.size <= 0 || lanes.waiting() >= maxWaitingEntries) {
           if (inFlight.size > 0) await Promise.race(inFlight.values());
           else {
-            // At the bound with nothing in flight every entry held is parked: what they wait for may be a
-            // crashed replica's entry, which only a take-over brings back, or their webhook's retry, which
-            // comes back as a new entry (one fetch past the bound each).
-            await promoteDueRetries();
+            // At the bound with nothing in flight every entry held is parked: behind its webhook's retry
+            // (bringing it back when due is what helps), or behind an entry this replica does not hold: a
+            // crashed replica's, which only a take-over brings back (one fetch past the bound), or a retry
+            // brought back, a new entry at the stream's end. New entries are read only for that one, until
+            // a replica has read it: holding more while a retry is not due would have no end.
+            await reads.promoteDueRetries();
             fetched(
-              (await claimStale(window)).filter(([id]) => !leases.holds(id)),
+              (await reads.claimStale(window)).filter(([id]) => !leases.holds(id)),
               true,
             );
-            fetched(await readNew(connection, window, false), false);
-            await sleep(MAX_PARKED_MS);
+            const unread = (await reads.anyUnread(parked.awaitedElsewhere())) ? await reads.readNew(connection, window, false) : [];
+            fetched(unread, false);
+            if (unread.length === 0) await sleep(MAX_PARKED_MS);
           }
           continue;
         }
-        await promoteDueRetries();
+        await reads.promoteDueRetries();
         // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (its renewal late): it is not taken twice.
-        const stale = (await claimStale(window - inFlight.size)).filter(([id]) => !leases.holds(id));
+        const stale = (await reads.claimStale(window - inFlight.size)).filter(([id]) => !leases.holds(id));
         fetched(stale, true);
         // New entries are read every round, stale ones taken over or not: thousands of a crashed replica's
         // entries to one webhook (each waiting, so the slots stay free) must not hold back the others'.
         // Without blocking when stale ones were found, so the rest of those are taken over soon too.
         const free = window - inFlight.size;
-        if (free > 0 && lanes.waiting() < maxWaitingEntries) fetched(await readNew(connection, free, stale.length === 0), false);
+        if (free > 0 && lanes.waiting() < maxWaitingEntries) fetched(await reads.readNew(connection, free, stale.length === 0), false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.
         if (String((error as Error).message).includes('NOGROUP')) groupReady = false;

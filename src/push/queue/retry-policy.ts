@@ -28,7 +28,16 @@ export function retryDelayMs(policy: RetryPolicy, failedAttempts: number, random
 
 export type Disposition = { kind: 'ack' } | { kind: 'retry'; job: PushJob } | { kind: 'dead'; job: PushJob; reason: string };
 
-/** What a queue does with a job after a delivery attempt. */
+/**
+ * Whether a failed job keeps its place at the head of its webhook's line until its retry (README, "Delivery
+ * order"): so after a receiver's outage its notifications come in the order they were noticed. Not when the
+ * attempt was given up after it went out (a receiver slower than `push-timeout-ms`): holding the line would
+ * send each notification `push-max-attempts` times, minutes apart, before the next; that retry leaves the
+ * line, and the stale-state check (stale-notifications.ts) keeps the receiver's states from going back.
+ */
+export const retryKeepsPlace = (result: DeliveryResult): boolean => result.mayHaveArrived !== true;
+
+/** What a queue does with a job after a delivery attempt; a retry records whether it keeps its place (`keepsPlace`). */
 export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolicy, now = Date.now()): Disposition {
   if (result.outcome === 'delivered' || result.outcome === 'skipped') return { kind: 'ack' };
   const attempt = job.attempt + 1;
@@ -38,17 +47,9 @@ export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolic
   if (attempt >= policy.maxAttempts) {
     return { kind: 'dead', job: updated, reason: `gave up after ${attempt} attempts: ${lastError}` };
   }
-  return { kind: 'retry', job: withFields(updated, { nextAttemptAt: now + retryDelayMs(policy, attempt) }) };
+  const nextAttemptAt = now + retryDelayMs(policy, attempt);
+  return { kind: 'retry', job: withFields(updated, { nextAttemptAt, keepsPlace: retryKeepsPlace(result) }) };
 }
-
-/**
- * Whether a failed job keeps its place at the head of its webhook's line until its retry (README, "Delivery
- * order"): so after a receiver's outage its notifications come in the order they were noticed. Not when the
- * attempt was given up after it went out (a receiver slower than `push-timeout-ms`): holding the line would
- * send each notification `push-max-attempts` times, minutes apart, before the next; that retry leaves the
- * line, and the stale-state check (stale-notifications.ts) keeps the receiver's states from going back.
- */
-export const retryKeepsPlace = (result: DeliveryResult): boolean => result.mayHaveArrived !== true;
 
 /** Turns a handler's throw into a retryable result, so a bug or outage never loses a job. */
 export async function runHandler(handler: (job: PushJob) => Promise<DeliveryResult>, job: PushJob): Promise<DeliveryResult> {

@@ -33,6 +33,13 @@ export interface PushJob {
   noticedAt?: number;
   /** An earlier attempt was given up after its request went out: the receiver may have it already. */
   mayHaveArrived?: boolean;
+  /**
+   * Set at each retry (retryKeepsPlace): whether this retry keeps its place at the head of its webhook's
+   * line (true) or left it, its last attempt having maybe arrived (false). Absent before a first retry and
+   * on a retry scheduled by a version that did not record it. Not `mayHaveArrived`, which an earlier attempt
+   * may have set: a retry refused since keeps its place.
+   */
+  keepsPlace?: boolean;
 }
 
 export type DeliveryOutcome =

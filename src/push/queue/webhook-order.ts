@@ -50,13 +50,14 @@ return id
 
 /**
  * Moves one due retry back onto the stream, in the place its marker (ARGV[3]) kept in its webhook's line,
- * or at the end of the line when it has none (scheduled by a replica of a version before markers); ZREM
- * first so only one replica promotes it. KEYS retry set, stream, order; ARGV job, ttl, marker.
+ * or at the end of the line when it kept none: it left the line (ARGV[3] empty), or was scheduled by a
+ * replica of a version before markers. ZREM first so only one replica promotes it. KEYS retry set, stream,
+ * order; ARGV job, ttl, marker.
  */
 const PROMOTE = `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
   local id = redis.call('XADD', KEYS[2], '*', 'job', ARGV[1])
-  if redis.call('LINSERT', KEYS[3], 'BEFORE', ARGV[3], id) > 0 then
+  if ARGV[3] ~= '' and redis.call('LINSERT', KEYS[3], 'BEFORE', ARGV[3], id) > 0 then
     redis.call('LREM', KEYS[3], 1, ARGV[3])
   else
     redis.call('RPUSH', KEYS[3], id)
@@ -121,7 +122,10 @@ export function webhookOrder(commands: Redis, stream: string, retryKey: string) 
       // A member that is not a job is dead-lettered once on the stream; its line is only a placeholder.
       const job = jobOfMember(member);
       const line = job ? webhookOrderKey(stream, job) : `${stream}:order:unreadable`;
-      return promote(retryKey, stream, line, member, ORDER_TTL_MS, retryMarker(job?.nextAttemptAt ?? 0));
+      // Only a retry that kept its place takes a marker's: one that left the line and is due the same
+      // millisecond would take the other's place. Absent (a version before it was recorded): as there.
+      const marker = job && job.keepsPlace !== false ? retryMarker(job.nextAttemptAt) : '';
+      return promote(retryKey, stream, line, member, ORDER_TTL_MS, marker);
     },
     /** True when the entry may be delivered now, else what it waits for. */
     async mayGo(job: PushJob, id: string): Promise<true | Ahead> {
@@ -135,11 +139,13 @@ export function webhookOrder(commands: Redis, stream: string, retryKey: string) 
     leave: (transaction: ChainableCommander, job: PushJob | undefined, id: string) =>
       job ? transaction.lrem(webhookOrderKey(stream, job), 1, id) : transaction,
     /**
-     * Adds, to the transaction that puts `retried` (the job of entry `id`) in the retry set, a marker that
-     * takes the entry's place in its line: the webhook's later entries keep waiting behind it.
+     * Adds, to the transaction that puts `retried` (the job of entry `id`) in the retry set, what becomes of
+     * the entry's place in its line: a marker takes it when the retry keeps its place (`keepsPlace`), so
+     * the webhook's later entries keep waiting behind it; else the entry leaves the line.
      */
-    keepPlace: (transaction: ChainableCommander, retried: PushJob, id: string) => {
+    reschedule: (transaction: ChainableCommander, retried: PushJob, id: string) => {
       const line = webhookOrderKey(stream, retried);
+      if (!retried.keepsPlace) return transaction.lrem(line, 1, id);
       return transaction.linsert(line, 'BEFORE', id, retryMarker(retried.nextAttemptAt)).lrem(line, 1, id);
     },
   };
