@@ -91,7 +91,12 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
 
   function settled(taskId: string): Promise<void> {
     const fold = folds.get(taskId);
-    return fold ? write(taskId, fold) : Promise.resolve();
+    if (!fold) return Promise.resolve();
+    // A write already due at the end of this turn of the event loop is waited for, not hastened: the turn's
+    // changes stay one write (a lane naming its running task waits for the write that resumed it: turn-naming.ts).
+    // Every write takes all that is folded, so once the due one went, so did everything folded before this call.
+    if (fold.due) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => fold.tail);
+    return write(taskId, fold);
   }
 
   return {
