@@ -60,20 +60,23 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
    * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
-   * `followUp`, the message a blocking send passed on: caller-messages.ts).
+   * `followUp`, the message a blocking send passed on, right after the question it answered: the record as
+   * the follow-up found it, `asked`, caller-messages.ts).
    */
   async function recordAnswer(
     answer: Task,
     ctx: CallContext,
     tenant: string,
-    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message; followUp?: Message },
+    options: { historyTrimmed: boolean; claimNew: boolean; opening?: Message; followUp?: { message: Message; asked: Task | undefined } },
     known?: { scope: TaskScope | undefined },
   ): Promise<Task> {
     const scope = known ? known.scope : await registry.scopeOf(answer.id);
     if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return answer;
     const stored = scope === undefined ? undefined : await registry.get(answer.id, ctx.principal);
     if (stored && !unlessReopened(stored, answer)) return stored;
-    const task = withCallerMessagesKept(answer, recordedWithFollowUp(stored, options.followUp));
+    const { followUp } = options;
+    const before = followUp?.asked ?? stored;
+    const task = withCallerMessagesKept(answer, before?.history, followUp && recordedWithFollowUp(before, followUp.message));
     if (!openStreams.has(task.id)) await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx, tenant), task.id);
     return task;
   }
@@ -148,6 +151,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
 
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
+      // The record as a follow-up finds it, read before the agent hears it: while the turn runs, a subscription to
+      // the task may record the agent's reply, and the follow-up goes after the question it answers, not after that.
+      const followed = request.message.taskId && !entry?.ridesAlong ? request.message.taskId : undefined;
+      const asking = followed ? registry.get(followed, ctx.principal).catch(() => undefined) : undefined;
       const response = await inner.sendMessage(request, ctx);
       const { taskId } = eventTaskRef(response);
       if (!taskId || entry?.ridesAlong) return response;
@@ -156,7 +163,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
         const known = await scopeFor(response.task.id, ctx, tenant);
         const historyLength = request.configuration?.historyLength;
         const said = redaction.message(openingMessage(request.message, response.task));
-        const [opening, followUp] = request.message.taskId ? [undefined, said] : [said, undefined];
+        // An agent that answered with another task than the one followed up: its record is not this one's.
+        const asked = followed === response.task.id ? await asking : undefined;
+        const [opening, followUp] = followed ? [undefined, { message: said, asked }] : [said, undefined];
         const options = { historyTrimmed: historyLength !== undefined, claimNew: true, opening, followUp };
         const standing = await recordAnswer(response.task, ctx, tenant, options, known);
         // The answer with the caller's messages the agent left out kept; a finished record that overrules it is not relayed here.

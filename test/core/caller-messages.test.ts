@@ -39,27 +39,57 @@ describe('withCallerMessagesKept', () => {
     expect(withCallerMessagesKept(bare, [user('ask'), agent('q1')])).toBe(bare);
   });
 
+  it('an agent that stores the caller’s message under an id of its own shows it once, where it holds it', () => {
+    const restated = (id: string, text: string): Message => ({ ...user(id), parts: [{ text }] });
+    const answer = task([user('ask'), agent('q1'), restated('agents-a1', 'a1'), agent('q2'), agent('reply')]);
+    const recorded = [user('ask'), agent('q1'), user('a1'), agent('q2'), user('a2')];
+    expect(ids(withCallerMessagesKept(answer, recorded))).toEqual(['ask', 'q1', 'agents-a1', 'q2', 'a2', 'reply']);
+    // The same words said again later, the agent holding only that: the earlier ones are put back where they were said.
+    const later = task([user('ask'), agent('q1'), agent('q2'), restated('agents-a3', 'a1'), agent('reply')]);
+    expect(ids(withCallerMessagesKept(later, [user('ask'), agent('q1'), user('a1'), agent('q2')]))).toEqual([
+      'ask',
+      'q1',
+      'a1',
+      'q2',
+      'agents-a3',
+      'reply',
+    ]);
+  });
+
   it('a message recorded twice (a retried follow-up) is kept once', () => {
     const answer = task([user('ask'), agent('q1')]);
     expect(ids(withCallerMessagesKept(answer, [user('ask'), agent('q1'), user('a1'), user('a1')]))).toEqual(['ask', 'q1', 'a1']);
   });
 
-  it('the record as a follow-up finds it: its history, the question it waits on, then the follow-up', () => {
-    const recorded: Task = { id: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agent('q1') }, history: [user('ask')] };
+  it('a follow-up goes right after the question the record held when it was sent, its history before that', () => {
+    const asked: Task = { id: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agent('q1') }, history: [user('ask')] };
     const answer = task([user('ask'), agent('q1'), agent('reply')]);
-    expect(ids(withCallerMessagesKept(answer, recordedWithFollowUp(recorded, user('a1'))))).toEqual(['ask', 'q1', 'a1', 'reply']);
-    expect(recordedWithFollowUp(recorded, undefined)).toBe(recorded.history);
+    const said = recordedWithFollowUp(asked, user('a1'));
+    expect(ids(withCallerMessagesKept(answer, asked.history, said))).toEqual(['ask', 'q1', 'a1', 'reply']);
+    const unasked: Task = { id: 't', status: { state: 'TASK_STATE_WORKING' }, history: [user('ask'), agent('q1')] };
+    expect(ids(withCallerMessagesKept(answer, unasked.history, recordedWithFollowUp(unasked, user('a1'))))).toEqual(['ask', 'q1', 'a1', 'reply']);
+  });
+
+  it('an agent that holds every message, the follow-up and its question too, gets its own Task back', () => {
+    const asked: Task = { id: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agent('q1') }, history: [user('ask')] };
+    const answer = task([user('ask'), agent('q1'), user('a1'), agent('reply')]);
+    expect(withCallerMessagesKept(answer, asked.history, recordedWithFollowUp(asked, user('a1')))).toBe(answer);
+    // Cut by historyLength: the messages before the cut are not the agent's to hold.
+    const cut = task([user('a1'), agent('reply')]);
+    expect(withCallerMessagesKept(cut, asked.history, recordedWithFollowUp(asked, user('a1')))).toBe(cut);
   });
 
   // A transcript of unique messages; the agent's history is it without some of the user's messages, the record
   // a prefix of it (the record may be behind the agent, never ahead of it).
   const transcript = fc
     .array(fc.record({ fromUser: fc.boolean(), agentLacks: fc.boolean() }), { maxLength: 12 })
-    .chain((said) => fc.record({ said: fc.constant(said), recordedUpTo: fc.nat(said.length), cut: fc.nat(said.length + 1) }));
+    .chain((said) =>
+      fc.record({ said: fc.constant(said), recordedUpTo: fc.nat(said.length), cut: fc.nat(said.length + 1), split: fc.nat(said.length) }),
+    );
 
   it('gives the transcript back, and cut to any historyLength, its tail', () => {
     fc.assert(
-      fc.property(transcript, ({ said, recordedUpTo, cut }) => {
+      fc.property(transcript, ({ said, recordedUpTo, cut, split }) => {
         const messages = said.map((entry, index) => (entry.fromUser ? user(`u${index}`) : agent(`g${index}`)));
         const agentHistory = messages.filter((_, index) => !(said[index]!.fromUser && said[index]!.agentLacks));
         const recorded = messages.slice(0, recordedUpTo);
@@ -68,7 +98,13 @@ describe('withCallerMessagesKept', () => {
         const expected = messages.filter(
           (message, index) => agentHistory.includes(message) || (firstHeld >= 0 && firstHeld < index && index < recordedUpTo),
         );
-        expect(ids(withCallerMessagesKept(task(agentHistory), recorded))).toEqual(expected.map((message) => message.messageId));
+        const answer = task(agentHistory);
+        const kept = withCallerMessagesKept(answer, recorded);
+        expect(ids(kept)).toEqual(expected.map((message) => message.messageId));
+        // Nothing to put back: the agent's own Task. Recorded in two runs (a follow-up's): the same.
+        if (expected.length === agentHistory.length) expect(kept).toBe(answer);
+        const runs = withCallerMessagesKept(answer, recorded.slice(0, split), recorded.slice(split));
+        expect(ids(runs)).toEqual(ids(kept));
         if (cut === 0) return;
         const cutAnswer = withHistoryLength(task(agentHistory), cut);
         expect(ids(withHistoryLength(withCallerMessagesKept(cutAnswer, recorded), cut))).toEqual(

@@ -1,5 +1,8 @@
 import { withFields, type Message, type Task } from '../../model/index.js';
 
+const NOTHING: readonly Message[] = [];
+const KEPT = -1;
+
 /**
  * The agent's Task with the caller's messages it lacks put back, each where the gateway recorded it.
  *
@@ -9,38 +12,99 @@ import { withFields, type Message, type Task } from '../../model/index.js';
  * SendMessage answer), a user message of the record (by messageId) the agent's history does not hold is
  * kept, right after the message the record had before it that the agent also holds, the agent's own
  * messages and order otherwise as the agent gave them. Only the caller's messages: an agent message the
- * agent left out stays out. Linear in both histories: a map by messageId, no search per message; an agent
- * that holds every message (a 1.x agent) gets its own Task back, untouched.
+ * agent left out stays out, and one the agent holds under a messageId of its own is not shown twice
+ * (Restated). What was recorded is `recorded` then `saidAfter` (a follow-up's question and the follow-up,
+ * recordedWithFollowUp), read in place.
  *
  * A user message with nothing the agent holds before it is not put back: an answer cut by historyLength
  * holds the agent's last messages only, and such a message was said before them; an agent that never shows
  * the message that opened its task (iac-code, the demo agent) is answered as it answers, and the record
  * keeps that message first (snapshotToStore, first-message.ts).
+ *
+ * Every blocking answer and every Task event folded passes here, and an agent that holds every message (a
+ * 1.x agent) has nothing put back: that is seen in one walk over both histories, in order, with nothing
+ * built, and its own Task is returned. Only a history that is not the record's in order (a message missing,
+ * an answer cut) is indexed, once: linear in both histories either way.
  */
-export function withCallerMessagesKept(answer: Task, recorded: readonly Message[] | undefined): Task {
+export function withCallerMessagesKept(answer: Task, recorded: readonly Message[] | undefined, saidAfter = NOTHING): Task {
   const history = answer.history;
-  if (!recorded?.length || !history?.length) return answer;
+  const said = recorded ?? NOTHING;
+  if (said.length + saidAfter.length === 0 || !history?.length) return answer;
+  const recordedEnd = inOrderUntil(history, said, 0);
+  if (recordedEnd >= 0 && inOrderUntil(history, saidAfter, recordedEnd) >= 0) return answer;
+  return keptWhereSaid(answer, history, [said, saidAfter]);
+}
+
+/**
+ * What the gateway recorded of a task a follow-up answers, after its history, as the task stood when the
+ * follow-up was sent: the question it waited on (its status message, moved into the history when the status
+ * moves on, fold.ts), then the follow-up. Read from the record before the follow-up is passed on, as a
+ * subscription may record the agent's reply to it meanwhile.
+ */
+export function recordedWithFollowUp(asked: Task | undefined, followUp: Message): readonly Message[] {
+  const question = asked?.status.message;
+  return question ? [question, followUp] : [followUp];
+}
+
+/**
+ * Where in `history` a walk finding each of `recorded` in order, from `from` on, ends (just after the last
+ * one), or -1 when one is not found there: each search goes on after the message found last, so the walk
+ * is linear, a search that fails ending it.
+ */
+function inOrderUntil(history: readonly Message[], recorded: readonly Message[], from: number): number {
+  let next = from;
+  for (const message of recorded) {
+    while (next < history.length && history[next]!.messageId !== message.messageId) next++;
+    if (next === history.length) return -1;
+    next++;
+  }
+  return next;
+}
+
+/**
+ * The general case: the agent's history indexed by messageId, the recorded user messages it lacks put back
+ * after the agent's message the record had before them, unless the agent holds them there under an id of its
+ * own (restated, below).
+ */
+function keptWhereSaid(answer: Task, history: readonly Message[], runs: readonly (readonly Message[])[]): Task {
   const positions = new Map<string, number>();
   history.forEach((message, index) => {
     if (!positions.has(message.messageId)) positions.set(message.messageId, index);
   });
   // Kept messages by the position of the agent's message they follow.
   const keptAfter = new Map<number, Message[]>();
-  const kept = new Set<string>();
+  let restated: Restated | undefined;
   let anchor = -1;
-  for (const message of recorded) {
-    const position = positions.get(message.messageId);
-    if (position !== undefined) {
-      anchor = position;
-      continue;
+  // The messages missing since the last one the agent holds: kept once the next it holds (or the end) is found.
+  let missing: Message[] = [];
+  const keepMissing = (before: number) => {
+    if (missing.length === 0) return;
+    restated ??= new Restated(history, runs);
+    for (const message of missing) {
+      if (restated.take(message, anchor, before)) continue;
+      const group = keptAfter.get(anchor);
+      if (group) group.push(message);
+      else keptAfter.set(anchor, [message]);
     }
-    if (anchor < 0 || message.role !== 'ROLE_USER' || !message.messageId || kept.has(message.messageId)) continue;
-    kept.add(message.messageId);
-    const group = keptAfter.get(anchor);
-    if (group) group.push(message);
-    else keptAfter.set(anchor, [message]);
+    missing = [];
+  };
+  for (const run of runs) {
+    for (const message of run) {
+      const position = positions.get(message.messageId);
+      if (position === KEPT) continue;
+      if (position !== undefined) {
+        keepMissing(position);
+        anchor = position;
+        continue;
+      }
+      if (anchor < 0 || message.role !== 'ROLE_USER' || !message.messageId) continue;
+      // Kept once: a message recorded twice (a retried follow-up) is passed over the second time.
+      positions.set(message.messageId, KEPT);
+      missing.push(message);
+    }
   }
-  if (kept.size === 0) return answer;
+  keepMissing(history.length);
+  if (keptAfter.size === 0) return answer;
   const merged: Message[] = [];
   history.forEach((message, index) => {
     merged.push(message);
@@ -51,11 +115,36 @@ export function withCallerMessagesKept(answer: Task, recorded: readonly Message[
 }
 
 /**
- * What the gateway recorded of a task a follow-up answers, in order: its history, the question the record
- * holds as its status (moved into the history when the status moves on, fold.ts), then the follow-up.
+ * The agent's user messages whose id the record does not hold, by their text: an agent that stores the
+ * caller's message under a messageId of its own holds it, and it is not put back beside it (shown twice). A
+ * recorded message is taken as restated by the first such message of the same text the agent holds between
+ * the message it was recorded after and the next one the record holds too; each is taken once, and the
+ * search only moves on (linear).
  */
-export function recordedWithFollowUp(recorded: Task | undefined, followUp: Message | undefined): readonly Message[] | undefined {
-  if (!followUp) return recorded?.history;
-  const question = recorded?.status.message;
-  return [...(recorded?.history ?? []), ...(question ? [question] : []), followUp];
+class Restated {
+  private readonly byText = new Map<string, { positions: number[]; next: number }>();
+
+  constructor(history: readonly Message[], runs: readonly (readonly Message[])[]) {
+    const recorded = new Set<string>();
+    for (const run of runs) for (const message of run) recorded.add(message.messageId);
+    history.forEach((message, index) => {
+      const text = textOf(message);
+      if (message.role !== 'ROLE_USER' || !text || recorded.has(message.messageId)) return;
+      const same = this.byText.get(text);
+      if (same) same.positions.push(index);
+      else this.byText.set(text, { positions: [index], next: 0 });
+    });
+  }
+
+  /** Whether the agent holds `message` restated after position `after` and before `before`: taken if so. */
+  take(message: Message, after: number, before: number): boolean {
+    const same = this.byText.get(textOf(message));
+    if (!same) return false;
+    while (same.next < same.positions.length && same.positions[same.next]! <= after) same.next++;
+    if (same.next === same.positions.length || same.positions[same.next]! >= before) return false;
+    same.next++;
+    return true;
+  }
 }
+
+const textOf = (message: Message): string => message.parts.map((part) => part.text ?? '').join('');

@@ -3,16 +3,18 @@
  * user's answers stay in the task's history. The 0.2.5 SDK never stores a follow-up in its task, so its
  * GetTask reads as the agent asking twice and finishing with no reply from the user; the gateway recorded
  * the answers it passed on and keeps them, where they were said, in every view: GetTask (whole and cut by
- * historyLength), ListTasks, a blocking answer. On the memory and the Redis store.
+ * historyLength), ListTasks, a blocking answer, also when the record moved on to the agent's reply while
+ * the blocking answer was on its way (the caller followed the task). On the memory and the Redis store.
  */
 import { randomUUID } from 'node:crypto';
-import type { Task } from 'a2a-sdk-1';
+import { TaskState, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V025_QUESTION, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
+import { V025_QUESTION, V025_SLOW_PREFIX, startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { asTask, listRequest, sendRequest, textOf } from '../../support/sdk-v1-client.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { StreamReader, connectClient } from './sdk1-client.js';
 
 const ASK = 'ask: which region?';
@@ -75,5 +77,22 @@ describe.each(STORES)('a 0.2.5 agent that asks twice ($name store)', ({ name, co
     const [whole, listedTask] = await Promise.all([getTask(taskId), listed(contextId)]);
     expect(historyOf(whole)).toEqual(TRANSCRIPT);
     expect(historyOf(listedTask)).toEqual(TRANSCRIPT);
+  });
+
+  it('an answer given by a blocking send while the caller follows the task stays right after the question it answers', async () => {
+    const contextId = `ctx-${randomUUID()}`;
+    const answer = `${V025_SLOW_PREFIX} north`;
+    const { id: taskId } = asTask(await client.sendMessage(sendRequest(ASK, { contextId })));
+    const answering = client.sendMessage(sendRequest(answer, { contextId, taskId }));
+    // The caller follows the turn its answer started: the record moves on to the agent's reply before the answer comes.
+    await waitUntil(async () => (await getTask(taskId)).status?.state === TaskState.TASK_STATE_WORKING);
+    await new StreamReader(client.resubscribeTask({ tenant: '', id: taskId })).rest();
+    const answered = asTask(await answering);
+
+    const transcript = [ASK, V025_QUESTION, answer, v025Reply(answer, 2).full];
+    expect(historyOf(answered)).toEqual(transcript);
+    const [whole, listedTask] = await Promise.all([getTask(taskId), listed(contextId)]);
+    expect(historyOf(whole)).toEqual(transcript);
+    expect(historyOf(listedTask)).toEqual(transcript);
   });
 });
