@@ -1,5 +1,5 @@
 import type { Upstream } from '../core/agent-port.js';
-import { withFields, type StreamResponse } from '../model/index.js';
+import { A2AError, withFields, type StreamResponse } from '../model/index.js';
 import {
   agentIdFromV1,
   agentIdToV1,
@@ -15,8 +15,46 @@ import {
   taskRequestIds,
 } from '../translate/index.js';
 
-async function* eventIdsToV1(events: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-  for await (const event of events) yield streamResponseIds(event, agentIdToV1);
+/**
+ * An error the agent or its client raised naming the ids of the call (`Task session/42 ü not found`), named
+ * as the caller knows them: the encoded ids it asked with. The error is the call's own, so it is changed
+ * in place.
+ */
+function inCallersIds(error: unknown, agentIds: readonly (string | undefined)[]): unknown {
+  if (!(error instanceof A2AError)) return error;
+  for (const agentId of agentIds) {
+    if (!agentId) continue;
+    const callers = agentIdToV1Quietly(agentId);
+    if (callers === agentId) continue;
+    error.message = error.message.replaceAll(agentId, callers);
+    for (const key of ['taskId', 'contextId']) if (error.metadata[key] === agentId) error.metadata[key] = callers;
+  }
+  return error;
+}
+
+/** The caller's id for an agent's id it asked with (which fits, since it came encoded). */
+function agentIdToV1Quietly(agentId: string): string {
+  try {
+    return agentIdToV1(agentId, 'task id');
+  } catch {
+    return agentId;
+  }
+}
+
+async function named<T>(call: Promise<T>, agentIds: readonly (string | undefined)[]): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw inCallersIds(error, agentIds);
+  }
+}
+
+async function* eventIdsToV1(events: AsyncIterable<StreamResponse>, agentIds: readonly (string | undefined)[]): AsyncGenerator<StreamResponse> {
+  try {
+    for await (const event of events) yield streamResponseIds(event, agentIdToV1);
+  } catch (error) {
+    throw inCallersIds(error, agentIds);
+  }
 }
 
 /**
@@ -28,18 +66,43 @@ async function* eventIdsToV1(events: AsyncIterable<StreamResponse>): AsyncGenera
  */
 export function withAgentIdsMapped<T extends Upstream>(upstream: T): T {
   return withFields(upstream, {
-    sendMessage: async (req, ctx) => sendResponseIds(await upstream.sendMessage(sendRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    sendStreamingMessage: (req, ctx) => eventIdsToV1(upstream.sendStreamingMessage(sendRequestIds(req, agentIdFromV1), ctx)),
-    getTask: async (req, ctx) => taskIds(await upstream.getTask(taskRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
+    async sendMessage(req, ctx) {
+      const sent = sendRequestIds(req, agentIdFromV1);
+      const ids = [sent.message.taskId, sent.message.contextId];
+      return sendResponseIds(await named(upstream.sendMessage(sent, ctx), ids), agentIdToV1);
+    },
+    sendStreamingMessage(req, ctx) {
+      const sent = sendRequestIds(req, agentIdFromV1);
+      return eventIdsToV1(upstream.sendStreamingMessage(sent, ctx), [sent.message.taskId, sent.message.contextId]);
+    },
+    getTask: async (req, ctx) => {
+      const asked = taskRequestIds(req, agentIdFromV1);
+      return taskIds(await named(upstream.getTask(asked, ctx), [asked.id]), agentIdToV1);
+    },
     listTasks: async (req, ctx) => listTasksResponseIds(await upstream.listTasks(listTasksRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    cancelTask: async (req, ctx) => taskIds(await upstream.cancelTask(taskRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    subscribeToTask: (req, ctx) => eventIdsToV1(upstream.subscribeToTask(taskRequestIds(req, agentIdFromV1), ctx)),
-    createTaskPushNotificationConfig: async (req, ctx) =>
-      pushConfigIds(await upstream.createTaskPushNotificationConfig(pushConfigRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    getTaskPushNotificationConfig: async (req, ctx) =>
-      pushConfigIds(await upstream.getTaskPushNotificationConfig(pushConfigRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    listTaskPushNotificationConfigs: async (req, ctx) =>
-      pushConfigListIds(await upstream.listTaskPushNotificationConfigs(pushConfigRequestIds(req, agentIdFromV1), ctx), agentIdToV1),
-    deleteTaskPushNotificationConfig: (req, ctx) => upstream.deleteTaskPushNotificationConfig(pushConfigRequestIds(req, agentIdFromV1), ctx),
+    cancelTask: async (req, ctx) => {
+      const asked = taskRequestIds(req, agentIdFromV1);
+      return taskIds(await named(upstream.cancelTask(asked, ctx), [asked.id]), agentIdToV1);
+    },
+    subscribeToTask(req, ctx) {
+      const asked = taskRequestIds(req, agentIdFromV1);
+      return eventIdsToV1(upstream.subscribeToTask(asked, ctx), [asked.id]);
+    },
+    createTaskPushNotificationConfig: async (req, ctx) => {
+      const asked = pushConfigRequestIds(req, agentIdFromV1);
+      return pushConfigIds(await named(upstream.createTaskPushNotificationConfig(asked, ctx), [asked.taskId]), agentIdToV1);
+    },
+    getTaskPushNotificationConfig: async (req, ctx) => {
+      const asked = pushConfigRequestIds(req, agentIdFromV1);
+      return pushConfigIds(await named(upstream.getTaskPushNotificationConfig(asked, ctx), [asked.taskId]), agentIdToV1);
+    },
+    listTaskPushNotificationConfigs: async (req, ctx) => {
+      const asked = pushConfigRequestIds(req, agentIdFromV1);
+      return pushConfigListIds(await named(upstream.listTaskPushNotificationConfigs(asked, ctx), [asked.taskId]), agentIdToV1);
+    },
+    deleteTaskPushNotificationConfig: (req, ctx) => {
+      const asked = pushConfigRequestIds(req, agentIdFromV1);
+      return named(upstream.deleteTaskPushNotificationConfig(asked, ctx), [asked.taskId]);
+    },
   } satisfies Partial<Upstream>);
 }

@@ -230,8 +230,9 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
     if (method === 'POST' && rest === '/message:stream') return streamMessage(body as Json, res);
     const match = /^\/tasks\/([^/:]+)(:cancel|:subscribe|\/pushNotificationConfigs(?:\/([^/]+))?)?$/.exec(rest);
     if (!match) return json(res, 404, { message: `no route ${method} ${path}` });
-    const [, taskId = '', action, configId] = match;
-    const task = tasks.get(decodeURIComponent(taskId));
+    const [, pathId = '', action, configId] = match;
+    const taskId = decodeURIComponent(pathId);
+    const task = tasks.get(taskId);
     if (!task) return json(res, 404, action === ':cancel' ? { message: 'Task not found' } : { code: -32001, message: `Task not found: ${taskId}` });
     if (action === ':cancel' && method === 'POST') return cancel(task, res);
     if (action === ':subscribe') return subscribe(task, res);

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
+import { A2AError } from '../../src/model/index.js';
 import { upstreamFor } from '../../src/upstream/connect.js';
 import { createUpstreamPool } from '../../src/upstream/http.js';
 import { collect } from '../support/collect.js';
@@ -74,5 +75,20 @@ describe("a 0.3 HTTP+JSON agent's own ids, through the gateway's client for it",
     const listed = await upstream.listTaskPushNotificationConfigs({ taskId: encoded(TASK) }, ctx());
     expect(listed.configs.map((config) => config.taskId)).toEqual([encoded(TASK)]);
     expect(decodeURIComponent(agent.requests.at(-1)?.path ?? '')).toBe(`/agent/v1/tasks/${TASK}/pushNotificationConfigs`);
+  });
+
+  it('an error naming the task names it as the caller does: a task the agent no longer knows, asked for by its encoded id', async () => {
+    const { agent, upstream } = await setup();
+    agent.tasks.delete(TASK);
+    for (const asked of [
+      () => upstream.getTask({ id: encoded(TASK) }, ctx()),
+      () => collect(upstream.subscribeToTask({ id: encoded(TASK) }, ctx())),
+    ]) {
+      const error = (await asked().catch((caught: unknown) => caught)) as A2AError;
+      expect(error).toBeInstanceOf(A2AError);
+      expect(error.message).toContain(encoded(TASK));
+      expect(error.message).not.toContain(TASK);
+      expect(error.metadata.taskId ?? encoded(TASK)).toBe(encoded(TASK));
+    }
   });
 });
