@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
-import { missedRenewalMs, readRunning, renewEveryMs, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
+import { missedRenewalMs, readRunning, renewEveryMs, renewRetrying, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 
@@ -100,9 +100,13 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     let releasing: Promise<void> | undefined;
 
     const timer = setInterval(() => {
-      renewScript(redisKey, owner, leaseMs).then(
+      renewRetrying(
+        () => renewScript(redisKey, owner, leaseMs),
+        options.leaseMs,
+        () => renewals.has(timer),
+      ).then(
         (renewed) => {
-          if (Number(renewed) === 1) return;
+          if (renewed === undefined || Number(renewed) === 1) return;
           // Expired (this process stalled for a whole lease) or Redis lost it: another turn may own the lane now.
           stopRenewing();
           warn(undefined, key, 'context lane lease was lost while its turn ran');

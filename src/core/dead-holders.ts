@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isInterruptedState, isTerminalState, type TaskState } from '../model/index.js';
 import type { CallContext } from './agent-port.js';
 import type { RecordedState } from './context-lanes.js';
@@ -12,13 +13,36 @@ import type { TaskStore } from './task-registry/types.js';
 /** How often a live holder renews its lease: every third of it. */
 export const renewEveryMs = (leaseMs: number): number => Math.max(1, Math.floor(leaseMs / 3));
 
+/** How late past its due time a live holder's renewal may land: a slow event loop, a failed renewal tried again. */
+const slackMs = (leaseMs: number): number => Math.min(Math.floor(renewEveryMs(leaseMs) / 2), 2_000);
+
 /**
- * What a live holder's lease has left at least: a renewal's interval and a slow event loop after it renewed. A
- * lease with less left belongs to a holder that missed a renewal (it died, or froze).
+ * What a live holder's lease has left at least: a renewal's interval and the slack after it. A lease with less
+ * left belongs to a holder that missed a renewal (it died, or froze).
  */
-export function missedRenewalMs(leaseMs: number): number {
-  const every = renewEveryMs(leaseMs);
-  return leaseMs - every - Math.min(Math.floor(every / 2), 2_000);
+export const missedRenewalMs = (leaseMs: number): number => leaseMs - renewEveryMs(leaseMs) - slackMs(leaseMs);
+
+/** How many times a failed renewal is tried again, a quarter of the slack apart (500 ms with the default lease). */
+const RENEWAL_RETRIES = 3;
+
+/**
+ * `renew` (one lease's renewal), tried again a few times within the slack when it fails (a Redis blip, a
+ * connection lost and made again), while `stillHeld()`. Waiting for the next renewal instead, a third of the
+ * lease later, would leave the holder judged dead meanwhile: its paused lane, and its turn's lane and slot once
+ * the registry records the turn over, taken by another replica while its turn goes on. Rejects with the last
+ * failure; resolves undefined when the lease was let go meanwhile.
+ */
+export async function renewRetrying<T>(renew: () => Promise<T>, leaseMs: number, stillHeld: () => boolean): Promise<T | undefined> {
+  const retryMs = Math.max(1, Math.floor(slackMs(leaseMs) / (RENEWAL_RETRIES + 1)));
+  for (let retry = 0; ; retry++) {
+    try {
+      return await renew();
+    } catch (error) {
+      if (retry === RENEWAL_RETRIES) throw error;
+    }
+    await sleep(retryMs, undefined, { ref: false });
+    if (!stillHeld()) return undefined;
+  }
 }
 
 /** The task a hold names as its turn's, and whether only a finished state ends that turn. */

@@ -6,7 +6,7 @@ import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redi
 import { throttledWarnings } from '../throttled-warnings.js';
 import type { CallContext } from './agent-port.js';
 import type { RecordedState } from './context-lanes.js';
-import { missedRenewalMs, readRunning, renewEveryMs, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
+import { missedRenewalMs, readRunning, renewEveryMs, renewRetrying, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
 import { capsOf, clientKey, holdSlot, UNCOUNTED, type TurnSlot, type TurnSlots } from './turn-limits.js';
 
 export interface RedisTurnSlotsOptions {
@@ -70,6 +70,8 @@ interface Lease {
   /** Its member: `id`, then `id|<task>` once named. */
   member: string;
   readonly id: string;
+  /** Its member names a paused turn's task (bindTask): only then does a bindTask(undefined) clear the name. */
+  paused?: boolean;
   freed?: true;
 }
 
@@ -115,9 +117,14 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
 
   function renewAll(): void {
     for (const lease of held) {
-      renewScript(lease.key, lease.member, leaseMs).then(
+      // Its member read at each attempt: a rename meanwhile (its turn named its task) is what Redis holds.
+      renewRetrying(
+        () => renewScript(lease.key, lease.member, leaseMs),
+        options.leaseMs,
+        () => held.has(lease),
+      ).then(
         (renewed) => {
-          if (Number(renewed) === 1) return;
+          if (renewed === undefined || Number(renewed) === 1) return;
           // This process stalled for a whole lease, or Redis lost the set: the client may have had another turn since.
           forget(lease);
           warn({}, 'a turn slot lease was lost while its turn ran: its client may have had one turn more than its cap');
@@ -187,8 +194,17 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
       release: slot.release,
       // A slot counts its turn whether paused or running: either names the task, whose recorded end frees it.
       names: {
-        bindTask: (taskId) => name(lease, taskId === undefined ? undefined : { taskId }),
-        runsTask: (taskId, named) => name(lease, { taskId, onlyFinishedEnds: named?.onlyFinishedEnds === true }),
+        bindTask(taskId) {
+          // As a lane (context-lanes.ts, Lease): a turn going on clears a paused name, never the running one
+          // (a stream's every working update says it goes on: the slot would stop naming its task).
+          if (taskId === undefined && !lease.paused) return;
+          lease.paused = taskId !== undefined;
+          name(lease, taskId === undefined ? undefined : { taskId });
+        },
+        runsTask(taskId, named) {
+          lease.paused = false;
+          name(lease, { taskId, onlyFinishedEnds: named?.onlyFinishedEnds === true });
+        },
       },
     };
   }

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ContextLanes, Lease, RecordedState } from '../../src/core/context-lanes.js';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 import type { TaskState } from '../../src/model/index.js';
+import { failingOnce } from '../support/failing-redis-script.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 
 beforeAll(requireRedis);
@@ -139,5 +140,26 @@ describe('redis context lanes: a live holder keeps its lane', () => {
     await expect.poll(() => replica.holderTask('K')).toBeUndefined();
     // Resumed: the lane names no task until the turn names it anew, so nothing judges it by an old state.
     expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_COMPLETED'))).toBeUndefined();
+  });
+});
+
+describe('redis context lanes: a live holder whose renewal failed once', () => {
+  // Short, so the renewal comes soon: renewed every 1 s, judged dead with less than 1.5 s left.
+  const SHORT_LEASE_MS = 3_000;
+
+  it('tries it again at once: its paused turn keeps its lane, and an answer still rides along into it', async () => {
+    const prefix = `${RUN_PREFIX}${randomUUID()}:`;
+    const make = () => open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: SHORT_LEASE_MS }));
+    // A Redis blip fails the holder's first renewal.
+    const { connected: holder, failed } = failingOnce('a2aBridgeLaneRenew', make);
+    const replica = make();
+    const lease = (await holder.tryAcquire('K'))!;
+    lease.bindTask('T1');
+    await expect.poll(() => replica.holderTask('K')).toBe('T1');
+    await failed;
+    // Past the slack a renewal has, before the next one is due: had it waited for that one, it would be judged dead now.
+    await new Promise((resolve) => setTimeout(resolve, 750));
+    expect(await replica.holderTask('K')).toBe('T1');
+    expect(await replica.tryAcquire('K', undefined, recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeUndefined();
   });
 });

@@ -196,25 +196,34 @@ describe('a replica that died during a follow-up', () => {
 });
 
 describe('a replica that died mid-turn, its client capped at one turn in flight', () => {
-  it('refuses the client’s turns elsewhere while the registry records the turn working, and not once it records it completed', async () => {
-    const { replica, die, laneValue } = replicas({ cappedAtOne: true });
-    const feed = new Feed().push(taskFrame('T', 'C'));
-    const a = replica(stubUpstream({ sendStreamingMessage: () => feed.stream() }));
-    let agentSays: TaskState = 'TASK_STATE_WORKING';
-    const b = replica(upstreamSaying(() => agentSays));
-    await a.gateway
-      .sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)
-      [Symbol.asyncIterator]()
-      .next();
-    // The turn's lane names its task, and its slot with it (both once the registry records the turn's task).
-    await expect.poll(laneValue).toMatch(/\|\|T$/);
-    await die(a);
+  // A streamed answer comes as many working updates: the slot names the turn's task through all of them.
+  it.each([
+    ['its task only', 0],
+    ['three working updates after it', 3],
+  ])(
+    'whose stream sent %s: refuses the client’s turns elsewhere while the registry records the turn working, and not once it records it completed',
+    async (_, workingUpdates) => {
+      const { replica, die, laneValue } = replicas({ cappedAtOne: true });
+      const feed = new Feed().push(taskFrame('T', 'C'));
+      const a = replica(stubUpstream({ sendStreamingMessage: () => feed.stream() }));
+      let agentSays: TaskState = 'TASK_STATE_WORKING';
+      const b = replica(upstreamSaying(() => agentSays));
+      const stream = a.gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+      await stream.next();
+      // The turn's lane names its task, and its slot with it (both once the registry records the turn's task).
+      await expect.poll(laneValue).toMatch(/\|\|T$/);
+      for (let word = 1; word <= workingUpdates; word++) {
+        feed.push(statusFrame('T', 'C', 'TASK_STATE_WORKING', `word ${word}`));
+        await stream.next();
+      }
+      await die(a);
 
-    expect((await rejection(b.gateway.sendMessage({ message: userMessage({ contextId: 'C2' }) }, ALICE))).message).toBe(AT_CAP);
-    agentSays = 'TASK_STATE_COMPLETED';
-    expect((await b.gateway.getTask({ id: 'T' }, ALICE)).status.state).toBe('TASK_STATE_COMPLETED');
-    await expect(b.gateway.sendMessage({ message: userMessage({ contextId: 'C2' }) }, ALICE)).resolves.toMatchObject({
-      task: { id: 'T2', contextId: 'C2', status: { state: 'TASK_STATE_COMPLETED' } },
-    });
-  });
+      expect((await rejection(b.gateway.sendMessage({ message: userMessage({ contextId: 'C2' }) }, ALICE))).message).toBe(AT_CAP);
+      agentSays = 'TASK_STATE_COMPLETED';
+      expect((await b.gateway.getTask({ id: 'T' }, ALICE)).status.state).toBe('TASK_STATE_COMPLETED');
+      await expect(b.gateway.sendMessage({ message: userMessage({ contextId: 'C2' }) }, ALICE)).resolves.toMatchObject({
+        task: { id: 'T2', contextId: 'C2', status: { state: 'TASK_STATE_COMPLETED' } },
+      });
+    },
+  );
 });

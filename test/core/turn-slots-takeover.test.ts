@@ -11,6 +11,7 @@ import type { RecordedState } from '../../src/core/context-lanes.js';
 import type { TurnSlot, TurnSlots } from '../../src/core/turn-limits.js';
 import { createRedisTurnSlots } from '../../src/core/turn-slots-redis.js';
 import type { TaskState } from '../../src/model/index.js';
+import { failingOnce } from '../support/failing-redis-script.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../support/redis.js';
 
 beforeAll(requireRedis);
@@ -37,11 +38,11 @@ const recorded =
     id === taskId ? state : undefined;
 
 /** Replicas whose clients may each run one turn at a time. */
-function replicas() {
+function replicas(leaseMs = LEASE_MS) {
   const prefix = `${RUN_PREFIX}${randomUUID()}:`;
   const limits = defaultConfig({ limits: { 'turns-in-flight-per-client': 1 } }).limits;
   const make = () => {
-    const slots = createRedisTurnSlots(limits, { url: REDIS_URL, prefix, leaseMs: LEASE_MS, answerWithinMs: 2_000 })!;
+    const slots = createRedisTurnSlots(limits, { url: REDIS_URL, prefix, leaseMs, answerWithinMs: 2_000 })!;
     opened.push(slots);
     return slots;
   };
@@ -109,5 +110,19 @@ describe('redis turn slots: taking over the slot of a dead holder', () => {
     // Given back by name: the named member is the one removed.
     holder.release();
     await expect.poll(() => admin.zcard(key)).toBe(0);
+  });
+
+  it('keeps a live holder’s slot whose renewal failed once: it is tried again at once', async () => {
+    // Short, so the renewal comes soon: renewed every 1 s, judged dead with less than 1.5 s left.
+    const { make, key, take } = replicas(3_000);
+    // A Redis blip fails the holder's first renewal.
+    const { connected: holderSlots, failed } = failingOnce('a2aBridgeTurnRenew', make);
+    const holder = (await take(holderSlots))!;
+    holder.names!.bindTask('T1');
+    await expect.poll(async () => (await admin.zrange(key, 0, -1))[0]).toMatch(/\|T1$/);
+    await failed;
+    // Past the slack a renewal has, before the next one is due: had it waited for that one, it would be judged dead now.
+    await new Promise((resolve) => setTimeout(resolve, 750));
+    expect(await take(make(), recorded('T1', 'TASK_STATE_INPUT_REQUIRED'))).toBeUndefined();
   });
 });
