@@ -175,16 +175,26 @@ const WORD_ENDING =
   /^(?:s|es|ed|er|ers|ing|ings|ment|ments|tion|tions|sion|sions|ness|ity|ities|ies|ly|able|ible|ance|ence|ive|ize|ise|ful|less|ship|al|ure)(?![\p{L}\p{N}])/u;
 /** Chinese or Japanese of two characters at most and nothing else: a model's token (`## 资源` + `列表`), not a sentence. */
 const SHORT_CJK_PIECE = /^[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{1,2}$/u;
+/** One line of text and the line breaks that end it: the rest of a line, not a message of its own lines. */
+const ENDS_ITS_LINE = /^[^\n]+\n+$/u;
 
 /**
  * Whether `text` goes on with a heading or a quote the facade put on a line of its own (ReplyState.blockLine),
  * as the rest of it a model's tokens cut off, rather than a whole message of its own: one that opens with
  * punctuation (`> 注意` + `：VPC 将被保留。`, `### 3` + `. Next steps`), a word's lower-case ending (`# Deploy` +
- * `ment report`) or two Chinese characters at most (`## 资源` + `列表`). A whole message in Chinese or one that
- * opens with a lower-case word (`专有网络已创建`, `created vpc-1 and vsw-1`) starts a line; a longer Chinese
- * piece (`## 资源` + `列表如下`) does too: nothing at the boundary tells it from a message.
+ * `ment report`) or two Chinese characters at most (`## 资源` + `列表`), or one line of words that ends with its
+ * line break (`# 部署` + `报告\n`, `## VPC Qu` + `ota Report\n\n`): the agent that sent the heading without its
+ * line break sends the rest of its line, and the break, next; an agent's whole messages end alike, so one that
+ * sent its heading bare does not end the next with a break. Not a line a Markdown block or a list item opens
+ * (`## 资源列表` + `- vpc-1\n`). A whole message in Chinese or one that opens with a lower-case word
+ * (`专有网络已创建`, `created vpc-1 and vsw-1`) starts a line; a longer Chinese piece without its line break
+ * (`## 资源` + `列表如下`) does too: nothing at the boundary tells it from a message.
  */
-const goesOnWithBlockLine = (text: string): boolean => CARRIES_ON.test(text) || WORD_ENDING.test(text) || SHORT_CJK_PIECE.test(text);
+function goesOnWithBlockLine(text: string, before: Before | undefined): boolean {
+  if (CARRIES_ON.test(text) || WORD_ENDING.test(text) || SHORT_CJK_PIECE.test(text)) return true;
+  if (!ENDS_ITS_LINE.test(text) || before === undefined) return false;
+  return startsLineByShape(before.text, text, before.word ?? lastWord(before.text), before.line) !== true;
+}
 
 /** The message the reply's current segment holds. */
 const messageBefore = (state: ReplyState): Before | undefined =>
@@ -201,6 +211,6 @@ export function separatorBefore(text: string, state: ReplyState, flows = false):
   if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
   if (!flows || !state.segmentFlows || state.breakPending) return '\n';
   if (inCode(state.code)) return '';
-  if (state.blockLine) return SPACE.test(text.charAt(0)) || goesOnWithBlockLine(text) ? '' : '\n';
+  if (state.blockLine) return SPACE.test(text.charAt(0)) || goesOnWithBlockLine(text, messageBefore(state)) ? '' : '\n';
   return carriesOn(state.shownLast, text, messageBefore(state)) ? '' : '\n';
 }

@@ -168,6 +168,25 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(read(['部署完成', '## 资源列表', '专有网络已创建'])).toBe('部署完成\n## 资源列表\n专有网络已创建');
   });
 
+  it("a progress line, then the answer's tokens that open with a heading and end its line: the heading is one line", () => {
+    // Each token its own message: the facade started a line for the heading, and the next token ends it with its line break.
+    for (const [head, ...rest] of [
+      ['正在生成报告……', '# 部署', '报告\n', '已创建 3 个资源。'],
+      ['正在生成报告……', '# 部署报', '告\n\n', '已创建 3 个资源。'],
+      ['正在生成报告……', '## 资源', '列表如下\n', '- vpc-1\n'],
+      ['Generating the report...', '## VPC Qu', 'ota Report\n\n', 'You have 3 VPCs.'],
+      ['Generating the report...', '## Summ', 'ary of the stack\n', 'All good.'],
+      ['完成。', '> 注意', '不要删除 VPC\n', '其余资源已释放。'],
+    ] as const) {
+      expect(read([head, ...rest]), JSON.stringify(rest)).toBe(`${head}\n${rest.join('')}`);
+    }
+    // A Markdown block or a list item after the heading message is no rest of it, line break or not.
+    expect(read(['部署完成', '## 资源列表', '- vpc-1\n'])).toBe('部署完成\n## 资源列表\n- vpc-1\n');
+    expect(read(['部署完成', '## 资源列表', '| 名称 | 状态 |\n'])).toBe('部署完成\n## 资源列表\n| 名称 | 状态 |\n');
+    // A whole message of several lines after the heading message starts its own line.
+    expect(read(['部署完成', '## 资源列表', '专有网络已创建\n交换机已创建'])).toBe('部署完成\n## 资源列表\n专有网络已创建\n交换机已创建');
+  });
+
   it("a model's tokens where those marks stand: as it wrote them", () => {
     for (const texts of [
       ['In C', '#', ' see issue ', '#12', ': a -', '> b, x =', '> y'],
