@@ -149,8 +149,11 @@ function renderUrl(part: Part, options: RenderOptions): string {
   return name ? `${shownName(name)}: ${location}` : location;
 }
 
-function renderData(part: Part): string {
+/** Data as the JSON it is; past `inlineMaxBytes` described, as a file that large is (a 3,000-row table read 290 KB). */
+function renderData(part: Part, options: RenderOptions): string {
   const json = JSON.stringify(part.data ?? null, null, 2) ?? 'null';
+  const bytes = Buffer.byteLength(json);
+  if (bytes > options.inlineMaxBytes) return describeFile(fileNameOf(part, options), part.mediaType ?? 'application/json', bytes);
   const block = fenced(json, 'json');
   return part.filename ? `${shownName(part.filename)}\n${block}` : block;
 }
@@ -188,7 +191,7 @@ export function renderPart(part: Part, options: RenderOptions): string {
     case 'url':
       return renderUrl(part, options);
     case 'data':
-      return renderData(part);
+      return renderData(part, options);
   }
 }
 

@@ -55,6 +55,14 @@ describe('parts as text for a text-only caller', () => {
     expect(renderPart({ data: { a: [1] } }, opts)).toBe('```json\n{\n  "a": [\n    1\n  ]\n}\n```');
   });
 
+  it('data past inline-max-bytes described as a file that large would be, not shown whole', () => {
+    const rows = Array.from({ length: 20 }, (_, id) => ({ id }));
+    const bytes = Buffer.byteLength(JSON.stringify(rows, null, 2));
+    expect(bytes).toBeGreaterThan(opts.inlineMaxBytes);
+    expect(renderPart({ data: rows }, opts)).toBe(`file (application/json, ${bytes} bytes)`);
+    expect(renderPart({ data: rows, filename: 'vpcs.json' }, opts)).toBe(`vpcs.json (application/json, ${bytes} bytes)`);
+  });
+
   it('text parts run together; other parts stand on lines of their own', () => {
     expect(renderParts([{ text: 'See ' }, { text: 'this:' }, { data: 1 }, { text: 'end' }], opts)).toBe('See this:\n```json\n1\n```\nend');
   });
