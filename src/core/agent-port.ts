@@ -45,6 +45,15 @@ export interface CallContext {
    */
   onAccepted?: () => void;
   /**
+   * Called once the request of a call that carries the caller's message (sendMessage, sendStreamingMessage)
+   * has left for the agent: over HTTP once the connection has taken its body, so never while the request waits
+   * for one of the pool's connections or connects, nor when the agent refuses the connection. gRPC tells no such
+   * moment: there the call counts as sent once it is made, unless it ends UNAVAILABLE (the agent not reached).
+   * The context's other calls (an admission's GetTask, a recovery's reads) never call it. Set by the 0.2.5
+   * facade's turns (surfaces/v025/cut-turns.ts: a turn the shutdown cut after it may be at work at the agent).
+   */
+  onMessageSent?: () => void;
+  /**
    * The W3C trace context (`traceparent`, `tracestate`) every upstream request of this call carries:
    * the caller's, or the gateway span's when traces are recorded. Carried here rather than in an
    * AsyncLocalStorage, whose promise hooks cost every request a share of its CPU.

@@ -72,6 +72,19 @@ function idleWatch(call: CancellableCall & { readableLength: number }, ms: numbe
   return { heard: () => void timer.refresh(), fired: () => fired, clear: () => clearTimeout(timer) };
 }
 
+/**
+ * The call's CallContext.onMessageSent, for the calls that carry the caller's message: gRPC tells no moment its
+ * request left, so the call counts as sent once made, told when it answers or ends, unless the agent could not be
+ * reached (UNAVAILABLE: refused, no route), which leaves nothing at the agent.
+ */
+function messageSent(name: string, ctx: CallContext): ((failure?: unknown) => void) | undefined {
+  const onSent = ctx.onMessageSent;
+  if (!onSent || (name !== 'sendMessage' && name !== 'sendStreamingMessage')) return undefined;
+  return (failure) => {
+    if ((failure as { code?: unknown } | undefined)?.code !== status.UNAVAILABLE) onSent();
+  };
+}
+
 /** The GRPC interface of a card, or undefined when it lists none. */
 export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | undefined {
   const entry = interfaceOf(card, 'GRPC');
@@ -149,6 +162,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     const client = await ready(ctx.signal);
     const method = GRPC_METHODS[name];
     const ms = config['request-timeout-ms'];
+    const sent = messageSent(name, ctx);
     const answer = await new Promise<unknown>((resolve, reject) => {
       if (ctx.signal.aborted) return reject(fromGrpcError(ctx.signal.reason, secrets, { caller: ctx.signal }));
       const definition = definitionOf(name);
@@ -162,6 +176,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
         (error, response) => {
           ctx.signal.removeEventListener('abort', cancel);
           headers.clear();
+          sent?.(error);
           if (!error) return resolve(response);
           const timedOut = headers.fired() || (ms > 0 && error.code === status.DEADLINE_EXCEEDED);
           reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
@@ -190,17 +205,26 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
     else ctx.signal.addEventListener('abort', cancel, { once: true });
     const headers = boundHeaders(call, config['headers-timeout-ms']);
     const idle = idleWatch(call, config['stream-idle-timeout-ms']);
+    // A call cancelled as it is made (its caller already gone) sends nothing.
+    let sent = ctx.signal.aborted ? undefined : messageSent(name, ctx);
+    const tellSent = (failure?: unknown): void => {
+      sent?.(failure);
+      sent = undefined;
+    };
     try {
       for await (const message of call) {
         headers.clear();
         idle.heard();
+        tellSent();
         const event = streamEvent(responseJson(method, message));
         if (event) yield event;
       }
     } catch (error) {
+      tellSent(error);
       if (idle.fired()) throw streamWentIdle(config['stream-idle-timeout-ms']);
       throw fromGrpcError(error, secrets, { caller: ctx.signal, timedOut: headers.fired() });
     } finally {
+      tellSent();
       idle.clear();
       headers.clear();
       ctx.signal.removeEventListener('abort', cancel);

@@ -14,6 +14,7 @@ import {
   withCallHeaders,
 } from './http.js';
 import { readSse, type IdleBound, type SseMessage } from './sse-reader.js';
+import { bodyTellingSent } from './sent-body.js';
 import { CONTENT_TOO_LARGE, fromJsonRpcError, fromTransportError, streamWentIdle, tooLargeForAgent } from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
 import { isWellFormedStreamEvent } from '../model/well-formed.js';
@@ -82,7 +83,10 @@ export function idleBound(transport: JsonRpcTransport): IdleBound | undefined {
   return ms > 0 ? { ms, error: () => streamWentIdle(ms) } : undefined;
 }
 
-export type JsonRpcCallContext = Pick<CallContext, 'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted' | 'traceHeaders'>;
+export type JsonRpcCallContext = Pick<
+  CallContext,
+  'signal' | 'extensions' | 'onActivatedExtensions' | 'onAccepted' | 'onMessageSent' | 'traceHeaders'
+>;
 
 export interface JsonRpcCall {
   transport: JsonRpcTransport;
@@ -125,10 +129,18 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const headers =
     call.ctx.extensions?.length || call.ctx.traceHeaders ? withCallHeaders(withFields(base, {}), call.ctx, wire.extensionsHeader) : base;
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
-  const response = await requestOn(call.transport.dispatcher, call.endpoint, { method: 'POST', headers, body, signal });
+  const onSent = call.ctx.onMessageSent;
+  const told = onSent && MESSAGE_METHODS.has(call.method) ? bodyTellingSent(body, onSent) : undefined;
+  const request = told
+    ? { method: 'POST' as const, headers: withFields(headers, { 'content-length': told.contentLength }), body: told.body, signal }
+    : { method: 'POST' as const, headers, body, signal };
+  const response = await requestOn(call.transport.dispatcher, call.endpoint, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }
+
+/** The methods that carry the caller's message, in 1.0 and in 0.2.5/0.3 (CallContext.onMessageSent). */
+const MESSAGE_METHODS: ReadonlySet<string> = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 
 function parseJson(text: string): unknown {
   try {

@@ -5,6 +5,7 @@ import { headerValue, reportActivatedExtensions, requestOn, withCallHeaders } fr
 import { idleBound, type JsonRpcCallContext, type JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
+import { bodyTellingSent } from './sent-body.js';
 import { fromTransportError } from './upstream-errors.js';
 import { fromRestError, type RestErrorContext } from './rest-errors.js';
 
@@ -37,6 +38,9 @@ export interface RestCall {
   errors: RestErrorContext;
 }
 
+/** The routes that carry the caller's message, in 1.0 and 0.3 (CallContext.onMessageSent). */
+const carriesMessage = (url: string): boolean => url.endsWith('/message:send') || url.endsWith('/message:stream');
+
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
 
 async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
@@ -47,7 +51,10 @@ async function send(call: RestCall, signal: AbortSignal | CallBound, accept: str
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   withCallHeaders(headers, call.ctx, call.wire.extensionsHeader);
   const body = call.body === undefined ? null : JSON.stringify(call.body);
-  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body, signal });
+  const onSent = call.ctx.onMessageSent;
+  const told = onSent && body !== null && carriesMessage(call.url) ? bodyTellingSent(body, onSent) : undefined;
+  if (told) headers['content-length'] = told.contentLength;
+  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body: told ? told.body : body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }

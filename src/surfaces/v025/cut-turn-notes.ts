@@ -46,12 +46,18 @@ interface KeptPrevious {
   last?: Message;
 }
 
-/** The note as JSON holds it: the files shown, a Map in the turn, as entries; the message sent and the task before, slim. */
+/**
+ * The note as JSON holds it: the files shown, a Map in the turn, as entries; the message sent and the task before,
+ * slim. The slim task goes in `kept`, never in `previous`, where the release before reads a whole Task (its
+ * restCursor throws on the slim form): a note read by it (a rollback, a replica not yet rolled) has no task before,
+ * and its rest starts after the task's last user message instead, as a note of a new task's does.
+ */
 interface StoredNote {
   taskId: string;
   shown: Omit<TurnSoFar, 'shownFiles' | 'previous'> & {
     shownFiles?: Array<[string, readonly Part[] | null]>;
-    /** A note written before the task was kept slim holds it whole. */
+    kept?: KeptPrevious;
+    /** A note written before `kept` holds the task whole (or, for a while, slim). */
     previous?: KeptPrevious | Task;
   };
 }
@@ -82,15 +88,16 @@ const sentSlim = ({ messageId, role, taskId, contextId }: Message): Message =>
 function stored(cut: CutTurnNote): StoredNote {
   const { shownFiles, previous, sent, ...shown } = cut.shown;
   const files = shownFiles ? [...shownFiles].map(([id, parts]): [string, readonly Part[] | null] => [id, parts ?? null]) : undefined;
-  const slim = withFields(withFields(shown, { sent: sentSlim(sent) }), previous ? { previous: keptPrevious(previous) } : {});
+  const slim = withFields(withFields(shown, { sent: sentSlim(sent) }), previous ? { kept: keptPrevious(previous) } : {});
   return { taskId: cut.taskId, shown: files ? withFields(slim, { shownFiles: files }) : slim };
 }
 
 function fromStored(value: StoredNote): CutTurnNote | undefined {
   if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
-  const { shownFiles, previous, ...shown } = value.shown;
+  const { shownFiles, kept, previous, ...shown } = value.shown;
   const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
-  const whole = withFields(shown, previous ? { previous: previousOf(previous) } : {});
+  const before = kept ?? previous;
+  const whole = withFields(shown, before ? { previous: previousOf(before) } : {});
   return { taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole };
 }
 

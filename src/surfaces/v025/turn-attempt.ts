@@ -12,7 +12,10 @@ import { noted, type TurnTracker } from './turn-tracker.js';
 export interface TurnAttempt {
   tracker: TurnTracker;
   previous?: Task | undefined;
-  /** The attempt's message leaves for the agent (cut-turns.ts: a shutdown's cut from then on may leave it at work). */
+  /**
+   * The attempt's message has left for the agent (CallContext.onMessageSent, told by the upstream client, not
+   * while it waits for a lane, a turn slot or a connection): a shutdown's cut from then on may leave it at work (cut-turns.ts).
+   */
   onSent?: () => void;
 }
 
@@ -35,14 +38,8 @@ function attemptEvents(
 ): AsyncIterable<StreamResponse> {
   // gone-task.ts makes another attempt only when the one before showed nothing (its events held back, then dropped).
   turn.tracker.restart();
-  const events = streamed ? recoverableTurn(request, ctx, deps, turn.tracker, turn.previous) : noted(blockingTurn(request, ctx, deps), turn.tracker);
-  return turn.onSent ? sentOnFirstRead(events, ctx.signal, turn.onSent) : events;
-}
-
-/** The upstream call begins at the first read of its events; one whose signal already ended sends nothing. */
-async function* sentOnFirstRead<T>(events: AsyncIterable<T>, signal: AbortSignal, onSent: () => void): AsyncGenerator<T> {
-  if (!signal.aborted) onSent();
-  yield* events;
+  const sending = turn.onSent ? withFields(ctx, { onMessageSent: turn.onSent }) : ctx;
+  return streamed ? recoverableTurn(request, sending, deps, turn.tracker, turn.previous) : noted(blockingTurn(request, sending, deps), turn.tracker);
 }
 
 /**

@@ -75,8 +75,8 @@ describe.each([
   let closeAgent: () => void;
   let dir: string;
   const opened: RunningGateway[] = [];
-  const gateway = async (): Promise<RunningGateway> => {
-    const started = await startFacadeGateway({ upstream: { url: agentUrl }, 'drain-timeout-ms': 200, 'persistence-dir': dir });
+  const gateway = async (upstream: Record<string, unknown> = {}): Promise<RunningGateway> => {
+    const started = await startFacadeGateway({ upstream: { url: agentUrl, ...upstream }, 'drain-timeout-ms': 200, 'persistence-dir': dir });
     opened.push(started);
     return started;
   };
@@ -147,6 +147,32 @@ describe.each([
       gates.open();
     });
   }
+
+  it('a follow-up cut while it still waited for a connection to the agent: told to try again, and the next message is sent', async () => {
+    const contextId = `ctx-queued-${randomUUID()}`;
+    // The gateway's one connection to the agent is held by another conversation's turn, waiting at the agent's gate.
+    const replicaA = await gateway({ connections: 1 });
+    expect((await read(await stream(replicaA.url, '开始部署', contextId))).text).toBe(QUESTION);
+    gates.reset(1);
+    const holding = stream(replicaA.url, '占用连接', `ctx-holding-${randomUUID()}`).then((opened) => opened.rest());
+    await waitUntil(async () => gates.reached === 1);
+    const executions = executor.executions;
+    const answer = rpc(replicaA.url, 'message/send', { message: userMessage({ text: '确认', contextId }) });
+    // Long enough for the follow-up to reach the pool's queue; it never reaches the agent.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await replicaA.close();
+    const { body } = await answer;
+    const told: string = body.error?.message ?? sentText(body.result);
+    expect(executor.executions).toBe(executions);
+    expect(told).not.toContain(CUT_KNOWN.zh);
+    expect(told).toContain('请稍后重试');
+    await holding.catch(() => undefined);
+    gates.open();
+    const next = await read(await stream((await gateway()).url, '继续', contextId));
+    expect(next.text).not.toContain(REST_WORDS);
+    expect(next.text).toContain(DONE);
+    expect(executor.executions).toBe(executions + 1);
+  });
 
   it.runIf(streaming)('a tasks/resubscribe the rollout cut: the next message shows what the task said after the cut', async () => {
     const contextId = `ctx-resubscribed-${randomUUID()}`;

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
 import { createLocalCutTurnNotes, type CutTurnNote } from '../../../src/surfaces/v025/cut-turn-notes.js';
 import { restCursor, restEvents, type TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
+import { createLocalCutTurnNotes as createBeforeSlim } from './fixtures/cut-turn-notes-before-slim.js';
 
 const note = (taskId: string): CutTurnNote => ({
   taskId,
@@ -102,5 +103,56 @@ describe('the notes of cut turns, kept in persistence-dir under store: memory', 
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'facade_cut_turns.json'), JSON.stringify([{ key: '5:alice:ctx-old', note: { taskId: 'task-old', shown } }]));
     expect((await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'ctx-old'))?.shown).toEqual(shown);
+  });
+
+  it('a note of the first slim release, the task before slim in `previous`: read as the task it kept', async () => {
+    const dir = await fresh();
+    const question: Message = { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: '确认部署吗？' }] };
+    const task = { id: 'task-slim', contextId: 'ctx-slim', status: { state: 'TASK_STATE_INPUT_REQUIRED' } };
+    const shown = { sent: { messageId: 'm-1', role: 'ROLE_USER', parts: [] }, previous: { task, agentMessages: 2, last: question }, passed: [] };
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'facade_cut_turns.json'), JSON.stringify([{ key: '5:alice:ctx-slim', note: { taskId: 'task-slim', shown } }]));
+    const previous = (await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'ctx-slim'))?.shown.previous;
+    expect(previous?.history?.map((message) => message.role)).toEqual(['ROLE_AGENT', 'ROLE_AGENT']);
+    expect(previous?.history?.at(-1)).toEqual(question);
+  });
+});
+
+describe('a note the current release writes, read by the release before (a rollback, a replica not yet rolled)', () => {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reads no task before in it, and finds the follow-up's rest after the question it answered", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'a2a-bridge-cut-notes-rollback-')), 'state');
+    dirs.push(dirname(dir));
+    const agent = (text: string, n: number): Message => ({ messageId: `agent-${n}`, role: 'ROLE_AGENT', parts: [{ text }] });
+    const question = agent('确认部署吗？', 1);
+    const previous: Task = {
+      id: 'T1',
+      contextId: 'C1',
+      status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question },
+      history: [{ messageId: 'u1', role: 'ROLE_USER', parts: [{ text: '开始' }] }],
+    };
+    const sent: Message = { messageId: 'u2', role: 'ROLE_USER', parts: [{ text: '确认' }], taskId: 'T1', contextId: 'C1' };
+    const notes = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
+    await notes.note('alice', 'C1', { taskId: 'T1', shown: { sent, previous, passed: [] } });
+    const read = await createBeforeSlim({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'C1');
+    expect(read?.shown.previous).toBeUndefined();
+    // The agent went on: its task holds the question, then the turn's words (not the message sent, as iac-code).
+    const now: Task = {
+      ...previous,
+      status: { state: 'TASK_STATE_COMPLETED', message: agent('部署完成。', 3) },
+      history: [...previous.history!, question, { messageId: 'u3', role: 'ROLE_USER', parts: [{ text: '确认' }] }, agent('正在部署。', 2)],
+    };
+    const texts = restEvents(now, restCursor(now, read!.shown), read!.shown, undefined).events.map((event) =>
+      'statusUpdate' in event ? event.statusUpdate.status.message?.parts[0]?.text : undefined,
+    );
+    expect(texts).toEqual(['正在部署。', '部署完成。']);
+    // The current release reads its own note with the task before, as it was noted.
+    expect((await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'C1'))?.shown.previous?.status.state).toBe(
+      'TASK_STATE_INPUT_REQUIRED',
+    );
   });
 });
