@@ -177,6 +177,8 @@ const WORD_ENDING =
 const SHORT_CJK_PIECE = /^[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{1,2}$/u;
 /** One line of text and the line breaks that end it: the rest of a line, not a message of its own lines. */
 const ENDS_ITS_LINE = /^[^\n]+\n+$/u;
+/** A sentence's end before the line break: a message of its own (`## Result` + `All 3 resources were created.\n`), no heading's rest. */
+const ENDS_A_SENTENCE = /[.!?\u3002\uff01\uff1f]\n+$/u;
 
 /**
  * Whether `text` goes on with a heading or a quote the facade put on a line of its own (ReplyState.blockLine),
@@ -186,14 +188,17 @@ const ENDS_ITS_LINE = /^[^\n]+\n+$/u;
  * line break (`# 部署` + `报告\n`, `## VPC Qu` + `ota Report\n\n`): the agent that sent the heading without its
  * line break sends the rest of its line, and the break, next; an agent's whole messages end alike, so one that
  * sent its heading bare does not end the next with a break. Not a line a Markdown block or a list item opens
- * (`## 资源列表` + `- vpc-1\n`). A whole message in Chinese or one that opens with a lower-case word
+ * (`## 资源列表` + `- vpc-1\n`), nor one that ends a sentence or that the boundary rules start anew
+ * (`## Result` + `Done\n`). A whole message in Chinese or one that opens with a lower-case word
  * (`专有网络已创建`, `created vpc-1 and vsw-1`) starts a line; a longer Chinese piece without its line break
  * (`## 资源` + `列表如下`) does too: nothing at the boundary tells it from a message.
  */
 function goesOnWithBlockLine(text: string, before: Before | undefined): boolean {
   if (CARRIES_ON.test(text) || WORD_ENDING.test(text) || SHORT_CJK_PIECE.test(text)) return true;
-  if (!ENDS_ITS_LINE.test(text) || before === undefined) return false;
-  return startsLineByShape(before.text, text, before.word ?? lastWord(before.text), before.line) !== true;
+  if (!ENDS_ITS_LINE.test(text) || before === undefined || ENDS_A_SENTENCE.test(text)) return false;
+  if (startsLineByShape(before.text, text, before.word ?? lastWord(before.text), before.line) === true) return false;
+  // What joins at any boundary joins here: a capital after a word (`## Result` + `Done\n`) starts a line.
+  return carriesOn(before.text.charAt(before.text.length - 1), text, before);
 }
 
 /** The message the reply's current segment holds. */

@@ -185,6 +185,16 @@ describe('message/stream and message/send read the same where two messages meet'
     expect(read(['部署完成', '## 资源列表', '| 名称 | 状态 |\n'])).toBe('部署完成\n## 资源列表\n| 名称 | 状态 |\n');
     // A whole message of several lines after the heading message starts its own line.
     expect(read(['部署完成', '## 资源列表', '专有网络已创建\n交换机已创建'])).toBe('部署完成\n## 资源列表\n专有网络已创建\n交换机已创建');
+    // A whole sentence, or a line the boundary rules start anew (a capital after a word), is a message of its own.
+    for (const [head, ...rest] of [
+      ['Creating VPC', '## Result', 'All 3 resources were created.\n'],
+      ['Creating VPC', '## Summary', 'VPC created: vpc-123\n'],
+      ['Creating VPC', '> Note', 'The VPC is kept.\n'],
+      ['Creating VPC', '## Result', 'Done\n'],
+      ['创建中', '## 部署结果', '已创建 3 个资源。\n'],
+    ] as const) {
+      expect(read([head, ...rest]), JSON.stringify(rest)).toBe(`${head}\n${rest.join('\n')}`);
+    }
   });
 
   it("a model's tokens where those marks stand: as it wrote them", () => {
