@@ -153,7 +153,12 @@ function renderUrl(part: Part, options: RenderOptions): string {
 function renderData(part: Part, options: RenderOptions): string {
   const json = JSON.stringify(part.data ?? null, null, 2) ?? 'null';
   const bytes = Buffer.byteLength(json);
-  if (bytes > options.inlineMaxBytes) return describeFile(fileNameOf(part, options), part.mediaType ?? 'application/json', bytes);
+  // 0 is no bound for data: it says files are never shown inline, and data was always shown.
+  if (options.inlineMaxBytes > 0 && bytes > options.inlineMaxBytes) {
+    return part.filename
+      ? describeFile(shownName(part.filename), part.mediaType ?? 'application/json', bytes)
+      : describeFile('JSON', undefined, bytes);
+  }
   const block = fenced(json, 'json');
   return part.filename ? `${shownName(part.filename)}\n${block}` : block;
 }

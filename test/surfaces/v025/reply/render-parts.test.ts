@@ -59,8 +59,10 @@ describe('parts as text for a text-only caller', () => {
     const rows = Array.from({ length: 20 }, (_, id) => ({ id }));
     const bytes = Buffer.byteLength(JSON.stringify(rows, null, 2));
     expect(bytes).toBeGreaterThan(opts.inlineMaxBytes);
-    expect(renderPart({ data: rows }, opts)).toBe(`file (application/json, ${bytes} bytes)`);
+    expect(renderPart({ data: rows }, opts)).toBe(`JSON (${bytes} bytes)`);
     expect(renderPart({ data: rows, filename: 'vpcs.json' }, opts)).toBe(`vpcs.json (application/json, ${bytes} bytes)`);
+    // 0 bounds files only (never inline), as it always did.
+    expect(renderPart({ data: rows }, { inlineMaxBytes: 0 })).toContain('```json');
   });
 
   it('text parts run together; other parts stand on lines of their own', () => {
