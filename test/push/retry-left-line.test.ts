@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/push/queue/journal.js';
 import { createLocalFileQueue } from '../../src/push/queue/local-file.js';
 import { createRedisStreamsQueue } from '../../src/push/queue/redis-streams.js';
 import { DEFAULT_RETRY_POLICY, dispose, type RetryPolicy } from '../../src/push/queue/retry-policy.js';
@@ -72,6 +73,23 @@ describe('a retry that left its webhook’s line stays out of it', () => {
     await expect.poll(() => webhook.delivered, { timeout: 2_000, interval: 20 }).toEqual([EVENTS[1]]);
     // The retry still waits.
     await expect.poll(() => second.depth!(), { timeout: 1_000, interval: 20 }).toBe(1);
+  });
+
+  it('local-file queue: a retry journaled by the release before keepsPlace (when every retry left the line) stays out of it after the upgrade', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'push-left-line-old-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const { journal } = await Journal.open(dir);
+    const old = jobOf(0);
+    await journal.append({ t: 'enqueue', job: old });
+    await journal.append({ t: 'retry', job: { ...old, attempt: 1, lastError: 'HTTP 503', nextAttemptAt: Date.now() + 5_000 } });
+    await journal.close();
+
+    const upgraded = createLocalFileQueue({ dir, retry: { ...RETRY, initialDelayMs: 5_000 } });
+    cleanup.push(() => upgraded.stop());
+    const webhook = receiver();
+    upgraded.start(webhook.handler);
+    await upgraded.enqueue(jobOf(1));
+    await expect.poll(() => webhook.delivered, { timeout: 2_000, interval: 20 }).toEqual([EVENTS[1]]);
   });
 
   it('redis-streams queue: it does not take the place of a retry that kept its place, due the same millisecond', async () => {

@@ -44,9 +44,10 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
 
   const ready: Promise<Journal> = Journal.open(options.dir).then(({ journal, pending }) => {
     // In the order they were queued (a retry keeps its job's place in the journal): a job waiting for its
-    // retry holds its webhook's later ones behind it after a restart too, unless that retry had left the line.
+    // retry holds its webhook's later ones behind it after a restart too, unless that retry had left the line
+    // (as every retry did in a journal of the release before keepsPlace).
     for (const job of pending) {
-      if (job.keepsPlace === false) addWhenDue(job);
+      if (job.keepsPlace === false || (job.keepsPlace === undefined && job.attempt > 0)) addWhenDue(job);
       else add(job);
     }
     return journal;
