@@ -83,8 +83,18 @@ export async function* cutTurnRest(
 /** What the turn being watched tells of a cut before its reply began, and whether its message was sent. */
 export interface WatchedTurn {
   tracker: TurnTracker;
-  /** The turn's message is on its way to the agent (turn-attempt.ts): from now on it may be at work on it. */
+  /**
+   * The turn's message has left for the agent (turn-attempt.ts, told by the upstream client: CallContext.onMessageSent):
+   * from now on it may be at work on it. Not before: a message still waiting for a connection, or whose agent refused
+   * the connection, reached nothing, and its user is told to try again as for any failure before a turn began.
+   */
   sent(): void;
+  /**
+   * Its user stopped watching it before its end while the agent goes on (unwatched-turns.ts): it is noted at its
+   * end as a shutdown's cut is, so that the conversation's next message shows its rest. Whether its task is known:
+   * a new task that named itself in no event yet cannot be noted.
+   */
+  unwatched(): boolean;
   /**
    * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
    * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
@@ -100,8 +110,8 @@ export interface WatchedTurn {
  * shutdown ends the turn before its end came, the task is noted as cut with that (cutTurnOf reads it on the
  * conversation's next message): the task its events named, else, once its message was sent, the task it
  * followed up. A turn that showed a cut turn's rest forgets its note when it ends, however it
- * ends (the rest's end, a time-out, an error): the rest is shown to one message, not swallowing every message
- * while the task stays at work.
+ * ends (the rest's end, an error), unless its user stopped watching it too (then noted again): the rest
+ * is shown to one message, not swallowing every message while the task stays at work.
  */
 export function watchedTurn(
   conversation: Conversation,
@@ -114,15 +124,20 @@ export function watchedTurn(
   const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
   let sent = false;
   let ended = false;
-  /** The task to note as cut, when the shutdown has cut the turn. */
+  let unwatched = false;
+  /** The task to note as cut, when the shutdown has cut the turn or its user stopped watching it. */
   const cutTask = (): string | undefined => {
-    if (!shutdown?.aborted || !contextId) return undefined;
+    if (!(shutdown?.aborted || unwatched) || !contextId) return undefined;
     if (tracker.state !== undefined && !isActiveState(tracker.state)) return undefined;
     return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
   };
   return {
     tracker,
     sent: () => void (sent = true),
+    unwatched() {
+      unwatched = true;
+      return cutTask() !== undefined;
+    },
     toldAtCut(error, words) {
       if (!sent || !cutByShutdown(error, shutdown)) return error;
       return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
@@ -140,7 +155,8 @@ export function watchedTurn(
 
 /**
  * The gateway's shutdown ended the call: its own reason, or a hop it failed, already told in the turn's
- * words (send.ts toldBeforeFirstEvent), while it shut down.
+ * words (send.ts toldBeforeFirstEvent), while it shut down. An agent that refused the message's connection
+ * fails it too, but never marks it sent: only a hop failed after the message left gets here told as a cut.
  */
 const cutByShutdown = (error: unknown, shutdown: AbortSignal | undefined): error is A2AError =>
   shutdown?.aborted === true && error instanceof A2AError && (error === shutdown.reason || error.hopFailure === 'unavailable');

@@ -25,6 +25,7 @@ import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
+import { boundSendTurn } from './unwatched-turns.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -33,17 +34,6 @@ export interface TurnCall {
   ctx: CallContext;
   abort(reason?: unknown): void;
   c: Context<GatewayEnv>;
-}
-
-/**
- * A streamed message/send is bounded like a blocking call (`upstream.request-timeout-ms`): past it the
- * upstream call is aborted and the turn ends as failed, with what was said so far.
- */
-function boundTurn(call: TurnCall, deps: V025FacadeDeps): () => void {
-  const ms = deps.options.requestTimeoutMs;
-  if (ms <= 0) return () => undefined;
-  const timer = setTimeout(() => call.abort(A2AError.upstreamTimedOut()), ms);
-  return () => clearTimeout(timer);
 }
 
 /** How the facade's turns find their task: by contextId (Continuations), or by an id the caller chose (ClientTaskIds). */
@@ -112,7 +102,7 @@ async function beginTurn(
     const { tracker } = watch;
     const attempt = { tracker, previous: begun.previous, onSent: watch.sent };
     const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut };
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut, watch };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
     return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
@@ -170,14 +160,16 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   }
   const begun = await beginTurn(input, call, deps, routing);
   const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
-  const unbound = boundTurn(call, deps);
+  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.watch);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const run = (sent: SendMessageRequest) => turnEvents(sent, call.ctx, deps, attempt);
-    const events =
+    const events = bound.told(
       begun.cutRest ??
-      (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
+        (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request))),
+      begun.reply.words,
+    );
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
@@ -186,7 +178,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   } catch (error) {
     throw begun.toldAtCut(error);
   } finally {
-    unbound();
+    bound.clear();
     turn.end();
   }
 }
@@ -216,7 +208,8 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
-  return v025Stream(open, withFields(streamOptions, { onEnd: turn.end, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut }));
+  const ends = { onEnd: turn.end, onCallerGone: begun.watch.unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
+  return v025Stream(open, withFields(streamOptions, ends));
 }
 
 /** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */

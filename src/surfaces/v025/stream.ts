@@ -21,6 +21,11 @@ export interface V025StreamOptions {
   abort(): void;
   /** The stream is over, however it ended (idempotent). */
   onEnd?(): void;
+  /**
+   * The opened stream ended because its call was aborted (its caller hung up, or a shutdown), not at its turn's
+   * end; called before onEnd: the turn may go on unwatched (unwatched-turns.ts).
+   */
+  onCallerGone?(): void;
   /** The reducer's options; default: the facade's for a turn without earlier artifacts. */
   reply?: ReplyOptions;
   /** How long the first event may take; default `upstream.first-event-timeout-ms`. */
@@ -38,9 +43,12 @@ export interface V025StreamOptions {
 export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
   const { id, deps, c, signal } = options;
   let ended = false;
+  let opened = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
+    // Once open, nothing but its caller's leaving (or a shutdown) aborts the call: its bound was the first event's.
+    if (opened && signal.aborted) options.onCallerGone?.();
     options.onEnd?.();
   };
   const turnReply = options.reply ?? replyOptions(deps);
@@ -57,6 +65,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     end();
     throw options.toldAtCut ? options.toldAtCut(error) : error;
   }
+  opened = true;
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => ({

@@ -55,18 +55,28 @@ describe('facade turns that fail, read on message/stream and message/send', () =
     expect(english.send).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
   });
 
-  const breaks: Array<{ name: FaultName; reason: { zh: string; en: string } }> = [
-    { name: 'hang-mid-stream', reason: { zh: '上游智能体响应超时', en: GATEWAY_FAILURES.upstreamTimedOut } },
+  /**
+   * `send`: what message/send reads when it differs. Its bound (`request-timeout-ms`) passes while the facade still
+   * tries to follow the silent task, which may still be at work: its user reads that the agent goes on
+   * (unwatched-turns.ts), not a time-out that has them send the request again.
+   */
+  const breaks: Array<{ name: FaultName; reason: { zh: string; en: string }; send?: { zh: string; en: string } }> = [
+    {
+      name: 'hang-mid-stream',
+      reason: { zh: '上游智能体响应超时', en: GATEWAY_FAILURES.upstreamTimedOut },
+      send: { zh: '智能体处理时间较长，本次回复已停止等待', en: 'The agent is taking longer than this reply can wait' },
+    },
     { name: 'kill-mid-stream', reason: { zh: '暂时无法连接上游智能体', en: GATEWAY_FAILURES.upstreamUnavailable } },
   ];
-  for (const { name, reason } of breaks) {
+  for (const { name, reason, send } of breaks) {
     it(`${name} after the agent began: what it said, then why the turn failed, alike and in the turn's language`, async () => {
       fault = { name, after: 4 };
       const [chinese, english] = await Promise.all([bothReads('帮我部署一个网站'), bothReads('Deploy a website for me')]);
-      expect(chinese.stream).toBe(chinese.send);
+      if (!send) expect(chinese.stream).toBe(chinese.send);
       expect(chinese.stream).toMatch(new RegExp(`^Hello .*\\n${reason.zh}$`, 's'));
+      expect(chinese.send).toMatch(new RegExp(`^Hello .*\\n${(send ?? reason).zh}`, 's'));
       expect(english.stream).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
-      expect(english.send).toMatch(new RegExp(`^Hello .*\\n${reason.en}`, 's'));
+      expect(english.send).toMatch(new RegExp(`^Hello .*\\n${(send ?? reason).en}`, 's'));
     });
   }
 });

@@ -85,6 +85,11 @@ export interface FacadeWords {
   turnCutBeforeReply: string;
   /** The same, the task unknown (a new task whose id never came back): the user checks with the agent before sending it again. */
   turnCutUnanswered: string;
+  /**
+   * A message/send that ran past its bound (`upstream.request-timeout-ms`) while the agent goes on with it
+   * (../unwatched-turns.ts): as turnCutByShutdown, the gateway having not restarted. The next message shows its rest.
+   */
+  turnLeftRunning: string;
   /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
   upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
