@@ -55,6 +55,11 @@ function refuseUnfitFollowUp(message: Message, task: Task): void {
 export interface Entry {
   /** The message answers a paused turn (a permission answer) whose own stream holds the lane and records the turn. */
   ridesAlong: boolean;
+  /**
+   * A follow-up's task as the registry held it when the message entered, its queued writes done: what the
+   * answer's record builds on (recording.ts), read once here rather than again below.
+   */
+  followed?: Task | undefined;
 }
 
 /** The port below admission: its message methods are told how the message entered (absent: a turn of its own). */
@@ -94,7 +99,7 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
     contextId !== undefined &&
     isInterruptedState(task.status.state) &&
     (await deps.lanes.holderTask(deps.laneKey(contextId))) === task.id;
-  return { ridesAlong, ...(contextId ? { contextId } : {}) };
+  return { ridesAlong, followed: task, ...(contextId ? { contextId } : {}) };
 }
 
 /**
@@ -113,12 +118,12 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
 
-  async function admit(request: SendMessageRequest, ctx: CallContext): Promise<{ lease?: Lease; ridesAlong: boolean }> {
+  async function admit(request: SendMessageRequest, ctx: CallContext): Promise<Entry & { lease?: Lease }> {
     const { message } = request;
     refuseTurnsWhileOutOfReach(registry);
-    const { contextId, ridesAlong } = await messageEntry(message, ctx, deps);
+    const { contextId, ridesAlong, followed } = await messageEntry(message, ctx, deps);
     // A permission answer joins the paused turn whose stream still holds the lane (iac-code's prompts).
-    if (ridesAlong || !contextId) return { ridesAlong };
+    if (ridesAlong || !contextId) return { ridesAlong, followed };
     // A context is its owner's in the tenant it was opened under, as a task is: under another it is not there to
     // continue. One whose tenant is not recorded (opened by a release of before) is its owner's under any tenant.
     const scope = await registry.contextScope(contextId);
@@ -133,7 +138,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       await lease.release();
       throw contextBusyError(contextId);
     }
-    return { lease, ridesAlong: false };
+    return { lease, ridesAlong: false, followed };
   }
 
   /**
@@ -188,13 +193,13 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
 
   return overlay(inner, {
     async sendMessage(request, ctx): Promise<SendMessageResponse> {
-      const { lease, ridesAlong } = await admit(request, ctx);
+      const { lease, ridesAlong, followed } = await admit(request, ctx);
       // A follow-up names its task from the start (a new task's id comes only with the answer): should this process
       // die, the turn is over once the registry records the task finished. Not once it waits for input: nothing is
       // recorded before the answer, so the registry still holds the question this turn answers.
       if (lease && request.message.taskId) lease.runsTask(request.message.taskId, { onlyFinishedEnds: true });
       try {
-        return await inner.sendMessage(request, ctx, { ridesAlong });
+        return await inner.sendMessage(request, ctx, { ridesAlong, followed });
       } finally {
         await lease?.release();
       }

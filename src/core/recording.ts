@@ -153,8 +153,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
       // The record as a follow-up finds it, read before the agent hears it: while the turn runs, a subscription to
       // the task may record the agent's reply, and the follow-up goes after the question it answers, not after that.
+      // Admission read it already (Entry.followed); read here only when nothing above did.
       const followed = request.message.taskId && !entry?.ridesAlong ? request.message.taskId : undefined;
-      const asking = followed ? registry.get(followed, ctx.principal).catch(() => undefined) : undefined;
+      const asking = followed ? (entry ? Promise.resolve(entry.followed) : registry.get(followed, ctx.principal).catch(() => undefined)) : undefined;
       const response = await inner.sendMessage(request, ctx);
       const { taskId } = eventTaskRef(response);
       if (!taskId || entry?.ridesAlong) return response;
