@@ -135,12 +135,15 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
 
   // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts); 0.3 agents answer it.
   const warnReadsFull = throttledWarnings(options.logger);
+  const detachedReadsAtOnce = detachedReadLimit(config.connections);
+  // With one connection (one read at most) the read holds it: any other call to the agent waits for the turn's end.
+  const readsMayHoldThePool = detachedReadsAtOnce === config.connections;
   const detachedTurns = createDetachedTurns({
-    limit: detachedReadLimit(config.connections),
+    limit: detachedReadsAtOnce,
     onFull: (limit) =>
       warnReadsFull(
         { upstream: baseUrl, limit, connections: config.connections ?? 0 },
-        'returnImmediately turns read in the background at their cap: more go as message/send with blocking false (a2a-js 0.2.5 fails it on an answer to its question)',
+        'returnImmediately turns read in the background at their cap: new tasks go as message/send with blocking false, messages going on with a task wait for a read to end (a2a-js 0.2.5 fails those sent non-blocking)',
       ),
   });
   async function streamsTurnsAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<boolean> {
@@ -149,16 +152,17 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     return cards.current()?.card.capabilities.streaming === true;
   }
 
-  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts); undefined: no room. */
+  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts); undefined: no room for a new task. */
   async function sendAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse | undefined> {
     // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
     const { onAccepted: _callersOwn, ...streamCtx } = ctx;
     const first = await detachedTurns.firstEvent(
       (signal) => sendStreamingMessage(req, withFields(streamCtx, { signal })),
       ctx,
-      config['request-timeout-ms'],
+      // The SDK publishes a new task's Task, so a non-blocking send answers it; a message going on with a task it fails.
+      { boundMs: config['request-timeout-ms'], waitForRoom: Boolean(req.message.taskId) },
     );
-    return first && answerOfFirstEvent(first, (id) => getTask({ id }, ctx));
+    return first && answerOfFirstEvent(first, readsMayHoldThePool ? undefined : (id) => getTask({ id }, ctx));
   }
 
   return {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import type { SendMessageRequest } from '../../src/model/index.js';
 import { createV025Upstream } from '../../src/upstream/v025-client.js';
-import { frame, rpcResult, sse, startFakeV025, type FakeCall, type FakeV025Options } from '../support/fake-v025.js';
+import { frame, rpcError, rpcResult, sse, startFakeV025, type FakeCall, type FakeV025Options } from '../support/fake-v025.js';
 import { rejection } from '../support/rejection.js';
 import { sendMessageParams } from '../support/v1-message.js';
 import { closeAll, ctx, open, setup, v025 } from './support.js';
@@ -38,19 +38,41 @@ function heldTurn(first: unknown): { script: (call: FakeCall, res: ServerRespons
   };
 }
 
-/** Every turn streamed opens with `first` and stays open, the agent at work, until `releaseAll`. */
+/** Every turn streamed opens with `first` (or what it makes of the call) and stays open, the agent at work, until `releaseAll`. */
 function heldTurns(first: unknown): { script: (call: FakeCall, res: ServerResponse) => void; streams: FakeCall[]; releaseAll(): void } {
   const open: Array<{ call: FakeCall; res: ServerResponse }> = [];
   const streams: FakeCall[] = [];
   return {
     streams,
     script(call, res) {
-      sse(res, [frame(call, first)], { keepOpen: true });
+      sse(res, [frame(call, typeof first === 'function' ? (first as (call: FakeCall) => unknown)(call) : first)], { keepOpen: true });
       open.push({ call, res });
       streams.push(call);
     },
     releaseAll: () => {
       for (const { call, res } of open.splice(0)) res.end(frame(call, v025.status('completed', true)));
+    },
+  };
+}
+
+/**
+ * An agent as a2a-js 0.2.5 with an executor following its samples: a new task's stream opens with its Task, a
+ * message going on with a task with a status-update, each held open, the agent at work, until `releaseAll`; a
+ * non-blocking `message/send` answers a new task and fails a continuation though the agent runs it.
+ */
+function sdkLikeAgent(): { rpc: FakeV025Options['rpc']; streams: FakeCall[]; releaseAll(): void } {
+  const goesOn = (call: FakeCall): boolean => Boolean((call.params as { message?: { taskId?: string } }).message?.taskId);
+  const held = heldTurns((call: FakeCall) => (goesOn(call) ? v025.status('working', false) : v025.task('submitted', { history })));
+  return {
+    streams: held.streams,
+    releaseAll: held.releaseAll,
+    rpc: {
+      'message/stream': held.script,
+      'message/send': (call, res) =>
+        goesOn(call)
+          ? rpcError(call, res, { code: -32603, message: 'Execution finished before a message or task was produced.' })
+          : rpcResult(call, res, v025.task('submitted', { history })),
+      'tasks/get': (call, res) => rpcResult(call, res, v025.task('working', { history })),
     },
   };
 }
@@ -147,7 +169,7 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
     }
   });
 
-  it('with upstream.connections 2 one turn is read in the background: the next goes as message/send with blocking false, a GetTask is answered meanwhile, and the operator is told once', async () => {
+  it('with upstream.connections 2 one turn is read in the background: the next new tasks go as message/send with blocking false, a GetTask is answered meanwhile, and the operator is told once', async () => {
     const turns = heldTurns(v025.status('working', false));
     const { fake, upstream, logger } = await setupLogged(
       {
@@ -160,7 +182,7 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
       { connections: 2, 'request-timeout-ms': 3_000 },
     );
     await upstream.sendMessage(answeredEarly('north'), ctx());
-    const past = [await upstream.sendMessage(answeredEarly('south'), ctx()), await upstream.sendMessage(answeredEarly('west'), ctx())];
+    const past = [await upstream.sendMessage(answeredEarly('south', {}), ctx()), await upstream.sendMessage(answeredEarly('west', {}), ctx())];
     expect(past).toMatchObject([{ task: { status: { state: 'TASK_STATE_SUBMITTED' } } }, { task: { status: { state: 'TASK_STATE_SUBMITTED' } } }]);
     expect(sentAs(fake)).toEqual([STREAMED, NOT_BLOCKING, NOT_BLOCKING]);
     // The other connection stays free for the calls a caller waits on (before: queued until the turns ended).
@@ -175,7 +197,7 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
     expect(await turns.streams[0]!.closedByClient).toBe(false);
     await vi.waitFor(
       async () => {
-        await upstream.sendMessage(answeredEarly('east'), ctx());
+        await upstream.sendMessage(answeredEarly('east', {}), ctx());
         expect(sentAs(fake).at(-1)).toBe(STREAMED);
       },
       { timeout: 2_000, interval: 20 },
@@ -211,5 +233,33 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
     );
     expect(await upstream.sendMessage(answeredEarly('go', {}), ctx())).toMatchObject({ task: { status: { state: 'TASK_STATE_WORKING' } } });
     expect(await Promise.race([talking!.closedByClient, sleep(1_500, 'still read')])).toBe(true);
+  });
+  it("with upstream.connections 1, an answer to the agent's question with nothing else running is streamed and answered with the task at once", async () => {
+    const agent = sdkLikeAgent();
+    const { fake, upstream } = await setupLogged({ rpc: agent.rpc }, { connections: 1, 'request-timeout-ms': 3_000 });
+    expect(await upstream.sendMessage(answeredEarly('north'), ctx())).toMatchObject({ task: { id: 't-1', status: { state: 'TASK_STATE_WORKING' } } });
+    // Not asked how the task stands: that call would wait for the turn's end behind the one connection.
+    expect(fake.rpcCalls().map((call) => call.method)).toEqual(['message/stream']);
+    agent.releaseAll();
+  });
+
+  it("at the cap, an answer to the agent's question waits for a read to end and is then streamed; a new task is not kept waiting", async () => {
+    const agent = sdkLikeAgent();
+    const { fake, upstream, logger } = await setupLogged({ rpc: agent.rpc }, { connections: 2, 'request-timeout-ms': 3_000 });
+    await upstream.sendMessage(answeredEarly('go', {}), ctx());
+    const answering = upstream.sendMessage(answeredEarly('north'), ctx());
+    const settled = answering.then(
+      () => 'answered',
+      (error: Error) => `failed: ${error.message}`,
+    );
+    expect(await Promise.race([settled, sleep(300, 'waiting')])).toBe('waiting');
+    expect(await upstream.sendMessage(answeredEarly('go on', {}), ctx())).toMatchObject({ task: { status: { state: 'TASK_STATE_SUBMITTED' } } });
+    expect(sentAs(fake)).toEqual([STREAMED, NOT_BLOCKING]);
+
+    agent.releaseAll();
+    expect(await answering).toMatchObject({ task: { id: 't-1', status: { state: 'TASK_STATE_WORKING' }, history: [{ messageId: 'm-1' }] } });
+    expect(sentAs(fake)).toEqual([STREAMED, NOT_BLOCKING, STREAMED]);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    agent.releaseAll();
   });
 });

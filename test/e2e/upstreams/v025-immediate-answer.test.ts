@@ -88,4 +88,26 @@ describe('returnImmediately in front of an a2a-js 0.2.5 agent', () => {
       await capped.close();
     }
   });
+  it('with upstream.connections 1, an answer to a question returns the task, alone or sent while another turn is read (it waits for that turn)', async () => {
+    // An agent of its own, whose `slow:` turns take under a second.
+    const quick = await startSdkV025Agent({});
+    const single = await startTestGateway({ upstream: { url: quick.url, connections: 1 } });
+    try {
+      const client = await connectClient(single.url, 'JSONRPC');
+      const answer = async (contextId: string, taskId: string): Promise<TaskState | undefined> =>
+        asTask(await client.sendMessage(withoutWaiting(sendRequest('north', { contextId, taskId })))).status?.state;
+      const asked: Array<{ id: string }> = [];
+      for (const contextId of ['immediate-single-alone', 'immediate-single-behind'])
+        asked.push(asTask(await client.sendMessage(sendRequest('ask: which region?', { contextId }))));
+      const states = [await answer('immediate-single-alone', asked[0]!.id)];
+      await quick.stored(asked[0]!.id, 'completed');
+      asTask(await client.sendMessage(withoutWaiting(sendRequest('slow: other', { contextId: 'immediate-single-other' }))));
+      states.push(await answer('immediate-single-behind', asked[1]!.id));
+      for (const state of states) expect([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]).toContain(state);
+      for (const { id } of asked) await quick.stored(id, 'completed');
+    } finally {
+      await single.close();
+      await quick.close();
+    }
+  });
 });
