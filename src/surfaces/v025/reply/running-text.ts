@@ -178,6 +178,8 @@ const SHORT_CJK_PIECE = /^[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{1,2}$/u;
 /** One line of text and the line breaks that end it: the rest of a line, not a message of its own lines. */
 const ENDS_ITS_LINE = /^[^\n]+\n+$/u;
 /** A sentence's end before the line break: a message of its own (`## Result` + `All 3 resources were created.\n`), no heading's rest. */
+/** One word's piece or two CJK characters before its end: a token of the heading (`## Next st` + `eps!\n`), not a sentence. */
+const ONE_PIECE = /^(?:[\p{Script=Latin}\p{N}]+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{1,2})[.!?\u3002\uff01\uff1f]\n+$/u;
 const ENDS_A_SENTENCE = /[.!?\u3002\uff01\uff1f]\n+$/u;
 
 /**
@@ -195,7 +197,7 @@ const ENDS_A_SENTENCE = /[.!?\u3002\uff01\uff1f]\n+$/u;
  */
 function goesOnWithBlockLine(text: string, before: Before | undefined): boolean {
   if (CARRIES_ON.test(text) || WORD_ENDING.test(text) || SHORT_CJK_PIECE.test(text)) return true;
-  if (!ENDS_ITS_LINE.test(text) || before === undefined || ENDS_A_SENTENCE.test(text)) return false;
+  if (!ENDS_ITS_LINE.test(text) || before === undefined || (ENDS_A_SENTENCE.test(text) && !ONE_PIECE.test(text))) return false;
   if (startsLineByShape(before.text, text, before.word ?? lastWord(before.text), before.line) === true) return false;
   // What joins at any boundary joins here: a capital after a word (`## Result` + `Done\n`) starts a line.
   return carriesOn(before.text.charAt(before.text.length - 1), text, before);

@@ -176,6 +176,10 @@ describe('message/stream and message/send read the same where two messages meet'
       ['正在生成报告……', '## 资源', '列表如下\n', '- vpc-1\n'],
       ['Generating the report...', '## VPC Qu', 'ota Report\n\n', 'You have 3 VPCs.'],
       ['Generating the report...', '## Summ', 'ary of the stack\n', 'All good.'],
+      // One word's piece, or two Chinese characters, ending the heading's sentence is still its rest.
+      ['Creating VPC', '## What is a V', 'PC?\n', 'A VPC is a private network.'],
+      ['Creating VPC', '## Next st', 'eps!\n', 'Open the console.'],
+      ['创建中', '## 完成', '啦！\n', '已创建 3 个资源。'],
       ['完成。', '> 注意', '不要删除 VPC\n', '其余资源已释放。'],
     ] as const) {
       expect(read([head, ...rest]), JSON.stringify(rest)).toBe(`${head}\n${rest.join('')}`);
