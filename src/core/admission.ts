@@ -138,7 +138,10 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       await lease.release();
       throw contextBusyError(contextId);
     }
-    return { lease, ridesAlong: false, followed };
+    // A followed task last seen working was just asked of the agent (runsWithoutLane), whose answer (the
+    // question the follow-up answers) was recorded since the entry read it: read again, then only.
+    const asked = followed && isActiveState(followed.status.state);
+    return { lease, ridesAlong: false, followed: asked ? await registry.get(followed.id, ctx.principal).catch(() => followed) : followed };
   }
 
   /**

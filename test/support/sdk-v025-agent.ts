@@ -13,8 +13,9 @@
  * `ask:` ends the turn input-required (final:true) instead, `unknown:` ends it in 0.2.5's terminal
  * `unknown` (final:true, carrying the reply); `message:` answers with one Message and no task; `answer:`
  * opens the task, works, then answers with a Message of the task (the SDK ends the stream there); `throw:`
- * opens the task, works, then throws (the SDK fails a task of its own making: `task?.id || uuidv4()`); `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`. tasks/cancel of a
- * running turn stops it and ends it canceled (final:true). Status timestamps carry no zone, like the
+ * opens the task, works, then throws (the SDK fails a task of its own making: `task?.id || uuidv4()`);
+ * `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`, and combines with an `ask:` or
+ * `unknown:` after it. tasks/cancel of a running turn stops it and ends it canceled (final:true). Status timestamps carry no zone, like the
  * 0.2.5 spec's own example, so the 1.0 side must normalise them.
  */
 import { randomUUID } from 'node:crypto';
@@ -121,8 +122,10 @@ function endOfTurn(
   reply: string,
   status: (state: TaskState, final: boolean, text?: string) => TaskStatusUpdateEvent,
 ): TaskStatusUpdateEvent {
-  if (prompt.startsWith(V025_ASK_PREFIX)) return status('input-required', true, V025_QUESTION);
-  if (prompt.startsWith(V025_UNKNOWN_PREFIX)) return status('unknown', true, reply);
+  // `slow:` only paces the chunks: what follows it decides how the turn ends (`slow: ask:` asks, slowly).
+  const ending = prompt.startsWith(V025_SLOW_PREFIX) ? prompt.slice(V025_SLOW_PREFIX.length).trimStart() : prompt;
+  if (ending.startsWith(V025_ASK_PREFIX)) return status('input-required', true, V025_QUESTION);
+  if (ending.startsWith(V025_UNKNOWN_PREFIX)) return status('unknown', true, reply);
   return status('completed', true, reply);
 }
 

@@ -128,7 +128,8 @@ export function watchedTurn(
   /** The task to note as cut, when the shutdown has cut the turn or its user stopped watching it. */
   const cutTask = (): string | undefined => {
     if (!(shutdown?.aborted || unwatched) || !contextId) return undefined;
-    if (tracker.state !== undefined && !isActiveState(tracker.state)) return undefined;
+    // A follow-up's stream that opened with its task still waiting (an a2a-js 1.x agent taking up the answer) goes on.
+    if (tracker.state !== undefined && !isActiveState(tracker.state) && tracker.heldStatus === undefined) return undefined;
     return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
   };
   return {

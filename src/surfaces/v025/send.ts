@@ -179,6 +179,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     throw begun.toldAtCut(error);
   } finally {
     bound.clear();
+    // Its caller hung up (not the bound, not a shutdown): the turn may go on unwatched, as a hung-up stream's.
+    if (call.ctx.signal.aborted && !deps.shutdown?.aborted) begun.watch.unwatched();
     turn.end();
   }
 }

@@ -106,6 +106,36 @@ describe('a turn its Bailian user stopped watching while the agent went on', () 
     expect(next.text).toContain(QUESTION);
     expect(executor.executions).toBe(executions + 1);
   });
+
+  it('Bailian hangs up a message/send within its bound and the agent then asks: the next message shows the question, unsent', async () => {
+    const contextId = `unwatched-send-hang-up-${Date.now()}`;
+    gates.reset(1);
+    const executions = executor.executions;
+    const hangUp = new AbortController();
+    const request = {
+      jsonrpc: '2.0',
+      id: 'hung-up',
+      method: 'message/send',
+      params: { message: userMessage({ text: '创建 VPC，然后提问', contextId }) },
+    };
+    const sending = fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: hangUp.signal,
+    }).catch(() => undefined);
+    await waitUntil(async () => gates.reached === 1);
+    hangUp.abort();
+    await sending;
+    // The gateway hears of the hang-up before the agent goes on.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    gates.open();
+    await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_INPUT_REQUIRED');
+    const next = await send('杭州', contextId);
+    expect(next.text).toContain(REST_WORDS);
+    expect(next.text).toContain(QUESTION);
+    expect(executor.executions).toBe(executions + 1);
+  });
 });
 
 /** A message with "开始" is asked a question at once; any other waits at the gate, then answers. */

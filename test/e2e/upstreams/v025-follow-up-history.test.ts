@@ -15,7 +15,7 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { asTask, listRequest, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { StreamReader, connectClient } from './sdk1-client.js';
+import { StreamReader, connectClient, taskIdOf } from './sdk1-client.js';
 
 const ASK = 'ask: which region?';
 const FIRST_ANSWER = 'ask: north';
@@ -94,5 +94,22 @@ describe.each(STORES)('a 0.2.5 agent that asks twice ($name store)', ({ name, co
     const [whole, listedTask] = await Promise.all([getTask(taskId), listed(contextId)]);
     expect(historyOf(whole)).toEqual(transcript);
     expect(historyOf(listedTask)).toEqual(transcript);
+  });
+
+  it('an answer given by a blocking send to a question asked while nobody watched stays right after the question', async () => {
+    const contextId = `ctx-${randomUUID()}`;
+    const ask = `${V025_SLOW_PREFIX} ${ASK}`;
+    const hangUp = new AbortController();
+    const opened = new StreamReader(client.sendMessageStream(sendRequest(ask, { contextId }), { signal: hangUp.signal }));
+    const first = await opened.next();
+    const taskId = first ? taskIdOf(first) : '';
+    // The caller hangs up while the agent still works: the question comes when nobody reads the task.
+    hangUp.abort();
+    await agent.stored(taskId, 'input-required');
+    const answered = asTask(await client.sendMessage(sendRequest(SECOND_ANSWER, { contextId, taskId })));
+
+    const transcript = [ask, V025_QUESTION, SECOND_ANSWER, v025Reply(SECOND_ANSWER, 2).full];
+    expect(historyOf(answered)).toEqual(transcript);
+    expect(historyOf(await getTask(taskId))).toEqual(transcript);
   });
 });
