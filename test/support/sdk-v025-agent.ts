@@ -19,19 +19,10 @@
  * 0.2.5 spec's own example, so the 1.0 side must normalise them.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
-import type { AgentCard, Message, Task, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
-import {
-  A2AExpressApp,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-025/server';
+import type { Message, Task, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
+import { InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-025/server';
+import { SDK_V025_RPC_PATH, startSdkV025Server, type SdkV025CardFields } from './sdk-v025-server.js';
 
 export const V025_AGENT_NAME = 'sdk-v025-echo';
 export const V025_SLOW_PREFIX = 'slow:';
@@ -44,7 +35,7 @@ export const V025_THROW_PREFIX = 'throw:';
 export const V025_THROWN = 'failed to read /home/alice/.agent/creds.json with Bearer sk-live-0123456789abcdef';
 export const V025_SLOW_EXTRA_CHUNKS = 10;
 export const V025_QUESTION = 'What next?';
-export const V025_RPC_PATH = '/a2a';
+export const V025_RPC_PATH = SDK_V025_RPC_PATH;
 
 export interface SdkV025AgentOptions {
   /** Pause before each chunk of a `slow:` turn (default 60 ms). */
@@ -210,80 +201,46 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-function buildCard(baseUrl: string, options: SdkV025AgentOptions): AgentCard {
-  const card: AgentCard & { protocolVersion?: string } = {
+function cardFields(options: SdkV025AgentOptions): SdkV025CardFields {
+  return {
     name: V025_AGENT_NAME,
     description: 'A deterministic a2a-js 0.2.5 agent used as the upstream of the a2a-bridge tests.',
-    url: `${baseUrl}${V025_RPC_PATH}/`,
-    version: '0.2.5-test',
     capabilities: { streaming: true, pushNotifications: options.pushNotifications ?? false, stateTransitionHistory: false },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
     skills: [{ id: 'echo', name: 'Echo', description: 'Echoes the text in chunks.', tags: ['test'] }],
     supportsAuthenticatedExtendedCard: true,
+    ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
   };
-  const version = options.protocolVersion === undefined ? '0.2.5' : options.protocolVersion;
-  if (version !== null) card.protocolVersion = version;
-  return card;
 }
 
 /** Start the agent on 127.0.0.1 and a free port (or `options.port`). */
 export async function startSdkV025Agent(options: SdkV025AgentOptions = {}): Promise<RunningSdkV025Agent> {
-  const app = express();
-  const server: Server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const received: ReceivedRequest[] = [];
   const store = new ObservableTaskStore();
   const executor = new ScriptedExecutor(store, options.slowChunkDelayMs ?? 60);
-  const card = buildCard(url, options);
-  const handler = new DefaultRequestHandler(card, store, executor);
-
-  app.use(express.json());
-  app.use((req, res, next) => {
-    // The SDK's express-4 body parser reads the body again unless it sees its own "already parsed" flag.
-    (req as unknown as { _body: boolean })._body = true;
-    const body = req.body as { method?: unknown } | undefined;
-    received.push({ path: req.path, rpcMethod: typeof body?.method === 'string' ? body.method : undefined, headers: { ...req.headers } });
-    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
-      res.status(401).json({ error: 'unauthorized' });
-      return;
-    }
-    next();
-  });
-  app.get('/.well-known/agent.json', (_req, res) => {
-    res.json(card);
-  });
-  app.get(`${V025_RPC_PATH}/agent/authenticatedExtendedCard`, (_req, res) => {
-    res.json({
-      ...card,
-      description: `${card.description} (extended)`,
-      skills: [...card.skills, { id: 'secret', name: 'Secret', description: 'Only for the authenticated.', tags: ['extended'] }],
-    });
-  });
-  // The SDK's router is built with its own express 4; an express 5 app mounts it like any middleware.
-  new A2AExpressApp(handler).setupRoutes(app as unknown as Parameters<A2AExpressApp['setupRoutes']>[0], V025_RPC_PATH);
-
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    received,
-    stored: (taskId, state) => store.stored(taskId, state),
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        executor.stopAll();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Open streams of stopped turns would keep close() waiting: cut them after a moment.
-        setTimeout(() => server.closeAllConnections(), 50).unref();
+  const { url, close } = await startSdkV025Server({
+    card: cardFields(options),
+    executor,
+    store,
+    port: options.port,
+    onClose: () => executor.stopAll(),
+    extend(app, card) {
+      app.use((req, res, next) => {
+        const body = req.body as { method?: unknown } | undefined;
+        received.push({ path: req.path, rpcMethod: typeof body?.method === 'string' ? body.method : undefined, headers: { ...req.headers } });
+        if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
+          res.status(401).json({ error: 'unauthorized' });
+          return;
+        }
+        next();
       });
-      return closing;
+      app.get(`${V025_RPC_PATH}/agent/authenticatedExtendedCard`, (_req, res) => {
+        res.json({
+          ...card,
+          description: `${card.description} (extended)`,
+          skills: [...card.skills, { id: 'secret', name: 'Secret', description: 'Only for the authenticated.', tags: ['extended'] }],
+        });
+      });
     },
-  };
+  });
+  return { url, received, stored: (taskId, state) => store.stored(taskId, state), close };
 }

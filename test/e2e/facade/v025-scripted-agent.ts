@@ -5,12 +5,10 @@
  * artifacts. The prompt `reply:` answers the question of an input-required task on that task.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
-import type { AgentCard, Part, TaskState } from 'a2a-sdk-025';
-import { A2AExpressApp, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus } from 'a2a-sdk-025/server';
+import type { Part, TaskState } from 'a2a-sdk-025';
+import type { AgentExecutor, ExecutionEventBus } from 'a2a-sdk-025/server';
+import { startSdkV025Server } from '../../support/sdk-v025-server.js';
 
 export type ScriptStep =
   { say: string; state?: TaskState; messageId?: string } | { artifact: string; parts: Part[]; append?: boolean; lastChunk?: boolean };
@@ -64,33 +62,15 @@ export async function startScriptedV025Agent(scripts: Record<string, ScriptStep[
     },
     async cancelTask() {},
   };
-  const app = express();
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const card: AgentCard & { protocolVersion: string } = {
-    name: 'exchange-rates',
-    description: 'Answers exchange rate questions',
-    url: `${url}/a2a/`,
-    version: '1.0.0',
-    protocolVersion: '0.2.5',
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'rates', name: 'Rates', description: 'Exchange rates', tags: ['finance'] }],
-  };
-  app.get('/.well-known/agent.json', (_request, response) => response.json(card));
-  // The SDK's router is built with its own express 4; an express 5 app mounts it like any middleware.
-  new A2AExpressApp(new DefaultRequestHandler(card, new InMemoryTaskStore(), executor)).setupRoutes(
-    app as unknown as Parameters<A2AExpressApp['setupRoutes']>[0],
-    '/a2a',
-  );
-  return {
-    url,
-    heard,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+  const { url, close } = await startSdkV025Server({
+    card: {
+      name: 'exchange-rates',
+      description: 'Answers exchange rate questions',
+      version: '1.0.0',
+      capabilities: { streaming: true },
+      skills: [{ id: 'rates', name: 'Rates', description: 'Exchange rates', tags: ['finance'] }],
     },
-  };
+    executor,
+  });
+  return { url, heard, close };
 }

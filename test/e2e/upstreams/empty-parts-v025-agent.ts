@@ -13,19 +13,10 @@
  * `empty:` answers with one Message whose `parts` is `[]` and no task.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
-import type { AgentCard, Message, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
-import {
-  A2AExpressApp,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-025/server';
+import type { Message, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
+import { InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-025/server';
+import { startSdkV025Server } from '../../support/sdk-v025-server.js';
 
 export const HOLD_PREFIX = 'hold:';
 export const EMPTY_MESSAGE_PREFIX = 'empty:';
@@ -97,42 +88,17 @@ export interface EmptyPartsV025Agent {
 }
 
 export async function startEmptyPartsV025Agent(): Promise<EmptyPartsV025Agent> {
-  const app = express();
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const card: AgentCard = {
-    name: 'sdk-v025-empty-parts',
-    description: 'An a2a-js 0.2.5 agent whose messages and artifacts may have no parts.',
-    url: `${url}/a2a/`,
-    version: '0.2.5-test',
-    capabilities: { streaming: true, pushNotifications: false },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'answer', name: 'Answer', description: 'Answers after empty progress.', tags: ['test'] }],
-  };
-  (card as AgentCard & { protocolVersion: string }).protocolVersion = '0.2.5';
   const store = new InMemoryTaskStore();
   const executor = new EmptyPartsExecutor(store);
-  app.use(express.json());
-  app.use((req, _res, next) => {
-    // The SDK's express-4 body parser reads the body again unless it sees its own "already parsed" flag.
-    (req as unknown as { _body: boolean })._body = true;
-    next();
+  const { url, close } = await startSdkV025Server({
+    card: {
+      name: 'sdk-v025-empty-parts',
+      description: 'An a2a-js 0.2.5 agent whose messages and artifacts may have no parts.',
+      skills: [{ id: 'answer', name: 'Answer', description: 'Answers after empty progress.', tags: ['test'] }],
+    },
+    executor,
+    store,
+    onClose: () => executor.releaseAll(),
   });
-  app.get('/.well-known/agent.json', (_req, res) => {
-    res.json(card);
-  });
-  const handler = new DefaultRequestHandler(card, store, executor);
-  new A2AExpressApp(handler).setupRoutes(app as unknown as Parameters<A2AExpressApp['setupRoutes']>[0], '/a2a');
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        executor.releaseAll();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 50).unref();
-      }),
-  };
+  return { url, close };
 }

@@ -9,18 +9,9 @@
  * LONG_CONTEXT_ID, too long to be carried to 1.0 callers encoded.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import type { AgentCard, Message, TaskState } from 'a2a-sdk-025';
-import {
-  A2AExpressApp,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-025/server';
+import type { Message, TaskState } from 'a2a-sdk-025';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-025/server';
+import { startSdkV025Server } from '../../support/sdk-v025-server.js';
 
 export const ODD_IDS_QUESTION = 'Which region: north or south?';
 export const LONG_PREFIX = 'long:';
@@ -73,39 +64,13 @@ export interface OddIdsV025Agent {
 }
 
 export async function startOddIdsV025Agent(): Promise<OddIdsV025Agent> {
-  const app = express();
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const card: AgentCard = {
-    name: 'sdk-v025-odd-ids',
-    description: 'An a2a-js 0.2.5 agent that names its tasks and contexts itself.',
-    url: `${url}/a2a/`,
-    version: '0.2.5-test',
-    capabilities: { streaming: true, pushNotifications: false },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'ask', name: 'Ask', description: 'Asks, then answers.', tags: ['test'] }],
-  };
-  (card as AgentCard & { protocolVersion: string }).protocolVersion = '0.2.5';
-  app.use(express.json());
-  app.use((req, _res, next) => {
-    // The SDK's express-4 body parser reads the body again unless it sees its own "already parsed" flag.
-    (req as unknown as { _body: boolean })._body = true;
-    next();
+  const { url, close } = await startSdkV025Server({
+    card: {
+      name: 'sdk-v025-odd-ids',
+      description: 'An a2a-js 0.2.5 agent that names its tasks and contexts itself.',
+      skills: [{ id: 'ask', name: 'Ask', description: 'Asks, then answers.', tags: ['test'] }],
+    },
+    executor: new OddIdsExecutor(),
   });
-  app.get('/.well-known/agent.json', (_req, res) => {
-    res.json(card);
-  });
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new OddIdsExecutor());
-  new A2AExpressApp(handler).setupRoutes(app as unknown as Parameters<A2AExpressApp['setupRoutes']>[0], '/a2a');
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 50).unref();
-      }),
-  };
+  return { url, close };
 }
