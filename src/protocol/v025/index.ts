@@ -1,2 +1,3 @@
 export * from './schemas.js';
 export * from './parse.js';
+export * from './well-formed.js';

@@ -6,13 +6,13 @@ import {
   V025DeleteTaskPushNotificationConfigParams,
   V025GetTaskPushNotificationConfigParams,
   V025ListTaskPushNotificationConfigParams,
-  V025MessageSendParams,
   V025SendMessageResult,
   V025Task,
   V025TaskIdParams,
   V025TaskPushNotificationConfig,
   V025TaskQueryParams,
   parseV025Response,
+  parseV025SendParams,
   type V025Method,
 } from '../../protocol/v025/index.js';
 import {
@@ -42,7 +42,7 @@ export function requestToV1(method: string, params: unknown, profile: MappingPro
   switch (target) {
     case 'SendMessage':
     case 'SendStreamingMessage':
-      return { method: target, params: req.sendParamsToV1(parseParams(V025MessageSendParams, params), profile) };
+      return { method: target, params: req.sendParamsToV1(parseV025SendParams(params), profile) };
     case 'GetTask':
       return { method: target, params: req.getTaskParamsToV1(parseParams(V025TaskQueryParams, params)) };
     case 'CancelTask':
