@@ -131,9 +131,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const onSent = call.ctx.onMessageSent;
   const told = onSent && MESSAGE_METHODS.has(call.method) ? bodyTellingSent(body, onSent) : undefined;
-  const request = told
-    ? { method: 'POST' as const, headers: withFields(headers, { 'content-length': told.contentLength }), body: told.body, signal }
-    : { method: 'POST' as const, headers, body, signal };
+  const request = { method: 'POST' as const, headers, body: told ?? body, signal };
   const response = await requestOn(call.transport.dispatcher, call.endpoint, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;

@@ -53,8 +53,7 @@ async function send(call: RestCall, signal: AbortSignal | CallBound, accept: str
   const body = call.body === undefined ? null : JSON.stringify(call.body);
   const onSent = call.ctx.onMessageSent;
   const told = onSent && body !== null && carriesMessage(call.url) ? bodyTellingSent(body, onSent) : undefined;
-  if (told) headers['content-length'] = told.contentLength;
-  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body: told ? told.body : body, signal });
+  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body: told ?? body, signal });
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }

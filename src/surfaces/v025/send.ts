@@ -160,16 +160,14 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   }
   const begun = await beginTurn(input, call, deps, routing);
   const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
-  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.watch);
+  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.watch, begun.reply.words);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
     const run = (sent: SendMessageRequest) => turnEvents(sent, call.ctx, deps, attempt);
-    const events = bound.told(
+    const events =
       begun.cutRest ??
-        (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request))),
-      begun.reply.words,
-    );
+      (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
