@@ -5,6 +5,7 @@ import type { SendMessageResponse, StreamResponse } from './events.js';
 import { SendMessageRequest } from './requests.js';
 import { TASK_STATES, type Task } from './task.js';
 import { parseParams } from './validate.js';
+import { isBoolean, isId, isString, isStringArray, optional } from './value-checks.js';
 
 /**
  * Hand-written checks of the hot path's objects against the model's zod schemas: what an upstream
@@ -22,11 +23,6 @@ const ROLES: ReadonlySet<unknown> = new Set(['ROLE_USER', 'ROLE_AGENT']);
 const PART_CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
 const isShape = (value: unknown): value is Shape => isRecord(value);
-const optional = (value: unknown, check: (v: unknown) => boolean): boolean => value === undefined || check(value);
-const isString = (value: unknown): boolean => typeof value === 'string';
-const isId = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
-const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
-const isStringArray = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
 
 function everyOf(value: unknown, check: (item: unknown) => boolean, minLength = 0): boolean {
   if (!Array.isArray(value) || value.length < minLength) return false;

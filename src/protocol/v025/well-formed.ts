@@ -1,5 +1,6 @@
 import { parseParams } from '../../model/index.js';
 import { isRecord, type JsonObject } from '../../model/json.js';
+import { isBoolean, isId, isString, isStringArray, optional } from '../../model/value-checks.js';
 import { V025MessageSendParams } from './requests.js';
 
 /**
@@ -13,10 +14,6 @@ import { V025MessageSendParams } from './requests.js';
 
 const ROLES: ReadonlySet<unknown> = new Set(['user', 'agent']);
 
-const optional = (value: unknown, check: (v: unknown) => boolean): boolean => value === undefined || check(value);
-const isString = (value: unknown): boolean => typeof value === 'string';
-const isId = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
-const isStringArray = (value: unknown): boolean => Array.isArray(value) && value.every(isString);
 /** A JSON object as zod would copy it, key for key. */
 const isJsonObject = (value: unknown): value is JsonObject => isRecord(value) && !Object.hasOwn(value, '__proto__');
 
@@ -54,7 +51,7 @@ function isPlainConfiguration(value: unknown): boolean {
     value.pushNotificationConfig === undefined &&
     optional(value.acceptedOutputModes, isStringArray) &&
     optional(value.historyLength, Number.isSafeInteger) &&
-    optional(value.blocking, (blocking) => typeof blocking === 'boolean')
+    optional(value.blocking, isBoolean)
   );
 }
 
