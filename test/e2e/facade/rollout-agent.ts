@@ -1,5 +1,5 @@
 /**
- * The agent and the reading of the rollout tests (rollout-cut-turns*.test.ts): a REAL a2a-js 1.x agent whose
+ * The agents and the reading of the rollout and unwatched-turn tests: a REAL a2a-js 1.x agent whose
  * turn outlives the gateway replica that carried it, and what a Bailian user reads of a message/stream.
  */
 import { TaskState } from 'a2a-sdk-1';
@@ -62,3 +62,46 @@ export const read = async (opened: OpenStream): Promise<{ text: string; state: s
 
 export const stream = (url: string, text: string, contextId: string): Promise<OpenStream> =>
   openStream(`${url}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+
+/** The words QuietAgent says: its question, what it says before the gate ("后台"), after it, and its end. */
+export interface QuietWords {
+  question: string;
+  before: string;
+  after: string;
+  done: string;
+}
+
+/**
+ * A message with "开始"/"start" is asked a question at once; one with "后台" says its first words, then waits at
+ * the gate; any other waits at the gate before it says anything (a turn cut or left before the agent's first word).
+ */
+export class QuietAgent implements AgentExecutor {
+  executions = 0;
+  constructor(
+    private readonly gates: Gates,
+    private readonly words: QuietWords = { question: QUESTION, before: BEFORE_CUT[0]!, after: AFTER_CUT, done: DONE },
+  ) {}
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    this.executions++;
+    const { opening, status } = turnEvents(request);
+    const { question, before, after, done } = this.words;
+    if (/开始|start/u.test(promptOf(request.userMessage))) {
+      bus.publish(opening());
+      bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, question));
+      return;
+    }
+    this.gates.taskId = request.taskId;
+    const talks = promptOf(request.userMessage).includes('后台');
+    if (talks) {
+      bus.publish(opening());
+      bus.publish(status(TaskState.TASK_STATE_WORKING, before));
+    }
+    await this.gates.pass();
+    if (!talks) bus.publish(opening());
+    bus.publish(status(TaskState.TASK_STATE_WORKING, after));
+    bus.publish(status(TaskState.TASK_STATE_COMPLETED, done));
+  };
+
+  cancelTask = async (): Promise<void> => undefined;
+}

@@ -9,15 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskState } from 'a2a-sdk-1';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { openStream, rpc, sentText, startFacadeGateway, userMessage, type SseFrame } from '../../support/facade.js';
 import { serveSdkAgent } from '../../support/sdk-v1-server.js';
-import { Gates, promptOf, testAgentCard, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import { Gates, testAgentCard } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { agentStateOf, CARD, CUT_WORDS, read, REST_WORDS, stream } from './rollout-agent.js';
+import { agentStateOf, CARD, CUT_WORDS, QuietAgent, read, REST_WORDS, stream } from './rollout-agent.js';
 
 const QUESTION = '确认部署吗？';
 const BEFORE_CUT = '开始部署。';
@@ -27,37 +25,6 @@ const DONE = '部署完成。';
 const CUT_KNOWN = { zh: '你的请求可能已送达智能体，它可能仍在处理。请先在本对话中发送任意消息', en: 'Send any message in this conversation' };
 const CUT_UNKNOWN = { zh: '请先询问智能体的进度', en: 'Ask the agent about its progress first' };
 const RETRY = ['请稍后重试', 'shutting down', 'try again later'];
-
-/**
- * A message with "开始"/"start" is asked a question at once; one with "后台" says its first words, then waits at
- * the gate; any other waits at the gate before it says anything.
- */
-class QuietAgent implements AgentExecutor {
-  executions = 0;
-  constructor(private readonly gates: Gates) {}
-
-  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    this.executions++;
-    const { opening, status } = turnEvents(request);
-    if (/开始|start/u.test(promptOf(request.userMessage))) {
-      bus.publish(opening());
-      bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-      return;
-    }
-    this.gates.taskId = request.taskId;
-    const talks = promptOf(request.userMessage).includes('后台');
-    if (talks) {
-      bus.publish(opening());
-      bus.publish(status(TaskState.TASK_STATE_WORKING, BEFORE_CUT));
-    }
-    await this.gates.pass();
-    if (!talks) bus.publish(opening());
-    bus.publish(status(TaskState.TASK_STATE_WORKING, AFTER_CUT));
-    bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
-  };
-
-  cancelTask = async (): Promise<void> => undefined;
-}
 
 /** What the user reads of a turn: a stream's or an answer's text, or the error it ended with. */
 const readStream = (frames: SseFrame[]): string =>
@@ -70,7 +37,7 @@ describe.each([
   { agent: 'blocking', streaming: false },
 ])('a turn a rollout cut before the $agent agent said anything', ({ streaming }) => {
   const gates = new Gates();
-  const executor = new QuietAgent(gates);
+  const executor = new QuietAgent(gates, { question: QUESTION, before: BEFORE_CUT, after: AFTER_CUT, done: DONE });
   let agentUrl: string;
   let closeAgent: () => void;
   let dir: string;

@@ -5,15 +5,13 @@
  * and their next message must show what the agent said after (its answer, followed live while it still works;
  * its question), without being sent to the agent as the answer to words they never read.
  */
-import { TaskState } from 'a2a-sdk-1';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
-import { Gates, promptOf, startSdkTestAgent, testAgentCard, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { Gates, startSdkTestAgent, testAgentCard, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { AFTER_CUT, BEFORE_CUT, CARD, DONE, QUESTION, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
+import { AFTER_CUT, BEFORE_CUT, CARD, DONE, QUESTION, QuietAgent, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
 
 /** What a user reads when message/send's bound left the turn running, and what opens the rest, by the language they wrote in. */
 const WORDS = {
@@ -137,28 +135,6 @@ describe('a turn its Bailian user stopped watching while the agent went on', () 
     expect(executor.executions).toBe(executions + 1);
   });
 });
-
-/** A message with "开始" is asked a question at once; any other waits at the gate, then answers. */
-class QuietAgent implements AgentExecutor {
-  executions = 0;
-  constructor(private readonly gates: Gates) {}
-
-  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    this.executions++;
-    const { opening, status } = turnEvents(request);
-    if (promptOf(request.userMessage).includes('开始')) {
-      bus.publish(opening());
-      bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-      return;
-    }
-    this.gates.taskId = request.taskId;
-    await this.gates.pass();
-    bus.publish(opening());
-    bus.publish(status(TaskState.TASK_STATE_COMPLETED, DONE));
-  };
-
-  cancelTask = async (): Promise<void> => undefined;
-}
 
 describe('a message/send to an agent asked the blocking way, past its bound before any answer', () => {
   const gates = new Gates();
