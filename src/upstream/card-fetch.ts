@@ -1,5 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { decodedBody } from './decoded-body.js';
+import { requestUntilAborted } from './abortable-request.js';
 import { withFields } from '../model/index.js';
 import { timedSignal } from '../timed-signal.js';
 
@@ -27,8 +28,12 @@ export async function getJson(url: string, options: JsonGetOptions): Promise<Jso
   let text: string;
   let status: number;
   try {
-    const response = await request(url, {
-      dispatcher: options.dispatcher,
+    // Answered at the time bound even while queued for a connection; the URL is parsed here, not cached as
+    // requestOn's are: pipeline-state reads carry a query string per task.
+    const { origin, pathname, search } = new URL(url);
+    const response = await requestUntilAborted(options.dispatcher, {
+      origin,
+      path: `${pathname}${search}`,
       method: 'GET',
       headers: withFields(options.headers, { accept: 'application/json', 'accept-encoding': 'identity' }),
       ...(signal ? { signal } : {}),

@@ -3,6 +3,7 @@ import type { Credentials } from '../config/credentials-schema.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
+import { requestUntilAborted } from './abortable-request.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 
 /**
@@ -100,7 +101,8 @@ function partsOf(url: string): { origin: string; path: string } {
 }
 
 /**
- * An HTTP request on the upstream's pool. undici's top-level `request(url, options)` parses the URL
+ * An HTTP request on the upstream's pool, answered as soon as its signal fires even while it waits for
+ * a connection (abortable-request.ts). undici's top-level `request(url, options)` parses the URL
  * and copies the options on every call, the copy with a hidden class of its own (see
  * src/model/with-fields.ts); the pool's own `request` is given origin and path directly.
  */
@@ -110,5 +112,5 @@ export function requestOn(
   options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
 ): Promise<Dispatcher.ResponseData> {
   const { origin, path } = partsOf(url);
-  return dispatcher.request({ origin, path, ...options });
+  return requestUntilAborted(dispatcher, { origin, path, ...options });
 }

@@ -44,7 +44,9 @@ describe('upstream pool', () => {
     await upstream.fetchCard();
 
     const controller = new AbortController();
-    setMaxListeners(STREAMS + 10, controller.signal);
+    // Until its headers come, each stream's request has two listeners on the signal: undici's, and requestOn's
+    // (abortable-request.ts), which answers a request still queued for a connection.
+    setMaxListeners(2 * STREAMS + 10, controller.signal);
     const streams = Array.from({ length: STREAMS }, (_, i) => {
       const request = { message: { messageId: `m-${i}`, role: 'ROLE_USER' as const, parts: [{ text: 'hold' }] } };
       return upstream.sendStreamingMessage(request, { principal: '', signal: controller.signal })[Symbol.asyncIterator]();
