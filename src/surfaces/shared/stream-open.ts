@@ -1,7 +1,7 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { tapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, eventTaskState, isInterruptedState, isTerminalState, type StreamResponse } from '../../model/index.js';
-import { ACCEPT_GRACE_MS, startStream } from './stream-start.js';
+import { ACCEPT_GRACE_MS, startStream, type StreamStartOptions } from './stream-start.js';
 
 export { STREAM_ACCEPTED_COMMENT } from './stream-start.js';
 
@@ -54,7 +54,7 @@ export interface OpenedStream<T = StreamResponse> {
  */
 export async function openStream<T>(
   open: (onAccepted: () => void) => AsyncIterable<T>,
-  options: { firstEventTimeoutMs: number; abort(): void },
+  options: Omit<StreamStartOptions, 'acceptGraceMs'>,
 ): Promise<OpenedStream<T>> {
   const started = await startStream(open, withFields(options, { acceptGraceMs: ACCEPT_GRACE_MS }));
   if (started.began === 'ended') throw A2AError.invalidAgentResponse(ENDED_WITHOUT_EVENT);

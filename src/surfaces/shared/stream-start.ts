@@ -23,6 +23,11 @@ export interface StreamStartOptions {
    * error, into the decision, and only a quiet one makes the caller's stream open empty. Default 0.
    */
   acceptGraceMs?: number;
+  /**
+   * How an edge tells its first event's bound passing, at that moment (the 0.2.5 facade: a turn left running at
+   * the agent, unwatched-turns.ts); by default the time-out as it is.
+   */
+  toldAtBound?(timedOut: A2AError): unknown;
 }
 
 /** The comment a stream opens with when the upstream accepted the call but has sent nothing yet. */
@@ -58,7 +63,10 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
   const timedOut =
     ms > 0
       ? new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(firstEventTimeout(ms)), ms);
+          timer = setTimeout(() => {
+            const error = firstEventTimeout(ms);
+            reject(options.toldAtBound ? options.toldAtBound(error) : error);
+          }, ms);
         })
       : undefined;
   // Raced below; but a source whose first read throws at once leaves the race unbuilt and this alone.

@@ -25,7 +25,7 @@ import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
-import { boundSendTurn } from './unwatched-turns.js';
+import { boundSendTurn, unwatchedTurn } from './unwatched-turns.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -102,7 +102,8 @@ async function beginTurn(
     const { tracker } = watch;
     const attempt = { tracker, previous: begun.previous, onSent: watch.sent };
     const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut, watch };
+    const unwatched = unwatchedTurn(watch, words);
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut, unwatched };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
     return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
@@ -160,7 +161,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   }
   const begun = await beginTurn(input, call, deps, routing);
   const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
-  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.watch, begun.reply.words);
+  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.unwatched);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
@@ -178,7 +179,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   } finally {
     bound.clear();
     // Its caller hung up (not the bound, not a shutdown): the turn may go on unwatched, as a hung-up stream's.
-    if (call.ctx.signal.aborted && !deps.shutdown?.aborted) begun.watch.unwatched();
+    if (call.ctx.signal.aborted && !deps.shutdown?.aborted) begun.unwatched.callerGone();
     turn.end();
   }
 }
@@ -208,7 +209,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
   const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
-  const ends = { onEnd: turn.end, onCallerGone: begun.watch.unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
+  const ends = { onEnd: turn.end, unwatched: begun.unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
   return v025Stream(open, withFields(streamOptions, ends));
 }
 

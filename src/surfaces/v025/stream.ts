@@ -10,6 +10,7 @@ import type { V025FacadeDeps } from './deps.js';
 import { toldInWords, v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
+import type { UnwatchedTurn } from './unwatched-turns.js';
 
 export interface V025StreamOptions {
   id: JsonRpcId;
@@ -22,10 +23,11 @@ export interface V025StreamOptions {
   /** The stream is over, however it ended (idempotent). */
   onEnd?(): void;
   /**
-   * The opened stream ended because its call was aborted (its caller hung up, or a shutdown), not at its turn's
-   * end; called before onEnd: the turn may go on unwatched (unwatched-turns.ts).
+   * The turn, when its user may stop watching it while the agent goes on (unwatched-turns.ts): its caller hangs
+   * up (or a shutdown cuts it), before or after its first event (told before onEnd), or its first event's bound
+   * passes (told as the user reads it).
    */
-  onCallerGone?(): void;
+  unwatched?: UnwatchedTurn;
   /** The reducer's options; default: the facade's for a turn without earlier artifacts. */
   reply?: ReplyOptions;
   /** How long the first event may take; default `upstream.first-event-timeout-ms`. */
@@ -43,12 +45,17 @@ export interface V025StreamOptions {
 export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
   const { id, deps, c, signal } = options;
   let ended = false;
-  let opened = false;
+  // The stream itself ended the upstream call (its first event failed or did not come in time), not its caller.
+  let endedHere = false;
+  const endUpstream = (): void => {
+    if (!signal.aborted) endedHere = true;
+    options.abort();
+  };
   const end = (): void => {
     if (ended) return;
     ended = true;
-    // Once open, nothing but its caller's leaving (or a shutdown) aborts the call: its bound was the first event's.
-    if (opened && signal.aborted) options.onCallerGone?.();
+    // Its caller left (or a shutdown cut it), before its first event as after it: the message may be at the agent.
+    if (signal.aborted && !endedHere) options.unwatched?.callerGone();
     options.onEnd?.();
   };
   const turnReply = options.reply ?? replyOptions(deps);
@@ -59,13 +66,13 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   try {
     head = await openStream((onAccepted) => replyEvents(open(onAccepted), reply), {
       firstEventTimeoutMs: options.firstEventTimeoutMs ?? deps.options.firstEventTimeoutMs,
-      abort: options.abort,
+      abort: endUpstream,
+      ...(options.unwatched ? { toldAtBound: options.unwatched.timedOut } : {}),
     });
   } catch (error) {
     end();
     throw options.toldAtCut ? options.toldAtCut(error) : error;
   }
-  opened = true;
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => ({
@@ -76,7 +83,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   /**
    * A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame, told in
    * the turn's language as the reason of a failed turn is (an agent that accepted the call and stayed quiet
-   * past `upstream.first-event-timeout-ms` gets here with no turn to fail).
+   * past `upstream.first-event-timeout-ms` gets here with no turn to fail, told as `unwatched` tells it).
    */
   function failureFrames(error: unknown, event?: string): SseFrame[] {
     const a2aError = toA2AError(error);

@@ -4,23 +4,43 @@ import type { FacadeWords } from './reply/index.js';
 
 /**
  * A facade turn its user stops watching before its end: a message/send past `upstream.request-timeout-ms`, a
- * message/stream whose caller (Bailian, at its own time-out) hung up. Ending the call does not stop the agent
- * (iac-code's turns run for minutes), so such a turn is noted as a shutdown's cut is (cut-turns.ts): the
- * conversation's next message shows its rest (its answer, its question) instead of being sent as the answer to
- * a question its user never read, and message/send's user is told the agent goes on and how to read its end
- * (words.turnLeftRunning), not that it timed out, which would have them send the request again and run it twice.
+ * message/stream past `upstream.first-event-timeout-ms`, or whose caller (Bailian, at its own time-out) hung up,
+ * before or after the agent's first event. Ending the call does not stop the agent (iac-code's turns run for
+ * minutes), so such a turn is noted as a shutdown's cut is (cut-turns.ts): the conversation's next message shows
+ * its rest (its answer, its question) instead of being sent as the answer to a question its user never read, and
+ * a user still waiting is told the agent goes on and how to read its end (words.turnLeftRunning), not that it
+ * timed out, which would have them send the request again and run it twice.
  *
- * message/send's bound (a streamed message/send is bounded like a blocking call): past it the upstream call is
- * aborted and the turn ends as failed, with what was said so far. A turn whose task is known (named by its
- * events, or the task its sent message followed up) and still at work is left running, noted, and the call is
- * aborted with words.turnLeftRunning as its reason, which the reply shows; a new task that named itself in no
- * event yet, or a message never sent, keeps its time-out.
+ * Only a turn whose task is known can be noted: named by its events, or the task its message followed up once that
+ * message left the gateway (WatchedTurn.sent). A new task that named itself in no event yet, or a message that
+ * never left (still waiting for a connection, refused), is not: its user is told the time-out as it is, and the
+ * conversation's next message is sent as any other.
  */
-export function boundSendTurn(abort: (reason: unknown) => void, ms: number, watch: WatchedTurn, words: FacadeWords): { clear(): void } {
+export interface UnwatchedTurn {
+  /** Its caller hung up (or a shutdown cut it) before its end: noted when it can be. */
+  callerGone(): void;
+  /**
+   * The gateway's bound on it passed and its call is ended (message/send's, message/stream's first event): the
+   * time-out as its user reads it, words.turnLeftRunning when the turn is noted.
+   */
+  timedOut(timedOut: A2AError): A2AError;
+}
+
+/** The one decision of message/send and message/stream on a turn left unwatched. */
+export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): UnwatchedTurn {
+  return {
+    callerGone: () => void watch.unwatched(),
+    timedOut: (timedOut) => (watch.unwatched() ? timedOut.toldAs(words.turnLeftRunning) : timedOut),
+  };
+}
+
+/**
+ * message/send's bound (a streamed message/send is bounded like a blocking call): past it the upstream call is
+ * aborted with the time-out as its user reads it (UnwatchedTurn.timedOut) as its reason, which the reply shows,
+ * and the turn ends as failed, with what was said so far.
+ */
+export function boundSendTurn(abort: (reason: unknown) => void, ms: number, turn: UnwatchedTurn): { clear(): void } {
   if (ms <= 0) return { clear: () => undefined };
-  const timer = setTimeout(() => {
-    const timedOut = A2AError.upstreamTimedOut();
-    abort(watch.unwatched() ? timedOut.toldAs(words.turnLeftRunning) : timedOut);
-  }, ms);
+  const timer = setTimeout(() => abort(turn.timedOut(A2AError.upstreamTimedOut())), ms);
   return { clear: () => clearTimeout(timer) };
 }
