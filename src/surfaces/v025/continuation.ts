@@ -21,6 +21,34 @@ export type TaskLookup = (taskId: string) => Promise<Task | undefined>;
 
 export interface Continuations {
   begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
+  /**
+   * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS: awaited before
+   * the conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just left
+   * is noted by then.
+   */
+  previousEnded(principal: string, contextId: string | undefined): Promise<void>;
+}
+
+/**
+ * How long a message waits for the conversation's turn still running in this process. Bailian hangs up a stream
+ * and sends the next message (its retry, the user sending again) at once: that message may be read before the
+ * hung-up call's close is (measured: within a few ms after it), when the left turn still runs here and is not yet
+ * noted, so it would be refused as a turn in progress rather than shown the left turn's rest. A turn whose caller
+ * still watches it does not end so soon, and its conversation's next message is refused as before, this much later.
+ */
+export const LET_GO_MS = 100;
+
+/** The turns running on one conversation in this process, and what resolves once none does. */
+interface Running {
+  count: number;
+  ended: Promise<void>;
+  resolve(): void;
+}
+
+function runningTurns(): Running {
+  let resolve = (): void => undefined;
+  const ended = new Promise<void>((done) => (resolve = done));
+  return { count: 0, ended, resolve };
 }
 
 /**
@@ -36,15 +64,18 @@ export interface Continuations {
  * While a facade turn runs on a context, a second message is NOT aimed at the paused task: the
  * registry may not have seen the running turn's first event yet, and a message naming a paused task
  * whose turn holds the lane would ride along into it. With the contextId alone, the core's lane
- * rejects it with a clear "turn in progress" error instead.
+ * rejects it with a clear "turn in progress" error instead. A message that comes as its caller hangs up on that turn
+ * waits a moment for the turn to be let go (previousEnded), and then reads its rest (cut-turns.ts).
  */
 export function createContinuations(registry: TaskRegistry): Continuations {
-  const running = new Map<string, number>();
+  const runningOn = new Map<string, Running>();
+  const keyOf = (principal: string, contextId: string): string => `${principal}\u0000${contextId}`;
 
   const release = (key: string): void => {
-    const left = (running.get(key) ?? 1) - 1;
-    if (left > 0) running.set(key, left);
-    else running.delete(key);
+    const turns = runningOn.get(key);
+    if (!turns || --turns.count > 0) return;
+    runningOn.delete(key);
+    turns.resolve();
   };
 
   /** The context's latest task, asked of the agent when the registry last saw it running. */
@@ -67,9 +98,11 @@ export function createContinuations(registry: TaskRegistry): Continuations {
         return previous ? { request, previous, end } : { request, end };
       };
       if (!contextId) return named(() => undefined);
-      const key = `${principal}\u0000${contextId}`;
-      const busy = running.has(key);
-      running.set(key, (running.get(key) ?? 0) + 1);
+      const key = keyOf(principal, contextId);
+      const busy = runningOn.has(key);
+      const turns = runningOn.get(key) ?? runningTurns();
+      turns.count++;
+      runningOn.set(key, turns);
       let ended = false;
       const end = (): void => {
         if (ended) return;
@@ -87,6 +120,14 @@ export function createContinuations(registry: TaskRegistry): Continuations {
         end();
         throw error;
       }
+    },
+    async previousEnded(principal, contextId) {
+      const turns = contextId === undefined ? undefined : runningOn.get(keyOf(principal, contextId));
+      if (!turns) return;
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((done) => (timer = setTimeout(done, LET_GO_MS)));
+      await Promise.race([turns.ended, bound]);
+      clearTimeout(timer);
     },
   };
 }

@@ -5,6 +5,7 @@ import { noteRedisError } from '../../observability/redis-errors.js';
 import type { WarningLogger } from '../../throttled-warnings.js';
 import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
 import { withFields, type Message, type Part, type Task } from '../../model/index.js';
+import { messageDigest } from './repeated-message.js';
 import { agentMessages, said, type TurnSoFar } from './turn-rest.js';
 
 /**
@@ -85,19 +86,29 @@ function previousOf(kept: KeptPrevious | Task): Task {
 const sentSlim = ({ messageId, role, taskId, contextId }: Message): Message =>
   withFields({ messageId, role, parts: [] }, withFields(taskId ? { taskId } : {}, contextId ? { contextId } : {}));
 
+/**
+ * What the message sent asked, as a digest (repeated-message.ts): kept from the note read, whose message is slim by
+ * then (a turn that showed a cut turn's rest and was itself left is noted again). A note the release before wrote
+ * keeps none: a message after it reads the rest as it did then. That release keeps the field of a note it writes again.
+ */
+const sentDigestOf = ({ sentDigest, sent }: TurnSoFar): { sentDigest?: string } => {
+  const digest = sentDigest ?? messageDigest(sent);
+  return digest ? { sentDigest: digest } : {};
+};
+
 function stored(cut: CutTurnNote): StoredNote {
-  const { shownFiles, previous, sent, ...shown } = cut.shown;
+  const { shownFiles, previous, sent, sentDigest: _sentDigest, ...shown } = cut.shown;
   const files = shownFiles ? [...shownFiles].map(([id, parts]): [string, readonly Part[] | null] => [id, parts ?? null]) : undefined;
-  const slim = withFields(withFields(shown, { sent: sentSlim(sent) }), previous ? { kept: keptPrevious(previous) } : {});
+  const slim = withFields(withFields(shown, { sent: sentSlim(sent), ...sentDigestOf(cut.shown) }), previous ? { kept: keptPrevious(previous) } : {});
   return { taskId: cut.taskId, shown: files ? withFields(slim, { shownFiles: files }) : slim };
 }
 
 function fromStored(value: StoredNote): CutTurnNote | undefined {
   if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
-  const { shownFiles, kept, previous, ...shown } = value.shown;
+  const { shownFiles, kept, previous, sentDigest, ...shown } = value.shown;
   const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
   const before = kept ?? previous;
-  const whole = withFields(shown, before ? { previous: previousOf(before) } : {});
+  const whole = withFields(withFields(shown, typeof sentDigest === 'string' ? { sentDigest } : {}), before ? { previous: previousOf(before) } : {});
   return { taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole };
 }
 

@@ -3,6 +3,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { A2AError, ErrorCode, isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { FacadeWords, ReplyOptions } from './reply/index.js';
+import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
@@ -17,13 +18,16 @@ import type { CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
  * refused, or would damage it at iac-code), else read from the task (its answer, the question it asked, why it
  * failed). What the user was shown is kept in the note at the cut, whatever the registry records of the task
  * since (a push follower, a GetTask). The message itself is not taken as an answer to words its writer never
- * read, and the reply says it was not sent. One message shows the rest: its turn's end forgets the note.
+ * read, and the reply says it was not sent; or, when it is the cut turn's message again (Bailian's retry, its user
+ * sending it again), that the rest is its answer. One message shows the rest: its turn's end forgets the note.
  */
 export interface CutTurn {
   /** What the cut turn's user was shown. */
   shown: TurnSoFar;
   /** The task as the agent has it now. */
   current: Task;
+  /** The message that reads the rest asks what the cut turn's message asked: the rest is its answer (repeated-message.ts). */
+  repeated: boolean;
 }
 
 type Conversation = { principal: string; contextId: string | undefined };
@@ -31,19 +35,21 @@ type Conversation = { principal: string; contextId: string | undefined };
 /** The task is gone at the agent: its rest can never be read. Any other failure may pass (the agent out of reach). */
 const unknownToAgent = (error: unknown): boolean => error instanceof A2AError && error.code === ErrorCode.TaskNotFound;
 
-/** The conversation's cut turn whose rest its user has not read, if any. */
+/** The conversation's cut turn whose rest its user has not read, if any; `message`: the message that would read it. */
 export async function cutTurnOf(
   conversation: Conversation,
   notes: CutTurnNotes,
   deps: V025FacadeDeps,
   ctx: CallContext,
+  message: Pick<Message, 'parts'>,
 ): Promise<CutTurn | undefined> {
   const { principal, contextId } = conversation;
   if (!contextId) return undefined;
   const note = await notes.cut(principal, contextId);
   if (!note) return undefined;
   try {
-    return { shown: note.shown, current: await deps.port.getTask({ id: note.taskId }, ctx) };
+    const current = await deps.port.getTask({ id: note.taskId }, ctx);
+    return { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) };
   } catch (error) {
     if (unknownToAgent(error)) await notes.forget(principal, contextId, note.taskId);
     return undefined;
@@ -70,7 +76,8 @@ export async function* cutTurnRest(
 ): AsyncGenerator<StreamResponse> {
   const { current, shown } = cut;
   const contextId = current.contextId ?? shown.previous?.contextId ?? current.id;
-  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${words.cutTurnRest}\n\n` }] };
+  const lead = cut.repeated ? words.cutTurnRestOfSameMessage : words.cutTurnRest;
+  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${lead}\n\n` }] };
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {

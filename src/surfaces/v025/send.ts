@@ -61,8 +61,10 @@ async function beginTurn(
   const own = inItsOwnContext(task.request);
   const conversation = { principal, contextId: own.message.contextId };
   // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts);
-  // a conversation the message opens has none.
-  const cut = await cutTurnOf(withFields(conversation, { contextId: task.request.message.contextId }), routing.languages.cutTurns, deps, call.ctx);
+  // a conversation the message opens has none. A turn whose caller just left is let go first (continuation.ts).
+  const cutIn = withFields(conversation, { contextId: task.request.message.contextId });
+  await routing.turns.previousEnded(principal, cutIn.contextId);
+  const cut = await cutTurnOf(cutIn, routing.languages.cutTurns, deps, call.ctx, task.request.message);
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
   const begun = await routing.turns.begin(own, principal, lookup);

@@ -26,6 +26,11 @@ import { missedBefore, withoutStaleEnvelopes, wordsLostEvent } from './turn-pipe
 export interface TurnSoFar {
   /** The message this turn sent upstream. */
   sent: Message;
+  /**
+   * The digest of what that message asked (repeated-message.ts), once a note kept it without its parts: the
+   * conversation's next message that asks the same reads the rest as the answer to it.
+   */
+  sentDigest?: string;
   /** The task as it was before this turn (its agent messages end where this turn's begin). */
   previous?: Task;
   /** The text of each agent status message the stream carried this turn, in order. */

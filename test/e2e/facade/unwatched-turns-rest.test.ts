@@ -13,19 +13,26 @@ import { serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { AFTER_CUT, BEFORE_CUT, CARD, DONE, QUESTION, QuietAgent, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
 
-/** What a user reads when message/send's bound left the turn running, and what opens the rest, by the language they wrote in. */
+/**
+ * What a user reads when message/send's bound left the turn running, and what opens the rest (for the same message
+ * again: its answer, not to be sent again), by the language they wrote in.
+ */
 const WORDS = {
   zh: {
     prompt: '请帮我创建一个专有网络',
     leftRunning: '智能体仍在继续处理你的请求。请在本对话中发送任意消息',
     timedOut: '上游智能体响应超时',
     rest: REST_WORDS,
+    sameMessage: '你刚发送的消息与连接中断的上一条消息相同',
+    resend: '请在这条回复结束后重新发送',
   },
   en: {
     prompt: 'Please create a VPC for me',
     leftRunning: 'but it is still working on your request. Send any message in this conversation',
     timedOut: 'timed out',
     rest: 'Here is the rest of the reply to your previous message',
+    sameMessage: 'The message you just sent is the same as your previous one',
+    resend: 'send it again once this reply has finished',
   },
 };
 
@@ -63,8 +70,10 @@ describe('a turn its Bailian user stopped watching while the agent went on', () 
       expect(first.state).toBe('failed');
       gates.open();
       await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
+      // The user sends the request again (Bailian's retry does too): the rest is its answer, not to be sent once more.
       const next = await send(words.prompt, contextId);
-      expect(next.text).toContain(words.rest);
+      expect(next.text).toContain(words.sameMessage);
+      expect(next.text).not.toContain(words.resend);
       expect(next.text).toContain(AFTER_CUT);
       expect(next.text).toContain(DONE);
       expect(next.text).not.toContain(BEFORE_CUT[1]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
 import type { SendMessageRequest, Task, TaskState } from '../../../src/model/index.js';
-import { createContinuations } from '../../../src/surfaces/v025/continuation.js';
+import { createContinuations, LET_GO_MS } from '../../../src/surfaces/v025/continuation.js';
 
 function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegistry {
   return {
@@ -90,5 +90,31 @@ describe('follow-ups on a context (createContinuations)', () => {
       (await createContinuations(registryWith(task(state))).begin(request(), 'p', lookup('TASK_STATE_WORKING'))).end();
     }
     expect(asked).toHaveLength(4);
+  });
+
+  it("a message waits for the conversation's turn still running here to end, at most LET_GO_MS: its caller may have just left", async () => {
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')));
+    const elapsed = async (contextId: string | undefined, principal = 'p'): Promise<number> => {
+      const started = performance.now();
+      await continuations.previousEnded(principal, contextId);
+      return performance.now() - started;
+    };
+    // None running: at once.
+    expect(await elapsed('ctx')).toBeLessThan(LET_GO_MS / 2);
+    const [first, second] = [await continuations.begin(request(), 'p'), await continuations.begin(request(), 'p')];
+    // Its caller left: the turn ends a moment later, and the message goes on then, not at the bound.
+    setTimeout(() => first.end(), 10);
+    setTimeout(() => second.end(), 20);
+    const waited = await elapsed('ctx');
+    expect(waited).toBeGreaterThanOrEqual(15);
+    expect(waited).toBeLessThan(LET_GO_MS * 0.8);
+    // Another caller's conversation, or the same context of another caller, is not waited for.
+    const third = await continuations.begin(request(), 'p');
+    expect(await elapsed('other')).toBeLessThan(LET_GO_MS / 2);
+    expect(await elapsed('ctx', 'q')).toBeLessThan(LET_GO_MS / 2);
+    expect(await elapsed(undefined)).toBeLessThan(LET_GO_MS / 2);
+    // A turn still watched does not end: the message goes on at the bound, to be refused as busy as before.
+    expect(await elapsed('ctx')).toBeGreaterThanOrEqual(LET_GO_MS - 5);
+    third.end();
   });
 });

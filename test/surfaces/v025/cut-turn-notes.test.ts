@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
 import { createLocalCutTurnNotes, type CutTurnNote } from '../../../src/surfaces/v025/cut-turn-notes.js';
+import { messageDigest } from '../../../src/surfaces/v025/repeated-message.js';
 import { restCursor, restEvents, type TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
 import { createLocalCutTurnNotes as createBeforeSlim } from './fixtures/cut-turn-notes-before-slim.js';
 
@@ -38,9 +39,11 @@ describe('the notes of cut turns, kept in persistence-dir under store: memory', 
     void before.note('alice', 'ctx-1', note('task-1'));
     await before.settled();
     const after = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
-    // The message sent is kept for its id and task: its parts (an image, a long text) are not read again.
+    // The message sent is kept for its id and task, and what it asked as a digest (repeated-message.ts): its parts
+    // (an image, a long text) are not read again.
     const kept = note('task-1');
-    expect(await after.cut('alice', 'ctx-1')).toEqual({ ...kept, shown: { ...kept.shown, sent: { ...kept.shown.sent, parts: [] } } });
+    const sentDigest = messageDigest(kept.shown.sent);
+    expect(await after.cut('alice', 'ctx-1')).toEqual({ ...kept, shown: { ...kept.shown, sent: { ...kept.shown.sent, parts: [] }, sentDigest } });
     expect(await after.cut('bob', 'ctx-1')).toBeUndefined();
   });
 

@@ -79,6 +79,11 @@ export interface FacadeWords {
   /** Opens the rest of a cut turn, shown in answer to the user's next message, which is therefore not sent to the agent. */
   cutTurnRest: string;
   /**
+   * The same, when that next message is the cut turn's message again (../repeated-message.ts): the rest is its
+   * answer, and sending it again would run it twice.
+   */
+  cutTurnRestOfSameMessage: string;
+  /**
    * A turn the shutdown cut before the agent's first word, its message already sent: the agent may be at work on
    * it, so trying again may run it twice. The task is known and noted: the next message shows its rest.
    */
