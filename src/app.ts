@@ -29,6 +29,7 @@ import { assertRedisTakesCredentials } from './redis-credentials-check.js';
 import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { facadeKeyWarning } from './facade-key-warning.js';
+import { metricsTokenWarning } from './metrics-token-warning.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
@@ -148,6 +149,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await prepareCallerAuth(config.auth, logger);
     const facadeWarning = facadeKeyWarning(config);
     if (facadeWarning) logger.warn(facadeWarning);
+    const metricsWarning = metricsTokenWarning(config);
+    if (metricsWarning) logger.warn(metricsWarning);
     await assertPortsAvailable(config);
     await assertRedisTakesCredentials(config);
     await assertRedisKeysFitCluster(config);

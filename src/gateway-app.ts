@@ -19,6 +19,7 @@ import { refusalInCallersProtocol } from './surfaces/caller-refusal.js';
 import { mountHealth } from './surfaces/health.js';
 import { mountJwks } from './surfaces/jwks.js';
 import { admitsCaller, requireCredentials } from './surfaces/shared/auth.js';
+import { finishBodyRefusals } from './surfaces/shared/body-refusal.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
 import { jsonRpcEndpoint } from './surfaces/shared/jsonrpc-endpoint.js';
@@ -62,6 +63,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const { config, port, cards, registry, logger, shutdown, signer } = deps;
   const app = new Hono<GatewayEnv>();
   app.use('*', requestLogger(logger));
+  app.use('*', finishBodyRefusals());
   app.use('*', nonErrorsToErrorHandler());
   app.use('*', pathGuard());
   const facadeProfile = config.bailian.enabled ? (deps.profile ?? loadFacadeProfile(config)) : undefined;

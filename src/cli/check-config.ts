@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
 import { facadeKeyWarning } from '../facade-key-warning.js';
+import { metricsTokenWarning } from '../metrics-token-warning.js';
 import { isRecord } from '../model/json.js';
 import { checkedOnlyAtStart, startFileProblems } from '../start-checks.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
@@ -45,9 +46,9 @@ export async function checkConfig(config: GatewayConfig, warnings: string[]): Pr
     complain(`invalid configuration:\n${problems.map((problem) => `  - ${startupLine(problem)}`).join('\n')}`);
     return EXIT_USAGE;
   }
-  // What serve would warn of once started (facade-key-warning.ts) is said here too, before it is.
-  const facadeWarning = facadeKeyWarning(config);
-  for (const warning of facadeWarning ? [...warnings, facadeWarning] : warnings) process.stderr.write(`warning: ${shown(warning)}\n`);
+  // What serve would warn of once started (facade-key-warning.ts, metrics-token-warning.ts) is said here too, before it is.
+  const startWarnings = [facadeKeyWarning(config), metricsTokenWarning(config)].filter((warning) => warning !== undefined);
+  for (const warning of [...warnings, ...startWarnings]) process.stderr.write(`warning: ${shown(warning)}\n`);
   process.stderr.write(`note: not checked here, only by serve at start: ${(await checkedOnlyAtStart(config)).join('; ')}\n`);
   process.stdout.write(`# effective configuration (secrets masked)\n${YAML.stringify(maskSecrets(config))}`);
   return EXIT_OK;

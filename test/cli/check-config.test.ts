@@ -67,6 +67,10 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     const unkeyed = await cli(['check-config'], { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret' }, dir);
     expect(unkeyed.code).toBe(0);
     expect(stderrLines(unkeyed)).toContain(`warning: ${warning}`);
+    // The open /metrics next to those credentials is said the same way (metrics-token-warning.ts).
+    expect(stderrLines(unkeyed)).toContain(
+      'warning: caller credentials are set but metrics.token is not: /metrics is open to anyone and names every client and its calls',
+    );
     const keyed = await cli(['check-config'], { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret', A2A_BRIDGE_BAILIAN__API_KEY: 'bl-key' }, dir);
     expect(keyed.stderr).not.toContain(warning);
     // The same words serve logs at start, from the same function.

@@ -3,6 +3,7 @@ import { mapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
+import { contentCodingRefusal, refusedBody, tooLarge } from './body-refusal.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteFailure, noteLog } from './log-fields.js';
 import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js';
@@ -133,8 +134,6 @@ function streamAnswer<I>(
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
-
 /** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
 function declaredLength(headers: Headers): number | undefined {
   const value = headers.get('content-length');
@@ -143,8 +142,12 @@ function declaredLength(headers: Headers): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
-/** A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes` (then -32600 is thrown). */
-async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+/**
+ * A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes` (then -32600
+ * is thrown): the rest stays unread, and the refusal closes the connection once written (body-refusal.ts).
+ */
+async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const body: ReadableStream<Uint8Array> | null = request.body;
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -155,7 +158,7 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: nu
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      throw refusedBody(request, 'too-large', tooLarge());
     }
     chunks.push(value);
   }
@@ -164,15 +167,18 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: nu
 
 /**
  * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
- * limit is refused before reading). Throws -32600 when too large, -32700 when not UTF-8.
+ * limit is refused before reading). Throws -32005 for a body sent with a content coding (HTTP 415),
+ * -32600 when too large, -32700 when not UTF-8.
  */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const codingRefusal = contentCodingRefusal(request.headers);
+  if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal);
   const declared = declaredLength(request.headers);
-  if (declared !== undefined && declared > maxBytes) throw tooLarge();
+  if (declared !== undefined && declared > maxBytes) throw refusedBody(request, 'too-large', tooLarge());
   // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
   // @hono/node-server read it straight off the socket; `request.body` would make it build the
   // whole web Request and its streams first. Chunked bodies keep the bounded reader.
-  const bytes = declared === undefined ? await readBounded(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
+  const bytes = declared === undefined ? await readBounded(request, maxBytes) : new Uint8Array(await request.arrayBuffer());
   // An in-process Request (tests, app.request) can carry more than it declares.
   if (bytes.byteLength > maxBytes) throw tooLarge();
   try {

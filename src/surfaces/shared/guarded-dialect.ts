@@ -16,6 +16,8 @@ export function guardedDialect(
     name: dialect.name,
     handles: (method) => dialect.handles(method),
     admits,
+    // The endpoint answers envelope errors to any admitted caller; this only gives them the method's form.
+    ...(dialect.refuse ? { refuse: dialect.refuse.bind(dialect) } : {}),
     async handle(request, c) {
       let response: Response | undefined;
       const rejection = await gate(c, async () => {

@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, withFields, type JsonRpcErrorObject } from '../../model/index.js';
+import { CONTENT_CODING_REFUSED_STATUS, refusedForItsCoding } from './body-refusal.js';
 import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv } from './env.js';
@@ -89,6 +90,8 @@ class EnvelopeError extends Error {
   constructor(
     readonly error: A2AError,
     readonly id: JsonRpcId,
+    /** The method, when the envelope named one before it was refused. */
+    readonly method?: string,
   ) {
     super(error.message);
   }
@@ -99,8 +102,14 @@ const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeEr
 async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
   const text = await readBodyText(request, maxBodyBytes);
   const rpc = toRequest(parseJsonBody(text));
-  if (nestedDeeperThan(text)) throw withId(tooDeeplyNested(), rpc.id);
+  if (nestedDeeperThan(text)) throw new EnvelopeError(tooDeeplyNested(), rpc.id, rpc.method);
   return rpc;
+}
+
+/** An envelope error in the form its method answers errors, when the method is known and its dialect has one. */
+function refusal(dialects: JsonRpcDialect[], id: JsonRpcId, method: string | undefined, error: A2AError): Response {
+  const dialect = method === undefined ? undefined : dialects.find((candidate) => candidate.handles(method));
+  return dialect?.refuse && method !== undefined ? dialect.refuse({ id, method }, error) : jsonRpcError(id, error);
 }
 
 function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
@@ -138,15 +147,19 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
     } catch (error) {
-      const { a2aError, id } =
+      const { a2aError, id, method } =
         error instanceof EnvelopeError
-          ? { a2aError: error.error, id: error.id }
-          : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null };
+          ? { a2aError: error.error, id: error.id, method: error.method }
+          : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null, method: undefined };
       if (a2aError.code === ErrorCode.ParseError && !declaresJson(c.req.raw.headers)) {
         return rejectContentType(c, id);
       }
       noteLog(c, { surface: 'jsonrpc', errorCode: a2aError.code });
-      return jsonRpcError(id, a2aError);
+      // A body sent in a content coding could not be read at all: like the 401, the transport's refusal.
+      if (refusedForItsCoding(c.req.raw)) {
+        return new Response(JSON.stringify(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
+      }
+      return refusal(dialects, id, method, a2aError);
     }
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));

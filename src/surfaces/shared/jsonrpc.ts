@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { A2AError } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
 
 export type JsonRpcId = string | number | null;
@@ -24,6 +25,11 @@ export interface JsonRpcDialect {
    */
   admits?(headers: Headers): boolean | Promise<boolean>;
   handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
+  /**
+   * The endpoint's own refusal of a request whose method it already read (JSON nested too deep), in the
+   * form the method answers its errors (a 0.2.5 streaming method: one SSE frame); absent: a plain error.
+   */
+  refuse?(call: { id: JsonRpcId; method: string }, error: A2AError): Response;
 }
 
 export const isLegacyMethodName = (method: string): boolean => /^[a-z][A-Za-z]*(\/[A-Za-z]+)+$/.test(method);

@@ -193,5 +193,6 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     name: 'a2a-0.2.5',
     handles: isLegacyMethodName,
     handle: (request, c) => runCall(c, edge, request, request.method.slice(0, 100), (open) => serveTold(request, c, open)),
+    refuse: ({ id, method }, error) => v025ErrorAnswer(id, method, error, profile),
   };
 }

@@ -1,0 +1,57 @@
+import type { MiddlewareHandler } from 'hono';
+import { contentCoding } from '../../content-coding.js';
+import { A2AError } from '../../model/index.js';
+import type { GatewayEnv } from './env.js';
+
+/** Why a request's body was refused unread (or partly read): the HTTP layer's part of the answer depends on it. */
+type BodyRefusal = 'too-large' | 'content-coding';
+
+const refusedBodies = new WeakMap<Request, BodyRefusal>();
+
+/** `error`, once `request`'s body is noted as refused and left (partly) unread: `finishBodyRefusals` closes its connection. */
+export function refusedBody(request: Request, why: BodyRefusal, error: A2AError): A2AError {
+  refusedBodies.set(request, why);
+  return error;
+}
+
+/** Whether `request`'s body was refused for its content coding (answered with CONTENT_CODING_REFUSED_STATUS). */
+export const refusedForItsCoding = (request: Request): boolean => refusedBodies.get(request) === 'content-coding';
+
+export const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
+
+/**
+ * -32005 for a body sent with a Content-Encoding other than identity, or undefined when it has none.
+ * Refused, not decoded: no A2A client compresses its requests, and undoing a coding would let a small
+ * upload inflate past `max-body-bytes` (a zip bomb) before the limit could apply. RFC 9110 §15.5.16 and
+ * RFC 7694: 415 with `Accept-Encoding` naming what the server takes.
+ */
+export function contentCodingRefusal(headers: Headers): A2AError | undefined {
+  const declared = headers.get('content-encoding');
+  if (contentCoding(declared) === undefined) return undefined;
+  return A2AError.contentTypeNotSupported(
+    `Content encoding not supported: Content-Encoding '${(declared ?? '').slice(0, 100)}'; send the body uncompressed (identity)`,
+  );
+}
+
+/** The HTTP status of the content-coding refusal on every binding (JSON-RPC too: the body could not be read at all). */
+export const CONTENT_CODING_REFUSED_STATUS = 415;
+
+/**
+ * The HTTP layer's part of a body refusal, whichever edge wrote the answer: `Connection: close`, so the
+ * client neither sends its next request on a connection whose last body was left unread (where it would
+ * be read as the rest of that body, or find the connection gone) nor loses the answer, which Node writes
+ * whole before it closes; for a refused content coding, `Accept-Encoding: identity` too.
+ */
+export function finishBodyRefusals(): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    await next();
+    const why = refusedBodies.get(c.req.raw);
+    if (why === undefined) return;
+    const answer = c.res;
+    const headers = new Headers(answer.headers);
+    headers.set('connection', 'close');
+    if (why === 'content-coding') headers.set('accept-encoding', 'identity');
+    // A new Response: the answer's own headers may be immutable.
+    c.res = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+  };
+}
