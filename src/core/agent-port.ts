@@ -63,7 +63,8 @@ export interface CallContext {
   timing?: CallTiming;
   /**
    * The gateway itself vouches that `principal` owns the task this call names: a push follow, started by
-   * that caller's own call and journaled with it. Such a call reaches a task the registry has forgotten
+   * that caller's own call and journaled with it; the rest of a facade turn a shutdown cut, read by the
+   * principal whose note names it (v025/cut-turns.ts). Such a call reaches a task the registry has forgotten
    * (a restart with `store: memory`), where a caller's would be not found (task-scope.ts).
    */
   ownerVouched?: boolean;

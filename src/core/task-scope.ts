@@ -51,7 +51,7 @@ export interface TaskScopeDeps {
  * the gateway's); nor does one known under another tenant than the call names (tenants.ts: an a2a-js
  * agent answers so, and a gateway that fronts one tenant of its agent must too). So whatever runs below
  * on a task the registry knows runs in the task's own tenant. A task the registry does not know goes to the agent only under `unknownTasks: 'agent'`,
- * or for a call whose owner the gateway vouches for (`ctx.ownerVouched`: a push follow).
+ * or for a call whose owner the gateway vouches for (`ctx.ownerVouched`: a push follow, a cut facade turn's rest).
  * A message names a task twice over: the one it continues and the ones it refers to (`referenceTaskIds`),
  * and each must pass, or the agent would hand another caller's task to the turn (tasksNamedBy).
  * Every method naming a task first waits for the task's queued writes (`settled`), so

@@ -32,6 +32,14 @@ export interface CutTurn {
 
 type Conversation = { principal: string; contextId: string | undefined };
 
+/**
+ * The call that reads a note's task: the note is the caller's own (kept under its principal, written by its turn
+ * through the task scope), so the gateway vouches that the task is theirs, as for a push follow. A registry that
+ * forgot the task (a restart with `store: memory`, whose note outlives it in `persistence-dir`) then still lets
+ * its rest be read; a task recorded under another principal stays out of reach (task-scope.ts ownerAdmits).
+ */
+const vouched = (ctx: CallContext): CallContext => withFields(ctx, { ownerVouched: true });
+
 /** The task is gone at the agent: its rest can never be read. Any other failure may pass (the agent out of reach). */
 const unknownToAgent = (error: unknown): boolean => error instanceof A2AError && error.code === ErrorCode.TaskNotFound;
 
@@ -48,7 +56,7 @@ export async function cutTurnOf(
   const note = await notes.cut(principal, contextId);
   if (!note) return undefined;
   try {
-    const current = await deps.port.getTask({ id: note.taskId }, ctx);
+    const current = await deps.port.getTask({ id: note.taskId }, vouched(ctx));
     return { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) };
   } catch (error) {
     if (unknownToAgent(error)) await notes.forget(principal, contextId, note.taskId);
@@ -81,7 +89,7 @@ export async function* cutTurnRest(
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {
-    yield* followedRest(current.id, tracker, ctx, deps);
+    yield* followedRest(current.id, tracker, vouched(ctx), deps);
     return;
   }
   yield* noted(restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events, tracker);

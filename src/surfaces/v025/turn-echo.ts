@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Part, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../../model/index.js';
-import { latestStatus, partsShown, sameUpdate } from './turn-snapshot.js';
-import { agentMessages, restCursor, said, sameMessage, type TurnSoFar } from './turn-rest.js';
+import { latestStatus, sameUpdate } from './turn-snapshot.js';
+import { agentMessages, partsShown, restCursor, said, sameMessage, type TurnSoFar } from './turn-rest.js';
 
 /**
  * The live events of a resubscription that repeat its snapshot. An agent may send live what its snapshot

@@ -7,6 +7,7 @@ import {
   type Part,
   type StreamResponse,
   type Task,
+  type TaskArtifactUpdateEvent,
   type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
@@ -58,7 +59,12 @@ export interface RestCursor {
   said: readonly string[];
   /** A file the stream did not carry came while the task worked: the rest waits for the turn's end (restEvents). */
   holding?: boolean;
+  /** The files as the caller holds them once the rest so far is shown; absent: as the turn showed them. */
+  files?: FilesShown;
 }
+
+/** Which files a caller was shown, and what it holds of each (TurnSoFar). */
+type FilesShown = Pick<TurnSoFar, 'passedFiles' | 'shownFiles'>;
 
 export const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
 
@@ -124,6 +130,40 @@ export function restCursor(task: Task, turn: TurnSoFar): RestCursor {
   return withFields({ shownMessages: start + read.messages, said: turn.passed }, read.chars > 0 ? { partlyShown: read.chars } : {});
 }
 
+/**
+ * How many of the first parts of a file as the task holds it the caller holds already: those it was shown
+ * (chunks appended to a file are appended to its parts in the task: the a2a-js 1.x and a2a-python SDKs), 0 for
+ * a file it was not shown or one the agent wrote anew since; undefined when it was shown chunks of it without
+ * its start, so what it holds of it is not known.
+ */
+export function partsShown(artifact: Artifact, shown: FilesShown): number | undefined {
+  if (!shown.passedFiles?.includes(artifact.artifactId)) return 0;
+  const held = shown.shownFiles?.get(artifact.artifactId);
+  if (held === undefined) return undefined;
+  return held.length <= artifact.parts.length && isDeepStrictEqual(artifact.parts.slice(0, held.length), held) ? held.length : 0;
+}
+
+type FileEvent = StreamResponse & { artifactUpdate: TaskArtifactUpdateEvent };
+
+/**
+ * What of a file (`event`: the file whole) is left to show past the first `shown` parts the caller holds: the file
+ * whole when it holds none, the rest as one appended chunk (as the agent's chunks would have come), nothing when it holds it all.
+ */
+export function fileAfter(event: FileEvent, shown: number): StreamResponse[] {
+  const { artifact } = event.artifactUpdate;
+  if (shown === 0) return [event];
+  if (shown >= artifact.parts.length) return [];
+  const rest = withFields(artifact, { parts: artifact.parts.slice(shown) });
+  return [{ artifactUpdate: withFields(event.artifactUpdate, { artifact: rest, append: true }) }];
+}
+
+/** The files shown so far, with `shown` (each file whole) shown after them. */
+function filesAfter(before: FilesShown, shown: readonly FileEvent[]): FilesShown {
+  const files = new Map(before.shownFiles ?? []);
+  for (const { artifactUpdate } of shown) files.set(artifactUpdate.artifact.artifactId, artifactUpdate.artifact.parts);
+  return { passedFiles: [...new Set([...(before.passedFiles ?? []), ...files.keys()])], shownFiles: files };
+}
+
 /** The part of a message the caller has not read yet, past the first `chars` characters of its text. */
 export function unreadPart(message: Message, chars: number | undefined): Message {
   return chars ? withFields(message, { parts: [{ text: joinText(message.parts).slice(chars) }] }) : message;
@@ -155,7 +195,8 @@ export const waitsAsHeld = (task: Task, turn: TurnSoFar): boolean => isDeepStric
 
 /**
  * The events of the rest so far, as a streaming agent would have sent them: the turn's new messages as
- * working updates, its files (the reply shows a file again only when it changed: reply/artifacts.ts) and,
+ * working updates, what its caller does not hold yet of its files (of one it read in part, the parts after: a
+ * cut turn's rest is a reply of its own, cut-turns.ts, which would show the file again from its start) and,
  * once the task no longer works, the status it ended with. The history does not say where a file came
  * among the messages: before the text iac-code restates at the end (the text after its last tool call, and
  * a file is a tool's), else after the messages read so far.
@@ -178,14 +219,19 @@ export function restEvents(
   const filesAt = restated === undefined ? shown.length : Math.max(0, restated);
   const taskId = task.id;
   const contextId = task.contextId ?? task.id;
-  const [status, ...files] = closingTaskEvents(task, earlierArtifacts).reverse();
+  const closingEvents = closingTaskEvents(task, earlierArtifacts);
+  const status = closingEvents.at(-1);
+  const files = closingEvents.slice(0, -1).filter((event): event is FileEvent => 'artifactUpdate' in event);
   // A new file while the task works: the messages read with it may be the text after the tool that wrote it,
   // which must follow it ("模板已" before the template, "写好。" after it). Only the turn's end tells (the text
   // iac-code restates), so from here the rest waits for it.
-  const newFile = files.some((event) => 'artifactUpdate' in event && !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId));
+  const newFile = files.some((event) => !turn.passedFiles?.includes(event.artifactUpdate.artifact.artifactId));
   if (!ended && (cursor.holding === true || newFile)) return { events: [], cursor: withFields(cursor, { holding: true }), ended };
+  // Of each file, what its caller does not hold yet: a file cut mid-way goes on after the chunks it read.
+  const held = cursor.files ?? turn;
+  const unshown = files.flatMap((event) => fileAfter(event, partsShown(event.artifactUpdate.artifact, held) ?? 0));
   const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
-  const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...files.reverse(), ...shown.slice(filesAt).map(working)];
+  const events: StreamResponse[] = [...shown.slice(0, filesAt).map(working), ...unshown, ...shown.slice(filesAt).map(working)];
   if (ended && status && 'statusUpdate' in status) {
     const closing = withoutStaleEnvelopes(status.statusUpdate);
     // What a pipeline turn said before its last update is not in the task (turn-pipeline.ts): the user is told.
@@ -194,8 +240,11 @@ export function restEvents(
   } else if (ended && status) events.push(status);
   const next: RestCursor = withFields(
     { shownMessages: Math.max(cursor.shownMessages, upTo), said: [...cursor.said, ...shown.map((message) => joinText(message.parts))] },
-    // The message read in part is still to come.
-    fresh.length === 0 && cursor.partlyShown ? { partlyShown: cursor.partlyShown } : {},
+    withFields(
+      // The message read in part is still to come.
+      fresh.length === 0 && cursor.partlyShown ? { partlyShown: cursor.partlyShown } : {},
+      unshown.length > 0 ? { files: filesAfter(held, files) } : cursor.files ? { files: cursor.files } : {},
+    ),
   );
   return { events, cursor: next, ended };
 }

@@ -10,7 +10,7 @@ import {
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
-import { agentMessages, restCursor, restEvents, sameMessage, unreadPart, type TurnSoFar } from './turn-rest.js';
+import { agentMessages, fileAfter, partsShown, restCursor, restEvents, sameMessage, unreadPart, type TurnSoFar } from './turn-rest.js';
 import { missedBefore, withoutStaleEnvelopes, wordsLostEvent } from './turn-pipeline.js';
 
 /**
@@ -48,19 +48,6 @@ function toolOf(update: TaskStatusUpdateEvent): { status?: unknown; artifact?: {
 }
 
 /**
- * How many of the first parts of a file the snapshot holds the caller holds already: those the stream carried
- * (chunks appended to a file are appended to its parts in the task: the a2a-js 1.x and a2a-python SDKs), 0 for
- * a file it did not carry or one the agent wrote anew since; undefined when the stream carried chunks of it
- * without its start, so what the caller holds of it is not known.
- */
-export function partsShown(artifact: Artifact, turn: TurnSoFar): number | undefined {
-  if (!turn.passedFiles?.includes(artifact.artifactId)) return 0;
-  const shown = turn.shownFiles?.get(artifact.artifactId);
-  if (shown === undefined) return undefined;
-  return shown.length <= artifact.parts.length && isDeepStrictEqual(artifact.parts.slice(0, shown.length), shown) ? shown.length : 0;
-}
-
-/**
  * What the caller missed of one of the turn's files in the snapshot (`event`: the file whole): a file the stream
  * did not carry, whole; the rest of one it carried in part, as the appended chunk the agent sent (or several,
  * put together); nothing of one it carried as it stands (or whose start it did not carry: left to the live chunks).
@@ -68,10 +55,7 @@ export function partsShown(artifact: Artifact, turn: TurnSoFar): number | undefi
 function missedOfFile(event: StreamResponse & { artifactUpdate: TaskArtifactUpdateEvent }, turn: TurnSoFar): StreamResponse[] {
   const { artifact } = event.artifactUpdate;
   const shown = partsShown(artifact, turn);
-  if (shown === undefined || shown === artifact.parts.length) return [];
-  if (shown === 0) return [event];
-  const rest = withFields(artifact, { parts: artifact.parts.slice(shown) });
-  return [{ artifactUpdate: withFields(event.artifactUpdate, { artifact: rest, append: true }) }];
+  return shown === undefined || shown === artifact.parts.length ? [] : fileAfter(event, shown);
 }
 
 /** The same update as one the caller was shown: its status and what iac-code said with it. */

@@ -52,7 +52,8 @@ export class TurnTracker implements ShownTurn {
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   private passed: Message[] = [];
-  private passedFiles: string[] = [];
+  /** Each file once, however many chunks of it came. */
+  private passedFiles = new Set<string>();
   /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
   private shownFiles: Map<string, Part[] | undefined>;
   private lastStatus: TaskStatusUpdateEvent | undefined;
@@ -79,7 +80,7 @@ export class TurnTracker implements ShownTurn {
     }
     if ('artifactUpdate' in event) {
       const { artifact, append } = event.artifactUpdate;
-      this.passedFiles.push(artifact.artifactId);
+      this.passedFiles.add(artifact.artifactId);
       const known = this.shownFiles.get(artifact.artifactId);
       // Appended in place: a long file comes in thousands of chunks.
       if (append !== true) this.shownFiles.set(artifact.artifactId, [...artifact.parts]);
@@ -98,7 +99,7 @@ export class TurnTracker implements ShownTurn {
     this.heldStatus = undefined;
     this.noted = 0;
     this.passed = [];
-    this.passedFiles = [];
+    this.passedFiles = new Set();
     this.shownFiles = filesShownBefore(this.turn);
     this.lastStatus = undefined;
     this.pipelineSequence = undefined;
@@ -108,7 +109,7 @@ export class TurnTracker implements ShownTurn {
   soFar(): TurnSoFar {
     return withFields(this.turn, {
       passed: [...(this.turn.passed ?? []), ...this.passed.map((message) => joinText(message.parts))],
-      passedFiles: [...(this.turn.passedFiles ?? []), ...this.passedFiles],
+      passedFiles: [...new Set([...(this.turn.passedFiles ?? []), ...this.passedFiles])],
       ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),

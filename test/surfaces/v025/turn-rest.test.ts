@@ -83,3 +83,42 @@ describe('restCursor: where the rest starts when the stream cut the text otherwi
     expect(rest(['something else'])).toEqual(['第二句。', '第三句。', '[TASK_STATE_INPUT_REQUIRED]']);
   });
 });
+
+describe('restEvents: a file written in appended chunks, read in part before the break', () => {
+  const chunks = Array.from({ length: 8 }, (_, at) => ({ text: `chunk${at} ` }));
+  const file = (parts: number) => ({ artifactId: 'A', name: 'reply', parts: chunks.slice(0, parts) });
+  const sent: Message = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: '请部署' }] };
+  const turn: TurnSoFar = { sent, passed: [], passedFiles: ['A'], shownFiles: new Map([['A', chunks.slice(0, 3)]]) };
+  const task = (parts: number, state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED'): Task => ({
+    id: 'T',
+    contextId: 'C',
+    status: { state },
+    history: [sent],
+    artifacts: [file(parts)],
+  });
+  /** The text of the file's events, as a reader appends it. */
+  const fileText = (events: StreamResponse[]): string =>
+    events.flatMap((event) => ('artifactUpdate' in event ? event.artifactUpdate.artifact.parts.map((part) => part.text) : [])).join('');
+
+  it('the rest goes on after the chunks read, each chunk once, however the reads fall', () => {
+    const working = task(5, 'TASK_STATE_WORKING');
+    const first = restEvents(working, restCursor(working, turn), turn, undefined);
+    const ended = task(8, 'TASK_STATE_COMPLETED');
+    const last = restEvents(ended, first.cursor, turn, undefined);
+    expect(fileText(first.events)).toBe('chunk3 chunk4 ');
+    expect(fileText(last.events)).toBe('chunk5 chunk6 chunk7 ');
+    expect([...first.events, ...last.events].every((event) => !('artifactUpdate' in event) || event.artifactUpdate.append === true)).toBe(true);
+  });
+
+  it('a file read whole is not shown again', () => {
+    const whole: TurnSoFar = { ...turn, shownFiles: new Map([['A', chunks]]) };
+    const ended = task(8, 'TASK_STATE_COMPLETED');
+    expect(fileText(restEvents(ended, restCursor(ended, whole), whole, undefined).events)).toBe('');
+  });
+
+  it('a file the agent wrote anew since is shown whole', () => {
+    const rewritten = task(8, 'TASK_STATE_COMPLETED');
+    rewritten.artifacts = [{ artifactId: 'A', name: 'reply', parts: [{ text: 'new' }] }];
+    expect(fileText(restEvents(rewritten, restCursor(rewritten, turn), turn, undefined).events)).toBe('new');
+  });
+});
