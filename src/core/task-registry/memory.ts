@@ -1,8 +1,7 @@
-import { LRUCache } from 'lru-cache';
-import { withFields, type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
+import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
-import { countBound } from '../../lru-count-bound.js';
 import { contextOwnerTtl } from './context-owner.js';
+import { FairLru } from './fair-lru.js';
 import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { tenantOf } from '../tenants.js';
@@ -10,11 +9,11 @@ import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageS
 import type { ContextScope, ReportsDrops, TaskInScope, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
-  /** Upper bound of stored tasks; the least recently used task is evicted beyond it. */
+  /** Upper bound of stored tasks; beyond it goes the least recently used task of the principal holding the most (fair-lru.ts). */
   maxTasks: number;
   /**
-   * Upper bound of the heap the stored tasks hold, as `taskBytes` estimates it; the least recently used
-   * tasks are evicted beyond it. A count alone does not bound memory: iac-code's tasks carry up to
+   * Upper bound of the heap the stored tasks hold, as `taskBytes` estimates it; tasks are evicted beyond
+   * it, as beyond `maxTasks`. A count alone does not bound memory: iac-code's tasks carry up to
    * `historyLimit` messages with tool output each. A task larger than the whole budget is still kept,
    * alone. Absent: no bound but the count.
    */
@@ -35,36 +34,35 @@ export interface MemoryTaskRegistryOptions {
 const scopeKey = (owner: string, tenant: string): string => (tenant === '' ? owner : `${owner}\u0000${tenant}`);
 
 /**
- * Process-local registry: tasks in an LRU cache (bounded count and bytes, idle TTL) plus indexes per owner
- * and tenant (the scope) and per owner and context (whatever the tenant: a context's latest task is the
- * owner's, docs/core.md, Tenants), that the cache's dispose hook keeps consistent with evictions and
- * expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
+ * Process-local registry: tasks in a cache fair per principal (bounded count and bytes, idle TTL) plus
+ * indexes per owner and tenant (the scope) and per owner and context (whatever the tenant: a context's
+ * latest task is the owner's, docs/core.md, Tenants), that the cache's removal hook keeps consistent with
+ * evictions and expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
  */
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
   const byScope = new IdGroups();
   // Owner, then context, as before tenants (a context's tasks in one tenant are few to filter): no key string is built per context.
   const byContext = new Map<string, IdGroups>();
-  // Context owners (and the tenant each context was opened under) are an LRU of their own, twice as many
+  // Context owners (and the tenant each context was opened under) are a cache of their own, twice as many
   // as tasks (at least 1,000: an entry is an id and a small scope object), so a context's owner outlives
-  // its tasks (evicted, expired) while the agent may still hold its conversation.
+  // its tasks (evicted, expired) while the agent may still hold its conversation. Fair per principal, not
+  // per scope (a caller names any tenant): another caller's flood of contexts pushes out its own, so it
+  // cannot make the registry forget a context and then continue that conversation.
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
-  const contextOwners = new LRUCache<string, TaskScope>(
-    withFields(countBound(Math.max(2 * options.maxTasks, 1_000)), contextTtl > 0 ? { ttl: contextTtl } : {}),
-  );
+  const contextOwners = new FairLru<string, TaskScope>({ max: Math.max(2 * options.maxTasks, 1_000), ttl: contextTtl });
   // A count, not a clock: "latest in a context" is exact within one millisecond, and a small integer is
   // kept in the record itself where a fractional time would be a heap number of its own per task.
   let writes = 0;
 
   const maxBytes = options.maxBytes;
   const evictionListeners = new Set<(taskId: string) => void>();
-  const cache = new LRUCache<string, TaskRecord>({
+  // Fair per principal as the context owners are: another caller's flood of tasks pushes out its own.
+  const cache = new FairLru<string, TaskRecord>({
     max: options.maxTasks,
     ...(maxBytes ? { maxSize: maxBytes } : {}),
-    ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}),
-    updateAgeOnGet: false,
+    ttl: options.idleTtlMs,
     // Replacements are re-indexed by write(); every other removal (evict, expire, delete) unindexes.
-    dispose: (record, id, reason) => {
-      if (reason === 'set') return;
+    onRemove: (record, id, reason) => {
       unindex(record);
       // 'delete' is close() or live() dropping a stale task; live() reports the latter itself.
       if (reason === 'evict' || reason === 'expire') reportEvicted(id);
@@ -92,8 +90,8 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     // The first owner keeps the context, in the tenant it began there; each task it begins there, in that
     // tenant, renews the context's time.
     const current = contextOwners.get(task.contextId);
-    if (current === undefined) contextOwners.set(task.contextId, { owner, tenant: record.tenant });
-    else if (current.owner === owner && current.tenant === record.tenant) contextOwners.set(task.contextId, current);
+    if (current === undefined) contextOwners.set(task.contextId, { owner, tenant: record.tenant }, owner);
+    else if (current.owner === owner && current.tenant === record.tenant) contextOwners.set(task.contextId, current, owner);
   }
 
   function unindex(record: TaskRecord): void {
@@ -112,7 +110,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     // of a stream) leave both as they were, and re-adding to a large scope set is not free.
     const moved = !previous || previous.owner !== record.owner || previous.tenant !== record.tenant || previous.task.contextId !== task.contextId;
     if (previous && moved) unindex(previous);
-    cache.set(task.id, record, maxBytes ? { size: Math.min(Math.max(taskBytes(task), 1), maxBytes) } : undefined);
+    cache.set(task.id, record, record.owner, maxBytes ? Math.min(Math.max(taskBytes(task), 1), maxBytes) : 1);
     if (moved) index(record);
   }
 
