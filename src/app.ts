@@ -30,6 +30,8 @@ import { createPushService } from './push/service.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { facadeKeyWarning } from './facade-key-warning.js';
 import { metricsTokenWarning } from './metrics-token-warning.js';
+import { weakSecretWarnings } from './weak-secret-warnings.js';
+import { demoUpstreamWarning } from './demo-upstream-warning.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
@@ -151,6 +153,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     if (facadeWarning) logger.warn(facadeWarning);
     const metricsWarning = metricsTokenWarning(config);
     if (metricsWarning) logger.warn(metricsWarning);
+    for (const warning of weakSecretWarnings(config)) logger.warn(warning);
     await assertPortsAvailable(config);
     await assertRedisTakesCredentials(config);
     await assertRedisKeysFitCluster(config);
@@ -162,7 +165,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       const demo = await startDemoAgent({ artifactDir });
       cleanups.push(demo.close);
       upstreamUrl = demo.url;
-      logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
+      // A deployed-looking gateway on the demo is most likely a lost setting: said as a warning that names it.
+      const demoWarning = demoUpstreamWarning(config);
+      if (demoWarning) logger.warn({ upstream: upstreamUrl }, demoWarning);
+      else logger.info({ upstream: upstreamUrl }, 'no upstream configured: serving the embedded demo agent');
     }
     const tracing = await createTracing(config.tracing, logger, options.tracerProvider);
     cleanups.push(() => tracing.shutdown());

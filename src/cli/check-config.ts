@@ -1,15 +1,16 @@
 import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
+import { SECRET_KEYS } from '../config/secret-keys.js';
+import { demoUpstreamWarning } from '../demo-upstream-warning.js';
 import { facadeKeyWarning } from '../facade-key-warning.js';
 import { metricsTokenWarning } from '../metrics-token-warning.js';
 import { isRecord } from '../model/json.js';
 import { checkedOnlyAtStart, startFileProblems } from '../start-checks.js';
+import { weakSecretWarnings } from '../weak-secret-warnings.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 import { complain, EXIT_OK, EXIT_USAGE, shown, startupLine } from './exit-codes.js';
 
 const MASK = '********';
-/** Keys whose values are secrets wherever they appear in the tree. */
-const SECRET_KEYS = new Set(['token', 'tokens', 'basic-password', 'api-key', 'api-keys', 'push-keys', 'secret', 'client-secret', 'private-key']);
 
 /**
  * A URL-valued setting (`redis-url`, `upstream.url`, `tracing.otlp-endpoint`, a JWKS URL...) without the
@@ -46,8 +47,11 @@ export async function checkConfig(config: GatewayConfig, warnings: string[]): Pr
     complain(`invalid configuration:\n${problems.map((problem) => `  - ${startupLine(problem)}`).join('\n')}`);
     return EXIT_USAGE;
   }
-  // What serve would warn of once started (facade-key-warning.ts, metrics-token-warning.ts) is said here too, before it is.
-  const startWarnings = [facadeKeyWarning(config), metricsTokenWarning(config)].filter((warning) => warning !== undefined);
+  // What serve would warn of once started (facade-key-warning.ts, metrics-token-warning.ts, demo-upstream-warning.ts,
+  // weak-secret-warnings.ts) is said here too, before it is.
+  const startWarnings = [facadeKeyWarning(config), metricsTokenWarning(config), demoUpstreamWarning(config), ...weakSecretWarnings(config)].filter(
+    (warning) => warning !== undefined,
+  );
   for (const warning of [...warnings, ...startWarnings]) process.stderr.write(`warning: ${shown(warning)}\n`);
   process.stderr.write(`note: not checked here, only by serve at start: ${(await checkedOnlyAtStart(config)).join('; ')}\n`);
   process.stdout.write(`# effective configuration (secrets masked)\n${YAML.stringify(maskSecrets(config))}`);

@@ -3,8 +3,12 @@ import type { GatewayConfig } from '../config/schema.js';
 import { createLogger } from '../log.js';
 import { complain, EXIT_FAILURE, EXIT_USAGE, startupLine } from './exit-codes.js';
 import { MAX_TIMER_MS } from '../timed-signal.js';
+import { stopWhenNpmParentLost } from './npm-parent-watch.js';
 
-/** First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once. */
+/**
+ * First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once.
+ * Under npm, whose shell does not pass the signal on, the shell's end counts as the first (npm-parent-watch.ts).
+ */
 function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: number): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -35,6 +39,11 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  stopWhenNpmParentLost(() => {
+    if (stopping) return;
+    logger.warn('npm, which started the gateway, has ended (its shell does not pass SIGTERM on): stopping as for SIGTERM');
+    onSignal('SIGTERM');
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
 import { limitNameWarnings } from './limits-schema.js';
 import { clientNameOf } from './named-secrets.js';
+import { typeIssueText } from './type-issue.js';
 import { workspacePruning } from './workspace-prune-schema.js';
 import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
 import { isWildcardHost } from '../wildcard-host.js';
@@ -95,39 +96,56 @@ interface Issue {
 }
 
 /** YAML reads `api-key: 123` as a number: say how to make it the string the key expects. */
-function quoteHint(issue: Issue): string {
+function quoteHint(issue: Issue, given: unknown): string {
   if (issue.code !== 'invalid_type' || issue.expected !== 'string') return '';
-  const received = /received (number|boolean)/.exec(issue.message)?.[1];
-  return received ? ` — YAML read it as a ${received}: quote it (key: "value")` : '';
+  return typeof given === 'number' || typeof given === 'boolean' ? ` — YAML read it as a ${typeof given}: quote it (key: "value")` : '';
 }
 
-function describeIssues(issues: readonly Issue[], sources: Map<string, string>, env: NodeJS.ProcessEnv): string {
+/** The value at `keys` in the merged layers: what the operator gave where a problem is. */
+const givenAt = (tree: Tree, keys: readonly string[]): unknown =>
+  keys.reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), tree);
+
+function describeIssues(issues: readonly Issue[], sources: Map<string, string>, env: NodeJS.ProcessEnv, merged: Tree): string {
   const lines: string[] = [];
   const sourceNameOf = (keys: string[]): string | undefined =>
     keys.map((_, n) => sources.get(dotted(keys.slice(0, keys.length - n)))).find((source) => source !== undefined);
   const sourceOf = (keys: string[]): string => (sourceNameOf(keys) ? ` (from ${sourceNameOf(keys)})` : '');
+  // Only leaves are recorded: an unknown key holding a mapping (`upstrem:` with `url:` under it) came from where its leaves did.
+  const unknownKeySource = (keys: string[]): string => {
+    const under = `${dotted(keys)}.`;
+    const leaf = [...sources.entries()].find(([key]) => key.startsWith(under));
+    return sourceOf(keys) || (leaf ? ` (from ${leaf[1]})` : '');
+  };
   for (const issue of issues) {
     const keys = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
       const known = Object.keys(shapeOf(leafAt(keys))).join(', ');
       for (const key of issue.keys ?? []) {
-        lines.push(`${dotted([...keys, key])}: unknown key${sourceOf([...keys, key])}; known keys here: ${known}`);
+        lines.push(`${dotted([...keys, key])}: unknown key${unknownKeySource([...keys, key])}; known keys here: ${known}`);
       }
       continue;
     }
+    const given = givenAt(merged, keys);
+    const problem = issue.code === 'invalid_type' ? typeIssueText(issue.expected, keys, given) : issue.message;
     const sourceName = sourceNameOf(keys);
     if (sourceName && CONVENTIONAL_VARIABLES.has(sourceName)) {
-      lines.push(`${conventionalName(sourceName, dotted(keys))}: ${issue.message}`);
+      lines.push(`${conventionalName(sourceName, dotted(keys))}: ${problem}`);
       continue;
     }
     const source = sourceOf(keys);
     const hint =
       source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
         ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
-        : quoteHint(issue);
-    lines.push(`${dotted(keys) || '(root)'}: ${issue.message}${source}${hint}`);
+        : quoteHint(issue, given);
+    lines.push(`${dotted(keys) || '(root)'}: ${problem}${source}${hint}`);
   }
   return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
+}
+
+/** The facade on the same port has keys of its own (`bailian.*`): without them it is open as well, and the warning says so. */
+function openFacadeToo(bailian: GatewayConfig['bailian']): string {
+  if (!bailian.enabled || bailian['api-key'] || bailian['api-keys'].length > 0) return '';
+  return '; bailian.api-key is not set either, so the Bailian facade (/.well-known/agent.json, message/send, message/stream) is open too (set bailian.api-key or bailian.api-keys)';
 }
 
 function adviseOn(config: GatewayConfig): string[] {
@@ -143,7 +161,7 @@ function adviseOn(config: GatewayConfig): string[] {
   const withAuth = callerAuthConfigured(config.auth);
   if (isWildcardHost(config.host) && !withAuth) {
     warnings.push(
-      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection)`,
+      `binding ${config.host} without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection)${openFacadeToo(config.bailian)}`,
     );
   }
   const grpcHost = config.grpc.host;
@@ -211,7 +229,7 @@ export async function loadConfig(input: LoadInput): Promise<LoadedConfig> {
   merged = deepMerge(merged, flagLayer);
 
   const result = GatewayConfig.safeParse(merged);
-  if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, input.env));
+  if (!result.success) throw new ConfigError(describeIssues(result.error.issues, sources, input.env, merged));
   rememberConventionalSources(result.data, sources);
   return { config: result.data, warnings: [...warnings, ...adviseOn(result.data)], command: args.command };
 }

@@ -108,7 +108,7 @@ describe('bad names and entries are config errors naming the entry', () => {
       '  api-key: { name: acme, key: b }',
     );
     const message = await configError(['--config', file]);
-    for (const key of ['auth.token', 'auth.api-key', 'bailian.api-key']) expect(message).toContain(`- ${key}: Invalid input: expected string`);
+    for (const key of ['auth.token', 'auth.api-key', 'bailian.api-key']) expect(message).toContain(`- ${key}: expected a string, got a mapping`);
   });
 });
 

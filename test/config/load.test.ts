@@ -188,7 +188,7 @@ describe('validation errors name the key', () => {
     const message = await configError(['--config', file, '--port', 'abc', '--public-url', 'ftp://x']);
     const lines = message.split('\n').slice(1);
     expect(lines).toHaveLength(6);
-    expect(message).toMatch(/^ {2}- port: .*expected number.*\(from --port\)$/m);
+    expect(message).toMatch(/^ {2}- port: expected a number, got "abc" \(from --port\)$/m);
     expect(message).toMatch(/^ {2}- public-url: must be an http\(s\) URL \(from --public-url\)$/m);
     expect(message).toMatch(/^ {2}- upstream\.connect-timeout-ms: .*>=0.*\(from .*\.yml\)$/m);
     expect(message).toMatch(/^ {2}- upstream\.colour: unknown key .*known keys here: url, protocol/m);
@@ -196,9 +196,35 @@ describe('validation errors name the key', () => {
     expect(message).toMatch(/^ {2}- store: .*"memory"\|"redis"/m);
   });
 
-  it('names an unknown top-level key in the file', async () => {
+  it('names an unknown top-level key in the file, and the file, as it does a nested one', async () => {
     const message = await configError(['--config', await yamlFile('prot: 80\n')]);
-    expect(message).toMatch(/prot: unknown key/);
+    expect(message).toMatch(/^ {2}- prot: unknown key \(from .*config-\d+\.yml\); known keys here: host, port/m);
+    const typo = await configError(['--config', await yamlFile('upstrem:\n  url: http://agent:41242\nupstream:\n  urll: x\n')]);
+    expect(typo).toMatch(/^ {2}- upstrem: unknown key \(from .*config-\d+\.yml\); known keys here: host, port/m);
+    expect(typo).toMatch(/^ {2}- upstream\.urll: unknown key \(from .*config-\d+\.yml\); known keys here: url, protocol/m);
+  });
+
+  it('tells a wrong type as key, what was given, what is expected and where from, never a secret', async () => {
+    const file = await yamlFile(
+      ['port: "eighty"', 'metrics:', '  enabled: yes please', 'upstream: http://agent:41242', 'auth:', '  token: 12345'].join('\n'),
+    );
+    const lines = (await configError(['--config', file])).split('\n').slice(1);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ {2}- port: expected a number, got "eighty" \(from .*\.yml\)$/),
+        expect.stringMatching(/^ {2}- metrics\.enabled: expected true or false, got "yes please" \(from .*\.yml\)$/),
+        expect.stringMatching(/^ {2}- upstream: expected a mapping \(keys under it\), got a string \(from .*\.yml\)$/),
+        expect.stringMatching(/^ {2}- auth\.token: expected a string, got a number \(from .*\.yml\) — YAML read it as a number: quote it/),
+      ]),
+    );
+    expect(lines.join('\n')).not.toContain('12345');
+    // A text where a mapping belongs may be a credential one level too high: its kind only.
+    expect(await configError(['--config', await yamlFile('auth: s3cr3t-token-value\n')])).toMatch(
+      /^ {2}- auth: expected a mapping \(keys under it\), got a string/m,
+    );
+    expect(await configError([], { A2A_BRIDGE_DRAIN_TIMEOUT_MS: 'soon' })).toMatch(
+      /^ {2}- drain-timeout-ms: expected a number, got "soon" \(from A2A_BRIDGE_DRAIN_TIMEOUT_MS\)$/m,
+    );
   });
 
   it('rejects a bad enum from env and an out-of-range port', async () => {
@@ -261,6 +287,18 @@ describe('warnings', () => {
     expect(open.warnings.join('\n')).toMatch(/binding 0\.0\.0\.0 without auth/);
     const guarded = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com'], { A2A_BRIDGE_AUTH__TOKEN: 't' });
     expect(guarded.warnings).toEqual([]);
+  });
+
+  it('says the Bailian facade is open too when binding 0.0.0.0 with neither auth nor bailian.api-key', async () => {
+    const both = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com']);
+    expect(both.warnings.find((warning) => warning.startsWith('binding 0.0.0.0'))).toBe(
+      'binding 0.0.0.0 without auth: anyone who can reach this port can use the upstream agent (set auth.token, auth.api-key, auth.basic-*, the lists auth.tokens, auth.api-keys, auth.jwt or auth.introspection); bailian.api-key is not set either, so the Bailian facade (/.well-known/agent.json, message/send, message/stream) is open too (set bailian.api-key or bailian.api-keys)',
+    );
+    const keyed = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com'], { A2A_BRIDGE_BAILIAN__API_KEY: 'bl-key' });
+    expect(keyed.warnings.join('\n')).toMatch(/binding 0\.0\.0\.0 without auth/);
+    expect(keyed.warnings.join('\n')).not.toContain('facade');
+    const facadeOff = await load(['--host', '0.0.0.0', '--public-url', 'https://gw.example.com'], { A2A_BRIDGE_BAILIAN__ENABLED: 'false' });
+    expect(facadeOff.warnings.join('\n')).not.toContain('facade');
   });
 
   it('warns when the gRPC binding alone binds 0.0.0.0 without auth (its keys come from the environment like any other)', async () => {

@@ -56,7 +56,7 @@ describe('upstream.workspace-prune', () => {
       /upstream\.workspace-prune\.every-ms: must be at most 86400000 \(a day\)/,
     );
     expect(await configError([], { ...ROOT, A2A_BRIDGE_UPSTREAM__WORKSPACE_PRUNE__IDLE_AFTER_MS: 'a week' })).toMatch(
-      /upstream\.workspace-prune\.idle-after-ms: .*expected number/,
+      /upstream\.workspace-prune\.idle-after-ms: expected a number, got "a week"/,
     );
     const unknown = await yamlFile('upstream:\n  workspace-root: /w\n  workspace-prune:\n    idle-after: 7d\n');
     expect(await configError(['--config', unknown])).toMatch(

@@ -23,7 +23,7 @@ export function checkV1Version(request: Request, lenient: boolean): A2AError | u
 
 /** The same gate for a version given by other means (the gRPC binding's `a2a-version` metadata). */
 export function checkRequestedVersion(requested: string, lenient: boolean): A2AError | undefined {
-  if (requested === '') return lenient ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION);
+  if (requested === '') return lenient ? undefined : A2AError.versionNotSupported(IMPLIED_VERSION, true);
   const major = VERSION.exec(requested)?.[1];
   if (major !== undefined && Number(major) === 1) return undefined;
   return A2AError.versionNotSupported(requested.slice(0, 32));

@@ -127,9 +127,9 @@ describe('1.0 JSON-RPC methods', () => {
 
 describe('A2A-Version on the JSON-RPC dialect', () => {
   const { app } = buildApp();
-  const versionError = (version: string) => ({
+  const versionError = (version: string, message = `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`) => ({
     code: -32009,
-    message: `A2A version '${version}' is not supported by this handler. Expected version '1.0'.`,
+    message,
     data: [
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { version } },
     ],
@@ -139,8 +139,17 @@ describe('A2A-Version on the JSON-RPC dialect', () => {
     expect((await rpc(app, 'GetTask', { id: 't' }, { headers: { 'A2A-Version': version } })).body.result.id).toBe('t');
   });
 
+  it('says a missing version was missing, read as 0.3, and what to send', async () => {
+    const { body } = await rpc(app, 'GetTask', { id: 't' }, { headers: { 'A2A-Version': '' } });
+    expect(body.error).toEqual(
+      versionError(
+        '0.3',
+        "No A2A-Version header was sent, which A2A reads as version '0.3'; this handler supports '1.0': send the header A2A-Version: 1.0.",
+      ),
+    );
+  });
+
   it.each([
-    ['missing', '', '0.3'],
     ['0.3', '0.3', '0.3'],
     ['2.0', '2.0', '2.0'],
     ['garbage', 'latest', 'latest'],

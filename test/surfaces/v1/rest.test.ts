@@ -221,7 +221,12 @@ describe('REST errors', () => {
     const response = await app.request('/tasks/t');
     expect(response.status).toBe(400);
     expect((await response.json()) as any).toMatchObject({
-      error: { code: 400, status: 'FAILED_PRECONDITION', details: [{ reason: 'VERSION_NOT_SUPPORTED', metadata: { version: '0.3' } }] },
+      error: {
+        code: 400,
+        status: 'FAILED_PRECONDITION',
+        message: "No A2A-Version header was sent, which A2A reads as version '0.3'; this handler supports '1.0': send the header A2A-Version: 1.0.",
+        details: [{ reason: 'VERSION_NOT_SUPPORTED', metadata: { version: '0.3' } }],
+      },
     });
     expect((await app.request('/tasks/t?A2A-Version=1.0')).status).toBe(200);
   });

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startedByNpmInForeground } from '../../src/cli/npm-parent-watch.js';
+import { root } from '../support/run-cli.js';
+
+const entry = path.join(root, 'src/cli.ts');
+const tsx = pathToFileURL(createRequire(entry).resolve('tsx')).href;
+
+/** Running (a zombie is not: an orphan's new parent may be slow to reap it, or never, in a container). */
+const alive = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+/**
+ * `serve` the way npm runs a package's bin or script: under `sh -c`, which npm forwards SIGTERM to and
+ * which dies of it without passing it on (`; exit $?` keeps a shell that would exec the command in place).
+ */
+async function serveUnderShell(env: NodeJS.ProcessEnv) {
+  const command = `"${process.execPath}" --import "${tsx}" "${entry}" serve --port 0; exit $?`;
+  const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && !key.startsWith('npm_')));
+  const shell = spawn('sh', ['-c', command], { cwd: root, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const messages: string[] = [];
+  const seen = new Set<(message: string) => void>();
+  createInterface({ input: shell.stdout }).on('line', (line) => {
+    let entry: { msg?: string; pid?: number };
+    try {
+      entry = JSON.parse(line) as { msg?: string; pid?: number };
+    } catch {
+      return;
+    }
+    messages.push(entry.msg ?? '');
+    if (entry.pid !== undefined && !started.includes(entry.pid)) started.push(entry.pid);
+    for (const waiter of seen) waiter(entry.msg ?? '');
+  });
+  const logged = (wanted: string, withinMs: number) =>
+    new Promise<boolean>((resolve) => {
+      if (messages.includes(wanted)) return resolve(true);
+      const waiter = (message: string) => message === wanted && resolve(true);
+      seen.add(waiter);
+      setTimeout(() => resolve(false), withinMs).unref();
+    });
+  expect(await logged('a2a-bridge listening', 45_000)).toBe(true);
+  return { shell, gatewayPid: started.at(-1)!, logged };
+}
+
+describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, () => {
+  it('drains and exits when the shell npm ran it in dies of the SIGTERM npm passed on', async () => {
+    const { shell, gatewayPid, logged } = await serveUnderShell({ npm_lifecycle_event: 'npx' });
+    shell.kill('SIGTERM');
+    expect(await logged('stopped', 10_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(alive(gatewayPid)).toBe(false);
+  });
+
+  it('runs on when it was not started by npm (nohup, a shell that left it behind on purpose)', async () => {
+    const { shell, gatewayPid, logged } = await serveUnderShell({});
+    shell.kill('SIGTERM');
+    expect(await logged('stopped', 3_000)).toBe(false);
+    expect(alive(gatewayPid)).toBe(true);
+  });
+
+  it('is told apart from an npm script that leaves the gateway running in the background on purpose', () => {
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'a2a-bridge serve --port 8080' })).toBe(true);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: 'node dist/cli.js serve 2>&1' })).toBe(true);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'up', npm_lifecycle_script: 'nohup node dist/cli.js serve > gw.log 2>&1 &' })).toBe(false);
+    expect(startedByNpmInForeground({})).toBe(false);
+  });
+});
