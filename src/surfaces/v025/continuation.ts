@@ -38,17 +38,14 @@ export interface Continuations {
  */
 export const LET_GO_MS = 100;
 
-/** The turns running on one conversation in this process, and what resolves once none does. */
+/**
+ * The turns running on one conversation in this process, and the messages waiting for them to end: a set of
+ * callbacks each waiter takes out at its own bound, not a promise raced, whose reactions would stay on it
+ * (a few hundred bytes per message refused while an iac-code turn runs for minutes).
+ */
 interface Running {
   count: number;
-  ended: Promise<void>;
-  resolve(): void;
-}
-
-function runningTurns(): Running {
-  let resolve = (): void => undefined;
-  const ended = new Promise<void>((done) => (resolve = done));
-  return { count: 0, ended, resolve };
+  waiting?: Set<() => void>;
 }
 
 /**
@@ -75,7 +72,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
     const turns = runningOn.get(key);
     if (!turns || --turns.count > 0) return;
     runningOn.delete(key);
-    turns.resolve();
+    if (turns.waiting) for (const ended of turns.waiting) ended();
   };
 
   /** The context's latest task, asked of the agent when the registry last saw it running. */
@@ -100,7 +97,7 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       if (!contextId) return named(() => undefined);
       const key = keyOf(principal, contextId);
       const busy = runningOn.has(key);
-      const turns = runningOn.get(key) ?? runningTurns();
+      const turns = runningOn.get(key) ?? { count: 0 };
       turns.count++;
       runningOn.set(key, turns);
       let ended = false;
@@ -124,10 +121,16 @@ export function createContinuations(registry: TaskRegistry): Continuations {
     async previousEnded(principal, contextId) {
       const turns = contextId === undefined ? undefined : runningOn.get(keyOf(principal, contextId));
       if (!turns) return;
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((done) => (timer = setTimeout(done, LET_GO_MS)));
-      await Promise.race([turns.ended, bound]);
-      clearTimeout(timer);
+      const waiting = (turns.waiting ??= new Set());
+      await new Promise<void>((done) => {
+        const ended = (): void => {
+          clearTimeout(timer);
+          waiting.delete(ended);
+          done();
+        };
+        const timer = setTimeout(ended, LET_GO_MS);
+        waiting.add(ended);
+      });
     },
   };
 }

@@ -1,0 +1,29 @@
+/**
+ * Every message to a conversation whose turn runs here waits in previousEnded, up to LET_GO_MS. A wait that
+ * ended at its bound keeps nothing until the running turn ends (minutes for iac-code): a promise raced
+ * against the turn's end kept a reaction per message on it.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { expect, it } from 'vitest';
+import { createContinuations } from '../../../src/surfaces/v025/continuation.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+it('messages refused on a busy conversation do not keep heap until its turn ends', async () => {
+  const registry = { latestInContext: async () => undefined, get: async () => undefined } as never;
+  const continuations = createContinuations(registry);
+  const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], contextId: 'ctx' };
+  const running = await continuations.begin({ message } as never, 'alice');
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let batch = 0; batch < 5; batch++) {
+    await Promise.all(Array.from({ length: 20_000 }, () => continuations.previousEnded('alice', 'ctx')));
+  }
+  gc();
+  const retainedPerMessage = (process.memoryUsage().heapUsed - before) / 100_000;
+  running.end();
+  // With the race: ~313 bytes per message, 31 MB per 100,000 messages while one turn runs.
+  expect(retainedPerMessage).toBeLessThan(50);
+});
