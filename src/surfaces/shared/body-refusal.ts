@@ -6,16 +6,55 @@ import type { GatewayEnv } from './env.js';
 /** Why a request's body was refused unread (or partly read): the HTTP layer's part of the answer depends on it. */
 type BodyRefusal = 'too-large' | 'content-coding';
 
-const refusedBodies = new WeakMap<Request, BodyRefusal>();
+/** A refused body, and whether its connection must close: a body of unknown length left partly unread. */
+interface Refused {
+  why: BodyRefusal;
+  close: boolean;
+}
 
-/** `error`, once `request`'s body is noted as refused and left (partly) unread: `finishBodyRefusals` closes its connection. */
-export function refusedBody(request: Request, why: BodyRefusal, error: A2AError): A2AError {
-  refusedBodies.set(request, why);
+const refusedBodies = new WeakMap<Request, Refused>();
+
+/**
+ * `error`, once `request`'s body is noted as refused; `drained`: its rest was read off (`discardRest`), so the
+ * connection may carry the next request. Otherwise `finishBodyRefusals` closes it after the answer.
+ */
+export function refusedBody(request: Request, why: BodyRefusal, error: A2AError, drained: boolean): A2AError {
+  refusedBodies.set(request, { why, close: !drained });
   return error;
 }
 
+/** How much of a refused body is read off before the answer, at most: past either, the connection closes. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 5_000;
+
+/**
+ * Reads the rest of a refused body and drops it; true once it has ended. Answering while the client still
+ * uploads loses the answer whichever way: a kept connection is cut by the HTTP server's own short drain
+ * (the client's next request on it gets "socket hang up"), a closed one resets the upload (EPIPE, and no
+ * answer). So the answer waits for the upload, up to a bound (a client that never stops is cut).
+ */
+export async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  let read = 0;
+  const bound = Date.now() + DISCARD_MAX_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, DISCARD_MAX_MS, 'late')));
+  try {
+    while (Date.now() < bound) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') break;
+      if (next.done) return true;
+      read += next.value.byteLength;
+      if (read > DISCARD_MAX_BYTES) break;
+    }
+    await reader.cancel().catch(() => undefined);
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Whether `request`'s body was refused for its content coding (answered with CONTENT_CODING_REFUSED_STATUS). */
-export const refusedForItsCoding = (request: Request): boolean => refusedBodies.get(request) === 'content-coding';
+export const refusedForItsCoding = (request: Request): boolean => refusedBodies.get(request)?.why === 'content-coding';
 
 export const tooLarge = (): A2AError => A2AError.invalidRequest('Request payload too large');
 
@@ -45,12 +84,12 @@ export const CONTENT_CODING_REFUSED_STATUS = 415;
 export function finishBodyRefusals(): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     await next();
-    const why = refusedBodies.get(c.req.raw);
-    if (why === undefined) return;
+    const refused = refusedBodies.get(c.req.raw);
+    if (refused === undefined) return;
     const answer = c.res;
     const headers = new Headers(answer.headers);
-    headers.set('connection', 'close');
-    if (why === 'content-coding') headers.set('accept-encoding', 'identity');
+    if (refused.close) headers.set('connection', 'close');
+    if (refused.why === 'content-coding') headers.set('accept-encoding', 'identity');
     // A new Response: the answer's own headers may be immutable.
     c.res = new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
   };

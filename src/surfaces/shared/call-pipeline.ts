@@ -3,7 +3,7 @@ import { mapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
-import { contentCodingRefusal, refusedBody, tooLarge } from './body-refusal.js';
+import { contentCodingRefusal, discardRest, refusedBody, tooLarge } from './body-refusal.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteFailure, noteLog } from './log-fields.js';
 import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js';
@@ -142,9 +142,12 @@ function declaredLength(headers: Headers): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
+/** A refused body read off and dropped (body-refusal.ts discardRest): true once it has ended. */
+const discardBody = async (request: Request): Promise<boolean> => (request.body ? discardRest(request.body.getReader()) : true);
+
 /**
- * A body of unknown length, read chunk by chunk and abandoned as soon as it passes `maxBytes` (then -32600
- * is thrown): the rest stays unread, and the refusal closes the connection once written (body-refusal.ts).
+ * A body of unknown length, read chunk by chunk and refused as soon as it passes `maxBytes` (then -32600
+ * is thrown): the rest is read off and dropped first, within a bound (body-refusal.ts).
  */
 async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
   const body: ReadableStream<Uint8Array> | null = request.body;
@@ -156,10 +159,7 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw refusedBody(request, 'too-large', tooLarge());
-    }
+    if (size > maxBytes) throw refusedBody(request, 'too-large', tooLarge(), await discardRest(reader));
     chunks.push(value);
   }
   return Buffer.concat(chunks, size);
@@ -172,9 +172,9 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
  */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const codingRefusal = contentCodingRefusal(request.headers);
-  if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal);
+  if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal, await discardBody(request));
   const declared = declaredLength(request.headers);
-  if (declared !== undefined && declared > maxBytes) throw refusedBody(request, 'too-large', tooLarge());
+  if (declared !== undefined && declared > maxBytes) throw refusedBody(request, 'too-large', tooLarge(), await discardBody(request));
   // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
   // @hono/node-server read it straight off the socket; `request.body` would make it build the
   // whole web Request and its streams first. Chunked bodies keep the bounded reader.

@@ -1,11 +1,11 @@
 /**
  * A refused body at the HTTP edge, on every route that reads one (1.0 JSON-RPC, HTTP+JSON, the facade's
  * endpoint and its stream endpoint):
- * - Over `max-body-bytes` without a Content-Length (chunked): the refusal is written whole, with
- *   `Connection: close`, and only then is the connection closed. Canceling the read destroyed the
- *   connection first: fetch (undici) then sometimes lost the answer (UND_ERR_SOCKET), and a Node
- *   http.Agent sent its next request on the kept-alive connection and got "socket hang up".
- * - Over it by its Content-Length: the same `Connection: close`, as the body is left unread.
+ * - Over `max-body-bytes`, chunked or by its Content-Length: refused, the rest of the body read off and
+ *   dropped before the answer, and the connection kept. Answering while the client still uploaded lost
+ *   the answer: a kept connection was cut by the HTTP server's own 500 ms drain (fetch: UND_ERR_SOCKET;
+ *   a Node http.Agent's next request on it: "socket hang up"), a closed one reset the upload (EPIPE).
+ * - An upload that does not end within the bound: answered with `Connection: close`, then closed.
  * - Sent in a content coding (gzip, br, zstd, ...): refused unread, HTTP 415 with `Accept-Encoding:
  *   identity` and -32005 ContentTypeNotSupported naming the coding, in the route's protocol; not read
  *   as the bytes it is (gzip was "not valid UTF-8", zstd was parsed as plain JSON).
@@ -92,7 +92,7 @@ function send(
 const getTask = (agent: http.Agent) => send(agent, '/', V1, rpc('GetTask', { id: 'no-such-task' }), true);
 
 describe('a body over max-body-bytes', () => {
-  it.each(ROUTES)('$name, chunked: the refusal says Connection: close, and the same keep-alive agent goes on', async (route) => {
+  it.each(ROUTES)('$name, chunked: refused, its rest read off, and the same keep-alive agent goes on', async (route) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       expect(await getTask(agent)).toMatchObject({ status: 200, connection: 'keep-alive' });
@@ -101,7 +101,7 @@ describe('a body over max-body-bytes', () => {
         const next = await getTask(agent);
         expect(next, 'the next request on the same agent').toMatchObject({ status: 200 });
         expect((next as RawAnswer).body).toContain('no-such-task');
-        expect(refused).toMatchObject({ status: route.status, connection: 'close' });
+        expect(refused).toMatchObject({ status: route.status, connection: 'keep-alive' });
         expectTooLarge(route, (refused as RawAnswer).body);
       }
     } finally {
@@ -109,13 +109,28 @@ describe('a body over max-body-bytes', () => {
     }
   });
 
-  it.each(ROUTES)('$name, by its Content-Length: the refusal says Connection: close too', async (route) => {
+  it.each(ROUTES)('$name, by its Content-Length: refused, the connection kept for the next request', async (route) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const refused = await send(agent, route.path, route.headers, route.oversized, true);
       expect(await getTask(agent), 'the next request on the same agent').toMatchObject({ status: 200 });
-      expect(refused).toMatchObject({ status: route.status, connection: 'close' });
+      expect(refused).toMatchObject({ status: route.status, connection: 'keep-alive' });
       expectTooLarge(route, (refused as RawAnswer).body);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('by its Content-Length, far past the socket buffers (a big inline file): every time the refusal, never EPIPE', async () => {
+    const route = ROUTES[2];
+    const huge = rpc('message/send', { pad: 'x'.repeat(20 * MAX_BODY) });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let round = 0; round < 4; round++) {
+        const answer = await send(agent, route.path, route.headers, huge, true);
+        expect(typeof answer === 'object' ? answer.status : answer, `round ${round}`).toBe(route.status);
+        expectTooLarge(route, (answer as RawAnswer).body);
+      }
     } finally {
       agent.destroy();
     }
@@ -136,9 +151,26 @@ describe('a body over max-body-bytes', () => {
       );
       expect(typeof answer === 'object' ? answer.status : answer, `round ${round}`).toBe(route.status);
       expectTooLarge(route, (answer as RawAnswer).body);
-      expect((answer as RawAnswer).connection).toBe('close');
+      expect((answer as RawAnswer).connection).toBe('keep-alive');
     }
   });
+});
+
+it('an oversized upload that stalls: answered at the bound with Connection: close', { timeout: 20_000 }, async () => {
+  const { hostname, port } = new URL(gateway.url);
+  const answer = await new Promise<RawAnswer | string>((resolve) => {
+    const req = http.request({ hostname, port, method: 'POST', path: '/', headers: V1 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection ?? '' }));
+    });
+    req.on('error', (error) => resolve(error.message));
+    // Past the limit, then nothing more, never the end of the body.
+    req.write(rpc('SendMessage', { pad }));
+  });
+  expect(answer).toMatchObject({ status: 200, connection: 'close' });
+  expectTooLarge(ROUTES[0], (answer as RawAnswer).body);
 });
 
 describe('a body in a content coding', () => {
@@ -162,7 +194,7 @@ describe('a body in a content coding', () => {
     try {
       for (const [coding, encode] of codings) {
         const answer = await send(agent, route.path, { ...route.headers, 'content-encoding': coding }, encode(valid[route.path]), true);
-        expect(answer, coding).toMatchObject({ status: 415, acceptEncoding: 'identity', connection: 'close' });
+        expect(answer, coding).toMatchObject({ status: 415, acceptEncoding: 'identity', connection: 'keep-alive' });
         const body = JSON.parse((answer as RawAnswer).body) as Record<string, any>;
         const words = `Content encoding not supported: Content-Encoding '${coding}'; send the body uncompressed (identity)`;
         if (route.kind === 'jsonrpc') expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005, message: words } });
