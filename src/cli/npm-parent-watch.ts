@@ -1,15 +1,26 @@
 /** How often a gateway npm started looks whether npm's shell is still its parent. */
 const PARENT_CHECK_MS = 1_000;
 
-/** A script that ends in a lone `&` (`nohup node dist/cli.js serve > log 2>&1 &`) leaves the gateway running on purpose. */
-const BACKGROUNDED = /(?:^|[^&])&\s*$/;
+/** Redirections that hold an `&` (`2>&1`, `&>`, `>&`): not control operators. */
+const REDIRECTIONS = /\d*>&\d*-?|&>>?/g;
+/** A control operator or substitution: the script is more than one command (`&`, `&&`, `;`, `|`, a new line). */
+const MORE_THAN_ONE_COMMAND = /[&;|\n`]|\$\(/;
+/** The script's first word, quotes taken off (npx quotes it: `'a2a-bridge' 'serve'`). */
+const FIRST_WORD = /^\s*['"]?([^\s'"]+)/;
 
 /**
- * Whether npm runs the gateway as the command of a script or bin it waits for: npm sets
- * `npm_lifecycle_event` (and `npm_lifecycle_script`, the command) for what it runs, and its children inherit them.
+ * Whether npm runs the gateway itself as the one command of a script or bin it waits for: npm sets
+ * `npm_lifecycle_event` and `npm_lifecycle_script` (the command) for what it runs, and its children
+ * inherit them. Only a script that is one command starting `node` or `a2a-bridge` (`npm start`, `npx
+ * a2a-bridge serve`): one that backgrounds it (`nohup … &`), chains commands, or runs a wrapper
+ * (`./start.sh`, which may leave the gateway behind on purpose) is not watched.
  */
 export function startedByNpmInForeground(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.npm_lifecycle_event) && !BACKGROUNDED.test(env.npm_lifecycle_script ?? '');
+  const script = env.npm_lifecycle_script;
+  if (!env.npm_lifecycle_event || !script) return false;
+  if (MORE_THAN_ONE_COMMAND.test(script.replace(REDIRECTIONS, ''))) return false;
+  const command = FIRST_WORD.exec(script)?.[1] ?? '';
+  return /(?:^|\/)(?:node|a2a-bridge)$/.test(command);
 }
 
 /**

@@ -59,7 +59,7 @@ async function serveUnderShell(env: NodeJS.ProcessEnv) {
 
 describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, () => {
   it('drains and exits when the shell npm ran it in dies of the SIGTERM npm passed on', async () => {
-    const { shell, gatewayPid, logged } = await serveUnderShell({ npm_lifecycle_event: 'npx' });
+    const { shell, gatewayPid, logged } = await serveUnderShell({ npm_lifecycle_event: 'npx', npm_lifecycle_script: "'a2a-bridge' 'serve'" });
     shell.kill('SIGTERM');
     expect(await logged('stopped', 10_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -78,5 +78,16 @@ describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, ()
     expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: 'node dist/cli.js serve 2>&1' })).toBe(true);
     expect(startedByNpmInForeground({ npm_lifecycle_event: 'up', npm_lifecycle_script: 'nohup node dist/cli.js serve > gw.log 2>&1 &' })).toBe(false);
     expect(startedByNpmInForeground({})).toBe(false);
+    // npx quotes the words of the bin it runs.
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'npx', npm_lifecycle_script: "'a2a-bridge' 'serve'" })).toBe(true);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: '/usr/bin/node dist/cli.js serve >> gw.log 2>&1' })).toBe(
+      true,
+    );
+    // Backgrounded anywhere in the script, chained, or through a wrapper that may leave it behind (review).
+    const npmBg = 'nohup node dist/cli.js serve > gw.log 2>&1 & echo $! > gw.pid; sleep 8';
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'bg', npm_lifecycle_script: npmBg })).toBe(false);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: 'npm run build && node dist/cli.js serve' })).toBe(false);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: './start.sh' })).toBe(false);
+    expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: 'node dist/cli.js serve | tee gw.log' })).toBe(false);
   });
 });
