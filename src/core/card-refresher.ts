@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AgentCard } from '../model/index.js';
+import { A2AError, type AgentCard } from '../model/index.js';
 import type { CardSnapshot, CardSource } from './card-source.js';
 import { settlesWithin } from '../settles-within.js';
 
@@ -47,6 +47,7 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
   let snapshot: CardSnapshot | undefined;
   let snapshotJson: string | undefined;
   let reachable = false;
+  let refusedCredentials = false;
   let timer: NodeJS.Timeout | undefined;
   let failures = 0;
   let inFlight: Promise<void> | undefined;
@@ -75,13 +76,18 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       if (stopped) return;
       if (!reachable) options.logger?.info('upstream agent card fetched');
       reachable = true;
+      refusedCredentials = false;
       failures = 0;
       publish(card);
     } catch (error) {
       if (stopped) return;
       // Warn once per outage, not on every tick of it.
       const level = reachable || !attempted ? 'warn' : 'debug';
-      options.logger?.[level]({ err: error instanceof Error ? error.message : String(error) }, 'upstream agent card refresh failed');
+      const refused = error instanceof A2AError && (error.agentHttpStatus === 401 || error.agentHttpStatus === 403) ? error : undefined;
+      refusedCredentials = refused !== undefined;
+      // What a refusal of the credentials says for the operator is its cause (upstream-errors.ts credentialsRefused).
+      const detail = refused?.cause instanceof Error ? { cause: refused.cause.message } : {};
+      options.logger?.[level]({ err: error instanceof Error ? error.message : String(error), ...detail }, 'upstream agent card refresh failed');
       reachable = false;
       failures++;
     } finally {
@@ -115,6 +121,7 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
   return {
     current: () => snapshot,
     upstreamReachable: () => reachable,
+    upstreamRefusedCredentials: () => !reachable && refusedCredentials,
     onChange(listener) {
       listeners.push(listener);
     },

@@ -11,6 +11,8 @@ export interface CardSource {
   current(): CardSnapshot | undefined;
   /** Whether the most recent refresh reached the upstream. */
   upstreamReachable(): boolean;
+  /** Whether the most recent refresh failed because the agent refused the gateway's credentials (HTTP 401/403). */
+  upstreamRefusedCredentials?(): boolean;
   /** Called after each refresh that changed the card. */
   onChange(listener: (snapshot: CardSnapshot) => void): void;
 }

@@ -9,6 +9,7 @@ import {
   TURN_RETRY_AFTER_SECONDS,
 } from './error-codes.js';
 import type { CodeInfo, HopFailure, Refusal } from './error-codes.js';
+import { withCause } from './error-cause.js';
 import { withFields } from './with-fields.js';
 
 /**
@@ -67,14 +68,17 @@ export class A2AError extends Error {
     if (options.agentHttpStatus !== undefined) this.agentHttpStatus = options.agentHttpStatus;
   }
 
-  /** The same error in other words (a surface that names things as its caller knows them, or speaks its language). */
+  /**
+   * The same error in other words (a surface that names things as its caller knows them, or speaks its language);
+   * its cause goes with it, so the log says what really failed, not the words the caller read.
+   */
   toldAs(message: string): A2AError {
-    return message === this.message ? this : new A2AError(this.code, message, this.options);
+    return message === this.message ? this : withCause(new A2AError(this.code, message, this.options), this.cause);
   }
 
-  /** The same error with these options changed (an agent's own ErrorInfo added to an error read from its status). */
+  /** The same error with these options changed (an agent's own ErrorInfo added to an error read from its status), its cause kept. */
   withOptions(changes: A2AErrorOptions): A2AError {
-    return new A2AError(this.code, this.message, withFields(this.options, changes));
+    return withCause(new A2AError(this.code, this.message, withFields(this.options, changes)), this.cause);
   }
 
   /** How the bindings answer it: a refusal for now (retryAfterSeconds), a failure of the hop, or its code's row of the table. */

@@ -163,7 +163,7 @@ export const isWellFormedTask = (value: unknown): value is Task => isTask(value)
 /** Base64, standard or URL-safe, padded or not (what proto3 JSON reads as `bytes`), with MIME's line breaks or not. */
 const BASE64 = /^[A-Za-z0-9+/_\s-]*={0,2}\s*$/;
 
-const isBase64 = (value: string): boolean => BASE64.test(value) && value.replace(/[\s=]+/g, '').length % 4 !== 1;
+export const isBase64 = (value: string): boolean => BASE64.test(value) && value.replace(/[\s=]+/g, '').length % 4 !== 1;
 
 /** Longer than any id a client makes (a UUID is 36); an agent may refuse the whole request for it (HTTP 413). */
 const MAX_MESSAGE_ID = 1024;

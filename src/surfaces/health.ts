@@ -30,7 +30,8 @@ export function mountHealth(
   let leftOut = 0;
   let lastCause: string | undefined;
   function noteReadiness(c: Context<GatewayEnv>, upstreamReachable: boolean, storeUp: boolean): void {
-    const cause = upstreamReachable && storeUp ? undefined : whyNotReady(upstreamReachable, storeUp);
+    const upstream = upstreamReachable ? undefined : cards.upstreamRefusedCredentials?.() ? 'refused' : 'unreachable';
+    const cause = upstreamReachable && storeUp ? undefined : whyNotReady(upstream, storeUp);
     const turned = cause !== undefined && lastCause === undefined;
     lastCause = cause;
     const logger = c.get('logger') as GatewayEnv['Variables']['logger'] | undefined;
@@ -66,8 +67,14 @@ export function mountHealth(
   });
 }
 
-const whyNotReady = (upstreamReachable: boolean, storeUp: boolean): string =>
+/** Why the upstream failed the last card refresh: out of reach, or it refused the gateway's credentials (`upstream.auth`). */
+const UPSTREAM_NOT_READY = {
+  unreachable: 'the upstream agent cannot be reached',
+  refused: "the upstream agent refused the gateway's credentials (HTTP 401/403: check upstream.auth)",
+} as const;
+
+const whyNotReady = (upstream: keyof typeof UPSTREAM_NOT_READY | undefined, storeUp: boolean): string =>
   [
-    ...(upstreamReachable ? [] : ['the upstream agent cannot be reached']),
+    ...(upstream ? [UPSTREAM_NOT_READY[upstream]] : []),
     ...(storeUp ? [] : ['the task store cannot be reached or refuses writes (see the Redis warnings)']),
   ].join(' and ');

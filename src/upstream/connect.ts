@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
-import { withFields, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type StreamResponse } from '../model/index.js';
 import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { withAgentIdsMapped } from './agent-ids-mapped.js';
 import { createGrpcUpstream } from './grpc-client.js';
@@ -14,6 +14,7 @@ import { createV1Upstream, untilAborted } from './v1-client.js';
 import { settlesWithin } from '../settles-within.js';
 import type { WarningLogger } from '../throttled-warnings.js';
 import { fromTransportError } from './upstream-errors.js';
+import { failureCause } from './failure-cause.js';
 
 /**
  * How long connecting waits for the detection before it hands back the client that finishes it on
@@ -132,7 +133,8 @@ export async function connectUpstream(
     } catch (error) {
       if (closing.signal.aborted) throw error;
       // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
-      const reason = error instanceof Error ? error.message : String(error);
+      // The operator's words (failure-cause.ts): a caller reads only the gateway's, the log what really failed.
+      const reason = error instanceof A2AError ? failureCause(error).cause : error instanceof Error ? error.message : String(error);
       logger[failures++ === 0 ? 'warn' : 'debug'](
         { upstream: baseUrl, err: reason },
         'upstream protocol could not be detected; retrying on next use',

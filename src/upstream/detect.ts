@@ -5,7 +5,8 @@ import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
 import { isRecord } from '../model/json.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
-import { A2AError, ErrorCode, withFields } from '../model/index.js';
+import { withFields, type A2AError } from '../model/index.js';
+import { credentialsRefused } from './upstream-errors.js';
 
 export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
 /** How the gateway talks to the agent: JSON-RPC (every version), HTTP+JSON (0.3's under `/v1/`, 1.0's), or 1.0's gRPC. */
@@ -84,12 +85,9 @@ export function classifyV1Binding(card: unknown, config: UpstreamConfig): Upstre
  * `upstream.protocol`, which the message says.
  */
 const cardRefused = (status: 401 | 403): A2AError =>
-  new A2AError(
-    ErrorCode.Internal,
-    `The upstream agent refused the credentials for its card at ${AGENT_CARD_JSON_PATH} (HTTP ${status}); for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
-    {
-      agentHttpStatus: status,
-    },
+  credentialsRefused(
+    status,
+    `The upstream agent refused the credentials for its card at ${AGENT_CARD_JSON_PATH} (HTTP ${status}); check upstream.auth, or for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
   );
 
 /**

@@ -15,7 +15,15 @@ import {
 } from './http.js';
 import { readSse, type IdleBound, type SseMessage } from './sse-reader.js';
 import { bodyTellingSent } from './sent-body.js';
-import { CONTENT_TOO_LARGE, fromJsonRpcError, fromTransportError, streamWentIdle, tooLargeForAgent } from './upstream-errors.js';
+import {
+  CONTENT_TOO_LARGE,
+  credentialsRefused,
+  fromJsonRpcError,
+  fromTransportError,
+  refusesCredentials,
+  streamWentIdle,
+  tooLargeForAgent,
+} from './upstream-errors.js';
 import { streamEvent } from './v1-methods.js';
 import { isWellFormedStreamEvent } from '../model/well-formed.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
@@ -157,11 +165,14 @@ export function isJsonRpcResponse(value: unknown): value is Envelope {
  * An agent's answer that is no JSON-RPC response (an HTML page from a proxy, an empty 500, ...): named by
  * its HTTP status when that is not 2xx, which says more than the body, which is never repeated (it may
  * hold a stack trace or internal host names). The 0.2.5 relay reports such answers with the same words.
- * A 413 is no fault of the agent's but the caller's request too large for it (tooLargeForAgent).
+ * A 413 is no fault of the agent's but the caller's request too large for it (tooLargeForAgent); a 401/403, the
+ * gateway's credentials refused (credentialsRefused).
  */
 export function notJsonRpcAnswer(statusCode: number): A2AError {
   if (statusCode >= 200 && statusCode < 300) return A2AError.invalidAgentResponse('The upstream agent returned a response that is not JSON-RPC');
   if (statusCode === CONTENT_TOO_LARGE) return tooLargeForAgent();
+  if (refusesCredentials(statusCode))
+    return credentialsRefused(statusCode, `${upstreamAnsweredHttp(statusCode)}: the gateway's credentials were refused (upstream.auth)`);
   return new A2AError(ErrorCode.InvalidAgentResponse, upstreamAnsweredHttp(statusCode), { agentHttpStatus: statusCode });
 }
 

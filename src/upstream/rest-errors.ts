@@ -1,7 +1,7 @@
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode, upstreamAnsweredHttp } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
-import { a2aReasonCode, agentErrorInfo, CONTENT_TOO_LARGE, fromJsonRpcError, tooLargeForAgent } from './upstream-errors.js';
+import { a2aReasonCode, agentErrorInfo, CONTENT_TOO_LARGE, credentialsRefused, fromJsonRpcError, tooLargeForAgent } from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
 import { isRecord } from '../model/json.js';
 
@@ -44,7 +44,7 @@ function fromHttpStatus(status: number, message: string, context: RestErrorConte
       return A2AError.invalidParams(said ?? 'The upstream agent rejected the request');
     case 401:
     case 403:
-      return new A2AError(ErrorCode.Internal, `The upstream agent refused the gateway's credentials (HTTP ${status})`, { agentHttpStatus: status });
+      return credentialsRefused(status, `The upstream agent refused the gateway's credentials (HTTP ${status}; upstream.auth)`);
     case 405:
     case 501:
       return A2AError.unsupportedOperation(said ?? 'The upstream agent does not support this operation');

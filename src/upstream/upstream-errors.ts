@@ -8,6 +8,7 @@ import {
   type ErrorInfo,
   type FieldViolation,
 } from '../model/index.js';
+import { withCause } from '../model/error-cause.js';
 import { isRecord } from '../model/json.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
 import { neverReached } from './never-reached.js';
@@ -174,8 +175,16 @@ export function fromTransportError(error: unknown, aborts: AbortSources = {}): A
   return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable), error);
 }
 
-/** `failure` (made here, so no one else holds it) with `cause` as Error's own, non-enumerable `cause`: never serialized to a caller. */
-function withCause(failure: A2AError, cause: unknown): A2AError {
-  Object.defineProperty(failure, 'cause', { value: cause, configurable: true, writable: true, enumerable: false });
-  return failure;
+/** Whether an agent's HTTP status says it refused the credentials it was sent. */
+export const refusesCredentials = (status: number | undefined): status is 401 | 403 => status === 401 || status === 403;
+
+/**
+ * The agent refused the gateway's own credentials (HTTP 401/403: `upstream.auth` wrong or missing), for its card
+ * or a call. Nothing a caller sends changes that, and what to fix names the gateway's config: every caller reads
+ * the gateway's words for an agent it cannot use ("Upstream agent is unavailable", the facade's user in their
+ * language), the operator's log reads `detail` as the cause (failure-cause.ts), `/ready` that the credentials
+ * were refused (the status, which the CLI also tells refused credentials by).
+ */
+export function credentialsRefused(status: 401 | 403, detail: string): A2AError {
+  return withCause(new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { agentHttpStatus: status }), new Error(detail));
 }

@@ -3,6 +3,7 @@ import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
+import { credentialsRefused, refusesCredentials } from './upstream-errors.js';
 import { jsonRpcEndpoint, untilAborted } from './v1-client.js';
 
 /** The two JSON-RPC dialects before 1.0: identical on the wire except for the extended card. */
@@ -26,6 +27,9 @@ export async function fetchV025Card(baseUrl: string, dialect: V025Dialect, optio
     const { status, body } = await getJson(`${baseUrl}${path}`, options);
     if (status === 200 && body !== undefined) return parseV025Response(V025AgentCard, body, 'agent card');
     lastStatus = status;
+  }
+  if (refusesCredentials(lastStatus)) {
+    throw credentialsRefused(lastStatus, `The upstream agent refused the gateway's credentials for its card (HTTP ${lastStatus}; upstream.auth)`);
   }
   throw new A2AError(
     ErrorCode.Internal,

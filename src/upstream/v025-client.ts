@@ -23,7 +23,7 @@ import { cardFromV025, createV025ToV1StreamTranslator, requestToV025, resultToV1
 import { answerAsTask, historyAsAsked } from './answered-message.js';
 import { getJson } from './card-fetch.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpcResults } from './jsonrpc-client.js';
-import { fromTransportError } from './upstream-errors.js';
+import { credentialsRefused, fromTransportError, refusesCredentials } from './upstream-errors.js';
 import { answerParsedOrRepaired, v025Repaired } from './empty-parts.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
@@ -116,8 +116,11 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
         throw fromTransportError(error, { caller: ctx.signal });
       }
       if (answer.status === 404) continue;
-      if (answer.status === 401 || answer.status === 403) {
-        throw A2AError.internal(`The upstream agent refused the gateway's credentials for its extended card (HTTP ${answer.status})`);
+      if (refusesCredentials(answer.status)) {
+        throw credentialsRefused(
+          answer.status,
+          `The upstream agent refused the gateway's credentials for its extended card (HTTP ${answer.status}; upstream.auth)`,
+        );
       }
       if (answer.status !== 200) throw A2AError.invalidAgentResponse(`The upstream agent answered HTTP ${answer.status} for its extended card`);
       return cardFromV025(parseV025Response(V025AgentCard, answer.body, 'extended agent card'));

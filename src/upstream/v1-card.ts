@@ -3,6 +3,7 @@ import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { neverReached } from './never-reached.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
 import { validateResult } from './validate-result.js';
+import { credentialsRefused, refusesCredentials } from './upstream-errors.js';
 
 /** Where a 1.0 agent serves its card: where 0.3 put it. */
 export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
@@ -10,7 +11,7 @@ export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
 /**
  * The card of the 1.0 agent at `baseUrl` (no trailing slash), asked for with `A2A-Version: 1.0` (a
  * 1.0 server with 0.3 compat serves its 0.3 card otherwise). Whatever goes wrong, the caller sees
- * one error: the card is unavailable.
+ * one error: the card is unavailable; or the gateway's credentials refused (credentialsRefused).
  */
 export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Promise<AgentCard> {
   let status: number | undefined;
@@ -25,6 +26,12 @@ export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Pro
   } catch (error) {
     // Unreachable, or a card that is not one: the same words, without the status.
     failure = error;
+  }
+  if (refusesCredentials(status)) {
+    throw credentialsRefused(
+      status,
+      `The upstream agent refused the gateway's credentials for its card at ${V1_AGENT_CARD_PATH} (HTTP ${status}; upstream.auth)`,
+    );
   }
   const told = status !== undefined ? { agentHttpStatus: status } : neverReached(failure) ? { hopFailure: 'unavailable' as const } : {};
   throw new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told);

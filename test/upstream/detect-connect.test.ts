@@ -111,11 +111,11 @@ describe('detectUpstreamProtocol', () => {
       const fake = await startFakeV025({ routes: { '/.well-known/agent-card.json': (_call, res) => json(res, status, { error: 'Unauthorized' }) } });
       open.push(fake);
       const error = await rejection(detectUpstreamProtocol(fake.url, config({ auth: { token: 'wrong' } })));
-      expect(error).toMatchObject({
-        code: ErrorCode.Internal,
-        agentHttpStatus: status,
-        message: `The upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP ${status}); for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
-      });
+      // Callers read the gateway's words for an agent it cannot use; the operator's log, what to set (its cause).
+      expect(error).toMatchObject({ code: ErrorCode.Internal, agentHttpStatus: status, message: 'Upstream agent is unavailable' });
+      expect((error.cause as Error).message).toBe(
+        `The upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP ${status}); check upstream.auth, or for a 0.2.5 agent behind a front that answers so for paths it does not serve, set upstream.protocol: 0.2.5`,
+      );
       expect(fake.calls.map((call) => call.path)).toEqual(['/.well-known/agent-card.json']);
     }
   });

@@ -100,7 +100,8 @@ describe('createV03RestUpstream against misbehaving agents', () => {
       ErrorCode.InvalidParams,
       'message.content is required',
     ],
-    ['a 401', 401, '{}', ErrorCode.Internal, "The upstream agent refused the gateway's credentials (HTTP 401)"],
+    // The gateway's credentials refused: no caller can fix that, and the operator's log reads why (credentialsRefused).
+    ['a 401', 401, '{}', ErrorCode.Internal, 'Upstream agent is unavailable'],
   ] as const)('GetTask: %s', async (_name, status, body, code, message) => {
     const upstream = await scripted(reply(status, body));
     const error = await rejection(upstream.getTask({ id: 't' }, ctx()));

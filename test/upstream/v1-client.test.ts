@@ -98,7 +98,9 @@ describe('card and endpoint', () => {
   it('reports an unreachable or unauthorized card as -32603 without detail', async () => {
     const { upstream } = await setup({ auth: { apiKey: 'right' } }, { auth: { 'api-key': 'wrong' } });
     const error = await rejection(upstream.fetchCard());
-    expect(error).toMatchObject({ code: -32603, message: 'Upstream agent card is unavailable', agentHttpStatus: 401 });
+    // Refused credentials are told as an agent the gateway cannot use; why is the operator's (the error's cause, for the log).
+    expect(error).toMatchObject({ code: -32603, message: 'Upstream agent is unavailable', agentHttpStatus: 401 });
+    expect((error.cause as Error).message).toMatch(/refused the gateway's credentials .*HTTP 401; upstream\.auth/);
     // A call needs the card first, so it fails the same way.
     expect(await rejection(upstream.getTask({ id: 't' }, ctx()))).toMatchObject({ code: -32603 });
   });

@@ -11,7 +11,7 @@ export { createRedisTaskAliases } from './redis.js';
 
 /** The alias store next to the task registry: memory for one replica, Redis when replicas share tasks. */
 export function createTaskAliases(
-  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'tasks'>,
+  config: Pick<GatewayConfig, 'store' | 'redis-url' | 'redis-tls' | 'redis-prefix' | 'redis-command-timeout-ms' | 'tasks'>,
   logger?: RedisWatchLogger,
 ): TaskAliases {
   if (config.store === 'redis') {
@@ -19,6 +19,7 @@ export function createTaskAliases(
       url: redisEndpoint(config),
       prefix: config['redis-prefix'],
       idleTtlMs: config.tasks['idle-ttl-ms'],
+      commandTimeoutMs: config['redis-command-timeout-ms'],
       ...(logger ? { logger } : {}),
     });
   }

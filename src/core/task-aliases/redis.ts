@@ -1,19 +1,22 @@
 import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import type { TaskAlias, TaskAliases } from './types.js';
-import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { outOfReachAsRefusal } from '../task-registry/write-refusals.js';
 
 export interface RedisTaskAliasesOptions {
   url: RedisTarget;
   prefix: string;
   /** An alias expires with its task (0: after a year). */
   idleTtlMs: number;
+  /** How long a command may take before it fails (`redis-command-timeout-ms`; absent or 0: no bound): a Redis that froze fails the call, not hangs it. */
+  commandTimeoutMs?: number;
   /** Told when the connection fails (at most every 30 s) and when it is ready again (watchRedis). */
   logger?: RedisWatchLogger;
 }
 
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot open two tasks under one caller's id. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
-  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2, ...requestPathRedis(options.commandTimeoutMs ?? 0) });
   // Counted, and logged at most every 30 s: without a listener ioredis prints every failed reconnect with its stack.
   watchRedis(redis, { store: 'task-aliases', logger: options.logger });
   const ownKey = (kind: string, id: string, owner: string) => `${options.prefix}${kind}:${owner.length}:${owner}:${id}`;
@@ -36,7 +39,7 @@ export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAl
     return shared?.owner === owner && typeof shared.upstream === 'string' ? { upstream: shared.upstream } : undefined;
   }
 
-  return {
+  const aliases: TaskAliases = {
     async lookup(clientId, owner) {
       const key = aliasKey(clientId, owner);
       const alias = parse(await redis.get(key));
@@ -62,5 +65,20 @@ export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAl
     async close() {
       await closeRedis(redis);
     },
+  };
+  // Every call of a facade method that names a task reads here first: a Redis gone is the registry's refusal for
+  // now (503, Retry-After), as a task read is (write-refusals.ts), what Redis said kept for the log.
+  const refusedWhileGone =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      call(...args).catch((error: unknown) => {
+        throw outOfReachAsRefusal(error);
+      });
+  return {
+    lookup: refusedWhileGone(aliases.lookup),
+    claim: refusedWhileGone(aliases.claim),
+    bind: refusedWhileGone(aliases.bind),
+    clientIdOf: refusedWhileGone(aliases.clientIdOf),
+    close: aliases.close,
   };
 }

@@ -1,4 +1,5 @@
 import { ReplyError, type Redis } from 'ioredis';
+import { withCause } from '../../model/error-cause.js';
 import { A2AError } from '../../model/index.js';
 
 export interface WriteRefusals {
@@ -33,6 +34,12 @@ const FOR_NOW = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 /** A read that failed for want of a Redis (no connection, no answer in time), not for what it asked. */
 const isOutOfReach = (error: unknown): boolean =>
   !(error instanceof A2AError) && !(error instanceof ReplyError && !FOR_NOW.test((error as Error).message));
+
+/**
+ * A Redis command's failure as a caller is told it: one that failed for want of a Redis is the refusal for now
+ * (503, Retry-After), with what Redis said as its cause for the operator's log; any other as it is.
+ */
+export const outOfReachAsRefusal = (error: unknown): unknown => (isOutOfReach(error) ? withCause(A2AError.registryOutOfReach(), error) : error);
 
 export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs = 2_000): WriteRefusals {
   let refused = false;
@@ -72,7 +79,7 @@ export function watchWriteRefusals(redis: Redis, probeKey: string, probeEveryMs 
         return await read;
       } catch (error) {
         if (error instanceof Error && error.message === COMMAND_TIMED_OUT) refusing();
-        throw isOutOfReach(error) ? A2AError.registryOutOfReach() : error;
+        throw outOfReachAsRefusal(error);
       }
     },
     refusing: () => refused,

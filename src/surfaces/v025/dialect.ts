@@ -20,12 +20,13 @@ import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.j
 import type { PortCallOptions } from '../shared/port-call.js';
 import { outlivesCaller, prepareCall, type OperationEnv } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
+import { withoutGatewayMetadata } from './caller-metadata.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { createMemoryConversationLanguages } from './conversation-languages.js';
 import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
-import { requireUserRole } from './input.js';
+import { requireDecodableFiles, requireUserRole } from './input.js';
 import { v025ErrorAnswer } from './errors.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import { sendTurn, streamTurn, toldInTurnLanguage, type TurnRouting } from './send.js';
@@ -46,7 +47,7 @@ function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDe
   switch (method) {
     case 'GetTask':
     case 'CancelTask':
-      return taskToV025(result as Task, deps.profile);
+      return withoutGatewayMetadata(taskToV025(result as Task, deps.profile));
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
       return pushConfigToV025(result as TaskPushNotificationConfig);
@@ -137,6 +138,8 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
     const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
     if (relay) return relayCall(relay, request, c, deps);
+    // The caller's own fields are named in what is refused of them, not the 1.0 ones they become.
+    if (target === 'SendMessage' || target === 'SendStreamingMessage') requireDecodableFiles(request.params);
     const translated = requestToV1(method, request.params, profile);
     // A message/send is read as a stream and ends with its caller (docs/surfaces.md); a cancel or a push
     // config change is carried on like the 1.0 edges carry it.

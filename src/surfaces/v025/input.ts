@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BailianConfig } from '../../config/bailian-schema.js';
 import { withFields, A2AError, parseSendMessageRequest, type AgentCard, type SendMessageRequest, type Task } from '../../model/index.js';
 import { isRecord, type JsonObject } from '../../model/json.js';
+import { isBase64 } from '../../model/well-formed.js';
 import { acceptsMediaType, imagesAsParts, joinText, nestExtensionMetadata } from '../../translate/index.js';
 import { fetchImageUrls, imageUrlsToFetch, type ImageUrlFetch } from './image-urls.js';
 
@@ -44,6 +45,21 @@ export function requireUserRole(params: unknown): void {
   if (role === undefined || role === 'user') return;
   const description = "must be user: a caller's message is the user's";
   throw A2AError.invalidParams(`Invalid params: message.role: ${description}`, [{ field: 'message.role', description }]);
+}
+
+/**
+ * A 0.2.5 file part's `file.bytes` must decode: checked on the params as sent, before translation, so the caller
+ * is told the field it wrote (`message.parts.0.file.bytes`), not the 1.0 `raw` the facade makes of it, which the
+ * 1.0 model refuses in the same words after (model/well-formed.ts).
+ */
+export function requireDecodableFiles(params: unknown): void {
+  const parts = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? params.message.parts : [];
+  parts.forEach((part: unknown, at) => {
+    const bytes = isRecord(part) && part.kind === 'file' && isRecord(part.file) ? part.file.bytes : undefined;
+    if (typeof bytes !== 'string' || isBase64(bytes)) return;
+    const field = `message.parts.${at}.file.bytes`;
+    throw A2AError.invalidParams(`Invalid params: ${field}: not base64`, [{ field, description: 'not base64' }]);
+  });
 }
 
 /** Whether the agent of `card` takes a part of a media type: by its default input modes or any skill's. Without a card, nothing. */

@@ -4,7 +4,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import { withFields, A2AError, GatewayErrorCode, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -12,6 +12,7 @@ import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
+import { withoutGatewayMetadata } from './caller-metadata.js';
 import { toldInWords } from './errors.js';
 import { inNewTaskIfGone } from './gone-task.js';
 import type { V025FacadeDeps } from './deps.js';
@@ -175,7 +176,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
-    return result;
+    return withoutGatewayMetadata(result);
   } catch (error) {
     throw begun.toldAtCut(error);
   } finally {
@@ -231,7 +232,7 @@ async function* afterImages(
 
 /**
  * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out, a turn
- * still running in the conversation), told in the turn's language when the gateway gave it ("暂时无法连接上游智能体"
+ * still running in the conversation, its client at its cap on turns in flight), told in the turn's language when the gateway gave it ("暂时无法连接上游智能体"
  * for a Chinese turn); the agent's own reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
  */
 export async function toldInTurnLanguage(
@@ -243,11 +244,18 @@ export async function toldInTurnLanguage(
 ): Promise<unknown> {
   if (!(error instanceof A2AError)) return error;
   const busy = isContextBusyError(error);
-  if (!busy && !isGatewayFailure(error.message)) return error;
+  const capped = isTurnCapRefusal(error);
+  if (!busy && !capped && !isGatewayFailure(error.message)) return error;
   const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
   const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
-  return busy ? error.toldAs(words.turnInProgress) : toldInWords(error, words);
+  if (busy) return error.toldAs(words.turnInProgress);
+  // The cap's refusal keeps its code and Retry-After (toldAs); an English turn keeps the words that name the cap.
+  if (capped) return words.language === 'en' ? error : error.toldAs(words.tooManyTurnsInFlight);
+  return toldInWords(error, words);
 }
+
+/** The refusal of a turn past its client's cap on turns in flight (core/turn-limits.ts), a refusal for now. */
+const isTurnCapRefusal = (error: A2AError): boolean => error.code === GatewayErrorCode.TooManyTurnsInFlight && error.retryAfterSeconds !== undefined;
 
 /**
  * A stream's events, its error before the first one told as `told` says: that error is the answer to the call

@@ -7,6 +7,7 @@ import { noteLog } from '../shared/log-fields.js';
 import { sseResponse, type SseFrame } from '../shared/sse.js';
 import { openStream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from '../shared/stream-open.js';
 import type { V025FacadeDeps } from './deps.js';
+import { withoutGatewayMetadata } from './caller-metadata.js';
 import { toldInWords, v025ErrorBody } from './errors.js';
 import { createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
 import { replyOptions } from './reply-options.js';
@@ -76,22 +77,24 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => ({
-    data: JSON.stringify({ jsonrpc: '2.0', id, result }),
+    data: JSON.stringify({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) }),
     shows: { kind: result.kind, ...(result.kind === 'task' || result.kind === 'status-update' ? { state: result.status.state } : {}) },
   });
 
   /**
    * A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame, told in
    * the turn's language as the reason of a failed turn is (an agent that accepted the call and stayed quiet
-   * past `upstream.first-event-timeout-ms` gets here with no turn to fail, told as `unwatched` tells it).
+   * past `upstream.first-event-timeout-ms` gets here with no turn to fail, told as `unwatched` tells it). The
+   * error frame is an unnamed event like the facade's every error frame (errors.ts v025ErrorStream): a client
+   * that listens to default events only would miss an `event: error`.
    */
-  function failureFrames(error: unknown, event?: string): SseFrame[] {
+  function failureFrames(error: unknown): SseFrame[] {
     const a2aError = toA2AError(error);
     noteLog(c, { errorCode: a2aError.code });
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
     const told = toldInWords(toA2AError(options.toldAtCut ? options.toldAtCut(a2aError) : a2aError), turnReply.words);
-    return [{ data: JSON.stringify(v025ErrorBody(id, told, deps.profile)), ...(event ? { event } : {}) }];
+    return [{ data: JSON.stringify(v025ErrorBody(id, told, deps.profile)) }];
   }
 
   async function* frames(): AsyncGenerator<SseFrame> {
@@ -100,7 +103,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     } catch (error) {
       // Only what the reply reducer could not turn into a failed turn gets here (no first event in time):
       // written before the upstream call is ended, which the SSE writer would take for the client leaving.
-      yield* failureFrames(error, 'error');
+      yield* failureFrames(error);
     } finally {
       await rest.return?.().catch(() => undefined);
       end();
@@ -118,7 +121,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
       end();
     },
     shutdown: deps.shutdown,
-    onError: (error) => failureFrames(error, 'error'),
+    onError: failureFrames,
     ...(head.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
 }

@@ -4,6 +4,7 @@ import { withFields, renamedTask, type GetTaskRequest, type Message, type Task }
 import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
+import { withoutGatewayMetadata } from './caller-metadata.js';
 
 const textOf = (message: Message): string | undefined =>
   message.parts.every((part) => part.text !== undefined) ? message.parts.map((part) => part.text).join('') : undefined;
@@ -57,9 +58,9 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
 
 /**
  * tasks/get's 0.2.5 answer. For a task the caller named itself, its messages name the caller's id
- * too (the upstream's id stays behind the gateway).
+ * too (the upstream's id stays behind the gateway); its parts carry none of the gateway's own metadata.
  */
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
   const task = await facadeTask(deps, request, ctx);
-  return taskToV025(clientTaskId ? renamedTask(task, clientTaskId) : task, deps.profile);
+  return withoutGatewayMetadata(taskToV025(clientTaskId ? renamedTask(task, clientTaskId) : task, deps.profile));
 }

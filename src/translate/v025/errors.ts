@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode, type JsonRpcErrorObject, type TaskState } from '../../model/index.js';
+import { A2AError, ErrorCode, TASK_STATES, type JsonRpcErrorObject, type TaskState } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import { isV025ErrorCode, type V025JsonRpcError } from '../../protocol/v025/index.js';
 import { cutAtCodePoint, MAX_MESSAGE_CHARS } from '../../scrub-text.js';
@@ -24,12 +24,18 @@ export function errorToV025(error: A2AError | JsonRpcErrorObject, profile: Mappi
   return { code, message: cutAtCodePoint(inV025States(message ?? profile.errorMessagesV025.get(code) ?? 'Internal error', profile), MAX_MESSAGE) };
 }
 
-/** 1.0's state names in an error's words ("is in a terminal state (TASK_STATE_COMPLETED)") as the caller's task shows them. */
+/**
+ * A state as 1.0 agents name it in an error's words: its name ("TASK_STATE_COMPLETED"), or after "terminal state"
+ * its proto enum number, which a2a-js 1.x ("is in a terminal state (3)") and iac-code ("is in terminal state: 3") print.
+ */
+const V1_STATE_IN_WORDS = /\bTASK_STATE_[A-Z_]+\b|(?<=\bterminal state(?: \(|: ))\d+\b/g;
+
+/** 1.0's states in an error's words ("is in a terminal state (TASK_STATE_COMPLETED)", "… (3)") as the caller's task shows them ("completed"). */
 function inV025States(message: string, profile: MappingProfile): string {
-  if (!message.includes('TASK_STATE_')) return message;
-  return message.replace(/\bTASK_STATE_[A-Z_]+\b/g, (name) =>
-    Object.hasOwn(profile.statesToV025, name) ? profile.statesToV025[name as TaskState] : name,
-  );
+  return message.replace(V1_STATE_IN_WORDS, (said) => {
+    const name = /^\d+$/.test(said) ? TASK_STATES[Number(said)] : said;
+    return name !== undefined && Object.hasOwn(profile.statesToV025, name) ? profile.statesToV025[name as TaskState] : said;
+  });
 }
 
 function dataToMetadata(data: unknown): Record<string, string> {

@@ -5,9 +5,11 @@
  * `upstream.stream-idle-timeout-ms` mid-turn, and one that drops the connection mid-turn (each with the
  * facade's recovery failing too).
  */
+import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
+import { STREAM_ACCEPTED_COMMENT } from '../../../src/surfaces/shared/stream-open.js';
 import { startFakeIacCode, type FakeIacCode, type FaultName } from '../../support/fake-iac-code.js';
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
@@ -53,6 +55,23 @@ describe('facade turns that fail, read on message/stream and message/send', () =
     expect(chinese).toEqual({ stream: '上游智能体响应超时', send: '上游智能体响应超时' });
     expect(english.stream).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
     expect(english.send).toMatch(new RegExp(`^${GATEWAY_FAILURES.upstreamTimedOut}`));
+  });
+
+  it('that time-out comes as an unnamed event after the opening comment: a client that reads default events only gets it', async () => {
+    fault = { name: 'hang-mid-stream', after: 0 };
+    const response = await fetch(`${gateway.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'r-1', method: 'message/stream', params: { message: userMessage({ text: '帮我部署一个网站' }) } }),
+    });
+    const text = await response.text();
+    expect(text.startsWith(`: ${STREAM_ACCEPTED_COMMENT}`)).toBe(true);
+    // An EventSource's onmessage: events without a name (or named `message`), nothing else.
+    const defaultEvents: unknown[] = [];
+    createParser({
+      onEvent: (event) => (event.event === undefined || event.event === 'message' ? defaultEvents.push(JSON.parse(event.data)) : undefined),
+    }).feed(text);
+    expect(defaultEvents).toEqual([{ jsonrpc: '2.0', id: 'r-1', error: { code: -32603, message: '上游智能体响应超时' } }]);
   });
 
   /**

@@ -87,6 +87,24 @@ describe('the official 0.2.5 client, every facade caller one client', () => {
     }
   });
 
+  it("past the cap: the refusal in the user's language (Chinese, Japanese), its code and Retry-After kept", async () => {
+    const streams = [await holdStream(client), await holdStream(client)];
+    try {
+      const streamed = await openStream(`${gateway.url}/stream`, 'message/stream', sdkParams('你好'));
+      expect(streamed.response.headers.get('retry-after')).toBe('5');
+      expect((await streamed.rest()).map((frame) => frame.json.error)).toEqual([
+        { code: GatewayErrorCode.TooManyTurnsInFlight, message: '智能体正忙：同时进行的请求过多，请稍后再试。' },
+      ]);
+      const sent = await rpc(`${gateway.url}/`, 'message/send', sdkParams('こんにちは、VPCを作成してください'));
+      expect(sent.body.error).toEqual({
+        code: GatewayErrorCode.TooManyTurnsInFlight,
+        message: 'エージェントは混み合っています：同時に処理中のリクエストが多すぎます。しばらくしてからもう一度お試しください。',
+      });
+    } finally {
+      await endAll(streams);
+    }
+  });
+
   it('tasks/get is not a turn; a turn that ends, and one whose caller hangs up, each give their slot back, once', async () => {
     const streams = [await holdStream(client)];
     // The 0.2.5 client keeps a stream's connection when it is left (return() only lets go of the reader): hang up as Bailian would.

@@ -134,3 +134,27 @@ describe('a read while the registry does not answer', () => {
     }
   });
 });
+
+describe('a facade task method while the registry does not answer', () => {
+  // The push config methods read the same aliases first (this gateway has push off: they are -32003 before that).
+  it('tasks/get, tasks/cancel and tasks/resubscribe: the same refusal for now, the log says what Redis did', async () => {
+    redis.freeze();
+    try {
+      for (const [path, method, params] of [
+        ['/', 'tasks/get', { id: 'a-task' }],
+        ['/', 'tasks/cancel', { id: 'a-task' }],
+        ['/stream', 'tasks/resubscribe', { id: 'a-task' }],
+      ] as const) {
+        const answer = await rpc(path, method, params);
+        expect(answer, method).toEqual({ status: 200, retryAfter: RETRY_AFTER, body: { jsonrpc: '2.0', id: 1, error: REFUSAL } });
+        const line = gateway.requestLog().findLast((one) => one.method === method);
+        expect(line, method).toMatchObject({ errorCode: -32603, cause: 'Command timed out' });
+      }
+      // A 1.0 read's line says it too.
+      await rpc('/', 'GetTask', { id: 'a-task' }, V1);
+      expect(gateway.requestLog().findLast((one) => one.method === 'GetTask')).toMatchObject({ cause: 'Command timed out' });
+    } finally {
+      redis.thaw();
+    }
+  });
+});

@@ -26,6 +26,15 @@ describe('errors', () => {
     );
   });
 
+  it('names a state an agent printed as its 1.0 enum number (a2a-js 1.x, iac-code) by its 0.2.5 name; other numbers stay', () => {
+    const a2aJs = { code: -32004, message: 'Task t is in a terminal state (3) and cannot be subscribed to.' };
+    expect(errorToV025(a2aJs, profile).message).toBe('Task t is in a terminal state (completed) and cannot be subscribed to.');
+    expect(errorToV025(A2AError.invalidParams('Task t is in terminal state: 5'), loadMappingProfile('a2a-0.2.5')).message).toBe(
+      'Task t is in terminal state: canceled',
+    );
+    expect(errorToV025(A2AError.invalidParams('Task t failed 3 times (state 3)'), profile).message).toBe('Task t failed 3 times (state 3)');
+  });
+
   it('falls back to the 0.2.5 default message and to -32603 for illegal codes', () => {
     expect(errorToV025({ code: -32001, message: '' }, profile)).toStrictEqual({ code: -32001, message: 'Task not found' });
     expect(errorToV025({ code: 42, message: 'odd' }, profile)).toStrictEqual({ code: -32603, message: 'odd' });

@@ -44,6 +44,7 @@ export const EN: FacadeWords = {
   ranToolsThenWaits: (tools) => `The agent ran ${shortList(tools).join(', ')} and is waiting for your next message.`,
   couldNotRunThenWaits: (tools) => `The agent could not run ${shortList(tools).join(', ')} and is waiting for your next message.`,
   turnInProgress: 'The agent is still working on your last message. Please wait for it to finish, then try again.',
+  tooManyTurnsInFlight: 'The agent is busy with too many requests from this client. Please try again in a moment.',
   turnCutByShutdown:
     'The connection was interrupted (the gateway restarted), but the agent is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
   cutTurnRest:

@@ -48,6 +48,7 @@ export const JA: FacadeWords = {
   ranToolsThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行し、次のメッセージを待っています。`,
   couldNotRunThenWaits: (tools) => `エージェントは ${shortList(tools).join('、')} を実行できず、次のメッセージを待っています。`,
   turnInProgress: 'エージェントはまだ前のメッセージを処理しています。終わってからもう一度お試しください。',
+  tooManyTurnsInFlight: 'エージェントは混み合っています：同時に処理中のリクエストが多すぎます。しばらくしてからもう一度お試しください。',
   turnCutByShutdown:
     '接続が中断されました（ゲートウェイの再起動）が、エージェントはリクエストの処理を続けています。結果を確認するには、この会話で任意のメッセージ（例：「続けて」）を送信してください。リクエストを送り直す必要はありません。',
   cutTurnRest:

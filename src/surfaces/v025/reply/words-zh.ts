@@ -48,6 +48,7 @@ export const ZH: FacadeWords = {
   ranToolsThenWaits: (tools) => `智能体已运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   couldNotRunThenWaits: (tools) => `智能体未能运行 ${shortList(tools).join('、')}，正在等待你的下一条消息。`,
   turnInProgress: '智能体仍在处理你的上一条消息，请等它完成后再试。',
+  tooManyTurnsInFlight: '智能体正忙：同时进行的请求过多，请稍后再试。',
   turnCutByShutdown: '连接已中断（网关正在重启），但智能体仍在继续处理你的请求。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。',
   cutTurnRest: '以下是你上一条消息在连接中断后的后续回复。你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。',
   cutTurnRestOfSameMessage: '你刚发送的消息与连接中断的上一条消息相同。以下是智能体对这条消息的后续回复；它没有被重复执行，无需重新发送。',

@@ -72,6 +72,11 @@ export interface FacadeWords {
   /** A message sent while the conversation's last turn still runs (the user hung up on it, or sent again). */
   turnInProgress: string;
   /**
+   * A message refused because its client has as many turns running as it may (`limits.turns-in-flight-per-client`):
+   * a refusal for now. An English turn reads the gateway's own words, which also name the cap.
+   */
+  tooManyTurnsInFlight: string;
+  /**
    * A turn the gateway's shutdown (a rollout) cut while the agent goes on with it: not a failure to try again,
    * which would run the turn twice. The user's next message in the conversation shows its rest (../cut-turns.ts).
    */
