@@ -24,7 +24,7 @@ export function refusedBody(request: Request, why: BodyRefusal, error: A2AError,
 }
 
 /** How much of a refused body is read off before the answer, at most: past either, the connection closes. */
-const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
 const DISCARD_MAX_MS = 5_000;
 
 /**
