@@ -246,8 +246,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       interrupt();
       await settlesWithin(ended, OUTLIVING_GRACE_MS);
     };
-    const closeMetrics = await observability.listen(config.host);
-    if (closeMetrics) cleanups.push(closeMetrics);
+    const metricsListener = await observability.listen(config.host);
+    if (metricsListener) {
+      cleanups.push(metricsListener.close);
+      logger.info({ url: metricsListener.url }, 'metrics listening');
+    }
     // Loaded only when on: grpc-js is not needed by a gateway without the binding.
     const grpc =
       config.grpc.port === undefined

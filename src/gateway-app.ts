@@ -18,7 +18,7 @@ import { facadeOptions, unknownTasksFor, v1SurfaceOptions } from './surface-opti
 import { refusalInCallersProtocol } from './surfaces/caller-refusal.js';
 import { mountHealth } from './surfaces/health.js';
 import { mountJwks } from './surfaces/jwks.js';
-import { admitsCaller, requireCredentials } from './surfaces/shared/auth.js';
+import { admitsCaller, authEnabled, requireCredentials } from './surfaces/shared/auth.js';
 import { finishBodyRefusals } from './surfaces/shared/body-refusal.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
@@ -57,6 +57,11 @@ export interface GatewayAppDeps {
   /** The cap on each client's turns in flight, for the turns the facade relays past the core; absent: none. */
   turnLimits?: TurnLimits;
 }
+
+/** What a caller with the Bailian facade's key is told of a 1.0 method on `POST /` (docs/surfaces.md). */
+const V1_SERVED_AS =
+  "an A2A 1.0 method, which takes the gateway's A2A 1.0 credentials (auth.*), not the Bailian facade's key given here; " +
+  'the facade (X-API-KEY) serves message/send and message/stream';
 
 /** The whole HTTP surface: health, the 0.2.5 facade, the 1.0 surface and the JSON-RPC endpoint. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
@@ -103,7 +108,12 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
       })
     : undefined;
 
-  const dialects: JsonRpcDialect[] = [guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth))];
+  const v1Dialect = guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth), {
+    servedAs: V1_SERVED_AS,
+    presents: (headers) => authEnabled(config.auth) && admitsCaller(headers, config.auth),
+    meantBy: (headers) => (headers.has('authorization') ? 'jsonrpc' : undefined),
+  });
+  const dialects: JsonRpcDialect[] = [v1Dialect];
   if (facade) dialects.push(facade);
   app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
   app.route('/', v1);

@@ -49,22 +49,30 @@ export interface TurnSummary {
 }
 
 const UNSUCCESSFUL: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
+/** States after which the turn goes on: a status message in one is not the agent's closing word. */
+const STILL_WORKING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**
  * Prints a stream as it arrives. The reply's words come as agent status messages (each a chunk, all
  * printed in order; iac-code's `assistantFinal` repeat is skipped) or, from agents that stream nothing
  * else, as artifacts and direct messages. Artifacts after streamed text only show in the summary, so
- * no text appears twice. A blocking answer (one `task` event) prints its status message, else its
- * artifacts' text, else the agent messages of its history.
+ * no text appears twice. After artifacts' text, the status message that ends the turn follows on a line
+ * of its own unless the text shown already holds it (an a2a-js agent that answers in an artifact and
+ * closes with a word of its own: the facade shows both, docs/facade-reply.md). A blocking answer (one
+ * `task` event) prints its artifacts' text and its status message the same way, else the agent messages
+ * of its history (files only in the summary).
  */
 export function createStreamPrinter(write: (text: string) => void) {
   const summary: TurnSummary = { artifacts: new Map() };
   let streamedText = false;
   let wroteAny = false;
   let lastNewline = true;
+  /** What stdout shows of the reply so far, for a closing status message that would only say it again. */
+  let shown = '';
   const out = (text: string) => {
     if (!text) return;
     wroteAny = true;
+    shown += text;
     lastNewline = text.endsWith('\n');
     write(text);
   };
@@ -80,11 +88,13 @@ export function createStreamPrinter(write: (text: string) => void) {
   let lastMessageId: string | undefined;
   let breakPending = false;
 
-  function agentText(message: Message | undefined, updateMetadata?: Record<string, unknown>): void {
+  function agentText(message: Message | undefined, updateMetadata?: Record<string, unknown>, endsTurn = false): void {
     if (!message || message.role !== 'ROLE_AGENT' || isAssistantFinal(updateMetadata) || isAssistantFinal(message.metadata)) return;
-    if (wroteAny && !streamedText) return;
+    const afterArtifacts = wroteAny && !streamedText;
+    if (afterArtifacts && !endsTurn) return;
     const text = textOf(message.parts);
-    if (!text) return;
+    if (!text || (afterArtifacts && shown.includes(text.trim()))) return;
+    if (afterArtifacts) breakPending = true;
     const newMessage = lastMessageId !== undefined && message.messageId !== lastMessageId;
     if (wroteAny && !lastNewline && (breakPending || newMessage)) out('\n');
     breakPending = false;
@@ -98,9 +108,14 @@ export function createStreamPrinter(write: (text: string) => void) {
       summary.reason = task.status.message && textOf(task.status.message.parts);
       return;
     }
-    if (task.status.message?.role === 'ROLE_AGENT') return agentText(task.status.message);
-    const artifacts = (task.artifacts ?? []).map((artifact) => textOf(artifact.parts)).join('\n');
-    if (artifacts) return out(artifacts);
+    // Files are listed in the summary; a reply of files alone reads as the agent messages of its history.
+    const artifacts = (task.artifacts ?? [])
+      .map((artifact) => textOf(artifact.parts.filter((part) => part.text !== undefined)))
+      .filter(Boolean)
+      .join('\n');
+    out(artifacts);
+    if (task.status.message?.role === 'ROLE_AGENT') return agentText(task.status.message, undefined, true);
+    if (artifacts) return;
     const history = (task.history ?? []).filter((message) => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata));
     out(history.map((message) => textOf(message.parts)).join(''));
   }
@@ -123,7 +138,7 @@ export function createStreamPrinter(write: (text: string) => void) {
         summary.contextId = update.contextId;
         summary.state = update.status.state;
         if (UNSUCCESSFUL.has(update.status.state)) summary.reason = update.status.message && textOf(update.status.message.parts);
-        else agentText(update.status.message, update.metadata);
+        else agentText(update.status.message, update.metadata, !STILL_WORKING.has(update.status.state));
         if (isToolEvent(update.metadata)) breakPending = true;
       } else {
         const { artifact, append, taskId, contextId } = event.artifactUpdate;

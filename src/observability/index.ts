@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import type { GatewayConfig } from '../config/schema.js';
@@ -24,8 +25,14 @@ export interface Observability {
   port<P extends AgentPort>(port: P): P;
   /** Routes and middleware on the main app; call right after the request logger. */
   mount(app: Hono<GatewayEnv>): void;
-  /** With `metrics.port`: a second listener serving only the metrics. Resolves to its closer. */
-  listen(host: string): Promise<(() => Promise<void>) | undefined>;
+  /** With `metrics.port`: a second listener serving only the metrics. Resolves to where it serves them, and its closer. */
+  listen(host: string): Promise<MetricsListener | undefined>;
+}
+
+export interface MetricsListener {
+  /** The scrape's URL as bound (`http://host:port/metrics`). */
+  url: string;
+  close(): Promise<void>;
 }
 
 export interface ObservabilityParts {
@@ -66,7 +73,12 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
         const s = serve({ fetch: app.fetch, hostname: host, port: separatePort }, () => resolve(s));
         s.once('error', (error) => reject(listenError(error, host, separatePort, 'metrics.port')));
       });
-      return () => new Promise<void>((resolve) => server.close(() => resolve()));
+      const address = server.address() as AddressInfo;
+      const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return {
+        url: `http://${bound}:${address.port}${config.metrics.path}`,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      };
     },
     ...(metrics ? { metrics } : {}),
   };

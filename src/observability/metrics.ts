@@ -53,7 +53,8 @@ function countsCounter(registry: Registry, name: string, help: string, label: st
 
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_bridge_process_' });
+  // Unprefixed: prom-client's names already say `process_` and `nodejs_`, the names Node.js dashboards query.
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
   const requests = counterTally(registry, {

@@ -2,6 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { GatewayEnv } from './env.js';
 import type { JsonRpcDialect } from './jsonrpc.js';
 
+/** What a guarded dialect tells the endpoint of its credentials (JsonRpcDialect's fields of the same names). */
+export type DialectCredentials = Pick<JsonRpcDialect, 'servedAs' | 'presents' | 'meantBy'>;
+
 /**
  * One JSON-RPC dialect behind its own gate, so dialects sharing `POST /` keep their own auth: the
  * gate's rejection is the answer, else the dialect's. `admits` tells the endpoint, before it reads
@@ -11,6 +14,7 @@ export function guardedDialect(
   dialect: JsonRpcDialect,
   gate: MiddlewareHandler<GatewayEnv>,
   admits: (headers: Headers) => boolean | Promise<boolean>,
+  credentials: DialectCredentials = {},
 ): JsonRpcDialect {
   return {
     name: dialect.name,
@@ -18,6 +22,7 @@ export function guardedDialect(
     admits,
     // The endpoint answers envelope errors to any admitted caller; this only gives them the method's form.
     ...(dialect.refuse ? { refuse: dialect.refuse.bind(dialect) } : {}),
+    ...credentials,
     async handle(request, c) {
       let response: Response | undefined;
       const rejection = await gate(c, async () => {

@@ -3,7 +3,7 @@ import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, withFields, type
 import { CONTENT_CODING_REFUSED_STATUS, refusedForItsCoding } from './body-refusal.js';
 import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
-import type { GatewayEnv } from './env.js';
+import type { GatewayEnv, RequestLogFields } from './env.js';
 import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
 import type { JsonRpcDialect, JsonRpcId, JsonRpcRequest } from './jsonrpc.js';
 import { noteLog } from './log-fields.js';
@@ -132,6 +132,15 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
   return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));
 }
 
+/** The surface a refused caller's credentials point at, when one dialect tells. */
+function meantSurface(dialects: JsonRpcDialect[], headers: Headers): RequestLogFields['surface'] {
+  for (const dialect of dialects) {
+    const surface = dialect.meantBy?.(headers);
+    if (surface !== undefined) return surface;
+  }
+  return undefined;
+}
+
 /**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
  * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`, no notifications) and hands each
@@ -142,7 +151,10 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
   return async (c: Context<GatewayEnv>) => {
     const admission = admitted(dialects, c.req.raw.headers);
-    if (admission === false || (admission !== true && !(await admission))) return unauthorized();
+    if (admission === false || (admission !== true && !(await admission))) {
+      noteLog(c, { surface: meantSurface(dialects, c.req.raw.headers) });
+      return unauthorized();
+    }
     let request: JsonRpcRequest;
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
@@ -169,6 +181,26 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
     }
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
     // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
-    return dialect.handle(request, c);
+    const answer = await dialect.handle(request, c);
+    if (answer.status !== UNAUTHORIZED || dialect.servedAs === undefined) return answer;
+    return (await otherDialectsCaller(dialects, dialect, c.req.raw.headers)) ? wrongDialect(c, dialects, request, dialect.servedAs) : answer;
   };
+}
+
+const UNAUTHORIZED = 401;
+
+/** Whether another dialect takes the credentials the caller presents (checked only once refused: a token may cost a verification). */
+async function otherDialectsCaller(dialects: JsonRpcDialect[], refusing: JsonRpcDialect, headers: Headers): Promise<boolean> {
+  for (const dialect of dialects) {
+    if (dialect !== refusing && (await dialect.presents?.(headers))) return true;
+  }
+  return false;
+}
+
+/** A method of one version called with the other's credentials: told so in the method's error form, not as wrong credentials. */
+function wrongDialect(c: Context<GatewayEnv>, dialects: JsonRpcDialect[], request: JsonRpcRequest, servedAs: string): Response {
+  const method = request.method.slice(0, 100);
+  const error = A2AError.invalidRequest(`${method} is ${servedAs}`);
+  noteLog(c, { method, errorCode: error.code });
+  return refusal(dialects, request.id, method, error);
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { A2AError } from '../../model/index.js';
-import type { GatewayEnv } from './env.js';
+import type { GatewayEnv, RequestLogFields } from './env.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -24,6 +24,19 @@ export interface JsonRpcDialect {
    * 401 before reading the body, so an unauthenticated caller learns nothing from envelope errors.
    */
   admits?(headers: Headers): boolean | Promise<boolean>;
+  /**
+   * The surface a caller no dialect admits meant, told by the credentials it presents (the request is
+   * refused before its body is read): so its 401 is counted under that surface. Absent: not told.
+   */
+  meantBy?(headers: Headers): RequestLogFields['surface'];
+  /**
+   * Whether the caller presents credentials this dialect takes (it has some, and they match; not an open
+   * dialect's admission of anyone): a caller so admitted who calls another dialect's method is told whose
+   * method it is (`servedAs`: what the dialect's methods are and which credentials they take) rather than
+   * a 401 saying its credentials are wrong.
+   */
+  presents?(headers: Headers): boolean | Promise<boolean>;
+  readonly servedAs?: string;
   handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
   /**
    * The endpoint's own refusal of a request whose method it already read (JSON nested too deep), in the

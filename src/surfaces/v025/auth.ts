@@ -3,6 +3,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import { admitCaller, callerTable, matchingCaller, type Caller, type CallerTable } from '../shared/caller.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { guardedDialect } from '../shared/guarded-dialect.js';
+import { noteLog } from '../shared/log-fields.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
 import { unauthorized } from '../shared/jsonrpc-endpoint.js';
@@ -55,13 +56,27 @@ export function facadeAuthorized(headers: Headers, bailian: BailianConfig): bool
 export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const caller = facadeCaller(c.req.raw.headers, bailian);
-    if (caller === undefined) return unauthorized();
+    if (caller === undefined) {
+      // Counted and logged as the facade's, not as a request of no surface.
+      noteLog(c, { surface: 'v025' });
+      return unauthorized();
+    }
     admitCaller(c, caller);
     await next();
   };
 }
 
+/** What a caller with the 1.0 surface's credentials is told of a facade method on `POST /` (docs/surfaces.md). */
+const FACADE_SERVED_AS =
+  `an A2A 0.2.5/0.3 method, served by the Bailian facade, which takes its own key in the ${FACADE_KEY_HEADER} header ` +
+  "(bailian.api-key), not the A2A 1.0 surface's credentials given here; an A2A 1.0 client calls SendMessage, SendStreamingMessage, GetTask";
+
 /** The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. */
 export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig): JsonRpcDialect {
-  return guardedDialect(dialect, requireFacadeKey(bailian), (headers) => facadeAuthorized(headers, bailian));
+  return guardedDialect(dialect, requireFacadeKey(bailian), (headers) => facadeAuthorized(headers, bailian), {
+    servedAs: FACADE_SERVED_AS,
+    presents: (headers) => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian),
+    // Bailian sends its key alone; a request with an Authorization header too is told by the 1.0 dialect.
+    meantBy: (headers) => (headers.has(FACADE_KEY_HEADER) ? 'v025' : undefined),
+  });
 }

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
@@ -16,6 +16,11 @@ export { FACADE_KEY_HEADER, facadeCaller, facadeKeys } from './auth.js';
 export { facadeBasePath, facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
 
 export const FACADE_CARD_PATH = '/.well-known/agent.json';
+
+const NOT_POST = ['GET', 'PUT', 'PATCH', 'DELETE'];
+
+/** The facade's JSON-RPC endpoints take POST alone (HEAD comes as GET; OPTIONS is left to CORS preflights). */
+const postOnly = (c: Context<GatewayEnv>): Response => c.json({ error: 'Method Not Allowed' }, 405, { allow: 'POST' });
 
 /**
  * Mounts the A2A 0.2.5 facade (Bailian) when `bailian.enabled`, under `bailian.base-path`:
@@ -38,6 +43,9 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes });
 
   app.get(underBase(base, FACADE_CARD_PATH), card);
+  // Before any auth: another method is wrong whoever asks, and "Unauthorized" would tell a caller with the
+  // right key that its key is wrong (with base `/`, the 1.0 surface's auth would answer GET / so).
+  app.on(NOT_POST, [underBase(base, '/stream'), base], postOnly);
   app.post(underBase(base, '/stream'), auth, endpoint);
   if (base === '/') return guardedByFacadeKey(dialect, bailian);
   app.get(underBase(base, '/.well-known/agent-card.json'), card);

@@ -3,7 +3,7 @@
  * status (never a crash, a hang or a stack trace) and the gateway keeps serving.
  */
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { SendMessageRequest } from 'a2a-sdk-1';
+import { SendMessageRequest, SendMessageResponse } from 'a2a-sdk-1';
 import { A2AService } from 'a2a-sdk-1/server/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
@@ -40,6 +40,24 @@ describe('bad input on the gRPC binding', () => {
     const { error } = await rawCall(sendMessagePath, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]));
     expect(error).toMatchObject({ code: status.INVALID_ARGUMENT });
     expect(error?.details).toContain('not a valid protobuf message');
+  });
+
+  it('a string field that is not UTF-8 (proto3 strings must be): INVALID_ARGUMENT, and no turn runs', async () => {
+    const body = encoded({ message: { messageId: 'm-utf8', role: 'ROLE_USER', parts: [{ text: 'hi QQ there' }] } });
+    body.set([0xc3, 0x28], body.indexOf('QQ'));
+    const turnsBefore = gateway.grpcLog().length;
+    const { error, response } = await rawCall(sendMessagePath, body);
+    expect(response).toBeUndefined();
+    expect(error).toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect(error?.details).toMatch(/UTF-8/);
+    expect(gateway.grpcLog().slice(turnsBefore)).toMatchObject([{ method: 'SendMessage', grpcStatus: status.INVALID_ARGUMENT }]);
+    // Text in UTF-8 of more than one byte a character still goes through whole.
+    const { error: none, response: answer } = await rawCall(
+      sendMessagePath,
+      encoded({ message: { messageId: 'm-zh', role: 'ROLE_USER', parts: [{ text: '你好 ✓' }] } }),
+    );
+    expect(none).toBeNull();
+    expect(JSON.stringify(SendMessageResponse.toJSON(A2AService.sendMessage.responseDeserialize(answer!)))).toContain('你好 ✓');
   });
 
   it('a well-formed message without the required fields: INVALID_ARGUMENT naming the field', async () => {
