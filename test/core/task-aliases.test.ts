@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryTaskAliases, createRedisTaskAliases, type TaskAliases } from '../../src/core/task-aliases/index.js';
@@ -76,6 +77,37 @@ describe('memory task aliases', () => {
     for (const id of ['x', 'y', 'z']) await aliases.bind(id, 'alice', `up-${id}`);
     expect(await aliases.clientIdOf('up-d', 'alice')).toBeUndefined();
     expect(await aliases.clientIdOf('up-z', 'alice')).toBe('z');
+  });
+
+  it("keep another owner's id however many ids one owner names: the flood forgets its own", async () => {
+    const aliases = createMemoryTaskAliases({ max: 10, idleTtlMs: 0 });
+    await aliases.claim('mine', 'alice');
+    await aliases.bind('mine', 'alice', 'up-alice');
+    for (let i = 0; i < 50; i++) {
+      await aliases.claim(`flood-${i}`, 'bob');
+      await aliases.bind(`flood-${i}`, 'bob', `up-bob-${i}`);
+    }
+    expect(await aliases.lookup('mine', 'alice')).toEqual({ upstream: 'up-alice' });
+    expect(await aliases.clientIdOf('up-alice', 'alice')).toBe('mine');
+    expect(await aliases.claim('mine', 'alice')).toBe(false);
+    // Bob keeps his latest, as an LRU of his own would; his same id is still his own alias, not Alice's.
+    expect(await aliases.lookup('flood-49', 'bob')).toEqual({ upstream: 'up-bob-49' });
+    expect(await aliases.lookup('flood-0', 'bob')).toBeUndefined();
+    expect(await aliases.lookup('mine', 'bob')).toBeUndefined();
+  });
+
+  it('forget an id not used for the idle TTL; a lookup counts as a use', async () => {
+    const aliases = createMemoryTaskAliases({ max: 10, idleTtlMs: 60 });
+    await aliases.bind('used', 'alice', 'up-used');
+    await aliases.bind('idle', 'alice', 'up-idle');
+    await sleep(40);
+    expect(await aliases.lookup('used', 'alice')).toEqual({ upstream: 'up-used' });
+    expect(await aliases.clientIdOf('up-used', 'alice')).toBe('used');
+    await sleep(40);
+    expect(await aliases.lookup('used', 'alice')).toEqual({ upstream: 'up-used' });
+    expect(await aliases.clientIdOf('up-used', 'alice')).toBe('used');
+    expect(await aliases.lookup('idle', 'alice')).toBeUndefined();
+    expect(await aliases.clientIdOf('up-idle', 'alice')).toBeUndefined();
   });
 
   it('take no room at start for the ids they may keep', () => {

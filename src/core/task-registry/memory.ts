@@ -1,7 +1,7 @@
 import { type ListTasksRequest, type ListTasksResponse, type StreamResponse, type Task } from '../../model/index.js';
 import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
 import { contextOwnerTtl } from './context-owner.js';
-import { FairLru } from './fair-lru.js';
+import { FairLru } from '../fair-lru.js';
 import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { tenantOf } from '../tenants.js';

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../../config/schema.js';
 import { noteRedisError, watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
+import { FairLru } from '../../core/fair-lru.js';
 import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { redisEndpoint } from '../../redis-tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
@@ -31,12 +31,13 @@ export interface ConversationLanguagesOptions {
 
 const key = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
 
+/** Bounded fairly (fair-lru.ts): one caller opening conversations by the thousand forgets its own, never another's. */
 export function createMemoryConversationLanguages(options: ConversationLanguagesOptions): ConversationLanguages {
-  const chosen = new LRUCache<string, FacadeLanguage>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
+  const chosen = new FairLru<string, FacadeLanguage>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
   const cutTurns = createLocalCutTurnNotes(options);
   return {
     of: async (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
-    note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language)),
+    note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language, principal)),
     cutTurns,
     async close() {
       await cutTurns.settled();

@@ -45,6 +45,28 @@ describe.each(stores)('conversation languages (%s)', (_name, open) => {
   });
 });
 
+describe('conversation languages in memory', () => {
+  it("keep another caller's conversation however many one caller opens: the flood forgets its own", async () => {
+    const languages = createMemoryConversationLanguages({ max: 10, idleTtlMs: 0 });
+    opened.push(languages);
+    await languages.note('alice', 'C', 'ja');
+    for (let i = 0; i < 50; i++) await languages.note('bob', `flood-${i}`, 'en');
+    expect(await languages.of('alice', 'C')).toBe('ja');
+    expect(await languages.of('bob', 'flood-49')).toBe('en');
+    expect(await languages.of('bob', 'flood-0')).toBeUndefined();
+  });
+
+  it('are a plain LRU for a single caller: its least recently used conversation goes first', async () => {
+    const languages = createMemoryConversationLanguages({ max: 2, idleTtlMs: 0 });
+    opened.push(languages);
+    await languages.note('alice', 'C1', 'ja');
+    await languages.note('alice', 'C2', 'zh');
+    await languages.of('alice', 'C1');
+    await languages.note('alice', 'C3', 'en');
+    expect(await Promise.all(['C1', 'C2', 'C3'].map((context) => languages.of('alice', context)))).toEqual(['ja', undefined, 'en']);
+  });
+});
+
 describe('conversation languages shared through Redis', () => {
   it('a replica reads what another wrote; a value that is no language of the facade is none', async () => {
     const shared = `${prefix}shared:`;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { describe, expect, it } from 'vitest';
-import { FairLru, type FairLruRemoval } from '../../../src/core/task-registry/fair-lru.js';
-import { countBound } from '../../../src/lru-count-bound.js';
+import { FairLru, type FairLruRemoval } from '../../src/core/fair-lru.js';
+import { countBound } from '../../src/lru-count-bound.js';
 
 type Removal = [key: string, reason: FairLruRemoval];
 
