@@ -18,7 +18,7 @@ import { facadeOptions, unknownTasksFor, v1SurfaceOptions } from './surface-opti
 import { refusalInCallersProtocol } from './surfaces/caller-refusal.js';
 import { mountHealth } from './surfaces/health.js';
 import { mountJwks } from './surfaces/jwks.js';
-import { admitsCaller, authEnabled, requireCredentials } from './surfaces/shared/auth.js';
+import { admitsCaller, authEnabled, presentsAnyCredential, requireCredentials } from './surfaces/shared/auth.js';
 import { finishBodyRefusals } from './surfaces/shared/body-refusal.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 import { guardedDialect } from './surfaces/shared/guarded-dialect.js';
@@ -111,7 +111,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Dialect = guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth), {
     servedAs: V1_SERVED_AS,
     presents: (headers) => authEnabled(config.auth) && admitsCaller(headers, config.auth),
-    meantBy: (headers) => (headers.has('authorization') ? 'jsonrpc' : undefined),
+    meantBy: (headers) => (presentsAnyCredential(headers, config.auth) ? 'jsonrpc' : undefined),
+    sentNone: (headers) => !presentsAnyCredential(headers, config.auth),
   });
   const dialects: JsonRpcDialect[] = [v1Dialect];
   if (facade) dialects.push(facade);

@@ -63,6 +63,14 @@ export async function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 
 const basicCaller = (username: string, password: string): Caller =>
   callerOf(principalOf('a2a-1.0', 'basic', `${username}:${password}`), clientNameOf(username));
 
+/**
+ * Whether the request carries a credential of the 1.0 surface at all, right or wrong: an Authorization
+ * header, or its API-key header when API keys are set.
+ */
+export function presentsAnyCredential(headers: Headers, creds: CallerAuth): boolean {
+  return headers.has('authorization') || (enabledSchemes(creds).apiKeys.secrets.length > 0 && headers.has(creds['api-key-header']));
+}
+
 export function authEnabled(creds: CallerAuth): boolean {
   const schemes = enabledSchemes(creds);
   return (

@@ -182,7 +182,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
     // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
     const answer = await dialect.handle(request, c);
-    if (answer.status !== UNAUTHORIZED || dialect.servedAs === undefined) return answer;
+    if (answer.status !== UNAUTHORIZED || dialect.servedAs === undefined || !dialect.sentNone?.(c.req.raw.headers)) return answer;
     return (await otherDialectsCaller(dialects, dialect, c.req.raw.headers)) ? wrongDialect(c, dialects, request, dialect.servedAs) : answer;
   };
 }

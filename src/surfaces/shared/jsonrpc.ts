@@ -37,6 +37,12 @@ export interface JsonRpcDialect {
    */
   presents?(headers: Headers): boolean | Promise<boolean>;
   readonly servedAs?: string;
+  /**
+   * Whether the caller sent none of this dialect's credentials: only then is a refused caller who presents
+   * another dialect's told whose method it is. One that sent this dialect's, wrong, is refused 401 as any
+   * (a client refreshing an expired token on 401 must see it).
+   */
+  sentNone?(headers: Headers): boolean;
   handle(request: JsonRpcRequest, c: Context<GatewayEnv>): Promise<Response>;
   /**
    * The endpoint's own refusal of a request whose method it already read (JSON nested too deep), in the

@@ -78,5 +78,6 @@ export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConf
     presents: (headers) => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian),
     // Bailian sends its key alone; a request with an Authorization header too is told by the 1.0 dialect.
     meantBy: (headers) => (headers.has(FACADE_KEY_HEADER) ? 'v025' : undefined),
+    sentNone: (headers) => !headers.has(FACADE_KEY_HEADER),
   });
 }

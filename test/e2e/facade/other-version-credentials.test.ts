@@ -72,4 +72,13 @@ describe('POST / with credentials of the other version', () => {
     });
     expect(none.status).toBe(401);
   });
+
+  it("a method's own credentials, wrong, beside the other version's right ones: 401, so a client refreshes its expired token (review)", async () => {
+    const expired = await post('/', { ...FACADE, authorization: 'Bearer expired-token', 'a2a-version': '1.0' }, rpc('GetTask', { id: 'x' }));
+    expect(expired.status).toBe(401);
+    expect(await expired.json()).toEqual({ error: 'Unauthorized' });
+    const wrongKey = await post('/', { ...V1, 'x-api-key': 'an-old-facade-key' }, rpc('message/send', message025));
+    expect(wrongKey.status).toBe(401);
+    expect(await wrongKey.json()).toEqual({ error: 'Unauthorized' });
+  });
 });

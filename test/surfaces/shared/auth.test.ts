@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { CallerCredentials, Credentials } from '../../../src/config/credentials-schema.js';
-import { decodeBasic, describeSecuritySchemes, requireCredentials } from '../../../src/surfaces/shared/auth.js';
+import { decodeBasic, describeSecuritySchemes, presentsAnyCredential, requireCredentials } from '../../../src/surfaces/shared/auth.js';
 import type { GatewayEnv } from '../../../src/surfaces/shared/env.js';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';
 import { V1, behindGate, buildApp, rpc } from '../support.js';
@@ -232,5 +232,16 @@ describe('principalOf', () => {
     expect(principals[2]).toMatch(/^a2a-0\.2\.5:api-key:[A-Za-z0-9_-]{32}$/);
     expect(principalOf('a2a-1.0', 'bearer', 'k')).toBe(principals[0]);
     for (const principal of principals) expect(principal.split(':').at(-1)).not.toBe('k');
+  });
+});
+
+describe('presentsAnyCredential: whether a request carries the 1.0 surface credentials at all, right or wrong', () => {
+  it('an Authorization header always; its API-key header only when API keys are set (the facade sends X-API-KEY too)', () => {
+    const tokenOnly = CallerCredentials.parse({ token: 'presents-token-zzzzzzzzzzzz' });
+    const withKeys = CallerCredentials.parse({ 'api-key': 'presents-key-zzzzzzzzzzzzzz' });
+    expect(presentsAnyCredential(new Headers({ authorization: 'Bearer wrong' }), tokenOnly)).toBe(true);
+    expect(presentsAnyCredential(new Headers({ 'x-api-key': 'some-key' }), tokenOnly)).toBe(false);
+    expect(presentsAnyCredential(new Headers({ 'x-api-key': 'some-key' }), withKeys)).toBe(true);
+    expect(presentsAnyCredential(new Headers(), withKeys)).toBe(false);
   });
 });
