@@ -2,11 +2,9 @@ import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
 import { SECRET_KEYS } from '../config/secret-keys.js';
 import { demoUpstreamWarning } from '../demo-upstream-warning.js';
-import { facadeKeyWarning } from '../facade-key-warning.js';
-import { metricsTokenWarning } from '../metrics-token-warning.js';
+import { configWarnings } from '../start-warnings.js';
 import { isRecord } from '../model/json.js';
 import { checkedOnlyAtStart, startFileProblems } from '../start-checks.js';
-import { weakSecretWarnings } from '../weak-secret-warnings.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 import { complain, EXIT_OK, EXIT_USAGE, shown, startupLine } from './exit-codes.js';
 
@@ -47,11 +45,9 @@ export async function checkConfig(config: GatewayConfig, warnings: string[]): Pr
     complain(`invalid configuration:\n${problems.map((problem) => `  - ${startupLine(problem)}`).join('\n')}`);
     return EXIT_USAGE;
   }
-  // What serve would warn of once started (facade-key-warning.ts, metrics-token-warning.ts, demo-upstream-warning.ts,
-  // weak-secret-warnings.ts) is said here too, before it is.
-  const startWarnings = [facadeKeyWarning(config), metricsTokenWarning(config), demoUpstreamWarning(config), ...weakSecretWarnings(config)].filter(
-    (warning) => warning !== undefined,
-  );
+  // What serve would warn of once started (start-warnings.ts, demo-upstream-warning.ts) is said here too, before it is.
+  const demoWarning = demoUpstreamWarning(config);
+  const startWarnings = demoWarning ? [...configWarnings(config), demoWarning] : configWarnings(config);
   for (const warning of [...warnings, ...startWarnings]) process.stderr.write(`warning: ${shown(warning)}\n`);
   process.stderr.write(`note: not checked here, only by serve at start: ${(await checkedOnlyAtStart(config)).join('; ')}\n`);
   process.stdout.write(`# effective configuration (secrets masked)\n${YAML.stringify(maskSecrets(config))}`);
