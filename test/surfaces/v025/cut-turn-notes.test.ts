@@ -4,10 +4,10 @@ import { dirname, join } from 'node:path';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../../src/model/index.js';
+import { readSnapshot } from '../../../src/snapshot-file.js';
 import { createLocalCutTurnNotes, type CutTurnNote } from '../../../src/surfaces/v025/cut-turn-notes.js';
 import { messageDigest } from '../../../src/surfaces/v025/repeated-message.js';
 import { restCursor, restEvents, type TurnSoFar } from '../../../src/surfaces/v025/turn-rest.js';
-import { createLocalCutTurnNotes as createBeforeSlim } from './fixtures/cut-turn-notes-before-slim.js';
 
 const note = (taskId: string): CutTurnNote => ({
   taskId,
@@ -141,8 +141,14 @@ describe('a note the current release writes, read by the release before (a rollb
     const sent: Message = { messageId: 'u2', role: 'ROLE_USER', parts: [{ text: '确认' }], taskId: 'T1', contextId: 'C1' };
     const notes = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
     await notes.note('alice', 'C1', { taskId: 'T1', shown: { sent, previous, passed: [] } });
-    const read = await createBeforeSlim({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'C1');
-    expect(read?.shown.previous).toBeUndefined();
+    // The release before reads `shown.previous` as a whole task (a slim one broke it) and spreads the other fields:
+    // the file must hold the task before under `kept` only, so that release reads the note with no task before.
+    const stored = await readSnapshot<{ note: { taskId: string; shown: Record<string, unknown> } }>(join(dir, 'facade_cut_turns.json'));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.note.shown).not.toHaveProperty('previous');
+    expect(stored[0]!.note.shown).toHaveProperty('kept');
+    const current = await createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }).cut('alice', 'C1');
+    const read = current && { ...current, shown: { ...current.shown, previous: undefined } };
     // The agent went on: its task holds the question, then the turn's words (not the message sent, as iac-code).
     const now: Task = {
       ...previous,
