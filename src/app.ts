@@ -287,6 +287,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       agentRoutes,
       observability,
       ...(turnLimits ? { turnLimits } : {}),
+      turnLetGo: gateway.turnLetGo,
       ...(profile ? { profile } : {}),
     });
     const listening = await listenHttp(withDirectSse(app.fetch), config, logger, tls, options.tlsReloadMs);

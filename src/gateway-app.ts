@@ -56,6 +56,8 @@ export interface GatewayAppDeps {
   observability?: Observability;
   /** The cap on each client's turns in flight, for the turns the facade relays past the core; absent: none. */
   turnLimits?: TurnLimits;
+  /** The core's wait for a context's turn to be let go, on any replica (core/gateway.ts); absent: not waited for. */
+  turnLetGo?(contextId: string, withinMs: number): Promise<void>;
 }
 
 /** What a caller with the Bailian facade's key is told of a 1.0 method on `POST /` (docs/surfaces.md). */
@@ -103,6 +105,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         taskAliases: deps.taskAliases ?? createMemoryTaskAliases({ max: config.tasks['max-tasks'], idleTtlMs: config.tasks['idle-ttl-ms'] }),
         ...(deps.languages ? { languages: deps.languages } : {}),
         ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),
+        ...(deps.turnLetGo ? { turnLetGo: deps.turnLetGo } : {}),
         // Through the same connection, credentials and bound as the agent's own routes the 1.0 surface serves.
         ...(deps.agentRoutes ? { pipelineState: pipelineStateReader(deps.agentRoutes) } : {}),
       })

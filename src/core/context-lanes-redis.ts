@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
@@ -53,6 +54,12 @@ return 0`;
 const LIVE_HOLDER_SCRIPT = `local v = redis.call('GET', KEYS[1])
 if v and redis.call('PTTL', KEYS[1]) >= tonumber(ARGV[1]) then return v end
 return false`;
+
+/**
+ * How often a message waiting for another replica to let a turn go (letGo) reads its lane again: the release is
+ * read at most this late, and a wait of LET_GO_ELSEWHERE_MS (the 0.2.5 facade's) reads it a dozen times or so.
+ */
+export const LET_GO_POLL_MS = 10;
 
 /** What a lane's value says of its turn: the task it names, paused on it or running. */
 type LaneHolder = (NamedTurn & { paused: boolean }) | undefined;
@@ -185,6 +192,23 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       const value = (await liveHolderScript(laneKey(key), missedRenewal)) as string | null;
       const holder = value === null ? undefined : laneHolder(value);
       return holder?.paused ? holder.taskId : undefined;
+    },
+
+    /*
+     * Polled, not told: a release would have to publish to every replica on every turn's end, and each replica keep
+     * a subscription, for the rare message that comes while another replica lets its turn go. A lane no turn runs
+     * on costs its one read; a wait ends at its bound, a Redis failure ends it at once (the turn's own acquisition
+     * then says what is wrong).
+     */
+    async letGo(key, withinMs) {
+      const deadline = Date.now() + withinMs;
+      for (;;) {
+        const value = (await liveHolderScript(laneKey(key), missedRenewal).catch(() => null)) as string | null;
+        const runs = value !== null && laneHolder(value)?.paused !== true;
+        const left = deadline - Date.now();
+        if (!runs || left <= 0) return;
+        await sleep(Math.min(LET_GO_POLL_MS, left));
+      }
     },
 
     async close() {

@@ -41,6 +41,13 @@ export interface ContextLanes {
   tryAcquire(key: string, taskId?: string, recordedState?: RecordedState): Promise<Lease | undefined>;
   /** The task whose paused turn holds the lane, when the lane is held by one that is alive (it renews its lease). */
   holderTask(key: string): Promise<string | undefined>;
+  /**
+   * Resolves once no turn runs holding the lane (free, paused on a question, or its holder no longer renews it), or
+   * after `withinMs`: for a message that may have come as the caller of the turn holding it hung up, while the
+   * holder (another replica) is still letting it go. At once when no turn runs on it; a turn still running keeps
+   * its lane, and the message is refused as ever, `withinMs` later.
+   */
+  letGo(key: string, withinMs: number): Promise<void>;
   /** Stops renewing held leases (they expire) and releases what the lanes own. */
   close(): Promise<void>;
 }
@@ -54,6 +61,8 @@ export type RecordedState = (taskId: string) => Promise<TaskState | undefined>;
  */
 export function createContextLanes(): ContextLanes {
   const held = new Map<string, Lease>();
+  /** What each held lane's release wakes: callbacks each waiter takes out at its own bound (letGo). */
+  const letGoWaiters = new Map<string, Set<() => void>>();
   return {
     async tryAcquire(key, taskId) {
       if (held.has(key)) return undefined;
@@ -71,13 +80,31 @@ export function createContextLanes(): ContextLanes {
         async release() {
           if (released) return;
           released = true;
-          if (held.get(key) === lease) held.delete(key);
+          if (held.get(key) !== lease) return;
+          held.delete(key);
+          for (const letGo of letGoWaiters.get(key) ?? []) letGo();
         },
       };
       held.set(key, lease);
       return lease;
     },
     holderTask: async (key) => held.get(key)?.taskId,
+    async letGo(key, withinMs) {
+      // A paused turn names its task (bindTask): a message may ride along into it, nothing is let go.
+      if (!held.has(key) || held.get(key)?.taskId !== undefined) return;
+      const waiters = letGoWaiters.get(key) ?? new Set();
+      letGoWaiters.set(key, waiters);
+      await new Promise<void>((done) => {
+        const ended = (): void => {
+          clearTimeout(timer);
+          waiters.delete(ended);
+          if (waiters.size === 0 && letGoWaiters.get(key) === waiters) letGoWaiters.delete(key);
+          done();
+        };
+        const timer = setTimeout(ended, withinMs);
+        waiters.add(ended);
+      });
+    },
     async close() {
       held.clear();
     },

@@ -36,7 +36,15 @@ export interface GatewayDeps {
   lostAfterMs?: number;
 }
 
-export type Gateway = AgentPort & Settling & { events: TaskEventHub };
+export type Gateway = AgentPort &
+  Settling & {
+    events: TaskEventHub;
+    /**
+     * Resolves once no turn runs on the context (its lane, held by whichever replica runs the turn), or after
+     * `withinMs` (ContextLanes.letGo): for a message that may have come as the caller of that turn hung up.
+     */
+    turnLetGo(contextId: string, withinMs: number): Promise<void>;
+  };
 
 /**
  * The core: the upstream's AgentPort under a stack of decorators, each one concern, read here from
@@ -84,5 +92,6 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   // A client past its cap on turns in flight is refused before anything is asked.
   const limits = deps.turnLimits;
   const port = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
-  return Object.assign(port, { events: hub, settled: writer.settled });
+  const turnLetGo = (contextId: string, withinMs: number): Promise<void> => lanes.letGo(laneKey(contextId), withinMs);
+  return Object.assign(port, { events: hub, settled: writer.settled, turnLetGo });
 }

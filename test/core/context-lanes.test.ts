@@ -103,7 +103,36 @@ describe.each(factories)('%s context lanes', (_name, make) => {
     expect(await replica.tryAcquire('K')).toBeUndefined();
     await unnamed!.release();
   });
+
+  it('lets a waiter go once the running turn holding the lane is released, at its bound while it runs, at once when none runs', async () => {
+    const { lanes, replica } = make();
+    expect(await took(() => replica.letGo('K', 5_000))).toBeLessThan(1_000);
+    // A paused turn's lane: a message may ride along into it, nothing is waited for.
+    const paused = await lanes.tryAcquire('K', 'T1');
+    expect(await took(() => replica.letGo('K', 5_000))).toBeLessThan(1_000);
+    await paused!.release();
+
+    const running = await lanes.tryAcquire('K');
+    running!.runsTask('T2');
+    setTimeout(() => void running!.release(), 200);
+    const letGoAfter = await took(() => replica.letGo('K', 5_000));
+    expect(letGoAfter).toBeGreaterThanOrEqual(150);
+    expect(letGoAfter).toBeLessThan(1_000);
+    expect(await replica.tryAcquire('K')).toBeDefined();
+
+    const stillRunning = await lanes.tryAcquire('L');
+    expect(await took(() => replica.letGo('L', 200))).toBeGreaterThanOrEqual(190);
+    expect(await replica.tryAcquire('L')).toBeUndefined();
+    await stillRunning!.release();
+  });
 });
+
+/** How long `wait` took, in ms. */
+async function took(wait: () => Promise<void>): Promise<number> {
+  const started = Date.now();
+  await wait();
+  return Date.now() - started;
+}
 
 describe('redis context lanes: leases', () => {
   const prefixed = () => `${RUN_PREFIX}${randomUUID()}:`;
@@ -142,6 +171,23 @@ describe('redis context lanes: leases', () => {
       stale!.bindTask('T1');
       await taken!.release();
       expect(await admin.exists(`${prefix}lane:K`)).toBe(0);
+    } finally {
+      await shared.quit();
+    }
+  });
+
+  it('lets a waiter go at once from the lane of a holder that stopped renewing: it lets nothing go any more', async () => {
+    const prefix = prefixed();
+    const shared = new Redis(REDIS_URL);
+    try {
+      const dying = createRedisContextLanes({ redis: shared, prefix, leaseMs: 1_200 });
+      const replica = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 1_200 }));
+      await dying.tryAcquire('K');
+      await dying.close();
+      expect(await took(() => replica.letGo('K', 300))).toBeGreaterThanOrEqual(290);
+      // Past a missed renewal (1 200 - 400 - 200 ms of its lease left), though the lease is still there.
+      await expect.poll(() => took(() => replica.letGo('K', 5_000)), { timeout: 3_000, interval: 50 }).toBeLessThan(100);
+      expect(await admin.exists(`${prefix}lane:K`)).toBe(1);
     } finally {
       await shared.quit();
     }

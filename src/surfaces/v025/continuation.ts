@@ -22,9 +22,10 @@ export type TaskLookup = (taskId: string) => Promise<Task | undefined>;
 export interface Continuations {
   begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
   /**
-   * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS: awaited before
-   * the conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just left
-   * is noted by then.
+   * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS; with none here,
+   * once its turn running on another replica has been let go, or after LET_GO_ELSEWHERE_MS: awaited before the
+   * conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just left is
+   * noted by then, wherever it ran.
    */
   previousEnded(principal: string, contextId: string | undefined): Promise<void>;
 }
@@ -37,6 +38,18 @@ export interface Continuations {
  * still watches it does not end so soon, and its conversation's next message is refused as before, this much later.
  */
 export const LET_GO_MS = 100;
+
+/**
+ * The same wait for a turn running on another replica (`store: redis`, behind a load balancer): the message's
+ * replica knows of no turn of its own and reads the context's lane in Redis until it is let go
+ * (core/context-lanes-redis.ts letGo). Beyond LET_GO_MS for the hung-up call's close to be read on its replica,
+ * its release and note cross Redis (a round trip each, a millisecond or so within a region) and are read here at
+ * the next poll (every 10 ms): 50 ms more covers those and a busy event loop on either side.
+ */
+export const LET_GO_ELSEWHERE_MS = LET_GO_MS + 50;
+
+/** The core's wait for a context's turn, running on any replica, to be let go (V025FacadeDeps.turnLetGo). */
+export type TurnLetGo = (contextId: string, withinMs: number) => Promise<void>;
 
 /**
  * The turns running on one conversation in this process, and the messages waiting for them to end: a set of
@@ -62,9 +75,10 @@ interface Running {
  * registry may not have seen the running turn's first event yet, and a message naming a paused task
  * whose turn holds the lane would ride along into it. With the contextId alone, the core's lane
  * rejects it with a clear "turn in progress" error instead. A message that comes as its caller hangs up on that turn
- * waits a moment for the turn to be let go (previousEnded), and then reads its rest (cut-turns.ts).
+ * waits a moment for the turn to be let go (previousEnded), and then reads its rest (cut-turns.ts): in this process,
+ * or through the core's lanes (`letGoElsewhere`) when another replica runs it.
  */
-export function createContinuations(registry: TaskRegistry): Continuations {
+export function createContinuations(registry: TaskRegistry, letGoElsewhere?: TurnLetGo): Continuations {
   const runningOn = new Map<string, Running>();
   const keyOf = (principal: string, contextId: string): string => `${principal}\u0000${contextId}`;
 
@@ -119,8 +133,10 @@ export function createContinuations(registry: TaskRegistry): Continuations {
       }
     },
     async previousEnded(principal, contextId) {
-      const turns = contextId === undefined ? undefined : runningOn.get(keyOf(principal, contextId));
-      if (!turns) return;
+      if (contextId === undefined) return;
+      const turns = runningOn.get(keyOf(principal, contextId));
+      // A turn here is this process's to let go, and says so at its end; the lanes are read only when none runs here.
+      if (!turns) return letGoElsewhere?.(contextId, LET_GO_ELSEWHERE_MS);
       const waiting = (turns.waiting ??= new Set());
       await new Promise<void>((done) => {
         const ended = (): void => {

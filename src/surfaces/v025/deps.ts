@@ -75,6 +75,12 @@ export interface V025FacadeDeps {
   /** The cap on each client's turns in flight, for the message sends relayed past the core (the core caps the rest); absent: none. */
   turnLimits?: TurnLimits;
   /**
+   * Resolves once no turn runs on the context in the core (on any replica sharing its lanes), or after `withinMs`
+   * (core/gateway.ts): a conversation's next message waits for the turn another replica is letting go
+   * (continuation.ts previousEnded); absent: only turns running in this process are waited for.
+   */
+  turnLetGo?(contextId: string, withinMs: number): Promise<void>;
+  /**
    * iac-code's journal of pipeline envelopes (its pipeline state route), read with the gateway's upstream
    * credentials when a broken stream's recovery cannot tell what a pipeline turn said; absent: not asked.
    */

@@ -87,7 +87,7 @@ function inCallersTerms(error: unknown, params: unknown, clientTaskId: string): 
 export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
   const { options, profile, port } = deps;
   const routing: TurnRouting = {
-    turns: createContinuations(deps.registry),
+    turns: createContinuations(deps.registry, deps.turnLetGo),
     ids: createClientTaskIds(deps.taskAliases, deps.registry),
     languages: deps.languages ?? createMemoryConversationLanguages({ max: 10_000, idleTtlMs: 0 }),
   };
