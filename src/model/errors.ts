@@ -31,7 +31,18 @@ export interface A2AErrorOptions {
   hopFailure?: HopFailure;
   agentErrorInfo?: readonly ErrorInfo[];
   agentHttpStatus?: number;
+  /** What failed of a call to the upstream agent, told where the upstream client makes the error (UpstreamFault). */
+  upstreamFault?: UpstreamFault;
 }
+
+/**
+ * What failed of a call to the upstream agent, as the upstream clients tell it, for the code that acts on it
+ * (the facade follows a turn again after a `connection` failure), never by the error's words, which several
+ * failures share ("Upstream agent is unavailable") and an agent's own error could repeat:
+ * `connection`: never made, lost mid-call or timed out, so the agent may still be at the turn;
+ * `credentials`: the agent refused the gateway's credentials (401/403), which asking again does not change.
+ */
+export type UpstreamFault = 'connection' | 'credentials';
 
 export class A2AError extends Error {
   readonly code: number;
@@ -92,6 +103,11 @@ export class A2AError extends Error {
     return this.options.hopFailure;
   }
 
+  /** What failed of the call to the upstream agent (UpstreamFault), if the upstream client told it. */
+  get upstreamFault(): UpstreamFault | undefined {
+    return this.options.upstreamFault;
+  }
+
   get reason(): string | undefined {
     return this.statusInfo.reason;
   }
@@ -117,7 +133,11 @@ export class A2AError extends Error {
    * may have begun the turn, and a 503 invites a retry that would run it twice.
    */
   static upstreamUnavailable(): A2AError {
-    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { hopFailure: 'unavailable' });
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { hopFailure: 'unavailable', upstreamFault: 'connection' });
+  }
+  /** A call to the agent whose connection was lost mid-way: the words of upstreamUnavailable without its status (see there). */
+  static upstreamConnectionLost(): A2AError {
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { upstreamFault: 'connection' });
   }
   /** The gateway's bound on an upstream call passed (or the agent's own deadline did), in these words. */
   static upstreamTimedOut(message: string = GATEWAY_FAILURES.upstreamTimedOut): A2AError {

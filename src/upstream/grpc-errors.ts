@@ -1,8 +1,8 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, decodeErrorInfo, decodeStatus, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
-import { A2AError, ERROR_INFO_TYPE, ErrorCode, GATEWAY_FAILURES, withFields, type ErrorCode as Code } from '../model/index.js';
+import { A2AError, ERROR_INFO_TYPE, ErrorCode, withFields, type ErrorCode as Code } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
-import { a2aReasonCode, fromErrorDetails, fromTransportError, type AbortSources } from './upstream-errors.js';
+import { a2aReasonCode, connectionTimedOut, fromErrorDetails, fromTransportError, type AbortSources } from './upstream-errors.js';
 
 /** For a status without ErrorInfo (a server that is not A2A-aware answered): the nearest A2A code. */
 const CODE_BY_STATUS: Partial<Record<status, Code>> = {
@@ -35,10 +35,10 @@ function errorInfoDetails(error: ServiceError): Array<{ '@type': string } & Deco
  */
 export function fromGrpcError(error: unknown, secrets: readonly string[], aborts: AbortSources = {}): A2AError {
   if (!isServiceError(error) || aborts.timedOut || aborts.caller?.aborted) return fromTransportError(error, aborts);
-  if (error.code === status.DEADLINE_EXCEEDED) return A2AError.upstreamTimedOut();
+  if (error.code === status.DEADLINE_EXCEEDED) return connectionTimedOut();
   if (error.code === status.UNAVAILABLE) return A2AError.upstreamUnavailable();
   // Not the gateway's cancel (its caller's abort is told above): the call ended mid-way, as a reset connection does.
-  if (error.code === status.CANCELLED) return A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable);
+  if (error.code === status.CANCELLED) return A2AError.upstreamConnectionLost();
   const message = sanitizeUpstreamText(error.details ?? '', secrets) || 'The upstream agent reported an error';
   const details = errorInfoDetails(error);
   const code = a2aReasonCode(details) ?? CODE_BY_STATUS[error.code] ?? ErrorCode.Internal;

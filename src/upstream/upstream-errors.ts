@@ -162,18 +162,21 @@ export interface AbortSources {
  */
 export function fromTransportError(error: unknown, aborts: AbortSources = {}): A2AError {
   if (error instanceof A2AError) return error;
-  if (aborts.timedOut) return withCause(A2AError.upstreamTimedOut(), error);
+  if (aborts.timedOut) return withCause(connectionTimedOut(), error);
   if (aborts.caller?.aborted) {
     const reason: unknown = aborts.caller.reason;
     return reason instanceof A2AError ? reason : A2AError.internal(GATEWAY_FAILURES.upstreamCallAborted);
   }
   const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
   const name = error instanceof Error ? error.name : '';
-  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(A2AError.upstreamTimedOut(), error);
+  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') return withCause(connectionTimedOut(), error);
   if (neverReached(error)) return withCause(A2AError.upstreamUnavailable(), error);
   // Reset or closed mid-call, a body that would not decode: the same words, no status that invites a retry.
-  return withCause(A2AError.internal(GATEWAY_FAILURES.upstreamUnavailable), error);
+  return withCause(A2AError.upstreamConnectionLost(), error);
 }
+
+/** The gateway's bound on a call passed, or the agent's deadline did: a failure of the connection (UpstreamFault). */
+export const connectionTimedOut = (): A2AError => A2AError.upstreamTimedOut().withOptions({ upstreamFault: 'connection' });
 
 /** Whether an agent's HTTP status says it refused the credentials it was sent. */
 export const refusesCredentials = (status: number | undefined): status is 401 | 403 => status === 401 || status === 403;
@@ -186,5 +189,6 @@ export const refusesCredentials = (status: number | undefined): status is 401 | 
  * were refused (the status, which the CLI also tells refused credentials by).
  */
 export function credentialsRefused(status: 401 | 403, detail: string): A2AError {
-  return withCause(new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, { agentHttpStatus: status }), new Error(detail));
+  const told = { agentHttpStatus: status, upstreamFault: 'credentials' as const };
+  return withCause(new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamUnavailable, told), new Error(detail));
 }

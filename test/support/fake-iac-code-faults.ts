@@ -12,6 +12,7 @@
  *   invalid-result         unary: a result that is not the method's shape
  *   internal-error         -32603 whose message holds a traceback, paths and a bearer token
  *   http-500               HTTP 500 text/plain
+ *   http-401               HTTP 401 text/plain: the gateway's credentials refused (rotated at the agent mid-turn)
  *   trickle                body written one byte at a time
  *   no-trailing-blank-line the last SSE frame is not followed by a blank line
  *   ping                   a `: ping - <time>` comment before every frame
@@ -29,6 +30,7 @@ export type FaultName =
   | 'invalid-result'
   | 'internal-error'
   | 'http-500'
+  | 'http-401'
   | 'trickle'
   | 'no-trailing-blank-line'
   | 'ping'

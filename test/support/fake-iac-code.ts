@@ -200,6 +200,10 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Internal Server Error');
       return;
     }
+    if (fault?.name === 'http-401') {
+      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' }).end('Unauthorized');
+      return;
+    }
     const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Json;
     const replyId = fault?.name === 'wrong-id' ? 'wrong-id' : request.id;
     try {

@@ -6,7 +6,7 @@ import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state
 import { timedSignal } from '../../timed-signal.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
-import { brokeOff, resubscribed } from './turn-resubscribe.js';
+import { brokeOff, refusedTheGateway, resubscribed } from './turn-resubscribe.js';
 import { restCursor, restEvents, type RestCursor, type TurnSoFar } from './turn-rest.js';
 import { noted, type ShownTurn, type TurnTracker } from './turn-tracker.js';
 
@@ -127,7 +127,8 @@ async function* withRecoveredRest(source: AsyncIterable<StreamResponse>, tracker
  * The rest of the turn, within the bound from the break; whether it came to the turn's end. Followed live
  * (SubscribeToTask) while the agent lets it, subscribing again after a short wait when that stream breaks
  * too; read from the task (GetTask) when the agent refuses or fails the subscription, and when the snapshot
- * cannot tell where a file goes (the reading waits for the turn's end, which tells it).
+ * cannot tell where a file goes (the reading waits for the turn's end, which tells it). The agent refusing
+ * the gateway's credentials ends it at once, that refusal thrown: it is why the turn failed.
  */
 async function* restOfTurn(taskId: string, tracker: ShownTurn, reader: Reader): AsyncGenerator<StreamResponse, boolean> {
   const deadline = reader.boundMs > 0 ? Date.now() + reader.boundMs : Infinity;
@@ -179,7 +180,8 @@ async function* polledRest(
     try {
       task = await reader.getTask(taskId);
       failed = 0;
-    } catch {
+    } catch (error) {
+      if (refusedTheGateway(error)) throw error;
       if (reader.signal.aborted || ++failed >= MAX_FAILED_READS) return false;
     }
     if (task) {

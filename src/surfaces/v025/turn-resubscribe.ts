@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode, eventTaskRef, GATEWAY_FAILURES, isActiveState, type Artifact, type StreamResponse } from '../../model/index.js';
+import { A2AError, ErrorCode, eventTaskRef, isActiveState, type Artifact, type StreamResponse } from '../../model/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
 import type { ShownTurn } from './turn-tracker.js';
 import { SnapshotEcho } from './turn-echo.js';
@@ -15,14 +15,16 @@ import { waitsAsHeld } from './turn-rest.js';
  */
 
 /**
- * A stream that broke off, rather than an error the agent reported (which is its word on the turn): the
- * connection lost or gone quiet past the stream's bound, as the upstream clients tell it.
+ * A stream that broke off, rather than an error the agent reported (which is its word on the turn) or its
+ * refusal of the gateway's credentials (which following the task again would only meet once more): the
+ * connection lost or gone quiet past the stream's bound, as the upstream clients tell it (UpstreamFault),
+ * never read from the error's words, which a refusal of the credentials shares.
  */
 export const brokeOff = (error: unknown): boolean =>
-  !(error instanceof A2AError) ||
-  error.hopFailure === 'quiet' ||
-  error.message === GATEWAY_FAILURES.upstreamUnavailable ||
-  error.message === GATEWAY_FAILURES.upstreamTimedOut;
+  !(error instanceof A2AError) || error.hopFailure === 'quiet' || error.upstreamFault === 'connection';
+
+/** The agent refused the gateway's credentials: no later call of the turn's recovery would be let in either, so none is made. */
+export const refusedTheGateway = (error: unknown): boolean => error instanceof A2AError && error.upstreamFault === 'credentials';
 
 /** The agent's own answer that it will not be subscribed to (the task is not active, not known, or it cannot), rather than a failed call. */
 const REFUSALS: ReadonlySet<number> = new Set([ErrorCode.TaskNotFound, ErrorCode.UnsupportedOperation, ErrorCode.MethodNotFound]);
@@ -50,7 +52,7 @@ export interface Resubscriber {
 const carriesNothing = (event: StreamResponse): boolean =>
   !('task' in event) && !('message' in event) && !('statusUpdate' in event) && !('artifactUpdate' in event);
 
-/** The turn's events from one resubscription, each noted in `tracker` as it is shown; how it ended. */
+/** The turn's events from one resubscription, each noted in `tracker` as it is shown; how it ended. Throws the agent's refusal of the gateway's credentials. */
 export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
   const source = reader.subscribe(taskId)[Symbol.asyncIterator]();
   let followed = false;
@@ -62,6 +64,7 @@ export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: 
       try {
         next = await source.next();
       } catch (error) {
+        if (refusedTheGateway(error)) throw error;
         return followed ? 'broke' : refusal(error) ? 'refused' : 'unreachable';
       }
       if (next.done) return followed ? 'broke' : 'refused';
