@@ -65,6 +65,36 @@ describe('redis task aliases', () => {
   });
 });
 
+describe('redis task aliases holding values the store never writes', () => {
+  it.each(['not json{', '42', '[]', 'null', '{"upstream":42}', '{"owner":7,"upstream":"up"}'])(
+    '%s: no alias (not a Redis out of reach), its id claimable again, the key told once without the value',
+    async (value) => {
+      const prefix = `a2a-bridge-test:${randomUUID()}:`;
+      const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+      const logger = { warn: (fields: object, message: string) => warnings.push({ fields: fields as Record<string, unknown>, message }) };
+      const aliases = createRedisTaskAliases({ url: REDIS_URL, prefix, idleTtlMs: 60_000, logger });
+      opened.push(aliases);
+      const redis = new Redis(REDIS_URL);
+      try {
+        await aliases.claim('mine', 'alice');
+        const [key] = await redis.keys(`${prefix}task-alias-own:*`);
+        await redis.set(key as string, value, 'PX', 60_000);
+        await redis.set(`${prefix}task-alias:mine`, value, 'PX', 60_000);
+        expect(await aliases.lookup('mine', 'alice')).toBeUndefined();
+        expect(await aliases.lookup('mine', 'alice')).toBeUndefined();
+        expect(await aliases.claim('mine', 'alice')).toBe(true);
+        const told = warnings.filter((warning) => warning.fields.key === key);
+        expect(told).toHaveLength(1);
+        // The key and the store, nothing of the value (it may be anything).
+        expect(Object.keys(told[0]?.fields ?? {}).sort()).toEqual(['key', 'store']);
+        expect(told[0]?.message).not.toContain(value);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+});
+
 describe('memory task aliases', () => {
   it('keep at most `max` ids, forgetting the least recently used first', async () => {
     const aliases = createMemoryTaskAliases({ max: 3, idleTtlMs: 0 });

@@ -1,4 +1,5 @@
 import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
+import { parseStoredAlias, type StoredAlias } from './stored-alias.js';
 import type { TaskAlias, TaskAliases } from './types.js';
 import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { outOfReachAsRefusal } from '../task-registry/write-refusals.js';
@@ -14,6 +15,9 @@ export interface RedisTaskAliasesOptions {
   logger?: RedisWatchLogger;
 }
 
+/** The unreadable keys remembered as told: past this many, told again (a bound on what a flood of them keeps). */
+const MAX_TOLD_UNREADABLE = 1_000;
+
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot open two tasks under one caller's id. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
   const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 2, ...requestPathRedis(options.commandTimeoutMs ?? 0) });
@@ -27,31 +31,41 @@ export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAl
   // Without an idle TTL an alias lives as long as Redis keeps it; a year bounds what a lost task leaves behind.
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
 
-  const parse = (raw: string | null): (TaskAlias & { owner?: unknown }) | undefined => {
+  // Each key whose value the store never wrote is told once (its key: the value may be anything), not on every read.
+  const toldUnreadable = new Set<string>();
+  /** The alias stored under `key`; an unreadable value is no alias (stored-alias.ts), rather than a Redis out of reach. */
+  async function read(key: string): Promise<StoredAlias | undefined> {
+    const raw = await redis.get(key);
     if (raw === null) return undefined;
-    const value = JSON.parse(raw) as TaskAlias & { owner?: unknown };
-    return typeof value === 'object' && value !== null ? value : undefined;
-  };
+    const alias = parseStoredAlias(raw);
+    if (alias === undefined && !toldUnreadable.has(key)) {
+      if (toldUnreadable.size >= MAX_TOLD_UNREADABLE) toldUnreadable.clear();
+      toldUnreadable.add(key);
+      options.logger?.warn({ store: 'task-aliases', key }, 'A task alias in Redis holds a value the gateway did not write: read as no alias');
+    }
+    return alias;
+  }
 
   /** The owner's alias in the one shared key of before: a conversation that spans an upgrade goes on in its task. */
   async function sharedAlias(clientId: string, owner: string): Promise<TaskAlias | undefined> {
-    const shared = parse(await redis.get(sharedKey(clientId)));
-    return shared?.owner === owner && typeof shared.upstream === 'string' ? { upstream: shared.upstream } : undefined;
+    const shared = await read(sharedKey(clientId));
+    return shared?.owner === owner && shared.upstream !== undefined ? { upstream: shared.upstream } : undefined;
   }
 
   const aliases: TaskAliases = {
     async lookup(clientId, owner) {
       const key = aliasKey(clientId, owner);
-      const alias = parse(await redis.get(key));
+      const alias = await read(key);
       if (!alias) return sharedAlias(clientId, owner);
       // Used: it lives on as long as its task does.
       void redis.pexpire(key, ttlMs).catch(() => undefined);
-      return typeof alias.upstream === 'string' ? { upstream: alias.upstream } : {};
+      return alias.upstream !== undefined ? { upstream: alias.upstream } : {};
     },
     async claim(clientId, owner) {
       const set = await redis.set(aliasKey(clientId, owner), JSON.stringify({}), 'PX', ttlMs, 'NX');
       if (set === 'OK') return true;
-      const held = parse(await redis.get(aliasKey(clientId, owner)));
+      // Pending, or unreadable (no alias): the caller's id opens a task, whose binding writes the key anew.
+      const held = await read(aliasKey(clientId, owner));
       return held?.upstream === undefined;
     },
     async bind(clientId, owner, upstreamId) {
