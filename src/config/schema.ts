@@ -3,6 +3,7 @@ import { BailianConfig } from './bailian-schema.js';
 import { CallerCredentials, Credentials } from './credentials-schema.js';
 import { LimitsConfig } from './limits-schema.js';
 import { CardVerificationConfig } from './card-verification-schema.js';
+import { checkFacadeBasePath } from './facade-base-path.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
 import { BaseUrl, HttpUrl } from './base-url.js';
@@ -268,8 +269,8 @@ const GatewayFields = z.strictObject({
   /** `store: redis`: how long a replica's follows stay its own after it last renewed its lease; a dead replica's are then taken over. */
   'push-follow-lease-ms': z.number().int().min(1_000).default(15_000),
 });
-/** Checked as a whole too: what `redis-tls` may say depends on the URLs beside it. */
-export const GatewayConfig = GatewayFields.superRefine(checkRedisTls);
+/** Checked as a whole too: what `redis-tls` may say depends on the URLs beside it, where the facade may live on the routes beside it. */
+export const GatewayConfig = GatewayFields.superRefine(checkRedisTls).superRefine(checkFacadeBasePath);
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
 /** A fully defaulted config, for tests and embedding. */

@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { CardSource } from '../core/card-source.js';
 import { REDIS_WARN_EVERY_MS } from '../observability/redis-errors.js';
+import { HEALTH_PATH, READY_PATH } from './gateway-routes.js';
 import type { GatewayEnv } from './shared/env.js';
 import { noteLog } from './shared/log-fields.js';
 
@@ -54,11 +55,11 @@ export function mountHealth(
     leftOut = 0;
   }
 
-  app.get('/health', (c) => {
+  app.get(HEALTH_PATH, (c) => {
     noteLog(c, { surface: 'health' });
     return json('{"status":"healthy"}', 200);
   });
-  app.get('/ready', (c) => {
+  app.get(READY_PATH, (c) => {
     noteLog(c, { surface: 'health' });
     const upstreamReachable = cards.upstreamReachable();
     const storeUp = storeReachable();

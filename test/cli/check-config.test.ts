@@ -90,6 +90,16 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     expect(run.stdout).toBe('');
   });
 
+  it("refuses a bailian.base-path on one of the gateway's own routes, naming it, and prints no config", async () => {
+    const run = await cli(['check-config'], { A2A_BRIDGE_BAILIAN__BASE_PATH: '/.well-known/agent-card.json' }, dir);
+    expect(run.code).toBe(2);
+    const problems = stderrLines(run).filter((line) => line.startsWith('  - '));
+    expect(problems).toEqual([
+      "  - bailian.base-path: would put the Bailian facade on the gateway's own route /.well-known/ (the agent cards and the card signing keys); choose a path of its own, e.g. /bailian (from A2A_BRIDGE_BAILIAN__BASE_PATH)",
+    ]);
+    expect(run.stdout).toBe('');
+  });
+
   it('prints URL-valued settings without their credentials, by the rule serve logs them with', async () => {
     const run = await cli(
       ['check-config'],
