@@ -96,10 +96,16 @@ export type GetTaskPushNotificationConfigRequest = z.infer<typeof GetTaskPushNot
 export const DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
 export type DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest;
 
+/**
+ * Unlike ListTasks' (`optional int32`), this page_size is a plain proto3 int32: 0 is its default and
+ * means unset, and encoders that write defaults send it on every call. It gets the default page size.
+ */
+const PushConfigPageSize = z.preprocess((size) => (size === 0 ? undefined : size), z.number().int().min(1).max(100).optional());
+
 export const ListTaskPushNotificationConfigsRequest = z.looseObject({
   tenant: Tenant.optional(),
   taskId: ProtocolId,
-  pageSize: z.number().int().min(1).max(100).optional(),
+  pageSize: PushConfigPageSize,
   pageToken: z.string().optional(),
 });
 export type ListTaskPushNotificationConfigsRequest = z.infer<typeof ListTaskPushNotificationConfigsRequest>;

@@ -14,8 +14,15 @@ export interface DeliverOptions {
   lookup?: LookupFunction;
 }
 
-/** Statuses worth another attempt (iac-code's transient set); every other non-2xx is permanent. */
-const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
+/**
+ * Answers that no retry of the same request can change, so the notification is dead-lettered at once:
+ * 410 Gone (the receiver says the resource is gone for good), and 413, 414 and 431 (the body, the URL
+ * or the headers are too large, and a retry sends the same ones). Every other non-2xx is retried up to
+ * `push-max-attempts`: during a receiver's deploy its ingress may answer 404, 403 or 502, or redirect
+ * to a maintenance page, and a 4xx of a receiver being fixed (a 401 until its secret matches the
+ * config again, which a caller may replace meanwhile) is not final either.
+ */
+const FINAL_STATUS = new Set([410, 413, 414, 431]);
 const MAX_DRAINED_BYTES = 64 * 1024;
 /**
  * TLS failures of the receiver's certificate (Node's codes): it will not verify on the next attempt
@@ -48,9 +55,9 @@ export function pinnedLookup(pin: PinnedAddress): NetLookupFunction {
 
 function classifyStatus(status: number): DeliveryResult {
   if (status >= 200 && status < 300) return { outcome: 'delivered', status };
-  // A redirect is never followed (it could point anywhere the policy forbids) and will not go away.
-  if (RETRYABLE_STATUS.has(status)) return { outcome: 'retry', status, error: `HTTP ${status}` };
-  return { outcome: 'permanent', status, error: `HTTP ${status}` };
+  if (FINAL_STATUS.has(status)) return { outcome: 'permanent', status, error: `HTTP ${status}` };
+  // A redirect is never followed (it could point anywhere the policy forbids), but retried: a maintenance page's goes away.
+  return { outcome: 'retry', status, error: `HTTP ${status}` };
 }
 
 /** `requested`: the request had been handed to the connection when it failed. */

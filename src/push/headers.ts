@@ -38,24 +38,59 @@ export function assertVisibleAscii(field: string, value: string): void {
   }
 }
 
-/** The secret fields of a config that end up in headers must be header-safe before they are stored. */
+/**
+ * The longest token and credentials a config may carry. Each is sent in a header of every delivery (the
+ * token twice: X-A2A-Notification-Token and A2A-Notification-Token), and receivers refuse large headers:
+ * Node's HTTP server takes 16 KiB of headers in all (431 past it), nginx 8 KiB a line, Apache 8,190
+ * bytes a field. At 4 KiB each, both token headers and a Basic Authorization (base64 grows it by a
+ * third) still fit in Node's 16 KiB with the rest of the request's headers; a larger secret would be
+ * refused by the receiver on every delivery, dead-lettered while its caller was told nothing.
+ */
+export const MAX_SECRET_CHARS = 4096;
+/** Auth schemes are short words (Bearer, Basic, Digest, Negotiate): longer is a mistake or an attack. */
+export const MAX_SCHEME_CHARS = 64;
+
+function assertAtMost(field: string, value: string, max: number): void {
+  if (value.length > max) {
+    throw A2AError.invalidParams(`A2A push ${field} must be at most ${max} characters: it is sent in an HTTP header`, [
+      { field, description: `at most ${max} characters` },
+    ]);
+  }
+}
+
+/** The secret fields of a config that end up in headers must be header-safe, and fit in one, before they are stored. */
 export function assertConfigHeaderSafe(config: TaskPushNotificationConfig): void {
-  if (config.token !== undefined) assertVisibleAscii('token', config.token);
+  if (config.token !== undefined) {
+    assertAtMost('token', config.token, MAX_SECRET_CHARS);
+    assertVisibleAscii('token', config.token);
+  }
   const auth = config.authentication;
   if (auth) {
+    assertAtMost('authentication.scheme', auth.scheme, MAX_SCHEME_CHARS);
     if (!TOKEN.test(auth.scheme)) {
       throw A2AError.invalidParams('A2A push authentication scheme is not a valid token', [
         { field: 'authentication.scheme', description: 'must be an HTTP auth scheme token' },
       ]);
     }
-    if (auth.credentials !== undefined) assertVisibleAscii('authentication.credentials', auth.credentials);
+    if (auth.credentials !== undefined) {
+      assertAtMost('authentication.credentials', auth.credentials, MAX_SECRET_CHARS);
+      assertVisibleAscii('authentication.credentials', auth.credentials);
+    }
   }
 }
 
 /**
+ * Basic credentials as they go in the header. Given as `user:pass` they are base64-encoded here (RFC
+ * 7617); without a ':' they cannot be `user:pass` and are taken as already encoded, as the a2a SDKs
+ * send them (`<scheme> <credentials>` unchanged): base64's alphabet has no ':', so the two never meet.
+ */
+const basicCredentials = (credentials: string): string =>
+  credentials.includes(':') ? Buffer.from(credentials, 'utf8').toString('base64') : credentials;
+
+/**
  * Headers that authenticate a delivery to the receiver (as iac-code sends them): the config's token
- * as X-A2A-Notification-Token, and Authorization from `authentication`. Basic credentials are given
- * as `user:pass` and base64-encoded here; any other scheme is sent as `<scheme> <credentials>`.
+ * as X-A2A-Notification-Token, and Authorization from `authentication`: Basic from `user:pass` or
+ * already base64-encoded (basicCredentials), any other scheme as `<scheme> <credentials>`.
  */
 export function pushAuthHeaders(config: TaskPushNotificationConfig): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -64,7 +99,7 @@ export function pushAuthHeaders(config: TaskPushNotificationConfig): Record<stri
   if (auth?.credentials) {
     const scheme = auth.scheme.toLowerCase();
     if (scheme === 'bearer') headers.Authorization = `Bearer ${auth.credentials}`;
-    else if (scheme === 'basic') headers.Authorization = `Basic ${Buffer.from(auth.credentials, 'utf8').toString('base64')}`;
+    else if (scheme === 'basic') headers.Authorization = `Basic ${basicCredentials(auth.credentials)}`;
     else headers.Authorization = `${auth.scheme} ${auth.credentials}`;
   }
   return headers;

@@ -49,14 +49,31 @@ describe('deliver', () => {
     expect(request?.headers.authorization).toBe(`Basic ${Buffer.from('user:pass').toString('base64')}`);
   });
 
-  it('does not follow a redirect: the second receiver gets nothing and the result is permanent', async () => {
+  it('sends Basic credentials already base64-encoded (RFC 7617) unchanged, and encodes user:pass', async () => {
+    const target = await receiver();
+    const encoded = Buffer.from('user:pass').toString('base64');
+    for (const credentials of [encoded, 'user:pass']) {
+      const auth = pushAuthHeaders({ url: target.url, authentication: { scheme: 'Basic', credentials } });
+      await expect(deliver(job(`${target.url}/hook`), { ...open, authHeaders: auth })).resolves.toMatchObject({ outcome: 'delivered' });
+    }
+    const received = target.received.map((request) => request.headers.authorization);
+    expect(received).toEqual([`Basic ${encoded}`, `Basic ${encoded}`]);
+    // What the receiver reads back is the user and password, not their base64 once more.
+    expect(received.map((header) => Buffer.from(String(header).slice('Basic '.length), 'base64').toString('utf8'))).toEqual([
+      'user:pass',
+      'user:pass',
+    ]);
+  });
+
+  it('does not follow a redirect: the second receiver gets nothing and the result is a retry', async () => {
     const second = await receiver();
     const first = await receiver((_req, res) => {
       res.writeHead(302, { location: `${second.url}/stolen` });
       res.end();
     });
     const result = await deliver(job(`${first.url}/hook`), open);
-    expect(result).toMatchObject({ outcome: 'permanent', status: 302 });
+    // A maintenance page's redirect during a deploy goes away: retried up to push-max-attempts, never followed.
+    expect(result).toMatchObject({ outcome: 'retry', status: 302 });
     expect(first.received).toHaveLength(1);
     expect(second.received).toHaveLength(0);
   });
@@ -77,8 +94,18 @@ describe('deliver', () => {
     [503, 'retry'],
     [429, 'retry'],
     [408, 'retry'],
-    [404, 'permanent'],
-    [400, 'permanent'],
+    // An ingress during the receiver's deploy, or a receiver being fixed: not final.
+    [404, 'retry'],
+    [400, 'retry'],
+    [401, 'retry'],
+    [403, 'retry'],
+    [301, 'retry'],
+    [501, 'retry'],
+    // No retry of the same request can change these.
+    [410, 'permanent'],
+    [413, 'permanent'],
+    [414, 'permanent'],
+    [431, 'permanent'],
     [201, 'delivered'],
   ] as const)('classifies HTTP %i as %s', async (status, outcome) => {
     const target = await receiver((_req, res) => {

@@ -1,4 +1,4 @@
-import { withFields, A2AError, isProtocolId, type TaskPushNotificationConfig } from '../../model/index.js';
+import { withFields, A2AError, isProtocolId, PROTOCOL_ID_RULE, type TaskPushNotificationConfig } from '../../model/index.js';
 import { assertConfigHeaderSafe } from '../headers.js';
 import { validateCallbackUrl } from '../url-policy.js';
 
@@ -50,15 +50,11 @@ export const DEFAULT_PAGE_SIZE = 50;
  */
 export function prepareConfig(taskId: string, config: TaskPushNotificationConfig, options: ConfigStoreOptions): StoredConfig['config'] {
   if (!isProtocolId(taskId)) {
-    throw A2AError.invalidParams('Invalid params: taskId: must be 1-128 characters of letters, digits, _ . : -', [
-      { field: 'taskId', description: 'invalid id' },
-    ]);
+    throw A2AError.invalidParams(`Invalid params: taskId: ${PROTOCOL_ID_RULE}`, [{ field: 'taskId', description: PROTOCOL_ID_RULE }]);
   }
   const id = config.id ?? taskId;
   if (!isProtocolId(id)) {
-    throw A2AError.invalidParams('Invalid params: id: must be 1-128 characters of letters, digits, _ . : -', [
-      { field: 'id', description: 'invalid id' },
-    ]);
+    throw A2AError.invalidParams(`Invalid params: id: ${PROTOCOL_ID_RULE}`, [{ field: 'id', description: PROTOCOL_ID_RULE }]);
   }
   validateCallbackUrl(config.url, options);
   assertConfigHeaderSafe(config);
