@@ -54,7 +54,13 @@ describe('watchRedis on a connection that fails and comes back', () => {
     expect(told).toEqual([
       {
         level: 'warn',
-        fields: { store: 'task-aliases', redis: '10.0.0.7:6390', error: 'connect ECONNREFUSED 127.0.0.1:6390', code: 'ECONNREFUSED' },
+        fields: {
+          store: 'task-aliases',
+          redis: '10.0.0.7:6390',
+          kind: 'connection',
+          error: 'connect ECONNREFUSED 127.0.0.1:6390',
+          code: 'ECONNREFUSED',
+        },
         message: 'Redis connection of the task-aliases store failed (10.0.0.7:6390): connect ECONNREFUSED 127.0.0.1:6390',
       },
     ]);
@@ -231,5 +237,74 @@ describe('watchRedis on real connections', () => {
     } finally {
       passwordRedis.stop();
     }
+  });
+});
+
+describe('watchRedis on a Redis that froze', () => {
+  let server: OwnRedis | undefined;
+  const connections: Redis[] = [];
+  afterEach(async () => {
+    server?.thaw();
+    for (const connection of connections.splice(0)) connection.disconnect();
+    await server?.remove();
+    server = undefined;
+  });
+
+  it('a command without an answer in time is counted as a timeout and told once, naming the bound; the first answer after it is told at info', async () => {
+    server = await ownRedis();
+    await server.start();
+    const { told, logger } = recorder();
+    const redis = connectRedis(server.url, { commandTimeout: 300 });
+    connections.push(redis);
+    watchRedis(redis, { store: 'push-configs', logger });
+    await redis.set('frozen-key', 'v');
+    const before = redisErrorCounts('timeout').get('push-configs') ?? 0;
+    const connectionErrors = redisErrorCounts('connection').get('push-configs') ?? 0;
+
+    server.freeze();
+    const failures = await Promise.all(
+      [redis.get('frozen-key'), redis.get('frozen-key'), redis.set('frozen-key', 'w')].map((p) => p.catch((e: Error) => e.message)),
+    );
+    expect(failures).toEqual(['Command timed out', 'Command timed out', 'Command timed out']);
+    expect(redisErrorCounts('timeout').get('push-configs')).toBe(before + 3);
+    expect(redisErrorCounts('connection').get('push-configs') ?? 0).toBe(connectionErrors);
+    const port = new URL(server.url).port;
+    expect(told).toEqual([
+      {
+        level: 'warn',
+        fields: { store: 'push-configs', redis: `127.0.0.1:${port}`, kind: 'timeout', error: 'no answer within 300 ms' },
+        message: `Redis connection of the push-configs store failed (127.0.0.1:${port}): no answer within 300 ms`,
+      },
+    ]);
+
+    server.thaw();
+    expect(await redis.get('frozen-key')).toBe('w');
+    expect(told.slice(1)).toEqual([
+      {
+        level: 'info',
+        fields: { store: 'push-configs', redis: `127.0.0.1:${port}` },
+        message: `Redis connection of the push-configs store answers again (127.0.0.1:${port})`,
+      },
+    ]);
+  });
+
+  it("a command Redis refuses for what it asks (a wrong type) is the caller's error, not Redis trouble", async () => {
+    server = await ownRedis();
+    await server.start();
+    const { told, logger } = recorder();
+    const redis = connectRedis(server.url, { commandTimeout: 300 });
+    connections.push(redis);
+    watchRedis(redis, { store: 'push-configs', logger });
+    await redis.set('a-string', 'v');
+    const before = [...redisErrorCounts()].reduce((sum, [, count]) => sum + count, 0);
+    await expect(redis.lpush('a-string', 'x')).rejects.toThrow(/WRONGTYPE/);
+    // A script Redis forgot (SCRIPT FLUSH, a restart): ioredis's EVALSHA is refused (NOSCRIPT) and it sends EVAL itself.
+    redis.defineCommand('frozenTestEcho', { numberOfKeys: 0, lua: "return 'echo'" });
+    const echo = () => (redis as unknown as { frozenTestEcho(): Promise<string> }).frozenTestEcho();
+    expect(await echo()).toBe('echo');
+    await redis.script('FLUSH');
+    expect(await echo()).toBe('echo');
+    expect([...redisErrorCounts()].reduce((sum, [, count]) => sum + count, 0)).toBe(before);
+    expect(told).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { V025_METHODS } from '../protocol/v025/enums.js';
 import { isV1Method } from '../surfaces/shared/operations.js';
 import { TASK_STATES, type TaskState } from '../model/index.js';
-import { redisErrorCounts } from './redis-errors.js';
+import { redisErrorSeries } from './redis-errors.js';
+import { boundedReading } from './bounded-reading.js';
 import { imageFetchCounts } from './image-fetches.js';
 import { settingsRemovedCounts } from './settings-removed.js';
 import { counterTally, histogramTally } from './tallies.js';
@@ -18,6 +19,11 @@ export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
 const V025 = new Set<string>(V025_METHODS);
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/**
+ * How long a scrape waits for a value read from elsewhere (the Redis queue's depth): Prometheus waits 10 s
+ * by default and a Redis that froze answers nothing; a value read late is not one to report either.
+ */
+export const SCRAPE_READ_WITHIN_MS = 1_000;
 const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /** A surface label: one of the known surfaces, else `other`. */
@@ -37,7 +43,7 @@ const anyStateLabel = (state: string): string => {
   return STATE_LABELS.has(label) ? label : 'other';
 };
 
-/** A counter of process-wide counts that code deep in the stores and the facade reports (redis-errors.ts, image-fetches.ts, settings-removed.ts), read at scrape time. */
+/** A counter of process-wide counts that code deep in the facade reports (image-fetches.ts, settings-removed.ts), read at scrape time. */
 function countsCounter(registry: Registry, name: string, help: string, label: string, counts: () => ReadonlyMap<string, number>): void {
   new Counter({
     name,
@@ -131,7 +137,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     labelNames: ['outcome'] as const,
     registers,
   });
-  const queueDepths = new Map<string, () => Promise<number>>();
+  const queueDepths = new Map<string, () => Promise<number | undefined>>();
   new Gauge({
     name: 'a2a_bridge_push_queue_depth',
     help: 'Push jobs waiting or in flight, by queue (local-file or redis-streams)',
@@ -139,10 +145,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     registers,
     async collect() {
       this.reset();
-      for (const [queue, depth] of queueDepths) {
-        const value = await depth().catch(() => undefined);
-        if (value !== undefined) this.set({ queue }, value);
-      }
+      const depths = await Promise.all([...queueDepths].map(async ([queue, depth]) => [queue, await depth()] as const));
+      for (const [queue, value] of depths) if (value !== undefined) this.set({ queue }, value);
     },
   });
   const workspacesPruned = new Counter({
@@ -174,7 +178,16 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     'surface',
     settingsRemovedCounts,
   );
-  countsCounter(registry, 'a2a_bridge_redis_errors_total', 'Redis connection errors, by component', 'component', redisErrorCounts);
+  new Counter({
+    name: 'a2a_bridge_redis_errors_total',
+    help: 'Redis errors, by component and kind: connection (the connection failed), timeout (a command got no answer in time: a Redis that froze), unavailable (Redis refused a command for now: LOADING, BUSY, …)',
+    labelNames: ['component', 'kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { component, kind, count } of redisErrorSeries()) this.inc({ component, kind }, count);
+    },
+  });
 
   function countRequest(surface: string, method: string, outcome: string, code: string, client: string): void {
     requests.add(`${surface} ${method} ${outcome} ${code} ${client}`, () => ({ surface, method, outcome, error_code: code, client }));
@@ -248,8 +261,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     pushDelivery(outcome: string): void {
       pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });
     },
+    /** A scrape waits at most SCRAPE_READ_WITHIN_MS for `depth` (a Redis that froze would hold it): the sample is left out meanwhile. */
     watchQueue(queue: 'local-file' | 'redis-streams', depth: () => Promise<number>): void {
-      queueDepths.set(queue, depth);
+      queueDepths.set(queue, boundedReading(depth, SCRAPE_READ_WITHIN_MS));
     },
     /** One sweep of the workspace pruner: what it removed and what it could not. */
     workspaceSweep(result: { removed: number; bytes: number; failed: number }): void {

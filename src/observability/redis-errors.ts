@@ -1,22 +1,39 @@
 import type { EventEmitter } from 'node:events';
-import type { RedisOptions } from 'ioredis';
+import type { Command, RedisOptions } from 'ioredis';
 import { URL_USER_INFO } from '../url-credentials.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
+import { answeringProbe, askWhenReadyIsProbed, READY_PING_WITHIN_MS, readyDependsOn, type PingedRedis } from './redis-answering.js';
+import { commandFailureKind, watchCommands, type RedisErrorKind } from './redis-command-failures.js';
+
+export type { RedisErrorKind };
 
 /**
- * Redis connection errors counted per component, process-wide: the connections are opened deep in
- * the stores and queues, which only need to report here; the metrics read the counts at scrape time.
+ * Redis errors counted per component and kind, process-wide: the connections are opened deep in the
+ * stores and queues, which only need to report here; the metrics read the counts at scrape time.
  */
-const counts = new Map<string, number>();
+const counts = new Map<string, { component: string; kind: RedisErrorKind; count: number }>();
 
 export type RedisComponent =
   'task-registry' | 'context-lanes' | 'turn-slots' | 'task-aliases' | 'conversation-languages' | 'push-configs' | 'push-queue';
 
-export function noteRedisError(component: RedisComponent): void {
-  counts.set(component, (counts.get(component) ?? 0) + 1);
+export function noteRedisError(component: RedisComponent, kind: RedisErrorKind = 'connection'): void {
+  const key = `${component} ${kind}`;
+  const counted = counts.get(key);
+  if (counted) counted.count++;
+  else counts.set(key, { component, kind, count: 1 });
 }
 
-export const redisErrorCounts = (): ReadonlyMap<string, number> => counts;
+/** Every component and kind counted so far, with its count. */
+export const redisErrorSeries = (): Iterable<{ component: string; kind: RedisErrorKind; count: number }> => counts.values();
+
+/** The errors counted per component (of `kind`, or of every kind). */
+export function redisErrorCounts(kind?: RedisErrorKind): ReadonlyMap<string, number> {
+  const totals = new Map<string, number>();
+  for (const counted of counts.values()) {
+    if (kind === undefined || counted.kind === kind) totals.set(counted.component, (totals.get(counted.component) ?? 0) + counted.count);
+  }
+  return totals;
+}
 
 /** A store's connection failing (refused, not resolved, timed out, credentials refused) is logged at most this often. */
 export const REDIS_WARN_EVERY_MS = 30_000;
@@ -26,9 +43,15 @@ export interface RedisWatchLogger extends WarningLogger {
   info?(fields: object, message: string): void;
 }
 
-/** What watchRedis reads of a client: its events, and the options ioredis read from the URL (ioredis's `Redis`). */
+/**
+ * What watchRedis reads of a client (ioredis's `Redis`): its events, the options ioredis read from the URL,
+ * and, on a real connection, its commands (sendCommand) and status (for the PING of `/ready`).
+ */
 export interface WatchedRedis extends Pick<EventEmitter, 'on'> {
-  readonly options?: Pick<RedisOptions, 'host' | 'port' | 'path' | 'sentinels' | 'name' | 'password' | 'sentinelPassword'>;
+  readonly options?: Pick<RedisOptions, 'host' | 'port' | 'path' | 'sentinels' | 'name' | 'password' | 'sentinelPassword' | 'commandTimeout'>;
+  sendCommand?(command: Command, stream?: never): unknown;
+  readonly status?: string;
+  once?(event: 'end', listener: () => void): unknown;
 }
 
 export interface WatchRedisOptions {
@@ -69,22 +92,36 @@ function describeError(error: unknown, secrets: readonly string[]): { error: str
   return { error: scrubbed(message.slice(0, 500), secrets), ...(typeof code === 'string' ? { code } : {}) };
 }
 
+/** What is told of a command's failure: "no answer within <commandTimeout> ms" for a timeout, else Redis's reply. */
+function describeCommandFailure(kind: RedisErrorKind, error: unknown, withinMs: number | undefined, secrets: readonly string[]): { error: string } {
+  if (kind === 'timeout') return { error: withinMs ? `no answer within ${withinMs} ms` : 'no answer in time' };
+  return { error: describeError(error, secrets).error };
+}
+
+const isWithCommands = (connection: WatchedRedis): connection is WatchedRedis & PingedRedis =>
+  typeof connection.sendCommand === 'function' && typeof connection.once === 'function';
+
 /**
- * Watches the Redis connection(s) of one store: every 'error' is counted (a2a_bridge_redis_errors_total),
- * and told at warn at most once per `everyMs` (the ones in between counted in the next line's `leftOut`),
- * naming the store, where it connects (no credentials) and the error (scrubbed); once a connection is ready
- * again after a failure that was told, that is told at info. Without a listener ioredis would print every
- * failed reconnect with its stack. Returns a function that watches another connection of the same store
- * (a duplicate) under the same throttle.
+ * Watches the Redis connection(s) of one store, and tells each failure at warn at most once per `everyMs`
+ * (the ones in between counted in the next line's `leftOut`), naming the store, where it connects (no
+ * credentials), the kind and the error (scrubbed). Counted (a2a_bridge_redis_errors_total, by kind):
+ * every 'error' of the connection (`connection`), and every command that got no answer within its bound
+ * (`timeout`: a Redis that froze keeps its connections open and says nothing) or that Redis refused for
+ * now (`unavailable`: LOADING, BUSY, …). Once a connection is ready again after a failure that was told,
+ * or a command is answered after a timeout that was told, that is told at info. The connections of the
+ * stores calls depend on are PINGed when `/ready` is probed (redis-answering.ts). Without a listener
+ * ioredis would print every failed reconnect with its stack. Returns a function that watches another
+ * connection of the same store (a duplicate) under the same throttle.
  */
 export function watchRedis(redis: WatchedRedis, options: WatchRedisOptions): (another: WatchedRedis) => void {
   const { store, logger } = options;
-  let failing = false;
+  let failing: 'connection' | 'commands' | undefined;
+  let toldKind: RedisErrorKind = 'connection';
   const warn = throttledWarnings(
     logger
       ? {
           warn: (fields, message) => {
-            failing = true;
+            failing = toldKind === 'connection' ? 'connection' : 'commands';
             logger.warn(fields, message);
           },
         }
@@ -95,16 +132,34 @@ export function watchRedis(redis: WatchedRedis, options: WatchRedisOptions): (an
   const watch = (connection: WatchedRedis): void => {
     const endpoint = redisEndpointText(connection);
     const secrets = [connection.options?.password, connection.options?.sentinelPassword].filter((secret): secret is string => !!secret);
-    connection.on('error', (error: unknown) => {
-      noteRedisError(store);
-      const described = describeError(error, secrets);
-      warn({ store, redis: endpoint, ...described }, `Redis connection of the ${store} store failed (${endpoint}): ${described.error}`);
-    });
+    const tell = (kind: RedisErrorKind, described: { error: string; code?: string }): void => {
+      noteRedisError(store, kind);
+      toldKind = kind;
+      warn({ store, redis: endpoint, kind, ...described }, `Redis connection of the ${store} store failed (${endpoint}): ${described.error}`);
+    };
+    const toldAgain = (message: string): void => {
+      failing = undefined;
+      logger?.info?.({ store, redis: endpoint }, `Redis connection of the ${store} store ${message} (${endpoint})`);
+    };
+    connection.on('error', (error: unknown) => tell('connection', describeError(error, secrets)));
     connection.on('ready', () => {
-      if (!failing) return;
-      failing = false;
-      logger?.info?.({ store, redis: endpoint }, `Redis connection of the ${store} store is ready again (${endpoint})`);
+      if (failing) toldAgain('is ready again');
     });
+    if (!isWithCommands(connection)) return;
+    const probe = readyDependsOn(store)
+      ? answeringProbe(connection, () => tell('timeout', { error: `no answer to PING within ${READY_PING_WITHIN_MS} ms` }))
+      : undefined;
+    watchCommands(connection, {
+      answered: () => {
+        if (failing === 'commands') toldAgain('answers again');
+      },
+      failed: (error, command) => {
+        const kind = commandFailureKind(error);
+        if (!kind || probe?.toldLate(command)) return;
+        tell(kind, describeCommandFailure(kind, error, connection.options?.commandTimeout, secrets));
+      },
+    });
+    if (probe) askWhenReadyIsProbed(connection, store, probe);
   };
   watch(redis);
   return watch;

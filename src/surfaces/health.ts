@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { CardSource } from '../core/card-source.js';
+import { READY_PING_WITHIN_MS, storesNotAnswering } from '../observability/redis-answering.js';
 import { REDIS_WARN_EVERY_MS } from '../observability/redis-errors.js';
 import { HEALTH_PATH, READY_PATH } from './gateway-routes.js';
 import type { GatewayEnv } from './shared/env.js';
@@ -14,13 +15,17 @@ const json = (body: string, status: number): Response =>
  * anything about the agent. `/health` never calls upstream; `/ready` reports the last card refresh and
  * whether the task store can be reached and takes writes (with `store: redis`, a replica without Redis
  * answers every call with -32603, and one whose Redis refuses writes answers without recording: either
- * way the balancer should send its callers elsewhere). Both read state, not the network.
+ * way the balancer should send its callers elsewhere). `/health` reads state, not the network. `/ready` also
+ * PINGs the Redis connections every call depends on (redis-answering.ts), at most once a second each and
+ * waiting at most READY_PING_WITHIN_MS: a Redis that froze keeps its connections open, and nothing else would
+ * tell until a call had failed.
  */
 export function mountHealth(
   app: Hono<GatewayEnv>,
   cards: CardSource,
   storeReachable: () => boolean = () => true,
   now: () => number = Date.now,
+  redisNotAnswering: () => Promise<readonly string[]> = storesNotAnswering,
 ): void {
   // What is wrong is told at warn, at most once per REDIS_WARN_EVERY_MS (turns to not ready within it are
   // counted in the next line's `leftOut`, and a warning held back is told once the time has passed, if it
@@ -30,9 +35,10 @@ export function mountHealth(
   let toldAt = -Infinity;
   let leftOut = 0;
   let lastCause: string | undefined;
-  function noteReadiness(c: Context<GatewayEnv>, upstreamReachable: boolean, storeUp: boolean): void {
+  function noteReadiness(c: Context<GatewayEnv>, upstreamReachable: boolean, storeUp: boolean, notAnswering: readonly string[]): void {
     const upstream = upstreamReachable ? undefined : cards.upstreamRefusedCredentials?.() ? 'refused' : 'unreachable';
-    const cause = upstreamReachable && storeUp ? undefined : whyNotReady(upstream, storeUp);
+    const ready = upstreamReachable && storeUp && notAnswering.length === 0;
+    const cause = ready ? undefined : whyNotReady(upstream, storeUp, notAnswering);
     const turned = cause !== undefined && lastCause === undefined;
     lastCause = cause;
     const logger = c.get('logger') as GatewayEnv['Variables']['logger'] | undefined;
@@ -49,7 +55,13 @@ export function mountHealth(
     toldAt = now();
     toldCause = cause;
     logger?.warn(
-      { surface: 'health', upstreamReachable, storeReachable: storeUp, ...(leftOut > 0 ? { leftOut } : {}) },
+      {
+        surface: 'health',
+        upstreamReachable,
+        storeReachable: storeUp,
+        ...(notAnswering.length > 0 ? { redisNotAnswering: notAnswering } : {}),
+        ...(leftOut > 0 ? { leftOut } : {}),
+      },
       `/ready: not ready, ${cause}`,
     );
     leftOut = 0;
@@ -59,12 +71,14 @@ export function mountHealth(
     noteLog(c, { surface: 'health' });
     return json('{"status":"healthy"}', 200);
   });
-  app.get(READY_PATH, (c) => {
+  app.get(READY_PATH, async (c) => {
     noteLog(c, { surface: 'health' });
     const upstreamReachable = cards.upstreamReachable();
     const storeUp = storeReachable();
-    noteReadiness(c, upstreamReachable, storeUp);
-    return upstreamReachable && storeUp ? json('{"status":"ready"}', 200) : json('{"status":"unavailable"}', 503);
+    // Not asked when the store is known down already: its connections are not ready, or it refuses writes.
+    const notAnswering = storeUp ? await redisNotAnswering() : [];
+    noteReadiness(c, upstreamReachable, storeUp, notAnswering);
+    return upstreamReachable && storeUp && notAnswering.length === 0 ? json('{"status":"ready"}', 200) : json('{"status":"unavailable"}', 503);
   });
 }
 
@@ -74,8 +88,13 @@ const UPSTREAM_NOT_READY = {
   refused: "the upstream agent refused the gateway's credentials (HTTP 401/403: check upstream.auth)",
 } as const;
 
-const whyNotReady = (upstream: keyof typeof UPSTREAM_NOT_READY | undefined, storeUp: boolean): string =>
+const whyNotReady = (upstream: keyof typeof UPSTREAM_NOT_READY | undefined, storeUp: boolean, notAnswering: readonly string[]): string =>
   [
     ...(upstream ? [UPSTREAM_NOT_READY[upstream]] : []),
     ...(storeUp ? [] : ['the task store cannot be reached or refuses writes (see the Redis warnings)']),
+    ...(notAnswering.length > 0
+      ? [
+          `Redis does not answer (no PONG within ${READY_PING_WITHIN_MS} ms) for the ${notAnswering.join(', ')} store${notAnswering.length > 1 ? 's' : ''} (see the Redis warnings)`,
+        ]
+      : []),
   ].join(' and ');

@@ -11,7 +11,7 @@ function probed() {
   const told: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
   const record = (level: string) => (fields: Record<string, unknown>, message: string) => void told.push({ level, fields, message });
   const logger = { warn: record('warn'), info: record('info') } as unknown as Logger;
-  const state = { upstream: true, store: true, time: 1_000_000 };
+  const state = { upstream: true, store: true, time: 1_000_000, notAnswering: [] as string[] };
   const app = new Hono<GatewayEnv>();
   app.use(async (c, next) => {
     c.set('logger', logger);
@@ -24,6 +24,7 @@ function probed() {
     cards,
     () => state.store,
     () => state.time,
+    async () => state.notAnswering,
   );
   const probe = async () => (await app.request('/ready')).status;
   return { told, state, probe };
@@ -85,5 +86,22 @@ describe('/ready in the log', () => {
     state.upstream = false;
     await probe();
     expect(told.at(-1)).toMatchObject({ level: 'warn', fields: { upstreamReachable: false, storeReachable: false } });
+  });
+
+  it('a Redis that does not answer its PING (frozen: the connections stay open) is not ready, naming the stores', async () => {
+    const { told, state, probe } = probed();
+    state.notAnswering = ['context-lanes', 'task-registry'];
+    expect(await probe()).toBe(503);
+    expect(told).toEqual([
+      {
+        level: 'warn',
+        fields: { surface: 'health', upstreamReachable: true, storeReachable: true, redisNotAnswering: ['context-lanes', 'task-registry'] },
+        message:
+          '/ready: not ready, Redis does not answer (no PONG within 750 ms) for the context-lanes, task-registry stores (see the Redis warnings)',
+      },
+    ]);
+    state.notAnswering = [];
+    expect(await probe()).toBe(200);
+    expect(told.at(-1)).toMatchObject({ level: 'info', message: '/ready: ready again' });
   });
 });

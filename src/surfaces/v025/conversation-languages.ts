@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../../config/schema.js';
-import { noteRedisError, watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
+import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import { FairLru } from '../../core/fair-lru.js';
 import { connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { redisEndpoint } from '../../redis-tls.js';
@@ -57,8 +57,9 @@ export function createRedisConversationLanguages(options: {
 }): ConversationLanguages {
   // Bounded: a Redis that hangs must not hold the turn up longer than it takes to read its history instead.
   const redis = connectRedis(options.url, { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
-  // A command that fails is counted; the connection failing is counted and logged at most every 30 s.
-  const failed = (): undefined => void noteRedisError('conversation-languages');
+  // A command that fails reads as nothing; watchRedis counts what Redis failed (the connection, a command
+  // without an answer in time) and logs it at most every 30 s.
+  const failed = (): undefined => undefined;
   watchRedis(redis, { store: 'conversation-languages', logger: options.logger });
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
   const redisKey = (principal: string, contextId: string): string => `${options.prefix}conversation-language:${key(principal, contextId)}`;

@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { noteRedisError } from '../../observability/redis-errors.js';
 import type { WarningLogger } from '../../throttled-warnings.js';
 import { readSnapshot, snapshotFile } from '../../snapshot-file.js';
 import { withFields, type Message, type Part, type Task } from '../../model/index.js';
@@ -206,7 +205,8 @@ return 0`;
 
 /** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
 export function createRedisCutTurnNotes(redis: Redis, options: { prefix: string; ttlMs: number }): CutTurnNotes {
-  const failed = (): undefined => void noteRedisError('conversation-languages');
+  // Read as no note; the connection's watcher (conversation-languages.ts) counts and tells what Redis failed.
+  const failed = (): undefined => undefined;
   const key = (principal: string, contextId: string): string => `${options.prefix}conversation-cut-turn:${conversationKey(principal, contextId)}`;
   const writes = inFlight();
   return {
