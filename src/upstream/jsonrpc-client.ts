@@ -191,6 +191,8 @@ function settle(envelope: Envelope, id: string, transport: JsonRpcTransport): un
 
 /** Settle a whole (non-SSE) response body. */
 function settleBody(statusCode: number, text: string, id: string, transport: JsonRpcTransport): unknown {
+  // A refusal of the gateway's credentials, whatever error its body names (an auth layer's -32603, say), is told as one.
+  if (refusesCredentials(statusCode)) throw notJsonRpcAnswer(statusCode);
   const envelope = parseJson(text);
   if (!isJsonRpcResponse(envelope)) throw notJsonRpcAnswer(statusCode);
   const result = settle(envelope, id, transport);

@@ -1,7 +1,15 @@
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError, ErrorCode, upstreamAnsweredHttp } from '../model/index.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
-import { a2aReasonCode, agentErrorInfo, CONTENT_TOO_LARGE, credentialsRefused, fromJsonRpcError, tooLargeForAgent } from './upstream-errors.js';
+import {
+  a2aReasonCode,
+  agentErrorInfo,
+  CONTENT_TOO_LARGE,
+  credentialsRefused,
+  fromJsonRpcError,
+  refusesCredentials,
+  tooLargeForAgent,
+} from './upstream-errors.js';
 import { fromV025JsonRpcError } from './v025-errors.js';
 import { isRecord } from '../model/json.js';
 
@@ -66,6 +74,8 @@ function textField(body: Record<string, unknown>): string {
 
 /** A non-2xx answer (or the data of an SSE `event: error`, read with status 500) as an A2AError. */
 export function fromRestError(status: number, text: string, context: RestErrorContext): A2AError {
+  // A refusal of the gateway's credentials, whatever code its body names, is told as one (the status decides).
+  if (refusesCredentials(status)) return fromHttpStatus(status, '', context);
   const body = parseJson(text);
   if (!isRecord(body)) return fromHttpStatus(status, '', context);
   if (isRecord(body.error)) {

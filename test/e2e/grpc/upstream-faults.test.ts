@@ -127,6 +127,20 @@ describe('the gRPC upstream client', () => {
     const streamed = await rpcError('SubscribeToTask', { id: 'task-unrecorded' });
     expect(streamed.code).toBe(expected);
   });
+
+  it.each([
+    [status.UNAUTHENTICATED, 401],
+    [status.PERMISSION_DENIED, 403],
+  ])("a status %i (the gateway credentials refused) reads as an HTTP %i does: the agent is unavailable, why is the log's", async (code) => {
+    agent.behave = { kind: 'fail', code, details: 'token upstream-secret rejected' };
+    for (const method of ['GetTask', 'SubscribeToTask']) {
+      // The words a 1.0 caller reads of an HTTP 401 agent (e2e/facade/upstream-credentials-refused.test.ts): no agent text.
+      expect(await rpcError(method, { id: 'task-unrecorded' }), method).toStrictEqual({ code: -32603, message: 'Upstream agent is unavailable' });
+      const line = gateway.requestLog().findLast((one) => one.method === method);
+      expect(line?.cause, method).toMatch(/refused the gateway's credentials \(gRPC [A-Z_]+; upstream\.auth\)/);
+      expect(line?.cause, method).not.toContain('upstream-secret');
+    }
+  });
 });
 
 describe('a gRPC agent that never answers, with the whole-call bound off', () => {
