@@ -8,6 +8,7 @@ import type { AgentPort, CallContext } from './core/agent-port.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes-factory.js';
 import { createGateway } from './core/gateway.js';
+import { boundingHistory } from './core/history-length.js';
 import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createTaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
@@ -220,7 +221,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       clientIdOf: (upstreamId, owner) => taskAliases.clientIdOf(upstreamId, owner),
     });
-    const port = observability.port(withArtifactContent(push.decorate(gateway), config, logger));
+    // A caller's historyLength cuts only its answer: the registry, subscribers and push notifications keep the whole history.
+    const port = observability.port(withArtifactContent(boundingHistory(push.decorate(gateway)), config, logger));
     push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();

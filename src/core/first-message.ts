@@ -22,7 +22,8 @@ export function openingMessage(message: Message, task: Task): Message {
  * The snapshot to store for a Task answer (SendMessage, GetTask, CancelTask), given what is stored.
  * An answer whose history was cut by historyLength keeps the stored history. iac-code saves a new task
  * before its SDK records the opening user message, so its answers never show that message: the stored
- * one (or, for a new task, `opening`) is kept at the start, so the history starts where the task did.
+ * one (or, for a new task, `opening`) is kept at the start, so the history starts where the task did; an
+ * answer with its whole history is relayed so too (recording.ts), as ListTasks and push notifications show it.
  */
 export function snapshotToStore(answer: Task, stored: Task | undefined, options: { historyTrimmed: boolean; opening?: Message }): Task {
   let snapshot = answer;

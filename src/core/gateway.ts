@@ -7,7 +7,6 @@ import { fanningOut } from './fan-out.js';
 import { openingFollowUpsWithRecord } from './follow-up-task.js';
 import { recording } from './recording.js';
 import { createRedaction, redacting } from './redact.js';
-import { boundingStreamHistory } from './stream-history.js';
 import { subscribable } from './subscribable.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
@@ -64,26 +63,23 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const scoped = taskScoped(
     // One turn per context, in the caller's own contexts only.
     admitting(
-      // A stream's Task events cut to the caller's historyLength; the registry and subscribers below keep it whole.
-      boundingStreamHistory(
-        // In-process subscribers get every event.
-        fanningOut(
-          // The registry records every task, streams folded and written at state changes and at their end.
-          recording(
-            // SubscribeToTask: the task first, never on a finished or input-required task.
-            subscribable(
-              // Nothing the agent echoes back keeps a secret.
-              redacting(
-                // A follow-up's stream opens with the task as recorded when the agent's opening Task tells nothing of its past.
-                openingFollowUpsWithRecord(upstream, registry),
-                redaction,
-              ),
-              registry,
+      // In-process subscribers get every event.
+      fanningOut(
+        // The registry records every task, streams folded and written at state changes and at their end.
+        recording(
+          // SubscribeToTask: the task first, never on a finished or input-required task.
+          subscribable(
+            // Nothing the agent echoes back keeps a secret.
+            redacting(
+              // A follow-up's stream opens with the task as recorded when the agent's opening Task tells nothing of its past.
+              openingFollowUpsWithRecord(upstream, registry),
+              redaction,
             ),
-            withFields({ registry, writer, redaction, metaOf }, deps.lostAfterMs === undefined ? {} : { lostAfterMs: deps.lostAfterMs }),
+            registry,
           ),
-          hub,
+          withFields({ registry, writer, redaction, metaOf }, deps.lostAfterMs === undefined ? {} : { lostAfterMs: deps.lostAfterMs }),
         ),
+        hub,
       ),
       { registry, lanes, laneKey, settling: writer, ...(logger ? { logger } : {}) },
     ),

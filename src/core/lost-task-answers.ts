@@ -27,7 +27,7 @@ export interface LostTaskAnswersDeps {
   /** A stream of the agent passed through and recorded (recording.ts). */
   recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse>;
   /** Records a Task the agent answered for a task it knows (recording.ts). */
-  recordAnswer(task: Task, ctx: CallContext, tenant: string, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<unknown>;
+  recordAnswer(task: Task, ctx: CallContext, tenant: string, options: { historyTrimmed: boolean; claimNew: boolean }): Promise<Task>;
   /** How long the agent must keep not knowing a recorded task before it is recorded failed (`tasks.lost-after-ms`). */
   lostAfterMs?: number;
 }
@@ -117,8 +117,7 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
           continue;
         }
         lostTasks.found(task.id);
-        await recordAnswer(task, ctx, tenantOf(request), { historyTrimmed: false, claimNew: false });
-        return task;
+        return await recordAnswer(task, ctx, tenantOf(request), { historyTrimmed: false, claimNew: false });
       }
     } finally {
       if (waiting) canceling.remove(request.id);

@@ -61,7 +61,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * is open, the stream is the live authority and an answer could only move the state backwards.
    * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
    * `followUp`, the message a blocking send passed on, right after the question it answered: the record as
-   * the follow-up found it, `asked`, caller-messages.ts).
+   * the follow-up found it, `asked`, caller-messages.ts), and with the task's opening message first, as
+   * recorded (first-message.ts).
    */
   async function recordAnswer(
     answer: Task,
@@ -77,8 +78,11 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const { followUp } = options;
     const before = followUp?.asked ?? stored;
     const task = withCallerMessagesKept(answer, before?.history, followUp && recordedWithFollowUp(before, followUp.message));
-    if (!openStreams.has(task.id)) await writer.record({ task: snapshotToStore(task, stored, options) }, metaOf(ctx, tenant), task.id);
-    return task;
+    const snapshot = snapshotToStore(task, stored, options);
+    if (!openStreams.has(task.id)) await writer.record({ task: snapshot }, metaOf(ctx, tenant), task.id);
+    // The whole history as recorded, its opening message too (which iac-code never shows): what ListTasks and
+    // push notifications show. A history cut by historyLength is the answer's, cut by its caller.
+    return options.historyTrimmed ? task : snapshot;
   }
 
   /**

@@ -79,6 +79,24 @@ describe('withCallerMessagesKept', () => {
     expect(withCallerMessagesKept(cut, asked.history, recordedWithFollowUp(asked, user('a1')))).toBe(cut);
   });
 
+  it('an agent that reuses its message ids in every turn (iac-code) is matched turn by turn, whole or cut', () => {
+    // iac-code: every chunk of a turn under `<taskId>-message`, the final text under `<taskId>-2`, in every turn;
+    // the follow-up stored, the opening message never shown.
+    const said = (id: string, text: string): Message => ({ ...agent(id), parts: [{ text }] });
+    const turn = (n: number) => [said('t-message', `chunk ${n}a`), said('t-message', `chunk ${n}b`), said('t-2', `final ${n}`)];
+    const recorded = [user('one'), ...turn(1), user('two'), ...turn(2)];
+    const agentHistory = recorded.slice(1);
+    const whole = task(agentHistory);
+    expect(withCallerMessagesKept(whole, recorded)).toBe(whole);
+    for (const length of [1, 2, 3, 4, 5, 6]) {
+      const cut = withHistoryLength(whole, length);
+      expect(withHistoryLength(withCallerMessagesKept(cut, recorded), length)).toEqual(cut);
+    }
+    // The record behind the agent (its second turn unseen): the agent's history as it is.
+    const ahead = task([...agentHistory, user('three'), ...turn(3)]);
+    expect(withCallerMessagesKept(ahead, recorded)).toEqual(ahead);
+  });
+
   // A transcript of unique messages; the agent's history is it without some of the user's messages, the record
   // a prefix of it (the record may be behind the agent, never ahead of it).
   const transcript = fc

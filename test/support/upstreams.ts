@@ -16,6 +16,12 @@ export interface UpstreamCase {
   /** The gateway in front of a separately started upstream whose URL is exposed as `upstreamUrl`. */
   startGatewayWithReachableUpstream(overrides?: Record<string, unknown>): Promise<TestGateway>;
   agentName: string;
+  /**
+   * Whether the agent's own Task (a blocking answer, GetTask) shows the message that opened the task: iac-code's
+   * never does (it saves the task before its SDK records the message), the SDK agent's does. Through the gateway
+   * it always does, first, as the gateway recorded it (core/first-message.ts).
+   */
+  showsOpeningMessage: boolean;
   /** The state a turn ends in (iac-code pauses at INPUT_REQUIRED; the SDK agent completes). */
   endState: TaskState;
   /** The reply text of the context's `turn`-th turn. */
@@ -36,6 +42,7 @@ export const UPSTREAMS: UpstreamCase[] = [
     startGateway: (overrides) => startDemoGateway(overrides),
     startGatewayWithReachableUpstream: (overrides) => startDemoAgentGateway(overrides),
     agentName: DEMO_AGENT_NAME,
+    showsOpeningMessage: false,
     endState: TaskState.TASK_STATE_INPUT_REQUIRED,
     reply: (text, turn) => demoReply(text, turn).full,
     // iac-code's frames: SUBMITTED, WORKING, one WORKING per chunk, usage, the artifact, the final text, INPUT_REQUIRED.
@@ -60,6 +67,7 @@ export const UPSTREAMS: UpstreamCase[] = [
     startGateway: (overrides) => startSdkGateway(overrides),
     startGatewayWithReachableUpstream: (overrides) => startSdkGateway(overrides),
     agentName: SDK_AGENT_NAME,
+    showsOpeningMessage: true,
     endState: TaskState.TASK_STATE_COMPLETED,
     reply: (text, turn) => sdkReply(text, turn).full,
     streamOutline: (text, turn) => [

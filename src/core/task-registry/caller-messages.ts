@@ -1,7 +1,6 @@
 import { withFields, type Message, type Task } from '../../model/index.js';
 
 const NOTHING: readonly Message[] = [];
-const KEPT = -1;
 
 /**
  * The agent's Task with the caller's messages it lacks put back, each where the gateway recorded it.
@@ -18,8 +17,8 @@ const KEPT = -1;
  *
  * A user message with nothing the agent holds before it is not put back: an answer cut by historyLength
  * holds the agent's last messages only, and such a message was said before them; an agent that never shows
- * the message that opened its task (iac-code, the demo agent) is answered as it answers, and the record
- * keeps that message first (snapshotToStore, first-message.ts).
+ * the message that opened its task (iac-code, the demo agent) gets the recorded one first elsewhere, in the
+ * record and in the answer alike (snapshotToStore, first-message.ts).
  *
  * Every blocking answer and every Task event folded passes here, and an agent that holds every message (a
  * 1.x agent) has nothing put back: that is seen in one walk over both histories, in order, with nothing
@@ -62,17 +61,14 @@ function inOrderUntil(history: readonly Message[], recorded: readonly Message[],
 }
 
 /**
- * The general case: the agent's history indexed by messageId, the recorded user messages it lacks put back
- * after the agent's message the record had before them, unless the agent holds them there under an id of its
- * own (restated, below).
+ * The general case: the recorded user messages the agent's history lacks put back after the agent's message the
+ * record had before them, unless the agent holds them there under an id of its own (restated, below).
  */
 function keptWhereSaid(answer: Task, history: readonly Message[], runs: readonly (readonly Message[])[]): Task {
-  const positions = new Map<string, number>();
-  history.forEach((message, index) => {
-    if (!positions.has(message.messageId)) positions.set(message.messageId, index);
-  });
+  const occurrences = new Occurrences(history, runs);
   // Kept messages by the position of the agent's message they follow.
   const keptAfter = new Map<number, Message[]>();
+  const kept = new Set<string>();
   let restated: Restated | undefined;
   let anchor = -1;
   // The messages missing since the last one the agent holds: kept once the next it holds (or the end) is found.
@@ -90,16 +86,16 @@ function keptWhereSaid(answer: Task, history: readonly Message[], runs: readonly
   };
   for (const run of runs) {
     for (const message of run) {
-      const position = positions.get(message.messageId);
-      if (position === KEPT) continue;
-      if (position !== undefined) {
+      if (occurrences.holds(message.messageId)) {
+        const position = occurrences.next(message.messageId);
+        if (position === undefined) continue;
         keepMissing(position);
         anchor = position;
         continue;
       }
-      if (anchor < 0 || message.role !== 'ROLE_USER' || !message.messageId) continue;
       // Kept once: a message recorded twice (a retried follow-up) is passed over the second time.
-      positions.set(message.messageId, KEPT);
+      if (kept.has(message.messageId) || anchor < 0 || message.role !== 'ROLE_USER' || !message.messageId) continue;
+      kept.add(message.messageId);
       missing.push(message);
     }
   }
@@ -112,6 +108,44 @@ function keptWhereSaid(answer: Task, history: readonly Message[], runs: readonly
     if (group) merged.push(...group);
   });
   return withFields(answer, { history: merged });
+}
+
+/**
+ * Where in the agent's history each recorded message is, by messageId. An agent may reuse an id in every turn
+ * (iac-code: `<taskId>-message` for every chunk, `<taskId>-2` for the final text), so an id is matched
+ * occurrence by occurrence, in order: from the end when the record holds it more often than the agent (an answer
+ * cut by historyLength holds the last ones; the record's earlier ones have none), from the start otherwise (the
+ * agent ran on past the record). Matched by their first occurrence, a cut answer's last message stood for the
+ * record's first turn, and the caller's follow-up was put after it, as the latest message.
+ */
+class Occurrences {
+  private readonly positions = new Map<string, number[]>();
+  /** Per id: how many of its recorded occurrences were walked, less those the agent's history has no place for. */
+  private readonly walked = new Map<string, number>();
+
+  constructor(history: readonly Message[], runs: readonly (readonly Message[])[]) {
+    history.forEach((message, index) => {
+      const same = this.positions.get(message.messageId);
+      if (same) same.push(index);
+      else this.positions.set(message.messageId, [index]);
+    });
+    const recorded = new Map<string, number>();
+    for (const run of runs) {
+      for (const { messageId } of run) if (this.positions.has(messageId)) recorded.set(messageId, (recorded.get(messageId) ?? 0) + 1);
+    }
+    for (const [messageId, count] of recorded) this.walked.set(messageId, Math.min(0, this.positions.get(messageId)!.length - count));
+  }
+
+  holds(messageId: string): boolean {
+    return this.positions.has(messageId);
+  }
+
+  /** The position of the agent's message the next recorded occurrence of `messageId` is, or undefined when it has none. */
+  next(messageId: string): number | undefined {
+    const walked = this.walked.get(messageId) ?? 0;
+    this.walked.set(messageId, walked + 1);
+    return walked < 0 ? undefined : this.positions.get(messageId)?.[walked];
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext } from '../../core/agent-port.js';
-import { withoutHistoryLength } from '../../core/stream-history.js';
+import { withoutHistoryLength } from '../../core/history-length.js';
 import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
 import { timedSignal } from '../../timed-signal.js';
