@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
 import type { AgentPort } from './core/agent-port.js';
 import type { CardSource } from './core/card-source.js';
+import type { TurnLetGo } from './core/gateway.js';
 import type { TurnLimits } from './core/turn-limits.js';
 import { createMemoryTaskAliases, type TaskAliases } from './core/task-aliases/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
@@ -57,7 +58,7 @@ export interface GatewayAppDeps {
   /** The cap on each client's turns in flight, for the turns the facade relays past the core; absent: none. */
   turnLimits?: TurnLimits;
   /** The core's wait for a context's turn to be let go, on any replica (core/gateway.ts); absent: not waited for. */
-  turnLetGo?(contextId: string, withinMs: number): Promise<void>;
+  turnLetGo?: TurnLetGo;
 }
 
 /** What a caller with the Bailian facade's key is told of a 1.0 method on `POST /` (docs/surfaces.md). */

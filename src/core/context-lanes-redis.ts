@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { settlesWithin } from '../settles-within.js';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
 import { missedRenewalMs, readRunning, renewEveryMs, renewRetrying, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
@@ -59,7 +60,7 @@ return false`;
  * How often a message waiting for another replica to let a turn go (letGo) reads its lane again: the release is
  * read at most this late, and a wait of LET_GO_ELSEWHERE_MS (the 0.2.5 facade's) reads it a dozen times or so.
  */
-export const LET_GO_POLL_MS = 10;
+const LET_GO_POLL_MS = 10;
 
 /** What a lane's value says of its turn: the task it names, paused on it or running. */
 type LaneHolder = (NamedTurn & { paused: boolean }) | undefined;
@@ -198,12 +199,18 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
      * Polled, not told: a release would have to publish to every replica on every turn's end, and each replica keep
      * a subscription, for the rare message that comes while another replica lets its turn go. A lane no turn runs
      * on costs its one read; a wait ends at its bound, a Redis failure ends it at once (the turn's own acquisition
-     * then says what is wrong).
+     * then says what is wrong), and so does a read not answered within the time left: a frozen Redis answers
+     * only at the command's own time-out (seconds), which the message would otherwise wait for.
      */
     async letGo(key, withinMs) {
       const deadline = Date.now() + withinMs;
       for (;;) {
-        const value = (await liveHolderScript(laneKey(key), missedRenewal).catch(() => null)) as string | null;
+        const read = liveHolderScript(laneKey(key), missedRenewal).then(
+          (held) => held as string | null,
+          () => null,
+        );
+        if (!(await settlesWithin(read, deadline - Date.now()))) return;
+        const value = await read;
         const runs = value !== null && laneHolder(value)?.paused !== true;
         const left = deadline - Date.now();
         if (!runs || left <= 0) return;

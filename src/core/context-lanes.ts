@@ -1,4 +1,5 @@
 import { A2AError, ErrorCode, type TaskState } from '../model/index.js';
+import { wokenWithin } from '../woken-within.js';
 
 /** The right to run one turn on a context. */
 export interface Lease {
@@ -61,7 +62,7 @@ export type RecordedState = (taskId: string) => Promise<TaskState | undefined>;
  */
 export function createContextLanes(): ContextLanes {
   const held = new Map<string, Lease>();
-  /** What each held lane's release wakes: callbacks each waiter takes out at its own bound (letGo). */
+  /** What each held lane's release wakes (letGo). */
   const letGoWaiters = new Map<string, Set<() => void>>();
   return {
     async tryAcquire(key, taskId) {
@@ -94,16 +95,8 @@ export function createContextLanes(): ContextLanes {
       if (!held.has(key) || held.get(key)?.taskId !== undefined) return;
       const waiters = letGoWaiters.get(key) ?? new Set();
       letGoWaiters.set(key, waiters);
-      await new Promise<void>((done) => {
-        const ended = (): void => {
-          clearTimeout(timer);
-          waiters.delete(ended);
-          if (waiters.size === 0 && letGoWaiters.get(key) === waiters) letGoWaiters.delete(key);
-          done();
-        };
-        const timer = setTimeout(ended, withinMs);
-        waiters.add(ended);
-      });
+      await wokenWithin(waiters, withinMs);
+      if (waiters.size === 0 && letGoWaiters.get(key) === waiters) letGoWaiters.delete(key);
     },
     async close() {
       held.clear();

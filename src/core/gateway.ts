@@ -8,6 +8,7 @@ import { openingFollowUpsWithRecord } from './follow-up-task.js';
 import { recording } from './recording.js';
 import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
+import { settlesWithin } from '../settles-within.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
@@ -35,15 +36,14 @@ export interface GatewayDeps {
   lostAfterMs?: number;
 }
 
-export type Gateway = AgentPort &
-  Settling & {
-    events: TaskEventHub;
-    /**
-     * Resolves once no turn runs on the context (its lane, held by whichever replica runs the turn), or after
-     * `withinMs` (ContextLanes.letGo): for a message that may have come as the caller of that turn hung up.
-     */
-    turnLetGo(contextId: string, withinMs: number): Promise<void>;
-  };
+/**
+ * Resolves once no turn runs on the caller's (`principal`'s) own context (its lane, held by whichever replica runs
+ * the turn), or after `withinMs` (ContextLanes.letGo): for a message that may have come as the caller of that turn
+ * hung up. At once on a context recorded as another caller's.
+ */
+export type TurnLetGo = (contextId: string, principal: string, withinMs: number) => Promise<void>;
+
+export type Gateway = AgentPort & Settling & { events: TaskEventHub; turnLetGo: TurnLetGo };
 
 /**
  * The core: the upstream's AgentPort under a stack of decorators, each one concern, read here from
@@ -88,6 +88,17 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   // A client past its cap on turns in flight is refused before anything is asked.
   const limits = deps.turnLimits;
   const port = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
-  const turnLetGo = (contextId: string, withinMs: number): Promise<void> => lanes.letGo(laneKey(contextId), withinMs);
+  // Lanes are per context, whoever's: another caller's context is refused by admission's scope check whatever runs
+  // there, and a wait on its lane would tell that caller that a turn does (and cost it the wait for nothing). A
+  // context not recorded yet (its first turn's first write still on its way) is anyone's, as admission has it.
+  const turnLetGo: TurnLetGo = async (contextId, principal, withinMs) => {
+    const scope = registry.contextScope(contextId).catch(() => undefined);
+    // A store that does not answer within the wait (frozen) ends it: the message's own reads then say what is wrong.
+    if (!(await settlesWithin(scope, withinMs))) return;
+    const owner = (await scope)?.owner;
+    if (owner !== undefined && owner !== principal) return;
+    // The whole wait for the lane, from its first read: a slow read of the scope leaves the turn no less time to go.
+    await lanes.letGo(laneKey(contextId), withinMs);
+  };
   return Object.assign(port, { events: hub, settled: writer.settled, turnLetGo });
 }

@@ -114,8 +114,8 @@ describe.each(factories)('%s context lanes', (_name, make) => {
 
     const running = await lanes.tryAcquire('K');
     running!.runsTask('T2');
-    setTimeout(() => void running!.release(), 200);
-    const letGoAfter = await took(() => replica.letGo('K', 5_000));
+    const releasing = setTimeout(() => void running!.release(), 200);
+    const letGoAfter = await took(() => replica.letGo('K', 5_000)).finally(() => clearTimeout(releasing));
     expect(letGoAfter).toBeGreaterThanOrEqual(150);
     expect(letGoAfter).toBeLessThan(1_000);
     expect(await replica.tryAcquire('K')).toBeDefined();

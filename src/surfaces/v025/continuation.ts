@@ -1,5 +1,7 @@
+import type { TurnLetGo } from '../../core/gateway.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import { withFields, isActiveState, type SendMessageRequest, type Task } from '../../model/index.js';
+import { wokenWithin } from '../../woken-within.js';
 
 export interface Turn {
   /** The request to send: the caller's, or aimed at the context's paused task. */
@@ -23,9 +25,9 @@ export interface Continuations {
   begin(request: SendMessageRequest, principal: string, lookup?: TaskLookup): Promise<Turn>;
   /**
    * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS; with none here,
-   * once its turn running on another replica has been let go, or after LET_GO_ELSEWHERE_MS: awaited before the
-   * conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just left is
-   * noted by then, wherever it ran.
+   * once the caller's turn running on it on another replica has been let go, or after LET_GO_ELSEWHERE_MS: awaited
+   * before the conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just
+   * left is noted by then, wherever it ran.
    */
   previousEnded(principal: string, contextId: string | undefined): Promise<void>;
 }
@@ -46,16 +48,9 @@ export const LET_GO_MS = 100;
  * its release and note cross Redis (a round trip each, a millisecond or so within a region) and are read here at
  * the next poll (every 10 ms): 50 ms more covers those and a busy event loop on either side.
  */
-export const LET_GO_ELSEWHERE_MS = LET_GO_MS + 50;
+const LET_GO_ELSEWHERE_MS = LET_GO_MS + 50;
 
-/** The core's wait for a context's turn, running on any replica, to be let go (V025FacadeDeps.turnLetGo). */
-export type TurnLetGo = (contextId: string, withinMs: number) => Promise<void>;
-
-/**
- * The turns running on one conversation in this process, and the messages waiting for them to end: a set of
- * callbacks each waiter takes out at its own bound, not a promise raced, whose reactions would stay on it
- * (a few hundred bytes per message refused while an iac-code turn runs for minutes).
- */
+/** The turns running on one conversation in this process, and the messages waiting for them to end (wokenWithin). */
 interface Running {
   count: number;
   waiting?: Set<() => void>;
@@ -136,17 +131,8 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
       if (contextId === undefined) return;
       const turns = runningOn.get(keyOf(principal, contextId));
       // A turn here is this process's to let go, and says so at its end; the lanes are read only when none runs here.
-      if (!turns) return letGoElsewhere?.(contextId, LET_GO_ELSEWHERE_MS);
-      const waiting = (turns.waiting ??= new Set());
-      await new Promise<void>((done) => {
-        const ended = (): void => {
-          clearTimeout(timer);
-          waiting.delete(ended);
-          done();
-        };
-        const timer = setTimeout(ended, LET_GO_MS);
-        waiting.add(ended);
-      });
+      if (turns) await wokenWithin((turns.waiting ??= new Set()), LET_GO_MS);
+      else await letGoElsewhere?.(contextId, principal, LET_GO_ELSEWHERE_MS);
     },
   };
 }

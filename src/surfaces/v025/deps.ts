@@ -2,6 +2,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import type { ExtensionConfig } from '../../config/schema.js';
 import type { AgentPort } from '../../core/agent-port.js';
 import type { CardSource } from '../../core/card-source.js';
+import type { TurnLetGo } from '../../core/gateway.js';
 import type { TurnLimits } from '../../core/turn-limits.js';
 import type { TaskAliases } from '../../core/task-aliases/index.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
@@ -75,11 +76,11 @@ export interface V025FacadeDeps {
   /** The cap on each client's turns in flight, for the message sends relayed past the core (the core caps the rest); absent: none. */
   turnLimits?: TurnLimits;
   /**
-   * Resolves once no turn runs on the context in the core (on any replica sharing its lanes), or after `withinMs`
+   * The core's wait for the caller's turn on a context to be let go, on any replica sharing its lanes
    * (core/gateway.ts): a conversation's next message waits for the turn another replica is letting go
    * (continuation.ts previousEnded); absent: only turns running in this process are waited for.
    */
-  turnLetGo?(contextId: string, withinMs: number): Promise<void>;
+  turnLetGo?: TurnLetGo;
   /**
    * iac-code's journal of pipeline envelopes (its pipeline state route), read with the gateway's upstream
    * credentials when a broken stream's recovery cannot tell what a pipeline turn said; absent: not asked.

@@ -165,6 +165,15 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   const begun = await beginTurn(input, call, deps, routing);
   const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
   const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.unwatched);
+  // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
+  // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
+  // the conversation's next message on another replica reads the note as soon as the lane is free (continuation.ts).
+  const hungUp = (): void => {
+    if (deps.shutdown?.aborted || bound.passed) return;
+    begun.unwatched.callerGone();
+    turn.end();
+  };
+  call.ctx.signal.addEventListener('abort', hungUp, { once: true });
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
@@ -180,6 +189,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   } catch (error) {
     throw begun.toldAtCut(error);
   } finally {
+    call.ctx.signal.removeEventListener('abort', hungUp);
     bound.clear();
     // Its caller hung up (not the bound, not a shutdown): the turn may go on unwatched, as a hung-up stream's.
     if (call.ctx.signal.aborted && !deps.shutdown?.aborted) begun.unwatched.callerGone();

@@ -37,10 +37,21 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
 /**
  * message/send's bound (a streamed message/send is bounded like a blocking call): past it the upstream call is
  * aborted with the time-out as its user reads it (UnwatchedTurn.timedOut) as its reason, which the reply shows,
- * and the turn ends as failed, with what was said so far.
+ * and the turn ends as failed, with what was said so far. `passed`: it did (its caller is still there to read that).
  */
-export function boundSendTurn(abort: (reason: unknown) => void, ms: number, turn: UnwatchedTurn): { clear(): void } {
-  if (ms <= 0) return { clear: () => undefined };
-  const timer = setTimeout(() => abort(turn.timedOut(A2AError.upstreamTimedOut())), ms);
-  return { clear: () => clearTimeout(timer) };
+export function boundSendTurn(abort: (reason: unknown) => void, ms: number, turn: UnwatchedTurn): { readonly passed: boolean; clear(): void } {
+  let passed = false;
+  const timer =
+    ms > 0
+      ? setTimeout(() => {
+          passed = true;
+          abort(turn.timedOut(A2AError.upstreamTimedOut()));
+        }, ms)
+      : undefined;
+  return {
+    get passed() {
+      return passed;
+    },
+    clear: () => clearTimeout(timer),
+  };
 }

@@ -1,16 +1,19 @@
 /**
- * Bailian hangs up a message/stream on replica A and the conversation's next message comes at once to replica B
- * (two gateways sharing one Redis, behind a load balancer): A is still letting the turn go (its stream's close
- * read, its context's lane released and the note of its rest written a moment later), and B has no turn of its
- * own running on the conversation. The next message must read the turn's rest on B as it would on A, not "a turn
- * is still in progress"; a message on B while the turn's caller still watches it on A is refused as ever.
+ * Bailian hangs up a message/stream or a message/send on replica A and the conversation's next message comes at
+ * once to replica B (two gateways sharing one Redis, behind a load balancer; B in a process of its own, with its
+ * own event loop and Redis connections, as in production): A is still letting the turn go (its call's close read,
+ * its context's lane released and the note of its rest written a moment later), and B has no turn of its own
+ * running on the conversation. The next message must read the turn's rest on B as it would on A, not "a turn is
+ * still in progress"; a message on B while the turn's caller still watches it on A is refused as ever.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { startFacadeReplica, type FacadeReplica } from './fixtures/facade-replica.js';
 import { AFTER_CUT, BEFORE_CUT, CARD, QUESTION, REST_WORDS, RolloutAgent, stream } from './rollout-agent.js';
 
 const BUSY_WORDS = '智能体仍在处理你的上一条消息';
@@ -36,22 +39,22 @@ function send(url: string, method: 'message/stream' | 'message/send', text: stri
   );
 }
 
-describe('the next message at once on another replica after Bailian hung up a message/stream', () => {
+describe('the next message at once on another replica after Bailian hung up', () => {
   const gates = new Gates();
   const executor = new RolloutAgent(gates);
   const prefix = `a2a-bridge-test:unwatched-other-replica:${randomUUID()}:`;
   const replica = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
   let agent: RunningTestAgent;
   let replicaA: RunningGateway;
-  let replicaB: RunningGateway;
+  let replicaB: FacadeReplica;
   beforeAll(async () => {
     await requireRedis();
     agent = await startSdkTestAgent(CARD, executor);
     [replicaA, replicaB] = await Promise.all([
       startFacadeGateway({ upstream: { url: agent.url }, ...replica }),
-      startFacadeGateway({ upstream: { url: agent.url }, ...replica }),
+      startFacadeReplica({ upstream: { url: agent.url }, ...replica }),
     ]);
-  });
+  }, 30_000);
   afterAll(async () => {
     gates.reset(0);
     await Promise.all([replicaA?.close(), replicaB?.close()]);
@@ -66,25 +69,50 @@ describe('the next message at once on another replica after Bailian hung up a me
     return opened;
   }
 
+  /** A message/send on replica A, the agent held at its gate, hung up: resolves once its caller is gone. */
+  async function hungUpSendOnA(contextId: string): Promise<void> {
+    const caller = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: userMessage({ text: PROMPT, contextId }) } });
+    const headers = { 'content-type': 'application/json' };
+    const sent = fetch(replicaA.url, { method: 'POST', headers, body, signal: caller.signal }).catch(() => undefined);
+    while (gates.reached < 1) await sleep(5);
+    // Its first events recorded, as a Bailian turn that ran until Bailian's own time-out.
+    await sleep(100);
+    caller.abort();
+    await sent;
+  }
+
+  /** A turn on replica A hung up by its caller, with `hangUp`. */
+  async function hungUpOnA(hangUp: 'message/stream' | 'message/send', contextId: string): Promise<void> {
+    if (hangUp === 'message/send') return hungUpSendOnA(contextId);
+    (await watchingOnA(contextId)).abort();
+  }
+
   // Whether B reads the message before A has let the turn go varies from run to run: several rounds, each must hold.
   it.each([1, 2, 3])('hung up on A, the next message at once on B (round %i): the rest of the turn, not "still in progress"', async (round) => {
-    for (const method of ['message/stream', 'message/send'] as const) {
+    for (const [hangUp, method] of [
+      ['message/stream', 'message/stream'],
+      ['message/stream', 'message/send'],
+      ['message/send', 'message/send'],
+      ['message/send', 'message/stream'],
+      ['message/send', 'message/send'],
+    ] as const) {
       for (const text of [PROMPT, '杭州']) {
         gates.reset(1);
         const executions = executor.executions;
-        const contextId = `other-replica-${round}-${method.slice(8)}-${text.length}-${Date.now()}`;
-        const opened = await watchingOnA(contextId);
-        opened.abort();
+        const contextId = `other-replica-${round}-${hangUp.slice(8)}-${method.slice(8)}-${text.length}-${randomUUID()}`;
+        await hungUpOnA(hangUp, contextId);
         const reading = send(replicaB.url, method, text, contextId);
-        setTimeout(() => gates.open(), 300);
-        const said = await reading;
-        expect(said).not.toContain(BUSY_WORDS);
+        const opening = setTimeout(() => gates.open(), 300);
+        const said = await reading.finally(() => clearTimeout(opening));
+        const seen = `hung up: ${hangUp}, next: ${method} ${text}`;
+        expect(said, seen).not.toContain(BUSY_WORDS);
         // The same message again reads the rest as its own answer; another, as the rest of the one before.
-        expect(said).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : REST_WORDS);
-        expect(said).toContain(AFTER_CUT);
-        expect(said).toContain(QUESTION);
+        expect(said, seen).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : REST_WORDS);
+        expect(said, seen).toContain(AFTER_CUT);
+        expect(said, seen).toContain(QUESTION);
         // The request ran once: the message that read its rest was not passed on.
-        expect(executor.executions).toBe(executions + 1);
+        expect(executor.executions, seen).toBe(executions + 1);
       }
     }
   });

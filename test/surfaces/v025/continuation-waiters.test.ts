@@ -1,6 +1,6 @@
 /**
  * Every message to a conversation whose turn runs here waits in previousEnded, up to LET_GO_MS; one whose turn
- * the lanes hold (another replica runs it), up to LET_GO_ELSEWHERE_MS. A wait that ended at its bound keeps
+ * the lanes hold (another replica runs it), up to 150 ms. A wait that ended at its bound keeps
  * nothing until the running turn ends (minutes for iac-code): a promise raced against the turn's end kept a
  * reaction per message on it.
  */
@@ -33,7 +33,7 @@ it('messages refused on a busy conversation do not keep heap until its turn ends
 it('messages waiting for a turn the lanes hold (no turn of its own here) do not keep heap until it ends', async () => {
   const registry = { latestInContext: async () => undefined, get: async () => undefined } as never;
   const lanes = createContextLanes();
-  const continuations = createContinuations(registry, (contextId, withinMs) => lanes.letGo(contextId, withinMs));
+  const continuations = createContinuations(registry, (contextId, _principal, withinMs) => lanes.letGo(contextId, withinMs));
   const running = await lanes.tryAcquire('ctx');
   gc();
   const before = process.memoryUsage().heapUsed;
