@@ -5,15 +5,15 @@ import { agentMessages, partsShown, restCursor, said, sameMessage, type TurnSoFa
 
 /**
  * The live events of a resubscription that repeat its snapshot. An agent may send live what its snapshot
- * already holds: iac-code its latest update, when it came as the subscription began; the a2a-js 1.x SDK
- * every event the agent sent between the moment the subscription listens to the task and the moment it
- * loads the task to send it (a store that is slow to load, an agent that streams tokens meanwhile). Those
- * come first, in the order the agent sent them, and are the last the snapshot holds: so the repeats are the
- * live events up to the first one the snapshot does not hold: a status whose message the snapshot has past
- * what the caller read before it (a message is known by its id and parts; iac-code keeps one id for a whole
- * turn, so a chunk it says again later is a repeat only among the snapshot's own, and its latest update sent
- * again is its last one), the snapshot's latest update, chunks of a file that end where the snapshot's file
- * ends.
+ * already holds: iac-code its latest update without a message (a tool call's, usage), when it came as the
+ * subscription began; the a2a-js 1.x SDK every event the agent sent between the moment the subscription
+ * listens to the task and the moment it loads the task to send it (a store that is slow to load, an agent
+ * that streams tokens meanwhile). Those come first, in the order the agent sent them, and are the last the
+ * snapshot holds: so the repeats are the live events up to the first one the snapshot does not hold: a status
+ * whose message the snapshot has past what the caller read before it (a message is known by its id, one it
+ * alone has, and its parts; iac-code keeps one id for a whole turn, so a chunk of its text is never taken for
+ * a repeat: identical chunks in a row are its words, a run of dots or a table's pipes), the snapshot's latest
+ * update without a message, chunks of a file that end where the snapshot's file ends.
  *
  * A file's chunks have no id: the SDK appends an appended chunk's parts to the stored file, so the chunks sent
  * as the subscription listened are the file's last parts in the snapshot, past those the caller held before
@@ -117,15 +117,13 @@ export class SnapshotEcho {
     if (!('statusUpdate' in event)) return false;
     const message = event.statusUpdate.status.message;
     if (message === undefined || message.role !== 'ROLE_AGENT') return sameUpdate(event.statusUpdate, this.latest);
-    // The latest update whole (iac-code sends it again) is the snapshot's last message, not an earlier chunk
-    // of the same id and text: matched there, a new chunk that says a missed one's words again is not taken for it.
-    const last = this.messages.length - 1;
-    const isLatest = last > this.messageAt && sameUpdate(event.statusUpdate, this.latest) && sameMessage(this.messages[last], message);
-    // An earlier message only by an id it alone has (a2a-js gives each message its own): iac-code keeps one id
-    // for a whole turn, where a new chunk may say a missed one's words again ("，").
+    // A message the snapshot holds only by an id it alone has (a2a-js gives each message its own). iac-code keeps
+    // one id for a whole turn, and its chunks carry no timestamp: one with the words of a chunk the snapshot holds,
+    // its latest included, is told from it by nothing but its place, and it comes after the snapshot (iac-code's
+    // SDK, a2a-python, loads the task before it listens to the turn's events): a new chunk, the next "." of a run
+    // of dots or "|" of a table, or a missed one's words said again ("，"), never to be lost.
     const unique = this.messages.filter((known) => known.messageId === message.messageId).length === 1;
-    const earlier = unique ? this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message)) : -1;
-    const at = isLatest ? last : earlier;
+    const at = unique ? this.messages.findIndex((known, index) => index > this.messageAt && sameMessage(known, message)) : -1;
     if (at < 0) return false;
     this.messageAt = at;
     return true;

@@ -240,8 +240,9 @@ describe('SnapshotEcho: iac-code, one message id for a whole turn', () => {
   const turnOf = (passed: string[]): TurnSoFar => ({ sent: SENT, passed });
   const latestAgain = (text: string): StreamResponse => working(chunkOf(text), { iac_code: SESSION });
 
-  it('its latest update sent again: a repeat', () => {
-    expect(repeats(snapshotOf(['好的，', '我来'], '创建'), turnOf(['好的，']), [latestAgain('创建')])).toEqual([true]);
+  it('a chunk with the words of its latest (the next "." of a run of dots): new, not a repeat', () => {
+    // Its chunks carry no timestamp: only their place tells them apart, and a live one comes after the snapshot.
+    expect(repeats(snapshotOf(['好的，', '我来'], '.'), turnOf(['好的，']), [latestAgain('.')])).toEqual([false]);
   });
 
   it('a chunk with the text of one the caller read before the snapshot: new, not a repeat', () => {
@@ -249,10 +250,10 @@ describe('SnapshotEcho: iac-code, one message id for a whole turn', () => {
     expect(repeats(snapshotOf(['好的，', '我来'], '创建'), turnOf(['好的，', '我来', '创建']), [latestAgain('好的，')])).toEqual([false]);
   });
 
-  it('its latest update again, then a new chunk with the text of a missed one: only the first is a repeat', () => {
-    // The missed chunks "，" "先写" "，": the latest "，" is sent again, then the agent goes on with "先写" anew.
-    const snapshot = snapshotOf(['好的', '，', '先写'], '，');
-    expect(repeats(snapshot, turnOf(['好的']), [latestAgain('，'), latestAgain('先写')])).toEqual([true, false]);
+  it("a table's pipes after the snapshot, each the words of a chunk it holds: every one new", () => {
+    const snapshot = snapshotOf(['| a ', '|', ' b '], '|');
+    const live = ['\n', '|', ' c ', '|'].map(latestAgain);
+    expect(repeats(snapshot, turnOf(['| a ']), live)).toEqual([false, false, false, false]);
   });
 });
 
