@@ -5,6 +5,7 @@ import type { V025FacadeDeps } from './deps.js';
 import type { FacadeWords, ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
+import { withoutRestatements } from './rest-restatements.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
 import { noted, TurnTracker } from './turn-tracker.js';
@@ -89,7 +90,8 @@ export async function* cutTurnRest(
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {
-    yield* followedRest(current.id, tracker, vouched(ctx), deps);
+    // A reply of its own, whose rules see none of what its user read before the cut: what says that again is left out here.
+    yield* withoutRestatements(followedRest(current.id, tracker, vouched(ctx), deps), shown.passed);
     return;
   }
   yield* noted(restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events, tracker);

@@ -13,6 +13,7 @@ import {
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
+import { restatedAmong, restatesFile } from './rest-restatements.js';
 import { missedBefore, withoutStaleEnvelopes, wordsLostEvent } from './turn-pipeline.js';
 
 /**
@@ -179,15 +180,8 @@ export function unreadPart(message: Message, chars: number | undefined): Message
 function restatedFrom(message: Message, before: readonly Message[], shown: readonly string[]): number | undefined {
   const previous = before.at(-1);
   if (previous && previous.messageId === message.messageId) return undefined;
-  const text = joinText(message.parts).trim();
-  if (text === '') return undefined;
-  const pieces = [...shown, ...before.map((piece) => joinText(piece.parts))];
-  let tail = '';
-  for (let i = pieces.length - 1; i >= 0 && tail.trim().length < text.length; i--) {
-    tail = `${pieces[i] ?? ''}${tail}`;
-    if (tail.trim() === text) return i - shown.length;
-  }
-  return undefined;
+  const at = restatedAmong(joinText(message.parts), [...shown, ...before.map((piece) => joinText(piece.parts))]);
+  return at === undefined ? undefined : at - shown.length;
 }
 
 /** The task still waits as the follow-up's stream opened with it: the agent has not gone on with the answer yet. */
@@ -221,7 +215,12 @@ export function restEvents(
   const contextId = task.contextId ?? task.id;
   const closingEvents = closingTaskEvents(task, earlierArtifacts);
   const status = closingEvents.at(-1);
-  const files = closingEvents.slice(0, -1).filter((event): event is FileEvent => 'artifactUpdate' in event);
+  // A file of text alone that says the turn's text again (the demo agent's reply.txt) is a repeat: the history does not
+  // say where it came, and shown before the text it restates, it would read as the answer twice.
+  const turnText = [...cursor.said, ...shown.map((message) => joinText(message.parts))];
+  const files = closingEvents
+    .slice(0, -1)
+    .filter((event): event is FileEvent => 'artifactUpdate' in event && !restatesFile(event.artifactUpdate, turnText));
   // A new file while the task works: the messages read with it may be the text after the tool that wrote it,
   // which must follow it ("模板已" before the template, "写好。" after it). Only the turn's end tells (the text
   // iac-code restates), so from here the rest waits for it.

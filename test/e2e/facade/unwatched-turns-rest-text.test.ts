@@ -1,0 +1,217 @@
+/**
+ * What a Bailian user reads of a turn they stopped watching (Bailian hung up its message/stream mid-turn) that
+ * iac-code went on with: the next message shows the rest, and the rest must be exactly what follows what they
+ * read, so that the two read together are the turn's answer as an unbroken stream shows it. Not the whole answer
+ * again at the end (iac-code closes a turn with its `assistantFinal`, which restates the text after its last tool
+ * call: a repeat of what the user read before the cut and what the rest showed after it), and not one chunk less
+ * of a run of identical chunks (a Markdown table's `|`, a line of dots), whatever the moment the next message
+ * comes: at once, or while the agent is in the middle of such a run. In message/stream and message/send, on the
+ * memory store and on Redis.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import type { TurnScript } from '../../support/fake-iac-code-data.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { startDemoAgent } from '../../../src/demo-agent/index.js';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { waitUntil } from '../../support/wait-until.js';
+
+const REST_WORDS = 'Here is the rest of the reply to your previous message';
+const LEFT_RUNNING_WORDS = 'The agent is taking longer than this reply can wait';
+const DOTS = Array.from({ length: 12 }, () => '.');
+/** A Markdown table streamed as iac-code's model does, its pipes as chunks of their own. */
+const TABLE = [
+  '\n\n',
+  '|',
+  ' name ',
+  '|',
+  ' state ',
+  '|',
+  '\n',
+  '|',
+  '---',
+  '|',
+  '---',
+  '|',
+  '\n',
+  '|',
+  ' vpc ',
+  '|',
+  ' ok ',
+  '|',
+  '\n',
+  '|',
+  ' vsw ',
+  '|',
+  ' ok ',
+  '|',
+];
+const WORDS = ['Deployed ', 'w01 ', 'w02 ', 'w03 ', 'w04 ', 'w05 ', 'w06 ', 'w07 ', 'w08'];
+/** The turn: text, the file its tool writes, then the answer iac-code restates whole as its `assistantFinal`. */
+const SCRIPT: TurnScript = { before: ['Writing the template. '], artifact: { filename: 'main.tf' }, after: [...WORDS, ...DOTS, ...TABLE] };
+const FRAME_MS = 40;
+
+/** What the user reads of a message/stream hung up once what it read holds `until`, and the task it was told. */
+async function readUntil(gatewayUrl: string, text: string, contextId: string, until: string): Promise<{ read: string; taskId: string }> {
+  const opened = await openStream(`${gatewayUrl}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+  const events: any[] = [];
+  for (let frame = await opened.next(); frame; frame = await opened.next()) {
+    events.push(frame.json.result);
+    if (streamedText(events).includes(until)) break;
+  }
+  opened.abort();
+  return { read: streamedText(events), taskId: events[0]?.id ?? events[0]?.taskId };
+}
+
+/**
+ * What the user read, then the rest, read as the unbroken turn: the rest starts right after what they read, but for
+ * the one chunk the gateway may have sent as they hung up (unread, lost with the connection; under load the
+ * gateway hears of the hang-up after the agent's next chunk came).
+ */
+function expectReadOn(read: string, rest: string, unbroken: string): void {
+  const unread = unbroken.slice(read.length, Math.max(read.length, unbroken.length - rest.length));
+  expect(unread).toMatch(/^(w\d\d )?$/);
+  expect(`${read}${unread}${rest}`).toBe(unbroken);
+}
+
+/** What the user reads of a message sent with `method`. */
+async function reading(gatewayUrl: string, method: 'message/stream' | 'message/send', text: string, contextId: string): Promise<string> {
+  if (method === 'message/send') {
+    const { body } = await rpc(gatewayUrl, 'message/send', { message: userMessage({ text, contextId }) });
+    return sentText(body.result);
+  }
+  const opened = await openStream(`${gatewayUrl}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+  return streamedText(results(await opened.rest()));
+}
+
+/** The rest as the user reads it: what follows the words that open it. */
+function restOf(said: string): string {
+  expect(said).toContain(REST_WORDS);
+  return said.slice(said.indexOf('\n\n', said.indexOf(REST_WORDS)) + 2);
+}
+
+/** The agent's task as the agent keeps it (A2A 1.0 GetTask). */
+async function agentTask(rpcUrl: string, taskId: string): Promise<{ history?: any[]; status: { state: string; message?: any } }> {
+  return (await rpc(rpcUrl, 'GetTask', { id: taskId }, { headers: { 'A2A-Version': '1.0' } })).body.result;
+}
+
+/** The count of the agent's dots its task holds so far, in its history and current status. */
+async function dotsSaid(rpcUrl: string, taskId: string): Promise<number> {
+  const task = await agentTask(rpcUrl, taskId);
+  const messages = [...(task.history ?? []), ...(task.status.message ? [task.status.message] : [])];
+  return messages.filter((message) => message.role === 'ROLE_AGENT' && message.parts?.[0]?.text === '.').length;
+}
+
+/** An agent whose turns end as iac-code's do: its answer, then its `assistantFinal` restating the text after its last tool call. */
+interface Agent {
+  url: string;
+  rpcUrl: string;
+  close(): Promise<void>;
+}
+
+const AGENTS = {
+  /** The fake iac-code, from captures of the real server: text, a tool that writes a file, text, its restatement. */
+  'iac-code': {
+    prompt: 'make a vpc',
+    async start(): Promise<Agent> {
+      const fake: FakeIacCode = await startFakeIacCode({ frameDelayMs: FRAME_MS, script: SCRIPT });
+      return { url: fake.url, rpcUrl: fake.rpcUrl, close: () => fake.close() };
+    },
+  },
+  /** The demo agent's `slow:` turn: its echo and a run of dots, its reply.txt artifact, then its restatement. */
+  demo: {
+    prompt: 'slow: w01 w02 w03 w04 w05 w06 w07 w08',
+    async start(): Promise<Agent> {
+      const demo = await startDemoAgent({ slowChunkDelayMs: FRAME_MS });
+      return { url: demo.url, rpcUrl: `${demo.url}/`, close: () => demo.close() };
+    },
+  },
+};
+
+describe.each([
+  ['iac-code', 'memory'],
+  ['iac-code', 'redis'],
+  ['demo', 'memory'],
+  ['demo', 'redis'],
+] as const)('the rest of a turn whose Bailian user stopped watching it (%s, %s store)', (agentName, store) => {
+  const { prompt, start } = AGENTS[agentName];
+  const prefix = `a2a-bridge-test:rest-text:${randomUUID()}:`;
+  let agent: Agent;
+  let gateway: RunningGateway;
+  /** The same replica's setup with a bound far shorter than the turn: its message/send leaves the turn running. */
+  let hurried: RunningGateway;
+  let unbroken: string;
+  beforeAll(async () => {
+    if (store === 'redis') await requireRedis();
+    agent = await start();
+    const stores = store === 'redis' ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
+    gateway = await startFacadeGateway({ upstream: { url: agent.url }, ...stores });
+    hurried = await startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': 700 }, ...stores });
+    unbroken = await reading(gateway.url, 'message/stream', prompt, `unbroken-${randomUUID()}`);
+  });
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), hurried?.close()]);
+    await agent?.close();
+    if (store === 'redis') await deleteRedisKeys(prefix);
+  });
+
+  /** The turn hung up once its user read "w03": what they read, and its task. */
+  const cut = (contextId: string): Promise<{ read: string; taskId: string }> => readUntil(gateway.url, prompt, contextId, 'w03');
+
+  it('the unbroken turn reads the answer once, every dot in it', () => {
+    expect(unbroken).toContain(`w08${DOTS.join('')}`);
+    expect(unbroken.split('w01').length).toBe(2);
+  });
+
+  it.each(['message/stream', 'message/send'] as const)(
+    'hung up mid-answer, the next message (%s) at once: the rest is what follows what was read, the restatement left out',
+    async (method) => {
+      const contextId = `rest-at-once-${randomUUID()}`;
+      const { read } = await cut(contextId);
+      // The gateway hears of the hang-up before the next message.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
+      expectReadOn(read, rest, unbroken);
+    },
+  );
+
+  it.each(['message/stream', 'message/send'] as const)(
+    'hung up mid-answer, the next message (%s) while the agent is in the middle of a run of identical chunks: none of them lost',
+    async (method) => {
+      const contextId = `rest-mid-run-${randomUUID()}`;
+      const { read, taskId } = await cut(contextId);
+      await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3);
+      const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
+      expectReadOn(read, rest, unbroken);
+    },
+  );
+
+  it.each(['message/stream', 'message/send'] as const)(
+    'hung up mid-answer, the next message (%s) once the turn is over: the rest from the task, the restatement left out',
+    async (method) => {
+      const contextId = `rest-after-end-${randomUUID()}`;
+      const { read, taskId } = await cut(contextId);
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
+      expectReadOn(read, rest, unbroken);
+    },
+  );
+  it.each(['message/stream', 'message/send'] as const)(
+    'a message/send past its bound, the next message (%s) once the turn is over: the rest is what follows what the user was sent',
+    async (method) => {
+      const contextId = `rest-timed-out-${randomUUID()}`;
+      const { body } = await rpc(hurried.url, 'message/send', { message: userMessage({ text: prompt, contextId }) });
+      const sent = sentText(body.result);
+      expect(sent).toContain(LEFT_RUNNING_WORDS);
+      // What the user read of the answer: the reply up to the line that says the agent goes on.
+      let read = sent.slice(0, sent.indexOf(LEFT_RUNNING_WORDS));
+      while (!unbroken.startsWith(read) && read.endsWith('\n')) read = read.slice(0, -1);
+      // Read once the turn is over: a message to this gateway, followed live, would run out of its short bound too.
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      const rest = restOf(await reading(hurried.url, method, 'status?', contextId));
+      expect(`${read}${rest}`).toBe(unbroken);
+    },
+  );
+});
