@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
+import { READY_PATH } from './gateway-routes.js';
 import { withoutUrlCredentials } from './url-credentials.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
 
@@ -131,7 +132,7 @@ function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields)
  * reset, timed out, answered 5xx) is a warning even when its binding answered HTTP 200 (JSON-RPC, the facade).
  */
 const levelOf = (c: Context<GatewayEnv>, fields: LogFields): 'error' | 'warn' | 'info' | 'debug' => {
-  if (c.res.status >= 500) return c.req.path === '/ready' ? 'debug' : 'error';
+  if (c.res.status >= 500) return c.req.path === READY_PATH ? 'debug' : 'error';
   return fields.cause === undefined ? 'info' : 'warn';
 };
 

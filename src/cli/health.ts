@@ -1,6 +1,7 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { GatewayConfig } from '../config/schema.js';
+import { HEALTH_PATH } from '../gateway-routes.js';
 import { withFields } from '../model/index.js';
 import { isWildcardHost } from '../wildcard-host.js';
 import { complain, EXIT_FAILURE, EXIT_OK, EXIT_UNREACHABLE, oneLine } from './exit-codes.js';
@@ -21,7 +22,7 @@ function probe(scheme: 'http' | 'https', host: string, port: number): Promise<Pr
       response.resume();
       resolve({ status: response.statusCode ?? 0 });
     };
-    const options = { host, port, path: '/health', timeout: TIMEOUT_MS };
+    const options = { host, port, path: HEALTH_PATH, timeout: TIMEOUT_MS };
     // Its own process on this machine: the certificate names the public host, not the loopback one.
     const request = scheme === 'https' ? httpsGet(withFields(options, { rejectUnauthorized: false }), answered) : httpGet(options, answered);
     request.once('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { KeyList } from './named-secrets.js';
 
+/**
+ * Whether a base path holds a segment no request can be trusted to reach it by: `.` or `..` (surfaces/shared/path-guard.ts
+ * answers 404 to them), or an empty one (`//tasks`), which clients resolve and proxies merge (nginx's merge_slashes)
+ * into another path, often one of the gateway's own routes. Trailing slashes are no segment: the facade is mounted
+ * without them.
+ */
+const hasUnreachableSegment = (path: string): boolean =>
+  path
+    .replace(/\/+$/, '')
+    .split('/')
+    .slice(1)
+    .some((segment) => segment === '' || segment === '.' || segment === '..');
+
 /** A skill of the facade's card, in place of the upstream's (`bailian.card.skills`). */
 const SkillOverride = z.strictObject({
   id: z.string().min(1),
@@ -18,6 +31,10 @@ export const BailianConfig = z
     'base-path': z
       .string()
       .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path starting with /')
+      .refine(
+        (path) => !hasUnreachableSegment(path),
+        'must not hold an empty, `.` or `..` segment (requests on such a path are refused with 404 or rewritten on the way, so the facade could not be reached); write it plainly, e.g. /bailian',
+      )
       .default('/'),
     'api-key': z.string().min(1).optional(),
     /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { routeTakenByFacade } from '../surfaces/gateway-routes.js';
+import { routeTakenByFacade } from '../gateway-routes.js';
 
 interface FacadeSettings {
   bailian: { enabled: boolean; 'base-path': string };

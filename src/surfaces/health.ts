@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { CardSource } from '../core/card-source.js';
 import { READY_PING_WITHIN_MS, storesNotAnswering } from '../observability/redis-answering.js';
 import { REDIS_WARN_EVERY_MS } from '../observability/redis-errors.js';
-import { HEALTH_PATH, READY_PATH } from './gateway-routes.js';
+import { HEALTH_PATH, READY_PATH } from '../gateway-routes.js';
 import type { GatewayEnv } from './shared/env.js';
 import { noteLog } from './shared/log-fields.js';
 

@@ -100,6 +100,15 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     expect(run.stdout).toBe('');
   });
 
+  it('refuses a bailian.base-path with a `..` segment, which no request could reach, and prints no config', async () => {
+    const run = await cli(['check-config'], { A2A_BRIDGE_BAILIAN__BASE_PATH: '/x/../health' }, dir);
+    expect(run.code).toBe(2);
+    expect(stderrLines(run).filter((line) => line.startsWith('  - '))).toEqual([
+      '  - bailian.base-path: must not hold an empty, `.` or `..` segment (requests on such a path are refused with 404 or rewritten on the way, so the facade could not be reached); write it plainly, e.g. /bailian (from A2A_BRIDGE_BAILIAN__BASE_PATH)',
+    ]);
+    expect(run.stdout).toBe('');
+  });
+
   it('prints URL-valued settings without their credentials, by the rule serve logs them with', async () => {
     const run = await cli(
       ['check-config'],

@@ -45,3 +45,22 @@ describe('bailian.base-path on a route of the gateway', () => {
     await expect(load([], env)).resolves.toBeDefined();
   });
 });
+
+describe('bailian.base-path with a segment no request reaches it by', () => {
+  it.each(['/x/../health', '/./bailian', '//tasks', '/bailian//stream', '/bailian/.', '/..'])(
+    '%s is refused, saying why and how to write it',
+    async (basePath) => {
+      const message = await configError([], { A2A_BRIDGE_BAILIAN__BASE_PATH: basePath });
+      expect(message.split('\n').filter((line) => line.startsWith('  - '))).toEqual([
+        '  - bailian.base-path: must not hold an empty, `.` or `..` segment (requests on such a path are refused with 404 or rewritten on the way, so the facade could not be reached); write it plainly, e.g. /bailian (from A2A_BRIDGE_BAILIAN__BASE_PATH)',
+      ]);
+    },
+  );
+
+  it.each(['/bailian/', '/bailian//', '/', '/a.b/c..d/...'])(
+    '%s is taken (trailing slashes and dots inside a segment are fine)',
+    async (basePath) => {
+      await expect(load([], { A2A_BRIDGE_BAILIAN__BASE_PATH: basePath })).resolves.toBeDefined();
+    },
+  );
+});

@@ -93,6 +93,24 @@ describe('redis task aliases holding values the store never writes', () => {
       }
     },
   );
+
+  it('many such keys are told in one line a minute (the next one counts those left out), nothing kept per key', async () => {
+    const prefix = `a2a-bridge-test:${randomUUID()}:`;
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { warn: (fields: object) => warnings.push(fields as Record<string, unknown>) };
+    const aliases = createRedisTaskAliases({ url: REDIS_URL, prefix, idleTtlMs: 60_000, logger });
+    opened.push(aliases);
+    const redis = new Redis(REDIS_URL);
+    try {
+      // Values of another writer under many ids (the shared key of before: one read each).
+      const ids = Array.from({ length: 20 }, (_, i) => `flood-${i}`);
+      for (const id of ids) await redis.set(`${prefix}task-alias:${id}`, 'not json{', 'PX', 60_000);
+      for (const id of ids) expect(await aliases.lookup(id, 'alice')).toBeUndefined();
+      expect(warnings).toEqual([{ store: 'task-aliases', key: `${prefix}task-alias:flood-0` }]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
 
 describe('memory task aliases', () => {

@@ -30,9 +30,9 @@
  * folder (`metadata.iac_code.cwd`) of its first turn, and a turn naming another fails the task
  * ("ValueError: A2A context belongs to a different workspace").
  *
- * Faults, chosen per request (first match): injectFault() queue, header `x-fake-fault`, a
- * `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault(); the names
- * are listed in fake-iac-code-faults.ts.
+ * Faults, chosen per request (first match, fake-iac-code-fault-choice.ts): injectFault() queue, header
+ * `x-fake-fault`, a `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault();
+ * the names are listed in fake-iac-code-faults.ts.
  * SubscribeToTask (captured): an active task's stream opens with the Task as it stands, then every later
  * event, and ends after the first input-required or terminal status; any other task is -32001 "Task <id>
  * is not active" (or "not found"), a plain JSON answer.
@@ -47,7 +47,8 @@ import { publicCard, type CardShape } from './fake-iac-code-card.js';
 import type { Json, TurnScript } from './fake-iac-code-data.js';
 import type { PipelineStateFailure } from './fake-iac-code-journal.js';
 import { serveIacCodeRoute } from './fake-iac-code-routes.js';
-import { LEAKY_MESSAGE, parseDirective, type Fault, type FaultName } from './fake-iac-code-faults.js';
+import { FaultChoice, missedAfterBreak, type InjectOptions } from './fake-iac-code-fault-choice.js';
+import { LEAKY_MESSAGE, type Fault, type FaultName } from './fake-iac-code-faults.js';
 import { EventQueue, RpcError } from './fake-iac-code-rpc.js';
 import { TaskBook } from './fake-iac-code-tasks.js';
 import { createAnswerWriter, envelope } from './fake-iac-code-wire.js';
@@ -102,7 +103,7 @@ export interface FakeIacCode {
   restart(): void;
   /** As if iac-code evicted the context after it sat idle: its tasks are tombstoned (fake-iac-code-eviction.ts). */
   evictContext(contextId: string, options?: EvictOptions): void;
-  injectFault(fault: Fault | FaultName, options?: { times?: number; route?: 'rpc' | 'card'; method?: string }): void;
+  injectFault(fault: Fault | FaultName, options?: InjectOptions): void;
   /** How `/iac-code/pipeline/state` answers from now on: as iac-code does (undefined), or missing, failing, hanging. */
   failPipelineState(failure: PipelineStateFailure | undefined): void;
   close(): Promise<void>;
@@ -123,21 +124,9 @@ const V1_METHODS = new Set([
   'DeleteTaskPushNotificationConfig',
   'GetExtendedAgentCard',
 ]);
-/** Where a turn whose stream a fault breaks off waits for a resubscription: `gap` events past the break. */
-function missedAfterBreak(fault: Fault | undefined): number | undefined {
-  if (fault?.gap === undefined || (fault.name !== 'kill-mid-stream' && fault.name !== 'end-mid-stream')) return undefined;
-  return (fault.after ?? 3) + fault.gap;
-}
-
-function messageText(body: unknown): string {
-  const parts = ((body as Json | undefined)?.params as Json | undefined)?.message as Json | undefined;
-  const list = Array.isArray(parts?.parts) ? (parts.parts as Json[]) : [];
-  return list.map((part) => (typeof part.text === 'string' ? part.text : '')).join(' ');
-}
-
 export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promise<FakeIacCode> {
   const requests: ReceivedRequest[] = [];
-  const injected: Array<{ fault: Fault; route: 'rpc' | 'card'; times: number; method?: string }> = [];
+  const faults = new FaultChoice<ReceivedRequest>(options.fault);
   let closing = false;
   const { killed, write, sendJson, pumpSse } = createAnswerWriter();
   let shape: CardShape = {
@@ -156,20 +145,6 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     deleteResult: options.deleteResult ?? 'null',
     permissionWait: options.permissionWait ?? 'open',
   });
-
-  function chooseFault(record: ReceivedRequest, route: 'rpc' | 'card'): Fault | undefined {
-    const slot = injected.find((entry) => entry.route === route && (entry.method === undefined || entry.method === record.rpcMethod));
-    if (slot) {
-      if (--slot.times <= 0) injected.splice(injected.indexOf(slot), 1);
-      return slot.fault;
-    }
-    const header = record.headers['x-fake-fault'];
-    return (
-      (typeof header === 'string' ? parseDirective(`[fault:${header}]`) : undefined) ??
-      (route === 'rpc' ? parseDirective(messageText(record.body)) : undefined) ??
-      options.fault?.(record)
-    );
-  }
 
   async function handleRpc(res: ServerResponse, record: ReceivedRequest): Promise<void> {
     const body = record.body;
@@ -193,7 +168,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
       );
       return reply(request.id, { error: error.toJson() });
     }
-    const fault = chooseFault(record, 'rpc');
+    const fault = faults.choose(record, 'rpc');
     record.fault = fault;
     if (fault?.name === 'hang-before-headers') return void (await record.closed);
     if (fault?.name === 'http-500') {
@@ -230,7 +205,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
   }
 
   async function handleCard(req: IncomingMessage, res: ServerResponse, record: ReceivedRequest): Promise<void> {
-    const fault = chooseFault(record, 'card');
+    const fault = faults.choose(record, 'card');
     record.fault = fault;
     if (fault?.name === 'hang-before-headers') return void (await record.closed);
     if (fault?.name === 'http-500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
@@ -299,9 +274,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     tasks: book.tasks,
     restart: () => book.forgetAll(),
     evictContext: (contextId, evictOptions) => book.evict(contextId, evictOptions),
-    injectFault(fault, { times = 1, route = 'rpc', method } = {}) {
-      injected.push({ fault: typeof fault === 'string' ? { name: fault } : fault, route, times, ...(method ? { method } : {}) });
-    },
+    injectFault: (fault, injectOptions) => faults.inject(fault, injectOptions),
     failPipelineState(failure) {
       book.journal.failure = failure;
     },

@@ -2,6 +2,7 @@ import { watchRedis, type RedisWatchLogger } from '../../observability/redis-err
 import { parseStoredAlias, type StoredAlias } from './stored-alias.js';
 import type { TaskAlias, TaskAliases } from './types.js';
 import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { throttledWarnings } from '../../throttled-warnings.js';
 import { outOfReachAsRefusal } from '../task-registry/write-refusals.js';
 
 export interface RedisTaskAliasesOptions {
@@ -14,9 +15,6 @@ export interface RedisTaskAliasesOptions {
   /** Told when the connection fails (at most every 30 s) and when it is ready again (watchRedis). */
   logger?: RedisWatchLogger;
 }
-
-/** The unreadable keys remembered as told: past this many, told again (a bound on what a flood of them keeps). */
-const MAX_TOLD_UNREADABLE = 1_000;
 
 /** Shared by every replica: a claim is one SET NX, so two replicas cannot open two tasks under one caller's id. */
 export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAliases {
@@ -31,18 +29,16 @@ export function createRedisTaskAliases(options: RedisTaskAliasesOptions): TaskAl
   // Without an idle TTL an alias lives as long as Redis keeps it; a year bounds what a lost task leaves behind.
   const ttlMs = options.idleTtlMs > 0 ? options.idleTtlMs : 365 * 24 * 3600_000;
 
-  // Each key whose value the store never wrote is told once (its key: the value may be anything), not on every read.
-  const toldUnreadable = new Set<string>();
+  // A value the store never wrote is told by its key (the value may be anything), at most once a minute however many
+  // keys or reads: the next line counts those left out (throttled-warnings.ts), and nothing is kept per key.
+  const tellUnreadable = throttledWarnings(options.logger);
   /** The alias stored under `key`; an unreadable value is no alias (stored-alias.ts), rather than a Redis out of reach. */
   async function read(key: string): Promise<StoredAlias | undefined> {
     const raw = await redis.get(key);
     if (raw === null) return undefined;
     const alias = parseStoredAlias(raw);
-    if (alias === undefined && !toldUnreadable.has(key)) {
-      if (toldUnreadable.size >= MAX_TOLD_UNREADABLE) toldUnreadable.clear();
-      toldUnreadable.add(key);
-      options.logger?.warn({ store: 'task-aliases', key }, 'A task alias in Redis holds a value the gateway did not write: read as no alias');
-    }
+    if (alias === undefined)
+      tellUnreadable({ store: 'task-aliases', key }, 'A task alias in Redis holds a value the gateway did not write: read as no alias');
     return alias;
   }
 

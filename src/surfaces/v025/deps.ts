@@ -88,12 +88,6 @@ export interface V025FacadeDeps {
   pipelineState?: PipelineStateReader;
 }
 
-/** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */
-export function facadeBasePath(bailian: Pick<BailianConfig, 'base-path'>): string {
-  const trimmed = bailian['base-path'].replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
-}
-
 /** `path` under the facade's base path (`/stream` → `/bailian/stream`; at `/` unchanged). */
 export function underBase(base: string, path: string): string {
   return base === '/' ? path : `${base}${path}`;

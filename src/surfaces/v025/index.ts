@@ -13,7 +13,8 @@ export { createV025Dialect } from './dialect.js';
 export { facadeCard } from './card.js';
 export { v025ErrorAnswer } from './errors.js';
 export { FACADE_KEY_HEADER, facadeCaller, facadeKeys } from './auth.js';
-export { facadeBasePath, facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
+export { facadeBasePath } from '../../gateway-routes.js';
+export { facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
 
 export const FACADE_CARD_PATH = '/.well-known/agent.json';
 

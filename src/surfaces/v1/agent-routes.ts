@@ -2,12 +2,11 @@ import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { Dispatcher } from 'undici';
 import type { ReferenceScope } from '../../core/task-scope.js';
 import { getJson } from '../../upstream/card-fetch.js';
-import { AGENT_OWN_ROUTES } from '../gateway-routes.js';
+import { AGENT_OWN_ROUTES } from '../../gateway-routes.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 
-// iac-code's own routes (gateway-routes.ts). Not A2A, so no A2A-Version is needed.
-export { AGENT_OWN_ROUTES };
+// iac-code's own routes (src/gateway-routes.ts). Not A2A, so no A2A-Version is needed.
 
 /** Where the agent's own routes are reached: its base URL, the pool of the upstream connection, and how it is asked. */
 export interface AgentRoutesUpstream {

@@ -1,13 +1,9 @@
-const REST_PATH = /^(?:\/[^/]+)?\/(?:message:send|message:stream|tasks(?:\/.*)?|extendedAgentCard)$/;
-
 /**
- * Whether a path belongs to the HTTP+JSON binding (optionally under a `/{tenant}` segment); the
- * handler itself then tells the routes apart (ids may contain `:`). Checked here rather than as Hono
- * route patterns: `/:tenant/message:send` is a pattern Hono's RegExpRouter refuses, and one such route
- * puts every request of the app on the slower TrieRouter. Kept apart from rest.ts (no imports) so
- * that the credentials gate can answer in the binding's form without depending on the binding.
+ * Whether a path belongs to the HTTP+JSON binding (src/gateway-routes.ts, which the config's check of the facade's
+ * base path reads too). Re-exported here, this module importing nothing else, so that the credentials gate can answer in the
+ * binding's form without depending on the binding.
  */
-export const isRestPath = (pathname: string): boolean => REST_PATH.test(pathname);
+export { isRestPath } from '../../gateway-routes.js';
 
 /**
  * A refusal of the HTTP+JSON binding that is no A2A error (an unknown route, a wrong method, missing

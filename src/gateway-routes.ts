@@ -1,24 +1,37 @@
-import { facadeBasePath } from './v025/deps.js';
-import { isRestPath } from './v1/rest-status.js';
-
 /**
- * The gateway's routes beside the 0.2.5 facade, for the one check that needs them all: that the facade,
- * mounted under `bailian.base-path`, takes none of them (config/facade-base-path.ts). Kept free of the
- * surfaces' code so that the config may read it.
+ * The gateway's routes, for the one check that needs them all: that the 0.2.5 facade, mounted under
+ * `bailian.base-path`, takes none of them (config/facade-base-path.ts). Imports nothing, so that the config,
+ * the log and the CLI may read the routes without pulling in the surfaces' code.
  */
 
-/** The probes a load balancer asks, without credentials (health.ts). */
+/** The probes a load balancer asks, without credentials (surfaces/health.ts). */
 export const HEALTH_PATH = '/health';
 export const READY_PATH = '/ready';
 
 /**
  * iac-code's own HTTP routes that its card and docs name: readiness, and the pipeline recovery state
- * its pipeline-events extension advertises as `stateEndpoint` (forwarded by v1/agent-routes.ts).
+ * its pipeline-events extension advertises as `stateEndpoint` (forwarded by surfaces/v1/agent-routes.ts).
  */
 export const AGENT_OWN_ROUTES = ['/iac-code/readiness', '/iac-code/pipeline/state'] as const;
 
 /** RFC 8615's prefix, the origin's own: the 1.0 card, the facade's root card, the card signing keys. */
 const WELL_KNOWN = '/.well-known';
+
+const REST_PATH = /^(?:\/[^/]+)?\/(?:message:send|message:stream|tasks(?:\/.*)?|extendedAgentCard)$/;
+
+/**
+ * Whether a path belongs to the 1.0 HTTP+JSON binding (optionally under a `/{tenant}` segment); the
+ * handler itself then tells the routes apart (ids may contain `:`). Checked here rather than as Hono
+ * route patterns: `/:tenant/message:send` is a pattern Hono's RegExpRouter refuses, and one such route
+ * puts every request of the app on the slower TrieRouter.
+ */
+export const isRestPath = (pathname: string): boolean => REST_PATH.test(pathname);
+
+/** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */
+export function facadeBasePath(bailian: { 'base-path': string }): string {
+  const trimmed = bailian['base-path'].replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
 
 const FIXED_ROUTES: ReadonlyMap<string, string> = new Map([
   [HEALTH_PATH, 'the health probe'],
