@@ -14,6 +14,7 @@ import type { CardSource } from '../../core/card-source.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { CardSigner } from '../../signing/card-signer.js';
+import { StreamCut } from '../shared/cut-stream.js';
 import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
 import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
@@ -132,6 +133,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     return async (call: ServerWritableStream<unknown, unknown>): Promise<void> => {
       const started = Date.now();
       let opened: GrpcCall | undefined;
+      const cut = new StreamCut();
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const { signal } = opened.ctx;
@@ -150,6 +152,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         for await (const event of stream.events) {
           if (signal.aborted) break;
           current.span?.note(event);
+          cut.seen(event);
           if (!headersSent) sendHeaders(call, current);
           headersSent = true;
           if (!call.write(responseMessage(method, withEncodableTimestamps(event)))) await drained(call, signal);
@@ -158,7 +161,8 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         if (signal.aborted && !call.cancelled) throw toA2AError(signal.reason);
         if (!call.cancelled) call.end();
         logCall(name, call, started, opened);
-      } catch (error) {
+      } catch (thrown) {
+        const error = cut.ending(thrown);
         // grpc-js turns an `error` event on a server stream into the call's status.
         if (!call.cancelled) call.emit('error', statusOf(error));
         logCall(name, call, started, opened, error);

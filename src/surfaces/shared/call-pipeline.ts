@@ -4,6 +4,7 @@ import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } 
 import type { V1Method } from '../../mappings/vocabulary.js';
 import type { GatewayEnv } from './env.js';
 import { contentCodingRefusal, discardRest, refusedBody, tooLarge } from './body-refusal.js';
+import { StreamCut } from './cut-stream.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
 import { noteFailure, noteLog } from './log-fields.js';
 import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js';
@@ -119,14 +120,18 @@ function streamAnswer<I>(
   call: PortCall,
   options: { keepaliveMs: number; shutdown?: AbortSignal },
 ): Response {
+  const cut = new StreamCut();
   return sseResponse(
-    mapIterable(opened.events, (event) => wire.frame(event, input)),
+    mapIterable(opened.events, (event) => {
+      cut.seen(event);
+      return wire.frame(event, input);
+    }),
     {
       keepaliveMs: options.keepaliveMs,
       signal: call.ctx.signal,
       shutdown: options.shutdown,
       onCancel: call.abort,
-      onError: (error) => wire.errorFrame(toA2AError(error), input),
+      onError: (error) => wire.errorFrame(cut.ending(toA2AError(error)), input),
       ...(opened.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
     },
   );

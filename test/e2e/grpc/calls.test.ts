@@ -129,12 +129,14 @@ describe('a gRPC caller going away', () => {
 });
 
 describe('a gRPC stream open at shutdown', () => {
-  it('ends with UNAVAILABLE "The gateway is shutting down" once the drain time is over', async () => {
+  it('ends with INTERNAL, naming the task that goes on at the agent, once the drain time is over (e2e/v1/drain-cut-stream.test.ts)', async () => {
     const gateway = await startDemoGateway({ grpc: { port: 0 }, 'drain-timeout-ms': 200 });
     const transport = await grpcTransport(gateway);
     const stream = transport.sendMessageStream(sendRequest(`${SLOW_PREFIX} outlive the gateway`), wire());
     const iterator = stream[Symbol.asyncIterator]();
-    expect((await iterator.next()).done).toBe(false);
+    const first = await iterator.next();
+    expect(first.done).toBe(false);
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : 'the first event is no task';
     const closed = gateway.close();
     let failure: unknown;
     try {
@@ -143,6 +145,6 @@ describe('a gRPC stream open at shutdown', () => {
       failure = error;
     }
     await closed;
-    expect(failure).toMatchObject({ status: status.UNAVAILABLE, message: expect.stringContaining('The gateway is shutting down') });
+    expect(failure).toMatchObject({ status: status.INTERNAL, message: expect.stringContaining(`but task ${taskId} goes on at the agent`) });
   });
 });

@@ -1,0 +1,38 @@
+import { A2AError, ErrorCode, GATEWAY_FAILURES, endsTurn, eventTaskRef, eventTaskState, type StreamResponse } from '../../model/index.js';
+
+/**
+ * What a 1.0 stream (JSON-RPC and HTTP+JSON SSE, gRPC server streaming) that the gateway's shutdown cut ends with.
+ * "The gateway is shutting down" (HTTP+JSON 503, gRPC UNAVAILABLE) tells a caller that nothing reached the agent
+ * and to try again (docs/surfaces.md). Once the stream named its task, the turn had reached the agent and goes on
+ * there: a caller that sent its message again would run the turn twice (with iac-code, a second deployment), and
+ * another replica would refuse it while the first runs. So such a stream ends with words that name the task and
+ * how to follow it, at the status of a call that may have done its work (500 INTERNAL), as the 0.2.5 facade tells
+ * its users that the agent is still working (v025/cut-turns.ts).
+ */
+export class StreamCut {
+  private taskId: string | undefined;
+  private turnEnded = false;
+
+  /** Notes an event the caller is sent. */
+  readonly seen = (event: StreamResponse): void => {
+    this.taskId = eventTaskRef(event).taskId || this.taskId;
+    const state = eventTaskState(event);
+    if (state) this.turnEnded = endsTurn(state);
+  };
+
+  /** The error the stream ends with: the shutdown's, told as above once the task is known; any other as it is. */
+  ending<E>(error: E): E | A2AError {
+    if (!isShutdown(error) || this.taskId === undefined || this.turnEnded) return error;
+    return turnGoesOnAtAgent(this.taskId);
+  }
+}
+
+const isShutdown = (error: unknown): boolean =>
+  error instanceof A2AError && error.code === ErrorCode.Internal && error.message === GATEWAY_FAILURES.shuttingDown;
+
+/** The words of a turn the shutdown cut off its caller, the task named (-32603 carries no ErrorInfo to put it in). */
+export const turnGoesOnAtAgent = (taskId: string): A2AError =>
+  new A2AError(
+    ErrorCode.Internal,
+    `This gateway is shutting down and ended the stream, but task ${taskId} goes on at the agent: follow it with SubscribeToTask or read it with GetTask; do not send the message again, which would run the turn twice`,
+  );

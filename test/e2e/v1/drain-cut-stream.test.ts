@@ -1,0 +1,58 @@
+/**
+ * A 1.0 stream the gateway's drain cuts (SIGTERM, `drain-timeout-ms` shorter than the turn), read through the
+ * official a2a-js 1.x client on each binding. Once the stream named its task the turn goes on at the agent:
+ * the error the client reports names the task and says to follow it (SubscribeToTask, GetTask), not "The gateway
+ * is shutting down", which tells a caller that nothing reached the agent and to send it again, and would have the
+ * turn run twice (docs/surfaces.md).
+ */
+import { status } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SLOW_PREFIX } from '../../../src/demo-agent/index.js';
+import { GATEWAY_FAILURES } from '../../../src/model/index.js';
+import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
+import { connect, payloadRef, sendRequest, StreamReader, wireError, type TransportName, type WireError } from '../../support/sdk-v1-client.js';
+import { connectGrpc } from '../grpc/grpc-client.js';
+import { isGrpcError } from 'a2a-sdk-1/errors/grpc';
+import type { Client } from 'a2a-sdk-1/client';
+
+const open: TestGateway[] = [];
+afterEach(async () => {
+  for (const gateway of open.splice(0)) await gateway.close();
+});
+
+type Binding = TransportName | 'GRPC';
+
+async function clientOn(gateway: TestGateway, binding: Binding): Promise<Client> {
+  return binding === 'GRPC' ? connectGrpc(gateway.url) : (await connect(gateway.url, binding)).client;
+}
+
+/** What the client reports of a slow turn's stream once the gateway's drain is over, and the task the stream named. */
+async function cutStream(binding: Binding): Promise<{ taskId: string; failure: WireError & { grpcStatus?: number } }> {
+  const gateway = await startDemoGateway({ grpc: { port: 0 }, 'drain-timeout-ms': 200 });
+  open.push(gateway);
+  const client = await clientOn(gateway, binding);
+  const stream = new StreamReader(client.sendMessageStream(sendRequest(`${SLOW_PREFIX} deploy the stack`)));
+  const { taskId } = payloadRef(await stream.expectNext());
+  const closed = gateway.close();
+  try {
+    await stream.rest();
+  } catch (error) {
+    await closed;
+    return { taskId, failure: isGrpcError(error) ? { message: error.message, grpcStatus: error.status } : wireError(error) };
+  }
+  throw new Error('the stream ended without an error');
+}
+
+describe('a 1.0 stream cut by the drain once its task is known', () => {
+  it.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('%s: the client reads that the task goes on, and how to follow it', async (binding) => {
+    const { taskId, failure } = await cutStream(binding);
+    expect(failure.message).toContain(
+      `This gateway is shutting down and ended the stream, but task ${taskId} goes on at the agent: follow it with SubscribeToTask or read it with GetTask; do not send the message again`,
+    );
+    expect(failure.message).not.toContain(GATEWAY_FAILURES.shuttingDown);
+    // Not the status of a call that never reached the agent (503 / UNAVAILABLE), which invites the same call again.
+    if (binding === 'JSONRPC') expect(failure.message).toMatch(/^SSE event contained an error: .*\(Code: -32603\)/);
+    if (binding === 'HTTP+JSON') expect(failure.reason).toBe('INTERNAL_ERROR');
+    if (binding === 'GRPC') expect(failure.grpcStatus).toBe(status.INTERNAL);
+  });
+});
