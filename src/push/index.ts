@@ -53,7 +53,6 @@ export function createPushQueue(config: GatewayConfig, options: PushQueueFactory
       retry,
       concurrency: options.concurrency,
       blockMs: options.blockMs,
-      commandTimeoutMs: config['redis-command-timeout-ms'],
       logger: options.logger,
     });
     return holdWhileUnreachable(streams, { logger: options.logger ?? silentLogger, journalDir: join(config['persistence-dir'], 'push-held') });

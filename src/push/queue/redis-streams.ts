@@ -11,7 +11,7 @@ import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
 import { streamReads } from './stream-reads.js';
 import { compareEntryIds, webhookOrder } from './webhook-order.js';
 import { awaitedEntry, MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
-import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
 
 export interface RedisStreamsQueueOptions {
@@ -45,8 +45,6 @@ export interface RedisStreamsQueueOptions {
   maxWaitingEntries?: number;
   /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
   blockMs?: number;
-  /** How long a command may go unanswered before it fails (`redis-command-timeout-ms`; absent or 0: no bound); a blocking read gets `blockMs` more. */
-  commandTimeoutMs?: number;
   logger?: PushLogger;
 }
 
@@ -93,9 +91,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
 
   // A write fails soon after Redis went away (instead of waiting out 20 reconnects, ~10 s): the queue's
   // enqueue is wrapped by holdWhileUnreachable, which keeps the job and offers it again.
-  // A Redis that froze fails commands after the bound instead of holding a scrape's depth, the worker and enqueue.
-  const commandTimeoutMs = options.commandTimeoutMs ?? 0;
-  const commands = connectRedis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1, ...requestPathRedis(commandTimeoutMs) });
+  const commands = connectRedis(options.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   // Counted, and logged at most every 30 s (with the blocking connection's errors) instead of on every failed reconnect.
   const watchAnother = watchRedis(commands, { store: 'push-queue', logger });
   // A round fails every half second while Redis is away: told as often as the connection's own errors, the rest counted (`leftOut`).
@@ -275,8 +271,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
       if (loop) throw new Error('push queue already started');
       running = true;
       // A blocking read holds its connection; commands of the same round need another one.
-      // ioredis bounds a blocking read by commandTimeout too: it waits up to blockMs by design.
-      blocking = commands.duplicate(requestPathRedis(commandTimeoutMs > 0 ? commandTimeoutMs + blockMs : 0));
+      blocking = commands.duplicate();
       watchAnother(blocking);
       loop = work(run, blocking).catch((error: unknown) => logger.error({ err: error }, 'A2A push queue worker stopped'));
     },
