@@ -133,7 +133,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     return async (call: ServerWritableStream<unknown, unknown>): Promise<void> => {
       const started = Date.now();
       let opened: GrpcCall | undefined;
-      const cut = new StreamCut();
+      const cut = new StreamCut(method.operation === 'SendStreamingMessage');
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const { signal } = opened.ctx;

@@ -104,7 +104,7 @@ export function operationCall<I>(
     }
     const opened = await openV1Stream(prepared.run, call, options.firstEventTimeoutMs);
     noteLog(c, answerTaskRef(opened.first));
-    return call.answer(streamAnswer(opened, input, wire, call, options));
+    return call.answer(streamAnswer(opened, input, wire, call, withFields(options, { sentMessage: method === 'SendStreamingMessage' })));
   };
 }
 
@@ -118,9 +118,9 @@ function streamAnswer<I>(
   input: I,
   wire: OperationWire<I>,
   call: PortCall,
-  options: { keepaliveMs: number; shutdown?: AbortSignal },
+  options: { keepaliveMs: number; shutdown?: AbortSignal; sentMessage: boolean },
 ): Response {
-  const cut = new StreamCut();
+  const cut = new StreamCut(options.sentMessage);
   return sseResponse(
     mapIterable(opened.events, (event) => {
       cut.seen(event);

@@ -13,6 +13,12 @@ export class StreamCut {
   private taskId: string | undefined;
   private turnEnded = false;
 
+  /**
+   * `sentMessage`: the stream is SendStreamingMessage's. A SubscribeToTask stream sent nothing its caller could
+   * run twice: subscribing again is its retry, which "shutting down" (503, UNAVAILABLE) invites.
+   */
+  constructor(private readonly sentMessage: boolean) {}
+
   /** Notes an event the caller is sent. */
   readonly seen = (event: StreamResponse): void => {
     this.taskId = eventTaskRef(event).taskId || this.taskId;
@@ -22,7 +28,7 @@ export class StreamCut {
 
   /** The error the stream ends with: the shutdown's, told as above once the task is known; any other as it is. */
   ending<E>(error: E): E | A2AError {
-    if (!isShutdown(error) || this.taskId === undefined || this.turnEnded) return error;
+    if (!this.sentMessage || !isShutdown(error) || this.taskId === undefined || this.turnEnded) return error;
     return turnGoesOnAtAgent(this.taskId);
   }
 }

@@ -56,3 +56,24 @@ describe('a 1.0 stream cut by the drain once its task is known', () => {
     if (binding === 'GRPC') expect(failure.grpcStatus).toBe(status.INTERNAL);
   });
 });
+
+describe('a 1.0 SubscribeToTask stream cut by the drain', () => {
+  it.each<Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('%s: reads "shutting down", the status that invites subscribing again', async (binding) => {
+    const gateway = await startDemoGateway({ grpc: { port: 0 }, 'drain-timeout-ms': 200 });
+    open.push(gateway);
+    const client = await clientOn(gateway, binding);
+    const stream = new StreamReader(client.sendMessageStream(sendRequest(`${SLOW_PREFIX} deploy the stack`)));
+    const subscription = new StreamReader(client.resubscribeTask({ tenant: '', id: payloadRef(await stream.expectNext()).taskId }));
+    await subscription.expectNext();
+    const closed = gateway.close();
+    const failure = await subscription.rest().then(
+      () => undefined,
+      (error: unknown) => (isGrpcError(error) ? { message: error.message, grpcStatus: error.status, reason: undefined } : wireError(error)),
+    );
+    await stream.rest().catch(() => undefined);
+    await closed;
+    expect(failure?.message).toContain(GATEWAY_FAILURES.shuttingDown);
+    expect(failure?.message).not.toContain('goes on at the agent');
+    if (binding === 'GRPC') expect((failure as { grpcStatus?: number }).grpcStatus).toBe(status.UNAVAILABLE);
+  });
+});

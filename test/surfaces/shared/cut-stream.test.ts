@@ -9,7 +9,7 @@ const completed: StreamResponse = { statusUpdate: { taskId: 't-1', contextId: 'c
 
 describe('StreamCut: the words a stream the shutdown cut ends with', () => {
   it('names the task once a stream event named it, and says how to follow it', () => {
-    const cut = new StreamCut();
+    const cut = new StreamCut(true);
     cut.seen(working('t-1'));
     const error = cut.ending(A2AError.shuttingDown());
     expect(error.message).toContain('task t-1 goes on at the agent: follow it with SubscribeToTask or read it with GetTask');
@@ -19,19 +19,27 @@ describe('StreamCut: the words a stream the shutdown cut ends with', () => {
   });
 
   it('keeps "The gateway is shutting down" while no task is known (nothing reached the agent) and once the turn ended', () => {
-    expect(new StreamCut().ending(A2AError.shuttingDown()).message).toBe('The gateway is shutting down');
-    const ended = new StreamCut();
+    expect(new StreamCut(true).ending(A2AError.shuttingDown()).message).toBe('The gateway is shutting down');
+    const ended = new StreamCut(true);
     ended.seen(working('t-1'));
     ended.seen(completed);
     expect(ended.ending(A2AError.shuttingDown()).message).toBe('The gateway is shutting down');
   });
 
   it('leaves any other error as it is', () => {
-    const cut = new StreamCut();
+    const cut = new StreamCut(true);
     cut.seen(working('t-1'));
     const other = A2AError.upstreamTimedOut();
     expect(cut.ending(other)).toBe(other);
     const thrown = new Error('not an A2AError');
     expect(cut.ending(thrown)).toBe(thrown);
+  });
+
+  it('leaves a SubscribeToTask stream "shutting down": it sent nothing to run twice, and subscribing again is its retry', () => {
+    const cut = new StreamCut(false);
+    cut.seen(working('t-1'));
+    const error = cut.ending(A2AError.shuttingDown());
+    expect(error.message).toBe('The gateway is shutting down');
+    expect(error.statusInfo).toMatchObject({ httpStatus: 503, grpcStatus: 'UNAVAILABLE' });
   });
 });
