@@ -6,9 +6,19 @@ function withFirstMessage(task: Task, first: Message): Task {
   return withFields(task, { history: [first, ...(task.history ?? [])] });
 }
 
-/** The opening user message of a stored history, if it has one. */
-function openingUserMessage(stored: Task | undefined): Message | undefined {
-  const first = stored?.history?.[0];
+/**
+ * The opening user message of a stored history, if it has one. Only a record the store never cut at its front
+ * (fewer messages than it keeps, `historyLimit`) starts where the task did: past the limit its first message is
+ * whatever the window starts with (a follow-up an a2a-js 0.2.5 agent never stores, which put first would stand
+ * before the question it answers). The test needs nothing recorded besides the history, so it holds for the memory
+ * store and Redis alike, and for records an earlier release wrote. A record cut under a lower limit than the one
+ * the gateway now runs with is taken for whole; the other way, a record that just reaches the limit uncut loses
+ * nothing but the opening message put back.
+ */
+function openingUserMessage(stored: Task | undefined, historyLimit: number): Message | undefined {
+  const history = stored?.history;
+  if (!history || history.length >= historyLimit) return undefined;
+  const first = history[0];
   return first?.role === 'ROLE_USER' ? first : undefined;
 }
 
@@ -22,15 +32,21 @@ export function openingMessage(message: Message, task: Task): Message {
  * The snapshot to store for a Task answer (SendMessage, GetTask, CancelTask), given what is stored.
  * An answer whose history was cut by historyLength keeps the stored history. iac-code saves a new task
  * before its SDK records the opening user message, so its answers never show that message: the stored
- * one (or, for a new task, `opening`) is kept at the start, so the history starts where the task did; an
- * answer with its whole history is relayed so too (recording.ts), as ListTasks and push notifications show it.
+ * one (or, for a new task, `opening`) is kept at the start while the record holds it (`historyLimit`, the
+ * store's), so the history starts where the task did; an answer with its whole history is relayed so too
+ * (recording.ts), as ListTasks and push notifications show it.
  */
-export function snapshotToStore(answer: Task, stored: Task | undefined, options: { historyTrimmed: boolean; opening?: Message }): Task {
+export function snapshotToStore(
+  answer: Task,
+  stored: Task | undefined,
+  options: { historyTrimmed: boolean; opening?: Message },
+  historyLimit = Infinity,
+): Task {
   let snapshot = answer;
   if (options.historyTrimmed && stored) {
     const { history: _cut, ...rest } = answer;
     snapshot = stored.history ? withFields(rest, { history: stored.history }) : rest;
   }
-  const opening = options.opening ?? openingUserMessage(stored);
+  const opening = options.opening ?? openingUserMessage(stored, historyLimit);
   return opening ? withFirstMessage(snapshot, opening) : snapshot;
 }

@@ -16,7 +16,8 @@ import { overlay } from './overlay.js';
  *   stream) are cut here all the same.
  * - GetTask with a bound above 0: the last messages of the task as the gateway keeps it, the caller's messages
  *   an agent leaves out of its history included (caller-messages.ts), which a cut answer has no place for.
- *   GetTask with 0 asks with 0: no history to read, and the registry's refresh of running tasks stays cheap.
+ *   GetTask with 0 asks with 0: no history to read, and the registry's refresh of running tasks stays cheap;
+ *   the answer is cut to none here all the same, as an agent may read 0 as no bound (a2a-js 0.3: slice(-0)).
  *
  * The 0.2.5 facade asks without a bound at its own edge (withoutHistoryLength, turn-recovery.ts): its reply
  * reducer reads a turn's messages from a Task's history, and 0.2.5 gives `historyLength` no meaning on a stream.
@@ -39,7 +40,9 @@ export function boundingHistory<P extends AgentPort>(inner: P): P {
 
     async getTask(request, ctx) {
       const historyLength = request.historyLength;
-      if (historyLength === undefined || historyLength <= 0) return inner.getTask(request, ctx);
+      if (historyLength === undefined) return inner.getTask(request, ctx);
+      // 0 is passed on, and the answer cut all the same: an agent may read it as no bound (a2a-js 0.3, slice(-0)).
+      if (historyLength <= 0) return withHistoryLength(await inner.getTask(request, ctx), historyLength);
       return withHistoryLength(await inner.getTask(wholeHistory(request), ctx), historyLength);
     },
   } satisfies Partial<AgentPort>);

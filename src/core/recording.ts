@@ -27,7 +27,7 @@ import { inScope, tenantField, tenantOf } from './tenants.js';
 const FOREIGN_TASK = "The upstream agent answered with another caller's task";
 
 export interface RecordingDeps {
-  registry: Pick<TaskStore, 'get' | 'scopeOf' | 'list'>;
+  registry: Pick<TaskStore, 'get' | 'scopeOf' | 'list' | 'historyLimit'>;
   writer: TaskWriter;
   /** The caller's own messages (a follow-up, a new task's opening message) are stored redacted too. */
   redaction: Redaction;
@@ -78,7 +78,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const { followUp } = options;
     const before = followUp?.asked ?? stored;
     const task = withCallerMessagesKept(answer, before?.history, followUp && recordedWithFollowUp(before, followUp.message));
-    const snapshot = snapshotToStore(task, stored, options);
+    const snapshot = snapshotToStore(task, stored, options, registry.historyLimit);
     if (!openStreams.has(task.id)) await writer.record({ task: snapshot }, metaOf(ctx, tenant), task.id);
     // The whole history as recorded, its opening message too (which iac-code never shows): what ListTasks and
     // push notifications show. A history cut by historyLength is the answer's, cut by its caller.

@@ -73,4 +73,11 @@ describe('boundingHistory', () => {
     await port.getTask({ id: 't-1', historyLength: 0 }, ctxOf('alice'));
     expect(read).toEqual([{ id: 't-1' }, { id: 't-1' }, { id: 't-1', historyLength: 0 }]);
   });
+
+  it('answers a GetTask bound of 0 without history from an agent that reads 0 as all of it (a2a-js 0.3: slice(-0))', async () => {
+    const { port } = answering();
+    const answer = await port.getTask({ id: 't-1', historyLength: 0 }, ctxOf('alice'));
+    expect(answer.history).toBeUndefined();
+    expect(answer.id).toBe('t-1');
+  });
 });

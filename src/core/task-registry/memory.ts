@@ -158,6 +158,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   }
 
   return {
+    historyLimit: options.historyLimit,
     apply: (event: StreamResponse, meta: TaskMeta) => applyAll([event], meta),
     applyAll,
 

@@ -208,6 +208,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   }
 
   return {
+    historyLimit: options.historyLimit,
     apply: (event: StreamResponse, meta: TaskMeta) => applyAll([event], meta),
     applyAll,
 

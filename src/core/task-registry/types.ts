@@ -54,6 +54,11 @@ export interface TaskRecord extends TaskMeta {
  */
 export interface TaskStore {
   /**
+   * How many messages of a task's history a record keeps (`tasks.history-limit`): a record holding fewer was
+   * never cut at its front, so it starts where the task did (first-message.ts). Absent: the whole history.
+   */
+  readonly historyLimit?: number;
+  /**
    * Fold one stream event into the stored task and return the new snapshot (a Task snapshot replaces it, but
    * for the user's messages the stored history holds and the snapshot's lacks: caller-messages.ts). Returns undefined
    * when the event carries no task (a bare message), names a task of another owner or tenant, is an
