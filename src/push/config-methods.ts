@@ -1,3 +1,4 @@
+import { assertConfigFitsHeaders } from './headers.js';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import { inScope, tenantOf } from '../core/tenants.js';
@@ -39,6 +40,7 @@ export function createPushConfigMethods(deps: PushConfigMethodsDeps): PushConfig
 
   return {
     async createTaskPushNotificationConfig(request, ctx) {
+      assertConfigFitsHeaders(request);
       await assertOwnTask(request, ctx);
       const stored = await store.create(ctx.principal, request.taskId, withPayloadVersion(request, payloadVersionOf(ctx)));
       return present(stored.config);

@@ -1,3 +1,4 @@
+import { assertConfigFitsHeaders } from './headers.js';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -141,6 +142,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   ): Promise<{ forwarded: SendMessageRequest; inline?: InlineConfig }> {
     const inline = request.configuration?.taskPushNotificationConfig;
     if (!inline) return { forwarded: request };
+    assertConfigFitsHeaders(inline);
     prepareConfig(PENDING_TASK_ID, inline, policy);
     const taskId = request.message.taskId;
     if (taskId) await assertRoomForInline(taskId, tenantOf(request), inline.id ?? taskId, ctx, settled);

@@ -152,6 +152,22 @@ describe('deleting the configs of an evicted task', () => {
     }
   });
 
+  it('file store: a config stored before the 4 KiB bound on secrets is restored as it is, not dropped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'push-cfg-file-'));
+    try {
+      const token = 't'.repeat(5_000);
+      const store = await createFileConfigStore({ ...options, dir });
+      await store.create('alice', 'older', { id: 'big', url, token });
+      const reopened = await createFileConfigStore({ ...options, dir });
+      expect((await reopened.forTask('older')).map((entry) => entry.config.token)).toEqual([token]);
+      await reopened.create('alice', 'other', { id: 'o', url });
+      const again = await createFileConfigStore({ ...options, dir });
+      expect((await again.forTask('older')).map((entry) => entry.id)).toEqual(['big']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("redis store: a ttlMs gives the task's configs a TTL, none without it", async () => {
     const withTtl = createRedisConfigStore({ ...options, redis, prefix, ttlMs: 60_000 });
     await withTtl.create('o', 'task-ttl', { id: 'c', url });
