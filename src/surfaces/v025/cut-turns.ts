@@ -108,10 +108,11 @@ export interface WatchedTurn {
   sent(): void;
   /**
    * Its user stopped watching it before its end while the agent goes on (unwatched-turns.ts): it is noted at its
-   * end as a shutdown's cut is, so that the conversation's next message shows its rest. Whether its task is known:
-   * a new task that named itself in no event yet cannot be noted.
+   * end as a shutdown's cut is, so that the conversation's next message shows its rest. `read: 'nothing'`: its
+   * user read none of it (a message/send hung up), so the rest is the turn whole. Whether its task is known: a
+   * new task that named itself in no event yet cannot be noted.
    */
-  unwatched(): boolean;
+  unwatched(read?: 'nothing'): boolean;
   /**
    * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
    * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
@@ -142,6 +143,7 @@ export function watchedTurn(
   let sent = false;
   let ended = false;
   let unwatched = false;
+  let readNothing = false;
   /** The task to note as cut, when the shutdown has cut the turn or its user stopped watching it. */
   const cutTask = (): string | undefined => {
     if (!(shutdown?.aborted || unwatched) || !contextId) return undefined;
@@ -152,8 +154,9 @@ export function watchedTurn(
   return {
     tracker,
     sent: () => void (sent = true),
-    unwatched() {
+    unwatched(read) {
       unwatched = true;
+      readNothing ||= read === 'nothing';
       return cutTask() !== undefined;
     },
     toldAtCut(error, words) {
@@ -165,7 +168,8 @@ export function watchedTurn(
       ended = true;
       const taskId = cutTask();
       // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
-      if (taskId) void notes.note(principal, contextId, { taskId, shown: tracker.soFar() } satisfies CutTurnNote);
+      const shown = readNothing ? tracker.unread() : tracker.soFar();
+      if (taskId) void notes.note(principal, contextId, { taskId, shown } satisfies CutTurnNote);
       else if (shows) void notes.forget(principal, contextId, shows.current.id);
     },
   };

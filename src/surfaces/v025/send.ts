@@ -168,9 +168,10 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
   // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
   // the conversation's next message on another replica reads the note as soon as the lane is free (continuation.ts).
+  // Noted as read by nothing: the call's one answer never reached its caller, whatever the reply had folded.
   const hungUp = (): void => {
     if (deps.shutdown?.aborted || bound.passed) return;
-    begun.unwatched.callerGone();
+    begun.unwatched.callerGone('nothing');
     turn.end();
   };
   call.ctx.signal.addEventListener('abort', hungUp, { once: true });
@@ -191,8 +192,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   } finally {
     call.ctx.signal.removeEventListener('abort', hungUp);
     bound.clear();
-    // Its caller hung up (not the bound, not a shutdown): the turn may go on unwatched, as a hung-up stream's.
-    if (call.ctx.signal.aborted && !deps.shutdown?.aborted) begun.unwatched.callerGone();
+    // Its caller hung up before the listener was added, or the bound passed or a shutdown cut it (hungUp tells which).
+    if (call.ctx.signal.aborted) hungUp();
     turn.end();
   }
 }

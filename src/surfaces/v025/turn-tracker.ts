@@ -118,6 +118,14 @@ export class TurnTracker implements ShownTurn {
   }
 
   /**
+   * The turn as its caller stood before these events, none of them read (a message/send whose caller hung up: its
+   * one answer never came), the agent's own state kept: a follow-up's task still waiting as its stream opened.
+   */
+  unread(): TurnSoFar {
+    return withFields(this.turn, { passed: [...(this.turn.passed ?? [])], ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}) });
+  }
+
+  /**
    * The notes as one attempt of the turn reads them: with the message it sent the agent (its images in) and
    * the task it went on, if it went on one (after gone-task.ts, a new task), where its caller's turn is the
    * message as the facade routed it and the conversation's task before it.

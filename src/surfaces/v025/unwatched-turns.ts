@@ -17,8 +17,11 @@ import type { FacadeWords } from './reply/index.js';
  * conversation's next message is sent as any other.
  */
 export interface UnwatchedTurn {
-  /** Its caller hung up (or a shutdown cut it) before its end: noted when it can be. */
-  callerGone(): void;
+  /**
+   * Its caller hung up (or a shutdown cut it) before its end: noted when it can be. `read: 'nothing'`: a message/send,
+   * whose one answer its caller never read, so the next message shows the turn whole, not after what passed the reply.
+   */
+  callerGone(read?: 'nothing'): void;
   /**
    * The gateway's bound on it passed and its call is ended (message/send's, message/stream's first event): the
    * time-out as its user reads it, words.turnLeftRunning when the turn is noted.
@@ -29,7 +32,7 @@ export interface UnwatchedTurn {
 /** The one decision of message/send and message/stream on a turn left unwatched. */
 export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): UnwatchedTurn {
   return {
-    callerGone: () => void watch.unwatched(),
+    callerGone: (read) => void watch.unwatched(read),
     timedOut: (timedOut) => (watch.unwatched() ? timedOut.toldAs(words.turnLeftRunning) : timedOut),
   };
 }

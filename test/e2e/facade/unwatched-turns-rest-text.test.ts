@@ -6,7 +6,8 @@
  * call: a repeat of what the user read before the cut and what the rest showed after it), and not one chunk less
  * of a run of identical chunks (a Markdown table's `|`, a line of dots), whatever the moment the next message
  * comes: at once, or while the agent is in the middle of such a run. In message/stream and message/send, on the
- * memory store and on Redis.
+ * memory store and on Redis. A message/send its caller hung up was read not at all (its one answer comes at the
+ * turn's end): the next message shows that turn whole, as unbroken, its restatement too.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,41 @@ async function dotsSaid(rpcUrl: string, taskId: string): Promise<number> {
   return messages.filter((message) => message.role === 'ROLE_AGENT' && message.parts?.[0]?.text === '.').length;
 }
 
+/** The text of the agent's messages its task holds so far, in its history and current status. */
+const agentText = (task: { history?: any[]; status: { message?: any } }): string =>
+  [...(task.history ?? []), ...(task.status.message ? [task.status.message] : [])]
+    .filter((message) => message.role === 'ROLE_AGENT')
+    .map((message) => message.parts?.map((part: any) => part.text ?? '').join('') ?? '')
+    .join('');
+
+/** The agent's newest task in a conversation, if any (A2A 1.0 ListTasks). */
+async function conversationTask(rpcUrl: string, contextId: string): Promise<any> {
+  return (await rpc(rpcUrl, 'ListTasks', { contextId, historyLength: 100 }, { headers: { 'A2A-Version': '1.0' } })).body.result?.tasks?.[0];
+}
+
+/**
+ * A message/send its caller (Bailian, at its own time-out) hangs up once the agent's task said `until` in this turn:
+ * the call's one answer never came, so its user read nothing of the turn. Returns the turn's task.
+ */
+async function sendHungUp(gatewayUrl: string, rpcUrl: string, text: string, contextId: string, until: string): Promise<string> {
+  // What a follow-up's task said before this turn.
+  const before = agentText((await conversationTask(rpcUrl, contextId)) ?? { status: {} });
+  const controller = new AbortController();
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: userMessage({ text, contextId }) } });
+  const sent = fetch(gatewayUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: controller.signal }).catch(
+    () => undefined,
+  );
+  let taskId = '';
+  await waitUntil(async () => {
+    const task = await conversationTask(rpcUrl, contextId);
+    taskId = task?.id ?? '';
+    return task !== undefined && agentText(task).slice(before.length).includes(until);
+  });
+  controller.abort();
+  await sent;
+  return taskId;
+}
+
 /** An agent whose turns end as iac-code's do: its answer, then its `assistantFinal` restating the text after its last tool call. */
 interface Agent {
   url: string;
@@ -198,6 +234,42 @@ describe.each([
       expectReadOn(read, rest, unbroken);
     },
   );
+
+  it.each(['message/stream', 'message/send'] as const)(
+    'a message/send hung up mid-answer (its user read nothing), the next message (%s) at once: the rest is the whole turn',
+    async (method) => {
+      const contextId = `send-hung-up-${randomUUID()}`;
+      await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
+      // The gateway hears of the hang-up before the next message.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
+      expect(rest).toBe(unbroken);
+    },
+  );
+
+  it.each(['message/stream', 'message/send'] as const)(
+    'a message/send hung up mid-answer (its user read nothing), the next message (%s) once the turn is over: the whole turn from the task',
+    async (method) => {
+      const contextId = `send-hung-up-after-end-${randomUUID()}`;
+      const taskId = await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
+      expect(rest).toBe(unbroken);
+    },
+  );
+
+  it('a follow-up message/send hung up mid-answer: the next message shows that turn whole, not the one its user read before', async () => {
+    const whole = `follow-up-unbroken-${randomUUID()}`;
+    await reading(gateway.url, 'message/stream', prompt, whole);
+    const followUp = await reading(gateway.url, 'message/stream', prompt, whole);
+    const contextId = `follow-up-hung-up-${randomUUID()}`;
+    await reading(gateway.url, 'message/stream', prompt, contextId);
+    await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const rest = restOf(await reading(gateway.url, 'message/stream', 'status?', contextId));
+    expect(rest).toBe(followUp);
+  });
+
   it.each(['message/stream', 'message/send'] as const)(
     'a message/send past its bound, the next message (%s) once the turn is over: the rest is what follows what the user was sent',
     async (method) => {

@@ -115,3 +115,42 @@ describe('the note of a cut turn, read once credentials are set (unknown tasks: 
     expect(asked).toEqual([]);
   });
 });
+
+describe('the note of a turn its user stopped watching', () => {
+  /** The task the turn follows up, as its user read it before. */
+  const previous: Task = {
+    id: 'task-1',
+    contextId: 'ctx-1',
+    status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'a-0', role: 'ROLE_AGENT', parts: [{ text: '要部署吗？' }] } },
+  };
+  /** A follow-up that said some words and wrote a file before its user stopped watching; `read`: how it was left (unwatched-turns.ts). */
+  const leftMidTurn = (read?: 'nothing'): CutTurnNote => {
+    const notes = notesKept();
+    const turn = watchedTurn({ principal: 'alice', contextId: 'ctx-1' }, notes, undefined, { sent: message('task-1'), previous });
+    turn.sent();
+    const said = { messageId: 'a-1', role: 'ROLE_AGENT' as const, parts: [{ text: '正在部署' }] };
+    turn.tracker.note({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING', message: said } } });
+    turn.tracker.note({ artifactUpdate: { taskId: 'task-1', contextId: 'ctx-1', artifact: { artifactId: 'f-1', parts: [{ text: 'x' }] } } });
+    turn.unwatched(read);
+    turn.end();
+    expect(notes.written).toHaveLength(1);
+    return notes.written[0]!;
+  };
+
+  it('a message/stream hung up: its user read what was streamed, and the rest starts after it', () => {
+    const { taskId, shown } = leftMidTurn();
+    expect(taskId).toBe('task-1');
+    expect(shown.passed).toEqual(['正在部署']);
+    expect(shown.passedFiles).toEqual(['f-1']);
+  });
+
+  it('a message/send hung up: its one answer never came, so its user read nothing of the turn, only the task before it', () => {
+    const { taskId, shown } = leftMidTurn('nothing');
+    expect(taskId).toBe('task-1');
+    expect(shown.previous).toEqual(previous);
+    expect(shown.passed).toEqual([]);
+    expect(shown.passedFiles ?? []).toEqual([]);
+    expect(shown.shownFiles ?? new Map()).toEqual(new Map());
+    expect(shown.lastStatus).toBeUndefined();
+  });
+});
