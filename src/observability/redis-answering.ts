@@ -1,80 +1,91 @@
 import { Command } from 'ioredis';
-import type { CommandSender } from './redis-command-failures.js';
+import { commandFailureKind, type CommandSender } from './redis-command-failures.js';
 
 /**
- * How long `/ready` waits for a connection's PING: below the 1 s a Kubernetes readiness probe waits by
- * default, and far above what a Redis that serves takes (a PING queues behind the connection's commands).
+ * How long a PING may go unanswered before its connection is not answering, when the connection's calls
+ * have no bound of their own (`redis-command-timeout-ms: 0`): what that setting defaults to.
  */
-export const READY_PING_WITHIN_MS = 750;
+export const READY_PING_DEFAULT_WITHIN_MS = 5_000;
 /** A PING's answer holds this long: probes come as often as a balancer likes, PINGs at most once a second per connection. */
 export const READY_PING_FRESH_MS = 1_000;
 
 /** What the probe reads of a connection (ioredis's `Redis`). */
 export interface PingedRedis extends CommandSender {
   readonly status?: string;
+  readonly options?: { readonly commandTimeout?: number | undefined };
   once(event: 'end', listener: () => void): unknown;
 }
 
 export interface AnsweringProbe {
-  /** Whether the connection answered a PING within READY_PING_WITHIN_MS, asked at most every READY_PING_FRESH_MS; true while it is not connected (its status tells that). */
-  answering(): Promise<boolean>;
+  /**
+   * Whether the connection answers, at once, from what is known: false only while a PING has gone unanswered
+   * past `withinMs` (until one is answered); true while it is not connected (its status tells that). Sends a
+   * PING in the background when the last one settled over READY_PING_FRESH_MS ago and none is outstanding.
+   */
+  answering(): boolean;
   /** Whether `command` is one of this probe's PINGs whose lateness it told already (so it is not told again when it times out). */
   toldLate(command: Command): boolean;
 }
 
 /**
- * Asks `connection` for a PING when asked whether it answers, unless an answer is fresh. A PING that has no
- * answer within `withinMs` is told to `late` (once) and the connection is not answering until that PING is
- * answered or fails: no second PING piles up behind it while Redis is frozen, and its answer at the thaw
- * says at once that Redis answers again.
+ * Sends `connection` a PING when asked whether it answers, unless one is outstanding or settled less than
+ * `freshMs` ago, and never waits for it. A PING unanswered for `withinMs` (by default the bound the calls
+ * use on that connection, its `commandTimeout`: a Redis slow but answering within it serves the calls, and
+ * must not take every replica out of a balancer at once) is told to `late` (once), and the connection is
+ * not answering until a PING is answered: no second PING piles up behind it while Redis is frozen, and its
+ * answer at the thaw says at once that Redis answers again.
  */
 export function answeringProbe(
   connection: PingedRedis,
-  late: (command: Command) => void,
+  late: (command: Command, withinMs: number) => void,
   options: { withinMs?: number; freshMs?: number; now?: () => number } = {},
 ): AnsweringProbe {
-  const withinMs = options.withinMs ?? READY_PING_WITHIN_MS;
+  const withinMs = options.withinMs ?? (connection.options?.commandTimeout || READY_PING_DEFAULT_WITHIN_MS);
   const freshMs = options.freshMs ?? READY_PING_FRESH_MS;
   const now = options.now ?? Date.now;
-  let verdict = { answering: true, at: -Infinity };
-  // The PING sent and not settled; `decided` once it answered, failed, or passed its bound.
-  let asking: { decided: Promise<boolean>; overdue: boolean } | undefined;
+  let answering = true;
+  let settledAt = -Infinity;
+  let asking: Command | undefined;
   const told = new WeakSet<Command>();
 
-  function ask(): Promise<boolean> {
+  const overdue = (ping: Command): void => {
+    if (told.has(ping)) return;
+    told.add(ping);
+    answering = false;
+    late(ping, withinMs);
+  };
+
+  function ask(): void {
     const ping = new Command('ping', []);
-    let decide!: (answering: boolean) => void;
-    const decided = new Promise<boolean>((resolve) => (decide = resolve));
-    const current = { decided, overdue: false };
-    const timer = setTimeout(() => {
-      current.overdue = true;
-      verdict = { answering: false, at: now() };
-      told.add(ping);
-      late(ping);
-      decide(false);
-    }, withinMs);
+    // Set before ioredis sets the command's own timeout (sendCommand) to the same bound, so it fires first.
+    const timer = setTimeout(() => overdue(ping), withinMs);
     timer.unref();
-    const settle = (answering: boolean) => {
+    const settle = (): void => {
       clearTimeout(timer);
-      verdict = { answering, at: now() };
-      if (asking === current) asking = undefined;
-      decide(answering);
+      settledAt = now();
+      if (asking === ping) asking = undefined;
     };
+    // Reactions run in the order they were added: this one before watchCommands' (which skips a PING told late).
     ping.promise.then(
-      () => settle(true),
-      () => settle(false),
+      () => {
+        settle();
+        answering = true;
+      },
+      (error: unknown) => {
+        settle();
+        // A connection closed under it says nothing of Redis answering: its status tells that.
+        if (commandFailureKind(error) === 'timeout') overdue(ping);
+      },
     );
-    asking = current;
+    asking = ping;
     connection.sendCommand(ping);
-    return decided;
   }
 
   return {
     answering() {
-      if (connection.status !== 'ready') return Promise.resolve(true);
-      if (asking) return asking.overdue ? Promise.resolve(false) : asking.decided;
-      if (now() - verdict.at < freshMs) return Promise.resolve(verdict.answering);
-      return ask();
+      if (connection.status !== 'ready') return true;
+      if (!asking && now() - settledAt >= freshMs) ask();
+      return answering;
     },
     toldLate: (command) => told.has(command),
   };
@@ -103,8 +114,8 @@ export function askWhenReadyIsProbed(connection: PingedRedis, store: string, pro
   connection.once('end', () => probes.delete(connection));
 }
 
-/** The stores one of whose connections did not answer its PING in time (READY_PING_WITHIN_MS), sorted; asked all at once. */
-export async function storesNotAnswering(): Promise<string[]> {
-  const verdicts = await Promise.all([...probes.values()].map(async ({ store, probe }) => ((await probe.answering()) ? undefined : store)));
-  return [...new Set(verdicts.filter((store): store is string => store !== undefined))].sort();
+/** The stores one of whose connections has a PING unanswered past its bound, sorted; answered at once, never waiting for Redis. */
+export function storesNotAnswering(): string[] {
+  const stores = [...probes.values()].filter(({ probe }) => !probe.answering()).map(({ store }) => store);
+  return [...new Set(stores)].sort();
 }

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { Command, RedisOptions } from 'ioredis';
 import { URL_USER_INFO } from '../url-credentials.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
-import { answeringProbe, askWhenReadyIsProbed, READY_PING_WITHIN_MS, readyDependsOn, type PingedRedis } from './redis-answering.js';
+import { answeringProbe, askWhenReadyIsProbed, readyDependsOn, type PingedRedis } from './redis-answering.js';
 import { commandFailureKind, watchCommands, type RedisErrorKind } from './redis-command-failures.js';
 
 export type { RedisErrorKind };
@@ -109,7 +109,7 @@ const isWithCommands = (connection: WatchedRedis): connection is WatchedRedis & 
  * (`timeout`: a Redis that froze keeps its connections open and says nothing) or that Redis refused for
  * now (`unavailable`: LOADING, BUSY, …). Once a connection is ready again after a failure that was told,
  * or a command is answered after a timeout that was told, that is told at info. The connections of the
- * stores calls depend on are PINGed when `/ready` is probed (redis-answering.ts). Without a listener
+ * stores calls depend on are PINGed in the background when `/ready` is probed (redis-answering.ts). Without a listener
  * ioredis would print every failed reconnect with its stack. Returns a function that watches another
  * connection of the same store (a duplicate) under the same throttle.
  */
@@ -147,7 +147,7 @@ export function watchRedis(redis: WatchedRedis, options: WatchRedisOptions): (an
     });
     if (!isWithCommands(connection)) return;
     const probe = readyDependsOn(store)
-      ? answeringProbe(connection, () => tell('timeout', { error: `no answer to PING within ${READY_PING_WITHIN_MS} ms` }))
+      ? answeringProbe(connection, (_ping, withinMs) => tell('timeout', { error: `no answer to PING within ${withinMs} ms` }))
       : undefined;
     watchCommands(connection, {
       answered: () => {

@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { CardSource } from '../core/card-source.js';
-import { READY_PING_WITHIN_MS, storesNotAnswering } from '../observability/redis-answering.js';
+import { storesNotAnswering } from '../observability/redis-answering.js';
 import { REDIS_WARN_EVERY_MS } from '../observability/redis-errors.js';
 import { HEALTH_PATH, READY_PATH } from '../gateway-routes.js';
 import type { GatewayEnv } from './shared/env.js';
@@ -16,16 +16,18 @@ const json = (body: string, status: number): Response =>
  * whether the task store can be reached and takes writes (with `store: redis`, a replica without Redis
  * answers every call with -32603, and one whose Redis refuses writes answers without recording: either
  * way the balancer should send its callers elsewhere). `/health` reads state, not the network. `/ready` also
- * PINGs the Redis connections every call depends on (redis-answering.ts), at most once a second each and
- * waiting at most READY_PING_WITHIN_MS: a Redis that froze keeps its connections open, and nothing else would
- * tell until a call had failed.
+ * has the Redis connections every call depends on PINGed in the background (redis-answering.ts), at most once
+ * a second each, and never waits for Redis: it is not ready while a PING went unanswered for longer than the
+ * calls on that connection wait (redis-command-timeout-ms). A Redis that froze keeps its connections open, and
+ * nothing else would tell until a call had failed; one that is slow but answers within that bound serves the
+ * calls, and must not take every replica out of the balancer at once.
  */
 export function mountHealth(
   app: Hono<GatewayEnv>,
   cards: CardSource,
   storeReachable: () => boolean = () => true,
   now: () => number = Date.now,
-  redisNotAnswering: () => Promise<readonly string[]> = storesNotAnswering,
+  redisNotAnswering: () => readonly string[] = storesNotAnswering,
 ): void {
   // What is wrong is told at warn, at most once per REDIS_WARN_EVERY_MS (turns to not ready within it are
   // counted in the next line's `leftOut`, and a warning held back is told once the time has passed, if it
@@ -71,12 +73,12 @@ export function mountHealth(
     noteLog(c, { surface: 'health' });
     return json('{"status":"healthy"}', 200);
   });
-  app.get(READY_PATH, async (c) => {
+  app.get(READY_PATH, (c) => {
     noteLog(c, { surface: 'health' });
     const upstreamReachable = cards.upstreamReachable();
     const storeUp = storeReachable();
     // Not asked when the store is known down already: its connections are not ready, or it refuses writes.
-    const notAnswering = storeUp ? await redisNotAnswering() : [];
+    const notAnswering = storeUp ? redisNotAnswering() : [];
     noteReadiness(c, upstreamReachable, storeUp, notAnswering);
     return upstreamReachable && storeUp && notAnswering.length === 0 ? json('{"status":"ready"}', 200) : json('{"status":"unavailable"}', 503);
   });
@@ -94,7 +96,7 @@ const whyNotReady = (upstream: keyof typeof UPSTREAM_NOT_READY | undefined, stor
     ...(storeUp ? [] : ['the task store cannot be reached or refuses writes (see the Redis warnings)']),
     ...(notAnswering.length > 0
       ? [
-          `Redis does not answer (no PONG within ${READY_PING_WITHIN_MS} ms) for the ${notAnswering.join(', ')} store${notAnswering.length > 1 ? 's' : ''} (see the Redis warnings)`,
+          `Redis does not answer (a PING unanswered for longer than redis-command-timeout-ms) for the ${notAnswering.join(', ')} store${notAnswering.length > 1 ? 's' : ''} (see the Redis warnings)`,
         ]
       : []),
   ].join(' and ');

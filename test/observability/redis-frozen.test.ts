@@ -1,10 +1,12 @@
 /**
  * A gateway whose Redis froze (SIGSTOP of a redis-server of the test's own: its connections stay open and
  * nothing is answered, as behind a network that drops packets) shows it where an operator looks, with no
- * call failing first: `/ready` turns 503 within a probe's time, a warning names the store and says no
- * answer came, a2a_bridge_redis_errors_total counts it as a timeout, and a scrape answers at once even
- * with the push queue on that Redis (its depth is left out while it cannot be read). At the thaw `/ready`
- * is 200 again and the log says Redis answers again.
+ * call failing first: `/ready` turns 503 once a PING went unanswered past redis-command-timeout-ms, a
+ * warning names the store and says no answer came, a2a_bridge_redis_errors_total counts it as a timeout,
+ * and a probe and a scrape answer at once even with the push queue on that Redis (its depth is left out
+ * while it cannot be read). At the thaw `/ready` is 200 again and the log says Redis answers again. A Redis
+ * that is slow but answers within redis-command-timeout-ms (a fork for BGSAVE, a long command) serves the
+ * calls, and keeps `/ready` 200: a balancer must not take every replica out at once over it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,6 +39,7 @@ describe('a gateway whose Redis froze', () => {
       store: 'redis',
       'redis-url': redis.url,
       'redis-prefix': 'frozen:',
+      'redis-command-timeout-ms': 500,
       'push-notifications': true,
       'push-allow-private': true,
       'push-queue': 'redis-streams',
@@ -56,8 +59,9 @@ describe('a gateway whose Redis froze', () => {
     expect(value(before, 'a2a_bridge_push_queue_depth', { queue: 'redis-streams' })).toBe(0);
     redis.freeze();
     try {
-      // No call is made: only the probes and the scrapes. A PING's answer holds for 1 s, and one is waited
-      // for at most 750 ms: a probe says 503 within 1.75 s of the freeze (and its probe's own time), and each answers within 1 s.
+      // No call is made: only the probes and the scrapes. A PING's answer holds for 1 s, and one unanswered
+      // past redis-command-timeout-ms (500 ms) is overdue: a probe says 503 within 1.5 s of the freeze and a
+      // probe's period, and each answers at once.
       const frozenAt = Date.now();
       const probes: Array<{ status: number; ms: number; at: number }> = [];
       while (Date.now() - frozenAt < 3_000) {
@@ -69,7 +73,7 @@ describe('a gateway whose Redis froze', () => {
       expect(firstNotReady).toBeGreaterThanOrEqual(0);
       expect(probes[firstNotReady]!.at).toBeLessThan(2_500);
       expect(probes.slice(firstNotReady).every((probe) => probe.status === 503)).toBe(true);
-      for (const probe of probes) expect(probe.ms).toBeLessThan(1_000);
+      for (const probe of probes) expect(probe.ms).toBeLessThan(100);
 
       const scrape = await timed(`${gateway.url}/metrics`);
       expect(scrape.status).toBe(200);
@@ -79,8 +83,8 @@ describe('a gateway whose Redis froze', () => {
       expect(samples.some((sample) => sample.name === 'a2a_bridge_push_queue_depth' && sample.labels.queue === 'redis-streams')).toBe(false);
 
       const log = gateway.log();
-      const warned = log.find((line) => line.level === WARN && line.store === 'task-registry' && line.kind === 'timeout');
-      expect(warned?.msg).toMatch(/^Redis connection of the task-registry store failed \(127\.0\.0\.1:\d+\): no answer to PING within 750 ms$/);
+      const warned = log.find((line) => line.level === WARN && line.store === 'context-lanes' && line.kind === 'timeout');
+      expect(warned?.msg).toMatch(/^Redis connection of the context-lanes store failed \(127\.0\.0\.1:\d+\): no answer to PING within 500 ms$/);
     } finally {
       redis.thaw();
     }
@@ -89,5 +93,43 @@ describe('a gateway whose Redis froze', () => {
     expect(log.some((line) => line.level === INFO && line.store === 'task-registry' && line.msg.includes('answers again'))).toBe(true);
     expect(log.some((line) => line.level === INFO && line.msg === '/ready: ready again')).toBe(true);
     expect(value(parse((await timed(`${gateway.url}/metrics`)).body), 'a2a_bridge_push_queue_depth', { queue: 'redis-streams' })).toBe(0);
+  });
+});
+
+describe('a gateway whose Redis is slow but answers within redis-command-timeout-ms', () => {
+  let redis: OwnRedis;
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    redis = await ownRedis();
+    await redis.start();
+    gateway = await startTestGateway({ store: 'redis', 'redis-url': redis.url, 'redis-prefix': 'slow:', 'redis-command-timeout-ms': 3_000 });
+    await waitUntil(async () => (await timed(`${gateway.url}/ready`)).status === 200, 10_000);
+  });
+  afterAll(async () => {
+    redis?.thaw();
+    await gateway?.close();
+    await redis?.remove();
+  });
+
+  it('/ready stays 200 through a 1.5 s stall, each probe answering at once while its PING is outstanding', async () => {
+    // Past the 1 s a PING's answer holds: the first probe of the stall sends one, and it is outstanding throughout.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    redis.freeze();
+    const frozenAt = Date.now();
+    const probes: Array<{ status: number; ms: number }> = [];
+    try {
+      while (Date.now() - frozenAt < 1_500) {
+        const { status, ms } = await timed(`${gateway.url}/ready`);
+        probes.push({ status, ms });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      redis.thaw();
+    }
+    expect(probes.length).toBeGreaterThan(5);
+    expect(probes.map((probe) => probe.status).filter((status) => status !== 200)).toEqual([]);
+    for (const probe of probes) expect(probe.ms).toBeLessThan(100);
+    expect((await timed(`${gateway.url}/ready`)).status).toBe(200);
+    expect(gateway.log().filter((line) => line.level === WARN && line.kind === 'timeout')).toEqual([]);
   });
 });

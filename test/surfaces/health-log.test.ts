@@ -24,7 +24,7 @@ function probed() {
     cards,
     () => state.store,
     () => state.time,
-    async () => state.notAnswering,
+    () => state.notAnswering,
   );
   const probe = async () => (await app.request('/ready')).status;
   return { told, state, probe };
@@ -97,7 +97,7 @@ describe('/ready in the log', () => {
         level: 'warn',
         fields: { surface: 'health', upstreamReachable: true, storeReachable: true, redisNotAnswering: ['context-lanes', 'task-registry'] },
         message:
-          '/ready: not ready, Redis does not answer (no PONG within 750 ms) for the context-lanes, task-registry stores (see the Redis warnings)',
+          '/ready: not ready, Redis does not answer (a PING unanswered for longer than redis-command-timeout-ms) for the context-lanes, task-registry stores (see the Redis warnings)',
       },
     ]);
     state.notAnswering = [];
