@@ -166,7 +166,7 @@ const AGENTS = {
   },
 };
 
-describe.each([
+describe.concurrent.each([
   ['iac-code', 'memory'],
   ['iac-code', 'redis'],
   ['demo', 'memory'],
