@@ -250,25 +250,32 @@ describe('watchRedis on a Redis that froze', () => {
     server = undefined;
   });
 
-  it('a command without an answer in time is counted as a timeout and told once, naming the bound; the first answer after it is told at info', async () => {
-    server = await ownRedis();
-    await server.start();
+  /** A connection to a Redis of the test's own, its commands bounded at 300 ms, watched as the push-configs store's. */
+  async function watchedOwnRedis() {
+    const own = await ownRedis();
+    server = own;
+    await own.start();
     const { told, logger } = recorder();
-    const redis = connectRedis(server.url, { commandTimeout: 300 });
+    const redis = connectRedis(own.url, { commandTimeout: 300 });
     connections.push(redis);
     watchRedis(redis, { store: 'push-configs', logger });
+    return { told, redis, own };
+  }
+
+  it('a command without an answer in time is counted as a timeout and told once, naming the bound; the first answer after it is told at info', async () => {
+    const { told, redis, own } = await watchedOwnRedis();
     await redis.set('frozen-key', 'v');
     const before = redisErrorCounts('timeout').get('push-configs') ?? 0;
     const connectionErrors = redisErrorCounts('connection').get('push-configs') ?? 0;
 
-    server.freeze();
+    own.freeze();
     const failures = await Promise.all(
       [redis.get('frozen-key'), redis.get('frozen-key'), redis.set('frozen-key', 'w')].map((p) => p.catch((e: Error) => e.message)),
     );
     expect(failures).toEqual(['Command timed out', 'Command timed out', 'Command timed out']);
     expect(redisErrorCounts('timeout').get('push-configs')).toBe(before + 3);
     expect(redisErrorCounts('connection').get('push-configs') ?? 0).toBe(connectionErrors);
-    const port = new URL(server.url).port;
+    const port = new URL(own.url).port;
     expect(told).toEqual([
       {
         level: 'warn',
@@ -277,7 +284,7 @@ describe('watchRedis on a Redis that froze', () => {
       },
     ]);
 
-    server.thaw();
+    own.thaw();
     expect(await redis.get('frozen-key')).toBe('w');
     expect(told.slice(1)).toEqual([
       {
@@ -289,12 +296,7 @@ describe('watchRedis on a Redis that froze', () => {
   });
 
   it("a command Redis refuses for what it asks (a wrong type) is the caller's error, not Redis trouble", async () => {
-    server = await ownRedis();
-    await server.start();
-    const { told, logger } = recorder();
-    const redis = connectRedis(server.url, { commandTimeout: 300 });
-    connections.push(redis);
-    watchRedis(redis, { store: 'push-configs', logger });
+    const { told, redis } = await watchedOwnRedis();
     await redis.set('a-string', 'v');
     const before = [...redisErrorCounts()].reduce((sum, [, count]) => sum + count, 0);
     await expect(redis.lpush('a-string', 'x')).rejects.toThrow(/WRONGTYPE/);
