@@ -72,6 +72,15 @@ export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeD
 }
 
 /**
+ * The words that open a cut turn's rest, as the note tells what its user read: the rest, or, when they read none of
+ * it (a message/send hung up), the turn's reply whole; and whether the message that reads it was passed on.
+ */
+export function cutTurnLead(cut: CutTurn, words: FacadeWords): string {
+  if (cut.shown.readNothing === true) return cut.repeated ? words.cutTurnWholeOfSameMessage : words.cutTurnWhole;
+  return cut.repeated ? words.cutTurnRestOfSameMessage : words.cutTurnRest;
+}
+
+/**
  * The cut turn's rest as the events a streaming agent would have sent, opened with the words that say what it
  * is. Its events are noted in `tracker`, the tracker of the turn that shows them (watchedTurn), which starts
  * from what the cut turn showed.
@@ -85,8 +94,7 @@ export async function* cutTurnRest(
 ): AsyncGenerator<StreamResponse> {
   const { current, shown } = cut;
   const contextId = current.contextId ?? shown.previous?.contextId ?? current.id;
-  const lead = cut.repeated ? words.cutTurnRestOfSameMessage : words.cutTurnRest;
-  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${lead}\n\n` }] };
+  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${cutTurnLead(cut, words)}\n\n` }] };
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {

@@ -20,6 +20,8 @@ const BUSY_WORDS = '智能体仍在处理你的上一条消息';
 const PROMPT = '创建 VPC，然后提问';
 /** What opens the rest when the message that reads it is the left turn's own again. */
 const SAME_MESSAGE_WORDS = '你刚发送的消息与连接中断的上一条消息相同';
+/** What opens the turn whole when another message follows a message/send hung up (its user read none of it). */
+const WHOLE_WORDS = '以下是你上一条消息的完整回复';
 
 /** What the user reads of a message/stream: its text, or the error it was refused with. */
 async function read(opened: OpenStream): Promise<{ text: string }> {
@@ -107,8 +109,9 @@ describe('the next message at once on another replica after Bailian hung up', ()
         const said = await reading.finally(() => clearTimeout(opening));
         const seen = `hung up: ${hangUp}, next: ${method} ${text}`;
         expect(said, seen).not.toContain(BUSY_WORDS);
-        // The same message again reads the rest as its own answer; another, as the rest of the one before.
-        expect(said, seen).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : REST_WORDS);
+        // The same message again reads the rest as its own answer; another, as the rest of the one before (its reply
+        // whole after a message/send, of which its user read nothing).
+        expect(said, seen).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : hangUp === 'message/send' ? WHOLE_WORDS : REST_WORDS);
         expect(said, seen).toContain(AFTER_CUT);
         expect(said, seen).toContain(QUESTION);
         // The request ran once: the message that read its rest was not passed on.

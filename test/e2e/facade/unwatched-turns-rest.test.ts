@@ -139,7 +139,9 @@ describe('a turn its Bailian user stopped watching while the agent went on', () 
     gates.open();
     await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_INPUT_REQUIRED');
     const next = await send('杭州', contextId);
-    expect(next.text).toContain(REST_WORDS);
+    // Its user read none of the turn: the reply to their previous message, whole, not its rest.
+    expect(next.text).toContain('以下是你上一条消息的完整回复');
+    expect(next.text).not.toContain(REST_WORDS);
     expect(next.text).toContain(QUESTION);
     expect(executor.executions).toBe(executions + 1);
   });

@@ -51,6 +51,10 @@ export const EN: FacadeWords = {
     'Here is the rest of the reply to your previous message, whose connection was interrupted. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
   cutTurnRestOfSameMessage:
     "The message you just sent is the same as your previous one, whose connection was interrupted. Here is the rest of the agent's reply to it. It was not run a second time; there is no need to send it again.",
+  cutTurnWhole:
+    'Here is the reply to your previous message, whose connection was interrupted before any of it reached you. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  cutTurnWholeOfSameMessage:
+    "The message you just sent is the same as your previous one, whose connection was interrupted before any of the reply reached you. Here is the agent's whole reply to it. It was not run a second time; there is no need to send it again.",
   turnCutBeforeReply:
     'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Send any message in this conversation (for example "continue") to see where it stands before you send your request again.',
   turnCutUnanswered:

@@ -89,6 +89,13 @@ export interface FacadeWords {
    */
   cutTurnRestOfSameMessage: string;
   /**
+   * cutTurnRest when its user read none of the cut turn (a message/send hung up: its one answer never came), so
+   * what follows is the turn's reply whole, not its rest.
+   */
+  cutTurnWhole: string;
+  /** cutTurnRestOfSameMessage when its user read none of the cut turn: what follows is its reply whole. */
+  cutTurnWholeOfSameMessage: string;
+  /**
    * A turn the shutdown cut before the agent's first word, its message already sent: the agent may be at work on
    * it, so trying again may run it twice. The task is known and noted: the next message shows its rest.
    */

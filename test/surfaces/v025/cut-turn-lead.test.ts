@@ -1,0 +1,145 @@
+/**
+ * The words that open a cut turn's rest say what follows, as the note tells what its user read: "the rest" of the
+ * reply when they read part of it (a message/stream hung up), the reply to their previous message, whole, when they
+ * read none of it (a message/send hung up: its one answer never came). In each of the facade's languages, for another
+ * message and for the same message again, through a note kept as the store keeps it.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { CallContext } from '../../../src/core/agent-port.js';
+import type { Message, StreamResponse, Task } from '../../../src/model/index.js';
+import { createLocalCutTurnNotes, type CutTurnNotes } from '../../../src/surfaces/v025/cut-turn-notes.js';
+import { cutTurnOf, cutTurnRest, watchedTurn, type CutTurn } from '../../../src/surfaces/v025/cut-turns.js';
+import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
+import { wordsIn } from '../../../src/surfaces/v025/reply-options.js';
+
+const PROMPT = '请帮我创建一个专有网络，地域杭州';
+const FIRST = '第一段：开始规划。';
+const LAST = '完成：VPC 已就绪。';
+const conversation = { principal: 'alice', contextId: 'ctx' };
+const text = (value: string): Message => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: value }] });
+const said = (words: string): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'task-1',
+    contextId: 'ctx',
+    status: { state: 'TASK_STATE_WORKING', message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: words }] } },
+  },
+});
+
+/** The task as the agent has it once the turn is over: its first words, then its answer. */
+const finished: Task = {
+  id: 'task-1',
+  contextId: 'ctx',
+  status: { state: 'TASK_STATE_COMPLETED', message: { messageId: 'done', role: 'ROLE_AGENT', parts: [{ text: LAST }] } },
+  history: [{ messageId: 'said', role: 'ROLE_AGENT', parts: [{ text: FIRST }] }],
+};
+const deps = { port: { getTask: async () => finished } } as unknown as V025FacadeDeps;
+const ctx = {} as CallContext;
+
+/** How a turn was left: by a message/send's caller hanging up, or a message/stream's, once the agent said `FIRST`. */
+type Left = 'message/send' | 'message/stream';
+
+/** The turn `PROMPT` left as `left`, after its first words passed the reply; `shows`: the cut turn it showed instead. */
+async function leftTurn(notes: CutTurnNotes, left: Left, shows?: CutTurn, shown: readonly string[] = [FIRST]): Promise<void> {
+  const turn = watchedTurn(conversation, notes, undefined, { sent: text(PROMPT), ...(shows ? { shows } : {}) });
+  turn.sent();
+  for (const words of shown) turn.tracker.note(said(words));
+  turn.unwatched(left === 'message/send' ? 'nothing' : undefined);
+  turn.end();
+  await notes.settled();
+}
+
+/** What the user reads when `next` is sent after the noted turn, and the cut turn it reads. */
+async function nextRead(
+  notes: CutTurnNotes,
+  next: Message,
+  language: 'zh' | 'en' | 'ja' = 'zh',
+): Promise<{ lead: string; text: string; cut: CutTurn }> {
+  const cut = await cutTurnOf(conversation, notes, deps, ctx, next);
+  if (!cut) throw new Error('no note read');
+  const texts: string[] = [];
+  const turn = watchedTurn(conversation, createLocalCutTurnNotes({ max: 1, idleTtlMs: 0 }), undefined, { sent: next, shows: cut });
+  for await (const event of cutTurnRest(cut, wordsIn(language), ctx, deps, turn.tracker))
+    if ('statusUpdate' in event) texts.push(event.statusUpdate.status.message?.parts.map((part) => part.text ?? '').join('') ?? '');
+  return { lead: texts[0] ?? '', text: texts.slice(1).join(''), cut };
+}
+
+const notesKept = (): CutTurnNotes => createLocalCutTurnNotes({ max: 10, idleTtlMs: 0 });
+
+/** The sentence each language's words keep: the message that reads the rest was not passed on, or need not be sent again. */
+const KEPT = {
+  zh: { other: '你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。', same: '它没有被重复执行，无需重新发送。' },
+  en: {
+    other: 'The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+    same: 'It was not run a second time; there is no need to send it again.',
+  },
+  ja: {
+    other: '今送信したメッセージはエージェントに渡していません。必要な場合は、この返信が終わってからもう一度送信してください。',
+    same: '二重には実行していないため、もう一度送信する必要はありません。',
+  },
+};
+
+describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s rest (%s)', (language) => {
+  const words = wordsIn(language);
+
+  it('a message/send hung up: the reply to the previous message, whole, for another message and the same again', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'message/send');
+    const other = await nextRead(notes, text('继续'), language);
+    expect(other.lead).toBe(`${words.cutTurnWhole}\n\n`);
+    expect(other.text).toBe(`${FIRST}${LAST}`);
+    expect((await nextRead(notes, text(` ${PROMPT} `), language)).lead).toBe(`${words.cutTurnWholeOfSameMessage}\n\n`);
+  });
+
+  it('a message/stream hung up: the rest of the reply, after what was read', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'message/stream');
+    const other = await nextRead(notes, text('继续'), language);
+    expect(other.lead).toBe(`${words.cutTurnRest}\n\n`);
+    expect(other.text).toBe(LAST);
+    expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.cutTurnRestOfSameMessage}\n\n`);
+  });
+
+  it('the whole reply’s words are not the rest’s, and keep what they say of the message that reads it', () => {
+    expect(words.cutTurnWhole).not.toBe(words.cutTurnRest);
+    expect(words.cutTurnWholeOfSameMessage).not.toBe(words.cutTurnRestOfSameMessage);
+    expect(words.cutTurnRest.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.cutTurnWhole.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.cutTurnRestOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
+    expect(words.cutTurnWholeOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
+  });
+});
+
+describe('a turn that showed a cut turn, itself left before its end', () => {
+  /** The cut turn as the next message reads it, once it was left as `left`. */
+  async function cutLeft(notes: CutTurnNotes, left: Left): Promise<CutTurn> {
+    await leftTurn(notes, left);
+    const cut = await cutTurnOf(conversation, notes, deps, ctx, text('继续'));
+    if (!cut) throw new Error('no note read');
+    return cut;
+  }
+
+  it('the whole reply, hung up as a message/stream once part of it was read: the next shows the rest', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'message/stream', await cutLeft(notes, 'message/send'));
+    expect((await nextRead(notes, text('继续'))).lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
+  });
+
+  it('the whole reply, hung up again before any of it was read (a stream, or a message/send): the next shows it whole still', async () => {
+    for (const left of ['message/stream', 'message/send'] as const) {
+      const notes = notesKept();
+      await leftTurn(notes, left, await cutLeft(notes, 'message/send'), []);
+      const next = await nextRead(notes, text('继续'));
+      expect(next.lead, left).toBe(`${wordsIn('zh').cutTurnWhole}\n\n`);
+      expect(next.text, left).toBe(`${FIRST}${LAST}`);
+    }
+  });
+
+  it('the rest of a turn its user read part of, hung up as a message/send: the next shows the rest, as before', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'message/send', await cutLeft(notes, 'message/stream'), []);
+    const next = await nextRead(notes, text('继续'));
+    expect(next.lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
+    expect(next.text).toBe(LAST);
+  });
+});
