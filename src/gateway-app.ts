@@ -81,7 +81,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
     const refuse = refusalInCallersProtocol({ maxBodyBytes: config['max-body-bytes'], facadeProfile });
     app.use('*', capRequestsPerForwardedClient(perClient, refuse));
   }
-  deps.observability?.mount(app);
+  deps.observability?.mount(app, shutdown);
   mountHealth(app, cards, () => registry.reachable?.() ?? true);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);

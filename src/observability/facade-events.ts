@@ -1,6 +1,6 @@
 import type { SseFrame } from '../surfaces/shared/sse.js';
 import { answeredV025TaskState } from '../surfaces/shared/jsonrpc-endpoint.js';
-import type { GatewayMetrics } from './metrics.js';
+import type { GatewayMetrics, TaskStateReason } from './metrics.js';
 import { EVENTS_PER_COUNT, type EventKind } from './metrics-port.js';
 
 const KINDS: ReadonlySet<string> = new Set<EventKind>(['task', 'message', 'status-update', 'artifact-update']);
@@ -18,11 +18,20 @@ function eventOf(frame: SseFrame): { kind: EventKind; state?: string } | undefin
 }
 
 /**
+ * A facade turn shown `failed` once the gateway's drain time is over (`shutdown` aborted) is one the drain cut:
+ * every call still open then is ended with "shutting down", and the facade tells a turn's user that the agent
+ * goes on with it and that their next message shows its end (words.turnCutByShutdown), whose state is counted
+ * then. Counted apart, so that an alert on the turns the agent failed does not fire on every rollout.
+ */
+const reasonOf = (state: string, shutdown: AbortSignal | undefined): TaskStateReason | undefined =>
+  state === 'failed' && shutdown?.aborted ? 'shutdown' : undefined;
+
+/**
  * Counts the events of one facade stream as its caller receives them, for
  * `a2a_bridge_stream_events_total{surface="v025"}`, and each change of the task state they show, for
  * `a2a_bridge_task_states_total{surface="v025"}`; added every EVENTS_PER_COUNT events and at `end`.
  */
-export function facadeEventCounter(metrics: GatewayMetrics): { frame(frame: SseFrame): void; end(): void } {
+export function facadeEventCounter(metrics: GatewayMetrics, shutdown?: AbortSignal): { frame(frame: SseFrame): void; end(): void } {
   const uncounted = new Map<EventKind, number>();
   let pending = 0;
   let last: string | undefined;
@@ -37,7 +46,7 @@ export function facadeEventCounter(metrics: GatewayMetrics): { frame(frame: SseF
       if (!event) return;
       uncounted.set(event.kind, (uncounted.get(event.kind) ?? 0) + 1);
       if (++pending >= EVENTS_PER_COUNT) count();
-      if (event.state !== undefined && event.state !== last) metrics.taskState('v025', event.state);
+      if (event.state !== undefined && event.state !== last) metrics.taskState('v025', event.state, reasonOf(event.state, shutdown));
       last = event.state ?? last;
     },
     end: count,
@@ -45,7 +54,7 @@ export function facadeEventCounter(metrics: GatewayMetrics): { frame(frame: SseF
 }
 
 /** A facade `message/send` answered with a Task: the state its caller reads, once. */
-export function countFacadeAnswer(metrics: GatewayMetrics, response: Response): void {
+export function countFacadeAnswer(metrics: GatewayMetrics, response: Response, shutdown?: AbortSignal): void {
   const state = answeredV025TaskState(response);
-  if (state !== undefined) metrics.taskState('v025', state);
+  if (state !== undefined) metrics.taskState('v025', state, reasonOf(state, shutdown));
 }

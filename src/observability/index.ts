@@ -23,8 +23,8 @@ export interface Observability {
   upstream<U extends Upstream>(upstream: U): U;
   cards(source: CardFetcher): CardFetcher;
   port<P extends AgentPort>(port: P): P;
-  /** Routes and middleware on the main app; call right after the request logger. */
-  mount(app: Hono<GatewayEnv>): void;
+  /** Routes and middleware on the main app; call right after the request logger. `shutdown`: the gateway's (gateway-app.ts). */
+  mount(app: Hono<GatewayEnv>, shutdown?: AbortSignal): void;
   /** With `metrics.port`: a second listener serving only the metrics. Resolves to where it serves them, and its closer. */
   listen(host: string): Promise<MetricsListener | undefined>;
 }
@@ -53,7 +53,7 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
     },
     cards: (source) => (metrics ? meteredCards(source, metrics) : source),
     port: (port) => (metrics ? meteredPort(port, metrics) : port),
-    mount(app) {
+    mount(app, shutdown) {
       if (tracing) {
         const traced = tracing.recording ? tracingMiddleware(tracing.tracer) : traceContextMiddleware();
         app.use('*', (c, next) => (UNTRACED.has(c.req.path) || c.req.path === config.metrics.path ? next() : traced(c, next)));
@@ -61,7 +61,7 @@ export function createObservability(config: GatewayConfig, parts: ObservabilityP
       if (!metrics) return;
       // The scrape itself is not counted: it is registered before the counting middleware.
       if (separatePort === undefined) mountMetrics(app, metrics, config.metrics);
-      app.use('*', metricsMiddleware(metrics));
+      app.use('*', metricsMiddleware(metrics, shutdown));
     },
     async listen(host) {
       if (!metrics || separatePort === undefined) return undefined;

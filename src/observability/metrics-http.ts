@@ -11,9 +11,9 @@ import { countFacadeAnswer, facadeEventCounter } from './facade-events.js';
  * Counts every request by what the handlers noted for the log line (surface, method, error code) and
  * by the caller's client name, times blocking calls (and the share spent waiting on the upstream),
  * and for streams the time to their first event and how many are open. Must run inside the request
- * logger, which sets `logFields`.
+ * logger, which sets `logFields`. `shutdown`: the gateway's, aborted once its drain time is over.
  */
-export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
+export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSignal): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const started = performance.now();
     const timing: CallTiming = { upstreamSeconds: 0 };
@@ -28,7 +28,7 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
       const surface = fields.surface;
       const opened = metrics.streamOpened(surface);
       // The facade's events are counted as its caller receives them (facade-events.ts), the 1.0 surfaces' at the port.
-      const facade = surface === 'v025' ? facadeEventCounter(metrics) : undefined;
+      const facade = surface === 'v025' ? facadeEventCounter(metrics, shutdown) : undefined;
       const closed = facade ? () => (facade.end(), opened()) : opened;
       replaceResponse(
         c,
@@ -36,7 +36,7 @@ export function metricsMiddleware(metrics: GatewayMetrics): MiddlewareHandler<Ga
       );
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
-      if (fields.surface === 'v025' && fields.method === 'message/send') countFacadeAnswer(metrics, c.res);
+      if (fields.surface === 'v025' && fields.method === 'message/send') countFacadeAnswer(metrics, c.res, shutdown);
     }
   };
 }

@@ -16,6 +16,12 @@ import { counterTally, histogramTally } from './tallies.js';
  */
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
+/**
+ * Why the gateway, not the agent, ended a turn in the state counted: `shutdown`, its drain (a rollout) cut the
+ * turn while the agent goes on with it. One value, so the label adds one series.
+ */
+export type TaskStateReason = 'shutdown';
+
 const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
 const V025 = new Set<string>(V025_METHODS);
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -105,8 +111,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const taskStates = counterTally(registry, {
     name: 'a2a_bridge_task_states_total',
-    help: "Task state changes callers saw, by surface and state reached: each change in a stream's events, and the state of a blocking answer's task; on the 0.2.5 facade (v025) the states it showed (completed for a turn iac-code ends input-required)",
-    labelNames: ['surface', 'state'],
+    help: "Task state changes callers saw, by surface and state reached: each change in a stream's events, and the state of a blocking answer's task; on the 0.2.5 facade (v025) the states it showed (completed for a turn iac-code ends input-required), reason=\"shutdown\" on the failed state of a turn the gateway's drain cut while the agent goes on with it",
+    labelNames: ['surface', 'state', 'reason'],
   });
   const upstreamCalls = counterTally(registry, {
     name: 'a2a_bridge_upstream_requests_total',
@@ -237,10 +243,15 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const surfaceValue = surfaceLabel(surface);
       streamEvents.add(`${surfaceValue} ${kind}`, () => ({ surface: surfaceValue, kind }), events);
     },
-    /** A 1.0 state (`TASK_STATE_COMPLETED`) or a 0.2.5 one (`input-required`); anything else is `other`. */
-    taskState(surface: string | undefined, state: string): void {
+    /**
+     * A 1.0 state (`TASK_STATE_COMPLETED`) or a 0.2.5 one (`input-required`); anything else is `other`. `reason`:
+     * the gateway's own, not the agent's (facade-events.ts); absent, the series has no `reason` label at all, so
+     * the queries written before it was added read the same series.
+     */
+    taskState(surface: string | undefined, state: string, reason?: TaskStateReason): void {
       const surfaceValue = surfaceLabel(surface);
-      taskStates.add(`${surfaceValue} ${state}`, () => ({ surface: surfaceValue, state: anyStateLabel(state) }));
+      const labels = (): Record<string, string> => ({ surface: surfaceValue, state: anyStateLabel(state), ...(reason ? { reason } : {}) });
+      taskStates.add(`${surfaceValue} ${state} ${reason ?? ''}`, labels);
     },
     upstreamCall(method: string, ok: boolean, seconds: number): void {
       const methodValue = methodLabel(method);
