@@ -1,6 +1,7 @@
 import type { UpstreamConfig } from '../config/schema.js';
 import { A2AError, withFields } from '../model/index.js';
 import { getJson } from '../upstream/card-fetch.js';
+import type { UpstreamBinding } from '../upstream/detect.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { neverReached } from '../upstream/never-reached.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
@@ -57,16 +58,29 @@ const refused = (status: number): CallFailure => ({
 });
 
 /**
+ * The gRPC statuses by which an agent refuses credentials, as the client reports them: in the HTTP status the
+ * other bindings say it with (upstream/grpc-errors.ts). --header goes on the HTTP requests (the card) only, so
+ * only the credentials sent as metadata are named.
+ */
+const GRPC_REFUSALS: Readonly<Record<401 | 403, string>> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED' };
+
+const refusedOverGrpc = (status: 401 | 403): CallFailure => ({
+  text: `the agent refused the call (gRPC ${GRPC_REFUSALS[status]}): give it credentials with --token or --api-key (sent as gRPC metadata)`,
+  code: EXIT_NEEDS_INPUT,
+});
+
+/**
  * What `call` tells the operator, and its exit code, when it failed at `stage`: refused credentials (4)
- * before anything else, then a card URL that could not be reached (3), then the error itself (3).
+ * before anything else, in the terms of the binding that refused them (the card is read over HTTP, a gRPC
+ * agent's turn is a gRPC call), then a card URL that could not be reached (3), then the error itself (3).
  */
 export async function explainCallFailure(
   error: unknown,
   stage: CallStage,
-  target: { url: string; config: UpstreamConfig; headers: Record<string, string>; interrupted?: boolean },
+  target: { url: string; config: UpstreamConfig; headers: Record<string, string>; interrupted?: boolean; binding?: UpstreamBinding },
 ): Promise<CallFailure> {
   const status = error instanceof A2AError ? error.agentHttpStatus : undefined;
-  if (isCredentialsRefused(status)) return refused(status);
+  if (isCredentialsRefused(status)) return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status) : refused(status);
   // Only a failure to read the card is probed: during the turn the card URL was reached already.
   if (stage !== 'turn' && !target.interrupted) {
     const probe = await probeCard(target.url, target.config, target.headers);

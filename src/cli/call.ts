@@ -18,7 +18,7 @@ ${AGENT_OPTIONS_HELP}
 
 Exit codes: 0 completed or input-required (the turn ended; follow up with --context/--task), 1 failed,
 rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required or the
-credentials refused (HTTP 401/403).`;
+credentials refused (HTTP 401/403; gRPC UNAUTHENTICATED/PERMISSION_DENIED).`;
 
 const CALL_OPTIONS = {
   stream: { type: 'boolean' },
@@ -117,7 +117,7 @@ export async function run(argv: string[]): Promise<number> {
     wait.stop();
     // The card is probed where the client of the protocol found (or given) reads it.
     const config = withFields(agent.config, { protocol: agent.protocol });
-    const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted };
+    const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted, binding: agent.binding };
     const failure = await explainCallFailure(error, stage, target);
     complain(failure.text);
     return failure.code;
