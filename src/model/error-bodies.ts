@@ -5,13 +5,14 @@ import { withFields } from './with-fields.js';
 
 /**
  * The ErrorInfo an error carries on every binding, in this order: A2A's (the reason of its code's row,
- * under A2A's domain), then the agent's own under their domains. Clients that key off the first reason
- * they know (a2a-js) read A2A's.
+ * under A2A's domain), then the gateway's own (GATEWAY_ERROR_DOMAIN), then the agent's own under their
+ * domains. Clients that key off the first reason they know (a2a-js) read A2A's.
  */
 export function errorInfos(error: A2AError): ErrorInfo[] {
   const reason = error.reason;
-  const own = reason ? [{ reason, domain: ERROR_DOMAIN, metadata: error.metadata }] : [];
-  return own.concat(error.agentErrorInfo);
+  const a2a = reason ? [{ reason, domain: ERROR_DOMAIN, metadata: error.metadata }] : [];
+  const gateway = error.gatewayErrorInfo;
+  return a2a.concat(gateway ? [gateway] : [], error.agentErrorInfo);
 }
 
 /** 1.0 JSON-RPC `error.data` and the HTTP+JSON `details`: google.rpc typed details. */

@@ -60,6 +60,12 @@ const CODE_INFO: Record<number, CodeInfo> = {
 
 export const ERROR_DOMAIN = 'a2a-protocol.org';
 
+/**
+ * The domain of the gateway's own ErrorInfo reasons (A2AError.gatewayErrorInfo), for what A2A names no reason for:
+ * a reason under A2A's domain would claim A2A defines it.
+ */
+export const GATEWAY_ERROR_DOMAIN = 'a2a-bridge';
+
 export function codeInfo(code: number): CodeInfo {
   return CODE_INFO[code] ?? { httpStatus: 500, grpcStatus: 'INTERNAL' };
 }

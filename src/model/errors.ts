@@ -30,6 +30,8 @@ export interface A2AErrorOptions {
   /** Without retryAfterSeconds: a failure of the hop (HOP_FAILURES), answered with its own status. */
   hopFailure?: HopFailure;
   agentErrorInfo?: readonly ErrorInfo[];
+  /** The gateway's own ErrorInfo, under GATEWAY_ERROR_DOMAIN: what a client acts on that A2A has no reason for. */
+  gatewayErrorInfo?: ErrorInfo;
   agentHttpStatus?: number;
   /** What failed of a call to the upstream agent, told where the upstream client makes the error (UpstreamFault). */
   upstreamFault?: UpstreamFault;
@@ -106,6 +108,11 @@ export class A2AError extends Error {
   /** What failed of the call to the upstream agent (UpstreamFault), if the upstream client told it. */
   get upstreamFault(): UpstreamFault | undefined {
     return this.options.upstreamFault;
+  }
+
+  /** The gateway's own ErrorInfo, if it gave one (rendered by error-bodies.ts errorInfos on every binding). */
+  get gatewayErrorInfo(): ErrorInfo | undefined {
+    return this.options.gatewayErrorInfo;
   }
 
   get reason(): string | undefined {

@@ -1,4 +1,13 @@
-import { A2AError, ErrorCode, GATEWAY_FAILURES, endsTurn, eventTaskRef, eventTaskState, type StreamResponse } from '../../model/index.js';
+import {
+  A2AError,
+  ErrorCode,
+  GATEWAY_ERROR_DOMAIN,
+  GATEWAY_FAILURES,
+  endsTurn,
+  eventTaskRef,
+  eventTaskState,
+  type StreamResponse,
+} from '../../model/index.js';
 
 /**
  * What a 1.0 stream (JSON-RPC and HTTP+JSON SSE, gRPC server streaming) that the gateway's shutdown cut ends with.
@@ -36,9 +45,20 @@ export class StreamCut {
 const isShutdown = (error: unknown): boolean =>
   error instanceof A2AError && error.code === ErrorCode.Internal && error.message === GATEWAY_FAILURES.shuttingDown;
 
-/** The words of a turn the shutdown cut off its caller, the task named (-32603 carries no ErrorInfo to put it in). */
+/**
+ * The ErrorInfo reason of a stream the shutdown cut while its task goes on, `metadata.taskId` the task to follow:
+ * A2A has no reason for it (-32603, INTERNAL carry none), so it is the gateway's own, under GATEWAY_ERROR_DOMAIN.
+ */
+const STREAM_CUT_REASON = 'STREAM_CUT_TASK_CONTINUES';
+
+/**
+ * The words of a turn the shutdown cut off its caller, the task named; and the same task as structured detail
+ * (JSON-RPC `error.data`, HTTP+JSON `details`, gRPC `grpc-status-details-bin`), for a client that follows it
+ * without reading the words.
+ */
 export const turnGoesOnAtAgent = (taskId: string): A2AError =>
   new A2AError(
     ErrorCode.Internal,
     `This gateway is shutting down and ended the stream, but task ${taskId} goes on at the agent: follow it with SubscribeToTask or read it with GetTask; do not send the message again, which would run the turn twice`,
+    { gatewayErrorInfo: { reason: STREAM_CUT_REASON, domain: GATEWAY_ERROR_DOMAIN, metadata: { taskId } } },
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError, type StreamResponse } from '../../../src/model/index.js';
+import { A2AError, errorDetails, errorInfos, type StreamResponse } from '../../../src/model/index.js';
 import { StreamCut } from '../../../src/surfaces/shared/cut-stream.js';
 
 const working = (taskId: string): StreamResponse => ({
@@ -16,10 +16,15 @@ describe('StreamCut: the words a stream the shutdown cut ends with', () => {
     // A status of a call that may have done its work (500 INTERNAL), not one that invites the same call again.
     expect(error.hopFailure).toBeUndefined();
     expect(error.statusInfo).toMatchObject({ httpStatus: 500, grpcStatus: 'INTERNAL' });
+    // The task also as the gateway's own ErrorInfo (A2A has no reason for it), which every binding renders.
+    const info = { reason: 'STREAM_CUT_TASK_CONTINUES', domain: 'a2a-bridge', metadata: { taskId: 't-1' } };
+    expect(errorInfos(error)).toEqual([info]);
+    expect(errorDetails(error)).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', ...info }]);
   });
 
   it('keeps "The gateway is shutting down" while no task is known (nothing reached the agent) and once the turn ended', () => {
     expect(new StreamCut(true).ending(A2AError.shuttingDown()).message).toBe('The gateway is shutting down');
+    expect(errorInfos(new StreamCut(true).ending(A2AError.shuttingDown()))).toEqual([]);
     const ended = new StreamCut(true);
     ended.seen(working('t-1'));
     ended.seen(completed);
