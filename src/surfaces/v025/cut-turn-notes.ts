@@ -104,11 +104,10 @@ function stored(cut: CutTurnNote): StoredNote {
 
 function fromStored(value: StoredNote): CutTurnNote | undefined {
   if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
-  const { shownFiles, kept, previous, sentDigest, readNothing, ...shown } = value.shown;
+  const { shownFiles, kept, previous, sentDigest, ...shown } = value.shown;
   const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
   const before = kept ?? previous;
-  const marks = withFields(typeof sentDigest === 'string' ? { sentDigest } : {}, readNothing === true ? { readNothing } : {});
-  const whole = withFields(withFields(shown, marks), before ? { previous: previousOf(before) } : {});
+  const whole = withFields(withFields(shown, typeof sentDigest === 'string' ? { sentDigest } : {}), before ? { previous: previousOf(before) } : {});
   return { taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole };
 }
 

@@ -72,11 +72,19 @@ export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeD
 }
 
 /**
+ * Its user read none of the cut turn: no agent message, no file, no pipeline envelope (a message/send hung up, whose
+ * one answer never came; a stream cut before the agent's first word). Told from what the note says was shown, not
+ * from a mark of its own, so that every turn that shows part of it later (on any replica, of any release) counts.
+ */
+const readNoneOf = (shown: TurnSoFar): boolean =>
+  shown.passed.length === 0 && (shown.passedFiles ?? []).length === 0 && shown.pipelineSequence === undefined;
+
+/**
  * The words that open a cut turn's rest, as the note tells what its user read: the rest, or, when they read none of
- * it (a message/send hung up), the turn's reply whole; and whether the message that reads it was passed on.
+ * it, the turn's reply whole; and whether the message that reads it was passed on.
  */
 export function cutTurnLead(cut: CutTurn, words: FacadeWords): string {
-  if (cut.shown.readNothing === true) return cut.repeated ? words.cutTurnWholeOfSameMessage : words.cutTurnWhole;
+  if (readNoneOf(cut.shown)) return cut.repeated ? words.cutTurnWholeOfSameMessage : words.cutTurnWhole;
   return cut.repeated ? words.cutTurnRestOfSameMessage : words.cutTurnRest;
 }
 

@@ -50,11 +50,6 @@ export interface TurnSoFar {
   heldStatus?: TaskStatus;
   /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */
   pipelineSequence?: number;
-  /**
-   * Its caller read none of the turn (a message/send hung up: its one answer never came, TurnTracker.unread), and
-   * nothing of it was shown since: what the next message shows is the turn's reply whole, not its rest (cut-turns.ts).
-   */
-  readNothing?: true;
 }
 
 /** Where the rest continues: how many of the task's agent messages are already shown or skipped, and the texts this turn showed. */

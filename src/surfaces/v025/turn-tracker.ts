@@ -31,9 +31,6 @@ export interface ShownTurn {
   soFar(): TurnSoFar;
 }
 
-/** Its caller was shown no message and no file of the turn. */
-const nothingShown = (turn: Pick<TurnSoFar, 'passed' | 'passedFiles'>): boolean => turn.passed.length === 0 && (turn.passedFiles ?? []).length === 0;
-
 /** The parts of each file the caller was shown before, copied: chunks appended later are appended to the copy. */
 const filesShownBefore = (turn: Pick<TurnSoFar, 'shownFiles'>): Map<string, Part[] | undefined> =>
   new Map([...(turn.shownFiles ?? [])].map(([id, parts]) => [id, parts && [...parts]]));
@@ -108,10 +105,9 @@ export class TurnTracker implements ShownTurn {
     this.pipelineSequence = undefined;
   }
 
-  /** The turn as shown so far: still read by nothing (a cut turn's rest, unread) only while none of it was shown since. */
+  /** The turn as shown so far. */
   soFar(): TurnSoFar {
-    const { readNothing, ...before } = this.turn;
-    const shown = withFields(before, {
+    return withFields(this.turn, {
       passed: [...(this.turn.passed ?? []), ...this.passed.map((message) => joinText(message.parts))],
       passedFiles: [...new Set([...(this.turn.passedFiles ?? []), ...this.passedFiles])],
       ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
@@ -119,18 +115,14 @@ export class TurnTracker implements ShownTurn {
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
       ...(this.pipelineSequence !== undefined ? { pipelineSequence: this.pipelineSequence } : {}),
     });
-    return readNothing && nothingShown(shown) ? withFields(shown, { readNothing }) : shown;
   }
 
   /**
    * The turn as its caller stood before these events, none of them read (a message/send whose caller hung up: its
    * one answer never came), the agent's own state kept: a follow-up's task still waiting as its stream opened.
-   * Marked read by nothing when nothing was shown before either (a cut turn's rest shown to this turn, whose user
-   * had read part of it, stays a rest), so that the next message tells the turn's reply whole as such.
    */
   unread(): TurnSoFar {
-    const unread = withFields(this.turn, { passed: [...(this.turn.passed ?? [])], ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}) });
-    return nothingShown(unread) ? withFields(unread, { readNothing: true as const }) : unread;
+    return withFields(this.turn, { passed: [...(this.turn.passed ?? [])], ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}) });
   }
 
   /**

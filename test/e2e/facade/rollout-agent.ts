@@ -15,6 +15,8 @@ export const ANSWER = '好的，这是一个新的回答。';
 /** What the cut tells a Chinese user, and what opens the rest on the next message. */
 export const CUT_WORDS = '连接已中断（网关正在重启），但智能体仍在继续处理你的请求';
 export const REST_WORDS = '以下是你上一条消息在连接中断后的后续回复';
+/** How the reply to a turn its user read none of opens (the agent's first word came after they left). */
+export const WHOLE_WORDS = '以下是你上一条消息的完整回复';
 
 export const CARD = {
   name: 'rollout',

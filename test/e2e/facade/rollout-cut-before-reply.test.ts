@@ -15,7 +15,7 @@ import { openStream, rpc, sentText, startFacadeGateway, userMessage, type SseFra
 import { serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { Gates, testAgentCard } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { agentStateOf, CARD, CUT_WORDS, QuietAgent, read, REST_WORDS, stream } from './rollout-agent.js';
+import { agentStateOf, CARD, CUT_WORDS, QuietAgent, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
 
 const QUESTION = '确认部署吗？';
 const BEFORE_CUT = '开始部署。';
@@ -81,7 +81,7 @@ describe.each([
     await waitUntil(async () => (await agentStateOf(agentUrl, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const executions = executor.executions;
     const next = await read(await stream((await gateway()).url, '继续', contextId));
-    expect(next.text).toContain(REST_WORDS);
+    expect(next.text).toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions);
     return next.text;
@@ -137,6 +137,7 @@ describe.each([
     gates.open();
     const next = await read(await stream((await gateway()).url, '继续', contextId));
     expect(next.text).not.toContain(REST_WORDS);
+    expect(next.text).not.toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions + 1);
   });

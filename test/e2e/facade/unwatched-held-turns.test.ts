@@ -12,7 +12,7 @@ import type { RunningGateway } from '../../../src/app.js';
 import { rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { Gates, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { CARD, DONE, QUESTION, REST_WORDS, agentStateOf, stream } from './rollout-agent.js';
+import { CARD, DONE, QUESTION, WHOLE_WORDS, agentStateOf, stream } from './rollout-agent.js';
 
 const LEFT_RUNNING = '智能体仍在继续处理你的请求。请在本对话中发送任意消息';
 const WORKING = '正在部署。';
@@ -68,7 +68,7 @@ describe('an answer turn its Bailian user stopped watching before the agent said
     gates.open();
     await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const next = await send('好的', contextId);
-    expect(next).toContain(REST_WORDS);
+    expect(next).toContain(WHOLE_WORDS);
     expect(next).toContain(DONE);
     // The message that read the reply was not passed on as another answer.
     expect(executor.executions).toBe(executions + 1);

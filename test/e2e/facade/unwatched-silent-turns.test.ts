@@ -16,6 +16,8 @@ import { waitUntil } from '../../support/wait-until.js';
 const SILENT = '[fault:hang-mid-stream after=0]';
 const LEFT_RUNNING = 'but it is still working on your request. Send any message in this conversation';
 const REST_WORDS = 'Here is the rest of the reply to your previous message';
+/** How the reply opens when its user read none of the turn (iac-code said nothing before the bound). */
+const WHOLE_WORDS = 'Here is the reply to your previous message';
 const BOUNDS = { 'first-event-timeout-ms': 400, 'request-timeout-ms': 400 };
 
 /** What a Bailian user reads of a turn: the error's message when the call is answered with one, else the reply's text. */
@@ -56,7 +58,7 @@ describe('a turn iac-code accepts and stays silent on past the bound, on message
       expect(told).not.toContain(GATEWAY_FAILURES.upstreamTimedOut);
       await waitUntil(async () => upstreamState(taskId) === 'TASK_STATE_INPUT_REQUIRED');
       const next = await reads(gateway.url, way, userMessage({ text: 'continue', contextId }));
-      expect(next).toContain(REST_WORDS);
+      expect(next).toContain(WHOLE_WORDS);
       expect(next).toContain('Done.');
       expect(sent()).toBe(before + 1);
     });
@@ -69,6 +71,7 @@ describe('a turn iac-code accepts and stays silent on past the bound, on message
       expect(told).not.toContain(LEFT_RUNNING);
       const next = await reads(gateway.url, way, userMessage({ text: 'continue', contextId }));
       expect(next).not.toContain(REST_WORDS);
+      expect(next).not.toContain(WHOLE_WORDS);
       expect(next).toContain('Done.');
       expect(sent()).toBe(before + 2);
     });

@@ -14,7 +14,7 @@ import type { RunningGateway } from '../../../src/app.js';
 import { openStream, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { agentStateOf, CARD, DONE, QUESTION, QuietAgent, read, REST_WORDS, stream } from './rollout-agent.js';
+import { agentStateOf, CARD, DONE, QUESTION, QuietAgent, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
 
 const LEFT_RUNNING = '智能体仍在继续处理你的请求。请在本对话中发送任意消息';
 
@@ -68,7 +68,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const executions = executor.executions;
     const next = await read(await stream(gateway.url, '继续', contextId));
-    expect(next.text).toContain(REST_WORDS);
+    expect(next.text).toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions);
   });
@@ -90,6 +90,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     await holding;
     const next = await read(await stream(gateway.url, '继续', contextId));
     expect(next.text).not.toContain(REST_WORDS);
+    expect(next.text).not.toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions + 1);
   });
@@ -108,7 +109,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const executions = executor.executions;
     const next = await read(await stream(hurried.url, '继续', contextId));
-    expect(next.text).toContain(REST_WORDS);
+    expect(next.text).toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions);
   });
@@ -121,6 +122,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     const executions = executor.executions;
     const next = await read(await stream(gateway.url, '你好', contextId));
     expect(next.text).not.toContain(REST_WORDS);
+    expect(next.text).not.toContain(WHOLE_WORDS);
     expect(executor.executions).toBe(executions + 1);
   });
 });

@@ -70,12 +70,12 @@ async function readUntil(gatewayUrl: string, text: string, contextId: string, un
 
 /**
  * What the user read, then the rest, read as the unbroken turn: the rest starts right after what they read, but for
- * the one chunk the gateway may have sent as they hung up (unread, lost with the connection; under load the
- * gateway hears of the hang-up after the agent's next chunk came).
+ * the chunks the gateway may have sent as they hung up (unread, lost with the connection: under load the gateway
+ * hears of the hang-up after the agent's next chunk or two came; seen with two on a loaded 2-core host).
  */
 function expectReadOn(read: string, rest: string, unbroken: string): void {
   const unread = unbroken.slice(read.length, Math.max(read.length, unbroken.length - rest.length));
-  expect(unread).toMatch(/^(w\d\d )?$/);
+  expect(unread).toMatch(/^(w\d\d ){0,3}$/);
   expect(`${read}${unread}${rest}`).toBe(unbroken);
 }
 

@@ -11,7 +11,20 @@ import { rpc, sentText, startFacadeGateway, userMessage } from '../../support/fa
 import { Gates, startSdkTestAgent, testAgentCard, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { AFTER_CUT, BEFORE_CUT, CARD, DONE, QUESTION, QuietAgent, REST_WORDS, RolloutAgent, agentStateOf, read, stream } from './rollout-agent.js';
+import {
+  AFTER_CUT,
+  BEFORE_CUT,
+  CARD,
+  DONE,
+  QUESTION,
+  QuietAgent,
+  REST_WORDS,
+  RolloutAgent,
+  WHOLE_WORDS,
+  agentStateOf,
+  read,
+  stream,
+} from './rollout-agent.js';
 
 /**
  * What a user reads when message/send's bound left the turn running, and what opens the rest (for the same message
@@ -183,7 +196,7 @@ describe('a message/send to an agent asked the blocking way, past its bound befo
     gates.open();
     await waitUntil(async () => (await agentStateOf(agentUrl, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const next = await send('继续', contextId);
-    expect(next).toContain(REST_WORDS);
+    expect(next).toContain(WHOLE_WORDS);
     expect(next).toContain(DONE);
     expect(executor.executions).toBe(executions + 1);
   });

@@ -26,6 +26,17 @@ const said = (words: string): StreamResponse => ({
   },
 });
 
+/** An iac-code pipeline update: its words only in an envelope, no status message (docs/iac-code.md, "Pipeline mode"). */
+const envelope = (sequence: number, words: string): StreamResponse => ({
+  statusUpdate: {
+    taskId: 'task-1',
+    contextId: 'ctx',
+    status: { state: 'TASK_STATE_WORKING' },
+    metadata: { iac_code: { pipeline: { eventType: 'text_delta', status: 'working', sequence, data: { text: words } } } },
+  },
+});
+const opened: StreamResponse = { task: { id: 'task-1', contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } } };
+
 /** The task as the agent has it once the turn is over: its first words, then its answer. */
 const finished: Task = {
   id: 'task-1',
@@ -40,10 +51,10 @@ const ctx = {} as CallContext;
 type Left = 'message/send' | 'message/stream';
 
 /** The turn `PROMPT` left as `left`, after its first words passed the reply; `shows`: the cut turn it showed instead. */
-async function leftTurn(notes: CutTurnNotes, left: Left, shows?: CutTurn, shown: readonly string[] = [FIRST]): Promise<void> {
+async function leftTurn(notes: CutTurnNotes, left: Left, shows?: CutTurn, shown: readonly (string | StreamResponse)[] = [FIRST]): Promise<void> {
   const turn = watchedTurn(conversation, notes, undefined, { sent: text(PROMPT), ...(shows ? { shows } : {}) });
   turn.sent();
-  for (const words of shown) turn.tracker.note(said(words));
+  for (const event of shown) turn.tracker.note(typeof event === 'string' ? said(event) : event);
   turn.unwatched(left === 'message/send' ? 'nothing' : undefined);
   turn.end();
   await notes.settled();
@@ -141,5 +152,26 @@ describe('a turn that showed a cut turn, itself left before its end', () => {
     const next = await nextRead(notes, text('继续'));
     expect(next.lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
     expect(next.text).toBe(LAST);
+  });
+});
+
+describe('what counts as read: whatever the note says was shown, on any replica', () => {
+  it('a message/stream hung up before the agent said a word (its task opened): the reply whole', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'message/stream', undefined, [opened]);
+    const next = await nextRead(notes, text('继续'));
+    expect(next.lead).toBe(`${wordsIn('zh').cutTurnWhole}\n\n`);
+    expect(next.text).toBe(`${FIRST}${LAST}`);
+  });
+
+  it('iac-code pipeline words (envelopes, no status message) read before a hang-up: the rest, either way round', async () => {
+    const streamThenSend = notesKept();
+    await leftTurn(streamThenSend, 'message/stream', undefined, [envelope(5, '第一段')]);
+    await leftTurn(streamThenSend, 'message/send', await cutTurnOf(conversation, streamThenSend, deps, ctx, text('继续')), []);
+    expect((await nextRead(streamThenSend, text('继续'))).lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
+    const sendThenStream = notesKept();
+    await leftTurn(sendThenStream, 'message/send');
+    await leftTurn(sendThenStream, 'message/stream', await cutTurnOf(conversation, sendThenStream, deps, ctx, text('继续')), [envelope(5, '第一段')]);
+    expect((await nextRead(sendThenStream, text('继续'))).lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
   });
 });
