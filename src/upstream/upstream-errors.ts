@@ -2,6 +2,7 @@ import {
   A2AError,
   ERROR_DOMAIN,
   ErrorCode,
+  GATEWAY_ERROR_DOMAIN,
   GATEWAY_FAILURES,
   codeOfReason,
   type A2AErrorOptions,
@@ -73,9 +74,18 @@ function a2aMetadata(details: unknown[], secrets: readonly string[]): Record<str
   return Object.assign({}, ...infos.map((info) => scrubbedMetadata(info.metadata, secrets))) as Record<string, string>;
 }
 
-/** An ErrorInfo of the agent's own domain, in ErrorInfo's own form (nothing path-like or multi-line passes). */
+/**
+ * An ErrorInfo of the agent's own domain, in ErrorInfo's own form (nothing path-like or multi-line passes). The
+ * gateway's domain is not the agent's: its reasons tell a caller what to act on (a task to follow), so an agent, or
+ * another a2a-bridge in front of it naming its own tasks, cannot speak in it.
+ */
 const isAgentsOwn = (info: Record<string, unknown>): info is Record<string, unknown> & { reason: string; domain: string } =>
-  !speaksForA2A(info) && typeof info.reason === 'string' && REASON.test(info.reason) && typeof info.domain === 'string' && DOMAIN.test(info.domain);
+  !speaksForA2A(info) &&
+  info.domain !== GATEWAY_ERROR_DOMAIN &&
+  typeof info.reason === 'string' &&
+  REASON.test(info.reason) &&
+  typeof info.domain === 'string' &&
+  DOMAIN.test(info.domain);
 
 /** The agent's ErrorInfo under its own domain, relayed whole, metadata scrubbed like every upstream text; a few at most. */
 export function agentErrorInfo(details: unknown[], secrets: readonly string[]): ErrorInfo[] {

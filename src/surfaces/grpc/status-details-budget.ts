@@ -21,8 +21,8 @@ import { cutUtf8 } from './utf8-cut.js';
 export const TRAILER_BYTES = 7 * 1024;
 /** The encoded google.rpc.Status at most, however short the message: what a caller needs of ErrorInfo fits well within it. */
 export const DETAILS_BYTES = 4 * 1024;
-/** A2A's ErrorInfo and the agent's own (upstream-errors.ts relays four). */
-export const MAX_ERROR_INFOS = 5;
+/** A2A's ErrorInfo, the gateway's own and the agent's own (upstream-errors.ts relays four). */
+export const MAX_ERROR_INFOS = 6;
 /** Entries of one ErrorInfo's metadata (as many as upstream-errors.ts takes from an agent). */
 export const MAX_METADATA_ENTRIES = 20;
 /** A metadata value's bytes of UTF-8: an id, a limit, a plan's name; not a report (the message is for that). */
@@ -60,7 +60,7 @@ function withBoundedMetadata(info: ErrorInfo): ErrorInfo {
 }
 
 /**
- * `grpc-status-details-bin` for an error's ErrorInfo (A2A's first, then the agent's: errorInfos), within
+ * `grpc-status-details-bin` for an error's ErrorInfo (A2A's first, then the gateway's own, then the agent's: errorInfos), within
  * detailsBudget; undefined when not even the first one's reason and domain fit. What a client keys off
  * comes first: every ErrorInfo's reason and domain in order, then their metadata entries in order, each
  * as long as it fits; the first that does not ends it, so what is dropped is dropped whole, the last

@@ -17,7 +17,7 @@ export type GrpcErrorStatus = Pick<StatusObject, 'code' | 'details' | 'metadata'
  * Anything thrown as the gRPC status a caller receives: the code from the spec's mapping table, the
  * error's safe message as details, and for A2A errors and errors an agent gave ErrorInfo of its own a
  * `grpc-status-details-bin` google.rpc.Status carrying them (model/error-bodies.ts: A2A's reason under
- * `a2a-protocol.org` first, then the agent's).
+ * `a2a-protocol.org` first, then the gateway's own, then the agent's).
  */
 export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   const a2a = toA2AError(error);

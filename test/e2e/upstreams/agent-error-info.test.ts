@@ -43,6 +43,8 @@ const AGENTS_OWN_ERROR: ScriptedError = {
     { reason: 'TASK_NOT_FOUND', domain: 'billing.example.com', metadata: { taskId: 'someone-elses' } },
     { reason: 'INTERNAL_ERROR', domain: 'a2a-protocol.org', metadata: {} },
     { reason: 'QUOTA_EXCEEDED', domain: '/etc/billing', metadata: {} },
+    // The gateway's own domain: a client would follow a task the gateway never gave it.
+    { reason: 'STREAM_CUT_TASK_CONTINUES', domain: 'a2a-bridge', metadata: { taskId: 'someone-elses' } },
   ],
 };
 

@@ -60,12 +60,12 @@ describe('ErrorInfo in grpc-status-details-bin, bounded', () => {
     expect(why).not.toMatch(/\p{Cs}|\ufffd/u);
   });
 
-  it('keeps five ErrorInfo at most, twenty metadata entries each, and leaves out a key past 64 bytes', () => {
-    const agentErrorInfo = Array.from({ length: 6 }, (_, at) => ({ reason: `R${at}`, domain: 'agent.example.com', metadata: {} }));
+  it('keeps six ErrorInfo at most, twenty metadata entries each, and leaves out a key past 64 bytes', () => {
+    const agentErrorInfo = Array.from({ length: 7 }, (_, at) => ({ reason: `R${at}`, domain: 'agent.example.com', metadata: {} }));
     const metadata = { ['k'.repeat(65)]: 'long key', ...entries(30, (at) => String(at)) };
     const answer = toGrpcStatus(new A2AError(ErrorCode.TaskNotFound, 'gone', { metadata, agentErrorInfo }));
     const infos = infosOf(answer);
-    expect(infos.map((info) => info.reason)).toEqual(['TASK_NOT_FOUND', 'R0', 'R1', 'R2', 'R3']);
+    expect(infos.map((info) => info.reason)).toEqual(['TASK_NOT_FOUND', 'R0', 'R1', 'R2', 'R3', 'R4']);
     expect(infos).toHaveLength(MAX_ERROR_INFOS);
     expect(infos[0]?.metadata).toEqual(entries(MAX_METADATA_ENTRIES, (at) => String(at)));
   });
