@@ -5,6 +5,7 @@ import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
+import { taskReply } from './task-reply.js';
 
 const textOf = (message: Message): string | undefined =>
   message.parts.every((part) => part.text !== undefined) ? message.parts.map((part) => part.text).join('') : undefined;
@@ -57,10 +58,16 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
 }
 
 /**
- * tasks/get's 0.2.5 answer. For a task the caller named itself, its messages name the caller's id
- * too (the upstream's id stays behind the gateway); its parts carry none of the gateway's own metadata.
+ * tasks/get's 0.2.5 answer: the reply of the task's latest turn as message/send shows it (task-reply.ts: its
+ * state, the reply artifact, under `a2a-0.2.5` a failure's reason on the status), and the task's conversation
+ * as its history. For a task the caller named itself, it and its messages name the caller's id (the upstream's
+ * id stays behind the gateway); its parts carry none of the gateway's own metadata.
  */
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
-  const task = await facadeTask(deps, request, ctx);
-  return withoutGatewayMetadata(taskToV025(clientTaskId ? renamedTask(task, clientTaskId) : task, deps.profile));
+  const { historyLength, ...whole } = request;
+  const task = await facadeTask(deps, whole, ctx);
+  const reply = await taskReply(deps, task, ctx.principal, clientTaskId);
+  const { history } = taskToV025(withHistoryLength(clientTaskId ? renamedTask(task, clientTaskId) : task, historyLength), deps.profile);
+  const answer = reply ?? taskToV025(withHistoryLength(task, 0), deps.profile);
+  return withoutGatewayMetadata(history ? withFields(answer, { history }) : answer);
 }

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { isActiveState, withFields, type StreamResponse, type Task } from '../../model/index.js';
+import type { V025Task } from '../../protocol/v025/index.js';
+import type { V025FacadeDeps } from './deps.js';
+import { createReplyFold, createTurnReply, replyEvents, taskTurnEvents } from './reply/index.js';
+import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
+import { turnLanguage } from './turn-language.js';
+import { isWordsLostEvent, withoutStaleEnvelopes } from './turn-pipeline.js';
+import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
+
+/**
+ * What tasks/get shows of a task: the reply of its latest turn as message/send shows it, read from the task as
+ * it stands. A caller that did not wait for its turn (`blocking: false`) reads its answer here, and a Bailian
+ * caller reads nothing but the reply: the agent's task as it is (files with their bytes, data parts, the
+ * status message) is what message/send never shows it. The task is replayed as the events a streaming agent
+ * would have sent, through the same reply reducer and fold as message/send: what the turn said so far while it
+ * works, its whole reply once it ended.
+ */
+
+/**
+ * Ids that stay the same from one read of the task to the next: a caller that polls reads the same reply
+ * artifact growing, not a new one per read.
+ */
+function idsOf(taskId: string): () => string {
+  let count = 0;
+  return () => {
+    const hex = createHash('sha256').update(`${taskId}\u0000reply\u0000${count++}`).digest('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  };
+}
+
+/** The facade's own words in the task's language: the operator's, else the one its conversation was last written in. */
+async function taskWords(deps: V025FacadeDeps, task: Task, principal: string) {
+  const { languages } = deps;
+  if (languages) return wordsIn(await turnLanguageOf(deps, { previous: task, principal }, languages).catch(() => undefined));
+  const { language } = deps.options.bailian;
+  return wordsIn(language === 'auto' ? turnLanguage(undefined, { previous: task }).language : language);
+}
+
+/** The task's latest turn as it opened, as a streaming agent would have opened it. */
+const opening = (task: Task): StreamResponse => ({
+  task: { id: task.id, contextId: task.contextId ?? task.id, status: { state: 'TASK_STATE_SUBMITTED' } },
+});
+
+/**
+ * The task's latest turn as events. Once it ended: as the rest of a turn whose caller read none of it is read from
+ * its task (turn-rest.ts, as a cut turn's is): its messages (without iac-code's restatement of its last words), its
+ * files where the turn put them, the status it ended with. A pipeline turn's words before its latest update are in
+ * no task: that rest marks the place with the line that says a broken stream lost them (turn-pipeline.ts), and
+ * no stream of a tasks/get broke, so the mark goes.
+ */
+function endedTurnEvents(task: Task): StreamResponse[] {
+  const sent = (task.history ?? []).findLast((message) => message.role === 'ROLE_USER');
+  const turn: TurnSoFar = { sent: sent ?? { messageId: '', role: 'ROLE_USER', parts: [] }, passed: [] };
+  const rest = restEvents(task, restCursor(task, turn), turn, undefined);
+  return [opening(task), ...rest.events.filter((event) => !isWordsLostEvent(event))];
+}
+
+/**
+ * While the task works, what it said so far: its messages, its files, its status. Its status message is one of
+ * the messages said so far (the task's conversation holds it: task-history.ts), not the turn's last word after
+ * its files. A pipeline task's status keeps the envelopes of the turn before while a follow-up works without new
+ * ones (turn-pipeline.ts): those are not this turn's words.
+ */
+function workingTurnEvents(task: Task): StreamResponse[] {
+  const { message: _said, ...quiet } = task.status;
+  const events = taskTurnEvents(withFields(task, { status: quiet }));
+  const closing = events.at(-1);
+  if (!closing || !('statusUpdate' in closing)) return events;
+  return [...events.slice(0, -1), { statusUpdate: withoutStaleEnvelopes(closing.statusUpdate) }];
+}
+
+const latestTurnEvents = (task: Task): StreamResponse[] => (isActiveState(task.status.state) ? workingTurnEvents(task) : endedTurnEvents(task));
+
+async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<StreamResponse> {
+  yield* events;
+}
+
+/**
+ * The reply of the task's latest turn, folded as message/send folds it (`clientTaskId`: the id its caller knows it
+ * by). A task still at work is the answer as it stands, not a turn that broke off. Undefined: the reducer made no task of it.
+ */
+export async function taskReply(deps: V025FacadeDeps, task: Task, principal: string, clientTaskId?: string): Promise<V025Task | undefined> {
+  const facts = withFields({ words: await taskWords(deps, task, principal) }, clientTaskId ? { taskId: clientTaskId } : {});
+  const reply = createTurnReply(withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }));
+  const fold = createReplyFold();
+  for await (const event of replyEvents(replayed(latestTurnEvents(task)), reply, { waitsForTurnEnd: false })) fold.add(event);
+  const result = fold.result();
+  return result?.kind === 'task' ? result : undefined;
+}
