@@ -103,21 +103,27 @@ export function createStreamPrinter(write: (text: string) => void) {
     out(text);
   }
 
+  // A turn that failed, was rejected or canceled prints what it said as a streamed one does (the facade's
+  // `bailian` profile puts all of it, the reason too, in its reply artifact); its status message is the reason.
   function blockingAnswer(task: Task): void {
-    if (UNSUCCESSFUL.has(task.status.state)) {
-      summary.reason = task.status.message && textOf(task.status.message.parts);
-      return;
-    }
     // Files are listed in the summary; a reply of files alone reads as the agent messages of its history.
     const artifacts = (task.artifacts ?? [])
       .map((artifact) => textOf(artifact.parts.filter((part) => part.text !== undefined)))
       .filter(Boolean)
       .join('\n');
     out(artifacts);
-    if (task.status.message?.role === 'ROLE_AGENT') return agentText(task.status.message, undefined, true);
+    const closing = task.status.message;
+    if (UNSUCCESSFUL.has(task.status.state)) summary.reason = closing && textOf(closing.parts);
+    else if (closing?.role === 'ROLE_AGENT') return agentText(closing, undefined, true);
     if (artifacts) return;
-    const history = (task.history ?? []).filter((message) => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata));
-    out(history.map((message) => textOf(message.parts)).join(''));
+    const said = (message: Message): boolean =>
+      message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata) && message.messageId !== closing?.messageId;
+    out(
+      (task.history ?? [])
+        .filter(said)
+        .map((message) => textOf(message.parts))
+        .join(''),
+    );
   }
 
   return {
