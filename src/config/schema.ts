@@ -22,7 +22,7 @@ export const UpstreamConfig = z
     protocol: z.enum(['auto', '1.0', '0.3', '0.2.5']).default('auto'),
     auth: Credentials,
     'connect-timeout-ms': Millis.default(5_000),
-    /** Time to response headers; a stream's body may then stay quiet for as long as it likes. */
+    /** Time to a stream's (or a card read's) response headers; a blocking call's come with its answer (request-timeout-ms bounds it). */
     'headers-timeout-ms': Millis.default(60_000),
     /**
      * How long a stream the agent accepted may stay quiet before its first event; on expiry the caller

@@ -33,14 +33,14 @@ interface UntypedMethod {
 }
 const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name];
 
-/** What the headers bound needs of a call: both call kinds emit `metadata` when the agent answers. */
+/** What the headers bound needs of a call: a stream emits `metadata` when the agent answers. */
 interface CancellableCall {
   cancel(): void;
   once(event: 'metadata', listener: () => void): unknown;
 }
 
 /**
- * Cancels `call` unless the agent sends its response headers within `ms` (0: no bound), as the
+ * Cancels a stream unless the agent sends its response headers within `ms` (0: no bound), as the
  * HTTP pool's headers timeout does for JSON-RPC; once the agent answered, a stream may stay quiet.
  */
 function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; clear(): void } {
@@ -94,8 +94,8 @@ export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | 
 /**
  * An A2A 1.0 agent reached over the gRPC binding, with the JSON-RPC client's behaviour: its card
  * over HTTP (which names the gRPC address), the same credentials (as metadata), `A2A-Version: 1.0`
- * and the caller's extensions, the whole-call bound on unary calls as a deadline, the headers bound
- * on a stream's first answer, and the caller's abort cancelling the call.
+ * and the caller's extensions, the whole-call bound on unary calls as a deadline (and no other: their
+ * headers come with the answer), the headers bound on a stream's first answer, and the caller's abort cancelling the call.
  */
 export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
   const { config } = options;
@@ -175,14 +175,14 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
         ms > 0 ? { deadline: Date.now() + ms } : {},
         (error, response) => {
           ctx.signal.removeEventListener('abort', cancel);
-          headers.clear();
           sent?.(error);
           if (!error) return resolve(response);
-          const timedOut = headers.fired() || (ms > 0 && error.code === status.DEADLINE_EXCEEDED);
+          const timedOut = ms > 0 && error.code === status.DEADLINE_EXCEEDED;
           reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
         },
       );
-      const headers = boundHeaders(call, config['headers-timeout-ms']);
+      // No headers bound: a grpc-js server sends a unary call's headers with its answer, at the turn's
+      // end for a blocking SendMessage; the deadline (`request-timeout-ms`) bounds the whole call.
       const cancel = (): void => call.cancel();
       ctx.signal.addEventListener('abort', cancel, { once: true });
     });

@@ -7,14 +7,18 @@ import { requestUntilAborted } from './abortable-request.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 
 /**
- * The connection pool the gateway uses for one upstream agent. Only the wait for response headers
- * is bounded: once a stream has started, it may stay quiet for as long as the agent thinks (a turn
- * can run for minutes between frames), so the body timeout is off and callers bound calls with
- * their own AbortSignal instead. The connection count is unlimited unless the operator caps it:
- * each open stream holds a connection for as long as it lasts. `upstream.socket-path` reaches an
- * agent whose HTTP server listens on a unix domain socket instead of a TCP port (a sidecar);
- * `upstream.tls` gives the CA to trust and the client certificate to present (mutual TLS).
- * Compressed bodies are decoded by their readers (decoded-body.ts).
+ * The connection pool the gateway uses for one upstream agent. Its headers timeout
+ * (`upstream.headers-timeout-ms`) bounds the wait for response headers where they come early: a
+ * stream's (an agent sends its SSE or gRPC headers as soon as it accepts the turn) and a card read.
+ * A unary call lifts it (headersTimeoutOf): a JSON answer's headers come with the answer, which a blocking
+ * SendMessage gives only at the turn's end (a2a-js sends them then), so the call as a whole is bounded
+ * by `upstream.request-timeout-ms` instead (CallBound). Once a stream has started, it may stay quiet
+ * for as long as the agent thinks (a turn can run for minutes between frames), so the body timeout is
+ * off and callers bound calls with their own AbortSignal instead. The connection count is unlimited
+ * unless the operator caps it: each open stream holds a connection for as long as it lasts.
+ * `upstream.socket-path` reaches an agent whose HTTP server listens on a unix domain socket instead
+ * of a TCP port (a sidecar); `upstream.tls` gives the CA to trust and the client certificate to
+ * present (mutual TLS). Compressed bodies are decoded by their readers (decoded-body.ts).
  */
 export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
   const socketPath = config['socket-path'];
@@ -30,6 +34,13 @@ export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
     keepAliveMaxTimeout: 60_000,
   });
 }
+
+/**
+ * A request's undici `headersTimeout`. A unary (blocking) call's is 0, no wait for headers of its own,
+ * since its answer's headers may come only with the answer: the caller's whole-call bound
+ * (`upstream.request-timeout-ms`, CallBound) ends it instead. A stream's is null: the pool's.
+ */
+export const headersTimeoutOf = (unary: boolean): 0 | null => (unary ? 0 : null);
 
 /**
  * What every upstream request of one call adds to `headers`: the extensions the caller requested (in

@@ -9,6 +9,7 @@ import {
   credentialHeaders,
   credentialSecrets,
   headerValue,
+  headersTimeoutOf,
   reportActivatedExtensions,
   requestOn,
   withCallHeaders,
@@ -130,7 +131,8 @@ function baseHeaders(transport: JsonRpcTransport, wire: JsonRpcWire, accept: str
   return headers;
 }
 
-async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
+/** `unary`: a call bounded as a whole (headersTimeoutOf), not by the pool's wait for headers. */
+async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string, unary = false): Promise<Dispatcher.ResponseData> {
   const wire = call.transport.wire ?? V1_WIRE;
   const base = baseHeaders(call.transport, wire, accept);
   // undici does not change the headers it is given: a call that adds none shares the transport's object.
@@ -139,7 +141,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const onSent = call.ctx.onMessageSent;
   const told = onSent && MESSAGE_METHODS.has(call.method) ? bodyTellingSent(body, onSent) : undefined;
-  const request = { method: 'POST' as const, headers, body: told ?? body, signal };
+  const request = { method: 'POST' as const, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(unary) };
   const response = await requestOn(call.transport.dispatcher, call.endpoint, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
@@ -206,7 +208,7 @@ export async function callJsonRpc<T>(call: JsonRpcCall, check: ResultCheck<T>): 
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
-    const response = await post(call, id, bound ?? call.ctx.signal, 'application/json');
+    const response = await post(call, id, bound ?? call.ctx.signal, 'application/json', true);
     const text = await decodedBody(response).text();
     const result = settleBody(response.statusCode, text, id, call.transport);
     return checkedResult(check, result, `${call.method} result`);

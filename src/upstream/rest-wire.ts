@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { withFields, A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { headerValue, reportActivatedExtensions, requestOn, withCallHeaders } from './http.js';
+import { headerValue, reportActivatedExtensions, requestOn, headersTimeoutOf, withCallHeaders } from './http.js';
 import { idleBound, type JsonRpcCallContext, type JsonRpcTransport } from './jsonrpc-client.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import { readSse } from './sse-reader.js';
@@ -43,7 +43,8 @@ const carriesMessage = (url: string): boolean => url.endsWith('/message:send') |
 
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
 
-async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
+/** `unary`: a call bounded as a whole (headersTimeoutOf), not by the pool's wait for headers. */
+async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string, unary = false): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = withFields(
     call.transport.authHeaders,
     withFields(call.wire.headers, { accept, 'accept-encoding': 'identity' }),
@@ -53,7 +54,8 @@ async function send(call: RestCall, signal: AbortSignal | CallBound, accept: str
   const body = call.body === undefined ? null : JSON.stringify(call.body);
   const onSent = call.ctx.onMessageSent;
   const told = onSent && body !== null && carriesMessage(call.url) ? bodyTellingSent(body, onSent) : undefined;
-  const response = await requestOn(call.transport.dispatcher, call.url, { method: call.method, headers, body: told ?? body, signal });
+  const request = { method: call.method, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(unary) };
+  const response = await requestOn(call.transport.dispatcher, call.url, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
 }
@@ -74,7 +76,7 @@ export async function callRest(call: RestCall): Promise<unknown> {
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
-    const response = await send(call, bound ?? call.ctx.signal, 'application/json');
+    const response = await send(call, bound ?? call.ctx.signal, 'application/json', true);
     const text = await decodedBody(response).text();
     if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, text, call.errors);
     return text.trim() === '' ? undefined : parseBody(text);

@@ -162,14 +162,26 @@ function relayIdle(ms: number, headers: Headers, id: string | number | null): Id
   return { ms, lastWords: new TextEncoder().encode(`data: ${JSON.stringify(envelope)}\n\n`) };
 }
 
-/** The caller's JSON-RPC id, for an error answer of our own; null when the body has none. */
-function requestId(body: string): string | number | null {
+/** The caller's JSON-RPC id and method, as far as the body tells them. */
+function requestFields(body: string): { id: string | number | null; method: unknown } {
   try {
-    const id = (JSON.parse(body) as { id?: unknown }).id;
-    return typeof id === 'string' || typeof id === 'number' ? id : null;
+    const { id, method } = JSON.parse(body) as { id?: unknown; method?: unknown };
+    return { id: typeof id === 'string' || typeof id === 'number' ? id : null, method };
   } catch {
-    return null;
+    return { id: null, method: undefined };
   }
+}
+
+/** The 0.2.5 methods answered with a stream, whose headers the agent sends as it accepts the call. */
+const STREAM_METHODS: ReadonlySet<unknown> = new Set(['message/stream', 'tasks/resubscribe']);
+
+/**
+ * The request's wait for response headers: a stream's is the pool's (`headers-timeout-ms`); a blocking
+ * call's headers come with its answer (a2a-js sends a message/send's at the turn's end), so its wait is
+ * the whole-call bound, `request-timeout-ms` (0: none).
+ */
+function headersTimeoutFor(method: unknown, config: UpstreamConfig): number | null {
+  return STREAM_METHODS.has(method) ? null : config['request-timeout-ms'];
 }
 
 export function createV025PassThrough(options: V025PassThroughOptions): V025PassThrough {
@@ -189,6 +201,7 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
 
     async forward(incoming, body) {
       const signal = incoming.signal;
+      const { id, method } = requestFields(body);
       try {
         const endpoint = await cards.endpoint(signal);
         const answer = await requestOn(dispatcher, endpoint, {
@@ -196,15 +209,16 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
           headers: requestHeaders(incoming.headers, credentials),
           body,
           signal,
+          headersTimeout: headersTimeoutFor(method, config),
         });
         const headers = responseHeaders(answer.headers);
-        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, requestId(body));
+        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, id);
         return new Response(webBody(answer.body, idle), { status: answer.statusCode, headers });
       } catch (error) {
         // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
         const failure = fromTransportError(error, { caller: signal });
         const code = isV025ErrorCode(failure.code) ? failure.code : -32603;
-        const envelope = { jsonrpc: '2.0', id: requestId(body), error: { code, message: failure.message } };
+        const envelope = { jsonrpc: '2.0', id, error: { code, message: failure.message } };
         return Response.json(envelope, { status: 200 });
       }
     },

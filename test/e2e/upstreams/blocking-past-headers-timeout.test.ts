@@ -1,0 +1,165 @@
+/**
+ * A blocking SendMessage whose turn outlasts `upstream.headers-timeout-ms` but not `upstream.request-timeout-ms`
+ * (the whole-call bound of blocking calls) succeeds: the official a2a-js 1.x client → the gateway → a REAL agent
+ * (a2a-js 0.2.5, a2a-js 1.x over JSON-RPC, HTTP+JSON and gRPC) that answers a blocking call only at the turn's
+ * end, headers included; so does the 0.2.5 facade's message/send relayed to the 0.2.5 agent. Such calls were cut
+ * at the headers timeout (60 s by default) with "Upstream agent timed out", the caller never learning the task
+ * the agent went on with. The headers bound still holds for streams (test/e2e/grpc/upstream-faults.test.ts,
+ * test/e2e/hardening/upstream-faults.test.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TaskState as V1State, type AgentCard as V1Card } from 'a2a-sdk-1';
+import type { AgentExecutor as V1Executor, ExecutionEventBus as V1Bus, RequestContext as V1Context } from 'a2a-sdk-1/server';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-025/server';
+import type { Client } from 'a2a-sdk-1/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../../src/app.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log.js';
+import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { sendRequest, textOf } from '../../support/sdk-v1-client.js';
+import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
+import { statusEvent, testAgentCard } from '../../support/sdk-v1-agent-kit.js';
+import { rpc, userMessage } from '../../support/facade.js';
+import { connectGrpc } from '../grpc/grpc-client.js';
+import { connectClient } from './sdk1-client.js';
+
+/** undici arms its headers timer on ~0.5 s ticks: a 300 ms bound fires within about a second, well before the turn ends. */
+const HEADERS_TIMEOUT_MS = 300;
+const TURN_MS = 2_000;
+const UPSTREAM = { 'headers-timeout-ms': HEADERS_TIMEOUT_MS, 'request-timeout-ms': 30_000 };
+const DONE = 'Slept well.';
+const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
+
+/** a2a-js 0.2.5: Task, working, then after TURN_MS completed "Slept well.". */
+class SlowV025Executor implements AgentExecutor {
+  execute = async ({ taskId, contextId, userMessage: said }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const status = (state: 'working' | 'completed', final: boolean) =>
+      bus.publish({
+        kind: 'status-update',
+        taskId,
+        contextId,
+        final,
+        status: {
+          state,
+          timestamp: new Date().toISOString(),
+          message: { kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts: [{ kind: 'text', text: DONE }] },
+        },
+      });
+    bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [said] });
+    status('working', false);
+    await sleep(TURN_MS);
+    status('completed', true);
+    bus.finished();
+  };
+  cancelTask = async (): Promise<void> => {};
+}
+
+/** a2a-js 1.x: the same turn. */
+class SlowV1Executor implements V1Executor {
+  execute = async ({ taskId, contextId, userMessage: said }: V1Context, bus: V1Bus): Promise<void> => {
+    bus.publish(openingTask(taskId, contextId, said));
+    bus.publish(statusEvent(taskId, contextId, V1State.TASK_STATE_WORKING));
+    await sleep(TURN_MS);
+    bus.publish(statusEvent(taskId, contextId, V1State.TASK_STATE_COMPLETED, DONE));
+    bus.finished();
+  };
+  cancelTask = async (): Promise<void> => {};
+}
+
+type V1Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+/** A 1.x agent serving one binding only, its card listing only that one, so the gateway reaches it that way. */
+async function startSlowV1Agent(binding: V1Binding): Promise<{ url: string; close(): Promise<void> }> {
+  const spec = { name: 'slow', description: 'answers at the end of a long turn', skill: { id: 'slow', name: 'slow', description: 'sleeps' } };
+  const buildCard = (baseUrl: string, grpcAddress?: string): V1Card => {
+    const card = testAgentCard({ ...spec, interfaces: binding === 'GRPC' ? [] : [{ binding, version: '1.0' }] })(baseUrl);
+    if (!grpcAddress) return card;
+    return { ...card, supportedInterfaces: [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] };
+  };
+  const paths = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' };
+  const options = { grpcOnly: binding === 'GRPC', restOnly: binding === 'HTTP+JSON' };
+  const { url, server, grpcServer } = await serveSdkAgent(buildCard, new SlowV1Executor(), paths, options);
+  return {
+    url,
+    close: async () => {
+      grpcServer?.forceShutdown();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** What the official client's blocking SendMessage gives, on each binding of the gateway: state and words, or the error. */
+async function sendFromEveryBinding(gatewayUrl: string): Promise<Record<string, string>> {
+  const clients: Array<[string, Client]> = [];
+  for (const binding of BINDINGS)
+    clients.push([binding, binding === 'GRPC' ? await connectGrpc(gatewayUrl) : await connectClient(gatewayUrl, binding)]);
+  const outcomes = await Promise.all(
+    clients.map(async ([binding, client]) => {
+      try {
+        const answer = await client.sendMessage(sendRequest('take your time'));
+        const task = 'status' in answer ? answer : undefined;
+        return [binding, `${V1State[task?.status?.state ?? 0]} ${task?.status?.message ? textOf(task.status.message) : ''}`] as const;
+      } catch (error) {
+        return [binding, `failed: ${(error as Error).message}`] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(outcomes);
+}
+
+const everyBindingCompleted = Object.fromEntries(BINDINGS.map((binding) => [binding, `TASK_STATE_COMPLETED ${DONE}`]));
+
+describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within upstream.request-timeout-ms', () => {
+  describe('to an a2a-js 0.2.5 agent', () => {
+    let agent: RunningSdkV025Server;
+    let gateway: TestGateway;
+    let facade: RunningGateway;
+    beforeAll(async () => {
+      agent = await startSdkV025Server({ card: { name: 'slow', description: 'slow', skills: [] }, executor: new SlowV025Executor() });
+      gateway = await startTestGateway({ grpc: { port: 0 }, upstream: { url: agent.url, ...UPSTREAM } });
+      const config = { port: 0, host: '127.0.0.1', 'keepalive-ms': 0, upstream: { url: agent.url, ...UPSTREAM } };
+      facade = await startGateway(defaultConfig({ ...config, bailian: { profile: 'a2a-0.2.5', 'api-key': 'slow-key' } }), createLogger('silent'));
+    });
+    afterAll(async () => {
+      await gateway?.close();
+      await facade?.close();
+      await agent?.close();
+    });
+
+    it('answers the finished task on every binding of the official 1.x client', async () => {
+      expect(await sendFromEveryBinding(gateway.url)).toEqual(everyBindingCompleted);
+    });
+
+    it("the 0.2.5 facade's message/send, relayed to the agent, answers the finished task", async () => {
+      const answer = await rpc(
+        `${facade.url}/`,
+        'message/send',
+        { message: userMessage({ text: 'take your time' }) },
+        { headers: { 'x-api-key': 'slow-key' } },
+      );
+      expect(answer.body.error).toBeUndefined();
+      expect(answer.body.result.status).toMatchObject({ state: 'completed', message: { parts: [{ kind: 'text', text: DONE }] } });
+    });
+  });
+
+  describe.each<V1Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('to an a2a-js 1.x agent over %s', (binding) => {
+    let agent: { url: string; close(): Promise<void> };
+    let gateway: TestGateway;
+    beforeAll(async () => {
+      agent = await startSlowV1Agent(binding);
+      gateway = await startTestGateway({ grpc: { port: 0 }, upstream: { url: agent.url, ...UPSTREAM } });
+    });
+    afterAll(async () => {
+      await gateway?.close();
+      await agent?.close();
+    });
+
+    it('answers the finished task on every binding of the official 1.x client', async () => {
+      expect(await sendFromEveryBinding(gateway.url)).toEqual(everyBindingCompleted);
+    });
+  });
+});
