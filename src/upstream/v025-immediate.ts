@@ -163,8 +163,8 @@ export function createDetachedTurns({ limit, onFull }: DetachedTurnsOptions): De
 
 /**
  * A turn's first event as a SendMessage answer. A stream that opens with a status or artifact update (a 0.2.5
- * agent going on with its task publishes no Task) opens with a Task of the ids and that status alone
- * (createV025ToV1StreamTranslator): the answer is the task as the agent then keeps it (`getTask`: its
+ * agent going on with its task publishes no Task) opens with a Task of the ids, SUBMITTED
+ * (createV025ToV1StreamTranslator, as a native 1.0 agent opens a turn): the answer is the task as the agent then keeps it (`getTask`: its
  * history and artifacts), or that Task when the agent cannot say, or cannot be asked (no `getTask`: the read
  * holds the pool's only connection, and the ask would wait for the turn's end).
  */

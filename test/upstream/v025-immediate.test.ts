@@ -237,7 +237,9 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
   it("with upstream.connections 1, an answer to the agent's question with nothing else running is streamed and answered with the task at once", async () => {
     const agent = sdkLikeAgent();
     const { fake, upstream } = await setupLogged({ rpc: agent.rpc }, { connections: 1, 'request-timeout-ms': 3_000 });
-    expect(await upstream.sendMessage(answeredEarly('north'), ctx())).toMatchObject({ task: { id: 't-1', status: { state: 'TASK_STATE_WORKING' } } });
+    expect(await upstream.sendMessage(answeredEarly('north'), ctx())).toMatchObject({
+      task: { id: 't-1', status: { state: 'TASK_STATE_SUBMITTED' } },
+    });
     // Not asked how the task stands: that call would wait for the turn's end behind the one connection.
     expect(fake.rpcCalls().map((call) => call.method)).toEqual(['message/stream']);
     agent.releaseAll();

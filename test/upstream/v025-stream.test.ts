@@ -13,7 +13,7 @@ import { sendMessageParams } from '../support/v1-message.js';
 afterEach(closeAll);
 
 describe('message/stream → SendStreamingMessage', () => {
-  it('synthesises a Task when the agent starts with a status-update; kind/final dropped, enums converted', async () => {
+  it('synthesises a SUBMITTED Task, at the time of the status-update the agent starts with; kind/final dropped, enums converted', async () => {
     const { upstream } = await setup({
       rpc: {
         'message/stream': (call, res) =>
@@ -27,13 +27,15 @@ describe('message/stream → SendStreamingMessage', () => {
     });
     const events = await collect(upstream.sendStreamingMessage(sendMessageParams('hi'), ctx()));
     expect(events.map(outline)).toEqual([
-      'task:TASK_STATE_WORKING',
+      'task:TASK_STATE_SUBMITTED',
       'status:TASK_STATE_WORKING',
       'artifact:hel',
       'artifact:lo',
       'status:TASK_STATE_COMPLETED',
     ]);
-    expect(events[0]).toEqual({ task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', timestamp: '2025-06-30T10:00:00Z' } } });
+    expect(events[0]).toEqual({
+      task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-06-30T10:00:00Z' } },
+    });
     expect(JSON.stringify(events)).not.toMatch(/"kind"|"final"/);
   });
 

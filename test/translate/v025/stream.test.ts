@@ -112,13 +112,32 @@ describe('0.2.5 → 1.0 stream', () => {
     for (const event of out) expect(StreamResponse.safeParse(event).success).toBe(true);
   });
 
-  it('synthesises a Task when the first event is an update, and normalises naive timestamps', () => {
+  it('synthesises a SUBMITTED Task when the first event is an update, which alone says what it says, and normalises naive timestamps', () => {
+    const working = {
+      kind: 'message' as const,
+      messageId: 'w',
+      role: 'agent' as const,
+      parts: [{ kind: 'text' as const, text: 'Working on it...' }],
+    };
     const { out } = translateAll([
-      { kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'working', timestamp: '2025-04-02T16:59:25.331844' }, final: false },
+      {
+        kind: 'status-update',
+        taskId: 't',
+        contextId: 'c',
+        status: { state: 'working', timestamp: '2025-04-02T16:59:25.331844', message: working },
+        final: false,
+      },
     ]);
+    const said = { messageId: 'w', role: 'ROLE_AGENT', parts: [{ text: 'Working on it...' }] };
     expect(out).toStrictEqual([
-      { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: '2025-04-02T16:59:25.331844Z' } } },
-      { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp: '2025-04-02T16:59:25.331844Z' } } },
+      { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-04-02T16:59:25.331844Z' } } },
+      {
+        statusUpdate: {
+          taskId: 't',
+          contextId: 'c',
+          status: { state: 'TASK_STATE_WORKING', timestamp: '2025-04-02T16:59:25.331844Z', message: said },
+        },
+      },
     ]);
     const artifactFirst = translateAll([
       { kind: 'artifact-update', taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [{ kind: 'data', data: { x: 1 } }] } },
