@@ -29,6 +29,7 @@ import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-
 import { v025Wire } from './v025-errors.js';
 import { answerOfFirstEvent, createDetachedTurns, detachedReadLimit } from './v025-immediate.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
+import { followUpAnsweredByTask } from './v025-unstreamed-follow-up.js';
 
 export interface V025UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent.json` (0.3: agent-card.json). */
@@ -136,7 +137,8 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     yield* translateV025Stream(results('SendStreamingMessage', req, ctx), translator);
   }
 
-  // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts); 0.3 agents answer it.
+  // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts). So may an agent whose
+  // card says 0.3: an a2a-js 0.2.5 server serves whatever card it is given. A turn is streamed whenever the agent streams.
   const warnReadsFull = throttledWarnings(options.logger);
   const detachedReadsAtOnce = detachedReadLimit(config.connections);
   // With one connection (one read at most) the read holds it: any other call to the agent waits for the turn's end.
@@ -150,9 +152,17 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
       ),
   });
   async function streamsTurnsAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<boolean> {
-    if (dialect !== '0.2.5' || req.configuration?.returnImmediately !== true) return false;
+    if (req.configuration?.returnImmediately !== true) return false;
     await resolveEndpoint(ctx.signal);
     return cards.current()?.card.capabilities.streaming === true;
+  }
+
+  /** message/send; a non-blocking one going on with a task is answered by the task when the agent fails it but did the work. */
+  function sendUnary(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    const send = async (): Promise<SendMessageResponse> => (await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse;
+    const taskId = req.message.taskId;
+    if (req.configuration?.returnImmediately !== true || !taskId) return send();
+    return followUpAnsweredByTask(send, () => getTask({ id: taskId }, ctx), ctx.signal);
   }
 
   /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts); undefined: no room for a new task. */
@@ -180,7 +190,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     // A Message naming its task is the task COMPLETED with it (answerAsTask); 0.2.5 agents do not cut the history.
     async sendMessage(req, ctx) {
       const early = (await streamsTurnsAnsweredEarly(req, ctx)) ? await sendAnsweredEarly(req, ctx) : undefined;
-      const answer = early ?? ((await call('SendMessage', req, ctx, req.message.contextId)) as SendMessageResponse);
+      const answer = early ?? (await sendUnary(req, ctx));
       return historyAsAsked(await answerAsTask(answer, (id) => getTask({ id }, ctx)), req.configuration?.historyLength);
     },
     sendStreamingMessage,

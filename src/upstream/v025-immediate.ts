@@ -17,7 +17,8 @@ export function detachedReadLimit(connections: number | undefined): number {
 }
 
 /**
- * A 1.0 caller's SendMessage with `returnImmediately`, to an a2a-js 0.2.5 agent that streams. Its non-blocking
+ * A 1.0 caller's SendMessage with `returnImmediately`, to an a2a-js 0.2.5 agent that streams (whatever version its
+ * card says: the SDK serves any card). Its non-blocking
  * `message/send` answers with the first Task or Message the executor publishes and fails the call (-32603) when
  * none comes: an executor following the SDK's samples publishes the Task only when it opens one, so each answer
  * to its question (input-required) failed, though the agent ran it, and a caller that retried ran it twice. The

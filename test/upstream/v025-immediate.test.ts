@@ -156,17 +156,21 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
     expect(await (await silent)!.closedByClient).toBe(true);
   });
 
-  it('an agent that does not stream, or speaks 0.3, is sent message/send with blocking false', async () => {
+  it('an agent that does not stream is sent message/send with blocking false', async () => {
     const answer = (call: FakeCall, res: ServerResponse): void => rpcResult(call, res, v025.task('working'));
-    for (const { fake, upstream } of [
-      await setup({ card: { capabilities: { streaming: false } }, rpc: { 'message/send': answer } }),
-      await setup({ rpc: { 'message/send': answer } }, {}, '0.3'),
-    ]) {
-      await upstream.sendMessage(answeredEarly('north'), ctx());
-      expect(fake.rpcCalls().map((call) => [call.method, (call.params as { configuration?: unknown }).configuration])).toEqual([
-        ['message/send', { acceptedOutputModes: [], blocking: false }],
-      ]);
-    }
+    const { fake, upstream } = await setup({ card: { capabilities: { streaming: false } }, rpc: { 'message/send': answer } });
+    await upstream.sendMessage(answeredEarly('north', {}), ctx());
+    expect(fake.rpcCalls().map((call) => [call.method, (call.params as { configuration?: unknown }).configuration])).toEqual([
+      ['message/send', { acceptedOutputModes: [], blocking: false }],
+    ]);
+  });
+
+  it('an agent whose card says 0.3 is streamed too: an a2a-js 0.2.5 server serves any card it is given', async () => {
+    const agent = sdkLikeAgent();
+    const { fake, upstream } = await setup({ rpc: agent.rpc }, {}, '0.3');
+    expect(await upstream.sendMessage(answeredEarly('north'), ctx())).toMatchObject({ task: { id: 't-1' } });
+    expect(sentAs(fake)).toEqual([STREAMED]);
+    agent.releaseAll();
   });
 
   it('with upstream.connections 2 one turn is read in the background: the next new tasks go as message/send with blocking false, a GetTask is answered meanwhile, and the operator is told once', async () => {
