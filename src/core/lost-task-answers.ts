@@ -11,6 +11,7 @@ import {
 import type { AgentPort, CallContext } from './agent-port.js';
 import { countsPerKey } from './counts-per-key.js';
 import { canceledLostTask, createLostTasks, isTaskNotFound, LOST_POLL_MS, lostTask } from './lost-tasks.js';
+import { settledCancel } from './settled-cancel.js';
 import { unlessReopened } from './task-registry/fold.js';
 import type { TaskMeta, TaskStore } from './task-registry/types.js';
 import type { TaskWriter } from './task-writer.js';
@@ -94,8 +95,8 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
 
   /**
    * CancelTask, asked of the agent again while it does not know a recorded unfinished task nothing streams
-   * (canceledWhenLost), until it knows the task again (its own answer relayed) or the task is lost: a caller
-   * is never told a task is canceled that the agent may still run.
+   * (canceledWhenLost), until it knows the task again (its own answer relayed once settled, settled-cancel.ts)
+   * or the task is lost: a caller is never told a task is canceled that the agent may still run.
    */
   async function cancelTask(request: CancelTaskRequest, ctx: CallContext): Promise<Task> {
     if (await finishedInRecord(request, ctx)) throw A2AError.taskNotCancelable(request.id);
@@ -117,7 +118,8 @@ export function createLostTaskAnswers(deps: LostTaskAnswersDeps): LostTaskAnswer
           continue;
         }
         lostTasks.found(task.id);
-        return await recordAnswer(task, ctx, tenantOf(request), { historyTrimmed: false, claimNew: false });
+        const settled = await settledCancel(task, () => inner.getTask({ id: task.id, ...tenantField(tenantOf(request)) }, ctx), ctx.signal);
+        return await recordAnswer(settled, ctx, tenantOf(request), { historyTrimmed: false, claimNew: false });
       }
     } finally {
       if (waiting) canceling.remove(request.id);
