@@ -15,11 +15,17 @@ const OWN_PROCESS = [
 ];
 
 /**
- * Load and memory runs: a gateway child under hundreds of clients for tens of seconds. They run last and
- * by themselves: beside the CLI's files (a dozen node processes at once) the load run's turns waited
- * past its 15 s bound.
+ * The load run: a gateway child under hundreds of clients for tens of seconds. It runs last and by itself:
+ * beside the CLI's files (a dozen node processes at once) its turns waited past their 15 s bound.
  */
-const ALONE = ['test/e2e/hardening/load.test.ts', 'test/e2e/hardening/churn.test.ts', 'test/e2e/hardening/registry-heap.test.ts'];
+const ALONE = ['test/e2e/hardening/load.test.ts'];
+
+/**
+ * Memory runs: bursts of streams, or hundreds of large turns, against a gateway child whose memory they
+ * measure. Kept away from the files whose timing is bound (run after them), but side by side with each
+ * other: what they check is bytes and handles after full GCs, which the other's CPU does not move.
+ */
+const MEMORY = ['test/e2e/hardening/churn.test.ts', 'test/e2e/hardening/registry-heap.test.ts'];
 
 export default defineConfig({
   test: {
@@ -39,7 +45,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...OWN_PROCESS, ...ALONE],
+          exclude: [...OWN_PROCESS, ...ALONE, ...MEMORY],
           isolate: false,
           setupFiles: ['./test/support/shared-process-setup.ts'],
         },
@@ -47,8 +53,9 @@ export default defineConfig({
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, isolate: true, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'alone', include: ALONE, isolate: true, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
+      { extends: true, test: { name: 'memory', include: MEMORY, isolate: true, maxWorkers: 2, sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -8,7 +8,7 @@
  * - a terminal task is UnsupportedOperation (-32004; HTTP+JSON 400 UNSUPPORTED_OPERATION).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import { ErrorCode } from '../../../src/model/index.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -38,7 +38,9 @@ const returningAtOnce = (text: string): SendMessageRequest => ({
 /** The events after the first (the Task snapshot), as a person would compare them: kind and state, in order. */
 const afterSnapshot = (payloads: Payload[]): string[] => payloads.slice(1).map(outline);
 
-describe.each(UPSTREAMS)('SubscribeToTask → $name', (upstream) => {
+// Every test starts and follows a task of its own, most of them a slow turn they wait out: side by side they
+// wait once instead of one after another.
+describe.concurrent.each(UPSTREAMS)('SubscribeToTask → $name', (upstream) => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await upstream.startGateway({ 'keepalive-ms': 0 });
@@ -46,7 +48,7 @@ describe.each(UPSTREAMS)('SubscribeToTask → $name', (upstream) => {
   afterAll(() => gateway.close());
 
   describe.each(TRANSPORTS)('over %s', (transport) => {
-    it('a task started with returnImmediately: three subscribers each get the Task first, then every event in the same order', async () => {
+    it('a task started with returnImmediately: three subscribers each get the Task first, then every event in the same order', async ({ expect }) => {
       const { client } = await connect(gateway.url, transport);
       const started = asTask(await client.sendMessage(returningAtOnce(`${upstream.slowPrefix} subscribe to me`)));
       expect(TERMINAL).not.toContain(started.status?.state);
@@ -71,7 +73,7 @@ describe.each(UPSTREAMS)('SubscribeToTask → $name', (upstream) => {
       }
     });
 
-    it('a terminal task is UnsupportedOperation', async () => {
+    it('a terminal task is UnsupportedOperation', async ({ expect }) => {
       const { client } = await connect(gateway.url, transport);
       const stream = new StreamReader(client.sendMessageStream(sendRequest(`${upstream.slowPrefix} cancel me then subscribe`)));
       const taskId = payloadRef(await stream.expectNext()).taskId;
@@ -83,14 +85,14 @@ describe.each(UPSTREAMS)('SubscribeToTask → $name', (upstream) => {
   });
 });
 
-describe.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $name', (upstream) => {
+describe.concurrent.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $name', (upstream) => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await upstream.startGatewayWithReachableUpstream({ 'keepalive-ms': 0 });
   });
   afterAll(() => gateway.close());
 
-  it.each(TRANSPORTS)('a turn another client started at the agent itself is followed through the gateway (%s)', async (transport) => {
+  it.for(TRANSPORTS)('a turn another client started at the agent itself is followed through the gateway (%s)', async (transport, { expect }) => {
     const direct = await connect(gateway.upstreamUrl!, transport);
     const { client } = await connect(gateway.url, transport);
     const started = asTask(await direct.client.sendMessage(returningAtOnce(`${upstream.slowPrefix} started elsewhere`)));
@@ -104,9 +106,9 @@ describe.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $
   });
 
   if (upstream.endState === TaskState.TASK_STATE_INPUT_REQUIRED) {
-    it.each(TRANSPORTS)(
+    it.for(TRANSPORTS)(
       'the registry says input-required, but another client started the next turn at the agent: followed (%s)',
-      async (transport) => {
+      async (transport, { expect }) => {
         const { client } = await connect(gateway.url, transport);
         const first = asTask(await client.sendMessage(sendRequest('first turn, through the gateway')));
         expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -128,7 +130,7 @@ describe.each(UPSTREAMS)('SubscribeToTask of a turn this gateway never saw → $
   }
 });
 
-describe('SubscribeToTask on another replica (store: redis) → a2a-js 1.x server', () => {
+describe.concurrent('SubscribeToTask on another replica (store: redis) → a2a-js 1.x server', () => {
   let agent: RunningSdkV1Agent;
   let replicas: TestGateway[];
   beforeAll(requireRedis);
@@ -149,7 +151,7 @@ describe('SubscribeToTask on another replica (store: redis) → a2a-js 1.x serve
     await agent.close();
   });
 
-  it.each(TRANSPORTS)('a stream open on replica A, a subscriber on replica B follows it to its end (%s)', async (transport) => {
+  it.for(TRANSPORTS)('a stream open on replica A, a subscriber on replica B follows it to its end (%s)', async (transport, { expect }) => {
     const [a, b] = await Promise.all(replicas.map((replica) => connect(replica.url, transport)));
     const stream = new StreamReader(a!.client.sendMessageStream(sendRequest('slow: seen from the other replica')));
     const taskId = payloadRef(await stream.expectNext()).taskId;

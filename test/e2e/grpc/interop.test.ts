@@ -31,7 +31,9 @@ import { connectGrpc, grpcFailureOf, wire } from './grpc-client.js';
 
 const ACTIVE_STATES = [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING];
 
-describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) => {
+// The two blocks run side by side, each with a gateway of its own; inside one, the tests run one after another, as
+// the last reads what the gateway logged of all the calls before it.
+describe.concurrent.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) => {
   let gateway: TestGateway;
   let client: Client;
   let dir: string;
@@ -52,7 +54,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('the card lists GRPC next to JSON-RPC and HTTP+JSON, and the client picks it', async () => {
+  it.sequential('the card lists GRPC next to JSON-RPC and HTTP+JSON, and the client picks it', async () => {
     const card = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as {
       supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>;
     };
@@ -64,7 +66,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(client.transport.protocolName).toBe('GRPC');
   });
 
-  it('SendMessage (blocking) returns the task at the end of the turn, with the reply', async () => {
+  it.sequential('SendMessage (blocking) returns the task at the end of the turn, with the reply', async () => {
     const text = 'hello over gRPC';
     const task = await send(text);
     expect(task.status?.state).toBe(upstream.endState);
@@ -72,7 +74,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(artifactText(task)).toBe(upstream.reply(text, 1));
   });
 
-  it('SendStreamingMessage yields the whole turn in order, each event as it arrives', async () => {
+  it.sequential('SendStreamingMessage yields the whole turn in order, each event as it arrives', async () => {
     const text = 'stream this turn';
     const payloads = await collect(client.sendMessageStream(sendRequest(text)));
     expect(payloads.map(outline)).toEqual(upstream.streamOutline(text, 1));
@@ -88,7 +90,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect((slow.closedAt ?? 0) - (slow.arrivals[0] ?? 0)).toBeGreaterThan(upstream.slowTurnMinMs / 2);
   });
 
-  it('GetTask returns the task cut to historyLength; an unknown task is NOT_FOUND with TASK_NOT_FOUND', async () => {
+  it.sequential('GetTask returns the task cut to historyLength; an unknown task is NOT_FOUND with TASK_NOT_FOUND', async () => {
     const text = 'remember me';
     const sent = await send(text);
     const last = await client.getTask({ tenant: '', id: sent.id, historyLength: 1 });
@@ -100,14 +102,14 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(unknown).toMatchObject({ status: grpcStatus.NOT_FOUND, reason: 'TASK_NOT_FOUND' });
   });
 
-  it('a follow-up on the same contextId continues the conversation (turn order through the core)', async () => {
+  it.sequential('a follow-up on the same contextId continues the conversation (turn order through the core)', async () => {
     const first = await send('first turn');
     const second = await send('second turn', { contextId: first.contextId });
     expect(second.contextId).toBe(first.contextId);
     expect(textOf(second.history.at(-1))).toBe(upstream.reply('second turn', 2));
   });
 
-  it('ListTasks lists the tasks created here and filters by contextId', async () => {
+  it.sequential('ListTasks lists the tasks created here and filters by contextId', async () => {
     const a1 = await send('list a1');
     const a2 = await send('list a2', { contextId: a1.contextId });
     await send('list b');
@@ -119,7 +121,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect([...page1.tasks, ...page2.tasks].map((task) => task.id).sort()).toEqual([a1.id, a2.id].sort());
   });
 
-  it('CancelTask stops a running turn; a finished one is FAILED_PRECONDITION with TASK_NOT_CANCELABLE', async () => {
+  it.sequential('CancelTask stops a running turn; a finished one is FAILED_PRECONDITION with TASK_NOT_CANCELABLE', async () => {
     const stream = new StreamReader(client.sendMessageStream(sendRequest(`${upstream.slowPrefix} cancel me`)));
     try {
       const { taskId } = payloadRef(await stream.expectNext());
@@ -134,7 +136,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(error).toMatchObject({ status: grpcStatus.FAILED_PRECONDITION, reason: 'TASK_NOT_CANCELABLE' });
   });
 
-  it('SubscribeToTask on an active task starts with the Task, then follows the turn', async () => {
+  it.sequential('SubscribeToTask on an active task starts with the Task, then follows the turn', async () => {
     const stream = new StreamReader(client.sendMessageStream(sendRequest(`${upstream.slowPrefix} follow me`)));
     const subscription = new StreamReader(client.resubscribeTask({ tenant: '', id: payloadRef(await stream.expectNext()).taskId }));
     try {
@@ -150,7 +152,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     }
   });
 
-  it('the push-config methods store, read, list and delete a config (push-notifications on)', async () => {
+  it.sequential('the push-config methods store, read, list and delete a config (push-notifications on)', async () => {
     const task = await send('push me');
     const ids = { tenant: '', taskId: task.id, id: 'grpc-hook' };
     const created = await client.createTaskPushNotificationConfig({
@@ -168,7 +170,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(gone).toMatchObject({ status: grpcStatus.NOT_FOUND, reason: 'TASK_NOT_FOUND' });
   });
 
-  it('GetExtendedAgentCard answers what the upstream answers, with the gateway as the endpoint', async () => {
+  it.sequential('GetExtendedAgentCard answers what the upstream answers, with the gateway as the endpoint', async () => {
     const answer = client.transport.getExtendedAgentCard({ tenant: '' }, wire());
     const expected = upstream.extendedCard;
     if ('errorReason' in expected) {
@@ -182,7 +184,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(card.supportedInterfaces.map((entry) => entry.url)).toEqual([`${gateway.url}/`, gateway.url, gateway.grpcAddress]);
   });
 
-  it('a call without A2A-Version is FAILED_PRECONDITION with VERSION_NOT_SUPPORTED; bad params are INVALID_ARGUMENT', async () => {
+  it.sequential('a call without A2A-Version is FAILED_PRECONDITION with VERSION_NOT_SUPPORTED; bad params are INVALID_ARGUMENT', async () => {
     const noVersion = await grpcFailureOf(client.transport.getTask({ tenant: '', id: 'x', historyLength: undefined }, { serviceParameters: {} }));
     expect(noVersion).toMatchObject({ status: grpcStatus.FAILED_PRECONDITION, reason: 'VERSION_NOT_SUPPORTED' });
     expect(noVersion.message).toContain("No A2A-Version header was sent, which A2A reads as version '0.3'");
@@ -190,7 +192,7 @@ describe.each(UPSTREAMS)('the gRPC binding in front of the $name', (upstream) =>
     expect(badParams).toMatchObject({ status: grpcStatus.INVALID_ARGUMENT, reason: 'INVALID_PARAMS' });
   });
 
-  it('every A2A call went over gRPC: the gateway logged all eleven methods there and none over HTTP', () => {
+  it.sequential('every A2A call went over gRPC: the gateway logged all eleven methods there and none over HTTP', () => {
     expect(new Set(gateway.grpcLog().map((line) => line.method))).toEqual(new Set(V1_METHODS));
     const httpCalls = gateway.requestLog().filter((line) => line.surface === 'jsonrpc' || line.surface === 'rest');
     expect(httpCalls).toEqual([]);

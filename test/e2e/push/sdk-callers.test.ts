@@ -45,7 +45,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('push notifications through the gateway', () => {
+// Each test's tasks are its own, pushed to a path of its own: side by side, their turns overlap.
+describe.concurrent('push notifications through the gateway', () => {
   it('advertises pushNotifications on both cards', async () => {
     const card1 = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as any;
     const card025 = (await (await fetch(`${gateway.url}/.well-known/agent.json`)).json()) as any;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { serveCli } from '../../support/run-cli.js';
@@ -23,18 +23,12 @@ const RUN = `test-push-unwatched-${process.pid}-${randomUUID().slice(0, 8)}:`;
 let agent: RunningSdkV1Agent;
 let receiver: Receiver;
 let dir: string;
-const open: Array<{ close(): Promise<void> }> = [];
-const children: ChildProcess[] = [];
 
 beforeAll(requireRedis);
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-push-unwatched-restarts-'));
   agent = await startSdkV1Agent({ slowChunkDelayMs: SLOW_CHUNK_MS });
   receiver = await new Receiver().up();
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const item of open.splice(0).reverse()) await item.close();
 });
 afterAll(async () => {
   await receiver?.down();
@@ -55,17 +49,36 @@ function settings(name: string, store: 'memory' | 'redis'): Record<string, unkno
   };
 }
 
-async function inProcess(config: Record<string, unknown>): Promise<TestGateway> {
+/** The gateways and child processes one test started. */
+interface Started {
+  open: Array<{ close(): Promise<void> }>;
+  children: ChildProcess[];
+}
+
+/**
+ * What a test starts, stopped once it finishes (its children killed, then its gateways closed, the last first):
+ * its own, as the tests run side by side.
+ */
+function startedBy({ onTestFinished }: TestContext): Started {
+  const started: Started = { open: [], children: [] };
+  onTestFinished(async () => {
+    for (const child of started.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const item of started.open.reverse()) await item.close();
+  });
+  return started;
+}
+
+async function inProcess(started: Started, config: Record<string, unknown>): Promise<TestGateway> {
   const gateway = await startTestGateway(config);
-  open.push(gateway);
+  started.open.push(gateway);
   return gateway;
 }
 
 /** `a2a-bridge serve` in a child process, to be killed (the gateway after it runs in this one: a quicker start). */
-async function inChild(name: string, config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }> {
-  const file = join(dir, `${name}-${children.length}.yaml`);
+async function inChild(started: Started, name: string, config: Record<string, unknown>): Promise<{ url: string; child: ChildProcess }> {
+  const file = join(dir, `${name}-${started.children.length}.yaml`);
   await writeFile(file, JSON.stringify({ ...config, port: 0 }));
-  return serveCli(['--config', file], { track: children });
+  return serveCli(['--config', file], { track: started.children });
 }
 
 /** Streams a slow turn with an inline webhook at `/<name>` through `url`, up to the first event that names the task. */
@@ -85,27 +98,33 @@ async function endPushedTo(name: string) {
   return receiver.at(`/${name}`);
 }
 
-describe.each(['memory', 'redis'] as const)('a streamed turn with a webhook, store %s, through a restart', (store) => {
-  it('the gateway stops (its drain cuts the stream) and starts again: the webhook is pushed the end once', async () => {
+// Each test has its own state (persistence-dir, Redis prefix), webhook path and gateways: side by side, the slow
+// turns they carry through a restart overlap.
+describe.concurrent.each(['memory', 'redis'] as const)('a streamed turn with a webhook, store %s, through a restart', (store) => {
+  it('the gateway stops (its drain cuts the stream) and starts again: the webhook is pushed the end once', async (context) => {
+    const { expect } = context;
+    const started = startedBy(context);
     const name = `stopped-${store}`;
-    const first = await inProcess(settings(name, store));
+    const first = await inProcess(started, settings(name, store));
     const stream = await streamWithWebhook(first.url, name);
-    await open.splice(open.indexOf(first), 1)[0]!.close();
+    await started.open.splice(started.open.indexOf(first), 1)[0]!.close();
     await stream.done;
-    await inProcess(settings(name, store));
+    await inProcess(started, settings(name, store));
     const pushed = await endPushedTo(name);
     expect(pushedStates(pushed)).toEqual([COMPLETED]);
     expect(finalWords(pushed)).toContain(`through a restart (${name})`);
   });
 
-  it('the gateway is killed mid-turn and started again: the webhook is pushed the end once', async () => {
+  it('the gateway is killed mid-turn and started again: the webhook is pushed the end once', async (context) => {
+    const { expect } = context;
+    const started = startedBy(context);
     const name = `killed-${store}`;
-    const first = await inChild(name, settings(name, store));
+    const first = await inChild(started, name, settings(name, store));
     await streamWithWebhook(first.url, name);
     // A moment into the turn: what the gateway accepted is written down by then.
     await new Promise((resolve) => setTimeout(resolve, 300));
     first.child.kill('SIGKILL');
-    await inProcess(settings(name, store));
+    await inProcess(started, settings(name, store));
     const pushed = await endPushedTo(name);
     expect(pushedStates(pushed)).toEqual([COMPLETED]);
     expect(finalWords(pushed)).toContain(`through a restart (${name})`);

@@ -51,7 +51,8 @@ async function endPushedTo(path: string) {
   return receiver.at(path);
 }
 
-describe('a turn with a webhook that no stream watches to its end', () => {
+// Each test's turn is its own, pushed to a path of its own: side by side, the slow turns overlap.
+describe.concurrent('a turn with a webhook that no stream watches to its end', () => {
   it('a streaming caller with an inline webhook leaves mid-turn: the webhook is still pushed the end, once', async () => {
     const { taskId } = await streamUntilTask(gateway.url, {
       message: slowTurn('the caller leaves'),

@@ -24,7 +24,9 @@ import {
 import { outline } from './sdk1-client.js';
 import { v025AgentBehindGateway } from './v025-agent-behind-gateway.js';
 
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
+// Every describe block has an agent and a gateway of its own, and waits out its tasks.lost-after-ms: the blocks run
+// side by side; inside one, the tests run one after another, as they read what the ones before left recorded.
+describe.concurrent.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent forgot, over %s', (transport: TransportName) => {
   // Lost at the first not-found here; the window a blink is given is in the second block below.
   const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 0 } }, { slowChunkDelayMs: 500 });
   const ids = { done: '', waiting: '', working: '' };
@@ -45,32 +47,32 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
 
   const getTask = (id: string): Promise<Task> => running.client.getTask({ tenant: '', id, historyLength: undefined });
 
-  it('a finished task is answered as it finished, its reply included', async () => {
+  it.sequential('a finished task is answered as it finished, its reply included', async () => {
     const done = await getTask(ids.done);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactText(done)).toBe('v025 echo (turn 1): hello');
   });
 
-  it('a task that waited for an answer is failed, saying why; its question stays in the history', async () => {
+  it.sequential('a task that waited for an answer is failed, saying why; its question stays in the history', async () => {
     const waiting = await getTask(ids.waiting);
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(textOf(waiting.status?.message)).toBe(AGENT_LOST_TASK);
     expect(waiting.history.map(textOf)).toContain(V025_QUESTION);
   });
 
-  it('CancelTask of a finished or lost task the agent no longer knows is not cancelable, as GetTask tells', async () => {
+  it.sequential('CancelTask of a finished or lost task the agent no longer knows is not cancelable, as GetTask tells', async () => {
     for (const id of [ids.done, ids.waiting]) {
       const refusal = await rejectionOf(running.client.cancelTask({ tenant: '', id, metadata: undefined }));
       expect(refusal).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
     }
   });
 
-  it('SubscribeToTask of a task recorded failed as lost is refused as a finished task is', async () => {
+  it.sequential('SubscribeToTask of a task recorded failed as lost is refused as a finished task is', async () => {
     const refusal = await rejectionOf(running.client.resubscribeTask({ tenant: '', id: ids.waiting }));
     expect(refusal).toMatchObject({ code: wireCode(transport, -32004), reason: 'UNSUPPORTED_OPERATION' });
   });
 
-  it('ListTasks says what GetTask says, for the task last seen working too', async () => {
+  it.sequential('ListTasks says what GetTask says, for the task last seen working too', async () => {
     const listed = (await running.client.listTasks(listRequest())).tasks;
     const states = Object.fromEntries(listed.map((task) => [task.id, task.status?.state]));
     expect(states).toEqual({
@@ -82,7 +84,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('tasks a restarted 0.2.5 agent 
   });
 });
 
-describe('one TaskNotFound (a blink of the agent, a proxy answering 404) is no loss yet', () => {
+describe.concurrent('one TaskNotFound (a blink of the agent, a proxy answering 404) is no loss yet', () => {
   const running = v025AgentBehindGateway('JSONRPC');
 
   it('a task that waits is answered from the record as it is, by GetTask and ListTasks alike, within tasks.lost-after-ms', async () => {
@@ -97,53 +99,59 @@ describe('one TaskNotFound (a blink of the agent, a proxy answering 404) is no l
   });
 });
 
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('CancelTask of an unfinished task a restarted 0.2.5 agent forgot, over %s', (transport) => {
-  const lostAfterMs = 1_000;
-  const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': lostAfterMs } }, { slowChunkDelayMs: 500 });
-  const ids = { waiting: '', working: '' };
+describe.concurrent.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  'CancelTask of an unfinished task a restarted 0.2.5 agent forgot, over %s',
+  (transport) => {
+    const lostAfterMs = 1_000;
+    const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': lostAfterMs } }, { slowChunkDelayMs: 500 });
+    const ids = { waiting: '', working: '' };
 
-  beforeAll(async () => {
-    const { client } = running;
-    ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
-    ids.working = await leftWorking(client);
-    await running.restartAgent();
-  });
+    beforeAll(async () => {
+      const { client } = running;
+      ids.waiting = asTask(await client.sendMessage(sendRequest('ask: which region?'))).id;
+      ids.working = await leftWorking(client);
+      await running.restartAgent();
+    });
 
-  it('cancels it once it is lost (not known for tasks.lost-after-ms): recorded canceled and answered so, as GetTask and ListTasks then tell', async () => {
-    const { client } = running;
-    for (const id of [ids.waiting, ids.working]) {
-      const started = Date.now();
-      const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
-      // Not at the first not-found, which may be a blink of an agent that runs the task on.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(lostAfterMs - 50);
-      expect([canceled.id, canceled.status?.state]).toEqual([id, TaskState.TASK_STATE_CANCELED]);
+    it('cancels it once it is lost (not known for tasks.lost-after-ms): recorded canceled and answered so, as GetTask and ListTasks then tell', async () => {
+      const { client } = running;
+      for (const id of [ids.waiting, ids.working]) {
+        const started = Date.now();
+        const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+        // Not at the first not-found, which may be a blink of an agent that runs the task on.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(lostAfterMs - 50);
+        expect([canceled.id, canceled.status?.state]).toEqual([id, TaskState.TASK_STATE_CANCELED]);
+        const got = await client.getTask({ tenant: '', id, historyLength: undefined });
+        expect(got.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+        const again = await rejectionOf(client.cancelTask({ tenant: '', id, metadata: undefined }));
+        expect(again).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
+      }
+      // The question the waiting task asked stays in its history.
+      expect((await client.getTask({ tenant: '', id: ids.waiting, historyLength: undefined })).history.map(textOf)).toContain(V025_QUESTION);
+      const listed = (await client.listTasks(listRequest())).tasks.map((task) => task.status?.state);
+      expect(listed).toEqual([TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_CANCELED]);
+    });
+  },
+);
+
+describe.concurrent.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  'SubscribeToTask of a working task a restarted 0.2.5 agent forgot, over %s',
+  (transport) => {
+    const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 1_500 } }, { slowChunkDelayMs: 500 });
+
+    it('follows it from the record: the Task as recorded first, then its failure once it is lost, which ends the stream', async () => {
+      const { client } = running;
+      const id = await leftWorking(client);
+      await running.restartAgent();
+      const payloads = await new StreamReader(client.resubscribeTask({ tenant: '', id })).rest();
+      expect(payloads.map(outline)).toEqual(['task', 'statusUpdate:TASK_STATE_FAILED']);
+      expect(payloads[0]?.$case === 'task' && payloads[0].value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      expect(payloads[1]?.$case === 'statusUpdate' && textOf(payloads[1].value.status?.message)).toBe(AGENT_LOST_TASK);
       const got = await client.getTask({ tenant: '', id, historyLength: undefined });
-      expect(got.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-      const again = await rejectionOf(client.cancelTask({ tenant: '', id, metadata: undefined }));
-      expect(again).toMatchObject({ code: wireCode(transport, -32002), reason: 'TASK_NOT_CANCELABLE' });
-    }
-    // The question the waiting task asked stays in its history.
-    expect((await client.getTask({ tenant: '', id: ids.waiting, historyLength: undefined })).history.map(textOf)).toContain(V025_QUESTION);
-    const listed = (await client.listTasks(listRequest())).tasks.map((task) => task.status?.state);
-    expect(listed).toEqual([TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_CANCELED]);
-  });
-});
-
-describe.each(['JSONRPC', 'HTTP+JSON'] as const)('SubscribeToTask of a working task a restarted 0.2.5 agent forgot, over %s', (transport) => {
-  const running = v025AgentBehindGateway(transport, { tasks: { 'lost-after-ms': 1_500 } }, { slowChunkDelayMs: 500 });
-
-  it('follows it from the record: the Task as recorded first, then its failure once it is lost, which ends the stream', async () => {
-    const { client } = running;
-    const id = await leftWorking(client);
-    await running.restartAgent();
-    const payloads = await new StreamReader(client.resubscribeTask({ tenant: '', id })).rest();
-    expect(payloads.map(outline)).toEqual(['task', 'statusUpdate:TASK_STATE_FAILED']);
-    expect(payloads[0]?.$case === 'task' && payloads[0].value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-    expect(payloads[1]?.$case === 'statusUpdate' && textOf(payloads[1].value.status?.message)).toBe(AGENT_LOST_TASK);
-    const got = await client.getTask({ tenant: '', id, historyLength: undefined });
-    expect([got.status?.state, textOf(got.status?.message)]).toEqual([TaskState.TASK_STATE_FAILED, AGENT_LOST_TASK]);
-  });
-});
+      expect([got.status?.state, textOf(got.status?.message)]).toEqual([TaskState.TASK_STATE_FAILED, AGENT_LOST_TASK]);
+    });
+  },
+);
 
 /** A streamed turn its caller leaves while it works: the gateway last saw it working. */
 async function leftWorking(client: Client): Promise<string> {

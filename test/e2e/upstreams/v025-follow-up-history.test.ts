@@ -30,7 +30,8 @@ const STORES = [
 
 const historyOf = (task: Task | undefined): string[] => (task?.history ?? []).map((message) => textOf(message));
 
-describe.each(STORES)('a 0.2.5 agent that asks twice ($name store)', ({ name, config }) => {
+// Each test has a conversation of its own: side by side, the agent's slow turns overlap.
+describe.concurrent.each(STORES)('a 0.2.5 agent that asks twice ($name store)', ({ name, config }) => {
   const prefix = `a2a-bridge-test:${randomUUID()}:`;
   let agent: RunningSdkV025Agent;
   let gateway: TestGateway;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState, type SendMessageRequest, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { connectGrpc } from '../grpc/grpc-client.js';
 import { Receiver } from '../push/harness.js';
 import { startSdkGateway, type TestGateway } from '../../support/gateway.js';
@@ -60,7 +60,9 @@ function runningTurn(tenant: string, text: string, hook?: string): SendMessageRe
   return { ...inTenant(tenant, sendRequest(text)), configuration };
 }
 
-describe.each(BINDINGS)('tenants over %s', (binding) => {
+// Each test starts tasks of its own and looks only at those (and the receiver's path of its binding): side by
+// side, the slow turns they wait out overlap.
+describe.concurrent.each(BINDINGS)('tenants over %s', (binding) => {
   let client: Client;
 
   beforeAll(async () => {
@@ -71,7 +73,7 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
   const listed = async (tenant: string): Promise<Task[]> => (await client.listTasks(listRequest({ tenant }))).tasks;
   const listedState = async (tenant: string, id: string) => (await listed(tenant)).find((task) => task.id === id)?.status?.state;
 
-  it('finds a task under the tenant it was created under only, as the agent does', async () => {
+  it('finds a task under the tenant it was created under only, as the agent does', async ({ expect }) => {
     const acme = asTask(await client.sendMessage(inTenant(ACME, sendRequest('hello acme'))));
     const plain = asTask(await client.sendMessage(sendRequest('hello default')));
     expect((await getTask(ACME, acme.id)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -98,7 +100,7 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
     expect((await client.getTaskPushNotificationConfig({ tenant: ACME, taskId: acme.id, id: 'h1' })).url).toBe(hook.url);
   });
 
-  it("lists under a tenant only that tenant's tasks, and without one only the default tenant's, as a2a-js does", async () => {
+  it("lists under a tenant only that tenant's tasks, and without one only the default tenant's, as a2a-js does", async ({ expect }) => {
     const acme = asTask(await client.sendMessage(inTenant(ACME, sendRequest('listed in acme'))));
     const plain = asTask(await client.sendMessage(sendRequest('listed by default')));
     const ids = async (tenant: string) => (await listed(tenant)).map((task) => task.id);
@@ -111,7 +113,7 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
     expect(other).not.toContain(plain.id);
   });
 
-  it('asks the agent about a running task in its tenant: it is never recorded lost, and is seen to end', async () => {
+  it('asks the agent about a running task in its tenant: it is never recorded lost, and is seen to end', async ({ expect }) => {
     const text = `${SDK_SLOW_PREFIX} tenant work`;
     const running = asTask(await client.sendMessage(runningTurn(ACME, text)));
     const seen: Array<TaskState | undefined> = [];
@@ -129,7 +131,7 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
     expect(textOf((await getTask(ACME, running.id)).status?.message)).toBe(sdkReply(text, 1).full);
   });
 
-  it('follows a running task under its tenant with SubscribeToTask, and cancels it only there', async () => {
+  it('follows a running task under its tenant with SubscribeToTask, and cancels it only there', async ({ expect }) => {
     const followed = asTask(await client.sendMessage(runningTurn(ACME, `${SDK_SLOW_PREFIX} followed`)));
     const outlines = (await collect(client.resubscribeTask({ tenant: ACME, id: followed.id }))).map(outline);
     expect(outlines[0]).toBe('task');
@@ -145,7 +147,7 @@ describe.each(BINDINGS)('tenants over %s', (binding) => {
     expect(answer.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
-  it("pushes a tenant's running task's real end, never a failure the agent did not report", async () => {
+  it("pushes a tenant's running task's real end, never a failure the agent did not report", async ({ expect }) => {
     const hook = `${receiver.url}/${binding}`;
     const text = `${SDK_SLOW_PREFIX} pushed`;
     const running = asTask(await client.sendMessage(runningTurn(ACME, text, hook)));

@@ -5,14 +5,15 @@
  * official a2a-js 1.x client against a real a2a-js 1.x agent, over JSON-RPC and HTTP+JSON.
  */
 import { TaskState } from 'a2a-sdk-1';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startSdkGateway, type TestGateway } from '../../support/gateway.js';
 import { artifactText, asTask, connect, listRequest, payloadRef, sendRequest, StreamReader, TRANSPORTS } from '../../support/sdk-v1-client.js';
 import { sdkReply } from '../../support/sdk-v1-agent.js';
 
 const CHUNK_MS = 30;
 
-describe.each(TRANSPORTS)('ListTasks over %s after turns nobody watched to their end', (transport) => {
+// Each test follows a turn of its own, in a conversation of its own, to its end: side by side, they wait once.
+describe.concurrent.each(TRANSPORTS)('ListTasks over %s after turns nobody watched to their end', (transport) => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startSdkGateway({}, { slowChunkDelayMs: CHUNK_MS });
@@ -21,7 +22,7 @@ describe.each(TRANSPORTS)('ListTasks over %s after turns nobody watched to their
     await gateway?.close();
   });
 
-  it('shows a turn answered at once as the agent finished it, and the COMPLETED filter finds it', async () => {
+  it('shows a turn answered at once as the agent finished it, and the COMPLETED filter finds it', async ({ expect }) => {
     const { client } = await connect(gateway.url, transport);
     const accepted = asTask(
       await client.sendMessage({
@@ -40,7 +41,7 @@ describe.each(TRANSPORTS)('ListTasks over %s after turns nobody watched to their
     expect(completed.tasks.map((task) => task.id)).toEqual([accepted.id]);
   });
 
-  it('the same for a stream its caller left early, asked by the state filter alone', async () => {
+  it('the same for a stream its caller left early, asked by the state filter alone', async ({ expect }) => {
     const { client } = await connect(gateway.url, transport);
     const reader = new StreamReader(client.sendMessageStream(sendRequest('slow: left early')));
     const ids = payloadRef(await reader.expectNext());
