@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { MASK } from '../../../src/push/secrets.js';
-import { ctx, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { ctx, environmentSuite, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
 import { rejection } from '../../support/rejection.js';
 
-let env: Environment;
-const open: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  env = await startEnvironment();
-});
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await env.close();
-});
+const { env, open } = environmentSuite();
 
 async function setup(overrides: Record<string, unknown> = {}): Promise<Harness> {
-  const h = await startHarness(env, overrides, { subdir: `s-${Math.random().toString(36).slice(2)}` });
+  const h = await startHarness(env(), overrides, { subdir: `s-${Math.random().toString(36).slice(2)}` });
   open.push(h);
   return h;
 }

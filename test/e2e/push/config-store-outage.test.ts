@@ -12,32 +12,29 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { connectRedis } from '../../../src/redis-connection.js';
-import { flush, startEnvironment, startHarness, type Environment } from './harness.js';
+import { environmentSuite, flush, startHarness } from './harness.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
-let env: Environment;
 let redis: OwnRedis;
 /** The config store's connection: it gives a command up after one reconnection, so a 2 s outage outlasts it. */
 let configs: Redis;
-const open: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  env = await startEnvironment();
   redis = await ownRedis({ keepData: true });
   await redis.start();
   configs = connectRedis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
   configs.on('error', () => undefined);
 });
 afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
   await redis.start();
 });
 afterAll(async () => {
   configs.disconnect();
   await redis.remove();
-  await env.close();
 });
+// Registered after the hooks above: its afterEach (closing what the test opened) runs before theirs (Redis back up).
+const { env, open } = environmentSuite();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,7 +52,7 @@ function onOwnRedis(): Record<string, unknown> {
 
 /** A task with a push config, then Redis killed and a second turn of the task answered without it. */
 async function turnDuringOutage(options: { subdir?: string } = {}) {
-  const h = await startHarness(env, onOwnRedis(), { redis: configs, ...options });
+  const h = await startHarness(env(), onOwnRedis(), { redis: configs, ...options });
   open.push(h);
   const { receiver, first, second } = await turnWhileRedisIsDown(h, redis, open);
   const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1) as StreamResponse;

@@ -1,31 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { stableEventId } from '../../../src/push/event-id.js';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { ctx, environmentSuite, flush, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
 import { waitUntil } from '../../support/wait-until.js';
 
-let env: Environment;
-const open: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  env = await startEnvironment();
-});
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await env.close();
-});
+const { env, open } = environmentSuite();
 
 async function setup(
   overrides: Record<string, unknown> = {},
   subdir?: string,
   options: { followRetry?: { initialDelayMs: number; maxDelayMs: number }; unknownTasks?: UnknownTasks } = {},
 ): Promise<{ h: Harness; receiver: Receiver }> {
-  const h = await startHarness(env, overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}`, ...options });
+  const h = await startHarness(env(), overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}`, ...options });
   open.push(h);
   const receiver = await new Receiver().up();
   open.push({ close: () => receiver.down() });
@@ -174,7 +163,7 @@ describe('push delivery, local-file queue', () => {
       const recorded = await h.registry.get(running!.id, ALICE_V1.principal);
       expect(recorded?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       const replyText = recorded?.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
-      const upstream = await env.upstream.getTask({ id: running!.id }, ALICE_V1);
+      const upstream = await env().upstream.getTask({ id: running!.id }, ALICE_V1);
       expect(replyText).toBe(upstream.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join(''));
       expect(replyText).not.toBe('');
     }
@@ -187,7 +176,7 @@ describe('push delivery, local-file queue', () => {
     const answer = await h.port.sendMessage({ message: userText('slow: plan a network'), configuration: { returnImmediately: true } }, ALICE_V1);
     const taskId = 'task' in answer ? answer.task.id : '';
     await h.port.createTaskPushNotificationConfig({ taskId, id: 'late', url: `${receiver.url}/late` }, ALICE_V1);
-    expect((await env.upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
+    expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
     const [delivery] = await receiver.waitFor('/late', 1);
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
   });
@@ -196,7 +185,7 @@ describe('push delivery, local-file queue', () => {
     const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
     const { taskId, journal } = await followedTurn(h, `${receiver.url}/resumed`, 'slow: survive a restart');
     await h.restart();
-    expect((await env.upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
+    expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
 
     const [delivery] = await receiver.waitFor('/resumed', 1);
     expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });

@@ -6,37 +6,22 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
-import { ctx, flush, startEnvironment, userText, type Environment } from './harness.js';
-import { replicaSet } from './replicas.js';
+import { ctx, flush, userText } from './harness.js';
+import { replicaSuite } from './replicas.js';
 import { serveCli } from '../../support/run-cli.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { REDIS_URL, requireRedis } from '../../support/redis.js';
-
-beforeAll(requireRedis);
 
 const LEASE_MS = 2_000;
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
-let env: Environment;
-let redis: Redis;
-const replicas = replicaSet('follow-replicas', { env: () => env, redis: () => redis });
+const { replicas, env, redis } = replicaSuite('follow-replicas');
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
-  env = await startEnvironment();
-  redis = new Redis(REDIS_URL);
-});
-afterEach(async () => {
+// Registered after the suite's: runs before it closes the replicas (after hooks run last registered first).
+afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await replicas.closeAll();
-});
-afterAll(async () => {
-  await replicas.cleanup();
-  await redis.quit();
-  await env.close();
 });
 
 /** The settings every replica of one test shares: one Redis prefix, one stream and group, one key ring. */
@@ -46,8 +31,8 @@ const { replica, receiver } = replicas;
 /** The replicas whose follow journal in Redis holds `taskId`. */
 async function holdersOf(prefix: string, taskId: string): Promise<string[]> {
   const keys = redisFollowKeys(prefix);
-  const owners = await redis.smembers(keys.owners);
-  const held = await Promise.all(owners.map(async (owner) => ((await redis.hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
+  const owners = await redis().smembers(keys.owners);
+  const held = await Promise.all(owners.map(async (owner) => ((await redis().hexists(keys.follows(owner), taskId)) === 1 ? owner : undefined)));
   return held.filter((owner): owner is string => owner !== undefined);
 }
 
@@ -56,8 +41,8 @@ const artifactText = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []
 
 /** `a2a-bridge serve` in its own process, on the shared settings, upstream the test's demo agent. */
 async function serveInChild(settings: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
-  const file = join(env.dir, `replica-${replicas.counter}.yaml`);
-  const config = { ...settings, port: 0, 'persistence-dir': join(env.dir, `child-${replicas.counter}`), upstream: { url: env.demo.url } };
+  const file = join(env().dir, `replica-${replicas.counter}.yaml`);
+  const config = { ...settings, port: 0, 'persistence-dir': join(env().dir, `child-${replicas.counter}`), upstream: { url: env().demo.url } };
   await writeFile(file, JSON.stringify(config));
   const { child, url } = await serveCli(['--config', file], { track: children });
   return { child, url };
@@ -84,15 +69,15 @@ describe('push follows shared by replicas through Redis', () => {
     const [holderA] = await holdersOf(prefix, taskId);
 
     // A's push side stops while the turn still runs: its follow is cut short and kept for another replica.
-    expect((await env.upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
+    expect((await env().upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
     await a.service.stop();
-    expect(await redis.exists(redisFollowKeys(prefix).lease(holderA!))).toBe(0);
+    expect(await redis().exists(redisFollowKeys(prefix).lease(holderA!))).toBe(0);
     expect(hook.at('/taken')).toHaveLength(0);
 
     const [delivery] = await hook.waitFor('/taken', 1);
     const body = delivery!.json as { kind: string; id: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text?: string }> }> };
     expect(body).toMatchObject({ kind: 'task', id: taskId, status: { state: 'input-required' } });
-    const upstream = await env.upstream.getTask({ id: taskId }, ALICE_V025);
+    const upstream = await env().upstream.getTask({ id: taskId }, ALICE_V025);
     expect(artifactText(body.artifacts)).toBe(artifactText(upstream.artifacts));
     expect(artifactText(body.artifacts)).toContain('a bucket that outlives its replica');
 
@@ -128,11 +113,11 @@ describe('push follows shared by replicas through Redis', () => {
     await waitUntil(async () => (await holdersOf(prefix, taskId)).length === 1);
     const [holderA] = await holdersOf(prefix, taskId);
 
-    expect((await env.upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
+    expect((await env().upstream.getTask({ id: taskId }, ALICE_V025)).status.state).toBe('TASK_STATE_WORKING');
     a.child.kill('SIGKILL');
     await once(a.child, 'exit');
     // Nothing was released: the lease runs out on its own.
-    expect(await redis.exists(redisFollowKeys(prefix).lease(holderA!))).toBe(1);
+    expect(await redis().exists(redisFollowKeys(prefix).lease(holderA!))).toBe(1);
 
     const [delivery] = await hook.waitFor('/killed', 1, 10_000);
     const body = delivery!.json as { statusUpdate?: { taskId: string; status: { state: string } }; task?: { id: string; status: { state: string } } };

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { defaultConfig, type GatewayConfig } from '../../../src/config/schema.js';
 import type { AgentPort, CallContext } from '../../../src/core/agent-port.js';
 import { createGateway, type Gateway } from '../../../src/core/gateway.js';
@@ -166,6 +167,28 @@ export async function startEnvironment(): Promise<Environment> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What a test opened (a harness, a receiver): closed after it. */
+export type Closable = { close(): Promise<void> };
+
+/**
+ * The environment for a test file: started before its tests and closed after them. What a test pushes to
+ * `open` is closed after that test, the last opened first. Read `env()` from inside the tests.
+ */
+export function environmentSuite(): { env(): Environment; open: Closable[] } {
+  let env: Environment | undefined;
+  const open: Closable[] = [];
+  beforeAll(async () => {
+    env = await startEnvironment();
+  });
+  afterEach(async () => {
+    for (const item of open.splice(0).reverse()) await item.close();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+  return { env: () => env as Environment, open };
 }
 
 /** Records what reaches the upstream, so a test can see inline configs were taken off. */

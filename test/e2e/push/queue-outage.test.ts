@@ -6,26 +6,21 @@
  * same port (empty, as a Redis without a volume comes back).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
-import { flush, startEnvironment, startHarness, type Environment } from './harness.js';
+import { environmentSuite, flush, startHarness } from './harness.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
-let env: Environment;
+const { env, open } = environmentSuite();
 let redis: OwnRedis;
-const open: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  env = await startEnvironment();
   redis = await ownRedis();
   await redis.start();
 });
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+// Runs before the environment's own afterAll (after hooks run last registered first).
 afterAll(async () => {
   await redis.stop();
-  await env.close();
 });
 
 /** A gateway on the test's own Redis for its push queue, under keys of its own. */
@@ -35,7 +30,7 @@ function queueOnOwnRedis(): Record<string, unknown> {
 
 /** A task with a push config, then the queue's Redis killed and a second turn of the task answered without it. */
 async function turnDuringOutage(options: { subdir?: string } = {}) {
-  const h = await startHarness(env, queueOnOwnRedis(), options);
+  const h = await startHarness(env(), queueOnOwnRedis(), options);
   open.push(h);
   return { h, ...(await turnWhileRedisIsDown(h, redis, open)) };
 }

@@ -6,26 +6,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ctx, environmentSuite, flush, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
 
-let env: Environment;
-const open: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  env = await startEnvironment();
-});
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await env.close();
-});
+const { env, open } = environmentSuite();
 
 const ALICE = ctx('basic:alice', 'jsonrpc');
 
 async function setup(): Promise<{ h: Harness; receiver: Receiver }> {
-  const h = await startHarness(env, {}, { subdir: `answers-${Math.random().toString(36).slice(2)}` });
+  const h = await startHarness(env(), {}, { subdir: `answers-${Math.random().toString(36).slice(2)}` });
   open.push(h);
   const receiver = await new Receiver().up();
   open.push({ close: () => receiver.down() });

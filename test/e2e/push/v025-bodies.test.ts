@@ -3,26 +3,16 @@
  * reads the same as one already sent to that config (artifact updates of a turn read after it ended) is
  * not sent again under another event id: every body a receiver gets tells it something new.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ctx, flush, Receiver, startEnvironment, startHarness, streamTurn, userText, type Environment } from './harness.js';
+import { expect, it } from 'vitest';
+import { ctx, environmentSuite, flush, Receiver, startHarness, streamTurn, userText } from './harness.js';
 import { waitUntil } from '../../support/wait-until.js';
 
-let env: Environment;
-const open: Array<{ close(): Promise<void> }> = [];
-beforeAll(async () => {
-  env = await startEnvironment();
-});
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await env.close();
-});
+const { env, open } = environmentSuite();
 
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
 it('push-events: all sends a 0.2.5 config no Task body twice, and its last one is the finished turn', async () => {
-  const h = await startHarness(env, { 'push-events': 'all' }, { subdir: `s-${Math.random().toString(36).slice(2)}` });
+  const h = await startHarness(env(), { 'push-events': 'all' }, { subdir: `s-${Math.random().toString(36).slice(2)}` });
   open.push(h);
   const receiver = await new Receiver().up();
   open.push({ close: () => receiver.down() });
