@@ -193,6 +193,16 @@ export function sentText(result: any): string {
     .join('');
 }
 
+/** What a Bailian user reads of `text` sent with `method` in the conversation `contextId`. */
+export async function reading(gatewayUrl: string, method: 'message/stream' | 'message/send', text: string, contextId: string): Promise<string> {
+  if (method === 'message/send') {
+    const { body } = await rpc(gatewayUrl, 'message/send', { message: userMessage({ text, contextId }) });
+    return sentText(body.result);
+  }
+  const opened = await openStream(`${gatewayUrl}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
+  return streamedText(results(await opened.rest()));
+}
+
 /** What a Bailian user reads of one turn, and the state it ended in. */
 export interface TurnRead {
   text: string;

@@ -10,22 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
 import { EN } from '../../../src/surfaces/v025/reply/words-en.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { openStream, reading, rpc, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const PROMPT = 'slow: w01 w02 w03 w04 w05 w06 w07 w08';
 /** How any reply after a cut opens its rest; the reply whole opens otherwise. */
 const REST_WORDS = 'Here is the rest of the reply';
-
-/** What the user reads of a message sent with `method`. */
-async function reading(gatewayUrl: string, method: 'message/stream' | 'message/send', text: string, contextId: string): Promise<string> {
-  if (method === 'message/send') {
-    const { body } = await rpc(gatewayUrl, 'message/send', { message: userMessage({ text, contextId }) });
-    return sentText(body.result);
-  }
-  const opened = await openStream(`${gatewayUrl}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
-  return streamedText(results(await opened.rest()));
-}
 
 /** The text of the agent's messages in the conversation's task so far (A2A 1.0 ListTasks). */
 async function agentSaid(agentUrl: string, contextId: string): Promise<string> {

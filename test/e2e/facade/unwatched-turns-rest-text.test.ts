@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { openStream, reading, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import type { TurnScript } from '../../support/fake-iac-code-data.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startDemoAgent } from '../../../src/demo-agent/index.js';
@@ -77,16 +77,6 @@ function expectReadOn(read: string, rest: string, unbroken: string): void {
   const unread = unbroken.slice(read.length, Math.max(read.length, unbroken.length - rest.length));
   expect(unread).toMatch(/^(w\d\d ){0,3}$/);
   expect(`${read}${unread}${rest}`).toBe(unbroken);
-}
-
-/** What the user reads of a message sent with `method`. */
-async function reading(gatewayUrl: string, method: 'message/stream' | 'message/send', text: string, contextId: string): Promise<string> {
-  if (method === 'message/send') {
-    const { body } = await rpc(gatewayUrl, 'message/send', { message: userMessage({ text, contextId }) });
-    return sentText(body.result);
-  }
-  const opened = await openStream(`${gatewayUrl}/stream`, 'message/stream', { message: userMessage({ text, contextId }) });
-  return streamedText(results(await opened.rest()));
 }
 
 /** The rest as the user reads it: what follows the words that open it (`lead`). */
