@@ -2,6 +2,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { A2AError, withFields } from '../model/index.js';
 import { getJson } from '../upstream/card-fetch.js';
 import type { UpstreamBinding } from '../upstream/detect.js';
+import { grpcRefusalName } from '../upstream/grpc-errors.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { neverReached } from '../upstream/never-reached.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
@@ -58,14 +59,11 @@ const refused = (status: number): CallFailure => ({
 });
 
 /**
- * The gRPC statuses by which an agent refuses credentials, as the client reports them: in the HTTP status the
- * other bindings say it with (upstream/grpc-errors.ts). --header goes on the HTTP requests (the card) only, so
- * only the credentials sent as metadata are named.
+ * A gRPC agent's refusal, told by the client in the HTTP status the other bindings say it with: named by its gRPC
+ * status. --header goes on the HTTP requests (the card) only, so only the credentials sent as metadata are named.
  */
-const GRPC_REFUSALS: Readonly<Record<401 | 403, string>> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED' };
-
 const refusedOverGrpc = (status: 401 | 403): CallFailure => ({
-  text: `the agent refused the call (gRPC ${GRPC_REFUSALS[status]}): give it credentials with --token or --api-key (sent as gRPC metadata)`,
+  text: `the agent refused the call (gRPC ${grpcRefusalName(status)}): give it credentials with --token or --api-key (sent as gRPC metadata)`,
   code: EXIT_NEEDS_INPUT,
 });
 

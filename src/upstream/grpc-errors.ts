@@ -17,6 +17,12 @@ const REFUSED_CREDENTIALS: Partial<Record<status, 401 | 403>> = {
   [status.PERMISSION_DENIED]: 403,
 };
 
+/** The gRPC status an agent refused credentials with, by the HTTP status it is told as (credentialsRefused). */
+export function grpcRefusalName(httpStatus: 401 | 403): string {
+  const code = (Object.keys(REFUSED_CREDENTIALS).map(Number) as status[]).find((grpc) => REFUSED_CREDENTIALS[grpc] === httpStatus);
+  return code === undefined ? String(httpStatus) : status[code];
+}
+
 const isServiceError = (error: unknown): error is ServiceError => error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 
 /**
