@@ -158,6 +158,14 @@ function adviseOn(config: GatewayConfig): string[] {
   } else if (config.bailian.enabled && !publicUrl.startsWith('https:')) {
     warnings.push('public-url is not https while the Bailian facade is enabled: Bailian requires an HTTPS card url');
   }
+  const prefix = publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, '') : '';
+  if (prefix) {
+    // Cards advertise public-url with the routes after it, while the gateway serves them at its root: a caller
+    // following the card reaches it only through a proxy that takes the prefix off.
+    warnings.push(
+      `public-url has a path (${prefix}): cards advertise the gateway's routes under it, but the gateway serves them at its root, so the proxy in front must strip ${prefix} before forwarding (a request for ${prefix}/.well-known/agent.json must reach /.well-known/agent.json)`,
+    );
+  }
   const withAuth = callerAuthConfigured(config.auth);
   if (isWildcardHost(config.host) && !withAuth) {
     warnings.push(
