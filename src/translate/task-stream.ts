@@ -7,6 +7,7 @@ import {
   type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../model/index.js';
+import { defined } from './common.js';
 
 /**
  * A 1.0 stream is one Message, or one Task and its updates. Older agents' streams keep to that less
@@ -54,4 +55,15 @@ export function answeredTask(task: Task, message: Message): Task {
 export function ofStreamTask<T extends TaskStatusUpdateEvent | TaskArtifactUpdateEvent>(task: StreamTask, update: T): T {
   const strayed = update.taskId !== task.taskId && (update.contextId === task.contextId || !update.contextId);
   return strayed ? withFields(update, { taskId: task.taskId, contextId: task.contextId }) : update;
+}
+
+/**
+ * The Task a stream that opens with an update (0.2.5 and 0.3 agents may) opens with: the ids, SUBMITTED (at the
+ * update's time), as a native 1.0 agent opens each turn, a follow-up's too; the update, relayed next, says what
+ * became of it. A Task made of the update's status said its message, and the update said it again: a client
+ * showed it twice.
+ */
+export function openingTaskOf(update: TaskStatusUpdateEvent | TaskArtifactUpdateEvent): StreamResponse {
+  const timestamp = 'artifact' in update ? undefined : update.status.timestamp;
+  return { task: { id: update.taskId, contextId: update.contextId, status: defined({ state: 'TASK_STATE_SUBMITTED' as const, timestamp }) } };
 }

@@ -95,11 +95,11 @@ describe('createV03RestUpstream', () => {
     });
   });
 
-  it('SendStreamingMessage: a Task first (synthesised from the opening update), the chunks, the final status; the stream ends at final although the agent keeps it open', async () => {
+  it('SendStreamingMessage: a SUBMITTED Task first (synthesised from the opening update), the chunks, the final status; the stream ends at final although the agent keeps it open', async () => {
     const { agent, upstream } = await setup();
     const events = await collect(upstream.sendStreamingMessage(sendMessageParams('stream me'), ctx()));
     expect(events.map(outline)).toEqual([
-      'task:TASK_STATE_WORKING',
+      'task:TASK_STATE_SUBMITTED',
       'status:TASK_STATE_WORKING',
       'artifact:echo: ',
       'artifact:stream me',

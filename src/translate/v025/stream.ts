@@ -4,11 +4,7 @@ import type { MappingProfile } from '../../mappings/index.js';
 import type { V025StreamEvent } from '../../protocol/v025/index.js';
 import { defined } from '../common.js';
 import { streamEventToV1 } from './events.js';
-import { answerOfTask, ofStreamTask, type StreamTask } from '../task-stream.js';
-import { toRfc3339Utc } from '../timestamps.js';
-
-/** An update of a task: what a 0.2.5 stream may open with in place of the Task. */
-type V025TaskUpdate = Extract<V025StreamEvent, { kind: 'status-update' | 'artifact-update' }>;
+import { answerOfTask, ofStreamTask, openingTaskOf, type StreamTask } from '../task-stream.js';
 
 export interface V025ToV1StreamOptions {
   profile: MappingProfile;
@@ -23,20 +19,9 @@ export interface V025ToV1StreamTranslator {
 }
 
 /**
- * The Task a stream that opens with an update opens with: the ids, SUBMITTED (at the update's time), as a native
- * 1.0 agent opens each turn, a follow-up's too; the update, relayed next, says what became of it. A Task made of
- * the update's status said its message, and the update said it again: a client showed it twice.
- */
-function openingTaskOf(update: V025TaskUpdate): StreamResponse {
-  const at = update.kind === 'status-update' ? update.status.timestamp : undefined;
-  const status = defined({ state: 'TASK_STATE_SUBMITTED' as const, timestamp: at === undefined ? undefined : toRfc3339Utc(at) });
-  return { task: { id: update.taskId, contextId: update.contextId, status } };
-}
-
-/**
  * 0.2.5 upstream → 1.0 caller: `kind`/`final` stripped, enums and timestamps converted. A 1.0 stream
  * must start with a Task or be a single Message, while 0.2.5 may start with an update, so a Task is
- * synthesised from the first update (openingTaskOf).
+ * synthesised from the first update (openingTaskOf, task-stream.ts).
  */
 export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): V025ToV1StreamTranslator {
   const { profile } = options;
@@ -58,10 +43,12 @@ export function createV025ToV1StreamTranslator(options: V025ToV1StreamOptions): 
   return {
     push(event) {
       if (done) return { events: [], done };
+      const translated = streamEventToV1(event, profile);
       const events: StreamResponse[] = [];
-      if (!task && (event.kind === 'status-update' || event.kind === 'artifact-update')) events.push(openingTaskOf(event));
+      if (!task && 'statusUpdate' in translated) events.push(openingTaskOf(translated.statusUpdate));
+      if (!task && 'artifactUpdate' in translated) events.push(openingTaskOf(translated.artifactUpdate));
       task ??= event.kind === 'task' ? { taskId: event.id, contextId: event.contextId } : event.kind === 'message' ? undefined : event;
-      events.push(inStream(streamEventToV1(event, profile), task));
+      events.push(inStream(translated, task));
       done = event.kind === 'message' || (event.kind === 'status-update' && event.final === true);
       return { events, done };
     },

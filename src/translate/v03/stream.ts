@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endsTurn, type StreamResponse } from '../../model/index.js';
 import type { V03StreamResponse } from '../../protocol/v03/rest.js';
-import { answerOfTask, ofStreamTask, type StreamTask } from '../task-stream.js';
+import { answerOfTask, ofStreamTask, openingTaskOf, type StreamTask } from '../task-stream.js';
 import { streamResponseFromV03 } from './rest.js';
 
 export interface V03RestToV1StreamOptions {
@@ -28,8 +28,8 @@ function inStream(event: StreamResponse, task: StreamTask | undefined): StreamRe
 
 /**
  * 0.3 HTTP+JSON stream → 1.0 stream. A 1.0 stream is one Message, or a Task followed by updates;
- * a 0.3 agent may open with an update, so a Task is synthesised from it (its status, or SUBMITTED
- * before an artifact). The stream ends after `final: true`, a message, or a state that ends the
+ * a 0.3 agent may open with an update, so a Task is synthesised from it (openingTaskOf: the ids and
+ * SUBMITTED, as the 0.2.5 translator does). The stream ends after `final: true`, a message, or a state that ends the
  * turn in 1.0 (terminal or input-required: a producer that leaves `final` out has nothing to add
  * after one either).
  */
@@ -47,11 +47,8 @@ export function createV03RestToV1StreamTranslator(options: V03RestToV1StreamOpti
       contextId ??= randomUUID();
       const { event, final } = streamResponseFromV03(response, contextId);
       const events: StreamResponse[] = [];
-      if (!started && ('statusUpdate' in event || 'artifactUpdate' in event)) {
-        const update = 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;
-        const status = 'statusUpdate' in event ? event.statusUpdate.status : { state: 'TASK_STATE_SUBMITTED' as const };
-        events.push({ task: { id: update.taskId, contextId: update.contextId, status } });
-      }
+      if (!started && 'statusUpdate' in event) events.push(openingTaskOf(event.statusUpdate));
+      if (!started && 'artifactUpdate' in event) events.push(openingTaskOf(event.artifactUpdate));
       started = true;
       if ('task' in event) task ??= { taskId: event.task.id, contextId: event.task.contextId ?? contextId };
       else if (!('message' in event)) task ??= 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;

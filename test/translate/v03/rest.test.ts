@@ -240,12 +240,13 @@ describe('createV03RestToV1StreamTranslator', () => {
     ]);
   });
 
-  it('a stream opening with a status update gets a Task first; it ends at final although more could come', () => {
+  it('a stream opening with a status update gets a SUBMITTED Task first (the status said once); it ends at final although more could come', () => {
     const translator = createV03RestToV1StreamTranslator();
-    expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } }))).toEqual({
+    const working = { state: 'TASK_STATE_WORKING', timestamp: '2025-07-01T10:00:00.000Z' } as const;
+    expect(translator.push(ev({ statusUpdate: { ...ids, status: working } }))).toEqual({
       events: [
-        { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } },
-        { statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } },
+        { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED', timestamp: working.timestamp } } },
+        { statusUpdate: { ...ids, status: working } },
       ],
       done: false,
     });
