@@ -13,6 +13,22 @@ export function partText(part: Part): string {
 
 const textOf = (parts: readonly Part[]): string => parts.map(partText).join('');
 
+/** A message's parts as read: text runs on, a file or data part stands on a line of its own. */
+function messageText(parts: readonly Part[]): string {
+  let text = '';
+  parts.forEach((part, i) => {
+    const apart = i > 0 && (part.text === undefined || parts[i - 1]!.text === undefined);
+    text += `${apart && !text.endsWith('\n') ? '\n' : ''}${partText(part)}`;
+  });
+  return text;
+}
+
+/** The text parts alone: files and data are listed in the summary. */
+const wordsOf = (parts: readonly Part[]): string => textOf(parts.filter((part) => part.text !== undefined));
+
+/** Text compared as read: the line breaks the printer puts between messages are not the agent's words. */
+const squashed = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
 export const stateName = (state: TaskState): string =>
   state
@@ -55,10 +71,13 @@ const STILL_WORKING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', '
 /**
  * Prints a stream as it arrives. The reply's words come as agent status messages (each a chunk, all
  * printed in order; iac-code's `assistantFinal` repeat is skipped) or, from agents that stream nothing
- * else, as artifacts and direct messages. Artifacts after streamed text only show in the summary, so
- * no text appears twice. After artifacts' text, the status message that ends the turn follows on a line
- * of its own unless the text shown already holds it (an a2a-js agent that answers in an artifact and
- * closes with a word of its own: the facade shows both, docs/facade-reply.md). A blocking answer (one
+ * else, as artifacts and direct messages. An artifact's text after streamed status text starts on a line of
+ * its own once it says something the text shown does not hold, and streams on from there, one artifact at a
+ * time (the others' chunks wait for its last one, or the next status): an agent that says "Working on it..."
+ * and answers in an artifact shows both, one that streams its reply and files the same words as an artifact
+ * shows them once. After artifacts' text, the status message that ends the turn follows on a line of its
+ * own unless the text shown already holds it (an a2a-js agent that answers in an artifact and closes with a
+ * word of its own: the facade shows both, docs/facade-reply.md). A blocking answer (one
  * `task` event) prints its artifacts' text and its status message the same way, else the agent messages
  * of its history (files only in the summary).
  */
@@ -69,6 +88,13 @@ export function createStreamPrinter(write: (text: string) => void) {
   let lastNewline = true;
   /** What stdout shows of the reply so far, for a closing status message that would only say it again. */
   let shown = '';
+  /** Some artifact's text is on stdout: a closing status message saying it again is not shown. */
+  let artifactShown = false;
+  /** Artifacts' text after streamed status text not on stdout yet, by artifactId; `whole` once its last chunk came. */
+  const held = new Map<string, { text: string; whole: boolean }>();
+  /** The artifact after streamed status text whose chunks go to stdout as they come. */
+  let live: string | undefined;
+  const alreadyShown = (text: string): boolean => squashed(shown).includes(squashed(text));
   const out = (text: string) => {
     if (!text) return;
     wroteAny = true;
@@ -93,7 +119,7 @@ export function createStreamPrinter(write: (text: string) => void) {
     const afterArtifacts = wroteAny && !streamedText;
     if (afterArtifacts && !endsTurn) return;
     const text = textOf(message.parts);
-    if (!text || (afterArtifacts && shown.includes(text.trim()))) return;
+    if (!text || (endsTurn && artifactShown && alreadyShown(text))) return;
     if (afterArtifacts) breakPending = true;
     const newMessage = lastMessageId !== undefined && message.messageId !== lastMessageId;
     if (wroteAny && !lastNewline && (breakPending || newMessage)) out('\n');
@@ -103,15 +129,51 @@ export function createStreamPrinter(write: (text: string) => void) {
     out(text);
   }
 
+  /** An artifact's chunk after streamed status text. */
+  function laterArtifact(artifactId: string, words: string, append: boolean, lastChunk: boolean): void {
+    if (live === artifactId && append) {
+      out(words);
+      if (lastChunk) live = undefined;
+    } else {
+      const prior = append ? held.get(artifactId)?.text : undefined;
+      held.set(artifactId, { text: (prior ?? '') + words, whole: lastChunk });
+      if (live === artifactId) live = undefined;
+    }
+    if (live === undefined) showHeld(false);
+  }
+
+  /**
+   * Shows the held artifacts that say something not shown yet, each from a line of its own; one not whole goes
+   * on live. `ending` (a status, a message, the end): each shows what it has, and nothing stays live, so what
+   * is said next starts on a line of its own; an artifact that only said again what was shown is dropped.
+   */
+  function showHeld(ending: boolean): void {
+    if (ending) live = undefined;
+    for (const [id, { text, whole }] of held) {
+      if (live !== undefined) return;
+      if (alreadyShown(text)) {
+        if (whole || ending) held.delete(id);
+        continue;
+      }
+      held.delete(id);
+      if (!lastNewline) out('\n');
+      out(text);
+      artifactShown = true;
+      breakPending = true;
+      if (!whole && !ending) live = id;
+    }
+  }
+
   // A turn that failed, was rejected or canceled prints what it said as a streamed one does (the facade's
   // `bailian` profile puts all of it, the reason too, in its reply artifact); its status message is the reason.
   function blockingAnswer(task: Task): void {
     // Files are listed in the summary; a reply of files alone reads as the agent messages of its history.
     const artifacts = (task.artifacts ?? [])
-      .map((artifact) => textOf(artifact.parts.filter((part) => part.text !== undefined)))
+      .map((artifact) => wordsOf(artifact.parts))
       .filter(Boolean)
       .join('\n');
     out(artifacts);
+    if (artifacts) artifactShown = true;
     const closing = task.status.message;
     if (UNSUCCESSFUL.has(task.status.state)) summary.reason = closing && textOf(closing.parts);
     else if (closing?.role === 'ROLE_AGENT') return agentText(closing, undefined, true);
@@ -135,10 +197,12 @@ export function createStreamPrinter(write: (text: string) => void) {
         // The first event of a stream is the task just submitted: nothing of the reply yet.
         if (first && event.task.status.state !== 'TASK_STATE_SUBMITTED') blockingAnswer(event.task);
       } else if ('message' in event) {
+        showHeld(true);
         summary.message = event.message;
         summary.contextId = event.message.contextId ?? summary.contextId;
-        if (!streamedText) out(textOf(event.message.parts));
+        if (!streamedText) out(messageText(event.message.parts));
       } else if ('statusUpdate' in event) {
+        showHeld(true);
         const update = event.statusUpdate;
         summary.taskId = update.taskId;
         summary.contextId = update.contextId;
@@ -147,17 +211,20 @@ export function createStreamPrinter(write: (text: string) => void) {
         else agentText(update.status.message, update.metadata, !STILL_WORKING.has(update.status.state));
         if (isToolEvent(update.metadata)) breakPending = true;
       } else {
-        const { artifact, append, taskId, contextId } = event.artifactUpdate;
+        const { artifact, append, lastChunk, taskId, contextId } = event.artifactUpdate;
         summary.taskId = taskId;
         summary.contextId = contextId;
         const prior = summary.artifacts.get(artifact.artifactId);
         summary.artifacts.set(artifact.artifactId, append && prior ? withFields(prior, { parts: [...prior.parts, ...artifact.parts] }) : artifact);
-        if (!streamedText) out(textOf(artifact.parts));
+        if (streamedText) return laterArtifact(artifact.artifactId, wordsOf(artifact.parts), append === true, lastChunk === true);
+        out(textOf(artifact.parts));
+        artifactShown = true;
         breakPending = true;
       }
     },
     /** Ends the streamed text with a newline, so the summary starts on its own line. */
     finish(): void {
+      showHeld(true);
       if (wroteAny && !lastNewline) write('\n');
     },
   };
