@@ -1,5 +1,5 @@
 import { isAssistantFinal, isToolEvent } from '../upstream/iac-code/events.js';
-import { withFields, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskState } from '../model/index.js';
+import { sameMessage, withFields, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskState } from '../model/index.js';
 
 /** What a person reads of a part: its text, or one line saying what else it is. */
 export function partText(part: Part): string {
@@ -178,10 +178,13 @@ export function createStreamPrinter(write: (text: string) => void) {
     if (UNSUCCESSFUL.has(task.status.state)) summary.reason = closing && textOf(closing.parts);
     else if (closing?.role === 'ROLE_AGENT') return agentText(closing, undefined, true);
     if (artifacts) return;
-    const said = (message: Message): boolean =>
-      message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata) && message.messageId !== closing?.messageId;
+    // The closing status message is also the history's last (the reason, told apart); iac-code's chunks before it
+    // share its id, and are what the turn said.
+    const history = task.history ?? [];
+    const told = sameMessage(history.at(-1), closing) ? history.slice(0, -1) : history;
+    const said = (message: Message): boolean => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata);
     out(
-      (task.history ?? [])
+      told
         .filter(said)
         .map((message) => textOf(message.parts))
         .join(''),

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { JsonObject, Part } from './parts.js';
 import { ProtocolId } from './ids.js';
@@ -19,3 +20,7 @@ export const Message = z.looseObject({
   metadata: JsonObject.optional(),
 });
 export type Message = z.infer<typeof Message>;
+
+/** The same message said again: one id and the same parts (a task's status message is also its history's last). */
+export const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
+  a !== undefined && b !== undefined && a.messageId === b.messageId && isDeepStrictEqual(a.parts, b.parts);

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  sameMessage,
   withFields,
   isActiveState,
   type Artifact,
@@ -69,8 +70,7 @@ type FilesShown = Pick<TurnSoFar, 'passedFiles' | 'shownFiles'>;
 
 export const agentMessages = (messages: readonly Message[]): Message[] => messages.filter((message) => message.role === 'ROLE_AGENT');
 
-export const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
-  a !== undefined && b !== undefined && a.messageId === b.messageId && isDeepStrictEqual(a.parts, b.parts);
+export { sameMessage };
 
 /** The task's messages in the order it got them: its history, then the current status message. */
 export function said(task: Task): Message[] {
