@@ -22,7 +22,7 @@ export const UpstreamConfig = z
     protocol: z.enum(['auto', '1.0', '0.3', '0.2.5']).default('auto'),
     auth: Credentials,
     'connect-timeout-ms': Millis.default(5_000),
-    /** Time to a stream's (or a card read's) response headers; a blocking call's come with its answer (request-timeout-ms bounds it). */
+    /** Time to response headers of every upstream call but a send, whose come with the turn's end (request-timeout-ms bounds a send). */
     'headers-timeout-ms': Millis.default(60_000),
     /**
      * How long a stream the agent accepted may stay quiet before its first event; on expiry the caller
@@ -35,7 +35,10 @@ export const UpstreamConfig = z
      * 0: no bound.
      */
     'stream-idle-timeout-ms': Millis.default(600_000),
-    /** Whole-call bound for blocking (non-stream) calls; 0 disables. */
+    /**
+     * Whole-call bound for unary (non-stream) calls, a send's turn included; 0 disables: a send whose caller
+     * left then runs until the agent answers or the gateway shuts down (other calls keep headers-timeout-ms).
+     */
     'request-timeout-ms': Millis.default(600_000),
     'card-refresh-ms': Millis.default(60_000),
     /**

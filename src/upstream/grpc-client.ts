@@ -7,12 +7,12 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { fromGrpcError } from './grpc-errors.js';
 import { streamWentIdle } from './upstream-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, isSendMethod, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
 import { interfaceOf, untilAborted } from './v1-client.js';
-import { streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
+import { V1_UNARY_METHODS, streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
 export interface GrpcUpstreamOptions {
   /** Where the agent's card is (over HTTP): `${baseUrl}/.well-known/agent-card.json`. */
@@ -33,14 +33,14 @@ interface UntypedMethod {
 }
 const definitionOf = (name: GrpcMethodName): UntypedMethod => A2AService[name];
 
-/** What the headers bound needs of a call: a stream emits `metadata` when the agent answers. */
+/** What the headers bound needs of a call: both call kinds emit `metadata` when the agent answers. */
 interface CancellableCall {
   cancel(): void;
   once(event: 'metadata', listener: () => void): unknown;
 }
 
 /**
- * Cancels a stream unless the agent sends its response headers within `ms` (0: no bound), as the
+ * Cancels `call` unless the agent sends its response headers within `ms` (0: no bound), as the
  * HTTP pool's headers timeout does for JSON-RPC; once the agent answered, a stream may stay quiet.
  */
 function boundHeaders(call: CancellableCall, ms: number): { fired(): boolean; clear(): void } {
@@ -94,8 +94,9 @@ export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | 
 /**
  * An A2A 1.0 agent reached over the gRPC binding, with the JSON-RPC client's behaviour: its card
  * over HTTP (which names the gRPC address), the same credentials (as metadata), `A2A-Version: 1.0`
- * and the caller's extensions, the whole-call bound on unary calls as a deadline (and no other: their
- * headers come with the answer), the headers bound on a stream's first answer, and the caller's abort cancelling the call.
+ * and the caller's extensions, the whole-call bound on unary calls as a deadline, the headers bound on
+ * every call but SendMessage (isSendMethod: its headers may come only with the turn's end), and the
+ * caller's abort cancelling the call.
  */
 export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
   const { config } = options;
@@ -175,14 +176,16 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
         ms > 0 ? { deadline: Date.now() + ms } : {},
         (error, response) => {
           ctx.signal.removeEventListener('abort', cancel);
+          headers.clear();
           sent?.(error);
           if (!error) return resolve(response);
-          const timedOut = ms > 0 && error.code === status.DEADLINE_EXCEEDED;
+          const timedOut = headers.fired() || (ms > 0 && error.code === status.DEADLINE_EXCEEDED);
           reject(fromGrpcError(error, secrets, { caller: ctx.signal, timedOut }));
         },
       );
-      // No headers bound: a grpc-js server sends a unary call's headers with its answer, at the turn's
-      // end for a blocking SendMessage; the deadline (`request-timeout-ms`) bounds the whole call.
+      // A grpc-js server sends a unary call's headers with its answer: a SendMessage's may come only at the
+      // turn's end, so only the deadline (`request-timeout-ms`) bounds it; any other call the headers bound too.
+      const headers = boundHeaders(call, isSendMethod(V1_UNARY_METHODS[name].operation) ? 0 : config['headers-timeout-ms']);
       const cancel = (): void => call.cancel();
       ctx.signal.addEventListener('abort', cancel, { once: true });
     });

@@ -8,17 +8,16 @@ import { upstreamTlsFiles } from './upstream-tls.js';
 
 /**
  * The connection pool the gateway uses for one upstream agent. Its headers timeout
- * (`upstream.headers-timeout-ms`) bounds the wait for response headers where they come early: a
- * stream's (an agent sends its SSE or gRPC headers as soon as it accepts the turn) and a card read.
- * A unary call lifts it (headersTimeoutOf): a JSON answer's headers come with the answer, which a blocking
- * SendMessage gives only at the turn's end (a2a-js sends them then), so the call as a whole is bounded
- * by `upstream.request-timeout-ms` instead (CallBound). Once a stream has started, it may stay quiet
- * for as long as the agent thinks (a turn can run for minutes between frames), so the body timeout is
- * off and callers bound calls with their own AbortSignal instead. The connection count is unlimited
- * unless the operator caps it: each open stream holds a connection for as long as it lasts.
- * `upstream.socket-path` reaches an agent whose HTTP server listens on a unix domain socket instead
- * of a TCP port (a sidecar); `upstream.tls` gives the CA to trust and the client certificate to
- * present (mutual TLS). Compressed bodies are decoded by their readers (decoded-body.ts).
+ * (`upstream.headers-timeout-ms`) bounds the wait for response headers of every request but a send
+ * (headersTimeoutOf): a send's answer, headers included, may come only at the turn's end, so it is
+ * bounded as a whole by `upstream.request-timeout-ms` instead (CallBound, a gRPC deadline). Once a
+ * stream has started, it may stay quiet for as long as the agent thinks (a turn can run for minutes
+ * between frames), so the body timeout is off and callers bound calls with their own AbortSignal
+ * instead. The connection count is unlimited unless the operator caps it: each open stream holds a
+ * connection for as long as it lasts. `upstream.socket-path` reaches an agent whose HTTP server
+ * listens on a unix domain socket instead of a TCP port (a sidecar); `upstream.tls` gives the CA to
+ * trust and the client certificate to present (mutual TLS). Compressed bodies are decoded by their
+ * readers (decoded-body.ts).
  */
 export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
   const socketPath = config['socket-path'];
@@ -36,11 +35,20 @@ export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
 }
 
 /**
- * A request's undici `headersTimeout`. A unary (blocking) call's is 0, no wait for headers of its own,
- * since its answer's headers may come only with the answer: the caller's whole-call bound
- * (`upstream.request-timeout-ms`, CallBound) ends it instead. A stream's is null: the pool's.
+ * Whether a unary call is a send (1.0 `SendMessage`, 0.2.5/0.3 `message/send`; HTTP+JSON `message:send` is told
+ * by its route), which an agent may answer, headers included, only at the turn's end: a2a-js answers a blocking
+ * send then, and a non-blocking one too when its executor publishes no Task or Message first (a2a-js 0.2.5 going
+ * on with a task: v025-unstreamed-follow-up.ts), so `returnImmediately` / `blocking: false` does not make the
+ * answer early. Every other call (GetTask, CancelTask, push configs, ...) is answered at once.
  */
-export const headersTimeoutOf = (unary: boolean): 0 | null => (unary ? 0 : null);
+export const isSendMethod = (method: unknown): boolean => method === 'SendMessage' || method === 'message/send';
+
+/**
+ * A unary request's undici `headersTimeout`: a send's is 0, no wait for headers of its own (isSendMethod), the
+ * caller's whole-call bound (`upstream.request-timeout-ms`, CallBound) ending it instead; any other call's is
+ * null, the pool's `upstream.headers-timeout-ms`, so an agent that froze is given up on as soon as a stream is.
+ */
+export const headersTimeoutOf = (isSend: boolean): 0 | null => (isSend ? 0 : null);
 
 /**
  * What every upstream request of one call adds to `headers`: the extensions the caller requested (in

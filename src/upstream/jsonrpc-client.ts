@@ -10,6 +10,7 @@ import {
   credentialSecrets,
   headerValue,
   headersTimeoutOf,
+  isSendMethod,
   reportActivatedExtensions,
   requestOn,
   withCallHeaders,
@@ -131,8 +132,7 @@ function baseHeaders(transport: JsonRpcTransport, wire: JsonRpcWire, accept: str
   return headers;
 }
 
-/** `unary`: a call bounded as a whole (headersTimeoutOf), not by the pool's wait for headers. */
-async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string, unary = false): Promise<Dispatcher.ResponseData> {
+async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const wire = call.transport.wire ?? V1_WIRE;
   const base = baseHeaders(call.transport, wire, accept);
   // undici does not change the headers it is given: a call that adds none shares the transport's object.
@@ -141,7 +141,8 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params ?? {} });
   const onSent = call.ctx.onMessageSent;
   const told = onSent && MESSAGE_METHODS.has(call.method) ? bodyTellingSent(body, onSent) : undefined;
-  const request = { method: 'POST' as const, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(unary) };
+  // A send may be answered only at the turn's end, bounded by `signal` (request-timeout-ms); any other call by the pool's wait for headers too.
+  const request = { method: 'POST' as const, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(isSendMethod(call.method)) };
   const response = await requestOn(call.transport.dispatcher, call.endpoint, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
@@ -208,7 +209,7 @@ export async function callJsonRpc<T>(call: JsonRpcCall, check: ResultCheck<T>): 
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
-    const response = await post(call, id, bound ?? call.ctx.signal, 'application/json', true);
+    const response = await post(call, id, bound ?? call.ctx.signal, 'application/json');
     const text = await decodedBody(response).text();
     const result = settleBody(response.statusCode, text, id, call.transport);
     return checkedResult(check, result, `${call.method} result`);

@@ -38,13 +38,15 @@ export interface RestCall {
   errors: RestErrorContext;
 }
 
+/** The unary send, `message:send` (isSendMethod), in 1.0 and 0.3, under a tenant or not. */
+const isSendRoute = (url: string): boolean => url.endsWith('/message:send');
+
 /** The routes that carry the caller's message, in 1.0 and 0.3 (CallContext.onMessageSent). */
-const carriesMessage = (url: string): boolean => url.endsWith('/message:send') || url.endsWith('/message:stream');
+const carriesMessage = (url: string): boolean => isSendRoute(url) || url.endsWith('/message:stream');
 
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
 
-/** `unary`: a call bounded as a whole (headersTimeoutOf), not by the pool's wait for headers. */
-async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string, unary = false): Promise<Dispatcher.ResponseData> {
+async function send(call: RestCall, signal: AbortSignal | CallBound, accept: string): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = withFields(
     call.transport.authHeaders,
     withFields(call.wire.headers, { accept, 'accept-encoding': 'identity' }),
@@ -54,7 +56,8 @@ async function send(call: RestCall, signal: AbortSignal | CallBound, accept: str
   const body = call.body === undefined ? null : JSON.stringify(call.body);
   const onSent = call.ctx.onMessageSent;
   const told = onSent && body !== null && carriesMessage(call.url) ? bodyTellingSent(body, onSent) : undefined;
-  const request = { method: call.method, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(unary) };
+  // A send may be answered only at the turn's end, bounded by `signal` (request-timeout-ms); any other call by the pool's wait for headers too.
+  const request = { method: call.method, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(isSendRoute(call.url)) };
   const response = await requestOn(call.transport.dispatcher, call.url, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;
@@ -76,7 +79,7 @@ export async function callRest(call: RestCall): Promise<unknown> {
   const ms = call.transport.requestTimeoutMs;
   const bound = ms > 0 ? new CallBound(call.ctx.signal, ms) : undefined;
   try {
-    const response = await send(call, bound ?? call.ctx.signal, 'application/json', true);
+    const response = await send(call, bound ?? call.ctx.signal, 'application/json');
     const text = await decodedBody(response).text();
     if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, text, call.errors);
     return text.trim() === '' ? undefined : parseBody(text);

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
-import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
+import { createUpstreamPool, credentialHeaders, isSendMethod, requestOn } from './http.js';
 import { fromTransportError, streamWentIdle } from './upstream-errors.js';
 import { createV025CardCache, type V025Dialect } from './v025-card.js';
 import { withFields } from '../model/index.js';
@@ -172,16 +172,13 @@ function requestFields(body: string): { id: string | number | null; method: unkn
   }
 }
 
-/** The 0.2.5 methods answered with a stream, whose headers the agent sends as it accepts the call. */
-const STREAM_METHODS: ReadonlySet<unknown> = new Set(['message/stream', 'tasks/resubscribe']);
-
 /**
- * The request's wait for response headers: a stream's is the pool's (`headers-timeout-ms`); a blocking
- * call's headers come with its answer (a2a-js sends a message/send's at the turn's end), so its wait is
- * the whole-call bound, `request-timeout-ms` (0: none).
+ * The request's wait for response headers: a `message/send`'s answer, headers included, may come only at the
+ * turn's end (isSendMethod), so it waits up to `request-timeout-ms` (0: until the agent answers or the caller
+ * leaves); every other call's, streams' and tasks/*' alike, is the pool's (`headers-timeout-ms`).
  */
 function headersTimeoutFor(method: unknown, config: UpstreamConfig): number | null {
-  return STREAM_METHODS.has(method) ? null : config['request-timeout-ms'];
+  return isSendMethod(method) ? config['request-timeout-ms'] : null;
 }
 
 export function createV025PassThrough(options: V025PassThroughOptions): V025PassThrough {

@@ -145,28 +145,46 @@ describe('the gRPC upstream client', () => {
 });
 
 describe('a gRPC agent that never answers, with the whole-call bound off', () => {
-  it('a unary call is not cut at headers-timeout-ms (its headers come with the answer); the caller hanging up cancels it', async () => {
-    const silent = await startFakeGrpcAgent();
+  let silent: FakeGrpcAgent;
+  let front: TestGateway;
+  beforeAll(async () => {
+    silent = await startFakeGrpcAgent();
     silent.behave = { kind: 'hang' };
-    const front = await startTestGateway({ upstream: { url: silent.url, 'request-timeout-ms': 0, 'headers-timeout-ms': 300 } });
+    front = await startTestGateway({ upstream: { url: silent.url, 'request-timeout-ms': 0, 'headers-timeout-ms': 300 } });
+  });
+  afterAll(async () => {
+    await front?.close();
+    await silent?.close();
+  });
+
+  const post = (method: string, params: unknown, signal?: AbortSignal): Promise<Response> =>
+    fetch(`${front.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      ...(signal ? { signal } : {}),
+    });
+
+  it('GetTask is still cut at headers-timeout-ms (an agent answers it at once), as on JSON-RPC', async () => {
+    const response = await post('GetTask', { id: 'task-1' });
+    expect(((await response.json()) as { error?: unknown }).error).toMatchObject({ code: -32603, message: 'Upstream agent timed out' });
+    const call = silent.calls.findLast((one) => one.method === 'getTask');
+    expect(await Promise.race([call!.ended, sleep(3_000).then(() => 'still open')])).toBe('cancelled');
+  });
+
+  it('SendMessage is not (its answer may come only at the turn end): it runs on past its caller until the gateway shuts down', async () => {
     const caller = new AbortController();
-    try {
-      const call = fetch(`${front.url}/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'task-1' } }),
-        signal: caller.signal,
-      }).catch(() => 'hung up');
-      // Well past the 300 ms headers bound (armed on ~0.5 s ticks): still waiting for the agent.
-      await waitUntil(async () => silent.calls.length === 1);
-      expect(await Promise.race([silent.calls[0]!.ended, sleep(1_500).then(() => 'still open')])).toBe('still open');
-      caller.abort();
-      expect(await call).toBe('hung up');
-      expect(await Promise.race([silent.calls[0]!.ended, sleep(3_000).then(() => 'still open')])).toBe('cancelled');
-    } finally {
-      await front.close();
-      await silent.close();
-    }
+    const message = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] };
+    const answer = post('SendMessage', { message }, caller.signal).catch(() => 'hung up');
+    await waitUntil(async () => silent.calls.some((one) => one.method === 'sendMessage'));
+    const call = silent.calls.find((one) => one.method === 'sendMessage')!;
+    // Well past the 300 ms headers bound (armed on ~0.5 s ticks): still waiting for the agent.
+    expect(await Promise.race([call.ended, sleep(1_500).then(() => 'still open')])).toBe('still open');
+    caller.abort();
+    expect(await answer).toBe('hung up');
+    expect(await Promise.race([call.ended, sleep(1_000).then(() => 'still open')])).toBe('still open');
+    await front.close();
+    expect(await Promise.race([call.ended, sleep(3_000).then(() => 'still open')])).toBe('cancelled');
   });
 });
 

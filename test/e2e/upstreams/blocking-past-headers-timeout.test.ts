@@ -4,14 +4,21 @@
  * (a2a-js 0.2.5, a2a-js 1.x over JSON-RPC, HTTP+JSON and gRPC) that answers a blocking call only at the turn's
  * end, headers included; so does the 0.2.5 facade's message/send relayed to the 0.2.5 agent. Such calls were cut
  * at the headers timeout (60 s by default) with "Upstream agent timed out", the caller never learning the task
- * the agent went on with. The headers bound still holds for streams (test/e2e/grpc/upstream-faults.test.ts,
+ * the agent went on with. Only a send lifts the headers bound: GetTask and CancelTask to an agent that froze still
+ * end at headers-timeout-ms (an agent answers them at once), not after the whole-call bound; so do the relayed
+ * 0.2.5 tasks/get and tasks/cancel. Streams keep it too (test/e2e/grpc/upstream-faults.test.ts,
  * test/e2e/hardening/upstream-faults.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState as V1State, type AgentCard as V1Card } from 'a2a-sdk-1';
-import type { AgentExecutor as V1Executor, ExecutionEventBus as V1Bus, RequestContext as V1Context } from 'a2a-sdk-1/server';
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-025/server';
+import {
+  InMemoryTaskStore as V1TaskStore,
+  type AgentExecutor as V1Executor,
+  type ExecutionEventBus as V1Bus,
+  type RequestContext as V1Context,
+} from 'a2a-sdk-1/server';
+import { InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-025/server';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/app.js';
@@ -19,7 +26,7 @@ import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
 import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { sendRequest, textOf } from '../../support/sdk-v1-client.js';
+import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { statusEvent, testAgentCard } from '../../support/sdk-v1-agent-kit.js';
 import { rpc, userMessage } from '../../support/facade.js';
@@ -29,7 +36,10 @@ import { connectClient } from './sdk1-client.js';
 /** undici arms its headers timer on ~0.5 s ticks: a 300 ms bound fires within about a second, well before the turn ends. */
 const HEADERS_TIMEOUT_MS = 300;
 const TURN_MS = 2_000;
-const UPSTREAM = { 'headers-timeout-ms': HEADERS_TIMEOUT_MS, 'request-timeout-ms': 30_000 };
+const REQUEST_TIMEOUT_MS = 30_000;
+const UPSTREAM = { 'headers-timeout-ms': HEADERS_TIMEOUT_MS, 'request-timeout-ms': REQUEST_TIMEOUT_MS };
+/** Well past the headers bound (with undici's ticks), far short of the whole-call bound. */
+const GIVEN_UP_WITHIN_MS = 5_000;
 const DONE = 'Slept well.';
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 
@@ -69,10 +79,57 @@ class SlowV1Executor implements V1Executor {
   cancelTask = async (): Promise<void> => {};
 }
 
+/** An a2a-js 1.x task store whose reads, once frozen, never answer: GetTask and CancelTask read the task first. */
+class FreezableV1Store extends V1TaskStore {
+  frozen = false;
+  override load(...args: Parameters<V1TaskStore['load']>): ReturnType<V1TaskStore['load']> {
+    return this.frozen ? new Promise(() => undefined) : super.load(...args);
+  }
+}
+
+/** The same for a2a-js 0.2.5 (tasks/get and tasks/cancel read the task first). */
+class FreezableV025Store extends InMemoryTaskStore {
+  frozen = false;
+  override load(...args: Parameters<InMemoryTaskStore['load']>): ReturnType<InMemoryTaskStore['load']> {
+    return this.frozen ? new Promise(() => undefined) : super.load(...args);
+  }
+}
+
+/** How a call ended within GIVEN_UP_WITHIN_MS: its answer, its error's text, or still waiting. */
+async function endingOf(call: Promise<unknown>): Promise<string> {
+  const waiting = sleep(GIVEN_UP_WITHIN_MS).then(() => `still waiting after ${GIVEN_UP_WITHIN_MS} ms`);
+  return Promise.race([
+    call.then(
+      () => 'answered',
+      (error: Error) => `failed: ${error.message}`,
+    ),
+    waiting,
+  ]);
+}
+
+/** What the official client's GetTask and CancelTask of `taskId` end with while the agent's reads are frozen. */
+async function readsOfFrozenAgent(client: Client, taskId: string, store: { frozen: boolean }): Promise<Record<string, string>> {
+  store.frozen = true;
+  try {
+    const [getTask, cancelTask] = await Promise.all([
+      endingOf(client.getTask({ tenant: '', id: taskId, historyLength: undefined })),
+      endingOf(client.cancelTask({ tenant: '', id: taskId, metadata: undefined })),
+    ]);
+    return { GetTask: getTask, CancelTask: cancelTask };
+  } finally {
+    store.frozen = false;
+  }
+}
+
+const bothTimedOut = {
+  GetTask: expect.stringMatching(/^failed: .*Upstream agent timed out/),
+  CancelTask: expect.stringMatching(/^failed: .*Upstream agent timed out/),
+};
+
 type V1Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
 /** A 1.x agent serving one binding only, its card listing only that one, so the gateway reaches it that way. */
-async function startSlowV1Agent(binding: V1Binding): Promise<{ url: string; close(): Promise<void> }> {
+async function startSlowV1Agent(binding: V1Binding, taskStore: FreezableV1Store): Promise<{ url: string; close(): Promise<void> }> {
   const spec = { name: 'slow', description: 'answers at the end of a long turn', skill: { id: 'slow', name: 'slow', description: 'sleeps' } };
   const buildCard = (baseUrl: string, grpcAddress?: string): V1Card => {
     const card = testAgentCard({ ...spec, interfaces: binding === 'GRPC' ? [] : [{ binding, version: '1.0' }] })(baseUrl);
@@ -80,7 +137,7 @@ async function startSlowV1Agent(binding: V1Binding): Promise<{ url: string; clos
     return { ...card, supportedInterfaces: [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] };
   };
   const paths = { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' };
-  const options = { grpcOnly: binding === 'GRPC', restOnly: binding === 'HTTP+JSON' };
+  const options = { grpcOnly: binding === 'GRPC', restOnly: binding === 'HTTP+JSON', taskStore };
   const { url, server, grpcServer } = await serveSdkAgent(buildCard, new SlowV1Executor(), paths, options);
   return {
     url,
@@ -118,8 +175,9 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
     let agent: RunningSdkV025Server;
     let gateway: TestGateway;
     let facade: RunningGateway;
+    const store = new FreezableV025Store();
     beforeAll(async () => {
-      agent = await startSdkV025Server({ card: { name: 'slow', description: 'slow', skills: [] }, executor: new SlowV025Executor() });
+      agent = await startSdkV025Server({ card: { name: 'slow', description: 'slow', skills: [] }, executor: new SlowV025Executor(), store });
       gateway = await startTestGateway({ grpc: { port: 0 }, upstream: { url: agent.url, ...UPSTREAM } });
       const config = { port: 0, host: '127.0.0.1', 'keepalive-ms': 0, upstream: { url: agent.url, ...UPSTREAM } };
       facade = await startGateway(defaultConfig({ ...config, bailian: { profile: 'a2a-0.2.5', 'api-key': 'slow-key' } }), createLogger('silent'));
@@ -144,13 +202,41 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
       expect(answer.body.error).toBeUndefined();
       expect(answer.body.result.status).toMatchObject({ state: 'completed', message: { parts: [{ kind: 'text', text: DONE }] } });
     });
+
+    it('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async () => {
+      const client = await connectClient(gateway.url, 'JSONRPC');
+      const task = asTask(await client.sendMessage(sendRequest('take your time')));
+      expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
+    });
+
+    it("the 0.2.5 facade's tasks/get and tasks/cancel, relayed to the agent, frozen, still end at headers-timeout-ms", async () => {
+      const headers = { 'x-api-key': 'slow-key' };
+      const sent = await rpc(`${facade.url}/`, 'message/send', { message: userMessage({ text: 'take your time' }) }, { headers });
+      const id = sent.body.result.id as string;
+      store.frozen = true;
+      try {
+        const [got, canceled] = await Promise.all(
+          ['tasks/get', 'tasks/cancel'].map((method) =>
+            endingOf(
+              rpc(`${facade.url}/`, method, { id }, { headers }).then((answer) =>
+                Promise.reject(new Error(answer.body.error?.message ?? 'answered')),
+              ),
+            ),
+          ),
+        );
+        expect({ got, canceled }).toEqual({ got: expect.stringMatching(/timed out/), canceled: expect.stringMatching(/timed out/) });
+      } finally {
+        store.frozen = false;
+      }
+    });
   });
 
   describe.each<V1Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('to an a2a-js 1.x agent over %s', (binding) => {
     let agent: { url: string; close(): Promise<void> };
     let gateway: TestGateway;
+    const store = new FreezableV1Store();
     beforeAll(async () => {
-      agent = await startSlowV1Agent(binding);
+      agent = await startSlowV1Agent(binding, store);
       gateway = await startTestGateway({ grpc: { port: 0 }, upstream: { url: agent.url, ...UPSTREAM } });
     });
     afterAll(async () => {
@@ -160,6 +246,12 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
 
     it('answers the finished task on every binding of the official 1.x client', async () => {
       expect(await sendFromEveryBinding(gateway.url)).toEqual(everyBindingCompleted);
+    });
+
+    it('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async () => {
+      const client = await connectClient(gateway.url, 'JSONRPC');
+      const task = asTask(await client.sendMessage(sendRequest('take your time')));
+      expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
     });
   });
 });
