@@ -50,10 +50,12 @@ export function upstreamFor(
   logger?: WarningLogger,
 ): Upstream {
   if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
-  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC' });
+  const warnings = logger ? { logger } : {};
+  const v1Binding = binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC';
+  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: v1Binding, ...warnings });
   // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).
-  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher }));
-  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...(logger ? { logger } : {}) }));
+  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher, ...warnings }));
+  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...warnings }));
 }
 
 /**

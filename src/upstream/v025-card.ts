@@ -3,6 +3,8 @@ import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
+import type { WarningLogger } from '../throttled-warnings.js';
+import { cardAddressWarnings, type CardAddressNotice } from './card-address.js';
 import { credentialsRefused, refusesCredentials } from './upstream-errors.js';
 import { jsonRpcEndpoint, untilAborted } from './v1-client.js';
 
@@ -38,9 +40,9 @@ export async function fetchV025Card(baseUrl: string, dialect: V025Dialect, optio
   );
 }
 
-/** The JSON-RPC endpoint a 0.2.5 card advertises (`url`, or a JSONRPC additional interface), reachable from here. */
-export function v025Endpoint(card: V025AgentCard, baseUrl: string): string {
-  return jsonRpcEndpoint(cardFromV025(card), `${baseUrl}/`);
+/** The JSON-RPC endpoint a 0.2.5 card advertises (`url`, or a JSONRPC additional interface), reachable from here (usableUrl). */
+export function v025Endpoint(card: V025AgentCard, baseUrl: string, notice?: CardAddressNotice): string {
+  return jsonRpcEndpoint(cardFromV025(card), `${baseUrl}/`, notice);
 }
 
 const EXTENDED_CARD = 'agent/authenticatedExtendedCard';
@@ -62,10 +64,18 @@ export interface V025CardCache {
   /** The JSON-RPC endpoint; before the first card, one fetch shared by every caller waiting for it. */
   endpoint(signal: AbortSignal): Promise<string>;
   current(): { card: V025AgentCard; endpoint: string } | undefined;
+  /** Told once per loopback address a card gives that is not where the gateway reaches the agent (card-address.ts). */
+  readonly notice: CardAddressNotice;
 }
 
 /** The upstream's card and endpoint, shared by the 0.2.5 client and the pass-through. */
-export function createV025CardCache(baseUrl: string, dialect: V025Dialect, options: Omit<JsonGetOptions, 'signal'>): V025CardCache {
+export function createV025CardCache(
+  baseUrl: string,
+  dialect: V025Dialect,
+  options: Omit<JsonGetOptions, 'signal'>,
+  logger?: WarningLogger,
+): V025CardCache {
+  const notice = cardAddressWarnings(logger, baseUrl);
   let current: { card: V025AgentCard; endpoint: string } | undefined;
   let inFlight: Promise<V025AgentCard> | undefined;
   // Read through a function: a closure assignment during an await is invisible to narrowing.
@@ -74,7 +84,7 @@ export function createV025CardCache(baseUrl: string, dialect: V025Dialect, optio
   async function load(signal?: AbortSignal): Promise<V025AgentCard> {
     try {
       const card = await fetchV025Card(baseUrl, dialect, withFields(options, signal ? { signal } : {}));
-      current = { card, endpoint: v025Endpoint(card, baseUrl) };
+      current = { card, endpoint: v025Endpoint(card, baseUrl, notice) };
       return card;
     } catch (error) {
       throw error instanceof A2AError ? error : A2AError.internal('Upstream agent card is unavailable');
@@ -96,5 +106,6 @@ export function createV025CardCache(baseUrl: string, dialect: V025Dialect, optio
       return snapshot()?.endpoint ?? baseUrl;
     },
     current: snapshot,
+    notice,
   };
 }

@@ -75,11 +75,12 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const profile = options.profile ?? loadMappingProfile('a2a-0.2.5');
   const transport = createJsonRpcTransport(config, { wire: v025Wire(profile), ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
   const { dispatcher } = transport;
-  const cards = createV025CardCache(baseUrl, dialect, {
-    dispatcher,
-    headers: transport.authHeaders,
-    timeoutMs: config['request-timeout-ms'],
-  });
+  const cards = createV025CardCache(
+    baseUrl,
+    dialect,
+    { dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
+    options.logger,
+  );
   const resolveEndpoint = (signal: AbortSignal): Promise<string> => cards.endpoint(signal);
 
   /** A unary call with its 0.2.5 result as the agent sent it. */

@@ -30,6 +30,8 @@ import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
 import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.js';
 import { usableUrl } from './v1-client.js';
+import type { CardAddressNotice } from './card-address.js';
+import type { WarningLogger } from '../throttled-warnings.js';
 import { V03_REST_PARTS, answerParsedOrRepaired, eventParsedOrRepaired, taskAnswerRepaired, wrappedRepaired } from './empty-parts.js';
 
 export interface V03RestUpstreamOptions {
@@ -40,6 +42,8 @@ export interface V03RestUpstreamOptions {
   dispatcher?: Dispatcher;
   /** Error-code table for the agent's JSON-RPC-style error codes; default the plain `a2a-0.2.5` profile. */
   profile?: MappingProfile;
+  /** Told once when the card's address is on loopback and upstream.url's is not (card-address.ts). */
+  logger?: WarningLogger;
 }
 
 export type V03RestUpstream = Upstream & {
@@ -51,9 +55,9 @@ export type V03RestUpstream = Upstream & {
  * The HTTP+JSON interface of a 0.3 card: `url` when HTTP+JSON is preferred, else the first such
  * additional interface; reachable from here (see usableUrl), without a trailing slash.
  */
-export function restEndpoint(card: V025AgentCard, baseUrl: string): string {
+export function restEndpoint(card: V025AgentCard, baseUrl: string, notice?: CardAddressNotice): string {
   const rest = interfacesFromV03CardFields(card).find((entry) => entry.transport === 'HTTP+JSON');
-  return (usableUrl(rest?.url, `${baseUrl}/`) ?? baseUrl).replace(/\/+$/, '');
+  return (usableUrl(rest?.url, `${baseUrl}/`, notice) ?? baseUrl).replace(/\/+$/, '');
 }
 
 const enc = encodeURIComponent;
@@ -76,15 +80,16 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const profile = options.profile ?? loadMappingProfile('a2a-0.2.5');
   const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
-  const cards = createV025CardCache(baseUrl, '0.3', {
-    dispatcher: transport.dispatcher,
-    headers: transport.authHeaders,
-    timeoutMs: config['request-timeout-ms'],
-  });
+  const cards = createV025CardCache(
+    baseUrl,
+    '0.3',
+    { dispatcher: transport.dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
+    options.logger,
+  );
 
   const current = (): string | undefined => {
     const card = cards.current()?.card;
-    return card ? restEndpoint(card, baseUrl) : undefined;
+    return card ? restEndpoint(card, baseUrl, cards.notice) : undefined;
   };
 
   /** Calls before any card fetch wait for one shared fetch (the card cache's). */

@@ -7,7 +7,8 @@ import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
 import { createV1RestCalls } from './v1-rest-calls.js';
 import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
-import { isWildcardHost } from '../wildcard-host.js';
+import type { WarningLogger } from '../throttled-warnings.js';
+import { cardAddressWarnings, reachableCardUrl, type CardAddressNotice } from './card-address.js';
 
 export interface V1UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent-card.json`. */
@@ -17,6 +18,8 @@ export interface V1UpstreamOptions {
   dispatcher?: Dispatcher;
   /** The binding to call: JSON-RPC (default) or HTTP+JSON, for an agent that offers only that. */
   binding?: 'JSONRPC' | 'HTTP+JSON';
+  /** Told once when the card's address is on loopback and upstream.url's is not (card-address.ts). */
+  logger?: WarningLogger;
 }
 
 export type V1Upstream = Upstream & {
@@ -24,15 +27,16 @@ export type V1Upstream = Upstream & {
   endpoint(): string | undefined;
 };
 
-/** An absolute http(s) URL for `candidate`, resolved against the base; undefined when unusable. */
-export function usableUrl(candidate: unknown, baseUrl: string): string | undefined {
+/**
+ * An absolute http(s) URL for `candidate`, resolved against the base, reachable from here (a wildcard or
+ * loopback host replaced: reachableCardUrl); undefined when unusable.
+ */
+export function usableUrl(candidate: unknown, baseUrl: string, notice?: CardAddressNotice): string | undefined {
   if (typeof candidate !== 'string' || candidate === '') return undefined;
   try {
     const url = new URL(candidate, baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    // An agent bound to 0.0.0.0 advertises that address (iac-code does); reach it the way we reached its card.
-    if (isWildcardHost(url.hostname)) url.host = new URL(baseUrl).host;
-    return url.toString();
+    return reachableCardUrl(url, baseUrl, notice).toString();
   } catch {
     return undefined;
   }
@@ -42,13 +46,15 @@ export function usableUrl(candidate: unknown, baseUrl: string): string | undefin
  * The JSON-RPC endpoint a card advertises: the first JSONRPC interface, else the legacy top-level
  * `url` (0.3 cards), else the base URL itself.
  */
-export function jsonRpcEndpoint(card: AgentCard, baseUrl: string): string {
-  return usableUrl(interfaceOf(card, 'JSONRPC')?.url, baseUrl) ?? usableUrl((card as Record<string, unknown>).url, baseUrl) ?? baseUrl;
+export function jsonRpcEndpoint(card: AgentCard, baseUrl: string, notice?: CardAddressNotice): string {
+  return (
+    usableUrl(interfaceOf(card, 'JSONRPC')?.url, baseUrl, notice) ?? usableUrl((card as Record<string, unknown>).url, baseUrl, notice) ?? baseUrl
+  );
 }
 
 /** The HTTP+JSON interface URL a card advertises (its routes hang below it), else the base URL; no trailing slash. */
-export function restInterfaceEndpoint(card: AgentCard, baseUrl: string): string {
-  return (usableUrl(interfaceOf(card, 'HTTP+JSON')?.url, baseUrl) ?? baseUrl).replace(/\/+$/, '');
+export function restInterfaceEndpoint(card: AgentCard, baseUrl: string, notice?: CardAddressNotice): string {
+  return (usableUrl(interfaceOf(card, 'HTTP+JSON')?.url, baseUrl, notice) ?? baseUrl).replace(/\/+$/, '');
 }
 
 /**
@@ -88,6 +94,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const { dispatcher } = transport;
+  const notice = cardAddressWarnings(options.logger, baseUrl);
   let endpoint: string | undefined;
   let tenant: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;
@@ -99,7 +106,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
       timeoutMs: config['request-timeout-ms'],
       ...(signal ? { signal } : {}),
     });
-    endpoint = overRest ? restInterfaceEndpoint(card, `${baseUrl}/`) : jsonRpcEndpoint(card, `${baseUrl}/`);
+    endpoint = overRest ? restInterfaceEndpoint(card, `${baseUrl}/`, notice) : jsonRpcEndpoint(card, `${baseUrl}/`, notice);
     tenant = interfaceTenant(interfaceOf(card, overRest ? 'HTTP+JSON' : 'JSONRPC'));
     return card;
   }

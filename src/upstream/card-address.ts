@@ -1,0 +1,52 @@
+import type { WarningLogger } from '../throttled-warnings.js';
+import { isWildcardHost } from '../wildcard-host.js';
+
+/**
+ * The address an agent's card gives, as the gateway can reach it. A card names the agent as the agent sees
+ * itself: bound to every interface (`0.0.0.0`, iac-code), or on `localhost` (the a2a-js samples' card
+ * `http://localhost:41241/`) while the gateway reaches it through a port mapping or a service name
+ * (`upstream.url: http://agent-host:8080`). Taken as written, every call went to the gateway's own machine
+ * and failed "Upstream agent is unavailable", though the card itself was read at `upstream.url`.
+ */
+
+/** Told when a card's loopback address is replaced: what the card said, what is called instead. */
+export type CardAddressNotice = (advertised: string, used: string) => void;
+
+/** A host only the machine itself reaches: `localhost` (and `*.localhost`), 127.0.0.0/8, `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * `url` made reachable from here, in place. A wildcard host becomes the host the card came from (the card's
+ * scheme kept). A loopback host, when `upstream.url` (`baseUrl`) is not on loopback itself, becomes
+ * `upstream.url`'s origin, the card's path kept: that agent is not on the gateway's machine, so its
+ * `localhost` is not the gateway's; `notice` is told.
+ */
+export function reachableCardUrl(url: URL, baseUrl: string, notice?: CardAddressNotice): URL {
+  const base = new URL(baseUrl);
+  if (isWildcardHost(url.hostname)) {
+    url.host = base.host;
+  } else if (isLoopbackHost(url.hostname) && !isLoopbackHost(base.hostname)) {
+    const advertised = url.toString();
+    url.protocol = base.protocol;
+    url.hostname = base.hostname;
+    url.port = base.port; // '' (the scheme's own) too: setting `host` alone keeps the card's port
+    notice?.(advertised, url.toString());
+  }
+  return url;
+}
+
+/** A notice that warns `logger` once per address a card gave (a refreshed card says it again). */
+export function cardAddressWarnings(logger: WarningLogger | undefined, upstream: string): CardAddressNotice {
+  const told = new Set<string>();
+  return (advertised, used) => {
+    if (!logger || told.has(advertised)) return;
+    told.add(advertised);
+    logger.warn(
+      { upstream, advertised, used },
+      "the agent's card names a loopback address the gateway cannot reach it at; calling upstream.url's host instead",
+    );
+  };
+}
