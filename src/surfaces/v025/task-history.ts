@@ -44,15 +44,18 @@ export function conversation(history: readonly Message[], statusMessage: Message
 }
 
 /**
- * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), with the
- * history the gateway recorded (it keeps the opening message an iac-code answer lacks), made the
- * task's conversation, then cut by historyLength (0: none, N: the last N, absent: all).
+ * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), made the task's
+ * conversation, then cut by historyLength (0: none, N: the last N, absent: all). The answer's history is the
+ * agent's whole, with the caller's messages it lacks (the opening message iac-code never keeps) put back from
+ * the gateway's record (recording.ts): the record itself keeps only the last `tasks.history-limit` messages,
+ * fewer than one long iac-code turn (a history message per streamed piece), so it is read only for an answer
+ * without history.
  */
 export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext): Promise<Task> {
   const { historyLength, ...query } = request;
   const answer = await deps.port.getTask(query, ctx);
-  const stored = await deps.registry.get(answer.id, ctx.principal);
-  const history = conversation(stored?.history ?? answer.history ?? [], answer.status.message);
+  const agentHistory = answer.history?.length ? answer.history : undefined;
+  const history = conversation(agentHistory ?? (await deps.registry.get(answer.id, ctx.principal))?.history ?? [], answer.status.message);
   const { history: _upstream, ...task } = answer;
   return withHistoryLength(history.length > 0 ? withFields(task, { history }) : task, historyLength);
 }
@@ -66,7 +69,7 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
   const { historyLength, ...whole } = request;
   const task = await facadeTask(deps, whole, ctx);
-  const reply = await taskReply(deps, task, ctx.principal, clientTaskId);
+  const reply = await taskReply(deps, task, ctx, clientTaskId);
   const { history } = taskToV025(withHistoryLength(clientTaskId ? renamedTask(task, clientTaskId) : task, historyLength), deps.profile);
   const answer = reply ?? taskToV025(withHistoryLength(task, 0), deps.profile);
   return withoutGatewayMetadata(history ? withFields(answer, { history }) : answer);

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { CallContext } from '../../core/agent-port.js';
 import { isActiveState, withFields, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
-import { createReplyFold, createTurnReply, replyEvents, taskTurnEvents } from './reply/index.js';
+import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import { turnLanguage } from './turn-language.js';
-import { isWordsLostEvent, withoutStaleEnvelopes } from './turn-pipeline.js';
+import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
+import { workingTurnEvents } from './task-working-turn.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
 
 /**
@@ -46,31 +48,17 @@ const opening = (task: Task): StreamResponse => ({
  * The task's latest turn as events. Once it ended: as the rest of a turn whose caller read none of it is read from
  * its task (turn-rest.ts, as a cut turn's is): its messages (without iac-code's restatement of its last words), its
  * files where the turn put them, the status it ended with. A pipeline turn's words before its latest update are in
- * no task: that rest marks the place with the line that says a broken stream lost them (turn-pipeline.ts), and
- * no stream of a tasks/get broke, so the mark goes.
+ * no task: that rest marks the place, and they are read from iac-code's journal (task-pipeline-turn.ts).
  */
-function endedTurnEvents(task: Task): StreamResponse[] {
+async function endedTurnEvents(deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> {
   const sent = (task.history ?? []).findLast((message) => message.role === 'ROLE_USER');
   const turn: TurnSoFar = { sent: sent ?? { messageId: '', role: 'ROLE_USER', parts: [] }, passed: [] };
   const rest = restEvents(task, restCursor(task, turn), turn, undefined);
-  return [opening(task), ...rest.events.filter((event) => !isWordsLostEvent(event))];
+  return [opening(task), ...(await withTurnWordsFromJournal(rest.events, turn, deps.pipelineState, signal))];
 }
 
-/**
- * While the task works, what it said so far: its messages, its files, its status. Its status message is one of
- * the messages said so far (the task's conversation holds it: task-history.ts), not the turn's last word after
- * its files. A pipeline task's status keeps the envelopes of the turn before while a follow-up works without new
- * ones (turn-pipeline.ts): those are not this turn's words.
- */
-function workingTurnEvents(task: Task): StreamResponse[] {
-  const { message: _said, ...quiet } = task.status;
-  const events = taskTurnEvents(withFields(task, { status: quiet }));
-  const closing = events.at(-1);
-  if (!closing || !('statusUpdate' in closing)) return events;
-  return [...events.slice(0, -1), { statusUpdate: withoutStaleEnvelopes(closing.statusUpdate) }];
-}
-
-const latestTurnEvents = (task: Task): StreamResponse[] => (isActiveState(task.status.state) ? workingTurnEvents(task) : endedTurnEvents(task));
+const latestTurnEvents = async (deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> =>
+  isActiveState(task.status.state) ? workingTurnEvents(task) : endedTurnEvents(deps, task, signal);
 
 async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<StreamResponse> {
   yield* events;
@@ -80,11 +68,11 @@ async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<Stre
  * The reply of the task's latest turn, folded as message/send folds it (`clientTaskId`: the id its caller knows it
  * by). A task still at work is the answer as it stands, not a turn that broke off. Undefined: the reducer made no task of it.
  */
-export async function taskReply(deps: V025FacadeDeps, task: Task, principal: string, clientTaskId?: string): Promise<V025Task | undefined> {
-  const facts = withFields({ words: await taskWords(deps, task, principal) }, clientTaskId ? { taskId: clientTaskId } : {});
+export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallContext, clientTaskId?: string): Promise<V025Task | undefined> {
+  const facts = withFields({ words: await taskWords(deps, task, ctx.principal) }, clientTaskId ? { taskId: clientTaskId } : {});
   const reply = createTurnReply(withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }));
   const fold = createReplyFold();
-  for await (const event of replyEvents(replayed(latestTurnEvents(task)), reply, { waitsForTurnEnd: false })) fold.add(event);
+  for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx.signal)), reply, { waitsForTurnEnd: false })) fold.add(event);
   const result = fold.result();
   return result?.kind === 'task' ? result : undefined;
 }

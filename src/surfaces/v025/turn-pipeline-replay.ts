@@ -20,7 +20,7 @@ const number = (value: unknown): number | undefined => (typeof value === 'number
  * iac-code journals a backup-gated envelope twice: first as `pending_backup` (never sent), then committed
  * under a new number (sent). Only what was sent is the agent's word.
  */
-const neverSent = (envelope: JsonObject): boolean => envelope.visibility === 'pending_backup';
+export const neverSent = (envelope: JsonObject): boolean => envelope.visibility === 'pending_backup';
 
 /** Whose chunks iac-code joins on the wire: the run's own, or one candidate's (its run and attempt). */
 function sourceOf(envelope: JsonObject): string {

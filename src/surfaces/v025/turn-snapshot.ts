@@ -41,7 +41,7 @@ export function latestStatus(task: Task): TaskStatusUpdateEvent {
 }
 
 /** The iac-code tool trace of a status update, if it is one. */
-function toolOf(update: TaskStatusUpdateEvent): { status?: unknown; artifact?: { artifactId?: unknown } } | undefined {
+export function toolOf(update: TaskStatusUpdateEvent): { status?: unknown; artifact?: { artifactId?: unknown } } | undefined {
   const iacCode = update.metadata?.iac_code as Record<string, unknown> | undefined;
   const tool = iacCode?.tool;
   return tool !== null && typeof tool === 'object' ? tool : undefined;
