@@ -6,7 +6,7 @@ import { continuesFile, feedFile, openFile } from './file-stream.js';
 import { closeFile, replyChunk, showFileOpening, showFilePiece, showText, takeSegment } from './reply-artifact.js';
 import { joinFileParts, renderParts, startsLineAfter } from './render-parts.js';
 import { addedTo, addedToShown, denseLength, lineStart, repeatsShown, sameText } from './rules.js';
-import { artifactKey, type ReplyOptions, type ReplyState } from './state.js';
+import { artifactKey, type ReplyOptions, type ReplyState, withState } from './state.js';
 
 /**
  * An upstream artifact in the caller's reply. `single`: its content joins the turn's one reply
@@ -19,7 +19,7 @@ export function upstreamArtifactEvents(state: ReplyState, event: TaskArtifactUpd
   const key = artifactKey(artifact.artifactId);
   const first = event.append !== true;
   // The artifact sent anew does not go on with the code the facade closed in it (reply-artifact.ts, closeCode).
-  if (first && state.closedCode?.key === key) return upstreamArtifactEvents(withFields(state, { closedCode: undefined }), event, out, options);
+  if (first && state.closedCode?.key === key) return upstreamArtifactEvents(withState(state, { closedCode: undefined }), event, out, options);
   const before = state.artifactParts.get(key);
   if (first && before !== undefined && sameContent(before, artifact.parts)) return state;
   // Read before remember() adds this chunk's parts to the same list.
@@ -70,7 +70,7 @@ function singleText(
   if (shown.text !== '') next = showText(shown.state, shown.text, key, false, out, options);
   const others = rendered === undefined ? parts.filter((part) => part.text === undefined) : [];
   if (others.length > 0) {
-    next = withFields(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
+    next = withState(next, { replyArtifactId: next.replyArtifactId ?? options.newId(), replyChunks: next.replyChunks + 1 });
     const parts: V025Part[] = others.map((part) => partToV025(part, options.profile));
     const chunk = replyChunk(next, '', false);
     out.push(withFields(chunk, { artifact: withFields(chunk.artifact, { parts }) }));
@@ -97,7 +97,7 @@ function withFilesStreamed(
   const open = state.openFile;
   if (!first && continuesFile(open, key, parts[0])) {
     const piece = feedFile(open, parts[0]!, options);
-    const next = showFilePiece(withFields(state, { openFile: piece.open }), piece.text, key, piece.opens, out, options);
+    const next = showFilePiece(withState(state, { openFile: piece.open }), piece.text, key, piece.opens, out, options);
     if (parts.length === 1 && event.lastChunk !== true) return next;
     const ended = closeFile(next, true, out, options);
     if (parts.length === 1) return ended;
@@ -116,7 +116,7 @@ function withFilesStreamed(
     renderedAfter(previousPart, head, options) + (opening.text !== '' && startsLineAfter(afterPart, file, options) ? '\n' : '') + opening.text;
   // A first piece that repeats what was shown (or restates it) is read as a whole artifact is.
   if (first && newInWhole(text, key, undefined, ready).text !== text) return singleText(ready, key, first, before, previousPart, parts, out, options);
-  return showFileOpening(withFields(ready, { openFile: opening.open }), text, text.length - opening.text.length, key, out, options);
+  return showFileOpening(withState(ready, { openFile: opening.open }), text, text.length - opening.text.length, key, out, options);
 }
 
 /** The artifact's parts as a reader holds them after this update (the turn's map is shared: see ReplyState). */
@@ -159,8 +159,8 @@ function newInWhole(text: string, key: string, before: string | undefined, state
   const grown = before === undefined ? undefined : addedTo(before, denseLength(before), text);
   if (grown !== undefined) return { text: goesOn ? grown : lineStart(grown), state };
   const added = addedToShown(text, state);
-  if (added !== undefined) return { text: lineStart(added), state: goesOn ? withFields(state, { breakPending: true }) : state };
-  return { text, state: goesOn ? withFields(state, { breakPending: true }) : state };
+  if (added !== undefined) return { text: lineStart(added), state: goesOn ? withState(state, { breakPending: true }) : state };
+  return { text, state: goesOn ? withState(state, { breakPending: true }) : state };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { withFields, type StreamResponse, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '../../../model/index.js';
 import { fenceOpen, inCode } from './code-spans.js';
-import { artifactKey, type HeldEvent, type ReplyOptions, type ReplyState } from './state.js';
+import { artifactKey, type HeldEvent, type ReplyOptions, type ReplyState, withState } from './state.js';
 
 /**
  * An artifact streamed in chunks (`append: true`) is one text; an agent may send progress messages between
@@ -176,9 +176,9 @@ const heldLength = (event: HeldEvent): number => {
  */
 export function holding(state: ReplyState, event: HeldEvent): ReplyState {
   const heldChars = state.heldChars + heldLength(event);
-  if (state.held.length === 0) return withFields(state, { held: [event], heldChars });
+  if (state.held.length === 0) return withState(state, { held: [event], heldChars });
   (state.held as HeldEvent[]).push(event);
-  return withFields(state, { heldChars });
+  return withState(state, { heldChars });
 }
 
 /**
@@ -198,10 +198,10 @@ export function showHeld(state: ReplyState, show: ShowHeld, once = false): Reply
   const after = state.queued;
   while (next.held.length > 0) {
     const { held } = next;
-    const cleared = withFields(next, { held: [], heldChars: 0, openArtifact: undefined });
+    const cleared = withState(next, { held: [], heldChars: 0, openArtifact: undefined });
     next = show.closeCode(once ? cleared : withFields(cleared, { unfinishedArtifact: undefined }));
-    for (const [at, event] of held.entries()) next = show.event(withFields(next, { queued: [...held.slice(at + 1), ...after] }), event);
-    next = withFields(next, { queued: after });
+    for (const [at, event] of held.entries()) next = show.event(withState(next, { queued: [...held.slice(at + 1), ...after] }), event);
+    next = withState(next, { queued: after });
     if (once) break;
   }
   return next;
@@ -209,7 +209,7 @@ export function showHeld(state: ReplyState, show: ShowHeld, once = false): Reply
 
 /** `state` no longer waiting on an artifact: what waits is shown (all of it, showHeld). */
 export const waitEnded = (state: ReplyState, show: ShowHeld): ReplyState =>
-  showHeld(state.unfinishedArtifact === undefined ? state : withFields(state, { unfinishedArtifact: undefined }), show);
+  showHeld(state.unfinishedArtifact === undefined ? state : withState(state, { unfinishedArtifact: undefined }), show);
 
 /** The state before `event`: when it tells the unfinished artifact was whole (tellsWhole), what waited is shown, and it is no longer waited on. */
 export const toldWhole = (state: ReplyState, event: StreamResponse, show: ShowHeld, options: ReplyOptions): ReplyState =>
@@ -259,7 +259,7 @@ export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent,
   const single = options.replyArtifacts === 'single';
   const open = single && streamed ? key : undefined;
   const unfinished = single && event.lastChunk !== true ? { key, known: streamed, tail } : undefined;
-  const next = withFields(state, { openArtifact: open, unfinishedArtifact: unfinished });
+  const next = withState(state, { openArtifact: open, unfinishedArtifact: unfinished });
   // Stopped at a line's end while it still streams, or done: what waited is relayed once; what waits again
   // (other artifacts behind the one now unfinished, progress inside it) waits on.
   return insideOpenArtifact(next) ? next : showHeld(next, show, true);

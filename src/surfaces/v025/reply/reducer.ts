@@ -35,7 +35,7 @@ import {
 import { onMessage } from './direct-message.js';
 import { closesWithToken, isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
 import { restatement } from './restatement.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import { withState, type ReplyOptions, type ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
 import { endsCallerTurn, finish, inReply, messageEdges, messageText, saysSomething, start, statusUpdate } from './turn-bounds.js';
 import { withToolNoted } from './unsaid-end.js';
@@ -65,7 +65,7 @@ export function reduceReply(state: ReplyState, event: StreamResponse, options: R
   const out: V025StreamEvent[] = [];
   // The agent said something after a Task that would have ended the turn: it goes on with it. (iac-code's
   // empty `{}` after a permission answer says nothing.)
-  const going = state.heldTask && saysSomething(event) ? withFields(state, { heldTask: undefined }) : state;
+  const going = state.heldTask && saysSomething(event) ? withState(state, { heldTask: undefined }) : state;
   const ready = 'statusUpdate' in event || 'artifactUpdate' in event ? going : showHeld(going, showing(out, options));
   const collected = collectCommands(ready, event, options);
   const next = apply(collected, event, out, options);
@@ -77,7 +77,7 @@ export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep 
   if (state.done || !state.started) return { state, events: [] };
   const out: V025StreamEvent[] = [];
   const ready = withHeldShown(showHeld(state, showing(out, options)), out, options);
-  if (ready.heldTask) return { state: onTask(withFields(ready, { heldTask: undefined }), ready.heldTask, out, options), events: out };
+  if (ready.heldTask) return { state: onTask(withState(ready, { heldTask: undefined }), ready.heldTask, out, options), events: out };
   return { state: finish(ready, ready.lastStatus, undefined, undefined, out, options), events: out };
 }
 
@@ -110,7 +110,7 @@ function heldTaskSaid(state: ReplyState, task: Task, options: ReplyOptions): Rep
     { taskId: task.id, contextId: task.contextId ?? task.id, status },
     task.metadata ? { metadata: task.metadata } : {},
   );
-  return reduceReply(withFields(state, { heldTask: undefined }), { statusUpdate: update }, options);
+  return reduceReply(withState(state, { heldTask: undefined }), { statusUpdate: update }, options);
 }
 
 function apply(before: ReplyState, event: StreamResponse, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
@@ -158,12 +158,12 @@ function onPipelineStatus(
 ): ReplyState {
   const final = endsCallerTurn(event.status.state, options);
   const said = pipelineSaid(envelopes, state.pipelineHeld, event.metadata, final, options.words);
-  let next = said.hold === state.pipelineHeld ? state : withFields(state, { pipelineHeld: said.hold });
+  let next = said.hold === state.pipelineHeld ? state : withState(state, { pipelineHeld: said.hold });
   const closing = final ? said.pieces.findLastIndex((piece) => 'ends' in piece) : -1;
   let spoke = false;
   for (const [at, piece] of said.pieces.entries()) {
     if ('break' in piece) {
-      next = withFields(next, { breakPending: true });
+      next = withState(next, { breakPending: true });
       continue;
     }
     spoke = true;
@@ -179,13 +179,13 @@ function onPipelineStatus(
 /** A turn that ends other than by a pipeline update still shows what its candidates wrote so far. */
 function withHeldShown(state: ReplyState, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   if (holdsNothing(state.pipelineHeld)) return state;
-  let next: ReplyState = withFields(state, { pipelineHeld: NOTHING_HELD });
+  let next: ReplyState = withState(state, { pipelineHeld: NOTHING_HELD });
   const working = { taskId: state.taskId, contextId: state.contextId, status: { state: 'TASK_STATE_WORKING' as const } };
   for (const piece of heldBlocks(state.pipelineHeld, options.words)) {
     if ('text' in piece) next = onPlainStatus(next, pieceUpdate(working, piece), out, options, true);
     else if ('artifact' in piece) next = upstreamArtifactEvents(next, piece.artifact, out, options);
   }
-  return withFields(next, { lastStatus: state.lastStatus });
+  return withState(next, { lastStatus: state.lastStatus });
 }
 
 /**
@@ -207,7 +207,7 @@ function onPlainStatus(
   // A file, a link or data at either end of a message stands on lines of its own, also across messages.
   const edges = messageEdges(question ? undefined : status.message, options);
   const opens = text !== '' && edges.opens;
-  let next: ReplyState = withFields(start(state, event, out, options), opens ? { lastStatus: status, breakPending: true } : { lastStatus: status });
+  let next: ReplyState = withState(start(state, event, out, options), opens ? { lastStatus: status, breakPending: true } : { lastStatus: status });
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
   // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
   const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
@@ -225,13 +225,13 @@ function onPlainStatus(
   const finishing = added?.finishing === true;
   const newText = added?.text ?? text;
   const shownKey = finishing ? (next.segmentKey ?? key) : key;
-  if (added !== undefined && !flows && !finishing) next = withFields(next, { breakPending: true });
+  if (added !== undefined && !flows && !finishing) next = withState(next, { breakPending: true });
   // A turn-ending message under the id of the running text that neither restates nor adds to it starts a line
   // when it is a failure's reason, iac-code's provider error (it fails a turn, or asks to retry, with the id of
   // its text chunks: "正在校验模板Model …"), or new words ("正在部署" then "部署完成。"); only an agent's last
   // token on the closing status ("is 42" then ".") goes on where the text left off (rules.ts, closesWithToken).
   if (closesRunning && added === undefined && !nothingNew) {
-    if (isExplainedState(status.state) || isProviderError(metadata) || !closesWithToken(text, next)) next = withFields(next, { breakPending: true });
+    if (isExplainedState(status.state) || isProviderError(metadata) || !closesWithToken(text, next)) next = withState(next, { breakPending: true });
   }
   if (final) return finish(next, status, metadata, nothingNew ? undefined : { text: newText, key: shownKey }, out, options);
   // A file's or data's block is not the agent's code, even in its running text: a fence it left open is closed first.
@@ -239,21 +239,21 @@ function onPlainStatus(
     const before = opens ? closeCode(next, out, options) : next;
     next = sinceWords(showText(before, newText, shownKey, false, out, options, flows), before, question !== undefined || saysWords(status.message));
   }
-  if (!nothingNew && edges.closes) next = withFields(next, { breakPending: true });
+  if (!nothingNew && edges.closes) next = withState(next, { breakPending: true });
   if (!isActiveState(status.state)) {
     // A state change the caller must see that does not end its turn (auth-required under a plain profile).
     out.push(statusUpdate(next, status, false, metadata, !inReply(status.state, options), options));
   } else if (text === '' && options.upstreamMetadata === 'pass') {
     out.push(statusUpdate(next, status, false, metadata, true, options));
   }
-  return isToolEvent(metadata) ? withToolNoted(withFields(next, { breakPending: true }), metadata) : next;
+  return isToolEvent(metadata) ? withToolNoted(withState(next, { breakPending: true }), metadata) : next;
 }
 
 function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const next = start(state, event, out, options);
   // While pipeline candidates write, a file is one's (iac-code says whose next): it shows with that candidate's
   // block. Behind files still held it waits too, so that files are shown in the order they came.
-  if (!holdsNothing(next.pipelineHeld)) return withFields(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
+  if (!holdsNothing(next.pipelineHeld)) return withState(next, { pipelineHeld: holdingArtifact(next.pipelineHeld, event) });
   // Another artifact is streamed: this one waits for it, so that each reads together (open-artifact.ts).
   if (holdsArtifact(next, event, options)) return holding(next, { artifactUpdate: event });
   // The next chunk of an artifact already shown, beside a first piece that may be whole: shown where it comes.
@@ -268,11 +268,11 @@ function onArtifact(state: ReplyState, event: TaskArtifactUpdateEvent, out: V025
  */
 function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
   const ref = { taskId: task.id, contextId: task.contextId };
-  if (!endsCallerTurn(task.status.state, options)) return withFields(start(state, ref, out, options, task), { lastStatus: task.status });
+  if (!endsCallerTurn(task.status.state, options)) return withState(start(state, ref, out, options, task), { lastStatus: task.status });
   // An agent that goes on with a waiting task may first send it as it was when the message came (a2a-js 1.x
   // must open its stream with the Task): such a Task ends the turn only when nothing comes after it.
   if (!state.started && !isTerminalState(task.status.state)) {
-    return withFields(start(state, ref, out, options, task), { lastStatus: task.status, heldTask: task });
+    return withState(start(state, ref, out, options, task), { lastStatus: task.status, heldTask: task });
   }
   let next = state;
   knowEarlierArtifacts(next, options);

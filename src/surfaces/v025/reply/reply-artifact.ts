@@ -6,7 +6,7 @@ import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
 import { grownTail } from './shown-tail.js';
-import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource } from './state.js';
+import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource, withState } from './state.js';
 import { withFields } from '../../../model/index.js';
 
 /** The turn's reply artifact: its chunks, and what the reducer remembers of the text they carried. */
@@ -28,7 +28,7 @@ export function showText(
   if (closesBefore(state.openFile, key)) return showText(closeFile(state, false, out, options), text, key, last, out, options, flows);
   if (closesCodeBefore(state, key, flows, text)) return showText(closeCode(state, out, options), text, key, last, out, options, flows);
   if (state.closedCode?.key === key)
-    return showText(withFields(state, { closedCode: undefined }), reopened(state, text), key, last, out, options, flows);
+    return showText(withState(state, { closedCode: undefined }), reopened(state, text), key, last, out, options, flows);
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
   // A blank piece (a line break sent alone) is no start a repeat could be said from.
@@ -40,7 +40,7 @@ export function showText(
   // A heading or a quote on a line the facade started for it: the message is the whole line (line-shapes.ts).
   const blockLine = fresh ? separator === '\n' && isBlockLine(text) : state.blockLine && !text.includes('\n');
   const counted = { replyArtifactId, replyChunks: state.replyChunks + 1, blockLine };
-  return withFields(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
+  return withState(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
 }
 
 /**
@@ -120,7 +120,7 @@ export function showFilePiece(
   options: ReplyOptions,
 ): ReplyState {
   if (text === '') return state;
-  const breaking = withFields(state, { breakPending: fresh });
+  const breaking = withState(state, { breakPending: fresh });
   // A header starts the file's block: the agent's code is closed first (inFile keeps where the reply stood before it).
   const ready = fresh ? closeCodeBeforeFile(breaking, key, out, options) : breaking;
   return inFile(ready, showText(ready, text, key, false, out, options), text, fresh ? 0 : -1);
@@ -142,8 +142,8 @@ export function showFileOpening(
 
 /** The agent's code closed before a file's header, which is never running text (closesCodeBefore). */
 function closeCodeBeforeFile(state: ReplyState, key: string, out: V025StreamEvent[], options: ReplyOptions): ReplyState {
-  const before = withFields(state, { openFile: undefined });
-  return closesCodeBefore(before, key, false, '') ? withFields(closeCode(before, out, options), { openFile: state.openFile }) : state;
+  const before = withState(state, { openFile: undefined });
+  return closesCodeBefore(before, key, false, '') ? withState(closeCode(before, out, options), { openFile: state.openFile }) : state;
 }
 
 /** A code scan at the start of a line, as it stands in its block. */
@@ -157,11 +157,11 @@ const lineStart = (scan: CodeScan): CodeScan => (scan.fence === '' ? NO_CODE : w
 function inFile(before: ReplyState, after: ReplyState, text: string, headerAt: number): ReplyState {
   const open = after.openFile;
   if (open === undefined || open.shut || open.mode === 'binary') return after;
-  if (headerAt < 0) return withFields(after, { code: insideFence(open) });
+  if (headerAt < 0) return withState(after, { code: insideFence(open) });
   // The separator showText put before the text is a line break, when there is one.
   const separator = after.shown.length - before.shown.length > text.length ? '\n' : '';
   const codeBefore = lineStart(scanCode(before.code, separator + text.slice(0, headerAt)));
-  return withFields(after, { code: insideFence(open), openFile: withFields(open, { codeBefore }) });
+  return withState(after, { code: insideFence(open), openFile: withFields(open, { codeBefore }) });
 }
 
 /**
@@ -175,11 +175,11 @@ export function closeFile(state: ReplyState, final: boolean, out: V025StreamEven
   if (open === undefined) return state;
   if (open.shut && !final) return state;
   const { fence, description } = fileClosing(open, final, options.words, turnEnded);
-  const next = withFields(state, { openFile: final ? undefined : shutFile(open, description !== '') });
+  const next = withState(state, { openFile: final ? undefined : shutFile(open, description !== '') });
   if (fence === '') return showFilePiece(next, description, open.key, true, out, options);
   const after = description === '' ? '' : `\n${description}`;
   const closed = showFilePiece(next, fence + after, open.key, false, out, options);
-  return withFields(closed, { code: scanCode(afterFence(open), after) });
+  return withState(closed, { code: scanCode(afterFence(open), after) });
 }
 
 type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'shownTail' | 'code'>;
@@ -216,7 +216,7 @@ export function replyChunk(
 
 /** Makes `text` part of the segment under `key`, finishing the previous segment when this one is new. */
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
-  return withFields(state, segmentTaking(state, key, text, false));
+  return withState(state, segmentTaking(state, key, text, false));
 }
 
 type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending' | 'segmentFlows'> & Partial<Pick<ReplyState, 'sinceMessage'>>;

@@ -15,7 +15,7 @@ import { attachCommands } from './commands.js';
 import { partEdges, renderMessageParts } from './render-parts.js';
 import { closeFile, replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState } from './rules.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import { withState, type ReplyOptions, type ReplyState } from './state.js';
 import { unsaidEnd } from './unsaid-end.js';
 
 /** Where the caller's view of a turn opens (its Task) and ends (the reply's last chunk, the final status). */
@@ -51,7 +51,7 @@ export function start(
       metadata: passMetadata(opening?.metadata, options),
     }),
   );
-  return withFields(state, { started: true, taskId, contextId });
+  return withState(state, { started: true, taskId, contextId });
 }
 
 /**
@@ -111,5 +111,5 @@ export function finish(
   attachCommands(next, out, options);
   const keepMessage = !inReply(status.state, options);
   out.push(statusUpdate(next, status, true, metadata, keepMessage, options));
-  return withFields(next, { lastStatus: status, done: true });
+  return withState(next, { lastStatus: status, done: true });
 }

@@ -1,7 +1,7 @@
-import { withFields, type TaskStatus } from '../../../model/index.js';
+import type { TaskStatus } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
 import { toolOutcome } from '../../../upstream/iac-code/events.js';
-import type { ReplyOptions, ReplyState } from './state.js';
+import { withState, type ReplyOptions, type ReplyState } from './state.js';
 
 /**
  * A turn that failed (or was canceled) without a word of why, or completed or waits for an answer having said nothing at all: a Bailian
@@ -41,7 +41,7 @@ export function withToolNoted(state: ReplyState, metadata: JsonObject | undefine
   const { name } = outcome;
   if (outcome.ran) {
     const toolsRun = state.toolsRun.includes(name) ? state.toolsRun : [...state.toolsRun, name];
-    return withFields(state, { toolsRun, toolsFailed: state.toolsFailed.filter((failed) => failed !== name) });
+    return withState(state, { toolsRun, toolsFailed: state.toolsFailed.filter((failed) => failed !== name) });
   }
-  return state.toolsRun.includes(name) || state.toolsFailed.includes(name) ? state : withFields(state, { toolsFailed: [...state.toolsFailed, name] });
+  return state.toolsRun.includes(name) || state.toolsFailed.includes(name) ? state : withState(state, { toolsFailed: [...state.toolsFailed, name] });
 }
