@@ -23,8 +23,13 @@ function withoutChunks(run: Message[]): Message[] {
   return [last];
 }
 
+/** A task's messages with its status message last, when its history does not hold it (the current state's words). */
+function withStatusMessage(history: readonly Message[], statusMessage: Message | undefined): Message[] {
+  return statusMessage && !history.some((message) => message.messageId === statusMessage.messageId) ? [...history, statusMessage] : [...history];
+}
+
 /** The conversation of a task: every user message and each turn's agent messages, without streamed pieces. */
-export function conversation(history: readonly Message[], statusMessage: Message | undefined): Message[] {
+export function conversation(history: readonly Message[]): Message[] {
   const messages: Message[] = [];
   let run: Message[] = [];
   for (const message of history) {
@@ -38,26 +43,23 @@ export function conversation(history: readonly Message[], statusMessage: Message
     run = [];
   }
   for (const kept of withoutChunks(run)) messages.push(kept);
-  // The status message of the current state is part of the latest turn (a 0.2.5 client reads the history for it).
-  if (statusMessage && !messages.some((message) => message.messageId === statusMessage.messageId)) messages.push(statusMessage);
   return messages;
 }
 
 /**
- * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), made the task's
- * conversation, then cut by historyLength (0: none, N: the last N, absent: all). The answer's history is the
- * agent's whole, with the caller's messages it lacks (the opening message iac-code never keeps) put back from
- * the gateway's record (recording.ts): the record itself keeps only the last `tasks.history-limit` messages,
- * fewer than one long iac-code turn (a history message per streamed piece), so it is read only for an answer
- * without history.
+ * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), its history every
+ * message the agent keeps, streamed pieces too, with the status message of the current state (part of the latest
+ * turn). The history is the agent's whole, with the caller's messages it lacks (the opening message iac-code never
+ * keeps) put back from the gateway's record (recording.ts): the record itself keeps only the last
+ * `tasks.history-limit` messages, fewer than one long iac-code turn (a history message per streamed piece), so it
+ * is read only for an answer without history.
  */
-export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext): Promise<Task> {
-  const { historyLength, ...query } = request;
+async function taskAsKept(deps: V025FacadeDeps, query: GetTaskRequest, ctx: CallContext): Promise<Task> {
   const answer = await deps.port.getTask(query, ctx);
   const agentHistory = answer.history?.length ? answer.history : undefined;
-  const history = conversation(agentHistory ?? (await deps.registry.get(answer.id, ctx.principal))?.history ?? [], answer.status.message);
+  const history = withStatusMessage(agentHistory ?? (await deps.registry.get(answer.id, ctx.principal))?.history ?? [], answer.status.message);
   const { history: _upstream, ...task } = answer;
-  return withHistoryLength(history.length > 0 ? withFields(task, { history }) : task, historyLength);
+  return history.length > 0 ? withFields(task, { history }) : task;
 }
 
 /**
@@ -68,8 +70,11 @@ export async function facadeTask(deps: V025FacadeDeps, request: GetTaskRequest, 
  */
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
   const { historyLength, ...whole } = request;
-  const task = await facadeTask(deps, whole, ctx);
-  const reply = await taskReply(deps, task, ctx, clientTaskId);
+  const kept = await taskAsKept(deps, whole, ctx);
+  // The reply is replayed from every message kept: a turn's streamed pieces tell where its files came (before the
+  // words iac-code restates at its end), which the conversation's whole message alone does not.
+  const reply = await taskReply(deps, kept, ctx, clientTaskId);
+  const task = kept.history ? withFields(kept, { history: conversation(kept.history) }) : kept;
   const { history } = taskToV025(withHistoryLength(clientTaskId ? renamedTask(task, clientTaskId) : task, historyLength), deps.profile);
   const answer = reply ?? taskToV025(withHistoryLength(task, 0), deps.profile);
   return withoutGatewayMetadata(history ? withFields(answer, { history }) : answer);
