@@ -241,6 +241,12 @@ export const GATEWAY_FAILURES = {
   shuttingDown: 'The gateway is shutting down',
   internal: 'Internal error',
   registryOutOfReach: 'The gateway cannot record tasks right now; try again in a moment',
+  // An agent that answers other than A2A's JSON-RPC (a proxy's page with status 200, a broken stream): the
+  // gateway's words for it, which a person reads in their own language as the others.
+  notJsonRpcAnswer: 'The upstream agent returned a response that is not JSON-RPC',
+  notJsonRpcStreamEvent: 'The upstream agent sent a stream event that is not JSON-RPC',
+  malformedErrorEvent: 'The upstream agent sent a malformed error event',
+  answeredAnotherRequest: 'The upstream agent answered a different request',
 } as const;
 
 export type GatewayFailure = keyof typeof GATEWAY_FAILURES;

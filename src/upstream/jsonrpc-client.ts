@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
-import { withFields, A2AError, ErrorCode, upstreamAnsweredHttp, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, ErrorCode, GATEWAY_FAILURES, upstreamAnsweredHttp, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
 import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
 import {
@@ -172,7 +172,7 @@ export function isJsonRpcResponse(value: unknown): value is Envelope {
  * gateway's credentials refused (credentialsRefused).
  */
 export function notJsonRpcAnswer(statusCode: number): A2AError {
-  if (statusCode >= 200 && statusCode < 300) return A2AError.invalidAgentResponse('The upstream agent returned a response that is not JSON-RPC');
+  if (statusCode >= 200 && statusCode < 300) return A2AError.invalidAgentResponse(GATEWAY_FAILURES.notJsonRpcAnswer);
   if (statusCode === CONTENT_TOO_LARGE) return tooLargeForAgent();
   if (refusesCredentials(statusCode))
     return credentialsRefused(statusCode, `${upstreamAnsweredHttp(statusCode)}: the gateway's credentials were refused (upstream.auth)`);
@@ -185,10 +185,10 @@ export function notJsonRpcAnswer(statusCode: number): A2AError {
  */
 function settle(envelope: Envelope, id: string, transport: JsonRpcTransport): unknown {
   if ('error' in envelope && envelope.error !== undefined && envelope.error !== null) {
-    if (envelope.id !== id && envelope.id !== null) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
+    if (envelope.id !== id && envelope.id !== null) throw A2AError.invalidAgentResponse(GATEWAY_FAILURES.answeredAnotherRequest);
     throw (transport.wire ?? V1_WIRE).fromError(envelope.error, transport.secrets);
   }
-  if (envelope.id !== id) throw A2AError.invalidAgentResponse('The upstream agent answered a different request');
+  if (envelope.id !== id) throw A2AError.invalidAgentResponse(GATEWAY_FAILURES.answeredAnotherRequest);
   return envelope.result;
 }
 
@@ -227,10 +227,10 @@ export const isEmptyResult = (result: unknown): boolean => isRecord(result) && O
 function frameResult(message: SseMessage, id: string, transport: JsonRpcTransport): unknown {
   const envelope = parseJson(message.data);
   if (!isJsonRpcResponse(envelope)) {
-    throw A2AError.invalidAgentResponse('The upstream agent sent a stream event that is not JSON-RPC');
+    throw A2AError.invalidAgentResponse(GATEWAY_FAILURES.notJsonRpcStreamEvent);
   }
   if (message.event === 'error' && !isRecord(envelope.error)) {
-    throw A2AError.invalidAgentResponse('The upstream agent sent a malformed error event');
+    throw A2AError.invalidAgentResponse(GATEWAY_FAILURES.malformedErrorEvent);
   }
   return settle(envelope, id, transport);
 }

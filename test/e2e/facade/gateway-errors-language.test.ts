@@ -47,3 +47,42 @@ describe('an agent that answers a facade turn with an HTTP error status', () => 
     }
   });
 });
+
+describe('an agent that answers a facade turn other than in JSON-RPC', () => {
+  const running = fakeIacCodeBehindGateway();
+  const cases = [
+    {
+      fault: 'non-json',
+      en: GATEWAY_FAILURES.notJsonRpcStreamEvent,
+      zh: '上游智能体发送了无法识别的流式事件',
+      ja: '上流のエージェントが解釈できないストリームイベントを送信しました',
+    },
+    {
+      fault: 'wrong-id',
+      en: GATEWAY_FAILURES.answeredAnotherRequest,
+      zh: '上游智能体回复的是另一个请求',
+      ja: '上流のエージェントが別のリクエストに応答しました',
+    },
+  ] as const;
+  const turns = { zh: '帮我部署一个网站', ja: 'ウェブサイトをデプロイしてください', en: 'Deploy a website for me' } as const;
+
+  for (const { fault, ...told } of cases) {
+    it(`${fault}: the gateway's reason in the turn's language, on message/send and message/stream`, async () => {
+      for (const path of ['', '/stream']) {
+        const method = path ? 'message/stream' : 'message/send';
+        for (const language of ['zh', 'ja', 'en'] as const) {
+          running.fake.injectFault(fault, { method: 'SendStreamingMessage' });
+          const answer = await rpc(`${running.gateway.url}${path}`, method, { message: userMessage({ text: turns[language] }) });
+          expect(answer.body.error, `${method} ${language}`).toStrictEqual({ code: -32006, message: told[language] });
+        }
+      }
+    });
+  }
+
+  it('the other rare reasons of that kind are told too: a whole answer that is not JSON-RPC, a malformed error event', () => {
+    expect(failureReason(facadeWords('zh'), GATEWAY_FAILURES.notJsonRpcAnswer)).toBe('上游智能体返回了无法识别的响应');
+    expect(failureReason(facadeWords('ja'), GATEWAY_FAILURES.malformedErrorEvent)).toBe(
+      '上流のエージェントが不正な形式のエラーイベントを送信しました',
+    );
+  });
+});

@@ -75,5 +75,9 @@ export const JA: FacadeWords = {
     shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',
     internal: 'ゲートウェイで内部エラーが発生しました。しばらくしてからもう一度お試しください',
     registryOutOfReach: 'ゲートウェイは現在タスクを記録できません。しばらくしてからもう一度お試しください',
+    notJsonRpcAnswer: '上流のエージェントが解釈できない応答を返しました',
+    notJsonRpcStreamEvent: '上流のエージェントが解釈できないストリームイベントを送信しました',
+    malformedErrorEvent: '上流のエージェントが不正な形式のエラーイベントを送信しました',
+    answeredAnotherRequest: '上流のエージェントが別のリクエストに応答しました',
   },
 };

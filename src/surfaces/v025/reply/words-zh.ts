@@ -70,5 +70,9 @@ export const ZH: FacadeWords = {
     shuttingDown: '网关正在关闭，请稍后重试',
     internal: '网关内部错误，请稍后重试',
     registryOutOfReach: '网关暂时无法记录任务，请稍后重试',
+    notJsonRpcAnswer: '上游智能体返回了无法识别的响应',
+    notJsonRpcStreamEvent: '上游智能体发送了无法识别的流式事件',
+    malformedErrorEvent: '上游智能体发送了格式错误的错误事件',
+    answeredAnotherRequest: '上游智能体回复的是另一个请求',
   },
 };
