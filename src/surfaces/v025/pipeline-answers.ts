@@ -26,13 +26,22 @@ export function answerCandidateChoice(request: SendMessageRequest, paused: Task 
 
 /**
  * The number a reply names an option by, as people write it: `2`, `2.`, `２`, `#2`, `方案2`, `第2个`,
- * `选2`, `candidate 2`, `候補2`, `2番`. iac-code would read `方案2` and `candidate 2` as the third candidate.
+ * `选2`, `选第2个`, `第2个方案`, `candidate 2`, `候補2`, `2番`, `2つ目`, and the same with a numeral from 一
+ * to 十 (`第二个`, `方案二`, `二番目`). iac-code would read `方案2` and `candidate 2` as the third candidate.
  */
-const NUMBERED_REPLY = /^(?:#|no\.?|option|candidate|plan|方案|候选|候補|第|选择?|我选|我要)?\s*(\d{1,3})\s*(?:个|号|番目?|\.|。)?$/i;
+const NUMBERED_REPLY =
+  /^(?:(?:选择?|我选|我要)\s*)?(?<before>#|no\.?|option|candidate|plan|方案|候选|候補|第)?\s*(?<number>\d{1,3}|[一二三四五六七八九十])\s*(?<after>个(?:方案|候选)?|号|番目?|つ目|\.|。)?$/i;
+
+/** The numerals a reply may pick by; not 两, which counts ("选两个" picks two), nor 〇, no option's number. */
+const NUMERALS = '一二三四五六七八九十';
 
 function listedNumber(reply: string): number | undefined {
-  const match = NUMBERED_REPLY.exec(reply.normalize('NFKC').trim());
-  return match ? Number(match[1]) : undefined;
+  const groups = NUMBERED_REPLY.exec(reply.normalize('NFKC').trim())?.groups;
+  if (!groups?.number) return undefined;
+  const numeral = NUMERALS.indexOf(groups.number) + 1;
+  if (numeral === 0) return Number(groups.number);
+  // "一个" or "三个" alone counts ("one", "three of them") rather than picks: a numeral and 个 pick with 第 only.
+  return groups.after?.startsWith('个') && groups.before !== '第' ? undefined : numeral;
 }
 
 /** Words a reply may put before the name it picks ("选方案B", "I pick SAE"). */

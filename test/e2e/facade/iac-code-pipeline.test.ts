@@ -166,6 +166,14 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     expect(deployed.said).toBe(`${words.steps[4]}\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`);
   });
 
+  it.each(['第二个', '方案二', '二番目'])('a choice by its number as a numeral (%s) is sent as its name, as a number is', async (said) => {
+    const opened = await turn(words.opening);
+    await turn('1', opened.contextId);
+    const deployed = await turn(said, opened.contextId);
+    expect(lastSent().parts).toEqual([{ text: CANDIDATES[1]!.name }]);
+    expect(deployed.said).toBe(`${words.steps[4]}\n${PIPELINE_SAYS.deploying(CANDIDATES[1]!.name)}\n${PIPELINE_SAYS.deployed}`);
+  });
+
   it('a failed step: the user reads why', async () => {
     const opened = await turn(words.opening);
     await turn(words.bigAnswer, opened.contextId);

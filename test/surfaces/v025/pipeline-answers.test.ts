@@ -35,6 +35,30 @@ describe('a candidate picked by the number the facade listed it under', () => {
     }
   });
 
+  it('or by a numeral from 一 to 十, in the forms a number takes, Chinese and Japanese', () => {
+    for (const said of [
+      '二',
+      '第二个',
+      '第二',
+      '方案二',
+      '方案 二',
+      '选二',
+      '我选二',
+      '选第二个',
+      '第二个方案',
+      '候选二',
+      '二号',
+      '二番',
+      '二番目',
+      '二つ目',
+    ]) {
+      expect(sent(answerCandidateChoice(reply(said), choice())), said).toEqual([{ text: '方案B：SAE' }]);
+    }
+    for (const said of ['一', '第一个', '选第一个', '第一个方案', '我要第一个', '选第1个', '第1个方案', '1つ目']) {
+      expect(sent(answerCandidateChoice(reply(said), choice())), said).toEqual([{ text: '方案A：ECS+RDS' }]);
+    }
+  });
+
   it("a reply naming one option by its label's head, rest or letter becomes the option's name", () => {
     for (const said of ['方案B', '方案b。', 'B', 'b', 'SAE', 'sae', '选方案B', '我选 SAE', 'I pick B', '方案B：SAE']) {
       expect(sent(answerCandidateChoice(reply(said), choice())), said).toEqual([{ text: '方案B：SAE' }]);
@@ -51,6 +75,16 @@ describe('a candidate picked by the number the facade listed it under', () => {
       [reply('ECS'), choice()],
       [reply('2 and 3'), choice()],
       [reply('0'), choice()],
+      // A numeral that counts rather than picks, one not listed, or in more words than a pick.
+      [reply('一个'), choice()],
+      [reply('选一个'), choice()],
+      [reply('两个'), choice()],
+      [reply('选两个'), choice()],
+      [reply('第三个'), choice()],
+      [reply('十'), choice()],
+      [reply('〇'), choice()],
+      [reply('第二个吧'), choice()],
+      [reply('二和三'), choice()],
       [reply('3'), choice()],
       [reply('2', { parts: [{ text: '2' }, { url: 'https://example.com/a.png', mediaType: 'image/png' }] }), choice()],
       [reply('2'), choice('ask_user_question')],
