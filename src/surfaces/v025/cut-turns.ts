@@ -6,6 +6,7 @@ import type { FacadeWords, ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { withoutRestatements } from './rest-restatements.js';
+import { withReplayedGap } from './turn-pipeline-replay.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
 import { noted, TurnTracker } from './turn-tracker.js';
@@ -110,7 +111,10 @@ export async function* cutTurnRest(
     yield* withoutRestatements(followedRest(current.id, tracker, vouched(ctx), deps), shown.passed);
     return;
   }
-  yield* noted(restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events, tracker);
+  const rest = restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events;
+  // A pipeline turn's words before its last update are in no task: read from iac-code's journal after those its user
+  // was shown, as a broken stream's recovery reads them (one path for the rest followed live and the rest read here).
+  yield* noted(await withReplayedGap(rest, shown, deps.pipelineState, ctx.signal), tracker);
 }
 
 /** What the turn being watched tells of a cut before its reply began, and whether its message was sent. */

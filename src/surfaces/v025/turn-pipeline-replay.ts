@@ -11,7 +11,8 @@ import type { TurnSoFar } from './turn-rest.js';
  * upstream/iac-code/pipeline-state.ts). The journal holds every envelope iac-code published, with the
  * numbers the stream carried, so the envelopes between the last one the caller read and the update the
  * recovery shows next fill the gap exactly, and a jump in the numbering that lost nothing is no gap at all.
- * When the journal cannot be read, the mark stays: the caller is told words may be missing, as before.
+ * When the journal cannot be read, the mark stays: the caller is told words may be missing, as before. The
+ * rest of a turn its user hung up (cut-turns.ts) is filled so too, after what the note says they were shown.
  */
 
 const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
