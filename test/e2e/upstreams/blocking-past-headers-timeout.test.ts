@@ -30,8 +30,7 @@ import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
 import { statusEvent, testAgentCard } from '../../support/sdk-v1-agent-kit.js';
 import { rpc, userMessage } from '../../support/facade.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { connectClient } from './sdk1-client.js';
+import { connectBinding, connectClient } from './sdk1-client.js';
 
 /** undici arms its headers timer on ~0.5 s ticks: a 300 ms bound fires within about a second, well before the turn ends. */
 const HEADERS_TIMEOUT_MS = 300;
@@ -152,8 +151,7 @@ async function startSlowV1Agent(binding: V1Binding, taskStore: FreezableV1Store)
 /** What the official client's blocking SendMessage gives, on each binding of the gateway: state and words, or the error. */
 async function sendFromEveryBinding(gatewayUrl: string): Promise<Record<string, string>> {
   const clients: Array<[string, Client]> = [];
-  for (const binding of BINDINGS)
-    clients.push([binding, binding === 'GRPC' ? await connectGrpc(gatewayUrl) : await connectClient(gatewayUrl, binding)]);
+  for (const binding of BINDINGS) clients.push([binding, await connectBinding(gatewayUrl, binding)]);
   const outcomes = await Promise.all(
     clients.map(async ([binding, client]) => {
       try {

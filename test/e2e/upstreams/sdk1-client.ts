@@ -14,6 +14,7 @@ import {
   type Client,
 } from 'a2a-sdk-1/client';
 import { artifactText, partsText, type Payload, type TransportName } from '../../support/sdk-v1-client.js';
+import { connectGrpc } from '../grpc/grpc-client.js';
 
 export async function connectClient(gatewayUrl: string, transport: TransportName): Promise<Client> {
   const factory = new ClientFactory(
@@ -78,3 +79,7 @@ export class StreamReader {
 export function taskIdOf(payload: Payload): string {
   return payload.$case === 'task' ? payload.value.id : payload.$case === 'message' ? payload.value.taskId : payload.value.taskId;
 }
+
+/** The official 1.x client over one of the gateway's three bindings. */
+export const connectBinding = (gatewayUrl: string, binding: TransportName | 'GRPC'): Promise<Client> =>
+  binding === 'GRPC' ? connectGrpc(gatewayUrl) : connectClient(gatewayUrl, binding);

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startSdkV025Agent, v025Reply, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { listRequest, sendRequest, textOf, wireError } from '../../support/sdk-v1-client.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { StreamReader, connectClient, outline } from './sdk1-client.js';
+import { connectBinding, outline, StreamReader } from './sdk1-client.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -37,7 +36,7 @@ describe.each(['JSONRPC', 'HTTP+JSON', 'GRPC'] as const)("a 0.2.5 agent's answer
   beforeAll(async () => {
     agent = await startSdkV025Agent();
     gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
-    client = binding === 'GRPC' ? await connectGrpc(gateway.url) : await connectClient(gateway.url, binding);
+    client = await connectBinding(gateway.url, binding);
   });
   afterAll(async () => {
     await gateway?.close();

@@ -18,8 +18,7 @@ import { CANCEL_SETTLE_MS } from '../../../src/core/settled-cancel.js';
 import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { connectClient } from './sdk1-client.js';
+import { connectBinding } from './sdk1-client.js';
 
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 const STEP_MS = 100;
@@ -79,8 +78,7 @@ describe('CancelTask of a running task of an a2a-js 0.2.5 agent whose cancel tak
   beforeAll(async () => {
     agent = await startSdkV025Server({ card: { name: 'flagging', description: 'cancels at its next step', skills: [] }, executor });
     gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
-    for (const binding of BINDINGS)
-      clients.set(binding, binding === 'GRPC' ? await connectGrpc(gateway.url) : await connectClient(gateway.url, binding));
+    for (const binding of BINDINGS) clients.set(binding, await connectBinding(gateway.url, binding));
   });
   afterAll(async () => {
     executor.stubbornMayFinish = true;

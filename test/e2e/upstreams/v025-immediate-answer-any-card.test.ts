@@ -17,8 +17,7 @@ import { startSdkV025Server, type RunningSdkV025Server, type SdkV025CardFields }
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { connectClient } from './sdk1-client.js';
+import { connectBinding } from './sdk1-client.js';
 
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 const QUESTION = 'Which region?';
@@ -69,8 +68,7 @@ describe.each(CARDS)('returnImmediately answering a question of an a2a-js 0.2.5 
   beforeAll(async () => {
     agent = await startSdkV025Server({ card: { name: 'asking', description: 'asks first', skills: [], ...card }, executor: new AskingExecutor() });
     gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
-    for (const binding of BINDINGS)
-      clients.set(binding, binding === 'GRPC' ? await connectGrpc(gateway.url) : await connectClient(gateway.url, binding));
+    for (const binding of BINDINGS) clients.set(binding, await connectBinding(gateway.url, binding));
   });
   afterAll(async () => {
     await gateway?.close();

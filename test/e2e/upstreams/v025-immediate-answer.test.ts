@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startSdkV025Agent, v025Reply, V025_QUESTION, type RunningSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { connectClient } from './sdk1-client.js';
+import { connectBinding, connectClient } from './sdk1-client.js';
 
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 /** A `slow:` turn takes seconds at this pace (a dozen chunks). */
@@ -33,8 +32,7 @@ describe('returnImmediately in front of an a2a-js 0.2.5 agent', () => {
   beforeAll(async () => {
     agent = await startSdkV025Agent({ slowChunkDelayMs: SLOW_CHUNK_MS });
     gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
-    for (const binding of BINDINGS)
-      clients.set(binding, binding === 'GRPC' ? await connectGrpc(gateway.url) : await connectClient(gateway.url, binding));
+    for (const binding of BINDINGS) clients.set(binding, await connectBinding(gateway.url, binding));
   });
   afterAll(async () => {
     await gateway?.close();

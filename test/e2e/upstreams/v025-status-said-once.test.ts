@@ -16,8 +16,7 @@ import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { cli } from '../../support/run-cli.js';
 import { payloadRef, sendRequest, textOf, type Payload } from '../../support/sdk-v1-client.js';
-import { connectGrpc } from '../grpc/grpc-client.js';
-import { StreamReader, connectClient } from './sdk1-client.js';
+import { connectBinding, StreamReader } from './sdk1-client.js';
 
 const WORKING = 'Working on it...';
 const QUESTION = 'Which region?';
@@ -76,7 +75,7 @@ describe('status messages of a 0.2.5 agent, through the official 1.x client', ()
     });
     gateway = await startTestGateway({ grpc: { port: 0 }, upstream: { url: agent.url } });
     for (const binding of BINDINGS) {
-      clients.set(binding, binding === 'GRPC' ? await connectGrpc(gateway.url) : await connectClient(gateway.url, binding));
+      clients.set(binding, await connectBinding(gateway.url, binding));
     }
   });
   afterAll(async () => {
