@@ -2,6 +2,7 @@ import { withFields, type StreamResponse } from '../../model/index.js';
 import type { JsonObject } from '../../model/json.js';
 import { textField } from '../../upstream/iac-code/fields.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
+import { USER_ASKS } from './reply/pipeline-text.js';
 import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
 import { neverSent, withReplayedGap } from './turn-pipeline-replay.js';
 import type { TurnSoFar } from './turn-rest.js';
@@ -10,11 +11,11 @@ import type { TurnSoFar } from './turn-rest.js';
  * The words of a finished iac-code pipeline turn that tasks/get reads from iac-code's journal: the task keeps
  * only its latest update's envelopes, and the rest read from it (turn-rest.ts) marks where the words before were
  * lost (turn-pipeline.ts). Nobody was shown any of this turn, so the gap runs from where the turn began, which the
- * journal tells: every iac-code turn continues the task, and each one before ended on an envelope whose status is
- * not `working` (its question, its end). The gap is filled as a broken stream's recovery fills it
- * (turn-pipeline-replay.ts), and the files whose `artifact_created` came before the turn began are an earlier
- * turn's, not shown again. Without the journal, the latest update's words are all there is (the mark goes: no
- * stream of a tasks/get broke).
+ * journal tells: every iac-code turn continues the task, and each one before ended on an envelope that asks the
+ * user (a permission prompt's may say `working`) or whose status is not `working` (its end). The gap is filled as
+ * a broken stream's recovery fills it (turn-pipeline-replay.ts), and the files whose `artifact_created` came
+ * before the turn began are an earlier turn's, not shown again. Without the journal, the latest update's words
+ * are all there is (the mark goes: no stream of a tasks/get broke).
  */
 
 const sequenceOf = (envelope: JsonObject): number | undefined =>
@@ -26,12 +27,15 @@ const sentFor = (journal: readonly JsonObject[], taskId: string): JsonObject[] =
     (envelope) => !neverSent(envelope) && (envelope.taskId === undefined || envelope.taskId === taskId || envelope.deliveryTaskId === taskId),
   );
 
+const endsTurn = (envelope: JsonObject): boolean =>
+  envelope.status !== 'working' || (typeof envelope.eventType === 'string' && USER_ASKS.has(envelope.eventType));
+
 /** The number of the last envelope sent before `until` that ended a turn (0: none did, the turn opened the task). */
 function turnStartIn(sent: readonly JsonObject[], until: number): number {
   let start = 0;
   for (const envelope of sent) {
     const sequence = sequenceOf(envelope);
-    if (sequence !== undefined && sequence < until && sequence > start && envelope.status !== 'working') start = sequence;
+    if (sequence !== undefined && sequence < until && sequence > start && endsTurn(envelope)) start = sequence;
   }
   return start;
 }

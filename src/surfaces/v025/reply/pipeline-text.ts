@@ -108,7 +108,8 @@ const CANDIDATE_OWN: ReadonlySet<string> = new Set([
   'candidate_failed',
 ]);
 
-const CANDIDATE_ASKS: ReadonlySet<string> = new Set(['input_required', 'permission_requested']);
+/** Envelopes that ask the user something (a candidate's too): a turn ends on one, whatever its status says. */
+export const USER_ASKS: ReadonlySet<string> = new Set(['input_required', 'permission_requested']);
 
 const runIdOf = (coordinate: JsonObject | undefined, fallback: string): string =>
   textField(coordinate?.runId) ?? textField(coordinate?.id) ?? fallback;
@@ -124,7 +125,7 @@ function addEnvelope(said: PipelineSaid, envelope: PipelineEnvelope, metadata: J
     return;
   }
   // Of a candidate's other envelopes only what it asks the user reaches the reply.
-  if (candidate && !CANDIDATE_ASKS.has(eventType)) return;
+  if (candidate && !USER_ASKS.has(eventType)) return;
   if (eventType === WORDS_LOST_EVENT) return sayWordsLost(said, textField(data.gapId) ?? 'gap');
   const stepRun = runIdOf(step, 'pipeline');
   // What the candidates wrote comes before a question, a reason or the next step.
