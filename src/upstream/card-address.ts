@@ -12,23 +12,39 @@ import { isWildcardHost } from '../wildcard-host.js';
 /** Told when a card's loopback address is replaced: what the card said, what is called instead. */
 export type CardAddressNotice = (advertised: string, used: string) => void;
 
-/** A host only the machine itself reaches: `localhost` (and `*.localhost`), 127.0.0.0/8, `::1`. */
+/**
+ * A host only the machine itself reaches: `localhost` (and `*.localhost`, a trailing dot too), 127.0.0.0/8,
+ * `::1`, and 127.0.0.0/8 mapped into IPv6 (`[::ffff:127.0.0.1]`, which a URL writes `[::ffff:7f00:1]`).
+ */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+  const ipv4 = host.replace(/^::ffff:(?=\d)/, '');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127(?:\.\d{1,3}){3}$/.test(ipv4) ||
+    /^::ffff:7f[\da-f]{2}:[\da-f]{1,4}$/.test(host)
+  );
 }
+
+/** `upstream.url`'s host names the gateway's own machine: loopback, or every interface (`0.0.0.0`, `[::]`) as bound. */
+const onGatewayMachine = (hostname: string): boolean => isLoopbackHost(hostname) || isWildcardHost(hostname);
 
 /**
  * `url` made reachable from here, in place. A wildcard host becomes the host the card came from (the card's
- * scheme kept). A loopback host, when `upstream.url` (`baseUrl`) is not on loopback itself, becomes
- * `upstream.url`'s origin, the card's path kept: that agent is not on the gateway's machine, so its
- * `localhost` is not the gateway's; `notice` is told.
+ * scheme kept). A loopback host, when `upstream.url` (`baseUrl`) is not on the gateway's machine itself
+ * (loopback, or a wildcard host), becomes `upstream.url`'s origin, the card's path kept: that agent is not on
+ * the gateway's machine, so its `localhost` is not the gateway's; `notice` is told.
  */
 export function reachableCardUrl(url: URL, baseUrl: string, notice?: CardAddressNotice): URL {
   const base = new URL(baseUrl);
   if (isWildcardHost(url.hostname)) {
     url.host = base.host;
-  } else if (isLoopbackHost(url.hostname) && !isLoopbackHost(base.hostname)) {
+  } else if (isLoopbackHost(url.hostname) && !onGatewayMachine(base.hostname)) {
     const advertised = url.toString();
     url.protocol = base.protocol;
     url.hostname = base.hostname;

@@ -29,14 +29,20 @@ describe('usableUrl: a card address on loopback, the agent reached elsewhere', (
     expect(usableUrl('http://localhost:41241/', BASE, notice)).toBe(BASE);
     expect(usableUrl('http://127.0.0.1:9999/a2a/v1', BASE, notice)).toBe('http://agent-host:8080/a2a/v1');
     expect(usableUrl('http://[::1]:41241/rpc', 'https://agents.example.com/', notice)).toBe('https://agents.example.com/rpc');
+    // Loopback as a URL may also write it: a fully qualified localhost, 127.0.0.1 mapped into IPv6.
+    expect(usableUrl('http://localhost.:41241/rpc', BASE, notice)).toBe('http://agent-host:8080/rpc');
+    expect(usableUrl('http://[::ffff:127.0.0.1]:41241/rpc', BASE, notice)).toBe('http://agent-host:8080/rpc');
     expect(told[0]).toEqual(['http://localhost:41241/', BASE]);
-    expect(told).toHaveLength(3);
+    expect(told).toHaveLength(5);
   });
 
   it('stays as it is when upstream.url is on loopback too, or the card names another host', () => {
     const told: string[] = [];
     const notice = (advertised: string) => void told.push(advertised);
     expect(usableUrl('http://localhost:41241/', 'http://127.0.0.1:8080/', notice)).toBe('http://localhost:41241/');
+    // A wildcard upstream.url is this machine too: a local agent serving its card and its RPC on two ports.
+    expect(usableUrl('http://localhost:9000/rpc', 'http://0.0.0.0:8080/', notice)).toBe('http://localhost:9000/rpc');
+    expect(usableUrl('http://localhost:9000/rpc', 'http://[::]:8080/', notice)).toBe('http://localhost:9000/rpc');
     expect(usableUrl('http://other-host:41241/a2a', BASE, notice)).toBe('http://other-host:41241/a2a');
     expect(usableUrl('http://0.0.0.0:41241/a2a', BASE, notice)).toBe('http://agent-host:8080/a2a');
     expect(told).toEqual([]);
@@ -55,9 +61,12 @@ describe('usableUrl: a card address on loopback, the agent reached elsewhere', (
     expect(restEndpoint(v03, 'http://agent-host:8080')).toBe('http://agent-host:8080/agent');
   });
 
-  it('loopback is localhost, 127.0.0.0/8 and ::1', () => {
-    expect(['localhost', 'LOCALHOST', 'app.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '::1'].every(isLoopbackHost)).toBe(true);
-    expect(['agent-host', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '[::]', '0.0.0.0'].some(isLoopbackHost)).toBe(false);
+  it('loopback is localhost, 127.0.0.0/8 and ::1, as a URL writes them', () => {
+    const loopback = ['localhost', 'LOCALHOST', 'localhost.', 'app.localhost', 'app.localhost.', '127.0.0.1', '127.1.2.3', '[::1]', '::1'];
+    const mapped = ['[::ffff:127.0.0.1]', '[::ffff:127.1.2.3]'].map((host) => new URL(`http://${host}/`).hostname);
+    expect([...loopback, ...mapped, '::ffff:127.0.0.1'].filter((host) => !isLoopbackHost(host))).toEqual([]);
+    const elsewhere = ['agent-host', '10.0.0.1', '128.0.0.1', 'localhost.example.com', '[::]', '0.0.0.0', '[::ffff:10.0.0.1]', 'localhost..'];
+    expect(elsewhere.map((host) => new URL(`http://${host}/`).hostname).filter(isLoopbackHost)).toEqual([]);
   });
 });
 
