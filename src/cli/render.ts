@@ -1,5 +1,15 @@
 import { isAssistantFinal, isToolEvent } from '../upstream/iac-code/events.js';
-import { sameMessage, withFields, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskState } from '../model/index.js';
+import {
+  conversation,
+  sameMessage,
+  withFields,
+  type Artifact,
+  type Message,
+  type Part,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from '../model/index.js';
 
 /** What a person reads of a part: its text, or one line saying what else it is. */
 export function partText(part: Part): string {
@@ -28,6 +38,32 @@ const wordsOf = (parts: readonly Part[]): string => textOf(parts.filter((part) =
 
 /** Text compared as read: the line breaks the printer puts between messages are not the agent's words. */
 const squashed = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** Words start at `at` in `text`: not inside one (the `6` of `(1-6)` is not an answer `6`, nor `Yes` of `Yesterday`). */
+const wordStart = (text: string, at: number): boolean => at === 0 || !WORD_CHAR.test(text[at - 1]!) || !WORD_CHAR.test(text[at] ?? '');
+
+/** `said` ends with `text`'s words, whole words: an artifact or closing message saying again what was just shown. */
+function endsWithWords(said: string, text: string): boolean {
+  const [whole, end] = [squashed(said), squashed(text)];
+  return whole.endsWith(end) && wordStart(whole, whole.length - end.length);
+}
+
+/** `said` holds words that `text` (an artifact not whole yet) begins: it may still turn out to end what was shown. */
+function mayEndWithWords(said: string, text: string): boolean {
+  const [whole, start] = [squashed(said), squashed(text)];
+  for (let at = whole.indexOf(start); at >= 0; at = whole.indexOf(start, at + 1)) if (wordStart(whole, at)) return true;
+  return false;
+}
+
+/** The agent messages of a task's latest turn (after its last user message), each said once. */
+function latestTurn(history: readonly Message[]): Message[] {
+  const messages = conversation(history);
+  const lastUser = messages.findLastIndex((message) => message.role === 'ROLE_USER');
+  const said = messages.slice(lastUser + 1).filter((message) => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata));
+  // iac-code's restatement of its last words under an id of its own, without the metadata that tells it.
+  return said.filter((message, i) => i === 0 || textOf(message.parts) !== textOf(said[i - 1]!.parts));
+}
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
 export const stateName = (state: TaskState): string =>
@@ -72,14 +108,14 @@ const STILL_WORKING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', '
  * Prints a stream as it arrives. The reply's words come as agent status messages (each a chunk, all
  * printed in order; iac-code's `assistantFinal` repeat is skipped) or, from agents that stream nothing
  * else, as artifacts and direct messages. An artifact's text after streamed status text starts on a line of
- * its own once it says something the text shown does not hold, and streams on from there, one artifact at a
- * time (the others' chunks wait for its last one, or the next status): an agent that says "Working on it..."
- * and answers in an artifact shows both, one that streams its reply and files the same words as an artifact
- * shows them once. After artifacts' text, the status message that ends the turn follows on a line of its
- * own unless the text shown already holds it (an a2a-js agent that answers in an artifact and closes with a
+ * its own once it is more than the last words shown (whole words: `6` after `(1-6)...` is said), and streams
+ * on from there, one artifact at a time (the others' chunks wait for its last one, or the next status): an
+ * agent that says "Working on it..." and answers in an artifact shows both, one that streams its reply and
+ * files the same words as an artifact shows them once. After artifacts' text, the status message that ends
+ * the turn follows on a line of its own unless the text shown already ends with it (an a2a-js agent that answers in an artifact and closes with a
  * word of its own: the facade shows both, docs/facade-reply.md). A blocking answer (one
  * `task` event) prints its artifacts' text and its status message the same way, else the agent messages
- * of its history (files only in the summary).
+ * of its history's latest turn (files only in the summary).
  */
 export function createStreamPrinter(write: (text: string) => void) {
   const summary: TurnSummary = { artifacts: new Map() };
@@ -94,7 +130,7 @@ export function createStreamPrinter(write: (text: string) => void) {
   const held = new Map<string, { text: string; whole: boolean }>();
   /** The artifact after streamed status text whose chunks go to stdout as they come. */
   let live: string | undefined;
-  const alreadyShown = (text: string): boolean => squashed(shown).includes(squashed(text));
+  const alreadyShown = (text: string): boolean => endsWithWords(shown, text);
   const out = (text: string) => {
     if (!text) return;
     wroteAny = true;
@@ -145,14 +181,16 @@ export function createStreamPrinter(write: (text: string) => void) {
   /**
    * Shows the held artifacts that say something not shown yet, each from a line of its own; one not whole goes
    * on live. `ending` (a status, a message, the end): each shows what it has, and nothing stays live, so what
-   * is said next starts on a line of its own; an artifact that only said again what was shown is dropped.
+   * is said next starts on a line of its own; an artifact that only said again what was shown is dropped once
+   * whole or at the end of the turn (`over`). One not whole whose words so far were shown stays held: its next
+   * chunks tell whether it repeats them.
    */
-  function showHeld(ending: boolean): void {
+  function showHeld(ending: boolean, over = false): void {
     if (ending) live = undefined;
     for (const [id, { text, whole }] of held) {
       if (live !== undefined) return;
-      if (alreadyShown(text)) {
-        if (whole || ending) held.delete(id);
+      if (whole || over ? alreadyShown(text) : mayEndWithWords(shown, text)) {
+        if (whole || over) held.delete(id);
         continue;
       }
       held.delete(id);
@@ -179,13 +217,12 @@ export function createStreamPrinter(write: (text: string) => void) {
     else if (closing?.role === 'ROLE_AGENT') return agentText(closing, undefined, true);
     if (artifacts) return;
     // The closing status message is also the history's last (the reason, told apart); iac-code's chunks before it
-    // share its id, and are what the turn said.
+    // share its id, and are what the turn said. iac-code gives every turn's chunks that id: the turns before are
+    // the task's earlier answers, not this one.
     const history = task.history ?? [];
     const told = sameMessage(history.at(-1), closing) ? history.slice(0, -1) : history;
-    const said = (message: Message): boolean => message.role === 'ROLE_AGENT' && !isAssistantFinal(message.metadata);
     out(
-      told
-        .filter(said)
+      latestTurn(told)
         .map((message) => textOf(message.parts))
         .join(''),
     );
@@ -227,7 +264,7 @@ export function createStreamPrinter(write: (text: string) => void) {
     },
     /** Ends the streamed text with a newline, so the summary starts on its own line. */
     finish(): void {
-      showHeld(true);
+      showHeld(true, true);
       if (wroteAny && !lastNewline) write('\n');
     },
   };

@@ -3,6 +3,7 @@ import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMessage, part, promptOf, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../support/sdk-v1-agent-kit.js';
 import { createStreamPrinter } from '../../src/cli/render.js';
+import type { StreamResponse } from '../../src/model/index.js';
 import { inProcess } from './in-process.js';
 
 /*
@@ -104,5 +105,39 @@ describe('the stream printer, an artifact after a status message', () => {
     expect(stdout).toBe(`${WORKING}\nalpha `);
     printer.event({ artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [text('beta')] }, append: true, lastChunk: true } });
     expect(stdout).toBe(`${WORKING}\nalpha beta`);
+  });
+
+  const status = (state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED', words?: string): StreamResponse => ({
+    statusUpdate: { ...ids, status: { state, ...(words ? { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [text(words)] } } : {}) } },
+  });
+  const chunk = (words: string, append: boolean, lastChunk: boolean): StreamResponse => ({
+    artifactUpdate: { ...ids, artifact: { artifactId: 'a', parts: [text(words)] }, append, lastChunk },
+  });
+  const printed = (events: StreamResponse[]): string => {
+    let stdout = '';
+    const printer = createStreamPrinter((written) => (stdout += written));
+    events.forEach((event) => printer.event(event));
+    printer.finish();
+    return stdout;
+  };
+
+  it('an answer whose words occur inside the status text, not at its end as whole words, is shown', () => {
+    const rolled = printed([status('TASK_STATE_WORKING', 'Rolling a die (1-6)...'), chunk('6', false, true), status('TASK_STATE_COMPLETED')]);
+    expect(rolled).toBe('Rolling a die (1-6)...\n6\n');
+    const asked = printed([status('TASK_STATE_WORKING', 'Yesterday?'), chunk('Yes', false, true), status('TASK_STATE_COMPLETED')]);
+    expect(asked).toBe('Yesterday?\nYes\n');
+  });
+
+  it('an answer whose first chunk the status text holds is shown whole, a status update between its chunks', () => {
+    const answer = (said: string) =>
+      printed([
+        status('TASK_STATE_WORKING', said),
+        chunk('The', false, false),
+        status('TASK_STATE_WORKING'),
+        chunk(' answer is 42.', true, true),
+        status('TASK_STATE_COMPLETED'),
+      ]);
+    expect(answer('The agent is thinking...')).toBe('The agent is thinking...\nThe answer is 42.\n');
+    expect(answer('Here is the answer: The')).toBe('Here is the answer: The\nThe answer is 42.\n');
   });
 });

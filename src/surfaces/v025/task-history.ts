@@ -1,49 +1,15 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { withHistoryLength } from '../../model/index.js';
-import { withFields, renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
+import { conversation, withFields, renamedTask, type GetTaskRequest, type Message, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
 import { taskReply } from './task-reply.js';
 
-const textOf = (message: Message): string | undefined =>
-  message.parts.every((part) => part.text !== undefined) ? message.parts.map((part) => part.text).join('') : undefined;
-
-/**
- * A run of agent messages that an agent wrote as streamed pieces and then whole (iac-code's SDK keeps
- * every chunk's status message in the history, then the aggregate): the pieces go, the whole stays.
- */
-function withoutChunks(run: Message[]): Message[] {
-  const last = run.at(-1);
-  if (!last || run.length < 2) return run;
-  const whole = textOf(last);
-  const pieces = run.slice(0, -1).map(textOf);
-  if (!whole || pieces.some((piece) => piece === undefined) || pieces.join('') !== whole) return run;
-  return [last];
-}
-
 /** A task's messages with its status message last, when its history does not hold it (the current state's words). */
 function withStatusMessage(history: readonly Message[], statusMessage: Message | undefined): Message[] {
   return statusMessage && !history.some((message) => message.messageId === statusMessage.messageId) ? [...history, statusMessage] : [...history];
-}
-
-/** The conversation of a task: every user message and each turn's agent messages, without streamed pieces. */
-export function conversation(history: readonly Message[]): Message[] {
-  const messages: Message[] = [];
-  let run: Message[] = [];
-  for (const message of history) {
-    if (message.role === 'ROLE_AGENT') {
-      run.push(message);
-      continue;
-    }
-    // Item by item: a long turn streams more chunks than a call takes arguments.
-    for (const kept of withoutChunks(run)) messages.push(kept);
-    messages.push(message);
-    run = [];
-  }
-  for (const kept of withoutChunks(run)) messages.push(kept);
-  return messages;
 }
 
 /**
