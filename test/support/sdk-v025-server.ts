@@ -6,10 +6,31 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
-import type { AgentCard } from 'a2a-sdk-025';
+import { randomUUID } from 'node:crypto';
+import type { AgentCard, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
 import { A2AExpressApp, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from 'a2a-sdk-025/server';
 
 export const SDK_V025_RPC_PATH = '/a2a';
+
+/** A status update of the task `ids` saying `text` (an agent message of its own id), as a test executor publishes it. */
+export const saidStatus = (ids: { taskId: string; contextId: string }, state: TaskState, text: string, final: boolean): TaskStatusUpdateEvent => ({
+  kind: 'status-update',
+  taskId: ids.taskId,
+  contextId: ids.contextId,
+  final,
+  status: {
+    state,
+    timestamp: new Date().toISOString(),
+    message: {
+      kind: 'message',
+      role: 'agent',
+      messageId: randomUUID(),
+      taskId: ids.taskId,
+      contextId: ids.contextId,
+      parts: [{ kind: 'text', text }],
+    },
+  },
+});
 
 /** The card fields an agent chooses (the url is where it is served); the rest default to a plain streaming text agent. */
 export type SdkV025CardFields = Pick<AgentCard, 'name' | 'description' | 'skills'> &

@@ -9,7 +9,6 @@
  * 0.2.5 tasks/get and tasks/cancel. Streams keep it too (test/e2e/grpc/upstream-faults.test.ts,
  * test/e2e/hardening/upstream-faults.test.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState as V1State, type AgentCard as V1Card } from 'a2a-sdk-1';
 import {
@@ -24,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../../src/app.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log.js';
-import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
+import { saidStatus, startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { openingTask, serveSdkAgent } from '../../support/sdk-v1-server.js';
@@ -45,18 +44,7 @@ const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 /** a2a-js 0.2.5: Task, working, then after TURN_MS completed "Slept well.". */
 class SlowV025Executor implements AgentExecutor {
   execute = async ({ taskId, contextId, userMessage: said }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const status = (state: 'working' | 'completed', final: boolean) =>
-      bus.publish({
-        kind: 'status-update',
-        taskId,
-        contextId,
-        final,
-        status: {
-          state,
-          timestamp: new Date().toISOString(),
-          message: { kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts: [{ kind: 'text', text: DONE }] },
-        },
-      });
+    const status = (state: 'working' | 'completed', final: boolean) => bus.publish(saidStatus({ taskId, contextId }, state, DONE, final));
     bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [said] });
     status('working', false);
     await sleep(TURN_MS);

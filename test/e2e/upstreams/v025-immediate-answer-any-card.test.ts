@@ -7,13 +7,12 @@
  * COMPLETED). The gateway streams the turn when the agent streams, whatever its version (v025-immediate.ts), and
  * otherwise answers such a failure with the task it finds moved on (v025-unstreamed-follow-up.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import type { Message, TaskState as V025State, TaskStatusUpdateEvent } from 'a2a-sdk-025';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-025/server';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSdkV025Server, type RunningSdkV025Server, type SdkV025CardFields } from '../../support/sdk-v025-server.js';
+import { saidStatus, startSdkV025Server, type RunningSdkV025Server, type SdkV025CardFields } from '../../support/sdk-v025-server.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { asTask, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
@@ -36,17 +35,7 @@ const promptOf = (message: Message): string => message.parts.map((part) => (part
  */
 class AskingExecutor implements AgentExecutor {
   execute = async ({ taskId, contextId, userMessage, task }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
-    const status = (state: V025State, text: string, final: boolean): TaskStatusUpdateEvent => ({
-      kind: 'status-update',
-      taskId,
-      contextId,
-      final,
-      status: {
-        state,
-        timestamp: new Date().toISOString(),
-        message: { kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts: [{ kind: 'text', text }] },
-      },
-    });
+    const status = (state: V025State, text: string, final: boolean): TaskStatusUpdateEvent => saidStatus({ taskId, contextId }, state, text, final);
     if (!task) bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [userMessage] });
     bus.publish(status('working', 'Working on it...', false));
     bus.publish(task ? status('completed', deploying(promptOf(userMessage)), true) : status('input-required', QUESTION, true));

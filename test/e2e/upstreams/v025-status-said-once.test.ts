@@ -12,7 +12,7 @@ import type { Message, TaskState, TaskStatusUpdateEvent } from 'a2a-sdk-025';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-025/server';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
+import { saidStatus, startSdkV025Server, type RunningSdkV025Server } from '../../support/sdk-v025-server.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { cli } from '../../support/run-cli.js';
 import { payloadRef, sendRequest, textOf, type Payload } from '../../support/sdk-v1-client.js';
@@ -33,17 +33,7 @@ const promptOf = (message: Message): string => message.parts.map((part) => (part
 class TalkativeExecutor implements AgentExecutor {
   execute = async ({ taskId, contextId, userMessage, task }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const prompt = promptOf(userMessage);
-    const status = (state: TaskState, text: string, final: boolean): TaskStatusUpdateEvent => ({
-      kind: 'status-update',
-      taskId,
-      contextId,
-      status: {
-        state,
-        timestamp: new Date().toISOString(),
-        message: { kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId, parts: [{ kind: 'text', text }] },
-      },
-      final,
-    });
+    const status = (state: TaskState, text: string, final: boolean): TaskStatusUpdateEvent => saidStatus({ taskId, contextId }, state, text, final);
     if (!task && !prompt.startsWith(UNOPENED_PREFIX)) {
       bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [userMessage] });
     }
