@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpc, userMessage } from '../../support/facade.js';
-import { freePort } from '../../support/free-port.js';
+import { CLOSED_PORT } from '../../support/free-port.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 describe('a facade turn whose agent cannot be reached, in the log', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway({ upstream: { url: `http://127.0.0.1:${await freePort()}` } });
+    gateway = await startTestGateway({ upstream: { url: `http://127.0.0.1:${CLOSED_PORT}` } });
   });
   afterAll(async () => {
     await gateway?.close();

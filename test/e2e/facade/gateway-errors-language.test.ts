@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { facadeWords, failureReason } from '../../../src/surfaces/v025/reply/index.js';
-import { freePort } from '../../support/free-port.js';
+import { CLOSED_PORT } from '../../support/free-port.js';
 import { fakeIacCodeBehindGateway, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 
 describe('the gateway refusing a facade turn it cannot begin', () => {
   let gateway: RunningGateway;
   beforeAll(async () => {
-    gateway = await startFacadeGateway({ upstream: { url: `http://127.0.0.1:${await freePort()}` } });
+    gateway = await startFacadeGateway({ upstream: { url: `http://127.0.0.1:${CLOSED_PORT}` } });
   });
   afterAll(async () => {
     await gateway?.close();
