@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { assertRedisKeysFitCluster, clusterProblem, hashTagOf, redisKeyGroups } from '../src/redis-cluster-check.js';
-import { freePort } from './support/free-port.js';
+import { CLOSED_PORT } from './support/free-port.js';
 
 describe('hash tags', () => {
   it('follow the cluster rule: the first {…} when not empty, else the whole key', () => {
@@ -37,7 +37,7 @@ describe('hash tags', () => {
 
 describe('the start-up cluster check through Sentinel', () => {
   it('gives up at once when no sentinel answers, instead of holding the start', async () => {
-    const url = `redis+sentinel://127.0.0.1:${await freePort()},127.0.0.1:${await freePort()}/m`;
+    const url = `redis+sentinel://127.0.0.1:${CLOSED_PORT},127.0.0.1:${CLOSED_PORT}/m`;
     const started = Date.now();
     await expect(assertRedisKeysFitCluster(defaultConfig({ store: 'redis', 'redis-url': url }))).resolves.toBeUndefined();
     expect(Date.now() - started).toBeLessThan(5_000);

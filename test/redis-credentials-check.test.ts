@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config/load.js';
 import { defaultConfig } from '../src/config/schema.js';
 import { createLogger } from '../src/log.js';
 import { assertRedisTakesCredentials } from '../src/redis-credentials-check.js';
-import { freePort } from './support/free-port.js';
+import { CLOSED_PORT } from './support/free-port.js';
 import { startTestGateway } from './support/gateway.js';
 import { startPasswordRedis, type PasswordRedis } from './support/password-redis.js';
 
@@ -43,7 +43,7 @@ describe('a Redis that refuses the configured credentials', () => {
 
   it('lets the start go on with the right password, and when the Redis cannot be reached now', async () => {
     await expect(check({ store: 'redis', 'redis-url': `redis://:${PASSWORD}@127.0.0.1:${port}` })).resolves.toBeUndefined();
-    await expect(check({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${await freePort()}` })).resolves.toBeUndefined();
+    await expect(check({ store: 'redis', 'redis-url': `redis://:${WRONG}@127.0.0.1:${CLOSED_PORT}` })).resolves.toBeUndefined();
   });
 
   it('is what a gateway with a wrong password meets: it does not start', async () => {

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisTaskAliases } from '../src/core/task-aliases/redis.js';
 import { closeRedis, connectRedis, failQueued, isCredentialsRefusal } from '../src/redis-connection.js';
-import { freePort } from './support/free-port.js';
+import { CLOSED_PORT } from './support/free-port.js';
 import { startPasswordRedis, type PasswordRedis } from './support/password-redis.js';
 import { ownRedis } from './support/redis-server.js';
 import { waitUntil } from './support/wait-until.js';
@@ -138,7 +138,7 @@ describe('a connection whose Redis comes to refuse its credentials', () => {
 
 describe('ending a connection', () => {
   it('fails what it still holds while it reconnects (ioredis disconnect() leaves it pending)', async () => {
-    const nothing = await freePort();
+    const nothing = CLOSED_PORT;
     const redis = connection({ maxRetriesPerRequest: 50 }, `redis://127.0.0.1:${nothing}`);
     const waiting = redis.get('some-key');
     await waitUntil(async () => redis.status === 'reconnecting');

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisEndpointText, redisErrorCounts, REDIS_WARN_EVERY_MS, watchRedis, type WatchedRedis } from '../src/observability/redis-errors.js';
 import { connectRedis } from '../src/redis-connection.js';
-import { freePort } from './support/free-port.js';
+import { CLOSED_PORT } from './support/free-port.js';
 import { ownRedis, type OwnRedis } from './support/redis-server.js';
 import { startPasswordRedis } from './support/password-redis.js';
 import { waitUntil } from './support/wait-until.js';
@@ -179,7 +179,7 @@ describe('watchRedis on real connections', () => {
   });
 
   it("a port nothing listens on: one warning naming host:port and ECONNREFUSED over ~2 s of reconnects, never the URL's password", async () => {
-    const port = await freePort();
+    const port = CLOSED_PORT;
     const { told, logger, text } = recorder();
     const redis = connectRedis(`redis://operator:url-password-5151@127.0.0.1:${port}`, { retryStrategy: () => 50 });
     connections.push(redis);

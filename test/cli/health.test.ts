@@ -5,7 +5,7 @@ import { startGateway, type RunningGateway } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { makeCertificates, type Certificates } from '../support/certificates.js';
-import { freePort } from '../support/free-port.js';
+import { CLOSED_PORT } from '../support/free-port.js';
 import { cli } from '../support/run-cli.js';
 
 let certificates: Certificates;
@@ -54,7 +54,7 @@ describe.concurrent('a2a-bridge health (the image HEALTHCHECK)', { timeout: 60_0
     const port = String((failing.address() as AddressInfo).port);
     const other = await cli(['health', '--port', port]);
     expect(other).toMatchObject({ code: 1, stderr: `a2a-bridge: http://127.0.0.1:${port}/health answered HTTP 503\n` });
-    const nobody = String(await freePort());
+    const nobody = String(CLOSED_PORT);
     const none = await cli(['health', '--port', nobody]);
     expect(none.code).toBe(3);
     expect(none.stderr).toMatch(new RegExp(`^a2a-bridge: no gateway answers on port ${nobody} of 127\\.0\\.0\\.1: .*ECONNREFUSED.*\\n$`));

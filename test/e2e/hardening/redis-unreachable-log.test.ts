@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../support/free-port.js';
+import { CLOSED_PORT } from '../../support/free-port.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { waitUntil } from '../../support/wait-until.js';
 
@@ -34,7 +34,7 @@ async function unreachableGateway(redisUrl: string): Promise<{ log: Line[]; read
 
 describe('a gateway whose Redis cannot be reached', () => {
   it('a port nothing listens on: one warning per store naming it and 127.0.0.1:<port>, never the password; /ready says why once', async () => {
-    const port = await freePort();
+    const port = CLOSED_PORT;
     const password = 'unreachable-redis-password-4d1e';
     const { log, ready } = await unreachableGateway(`redis://operator:${password}@127.0.0.1:${port}/0`);
 
