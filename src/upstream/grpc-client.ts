@@ -7,7 +7,7 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { fromGrpcError } from './grpc-errors.js';
 import { streamWentIdle } from './upstream-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
-import { createUpstreamPool, credentialHeaders, credentialSecrets, isSendMethod, withCallHeaders } from './http.js';
+import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
 import { fetchV1Card } from './v1-card.js';
@@ -95,7 +95,7 @@ export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | 
  * An A2A 1.0 agent reached over the gRPC binding, with the JSON-RPC client's behaviour: its card
  * over HTTP (which names the gRPC address), the same credentials (as metadata), `A2A-Version: 1.0`
  * and the caller's extensions, the whole-call bound on unary calls as a deadline, the headers bound on
- * every call but SendMessage (isSendMethod: its headers may come only with the turn's end), and the
+ * every call but SendMessage (its headers may come only with the turn's end: headersTimeoutOf), and the
  * caller's abort cancelling the call.
  */
 export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
@@ -185,7 +185,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       );
       // A grpc-js server sends a unary call's headers with its answer: a SendMessage's may come only at the
       // turn's end, so only the deadline (`request-timeout-ms`) bounds it; any other call the headers bound too.
-      const headers = boundHeaders(call, isSendMethod(V1_UNARY_METHODS[name].operation) ? 0 : config['headers-timeout-ms']);
+      const headers = boundHeaders(call, V1_UNARY_METHODS[name].operation === 'SendMessage' ? 0 : config['headers-timeout-ms']);
       const cancel = (): void => call.cancel();
       ctx.signal.addEventListener('abort', cancel, { once: true });
     });

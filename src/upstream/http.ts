@@ -35,16 +35,10 @@ export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
 }
 
 /**
- * Whether a unary call is a send (1.0 `SendMessage`, 0.2.5/0.3 `message/send`; HTTP+JSON `message:send` is told
- * by its route), which an agent may answer, headers included, only at the turn's end: a2a-js answers a blocking
- * send then, and a non-blocking one too when its executor publishes no Task or Message first (a2a-js 0.2.5 going
- * on with a task: v025-unstreamed-follow-up.ts), so `returnImmediately` / `blocking: false` does not make the
- * answer early. Every other call (GetTask, CancelTask, push configs, ...) is answered at once.
- */
-export const isSendMethod = (method: unknown): boolean => method === 'SendMessage' || method === 'message/send';
-
-/**
- * A unary request's undici `headersTimeout`: a send's is 0, no wait for headers of its own (isSendMethod), the
+ * A unary request's undici `headersTimeout`. A send (each wire names its own: JsonRpcWire.sendMethod, the
+ * HTTP+JSON `message:send` route, gRPC SendMessage) may be answered, headers included, only at the turn's end:
+ * a2a-js answers a blocking send then, and a non-blocking one too when its executor publishes no Task or Message
+ * first (a2a-js 0.2.5 going on with a task: v025-unstreamed-follow-up.ts). Its wait is 0, none of its own, the
  * caller's whole-call bound (`upstream.request-timeout-ms`, CallBound) ending it instead; any other call's is
  * null, the pool's `upstream.headers-timeout-ms`, so an agent that froze is given up on as soon as a stream is.
  */

@@ -10,7 +10,6 @@ import {
   credentialSecrets,
   headerValue,
   headersTimeoutOf,
-  isSendMethod,
   reportActivatedExtensions,
   requestOn,
   withCallHeaders,
@@ -42,12 +41,15 @@ export interface JsonRpcWire {
   extensionsHeader: string;
   /** An upstream JSON-RPC error object → a scrubbed A2AError. */
   fromError(error: unknown, secrets: readonly string[]): A2AError;
+  /** The wire's send, whose answer may come only at the turn's end (headersTimeoutOf). */
+  sendMethod: string;
 }
 
 export const V1_WIRE: JsonRpcWire = {
   headers: { 'a2a-version': '1.0' },
   extensionsHeader: 'a2a-extensions',
   fromError: fromJsonRpcError,
+  sendMethod: 'SendMessage',
 };
 
 /** How to reach one upstream: shared by every call to it. */
@@ -142,7 +144,7 @@ async function post(call: JsonRpcCall, id: string, signal: AbortSignal | CallBou
   const onSent = call.ctx.onMessageSent;
   const told = onSent && MESSAGE_METHODS.has(call.method) ? bodyTellingSent(body, onSent) : undefined;
   // A send may be answered only at the turn's end, bounded by `signal` (request-timeout-ms); any other call by the pool's wait for headers too.
-  const request = { method: 'POST' as const, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(isSendMethod(call.method)) };
+  const request = { method: 'POST' as const, headers, body: told ?? body, signal, headersTimeout: headersTimeoutOf(call.method === wire.sendMethod) };
   const response = await requestOn(call.transport.dispatcher, call.endpoint, request);
   reportActivatedExtensions(call.ctx, response.headers);
   return response;

@@ -38,7 +38,7 @@ export interface RestCall {
   errors: RestErrorContext;
 }
 
-/** The unary send, `message:send` (isSendMethod), in 1.0 and 0.3, under a tenant or not. */
+/** The unary send, `message:send` (headersTimeoutOf), in 1.0 and 0.3, under a tenant or not. */
 const isSendRoute = (url: string): boolean => url.endsWith('/message:send');
 
 /** The routes that carry the caller's message, in 1.0 and 0.3 (CallContext.onMessageSent). */

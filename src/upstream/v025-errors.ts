@@ -1,6 +1,6 @@
 import type { MappingProfile } from '../mappings/index.js';
 import { A2AError } from '../model/index.js';
-import { V025JsonRpcError } from '../protocol/v025/index.js';
+import { V025JsonRpcError, type V025Method } from '../protocol/v025/index.js';
 import { errorFromV025 } from '../translate/index.js';
 import type { JsonRpcWire } from './jsonrpc-client.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
@@ -29,10 +29,14 @@ export function fromV025JsonRpcError(error: unknown, secrets: readonly string[],
 }
 
 /** The 0.2.5 and 0.3 JSON-RPC wire: no version header, `X-A2A-Extensions`, 0.2.5 error codes. */
+/** The 0.2.5 (and 0.3) send, answered, headers included, only at the turn's end by a2a-js (headersTimeoutOf). */
+export const V025_SEND: V025Method = 'message/send';
+
 export function v025Wire(profile: MappingProfile): JsonRpcWire {
   return {
     headers: {},
     extensionsHeader: 'x-a2a-extensions',
     fromError: (error, secrets) => fromV025JsonRpcError(error, secrets, profile),
+    sendMethod: V025_SEND,
   };
 }

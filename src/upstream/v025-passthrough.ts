@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
-import { createUpstreamPool, credentialHeaders, isSendMethod, requestOn } from './http.js';
+import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
+import { V025_SEND } from './v025-errors.js';
 import { fromTransportError, streamWentIdle } from './upstream-errors.js';
 import { createV025CardCache, type V025Dialect } from './v025-card.js';
 import { withFields } from '../model/index.js';
@@ -174,11 +175,11 @@ function requestFields(body: string): { id: string | number | null; method: unkn
 
 /**
  * The request's wait for response headers: a `message/send`'s answer, headers included, may come only at the
- * turn's end (isSendMethod), so it waits up to `request-timeout-ms` (0: until the agent answers or the caller
+ * turn's end (headersTimeoutOf), so it waits up to `request-timeout-ms` (0: until the agent answers or the caller
  * leaves); every other call's, streams' and tasks/*' alike, is the pool's (`headers-timeout-ms`).
  */
 function headersTimeoutFor(method: unknown, config: UpstreamConfig): number | null {
-  return isSendMethod(method) ? config['request-timeout-ms'] : null;
+  return method === V025_SEND ? config['request-timeout-ms'] : null;
 }
 
 export function createV025PassThrough(options: V025PassThroughOptions): V025PassThrough {
