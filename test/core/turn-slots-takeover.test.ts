@@ -47,7 +47,9 @@ function replicas(leaseMs = LEASE_MS) {
     return slots;
   };
   const key = `${prefix}turns:${encodeURIComponent(ALICE.principal)}`;
-  const take = async (slots: TurnSlots, state?: RecordedState): Promise<TurnSlot | undefined> => slots.take(ALICE, state);
+  // Each take is a call of its own, with its own signal: a slot listens on its call's signal until released.
+  const take = async (slots: TurnSlots, state?: RecordedState): Promise<TurnSlot | undefined> =>
+    slots.take({ ...ALICE, signal: new AbortController().signal }, state);
   return { make, key, take };
 }
 
