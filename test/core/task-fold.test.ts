@@ -127,3 +127,36 @@ describe('foldEvents', () => {
     expect(folded.artifacts?.[0]?.parts).toHaveLength(chunks);
   });
 });
+
+describe('the status message that gives way', () => {
+  const said = (messageId: string, role: Message['role'], text: string): Message => ({ messageId, role, parts: [{ text }], taskId: 't-1' });
+  const update = (message: Message): StreamResponse => ({
+    statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message } },
+  });
+  const both = (events: StreamResponse[]): Task[] => [
+    foldEvents(undefined, events, 100)!,
+    events.reduce<Task | undefined>((current, next) => foldEvent(current, next, 100), undefined)!,
+  ];
+  const texts = (task: Task): string[] => (task.history ?? []).map((message) => message.parts.map((part) => part.text).join(''));
+
+  it('is not moved into the history again when an a2a-js 1.x Task holds it there already (its question, the answer after it)', () => {
+    const question = said('q-1', 'ROLE_AGENT', 'Which date?');
+    const reopened: Task = {
+      id: 't-1',
+      contextId: 'c-1',
+      status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question },
+      history: [said('u-1', 'ROLE_USER', 'book'), question, said('u-2', 'ROLE_USER', '2026-01-02')],
+    };
+    for (const task of both([{ task: reopened }, update(said('w-1', 'ROLE_AGENT', 'Booking')), update(said('w-2', 'ROLE_AGENT', 'Booked'))])) {
+      expect(texts(task)).toEqual(['book', 'Which date?', '2026-01-02', 'Booking']);
+    }
+  });
+
+  it('is moved when it is a chunk of a run under one id, two alike in a row too (iac-code streams a turn so)', () => {
+    const chunk = (text: string) => said('x', 'ROLE_AGENT', text);
+    const events = [chunk('a'), chunk('\n'), chunk('\n'), chunk('b'), chunk('\n'), said('final', 'ROLE_AGENT', 'a\n\nb\n')].map(update);
+    for (const task of both([{ task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED' } } }, ...events])) {
+      expect(texts(task)).toEqual(['a', '\n', '\n', 'b', '\n']);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import {
   eventTaskRef,
   isActiveState,
   isTerminalState,
+  sameMessage,
   type Artifact,
   type Message,
   type StreamResponse,
@@ -124,7 +125,7 @@ class TaskDraft {
     task.status = update.status;
     if (!task.contextId && update.contextId) task.contextId = update.contextId;
     // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
-    if (previous) this.appendHistory(task, previous);
+    if (previous && !alreadyInHistory(task.history, previous, update.status.message, this.historyLimit)) this.appendHistory(task, previous);
     // Struct MergeFrom: top-level keys of the update replace the task's.
     if (update.metadata) task.metadata = withFields(task.metadata, update.metadata);
   }
@@ -178,6 +179,21 @@ export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity)
   return withoutLargeUserParts(withFields(task, { history: history.slice(history.length - limit) }), partMaxBytes);
 }
 
+/**
+ * Whether the status message that gives way is in the task's history already. An a2a-js 1.x agent writes each
+ * status message into its history as it sends it, so its Task (a stream's opening snapshot, a GetTask answer)
+ * holds its status message there: moved again, the agent's question would read twice, after the caller's answer.
+ * iac-code's SDK moves it only when the status moves on, and streams a turn's chunks under one id, two alike in a
+ * row being two chunks: a message of the new status message's id, or one of a run of its id, is always moved.
+ */
+function alreadyInHistory(history: readonly Message[] | undefined, previous: Message, next: Message | undefined, limit: number): boolean {
+  if (!history || previous.messageId === next?.messageId) return false;
+  // Of what a write keeps (a batch bounds its history once, at its end): a batch finds what one event at a time would.
+  const from = Math.max(0, history.length - limit);
+  const at = history.findLastIndex((message, index) => index >= from && sameMessage(message, previous));
+  return at >= 0 && history[at + 1]?.messageId !== previous.messageId;
+}
+
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
 function seedTask(taskId: string, contextId: string | undefined): Task {
   return contextId ? { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } : { id: taskId, status: { state: 'TASK_STATE_SUBMITTED' } };
@@ -187,7 +203,8 @@ function foldStatus(current: Task | undefined, update: TaskStatusUpdateEvent, hi
   const base = current ?? seedTask(update.taskId, update.contextId);
   // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
   const previous = base.status.message;
-  const history = previous ? [...(base.history ?? []), previous] : base.history;
+  const moved = previous && !alreadyInHistory(base.history, previous, update.status.message, historyLimit);
+  const history = moved ? [...(base.history ?? []), previous] : base.history;
   // Struct MergeFrom: top-level keys of the update replace the task's.
   const metadata = update.metadata ? withFields(base.metadata, update.metadata) : base.metadata;
   const next: Task = withFields(base, { status: update.status });
