@@ -1,14 +1,12 @@
 import { callerAuthConfigured } from './config/credentials-schema.js';
 import type { GatewayConfig } from './config/schema.js';
+import { exposedBecause } from './exposed-because.js';
 import { facadeKeys } from './surfaces/v025/auth.js';
-import { isWildcardHost } from './wildcard-host.js';
-
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
 
 /** What in the config says the gateway is meant for callers other than its operator; undefined for a local trial. */
 function deployedBecause(config: GatewayConfig): string | undefined {
-  if (isWildcardHost(config.host) || !LOOPBACK_HOST.test(config.host)) return `it binds ${config.host || 'every interface'}`;
-  if (config['public-url']) return 'public-url is set';
+  const exposed = exposedBecause(config);
+  if (exposed) return exposed;
   if (callerAuthConfigured(config.auth)) return 'auth is set';
   if (config.bailian.enabled && facadeKeys(config.bailian).length > 0) return 'bailian.api-key is set';
   return undefined;
