@@ -5,6 +5,7 @@ import type { V025FacadeDeps } from './deps.js';
 import type { ReplyOptions } from './reply/index.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
 import type { ConversationLanguages } from './conversation-languages.js';
+import { replyArtifactIdOf } from './reply-artifact-id.js';
 import { turnLanguage } from './turn-language.js';
 
 /** What one turn's reply depends on besides the facade's settings. */
@@ -15,6 +16,8 @@ export interface TurnFacts {
   taskId?: string;
   /** The facade's own words in the turn's language (wordsIn); absent: the operator's, else English. */
   words?: FacadeWords;
+  /** The id of the message the turn sends the agent: its reply artifact's id is made from it (reply-artifact-id.ts). */
+  sentMessageId?: string;
 }
 
 /**
@@ -43,6 +46,7 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
   const { bailian } = deps.options;
   const { options } = deps.profile;
   const earlierArtifacts = turn.previous?.artifacts;
+  const { sentMessageId } = turn;
   return {
     profile: deps.profile,
     upstreamMetadata: bailian['upstream-metadata'],
@@ -53,6 +57,7 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
     words: turn.words ?? wordsIn(deps.options.bailian.language === 'auto' ? undefined : deps.options.bailian.language),
     ...(earlierArtifacts ? { earlierArtifacts } : {}),
     ...(turn.taskId ? { taskId: turn.taskId } : {}),
+    ...(sentMessageId ? { replyArtifactId: (taskId: string) => replyArtifactIdOf(taskId, sentMessageId) } : {}),
     newId: randomUUID,
     now: systemClock,
   };

@@ -92,9 +92,10 @@ async function beginTurn(
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
     // What the caller was shown of the task before: its artifacts are not shown again.
     const shownBefore = begun.unseen?.recorded ?? begun.previous;
+    const facts = { words, sentMessageId: turn.request.message.messageId };
     const reply = replyOptions(
       deps,
-      withFields({ words }, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
+      withFields(facts, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
     // The caller named no task and the facade aimed its words at the conversation's waiting one: if the agent
     // no longer has it (or iac-code forgot the conversation), the caller's own words go to a new task

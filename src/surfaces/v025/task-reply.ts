@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
-import { isActiveState, withFields, type StreamResponse, type Task } from '../../model/index.js';
+import { isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
+import { stableId } from './reply-artifact-id.js';
 import { turnLanguage } from './turn-language.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
@@ -25,11 +25,11 @@ import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
  */
 function idsOf(taskId: string): () => string {
   let count = 0;
-  return () => {
-    const hex = createHash('sha256').update(`${taskId}\u0000reply\u0000${count++}`).digest('hex');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-  };
+  return () => stableId(taskId, 'reply', String(count++));
 }
+
+/** The message that opened the task's latest turn: its last user message. */
+const sentOf = (task: Task): Message | undefined => (task.history ?? []).findLast((message) => message.role === 'ROLE_USER');
 
 /** The facade's own words in the task's language: the operator's, else the one its conversation was last written in. */
 async function taskWords(deps: V025FacadeDeps, task: Task, principal: string) {
@@ -51,7 +51,7 @@ const opening = (task: Task): StreamResponse => ({
  * no task: that rest marks the place, and they are read from iac-code's journal (task-pipeline-turn.ts).
  */
 async function endedTurnEvents(deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> {
-  const sent = (task.history ?? []).findLast((message) => message.role === 'ROLE_USER');
+  const sent = sentOf(task);
   const turn: TurnSoFar = { sent: sent ?? { messageId: '', role: 'ROLE_USER', parts: [] }, passed: [] };
   const rest = restEvents(task, restCursor(task, turn), turn, undefined);
   return [opening(task), ...(await withTurnWordsFromJournal(rest.events, turn, deps.pipelineState, signal))];
@@ -69,7 +69,12 @@ async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<Stre
  * by). A task still at work is the answer as it stands, not a turn that broke off. Undefined: the reducer made no task of it.
  */
 export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallContext, clientTaskId?: string): Promise<V025Task | undefined> {
-  const facts = withFields({ words: await taskWords(deps, task, ctx.principal) }, clientTaskId ? { taskId: clientTaskId } : {});
+  // The reply artifact keeps the id the turn showed it under (made from the task the caller knows and the turn's message).
+  const sentMessageId = sentOf(task)?.messageId;
+  const facts = withFields(
+    { words: await taskWords(deps, task, ctx.principal) },
+    withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}),
+  );
   const reply = createTurnReply(withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }));
   const fold = createReplyFold();
   for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx.signal)), reply, { waitsForTurnEnd: false })) fold.add(event);

@@ -1,6 +1,7 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
+import { directAnswerAsTask } from './direct-answer-task.js';
 import { recoverableTurn } from './turn-recovery.js';
 import { noted, type TurnTracker } from './turn-tracker.js';
 
@@ -28,7 +29,7 @@ async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps
   yield await deps.port.sendMessage(request, ctx);
 }
 
-/** The attempt's events: streamed and recovered (turn-recovery.ts), or its blocking answer. */
+/** The attempt's events: streamed and recovered (turn-recovery.ts), or its blocking answer; a direct Message answer as a task the facade keeps (direct-answer-task.ts). */
 function attemptEvents(
   streamed: boolean,
   request: SendMessageRequest,
@@ -39,7 +40,10 @@ function attemptEvents(
   // gone-task.ts makes another attempt only when the one before showed nothing (its events held back, then dropped).
   turn.tracker.restart();
   const sending = turn.onSent ? withFields(ctx, { onMessageSent: turn.onSent }) : ctx;
-  return streamed ? recoverableTurn(request, sending, deps, turn.tracker, turn.previous) : noted(blockingTurn(request, sending, deps), turn.tracker);
+  const events = streamed
+    ? recoverableTurn(request, sending, deps, turn.tracker, turn.previous)
+    : noted(blockingTurn(request, sending, deps), turn.tracker);
+  return directAnswerAsTask(events, request, ctx, deps);
 }
 
 /**

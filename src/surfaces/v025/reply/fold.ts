@@ -15,7 +15,11 @@ export interface ReplyFold {
   result(): V025SendMessageResult | undefined;
 }
 
-/** Appended text pieces of the same kind (same part metadata) are one text, as a client that joins chunks reads it. */
+/**
+ * Text pieces of the same kind (same part metadata) in a row are one text, as a client that joins chunks reads it:
+ * within a piece too, since the agent's store appends a chunk's parts to the artifact it keeps, and tasks/get reads
+ * the chunks of a streamed artifact there as one piece of several parts (task-reply.ts).
+ */
 function appendParts(into: V025Part[], parts: readonly V025Part[]): void {
   for (const part of parts) {
     const last = into.at(-1);
@@ -72,7 +76,9 @@ export function createReplyFold(): ReplyFold {
           const { artifactId } = event.artifact;
           const existing = artifacts.get(artifactId);
           if (!existing || event.append !== true) {
-            artifacts.set(artifactId, { artifact: event.artifact, parts: [...event.artifact.parts] });
+            const parts: V025Part[] = [];
+            appendParts(parts, event.artifact.parts);
+            artifacts.set(artifactId, { artifact: event.artifact, parts });
             return;
           }
           appendParts(existing.parts, event.artifact.parts);

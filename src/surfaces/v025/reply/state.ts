@@ -29,6 +29,11 @@ export interface ReplyOptions {
   earlierArtifacts?: readonly Artifact[];
   /** The facade's own words, in the turn's language. */
   words: FacadeWords;
+  /**
+   * The id of the turn's reply artifact in the task the caller is shown, made from that task and the turn, so that
+   * tasks/get shows the reply under the id the turn did (reply-artifact-id.ts); absent: a new one (newId).
+   */
+  replyArtifactId?: (taskId: string) => string;
   newId: () => string;
   now: Clock;
 }

@@ -51,7 +51,7 @@ export function start(
       metadata: passMetadata(opening?.metadata, options),
     }),
   );
-  return withState(state, { started: true, taskId, contextId });
+  return withState(state, { started: true, taskId, contextId, replyArtifactId: options.replyArtifactId?.(taskId) });
 }
 
 /**
