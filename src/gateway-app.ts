@@ -30,6 +30,8 @@ import { nonErrorsToErrorHandler, unexpectedFailureHandler, type UnexpectedFailu
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
 import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
 import { underBase } from './surfaces/v025/deps.js';
+import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
+import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
 import { withFields } from './model/index.js';
 import { pipelineStateReader } from './upstream/iac-code/pipeline-state.js';
 
@@ -120,7 +122,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   });
   const dialects: JsonRpcDialect[] = [v1Dialect];
   if (facade) dialects.push(facade);
-  app.post('/', jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'] }));
+  // A facade under a base path of its own is not on `POST /`: its callers who post here are told where it is.
+  const facadeBase = facadeBasePath(config.bailian);
+  const facadeElsewhere = facadeProfile && facadeBase !== V1_JSONRPC_PATH ? [facadeMethodsElsewhere(facadeBase, facadeProfile)] : [];
+  app.post(V1_JSONRPC_PATH, jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'], servedElsewhere: facadeElsewhere }));
   app.route('/', v1);
 
   app.notFound((c) => c.json({ error: 'Not Found' }, 404));

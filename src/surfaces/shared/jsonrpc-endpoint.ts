@@ -107,7 +107,12 @@ async function parseRequest(request: Request, maxBodyBytes: number): Promise<Jso
 }
 
 /** An envelope error in the form its method answers errors, when the method is known and its dialect has one. */
-function refusal(dialects: JsonRpcDialect[], id: JsonRpcId, method: string | undefined, error: A2AError): Response {
+function refusal(
+  dialects: readonly Pick<JsonRpcDialect, 'handles' | 'refuse'>[],
+  id: JsonRpcId,
+  method: string | undefined,
+  error: A2AError,
+): Response {
   const dialect = method === undefined ? undefined : dialects.find((candidate) => candidate.handles(method));
   return dialect?.refuse && method !== undefined ? dialect.refuse({ id, method }, error) : jsonRpcError(id, error);
 }
@@ -142,13 +147,30 @@ function meantSurface(dialects: JsonRpcDialect[], headers: Headers): RequestLogF
 }
 
 /**
+ * Another protocol version's methods, served by an endpoint at another path (the facade under its base path,
+ * the 1.0 surface at `POST /`): a caller that posts one here is told whose method it is and where it is served.
+ */
+export interface ServedElsewhere extends Pick<JsonRpcDialect, 'handles' | 'refuse'> {
+  /** What the method is and where it is served, after "{method} is ": "an A2A 1.0 method, served at POST / …". */
+  readonly servedAs: string;
+}
+
+export interface JsonRpcEndpointOptions {
+  maxBodyBytes: number;
+  /** The other versions' methods this endpoint does not serve; absent: every unknown method is a bare -32601. */
+  servedElsewhere?: readonly ServedElsewhere[];
+}
+
+/**
  * The `POST /` JSON-RPC endpoint shared by every protocol version: it owns the envelope (body size,
  * UTF-8, JSON, nesting depth, no batches, `jsonrpc`/`method`/`id`, no notifications) and hands each
  * request to the first dialect that knows the method. Envelope errors carry no version-specific data, so
  * every dialect's callers read them. A body that is not JSON and does not declare itself JSON is -32005
  * (the Content-Type explains it); a dialect may require the declaration of every request (1.0 does).
  */
-export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBytes: number }): Handler<GatewayEnv> {
+export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndpointOptions): Handler<GatewayEnv> {
+  // A method of a version served elsewhere is refused in that version's form, envelope errors included.
+  const answerers: Pick<JsonRpcDialect, 'handles' | 'refuse'>[] = [...dialects, ...(options.servedElsewhere ?? [])];
   return async (c: Context<GatewayEnv>) => {
     const admission = admitted(dialects, c.req.raw.headers);
     if (admission === false || (admission !== true && !(await admission))) {
@@ -171,14 +193,11 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: { maxBodyBy
       if (refusedForItsCoding(c.req.raw)) {
         return new Response(JSON.stringify(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
       }
-      return refusal(dialects, id, method, a2aError);
+      return refusal(answerers, id, method, a2aError);
     }
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));
-    if (!dialect) {
-      noteLog(c, { surface: 'jsonrpc', method: request.method.slice(0, 100), errorCode: ErrorCode.MethodNotFound });
-      return jsonRpcError(request.id, A2AError.methodNotFound());
-    }
+    if (!dialect) return notServedHere(c, options.servedElsewhere ?? [], request);
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
     // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
     const answer = await dialect.handle(request, c);
@@ -197,10 +216,26 @@ async function otherDialectsCaller(dialects: JsonRpcDialect[], refusing: JsonRpc
   return false;
 }
 
+/** What a caller of a method served otherwise is told: whose method it is and how it is served (`servedAs`). */
+const whoseMethod = (method: string, servedAs: string): string => `${method} is ${servedAs}`;
+
 /** A method of one version called with the other's credentials: told so in the method's error form, not as wrong credentials. */
 function wrongDialect(c: Context<GatewayEnv>, dialects: JsonRpcDialect[], request: JsonRpcRequest, servedAs: string): Response {
   const method = request.method.slice(0, 100);
-  const error = A2AError.invalidRequest(`${method} is ${servedAs}`);
+  const error = A2AError.invalidRequest(whoseMethod(method, servedAs));
   noteLog(c, { method, errorCode: error.code });
   return refusal(dialects, request.id, method, error);
+}
+
+/**
+ * A method no dialect here serves: -32601. One of another version, served at another path, says so and where, in
+ * that version's error form (a 0.2.5 streaming method: the one SSE frame its client reads), so that a caller at the
+ * wrong version's endpoint learns where to go rather than that the method does not exist.
+ */
+function notServedHere(c: Context<GatewayEnv>, elsewhere: readonly ServedElsewhere[], request: JsonRpcRequest): Response {
+  const method = request.method.slice(0, 100);
+  noteLog(c, { surface: 'jsonrpc', method, errorCode: ErrorCode.MethodNotFound });
+  const other = elsewhere.find((candidate) => candidate.handles(request.method));
+  if (!other) return jsonRpcError(request.id, A2AError.methodNotFound());
+  return refusal([other], request.id, method, A2AError.methodNotFound().toldAs(whoseMethod(method, other.servedAs)));
 }

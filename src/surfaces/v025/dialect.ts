@@ -3,6 +3,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import {
   withFields,
   A2AError,
+  type CancelTaskRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
   type Task,
@@ -10,7 +11,7 @@ import {
 } from '../../model/index.js';
 import type { V1Method } from '../../mappings/index.js';
 import type { V025Method } from '../../protocol/v025/index.js';
-import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1, taskToV025 } from '../../translate/index.js';
+import { deleteResultToV025, pushConfigListToV025, pushConfigToV025, requestToV1 } from '../../translate/index.js';
 import { isRecord } from '../../translate/common.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { isLegacyMethodName, type JsonRpcDialect, type JsonRpcRequest } from '../shared/jsonrpc.js';
@@ -18,9 +19,9 @@ import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
 import { noteLog } from '../shared/log-fields.js';
 import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.js';
 import type { PortCallOptions } from '../shared/port-call.js';
-import { outlivesCaller, prepareCall, type OperationEnv } from '../shared/operations.js';
+import { outlivesCaller, prepareCall, type OperationEnv, type PreparedCall } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
-import { withoutGatewayMetadata } from './caller-metadata.js';
+import { canceledTaskV025 } from './canceled-task.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { createMemoryConversationLanguages } from './conversation-languages.js';
@@ -43,11 +44,8 @@ const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
 ]);
 
 /** A unary 1.0 result of `method` as its 0.2.5 counterpart. */
-function unaryResultToV025(method: V1Method, result: unknown, deps: V025FacadeDeps): unknown {
+function unaryResultToV025(method: V1Method, result: unknown): unknown {
   switch (method) {
-    case 'GetTask':
-    case 'CancelTask':
-      return withoutGatewayMetadata(taskToV025(result as Task, deps.profile));
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
       return pushConfigToV025(result as TaskPushNotificationConfig);
@@ -128,6 +126,14 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     return clientTaskId ? inCallersTerms(error, { taskId: upstreamId }, clientTaskId) : error;
   }
 
+  /** A unary call's 0.2.5 result. A task is answered as tasks/get shows it, also the one a cancel ended (canceled-task.ts). */
+  async function unaryAnswer(method: V1Method, prepared: PreparedCall, ctx: CallContext, clientTaskId: string | undefined): Promise<unknown> {
+    if (method === 'GetTask') return facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, clientTaskId);
+    const result = await prepared.run(ctx);
+    if (method === 'CancelTask') return canceledTaskV025(deps, prepared.params as CancelTaskRequest, result as Task, ctx, clientTaskId);
+    return unaryResultToV025(method, result);
+  }
+
   async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: (options?: PortCallOptions) => OpenCall): Promise<Response> {
     const { id, method } = request;
     if (!Object.hasOwn(profile.methodsFromV025, method)) throw A2AError.methodNotFound();
@@ -179,10 +185,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
             const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
             return call.answer(await v025Stream((onAccepted) => watched.events(prepared.run(withFields(ctx, { onAccepted }))), stream));
           }
-          const result =
-            translated.method === 'GetTask'
-              ? await facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, addressed.clientTaskId)
-              : unaryResultToV025(translated.method, await prepared.run(ctx), deps);
+          const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);
           return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
         } catch (error) {
           // A task the caller named by its own id is named so in what goes wrong with it, too.

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
+import { V1_METHODS_ELSEWHERE } from '../shared/v1-methods-elsewhere.js';
 import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
 import { facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
@@ -41,7 +42,8 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   const card = facadeCardHandler(deps);
   const dialect = createV025Dialect(deps);
   const auth = requireFacadeKey(bailian);
-  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes });
+  // A 1.0 caller at the facade's endpoints is told where 1.0 is served.
+  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes, servedElsewhere: [V1_METHODS_ELSEWHERE] });
 
   app.get(underBase(base, FACADE_CARD_PATH), card);
   // Before any auth: another method is wrong whoever asks, and "Unauthorized" would tell a caller with the
