@@ -182,16 +182,22 @@ export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity)
 /**
  * Whether the status message that gives way is in the task's history already. An a2a-js 1.x agent writes each
  * status message into its history as it sends it, so its Task (a stream's opening snapshot, a GetTask answer)
- * holds its status message there: moved again, the agent's question would read twice, after the caller's answer.
- * iac-code's SDK moves it only when the status moves on, and streams a turn's chunks under one id, two alike in a
- * row being two chunks: a message of the new status message's id, or one of a run of its id, is always moved.
+ * holds its status message there, as the last of the agent's messages (the caller's answer may follow it, folded
+ * in since): moved again, the agent's question would read twice, after the caller's answer. iac-code's SDK moves
+ * it only when the status moves on, and reuses its ids in every turn (`<taskId>-message` for each chunk,
+ * `<taskId>-2` for the final text), so a turn's "Done." is an earlier turn's message to the letter: only the
+ * agent's last message in the history counts (an earlier chunk or turn alike is moved), and one of the new status
+ * message's id, or one of a run of its id, is always moved.
  */
 function alreadyInHistory(history: readonly Message[] | undefined, previous: Message, next: Message | undefined, limit: number): boolean {
   if (!history || previous.messageId === next?.messageId) return false;
   // Of what a write keeps (a batch bounds its history once, at its end): a batch finds what one event at a time would.
   const from = Math.max(0, history.length - limit);
-  const at = history.findLastIndex((message, index) => index >= from && sameMessage(message, previous));
-  return at >= 0 && history[at + 1]?.messageId !== previous.messageId;
+  // The agent's last message, past the caller's that followed it: a few steps, however long the history.
+  let last = history.length - 1;
+  while (last >= from && history[last]!.role === 'ROLE_USER') last--;
+  // One of a run of its id is a chunk (an a2a-js 1.x agent gives each message an id of its own): moved.
+  return last >= from && sameMessage(history[last], previous) && (last - 1 < from || history[last - 1]!.messageId !== previous.messageId);
 }
 
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
