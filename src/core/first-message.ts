@@ -22,6 +22,16 @@ function openingUserMessage(stored: Task | undefined, historyLimit: number): Mes
   return first?.role === 'ROLE_USER' ? first : undefined;
 }
 
+/**
+ * `task` with the opening user message of the record it is written over first, unless it holds it already: iac-code
+ * (and the demo agent) never shows the message that opened its task, in an answer or in the Task a stream or a
+ * subscription opens with, so the record's (openingUserMessage's rule) stands for it.
+ */
+export function withRecordedOpening(task: Task, stored: Task | undefined, historyLimit: number): Task {
+  const opening = openingUserMessage(stored, historyLimit);
+  return opening ? withFirstMessage(task, opening) : task;
+}
+
 /** The message that opened a new task, as its history holds it. */
 export function openingMessage(message: Message, task: Task): Message {
   const contextId = message.contextId ?? task.contextId;
@@ -47,6 +57,5 @@ export function snapshotToStore(
     const { history: _cut, ...rest } = answer;
     snapshot = stored.history ? withFields(rest, { history: stored.history }) : rest;
   }
-  const opening = options.opening ?? openingUserMessage(stored, historyLimit);
-  return opening ? withFirstMessage(snapshot, opening) : snapshot;
+  return options.opening ? withFirstMessage(snapshot, options.opening) : withRecordedOpening(snapshot, stored, historyLimit);
 }

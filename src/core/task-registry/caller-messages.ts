@@ -18,7 +18,8 @@ const NOTHING: readonly Message[] = [];
  * A user message with nothing the agent holds before it is not put back: an answer cut by historyLength
  * holds the agent's last messages only, and such a message was said before them; an agent that never shows
  * the message that opened its task (iac-code, the demo agent) gets the recorded one first elsewhere, in the
- * record and in the answer alike (snapshotToStore, first-message.ts).
+ * record and in the answer alike (first-message.ts: snapshotToStore for an answer, overRecord in fold.ts for a
+ * Task event).
  *
  * Every blocking answer and every Task event folded passes here, and an agent that holds every message (a
  * 1.x agent) has nothing put back: that is seen in one walk over both histories, in order, with nothing

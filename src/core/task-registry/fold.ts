@@ -11,6 +11,7 @@ import {
   type TaskArtifactUpdateEvent,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
+import { withRecordedOpening } from '../first-message.js';
 import { withCallerMessagesKept } from './caller-messages.js';
 import { withoutLargeUserParts } from './history-parts.js';
 
@@ -28,12 +29,16 @@ export function foldEvent(current: Task | undefined, event: StreamResponse, hist
 
 /**
  * A Task event over the record of its task: the agent's Task, with the caller's messages it lacks kept
- * (caller-messages.ts), of the record's last `historyLimit` ones, as much as a write keeps.
+ * (caller-messages.ts), of the record's last `historyLimit` ones, as much as a write keeps, and the record's
+ * opening message first (first-message.ts): iac-code's SubscribeToTask opens with its stored Task, which never
+ * holds the message that opened the task, and a caller who resubscribed after a disconnect lost it for good.
  */
 function overRecord(current: Task | undefined, task: Task, historyLimit: number): Task {
-  const recorded = current?.id === task.id ? current.history : undefined;
+  const record = current?.id === task.id ? current : undefined;
+  const recorded = record?.history;
   if (!recorded?.length || historyLimit <= 0) return task;
-  return withCallerMessagesKept(task, recorded.length > historyLimit ? recorded.slice(recorded.length - historyLimit) : recorded);
+  const kept = withCallerMessagesKept(task, recorded.length > historyLimit ? recorded.slice(recorded.length - historyLimit) : recorded);
+  return withRecordedOpening(kept, record, historyLimit);
 }
 
 /**
