@@ -1,5 +1,6 @@
 import { withFields, type Artifact, type Message, type Part, type StreamResponse, type Task } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
+import { concurrencyLimit } from './concurrency-limit.js';
 import { overlay } from './overlay.js';
 
 /** Reads what an agent's opaque artifact parts stand for; a part it cannot read comes back as it is. */
@@ -16,9 +17,58 @@ export interface ArtifactReader {
  * calls that `applies` to (the 0.2.5 facade, and 1.0 callers when the operator opts in) see bytes.
  */
 export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactReader, applies: (ctx: CallContext) => boolean): P {
+  const { task, event, events } = inliner(reader);
+  const methods: Partial<AgentPort> = {
+    async sendMessage(request, ctx) {
+      const response = await port.sendMessage(request, ctx);
+      return applies(ctx) ? ((await event(response)) as typeof response) : response;
+    },
+    sendStreamingMessage(request, ctx) {
+      const source = port.sendStreamingMessage(request, ctx);
+      return applies(ctx) ? events(source) : source;
+    },
+    subscribeToTask(request, ctx) {
+      const source = port.subscribeToTask(request, ctx);
+      return applies(ctx) ? events(source) : source;
+    },
+    async getTask(request, ctx) {
+      const found = await port.getTask(request, ctx);
+      return applies(ctx) ? task(found) : found;
+    },
+    async listTasks(request, ctx) {
+      const listed = await port.listTasks(request, ctx);
+      if (!applies(ctx)) return listed;
+      // A page holds up to its size of tasks, each with files of up to the reader's bound: read a few at a time,
+      // and none once the caller has left (what is left unread keeps its URL, as a file the reader refuses does).
+      const page = inliner(boundedReader(reader, ctx.signal));
+      return withFields(listed, { tasks: await Promise.all(listed.tasks.map(page.task)) });
+    },
+    async cancelTask(request, ctx) {
+      const canceled = await port.cancelTask(request, ctx);
+      return applies(ctx) ? task(canceled) : canceled;
+    },
+  };
+  // The other methods (and what decorators below added, like `settled`) stay the port's own.
+  return overlay(port, methods);
+}
+
+/** How many of a ListTasks page's files are read at once. */
+const LIST_READS_AT_ONCE = 4;
+
+/** `reader`, reading at most LIST_READS_AT_ONCE parts at a time, and none once `signal` is aborted. */
+function boundedReader(reader: ArtifactReader, signal: AbortSignal): ArtifactReader {
+  const limit = concurrencyLimit(LIST_READS_AT_ONCE);
+  return {
+    handles: (part) => reader.handles(part),
+    inline: (part) => limit(() => (signal.aborted ? Promise.resolve(part) : reader.inline(part))),
+  };
+}
+
+/** What `reader` inlines, read into each shape that carries artifact parts (a part it does not handle costs no I/O). */
+function inliner(reader: ArtifactReader) {
   async function parts(list: Part[]): Promise<Part[]> {
     if (!list.some((part) => reader.handles(part))) return list;
-    return Promise.all(list.map((part) => reader.inline(part)));
+    return Promise.all(list.map((part) => (reader.handles(part) ? reader.inline(part) : Promise.resolve(part))));
   }
   async function artifact(value: Artifact): Promise<Artifact> {
     const inlined = await parts(value.parts);
@@ -45,28 +95,5 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
     for await (const value of source) yield await event(value);
   }
 
-  const methods: Partial<AgentPort> = {
-    async sendMessage(request, ctx) {
-      const response = await port.sendMessage(request, ctx);
-      return applies(ctx) ? ((await event(response)) as typeof response) : response;
-    },
-    sendStreamingMessage(request, ctx) {
-      const source = port.sendStreamingMessage(request, ctx);
-      return applies(ctx) ? events(source) : source;
-    },
-    subscribeToTask(request, ctx) {
-      const source = port.subscribeToTask(request, ctx);
-      return applies(ctx) ? events(source) : source;
-    },
-    async getTask(request, ctx) {
-      const found = await port.getTask(request, ctx);
-      return applies(ctx) ? task(found) : found;
-    },
-    async cancelTask(request, ctx) {
-      const canceled = await port.cancelTask(request, ctx);
-      return applies(ctx) ? task(canceled) : canceled;
-    },
-  };
-  // The other methods (and what decorators below added, like `settled`) stay the port's own.
-  return overlay(port, methods);
+  return { task, event, events };
 }
