@@ -51,6 +51,15 @@ return 0`;
 const TAKE_OVER_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
 return 0`;
+/*
+ * Marks a lane whose holder stops (close()) and that names a task as a holder that missed a renewal does (less
+ * than ARGV[2] left): so another replica takes it over as soon as the registry records its turn over, and no
+ * longer reads a paused one as live, instead of waiting a renewal's interval more for a holder that will never
+ * renew. A lane that names no task cannot be judged by the registry: it keeps its lease, as before.
+ */
+const STOPPED_SCRIPT = `${OWNED}if owned and #v > #ARGV[1] and redis.call('PTTL', KEYS[1]) > tonumber(ARGV[2]) then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
 /** A lane's value while its holder still renews it (it has not missed a renewal, ARGV[1]); else nothing. */
 const LIVE_HOLDER_SCRIPT = `local v = redis.call('GET', KEYS[1])
 if v and redis.call('PTTL', KEYS[1]) >= tonumber(ARGV[1]) then return v end
@@ -61,6 +70,9 @@ return false`;
  * read at most this late, and a wait of LET_GO_ELSEWHERE_MS (the 0.2.5 facade's) reads it a dozen times or so.
  */
 const LET_GO_POLL_MS = 10;
+
+/** How long close() waits for Redis to mark the leases it stops holding. */
+const STOPPED_WITHIN_MS = 2_000;
 
 /** What a lane's value says of its turn: the task it names, paused on it or running. */
 type LaneHolder = (NamedTurn & { paused: boolean }) | undefined;
@@ -89,13 +101,17 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   const releaseScript = redisScript(redis, 'a2aBridgeLaneRelease', 1, RELEASE_SCRIPT);
   const takeOverScript = redisScript(redis, 'a2aBridgeLaneTakeOver', 1, TAKE_OVER_SCRIPT);
   const liveHolderScript = redisScript(redis, 'a2aBridgeLaneLiveHolder', 1, LIVE_HOLDER_SCRIPT);
+  const stoppedScript = redisScript(redis, 'a2aBridgeLaneStopped', 1, STOPPED_SCRIPT);
 
   const leaseMs = String(options.leaseMs);
   const renewEvery = renewEveryMs(options.leaseMs);
   const missedRenewal = String(missedRenewalMs(options.leaseMs));
   const laneKey = (key: string) => `${options.prefix}lane:${encodeURIComponent(key)}`;
-  /** Renewal timers of the leases this process holds, stopped by close(). */
-  const renewals = new Set<NodeJS.Timeout>();
+  /** The leases this process holds, with their renewal timers: stopped (and marked so) by close(). */
+  const held = new Map<NodeJS.Timeout, { key: string; redisKey: string; owner: string }>();
+  let closed = false;
+  /** Whether commands may still be sent: not on a connection close() ended (a shared one lives on). */
+  const connected = () => !closed || !ownsClient;
   // While Redis is down every lane's renewal fails every few seconds: a line a minute, with the count left out.
   const throttled = throttledWarnings(options.logger);
   const warn = (error: unknown, key: string, message: string) => throttled({ err: error, lane: key }, message);
@@ -111,7 +127,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       renewRetrying(
         () => renewScript(redisKey, owner, leaseMs),
         options.leaseMs,
-        () => renewals.has(timer),
+        () => held.has(timer),
       ).then(
         (renewed) => {
           if (renewed === undefined || Number(renewed) === 1) return;
@@ -123,12 +139,13 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       );
     }, renewEvery);
     timer.unref();
-    renewals.add(timer);
+    held.set(timer, { key, redisKey, owner });
     function stopRenewing(): void {
       clearInterval(timer);
-      renewals.delete(timer);
+      held.delete(timer);
     }
     function record(): void {
+      if (!connected()) return;
       // Not awaited: commands on one connection run in order, so a later release still comes after it.
       bindScript(redisKey, owner, leaseMs, namedPart(boundTask, running)).catch((error: unknown) =>
         warn(error, key, 'context lane task could not be recorded'),
@@ -155,6 +172,8 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       release() {
         releasing ??= (async () => {
           stopRenewing();
+          // A turn that ends after close(): its lane was marked stopped there, and comes free as a dead holder's does.
+          if (!connected()) return;
           // On failure the lease simply expires.
           await releaseScript(redisKey, owner).catch((error: unknown) => warn(error, key, 'context lane could not be released'));
         })();
@@ -218,10 +237,26 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
       }
     },
 
+    /*
+     * Leases still held are not released: their turns may still run at the agent (a shutdown cut the stream, not
+     * the agent's turn), and keep their lanes. Nor left as a live holder's: one that names its task is marked as a
+     * dead holder's, so it comes free to another replica once the registry records its turn over (tookOverEnded),
+     * not up to a renewal's interval later, and a paused turn's is no longer read as live (holderTask, letGo). A
+     * turn still running keeps its lane until its lease runs out, as a crashed replica's does.
+     */
     async close() {
-      // Leases still held expire on their own: their turns may still run upstream.
-      for (const timer of renewals) clearInterval(timer);
-      renewals.clear();
+      closed = true;
+      const stopped = [...held.values()];
+      for (const timer of held.keys()) clearInterval(timer);
+      held.clear();
+      const stoppedLeft = String(Number(missedRenewal) - 1);
+      const marked = Promise.all(
+        stopped.map(({ key, redisKey, owner }) =>
+          stoppedScript(redisKey, owner, stoppedLeft).catch((error: unknown) => warn(error, key, 'context lane could not be marked stopped')),
+        ),
+      );
+      // As long as a quit may take (closeRedis): a Redis that does not answer leaves the leases to expire.
+      await settlesWithin(marked, STOPPED_WITHIN_MS);
       if (ownsClient) await closeRedis(redis);
     },
   };

@@ -49,7 +49,11 @@ export interface ContextLanes {
    * its lane, and the message is refused as ever, `withinMs` later.
    */
   letGo(key: string, withinMs: number): Promise<void>;
-  /** Stops renewing held leases (they expire) and releases what the lanes own. */
+  /**
+   * Stops renewing held leases, not releasing them (their turns may still run at the agent): one that names its
+   * task is left as a dead holder's, taken over as soon as the registry records its turn over; the rest expire.
+   * Then releases what the lanes own.
+   */
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LimitsConfig } from '../config/limits-schema.js';
 import { A2AError } from '../model/index.js';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
+import { settlesWithin } from '../settles-within.js';
 import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 import type { CallContext } from './agent-port.js';
@@ -64,6 +65,19 @@ redis.call('ZADD', KEYS[1], now + ARGV[3], ARGV[2])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
 
+/*
+ * Marks a slot whose holder stops (close()) as a holder that missed a renewal does (its lease runs out within
+ * ARGV[2]): taken over at the cap as soon as the registry records its turn over, as a dead holder's is. Only
+ * members that name a task: another cannot be judged by the registry, and keeps its lease as before.
+ */
+const STOPPED_SCRIPT = `${NOW}local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) <= now + tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+return 1`;
+
+/** How long close() waits for Redis to mark the slots it stops holding. */
+const STOPPED_WITHIN_MS = 2_000;
+
 /** One held slot in Redis. */
 interface Lease {
   key: string;
@@ -106,6 +120,7 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   const renameScript = redisScript(redis, 'a2aBridgeTurnRename', 1, RENAME_SCRIPT);
   const missedScript = redisScript(redis, 'a2aBridgeTurnMissed', 1, MISSED_SCRIPT);
   const takeOverScript = redisScript(redis, 'a2aBridgeTurnTakeOver', 1, TAKE_OVER_SCRIPT);
+  const stoppedScript = redisScript(redis, 'a2aBridgeTurnStopped', 1, STOPPED_SCRIPT);
   const warn = throttledWarnings(options.logger);
   const leaseMs = String(options.leaseMs);
   const slotsKey = (ctx: Pick<CallContext, 'principal' | 'client'>) => `${options.prefix}turns:${encodeURIComponent(clientKey(ctx))}`;
@@ -113,6 +128,8 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   /** The leases this replica holds, renewed together by one timer that runs only while there are any. */
   const held = new Set<Lease>();
   let renewing: NodeJS.Timeout | undefined;
+  /** close() ended the connection: a turn that ends after it leaves its slot as close() marked it. */
+  let closed = false;
   const missedRenewal = missedRenewalMs(options.leaseMs);
 
   function renewAll(): void {
@@ -146,13 +163,14 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
   function free(lease: Lease): void {
     lease.freed = true;
     forget(lease);
+    if (closed) return;
     redis.zrem(lease.key, lease.member).catch((error: unknown) => warn({ err: error }, 'a turn slot could not be given back in Redis; it expires'));
   }
 
   /** Names the lease's turn (undefined: none): its member renamed, on this connection, so renewals and the release after it find it. */
   function name(lease: Lease, turn: NamedTurn | undefined): void {
     const member = turn ? `${lease.id}|${runningPart(turn)}` : lease.id;
-    if (lease.freed || member === lease.member) return;
+    if (lease.freed || closed || member === lease.member) return;
     const before = lease.member;
     lease.member = member;
     renameScript(lease.key, before, member).catch((error: unknown) => warn({ err: error }, 'a turn slot could not name its task in Redis'));
@@ -216,11 +234,27 @@ export function createRedisTurnSlots(limits: LimitsConfig, options: RedisTurnSlo
       return cap === 0 ? UNCOUNTED : takeLease(ctx, cap, recordedState);
     },
     inFlight: async (ctx) => Number(await countScript(slotsKey(ctx))),
+    /*
+     * Slots still held are not given back: their turns may still run at the agent. Those that name their task are
+     * marked as a dead holder's (less left than a renewal leaves), so one whose turn the registry records over is
+     * taken over at once (tookOverDead), not up to a renewal's interval later.
+     */
     async close() {
-      // Slots still held expire on their own: their turns may still run upstream.
+      closed = true;
       if (renewing) clearInterval(renewing);
       renewing = undefined;
+      const stopped = [...held].filter((lease) => memberTurn(lease.member) !== undefined);
       held.clear();
+      const stoppedLeft = String(missedRenewal - 1);
+      const marked = Promise.all(
+        stopped.map((lease) =>
+          stoppedScript(lease.key, lease.member, stoppedLeft).catch((error: unknown) =>
+            warn({ err: error }, 'a turn slot could not be marked stopped in Redis; it expires'),
+          ),
+        ),
+      );
+      // As long as a quit may take (closeRedis): a Redis that does not answer leaves the slots to expire.
+      await settlesWithin(marked, STOPPED_WITHIN_MS);
       await closeRedis(redis);
     },
   };

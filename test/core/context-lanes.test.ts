@@ -154,10 +154,11 @@ describe('redis context lanes: leases', () => {
     const prefix = prefixed();
     const shared = new Redis(REDIS_URL);
     try {
-      // A replica that dies: its renewals stop (close), its late release must not touch the next holder.
+      // A replica that dies: its renewals stop (close), its late release must not touch the next holder. Its lane
+      // names no task (a named one close() marks as a dead holder's: context-lanes-stopped.test.ts).
       const dying = createRedisContextLanes({ redis: shared, prefix, leaseMs: 400 });
       const replica = open(createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 400 }));
-      const stale = await dying.tryAcquire('K', 'T1');
+      const stale = await dying.tryAcquire('K');
       await dying.close();
       const stoppedAt = Date.now();
       expect(await replica.tryAcquire('K')).toBeUndefined();
