@@ -47,6 +47,7 @@ import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
 import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
+import { namingTaskContexts } from './upstream/iac-code/task-context.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
@@ -196,9 +197,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const workspaceRoot = config.upstream['workspace-root'];
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
     const activity = startPruning(config, logger, observability.metrics, cleanups);
-    const placed = workspaceRoot ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) }) : trusted;
     // iac-code is known by its card's extensions, which may only be read once it is up.
-    const told = tellingLanguage(placed, () => isIacCodeCard(cards.current()?.card));
+    const isIacCode = () => isIacCodeCard(cards.current()?.card);
+    // A follow-up naming only its task gets the task's context, which iac-code needs (task-context.ts); the workspaces do it themselves.
+    const placed = workspaceRoot
+      ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) })
+      : namingTaskContexts(trusted, contextOf, isIacCode);
+    const told = tellingLanguage(placed, isIacCode);
     const callerSettings = config.upstream['caller-settings'];
     // Outside the workspaces and the language: a folder and a language the gateway names are its own, whatever callers may set.
     const agent = callerSettings ? onlyAllowedSettings(told, callerSettings, { logger }) : told;

@@ -12,13 +12,16 @@ export interface OpenStreams {
   has(taskId: string): boolean;
   /**
    * Passes `source` through, its events yielded as they arrive. Each event of a task this stream is the
-   * first to follow goes to `lead` before it is yielded. When the stream ends (finished, failed or
-   * returned), `end` gets the tasks it led and those no stream follows any more; the stream ends after it.
+   * first to follow goes to `lead` before it is yielded. The first event of each task this stream meets goes
+   * to `meet` first, led or not: what the stream itself brings to its task (a follow-up's message) is had
+   * once, also when another stream leads. When the stream ends (finished, failed or returned), `end` gets
+   * the tasks it led and those no stream follows any more; the stream ends after it.
    */
   follow(
     source: AsyncIterable<StreamResponse>,
     lead: (event: StreamResponse, taskId: string) => void,
     end: (led: string[], unfollowed: string[]) => Promise<unknown> | void,
+    meet?: (event: StreamResponse, taskId: string, leads: boolean) => void,
   ): AsyncIterable<StreamResponse>;
 }
 
@@ -54,7 +57,7 @@ export function createOpenStreams(): OpenStreams {
 
   return {
     has: (taskId) => byTask.has(taskId),
-    follow(source, lead, end) {
+    follow(source, lead, end, meet) {
       const self = Symbol('stream');
       const joined: string[] = [];
       const led: string[] = [];
@@ -62,8 +65,11 @@ export function createOpenStreams(): OpenStreams {
         item(event) {
           const { taskId } = eventTaskRef(event);
           if (!taskId) return;
-          addOnce(joined, taskId);
-          if (join(taskId, self)) {
+          const met = joined.includes(taskId);
+          if (!met) joined.push(taskId);
+          const leads = join(taskId, self);
+          if (!met) meet?.(event, taskId, leads);
+          if (leads) {
             addOnce(led, taskId);
             lead(event, taskId);
           }

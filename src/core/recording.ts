@@ -109,22 +109,24 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     });
   }
 
-  /** A stream passed through, each event folded into its task the moment it arrives. */
+  /**
+   * A stream passed through, each event folded into its task the moment it arrives. A follow-up's message joins
+   * its task's history at the stream's first event of the task (the agent took it), before that event, as the
+   * SDK's task manager does; also when another stream of the task leads (open-streams.ts): iac-code keeps the
+   * stream that asked for a permission open, and the answer's own stream only joins it (docs/iac-code.md).
+   */
   function recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string, followUp?: Message): AsyncIterable<StreamResponse> {
-    let pendingFollowUp = followUp;
     const meta = metaOf(ctx, tenant);
     return openStreams.follow(
       ownEvents(source, ctx, tenant),
-      (event, taskId) => {
-        if (pendingFollowUp && pendingFollowUp.taskId === taskId && !('task' in event)) {
-          // The caller's follow-up joins the history first, as the SDK's task manager does.
-          writer.fold({ message: redaction.message(pendingFollowUp) }, meta, taskId);
-        }
-        pendingFollowUp = undefined;
-        writer.fold(event, meta, taskId);
-      },
+      (event, taskId) => writer.fold(event, meta, taskId),
       // Ended, failed or aborted: the last fold is written, and waited for.
       (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
+      (event, taskId, leads) => {
+        // A Task this stream records holds the message already (the agent stores it before it answers).
+        if (followUp?.taskId !== taskId || (leads && 'task' in event)) return;
+        writer.fold({ message: redaction.message(followUp) }, meta, taskId);
+      },
     );
   }
 
@@ -182,8 +184,10 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return response;
     },
 
-    sendStreamingMessage(request, ctx, entry?: Entry) {
-      const followUp = request.message.taskId && !entry?.ridesAlong ? request.message : undefined;
+    sendStreamingMessage(request, ctx) {
+      // A permission answer riding along on its paused turn (admission.ts) too: the turn's own stream records the
+      // turn, but the answer is only in this one.
+      const followUp = request.message.taskId ? request.message : undefined;
       return recorded(inner.sendStreamingMessage(request, ctx), ctx, tenantOf(request), followUp);
     },
 

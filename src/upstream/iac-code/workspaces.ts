@@ -5,6 +5,7 @@ import { deferIterable, tapIterable } from '../../core/iterables.js';
 import { overlay } from '../../core/overlay.js';
 import { isRecord } from '../../model/json.js';
 import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withTaskContext, type ContextOf } from './task-context.js';
 import { withSettingsEdited } from './turn-settings.js';
 import { eventUnechoed, unechoed } from './workspace-echo.js';
 import { expandIterable } from './expanding-iterable.js';
@@ -27,8 +28,8 @@ export function workspaceOf(root: string, contextId: string): string {
 
 export interface WorkspaceOptions {
   root: string;
-  /** The context of a task the caller names without one (a 1.0 follow-up by taskId alone): the registry's. */
-  contextOf(taskId: string, ctx: CallContext): Promise<string | undefined>;
+  /** The context of a task the caller names without one (a 1.0 follow-up by taskId alone): the registry's (task-context.ts). */
+  contextOf: ContextOf;
   /** With `upstream.workspace-prune`: every turn's start is noted, so that its folder is not pruned under it. */
   activity?: WorkspaceActivity;
 }
@@ -43,13 +44,14 @@ export function givingWorkspaces(inner: AgentPort, options: WorkspaceOptions): A
   const { root } = options;
 
   async function inWorkspace(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageRequest> {
-    const { message } = request;
+    const named = await withTaskContext(request, options.contextOf, ctx);
+    const { message } = named;
     // A new conversation gets its id here, so that its first turn already has its folder (iac-code takes a caller's id).
-    const contextId = message.contextId ?? (message.taskId ? await options.contextOf(message.taskId, ctx) : randomUUID());
+    const contextId = message.contextId ?? (message.taskId ? undefined : randomUUID());
     // A task the gateway cannot place gets no folder of ours, and none of the caller's either (iac-code then
     // holds the task's context to the folder it was bound to).
-    if (contextId === undefined) return placedIn(request, undefined);
-    return placedIn(withFields(request, { message: withFields(message, { contextId }) }), workspaceOf(root, contextId));
+    if (contextId === undefined) return placedIn(named, undefined);
+    return placedIn(withFields(named, { message: withFields(message, { contextId }) }), workspaceOf(root, contextId));
   }
 
   /** The turn in its workspace, its start noted (with `activity`) before it goes on; and what ends the note. */
