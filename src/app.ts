@@ -19,7 +19,6 @@ import { notePipelineMode } from './upstream/iac-code/run-mode.js';
 import { createGatewayApp } from './gateway-app.js';
 import type { DrainableServer } from './http-drain.js';
 import { listenHttp } from './http-listen.js';
-import { loadMappingProfile } from './mappings/index.js';
 import { withFields, A2AError, GATEWAY_FAILURES } from './model/index.js';
 import { createObservability } from './observability/index.js';
 import { createGatewayMetrics, type GatewayMetrics } from './observability/metrics.js';
@@ -27,7 +26,7 @@ import { createTracing } from './observability/tracing.js';
 import { assertPortsAvailable } from './port-check.js';
 import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
 import { assertRedisTakesCredentials } from './redis-credentials-check.js';
-import { createPushService } from './push/service.js';
+import { createGatewayPush } from './gateway-push.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { configWarnings } from './start-warnings.js';
 import { demoUpstreamWarning } from './demo-upstream-warning.js';
@@ -219,16 +218,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       lostAfterMs: config.tasks['lost-after-ms'],
       ...(turnLimits ? { turnLimits } : {}),
     });
-    const push = await createPushService(config, {
-      registry,
-      logger,
-      profile: profile ?? loadMappingProfile('a2a-0.2.5'),
-      ...(observability.metrics ? { metrics: observability.metrics } : {}),
-      clientIdOf: (upstreamId, owner) => taskAliases.clientIdOf(upstreamId, owner),
-    });
+    const { push, takeV025Renderer } = await createGatewayPush(config, { registry, logger, profile, metrics: observability.metrics, taskAliases });
     // A caller's historyLength cuts only its answer: the registry, subscribers and push notifications keep the whole history.
     const port = observability.port(withArtifactContent(boundingHistory(push.decorate(gateway)), config, logger));
-    push.start();
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.
@@ -296,7 +288,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       ...(turnLimits ? { turnLimits } : {}),
       turnLetGo: gateway.turnLetGo,
       ...(profile ? { profile } : {}),
+      takeV025Renderer,
     });
+    // Once the facade handed push its 0.2.5 bodies (gateway-push.ts), and before anything is served.
+    push.start();
     const listening = await listenHttp(withDirectSse(app.fetch), config, logger, tls, options.tlsReloadMs);
     http = listening;
     cleanups.push(async () => listening.stopTlsReload());

@@ -32,6 +32,8 @@ import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThroug
 import { underBase } from './surfaces/v025/deps.js';
 import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
 import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
+import { pushedTaskRenderer } from './surfaces/v025/pushed-task.js';
+import type { V025TaskRenderer } from './push/v025-body.js';
 import { withFields } from './model/index.js';
 import { pipelineStateReader } from './upstream/iac-code/pipeline-state.js';
 
@@ -61,6 +63,8 @@ export interface GatewayAppDeps {
   turnLimits?: TurnLimits;
   /** The core's wait for a context's turn to be let go, on any replica (core/gateway.ts); absent: not waited for. */
   turnLetGo?: TurnLetGo;
+  /** Handed the facade's rendering of a pushed 0.2.5 Task when the facade is mounted (push makes 0.2.5 bodies with it). */
+  takeV025Renderer?: (render: V025TaskRenderer) => void;
 }
 
 /** What a caller with the Bailian facade's key is told of a 1.0 method on `POST /` (docs/surfaces.md). */
@@ -96,8 +100,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   mountV1Surface(v1, withFields(v1Deps, deps.agentRoutes ? { agentRoutes: deps.agentRoutes, agentRouteScope } : {}));
 
   // Before the 1.0 surface: its catch-all auth middleware must not guard the facade's routes.
-  const facade = facadeProfile
-    ? mountV025Facade(app, {
+  const facadeDeps = facadeProfile
+    ? {
         port,
         cards,
         options: facadeOptions(config),
@@ -111,8 +115,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         ...(deps.turnLetGo ? { turnLetGo: deps.turnLetGo } : {}),
         // Through the same connection, credentials and bound as the agent's own routes the 1.0 surface serves.
         ...(deps.agentRoutes ? { pipelineState: pipelineStateReader(deps.agentRoutes) } : {}),
-      })
+      }
     : undefined;
+  const facade = facadeDeps ? mountV025Facade(app, facadeDeps) : undefined;
+  // A pushed 0.2.5 Task is what tasks/get answers: the facade's own reading of the task.
+  if (facadeDeps) deps.takeV025Renderer?.(pushedTaskRenderer(facadeDeps, logger));
 
   const v1Dialect = guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth), {
     servedAs: V1_SERVED_AS,

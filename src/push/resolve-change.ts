@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { renamedTask, withFields, type StreamResponse } from '../model/index.js';
+import { withFields, type StreamResponse } from '../model/index.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { NoticedChange, Unresolved } from './held-changes.js';
 import { isOutOfReach } from './out-of-reach.js';
-import { CONTENT_TYPE, EVENT_ID_HEADER, storedPayloadVersion, v025Payload, v1Payload, type PayloadVersion } from './payload.js';
+import { CONTENT_TYPE, EVENT_ID_HEADER, eventState, isNotifiedState, storedPayloadVersion, v1Payload, type PayloadVersion } from './payload.js';
 import { newPushJob } from './queue/types.js';
 import { stateAtOf } from './stale-notifications.js';
+import { v025Body } from './v025-body.js';
 import type { PushWatcherDeps } from './watch.js';
 
 /**
@@ -23,7 +24,10 @@ interface Notification {
   eventId: string;
 }
 
-type ResolverDeps = Pick<PushWatcherDeps, 'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf'>;
+type ResolverDeps = Pick<
+  PushWatcherDeps,
+  'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf' | 'renderV025'
+>;
 
 /**
  * Turns a noticed change into one job per config of its task. What cannot be read because Redis is out
@@ -54,16 +58,19 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
   }
 
   /**
-   * A 0.2.5 receiver's notification: the whole Task, and the event id, both naming the task by the id
-   * its caller chose when it chose one (the upstream's id stays behind the gateway).
+   * A 0.2.5 receiver's notification: the whole Task as the facade's tasks/get answers it (v025-body.ts), and
+   * the event id, both naming the task by the id its caller chose when it chose one (the upstream's id stays
+   * behind the gateway).
    */
   async function v025Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification | undefined> {
     await deps.settled(taskId);
     const task = (await deps.registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
     if (!task) return undefined;
     const clientId = await deps.clientIdOf?.(taskId, owner);
-    if (!clientId) return { payload: v025Payload(task, deps.profile), eventId };
-    return { payload: v025Payload(renamedTask(task, clientId), deps.profile), eventId: `${clientId}${eventId.slice(taskId.length)}` };
+    const state = eventState(event);
+    const turnEnded = state !== undefined && isNotifiedState(state);
+    const payload = await v025Body(deps, task, clientId ? { owner, clientTaskId: clientId, turnEnded } : { owner, turnEnded });
+    return { payload, eventId: clientId ? `${clientId}${eventId.slice(taskId.length)}` : eventId };
   }
 
   async function enqueueFor(entry: StoredConfig, notification: Notification, version: PayloadVersion, change: NoticedChange): Promise<void> {

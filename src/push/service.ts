@@ -26,6 +26,7 @@ import { createRedisFollowJournal, type RedisFollowJournal } from './follow-jour
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale, type DeliveredStates } from './stale-notifications.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
+import type { V025TaskRenderer } from './v025-body.js';
 import { closeRedis, connectRedis } from '../redis-connection.js';
 import { redisEndpoint } from '../redis-tls.js';
 
@@ -44,6 +45,11 @@ export interface PushServiceDeps {
   metrics?: GatewayMetrics;
   /** The facade's client-chosen task ids (TaskAliases.clientIdOf): 0.2.5 payloads name a task by the caller's id. */
   clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
+  /**
+   * The 0.2.5 facade's tasks/get answer as a pushed Task (v025-body.ts), read when a body is made: the facade
+   * reads through the port push decorates, so it is mounted, and hands it over, after push is made.
+   */
+  renderV025?: () => V025TaskRenderer | undefined;
 }
 
 export interface PushService {
@@ -181,6 +187,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         notified,
         settled,
         ...(deps.clientIdOf ? { clientIdOf: deps.clientIdOf } : {}),
+        ...(deps.renderV025 ? { renderV025: deps.renderV025 } : {}),
         // Beside the held jobs: a change whose configs Redis could not give is kept on disk the same way.
         held: { journalDir: join(config['persistence-dir'], 'push-held', 'changes') },
       });

@@ -21,6 +21,7 @@ import { instanceEventId, stableEventId } from './event-id.js';
 import type { NotifiedEvents } from './notified-events.js';
 import type { PushLogger, PushQueue } from './queue/types.js';
 import { createChangeResolver } from './resolve-change.js';
+import type { V025TaskRenderer } from './v025-body.js';
 
 /** A config sent along with SendMessage: stored once the task id is known. */
 export interface InlineConfig {
@@ -43,6 +44,8 @@ export interface PushWatcherDeps {
   settled: Settling['settled'];
   /** The id a 0.2.5 caller chose for an upstream task, if it chose one: its payloads name the task by it. */
   clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
+  /** The 0.2.5 facade's rendering of a pushed Task, once it is mounted (v025-body.ts); absent: the registry's copy, translated. */
+  renderV025?: () => V025TaskRenderer | undefined;
   /** How changes noticed while the config store cannot answer are held (journal, bound, backoff). */
   held?: Omit<HeldChangesOptions, 'resolve' | 'logger'>;
 }

@@ -20,12 +20,17 @@ function withStatusMessage(history: readonly Message[], statusMessage: Message |
  * `tasks.history-limit` messages, fewer than one long iac-code turn (a history message per streamed piece), so it
  * is read only for an answer without history.
  */
-async function taskAsKept(deps: V025FacadeDeps, query: GetTaskRequest, ctx: CallContext): Promise<Task> {
+export async function taskAsKept(deps: V025FacadeDeps, query: GetTaskRequest, ctx: CallContext): Promise<Task> {
   const answer = await deps.port.getTask(query, ctx);
   const agentHistory = answer.history?.length ? answer.history : undefined;
-  const history = withStatusMessage(agentHistory ?? (await deps.registry.get(answer.id, ctx.principal))?.history ?? [], answer.status.message);
-  const { history: _upstream, ...task } = answer;
-  return history.length > 0 ? withFields(task, { history }) : task;
+  return withWholeHistory(answer, agentHistory ?? (await deps.registry.get(answer.id, ctx.principal))?.history ?? []);
+}
+
+/** `task` with `history` as its history, the status message last when the history lacks it. */
+export function withWholeHistory(task: Task, history: readonly Message[]): Task {
+  const whole = withStatusMessage(history, task.status.message);
+  const { history: _given, ...rest } = task;
+  return whole.length > 0 ? withFields(rest, { history: whole }) : rest;
 }
 
 /**
@@ -36,7 +41,16 @@ async function taskAsKept(deps: V025FacadeDeps, query: GetTaskRequest, ctx: Call
  */
 export async function facadeTaskV025(deps: V025FacadeDeps, request: GetTaskRequest, ctx: CallContext, clientTaskId?: string): Promise<V025Task> {
   const { historyLength, ...whole } = request;
-  const kept = await taskAsKept(deps, whole, ctx);
+  return keptTaskV025(deps, await taskAsKept(deps, whole, ctx), ctx, { historyLength, clientTaskId });
+}
+
+/** facadeTaskV025 of a task already read whole (taskAsKept), its history cut to `historyLength`. */
+export async function keptTaskV025(
+  deps: V025FacadeDeps,
+  kept: Task,
+  ctx: CallContext,
+  { historyLength, clientTaskId }: { historyLength?: number | undefined; clientTaskId?: string | undefined },
+): Promise<V025Task> {
   // The reply is replayed from every message kept: a turn's streamed pieces tell where its files came (before the
   // words iac-code restates at its end), which the conversation's whole message alone does not.
   const reply = await taskReply(deps, kept, ctx, clientTaskId);

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStream, userMessage } from '../../support/facade.js';
+import { openStream, sentText, userMessage } from '../../support/facade.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { Receiver } from './harness.js';
@@ -76,10 +76,10 @@ describe.concurrent('a turn with a webhook that no stream watches to its end', (
     stream.abort();
     const pushed = await endPushedTo('/bailian');
     expect(pushed).toHaveLength(1);
-    const finished = pushed[0]!.json as { kind: string; status: { state: string; message: { parts: Array<{ text?: string }> } } };
+    const finished = pushed[0]!.json as { kind: string; status: { state: string } };
     expect(finished).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    // What the Bailian user is shown: the agent's last words, in the finished Task.
-    expect(finished.status.message.parts.map((part) => part.text).join('')).toContain('slow: Bailian leaves');
+    // What the Bailian user is shown: the agent's last words, in the finished Task's reply (Bailian reads the artifacts alone).
+    expect(sentText(finished)).toContain('slow: Bailian leaves');
   });
 
   it('a caller that left registers its webhook on the running task: the webhook is pushed the end', async () => {
