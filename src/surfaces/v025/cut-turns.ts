@@ -66,10 +66,15 @@ export async function cutTurnOf(
   }
 }
 
-/** The reply options of the message that shows a cut turn's rest: the cut turn's, its task named as its caller knows it. */
+/**
+ * The reply options of the message that shows a cut turn's rest: the cut turn's, its task named as its caller knows
+ * it, its reply artifact the cut turn's (made from the cut turn's message, not this one, which was never sent): the
+ * rest is more of that reply, and tasks/get shows the turn's whole reply under that id.
+ */
 export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeDeps, clientTaskId: string | undefined): ReplyOptions {
   const before = cut.shown.previous;
-  return replyOptions(deps, withFields({ words }, withFields(before ? { previous: before } : {}, clientTaskId ? { taskId: clientTaskId } : {})));
+  const facts = { words, sentMessageId: cut.shown.sent.messageId };
+  return replyOptions(deps, withFields(facts, withFields(before ? { previous: before } : {}, clientTaskId ? { taskId: clientTaskId } : {})));
 }
 
 /**

@@ -29,7 +29,9 @@ import { relayCall } from './passthrough.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { requireDecodableFiles, requireUserRole } from './input.js';
 import { v025ErrorAnswer } from './errors.js';
-import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
+import { replyOptions } from './reply-options.js';
+import { taskCallWords, toldInTaskLanguage } from './task-call-words.js';
+import { latestTurnMessageOf } from './latest-turn-message.js';
 import { sendTurn, streamTurn, toldInTurnLanguage, type TurnRouting } from './send.js';
 import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
@@ -67,10 +69,16 @@ function withClientTaskId(result: unknown, clientTaskId: string): unknown {
   return result;
 }
 
+/** The upstream task a task-addressed call's 1.0 params name (`taskId` for push configs, else `id`). */
+function upstreamTaskIdOf(params: unknown): string | undefined {
+  const id = isRecord(params) ? (typeof params.taskId === 'string' ? params.taskId : params.id) : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /** An error about an upstream task, named by the id its caller chose for it (the upstream's stays behind the gateway). */
 function inCallersTerms(error: unknown, params: unknown, clientTaskId: string): unknown {
-  const upstreamId = isRecord(params) ? (typeof params.taskId === 'string' ? params.taskId : params.id) : undefined;
-  if (!(error instanceof A2AError) || typeof upstreamId !== 'string' || upstreamId === '') return error;
+  const upstreamId = upstreamTaskIdOf(params);
+  if (!(error instanceof A2AError) || upstreamId === undefined) return error;
   const metadata = Object.fromEntries(Object.entries(error.metadata).map(([key, value]) => [key, value === upstreamId ? clientTaskId : value]));
   return error.withOptions({ metadata }).toldAs(error.message.replaceAll(upstreamId, clientTaskId));
 }
@@ -173,9 +181,11 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
           if (prepared.kind === 'stream') {
             // A resubscription has no message to read its language from: the task's conversation says it.
-            const previous = prepared.ref.taskId ? await deps.registry.get(prepared.ref.taskId, ctx.principal).catch(() => undefined) : undefined;
-            const words = wordsIn(await turnLanguageOf(deps, { previous, principal: ctx.principal }, routing.languages));
-            const reply = replyOptions(deps, withFields({ words }, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
+            const { words, previous } = await taskCallWords(deps, { taskId: prepared.ref.taskId, principal: ctx.principal }, routing.languages);
+            // The turn it follows shows its reply under the id that turn gave it, as tasks/get does (latest-turn-message.ts).
+            const sentMessageId = latestTurnMessageOf(previous)?.messageId;
+            const facts = withFields({ words }, sentMessageId ? { sentMessageId } : {});
+            const reply = replyOptions(deps, withFields(facts, addressed.clientTaskId ? { taskId: addressed.clientTaskId } : {}));
             // A shutdown that cuts it notes the task, as it does a message's turn (cut-resubscriptions.ts).
             const watched = watchedResubscription(
               { principal: ctx.principal, contextId: previous?.contextId },
@@ -187,7 +197,14 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           }
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);
           return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
-        } catch (error) {
+        } catch (caught) {
+          // The gateway's own failure is told in the task's conversation's language, as message/send tells it.
+          const error = await toldInTaskLanguage(
+            caught,
+            { taskId: upstreamTaskIdOf(addressed.params), principal: ctx.principal },
+            deps,
+            routing.languages,
+          );
           // A task the caller named by its own id is named so in what goes wrong with it, too.
           throw addressed.clientTaskId ? inCallersTerms(error, addressed.params, addressed.clientTaskId) : error;
         }

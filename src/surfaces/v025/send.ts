@@ -26,6 +26,7 @@ import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
+import { latestTurnMessageOf } from './latest-turn-message.js';
 import { boundSendTurn, unwatchedTurn } from './unwatched-turns.js';
 
 export interface TurnCall {
@@ -92,7 +93,9 @@ async function beginTurn(
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
     // What the caller was shown of the task before: its artifacts are not shown again.
     const shownBefore = begun.unseen?.recorded ?? begun.previous;
-    const facts = { words, sentMessageId: turn.request.message.messageId };
+    // A re-prompt shows the paused turn again, its reply under the id that turn gave it (as tasks/get shows it), not one of this message's own, which is not sent.
+    const sentMessageId = (answered.reprompt && latestTurnMessageOf(begun.previous)?.messageId) || turn.request.message.messageId;
+    const facts = { words, sentMessageId };
     const reply = replyOptions(
       deps,
       withFields(facts, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),

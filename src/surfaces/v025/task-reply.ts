@@ -1,10 +1,11 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { isActiveState, withFields, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import { stableId } from './reply-artifact-id.js';
+import { latestTurnMessageOf } from './latest-turn-message.js';
 import { turnLanguage } from './turn-language.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
@@ -28,9 +29,6 @@ function idsOf(taskId: string): () => string {
   return () => stableId(taskId, 'reply', String(count++));
 }
 
-/** The message that opened the task's latest turn: its last user message. */
-const sentOf = (task: Task): Message | undefined => (task.history ?? []).findLast((message) => message.role === 'ROLE_USER');
-
 /** The facade's own words in the task's language: the operator's, else the one its conversation was last written in. */
 async function taskWords(deps: V025FacadeDeps, task: Task, principal: string) {
   const { languages } = deps;
@@ -51,7 +49,7 @@ const opening = (task: Task): StreamResponse => ({
  * no task: that rest marks the place, and they are read from iac-code's journal (task-pipeline-turn.ts).
  */
 async function endedTurnEvents(deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> {
-  const sent = sentOf(task);
+  const sent = latestTurnMessageOf(task);
   const turn: TurnSoFar = { sent: sent ?? { messageId: '', role: 'ROLE_USER', parts: [] }, passed: [] };
   const rest = restEvents(task, restCursor(task, turn), turn, undefined);
   return [opening(task), ...(await withTurnWordsFromJournal(rest.events, turn, deps.pipelineState, signal))];
@@ -70,7 +68,7 @@ async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<Stre
  */
 export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallContext, clientTaskId?: string): Promise<V025Task | undefined> {
   // The reply artifact keeps the id the turn showed it under (made from the task the caller knows and the turn's message).
-  const sentMessageId = sentOf(task)?.messageId;
+  const sentMessageId = latestTurnMessageOf(task)?.messageId;
   const facts = withFields(
     { words: await taskWords(deps, task, ctx.principal) },
     withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}),
@@ -79,5 +77,17 @@ export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallConte
   const fold = createReplyFold();
   for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx.signal)), reply, { waitsForTurnEnd: false })) fold.add(event);
   const result = fold.result();
-  return result?.kind === 'task' ? result : undefined;
+  return result?.kind === 'task' ? stampedAsTask(result, task) : undefined;
+}
+
+/**
+ * The reply with the task's own status timestamp, or none when the task holds none (iac-code stamps neither its
+ * permission prompt nor a pipeline's updates; 0.2.5's is optional): the reducer stamps a status that has none with
+ * the time it reduced it, which for a read is the moment of the read, so a client that polls an unchanged task
+ * and diffs what it reads would see it change on every read.
+ */
+function stampedAsTask(reply: V025Task, task: Task): V025Task {
+  const { timestamp: _readAt, ...status } = reply.status;
+  const { timestamp } = task.status;
+  return withFields(reply, { status: timestamp === undefined ? status : withFields(status, { timestamp }) });
 }
