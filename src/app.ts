@@ -4,12 +4,11 @@ import type { Logger } from 'pino';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { GatewayConfig } from './config/schema.js';
 import { workspacePruning } from './config/workspace-prune-schema.js';
-import type { AgentPort, CallContext } from './core/agent-port.js';
+import type { CallContext } from './core/agent-port.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes-factory.js';
 import { createGateway } from './core/gateway.js';
 import { boundingHistory } from './core/history-length.js';
-import { inlineArtifacts } from './core/inline-artifacts.js';
 import { createTaskAliases } from './core/task-aliases/index.js';
 import { createTaskRegistry } from './core/task-registry/index.js';
 import type { TurnLimits } from './core/turn-limits.js';
@@ -27,6 +26,7 @@ import { assertPortsAvailable } from './port-check.js';
 import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
 import { assertRedisTakesCredentials } from './redis-credentials-check.js';
 import { createGatewayPush } from './gateway-push.js';
+import { artifactContentFor, withArtifactContent } from './artifact-content.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
 import { configWarnings } from './start-warnings.js';
 import { demoUpstreamWarning } from './demo-upstream-warning.js';
@@ -42,7 +42,6 @@ import { settlesWithin } from './settles-within.js';
 import { loadStartFiles } from './start-checks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
-import { createArtifactReader } from './upstream/iac-code/artifacts.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
 import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
@@ -53,17 +52,6 @@ import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-la
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { relaysAsIs } from './surfaces/v025/passthrough.js';
 import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
-
-/**
- * With `upstream.artifact-dir`, the content of iac-code's artifacts is read from the shared folder
- * for the facade (Bailian can show nothing else of them) and, with `upstream.inline-artifacts`, for 1.0 callers.
- */
-function withArtifactContent<P extends AgentPort>(port: P, config: GatewayConfig, logger: Logger): P {
-  const dir = config.upstream['artifact-dir'];
-  if (!dir) return port;
-  const reader = createArtifactReader({ dir, maxBytes: config.bailian['inline-max-bytes'], logger });
-  return inlineArtifacts(port, reader, (ctx) => ctx.surface === 'v025' || config.upstream['inline-artifacts']);
-}
 
 /**
  * With `upstream.workspace-prune` in force (workspace-prune-schema.ts), idle conversation folders are
@@ -218,9 +206,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
       lostAfterMs: config.tasks['lost-after-ms'],
       ...(turnLimits ? { turnLimits } : {}),
     });
-    const { push, takeV025Renderer } = await createGatewayPush(config, { registry, logger, profile, metrics: observability.metrics, taskAliases });
+    // A 1.0 webhook is pushed the files' bytes exactly when 1.0 callers are shown them (upstream.inline-artifacts).
+    const artifacts = artifactContentFor(config, logger);
+    const pushDeps = { registry, logger, profile, metrics: observability.metrics, taskAliases, artifacts };
+    const { push, takeV025Renderer } = await createGatewayPush(config, pushDeps);
     // A caller's historyLength cuts only its answer: the registry, subscribers and push notifications keep the whole history.
-    const port = observability.port(withArtifactContent(boundingHistory(push.decorate(gateway)), config, logger));
+    const port = observability.port(withArtifactContent(boundingHistory(push.decorate(gateway)), artifacts));
     cleanups.push(() => push.stop());
     const shutdown = new AbortController();
     // Every in-flight call listens for shutdown (and detaches when done): many listeners are the design.

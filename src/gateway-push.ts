@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { ArtifactContent } from './artifact-content.js';
 import type { GatewayConfig } from './config/schema.js';
+import { boundedInliner } from './core/inline-artifacts.js';
 import type { TaskAliases } from './core/task-aliases/index.js';
 import type { TaskRegistry } from './core/task-registry/types.js';
 import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
@@ -14,6 +16,8 @@ export interface GatewayPushDeps {
   profile?: MappingProfile | undefined;
   metrics?: GatewayMetrics | undefined;
   taskAliases: TaskAliases;
+  /** The artifacts' content the app shows its callers: their webhooks are pushed it as their calls show it. */
+  artifacts?: ArtifactContent | undefined;
 }
 
 export interface GatewayPush {
@@ -26,9 +30,22 @@ export interface GatewayPush {
   takeV025Renderer(render: V025TaskRenderer): void;
 }
 
-/** The push service as the gateway runs it: 0.2.5 bodies named by the caller's task ids and shaped by the facade. */
+/**
+ * The facade's renderer given the registry's copy with its files' content, as the facade's own calls read the
+ * agent's task (a Bailian user's stream shows the template, so does each body `push-events: all` makes of that copy).
+ */
+const showingFiles =
+  (render: V025TaskRenderer, artifacts: ArtifactContent): V025TaskRenderer =>
+  async (recorded, body, signal) =>
+    render(await boundedInliner(artifacts.reader, signal).task(recorded), body, signal);
+
+/**
+ * The push service as the gateway runs it: 0.2.5 bodies named by the caller's task ids and shaped by the facade,
+ * 1.0 bodies showing iac-code's files as 1.0 callers' own calls show them.
+ */
 export async function createGatewayPush(config: GatewayConfig, deps: GatewayPushDeps): Promise<GatewayPush> {
   let renderer: V025TaskRenderer | undefined;
+  const { artifacts } = deps;
   const push = await createPushService(config, {
     registry: deps.registry,
     logger: deps.logger,
@@ -36,11 +53,12 @@ export async function createGatewayPush(config: GatewayConfig, deps: GatewayPush
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     clientIdOf: (upstreamId, owner) => deps.taskAliases.clientIdOf(upstreamId, owner),
     renderV025: () => renderer,
+    ...(artifacts?.forV1 ? { inlineV1: (event, signal) => boundedInliner(artifacts.reader, signal).event(event) } : {}),
   });
   return {
     push,
     takeV025Renderer(render) {
-      renderer = render;
+      renderer = artifacts ? showingFiles(render, artifacts) : render;
     },
   };
 }

@@ -40,7 +40,7 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
       if (!applies(ctx)) return listed;
       // A page holds up to its size of tasks, each with files of up to the reader's bound: read a few at a time,
       // and none once the caller has left (what is left unread keeps its URL, as a file the reader refuses does).
-      const page = inliner(boundedReader(reader, ctx.signal));
+      const page = boundedInliner(reader, ctx.signal);
       return withFields(listed, { tasks: await Promise.all(listed.tasks.map(page.task)) });
     },
     async cancelTask(request, ctx) {
@@ -52,17 +52,39 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
   return overlay(port, methods);
 }
 
-/** How many of a ListTasks page's files are read at once. */
+/** How many of a ListTasks page's files (or a pushed event's) are read at once. */
 const LIST_READS_AT_ONCE = 4;
 
-/** `reader`, reading at most LIST_READS_AT_ONCE parts at a time, and none once `signal` is aborted. */
+/** What `reader` makes of `part`, or `part` as it was once `signal` is aborted: a read still going then (a hung disk) is not waited for. */
+async function readUnlessAborted(reader: ArtifactReader, part: Part, signal: AbortSignal): Promise<Part> {
+  if (signal.aborted) return part;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<Part>((resolve) => {
+    onAbort = () => resolve(part);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([reader.inline(part), aborted]);
+  } finally {
+    // Only the reads under way listen: a page of files adds no listener per file to the caller's signal.
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** `reader`, reading at most LIST_READS_AT_ONCE parts at a time, and none once `signal` is aborted (a part left unread keeps its URL). */
 function boundedReader(reader: ArtifactReader, signal: AbortSignal): ArtifactReader {
   const limit = concurrencyLimit(LIST_READS_AT_ONCE);
   return {
     handles: (part) => reader.handles(part),
-    inline: (part) => limit(() => (signal.aborted ? Promise.resolve(part) : reader.inline(part))),
+    inline: (part) => limit(() => readUnlessAborted(reader, part, signal)),
   };
 }
+
+/**
+ * What `reader` inlines, read as a ListTasks page's files are (a few at a time, none once `signal` is aborted: a
+ * part left unread keeps its URL): what webhooks are pushed of the files (gateway-push.ts).
+ */
+export const boundedInliner = (reader: ArtifactReader, signal: AbortSignal) => inliner(boundedReader(reader, signal));
 
 /** What `reader` inlines, read into each shape that carries artifact parts (a part it does not handle costs no I/O). */
 function inliner(reader: ArtifactReader) {

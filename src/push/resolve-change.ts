@@ -3,10 +3,11 @@ import { withFields, type StreamResponse } from '../model/index.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { NoticedChange, Unresolved } from './held-changes.js';
 import { isOutOfReach } from './out-of-reach.js';
-import { CONTENT_TYPE, EVENT_ID_HEADER, eventState, isNotifiedState, storedPayloadVersion, v1Payload, type PayloadVersion } from './payload.js';
+import { CONTENT_TYPE, EVENT_ID_HEADER, eventState, isNotifiedState, storedPayloadVersion, type PayloadVersion } from './payload.js';
 import { newPushJob } from './queue/types.js';
 import { stateAtOf } from './stale-notifications.js';
 import { v025Body } from './v025-body.js';
+import { v1Body } from './v1-body.js';
 import type { PushWatcherDeps } from './watch.js';
 
 /**
@@ -26,7 +27,7 @@ interface Notification {
 
 type ResolverDeps = Pick<
   PushWatcherDeps,
-  'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf' | 'renderV025'
+  'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf' | 'renderV025' | 'inlineV1'
 >;
 
 /**
@@ -108,6 +109,8 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       throw error;
     }
     const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
+    // Every 1.0 receiver is sent the same body: its files are read once per change, not once per config.
+    let v1Notification: Promise<Notification> | undefined;
     const unread: Array<[string, string]> = [];
     let unreadError: unknown;
     for (const entry of configs) {
@@ -117,7 +120,8 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       try {
         let notification: Notification | undefined;
         if (version === '1.0') {
-          notification = { payload: v1Payload(event), eventId };
+          v1Notification ??= v1Body(deps, event).then((payload) => ({ payload, eventId }));
+          notification = await v1Notification;
         } else {
           if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
           notification = await v025ByOwner.get(entry.owner);

@@ -27,6 +27,7 @@ import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvent
 import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale, type DeliveredStates } from './stale-notifications.js';
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import type { V025TaskRenderer } from './v025-body.js';
+import type { V1EventInliner } from './v1-body.js';
 import { closeRedis, connectRedis } from '../redis-connection.js';
 import { redisEndpoint } from '../redis-tls.js';
 
@@ -50,6 +51,8 @@ export interface PushServiceDeps {
    * reads through the port push decorates, so it is mounted, and hands it over, after push is made.
    */
   renderV025?: () => V025TaskRenderer | undefined;
+  /** What a 1.0 caller is shown of an event's files (v1-body.ts): its webhook's bodies show the same. */
+  inlineV1?: V1EventInliner;
 }
 
 export interface PushService {
@@ -188,6 +191,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         settled,
         ...(deps.clientIdOf ? { clientIdOf: deps.clientIdOf } : {}),
         ...(deps.renderV025 ? { renderV025: deps.renderV025 } : {}),
+        ...(deps.inlineV1 ? { inlineV1: deps.inlineV1 } : {}),
         // Beside the held jobs: a change whose configs Redis could not give is kept on disk the same way.
         held: { journalDir: join(config['persistence-dir'], 'push-held', 'changes') },
       });

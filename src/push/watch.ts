@@ -22,6 +22,7 @@ import type { NotifiedEvents } from './notified-events.js';
 import type { PushLogger, PushQueue } from './queue/types.js';
 import { createChangeResolver } from './resolve-change.js';
 import type { V025TaskRenderer } from './v025-body.js';
+import type { V1EventInliner } from './v1-body.js';
 
 /** A config sent along with SendMessage: stored once the task id is known. */
 export interface InlineConfig {
@@ -46,6 +47,8 @@ export interface PushWatcherDeps {
   clientIdOf?: (upstreamId: string, owner: string) => Promise<string | undefined>;
   /** The 0.2.5 facade's rendering of a pushed Task, once it is mounted (v025-body.ts); absent: the registry's copy, translated. */
   renderV025?: () => V025TaskRenderer | undefined;
+  /** What a 1.0 caller is shown of an event's files (v1-body.ts); absent: the event as recorded. */
+  inlineV1?: V1EventInliner;
   /** How changes noticed while the config store cannot answer are held (journal, bound, backoff). */
   held?: Omit<HeldChangesOptions, 'resolve' | 'logger'>;
 }
