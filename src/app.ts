@@ -283,6 +283,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     });
     // Once the facade handed push its 0.2.5 bodies (gateway-push.ts), and before anything is served.
     push.start();
+    await registry.firstConnectionTried?.();
     const listening = await listenHttp(withDirectSse(app.fetch), config, logger, tls, options.tlsReloadMs);
     http = listening;
     cleanups.push(async () => listening.stopTlsReload());

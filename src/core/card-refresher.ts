@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { A2AError, type AgentCard } from '../model/index.js';
 import type { CardSnapshot, CardSource } from './card-source.js';
 import { settlesWithin } from '../settles-within.js';
+import { failureCause } from '../upstream/failure-cause.js';
 
 /**
  * How long start() waits for the first fetch. An upstream that takes the connection and never answers
@@ -85,8 +86,8 @@ export function createCardRefresher(source: CardFetcher, options: CardRefresherO
       const level = reachable || !attempted ? 'warn' : 'debug';
       const refused = error instanceof A2AError && (error.agentHttpStatus === 401 || error.agentHttpStatus === 403) ? error : undefined;
       refusedCredentials = refused !== undefined;
-      // What a refusal of the credentials says for the operator is its cause (upstream-errors.ts credentialsRefused).
-      const detail = refused?.cause instanceof Error ? { cause: refused.cause.message } : {};
+      // Why, as a request line of the same outage says it (ECONNREFUSED, DNS, TLS, the agent's words on a 401/403), scrubbed alike.
+      const detail = error instanceof A2AError && error.cause !== undefined ? failureCause(error) : {};
       options.logger?.[level]({ err: error instanceof Error ? error.message : String(error), ...detail }, 'upstream agent card refresh failed');
       reachable = false;
       failures++;

@@ -18,13 +18,16 @@ function eventOf(frame: SseFrame): { kind: EventKind; state?: string } | undefin
 }
 
 /**
- * A facade turn shown `failed` once the gateway's drain time is over (`shutdown` aborted) is one the drain cut:
- * every call still open then is ended with "shutting down", and the facade tells a turn's user that the agent
- * goes on with it and that their next message shows its end (words.turnCutByShutdown), whose state is counted
- * then. Counted apart, so that an alert on the turns the agent failed does not fire on every rollout.
+ * Why a facade turn shown `failed` failed, when the agent did not fail it: once the gateway's drain time is over
+ * (`shutdown` aborted) the drain cut it: every call still open then is ended with "shutting down", and the facade
+ * tells a turn's user that the agent goes on with it and that their next message shows its end
+ * (words.turnCutByShutdown), whose state is counted then. A blocking call whose caller hung up (`callerLeft`) is
+ * answered `failed` to nobody: its caller read nothing, and the agent goes on with the turn. Counted apart, so that
+ * an alert on the turns the agent failed fires neither on every rollout nor on every user (or Bailian time-out)
+ * that stops waiting.
  */
-const reasonOf = (state: string, shutdown: AbortSignal | undefined): TaskStateReason | undefined =>
-  state === 'failed' && shutdown?.aborted ? 'shutdown' : undefined;
+const reasonOf = (state: string, shutdown: AbortSignal | undefined, callerLeft?: () => boolean): TaskStateReason | undefined =>
+  state !== 'failed' ? undefined : shutdown?.aborted ? 'shutdown' : callerLeft?.() ? 'caller_left' : undefined;
 
 /**
  * Counts the events of one facade stream as its caller receives them, for
@@ -53,8 +56,25 @@ export function facadeEventCounter(metrics: GatewayMetrics, shutdown?: AbortSign
   };
 }
 
-/** A facade `message/send` answered with a Task: the state its caller reads, once. */
-export function countFacadeAnswer(metrics: GatewayMetrics, response: Response, shutdown?: AbortSignal): void {
+/** The state a facade `message/send`'s Task was answered with, and why the gateway, not the agent, ended it so. */
+export interface FacadeAnswer {
+  state: string;
+  reason: TaskStateReason | undefined;
+}
+
+/**
+ * A facade `message/send` answered with a Task: the state its caller reads, once. `callerLeft` is asked only of
+ * a failed answer (most are not).
+ */
+export function countFacadeAnswer(
+  metrics: GatewayMetrics,
+  response: Response,
+  shutdown: AbortSignal | undefined,
+  callerLeft: () => boolean,
+): FacadeAnswer | undefined {
   const state = answeredV025TaskState(response);
-  if (state !== undefined) metrics.taskState('v025', state, reasonOf(state, shutdown));
+  if (state === undefined) return undefined;
+  const reason = reasonOf(state, shutdown, callerLeft);
+  metrics.taskState('v025', state, reason);
+  return { state, reason };
 }

@@ -5,13 +5,16 @@ import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
 import { safeEqual } from '../surfaces/shared/safe-equal.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
+import { callerLeft } from './caller-left.js';
+import { noteFacadeAnswer } from './facade-answer-log.js';
 import { countFacadeAnswer, facadeEventCounter } from './facade-events.js';
 
 /**
  * Counts every request by what the handlers noted for the log line (surface, method, error code) and
  * by the caller's client name, times blocking calls (and the share spent waiting on the upstream),
  * and for streams the time to their first event and how many are open. Must run inside the request
- * logger, which sets `logFields`. `shutdown`: the gateway's, aborted once its drain time is over.
+ * logger, which sets `logFields`; a facade `message/send` notes there the state it was answered with
+ * (facade-answer-log.ts). `shutdown`: the gateway's, aborted once its drain time is over.
  */
 export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSignal): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -36,7 +39,9 @@ export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSigna
       );
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
-      if (fields.surface === 'v025' && fields.method === 'message/send') countFacadeAnswer(metrics, c.res, shutdown);
+      if (fields.surface !== 'v025' || fields.method !== 'message/send') return;
+      const answer = countFacadeAnswer(metrics, c.res, shutdown, () => callerLeft(c));
+      if (answer) await noteFacadeAnswer(c, answer, c.res);
     }
   };
 }

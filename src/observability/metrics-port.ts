@@ -61,7 +61,11 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
 
 /**
  * Times every call to the upstream (streams: to their first event) for the upstream histograms, and
- * adds it to the inbound request's record so the gateway's own share can be told apart.
+ * adds it to the inbound request's record so the gateway's own share can be told apart. A stream adds its
+ * whole time, to its end (or to when its reader let it go): a blocking call served from one (the facade's
+ * message/send reads the turn as SendStreamingMessage) waits on the upstream that long. The time between
+ * events that the reader spends on each is counted as the upstream's too (timing each read would cost two
+ * clock reads per event), so such a call's gateway share is a floor.
  */
 export function meteredUpstream<U extends Upstream>(upstream: U, metrics: GatewayMetrics): U {
   const methods: Record<string, unknown> = {};
@@ -93,8 +97,14 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
           first = false;
           metrics.upstreamCall(methodName(name), true, seconds());
         },
-        // A stream that ends before its first event is counted by how it ended (one never read was never sent).
-        end: (how) => void (first && how !== 'unread' && metrics.upstreamCall(methodName(name), how === 'done', seconds())),
+        end(how) {
+          // One never read was never sent: it took no upstream time.
+          if (how === 'unread') return;
+          const took = seconds();
+          if (ctx.timing) ctx.timing.upstreamSeconds += took;
+          // A stream that ends before its first event is counted by how it ended.
+          if (first) metrics.upstreamCall(methodName(name), how === 'done', took);
+        },
       });
     };
   }

@@ -17,10 +17,11 @@ import { counterTally, histogramTally } from './tallies.js';
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
 /**
- * Why the gateway, not the agent, ended a turn in the state counted: `shutdown`, its drain (a rollout) cut the
- * turn while the agent goes on with it. One value, so the label adds one series.
+ * Why a turn ended in the state counted without the agent failing it: `shutdown`, the gateway's drain (a rollout)
+ * cut the turn while the agent goes on with it; `caller_left`, its caller hung up on a blocking call and read
+ * nothing. Two values, so the label adds two series.
  */
-export type TaskStateReason = 'shutdown';
+export type TaskStateReason = 'shutdown' | 'caller_left';
 
 const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
 const V025 = new Set<string>(V025_METHODS);
@@ -111,7 +112,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const taskStates = counterTally(registry, {
     name: 'a2a_bridge_task_states_total',
-    help: "Task state changes callers saw, by surface and state reached: each change in a stream's events, and the state of a blocking answer's task; on the 0.2.5 facade (v025) the states it showed (completed for a turn iac-code ends input-required), reason=\"shutdown\" on the failed state of a turn the gateway's drain cut while the agent goes on with it",
+    help: 'Task state changes callers saw, by surface and state reached: each change in a stream\'s events, and the state of a blocking answer\'s task; on the 0.2.5 facade (v025) the states it showed (completed for a turn iac-code ends input-required), reason="shutdown" on the failed state of a turn the gateway\'s drain cut while the agent goes on with it, reason="caller_left" on that of a message/send whose caller hung up and read nothing',
     labelNames: ['surface', 'state', 'reason'],
   });
   const upstreamCalls = counterTally(registry, {

@@ -1,4 +1,5 @@
 import { withFields, A2AError, ErrorCode } from '../model/index.js';
+import { withCause } from '../model/error-cause.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { V025_AGENT_CARD_PATH, V025AgentCard, parseV025Response } from '../protocol/v025/index.js';
 import { cardFromV025 } from '../translate/index.js';
@@ -87,7 +88,8 @@ export function createV025CardCache(
       current = { card, endpoint: v025Endpoint(card, baseUrl, notice) };
       return card;
     } catch (error) {
-      throw error instanceof A2AError ? error : A2AError.internal('Upstream agent card is unavailable');
+      // Why (a refused connection, DNS, TLS) stays for the operator's log (failure-cause.ts).
+      throw error instanceof A2AError ? error : withCause(A2AError.internal('Upstream agent card is unavailable'), error);
     }
   }
 

@@ -1,4 +1,5 @@
 import { withFields, A2AError, AgentCard, ErrorCode } from '../model/index.js';
+import { withCause } from '../model/error-cause.js';
 import { V03_AGENT_CARD_PATH } from '../protocol/v03/index.js';
 import { neverReached } from './never-reached.js';
 import { getJson, type JsonGetOptions } from './card-fetch.js';
@@ -34,5 +35,6 @@ export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Pro
     );
   }
   const told = status !== undefined ? { agentHttpStatus: status } : neverReached(failure) ? { hopFailure: 'unavailable' as const } : {};
-  throw new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told);
+  // Why (a refused connection, DNS, TLS, a card that is not one) stays for the operator's log (failure-cause.ts).
+  throw withCause(new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told), failure);
 }

@@ -33,12 +33,13 @@ function replica(agent: Partial<AgentPort>) {
   registries.push(registry);
   const metrics = createGatewayMetrics({ defaultMetrics: false });
   const shutdown = new AbortController();
+  const logged: Record<string, unknown>[] = [];
   const app = createGatewayApp({
     config,
     port: new StubPort(agent),
     cards: fixedCards(),
     registry,
-    logger: createLogger('silent'),
+    logger: createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) }),
     shutdown: shutdown.signal,
     observability: createObservability(config, { metrics }),
   });
@@ -57,7 +58,9 @@ function replica(agent: Partial<AgentPort>) {
       cutByShutdown: value(samples, 'a2a_bridge_task_states_total', { surface: 'v025', state: 'failed', reason: 'shutdown' }),
     };
   };
-  return { call, shutdown, failedTurns };
+  /** The request lines written so far. */
+  const requestLines = () => logged.filter((line) => line.msg === 'request');
+  return { call, shutdown, failedTurns, requestLines };
 }
 
 /** An agent that says one thing, tells `said` so, then works on until the call ends (the drain cuts it). */
@@ -91,12 +94,17 @@ describe('a Bailian turn the drain cuts is counted apart from the turns that fai
     expect(await failedTurns()).toEqual({ agents: 0, cutByShutdown: 1 });
   });
 
-  it('message/send: the same', async () => {
-    const { call, shutdown, failedTurns } = replica(goingOn('ctx-send', () => setImmediate(() => shutdown.abort(A2AError.shuttingDown()))));
+  it('message/send: the same, and its request line says why at info', async () => {
+    const { call, shutdown, failedTurns, requestLines } = replica(
+      goingOn('ctx-send', () => setImmediate(() => shutdown.abort(A2AError.shuttingDown()))),
+    );
     const answer: any = await (await call('message/send', '规划一个VPC', 'ctx-send')).json();
     expect(answer.result).toMatchObject({ kind: 'task', status: { state: 'failed' } });
     expect(sentText(answer.result)).toContain(CUT_WORDS);
     expect(await failedTurns()).toEqual({ agents: 0, cutByShutdown: 1 });
+    // The agent goes on with the turn: nothing to look into, and no flood of warnings on every rollout.
+    expect(requestLines()).toEqual([expect.objectContaining({ level: 30, method: 'message/send', state: 'failed', stateReason: 'shutdown' })]);
+    expect(requestLines()[0]).not.toHaveProperty('cause');
   });
 
   it('a turn the agent failed is still counted failed, with no reason', async () => {

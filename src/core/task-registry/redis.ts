@@ -11,6 +11,7 @@ import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
+import { firstAttemptSettled, LOST } from '../../redis-first-attempt.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -39,9 +40,6 @@ interface Versioned {
   owner?: string;
   tenant?: string;
 }
-
-/** ioredis connection states after a connection was lost (not the first one still being made). */
-const LOST: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end']);
 
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
@@ -288,6 +286,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
     reachable: () => redis.status === 'ready' && !refusals.refusing(),
     outOfReach: () => LOST.has(redis.status) || refusals.refusing(),
+    firstConnectionTried: () => firstAttemptSettled(redis),
 
     /** Redis expires tasks without telling anyone: linked keys (`expireWithTasks`) go with them instead. */
     drops: 'expire-linked',

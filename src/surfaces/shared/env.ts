@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CallTiming } from '../../core/agent-port.js';
+import type { TaskStateReason } from '../../observability/metrics.js';
 
 /** Per-request values every surface shares (Hono `c.var`). */
 export interface GatewayEnv {
@@ -34,6 +35,11 @@ export interface RequestLogFields {
   cause?: string;
   /** The cause's error code, when it has one (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT). */
   causeCode?: string;
-  /** The task state of the answer, or of a stream's first event. */
+  /**
+   * The task state of the answer, or of a stream's first event; of a facade `message/send`, the 0.2.5 state
+   * its Task was answered with (`failed`).
+   */
   state?: string;
+  /** Why the gateway, not the agent, answered a facade turn `failed` (metrics' TaskStateReason). */
+  stateReason?: TaskStateReason;
 }

@@ -117,8 +117,8 @@ function refusal(
   return dialect?.refuse && method !== undefined ? dialect.refuse({ id, method }, error) : jsonRpcError(id, error);
 }
 
-function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId): Response {
-  noteLog(c, { surface: 'jsonrpc', errorCode: ErrorCode.ContentTypeNotSupported });
+function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId, surface: EndpointSurface): Response {
+  noteLog(c, { surface, errorCode: ErrorCode.ContentTypeNotSupported });
   return jsonRpcError(id, contentTypeNotSupported(c.req.raw.headers));
 }
 
@@ -155,8 +155,16 @@ export interface ServedElsewhere extends Pick<JsonRpcDialect, 'handles' | 'refus
   readonly servedAs: string;
 }
 
+/** What a request refused before a dialect took it is counted and logged under (the log's `surface`, the metrics' label). */
+type EndpointSurface = Extract<RequestLogFields['surface'], 'jsonrpc' | 'v025'>;
+
 export interface JsonRpcEndpointOptions {
   maxBodyBytes: number;
+  /**
+   * The surface of an endpoint that serves one version (the facade's paths: `v025`); absent: the endpoint
+   * shared by the versions at `POST /` (`jsonrpc`), where a request refused before its method is known is no one version's.
+   */
+  surface?: EndpointSurface;
   /** The other versions' methods this endpoint does not serve; absent: every unknown method is a bare -32601. */
   servedElsewhere?: readonly ServedElsewhere[];
 }
@@ -171,10 +179,11 @@ export interface JsonRpcEndpointOptions {
 export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndpointOptions): Handler<GatewayEnv> {
   // A method of a version served elsewhere is refused in that version's form, envelope errors included.
   const answerers: Pick<JsonRpcDialect, 'handles' | 'refuse'>[] = [...dialects, ...(options.servedElsewhere ?? [])];
+  const surface = options.surface ?? 'jsonrpc';
   return async (c: Context<GatewayEnv>) => {
     const admission = admitted(dialects, c.req.raw.headers);
     if (admission === false || (admission !== true && !(await admission))) {
-      noteLog(c, { surface: meantSurface(dialects, c.req.raw.headers) });
+      noteLog(c, { surface: meantSurface(dialects, c.req.raw.headers) ?? options.surface });
       return unauthorized();
     }
     let request: JsonRpcRequest;
@@ -186,9 +195,9 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
           ? { a2aError: error.error, id: error.id, method: error.method }
           : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null, method: undefined };
       if (a2aError.code === ErrorCode.ParseError && !declaresJson(c.req.raw.headers)) {
-        return rejectContentType(c, id);
+        return rejectContentType(c, id, surface);
       }
-      noteLog(c, { surface: 'jsonrpc', errorCode: a2aError.code });
+      noteLog(c, { surface, errorCode: a2aError.code });
       // A body sent in a content coding could not be read at all: like the 401, the transport's refusal.
       if (refusedForItsCoding(c.req.raw)) {
         return new Response(JSON.stringify(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
@@ -197,7 +206,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
     }
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));
-    if (!dialect) return notServedHere(c, options.servedElsewhere ?? [], request);
+    if (!dialect) return notServedHere(c, options.servedElsewhere ?? [], request, surface);
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
     // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
     const answer = await dialect.handle(request, c);
@@ -216,14 +225,23 @@ async function otherDialectsCaller(dialects: JsonRpcDialect[], refusing: JsonRpc
   return false;
 }
 
+/** How much of a caller's method name is repeated, to it and in the log. */
+const MAX_METHOD_CHARS = 100;
+
+/**
+ * A caller's method name as the log keeps it: as posted (a typo, `message/sned`, is what the operator looks for; the
+ * metrics count it as `other`), cut, and on one line: a control or format character, or half a character cut in two, reads `?`.
+ */
+const loggedMethod = (method: string): string => method.slice(0, MAX_METHOD_CHARS).replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, '?');
+
 /** What a caller of a method served otherwise is told: whose method it is and how it is served (`servedAs`). */
 const whoseMethod = (method: string, servedAs: string): string => `${method} is ${servedAs}`;
 
 /** A method of one version called with the other's credentials: told so in the method's error form, not as wrong credentials. */
 function wrongDialect(c: Context<GatewayEnv>, dialects: JsonRpcDialect[], request: JsonRpcRequest, servedAs: string): Response {
-  const method = request.method.slice(0, 100);
+  const method = request.method.slice(0, MAX_METHOD_CHARS);
   const error = A2AError.invalidRequest(whoseMethod(method, servedAs));
-  noteLog(c, { method, errorCode: error.code });
+  noteLog(c, { method: loggedMethod(request.method), errorCode: error.code });
   return refusal(dialects, request.id, method, error);
 }
 
@@ -232,9 +250,9 @@ function wrongDialect(c: Context<GatewayEnv>, dialects: JsonRpcDialect[], reques
  * that version's error form (a 0.2.5 streaming method: the one SSE frame its client reads), so that a caller at the
  * wrong version's endpoint learns where to go rather than that the method does not exist.
  */
-function notServedHere(c: Context<GatewayEnv>, elsewhere: readonly ServedElsewhere[], request: JsonRpcRequest): Response {
-  const method = request.method.slice(0, 100);
-  noteLog(c, { surface: 'jsonrpc', method, errorCode: ErrorCode.MethodNotFound });
+function notServedHere(c: Context<GatewayEnv>, elsewhere: readonly ServedElsewhere[], request: JsonRpcRequest, surface: EndpointSurface): Response {
+  const method = request.method.slice(0, MAX_METHOD_CHARS);
+  noteLog(c, { surface, method: loggedMethod(request.method), errorCode: ErrorCode.MethodNotFound });
   const other = elsewhere.find((candidate) => candidate.handles(request.method));
   if (!other) return jsonRpcError(request.id, A2AError.methodNotFound());
   return refusal([other], request.id, method, A2AError.methodNotFound().toldAs(whoseMethod(method, other.servedAs)));

@@ -43,7 +43,8 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   const dialect = createV025Dialect(deps);
   const auth = requireFacadeKey(bailian);
   // A 1.0 caller at the facade's endpoints is told where 1.0 is served.
-  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes, servedElsewhere: [V1_METHODS_ELSEWHERE] });
+  // Its paths serve the facade alone: a request refused before its method is known is still the facade's (`v025`).
+  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes, servedElsewhere: [V1_METHODS_ELSEWHERE], surface: 'v025' });
 
   app.get(underBase(base, FACADE_CARD_PATH), card);
   // Before any auth: another method is wrong whoever asks, and "Unauthorized" would tell a caller with the
