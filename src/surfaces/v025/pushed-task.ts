@@ -1,8 +1,9 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { withFields, type Task } from '../../model/index.js';
+import { isActiveState, withFields, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import { timedSignal } from '../../timed-signal.js';
 import type { V025FacadeDeps } from './deps.js';
+import { createPushedReplies } from './pushed-replies.js';
 import { keptTaskV025, taskAsKept, withWholeHistory } from './task-history.js';
 
 /**
@@ -42,15 +43,28 @@ async function keptTask(deps: V025FacadeDeps, recorded: Task, ctx: CallContext, 
  * history, as tasks/get reads it: the registry's copy (`recorded`) keeps only its last `tasks.history-limit`
  * messages, fewer than one long iac-code turn; an agent that cannot say within AGENT_READ_MS (gone, slow, failing)
  * leaves that copy, from which the same reply is made as far as it holds. The other changes (`push-events: all`, one
- * per streamed piece) are made of the copy: asking the agent for each would cost it a read per piece.
+ * per streamed piece) are made of the copy, asking the agent nothing, and show a reply that only grows
+ * (pushed-replies.ts). Such a change read once the turn ended is pushed the last body again, which push drops as a
+ * repeat, or, when none was pushed, the turn's end, which the change that ends the turn is then pushed again.
  */
 export function pushedTaskRenderer(deps: V025FacadeDeps, logger: Warns) {
+  const replies = createPushedReplies();
   return async (recorded: Task, pushed: PushedTaskFor, signal: AbortSignal): Promise<V025Task> => {
     const ctx: CallContext = { principal: pushed.owner, surface: 'v025', signal };
-    const kept = pushed.turnEnded ? await keptTask(deps, recorded, ctx, logger) : withWholeHistory(recorded, recorded.history ?? []);
     const { clientTaskId } = pushed;
-    const answer = await keptTaskV025(deps, kept, ctx, { clientTaskId });
-    // As the dialect names a task its caller chose the id of (dialect.ts withClientTaskId).
-    return clientTaskId ? withFields(answer, { id: clientTaskId }) : answer;
+    const key = JSON.stringify([recorded.id, pushed.owner, clientTaskId ?? null]);
+    const named = async (kept: Task): Promise<V025Task> => {
+      const answer = await keptTaskV025(deps, kept, ctx, { clientTaskId });
+      // As the dialect names a task its caller chose the id of (dialect.ts withClientTaskId).
+      return clientTaskId ? withFields(answer, { id: clientTaskId }) : answer;
+    };
+    const turnEnd = async () => named(await keptTask(deps, recorded, ctx, logger));
+    if (pushed.turnEnded) return replies.ended(key, recorded.status) ?? (await turnEnd());
+    if (isActiveState(recorded.status.state)) return replies.growing(key, await named(withWholeHistory(recorded, recorded.history ?? [])));
+    const pushedBefore = replies.last(key);
+    if (pushedBefore) return pushedBefore;
+    const end = await turnEnd();
+    replies.keepEnd(key, end, recorded.status);
+    return end;
   };
 }
