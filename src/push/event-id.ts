@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { StreamResponse, TaskStatus } from '../model/index.js';
+import { isNotifiedState } from './payload.js';
 
 /** The status an event reports; undefined for artifact updates and messages. */
 export function eventStatus(event: StreamResponse): TaskStatus | undefined {
@@ -14,16 +15,31 @@ export function eventStatus(event: StreamResponse): TaskStatus | undefined {
  * the statusUpdate a stream relays and the Task a follow reads afterwards name one change by one id.
  * Undefined when the status has no timestamp, and for artifact updates: nothing in them then tells
  * two changes apart (a second turn ending in the same state would get the id of the first).
+ * A Task of a turn still under way that carries artifacts also hashes them in (`snapshotText`).
  * The prefix is the task id as the event names it; a 0.2.5 receiver's id swaps it for the caller's.
  */
 export function stableEventId(taskId: string, event: StreamResponse): string | undefined {
   const status = eventStatus(event);
   if (!status?.timestamp) return undefined;
-  const digest = createHash('sha256')
-    .update(JSON.stringify([taskId, status.state, status.timestamp, status.message?.messageId ?? null]))
-    .digest('hex')
-    .slice(0, 32);
-  return `${taskId}:${digest}`;
+  const hash = createHash('sha256').update(JSON.stringify([taskId, status.state, status.timestamp, status.message?.messageId ?? null]));
+  const text = snapshotText(event);
+  if (text !== undefined) hash.update('\n').update(text);
+  return `${taskId}:${hash.digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The artifacts of a Task of a turn still under way (pushed under `push-events: all` only): the text
+ * streamed so far, which a gateway taking a turn over (a restart, another replica) reads in the first
+ * Task its SubscribeToTask sends. Its status is the one already pushed, but the chunks streamed while no
+ * gateway watched are only in it, and the chunks after it append to them: it must not be skipped as that
+ * status again. A Task that ends a turn (or waits for input) keeps the status-only id: it must name the
+ * same change as the statusUpdate another replica relays, and that replica relayed the turn's chunks too.
+ * Hashing the JSON costs little: a Task comes once per stream taken over, not once per chunk.
+ */
+function snapshotText(event: StreamResponse): string | undefined {
+  if (!('task' in event) || isNotifiedState(event.task.status.state)) return undefined;
+  const artifacts = event.task.artifacts ?? [];
+  return artifacts.length > 0 ? JSON.stringify(artifacts) : undefined;
 }
 
 /** The fallback: unique without coordination (`instance` is random per process), but no other process makes the same one. */

@@ -76,6 +76,21 @@ function sentAt(job: PushJob): number | undefined {
 }
 
 /**
+ * Whether what `newest` notes makes the job not worth sending: an older state, and also the same one when
+ * an earlier attempt of this job may have arrived (its own attempt noted it): a receiver slower than
+ * `push-timeout-ms` has it, and sending it again at each retry would repeat it `push-max-attempts` times,
+ * then dead-letter it. A job that surely never went out (refused before sending) is sent at the same instant.
+ */
+function staleness(newest: number | undefined, at: number, job: PushJob): { log: string; error: string } | undefined {
+  if (newest === undefined) return undefined;
+  if (at < newest) return { log: 'A2A push notification dropped: a newer one was delivered', error: 'a newer notification was delivered' };
+  if (at === newest && job.mayHaveArrived) {
+    return { log: 'A2A push notification retry dropped: an earlier attempt may have arrived', error: 'an earlier attempt may have arrived' };
+  }
+  return undefined;
+}
+
+/**
  * Drops a notification older than one its config was already sent (a retry of input-required that
  * comes due after the turn that followed ended failed): a receiver's last word about a task is never
  * older than one before it. A state counts as sent once delivered, and also when its attempt was given up
@@ -91,9 +106,10 @@ export function skippingStale(handler: PushHandler, states: DeliveredStates, log
       logger.warn({ err: error, taskId: job.taskId, configId: job.configId }, 'A2A push: delivered states could not be read');
       return undefined;
     });
-    if (newest !== undefined && at < newest) {
-      logger.info({ taskId: job.taskId, configId: job.configId, eventId: job.eventId }, 'A2A push notification dropped: a newer one was delivered');
-      return { outcome: 'skipped', error: 'a newer notification was delivered' };
+    const stale = staleness(newest, at, job);
+    if (stale !== undefined) {
+      logger.info({ taskId: job.taskId, configId: job.configId, eventId: job.eventId }, stale.log);
+      return { outcome: 'skipped', error: stale.error };
     }
     const result = await handler(job);
     const stateAt = job.stateAt;

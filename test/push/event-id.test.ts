@@ -41,6 +41,22 @@ describe('stableEventId', () => {
     expect(id.slice('upstream-1'.length)).toMatch(/^:[0-9a-f]{32}$/);
   });
 
+  it('names a Task of a turn under way by its artifacts too: a take-over reads in it the text streamed meanwhile', () => {
+    const withText = (value: TaskStatus, text: string): StreamResponse => ({
+      task: { id: 'T', contextId: 'C', status: value, artifacts: [{ artifactId: 'a', parts: [{ text }] }] },
+    });
+    const working = status('TASK_STATE_WORKING', T1);
+    const id = stableEventId('T', withText(working, 'SDK echo'));
+    expect(id).not.toBe(stableEventId('T', update(working)));
+    expect(id).not.toBe(stableEventId('T', snapshot(working)));
+    expect(id).not.toBe(stableEventId('T', withText(working, 'SDK echo (turn 1)')));
+    // Read twice, by a restarted process or another replica: one id.
+    expect(stableEventId('T', withText(working, 'SDK echo'))).toBe(id);
+    // A Task ending the turn names the same change as the statusUpdate another replica relays.
+    const completed = status('TASK_STATE_COMPLETED', T2);
+    expect(stableEventId('T', withText(completed, 'SDK echo'))).toBe(stableEventId('T', update(completed)));
+  });
+
   it('is undefined without a status timestamp, and for artifact updates and messages', () => {
     expect(stableEventId('T', update(status('TASK_STATE_INPUT_REQUIRED')))).toBeUndefined();
     expect(stableEventId('T', update(status('TASK_STATE_INPUT_REQUIRED', undefined, 'm-1')))).toBeUndefined();

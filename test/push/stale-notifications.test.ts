@@ -70,5 +70,28 @@ describe('stale notifications', () => {
       expect((await handler(job('between', 250))).outcome).toBe('skipped');
       expect(delivered).toEqual(['newer', 'same', 'artifact', 'other-config', 'newest']);
     });
+
+    it(`${name}: a retry of a state that may have arrived is dropped, not one refused before it went out`, async () => {
+      const states = make();
+      const attempts: string[] = [];
+      // The first attempt of each job fails: `slow` after its request went out (given up at the timeout), `refused` before.
+      const handler = skippingStale(
+        async (next): Promise<DeliveryResult> => {
+          attempts.push(`${next.eventId}#${next.attempt}`);
+          if (next.attempt > 0) return { outcome: 'delivered' };
+          return next.eventId === 'slow' ? { outcome: 'retry', mayHaveArrived: true } : { outcome: 'retry' };
+        },
+        states,
+        silent,
+      );
+      await handler(job('slow', 100, 'cfg-slow'));
+      const retry = { ...job('slow', 100, 'cfg-slow'), attempt: 1, mayHaveArrived: true };
+      expect(await handler(retry)).toEqual({ outcome: 'skipped', error: 'an earlier attempt may have arrived' });
+      // Another config's state noticed at the same instant was delivered: a retry that never went out is still sent.
+      await handler(job('refused', 300, 'cfg-3'));
+      await states.delivered(job('same-instant', 300, 'cfg-3'), 300);
+      expect((await handler({ ...job('refused', 300, 'cfg-3'), attempt: 1 })).outcome).toBe('delivered');
+      expect(attempts).toEqual(['slow#0', 'refused#0', 'refused#1']);
+    });
   }
 });
