@@ -24,10 +24,11 @@ function abortedAfter(signal: AbortSignal, waitMs: number): Promise<number | und
 describe('timedSignal', () => {
   it('aborts at its bound however often garbage is collected meanwhile (AbortSignal.any with AbortSignal.timeout did not)', async () => {
     const parent = new AbortController();
-    // Only the listener's closure holds the derived signal, as a request that waits on it does.
-    const at = await abortedAfter(timedSignal(parent.signal, 100).signal, 2_000);
+    // Only the listener's closure holds the derived signal, as a request that waits on it does. What is
+    // checked is that it aborts at all (a dropped timer never does), not how soon: a loaded host runs late.
+    const at = await abortedAfter(timedSignal(parent.signal, 100).signal, 10_000);
+    expect(at).toBeDefined();
     expect(at).toBeGreaterThanOrEqual(95);
-    expect(at).toBeLessThan(1_000);
   });
 
   it("the bound's reason is a TimeoutError; the parent's abort comes with the parent's reason", async () => {
