@@ -3,9 +3,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { GatewayConfig } from './config/schema.js';
-import { READY_PATH } from './gateway-routes.js';
+import { HEALTH_PATH, READY_PATH } from './gateway-routes.js';
 import { withoutUrlCredentials } from './url-credentials.js';
 import type { GatewayEnv } from './surfaces/shared/env.js';
+import { logStreamEnd } from './observability/stream-end-log.js';
 
 export type LogLevel = GatewayConfig['log-level'];
 export type LogFormat = GatewayConfig['log-format'];
@@ -113,6 +114,8 @@ function requestIdOf(c: Context<GatewayEnv>): string {
   return inbound && REQUEST_ID.test(inbound) ? inbound : randomUUID();
 }
 
+const isStream = (c: Context<GatewayEnv>): boolean => c.res.headers.get('content-type')?.startsWith('text/event-stream') === true;
+
 /** The request line: method and path only, never the query string (it may carry keys) nor headers. */
 function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields): Record<string, unknown> {
   return {
@@ -120,19 +123,24 @@ function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields)
     path: c.req.path,
     status: c.res.status,
     durationMs: Math.round((performance.now() - started) * 10) / 10,
-    ...(c.res.headers.get('content-type')?.startsWith('text/event-stream') ? { stream: true } : {}),
+    ...(isStream(c) ? { stream: true } : {}),
     ...fields,
     ...(c.error ? { err: c.error } : {}),
   };
 }
 
+const PROBES: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
+
 /**
- * A failing readiness probe is the probe doing its job: debug, so probes do not flood the error log. A
- * call that failed for a reason not the caller's (the handlers noted its `cause`: an upstream refused,
- * reset, timed out, answered 5xx) is a warning even when its binding answered HTTP 200 (JSON-RPC, the facade).
+ * A probe (`/health`, `/ready`) comes every few seconds from every balancer and kubelet: its line is at debug,
+ * failing or not, so probes do not flood the log; `/ready` turning not ready, and ready again, is told once
+ * (surfaces/health.ts). A call that failed for a reason not the caller's (the handlers noted its `cause`: an
+ * upstream refused, reset, timed out, answered 5xx) is a warning even when its binding answered HTTP 200
+ * (JSON-RPC, the facade).
  */
 const levelOf = (c: Context<GatewayEnv>, fields: LogFields): 'error' | 'warn' | 'info' | 'debug' => {
-  if (c.res.status >= 500) return c.req.path === READY_PATH ? 'debug' : 'error';
+  if (PROBES.has(c.req.path)) return 'debug';
+  if (c.res.status >= 500) return 'error';
   return fields.cause === undefined ? 'info' : 'warn';
 };
 
@@ -149,11 +157,12 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
  * Gives each request a child logger (with `reqId`, reusing a sane inbound `X-Request-Id`, which is
  * echoed back as `X-Request-Id`) and an empty `logFields` for handlers to fill, then writes ONE line
  * per request once the handler returned its Response. For a stream that is when the response headers
- * go out (status 200, `stream: true`): the line measures time to first byte, not the stream's lifetime.
+ * go out (status 200, `stream: true`): the line measures time to first byte, not the stream's lifetime;
+ * at info a second line, `stream ended`, tells its end (observability/stream-end-log.ts).
  *
  * Above `info` no request line is written except a failed request's (5xx, at `error`; a failure not the
- * caller's answered otherwise, at `warn`; a failing `/ready` at `debug`), so the per-request child logger
- * and its redaction are skipped.
+ * caller's answered otherwise, at `warn`; a probe's at `debug`), so the per-request child logger and its
+ * redaction are skipped.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -179,5 +188,6 @@ export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
 
     echoRequestId(c, reqId);
     child[levelOf(c, fields)](requestLine(c, started, fields), 'request');
+    if (isStream(c)) logStreamEnd(c.res, child, started, fields);
   };
 }

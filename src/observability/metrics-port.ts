@@ -1,9 +1,9 @@
 import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
-import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
+import { A2AError, eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
 import { tapIterable } from '../core/iterables.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
-import type { GatewayMetrics } from './metrics.js';
+import type { GatewayMetrics, UpstreamOutcome } from './metrics.js';
 
 export type EventKind = 'task' | 'message' | 'status-update' | 'artifact-update';
 
@@ -59,6 +59,34 @@ export function meteredPort<P extends AgentPort>(port: P, metrics: GatewayMetric
   });
 }
 
+/** A failed call's outcome: `refused` when the agent refused the gateway's credentials (the upstream clients tell it), else `error`. */
+const failureOutcome = (error: unknown): UpstreamOutcome =>
+  error instanceof A2AError && error.upstreamFault === 'credentials' ? 'refused' : 'error';
+
+/**
+ * `source`, telling `failed` the error its first read fails with: a stream the agent refuses fails there, at
+ * its headers. Only the first read is watched; then `next` is the source's own, so an event costs nothing more.
+ */
+function watchFirstRead<T>(source: AsyncIterable<T>, failed: (error: unknown) => void): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = source[Symbol.asyncIterator]();
+      const watched: AsyncIterator<T> = {
+        next(...args: [] | [unknown]) {
+          watched.next = iterator.next.bind(iterator);
+          return iterator.next(...args).catch((error: unknown) => {
+            failed(error);
+            throw error;
+          });
+        },
+        ...(iterator.return ? { return: iterator.return.bind(iterator) } : {}),
+        ...(iterator.throw ? { throw: iterator.throw.bind(iterator) } : {}),
+      };
+      return watched;
+    },
+  };
+}
+
 /**
  * Times every call to the upstream (streams: to their first event) for the upstream histograms, and
  * adds it to the inbound request's record so the gateway's own share can be told apart. A stream adds its
@@ -72,16 +100,19 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
   for (const name of UNARY_METHODS) {
     methods[name] = async (...args: unknown[]) => {
       const started = performance.now();
-      let ok = false;
+      let outcome: UpstreamOutcome = 'error';
       try {
         const result = await (upstream[name] as (...a: unknown[]) => Promise<unknown>).apply(upstream, args);
-        ok = true;
+        outcome = 'ok';
         return result;
+      } catch (error) {
+        outcome = failureOutcome(error);
+        throw error;
       } finally {
         const seconds = (performance.now() - started) / 1000;
         const ctx = callContextOf(args) as CallContext | undefined;
         if (ctx?.timing) ctx.timing.upstreamSeconds += seconds;
-        metrics.upstreamCall(methodName(name), ok, seconds);
+        metrics.upstreamCall(methodName(name), outcome, seconds);
       }
     };
   }
@@ -90,12 +121,13 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       let first = true;
-      const source = upstream[name](request, ctx);
+      let failed: UpstreamOutcome = 'error';
+      const source = watchFirstRead(upstream[name](request, ctx), (error) => (failed = failureOutcome(error)));
       return tapIterable(source, {
         item() {
           if (!first) return;
           first = false;
-          metrics.upstreamCall(methodName(name), true, seconds());
+          metrics.upstreamCall(methodName(name), 'ok', seconds());
         },
         end(how) {
           // One never read was never sent: it took no upstream time.
@@ -103,7 +135,7 @@ export function meteredUpstream<U extends Upstream>(upstream: U, metrics: Gatewa
           const took = seconds();
           if (ctx.timing) ctx.timing.upstreamSeconds += took;
           // A stream that ends before its first event is counted by how it ended.
-          if (first) metrics.upstreamCall(methodName(name), how === 'done', took);
+          if (first) metrics.upstreamCall(methodName(name), how === 'done' ? 'ok' : failed, took);
         },
       });
     };

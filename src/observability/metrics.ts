@@ -23,6 +23,13 @@ export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
  */
 export type TaskStateReason = 'shutdown' | 'caller_left';
 
+/**
+ * How a call to the upstream agent went: `refused`, the agent refused the gateway's own credentials (HTTP 401/403,
+ * gRPC UNAUTHENTICATED/PERMISSION_DENIED: `upstream.auth` wrong, which retrying never mends), told apart from
+ * `error`, every other failure (the agent down, reset, timed out, answering an error).
+ */
+export type UpstreamOutcome = 'ok' | 'error' | 'refused';
+
 const SURFACES = new Set(['jsonrpc', 'rest', 'grpc', 'v025', 'card', 'health']);
 const V025 = new Set<string>(V025_METHODS);
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -117,7 +124,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const upstreamCalls = counterTally(registry, {
     name: 'a2a_bridge_upstream_requests_total',
-    help: 'Calls to the upstream agent, by method and outcome',
+    help: "Calls to the upstream agent, by method and outcome: ok, refused (the agent refused the gateway's credentials: HTTP 401/403, upstream.auth), error (any other failure)",
     labelNames: ['method', 'outcome'],
   });
   const upstreamDuration = histogramTally(registry, {
@@ -254,9 +261,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const labels = (): Record<string, string> => ({ surface: surfaceValue, state: anyStateLabel(state), ...(reason ? { reason } : {}) });
       taskStates.add(`${surfaceValue} ${state} ${reason ?? ''}`, labels);
     },
-    upstreamCall(method: string, ok: boolean, seconds: number): void {
+    upstreamCall(method: string, outcome: UpstreamOutcome, seconds: number): void {
       const methodValue = methodLabel(method);
-      const outcome = ok ? 'ok' : 'error';
       upstreamCalls.add(`${methodValue} ${outcome}`, () => ({ method: methodValue, outcome }));
       upstreamDuration.observe(methodValue, () => ({ method: methodValue }), seconds);
     },

@@ -16,11 +16,26 @@ const counts = new Map<string, { component: string; kind: RedisErrorKind; count:
 export type RedisComponent =
   'task-registry' | 'context-lanes' | 'turn-slots' | 'task-aliases' | 'conversation-languages' | 'push-configs' | 'push-queue';
 
-export function noteRedisError(component: RedisComponent, kind: RedisErrorKind = 'connection'): void {
+const REDIS_ERROR_KINDS: readonly RedisErrorKind[] = ['connection', 'timeout', 'unavailable'];
+
+function seriesOf(component: RedisComponent, kind: RedisErrorKind): { count: number } {
   const key = `${component} ${kind}`;
-  const counted = counts.get(key);
-  if (counted) counted.count++;
-  else counts.set(key, { component, kind, count: 1 });
+  let counted = counts.get(key);
+  if (!counted) counts.set(key, (counted = { component, kind, count: 0 }));
+  return counted;
+}
+
+export function noteRedisError(component: RedisComponent, kind: RedisErrorKind = 'connection'): void {
+  seriesOf(component, kind).count++;
+}
+
+/**
+ * A component's series, every kind, at 0 from the moment its Redis is configured: a counter that has no series
+ * until its first error reads as no data to `rate()` and `increase()`, and as absent to `absent()`, so an alert
+ * on it could not tell "no error yet" from "not scraped".
+ */
+export function zeroRedisErrors(component: RedisComponent): void {
+  for (const kind of REDIS_ERROR_KINDS) seriesOf(component, kind);
 }
 
 /** Every component and kind counted so far, with its count. */
@@ -104,10 +119,10 @@ const isWithCommands = (connection: WatchedRedis): connection is WatchedRedis & 
 /**
  * Watches the Redis connection(s) of one store, and tells each failure at warn at most once per `everyMs`
  * (the ones in between counted in the next line's `leftOut`), naming the store, where it connects (no
- * credentials), the kind and the error (scrubbed). Counted (a2a_bridge_redis_errors_total, by kind):
- * every 'error' of the connection (`connection`), and every command that got no answer within its bound
- * (`timeout`: a Redis that froze keeps its connections open and says nothing) or that Redis refused for
- * now (`unavailable`: LOADING, BUSY, …). Once a connection is ready again after a failure that was told,
+ * credentials), the kind and the error (scrubbed). Counted (a2a_bridge_redis_errors_total, by kind, every
+ * kind at 0 from the moment the store is watched): every 'error' of the connection (`connection`), and every
+ * command that got no answer within its bound (`timeout`: a Redis that froze keeps its connections open and
+ * says nothing) or that Redis refused for now (`unavailable`: LOADING, BUSY, …). Once a connection is ready again after a failure that was told,
  * or a command is answered after a timeout that was told, that is told at info. The connections of the
  * stores calls depend on are PINGed in the background when `/ready` is probed (redis-answering.ts). Without a listener
  * ioredis would print every failed reconnect with its stack. Returns a function that watches another
@@ -115,6 +130,7 @@ const isWithCommands = (connection: WatchedRedis): connection is WatchedRedis & 
  */
 export function watchRedis(redis: WatchedRedis, options: WatchRedisOptions): (another: WatchedRedis) => void {
   const { store, logger } = options;
+  zeroRedisErrors(store);
   let failing: 'connection' | 'commands' | undefined;
   let toldKind: RedisErrorKind = 'connection';
   const warn = throttledWarnings(

@@ -33,7 +33,7 @@ describe('log format', () => {
     const destination = new Writable({ write: (chunk, _enc, done) => done(void entries.push(String(chunk))) });
     const gateway = await startGateway(defaultConfig({ port: 0 }), createLogger('info', destination, 'pretty'));
     try {
-      await (await fetch(`${gateway.url}/health`, { headers: { 'x-request-id': 'pretty-1' } })).text();
+      await (await fetch(`${gateway.url}/.well-known/agent-card.json`, { headers: { 'x-request-id': 'pretty-1' } })).text();
       const body = {
         jsonrpc: '2.0',
         id: 1,
@@ -82,12 +82,13 @@ describe('request lines', () => {
   });
 
   it('X-Request-Id: a sane inbound id is echoed and logged; without one a fresh id is', async () => {
-    const given = await fetch(`${gw.gateway.url}/health`, { headers: { 'x-request-id': 'probe-42' } });
+    const card = `${gw.gateway.url}/.well-known/agent-card.json`;
+    const given = await fetch(card, { headers: { 'x-request-id': 'probe-42' } });
     expect(given.headers.get('x-request-id')).toBe('probe-42');
-    const fresh = await fetch(`${gw.gateway.url}/health`);
+    const fresh = await fetch(card);
     const id = fresh.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const insane = await fetch(`${gw.gateway.url}/health`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const insane = await fetch(card, { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(insane.headers.get('x-request-id')).not.toBe('bad id with spaces');
     const ids = gw.lines().map((line) => line.reqId);
     expect(ids).toContain('probe-42');
@@ -109,6 +110,32 @@ describe('request lines', () => {
     const { result } = (await res.json()) as { result: { id: string; contextId: string } };
     const line = gw.lines().find((l) => l.reqId === 'facade-send');
     expect(line).toMatchObject({ surface: 'v025', method: 'message/send', taskId: result.id, contextId: result.contextId });
+  });
+});
+
+describe('probes of /health and /ready', () => {
+  it('write their request line at debug only: at info, a probe every few seconds writes nothing, its X-Request-Id still echoed', async () => {
+    for (const level of ['debug', 'info'] as const) {
+      const gw = await gatewayLogging(level);
+      try {
+        for (const path of ['/health', '/ready']) {
+          const res = await fetch(`${gw.gateway.url}${path}`, { headers: { 'x-request-id': `probe-${level}` } });
+          expect(res.status, path).toBe(200);
+          expect(res.headers.get('x-request-id')).toBe(`probe-${level}`);
+        }
+        const lines = gw.lines().filter((line) => line.reqId === `probe-${level}`);
+        expect(lines.map((line) => [line.path, line.level])).toEqual(
+          level === 'debug'
+            ? [
+                ['/health', 20],
+                ['/ready', 20],
+              ]
+            : [],
+        );
+      } finally {
+        await gw.gateway.close();
+      }
+    }
   });
 });
 

@@ -24,12 +24,24 @@ export interface SseOptions {
   comment?: string;
 }
 
+/**
+ * How a stream ended: `completed`, its source ended; `failed`, its source threw (`error`; its caller read the
+ * frames onError rendered of it); `caller_left`, the client went away first; `shutdown`, the gateway's drain
+ * ended it.
+ */
+export interface SseEnd {
+  how: 'completed' | 'failed' | 'caller_left' | 'shutdown';
+  /** Frames written: the source's and the last ones a failure or a shutdown rendered. */
+  events: number;
+  error?: unknown;
+}
+
 /** Told when the first event (not a comment) is handed out, and once when the stream is over however it ended. */
 export interface SseObserver {
   firstEvent?(): void;
   /** Every frame handed out, the source's and the last ones a failure or a shutdown renders. */
   frame?(frame: SseFrame): void;
-  end(): void;
+  end(how: SseEnd): void;
 }
 
 /**
@@ -51,6 +63,8 @@ export class SseChannel {
   /** The observers with a frame hook: none on most streams, so a frame costs one length check. */
   private readonly frameObservers: SseObserver[] = [];
   private sawEvent = false;
+  /** How it ended, set with `finished`; the frames written (one increment a frame: the count is the end's, told once). */
+  private readonly outcome: SseEnd = { how: 'completed', events: 0 };
   /** Set by the consumer that takes the stream: only one may. */
   claimed = false;
 
@@ -75,7 +89,7 @@ export class SseChannel {
   }
 
   observe(observer: SseObserver): void {
-    if (this.closed && this.queued.length === 0) observer.end();
+    if (this.closed && this.queued.length === 0) observer.end(this.outcome);
     else {
       this.observers.push(observer);
       if (observer.frame) this.frameObservers.push(observer);
@@ -105,12 +119,12 @@ export class SseChannel {
   private readonly ping = (text: string): void => this.queue(text);
 
   private readonly disconnect = (): void => {
-    if (this.finish()) this.stop([]);
+    if (this.finish('caller_left')) this.stop([]);
   };
 
   // Rendered before onCancel runs, while the dialect's view of the stream is still the one the caller saw.
   private readonly interrupt = (): void => {
-    if (this.finish()) this.stop(this.renderError(this.options.shutdown?.reason).frames);
+    if (this.finish('shutdown')) this.stop(this.renderError(this.options.shutdown?.reason).frames);
   };
 
   private async pump(): Promise<void> {
@@ -120,7 +134,8 @@ export class SseChannel {
       result = await this.iterator.next();
     } catch (error) {
       this.pumping = false;
-      if (!this.finish()) return;
+      if (!this.finish('failed')) return;
+      this.outcome.error = error;
       const rendered = this.renderError(error);
       if (rendered.broke) {
         // The stream's own error path failed: whatever it was to end upstream may not have run.
@@ -134,7 +149,7 @@ export class SseChannel {
     this.pumping = false;
     if (this.finished) return;
     if (result.done) {
-      this.finish();
+      this.finish('completed');
       this.close();
       return;
     }
@@ -148,6 +163,7 @@ export class SseChannel {
   private write(frame: SseFrame): void {
     if (this.closed) return;
     this.queue(frameText(frame));
+    this.outcome.events++;
     for (const observer of this.frameObservers) observer.frame!(frame);
   }
 
@@ -174,9 +190,10 @@ export class SseChannel {
     this.notify();
   }
 
-  private finish(): boolean {
+  private finish(how: SseEnd['how']): boolean {
     if (this.finished) return false;
     this.finished = true;
+    this.outcome.how = how;
     this.stopKeepalive?.();
     this.options.signal?.removeEventListener('abort', this.disconnect);
     this.stopWatchingShutdown?.();
@@ -197,7 +214,7 @@ export class SseChannel {
   private ended(): void {
     const observers = this.observers.splice(0);
     this.frameObservers.length = 0;
-    for (const observer of observers) observer.end();
+    for (const observer of observers) observer.end(this.outcome);
   }
 
   /**
