@@ -10,7 +10,9 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayMetrics } from '../../src/observability/metrics.js';
-import { startDemoGateway, type TestGateway } from '../support/gateway.js';
+import { CLOSED_PORT } from '../support/free-port.js';
+import { startDemoGateway, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { parse } from '../support/prometheus.js';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -113,5 +115,48 @@ describe('deploy/prometheus/a2a-bridge.rules.yml', () => {
         for (const { name } of selectorsOf(rule.expr)) expect(bullet, `${alert} queries ${name}`).toContain(exported.get(name) ?? name);
       }
     }
+  });
+});
+
+describe("A2ABridgeErrorRatio counts the errors that are not the caller's", () => {
+  let gateway: TestGateway;
+  let counted: RegExp;
+  beforeAll(async () => {
+    const file = YAML.parse(await readFile(path.join(root, 'deploy/prometheus/a2a-bridge.rules.yml'), 'utf8')) as {
+      groups: Array<{ rules: Rule[] }>;
+    };
+    const expr = file.groups.flatMap((group) => group.rules).find((rule) => rule.alert === 'A2ABridgeErrorRatio')!.expr;
+    const numerator = /error_code=~"([^"]+)"/.exec(expr);
+    expect(numerator, expr).not.toBeNull();
+    counted = new RegExp(`^(?:${numerator![1]})$`);
+    // An agent that is not there: every turn fails for a reason no caller can mend.
+    gateway = await startTestGateway({ upstream: { url: `http://127.0.0.1:${CLOSED_PORT}` } });
+  });
+  afterAll(() => gateway?.close());
+
+  const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json', 'A2A-Version': '1.0' }) =>
+    fetch(`${gateway.url}/`, { method: 'POST', headers, body });
+  const errorCodes = async (): Promise<string[]> =>
+    parse(await (await fetch(`${gateway.url}/metrics`)).text())
+      .filter((sample) => sample.name === 'a2a_bridge_requests_total' && sample.labels.outcome === 'error' && sample.value > 0)
+      .map((sample) => sample.labels.error_code!);
+
+  it("a scanner's and a careless caller's errors stay out of it; an agent out of reach is in it", async () => {
+    await fetch(`${gateway.url}/wp-login.php`);
+    await post('{not json');
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'NoSuchMethod', params: {} }));
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: {} }));
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: {} }), { 'content-type': 'application/json' });
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: {} }), { 'content-type': 'text/plain', 'A2A-Version': '1.0' });
+    const callerMade = await errorCodes();
+    expect(callerMade.length).toBeGreaterThanOrEqual(5);
+    expect(callerMade.filter((code) => counted.test(code))).toEqual([]);
+
+    const message = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] };
+    const answer = (await (await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'SendMessage', params: { message } }))).json()) as {
+      error?: { code: number };
+    };
+    expect(answer.error?.code).toBe(-32603);
+    expect((await errorCodes()).filter((code) => counted.test(code))).toEqual(['-32603']);
   });
 });
