@@ -8,6 +8,7 @@ import { newPushJob } from './queue/types.js';
 import { stateAtOf } from './stale-notifications.js';
 import { v025Body } from './v025-body.js';
 import { v1Body } from './v1-body.js';
+import { v1TurnEnd } from './v1-turn-end.js';
 import type { PushWatcherDeps } from './watch.js';
 
 /**
@@ -27,7 +28,7 @@ interface Notification {
 
 type ResolverDeps = Pick<
   PushWatcherDeps,
-  'store' | 'queue' | 'registry' | 'profile' | 'logger' | 'notified' | 'settled' | 'clientIdOf' | 'renderV025' | 'inlineV1'
+  'store' | 'queue' | 'registry' | 'profile' | 'events' | 'logger' | 'notified' | 'settled' | 'clientIdOf' | 'renderV025' | 'inlineV1'
 >;
 
 /**
@@ -74,6 +75,15 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
     return { payload, eventId: clientId ? `${clientId}${eventId.slice(taskId.length)}` : eventId };
   }
 
+  /**
+   * A 1.0 receiver's notification: the event as recorded, its files shown as 1.0 callers' calls show them; under
+   * `push-events: terminal` the change that ends a turn is the Task with the turn's words (v1-turn-end.ts).
+   */
+  async function v1Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification> {
+    const pushed = deps.events === 'terminal' ? await v1TurnEnd(deps, taskId, owner, event) : event;
+    return { payload: await v1Body(deps, pushed), eventId };
+  }
+
   async function enqueueFor(entry: StoredConfig, notification: Notification, version: PayloadVersion, change: NoticedChange): Promise<void> {
     const stateAt = stateAtOf(change.event, change.noticedAt, version);
     const job = newPushJob({
@@ -109,8 +119,9 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       throw error;
     }
     const v025ByOwner = new Map<string, Promise<Notification | undefined>>();
-    // Every 1.0 receiver is sent the same body: its files are read once per change, not once per config.
-    let v1Notification: Promise<Notification> | undefined;
+    // Every 1.0 receiver of an owner (a task's configs are all its owner's) is sent the same body: the task is
+    // read, and its files, once per change, not once per config.
+    const v1ByOwner = new Map<string, Promise<Notification>>();
     const unread: Array<[string, string]> = [];
     let unreadError: unknown;
     for (const entry of configs) {
@@ -120,8 +131,8 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       try {
         let notification: Notification | undefined;
         if (version === '1.0') {
-          v1Notification ??= v1Body(deps, event).then((payload) => ({ payload, eventId }));
-          notification = await v1Notification;
+          if (!v1ByOwner.has(entry.owner)) v1ByOwner.set(entry.owner, v1Notification(taskId, entry.owner, event, eventId));
+          notification = await v1ByOwner.get(entry.owner);
         } else {
           if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
           notification = await v025ByOwner.get(entry.owner);

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { connectRedis } from '../../../src/redis-connection.js';
-import { environmentSuite, flush, startHarness } from './harness.js';
+import { environmentSuite, flush, pushedTurnEnd, startHarness } from './harness.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
@@ -70,7 +70,7 @@ describe('push notifications while the config store Redis is gone', () => {
 
     await redis.start();
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
-    expect(delivered!.json).toEqual(lastUpdate);
+    expect(delivered!.json).toMatchObject(pushedTurnEnd(lastUpdate));
     const eventId = stableEventId(taskId, lastUpdate);
     expect(eventId).toBeDefined();
     expect(delivered!.headers['a2a-event-id']).toBe(eventId);
@@ -84,7 +84,7 @@ describe('push notifications while the config store Redis is gone', () => {
     await sleep(500);
     await h.restart(() => redis.start());
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
-    expect(delivered!.json).toEqual(lastUpdate);
+    expect(delivered!.json).toMatchObject(pushedTurnEnd(lastUpdate));
     expect(delivered!.headers['a2a-event-id']).toBe(stableEventId(taskId, lastUpdate));
     await flush(h, receiver);
     expect(receiver.at('/v1')).toHaveLength(1);

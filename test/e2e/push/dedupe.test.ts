@@ -12,7 +12,7 @@ import { stableEventId } from '../../../src/push/event-id.js';
 import type { FollowEntry } from '../../../src/push/follow-journal.js';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
 import { collect } from '../../support/collect.js';
-import { ctx, flush, startHarness, userText, type Harness } from './harness.js';
+import { ctx, flush, pushedTurnEnd, startHarness, userText, type Harness } from './harness.js';
 import { replicaSuite } from './replicas.js';
 import { waitUntil } from '../../support/wait-until.js';
 
@@ -67,7 +67,7 @@ describe('one notification per change across replicas', () => {
     expect(inputRequired(eventsB)).toEqual([endA]);
 
     const [delivery] = await hook.waitFor('/end', 1);
-    expect(delivery!.json).toEqual(endA);
+    expect(delivery!.json).toMatchObject(pushedTurnEnd(endA));
     expect(delivery!.headers['a2a-event-id']).toBe(stableEventId(taskId, endA!));
     await nothingLeft(settings, a, b);
     expect(hook.at('/end')).toHaveLength(1);
@@ -109,7 +109,7 @@ describe('one notification per change across replicas', () => {
     expect((await suite.env().upstream.getTask({ id: taskId }, ALICE)).status.state).toBe('TASK_STATE_WORKING');
 
     const [delivery] = await hook.waitFor('/followed', 1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     await waitLonger(async () => (await holders()).length === 0);
     await nothingLeft(settings, a, b);
     expect(hook.at('/followed')).toHaveLength(1);
@@ -145,6 +145,6 @@ describe('one notification per change across a restart of one replica', () => {
     await waitLonger(async () => (await followed()).length === 0);
     await flush(h, hook);
     expect(hook.at('/once')).toHaveLength(1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
   });
 });

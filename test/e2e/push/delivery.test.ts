@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { stableEventId } from '../../../src/push/event-id.js';
-import { ctx, environmentSuite, flush, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
+import { ctx, environmentSuite, flush, pushedTurnEnd, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const { env, open } = environmentSuite();
@@ -42,7 +42,7 @@ const tokenHeaders = (entry: { headers: Record<string, unknown> }) => ({
 });
 
 describe('push delivery, local-file queue', () => {
-  it('delivers the 1.0 StreamResponse of the INPUT_REQUIRED change, once per turn, with every header', async () => {
+  it('delivers the INPUT_REQUIRED change as the 1.0 Task with the reply, once per turn, with every header', async () => {
     const { h, receiver } = await setup();
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig(
@@ -63,7 +63,11 @@ describe('push delivery, local-file queue', () => {
         'statusUpdate' in event && event.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED',
     );
     expect(inputRequired).toHaveLength(1);
-    expect(delivery!.json).toEqual(inputRequired[0]);
+    // The task as recorded, with the turn's reply: the status update that ends a streamed turn is not all it says.
+    expect(delivery!.json).toMatchObject(pushedTurnEnd(inputRequired[0]));
+    expect((delivery!.json as { task: { artifacts: unknown[] } }).task.artifacts.at(-1)).toMatchObject({
+      parts: [{ text: 'Echo (turn 2): and a subnet' }],
+    });
     expect(delivery!.headers['content-type']).toBe('application/a2a+json');
     expect(tokenHeaders(delivery!)).toEqual({ x: 'tok-1', plain: 'tok-1', auth: 'Bearer cb-secret' });
     // The demo stamps its statuses: the id is the one every replica derives for this change.
@@ -74,7 +78,7 @@ describe('push delivery, local-file queue', () => {
     await flush(h, receiver);
     const all = receiver.at('/v1');
     expect(all).toHaveLength(2);
-    expect(all[1]!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(all[1]!.json).toMatchObject({ task: { id: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     expect(all[1]!.headers['a2a-event-id']).not.toBe(all[0]!.headers['a2a-event-id']);
   });
 
@@ -122,7 +126,7 @@ describe('push delivery, local-file queue', () => {
       ALICE_V1,
     );
     const [fromStream] = await receiver.waitFor('/inline-stream', 1);
-    expect(fromStream!.json).toMatchObject({ statusUpdate: { taskId: streamed.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(fromStream!.json).toMatchObject({ task: { id: streamed.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     expect(fromStream!.headers['x-a2a-notification-token']).toBe('t-s');
 
     const answer = await h.port.sendMessage(
@@ -178,7 +182,7 @@ describe('push delivery, local-file queue', () => {
     await h.port.createTaskPushNotificationConfig({ taskId, id: 'late', url: `${receiver.url}/late` }, ALICE_V1);
     expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
     const [delivery] = await receiver.waitFor('/late', 1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
   });
 
   it('a follow cut short by a restart is taken up again from the journal, and delivered once', async () => {
@@ -188,7 +192,7 @@ describe('push delivery, local-file queue', () => {
     expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
 
     const [delivery] = await receiver.waitFor('/resumed', 1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     await waitUntil(async () => JSON.parse(await readFile(journal, 'utf8')).length === 0);
     await flush(h, receiver);
     expect(receiver.at('/resumed')).toHaveLength(1);
@@ -204,7 +208,7 @@ describe('push delivery, local-file queue', () => {
     await expect(h.port.getTask({ id: taskId }, ctx('basic:mallory', 'jsonrpc'))).rejects.toMatchObject({ code: -32001 });
 
     const [delivery] = await receiver.waitFor('/forgotten', 1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     // The follow's subscription recorded the task again, for the caller who started it.
     expect(await h.registry.ownerOf(taskId)).toBe(ALICE_V1.principal);
   });
@@ -252,7 +256,7 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.received).toHaveLength(0);
     await receiver.up();
     const [delivery] = await receiver.waitFor('/later', 1);
-    expect(delivery!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivery!.json).toMatchObject({ task: { id: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     expect(delivery!.headers['x-a2a-notification-token']).toBe('kept');
   });
 

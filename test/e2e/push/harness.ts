@@ -20,7 +20,7 @@ import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { startDemoAgent, type RunningDemoAgent } from '../../../src/demo-agent/index.js';
 import { createLogger } from '../../../src/log.js';
 import { loadMappingProfile } from '../../../src/mappings/index.js';
-import type { Message, SendMessageRequest } from '../../../src/model/index.js';
+import type { Message, SendMessageRequest, StreamResponse } from '../../../src/model/index.js';
 import type { PushQueueFactoryOptions } from '../../../src/push/index.js';
 import { createPushService, type PushService } from '../../../src/push/service.js';
 import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1-client.js';
@@ -265,6 +265,16 @@ export async function startHarness(env: Environment, overrides: Record<string, u
   harness.port = harness.service.decorate(gateway);
   harness.service.start();
   return harness;
+}
+
+/**
+ * What a 1.0 webhook under `push-events: terminal` is pushed for a turn that ended with the status update `update`:
+ * the task as recorded, whose status is that update's (src/push/v1-turn-end.ts). A matcher for `toMatchObject`.
+ */
+export function pushedTurnEnd(update: StreamResponse | undefined): { task: Record<string, unknown> } {
+  if (!update || !('statusUpdate' in update)) throw new Error('the turn did not end with a status update');
+  const { taskId, contextId, status } = update.statusUpdate;
+  return { task: { id: taskId, contextId, status } };
 }
 
 /** One streamed turn; returns its events and the task id. */

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
-import { environmentSuite, flush, startHarness } from './harness.js';
+import { environmentSuite, flush, pushedTurnEnd, startHarness } from './harness.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
 
 const { env, open } = environmentSuite();
@@ -49,9 +49,9 @@ describe('push notifications while the queue Redis is gone', () => {
 
     await redis.start();
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
-    expect(delivered!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(delivered!.json).toMatchObject({ task: { id: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1);
-    expect(delivered!.json).toEqual(lastUpdate);
+    expect(delivered!.json).toMatchObject(pushedTurnEnd(lastUpdate));
     // Once: a later notification arrives, and still only one for the held change.
     await flush(h, receiver);
     expect(receiver.at('/v1')).toHaveLength(1);
@@ -62,7 +62,7 @@ describe('push notifications while the queue Redis is gone', () => {
     // Stopped while Redis is still gone: held in memory only, the notification was lost here.
     await h.restart(() => redis.start());
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
-    expect(delivered!.json).toEqual(second.events.filter((event) => 'statusUpdate' in event).at(-1));
+    expect(delivered!.json).toMatchObject(pushedTurnEnd(second.events.filter((event) => 'statusUpdate' in event).at(-1)));
     await flush(h, receiver);
     expect(receiver.at('/v1')).toHaveLength(1);
   }, 60_000);

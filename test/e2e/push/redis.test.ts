@@ -39,7 +39,7 @@ describe('push delivery, redis-streams queue and Redis config store', () => {
     expect(receiver.at('/v1')).toHaveLength(1);
     expect(receiver.at('/v025')).toHaveLength(1);
 
-    expect(v1!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(v1!.json).toMatchObject({ task: { id: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     expect(v1!.headers).toMatchObject({
       'content-type': 'application/a2a+json',
       'x-a2a-notification-token': 'tok',

@@ -42,7 +42,7 @@ describe('push with its Redis reached through Sentinel', () => {
     await streamTurn(h.port, { message: userText('next', { taskId: first.taskId }) }, alice);
     await flush(h, receiver);
     expect(receiver.at('/hook')).toHaveLength(1);
-    expect(receiver.at('/hook')[0]!.json).toMatchObject({ statusUpdate: { taskId: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(receiver.at('/hook')[0]!.json).toMatchObject({ task: { id: first.taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
 
     const primary = sentinel.direct(await sentinel.currentPrimary());
     primary.on('error', () => undefined);

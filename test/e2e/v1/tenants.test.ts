@@ -54,6 +54,8 @@ afterAll(async () => {
 const inTenant = (tenant: string, request: SendMessageRequest): SendMessageRequest => ({ ...request, tenant });
 
 /** A turn answered while it still runs (`returnImmediately`), with an inline push config when `hook` is given. */
+type PushedStatus = { status: { state: string; message?: unknown } };
+
 function runningTurn(tenant: string, text: string, hook?: string): SendMessageRequest {
   const push = hook ? { tenant: '', id: 'hook', taskId: '', url: hook, token: 'secret-token', authentication: undefined } : undefined;
   const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: push, historyLength: undefined, returnImmediately: true };
@@ -154,7 +156,9 @@ describe.concurrent.each(BINDINGS)('tenants over %s', (binding) => {
     const delivered = () =>
       receiver.received
         .filter((entry) => entry.path === `/${binding}`)
-        .map((entry) => (entry.json as { statusUpdate?: { taskId: string; status: { state: string; message?: unknown } } }).statusUpdate)
+        .map((entry) => entry.json as { statusUpdate?: PushedStatus & { taskId: string }; task?: PushedStatus & { id: string } })
+        // A status update, or the Task a turn's end is pushed as (push-events: terminal).
+        .map(({ statusUpdate, task }) => (task ? { taskId: task.id, status: task.status } : statusUpdate))
         .filter((update) => update?.taskId === running.id);
     await expect.poll(() => delivered().at(-1)?.status.state, { timeout: 10_000, interval: 200 }).toBe('TASK_STATE_COMPLETED');
     expect(delivered().map((update) => update?.status.state)).not.toContain('TASK_STATE_FAILED');
