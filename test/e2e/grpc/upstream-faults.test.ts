@@ -150,7 +150,8 @@ describe('a gRPC agent that never answers, with the whole-call bound off', () =>
   beforeAll(async () => {
     silent = await startFakeGrpcAgent();
     silent.behave = { kind: 'hang' };
-    front = await startTestGateway({ upstream: { url: silent.url, 'request-timeout-ms': 0, 'headers-timeout-ms': 300 } });
+    // A short drain: the last test's shutdown gives the call it outlived that long before it ends it (10 s by default).
+    front = await startTestGateway({ upstream: { url: silent.url, 'request-timeout-ms': 0, 'headers-timeout-ms': 300 }, 'drain-timeout-ms': 1_000 });
   });
   afterAll(async () => {
     await front?.close();

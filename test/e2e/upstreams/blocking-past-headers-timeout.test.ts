@@ -156,8 +156,10 @@ async function sendFromEveryBinding(gatewayUrl: string): Promise<Record<string, 
 
 const everyBindingCompleted = Object.fromEntries(BINDINGS.map((binding) => [binding, `TASK_STATE_COMPLETED ${DONE}`]));
 
+// Each agent's block waits out its own turns and bounds beside the others (its agent, store and gateways are its own);
+// the tests that freeze its store run one at a time, after the ones whose turns read it.
 describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within upstream.request-timeout-ms', () => {
-  describe('to an a2a-js 0.2.5 agent', () => {
+  describe.concurrent('to an a2a-js 0.2.5 agent', () => {
     let agent: RunningSdkV025Server;
     let gateway: TestGateway;
     let facade: RunningGateway;
@@ -174,11 +176,11 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
       await agent?.close();
     });
 
-    it('answers the finished task on every binding of the official 1.x client', async () => {
+    it('answers the finished task on every binding of the official 1.x client', async ({ expect }) => {
       expect(await sendFromEveryBinding(gateway.url)).toEqual(everyBindingCompleted);
     });
 
-    it("the 0.2.5 facade's message/send, relayed to the agent, answers the finished task", async () => {
+    it("the 0.2.5 facade's message/send, relayed to the agent, answers the finished task", async ({ expect }) => {
       const answer = await rpc(
         `${facade.url}/`,
         'message/send',
@@ -189,35 +191,38 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
       expect(answer.body.result.status).toMatchObject({ state: 'completed', message: { parts: [{ kind: 'text', text: DONE }] } });
     });
 
-    it('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async () => {
+    it.sequential('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async ({ expect }) => {
       const client = await connectClient(gateway.url, 'JSONRPC');
       const task = asTask(await client.sendMessage(sendRequest('take your time')));
       expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
     });
 
-    it("the 0.2.5 facade's tasks/get and tasks/cancel, relayed to the agent, frozen, still end at headers-timeout-ms", async () => {
-      const headers = { 'x-api-key': 'slow-key' };
-      const sent = await rpc(`${facade.url}/`, 'message/send', { message: userMessage({ text: 'take your time' }) }, { headers });
-      const id = sent.body.result.id as string;
-      store.frozen = true;
-      try {
-        const [got, canceled] = await Promise.all(
-          ['tasks/get', 'tasks/cancel'].map((method) =>
-            endingOf(
-              rpc(`${facade.url}/`, method, { id }, { headers }).then((answer) =>
-                Promise.reject(new Error(answer.body.error?.message ?? 'answered')),
+    it.sequential(
+      "the 0.2.5 facade's tasks/get and tasks/cancel, relayed to the agent, frozen, still end at headers-timeout-ms",
+      async ({ expect }) => {
+        const headers = { 'x-api-key': 'slow-key' };
+        const sent = await rpc(`${facade.url}/`, 'message/send', { message: userMessage({ text: 'take your time' }) }, { headers });
+        const id = sent.body.result.id as string;
+        store.frozen = true;
+        try {
+          const [got, canceled] = await Promise.all(
+            ['tasks/get', 'tasks/cancel'].map((method) =>
+              endingOf(
+                rpc(`${facade.url}/`, method, { id }, { headers }).then((answer) =>
+                  Promise.reject(new Error(answer.body.error?.message ?? 'answered')),
+                ),
               ),
             ),
-          ),
-        );
-        expect({ got, canceled }).toEqual({ got: expect.stringMatching(/timed out/), canceled: expect.stringMatching(/timed out/) });
-      } finally {
-        store.frozen = false;
-      }
-    });
+          );
+          expect({ got, canceled }).toEqual({ got: expect.stringMatching(/timed out/), canceled: expect.stringMatching(/timed out/) });
+        } finally {
+          store.frozen = false;
+        }
+      },
+    );
   });
 
-  describe.each<V1Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('to an a2a-js 1.x agent over %s', (binding) => {
+  describe.concurrent.each<V1Binding>(['JSONRPC', 'HTTP+JSON', 'GRPC'])('to an a2a-js 1.x agent over %s', (binding) => {
     let agent: { url: string; close(): Promise<void> };
     let gateway: TestGateway;
     const store = new FreezableV1Store();
@@ -230,11 +235,11 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
       await agent?.close();
     });
 
-    it('answers the finished task on every binding of the official 1.x client', async () => {
+    it.sequential('answers the finished task on every binding of the official 1.x client', async ({ expect }) => {
       expect(await sendFromEveryBinding(gateway.url)).toEqual(everyBindingCompleted);
     });
 
-    it('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async () => {
+    it.sequential('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async ({ expect }) => {
       const client = await connectClient(gateway.url, 'JSONRPC');
       const task = asTask(await client.sendMessage(sendRequest('take your time')));
       expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
