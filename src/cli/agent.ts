@@ -21,14 +21,16 @@ export const AGENT_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-export const AGENT_OPTIONS_HELP = [
-  '  --protocol P         auto (default: read the card), 1.0, 0.3 or 0.2.5',
-  '  --token T            Authorization: Bearer T',
-  '  --api-key K          an API key, sent in --api-key-header (default X-API-KEY, as Bailian sends it)',
-  '  --header "N: V"      an extra request header (repeatable)',
-  '  --timeout-ms N       bound on the whole call (default 600000)',
-  '  --json               print raw JSON instead of text',
-].join('\n');
+/** The shared options' help; `json` says what --json prints, which each command decides. */
+export const agentOptionsHelp = (json: string): string =>
+  [
+    '  --protocol P         auto (default: read the card), 1.0, 0.3 or 0.2.5',
+    '  --token T            Authorization: Bearer T',
+    '  --api-key K          an API key, sent in --api-key-header (default X-API-KEY, as Bailian sends it)',
+    '  --header "N: V"      an extra request header (repeatable)',
+    '  --timeout-ms N       bound on the whole call (default 600000)',
+    `  --json               ${json}`,
+  ].join('\n');
 
 /** A command line a person got wrong: exit 2 with this message. */
 export class UsageError extends Error {}

@@ -7,6 +7,7 @@ import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { neverReached } from '../upstream/never-reached.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
+import { turnFailureText, type TurnTarget } from './turn-failure.js';
 
 /** The probe runs after a failure that may have taken the whole --timeout-ms already: it waits less. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -67,23 +68,43 @@ const refusedOverGrpc = (status: 401 | 403): CallFailure => ({
   code: EXIT_NEEDS_INPUT,
 });
 
+/** HTTP 503 for the card: the agent (an a2a-bridge whose own agent is not reached yet, say) is up but not ready. */
+export const NOT_READY = 503;
+
+/** An agent up but not ready, rather than "no agent card", which reads as if nothing answered there. */
+export const notReady = (url: string, cardUrl: string): CallFailure => ({
+  text: `the agent at ${url} is not ready (HTTP ${NOT_READY} for ${cardUrl}): try again later`,
+  code: EXIT_UNREACHABLE,
+});
+
 /**
  * What `call` tells the operator, and its exit code, when it failed at `stage`: refused credentials (4)
  * before anything else, in the terms of the binding that refused them (the card is read over HTTP, a gRPC
- * agent's turn is a gRPC call), then a card URL that could not be reached (3), then the error itself (3).
+ * agent's turn is a gRPC call), then a card URL that could not be reached or not ready (3), then the error
+ * itself (3); a turn's failure names the address the turn went to (turn-failure.ts).
  */
 export async function explainCallFailure(
   error: unknown,
   stage: CallStage,
-  target: { url: string; config: UpstreamConfig; headers: Record<string, string>; interrupted?: boolean; binding?: UpstreamBinding },
+  target: {
+    url: string;
+    config: UpstreamConfig;
+    headers: Record<string, string>;
+    interrupted?: boolean;
+    binding?: UpstreamBinding;
+    /** Where the turn went, once the card was read. */
+    turn?: TurnTarget;
+  },
 ): Promise<CallFailure> {
   const status = error instanceof A2AError ? error.agentHttpStatus : undefined;
   if (isCredentialsRefused(status)) return stage === 'turn' && target.binding === 'GRPC' ? refusedOverGrpc(status) : refused(status);
+  if (stage === 'turn' && target.turn) return { text: turnFailureText(error, target.turn), code: EXIT_UNREACHABLE };
   // Only a failure to read the card is probed: during the turn the card URL was reached already.
   if (stage !== 'turn' && !target.interrupted) {
     const probe = await probeCard(target.url, target.config, target.headers);
     if ('unreachable' in probe) return { text: `cannot reach the agent card at ${probe.cardUrl}: ${probe.unreachable}`, code: EXIT_UNREACHABLE };
     if ('status' in probe && isCredentialsRefused(probe.status)) return refused(probe.status);
+    if ('status' in probe && probe.status === NOT_READY) return notReady(target.url, probe.cardUrl);
   }
   if (stage === 'detect') return { text: `no A2A agent at ${target.url}: ${oneLine(error)}`, code: EXIT_UNREACHABLE };
   const detail = error instanceof A2AError ? `${error.message} (A2A error ${error.code})` : oneLine(error);

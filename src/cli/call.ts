@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { withFields, type SendMessageRequest, type StreamResponse, type TaskState } from '../model/index.js';
-import { agentUrl, AGENT_OPTIONS_HELP, clientConfig, commandContext, connectAgent, headerPairs, parseCommandLine, UsageError } from './agent.js';
+import { agentUrl, agentOptionsHelp, clientConfig, commandContext, connectAgent, headerPairs, parseCommandLine, UsageError } from './agent.js';
 import { explainCallFailure, type CallStage } from './call-failure.js';
 import { complain, EXIT_FAILURE, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { createStreamPrinter, spinner, summaryLines } from './render.js';
+import { ranOutOfTime, turnAddress } from './turn-failure.js';
 
 const USAGE = `Usage: a2a-bridge call URL TEXT [options]
 
@@ -14,7 +15,7 @@ Options:
   --stream / --no-stream  stream (default when the card says it can) or one blocking send
   --context ID         continue a conversation (the context id printed by an earlier call)
   --task ID            answer a task waiting for input (the task id printed by an earlier call)
-${AGENT_OPTIONS_HELP}
+${agentOptionsHelp('print each event of the reply as one line of JSON (1.0 model), and nothing else on stdout')}
 
 Exit codes: 0 completed or input-required (the turn ended; follow up with --context/--task), 1 failed,
 rejected or canceled, 2 usage, 3 agent unreachable or protocol error, 4 auth-required or the
@@ -88,16 +89,18 @@ export async function run(argv: string[]): Promise<number> {
   const { ctx, dispose } = commandContext(agent.config);
   const wait = values.json ? { stop() {} } : spinner();
   let stage: CallStage = 'card';
+  let address = url;
+  // --json: the events themselves, one per line, and nothing else on stdout.
+  const printer = createStreamPrinter((text) => {
+    if (values.json) return;
+    wait.stop();
+    process.stdout.write(text);
+  });
   try {
     const card = await agent.upstream.fetchCard(ctx.signal);
+    address = turnAddress(agent.upstream, card, agent.binding, url);
     stage = 'turn';
     const streaming = values['no-stream'] ? false : (values.stream ?? card.capabilities?.streaming === true);
-    // --json: the events themselves, one per line, and nothing else on stdout.
-    const printer = createStreamPrinter((text) => {
-      if (values.json) return;
-      wait.stop();
-      process.stdout.write(text);
-    });
     const events: AsyncIterable<StreamResponse> = streaming
       ? agent.upstream.sendStreamingMessage(request, ctx)
       : (async function* () {
@@ -115,9 +118,12 @@ export async function run(argv: string[]): Promise<number> {
     return exitCodeFor(printer.summary.state);
   } catch (error) {
     wait.stop();
+    // A reply cut short ends its line: the error starts on one of its own.
+    if (!values.json) printer.finish();
     // The card is probed where the client of the protocol found (or given) reads it.
     const config = withFields(agent.config, { protocol: agent.protocol });
-    const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted, binding: agent.binding };
+    const turn = { url, address, binding: agent.binding, ranOut: ranOutOfTime(ctx.signal, error), timeoutMs: config['request-timeout-ms'] };
+    const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted, binding: agent.binding, turn };
     const failure = await explainCallFailure(error, stage, target);
     complain(failure.text);
     return failure.code;

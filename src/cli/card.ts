@@ -3,22 +3,24 @@ import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
 import { classifyCard } from '../upstream/detect.js';
-import { agentUrl, AGENT_OPTIONS, AGENT_OPTIONS_HELP, clientConfig, headerPairs, UsageError } from './agent.js';
+import { agentUrl, AGENT_OPTIONS, agentOptionsHelp, clientConfig, headerPairs, UsageError } from './agent.js';
 import { complain, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, isCredentialsRefused, oneLine, shown } from './exit-codes.js';
 import { withFields } from '../model/index.js';
+import { NOT_READY, notReady } from './call-failure.js';
 
 const USAGE = `Usage: a2a-bridge card URL [options]
 
-Prints the agent card of the agent at URL as it is served: the 1.0 card (${AGENT_CARD_JSON_PATH}, asked
-for with A2A-Version: 1.0) or, with --protocol 0.2.5 or when there is none, the 0.2.5 card (${AGENT_JSON_PATH}).
+Prints the agent card of the agent at URL as it is served, as indented JSON: the 1.0 card
+(${AGENT_CARD_JSON_PATH}, asked for with A2A-Version: 1.0) or, with --protocol 0.2.5 or when there is
+none, the 0.2.5 card (${AGENT_JSON_PATH}).
 A 1.0 card that refuses the credentials (HTTP 401/403) is not "none": pass them, or --protocol 0.2.5.
 The first line on stderr names the protocol and where the card was found.
 
 Options:
-${AGENT_OPTIONS_HELP}
+${agentOptionsHelp('print the card on one line (compact JSON) instead of indented')}
 
-Exit codes: 0 printed, 2 usage, 3 no agent card at URL (or URL unreachable), 4 the credentials refused
-(HTTP 401/403).`;
+Exit codes: 0 printed, 2 usage, 3 no agent card at URL (or URL unreachable, or the agent not ready: HTTP
+503), 4 the credentials refused (HTTP 401/403).`;
 
 /** `a2a-bridge card URL`: the card exactly as served, pretty-printed (or one line with --json). */
 export async function run(argv: string[]): Promise<number> {
@@ -67,6 +69,11 @@ export async function run(argv: string[]): Promise<number> {
       });
       const protocol = answer.status === 200 ? classifyCard(answer.body, attempt.foundAt) : undefined;
       if (!protocol) {
+        if (answer.status === NOT_READY) {
+          const failure = notReady(url, cardUrl);
+          complain(failure.text);
+          return failure.code;
+        }
         if (isCredentialsRefused(answer.status)) {
           refused = { cardUrl, status: answer.status };
           break;

@@ -51,6 +51,8 @@ const FLAGS: Record<string, FlagSpec> = {
 };
 
 const COMMANDS: readonly Command[] = ['serve', 'check-config', 'health', 'help', 'version'];
+/** The commands that talk to an agent (src/cli/main.ts runs them before any configuration is read): named where a command is. */
+const AGENT_COMMANDS = ['call', 'card', 'lint'] as const;
 
 interface ParsedArgs {
   command: Command;
@@ -73,14 +75,17 @@ function parseArgv(argv: readonly string[]): ParsedArgs {
       const flag = eq > 0 ? arg.slice(0, eq) : arg;
       if (flag !== '--config' && !FLAGS[flag]) throw new ConfigError(`unknown option ${flag}`);
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new ConfigError(`option ${flag} needs a value`);
+      // An empty value (`--config="$CONFIG"` with CONFIG unset) is no value: taken as given, it would stand for the default.
+      if (!value || (eq < 0 && value.startsWith('--'))) throw new ConfigError(`option ${flag} needs a value`);
       if (flag === '--config') configFile = value;
       else flags.push({ flag, value });
     } else positionals.push(arg);
   }
-  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${positionals[1]}`);
+  // The command first: a mistyped one (`cal URL text`) is what is wrong, not the arguments after it.
   const named = positionals[0] ?? 'serve';
-  if (!COMMANDS.includes(named as Command)) throw new ConfigError(`unknown command ${named} (expected ${COMMANDS.join(', ')})`);
+  if (!COMMANDS.includes(named as Command))
+    throw new ConfigError(`unknown command ${named} (expected ${[...COMMANDS, ...AGENT_COMMANDS].join(', ')})`);
+  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${positionals[1]}`);
   const command: Command = wantsHelp ? 'help' : wantsVersion ? 'version' : (named as Command);
   return { command, configFile, flags };
 }
@@ -247,7 +252,7 @@ export function usage(program = 'a2a-bridge'): string {
   const options = Object.entries(FLAGS).map(([flag, spec]) => `  ${`${flag} ${spec.metavar}`.padEnd(20)} ${spec.help}`);
   return [
     `Usage: ${program} [serve|check-config|health|help|version] [options]`,
-    `       ${program} call|card|lint URL ...   (${program} call --help)`,
+    `       ${program} ${AGENT_COMMANDS.join('|')} URL ...   (${program} call --help)`,
     '',
     'Commands:',
     '  serve                start the gateway (default)',

@@ -48,6 +48,18 @@ describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
     expect(JSON.parse(v025.stdout).protocolVersion).toBe('0.2.5');
   });
 
+  it('--json prints the same card on one line, as its help says; call --help says what its --json prints', async () => {
+    const indented = await inProcess(['card', open.url]);
+    const compact = await inProcess(['card', open.url, '--json']);
+    expect(compact.code).toBe(0);
+    expect(compact.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(compact.stdout)).toEqual(JSON.parse(indented.stdout));
+    const help = await inProcess(['card', '--help']);
+    expect(help.stdout).toMatch(/^ {2}--json {15}print the card on one line \(compact JSON\) instead of indented$/m);
+    const callHelp = await inProcess(['call', '--help']);
+    expect(callHelp.stdout).toMatch(/^ {2}--json {15}print each event of the reply as one line of JSON/m);
+  });
+
   it('exit 3 when there is no agent, 2 for a bad command line', async () => {
     const down = await inProcess(['card', 'http://127.0.0.1:1']);
     expect(down.code).toBe(3);

@@ -33,6 +33,16 @@ describe.concurrent('a2a-bridge CLI', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown option --token');
   });
+
+  it('--config= (empty) exits 2 rather than checking the defaults; a mistyped command is named as such', async () => {
+    const empty = await cli(['check-config', '--config=']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^a2a-bridge: option --config needs a value\n/);
+    expect(empty.stdout).toBe('');
+    const mistyped = await cli(['cal', 'http://127.0.0.1:1', 'hi']);
+    expect(mistyped.code).toBe(2);
+    expect(mistyped.stderr).toMatch(/^a2a-bridge: unknown command cal \(expected serve, check-config, health, help, version, call, card, lint\)\n/);
+  });
 });
 
 const SERVE_ARGS = ['--port', '0', '--public-url', 'https://gw.example.com'];

@@ -35,6 +35,15 @@ describe('defaults and commands', () => {
     expect(await configError(['--port'])).toMatch(/--port needs a value/);
     expect(await configError(['--port', '--host', 'x'])).toMatch(/--port needs a value/);
   });
+
+  it('takes an empty value as none (`--config="$CONFIG"` with CONFIG unset), and names a mistyped command before its arguments', async () => {
+    expect(await configError(['check-config', '--config='])).toMatch(/option --config needs a value/);
+    expect(await configError(['--config', ''])).toMatch(/option --config needs a value/);
+    for (const flag of ['--host', '--port', '--upstream', '--public-url', '--log-level']) {
+      expect(await configError([`${flag}=`])).toMatch(`option ${flag} needs a value`);
+    }
+    expect(await configError(['cal', 'http://127.0.0.1:1', 'hi'])).toMatch(/^unknown command cal \(expected .*\bcall\b/);
+  });
 });
 
 describe('precedence: flags > env > file > defaults', () => {
