@@ -38,6 +38,11 @@ export function openingMessage(message: Message, task: Task): Message {
   return withFields(message, { taskId: task.id, ...(contextId ? { contextId } : {}) });
 }
 
+/** A new task's Task as recorded: with the message that opened it first, as its history holds it (openingMessage), unless it holds it. */
+export function withOpeningMessage(task: Task, message: Message): Task {
+  return withFirstMessage(task, openingMessage(message, task));
+}
+
 /**
  * The snapshot to store for a Task answer (SendMessage, GetTask, CancelTask), given what is stored.
  * An answer whose history was cut by historyLength keeps the stored history. iac-code saves a new task

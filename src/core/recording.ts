@@ -11,7 +11,7 @@ import {
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
-import { openingMessage, snapshotToStore } from './first-message.js';
+import { openingMessage, snapshotToStore, withOpeningMessage } from './first-message.js';
 import { tapIterable } from './iterables.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
@@ -114,12 +114,30 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * its task's history at the stream's first event of the task (the agent took it), before that event, as the
    * SDK's task manager does; also when another stream of the task leads (open-streams.ts): iac-code keeps the
    * stream that asked for a permission open, and the answer's own stream only joins it (docs/iac-code.md).
+   * A new task's message (`said.opening`) is recorded first in the Task the stream opens with when that Task holds no
+   * message of the caller's, as a blocking answer's is (recordAnswer): a 0.2.5 agent's stream that opens with an
+   * update opens with a Task of the ids alone (translate/task-stream.ts openingTaskOf), the only record of a task
+   * the agent failed before opening it (a2a-js 0.2.5 makes one up and keeps none), and GetTask, answered from the
+   * record, lost the caller's message. A Task that holds one (under an id of the agent's) is recorded as it is.
    */
-  function recorded(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string, followUp?: Message): AsyncIterable<StreamResponse> {
+  function recorded(
+    source: AsyncIterable<StreamResponse>,
+    ctx: CallContext,
+    tenant: string,
+    said: { followUp?: Message | undefined; opening?: Message | undefined } = {},
+  ): AsyncIterable<StreamResponse> {
     const meta = metaOf(ctx, tenant);
+    const { followUp } = said;
+    let opening = said.opening;
+    const opened = (event: StreamResponse): StreamResponse => {
+      const first = opening;
+      opening = undefined;
+      if (!first || !('task' in event) || event.task.history?.some((message) => message.role === 'ROLE_USER')) return event;
+      return { task: withOpeningMessage(event.task, redaction.message(first)) };
+    };
     return openStreams.follow(
       ownEvents(source, ctx, tenant),
-      (event, taskId) => writer.fold(event, meta, taskId),
+      (event, taskId) => writer.fold(opened(event), meta, taskId),
       // Ended, failed or aborted: the last fold is written, and waited for.
       (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
       (event, taskId, leads) => {
@@ -187,8 +205,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     sendStreamingMessage(request, ctx) {
       // A permission answer riding along on its paused turn (admission.ts) too: the turn's own stream records the
       // turn, but the answer is only in this one.
-      const followUp = request.message.taskId ? request.message : undefined;
-      return recorded(inner.sendStreamingMessage(request, ctx), ctx, tenantOf(request), followUp);
+      const { message } = request;
+      const said = message.taskId ? { followUp: message } : { opening: message };
+      return recorded(inner.sendStreamingMessage(request, ctx), ctx, tenantOf(request), said);
     },
 
     subscribeToTask: lost.subscribeToTask,

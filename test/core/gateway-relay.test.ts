@@ -42,7 +42,8 @@ describe('gateway: streaming pass-through', () => {
       expect(events).toHaveLength(32);
       const stored = await registry.get('T', ALICE.principal);
       expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-      expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(Array.from({ length: 30 }, (_, i) => `chunk-${i}`));
+      // The caller's message first: the agent's opening Task held none (recording.ts), as a blocking answer's record.
+      expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['make vpc', ...Array.from({ length: 30 }, (_, i) => `chunk-${i}`)]);
     } finally {
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(...keys);

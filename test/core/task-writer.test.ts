@@ -69,7 +69,8 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     expect(writes()).toBeLessThanOrEqual(stateChanges + 1);
     const stored = await registry.get('T', ALICE.principal);
     expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunkTexts(100));
+    // The caller's message first (the stub's opening Task holds none: the record puts it there, as a blocking answer's).
+    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['make vpc', ...chunkTexts(100)]);
   });
 
   it('a long turn in one state is written every MAX_UNWRITTEN events, so it never piles up in memory, and loses none of it', async () => {
@@ -82,20 +83,20 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     // Without a read and before the stream ends, the registry catches up to the last full fold. The Task
     // and the first WORKING came in the same turn of the event loop as the chunks, so their state changes
     // made no write of their own: three folds of MAX_UNWRITTEN events (the Task and 767 statuses:
-    // chunk-766 is the status, 0-765 the history), and the chunks after them still folded.
+    // chunk-766 is the status, the caller's message and 0-765 the history), and the chunks after them still folded.
     let stored = await registry.get('L', ALICE.principal);
-    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN - 2; i++) {
+    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN - 1; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       stored = await registry.get('L', ALICE.principal);
     }
-    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN - 2);
+    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN - 1);
     expect(writes()).toBe(3);
     feed.push(statusFrame('L', 'CL', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();
     while (!(await iterator.next()).done);
     stored = await registry.get('L', ALICE.principal);
     expect(stored?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunks);
+    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['make vpc', ...chunks]);
   });
 
   it('writes a state change without any read once the turn of the event loop ends, the changes of one turn at once', async () => {
@@ -123,9 +124,9 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'C2' }) }, ALICE)[Symbol.asyncIterator]();
     for (let i = 0; i < 6; i++) await iterator.next();
     await gateway.settled('T2');
-    // The last chunk is the status message; the four before it went into the history.
+    // The last chunk is the status message; the four before it went into the history, after the caller's message.
     const stored = await registry.get('T2', ALICE.principal);
-    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(chunkTexts(4));
+    expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['make vpc', ...chunkTexts(4)]);
     expect(stored?.status.message?.parts[0]?.text).toBe('chunk-4');
     expect((await gateway.listTasks({}, ALICE)).tasks.map((task) => task.id)).toEqual(['T2']);
     expect(writes()).toBeLessThanOrEqual(3);

@@ -13,7 +13,9 @@
  * `ask:` ends the turn input-required (final:true) instead, `unknown:` ends it in 0.2.5's terminal
  * `unknown` (final:true, carrying the reply); `message:` answers with one Message and no task; `answer:`
  * opens the task, works, then answers with a Message of the task (the SDK ends the stream there); `throw:`
- * opens the task, works, then throws (the SDK fails a task of its own making: `task?.id || uuidv4()`);
+ * opens the task, works, then throws (the SDK fails a task of its own making: `task?.id || uuidv4()`); `throw-at-once:`
+ * throws before it opens its task (a model endpoint down), so that failed task is all there is of the turn (a stream
+ * gets its failed status-update alone, named by that made-up id);
  * `slow:` adds SLOW_EXTRA_CHUNKS "." chunks, each after `slowChunkDelayMs`, and combines with an `ask:` or
  * `unknown:` after it. tasks/cancel of a running turn stops it and ends it canceled (final:true). Status timestamps carry no zone, like the
  * 0.2.5 spec's own example, so the 1.0 side must normalise them.
@@ -31,6 +33,7 @@ export const V025_UNKNOWN_PREFIX = 'unknown:';
 export const V025_MESSAGE_PREFIX = 'message:';
 export const V025_ANSWER_PREFIX = 'answer:';
 export const V025_THROW_PREFIX = 'throw:';
+export const V025_THROW_AT_ONCE_PREFIX = 'throw-at-once:';
 /** What a `throw:` turn throws: a path and a token, as agents' exceptions hold them. */
 export const V025_THROWN = 'failed to read /home/alice/.agent/creds.json with Bearer sk-live-0123456789abcdef';
 export const V025_SLOW_EXTRA_CHUNKS = 10;
@@ -139,6 +142,7 @@ class ScriptedExecutor implements AgentExecutor {
       bus.publish(agentMessage(reply.full, undefined, contextId));
       return;
     }
+    if (prompt.startsWith(V025_THROW_AT_ONCE_PREFIX)) throw new Error(V025_THROWN);
     const turn = { contextId, abort: new AbortController() };
     this.running.set(taskId, turn);
     const { signal } = turn.abort;

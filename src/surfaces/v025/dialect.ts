@@ -21,7 +21,7 @@ import { runCall, type CallEdge, type OpenCall } from '../shared/call-pipeline.j
 import type { PortCallOptions } from '../shared/port-call.js';
 import { outlivesCaller, prepareCall, type OperationEnv, type PreparedCall } from '../shared/operations.js';
 import { extendedFacadeCard } from './card.js';
-import { canceledTaskV025 } from './canceled-task.js';
+import { canceledTaskV025, forgetCanceledTurn } from './canceled-task.js';
 import { createClientTaskIds } from './client-task-ids.js';
 import { createContinuations } from './continuation.js';
 import { createMemoryConversationLanguages } from './conversation-languages.js';
@@ -134,12 +134,16 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     return clientTaskId ? inCallersTerms(error, { taskId: upstreamId }, clientTaskId) : error;
   }
 
-  /** A unary call's 0.2.5 result. A task is answered as tasks/get shows it, also the one a cancel ended (canceled-task.ts). */
+  /**
+   * A unary call's 0.2.5 result. A task is answered as tasks/get shows it, also the one a cancel ended, whose turn's
+   * rest the conversation's next message no longer shows (canceled-task.ts).
+   */
   async function unaryAnswer(method: V1Method, prepared: PreparedCall, ctx: CallContext, clientTaskId: string | undefined): Promise<unknown> {
     if (method === 'GetTask') return facadeTaskV025(deps, prepared.params as GetTaskRequest, ctx, clientTaskId);
     const result = await prepared.run(ctx);
-    if (method === 'CancelTask') return canceledTaskV025(deps, prepared.params as CancelTaskRequest, result as Task, ctx, clientTaskId);
-    return unaryResultToV025(method, result);
+    if (method !== 'CancelTask') return unaryResultToV025(method, result);
+    await forgetCanceledTurn(result as Task, ctx.principal, routing);
+    return canceledTaskV025(deps, prepared.params as CancelTaskRequest, result as Task, ctx, clientTaskId);
   }
 
   async function serve(request: JsonRpcRequest, c: Context<GatewayEnv>, open: (options?: PortCallOptions) => OpenCall): Promise<Response> {
