@@ -37,6 +37,7 @@ import { v025Stream } from './stream.js';
 import { facadeTaskV025 } from './task-history.js';
 import { refuseFinished } from './task-methods.js';
 import { watchedResubscription } from './cut-resubscriptions.js';
+import { joinedTurn } from './joined-turn.js';
 
 const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'CreateTaskPushNotificationConfig',
@@ -197,7 +198,9 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
               deps.shutdown,
             );
             const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
-            return call.answer(await v025Stream((onAccepted) => watched.events(prepared.run(withFields(ctx, { onAccepted }))), stream));
+            // Its caller read none of the turn here: the words the snapshot holds come first (joined-turn.ts).
+            const events = (onAccepted: () => void) => joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))));
+            return call.answer(await v025Stream(events, stream));
           }
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);
           return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));

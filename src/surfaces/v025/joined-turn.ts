@@ -1,0 +1,75 @@
+import { isActiveState, sameMessage, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { closingTaskEvents } from './reply/task-events.js';
+import { latestTurnMessageOf } from './latest-turn-message.js';
+import { SnapshotEcho } from './turn-echo.js';
+import { agentMessages, restCursor, said, type TurnSoFar } from './turn-rest.js';
+import { latestStatus, snapshotGap } from './turn-snapshot.js';
+import { TurnTracker } from './turn-tracker.js';
+
+/**
+ * A caller's tasks/resubscribe to a turn at work. The agent answers with the Task as it stands (every word the
+ * turn said so far), then what it says next. Whoever subscribes has read none of that reply on this stream (its
+ * own stream dropped, or it reads on another screen): the reply reducer would take the working Task for an
+ * opening and show only the live words, the middle of the answer, and an agent that restates its whole reply at
+ * the end (the demo agent) would then show it twice. So the snapshot's words of the turn come first, as the
+ * agent streamed them (as tasks/get reads them: its messages, then its files), and the live events past them, as
+ * the facade's own recovery of a broken stream relays them (turn-resubscribe.ts): what repeats the snapshot, an
+ * a2a-js 1.x agent sending what it said as the subscription began, is dropped (turn-echo.ts).
+ */
+
+const NO_MESSAGE: Message = { messageId: '', role: 'ROLE_USER', parts: [] };
+
+/** The turn's start, from its last user message, as tasks/get tells it (task-reply.ts): nothing of it read yet. */
+const unread = (task: Task): TurnSoFar => ({ sent: latestTurnMessageOf(task) ?? NO_MESSAGE, passed: [] });
+
+/**
+ * The turn the working Task holds, as the events a streaming agent sent: the Task that opens it, its agent
+ * messages (the status message with the latest update as it came, its metadata too), its files, and the latest
+ * update when it carries no message but metadata. Where a file came among the messages the task does not say:
+ * after them, as tasks/get shows it.
+ */
+export function snapshotTurnEvents(task: Task): StreamResponse[] {
+  const latest = latestStatus(task);
+  const current = task.status.message;
+  const messages = agentMessages(said(task)).slice(restCursor(task, unread(task)).shownMessages);
+  const { taskId, contextId } = latest;
+  const working = (message: Message): StreamResponse => ({ statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } });
+  const spoken = messages.map((message, at) =>
+    at === messages.length - 1 && sameMessage(message, current) ? { statusUpdate: latest } : working(message),
+  );
+  const files = closingTaskEvents(task).filter((event) => 'artifactUpdate' in event);
+  // A latest update without a message tells something only by its metadata (iac-code's tool call, a pipeline's envelopes).
+  const quietLatest = current === undefined && latest.metadata !== undefined ? [{ statusUpdate: latest }] : [];
+  return [{ task }, ...spoken, ...files, ...quietLatest];
+}
+
+/**
+ * A resubscription's events as its caller reads them: a working snapshot's turn first, then the live events past it.
+ * A later Task at work is the agent's own snapshot, read after the gateway's (in front of a 0.2.5 agent the gateway
+ * reads the task, then subscribes, and a2a-js 0.2.5 opens that stream with the task it loaded): what it holds past
+ * what was shown is what the agent said in between, shown as the recovery of a broken stream shows it (turn-snapshot.ts).
+ */
+export async function* joinedTurn(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+  let tracker: TurnTracker | undefined;
+  let echo: SnapshotEcho | undefined;
+  let opened = false;
+  for await (const event of source) {
+    const opening = !opened;
+    opened = true;
+    if ('task' in event && isActiveState(event.task.status.state) && (opening || tracker)) {
+      const { task } = event;
+      tracker ??= new TurnTracker(unread(task));
+      const before = tracker.soFar();
+      for (const shown of opening ? snapshotTurnEvents(task) : snapshotGap(task, before, undefined).events) {
+        tracker.note(shown);
+        yield shown;
+      }
+      echo = new SnapshotEcho(task, before);
+      continue;
+    }
+    for (const relayed of echo ? echo.pass(event) : [event]) {
+      tracker?.note(relayed);
+      yield relayed;
+    }
+  }
+}
