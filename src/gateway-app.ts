@@ -124,7 +124,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const v1Dialect = guardedDialect(createV1Dialect(v1Deps), v1Auth, (headers) => admitsCaller(headers, config.auth), {
     servedAs: V1_SERVED_AS,
     presents: (headers) => authEnabled(config.auth) && admitsCaller(headers, config.auth),
-    meantBy: (headers) => (presentsAnyCredential(headers, config.auth) ? 'jsonrpc' : undefined),
+    meantBy: (request) => (presentsAnyCredential(request.headers, config.auth) ? 'jsonrpc' : undefined),
     sentNone: (headers) => !presentsAnyCredential(headers, config.auth),
   });
   const dialects: JsonRpcDialect[] = [v1Dialect];

@@ -14,6 +14,9 @@ export const READY_PATH = '/ready';
  */
 export const AGENT_OWN_ROUTES = ['/iac-code/readiness', '/iac-code/pipeline/state'] as const;
 
+/** The A2A 1.0 agent card (surfaces/v1/card.ts). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
 /** RFC 8615's prefix, the origin's own: the 1.0 card, the facade's root card, the card signing keys. */
 const WELL_KNOWN = '/.well-known';
 

@@ -4,9 +4,12 @@ import type { CallerCredentials, Credentials } from '../../config/credentials-sc
 import type { AgentCard } from '../../model/index.js';
 import { clientNameOf } from '../../config/named-secrets.js';
 import { admitCaller, callerOf, callerTable, matchingCaller, type Caller, type CallerTable } from './caller.js';
-import type { GatewayEnv } from './env.js';
+import type { GatewayEnv, RequestLogFields } from './env.js';
 import { unauthorized } from './jsonrpc-endpoint.js';
+import { noteLog } from './log-fields.js';
 import { isRestPath, restUnauthenticated } from '../v1/rest-status.js';
+import { AGENT_CARD_PATH, AGENT_OWN_ROUTES } from '../../gateway-routes.js';
+import { V1_JSONRPC_PATH } from './v1-methods-elsewhere.js';
 import { createIntrospectedCallers, type IntrospectedCallers } from './introspected-callers.js';
 import { createJwtCallers, looksLikeJwt, type JwtCallers } from './jwt-callers.js';
 import { principalOf } from './principal.js';
@@ -155,11 +158,19 @@ export function admitsCaller(headers: Headers, creds: CallerAuth): boolean | Pro
   return !authEnabled(creds) || authenticate(headers, creds).then((caller) => caller !== undefined);
 }
 
+/** The surface a request the gate refuses was for, by its route, so its 401 is counted there; undefined: no surface's. */
+function refusedSurface(method: string, path: string): RequestLogFields['surface'] {
+  if (path === V1_JSONRPC_PATH) return method === 'POST' ? 'jsonrpc' : undefined;
+  if (isRestPath(path) || (AGENT_OWN_ROUTES as readonly string[]).includes(path)) return 'rest';
+  return path === AGENT_CARD_PATH ? 'card' : undefined;
+}
+
 /**
  * Gate for A2A routes: when any scheme is configured, one of them must match, else 401 without
  * WWW-Authenticate (as iac-code answers): on the HTTP+JSON binding's paths in its error form, a
  * google.rpc.Status `UNAUTHENTICATED` (which a2a-js 1.x reads), elsewhere (the cards, the agent's own
- * routes) `{"error":"Unauthorized"}`. Sets `c.var.principal` (and `c.var.client` for a named credential).
+ * routes) `{"error":"Unauthorized"}`; counted and logged under the surface of its path. Sets
+ * `c.var.principal` (and `c.var.client` for a named credential).
  */
 export function requireCredentials(creds: CallerAuth): MiddlewareHandler<GatewayEnv> {
   if (!authEnabled(creds)) {
@@ -171,6 +182,7 @@ export function requireCredentials(creds: CallerAuth): MiddlewareHandler<Gateway
   return async (c, next) => {
     const caller = await authenticate(c.req.raw.headers, creds);
     if (caller === undefined) {
+      noteLog(c, { surface: refusedSurface(c.req.method, c.req.path) });
       return isRestPath(c.req.path) ? restUnauthenticated() : unauthorized();
     }
     admitCaller(c, caller);

@@ -137,10 +137,10 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
   return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));
 }
 
-/** The surface a refused caller's credentials point at, when one dialect tells. */
-function meantSurface(dialects: JsonRpcDialect[], headers: Headers): RequestLogFields['surface'] {
+/** The surface a refused caller meant, when one dialect tells (its credentials, the version it asks for). */
+function meantSurface(dialects: JsonRpcDialect[], request: Request): RequestLogFields['surface'] {
   for (const dialect of dialects) {
-    const surface = dialect.meantBy?.(headers);
+    const surface = dialect.meantBy?.(request);
     if (surface !== undefined) return surface;
   }
   return undefined;
@@ -162,7 +162,8 @@ export interface JsonRpcEndpointOptions {
   maxBodyBytes: number;
   /**
    * The surface of an endpoint that serves one version (the facade's paths: `v025`); absent: the endpoint
-   * shared by the versions at `POST /` (`jsonrpc`), where a request refused before its method is known is no one version's.
+   * shared by the versions at `POST /` (`jsonrpc`), which counts a request refused before its method is known
+   * (but for a 401 a dialect's `meantBy` tells).
    */
   surface?: EndpointSurface;
   /** The other versions' methods this endpoint does not serve; absent: every unknown method is a bare -32601. */
@@ -183,7 +184,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
   return async (c: Context<GatewayEnv>) => {
     const admission = admitted(dialects, c.req.raw.headers);
     if (admission === false || (admission !== true && !(await admission))) {
-      noteLog(c, { surface: meantSurface(dialects, c.req.raw.headers) ?? options.surface });
+      noteLog(c, { surface: meantSurface(dialects, c.req.raw) ?? surface });
       return unauthorized();
     }
     let request: JsonRpcRequest;

@@ -25,10 +25,11 @@ export interface JsonRpcDialect {
    */
   admits?(headers: Headers): boolean | Promise<boolean>;
   /**
-   * The surface a caller no dialect admits meant, told by the credentials it presents (the request is
-   * refused before its body is read): so its 401 is counted under that surface. Absent: not told.
+   * The surface a caller no dialect admits meant, told by its headers (the request is refused before its
+   * body is read): the credentials it presents, or the version it asks for; so its 401 is counted under
+   * that surface. Absent, or undefined for every dialect: the endpoint's surface.
    */
-  meantBy?(headers: Headers): RequestLogFields['surface'];
+  meantBy?(request: Request): RequestLogFields['surface'];
   /**
    * Whether the caller presents credentials this dialect takes (it has some, and they match; not an open
    * dialect's admission of anyone): a caller so admitted who calls another dialect's method is told whose

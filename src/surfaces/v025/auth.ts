@@ -7,6 +7,7 @@ import { noteLog } from '../shared/log-fields.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
 import { unauthorized } from '../shared/jsonrpc-endpoint.js';
+import { asksForV1 } from '../v1/version.js';
 
 /** The header Bailian sends the console-configured key in. */
 export const FACADE_KEY_HEADER = 'X-API-KEY';
@@ -77,7 +78,8 @@ export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConf
     servedAs: FACADE_SERVED_AS,
     presents: (headers) => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian),
     // Bailian sends its key alone; a request with an Authorization header too is told by the 1.0 dialect.
-    meantBy: (headers) => (headers.has(FACADE_KEY_HEADER) ? 'v025' : undefined),
+    // Without credentials, a call that asks for no 1.x version is a 0.2.5/0.3 caller's (the 1.0 spec reads none as 0.3).
+    meantBy: (request) => (request.headers.has(FACADE_KEY_HEADER) || !asksForV1(request) ? 'v025' : undefined),
     sentNone: (headers) => !headers.has(FACADE_KEY_HEADER),
   });
 }

@@ -12,7 +12,7 @@ import { noteLog } from '../shared/log-fields.js';
 import { publicBaseUrl, varyByForwardedHost, type PublicUrlConfig } from '../shared/public-url.js';
 import { withGatewayExtensionUrls } from './extension-urls.js';
 
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+export { AGENT_CARD_PATH } from '../../gateway-routes.js';
 
 /** Fields the served card recomputes; copying them from upstream would advertise the upstream, not the gateway. */
 const REPLACED = new Set([

@@ -12,6 +12,9 @@ export function requestedVersion(request: Request): string {
   return query ?? '';
 }
 
+/** Whether the request asks for A2A 1.x by name (`A2A-Version` or its query parameter), whatever `lenient-version` lets through. */
+export const asksForV1 = (request: Request): boolean => checkRequestedVersion(requestedVersion(request), false) === undefined;
+
 /**
  * The 1.0 handlers' version gate, compared on the major version like a2a-sdk's `validate_version`:
  * `1.0`, `1.7` and `1.0.0` pass; `2.0`, `0.3`, garbage and (unless `lenient-version`) nothing fail
