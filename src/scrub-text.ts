@@ -25,6 +25,9 @@ const MAX_SCANNED_CHARS = 8_000;
 /** A path's segment: the characters of file and directory names (ASCII, so a Chinese "元/小时/台" is not one). */
 const SEGMENT = String.raw`[\w.@%+~-]+`;
 
+/** Not a well-known URL's path: `/.well-known/` and one name (not `..`), with nothing after it that a path would go on with. */
+const NOT_WELL_KNOWN = String.raw`(?!\/\.well-known\/[\w-][\w.-]*(?![\w.@%+~\/\\-]))`;
+
 const PATH_PATTERNS: RegExp[] = [
   /file:\/\/[^\s'"`<>]*/g,
   // Windows drive and UNC paths; with forward slashes, two levels at least (not "选项A:/B").
@@ -34,9 +37,10 @@ const PATH_PATTERNS: RegExp[] = [
   // Relative paths that say they are (`./config/local.yaml`, `../app/main.py`), not a URL's dot segments.
   new RegExp(String.raw`(?<![\w./])\.\.?\/${SEGMENT}(?:\/${SEGMENT})*\/?`, 'g'),
   // POSIX paths with at least two segments, but not: the path part of a URL (after a host, `:` or `/`), a
-  // URL's query value (`?redirect_uri=/cb/done`), or an HTTP API's path (`POST /api/v1/stacks`).
+  // URL's query value (`?redirect_uri=/cb/done`), an HTTP API's path (`POST /api/v1/stacks`), or a
+  // well-known URL (`/.well-known/agent-card.json`, RFC 8615: the card the gateway names when it is refused).
   new RegExp(
-    String.raw`(?<![\w.:/~&?-])(?<!(?:[?&]|:\/\/)\S*=)(?<!\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) )(?!\/(?:api|v\d+)\/)\/${SEGMENT}\/(?:${SEGMENT}\/?)*`,
+    String.raw`(?<![\w.:/~&?-])(?<!(?:[?&]|:\/\/)\S*=)(?<!\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) )(?!\/(?:api|v\d+)\/)${NOT_WELL_KNOWN}\/${SEGMENT}\/(?:${SEGMENT}\/?)*`,
     'g',
   ),
 ];

@@ -29,6 +29,19 @@ describe('sanitizeUpstreamText', () => {
     expect(sanitizeUpstreamText('see ../app/main.py for details')).toBe('see [path] for details');
   });
 
+  it("keeps a well-known URL path (RFC 8615), no local path: the gateway's words name the card that was refused", () => {
+    for (const text of [
+      'the upstream agent refused the credentials for its card at /.well-known/agent-card.json (HTTP 401)',
+      'no card at /.well-known/agent.json',
+    ]) {
+      expect(sanitizeUpstreamText(text)).toBe(text);
+    }
+    // A local path stays hidden, under a folder of that name or past one with `..`.
+    expect(sanitizeUpstreamText('cannot open /srv/site/.well-known/agent.json')).toBe('cannot open [path]');
+    expect(sanitizeUpstreamText('cannot open /.well-known/../etc/passwd')).toBe('cannot open [path]');
+    expect(sanitizeUpstreamText('cannot open /.well-known/keys/private.pem')).toBe('cannot open [path]');
+  });
+
   it('leaves names that only point at a secret, URLs and prose as they are', () => {
     const text = 'api_key_id: k-1, token_count: 3, see https://example.com/docs/./a and/or the key rotation guide';
     expect(sanitizeUpstreamText(text)).toBe(text);

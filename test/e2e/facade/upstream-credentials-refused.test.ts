@@ -37,6 +37,8 @@ describe.each([
       expect(english.body.error, method).toStrictEqual({ code: -32603, message: GATEWAY_FAILURES.upstreamUnavailable });
       const line = gateway.requestLog().findLast((one) => one.method === method);
       expect(line, method).toMatchObject({ errorCode: -32603, cause: expect.stringMatching(/HTTP 401.*upstream\.auth/) });
+      // The path the agent refused is a URL's, no local path to scrub: the operator reads which one.
+      if (protocol === 'auto') expect(line?.cause, method).toContain('for its card at /.well-known/agent-card.json (HTTP 401)');
     }
   });
 
