@@ -138,7 +138,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await prepareCallerAuth(config.auth, logger);
     for (const warning of configWarnings(config)) logger.warn(warning);
     await assertPortsAvailable(config);
-    await assertRedisTakesCredentials(config);
+    await assertRedisTakesCredentials(config, logger);
     await assertRedisKeysFitCluster(config);
     let upstreamUrl = config.upstream.url;
     if (!upstreamUrl) {

@@ -18,7 +18,45 @@ const endpointOf = (target: RedisTarget): RedisEndpoint => (typeof target === 's
  */
 export function redisClient(target: RedisTarget, options: RedisOptions = {}): Redis {
   const { url, tls } = endpointOf(target);
-  return isSentinelUrl(url) ? new Redis(withFields(withFields(options, sentinelOptions(url)), tls)) : new Redis(url, withFields(options, tls));
+  return quietAboutUnneededPassword(
+    isSentinelUrl(url) ? new Redis(withFields(withFields(options, sentinelOptions(url)), tls)) : new Redis(url, withFields(options, tls)),
+  );
+}
+
+/**
+ * What Redis answers the AUTH of a password it does not ask for: "no password is set" (before 6), "AUTH
+ * <password> called without any password configured for the default user" (6 and later).
+ */
+const PASSWORD_NOT_NEEDED = /no password is set|without any password configured for the default user/;
+
+/** The event a client of redisClient emits when its Redis said it asks for no password (on each connection). */
+export const PASSWORD_NOT_NEEDED_EVENT = 'passwordNotNeeded';
+
+/**
+ * A client that takes Redis's "no password is set" answer to its AUTH for what it is, a connection that
+ * needs none, and says so by PASSWORD_NOT_NEEDED_EVENT. ioredis goes on after that answer as after an OK,
+ * but prints a `[WARN]` line with console.warn on every connection: outside the gateway's log, naming no
+ * setting. The start tells it once, in the log (redis-credentials-check.ts). Only ioredis calls `auth`.
+ */
+function quietAboutUnneededPassword(redis: Redis): Redis {
+  const auth = redis.auth.bind(redis) as (...args: unknown[]) => Promise<unknown>;
+  (redis as unknown as { auth: (...args: unknown[]) => Promise<unknown> }).auth = (...args) => {
+    const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: Error | null, answer?: unknown) => void) : undefined;
+    const answered = auth(...args).catch((error: unknown) => {
+      if (!(error instanceof Error) || !PASSWORD_NOT_NEEDED.test(error.message)) throw error;
+      redis.emit(PASSWORD_NOT_NEEDED_EVENT);
+      return 'OK';
+    });
+    if (callback)
+      answered.then(
+        (answer) => callback(null, answer),
+        (error: Error) => callback(error),
+      );
+    return answered;
+  };
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = (override) => quietAboutUnneededPassword(duplicate(override));
+  return redis;
 }
 
 /**

@@ -7,10 +7,10 @@ const ASK_WITHIN_MS = 2_000;
 
 /**
  * Asks the Redis at `endpoint` one thing over a connection of its own that gives up at once, so that a
- * check at start never holds the start. A refused connection rejects with what the server said
+ * check at start never holds the start; `watch` is given the connection before it connects. A refused connection rejects with what the server said
  * (ioredis reports WRONGPASS or NOAUTH as an event and rejects `connect()` with "Connection is closed").
  */
-export async function askRedisOnce<T>(endpoint: RedisEndpoint, ask: (redis: Redis) => Promise<T>): Promise<T> {
+export async function askRedisOnce<T>(endpoint: RedisEndpoint, ask: (redis: Redis) => Promise<T>, watch?: (redis: Redis) => void): Promise<T> {
   const redis = redisClient(endpoint, {
     lazyConnect: true,
     connectTimeout: ASK_WITHIN_MS,
@@ -22,6 +22,8 @@ export async function askRedisOnce<T>(endpoint: RedisEndpoint, ask: (redis: Redi
     // Through Sentinel: sentinels that do not answer are asked again forever by default, holding the start.
     sentinelRetryStrategy: () => null,
   });
+  // Before it connects: what the connection's handshake says (PASSWORD_NOT_NEEDED_EVENT) comes before the question.
+  watch?.(redis);
   let said: Error | undefined;
   redis.on('error', (error: Error) => {
     said ??= error;
