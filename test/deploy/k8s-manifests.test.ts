@@ -170,6 +170,69 @@ describe('deploy/k8s', () => {
     expect(from.flat().map((d: Manifest) => d.metadata.name)).toEqual(['a2a-gateway']);
   });
 
+  it('the images the manifests name are the ones deploy/README.md builds and pushes, where kustomization.yaml points the nodes', async () => {
+    const readme = await readFile(path.resolve(folder, '../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### The images a cluster pulls'));
+    const commands = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+    const kustomization = YAML.parse(await readFile(path.join(folder, 'kustomization.yaml'), 'utf8')) as {
+      images: Array<{ name: string; newName: string; newTag: string }>;
+    };
+    const { version } = JSON.parse(await readFile(path.resolve(folder, '../../package.json'), 'utf8')) as { version: string };
+    const images = ['a2a-gateway', 'a2a-gateway-iac-code'].map((name) => named('Deployment', name)!.spec.template.spec.containers[0].image as string);
+    expect(images[0]).toBe(`a2a-bridge:${version}`);
+    // Built under the name the manifest gives, in the README's table and its steps.
+    expect(readme).toContain(`docker build -f deploy/Dockerfile -t ${images[0]} .\``);
+    expect(commands).toContain(`docker build -f deploy/Dockerfile -t ${images[0]} .`);
+    for (const image of images) {
+      const [name, tag] = image.split(':');
+      const entry = kustomization.images.find((one) => one.name === name);
+      expect(entry, `kustomization.yaml images: ${name}`).toBeDefined();
+      expect(entry!.newTag).toBe(tag);
+      const pulled = `${entry!.newName}:${entry!.newTag}`;
+      expect(commands).toContain(`docker tag ${image} ${pulled}\n`);
+      expect(commands).toContain(`docker push ${pulled}\n`);
+      expect(commands).toContain(`${name}=${pulled}`);
+    }
+  });
+
+  it("the gateway pods get the Secret keys their config names, and not iac-code's model key", () => {
+    const config = named('ConfigMap', 'a2a-gateway-config')!.data['a2a-bridge.yml'] as string;
+    // The ${VAR}s of the config, left out the commented ones (push, off).
+    const referenced = new Set(
+      config
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('#'))
+        .flatMap((line) => [...line.matchAll(/\$\{(\w+)\}/g)].map((found) => found[1]!)),
+    );
+    const container = gatewayContainer();
+    const given = [
+      ...(container.envFrom ?? []).flatMap((source: Manifest) => Object.keys(named('Secret', source.secretRef.name)?.stringData ?? {})),
+      ...(container.env ?? []).map((entry: Manifest) => entry.name),
+    ];
+    expect(given).not.toContain('IAC_CODE_API_KEY');
+    for (const variable of referenced) expect(given, `the gateway's config reads \${${variable}}`).toContain(variable);
+    expect(iacCode().env.map((entry: Manifest) => entry.name)).toContain('IAC_CODE_API_KEY');
+  });
+
+  it('Redis takes only the gateway pods (a NetworkPolicy) and the password REDIS_URL gives', () => {
+    const deployment = named('Deployment', 'a2a-gateway-redis')!;
+    const policy = ofKind('NetworkPolicy').find((p) => matches(p.spec.podSelector.matchLabels, deployment.spec.template.metadata.labels));
+    expect(policy, 'a NetworkPolicy for Redis').toBeDefined();
+    expect(policy!.spec.policyTypes).toContain('Ingress');
+    const from = policy!.spec.ingress.flatMap((rule: Manifest) => rule.from.map((peer: Manifest) => podsOf(peer.podSelector.matchLabels)));
+    expect(from.flat().map((d: Manifest) => d.metadata.name)).toEqual(['a2a-gateway']);
+    // requirepass from the Secret, the value REDIS_URL carries.
+    const redis = deployment.spec.template.spec.containers.find((c: Manifest) => c.name === 'redis');
+    const args = redis.args as string[];
+    const variable = /^\$\((\w+)\)$/.exec(args[args.indexOf('--requirepass') + 1] ?? '')?.[1];
+    expect(variable, 'redis-server --requirepass $(VAR)').toBeDefined();
+    const ref = redis.env.find((entry: Manifest) => entry.name === variable)?.valueFrom?.secretKeyRef;
+    const password = named('Secret', ref.name)!.stringData[ref.key];
+    expect(decodeURIComponent(new URL(named('Secret', 'a2a-gateway-secrets')!.stringData.REDIS_URL).password)).toBe(password);
+    // Its readiness probe authenticates too (redis-cli reads REDISCLI_AUTH).
+    expect(redis.env.find((entry: Manifest) => entry.name === 'REDISCLI_AUTH')?.valueFrom?.secretKeyRef).toEqual(ref);
+  });
+
   it('/metrics on a port of its own that neither the Service nor the Ingress routes to, and no snippet annotation (ingress-nginx >= 1.9 refuses them)', () => {
     const config = YAML.parse(named('ConfigMap', 'a2a-gateway-config')!.data['a2a-bridge.yml']) as { port?: number; metrics: { port?: number } };
     const metricsPort = config.metrics.port;
