@@ -198,8 +198,9 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
               deps.shutdown,
             );
             const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
-            // Its caller read none of the turn here: the words the snapshot holds come first (joined-turn.ts).
-            const events = (onAccepted: () => void) => joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))));
+            // Its caller read none of the turn here: the words the snapshot holds come first, the turn starting at the
+            // caller's message the record holds, which a 0.2.5 agent's task may lack (joined-turn.ts).
+            const events = (onAccepted: () => void) => joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous);
             return call.answer(await v025Stream(events, stream));
           }
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);

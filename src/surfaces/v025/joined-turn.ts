@@ -1,3 +1,4 @@
+import { withCallerMessagesKept } from '../../core/task-registry/caller-messages.js';
 import { isActiveState, sameMessage, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
@@ -18,6 +19,13 @@ import { TurnTracker } from './turn-tracker.js';
  */
 
 const NO_MESSAGE: Message = { messageId: '', role: 'ROLE_USER', parts: [] };
+
+/**
+ * The agent's Task with the caller's messages it left out put back from the gateway's record (`recorded`), as
+ * tasks/get reads it (core/recording.ts): a2a-js 0.2.5 never stores a follow-up, so its Task's last user message is
+ * the one that opened it, and every word since, an earlier turn's question too, would read as this turn's.
+ */
+const asRecorded = (task: Task, recorded: Task | undefined): Task => withCallerMessagesKept(task, recorded?.history);
 
 /** The turn's start, from its last user message, as tasks/get tells it (task-reply.ts): nothing of it read yet. */
 const unread = (task: Task): TurnSoFar => ({ sent: latestTurnMessageOf(task) ?? NO_MESSAGE, passed: [] });
@@ -48,8 +56,9 @@ export function snapshotTurnEvents(task: Task): StreamResponse[] {
  * A later Task at work is the agent's own snapshot, read after the gateway's (in front of a 0.2.5 agent the gateway
  * reads the task, then subscribes, and a2a-js 0.2.5 opens that stream with the task it loaded): what it holds past
  * what was shown is what the agent said in between, shown as the recovery of a broken stream shows it (turn-snapshot.ts).
+ * `recorded`: the gateway's record of the task (its caller's messages), read before the subscription.
  */
-export async function* joinedTurn(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+export async function* joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Task): AsyncGenerator<StreamResponse> {
   let tracker: TurnTracker | undefined;
   let echo: SnapshotEcho | undefined;
   let opened = false;
@@ -57,7 +66,7 @@ export async function* joinedTurn(source: AsyncIterable<StreamResponse>): AsyncG
     const opening = !opened;
     opened = true;
     if ('task' in event && isActiveState(event.task.status.state) && (opening || tracker)) {
-      const { task } = event;
+      const task = asRecorded(event.task, recorded);
       tracker ??= new TurnTracker(unread(task));
       const before = tracker.soFar();
       for (const shown of opening ? snapshotTurnEvents(task) : snapshotGap(task, before, undefined).events) {

@@ -3,7 +3,8 @@
  * middle until the test lets it go on, so a caller can join the turn (tasks/resubscribe) at a known point:
  * "Working on it..." as its working message, TICKS_BEFORE chunks "tick N. ", a stop, TICKS_AFTER more, the last
  * one marked `lastChunk`, then completed. It can go on when a subscription listens, and say one chunk as a
- * subscription comes, before the SDK answers it.
+ * subscription comes, before the SDK answers it. A prompt that starts with ASK_PREFIX is answered with QUESTION
+ * alone (input-required); the follow-up is that turn of the task, as above (the SDK keeps no follow-up in the task).
  */
 import { InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-025/server';
 import { saidStatus, startSdkV025Server } from '../../support/sdk-v025-server.js';
@@ -11,6 +12,8 @@ import { saidStatus, startSdkV025Server } from '../../support/sdk-v025-server.js
 export const TICKS_BEFORE = 10;
 export const TICKS_AFTER = 20;
 export const WORKING = 'Working on it...';
+export const ASK_PREFIX = 'ask:';
+export const QUESTION = 'Which region?';
 const TICKS = Array.from({ length: TICKS_BEFORE + TICKS_AFTER }, (_, i) => `tick ${i}. `);
 /** Every chunk the agent streams, in order. */
 export const ALL_TICKS = TICKS.join('');
@@ -67,14 +70,21 @@ export async function startGatedTickingAgent(): Promise<GatedTickingAgent> {
   const storedChunks = async (taskId: string): Promise<number> => (await store.load(taskId))?.artifacts?.[0]?.parts.length ?? 0;
 
   const executor: AgentExecutor = {
-    async execute({ taskId, contextId, userMessage }: RequestContext, bus: ExecutionEventBus) {
-      bus.publish({
-        kind: 'task',
-        id: taskId,
-        contextId,
-        status: { state: 'submitted', timestamp: new Date().toISOString() },
-        history: [userMessage],
-      });
+    async execute({ taskId, contextId, userMessage, task }: RequestContext, bus: ExecutionEventBus) {
+      if (!task) {
+        bus.publish({
+          kind: 'task',
+          id: taskId,
+          contextId,
+          status: { state: 'submitted', timestamp: new Date().toISOString() },
+          history: [userMessage],
+        });
+      }
+      const asks = userMessage.parts.some((part) => part.kind === 'text' && part.text.startsWith(ASK_PREFIX));
+      if (asks) {
+        bus.publish(saidStatus({ taskId, contextId }, 'input-required', QUESTION, true));
+        return;
+      }
       bus.publish(saidStatus({ taskId, contextId }, 'working', WORKING, false));
       const allowance: Allowance = { left: 0 };
       allowances.set(taskId, allowance);

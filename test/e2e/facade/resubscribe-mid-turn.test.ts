@@ -1,7 +1,8 @@
 /**
  * tasks/resubscribe to a turn at work, with the official a2a-js 0.2.5 client, under the default `bailian` profile:
  * its caller reads the reply from its start, every word once, then the rest as it comes, the same text tasks/get
- * shows once the turn ended, after its own stream dropped as beside a stream still open. Behind the facade: a real
+ * shows once the turn ended, after its own stream dropped as beside a stream still open, in a follow-up turn too (whose
+ * message a2a-js 0.2.5 keeps out of its task: the question before it is not this turn's). Behind the facade: a real
  * a2a-js 0.2.5 agent that streams appended chunks and stops halfway until the test lets it go on (so the caller
  * joins while it is silent, at a known point), and the demo agent, whose last message says its whole reply again.
  */
@@ -10,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { demoReply, startDemoAgent } from '../../../src/demo-agent/index.js';
 import { collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
-import { ALL_TICKS, startGatedTickingAgent, TICKS_AFTER, TICKS_BEFORE, WORKING, type GatedTickingAgent } from './gated-ticking-agent.js';
+import {
+  ALL_TICKS,
+  ASK_PREFIX,
+  QUESTION,
+  startGatedTickingAgent,
+  TICKS_AFTER,
+  TICKS_BEFORE,
+  WORKING,
+  type GatedTickingAgent,
+} from './gated-ticking-agent.js';
 
 type Events = any[];
 
@@ -97,6 +107,24 @@ describe('tasks/resubscribe in front of an a2a-js 0.2.5 agent streaming appended
     const first = await resubscription.next();
     stop.goOn();
     await expectWholeReply(head.id, [first.value, ...(await collect(resubscription))]);
+  });
+
+  it('joined to a follow-up turn (the agent keeps no follow-up in its task): this turn’s reply, not the question before it', async () => {
+    const asked = await collect(client.sendMessageStream(sdkParams(`${ASK_PREFIX} deploy`)));
+    const { id, contextId } = asked[0];
+    // The bailian profile ends a turn that waits for its caller as completed, the question its reply.
+    expect(asked.at(-1)).toMatchObject({ kind: 'status-update', final: true });
+    expect(streamedText(asked)).toBe(QUESTION);
+    const stream = client.sendMessageStream(sdkParams('cn-hangzhou', { taskId: id, contextId }));
+    const head: any = (await stream.next()).value;
+    const stop = await agent.nextStop();
+    expect(stop.taskId).toBe(id);
+    await storedHalf(id);
+    stop.goOnOnceFollowed();
+    const [events, streamed] = await Promise.all([collect(client.resubscribeTask({ id })), collect(stream)]);
+    const got = await expectWholeReply(id, events);
+    expect(got).not.toContain(QUESTION);
+    expect(streamedText([head, ...streamed])).toBe(got);
   });
 });
 

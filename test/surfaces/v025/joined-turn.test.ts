@@ -22,12 +22,12 @@ const chunk = (text: string, append: boolean, lastChunk = false): StreamResponse
   artifactUpdate: { taskId: 'T', contextId: 'C', append, lastChunk, artifact: { artifactId: 'ticks', parts: [{ text }] } },
 });
 
-/** What a Bailian reader reads of a resubscription whose agent answers with `events` (the Task first). */
-async function joinedText(events: StreamResponse[]): Promise<string> {
+/** What a Bailian reader reads of a resubscription whose agent answers with `events` (the Task first); `recorded`: the gateway's record. */
+async function joinedText(events: StreamResponse[], recorded?: Task): Promise<string> {
   async function* source() {
     yield* events;
   }
-  return readText(run(await collect(joinedTurn(source()))));
+  return readText(run(await collect(joinedTurn(source(), recorded))));
 }
 
 describe('joinedTurn', () => {
@@ -94,6 +94,25 @@ describe('joinedTurn', () => {
       history: [user('deploy', 'u1'), agent('Which region?', 'q'), user('cn-hangzhou', 'u2'), agent('Deploying to cn-hangzhou.', 'd')],
     };
     expect(await joinedText([{ task: snapshot }, working(agent(' Done.', 'e')), completed()])).toBe('Deploying to cn-hangzhou. Done.');
+  });
+
+  it('a follow-up the agent’s task lacks (a2a-js 0.2.5), the record holds: the turn starts there, the question before it is not its', async () => {
+    const question = agent('Which region?', 'q');
+    const at = (ticks: string[]): Task => ({
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_WORKING' },
+      history: [user('deploy', 'u1'), question],
+      artifacts: [{ artifactId: 'ticks', parts: ticks.map((text) => ({ text })) }],
+    });
+    const recorded: Task = {
+      id: 'T',
+      contextId: 'C',
+      status: { state: 'TASK_STATE_WORKING' },
+      history: [user('deploy', 'u1'), question, user('cn-hangzhou', 'u2')],
+    };
+    const events = [{ task: at(['tick 0. ']) }, { task: at(['tick 0. ', 'tick 1. ']) }, chunk('tick 2.', true, true), completed()];
+    expect(await joinedText(events, recorded)).toBe('tick 0. tick 1. tick 2.');
   });
 
   it('a Task that is no longer at work passes as it came', async () => {
