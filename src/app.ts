@@ -46,6 +46,7 @@ import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
 import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
 import { namingTaskContexts } from './upstream/iac-code/task-context.js';
+import { answeringPermissionsByStream } from './upstream/iac-code/permission-answer-stream.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
@@ -190,7 +191,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const placed = workspaceRoot
       ? givingWorkspaces(trusted, { root: workspaceRoot, contextOf, ...(activity ? { activity } : {}) })
       : namingTaskContexts(trusted, contextOf, isIacCode);
-    const told = tellingLanguage(placed, isIacCode);
+    // A permission answer sent blocking goes as a stream: iac-code never answers it otherwise (permission-answer-stream.ts).
+    const answers = answeringPermissionsByStream(placed, { isIacCode, requestTimeoutMs: config.upstream['request-timeout-ms'] });
+    const told = tellingLanguage(answers, isIacCode);
     const callerSettings = config.upstream['caller-settings'];
     // Outside the workspaces and the language: a folder and a language the gateway names are its own, whatever callers may set.
     const agent = callerSettings ? onlyAllowedSettings(told, callerSettings, { logger }) : told;

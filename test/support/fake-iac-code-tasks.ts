@@ -281,6 +281,26 @@ export class TaskBook {
     return queue;
   }
 
+  /** Whether the message goes into a task whose turn waits on a permission answer. */
+  private waitsOnPermission(params: Json): boolean {
+    const taskId = (params.message as Json | undefined)?.taskId;
+    return typeof taskId === 'string' && this.turns.get(taskId)?.waiting !== undefined;
+  }
+
+  /**
+   * A non-streaming SendMessage into a waiting turn (docs/iac-code.md): the captured server queues it behind the
+   * paused request, so it never returns and the prompt stays unanswered (`open`); newer servers (read in iac-code's
+   * source) take a permission answer, run the turn on to its next pause or its end, and return the task then (`parked`).
+   */
+  private async answerPermissionUnary(params: Json): Promise<Json> {
+    if (this.options.permissionWait === 'open') return new Promise<never>(() => undefined);
+    const answering = this.answerPermission(params) as EventQueue;
+    while ((await answering.next()) !== undefined);
+    const configuration = (params.configuration as Json | undefined) ?? {};
+    const message = params.message as Json;
+    return { task: withHistoryLength(this.tasks.get(message.taskId as string) as Json, configuration.historyLength) };
+  }
+
   /** SubscribeToTask: the current task first, then the rest of the running turn. */
   subscribe(params: Json): EventQueue {
     requireFields(params, ['id']);
@@ -302,12 +322,20 @@ export class TaskBook {
   async unary(method: string, params: Json): Promise<unknown> {
     switch (method) {
       case 'SendMessage': {
+        if (this.waitsOnPermission(params)) return this.answerPermissionUnary(params);
         const { task, events } = this.prepareTurn(params);
         const configuration = (params.configuration as Json | undefined) ?? {};
         this.checkHistoryLength(configuration.historyLength);
-        const done = this.startTurn(task, events);
-        if (configuration.returnImmediately === true) return { task: withHistoryLength(task, configuration.historyLength) };
-        await done;
+        if (configuration.returnImmediately === true) {
+          void this.startTurn(task, events);
+          return { task: withHistoryLength(task, configuration.historyLength) };
+        }
+        // The SDK answers a blocking send at the turn's first interrupted or terminal status, a permission
+        // prompt included (captured); the turn goes on without it.
+        const watcher = new EventQueue(true);
+        void this.startTurn(task, events, watcher);
+        while ((await watcher.next()) !== undefined);
+        this.turns.get(task.id as string)?.subscribers.delete(watcher);
         return { task: withHistoryLength(task, configuration.historyLength) };
       }
       case 'GetTask': {

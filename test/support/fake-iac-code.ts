@@ -28,7 +28,9 @@
  * successful turn is the captured sequence ending TASK_STATE_INPUT_REQUIRED; a message without
  * text fails the task ("A2A server currently accepts text input only."); a context is bound to the
  * folder (`metadata.iac_code.cwd`) of its first turn, and a turn naming another fails the task
- * ("ValueError: A2A context belongs to a different workspace").
+ * ("ValueError: A2A context belongs to a different workspace"). A blocking SendMessage answers at the turn's
+ * first INPUT_REQUIRED (a permission prompt included) or terminal status, the turn going on without it; one that
+ * answers a waiting prompt never returns (`open`, captured) or returns at the turn's next pause (`parked`).
  *
  * Faults, chosen per request (first match, fake-iac-code-fault-choice.ts): injectFault() queue, header
  * `x-fake-fault`, a `[fault:<name> after=<n> ms=<n>]` directive in the message text, then options.fault();
