@@ -161,8 +161,8 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
  * at info a second line, `stream ended`, tells its end (observability/stream-end-log.ts).
  *
  * Above `info` no request line is written except a failed request's (5xx, at `error`; a failure not the
- * caller's answered otherwise, at `warn`; a probe's at `debug`), so the per-request child logger and its
- * redaction are skipped.
+ * caller's answered otherwise, at `warn`; a probe's at `debug`), nor a `stream ended` line but one at `warn`,
+ * so the per-request child logger and its redaction are skipped but for streams.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -176,6 +176,8 @@ export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
       echoRequestId(c, reqId);
       const level = levelOf(c, fields);
       if (level !== 'info' && logger.isLevelEnabled(level)) logger.child({ reqId })[level](requestLine(c, started, fields), 'request');
+      // A stream that ends for a cause not its caller's is told at warn (stream-end-log.ts).
+      if (isStream(c) && logger.isLevelEnabled('warn')) logStreamEnd(c.res, logger.child({ reqId }), started, fields);
       return;
     }
     const started = performance.now();

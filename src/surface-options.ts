@@ -60,6 +60,7 @@ export function facadeOptions(config: GatewayConfig): V025FacadeOptions {
     requestTimeoutMs: config.upstream['request-timeout-ms'],
     unknownTasks: unknownTasksFor(config),
     upstreamName: config.upstream.url ?? '',
+    lenientVersion: config['lenient-version'],
   });
 }
 

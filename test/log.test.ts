@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createLogger, requestLogger, type LogLevel } from '../src/log.js';
 import type { GatewayEnv } from '../src/surfaces/shared/env.js';
+import { sseResponse } from '../src/surfaces/shared/sse.js';
+import type { SseFrame } from '../src/surfaces/shared/sse-frames.js';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -23,6 +25,32 @@ function appWithLogger(level: LogLevel = 'info') {
     c.var.logFields.surface = 'v025';
     const body = new ReadableStream({ start: (controller) => controller.close() });
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  });
+  // A facade stream as the facade writes one: its failure rendered as events, the stream ended normally.
+  app.get('/facade-stream/:state', (c) => {
+    Object.assign(c.var.logFields, { surface: 'v025', method: 'message/stream' });
+    const state = c.req.param('state');
+    const frames: SseFrame[] = [
+      {
+        data: JSON.stringify({
+          result: { kind: 'artifact-update', artifact: { artifactId: 'r', parts: [{ kind: 'text', text: 'Upstream agent ' }] } },
+        }),
+        shows: { kind: 'artifact-update' },
+      },
+      {
+        data: JSON.stringify({
+          result: { kind: 'artifact-update', append: true, artifact: { artifactId: 'r', parts: [{ kind: 'text', text: 'is unavailable' }] } },
+        }),
+        shows: { kind: 'artifact-update' },
+      },
+      { data: JSON.stringify({ result: { kind: 'status-update', status: { state }, final: true } }), shows: { kind: 'status-update', state } },
+    ];
+    return sseResponse(
+      (async function* () {
+        yield* frames;
+      })(),
+      { keepaliveMs: 0, onError: () => undefined },
+    );
   });
   app.get('/boom', () => {
     throw new Error('kaput');
@@ -140,6 +168,18 @@ describe('requestLogger', () => {
     expect(failed.status).toBe(500);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ level: 50, msg: 'request', reqId: 'req-7', status: 500, path: '/boom' });
+  });
+
+  it('a facade stream that showed its turn failed: stream ended error, with the words its user read, at warn also above info', async () => {
+    for (const level of ['info', 'warn'] as const) {
+      const { app, lines } = appWithLogger(level);
+      await (await app.request('/facade-stream/failed', { headers: { 'x-request-id': `req-${level}` } })).text();
+      await (await app.request('/facade-stream/completed')).text();
+      const ends = lines.filter((line) => line.msg === 'stream ended');
+      const failed = { level: 40, reqId: `req-${level}`, ended: 'error', state: 'failed', cause: 'Upstream agent is unavailable', events: 3 };
+      // At info the completed stream's line too, at info; above info only the failed one's.
+      expect(ends).toMatchObject(level === 'info' ? [failed, { level: 30, ended: 'completed', state: 'completed' }] : [failed]);
+    }
   });
 
   it('silent: handlers get a logger, nothing is written', async () => {

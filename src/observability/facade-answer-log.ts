@@ -14,8 +14,11 @@ const MAX_CAUSE_CHARS = 500;
 
 const STATES_WITH_A_CAUSE: ReadonlySet<string> = new Set(['failed', 'rejected']);
 
+/** Whether a facade turn shown `state` was failed or rejected: its log line says why, at warn. */
+export const endedWithCause = (state: string): boolean => STATES_WITH_A_CAUSE.has(state);
+
 /** The text of a 0.2.5 message's or artifact's text parts. */
-function textOf(parts: unknown): string | undefined {
+export function textOf(parts: unknown): string | undefined {
   if (!Array.isArray(parts)) return undefined;
   const text = parts.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
   return text === '' ? undefined : text;
@@ -46,6 +49,16 @@ function tailOf(text: string): string {
 }
 
 /**
+ * The `cause` a facade turn shown `state` is logged with, `said` being what its user read of why: for a turn the
+ * agent failed or rejected, those words (their end, scrubbed as every upstream text is), else that it ended so;
+ * undefined for any other state. A `message/send`'s request line and a `message/stream`'s end line say it alike.
+ */
+export function failedTurnCause(state: string, said: string | undefined): string | undefined {
+  if (!endedWithCause(state)) return undefined;
+  return said === undefined ? `the agent's turn ended ${state}` : tailOf(withoutUrlCredentials(sanitizeUpstreamText(said)));
+}
+
+/**
  * Notes on the request line of a facade `message/send` the state its Task was answered with (0.2.5's words:
  * `failed`), as a 1.0 line carries its answer's; when the gateway, not the agent, ended it so, why
  * (`stateReason`: shutdown, caller_left). A turn the agent failed or rejected also notes what its user read of
@@ -55,13 +68,12 @@ function tailOf(text: string): string {
  */
 export async function noteFacadeAnswer(c: Context<GatewayEnv>, answer: FacadeAnswer, response: Response): Promise<void> {
   if (answer.reason !== undefined) return noteLog(c, { state: answer.state, stateReason: answer.reason });
-  if (!STATES_WITH_A_CAUSE.has(answer.state)) return noteLog(c, { state: answer.state });
+  if (!endedWithCause(answer.state)) return noteLog(c, { state: answer.state });
   const said = failureTextOf(
     await response
       .clone()
       .json()
       .catch(() => undefined),
   );
-  const cause = said === undefined ? undefined : tailOf(withoutUrlCredentials(sanitizeUpstreamText(said)));
-  noteLog(c, { state: answer.state, cause: cause ?? `the agent's turn ended ${answer.state}` });
+  noteLog(c, { state: answer.state, cause: failedTurnCause(answer.state, said) });
 }

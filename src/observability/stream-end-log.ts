@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { facadeStreamShown, type FacadeStreamShown } from './facade-stream-shown.js';
 import { A2AError } from '../model/index.js';
 import { failureCause, isServerFailure } from '../upstream/failure-cause.js';
 import type { RequestLogFields } from '../surfaces/shared/env.js';
@@ -12,6 +13,8 @@ import { observeSse } from '../surfaces/shared/sse.js';
  * on), `shutdown` (the drain ended it).
  */
 export type StreamEnded = 'completed' | 'caller_left' | 'timeout' | 'error' | 'shutdown';
+
+type StreamEndLogger = Pick<Logger, 'info' | 'warn' | 'isLevelEnabled'>;
 
 /** The hop failures of a bound that passed: the call's (`timedOut`), the silence of a stream's body (`quiet`). */
 const TIMEOUTS: ReadonlySet<string | undefined> = new Set(['timedOut', 'quiet']);
@@ -27,18 +30,41 @@ function failureOf(error: unknown): Record<string, unknown> {
   return isServerFailure(error) ? { errorCode: error.code, ...failureCause(error) } : { errorCode: error.code };
 }
 
+/** The facade's frames are followed for what its caller read; a 1.0 stream's are not (nothing per event). */
+const followsFrames = (fields: RequestLogFields): boolean => fields.surface === 'v025';
+
 /**
- * A stream's request line is written when its headers go out (log.ts); this writes one more line, at info, when
- * it ends: `stream ended`, with the request's `reqId` (the logger's), surface, method, task and context, the whole
- * duration, the events written and how it ended (`ended`: StreamEnded). Told by the gateway's own SSE channel at
- * its end (nothing per event; it counts its frames); a body relayed as the agent sent it (a pass-through to a
- * 0.2.5 or 0.3 agent) is bytes, not events, and gets no such line.
+ * How a stream ended as its caller read it. A facade stream whose turn the agent failed (or whose agent broke and
+ * could not be recovered) renders the failure as events and ends normally: it ended `error`, with the state its
+ * caller was shown and why (`cause`, as a facade `message/send`'s request line says it).
  */
-export function logStreamEnd(response: Response, logger: Pick<Logger, 'info'>, started: number, fields: RequestLogFields): void {
+function endFields(end: SseEnd, shown: FacadeStreamShown | undefined): Record<string, unknown> {
+  if (end.how === 'failed') return { ended: endedOf(end), ...failureOf(end.error) };
+  if (end.how === 'completed' && shown?.cause !== undefined) return { ended: 'error', state: shown.state, cause: shown.cause };
+  return { ended: endedOf(end), ...(shown?.state !== undefined ? { state: shown.state } : {}) };
+}
+
+/**
+ * A stream's request line is written when its headers go out (log.ts); this writes one more line when it ends:
+ * `stream ended`, with the request's `reqId` (the logger's), surface, method, task and context, the whole
+ * duration, the events written and how it ended (`ended`: StreamEnded), and of a facade stream the state its
+ * caller was last shown. At info; at warn when it ended for a cause not the caller's (`cause`: the agent's stream
+ * broke, its bound passed, the facade's turn failed), as a failed call's request line is. Told by the gateway's own
+ * SSE channel at its end (a facade stream's frames are followed, facade-stream-shown.ts; a 1.0 stream's are only
+ * counted); a body relayed as the agent sent it (a pass-through to a 0.2.5 or 0.3 agent) is bytes, not events,
+ * and gets no such line.
+ */
+export function logStreamEnd(response: Response, logger: StreamEndLogger, started: number, fields: RequestLogFields): void {
+  const facade = followsFrames(fields) ? facadeStreamShown() : undefined;
   observeSse(response.body, {
+    // Absent on a 1.0 stream: a channel without frame observers skips the hook per frame.
+    frame: facade?.frame,
     end(end) {
+      const ended = endFields(end, facade?.shown());
+      const level = ended.cause !== undefined ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
       // Unset fields (a stream with no task yet) are undefined, which the JSON line leaves out.
-      logger.info(
+      logger[level](
         {
           surface: fields.surface,
           method: fields.method,
@@ -47,8 +73,7 @@ export function logStreamEnd(response: Response, logger: Pick<Logger, 'info'>, s
           contextId: fields.contextId,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
           events: end.events,
-          ended: endedOf(end),
-          ...(end.how === 'failed' ? failureOf(end.error) : {}),
+          ...ended,
         },
         'stream ended',
       );

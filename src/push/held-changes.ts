@@ -18,6 +18,11 @@ export interface NoticedChange {
   configs?: Array<[string, string]>;
   /** When the watcher accepted it (epoch ms): orders the notifications of a task whose statuses carry no timestamp. */
   noticedAt?: number;
+  /**
+   * The id of the caller's message that began the turn the change is of, when it came on that send's own stream:
+   * tells whether the task read later is still that turn's (v1-turn-end.ts) when its status carries no timestamp.
+   */
+  turnMessageId?: string;
 }
 
 export const noticedChange = (fields: Omit<NoticedChange, 'jobId' | 'noticedAt'>, now = Date.now()): NoticedChange => ({

@@ -79,8 +79,9 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
    * A 1.0 receiver's notification: the event as recorded, its files shown as 1.0 callers' calls show them; under
    * `push-events: terminal` the change that ends a turn is the Task with the turn's words (v1-turn-end.ts).
    */
-  async function v1Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification> {
-    const pushed = deps.events === 'terminal' ? await v1TurnEnd(deps, taskId, owner, event) : event;
+  async function v1Notification(change: NoticedChange, owner: string): Promise<Notification> {
+    const { taskId, event, eventId } = change;
+    const pushed = deps.events === 'terminal' ? await v1TurnEnd(deps, taskId, owner, event, change.turnMessageId) : event;
     return { payload: await v1Body(deps, pushed), eventId };
   }
 
@@ -131,7 +132,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
       try {
         let notification: Notification | undefined;
         if (version === '1.0') {
-          if (!v1ByOwner.has(entry.owner)) v1ByOwner.set(entry.owner, v1Notification(taskId, entry.owner, event, eventId));
+          if (!v1ByOwner.has(entry.owner)) v1ByOwner.set(entry.owner, v1Notification(change, entry.owner));
           notification = await v1ByOwner.get(entry.owner);
         } else {
           if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));

@@ -229,7 +229,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           sendStreamingMessage: (request, ctx) =>
             deferIterable(async () => {
               const { forwarded, inline } = await takeInline(request, ctx, settled);
-              const watched = watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline);
+              const watched = watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline, forwarded.message.messageId);
               return carried.carry(watched, ctx, tenantOf(request), inline !== undefined);
             }),
           subscribeToTask: (request, ctx) => carried.carry(watcher.watchStream(port.subscribeToTask(request, ctx)), ctx, tenantOf(request), false),

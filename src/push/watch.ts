@@ -54,8 +54,11 @@ export interface PushWatcherDeps {
 }
 
 export interface PushWatcher {
-  /** Passes a stream through unchanged, turning its events into push jobs on the side. */
-  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse>;
+  /**
+   * Passes a stream through unchanged, turning its events into push jobs on the side. `turnMessageId`: a send's
+   * stream, the id of the caller's message that began its turn (NoticedChange).
+   */
+  watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig, turnMessageId?: string): AsyncIterable<StreamResponse>;
   /** A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. */
   observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
   /** A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state moved on. */
@@ -141,14 +144,20 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     return stable ? { eventId: stable, stable: true } : { eventId: instanceEventId(taskId, instance, track.seq), stable: false };
   }
 
-  function observe(event: StreamResponse, taskId: string, wholeTurn = false): void {
+  function observe(event: StreamResponse, taskId: string, wholeTurn = false, turnMessageId?: string): void {
     const accepted = accept(event, taskId, wholeTurn);
     if (!accepted) return;
-    const change = noticedChange({ taskId, event, eventId: accepted.eventId, stable: accepted.stable });
+    const change = noticedChange({
+      taskId,
+      event,
+      eventId: accepted.eventId,
+      stable: accepted.stable,
+      ...(turnMessageId !== undefined ? { turnMessageId } : {}),
+    });
     void chain(taskId, () => held.notify(change), 'A2A push notification could not be queued');
   }
 
-  function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig): AsyncIterable<StreamResponse> {
+  function watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig, turnMessageId?: string): AsyncIterable<StreamResponse> {
     const self = Symbol('push-watch');
     const joined = new Set<string>();
     let pendingInline = inline;
@@ -166,7 +175,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
           if (streams) streams.push(self);
           else openStreams.set(taskId, [self]);
         }
-        if (openStreams.get(taskId)?.[0] === self) observe(event, taskId);
+        if (openStreams.get(taskId)?.[0] === self) observe(event, taskId, false, turnMessageId);
       },
       end() {
         for (const taskId of joined) {

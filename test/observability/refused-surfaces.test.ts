@@ -92,3 +92,33 @@ describe('a 1.0 call refused by its own gate, the facade on POST / open to anyon
     expect(refusedBySurface(samples)).toEqual({ jsonrpc: 1, other: 0 });
   });
 });
+
+describe('lenient-version: a call on POST / without A2A-Version is no sign of 0.2.5', () => {
+  let gateway: TestGateway;
+  let samples: Sample[];
+  const statuses: number[] = [];
+  beforeAll(async () => {
+    const metricsPort = await freePort();
+    gateway = await startDemoGateway({
+      auth: { token: 'refused-token-zzzzzzzzzzzzzzzzzzzz' },
+      bailian: { 'api-key': 'refused-key-yyyyyyyyyyyyyyyyyyyy' },
+      'lenient-version': true,
+      metrics: { port: metricsPort },
+    });
+    // A 1.0 client that sends no A2A-Version (what lenient-version lets through) and no credentials.
+    statuses.push(await post(`${gateway.url}/`, jsonRpcCall, { 'content-type': 'application/json' }));
+    // Bailian's message/send with a wrong key: the facade's header tells whose call it is.
+    const bailian = v025Request('message/send', 'hi');
+    const headers = { ...(bailian.headers as Record<string, string>), 'x-api-key': 'wrong-key' };
+    statuses.push(await post(`${gateway.url}/`, bailian.body as string, headers));
+    // A keyless call that names a 0.x version is still one for the facade.
+    statuses.push(await post(`${gateway.url}/`, bailian.body as string, { ...(bailian.headers as Record<string, string>), 'a2a-version': '0.3' }));
+    samples = await scrape(`http://127.0.0.1:${metricsPort}`);
+  });
+  afterAll(() => gateway?.close());
+
+  it('the keyless call without a version under jsonrpc; one with a wrong X-API-KEY, or naming 0.3, under v025', () => {
+    expect(statuses).toEqual([401, 401, 401]);
+    expect(refusedBySurface(samples)).toEqual({ jsonrpc: 1, v025: 2, other: 0 });
+  });
+});

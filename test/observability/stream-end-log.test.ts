@@ -1,8 +1,10 @@
 /**
- * A stream's request line is written when its headers go out; one more line, `stream ended` at info, tells how
- * it ended, how long it lasted and how many events its caller got: completed, caller_left (hung up), error (the
- * agent's stream broke: with the cause, as a failed call's request line has it), timeout (the agent went quiet
- * past stream-idle-timeout-ms). On the 1.0 surface and on the facade's message/stream alike.
+ * A stream's request line is written when its headers go out; one more line, `stream ended`, tells how it ended,
+ * how long it lasted and how many events its caller got: completed, caller_left (hung up), error (the agent's
+ * stream broke: with the cause, as a failed call's request line has it), timeout (the agent went quiet past
+ * stream-idle-timeout-ms); at info, at warn when it ended for a cause not the caller's. On the 1.0 surface and on
+ * the facade's message/stream alike; the facade renders a failure as events and ends its stream normally, so its
+ * line reads what its caller was shown: the state, and for a failed turn error with the words its user read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v025Request } from '../support/facade.js';
@@ -11,6 +13,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitUntil } from '../support/wait-until.js';
 
 const INFO = 30;
+const WARN = 40;
 
 let fake: FakeIacCode;
 let gateway: TestGateway;
@@ -79,13 +82,13 @@ describe('the stream ended line', () => {
     expect(line).toMatchObject({ level: INFO, ended: 'caller_left', events: 2 });
   });
 
-  it("an agent's stream that breaks: error, with the cause; one that goes quiet: timeout", async () => {
+  it("an agent's stream that breaks: error, with the cause, at warn; one that goes quiet: timeout, at warn", async () => {
     const broken = streamRequest('[fault:kill-mid-stream after=2] hello');
     await (await fetch(gateway.url, broken.init)).text();
-    expect(await endLine(broken.reqId)).toMatchObject({ level: INFO, ended: 'error', errorCode: -32603, causeCode: 'UND_ERR_SOCKET' });
+    expect(await endLine(broken.reqId)).toMatchObject({ level: WARN, ended: 'error', errorCode: -32603, causeCode: 'UND_ERR_SOCKET' });
     const quiet = streamRequest('[fault:hang-mid-stream after=2] hello');
     await (await fetch(gateway.url, quiet.init)).text();
-    expect(await endLine(quiet.reqId)).toMatchObject({ level: INFO, ended: 'timeout' });
+    expect(await endLine(quiet.reqId)).toMatchObject({ level: WARN, ended: 'timeout' });
   });
 
   it("the facade's message/stream: the same line, its events the 0.2.5 events its caller got", async () => {
@@ -99,6 +102,29 @@ describe('the stream ended line', () => {
       surface: 'v025',
       method: 'message/stream',
       ended: 'completed',
+      state: 'completed',
+      events: eventsIn(text),
+    });
+  });
+
+  it("the facade's message/stream whose agent breaks and cannot be recovered: error at warn, with the state and the words its user read", async () => {
+    // Last in the file: the failed recoveries take the fake's next answers.
+    fake.injectFault({ name: 'kill-mid-stream', after: 2 }, { method: 'SendStreamingMessage' });
+    fake.injectFault('http-500', { times: 20 });
+    const reqId = `stream-end-${++sequence}`;
+    const init = v025Request('message/stream', 'hello');
+    const text = await (
+      await fetch(`${gateway.url}/stream`, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-request-id': reqId } })
+    ).text();
+    expect(text).toContain('Upstream agent is unavailable');
+    expect(text).toContain('"state":"failed"');
+    expect(await endLine(reqId)).toMatchObject({
+      level: WARN,
+      surface: 'v025',
+      method: 'message/stream',
+      ended: 'error',
+      state: 'failed',
+      cause: 'Upstream agent is unavailable',
       events: eventsIn(text),
     });
   });

@@ -57,7 +57,7 @@ function setup(events: 'terminal' | 'all' = 'terminal', notified: NotifiedEvents
     logger: { info() {}, warn() {}, error() {} },
     notified,
   });
-  return { store, queue, jobs, watcher };
+  return { store, queue, jobs, watcher, registry };
 }
 
 async function* source(events: StreamResponse[]): AsyncGenerator<StreamResponse> {
@@ -107,6 +107,33 @@ describe('push watcher', () => {
     });
     // The blocking answer is a second turn ending in input-required: its working states were never seen.
     expect(states).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_FAILED']);
+  });
+
+  it("terminal: an unstamped turn end on its send's stream is pushed as the Task of that turn (the send's message the caller's last)", async () => {
+    const ended = async (turnMessageId?: string): Promise<unknown> => {
+      const { store, jobs, watcher, registry } = setup();
+      await store.create('', 'T', { url: 'http://127.0.0.1:9/hook' });
+      const events: StreamResponse[] = [
+        {
+          task: {
+            id: 'T',
+            contextId: 'C',
+            status: { state: 'TASK_STATE_SUBMITTED' },
+            history: [{ messageId: 'u1', role: 'ROLE_USER', parts: [{ text: 'vpc' }] }],
+          },
+        },
+        status('TASK_STATE_WORKING', 'Made the VPC.'),
+        status('TASK_STATE_INPUT_REQUIRED'),
+      ];
+      for (const event of events) await registry.apply(event, { owner: '', upstream: 'agent' });
+      await pass(watcher.watchStream(source(events), undefined, turnMessageId));
+      await watcher.drain();
+      return JSON.parse(jobs.at(-1)!.payload);
+    };
+    expect(await ended('u1')).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
+    expect(JSON.stringify(await ended('u1'))).toContain('Made the VPC.');
+    // A stream not of a send (a subscription): not known to be that turn's, the update as it is.
+    expect(await ended()).toEqual(status('TASK_STATE_INPUT_REQUIRED'));
   });
 
   it('stores an inline config before the first event is looked at, under the caller', async () => {

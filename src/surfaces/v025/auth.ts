@@ -7,7 +7,7 @@ import { noteLog } from '../shared/log-fields.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
 import { unauthorized } from '../shared/jsonrpc-endpoint.js';
-import { asksForV1 } from '../v1/version.js';
+import { asksForV1, requestedVersion } from '../v1/version.js';
 
 /** The header Bailian sends the console-configured key in. */
 export const FACADE_KEY_HEADER = 'X-API-KEY';
@@ -72,14 +72,22 @@ const FACADE_SERVED_AS =
   `an A2A 0.2.5/0.3 method, served by the Bailian facade, which takes its own key in the ${FACADE_KEY_HEADER} header ` +
   "(bailian.api-key), not the A2A 1.0 surface's credentials given here; an A2A 1.0 client calls SendMessage, SendStreamingMessage, GetTask";
 
-/** The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. */
-export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig): JsonRpcDialect {
+/** Whether a call asks for no 1.x version: names another, or none where 1.0 callers must name theirs. */
+const asksForV025 = (request: Request, lenientVersion: boolean): boolean =>
+  !asksForV1(request) && !(lenientVersion && requestedVersion(request) === '');
+
+/**
+ * The same gate for the facade's dialect on the `POST /` endpoint it shares with the 1.0 surface. `lenientVersion`
+ * (`lenient-version`): 1.0 callers may send no A2A-Version, so a call without one is no sign of 0.2.5.
+ */
+export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConfig, lenientVersion = false): JsonRpcDialect {
   return guardedDialect(dialect, requireFacadeKey(bailian), (headers) => facadeAuthorized(headers, bailian), {
     servedAs: FACADE_SERVED_AS,
     presents: (headers) => facadeKeys(bailian).length > 0 && facadeAuthorized(headers, bailian),
     // Bailian sends its key alone; a request with an Authorization header too is told by the 1.0 dialect.
-    // Without credentials, a call that asks for no 1.x version is a 0.2.5/0.3 caller's (the 1.0 spec reads none as 0.3).
-    meantBy: (request) => (request.headers.has(FACADE_KEY_HEADER) || !asksForV1(request) ? 'v025' : undefined),
+    // Without credentials, a call that asks for no 1.x version is a 0.2.5/0.3 caller's (the 1.0 spec reads none as 0.3),
+    // but one that names none under lenient-version, which lets 1.0 callers send none, may be either: the endpoint's.
+    meantBy: (request) => (request.headers.has(FACADE_KEY_HEADER) || asksForV025(request, lenientVersion) ? 'v025' : undefined),
     sentNone: (headers) => !headers.has(FACADE_KEY_HEADER),
   });
 }

@@ -54,6 +54,8 @@ export interface V025FacadeOptions extends CallOptions {
   unknownTasks: UnknownTasks;
   /** The upstream a relayed task is recorded under (`upstream.url`). */
   upstreamName: string;
+  /** `lenient-version`: a 1.0 call on the `POST /` the facade shares may send no A2A-Version (absent: false). */
+  lenientVersion?: boolean;
 }
 
 /** What the 0.2.5 facade needs: the core's port, the upstream card, the registry (for follow-ups) and the profile loaded at start. */

@@ -51,7 +51,7 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   // right key that its key is wrong (with base `/`, the 1.0 surface's auth would answer GET / so).
   app.on(NOT_POST, [underBase(base, '/stream'), base], postOnly);
   app.post(underBase(base, '/stream'), auth, endpoint);
-  if (base === '/') return guardedByFacadeKey(dialect, bailian);
+  if (base === '/') return guardedByFacadeKey(dialect, bailian, deps.options.lenientVersion);
   app.get(underBase(base, '/.well-known/agent-card.json'), card);
   app.get(FACADE_CARD_PATH, card);
   app.post(base, auth, endpoint);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
-import type { AgentExecutor } from 'a2a-sdk-1/server';
+import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -38,12 +38,33 @@ const artifactThenBareStatus: AgentExecutor = {
   cancelTask: async () => undefined,
 };
 
+/** The same, its end stamped with no timestamp (A2A leaves it optional): which turn it ended is told by the send's message. */
+const artifactThenUnstampedStatus: AgentExecutor = {
+  async execute(request, bus) {
+    const { opening, status, artifact } = turnEvents(request);
+    bus.publish(opening());
+    bus.publish(status(TaskState.TASK_STATE_WORKING));
+    SDK_CHUNKS.forEach((chunk, i) => bus.publish(artifact('report', [textPart(chunk)], i > 0, i === SDK_CHUNKS.length - 1)));
+    const { taskId, contextId } = request;
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
+        metadata: undefined,
+      }),
+    );
+  },
+  cancelTask: async () => undefined,
+};
+
 const closing: Array<{ close(): Promise<void> }> = [];
 const dirs: string[] = [];
 let receiver: Receiver;
 let iacUrl: string;
 let askingIacUrl: string;
 let sdkUrl: string;
+let unstampedUrl: string;
 
 const stores = {
   memory: (): Record<string, unknown> => ({}),
@@ -98,6 +119,12 @@ beforeAll(async () => {
   );
   closing.push(sdk);
   sdkUrl = sdk.url;
+  const unstamped = await startSdkTestAgent(
+    { name: 'unstamped-end', description: 'an artifact in chunks, then an unstamped status', skill: { id: 'r', name: 'R', description: 'r' } },
+    artifactThenUnstampedStatus,
+  );
+  closing.push(unstamped);
+  unstampedUrl = unstamped.url;
 });
 afterAll(async () => {
   for (const each of closing) await each.close();
@@ -176,6 +203,12 @@ const upstreams = [
     end: 'TASK_STATE_INPUT_REQUIRED',
   },
   { name: 'an a2a-js 1.x agent (words in artifact chunks, a bare COMPLETED)', url: () => sdkUrl, words: SDK_WORDS, end: 'TASK_STATE_COMPLETED' },
+  {
+    name: 'an a2a-js 1.x agent whose bare COMPLETED carries no timestamp',
+    url: () => unstampedUrl,
+    words: SDK_WORDS,
+    end: 'TASK_STATE_COMPLETED',
+  },
 ];
 
 describe.each(['memory', 'redis'] as const)('push-events: terminal, %s store: a streamed turn ends', (store) => {
