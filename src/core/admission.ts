@@ -16,6 +16,7 @@ import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
 import { recordedStateFor } from './dead-holders.js';
 import { deferIterable, tapIterable } from './iterables.js';
+import { readingOn } from './read-on.js';
 import { streamTurnNaming } from './turn-naming.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
@@ -110,7 +111,8 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
  * finished state). A task's follow-up waits for the task's queued
  * writes first, so it sees the state the last turn left. Task visibility is checked above (task-scope.ts).
  *
- * A turn can also go on with its lane free: answered with `returnImmediately`, or its stream broken
+ * A turn answered with `returnImmediately` whose rest the upstream reads on (read-on.ts) holds the lane until
+ * that read ends. A turn can also go on with its lane free: answered with `returnImmediately` otherwise, or its stream broken
  * off while the agent works on. A message into that context would reach a running turn (iac-code
  * damages it), so when the context's latest task was last seen working, the agent is asked, and the
  * context stays busy while the agent says the turn runs. Its answer is recorded like any GetTask.
@@ -201,10 +203,15 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       // die, the turn is over once the registry records the task finished. Not once it waits for input: nothing is
       // recorded before the answer, so the registry still holds the question this turn answers.
       if (lease && request.message.taskId) lease.runsTask(request.message.taskId, { onlyFinishedEnds: true });
+      // A turn read on past its answer (read-on.ts) holds the lane to its end, however it ends: its record says then how it went.
+      let released: Promise<void> | undefined;
+      const release = (): Promise<void> => (released ??= lease ? lease.release() : Promise.resolve());
+      const reading = readingOn(ctx, (rest) => tapIterable(rest, { end: release }));
       try {
-        return await inner.sendMessage(request, ctx, { ridesAlong, followed });
+        return await inner.sendMessage(request, reading.ctx, { ridesAlong, followed });
       } finally {
-        await lease?.release();
+        reading.answered();
+        if (!reading.handed()) await release();
       }
     },
     sendStreamingMessage,

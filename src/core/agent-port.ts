@@ -68,6 +68,13 @@ export interface CallContext {
    * (a restart with `store: memory`), where a caller's would be not found (task-scope.ts).
    */
   ownerVouched?: boolean;
+  /**
+   * Wraps the rest of a turn whose caller was answered with its first event (`returnImmediately` to an agent whose
+   * turns are streamed, upstream/v025-immediate.ts): the upstream reads what this gives for the rest, to its end,
+   * however it ends. Each decorator on the way down adds its part (core/read-on.ts), as it would to the turn's
+   * stream: redacted, recorded, published, the context's lane held to the end, so the turn ends as a streamed one.
+   */
+  readOn?: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>;
 }
 
 export interface CallTiming {

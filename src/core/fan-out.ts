@@ -2,6 +2,7 @@ import { eventTaskRef, type SendMessageResponse, type StreamResponse } from '../
 import type { AdmittedPort, Entry } from './admission.js';
 import { createOpenStreams } from './open-streams.js';
 import { overlay } from './overlay.js';
+import { readingOn } from './read-on.js';
 import type { TaskEventHub } from './task-event-hub.js';
 
 /**
@@ -22,13 +23,19 @@ export function fanningOut(inner: AdmittedPort, hub: TaskEventHub): AdmittedPort
 
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
-      const response = await inner.sendMessage(request, ctx, entry);
-      const { taskId } = eventTaskRef(response);
-      if (taskId && !entry?.ridesAlong) {
-        hub.publish(response);
-        if (!openStreams.has(taskId)) hub.end(taskId);
+      // The rest of a turn read on past its answer (read-on.ts) is published after the answer, and ends the task's subscriptions.
+      const reading = readingOn(ctx, (rest) => (entry?.ridesAlong ? rest : published(rest)));
+      try {
+        const response = await inner.sendMessage(request, reading.ctx, entry);
+        const { taskId } = eventTaskRef(response);
+        if (taskId && !entry?.ridesAlong) {
+          hub.publish(response);
+          if (!openStreams.has(taskId) && !reading.handed()) hub.end(taskId);
+        }
+        return response;
+      } finally {
+        reading.answered();
       }
-      return response;
     },
     sendStreamingMessage: (request, ctx, entry?: Entry) => published(inner.sendStreamingMessage(request, ctx, entry)),
     subscribeToTask: (request, ctx) => published(inner.subscribeToTask(request, ctx)),

@@ -5,6 +5,7 @@ import {
   type GetTaskRequest,
   type ListTasksRequest,
   type Message,
+  type SendMessageRequest,
   type SendMessageResponse,
   type StreamResponse,
   type Task,
@@ -19,6 +20,7 @@ import { createStaleTasks } from './stale-tasks.js';
 import { recordedWithFollowUp, withCallerMessagesKept } from './task-registry/caller-messages.js';
 import { unlessReopened } from './task-registry/fold.js';
 import { overlay } from './overlay.js';
+import { endedWhenBroken, readingOn } from './read-on.js';
 import type { Redaction } from './redact.js';
 import type { TaskMeta, TaskScope, TaskStore } from './task-registry/types.js';
 import type { TaskWriter } from './task-writer.js';
@@ -173,6 +175,34 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return standing === task ? task : withHistoryLength(standing, request.historyLength);
   }
 
+  /** A SendMessage answer recorded (recordAnswer), and the answer as it then stands. */
+  async function recordedAnswer(
+    request: SendMessageRequest,
+    response: SendMessageResponse,
+    ctx: CallContext,
+    call: { tenant: string; followed: string | undefined; asking: Promise<Task | undefined> | undefined; entry: Entry | undefined },
+  ): Promise<SendMessageResponse> {
+    const { tenant, followed, asking, entry } = call;
+    const { taskId } = eventTaskRef(response);
+    if (!taskId || entry?.ridesAlong) return response;
+    if ('task' in response) {
+      const known = await scopeFor(response.task.id, ctx, tenant);
+      const historyLength = request.configuration?.historyLength;
+      const said = redaction.message(openingMessage(request.message, response.task));
+      // An agent that answered with another task than the one followed up: its record is not this one's.
+      const asked = followed === response.task.id ? await asking : undefined;
+      const [opening, followUp] = followed ? [undefined, { message: said, asked }] : [said, undefined];
+      const options = { historyTrimmed: historyLength !== undefined, claimNew: true, opening, followUp };
+      const standing = await recordAnswer(response.task, ctx, tenant, options, known);
+      // The answer with the caller's messages the agent left out kept; a finished record that overrules it is not relayed here.
+      const overruled = unlessReopened(standing, response.task) === undefined;
+      if (standing !== response.task && !overruled) return { task: withHistoryLength(standing, historyLength) };
+    } else {
+      await writer.record(response, metaOf(ctx, tenant), taskId);
+    }
+    return response;
+  }
+
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
       // The record as a follow-up finds it, read before the agent hears it: while the turn runs, a subscription to
@@ -180,26 +210,15 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       // Admission read it already (Entry.followed); read here only when nothing above did.
       const followed = request.message.taskId && !entry?.ridesAlong ? request.message.taskId : undefined;
       const asking = followed ? (entry ? Promise.resolve(entry.followed) : registry.get(followed, ctx.principal).catch(() => undefined)) : undefined;
-      const response = await inner.sendMessage(request, ctx);
-      const { taskId } = eventTaskRef(response);
-      if (!taskId || entry?.ridesAlong) return response;
+      // The rest of a turn read on past its answer (read-on.ts) is folded as its stream would be, once the answer
+      // is recorded: a Message ending it ends the task COMPLETED (task-stream.ts), a stream broken off fails it.
       const tenant = tenantOf(request);
-      if ('task' in response) {
-        const known = await scopeFor(response.task.id, ctx, tenant);
-        const historyLength = request.configuration?.historyLength;
-        const said = redaction.message(openingMessage(request.message, response.task));
-        // An agent that answered with another task than the one followed up: its record is not this one's.
-        const asked = followed === response.task.id ? await asking : undefined;
-        const [opening, followUp] = followed ? [undefined, { message: said, asked }] : [said, undefined];
-        const options = { historyTrimmed: historyLength !== undefined, claimNew: true, opening, followUp };
-        const standing = await recordAnswer(response.task, ctx, tenant, options, known);
-        // The answer with the caller's messages the agent left out kept; a finished record that overrules it is not relayed here.
-        const overruled = unlessReopened(standing, response.task) === undefined;
-        if (standing !== response.task && !overruled) return { task: withHistoryLength(standing, historyLength) };
-      } else {
-        await writer.record(response, metaOf(ctx, tenant), taskId);
+      const reading = readingOn(ctx, (rest) => (entry?.ridesAlong ? rest : recorded(endedWhenBroken(rest), ctx, tenant)));
+      try {
+        return await recordedAnswer(request, await inner.sendMessage(request, reading.ctx), ctx, { tenant, followed, asking, entry });
+      } finally {
+        reading.answered();
       }
-      return response;
     },
 
     sendStreamingMessage(request, ctx) {

@@ -3,6 +3,7 @@ import { sanitizeUpstreamText } from '../scrub-text.js';
 import type { AgentPort } from './agent-port.js';
 import { mapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
+import { readingOn } from './read-on.js';
 import { secretName, type SecretName } from './secret-names.js';
 
 /**
@@ -143,7 +144,15 @@ export function createRedaction(secretKeys: Iterable<string> = [], secretValues:
 export function redacting(inner: AgentPort, redaction: Redaction): AgentPort {
   const events = (source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> => mapIterable(source, redaction.event);
   return overlay(inner, {
-    sendMessage: async (request, ctx) => redaction.event(await inner.sendMessage(request, ctx)) as Awaited<ReturnType<AgentPort['sendMessage']>>,
+    async sendMessage(request, ctx) {
+      // The rest of a turn read on past its answer (read-on.ts) is redacted as the turn's stream would be.
+      const reading = readingOn(ctx, events);
+      try {
+        return redaction.event(await inner.sendMessage(request, reading.ctx)) as Awaited<ReturnType<AgentPort['sendMessage']>>;
+      } finally {
+        reading.answered();
+      }
+    },
     sendStreamingMessage: (request, ctx) => events(inner.sendStreamingMessage(request, ctx)),
     subscribeToTask: (request, ctx) => events(inner.subscribeToTask(request, ctx)),
     getTask: async (request, ctx) => redaction.task(await inner.getTask(request, ctx)),

@@ -23,8 +23,8 @@ export function detachedReadLimit(connections: number | undefined): number {
  * none comes: an executor following the SDK's samples publishes the Task only when it opens one, so each answer
  * to its question (input-required) failed, though the agent ran it, and a caller that retried ran it twice. The
  * turn is streamed instead: its first event answers the caller, and the rest is read on, off the caller's call, to
- * the turn's end, so an agent that stops a turn whose reader left runs it through. The gateway learns how it ended
- * as for any turn answered early (GetTask, a push follow, a list asking about tasks last seen running). Such reads
+ * the turn's end, so an agent that stops a turn whose reader left runs it through. The rest goes through what the
+ * gateway adds to a turn's stream (CallContext.readOn, core/read-on.ts), so the turn ends in the record with it. Such reads
  * are counted, not given a pool of their own: a second pool would open more connections than
  * `upstream.connections` allows the agent, and one at its limit queues a request without a bound. Past the count
  * a new task goes as before, a non-blocking `message/send` (the SDK publishes its Task); a message that goes on
@@ -109,12 +109,17 @@ export function createDetachedTurns({ limit, onFull }: DetachedTurnsOptions): De
     });
   }
 
-  /** The stream after its first event, to its end; how it ended is not the caller's any more. */
-  async function readOn(events: AsyncIterator<StreamResponse>): Promise<void> {
+  /**
+   * The stream after its first event, to its end, through what the gateway adds to it (CallContext.readOn: the
+   * record folds it, so the turn ends there as a streamed one does); how it ended is not the caller's any more.
+   */
+  async function readOn(events: AsyncIterator<StreamResponse>, ctx: CallContext): Promise<void> {
+    const rest: AsyncIterable<StreamResponse> = { [Symbol.asyncIterator]: () => events };
+    const read = (ctx.readOn?.(rest) ?? rest)[Symbol.asyncIterator]();
     try {
-      while (!(await events.next()).done);
+      while (!(await read.next()).done);
     } catch {
-      // Broken off or refused: the task as the agent keeps it tells the rest.
+      // Broken off or refused: what read it has recorded how.
     }
   }
 
@@ -135,7 +140,7 @@ export function createDetachedTurns({ limit, onFull }: DetachedTurnsOptions): De
       turns.add(turn);
       const read = first
         .then(
-          (opened) => (opened.done ? undefined : readOn(events)),
+          (opened) => (opened.done ? undefined : readOn(events, ctx)),
           () => undefined,
         )
         .finally(() => {
