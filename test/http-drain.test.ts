@@ -100,7 +100,8 @@ describe('drainable', () => {
         },
       }),
     );
-    expect(ms).toBeLessThan(1_000);
+    // Not the 5 s drainMs: half of it, which a busy host does not reach.
+    expect(ms).toBeLessThan(2_500);
     expect(interrupted).toBe(false);
     await unusedClosed;
     expect(await refused(port)).toBe(true);
@@ -129,7 +130,7 @@ describe('drainable', () => {
     await expect(get(port, '/late', other)).rejects.toThrow();
     setTimeout(() => pending[0]!.end('slow done'), 100);
     expect(await slow).toEqual({ body: 'slow done', connection: 'close' });
-    expect(await timed(drained)).toBeLessThan(1_000);
+    expect(await timed(drained)).toBeLessThan(2_500);
   });
 
   // The request was on its way when the signal came: its bytes, or its connection, still queued in the
@@ -151,7 +152,7 @@ describe('drainable', () => {
     // Answered, then closed (`text` settles at the close).
     expect(await kept.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued-on-kept$/);
     expect(await freshText).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued-on-new$/);
-    expect(await timed(drained)).toBeLessThan(1_000);
+    expect(await timed(drained)).toBeLessThan(2_500);
   });
 
   it('serves a request already sent when the drain begins while another response ends at that moment', async () => {
@@ -174,7 +175,7 @@ describe('drainable', () => {
 
     expect(await freshText).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*answer to \/queued$/);
     expect(await slow.text).toMatch(/slow done$/);
-    expect(await timed(drained)).toBeLessThan(1_000);
+    expect(await timed(drained)).toBeLessThan(2_500);
   });
 
   it('interrupts what is still open when drainMs runs out, then cuts it after the grace', async () => {
@@ -203,7 +204,8 @@ describe('drainable', () => {
     const started = Date.now();
     await drain.drain({
       drainMs: 200,
-      graceMs: 2_000,
+      // Long, so that an end within it is told from one at its end however busy the host.
+      graceMs: 5_000,
       interrupt: () => {
         interruptedAt = Date.now();
         pending[0]!.end('event: error\ndata: bye\n\n');
@@ -211,7 +213,7 @@ describe('drainable', () => {
     });
     await stream;
     expect(interruptedAt - started).toBeGreaterThanOrEqual(190);
-    expect(Date.now() - interruptedAt).toBeLessThan(1_000);
+    expect(Date.now() - interruptedAt).toBeLessThan(2_500);
     expect(received.join('')).toBe('data: first\n\nevent: error\ndata: bye\n\n');
   });
 
@@ -233,6 +235,7 @@ describe('drainable', () => {
     const ms = await timed(drain.drain({ drainMs: 100, graceMs: 200, interrupt: () => undefined }));
     await closed;
     expect(ms).toBeGreaterThanOrEqual(290);
-    expect(ms).toBeLessThan(1_500);
+    // Cut, not left open: what is left open is never cut.
+    expect(ms).toBeLessThan(5_000);
   });
 });

@@ -48,6 +48,7 @@ it('a Redis that takes the connection and never answers: settles after the conne
   const redis = connect(`redis://127.0.0.1:${port}`, 300);
   const started = Date.now();
   await firstAttemptSettled(redis);
-  expect(Date.now() - started).toBeLessThan(2_000);
+  // After the 300 ms given, not ioredis's own 10 s: half of that, which a busy host does not reach.
+  expect(Date.now() - started).toBeLessThan(5_000);
   expect(redis.status).not.toBe('ready');
 });

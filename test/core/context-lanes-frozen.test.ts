@@ -27,12 +27,13 @@ it('a wait for a running turn to be let go ends at its own bound while Redis ans
   running!.runsTask('T1');
   redis.freeze();
   try {
+    // Not at the 5 s command time-out: half of it, which a busy host does not reach.
     const started = Date.now();
     await lanes.letGo('K', 150);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(2_500);
     const idleStarted = Date.now();
     await lanes.letGo('L', 150);
-    expect(Date.now() - idleStarted).toBeLessThan(1_000);
+    expect(Date.now() - idleStarted).toBeLessThan(2_500);
   } finally {
     redis.thaw();
   }

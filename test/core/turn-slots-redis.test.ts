@@ -232,7 +232,8 @@ describe('redis turn slots when Redis does not answer', () => {
       const slots = replica({ prefix: prefixed(), url: silent.url, answerWithinMs: 200, logger });
       const started = Date.now();
       const refusals = await Promise.all([1, 2, 3].map(() => rejection(Promise.resolve(slots.take(caller())))));
-      expect(Date.now() - started).toBeLessThan(1_500);
+      // Within the 200 ms bound, not whenever the silent Redis would answer (never): a busy host stays well inside 5 s.
+      expect(Date.now() - started).toBeLessThan(5_000);
       for (const refusal of refusals) {
         expect(refusal).toBeInstanceOf(A2AError);
         expect(refusal.code).toBe(ErrorCode.Internal);

@@ -132,8 +132,8 @@ describe('the Redis follow journal', () => {
     await a.journal.close();
     expect(await admin.exists(redisFollowKeys(prefix).lease('A'))).toBe(0);
     expect(byTask(await b.journal.claimOrphans(100)).map((follow) => follow.taskId)).toEqual(['T1', 'T2']);
-    // Long before the minute the lease would have lasted.
-    expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+    // Long before the minute the lease would have lasted (a sixth of it: a busy host does not reach that).
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
   });
 
   it('warns when its own lease had lapsed, since its follows may then be followed twice', async () => {

@@ -9,7 +9,8 @@ import { A2AService, GRPC_METHODS, requestMessage } from '../../../src/protocol/
 import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
-const FIRST_EVENT_TIMEOUT_MS = 1_500;
+/** Long, so that headers at once are told from headers held until this bound however busy the host (half of it). */
+const FIRST_EVENT_TIMEOUT_MS = 4_000;
 
 type Method = (...args: unknown[]) => any;
 type Raw = Client & { sendStreamingMessage: Method };
@@ -48,9 +49,9 @@ describe('gRPC streams of a faulty upstream', () => {
     return { headersAt, ended, events };
   }
 
-  it('quiet after accepting: headers within a second, then a status at the first-event bound', async () => {
+  it('quiet after accepting: headers at once, then a status at the first-event bound', async () => {
     const { headersAt, ended } = stream('mode:quiet');
-    expect(await headersAt).toBeLessThan(1_000);
+    expect(await headersAt).toBeLessThan(FIRST_EVENT_TIMEOUT_MS / 2);
     const end = await ended;
     expect(end.code).toBe(status.DEADLINE_EXCEEDED);
     expect(end.details).toMatch(/no event within/);

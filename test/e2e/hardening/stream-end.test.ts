@@ -1,7 +1,7 @@
 /**
  * A 1.0 stream always ends in a protocol answer, on JSON-RPC and HTTP+JSON alike:
  * - an upstream that accepts the stream and then stays quiet: the SSE headers and an opening comment
- *   arrive within a second (long before the first keep-alive interval), and after
+ *   arrive at once (long before the first keep-alive interval), and after
  *   `upstream.first-event-timeout-ms` an error event closes the stream and the upstream call is ended;
  * - an upstream that ends the stream without a terminal or interrupted state (nothing at all, or
  *   SUBMITTED and WORKING then the end): an InvalidAgentResponse (-32006) error event, after whatever was
@@ -14,7 +14,8 @@ import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startFaultyAgent, type FaultyAgent } from '../../support/faulty-agent.js';
 import { exchange, openLiveStream, type SseFrame } from './support.js';
 
-const FIRST_EVENT_TIMEOUT_MS = 1_500;
+/** Long, so that headers at once are told from headers held until this bound however busy the host (half of it). */
+const FIRST_EVENT_TIMEOUT_MS = 4_000;
 const INTERNAL_STATUSES = [500, 503, 504];
 const HEADERS_TIMEOUT_MS = 800;
 /** A blocking call's bound: its answer's headers come with the answer, so the headers bound is not its. */
@@ -102,13 +103,13 @@ async function readStream(binding: Binding, text: string): Promise<SseFrame[]> {
 }
 
 describe.each(BINDINGS)('1.0 %s streams', (binding) => {
-  it('quiet after accepting: headers and a comment within a second, then an error event at the first-event bound', async () => {
+  it('quiet after accepting: headers and a comment at once, then an error event at the first-event bound', async () => {
     const { url, init } = streamRequest(binding, 'mode:quiet');
     const started = Date.now();
     const stream = await openLiveStream(url, init);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(FIRST_EVENT_TIMEOUT_MS / 2);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    await until(() => stream.comments.length > 0, 1_000);
+    await until(() => stream.comments.length > 0, FIRST_EVENT_TIMEOUT_MS / 2);
     const frame = await stream.next();
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(FIRST_EVENT_TIMEOUT_MS - 100);
@@ -215,13 +216,13 @@ describe('0.2.5 facade streams (message/stream)', () => {
     },
   });
 
-  it('quiet after accepting: headers and a comment within a second, then a 0.2.5 error at the first-event bound', async () => {
+  it('quiet after accepting: headers and a comment at once, then a 0.2.5 error at the first-event bound', async () => {
     const { url, init } = facadeStream('mode:quiet');
     const started = Date.now();
     const stream = await openLiveStream(url, init);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(FIRST_EVENT_TIMEOUT_MS / 2);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    await until(() => stream.comments.length > 0, 1_000);
+    await until(() => stream.comments.length > 0, FIRST_EVENT_TIMEOUT_MS / 2);
     const frame = await stream.next();
     expect(Date.now() - started).toBeGreaterThanOrEqual(FIRST_EVENT_TIMEOUT_MS - 100);
     expect(JSON.parse(frame!.data)).toMatchObject({ jsonrpc: '2.0', id: 'fs', error: { code: -32603 } });

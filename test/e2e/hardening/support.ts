@@ -33,10 +33,10 @@ export interface Exchange {
   ms: number;
 }
 
-/** Sends one request and reads the whole answer (JSON or SSE) within EXCHANGE_BOUND_MS. */
-export async function exchange(url: string, init: RequestInit = {}): Promise<Exchange> {
+/** Sends one request and reads the whole answer (JSON or SSE) within `boundMs` (EXCHANGE_BOUND_MS unless told). */
+export async function exchange(url: string, init: RequestInit = {}, boundMs = EXCHANGE_BOUND_MS): Promise<Exchange> {
   const started = Date.now();
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(EXCHANGE_BOUND_MS) });
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(boundMs) });
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
   const answer: Exchange = { status: response.status, contentType, text, ms: Date.now() - started };

@@ -63,8 +63,8 @@ describe('returnImmediately in front of an a2a-js 0.2.5 agent', () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     const started = Date.now();
     await stopping.close();
-    // The turn still has seconds to go (SLOW_CHUNK_MS a chunk).
-    expect(Date.now() - started).toBeLessThan(SLOW_CHUNK_MS * 3);
+    // The turn still has seconds to go (SLOW_CHUNK_MS a chunk, over ten chunks): half of them is the bound.
+    expect(Date.now() - started).toBeLessThan(SLOW_CHUNK_MS * 5);
   });
 
   it('with upstream.connections 2, turns past the one read in the background are sent non-blocking, and a GetTask is not kept waiting for them', async () => {
