@@ -113,13 +113,13 @@ export async function* cutTurnRest(
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {
     // A reply of its own, whose rules see none of what its user read before the cut: what says that again is left out here.
-    yield* withoutRestatements(followedRest(current.id, tracker, vouched(ctx), deps), shown.passed);
+    yield* withoutRestatements(followedRest(current.id, tracker, vouched(ctx), deps), shown);
     return;
   }
   const rest = restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events;
   // A pipeline turn's words before its last update are in no task: read from iac-code's journal after those its user
   // was shown, as a broken stream's recovery reads them (one path for the rest followed live and the rest read here).
-  yield* noted(await withReplayedGap(rest, shown, deps.pipelineState, ctx.signal), tracker);
+  yield* noted(withoutRestatements(await withReplayedGap(rest, shown, deps.pipelineState, ctx.signal), shown), tracker);
 }
 
 /** What the turn being watched tells of a cut before its reply began, and whether its message was sent. */

@@ -23,17 +23,24 @@ const READ = ['Deployed ', 'w01 '];
 const REST = ['w02 ', '.', '.'];
 const ANSWER = [...READ, ...REST].join('');
 
-async function relayed(events: StreamResponse[], read: readonly string[] = READ): Promise<StreamResponse[]> {
+async function relayed(
+  events: StreamResponse[],
+  read: readonly string[] | Pick<TurnSoFar, 'passed' | 'shownFiles'> = READ,
+): Promise<StreamResponse[]> {
   const out: StreamResponse[] = [];
   for await (const event of withoutRestatements(
     (async function* () {
       yield* events;
     })(),
-    read,
+    'passed' in read ? read : { passed: [...read] },
   ))
     out.push(event);
   return out;
 }
+
+const ending = (state: 'TASK_STATE_COMPLETED' | 'TASK_STATE_FAILED', message?: Message): StreamResponse => ({
+  statusUpdate: { taskId: 'T', contextId: 'C', status: { state, ...(message ? { message } : {}) } },
+});
 
 describe('withoutRestatements: the live rest of a cut turn', () => {
   const rest = REST.map((text) => working(agent(text)));
@@ -58,6 +65,31 @@ describe('withoutRestatements: the live rest of a cut turn', () => {
     const chunk = file([{ text: ANSWER }], true);
     const link = file([{ url: 'https://example.com/reply.txt', mediaType: 'text/plain' }]);
     expect(await relayed([...rest, again, chunk, link])).toEqual([...rest, chunk, link]);
+  });
+});
+
+describe('withoutRestatements: an agent that streams its answer as a file and ends the turn with it whole (the a2a-js samples)', () => {
+  /** The user read the file's first chunks before the cut. */
+  const shown = { passed: [], shownFiles: new Map([['A', READ.map((text) => ({ text }))]]) };
+  const rest = REST.map((text) => file([{ text }], true));
+
+  it('the status that ends the turn with the answer whole: kept, without its message', async () => {
+    expect(await relayed([...rest, ending('TASK_STATE_COMPLETED', agent(ANSWER, 'T-2'))], shown)).toEqual([...rest, ending('TASK_STATE_COMPLETED')]);
+  });
+
+  it('one that says only the file after the cut, new words, or why the turn failed: shown', async () => {
+    for (const closing of [
+      ending('TASK_STATE_COMPLETED', agent('w02 ..', 'T-2')),
+      ending('TASK_STATE_COMPLETED', agent('Anything else?', 'T-2')),
+      ending('TASK_STATE_FAILED', agent(ANSWER, 'T-2')),
+    ]) {
+      expect(await relayed([...rest, closing], shown)).toEqual([...rest, closing]);
+    }
+  });
+
+  it("a file the user read none of: its restatement is the rest's own, left to the reply", async () => {
+    const events = [file([{ text: 'Deployed ' }]), ...rest, ending('TASK_STATE_COMPLETED', agent('Deployed w02 ..', 'T-2'))];
+    expect(await relayed(events, { passed: [] })).toEqual(events);
   });
 });
 
