@@ -206,7 +206,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       // A turn read on past its answer (read-on.ts) holds the lane to its end, however it ends: its record says then how it went.
       let released: Promise<void> | undefined;
       const release = (): Promise<void> => (released ??= lease ? lease.release() : Promise.resolve());
-      const reading = readingOn(ctx, (rest) => tapIterable(rest, { end: release }));
+      const reading = readingOn(request, ctx, (rest) => tapIterable(rest, { end: release }));
       try {
         return await inner.sendMessage(request, reading.ctx, { ridesAlong, followed });
       } finally {

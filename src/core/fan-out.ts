@@ -24,7 +24,7 @@ export function fanningOut(inner: AdmittedPort, hub: TaskEventHub): AdmittedPort
   return overlay(inner, {
     async sendMessage(request, ctx, entry?: Entry): Promise<SendMessageResponse> {
       // The rest of a turn read on past its answer (read-on.ts) is published after the answer, and ends the task's subscriptions.
-      const reading = readingOn(ctx, (rest) => (entry?.ridesAlong ? rest : published(rest)));
+      const reading = readingOn(request, ctx, (rest) => (entry?.ridesAlong ? rest : published(rest)));
       try {
         const response = await inner.sendMessage(request, reading.ctx, entry);
         const { taskId } = eventTaskRef(response);

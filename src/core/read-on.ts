@@ -1,4 +1,13 @@
-import { A2AError, eventTaskRef, GATEWAY_FAILURES, isActiveState, withFields, type Message, type StreamResponse } from '../model/index.js';
+import {
+  A2AError,
+  eventTaskRef,
+  GATEWAY_FAILURES,
+  isActiveState,
+  withFields,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+} from '../model/index.js';
 import type { CallContext } from './agent-port.js';
 import { deferIterable } from './iterables.js';
 
@@ -18,7 +27,14 @@ export interface ReadingOn {
  * not read through `wrap` before the decorator is done with the answer, so nothing of the turn's end overtakes it
  * (recorded or published before the answer's running task).
  */
-export function readingOn(ctx: CallContext, wrap: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>): ReadingOn {
+export function readingOn(
+  request: SendMessageRequest,
+  ctx: CallContext,
+  wrap: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>,
+): ReadingOn {
+  // Only a turn answered before its end is read on (upstream/v025-immediate.ts): a blocking call, the most frequent
+  // of all, pays for no promise, closures or context copy here.
+  if (request.configuration?.returnImmediately !== true) return { ctx, handed: () => false, answered: () => {} };
   const outer = ctx.readOn;
   let handed = false;
   let answered!: () => void;

@@ -213,7 +213,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       // The rest of a turn read on past its answer (read-on.ts) is folded as its stream would be, once the answer
       // is recorded: a Message ending it ends the task COMPLETED (task-stream.ts), a stream broken off fails it.
       const tenant = tenantOf(request);
-      const reading = readingOn(ctx, (rest) => (entry?.ridesAlong ? rest : recorded(endedWhenBroken(rest), ctx, tenant)));
+      const reading = readingOn(request, ctx, (rest) => (entry?.ridesAlong ? rest : recorded(endedWhenBroken(rest), ctx, tenant)));
       try {
         return await recordedAnswer(request, await inner.sendMessage(request, reading.ctx), ctx, { tenant, followed, asking, entry });
       } finally {

@@ -146,7 +146,7 @@ export function redacting(inner: AgentPort, redaction: Redaction): AgentPort {
   return overlay(inner, {
     async sendMessage(request, ctx) {
       // The rest of a turn read on past its answer (read-on.ts) is redacted as the turn's stream would be.
-      const reading = readingOn(ctx, events);
+      const reading = readingOn(request, ctx, events);
       try {
         return redaction.event(await inner.sendMessage(request, reading.ctx)) as Awaited<ReturnType<AgentPort['sendMessage']>>;
       } finally {
