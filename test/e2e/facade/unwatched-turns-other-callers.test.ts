@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, rpc, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { BEFORE_CUT, CARD, QUESTION, read, RolloutAgent } from './rollout-agent.js';
 
@@ -71,6 +72,14 @@ describe("a message into another caller's context", () => {
       { headers: { 'X-API-KEY': API_KEY } },
     );
     for (let frame = await alice.next(); frame && !JSON.stringify(frame.json).includes(BEFORE_CUT[1]!); frame = await alice.next());
+    // Her context recorded as hers: until its first write lands, a context is anyone's (core/gateway.ts turnLetGo),
+    // and on a busy host that write can come after her first words.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await waitUntil(async () => (await redis.keys(`${prefix}*ctx:${contextId}`)).length > 0);
+    } finally {
+      redis.disconnect();
+    }
     counting = true;
     const whileRunning = await bobSends(contextId).finally(() => (counting = false));
     gates.open();
