@@ -125,6 +125,38 @@ export function sendRequest(text: string, ids: { contextId?: string; taskId?: st
   return { tenant: '', message: userMessage(text, ids), configuration: undefined, metadata: undefined };
 }
 
+/** The fields of an iac-code permission prompt (its `metadata.iac_code.input`) an answer names. */
+export interface PermissionPromptIds {
+  requestTaskId?: string;
+  inputId?: string;
+  toolUseId?: string;
+}
+
+/**
+ * iac-code's answer to a permission prompt as a 1.0 client sends it: one JSON data part (docs/iac-code.md,
+ * "Permission prompts"), on the task `ids` name (the prompt's `requestTaskId` unless given; its context if given).
+ */
+export function permissionAnswer(
+  input: PermissionPromptIds,
+  decision: 'allow_once' | 'deny' = 'allow_once',
+  ids: { contextId?: string; taskId?: string } = {},
+): SendMessageRequest {
+  const value = {
+    schemaVersion: 1,
+    kind: 'permission',
+    requestTaskId: input.requestTaskId,
+    inputId: input.inputId,
+    toolUseId: input.toolUseId,
+    decision,
+  };
+  const part: Part = { content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: undefined };
+  const message = userMessage('', {
+    taskId: ids.taskId ?? input.requestTaskId ?? '',
+    ...(ids.contextId !== undefined ? { contextId: ids.contextId } : {}),
+  });
+  return { tenant: '', message: { ...message, parts: [part] }, configuration: undefined, metadata: undefined };
+}
+
 export function listRequest(overrides: Partial<ListTasksRequest> = {}): ListTasksRequest {
   return {
     tenant: '',

@@ -5,31 +5,16 @@
  * itself (newer servers). It was missing when the prompting stream stayed open: only the stream that leads
  * a task recorded, and the answer was only on the other one (recording.ts). The official a2a-js 1.x client.
  */
-import { Role, TaskState, type Part, type SendMessageRequest, type Task, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
+import { Role, TaskState, type Task, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway } from '../../support/gateway.js';
-import { StreamReader, collect, connect, listRequest, sendRequest, textOf, userMessage } from '../../support/sdk-v1-client.js';
+import { StreamReader, collect, connect, listRequest, permissionAnswer, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
   for (const server of opened.reverse()) await server.close();
 });
-
-/** iac-code's permission answer to `input`, as a 1.0 client sends it. */
-function answering(input: Record<string, string>, decision: 'allow_once' | 'deny'): SendMessageRequest {
-  const value = {
-    schemaVersion: 1,
-    kind: 'permission',
-    requestTaskId: input.requestTaskId,
-    inputId: input.inputId,
-    toolUseId: input.toolUseId,
-    decision,
-  };
-  const part: Part = { content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: undefined };
-  const message = userMessage('', { taskId: input.requestTaskId!, contextId: input.contextId! });
-  return { tenant: '', message: { ...message, parts: [part] }, configuration: undefined, metadata: undefined };
-}
 
 /** The history as who said what: the answer by its messageId. */
 const said = (task: Task | undefined, answerId: string): string[] =>
@@ -54,7 +39,7 @@ describe.each(['open', 'parked'] as const)('iac-code whose permission prompt wai
       if (payload.$case === 'statusUpdate' && payload.value.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) prompt = payload.value;
     }
     const input = (prompt.metadata as { iac_code: { input: Record<string, string> } }).iac_code.input;
-    const answer = answering({ ...input, contextId: prompt.contextId }, 'allow_once');
+    const answer = permissionAnswer(input, 'allow_once', { contextId: prompt.contextId });
     await collect(client.sendMessageStream(answer));
     await turn.rest();
 

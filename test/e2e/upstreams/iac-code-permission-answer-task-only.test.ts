@@ -5,32 +5,13 @@
  * paused at the prompt. The gateway sends it with the task's recorded context (task-context.ts), without
  * `upstream.workspace-root` too, on every binding (the official a2a-js 1.x client), whichever way the prompt waits.
  */
-import { TaskState, type Part, type SendMessageRequest, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
+import { TaskState, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { StreamReader, collect, connect, outline, sendRequest, userMessage } from '../../support/sdk-v1-client.js';
+import { StreamReader, collect, connect, outline, permissionAnswer, sendRequest } from '../../support/sdk-v1-client.js';
 import { connectGrpc } from '../grpc/grpc-client.js';
-
-/** iac-code's permission answer, naming its task alone. */
-function allowOnce(input: Record<string, string>): SendMessageRequest {
-  const value = {
-    schemaVersion: 1,
-    kind: 'permission',
-    requestTaskId: input.requestTaskId,
-    inputId: input.inputId,
-    toolUseId: input.toolUseId,
-    decision: 'allow_once',
-  };
-  const part: Part = { content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: undefined };
-  return {
-    tenant: '',
-    message: { ...userMessage('', { taskId: input.requestTaskId! }), parts: [part] },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
 
 describe.each(['open', 'parked'] as const)('iac-code whose permission prompt waits %s', (permissionWait) => {
   let fake: FakeIacCode;
@@ -63,7 +44,7 @@ describe.each(['open', 'parked'] as const)('iac-code whose permission prompt wai
     }
     const input = (prompt.metadata as { iac_code: { input: Record<string, string> } }).iac_code.input;
 
-    const answered = (await collect(client.sendMessageStream(allowOnce(input)))).map(outline);
+    const answered = (await collect(client.sendMessageStream(permissionAnswer(input)))).map(outline);
     await turn.close();
     expect(answered).toContain('artifactUpdate');
     const sent = fake.rpcRequests('SendStreamingMessage').at(-1)?.body as { params: { message: { taskId: string; contextId?: string } } };

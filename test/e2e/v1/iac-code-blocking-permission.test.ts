@@ -5,13 +5,13 @@
  * needs to answer, and not the gateway's time-out. Answered by stream, the turn then goes on and ends as any
  * turn does. The official a2a-js 1.x client on every binding, whichever way iac-code's prompt waits.
  */
-import { TaskState, type Part, type SendMessageRequest, type Task } from 'a2a-sdk-1';
+import { TaskState, type Task } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_PROMPT } from '../../support/fake-iac-code-data.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { asTask, collect, connect, outline, sendRequest, textOf, userMessage } from '../../support/sdk-v1-client.js';
+import { asTask, collect, connect, outline, permissionAnswer, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { connectGrpc } from '../grpc/grpc-client.js';
 
 interface PermissionInput {
@@ -26,21 +26,6 @@ interface PermissionInput {
 /** The prompt a task waits on, as a 1.0 caller reads it from the task's metadata. */
 const promptOf = (task: Task): PermissionInput | undefined =>
   (task.metadata as { iac_code?: { input?: PermissionInput } } | undefined)?.iac_code?.input;
-
-/** iac-code's permission answer to `input`, as a 1.0 client sends it: one JSON data part. */
-function allowOnce(task: Task, input: PermissionInput): SendMessageRequest {
-  const value = {
-    schemaVersion: 1,
-    kind: 'permission',
-    requestTaskId: input.requestTaskId,
-    inputId: input.inputId,
-    toolUseId: input.toolUseId,
-    decision: 'allow_once',
-  };
-  const part: Part = { content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: undefined };
-  const message = userMessage('', { taskId: task.id, contextId: task.contextId });
-  return { tenant: '', message: { ...message, parts: [part] }, configuration: undefined, metadata: undefined };
-}
 
 describe.each(['open', 'parked'] as const)('iac-code whose permission prompt waits %s', (permissionWait) => {
   let fake: FakeIacCode;
@@ -73,7 +58,9 @@ describe.each(['open', 'parked'] as const)('iac-code whose permission prompt wai
     expect(asked.history.map((message) => textOf(message))).toEqual(['template: a VPC', 'Drafting main.tf. ']);
     expect(asked.artifacts).toEqual([]);
 
-    const answered = (await collect(client.sendMessageStream(allowOnce(asked, input!)))).map(outline);
+    const answered = (
+      await collect(client.sendMessageStream(permissionAnswer(input!, 'allow_once', { taskId: asked.id, contextId: asked.contextId })))
+    ).map(outline);
     expect(answered).toContain('artifactUpdate');
 
     const after = await client.getTask({ tenant: '', id: asked.id, historyLength: undefined });
@@ -90,7 +77,7 @@ describe.each(['open', 'parked'] as const)('iac-code whose permission prompt wai
     const input = promptOf(asked);
     expect(input?.kind).toBe('permission');
 
-    const ended = asTask(await client.sendMessage(allowOnce(asked, input!)));
+    const ended = asTask(await client.sendMessage(permissionAnswer(input!, 'allow_once', { taskId: asked.id, contextId: asked.contextId })));
     expect(ended.id).toBe(asked.id);
     expect(ended.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(promptOf(ended)).toBeUndefined();

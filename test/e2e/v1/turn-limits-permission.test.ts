@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskState, type Part, type SendMessageRequest, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
+import { TaskState, type TaskStatusUpdateEvent } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayErrorCode } from '../../../src/model/index.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { StreamReader, connect, outline, rejectionOf, sendRequest, userMessage } from '../../support/sdk-v1-client.js';
+import { StreamReader, connect, outline, permissionAnswer, rejectionOf, sendRequest } from '../../support/sdk-v1-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-turn-limits-'));
 let fake: FakeIacCode;
@@ -35,28 +35,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** iac-code's permission answer to `prompt` (its `metadata.iac_code.input`): one JSON data part. */
-function permissionAnswer(input: Record<string, string>): SendMessageRequest {
-  const part: Part = {
-    content: {
-      $case: 'data',
-      value: {
-        schemaVersion: 1,
-        kind: 'permission',
-        requestTaskId: input.requestTaskId,
-        inputId: input.inputId,
-        toolUseId: input.toolUseId,
-        decision: 'allow_once',
-      },
-    },
-    mediaType: 'application/json',
-    filename: '',
-    metadata: undefined,
-  };
-  const message = userMessage('', { taskId: input.requestTaskId, contextId: input.contextId });
-  return { tenant: '', message: { ...message, parts: [part] }, configuration: undefined, metadata: undefined };
-}
-
 describe('a permission answer at the cap', () => {
   it('joins the paused turn while another turn of the client is refused; the turn then ends and frees the slot', async () => {
     const { client } = await connect(gateway.url, 'JSONRPC');
@@ -69,7 +47,7 @@ describe('a permission answer at the cap', () => {
     const input = (prompt.metadata as { iac_code: { input: Record<string, string> } }).iac_code.input;
 
     expect((await rejectionOf(client.sendMessage(sendRequest('another conversation')))).code).toBe(GatewayErrorCode.TooManyTurnsInFlight);
-    const answered = new StreamReader(client.sendMessageStream(permissionAnswer(input)));
+    const answered = new StreamReader(client.sendMessageStream(permissionAnswer(input, 'allow_once', { contextId: input.contextId })));
     expect(outline(await answered.expectNext())).toBe(`statusUpdate:${TaskState.TASK_STATE_WORKING}`); // the tool runs
     await answered.close();
 
