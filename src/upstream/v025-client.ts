@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
-import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
+import type { WarningLogger } from '../throttled-warnings.js';
 import { loadMappingProfile, type MappingProfile, type V1Method } from '../mappings/index.js';
 import {
   withFields,
@@ -27,7 +27,7 @@ import { credentialsRefused, fromTransportError, refusesCredentials } from './up
 import { answerParsedOrRepaired, v025Repaired } from './empty-parts.js';
 import { createV025CardCache, extendedCardUrls, type V025Dialect } from './v025-card.js';
 import { v025Wire } from './v025-errors.js';
-import { answerOfFirstEvent, createDetachedTurns, detachedReadLimit } from './v025-immediate.js';
+import { createTurnsAnsweredEarly } from './v025-immediate.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
 import { followUpAnsweredByTask } from './v025-unstreamed-follow-up.js';
 
@@ -140,23 +140,17 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
 
   // a2a-js 0.2.5 fails a non-blocking message/send whose executor publishes no Task (v025-immediate.ts). So may an agent whose
   // card says 0.3: an a2a-js 0.2.5 server serves whatever card it is given. A turn is streamed whenever the agent streams.
-  const warnReadsFull = throttledWarnings(options.logger);
-  const detachedReadsAtOnce = detachedReadLimit(config.connections);
-  // With one connection (one read at most) the read holds it: any other call to the agent waits for the turn's end.
-  const readsMayHoldThePool = detachedReadsAtOnce === config.connections;
-  const detachedTurns = createDetachedTurns({
-    limit: detachedReadsAtOnce,
-    onFull: (limit) =>
-      warnReadsFull(
-        { upstream: baseUrl, limit, connections: config.connections ?? 0 },
-        'returnImmediately turns read in the background at their cap: new tasks go as message/send with blocking false, messages going on with a task wait for a read to end (a2a-js 0.2.5 fails those sent non-blocking)',
-      ),
+  const answeredEarly = createTurnsAnsweredEarly({
+    upstream: baseUrl,
+    config,
+    logger: options.logger,
+    async streams(ctx) {
+      await resolveEndpoint(ctx.signal);
+      return cards.current()?.card.capabilities.streaming === true;
+    },
+    stream: sendStreamingMessage,
+    getTask: (id, ctx) => getTask({ id }, ctx),
   });
-  async function streamsTurnsAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<boolean> {
-    if (req.configuration?.returnImmediately !== true) return false;
-    await resolveEndpoint(ctx.signal);
-    return cards.current()?.card.capabilities.streaming === true;
-  }
 
   /** message/send; a non-blocking one going on with a task is answered by the task when the agent fails it but did the work. */
   function sendUnary(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
@@ -166,32 +160,18 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     return followUpAnsweredByTask(send, () => getTask({ id: taskId }, ctx), ctx.signal);
   }
 
-  /** A turn answered with its first event and read on to its end past the call (v025-immediate.ts); undefined: no room for a new task. */
-  async function sendAnsweredEarly(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse | undefined> {
-    // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
-    const { onAccepted: _callersOwn, ...streamCtx } = ctx;
-    const first = await detachedTurns.firstEvent(
-      (signal) => sendStreamingMessage(req, withFields(streamCtx, { signal })),
-      ctx,
-      // The SDK publishes a new task's Task, so a non-blocking send answers it; a message going on with a task it fails.
-      { boundMs: config['request-timeout-ms'], waitForRoom: Boolean(req.message.taskId) },
-    );
-    return first && answerOfFirstEvent(first, readsMayHoldThePool ? undefined : (id) => getTask({ id }, ctx));
-  }
-
   return {
     dialect,
     endpoint: () => cards.current()?.endpoint,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
     async close() {
-      await detachedTurns.close();
+      await answeredEarly.close();
       await transport.close();
     },
 
     // A Message naming its task is the task COMPLETED with it (answerAsTask); 0.2.5 agents do not cut the history.
     async sendMessage(req, ctx) {
-      const early = (await streamsTurnsAnsweredEarly(req, ctx)) ? await sendAnsweredEarly(req, ctx) : undefined;
-      const answer = early ?? (await sendUnary(req, ctx));
+      const answer = (await answeredEarly.send(req, ctx)) ?? (await sendUnary(req, ctx));
       return historyAsAsked(await answerAsTask(answer, (id) => getTask({ id }, ctx)), req.configuration?.historyLength);
     },
     sendStreamingMessage,

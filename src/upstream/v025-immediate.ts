@@ -1,5 +1,15 @@
+import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
-import { A2AError, GATEWAY_FAILURES, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import {
+  A2AError,
+  GATEWAY_FAILURES,
+  withFields,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type Task,
+} from '../model/index.js';
+import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 import { fromTransportError } from './upstream-errors.js';
 import { untilAborted } from './v1-client.js';
 
@@ -29,6 +39,10 @@ export function detachedReadLimit(connections: number | undefined): number {
  * `upstream.connections` allows the agent, and one at its limit queues a request without a bound. Past the count
  * a new task goes as before, a non-blocking `message/send` (the SDK publishes its Task); a message that goes on
  * with a task has no such way, and waits for a read to end.
+ *
+ * A 0.3 agent over HTTP+JSON (v03-rest-client.ts) takes the same way (createTurnsAnsweredEarly): the rest of a turn
+ * its non-blocking send answered early was read by nothing, so a turn answered with a Message of its task (a2a-js
+ * 1.x keeps that task working in its store) held its context for good.
  */
 export interface DetachedTurns {
   /**
@@ -186,4 +200,60 @@ export async function answerOfFirstEvent(
   } catch {
     return { task: first.task };
   }
+}
+
+/** An agent whose turns may be answered early, as its client calls it. */
+export interface EarlyAnsweringAgent {
+  /** Where the agent lives, for the operator's warning. */
+  upstream: string;
+  config: UpstreamConfig;
+  /** Told (at most once a minute) when such turns find the reads at their cap. */
+  logger?: WarningLogger | undefined;
+  /** Whether the agent streams its turns, by its card (loaded first when none is yet). */
+  streams(ctx: CallContext): Promise<boolean>;
+  /** The turn as a stream of 1.0 events, ended (its response closed) at the turn's end. */
+  stream(request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse>;
+  getTask(taskId: string, ctx: CallContext): Promise<Task>;
+}
+
+export interface TurnsAnsweredEarly {
+  /**
+   * A `returnImmediately` SendMessage to an agent that streams, answered with its turn's first event and read on
+   * past the call (DetachedTurns); undefined: the call is sent as it is (a caller who waits, an agent that does not
+   * stream, or no room left for a new task).
+   */
+  send(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse | undefined>;
+  /** Ends the turns still read (the client closes). */
+  close(): Promise<void>;
+}
+
+export function createTurnsAnsweredEarly(agent: EarlyAnsweringAgent): TurnsAnsweredEarly {
+  const { config } = agent;
+  const warnReadsFull = throttledWarnings(agent.logger);
+  const limit = detachedReadLimit(config.connections);
+  // With one connection (one read at most) the read holds it: any other call to the agent waits for the turn's end.
+  const readsMayHoldThePool = limit === config.connections;
+  const turns = createDetachedTurns({
+    limit,
+    onFull: (cap) =>
+      warnReadsFull(
+        { upstream: agent.upstream, limit: cap, connections: config.connections ?? 0 },
+        'returnImmediately turns read in the background at their cap: new tasks are sent with blocking false, messages going on with a task wait for a read to end (a2a-js 0.2.5 fails those sent non-blocking)',
+      ),
+  });
+  return {
+    async send(request, ctx) {
+      if (request.configuration?.returnImmediately !== true || !(await agent.streams(ctx))) return undefined;
+      // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
+      const { onAccepted: _callersOwn, ...streamCtx } = ctx;
+      const first = await turns.firstEvent(
+        (signal) => agent.stream(request, withFields(streamCtx, { signal })),
+        ctx,
+        // The SDK publishes a new task's Task, so a non-blocking send answers it; a message going on with a task it fails.
+        { boundMs: config['request-timeout-ms'], waitForRoom: Boolean(request.message.taskId) },
+      );
+      return first && answerOfFirstEvent(first, readsMayHoldThePool ? undefined : (id) => agent.getTask(id, ctx));
+    },
+    close: () => turns.close(),
+  };
 }

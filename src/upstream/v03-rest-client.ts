@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { loadMappingProfile, type MappingProfile } from '../mappings/index.js';
-import { A2AError, ErrorCode, endsTurn, type StreamResponse, type Task } from '../model/index.js';
+import { A2AError, ErrorCode, endsTurn, type SendMessageRequest, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
 import {
   V03ListTaskPushNotificationConfigResponse,
   V03RestAgentCard,
@@ -32,6 +32,7 @@ import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.
 import { usableUrl } from './v1-client.js';
 import type { CardAddressNotice } from './card-address.js';
 import type { WarningLogger } from '../throttled-warnings.js';
+import { createTurnsAnsweredEarly } from './v025-immediate.js';
 import { V03_REST_PARTS, answerParsedOrRepaired, eventParsedOrRepaired, taskAnswerRepaired, wrappedRepaired } from './empty-parts.js';
 
 export interface V03RestUpstreamOptions {
@@ -42,7 +43,10 @@ export interface V03RestUpstreamOptions {
   dispatcher?: Dispatcher;
   /** Error-code table for the agent's JSON-RPC-style error codes; default the plain `a2a-0.2.5` profile. */
   profile?: MappingProfile;
-  /** Told once when the card's address is on loopback and upstream.url's is not (card-address.ts). */
+  /**
+   * Told once when the card's address is on loopback and upstream.url's is not (card-address.ts), and (at most once
+   * a minute) when returnImmediately turns find the background reads at their cap.
+   */
   logger?: WarningLogger;
 }
 
@@ -134,6 +138,14 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     return taskFromV03(await unary(V03Task, 'task', restCall('GET', `/v1/tasks/${enc(id)}${query}`, ctx, taskNotFound(id)), repairedTask));
   }
 
+  async function sendUnary(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    const call = restCall('POST', '/v1/message:send', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
+    return sendResponseFromV03(
+      await unary(V03SendMessageResponse, 'SendMessage result', call, repairedWrapped),
+      req.message.contextId ?? randomUUID(),
+    );
+  }
+
   /** The snapshot first (a 0.3 agent does not promise one), then the agent's events minus a repeat of it. */
   async function* subscribe(id: string, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const snapshot = await getTask(id, undefined, ctx);
@@ -150,27 +162,43 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     yield* translated(call, snapshot.contextId, true, repeatsSnapshot);
   }
 
+  async function* sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
+    const call = await restCall('POST', '/v1/message:stream', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
+    yield* translated(call, req.message.contextId);
+  }
+
+  // A non-blocking message:send is answered with the turn's first event and nothing reads the rest: a turn answered
+  // with a Message of its task (a2a-js 1.x keeps the task working) held its context for good. So, as for a 0.2.5
+  // agent, such a turn is streamed and read on to its end (v025-immediate.ts).
+  const answeredEarly = createTurnsAnsweredEarly({
+    upstream: baseUrl,
+    config,
+    logger: options.logger,
+    async streams(ctx) {
+      await cards.endpoint(ctx.signal);
+      return cards.current()?.card.capabilities.streaming === true;
+    },
+    stream: sendStreamingMessage,
+    getTask: (id, ctx) => getTask(id, undefined, ctx),
+  });
+
   const pushConfigPath = (taskId: string, configId?: string): string =>
     `/v1/tasks/${enc(taskId)}/pushNotificationConfigs${configId === undefined ? '' : `/${enc(configId)}`}`;
 
   return {
     endpoint: current,
     fetchCard: async (signal) => cardFromV025(await cards.load(signal)),
-    close: () => transport.close(),
+    async close() {
+      await answeredEarly.close();
+      await transport.close();
+    },
 
     // A Message naming its task is the task COMPLETED with it (answerAsTask), cut to the history asked for once more.
     async sendMessage(req, ctx) {
-      const call = restCall('POST', '/v1/message:send', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
-      const answer = sendResponseFromV03(
-        await unary(V03SendMessageResponse, 'SendMessage result', call, repairedWrapped),
-        req.message.contextId ?? randomUUID(),
-      );
+      const answer = (await answeredEarly.send(req, ctx)) ?? (await sendUnary(req, ctx));
       return historyAsAsked(await answerAsTask(answer, (id) => getTask(id, undefined, ctx)), req.configuration?.historyLength);
     },
-    async *sendStreamingMessage(req, ctx) {
-      const call = await restCall('POST', '/v1/message:stream', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
-      yield* translated(call, req.message.contextId);
-    },
+    sendStreamingMessage,
     getTask: (req, ctx) => getTask(req.id, req.historyLength, ctx),
     async listTasks() {
       // The gateway's registry answers ListTasks; a 0.3 HTTP+JSON agent has no route for it.

@@ -111,6 +111,8 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
   const requests: FakeRequest[] = [];
   const tasks = new Map<string, Json>();
   const pushConfigs = new Map<string, Map<string, Json>>();
+  /** The open streams of turns sent not waiting, by task, until the task ends. */
+  const working = new Map<string, ServerResponse>();
   let url = '';
   let counter = 0;
   let hungUp = 0;
@@ -122,6 +124,17 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
     res.on('close', () => void (finished ? undefined : hungUp++));
     for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
     if (end) res.end();
+  }
+
+  /** The stream of a turn sent not waiting, told the task's end: its artifacts, then its last status. */
+  function endWorkingStream(task: Json): void {
+    const res = working.get(task.id as string);
+    if (!res) return;
+    working.delete(task.id as string);
+    const ids = { taskId: task.id, contextId: task.contextId };
+    for (const artifact of (task.artifacts as Json[] | undefined) ?? [])
+      res.write(`data: ${JSON.stringify({ artifactUpdate: { ...ids, artifact } })}\n\n`);
+    res.end(`data: ${JSON.stringify({ statusUpdate: { ...ids, status: task.status, final: true } })}\n\n`);
   }
 
   function newTask(message: Json, state: string): Json {
@@ -140,6 +153,7 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
     const ids = { taskId: task.id as string, contextId: task.contextId as string };
     task.status = { state: 'TASK_STATE_COMPLETED', message: agentMessage(text, ids, ++counter), timestamp: '2025-07-01T10:00:01.000Z' };
     task.artifacts = [{ artifactId: 'reply', parts: [{ text }] }];
+    endWorkingStream(task);
     return task;
   }
 
@@ -157,10 +171,19 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
     json(res, 201, { task: complete(task, `echo: ${text}`) });
   }
 
-  /** Opens with an update (no Task), streams the reply in two chunks, then `final` and stays open. */
+  /**
+   * Opens with an update (no Task), streams the reply in two chunks, then `final` and stays open. A turn sent not
+   * waiting (`blocking: false`) opens with its Task, WORKING, and works on, as a send of it does: its stream says
+   * nothing more until the task ends (subscribed to or canceled).
+   */
   function streamMessage(body: Json, res: ServerResponse): void {
     const message = body.message as Json;
     const task = newTask(message, 'TASK_STATE_WORKING');
+    if ((body.configuration as Json | undefined)?.blocking === false) {
+      sse(res, [{ task: structuredClone(task) }], false);
+      working.set(task.id as string, res);
+      return;
+    }
     const ids = { taskId: task.id, contextId: task.contextId };
     const text = textOf(message);
     complete(task, `echo: ${text}`);
@@ -196,6 +219,7 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
   function cancel(task: Json, res: ServerResponse): void {
     if (TERMINAL.has(stateOf(task))) return json(res, 400, { code: -32002, message: 'Task cannot be canceled' });
     task.status = { state: 'TASK_STATE_CANCELLED', timestamp: '2025-07-01T10:00:02.000Z' };
+    endWorkingStream(task);
     json(res, 200, task);
   }
 

@@ -6,18 +6,21 @@
 import { LegacyRestTransport } from 'a2a-sdk-1/compat/v0_3/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
-import { ErrorCode } from '../../src/model/index.js';
+import { ErrorCode, type StreamResponse } from '../../src/model/index.js';
 import { createV03RestUpstream, type V03RestUpstream } from '../../src/upstream/v03-rest-client.js';
 import { closeAll, ctx, open, outline } from './support.js';
-import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest } from '../support/fake-v03-rest.js';
+import { REST_AGENT_NAME, startFakeV03Rest, type FakeV03Rest, type FakeV03RestOptions } from '../support/fake-v03-rest.js';
 import { collect } from '../support/collect.js';
 import { rejection } from '../support/rejection.js';
 import { sendMessageParams } from '../support/v1-message.js';
 
 afterEach(closeAll);
 
-async function setup(config: Record<string, unknown> = {}): Promise<{ agent: FakeV03Rest; upstream: V03RestUpstream }> {
-  const agent = await startFakeV03Rest();
+async function setup(
+  config: Record<string, unknown> = {},
+  agentOptions: FakeV03RestOptions = {},
+): Promise<{ agent: FakeV03Rest; upstream: V03RestUpstream }> {
+  const agent = await startFakeV03Rest(agentOptions);
   open.push(agent);
   const upstream = createV03RestUpstream({ baseUrl: `${agent.url}/`, config: UpstreamConfig.parse(config) });
   open.push(upstream);
@@ -84,8 +87,26 @@ describe('createV03RestUpstream', () => {
     expect(sent?.headers['content-type']).toBe('application/json');
   });
 
-  it('SendMessage: returnImmediately becomes blocking: false; a direct message answer gets a contextId', async () => {
+  it('SendMessage: returnImmediately to an agent that streams is a message:stream answered with its first event, read on to the end of the turn', async () => {
     const { agent, upstream } = await setup();
+    const readOn: StreamResponse[] = [];
+    async function* recorded(rest: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
+      for await (const event of rest) yield (readOn.push(event), event);
+    }
+    const working = await upstream.sendMessage(
+      { ...sendMessageParams('later'), configuration: { returnImmediately: true } },
+      ctx({ readOn: recorded }),
+    );
+    expect('task' in working && working.task.status.state).toBe('TASK_STATE_WORKING');
+    expect([agent.routed('message:send'), agent.routed('message:stream')[0]?.body]).toMatchObject([[], { configuration: { blocking: false } }]);
+    // Read on past the call, through what the caller's context adds, to the turn's end: the agent ends it canceled.
+    await upstream.cancelTask({ id: 'task' in working ? working.task.id : '' }, ctx());
+    await expect.poll(() => readOn.map(outline)).toEqual(['status:TASK_STATE_CANCELED']);
+    expect(agent.streamsClosedByClient()).toBe(0);
+  });
+
+  it('SendMessage: returnImmediately to an agent that does not stream becomes blocking: false; a direct message answer gets a contextId', async () => {
+    const { agent, upstream } = await setup({}, { card: { capabilities: { streaming: false } } });
     const working = await upstream.sendMessage({ ...sendMessageParams('later'), configuration: { returnImmediately: true } }, ctx());
     expect('task' in working && working.task.status.state).toBe('TASK_STATE_WORKING');
     expect(agent.routed('message:send')[0]?.body).toMatchObject({ configuration: { blocking: false } });
