@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createLogger, requestLogger, type LogLevel } from '../src/log.js';
+import { noteFacadeStreamShown } from '../src/observability/facade-answer-log.js';
 import type { GatewayEnv } from '../src/surfaces/shared/env.js';
 import { sseResponse } from '../src/surfaces/shared/sse.js';
 import type { SseFrame } from '../src/surfaces/shared/sse-frames.js';
@@ -26,7 +27,8 @@ function appWithLogger(level: LogLevel = 'info') {
     const body = new ReadableStream({ start: (controller) => controller.close() });
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   });
-  // A facade stream as the facade writes one: its failure rendered as events, the stream ended normally.
+  // A facade stream as the facade writes one: its failure rendered as events, the stream ended normally, and at its
+  // end the state its user was shown and the reply's words noted for the log (v025/stream.ts).
   app.get('/facade-stream/:state', (c) => {
     Object.assign(c.var.logFields, { surface: 'v025', method: 'message/stream' });
     const state = c.req.param('state');
@@ -48,6 +50,7 @@ function appWithLogger(level: LogLevel = 'info') {
     return sseResponse(
       (async function* () {
         yield* frames;
+        noteFacadeStreamShown(c, { state }, () => 'Upstream agent is unavailable');
       })(),
       { keepaliveMs: 0, onError: () => undefined },
     );

@@ -77,3 +77,24 @@ export async function noteFacadeAnswer(c: Context<GatewayEnv>, answer: FacadeAns
   );
   noteLog(c, { state: answer.state, cause: failedTurnCause(answer.state, said) });
 }
+
+/** A 0.2.5 task status as a facade frame shows it (V025TaskStatus). */
+interface ShownStatus {
+  readonly state: string;
+  readonly message?: { readonly parts: unknown };
+}
+
+/**
+ * Notes on the request fields of a facade `message/stream`, at its end, the state its user was last shown (`shown`:
+ * the last status its frames carried; none, nothing) and, for a turn shown failed or rejected, what they read of
+ * why as its `cause`, as noteFacadeAnswer does for `message/send`: that status's message, else the reply's words
+ * (`reply`, asked only then: under the Bailian profile the reason is the end of the reply artifact, which its users
+ * read). The `stream ended` line reads them (stream-end-log.ts); the request line was written when the headers went out.
+ */
+export function noteFacadeStreamShown(c: Context<GatewayEnv>, shown: ShownStatus | undefined, reply: () => string): void {
+  if (shown === undefined) return;
+  const { state } = shown;
+  if (!endedWithCause(state)) return noteLog(c, { state });
+  const said = textOf(shown.message?.parts) ?? (reply() || undefined);
+  noteLog(c, { state, cause: failedTurnCause(state, said) });
+}

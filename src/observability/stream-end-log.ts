@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { facadeStreamShown, type FacadeStreamShown } from './facade-stream-shown.js';
+import { endedWithCause } from './facade-answer-log.js';
 import { A2AError } from '../model/index.js';
 import { failureCause, isServerFailure } from '../upstream/failure-cause.js';
 import type { RequestLogFields } from '../surfaces/shared/env.js';
@@ -30,8 +30,22 @@ function failureOf(error: unknown): Record<string, unknown> {
   return isServerFailure(error) ? { errorCode: error.code, ...failureCause(error) } : { errorCode: error.code };
 }
 
-/** The facade's frames are followed for what its caller read; a 1.0 stream's are not (nothing per event). */
-const followsFrames = (fields: RequestLogFields): boolean => fields.surface === 'v025';
+/** What a facade stream's caller was last shown: the task state, and for a failed or rejected turn why (its `cause`). */
+interface FacadeStreamShown {
+  state: string;
+  cause?: string;
+}
+
+/**
+ * What the facade noted, at its stream's end, of what its caller was last shown (facade-answer-log.ts,
+ * noteFacadeStreamShown); nothing of a 1.0 stream. A `cause` is the turn's only beside a state that has one: a
+ * facade call that failed before its stream began (answered as one error frame) notes its own on the request line.
+ */
+function facadeShown(fields: RequestLogFields): FacadeStreamShown | undefined {
+  const state = fields.surface === 'v025' ? fields.state : undefined;
+  if (state === undefined) return undefined;
+  return endedWithCause(state) ? { state, cause: fields.cause } : { state };
+}
 
 /**
  * How a stream ended as its caller read it. A facade stream whose turn the agent failed (or whose agent broke and
@@ -41,7 +55,7 @@ const followsFrames = (fields: RequestLogFields): boolean => fields.surface === 
 function endFields(end: SseEnd, shown: FacadeStreamShown | undefined): Record<string, unknown> {
   if (end.how === 'failed') return { ended: endedOf(end), ...failureOf(end.error) };
   if (end.how === 'completed' && shown?.cause !== undefined) return { ended: 'error', state: shown.state, cause: shown.cause };
-  return { ended: endedOf(end), ...(shown?.state !== undefined ? { state: shown.state } : {}) };
+  return { ended: endedOf(end), ...(shown !== undefined ? { state: shown.state } : {}) };
 }
 
 /**
@@ -50,17 +64,14 @@ function endFields(end: SseEnd, shown: FacadeStreamShown | undefined): Record<st
  * duration, the events written and how it ended (`ended`: StreamEnded), and of a facade stream the state its
  * caller was last shown. At info; at warn when it ended for a cause not the caller's (`cause`: the agent's stream
  * broke, its bound passed, the facade's turn failed), as a failed call's request line is. Told by the gateway's own
- * SSE channel at its end (a facade stream's frames are followed, facade-stream-shown.ts; a 1.0 stream's are only
- * counted); a body relayed as the agent sent it (a pass-through to a 0.2.5 or 0.3 agent) is bytes, not events,
- * and gets no such line.
+ * SSE channel at its end, nothing per frame (what a facade stream showed is what the facade noted on the request's
+ * fields by then); a body relayed as the agent sent it (a pass-through to a 0.2.5 or 0.3 agent) is bytes, not
+ * events, and gets no such line.
  */
 export function logStreamEnd(response: Response, logger: StreamEndLogger, started: number, fields: RequestLogFields): void {
-  const facade = followsFrames(fields) ? facadeStreamShown() : undefined;
   observeSse(response.body, {
-    // Absent on a 1.0 stream: a channel without frame observers skips the hook per frame.
-    frame: facade?.frame,
     end(end) {
-      const ended = endFields(end, facade?.shown());
+      const ended = endFields(end, facadeShown(fields));
       const level = ended.cause !== undefined ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       // Unset fields (a stream with no task yet) are undefined, which the JSON line leaves out.

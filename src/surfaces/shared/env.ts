@@ -37,7 +37,8 @@ export interface RequestLogFields {
   causeCode?: string;
   /**
    * The task state of the answer, or of a stream's first event; of a facade `message/send`, the 0.2.5 state
-   * its Task was answered with (`failed`).
+   * its Task was answered with (`failed`); of a facade `message/stream`, noted at its end for its `stream ended`
+   * line, the last state its user was shown.
    */
   state?: string;
   /** Why the gateway, not the agent, answered a facade turn `failed` (metrics' TaskStateReason). */

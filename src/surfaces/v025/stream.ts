@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { toA2AError, type StreamResponse } from '../../model/index.js';
-import type { V025StreamEvent } from '../../protocol/v025/index.js';
+import { noteFacadeStreamShown } from '../../observability/facade-answer-log.js';
+import type { V025StreamEvent, V025TaskStatus } from '../../protocol/v025/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
@@ -52,9 +53,12 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     if (!signal.aborted) endedHere = true;
     options.abort();
   };
+  // The last status the caller was shown, noted for the `stream ended` line at the end (kept as its frame is made).
+  let shownStatus: V025TaskStatus | undefined;
   const end = (): void => {
     if (ended) return;
     ended = true;
+    noteFacadeStreamShown(c, shownStatus, () => reply.shown);
     // Its caller left (or a shutdown cut it), before its first event as after it: the message may be at the agent.
     if (signal.aborted && !endedHere) options.unwatched?.callerGone();
     options.onEnd?.();
@@ -76,10 +80,12 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   }
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
-  const frame = (result: V025StreamEvent): SseFrame => ({
-    data: JSON.stringify({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) }),
-    shows: { kind: result.kind, ...(result.kind === 'task' || result.kind === 'status-update' ? { state: result.status.state } : {}) },
-  });
+  const frame = (result: V025StreamEvent): SseFrame => {
+    const data = JSON.stringify({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) });
+    if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind } };
+    shownStatus = result.status;
+    return { data, shows: { kind: result.kind, state: result.status.state } };
+  };
 
   /**
    * A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame, told in

@@ -12,6 +12,8 @@ export interface TurnReply {
   brokeOff(): V025StreamEvent[];
   readonly started: boolean;
   readonly done: boolean;
+  /** The reply artifact's text so far: under `single` (Bailian) the whole reply, a failed turn's reason at its end. */
+  readonly shown: string;
 }
 
 export function createTurnReply(options: ReplyOptions): TurnReply {
@@ -30,6 +32,9 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
     },
     get done() {
       return state.done;
+    },
+    get shown() {
+      return state.shown;
     },
   };
 }
