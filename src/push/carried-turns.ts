@@ -6,6 +6,7 @@ import type { PushConfigStore } from './config-store/types.js';
 import { turnEnded, type TaskFollower } from './follow.js';
 import { followEntry, type FollowEntry } from './follow-journal.js';
 import { eventState } from './payload.js';
+import { lastCallerMessageId } from './turn-of-record.js';
 import type { PushLogger } from './queue/types.js';
 
 /**
@@ -17,8 +18,17 @@ import type { PushLogger } from './queue/types.js';
  * follow at once.
  */
 export interface CarriedTurns {
-  /** Passes a caller's stream through (outside the push watcher's), keeping track of the turn it carries. */
-  carry(stream: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string, withInlineConfig: boolean): AsyncIterable<StreamResponse>;
+  /**
+   * Passes a caller's stream through (outside the push watcher's), keeping track of the turn it carries.
+   * `turnMessageId`: a send's, the id of the caller's message that began the turn (FollowEntry).
+   */
+  carry(
+    stream: AsyncIterable<StreamResponse>,
+    ctx: CallContext,
+    tenant: string,
+    withInlineConfig: boolean,
+    turnMessageId?: string,
+  ): AsyncIterable<StreamResponse>;
   /** A config was just created for `taskId` by its owner: its running turn must reach it. */
   configured(taskId: string, ctx: CallContext, tenant: string): Promise<void>;
   /** Resolves once what streams that ended left to do is done (journaled, or followed). */
@@ -66,13 +76,14 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
     return configured.then((has) => (has && !turn.ended ? follower.keep(turn.entry) : false));
   }
 
-  function joined(taskId: string, ctx: CallContext, tenant: string, withInlineConfig: boolean): void {
+  function joined(taskId: string, ctx: CallContext, tenant: string, withInlineConfig: boolean, turnMessageId: string | undefined): void {
     const turn = carried.get(taskId);
     if (turn) {
       turn.streams += 1;
       return;
     }
-    const fresh: Carried = { streams: 1, entry: followEntry(taskId, ctx, tenant, deps.timeoutMs), kept: Promise.resolve(false), ended: false };
+    const entry = followEntry(taskId, ctx, tenant, deps.timeoutMs, turnMessageId);
+    const fresh: Carried = { streams: 1, entry, kept: Promise.resolve(false), ended: false };
     fresh.kept = keepOnceConfigured(fresh, withInlineConfig ? Promise.resolve(true) : hasConfigs(taskId, false));
     carried.set(taskId, fresh);
   }
@@ -103,7 +114,7 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
   }
 
   return {
-    carry(stream, ctx, tenant, withInlineConfig) {
+    carry(stream, ctx, tenant, withInlineConfig, turnMessageId) {
       if (deps.timeoutMs <= 0) return stream;
       let taskId: string | undefined;
       let last: TaskState | undefined;
@@ -112,7 +123,7 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
           last = eventState(event) ?? last;
           if (taskId) return;
           taskId = eventTaskRef(event).taskId;
-          if (taskId) joined(taskId, ctx, tenant, withInlineConfig);
+          if (taskId) joined(taskId, ctx, tenant, withInlineConfig, turnMessageId);
         },
         end() {
           if (taskId) left(taskId, last);
@@ -130,7 +141,8 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
       if (follower.follows(taskId)) return;
       try {
         const task = await deps.registry.get(taskId, ctx.principal);
-        if (task) follower.follow({ task }, ctx, tenant);
+        // The running turn is the one the caller's last message began.
+        if (task) follower.follow({ task }, ctx, tenant, lastCallerMessageId(task));
       } catch (error) {
         // The config is stored: its creation stands, though this turn's end may now go unpushed.
         logger.warn({ err: error, taskId }, 'push: the task of a new config could not be read; its running turn is not followed');

@@ -14,16 +14,23 @@ export interface FollowEntry {
   surface?: CallContext['surface'];
   /** When the follow gives up (epoch ms): `push-follow-timeout-ms` after it began. */
   until: number;
+  /**
+   * The id of the caller's message that began the turn followed, when known (a send's, or the record's last when
+   * a config came for a running turn): tells whether the task read at the turn's end is that turn's when the
+   * agent left its end unstamped (turn-of-record.ts).
+   */
+  turnMessageId?: string;
 }
 
 /** The entry of a follow that `caller`'s call starts now, in `tenant` (the task's, '' for the default one). */
-export function followEntry(taskId: string, caller: CallContext, tenant: string, timeoutMs: number): FollowEntry {
+export function followEntry(taskId: string, caller: CallContext, tenant: string, timeoutMs: number, turnMessageId?: string): FollowEntry {
   return {
     taskId,
     principal: caller.principal,
     ...tenantField(tenant),
     ...(caller.surface ? { surface: caller.surface } : {}),
     until: Date.now() + timeoutMs,
+    ...(turnMessageId !== undefined ? { turnMessageId } : {}),
   };
 }
 

@@ -19,8 +19,9 @@ export interface TaskFollower {
    * Follows the answer's task until its turn ends, unless it has ended already or is followed. `tenant`: the
    * one the caller's call named, the task's own: every call of the follow names it, or an agent that keeps
    * tasks per tenant would not know the task (and the gateway would record it lost). Absent: the default tenant.
+   * `turnMessageId`: the caller's message that began the turn (FollowEntry).
    */
-  follow(answer: StreamResponse, ctx: CallContext, tenant?: string): void;
+  follow(answer: StreamResponse, ctx: CallContext, tenant?: string, turnMessageId?: string): void;
   /** Whether this replica follows the task now. */
   follows(taskId: string): boolean;
   /**
@@ -110,11 +111,11 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   }
 
   /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
-  async function subscribeOnce({ taskId, tenant }: FollowEntry, ctx: CallContext): Promise<TaskState | undefined> {
+  async function subscribeOnce({ taskId, tenant, turnMessageId }: FollowEntry, ctx: CallContext): Promise<TaskState | undefined> {
     let last: TaskState | undefined;
     try {
       const events = port.subscribeToTask({ id: taskId, ...tenantField(tenantOf({ tenant })) }, ctx);
-      for await (const event of watcher.watchStream(events)) last = eventState(event) ?? last;
+      for await (const event of watcher.watchStream(events, undefined, turnMessageId)) last = eventState(event) ?? last;
       return last;
     } catch (error) {
       if (!ctx.signal.aborted) logger.info({ err: error, taskId }, 'push follow: the subscription ended; reading the task');
@@ -122,10 +123,10 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     }
   }
 
-  async function readOnce({ taskId, tenant }: FollowEntry, ctx: CallContext): Promise<Task | undefined> {
+  async function readOnce({ taskId, tenant, turnMessageId }: FollowEntry, ctx: CallContext): Promise<Task | undefined> {
     try {
       const task = await port.getTask({ id: taskId, historyLength: 0, ...tenantField(tenantOf({ tenant })) }, ctx);
-      watcher.observeTask(task);
+      watcher.observeTask(task, turnMessageId);
       return task;
     } catch (error) {
       if (!ctx.signal.aborted) logger.warn({ err: error, taskId }, 'push follow: the task could not be read');
@@ -230,9 +231,9 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   }
 
   return {
-    follow(answer, caller, tenant = '') {
+    follow(answer, caller, tenant = '', turnMessageId) {
       if (!('task' in answer) || turnEnded(answer.task.status.state)) return;
-      this.takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs), false);
+      this.takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs, turnMessageId), false);
     },
 
     follows: (taskId) => running.has(taskId),

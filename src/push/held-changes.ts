@@ -19,8 +19,9 @@ export interface NoticedChange {
   /** When the watcher accepted it (epoch ms): orders the notifications of a task whose statuses carry no timestamp. */
   noticedAt?: number;
   /**
-   * The id of the caller's message that began the turn the change is of, when it came on that send's own stream:
-   * tells whether the task read later is still that turn's (v1-turn-end.ts) when its status carries no timestamp.
+   * The id of the caller's message that began the turn the change is of, when known (the send's own stream or answer,
+   * a follow of a send, a subscription: the turn at work as it began): tells whether the task read later is still
+   * that turn's (turn-of-record.ts) when its status carries no timestamp.
    */
   turnMessageId?: string;
 }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { withFields, type StreamResponse } from '../model/index.js';
+import { withFields } from '../model/index.js';
 import type { StoredConfig } from './config-store/types.js';
 import type { NoticedChange, Unresolved } from './held-changes.js';
 import { isOutOfReach } from './out-of-reach.js';
 import { CONTENT_TYPE, EVENT_ID_HEADER, eventState, isNotifiedState, storedPayloadVersion, type PayloadVersion } from './payload.js';
 import { newPushJob } from './queue/types.js';
 import { stateAtOf } from './stale-notifications.js';
-import { v025Body } from './v025-body.js';
+import { translatedV025, v025Body } from './v025-body.js';
+import { v025Source } from './v025-turn-end.js';
 import { v1Body } from './v1-body.js';
 import { v1TurnEnd } from './v1-turn-end.js';
 import type { PushWatcherDeps } from './watch.js';
@@ -60,18 +61,21 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
   }
 
   /**
-   * A 0.2.5 receiver's notification: the whole Task as the facade's tasks/get answers it (v025-body.ts), and
-   * the event id, both naming the task by the id its caller chose when it chose one (the upstream's id stays
-   * behind the gateway).
+   * A 0.2.5 receiver's notification: the whole Task as the facade's tasks/get answers it (v025-body.ts), or, for a turn's
+   * end the record is not known to hold, the change's own Task (v025-turn-end.ts); the event id, both naming the task
+   * by the id its caller chose when it chose one (the upstream's id stays behind the gateway).
    */
-  async function v025Notification(taskId: string, owner: string, event: StreamResponse, eventId: string): Promise<Notification | undefined> {
+  async function v025Notification(change: NoticedChange, owner: string): Promise<Notification | undefined> {
+    const { taskId, event, eventId } = change;
     await deps.settled(taskId);
-    const task = (await deps.registry.get(taskId, owner)) ?? ('task' in event ? event.task : undefined);
-    if (!task) return undefined;
-    const clientId = await deps.clientIdOf?.(taskId, owner);
     const state = eventState(event);
     const turnEnded = state !== undefined && isNotifiedState(state);
-    const payload = await v025Body(deps, task, clientId ? { owner, clientTaskId: clientId, turnEnded } : { owner, turnEnded });
+    const source = v025Source(await deps.registry.get(taskId, owner), event, turnEnded, change.turnMessageId);
+    if (!source) return undefined;
+    const clientId = await deps.clientIdOf?.(taskId, owner);
+    const payload = source.asTasksGet
+      ? await v025Body(deps, source.task, clientId ? { owner, clientTaskId: clientId, turnEnded } : { owner, turnEnded })
+      : translatedV025(deps, source.task, clientId);
     return { payload, eventId: clientId ? `${clientId}${eventId.slice(taskId.length)}` : eventId };
   }
 
@@ -111,7 +115,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
   }
 
   return async function resolve(change) {
-    const { taskId, event, eventId } = change;
+    const { taskId, eventId } = change;
     let configs: StoredConfig[];
     try {
       configs = await dueConfigs(change);
@@ -135,7 +139,7 @@ export function createChangeResolver(deps: ResolverDeps): (change: NoticedChange
           if (!v1ByOwner.has(entry.owner)) v1ByOwner.set(entry.owner, v1Notification(change, entry.owner));
           notification = await v1ByOwner.get(entry.owner);
         } else {
-          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(taskId, entry.owner, event, eventId));
+          if (!v025ByOwner.has(entry.owner)) v025ByOwner.set(entry.owner, v025Notification(change, entry.owner));
           notification = await v025ByOwner.get(entry.owner);
         }
         reading = false;

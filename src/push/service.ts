@@ -20,6 +20,7 @@ import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigK
 import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
 import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
+import { recordedTurnMessageId } from './turn-of-record.js';
 import { createCarriedTurns, type CarriedTurns } from './carried-turns.js';
 import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './follow-journal.js';
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
@@ -222,17 +223,22 @@ export async function createPushService(config: GatewayConfig, deps: PushService
           async sendMessage(request, ctx) {
             const { forwarded, inline } = await takeInline(request, ctx, settled);
             const answer = await port.sendMessage(forwarded, ctx);
-            await watcher.observeAnswer(answer, inline);
-            follower.follow(answer, ctx, tenantOf(request));
+            await watcher.observeAnswer(answer, inline, forwarded.message.messageId);
+            follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId);
             return answer;
           },
           sendStreamingMessage: (request, ctx) =>
             deferIterable(async () => {
               const { forwarded, inline } = await takeInline(request, ctx, settled);
               const watched = watcher.watchStream(port.sendStreamingMessage(forwarded, ctx), inline, forwarded.message.messageId);
-              return carried.carry(watched, ctx, tenantOf(request), inline !== undefined);
+              return carried.carry(watched, ctx, tenantOf(request), inline !== undefined, forwarded.message.messageId);
             }),
-          subscribeToTask: (request, ctx) => carried.carry(watcher.watchStream(port.subscribeToTask(request, ctx)), ctx, tenantOf(request), false),
+          subscribeToTask: (request, ctx) =>
+            deferIterable(async () => {
+              // The turn at work as the subscription begins: tells its end, if the agent left it unstamped, from another turn's.
+              const turnId = await recordedTurnMessageId({ registry: deps.registry, settled }, request.id, ctx.principal);
+              return carried.carry(watcher.watchStream(port.subscribeToTask(request, ctx), undefined, turnId), ctx, tenantOf(request), false, turnId);
+            }),
           async createTaskPushNotificationConfig(request, ctx) {
             const created = await methods.createTaskPushNotificationConfig(request, ctx);
             await carried.configured(request.taskId, ctx, tenantOf(request));

@@ -54,8 +54,12 @@ const rendered = async (render: V025TaskRenderer, task: Task, body: V025BodyFor)
  * A 0.2.5 receiver's body: the facade's Task when a facade runs, else the registry's copy translated. A
  * renderer that fails or takes too long costs the receiver only the facade's shape, never the notification.
  */
+/** The task translated as it stands, under the id its caller chose when it chose one. */
+export const translatedV025 = (deps: Pick<V025BodyDeps, 'profile'>, task: Task, clientTaskId: string | undefined): string =>
+  v025Payload(clientTaskId ? renamedTask(task, clientTaskId) : task, deps.profile);
+
 export async function v025Body(deps: V025BodyDeps, task: Task, body: V025BodyFor): Promise<string> {
-  const translated = () => v025Payload(body.clientTaskId ? renamedTask(task, body.clientTaskId) : task, deps.profile);
+  const translated = () => translatedV025(deps, task, body.clientTaskId);
   const render = deps.renderV025?.();
   if (!render) return translated();
   try {

@@ -55,14 +55,20 @@ export interface PushWatcherDeps {
 
 export interface PushWatcher {
   /**
-   * Passes a stream through unchanged, turning its events into push jobs on the side. `turnMessageId`: a send's
-   * stream, the id of the caller's message that began its turn (NoticedChange).
+   * Passes a stream through unchanged, turning its events into push jobs on the side. `turnMessageId`: the id of
+   * the caller's message that began the turn the stream carries, when known (NoticedChange).
    */
   watchStream(source: AsyncIterable<StreamResponse>, inline?: InlineConfig, turnMessageId?: string): AsyncIterable<StreamResponse>;
-  /** A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. */
-  observeAnswer(answer: StreamResponse, inline?: InlineConfig): Promise<void>;
-  /** A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state moved on. */
-  observeTask(task: Task): void;
+  /**
+   * A blocking answer (SendMessage, CancelTask); resolves once its inline config is stored. `turnMessageId`: a
+   * send's, the id of the caller's message that began its turn.
+   */
+  observeAnswer(answer: StreamResponse, inline?: InlineConfig, turnMessageId?: string): Promise<void>;
+  /**
+   * A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state
+   * moved on. `turnMessageId`: the followed turn's, when known.
+   */
+  observeTask(task: Task, turnMessageId?: string): void;
   /** Resolves once every accepted event is queued or held. */
   drain(): Promise<void>;
   /** Drains, then resolves the held changes one last time (those still out of reach stay journaled). */
@@ -190,18 +196,18 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   return {
     watchStream,
 
-    async observeAnswer(answer, inline) {
+    async observeAnswer(answer, inline, turnMessageId) {
       const { taskId } = eventTaskRef(answer);
       if (!taskId) {
         if (inline) logger.info({}, 'inline push notification config ignored: the answer names no task');
         return;
       }
       const stored = inline ? storeInline(taskId, inline) : undefined;
-      observe(answer, taskId, true);
+      observe(answer, taskId, true, turnMessageId);
       await stored;
     },
 
-    observeTask: (task) => observe({ task }, task.id),
+    observeTask: (task, turnMessageId) => observe({ task }, task.id, false, turnMessageId),
 
     async drain() {
       while (tails.size > 0) await Promise.all([...tails.values()]);

@@ -218,6 +218,18 @@ export interface HarnessOptions {
   queue?: PushQueueFactoryOptions;
   /** Default: silent. */
   logger?: Logger;
+  /** Awaited each time push waits for a task's events to settle before it reads the task: a test holds a change there. */
+  beforePushRead?: (taskId: string) => Promise<void>;
+}
+
+/** The gateway as push sees it: its `settled` behind `hook`, when one is given. */
+function seenByPush(gateway: Gateway, hook: HarnessOptions['beforePushRead']): Gateway {
+  if (!hook) return gateway;
+  const settled = async (taskId: string) => {
+    await hook(taskId);
+    await gateway.settled(taskId);
+  };
+  return Object.assign(Object.create(gateway) as Gateway, { settled });
 }
 
 export async function startHarness(env: Environment, overrides: Record<string, unknown> = {}, options: HarnessOptions = {}): Promise<Harness> {
@@ -257,12 +269,12 @@ export async function startHarness(env: Environment, overrides: Record<string, u
       await harness.service.stop();
       await stopped?.();
       harness.service = await build();
-      harness.port = harness.service.decorate(gateway);
+      harness.port = harness.service.decorate(seenByPush(gateway, options.beforePushRead));
       harness.service.start();
     },
     close: () => harness.service.stop(),
   };
-  harness.port = harness.service.decorate(gateway);
+  harness.port = harness.service.decorate(seenByPush(gateway, options.beforePushRead));
   harness.service.start();
   return harness;
 }
