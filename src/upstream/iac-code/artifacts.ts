@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { open, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { ArtifactReader } from '../../core/inline-artifacts.js';
-import { withFields, type Part } from '../../model/index.js';
+import { withFields, type Artifact, type Part } from '../../model/index.js';
 
 /**
  * iac-code's artifacts, read from the folder it shares with the gateway (docs/iac-code.md,
@@ -48,6 +49,41 @@ export function parseArtifactUrl(url: string): { artifactId: string; filename: s
   return { artifactId, filename };
 }
 
+const sha256Of = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** `part` as callers are shown it once its file is read: the bytes in place of the URL, its name, type and metadata as iac-code wrote them. */
+function readPart(part: Part, bytes: Buffer): Part {
+  const { url: _url, ...described } = part;
+  return withFields(described, { raw: bytes.toString('base64') });
+}
+
+/**
+ * Whether `read` is iac-code's `stored` part with its file read in (readPart): the same name, type and metadata,
+ * and the bytes whose sha256 that metadata names. A file iac-code writes anew has other bytes, so another sha256.
+ */
+function isReadCopy(stored: Part, read: Part): boolean {
+  const sha = stored.metadata?.sha256;
+  if (!isIacCodeArtifact(stored) || typeof read.raw !== 'string' || typeof sha !== 'string') return false;
+  const bytes = Buffer.from(read.raw, 'base64');
+  return isDeepStrictEqual(readPart(stored, bytes), read) && sha256Of(bytes) === sha.toLowerCase();
+}
+
+/**
+ * Whether two copies of an artifact are the same file: equal, or one of them read in where the other keeps
+ * iac-code's URL. The registry keeps the URL and only the calls shown the bytes see them (core/inline-artifacts.ts),
+ * so the task before a turn (the registry's) and the task read since (the facade's) may hold the same file either way.
+ */
+export function sameArtifactFile(a: Artifact, b: Artifact): boolean {
+  if (isDeepStrictEqual(a, b)) return true;
+  const { parts: partsOfA, ...restOfA } = a;
+  const { parts: partsOfB, ...restOfB } = b;
+  if (partsOfA.length !== partsOfB.length || !isDeepStrictEqual(restOfA, restOfB)) return false;
+  return partsOfA.every((part, at) => {
+    const other = partsOfB[at]!;
+    return isDeepStrictEqual(part, other) || isReadCopy(part, other) || isReadCopy(other, part);
+  });
+}
+
 const numberField = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 export function createArtifactReader(options: ArtifactReaderOptions): ArtifactReader {
@@ -72,7 +108,7 @@ export function createArtifactReader(options: ArtifactReaderOptions): ArtifactRe
       const bytes = await file.readFile();
       const declared = numberField(part.metadata?.byteSize);
       if (declared !== undefined && declared !== bytes.length) return { refused: 'byteSize does not match' };
-      if (createHash('sha256').update(bytes).digest('hex') !== expectedSha.toLowerCase()) return { refused: 'sha256 does not match' };
+      if (sha256Of(bytes) !== expectedSha.toLowerCase()) return { refused: 'sha256 does not match' };
       return { bytes };
     } finally {
       await file.close();
@@ -88,8 +124,7 @@ export function createArtifactReader(options: ArtifactReaderOptions): ArtifactRe
         logger?.warn({ artifact: part.url?.slice(0, 300), reason: result.refused }, 'iac-code artifact not shown');
         return part;
       }
-      const { url: _url, ...rest } = part;
-      return withFields(rest, { raw: result.bytes.toString('base64') });
+      return readPart(part, result.bytes);
     },
   };
 }

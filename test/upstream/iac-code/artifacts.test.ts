@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createArtifactReader, parseArtifactUrl } from '../../../src/upstream/iac-code/artifacts.js';
+import { createArtifactReader, parseArtifactUrl, sameArtifactFile } from '../../../src/upstream/iac-code/artifacts.js';
 
 const root = mkdtempSync(join(tmpdir(), 'a2a-bridge-reader-'));
 const dir = join(root, 'artifacts');
@@ -73,5 +73,27 @@ describe("reading iac-code's artifacts from the shared folder", () => {
   it('other parts pass untouched', async () => {
     const other = { url: 'https://example.com/x' };
     expect(await reader.inline(other)).toBe(other);
+  });
+});
+
+describe('the same file, as the registry keeps it and as the facade reads it', () => {
+  const artifact = (parts: Record<string, unknown>[]) => ({ artifactId: 'F1', name: 'main.tf', parts, metadata: { sha256: sha(CONTENT) } });
+  const kept = artifact([part('iac-code-artifact://F1/main.tf')]);
+
+  it('a file read in is the file its URL names', async () => {
+    store('F1', 'main.tf');
+    const read = artifact([await reader.inline(part('iac-code-artifact://F1/main.tf'))]);
+    expect(read.parts[0]).toHaveProperty('raw');
+    expect(sameArtifactFile(kept, read)).toBe(true);
+    expect(sameArtifactFile(read, kept)).toBe(true);
+  });
+
+  it('a file written anew under the same id is another file, and so are other bytes under the same metadata', async () => {
+    const changed = Buffer.from('resource "x" "changed" {}\n');
+    const { url: _url, ...described } = part('iac-code-artifact://F1/main.tf');
+    const rewritten = artifact([{ ...described, metadata: { sha256: sha(changed), byteSize: changed.length }, raw: changed.toString('base64') }]);
+    const forged = artifact([{ ...described, raw: changed.toString('base64') }]);
+    expect(sameArtifactFile(kept, rewritten)).toBe(false);
+    expect(sameArtifactFile(kept, forged)).toBe(false);
   });
 });

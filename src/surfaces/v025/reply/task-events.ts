@@ -1,5 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Artifact, Message, StreamResponse, Task } from '../../../model/index.js';
+import { sameArtifactFile } from '../../../upstream/iac-code/artifacts.js';
 
 /** The messages of the task's last turn: everything after the last user message. */
 function lastTurn(history: readonly Message[]): readonly Message[] {
@@ -7,12 +7,18 @@ function lastTurn(history: readonly Message[]): readonly Message[] {
   return history;
 }
 
-/** The artifacts this turn added or changed (a task keeps every turn's artifacts). */
+/**
+ * The artifacts this turn added or changed (a task keeps every turn's artifacts): `earlier` is the task before the
+ * turn as the gateway recorded it, with iac-code's file URLs, where `task` may hold the files read in.
+ */
 function artifactsOfThisTurn(task: Task, earlier: readonly Artifact[]): Artifact[] {
   const all = task.artifacts ?? [];
   if (earlier.length === 0) return all;
   const before = new Map(earlier.map((artifact) => [artifact.artifactId, artifact]));
-  return all.filter((artifact) => !isDeepStrictEqual(before.get(artifact.artifactId), artifact));
+  return all.filter((artifact) => {
+    const was = before.get(artifact.artifactId);
+    return was === undefined || !sameArtifactFile(was, artifact);
+  });
 }
 
 /**
