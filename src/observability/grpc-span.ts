@@ -9,8 +9,11 @@ export interface GrpcServerSpan {
   traceHeaders?: Readonly<Record<string, string>>;
   /** Task id, context id and state of an answer or event. */
   note(result: unknown): void;
-  /** Ends the span with the call's gRPC status (0: OK) and, when it failed with one, its A2A error. */
-  end(grpcCode: number, error?: unknown): void;
+  /**
+   * Ends the span with the call's gRPC status (0: OK) and, when it failed with one, its A2A error; a call whose
+   * caller left (`ended`) did not fail, whatever its status.
+   */
+  end(grpcCode: number, error?: unknown, ended?: 'caller_left'): void;
 }
 
 /**
@@ -24,9 +27,10 @@ export function startGrpcServerSpan(tracer: Tracer, headers: Headers, method: st
   const traceHeaders = traceHeadersOf(parent, span);
   return {
     note: (result) => noteTask(span, result),
-    end(grpcCode, error) {
+    end(grpcCode, error, ended) {
       span.setAttribute('rpc.grpc.status_code', grpcCode);
-      if (grpcCode !== 0) {
+      if (ended !== undefined) span.setAttribute('a2a.ended', ended);
+      else if (grpcCode !== 0) {
         if (error !== undefined) span.setAttribute('a2a.error.code', toA2AError(error).code);
         span.setStatus({ code: SpanStatusCode.ERROR });
       }

@@ -25,7 +25,8 @@ export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSigna
     // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
     const fields = c.get('logFields') ?? {};
     const seconds = (performance.now() - started) / 1000;
-    metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode, c.get('client'));
+    if (fields.ended === 'caller_left') metrics.callerLeft(fields.surface, fields.method, c.get('client'));
+    else metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode, c.get('client'));
     if (isStream(c.res) && c.res.status === 200) {
       // The headers may go out before the first event (an `: accepted` comment): time the event itself.
       const surface = fields.surface;

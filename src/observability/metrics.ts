@@ -79,7 +79,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
 
   const requests = counterTally(registry, {
     name: 'a2a_bridge_requests_total',
-    help: 'Requests answered, by surface, method, outcome (ok or error), A2A error code (empty when none; http_<status> for an error without one) and client name (empty when unnamed)',
+    help: 'Requests answered, by surface, method, outcome (ok, error, or caller_left: the caller hung up before its answer and that ended the call; an HTTP stream is counted when it opens), A2A error code (empty when none; http_<status> or grpc_<code> for an error without one) and client name (empty when unnamed)',
     labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'],
   });
   const turnsRefused = new Counter({
@@ -220,6 +220,13 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       const failed = grpcCode !== 0;
       const code = errorCode !== undefined ? errorCodeLabel(errorCode) : failed ? `grpc_${grpcCode}` : '';
       countRequest('grpc', methodLabel(method), failed ? 'error' : 'ok', code, client);
+    },
+    /**
+     * A call whose caller hung up before its answer (an HTTP request whose connection closed, a gRPC call cancelled
+     * or past its deadline), which ended it: no failure of the gateway's or the agent's, nor an answer anyone read.
+     */
+    callerLeft(surface: string | undefined, method: string | undefined, client = ''): void {
+      countRequest(surfaceLabel(surface), methodLabel(method), 'caller_left', '', client);
     },
     /** A turn refused at its client's cap; `client` as for request(). */
     turnRefused(surface: string | undefined, client = ''): void {

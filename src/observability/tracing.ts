@@ -108,6 +108,7 @@ function describe(span: Span, fields: GatewayEnv['Variables']['logFields'], stat
   if (fields.taskId) span.setAttribute('a2a.task.id', fields.taskId);
   if (fields.contextId) span.setAttribute('a2a.context.id', fields.contextId);
   if (fields.state) span.setAttribute('a2a.task.state', fields.state);
+  if (fields.ended) span.setAttribute('a2a.ended', fields.ended);
   if (fields.errorCode !== undefined) {
     span.setAttribute('a2a.error.code', fields.errorCode);
     span.setStatus({ code: SpanStatusCode.ERROR, message: `A2A error ${fields.errorCode}` });

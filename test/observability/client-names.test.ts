@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoGateway, type TestGateway } from '../support/gateway.js';
-import { scrape, value } from '../support/prometheus.js';
+import { addedBy, scrape } from '../support/prometheus.js';
 import { sendRequest } from '../support/sdk-v1-client.js';
 import { grpcTransport, wire } from '../e2e/grpc/grpc-client.js';
 
@@ -78,12 +78,7 @@ describe('the request log line', () => {
 });
 
 /** What `calls` add to a2a_bridge_requests_total, by labels (other tests of the file count too). */
-async function counted(calls: () => Promise<unknown>): Promise<(labels: Record<string, string>) => number> {
-  const before = await scrape(gateway.url);
-  await calls();
-  const after = await scrape(gateway.url);
-  return (labels) => value(after, REQUESTS, labels) - value(before, REQUESTS, labels);
-}
+const counted = (calls: () => Promise<unknown>) => addedBy(gateway.url, REQUESTS, calls);
 
 describe('a2a_bridge_requests_total', () => {
   it('is labelled with the client name, or an empty client when unnamed or refused', async () => {

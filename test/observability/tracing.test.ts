@@ -1,5 +1,5 @@
 import { Metadata, credentials, makeClientConstructor, type Client } from '@grpc/grpc-js';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { A2AService, GRPC_METHODS, requestMessage } from '../../src/protocol/grpc.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startSdkV025Agent, type RunningSdkV025Agent } from '../support/sdk-v025-agent.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -153,6 +154,50 @@ describe('traces with an in-memory exporter', () => {
     const upstreamCall = spans.find((s) => s.kind === SpanKind.CLIENT && parentOf(s) === server.spanContext().spanId)!;
     expect(upstreamCall.name).toBe('a2a.upstream SendMessage');
     expect(traceparentOf(proxy.rpc('SendMessage')[before]!.headers)).toBe(`00-${TRACE_ID}-${upstreamCall.spanContext().spanId}-01`);
+  });
+
+  it('a GetTask whose caller hung up is no error on its span (gRPC cancelled, JSON-RPC connection closed)', async () => {
+    const Constructor = makeClientConstructor(A2AService, 'A2AService');
+    const client = new Constructor(gateway.grpcAddress!, credentials.createInsecure()) as unknown as Client & {
+      getTask: (request: unknown, metadata: Metadata, callback: () => void) => { cancel(): void };
+    };
+    const metadata = new Metadata();
+    metadata.set('a2a-version', '1.0');
+    metadata.set('authorization', `Bearer ${TOKEN}`);
+    // With auth on, a task is read of the agent only by the principal it belongs to.
+    const sent = (await (await fetch(gateway.url, v1Call('SendMessage', 'a task to read'))).json()) as { result: { task: { id: string } } };
+    const id = sent.result.task.id;
+    /** Sends a GetTask the agent never answers and hangs up once the agent has it: the gateway's span of it. */
+    const hungUp = async (send: () => () => void, surface: string): Promise<ReadableSpan> => {
+      iac.injectFault('hang-before-headers', { method: 'GetTask' });
+      const before = proxy.rpc('GetTask').length;
+      const hangUp = send();
+      await waitUntil(async () => proxy.rpc('GetTask').length > before);
+      hangUp();
+      const span = () => exporter.getFinishedSpans().find((s) => s.name === 'a2a GetTask' && s.attributes['a2a.surface'] === surface);
+      await waitUntil(async () => span() !== undefined);
+      return span()!;
+    };
+    try {
+      const grpc = await hungUp(() => {
+        const call = client.getTask(requestMessage(GRPC_METHODS.getTask, { id }), metadata, () => undefined);
+        return () => call.cancel();
+      }, 'grpc');
+      expect(grpc.attributes).toMatchObject({ 'rpc.grpc.status_code': 1, 'a2a.ended': 'caller_left' });
+      expect(grpc.attributes['a2a.error.code']).toBeUndefined();
+      expect(grpc.status.code).toBe(SpanStatusCode.UNSET);
+    } finally {
+      client.close();
+    }
+    const jsonRpc = await hungUp(() => {
+      const caller = new AbortController();
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } });
+      fetch(gateway.url, { ...v1Call('GetTask', ''), body, signal: caller.signal }).catch(() => undefined);
+      return () => caller.abort();
+    }, 'jsonrpc');
+    expect(jsonRpc.attributes).toMatchObject({ 'http.response.status_code': 499, 'a2a.ended': 'caller_left' });
+    expect(jsonRpc.attributes['a2a.error.code']).toBeUndefined();
+    expect(jsonRpc.status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it('probes are not traced', async () => {

@@ -28,3 +28,11 @@ export const value = (samples: Sample[], name: string, labels: Record<string, st
 export async function scrape(url: string): Promise<Sample[]> {
   return parse(await (await fetch(`${url}/metrics`)).text());
 }
+
+/** What `calls` add to `name` at `url`, by labels as value() sums them (other calls meanwhile count too). */
+export async function addedBy(url: string, name: string, calls: () => Promise<unknown>): Promise<(labels: Record<string, string>) => number> {
+  const before = await scrape(url);
+  await calls();
+  const after = await scrape(url);
+  return (labels) => value(after, name, labels) - value(before, name, labels);
+}

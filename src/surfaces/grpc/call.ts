@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import { startGrpcServerSpan, type GrpcServerSpan } from '../../observability/grpc-span.js';
 import { callerTraceHeaders } from '../../observability/trace-context.js';
-import type { Metadata, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import { status, type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
 import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
 import type { Caller } from '../shared/caller.js';
@@ -119,6 +119,24 @@ export async function openGrpcCall(
   };
 }
 
+/**
+ * The status a caller that went away got, when it did and that ended the call: `CANCELLED` (it cancelled), or
+ * `DEADLINE_EXCEEDED` (its deadline passed: grpc-js answered that itself). `failed`: the call ended with an error,
+ * which counts as the caller's leaving only when it aborted the call's signal; a call that runs on past its caller
+ * (`outlivesCaller`) and then fails still failed. grpc-js marks a call `cancelled` on the tick after its status
+ * went out too: read right after answering, it tells the caller's leaving alone.
+ */
+export function callerLeftStatus(call: ServerCall, opened: GrpcCall | undefined, failed: boolean): status | undefined {
+  if (!call.cancelled || (failed && opened?.ctx.signal.aborted !== true)) return undefined;
+  return deadlineAt(call) <= Date.now() ? status.DEADLINE_EXCEEDED : status.CANCELLED;
+}
+
+/** When the call's deadline passes (Infinity: none). */
+function deadlineAt(call: ServerCall): number {
+  const deadline = call.getDeadline();
+  return deadline instanceof Date ? deadline.getTime() : deadline;
+}
+
 /** The caller of a call its credentials and version admit; else the RejectedCall to answer. */
 async function admittedCaller(
   call: ServerCall,
@@ -137,8 +155,7 @@ async function admittedCaller(
  * the same moment here, so it does not run on for a caller that stopped waiting.
  */
 function deadlineAbort(call: ServerCall, controller: AbortController): NodeJS.Timeout | undefined {
-  const deadline = call.getDeadline();
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  const at = deadlineAt(call);
   // Past what a timer can hold (about 24.8 days) the deadline is as good as none.
   if (!Number.isFinite(at) || at - Date.now() > MAX_TIMER_MS) return undefined;
   const timer = setTimeout(() => controller.abort(new DOMException('The call deadline passed', 'TimeoutError')), Math.max(0, at - Date.now()));

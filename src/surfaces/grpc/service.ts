@@ -19,7 +19,7 @@ import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js'
 import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
-import { openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
+import { callerLeftStatus, openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
 import { withEncodableTimestamps } from './encodable.js';
@@ -91,15 +91,23 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     v1OperationEnv({ port: deps.port, options: deps.options, ...(cards ? { cards } : {}), ...(signer ? { signer } : {}) }, deps.baseUrl);
 
   function logCall(name: GrpcMethodName, call: ServerCall, started: number, opened: GrpcCall | undefined, error?: unknown): void {
-    const grpcStatus = error !== undefined ? statusOf(error).code : call.cancelled ? status.CANCELLED : status.OK;
+    const method = GRPC_METHODS[name].operation;
+    const durationMs = Date.now() - started;
+    // A caller that hung up is no failure: the `ended` an HTTP request line or `stream ended` line says of it.
+    const left = callerLeftStatus(call, opened, error !== undefined);
+    if (left !== undefined) {
+      opened?.span?.end(left, undefined, 'caller_left');
+      deps.metrics?.callerLeft('grpc', method, opened?.client);
+      deps.logger.info({ surface: 'grpc', method, client: opened?.client, grpcStatus: left, durationMs, ended: 'caller_left' }, 'grpc call');
+      return;
+    }
+    const grpcStatus = error !== undefined ? statusOf(error).code : status.OK;
     opened?.span?.end(grpcStatus, error instanceof RejectedCall ? undefined : error);
     // An unnamed caller's `client: undefined` is left out of the line by the logger.
-    const fields = { surface: 'grpc', method: GRPC_METHODS[name].operation, client: opened?.client, grpcStatus };
-    const durationMs = Date.now() - started;
+    const fields = { surface: 'grpc', method, client: opened?.client, grpcStatus, durationMs };
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
-    deps.metrics?.grpcRequest(fields.method, grpcStatus, errorCode, fields.client);
-    if (errorCode !== undefined) deps.logger.info(withFields(fields, { durationMs, errorCode, cancelled: call.cancelled }), 'grpc call');
-    else deps.logger.info(withFields(fields, { durationMs }), 'grpc call');
+    deps.metrics?.grpcRequest(method, grpcStatus, errorCode, fields.client);
+    deps.logger.info(errorCode !== undefined ? withFields(fields, { errorCode }) : fields, 'grpc call');
   }
 
   const trace = (method: GrpcMethod) => (deps.tracer ? { tracer: deps.tracer, method: method.operation } : undefined);

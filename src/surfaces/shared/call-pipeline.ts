@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { mapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
+import { callerLeft } from '../../observability/caller-left.js';
 import type { GatewayEnv } from './env.js';
 import { contentCodingRefusal, discardRest, refusedBody, tooLarge } from './body-refusal.js';
 import { StreamCut } from './cut-stream.js';
@@ -54,21 +55,36 @@ export async function runCall<I>(
   serve: (open: (options?: PortCallOptions) => OpenCall) => Promise<Response>,
 ): Promise<Response> {
   noteLog(c, { surface: edge.surface, method });
-  let release = (): void => undefined;
+  let opened: PortCall | undefined;
   const open = (options?: PortCallOptions): OpenCall => {
     const call = portCall(c, edge.surface, edge.shutdown, options);
-    release = call.release;
+    opened = call;
     return withFields(call, { answer: (response: Response) => echoExtensions(response, call.activated(), edge.extensionsHeader) });
   };
   try {
     return await serve(open);
   } catch (error) {
+    // Its caller hung up, and that ended the call (its signal aborted): nothing failed, nobody reads an answer.
+    if (opened?.ctx.signal.aborted && callerLeft(c)) return callerLeftAnswer(c);
     const a2aError = toA2AError(error);
     noteFailure(c, a2aError);
     return edge.errorResponse(a2aError, input);
   } finally {
-    release();
+    opened?.release();
   }
+}
+
+/** nginx's "Client Closed Request", which operators know from its access logs. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The answer to a call whose caller hung up before it: 499 for nobody, so that its request line (`ended:
+ * caller_left`, no error code, at info), its trace span and the metrics (`outcome="caller_left"`) tell the caller
+ * leaving apart from the gateway failing (an error answer would be a -32603 or an HTTP 500 nobody received).
+ */
+function callerLeftAnswer(c: Context<GatewayEnv>): Response {
+  noteLog(c, { ended: 'caller_left' });
+  return new Response(null, { status: CLIENT_CLOSED_REQUEST });
 }
 
 /** How a 1.0 edge reads a call and writes its answers. */

@@ -43,4 +43,9 @@ export interface RequestLogFields {
   state?: string;
   /** Why the gateway, not the agent, answered a facade turn `failed` (metrics' TaskStateReason). */
   stateReason?: TaskStateReason;
+  /**
+   * `caller_left`: the caller hung up before its answer and that ended the call (call-pipeline.ts); it was
+   * answered 499 for nobody, as the `stream ended` line says of a stream it left (stream-end-log.ts).
+   */
+  ended?: 'caller_left';
 }
