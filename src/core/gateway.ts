@@ -4,11 +4,11 @@ import { admitting } from './admission.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { createContextLanes, type ContextLanes } from './context-lanes.js';
 import { fanningOut } from './fan-out.js';
-import { openingFollowUpsWithRecord } from './follow-up-task.js';
 import { recording } from './recording.js';
 import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
 import { settlesWithin } from '../settles-within.js';
+import { streamsOpeningWithTask } from './stream-opening.js';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
 import { taskScoped, type UnknownTasks } from './task-scope.js';
@@ -71,8 +71,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
           subscribable(
             // Nothing the agent echoes back keeps a secret.
             redacting(
-              // A follow-up's stream opens with the task as recorded when the agent's opening Task tells nothing of its past.
-              openingFollowUpsWithRecord(upstream, registry),
+              // A stream opens with a Task (an update first gets one in front), a follow-up's with the task as recorded.
+              streamsOpeningWithTask(upstream, registry),
               redaction,
             ),
             registry,

@@ -210,3 +210,60 @@ class Deferred<T> implements AsyncIterableIterator<T> {
 export function deferIterable<T>(open: () => AsyncIterable<T> | Promise<AsyncIterable<T>>): AsyncIterableIterator<T> {
   return new Deferred(open);
 }
+
+class FirstReshaped<T> implements AsyncIterableIterator<T> {
+  readonly #source: AsyncIterator<T>;
+  readonly #reshape: (first: T) => readonly T[];
+  #first = true;
+  /** What the first item became, still to hand on before the source is read again. */
+  #pending: T[] = [];
+
+  constructor(source: AsyncIterator<T>, reshape: (first: T) => readonly T[]) {
+    this.#source = source;
+    this.#reshape = reshape;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const pending = this.#pending.shift();
+    if (pending !== undefined) return Promise.resolve({ done: false, value: pending });
+    // Past the first item the source is read as it is: no map, no promise of this layer's own.
+    if (!this.#first) return this.#source.next();
+    return this.#source.next().then((result) => {
+      if (result.done) return DONE;
+      this.#first = false;
+      let items: readonly T[];
+      try {
+        items = this.#reshape(result.value);
+      } catch (error) {
+        return this.#reshapeFailed(error);
+      }
+      const [lead, ...rest] = items;
+      if (lead === undefined) return this.next();
+      this.#pending = rest;
+      return { done: false, value: lead };
+    });
+  }
+
+  async #reshapeFailed(error: unknown): Promise<never> {
+    await Promise.resolve(this.#source.return?.()).catch(() => undefined);
+    throw error;
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.#pending = [];
+    await this.#source.return?.();
+    return DONE;
+  }
+}
+
+/**
+ * The first item replaced by what `reshape` makes of it (none, itself, or more in its place), the rest handed on
+ * unchanged, unlooked at: for a rule about how a stream opens, which costs the stream nothing after its first item.
+ */
+export function reshapeFirst<T>(iterable: AsyncIterable<T>, reshape: (first: T) => readonly T[]): AsyncIterable<T> {
+  return { [Symbol.asyncIterator]: () => new FirstReshaped(iterable[Symbol.asyncIterator](), reshape) };
+}

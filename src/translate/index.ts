@@ -6,7 +6,7 @@
  */
 export { defined, joinText, systemClock, type Clock } from './common.js';
 export { toRfc3339Utc } from './timestamps.js';
-export { answeredTask } from './task-stream.js';
+export { answeredTask, openingTaskOf } from './task-stream.js';
 export { ENCODED_AGENT_ID_PREFIX, agentIdFromV1, agentIdToV1, type AgentIdKind } from './agent-ids.js';
 export * from './agent-id-fields.js';
 export * from './v025/index.js';

@@ -63,7 +63,7 @@ export function ofStreamTask<T extends TaskStatusUpdateEvent | TaskArtifactUpdat
  * became of it. A Task made of the update's status said its message, and the update said it again: a client
  * showed it twice.
  */
-export function openingTaskOf(update: TaskStatusUpdateEvent | TaskArtifactUpdateEvent): StreamResponse {
+export function openingTaskOf(update: TaskStatusUpdateEvent | TaskArtifactUpdateEvent): { task: Task } {
   const timestamp = 'artifact' in update ? undefined : update.status.timestamp;
   return { task: { id: update.taskId, contextId: update.contextId, status: defined({ state: 'TASK_STATE_SUBMITTED' as const, timestamp }) } };
 }

@@ -185,6 +185,8 @@ describe('a replica that died during a follow-up', () => {
       const stream = a.gateway
         .sendStreamingMessage({ message: userMessage({ contextId: 'C', taskId: 'T', text: 'eu-west' }) }, ALICE)
         [Symbol.asyncIterator]();
+      // The stream opens with the task (stream-opening.ts), the agent's update next.
+      expect((await stream.next()).value).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_SUBMITTED' } } });
       expect((await stream.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
       await die(a);
 

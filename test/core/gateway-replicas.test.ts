@@ -124,6 +124,8 @@ describe('gateway replicas sharing Redis lanes', () => {
     const fresh: Message = userMessage({ contextId: 'C' });
     expect((await rejection(b!.sendStreamingMessage({ message: fresh }, ALICE)[Symbol.asyncIterator]().next())).code).toBe(-32602);
     const answering = b!.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    // The stream opens with the task (stream-opening.ts), the agent's update next.
+    expect((await answering.next()).value).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_SUBMITTED' } } });
     expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
     await answering.return?.();
     await stream.return?.();

@@ -108,6 +108,8 @@ describe('gateway: one turn per context', () => {
 
     expect((await rejection(gateway.sendMessage({ message: userMessage({ contextId: 'C' }) }, ALICE))).code).toBe(-32602);
     const answering = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    // The stream opens with the task (stream-opening.ts), the agent's update next.
+    expect((await answering.next()).value).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_SUBMITTED' } } });
     expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
     await answering.return?.();
     await iterator.return?.();
@@ -137,9 +139,12 @@ describe('gateway: one turn per context', () => {
     }
     // Once the turn pauses again with its stream open, an answer rides along; once it goes on, nothing more does.
     second.push(statusFrame('T', 'C', 'TASK_STATE_INPUT_REQUIRED'));
-    await firstEvent;
+    await firstEvent; // the task the stream opens with (stream-opening.ts), then the pause
+    await followUp.next();
     feeds.push(new Feed().push(statusFrame('T', 'C', 'TASK_STATE_WORKING')));
     const answering = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    // The stream opens with the task (stream-opening.ts), the agent's update next.
+    expect((await answering.next()).value).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_SUBMITTED' } } });
     expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
     await answering.return?.();
     second.push(statusFrame('T', 'C', 'TASK_STATE_WORKING'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deferIterable, mapIterable, tapIterable, type TapEnd } from '../../src/core/iterables.js';
+import { deferIterable, mapIterable, reshapeFirst, tapIterable, type TapEnd } from '../../src/core/iterables.js';
 
 /** A source that records what its reader did to it. */
 function source(items: number[], options: { failAfter?: number } = {}) {
@@ -187,5 +187,35 @@ describe('deferIterable', () => {
     await deferred.return?.();
     expect(opened).toBe(false);
     expect(await deferred.next()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('reshapeFirst', () => {
+  it('hands on what the first item became, then the rest unlooked at', async () => {
+    const { iterable } = source([1, 2, 3]);
+    const looked: number[] = [];
+    const reshaped = reshapeFirst(iterable, (first) => (looked.push(first), [10, first]));
+    expect(await drain(reshaped)).toEqual([10, 1, 2, 3]);
+    expect(looked).toEqual([1]);
+    expect(await drain(reshapeFirst(source([1, 2]).iterable, () => []))).toEqual([2]);
+    expect(await drain(reshapeFirst(source([]).iterable, () => [9]))).toEqual([]);
+  });
+
+  it('returned between what the first item became, ends the source and hands on nothing more', async () => {
+    const { iterable, log } = source([1, 2]);
+    const reader = reshapeFirst(iterable, (first) => [0, first])[Symbol.asyncIterator]();
+    expect(await reader.next()).toEqual({ done: false, value: 0 });
+    await reader.return?.();
+    expect(log).toEqual(['source finally']);
+  });
+
+  it('fails as the source does, and returns the source when the reshape throws', async () => {
+    await expect(drain(reshapeFirst(source([1], { failAfter: 0 }).iterable, (first) => [first]))).rejects.toThrow('source broke');
+    const { iterable, log } = source([1, 2]);
+    const broken = reshapeFirst(iterable, () => {
+      throw new Error('reshape broke');
+    });
+    await expect(drain(broken)).rejects.toThrow('reshape broke');
+    expect(log).toEqual(['source finally']);
   });
 });

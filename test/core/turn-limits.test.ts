@@ -156,6 +156,8 @@ describe('the core at the cap', () => {
     const refusal = await rejection(gateway.sendMessage({ message: userMessage({ contextId: 'OTHER' }) }, alice));
     expect(refusal.code).toBe(GatewayErrorCode.TooManyTurnsInFlight);
     const answering = gateway.sendStreamingMessage({ message: userMessage({ taskId: 'T', contextId: 'C' }) }, alice)[Symbol.asyncIterator]();
+    // The stream opens with the task (stream-opening.ts), the agent's update next.
+    expect((await answering.next()).value).toMatchObject({ task: { id: 'T', status: { state: 'TASK_STATE_SUBMITTED' } } });
     expect((await answering.next()).value).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
     await answering.return?.();
     await paused.return?.();

@@ -48,6 +48,7 @@ describe('a permission answer at the cap', () => {
 
     expect((await rejectionOf(client.sendMessage(sendRequest('another conversation')))).code).toBe(GatewayErrorCode.TooManyTurnsInFlight);
     const answered = new StreamReader(client.sendMessageStream(permissionAnswer(input, 'allow_once', { contextId: input.contextId })));
+    expect(outline(await answered.expectNext())).toBe('task'); // the task, as a 1.0 stream opens
     expect(outline(await answered.expectNext())).toBe(`statusUpdate:${TaskState.TASK_STATE_WORKING}`); // the tool runs
     await answered.close();
 
