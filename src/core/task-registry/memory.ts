@@ -5,7 +5,8 @@ import { FairLru } from '../fair-lru.js';
 import { IdGroups } from './id-groups.js';
 import { taskBytes } from './task-bytes.js';
 import { tenantOf } from '../tenants.js';
-import { afterKeyOf, decodePageToken, encodePageToken, isAfter, listEntry, pageSizeOf, sortMember } from './query.js';
+import { afterKeyOf, decodePageToken, encodePageToken, listEntry, pageSizeOf, sortMember } from './query.js';
+import { ScopeTasks, scopePage } from './scope-tasks.js';
 import type { ContextScope, ReportsDrops, TaskInScope, TaskMeta, TaskRecord, TaskScope, TaskStore } from './types.js';
 
 export interface MemoryTaskRegistryOptions {
@@ -37,10 +38,11 @@ const scopeKey = (owner: string, tenant: string): string => (tenant === '' ? own
  * Process-local registry: tasks in a cache fair per principal (bounded count and bytes, idle TTL) plus
  * indexes per owner and tenant (the scope) and per owner and context (whatever the tenant: a context's
  * latest task is the owner's, docs/core.md, Tenants), that the cache's removal hook keeps consistent with
- * evictions and expiries. ListTasks sorts the scope's (or context's) tasks per call: O(n log n) in their count.
+ * evictions and expiries. The scope's tasks are kept in ListTasks order (scope-tasks.ts): a page reads its own
+ * tasks, not all of the caller's (a key may hold all of `maxTasks`, and a sort of them all held the event loop).
  */
 export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): TaskStore & ReportsDrops {
-  const byScope = new IdGroups();
+  const byScope = new Map<string, ScopeTasks>();
   // Owner, then context, as before tenants (a context's tasks in one tenant are few to filter): no key string is built per context.
   const byContext = new Map<string, IdGroups>();
   // Context owners (and the tenant each context was opened under) are a cache of their own, twice as many
@@ -79,10 +81,25 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
     }
   }
 
+  /** Place a task where ListTasks finds it; by its sort member, which each new status timestamp moves. */
+  function listIndex(record: TaskRecord): void {
+    const { task } = record;
+    const scope = scopeKey(record.owner, record.tenant);
+    let tasks = byScope.get(scope);
+    if (!tasks) byScope.set(scope, (tasks = new ScopeTasks()));
+    tasks.add(task.id, sortMember(task), task.status.state, task.contextId);
+  }
+
+  function listUnindex(record: TaskRecord): void {
+    const scope = scopeKey(record.owner, record.tenant);
+    const tasks = byScope.get(scope);
+    tasks?.remove(record.task.id, record.task.status.state, record.task.contextId);
+    if (tasks?.size === 0) byScope.delete(scope);
+  }
+
   function index(record: TaskRecord): void {
     const { owner, task } = record;
-    const scope = scopeKey(owner, record.tenant);
-    byScope.add(scope, task.id);
+    listIndex(record);
     if (!task.contextId) return;
     let contexts = byContext.get(owner);
     if (!contexts) byContext.set(owner, (contexts = new IdGroups()));
@@ -96,7 +113,7 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
 
   function unindex(record: TaskRecord): void {
     const { owner, task } = record;
-    byScope.remove(scopeKey(owner, record.tenant), task.id);
+    listUnindex(record);
     if (!task.contextId) return;
     const contexts = byContext.get(owner);
     contexts?.remove(task.contextId, task.id);
@@ -106,12 +123,32 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
   function write(task: Task, meta: TaskMeta): void {
     const previous = cache.peek(task.id, { allowStale: true });
     const record: TaskRecord = { task, owner: meta.owner, upstream: meta.upstream, tenant: tenantOf(meta), written: ++writes };
-    // Only scope and context place a task in the indexes: most writes (status and artifact chunks
-    // of a stream) leave both as they were, and re-adding to a large scope set is not free.
+    // Scope and context place a task in the indexes, its status in ListTasks order: most writes (a stream's
+    // artifact chunks) leave all three as they were, and moving a task in a large scope is not free.
     const moved = !previous || previous.owner !== record.owner || previous.tenant !== record.tenant || previous.task.contextId !== task.contextId;
+    // A new status (state or timestamp) moves the task in ListTasks order only; any other write makes it the
+    // scope's most recently written (dropStale).
+    const relisted = !moved && (previous.task.status.state !== task.status.state || previous.task.status.timestamp !== task.status.timestamp);
     if (previous && moved) unindex(previous);
+    if (relisted) listUnindex(previous);
     cache.set(task.id, record, record.owner, maxBytes ? Math.min(Math.max(taskBytes(task), 1), maxBytes) : 1);
     if (moved) index(record);
+    else if (relisted) listIndex(record);
+    else byScope.get(scopeKey(record.owner, record.tenant))?.touch(task.id);
+  }
+
+  /**
+   * Drop the scope's tasks the idle TTL made stale, so a listing counts only live ones. They are the least
+   * recently written (every write sets the TTL's time and re-inserts the id), so this stops at the first live one.
+   */
+  function dropStale(scope: string): void {
+    if (options.idleTtlMs <= 0) return;
+    const tasks = byScope.get(scope);
+    if (!tasks) return;
+    for (const id of tasks.idsByWrite()) {
+      if (cache.peek(id)) return;
+      live(id);
+    }
   }
 
   /** A record that is still alive; a stale one is deleted here, which unindexes it. */
@@ -195,28 +232,19 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       const pageSize = pageSizeOf(request);
       const cursor = decodePageToken(request.pageToken);
       const afterKey = afterKeyOf(request);
-      const tenant = tenantOf(request);
-      const ids = request.contextId ? contextIds(owner, request.contextId) : byScope.ids(scopeKey(owner, tenant));
-      const rows: Array<{ member: string; task: Task }> = [];
-      for (const { task } of liveRecords(ids, owner, tenant)) {
-        if (request.status && task.status.state !== request.status) continue;
-        const member = sortMember(task);
-        if (isAfter(member, afterKey)) rows.push({ member, task });
-      }
-      rows.sort((a, b) => (a.member < b.member ? 1 : a.member > b.member ? -1 : 0));
-      let start = 0;
-      if (cursor !== undefined) {
-        start = rows.findIndex((row) => row.member < cursor);
-        if (start < 0) start = rows.length;
-      }
-      const page = rows.slice(start, start + pageSize);
-      const last = page[page.length - 1];
-      const hasMore = start + pageSize < rows.length;
+      const scope = scopeKey(owner, tenantOf(request));
+      dropStale(scope);
+      const { rows, hasMore, total } = scopePage(
+        byScope.get(scope),
+        { pageSize, cursor, afterKey, status: request.status, contextId: request.contextId },
+        (id) => live(id)?.task,
+      );
+      const last = rows.at(-1);
       return {
-        tasks: page.map((row) => listEntry(row.task, request)),
+        tasks: rows.map((row) => listEntry(row.task, request)),
         nextPageToken: hasMore && last ? encodePageToken(last.member) : '',
         pageSize,
-        totalSize: rows.length,
+        totalSize: total,
       };
     },
 
