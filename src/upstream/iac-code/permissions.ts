@@ -57,15 +57,18 @@ const YES = new Set([
   ...['确定', '确定吧', '嗯', '嗯嗯', '继续', '继续吧', '请继续', '继续执行', '执行', '执行吧', '请执行', '可以执行', '确认执行'],
   // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
   ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
+  // An emoji stands as a piece of its own ("好的👌", "允許 👍"); only these read as a yes.
+  ...['👍', '👌', '✅'],
 ]);
 const NO = new Set([
   ...['no', 'n', 'nope', 'nah', 'deny', 'deny it', 'reject', 'reject it', 'cancel', "don't", 'do not', 'no thanks', 'stop'],
   ...['否', '不', '不要', '拒绝', '取消', '不允许', '不可以', '不同意', '不行', '不用', '别', '算了', '不用了', '不要了', '别写了'],
   // A suggestion's 吧 after a refusal is a refusal ("拒绝吧": "deny it, then").
-  ...['拒绝吧', '不允许吧', '不同意吧', '取消吧'],
+  ...['拒绝吧', '不允许吧', '不同意吧', '取消吧', '算了吧', '不用了吧'],
   // The go-aheads above, refused: never read as consent, and no reason to ask again.
   ...['不要继续', '别继续', '不继续', '不执行', '别执行', '不要执行', '先不要', '先别', '先别执行', '先不执行'],
-  ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ'],
+  ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ', 'キャンセル', 'キャンセルして', 'キャンセルします'],
+  ...['👎', '❌'],
 ]);
 /**
  * "Always allow" in words: consent beyond this one run. iac-code's prompts offer `allow_once` and `deny`,
@@ -83,6 +86,33 @@ const THEN = /^那就(?=\S)/u;
 const PARTICLE = /[呀啊哦]$/u;
 /** A reply that asks back ("ok?", "可以？") or trails off ("ok...", "好吧……") has not decided. */
 const UNDECIDED = /[?？]|\.\s*\.|…|。\s*。/u;
+/** One emoji, with its skin tone, presentation selector and joined parts: a piece of a reply of its own. */
+const EMOJI = /\p{Extended_Pictographic}(?:[\p{Emoji_Modifier}\uFE0F]|\u200D\p{Extended_Pictographic})*/gu;
+/** More words than a short reply has: a longer one says more than yes (and is not worth reading word by word). */
+const MAX_YES_WORDS = 12;
+/** What makes 👍🏽 or ✅️ look different from 👍 or ✅ without saying anything else. */
+const EMOJI_STYLE = /[\p{Emoji_Modifier}\uFE0F]/gu;
+
+/**
+ * A piece said in yes-words only, one after another ("yes please go ahead"): `always` when one of them says
+ * so. Only consent is read this way: a refusal word turns the word after it around ("don't stop"), so a
+ * refusal is one listed piece.
+ */
+function yesWords(piece: string): 'yes' | 'always' | undefined {
+  const words = piece.split(' ');
+  if (words.length > MAX_YES_WORDS) return undefined;
+  // reached[i]: how the first i words read when they are whole yes-phrases, one after another.
+  const reached: ('yes' | 'always' | undefined)[] = ['yes'];
+  for (let end = 1; end <= words.length; end += 1) {
+    for (let start = 0; start < end && reached[end] !== 'always'; start += 1) {
+      const before = reached[start];
+      const phrase = words.slice(start, end).join(' ');
+      if (!before || !(YES.has(phrase) || ALWAYS.has(phrase))) continue;
+      reached[end] = before === 'always' || ALWAYS.has(phrase) ? 'always' : 'yes';
+    }
+  }
+  return reached[words.length];
+}
 
 /**
  * A reply that says yes, or no, in every piece of it ("好的，允许吧", "Yes, go ahead"), `always` when a yes
@@ -91,11 +121,13 @@ const UNDECIDED = /[?？]|\.\s*\.|…|。\s*。/u;
 function yesOrNo(said: string): 'yes' | 'always' | 'no' | undefined {
   if (UNDECIDED.test(said)) return undefined;
   const pieces = said
+    .replace(EMOJI, (emoji) => `,${emoji.replace(EMOJI_STYLE, '')},`)
     .split(/[,，、;；.。!！]+/u)
     .map((piece) => unquoted(piece).replace(PARTICLE, '').replace(THEN, ''))
     .filter((piece) => piece !== '');
   if (pieces.length === 0) return undefined;
-  if (pieces.every((piece) => YES.has(piece) || ALWAYS.has(piece))) return pieces.some((piece) => ALWAYS.has(piece)) ? 'always' : 'yes';
+  const yeses = pieces.map(yesWords);
+  if (yeses.every((yes) => yes !== undefined)) return yeses.includes('always') ? 'always' : 'yes';
   return pieces.every((piece) => NO.has(piece)) ? 'no' : undefined;
 }
 

@@ -154,9 +154,9 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     expect(sent.params.message.parts).toMatchObject([{ data: { kind: 'permission', decision: 'allow_once' } }]);
   });
 
-  it('a Chinese user consents as people do (确定, 嗯, 好的，执行吧, the label copied with its quotes): the tool runs', async () => {
+  it('a Chinese user consents as people do (确定, 嗯, 好的，执行吧, 好的👌, the label copied with its quotes): the tool runs', async () => {
     const question = `${PERMISSION_PROMPT_ZH}\n请回复“仅允许一次”或“拒绝”。`;
-    for (const consent of ['确定', '继续', '嗯', '执行吧', '好的，执行吧', '可以，请执行', '“仅允许一次”']) {
+    for (const consent of ['确定', '继续', '嗯', '执行吧', '好的，执行吧', '可以，请执行', '好的👌', '“仅允许一次”']) {
       const { contextId } = await ask('帮我创建一个专有网络', question);
       const allowed = await rpc(gateway.url, 'message/send', { message: userMessage({ text: consent, contextId }) });
       expect(sentText(allowed.body.result), consent).toContain(TEMPLATE);
@@ -165,14 +165,14 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     }
   });
 
-  it('a Chinese refusal never reads as consent: 不确定 is asked again, 别执行 and 不要继续 deny', async () => {
+  it('a Chinese refusal never reads as consent: 不确定 is asked again, 别执行, 不要继续 and 算了吧 deny', async () => {
     const question = `${PERMISSION_PROMPT_ZH}\n请回复“仅允许一次”或“拒绝”。`;
     const { contextId } = await ask('帮我创建一个专有网络', question);
     const before = fake.rpcRequests('SendStreamingMessage').length;
     const unsure = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '不确定', contextId }) });
     expect(sentText(unsure.body.result)).toBe(`请先回答这个问题。${question}`);
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
-    for (const refusal of ['别执行', '不要继续']) {
+    for (const refusal of ['别执行', '不要继续', '算了吧']) {
       const { contextId: asked } = await ask('帮我创建一个专有网络', question);
       const denied = await rpc(gateway.url, 'message/send', { message: userMessage({ text: refusal, contextId: asked }) });
       expect(sentText(denied.body.result), refusal).toBe(PERMISSION_DENIED_AFTER.join(''));

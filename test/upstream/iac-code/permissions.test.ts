@@ -126,6 +126,30 @@ describe("iac-code's permission prompt", () => {
     ['先不要', 'deny'],
     ['好的，别执行', undefined],
     ["don't", 'deny'],
+    // Everyday replies as typed on a phone: an emoji, words run together, 吧 on a refusal, katakana.
+    ['👍', 'allow_once'],
+    ['👍🏽', 'allow_once'],
+    ['✅️', 'allow_once'],
+    ['允许 👍', 'allow_once'],
+    ['好的👌', 'allow_once'],
+    ['👎', 'deny'],
+    ['❌', 'deny'],
+    ['算了吧', 'deny'],
+    ['キャンセル', 'deny'],
+    ['yes please go ahead', 'allow_once'],
+    ['ok go ahead', 'allow_once'],
+    // Still undecided: yes and no together, a question back, a request for something else, an emoji that says neither.
+    ['👍👎', undefined],
+    ['允许 👎', undefined],
+    ['👍？', undefined],
+    ['算了吧？', undefined],
+    ['yes please go ahead and use a smaller instance', undefined],
+    ['yes go ahead but not in prod', undefined],
+    ["don't go ahead", undefined],
+    ["don't stop", undefined],
+    ['please stop', undefined],
+    ['😊', undefined],
+    ['好的😊', undefined],
   ])('%j picks %s', (reply, decision) => {
     expect(chosenOption(request, reply)).toBe(decision);
   });
@@ -139,6 +163,8 @@ describe("iac-code's permission prompt", () => {
     expect(chosenOption(listed([always, { id: 'allow_session' }, deny]), '好的')).toBe('allow_session');
     expect(chosenOption(listed([always, deny]), 'yes')).toBeUndefined();
     expect(chosenOption(listed([always, deny]), 'Always allow')).toBe('allow_always');
+    expect(chosenOption(listed([always, once, deny]), 'yes please always allow')).toBe('allow_always');
+    expect(chosenOption(listed([always, once, deny]), 'yes please 👍')).toBe('allow_once');
     expect(chosenOption(listed([always, deny]), 'no')).toBe('deny');
   });
 
