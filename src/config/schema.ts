@@ -269,6 +269,8 @@ const GatewayFields = z.strictObject({
   'push-follow-timeout-ms': Millis.default(3_600_000),
   /** Tasks followed at once per replica; each holds one upstream connection while its turn runs. */
   'push-follow-max': z.number().int().min(1).default(10_000),
+  /** Of those, started by one caller at most (0: no cap but `push-follow-max`); unset: a quarter of `push-follow-max`. */
+  'push-follow-max-per-owner': z.number().int().min(0).optional(),
   /** `store: redis`: how long a replica's follows stay its own after it last renewed its lease; a dead replica's are then taken over. */
   'push-follow-lease-ms': z.number().int().min(1_000).default(15_000),
 });

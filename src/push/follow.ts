@@ -7,6 +7,7 @@ import { followEntry, inMemoryOnly, type FollowEntry, type FollowJournal } from 
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
 import { followLifetime } from './follow-lifetime.js';
+import { defaultFollowsPerOwner, followsPerOwner } from './follows-per-owner.js';
 
 /**
  * Following a task the gateway answered while it was still running (a `returnImmediately` turn, or an
@@ -58,6 +59,8 @@ export interface TaskFollowerDeps {
   retry?: { initialDelayMs: number; maxDelayMs: number };
   /** At most this many tasks followed at once (`push-follow-max`). */
   maxFollowed?: number;
+  /** At most this many of them started by one caller (`push-follow-max-per-owner`, 0: none); default a quarter of `maxFollowed`. */
+  maxFollowedPerOwner?: number;
   /** Where follows in progress are kept across a restart (and, shared by replicas, taken over from one that is gone); default: this process only. */
   journal?: FollowJournal;
 }
@@ -79,6 +82,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const { port, watcher, logger } = deps;
   const retry = deps.retry ?? DEFAULT_RETRY;
   const maxFollowed = deps.maxFollowed ?? DEFAULT_MAX_FOLLOWED;
+  const perOwner = followsPerOwner(deps.maxFollowedPerOwner ?? defaultFollowsPerOwner(maxFollowed), logger);
   const stopping = new AbortController();
   /** The follows under way; `journaledAt`: when the journal was known to hold it (undefined: not yet, or never). */
   const running = new Map<string, { done: Promise<void>; journaledAt?: number; letGo(): void }>();
@@ -187,7 +191,9 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       .finally(() => {
         lifetime.end();
         running.delete(entry.taskId);
+        perOwner.ended(entry.principal);
       });
+    perOwner.started(entry.principal);
     running.set(entry.taskId, {
       done,
       ...(journaled ? { journaledAt: Date.now() } : {}),
@@ -254,6 +260,9 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         if (!journaled) void journalAdd(entry);
         return;
       }
+      // A caller's own turn: refused past its share. Follows taken up from the journal (a restart, a replica
+      // gone) were within some replica's share when they began, and are not refused (only counted).
+      if (perOwner.refuses(entry)) return;
       start(entry, journaled);
       const started = running.get(entry.taskId);
       // Noted once written: until then the follow is not missing from the journal (letGoOfTakenOver).

@@ -203,6 +203,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         watcher,
         timeoutMs,
         maxFollowed: config['push-follow-max'],
+        ...(config['push-follow-max-per-owner'] !== undefined ? { maxFollowedPerOwner: config['push-follow-max-per-owner'] } : {}),
         journal,
         logger,
         ...(deps.followRetry ? { retry: deps.followRetry } : {}),

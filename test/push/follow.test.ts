@@ -102,6 +102,24 @@ describe('following a task answered while it runs', () => {
     expect(calls).toEqual(['subscribe']);
   });
 
+  it("one caller follows at most a quarter of maxFollowed by default; another caller's turn is still followed", async () => {
+    const { follower, calls, contexts } = await setup(
+      [
+        { events: [], then: 'hang' },
+        { events: [], then: 'hang' },
+      ],
+      [],
+      { maxFollowed: 4 },
+    );
+    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'B' } }, { ...caller, principal: 'basic:bob' });
+    await waitForCalls(calls, 2);
+    await follower.stop();
+    // Alice's second (U) was not subscribed to.
+    expect(contexts.map((ctx) => ctx.principal)).toEqual(['basic:alice', 'basic:bob']);
+  });
+
   it('follows at most maxFollowed tasks at once', async () => {
     const { follower, calls } = await setup([{ events: [], then: 'hang' }], [], { maxFollowed: 1 });
     follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);

@@ -85,14 +85,15 @@ describe('redis-streams push queue', () => {
     await producer.enqueue(jobTo(failing, 'fails-always'));
     for (const id of okIds) await producer.enqueue(jobTo(ok, id));
 
-    // The doomed worker takes a batch of 4 and hangs on it.
+    // The doomed worker starts 4 and hangs on them; every slot busy with one owner's, it reads on (for
+    // another owner's, owner-turns.ts) and holds the other 5 waiting too.
     const crashed = spawnWorker({ ...shared, consumer: `${run.prefix}-doomed`, leaseTimeoutMs: 500, concurrency: 4, blockMs: 100 });
     expect(await nextLine(crashed.lines)).toBe(`started ${run.prefix}-doomed`);
     const claimed = [await nextLine(crashed.lines), await nextLine(crashed.lines), await nextLine(crashed.lines), await nextLine(crashed.lines)];
     expect(claimed).toEqual(['claimed fails-always', 'claimed ok-0', 'claimed ok-1', 'claimed ok-2']);
-    const pending = (await run.redis.xpending(shared.stream, shared.group)) as [number, string, string, Array<[string, string]>];
-    expect(pending[0]).toBe(4);
-    expect(pending[3]).toEqual([[`${run.prefix}-doomed`, '4']]);
+    const pending = async () => (await run.redis.xpending(shared.stream, shared.group)) as [number, string, string, Array<[string, string]>];
+    await expect.poll(async () => (await pending())[0], { timeout: 5_000 }).toBe(9);
+    expect((await pending())[3]).toEqual([[`${run.prefix}-doomed`, '9']]);
     crashed.child.kill('SIGKILL');
     await once(crashed.child, 'exit');
 

@@ -77,6 +77,23 @@ describe('webhook lanes', () => {
     expect(lanes.drain()).toEqual([3, 1, 2]);
   });
 
+  it('hands the next item to the owner with the fewest in flight, the lane ready first between equals', () => {
+    const lanes = new WebhookLanes<string>();
+    for (const n of [1, 2, 3]) lanes.add(`alice-${n}`, `a${n}`, 'alice');
+    lanes.add('bob-1', 'b1', 'bob');
+    lanes.add('bob-2', 'b2', 'bob');
+    expect(lanes.take()?.item).toBe('a1');
+    expect(lanes.take()?.item).toBe('b1');
+    expect(lanes.take()?.item).toBe('a2');
+    lanes.done('alice-1');
+    // Alice 1 in flight, Bob 1: her lane was ready first.
+    expect(lanes.take()?.item).toBe('a3');
+    // Bob's lane waits with 1 in flight against Alice's 2.
+    expect(lanes.someoneUnderServedWaits()).toBe(true);
+    expect(lanes.take()?.item).toBe('b2');
+    expect([lanes.take(), lanes.someoneUnderServedWaits()]).toEqual([undefined, false]);
+  });
+
   it('a webhook is one config of one task of one owner, at one URL', () => {
     const job = { owner: 'alice', taskId: 't1', configId: 'c1', url: 'https://hooks.example/a' };
     expect(webhookOf(job)).toBe(webhookOf({ ...job }));

@@ -22,6 +22,8 @@ export interface LocalFileQueueOptions {
  * waiting for a retry when the process stopped (or died) are delivered after the restart.
  * Jobs are attempted in enqueue order, at most one at a time per webhook (webhook-lanes.ts): a job
  * whose webhook still has a delivery in flight waits behind it while other webhooks' jobs go ahead.
+ * The slots are shared between owners: a slot that frees goes to the owner with the fewest deliveries in
+ * flight, so one owner's webhooks that never answer delay another owner's by one `push-timeout-ms` at most.
  * A job that failed keeps its place at the head of its webhook's lane until it is delivered or
  * dead-lettered: the lane waits on a timer for its retry (holding no slot), so the receiver of an outage
  * gets its notifications in the order they were noticed, not the order their retries fall due.
@@ -57,7 +59,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
 
   function add(job: PushJob): void {
     if (stopped) return;
-    due.add(webhookOf(job), job);
+    due.add(webhookOf(job), job, job.owner);
     pump();
   }
 

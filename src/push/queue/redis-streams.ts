@@ -30,7 +30,7 @@ export interface RedisStreamsQueueOptions {
   /** `push-lease-timeout-ms`: an entry idle this long in another consumer's pending list is taken over. */
   leaseTimeoutMs: number;
   retry?: Partial<RetryPolicy>;
-  /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched only for free slots. */
+  /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched for free slots (and, every slot busy, to find another owner's: see `work`). */
   concurrency?: number;
   /**
    * Entries this replica may hold waiting behind their webhooks' deliveries or retries, all webhooks
@@ -60,6 +60,11 @@ interface Fetched {
 }
 
 const DEFAULT_MAX_WAITING_ENTRIES = 50_000;
+/**
+ * How many entries per delivery slot a replica whose slots are all busy reads ahead to find another owner's
+ * (work): enough to reach past one owner's few dozen stuck webhooks, not a backlog other replicas could deliver.
+ */
+const READ_AHEAD_SLOTS = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -101,6 +106,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let running = false;
   let loop: Promise<void> | undefined;
   const maxWaitingEntries = Math.max(1, options.maxWaitingEntries ?? DEFAULT_MAX_WAITING_ENTRIES);
+  const readAheadBound = Math.min(maxWaitingEntries, window * READ_AHEAD_SLOTS);
   const reads = streamReads({
     commands,
     stream,
@@ -152,11 +158,14 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   /**
    * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
-   * entries fetched as there are free slots. So a webhook that never answers holds one slot until
-   * `push-timeout-ms`, not every other caller's notifications. Entries wait behind a delivery in flight
-   * here, or in a parked lane for an older entry of their webhook held by another replica or for its
-   * retry; they are held by id, at most `maxWaitingEntries` (plus one fetch, and what they wait for: see
-   * there) in all, so memory stays bounded while fetching goes on for the other webhooks.
+   * entries fetched as there are free slots, unless every slot is busy and no entry of an owner with fewer
+   * in flight waits here (then one fetch more per round, up to `READ_AHEAD_SLOTS` times the slots, to find one). So a
+   * webhook that never answers holds one slot until `push-timeout-ms`, not every other caller's
+   * notifications, and an owner's many such webhooks hold the slots only until the next one frees.
+   * Entries wait behind a delivery in flight here, or in a parked lane for an older entry of their webhook
+   * held by another replica or for its retry; they are held by id, at most `maxWaitingEntries` (plus one
+   * fetch, and what they wait for: see there) in all, so memory stays bounded while fetching goes on for
+   * the other webhooks.
    */
   async function work(run: PushHandler, connection: Redis): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
@@ -195,6 +204,13 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         inFlight.set(id, delivery);
       }
     };
+    /**
+     * With every slot busy, entries are still read while the slots are held by some owners and no entry of
+     * an owner with fewer in flight waits here: the stream is one line for every owner, and another owner's
+     * entry behind one owner's backlog must be here to take the next slot that frees (owner-turns.ts).
+     */
+    // Bounded: entries held here are no other replica's to deliver, and one owner's backlog is not all held by one replica.
+    const readsAhead = (): boolean => lanes.waiting() < readAheadBound && !lanes.someoneUnderServedWaits();
     const fetched = (entries: StreamEntry[], claimed: boolean): void => {
       for (const [id, fields] of entries) {
         const job = jobOf(fields);
@@ -203,7 +219,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         // Only the first of a lane keeps its fields: it starts at once; the others wait, by id.
         const first = lanes.queued(lane) === 0;
         leases.taken(id);
-        lanes.add(lane, { id, claimed, fields: first ? fields : undefined });
+        lanes.add(lane, { id, claimed, fields: first ? fields : undefined }, job?.owner ?? lane);
       }
       startReady();
     };
@@ -213,7 +229,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           await reads.ensureGroup();
           groupReady = true;
         }
-        if (window - inFlight.size <= 0 || lanes.waiting() >= maxWaitingEntries) {
+        const full = window - inFlight.size <= 0;
+        if ((full && !readsAhead()) || lanes.waiting() >= maxWaitingEntries) {
           if (inFlight.size > 0) await Promise.race(inFlight.values());
           else {
             // At the bound with nothing in flight every entry held is parked: behind its webhook's retry
@@ -233,13 +250,15 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           continue;
         }
         await reads.promoteDueRetries();
+        // Reading ahead (every slot busy): one fetch's worth, still within the bound on waiting entries.
+        const count = full ? Math.min(window, readAheadBound - lanes.waiting()) : window - inFlight.size;
         // An entry of ours still in flight or waiting can look stale to XAUTOCLAIM (its renewal late): it is not taken twice.
-        const stale = (await reads.claimStale(window - inFlight.size)).filter(([id]) => !leases.holds(id));
+        const stale = (await reads.claimStale(count)).filter(([id]) => !leases.holds(id));
         fetched(stale, true);
         // New entries are read every round, stale ones taken over or not: thousands of a crashed replica's
         // entries to one webhook (each waiting, so the slots stay free) must not hold back the others'.
         // Without blocking when stale ones were found, so the rest of those are taken over soon too.
-        const free = window - inFlight.size;
+        const free = full ? count : window - inFlight.size;
         if (free > 0 && lanes.waiting() < maxWaitingEntries) fetched(await reads.readNew(connection, free, stale.length === 0), false);
       } catch (error) {
         // NOGROUP: the stream was deleted under us; recreate the group next round.

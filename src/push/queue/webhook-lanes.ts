@@ -1,3 +1,4 @@
+import { OwnerTurns } from './owner-turns.js';
 import type { PushJob } from './types.js';
 
 /**
@@ -10,6 +11,8 @@ export function webhookOf(job: Pick<PushJob, 'owner' | 'taskId' | 'configId' | '
 }
 
 interface Lane<T> {
+  /** Whose webhook it is: slots are shared between owners (owner-turns.ts). */
+  owner: string;
   items: T[];
   busy: boolean;
   /** Put back by `putBack`: not handed out again until `wake`. */
@@ -20,28 +23,31 @@ interface Lane<T> {
  * Deliveries waiting for their turn, in one lane per webhook. An item is handed out only while no other
  * of its lane is in flight (between `take` and `done`), so a webhook receives its notifications one at a
  * time and in the order they were added: a later one can never overtake an earlier one on the wire.
- * Lanes do not wait for each other: the next item handed out is the first of the lane that became
- * ready first, so one slow webhook holds only its own lane.
+ * Lanes do not wait for each other, so one slow webhook holds only its own lane; the next item handed
+ * out is the first of a ready lane of the owner with the fewest deliveries in flight (owner-turns.ts), so
+ * one owner's many webhooks that never answer do not keep another owner's notifications waiting behind
+ * all of theirs: the other owner's take the next slot that frees.
  */
 export class WebhookLanes<T> {
   private readonly lanes = new Map<string, Lane<T>>();
-  /** Lanes with items and nothing in flight, in the order they became so. */
-  private readonly ready: string[] = [];
+  /** Lanes with items and nothing in flight, by owner. */
+  private readonly ready = new OwnerTurns();
   private waitingCount = 0;
   private busyCount = 0;
 
   /** `order`: when given, each lane is kept sorted by it (items added out of order are inserted in place). */
   constructor(private readonly order?: (a: T, b: T) => number) {}
 
-  add(lane: string, item: T): void {
+  /** `owner`: whose webhook the lane is (the job's owner); each lane is its own owner when not told. */
+  add(lane: string, item: T, owner = lane): void {
     let entry = this.lanes.get(lane);
     if (!entry) {
-      entry = { items: [], busy: false, parked: false };
+      entry = { owner, items: [], busy: false, parked: false };
       this.lanes.set(lane, entry);
     }
     this.insert(entry.items, item);
     this.waitingCount += 1;
-    if (!entry.busy && !entry.parked && entry.items.length === 1) this.ready.push(lane);
+    if (!entry.busy && !entry.parked && entry.items.length === 1) this.ready.push(entry.owner, lane);
   }
 
   /**
@@ -56,6 +62,7 @@ export class WebhookLanes<T> {
     entry.busy = false;
     entry.parked = true;
     this.busyCount -= 1;
+    this.ready.ended(entry.owner);
     if (this.order) this.insert(entry.items, item);
     else entry.items.unshift(item);
     this.waitingCount += 1;
@@ -78,7 +85,7 @@ export class WebhookLanes<T> {
     const entry = this.lanes.get(lane);
     if (!entry?.parked) return;
     entry.parked = false;
-    if (entry.items.length > 0) this.ready.push(lane);
+    if (entry.items.length > 0) this.ready.push(entry.owner, lane);
   }
 
   private insert(items: T[], item: T): void {
@@ -106,7 +113,8 @@ export class WebhookLanes<T> {
     if (!entry?.busy) return;
     entry.busy = false;
     this.busyCount -= 1;
-    if (entry.items.length > 0) this.ready.push(lane);
+    this.ready.ended(entry.owner);
+    if (entry.items.length > 0) this.ready.push(entry.owner, lane);
     else this.lanes.delete(lane);
   }
 
@@ -126,11 +134,16 @@ export class WebhookLanes<T> {
     return this.busyCount;
   }
 
+  /** Whether the next slot that frees has a taker here that is owed it (OwnerTurns.someoneUnderServedWaits). */
+  someoneUnderServedWaits(): boolean {
+    return this.ready.someoneUnderServedWaits();
+  }
+
   /** Removes every item not taken yet and returns them (lanes in flight stay busy until `done`). */
   drain(): T[] {
     const items: T[] = [];
     for (const entry of this.lanes.values()) items.push(...entry.items.splice(0));
-    this.ready.length = 0;
+    this.ready.clear();
     this.waitingCount = 0;
     for (const [lane, entry] of this.lanes) if (!entry.busy) this.lanes.delete(lane);
     return items;
