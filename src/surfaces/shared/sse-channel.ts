@@ -22,6 +22,12 @@ export interface SseOptions {
    * nothing yet: the client gets the headers and a first byte at once, not after a keep-alive interval.
    */
   comment?: string;
+  /** A frame was written while its caller was there (the last of the text the writer read), as far as the writer can tell. */
+  onWritten?(frame: SseFrame): void;
+  /** Its caller's connection was still there a moment after the stream ended on a frame that asks them (SseFrame.asksCaller). */
+  onHeld?(): void;
+  /** Its caller hung up once the source had ended: frames it gave were never written, or were written as they left. */
+  onLeftAtEnd?(): void;
 }
 
 /**
@@ -65,6 +71,11 @@ export class SseChannel {
   private sawEvent = false;
   /** How it ended, set with `finished`; the frames written (one increment a frame: the count is the end's, told once). */
   private readonly outcome: SseEnd = { how: 'completed', events: 0 };
+  /** The last frame queued, then the last in the text handed to the writer: what `written` acknowledges. */
+  private lastQueued: SseFrame | undefined;
+  private handed: SseFrame | undefined;
+  private lastHanded: SseFrame | undefined;
+  private leftTold = false;
   /** Set by the consumer that takes the stream: only one may. */
   claimed = false;
 
@@ -116,6 +127,51 @@ export class SseChannel {
     this.ended();
   }
 
+  /** Whether anything is told of the frames written (a facade stream): a writer that need not tell checks nothing per write. */
+  get acknowledges(): boolean {
+    return this.options.onWritten !== undefined;
+  }
+
+  /** The text last read was written, its caller still there as far as the writer can tell. */
+  written(): void {
+    const frame = this.takeWritten();
+    if (frame) this.acknowledge(frame);
+  }
+
+  /** The last frame of the text read since this was last asked, if any: the writer acknowledges it once it can tell. */
+  takeWritten(): SseFrame | undefined {
+    const frame = this.handed;
+    this.handed = undefined;
+    return frame;
+  }
+
+  /** `frame` (and every one before it) was written while its caller was there. */
+  acknowledge(frame: SseFrame): void {
+    this.options.onWritten?.(frame);
+  }
+
+  /** The stream ended on a frame that asks its caller (SseFrame.asksCaller): the writer waits to see the connection hold. */
+  get endsAskingCaller(): boolean {
+    return this.closed && this.queued.length === 0 && this.lastHanded?.asksCaller === true;
+  }
+
+  /** The caller's connection held past the stream's end. */
+  held(): void {
+    this.options.onHeld?.();
+  }
+
+  /**
+   * The caller hung up, seen by the writer (at a write, or by the connection's end): the stream stops; when its
+   * source had already ended, onLeftAtEnd says so (once).
+   */
+  callerLeft(): void {
+    const sourceEnded = this.finished && this.outcome.how !== 'caller_left';
+    this.cancel();
+    if (!sourceEnded || this.leftTold) return;
+    this.leftTold = true;
+    this.options.onLeftAtEnd?.();
+  }
+
   private readonly ping = (text: string): void => this.queue(text);
 
   private readonly disconnect = (): void => {
@@ -163,6 +219,7 @@ export class SseChannel {
   private write(frame: SseFrame): void {
     if (this.closed) return;
     this.queue(frameText(frame));
+    this.lastQueued = frame;
     this.outcome.events++;
     for (const observer of this.frameObservers) observer.frame!(frame);
   }
@@ -176,6 +233,9 @@ export class SseChannel {
   private take(): string {
     const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
     this.queued.length = 0;
+    this.handed = this.lastQueued;
+    if (this.lastQueued) this.lastHanded = this.lastQueued;
+    this.lastQueued = undefined;
     return text;
   }
 

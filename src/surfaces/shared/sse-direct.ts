@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { SseChannel } from './sse-channel.js';
+import type { SseFrame } from './sse-frames.js';
 import { sseChannelOfResponse } from './sse.js';
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
@@ -30,29 +33,92 @@ function drained(outgoing: ServerResponse): Promise<void> {
 }
 
 /**
+ * How long a stream that ended asking its caller (a question, a permission prompt) watches the connection: a
+ * caller that hangs up within it may have left before the question reached it (its bytes written to a peer
+ * already gone), which the gateway cannot tell from one that read it and closed; the turn is then noted as
+ * unread, so the next message shows the question again rather than being taken as its answer (docs/facade-reply.md).
+ * A hang-up within it is told by the connection's 'end'.
+ */
+const ASKING_END_WATCH_MS = 500;
+
+/**
+ * The caller hung up: the connection's end (its FIN) was read, it was reset, or the response is gone. The FIN comes a
+ * loop turn or more before the response's 'close' (the server ends the socket, then it closes): up to tens
+ * of milliseconds on a busy loop, in which the agent's next event would otherwise be written to no one.
+ */
+const peerGone = (outgoing: ServerResponse, peer: Socket | null): boolean =>
+  outgoing.destroyed || peer?.readableEnded === true || peer?.destroyed === true;
+
+/**
  * Writes the channel to the Node response as it reads: text straight to the socket, no web stream, no
  * encoder, no adapter loop per stream. The head goes out at once (a stream opens at acceptance), in the
- * same write as the opening comment when there is one.
+ * same write as the opening comment when there is one. Each write is acknowledged to the channel unless its
+ * caller was seen gone first (then nothing more is written).
  */
 async function pipeChannel(channel: SseChannel, status: number, headers: Headers, outgoing: ServerResponse): Promise<void> {
+  const peer = outgoing.socket;
+  let gone = false;
+  // What the connection had read when the stream ended: more is a next request on it, so the caller read this one whole.
+  let readAtEnd = Infinity;
+  const left = (): void => {
+    if (peer && peer.bytesRead > readAtEnd) return;
+    gone = true;
+    channel.callerLeft();
+  };
   outgoing.once('close', () => {
-    if (!outgoing.writableFinished) channel.cancel();
+    if (!outgoing.writableFinished) left();
   });
-  outgoing.writeHead(status, headerRecord(headers));
-  let first = true;
-  for (;;) {
-    const pending = channel.read();
-    // Nothing to send with the head yet: send the head alone, so the client sees the stream open.
-    if (first) {
-      first = false;
-      const ready = await Promise.race([pending, Promise.resolve(undefined)]);
-      if (ready === undefined) outgoing.flushHeaders();
+  peer?.once('end', left);
+  peer?.once('error', left);
+  // A frame is acknowledged a loop turn after the one it was written in, unless the caller's hang-up was read by then.
+  // Bytes written as the caller hangs up may reach its socket and never its reader (in flight, or read with the chunk
+  // it stopped at): that cannot be told, and such a frame is shown again rather than lost (docs/facade-reply.md).
+  // One check per loop turn, not per frame.
+  const acknowledges = channel.acknowledges;
+  let checking = false;
+  let writtenBefore: SseFrame | undefined;
+  const check = (): void => {
+    checking = false;
+    const ready = writtenBefore;
+    writtenBefore = channel.takeWritten();
+    if (gone || peerGone(outgoing, peer)) return;
+    if (ready) channel.acknowledge(ready);
+    if (writtenBefore) checkNextTurn();
+  };
+  const checkNextTurn = (): void => {
+    if (checking) return;
+    checking = true;
+    setImmediate(check);
+  };
+  try {
+    outgoing.writeHead(status, headerRecord(headers));
+    let first = true;
+    for (;;) {
+      const pending = channel.read();
+      // Nothing to send with the head yet: send the head alone, so the client sees the stream open.
+      if (first) {
+        first = false;
+        const ready = await Promise.race([pending, Promise.resolve(undefined)]);
+        if (ready === undefined) outgoing.flushHeaders();
+      }
+      const text = await pending;
+      if (text === null) break;
+      if (peerGone(outgoing, peer)) return left();
+      const more = outgoing.write(text);
+      if (acknowledges) checkNextTurn();
+      if (!more) await drained(outgoing);
     }
-    const text = await pending;
-    if (text === null || outgoing.destroyed) break;
-    if (!outgoing.write(text)) await drained(outgoing);
+    if (outgoing.destroyed) return;
+    outgoing.end();
+    if (!channel.endsAskingCaller) return;
+    readAtEnd = peer?.bytesRead ?? Infinity;
+    // A connection the gateway closes itself (no keep-alive) cannot be watched: the question counts as read.
+    if (outgoing.shouldKeepAlive) await sleep(ASKING_END_WATCH_MS, undefined, { ref: false });
+    if (!gone) channel.held();
+  } finally {
+    peer?.off('end', left);
+    peer?.off('error', left);
   }
-  if (!outgoing.destroyed) outgoing.end();
 }
 
 /**

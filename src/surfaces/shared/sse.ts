@@ -46,8 +46,14 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
       async pull(controller) {
         channel.claimed = true;
         const text = await channel.read();
-        if (text === null) controller.close();
-        else controller.enqueue(encoder.encode(text));
+        // An in-process reader: what is handed to it is read, as far as anything here can tell.
+        if (text === null) {
+          if (channel.endsAskingCaller) channel.held();
+          controller.close();
+        } else {
+          controller.enqueue(encoder.encode(text));
+          channel.written();
+        }
       },
       cancel() {
         channel.cancel();

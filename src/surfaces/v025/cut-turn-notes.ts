@@ -18,7 +18,12 @@ export interface CutTurnNote {
   taskId: string;
   /** What the cut turn's user was shown: where its rest starts (turn-rest.ts restCursor). */
   shown: TurnSoFar;
+  /** Why its user stopped reading it, when no connection broke (absent: a shutdown or a hang-up, as in notes written before it). */
+  reason?: CutReason;
 }
+
+/** `timed-out`: the gateway's own bound on the call passed (unwatched-turns.ts), and its user was told the agent goes on. */
+export type CutReason = 'timed-out';
 
 export interface CutTurnNotes {
   note(principal: string, contextId: string, cut: CutTurnNote): Promise<void>;
@@ -54,6 +59,7 @@ interface KeptPrevious {
  */
 interface StoredNote {
   taskId: string;
+  reason?: CutReason;
   shown: Omit<TurnSoFar, 'shownFiles' | 'previous'> & {
     shownFiles?: Array<[string, readonly Part[] | null]>;
     kept?: KeptPrevious;
@@ -99,8 +105,11 @@ function stored(cut: CutTurnNote): StoredNote {
   const { shownFiles, previous, sent, sentDigest: _sentDigest, ...shown } = cut.shown;
   const files = shownFiles ? [...shownFiles].map(([id, parts]): [string, readonly Part[] | null] => [id, parts ?? null]) : undefined;
   const slim = withFields(withFields(shown, { sent: sentSlim(sent), ...sentDigestOf(cut.shown) }), previous ? { kept: keptPrevious(previous) } : {});
-  return { taskId: cut.taskId, shown: files ? withFields(slim, { shownFiles: files }) : slim };
+  return withFields({ taskId: cut.taskId, shown: files ? withFields(slim, { shownFiles: files }) : slim }, reasonOf(cut));
 }
+
+/** The reason as kept: only one this release knows, so that a note from a later one reads as a broken connection. */
+const reasonOf = ({ reason }: { reason?: unknown }): { reason?: CutReason } => (reason === 'timed-out' ? { reason } : {});
 
 function fromStored(value: StoredNote): CutTurnNote | undefined {
   if (typeof value?.taskId !== 'string' || typeof value.shown !== 'object' || !Array.isArray(value.shown?.passed)) return undefined;
@@ -108,7 +117,7 @@ function fromStored(value: StoredNote): CutTurnNote | undefined {
   const files = shownFiles ? new Map(shownFiles.map(([id, parts]) => [id, parts ?? undefined])) : undefined;
   const before = kept ?? previous;
   const whole = withFields(withFields(shown, typeof sentDigest === 'string' ? { sentDigest } : {}), before ? { previous: previousOf(before) } : {});
-  return { taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole };
+  return withFields({ taskId: value.taskId, shown: files ? withFields(whole, { shownFiles: files }) : whole }, reasonOf(value));
 }
 
 function parsed(text: string | null | undefined): CutTurnNote | undefined {

@@ -10,7 +10,7 @@ import { withReplayedGap } from './turn-pipeline-replay.js';
 import { followedRest } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
 import { noted, TurnTracker } from './turn-tracker.js';
-import type { CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
+import type { CutReason, CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
 
 /**
  * A Bailian turn the gateway's shutdown cut (a rollout) goes on at the agent, and its
@@ -30,6 +30,8 @@ export interface CutTurn {
   current: Task;
   /** The message that reads the rest asks what the cut turn's message asked: the rest is its answer (repeated-message.ts). */
   repeated: boolean;
+  /** Why its user stopped reading it, when no connection broke (CutTurnNote.reason). */
+  reason?: CutReason;
 }
 
 type Conversation = { principal: string; contextId: string | undefined };
@@ -59,7 +61,7 @@ export async function cutTurnOf(
   if (!note) return undefined;
   try {
     const current = await deps.port.getTask({ id: note.taskId }, vouched(ctx));
-    return { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) };
+    return withFields({ shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) }, note.reason ? { reason: note.reason } : {});
   } catch (error) {
     if (unknownToAgent(error)) await notes.forget(principal, contextId, note.taskId);
     return undefined;
@@ -87,11 +89,17 @@ const readNoneOf = (shown: TurnSoFar): boolean =>
 
 /**
  * The words that open a cut turn's rest, as the note tells what its user read: the rest, or, when they read none of
- * it, the turn's reply whole; and whether the message that reads it was passed on.
+ * it, the turn's reply whole; and whether the message that reads it was passed on. Why the turn was cut, as the note
+ * tells it: the gateway's own bound (its user was told the agent took longer than the reply could wait), not a
+ * broken connection, is not called one.
  */
 export function cutTurnLead(cut: CutTurn, words: FacadeWords): string {
-  if (readNoneOf(cut.shown)) return cut.repeated ? words.cutTurnWholeOfSameMessage : words.cutTurnWhole;
-  return cut.repeated ? words.cutTurnRestOfSameMessage : words.cutTurnRest;
+  const [rest, restOfSame, whole, wholeOfSame] =
+    cut.reason === 'timed-out'
+      ? [words.timedOutTurnRest, words.timedOutTurnRestOfSameMessage, words.timedOutTurnWhole, words.timedOutTurnWholeOfSameMessage]
+      : [words.cutTurnRest, words.cutTurnRestOfSameMessage, words.cutTurnWhole, words.cutTurnWholeOfSameMessage];
+  if (readNoneOf(cut.shown)) return cut.repeated ? wholeOfSame : whole;
+  return cut.repeated ? restOfSame : rest;
 }
 
 /**
@@ -135,15 +143,22 @@ export interface WatchedTurn {
    * Its user stopped watching it before its end while the agent goes on (unwatched-turns.ts): it is noted at its
    * end as a shutdown's cut is, so that the conversation's next message shows its rest. `read: 'nothing'`: its
    * user read none of it (a message/send hung up), so the rest is the turn whole. Whether its task is known: a
-   * new task that named itself in no event yet cannot be noted.
+   * new task that named itself in no event yet cannot be noted. `reason`: why, when no connection broke (CutTurnNote.reason).
    */
-  unwatched(read?: 'nothing'): boolean;
+  unwatched(read?: 'nothing', reason?: CutReason): boolean;
   /**
    * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
    * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
    * note can show its rest), never "try again"; any other error as it is.
    */
   toldAtCut(error: unknown, words: FacadeWords): unknown;
+  /**
+   * Its caller hung up as its stream ended: at frames the source had already given (never written), or a moment
+   * after a frame that pauses the turn for them (stream.ts), which may never have reached them. Noted as
+   * `unwatched` is, even after its end, with what the writer acknowledged; not for a turn that showed a cut turn's
+   * rest: a client that always closes a stream's connection at once would be shown the same question again and again.
+   */
+  leftAtEnd(): void;
   end(): void;
 }
 
@@ -169,17 +184,32 @@ export function watchedTurn(
   let ended = false;
   let unwatched = false;
   let readNothing = false;
-  /** The task to note as cut, when the shutdown has cut the turn or its user stopped watching it. */
+  let reason: CutReason | undefined;
+  /**
+   * The task to note as cut, when the shutdown has cut the turn or its user stopped watching it: unless its user
+   * was shown its end (what a stream wrote, not what it relayed after they left: a question they never read stays open).
+   */
   const cutTask = (): string | undefined => {
     if (!(shutdown?.aborted || unwatched) || !contextId) return undefined;
+    const { state, heldStatus } = tracker.shown();
     // A follow-up's stream that opened with its task still waiting (an a2a-js 1.x agent taking up the answer) goes on.
-    if (tracker.state !== undefined && !isActiveState(tracker.state) && tracker.heldStatus === undefined) return undefined;
+    if (state !== undefined && !isActiveState(state) && heldStatus === undefined) return undefined;
     return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
+  };
+  const noteCut = (): void => {
+    if (!contextId) return;
+    const taskId = cutTask();
+    // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
+    const shown = readNothing ? tracker.unread() : tracker.shown().soFar();
+    if (taskId) void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
+    else if (shows) void notes.forget(principal, contextId, shows.current.id);
   };
   return {
     tracker,
     sent: () => void (sent = true),
-    unwatched(read) {
+    unwatched(read, why) {
+      // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
+      if (!unwatched) reason = why;
       unwatched = true;
       readNothing ||= read === 'nothing';
       return cutTask() !== undefined;
@@ -188,14 +218,15 @@ export function watchedTurn(
       if (!sent || !cutByShutdown(error, shutdown)) return error;
       return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
     },
+    leftAtEnd() {
+      if (shows || unwatched) return;
+      unwatched = true;
+      if (ended) noteCut();
+    },
     end() {
-      if (ended || !contextId) return;
+      if (ended) return;
       ended = true;
-      const taskId = cutTask();
-      // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
-      const shown = readNothing ? tracker.unread() : tracker.soFar();
-      if (taskId) void notes.note(principal, contextId, { taskId, shown } satisfies CutTurnNote);
-      else if (shows) void notes.forget(principal, contextId, shows.current.id);
+      noteCut();
     },
   };
 }

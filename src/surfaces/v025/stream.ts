@@ -5,7 +5,7 @@ import type { V025StreamEvent, V025TaskStatus } from '../../protocol/v025/index.
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
-import { sseResponse, type SseFrame } from '../shared/sse.js';
+import { sseResponse, type SseFrame, type SseOptions } from '../shared/sse.js';
 import { openStream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from '../shared/stream-open.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
@@ -63,6 +63,8 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     if (signal.aborted && !endedHere) options.unwatched?.callerGone();
     options.onEnd?.();
   };
+  // Before the turn's first event: what its caller was shown is what was written to them (turn-tracker.ts).
+  const written = options.unwatched?.shownAsWritten();
   const turnReply = options.reply ?? replyOptions(deps);
   const reply = createTurnReply(turnReply);
   // Opened at the first event or, when the upstream accepted the call and stays quiet, at once with a
@@ -82,10 +84,25 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => {
     const data = JSON.stringify({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) });
-    if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind } };
+    const mark = written?.mark;
+    if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind }, mark };
     shownStatus = result.status;
-    return { data, shows: { kind: result.kind, state: result.status.state } };
+    const asksCaller = written?.waitsForCaller === true && endsTurn(result);
+    return { data, shows: { kind: result.kind, state: result.status.state }, mark, asksCaller };
   };
+  // The mark of a written frame that asks its caller, counted as read only once the connection held (SseOptions.onHeld).
+  let askedAt: number | undefined;
+  const shownAsWritten: Pick<SseOptions, 'onWritten' | 'onHeld' | 'onLeftAtEnd'> = written
+    ? {
+        onWritten: ({ mark, asksCaller }) => {
+          if (mark === undefined) return;
+          if (asksCaller) askedAt = mark;
+          else written.wrote(mark);
+        },
+        onHeld: () => askedAt !== undefined && written.wrote(askedAt),
+        onLeftAtEnd: written.leftAtEnd,
+      }
+    : {};
 
   /**
    * A failure the SSE writer reports (a shutdown): a failed, final status-update, else an error frame, told in
@@ -128,9 +145,13 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     },
     shutdown: deps.shutdown,
     onError: failureFrames,
+    ...shownAsWritten,
     ...(head.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
 }
+
+/** The turn's last frame (under `bailian` a question's state reads `completed`: what it waits for is the agent's). */
+const endsTurn = (event: V025StreamEvent): boolean => event.kind === 'task' || (event.kind === 'status-update' && event.final === true);
 
 /** The caller's task and context, for the request's log line. */
 function taskRefOf(event: V025StreamEvent): { taskId?: string; contextId?: string } {

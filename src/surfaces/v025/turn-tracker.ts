@@ -35,31 +35,21 @@ export interface ShownTurn {
 const filesShownBefore = (turn: Pick<TurnSoFar, 'shownFiles'>): Map<string, Part[] | undefined> =>
   new Map([...(turn.shownFiles ?? [])].map(([id, parts]) => [id, parts && [...parts]]));
 
-/**
- * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
- * then those of its recovery), so that whatever reads the rest next knows where it starts. One per turn,
- * made as it begins (send.ts): each event is noted once, by what relays it, and the recovery and the note
- * of a turn a shutdown cut (cut-turns.ts) read the same notes.
- */
-export class TurnTracker implements ShownTurn {
+/** The turn so far as a run of events makes it: what was relayed, or what of that was written to the caller. */
+class NotesSoFar {
   taskId: string | undefined;
   state: TaskState | undefined;
-  /**
-   * The status of the waiting task a follow-up's stream opened with, while nothing else came: an a2a-js 1.x
-   * agent opens the answer to its question with the task as it took it up, still waiting, and goes on.
-   */
   heldStatus: TaskStatus | undefined;
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
-  private passed: Message[] = [];
+  private readonly passed: Message[] = [];
   /** Each file once, however many chunks of it came. */
-  private passedFiles = new Set<string>();
+  private readonly passedFiles = new Set<string>();
   /** The parts of each file as the caller holds them (undefined: appended to a file the turn did not begin). */
-  private shownFiles: Map<string, Part[] | undefined>;
+  private readonly shownFiles: Map<string, Part[] | undefined>;
   private lastStatus: TaskStatusUpdateEvent | undefined;
   private pipelineSequence: number | undefined;
 
-  /** `turn`: what the turn's caller was shown before these events, if anything (a turn a shutdown cut: cut-turns.ts). */
   constructor(private readonly turn: Omit<TurnSoFar, 'passed'> & Partial<Pick<TurnSoFar, 'passed'>>) {
     this.shownFiles = filesShownBefore(turn);
   }
@@ -89,23 +79,6 @@ export class TurnTracker implements ShownTurn {
     }
   }
 
-  /**
-   * A new attempt of the turn begins (gone-task.ts sends the caller's words again, in a new task): what the
-   * refused one noted was never shown.
-   */
-  restart(): void {
-    this.taskId = undefined;
-    this.state = undefined;
-    this.heldStatus = undefined;
-    this.noted = 0;
-    this.passed = [];
-    this.passedFiles = new Set();
-    this.shownFiles = filesShownBefore(this.turn);
-    this.lastStatus = undefined;
-    this.pipelineSequence = undefined;
-  }
-
-  /** The turn as shown so far. */
   soFar(): TurnSoFar {
     return withFields(this.turn, {
       passed: [...(this.turn.passed ?? []), ...this.passed.map((message) => joinText(message.parts))],
@@ -115,6 +88,98 @@ export class TurnTracker implements ShownTurn {
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
       ...(this.pipelineSequence !== undefined ? { pipelineSequence: this.pipelineSequence } : {}),
     });
+  }
+}
+
+/** What a turn's caller was shown, for the note a cut or a hang-up takes (cut-turns.ts). */
+export type ShownView = Pick<ShownTurn, 'taskId' | 'state' | 'heldStatus' | 'soFar'>;
+
+/**
+ * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,
+ * then those of its recovery), so that whatever reads the rest next knows where it starts. One per turn,
+ * made as it begins (send.ts): each event is noted once, by what relays it, and the recovery and the note
+ * of a turn a shutdown cut (cut-turns.ts) read the same notes.
+ *
+ * On a stream (shownAsWritten), relayed is not shown: an event is relayed ahead of the socket (the SSE channel
+ * asks for the next frame while one is written) and may come after its caller hung up, before the gateway saw
+ * it. There `shown()` is what the writer acknowledged (written: the frame's mark, the relayed count as it was made),
+ * while the recovery goes on from what was relayed.
+ */
+export class TurnTracker implements ShownTurn {
+  private relayed: NotesSoFar;
+  /** What the writer acknowledged, on a stream; undefined: what was relayed counts as shown (a blocking answer). */
+  private written: NotesSoFar | undefined;
+  /** Events relayed and not yet acknowledged, the first of them the `unwrittenFrom`th relayed. */
+  private unwritten: StreamResponse[] = [];
+  private unwrittenFrom = 0;
+  private relayedCount = 0;
+
+  /** `turn`: what the turn's caller was shown before these events, if anything (a turn a shutdown cut: cut-turns.ts). */
+  constructor(private readonly turn: Omit<TurnSoFar, 'passed'> & Partial<Pick<TurnSoFar, 'passed'>>) {
+    this.relayed = new NotesSoFar(turn);
+  }
+
+  get taskId(): string | undefined {
+    return this.relayed.taskId;
+  }
+
+  get state(): TaskState | undefined {
+    return this.relayed.state;
+  }
+
+  /**
+   * The status of the waiting task a follow-up's stream opened with, while nothing else came: an a2a-js 1.x
+   * agent opens the answer to its question with the task as it took it up, still waiting, and goes on.
+   */
+  get heldStatus(): TaskStatus | undefined {
+    return this.relayed.heldStatus;
+  }
+
+  note(event: StreamResponse): void {
+    this.relayed.note(event);
+    this.relayedCount++;
+    if (this.written) this.unwritten.push(event);
+  }
+
+  /** From now on (before the turn's first event) only what the writer acknowledges counts as shown. */
+  shownAsWritten(): void {
+    this.written ??= new NotesSoFar(this.turn);
+  }
+
+  /** How many events were relayed: a frame made now shows them, its mark. */
+  get mark(): number {
+    return this.relayedCount;
+  }
+
+  /** The frame made at `mark` was written while its caller was there: the events relayed before it were shown. */
+  wrote(mark: number): void {
+    const written = this.written;
+    const count = Math.min(mark - this.unwrittenFrom, this.unwritten.length);
+    if (!written || count <= 0) return;
+    for (let i = 0; i < count; i++) written.note(this.unwritten[i]!);
+    this.unwritten.splice(0, count);
+    this.unwrittenFrom += count;
+  }
+
+  /** What its caller was shown: what the writer acknowledged on a stream, else what was relayed. */
+  shown(): ShownView {
+    return this.written ?? this.relayed;
+  }
+
+  /**
+   * A new attempt of the turn begins (gone-task.ts sends the caller's words again, in a new task): what the
+   * refused one noted was never shown.
+   */
+  restart(): void {
+    this.relayed = new NotesSoFar(this.turn);
+    if (this.written) this.written = new NotesSoFar(this.turn);
+    this.unwritten = [];
+    this.unwrittenFrom = this.relayedCount;
+  }
+
+  /** The turn as relayed so far (where a recovery goes on from). */
+  soFar(): TurnSoFar {
+    return this.relayed.soFar();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { A2AError } from '../../model/index.js';
+import { A2AError, isInterruptedState } from '../../model/index.js';
 import type { WatchedTurn } from './cut-turns.js';
 import type { FacadeWords } from './reply/index.js';
 
@@ -27,13 +27,41 @@ export interface UnwatchedTurn {
    * time-out as its user reads it, words.turnLeftRunning when the turn is noted.
    */
   timedOut(timedOut: A2AError): A2AError;
+  /** Its stream tells what it wrote (stream.ts): from now on only that counts as shown. */
+  shownAsWritten(): WrittenFrames;
+}
+
+/**
+ * What a stream tells its turn of the frames it writes: what was relayed when a frame was made (`mark`), that a
+ * frame was written while its caller was there (`wrote`), and that its caller hung up as it ended (`leftAtEnd`).
+ */
+export interface WrittenFrames {
+  readonly mark: number;
+  /** The agent's turn, as relayed, waits for its caller (input-required, auth-required): its last frame asks them. */
+  readonly waitsForCaller: boolean;
+  wrote(mark: number): void;
+  leftAtEnd(): void;
 }
 
 /** The one decision of message/send and message/stream on a turn left unwatched. */
 export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): UnwatchedTurn {
   return {
     callerGone: (read) => void watch.unwatched(read),
-    timedOut: (timedOut) => (watch.unwatched() ? timedOut.toldAs(words.turnLeftRunning) : timedOut),
+    timedOut: (timedOut) => (watch.unwatched(undefined, 'timed-out') ? timedOut.toldAs(words.turnLeftRunning) : timedOut),
+    shownAsWritten() {
+      const { tracker } = watch;
+      tracker.shownAsWritten();
+      return {
+        get mark() {
+          return tracker.mark;
+        },
+        get waitsForCaller() {
+          return tracker.state !== undefined && isInterruptedState(tracker.state);
+        },
+        wrote: (mark) => tracker.wrote(mark),
+        leftAtEnd: () => watch.leftAtEnd(),
+      };
+    },
   };
 }
 

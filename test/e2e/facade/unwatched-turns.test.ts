@@ -15,6 +15,9 @@ const REST_WORDS = 'Here is the rest of the reply to your previous message';
 /** How the reply opens when its user read none of the turn. */
 const WHOLE_WORDS = 'Here is the reply to your previous message';
 const LEFT_RUNNING_WORDS = 'but it is still working on your request. Send any message in this conversation';
+/** Why the reply broke off, as the rest's opening says: Bailian hung up, or the gateway's bound passed (no connection broke). */
+const INTERRUPTED = 'whose connection was interrupted';
+const TOOK_LONGER = 'the agent took longer than that reply could wait';
 
 describe('a follow-up after a turn the facade stopped watching', () => {
   let fake: FakeIacCode;
@@ -44,6 +47,8 @@ describe('a follow-up after a turn the facade stopped watching', () => {
     expect(next.body.error).toBeUndefined();
     expect(next.body.result).toMatchObject({ id: head.id, contextId: 'ctx-hung-up' });
     expect(sentText(next.body.result)).toContain(WHOLE_WORDS);
+    expect(sentText(next.body.result)).toContain(INTERRUPTED);
+    expect(sentText(next.body.result)).not.toContain(TOOK_LONGER);
     expect(sentText(next.body.result)).toContain('Hello world.');
     expect(sentTaskIds().slice(before)).toEqual([undefined]);
     const after = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'and a vSwitch', contextId: 'ctx-hung-up' }) });
@@ -53,7 +58,7 @@ describe('a follow-up after a turn the facade stopped watching', () => {
     expect(sentTaskIds().slice(before)).toEqual([undefined, head.id]);
   });
 
-  it('after a message/send that ran out of time: its user reads that the agent goes on, and the next message shows the rest', async () => {
+  it('after a message/send that ran out of time: its user reads that the agent goes on, and the next message shows the rest, as no broken connection', async () => {
     // A bound far shorter than the turn; this gateway shares the agent, not the registry, with the other.
     const hurried = await startFacadeGateway({ upstream: { url: fake.url, 'request-timeout-ms': 200 } });
     onTestFinished(() => hurried.close());
@@ -72,6 +77,8 @@ describe('a follow-up after a turn the facade stopped watching', () => {
     // Opened as the rest when the bound passed after iac-code's first word (it reached the user), else as the whole.
     const read = sentText(first.body.result).startsWith('Hello');
     expect(sentText(next.body.result)).toContain(read ? REST_WORDS : WHOLE_WORDS);
+    expect(sentText(next.body.result)).toContain(TOOK_LONGER);
+    expect(sentText(next.body.result)).not.toContain(INTERRUPTED);
     expect(sentText(next.body.result)).toContain(read ? 'world.' : 'Hello world.');
     expect(sentText(next.body.result)).toContain('Done.');
     expect(sentTaskIds().slice(before)).toEqual([undefined]);

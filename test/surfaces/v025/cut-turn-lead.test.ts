@@ -5,7 +5,10 @@
  * message and for the same message again, through a note kept as the store keeps it.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CallContext } from '../../../src/core/agent-port.js';
 import type { Message, StreamResponse, Task } from '../../../src/model/index.js';
 import { createLocalCutTurnNotes, type CutTurnNotes } from '../../../src/surfaces/v025/cut-turn-notes.js';
@@ -47,15 +50,19 @@ const finished: Task = {
 const deps = { port: { getTask: async () => finished } } as unknown as V025FacadeDeps;
 const ctx = {} as CallContext;
 
-/** How a turn was left: by a message/send's caller hanging up, or a message/stream's, once the agent said `FIRST`. */
-type Left = 'message/send' | 'message/stream';
+/**
+ * How a turn was left: by a message/send's caller hanging up, or a message/stream's, once the agent said `FIRST`; or
+ * by message/send's bound passing (`upstream.request-timeout-ms`), its reply telling its user the agent goes on.
+ */
+type Left = 'message/send' | 'message/stream' | 'timed-out';
 
 /** The turn `PROMPT` left as `left`, after its first words passed the reply; `shows`: the cut turn it showed instead. */
 async function leftTurn(notes: CutTurnNotes, left: Left, shows?: CutTurn, shown: readonly (string | StreamResponse)[] = [FIRST]): Promise<void> {
   const turn = watchedTurn(conversation, notes, undefined, { sent: text(PROMPT), ...(shows ? { shows } : {}) });
   turn.sent();
   for (const event of shown) turn.tracker.note(typeof event === 'string' ? said(event) : event);
-  turn.unwatched(left === 'message/send' ? 'nothing' : undefined);
+  if (left === 'timed-out') turn.unwatched(undefined, 'timed-out');
+  else turn.unwatched(left === 'message/send' ? 'nothing' : undefined);
   turn.end();
   await notes.settled();
 }
@@ -111,6 +118,30 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
     expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.cutTurnRestOfSameMessage}\n\n`);
   });
 
+  it('a message/send past its bound: the rest, in words that say no connection broke, whole when none of it was read', async () => {
+    const notes = notesKept();
+    await leftTurn(notes, 'timed-out');
+    const other = await nextRead(notes, text('继续'), language);
+    expect(other.lead).toBe(`${words.timedOutTurnRest}\n\n`);
+    expect(other.text).toBe(LAST);
+    expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.timedOutTurnRestOfSameMessage}\n\n`);
+    const none = notesKept();
+    await leftTurn(none, 'timed-out', undefined, [opened]);
+    expect((await nextRead(none, text('继续'), language)).lead).toBe(`${words.timedOutTurnWhole}\n\n`);
+    expect((await nextRead(none, text(PROMPT), language)).lead).toBe(`${words.timedOutTurnWholeOfSameMessage}\n\n`);
+  });
+
+  it('the time-out’s words are none of a broken connection’s, and keep what they say of the message that reads it', () => {
+    const timedOut = [words.timedOutTurnRest, words.timedOutTurnRestOfSameMessage, words.timedOutTurnWhole, words.timedOutTurnWholeOfSameMessage];
+    const cut = [words.cutTurnRest, words.cutTurnRestOfSameMessage, words.cutTurnWhole, words.cutTurnWholeOfSameMessage];
+    expect(new Set([...timedOut, ...cut]).size).toBe(8);
+    for (const lead of timedOut) expect(lead).not.toMatch(/interrupted|中断|中断され/);
+    expect(words.timedOutTurnRest.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.timedOutTurnWhole.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.timedOutTurnRestOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
+    expect(words.timedOutTurnWholeOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
+  });
+
   it('the whole reply’s words are not the rest’s, and keep what they say of the message that reads it', () => {
     expect(words.cutTurnWhole).not.toBe(words.cutTurnRest);
     expect(words.cutTurnWholeOfSameMessage).not.toBe(words.cutTurnRestOfSameMessage);
@@ -152,6 +183,31 @@ describe('a turn that showed a cut turn, itself left before its end', () => {
     const next = await nextRead(notes, text('继续'));
     expect(next.lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
     expect(next.text).toBe(LAST);
+  });
+});
+
+describe('why a turn was cut, as its note keeps it', () => {
+  it('a time-out noted to a file is read back as one by a restarted process; then hung up again, it reads as a broken connection', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cut-turn-reason-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    await leftTurn(createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }), 'timed-out');
+    const restarted = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
+    expect((await nextRead(restarted, text('继续'))).lead).toBe(`${wordsIn('zh').timedOutTurnRest}\n\n`);
+    await leftTurn(restarted, 'message/stream', await cutTurnOf(conversation, restarted, deps, ctx, text('继续')), []);
+    expect((await nextRead(restarted, text('继续'))).lead).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
+  });
+
+  it('a note without a reason (written before it was kept), or with one this release does not know, reads as a broken connection', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cut-turn-reason-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    await leftTurn(createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir }), 'timed-out');
+    const file = join(dir, 'facade_cut_turns.json');
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    for (const reason of [undefined, 'power-cut']) {
+      writeFileSync(file, JSON.stringify(kept.map((entry: any) => ({ ...entry, note: { ...entry.note, reason } }))));
+      const notes = createLocalCutTurnNotes({ max: 10, idleTtlMs: 0, dir });
+      expect((await nextRead(notes, text('继续'))).lead, String(reason)).toBe(`${wordsIn('zh').cutTurnRest}\n\n`);
+    }
   });
 });
 

@@ -55,6 +55,14 @@ export const EN: FacadeWords = {
     'Here is the reply to your previous message, whose connection was interrupted before any of it reached you. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
   cutTurnWholeOfSameMessage:
     "The message you just sent is the same as your previous one, whose connection was interrupted before any of the reply reached you. Here is the agent's whole reply to it. It was not run a second time; there is no need to send it again.",
+  timedOutTurnRest:
+    'Here is the rest of the reply to your previous message: the agent took longer than that reply could wait, and went on working. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  timedOutTurnRestOfSameMessage:
+    "The message you just sent is the same as your previous one, which the agent went on working on after that reply stopped waiting. Here is the rest of the agent's reply to it. It was not run a second time; there is no need to send it again.",
+  timedOutTurnWhole:
+    'Here is the reply to your previous message: the agent took longer than that reply could wait, before any of it reached you, and went on working. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  timedOutTurnWholeOfSameMessage:
+    "The message you just sent is the same as your previous one, which the agent went on working on after that reply stopped waiting, before any of the reply reached you. Here is the agent's whole reply to it. It was not run a second time; there is no need to send it again.",
   turnCutBeforeReply:
     'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Send any message in this conversation (for example "continue") to see where it stands before you send your request again.',
   turnCutUnanswered:

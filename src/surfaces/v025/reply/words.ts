@@ -96,6 +96,14 @@ export interface FacadeWords {
   /** cutTurnRestOfSameMessage when its user read none of the cut turn: what follows is its reply whole. */
   cutTurnWholeOfSameMessage: string;
   /**
+   * cutTurnRest and the three after it, for a turn cut by the gateway's own bound (`upstream.request-timeout-ms`,
+   * `upstream.first-event-timeout-ms`), whose user was told the agent goes on (turnLeftRunning): no connection broke.
+   */
+  timedOutTurnRest: string;
+  timedOutTurnRestOfSameMessage: string;
+  timedOutTurnWhole: string;
+  timedOutTurnWholeOfSameMessage: string;
+  /**
    * A turn the shutdown cut before the agent's first word, its message already sent: the agent may be at work on
    * it, so trying again may run it twice. The task is known and noted: the next message shows its rest.
    */

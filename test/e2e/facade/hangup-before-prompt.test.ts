@@ -1,0 +1,38 @@
+/**
+ * A Bailian user's message/stream drops right after iac-code's last words and before its permission prompt
+ * reached them (its bytes may have been written to a connection already closed). The user never read the prompt,
+ * and sends "好的" (the kind of message the facade suggests after a cut: "发送任意消息（例如“继续”）"): it must show
+ * the prompt, not pass "好的" on as consent to a write the user was never asked about.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
+import { rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
+import { streamHungUpAt } from './hung-up-stream.js';
+
+describe.each(['open', 'parked'] as const)('iac-code prompt waiting %s', (permissionWait) => {
+  let fake: FakeIacCode;
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    // iac-code sends its tool call and the prompt right after the text, as it does.
+    fake = await startFakeIacCode({
+      script: { before: ['我将', '写入模板。'], after: ['已写入。'], artifact: { filename: 'main.tf' }, permission: true },
+      permissionWait,
+    });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await fake.close();
+  });
+
+  it('"好的" after a hang-up before the prompt was read shows the prompt and grants nothing', async () => {
+    const read = await streamHungUpAt(gateway.url, '请生成 VPC、ECS 和 RDS 的模板', '写入模板。');
+    expect(read.raw).not.toContain('是否允许');
+    await fake.rpcRequests('SendStreamingMessage').at(-1)!.closed;
+    const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '好的', contextId: read.contextId }) });
+    const answers = fake.rpcRequests('SendStreamingMessage').slice(1);
+    expect(answers.map((r: any) => r.body.params.message.parts[0]?.data?.decision)).toEqual([]);
+    expect(sentText(next.body.result)).toContain('是否允许本次操作');
+  });
+});
