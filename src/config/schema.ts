@@ -15,6 +15,12 @@ const Millis = z.number().int().min(0).max(MAX_TIMER_MS, `must be at most ${MAX_
 /** How long something is kept, in ms: compared with timestamps and given to Redis as expiry, never a timer, so not capped. */
 const KeptMillis = z.number().int().min(0);
 
+/** `https://host[:port]` (a trailing `/` allowed): nothing a card's path could be matched against. */
+const isOrigin = (url: string): boolean => {
+  const { pathname, search, hash, username, password } = new URL(url);
+  return pathname === '/' && !search && !hash && !username && !password;
+};
+
 export const UpstreamConfig = z
   .strictObject({
     /** Absent: the embedded demo agent is started and used as upstream. */
@@ -83,6 +89,12 @@ export const UpstreamConfig = z
      */
     tls: TlsFiles('upstream.tls'),
     'card-verification': CardVerificationConfig.optional(),
+    /**
+     * Origins (`https://api.example.com`) besides `url`'s that the agent's card may send calls to. A card
+     * interface on any other origin is called at `url`'s origin instead (its path kept), with a warning:
+     * the card does not choose where upstream.auth's credentials go (upstream/card-address.ts).
+     */
+    'card-origins': z.array(HttpUrl.refine(isOrigin, 'must be an origin, scheme://host[:port], with no path')).default([]),
   })
   .superRefine(checkWorkspacePrune)
   .prefault({});

@@ -9,8 +9,17 @@ import { isWildcardHost } from '../wildcard-host.js';
  * and failed "Upstream agent is unavailable", though the card itself was read at `upstream.url`.
  */
 
-/** Told when a card's loopback address is replaced: what the card said, what is called instead. */
-export type CardAddressNotice = (advertised: string, used: string) => void;
+/**
+ * Told when a card's address is replaced: what the card said, what is called instead, and why. It carries the
+ * origins the operator lets a card name (`upstream.card-origins`) so that every client's card-url path, which
+ * hands it through, applies them without a parameter of its own.
+ */
+export type CardAddressNotice = ((advertised: string, used: string, why?: CardAddressChange) => void) & {
+  readonly allowedOrigins?: readonly string[];
+};
+
+/** `loopback`: the card's own machine, not the gateway's; `elsewhere`: an origin the operator did not name. */
+export type CardAddressChange = 'loopback' | 'elsewhere';
 
 /**
  * A host only the machine itself reaches: `localhost` (and `*.localhost`, a trailing dot too), 127.0.0.0/8,
@@ -39,30 +48,48 @@ const onGatewayMachine = (hostname: string): boolean => isLoopbackHost(hostname)
  * scheme kept). A loopback host, when `upstream.url` (`baseUrl`) is not on the gateway's machine itself
  * (loopback, or a wildcard host), becomes `upstream.url`'s origin, the card's path kept: that agent is not on
  * the gateway's machine, so its `localhost` is not the gateway's; `notice` is told.
+ * Then any other origin than `upstream.url`'s, unless `notice.allowedOrigins` lists it, becomes upstream.url's
+ * too (`notice` told): the gateway sends upstream.auth's credentials and every caller's words there, and
+ * whoever writes the card (or alters it on a plain-http path) must not choose where they go.
  */
 export function reachableCardUrl(url: URL, baseUrl: string, notice?: CardAddressNotice): URL {
   const base = new URL(baseUrl);
+  const advertised = url.toString();
   if (isWildcardHost(url.hostname)) {
     url.host = base.host;
   } else if (isLoopbackHost(url.hostname) && !onGatewayMachine(base.hostname)) {
-    const advertised = url.toString();
-    url.protocol = base.protocol;
-    url.hostname = base.hostname;
-    url.port = base.port; // '' (the scheme's own) too: setting `host` alone keeps the card's port
-    notice?.(advertised, url.toString());
+    toOriginOf(base, url);
+    notice?.(advertised, url.toString(), 'loopback');
+  }
+  if (url.origin !== base.origin && !notice?.allowedOrigins?.includes(url.origin)) {
+    toOriginOf(base, url);
+    notice?.(advertised, url.toString(), 'elsewhere');
   }
   return url;
 }
 
-/** A notice that warns `logger` once per address a card gave (a refreshed card says it again). */
-export function cardAddressWarnings(logger: WarningLogger | undefined, upstream: string): CardAddressNotice {
+function toOriginOf(base: URL, url: URL): void {
+  url.protocol = base.protocol;
+  url.hostname = base.hostname;
+  url.port = base.port; // '' (the scheme's own) too: setting `host` alone keeps the card's port
+}
+
+const WHY: Record<CardAddressChange, string> = {
+  loopback: "the agent's card names a loopback address the gateway cannot reach it at; calling upstream.url's host instead",
+  elsewhere:
+    "the agent's card names another origin than upstream.url; calling upstream.url's origin instead (list the card's origin in upstream.card-origins to allow it)",
+};
+
+/**
+ * A notice that warns `logger` once per address a card gave (a refreshed card says it again), letting the card
+ * name `allowedOrigins` (`upstream.card-origins`).
+ */
+export function cardAddressWarnings(logger: WarningLogger | undefined, upstream: string, allowedOrigins: readonly string[] = []): CardAddressNotice {
   const told = new Set<string>();
-  return (advertised, used) => {
+  const notice = (advertised: string, used: string, why: CardAddressChange = 'loopback') => {
     if (!logger || told.has(advertised)) return;
     told.add(advertised);
-    logger.warn(
-      { upstream, advertised, used },
-      "the agent's card names a loopback address the gateway cannot reach it at; calling upstream.url's host instead",
-    );
+    logger.warn({ upstream, advertised, used }, WHY[why]);
   };
+  return Object.assign(notice, { allowedOrigins: allowedOrigins.map((origin) => new URL(origin).origin) });
 }

@@ -75,8 +75,9 @@ export function createV025CardCache(
   dialect: V025Dialect,
   options: Omit<JsonGetOptions, 'signal'>,
   logger?: WarningLogger,
+  cardOrigins?: readonly string[],
 ): V025CardCache {
-  const notice = cardAddressWarnings(logger, baseUrl);
+  const notice = cardAddressWarnings(logger, baseUrl, cardOrigins);
   let current: { card: V025AgentCard; endpoint: string } | undefined;
   let inFlight: Promise<V025AgentCard> | undefined;
   // Read through a function: a closure assignment during an await is invisible to narrowing.

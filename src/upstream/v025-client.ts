@@ -80,6 +80,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     dialect,
     { dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
     options.logger,
+    config['card-origins'],
   );
   const resolveEndpoint = (signal: AbortSignal): Promise<string> => cards.endpoint(signal);
 

@@ -188,11 +188,13 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
   const ownsPool = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createUpstreamPool(config);
   const credentials = credentialHeaders(config.auth);
-  const cards = createV025CardCache(baseUrl, options.dialect ?? '0.2.5', {
-    dispatcher,
-    headers: credentials,
-    timeoutMs: config['request-timeout-ms'],
-  });
+  const cards = createV025CardCache(
+    baseUrl,
+    options.dialect ?? '0.2.5',
+    { dispatcher, headers: credentials, timeoutMs: config['request-timeout-ms'] },
+    undefined,
+    config['card-origins'],
+  );
 
   return {
     card: (signal) => cards.load(signal),

@@ -89,6 +89,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     '0.3',
     { dispatcher: transport.dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
     options.logger,
+    config['card-origins'],
   );
 
   const current = (): string | undefined => {

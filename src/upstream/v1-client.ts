@@ -94,7 +94,7 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const transport = createJsonRpcTransport(config, options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const { dispatcher } = transport;
-  const notice = cardAddressWarnings(options.logger, baseUrl);
+  const notice = cardAddressWarnings(options.logger, baseUrl, config['card-origins']);
   let endpoint: string | undefined;
   let tenant: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;

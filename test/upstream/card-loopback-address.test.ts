@@ -36,16 +36,20 @@ describe('usableUrl: a card address on loopback, the agent reached elsewhere', (
     expect(told).toHaveLength(5);
   });
 
-  it('stays as it is when upstream.url is on loopback too, or the card names another host', () => {
+  it("stays as it is when upstream.url is on loopback too and upstream.card-origins lists the card's origin", () => {
     const told: string[] = [];
-    const notice = (advertised: string) => void told.push(advertised);
+    // A local agent serving its card and its RPC on two ports; a wildcard upstream.url is this machine too.
+    const notice = Object.assign((advertised: string) => void told.push(advertised), {
+      allowedOrigins: ['http://localhost:41241', 'http://localhost:9000'],
+    });
     expect(usableUrl('http://localhost:41241/', 'http://127.0.0.1:8080/', notice)).toBe('http://localhost:41241/');
-    // A wildcard upstream.url is this machine too: a local agent serving its card and its RPC on two ports.
     expect(usableUrl('http://localhost:9000/rpc', 'http://0.0.0.0:8080/', notice)).toBe('http://localhost:9000/rpc');
     expect(usableUrl('http://localhost:9000/rpc', 'http://[::]:8080/', notice)).toBe('http://localhost:9000/rpc');
-    expect(usableUrl('http://other-host:41241/a2a', BASE, notice)).toBe('http://other-host:41241/a2a');
     expect(usableUrl('http://0.0.0.0:41241/a2a', BASE, notice)).toBe('http://agent-host:8080/a2a');
     expect(told).toEqual([]);
+    // Without it, another port or host is upstream.url's origin too (card-other-origin.test.ts).
+    expect(usableUrl('http://localhost:41241/rpc', 'http://127.0.0.1:8080/')).toBe('http://127.0.0.1:8080/rpc');
+    expect(usableUrl('http://other-host:41241/a2a', BASE)).toBe('http://agent-host:8080/a2a');
   });
 
   it('holds for each binding: 1.0 JSON-RPC and HTTP+JSON interfaces, a 0.3 card preferring HTTP+JSON', () => {

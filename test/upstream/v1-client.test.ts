@@ -78,7 +78,7 @@ describe('card and endpoint', () => {
   it('falls back to the legacy url, then the base URL, and reaches 0.0.0.0 the way the card was reached', () => {
     const base = { name: 'a', description: 'b', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
     const rest = { url: 'http://h:1', protocolBinding: 'HTTP+JSON' };
-    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest], url: 'http://h:1/legacy' }, 'http://gw/')).toBe('http://h:1/legacy');
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest], url: 'http://h:1/legacy' }, 'http://h:1/')).toBe('http://h:1/legacy');
     expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [rest] }, 'http://base:9/')).toBe('http://base:9/');
     expect(
       jsonRpcEndpoint({ ...base, supportedInterfaces: [{ url: 'http://0.0.0.0:41242/', protocolBinding: 'JSONRPC' }] }, 'http://10.1.2.3:41242/'),
@@ -90,9 +90,9 @@ describe('card and endpoint', () => {
     const base = { name: 'a', description: 'b', version: '1', capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] };
     const legacy = { url: 'http://h:1/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' };
     const current = { url: 'http://h:1/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
-    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy, current] }, 'http://gw/')).toBe('http://h:1/v1');
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy, current] }, 'http://h:1/')).toBe('http://h:1/v1');
     // A card that lists only 0.3 interfaces (a 0.3 card read as 1.0) keeps its first.
-    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy] }, 'http://gw/')).toBe('http://h:1/v03');
+    expect(jsonRpcEndpoint({ ...base, supportedInterfaces: [legacy] }, 'http://h:1/')).toBe('http://h:1/v03');
   });
 
   it('reports an unreachable or unauthorized card as -32603 without detail', async () => {
