@@ -25,7 +25,8 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
     },
     sendStreamingMessage(request, ctx) {
       const source = port.sendStreamingMessage(request, ctx);
-      return applies(ctx) ? events(source) : source;
+      if (!applies(ctx)) return source;
+      return request.message.taskId ? events(source, keptOpening) : events(source);
     },
     subscribeToTask(request, ctx) {
       const source = port.subscribeToTask(request, ctx);
@@ -51,6 +52,14 @@ export function inlineArtifacts<P extends AgentPort>(port: P, reader: ArtifactRe
   // The other methods (and what decorators below added, like `settled`) stay the port's own.
   return overlay(port, methods);
 }
+
+/**
+ * A follow-up's stream opening with its task as it stood, SUBMITTED (core/stream-opening.ts: iac-code opens a
+ * follow-up with an update alone): its files are the earlier turns', which the caller was shown, and reading them
+ * all (the facade shows none of an opening Task's) would hold back the turn's first event for every answer to a
+ * question. They keep their URLs there; the turn's own files come read in, as ever.
+ */
+const keptOpening = (first: StreamResponse): boolean => 'task' in first && first.task.status.state === 'TASK_STATE_SUBMITTED';
 
 /** How many of a ListTasks page's files (or a pushed event's) are read at once. */
 const LIST_READS_AT_ONCE = 4;
@@ -113,8 +122,14 @@ function inliner(reader: ArtifactReader) {
     if ('message' in value) return { message: await message(value.message) };
     return value;
   }
-  async function* events(source: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-    for await (const value of source) yield await event(value);
+  /** The events with their files read in; the first one as it is when `keep` says so. */
+  async function* events(source: AsyncIterable<StreamResponse>, keep?: (first: StreamResponse) => boolean): AsyncGenerator<StreamResponse> {
+    let first = true;
+    for await (const value of source) {
+      const kept = first && keep?.(value) === true;
+      first = false;
+      yield kept ? value : await event(value);
+    }
   }
 
   return { task, event, events };
