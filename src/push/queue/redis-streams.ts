@@ -65,6 +65,11 @@ const DEFAULT_MAX_WAITING_ENTRIES = 50_000;
  * (work): enough to reach past one owner's few dozen stuck webhooks, not a backlog other replicas could deliver.
  */
 const READ_AHEAD_SLOTS = 8;
+/**
+ * How long the oldest delivery in flight must have run before a replica whose slots are all busy reads ahead: a
+ * replica that is merely busy (every delivery quick) leaves what it cannot start yet to the other replicas.
+ */
+const READ_AHEAD_AFTER_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -174,6 +179,12 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     const parked = parkedLanes(lanes, () => startReady());
     const stopRenewing = renewLeasesMeanwhile();
     let groupReady = false;
+    // When each delivery in flight started, the oldest first.
+    const startedAt = new Map<string, number>();
+    const stuckFor = (): number => {
+      const oldest = startedAt.values().next();
+      return oldest.done ? 0 : performance.now() - oldest.value;
+    };
     const startReady = (): void => {
       while (running && inFlight.size < window) {
         const next = lanes.take();
@@ -199,9 +210,11 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
           )
           .finally(() => {
             inFlight.delete(id);
+            startedAt.delete(id);
             startReady();
           });
         inFlight.set(id, delivery);
+        startedAt.set(id, performance.now());
       }
     };
     /**
@@ -209,8 +222,8 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
      * an owner with fewer in flight waits here: the stream is one line for every owner, and another owner's
      * entry behind one owner's backlog must be here to take the next slot that frees (owner-turns.ts).
      */
-    // Bounded: entries held here are no other replica's to deliver, and one owner's backlog is not all held by one replica.
-    const readsAhead = (): boolean => lanes.waiting() < readAheadBound && !lanes.someoneUnderServedWaits();
+    // Only while a delivery is stuck, and bounded: entries held here are no other replica's to deliver.
+    const readsAhead = (): boolean => lanes.waiting() < readAheadBound && stuckFor() >= READ_AHEAD_AFTER_MS && !lanes.someoneUnderServedWaits();
     const fetched = (entries: StreamEntry[], claimed: boolean): void => {
       for (const [id, fields] of entries) {
         const job = jobOf(fields);
@@ -231,8 +244,12 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
         }
         const full = window - inFlight.size <= 0;
         if ((full && !readsAhead()) || lanes.waiting() >= maxWaitingEntries) {
-          if (inFlight.size > 0) await Promise.race(inFlight.values());
-          else {
+          if (inFlight.size > 0) {
+            // Every slot busy: woken when one frees, or when the oldest delivery has run long enough to read ahead.
+            const untilStuck = READ_AHEAD_AFTER_MS - stuckFor();
+            const wake = full && untilStuck > 0 ? [new Promise((resolve) => setTimeout(resolve, untilStuck).unref())] : [];
+            await Promise.race([...inFlight.values(), ...wake]);
+          } else {
             // At the bound with nothing in flight every entry held is parked: behind its webhook's retry
             // (bringing it back when due is what helps), or behind an entry this replica does not hold: a
             // crashed replica's, which only a take-over brings back (one fetch past the bound), or a retry
