@@ -233,9 +233,12 @@ export class SseChannel {
   private take(): string {
     const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
     this.queued.length = 0;
-    this.handed = this.lastQueued;
-    if (this.lastQueued) this.lastHanded = this.lastQueued;
-    this.lastQueued = undefined;
+    // A take of keep-alives alone leaves the frame handed before it to be acknowledged.
+    if (this.lastQueued) {
+      this.handed = this.lastQueued;
+      this.lastHanded = this.lastQueued;
+      this.lastQueued = undefined;
+    }
     return text;
   }
 
