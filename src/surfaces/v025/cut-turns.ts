@@ -199,10 +199,14 @@ export function watchedTurn(
   const noteCut = (): void => {
     if (!contextId) return;
     const taskId = cutTask();
-    // The note is written as the cut stream ends; the store keeps it before it closes (conversation-languages.ts).
+    if (!taskId) {
+      if (shows) void notes.forget(principal, contextId, shows.current.id);
+      return;
+    }
+    // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
+    // stream ends; the store keeps it before it closes (conversation-languages.ts).
     const shown = readNothing ? tracker.unread() : tracker.shown().soFar();
-    if (taskId) void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
-    else if (shows) void notes.forget(principal, contextId, shows.current.id);
+    void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
   };
   return {
     tracker,

@@ -262,6 +262,10 @@ export function partEdges(parts: readonly Part[]): { opens: boolean; closes: boo
   return { opens: saying.length > 0 && saying[0]?.text === undefined, closes: saying.length > 0 && saying.at(-1)?.text === undefined };
 }
 
+/** Whether a running text part goes on the line `out` ends; after a heading or a quote on a line of its own (`blockLine`), only with white space. */
+const goesOnLine = (out: string, text: string, blockLine: boolean, before: Before | undefined): boolean =>
+  blockLine ? SPACE.test(text.charAt(0)) : carriesOn(out.charAt(out.length - 1), text, before);
+
 function joinRendered(parts: readonly Part[], options: RenderOptions, running: boolean): string {
   let out = '';
   let previousWasText = true;
@@ -276,10 +280,11 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
     const text = renderPart(part, options);
     if (text === '') continue;
     const afterPart = !isText || !previousWasText;
-    // Typed: each reads `blockLine`, which the loop assigns from them, and TypeScript would infer that circularly.
-    const goesOn: boolean = blockLine ? SPACE.test(text.charAt(0)) : carriesOn(out.charAt(out.length - 1), text, before);
-    const breaks: boolean = afterPart || (running && !inCode(code) && !goesOn);
-    const newLine: boolean = out !== '' && !out.endsWith('\n') && breaks;
+    // Typed: it reads `blockLine`, which the loop assigns from it, and TypeScript would infer that circularly. Whether the
+    // part goes on the line is asked only where it decides: the first part, or one after a file, starts no line or one
+    // anyway, and a message is mostly one part (the boundary rules cost some 17 k instructions a send: bench/README.md).
+    const newLine: boolean =
+      out !== '' && !out.endsWith('\n') && (afterPart || (running && !inCode(code) && !goesOnLine(out, text, blockLine, before)));
     const piece = newLine ? `\n${text}` : text;
     blockLine = running && isText && newLine && isBlockLine(text);
     if (running) {
