@@ -2,8 +2,9 @@
  * `a2a-bridge call` when the turn itself fails, after the card was read: the operator reads the address the turn
  * went to and what went wrong there (the host that does not resolve, the time that ran out, the stream that
  * broke), not the client's words for the gateway's callers ("Upstream agent is unavailable (A2A error -32603)").
- * The card is read at the address typed and the turn goes to the card's url: after README's Bailian step 1
- * (`public-url`), that is an address this machine may not reach yet, and the message says the card named it.
+ * The card is read at the address typed and the turn goes to that address's origin, the card's path kept: a card
+ * naming another origin (after README's Bailian step 1, `public-url`, one this machine may not reach yet) is not
+ * followed (upstream/card-address.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/app.js';
@@ -36,17 +37,13 @@ afterAll(async () => {
 });
 
 describe('a2a-bridge call, a turn that fails', { timeout: 60_000 }, () => {
-  it('to the public-url the card names, unreachable from here: that address and why, and that the card named it (exit 3)', async () => {
+  it('a card naming a public-url this machine cannot reach yet: the turn goes to the address typed, its origin (upstream.card-origins)', async () => {
     for (const protocol of ['1.0', '0.2.5'] as const) {
+      // A card does not choose where calls (and their credentials) go: another origin than the one typed is not followed.
       const run = await (protocol === '1.0' ? cli : inProcess)(['call', published.url, 'Hello', '--protocol', protocol]);
-      expect(run.code, protocol).toBe(3);
-      const address = `${PUBLIC_URL}${CALL_PATHS[protocol]}`;
-      expect(run.stderr, protocol).toMatch(
-        new RegExp(
-          `^a2a-bridge: the call to ${escaped(address)} failed: getaddrinfo (ENOTFOUND|EAI_AGAIN) agents\\.example\\.invalid; ` +
-            `the agent's card, read at ${escaped(published.url)}, names that address for calls \\(an a2a-bridge names its public-url\\)\\n$`,
-        ),
-      );
+      expect(run.code, `${protocol}: ${run.stderr}`).toBe(0);
+      expect(run.stdout, protocol).toContain('Hello');
+      expect(run.stderr, protocol).not.toContain(PUBLIC_URL);
     }
   });
 
@@ -91,4 +88,3 @@ describe('a2a-bridge call and card, a gateway up but not ready', { timeout: 60_0
   });
 });
 
-const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

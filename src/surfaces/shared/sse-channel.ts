@@ -24,8 +24,6 @@ export interface SseOptions {
   comment?: string;
   /** A frame was written while its caller was there (the last of the text the writer read), as far as the writer can tell. */
   onWritten?(frame: SseFrame): void;
-  /** Its caller's connection was still there a moment after the stream ended on a frame that asks them (SseFrame.asksCaller). */
-  onHeld?(): void;
   /** Its caller hung up once the source had ended: frames it gave were never written, or were written as they left. */
   onLeftAtEnd?(): void;
 }
@@ -74,7 +72,6 @@ export class SseChannel {
   /** The last frame queued, then the last in the text handed to the writer: what `written` acknowledges. */
   private lastQueued: SseFrame | undefined;
   private handed: SseFrame | undefined;
-  private lastHanded: SseFrame | undefined;
   private leftTold = false;
   /** Set by the consumer that takes the stream: only one may. */
   claimed = false;
@@ -148,16 +145,6 @@ export class SseChannel {
   /** `frame` (and every one before it) was written while its caller was there. */
   acknowledge(frame: SseFrame): void {
     this.options.onWritten?.(frame);
-  }
-
-  /** The stream ended on a frame that asks its caller (SseFrame.asksCaller): the writer waits to see the connection hold. */
-  get endsAskingCaller(): boolean {
-    return this.closed && this.queued.length === 0 && this.lastHanded?.asksCaller === true;
-  }
-
-  /** The caller's connection held past the stream's end. */
-  held(): void {
-    this.options.onHeld?.();
   }
 
   /**
@@ -236,7 +223,6 @@ export class SseChannel {
     // A take of keep-alives alone leaves the frame handed before it to be acknowledged.
     if (this.lastQueued) {
       this.handed = this.lastQueued;
-      this.lastHanded = this.lastQueued;
       this.lastQueued = undefined;
     }
     return text;

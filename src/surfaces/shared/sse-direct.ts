@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { SseChannel } from './sse-channel.js';
 import type { SseFrame } from './sse-frames.js';
@@ -33,15 +32,6 @@ function drained(outgoing: ServerResponse): Promise<void> {
 }
 
 /**
- * How long a stream that ended asking its caller (a question, a permission prompt) watches the connection: a
- * caller that hangs up within it may have left before the question reached it (its bytes written to a peer
- * already gone), which the gateway cannot tell from one that read it and closed; the turn is then noted as
- * unread, so the next message shows the question again rather than being taken as its answer (docs/facade-reply.md).
- * A hang-up within it is told by the connection's 'end'.
- */
-const ASKING_END_WATCH_MS = 500;
-
-/**
  * The caller hung up: the connection's end (its FIN) was read, it was reset, or the response is gone. The FIN comes a
  * loop turn or more before the response's 'close' (the server ends the socket, then it closes): up to tens
  * of milliseconds on a busy loop, in which the agent's next event would otherwise be written to no one.
@@ -58,10 +48,7 @@ const peerGone = (outgoing: ServerResponse, peer: Socket | null): boolean =>
 async function pipeChannel(channel: SseChannel, status: number, headers: Headers, outgoing: ServerResponse): Promise<void> {
   const peer = outgoing.socket;
   let gone = false;
-  // What the connection had read when the stream ended: more is a next request on it, so the caller read this one whole.
-  let readAtEnd = Infinity;
   const left = (): void => {
-    if (peer && peer.bytesRead > readAtEnd) return;
     gone = true;
     channel.callerLeft();
   };
@@ -108,13 +95,8 @@ async function pipeChannel(channel: SseChannel, status: number, headers: Headers
       if (acknowledges) checkNextTurn();
       if (!more) await drained(outgoing);
     }
-    if (outgoing.destroyed) return;
-    outgoing.end();
-    if (!channel.endsAskingCaller) return;
-    readAtEnd = peer?.bytesRead ?? Infinity;
-    // A connection the gateway closes itself (no keep-alive) cannot be watched: the question counts as read.
-    if (outgoing.shouldKeepAlive) await sleep(ASKING_END_WATCH_MS, undefined, { ref: false });
-    if (!gone) channel.held();
+    // A client that closes the connection once a stream ended (many do) read it to its end: nothing is watched after it.
+    if (!outgoing.destroyed) outgoing.end();
   } finally {
     peer?.off('end', left);
     peer?.off('error', left);

@@ -5,11 +5,6 @@ export interface SseFrame {
   shows?: { kind: string; state?: string };
   /** What the stream had relayed when it made the frame, told back once the frame is written (SseOptions.onWritten). */
   mark?: number;
-  /**
-   * It pauses the turn for its caller (a question, a permission prompt): counted as read only when its
-   * connection is still there a moment after the stream's end (sse-direct.ts), not merely written.
-   */
-  asksCaller?: boolean;
 }
 
 const encoder = new TextEncoder();

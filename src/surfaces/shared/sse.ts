@@ -48,7 +48,6 @@ export function sseResponse(frames: AsyncIterable<SseFrame>, options: SseOptions
         const text = await channel.read();
         // An in-process reader: what is handed to it is read, as far as anything here can tell.
         if (text === null) {
-          if (channel.endsAskingCaller) channel.held();
           controller.close();
         } else {
           controller.enqueue(encoder.encode(text));

@@ -87,19 +87,11 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     const mark = written?.mark;
     if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind }, mark };
     shownStatus = result.status;
-    const asksCaller = written?.waitsForCaller === true && endsTurn(result);
-    return { data, shows: { kind: result.kind, state: result.status.state }, mark, asksCaller };
+    return { data, shows: { kind: result.kind, state: result.status.state }, mark };
   };
-  // The mark of a written frame that asks its caller, counted as read only once the connection held (SseOptions.onHeld).
-  let askedAt: number | undefined;
-  const shownAsWritten: Pick<SseOptions, 'onWritten' | 'onHeld' | 'onLeftAtEnd'> = written
+  const shownAsWritten: Pick<SseOptions, 'onWritten' | 'onLeftAtEnd'> = written
     ? {
-        onWritten: ({ mark, asksCaller }) => {
-          if (mark === undefined) return;
-          if (asksCaller) askedAt = mark;
-          else written.wrote(mark);
-        },
-        onHeld: () => askedAt !== undefined && written.wrote(askedAt),
+        onWritten: ({ mark }) => mark !== undefined && written.wrote(mark),
         onLeftAtEnd: written.leftAtEnd,
       }
     : {};
@@ -149,9 +141,6 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     ...(head.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
 }
-
-/** The turn's last frame (under `bailian` a question's state reads `completed`: what it waits for is the agent's). */
-const endsTurn = (event: V025StreamEvent): boolean => event.kind === 'task' || (event.kind === 'status-update' && event.final === true);
 
 /** The caller's task and context, for the request's log line. */
 function taskRefOf(event: V025StreamEvent): { taskId?: string; contextId?: string } {

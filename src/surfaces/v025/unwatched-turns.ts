@@ -1,4 +1,4 @@
-import { A2AError, isInterruptedState } from '../../model/index.js';
+import { A2AError } from '../../model/index.js';
 import type { WatchedTurn } from './cut-turns.js';
 import type { FacadeWords } from './reply/index.js';
 
@@ -37,8 +37,6 @@ export interface UnwatchedTurn {
  */
 export interface WrittenFrames {
   readonly mark: number;
-  /** The agent's turn, as relayed, waits for its caller (input-required, auth-required): its last frame asks them. */
-  readonly waitsForCaller: boolean;
   wrote(mark: number): void;
   leftAtEnd(): void;
 }
@@ -54,9 +52,6 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
       return {
         get mark() {
           return tracker.mark;
-        },
-        get waitsForCaller() {
-          return tracker.state !== undefined && isInterruptedState(tracker.state);
         },
         wrote: (mark) => tracker.wrote(mark),
         leftAtEnd: () => watch.leftAtEnd(),

@@ -14,10 +14,13 @@ describe.each(['open', 'parked'] as const)('iac-code prompt waiting %s', (permis
   let fake: FakeIacCode;
   let gateway: RunningGateway;
   beforeAll(async () => {
-    // iac-code sends its tool call and the prompt right after the text, as it does.
+    // The prompt comes a moment after the text, once the hang-up has reached the gateway: relayed to no one. (A
+    // prompt written before the caller's hang-up reached the gateway counts as read: a client that closes the
+    // connection once it read a stream, as many do, must not be asked every question twice; docs/facade-reply.md.)
     fake = await startFakeIacCode({
       script: { before: ['我将', '写入模板。'], after: ['已写入。'], artifact: { filename: 'main.tf' }, permission: true },
       permissionWait,
+      frameDelayMs: 200,
     });
     gateway = await startFacadeGateway({ upstream: { url: fake.url } });
   });

@@ -1,8 +1,7 @@
 /**
- * What the direct SSE writer tells the stream of the frames it wrote (SseOptions.onWritten, onHeld, onLeftAtEnd):
- * what a Bailian user is later told they read (cut-turns.ts). A frame the agent's next event made after the caller
- * hung up, before the gateway saw it, is written to no one and must not count as read; a stream's last frame that
- * asks its caller counts only when the connection held.
+ * What the direct SSE writer tells the stream of the frames it wrote (SseOptions.onWritten, onLeftAtEnd): what a
+ * Bailian user is later told they read (cut-turns.ts). A frame the agent's next event made after the caller hung
+ * up, before the gateway saw it, is written to no one and must not count as read.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -25,7 +24,7 @@ afterEach(async () => {
 
 /** Serves one SSE stream of `source` through the direct writer; its origin and what the writer told. */
 async function serveStream(source: (hungUp: Promise<void>) => AsyncIterable<SseFrame>) {
-  const told = { written: [] as (number | undefined)[], held: 0, leftAtEnd: 0, canceled: 0 };
+  const told = { written: [] as (number | undefined)[], leftAtEnd: 0, canceled: 0 };
   let hangUp!: () => void;
   const hungUp = new Promise<void>((resolve) => (hangUp = resolve));
   const options: SseOptions = {
@@ -33,7 +32,6 @@ async function serveStream(source: (hungUp: Promise<void>) => AsyncIterable<SseF
     onError: () => undefined,
     onCancel: () => void told.canceled++,
     onWritten: (frame) => void told.written.push(frame.mark),
-    onHeld: () => void told.held++,
     onLeftAtEnd: () => void told.leftAtEnd++,
   };
   const app = new Hono().get('/s', () => sseResponse(source(hungUp), options));
@@ -72,15 +70,4 @@ it('a frame made right after the caller hung up is not told as written', async (
   expect(await readUntil('first')).not.toContain('second');
   await waitUntil(async () => told.canceled === 1);
   expect(told.written.filter((mark) => mark === 2)).toEqual([]);
-});
-
-it('a last frame that asks its caller is not held when the caller hangs up as it comes', async () => {
-  const { told, readUntil } = await serveStream(async function* () {
-    yield { data: 'words', mark: 1 };
-    yield { data: 'question', mark: 2, asksCaller: true };
-  });
-  await readUntil('words');
-  // Told before the watch on the connection is over: the question is then never held as read.
-  await waitUntil(async () => told.leftAtEnd === 1);
-  expect(told.held).toBe(0);
 });
