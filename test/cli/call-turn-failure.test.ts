@@ -87,4 +87,3 @@ describe('a2a-bridge call and card, a gateway up but not ready', { timeout: 60_0
     }
   });
 });
-
