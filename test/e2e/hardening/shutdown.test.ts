@@ -219,7 +219,9 @@ describe('SIGTERM: graceful shutdown of a2a-bridge serve', () => {
     const signalledAt = Date.now();
     const [code] = await cli.exited;
     expect(code).toBe(0);
-    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS);
+    // That it did not wait for the drain is the log's to tell (the drain timer says when it ran out); the time only
+    // bounds the process's own teardown, which a loaded host stretched past the drain time (1,683 ms in a CI run).
     expect(cli.logs.map((entry) => entry.msg)).not.toContain('drain time is over: ending the open requests and streams');
+    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_MS + MARGIN_MS);
   }, 40_000);
 });
