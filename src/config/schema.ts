@@ -15,11 +15,17 @@ const Millis = z.number().int().min(0).max(MAX_TIMER_MS, `must be at most ${MAX_
 /** How long something is kept, in ms: compared with timestamps and given to Redis as expiry, never a timer, so not capped. */
 const KeptMillis = z.number().int().min(0);
 
-/** `https://host[:port]` (a trailing `/` allowed): nothing a card's path could be matched against. */
+/** `https://host[:port]` (a trailing `/` allowed; `grpc://host:port` too): nothing a card's path could be matched against. */
 const isOrigin = (url: string): boolean => {
-  const { pathname, search, hash, username, password } = new URL(url);
-  return pathname === '/' && !search && !hash && !username && !password;
+  if (!URL.canParse(url)) return false; // the URL check failed already, and zod runs this one all the same
+  const { hostname, pathname, search, hash, username, password } = new URL(url);
+  return hostname !== '' && (pathname === '/' || pathname === '') && !search && !hash && !username && !password;
 };
+
+/** An origin a card may name: an HTTP interface's (`https://host[:port]`), or a gRPC address (`grpc://host:port`, `grpcs://` over TLS). */
+const CardOrigin = z
+  .url({ protocol: /^(https?|grpcs?)$/, error: 'must be an http(s) or grpc(s) URL' })
+  .refine(isOrigin, 'must be an origin, scheme://host[:port], with no path');
 
 export const UpstreamConfig = z
   .strictObject({
@@ -92,9 +98,11 @@ export const UpstreamConfig = z
     /**
      * Origins (`https://api.example.com`) besides `url`'s that the agent's card may send calls to. A card
      * interface on any other origin is called at `url`'s origin instead (its path kept), with a warning:
-     * the card does not choose where upstream.auth's credentials go (upstream/card-address.ts).
+     * the card does not choose where upstream.auth's credentials go (upstream/card-address.ts). A GRPC
+     * interface may use any port of `url`'s host; another host's address is listed as `grpc://host:port`
+     * (`grpcs://` over TLS), else it is called at `url`'s host and the card's port.
      */
-    'card-origins': z.array(HttpUrl.refine(isOrigin, 'must be an origin, scheme://host[:port], with no path')).default([]),
+    'card-origins': z.array(CardOrigin).default([]),
   })
   .superRefine(checkWorkspacePrune)
   .prefault({});

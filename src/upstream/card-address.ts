@@ -1,3 +1,4 @@
+import { withFields } from '../model/index.js';
 import type { WarningLogger } from '../throttled-warnings.js';
 import { isWildcardHost } from '../wildcard-host.js';
 
@@ -18,8 +19,11 @@ export type CardAddressNotice = ((advertised: string, used: string, why?: CardAd
   readonly allowedOrigins?: readonly string[];
 };
 
-/** `loopback`: the card's own machine, not the gateway's; `elsewhere`: an origin the operator did not name. */
-export type CardAddressChange = 'loopback' | 'elsewhere';
+/**
+ * `loopback`: the card's own machine, not the gateway's; `elsewhere`: an origin the operator did not name;
+ * `other-host`: a gRPC address on a host the operator did not name; `socket`: a gRPC unix socket, not the agent's.
+ */
+export type CardAddressChange = 'loopback' | 'elsewhere' | 'other-host' | 'socket';
 
 /**
  * A host only the machine itself reaches: `localhost` (and `*.localhost`, a trailing dot too), 127.0.0.0/8,
@@ -74,22 +78,69 @@ function toOriginOf(base: URL, url: URL): void {
   url.port = base.port; // '' (the scheme's own) too: setting `host` alone keeps the card's port
 }
 
+/** A gRPC address: the host (as a URL's hostname writes it, `[::1]` bracketed), the port, and whether over TLS. */
+export interface HostAddress {
+  hostname: string;
+  port: string;
+  tls: boolean;
+}
+
+export const hostPort = (address: HostAddress): string => `${address.hostname}:${address.port}`;
+
+/** The origin `upstream.card-origins` writes for `address`: `grpc://` read as `http://`, `grpcs://` as `https://`. */
+const originOf = (address: HostAddress): string => new URL(`${address.tls ? 'https' : 'http'}://${hostPort(address)}`).origin;
+
+/**
+ * `address` (a card's GRPC interface, written `advertised`) made reachable from here, held to upstream.url's
+ * host (`baseUrl`) as reachableCardUrl holds an HTTP interface to its origin. An agent serves gRPC on a port of
+ * its own beside its card's (`:8080` and `:50051`), so any port of upstream.url's host is followed. A wildcard
+ * host becomes upstream.url's; so does a loopback one while upstream.url is not on the gateway's machine, and
+ * any other host unless `notice.allowedOrigins` lists the address (`grpc://host:port`, `grpcs://` over TLS),
+ * `notice` told. The card's port and TLS are kept.
+ */
+export function reachableCardHost(address: HostAddress, advertised: string, baseUrl: string, notice?: CardAddressNotice): HostAddress {
+  const base = new URL(baseUrl);
+  const atBase = withFields(address, { hostname: base.hostname });
+  if (isWildcardHost(address.hostname)) return atBase;
+  if (isLoopbackHost(address.hostname) && !onGatewayMachine(base.hostname)) {
+    notice?.(advertised, hostPort(atBase), 'loopback');
+    return atBase;
+  }
+  if (address.hostname === base.hostname || notice?.allowedOrigins?.includes(originOf(address))) return address;
+  notice?.(advertised, hostPort(atBase), 'other-host');
+  return atBase;
+}
+
+/**
+ * Whether a card's gRPC unix socket (written `advertised`) may be dialled: a socket is on the gateway's machine,
+ * the agent's only when upstream.url (`baseUrl`) is too; `notice` is told when not.
+ */
+export function cardSocketAllowed(advertised: string, baseUrl: string, notice?: CardAddressNotice): boolean {
+  if (onGatewayMachine(new URL(baseUrl).hostname)) return true;
+  notice?.(advertised, '', 'socket');
+  return false;
+}
+
 const WHY: Record<CardAddressChange, string> = {
   loopback: "the agent's card names a loopback address the gateway cannot reach it at; calling upstream.url's host instead",
   elsewhere:
     "the agent's card names another origin than upstream.url; calling upstream.url's origin instead (list the card's origin in upstream.card-origins to allow it)",
+  'other-host':
+    "the agent's card names a gRPC address on another host than upstream.url's; calling upstream.url's host at the card's port instead (list it in upstream.card-origins as grpc://host:port, grpcs:// for TLS, to allow it)",
+  socket: "the agent's card names a gRPC unix socket, on the gateway's machine while upstream.url is not; not called",
 };
 
 /**
  * A notice that warns `logger` once per address a card gave (a refreshed card says it again), letting the card
- * name `allowedOrigins` (`upstream.card-origins`).
+ * name `allowedOrigins` (`upstream.card-origins`; `grpc://`/`grpcs://` ones as `http://`/`https://`).
  */
 export function cardAddressWarnings(logger: WarningLogger | undefined, upstream: string, allowedOrigins: readonly string[] = []): CardAddressNotice {
   const told = new Set<string>();
   const notice = (advertised: string, used: string, why: CardAddressChange = 'loopback') => {
     if (!logger || told.has(advertised)) return;
     told.add(advertised);
-    logger.warn({ upstream, advertised, used }, WHY[why]);
+    logger.warn({ upstream, advertised, ...(used ? { used } : {}) }, WHY[why]);
   };
-  return Object.assign(notice, { allowedOrigins: allowedOrigins.map((origin) => new URL(origin).origin) });
+  const origins = allowedOrigins.map((origin) => new URL(origin.replace(/^grpc(s?):/i, 'http$1:')).origin);
+  return Object.assign(notice, { allowedOrigins: origins });
 }

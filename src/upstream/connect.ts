@@ -49,8 +49,8 @@ export function upstreamFor(
   binding: UpstreamBinding = 'JSONRPC',
   logger?: WarningLogger,
 ): Upstream {
-  if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher });
   const warnings = logger ? { logger } : {};
+  if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher, ...warnings });
   const v1Binding = binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC';
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: v1Binding, ...warnings });
   // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).

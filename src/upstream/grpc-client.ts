@@ -7,6 +7,8 @@ import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethod
 import { fromGrpcError } from './grpc-errors.js';
 import { streamWentIdle } from './upstream-errors.js';
 import { grpcTarget, type GrpcTarget } from './grpc-target.js';
+import { cardAddressWarnings, type CardAddressNotice } from './card-address.js';
+import type { WarningLogger } from '../throttled-warnings.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
@@ -20,7 +22,14 @@ export interface GrpcUpstreamOptions {
   config: UpstreamConfig;
   /** The HTTP pool for the card; without one the client makes its own and closes it in close(). */
   dispatcher?: Dispatcher;
+  /** Told once when the card's gRPC address is not followed as written (card-address.ts). */
+  logger?: WarningLogger;
 }
+
+export type GrpcUpstream = Upstream & {
+  /** The channel target (`host:port`) taken from the last card, or undefined before the first fetch. */
+  endpoint(): string | undefined;
+};
 
 /** Agents' answers (a task with its whole history and artifacts) can outgrow grpc-js's 4 MiB default. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -85,10 +94,10 @@ function messageSent(name: string, ctx: CallContext): ((failure?: unknown) => vo
   };
 }
 
-/** The GRPC interface of a card, or undefined when it lists none. */
-export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | undefined {
+/** The GRPC interface of a card, as the gateway calls it (grpcTarget), or undefined when it lists none it calls. */
+export function grpcInterfaceOf(card: AgentCard, cardUrl: string, notice?: CardAddressNotice): GrpcTarget | undefined {
   const entry = interfaceOf(card, 'GRPC');
-  return entry ? grpcTarget(entry.url, cardUrl) : undefined;
+  return entry ? grpcTarget(entry.url, cardUrl, notice) : undefined;
 }
 
 /**
@@ -98,13 +107,14 @@ export function grpcInterfaceOf(card: AgentCard, cardUrl: string): GrpcTarget | 
  * every call but SendMessage (its headers may come only with the turn's end: headersTimeoutOf), and the
  * caller's abort cancelling the call.
  */
-export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
+export function createGrpcUpstream(options: GrpcUpstreamOptions): GrpcUpstream {
   const { config } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const dispatcher = options.dispatcher ?? createUpstreamPool(config);
   const authHeaders = credentialHeaders(config.auth);
   const secrets = credentialSecrets(config.auth);
-  let channel: { key: string; client: Client } | undefined;
+  const notice = cardAddressWarnings(options.logger, baseUrl, config['card-origins']);
+  let channel: { key: string; target: string; client: Client } | undefined;
   let tenant: string | undefined;
   let cardInFlight: Promise<AgentCard> | undefined;
 
@@ -115,8 +125,8 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       timeoutMs: config['request-timeout-ms'],
       ...(signal ? { signal } : {}),
     });
-    const target = grpcInterfaceOf(card, `${baseUrl}/`);
-    if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface');
+    const target = grpcInterfaceOf(card, `${baseUrl}/`, notice);
+    if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface the gateway can call');
     connectTo(target);
     tenant = interfaceTenant(interfaceOf(card, 'GRPC'));
     return card;
@@ -136,7 +146,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });
-    channel = { key, client };
+    channel = { key, target, client };
   }
 
   /** Calls before any card fetch wait for one shared fetch, as the JSON-RPC client does. */
@@ -236,6 +246,7 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): Upstream {
   }
 
   return {
+    endpoint: () => channel?.target,
     fetchCard: (signal) => loadCard(signal),
     async close() {
       channel?.client.close();

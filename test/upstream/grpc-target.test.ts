@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { classifyV1Binding, detectUpstream } from '../../src/upstream/detect.js';
+import { cardAddressWarnings } from '../../src/upstream/card-address.js';
 import { grpcTarget } from '../../src/upstream/grpc-target.js';
 
 const config = (overrides: Record<string, unknown> = {}) => UpstreamConfig.parse(overrides);
@@ -47,21 +48,67 @@ describe('grpcTarget', () => {
   const http = 'http://agent.internal:8080/';
   const https = 'https://agent.example.com/';
   it.each([
-    ['127.0.0.1:50051', http, { target: '127.0.0.1:50051', tls: false }],
-    ['agent.internal:50051', https, { target: 'agent.internal:50051', tls: true }],
+    ['agent.internal:50051', http, { target: 'agent.internal:50051', tls: false }],
+    ['AGENT.internal:50051', http, { target: 'agent.internal:50051', tls: false }],
+    ['agent.example.com:50051', https, { target: 'agent.example.com:50051', tls: true }],
+    ['agent.internal', http, { target: 'agent.internal:443', tls: false }],
     ['0.0.0.0:50051', http, { target: 'agent.internal:50051', tls: false }],
     ['[::]:50051', http, { target: 'agent.internal:50051', tls: false }],
-    ['grpc://10.0.0.5:50051', https, { target: '10.0.0.5:50051', tls: false }],
-    ['grpcs://agent.example.com:443', http, { target: 'agent.example.com:443', tls: true }],
-    ['https://agent.example.com', http, { target: 'agent.example.com:443', tls: true }],
+    ['grpc://agent.example.com:50051', https, { target: 'agent.example.com:50051', tls: false }],
+    ['grpcs://agent.internal:443', http, { target: 'agent.internal:443', tls: true }],
+    ['grpcs://agent.internal:80', http, { target: 'agent.internal:80', tls: true }],
+    ['https://agent.example.com', https, { target: 'agent.example.com:443', tls: true }],
     ['http://0.0.0.0:7000/', http, { target: 'agent.internal:7000', tls: false }],
-    ['dns:///agent.internal:50051', http, { target: 'dns:///agent.internal:50051', tls: false }],
-    ['unix:/run/agent.sock', http, { target: 'unix:/run/agent.sock', tls: false }],
+    ['dns:///agent.internal:50051', http, { target: 'agent.internal:50051', tls: false }],
+    ['dns:agent.internal:50051', http, { target: 'agent.internal:50051', tls: false }],
+    ['[::1]:50051', 'http://[::1]:8080/', { target: '[::1]:50051', tls: false }],
+    ['localhost:50051', 'http://localhost:8080/', { target: 'localhost:50051', tls: false }],
+    ['unix:/run/agent.sock', 'http://127.0.0.1:8080/', { target: 'unix:/run/agent.sock', tls: false }],
   ])('%s (card at %s) → %j', (url, cardUrl, expected) => {
     expect(grpcTarget(url, cardUrl)).toEqual(expected);
   });
 
-  it.each(['', '   ', 'ftp://agent:21'])('%j is no target', (url) => {
+  it.each(['', '   ', 'ftp://agent:21', 'agent.internal:50051/extra', 'grpc://'])('%j is no target', (url) => {
     expect(grpcTarget(url, http)).toBeUndefined();
+  });
+
+  /** What the operator is told (card-address.ts's notice) for each address a card names. */
+  function told(url: string, cardUrl: string, cardOrigins: string[] = []) {
+    const warned: Array<{ advertised: string; used?: string; msg: string }> = [];
+    const logger = { warn: (fields: { advertised: string; used?: string }, msg: string) => void warned.push({ ...fields, msg }) };
+    const notice = cardAddressWarnings(logger, cardUrl, cardOrigins);
+    return { target: grpcTarget(url, cardUrl, notice), warned };
+  }
+
+  it.each([
+    ['127.0.0.1:50051', http, 'agent.internal:50051', /loopback address/],
+    ['localhost:50051', https, 'agent.example.com:50051', /loopback address/],
+    ['10.0.0.5:50051', http, 'agent.internal:50051', /another host than upstream\.url's/],
+    ['grpc://169.254.169.254:80', http, 'agent.internal:80', /another host than upstream\.url's/],
+    ['grpcs://elsewhere.example.com', https, 'agent.example.com:443', /another host than upstream\.url's/],
+    ['dns://8.8.8.8/elsewhere.example.com:50051', http, 'agent.internal:50051', /another host than upstream\.url's/],
+    ['ipv4:10.0.0.5:50051,10.0.0.6:50051', http, 'agent.internal:50051', /another host than upstream\.url's/],
+    ['127.0.0.1:50051', 'http://localhost:8080/', 'localhost:50051', /another host than upstream\.url's/],
+  ])("%s (card at %s): another host is not dialled but upstream.url's, at the card's port: %s, told once", (url, cardUrl, used, why) => {
+    const { target, warned } = told(url, cardUrl);
+    expect(target?.target).toBe(used);
+    expect(warned).toEqual([{ upstream: cardUrl, advertised: url, used, msg: expect.stringMatching(why) }]);
+  });
+
+  it('another host listed in upstream.card-origins is dialled as the card names it (grpc:// plaintext, grpcs:// TLS; http(s):// alike)', () => {
+    const origins = ['grpc://10.0.0.5:50051', 'grpcs://api.example.com', 'http://10.0.0.6:7000'];
+    expect(told('10.0.0.5:50051', http, origins)).toEqual({ target: { target: '10.0.0.5:50051', tls: false }, warned: [] });
+    expect(told('grpcs://api.example.com:443', http, origins)).toEqual({ target: { target: 'api.example.com:443', tls: true }, warned: [] });
+    expect(told('grpc://10.0.0.6:7000', http, origins)).toEqual({ target: { target: '10.0.0.6:7000', tls: false }, warned: [] });
+    // Listed over TLS, named plaintext (or the other way round): another address, not followed.
+    expect(told('grpc://api.example.com:443', http, origins).target).toEqual({ target: 'agent.internal:443', tls: false });
+    expect(told('grpcs://10.0.0.5:50051', http, origins).target).toEqual({ target: 'agent.internal:50051', tls: true });
+  });
+
+  it("a unix socket is the gateway's machine: called only when upstream.url is there too, else told and not called", () => {
+    expect(told('unix:/run/agent.sock', 'http://localhost:8080/')).toEqual({ target: { target: 'unix:/run/agent.sock', tls: false }, warned: [] });
+    const remote = told('unix:/run/agent.sock', http);
+    expect(remote.target).toBeUndefined();
+    expect(remote.warned).toEqual([{ upstream: http, advertised: 'unix:/run/agent.sock', msg: expect.stringMatching(/unix socket/) }]);
   });
 });

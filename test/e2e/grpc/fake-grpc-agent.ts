@@ -27,7 +27,7 @@ export interface FakeGrpcAgent {
   url: string;
   calls: RecordedCall[];
   behave: Behaviour;
-  /** The gRPC `host:port` (bound on 127.0.0.1). */
+  /** The gRPC `host:port` (bound on 127.0.0.1, or the `grpcHost` given). */
   grpcAddress: string;
   /** What the card's GRPC interface says; default the wildcard `0.0.0.0:<port>`, as agents bound to every interface advertise. */
   advertised: string;
@@ -36,7 +36,15 @@ export interface FakeGrpcAgent {
 
 const TASK_JSON = { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } };
 
-export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
+export interface FakeGrpcAgentOptions {
+  /** The address gRPC is bound on (default 127.0.0.1; Linux routes all of 127/8 to this machine). */
+  grpcHost?: string;
+  /** Its port (default any free one): another agent's, on another address, to tell which one a call reached. */
+  grpcPort?: number;
+}
+
+export async function startFakeGrpcAgent(options: FakeGrpcAgentOptions = {}): Promise<FakeGrpcAgent> {
+  const grpcHost = options.grpcHost ?? '127.0.0.1';
   const grpc = new Server();
   const calls: RecordedCall[] = [];
   const agent: FakeGrpcAgent = { url: '', calls, behave: { kind: 'task' }, grpcAddress: '', advertised: '', close: async () => undefined };
@@ -80,10 +88,12 @@ export async function startFakeGrpcAgent(): Promise<FakeGrpcAgent> {
   for (const [name, definition] of Object.entries(A2AService)) service[name] = definition.responseStream ? streaming(name) : unary(name);
   grpc.addService(A2AService, service as never);
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    grpc.bindAsync(`${grpcHost}:${options.grpcPort ?? 0}`, ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
   );
 
-  agent.grpcAddress = `127.0.0.1:${grpcPort}`;
+  agent.grpcAddress = `${grpcHost}:${grpcPort}`;
   agent.advertised = `0.0.0.0:${grpcPort}`;
   const http: HttpServer = createServer((req, res) => {
     if (req.url !== '/.well-known/agent-card.json') return void res.writeHead(404).end();
