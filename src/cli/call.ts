@@ -98,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     const card = await agent.upstream.fetchCard(ctx.signal);
-    address = turnAddress(agent.upstream, card, agent.binding, url);
+    address = turnAddress(agent.upstream, url);
     stage = 'turn';
     const streaming = values['no-stream'] ? false : (values.stream ?? card.capabilities?.streaming === true);
     const events: AsyncIterable<StreamResponse> = streaming
@@ -122,7 +122,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!values.json) printer.finish();
     // The card is probed where the client of the protocol found (or given) reads it.
     const config = withFields(agent.config, { protocol: agent.protocol });
-    const turn = { url, address, binding: agent.binding, ranOut: ranOutOfTime(ctx.signal, error), timeoutMs: config['request-timeout-ms'] };
+    const turn = { url, address, ranOut: ranOutOfTime(ctx.signal, error), timeoutMs: config['request-timeout-ms'] };
     const target = { url, config, headers: agent.headers, interrupted: ctx.signal.aborted, binding: agent.binding, turn };
     const failure = await explainCallFailure(error, stage, target);
     complain(failure.text);
