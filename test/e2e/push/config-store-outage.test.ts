@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
+import { createLogger } from '../../../src/log.js';
 import { connectRedis } from '../../../src/redis-connection.js';
 import { environmentSuite, flush, pushedTurnEnd, startHarness } from './harness.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
@@ -36,7 +37,19 @@ afterAll(async () => {
 // Registered after the hooks above: its afterEach (closing what the test opened) runs before theirs (Redis back up).
 const { env, open } = environmentSuite();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What push logs once a change whose configs could not be read is held (journaled, or in memory). */
+const HOLDING = 'A2A push config store out of reach: holding changes';
+
+/** A logger that keeps the messages it is given: a test waits for the one telling it a change is held. */
+function capturedLog() {
+  const messages: string[] = [];
+  const logger = createLogger('info', {
+    write(line: string) {
+      messages.push((JSON.parse(line) as { msg: string }).msg);
+    },
+  });
+  return { logger, holding: () => messages.some((message) => message.startsWith(HOLDING)) };
+}
 
 /** Configs, claims and queue all on the test's Redis, under names of their own; the queue's URL is the store's. */
 function onOwnRedis(): Record<string, unknown> {
@@ -52,20 +65,21 @@ function onOwnRedis(): Record<string, unknown> {
 
 /** A task with a push config, then Redis killed and a second turn of the task answered without it. */
 async function turnDuringOutage(options: { subdir?: string } = {}) {
-  const h = await startHarness(env(), onOwnRedis(), { redis: configs, ...options });
+  const { logger, holding } = capturedLog();
+  const h = await startHarness(env(), onOwnRedis(), { redis: configs, logger, ...options });
   open.push(h);
   const { receiver, first, second } = await turnWhileRedisIsDown(h, redis, open);
   const lastUpdate = second.events.filter((event) => 'statusUpdate' in event).at(-1) as StreamResponse;
-  return { h, receiver, taskId: first.taskId, second, lastUpdate };
+  return { h, receiver, taskId: first.taskId, second, lastUpdate, holding };
 }
 
 describe('push notifications while the config store Redis is gone', () => {
   it('a change noticed then is held and sent once Redis is back: once, with its stable event id', async () => {
-    const { h, receiver, taskId, second, lastUpdate } = await turnDuringOutage();
+    const { h, receiver, taskId, second, lastUpdate, holding } = await turnDuringOutage();
     const finalState = second.events.flatMap((event) => ('statusUpdate' in event ? [event.statusUpdate.status.state] : [])).at(-1);
     expect(finalState).toBe('TASK_STATE_INPUT_REQUIRED');
-    // Longer than the config store's client waits (one reconnection, 100 ms): its read of the configs has failed.
-    await sleep(2_000);
+    // The config store's client gave up (one reconnection, 100 ms): its read of the configs failed, the change is held.
+    await expect.poll(holding, { timeout: 10_000 }).toBe(true);
     expect(receiver.at('/v1')).toHaveLength(0);
 
     await redis.start();
@@ -80,8 +94,8 @@ describe('push notifications while the config store Redis is gone', () => {
   }, 60_000);
 
   it('held by a gateway that stops during the outage, is sent by it after its restart, once', async () => {
-    const { h, receiver, taskId, lastUpdate } = await turnDuringOutage({ subdir: `held-${randomBytes(4).toString('hex')}` });
-    await sleep(500);
+    const { h, receiver, taskId, lastUpdate, holding } = await turnDuringOutage({ subdir: `held-${randomBytes(4).toString('hex')}` });
+    await expect.poll(holding, { timeout: 10_000 }).toBe(true);
     await h.restart(() => redis.start());
     const [delivered] = await receiver.waitFor('/v1', 1, 20_000);
     expect(delivered!.json).toMatchObject(pushedTurnEnd(lastUpdate));

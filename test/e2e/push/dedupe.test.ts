@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it, type ExpectStatic } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import type { FollowEntry } from '../../../src/push/follow-journal.js';
@@ -19,10 +19,6 @@ import { waitUntil } from '../../support/wait-until.js';
 const ALICE = ctx('basic:alice', 'jsonrpc');
 
 const suite = replicaSuite('dedupe');
-const { replicas } = suite;
-const { replica, receiver } = replicas;
-
-const shared = () => replicas.settings();
 
 /** Polls a little longer than the default: a follow's take-over waits for a lease to run out. */
 const waitLonger = (check: () => Promise<boolean>) => waitUntil(check, 8_000);
@@ -34,14 +30,17 @@ const inputRequired = (events: StreamResponse[]) =>
  * Every replica stopped (each waits for its watchers to queue what they saw and for deliveries in
  * flight): a second job would now be delivered or still wait in the shared stream or retry set.
  */
-async function nothingLeft(settings: Record<string, unknown>, ...replicas: Harness[]): Promise<void> {
+async function nothingLeft(expect: ExpectStatic, settings: Record<string, unknown>, ...replicas: Harness[]): Promise<void> {
   for (const h of replicas) await h.service.stop();
   expect(await suite.redis().xlen(settings['push-stream'] as string)).toBe(0);
   expect(await suite.redis().zcard(settings['push-retry-key'] as string)).toBe(0);
 }
 
-describe('one notification per change across replicas', () => {
-  it("A streams the turn with a push config while B holds a SubscribeToTask of it: the turn's end is pushed once, under one event id", async () => {
+// Each test has its own replicas (or harness), Redis prefix, receiver and task: side by side, their slow turns overlap.
+describe.concurrent('one notification per change across replicas', () => {
+  it("A streams the turn with a push config while B holds a SubscribeToTask of it: the turn's end is pushed once, under one event id", async (context) => {
+    const { expect } = context;
+    const { replica, receiver, settings: shared } = suite.replicasOf(context);
     const settings = shared();
     const a = await replica(settings);
     const b = await replica(settings);
@@ -69,11 +68,13 @@ describe('one notification per change across replicas', () => {
     const [delivery] = await hook.waitFor('/end', 1);
     expect(delivery!.json).toMatchObject(pushedTurnEnd(endA));
     expect(delivery!.headers['a2a-event-id']).toBe(stableEventId(taskId, endA!));
-    await nothingLeft(settings, a, b);
+    await nothingLeft(expect, settings, a, b);
     expect(hook.at('/end')).toHaveLength(1);
   });
 
-  it("A's follow lease lapses while A still follows and B takes the follow over: the turn's end is pushed once", async () => {
+  it("A's follow lease lapses while A still follows and B takes the follow over: the turn's end is pushed once", async (context) => {
+    const { expect } = context;
+    const { replica, receiver, settings: shared } = suite.replicasOf(context);
     const settings = shared();
     const prefix = settings['redis-prefix'] as string;
     // A renews its lease every 20 s; B looks for orphaned follows every third of a second.
@@ -111,20 +112,22 @@ describe('one notification per change across replicas', () => {
     const [delivery] = await hook.waitFor('/followed', 1);
     expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
     await waitLonger(async () => (await holders()).length === 0);
-    await nothingLeft(settings, a, b);
+    await nothingLeft(expect, settings, a, b);
     expect(hook.at('/followed')).toHaveLength(1);
   });
 });
 
-describe('one notification per change across a restart of one replica', () => {
-  it("a follow taken up again after the stop finds the turn's end already queued and does not queue it again", async () => {
+describe.concurrent('one notification per change across a restart of one replica', () => {
+  it("a follow taken up again after the stop finds the turn's end already queued and does not queue it again", async (context) => {
+    const { expect } = context;
+    const replicas = suite.replicasOf(context);
     const h = await startHarness(
       suite.env(),
       {},
       { subdir: `single-${randomBytes(4).toString('hex')}`, followRetry: { initialDelayMs: 10, maxDelayMs: 40 } },
     );
     replicas.closeAfter(h);
-    const hook = await receiver();
+    const hook = await replicas.receiver();
     const follows = join(h.config['persistence-dir'], 'push_follows.json');
     const followed = async () => JSON.parse(await readFile(follows, 'utf8').catch(() => '[]')) as FollowEntry[];
 

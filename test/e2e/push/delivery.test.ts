@@ -1,23 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import type { UnknownTasks } from '../../../src/core/task-scope.js';
 import { stableEventId } from '../../../src/push/event-id.js';
 import { ctx, environmentSuite, flush, pushedTurnEnd, Receiver, startHarness, streamTurn, userText, type Harness } from './harness.js';
 import { waitUntil } from '../../support/wait-until.js';
 
-const { env, open } = environmentSuite();
+const { env } = environmentSuite();
 
+/** A harness and a receiver of the test's own, stopped once it finishes (the tests run side by side). */
 async function setup(
+  { onTestFinished }: TestContext,
   overrides: Record<string, unknown> = {},
   subdir?: string,
   options: { followRetry?: { initialDelayMs: number; maxDelayMs: number }; unknownTasks?: UnknownTasks } = {},
 ): Promise<{ h: Harness; receiver: Receiver }> {
   const h = await startHarness(env(), overrides, { subdir: subdir ?? `s-${Math.random().toString(36).slice(2)}`, ...options });
-  open.push(h);
+  onTestFinished(() => h.close());
   const receiver = await new Receiver().up();
-  open.push({ close: () => receiver.down() });
+  onTestFinished(() => receiver.down());
   return { h, receiver };
 }
 
@@ -41,9 +43,11 @@ const tokenHeaders = (entry: { headers: Record<string, unknown> }) => ({
   auth: entry.headers.authorization,
 });
 
-describe('push delivery, local-file queue', () => {
-  it('delivers the INPUT_REQUIRED change as the 1.0 Task with the reply, once per turn, with every header', async () => {
-    const { h, receiver } = await setup();
+// Each test has its own harness (persistence-dir), receiver and task: side by side, their slow turns overlap.
+describe.concurrent('push delivery, local-file queue', () => {
+  it('delivers the INPUT_REQUIRED change as the 1.0 Task with the reply, once per turn, with every header', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig(
       {
@@ -82,8 +86,9 @@ describe('push delivery, local-file queue', () => {
     expect(all[1]!.headers['a2a-event-id']).not.toBe(all[0]!.headers['a2a-event-id']);
   });
 
-  it('delivers the full 0.2.5 Task to a config registered through the 0.2.5 surface', async () => {
-    const { h, receiver } = await setup();
+  it('delivers the full 0.2.5 Task to a config registered through the 0.2.5 surface', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V025);
     await h.port.createTaskPushNotificationConfig(
       { taskId: first.taskId, url: `${receiver.url}/v025`, token: 'tok-2', authentication: { scheme: 'basic', credentials: 'user:pass' } },
@@ -105,8 +110,9 @@ describe('push delivery, local-file queue', () => {
     expect(delivery!.headers['a2a-event-id']).toBe(stableEventId(first.taskId, end!));
   });
 
-  it('push-events: all delivers every task event of the turn, in order', async () => {
-    const { h, receiver } = await setup({ 'push-events': 'all' });
+  it('push-events: all delivers every task event of the turn, in order', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context, { 'push-events': 'all' });
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/all` }, ALICE_V1);
     const second = await streamTurn(h.port, { message: userText('go on', { taskId: first.taskId }) }, ALICE_V1);
@@ -118,8 +124,9 @@ describe('push delivery, local-file queue', () => {
     expect(new Set(deliveries.map((entry) => entry.headers['a2a-event-id'])).size).toBe(taskEvents.length);
   });
 
-  it('takes an inline config off SendStreamingMessage and SendMessage and delivers to it', async () => {
-    const { h, receiver } = await setup();
+  it('takes an inline config off SendStreamingMessage and SendMessage and delivers to it', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const streamed = await streamTurn(
       h.port,
       { message: userText('inline stream'), configuration: { taskPushNotificationConfig: { url: `${receiver.url}/inline-stream`, token: 't-s' } } },
@@ -144,8 +151,9 @@ describe('push delivery, local-file queue', () => {
     for (const request of h.forwarded) expect(request.configuration?.taskPushNotificationConfig).toBeUndefined();
   });
 
-  it('follows a returnImmediately turn no caller streams: its end is delivered and recorded', async () => {
-    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
+  it('follows a returnImmediately turn no caller streams: its end is delivered and recorded', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context, {}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
     for (const prompt of ['slow: make a vpc', 'make a subnet']) {
       const path = `/later-${prompt.length}`;
       const answer = await h.port.sendMessage(
@@ -175,8 +183,9 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.received.filter((entry) => entry.path.startsWith('/later-'))).toHaveLength(2);
   });
 
-  it('a config created after a returnImmediately answer, while the turn runs, is told of its end', async () => {
-    const { h, receiver } = await setup();
+  it('a config created after a returnImmediately answer, while the turn runs, is told of its end', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const answer = await h.port.sendMessage({ message: userText('slow: plan a network'), configuration: { returnImmediately: true } }, ALICE_V1);
     const taskId = 'task' in answer ? answer.task.id : '';
     await h.port.createTaskPushNotificationConfig({ taskId, id: 'late', url: `${receiver.url}/late` }, ALICE_V1);
@@ -185,8 +194,9 @@ describe('push delivery, local-file queue', () => {
     expect(delivery!.json).toMatchObject({ task: { id: taskId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } } });
   });
 
-  it('a follow cut short by a restart is taken up again from the journal, and delivered once', async () => {
-    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
+  it('a follow cut short by a restart is taken up again from the journal, and delivered once', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context, {}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 } });
     const { taskId, journal } = await followedTurn(h, `${receiver.url}/resumed`, 'slow: survive a restart');
     await h.restart();
     expect((await env().upstream.getTask({ id: taskId }, ALICE_V1)).status.state).toBe('TASK_STATE_WORKING');
@@ -198,9 +208,13 @@ describe('push delivery, local-file queue', () => {
     expect(receiver.at('/resumed')).toHaveLength(1);
   });
 
-  it('with credentials configured, a follow is taken up after a restart that emptied the memory registry', async () => {
+  it('with credentials configured, a follow is taken up after a restart that emptied the memory registry', async (context) => {
+    const { expect } = context;
     // As a gateway with auth.* restarts on store: memory: push configs and follows are on disk, tasks are not.
-    const { h, receiver } = await setup({}, undefined, { followRetry: { initialDelayMs: 10, maxDelayMs: 40 }, unknownTasks: 'not-found' });
+    const { h, receiver } = await setup(context, {}, undefined, {
+      followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
+      unknownTasks: 'not-found',
+    });
     const { taskId } = await followedTurn(h, `${receiver.url}/forgotten`, 'slow: survive a restart that forgets the task');
     await h.restart(() => h.registry.close());
     expect(await h.registry.ownerOf(taskId)).toBeUndefined();
@@ -213,8 +227,9 @@ describe('push delivery, local-file queue', () => {
     expect(await h.registry.ownerOf(taskId)).toBe(ALICE_V1.principal);
   });
 
-  it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async () => {
-    const { h, receiver } = await setup();
+  it('notifies the cancel once, whichever of the stream and the CancelTask answer reports it', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const iterator = h.port.sendStreamingMessage({ message: userText('slow: take your time') }, ALICE_V1)[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as StreamResponse;
     const taskId = 'task' in first ? first.task.id : '';
@@ -231,8 +246,9 @@ describe('push delivery, local-file queue', () => {
     expect((body.task ?? body.statusUpdate)?.status.state).toBe('TASK_STATE_CANCELED');
   });
 
-  it('retries a transient failure with the same event id', async () => {
-    const { h, receiver } = await setup();
+  it('retries a transient failure with the same event id', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/retry` }, ALICE_V1);
     receiver.failNext = 2;
@@ -244,8 +260,9 @@ describe('push delivery, local-file queue', () => {
     expect(new Set(attempts.map((entry) => entry.body)).size).toBe(1);
   });
 
-  it('keeps queued jobs across a restart while the receiver is down', async () => {
-    const { h, receiver } = await setup();
+  it('keeps queued jobs across a restart while the receiver is down', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/later`, token: 'kept' }, ALICE_V1);
     await receiver.down();
@@ -260,8 +277,9 @@ describe('push delivery, local-file queue', () => {
     expect(delivery!.headers['x-a2a-notification-token']).toBe('kept');
   });
 
-  it('drops a queued job whose config was deleted or moved to another URL', async () => {
-    const { h, receiver } = await setup();
+  it('drops a queued job whose config was deleted or moved to another URL', async (context) => {
+    const { expect } = context;
+    const { h, receiver } = await setup(context);
     const first = await streamTurn(h.port, { message: userText('make a vpc') }, ALICE_V1);
     await h.port.createTaskPushNotificationConfig({ taskId: first.taskId, url: `${receiver.url}/old`, token: 'old' }, ALICE_V1);
     await receiver.down();

@@ -6,27 +6,21 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { redisFollowKeys } from '../../../src/push/follow-journal-redis.js';
 import { ctx, flush, userText } from './harness.js';
-import { replicaSuite } from './replicas.js';
+import { replicaSuite, type ReplicaSet } from './replicas.js';
 import { serveCli } from '../../support/run-cli.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const LEASE_MS = 2_000;
 const ALICE_V025 = ctx('basic:alice', 'v025');
 
-const { replicas, env, redis } = replicaSuite('follow-replicas');
-const children: ChildProcess[] = [];
-
-// Registered after the suite's: runs before it closes the replicas (after hooks run last registered first).
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+const { replicasOf, env, redis } = replicaSuite('follow-replicas');
 
 /** The settings every replica of one test shares: one Redis prefix, one stream and group, one key ring. */
-const shared = () => replicas.settings({ 'push-notifications': true, 'push-allow-private': true, 'push-follow-lease-ms': LEASE_MS });
-const { replica, receiver } = replicas;
+const shared = (replicas: ReplicaSet) =>
+  replicas.settings({ 'push-notifications': true, 'push-allow-private': true, 'push-follow-lease-ms': LEASE_MS });
 
 /** The replicas whose follow journal in Redis holds `taskId`. */
 async function holdersOf(prefix: string, taskId: string): Promise<string[]> {
@@ -39,18 +33,34 @@ async function holdersOf(prefix: string, taskId: string): Promise<string[]> {
 const artifactText = (artifacts: Array<{ parts: Array<{ text?: string }> }> = []) =>
   artifacts.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
 
-/** `a2a-bridge serve` in its own process, on the shared settings, upstream the test's demo agent. */
-async function serveInChild(settings: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
-  const file = join(env().dir, `replica-${replicas.counter}.yaml`);
-  const config = { ...settings, port: 0, 'persistence-dir': join(env().dir, `child-${replicas.counter}`), upstream: { url: env().demo.url } };
+/**
+ * `a2a-bridge serve` in its own process, on the shared settings, upstream the test's demo agent; killed
+ * once the test finishes (before its replicas close: the hooks registered last run first).
+ */
+async function serveInChild(
+  { onTestFinished }: TestContext,
+  replicas: ReplicaSet,
+  settings: Record<string, unknown>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const children: ChildProcess[] = [];
+  onTestFinished(() => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const name = `${replicas.run}-${replicas.counter}`;
+  const file = join(env().dir, `${name}.yaml`);
+  const config = { ...settings, port: 0, 'persistence-dir': join(env().dir, name), upstream: { url: env().demo.url } };
   await writeFile(file, JSON.stringify(config));
   const { child, url } = await serveCli(['--config', file], { track: children });
   return { child, url };
 }
 
-describe('push follows shared by replicas through Redis', () => {
-  it('a follow of a replica that stops is taken over by another: the finished 0.2.5 Task is pushed once', async () => {
-    const settings = shared();
+// Each test has its own replicas, Redis prefix, receiver and task: side by side, their slow turns and the lease overlap.
+describe.concurrent('push follows shared by replicas through Redis', () => {
+  it('a follow of a replica that stops is taken over by another: the finished 0.2.5 Task is pushed once', async (context) => {
+    const { expect } = context;
+    const replicas = replicasOf(context);
+    const { replica, receiver } = replicas;
+    const settings = shared(replicas);
     const prefix = settings['redis-prefix'] as string;
     const a = await replica(settings);
     const b = await replica(settings);
@@ -87,12 +97,13 @@ describe('push follows shared by replicas through Redis', () => {
     expect(hook.at('/taken')).toHaveLength(1);
   });
 
-  it('a follow of a replica killed mid-turn (SIGKILL) is taken over once its lease has run out', async () => {
-    const settings = shared();
+  it('a follow of a replica killed mid-turn (SIGKILL) is taken over once its lease has run out', async (context) => {
+    const { expect } = context;
+    const replicas = replicasOf(context);
+    const { replica, receiver } = replicas;
+    const settings = shared(replicas);
     const prefix = settings['redis-prefix'] as string;
-    const b = await replica(settings);
-    const hook = await receiver();
-    const a = await serveInChild(settings);
+    const [b, hook, a] = await Promise.all([replica(settings), receiver(), serveInChild(context, replicas, settings)]);
 
     const response = await fetch(`${a.url}/`, {
       method: 'POST',

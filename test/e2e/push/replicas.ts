@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, type TestContext } from 'vitest';
 import { createRedisTaskRegistry } from '../../../src/core/task-registry/redis.js';
 import { REDIS_URL, requireRedis } from '../../support/redis.js';
 import { Receiver, startEnvironment, startHarness, type Environment, type Harness, type HarnessOptions } from './harness.js';
@@ -29,7 +29,8 @@ export interface ReplicaSet {
   cleanup(): Promise<void>;
 }
 
-export function replicaSet(name: string, deps: { env: () => Environment; redis: () => Redis }): ReplicaSet {
+/** `subdirs`: what the replicas' persistence-dirs start with, so the sets of tests running side by side keep theirs apart. */
+export function replicaSet(name: string, deps: { env: () => Environment; redis: () => Redis }, subdirs = ''): ReplicaSet {
   const run = `test-push-${name}-${process.pid}-${randomBytes(4).toString('hex')}`;
   // Replicas must share push-keys to open each other's configs.
   const pushKeys = [`k1:${randomBytes(32).toString('base64')}`];
@@ -65,7 +66,7 @@ export function replicaSet(name: string, deps: { env: () => Environment; redis: 
       const h = await startHarness(deps.env(), settings, {
         redis: deps.redis(),
         registry,
-        subdir: `r-${counter}-${open.length}`,
+        subdir: `${subdirs}r-${counter}-${open.length}`,
         followRetry: { initialDelayMs: 10, maxDelayMs: 40 },
         ...options,
       });
@@ -92,7 +93,13 @@ export function replicaSet(name: string, deps: { env: () => Environment; redis: 
  * A test file's environment (the demo agent), Redis connection and replica set: opened before its tests
  * (Redis must answer), what a test opened closed after it, the file's keys deleted at the end.
  */
-export function replicaSuite(name: string): { replicas: ReplicaSet; env(): Environment; redis(): Redis } {
+export function replicaSuite(name: string): {
+  replicas: ReplicaSet;
+  /** A replica set of one test's own, for tests side by side: what it opened is closed, and its keys deleted, once it finishes. */
+  replicasOf(context: TestContext): ReplicaSet;
+  env(): Environment;
+  redis(): Redis;
+} {
   let env: Environment | undefined;
   let redis: Redis | undefined;
   const opened = { env: () => env as Environment, redis: () => redis as Redis };
@@ -108,5 +115,15 @@ export function replicaSuite(name: string): { replicas: ReplicaSet; env(): Envir
     await redis?.quit();
     await env?.close();
   });
-  return { replicas, ...opened };
+  let tests = 0;
+  const replicasOf = ({ onTestFinished }: TestContext) => {
+    tests += 1;
+    const own = replicaSet(`${name}-t${tests}`, opened, `t${tests}-`);
+    onTestFinished(async () => {
+      await own.closeAll();
+      await own.cleanup();
+    });
+    return own;
+  };
+  return { replicas, replicasOf, ...opened };
 }
