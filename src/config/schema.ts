@@ -55,9 +55,14 @@ export const UpstreamConfig = z
     'card-refresh-ms': Millis.default(60_000),
     /**
      * Cap on pooled connections to the upstream; absent or 0: unlimited. Every open stream holds one
-     * connection for its whole life, so a cap also caps concurrent streams (the rest wait, unbounded).
+     * connection for its whole life, so a cap also caps concurrent streams (the rest wait, queue-timeout-ms).
      */
     connections: z.number().int().min(0).optional(),
+    /**
+     * With `connections`: how long a call waits for one of them (connecting included) before it is refused as
+     * unavailable (503, gRPC UNAVAILABLE, Retry-After), never sent to the agent. 0: it waits as long as its call lasts.
+     */
+    'queue-timeout-ms': Millis.default(10_000),
     /**
      * The folder where the upstream iac-code stores its artifacts, shared with the gateway (a sidecar
      * volume): its `iac-code-artifact://` files are read from here and shown to callers that cannot fetch them.

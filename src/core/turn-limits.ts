@@ -1,5 +1,12 @@
 import type { LimitsConfig } from '../config/limits-schema.js';
-import { A2AError, type Message, type SendMessageRequest, type SendMessageResponse, type StreamResponse } from '../model/index.js';
+import {
+  A2AError,
+  type Message,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+} from '../model/index.js';
 import { messageEntry, type EntryDeps } from './admission.js';
 import type { AgentPort, CallContext } from './agent-port.js';
 import type { RecordedState } from './context-lanes.js';
@@ -147,20 +154,41 @@ export type TurnLimitDeps = TurnLimits & EntryDeps;
  * caller's protocol (A2AError.tooManyTurnsInFlight: HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED).
  * A message that answers a paused turn (iac-code's permission prompts) is let in even at the cap: its
  * turn holds a slot already, and refusing the answer would stall that turn until the agent gives up.
- * SubscribeToTask and the other methods start no turn and are not counted.
+ *
+ * A caller's SubscribeToTask holds a slot as a stream does: it holds an upstream connection for as long
+ * (each open stream does, `upstream.connections`), so a client that could open subscriptions without
+ * bound could hold every connection to the agent and starve the other clients. The gateway's own
+ * subscriptions (a push follow, the rest of a turn a shutdown cut: `ownerVouched`) are not the caller's
+ * doing and are bounded elsewhere (`push-follow-max-per-owner`). The other methods are not counted.
  */
 export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort {
   const { slots } = deps;
 
   /** The turn's slot; at the cap, none for a paused turn's answer, else the refusal. */
-  async function slotFor(message: Message, ctx: CallContext): Promise<TurnSlot> {
+  async function slotFor(message: Message | undefined, ctx: CallContext): Promise<TurnSlot> {
     const taken = slots.take(ctx, recordedStateFor(deps.registry, ctx));
     const slot = taken instanceof Promise ? await taken : taken;
     if (slot) return slot;
     // Only asked at the cap: a turn below it pays nothing for the rule.
-    if ((await messageEntry(message, ctx, deps)).ridesAlong) return UNCOUNTED;
+    if (message && (await messageEntry(message, ctx, deps)).ridesAlong) return UNCOUNTED;
     throw refusedTurn(deps, ctx);
   }
+
+  /**
+   * A stream holding its slot from its first pull (a refusal is the stream's first error, as admission's lane
+   * is) to its end, naming the task it follows as its events come (a dead holder's slot is freed by it).
+   */
+  const heldStream = (message: Message | undefined, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
+    deferIterable(async () => {
+      const slot = await slotFor(message, ctx);
+      const nameTurn = slot.names && streamTurnNaming(slot.names, deps.settling);
+      try {
+        return tapIterable(open(), { item: nameTurn, end: slot.release });
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+    });
 
   return overlay(inner, {
     async sendMessage(request: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
@@ -173,20 +201,9 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
         slot.release();
       }
     },
-    // Taken on the first pull, as admission's lane is: a refusal is the stream's first error.
     sendStreamingMessage: (request: SendMessageRequest, ctx: CallContext): AsyncIterable<StreamResponse> =>
-      deferIterable(async () => {
-        const slot = await slotFor(request.message, ctx);
-        const nameTurn = slot.names && streamTurnNaming(slot.names, deps.settling);
-        try {
-          return tapIterable(inner.sendStreamingMessage(request, ctx), {
-            item: nameTurn,
-            end: slot.release,
-          });
-        } catch (error) {
-          slot.release();
-          throw error;
-        }
-      }),
+      heldStream(request.message, ctx, () => inner.sendStreamingMessage(request, ctx)),
+    subscribeToTask: (request: SubscribeToTaskRequest, ctx: CallContext): AsyncIterable<StreamResponse> =>
+      ctx.ownerVouched ? inner.subscribeToTask(request, ctx) : heldStream(undefined, ctx, () => inner.subscribeToTask(request, ctx)),
   });
 }

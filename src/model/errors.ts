@@ -213,6 +213,17 @@ export class A2AError extends Error {
       refusal: 'unavailable',
     });
   }
+  /**
+   * A call that found every pooled connection to the agent held (`upstream.connections`, streams each holding one)
+   * for `upstream.queue-timeout-ms`: never sent, and over once a stream ends, so a refusal for now (503, UNAVAILABLE)
+   * that tells the caller to try again, rather than a wait with no end.
+   */
+  static upstreamBusy(): A2AError {
+    return new A2AError(ErrorCode.Internal, GATEWAY_FAILURES.upstreamBusy, {
+      retryAfterSeconds: TURN_RETRY_AFTER_SECONDS,
+      refusal: 'unavailable',
+    });
+  }
   /** A push config the task does not have: A2A's TaskNotFoundError, in words that name the config (a2a-js 1.x). */
   static pushConfigNotFound(taskId: string, configId: string): A2AError {
     return new A2AError(ErrorCode.TaskNotFound, `Push notification config ${configId} not found`, { metadata: { taskId, configId } });
@@ -236,6 +247,7 @@ export class A2AError extends Error {
 export const GATEWAY_FAILURES = {
   upstreamTimedOut: 'Upstream agent timed out',
   upstreamUnavailable: 'Upstream agent is unavailable',
+  upstreamBusy: 'Every connection to the upstream agent is in use; try again in a moment',
   upstreamCallAborted: 'The upstream call was aborted',
   abortedOrTimedOut: 'The upstream call was aborted or timed out',
   shuttingDown: 'The gateway is shutting down',

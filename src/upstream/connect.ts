@@ -122,7 +122,7 @@ export async function connectUpstream(
   logger: Logger,
   options: ConnectOptions = {},
 ): Promise<ConnectedUpstream> {
-  const dispatcher = createUpstreamPool(config);
+  const dispatcher = createUpstreamPool(config, logger);
   // Closing aborts a detection in flight: the pool's close() waits for the requests it still has.
   const closing = new AbortController();
   let protocol: UpstreamProtocol | undefined;

@@ -4,6 +4,8 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
 import { requestUntilAborted } from './abortable-request.js';
+import { connectionWaitBound } from './connection-wait.js';
+import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 
 /**
@@ -14,24 +16,33 @@ import { upstreamTlsFiles } from './upstream-tls.js';
  * stream has started, it may stay quiet for as long as the agent thinks (a turn can run for minutes
  * between frames), so the body timeout is off and callers bound calls with their own AbortSignal
  * instead. The connection count is unlimited unless the operator caps it: each open stream holds a
- * connection for as long as it lasts. `upstream.socket-path` reaches an agent whose HTTP server
+ * connection for as long as it lasts, and a call that finds them all held waits for one at most
+ * `upstream.queue-timeout-ms` (connection-wait.ts; `logger` is warned, at most once a minute). `upstream.socket-path` reaches an agent whose HTTP server
  * listens on a unix domain socket instead of a TCP port (a sidecar); `upstream.tls` gives the CA to
  * trust and the client certificate to present (mutual TLS). Compressed bodies are decoded by their
  * readers (decoded-body.ts).
  */
-export function createUpstreamPool(config: UpstreamConfig): Dispatcher {
+export function createUpstreamPool(config: UpstreamConfig, logger?: WarningLogger): Dispatcher {
   const socketPath = config['socket-path'];
-  return new Agent({
+  const pool = new Agent({
     // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
     connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}), ...upstreamTlsFiles(config.tls) },
     headersTimeout: config['headers-timeout-ms'],
     bodyTimeout: 0,
-    // null is undici's "no limit": a pooled cap would queue the stream past it with no timeout.
+    // null is undici's "no limit"; past a cap undici queues a request with no timeout of its own: bounded below.
     connections: config.connections || null,
     // Below the 5 s keep-alive of uvicorn (iac-code) so an idle socket is never reused as the server closes it.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 60_000,
   });
+  // Without a cap nothing queues (each request is given a connection of its own, bounded by connect-timeout-ms).
+  const waitMs = config['queue-timeout-ms'];
+  if (!config.connections || waitMs === 0) return pool;
+  // The operator's sign that the cap, not the agent, turns calls away: at most once a minute.
+  const warn = throttledWarnings(logger);
+  const refused = (): void =>
+    warn({ connections: config.connections, queueTimeoutMs: waitMs }, 'upstream connections all in use; a call was refused');
+  return pool.compose(connectionWaitBound(waitMs, refused));
 }
 
 /**

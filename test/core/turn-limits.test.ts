@@ -127,20 +127,49 @@ describe('the core at the cap', () => {
     await stream.return?.();
   });
 
-  it('does not cap SubscribeToTask, GetTask or ListTasks', async () => {
+  it("caps a caller's SubscribeToTask as a stream (it holds an upstream connection as long), not GetTask or ListTasks", async () => {
+    const { upstream: base } = feedingUpstream();
+    let subscribed = 0;
+    const upstream = Object.assign(base, {
+      subscribeToTask: () => {
+        subscribed++;
+        return new Feed().push(taskFrame('T1', 'A')).stream();
+      },
+      getTask: async () => finishedTask('T1', 'A', 'TASK_STATE_WORKING'),
+    });
+    const { gateway, refused } = setup(upstream, { 'turns-in-flight-per-client': 2 });
+    const alice = caller('p:alice', 'alice');
+    const stream = await open(gateway, alice, 'A');
+    const subscription = gateway.subscribeToTask({ id: 'T1' }, alice)[Symbol.asyncIterator]();
+    await expect(subscription.next()).resolves.toMatchObject({ done: false });
+    // At the cap (a turn and a subscription): the next subscription is refused as a turn is, before the agent is asked.
+    const second = await rejection(gateway.subscribeToTask({ id: 'T1' }, alice)[Symbol.asyncIterator]().next());
+    expect(second).toMatchObject({ code: GatewayErrorCode.TooManyTurnsInFlight, retryAfterSeconds: 5 });
+    expect(second.statusInfo).toEqual({ httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED' });
+    expect(subscribed).toBe(1);
+    expect(refused.map((ctx) => ctx.client)).toEqual(['alice']);
+    await expect(gateway.getTask({ id: 'T1' }, alice)).resolves.toMatchObject({ id: 'T1' });
+    await expect(gateway.listTasks({}, alice)).resolves.toMatchObject({ tasks: [{ id: 'T1' }] });
+    // A subscription that ends gives its slot back.
+    await subscription.return?.();
+    const third = gateway.subscribeToTask({ id: 'T1' }, alice)[Symbol.asyncIterator]();
+    await expect(third.next()).resolves.toMatchObject({ done: false });
+    await third.return?.();
+    await stream.return?.();
+  });
+
+  it("does not count the gateway's own subscriptions (a push follow: ownerVouched) against the caller's cap", async () => {
     const { upstream: base } = feedingUpstream();
     const upstream = Object.assign(base, {
       subscribeToTask: () => new Feed().push(taskFrame('T1', 'A')).stream(),
       getTask: async () => finishedTask('T1', 'A', 'TASK_STATE_WORKING'),
     });
     const { gateway } = setup(upstream);
-    const alice = caller('p:alice');
+    const alice = caller('p:alice', 'alice');
     const stream = await open(gateway, alice, 'A');
-    const subscription = gateway.subscribeToTask({ id: 'T1' }, alice)[Symbol.asyncIterator]();
-    await expect(subscription.next()).resolves.toMatchObject({ done: false });
-    await expect(gateway.getTask({ id: 'T1' }, alice)).resolves.toMatchObject({ id: 'T1' });
-    await expect(gateway.listTasks({}, alice)).resolves.toMatchObject({ tasks: [{ id: 'T1' }] });
-    await subscription.return?.();
+    const follow = gateway.subscribeToTask({ id: 'T1' }, { ...alice, ownerVouched: true })[Symbol.asyncIterator]();
+    await expect(follow.next()).resolves.toMatchObject({ done: false });
+    await follow.return?.();
     await stream.return?.();
   });
 

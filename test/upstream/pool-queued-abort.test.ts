@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
-import { GATEWAY_FAILURES } from '../../src/model/errors.js';
+import { GATEWAY_FAILURES, type A2AError } from '../../src/model/errors.js';
 import type { StreamResponse } from '../../src/model/index.js';
 import { getJson } from '../../src/upstream/card-fetch.js';
 import { createUpstreamPool } from '../../src/upstream/http.js';
@@ -93,6 +93,31 @@ describe('a request queued on a full pool', () => {
       const call = upstream.sendMessage(message('timed-out'), { principal: '', signal: new AbortController().signal });
       const outcome = await settledWithin(call, PROMPT_MS);
       expect(outcome).toMatchObject({ error: GATEWAY_FAILURES.upstreamTimedOut });
+
+      await release();
+      await upstream.sendMessage(message('wanted'), { principal: '', signal: new AbortController().signal });
+      expect(sentTexts(fake)).toEqual(['wanted']);
+    }, 300);
+    expect(unhandled).toEqual([]);
+  }, 10_000);
+
+  it('ends at upstream.queue-timeout-ms as unavailable for now, and is never sent once the connection frees', async () => {
+    const { fake, upstream, release } = await heldPool({ 'queue-timeout-ms': 150 });
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const call = upstream.sendMessage(message('queued'), { principal: '', signal: new AbortController().signal });
+      const refusal = await call.then(
+        () => undefined,
+        (error: unknown) => error as A2AError,
+      );
+      expect(refusal?.message).toBe(GATEWAY_FAILURES.upstreamBusy);
+      expect(refusal?.statusInfo).toEqual({ httpStatus: 503, grpcStatus: 'UNAVAILABLE' });
+      expect(refusal?.retryAfterSeconds).toBe(5);
+      // Each queued call waits its own bound.
+      const again = await settledWithin(
+        upstream.sendMessage(message('queued again'), { principal: '', signal: new AbortController().signal }),
+        PROMPT_MS,
+      );
+      expect(again).toMatchObject({ error: GATEWAY_FAILURES.upstreamBusy });
 
       await release();
       await upstream.sendMessage(message('wanted'), { principal: '', signal: new AbortController().signal });

@@ -155,7 +155,7 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   const principal = c.get('principal');
   await refuseForeign(params, principal, deps);
   const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
-  if (!MESSAGE_METHODS.has(method)) {
+  if (!SLOT_METHODS.has(method)) {
     const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
     return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
   }
@@ -164,7 +164,10 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   try {
     const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
     // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
-    const relayed = deps.options.unknownTasks === 'agent' ? answer : await recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
+    const relayed =
+      !MESSAGE_METHODS.has(method) || deps.options.unknownTasks === 'agent'
+        ? answer
+        : await recordingAnswer(answer, (task) => recordRelayed(task, principal, deps));
     return slot ? onBodyEnd(relayed, slot.release) : relayed;
   } catch (error) {
     slot?.release();
@@ -173,9 +176,11 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
 }
 
 const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream']);
+/** What holds a slot under its client's cap: a message, and a resubscription, which holds an upstream connection as a stream does (core/turn-limits.ts). */
+const SLOT_METHODS: ReadonlySet<string> = new Set([...MESSAGE_METHODS, 'tasks/resubscribe']);
 
 /**
- * A relayed message's slot under its client's cap (the core caps the turns it sees itself): held until
+ * A relayed message's (or resubscription's) slot under its client's cap (the core caps the turns it sees itself): held until
  * the answer's body has gone out or its caller left, or refused before the agent is asked.
  */
 function turnSlot(c: Context<GatewayEnv>, deps: V025FacadeDeps): TurnSlot | Promise<TurnSlot> | undefined {

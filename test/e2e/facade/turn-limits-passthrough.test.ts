@@ -1,7 +1,7 @@
 /**
  * The facade in front of a 0.2.5 agent relays its calls past the core, and caps their turns all the
  * same (limits.*): the official 0.2.5 client's message past the cap gets the 0.2.5 error before the
- * agent is asked, tasks/get is not a turn, and a relayed turn gives its slot back once its answer is
+ * agent is asked (a tasks/resubscribe's too: it holds a slot as a stream does), tasks/get is not a turn, and a relayed turn gives its slot back once its answer is
  * out, its agent cuts it off, or its caller hangs up. The agent here holds each message until the test
  * answers it.
  */
@@ -74,7 +74,7 @@ async function holdStream(): Promise<AsyncGenerator<unknown>> {
 }
 
 describe('relayed turns under the cap', () => {
-  it('past the cap: the 0.2.5 error before the agent is asked; tasks/get is not a turn', async () => {
+  it('past the cap: the 0.2.5 error before the agent is asked, tasks/resubscribe too; tasks/get is not a turn', async () => {
     const stream = await holdStream();
     const sent = messages();
     const answer: any = await client.sendMessage(sdkParams('one too many'));
@@ -82,6 +82,10 @@ describe('relayed turns under the cap', () => {
     const streamed = await rpc(`${gateway.url}/stream`, 'message/stream', sdkParams('one too many, streamed'));
     expect(streamed.body.error).toEqual({ code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(1) });
     expect(messages()).toBe(sent);
+    // A resubscription holds a slot as a stream does (it holds a connection to the agent as long): refused as well.
+    const resubscribed = await rpc(`${gateway.url}/stream`, 'tasks/resubscribe', { id: task(held[0]!.call, '').id });
+    expect(resubscribed.body.error).toEqual({ code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(1) });
+    expect(agent.rpcCalls('tasks/resubscribe')).toHaveLength(0);
     // Relayed to the agent, the held turn's task being the caller's own (the facade recorded it).
     const got: any = await client.getTask({ id: task(held[0]!.call, '').id });
     expect(got.result).toMatchObject({ kind: 'task', status: { state: 'working' } });

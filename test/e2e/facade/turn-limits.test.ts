@@ -2,7 +2,7 @@
  * The 0.2.5 facade's turns under the cap on turns in flight (limits.*), in front of an agent that holds
  * each turn until the test ends it. Every Bailian user behind one facade key is one client: the official
  * 0.2.5 client (no key: the facade's anonymous caller) gets a 0.2.5 error a user can read past the cap,
- * before the agent is asked, while a 1.0 client's turn goes through; tasks/get is not a turn; a turn
+ * before the agent is asked (a tasks/resubscribe too), while a 1.0 client's turn goes through; tasks/get is not a turn; a turn
  * that ends or whose caller leaves gives its slot back. A named facade key counts with the 1.0
  * credentials of the same name.
  */
@@ -82,6 +82,24 @@ describe('the official 0.2.5 client, every facade caller one client', () => {
       await theirs;
       const samples = await scrape(gateway.url);
       expect(value(samples, 'a2a_bridge_turns_refused_total', { surface: 'v025', client: '' })).toBe(3);
+    } finally {
+      await endAll(streams);
+    }
+  });
+
+  it('past the cap: tasks/resubscribe is refused as message/stream is (it holds a slot as a stream does), before the agent', async () => {
+    const turn = client.sendMessageStream(sdkParams('hold, then follow'));
+    const first: any = (await turn.next()).value;
+    const streams = [turn, await holdStream(client)];
+    try {
+      const subscribed = agent.calls('SubscribeToTask');
+      const resubscribed = await openStream(`${gateway.url}/stream`, 'tasks/resubscribe', { id: first.result?.id ?? first.id });
+      expect(resubscribed.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(resubscribed.response.headers.get('retry-after')).toBe('5');
+      expect((await resubscribed.rest()).map((frame) => frame.json.error)).toEqual([
+        { code: GatewayErrorCode.TooManyTurnsInFlight, message: refusalText(CAP) },
+      ]);
+      expect(agent.calls('SubscribeToTask')).toBe(subscribed);
     } finally {
       await endAll(streams);
     }

@@ -2,7 +2,7 @@
  * A client's turns in flight capped (limits.*) on the gRPC binding, as the official a2a-js 1.x gRPC
  * client meets it in front of an agent that holds each turn until the test ends it: the turn past the
  * cap is RESOURCE_EXHAUSTED before it reaches the agent (unary and streaming), another client's turn
- * goes through, GetTask and SubscribeToTask are not turns, and a stream its caller cancels or the agent
+ * goes through, GetTask is not a turn (SubscribeToTask holds a slot as a stream does), and a stream its caller cancels or the agent
  * ends gives its slot back; gRPC and HTTP callers with one key share one count.
  */
 import { status } from '@grpc/grpc-js';
@@ -59,14 +59,14 @@ describe('the gRPC binding at a client’s cap', () => {
     }
   });
 
-  it('GetTask and SubscribeToTask are not turns: they go through at the cap', async () => {
+  it('GetTask is not a turn: it goes through at the cap; SubscribeToTask holds a slot as a stream does: RESOURCE_EXHAUSTED', async () => {
     const streams = [await holdStream('gamma'), await holdStream('gamma')];
     try {
       const [first] = running.agent.held();
       expect((await transport.getTask({ tenant: '', id: first!.taskId, historyLength: undefined }, as('gamma'))).id).toBe(first!.taskId);
-      const subscription = transport.resubscribeTask({ tenant: '', id: first!.taskId }, as('gamma'))[Symbol.asyncIterator]();
-      expect((await subscription.next()).value?.payload?.$case).toBe('task');
-      await subscription.return?.();
+      const refused = await grpcFailureOf(transport.resubscribeTask({ tenant: '', id: first!.taskId }, as('gamma')));
+      expect(refused.status).toBe(status.RESOURCE_EXHAUSTED);
+      expect(refused.message).toContain(refusalText(CAP));
     } finally {
       await endAll(streams);
     }

@@ -2,7 +2,7 @@
  * A client's turns in flight capped (limits.*), as the official a2a-js 1.x client meets it over
  * JSON-RPC and HTTP+JSON, in front of an agent that holds each turn until the test ends it: the turn
  * past the cap is refused in the caller's protocol before it reaches the agent, while other clients'
- * turns and the client's own non-turn calls go through; the old and the new key of one name share a
+ * turns and the client's own non-turn calls (but a subscription, which holds a slot as a stream does) go through; the old and the new key of one name share a
  * cap, an unnamed key is a client of its own, a name can have its own cap. Every slot given back:
  * turn-limits-release.test.ts.
  */
@@ -75,7 +75,7 @@ describe.each(TRANSPORTS)('official a2a-js 1.x client over %s', (transport) => {
     }
   });
 
-  it("the client's other calls are not turns: GetTask, ListTasks, CancelTask and SubscribeToTask go through at the cap", async () => {
+  it("the client's other calls are not turns: GetTask, ListTasks and CancelTask go through at the cap; a subscription holds a slot", async () => {
     const token = tokenOf(transport === 'JSONRPC' ? 'epsilon' : 'zeta');
     const readers = await holdStreams(transport, token, CAP);
     try {
@@ -83,9 +83,10 @@ describe.each(TRANSPORTS)('official a2a-js 1.x client over %s', (transport) => {
       const [first, second] = running.agent.held();
       expect((await client.getTask({ tenant: '', id: first!.taskId, historyLength: undefined })).id).toBe(first!.taskId);
       expect((await client.listTasks(listRequest())).tasks.map((task) => task.id).sort()).toEqual([first!.taskId, second!.taskId].sort());
-      const subscription = new StreamReader(client.resubscribeTask({ tenant: '', id: first!.taskId }));
-      expect((await subscription.expectNext()).$case).toBe('task');
-      await subscription.close();
+      // A subscription holds an upstream connection as a stream does (upstream-connections-shared.test.ts): refused at the cap.
+      const subscription = await rejectionOf(client.resubscribeTask({ tenant: '', id: first!.taskId }));
+      expect(subscription.code).toBe(refusedCode(transport));
+      expect(subscription.message).toContain(refusalText(CAP));
       expect((await client.cancelTask({ tenant: '', id: second!.taskId, metadata: undefined })).id).toBe(second!.taskId);
     } finally {
       await endAll(readers);

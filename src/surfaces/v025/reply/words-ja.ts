@@ -78,6 +78,7 @@ export const JA: FacadeWords = {
   failures: {
     upstreamTimedOut: '上流のエージェントが時間内に応答しませんでした',
     upstreamUnavailable: '上流のエージェントに接続できません',
+    upstreamBusy: '上流のエージェントへの接続はすべて使用中です。しばらくしてからもう一度お試しください',
     upstreamCallAborted: '上流のエージェントへの呼び出しが中止されました',
     abortedOrTimedOut: '上流のエージェントへの呼び出しが中止されたか、時間切れになりました',
     shuttingDown: 'ゲートウェイを停止しています。しばらくしてからもう一度お試しください',

@@ -73,6 +73,7 @@ export const ZH: FacadeWords = {
   failures: {
     upstreamTimedOut: '上游智能体响应超时',
     upstreamUnavailable: '暂时无法连接上游智能体',
+    upstreamBusy: '上游智能体的所有连接都在使用中，请稍后重试',
     upstreamCallAborted: '对上游智能体的调用已中止',
     abortedOrTimedOut: '对上游智能体的调用已中止或超时',
     shuttingDown: '网关正在关闭，请稍后重试',
