@@ -49,6 +49,7 @@ import { namingTaskContexts } from './upstream/iac-code/task-context.js';
 import { answeringPermissionsByStream } from './upstream/iac-code/permission-answer-stream.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
 import { onlyAllowedSettings } from './upstream/iac-code/caller-settings.js';
+import { warnOpenCallerSettings } from './upstream/iac-code/open-caller-settings.js';
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { relaysAsIs } from './surfaces/v025/passthrough.js';
@@ -171,6 +172,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     await cards.start();
     cleanups.push(async () => cards.stop());
     notePipelineMode(cards, logger);
+    warnOpenCallerSettings(cards, config.upstream, logger);
 
     const registry = createTaskRegistry(config, logger);
     cleanups.push(() => registry.close());

@@ -4,6 +4,7 @@ import { loadMappingProfile, type MappingProfile } from './mappings/index.js';
 import type { KeyRing } from './signing/keys.js';
 import { loadTlsFiles, tlsEnabled, type ClientTlsFiles } from './tls.js';
 import { upstreamTlsFiles } from './upstream/upstream-tls.js';
+import { openCallerSettingsWarning } from './upstream/iac-code/open-caller-settings.js';
 
 /** What the start reads from the operator's files and keys, each checked before anything starts. */
 export interface StartFiles {
@@ -68,5 +69,9 @@ export async function checkedOnlyAtStart(config: GatewayConfig): Promise<string[
   return [
     'that the ports are free (on the host serve runs on)',
     ...(redisKeyGroups(config).length > 0 ? ['that the Redis takes the configured credentials and, on a cluster, the key names'] : []),
+    // Only the agent's card tells iac-code apart (open-caller-settings.ts), and check-config calls no agent.
+    ...(openCallerSettingsWarning(config.upstream)
+      ? ['whether the agent is an iac-code, whose per-turn settings every caller may then set (upstream.caller-settings is not set)']
+      : []),
   ];
 }

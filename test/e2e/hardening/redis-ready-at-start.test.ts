@@ -22,7 +22,9 @@ const notReadyLines = (log: ReturnType<TestGateway['log']>) =>
 
 it('a healthy Redis: the first /ready after start is 200, and nothing warns', async () => {
   fake = await startFakeIacCode({});
-  gateway = await startTestGateway({ upstream: { url: fake.url }, store: 'redis', 'redis-prefix': `ready-at-start-${process.pid}:` });
+  // caller-settings as a deployment sets it: without it, the per-turn settings open to every caller are warned of.
+  const upstream = { url: fake.url, 'caller-settings': [] };
+  gateway = await startTestGateway({ upstream, store: 'redis', 'redis-prefix': `ready-at-start-${process.pid}:` });
   expect((await fetch(`${gateway.url}/ready`)).status).toBe(200);
   expect(gateway.log().filter((line) => line.level >= 40)).toEqual([]);
 });
