@@ -127,7 +127,8 @@ describe('a GetTask whose caller stops waiting while the agent does not answer',
       await shortDeadline.getTask(GET_TASK, wire()).catch(() => undefined);
       lines = await linesOf(() => gateway.grpcLog(), 'GetTask', logged);
     });
-    // DEADLINE_EXCEEDED when the gateway's grpc-js answered it, CANCELLED when the client's own timer cut the call first.
+    // DEADLINE_EXCEEDED when the deadline ended it at the gateway (grpc-js's timer or the gateway's own, whichever ran
+    // first: deadline-ending.test.ts), CANCELLED when the client's own timer cut the call first.
     expect(lines).toEqual([expect.objectContaining({ ended: 'caller_left' })]);
     expect([status.DEADLINE_EXCEEDED, status.CANCELLED]).toContain(lines[0]!.grpcStatus);
     expect(lines[0]).not.toHaveProperty('errorCode');

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import { startGrpcServerSpan, type GrpcServerSpan } from '../../observability/grpc-span.js';
 import { callerTraceHeaders } from '../../observability/trace-context.js';
-import { status, type Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
+import { Metadata, status, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js';
 import type { CallContext } from '../../core/agent-port.js';
 import { ANONYMOUS_V1_CALLER, authEnabled, authenticate } from '../shared/auth.js';
 import type { Caller } from '../shared/caller.js';
@@ -41,6 +41,8 @@ export interface GrpcCall {
   activated(): string[];
   /** Ends the call's upstream work (ctx.signal), e.g. when its first event did not come in time. */
   abort(reason?: unknown): void;
+  /** Whether the call's deadline passed and ended its upstream work here (ctx.signal), grpc-js having told it or not. */
+  deadlinePassed(): boolean;
   /** Lets go of the shutdown signal and the deadline timer; call it when the call is answered. */
   release(): void;
   /** The call's server span, when traces are recorded. */
@@ -90,7 +92,13 @@ export async function openGrpcCall(
     if (call.cancelled) cancelled();
     else call.once('cancelled', cancelled);
   }
-  const deadlineTimer = ended ? undefined : deadlineAbort(call, controller);
+  let deadlinePassed = false;
+  const deadlineTimer = ended
+    ? undefined
+    : deadlineAbort(call, () => {
+        deadlinePassed = !controller.signal.aborted;
+        controller.abort(new DOMException('The call deadline passed', 'TimeoutError'));
+      });
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(headers);
   const activated = extensions ? activatedExtensions() : undefined;
@@ -109,6 +117,7 @@ export async function openGrpcCall(
     ...(caller.client === undefined ? {} : { client: caller.client }),
     activated: () => activated?.list() ?? [],
     abort: (reason?: unknown) => controller.abort(reason),
+    deadlinePassed: () => deadlinePassed,
     release() {
       place?.();
       call.off('cancelled', cancelled);
@@ -125,10 +134,21 @@ export async function openGrpcCall(
  * which counts as the caller's leaving only when it aborted the call's signal; a call that runs on past its caller
  * (`outlivesCaller`) and then fails still failed. grpc-js marks a call `cancelled` on the tick after its status
  * went out too: read right after answering, it tells the caller's leaving alone.
+ *
+ * The deadline's timer here (deadlineAbort) and grpc-js's own are set for the same instant, and either may run
+ * first: ours usually, as it is set later in the same turn of the event loop, whose clock it reads as of the
+ * turn's start. A call that failed because ours ended it is its caller's leaving all the same, though grpc-js has
+ * not marked it cancelled yet (it was logged INTERNAL, -32603, and answered so, under load).
  */
 export function callerLeftStatus(call: ServerCall, opened: GrpcCall | undefined, failed: boolean): status | undefined {
+  if (failed && opened?.deadlinePassed() === true) return status.DEADLINE_EXCEEDED;
   if (!call.cancelled || (failed && opened?.ctx.signal.aborted !== true)) return undefined;
   return deadlineAt(call) <= Date.now() ? status.DEADLINE_EXCEEDED : status.CANCELLED;
+}
+
+/** What grpc-js answers a call whose deadline passed: answered the same by whichever timer ran first. */
+export function deadlineExceeded(): GrpcErrorStatus {
+  return { code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() };
 }
 
 /** When the call's deadline passes (Infinity: none). */
@@ -152,13 +172,13 @@ async function admittedCaller(
 
 /**
  * grpc-js ends a call whose deadline passed with DEADLINE_EXCEEDED; the upstream call is aborted at
- * the same moment here, so it does not run on for a caller that stopped waiting.
+ * the same moment here (`passed`), so it does not run on for a caller that stopped waiting.
  */
-function deadlineAbort(call: ServerCall, controller: AbortController): NodeJS.Timeout | undefined {
+function deadlineAbort(call: ServerCall, passed: () => void): NodeJS.Timeout | undefined {
   const at = deadlineAt(call);
   // Past what a timer can hold (about 24.8 days) the deadline is as good as none.
   if (!Number.isFinite(at) || at - Date.now() > MAX_TIMER_MS) return undefined;
-  const timer = setTimeout(() => controller.abort(new DOMException('The call deadline passed', 'TimeoutError')), Math.max(0, at - Date.now()));
+  const timer = setTimeout(passed, Math.max(0, at - Date.now()));
   timer.unref();
   return timer;
 }

@@ -19,7 +19,7 @@ import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js'
 import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
-import { callerLeftStatus, openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
+import { callerLeftStatus, deadlineExceeded, openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
 import { withEncodableTimestamps } from './encodable.js';
@@ -58,6 +58,10 @@ function sendHeaders(call: ServerCall, opened: GrpcCall, always = false): void {
 }
 
 const statusOf = (error: unknown): GrpcErrorStatus => (error instanceof RejectedCall ? error.status : toGrpcStatus(error));
+
+/** The status a failed call is answered: its error's, unless its deadline passed and ended it (callerLeftStatus). */
+const failureStatus = (error: unknown, opened: GrpcCall | undefined): GrpcErrorStatus =>
+  opened?.deadlinePassed() ? deadlineExceeded() : statusOf(error);
 
 /** Waits until a stream that reported backpressure may be written again, or the call ends. */
 function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
@@ -129,7 +133,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         deps.metrics?.blockingCall('grpc', method.operation, (Date.now() - started) / 1000, timing.upstreamSeconds);
         logCall(name, call, started, opened);
       } catch (error) {
-        callback(statusOf(error), null);
+        callback(failureStatus(error, opened), null);
         logCall(name, call, started, opened, error);
       } finally {
         opened?.release();
@@ -172,7 +176,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       } catch (thrown) {
         const error = cut.ending(thrown);
         // grpc-js turns an `error` event on a server stream into the call's status.
-        if (!call.cancelled) call.emit('error', statusOf(error));
+        if (!call.cancelled) call.emit('error', failureStatus(error, opened));
         logCall(name, call, started, opened, error);
       } finally {
         opened?.release();
