@@ -27,15 +27,20 @@ async function agentSaid(agentUrl: string, contextId: string): Promise<string> {
     .join('');
 }
 
-describe('the words that open the next reply after a Bailian user stopped watching a turn', () => {
+// Each case a conversation of its own: they run at once, each waiting on the agent's pacing.
+describe.concurrent('the words that open the next reply after a Bailian user stopped watching a turn', () => {
   let agent: RunningDemoAgent;
   let gateway: RunningGateway;
-  /** The turn's text as a user who watched it to its end reads it. */
-  let unbroken: string;
+  /**
+   * The turn's text as a user who watched it to its end reads it: read while the cases run (each needs it only to
+   * compare with at its end). A failed read fails the cases that await it.
+   */
+  let unbrokenRead: Promise<string>;
   beforeAll(async () => {
     agent = await startDemoAgent({ slowChunkDelayMs: 40 });
     gateway = await startFacadeGateway({ upstream: { url: agent.url } });
-    unbroken = await reading(gateway.url, 'message/stream', PROMPT, `unbroken-${randomUUID()}`);
+    unbrokenRead = reading(gateway.url, 'message/stream', PROMPT, `unbroken-${randomUUID()}`);
+    unbrokenRead.catch(() => undefined);
   });
   afterAll(async () => {
     await gateway?.close();
@@ -74,7 +79,7 @@ describe('the words that open the next reply after a Bailian user stopped watchi
       expect(said).toContain('Here is the reply to your previous message');
       expect(said).toContain('The message you just sent was not passed to the agent');
       expect(said).not.toContain(REST_WORDS);
-      expect(said.slice(`${EN.cutTurnWhole}\n\n`.length)).toBe(unbroken);
+      expect(said.slice(`${EN.cutTurnWhole}\n\n`.length)).toBe(await unbrokenRead);
     },
   );
 
@@ -85,7 +90,7 @@ describe('the words that open the next reply after a Bailian user stopped watchi
     expect(said.startsWith(`${EN.cutTurnWholeOfSameMessage}\n\n`), said).toBe(true);
     expect(said).toContain("Here is the agent's whole reply to it");
     expect(said).not.toContain('rest of');
-    expect(said.slice(`${EN.cutTurnWholeOfSameMessage}\n\n`.length)).toBe(unbroken);
+    expect(said.slice(`${EN.cutTurnWholeOfSameMessage}\n\n`.length)).toBe(await unbrokenRead);
   });
 
   it.each(['message/send', 'message/stream'] as const)(
@@ -99,6 +104,7 @@ describe('the words that open the next reply after a Bailian user stopped watchi
       expect(said).toContain('Here is the rest of the reply to your previous message');
       const rest = said.slice(`${EN.cutTurnRest}\n\n`.length);
       // What was read, then the rest, reads as the unbroken turn, but for a chunk sent as the user hung up.
+      const unbroken = await unbrokenRead;
       expect(unbroken.endsWith(rest)).toBe(true);
       expect(unbroken.slice(read.length, unbroken.length - rest.length)).toMatch(/^(w\d\d )?$/);
     },

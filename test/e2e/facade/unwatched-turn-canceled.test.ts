@@ -24,13 +24,15 @@ const stores = {
   redis: { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': `a2a-bridge-test:unwatched-canceled:${randomUUID()}:` },
 };
 
-describe.each(Object.keys(stores) as Array<keyof typeof stores>)('a hung-up turn its caller then canceled, notes in %s', (store) => {
+// Each case a conversation of its own: the cases, and the two stores' gateways, run at once.
+describe.concurrent.each(Object.keys(stores) as Array<keyof typeof stores>)('a hung-up turn its caller then canceled, notes in %s', (store) => {
   let agent: RunningSdkV025Agent;
   let gateway: RunningGateway;
   let client: A2AClient;
   beforeAll(async () => {
     if (store === 'redis') await requireRedis();
-    agent = await startSdkV025Agent({ slowChunkDelayMs: 150 });
+    // The left turn's 18 chunks take 1.4 s: the cancel, sent once the first is read, comes while it still runs.
+    agent = await startSdkV025Agent({ slowChunkDelayMs: 80 });
     gateway = await startFacadeGateway({ upstream: { url: agent.url }, ...stores[store] });
     client = new A2AClient(gateway.url);
   });

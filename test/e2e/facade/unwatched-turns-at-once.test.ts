@@ -30,7 +30,8 @@ const stores = {
   redis: (prefix: string) => ({ store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix }),
 };
 
-describe.each(['memory', 'redis'] as const)('the next message at once after Bailian hung up a message/stream (%s)', (store) => {
+// The two stores' suites run at once (each its own agent, gates and gateway); the cases of one, one by one: they share its gates.
+describe.concurrent.each(['memory', 'redis'] as const)('the next message at once after Bailian hung up a message/stream (%s)', (store) => {
   const gates = new Gates();
   const executor = new RolloutAgent(gates);
   const prefix = `a2a-bridge-test:unwatched-at-once:${randomUUID()}:`;
@@ -70,24 +71,27 @@ describe.each(['memory', 'redis'] as const)('the next message at once after Bail
   }
 
   // The close of the hung-up call is read after the next message in some runs only: several rounds, each must hold.
-  it.each([1, 2, 3])('the next message at once (round %i): the rest of the turn, followed live, not "still in progress"', async (round) => {
-    for (const method of ['message/stream', 'message/send'] as const) {
-      for (const text of [PROMPT, '杭州']) {
-        gates.reset(1);
-        const executions = executor.executions;
-        const read = await hangUpThenSend(`at-once-${store}-${round}-${method.slice(8)}-${text.length}-${Date.now()}`, { text, method });
-        expect(read).not.toContain(BUSY_WORDS);
-        // The same message again reads the rest as its own answer; another, as the rest of the one before.
-        expect(read).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : REST_WORDS);
-        expect(read).toContain(AFTER_CUT);
-        expect(read).toContain(QUESTION);
-        // The request ran once: the message that read its rest was not passed on.
-        expect(executor.executions).toBe(executions + 1);
+  it.sequential.each([1, 2, 3])(
+    'the next message at once (round %i): the rest of the turn, followed live, not "still in progress"',
+    async (round) => {
+      for (const method of ['message/stream', 'message/send'] as const) {
+        for (const text of [PROMPT, '杭州']) {
+          gates.reset(1);
+          const executions = executor.executions;
+          const read = await hangUpThenSend(`at-once-${store}-${round}-${method.slice(8)}-${text.length}-${Date.now()}`, { text, method });
+          expect(read).not.toContain(BUSY_WORDS);
+          // The same message again reads the rest as its own answer; another, as the rest of the one before.
+          expect(read).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : REST_WORDS);
+          expect(read).toContain(AFTER_CUT);
+          expect(read).toContain(QUESTION);
+          // The request ran once: the message that read its rest was not passed on.
+          expect(executor.executions).toBe(executions + 1);
+        }
       }
-    }
-  });
+    },
+  );
 
-  it('another message while the first caller still watches: refused as a turn in progress', async () => {
+  it.sequential('another message while the first caller still watches: refused as a turn in progress', async () => {
     const contextId = `still-watched-${store}-${Date.now()}`;
     gates.reset(1);
     const executions = executor.executions;

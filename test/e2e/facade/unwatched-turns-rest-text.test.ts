@@ -174,14 +174,22 @@ describe.concurrent.each([
   let gateway: RunningGateway;
   /** The same replica's setup with a bound far shorter than the turn: its message/send leaves the turn running. */
   let hurried: RunningGateway;
-  let unbroken: string;
+  /**
+   * The turn as a user who watched it to its end reads it: read while the cases run (each needs it only to compare
+   * with at its end), not in the setup, which holds one of the few slots the cases of all four suites run in.
+   */
+  let unbrokenRead: Promise<string>;
   beforeAll(async () => {
     if (store === 'redis') await requireRedis();
     agent = await start();
     const stores = store === 'redis' ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
-    gateway = await startFacadeGateway({ upstream: { url: agent.url }, ...stores });
-    hurried = await startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': 700 }, ...stores });
-    unbroken = await reading(gateway.url, 'message/stream', prompt, `unbroken-${randomUUID()}`);
+    [gateway, hurried] = await Promise.all([
+      startFacadeGateway({ upstream: { url: agent.url }, ...stores }),
+      startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': 700 }, ...stores }),
+    ]);
+    unbrokenRead = reading(gateway.url, 'message/stream', prompt, `unbroken-${randomUUID()}`);
+    // A failed read fails each case that awaits it, not the run as an unhandled rejection.
+    unbrokenRead.catch(() => undefined);
   });
   afterAll(async () => {
     await Promise.all([gateway?.close(), hurried?.close()]);
@@ -192,7 +200,8 @@ describe.concurrent.each([
   /** The turn hung up once its user read "w03": what they read, and its task. */
   const cut = (contextId: string): Promise<{ read: string; taskId: string }> => readUntil(gateway.url, prompt, contextId, 'w03');
 
-  it('the unbroken turn reads the answer once, every dot in it', () => {
+  it('the unbroken turn reads the answer once, every dot in it', async () => {
+    const unbroken = await unbrokenRead;
     expect(unbroken).toContain(`w08${DOTS.join('')}`);
     expect(unbroken.split('w01').length).toBe(2);
   });
@@ -223,7 +232,7 @@ describe.concurrent.each([
       // The gateway hears of the hang-up before the next message.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
-      expectReadOn(read, rest, unbroken);
+      expectReadOn(read, rest, await unbrokenRead);
     },
   );
 
@@ -234,7 +243,7 @@ describe.concurrent.each([
       const { read, taskId } = await cut(contextId);
       await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
-      expectReadOn(read, rest, unbroken);
+      expectReadOn(read, rest, await unbrokenRead);
     },
   );
 
@@ -245,7 +254,7 @@ describe.concurrent.each([
       const { read, taskId } = await cut(contextId);
       await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
-      expectReadOn(read, rest, unbroken);
+      expectReadOn(read, rest, await unbrokenRead);
     },
   );
 
@@ -257,7 +266,7 @@ describe.concurrent.each([
       // The gateway hears of the hang-up before the next message.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId), WHOLE_WORDS);
-      expect(rest).toBe(unbroken);
+      expect(rest).toBe(await unbrokenRead);
     },
   );
 
@@ -268,7 +277,7 @@ describe.concurrent.each([
       const taskId = await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
       await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId), WHOLE_WORDS);
-      expect(rest).toBe(unbroken);
+      expect(rest).toBe(await unbrokenRead);
     },
   );
 
@@ -281,6 +290,7 @@ describe.concurrent.each([
       expect(sent).toContain(LEFT_RUNNING_WORDS);
       // What the user read of the answer: the reply up to the line that says the agent goes on.
       let read = sent.slice(0, sent.indexOf(LEFT_RUNNING_WORDS));
+      const unbroken = await unbrokenRead;
       while (!unbroken.startsWith(read) && read.endsWith('\n')) read = read.slice(0, -1);
       // Read once the turn is over: a message to this gateway, followed live, would run out of its short bound too.
       await waitUntil(async () => (await agentTask(agent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED');

@@ -68,7 +68,9 @@ function expectReadOn(read: string, rest: string, reply: string): void {
 const taskState = async (gatewayUrl: string, id: string): Promise<string | undefined> =>
   (await rpc(gatewayUrl, 'tasks/get', { id })).body.result?.status?.state;
 
-describe.each(AGENTS)('the rest of a cut turn of an a2a-js %s agent that closes with its reply whole', (name, start) => {
+// The two agents' suites run at once (each its own agent and gateway); the cases of one, one by one: run side by side
+// on one gateway, the rest followed live (the second case) came one dot short in 3 runs of 4: not yet understood.
+describe.concurrent.each(AGENTS)('the rest of a cut turn of an a2a-js %s agent that closes with its reply whole', (name, start) => {
   let agent: Agent;
   let gateway: RunningGateway;
   beforeAll(async () => {
@@ -102,21 +104,21 @@ describe.each(AGENTS)('the rest of a cut turn of an a2a-js %s agent that closes 
     return { read: streamedText(events), taskId: events[0].id ?? events[0].taskId };
   }
 
-  it('message/send past its bound, the next message after the turn ended: the rest, once', async () => {
+  it.sequential('message/send past its bound, the next message after the turn ended: the rest, once', async () => {
     const contextId = `ctx-sent-ended-${name}`;
     const { read, taskId } = await sentPastBound(contextId);
     await waitUntil(async () => (await taskState(gateway.url, taskId)) === 'completed');
     expect(read + (await restRead(gateway.url, contextId))).toBe(agent.reply(PROMPT));
   });
 
-  it('message/send past its bound, the next message while the agent still works: the rest followed live, once', async () => {
+  it.sequential('message/send past its bound, the next message while the agent still works: the rest followed live, once', async () => {
     const contextId = `ctx-sent-live-${name}`;
     const { read, taskId } = await sentPastBound(contextId);
     expect(await taskState(gateway.url, taskId)).toBe('working');
     expect(read + (await restRead(gateway.url, contextId))).toBe(agent.reply(PROMPT));
   });
 
-  it('message/stream hung up mid-answer, the next message after the turn ended: the rest, once', async () => {
+  it.sequential('message/stream hung up mid-answer, the next message after the turn ended: the rest, once', async () => {
     const contextId = `ctx-stream-ended-${name}`;
     const { read, taskId } = await streamHungUp(contextId);
     await waitUntil(async () => (await taskState(gateway.url, taskId)) === 'completed');
