@@ -17,8 +17,8 @@ import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-ag
 import { rpc, streamUntilTask } from '../push/unwatched.js';
 
 const RUN = `test-dead-replica-lane-${process.pid}-${randomUUID().slice(0, 8)}:`;
-// Renewed every 4 s: taken over 2-6 s after the kill (a renewal missed), run out 8-12 s after it.
-const LANE_LEASE_MS = 12_000;
+// Renewed every 2 s: taken over 3 s after its last renewal (a renewal missed, dead-holders.ts), run out 6 s after it.
+const LANE_LEASE_MS = 6_000;
 const RENEW_EVERY_MS = LANE_LEASE_MS / 3;
 
 let agent: RunningSdkV1Agent;
@@ -53,34 +53,40 @@ describe('a replica killed mid-turn', () => {
     };
     const file = join(dir, 'replica-1.yaml');
     await writeFile(file, JSON.stringify({ ...config, port: 0 }));
-    const dying = await serveCli(['--config', file], { track: children });
-    survivor = await startTestGateway(config);
+    // Started side by side; the survivor is kept where afterAll closes it also when the CLI fails to start.
+    const [dying, survivorGateway] = await Promise.all([
+      serveCli(['--config', file], { track: children }),
+      startTestGateway(config).then((started) => (survivor = started)),
+    ]);
 
     const contextId = randomUUID();
+    const sentAt = Date.now();
     const { taskId } = await streamUntilTask(dying.url, { message: message(contextId, 'slow: a turn that outlives its replica') }, false);
     await new Promise((resolve) => setTimeout(resolve, 300));
     dying.child.kill('SIGKILL');
     const killedAt = Date.now();
 
     // The agent is still at it: no second turn.
-    const busy = await rpc(survivor.url, 'SendMessage', { message: message(contextId, 'too early') });
+    const busy = await rpc(survivorGateway.url, 'SendMessage', { message: message(contextId, 'too early') });
     expect(busy.error).toMatchObject({ code: -32602, message: `Context ${contextId} already has a turn in progress; retry when it has finished` });
 
     let state: string | undefined;
     for (let i = 0; i < 100 && state !== 'TASK_STATE_COMPLETED'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      state = (await rpc(survivor.url, 'GetTask', { id: taskId, historyLength: 0 })).result?.status?.state;
+      state = (await rpc(survivorGateway.url, 'GetTask', { id: taskId, historyLength: 0 })).result?.status?.state;
     }
     expect(state).toBe('TASK_STATE_COMPLETED');
 
-    let next = await rpc(survivor.url, 'SendMessage', { message: message(contextId, 'the next turn') });
+    let next = await rpc(survivorGateway.url, 'SendMessage', { message: message(contextId, 'the next turn') });
     while (next.error?.code === -32602 && Date.now() - killedAt < LANE_LEASE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      next = await rpc(survivor.url, 'SendMessage', { message: message(contextId, 'the next turn') });
+      next = await rpc(survivorGateway.url, 'SendMessage', { message: message(contextId, 'the next turn') });
     }
     expect(next.error).toBeUndefined();
     expect(next.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
-    // Before the lease could have run out (its last renewal at most one interval before the kill).
-    expect(Date.now() - killedAt).toBeLessThan(LANE_LEASE_MS - RENEW_EVERY_MS);
+    // Before the lease could have run out: a whole lease after its last renewal, which came after the turn was sent
+    // and at most one interval before the kill.
+    const leaseRunsOutAfterKill = Math.max(sentAt + LANE_LEASE_MS, killedAt + LANE_LEASE_MS - RENEW_EVERY_MS) - killedAt;
+    expect(Date.now() - killedAt).toBeLessThan(leaseRunsOutAfterKill);
   }, 30_000);
 });

@@ -39,27 +39,30 @@ const UPSTREAM = { 'headers-timeout-ms': HEADERS_TIMEOUT_MS, 'request-timeout-ms
 /** Well past the headers bound (with undici's ticks), far short of the whole-call bound. */
 const GIVEN_UP_WITHIN_MS = 5_000;
 const DONE = 'Slept well.';
+/** What the tests of frozen reads send: they need a task of the agent's, not a long turn, so the agent answers it at once. */
+const QUICK = 'no need to wait';
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 
-/** a2a-js 0.2.5: Task, working, then after TURN_MS completed "Slept well.". */
+/** a2a-js 0.2.5: Task, working, then after TURN_MS (none for QUICK) completed "Slept well.". */
 class SlowV025Executor implements AgentExecutor {
   execute = async ({ taskId, contextId, userMessage: said }: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const status = (state: 'working' | 'completed', final: boolean) => bus.publish(saidStatus({ taskId, contextId }, state, DONE, final));
     bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [said] });
     status('working', false);
-    await sleep(TURN_MS);
+    const text = said.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('');
+    await sleep(text === QUICK ? 0 : TURN_MS);
     status('completed', true);
     bus.finished();
   };
   cancelTask = async (): Promise<void> => {};
 }
 
-/** a2a-js 1.x: the same turn. */
+/** a2a-js 1.x: the same turn (QUICK too). */
 class SlowV1Executor implements V1Executor {
   execute = async ({ taskId, contextId, userMessage: said }: V1Context, bus: V1Bus): Promise<void> => {
     bus.publish(openingTask(taskId, contextId, said));
     bus.publish(statusEvent(taskId, contextId, V1State.TASK_STATE_WORKING));
-    await sleep(TURN_MS);
+    await sleep(textOf(said) === QUICK ? 0 : TURN_MS);
     bus.publish(statusEvent(taskId, contextId, V1State.TASK_STATE_COMPLETED, DONE));
     bus.finished();
   };
@@ -193,7 +196,7 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
 
     it.sequential('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async ({ expect }) => {
       const client = await connectClient(gateway.url, 'JSONRPC');
-      const task = asTask(await client.sendMessage(sendRequest('take your time')));
+      const task = asTask(await client.sendMessage(sendRequest(QUICK)));
       expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
     });
 
@@ -201,7 +204,7 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
       "the 0.2.5 facade's tasks/get and tasks/cancel, relayed to the agent, frozen, still end at headers-timeout-ms",
       async ({ expect }) => {
         const headers = { 'x-api-key': 'slow-key' };
-        const sent = await rpc(`${facade.url}/`, 'message/send', { message: userMessage({ text: 'take your time' }) }, { headers });
+        const sent = await rpc(`${facade.url}/`, 'message/send', { message: userMessage({ text: QUICK }) }, { headers });
         const id = sent.body.result.id as string;
         store.frozen = true;
         try {
@@ -241,7 +244,7 @@ describe('a blocking SendMessage longer than upstream.headers-timeout-ms, within
 
     it.sequential('GetTask and CancelTask to the agent, frozen, still end at headers-timeout-ms', async ({ expect }) => {
       const client = await connectClient(gateway.url, 'JSONRPC');
-      const task = asTask(await client.sendMessage(sendRequest('take your time')));
+      const task = asTask(await client.sendMessage(sendRequest(QUICK)));
       expect(await readsOfFrozenAgent(client, task.id, store)).toEqual(bothTimedOut);
     });
   });

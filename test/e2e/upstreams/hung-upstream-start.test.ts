@@ -4,7 +4,7 @@
  * first card fetch go on in the background, and calls meanwhile get their protocol's error once the
  * upstream's own bound (`headers-timeout-ms`) is over, as for a refused port.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { ErrorCode } from '../../../src/model/index.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { startHungServer, type HungServer } from '../../support/hung-server.js';
@@ -19,13 +19,22 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+/** What a test opened, closed when it finishes (last opened, first closed). */
+function openedBy(onTestFinished: TestContext['onTestFinished']): Array<{ close(): Promise<void> }> {
+  const open: Array<{ close(): Promise<void> }> = [];
+  onTestFinished(async () => {
+    for (const item of open.splice(0).reverse()) await item.close();
+  });
+  return open;
+}
 
 /** The gateway in front of `hung`, or undefined when it was not listening within `ms`. */
-async function startInFrontOf(hung: HungServer, upstream: Record<string, unknown>, ms: number): Promise<TestGateway | undefined> {
+async function startInFrontOf(
+  open: Array<{ close(): Promise<void> }>,
+  hung: HungServer,
+  upstream: Record<string, unknown>,
+  ms: number,
+): Promise<TestGateway | undefined> {
   const starting = startTestGateway({ upstream: { url: hung.url, ...upstream } });
   // Closed after the test, also when it ended late (the test gave up on it: the code before the fix).
   starting.then(
@@ -35,12 +44,15 @@ async function startInFrontOf(hung: HungServer, upstream: Record<string, unknown
   return within(starting, ms);
 }
 
-describe('an upstream that takes the connection and never answers', () => {
-  it('the gateway listens within seconds: /health 200, /ready 503 (not after headers-timeout-ms, twice)', async () => {
+// Side by side: each test has a hung server and a gateway of its own, and both mostly wait (the start's waits for
+// the detection and the first card fetch, src/upstream/connect.ts and src/core/card-refresher.ts, 2 s each).
+describe.concurrent('an upstream that takes the connection and never answers', () => {
+  it('the gateway listens within seconds: /health 200, /ready 503 (not after headers-timeout-ms, twice)', async ({ expect, onTestFinished }) => {
+    const open = openedBy(onTestFinished);
     const hung = await startHungServer();
     open.push(hung);
     const startedAt = Date.now();
-    const gateway = await startInFrontOf(hung, { 'headers-timeout-ms': 15_000 }, 8_000);
+    const gateway = await startInFrontOf(open, hung, { 'headers-timeout-ms': 15_000 }, 8_000);
     expect(gateway, 'the gateway was not listening 8 s after start (headers-timeout-ms: 15 s)').toBeDefined();
     expect(Date.now() - startedAt).toBeLessThan(8_000);
     expect(hung.accepted()).toBeGreaterThan(0);
@@ -54,10 +66,11 @@ describe('an upstream that takes the connection and never answers', () => {
     expect(Date.now() - closedAt).toBeLessThan(5_000);
   }, 20_000);
 
-  it('calls meanwhile get their protocol error within the upstream bound, and /ready stays 503', async () => {
+  it('calls meanwhile get their protocol error within the upstream bound, and /ready stays 503', async ({ expect, onTestFinished }) => {
+    const open = openedBy(onTestFinished);
     const hung = await startHungServer();
     open.push(hung);
-    const gateway = await startInFrontOf(hung, { 'headers-timeout-ms': 2_000 }, 8_000);
+    const gateway = await startInFrontOf(open, hung, { 'headers-timeout-ms': 2_000 }, 8_000);
     expect(gateway).toBeDefined();
     const calledAt = Date.now();
     const [rpc, rest] = await Promise.all([
