@@ -50,6 +50,11 @@ export interface SdkV025AgentOptions {
   pushNotifications?: boolean;
   /** Listen on this port (an agent restarted where it was); default a free one. */
   port?: number;
+  /**
+   * A tasks/resubscribe's task load returns this long after it read the task: the SDK loads the task, then
+   * listens, and what the turn says between is lost to that subscription (widened here past a chunk's pause).
+   */
+  resubscribeListensLateMs?: number;
 }
 
 export interface ReceivedRequest {
@@ -92,6 +97,18 @@ const promptOf = (message: Message): string => message.parts.map((part) => (part
 /** The SDK's store, observable so a test (and the executor's cancel) can wait for a write instead of sleeping. */
 class ObservableTaskStore extends InMemoryTaskStore {
   private readonly waiters = new Set<{ taskId: string; state: TaskState; resolve(task: Task): void }>();
+  /** How many coming loads (a tasks/resubscribe's) return `lateMs` after they read the task. */
+  lateLoads = 0;
+  lateMs = 0;
+
+  override async load(taskId: string): Promise<Task | undefined> {
+    const task = await super.load(taskId);
+    if (this.lateLoads > 0) {
+      this.lateLoads -= 1;
+      await sleep(this.lateMs);
+    }
+    return task;
+  }
 
   override async save(task: Task): Promise<void> {
     await super.save(task);
@@ -221,6 +238,7 @@ export async function startSdkV025Agent(options: SdkV025AgentOptions = {}): Prom
   const received: ReceivedRequest[] = [];
   const store = new ObservableTaskStore();
   const executor = new ScriptedExecutor(store, options.slowChunkDelayMs ?? 60);
+  store.lateMs = options.resubscribeListensLateMs ?? 0;
   const { url, close } = await startSdkV025Server({
     card: cardFields(options),
     executor,
@@ -231,6 +249,7 @@ export async function startSdkV025Agent(options: SdkV025AgentOptions = {}): Prom
       app.use((req, res, next) => {
         const body = req.body as { method?: unknown } | undefined;
         received.push({ path: req.path, rpcMethod: typeof body?.method === 'string' ? body.method : undefined, headers: { ...req.headers } });
+        if (store.lateMs > 0 && body?.method === 'tasks/resubscribe') store.lateLoads += 1;
         if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
           res.status(401).json({ error: 'unauthorized' });
           return;

@@ -8,6 +8,7 @@ import {
 } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { isAssistantFinal } from '../../upstream/iac-code/events.js';
+import { missedEnd } from './rest-missed-end.js';
 import type { TurnSoFar } from './turn-rest.js';
 
 /**
@@ -49,6 +50,12 @@ export async function* withoutRestatements(
   const pieces = readBefore(shownBefore);
   const cutAt = pieces.length;
   for await (const event of events) {
+    const missed = missedAcrossCut(event, pieces, cutAt);
+    if (missed) {
+      for (const told of missed) noteSaid(told, pieces);
+      yield* missed;
+      continue;
+    }
     if (restatesAcrossCut(event, pieces, cutAt)) {
       const kept = withoutRestatement(event);
       if (kept) yield kept;
@@ -93,6 +100,13 @@ function restatesAcrossCut(event: StreamResponse, pieces: readonly Piece[], cutA
     pieces.map(({ text: said }) => said),
   );
   return at !== undefined && at < cutAt;
+}
+
+/** A closing status whose message says the turn's text again with more its user missed: what they missed (rest-missed-end.ts). */
+function missedAcrossCut(event: StreamResponse, pieces: readonly Piece[], cutAt: number): StreamResponse[] | undefined {
+  if (!('statusUpdate' in event)) return undefined;
+  const text = restating(event);
+  return text === undefined ? undefined : missedEnd(event.statusUpdate, text, pieces, cutAt);
 }
 
 /** The text an event may restate the turn with, if it is one that may. */

@@ -55,6 +55,14 @@ describe('withoutRestatements: the live rest of a cut turn', () => {
     expect(await relayed(events)).toEqual(events);
   });
 
+  it('the answer again at the end, past a message its user never got: only what they missed', async () => {
+    const missed = rest.slice(0, -1);
+    expect(await relayed([...missed, ending('TASK_STATE_COMPLETED', agent(ANSWER, 'T-2'))])).toEqual([
+      ...missed,
+      ending('TASK_STATE_COMPLETED', agent('.', 'T-2')),
+    ]);
+  });
+
   it('new words under the marker, or the answer again without it: shown', async () => {
     const events = [...rest, working(agent('Anything else?', 'T-2'), FINAL), working(agent(ANSWER, 'T-3'))];
     expect(await relayed(events)).toEqual(events);
@@ -85,6 +93,18 @@ describe('withoutRestatements: an agent that streams its answer as a file and en
     ]) {
       expect(await relayed([...rest, closing], shown)).toEqual([...rest, closing]);
     }
+  });
+
+  it('a chunk the subscription lost (the SDK loads the task, then listens): the status shows what its user missed, as the file goes on', async () => {
+    const missed = rest.slice(0, -1);
+    const lost: StreamResponse = {
+      artifactUpdate: { taskId: 'T', contextId: 'C', artifact: { artifactId: 'A', parts: [{ text: '.' }] }, append: true },
+    };
+    expect(await relayed([...missed, ending('TASK_STATE_COMPLETED', agent(ANSWER, 'T-2'))], shown)).toEqual([
+      ...missed,
+      lost,
+      ending('TASK_STATE_COMPLETED'),
+    ]);
   });
 
   it("a file the user read none of: its restatement is the rest's own, left to the reply", async () => {
