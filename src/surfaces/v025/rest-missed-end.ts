@@ -24,11 +24,14 @@ export interface ReadPiece {
 export function missedEnd(event: TaskStatusUpdateEvent, text: string, pieces: readonly ReadPiece[], cutAt: number): StreamResponse[] | undefined {
   const missing = missingAfterRead(text, pieces, cutAt);
   if (missing === undefined) return undefined;
+  // `text` is this message's (rest-restatements.ts restating): a status without one restates nothing.
   const { message, ...status } = event.status;
+  if (!message) return undefined;
   const last = pieces.at(-1);
-  if (last?.file === undefined || !message) {
-    const told = message ? withFields(message, { parts: [{ text: missing }] }) : message;
-    return [{ statusUpdate: withFields(event, { status: withFields(status, told ? { message: told } : {}) }) }];
+  if (last?.file === undefined) {
+    return [
+      { statusUpdate: withFields(event, { status: withFields(event.status, { message: withFields(message, { parts: [{ text: missing }] }) }) }) },
+    ];
   }
   const { taskId, contextId } = event;
   const chunk = { taskId, contextId, artifact: { artifactId: last.file, parts: [{ text: missing }] }, append: true };
