@@ -44,7 +44,7 @@ export interface Fault {
   ms?: number;
   /**
    * kill-mid-stream, end-mid-stream of a new turn: the turn goes on for `gap` events past the break, then
-   * waits for a SubscribeToTask (at most 300 ms) before it goes on, so the subscriber's snapshot holds
+   * waits for a SubscribeToTask (at most 5 s) before it goes on, so the subscriber's snapshot holds
    * exactly those. Without it the turn runs at its own pace.
    */
   gap?: number;

@@ -46,8 +46,12 @@ interface Turn {
   resume?: () => void;
 }
 
-/** How long a turn paused for a subscriber (startTurn's `pauseAt`) waits for one before it goes on anyway. */
-const SUBSCRIBER_WAIT_MS = 300;
+/**
+ * How long a turn paused for a subscriber (startTurn's `pauseAt`) waits for one before it goes on anyway:
+ * long enough for a gateway on a loaded host to come back (at 300 ms, a recovery on the busy CI host came
+ * late and missed an update its test counted on); a subscription refused by a fault lets it go on too.
+ */
+const SUBSCRIBER_WAIT_MS = 5_000;
 
 const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
 /**
@@ -314,8 +318,13 @@ export class TaskBook {
     const queue = new EventQueue(true);
     queue.push({ task: structuredClone(task) });
     turn.subscribers.add(queue);
-    turn.resume?.();
+    this.subscriberCame(taskId);
     return queue;
+  }
+
+  /** A SubscribeToTask came (taken or refused): a turn paused for one goes on. */
+  subscriberCame(taskId: string): void {
+    this.turns.get(taskId)?.resume?.();
   }
 
   /** Unary methods (everything but the two streaming ones). */

@@ -172,6 +172,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     }
     const fault = faults.choose(record, 'rpc');
     record.fault = fault;
+    if (method === 'SubscribeToTask' && fault) book.subscriberCame(String((request.params as Json | undefined)?.id));
     if (fault?.name === 'hang-before-headers') return void (await record.closed);
     if (fault?.name === 'http-500') {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Internal Server Error');
