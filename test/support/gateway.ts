@@ -40,6 +40,10 @@ export interface GrpcLogLine {
   method: string;
   /** The caller's client name, when its credential has one. */
   client?: string;
+  /** The task and context the call is about, named as on the HTTP request line. */
+  taskId?: string;
+  contextId?: string;
+  state?: string;
   grpcStatus: number;
   errorCode?: number;
 }

@@ -8,14 +8,16 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AgentPort } from '../../core/agent-port.js';
-import { withFields, toA2AError } from '../../model/index.js';
+import { answerTaskRef, withFields, toA2AError } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestJson, responseMessage, type GrpcMethod, type GrpcMethodName } from '../../protocol/grpc.js';
 import type { CardSource } from '../../core/card-source.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { CardSigner } from '../../signing/card-signer.js';
 import { StreamCut } from '../shared/cut-stream.js';
+import type { RequestLogFields } from '../shared/env.js';
 import { tooDeeplyNested, valueNestedDeeperThan } from '../shared/json-depth.js';
+import { addLogFields } from '../shared/log-fields.js';
 import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
@@ -76,6 +78,13 @@ function drained(call: ServerWritableStream<unknown, unknown>, signal: AbortSign
   });
 }
 
+/**
+ * The task a call is about, named on its log line as on an HTTP binding's request line (call-pipeline.ts): from
+ * the request, then refined by the answer (or a stream's first event), so an operator finds a task's calls
+ * whichever binding made them.
+ */
+type CallTaskFields = Pick<RequestLogFields, 'taskId' | 'contextId' | 'state'>;
+
 /** A decoded request as the 1.0 params it carries, nested no deeper than the JSON bindings take (json-depth.ts). */
 function requestParams(method: GrpcMethod, request: unknown): unknown {
   const params = requestJson(method, decodedRequest(request));
@@ -94,7 +103,14 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
   const env = () =>
     v1OperationEnv({ port: deps.port, options: deps.options, ...(cards ? { cards } : {}), ...(signer ? { signer } : {}) }, deps.baseUrl);
 
-  function logCall(name: GrpcMethodName, call: ServerCall, started: number, opened: GrpcCall | undefined, error?: unknown): void {
+  function logCall(
+    name: GrpcMethodName,
+    call: ServerCall,
+    started: number,
+    opened: GrpcCall | undefined,
+    task: CallTaskFields,
+    error?: unknown,
+  ): void {
     const method = GRPC_METHODS[name].operation;
     const durationMs = Date.now() - started;
     // A caller that hung up is no failure: the `ended` an HTTP request line or `stream ended` line says of it.
@@ -102,13 +118,13 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     if (left !== undefined) {
       opened?.span?.end(left, undefined, 'caller_left');
       deps.metrics?.callerLeft('grpc', method, opened?.client);
-      deps.logger.info({ surface: 'grpc', method, client: opened?.client, grpcStatus: left, durationMs, ended: 'caller_left' }, 'grpc call');
+      deps.logger.info({ surface: 'grpc', method, client: opened?.client, ...task, grpcStatus: left, durationMs, ended: 'caller_left' }, 'grpc call');
       return;
     }
     const grpcStatus = error !== undefined ? statusOf(error).code : status.OK;
     opened?.span?.end(grpcStatus, error instanceof RejectedCall ? undefined : error);
     // An unnamed caller's `client: undefined` is left out of the line by the logger.
-    const fields = { surface: 'grpc', method, client: opened?.client, grpcStatus, durationMs };
+    const fields = { surface: 'grpc', method, client: opened?.client, ...task, grpcStatus, durationMs };
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
     deps.metrics?.grpcRequest(method, grpcStatus, errorCode, fields.client);
     deps.logger.info(errorCode !== undefined ? withFields(fields, { errorCode }) : fields, 'grpc call');
@@ -121,20 +137,23 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     return async (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): Promise<void> => {
       const started = Date.now();
       let opened: GrpcCall | undefined;
+      const task: CallTaskFields = {};
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places, outlivesCaller(method.operation));
         const prepared = prepareCall(method.operation, requestParams(method, call.request), env());
+        addLogFields(task, prepared.ref);
         if (prepared.kind !== 'unary') throw new Error('unreachable: a unary gRPC method bound to a stream operation');
         const timing = { upstreamSeconds: 0 };
         const result = await prepared.run(deps.metrics ? withFields(opened.ctx, { timing }) : opened.ctx);
         opened.span?.note(result);
+        addLogFields(task, answerTaskRef(result));
         sendHeaders(call, opened);
         callback(null, responseMessage(method, withEncodableTimestamps(result)));
         deps.metrics?.blockingCall('grpc', method.operation, (Date.now() - started) / 1000, timing.upstreamSeconds);
-        logCall(name, call, started, opened);
+        logCall(name, call, started, opened, task);
       } catch (error) {
         callback(failureStatus(error, opened), null);
-        logCall(name, call, started, opened, error);
+        logCall(name, call, started, opened, task, error);
       } finally {
         opened?.release();
       }
@@ -146,10 +165,12 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
       const started = Date.now();
       let opened: GrpcCall | undefined;
       const cut = new StreamCut(method.operation === 'SendStreamingMessage');
+      const task: CallTaskFields = {};
       try {
         opened = await openGrpcCall(call, deps.options, deps.shutdown, trace(method), places);
         const { signal } = opened.ctx;
         const prepared = prepareCall(method.operation, requestParams(method, call.request), env());
+        addLogFields(task, prepared.ref);
         if (prepared.kind !== 'stream') throw new Error('unreachable: a streaming gRPC method bound to a unary operation');
         // As on the HTTP bindings: the first event is bounded, and a stream that ends before the turn did fails.
         const current = opened;
@@ -158,6 +179,7 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
           { ctx: current.ctx, abort: () => current.abort() },
           deps.options.firstEventTimeoutMs,
         );
+        addLogFields(task, answerTaskRef(stream.first));
         let headersSent = stream.quiet;
         if (stream.quiet) sendHeaders(call, current, true);
         // Leaving the loop (the client cancelled: the signal aborts) ends the upstream stream too.
@@ -172,12 +194,12 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         // A shutdown or deadline ends the stream with its error, not with OK.
         if (signal.aborted && !call.cancelled) throw toA2AError(signal.reason);
         if (!call.cancelled) call.end();
-        logCall(name, call, started, opened);
+        logCall(name, call, started, opened, task);
       } catch (thrown) {
         const error = cut.ending(thrown);
         // grpc-js turns an `error` event on a server stream into the call's status.
         if (!call.cancelled) call.emit('error', failureStatus(error, opened));
-        logCall(name, call, started, opened, error);
+        logCall(name, call, started, opened, task, error);
       } finally {
         opened?.release();
       }

@@ -5,11 +5,18 @@ import type { GatewayEnv, RequestLogFields } from './env.js';
 
 /** Adds fields to the request log line, when the app composer installed one (tests may not). */
 export function noteLog(c: Context<GatewayEnv>, fields: RequestLogFields): void {
-  const target = c.get('logFields') as Record<string, unknown> | undefined;
-  if (!target) return;
+  const target = c.get('logFields') as RequestLogFields | undefined;
+  if (target) addLogFields(target, fields);
+}
+
+/**
+ * Copies the fields that have a value onto a log line's fields: a later note (the answer's task) refines an
+ * earlier one (the request's) without erasing what it left out. The gRPC binding's call line uses it too.
+ */
+export function addLogFields<T extends object>(target: T, fields: Partial<T>): void {
   // for-in, not Object.entries: this runs a few times per request.
   for (const key in fields) {
-    const value = (fields as Record<string, unknown>)[key];
+    const value = fields[key];
     if (value !== undefined) target[key] = value;
   }
 }
