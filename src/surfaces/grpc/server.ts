@@ -15,6 +15,9 @@ export interface RunningGrpcSurface {
 
 const DEFAULT_GRACE_MS = 1_000;
 
+/** grpc-js's value for a message length without a limit. */
+const UNBOUNDED = -1;
+
 const bindTarget = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /**
@@ -39,7 +42,13 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps, tlsReloadMs = 5_00
   const { options } = deps;
   const live: GrpcSurfaceDeps = { ...deps };
   const server = new Server({
+    // A request as large as an HTTP binding takes (`max-body-bytes`); past it grpc-js answers RESOURCE_EXHAUSTED
+    // "Received message larger than max (<size> vs <limit>)" before any handler runs.
     'grpc.max_receive_message_length': options.maxBodyBytes,
+    // Answers unbounded, as on the HTTP bindings: a task with large artifacts the agent already produced reaches
+    // the caller rather than failing "Sent message larger than max" after its turn ran. Named, not left to grpc-js's
+    // default (unbounded on a server today), so a change of that default cannot bring a limit in unseen.
+    'grpc.max_send_message_length': UNBOUNDED,
     // HTTP/2 pings while a stream is quiet, as SSE keep-alive comments do: idle-connection reapers leave it alone.
     ...(options.keepaliveMs > 0 ? { 'grpc.keepalive_time_ms': options.keepaliveMs, 'grpc.keepalive_timeout_ms': 20_000 } : {}),
   });
