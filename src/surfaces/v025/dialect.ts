@@ -206,7 +206,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);
           return call.answer(jsonRpcResult(id, addressed.clientTaskId ? withClientTaskId(result, addressed.clientTaskId) : result));
         } catch (caught) {
-          // The gateway's own failure is told in the task's conversation's language, as message/send tells it.
+          // The gateway's own failure, and a refused cancel, are told in the task's conversation's language (task-call-words.ts).
           const error = await toldInTaskLanguage(
             caught,
             { taskId: upstreamTaskIdOf(addressed.params), principal: ctx.principal },

@@ -1,7 +1,7 @@
 import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { pendingInput } from '../../upstream/iac-code/events.js';
-import { chosenOption, pendingPermission, permissionAnswer } from '../../upstream/iac-code/permissions.js';
+import { chosenOption, pendingPermission, permissionAnswer, type PermissionRequest } from '../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './reply/permission-prompt.js';
 import { optionNames, type FacadeWords } from './reply/words.js';
 
@@ -19,8 +19,12 @@ export function waitsOnDecision(task: Task): boolean {
   return pendingPermission(task.metadata) !== undefined || pendingInput(task.metadata, 'candidate_selection') !== undefined;
 }
 
+/** The permission prompt the task's turn waits on, if it waits on one. */
+export const promptWaitedOn = (task: Task | undefined): PermissionRequest | undefined =>
+  task?.status.state === 'TASK_STATE_INPUT_REQUIRED' ? pendingPermission(task.metadata) : undefined;
+
 export function answerPermission(request: SendMessageRequest, paused: Task | undefined, words: FacadeWords): PermissionTurn {
-  const prompt = paused?.status.state === 'TASK_STATE_INPUT_REQUIRED' ? pendingPermission(paused.metadata) : undefined;
+  const prompt = promptWaitedOn(paused);
   if (!paused || !prompt) return { request };
   const { message } = request;
   const decision = chosenOption(prompt, joinText(message.parts), optionNames);

@@ -1,7 +1,8 @@
-import { A2AError, type Task } from '../../model/index.js';
+import { A2AError, ErrorCode, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { toldInWords } from './errors.js';
+import { promptWaitedOn } from './permission-answers.js';
 import { isGatewayFailure, type FacadeWords } from './reply/index.js';
 import { turnLanguageOf, wordsIn } from './reply-options.js';
 
@@ -22,8 +23,9 @@ export async function taskCallWords(
 }
 
 /**
- * A task call's failure of the gateway's own (the agent out of reach, a time-out) told in its conversation's
- * language, as message/send tells it (toldInWords); the agent's own reasons stay as it said them.
+ * A task call's failure as its user reads it, in its conversation's language: one of the gateway's own (the agent out
+ * of reach, a time-out) as message/send tells it (toldInWords), and a refused cancel (-32002), whoever refused it, in the
+ * facade's words (notCancelableReason). The agent's other reasons stay as it said them. The code stays the same.
  */
 export async function toldInTaskLanguage(
   error: unknown,
@@ -31,6 +33,20 @@ export async function toldInTaskLanguage(
   deps: V025FacadeDeps,
   languages: ConversationLanguages,
 ): Promise<unknown> {
-  if (!(error instanceof A2AError) || !isGatewayFailure(error.message)) return error;
-  return toldInWords(error, (await taskCallWords(deps, call, languages)).words);
+  if (!(error instanceof A2AError)) return error;
+  const notCancelable = error.code === ErrorCode.TaskNotCancelable;
+  if (!notCancelable && !isGatewayFailure(error.message)) return error;
+  const { words, previous } = await taskCallWords(deps, call, languages);
+  return notCancelable ? error.toldAs(notCancelableReason(words, previous, error.message)) : toldInWords(error, words);
+}
+
+/**
+ * Why a cancel was refused. A task whose turn waits on a permission prompt is one a Bailian user was shown ended (the
+ * prompt closed the turn, `completed`): the cancel is refused as for any finished task (task-methods.ts), and its user
+ * is told how to decline the tool instead, a reply the facade sends as the prompt's deny. Any other refusal in the
+ * conversation's words; an English conversation keeps those the gateway or the agent gave.
+ */
+function notCancelableReason(words: FacadeWords, previous: Task | undefined, said: string): string {
+  if (promptWaitedOn(previous)) return words.notCancelableWhilePromptWaits;
+  return words.language === 'en' ? said : words.taskNotCancelable;
 }

@@ -160,6 +160,8 @@ export const initialReplyState = (): ReplyState =>
   everyKey({
     started: false,
     done: false,
+    // No task yet, and never shown so: start() (turn-bounds.ts) names the task before the turn's first event goes out,
+    // and a failure before then is the call's JSON-RPC error (turn.ts replyEvents), not a task without an id.
     taskId: '',
     contextId: '',
     lastStatus: { state: 'TASK_STATE_SUBMITTED' },

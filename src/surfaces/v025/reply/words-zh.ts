@@ -69,6 +69,8 @@ export const ZH: FacadeWords = {
     '连接已中断（网关正在重启），智能体尚未回复。你的请求可能已送达智能体，它可能仍在处理。请先询问智能体的进度（例如“进度如何？”），确认它没有收到后再重新提交请求，以免重复执行。',
   turnLeftRunning:
     '智能体处理时间较长，本次回复已停止等待，但智能体仍在继续处理你的请求。请在本对话中发送任意消息（例如“继续”）查看结果，无需重新提交请求。',
+  taskNotCancelable: '无法取消该任务：它已经结束，或智能体不接受取消。',
+  notCancelableWhilePromptWaits: '无法取消该任务：智能体正在等待你回答它的问题。如不想继续，请回复“拒绝”。',
   upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {
     upstreamTimedOut: '上游智能体响应超时',

@@ -115,6 +115,16 @@ export interface FacadeWords {
    * (../unwatched-turns.ts): as turnCutByShutdown, the gateway having not restarted. The next message shows its rest.
    */
   turnLeftRunning: string;
+  /**
+   * tasks/cancel refused (-32002): the task is over as its caller was shown it, or the agent would not cancel it. An
+   * English conversation reads the words the gateway or the agent gave (../task-call-words.ts).
+   */
+  taskNotCancelable: string;
+  /**
+   * tasks/cancel of a task whose turn waits on a permission prompt, which a Bailian user was shown as the turn's end:
+   * refused, with how to decline instead (a reply the facade sends iac-code as the prompt's deny).
+   */
+  notCancelableWhilePromptWaits: string;
   /** The agent answered an HTTP error status instead of A2A (a crash's 500, a proxy's 502). */
   upstreamAnswered(status: string): string;
   /** The gateway's own reasons a turn failed (a time-out, an agent it cannot reach, a shutdown). */
