@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { MappingProfile } from '../mappings/index.js';
 import type { A2AError } from '../model/index.js';
 import { isRecord } from '../model/json.js';
+import { exactId } from '../protocol/jsonrpc-exact-ids.js';
 import { readBodyText } from './shared/call-pipeline.js';
 import type { GatewayEnv } from './shared/env.js';
 import { isLegacyMethodName, type JsonRpcId } from './shared/jsonrpc.js';
@@ -18,9 +19,10 @@ export interface CallerRefusalOptions {
 /** The id and method of a JSON-RPC body, as far as they can be read; a body that cannot be read names neither. */
 async function peekCall(request: Request, maxBodyBytes: number): Promise<{ id: JsonRpcId; method?: string }> {
   try {
-    const payload: unknown = JSON.parse(await readBodyText(request, maxBodyBytes));
+    const text = await readBodyText(request, maxBodyBytes);
+    const payload: unknown = JSON.parse(text);
     if (!isRecord(payload)) return { id: null };
-    const id = typeof payload.id === 'string' || typeof payload.id === 'number' ? payload.id : null;
+    const id = typeof payload.id === 'string' || typeof payload.id === 'number' ? exactId(payload.id, text) : null;
     return typeof payload.method === 'string' ? { id, method: payload.method } : { id };
   } catch {
     return { id: null };

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
+import { exactId, jsonRpcText, type ExactNumberId } from '../protocol/jsonrpc-exact-ids.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
 import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
 import { V025_SEND } from './v025-errors.js';
@@ -157,17 +158,20 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
 }
 
 /** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
-function relayIdle(ms: number, headers: Headers, id: string | number | null): IdleRelay {
+function relayIdle(ms: number, headers: Headers, id: RequestId): IdleRelay {
   if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
-  const envelope = { jsonrpc: '2.0', id, error: { code: -32603, message: streamWentIdle(ms).message } };
-  return { ms, lastWords: new TextEncoder().encode(`data: ${JSON.stringify(envelope)}\n\n`) };
+  const envelope = { jsonrpc: '2.0' as const, id, error: { code: -32603, message: streamWentIdle(ms).message } };
+  return { ms, lastWords: new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`) };
 }
 
+/** The caller's JSON-RPC id (as it wrote it: jsonrpc-exact-ids.ts), or null. */
+type RequestId = string | number | null | ExactNumberId;
+
 /** The caller's JSON-RPC id and method, as far as the body tells them. */
-function requestFields(body: string): { id: string | number | null; method: unknown } {
+function requestFields(body: string): { id: RequestId; method: unknown } {
   try {
     const { id, method } = JSON.parse(body) as { id?: unknown; method?: unknown };
-    return { id: typeof id === 'string' || typeof id === 'number' ? id : null, method };
+    return { id: typeof id === 'string' || typeof id === 'number' ? exactId(id, body) : null, method };
   } catch {
     return { id: null, method: undefined };
   }
@@ -218,8 +222,8 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
         // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
         const failure = fromTransportError(error, { caller: signal });
         const code = isV025ErrorCode(failure.code) ? failure.code : -32603;
-        const envelope = { jsonrpc: '2.0', id, error: { code, message: failure.message } };
-        return Response.json(envelope, { status: 200 });
+        const envelope = { jsonrpc: '2.0' as const, id, error: { code, message: failure.message } };
+        return new Response(jsonRpcText(envelope), { status: 200, headers: { 'content-type': 'application/json' } });
       }
     },
 

@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, withFields, type JsonRpcErrorObject } from '../../model/index.js';
+import { exactId, jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import { CONTENT_CODING_REFUSED_STATUS, refusedForItsCoding } from './body-refusal.js';
 import { parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
@@ -34,7 +35,7 @@ export function jsonRpcErrorBody(id: JsonRpcId, error: A2AError): JsonRpcErrorEn
  * back off; the body is the same error envelope.
  */
 export function jsonRpcError(id: JsonRpcId, error: A2AError): Response {
-  const body = JSON.stringify(jsonRpcErrorBody(id, error));
+  const body = jsonRpcText(jsonRpcErrorBody(id, error));
   if (error.retryAfterSeconds === undefined) return new Response(body, { status: 200, headers: JSON_HEADERS });
   return new Response(body, { status: error.statusInfo.httpStatus, headers: withFields(JSON_HEADERS, retryAfterHeader(error)) });
 }
@@ -46,8 +47,8 @@ const v025TaskStates = new WeakMap<Response, string>();
 export const answeredV025TaskState = (response: Response): string | undefined => v025TaskStates.get(response);
 
 export function jsonRpcResult(id: JsonRpcId, result: unknown): Response {
-  const body = { jsonrpc: '2.0', id, result: result === undefined ? null : result };
-  const response = new Response(JSON.stringify(body), { status: 200, headers: JSON_HEADERS });
+  const body = { jsonrpc: '2.0' as const, id, result: result === undefined ? null : result };
+  const response = new Response(jsonRpcText(body), { status: 200, headers: JSON_HEADERS });
   const state = v025TaskStateOf(result);
   if (state !== undefined) v025TaskStates.set(response, state);
   return response;
@@ -65,8 +66,8 @@ const isJsonRpcId = (value: unknown): value is JsonRpcId =>
 
 const MISSING_ID = "Invalid request: 'id' is required (A2A has no notifications)";
 
-/** Checks the envelope; throws -32600 with the id echoed when it is usable. */
-function toRequest(payload: unknown): JsonRpcRequest {
+/** Checks the envelope read from `text`; throws -32600 with the id echoed when it is usable. */
+function toRequest(payload: unknown, text: string): JsonRpcRequest {
   if (Array.isArray(payload)) throw A2AError.invalidRequest('Batch requests are not supported');
   if (typeof payload !== 'object' || payload === null) {
     throw A2AError.invalidRequest('Invalid request: the body must be a JSON-RPC request object');
@@ -75,7 +76,7 @@ function toRequest(payload: unknown): JsonRpcRequest {
   if (envelope.id !== undefined && !isJsonRpcId(envelope.id)) {
     throw A2AError.invalidRequest("Invalid request: 'id' must be a string, a number or null");
   }
-  const id = envelope.id ?? null;
+  const id = exactId(envelope.id ?? null, text);
   if (envelope.jsonrpc !== '2.0') throw withId(A2AError.invalidRequest("Invalid request: 'jsonrpc' must be exactly '2.0'"), id);
   if (typeof envelope.method !== 'string' || envelope.method.length === 0) {
     throw withId(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);
@@ -101,7 +102,7 @@ const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeEr
 
 async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
   const text = await readBodyText(request, maxBodyBytes);
-  const rpc = toRequest(parseJsonBody(text));
+  const rpc = toRequest(parseJsonBody(text), text);
   if (nestedDeeperThan(text)) throw new EnvelopeError(tooDeeplyNested(), rpc.id, rpc.method);
   return rpc;
 }
@@ -201,7 +202,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
       noteLog(c, { surface, errorCode: a2aError.code });
       // A body sent in a content coding could not be read at all: like the 401, the transport's refusal.
       if (refusedForItsCoding(c.req.raw)) {
-        return new Response(JSON.stringify(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
+        return new Response(jsonRpcText(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
       }
       return refusal(answerers, id, method, a2aError);
     }

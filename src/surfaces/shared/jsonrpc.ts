@@ -1,8 +1,10 @@
 import type { Context } from 'hono';
 import type { A2AError } from '../../model/index.js';
 import type { GatewayEnv, RequestLogFields } from './env.js';
+import type { ExactNumberId } from '../../protocol/jsonrpc-exact-ids.js';
 
-export type JsonRpcId = string | number | null;
+/** A request's id as answers echo it: a number JSON.parse did not hold as written keeps its text (protocol/jsonrpc-exact-ids.ts). */
+export type JsonRpcId = string | number | null | ExactNumberId;
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';

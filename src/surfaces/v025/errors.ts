@@ -1,5 +1,6 @@
 import { retryAfterHeader, toA2AError, withFields, type A2AError } from '../../model/index.js';
 import type { MappingProfile } from '../../mappings/index.js';
+import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import { errorToV025, type V025ErrorObject } from '../../translate/index.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { sseResponse } from '../shared/sse.js';
@@ -29,7 +30,7 @@ export function toldInWords(error: A2AError, words: FacadeWords): A2AError {
  * A refusal for now keeps its `Retry-After`, for whatever sits between the caller and the facade.
  */
 export function v025Error(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
-  return new Response(JSON.stringify(v025ErrorBody(id, error, profile)), {
+  return new Response(jsonRpcText(v025ErrorBody(id, error, profile)), {
     status: 200,
     headers: withFields({ 'content-type': 'application/json' }, retryAfterHeader(toA2AError(error))),
   });
@@ -49,12 +50,17 @@ async function* once<T>(item: T): AsyncGenerator<T> {
  * keeps its `Retry-After`.
  */
 export function v025ErrorStream(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
-  return oneFrameStream(v025ErrorBody(id, error, profile), retryAfterHeader(toA2AError(error)));
+  return oneFrame(jsonRpcText(v025ErrorBody(id, error, profile)), retryAfterHeader(toA2AError(error)));
 }
 
 /** An SSE response of one unnamed frame holding `envelope`, then the end. */
 export function oneFrameStream(envelope: unknown, headers: Record<string, string> = {}): Response {
-  return sseResponse(once({ data: JSON.stringify(envelope) }), { keepaliveMs: 0, onError: () => undefined, headers });
+  return oneFrame(JSON.stringify(envelope), headers);
+}
+
+/** An SSE response of one unnamed frame of `data`, then the end. */
+function oneFrame(data: string, headers: Record<string, string> = {}): Response {
+  return sseResponse(once({ data }), { keepaliveMs: 0, onError: () => undefined, headers });
 }
 
 export const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream', 'tasks/resubscribe']);

@@ -10,6 +10,7 @@ import type { MappingProfile } from '../../mappings/index.js';
 import { A2AError, MAX_REFERENCED_TASKS, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
+import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
@@ -154,7 +155,7 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   const { jsonrpc, id, method, params } = request;
   const principal = c.get('principal');
   await refuseForeign(params, principal, deps);
-  const body = JSON.stringify(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
+  const body = jsonRpcText(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   if (!SLOT_METHODS.has(method)) {
     const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
     return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;

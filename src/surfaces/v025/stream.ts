@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { toA2AError, type StreamResponse } from '../../model/index.js';
 import { noteFacadeStreamShown } from '../../observability/facade-answer-log.js';
 import type { V025StreamEvent, V025TaskStatus } from '../../protocol/v025/index.js';
+import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLog } from '../shared/log-fields.js';
@@ -83,7 +84,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   if (head.first) noteLog(c, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => {
-    const data = JSON.stringify({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) });
+    const data = jsonRpcText({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) });
     const mark = written?.mark;
     if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind }, mark };
     shownStatus = result.status;
@@ -109,7 +110,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
     const told = toldInWords(toA2AError(options.toldAtCut ? options.toldAtCut(a2aError) : a2aError), turnReply.words);
-    return [{ data: JSON.stringify(v025ErrorBody(id, told, deps.profile)) }];
+    return [{ data: jsonRpcText(v025ErrorBody(id, told, deps.profile)) }];
   }
 
   async function* frames(): AsyncGenerator<SseFrame> {

@@ -7,6 +7,7 @@ import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { checkV1Version } from './version.js';
 import { withFields } from '../../model/index.js';
+import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 
 /**
  * The A2A 1.0 JSON-RPC methods (`SendMessage`, ...) on the shared `POST /` endpoint. Every answer
@@ -31,8 +32,8 @@ export function createV1Dialect(deps: V1SurfaceDeps): JsonRpcDialect {
         return { method: request.method, params: request.params };
       },
       result: (result, { id }) => jsonRpcResult(id, result),
-      frame: (result, { id }) => ({ data: JSON.stringify({ jsonrpc: '2.0', id, result }) }),
-      errorFrame: (error, { id }) => ({ event: 'error', data: JSON.stringify(jsonRpcErrorBody(id, error)) }),
+      frame: (result, { id }) => ({ data: jsonRpcText({ jsonrpc: '2.0', id, result }) }),
+      errorFrame: (error, { id }) => ({ event: 'error', data: jsonRpcText(jsonRpcErrorBody(id, error)) }),
     },
     (c) => v1OperationEnv(deps, () => publicBaseUrl(c.req.raw, options.publicUrl)),
     withFields(options, { shutdown: deps.shutdown }),
