@@ -67,7 +67,8 @@ return false`;
 
 /**
  * How often a message waiting for another replica to let a turn go (letGo) reads its lane again: the release is
- * read at most this late, and a wait of LET_GO_ELSEWHERE_MS (the 0.2.5 facade's) reads it a dozen times or so.
+ * read at most this late. Only a message that comes while a turn runs on its context reads it again: up to a hundred
+ * reads of one key over the 0.2.5 facade's LET_GO_ELSEWHERE_MS, for a message then refused.
  */
 const LET_GO_POLL_MS = 10;
 

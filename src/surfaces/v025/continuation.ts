@@ -44,11 +44,16 @@ export const LET_GO_MS = 100;
 /**
  * The same wait for a turn running on another replica (`store: redis`, behind a load balancer): the message's
  * replica knows of no turn of its own and reads the context's lane in Redis until it is let go
- * (core/context-lanes-redis.ts letGo). Beyond LET_GO_MS for the hung-up call's close to be read on its replica,
- * its release and note cross Redis (a round trip each, a millisecond or so within a region) and are read here at
- * the next poll (every 10 ms): 50 ms more covers those and a busy event loop on either side.
+ * (core/context-lanes-redis.ts letGo). Longer than LET_GO_MS: that replica must first read the hung-up call's close
+ * and unwind the turn, each in an event loop this wait does not see, and on a loaded host it does so late. Measured
+ * with the rounds of test/e2e/facade/unwatched-turns-other-replica.test.ts side by side on a busy 2-core host: its
+ * release began up to ~400 ms after the message's wait did (crossing Redis and the next poll added little), when the
+ * 150 ms this was before had ended: the message was refused as a turn in progress, or, the lane let go between the
+ * read of the note and the lane, sent to the agent as a new turn. A message that comes while the turn's caller
+ * still watches it on the other replica is refused this much later (1 s rather than 150 ms); one with no turn
+ * running on its context waits for nothing (its lane's one read).
  */
-const LET_GO_ELSEWHERE_MS = LET_GO_MS + 50;
+export const LET_GO_ELSEWHERE_MS = 1_000;
 
 /** The turns running on one conversation in this process, and the messages waiting for them to end (wokenWithin). */
 interface Running {

@@ -8,8 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
+import { LET_GO_ELSEWHERE_MS } from '../../../src/surfaces/v025/continuation.js';
 import { results, rpc, sentText, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
@@ -41,9 +43,23 @@ function send(url: string, method: 'message/stream' | 'message/send', text: stri
   );
 }
 
+/** The agent of RolloutAgent, with gates of each conversation's own: the conversations of the rounds run side by side. */
+class ConversationsApart implements AgentExecutor {
+  private readonly conversations = new Map<string, { gates: Gates; executor: RolloutAgent }>();
+  of(contextId: string): { gates: Gates; executor: RolloutAgent } {
+    const known = this.conversations.get(contextId);
+    if (known) return known;
+    const gates = new Gates();
+    const conversation = { gates, executor: new RolloutAgent(gates) };
+    this.conversations.set(contextId, conversation);
+    return conversation;
+  }
+  execute = (request: RequestContext, bus: ExecutionEventBus): Promise<void> => this.of(request.contextId).executor.execute(request, bus);
+  cancelTask = async (): Promise<void> => undefined;
+}
+
 describe('the next message at once on another replica after Bailian hung up', () => {
-  const gates = new Gates();
-  const executor = new RolloutAgent(gates);
+  const agents = new ConversationsApart();
   const prefix = `a2a-bridge-test:unwatched-other-replica:${randomUUID()}:`;
   const replica = { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix };
   let agent: RunningTestAgent;
@@ -51,14 +67,13 @@ describe('the next message at once on another replica after Bailian hung up', ()
   let replicaB: FacadeReplica;
   beforeAll(async () => {
     await requireRedis();
-    agent = await startSdkTestAgent(CARD, executor);
+    agent = await startSdkTestAgent(CARD, agents);
     [replicaA, replicaB] = await Promise.all([
       startFacadeGateway({ upstream: { url: agent.url }, ...replica }),
       startFacadeReplica({ upstream: { url: agent.url }, ...replica }),
     ]);
   }, 30_000);
   afterAll(async () => {
-    gates.reset(0);
     await Promise.all([replicaA?.close(), replicaB?.close()]);
     await agent?.close();
     await deleteRedisKeys(prefix);
@@ -73,6 +88,7 @@ describe('the next message at once on another replica after Bailian hung up', ()
 
   /** A message/send on replica A, the agent held at its gate, hung up: resolves once its caller is gone. */
   async function hungUpSendOnA(contextId: string): Promise<void> {
+    const { gates } = agents.of(contextId);
     const caller = new AbortController();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: userMessage({ text: PROMPT, contextId }) } });
     const headers = { 'content-type': 'application/json' };
@@ -91,45 +107,54 @@ describe('the next message at once on another replica after Bailian hung up', ()
   }
 
   // Whether B reads the message before A has let the turn go varies from run to run: several rounds, each must hold.
-  it.each([1, 2, 3])('hung up on A, the next message at once on B (round %i): the rest of the turn, not "still in progress"', async (round) => {
-    for (const [hangUp, method] of [
-      ['message/stream', 'message/stream'],
-      ['message/stream', 'message/send'],
-      ['message/send', 'message/send'],
-      ['message/send', 'message/stream'],
-      ['message/send', 'message/send'],
-    ] as const) {
-      for (const text of [PROMPT, '杭州']) {
-        gates.reset(1);
-        const executions = executor.executions;
-        const contextId = `other-replica-${round}-${hangUp.slice(8)}-${method.slice(8)}-${text.length}-${randomUUID()}`;
-        await hungUpOnA(hangUp, contextId);
-        const reading = send(replicaB.url, method, text, contextId);
-        const opening = setTimeout(() => gates.open(), 300);
-        const said = await reading.finally(() => clearTimeout(opening));
-        const seen = `hung up: ${hangUp}, next: ${method} ${text}`;
-        expect(said, seen).not.toContain(BUSY_WORDS);
-        // The same message again reads the rest as its own answer; another, as the rest of the one before (its reply
-        // whole after a message/send, of which its user read nothing).
-        expect(said, seen).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : hangUp === 'message/send' ? WHOLE_WORDS : REST_WORDS);
-        expect(said, seen).toContain(AFTER_CUT);
-        expect(said, seen).toContain(QUESTION);
-        // The request ran once: the message that read its rest was not passed on.
-        expect(executor.executions, seen).toBe(executions + 1);
+  // Side by side, as on a busy replica: A reads each close and lets each turn go later than on an idle one. Each round
+  // then shares the host with the others, and may take as long as all three one after another.
+  it.concurrent.each([1, 2, 3])(
+    'hung up on A, the next message at once on B (round %i): the rest of the turn, not "still in progress"',
+    async (round) => {
+      for (const [hangUp, method] of [
+        ['message/stream', 'message/stream'],
+        ['message/stream', 'message/send'],
+        ['message/send', 'message/send'],
+        ['message/send', 'message/stream'],
+        ['message/send', 'message/send'],
+      ] as const) {
+        for (const text of [PROMPT, '杭州']) {
+          const contextId = `other-replica-${round}-${hangUp.slice(8)}-${method.slice(8)}-${text.length}-${randomUUID()}`;
+          const { gates, executor } = agents.of(contextId);
+          gates.reset(1);
+          const executions = executor.executions;
+          await hungUpOnA(hangUp, contextId);
+          const reading = send(replicaB.url, method, text, contextId);
+          const opening = setTimeout(() => gates.open(), 300);
+          const said = await reading.finally(() => clearTimeout(opening));
+          const seen = `hung up: ${hangUp}, next: ${method} ${text}`;
+          expect(said, seen).not.toContain(BUSY_WORDS);
+          // The same message again reads the rest as its own answer; another, as the rest of the one before (its reply
+          // whole after a message/send, of which its user read nothing).
+          expect(said, seen).toContain(text === PROMPT ? SAME_MESSAGE_WORDS : hangUp === 'message/send' ? WHOLE_WORDS : REST_WORDS);
+          expect(said, seen).toContain(AFTER_CUT);
+          expect(said, seen).toContain(QUESTION);
+          // The request ran once: the message that read its rest was not passed on.
+          expect(executor.executions, seen).toBe(executions + 1);
+        }
       }
-    }
-  });
+    },
+    60_000,
+  );
 
   it('a message on B while its caller still watches the turn on A: refused as a turn in progress, soon', async () => {
     for (const method of ['message/stream', 'message/send'] as const) {
+      const contextId = `still-watched-${method.slice(8)}-${randomUUID()}`;
+      const { gates, executor } = agents.of(contextId);
       gates.reset(1);
       const executions = executor.executions;
-      const contextId = `still-watched-${method.slice(8)}-${Date.now()}`;
       const opened = await watchingOnA(contextId);
       const started = Date.now();
       expect(await send(replicaB.url, method, '杭州', contextId)).toContain(BUSY_WORDS);
-      // Refused after a bounded moment, not after waiting for a release that never comes.
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // Refused after a bounded moment (the wait for a turn its caller may have just left), not after waiting for a
+      // release that never comes (the lane's lease).
+      expect(Date.now() - started).toBeLessThan(LET_GO_ELSEWHERE_MS + 1_000);
       gates.open();
       // The caller who watched it reads the turn to its end; the refused message was not passed on.
       expect((await read(opened)).text).toContain(QUESTION);

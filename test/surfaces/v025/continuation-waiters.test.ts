@@ -1,6 +1,6 @@
 /**
  * Every message to a conversation whose turn runs here waits in previousEnded, up to LET_GO_MS; one whose turn
- * the lanes hold (another replica runs it), up to 150 ms. A wait that ended at its bound keeps
+ * the lanes hold (another replica runs it), up to LET_GO_ELSEWHERE_MS. A wait that ended at its bound keeps
  * nothing until the running turn ends (minutes for iac-code): a promise raced against the turn's end kept a
  * reaction per message on it.
  */
