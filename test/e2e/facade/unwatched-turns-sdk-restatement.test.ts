@@ -57,12 +57,18 @@ async function restRead(gatewayUrl: string, contextId: string): Promise<string> 
 /**
  * What the user read, then the rest, read as the reply: the rest starts right after what they read, but for the
  * dots the gateway may have sent as a stream was hung up (unread, lost with the connection, while the gateway
- * counts them as shown: under load it hears of the hang-up after the agent's next chunk or two).
+ * counts them as shown: under load it hears of the hang-up after the agent's next chunk or two), and for one dot
+ * read in the loop turn the hang-up came in, which the gateway cannot tell from one that never reached its reader
+ * and shows again rather than lose (docs/facade-reply.md; seen with this test's reader on the gateway's own loop
+ * beside a busy process, 1 run in 60).
  */
 function expectReadOn(read: string, rest: string, reply: string): void {
-  const unread = reply.slice(read.length, Math.max(read.length, reply.length - rest.length));
+  const from = reply.length - rest.length;
+  const again = reply.slice(Math.min(from, read.length), read.length);
+  expect(again).toMatch(/^\.?$/);
+  const unread = reply.slice(read.length, Math.max(read.length, from));
   expect(unread).toMatch(/^\.{0,3}$/);
-  expect(read + unread + rest).toBe(reply);
+  expect(read.slice(0, read.length - again.length) + unread + rest).toBe(reply);
 }
 
 const taskState = async (gatewayUrl: string, id: string): Promise<string | undefined> =>
