@@ -80,9 +80,10 @@ describe('a request is bounded by max-body-bytes', () => {
 describe('an answer is not bounded, as on the HTTP bindings', () => {
   let gateway: TestGateway;
   let client: Client;
-  // The demo agent echoes the text into the task's artifact, after the message in its history: an answer twice as
-  // large, just past grpc-js's 4 MiB (no more: each turn of it costs seconds of CPU on a loaded host).
-  const text = 'x'.repeat(Math.ceil(2.05 * MiB));
+  // The demo agent's answer holds the text four times (the user's message, the streamed and the final echo in the
+  // history, the artifact): 1.05 MiB of it is an answer just past grpc-js's 4 MiB, and no more (each turn of it costs
+  // CPU in proportion on a loaded host).
+  const text = 'x'.repeat(Math.ceil(1.05 * MiB));
 
   beforeAll(async () => {
     gateway = await startDemoGateway({ grpc: { port: 0 } });
