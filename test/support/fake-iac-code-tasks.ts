@@ -1,27 +1,19 @@
 /**
- * Task state of the fake iac-code server: the stored tasks, running turns and their subscribers,
- * and the JSON-RPC methods that work on them (as the real server behaves, docs/iac-code.md). Push
+ * Task state of the fake iac-code server: the stored tasks and the JSON-RPC methods that work on them
+ * (as the real server behaves, docs/iac-code.md). Running turns, subscriptions and permission answers:
+ * fake-iac-code-running-turns.ts; what a turn's metadata asks: fake-iac-code-turn-settings.ts; push
  * configs: fake-iac-code-push.ts. The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { extendedCard, type CardShape } from './fake-iac-code-card.js';
-import {
-  applyEvent,
-  canceledStatus,
-  capturedTurn,
-  failedTurn,
-  terminalNumber,
-  withHistoryLength,
-  AWAIT_PERMISSION,
-  type Json,
-  type TurnIds,
-  type TurnScript,
-} from './fake-iac-code-data.js';
+import { capturedTurn, failedTurn, terminalNumber, withHistoryLength, type Json, type TurnIds, type TurnScript } from './fake-iac-code-data.js';
 import { Evictions, type EvictOptions } from './fake-iac-code-eviction.js';
 import { PipelineJournal } from './fake-iac-code-journal.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
 import { PushConfigs } from './fake-iac-code-push.js';
 import { EventQueue, invalidParams, requireFields, RpcError, taskNotFound } from './fake-iac-code-rpc.js';
+import { RunningTurns } from './fake-iac-code-running-turns.js';
+import { preferredLanguage, runsPipeline, turnMetadata, Workspaces, WRONG_WORKSPACE } from './fake-iac-code-turn-settings.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -35,68 +27,28 @@ export interface TaskBookOptions {
   permissionWait: 'open' | 'parked';
 }
 
-/** A running turn; `waiting` while it waits on a permission answer. */
-interface Turn {
-  canceled: boolean;
-  subscribers: Set<EventQueue>;
-  /** Streams that answered a prompt: they end with an empty `{}` result, as iac-code's do. */
-  answerers: Set<EventQueue>;
-  waiting?: { inputId: string; toolUseId: string; answer(decision: string): void };
-  /** The turn waits for a SubscribeToTask (startTurn's `pauseAt`): this lets it go on. */
-  resume?: () => void;
-}
-
-/**
- * How long a turn paused for a subscriber (startTurn's `pauseAt`) waits for one before it goes on anyway:
- * long enough for a gateway on a loaded host to come back (at 300 ms, a recovery on the busy CI host came
- * late and missed an update its test counted on); a subscription refused by a fault lets it go on too.
- */
-const SUBSCRIBER_WAIT_MS = 5_000;
-
-const PERMISSION_KEYS = ['schemaVersion', 'kind', 'requestTaskId', 'inputId', 'toolUseId', 'decision'];
-/**
- * The metadata iac-code reads a turn's settings (`iac_code.cwd`, ...) from: the request's own whenever it
- * has any, else the message's (read in iac-code's source; no capture has request-level metadata).
- */
-export function turnMetadata(params: Json): Json | undefined {
-  const request = params.metadata as Json | undefined;
-  return request && Object.keys(request).length > 0 ? request : ((params.message as Json | undefined)?.metadata as Json | undefined);
-}
-
-/** The language a turn asks iac-code to write in (`iac_code.preferredLanguage`, `zh-CN` read as `zh`), as iac-code reads it. */
-function preferredLanguage(params: Json): string | undefined {
-  const iacCode = turnMetadata(params)?.iac_code as Json | undefined;
-  const asked = iacCode?.preferredLanguage ?? iacCode?.preferred_language;
-  return typeof asked === 'string' ? asked.trim().toLowerCase().split(/[-_]/)[0] : undefined;
-}
-
-/** The folder a turn without `cwd` works in: the server process's own. */
-const SERVER_FOLDER = '/srv/iac-code';
-/** iac-code's failure for a turn that names another folder than its context's first (captured). */
-export const WRONG_WORKSPACE = 'ValueError: A2A context belongs to a different workspace';
-
 export class TaskBook {
   readonly tasks = new Map<string, Json>();
   private readonly sessions = new Map<string, string>();
-  /** The folder each context was bound to by its first turn (`metadata.iac_code.cwd`, else the server's own). */
-  private readonly workspaces = new Map<string, string>();
-  private readonly turns = new Map<string, Turn>();
+  private readonly workspaces = new Workspaces();
   /** How many pipeline turns each context has had (fake-iac-code-pipeline.ts). */
   private readonly pipelineStages = new Map<string, number>();
   /** Each context's last pipeline envelope number, and the journal of what its turns published. */
   private readonly pipelineNumbers = new Map<string, { last: number }>();
   readonly journal = new PipelineJournal();
+  private readonly turns: RunningTurns;
   private readonly evictions = new Evictions();
   private readonly pushConfigs: PushConfigs;
 
   constructor(private readonly options: TaskBookOptions) {
     this.pushConfigs = new PushConfigs(options);
+    this.turns = new RunningTurns({ frameDelayMs: options.frameDelayMs, permissionWait: options.permissionWait, journal: this.journal });
   }
 
   /** iac-code restarted: it knows no task and runs no turn (their streams are left as they are). */
   forgetAll(): void {
     this.tasks.clear();
-    this.turns.clear();
+    this.turns.forgetAll();
   }
 
   /** iac-code evicted the idle context `contextId` (fake-iac-code-eviction.ts). */
@@ -105,7 +57,7 @@ export class TaskBook {
   }
 
   isActive(taskId: string): boolean {
-    return this.turns.has(taskId);
+    return this.turns.isActive(taskId);
   }
 
   /** Validate a SendMessage request and make its task; the turn starts with startTurn(). */
@@ -141,10 +93,10 @@ export class TaskBook {
     const refusal = this.evictions.refusal(existingId, contextId);
     const events = refusal
       ? failedTurn(ids, message, refusal).filter((event) => newTask || !('task' in event))
-      : !this.inItsWorkspace(contextId, turnMetadata(params))
+      : !this.workspaces.inItsWorkspace(contextId, turnMetadata(params))
         ? failedTurn(ids, message, WRONG_WORKSPACE).filter((event) => newTask || !('task' in event))
         : hasText
-          ? this.runsPipeline(params)
+          ? runsPipeline(params, this.options.card().runMode)
             ? this.pipelineTurn(ids, message, newTask)
             : capturedTurn(ids, message, {
                 newTask,
@@ -154,13 +106,6 @@ export class TaskBook {
               })
           : failedTurn(ids, message).filter((event) => newTask || !('task' in event));
     return { task, events };
-  }
-
-  /** The server's run mode, or the turn's own (`iac_code.run_mode` in the message's metadata, as iac-code reads it). */
-  private runsPipeline(params: Json): boolean {
-    const iacCode = ((params.message as Json).metadata as Json | undefined)?.iac_code as Json | undefined;
-    const mode = typeof iacCode?.run_mode === 'string' ? iacCode.run_mode.trim().toLowerCase() : this.options.card().runMode;
-    return mode === 'pipeline';
   }
 
   private pipelineTurn(ids: TurnIds, message: Json, newTask: boolean): Json[] {
@@ -178,64 +123,12 @@ export class TaskBook {
     );
   }
 
-  /** iac-code binds a context to the folder of its first turn and fails a turn that names another. */
-  private inItsWorkspace(contextId: string, metadata: Json | undefined): boolean {
-    const iacCode = metadata?.iac_code as Json | undefined;
-    const folder = typeof iacCode?.cwd === 'string' ? iacCode.cwd : SERVER_FOLDER;
-    const bound = this.workspaces.get(contextId) ?? folder;
-    this.workspaces.set(contextId, bound);
-    return bound === folder;
-  }
-
   /**
-   * Run a turn: each event is folded into the task and sent to every subscriber. `pauseAt`: before that
-   * event the turn waits for a SubscribeToTask (at most SUBSCRIBER_WAIT_MS), so that a test knows which
-   * events a resubscribing client missed.
+   * Run a turn (fake-iac-code-running-turns.ts). `pauseAt`: before that event the turn waits for a
+   * SubscribeToTask, so that a test knows which events a resubscribing client missed.
    */
   startTurn(task: Json, events: Json[], first?: EventQueue, pauseAt?: number): Promise<void> {
-    const taskId = task.id as string;
-    const turn: Turn = { canceled: false, subscribers: new Set<EventQueue>(first ? [first] : []), answerers: new Set() };
-    this.turns.set(taskId, turn);
-    return (async () => {
-      let pending = events;
-      for (let i = 0; i < pending.length; i++) {
-        const event = pending[i] as Json;
-        const marker = event[AWAIT_PERMISSION] as { inputId: string; toolUseId: string; deny: Json[] } | undefined;
-        if (i === pauseAt) {
-          await new Promise<void>((resume) => {
-            turn.resume = resume;
-            setTimeout(resume, SUBSCRIBER_WAIT_MS);
-          });
-          turn.resume = undefined;
-        }
-        // The prompt went out as the turn began to wait: an answer may come at once.
-        if (this.options.frameDelayMs > 0 && !marker) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
-        if (turn.canceled) return;
-        if (marker) {
-          // Captured: the original stream stays open while the prompt waits (its client may close it).
-          // Parked: it ends here, and the rest of the turn goes to the answering stream.
-          if (this.options.permissionWait === 'parked') {
-            for (const queue of turn.subscribers) queue.end();
-            turn.subscribers.clear();
-          }
-          const decision = await new Promise<string>((answer) => (turn.waiting = { inputId: marker.inputId, toolUseId: marker.toolUseId, answer }));
-          turn.waiting = undefined;
-          if (decision === 'deny') pending = [...pending.slice(0, i + 1), ...marker.deny];
-          continue;
-        }
-        applyEvent(task, event);
-        this.journal.note(task.contextId as string, event);
-        for (const queue of turn.subscribers) queue.push(event);
-      }
-      this.finishTurn(taskId);
-    })();
-  }
-
-  private finishTurn(taskId: string): void {
-    const turn = this.turns.get(taskId);
-    this.turns.delete(taskId);
-    if (this.options.permissionWait === 'open') for (const queue of turn?.answerers ?? []) queue.push({});
-    for (const queue of turn?.subscribers ?? []) queue.end();
+    return this.turns.start(task, events, first, pauseAt);
   }
 
   /**
@@ -245,50 +138,14 @@ export class TaskBook {
   answerPermission(params: Json): EventQueue | undefined {
     const message = params.message as Json | undefined;
     const taskId = message?.taskId as string | undefined;
-    const turn = taskId ? this.turns.get(taskId) : undefined;
-    const waiting = turn?.waiting;
-    if (!message || !turn || !waiting) return undefined;
-    const parts = (message.parts as Json[] | undefined) ?? [];
-    const data = parts[0]?.data as Json | undefined;
-    if (parts.length !== 1 || !data || parts[0]?.mediaType !== 'application/json') {
-      throw invalidParams('Permission responses must contain exactly one application/json DataPart.');
-    }
-    const keys = Object.keys(data).sort();
-    if (keys.length !== PERMISSION_KEYS.length || !PERMISSION_KEYS.every((key) => keys.includes(key))) {
-      throw invalidParams('Permission response payload fields do not match schemaVersion 1.');
-    }
-    if (data.decision !== 'allow_once' && data.decision !== 'deny') throw invalidParams('Permission decision must be allow_once or deny.');
-    if (data.requestTaskId !== taskId) throw invalidParams('Permission response taskId does not match requestTaskId.');
-    // iac-code's newer servers also check the message's contextId (read in its source; no capture has it).
-    const task = this.tasks.get(taskId as string) as Json;
-    if (typeof message.contextId !== 'string') throw invalidParams('Permission response correlation fields are required.');
-    if (message.contextId !== task.contextId) throw invalidParams('input_response_mismatch: permission context does not match.');
-    if (data.inputId !== waiting.inputId || data.toolUseId !== waiting.toolUseId) {
-      throw invalidParams('input_response_mismatch: permission correlation does not match.');
-    }
-    const received = { kind: 'permission', inputId: waiting.inputId, decision: data.decision, toolUseId: waiting.toolUseId };
-    const queue = new EventQueue();
-    const taken: Json = {
-      statusUpdate: {
-        taskId,
-        contextId: task.contextId,
-        status: { state: 'TASK_STATE_WORKING' },
-        metadata: { iac_code: { inputReceived: received } },
-      },
-    };
-    // The SDK saves each event of the turn before it is sent: the task works again once the answer is taken.
-    applyEvent(task, taken);
-    queue.push(taken);
-    turn.subscribers.add(queue);
-    turn.answerers.add(queue);
-    waiting.answer(data.decision);
-    return queue;
+    const task = taskId ? this.tasks.get(taskId) : undefined;
+    return message && task ? this.turns.answerPermission(message, task) : undefined;
   }
 
   /** Whether the message goes into a task whose turn waits on a permission answer. */
   private waitsOnPermission(params: Json): boolean {
     const taskId = (params.message as Json | undefined)?.taskId;
-    return typeof taskId === 'string' && this.turns.get(taskId)?.waiting !== undefined;
+    return typeof taskId === 'string' && this.turns.waitsOnPermission(taskId);
   }
 
   /**
@@ -311,20 +168,14 @@ export class TaskBook {
     const taskId = params.id as string;
     const task = this.tasks.get(taskId);
     if (!task) throw taskNotFound(`Task ${taskId} not found`);
-    const turn = this.turns.get(taskId);
-    const state = (task.status as Json).state;
-    // A turn waiting on a permission answer is input-required: not active either.
-    if (!turn || (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING')) throw taskNotFound(`Task ${taskId} is not active`);
-    const queue = new EventQueue(true);
-    queue.push({ task: structuredClone(task) });
-    turn.subscribers.add(queue);
-    this.subscriberCame(taskId);
+    const queue = this.turns.subscribe(task);
+    if (!queue) throw taskNotFound(`Task ${taskId} is not active`);
     return queue;
   }
 
   /** A SubscribeToTask came (taken or refused): a turn paused for one goes on. */
   subscriberCame(taskId: string): void {
-    this.turns.get(taskId)?.resume?.();
+    this.turns.subscriberCame(taskId);
   }
 
   /** Unary methods (everything but the two streaming ones). */
@@ -344,7 +195,7 @@ export class TaskBook {
         const watcher = new EventQueue(true);
         void this.startTurn(task, events, watcher);
         while ((await watcher.next()) !== undefined);
-        this.turns.get(task.id as string)?.subscribers.delete(watcher);
+        this.turns.unsubscribe(task.id as string, watcher);
         return { task: withHistoryLength(task, configuration.historyLength) };
       }
       case 'GetTask': {
@@ -391,13 +242,7 @@ export class TaskBook {
     const taskId = params.id as string;
     const task = this.tasks.get(taskId);
     if (!task) throw taskNotFound(`Task ${taskId} not found`);
-    const turn = this.turns.get(taskId);
-    if (!turn) throw new RpcError(-32002, 'Task cannot be canceled', 'TASK_NOT_CANCELABLE');
-    turn.canceled = true;
-    const event = canceledStatus(task);
-    applyEvent(task, event);
-    for (const queue of turn.subscribers) queue.push(event);
-    this.finishTurn(taskId);
+    this.turns.cancel(task);
     return structuredClone(task);
   }
 }

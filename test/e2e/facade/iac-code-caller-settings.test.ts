@@ -5,7 +5,7 @@
  * answered as before. Without the setting every key passes, as iac-code has it.
  */
 import { describe, expect, it } from 'vitest';
-import { turnMetadata } from '../../support/fake-iac-code-tasks.js';
+import { turnMetadata } from '../../support/fake-iac-code-turn-settings.js';
 import type { FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { userMessage as v1Message } from '../../support/v1-message.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_FOLDER } from '../../../src/upstream/iac-code/workspace-activity.js';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
-import { WRONG_WORKSPACE } from '../../support/fake-iac-code-tasks.js';
+import { WRONG_WORKSPACE } from '../../support/fake-iac-code-turn-settings.js';
 import type { FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { scrape, value } from '../../support/prometheus.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { workspaceOf } from '../../../src/upstream/iac-code/workspaces.js';
-import { turnMetadata, WRONG_WORKSPACE } from '../../support/fake-iac-code-tasks.js';
+import { turnMetadata, WRONG_WORKSPACE } from '../../support/fake-iac-code-turn-settings.js';
 import type { FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeIacCodeBehindGateway, openStream, results, rpc, sentText, streamedText, userMessage } from '../../support/facade.js';
 import { userMessage as v1Message } from '../../support/v1-message.js';
