@@ -1,7 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { FollowEntry, FollowJournal } from './follow-journal.js';
 import { redisScript } from '../redis-connection.js';
-import { defaultConsumerName } from './queue/redis-streams.js';
+import { defaultConsumerName } from './queue/redis-streams-options.js';
 import type { PushLogger } from './queue/types.js';
 
 export interface RedisFollowJournalOptions {

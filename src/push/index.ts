@@ -25,7 +25,8 @@ export { createRedisConfigStore, redisConfigKeyPrefix, type RedisConfigStoreOpti
 export * from './queue/types.js';
 export * from './queue/retry-policy.js';
 export { createLocalFileQueue, type LocalFileQueueOptions } from './queue/local-file.js';
-export { createRedisStreamsQueue, defaultConsumerName, type RedisStreamsQueueOptions } from './queue/redis-streams.js';
+export { createRedisStreamsQueue } from './queue/redis-streams.js';
+export { defaultConsumerName, type RedisStreamsQueueOptions } from './queue/redis-streams-options.js';
 export { holdWhileUnreachable, type HeldJobsOptions } from './queue/held-jobs.js';
 
 export interface PushQueueFactoryOptions {

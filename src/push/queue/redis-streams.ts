@@ -1,52 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { REDIS_WARN_EVERY_MS, watchRedis } from '../../observability/redis-errors.js';
 import { throttledWarnings } from '../../throttled-warnings.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import { silentLogger, type PushHandler, type PushLogger, type PushQueue } from './types.js';
+import { silentLogger, type PushHandler, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
+import { renewLeasesMeanwhile } from './lease-renewal.js';
 import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
 import { streamReads } from './stream-reads.js';
 import { compareEntryIds, webhookOrder } from './webhook-order.js';
 import { awaitedEntry, MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
-import { closeRedis, connectRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis } from '../../redis-connection.js';
 import { withFields } from '../../model/index.js';
+import { defaultConsumerName, DEFAULT_MAX_WAITING_ENTRIES, type RedisStreamsQueueOptions } from './redis-streams-options.js';
 
-export interface RedisStreamsQueueOptions {
-  /** `push-redis-url`, falling back to `redis-url`. */
-  url: RedisTarget;
-  /** `push-stream`: entries `job=<json>`. */
-  stream: string;
-  /** `push-retry-key`: sorted set of jobs waiting for a retry, scored by due time (epoch ms). */
-  retryKey: string;
-  /** `push-dead-stream`: entries `job=<json> reason=<text>`. */
-  deadStream: string;
-  /** `push-consumer-group`, shared by every replica. */
-  group: string;
-  /** `push-consumer-name`; default `<hostname>-<pid>-<random>`, unique per process. */
-  consumer?: string;
-  /** `push-lease-timeout-ms`: an entry idle this long in another consumer's pending list is taken over. */
-  leaseTimeoutMs: number;
-  retry?: Partial<RetryPolicy>;
-  /** Deliveries in flight at once (default 8, as the local-file queue); entries are fetched for free slots (and, every slot busy, to find another owner's: see `work`). */
-  concurrency?: number;
-  /**
-   * Entries this replica may hold waiting behind their webhooks' deliveries or retries, all webhooks
-   * together (default 50,000: ids only, some megabytes at most), plus one fetch (`concurrency` entries).
-   * At the bound it reads no new entries until deliveries end; only an extreme backlog gets there. When
-   * every entry held waits (nothing in flight) it fetches past the bound only what they may wait for:
-   * stale entries (a crashed replica's), `concurrency` at a time every 250 ms, and, while what they wait
-   * for is a retry brought back at the stream's end that no replica has read yet, new entries until it
-   * is read (with it the entries queued before it came back). Entries are never released once fetched:
-   * a released entry comes back stale a lease later and is fetched again, round after round.
-   */
-  maxWaitingEntries?: number;
-  /** Upper bound of one blocking read, so due retries and stale leases are looked at regularly. */
-  blockMs?: number;
-  logger?: PushLogger;
-}
+export type { RedisStreamsQueueOptions } from './redis-streams-options.js';
 
 /**
  * An entry fetched by this replica and not finished: waiting behind its webhook's delivery, or in flight.
@@ -59,7 +27,6 @@ interface Fetched {
   fields?: string[];
 }
 
-const DEFAULT_MAX_WAITING_ENTRIES = 50_000;
 /**
  * How many entries per delivery slot a replica whose slots are all busy reads ahead to find another owner's
  * (work): enough to reach past one owner's few dozen stuck webhooks, not a backlog other replicas could deliver.
@@ -72,8 +39,6 @@ const READ_AHEAD_SLOTS = 8;
 const READ_AHEAD_AFTER_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export const defaultConsumerName = (): string => `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
 
 /**
  * At-least-once delivery over Redis Streams with a consumer group shared by all replicas. Each round,
@@ -137,30 +102,6 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   });
 
   /**
-   * Renews the held entries' leases on a timer of its own: the worker loop can sit waiting for a delivery
-   * (every slot busy) for up to `push-timeout-ms`. Each held entry is renewed at least every 3/8 of a lease.
-   */
-  function renewLeasesMeanwhile(): () => Promise<void> {
-    const everyMs = Math.max(10, Math.floor(options.leaseTimeoutMs / 4));
-    let renewing: Promise<void> | undefined;
-    const timer = setInterval(() => {
-      renewing ??= leases
-        .renew(everyMs / 2)
-        .then((lost) => {
-          // Not delivered here when their turn comes (redis-outcomes.ts checks again); in flight, too late.
-          if (lost.length > 0) logger.warn({ entries: lost.length }, 'A2A push queue entries were taken over by another replica');
-        })
-        .catch((error: unknown) => logger.warn({ err: error }, 'A2A push queue could not renew its entries’ leases'))
-        .finally(() => (renewing = undefined));
-    }, everyMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await renewing;
-    };
-  }
-
-  /**
    * A sliding window, like the local-file queue's: up to `window` deliveries in flight, each started as
    * its entry is fetched (or, behind another delivery to its webhook, as that one ends), and only as many
    * entries fetched as there are free slots, unless every slot is busy and no entry of an owner with fewer
@@ -177,7 +118,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     // Sorted by stream id, so an entry taken over late from a crashed replica goes before the newer ones here.
     const lanes = new WebhookLanes<Fetched>((a, b) => compareEntryIds(a.id, b.id));
     const parked = parkedLanes(lanes, () => startReady());
-    const stopRenewing = renewLeasesMeanwhile();
+    const stopRenewing = renewLeasesMeanwhile(leases, options.leaseTimeoutMs, logger);
     let groupReady = false;
     // When each delivery in flight started, the oldest first.
     const startedAt = new Map<string, number>();
