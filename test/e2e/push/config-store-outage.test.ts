@@ -11,11 +11,11 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
-import { createLogger } from '../../../src/log.js';
 import { connectRedis } from '../../../src/redis-connection.js';
 import { environmentSuite, flush, pushedTurnEnd, startHarness } from './harness.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 let redis: OwnRedis;
 /** The config store's connection: it gives a command up after one reconnection, so a 2 s outage outlasts it. */
@@ -40,17 +40,6 @@ const { env, open } = environmentSuite();
 /** What push logs once a change whose configs could not be read is held (journaled, or in memory). */
 const HOLDING = 'A2A push config store out of reach: holding changes';
 
-/** A logger that keeps the messages it is given: a test waits for the one telling it a change is held. */
-function capturedLog() {
-  const messages: string[] = [];
-  const logger = createLogger('info', {
-    write(line: string) {
-      messages.push((JSON.parse(line) as { msg: string }).msg);
-    },
-  });
-  return { logger, holding: () => messages.some((message) => message.startsWith(HOLDING)) };
-}
-
 /** Configs, claims and queue all on the test's Redis, under names of their own; the queue's URL is the store's. */
 function onOwnRedis(): Record<string, unknown> {
   const base = `config-outage-${randomBytes(4).toString('hex')}`;
@@ -65,7 +54,9 @@ function onOwnRedis(): Record<string, unknown> {
 
 /** A task with a push config, then Redis killed and a second turn of the task answered without it. */
 async function turnDuringOutage(options: { subdir?: string } = {}) {
-  const { logger, holding } = capturedLog();
+  const { logger, messages } = capturedLog();
+  // A test waits for the line telling it a change is held.
+  const holding = () => messages.some((message) => message.startsWith(HOLDING));
   const h = await startHarness(env(), onOwnRedis(), { redis: configs, logger, ...options });
   open.push(h);
   const { receiver, first, second } = await turnWhileRedisIsDown(h, redis, open);

@@ -7,9 +7,9 @@
  * Redis queue across two replicas (the turns on different ones, deliveries by whichever replica).
  */
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { ctx, Receiver, startHarness, streamTurn, userText, type Harness, type Received } from './harness.js';
 import { replicaSuite } from './replicas.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 const suite = replicaSuite('stale');
 const { replicas } = suite;
@@ -18,17 +18,6 @@ const ALICE = ctx('basic:alice', 'jsonrpc');
 const DROPPED = 'A2A push notification dropped: a newer one was delivered';
 /** Two deliveries at once, as a replica delivers to different webhooks (one webhook still gets one at a time). */
 const queue = { concurrency: 2, blockMs: 50, retry: { initialDelayMs: 100, multiplier: 2, maxDelayMs: 400, jitter: 0, maxAttempts: 20 } };
-
-/** The gateway's log lines, and whether one was logged. */
-function capturedLog() {
-  const messages: string[] = [];
-  const logger = createLogger('info', {
-    write(line: string) {
-      messages.push((JSON.parse(line) as { msg: string }).msg);
-    },
-  });
-  return { logger, logged: (msg: string) => messages.includes(msg) };
-}
 
 const stateOf = (entry: Received) => {
   const body = entry.json as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } };
