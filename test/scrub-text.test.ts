@@ -181,14 +181,15 @@ describe("withoutUrlCredentials (logs, CLI messages) and sanitizeUpstreamText: a
     expect(withoutUrlCredentials(`${'x'.repeat(40)}https://u:pw@example.com/`)).not.toContain('pw@');
   });
 
-  it('takes work that grows with the text, not its square: a log line of 100 KB is redacted in well under 100 ms', () => {
+  it('takes work that grows with the text, not its square: a log line of 100 KB is redacted in under a second', () => {
     // Each position used to be read again to the end of a run of scheme characters or of a query's name: seconds each.
+    // Linear, it takes a few ms; the bound is far from both, so that a loaded CI host (114 ms seen) cannot fail it.
     const shapes = ['a.', 'a-', 'a+', '?a', 'a?', 'token', '?token'].map((unit) => unit.repeat(Math.ceil(100_000 / unit.length)));
     withoutUrlCredentials('warm up https://u:p@x.com/?token=1');
     for (const text of shapes) {
       const started = performance.now();
       withoutUrlCredentials(text);
-      expect(performance.now() - started, text.slice(0, 12)).toBeLessThan(100);
+      expect(performance.now() - started, text.slice(0, 12)).toBeLessThan(1_000);
     }
   });
 });
