@@ -17,11 +17,13 @@ export interface TimedSignal {
   clear(): void;
 }
 
-export function timedSignal(parent: AbortSignal | undefined, ms: number): TimedSignal {
+const timeoutError = (): unknown => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+
+/** `timedOut`: the reason the signal aborts with at `ms` (fetch's TimeoutError unless told). */
+export function timedSignal(parent: AbortSignal | undefined, ms: number, timedOut: () => unknown = timeoutError): TimedSignal {
   const controller = new AbortController();
   const onParent = (): void => controller.abort(parent?.reason);
-  const timer =
-    ms > 0 ? setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms) : undefined;
+  const timer = ms > 0 ? setTimeout(() => controller.abort(timedOut()), ms) : undefined;
   if (parent?.aborted) onParent();
   else parent?.addEventListener('abort', onParent, { once: true });
   return {

@@ -4,7 +4,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
 import { withFields, A2AError, type StreamResponse } from '../model/index.js';
-import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
+import { detectUpstreamWithCard, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { withAgentIdsMapped } from './agent-ids-mapped.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
@@ -15,6 +15,7 @@ import { settlesWithin } from '../settles-within.js';
 import type { WarningLogger } from '../throttled-warnings.js';
 import { fromTransportError } from './upstream-errors.js';
 import { failureCause } from './failure-cause.js';
+import { withCallDeadline } from './first-call-deadline.js';
 
 /**
  * How long connecting waits for the detection before it hands back the client that finishes it on
@@ -40,7 +41,7 @@ export interface ConnectedUpstream {
   readonly binding: UpstreamBinding | undefined;
 }
 
-/** The client for a known protocol and binding, on the shared pool. */
+/** The client for a known protocol and binding, on the shared pool; `card`, its card just read by the detection (DetectedWithCard.card). */
 export function upstreamFor(
   protocol: UpstreamProtocol,
   baseUrl: string,
@@ -48,21 +49,28 @@ export function upstreamFor(
   dispatcher: Dispatcher,
   binding: UpstreamBinding = 'JSONRPC',
   logger?: WarningLogger,
+  card?: unknown,
 ): Upstream {
-  const warnings = logger ? { logger } : {};
-  if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher, ...warnings });
+  // The card the detection read: the client's first call does not fetch it again.
+  const extras = withFields(logger ? { logger } : {}, card === undefined ? {} : { card });
+  if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher, ...extras });
   const v1Binding = binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC';
-  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: v1Binding, ...warnings });
+  if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: v1Binding, ...extras });
   // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).
-  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher, ...warnings }));
-  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...warnings }));
+  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher, ...extras }));
+  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...extras }));
 }
 
 /**
  * An Upstream whose protocol is found on first use: every call (and the card refresher's fetchCard)
- * waits for one shared detection; a failed detection fails that call and is retried by the next.
+ * waits for one shared detection; a failed detection fails that call and is retried by the next. A call
+ * that waits for it has `requestTimeoutMs` from its start for the detection and itself together
+ * (first-call-deadline.ts); once detected, calls go straight to the client.
  */
-function detectingUpstream(build: () => Promise<Upstream>): {
+function detectingUpstream(
+  build: () => Promise<Upstream>,
+  requestTimeoutMs: number,
+): {
   upstream: Upstream;
   ready(signal?: AbortSignal): Promise<Upstream>;
   current(): Upstream | undefined;
@@ -85,25 +93,44 @@ function detectingUpstream(build: () => Promise<Upstream>): {
     });
   }
 
+  /** A unary call: the detection it waits for and the call itself within the one deadline. */
+  async function call<T>(ctx: CallContext, run: (found: Upstream, ctx: CallContext) => Promise<T>): Promise<T> {
+    if (resolved) return run(resolved, ctx);
+    const deadline = withCallDeadline(ctx, requestTimeoutMs);
+    try {
+      return await run(await ready(deadline.ctx.signal), deadline.ctx);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  // A stream is not bounded by request-timeout-ms once open (headers and idle bounds are its own): only the wait for the detection is.
   const afterDetection = (ctx: CallContext, open: (found: Upstream) => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
-    deferIterable(async () => open(await ready(ctx.signal)));
+    deferIterable(async () => {
+      const deadline = withCallDeadline(ctx, requestTimeoutMs);
+      try {
+        return open(await ready(deadline.ctx.signal));
+      } finally {
+        deadline.clear();
+      }
+    });
 
   const upstream: Upstream = {
     fetchCard: async (signal) => (await ready(signal)).fetchCard(signal),
     close: async () => resolved?.close(),
-    sendMessage: async (req, ctx) => (await ready(ctx.signal)).sendMessage(req, ctx),
+    sendMessage: (req, ctx) => call(ctx, (found, bounded) => found.sendMessage(req, bounded)),
     // Once detected, a stream is the client's own, without a generator around each of its events.
     sendStreamingMessage: (req, ctx) =>
       resolved?.sendStreamingMessage(req, ctx) ?? afterDetection(ctx, (found) => found.sendStreamingMessage(req, ctx)),
-    getTask: async (req, ctx) => (await ready(ctx.signal)).getTask(req, ctx),
-    listTasks: async (req, ctx) => (await ready(ctx.signal)).listTasks(req, ctx),
-    cancelTask: async (req, ctx) => (await ready(ctx.signal)).cancelTask(req, ctx),
+    getTask: (req, ctx) => call(ctx, (found, bounded) => found.getTask(req, bounded)),
+    listTasks: (req, ctx) => call(ctx, (found, bounded) => found.listTasks(req, bounded)),
+    cancelTask: (req, ctx) => call(ctx, (found, bounded) => found.cancelTask(req, bounded)),
     subscribeToTask: (req, ctx) => resolved?.subscribeToTask(req, ctx) ?? afterDetection(ctx, (found) => found.subscribeToTask(req, ctx)),
-    createTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).createTaskPushNotificationConfig(req, ctx),
-    getTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).getTaskPushNotificationConfig(req, ctx),
-    listTaskPushNotificationConfigs: async (req, ctx) => (await ready(ctx.signal)).listTaskPushNotificationConfigs(req, ctx),
-    deleteTaskPushNotificationConfig: async (req, ctx) => (await ready(ctx.signal)).deleteTaskPushNotificationConfig(req, ctx),
-    getExtendedAgentCard: async (ctx) => (await ready(ctx.signal)).getExtendedAgentCard(ctx),
+    createTaskPushNotificationConfig: (req, ctx) => call(ctx, (found, bounded) => found.createTaskPushNotificationConfig(req, bounded)),
+    getTaskPushNotificationConfig: (req, ctx) => call(ctx, (found, bounded) => found.getTaskPushNotificationConfig(req, bounded)),
+    listTaskPushNotificationConfigs: (req, ctx) => call(ctx, (found, bounded) => found.listTaskPushNotificationConfigs(req, bounded)),
+    deleteTaskPushNotificationConfig: (req, ctx) => call(ctx, (found, bounded) => found.deleteTaskPushNotificationConfig(req, bounded)),
+    getExtendedAgentCard: (ctx) => call(ctx, (found, bounded) => found.getExtendedAgentCard(bounded)),
   };
   return { upstream, ready, current: () => resolved };
 }
@@ -130,8 +157,9 @@ export async function connectUpstream(
   let failures = 0;
 
   async function build(): Promise<Upstream> {
+    let card: unknown;
     try {
-      ({ protocol, binding } = await detectUpstream(baseUrl, config, { dispatcher, signal: closing.signal }));
+      ({ protocol, binding, card } = await detectUpstreamWithCard(baseUrl, config, { dispatcher, signal: closing.signal }));
     } catch (error) {
       if (closing.signal.aborted) throw error;
       // Warn once; the retries that follow (every call and card refresh until it is up) are debug noise.
@@ -144,10 +172,10 @@ export async function connectUpstream(
       throw error;
     }
     logger.info({ upstream: baseUrl, protocol, binding, configured: config.protocol }, 'upstream protocol');
-    return upstreamFor(protocol, baseUrl, config, dispatcher, binding, logger);
+    return upstreamFor(protocol, baseUrl, config, dispatcher, binding, logger, card);
   }
 
-  const detecting = detectingUpstream(build);
+  const detecting = detectingUpstream(build, config['request-timeout-ms']);
   const waitMs = options.waitMs ?? DETECTION_START_WAIT_MS;
   if (
     !(await settlesWithin(

@@ -17,6 +17,15 @@ export interface DetectedUpstream {
   binding: UpstreamBinding;
 }
 
+export interface DetectedWithCard extends DetectedUpstream {
+  /**
+   * The card as read for the detection, when it was read the way the client for `protocol` reads it (a 1.0 card:
+   * `agent-card.json` with `A2A-Version: 1.0`; a 0.3 card read as the 0.3 client does; a 0.2.5 card at `agent.json`):
+   * handed to the client, whose first call then fetches it no second time. Unchecked.
+   */
+  card?: unknown;
+}
+
 export interface DetectOptions {
   /** The pool to fetch the cards with; without one a temporary pool is used. */
   dispatcher?: Dispatcher;
@@ -108,6 +117,12 @@ export async function detectUpstreamProtocol(baseUrl: string, config: UpstreamCo
  * is fetched the way the 0.3 client fetches it (no A2A-Version header).
  */
 export async function detectUpstream(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<DetectedUpstream> {
+  const { protocol, binding } = await detectUpstreamWithCard(baseUrl, config, options);
+  return { protocol, binding };
+}
+
+/** detectUpstream, with the card it read when the client for that protocol would read it so (DetectedWithCard.card). */
+export async function detectUpstreamWithCard(baseUrl: string, config: UpstreamConfig, options: DetectOptions = {}): Promise<DetectedWithCard> {
   if (config.protocol === '1.0') return { protocol: '1.0', binding: config['protocol-binding'] === 'auto' ? 'JSONRPC' : config['protocol-binding'] };
   if (config.protocol === '0.2.5') return { protocol: '0.2.5', binding: 'JSONRPC' };
   const base = baseUrl.replace(/\/+$/, '');
@@ -125,18 +140,23 @@ export async function detectUpstream(baseUrl: string, config: UpstreamConfig, op
     protocol,
     binding: protocol === '0.3' ? classifyBinding(card) : protocol === '1.0' ? classifyV1Binding(card, config) : 'JSONRPC',
   });
+  // Read as the client for `protocol` reads it: the client takes it over (DetectedWithCard.card).
+  const readAsIs = (protocol: UpstreamProtocol, card: unknown): DetectedWithCard => withFields(detected(protocol, card), { card });
   try {
-    if (config.protocol === '0.3') return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));
+    if (config.protocol === '0.3') return readAsIs('0.3', await fetchV025Card(base, '0.3', fetchOptions));
     const modern = await get(AGENT_CARD_JSON_PATH, { 'a2a-version': '1.0' });
     const fromModern = modern.status === 200 ? classifyCard(modern.body, 'agent-card.json') : undefined;
     // A 1.0-shaped card of a 0.3-only agent names no 0.3 binding: read the 0.3 card the 0.3 client will use.
     if (fromModern === '0.3' && isRecord(modern.body) && typeof modern.body.url !== 'string') {
-      return detected('0.3', await fetchV025Card(base, '0.3', fetchOptions));
+      return readAsIs('0.3', await fetchV025Card(base, '0.3', fetchOptions));
     }
+    if (fromModern === '1.0') return readAsIs('1.0', modern.body);
     if (fromModern) return detected(fromModern, modern.body);
     if (modern.status === 401 || modern.status === 403) throw cardRefused(modern.status);
     const legacy = await get(AGENT_JSON_PATH, {});
     const fromLegacy = legacy.status === 200 ? classifyCard(legacy.body, 'agent.json') : undefined;
+    // The 0.2.5 client reads agent.json first, as here; the 0.3 client agent-card.json, which was read for 1.0 here.
+    if (fromLegacy === '0.2.5') return readAsIs('0.2.5', legacy.body);
     if (fromLegacy) return detected(fromLegacy, legacy.body);
     throw new Error(`no agent card at ${AGENT_CARD_JSON_PATH} (HTTP ${modern.status}) or ${AGENT_JSON_PATH} (HTTP ${legacy.status})`);
   } finally {

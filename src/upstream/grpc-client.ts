@@ -12,7 +12,7 @@ import type { WarningLogger } from '../throttled-warnings.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
-import { fetchV1Card } from './v1-card.js';
+import { fetchV1Card, handedCard } from './v1-card.js';
 import { interfaceOf, untilAborted } from './v1-client.js';
 import { V1_UNARY_METHODS, streamEvent, unaryResult, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 
@@ -24,6 +24,8 @@ export interface GrpcUpstreamOptions {
   dispatcher?: Dispatcher;
   /** Told once when the card's gRPC address is not followed as written (card-address.ts). */
   logger?: WarningLogger;
+  /** The card the protocol detection just read (DetectedWithCard.card): the first call uses it instead of fetching it again. */
+  card?: unknown;
 }
 
 export type GrpcUpstream = Upstream & {
@@ -125,6 +127,10 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): GrpcUpstream {
       timeoutMs: config['request-timeout-ms'],
       ...(signal ? { signal } : {}),
     });
+    return useCard(card);
+  }
+
+  function useCard(card: AgentCard): AgentCard {
     const target = grpcInterfaceOf(card, `${baseUrl}/`, notice);
     if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface the gateway can call');
     connectTo(target);
@@ -147,6 +153,13 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): GrpcUpstream {
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     });
     channel = { key, target, client };
+  }
+
+  const handed = handedCard(options.card);
+  try {
+    if (handed) useCard(handed);
+  } catch {
+    // A card without a GRPC interface to call is fetched again by the first call, which fails with that card's error.
   }
 
   /** Calls before any card fetch wait for one shared fetch, as the JSON-RPC client does. */

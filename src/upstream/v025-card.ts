@@ -69,16 +69,31 @@ export interface V025CardCache {
   readonly notice: CardAddressNotice;
 }
 
-/** The upstream's card and endpoint, shared by the 0.2.5 client and the pass-through. */
+/** The card the protocol detection read (DetectedWithCard.card) with its endpoint, when it is a valid card; else undefined. */
+function startingCard(handed: unknown, baseUrl: string, notice: CardAddressNotice): { card: V025AgentCard; endpoint: string } | undefined {
+  if (handed === undefined) return undefined;
+  try {
+    const card = parseV025Response(V025AgentCard, handed, 'agent card');
+    return { card, endpoint: v025Endpoint(card, baseUrl, notice) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The upstream's card and endpoint, shared by the 0.2.5 client and the pass-through; `handed`, a card the
+ * detection just read the way this cache reads it, which the first call then takes instead of fetching it again.
+ */
 export function createV025CardCache(
   baseUrl: string,
   dialect: V025Dialect,
   options: Omit<JsonGetOptions, 'signal'>,
   logger?: WarningLogger,
   cardOrigins?: readonly string[],
+  handed?: unknown,
 ): V025CardCache {
   const notice = cardAddressWarnings(logger, baseUrl, cardOrigins);
-  let current: { card: V025AgentCard; endpoint: string } | undefined;
+  let current: { card: V025AgentCard; endpoint: string } | undefined = startingCard(handed, baseUrl, notice);
   let inFlight: Promise<V025AgentCard> | undefined;
   // Read through a function: a closure assignment during an await is invisible to narrowing.
   const snapshot = () => current;

@@ -42,6 +42,8 @@ export interface V025UpstreamOptions {
   profile?: MappingProfile;
   /** Told (at most once a minute) when returnImmediately turns find the background reads at their cap. */
   logger?: WarningLogger;
+  /** The card the protocol detection just read (DetectedWithCard.card): the first call uses it instead of fetching it again. */
+  card?: unknown;
 }
 
 export type V025Upstream = Upstream & {
@@ -81,6 +83,7 @@ export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
     { dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
     options.logger,
     config['card-origins'],
+    options.card,
   );
   const resolveEndpoint = (signal: AbortSignal): Promise<string> => cards.endpoint(signal);
 

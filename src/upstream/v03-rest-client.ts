@@ -48,6 +48,8 @@ export interface V03RestUpstreamOptions {
    * a minute) when returnImmediately turns find the background reads at their cap.
    */
   logger?: WarningLogger;
+  /** The card the protocol detection just read (DetectedWithCard.card): the first call uses it instead of fetching it again. */
+  card?: unknown;
 }
 
 export type V03RestUpstream = Upstream & {
@@ -90,6 +92,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     { dispatcher: transport.dispatcher, headers: transport.authHeaders, timeoutMs: config['request-timeout-ms'] },
     options.logger,
     config['card-origins'],
+    options.card,
   );
 
   const current = (): string | undefined => {

@@ -9,6 +9,16 @@ import { credentialsRefused, refusesCredentials } from './upstream-errors.js';
 /** Where a 1.0 agent serves its card: where 0.3 put it. */
 export const V1_AGENT_CARD_PATH = V03_AGENT_CARD_PATH;
 
+/** A card handed over by the protocol detection (DetectedWithCard.card), when it is a valid 1.0 card; else undefined. */
+export function handedCard(body: unknown): AgentCard | undefined {
+  if (body === undefined) return undefined;
+  try {
+    return validateResult(AgentCard, body, 'agent card');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The card of the 1.0 agent at `baseUrl` (no trailing slash), asked for with `A2A-Version: 1.0` (a
  * 1.0 server with 0.3 compat serves its 0.3 card otherwise). Whatever goes wrong, the caller sees

@@ -4,7 +4,7 @@ import type { CallContext, Upstream } from '../core/agent-port.js';
 import type { AgentCard, StreamResponse } from '../model/index.js';
 import { callJsonRpc, createJsonRpcTransport, streamJsonRpc } from './jsonrpc-client.js';
 import { interfaceTenant, withInterfaceTenant } from './interface-tenant.js';
-import { fetchV1Card } from './v1-card.js';
+import { fetchV1Card, handedCard } from './v1-card.js';
 import { createV1RestCalls } from './v1-rest-calls.js';
 import { V1_STREAMING_METHODS, V1_UNARY_METHODS, v1AgentPort, type V1StreamingName, type V1UnaryName, type V1UnaryResult } from './v1-methods.js';
 import type { WarningLogger } from '../throttled-warnings.js';
@@ -20,6 +20,8 @@ export interface V1UpstreamOptions {
   binding?: 'JSONRPC' | 'HTTP+JSON';
   /** Told once when the card's address is on loopback and upstream.url's is not (card-address.ts). */
   logger?: WarningLogger;
+  /** The card the protocol detection just read (DetectedWithCard.card): the first call uses it instead of fetching it again. */
+  card?: unknown;
 }
 
 export type V1Upstream = Upstream & {
@@ -106,10 +108,17 @@ export function createV1Upstream(options: V1UpstreamOptions): V1Upstream {
       timeoutMs: config['request-timeout-ms'],
       ...(signal ? { signal } : {}),
     });
+    return useCard(card);
+  }
+
+  function useCard(card: AgentCard): AgentCard {
     endpoint = overRest ? restInterfaceEndpoint(card, `${baseUrl}/`, notice) : jsonRpcEndpoint(card, `${baseUrl}/`, notice);
     tenant = interfaceTenant(interfaceOf(card, overRest ? 'HTTP+JSON' : 'JSONRPC'));
     return card;
   }
+
+  const handed = handedCard(options.card);
+  if (handed) useCard(handed);
 
   /** Calls before any card fetch wait for one shared fetch, so a burst of calls fetches once. */
   async function resolveEndpoint(signal: AbortSignal): Promise<string> {
