@@ -43,35 +43,60 @@ export const fenceOpen = (scan: CodeScan): string => (scan.line === '' ? scan.fe
 /** The line that opened the block fenceOpen tells (the current line, when it is the one that opens it). */
 export const fenceOpener = (scan: CodeScan): string => (scan.fence === '' && fenceOpen(scan) !== '' ? scan.line : scan.opener);
 
+/** The characters the scan reads, as UTF-16 code units (each is one). */
+const NEWLINE = 0x0a;
+const BACKTICK = 0x60;
+const SPACE = 0x20;
+const TAB = 0x09;
+
 /** The scan after `text` is shown. */
 export function scanCode(scan: CodeScan, text: string): CodeScan {
   let { fence, opener, line, ticks, afterTick, opening } = scan;
-  for (const char of text) {
-    if (char === '\n') {
+  // Where the current line's characters in `text` start: taken in one slice (lineWith), not one string per character.
+  let lineFrom = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === NEWLINE) {
+      line = lineWith(line, text, lineFrom, at);
       const after = fenceAfter(fence, line);
       if (after !== fence) opener = after === '' ? '' : line;
       fence = after;
       line = '';
+      lineFrom = at + 1;
       ticks = 0;
       afterTick = false;
       opening = false;
       continue;
     }
-    if (line.length <= LINE_HEAD) line += char;
-    if (char === '`') {
+    if (code === BACKTICK) {
       if (!afterTick) {
         ticks++;
         opening = ticks % 2 === 1;
       }
     } else {
       // A run that white space follows opened nothing: a backtick in prose.
-      if (opening && (char === ' ' || char === '\t')) ticks--;
+      if (opening && (code === SPACE || code === TAB)) ticks--;
       opening = false;
     }
-    afterTick = char === '`';
+    afterTick = code === BACKTICK;
   }
-  return { fence, opener, line, ticks, afterTick, opening };
+  return { fence, opener, line: lineWith(line, text, lineFrom, text.length), ticks, afterTick, opening };
 }
+
+/**
+ * `line` with the characters of `text` from `from` to `to`, as long as a fence line can be: a character is added
+ * while the line is at most LINE_HEAD long, so it ends one past it, or two when a surrogate pair (one character)
+ * crosses that length.
+ */
+function lineWith(line: string, text: string, from: number, to: number): string {
+  if (from === to || line.length > LINE_HEAD) return line;
+  let end = Math.min(to, from + LINE_HEAD + 1 - line.length);
+  if (end < to && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end++;
+  return line + text.slice(from, end);
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /** The open fence once `line` has ended: opened, closed or as it was. */
 function fenceAfter(fence: string, line: string): string {
