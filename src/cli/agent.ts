@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { upstreamFor } from '../upstream/connect.js';
-import { detectUpstream, type UpstreamBinding, type UpstreamProtocol } from '../upstream/detect.js';
+import { detectUpstreamWithCard, type UpstreamBinding, type UpstreamProtocol } from '../upstream/detect.js';
 import { withDispatchHeaders } from '../upstream/dispatch-headers.js';
 import { createUpstreamPool } from '../upstream/http.js';
 import { withFields } from '../model/index.js';
@@ -103,8 +103,9 @@ export async function connectAgent(url: string, values: Values): Promise<Connect
   const pool = createUpstreamPool(config);
   const dispatcher = Object.keys(headers).length ? withDispatchHeaders(pool, () => headers) : pool;
   try {
-    const { protocol, binding } = await detectUpstream(url, config, { dispatcher });
-    const upstream = upstreamFor(protocol, url, config, dispatcher, binding);
+    // The card the detection read goes to the client, whose call then does not read it again.
+    const { protocol, binding, card } = await detectUpstreamWithCard(url, config, { dispatcher });
+    const upstream = upstreamFor(protocol, url, config, dispatcher, binding, undefined, card);
     return {
       upstream,
       protocol,

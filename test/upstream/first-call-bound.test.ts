@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { GATEWAY_FAILURES } from '../../src/model/index.js';
+import { connectAgent } from '../../src/cli/agent.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
 import { startFakeGrpcAgent } from '../e2e/grpc/fake-grpc-agent.js';
 import { jsonRpcAgentCard, readJsonBody } from '../support/json-rpc-agent.js';
@@ -126,6 +127,15 @@ describe.each([
     expect(card.fetches).toBe(1);
     // Later calls fetch no card either.
     await connected.upstream.getTask({ id: 'task-1' }, ctx());
+    expect(card.fetches).toBe(1);
+  });
+
+  it('the CLI (a2a-bridge call, cards) reads the card once too', async () => {
+    const card = await start();
+    card.refusing = false;
+    const agent = await connectAgent(card.url, { protocol, 'timeout-ms': '60000' });
+    open.push({ close: () => agent.close() });
+    expect((await agent.upstream.getTask({ id: 'task-1' }, ctx())).id).toBe('task-1');
     expect(card.fetches).toBe(1);
   });
 });
