@@ -1,4 +1,5 @@
-import { isJsonSpace, topLevelIdText } from './jsonrpc-id-text.js';
+import { COMMA, isJsonSpace, OPEN_BRACE } from './json-codes.js';
+import { topLevelIdText } from './jsonrpc-id-text.js';
 
 /**
  * A request's numeric id that JSON.parse did not hold as written: 12345678901234567890 parses to
@@ -35,9 +36,6 @@ export function exactId<T>(parsed: T, body: string): T | ExactNumberId {
 }
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
 
 /**
  * Whether the body's last member is `"id":` and then `id` as JavaScript writes it, then the closing brace:

@@ -7,17 +7,7 @@
  * stay at the top level. Strings are skipped with indexOf (a body's bulk, a file's base64, goes by natively),
  * nested objects and arrays by their brackets outside strings.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-export const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-codes.js';
 
 function skipSpace(text: string, at: number): number {
   while (at < text.length && isJsonSpace(text.charCodeAt(at))) at++;

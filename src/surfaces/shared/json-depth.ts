@@ -1,4 +1,5 @@
 import { A2AError } from '../../model/index.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../../protocol/json-codes.js';
 
 /**
  * Nesting the gateway accepts in a request body, like protobuf's JSON parsers (the 1.0 wire objects
@@ -6,13 +7,6 @@ import { A2AError } from '../../model/index.js';
  * and every recursive walk after it overflow the stack somewhere past a few thousand levels.
  */
 export const MAX_JSON_DEPTH = 100;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 
 /**
  * Whether `json` (text JSON.parse already accepted) nests arrays and objects deeper than `max`.
@@ -32,9 +26,9 @@ export function nestedDeeperThan(json: string, max: number = MAX_JSON_DEPTH): bo
         while (json.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
         if (backslashes % 2 === 0) break;
       }
-    } else if (char === OPEN_ARRAY || char === OPEN_OBJECT) {
+    } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
       if (++depth > max) return true;
-    } else if (char === CLOSE_ARRAY || char === CLOSE_OBJECT) depth--;
+    } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth--;
   }
   return false;
 }
