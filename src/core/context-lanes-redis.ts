@@ -220,20 +220,25 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
      * a subscription, for the rare message that comes while another replica lets its turn go. A lane no turn runs
      * on costs its one read; a wait ends at its bound, a Redis failure ends it at once (the turn's own acquisition
      * then says what is wrong), and so does a read not answered within the time left: a frozen Redis answers
-     * only at the command's own time-out (seconds), which the message would otherwise wait for.
+     * only at the command's own time-out (seconds), which the message would otherwise wait for. A read not answered
+     * in time after one that found the turn running ends it as `held`: the turn is not known to have let go.
      */
     async letGo(key, withinMs) {
       const deadline = Date.now() + withinMs;
+      let seenRunning = false;
       for (;;) {
         const read = liveHolderScript(laneKey(key), missedRenewal).then(
           (held) => held as string | null,
-          () => null,
+          () => undefined,
         );
-        if (!(await settlesWithin(read, deadline - Date.now()))) return;
+        if (!(await settlesWithin(read, deadline - Date.now()))) return seenRunning ? 'held' : 'free';
         const value = await read;
+        if (value === undefined) return 'free';
         const runs = value !== null && laneHolder(value)?.paused !== true;
+        if (!runs) return seenRunning ? 'let-go' : 'free';
+        seenRunning = true;
         const left = deadline - Date.now();
-        if (!runs || left <= 0) return;
+        if (left <= 0) return 'held';
         await sleep(Math.min(LET_GO_POLL_MS, left));
       }
     },

@@ -45,10 +45,11 @@ export interface ContextLanes {
   /**
    * Resolves once no turn runs holding the lane (free, paused on a question, or its holder no longer renews it), or
    * after `withinMs`: for a message that may have come as the caller of the turn holding it hung up, while the
-   * holder (another replica) is still letting it go. At once when no turn runs on it; a turn still running keeps
-   * its lane, and the message is refused as ever, `withinMs` later.
+   * holder (another replica) is still letting it go. At once when no turn runs on it. Says how the wait ended
+   * (LetGo): a turn still running at its bound keeps its lane, and the message is refused as a turn in progress,
+   * `withinMs` later: not let into a lane let go only after the wait gave up, before the turn left is noted.
    */
-  letGo(key: string, withinMs: number): Promise<void>;
+  letGo(key: string, withinMs: number): Promise<LetGo>;
   /**
    * Stops renewing held leases, not releasing them (their turns may still run at the agent): one that names its
    * task is left as a dead holder's, taken over as soon as the registry records its turn over; the rest expire.
@@ -56,6 +57,13 @@ export interface ContextLanes {
    */
   close(): Promise<void>;
 }
+
+/**
+ * How a wait for a lane's turn to be let go ended: `free`, no turn ran holding it (or the lane could not be read:
+ * the message's own acquisition then says what is wrong); `let-go`, its turn let it go (or paused) within the wait;
+ * `held`, the wait ended at its bound with a turn still running holding it, as last read.
+ */
+export type LetGo = 'free' | 'let-go' | 'held';
 
 /** A task's state as the registry records it (undefined: not recorded). */
 export type RecordedState = (taskId: string) => Promise<TaskState | undefined>;
@@ -96,11 +104,13 @@ export function createContextLanes(): ContextLanes {
     holderTask: async (key) => held.get(key)?.taskId,
     async letGo(key, withinMs) {
       // A paused turn names its task (bindTask): a message may ride along into it, nothing is let go.
-      if (!held.has(key) || held.get(key)?.taskId !== undefined) return;
+      const runs = (): boolean => held.has(key) && held.get(key)?.taskId === undefined;
+      if (!runs()) return 'free';
       const waiters = letGoWaiters.get(key) ?? new Set();
       letGoWaiters.set(key, waiters);
       await wokenWithin(waiters, withinMs);
       if (waiters.size === 0 && letGoWaiters.get(key) === waiters) letGoWaiters.delete(key);
+      return runs() ? 'held' : 'let-go';
     },
     async close() {
       held.clear();

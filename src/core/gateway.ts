@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { withFields } from '../model/index.js';
 import { admitting } from './admission.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
-import { createContextLanes, type ContextLanes } from './context-lanes.js';
+import { createContextLanes, type ContextLanes, type LetGo } from './context-lanes.js';
 import { fanningOut } from './fan-out.js';
 import { recording } from './recording.js';
 import { createRedaction, redacting } from './redact.js';
@@ -38,10 +38,10 @@ export interface GatewayDeps {
 
 /**
  * Resolves once no turn runs on the caller's (`principal`'s) own context (its lane, held by whichever replica runs
- * the turn), or after `withinMs` (ContextLanes.letGo): for a message that may have come as the caller of that turn
- * hung up. At once on a context recorded as another caller's.
+ * the turn), or after `withinMs` (ContextLanes.letGo, which says how the wait ended): for a message that may have
+ * come as the caller of that turn hung up. At once, `free`, on a context recorded as another caller's.
  */
-export type TurnLetGo = (contextId: string, principal: string, withinMs: number) => Promise<void>;
+export type TurnLetGo = (contextId: string, principal: string, withinMs: number) => Promise<LetGo>;
 
 export type Gateway = AgentPort & Settling & { events: TaskEventHub; turnLetGo: TurnLetGo };
 
@@ -94,11 +94,11 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const turnLetGo: TurnLetGo = async (contextId, principal, withinMs) => {
     const scope = registry.contextScope(contextId).catch(() => undefined);
     // A store that does not answer within the wait (frozen) ends it: the message's own reads then say what is wrong.
-    if (!(await settlesWithin(scope, withinMs))) return;
+    if (!(await settlesWithin(scope, withinMs))) return 'free';
     const owner = (await scope)?.owner;
-    if (owner !== undefined && owner !== principal) return;
+    if (owner !== undefined && owner !== principal) return 'free';
     // The whole wait for the lane, from its first read: a slow read of the scope leaves the turn no less time to go.
-    await lanes.letGo(laneKey(contextId), withinMs);
+    return lanes.letGo(laneKey(contextId), withinMs);
   };
   return Object.assign(port, { events: hub, settled: writer.settled, turnLetGo });
 }

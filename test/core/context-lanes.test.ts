@@ -126,10 +126,29 @@ describe.each(factories)('%s context lanes', (_name, make) => {
     expect(await replica.tryAcquire('L')).toBeUndefined();
     await stillRunning!.release();
   });
+
+  it('says how the wait ended: nothing ran, the running turn let go, or it still ran at the bound', async () => {
+    const { lanes, replica } = make();
+    expect(await replica.letGo('K', 5_000)).toBe('free');
+    const paused = await lanes.tryAcquire('K', 'T1');
+    expect(await replica.letGo('K', 5_000)).toBe('free');
+    await paused!.release();
+
+    const running = await lanes.tryAcquire('K');
+    const releasing = setTimeout(() => void running!.release(), 200);
+    expect(await replica.letGo('K', 5_000).finally(() => clearTimeout(releasing))).toBe('let-go');
+
+    // Still running at the bound: a caller told so refuses its message rather than race for the lane (the 0.2.5
+    // facade's turn in progress), though it is let go a moment later.
+    const stillRunning = await lanes.tryAcquire('L');
+    expect(await replica.letGo('L', 200)).toBe('held');
+    await stillRunning!.release();
+    expect(await replica.letGo('L', 200)).toBe('free');
+  });
 });
 
 /** How long `wait` took, in ms. */
-async function took(wait: () => Promise<void>): Promise<number> {
+async function took(wait: () => Promise<unknown>): Promise<number> {
   const started = Date.now();
   await wait();
   return Date.now() - started;

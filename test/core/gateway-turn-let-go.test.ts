@@ -23,7 +23,7 @@ function setup(feed: Feed, registry: TaskRegistry = createMemoryTaskRegistry({ m
 }
 
 /** How long `wait` took, in ms. */
-async function took(wait: () => Promise<void>): Promise<number> {
+async function took(wait: () => Promise<unknown>): Promise<number> {
   const started = Date.now();
   await wait();
   return Date.now() - started;

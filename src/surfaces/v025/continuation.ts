@@ -1,3 +1,4 @@
+import type { LetGo } from '../../core/context-lanes.js';
 import type { TurnLetGo } from '../../core/gateway.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import { withFields, isActiveState, type SendMessageRequest, type Task } from '../../model/index.js';
@@ -27,9 +28,12 @@ export interface Continuations {
    * Resolves once the conversation's turns running in this process have ended, or after LET_GO_MS; with none here,
    * once the caller's turn running on it on another replica has been let go, or after LET_GO_ELSEWHERE_MS: awaited
    * before the conversation's note of a cut turn is read (cut-turns.ts cutTurnOf), so that the turn its caller just
-   * left is noted by then, wherever it ran.
+   * left is noted by then, wherever it ran. `held` when the wait gave up on a turn still running holding the
+   * conversation's lane: the message is refused as a turn in progress. Let in, it would take the lane should the
+   * turn let it go a moment later, and reach the agent as a turn of its own, its caller never shown the rest of the
+   * turn they left (the note read before it was written).
    */
-  previousEnded(principal: string, contextId: string | undefined): Promise<void>;
+  previousEnded(principal: string, contextId: string | undefined): Promise<LetGo>;
 }
 
 /**
@@ -37,7 +41,8 @@ export interface Continuations {
  * and sends the next message (its retry, the user sending again) at once: that message may be read before the
  * hung-up call's close is (measured: within a few ms after it), when the left turn still runs here and is not yet
  * noted, so it would be refused as a turn in progress rather than shown the left turn's rest. A turn whose caller
- * still watches it does not end so soon, and its conversation's next message is refused as before, this much later.
+ * still watches it does not end so soon: its conversation's next message then reads the lane (up to LET_GO_MS more,
+ * previousEnded), and is refused as before while the turn still holds it.
  */
 export const LET_GO_MS = 100;
 
@@ -49,9 +54,9 @@ export const LET_GO_MS = 100;
  * with the rounds of test/e2e/facade/unwatched-turns-other-replica.test.ts side by side on a busy 2-core host: its
  * release began up to ~400 ms after the message's wait did (crossing Redis and the next poll added little), when the
  * 150 ms this was before had ended: the message was refused as a turn in progress, or, the lane let go between the
- * read of the note and the lane, sent to the agent as a new turn. A message that comes while the turn's caller
- * still watches it on the other replica is refused this much later (1 s rather than 150 ms); one with no turn
- * running on its context waits for nothing (its lane's one read).
+ * read of the note and the lane, sent to the agent as a new turn (refused now: previousEnded says `held`). A message
+ * that comes while the turn's caller still watches it on the other replica is refused this much later (1 s rather
+ * than 150 ms); one with no turn running on its context waits for nothing (its lane's one read).
  */
 export const LET_GO_ELSEWHERE_MS = 1_000;
 
@@ -133,11 +138,17 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
       }
     },
     async previousEnded(principal, contextId) {
-      if (contextId === undefined) return;
-      const turns = runningOn.get(keyOf(principal, contextId));
-      // A turn here is this process's to let go, and says so at its end; the lanes are read only when none runs here.
-      if (turns) await wokenWithin((turns.waiting ??= new Set()), LET_GO_MS);
-      else await letGoElsewhere?.(contextId, principal, LET_GO_ELSEWHERE_MS);
+      if (contextId === undefined) return 'free';
+      const key = keyOf(principal, contextId);
+      const turns = runningOn.get(key);
+      // A turn here is this process's to let go, and says so at its end; the lanes are read when none runs here,
+      if (!turns) return (await letGoElsewhere?.(contextId, principal, LET_GO_ELSEWHERE_MS)) ?? 'free';
+      await wokenWithin((turns.waiting ??= new Set()), LET_GO_MS);
+      if (runningOn.get(key) !== turns) return 'let-go';
+      // and when it did not end in time: it may still run holding the lane, or have paused on a question there (a
+      // message naming its task answers it), or have let the lane go, its end still unwinding here. Without lanes
+      // to read, it is taken to run.
+      return letGoElsewhere ? letGoElsewhere(contextId, principal, LET_GO_MS) : 'held';
     },
   };
 }

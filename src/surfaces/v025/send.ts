@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
-import { isContextBusyError } from '../../core/context-lanes.js';
+import { contextBusyError, isContextBusyError } from '../../core/context-lanes.js';
 import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, GatewayErrorCode, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
@@ -65,7 +65,9 @@ async function beginTurn(
   // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts);
   // a conversation the message opens has none. A turn whose caller just left is let go first (continuation.ts).
   const cutIn = withFields(conversation, { contextId: task.request.message.contextId });
-  await routing.turns.previousEnded(principal, cutIn.contextId);
+  // One still running when that wait gave up is refused as a turn in progress, not raced for its lane.
+  const previous = await routing.turns.previousEnded(principal, cutIn.contextId);
+  if (previous === 'held' && cutIn.contextId !== undefined) throw contextBusyError(cutIn.contextId);
   const cut = await cutTurnOf(cutIn, routing.languages.cutTurns, deps, call.ctx, task.request.message);
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createContextLanes } from '../../../src/core/context-lanes.js';
 import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
 import type { SendMessageRequest, Task, TaskState } from '../../../src/model/index.js';
 import { createContinuations, LET_GO_MS } from '../../../src/surfaces/v025/continuation.js';
@@ -119,6 +120,34 @@ describe('follow-ups on a context (createContinuations)', () => {
     // A turn still watched does not end: the message goes on at the bound, to be refused as busy as before.
     expect(await elapsed('ctx')).toBeGreaterThanOrEqual(LET_GO_MS - 5);
     third.end();
+  });
+
+  it("says a turn still running at the wait's end holds the lane, so the message is refused rather than race for it", async () => {
+    const lanes = createContextLanes();
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')), (contextId, _principal, withinMs) =>
+      lanes.letGo(contextId, withinMs),
+    );
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('free');
+    // Another replica's turn holds the lane past the wait.
+    const elsewhere = await lanes.tryAcquire('ctx');
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('held');
+    await elsewhere!.release();
+
+    // A turn here, its lane held: its caller left (it ends within the wait), or it still runs at the wait's end.
+    const here = await continuations.begin(request(), 'p');
+    const lane = await lanes.tryAcquire('ctx');
+    const waiting = continuations.previousEnded('p', 'ctx');
+    here.end();
+    expect(await waiting).toBe('let-go');
+    const still = await continuations.begin(request(), 'p');
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('held');
+    // Paused on a question, its stream open: a message naming its task answers it, and is let in.
+    lane!.bindTask('task-7');
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('free');
+    // Its lane let go, its end still unwinding here.
+    await lane!.release();
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('free');
+    still.end();
   });
 });
 
