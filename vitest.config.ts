@@ -12,6 +12,7 @@ const OWN_PROCESS = [
   'test/surfaces/shared/sse.test.ts',
   'test/core/task-aliases.test.ts',
   'test/core/task-registry.test.ts',
+  'test/e2e/facade/let-go-after-wait.test.ts',
 ];
 
 /**
