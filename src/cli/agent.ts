@@ -104,8 +104,9 @@ export async function connectAgent(url: string, values: Values): Promise<Connect
   const dispatcher = Object.keys(headers).length ? withDispatchHeaders(pool, () => headers) : pool;
   try {
     // The card the detection read goes to the client, whose call then does not read it again.
-    const { protocol, binding, card } = await detectUpstreamWithCard(url, config, { dispatcher });
-    const upstream = upstreamFor(protocol, url, config, dispatcher, binding, undefined, card);
+    const detected = await detectUpstreamWithCard(url, config, { dispatcher });
+    const { protocol, binding } = detected;
+    const upstream = upstreamFor(detected, url, config, dispatcher);
     return {
       upstream,
       protocol,

@@ -41,15 +41,16 @@ export interface ConnectedUpstream {
   readonly binding: UpstreamBinding | undefined;
 }
 
-/** The client for a known protocol and binding, on the shared pool; `card`, its card just read by the detection (DetectedWithCard.card). */
+/**
+ * The client for a detected protocol and binding (JSON-RPC unless named), on the shared pool; with the card the
+ * detection read, when it hands one (DetectedWithCard.card).
+ */
 export function upstreamFor(
-  protocol: UpstreamProtocol,
+  { protocol, binding = 'JSONRPC', card }: { protocol: UpstreamProtocol; binding?: UpstreamBinding; card?: unknown },
   baseUrl: string,
   config: UpstreamConfig,
   dispatcher: Dispatcher,
-  binding: UpstreamBinding = 'JSONRPC',
   logger?: WarningLogger,
-  card?: unknown,
 ): Upstream {
   // The card the detection read: the client's first call does not fetch it again.
   const extras = withFields(logger ? { logger } : {}, card === undefined ? {} : { card });
@@ -172,7 +173,7 @@ export async function connectUpstream(
       throw error;
     }
     logger.info({ upstream: baseUrl, protocol, binding, configured: config.protocol }, 'upstream protocol');
-    return upstreamFor(protocol, baseUrl, config, dispatcher, binding, logger, card);
+    return upstreamFor({ protocol, binding, card }, baseUrl, config, dispatcher, logger);
   }
 
   const detecting = detectingUpstream(build, config['request-timeout-ms']);

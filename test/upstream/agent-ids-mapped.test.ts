@@ -26,7 +26,7 @@ async function setup() {
   const config = UpstreamConfig.parse({});
   const pool = createUpstreamPool(config);
   open.push(pool);
-  const upstream = upstreamFor('0.3', agent.url, config, pool, 'HTTP+JSON');
+  const upstream = upstreamFor({ protocol: '0.3', binding: 'HTTP+JSON' }, agent.url, config, pool);
   open.push(upstream);
   agent.tasks.set(TASK, { id: TASK, contextId: CONTEXT, status: { state: 'TASK_STATE_WORKING' }, history: [] });
   return { agent, upstream };

@@ -107,7 +107,7 @@ describe('a real a2a-js 0.2.5 agent whose card says localhost, reached as agent-
     const warnings: Array<{ fields: object; message: string }> = [];
     const logger = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
     const baseUrl = agent.url.replace('127.0.0.1', 'agent-host');
-    const upstream = upstreamFor('0.2.5', baseUrl, UpstreamConfig.parse({}), dispatcher, 'JSONRPC', logger);
+    const upstream = upstreamFor({ protocol: '0.2.5' }, baseUrl, UpstreamConfig.parse({}), dispatcher, logger);
     try {
       for (let turn = 0; turn < 2; turn++) {
         const answer = await upstream.sendMessage(sendMessageParams(`hi ${turn}`), ctx());
