@@ -21,6 +21,9 @@ export class ExactNumberId {
   }
 }
 
+/** A request's id as answers echo it: a number JSON.parse did not hold as written keeps its text. */
+export type JsonRpcId = string | number | null | ExactNumberId;
+
 /**
  * The id to answer a request with: `parsed` (its top-level `id` as JSON.parse read `body`) as it is, unless it
  * is a number whose text in the body is not how JavaScript writes that number. A string or null costs one

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
-import { exactId, jsonRpcText, type ExactNumberId } from '../protocol/jsonrpc-exact-ids.js';
+import { exactId, jsonRpcText, type JsonRpcId } from '../protocol/jsonrpc-exact-ids.js';
 import { isV025ErrorCode, type V025AgentCard } from '../protocol/v025/index.js';
 import { createUpstreamPool, credentialHeaders, requestOn } from './http.js';
 import { V025_SEND } from './v025-errors.js';
@@ -158,17 +158,14 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
 }
 
 /** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
-function relayIdle(ms: number, headers: Headers, id: RequestId): IdleRelay {
+function relayIdle(ms: number, headers: Headers, id: JsonRpcId): IdleRelay {
   if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
   const envelope = { jsonrpc: '2.0' as const, id, error: { code: -32603, message: streamWentIdle(ms).message } };
   return { ms, lastWords: new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`) };
 }
 
-/** The caller's JSON-RPC id (as it wrote it: jsonrpc-exact-ids.ts), or null. */
-type RequestId = string | number | null | ExactNumberId;
-
 /** The caller's JSON-RPC id and method, as far as the body tells them. */
-function requestFields(body: string): { id: RequestId; method: unknown } {
+function requestFields(body: string): { id: JsonRpcId; method: unknown } {
   try {
     const { id, method } = JSON.parse(body) as { id?: unknown; method?: unknown };
     return { id: typeof id === 'string' || typeof id === 'number' ? exactId(id, body) : null, method };

@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
 import type { A2AError } from '../../model/index.js';
 import type { GatewayEnv, RequestLogFields } from './env.js';
-import type { ExactNumberId } from '../../protocol/jsonrpc-exact-ids.js';
+import type { JsonRpcId } from '../../protocol/jsonrpc-exact-ids.js';
 
-/** A request's id as answers echo it: a number JSON.parse did not hold as written keeps its text (protocol/jsonrpc-exact-ids.ts). */
-export type JsonRpcId = string | number | null | ExactNumberId;
+export type { JsonRpcId };
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
