@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
-import { methodLabel, surfaceLabel } from './metrics.js';
+import { methodLabel, surfaceLabel } from './metric-labels.js';
 import { callerTraceContext, callerTraceHeaders, traceHeadersOf } from './trace-context.js';
 import { settlesWithin } from '../settles-within.js';
 
