@@ -1,52 +1,11 @@
-import { A2AError } from '../../model/index.js';
 import { frameText, keepAlive, type SseFrame } from './sse-frames.js';
+import type { SseEnd, SseObserver, SseOptions } from './sse-channel-types.js';
+import { errorFrames } from './sse-error-frames.js';
+import { SseObservers } from './sse-observers.js';
+import { SseOutbox } from './sse-outbox.js';
 import { untilShutdown } from './shutdown-watch.js';
 
-export interface SseOptions {
-  /** Interval of `: ping` comments that keep proxies and load balancers from cutting an idle stream; 0 disables. */
-  keepaliveMs: number;
-  /** The request's signal: its abort means the client is gone. */
-  signal?: AbortSignal;
-  /** Renders a failure of the source as the stream's last frames (a protocol error), or nothing. */
-  onError(error: unknown): SseFrame | SseFrame[] | undefined;
-  /** Called once when the stream is stopped before the source ended (client gone, shutdown): abort the upstream call here. */
-  onCancel?(): void;
-  /**
-   * The gateway's shutdown signal: its abort ends the stream at once with `onError(reason)`'s frames,
-   * so the caller learns the stream is over in its own protocol instead of seeing the socket drop.
-   */
-  shutdown?: AbortSignal;
-  headers?: Record<string, string>;
-  /**
-   * A comment written before any frame, e.g. while the upstream has accepted the call but sent
-   * nothing yet: the client gets the headers and a first byte at once, not after a keep-alive interval.
-   */
-  comment?: string;
-  /** A frame was written while its caller was there (the last of the text the writer read), as far as the writer can tell. */
-  onWritten?(frame: SseFrame): void;
-  /** Its caller hung up once the source had ended: frames it gave were never written, or were written as they left. */
-  onLeftAtEnd?(): void;
-}
-
-/**
- * How a stream ended: `completed`, its source ended; `failed`, its source threw (`error`; its caller read the
- * frames onError rendered of it); `caller_left`, the client went away first; `shutdown`, the gateway's drain
- * ended it.
- */
-export interface SseEnd {
-  how: 'completed' | 'failed' | 'caller_left' | 'shutdown';
-  /** Frames written: the source's and the last ones a failure or a shutdown rendered. */
-  events: number;
-  error?: unknown;
-}
-
-/** Told when the first event (not a comment) is handed out, and once when the stream is over however it ended. */
-export interface SseObserver {
-  firstEvent?(): void;
-  /** Every frame handed out, the source's and the last ones a failure or a shutdown renders. */
-  frame?(frame: SseFrame): void;
-  end(how: SseEnd): void;
-}
+export type { SseEnd, SseObserver, SseOptions };
 
 /**
  * One SSE stream, independent of where its bytes go: a web ReadableStream (sse.ts) or the Node
@@ -56,22 +15,16 @@ export interface SseObserver {
  */
 export class SseChannel {
   private readonly iterator: AsyncIterator<SseFrame>;
-  private readonly queued: string[] = [];
+  private readonly outbox = new SseOutbox();
   private finished = false;
   private closed = false;
   private pumping = false;
   private wake: (() => void) | undefined;
   private stopKeepalive: (() => void) | undefined;
   private stopWatchingShutdown: (() => void) | undefined;
-  private readonly observers: SseObserver[] = [];
-  /** The observers with a frame hook: none on most streams, so a frame costs one length check. */
-  private readonly frameObservers: SseObserver[] = [];
-  private sawEvent = false;
+  private readonly observers = new SseObservers();
   /** How it ended, set with `finished`; the frames written (one increment a frame: the count is the end's, told once). */
   private readonly outcome: SseEnd = { how: 'completed', events: 0 };
-  /** The last frame queued, then the last in the text handed to the writer: what `written` acknowledges. */
-  private lastQueued: SseFrame | undefined;
-  private handed: SseFrame | undefined;
   private leftTold = false;
   /** Set by the consumer that takes the stream: only one may. */
   claimed = false;
@@ -97,11 +50,8 @@ export class SseChannel {
   }
 
   observe(observer: SseObserver): void {
-    if (this.closed && this.queued.length === 0) observer.end(this.outcome);
-    else {
-      this.observers.push(observer);
-      if (observer.frame) this.frameObservers.push(observer);
-    }
+    if (this.closed && this.outbox.empty) observer.end(this.outcome);
+    else this.observers.add(observer);
   }
 
   /** The text to write next (everything queued), or null once the stream is over and drained. */
@@ -109,9 +59,9 @@ export class SseChannel {
     for (;;) {
       // One frame ahead: the source is asked for the next frame while this text is being written.
       if (!this.pumping && !this.finished) void this.pump();
-      if (this.queued.length > 0) return this.take();
+      if (!this.outbox.empty) return this.outbox.take();
       if (this.closed) {
-        this.ended();
+        this.observers.end(this.outcome);
         return null;
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -121,7 +71,7 @@ export class SseChannel {
   /** The consumer went away (reader cancelled, socket closed). */
   cancel(): void {
     this.disconnect();
-    this.ended();
+    this.observers.end(this.outcome);
   }
 
   /** Whether anything is told of the frames written (a facade stream): a writer that need not tell checks nothing per write. */
@@ -137,9 +87,7 @@ export class SseChannel {
 
   /** The last frame of the text read since this was last asked, if any: the writer acknowledges it once it can tell. */
   takeWritten(): SseFrame | undefined {
-    const frame = this.handed;
-    this.handed = undefined;
-    return frame;
+    return this.outbox.takeHanded();
   }
 
   /** `frame` (and every one before it) was written while its caller was there. */
@@ -167,7 +115,7 @@ export class SseChannel {
 
   // Rendered before onCancel runs, while the dialect's view of the stream is still the one the caller saw.
   private readonly interrupt = (): void => {
-    if (this.finish('shutdown')) this.stop(this.renderError(this.options.shutdown?.reason).frames);
+    if (this.finish('shutdown')) this.stop(errorFrames(this.options, this.options.shutdown?.reason).frames);
   };
 
   private async pump(): Promise<void> {
@@ -179,7 +127,7 @@ export class SseChannel {
       this.pumping = false;
       if (!this.finish('failed')) return;
       this.outcome.error = error;
-      const rendered = this.renderError(error);
+      const rendered = errorFrames(this.options, error);
       if (rendered.broke) {
         // The stream's own error path failed: whatever it was to end upstream may not have run.
         this.stop(rendered.frames);
@@ -197,35 +145,20 @@ export class SseChannel {
       return;
     }
     this.write(result.value);
-    if (!this.sawEvent) {
-      this.sawEvent = true;
-      for (const observer of this.observers) observer.firstEvent?.();
-    }
+    this.observers.event();
   }
 
   private write(frame: SseFrame): void {
     if (this.closed) return;
-    this.queue(frameText(frame));
-    this.lastQueued = frame;
+    this.queue(frameText(frame), frame);
     this.outcome.events++;
-    for (const observer of this.frameObservers) observer.frame!(frame);
+    this.observers.frame(frame);
   }
 
-  private queue(text: string): void {
+  private queue(text: string, frame?: SseFrame): void {
     if (this.closed) return;
-    this.queued.push(text);
+    this.outbox.push(text, frame);
     this.notify();
-  }
-
-  private take(): string {
-    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
-    this.queued.length = 0;
-    // A take of keep-alives alone leaves the frame handed before it to be acknowledged.
-    if (this.lastQueued) {
-      this.handed = this.lastQueued;
-      this.lastQueued = undefined;
-    }
-    return text;
   }
 
   private notify(): void {
@@ -258,33 +191,5 @@ export class SseChannel {
       .catch(() => undefined);
     for (const frame of lastFrames) this.write(frame);
     this.close();
-  }
-
-  private ended(): void {
-    const observers = this.observers.splice(0);
-    this.frameObservers.length = 0;
-    for (const observer of observers) observer.end(this.outcome);
-  }
-
-  /**
-   * `onError`'s frames for `error`. Where rendering it throws (`broke`), the frames of a plain -32603
-   * "Internal error" instead: the stream's own renderer, so still the caller's protocol, and nothing
-   * of the failure; none only if that throws too.
-   */
-  private renderError(error: unknown): { frames: SseFrame[]; broke: boolean } {
-    try {
-      return { frames: this.render(error), broke: false };
-    } catch {
-      try {
-        return { frames: this.render(A2AError.internal()), broke: true };
-      } catch {
-        return { frames: [], broke: true };
-      }
-    }
-  }
-
-  private render(error: unknown): SseFrame[] {
-    const rendered = this.options.onError(error);
-    return rendered === undefined ? [] : Array.isArray(rendered) ? rendered : [rendered];
   }
 }
