@@ -10,10 +10,10 @@ import type { AgentPort } from '../../src/core/agent-port.js';
 import { createTaskRegistry } from '../../src/core/task-registry/index.js';
 import type { TaskRegistry } from '../../src/core/task-registry/types.js';
 import { createGatewayApp } from '../../src/gateway-app.js';
-import { createLogger } from '../../src/log.js';
 import { A2AError, type Message, type StreamResponse } from '../../src/model/index.js';
 import { createObservability } from '../../src/observability/index.js';
 import { createGatewayMetrics } from '../../src/observability/metrics.js';
+import { capturedLog } from '../support/captured-log.js';
 import { sentText, streamedText, userMessage } from '../support/facade.js';
 import { parse, value } from '../support/prometheus.js';
 import { fixedCards, StubPort } from '../surfaces/support.js';
@@ -33,13 +33,13 @@ function replica(agent: Partial<AgentPort>) {
   registries.push(registry);
   const metrics = createGatewayMetrics({ defaultMetrics: false });
   const shutdown = new AbortController();
-  const logged: Record<string, unknown>[] = [];
+  const log = capturedLog();
   const app = createGatewayApp({
     config,
     port: new StubPort(agent),
     cards: fixedCards(),
     registry,
-    logger: createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) }),
+    logger: log.logger,
     shutdown: shutdown.signal,
     observability: createObservability(config, { metrics }),
   });
@@ -59,7 +59,7 @@ function replica(agent: Partial<AgentPort>) {
     };
   };
   /** The request lines written so far. */
-  const requestLines = () => logged.filter((line) => line.msg === 'request');
+  const requestLines = () => log.lines.filter((line) => line.msg === 'request');
   return { call, shutdown, failedTurns, requestLines };
 }
 

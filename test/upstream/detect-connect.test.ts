@@ -9,6 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { ErrorCode } from '../../src/model/index.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyCard, classifyV1Binding, detectUpstreamProtocol } from '../../src/upstream/detect.js';
+import { capturedLog } from '../support/captured-log.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 import { startHungServer } from '../support/hung-server.js';
 import { startSdkV025Agent } from '../support/sdk-v025-agent.js';
@@ -20,12 +21,6 @@ import { sendMessageParams } from '../support/v1-message.js';
 afterEach(closeAll);
 
 const config = (overrides: Record<string, unknown> = {}) => UpstreamConfig.parse(overrides);
-
-function capturedLogger() {
-  const lines: Array<{ level: number; msg: string; protocol?: string }> = [];
-  const logger = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  return { logger, lines };
-}
 
 describe('classifyCard', () => {
   const v1 = { name: 'a', supportedInterfaces: [{ url: 'http://a/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
@@ -131,7 +126,7 @@ describe('connectUpstream', () => {
   it('a 0.2.5 agent gets the 0.2.5 client', async () => {
     const agent = await startSdkV025Agent();
     open.push(agent);
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLog('debug');
     const connected = await connectUpstream(agent.url, config(), logger);
     open.push(connected.upstream);
     expect(connected.protocol).toBe('0.2.5');
@@ -163,7 +158,7 @@ describe('connectUpstream', () => {
       },
     });
     open.push(fake);
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLog('debug');
     const connected = await connectUpstream(fake.url, config(), logger);
     open.push(connected.upstream);
     expect(connected.protocol).toBeUndefined();
@@ -181,7 +176,7 @@ describe('connectUpstream', () => {
   it('an agent that takes the connection and never answers: connecting waits waitMs, not headers-timeout-ms, and the detection goes on', async () => {
     const hung = await startHungServer();
     open.push(hung);
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLog('debug');
     const startedAt = Date.now();
     // headers-timeout-ms far from waitMs, so that a busy host cannot blur which one connecting waited for.
     const connected = await connectUpstream(hung.url, config({ 'headers-timeout-ms': 3_000 }), logger, { waitMs: 200 });
@@ -203,7 +198,7 @@ describe('connectUpstream', () => {
   it('close() ends a detection in flight instead of waiting out headers-timeout-ms', async () => {
     const hung = await startHungServer();
     open.push(hung);
-    const { logger, lines } = capturedLogger();
+    const { logger, lines } = capturedLog('debug');
     const connected = await connectUpstream(hung.url, config({ 'headers-timeout-ms': 30_000 }), logger, { waitMs: 100 });
     const pending = rejection(connected.upstream.getTask({ id: 't' }, ctx()));
     const closedAt = Date.now();

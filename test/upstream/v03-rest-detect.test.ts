@@ -4,10 +4,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
-import { createLogger } from '../../src/log.js';
 import { connectUpstream } from '../../src/upstream/connect.js';
 import { classifyBinding, detectUpstream, detectUpstreamProtocol } from '../../src/upstream/detect.js';
 import { passThroughWhenV025 } from '../../src/upstream/passthrough-when-v025.js';
+import { capturedLog } from '../support/captured-log.js';
 import { startFakeV025 } from '../support/fake-v025.js';
 import { closeAll, ctx, open } from './support.js';
 import { startFakeV03Rest } from '../support/fake-v03-rest.js';
@@ -76,8 +76,7 @@ describe('connectUpstream', () => {
   it('builds the HTTP+JSON client for a REST-only 0.3 agent, and the 0.2.5 pass-through stays off for it', async () => {
     const agent = await startFakeV03Rest();
     open.push(agent);
-    const lines: Array<{ msg: string; binding?: string }> = [];
-    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const { logger, lines } = capturedLog();
     const connected = await connectUpstream(agent.url, config(), logger);
     open.push(connected.upstream);
     expect([connected.protocol, connected.binding]).toEqual(['0.3', 'HTTP+JSON']);

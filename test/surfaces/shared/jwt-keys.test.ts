@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JwtAuthConfig } from '../../../src/config/jwt-schema.js';
 import { createJwtCallers } from '../../../src/surfaces/shared/jwt-callers.js';
 import { checkJwtKeyFile } from '../../../src/surfaces/shared/jwt-keys.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 const AUDIENCE = 'a2a-bridge';
 
@@ -69,11 +69,6 @@ const token = (issuer = provider.issuer, signer = key) =>
 const config = (more: Record<string, unknown> = {}) =>
   JwtAuthConfig.parse({ issuer: provider.issuer, audience: AUDIENCE, 'jwks-allow-private': true, ...more });
 
-function recordingLogger() {
-  const warnings: Array<{ msg: string; reason?: string }> = [];
-  return { warnings, logger: pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line) as { msg: string }) }) };
-}
-
 describe("keys from the issuer's OpenID configuration", () => {
   it('with no key source set, the JWKS the configuration names verifies the tokens, read once', async () => {
     const callers = createJwtCallers(config());
@@ -84,7 +79,7 @@ describe("keys from the issuer's OpenID configuration", () => {
 
   it('refuses a configuration that names another issuer or no JWKS, and looks again once the cooldown passed', async () => {
     let now = Date.now();
-    const { warnings, logger } = recordingLogger();
+    const { lines: warnings, logger } = capturedLog('warn');
     const callers = createJwtCallers(config(), { now: () => now, logger });
     provider.discovery = { issuer: 'https://someone-else.example/', jwks_uri: `${provider.issuer}/keys` };
     expect(await callers(await token())).toBeUndefined();
@@ -99,9 +94,9 @@ describe("keys from the issuer's OpenID configuration", () => {
     provider.discovery = { issuer: provider.issuer };
     expect(await createJwtCallers(config())(await token())).toBeUndefined();
     provider.discovery = '<html>login</html>';
-    const notJson = recordingLogger();
+    const notJson = capturedLog('warn');
     expect(await createJwtCallers(config(), { logger: notJson.logger })(await token())).toBeUndefined();
-    expect(notJson.warnings.map((line) => line.reason)).toEqual(['the OpenID configuration is not JSON']);
+    expect(notJson.lines.map((line) => line.reason)).toEqual(['the OpenID configuration is not JSON']);
   });
 
   it('follows a JWKS that moved: a token naming an unknown key five minutes after the configuration was read makes it read again', async () => {
@@ -156,7 +151,7 @@ describe('at start', () => {
 
   it('only warns when the JWKS URL or the OpenID configuration does not answer yet', async () => {
     const warned = async (more: Record<string, unknown>): Promise<Array<string | undefined>> => {
-      const { warnings, logger } = recordingLogger();
+      const { lines: warnings, logger } = capturedLog('warn');
       await expect(createJwtCallers(config(more), { logger }).loadKeys()).resolves.toBeUndefined();
       return warnings.map((line) => line.msg);
     };

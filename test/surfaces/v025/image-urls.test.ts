@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BailianConfig } from '../../../src/config/bailian-schema.js';
-import { createLogger } from '../../../src/log.js';
 import { imageFetchCounts } from '../../../src/observability/image-fetches.js';
 import { fetchImageUrls, ImageFetchSlots, imageUrlsToFetch, type ImageUrlFetch } from '../../../src/surfaces/v025/image-urls.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 let server: Server;
@@ -28,12 +28,6 @@ const takesJpeg = (mediaType: string) => mediaType === 'image/jpeg';
 const fetchAll = (ns: unknown, accepts: (mediaType: string) => boolean, fetch: ImageUrlFetch) =>
   fetchImageUrls(imageUrlsToFetch(ns, accepts, fetch.config), fetch);
 
-function capture(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { logger, lines };
-}
-
 describe('imageUrlsToFetch and fetchImageUrls', () => {
   it('fetches each URL image, by its place in the list, up to max-images', async () => {
     const fetched = await fetchAll(namespace(3), takesJpeg, { config: config({ 'max-images': 2 }), signal: new AbortController().signal });
@@ -53,7 +47,7 @@ describe('imageUrlsToFetch and fetchImageUrls', () => {
   it('runs no more fetches at once than its slots, across messages; one without a slot is not made, and says so', async () => {
     const slots = new ImageFetchSlots(1);
     const busyBefore = imageFetchCounts().get('busy') ?? 0;
-    const { logger, lines } = capture();
+    const { logger, lines } = capturedLog();
     const signal = new AbortController().signal;
     const [first, second] = await Promise.all([
       fetchAll(namespace(2), takesJpeg, { config: config(), signal, slots, logger }),

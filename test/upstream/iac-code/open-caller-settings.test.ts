@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CardSnapshot, CardSource } from '../../../src/core/card-source.js';
-import { createLogger } from '../../../src/log.js';
 import type { AgentCard } from '../../../src/model/index.js';
 import { warnOpenCallerSettings } from '../../../src/upstream/iac-code/open-caller-settings.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startDemoGateway, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { cli, stderrLines } from '../../support/run-cli.js';
@@ -45,12 +45,11 @@ describe('the open caller-settings warning, as the card changes', () => {
     };
   }
   function warned(first: AgentCard | undefined, later: AgentCard[]): string[] {
-    const lines: string[] = [];
-    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+    const log = capturedLog();
     const { cards, publish } = cardsFrom(first);
-    warnOpenCallerSettings(cards, { url: 'http://iac-code:41242' }, logger);
+    warnOpenCallerSettings(cards, { url: 'http://iac-code:41242' }, log.logger);
     later.forEach(publish);
-    return lines.filter((line) => WARNING.test(line));
+    return log.messages.filter((message) => WARNING.test(message));
   }
 
   it('is said once however often an iac-code card changes', () => {

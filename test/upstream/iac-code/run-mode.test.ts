@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CardSnapshot, CardSource } from '../../../src/core/card-source.js';
-import { createLogger } from '../../../src/log.js';
 import type { AgentCard } from '../../../src/model/index.js';
 import { PIPELINE_EVENTS_EXTENSION, servesPipelineMode, notePipelineMode } from '../../../src/upstream/iac-code/run-mode.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
@@ -28,20 +28,19 @@ describe('iac-code in pipeline mode', () => {
   });
 
   it('is noted once each time the card turns to it', () => {
-    const lines: string[] = [];
-    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line).msg) });
+    const log = capturedLog();
     const listeners: Array<(snapshot: CardSnapshot) => void> = [];
     const cards: CardSource = {
       current: () => ({ card: card({ enabled: true }), fetchedAt: new Date() }),
       upstreamReachable: () => true,
       onChange: (listener) => void listeners.push(listener),
     };
-    notePipelineMode(cards, logger);
+    notePipelineMode(cards, log.logger);
     const publish = (params: Record<string, unknown>) => listeners.forEach((listener) => listener({ card: card(params), fetchedAt: new Date() }));
     publish({ enabled: true, maxBatchEvents: 2 });
     publish({ enabled: false });
     publish({ enabled: true });
-    expect(lines.filter((line) => PIPELINE_NOTE.test(line))).toHaveLength(2);
+    expect(log.messages.filter((message) => PIPELINE_NOTE.test(message))).toHaveLength(2);
   });
 
   describe('a gateway in front of it', () => {
