@@ -3,6 +3,7 @@ import { loadTlsFiles } from '../../tls.js';
 import type { DrainOptions } from '../../http-drain.js';
 import { SERVED_SERVICE } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
+import { refusedCallLines } from './refused-calls.js';
 import { createGrpcService, type GrpcSurfaceDeps } from './service.js';
 import { withFields } from '../../model/index.js';
 
@@ -42,9 +43,10 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps, tlsReloadMs = 5_00
   const { options } = deps;
   const live: GrpcSurfaceDeps = { ...deps };
   const server = new Server({
-    // A request as large as an HTTP binding takes (`max-body-bytes`); past it grpc-js answers RESOURCE_EXHAUSTED
-    // "Received message larger than max (<size> vs <limit>)" before any handler runs.
+    // A request as large as an HTTP binding takes (`max-body-bytes`); past it grpc-js refuses it before any handler
+    // runs, which refusedCallLines logs and answers as the HTTP bindings do.
     'grpc.max_receive_message_length': options.maxBodyBytes,
+    interceptors: [refusedCallLines(deps)],
     // Answers unbounded, as on the HTTP bindings: a task with large artifacts the agent already produced reaches
     // the caller rather than failing "Sent message larger than max" after its turn ran. Named, not left to grpc-js's
     // default (unbounded on a server today), so a change of that default cannot bring a limit in unseen.

@@ -22,6 +22,7 @@ import { outlivesCaller, prepareCall } from '../shared/operations.js';
 import { openV1Stream } from '../shared/stream-open.js';
 import { v1OperationEnv } from '../v1/deps.js';
 import { callerLeftStatus, deadlineExceeded, openGrpcCall, RejectedCall, type GrpcCall, type ServerCall } from './call.js';
+import { writeCallLine } from './call-line.js';
 import { callsPerClient } from './calls-per-client.js';
 import { decodedRequest } from './definition.js';
 import { withEncodableTimestamps } from './encodable.js';
@@ -117,17 +118,13 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
     const left = callerLeftStatus(call, opened, error !== undefined);
     if (left !== undefined) {
       opened?.span?.end(left, undefined, 'caller_left');
-      deps.metrics?.callerLeft('grpc', method, opened?.client);
-      deps.logger.info({ surface: 'grpc', method, client: opened?.client, ...task, grpcStatus: left, durationMs, ended: 'caller_left' }, 'grpc call');
+      writeCallLine(deps, { method, client: opened?.client, ...task, grpcStatus: left, durationMs }, 'caller_left');
       return;
     }
     const grpcStatus = error !== undefined ? statusOf(error).code : status.OK;
     opened?.span?.end(grpcStatus, error instanceof RejectedCall ? undefined : error);
-    // An unnamed caller's `client: undefined` is left out of the line by the logger.
-    const fields = { surface: 'grpc', method, client: opened?.client, ...task, grpcStatus, durationMs };
     const errorCode = error !== undefined && !(error instanceof RejectedCall) ? toA2AError(error).code : undefined;
-    deps.metrics?.grpcRequest(method, grpcStatus, errorCode, fields.client);
-    deps.logger.info(errorCode !== undefined ? withFields(fields, { errorCode }) : fields, 'grpc call');
+    writeCallLine(deps, { method, client: opened?.client, ...task, grpcStatus, durationMs }, { errorCode });
   }
 
   const trace = (method: GrpcMethod) => (deps.tracer ? { tracer: deps.tracer, method: method.operation } : undefined);
