@@ -21,9 +21,10 @@ export type CardAddressNotice = ((advertised: string, used: string, why?: CardAd
 
 /**
  * `loopback`: the card's own machine, not the gateway's; `elsewhere`: an origin the operator did not name;
- * `other-host`: a gRPC address on a host the operator did not name; `socket`: a gRPC unix socket, not the agent's.
+ * `other-host`: a gRPC address on a host the operator did not name; `socket`: a gRPC unix socket, not the agent's;
+ * `plaintext`: a plaintext gRPC address of a card read over https, which the operator did not name.
  */
-export type CardAddressChange = 'loopback' | 'elsewhere' | 'other-host' | 'socket';
+export type CardAddressChange = 'loopback' | 'elsewhere' | 'other-host' | 'socket' | 'plaintext';
 
 /**
  * A host only the machine itself reaches: `localhost` (and `*.localhost`, a trailing dot too), 127.0.0.0/8,
@@ -96,9 +97,13 @@ const originOf = (address: HostAddress): string => new URL(`${address.tls ? 'htt
  * its own beside its card's (`:8080` and `:50051`), so any port of upstream.url's host is followed. A wildcard
  * host becomes upstream.url's; so does a loopback one while upstream.url is not on the gateway's machine, and
  * any other host unless `notice.allowedOrigins` lists the address (`grpc://host:port`, `grpcs://` over TLS),
- * `notice` told. The card's port and TLS are kept.
+ * `notice` told. The card's port and TLS are kept, but for plaintext named by a card read over https (overTlsLikeTheCard).
  */
 export function reachableCardHost(address: HostAddress, advertised: string, baseUrl: string, notice?: CardAddressNotice): HostAddress {
+  return overTlsLikeTheCard(heldToBaseHost(address, advertised, baseUrl, notice), advertised, baseUrl, notice);
+}
+
+function heldToBaseHost(address: HostAddress, advertised: string, baseUrl: string, notice?: CardAddressNotice): HostAddress {
   const base = new URL(baseUrl);
   const atBase = withFields(address, { hostname: base.hostname });
   if (isWildcardHost(address.hostname)) return atBase;
@@ -109,6 +114,17 @@ export function reachableCardHost(address: HostAddress, advertised: string, base
   if (address.hostname === base.hostname || notice?.allowedOrigins?.includes(originOf(address))) return address;
   notice?.(advertised, hostPort(atBase), 'other-host');
   return atBase;
+}
+
+/**
+ * A card read over https (`baseUrl`) that names a plaintext gRPC address (`grpc://`, `http://`) is dialled over TLS,
+ * `notice` told, unless `notice.allowedOrigins` lists the address as `grpc://host:port`: the card's words over TLS
+ * must not send upstream.auth's credentials and every caller's words across the network in clear.
+ */
+function overTlsLikeTheCard(address: HostAddress, advertised: string, baseUrl: string, notice?: CardAddressNotice): HostAddress {
+  if (address.tls || new URL(baseUrl).protocol !== 'https:' || notice?.allowedOrigins?.includes(originOf(address))) return address;
+  notice?.(advertised, hostPort(address), 'plaintext');
+  return withFields(address, { tls: true });
 }
 
 /**
@@ -128,17 +144,19 @@ const WHY: Record<CardAddressChange, string> = {
   'other-host':
     "the agent's card names a gRPC address on another host than upstream.url's; calling upstream.url's host at the card's port instead (list it in upstream.card-origins as grpc://host:port, grpcs:// for TLS, to allow it)",
   socket: "the agent's card names a gRPC unix socket, on the gateway's machine while upstream.url is not; not called",
+  plaintext:
+    "the agent's card, read over https, names a plaintext gRPC address; dialling it over TLS instead, so that credentials and messages do not cross the network in clear (list it in upstream.card-origins as grpc://host:port to allow plaintext)",
 };
 
 /**
- * A notice that warns `logger` once per address a card gave (a refreshed card says it again), letting the card
- * name `allowedOrigins` (`upstream.card-origins`; `grpc://`/`grpcs://` ones as `http://`/`https://`).
+ * A notice that warns `logger` once per address a card gave and change made to it (a refreshed card says it again),
+ * letting the card name `allowedOrigins` (`upstream.card-origins`; `grpc://`/`grpcs://` ones as `http://`/`https://`).
  */
 export function cardAddressWarnings(logger: WarningLogger | undefined, upstream: string, allowedOrigins: readonly string[] = []): CardAddressNotice {
   const told = new Set<string>();
   const notice = (advertised: string, used: string, why: CardAddressChange = 'loopback') => {
-    if (!logger || told.has(advertised)) return;
-    told.add(advertised);
+    if (!logger || told.has(`${why} ${advertised}`)) return;
+    told.add(`${why} ${advertised}`);
     logger.warn({ upstream, advertised, ...(used ? { used } : {}) }, WHY[why]);
   };
   const origins = allowedOrigins.map((origin) => new URL(origin.replace(/^grpc(s?):/i, 'http$1:')).origin);

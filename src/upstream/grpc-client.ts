@@ -2,11 +2,11 @@ import { Client, Metadata, credentials, status } from '@grpc/grpc-js';
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
-import { withFields, A2AError, type AgentCard, type StreamResponse } from '../model/index.js';
+import { withFields, A2AError, type AgentCard, type AgentInterface, type StreamResponse } from '../model/index.js';
 import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../protocol/grpc.js';
 import { fromGrpcError } from './grpc-errors.js';
 import { streamWentIdle } from './upstream-errors.js';
-import { grpcTarget, type GrpcTarget } from './grpc-target.js';
+import { grpcInterfaceTls, grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { cardAddressWarnings, type CardAddressNotice } from './card-address.js';
 import type { WarningLogger } from '../throttled-warnings.js';
 import { createUpstreamPool, credentialHeaders, credentialSecrets, withCallHeaders } from './http.js';
@@ -96,10 +96,27 @@ function messageSent(name: string, ctx: CallContext): ((failure?: unknown) => vo
   };
 }
 
-/** The GRPC interface of a card, as the gateway calls it (grpcTarget), or undefined when it lists none it calls. */
-export function grpcInterfaceOf(card: AgentCard, cardUrl: string, notice?: CardAddressNotice): GrpcTarget | undefined {
-  const entry = interfaceOf(card, 'GRPC');
-  return entry ? grpcTarget(entry.url, cardUrl, notice) : undefined;
+/**
+ * The GRPC interface of a card the gateway calls: of those of the first protocol version interfaceOf takes, the first
+ * over TLS, else the first; a card that offers both does not have the credentials sent in clear.
+ */
+function grpcInterfaceEntry(card: AgentCard, cardUrl: string): AgentInterface | undefined {
+  const first = interfaceOf(card, 'GRPC');
+  const sameVersion = card.supportedInterfaces.filter(
+    (entry) => entry.protocolBinding.toUpperCase() === 'GRPC' && entry.protocolVersion === first?.protocolVersion,
+  );
+  return sameVersion.find((entry) => grpcInterfaceTls(entry.url, cardUrl)) ?? first;
+}
+
+/** The GRPC interface of a card and its address as the gateway calls it (grpcTarget), or undefined when it lists none it calls. */
+export function grpcInterfaceOf(
+  card: AgentCard,
+  cardUrl: string,
+  notice?: CardAddressNotice,
+): { entry: AgentInterface; target: GrpcTarget } | undefined {
+  const entry = grpcInterfaceEntry(card, cardUrl);
+  const target = entry ? grpcTarget(entry.url, cardUrl, notice) : undefined;
+  return entry && target ? { entry, target } : undefined;
 }
 
 /**
@@ -131,10 +148,10 @@ export function createGrpcUpstream(options: GrpcUpstreamOptions): GrpcUpstream {
   }
 
   function useCard(card: AgentCard): AgentCard {
-    const target = grpcInterfaceOf(card, `${baseUrl}/`, notice);
-    if (!target) throw A2AError.internal('The upstream agent card lists no GRPC interface the gateway can call');
-    connectTo(target);
-    tenant = interfaceTenant(interfaceOf(card, 'GRPC'));
+    const chosen = grpcInterfaceOf(card, `${baseUrl}/`, notice);
+    if (!chosen) throw A2AError.internal('The upstream agent card lists no GRPC interface the gateway can call');
+    connectTo(chosen.target);
+    tenant = interfaceTenant(chosen.entry);
     return card;
   }
 

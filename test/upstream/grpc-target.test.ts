@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { classifyV1Binding, detectUpstream } from '../../src/upstream/detect.js';
 import { cardAddressWarnings } from '../../src/upstream/card-address.js';
+import { grpcInterfaceOf } from '../../src/upstream/grpc-client.js';
 import { grpcTarget } from '../../src/upstream/grpc-target.js';
 
 const config = (overrides: Record<string, unknown> = {}) => UpstreamConfig.parse(overrides);
@@ -54,7 +55,7 @@ describe('grpcTarget', () => {
     ['agent.internal', http, { target: 'agent.internal:443', tls: false }],
     ['0.0.0.0:50051', http, { target: 'agent.internal:50051', tls: false }],
     ['[::]:50051', http, { target: 'agent.internal:50051', tls: false }],
-    ['grpc://agent.example.com:50051', https, { target: 'agent.example.com:50051', tls: false }],
+    ['grpc://agent.internal:50051', http, { target: 'agent.internal:50051', tls: false }],
     ['grpcs://agent.internal:443', http, { target: 'agent.internal:443', tls: true }],
     ['grpcs://agent.internal:80', http, { target: 'agent.internal:80', tls: true }],
     ['https://agent.example.com', https, { target: 'agent.example.com:443', tls: true }],
@@ -105,10 +106,93 @@ describe('grpcTarget', () => {
     expect(told('grpcs://10.0.0.5:50051', http, origins).target).toEqual({ target: 'agent.internal:50051', tls: true });
   });
 
+  it.each([
+    ['ipv4:127.0.0.1:50051,127.0.0.1:50052', 'http://127.0.0.1:8080/', 'ipv4:127.0.0.1:50051,127.0.0.1:50052'],
+    ['ipv4:127.0.0.1', 'http://127.0.0.1:8080/', '127.0.0.1:443'],
+    ['ipv6:[::1]:50051,[::1]:50052', 'http://[::1]:8080/', 'ipv6:[::1]:50051,[::1]:50052'],
+    ['ipv6:::1', 'http://[::1]:8080/', '[::1]:443'],
+    ['IPV4:127.0.0.1:50051, 127.0.0.1:50051', 'http://127.0.0.1:8080/', '127.0.0.1:50051'],
+  ])('an ipv4:/ipv6: list (%s, card at %s) is dialled whole, as grpc-js resolves it: %s', (url, cardUrl, expected) => {
+    expect(grpcTarget(url, cardUrl)).toEqual({ target: expected, tls: false });
+  });
+
+  it('of a list, the addresses upstream.card-origins lets through are dialled; the others are held to upstream.url, told', () => {
+    const listed = told('ipv4:10.0.0.5:50051,10.0.0.6:50051', 'http://10.0.0.5:8080/', ['grpc://10.0.0.6:50051']);
+    expect(listed).toEqual({ target: { target: 'ipv4:10.0.0.5:50051,10.0.0.6:50051', tls: false }, warned: [] });
+    // 10.0.0.6 unlisted: held to upstream.url's host, which the list already names.
+    expect(told('ipv4:10.0.0.5:50051,10.0.0.6:50051', 'http://10.0.0.5:8080/').target).toEqual({ target: '10.0.0.5:50051', tls: false });
+    // Held to a host name, which no ipv4: list can hold beside an address: the first address as held.
+    expect(told('ipv4:10.0.0.5:50051,10.0.0.6:50051', http, ['grpc://10.0.0.6:50051']).target).toEqual({
+      target: 'agent.internal:50051',
+      tls: false,
+    });
+  });
+
+  it.each(['ipv4:', 'ipv4:127.0.0.1:50051,', 'ipv6:[::1', 'ipv4:127.0.0.1:port'])('%j is no target', (url) => {
+    expect(grpcTarget(url, 'http://127.0.0.1:8080/')).toBeUndefined();
+  });
+
+  it.each([
+    ['grpc://agent.example.com:50051', 'grpc://agent.example.com:50051'],
+    ['http://agent.example.com:50051', 'http://agent.example.com:50051'],
+  ])('a card read over https that names a plaintext address (%s): dialled over TLS, told once', (url) => {
+    const { target, warned } = told(url, https);
+    expect(target).toEqual({ target: 'agent.example.com:50051', tls: true });
+    expect(warned).toEqual([{ upstream: https, advertised: url, used: 'agent.example.com:50051', msg: expect.stringMatching(/plaintext.*TLS/) }]);
+  });
+
+  it('a card read over https names a plaintext address on another host: held to upstream.url and over TLS, both told', () => {
+    const { target, warned } = told('grpc://10.0.0.5:50051', https);
+    expect(target).toEqual({ target: 'agent.example.com:50051', tls: true });
+    expect(warned.map((warning) => warning.msg)).toEqual([expect.stringMatching(/another host/), expect.stringMatching(/plaintext/)]);
+  });
+
+  it('plaintext from a card read over https only where upstream.card-origins lists it as grpc://', () => {
+    expect(told('grpc://agent.example.com:50051', https, ['grpc://agent.example.com:50051'])).toEqual({
+      target: { target: 'agent.example.com:50051', tls: false },
+      warned: [],
+    });
+    expect(told('grpc://agent.example.com:50051', https, ['grpcs://agent.example.com:50051']).target).toEqual({
+      target: 'agent.example.com:50051',
+      tls: true,
+    });
+  });
+
   it("a unix socket is the gateway's machine: called only when upstream.url is there too, else told and not called", () => {
     expect(told('unix:/run/agent.sock', 'http://localhost:8080/')).toEqual({ target: { target: 'unix:/run/agent.sock', tls: false }, warned: [] });
     const remote = told('unix:/run/agent.sock', http);
     expect(remote.target).toBeUndefined();
     expect(remote.warned).toEqual([{ upstream: http, advertised: 'unix:/run/agent.sock', msg: expect.stringMatching(/unix socket/) }]);
+  });
+});
+
+describe('grpcInterfaceOf: which GRPC interface of a card is called', () => {
+  const grpcCard = (...interfaces: Array<{ url: string; protocolVersion?: string; tenant?: string }>) =>
+    ({
+      supportedInterfaces: interfaces.map((entry) => ({ protocolBinding: 'GRPC', protocolVersion: '1.0', ...entry })),
+    }) as unknown as Parameters<typeof grpcInterfaceOf>[0];
+
+  it('a card read over https that offers plaintext and TLS: the TLS one, whatever its place, and its tenant', () => {
+    const card = grpcCard({ url: 'grpc://agent.example.com:50051', tenant: 'plain' }, { url: 'agent.example.com:50052', tenant: 'tls' });
+    expect(grpcInterfaceOf(card, 'https://agent.example.com/')).toEqual({
+      entry: expect.objectContaining({ tenant: 'tls' }),
+      target: { target: 'agent.example.com:50052', tls: true },
+    });
+  });
+
+  it('a card read over http: a grpcs:// interface before a plaintext one; the first when all are alike', () => {
+    const http = 'http://agent.internal:8080/';
+    expect(grpcInterfaceOf(grpcCard({ url: 'agent.internal:50051' }, { url: 'grpcs://agent.internal:443' }), http)?.target).toEqual({
+      target: 'agent.internal:443',
+      tls: true,
+    });
+    expect(grpcInterfaceOf(grpcCard({ url: 'agent.internal:50051' }, { url: 'agent.internal:50052' }), http)?.target.target).toBe(
+      'agent.internal:50051',
+    );
+  });
+
+  it('a 1.x interface before a 0.x one over TLS: the 0.3 gRPC service is another protocol', () => {
+    const card = grpcCard({ url: 'grpcs://agent.internal:443', protocolVersion: '0.3' }, { url: 'agent.internal:50051' });
+    expect(grpcInterfaceOf(card, 'http://agent.internal:8080/')?.target).toEqual({ target: 'agent.internal:50051', tls: false });
   });
 });
