@@ -105,7 +105,8 @@ export const UpstreamConfig = z
      * interface on any other origin is called at `url`'s origin instead (its path kept), with a warning:
      * the card does not choose where upstream.auth's credentials go (upstream/card-address.ts). A GRPC
      * interface may use any port of `url`'s host; another host's address is listed as `grpc://host:port`
-     * (`grpcs://` over TLS), else it is called at `url`'s host and the card's port.
+     * (`grpcs://` over TLS), else it is called at `url`'s host and the card's port. A card read over https
+     * that names plaintext gRPC is called over TLS unless its address is listed here as `grpc://host:port`.
      */
     'card-origins': z.array(CardOrigin).default([]),
   })
