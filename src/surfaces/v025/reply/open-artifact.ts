@@ -244,6 +244,14 @@ const leftInCode = (state: ReplyState): boolean =>
   fenceOpen(state.code) !== '' && (state.openFile === undefined || state.openFile.shut || state.openFile.mode === 'binary');
 
 /**
+ * Whether the file the artifact `key` streams stops inside a UTF-8 character (file-stream.ts holds its bytes):
+ * no whole file does, so its first piece is a first chunk, and a progress line after it would cut the file's
+ * block in two, the character's line split between them ("# 专有", then "网络" under the file's name again).
+ */
+const cutInCharacter = ({ openFile }: ReplyState, key: string): boolean =>
+  openFile !== undefined && openFile.key === key && !openFile.shut && openFile.mode === 'text' && openFile.tail.length > 0;
+
+/**
  * After an artifact's update: open while it is streamed (an appended chunk, or one that says `lastChunk:
  * false`) until its last chunk; what was held is shown once the reply is no longer inside it. A whole
  * artifact that says nothing of its last chunk is not open: a first chunk reads so too (an a2a-js agent leaves
@@ -254,7 +262,8 @@ export function afterArtifact(state: ReplyState, event: TaskArtifactUpdateEvent,
   const key = artifactKey(event.artifact.artifactId);
   const tail = textTail(state, event, key);
   const inText = !inCode(state.code) && state.shownLast === '\n';
-  const goesOn = event.append === true || leftInCode(state) || (inText && headingAlone(tail)) || nextChunkQueued(state, key);
+  const goesOn =
+    event.append === true || leftInCode(state) || cutInCharacter(state, key) || (inText && headingAlone(tail)) || nextChunkQueued(state, key);
   const streamed = event.lastChunk === false || (event.lastChunk !== true && goesOn);
   const single = options.replyArtifacts === 'single';
   const open = single && streamed ? key : undefined;

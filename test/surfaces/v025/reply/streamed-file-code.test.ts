@@ -90,18 +90,26 @@ describe('a file cut short after other text closed its fence', () => {
   const ZH = Buffer.from('# 说明\n'); // 说: bytes 2..4
 
   it('ended with a character left unfinished: a line says it was cut off, as when nothing closed it first', () => {
-    const [a, b] = chunks([ZH.subarray(0, 3), ZH.subarray(3, 4)]);
+    // Its first chunk ends between characters, so it may be whole: the progress after it closes its fence.
+    const [a, b] = chunks([ZH.subarray(0, 2), ZH.subarray(2, 4)]);
     const cut = '(README.md was cut off: the agent did not finish it)';
     expect(readText(run([submitted, a!, writing, b!, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\nWriting the file.\n${cut}`);
-    // Never told its end: the turn's end ends it.
-    expect(readText(run([submitted, a!, writing, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\nWriting the file.\n${cut}`);
     // Nothing else first: as it was.
-    expect(readText(run([submitted, a!, b!, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\n${cut}`);
+    const [e, f] = chunks([ZH.subarray(0, 3), ZH.subarray(3, 4)]);
+    expect(readText(run([submitted, e!, f!, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\n${cut}`);
     // Its character finished by the next chunk: shown again under its name, no description.
-    const [c, d] = chunks([ZH.subarray(0, 3), ZH.subarray(3)]);
+    const [c, d] = chunks([ZH.subarray(0, 2), ZH.subarray(2)]);
     expect(readText(run([submitted, c!, writing, d!, done]))).toBe(
       'README.md\n```markdown\n# \n```\nWriting the file.\nREADME.md\n```markdown\n说明\n```',
     );
+  });
+
+  it("a first chunk cut inside a character is no whole file: the progress after it waits for the file's end", () => {
+    const [a, b] = chunks([ZH.subarray(0, 3), ZH.subarray(3)]);
+    expect(readText(run([submitted, a!, writing, b!, done]))).toBe('README.md\n```markdown\n# 说明\n```\nWriting the file.');
+    // Never told its end: the turn's end ends it, and says it was cut off.
+    const cut = '(README.md was cut off: the agent did not finish it)';
+    expect(readText(run([submitted, a!, writing, done]))).toBe(`README.md\n\`\`\`markdown\n# \n\`\`\`\nWriting the file.\n${cut}`);
   });
 
   it('grown past the inline limit: described at its end, no stray fence', () => {
