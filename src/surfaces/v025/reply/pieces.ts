@@ -8,13 +8,16 @@
 export interface ReplyPieces {
   readonly dense: number[];
   readonly at: number[];
+  /** Whether each is an artifact's text (a file's, a report's) rather than a message's words. */
+  readonly artifact: boolean[];
 }
 
-export const noPieces = (): ReplyPieces => ({ dense: [], at: [] });
+export const noPieces = (): ReplyPieces => ({ dense: [], at: [], artifact: [] });
 
-export function notePiece(pieces: ReplyPieces, dense: number, at: number): void {
+export function notePiece(pieces: ReplyPieces, dense: number, at: number, artifact: boolean): void {
   pieces.dense.push(dense);
   pieces.at.push(at);
+  pieces.artifact.push(artifact);
 }
 
 /** The first piece that starts at `dense` characters or later (piece starts never go back). */

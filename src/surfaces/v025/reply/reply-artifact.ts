@@ -32,7 +32,7 @@ export function showText(
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
   // A blank piece (a line break sent alone) is no start a repeat could be said from.
-  if (fresh && denseLength(text) > 0) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length);
+  if (fresh && denseLength(text) > 0) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length, isArtifactKey(key));
   const shownText = separator + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));

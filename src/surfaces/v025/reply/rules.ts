@@ -4,6 +4,7 @@ import type { JsonObject } from '../../../translate/common.js';
 import { inCode } from './code-spans.js';
 import { goesOnWithName, lastWord } from './names-in-text.js';
 import { firstPieceFrom } from './pieces.js';
+import { restatesAroundOthers } from './restated-around.js';
 import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
 import { shownCharAt, shownSlice } from './shown-tail.js';
 import { isArtifactKey, type ReplyState } from './state.js';
@@ -92,6 +93,8 @@ export function repeatsShown(text: string, state: ReplyState, flowing = false, a
   // An earlier segment: for a message, only one no message's words came after (iac-code's text, then the file it
   // wrote, then its assistantFinal). After other words ("Result: PASS", "Next check.") the agent says it again, last.
   if (artifact ? state.segments.has(candidate) : state.sinceMessage.has(candidate)) return true;
+  // The answer's text gathered whole, without the files and progress lines sent between its pieces.
+  if (restatesAroundOthers(candidate, state, MIN_RESTATED)) return true;
   // Only after an artifact's chunks: after messages a closing message that ends like the last one is said anew (a failure's reason).
   return !artifact && isArtifactKey(state.segmentKey) && endsWithSentences(candidate, state);
 }
