@@ -28,6 +28,8 @@ export interface TestAgentCardSpec {
   /** The interfaces announced instead, each with its protocol version (an agent served as 0.3 with `legacyCompat`). */
   interfaces?: Array<{ binding: 'JSONRPC' | 'HTTP+JSON'; version: '1.0' | '0.3' }>;
   defaultOutputModes?: string[];
+  /** What the card says of streaming (true by default): a gateway sends an agent that does not stream blocking calls. */
+  streaming?: boolean;
 }
 
 const INTERFACE_PATHS = { JSONRPC: '/a2a/jsonrpc', 'HTTP+JSON': '/a2a/rest' } as const;
@@ -48,7 +50,7 @@ export const testAgentCard =
     })),
     provider: { organization: 'a2a-bridge tests', url: 'https://example.com' },
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    capabilities: { streaming: spec.streaming ?? true, pushNotifications: false, extensions: [] },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
