@@ -78,7 +78,7 @@ export interface EntryDeps {
 }
 
 export interface AdmissionDeps extends EntryDeps {
-  registry: Pick<TaskStore, 'get' | 'contextScope' | 'latestInContext' | 'outOfReach'>;
+  registry: Pick<TaskStore, 'get' | 'claimContext' | 'latestInContext' | 'outOfReach'>;
   lanes: ContextLanes;
   logger?: Logger;
 }
@@ -128,8 +128,11 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     if (ridesAlong || !contextId) return { ridesAlong, followed };
     // A context is its owner's in the tenant it was opened under, as a task is: under another it is not there to
     // continue. One whose tenant is not recorded (opened by a release of before) is its owner's under any tenant.
-    const scope = await registry.contextScope(contextId);
-    if (scope !== undefined && (scope.owner !== ctx.principal || (scope.tenant !== undefined && scope.tenant !== tenantOf(request)))) {
+    // One nobody owns yet is claimed now, before the agent hears of it: the agent keeps the conversation even when
+    // the turn ends with nothing recorded (an error answer, a timeout), and another caller naming it would go on there.
+    const tenant = tenantOf(request);
+    const scope = await registry.claimContext(contextId, { owner: ctx.principal, tenant });
+    if (scope.owner !== ctx.principal || (scope.tenant !== undefined && scope.tenant !== tenant)) {
       throw foreignContextError(contextId);
     }
     // A follow-up's own turn runs on its task: nothing may ride along into it until it pauses.

@@ -90,7 +90,8 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   const port = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
   // Lanes are per context, whoever's: another caller's context is refused by admission's scope check whatever runs
   // there, and a wait on its lane would tell that caller that a turn does (and cost it the wait for nothing). A
-  // context not recorded yet (its first turn's first write still on its way) is anyone's, as admission has it.
+  // context without a scope is anyone's, as admission has it (a message naming it claims it; one the agent named for
+  // a stream is recorded a moment after its lane was taken).
   const turnLetGo: TurnLetGo = async (contextId, principal, withinMs) => {
     const scope = registry.contextScope(contextId).catch(() => undefined);
     // A store that does not answer within the wait (frozen) ends it: the message's own reads then say what is wrong.

@@ -228,6 +228,14 @@ export function createMemoryTaskRegistry(options: MemoryTaskRegistryOptions): Ta
       return contextOwners.get(contextId);
     },
 
+    async claimContext(contextId: string, claim: TaskScope): Promise<ContextScope> {
+      const current = contextOwners.get(contextId);
+      if (current !== undefined) return current;
+      const scope = { owner: claim.owner, tenant: claim.tenant };
+      contextOwners.set(contextId, scope, claim.owner);
+      return scope;
+    },
+
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
       const pageSize = pageSizeOf(request);
       const cursor = decodePageToken(request.pageToken);

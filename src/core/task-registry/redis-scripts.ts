@@ -13,7 +13,8 @@
  *   P o:O:l:C       string id of the owner's task in that context written last, whatever its tenant (latestInContext):
  *                         one per owner and context, as before tenants, since the agent may keep one conversation
  *                         per context id whatever the tenant (docs/core.md, Tenants); replicas of before write it too
- *   P ctx:C         string owner of the context (its first writer), kept for the context-owner TTL
+ *   P ctx:C         string owner of the context (its first writer, or the caller whose message named it first:
+ *                         CLAIM_CONTEXT_SCRIPT), kept for the context-owner TTL
  *   P ctxn:C        string the tenant the context was opened under (its first writer's; '' the default tenant), beside
  *                         P ctx:C, written and renewed with it, so it has its TTL; none: not recorded, since replicas of
  *                         before write P ctx:C alone and renew it alone (a context they opened, or one whose P ctxn:C
@@ -111,4 +112,22 @@ for _, id in ipairs(ids) do
   end
 end
 return #ids
+`;
+
+/**
+ * Claim a context nobody owns for a message's caller, before the agent hears of it; the scope that stands either way.
+ * KEYS: contextOwner, contextTenant. ARGV: owner, tenant ('' = default), contextOwnerTtlMs (0: never expires).
+ * Returns {owner, tenant} (tenant false: not recorded, by a replica of before).
+ */
+export const CLAIM_CONTEXT_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  redis.call('SET', KEYS[2], ARGV[2])
+  local ttl = tonumber(ARGV[3])
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  return {ARGV[1], ARGV[2]}
+end
+return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
 `;

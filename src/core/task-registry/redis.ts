@@ -5,7 +5,7 @@ import { A2AError, type ListTasksRequest, type ListTasksResponse, type StreamRes
 import { batchTaskId, boundHistory, foldEvents, unlessReopened } from './fold.js';
 import { afterKeyOf, decodePageToken, encodePageToken, listEntry, memberTaskId, pageSizeOf, sortMember } from './query.js';
 import { contextOwnerTtl } from './context-owner.js';
-import { PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
+import { CLAIM_CONTEXT_SCRIPT, PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-scripts.js';
 import { contextFragment, listFilter, matchesLoadFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
@@ -43,6 +43,7 @@ interface Versioned {
 
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
+const CLAIM_CONTEXT_COMMAND = 'a2aBridgeClaimContext';
 const MAX_WRITE_ATTEMPTS = 32;
 const PRUNE_BATCH = 500;
 
@@ -60,6 +61,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
   // The key count is passed per call: keys linked by expireWithTasks() follow the eight fixed ones.
   const write = redisScript(redis, WRITE_COMMAND, 'counted', WRITE_SCRIPT);
   const pruneScript = redisScript(redis, PRUNE_COMMAND, 3, PRUNE_SCRIPT);
+  const claimContextScript = redisScript(redis, CLAIM_CONTEXT_COMMAND, 2, CLAIM_CONTEXT_SCRIPT);
   const refusals = watchWriteRefusals(redis, `${options.prefix}ready-probe`);
   const writeScript: typeof write = (...args) => refusals.track(write(...args));
 
@@ -232,6 +234,14 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     async contextScope(contextId: string): Promise<ContextScope | undefined> {
       const [owner, tenant] = await refusals.read(redis.mget(keys.contextOwner(contextId), keys.contextTenant(contextId)));
       return owner === null || owner === undefined ? undefined : { owner, tenant: tenant ?? undefined };
+    },
+
+    async claimContext(contextId: string, claim: TaskScope): Promise<ContextScope> {
+      const keysOf = [keys.contextOwner(contextId), keys.contextTenant(contextId)];
+      // A write that a Redis out of reach fails is told the caller as a read's failure is: a refusal for now (503).
+      const claimed = refusals.track(claimContextScript(...keysOf, claim.owner, claim.tenant, contextTtl));
+      const [owner, tenant] = (await refusals.read(claimed)) as [string, string | null];
+      return { owner, tenant: tenant ?? undefined };
     },
 
     async list(request: ListTasksRequest, owner: string): Promise<ListTasksResponse> {

@@ -95,6 +95,13 @@ export interface TaskStore {
    */
   contextScope(contextId: string): Promise<ContextScope | undefined>;
   /**
+   * The context's scope, recorded as `claim` first when none is (one atomic step, so of two callers naming
+   * a new context at once one owns it): a message into a context the registry does not know claims it before
+   * the agent hears of it, since the agent keeps the conversation even when the turn ends with nothing
+   * recorded (an error answer, a timeout, a replica gone mid-turn). Renewed and kept as any context's owner.
+   */
+  claimContext(contextId: string, claim: TaskScope): Promise<ContextScope>;
+  /**
    * ListTasks for one owner, in the tenant the request names (none: the default tenant, as a2a-js 1.x
    * lists; filters, order, keyset paging; see query.ts).
    */
