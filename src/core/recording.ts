@@ -61,6 +61,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * registry write follows: such an answer is not written either). A task the registry does not know is
    * only claimed for the caller when the caller created it (`claimNew`); while a stream of the task
    * is open, the stream is the live authority and an answer could only move the state backwards.
+   * An answer with a task of another caller, or of another tenant, is -32006 (scopeFor): nothing of it is relayed.
    * The answer stands with the caller's messages the agent left out of its history kept (the record's, and
    * `followUp`, the message a blocking send passed on, right after the question it answered: the record as
    * the follow-up found it, `asked`, caller-messages.ts), and with the task's opening message first, as
@@ -74,7 +75,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     known?: { scope: TaskScope | undefined },
   ): Promise<Task> {
     const scope = known ? known.scope : await registry.scopeOf(answer.id);
-    if (scope === undefined ? !options.claimNew : !inScope(scope, ctx.principal, tenant)) return answer;
+    // Every call naming a task was scoped to the caller's (task-scope.ts): an answer with another's is the agent's mix-up.
+    if (scope !== undefined && !inScope(scope, ctx.principal, tenant)) throw A2AError.invalidAgentResponse(FOREIGN_TASK);
+    if (scope === undefined && !options.claimNew) return answer;
     const stored = scope === undefined ? undefined : await registry.get(answer.id, ctx.principal);
     if (stored && !unlessReopened(stored, answer)) return stored;
     const { followUp } = options;
