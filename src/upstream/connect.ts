@@ -6,6 +6,7 @@ import { deferIterable } from '../core/iterables.js';
 import { withFields, A2AError, type StreamResponse } from '../model/index.js';
 import { detectUpstreamWithCard, type UpstreamBinding, type UpstreamProtocol } from './detect.js';
 import { withAgentIdsMapped } from './agent-ids-mapped.js';
+import { withFinishedTaskRefusals } from './finished-task-refusal.js';
 import { createGrpcUpstream } from './grpc-client.js';
 import { createUpstreamPool } from './http.js';
 import { createV025Upstream } from './v025-client.js';
@@ -57,9 +58,13 @@ export function upstreamFor(
   if (protocol === '1.0' && binding === 'GRPC') return createGrpcUpstream({ baseUrl, config, dispatcher, ...extras });
   const v1Binding = binding === 'HTTP+JSON' ? 'HTTP+JSON' : 'JSONRPC';
   if (protocol === '1.0') return createV1Upstream({ baseUrl, config, dispatcher, binding: v1Binding, ...extras });
-  // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts).
-  if (protocol === '0.3' && binding === 'HTTP+JSON') return withAgentIdsMapped(createV03RestUpstream({ baseUrl, config, dispatcher, ...extras }));
-  return withAgentIdsMapped(createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...extras }));
+  // An older agent may name its tasks and contexts as 1.0 callers cannot: they see protocol ids (agent-ids-mapped.ts);
+  // it refuses a message to a finished task in its own terms, which 1.0 callers read as 1.0 words them (finished-task-refusal.ts).
+  const older =
+    protocol === '0.3' && binding === 'HTTP+JSON'
+      ? createV03RestUpstream({ baseUrl, config, dispatcher, ...extras })
+      : createV025Upstream({ baseUrl, config, dialect: protocol, dispatcher, ...extras });
+  return withAgentIdsMapped(withFinishedTaskRefusals(older));
 }
 
 /**

@@ -30,6 +30,7 @@ import { v025Wire } from './v025-errors.js';
 import { createTurnsAnsweredEarly } from './v025-immediate.js';
 import { subscribeV025, translateV025Stream } from './v025-stream.js';
 import { followUpAnsweredByTask } from './v025-unstreamed-follow-up.js';
+import { ALL_HISTORY, historyToAsk } from './history-asked.js';
 
 export interface V025UpstreamOptions {
   /** Where the agent lives; its card is at `${baseUrl}/.well-known/agent.json` (0.3: agent-card.json). */
@@ -60,17 +61,6 @@ const ANY_RESULT = { schema: z.unknown() };
  * `tasks/get`, ... and its answer back to the 1.0 model by src/translate (plain 0.2.5 profile).
  * ListTasks has no 0.2.5 counterpart: the gateway's registry answers it, this client refuses it.
  */
-/** More messages than any conversation holds: "all of them", as 0.2.5 agents read a number. */
-const ALL_HISTORY = 1_000_000;
-
-/**
- * The `historyLength` a 0.2.5 agent is asked for, to answer a 1.0 caller's (unset: all, 0: none, n: the last n):
- * a2a-js 0.2.5 sends no history for an unset length and all of it for 0 (`slice(-0)`), so the gateway asks for
- * all or for n and cuts the answer itself.
- */
-const historyToAsk = (historyLength: number | undefined): number | undefined =>
-  historyLength === undefined ? ALL_HISTORY : historyLength <= 0 ? undefined : historyLength;
-
 export function createV025Upstream(options: V025UpstreamOptions): V025Upstream {
   const { config, dialect } = options;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');

@@ -4,7 +4,16 @@ import type { z } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { loadMappingProfile, type MappingProfile } from '../mappings/index.js';
-import { A2AError, ErrorCode, endsTurn, type SendMessageRequest, type SendMessageResponse, type StreamResponse, type Task } from '../model/index.js';
+import {
+  A2AError,
+  ErrorCode,
+  endsTurn,
+  withHistoryLength,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type Task,
+} from '../model/index.js';
 import {
   V03ListTaskPushNotificationConfigResponse,
   V03RestAgentCard,
@@ -26,6 +35,8 @@ import {
   taskPushConfigToV03,
 } from '../translate/index.js';
 import { answerAsTask, historyAsAsked } from './answered-message.js';
+import { historyToAsk } from './history-asked.js';
+import { createSubscribeMethods } from './v03-subscribe-method.js';
 import { createJsonRpcTransport } from './jsonrpc-client.js';
 import { createV025CardCache } from './v025-card.js';
 import { V03_REST_WIRE, callRest, streamRest, type RestCall } from './rest-wire.js';
@@ -137,9 +148,12 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     }
   }
 
+  /** The task with the history a 1.0 caller means by `historyLength`, whatever the agent makes of it (history-asked.ts). */
   async function getTask(id: string, historyLength: number | undefined, ctx: CallContext): Promise<Task> {
-    const query = historyLength === undefined ? '' : `?historyLength=${historyLength}`;
-    return taskFromV03(await unary(V03Task, 'task', restCall('GET', `/v1/tasks/${enc(id)}${query}`, ctx, taskNotFound(id)), repairedTask));
+    const asked = historyToAsk(historyLength);
+    const query = asked === undefined ? '' : `?historyLength=${asked}`;
+    const task = taskFromV03(await unary(V03Task, 'task', restCall('GET', `/v1/tasks/${enc(id)}${query}`, ctx, taskNotFound(id)), repairedTask));
+    return withHistoryLength(task, historyLength);
   }
 
   async function sendUnary(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
@@ -149,6 +163,8 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
       req.message.contextId ?? randomUUID(),
     );
   }
+
+  const subscribed = createSubscribeMethods();
 
   /** The snapshot first (a 0.3 agent does not promise one), then the agent's events minus a repeat of it. */
   async function* subscribe(id: string, ctx: CallContext): AsyncGenerator<StreamResponse> {
@@ -162,8 +178,9 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
       leading = false;
       return isLeading && event.task?.id === id && progressOf(taskFromV03(event.task)) === seen;
     };
-    const call = await restCall('GET', `/v1/tasks/${enc(id)}:subscribe`, ctx, taskNotFound(id));
-    yield* translated(call, snapshot.contextId, true, repeatsSnapshot);
+    yield* subscribed(async function* (method) {
+      yield* translated(await restCall(method, `/v1/tasks/${enc(id)}:subscribe`, ctx, taskNotFound(id)), snapshot.contextId, true, repeatsSnapshot);
+    });
   }
 
   async function* sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {

@@ -48,6 +48,11 @@ export interface FakeV03Rest {
 export interface FakeV03RestOptions {
   /** Card fields over the default 0.3 HTTP+JSON-only card. */
   card?: Json;
+  /**
+   * Serve `tasks/{id}:subscribe` on this method only, as servers did: a2a-js 0.3.7–0.3.12 POST (its GET route for a
+   * task then reads `{id}:subscribe` as the id: 404 -32001), a2a-python 0.3 GET (405 otherwise). Default: both.
+   */
+  subscribeOn?: 'GET' | 'POST';
 }
 
 export const REST_AGENT_NAME = 'fake-v03-rest';
@@ -151,7 +156,10 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
 
   function complete(task: Json, text: string): Json {
     const ids = { taskId: task.id as string, contextId: task.contextId as string };
-    task.status = { state: 'TASK_STATE_COMPLETED', message: agentMessage(text, ids, ++counter), timestamp: '2025-07-01T10:00:01.000Z' };
+    const reply = agentMessage(text, ids, ++counter);
+    task.status = { state: 'TASK_STATE_COMPLETED', message: reply, timestamp: '2025-07-01T10:00:01.000Z' };
+    // As a2a-js keeps a task: the status message goes into its history too.
+    task.history = [...((task.history as Json[] | undefined) ?? []), reply];
     task.artifacts = [{ artifactId: 'reply', parts: [{ text }] }];
     endWorkingStream(task);
     return task;
@@ -259,12 +267,17 @@ export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promis
     const task = tasks.get(taskId);
     if (!task) return json(res, 404, action === ':cancel' ? { message: 'Task not found' } : { code: -32001, message: `Task not found: ${taskId}` });
     if (action === ':cancel' && method === 'POST') return cancel(task, res);
+    if (action === ':subscribe' && options.subscribeOn === 'POST' && method !== 'POST') {
+      return json(res, 404, { code: -32001, message: `Task not found: ${taskId}:subscribe` });
+    }
+    if (action === ':subscribe' && options.subscribeOn === 'GET' && method !== 'GET') return json(res, 405, { detail: 'Method Not Allowed' });
     if (action === ':subscribe') return subscribe(task, res);
     if (action?.startsWith('/push')) return pushConfig(method, task.id as string, configId && decodeURIComponent(configId), body, res);
     if (method === 'GET' && action === undefined) {
+      // As a2a-js 0.3 reads it (DefaultRequestHandler.getTask): no history when the length is absent, all of it for 0 (`slice(-0)`).
       const historyLength = request.query.get('historyLength');
       const history = (task.history as Json[] | undefined) ?? [];
-      return json(res, 200, historyLength === null ? task : { ...task, history: history.slice(-Number(historyLength) || history.length) });
+      return json(res, 200, { ...task, history: historyLength === null ? [] : history.slice(-Number(historyLength)) });
     }
     json(res, 405, { message: `${method} not allowed` });
   }
