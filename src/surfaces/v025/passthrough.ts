@@ -118,11 +118,19 @@ async function refuseForeign(params: unknown, principal: string, deps: V025Facad
   const owners = await Promise.all(taskIds.map((taskId) => registry.ownerOf(taskId)));
   const foreign = taskIds.find((_, index) => !ownerAdmits(owners[index], { principal }, deps.options.unknownTasks));
   if (foreign !== undefined) throw A2AError.taskNotFound(foreign);
-  // 'agent': a context the registry does not know cannot be told from a new one the caller chose.
   const contextId = message?.contextId;
-  if (typeof contextId === 'string' && !ownerAdmits(await registry.contextOwner(contextId), { principal }, 'agent')) {
-    throw foreignContextError(contextId);
-  }
+  if (typeof contextId === 'string' && !(await contextAdmits(contextId, principal, deps))) throw foreignContextError(contextId);
+}
+
+/**
+ * A context the registry does not know cannot be told from a new one the caller chose: it is let in, and, once callers
+ * hold credentials, claimed for this one before the agent hears the message, as the core's admission does. The agent
+ * keeps the conversation even when the turn records nothing (a timeout, an error answer), and another caller naming
+ * the context would go on in it.
+ */
+async function contextAdmits(contextId: string, principal: string, { registry, options }: V025FacadeDeps): Promise<boolean> {
+  if (options.unknownTasks === 'agent') return ownerAdmits(await registry.contextOwner(contextId), { principal }, 'agent');
+  return (await registry.claimContext(contextId, { owner: principal, tenant: '' })).owner === principal;
 }
 
 /**
