@@ -9,6 +9,7 @@ export * from './error-codes.js';
 export * from './errors.js';
 export * from './error-info.js';
 export * from './error-bodies.js';
+export * from './finished-task-words.js';
 export * from './validate.js';
 export * from './known-fields.js';
 export { MAX_REFERENCED_TASKS, parseSendMessageRequest } from './well-formed.js';

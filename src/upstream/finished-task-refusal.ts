@@ -1,19 +1,9 @@
 import type { Upstream } from '../core/agent-port.js';
-import { A2AError, ErrorCode, withFields, type StreamResponse } from '../model/index.js';
+import { A2AError, ErrorCode, refusesFinishedTask, withFields, type StreamResponse } from '../model/index.js';
 import { withCause } from '../model/error-cause.js';
 
 /** The codes 0.2.5 and 0.3 agents refuse a message to a finished task with: a2a-js -32600, a2a-python -32602. */
 const REFUSAL_CODES: ReadonlySet<number> = new Set([ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
-
-/**
- * Whether `error` is an older agent refusing a message to its task `taskId` because the task is finished:
- * a2a-js 0.2.5/0.3 "Task X is in a terminal state (completed) and cannot be modified." (-32600), a2a-python
- * 0.3 "Task X is in terminal state: completed" (-32602). Only a refusal that names the task: any other
- * invalid request is the caller's own.
- */
-function refusesFinishedTask(error: unknown, taskId: string): error is A2AError {
-  return error instanceof A2AError && REFUSAL_CODES.has(error.code) && /\bterminal state\b/i.test(error.message) && error.message.includes(taskId);
-}
 
 /**
  * A2A 1.0 answers a message to a finished task with UnsupportedOperation (§3.1.1), as the gateway itself does
@@ -22,7 +12,7 @@ function refusesFinishedTask(error: unknown, taskId: string): error is A2AError 
  * version's terms, which reached a 1.0 caller as a malformed request (-32600) or bad params (-32602).
  */
 function toldAsUnsupported(error: unknown, taskId: string | undefined): unknown {
-  if (!taskId || !refusesFinishedTask(error, taskId)) return error;
+  if (!taskId || !refusesFinishedTask(error, taskId, REFUSAL_CODES)) return error;
   const told = new A2AError(ErrorCode.UnsupportedOperation, error.message, { metadata: error.metadata, agentErrorInfo: error.agentErrorInfo });
   return withCause(told, error.cause);
 }

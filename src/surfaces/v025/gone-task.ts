@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { A2AError, ErrorCode, isTerminalState, withFields, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
+import {
+  A2AError,
+  ErrorCode,
+  isTerminalState,
+  refusesFinishedTask,
+  withFields,
+  type SendMessageRequest,
+  type StreamResponse,
+} from '../../model/index.js';
 import { eventExpiry } from '../../upstream/iac-code/expiry.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
@@ -18,9 +26,8 @@ const MAX_RETRIES = 2;
  * invalid request is the turn's own failure.
  */
 export function isGoneTask(error: unknown, taskId: string): boolean {
-  if (!(error instanceof A2AError)) return false;
-  if (error.code === ErrorCode.TaskNotFound) return true;
-  return FINISHED_CODES.has(error.code) && /\bterminal state\b/i.test(error.message) && error.message.includes(taskId);
+  if (error instanceof A2AError && error.code === ErrorCode.TaskNotFound) return true;
+  return refusesFinishedTask(error, taskId, FINISHED_CODES);
 }
 
 /** The caller's message as a new task of the same context. */
