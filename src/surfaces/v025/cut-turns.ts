@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
 import { A2AError, ErrorCode, isActiveState, withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { joinText } from '../../translate/index.js';
+import { pendingPermission } from '../../upstream/iac-code/permissions.js';
+import { pipelineEnvelopes } from '../../upstream/iac-code/pipeline-events.js';
 import type { V025FacadeDeps } from './deps.js';
 import type { FacadeWords, ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
@@ -61,11 +64,41 @@ export async function cutTurnOf(
   if (!note) return undefined;
   try {
     const current = await deps.port.getTask({ id: note.taskId }, vouched(ctx));
-    return withFields({ shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) }, note.reason ? { reason: note.reason } : {});
+    const cut = withFields(
+      { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) },
+      note.reason ? { reason: note.reason } : {},
+    );
+    if (!(await nothingLeftOf(cut))) return cut;
+    // Its user read all the turn said: the message is their next one, for the agent.
+    await notes.forget(principal, contextId, note.taskId);
+    return undefined;
   } catch (error) {
     if (unknownToAgent(error)) await notes.forget(principal, contextId, note.taskId);
     return undefined;
   }
+}
+
+/**
+ * The cut turn ended waiting for its user's next message, and its user read every word of it: they left after its
+ * last word and before its end came (iac-code's restatement of its last words, then its INPUT_REQUIRED), so its rest
+ * would show nothing but the words that open it. Not a turn its user read none of (a turn that said nothing is told
+ * what it did), a question to answer, a pipeline turn (its words before its last update are in iac-code's journal
+ * alone), nor the cut turn's message again (Bailian's retry: sent on, it would run the turn twice).
+ */
+async function nothingLeftOf(cut: CutTurn): Promise<boolean> {
+  const { current, shown } = cut;
+  if (cut.repeated || readNoneOf(shown) || shown.pipelineSequence !== undefined || current.status.state !== 'TASK_STATE_INPUT_REQUIRED') return false;
+  const { events, ended } = restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts);
+  if (!ended) return false;
+  for await (const event of withoutRestatements(events, shown)) if (!saysNothing(event)) return false;
+  return true;
+}
+
+/** A status update without words, a question or pipeline envelopes: one that shows its user nothing. */
+function saysNothing(event: StreamResponse): boolean {
+  if (!('statusUpdate' in event)) return false;
+  const { status, metadata } = event.statusUpdate;
+  return joinText(status.message?.parts).trim() === '' && !pendingPermission(metadata) && pipelineEnvelopes(metadata) === undefined;
 }
 
 /**
