@@ -55,6 +55,8 @@ const YES = new Set([
   // Go-aheads to the run the prompt asks about ("好的，执行吧", "可以，请执行"). Each is listed whole: a refusal
   // wraps the same word ("不确定" is "not sure", "不要继续", "别执行"), so no word is looked for inside a reply.
   ...['确定', '确定吧', '嗯', '嗯嗯', '继续', '继续吧', '请继续', '继续执行', '执行', '执行吧', '请执行', '可以执行', '确认执行'],
+  // The answer in the question's own words ("是否允许本次操作：…？"), or its verb with the run's.
+  ...['允许执行', '同意执行', '允许本次操作', '同意本次操作'],
   // Not いいです or いいよ: in Japanese they as often decline ("no, I'm fine").
   ...['はい', 'うん', 'ええ', '許可', '許可します', 'お願いします', 'どうぞ'],
   // An emoji stands as a piece of its own ("好的👌", "允許 👍"); only these read as a yes.
@@ -67,6 +69,7 @@ const NO = new Set([
   ...['拒绝吧', '不允许吧', '不同意吧', '取消吧', '算了吧', '不用了吧'],
   // The go-aheads above, refused: never read as consent, and no reason to ask again.
   ...['不要继续', '别继续', '不继续', '不执行', '别执行', '不要执行', '先不要', '先别', '先别执行', '先不执行'],
+  ...['拒绝执行', '不允许执行', '不同意执行', '拒绝本次操作', '不允许本次操作', '不同意本次操作'],
   ...['いいえ', '拒否', '拒否します', 'やめて', 'だめ', 'ダメ', 'キャンセル', 'キャンセルして', 'キャンセルします'],
   ...['👎', '❌'],
 ]);
