@@ -64,8 +64,8 @@ export async function runCall<I>(
   try {
     return await serve(open);
   } catch (error) {
-    // Its caller hung up, and that ended the call (its signal aborted): nothing failed, nobody reads an answer.
-    if (opened?.ctx.signal.aborted && callerLeft(c)) return callerLeftAnswer(c);
+    // Its caller hung up, and that ended the call (its body cut off, its signal aborted): nothing failed, nobody reads an answer.
+    if ((error instanceof BodyCut || opened?.ctx.signal.aborted) && callerLeft(c)) return callerLeftAnswer(c);
     const a2aError = toA2AError(error);
     noteFailure(c, a2aError);
     return edge.errorResponse(a2aError, input);
@@ -82,7 +82,7 @@ const CLIENT_CLOSED_REQUEST = 499;
  * caller_left`, no error code, at info), its trace span and the metrics (`outcome="caller_left"`) tell the caller
  * leaving apart from the gateway failing (an error answer would be a -32603 or an HTTP 500 nobody received).
  */
-function callerLeftAnswer(c: Context<GatewayEnv>): Response {
+export function callerLeftAnswer(c: Context<GatewayEnv>): Response {
   noteLog(c, { ended: 'caller_left' });
   return new Response(null, { status: CLIENT_CLOSED_REQUEST });
 }
@@ -155,6 +155,25 @@ function streamAnswer<I>(
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * A request's body that stopped before its end: its connection closed (the caller hung up mid-upload) or failed.
+ * Not the caller's bad input, nor the gateway failing: with the caller gone it is answered as its leaving.
+ */
+export class BodyCut extends Error {
+  constructor(cause: unknown) {
+    super('The request body ended before it was all received', { cause });
+  }
+}
+
+/** `reading`, with a failure of the transport under it (not a refusal of ours) as BodyCut. */
+async function received<T>(reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    throw error instanceof A2AError ? error : new BodyCut(error);
+  }
+}
+
 /** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
 function declaredLength(headers: Headers): number | undefined {
   const value = headers.get('content-length');
@@ -189,9 +208,11 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
 /**
  * The request body as text, read once and never past `maxBytes` (a declared Content-Length over the
  * limit is refused before reading). Throws -32005 for a body sent with a content coding (HTTP 415),
- * -32600 when too large, -32700 when not UTF-8.
+ * -32600 when too large, -32700 when not UTF-8, BodyCut when the body stops coming before its end.
  */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+export const readBodyText = (request: Request, maxBytes: number): Promise<string> => received(bodyText(request, maxBytes));
+
+async function bodyText(request: Request, maxBytes: number): Promise<string> {
   const codingRefusal = contentCodingRefusal(request.headers);
   if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal, await discardBody(request));
   const declared = declaredLength(request.headers);

@@ -2,7 +2,8 @@ import type { Context, Handler } from 'hono';
 import { A2AError, ErrorCode, retryAfterHeader, toJsonRpcError, withFields, type JsonRpcErrorObject } from '../../model/index.js';
 import { exactId, jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import { CONTENT_CODING_REFUSED_STATUS, refusedForItsCoding } from './body-refusal.js';
-import { parseJsonBody, readBodyText } from './call-pipeline.js';
+import { callerLeft } from '../../observability/caller-left.js';
+import { BodyCut, callerLeftAnswer, parseJsonBody, readBodyText } from './call-pipeline.js';
 import { contentTypeNotSupported, declaresJson } from './content-type.js';
 import type { GatewayEnv, RequestLogFields } from './env.js';
 import { nestedDeeperThan, tooDeeplyNested } from './json-depth.js';
@@ -61,8 +62,11 @@ function v025TaskStateOf(result: unknown): string | undefined {
   return typeof state === 'string' ? state : undefined;
 }
 
-const isJsonRpcId = (value: unknown): value is JsonRpcId =>
-  value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+/**
+ * Any JSON number is an id: one past a double's range parses to ±Infinity, and is answered as written (exactId),
+ * like every other number JSON.parse does not hold as written.
+ */
+const isJsonRpcId = (value: unknown): value is JsonRpcId => value === null || typeof value === 'string' || typeof value === 'number';
 
 const MISSING_ID = "Invalid request: 'id' is required (A2A has no notifications)";
 
@@ -164,7 +168,7 @@ export interface JsonRpcEndpointOptions {
   /**
    * The surface of an endpoint that serves one version (the facade's paths: `v025`); absent: the endpoint
    * shared by the versions at `POST /` (`jsonrpc`), which counts a request refused before its method is known
-   * (but for a 401 a dialect's `meantBy` tells).
+   * (but for a 401, or a caller gone before its body's end, a dialect's `meantBy` tells).
    */
   surface?: EndpointSurface;
   /** The other versions' methods this endpoint does not serve; absent: every unknown method is a bare -32601. */
@@ -192,6 +196,10 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
     } catch (error) {
+      if (error instanceof BodyCut && callerLeft(c)) {
+        noteLog(c, { surface: meantSurface(dialects, c.req.raw) ?? surface });
+        return callerLeftAnswer(c);
+      }
       const { a2aError, id, method } =
         error instanceof EnvelopeError
           ? { a2aError: error.error, id: error.id, method: error.method }
