@@ -1,4 +1,5 @@
 import { withHistoryLength, A2AError, type ListTasksRequest, type Task } from '../../model/index.js';
+import { toRfc3339Utc } from '../../translate/index.js';
 
 /**
  * ListTasks semantics shared by every store (iac-code `A2ATaskStore.list` + SDK `on_list_tasks`):
@@ -63,7 +64,8 @@ export function afterKeyOf(request: ListTasksRequest): string | undefined {
   const after = request.statusTimestampAfter;
   if (after === undefined || after === '') return undefined;
   const key = timestampKey(after);
-  if (!hasTimestampKey(key)) throw A2AError.invalidParams(`Invalid statusTimestampAfter: ${after.slice(0, 64)}`);
+  // A day the month lacks, hour 24, minute 60 or an offset past a day's would be read as another instant.
+  if (!hasTimestampKey(key) || toRfc3339Utc(after) === undefined) throw A2AError.invalidParams(`Invalid statusTimestampAfter: ${after.slice(0, 64)}`);
   return key;
 }
 
