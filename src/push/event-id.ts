@@ -15,14 +15,15 @@ export function eventStatus(event: StreamResponse): TaskStatus | undefined {
  * the statusUpdate a stream relays and the Task a follow reads afterwards name one change by one id.
  * Undefined when the status has no timestamp, and for artifact updates: nothing in them then tells
  * two changes apart (a second turn ending in the same state would get the id of the first).
- * A Task of a turn still under way that carries artifacts also hashes them in (`snapshotText`).
+ * A Task of a turn still under way that carries artifacts also hashes them in (`snapshotText`), any other
+ * status of a turn under way its message's parts (`progressText`).
  * The prefix is the task id as the event names it; a 0.2.5 receiver's id swaps it for the caller's.
  */
 export function stableEventId(taskId: string, event: StreamResponse): string | undefined {
   const status = eventStatus(event);
   if (!status?.timestamp) return undefined;
   const hash = createHash('sha256').update(JSON.stringify([taskId, status.state, status.timestamp, status.message?.messageId ?? null]));
-  const text = snapshotText(event);
+  const text = snapshotText(event) ?? progressText(status);
   if (text !== undefined) hash.update('\n').update(text);
   return `${taskId}:${hash.digest('hex').slice(0, 32)}`;
 }
@@ -40,6 +41,17 @@ function snapshotText(event: StreamResponse): string | undefined {
   if (!('task' in event) || isNotifiedState(event.task.status.state)) return undefined;
   const artifacts = event.task.artifacts ?? [];
   return artifacts.length > 0 ? JSON.stringify(artifacts) : undefined;
+}
+
+/**
+ * The words of a status of a turn still under way (pushed under `push-events: all` only). An agent streams its
+ * progress message in chunks, each a status update of the same state, message id and timestamp (stamped once, or
+ * within one millisecond): named by those alone, every chunk after the first was skipped as a repeat of it, and
+ * its words never pushed. A status that ends the turn keeps the status-only id (see `snapshotText`).
+ */
+function progressText(status: TaskStatus): string | undefined {
+  if (isNotifiedState(status.state) || !status.message) return undefined;
+  return JSON.stringify(status.message.parts);
 }
 
 /** The fallback: unique without coordination (`instance` is random per process), but no other process makes the same one. */
