@@ -13,11 +13,12 @@ import {
   type Task,
   type TaskPushNotificationConfig,
   type TaskState,
+  type TaskStatus,
 } from '../model/index.js';
 import type { PushConfigStore } from './config-store/types.js';
 import { holdWhileUnanswered, noticedChange, type HeldChangesOptions } from './held-changes.js';
 import { eventState, isNotifiedState, withPayloadVersion, type PayloadVersion } from './payload.js';
-import { instanceEventId, stableEventId } from './event-id.js';
+import { eventStatus, instanceEventId, stableEventId } from './event-id.js';
 import type { NotifiedEvents } from './notified-events.js';
 import type { PushLogger, PushQueue } from './queue/types.js';
 import { createChangeResolver } from './resolve-change.js';
@@ -78,11 +79,30 @@ export interface PushWatcher {
 interface TaskTrack {
   /** Last state seen, so `terminal` notifies once per change, not once per chunk. */
   state?: TaskState;
+  /** The turn and the status (`statusKey`) that brought `state` about, when the turn is known: see `endedAgain`. */
+  since?: { turn: string; status: string };
   /** Events accepted for the task by this watcher: the tail of their fallback event ids. */
   seq: number;
 }
 
 const MAX_TRACKED_TASKS = 50_000;
+
+/** What tells one status of a state from another: a chunk of one message repeats it, a new message does not. */
+const statusKey = (status: TaskStatus): string => JSON.stringify([status.timestamp ?? null, status.message?.messageId ?? null]);
+const UNTOLD = statusKey({ state: 'TASK_STATE_UNSPECIFIED' });
+
+/**
+ * Whether a status in the state the task is in already is a later turn's end: an agent asked again (input-required
+ * after input-required, streamed without a working state between). The turn is another than the one that brought the
+ * state about, and so is the status: the Task a follow-up's stream opens with (the task as the agent found it) repeats
+ * the last turn's. Unknown turns, or a status that tells nothing of itself, are not taken for a new end.
+ */
+function endedAgain(track: TaskTrack, status: TaskStatus, turnMessageId: string | undefined): boolean {
+  const since = track.since;
+  if (!since || turnMessageId === undefined || since.turn === turnMessageId) return false;
+  const key = statusKey(status);
+  return key !== UNTOLD && key !== since.status;
+}
 
 /** An accepted event's id; `stable` when every replica (and a restarted process) derives the same one. */
 interface AcceptedEvent {
@@ -128,7 +148,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   /** Decides synchronously, in event order, whether an event is notified; returns its event id. */
-  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean): AcceptedEvent | undefined {
+  function accept(event: StreamResponse, taskId: string, wholeTurn: boolean, turnMessageId?: string): AcceptedEvent | undefined {
     // Messages are not task events: A2A pushes Task, status and artifact updates only.
     if ('message' in event) return undefined;
     const track = tracks.get(taskId) ?? { seq: 0 };
@@ -140,8 +160,11 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     // A terminal state is final: a status arriving after it is stale (a stream still relaying
     // chunks sent before the CancelTask answer), and must not make the terminal state "change" again.
     if (state !== undefined && !(track.state !== undefined && isTerminalState(track.state))) {
-      notify ||= state !== track.state && isNotifiedState(state);
+      const status = eventStatus(event)!;
+      const changed = state !== track.state || endedAgain(track, status, turnMessageId);
+      notify ||= changed && isNotifiedState(state);
       track.state = state;
+      if (changed) track.since = turnMessageId !== undefined ? { turn: turnMessageId, status: statusKey(status) } : undefined;
     }
     tracks.set(taskId, track);
     if (!notify) return undefined;
@@ -151,7 +174,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
   }
 
   function observe(event: StreamResponse, taskId: string, wholeTurn = false, turnMessageId?: string): void {
-    const accepted = accept(event, taskId, wholeTurn);
+    const accepted = accept(event, taskId, wholeTurn, turnMessageId);
     if (!accepted) return;
     const change = noticedChange({
       taskId,
