@@ -43,6 +43,7 @@ export async function runTranslation(ctx: BenchContext): Promise<ScenarioResult>
   const profile = mappings.loadMappingProfile('bailian');
   const options = {
     profile,
+    decisionState: reply.decisionStateOf(profile, {}),
     upstreamMetadata: 'drop' as const,
     renderParts: 'text' as const,
     replyArtifacts: 'single' as const,

@@ -183,7 +183,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
         try {
           const prepared = prepareCall(translated.method, addressed.params, env);
           noteLog(c, addressed.clientTaskId ? withFields(prepared.ref, { taskId: addressed.clientTaskId }) : prepared.ref);
-          if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, profile);
+          if (translated.method === 'CancelTask' && prepared.ref.taskId) await refuseFinished(port, prepared.ref.taskId, ctx, replyOptions(deps));
           if (prepared.kind === 'stream') {
             // A resubscription has no message to read its language from: the task's conversation says it.
             const { words, previous } = await taskCallWords(deps, { taskId: prepared.ref.taskId, principal: ctx.principal }, routing.languages);

@@ -1,7 +1,7 @@
 import { withFields, type SendMessageRequest, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
-import { pendingInput } from '../../upstream/iac-code/events.js';
 import { chosenOption, pendingPermission, permissionAnswer, type PermissionRequest } from '../../upstream/iac-code/permissions.js';
+import { asksDecision } from './reply/index.js';
 import { permissionPromptText } from './reply/permission-prompt.js';
 import { optionNames, type FacadeWords } from './reply/words.js';
 
@@ -14,10 +14,7 @@ import { optionNames, type FacadeWords } from './reply/words.js';
 export type PermissionTurn = { request: SendMessageRequest; reprompt?: undefined } | { request: SendMessageRequest; reprompt: Task };
 
 /** Whether the task waits on a decision the facade makes of the caller's words: a permission or a candidate. */
-export function waitsOnDecision(task: Task): boolean {
-  if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED') return false;
-  return pendingPermission(task.metadata) !== undefined || pendingInput(task.metadata, 'candidate_selection') !== undefined;
-}
+export const waitsOnDecision = (task: Task): boolean => task.status.state === 'TASK_STATE_INPUT_REQUIRED' && asksDecision(task.metadata);
 
 /** The permission prompt the task's turn waits on, if it waits on one. */
 export const promptWaitedOn = (task: Task | undefined): PermissionRequest | undefined =>
@@ -34,9 +31,11 @@ export function answerPermission(request: SendMessageRequest, paused: Task | und
     const answer = withFields(message, { taskId: paused.id, parts: [permissionAnswer(prompt, decision)], ...(contextId ? { contextId } : {}) });
     return { request: withFields(request, { message: answer }) };
   }
+  // The prompt still waits: its metadata says so, and the turn ends as the prompt's did (shown-state.ts).
   const reprompt: Task = {
     id: paused.id,
     contextId: paused.contextId ?? paused.id,
+    ...(paused.metadata ? { metadata: paused.metadata } : {}),
     status: {
       state: 'TASK_STATE_INPUT_REQUIRED',
       message: {

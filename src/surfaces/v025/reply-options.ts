@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Message, Task } from '../../model/index.js';
 import { systemClock } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
-import type { ReplyOptions } from './reply/index.js';
+import { decisionStateOf, type ReplyOptions } from './reply/index.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { replyArtifactIdOf } from './reply-artifact-id.js';
@@ -49,6 +49,7 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
   const { sentMessageId } = turn;
   return {
     profile: deps.profile,
+    decisionState: decisionStateOf(deps.profile, bailian.mappings),
     upstreamMetadata: bailian['upstream-metadata'],
     renderParts: bailian['render-parts'] ?? options.renderParts,
     replyArtifacts: options.replyArtifacts,

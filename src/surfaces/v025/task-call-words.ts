@@ -41,10 +41,11 @@ export async function toldInTaskLanguage(
 }
 
 /**
- * Why a cancel was refused. A task whose turn waits on a permission prompt is one a Bailian user was shown ended (the
- * prompt closed the turn, `completed`): the cancel is refused as for any finished task (task-methods.ts), and its user
- * is told how to decline the tool instead, a reply the facade sends as the prompt's deny. Any other refusal in the
- * conversation's words; an English conversation keeps those the gateway or the agent gave.
+ * Why a cancel was refused. A task whose turn waits on a permission prompt is shown waiting (`input-required`,
+ * shown-state.ts): the cancel is the agent's to refuse, or the gateway's when an operator's `bailian.mappings` shows
+ * that turn finished (task-methods.ts). Either way its user is told how to decline the tool instead, a reply the
+ * facade sends as the prompt's deny. Any other refusal in the conversation's words; an English conversation keeps
+ * those the gateway or the agent gave.
  */
 function notCancelableReason(words: FacadeWords, previous: Task | undefined, said: string): string {
   if (promptWaitedOn(previous)) return words.notCancelableWhilePromptWaits;

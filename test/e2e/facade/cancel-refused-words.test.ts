@@ -1,10 +1,12 @@
 /**
  * tasks/cancel refused (-32002) told in the conversation's language, its code kept, as the gateway's failures of a
- * task call are (task-calls-language.test.ts). Under `bailian` a permission prompt closes the turn its user read
- * (`completed`), so a cancel of the task that waits on it is refused as for any finished task, and its user is told
- * how to decline instead: that reply then reaches iac-code as the prompt's deny. Under the plain `a2a-0.2.5` profile a
- * finished iac-code turn (INPUT_REQUIRED, shown `input-required`) is asked of the agent, and its own refusal is told
- * in the facade's words too. An English conversation keeps the gateway's or the agent's words.
+ * task call are (task-calls-language.test.ts). Under `bailian` a turn that waits on a permission prompt is shown
+ * waiting (`input-required`), so a cancel of its task is iac-code's to take (the fake takes it). An operator who maps
+ * INPUT_REQUIRED to `completed` (`bailian.mappings`) shows that turn finished: the cancel is then refused as for any
+ * finished task, and its user is told how to decline instead: that reply then reaches iac-code as the prompt's deny.
+ * Under the plain `a2a-0.2.5` profile a finished iac-code turn (INPUT_REQUIRED, shown `input-required`) is asked of
+ * the agent, and its own refusal is told in the facade's words too. An English conversation keeps the gateway's or the
+ * agent's words.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
@@ -38,6 +40,32 @@ describe.each(['open', 'parked'] as const)(
     beforeAll(async () => {
       fake = await startFakeIacCode({ script: { ...SCRIPT, permission: true }, permissionWait });
       gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+    });
+    afterAll(async () => {
+      await gateway?.close();
+      await fake?.close();
+    });
+
+    it('is not refused by the gateway: the task was shown waiting, and iac-code cancels it', async () => {
+      const asked = await turn(gateway.url, '帮我创建一个专有网络');
+      const canceled = await rpc(gateway.url, 'tasks/cancel', { id: asked.taskId });
+      expect(canceled.body.error).toBeUndefined();
+      expect(fake.rpcRequests('CancelTask')).toHaveLength(1);
+      // `bailian` has no canceled state: the turn ended without an answer (bailian.json).
+      expect(canceled.body.result.status.state).toBe('failed');
+    });
+  },
+);
+
+describe.each(['open', 'parked'] as const)(
+  'tasks/cancel of a task waiting on a permission prompt (bailian, INPUT_REQUIRED mapped to completed; the prompt waits %s)',
+  (permissionWait) => {
+    let fake: FakeIacCode;
+    let gateway: RunningGateway;
+    beforeAll(async () => {
+      fake = await startFakeIacCode({ script: { ...SCRIPT, permission: true }, permissionWait });
+      const mappings = { 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'completed' } };
+      gateway = await startFacadeGateway({ upstream: { url: fake.url }, bailian: { mappings } });
     });
     afterAll(async () => {
       await gateway?.close();

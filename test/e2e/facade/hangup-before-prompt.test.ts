@@ -37,5 +37,7 @@ describe.each(['open', 'parked'] as const)('iac-code prompt waiting %s', (permis
     const answers = fake.rpcRequests('SendStreamingMessage').slice(1);
     expect(answers.map((r: any) => r.body.params.message.parts[0]?.data?.decision)).toEqual([]);
     expect(sentText(next.body.result)).toContain('是否允许本次操作');
+    // Now read, the prompt waits for the answer: Bailian is to route the user's next message back here.
+    expect(next.body.result.status.state).toBe('input-required');
   });
 });

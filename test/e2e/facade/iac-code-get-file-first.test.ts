@@ -38,7 +38,7 @@ describe.each([
   it('shows the template, then the words after it, as message/send did', async () => {
     let sent = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Create a VPC' }) })).body.result;
     if (permission) {
-      expect(sent.status.state).toBe('completed');
+      expect(sent.status.state).toBe('input-required');
       expect(sentText(sent)).toContain('Allow once');
       const answer = userMessage({ text: 'Allow once', contextId: sent.contextId });
       sent = (await rpc(gateway.url, 'message/send', { message: answer })).body.result;

@@ -40,7 +40,8 @@ describe('facade → iac-code: "always allow" answers the permission prompt', ()
   async function ask(text: string): Promise<string> {
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text }) });
     const events = results(await stream.rest());
-    expect(events.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } });
+    // The prompt waits for the user's answer: Bailian is to route it back here.
+    expect(events.at(-1)).toMatchObject({ final: true, status: { state: 'input-required' } });
     return events[0].contextId;
   }
 
@@ -70,6 +71,8 @@ describe('facade → iac-code: "always allow" answers the permission prompt', ()
     const before = fake.rpcRequests().length;
     const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'always allow?', contextId }) });
     expect(sentText(again.body.result)).toMatch(/^An answer is needed first\./);
+    // Asked again, the prompt still waits.
+    expect(again.body.result.status.state).toBe('input-required');
     expect(fake.rpcRequests().filter((request) => request.rpcMethod !== 'GetTask').length).toBe(before);
   });
 });

@@ -83,7 +83,8 @@ describe.each([
     fake.injectFault({ name: 'kill-mid-stream', after: 1 }, { method: 'SendStreamingMessage' });
     await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Allow once', contextId }) });
     const next = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'and a subnet', contextId }) });
-    expect(next.body.result.status.state).toBe('completed');
+    // A new turn, which asks for permission again: it waits for the answer.
+    expect(next.body.result.status.state).toBe('input-required');
     expect(sentText(next.body.result)).toBe(`${BEFORE.join('')}\n${QUESTION}`);
   });
 

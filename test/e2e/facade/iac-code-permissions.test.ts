@@ -53,7 +53,8 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text }) });
     const events = results(await stream.rest());
     expect(streamedText(events)).toBe(`${BEFORE.join('')}\n${question}`);
-    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    // The prompt waits for its user's answer: Bailian is told so, and routes the next message back here.
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
     return { contextId: events[0].contextId, taskId: events[0].id };
   }
 
@@ -134,6 +135,8 @@ describe.each(['open', 'parked'] as const)('facade → iac-code asking for permi
     const before = fake.rpcRequests('SendStreamingMessage').length;
     const again = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'what does it do?', contextId }) });
     expect(sentText(again.body.result)).toBe(`An answer is needed first. ${QUESTION}`);
+    // Asked again, the prompt still waits.
+    expect(again.body.result.status.state).toBe('input-required');
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(before);
     const yes = await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'yes', contextId }) });
     expect(sentText(yes.body.result)).toContain(TEMPLATE);

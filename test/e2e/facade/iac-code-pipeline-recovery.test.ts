@@ -22,11 +22,14 @@ import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, u
 // the one the turn before showed (with the folder, see the report in docs/facade-reply.md's recovery section).
 const TEMPLATE = 'ROSTemplateFormatVersion: "2015-09-01"\nResources: {}\n';
 const LOST = facadeWords('zh').pipelineWordsLost;
-/** The user's messages of the conversation, and the frames of each turn's stream (the first opens with its task). */
+/**
+ * The user's messages of the conversation, the frames of each turn's stream (the first opens with its task), and the
+ * state Bailian is shown at its end: the turn that asks to pick a candidate waits for the user's choice.
+ */
 const TURNS = [
-  { said: '帮我部署一个网站', frames: 8 },
-  { said: '1', frames: 15 },
-  { said: '2', frames: 7 },
+  { said: '帮我部署一个网站', frames: 8, ends: 'completed' },
+  { said: '1', frames: 15, ends: 'input-required' },
+  { said: '2', frames: 7, ends: 'completed' },
 ] as const;
 const LABELS = ['候选方案 1：', '候选方案 2：'];
 /** What the user reads, in the order the unbroken turns say it (a candidate's words under its own label: below). */
@@ -71,7 +74,7 @@ async function closeBench({ fake, gateway }: Bench): Promise<void> {
 async function turn(
   { fake, gateway }: Bench,
   mode: Mode,
-  text: string,
+  { said: text, ends }: { said: string; ends: 'completed' | 'input-required' },
   contextId?: string,
   fault?: Fault,
 ): Promise<{ said: string; contextId: string }> {
@@ -79,19 +82,19 @@ async function turn(
   const message = userMessage({ text, ...(contextId ? { contextId } : {}) });
   if (mode === 'message/send') {
     const task = (await rpc(gateway.url, 'message/send', { message })).body.result;
-    expect(task.status.state).toBe('completed');
+    expect(task.status.state).toBe(ends);
     return { said: sentText(task), contextId: task.contextId };
   }
   const events = results(await (await openStream(`${gateway.url}/stream`, 'message/stream', { message })).rest());
-  expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+  expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: ends } });
   return { said: streamedText(events), contextId: events[0].contextId };
 }
 
 /** Turn `stage` of a new conversation, the turns before it unbroken. */
 async function brokenTurn(bench: Bench, mode: Mode, stage: number, fault: Fault): Promise<string> {
   let contextId: string | undefined;
-  for (const before of TURNS.slice(0, stage)) contextId = (await turn(bench, mode, before.said, contextId)).contextId;
-  return (await turn(bench, mode, TURNS[stage]!.said, contextId, fault)).said;
+  for (const before of TURNS.slice(0, stage)) contextId = (await turn(bench, mode, before, contextId)).contextId;
+  return (await turn(bench, mode, TURNS[stage]!, contextId, fault)).said;
 }
 
 /** How each method's stream breaks after frame `after`, resubscribed `gap` updates past the break. */
@@ -132,8 +135,8 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
   beforeAll(async () => {
     shared = await startBench();
     let contextId: string | undefined;
-    for (const { said } of TURNS) {
-      const read = await turn(shared, 'message/send', said, contextId);
+    for (const asked of TURNS) {
+      const read = await turn(shared, 'message/send', asked, contextId);
       contextId = read.contextId;
       unbroken.push(read.said);
     }
@@ -234,7 +237,7 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
       const bench = hangs ? await startBench(failure) : shared;
       try {
         const fault: Fault = { name: 'kill-mid-stream', after: 2, gap: 4 };
-        const said = await turn(bench, 'message/send', 'Please deploy a small website for me', undefined, fault);
+        const said = await turn(bench, 'message/send', { said: 'Please deploy a small website for me', ends: 'completed' }, undefined, fault);
         expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
       } finally {
         if (bench !== shared) await closeBench(bench);

@@ -135,7 +135,9 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
     const planned = await turn('1', opened.contextId);
     // iac-code takes an answer only into the task that asked ("Pipeline already running. Resume task ...").
     expect(lastSent()).toMatchObject({ taskId: firstTask, parts: [{ text: '1' }] });
-    expect(planned.state).toBe('completed');
+    // The choice between candidates is one the facade reads from the user's words: Bailian is told the turn waits
+    // (`input-required`), so that it routes the user's next message, the choice, back to this agent.
+    expect(planned.state).toBe('input-required');
     const shown = planned.said;
     // A bare number says no language: the facade keeps answering in the conversation's.
     expect(shown.startsWith(`${words.steps[1]}\n${PIPELINE_SAYS.planning}\n${words.steps[2]}\n`)).toBe(true);

@@ -7,6 +7,7 @@ export { createReplyFold, type ReplyFold } from './fold.js';
 export { closeReply, failReply, reduceReply, type ReplyStep } from './reducer.js';
 export { endsCallerTurn } from './turn-bounds.js';
 export { renderPart, renderParts, type RenderOptions } from './render-parts.js';
+export { asksDecision, decisionStateOf, shownState, type ShownStates } from './shown-state.js';
 export { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 export { taskTurnEvents } from './task-events.js';
 export { createTurnReply, replyEvents, type TurnReply } from './turn.js';

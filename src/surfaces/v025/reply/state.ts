@@ -1,5 +1,6 @@
 import type { Artifact, Part, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent } from '../../../model/index.js';
 import type { MappingProfile } from '../../../mappings/index.js';
+import type { V025TaskState } from '../../../protocol/v025/index.js';
 import type { Clock } from '../../../translate/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
 import type { OpenFile } from './file-stream.js';
@@ -10,6 +11,8 @@ import type { FacadeWords } from './words.js';
 /** How the facade shapes one turn for its 0.2.5 caller. */
 export interface ReplyOptions {
   profile: MappingProfile;
+  /** The state a turn that waits on its user's decision (a permission prompt, a candidate choice) ends in (shown-state.ts). */
+  decisionState: V025TaskState;
   /** 'pass': metadata-only upstream updates (tool, usage, thinking) become working status-updates; 'drop': they vanish. */
   upstreamMetadata: 'pass' | 'drop';
   /** 'text': every part is shown as text (Bailian renders text/plain only); 'native': file and data parts stay what they are. */

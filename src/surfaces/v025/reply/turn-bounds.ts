@@ -15,6 +15,7 @@ import { attachCommands } from './commands.js';
 import { partEdges, renderMessageParts } from './render-parts.js';
 import { closeFile, replyChunk, showText } from './reply-artifact.js';
 import { isAnswerState } from './rules.js';
+import { shownState } from './shown-state.js';
 import { withState, type ReplyOptions, type ReplyState } from './state.js';
 import { unsaidEnd } from './unsaid-end.js';
 
@@ -81,7 +82,7 @@ export function statusUpdate(
     kind: 'status-update' as const,
     taskId: state.taskId,
     contextId: state.contextId,
-    status: translated,
+    status: withFields(translated, { state: shownState(status.state, metadata, options) }),
     final,
     metadata: passMetadata(metadata, options),
   });

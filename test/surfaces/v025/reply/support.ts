@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { isActiveState, type StreamResponse, type TaskState } from '../../../../src/model/index.js';
 import { loadMappingProfile, type MappingProfile } from '../../../../src/mappings/index.js';
 import { V025StreamEvent, type V025StreamEvent as Event025 } from '../../../../src/protocol/v025/index.js';
-import { createTurnReply, facadeWords, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
+import { createTurnReply, decisionStateOf, facadeWords, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
 
 export const bailian = loadMappingProfile('bailian');
 export const spec = loadMappingProfile('a2a-0.2.5');
@@ -13,6 +13,7 @@ export function options(profile: MappingProfile = bailian, overrides: Partial<Re
   let n = 0;
   return {
     profile,
+    decisionState: decisionStateOf(profile, {}),
     upstreamMetadata: 'drop',
     renderParts: profile.options.renderParts,
     replyArtifacts: profile.options.replyArtifacts,

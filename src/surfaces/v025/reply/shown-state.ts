@@ -1,0 +1,42 @@
+import type { TaskState } from '../../../model/index.js';
+import type { JsonObject } from '../../../model/json.js';
+import type { MappingOverrides, MappingProfile } from '../../../mappings/index.js';
+import type { V025TaskState } from '../../../protocol/v025/index.js';
+import { pendingInput } from '../../../upstream/iac-code/events.js';
+import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
+
+/**
+ * The one place the facade decides which 0.2.5 state its caller is shown (docs/bailian.md, "States Bailian
+ * understands"): message/send, message/stream and tasks/get (all through the reply reducer: turn-bounds.ts)
+ * and the refusal of a cancel (task-methods.ts).
+ */
+export interface ShownStates {
+  profile: MappingProfile;
+  /** The state a turn that waits on its user's decision ends in (decisionStateOf). */
+  decisionState: V025TaskState;
+}
+
+/**
+ * Whether iac-code waits on a decision its user answers in words, which the facade turns into iac-code's answer
+ * (permission-answers.ts, pipeline-answers.ts): a permission prompt, or in pipeline mode a choice between candidates.
+ */
+export const asksDecision = (metadata: JsonObject | undefined): boolean =>
+  pendingPermission(metadata) !== undefined || pendingInput(metadata, 'candidate_selection') !== undefined;
+
+/**
+ * The state a turn that waits on such a decision is shown in: `input-required`, which Bailian answers by routing
+ * its user's next turn back to this agent. The `bailian` profile shows every other INPUT_REQUIRED (iac-code
+ * ends every turn so) as `completed`, and a prompt shown so could never be answered in an app of several
+ * agents: Bailian may give "同意" to its own model or another agent. An operator who maps INPUT_REQUIRED
+ * themselves (`bailian.mappings`) is taken at their word for every INPUT_REQUIRED, these turns too.
+ */
+export function decisionStateOf(profile: MappingProfile, overrides: MappingOverrides): V025TaskState {
+  const said = Object.hasOwn(overrides['states-to-v025'] ?? {}, 'TASK_STATE_INPUT_REQUIRED');
+  return said ? profile.statesToV025.TASK_STATE_INPUT_REQUIRED : 'input-required';
+}
+
+/** The 0.2.5 state of a 1.0 state, `metadata` that of its status update (or of the task that holds it). */
+export function shownState(state: TaskState, metadata: JsonObject | undefined, states: ShownStates): V025TaskState {
+  if (state === 'TASK_STATE_INPUT_REQUIRED' && asksDecision(metadata)) return states.decisionState;
+  return states.profile.statesToV025[state];
+}
