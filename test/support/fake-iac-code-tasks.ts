@@ -78,7 +78,17 @@ export class TaskBook {
       if (terminal !== undefined) throw invalidParams(`Task ${existingId} is in terminal state: ${terminal}`);
       if (this.isActive(existingId)) throw invalidParams(`Task ${existingId} is already completed.`);
       task = existing;
-      task.history = [...((task.history as Json[] | undefined) ?? []), { ...message, contextId: task.contextId, taskId: task.id }];
+      // As a2a-python's TaskManager.update_with_message: the status message (the last turn's question or error) goes
+      // into the history first, then the new message; the status keeps no message until the turn's next update.
+      const status = task.status as Json;
+      const said = status.message as Json | undefined;
+      const { message: _moved, ...unsaid } = status;
+      task.status = unsaid;
+      task.history = [
+        ...((task.history as Json[] | undefined) ?? []),
+        ...(said ? [said] : []),
+        { ...message, contextId: task.contextId, taskId: task.id },
+      ];
     } else {
       const contextId = (message.contextId as string | undefined) ?? randomUUID();
       if (!ID_PATTERN.test(contextId)) throw new RpcError(-32603, 'Invalid A2A id');

@@ -49,4 +49,19 @@ describe('facade → iac-code: a provider error after the agent began to answer'
       expect(said).toBe(`Let me check the template.\n${retry}`);
     }
   });
+
+  it("a retryable error, then the retry in the same task: tasks/get shows the retry's reply, not the error before it", async () => {
+    const retry = 'A temporary error occurred. Please retry.';
+    fake = await startFakeIacCode({
+      script: { before: ['Let me check ', 'the template.'], after: [], artifact: { filename: 'main.tf' }, error: { text: retry, retryable: true } },
+    });
+    gateway = await startFacadeGateway({ upstream: { url: fake.url } });
+    const first = (await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'Please check my ROS template' }) })).body.result;
+    const again = userMessage({ text: 'Please retry', contextId: first.contextId });
+    const second = (await rpc(gateway.url, 'message/send', { message: again })).body.result;
+    expect(second.id).toBe(first.id);
+    expect(sentText(second)).toBe(`Let me check the template.\n${retry}`);
+    const got = (await rpc(gateway.url, 'tasks/get', { id: second.id })).body.result;
+    expect(sentText(got)).toBe(sentText(second));
+  });
 });
