@@ -27,7 +27,7 @@ const LOST = facadeWords('zh').pipelineWordsLost;
  * state Bailian is shown at its end: the turn that asks to pick a candidate waits for the user's choice.
  */
 const TURNS = [
-  { said: '帮我部署一个网站', frames: 8, ends: 'completed' },
+  { said: '帮我部署一个网站', frames: 8, ends: 'input-required' },
   { said: '1', frames: 15, ends: 'input-required' },
   { said: '2', frames: 7, ends: 'completed' },
 ] as const;
@@ -237,7 +237,7 @@ describe('facade → iac-code in pipeline mode whose stream breaks off mid-turn'
       const bench = hangs ? await startBench(failure) : shared;
       try {
         const fault: Fault = { name: 'kill-mid-stream', after: 2, gap: 4 };
-        const said = await turn(bench, 'message/send', { said: 'Please deploy a small website for me', ends: 'completed' }, undefined, fault);
+        const said = await turn(bench, 'message/send', { said: 'Please deploy a small website for me', ends: 'input-required' }, undefined, fault);
         expect(said.said).toContain(`${facadeWords('en').pipelineWordsLost}\n`);
       } finally {
         if (bench !== shared) await closeBench(bench);

@@ -126,8 +126,8 @@ describe.each(cases)('facade → iac-code in pipeline mode, over %s, the facade 
 
   it('the question, the candidates with their template, the choice by number, and the deployment are read as text', async () => {
     const opened = await turn(words.opening);
-    // Bailian ends a turn that asks as `completed` (its profile), as it does in normal mode.
-    expect(opened).toMatchObject({ said: asked(words), state: 'completed' });
+    // A question iac-code asks (`ask_user_question`) ends the turn `input-required`: Bailian routes the answer back here.
+    expect(opened).toMatchObject({ said: asked(words), state: 'input-required' });
     // The opening message named no context: the facade gave it one, which iac-code took and the user got back.
     expect(lastSent().contextId).toBe(opened.contextId);
 

@@ -35,8 +35,14 @@ export function decisionStateOf(profile: MappingProfile, overrides: MappingOverr
   return said ? profile.statesToV025.TASK_STATE_INPUT_REQUIRED : 'input-required';
 }
 
+/**
+ * Whether iac-code asks its user something: a decision above, or in pipeline mode a question it takes the answer to
+ * itself (`ask_user_question`, an option's number or free text). Not iac-code's end of an ordinary turn.
+ */
+const asksUser = (metadata: JsonObject | undefined): boolean => asksDecision(metadata) || pendingInput(metadata, 'ask_user_question') !== undefined;
+
 /** The 0.2.5 state of a 1.0 state, `metadata` that of its status update (or of the task that holds it). */
 export function shownState(state: TaskState, metadata: JsonObject | undefined, states: ShownStates): V025TaskState {
-  if (state === 'TASK_STATE_INPUT_REQUIRED' && asksDecision(metadata)) return states.decisionState;
+  if (state === 'TASK_STATE_INPUT_REQUIRED' && asksUser(metadata)) return states.decisionState;
   return states.profile.statesToV025[state];
 }
