@@ -168,7 +168,8 @@ export function tapIterable<T>(iterable: AsyncIterable<T>, tap: Tap<T>): AsyncIt
 }
 
 class Deferred<T> implements AsyncIterableIterator<T> {
-  readonly #open: () => AsyncIterable<T> | Promise<AsyncIterable<T>>;
+  /** Let go once the source is open (with `#opening`): an open stream keeps neither, nor what `open` holds. */
+  #open: (() => AsyncIterable<T> | Promise<AsyncIterable<T>>) | undefined;
   #source: AsyncIterator<T> | undefined;
   #opening: Promise<AsyncIterator<T>> | undefined;
   #closed = false;
@@ -195,10 +196,15 @@ class Deferred<T> implements AsyncIterableIterator<T> {
   }
 
   #opened(): Promise<AsyncIterator<T>> {
-    this.#opening ??= new Promise<AsyncIterable<T>>((resolve) => resolve(this.#open())).then(
-      (iterable) => (this.#source = iterable[Symbol.asyncIterator]()),
-    );
-    return this.#opening;
+    const open = this.#open;
+    if (this.#opening || !open) return this.#opening ?? Promise.resolve(this.#source!);
+    this.#open = undefined;
+    const opening = new Promise<AsyncIterable<T>>((resolve) => resolve(open())).then((iterable) => {
+      this.#opening = undefined;
+      return (this.#source = iterable[Symbol.asyncIterator]());
+    });
+    this.#opening = opening;
+    return opening;
   }
 }
 

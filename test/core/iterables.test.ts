@@ -1,5 +1,10 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { deferIterable, mapIterable, reshapeFirst, tapIterable, type TapEnd } from '../../src/core/iterables.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** A source that records what its reader did to it. */
 function source(items: number[], options: { failAfter?: number } = {}) {
@@ -176,6 +181,22 @@ describe('deferIterable', () => {
     const { iterable, log } = source([1, 2, 3]);
     for await (const item of deferIterable(() => iterable)) if (item === 1) break;
     expect(log).toEqual(['source finally']);
+  });
+
+  it('lets go of open, and of what it holds, once the source is open: an idle stream keeps neither', async () => {
+    let held: WeakRef<object> | undefined;
+    const deferred = (() => {
+      // What a decorator's open holds (its request, its call's context) for as long as open is kept.
+      const scope = { request: 'a request' };
+      held = new WeakRef(scope);
+      return deferIterable(() => (scope.request ? source([1, 2]).iterable : source([]).iterable));
+    })();
+    await deferred.next();
+    // A WeakRef's target is kept to the end of the job that made it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(held?.deref()).toBeUndefined();
+    expect(await deferred.next()).toEqual({ done: false, value: 2 });
   });
 
   it('opens nothing when returned before its first read', async () => {

@@ -41,6 +41,8 @@ export const STREAM_ACCEPTED_COMMENT = 'accepted';
  */
 export const ACCEPT_GRACE_MS = 150;
 
+const ignore = (): void => undefined;
+
 export const firstEventTimeout = (ms: number): A2AError =>
   A2AError.upstreamTimedOut(`${GATEWAY_FAILURES.upstreamTimedOut}: no event within ${ms} ms of the call`);
 
@@ -56,6 +58,8 @@ export const firstEventTimeout = (ms: number): A2AError =>
 export async function startStream<T>(open: (onAccepted: () => void) => AsyncIterable<T>, options: StreamStartOptions): Promise<StreamStart<T>> {
   let accept!: () => void;
   const accepted = new Promise<'accepted'>((resolve) => (accept = () => resolve('accepted')));
+  // The upstream client keeps `onAccepted` for the call's life: once the start is decided it reaches a no-op, so an
+  // open stream does not keep the race below (its promises and their reactions) alive.
   const iterator = open(() => accept())[Symbol.asyncIterator]();
 
   const ms = options.firstEventTimeoutMs;
@@ -71,7 +75,11 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
       : undefined;
   // Raced below; but a source whose first read throws at once leaves the race unbuilt and this alone.
   timedOut?.catch(() => undefined);
-  const stopTimer = (): void => clearTimeout(timer);
+  // The cleared timer is let go as well: the stream's `rest` keeps this scope for as long as the stream is open.
+  const stopTimer = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
   const head = iterator.next().finally(stopTimer);
   const bounded = timedOut ? Promise.race([head, timedOut]) : head;
   // Whoever loses the race below still settles later: nobody may see that as unhandled.
@@ -95,6 +103,7 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
     clearTimeout(graceTimer);
     if (soon !== 'quiet' && ('error' in soon || !soon.result.done)) winner = soon;
   }
+  accept = ignore;
   if (winner !== 'accepted' && 'error' in winner) {
     stopTimer();
     options.abort();
