@@ -1,5 +1,6 @@
 import { eventTaskRef, type StreamResponse } from '../model/index.js';
 import { tapIterable } from './iterables.js';
+import { addedOnce, appended } from './small-lists.js';
 
 /**
  * The streams open per task, in arrival order: a helper for decorators whose effect must happen once
@@ -25,19 +26,14 @@ export interface OpenStreams {
   ): AsyncIterable<StreamResponse>;
 }
 
-/** Adds `item` unless it is there: a stream follows one task, or a few, so a list is cheaper than a Set. */
-function addOnce<T>(list: T[], item: T): void {
-  if (!list.includes(item)) list.push(item);
-}
-
 export function createOpenStreams(): OpenStreams {
   // Followers in arrival order; arrays, not Sets: with thousands of open streams every per-stream table counts.
   const byTask = new Map<string, symbol[]>();
 
   function join(taskId: string, stream: symbol): boolean {
-    let streams = byTask.get(taskId);
-    if (!streams) byTask.set(taskId, (streams = []));
-    addOnce(streams, stream);
+    const known = byTask.get(taskId);
+    const streams = addedOnce(known, stream);
+    if (streams !== known) byTask.set(taskId, streams);
     return streams[0] === stream;
   }
 
@@ -59,22 +55,23 @@ export function createOpenStreams(): OpenStreams {
     has: (taskId) => byTask.has(taskId),
     follow(source, lead, end, meet) {
       const self = Symbol('stream');
-      const joined: string[] = [];
-      const led: string[] = [];
+      // Made on the first task met (small-lists.ts): most streams follow one task, an idle one holds these lists for long.
+      let joined: string[] | undefined;
+      let led: string[] | undefined;
       return tapIterable(source, {
         item(event) {
           const { taskId } = eventTaskRef(event);
           if (!taskId) return;
-          const met = joined.includes(taskId);
-          if (!met) joined.push(taskId);
+          const met = joined?.includes(taskId) === true;
+          if (!met) joined = appended(joined, taskId);
           const leads = join(taskId, self);
           if (!met) meet?.(event, taskId, leads);
           if (leads) {
-            addOnce(led, taskId);
+            led = addedOnce(led, taskId);
             lead(event, taskId);
           }
         },
-        end: () => end([...led], leave(self, joined)),
+        end: () => end(led ? [...led] : [], leave(self, joined ?? [])),
       });
     },
   };

@@ -14,6 +14,7 @@ import type { AgentPort, CallContext } from './agent-port.js';
 import type { AdmittedPort, Entry } from './admission.js';
 import { openingMessage, snapshotToStore, withOpeningMessage } from './first-message.js';
 import { tapIterable } from './iterables.js';
+import { appended } from './small-lists.js';
 import { createLostTaskAnswers } from './lost-task-answers.js';
 import { createOpenStreams } from './open-streams.js';
 import { createStaleTasks } from './stale-tasks.js';
@@ -103,12 +104,12 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
 
   /** A stream's events, each task it names checked the first time (scopeFor). */
   function ownEvents(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse> {
-    const checked: string[] = [];
+    let checked: string[] | undefined;
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);
-        if (!taskId || checked.includes(taskId)) return;
-        checked.push(taskId);
+        if (!taskId || checked?.includes(taskId)) return;
+        checked = appended(checked, taskId);
         return scopeFor(taskId, ctx, tenant);
       },
     });

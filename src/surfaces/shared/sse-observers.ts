@@ -1,19 +1,22 @@
 import type { SseEnd, SseObserver } from './sse-channel-types.js';
 import type { SseFrame } from './sse-frames.js';
+import { appended } from '../../core/small-lists.js';
 
 /** Who watches one stream: told of its first event, of every frame (those with a frame hook) and once of its end. */
 export class SseObservers {
-  private readonly all: SseObserver[] = [];
-  /** The observers with a frame hook: none on most streams, so a frame costs one length check. */
-  private readonly framed: SseObserver[] = [];
+  /** Made on the first observer (small-lists.ts): a stream has one or two, for as long as it is open. */
+  private all: SseObserver[] | undefined;
+  /** The observers with a frame hook: none on most streams, so a frame costs one check. */
+  private framed: SseObserver[] | undefined;
   private sawEvent = false;
 
   add(observer: SseObserver): void {
-    this.all.push(observer);
-    if (observer.frame) this.framed.push(observer);
+    this.all = appended(this.all, observer);
+    if (observer.frame) this.framed = appended(this.framed, observer);
   }
 
   frame(frame: SseFrame): void {
+    if (!this.framed) return;
     for (const observer of this.framed) observer.frame!(frame);
   }
 
@@ -21,13 +24,16 @@ export class SseObservers {
   event(): void {
     if (this.sawEvent) return;
     this.sawEvent = true;
+    if (!this.all) return;
     for (const observer of this.all) observer.firstEvent?.();
   }
 
   /** Tells each observer how the stream ended, once: they are dropped. */
   end(outcome: SseEnd): void {
-    const observers = this.all.splice(0);
-    this.framed.length = 0;
+    const observers = this.all;
+    this.all = undefined;
+    this.framed = undefined;
+    if (!observers) return;
     for (const observer of observers) observer.end(outcome);
   }
 }
