@@ -19,7 +19,9 @@ export class SseChannel {
   private finished = false;
   private closed = false;
   private pumping = false;
-  private wake: (() => void) | undefined;
+  /** The pending read's resolve: set while the consumer waits for text. */
+  private reader: ((text: string | null) => void) | undefined;
+  private delivering = false;
   private stopKeepalive: (() => void) | undefined;
   private stopWatchingShutdown: (() => void) | undefined;
   private readonly observers = new SseObservers();
@@ -54,18 +56,24 @@ export class SseChannel {
     else this.observers.add(observer);
   }
 
-  /** The text to write next (everything queued), or null once the stream is over and drained. */
-  async read(): Promise<string | null> {
-    for (;;) {
-      // One frame ahead: the source is asked for the next frame while this text is being written.
-      if (!this.pumping && !this.finished) void this.pump();
-      if (!this.outbox.empty) return this.outbox.take();
-      if (this.closed) {
-        this.observers.end(this.outcome);
-        return null;
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
+  /**
+   * The text to write next (everything queued), or null once the stream is over and drained. Not an async loop: an
+   * idle stream's reader waits here, and a pending promise alone costs it less than a suspended frame.
+   */
+  read(): Promise<string | null> {
+    const text = this.take();
+    if (text !== undefined) return Promise.resolve(text);
+    return new Promise((resolve) => (this.reader = resolve));
+  }
+
+  /** What read() hands out now, undefined when there is nothing yet. */
+  private take(): string | null | undefined {
+    // One frame ahead: the source is asked for the next frame while this text is being written.
+    if (!this.pumping && !this.finished) this.pump();
+    if (!this.outbox.empty) return this.outbox.take();
+    if (!this.closed) return undefined;
+    this.observers.end(this.outcome);
+    return null;
   }
 
   /** The consumer went away (reader cancelled, socket closed). */
@@ -118,25 +126,36 @@ export class SseChannel {
     if (this.finish('shutdown')) this.stop(errorFrames(this.options, this.options.shutdown?.reason).frames);
   };
 
-  private async pump(): Promise<void> {
+  /** Asks the source for its next frame; then(), not an async function, for the same reason as read(). */
+  private pump(): void {
     this.pumping = true;
-    let result: IteratorResult<SseFrame>;
+    let next: Promise<IteratorResult<SseFrame>>;
     try {
-      result = await this.iterator.next();
+      next = this.iterator.next();
     } catch (error) {
-      this.pumping = false;
-      if (!this.finish('failed')) return;
-      this.outcome.error = error;
-      const rendered = errorFrames(this.options, error);
-      if (rendered.broke) {
-        // The stream's own error path failed: whatever it was to end upstream may not have run.
-        this.stop(rendered.frames);
-        return;
-      }
-      for (const frame of rendered.frames) this.write(frame);
-      this.close();
+      next = Promise.reject(error);
+    }
+    next.then(
+      (result) => this.pumped(result),
+      (error: unknown) => this.pumpFailed(error),
+    );
+  }
+
+  private pumpFailed(error: unknown): void {
+    this.pumping = false;
+    if (!this.finish('failed')) return;
+    this.outcome.error = error;
+    const rendered = errorFrames(this.options, error);
+    if (rendered.broke) {
+      // The stream's own error path failed: whatever it was to end upstream may not have run.
+      this.stop(rendered.frames);
       return;
     }
+    for (const frame of rendered.frames) this.write(frame);
+    this.close();
+  }
+
+  private pumped(result: IteratorResult<SseFrame>): void {
     this.pumping = false;
     if (this.finished) return;
     if (result.done) {
@@ -162,9 +181,19 @@ export class SseChannel {
   }
 
   private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    if (!this.reader || this.delivering) return;
+    this.delivering = true;
+    // A microtask later, as an awaiting loop would resume: what is queued in this same turn goes out in the same text.
+    queueMicrotask(() => this.deliver());
+  }
+
+  private deliver(): void {
+    this.delivering = false;
+    const reader = this.reader;
+    const text = reader && this.take();
+    if (text === undefined) return;
+    this.reader = undefined;
+    reader!(text);
   }
 
   private close(): void {
