@@ -5,8 +5,9 @@
  * task the registry keeps, and whatever else outlives the call), per call. The bare proxy's figure is what one Node hop holding a caller socket and
  * an upstream connection costs at least; the gateway's rows above it are what it keeps in addition.
  *
- *   node --import tsx bench/heap-per-stream.ts [--hop gateway|proxy] [--streams 1000 | --calls 2] [--top 30] [--no-build]
- *   (--calls N: N seconds of blocking SendMessage at saturation)
+ *   node --import tsx bench/heap-per-stream.ts [--hop gateway|proxy] [--lane v1|facade] [--streams 1000 | --calls 2] [--top 30] [--no-build]
+ *   (--calls N: N seconds of blocking SendMessage at saturation; --lane facade: 0.2.5 message/stream on the
+ *   gateway's POST /, against the proxy's 1.0 stream; BENCH_DIST=<build> measures another build, with --no-build)
  *
  * Snapshots go to a temporary folder and are deleted; a 1,000-stream snapshot of the gateway is ~80 MB.
  */
@@ -18,11 +19,12 @@ import { parseArgs } from 'node:util';
 import { ask, killAll, REPO_ROOT, requestGc, spawnChild, type Child } from './lib/processes.js';
 import { saturate } from './lib/load.js';
 import { openIdleStream, type OpenStream } from './lib/sse.js';
-import { V1_HEADERS, V1_STREAM_HEADERS, isV1Reply, sendMessageBody, streamBody } from './lib/targets.js';
+import { V025_STREAM_HEADERS, V1_HEADERS, V1_STREAM_HEADERS, isV1Reply, sendMessageBody, streamBody, v025StreamBody } from './lib/targets.js';
 
 const { values } = parseArgs({
   options: {
     hop: { type: 'string', default: 'gateway' },
+    lane: { type: 'string', default: 'v1' },
     streams: { type: 'string', default: '1000' },
     calls: { type: 'string' },
     top: { type: 'string', default: '30' },
@@ -70,9 +72,12 @@ async function snapshot(hop: Child): Promise<string> {
 }
 
 async function openMany(origin: string, target: number, into: OpenStream[]): Promise<void> {
-  const body = streamBody('idle');
+  // The bare proxy only relays 1.0, so the facade lane is the gateway's alone.
+  const facade = values.lane === 'facade' && values.hop !== 'proxy';
+  const body = facade ? v025StreamBody('idle') : streamBody('idle');
+  const headers = facade ? V025_STREAM_HEADERS : V1_STREAM_HEADERS;
   const worker = async () => {
-    while (into.length < target) into.push(await openIdleStream(origin, { headers: V1_STREAM_HEADERS, body, timeoutMs: 15_000 }));
+    while (into.length < target) into.push(await openIdleStream(origin, { headers, body, timeoutMs: 15_000 }));
   };
   await Promise.all(Array.from({ length: 50 }, worker));
 }
@@ -113,7 +118,8 @@ async function main(): Promise<void> {
     rows.sort((a, b) => b.bytes - a.bytes);
     const total = rows.reduce((sum, row) => sum + row.bytes, 0);
     const unit = callSeconds === undefined ? 'idle stream' : 'finished call';
-    process.stdout.write(`${values.hop}: ${Math.round(total)} bytes of heap objects per ${unit} (${count})\n\n`);
+    const lane = callSeconds === undefined && values.hop !== 'proxy' ? ` (${values.lane})` : '';
+    process.stdout.write(`${values.hop}${lane}: ${Math.round(total)} bytes of heap objects per ${unit} (${count})\n\n`);
     process.stdout.write(`| bytes per ${unit} | objects per ${unit} | type:constructor |\n|---|---|---|\n`);
     for (const row of rows.slice(0, Number(values.top))) {
       process.stdout.write(`| ${Math.round(row.bytes)} | ${row.count.toFixed(2)} | ${row.key} |\n`);
