@@ -35,28 +35,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   const registry = new Registry();
   // Unprefixed: prom-client's names already say `process_` and `nodejs_`, the names Node.js dashboards query.
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const {
-    requests,
-    turnsRefused,
-    duration,
-    overhead,
-    firstEvent,
-    openStreams,
-    streamEvents,
-    taskStates,
-    upstreamCalls,
-    upstreamDuration,
-    cardRefresh,
-    cardVerification,
-    pushDeliveries,
-    queueDepths,
-    workspacesPruned,
-    workspaceBytesPruned,
-    workspacePruneFailures,
-  } = gatewayInstruments(registry);
+  const instruments = gatewayInstruments(registry);
 
   function countRequest(surface: string, method: string, outcome: string, code: string, client: string): void {
-    requests.add(`${surface} ${method} ${outcome} ${code} ${client}`, () => ({ surface, method, outcome, error_code: code, client }));
+    instruments.requests.add(`${surface} ${method} ${outcome} ${code} ${client}`, () => ({ surface, method, outcome, error_code: code, client }));
   }
 
   return {
@@ -82,33 +64,33 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     },
     /** A turn refused at its client's cap; `client` as for request(). */
     turnRefused(surface: string | undefined, client = ''): void {
-      turnsRefused.inc({ surface: surfaceLabel(surface), client });
+      instruments.turnsRefused.inc({ surface: surfaceLabel(surface), client });
     },
     blockingCall(surface: string | undefined, method: string | undefined, seconds: number, upstreamSeconds: number): void {
       const surfaceValue = surfaceLabel(surface);
       const methodValue = methodLabel(method);
-      duration.observe(`${surfaceValue} ${methodValue}`, () => ({ surface: surfaceValue, method: methodValue }), seconds);
-      if (upstreamSeconds > 0) overhead.observe(surfaceValue, () => ({ surface: surfaceValue }), Math.max(0, seconds - upstreamSeconds));
+      instruments.duration.observe(`${surfaceValue} ${methodValue}`, () => ({ surface: surfaceValue, method: methodValue }), seconds);
+      if (upstreamSeconds > 0) instruments.overhead.observe(surfaceValue, () => ({ surface: surfaceValue }), Math.max(0, seconds - upstreamSeconds));
     },
     /** A stream's response went out: counted open until the returned function is called. */
     streamOpened(surface: string | undefined): () => void {
       const label = { surface: surfaceLabel(surface) };
-      openStreams.inc(label);
+      instruments.openStreams.inc(label);
       let closed = false;
       return () => {
         if (closed) return;
         closed = true;
-        openStreams.dec(label);
+        instruments.openStreams.dec(label);
       };
     },
     firstStreamEvent(surface: string | undefined, seconds: number): void {
       const surfaceValue = surfaceLabel(surface);
-      firstEvent.observe(surfaceValue, () => ({ surface: surfaceValue }), seconds);
+      instruments.firstEvent.observe(surfaceValue, () => ({ surface: surfaceValue }), seconds);
     },
     /** `events` more of one kind handed to callers' streams. */
     streamEvents(surface: string | undefined, kind: 'task' | 'message' | 'status-update' | 'artifact-update', events: number): void {
       const surfaceValue = surfaceLabel(surface);
-      streamEvents.add(`${surfaceValue} ${kind}`, () => ({ surface: surfaceValue, kind }), events);
+      instruments.streamEvents.add(`${surfaceValue} ${kind}`, () => ({ surface: surfaceValue, kind }), events);
     },
     /**
      * A 1.0 state (`TASK_STATE_COMPLETED`) or a 0.2.5 one (`input-required`); anything else is `other`. `reason`:
@@ -118,35 +100,35 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     taskState(surface: string | undefined, state: string, reason?: TaskStateReason): void {
       const surfaceValue = surfaceLabel(surface);
       const labels = (): Record<string, string> => ({ surface: surfaceValue, state: anyStateLabel(state), ...(reason ? { reason } : {}) });
-      taskStates.add(`${surfaceValue} ${state} ${reason ?? ''}`, labels);
+      instruments.taskStates.add(`${surfaceValue} ${state} ${reason ?? ''}`, labels);
     },
     upstreamCall(method: string, outcome: UpstreamOutcome, seconds: number): void {
       const methodValue = methodLabel(method);
-      upstreamCalls.add(`${methodValue} ${outcome}`, () => ({ method: methodValue, outcome }));
-      upstreamDuration.observe(methodValue, () => ({ method: methodValue }), seconds);
+      instruments.upstreamCalls.add(`${methodValue} ${outcome}`, () => ({ method: methodValue, outcome }));
+      instruments.upstreamDuration.observe(methodValue, () => ({ method: methodValue }), seconds);
     },
     cardRefresh(ok: boolean): void {
-      cardRefresh.inc({ outcome: ok ? 'success' : 'failure' });
+      instruments.cardRefresh.inc({ outcome: ok ? 'success' : 'failure' });
     },
     /** `reason` comes from the verifier's fixed set (unsigned, unknown-key, signature-mismatch, …). */
     cardVerification(valid: boolean, reason?: string): void {
-      cardVerification.inc({
+      instruments.cardVerification.inc({
         outcome: valid ? 'verified' : 'not-verified',
         reason: valid ? '' : /^[a-z-]{1,40}$/.test(reason ?? '') ? reason : 'other',
       });
     },
     pushDelivery(outcome: string): void {
-      pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });
+      instruments.pushDeliveries.inc({ outcome: ['delivered', 'retry', 'permanent', 'skipped'].includes(outcome) ? outcome : 'other' });
     },
     /** A scrape waits at most SCRAPE_READ_WITHIN_MS for `depth` (a Redis that froze would hold it): the sample is left out meanwhile. */
     watchQueue(queue: 'local-file' | 'redis-streams', depth: () => Promise<number>): void {
-      queueDepths.set(queue, boundedReading(depth, SCRAPE_READ_WITHIN_MS));
+      instruments.queueDepths.set(queue, boundedReading(depth, SCRAPE_READ_WITHIN_MS));
     },
     /** One sweep of the workspace pruner: what it removed and what it could not. */
     workspaceSweep(result: { removed: number; bytes: number; failed: number }): void {
-      workspacesPruned.inc(result.removed);
-      workspaceBytesPruned.inc(result.bytes);
-      workspacePruneFailures.inc(result.failed);
+      instruments.workspacesPruned.inc(result.removed);
+      instruments.workspaceBytesPruned.inc(result.bytes);
+      instruments.workspacePruneFailures.inc(result.failed);
     },
   };
 }
