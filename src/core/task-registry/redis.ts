@@ -11,6 +11,7 @@ import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
 import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
+import { listedMembers } from './redis-list-members.js';
 import { firstAttemptSettled, LOST } from '../../redis-first-attempt.js';
 
 export interface RedisTaskRegistryOptions {
@@ -254,32 +255,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       // Members are `<timestamp key>|<id>` and '}' sorts above '|': this bound excludes every task stamped exactly `after`.
       const min = afterKey === undefined ? '-' : `(${afterKey}}`;
       const max = cursor === undefined ? '+' : `(${cursor}`;
-      let total: number;
-      let members: string[];
-      if (request.contextId && request.status) {
-        // No index for context × state: filter the (small) context set by the states kept in idx.
-        const all = await refusals.read(redis.zrevrangebylex(keys.context(scope, request.contextId), '+', min));
-        const infos = all.length > 0 ? await refusals.read(redis.hmget(`${scope}idx`, ...all.map(memberTaskId))) : [];
-        const matching = all.filter((_, i) => {
-          const info = infos[i];
-          return info ? (JSON.parse(info) as { s: string }).s === request.status : false;
-        });
-        total = matching.length;
-        members = matching.filter((member) => cursor === undefined || member < cursor).slice(0, pageSize + 1);
-      } else {
-        const key = keys.listed(scope, request);
-        const replies =
-          (await refusals.read(
-            redis
-              .multi()
-              .zlexcount(key, min, '+')
-              .zrevrangebylex(key, max, min, 'LIMIT', 0, pageSize + 1)
-              .exec(),
-          )) ?? [];
-        for (const [error] of replies) if (error) throw error;
-        total = Number(replies[0]?.[1] ?? 0);
-        members = (replies[1]?.[1] as string[] | undefined) ?? [];
-      }
+      const { total, members } = await listedMembers(redis, refusals, keys, scope, request, { min, max, cursor, pageSize });
       const hasMore = members.length > pageSize;
       const page = members.slice(0, pageSize);
       const tasks = await loadTasks(page.map(memberTaskId), listFilter(owner, tenant, request));
