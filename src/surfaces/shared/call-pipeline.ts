@@ -165,15 +165,6 @@ export class BodyCut extends Error {
   }
 }
 
-/** `reading`, with a failure of the transport under it (not a refusal of ours) as BodyCut. */
-async function received<T>(reading: Promise<T>): Promise<T> {
-  try {
-    return await reading;
-  } catch (error) {
-    throw error instanceof A2AError ? error : new BodyCut(error);
-  }
-}
-
 /** The declared Content-Length, or undefined when the body is chunked (or the value is not a length). */
 function declaredLength(headers: Headers): number | undefined {
   const value = headers.get('content-length');
@@ -210,17 +201,22 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
  * limit is refused before reading). Throws -32005 for a body sent with a content coding (HTTP 415),
  * -32600 when too large, -32700 when not UTF-8, BodyCut when the body stops coming before its end.
  */
-export const readBodyText = (request: Request, maxBytes: number): Promise<string> => received(bodyText(request, maxBytes));
-
-async function bodyText(request: Request, maxBytes: number): Promise<string> {
-  const codingRefusal = contentCodingRefusal(request.headers);
-  if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal, await discardBody(request));
-  const declared = declaredLength(request.headers);
-  if (declared !== undefined && declared > maxBytes) throw refusedBody(request, 'too-large', tooLarge(), await discardBody(request));
-  // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
-  // @hono/node-server read it straight off the socket; `request.body` would make it build the
-  // whole web Request and its streams first. Chunked bodies keep the bounded reader.
-  const bytes = declared === undefined ? await readBounded(request, maxBytes) : new Uint8Array(await request.arrayBuffer());
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  let bytes: Uint8Array;
+  // One try around the reading, not a promise wrapped around it: a failure of the transport under the body (not a
+  // refusal of ours) is BodyCut.
+  try {
+    const codingRefusal = contentCodingRefusal(request.headers);
+    if (codingRefusal) throw refusedBody(request, 'content-coding', codingRefusal, await discardBody(request));
+    const declared = declaredLength(request.headers);
+    if (declared !== undefined && declared > maxBytes) throw refusedBody(request, 'too-large', tooLarge(), await discardBody(request));
+    // With a declared length the HTTP parser already bounds the body, and arrayBuffer() lets
+    // @hono/node-server read it straight off the socket; `request.body` would make it build the
+    // whole web Request and its streams first. Chunked bodies keep the bounded reader.
+    bytes = declared === undefined ? await readBounded(request, maxBytes) : new Uint8Array(await request.arrayBuffer());
+  } catch (error) {
+    throw error instanceof A2AError ? error : new BodyCut(error);
+  }
   // An in-process Request (tests, app.request) can carry more than it declares.
   if (bytes.byteLength > maxBytes) throw tooLarge();
   try {
