@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * fake timers) or measure this process's heap, which other files' leftovers would skew.
  */
 const OWN_PROCESS = [
-  'test/redis-tls-clients.test.ts',
+  'test/redis/tls-clients.test.ts',
   'test/surfaces/v025/passthrough-record.test.ts',
   'test/e2e/facade/passthrough.test.ts',
   'test/core/card-refresher.test.ts',

@@ -16,20 +16,20 @@ import { createTurnSlotsFor } from './core/turn-slots-factory.js';
 import { startDemoAgent } from './demo-agent/index.js';
 import { notePipelineMode } from './upstream/iac-code/run-mode.js';
 import { createGatewayApp } from './gateway-app.js';
-import type { DrainableServer } from './http-drain.js';
-import { listenHttp } from './http-listen.js';
+import type { DrainableServer } from './http/drain.js';
+import { listenHttp } from './http/listen.js';
 import { withFields, A2AError, GATEWAY_FAILURES } from './model/index.js';
 import { createObservability } from './observability/index.js';
 import { createGatewayMetrics, type GatewayMetrics } from './observability/metrics.js';
 import { createTracing } from './observability/tracing.js';
-import { assertPortsAvailable } from './port-check.js';
-import { assertRedisKeysFitCluster } from './redis-cluster-check.js';
-import { assertRedisTakesCredentials } from './redis-credentials-check.js';
+import { assertPortsAvailable } from './start/port-check.js';
+import { assertRedisKeysFitCluster } from './redis/cluster-check.js';
+import { assertRedisTakesCredentials } from './redis/credentials-check.js';
 import { createGatewayPush } from './gateway-push.js';
 import { artifactContentFor, withArtifactContent } from './artifact-content.js';
 import { createCardSigner, JWKS_PATH } from './signing/card-signer.js';
-import { configWarnings } from './start-warnings.js';
-import { demoUpstreamWarning } from './demo-upstream-warning.js';
+import { configWarnings } from './start/warnings.js';
+import { demoUpstreamWarning } from './start/demo-upstream-warning.js';
 import { createKeySource } from './signing/upstream-keys.js';
 import { onlyWhenVerified } from './signing/trusted-upstream.js';
 import { verifiedCards } from './signing/verified-card-fetcher.js';
@@ -39,7 +39,7 @@ import { prepareCallerAuth } from './surfaces/shared/auth.js';
 import { outlivingCallsEnded } from './surfaces/shared/outliving-calls.js';
 import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { settlesWithin } from './settles-within.js';
-import { loadStartFiles } from './start-checks.js';
+import { loadStartFiles } from './start/checks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
@@ -53,7 +53,7 @@ import { warnOpenCallerSettings } from './upstream/iac-code/open-caller-settings
 import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-language.js';
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { relaysAsIs } from './surfaces/v025/passthrough.js';
-import { passThroughWhenV025 } from './upstream/passthrough-when-v025.js';
+import { passThroughWhenV025 } from './upstream/v025/passthrough-when-v025.js';
 
 /**
  * With `upstream.workspace-prune` in force (workspace-prune-schema.ts), idle conversation folders are

@@ -11,7 +11,7 @@ import type { TaskRegistry } from './core/task-registry/types.js';
 import { referenceScope } from './core/task-scope.js';
 import { capRequestsPerForwardedClient } from './client-limits.js';
 import type { MappingProfile } from './mappings/index.js';
-import { loadFacadeProfile } from './start-checks.js';
+import { loadFacadeProfile } from './start/checks.js';
 import { requestLogger } from './log.js';
 import type { Observability } from './observability/index.js';
 import type { CardSigner } from './signing/card-signer.js';

@@ -2,10 +2,10 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { A2AError, withFields } from '../model/index.js';
 import { getJson } from '../upstream/card-fetch.js';
 import type { UpstreamBinding } from '../upstream/detect.js';
-import { grpcRefusalName } from '../upstream/grpc-errors.js';
+import { grpcRefusalName } from '../upstream/v1/grpc-errors.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { neverReached } from '../upstream/never-reached.js';
-import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { EXIT_NEEDS_INPUT, EXIT_UNREACHABLE, isCredentialsRefused, oneLine } from './exit-codes.js';
 import { turnFailureText, type TurnTarget } from './turn-failure.js';
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
-import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025-card.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { classifyCard } from '../upstream/detect.js';
 import { agentUrl, AGENT_OPTIONS, agentOptionsHelp, clientConfig, headerPairs, UsageError } from './agent.js';
 import { complain, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, isCredentialsRefused, oneLine, shown } from './exit-codes.js';

@@ -1,10 +1,10 @@
 import YAML from 'yaml';
 import type { GatewayConfig } from '../config/schema.js';
 import { SECRET_KEYS } from '../config/secret-keys.js';
-import { demoUpstreamWarning } from '../demo-upstream-warning.js';
-import { configWarnings } from '../start-warnings.js';
+import { demoUpstreamWarning } from '../start/demo-upstream-warning.js';
+import { configWarnings } from '../start/warnings.js';
 import { isRecord } from '../model/json.js';
-import { checkedOnlyAtStart, startFileProblems } from '../start-checks.js';
+import { checkedOnlyAtStart, startFileProblems } from '../start/checks.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 import { complain, EXIT_OK, EXIT_USAGE, shown, startupLine } from './exit-codes.js';
 
@@ -34,7 +34,7 @@ export function maskSecrets(value: unknown, key = ''): unknown {
 
 /**
  * `a2a-bridge check-config`: the configuration from file, environment and flags is valid, and so is
- * everything serve reads from it at start before it starts anything (start-checks.ts: the facade's
+ * everything serve reads from it at start before it starts anything (start/checks.ts: the facade's
  * mapping overrides, signing keys, TLS files, the JWT key file, push keys, `persistence-dir`), by the
  * same functions; prints the effective configuration, secrets masked, on stdout and the start-up
  * warnings on stderr, with what only the start can check. Exit 0 valid, 2 not (one line per problem).
@@ -45,7 +45,7 @@ export async function checkConfig(config: GatewayConfig, warnings: string[]): Pr
     complain(`invalid configuration:\n${problems.map((problem) => `  - ${startupLine(problem)}`).join('\n')}`);
     return EXIT_USAGE;
   }
-  // What serve would warn of once started (start-warnings.ts, demo-upstream-warning.ts) is said here too, before it is.
+  // What serve would warn of once started (start/warnings.ts, start/demo-upstream-warning.ts) is said here too, before it is.
   const demoWarning = demoUpstreamWarning(config);
   const startWarnings = demoWarning ? [...configWarnings(config), demoWarning] : configWarnings(config);
   for (const warning of [...warnings, ...startWarnings]) process.stderr.write(`warning: ${shown(warning)}\n`);

@@ -1,6 +1,6 @@
 import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool } from '../upstream/http.js';
-import { AGENT_JSON_PATH } from '../upstream/v025-card.js';
+import { AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { agentUrl, clientConfig, headerPairs, parseCommandLine, UsageError } from './agent.js';
 import {
   complain,

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { withFields } from '../model/with-fields.js';
-import { isSentinelUrl, isTlsUrl, redisUrlProblem } from '../redis-url.js';
+import { isSentinelUrl, isTlsUrl, redisUrlProblem } from '../redis/url.js';
 import { certificateWithKey, TLS_FILE_FIELDS } from './tls-files.js';
 
 /** A Redis URL; a Sentinel one is read here, so a malformed one stops the start (and check-config) with its reason. */

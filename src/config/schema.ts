@@ -234,7 +234,7 @@ const GatewayFields = z.strictObject({
   /** Extensions the gateway adds to its cards (after the upstream's). */
   extensions: z.array(ExtensionConfig).default([]),
   store: z.enum(['memory', 'redis']).default('memory'),
-  /** `redis://`, `rediss://`, or through Sentinel `redis+sentinel://host:26379,host:26379/master-name` (redis-url.ts). */
+  /** `redis://`, `rediss://`, or through Sentinel `redis+sentinel://host:26379,host:26379/master-name` (redis/url.ts). */
   'redis-url': RedisUrl.default('redis://127.0.0.1:6379'),
   /** TLS files and settings for the rediss:// URLs (redis-schema.ts). */
   'redis-tls': RedisTls,

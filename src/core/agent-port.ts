@@ -70,7 +70,7 @@ export interface CallContext {
   ownerVouched?: boolean;
   /**
    * Wraps the rest of a turn whose caller was answered with its first event (`returnImmediately` to an agent whose
-   * turns are streamed, upstream/v025-immediate.ts): the upstream reads what this gives for the rest, to its end,
+   * turns are streamed, upstream/v025/immediate.ts): the upstream reads what this gives for the rest, to its end,
    * however it ends. Each decorator on the way down adds its part (core/read-on.ts), as it would to the turn's
    * stream: redacted, recorded, published, the context's lane held to the end, so the turn ends as a streamed one.
    */

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config/schema.js';
-import { redisEndpoint } from '../redis-tls.js';
+import { redisEndpoint } from '../redis/tls.js';
 import { createRedisContextLanes, type RedisContextLanesOptions } from './context-lanes-redis.js';
 import { createContextLanes, type ContextLanes } from './context-lanes.js';
 

@@ -5,7 +5,7 @@ import { settlesWithin } from '../settles-within.js';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import type { ContextLanes, Lease, RecordedState } from './context-lanes.js';
 import { missedRenewalMs, readRunning, renewEveryMs, renewRetrying, runningPart, turnOver, type NamedTurn } from './dead-holders.js';
-import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../redis/connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 
 export interface RedisContextLanesOptions {

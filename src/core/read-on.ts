@@ -32,7 +32,7 @@ export function readingOn(
   ctx: CallContext,
   wrap: (rest: AsyncIterable<StreamResponse>) => AsyncIterable<StreamResponse>,
 ): ReadingOn {
-  // Only a turn answered before its end is read on (upstream/v025-immediate.ts): a blocking call, the most frequent
+  // Only a turn answered before its end is read on (upstream/v025/immediate.ts): a blocking call, the most frequent
   // of all, pays for no promise, closures or context copy here.
   if (request.configuration?.returnImmediately !== true) return { ctx, handed: () => false, answered: () => {} };
   const outer = ctx.readOn;

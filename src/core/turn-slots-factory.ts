@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config/schema.js';
-import { redisEndpoint } from '../redis-tls.js';
+import { redisEndpoint } from '../redis/tls.js';
 import type { RedisWatchLogger } from '../observability/redis-errors.js';
 import { createTurnSlots, type TurnSlots } from './turn-limits.js';
 import { createRedisTurnSlots } from './turn-slots-redis.js';

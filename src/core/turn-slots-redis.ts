@@ -3,7 +3,7 @@ import type { LimitsConfig } from '../config/limits-schema.js';
 import { A2AError } from '../model/index.js';
 import { watchRedis, type RedisWatchLogger } from '../observability/redis-errors.js';
 import { settlesWithin } from '../settles-within.js';
-import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, type RedisTarget } from '../redis/connection.js';
 import { throttledWarnings } from '../throttled-warnings.js';
 import type { CallContext } from './agent-port.js';
 import type { RecordedState } from './context-lanes.js';

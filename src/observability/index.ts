@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { AgentPort, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
-import { listenError } from '../port-check.js';
+import { listenError } from '../start/port-check.js';
 import type { GatewayMetrics } from './metrics.js';
 import { metricsMiddleware, mountMetrics } from './metrics-http.js';
 import { meteredCards, meteredPort, meteredUpstream } from './metrics-port.js';

@@ -1,6 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { FollowEntry, FollowJournal } from './follow-journal.js';
-import { redisScript } from '../redis-connection.js';
+import { redisScript } from '../redis/connection.js';
 import { defaultConsumerName } from './queue/redis-streams-options.js';
 import type { PushLogger } from './queue/types.js';
 

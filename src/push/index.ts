@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '../config/schema.js';
-import { redisEndpoint } from '../redis-tls.js';
+import { redisEndpoint } from '../redis/tls.js';
 import { createMemoryConfigStore } from './config-store/memory.js';
 import { createRedisConfigStore } from './config-store/redis.js';
 import type { PushConfigStore } from './config-store/types.js';

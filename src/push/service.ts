@@ -29,8 +29,8 @@ import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale,
 import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
 import type { V025TaskRenderer } from './v025-body.js';
 import type { V1EventInliner } from './v1-body.js';
-import { closeRedis, connectRedis } from '../redis-connection.js';
-import { redisEndpoint } from '../redis-tls.js';
+import { closeRedis, connectRedis } from '../redis/connection.js';
+import { redisEndpoint } from '../redis/tls.js';
 
 export interface PushServiceDeps {
   registry: TaskRegistry;

@@ -6,7 +6,7 @@ import { eventStatus } from './event-id.js';
 import { notifiedKey, NOTIFIED_MAX, NOTIFIED_TTL_MS } from './notified-events.js';
 import type { PayloadVersion } from './payload.js';
 import type { PushHandler, PushJob, PushLogger } from './queue/types.js';
-import { redisScript } from '../redis-connection.js';
+import { redisScript } from '../redis/connection.js';
 
 /**
  * When the task state a notification reports came about, as this gateway saw it: when the watcher

@@ -1,4 +1,4 @@
-import { guardedGetJson } from '../guarded-get.js';
+import { guardedGetJson } from '../http/guarded-get.js';
 import { withFields } from '../model/index.js';
 import type { LookupFunction } from '../push/url-policy.js';
 
@@ -14,7 +14,7 @@ export interface JwksFetchOptions {
 const MAX_JWKS_BYTES = 256 * 1024;
 
 /**
- * GET a JWK Set under the push callback rules (guarded-get.ts), no redirects, at most 256 KiB. Throws an
+ * GET a JWK Set under the push callback rules (http/guarded-get.ts), no redirects, at most 256 KiB. Throws an
  * Error whose message names what went wrong, never the body.
  */
 export async function fetchJwks(raw: string, options: JwksFetchOptions): Promise<{ keys: unknown[] }> {

@@ -1,4 +1,4 @@
-import { guardedGetJson } from '../guarded-get.js';
+import { guardedGetJson } from '../http/guarded-get.js';
 import { withFields } from '../model/index.js';
 import type { JwksFetchOptions } from './jwks-fetch.js';
 

@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers';
 import { pipeline, type Readable } from 'node:stream';
-import { contentCoding, createDecoder } from '../content-coding.js';
+import { contentCoding, createDecoder } from '../http/content-coding.js';
 import type { Dispatcher } from 'undici';
 import { A2AError } from '../model/index.js';
 

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../config/schema.js';
 import { getJson } from './card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from './http.js';
-import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025-card.js';
+import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025/card.js';
 import { isRecord } from '../model/json.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
 import { withFields, type A2AError } from '../model/index.js';

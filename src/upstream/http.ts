@@ -49,7 +49,7 @@ export function createUpstreamPool(config: UpstreamConfig, logger?: WarningLogge
  * A unary request's undici `headersTimeout`. A send (each wire names its own: JsonRpcWire.sendMethod, the
  * HTTP+JSON `message:send` route, gRPC SendMessage) may be answered, headers included, only at the turn's end:
  * a2a-js answers a blocking send then, and a non-blocking one too when its executor publishes no Task or Message
- * first (a2a-js 0.2.5 going on with a task: v025-unstreamed-follow-up.ts). Its wait is 0, none of its own, the
+ * first (a2a-js 0.2.5 going on with a task: upstream/v025/unstreamed-follow-up.ts). Its wait is 0, none of its own, the
  * caller's whole-call bound (`upstream.request-timeout-ms`, CallBound) ending it instead; any other call's is
  * null, the pool's `upstream.headers-timeout-ms`, so an agent that froze is given up on as soon as a stream is.
  */

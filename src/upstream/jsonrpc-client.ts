@@ -25,7 +25,7 @@ import {
   streamWentIdle,
   tooLargeForAgent,
 } from './upstream-errors.js';
-import { streamEvent } from './v1-methods.js';
+import { streamEvent } from './v1/methods.js';
 import { isWellFormedStreamEvent } from '../model/well-formed.js';
 import { checkedResult, type ResultCheck } from './validate-result.js';
 import { isRecord } from '../model/json.js';

@@ -10,7 +10,7 @@ import {
   refusesCredentials,
   tooLargeForAgent,
 } from './upstream-errors.js';
-import { fromV025JsonRpcError } from './v025-errors.js';
+import { fromV025JsonRpcError } from './v025/errors.js';
 import { isRecord } from '../model/json.js';
 
 /**

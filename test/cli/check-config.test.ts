@@ -67,7 +67,7 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     const unkeyed = await cli(['check-config'], { A2A_BRIDGE_AUTH__TOKEN: 'gateway-secret' }, dir);
     expect(unkeyed.code).toBe(0);
     expect(stderrLines(unkeyed)).toContain(`warning: ${warning}`);
-    // The open /metrics next to those credentials is said the same way (metrics-token-warning.ts).
+    // The open /metrics next to those credentials is said the same way (start/metrics-token-warning.ts).
     expect(stderrLines(unkeyed)).toContain(
       'warning: caller credentials are set but metrics.token is not: /metrics is open to anyone and names every client and its calls',
     );
@@ -128,7 +128,7 @@ describe.concurrent('a2a-bridge check-config', { timeout: 60_000 }, () => {
     for (const secret of ['OTPW', 'OTK', 'JWKSTOKEN']) expect(run.stdout + run.stderr).not.toContain(secret);
   });
 
-  // serve stops with the same lines (start-checks.ts; test/cli/startup-errors.test.ts).
+  // serve stops with the same lines (start/checks.ts; test/cli/startup-errors.test.ts).
   it('refuses what serve would refuse at start, by the same checks, one line per problem', async () => {
     const pushKey = { A2A_BRIDGE_PUSH_NOTIFICATIONS: 'true', A2A_BRIDGE_PUSH_KEYS: 'k1:c2hvcnRTRUNSRVQ=' };
     await writeFile(path.join(dir, 'afile'), '');

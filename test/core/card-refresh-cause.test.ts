@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { createCardRefresher, type CardFetcher } from '../../src/core/card-refresher.js';
-import { createV025CardCache } from '../../src/upstream/v025-card.js';
-import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { createV025CardCache } from '../../src/upstream/v025/card.js';
+import { createV1Upstream } from '../../src/upstream/v1/client.js';
 import { CLOSED_PORT } from '../support/free-port.js';
 
 const closedUrl = `http://127.0.0.1:${CLOSED_PORT}`;

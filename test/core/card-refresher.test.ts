@@ -3,7 +3,7 @@ import { UpstreamConfig } from '../../src/config/schema.js';
 import { createCardRefresher } from '../../src/core/card-refresher.js';
 import type { CardSnapshot } from '../../src/core/card-source.js';
 import type { AgentCard } from '../../src/model/index.js';
-import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { createV1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 
 const card = (version: string): AgentCard => ({

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { A2AError } from '../../src/model/index.js';
 import { CallBound } from '../../src/upstream/call-bound.js';
-import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { createV1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 
 const open: Array<{ close(): Promise<void> }> = [];

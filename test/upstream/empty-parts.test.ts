@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { V03_REST_PARTS, taskAnswerRepaired, v025Repaired, wrappedRepaired } from '../../src/upstream/empty-parts.js';
-import { streamEvent, unaryResult } from '../../src/upstream/v1-methods.js';
+import { streamEvent, unaryResult } from '../../src/upstream/v1/methods.js';
 
 const ids = { taskId: 't', contextId: 'c' };
 const said = { messageId: 'm-said', role: 'ROLE_AGENT', parts: [{ text: 'the answer' }] };
@@ -8,7 +8,7 @@ const empty = { messageId: 'm-empty', role: 'ROLE_AGENT', parts: [] };
 /** ProtoJSON leaves an empty list out: a 1.0 agent's message without parts has no `parts` key. */
 const unlisted = { messageId: 'm-unlisted', role: 'ROLE_AGENT' };
 
-describe('1.0 answers with messages and artifacts without parts (empty-parts.ts through v1-methods.ts)', () => {
+describe('1.0 answers with messages and artifacts without parts (empty-parts.ts through upstream/v1/methods.ts)', () => {
   it.each([
     ['parts: []', empty],
     ['no parts key', unlisted],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import type { CallContext } from '../../src/core/agent-port.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
-import { createV1Upstream, type V1Upstream } from '../../src/upstream/v1-client.js';
+import { createV1Upstream, type V1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode, type Fault, type FakeIacCode, type FaultName } from '../support/fake-iac-code.js';
 
 // Small bounds so every fault settles fast: 300 ms to headers, 1 s per unary call.

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import { callJsonRpc, createJsonRpcTransport, type JsonRpcTransport } from '../../src/upstream/jsonrpc-client.js';
 import { callRest, V1_REST_WIRE } from '../../src/upstream/rest-wire.js';
-import { createGrpcUpstream } from '../../src/upstream/grpc-client.js';
-import { V1_UNARY_METHODS } from '../../src/upstream/v1-methods.js';
+import { createGrpcUpstream } from '../../src/upstream/v1/grpc-client.js';
+import { V1_UNARY_METHODS } from '../../src/upstream/v1/methods.js';
 import { waitUntil } from '../support/wait-until.js';
 import { startFakeGrpcAgent } from '../e2e/grpc/fake-grpc-agent.js';
 

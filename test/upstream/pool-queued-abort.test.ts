@@ -4,7 +4,7 @@ import { GATEWAY_FAILURES, type A2AError } from '../../src/model/errors.js';
 import type { StreamResponse } from '../../src/model/index.js';
 import { getJson } from '../../src/upstream/card-fetch.js';
 import { createUpstreamPool } from '../../src/upstream/http.js';
-import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { createV1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode, type FakeIacCode } from '../support/fake-iac-code.js';
 import { unhandledRejectionsDuring } from '../support/unhandled-rejections.js';
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../src/config/schema.js';
 import type { StreamResponse } from '../../src/model/index.js';
 import { createUpstreamPool } from '../../src/upstream/http.js';
-import { createV1Upstream } from '../../src/upstream/v1-client.js';
+import { createV1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode } from '../support/fake-iac-code.js';
 
 const STREAMS = 200;

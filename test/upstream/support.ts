@@ -1,8 +1,8 @@
 import { UpstreamConfig } from '../../src/config/schema.js';
 import type { CallContext } from '../../src/core/agent-port.js';
 import type { StreamResponse } from '../../src/model/index.js';
-import { createV025Upstream, type V025Upstream } from '../../src/upstream/v025-client.js';
-import type { V025Dialect } from '../../src/upstream/v025-card.js';
+import { createV025Upstream, type V025Upstream } from '../../src/upstream/v025/client.js';
+import type { V025Dialect } from '../../src/upstream/v025/card.js';
 import { startFakeV025, type FakeV025, type FakeV025Options } from '../support/fake-v025.js';
 
 export const open: Array<{ close(): Promise<void> }> = [];

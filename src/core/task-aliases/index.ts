@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '../../config/schema.js';
 import type { RedisWatchLogger } from '../../observability/redis-errors.js';
-import { redisEndpoint } from '../../redis-tls.js';
+import { redisEndpoint } from '../../redis/tls.js';
 import { createMemoryTaskAliases } from './memory.js';
 import { createRedisTaskAliases } from './redis.js';
 import type { TaskAliases } from './types.js';

@@ -1,7 +1,7 @@
 import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import { parseStoredAlias, type StoredAlias } from './stored-alias.js';
 import type { TaskAlias, TaskAliases } from './types.js';
-import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, requestPathRedis, type RedisTarget } from '../../redis/connection.js';
 import { throttledWarnings } from '../../throttled-warnings.js';
 import { outOfReachAsRefusal } from '../task-registry/write-refusals.js';
 

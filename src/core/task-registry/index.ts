@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { RedisWatchLogger } from '../../observability/redis-errors.js';
-import { redisEndpoint } from '../../redis-tls.js';
+import { redisEndpoint } from '../../redis/tls.js';
 import { createMemoryTaskRegistry } from './memory.js';
 import { createRedisTaskRegistry } from './redis.js';
 import type { TaskRegistry } from './types.js';

@@ -9,10 +9,10 @@ import { CLAIM_CONTEXT_SCRIPT, PRUNE_SCRIPT, WRITE_SCRIPT } from './redis-script
 import { contextFragment, listFilter, matchesLoadFilter, parseDoc, registryKeys, type LoadFilter } from './redis-keys.js';
 import { tenantOf } from '../tenants.js';
 import type { ContextScope, ExpiresLinkedKeys, TaskInScope, TaskMeta, TaskScope, TaskStore } from './types.js';
-import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis-connection.js';
+import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarget } from '../../redis/connection.js';
 import { watchWriteRefusals } from './write-refusals.js';
 import { listedMembers } from './redis-list-members.js';
-import { firstAttemptSettled, LOST } from '../../redis-first-attempt.js';
+import { firstAttemptSettled, LOST } from '../../redis/first-attempt.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */

@@ -120,7 +120,7 @@ export interface TaskStore {
    * refuses writes); not while its first connection is still being made. Absent: never (memory).
    */
   outOfReach?(): boolean;
-  /** Settles once its first connection was made or failed (redis-first-attempt.ts); absent: none to make (memory). */
+  /** Settles once its first connection was made or failed (redis/first-attempt.ts); absent: none to make (memory). */
   firstConnectionTried?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { redisScript } from '../../redis-connection.js';
+import { redisScript } from '../../redis/connection.js';
 import type { KeyRing } from '../secrets.js';
 import { openRecord, sealRecord, type ConfigRecord } from './record.js';
 import { byId, pageOf, prepareConfig, tooManyConfigs, type ConfigStoreOptions, type PushConfigStore, type StoredConfig } from './types.js';

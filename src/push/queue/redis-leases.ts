@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { PushLogger } from './types.js';
-import { redisScript } from '../../redis-connection.js';
+import { redisScript } from '../../redis/connection.js';
 
 export interface EntryLeasesOptions {
   commands: Redis;

@@ -2,7 +2,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
 import { withFields } from '../../model/index.js';
-import { redisScript } from '../../redis-connection.js';
+import { redisScript } from '../../redis/connection.js';
 import type { Ahead, WebhookOrder } from './webhook-order.js';
 
 export type StreamEntry = [id: string, fields: string[]];

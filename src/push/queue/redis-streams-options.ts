@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RedisTarget } from '../../redis-connection.js';
+import type { RedisTarget } from '../../redis/connection.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { PushLogger } from './types.js';
 

@@ -10,7 +10,7 @@ import { entryOutcomes, jobOf, type StreamEntry } from './redis-outcomes.js';
 import { streamReads } from './stream-reads.js';
 import { compareEntryIds, webhookOrder } from './webhook-order.js';
 import { awaitedEntry, MAX_PARKED_MS, parkedLanes } from './parked-lanes.js';
-import { closeRedis, connectRedis } from '../../redis-connection.js';
+import { closeRedis, connectRedis } from '../../redis/connection.js';
 import { withFields } from '../../model/index.js';
 import { defaultConsumerName, DEFAULT_MAX_WAITING_ENTRIES, type RedisStreamsQueueOptions } from './redis-streams-options.js';
 

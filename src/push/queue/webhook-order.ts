@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { PushJob } from './types.js';
 import { webhookOf } from './webhook-lanes.js';
-import { redisScript } from '../../redis-connection.js';
+import { redisScript } from '../../redis/connection.js';
 
 /**
  * How long a webhook's order list outlives its last enqueue. Finished entries leave it at once; this

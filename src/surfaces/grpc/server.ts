@@ -1,6 +1,6 @@
 import { experimental, Server, ServerCredentials } from '@grpc/grpc-js';
-import { loadTlsFiles } from '../../tls.js';
-import type { DrainOptions } from '../../http-drain.js';
+import { loadTlsFiles } from '../../http/tls.js';
+import type { DrainOptions } from '../../http/drain.js';
 import { SERVED_SERVICE } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
 import { refusedCallLines } from './refused-calls.js';

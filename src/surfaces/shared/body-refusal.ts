@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { contentCoding } from '../../content-coding.js';
+import { contentCoding } from '../../http/content-coding.js';
 import { A2AError } from '../../model/index.js';
 import type { GatewayEnv } from './env.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { IntrospectionAuthConfig } from '../../config/introspection-schema.js';
 import { clientNameOf } from '../../config/named-secrets.js';
-import { guardedPostJson } from '../../guarded-get.js';
+import { guardedPostJson } from '../../http/guarded-get.js';
 import { isRecord } from '../../model/json.js';
 import type { LookupFunction } from '../../push/url-policy.js';
 import { throttledWarnings, WARN_EVERY_MS, type WarningLogger } from '../../throttled-warnings.js';

@@ -1,5 +1,5 @@
 import { brotliDecompressSync, constants, gunzipSync, inflateSync } from 'node:zlib';
-import { contentCoding, createDecoder } from '../../content-coding.js';
+import { contentCoding, createDecoder } from '../../http/content-coding.js';
 
 /**
  * The pass-through hands an agent's answer on as its bytes came, compressed or not, and reads a copy

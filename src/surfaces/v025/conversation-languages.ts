@@ -1,8 +1,8 @@
 import type { GatewayConfig } from '../../config/schema.js';
 import { watchRedis, type RedisWatchLogger } from '../../observability/redis-errors.js';
 import { FairLru } from '../../core/fair-lru.js';
-import { connectRedis, type RedisTarget } from '../../redis-connection.js';
-import { redisEndpoint } from '../../redis-tls.js';
+import { connectRedis, type RedisTarget } from '../../redis/connection.js';
+import { redisEndpoint } from '../../redis/tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
 

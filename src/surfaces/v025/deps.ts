@@ -15,7 +15,7 @@ import type { ConversationLanguages } from './conversation-languages.js';
 import type { ImageFetchSlots } from './image-urls.js';
 import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 
-/** A 0.2.5/0.3 agent's own JSON-RPC endpoint, reached without translation (src/upstream/v025-passthrough.ts). */
+/** A 0.2.5/0.3 agent's own JSON-RPC endpoint, reached without translation (src/upstream/v025/passthrough.ts). */
 export interface V025Relay {
   /** The agent's own card, fetched now. */
   card(signal?: AbortSignal): Promise<V025AgentCard>;

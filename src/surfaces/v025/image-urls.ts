@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BailianConfig } from '../../config/bailian-schema.js';
-import { guardedGet } from '../../guarded-get.js';
+import { guardedGet } from '../../http/guarded-get.js';
 import { isRecord } from '../../model/json.js';
 import { noteImageFetch } from '../../observability/image-fetches.js';
 

@@ -1,5 +1,5 @@
 import { A2AError } from '../../model/index.js';
-import { contentCoding } from '../../content-coding.js';
+import { contentCoding } from '../../http/content-coding.js';
 import { isStream } from '../../observability/body-end.js';
 import { unsupportedEncoding } from '../../upstream/decoded-body.js';
 import { isJsonRpcResponse, notJsonRpcAnswer } from '../../upstream/jsonrpc-client.js';

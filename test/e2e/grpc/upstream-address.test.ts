@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { AgentCard } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../../src/config/schema.js';
-import { createGrpcUpstream } from '../../../src/upstream/grpc-client.js';
+import { createGrpcUpstream } from '../../../src/upstream/v1/grpc-client.js';
 import { makeCertificates, type Certificates } from '../../support/certificates.js';
 import { CLOSED_PORT } from '../../support/free-port.js';
 import { rejection } from '../../support/rejection.js';

@@ -9,7 +9,7 @@ import { Metadata, status } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, encodeGrpcStatusDetails } from 'a2a-sdk-1/errors/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../../src/config/schema.js';
-import { createGrpcUpstream } from '../../../src/upstream/grpc-client.js';
+import { createGrpcUpstream } from '../../../src/upstream/v1/grpc-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { startFakeGrpcAgent, type FakeGrpcAgent } from './fake-grpc-agent.js';

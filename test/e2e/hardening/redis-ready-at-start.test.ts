@@ -1,6 +1,6 @@
 /**
  * A pod start with `store: redis`: Kubernetes probes `/ready` as soon as `/health` answers. The gateway
- * listens only once its task store's first Redis connection was made or failed (redis-first-attempt.ts):
+ * listens only once its task store's first Redis connection was made or failed (redis/first-attempt.ts):
  * with a healthy Redis the first `/ready` is 200 without a warning about a Redis that is fine; with one that
  * cannot be reached the first `/ready` already says so.
  */

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../src/model/index.js';
 import { stableEventId } from '../../../src/push/event-id.js';
-import { connectRedis } from '../../../src/redis-connection.js';
+import { connectRedis } from '../../../src/redis/connection.js';
 import { environmentSuite, flush, pushedTurnEnd, startHarness } from './harness.js';
 import { ownRedis, type OwnRedis } from '../../support/redis-server.js';
 import { streamsQueueNamed, turnWhileRedisIsDown } from './outage.js';

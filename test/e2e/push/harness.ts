@@ -23,7 +23,7 @@ import { loadMappingProfile } from '../../../src/mappings/index.js';
 import type { Message, SendMessageRequest, StreamResponse } from '../../../src/model/index.js';
 import type { PushQueueFactoryOptions } from '../../../src/push/index.js';
 import { createPushService, type PushService } from '../../../src/push/service.js';
-import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1-client.js';
+import { createV1Upstream, type V1Upstream } from '../../../src/upstream/v1/client.js';
 import { collect } from '../../support/collect.js';
 
 export interface Received {

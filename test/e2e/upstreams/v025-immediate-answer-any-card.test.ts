@@ -4,8 +4,8 @@
  * any card it is given) or `streaming: false`. The SDK fails such a non-blocking `message/send` ("Execution
  * finished before a message or task was produced.", -32603) once it ran the turn, as its executor publishes no Task
  * going on with a task: the caller was told the call failed though the agent did the work (GetTask showed it
- * COMPLETED). The gateway streams the turn when the agent streams, whatever its version (v025-immediate.ts), and
- * otherwise answers such a failure with the task it finds moved on (v025-unstreamed-follow-up.ts).
+ * COMPLETED). The gateway streams the turn when the agent streams, whatever its version (upstream/v025/immediate.ts), and
+ * otherwise answers such a failure with the task it finds moved on (upstream/v025/unstreamed-follow-up.ts).
  */
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import type { Message, TaskState as V025State, TaskStatusUpdateEvent } from 'a2a-sdk-025';

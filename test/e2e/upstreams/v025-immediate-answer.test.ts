@@ -4,7 +4,7 @@
  * with a Task or Message its executor publishes, and an executor following its samples publishes only
  * status-updates when it goes on with a task: the caller was told the call failed while the agent ran its
  * answer. The gateway streams such a turn instead and answers with the task as the agent first reports it
- * (src/upstream/v025-immediate.ts).
+ * (src/upstream/v025/immediate.ts).
  */
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import type { Client } from 'a2a-sdk-1/client';

@@ -1,7 +1,7 @@
 /**
  * A send that does not wait (1.0 `returnImmediately`, Bailian `blocking: false`) to a real A2A 0.3 agent over
  * HTTP+JSON (a2a-js 1.x with its 0.3 compatibility on) whose turn ends a while after it opens. The turn is streamed
- * and its rest read past the answer, as for a 0.2.5 or 0.3 JSON-RPC agent (src/upstream/v025-immediate.ts): a reply
+ * and its rest read past the answer, as for a 0.2.5 or 0.3 JSON-RPC agent (src/upstream/v025/immediate.ts): a reply
  * the agent gives later ends GetTask and Bailian's tasks/get with its words; a Message of its task, which the
  * agent's own SDK cannot stream ("Stream ordering violation"), ends the turn failed with that reason, and a push
  * receiver is told so. Either way the next message in the context is answered. Before, for that Message: the task

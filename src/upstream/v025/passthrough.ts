@@ -1,0 +1,231 @@
+import type { Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../../config/schema.js';
+import { exactId, jsonRpcText, type JsonRpcId } from '../../protocol/jsonrpc-exact-ids.js';
+import { isV025ErrorCode, type V025AgentCard } from '../../protocol/v025/index.js';
+import { createUpstreamPool, credentialHeaders, requestOn } from '../http.js';
+import { V025_SEND } from './errors.js';
+import { fromTransportError, streamWentIdle } from '../upstream-errors.js';
+import { createV025CardCache, type V025Dialect } from './card.js';
+import { withFields } from '../../model/index.js';
+
+export interface V025PassThroughOptions {
+  /** Where the 0.2.5 agent lives (its card at `${baseUrl}/.well-known/agent.json`). */
+  baseUrl: string;
+  config: UpstreamConfig;
+  /** Default '0.2.5'; '0.3' reads agent-card.json first (the JSON-RPC wire is the same). */
+  dialect?: V025Dialect;
+  /** A pool to share; without one the pass-through makes its own and closes it in close(). */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * A 0.2.5 facade in front of a 0.2.5 agent: no 0.2.5 → 1.0 → 0.2.5 round trip. The facade rewrites
+ * the card and checks its own auth; the JSON-RPC exchange itself is relayed untouched.
+ */
+export interface V025PassThrough {
+  /** The agent's own 0.2.5 card, validated and fetched fresh (the facade rewrites `url` and security). */
+  card(signal?: AbortSignal): Promise<V025AgentCard>;
+  /**
+   * POST `body` (the caller's JSON-RPC request, as received) to the agent's endpoint and return its
+   * answer as is: status, end-to-end headers and the body byte for byte, streamed as it arrives (SSE
+   * included). Only allow-listed request headers travel; the caller's credentials for the facade
+   * never do, the gateway's upstream credentials are added. When the caller goes away
+   * (`request.signal`) or cancels the body, the upstream exchange is cut.
+   */
+  forward(request: Request, body: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Request headers that describe the exchange rather than the caller's identity. */
+const FORWARDED_REQUEST_HEADERS = [
+  'content-type',
+  'accept',
+  'accept-language',
+  'user-agent',
+  'x-a2a-extensions',
+  'a2a-extensions',
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+];
+
+/** Hop-by-hop (RFC 9110 §7.6.1) and framing headers: the relay re-frames the body itself. */
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+]);
+
+function requestHeaders(incoming: Headers, credentials: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  headers['content-type'] ??= 'application/json';
+  return withFields(headers, credentials);
+}
+
+function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return headers;
+}
+
+/**
+ * When a relayed body that sends nothing for `ms` (`stream-idle-timeout-ms`) is given up: the agent froze with
+ * its connection open. `lastWords`: what the caller reads then (a stream's error frame), or nothing (the body
+ * just fails).
+ */
+interface IdleRelay {
+  ms: number;
+  lastWords?: Uint8Array;
+}
+
+const EVENT_END = new TextEncoder().encode('\n\n');
+
+/** Whether a chunk of an SSE body ends with a blank line (LF or CRLF): the event before it is complete. */
+function endsEvent(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  const LF = 0x0a;
+  if (n >= 2 && chunk[n - 1] === LF && chunk[n - 2] === LF) return true;
+  return n >= 4 && chunk[n - 1] === LF && chunk[n - 2] === 0x0d && chunk[n - 3] === LF && chunk[n - 4] === 0x0d;
+}
+
+/**
+ * The undici body as a web stream that pulls chunk by chunk (no buffering) and destroys the body when
+ * cancelled or gone quiet past `idle`. One timer for the body's life, pushed back by each pull; it gives up
+ * only while a pull waits on the agent, so a caller slow to read is no silence of the agent's.
+ */
+function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  let quiet: NodeJS.Timeout | undefined;
+  let waiting = false;
+  let gaveUp = false;
+  // Whether what was relayed so far ends an SSE event (a blank line), so that a frame of ours is one of its own.
+  let betweenEvents = true;
+  const giveUp = (controller: ReadableStreamDefaultController<Uint8Array>, relay: IdleRelay): void => {
+    // Between pulls the caller is the slow one: the watch goes on.
+    if (!waiting) return void quiet?.refresh();
+    gaveUp = true;
+    body.destroy();
+    if (!relay.lastWords) return controller.error(streamWentIdle(relay.ms));
+    // An event the agent froze in the middle of is ended (the caller drops it as malformed), not run into ours.
+    if (!betweenEvents) controller.enqueue(EVENT_END);
+    controller.enqueue(relay.lastWords);
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (idle && idle.ms > 0) {
+        quiet ??= setTimeout(() => giveUp(controller, idle), idle.ms);
+        quiet.refresh();
+      }
+      waiting = true;
+      try {
+        const next = (await chunks.next()) as IteratorResult<Buffer>;
+        if (gaveUp) return;
+        if (next.done) {
+          clearTimeout(quiet);
+          controller.close();
+        } else {
+          betweenEvents = endsEvent(next.value);
+          controller.enqueue(next.value);
+        }
+      } catch (error) {
+        clearTimeout(quiet);
+        // Given up as quiet: the caller was answered already, and the destroyed body's failure is moot.
+        if (!gaveUp) controller.error(error);
+      } finally {
+        waiting = false;
+      }
+    },
+    cancel() {
+      clearTimeout(quiet);
+      body.destroy();
+    },
+  });
+}
+
+/** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
+function relayIdle(ms: number, headers: Headers, id: JsonRpcId): IdleRelay {
+  if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
+  const envelope = { jsonrpc: '2.0' as const, id, error: { code: -32603, message: streamWentIdle(ms).message } };
+  return { ms, lastWords: new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`) };
+}
+
+/** The caller's JSON-RPC id and method, as far as the body tells them. */
+function requestFields(body: string): { id: JsonRpcId; method: unknown } {
+  try {
+    const { id, method } = JSON.parse(body) as { id?: unknown; method?: unknown };
+    return { id: typeof id === 'string' || typeof id === 'number' ? exactId(id, body) : null, method };
+  } catch {
+    return { id: null, method: undefined };
+  }
+}
+
+/**
+ * The request's wait for response headers: a `message/send`'s answer, headers included, may come only at the
+ * turn's end (headersTimeoutOf), so it waits up to `request-timeout-ms` (0: until the agent answers or the caller
+ * leaves); every other call's, streams' and tasks/*' alike, is the pool's (`headers-timeout-ms`).
+ */
+function headersTimeoutFor(method: unknown, config: UpstreamConfig): number | null {
+  return method === V025_SEND ? config['request-timeout-ms'] : null;
+}
+
+export function createV025PassThrough(options: V025PassThroughOptions): V025PassThrough {
+  const { config } = options;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const ownsPool = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createUpstreamPool(config);
+  const credentials = credentialHeaders(config.auth);
+  const cards = createV025CardCache(
+    baseUrl,
+    options.dialect ?? '0.2.5',
+    { dispatcher, headers: credentials, timeoutMs: config['request-timeout-ms'] },
+    undefined,
+    config['card-origins'],
+  );
+
+  return {
+    card: (signal) => cards.load(signal),
+
+    async forward(incoming, body) {
+      const signal = incoming.signal;
+      const { id, method } = requestFields(body);
+      try {
+        const endpoint = await cards.endpoint(signal);
+        const answer = await requestOn(dispatcher, endpoint, {
+          method: 'POST',
+          headers: requestHeaders(incoming.headers, credentials),
+          body,
+          signal,
+          headersTimeout: headersTimeoutFor(method, config),
+        });
+        const headers = responseHeaders(answer.headers);
+        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, id);
+        return new Response(webBody(answer.body, idle), { status: answer.statusCode, headers });
+      } catch (error) {
+        // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
+        const failure = fromTransportError(error, { caller: signal });
+        const code = isV025ErrorCode(failure.code) ? failure.code : -32603;
+        const envelope = { jsonrpc: '2.0' as const, id, error: { code, message: failure.message } };
+        return new Response(jsonRpcText(envelope), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+    },
+
+    async close() {
+      if (ownsPool) await dispatcher.close();
+    },
+  };
+}
