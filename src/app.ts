@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { GatewayConfig } from './config/schema.js';
-import { workspacePruning } from './config/workspace-prune-schema.js';
 import type { CallContext } from './core/agent-port.js';
 import { createCardRefresher } from './core/card-refresher.js';
 import { createContextLanesFor } from './core/context-lanes-factory.js';
@@ -43,8 +42,7 @@ import { loadStartFiles } from './start/checks.js';
 import { connectUpstream } from './upstream/connect.js';
 import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
-import { createWorkspaceActivity, type WorkspaceActivity } from './upstream/iac-code/workspace-activity.js';
-import { createWorkspacePruner } from './upstream/iac-code/workspace-pruner.js';
+import { startWorkspacePruning } from './upstream/iac-code/start-pruning.js';
 import { namingTaskContexts } from './upstream/iac-code/task-context.js';
 import { answeringPermissionsByStream } from './upstream/iac-code/permission-answer-stream.js';
 import { givingWorkspaces } from './upstream/iac-code/workspaces.js';
@@ -54,33 +52,6 @@ import { isIacCodeCard, tellingLanguage } from './upstream/iac-code/preferred-la
 import { createConversationLanguages } from './surfaces/v025/conversation-languages.js';
 import { relaysAsIs } from './surfaces/v025/passthrough.js';
 import { passThroughWhenV025 } from './upstream/v025/passthrough-when-v025.js';
-
-/**
- * With `upstream.workspace-prune` in force (workspace-prune-schema.ts), idle conversation folders are
- * removed in the background until the gateway stops; the turns' starts are noted so that no replica
- * prunes a folder a turn just picked up again (the activity returned).
- */
-function startPruning(
-  config: GatewayConfig,
-  logger: Logger,
-  metrics: GatewayMetrics | undefined,
-  cleanups: Array<() => Promise<void>>,
-): WorkspaceActivity | undefined {
-  const pruning = workspacePruning(config.upstream);
-  if (!pruning) return undefined;
-  const activity = createWorkspaceActivity(pruning.root, logger);
-  const pruner = createWorkspacePruner({
-    root: pruning.root,
-    idleAfterMs: pruning.idleAfterMs,
-    everyMs: pruning.everyMs,
-    logger,
-    activity,
-    ...(metrics ? { onSweep: metrics.workspaceSweep } : {}),
-  });
-  pruner.start();
-  cleanups.push(() => pruner.stop());
-  return activity;
-}
 
 /**
  * The cap on each client's turns in flight (`limits`), its refusals counted; undefined when no client
@@ -186,7 +157,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     const trusted = verifying && verification?.required ? onlyWhenVerified(upstream, verifying.verified) : upstream;
     const workspaceRoot = config.upstream['workspace-root'];
     const contextOf = async (taskId: string, ctx: CallContext) => (await registry.get(taskId, ctx.principal))?.contextId;
-    const activity = startPruning(config, logger, observability.metrics, cleanups);
+    const activity = startWorkspacePruning(config, logger, observability.metrics, cleanups);
     // iac-code is known by its card's extensions, which may only be read once it is up.
     const isIacCode = () => isIacCodeCard(cards.current()?.card);
     // A follow-up naming only its task gets the task's context, which iac-code needs (task-context.ts); the workspaces do it themselves.
