@@ -23,6 +23,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultRestCard, extendedCard } from './fake-v03-rest-cards.js';
+
+export { defaultRestCard, REST_AGENT_NAME } from './fake-v03-rest-cards.js';
 
 export interface FakeRequest {
   method: string;
@@ -55,7 +58,6 @@ export interface FakeV03RestOptions {
   subscribeOn?: 'GET' | 'POST';
 }
 
-export const REST_AGENT_NAME = 'fake-v03-rest';
 const PREFIX = '/agent/v1';
 
 const json = (res: ServerResponse, status: number, body: unknown): void => {
@@ -76,41 +78,6 @@ const agentMessage = (text: string, ids: { taskId?: string; contextId: string },
 
 const TERMINAL = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELLED', 'TASK_STATE_REJECTED']);
 const stateOf = (task: Json): string => String((task.status as Json).state);
-
-export function defaultRestCard(url: string): Json {
-  return {
-    protocolVersion: '0.3.0',
-    name: REST_AGENT_NAME,
-    description: 'scripted 0.3 HTTP+JSON agent',
-    url: `${url}/agent`,
-    preferredTransport: 'HTTP+JSON',
-    additionalInterfaces: [
-      { url: `${url}/agent`, transport: 'HTTP+JSON' },
-      { url: '127.0.0.1:1', transport: 'GRPC' },
-    ],
-    version: '0.3-fake',
-    capabilities: { streaming: true, pushNotifications: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'echo', name: 'Echo', description: 'echoes', tags: ['echo'] }],
-    supportsAuthenticatedExtendedCard: true,
-  };
-}
-
-/** The proto AgentCard of `GET /v1/card`: proto security oneofs and `Security` requirements. */
-function extendedCard(url: string): Json {
-  const requirement = { schemes: { bearer: { list: [] } } };
-  return {
-    ...defaultRestCard(url),
-    description: 'scripted 0.3 HTTP+JSON agent (extended)',
-    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' } } },
-    security: [requirement],
-    skills: [
-      { id: 'echo', name: 'Echo', description: 'echoes', tags: ['echo'] },
-      { id: 'secret', name: 'Secret', description: 'only for callers who may see it', tags: ['secret'], security: [requirement] },
-    ],
-  };
-}
 
 export async function startFakeV03Rest(options: FakeV03RestOptions = {}): Promise<FakeV03Rest> {
   const requests: FakeRequest[] = [];
