@@ -2,7 +2,11 @@
  * iac-code's pipeline mode for the fake (docs/iac-code.md, "Pipeline mode"): a conversation in three turns,
  * its envelopes shaped as iac-code's source builds them (not captured): a question (`ask_user_question`),
  * then the steps up to a choice between two candidates whose text interleaves (`candidate_selection`),
- * then the deployment of the candidate named in the answer. Every update carries its envelopes in
+ * then the deployment of the candidate named in the answer. With `confirmsDeployment` (as the
+ * `selling_solution_first` pipeline does) the deployment waits first on its user's confirmation
+ * (`deployment_confirmation`, named only in the update's envelopes, never in `iac_code.input`): a structured
+ * answer (`{"action":"confirm"}`) is carried out as sent, anything else goes to iac-code's model, which here
+ * reads no confirmation in it and asks again. Every update carries its envelopes in
  * `metadata.iac_code.pipeline`, or several in `pipelineBatch`, with no status message. Envelopes are
  * numbered across the context's whole run, turn after turn, with the gaps iac-code leaves: a number taken
  * by an envelope it drops before publishing (a thinking chunk without raw-thinking exposure), and one taken
@@ -31,6 +35,16 @@ export const PIPELINE_SAYS = {
   deployed: 'Stack created.',
 };
 export const PIPELINE_FAILURE = '部署失败：quota exceeded';
+/** The deployment confirmation's question (its prompt and option names as iac-code's own tests have them). */
+export const DEPLOYMENT_CONFIRMATION = {
+  prompt: '请选择下一步操作',
+  summary: (choice: string) => `${choice}，预计每月 ¥300。`,
+  options: [
+    { action: 'confirm', name: '确认部署' },
+    { action: 'adjust', name: '调整参数' },
+    { action: 'cancel', name: '取消' },
+  ],
+};
 /** The answer to the candidate choice that makes the deployment step fail. */
 export const FAIL_DEPLOYMENT = 'fail';
 export const TEMPLATE_FILE = 'template.yaml';
@@ -40,10 +54,13 @@ const STEPS = ['intent_parsing', 'architecture_planning', 'evaluate_candidates',
 
 export interface PipelineTurnOptions {
   newTask: boolean;
-  /** 0: the question; 1: the candidates and the choice; 2: the deployment. */
+  /** 0: the question; 1: the candidates and the choice; 2: the deployment (or its confirmation); 3 on: the answers to that. */
   stage: number;
   /** The user's text. */
   said: string;
+  /** Whether the deployment waits on its user's confirmation; then `chosen` is the candidate picked at stage 1. */
+  confirmsDeployment?: boolean;
+  chosen?: string;
   /** The first candidate's template: written where iac-code keeps artifacts when `dir` is given. */
   template?: { content: Buffer; dir?: string };
   /** The context's last envelope number, carried on from turn to turn (iac-code's journal high-water mark). */
@@ -59,7 +76,9 @@ export function pipelineTurn(ids: TurnIds, userMessage: Json, options: PipelineT
   }
   if (options.stage === 0) events.push(...asking(wire));
   else if (options.stage === 1) events.push(...planning(wire, options));
-  else events.push(...deploying(wire, options.said));
+  else if (!options.confirmsDeployment) events.push(...deploying(wire, options.said, choiceReceived(wire, options.said)));
+  else if (options.stage === 2) events.push(...confirming(wire, options.said, choiceReceived(wire, options.said)));
+  else events.push(...confirmationAnswered(wire, options));
   return events;
 }
 
@@ -211,20 +230,63 @@ function planning(wire: Wire, { said, template }: PipelineTurnOptions): Json[] {
   ];
 }
 
-function deploying(wire: Wire, said: string): Json[] {
+/** The answer to the candidate choice, received; the deployment step begins. */
+const choiceReceived = (wire: Wire, said: string): Json[] => [
+  working(
+    wire,
+    wire.envelope('input_received', 'working', { kind: 'candidate_selection', selectedValue: said }, { step: wire.step('confirm_and_select') }),
+  ),
+  stepStarted(wire, 'deploying'),
+];
+
+/** The deployment asks its user to confirm: the question is in the envelope alone (no `iac_code.input`). */
+function confirming(wire: Wire, chosen: string, begun: Json[], answerReceived?: Json): Json[] {
   const step = wire.step('deploying');
-  const begun = [
-    working(
-      wire,
-      wire.envelope('input_received', 'working', { kind: 'candidate_selection', selectedValue: said }, { step: wire.step('confirm_and_select') }),
-    ),
-    stepStarted(wire, 'deploying'),
-    working(wire, text(wire, 'deploying', PIPELINE_SAYS.deploying(said))),
+  const question = {
+    kind: 'deployment_confirmation',
+    prompt: DEPLOYMENT_CONFIRMATION.prompt,
+    solution_summary: DEPLOYMENT_CONFIRMATION.summary(chosen),
+    template_url: TEMPLATE_FILE,
+    options: DEPLOYMENT_CONFIRMATION.options,
+  };
+  return [
+    ...begun,
+    ...(answerReceived ? [answerReceived] : []),
+    wire.update('TASK_STATE_INPUT_REQUIRED', [wire.envelope('input_required', 'input_required', question, { step })]),
+  ];
+}
+
+/** iac-code's answer to the confirmation: a structured `confirm` deploys; its model reads no confirmation in anything else. */
+function confirmationAnswered(wire: Wire, { said, chosen = '' }: PipelineTurnOptions): Json[] {
+  const received = working(
+    wire,
+    wire.envelope('input_received', 'working', { kind: 'deployment_confirmation', userInputLength: said.length }, { step: wire.step('deploying') }),
+  );
+  if (structuredAction(said) === 'confirm') return deploying(wire, chosen, [received]);
+  return confirming(wire, chosen, [], received);
+}
+
+/** The action of a structured answer, as iac-code parses one (`parse_deployment_confirmation`); natural language has none. */
+function structuredAction(said: string): string | undefined {
+  try {
+    const parsed = JSON.parse(said) as unknown;
+    const action = parsed && typeof parsed === 'object' ? (parsed as Json).action : undefined;
+    return typeof action === 'string' ? action.trim().toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function deploying(wire: Wire, choice: string, begun: Json[]): Json[] {
+  const step = wire.step('deploying');
+  const started = [
+    ...begun,
+    working(wire, text(wire, 'deploying', PIPELINE_SAYS.deploying(choice))),
     working(wire, wire.envelope('tool_started', 'working', { toolName: 'ros_create_stack', toolUseId: 'call_9', input: {} }, { step })),
   ];
-  if (said === FAIL_DEPLOYMENT) {
+  if (choice === FAIL_DEPLOYMENT) {
     const failure = { error: PIPELINE_FAILURE, errorSummary: PIPELINE_FAILURE, errorDetails: { type: 'StepFailed', errorId: 'err-1' } };
-    return [...begun, wire.update('TASK_STATE_FAILED', [wire.envelope('step_failed', 'failed', failure, { step })])];
+    return [...started, wire.update('TASK_STATE_FAILED', [wire.envelope('step_failed', 'failed', failure, { step })])];
   }
   const done = [
     working(
@@ -240,5 +302,5 @@ function deploying(wire: Wire, said: string): Json[] {
   ]);
   // The backup-gated end: its pending copy is journaled first under a number of its own, and never sent.
   (completed as Record<symbol, Json[]>)[JOURNAL_ONLY] = [pending];
-  return [...begun, ...done, completed];
+  return [...started, ...done, completed];
 }

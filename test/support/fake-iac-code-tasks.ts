@@ -6,7 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { extendedCard, type CardShape } from './fake-iac-code-card.js';
-import { capturedTurn, failedTurn, terminalNumber, withHistoryLength, type Json, type TurnIds, type TurnScript } from './fake-iac-code-data.js';
+import {
+  applyEvent,
+  capturedTurn,
+  failedTurn,
+  terminalNumber,
+  withHistoryLength,
+  type Json,
+  type TurnIds,
+  type TurnScript,
+} from './fake-iac-code-data.js';
 import { Evictions, type EvictOptions } from './fake-iac-code-eviction.js';
 import { PipelineJournal } from './fake-iac-code-journal.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
@@ -25,6 +34,8 @@ export interface TaskBookOptions {
   script?: TurnScript;
   deleteResult: 'null' | 'empty';
   permissionWait: 'open' | 'parked';
+  /** Pipeline turns ask the user to confirm the deployment (fake-iac-code-pipeline.ts). */
+  confirmsDeployment: boolean;
 }
 
 export class TaskBook {
@@ -35,6 +46,8 @@ export class TaskBook {
   private readonly pipelineStages = new Map<string, number>();
   /** Each context's last pipeline envelope number, and the journal of what its turns published. */
   private readonly pipelineNumbers = new Map<string, { last: number }>();
+  /** The candidate each context's user picked, which a confirmed deployment deploys. */
+  private readonly pipelineChoices = new Map<string, string>();
   readonly journal = new PipelineJournal();
   private readonly turns: RunningTurns;
   private readonly evictions = new Evictions();
@@ -124,12 +137,14 @@ export class TaskBook {
     const numbering = this.pipelineNumbers.get(ids.contextId) ?? { last: 0 };
     this.pipelineNumbers.set(ids.contextId, numbering);
     const said = (message.parts as Json[]).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+    if (stage === 2) this.pipelineChoices.set(ids.contextId, said);
     const artifact = this.options.script?.artifact;
     const template = artifact?.content ? { content: artifact.content, ...(artifact.dir ? { dir: artifact.dir } : {}) } : undefined;
+    const confirming = this.options.confirmsDeployment ? { confirmsDeployment: true, chosen: this.pipelineChoices.get(ids.contextId) ?? '' } : {};
     return pipelineTurn(
       ids,
       { ...message, contextId: ids.contextId, taskId: ids.taskId },
-      { newTask, stage, said, numbering, ...(template ? { template } : {}) },
+      { newTask, stage, said, numbering, ...confirming, ...(template ? { template } : {}) },
     );
   }
 
@@ -252,7 +267,40 @@ export class TaskBook {
     const taskId = params.id as string;
     const task = this.tasks.get(taskId);
     if (!task) throw taskNotFound(`Task ${taskId} not found`);
+    if (!this.isActive(taskId) && this.cancelWaitingPipeline(task)) return structuredClone(task);
     this.turns.cancel(task);
     return structuredClone(task);
+  }
+
+  /**
+   * A pipeline task waiting for its user's input is canceled through iac-code's sidecar (read in its source:
+   * `cancel_waiting_input_task_from_sidecar`): a `pipeline_canceled` envelope, numbered on, is journaled, and
+   * the task ends CANCELED. False for any other task.
+   */
+  private cancelWaitingPipeline(task: Json): boolean {
+    const contextId = task.contextId as string;
+    const iacCode = (task.metadata as Json | undefined)?.iac_code as Json | undefined;
+    const last = (((iacCode?.pipelineBatch as Json | undefined)?.events as Json[] | undefined)?.at(-1) ?? iacCode?.pipeline) as Json | undefined;
+    if ((task.status as Json).state !== 'TASK_STATE_INPUT_REQUIRED' || last?.status !== 'input_required') return false;
+    const numbering = this.pipelineNumbers.get(contextId) ?? { last: 0 };
+    // The run's own fields (ids, pipeline, session) as its last envelope has them; a cancel has no step.
+    const { step: _step, input: _input, ...run } = last;
+    const canceled: Json = {
+      ...run,
+      eventId: `evt-${randomUUID().replace(/-/g, '')}`,
+      sequence: ++numbering.last,
+      eventType: 'pipeline_canceled',
+      scope: 'pipeline',
+      status: 'canceled',
+      data: { source: 'a2a_cancel', reason: 'Task canceled.' },
+    };
+    const event = {
+      statusUpdate: { taskId: task.id, contextId, status: { state: 'TASK_STATE_CANCELED' }, metadata: { iac_code: { pipeline: canceled } } },
+    };
+    applyEvent(task, event);
+    this.journal.note(contextId, event);
+    // The run is over: the context's next message starts the pipeline anew.
+    this.pipelineStages.delete(contextId);
+    return true;
   }
 }

@@ -91,6 +91,11 @@ export interface FakeIacCodeOptions {
    * turn's INPUT_REQUIRED).
    */
   permissionWait?: 'open' | 'parked';
+  /**
+   * In pipeline mode, whether the deployment waits on its user's confirmation after the candidate choice
+   * (`deployment_confirmation`, as iac-code's `selling_solution_first` pipeline asks it; fake-iac-code-pipeline.ts).
+   */
+  confirmsDeployment?: boolean;
   deleteResult?: 'null' | 'empty';
   fault?: (request: ReceivedRequest) => Fault | undefined;
 }
@@ -146,6 +151,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     ...(options.script ? { script: options.script } : {}),
     deleteResult: options.deleteResult ?? 'null',
     permissionWait: options.permissionWait ?? 'open',
+    confirmsDeployment: options.confirmsDeployment ?? false,
   });
 
   async function handleRpc(res: ServerResponse, record: ReceivedRequest): Promise<void> {

@@ -18,7 +18,7 @@ import { inNewTaskIfGone } from './gone-task.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission, waitsOnDecision } from './permission-answers.js';
-import { answerCandidateChoice } from './pipeline-answers.js';
+import { answerPipelineChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, isGatewayFailure, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
@@ -76,7 +76,7 @@ async function beginTurn(
     // A decision the caller never read of (its turn broke off, the agent went on and asked for permission or a
     // choice) is shown first, the turn as the agent left it: the message is not taken as a decision it never saw.
     const unread = begun.unseen && begun.previous && waitsOnDecision(begun.previous) ? begun.previous : undefined;
-    const chosen = unread ? begun.request : answerCandidateChoice(begun.request, begun.previous);
+    const chosen = unread ? begun.request : answerPipelineChoice(begun.request, begun.previous);
     // The caller's own words, in the turn's context; a reply that names one of the agent's options ("方案B") is
     // the agent's words, which say nothing of the language the caller writes in.
     const own = chosen === begun.request ? begun.request.message : undefined;

@@ -1,11 +1,22 @@
 import { isRecord, type JsonObject } from '../../../model/json.js';
 import { textField } from '../../../upstream/iac-code/fields.js';
+import { pipelineEnvelopes } from '../../../upstream/iac-code/pipeline-events.js';
 import type { FacadeWords } from './words.js';
 
 /**
+ * The deployment a pipeline turn waits on its user to confirm (`deployment_confirmation`: its prompt, summary,
+ * template and options `[{action, name}]`), from the metadata of the update that ends the turn (or of the task
+ * that keeps it). iac-code names this question only in that update's envelopes, never in `iac_code.input`.
+ */
+export function pendingDeploymentConfirmation(metadata: JsonObject | undefined): JsonObject | undefined {
+  const asked = pipelineEnvelopes(metadata)?.findLast((envelope) => envelope.eventType === 'input_required')?.data;
+  return asked?.kind === 'deployment_confirmation' ? asked : undefined;
+}
+
+/**
  * A question as a person reads it: what went wrong with the last answer, the question, what a deployment
- * would be, and the options numbered from 1. iac-code takes a number for `ask_user_question` and
- * `deployment_confirmation` itself; for a candidate the facade turns the number into the option's name
+ * would be, and the options numbered from 1. iac-code takes a number for `ask_user_question` itself; for a
+ * candidate the facade turns the number into the option's name, for a deployment into the option's action
  * (src/surfaces/v025/pipeline-answers.ts).
  */
 export function questionText(data: JsonObject, words: FacadeWords): string | undefined {
@@ -29,9 +40,15 @@ export function questionText(data: JsonObject, words: FacadeWords): string | und
 /** The kinds whose answer may be an option's number (a question iac-code asks again after a bad answer names none). */
 const NUMBERED_KINDS: ReadonlySet<unknown> = new Set(['ask_user_question', 'candidate_selection', 'deployment_confirmation', undefined]);
 
+/**
+ * The kinds whose answer may also be the user's own words whatever the question says: iac-code's model reads a
+ * deployment confirmation that picks no option ("change the instance type, then deploy").
+ */
+const WORDED_KINDS: ReadonlySet<unknown> = new Set(['deployment_confirmation']);
+
 function replyHint(data: JsonObject, words: FacadeWords): string {
   if (!NUMBERED_KINDS.has(data.kind)) return words.replyWithChoice;
-  return data.allowFreeText === true ? words.replyWithNumberOrWords : words.replyWithNumber;
+  return data.allowFreeText === true || WORDED_KINDS.has(data.kind) ? words.replyWithNumberOrWords : words.replyWithNumber;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { MappingOverrides, MappingProfile } from '../../../mappings/index.j
 import type { V025TaskState } from '../../../protocol/v025/index.js';
 import { pendingInput } from '../../../upstream/iac-code/events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
+import { pendingDeploymentConfirmation } from './pipeline-questions.js';
 
 /**
  * The one place the facade decides which 0.2.5 state its caller is shown (docs/bailian.md, "States Bailian
@@ -18,10 +19,13 @@ export interface ShownStates {
 
 /**
  * Whether iac-code waits on a decision its user answers in words, which the facade turns into iac-code's answer
- * (permission-answers.ts, pipeline-answers.ts): a permission prompt, or in pipeline mode a choice between candidates.
+ * (permission-answers.ts, pipeline-answers.ts): a permission prompt, or in pipeline mode a choice between candidates
+ * or the confirmation of a deployment.
  */
 export const asksDecision = (metadata: JsonObject | undefined): boolean =>
-  pendingPermission(metadata) !== undefined || pendingInput(metadata, 'candidate_selection') !== undefined;
+  pendingPermission(metadata) !== undefined ||
+  pendingInput(metadata, 'candidate_selection') !== undefined ||
+  pendingDeploymentConfirmation(metadata) !== undefined;
 
 /**
  * The state a turn that waits on such a decision is shown in: `input-required`, which Bailian answers by routing

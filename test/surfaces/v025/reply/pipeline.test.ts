@@ -76,7 +76,7 @@ describe('iac-code pipeline updates in the reply', () => {
       ],
     });
     expect(readText(run([submitted, single('TASK_STATE_INPUT_REQUIRED', confirm)]))).toBe(
-      'InstanceType is not sold in cn-hangzhou-k.\nDeploy?\nTwo ECS behind an SLB.\nTemplate: https://example.com/t.yaml\n1. Deploy\n2. Cancel\nReply with a number.',
+      'InstanceType is not sold in cn-hangzhou-k.\nDeploy?\nTwo ECS behind an SLB.\nTemplate: https://example.com/t.yaml\n1. Deploy\n2. Cancel\nReply with a number, or in your own words.',
     );
     const unknown = envelope('input_required', { kind: 'pipeline_pause_confirmation', prompt: 'Pause?', options: [{ id: 'y', label: 'Yes' }] });
     expect(readText(run([submitted, single('TASK_STATE_INPUT_REQUIRED', unknown)]))).toBe('Pause?\n1. Yes\nReply with your choice.');
