@@ -28,8 +28,10 @@ import type { JsonRpcDialect } from './surfaces/shared/jsonrpc.js';
 import { pathGuard } from './surfaces/shared/path-guard.js';
 import { nonErrorsToErrorHandler, unexpectedFailureHandler, type UnexpectedFailureRoutes } from './surfaces/shared/unexpected-failure.js';
 import { createV1Dialect, mountV1Surface, type AgentRoutesUpstream } from './surfaces/v1/index.js';
-import { facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
+import { endpointPaths, facadeBasePath, mountV025Facade, v025ErrorAnswer, type FacadePassThrough } from './surfaces/v025/index.js';
 import { underBase } from './surfaces/v025/deps.js';
+import { AGENT_CARD_PATH, AGENT_OWN_ROUTES, HEALTH_PATH, READY_PATH, otherMethodsRefused } from './gateway-routes.js';
+import { JWKS_PATH } from './signing/card-signer.js';
 import { facadeMethodsElsewhere } from './surfaces/v025/served-elsewhere.js';
 import { V1_JSONRPC_PATH } from './surfaces/shared/v1-methods-elsewhere.js';
 import { pushedTaskRenderer } from './surfaces/v025/pushed-task.js';
@@ -91,6 +93,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   mountHealth(app, cards, () => registry.reachable?.() ?? true);
   // Open like the health routes: a client checks the card's signature before it has credentials.
   if (signer) mountJwks(app, signer);
+  // The routes that are read: another method is wrong whoever asks, not the 1.0 surface's 401 or the app's 404.
+  const readOnly = [HEALTH_PATH, READY_PATH, AGENT_CARD_PATH, ...(signer ? [JWKS_PATH] : []), ...(deps.agentRoutes ? AGENT_OWN_ROUTES : [])];
+  for (const path of readOnly) app.all(path, otherMethodsRefused(['GET', 'HEAD']));
 
   const v1Deps = { port, cards, options: v1SurfaceOptions(config), shutdown, signer };
   const v1Auth = requireCredentials(config.auth);
@@ -133,6 +138,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
   const facadeBase = facadeBasePath(config.bailian);
   const facadeElsewhere = facadeProfile && facadeBase !== V1_JSONRPC_PATH ? [facadeMethodsElsewhere(facadeBase, facadeProfile)] : [];
   app.post(V1_JSONRPC_PATH, jsonRpcEndpoint(dialects, { maxBodyBytes: config['max-body-bytes'], servedElsewhere: facadeElsewhere }));
+  // Before the 1.0 surface's gate, as the facade's endpoints: GET / is wrong whoever asks, not a 401 or a 404.
+  app.all(V1_JSONRPC_PATH, otherMethodsRefused(['POST']));
   app.route('/', v1);
 
   app.notFound((c) => c.json({ error: 'Not Found' }, 404));
@@ -146,7 +153,7 @@ function failureRoutes(config: GatewayConfig, facadeProfile: MappingProfile | un
   const base = facadeBasePath(config.bailian);
   const streamPath = underBase(base, '/stream');
   // With base `/`, `POST /` is shared with 1.0: only the facade's dialect (noted on the log line) tells its callers apart there.
-  const paths = new Set(base === '/' ? [streamPath] : [base, streamPath]);
+  const paths = new Set([...endpointPaths(streamPath), ...(base === '/' ? [] : endpointPaths(base))]);
   return {
     jsonRpcPaths: new Set(['/', ...paths]),
     facade: { paths, streamPath, answer: (id, method, error) => v025ErrorAnswer(id, method, error, facadeProfile) },

@@ -30,6 +30,28 @@ const REST_PATH = /^(?:\/[^/]+)?\/(?:message:send|message:stream|tasks(?:\/.*)?|
  */
 export const isRestPath = (pathname: string): boolean => REST_PATH.test(pathname);
 
+/**
+ * Whether a path is one the 1.0 surface serves behind its credentials: the HTTP+JSON binding's (a `/{tenant}` segment
+ * may be the facade's base path's name), the agent's own routes, the 1.0 card. A facade under its base path leaves them.
+ */
+export const servedByV1Surface = (pathname: string): boolean =>
+  isRestPath(pathname) || pathname === AGENT_CARD_PATH || (AGENT_OWN_ROUTES as readonly string[]).includes(pathname);
+
+/**
+ * A route's answer to the methods it does not take, whoever asks (before any credentials: "Unauthorized" would tell
+ * a caller with the right key that its key is wrong): 405 with `Allow`. Registered after the route's own handlers,
+ * or before them, alike: the methods it takes pass on. No CORS is configured, so a preflight (OPTIONS) is one of them.
+ */
+export function otherMethodsRefused(
+  allowed: readonly string[],
+): (c: { req: { method: string } }, next: () => Promise<void>) => Promise<Response | void> {
+  const allow = allowed.join(', ');
+  return async (c, next) => {
+    if (allowed.includes(c.req.method)) return next();
+    return Response.json({ error: 'Method Not Allowed' }, { status: 405, headers: { allow } });
+  };
+}
+
 /** `bailian.base-path` without trailing slashes: `/`, or e.g. `/bailian`. */
 export function facadeBasePath(bailian: { 'base-path': string }): string {
   const trimmed = bailian['base-path'].replace(/\/+$/, '');

@@ -81,14 +81,14 @@ function toRequest(payload: unknown, text: string): JsonRpcRequest {
     throw A2AError.invalidRequest("Invalid request: 'id' must be a string, a number or null");
   }
   const id = exactId(envelope.id ?? null, text);
-  if (envelope.jsonrpc !== '2.0') throw withId(A2AError.invalidRequest("Invalid request: 'jsonrpc' must be exactly '2.0'"), id);
-  if (typeof envelope.method !== 'string' || envelope.method.length === 0) {
-    throw withId(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);
-  }
+  // A method it names is answered in the form that method answers errors (a 0.2.5 stream's: one SSE frame).
+  const method = typeof envelope.method === 'string' && envelope.method.length > 0 ? envelope.method : undefined;
+  if (envelope.jsonrpc !== '2.0') throw new EnvelopeError(A2AError.invalidRequest("Invalid request: 'jsonrpc' must be exactly '2.0'"), id, method);
+  if (method === undefined) throw new EnvelopeError(A2AError.invalidRequest("Invalid request: 'method' must be a non-empty string"), id);
   // Without `id` this is a JSON-RPC notification, which wants no answer; A2A defines none (every method
   // answers), so running it would be a turn whose result nobody can read. `id: null` is a request.
-  if (envelope.id === undefined) throw withId(A2AError.invalidRequest(MISSING_ID), null);
-  return { jsonrpc: '2.0', id, method: envelope.method, params: envelope.params };
+  if (envelope.id === undefined) throw new EnvelopeError(A2AError.invalidRequest(MISSING_ID), null, method);
+  return { jsonrpc: '2.0', id, method, params: envelope.params };
 }
 
 class EnvelopeError extends Error {
@@ -101,8 +101,6 @@ class EnvelopeError extends Error {
     super(error.message);
   }
 }
-
-const withId = (error: A2AError, id: JsonRpcId): EnvelopeError => new EnvelopeError(error, id);
 
 async function parseRequest(request: Request, maxBodyBytes: number): Promise<JsonRpcRequest> {
   const text = await readBodyText(request, maxBodyBytes);
@@ -122,9 +120,9 @@ function refusal(
   return dialect?.refuse && method !== undefined ? dialect.refuse({ id, method }, error) : jsonRpcError(id, error);
 }
 
-function rejectContentType(c: Context<GatewayEnv>, id: JsonRpcId, surface: EndpointSurface): Response {
+function rejectContentType(c: Context<GatewayEnv>, answer: (error: A2AError) => Response, surface: EndpointSurface): Response {
   noteLog(c, { surface, errorCode: ErrorCode.ContentTypeNotSupported });
-  return jsonRpcError(id, contentTypeNotSupported(c.req.raw.headers));
+  return answer(contentTypeNotSupported(c.req.raw.headers));
 }
 
 /** Whether some dialect would let the caller through; answered at once unless a gate must verify a token. */
@@ -173,6 +171,12 @@ export interface JsonRpcEndpointOptions {
   surface?: EndpointSurface;
   /** The other versions' methods this endpoint does not serve; absent: every unknown method is a bare -32601. */
   servedElsewhere?: readonly ServedElsewhere[];
+  /**
+   * The method a request is answered as when its body names none that could be read (not JSON, a batch, not an
+   * object, a body refused unread): the facade's endpoints answer in 0.2.5's form, and its `/stream`, where Bailian
+   * posts message/stream, in the one SSE frame a 0.2.5 streaming client reads. Absent: the plain error envelope.
+   */
+  untoldMethod?: string;
 }
 
 /**
@@ -204,15 +208,14 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
         error instanceof EnvelopeError
           ? { a2aError: error.error, id: error.id, method: error.method }
           : { a2aError: error instanceof A2AError ? error : A2AError.parse('Parse error'), id: null, method: undefined };
-      if (a2aError.code === ErrorCode.ParseError && !declaresJson(c.req.raw.headers)) {
-        return rejectContentType(c, id, surface);
-      }
+      const answer = (told: A2AError): Response => refusal(answerers, id, method ?? options.untoldMethod, told);
+      if (a2aError.code === ErrorCode.ParseError && !declaresJson(c.req.raw.headers)) return rejectContentType(c, answer, surface);
       noteLog(c, { surface, errorCode: a2aError.code });
       // A body sent in a content coding could not be read at all: like the 401, the transport's refusal.
       if (refusedForItsCoding(c.req.raw)) {
         return new Response(jsonRpcText(jsonRpcErrorBody(id, a2aError)), { status: CONTENT_CODING_REFUSED_STATUS, headers: JSON_HEADERS });
       }
-      return refusal(answerers, id, method, a2aError);
+      return answer(a2aError);
     }
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));

@@ -1,13 +1,15 @@
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
 import { V1_METHODS_ELSEWHERE } from '../shared/v1-methods-elsewhere.js';
+import { otherMethodsRefused } from '../../gateway-routes.js';
 import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
 import { facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
 import { ImageFetchSlots } from './image-urls.js';
+import { endpointPaths, unservedUnderBase } from './unserved-paths.js';
 import { withFields } from '../../model/index.js';
 
 export { createV025Dialect } from './dialect.js';
@@ -15,14 +17,10 @@ export { facadeCard } from './card.js';
 export { v025ErrorAnswer } from './errors.js';
 export { FACADE_KEY_HEADER, facadeCaller, facadeKeys } from './auth.js';
 export { facadeBasePath } from '../../gateway-routes.js';
+export { endpointPaths } from './unserved-paths.js';
 export { facadeUrl, type FacadePassThrough, type V025FacadeDeps, type V025FacadeOptions, type V025Relay } from './deps.js';
 
 export const FACADE_CARD_PATH = '/.well-known/agent.json';
-
-const NOT_POST = ['GET', 'PUT', 'PATCH', 'DELETE'];
-
-/** The facade's JSON-RPC endpoints take POST alone (HEAD comes as GET; OPTIONS is left to CORS preflights). */
-const postOnly = (c: Context<GatewayEnv>): Response => c.json({ error: 'Method Not Allowed' }, 405, { allow: 'POST' });
 
 /**
  * Mounts the A2A 0.2.5 facade (Bailian) when `bailian.enabled`, under `bailian.base-path`:
@@ -43,17 +41,22 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
   const dialect = createV025Dialect(deps);
   const auth = requireFacadeKey(bailian);
   // A 1.0 caller at the facade's endpoints is told where 1.0 is served.
-  // Its paths serve the facade alone: a request refused before its method is known is still the facade's (`v025`).
-  const endpoint = jsonRpcEndpoint([dialect], { maxBodyBytes, servedElsewhere: [V1_METHODS_ELSEWHERE], surface: 'v025' });
-
-  app.get(underBase(base, FACADE_CARD_PATH), card);
-  // Before any auth: another method is wrong whoever asks, and "Unauthorized" would tell a caller with the
-  // right key that its key is wrong (with base `/`, the 1.0 surface's auth would answer GET / so).
-  app.on(NOT_POST, [underBase(base, '/stream'), base], postOnly);
-  app.post(underBase(base, '/stream'), auth, endpoint);
+  // Its paths serve the facade alone: a request refused before its method is known is still the facade's (`v025`),
+  // answered as the method Bailian posts there (an unreadable body at /stream: one SSE frame).
+  const endpoint = (untoldMethod: string) =>
+    jsonRpcEndpoint([dialect], { maxBodyBytes, servedElsewhere: [V1_METHODS_ELSEWHERE], surface: 'v025', untoldMethod });
+  const cardPaths = [underBase(base, FACADE_CARD_PATH)];
+  const streamPaths = endpointPaths(underBase(base, '/stream'));
+  for (const path of streamPaths) app.post(path, auth, endpoint('message/stream'));
+  if (base !== '/') {
+    cardPaths.push(underBase(base, '/.well-known/agent-card.json'), FACADE_CARD_PATH);
+    for (const path of endpointPaths(base)) app.post(path, auth, endpoint('message/send'));
+  }
+  for (const path of cardPaths) app.get(path, card);
+  // Before any auth. `POST /`, shared with the 1.0 surface, is the app's (gateway-app.ts).
+  for (const path of base === '/' ? streamPaths : [...streamPaths, ...endpointPaths(base)]) app.all(path, otherMethodsRefused(['POST']));
+  for (const path of cardPaths) app.all(path, otherMethodsRefused(['GET', 'HEAD']));
   if (base === '/') return guardedByFacadeKey(dialect, bailian, deps.options.lenientVersion);
-  app.get(underBase(base, '/.well-known/agent-card.json'), card);
-  app.get(FACADE_CARD_PATH, card);
-  app.post(base, auth, endpoint);
+  app.all(underBase(base, '/*'), unservedUnderBase(base, cardPaths[0]!, deps.profile));
   return undefined;
 }
