@@ -7,16 +7,17 @@ import { stopWhenNpmParentLost } from './npm-parent-watch.js';
 
 /**
  * First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once.
- * Under npm, whose shell does not pass the signal on, the shell's end counts as the first (npm-parent-watch.ts).
+ * Under npm, whose shell does not pass the signal on, the shell's end starts the drain too
+ * (npm-parent-watch.ts), but it is no signal: a supervisor that signals the whole process group (systemd,
+ * `timeout`, a terminal's Ctrl-C) kills npm and the gateway at once, and the gateway may see npm gone before
+ * its own SIGTERM arrives. That SIGTERM is the first signal, not a second one cutting the drain short.
  */
 function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: number): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without draining');
-      process.exit(EXIT_FAILURE);
-    }
-    stopping = true;
+  let draining = false;
+  let signalled = false;
+  const drain = (signal: NodeJS.Signals) => {
+    if (draining) return;
+    draining = true;
     logger.info({ signal }, 'shutting down: draining open requests');
     // drain-timeout-ms may be set up to what a timer can wait: the margin on top must not pass it.
     setTimeout(
@@ -37,12 +38,20 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
       },
     );
   };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(EXIT_FAILURE);
+    }
+    signalled = true;
+    drain(signal);
+  };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   stopWhenNpmParentLost(() => {
-    if (stopping) return;
+    if (draining) return;
     logger.warn('npm, which started the gateway, has ended (its shell does not pass SIGTERM on): stopping as for SIGTERM');
-    onSignal('SIGTERM');
+    drain('SIGTERM');
   });
 }
 

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startedByNpmInForeground } from '../../src/cli/npm-parent-watch.js';
+import { startHungServer } from '../support/hung-server.js';
 import { root } from '../support/run-cli.js';
 
 const entry = path.join(root, 'src/cli.ts');
@@ -34,15 +35,17 @@ async function serveUnderShell(env: NodeJS.ProcessEnv) {
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && !key.startsWith('npm_')));
   const shell = spawn('sh', ['-c', command], { cwd: root, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const messages: string[] = [];
+  let url = '';
   const seen = new Set<(message: string) => void>();
   createInterface({ input: shell.stdout }).on('line', (line) => {
-    let entry: { msg?: string; pid?: number };
+    let entry: { msg?: string; pid?: number; url?: string };
     try {
-      entry = JSON.parse(line) as { msg?: string; pid?: number };
+      entry = JSON.parse(line) as { msg?: string; pid?: number; url?: string };
     } catch {
       return;
     }
     messages.push(entry.msg ?? '');
+    if (entry.msg === 'a2a-bridge listening' && entry.url) url = entry.url;
     if (entry.pid !== undefined && !started.includes(entry.pid)) started.push(entry.pid);
     for (const waiter of seen) waiter(entry.msg ?? '');
   });
@@ -54,7 +57,7 @@ async function serveUnderShell(env: NodeJS.ProcessEnv) {
       setTimeout(() => resolve(false), withinMs).unref();
     });
   expect(await logged('a2a-bridge listening', 45_000)).toBe(true);
-  return { shell, gatewayPid: started.at(-1)!, logged };
+  return { shell, gatewayPid: started.at(-1)!, logged, url };
 }
 
 describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, () => {
@@ -64,6 +67,34 @@ describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, ()
     expect(await logged('stopped', 10_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(alive(gatewayPid)).toBe(false);
+  });
+
+  it("takes the SIGTERM that follows npm's end (the whole process group signalled) as the first signal, not a second", async () => {
+    // An upstream that never answers holds a call open, so the drain lasts its drain-timeout-ms.
+    const hung = await startHungServer();
+    try {
+      const { shell, gatewayPid, logged, url } = await serveUnderShell({
+        npm_lifecycle_event: 'npx',
+        npm_lifecycle_script: "'a2a-bridge' 'serve'",
+        A2A_BRIDGE_UPSTREAM__URL: hung.url,
+        A2A_BRIDGE_DRAIN_TIMEOUT_MS: '3000',
+        A2A_BRIDGE_LOG_FORMAT: 'json',
+      });
+      const openCall = fetch(`${url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'held-open' } }),
+      }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      shell.kill('SIGTERM');
+      expect(await logged('shutting down: draining open requests', 5_000)).toBe(true);
+      process.kill(gatewayPid, 'SIGTERM');
+      expect(await logged('second signal: exiting without draining', 1_000)).toBe(false);
+      expect(await logged('stopped', 15_000)).toBe(true);
+      await openCall;
+    } finally {
+      await hung.close();
+    }
   });
 
   it('runs on when it was not started by npm (nohup, a shell that left it behind on purpose)', async () => {
