@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Dispatcher } from 'undici';
+import { CARD_PATH } from '../config/base-url.js';
 import { UpstreamConfig } from '../config/schema.js';
 import type { CallContext, Upstream } from '../core/agent-port.js';
 import { upstreamFor } from '../upstream/connect.js';
@@ -68,6 +69,19 @@ export function agentUrl(raw: string | undefined): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${raw} is not an http(s) URL`);
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * The agent URL of `call` and `card`: the base an agent's card is under, also when the card's own URL was
+ * typed (`…/.well-known/agent.json`, what Bailian's console and agents' docs show), which would otherwise
+ * be looked for under itself and reported missing.
+ */
+export function agentBaseUrl(raw: string | undefined): string {
+  const typed = agentUrl(raw);
+  const url = new URL(typed);
+  if (!CARD_PATH.test(url.pathname)) return typed;
+  url.pathname = url.pathname.replace(CARD_PATH, '');
+  return url.href.replace(/\/+$/, '');
 }
 
 /** The upstream config the gateway's own clients take, from the shared options. */

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { withFields, type SendMessageRequest, type StreamResponse, type TaskState } from '../model/index.js';
-import { agentUrl, agentOptionsHelp, clientConfig, commandContext, connectAgent, headerPairs, parseCommandLine, UsageError } from './agent.js';
+import {
+  agentBaseUrl,
+  agentUrl,
+  agentOptionsHelp,
+  clientConfig,
+  commandContext,
+  connectAgent,
+  headerPairs,
+  parseCommandLine,
+  UsageError,
+} from './agent.js';
 import { explainCallFailure, type CallStage } from './call-failure.js';
 import { complain, EXIT_FAILURE, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { createStreamPrinter, spinner, summaryLines } from './render.js';
@@ -61,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const { values, positionals } = parsed;
-  const url = agentUrl(positionals[0]);
+  const url = agentBaseUrl(positionals[0]);
   const request: SendMessageRequest = {
     message: {
       messageId: randomUUID(),

@@ -3,7 +3,7 @@ import { getJson } from '../upstream/card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from '../upstream/http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH } from '../upstream/v025/card.js';
 import { classifyCard } from '../upstream/detect.js';
-import { agentUrl, AGENT_OPTIONS, agentOptionsHelp, clientConfig, headerPairs, UsageError } from './agent.js';
+import { agentBaseUrl, AGENT_OPTIONS, agentOptionsHelp, clientConfig, headerPairs, UsageError } from './agent.js';
 import { complain, EXIT_NEEDS_INPUT, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, isCredentialsRefused, oneLine, shown } from './exit-codes.js';
 import { withFields } from '../model/index.js';
 import { NOT_READY, notReady } from './call-failure.js';
@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT_OK;
     }
     if (parsed.positionals.length !== 1) throw new UsageError('expected exactly one URL');
-    url = agentUrl(parsed.positionals[0]);
+    url = agentBaseUrl(parsed.positionals[0]);
   } catch (error) {
     complain(`${oneLine(error)}\n${USAGE}`);
     return EXIT_USAGE;

@@ -2,6 +2,7 @@
  * The environment's layers of the configuration: A2A_BRIDGE_<KEY> variables mapped onto the schema's keys,
  * and the conventional REDIS_URL. Each records in `sources` which variable set which key.
  */
+import { closestKey } from './key-suggestion.js';
 import { childOf, coerce, dotted, kindOf, ROOT, setPath, shapeOf, type KeyPath, type SchemaNode, type Tree } from './schema-tree.js';
 
 export const ENV_PREFIX = 'A2A_BRIDGE_';
@@ -37,6 +38,14 @@ export function leafAt(keys: KeyPath): SchemaNode | undefined {
   return node;
 }
 
+/** The documented variable of every key below `node` (`A2A_BRIDGE_UPSTREAM__URL`), mappings and their keys alike. */
+function envNames(node: SchemaNode, prefix: string): string[] {
+  return Object.entries(shapeOf(node)).flatMap(([key, child]) => {
+    const name = prefix + envToken(key);
+    return kindOf(child) === 'object' ? [name, ...envNames(child, `${name}__`)] : [name];
+  });
+}
+
 /** REDIS_URL as redis-url; recorded in `sources` so a bad value is told under REDIS_URL. */
 export function conventionalEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): Tree {
   const layer: Tree = {};
@@ -57,7 +66,8 @@ export function prefixedEnvLayer(env: NodeJS.ProcessEnv, sources: Map<string, st
     const keys = resolveEnvName(ROOT, variable.slice(ENV_PREFIX.length));
     if (!keys) {
       // A warning, not an error: orchestrators inject look-alikes (Kubernetes' A2A_BRIDGE_SERVICE_HOST, ...).
-      warnings.push(`ignoring environment variable ${variable}: it names no configuration key`);
+      const meant = closestKey(variable, envNames(ROOT, ENV_PREFIX));
+      warnings.push(`ignoring environment variable ${variable}: it names no configuration key${meant ? ` (did you mean ${meant}?)` : ''}`);
       continue;
     }
     setPath(layer, keys, coerce(raw, leafAt(keys), variable));

@@ -5,7 +5,8 @@ import { ConfigError } from './config-error.js';
 import { fileLayer } from './file-layer.js';
 import { limitNameWarnings } from './limits-schema.js';
 import { clientNameOf } from './named-secrets.js';
-import { typeIssueText } from './type-issue.js';
+import { closestKey } from './key-suggestion.js';
+import { choiceIssueText, typeIssueText, yamlNumberHint } from './type-issue.js';
 import { workspacePruning } from './workspace-prune-schema.js';
 import { contextOwnerTtl } from '../core/task-registry/context-owner.js';
 import { isWildcardHost } from '../wildcard-host.js';
@@ -98,10 +99,13 @@ interface Issue {
   message: string;
   keys?: string[];
   expected?: string;
+  /** The choices of an `invalid_value` issue (an enum or a literal). */
+  values?: unknown[];
 }
 
-/** YAML reads `api-key: 123` as a number: say how to make it the string the key expects. */
-function quoteHint(issue: Issue, given: unknown): string {
+/** YAML reads `api-key: 123` (and `protocol: 1.0`) as a number: say how to make it the string the key expects. */
+function quoteHint(issue: Issue, keys: readonly string[], given: unknown): string {
+  if (issue.code === 'invalid_value' && issue.values) return yamlNumberHint(issue.values, keys, given);
   if (issue.code !== 'invalid_type' || issue.expected !== 'string') return '';
   return typeof given === 'number' || typeof given === 'boolean' ? ` — YAML read it as a ${typeof given}: quote it (key: "value")` : '';
 }
@@ -124,14 +128,21 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
   for (const issue of issues) {
     const keys = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      const known = Object.keys(shapeOf(leafAt(keys))).join(', ');
+      const known = Object.keys(shapeOf(leafAt(keys)));
       for (const key of issue.keys ?? []) {
-        lines.push(`${dotted([...keys, key])}: unknown key${unknownKeySource([...keys, key])}; known keys here: ${known}`);
+        const meant = closestKey(key, known);
+        const suggestion = meant ? `, did you mean ${meant}?` : '';
+        lines.push(`${dotted([...keys, key])}: unknown key${suggestion}${unknownKeySource([...keys, key])}; known keys here: ${known.join(', ')}`);
       }
       continue;
     }
     const given = givenAt(merged, keys);
-    const problem = issue.code === 'invalid_type' ? typeIssueText(issue.expected, keys, given) : issue.message;
+    const problem =
+      issue.code === 'invalid_type'
+        ? typeIssueText(issue.expected, keys, given)
+        : issue.code === 'invalid_value' && issue.values
+          ? choiceIssueText(issue.values, given)
+          : issue.message;
     const sourceName = sourceNameOf(keys);
     if (sourceName && CONVENTIONAL_VARIABLES.has(sourceName)) {
       lines.push(`${conventionalName(sourceName, dotted(keys))}: ${problem}`);
@@ -141,7 +152,7 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
     const hint =
       source.includes(`${ENV_PREFIX}PORT`) && env[`${ENV_PREFIX}PORT`]?.startsWith('tcp://')
         ? ' — this looks like a Kubernetes service link variable; set enableServiceLinks: false or rename the service'
-        : quoteHint(issue, given);
+        : quoteHint(issue, keys, given);
     lines.push(`${dotted(keys) || '(root)'}: ${problem}${source}${hint}`);
   }
   return `invalid configuration:\n${lines.map((line) => `  - ${line}`).join('\n')}`;

@@ -6,7 +6,7 @@ import { CardVerificationConfig } from './card-verification-schema.js';
 import { checkFacadeBasePath } from './facade-base-path.js';
 import { checkRedisTls, RedisTls, RedisUrl } from './redis-schema.js';
 import { TlsFiles } from './tls-files.js';
-import { BaseUrl, HttpUrl } from './base-url.js';
+import { BaseUrl, HttpUrl, UpstreamUrl } from './base-url.js';
 import { MAX_TIMER_MS } from '../timed-signal.js';
 import { checkWorkspacePrune, WorkspacePruneConfig } from './workspace-prune-schema.js';
 
@@ -30,7 +30,7 @@ const CardOrigin = z
 export const UpstreamConfig = z
   .strictObject({
     /** Absent: the embedded demo agent is started and used as upstream. */
-    url: BaseUrl('; credentials go in upstream.auth').optional(),
+    url: UpstreamUrl.optional(),
     protocol: z.enum(['auto', '1.0', '0.3', '0.2.5']).default('auto'),
     auth: Credentials,
     'connect-timeout-ms': Millis.default(5_000),

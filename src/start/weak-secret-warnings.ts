@@ -43,6 +43,31 @@ function* secretsIn(tree: unknown, path: string[] = []): Generator<FoundSecret> 
   }
 }
 
+/** The password in a URL's user info (`redis://:pw@host`, a Sentinel list of hosts too), percent-decoding undone. */
+const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^@/?#]*?:([^@/?#]*)@/i;
+
+/**
+ * URL-valued settings whose password is the examples' placeholder: deploy/k8s/secret.yaml's REDIS_URL
+ * (`redis://:change-me-redis-password@…`) reaches `redis-url` through `${REDIS_URL}`, and a Redis that
+ * requires no password would take it without a word.
+ */
+function* urlPasswordsIn(tree: unknown, path: string[] = []): Generator<{ setting: string; password: string }> {
+  if (!isRecord(tree)) return;
+  for (const [key, value] of Object.entries(tree)) {
+    if (isRecord(value)) yield* urlPasswordsIn(value, [...path, key]);
+    const password = typeof value === 'string' ? URL_PASSWORD.exec(value)?.[1] : undefined;
+    if (password) yield { setting: [...path, key].join('.'), password: safeDecode(password) };
+  }
+}
+
+const safeDecode = (text: string): string => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
 /**
  * Secrets that are only placeholders (the examples' `change-me-…`) or short enough to guess: accepted, as
  * a local trial may use `x`, but said at start by `serve` and by `check-config` (one function, the same
@@ -58,6 +83,10 @@ export function weakSecretWarnings(config: GatewayConfig): string[] {
         `${setting} is shorter than ${MIN_SECRET_LENGTH} characters, which is easy to guess: use a long random secret (e.g. openssl rand -hex 24)`,
       );
     }
+  }
+  for (const { setting, password } of urlPasswordsIn(config)) {
+    if (password.toLowerCase().startsWith(PLACEHOLDER_PREFIX))
+      warnings.push(`${setting} has a password that is still a placeholder (it starts with "${PLACEHOLDER_PREFIX}"): set the real secret`);
   }
   return warnings;
 }

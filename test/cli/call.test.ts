@@ -60,6 +60,18 @@ describe.concurrent('a2a-bridge card', { timeout: 60_000 }, () => {
     expect(callHelp.stdout).toMatch(/^ {2}--json {15}print each event of the reply as one line of JSON/m);
   });
 
+  it("takes the card's own URL, as Bailian's console and agents' docs give it, for the base it is under (call and card)", async () => {
+    const card = await inProcess(['card', `${open.url}/.well-known/agent.json`, '--protocol', '0.2.5']);
+    expect(card.code).toBe(0);
+    expect(card.stderr).toContain(`A2A 0.2.5 card at ${open.url}/.well-known/agent.json\n`);
+    const v1 = await inProcess(['call', `${open.url}/.well-known/agent-card.json/`, 'by the card URL']);
+    expect(v1.code).toBe(0);
+    expect(v1.stdout).toBe('Echo (turn 1): by the card URL\n');
+    const facade = await inProcess(['call', `${open.url}/.well-known/agent.json`, 'by the facade card URL', '--protocol', '0.2.5']);
+    expect(facade.code).toBe(0);
+    expect(facade.stdout).toBe('Echo (turn 1): by the facade card URL\n');
+  });
+
   it('exit 3 when there is no agent, 2 for a bad command line', async () => {
     const down = await inProcess(['card', 'http://127.0.0.1:1']);
     expect(down.code).toBe(3);

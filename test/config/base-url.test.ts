@@ -30,3 +30,26 @@ describe('base URLs: upstream.url and public-url take no query or fragment', () 
     expect(config.tracing['otlp-endpoint']).toBe('http://collector:4318/v1/traces?tenant=a');
   });
 });
+
+describe("upstream.url: the agent's base URL, not its card's", () => {
+  it('refuses the card URL an operator copied, naming the base URL to give instead (without credentials)', async () => {
+    const cases = [
+      ['http://127.0.0.1:41242/.well-known/agent-card.json', 'http://127.0.0.1:41242'],
+      ['http://agent:8080/.well-known/agent.json', 'http://agent:8080'],
+      ['https://user:SECRETX@agent.example.com/a2a/.well-known/agent.json/', 'https://agent.example.com/a2a'],
+    ];
+    for (const [url, base] of cases) {
+      const message = await configError(['--upstream', url!]);
+      const lines = message.split('\n').slice(1);
+      expect(lines).toEqual([
+        `  - upstream.url: this is the agent card's URL; give the agent's base URL, ${base} (the gateway reads the card at <url>/.well-known/agent-card.json or agent.json itself) (from --upstream)`,
+      ]);
+      expect(message).not.toContain('SECRETX');
+    }
+  });
+
+  it('takes a base whose path only mentions a card elsewhere', async () => {
+    const { config } = await load(['--upstream', 'http://agent:8080/agent.json-proxy/']);
+    expect(config.upstream.url).toBe('http://agent:8080/agent.json-proxy/');
+  });
+});

@@ -119,6 +119,31 @@ describe('environment variable mapping and coercion', () => {
   it('warns about (and ignores) A2A_BRIDGE_ variables naming no key', async () => {
     const { warnings } = await load([], { A2A_BRIDGE_SERVICE_HOST: '10.0.0.9', A2A_BRIDGE_PORT: '9000' });
     expect(warnings.some((w) => w.includes('A2A_BRIDGE_SERVICE_HOST'))).toBe(true);
+    expect(warnings).toContain('ignoring environment variable A2A_BRIDGE_SERVICE_HOST: it names no configuration key');
+  });
+
+  it('tells a map given as something else from a variable that it takes JSON, not the words "a record"', async () => {
+    const message = await configError([], { A2A_BRIDGE_LIMITS__TURNS_IN_FLIGHT_BY_NAME: 'bailian=4' });
+    expect(message).toMatch(
+      /^ {2}- limits\.turns-in-flight-by-name: expected a mapping \(keys under it; in an environment variable, JSON such as \{"name": 4\}\), got a string \(from A2A_BRIDGE_LIMITS__TURNS_IN_FLIGHT_BY_NAME\)$/m,
+    );
+    const { config } = await load([], { A2A_BRIDGE_LIMITS__TURNS_IN_FLIGHT_BY_NAME: '{"bailian": 4}' });
+    expect(config.limits['turns-in-flight-by-name']).toEqual({ bailian: 4 });
+  });
+
+  it('names the variable a mistyped one was meant to be', async () => {
+    const { warnings } = await load([], {
+      A2A_BRIDGE_UPSTREAM__PROTOCL: '1.0',
+      A2A_BRIDGE_BAILAN__API_KEY: 'k',
+      A2A_BRIDGE_PUSH_NOTIFICATION: 'true',
+    });
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        'ignoring environment variable A2A_BRIDGE_UPSTREAM__PROTOCL: it names no configuration key (did you mean A2A_BRIDGE_UPSTREAM__PROTOCOL?)',
+        'ignoring environment variable A2A_BRIDGE_BAILAN__API_KEY: it names no configuration key (did you mean A2A_BRIDGE_BAILIAN__API_KEY?)',
+        'ignoring environment variable A2A_BRIDGE_PUSH_NOTIFICATION: it names no configuration key (did you mean A2A_BRIDGE_PUSH_NOTIFICATIONS?)',
+      ]),
+    );
   });
 
   it('ignores PORT and HOST without the prefix', async () => {
@@ -202,15 +227,40 @@ describe('validation errors name the key', () => {
     expect(message).toMatch(/^ {2}- upstream\.connect-timeout-ms: .*>=0.*\(from .*\.yml\)$/m);
     expect(message).toMatch(/^ {2}- upstream\.colour: unknown key .*known keys here: url, protocol/m);
     expect(message).toMatch(/^ {2}- bailian\.base-path: must be a path starting with \//m);
-    expect(message).toMatch(/^ {2}- store: .*"memory"\|"redis"/m);
+    expect(message).toMatch(/^ {2}- store: expected one of memory, redis \(from .*\.yml\)$/m);
   });
 
   it('names an unknown top-level key in the file, and the file, as it does a nested one', async () => {
     const message = await configError(['--config', await yamlFile('prot: 80\n')]);
-    expect(message).toMatch(/^ {2}- prot: unknown key \(from .*config-\d+\.yml\); known keys here: host, port/m);
+    expect(message).toMatch(/^ {2}- prot: unknown key, did you mean port\? \(from .*config-\d+\.yml\); known keys here: host, port/m);
     const typo = await configError(['--config', await yamlFile('upstrem:\n  url: http://agent:41242\nupstream:\n  urll: x\n')]);
-    expect(typo).toMatch(/^ {2}- upstrem: unknown key \(from .*config-\d+\.yml\); known keys here: host, port/m);
-    expect(typo).toMatch(/^ {2}- upstream\.urll: unknown key \(from .*config-\d+\.yml\); known keys here: url, protocol/m);
+    expect(typo).toMatch(/^ {2}- upstrem: unknown key, did you mean upstream\? \(from .*config-\d+\.yml\); known keys here: host, port/m);
+    expect(typo).toMatch(/^ {2}- upstream\.urll: unknown key, did you mean url\? \(from .*config-\d+\.yml\); known keys here: url, protocol/m);
+  });
+
+  it('names the key a typo was meant to be (a letter off, two swapped, an underscore for a dash), and none for a stranger', async () => {
+    const file = await yamlFile(['uptream:', '  protocl: auto', 'bailian:', '  api_kye: x', 'colour: blue'].join('\n'));
+    const lines = (await configError(['--config', file])).split('\n').slice(1);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ {2}- uptream: unknown key, did you mean upstream\? \(from /),
+        expect.stringMatching(/^ {2}- bailian\.api-kye: unknown key, did you mean api-key\? \(from /),
+        expect.stringMatching(/^ {2}- colour: unknown key \(from .*\); known keys here: host, port/),
+      ]),
+    );
+  });
+
+  it('tells a value outside the choices with the choices (a text given is not repeated), and a YAML number where a version was meant', async () => {
+    const env = { A2A_BRIDGE_STORE: 'redsi', A2A_BRIDGE_LOG_LEVEL: 'verbose' };
+    const message = await configError(['--config', await yamlFile('upstream:\n  protocol: 1.0\n  protocol-binding: grpc\n')], env);
+    expect(message).toMatch(/^ {2}- store: expected one of memory, redis \(from A2A_BRIDGE_STORE\)$/m);
+    expect(message).toMatch(/^ {2}- log-level: expected one of fatal, error, warn, info, debug, trace, silent \(from A2A_BRIDGE_LOG_LEVEL\)$/m);
+    expect(message).not.toMatch(/redsi|verbose/);
+    expect(message).toMatch(
+      /^ {2}- upstream\.protocol: expected one of auto, 1\.0, 0\.3, 0\.2\.5, got 1 \(from .*\.yml\) — YAML read it as a number: quote it \(protocol: "1\.0"\)$/m,
+    );
+    expect(message).toMatch(/^ {2}- upstream\.protocol-binding: expected one of auto, JSONRPC, HTTP\+JSON, GRPC \(from .*\.yml\)$/m);
+    expect(message).not.toMatch(/Invalid option/);
   });
 
   it('tells a wrong type as key, what was given, what is expected and where from, never a secret', async () => {
@@ -237,7 +287,7 @@ describe('validation errors name the key', () => {
   });
 
   it('rejects a bad enum from env and an out-of-range port', async () => {
-    expect(await configError([], { A2A_BRIDGE_LOG_LEVEL: 'loud' })).toMatch(/log-level: .*"info".*\(from A2A_BRIDGE_LOG_LEVEL\)/);
+    expect(await configError([], { A2A_BRIDGE_LOG_LEVEL: 'loud' })).toMatch(/log-level: expected one of .*info.* \(from A2A_BRIDGE_LOG_LEVEL\)/);
     expect(await configError(['--port', '70000'])).toMatch(/port: .*<=65535/);
   });
 

@@ -43,4 +43,20 @@ describe('weakSecretWarnings', () => {
       'push-keys[0] is still a placeholder (it starts with "change-me"): set the real secret',
     ]);
   });
+
+  it("says a placeholder password in a URL (deploy/k8s/secret.yaml's REDIS_URL), by its setting, never the password", () => {
+    const warnings = weakSecretWarnings(
+      config({
+        'redis-url': 'redis://:change-me-redis-password@a2a-gateway-redis:6379',
+        'push-redis-url': 'redis+sentinel://user:Change-Me%2Dtoo@s1:26379,s2:26379/mymaster',
+      }),
+    );
+    expect([...warnings].sort()).toEqual([
+      'push-redis-url has a password that is still a placeholder (it starts with "change-me"): set the real secret',
+      'redis-url has a password that is still a placeholder (it starts with "change-me"): set the real secret',
+    ]);
+    expect(weakSecretWarnings(config({ 'redis-url': 'redis://:f3a9c2d1e8b7a6f5e4d3@redis:6379', 'public-url': 'https://gw.example.com' }))).toEqual(
+      [],
+    );
+  });
 });
