@@ -9,6 +9,11 @@ export function eventStatus(event: StreamResponse): TaskStatus | undefined {
   return undefined;
 }
 
+/** What tells one status of a state from another: a chunk of one message repeats it, a new message does not. */
+export const statusKey = (status: TaskStatus): string => JSON.stringify([status.timestamp ?? null, status.message?.messageId ?? null]);
+/** The key of a status that tells nothing of itself (no timestamp, no message): it cannot be told from another such. */
+export const UNTOLD = statusKey({ state: 'TASK_STATE_UNSPECIFIED' });
+
 /**
  * The `A2A-Event-Id` of a status change that every replica, and a restarted process, derives alike:
  * `<taskId>:<hash>` of the task id, the state, the status timestamp and the status message's id, so

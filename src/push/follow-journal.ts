@@ -20,10 +20,22 @@ export interface FollowEntry {
    * agent left its end unstamped (turn-of-record.ts).
    */
   turnMessageId?: string;
+  /**
+   * The status (as-found.ts's key) the task waited in when the turn began, which the agent answered the turn with:
+   * reads that still show it are of the last turn, not this one's end.
+   */
+  asFound?: string;
 }
 
 /** The entry of a follow that `caller`'s call starts now, in `tenant` (the task's, '' for the default one). */
-export function followEntry(taskId: string, caller: CallContext, tenant: string, timeoutMs: number, turnMessageId?: string): FollowEntry {
+export function followEntry(
+  taskId: string,
+  caller: CallContext,
+  tenant: string,
+  timeoutMs: number,
+  turnMessageId?: string,
+  asFound?: string,
+): FollowEntry {
   return {
     taskId,
     principal: caller.principal,
@@ -31,6 +43,7 @@ export function followEntry(taskId: string, caller: CallContext, tenant: string,
     ...(caller.surface ? { surface: caller.surface } : {}),
     until: Date.now() + timeoutMs,
     ...(turnMessageId !== undefined ? { turnMessageId } : {}),
+    ...(asFound !== undefined ? { asFound } : {}),
   };
 }
 

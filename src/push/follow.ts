@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentPort, CallContext } from '../core/agent-port.js';
-import { tenantField, tenantOf } from '../core/tenants.js';
-import { isActiveState, type StreamResponse, type Task, type TaskState } from '../model/index.js';
-import { eventState } from './payload.js';
+import type { StreamResponse } from '../model/index.js';
+import { createTurnReader, turnEnded } from './follow-turn.js';
 import { followEntry, inMemoryOnly, type FollowEntry, type FollowJournal } from './follow-journal.js';
 import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
@@ -20,9 +18,10 @@ export interface TaskFollower {
    * Follows the answer's task until its turn ends, unless it has ended already or is followed. `tenant`: the
    * one the caller's call named, the task's own: every call of the follow names it, or an agent that keeps
    * tasks per tenant would not know the task (and the gateway would record it lost). Absent: the default tenant.
-   * `turnMessageId`: the caller's message that began the turn (FollowEntry).
+   * `turnMessageId`: the caller's message that began the turn (FollowEntry). `asFound`: the answer shows the task
+   * as the turn found it (as-found.ts), waiting for input: the turn is followed all the same.
    */
-  follow(answer: StreamResponse, ctx: CallContext, tenant?: string, turnMessageId?: string): void;
+  follow(answer: StreamResponse, ctx: CallContext, tenant?: string, turnMessageId?: string, asFound?: string): void;
   /** Whether this replica follows the task now. */
   follows(taskId: string): boolean;
   /**
@@ -65,27 +64,28 @@ export interface TaskFollowerDeps {
   journal?: FollowJournal;
 }
 
+/** A follow under way; `journaledAt`: when the journal was known to hold it (undefined: not yet, or never). */
+interface RunningFollow {
+  done: Promise<void>;
+  journaledAt?: number;
+  letGo(): void;
+  /** The turn it follows (FollowEntry.turnMessageId). */
+  turnMessageId?: string | undefined;
+  /** A later turn of the task, come while this follow still ran: followed once this one is done. */
+  next?: { entry: FollowEntry; journaled: boolean };
+}
+
 const DEFAULT_RETRY = { initialDelayMs: 1_000, maxDelayMs: 30_000 };
 const DEFAULT_MAX_FOLLOWED = 10_000;
 
-/** The turn is over: its task waits for the caller or is finished. */
-export const turnEnded = (state: TaskState | undefined): boolean => state !== undefined && !isActiveState(state);
-
-/**
- * Each follow subscribes to the task through the gateway, so the push watcher sees its events as it
- * sees a caller's stream (and, as there, only the first of two local streams of a task is watched).
- * A subscription can be refused (the turn ended before it: agents refuse a finished task; an agent
- * without streaming) or end early (a dropped connection): then the task is read once, and while it
- * still runs, the follow tries again after a pause that grows, so an agent without streaming is polled.
- */
+/** Each follow reads its turn to its end (follow-turn.ts); here they are started, counted, journaled and handed over. */
 export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
-  const { port, watcher, logger } = deps;
-  const retry = deps.retry ?? DEFAULT_RETRY;
+  const { logger } = deps;
+  const run = createTurnReader({ port: deps.port, watcher: deps.watcher, logger, retry: deps.retry ?? DEFAULT_RETRY });
   const maxFollowed = deps.maxFollowed ?? DEFAULT_MAX_FOLLOWED;
   const perOwner = followsPerOwner(deps.maxFollowedPerOwner ?? defaultFollowsPerOwner(maxFollowed), logger);
   const stopping = new AbortController();
-  /** The follows under way; `journaledAt`: when the journal was known to hold it (undefined: not yet, or never). */
-  const running = new Map<string, { done: Promise<void>; journaledAt?: number; letGo(): void }>();
+  const running = new Map<string, RunningFollow>();
   const journal = deps.journal ?? inMemoryOnly;
   let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
   /** Journal writes under way, each after the last one of its task: stop waits for them. */
@@ -114,42 +114,6 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
     );
   }
 
-  /** One subscription to its end; the state it ended in (undefined: it was refused or broke). */
-  async function subscribeOnce({ taskId, tenant, turnMessageId }: FollowEntry, ctx: CallContext): Promise<TaskState | undefined> {
-    let last: TaskState | undefined;
-    try {
-      const events = port.subscribeToTask({ id: taskId, ...tenantField(tenantOf({ tenant })) }, ctx);
-      for await (const event of watcher.watchStream(events, undefined, turnMessageId)) last = eventState(event) ?? last;
-      return last;
-    } catch (error) {
-      if (!ctx.signal.aborted) logger.info({ err: error, taskId }, 'push follow: the subscription ended; reading the task');
-      return turnEnded(last) ? last : undefined;
-    }
-  }
-
-  async function readOnce({ taskId, tenant, turnMessageId }: FollowEntry, ctx: CallContext): Promise<Task | undefined> {
-    try {
-      const task = await port.getTask({ id: taskId, historyLength: 0, ...tenantField(tenantOf({ tenant })) }, ctx);
-      watcher.observeTask(task, turnMessageId);
-      return task;
-    } catch (error) {
-      if (!ctx.signal.aborted) logger.warn({ err: error, taskId }, 'push follow: the task could not be read');
-      return undefined;
-    }
-  }
-
-  async function run(entry: FollowEntry, ctx: CallContext): Promise<void> {
-    let delay = retry.initialDelayMs;
-    while (!ctx.signal.aborted) {
-      if (turnEnded(await subscribeOnce(entry, ctx))) return;
-      if (ctx.signal.aborted) return;
-      const task = await readOnce(entry, ctx);
-      if (!task || turnEnded(task.status.state)) return;
-      await sleep(delay, undefined, { signal: ctx.signal }).catch(() => undefined);
-      delay = Math.min(delay * 2, retry.maxDelayMs);
-    }
-  }
-
   /**
    * Follows `entry.taskId` until its turn ends or `entry.until`; journaled until then, kept when the
    * follower stops. `journaled`: the journal holds it already (a follow resumed or claimed).
@@ -173,7 +137,16 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       ...(entry.surface ? { surface: entry.surface } : {}),
     };
     let letGo = false;
-    const done = run(entry, ctx)
+    const follow: RunningFollow = {
+      done: Promise.resolve(),
+      ...(journaled ? { journaledAt: Date.now() } : {}),
+      turnMessageId: entry.turnMessageId,
+      letGo() {
+        letGo = true;
+        lifetime.letGo();
+      },
+    };
+    follow.done = run(entry, ctx)
       .then(() => {
         if (lifetime.timedOut()) {
           logger.warn(
@@ -192,16 +165,35 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         lifetime.end();
         running.delete(entry.taskId);
         perOwner.ended(entry.principal);
+        // Off the journal by now: the next turn's entry is journaled after this one left it, not removed with it.
+        if (follow.next) takeUp(follow.next.entry, follow.next.journaled);
       });
     perOwner.started(entry.principal);
-    running.set(entry.taskId, {
-      done,
-      ...(journaled ? { journaledAt: Date.now() } : {}),
-      letGo() {
-        letGo = true;
-        lifetime.letGo();
-      },
-    });
+    running.set(entry.taskId, follow);
+  }
+
+  /** Follows a turn (FollowEntry) unless its task is followed already; a later turn of it waits for that follow. */
+  function takeUp(entry: FollowEntry, journaled: boolean): void {
+    if (deps.timeoutMs <= 0) return;
+    const current = running.get(entry.taskId);
+    if (current) {
+      // The caller sent the next turn while the last one's follow still runs (winding down at that turn's end, or
+      // before it saw it): followed once that follow is done. Dropped, the next turn's end was never pushed.
+      if (entry.turnMessageId !== undefined && entry.turnMessageId !== current.turnMessageId) current.next = { entry, journaled };
+      return;
+    }
+    if (stopping.signal.aborted) {
+      // Cut by the shutdown before its end: the process after the restart follows it.
+      if (!journaled) void journalAdd(entry);
+      return;
+    }
+    // A caller's own turn: refused past its share. Follows taken up from the journal (a restart, a replica
+    // gone) were within some replica's share when they began, and are not refused (only counted).
+    if (perOwner.refuses(entry)) return;
+    start(entry, journaled);
+    const started = running.get(entry.taskId);
+    // Noted once written: until then the follow is not missing from the journal (letGoOfTakenOver).
+    if (started && !journaled) void journalAdd(entry).then((written) => written && (started.journaledAt = Date.now()));
   }
 
   /**
@@ -237,9 +229,9 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   }
 
   return {
-    follow(answer, caller, tenant = '', turnMessageId) {
-      if (!('task' in answer) || turnEnded(answer.task.status.state)) return;
-      this.takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs, turnMessageId), false);
+    follow(answer, caller, tenant = '', turnMessageId, asFound) {
+      if (!('task' in answer) || (turnEnded(answer.task.status.state) && asFound === undefined)) return;
+      takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs, turnMessageId, asFound), false);
     },
 
     follows: (taskId) => running.has(taskId),
@@ -253,21 +245,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       );
     },
 
-    takeUp(entry, journaled) {
-      if (deps.timeoutMs <= 0 || running.has(entry.taskId)) return;
-      if (stopping.signal.aborted) {
-        // Cut by the shutdown before its end: the process after the restart follows it.
-        if (!journaled) void journalAdd(entry);
-        return;
-      }
-      // A caller's own turn: refused past its share. Follows taken up from the journal (a restart, a replica
-      // gone) were within some replica's share when they began, and are not refused (only counted).
-      if (perOwner.refuses(entry)) return;
-      start(entry, journaled);
-      const started = running.get(entry.taskId);
-      // Noted once written: until then the follow is not missing from the journal (letGoOfTakenOver).
-      if (started && !journaled) void journalAdd(entry).then((written) => written && (started.journaledAt = Date.now()));
-    },
+    takeUp,
 
     async resume() {
       if (deps.timeoutMs <= 0 || stopping.signal.aborted) return;

@@ -1,23 +1,24 @@
-import { assertConfigFitsHeaders } from './headers.js';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
-import type { AgentPort, CallContext, Settling } from '../core/agent-port.js';
+import type { AgentPort, Settling } from '../core/agent-port.js';
 import { deferIterable } from '../core/iterables.js';
-import { inScope, tenantOf } from '../core/tenants.js';
+import { tenantOf } from '../core/tenants.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { watchRedis } from '../observability/redis-errors.js';
 import type { TaskRegistry } from '../core/task-registry/types.js';
 import type { MappingProfile } from '../mappings/index.js';
-import { A2AError, withFields, type SendMessageRequest } from '../model/index.js';
+import { withFields } from '../model/index.js';
 import { createPushConfigMethods, type PushConfigMethods } from './config-methods.js';
-import { disabledPushService, overlay, withoutInlineConfig } from './disabled-service.js';
+import { disabledPushService, overlay } from './disabled-service.js';
 import { createFileConfigStore } from './config-store/file.js';
-import { assertRoomForConfig, prepareConfig, type PushConfigStore } from './config-store/types.js';
+import type { PushConfigStore } from './config-store/types.js';
 import { createPushHandler } from './dispatch.js';
 import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigKeyPrefix, type PushQueueFactoryOptions } from './index.js';
-import { payloadVersionOf, resolveNotificationHeaders } from './payload.js';
+import { resolveNotificationHeaders } from './payload.js';
+import { inlineConfigTaker } from './inline-config.js';
+import { asFoundOf, statusBeforeTurn } from './as-found.js';
 import type { PushQueue } from './queue/types.js';
 import { createTaskFollower, type TaskFollower } from './follow.js';
 import { recordedTurnMessageId } from './turn-of-record.js';
@@ -26,7 +27,7 @@ import { createFileFollowJournal, inMemoryOnly, type FollowJournal } from './fol
 import { createRedisFollowJournal, type RedisFollowJournal } from './follow-journal-redis.js';
 import { createFileNotifiedEvents, createRedisNotifiedEvents, type NotifiedEvents } from './notified-events.js';
 import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale, type DeliveredStates } from './stale-notifications.js';
-import { createPushWatcher, type InlineConfig, type PushWatcher } from './watch.js';
+import { createPushWatcher, type PushWatcher } from './watch.js';
 import type { V025TaskRenderer } from './v025-body.js';
 import type { V1EventInliner } from './v1-body.js';
 import { closeRedis, connectRedis } from '../redis/connection.js';
@@ -68,9 +69,6 @@ export interface PushService {
   /** Queues every event already accepted, then stops the queue (in-flight deliveries finish). */
   stop(): Promise<void>;
 }
-
-/** A placeholder that satisfies the id rule: an inline config is checked before its task exists. */
-const PENDING_TASK_ID = 'pending-task';
 
 /**
  * Push notifications owned by the gateway. Configs are kept in Redis with `store: redis`, else in
@@ -141,42 +139,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let started = false;
   let stopping: Promise<void> | undefined;
 
-  /**
-   * Checks an inline config up front (-32602 before anything reaches the upstream) and takes it off the
-   * request. A follow-up names its task: a config it has no room for is refused like CreateTaskPushNotificationConfig's.
-   */
-  async function takeInline(
-    request: SendMessageRequest,
-    ctx: CallContext,
-    settled: Settling['settled'],
-  ): Promise<{ forwarded: SendMessageRequest; inline?: InlineConfig }> {
-    const inline = request.configuration?.taskPushNotificationConfig;
-    if (!inline) return { forwarded: request };
-    assertConfigFitsHeaders(inline);
-    prepareConfig(PENDING_TASK_ID, inline, policy);
-    const taskId = request.message.taskId;
-    if (taskId) await assertRoomForInline(taskId, tenantOf(request), inline.id ?? taskId, ctx, settled);
-    // The task is the one the turn runs on, whatever taskId the caller wrote into the config.
-    const { taskId: _ignored, ...fields } = inline;
-    return {
-      forwarded: withoutInlineConfig(request),
-      inline: { owner: ctx.principal, version: payloadVersionOf(ctx), config: fields },
-    };
-  }
-
-  async function assertRoomForInline(taskId: string, tenant: string, id: string, ctx: CallContext, settled: Settling['settled']): Promise<void> {
-    try {
-      await settled(taskId);
-      // Another caller's task (or tenant's) is not looked at: the gateway answers for it (not found) without telling how many configs it has.
-      const scope = await registry.scopeOf(taskId);
-      if (!scope || !inScope(scope, ctx.principal, tenant)) return;
-      await assertRoomForConfig(store, ctx.principal, taskId, id, policy.maxConfigsPerTask);
-    } catch (error) {
-      if (error instanceof A2AError) throw error;
-      // The store cannot say (Redis away): the turn goes on, and the store's own check decides when the config is stored.
-      logger.warn({ err: error, taskId }, 'A2A inline push notification config could not be checked against the per-task limit');
-    }
-  }
+  const takeInline = inlineConfigTaker({ store, registry, policy, logger });
 
   return {
     decorate<P extends AgentPort & Settling>(port: P): P {
@@ -223,9 +186,12 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         withFields(methods, {
           async sendMessage(request, ctx) {
             const { forwarded, inline } = await takeInline(request, ctx, settled);
+            const before = await statusBeforeTurn({ registry, settled }, forwarded, ctx.principal);
             const answer = await port.sendMessage(forwarded, ctx);
-            await watcher.observeAnswer(answer, inline, forwarded.message.messageId);
-            follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId);
+            const asFound = asFoundOf(answer, before);
+            if (asFound && 'task' in answer) await watcher.answeredAsFound(answer.task.id, inline);
+            else await watcher.observeAnswer(answer, inline, forwarded.message.messageId);
+            follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId, asFound);
             return answer;
           },
           sendStreamingMessage: (request, ctx) =>

@@ -18,7 +18,7 @@ import {
 import type { PushConfigStore } from './config-store/types.js';
 import { holdWhileUnanswered, noticedChange, type HeldChangesOptions } from './held-changes.js';
 import { eventState, isNotifiedState, withPayloadVersion, type PayloadVersion } from './payload.js';
-import { eventStatus, instanceEventId, stableEventId } from './event-id.js';
+import { eventStatus, instanceEventId, stableEventId, statusKey, UNTOLD } from './event-id.js';
 import type { NotifiedEvents } from './notified-events.js';
 import type { PushLogger, PushQueue } from './queue/types.js';
 import { createChangeResolver } from './resolve-change.js';
@@ -66,6 +66,12 @@ export interface PushWatcher {
    */
   observeAnswer(answer: StreamResponse, inline?: InlineConfig, turnMessageId?: string): Promise<void>;
   /**
+   * A send's answer that showed the task as the turn found it (as-found.ts): the last turn's end, pushed then, and no
+   * change. Resolves once its inline config is stored; whatever state the turn reaches next is a change, as after a
+   * blocking answer (the agent may ask again in the state it found).
+   */
+  answeredAsFound(taskId: string, inline?: InlineConfig): Promise<void>;
+  /**
    * A snapshot of a task read after some of its events passed by (a follow's GetTask): notified only if its state
    * moved on. `turnMessageId`: the followed turn's, when known.
    */
@@ -87,10 +93,6 @@ interface TaskTrack {
 
 const MAX_TRACKED_TASKS = 50_000;
 
-/** What tells one status of a state from another: a chunk of one message repeats it, a new message does not. */
-const statusKey = (status: TaskStatus): string => JSON.stringify([status.timestamp ?? null, status.message?.messageId ?? null]);
-const UNTOLD = statusKey({ state: 'TASK_STATE_UNSPECIFIED' });
-
 /**
  * Whether a status in the state the task is in already is a later turn's end: an agent asked again (input-required
  * after input-required, streamed without a working state between). The turn is another than the one that brought the
@@ -102,6 +104,13 @@ function endedAgain(track: TaskTrack, status: TaskStatus, turnMessageId: string 
   if (!since || turnMessageId === undefined || since.turn === turnMessageId) return false;
   const key = statusKey(status);
   return key !== UNTOLD && key !== since.status;
+}
+
+/** A turn began whose states before its end may pass unseen: the state it ends in is a change, unless the task is finished. */
+function turnBegan(track: TaskTrack): void {
+  if (track.state === undefined || isTerminalState(track.state)) return;
+  track.state = undefined;
+  delete track.since;
 }
 
 /** An accepted event's id; `stable` when every replica (and a restarted process) derives the same one. */
@@ -154,7 +163,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
     const track = tracks.get(taskId) ?? { seq: 0 };
     // A blocking answer stands for a whole turn whose working states were never seen here: the state it
     // reports is a change even when the previous turn ended in the same one (iac-code: input-required).
-    if (wholeTurn && track.state !== undefined && !isTerminalState(track.state)) track.state = undefined;
+    if (wholeTurn) turnBegan(track);
     const state = eventState(event);
     let notify = deps.events === 'all';
     // A terminal state is final: a status arriving after it is stale (a stream still relaying
@@ -227,6 +236,13 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
       }
       const stored = inline ? storeInline(taskId, inline) : undefined;
       observe(answer, taskId, true, turnMessageId);
+      await stored;
+    },
+
+    async answeredAsFound(taskId, inline) {
+      const stored = inline ? storeInline(taskId, inline) : undefined;
+      const track = tracks.get(taskId);
+      if (track) turnBegan(track);
       await stored;
     },
 

@@ -1,0 +1,101 @@
+/**
+ * A follow-up sent without waiting (`returnImmediately`, its webhook with it) into a task waiting for input: a real
+ * a2a-js 1.x agent answers it with the task as it found it, the last turn's question (input-required, stamped before
+ * this turn's message), and goes on with the turn. The follow took that answer for the turn's end and did not follow:
+ * the next question was pushed only when the caller sent the turn after it, and the booking (the task's completion)
+ * never. The receiver must be pushed each turn's own end, before the caller says anything more, whether the agent
+ * ends the turn at once (a follow that subscribes late finds it over) or works on a while (the follow hears it live).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
+import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { startSdkTestAgent, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import { asTask, connect, sendRequest } from '../../support/sdk-v1-client.js';
+import { Receiver } from './harness.js';
+
+const QUESTIONS = ['Which date should I book?', 'And which time?'];
+const DONE = 'Booked.';
+
+/** How the agent goes about a follow-up, per task: at once, or working a while first. */
+const pace = new Map<string, 'at once' | 'after working'>();
+const asked = new Map<string, number>();
+
+/** Books a table: a question a turn; a follow-up opens with the task as found (which a non-blocking send is answered). */
+const booker: AgentExecutor = {
+  async execute(request, bus) {
+    const { opening, status } = turnEvents(request);
+    const turn = asked.get(request.taskId) ?? 0;
+    asked.set(request.taskId, turn + 1);
+    bus.publish(request.task ? AgentEvent.task(request.task) : opening());
+    if (request.task && pace.get(request.taskId) === 'after working') {
+      bus.publish(status(TaskState.TASK_STATE_WORKING));
+      await sleep(150);
+    }
+    const question = QUESTIONS[turn];
+    bus.publish(question ? status(TaskState.TASK_STATE_INPUT_REQUIRED, question) : status(TaskState.TASK_STATE_COMPLETED, DONE));
+  },
+  cancelTask: async () => undefined,
+};
+
+let gateway: TestGateway;
+let receiver: Receiver;
+let dir: string;
+const closing: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-push-as-found-'));
+  receiver = await new Receiver().up();
+  const agent = await startSdkTestAgent({ name: 'booker', description: 'asks, then books', skill: { id: 'b', name: 'B', description: 'b' } }, booker);
+  closing.push(agent);
+  gateway = await startTestGateway({ upstream: { url: agent.url }, 'push-notifications': true, 'push-allow-private': true, 'persistence-dir': dir });
+  closing.unshift(gateway);
+});
+afterAll(async () => {
+  for (const each of closing) await each.close();
+  await receiver?.down();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Body = { task?: { id: string; status: { state: string; message?: { parts: Array<{ text?: string }> } } } };
+const seen = (body: Body): [string | undefined, string] => [
+  body.task?.status.state,
+  (body.task?.status.message?.parts ?? []).map((part) => part.text ?? '').join(''),
+];
+
+it.each(['at once', 'after working'] as const)(
+  'a returnImmediately follow-up answered with the task as found, the agent ending the turn %s: its own end is pushed',
+  async (how) => {
+    const { client } = await connect(gateway.url, 'JSONRPC');
+    const path = `/booking-${randomUUID()}`;
+    const hook = { tenant: '', id: 'booking', taskId: '', url: `${receiver.url}${path}`, token: 'tok', authentication: undefined };
+    const send = (text: string, ids: { taskId?: string; contextId?: string }, returnImmediately: boolean): SendMessageRequest => ({
+      ...sendRequest(text, ids),
+      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately, taskPushNotificationConfig: hook },
+    });
+
+    const first = asTask(await client.sendMessage(send('book a table', {}, false)));
+    pace.set(first.id, how);
+    const ids = { taskId: first.id, contextId: first.contextId };
+    await receiver.waitFor(path, 1);
+
+    const answered = asTask(await client.sendMessage(send('Monday', ids, true)));
+    // The agent's answer: the last turn's question, as it found the task.
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await receiver.waitFor(path, 2);
+
+    await client.sendMessage(send('9:00', ids, true));
+    await receiver.waitFor(path, 3);
+
+    expect(receiver.at(path).map((entry) => seen(entry.json as Body))).toEqual([
+      ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[0]],
+      ['TASK_STATE_INPUT_REQUIRED', QUESTIONS[1]],
+      ['TASK_STATE_COMPLETED', DONE],
+    ]);
+  },
+);
