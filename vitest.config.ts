@@ -13,6 +13,7 @@ const OWN_PROCESS = [
   'test/core/task-aliases.test.ts',
   'test/core/task-registry.test.ts',
   'test/e2e/facade/let-go-after-wait.test.ts',
+  'test/e2e/facade/open-stream-memory.test.ts',
 ];
 
 /**

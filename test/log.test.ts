@@ -50,7 +50,7 @@ function appWithLogger(level: LogLevel = 'info') {
     return sseResponse(
       (async function* () {
         yield* frames;
-        noteFacadeStreamShown(c, { state }, () => 'Upstream agent is unavailable');
+        noteFacadeStreamShown(c.get('logFields'), { state }, () => 'Upstream agent is unavailable');
       })(),
       { keepaliveMs: 0, onError: () => undefined },
     );

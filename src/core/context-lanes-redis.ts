@@ -120,7 +120,6 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
   function holdLease(key: string, token: string, taskId: string | undefined): Lease {
     const redisKey = laneKey(key);
     const owner = `${token}|`;
-    let boundTask = taskId;
     let running: NamedTurn | undefined;
     let releasing: Promise<void> | undefined;
 
@@ -148,25 +147,25 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
     function record(): void {
       if (!connected()) return;
       // Not awaited: commands on one connection run in order, so a later release still comes after it.
-      bindScript(redisKey, owner, leaseMs, namedPart(boundTask, running)).catch((error: unknown) =>
+      bindScript(redisKey, owner, leaseMs, namedPart(lease.taskId, running)).catch((error: unknown) =>
         warn(error, key, 'context lane task could not be recorded'),
       );
     }
 
-    return {
+    // The task a plain field, not a getter: an object literal with an accessor is a dictionary-mode object
+    // (470 bytes, held by every open stream's turn; docs/performance.md).
+    const lease = {
       key,
-      get taskId() {
-        return boundTask;
-      },
-      bindTask(id) {
-        if (boundTask === id || releasing) return;
-        boundTask = id;
+      taskId,
+      bindTask(id: string | undefined) {
+        if (lease.taskId === id || releasing) return;
+        lease.taskId = id;
         running = undefined;
         record();
       },
-      runsTask(id, options) {
+      runsTask(id: string, options?: { onlyFinishedEnds?: boolean }) {
         const named: NamedTurn = { taskId: id, onlyFinishedEnds: options?.onlyFinishedEnds === true };
-        if (boundTask !== undefined || releasing || (running && runningPart(running) === runningPart(named))) return;
+        if (lease.taskId !== undefined || releasing || (running && runningPart(running) === runningPart(named))) return;
         running = named;
         record();
       },
@@ -181,6 +180,7 @@ export function createRedisContextLanes(options: RedisContextLanesOptions): Cont
         return releasing;
       },
     };
+    return lease;
   }
 
   /**

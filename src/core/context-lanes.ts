@@ -80,14 +80,13 @@ export function createContextLanes(): ContextLanes {
     async tryAcquire(key, taskId) {
       if (held.has(key)) return undefined;
       let released = false;
-      let boundTask = taskId;
-      const lease: Lease = {
+      // The task a plain field, not a getter: an object literal with an accessor is a dictionary-mode object
+      // (470 bytes, held by every open stream's turn; docs/performance.md).
+      const lease = {
         key,
-        get taskId() {
-          return boundTask;
-        },
-        bindTask(id) {
-          boundTask = id;
+        taskId,
+        bindTask(id: string | undefined) {
+          lease.taskId = id;
         },
         runsTask() {},
         async release() {

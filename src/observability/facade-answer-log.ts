@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { isRecord } from '../model/json.js';
 import { sanitizeUpstreamText } from '../scrub-text.js';
-import type { GatewayEnv } from '../surfaces/shared/env.js';
-import { noteLog } from '../surfaces/shared/log-fields.js';
+import type { GatewayEnv, RequestLogFields } from '../surfaces/shared/env.js';
+import { noteLog, noteLogFields } from '../surfaces/shared/log-fields.js';
 import { withoutUrlCredentials } from '../url-credentials.js';
 import type { FacadeAnswer } from './facade-events.js';
 
@@ -85,16 +85,16 @@ interface ShownStatus {
 }
 
 /**
- * Notes on the request fields of a facade `message/stream`, at its end, the state its user was last shown (`shown`:
+ * Notes on the request fields of a facade `message/stream` (`fields`, its request line's), at its end, the state its user was last shown (`shown`:
  * the last status its frames carried; none, nothing) and, for a turn shown failed or rejected, what they read of
  * why as its `cause`, as noteFacadeAnswer does for `message/send`: that status's message, else the reply's words
  * (`reply`, asked only then: under the Bailian profile the reason is the end of the reply artifact, which its users
  * read). The `stream ended` line reads them (stream-end-log.ts); the request line was written when the headers went out.
  */
-export function noteFacadeStreamShown(c: Context<GatewayEnv>, shown: ShownStatus | undefined, reply: () => string): void {
+export function noteFacadeStreamShown(fields: RequestLogFields | undefined, shown: ShownStatus | undefined, reply: () => string): void {
   if (shown === undefined) return;
   const { state } = shown;
-  if (!endedWithCause(state)) return noteLog(c, { state });
+  if (!endedWithCause(state)) return noteLogFields(fields, { state });
   const said = textOf(shown.message?.parts) ?? (reply() || undefined);
-  noteLog(c, { state, cause: failedTurnCause(state, said) });
+  noteLogFields(fields, { state, cause: failedTurnCause(state, said) });
 }

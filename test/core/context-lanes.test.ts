@@ -5,6 +5,7 @@ import { defaultConfig } from '../../src/config/schema.js';
 import { createContextLanesFor } from '../../src/core/context-lanes-factory.js';
 import { createContextLanes, type ContextLanes } from '../../src/core/context-lanes.js';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
+import { hasFastProperties } from '../support/fast-properties.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 
 beforeAll(requireRedis);
@@ -102,6 +103,15 @@ describe.each(factories)('%s context lanes', (_name, make) => {
     await expect.poll(() => replica.holderTask('K')).toBeUndefined();
     expect(await replica.tryAcquire('K')).toBeUndefined();
     await unnamed!.release();
+  });
+
+  it("makes a lease an ordinary object, not a dictionary: every open stream holds its turn's", async () => {
+    const { lanes } = make();
+    const lease = await lanes.tryAcquire('K', 'T1');
+    lease!.bindTask('T2');
+    expect(lease!.taskId).toBe('T2');
+    expect(hasFastProperties(lease!)).toBe(true);
+    await lease!.release();
   });
 
   it('lets a waiter go once the running turn holding the lane is released, at its bound while it runs, at once when none runs', async () => {

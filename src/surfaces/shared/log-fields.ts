@@ -5,7 +5,14 @@ import type { GatewayEnv, RequestLogFields } from './env.js';
 
 /** Adds fields to the request log line, when the app composer installed one (tests may not). */
 export function noteLog(c: Context<GatewayEnv>, fields: RequestLogFields): void {
-  const target = c.get('logFields') as RequestLogFields | undefined;
+  noteLogFields(c.get('logFields'), fields);
+}
+
+/**
+ * The same on the line's fields themselves (`c.get('logFields')`): what an open stream keeps to note its end on,
+ * rather than the request's whole Hono context (its request, response and a dozen closures) for as long as it lasts.
+ */
+export function noteLogFields(target: RequestLogFields | undefined, fields: RequestLogFields): void {
   if (target) addLogFields(target, fields);
 }
 

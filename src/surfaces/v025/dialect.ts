@@ -46,6 +46,12 @@ const PUSH_METHODS: ReadonlySet<V1Method> = new Set([
   'DeleteTaskPushNotificationConfig',
 ]);
 
+/**
+ * The relay to a 0.2.5/0.3 upstream, if the agent is one. Its signal closure is made here, not in `serve`: a closure
+ * there that names `c` would keep the whole Hono context in serve's scope, which a resubscription's open stream holds.
+ */
+const relayOf = (deps: V025FacadeDeps, c: Context<GatewayEnv>) => deps.passThrough?.resolve(() => c.req.raw.signal);
+
 /** A unary 1.0 result of `method` as its 0.2.5 counterpart. */
 function unaryResultToV025(method: V1Method, result: unknown): unknown {
   switch (method) {
@@ -155,7 +161,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     if (PUSH_METHODS.has(target) && !options.pushNotifications) throw A2AError.pushNotSupported();
     if (target === 'SendMessage' || target === 'SendStreamingMessage') requireUserRole(request.params);
     // A 0.2.5/0.3 upstream already speaks the caller's language: relay, do not translate.
-    const relay = await deps.passThrough?.resolve(() => c.req.raw.signal);
+    const relay = await relayOf(deps, c);
     if (relay) return relayCall(relay, request, c, deps);
     // The caller's own fields are named in what is refused of them, not the 1.0 ones they become.
     if (target === 'SendMessage' || target === 'SendStreamingMessage') requireDecodableFiles(request.params);
@@ -165,7 +171,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     const call = open(translated.method === 'SendMessage' ? undefined : { outlivesCaller: outlivesCaller(translated.method) });
     // The facade's gate (auth.ts) named the caller: a key of its own, or the facade's anonymous caller.
     const ctx: CallContext = call.ctx;
-    const turn = { id, params: translated.params, ctx, abort: call.abort, c };
+    const turn = { id, params: translated.params, ctx, abort: call.abort, logFields: c.get('logFields'), logger: c.get('logger') };
     // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
     switch (translated.method) {
       case 'SendMessage': {
@@ -197,7 +203,7 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
               routing.languages.cutTurns,
               deps.shutdown,
             );
-            const stream = { id, deps, c, signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
+            const stream = { id, deps, logFields: c.get('logFields'), signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
             // Its caller read none of the turn here: the words the snapshot holds come first, the turn starting at the
             // caller's message the record holds, which a 0.2.5 agent's task may lack (joined-turn.ts).
             const events = (onAccepted: () => void) => joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous);

@@ -1,5 +1,5 @@
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { contextBusyError, isContextBusyError } from '../../core/context-lanes.js';
@@ -7,9 +7,9 @@ import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, GatewayErrorCode, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
-import type { GatewayEnv } from '../shared/env.js';
+import type { RequestLogFields } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
-import { noteLog } from '../shared/log-fields.js';
+import { noteLogFields } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
@@ -35,7 +35,9 @@ export interface TurnCall {
   params: unknown;
   ctx: CallContext;
   abort(reason?: unknown): void;
-  c: Context<GatewayEnv>;
+  /** The request line's fields (`c.get('logFields')`): not the Hono context, which a streamed turn would keep whole. */
+  logFields: RequestLogFields | undefined;
+  logger: Logger;
 }
 
 /** How the facade's turns find their task: by contextId (Continuations), or by an id the caller chose (ClientTaskIds). */
@@ -91,7 +93,7 @@ async function beginTurn(
     const turn = withFields(begun, { request: answered.request, end });
     const upstreamTaskId = turn.request.message.taskId;
     const clientTaskId = task.clientTaskId ?? (upstreamTaskId ? await routing.ids.clientIdOf(upstreamTaskId, principal) : undefined);
-    noteLog(call.c, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
+    noteLogFields(call.logFields, { contextId: begun.request.message.contextId, taskId: clientTaskId ?? upstreamTaskId });
     const images = !answered.reprompt && answered.request === begun.request ? input.images : undefined;
     // What the caller was shown of the task before: its artifacts are not shown again.
     const shownBefore = begun.unseen?.recorded ?? begun.previous;
@@ -142,7 +144,7 @@ function facadeInput(call: TurnCall, deps: V025FacadeDeps): TurnInput {
   const limits = deps.turnLimits;
   return turnInput(call.params, deps.options.bailian, cardAccepts(deps.cards.current()?.card), {
     signal: call.ctx.signal,
-    logger: call.c.get('logger'),
+    logger: call.logger,
     slots: deps.imageSlots,
     ...(limits ? { turnCanRun: () => belowCap(limits.slots, call.ctx) } : {}),
   });
@@ -212,7 +214,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
 export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting): Promise<Response> {
   refuseTurnsWhileOutOfReach(deps.registry);
   const input = facadeInput(call, deps);
-  const streamOptions = { id: call.id, deps, c: call.c, signal: call.ctx.signal, abort: call.abort };
+  const streamOptions = { id: call.id, deps, logFields: call.logFields, signal: call.ctx.signal, abort: call.abort };
   if (input.rejected) {
     const rejected = input.rejected;
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));

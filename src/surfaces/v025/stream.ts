@@ -1,11 +1,10 @@
-import type { Context } from 'hono';
 import { toA2AError, type StreamResponse } from '../../model/index.js';
 import { noteFacadeStreamShown } from '../../observability/facade-answer-log.js';
 import type { V025StreamEvent, V025TaskStatus } from '../../protocol/v025/index.js';
 import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
-import type { GatewayEnv } from '../shared/env.js';
+import type { RequestLogFields } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
-import { noteLog } from '../shared/log-fields.js';
+import { noteLogFields } from '../shared/log-fields.js';
 import { sseResponse, type SseFrame, type SseOptions } from '../shared/sse.js';
 import { openStream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from '../shared/stream-open.js';
 import type { V025FacadeDeps } from './deps.js';
@@ -18,7 +17,11 @@ import type { UnwatchedTurn } from './unwatched-turns.js';
 export interface V025StreamOptions {
   id: JsonRpcId;
   deps: V025FacadeDeps;
-  c: Context<GatewayEnv>;
+  /**
+   * The request line's fields (`c.get('logFields')`), which the stream notes its task and its end on: not the Hono
+   * context, which every open stream would keep whole (its request, response and a dozen closures).
+   */
+  logFields: RequestLogFields | undefined;
   /** The call's signal (portCall): aborted when the client goes away. */
   signal: AbortSignal;
   /** Aborts the upstream call (the client went away). */
@@ -46,7 +49,7 @@ export interface V025StreamOptions {
  * turn ends with a failed, final status-update. A client that goes away aborts the upstream call.
  */
 export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable<StreamResponse>, options: V025StreamOptions): Promise<Response> {
-  const { id, deps, c, signal } = options;
+  const { id, deps, logFields, signal } = options;
   let ended = false;
   // The stream itself ended the upstream call (its first event failed or did not come in time), not its caller.
   let endedHere = false;
@@ -59,7 +62,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
   const end = (): void => {
     if (ended) return;
     ended = true;
-    noteFacadeStreamShown(c, shownStatus, () => reply.shown);
+    noteFacadeStreamShown(logFields, shownStatus, () => reply.shown);
     // Its caller left (or a shutdown cut it), before its first event as after it: the message may be at the agent.
     if (signal.aborted && !endedHere) options.unwatched?.callerGone();
     options.onEnd?.();
@@ -81,11 +84,11 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     end();
     throw options.toldAtCut ? options.toldAtCut(error) : error;
   }
-  if (head.first) noteLog(c, taskRefOf(head.first));
+  if (head.first) noteLogFields(logFields, taskRefOf(head.first));
   const rest = head.events[Symbol.asyncIterator]();
   const frame = (result: V025StreamEvent): SseFrame => {
     const data = jsonRpcText({ jsonrpc: '2.0', id, result: withoutGatewayMetadata(result) });
-    const mark = written?.mark;
+    const mark = written?.mark();
     if (result.kind !== 'task' && result.kind !== 'status-update') return { data, shows: { kind: result.kind }, mark };
     shownStatus = result.status;
     return { data, shows: { kind: result.kind, state: result.status.state }, mark };
@@ -106,7 +109,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
    */
   function failureFrames(error: unknown): SseFrame[] {
     const a2aError = toA2AError(error);
-    noteLog(c, { errorCode: a2aError.code });
+    noteLogFields(logFields, { errorCode: a2aError.code });
     const failed = reply.fail(a2aError.message);
     if (failed.length > 0) return failed.map(frame);
     const told = toldInWords(toA2AError(options.toldAtCut ? options.toldAtCut(a2aError) : a2aError), turnReply.words);

@@ -36,7 +36,9 @@ export interface UnwatchedTurn {
  * frame was written while its caller was there (`wrote`), and that its caller hung up as it ended (`leftAtEnd`).
  */
 export interface WrittenFrames {
-  readonly mark: number;
+  // A method, not a getter: the object is made for every open stream, and a literal with an accessor is a
+  // dictionary-mode object (docs/performance.md).
+  mark(): number;
   wrote(mark: number): void;
   leftAtEnd(): void;
 }
@@ -50,9 +52,7 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
       const { tracker } = watch;
       tracker.shownAsWritten();
       return {
-        get mark() {
-          return tracker.mark;
-        },
+        mark: () => tracker.mark,
         wrote: (mark) => tracker.wrote(mark),
         leftAtEnd: () => watch.leftAtEnd(),
       };
