@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     const hop =
       values.hop === 'proxy'
         ? await spawnChild('bare proxy', 'bench/bare-proxy.ts', [agent.url, '1000000'], { nodeArgs, ipc: true, env })
-        : await spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agent.url, connections: 1_000_000 } })], {
+        : await spawnChild('gateway', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: agent.url } })], {
             nodeArgs,
             ipc: true,
             env,

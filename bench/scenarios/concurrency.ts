@@ -160,12 +160,12 @@ export async function runConcurrency(ctx: BenchContext): Promise<ScenarioResult>
     );
   }
 
-  const gateway = await spawnChild(
-    'gateway (concurrency)',
-    'bench/gateway-process.mjs',
-    [JSON.stringify({ upstream: { url: ctx.agent.url, connections: 1_000_000 } })],
-    { nodeArgs: ['--expose-gc'], ipc: true },
-  );
+  // The default config: upstream.connections unset is no cap (a cap, even a huge one, turns on the connection-wait
+  // bound, which keeps each request's response headers and a timer for its life: ~2 KB per open stream).
+  const gateway = await spawnChild('gateway (concurrency)', 'bench/gateway-process.mjs', [JSON.stringify({ upstream: { url: ctx.agent.url } })], {
+    nodeArgs: ['--expose-gc'],
+    ipc: true,
+  });
   let measured: Awaited<ReturnType<typeof measureLevels>>;
   try {
     measured = await measureLevels(ctx, gateway, levels, notes);
