@@ -36,7 +36,7 @@ interface Schemes {
 const schemesOf = new WeakMap<CallerAuth, Schemes>();
 
 /** The schemes a credentials block turns on (iac-code: Basic only when both halves are set); worked out once per block. */
-function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn'>): Schemes {
+function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn' | 'debug'>): Schemes {
   let schemes = schemesOf.get(creds);
   if (!schemes) {
     const username = creds['basic-username'];
@@ -58,7 +58,7 @@ function enabledSchemes(creds: CallerAuth, logger?: Pick<Logger, 'warn'>): Schem
  * loads the token verifier's keys: one that can load none says so there (every bearer of a token is
  * refused meanwhile).
  */
-export async function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 'warn'>): Promise<void> {
+export async function prepareCallerAuth(creds: CallerAuth, logger: Pick<Logger, 'warn' | 'debug'>): Promise<void> {
   await enabledSchemes(creds, logger).jwt?.loadKeys();
 }
 

@@ -30,9 +30,15 @@ const REUSED_TOKEN_BYTES = 4 * 1024 * 1024;
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
 export interface JwtCallersOptions extends JwtKeyOptions {
-  /** Told (at most once a minute) that tokens are refused because no key can be loaded. */
-  logger?: WarningLogger;
+  /**
+   * Told (at most once a minute) that tokens are refused because no key can be loaded; at debug, why each token
+   * was refused (a wrong `auth.jwt.audience` or `issuer` reads as nothing but 401 otherwise).
+   */
+  logger?: WarningLogger & { debug?(fields: object, message: string): void };
 }
+
+/** Why a token did not verify, in jose's words (they name the claim or check, never a value of the token). */
+const refusalOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Verifies callers' tokens: the signature with a key of the provider's (by the token's `kid` and
@@ -66,24 +72,31 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
     sizeCalculation: (_value, token) => token.length,
   });
 
+  const refused = (reason: string): undefined => {
+    options.logger?.debug?.({ reason }, 'auth.jwt: a bearer token was refused');
+    return undefined;
+  };
+
   async function verified(token: string): Promise<JWTPayload | undefined> {
     let header: { alg?: string; kid?: string };
     try {
       header = decodeProtectedHeader(token);
     } catch {
-      return undefined;
+      return refused('its header is not a JWT header');
     }
-    if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) return undefined;
+    if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) return refused(`its alg is not one of ${algorithms.join(', ')}`);
     const candidates = await keys.keysFor({ alg: header.alg, ...(typeof header.kid === 'string' ? { kid: header.kid } : {}) });
+    let why = 'no key of the provider has its kid and alg';
     for (const key of candidates) {
       try {
         const { payload } = await jwtVerify(token, key, { currentDate: new Date(now()), ...verifyOptions });
         return payload;
-      } catch {
+      } catch (error) {
         // Another key of the set may have signed it; a claim that fails fails with every key alike.
+        why = refusalOf(error);
       }
     }
-    return undefined;
+    return refused(why);
   }
 
   const callers = async (token: string): Promise<Caller | undefined> => {
@@ -102,7 +115,8 @@ export function createJwtCallers(config: JwtAuthConfig, options: JwtCallersOptio
       return undefined;
     }
     const subject = payload?.[config['subject-claim']];
-    if (payload === undefined || !isUsableSubject(subject)) return undefined;
+    if (payload === undefined) return undefined;
+    if (!isUsableSubject(subject)) return refused(`its ${config['subject-claim']} claim names no subject`);
     const claimedName = payload[config['client-claim']];
     const caller = callerOf(
       tokenSubjectPrincipal('a2a-1.0', config.issuer, subject),

@@ -94,6 +94,26 @@ describe('createJwtCallers', () => {
     expect(await callers(await sign(es, claims))).toBeUndefined();
   });
 
+  it.each<[string, Claims, RegExp]>([
+    ['for another audience', { aud: 'someone-else' }, /"aud" claim/],
+    ['from another issuer', { iss: 'https://other.example.test/' }, /"iss" claim/],
+    ['expired', { exp: -31 }, /"exp" claim/],
+    ['without a subject', { sub: '' }, /sub claim names no subject/],
+  ])('tells the operator at debug why a token %s was refused, and nothing of the token', async (_name, claims, reason) => {
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logger = {
+      warn: () => undefined,
+      debug: (fields: object, message: string) => lines.push({ fields: fields as Record<string, unknown>, message }),
+    };
+    const callers = verifier({ 'jwks-file': jwksFile([es.jwk]) }, { logger });
+    const token = await sign(es, claims);
+    expect(await callers(token)).toBeUndefined();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.message).toBe('auth.jwt: a bearer token was refused');
+    expect(String(lines[0]!.fields.reason)).toMatch(reason);
+    expect(JSON.stringify(lines)).not.toContain(token.split('.')[1]!);
+  });
+
   it('takes a token within the leeway, and one naming the audience among others', async () => {
     const callers = verifier({ 'jwks-file': jwksFile([es.jwk]) });
     expect(await callers(await sign(es, { exp: -29 }))).toBeDefined();
