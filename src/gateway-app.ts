@@ -151,11 +151,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
 function failureRoutes(config: GatewayConfig, facadeProfile: MappingProfile | undefined): UnexpectedFailureRoutes {
   if (!facadeProfile) return { jsonRpcPaths: new Set(['/']) };
   const base = facadeBasePath(config.bailian);
-  const streamPath = underBase(base, '/stream');
+  const streamPaths = new Set(endpointPaths(underBase(base, '/stream')));
   // With base `/`, `POST /` is shared with 1.0: only the facade's dialect (noted on the log line) tells its callers apart there.
-  const paths = new Set([...endpointPaths(streamPath), ...(base === '/' ? [] : endpointPaths(base))]);
+  const paths = new Set([...streamPaths, ...(base === '/' ? [] : endpointPaths(base))]);
   return {
     jsonRpcPaths: new Set(['/', ...paths]),
-    facade: { paths, streamPath, answer: (id, method, error) => v025ErrorAnswer(id, method, error, facadeProfile) },
+    facade: { paths, streamPaths, answer: (id, method, error) => v025ErrorAnswer(id, method, error, facadeProfile) },
   };
 }

@@ -13,7 +13,8 @@ export interface UnexpectedFailureRoutes {
   /** The facade's own JSON-RPC paths (not shared with 1.0), and where it takes `message/stream`. */
   facade?: {
     paths: ReadonlySet<string>;
-    streamPath: string;
+    /** Where it takes `message/stream` (with the trailing slash a pasted URL may have too). */
+    streamPaths: ReadonlySet<string>;
     /** The facade's answer to a failed call of `method` (v025ErrorAnswer: SSE for a streaming method, else JSON, HTTP 200). */
     answer(id: JsonRpcId, method: string, error: A2AError): Response;
   };
@@ -33,7 +34,7 @@ function answerFor(c: Context<GatewayEnv>, routes: UnexpectedFailureRoutes, erro
   const { facade } = routes;
   if (facade && (surface === 'v025' || facade.paths.has(path))) {
     // Before its body was read the method is unknown: where Bailian posts streams, it is a stream.
-    const called = surface === 'v025' && method ? method : path === facade.streamPath ? 'message/stream' : 'message/send';
+    const called = surface === 'v025' && method ? method : facade.streamPaths.has(path) ? 'message/stream' : 'message/send';
     return facade.answer(id, called, error);
   }
   return jsonRpcError(id, error);

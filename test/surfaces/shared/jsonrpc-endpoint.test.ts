@@ -179,7 +179,7 @@ describe('jsonRpcEndpoint safety net', () => {
     app.post('/stream', jsonRpcEndpoint([broken], { maxBodyBytes: 1024 }));
     const facade = {
       paths: new Set(['/stream']),
-      streamPath: '/stream',
+      streamPaths: new Set(['/stream']),
       answer: (id: JsonRpcId, method: string, error: A2AError) => v025ErrorAnswer(id, method, error, loadMappingProfile('bailian')),
     };
     app.onError(unexpectedFailureHandler({ jsonRpcPaths: new Set(['/', '/stream']), facade }));
@@ -190,6 +190,21 @@ describe('jsonRpcEndpoint safety net', () => {
     });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(await response.text()).toBe('data: {"jsonrpc":"2.0","id":"s","error":{"code":-32603,"message":"Internal error"}}\n\n');
+  });
+
+  it("before the method is read, at the facade's stream path with a trailing slash too: one SSE frame", async () => {
+    const app = new Hono<GatewayEnv>();
+    app.post('/stream/', () => {
+      throw new Error('a bug before the body was read');
+    });
+    const facade = {
+      paths: new Set(['/stream', '/stream/']),
+      streamPaths: new Set(['/stream', '/stream/']),
+      answer: (id: JsonRpcId, method: string, error: A2AError) => v025ErrorAnswer(id, method, error, loadMappingProfile('bailian')),
+    };
+    app.onError(unexpectedFailureHandler({ jsonRpcPaths: new Set(['/', ...facade.paths]), facade }));
+    const response = await app.request('/stream/', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });
 });
 
