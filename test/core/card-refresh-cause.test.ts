@@ -3,6 +3,8 @@
  * TLS failures alike), as the request lines of the same outage do (`cause`, `causeCode`), for a 1.0 and a
  * 0.2.5 upstream alike.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { afterEach, expect, it } from 'vitest';
@@ -43,4 +45,20 @@ it('a 0.2.5 agent that refuses the connection: the warning carries cause and cau
   const warning = await refreshWarning({ fetchCard: (signal) => cards.load(signal) as never });
   expect(warning).toMatchObject({ err: 'Upstream agent card is unavailable', causeCode: 'ECONNREFUSED' });
   expect(warning?.cause).toMatch(/ECONNREFUSED/);
+});
+
+it('upstream.protocol 1.0 in front of an agent without a 1.0 card: the warning names the URL, the status and where a 0.2.5 card is', async () => {
+  const server = createServer((request, response) => {
+    response.writeHead(request.url === '/.well-known/agent.json' ? 200 : 404, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const upstream = createV1Upstream({ baseUrl: url, config: UpstreamConfig.parse({ protocol: '1.0' }) });
+  closers.push(() => upstream.close());
+  const warning = await refreshWarning(upstream);
+  expect(warning?.err).toBe('Upstream agent card is unavailable');
+  expect(warning?.cause).toBe(
+    `the agent answered HTTP 404 for ${url}/.well-known/agent-card.json (no 1.0 card there: an agent of 0.2.5 serves /.well-known/agent.json, which upstream.protocol auto reads)`,
+  );
 });

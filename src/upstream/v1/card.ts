@@ -1,5 +1,6 @@
 import { withFields, A2AError, AgentCard, ErrorCode } from '../../model/index.js';
 import { withCause } from '../../model/error-cause.js';
+import { V025_AGENT_CARD_PATH } from '../../protocol/v025/index.js';
 import { V03_AGENT_CARD_PATH } from '../../protocol/v03/index.js';
 import { neverReached } from '../never-reached.js';
 import { getJson, type JsonGetOptions } from '../card-fetch.js';
@@ -45,6 +46,17 @@ export async function fetchV1Card(baseUrl: string, options: JsonGetOptions): Pro
     );
   }
   const told = status !== undefined ? { agentHttpStatus: status } : neverReached(failure) ? { hopFailure: 'unavailable' as const } : {};
-  // Why (a refused connection, DNS, TLS, a card that is not one) stays for the operator's log (failure-cause.ts).
-  throw withCause(new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told), failure);
+  // Why (a refused connection, DNS, TLS, a card that is not one, the agent's status) stays for the operator's log
+  // (failure-cause.ts); the caller reads only that the card is unavailable.
+  throw withCause(
+    new A2AError(ErrorCode.Internal, 'Upstream agent card is unavailable', told),
+    status !== undefined ? statusCause(baseUrl, status) : failure,
+  );
+}
+
+/** The agent's answer for the 1.0 card, for the log; a 404 says where an agent of another version keeps its card. */
+function statusCause(baseUrl: string, status: number): Error {
+  const elsewhere =
+    status === 404 ? ` (no 1.0 card there: an agent of 0.2.5 serves ${V025_AGENT_CARD_PATH}, which upstream.protocol auto reads)` : '';
+  return new Error(`the agent answered HTTP ${status} for ${baseUrl}${V1_AGENT_CARD_PATH}${elsewhere}`);
 }
