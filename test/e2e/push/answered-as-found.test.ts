@@ -6,18 +6,16 @@
  * never. The receiver must be pushed each turn's own end, before the caller says anything more, whether the agent
  * ends the turn at once (a follow that subscribes late finds it over) or works on a while (the follow hears it live).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startSdkTestAgent, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { turnEvents } from '../../support/sdk-v1-agent-kit.js';
 import { asTask, connect, sendRequest } from '../../support/sdk-v1-client.js';
-import { Receiver } from './harness.js';
+import type { Receiver } from './harness.js';
+import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
 
 const QUESTIONS = ['Which date should I book?', 'And which time?'];
 const DONE = 'Booked.';
@@ -43,24 +41,15 @@ const booker: AgentExecutor = {
   cancelTask: async () => undefined,
 };
 
+let bench: SdkPushBench;
 let gateway: TestGateway;
 let receiver: Receiver;
-let dir: string;
-const closing: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-push-as-found-'));
-  receiver = await new Receiver().up();
-  const agent = await startSdkTestAgent({ name: 'booker', description: 'asks, then books', skill: { id: 'b', name: 'B', description: 'b' } }, booker);
-  closing.push(agent);
-  gateway = await startTestGateway({ upstream: { url: agent.url }, 'push-notifications': true, 'push-allow-private': true, 'persistence-dir': dir });
-  closing.unshift(gateway);
+  bench = await startSdkPushBench({ name: 'booker', description: 'asks, then books', skill: { id: 'b', name: 'B', description: 'b' } }, booker);
+  ({ gateway, receiver } = bench);
 });
-afterAll(async () => {
-  for (const each of closing) await each.close();
-  await receiver?.down();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bench?.close());
 
 type Body = { task?: { id: string; status: { state: string; message?: { parts: Array<{ text?: string }> } } } };
 const seen = (body: Body): [string | undefined, string] => [

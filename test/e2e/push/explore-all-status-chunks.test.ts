@@ -4,18 +4,16 @@
  * Each chunk got the same A2A-Event-Id (task, state, timestamp and message id), so every chunk after the first was
  * taken for a repeat of it and never sent: the webhook read "Let me look " and not the rest.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { TaskState } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { agentMessage, startSdkTestAgent, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { agentMessage, turnEvents } from '../../support/sdk-v1-agent-kit.js';
 import { collect, connect, sendRequest } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { Receiver } from './harness.js';
+import type { Receiver } from './harness.js';
+import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
 
 const PROGRESS = ['Let me look ', 'at the VPC ', 'quotas.'];
 const QUESTION = 'Which region?';
@@ -39,33 +37,19 @@ const chunkedProgress: AgentExecutor = {
   cancelTask: async () => undefined,
 };
 
+let bench: SdkPushBench;
 let gateway: TestGateway;
 let receiver: Receiver;
-let dir: string;
-const closing: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-push-chunks-'));
-  receiver = await new Receiver().up();
-  const agent = await startSdkTestAgent(
+  bench = await startSdkPushBench(
     { name: 'chunked-progress', description: 'progress said in status chunks', skill: { id: 'p', name: 'P', description: 'p' } },
     chunkedProgress,
+    { 'push-events': 'all' },
   );
-  closing.push(agent);
-  gateway = await startTestGateway({
-    upstream: { url: agent.url },
-    'push-notifications': true,
-    'push-allow-private': true,
-    'push-events': 'all',
-    'persistence-dir': dir,
-  });
-  closing.unshift(gateway);
+  ({ gateway, receiver } = bench);
 });
-afterAll(async () => {
-  for (const each of closing) await each.close();
-  await receiver?.down();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bench?.close());
 
 type Body = { statusUpdate?: { status: { state: string; message?: { parts: Array<{ text?: string }> } } } };
 const words = (body: Body): string => (body.statusUpdate?.status.message?.parts ?? []).map((part) => part.text ?? '').join('');

@@ -4,18 +4,16 @@
  * showed it. It was pushed the first only: the state had not changed, so the next question was taken for a chunk of
  * the last turn's end, and the receiver waited for a question it was never told.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { TaskState } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startSdkTestAgent, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import type { TestGateway } from '../../support/gateway.js';
+import { turnEvents } from '../../support/sdk-v1-agent-kit.js';
 import { collect, connect, payloadRef, sendRequest, textOf } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { Receiver } from './harness.js';
+import type { Receiver } from './harness.js';
+import { startSdkPushBench, type SdkPushBench } from './sdk-push-bench.js';
 
 const QUESTIONS = ['Which date should I book?', 'And which time?'];
 const DONE = 'Booked for Monday at 9:00.';
@@ -35,27 +33,18 @@ const formFiller: AgentExecutor = {
   cancelTask: async () => undefined,
 };
 
+let bench: SdkPushBench;
 let gateway: TestGateway;
 let receiver: Receiver;
-let dir: string;
-const closing: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'a2a-bridge-push-asked-again-'));
-  receiver = await new Receiver().up();
-  const agent = await startSdkTestAgent(
+  bench = await startSdkPushBench(
     { name: 'form-filler', description: 'asks a question a turn', skill: { id: 'f', name: 'F', description: 'f' } },
     formFiller,
   );
-  closing.push(agent);
-  gateway = await startTestGateway({ upstream: { url: agent.url }, 'push-notifications': true, 'push-allow-private': true, 'persistence-dir': dir });
-  closing.unshift(gateway);
+  ({ gateway, receiver } = bench);
 });
-afterAll(async () => {
-  for (const each of closing) await each.close();
-  await receiver?.down();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bench?.close());
 
 type Status = { state: string; message?: { parts: Array<{ text?: string }> } };
 /** A turn's end read once the next turn began is pushed as the update it is (src/push/v1-turn-end.ts), else as the Task. */
