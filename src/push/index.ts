@@ -69,12 +69,10 @@ export function createPushQueue(config: GatewayConfig, options: PushQueueFactory
 /**
  * The key ring from `push-keys`; without keys one is generated and kept in
  * `<persistence-dir>/push_keys.json`. That file is per host: replicas sharing a Redis config store
- * must share `push-keys`, or a replica cannot open configs another one stored.
+ * must share `push-keys`, or a replica cannot open configs another one stored (serve and check-config warn of
+ * it: start/push-keys-warning.ts).
  */
-export function createPushKeyRing(config: GatewayConfig, logger: PushLogger = silentLogger): KeyRing {
-  if (config['push-keys'].length === 0 && config.store === 'redis') {
-    logger.warn({}, 'push-keys is empty with store: redis; configure shared push-keys when running several replicas');
-  }
+export function createPushKeyRing(config: GatewayConfig): KeyRing {
   return createKeyRing(config['push-keys'], { generateIfEmpty: { persistPath: pushKeyFile(config) } });
 }
 

@@ -82,7 +82,7 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   if (!config['push-notifications']) return disabledPushService();
 
   const logger = deps.logger;
-  const keyRing = createPushKeyRing(config, logger);
+  const keyRing = createPushKeyRing(config);
   let ownRedis: Redis | undefined;
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {

@@ -4,11 +4,15 @@ import { getJson } from './card-fetch.js';
 import { createUpstreamPool, credentialHeaders } from './http.js';
 import { AGENT_CARD_JSON_PATH, AGENT_JSON_PATH, fetchV025Card } from './v025/card.js';
 import { isRecord } from '../model/json.js';
+import { classifyCard, isLegacyInterface, type UpstreamProtocol } from './card-protocol.js';
 import { interfacesFromV03CardFields, transportName } from '../translate/index.js';
 import { withFields, type A2AError } from '../model/index.js';
 import { credentialsRefused } from './upstream-errors.js';
+import { withoutUrlCredentials } from '../url-credentials.js';
 
-export type UpstreamProtocol = '1.0' | '0.3' | '0.2.5';
+// Read with the rest of the detection (the `card` command, the tests).
+export { classifyCard, type UpstreamProtocol };
+
 /** How the gateway talks to the agent: JSON-RPC (every version), HTTP+JSON (0.3's under `/v1/`, 1.0's), or 1.0's gRPC. */
 export type UpstreamBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -30,33 +34,6 @@ export interface DetectOptions {
   /** The pool to fetch the cards with; without one a temporary pool is used. */
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
-}
-
-const isMajor = (version: unknown, major: RegExp): boolean => typeof version === 'string' && major.test(version.trim());
-const V1 = /^1(\.|$)/;
-const V03 = /^0\.3(\.|$)/;
-const V02 = /^0\.2(\.|$)/;
-
-/** A `supportedInterfaces` entry that declares a pre-1.0 version (an a2a-js 1.x server's 0.3-compat interface). */
-const isLegacyInterface = (entry: Record<string, unknown>): boolean => isMajor(entry.protocolVersion, V03) || isMajor(entry.protocolVersion, V02);
-
-/**
- * Which protocol a card speaks. A 1.x entry in `supportedInterfaces` wins (1.0 agents with 0.3
- * compat also carry the legacy top-level fields); a 1.0-shaped card whose every interface says 0.3
- * is an a2a-js 1.x agent served only as 0.3 (it refuses 1.0 calls); then the card-level
- * `protocolVersion` of 0.2/0.3 cards. A legacy card without a version (the a2a-js 0.2.5 SDK writes
- * none) is taken for the version of the well-known path it was found at. Undefined: not an agent card.
- */
-export function classifyCard(card: unknown, foundAt: 'agent-card.json' | 'agent.json'): UpstreamProtocol | undefined {
-  if (!isRecord(card)) return undefined;
-  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isRecord) : [];
-  if (interfaces.some((entry) => isMajor(entry.protocolVersion, V1))) return '1.0';
-  if (interfaces.length > 0 && interfaces.every((entry) => isMajor(entry.protocolVersion, V03))) return '0.3';
-  if (isMajor(card.protocolVersion, V03)) return '0.3';
-  if (isMajor(card.protocolVersion, V02)) return '0.2.5';
-  if (isMajor(card.protocolVersion, V1) || interfaces.length > 0) return '1.0';
-  if (typeof card.url === 'string') return foundAt === 'agent.json' ? '0.2.5' : '0.3';
-  return undefined;
 }
 
 /**
@@ -158,7 +135,9 @@ export async function detectUpstreamWithCard(baseUrl: string, config: UpstreamCo
     // The 0.2.5 client reads agent.json first, as here; the 0.3 client agent-card.json, which was read for 1.0 here.
     if (fromLegacy === '0.2.5') return readAsIs('0.2.5', legacy.body);
     if (fromLegacy) return detected(fromLegacy, legacy.body);
-    throw new Error(`no agent card at ${AGENT_CARD_JSON_PATH} (HTTP ${modern.status}) or ${AGENT_JSON_PATH} (HTTP ${legacy.status})`);
+    // The full URLs: the operator sees the well-known paths went after theirs (a `/a2a/jsonrpc` endpoint given as upstream.url).
+    const tried = (path: string, status: number) => `${withoutUrlCredentials(`${base}${path}`)} (HTTP ${status})`;
+    throw new Error(`no agent card at ${tried(AGENT_CARD_JSON_PATH, modern.status)} or ${tried(AGENT_JSON_PATH, legacy.status)}`);
   } finally {
     if (!options.dispatcher) await dispatcher.close();
   }

@@ -8,6 +8,9 @@ import type { WarningLogger } from '../../throttled-warnings.js';
 import { cardAddressWarnings, type CardAddressNotice } from '../card-address.js';
 import { credentialsRefused, refusesCredentials } from '../upstream-errors.js';
 import { jsonRpcEndpoint, untilAborted } from '../v1/client.js';
+import { classifyCard } from '../card-protocol.js';
+import { isRecord } from '../../model/json.js';
+import { withoutUrlCredentials } from '../../url-credentials.js';
 
 /** The two JSON-RPC dialects before 1.0: identical on the wire except for the extended card. */
 export type V025Dialect = '0.2.5' | '0.3';
@@ -28,7 +31,7 @@ export async function fetchV025Card(baseUrl: string, dialect: V025Dialect, optio
   let lastStatus = 0;
   for (const path of v025CardPaths(dialect)) {
     const { status, body } = await getJson(`${baseUrl}${path}`, options);
-    if (status === 200 && body !== undefined) return parseV025Response(V025AgentCard, body, 'agent card');
+    if (status === 200 && body !== undefined) return parsedCard(body, `${baseUrl}${path}`, dialect);
     lastStatus = status;
   }
   if (refusesCredentials(lastStatus)) {
@@ -39,6 +42,24 @@ export async function fetchV025Card(baseUrl: string, dialect: V025Dialect, optio
     `Upstream agent card is unavailable (HTTP ${lastStatus})`,
     lastStatus > 0 ? { agentHttpStatus: lastStatus } : {},
   );
+}
+
+/**
+ * The card read at `url`, validated. A card of another version keeps the error a caller reads (-32006) and
+ * gains, for the operator's log (failure-cause.ts), what is wrong in their terms and the setting that fixes it:
+ * zod's `url: expected string` says nothing of an `upstream.protocol` that names the wrong version.
+ */
+function parsedCard(body: unknown, url: string, dialect: V025Dialect): V025AgentCard {
+  try {
+    return parseV025Response(V025AgentCard, body, 'agent card');
+  } catch (error) {
+    if (!(error instanceof A2AError)) throw error;
+    const where = `the card at ${withoutUrlCredentials(url)}`;
+    const speaks = classifyCard(body, url.endsWith(AGENT_JSON_PATH) ? 'agent.json' : 'agent-card.json');
+    if (speaks !== '1.0' || !isRecord(body)) throw withCause(error, new Error(`${where} is not a valid ${dialect} card: ${error.message}`));
+    const sign = 'supportedInterfaces' in body ? 'it has supportedInterfaces' : `its protocolVersion is ${String(body.protocolVersion)}`;
+    throw withCause(error, new Error(`${where} is not a ${dialect} card (${sign}: a 1.0 card); set upstream.protocol to auto or 1.0`));
+  }
 }
 
 /** The JSON-RPC endpoint a 0.2.5 card advertises (`url`, or a JSONRPC additional interface), reachable from here (usableUrl). */
