@@ -7,9 +7,10 @@ import { onBodyEnd } from '../../observability/body-end.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
-import { A2AError, MAX_REFERENCED_TASKS, type Task } from '../../model/index.js';
+import { A2AError, MAX_REFERENCED_TASKS, parseParams, type Task } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
-import { V025AgentCard, type V025TaskState } from '../../protocol/v025/index.js';
+import { V025AgentCard, V025TaskIdParams, V025TaskQueryParams, type V025TaskState } from '../../protocol/v025/index.js';
+import { parseV025SendParams } from '../../protocol/v025/well-formed.js';
 import { jsonRpcText } from '../../protocol/jsonrpc-exact-ids.js';
 import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -22,7 +23,8 @@ import { relayedAnswer } from './relay-answer.js';
 
 /**
  * The facade in front of a 0.2.5/0.3 agent, under a profile whose callers read the agent's own answers
- * (relaysAsIs): the caller already speaks the agent's language, so its calls are relayed as they are (after the facade's own key check) and the agent's answers come
+ * (relaysAsIs): the caller already speaks the agent's language, so its calls are relayed as they are (after the facade's own key check and
+ * the translating facade's check of their params) and the agent's answers come
  * back byte for byte, ids, states and artifacts included, as long as they are 0.2.5 answers: a streaming
  * method answered with a JSON envelope gets it as one SSE frame, and an answer in no protocol's shape
  * becomes the facade's own -32006 (relay-answer.ts). What the facade adds is what describes
@@ -162,6 +164,7 @@ function namedTaskIds(params: Record<string, unknown>, message: Record<string, u
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const { jsonrpc, id, method, params } = request;
   const principal = c.get('principal');
+  RELAYED_PARAMS_CHECKS.get(method)?.(params);
   await refuseForeign(params, principal, deps);
   const body = jsonRpcText(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   if (!SLOT_METHODS.has(method)) {
@@ -183,6 +186,20 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
     throw error;
   }
 }
+
+/**
+ * The params of a relayed turn or task call, checked as the translating facade checks them: the agent may
+ * not (a2a-js 0.2.5 answers a message without parts with a failed task, and params without a message
+ * with -32603 naming its own TypeError), and a caller's mistake must read as the same -32602 naming the
+ * field whichever way the facade serves it. Only checked: what is relayed is still the caller's params.
+ */
+const RELAYED_PARAMS_CHECKS: ReadonlyMap<string, (params: unknown) => unknown> = new Map<string, (params: unknown) => unknown>([
+  ['message/send', parseV025SendParams],
+  ['message/stream', parseV025SendParams],
+  ['tasks/get', (params: unknown) => parseParams(V025TaskQueryParams, params)],
+  ['tasks/cancel', (params: unknown) => parseParams(V025TaskIdParams, params)],
+  ['tasks/resubscribe', (params: unknown) => parseParams(V025TaskIdParams, params)],
+]);
 
 const MESSAGE_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream']);
 /** What holds a slot under its client's cap: a message, and a resubscription, which holds an upstream connection as a stream does (core/turn-limits.ts). */
