@@ -41,7 +41,7 @@ export interface RecordingDeps {
 }
 
 /**
- * Every task that passes through recorded in the gateway's registry, without delaying any event but a new task's first:
+ * Every task that passes through recorded in the gateway's registry, without delaying any event:
  * streams are folded and persisted by the task writer (task-writer.ts, which says when it writes),
  * answers are stored as they come. When two streams follow one task (a send's stream and a
  * subscription), only the first records (open-streams.ts). ListTasks is always answered from the
@@ -102,22 +102,15 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return { scope };
   }
 
-  /** A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry does not know. */
-  function ownEvents(
-    source: AsyncIterable<StreamResponse>,
-    ctx: CallContext,
-    tenant: string,
-    unrecorded: (taskId: string) => void,
-  ): AsyncIterable<StreamResponse> {
+  /** A stream's events, each task it names checked the first time (scopeFor). */
+  function ownEvents(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse> {
     let checked: string[] | undefined;
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);
         if (!taskId || checked?.includes(taskId)) return;
         checked = appended(checked, taskId);
-        return scopeFor(taskId, ctx, tenant).then(({ scope }) => {
-          if (scope === undefined) unrecorded(taskId);
-        });
+        return scopeFor(taskId, ctx, tenant);
       },
     });
   }
@@ -132,9 +125,6 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * update opens with a Task of the ids alone (translate/task-stream.ts openingTaskOf), the only record of a task
    * the agent failed before opening it (a2a-js 0.2.5 makes one up and keeps none), and GetTask, answered from the
    * record, lost the caller's message. A Task that holds one (under an id of the agent's) is recorded as it is.
-   * The first event of a task the registry did not know waits for its write (the one event that waits on the
-   * registry): the caller learns the task's id from it and may name it on another replica at once, which reads
-   * the shared registry and would not find a task written a round trip later.
    */
   function recorded(
     source: AsyncIterable<StreamResponse>,
@@ -145,12 +135,6 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const meta = metaOf(ctx, tenant);
     const { followUp } = said;
     let opening = said.opening;
-    let unrecorded: string[] | undefined;
-    const writtenFirst = (taskId: string): Promise<void> | undefined => {
-      if (!unrecorded?.includes(taskId)) return undefined;
-      unrecorded = unrecorded.length === 1 ? undefined : unrecorded.filter((id) => id !== taskId);
-      return writer.settled(taskId);
-    };
     const opened = (event: StreamResponse): StreamResponse => {
       const first = opening;
       opening = undefined;
@@ -158,11 +142,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return { task: withOpeningMessage(event.task, redaction.message(first)) };
     };
     return openStreams.follow(
-      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId))),
-      (event, taskId) => {
-        writer.fold(opened(event), meta, taskId);
-        return writtenFirst(taskId);
-      },
+      ownEvents(source, ctx, tenant),
+      (event, taskId) => writer.fold(opened(event), meta, taskId),
       // Ended, failed or aborted: the last fold is written, and waited for.
       (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
       (event, taskId, leads) => {

@@ -25,8 +25,7 @@ import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
  *   config methods), and `settledAll` does so for every task (ListTasks).
  *
  * Other replicas read the registry directly, so they see a running stream as of its last state change
- * (one turn of this process's event loop later at most), and a new task before its first event is relayed
- * (recording.ts waits for that event's write: `settled`).
+ * (one turn of this process's event loop later at most).
  */
 export interface TaskWriter extends Settling {
   /** A streamed event: folded now, written at the next persist point. */
