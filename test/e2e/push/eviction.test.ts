@@ -79,14 +79,15 @@ describe('push configs of evicted tasks', () => {
 
   it('memory registry + Redis store: deletes the configs of a task that expired', async () => {
     const prefix = `${RUN_PREFIX}${randomUUID()}:`;
-    const registry = createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 50, historyLimit: 10 });
+    // Long enough for the config to be seen stored first on a loaded host (at 50 ms the task expired before that, now and then).
+    const registry = createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 500, historyLimit: 10 });
     const port = await pushOver(registry, { store: 'redis', 'redis-prefix': prefix });
     await registry.put(task('T1'), META);
     await port.createTaskPushNotificationConfig({ taskId: 'T1', id: 'w', url: hook }, ALICE);
     expect(await redis.exists(`${prefix}push:configs:T1`)).toBe(1);
     // Expiry is noticed when the task is next touched.
-    await expect.poll(() => registry.get('T1', META.owner), { interval: 20 }).toBeUndefined();
-    await expect.poll(() => redis.exists(`${prefix}push:configs:T1`)).toBe(0);
+    await expect.poll(() => registry.get('T1', META.owner), { interval: 20, timeout: 5_000 }).toBeUndefined();
+    await expect.poll(() => redis.exists(`${prefix}push:configs:T1`), { timeout: 5_000 }).toBe(0);
   });
 
   it("redis registry + store: configs take the task's idle TTL, renewed by every write of the task", async () => {
