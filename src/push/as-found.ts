@@ -17,13 +17,22 @@ import { statusKey, UNTOLD } from './event-id.js';
  * repeat; undefined for any other send (a blocking one, a new task, a running or unknown task), and for a status
  * that tells nothing of itself (no timestamp, no message: another turn's end could not be told from it).
  */
-export async function statusBeforeTurn(
+export function statusBeforeTurn(
   deps: { registry: Pick<TaskRegistry, 'get'>; settled: Settling['settled'] },
   request: SendMessageRequest,
   owner: string,
-): Promise<string | undefined> {
+): Promise<string | undefined> | undefined {
   const taskId = request.message.taskId;
+  // Every other send (the hot blocking path among them) is not held up, not even by an await.
   if (request.configuration?.returnImmediately !== true || !taskId) return undefined;
+  return recordedStatusKey(deps, taskId, owner);
+}
+
+async function recordedStatusKey(
+  deps: { registry: Pick<TaskRegistry, 'get'>; settled: Settling['settled'] },
+  taskId: string,
+  owner: string,
+): Promise<string | undefined> {
   try {
     await deps.settled(taskId);
     const status = (await deps.registry.get(taskId, owner))?.status;

@@ -186,7 +186,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         withFields(methods, {
           async sendMessage(request, ctx) {
             const { forwarded, inline } = await takeInline(request, ctx, settled);
-            const before = await statusBeforeTurn({ registry, settled }, forwarded, ctx.principal);
+            const reading = statusBeforeTurn({ registry, settled }, forwarded, ctx.principal);
+            const before = reading && (await reading);
             const answer = await port.sendMessage(forwarded, ctx);
             const asFound = asFoundOf(answer, before);
             if (asFound && 'task' in answer) await watcher.answeredAsFound(answer.task.id, inline);
