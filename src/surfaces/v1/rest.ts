@@ -5,7 +5,7 @@ import { contentTypeNotSupported, declaresJson } from '../shared/content-type.js
 import type { GatewayEnv } from '../shared/env.js';
 import { operationCall, parseJsonBody, readBodyText, runCall, type CallEdge } from '../shared/call-pipeline.js';
 import { nestedDeeperThan, tooDeeplyNested } from '../shared/json-depth.js';
-import type { V1Method } from '../shared/operations.js';
+import { V1_OPERATIONS, type V1Method } from '../shared/operations.js';
 import { publicBaseUrl } from '../shared/public-url.js';
 import { v1OperationEnv, type V1SurfaceDeps } from './deps.js';
 import { restMethodNotAllowed, restRouteNotFound } from './rest-status.js';
@@ -122,24 +122,44 @@ interface Match {
 
 type Lookup = { match: Match } | { allowed: string[] } | undefined;
 
-function lookup(method: string, pathname: string): Lookup {
+/**
+ * Whether a route answers HEAD, as its GET without the body (RFC 9110; Hono drops the body of a HEAD answer): a
+ * unary read does. A subscription's GET does not: a HEAD would open a stream at the agent that nobody reads.
+ */
+const answersHead = (route: RestRoute): boolean => route.method === 'GET' && V1_OPERATIONS[route.operation].kind === 'unary';
+
+/** The methods the binding's routes take, in the order `Allow` lists them. */
+const METHODS = ['GET', 'HEAD', 'POST', 'DELETE'];
+
+/**
+ * The route a request takes: the first whose pattern and method fit (ids may contain `:`, so `/tasks/x:subscribe`
+ * fits GetTask's pattern too, after SubscribeToTask's). HEAD takes the route GET would, when that route answers it.
+ */
+function routeFor(method: string, pathname: string): Match | undefined {
+  if (method === 'HEAD') {
+    const read = routeFor('GET', pathname);
+    return read && answersHead(read.route) ? read : undefined;
+  }
   const attempts: Array<{ path: string; tenant?: string }> = [{ path: pathname }];
   // A first segment that follows the id rule may be a tenant (`/{tenant}/tasks`); the untenanted reading wins when both fit.
   const tenanted = /^\/([A-Za-z0-9_.:-]{1,128})(\/.+)$/.exec(pathname);
   if (tenanted) attempts.push({ tenant: tenanted[1], path: tenanted[2] as string });
-  const allowed = new Set<string>();
   for (const { path, tenant } of attempts) {
     for (const route of ROUTES) {
+      if (route.method !== method) continue;
       const found = route.pattern.exec(path);
-      if (!found) continue;
-      if (route.method !== method) {
-        allowed.add(route.method);
-        continue;
-      }
-      return { match: { route, captures: found.slice(1), ...(tenant === undefined ? {} : { tenant }) } };
+      if (found) return { route, captures: found.slice(1), ...(tenant === undefined ? {} : { tenant }) };
     }
   }
-  return allowed.size > 0 ? { allowed: [...allowed] } : undefined;
+  return undefined;
+}
+
+/** The route of a request; else the methods its path takes (its 405), none when no route has the path (its 404). */
+function lookup(method: string, pathname: string): Lookup {
+  const match = routeFor(method, pathname);
+  if (match) return { match };
+  const allowed = METHODS.filter((other) => routeFor(other, pathname) !== undefined);
+  return allowed.length > 0 ? { allowed } : undefined;
 }
 
 function decodeSegment(segment: string): string {

@@ -63,11 +63,11 @@ describe('a route asked with a method it does not take: 405 UNIMPLEMENTED with A
   it.each([
     ['GET', '/message:send', 'POST'],
     ['GET', '/acme/message:stream', 'POST'],
-    ['PUT', '/tasks/x', 'GET'],
-    ['PATCH', '/tasks/x', 'GET'],
-    ['PUT', '/acme/tasks/x/pushNotificationConfigs/c', 'GET, DELETE'],
-    ['DELETE', '/tasks', 'GET'],
-    ['OPTIONS', '/extendedAgentCard', 'GET'],
+    ['PUT', '/tasks/x', 'GET, HEAD'],
+    ['PATCH', '/tasks/x', 'GET, HEAD'],
+    ['PUT', '/acme/tasks/x/pushNotificationConfigs/c', 'GET, HEAD, DELETE'],
+    ['DELETE', '/tasks', 'GET, HEAD'],
+    ['OPTIONS', '/extendedAgentCard', 'GET, HEAD'],
   ])('%s %s', async (method, path, allow) => {
     const answer = await raw(method, path, AUTHORIZED);
     expectStatus(answer, 405, 'UNIMPLEMENTED');
