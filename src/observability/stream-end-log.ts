@@ -30,21 +30,22 @@ function failureOf(error: unknown): Record<string, unknown> {
   return isServerFailure(error) ? { errorCode: error.code, ...failureCause(error) } : { errorCode: error.code };
 }
 
-/** What a facade stream's caller was last shown: the task state, and for a failed or rejected turn why (its `cause`). */
-interface FacadeStreamShown {
+/** What a stream's caller was last shown: the task state, and of a facade turn failed or rejected why (its `cause`). */
+interface StreamShown {
   state: string;
   cause?: string;
 }
 
 /**
- * What the facade noted, at its stream's end, of what its caller was last shown (facade-answer-log.ts,
- * noteFacadeStreamShown); nothing of a 1.0 stream. A `cause` is the turn's only beside a state that has one: a
- * facade call that failed before its stream began (answered as one error frame) notes its own on the request line.
+ * What a stream's caller was last shown, as its surface noted it on the request's fields: a 1.0 stream the state
+ * of the last event that had one (call-pipeline.ts), the facade at its stream's end (facade-answer-log.ts,
+ * noteFacadeStreamShown). A `cause` is a facade turn's only beside a state that has one: a facade call that failed
+ * before its stream began (answered as one error frame) notes its own on the request line.
  */
-function facadeShown(fields: RequestLogFields): FacadeStreamShown | undefined {
-  const state = fields.surface === 'v025' ? fields.state : undefined;
+function shownOf(fields: RequestLogFields): StreamShown | undefined {
+  const { state } = fields;
   if (state === undefined) return undefined;
-  return endedWithCause(state) ? { state, cause: fields.cause } : { state };
+  return fields.surface === 'v025' && endedWithCause(state) ? { state, cause: fields.cause } : { state };
 }
 
 /**
@@ -52,18 +53,19 @@ function facadeShown(fields: RequestLogFields): FacadeStreamShown | undefined {
  * could not be recovered) renders the failure as events and ends normally: it ended `error`, with the state its
  * caller was shown and why (`cause`, as a facade `message/send`'s request line says it).
  */
-function endFields(end: SseEnd, shown: FacadeStreamShown | undefined): Record<string, unknown> {
-  if (end.how === 'failed') return { ended: endedOf(end), ...failureOf(end.error) };
+function endFields(end: SseEnd, shown: StreamShown | undefined): Record<string, unknown> {
+  const state = shown !== undefined ? { state: shown.state } : {};
+  if (end.how === 'failed') return { ended: endedOf(end), ...failureOf(end.error), ...state };
   if (end.how === 'completed' && shown?.cause !== undefined) return { ended: 'error', state: shown.state, cause: shown.cause };
-  return { ended: endedOf(end), ...(shown !== undefined ? { state: shown.state } : {}) };
+  return { ended: endedOf(end), ...state };
 }
 
 /**
  * A stream's request line is written when its headers go out (log.ts); this writes one more line when it ends:
  * `stream ended`, with the request's `reqId` (the logger's), surface, method, task and context, the whole
- * duration, the events written and how it ended (`ended`: StreamEnded), and of a facade stream the state its
- * caller was last shown. At info; at warn when it ended for a cause not the caller's (`cause`: the agent's stream
- * broke, its bound passed, the facade's turn failed), as a failed call's request line is. Told by the gateway's own
+ * duration, the events written, how it ended (`ended`: StreamEnded) and the task state its caller was last shown
+ * (`state`). At info; at warn when it ended for a cause not the caller's (`cause`: the agent's stream broke, its
+ * bound passed, the facade's turn failed), as a failed call's request line is. Told by the gateway's own
  * SSE channel at its end, nothing per frame (what a facade stream showed is what the facade noted on the request's
  * fields by then); a body relayed as the agent sent it (a pass-through to a 0.2.5 or 0.3 agent) is bytes, not
  * events, and gets no such line.
@@ -71,7 +73,7 @@ function endFields(end: SseEnd, shown: FacadeStreamShown | undefined): Record<st
 export function logStreamEnd(response: Response, logger: StreamEndLogger, started: number, fields: RequestLogFields): void {
   observeSse(response.body, {
     end(end) {
-      const ended = endFields(end, facadeShown(fields));
+      const ended = endFields(end, shownOf(fields));
       const level = ended.cause !== undefined ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       // Unset fields (a stream with no task yet) are undefined, which the JSON line leaves out.

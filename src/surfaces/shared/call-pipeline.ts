@@ -3,7 +3,7 @@ import { mapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
 import { callerLeft } from '../../observability/caller-left.js';
-import type { GatewayEnv } from './env.js';
+import type { GatewayEnv, RequestLogFields } from './env.js';
 import { contentCodingRefusal, discardRest, refusedBody, tooLarge } from './body-refusal.js';
 import { StreamCut } from './cut-stream.js';
 import { echoExtensions, type ExtensionsHeader } from './extensions-header.js';
@@ -120,7 +120,8 @@ export function operationCall<I>(
     }
     const opened = await openV1Stream(prepared.run, call, options.firstEventTimeoutMs);
     noteLog(c, answerTaskRef(opened.first));
-    return call.answer(streamAnswer(opened, input, wire, call, withFields(options, { sentMessage: method === 'SendStreamingMessage' })));
+    const streamOptions = withFields(options, { sentMessage: method === 'SendStreamingMessage', logFields: c.get('logFields') });
+    return call.answer(streamAnswer(opened, input, wire, call, streamOptions));
   };
 }
 
@@ -134,12 +135,15 @@ function streamAnswer<I>(
   input: I,
   wire: OperationWire<I>,
   call: PortCall,
-  options: { keepaliveMs: number; shutdown?: AbortSignal; sentMessage: boolean },
+  options: { keepaliveMs: number; shutdown?: AbortSignal; sentMessage: boolean; logFields?: RequestLogFields },
 ): Response {
   const cut = new StreamCut(options.sentMessage);
+  const { logFields } = options;
   return sseResponse(
     mapIterable(opened.events, (event) => {
-      cut.seen(event);
+      const state = cut.seen(event);
+      // The last state its caller was sent, for the stream's `stream ended` line (its request line has the first's).
+      if (state !== undefined && logFields) logFields.state = state;
       return wire.frame(event, input);
     }),
     {

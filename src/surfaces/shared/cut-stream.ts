@@ -7,6 +7,7 @@ import {
   eventTaskRef,
   eventTaskState,
   type StreamResponse,
+  type TaskState,
 } from '../../model/index.js';
 
 /**
@@ -28,11 +29,12 @@ export class StreamCut {
    */
   constructor(private readonly sentMessage: boolean) {}
 
-  /** Notes an event the caller is sent. */
-  readonly seen = (event: StreamResponse): void => {
+  /** Notes an event the caller is sent; its task state, when it carries one. */
+  readonly seen = (event: StreamResponse): TaskState | undefined => {
     this.taskId = eventTaskRef(event).taskId || this.taskId;
     const state = eventTaskState(event);
     if (state) this.turnEnded = endsTurn(state);
+    return state;
   };
 
   /** The error the stream ends with: the shutdown's, told as above once the task is known; any other as it is. */

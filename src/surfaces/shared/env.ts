@@ -36,9 +36,10 @@ export interface RequestLogFields {
   /** The cause's error code, when it has one (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT). */
   causeCode?: string;
   /**
-   * The task state of the answer, or of a stream's first event; of a facade `message/send`, the 0.2.5 state
-   * its Task was answered with (`failed`); of a facade `message/stream`, noted at its end for its `stream ended`
-   * line, the last state its user was shown.
+   * The task state of the answer, or of a stream's first event (on its request line, written as the headers
+   * go out); of a facade `message/send`, the 0.2.5 state its Task was answered with (`failed`); for a stream's
+   * `stream ended` line, the last state its caller was sent (1.0: call-pipeline.ts) or its user was shown
+   * (facade, noted at its end).
    */
   state?: string;
   /** Why the gateway, not the agent, answered a facade turn `failed` (metrics' TaskStateReason). */

@@ -40,6 +40,9 @@ async function* once<T>(item: T): AsyncGenerator<T> {
   yield item;
 }
 
+/** A source that fails at once: its stream ends failed, with the frames onError renders of `error`. */
+const failing = (error: unknown): AsyncIterable<never> => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) });
+
 /**
  * A streaming method (message/stream, tasks/resubscribe) always answers text/event-stream, because a
  * 0.2.5 streaming client reads the answer as a stream: the a2a-js 0.2.5 client reports a JSON body as
@@ -50,7 +53,10 @@ async function* once<T>(item: T): AsyncGenerator<T> {
  * keeps its `Retry-After`.
  */
 export function v025ErrorStream(id: JsonRpcId, error: unknown, profile: MappingProfile): Response {
-  return oneFrame(jsonRpcText(v025ErrorBody(id, error, profile)), retryAfterHeader(toA2AError(error)));
+  const failure = toA2AError(error);
+  const frame = { data: jsonRpcText(v025ErrorBody(id, failure, profile)) };
+  // The frame rendered as the failure of the stream's source: the stream ends failed, as its `stream ended` line says.
+  return sseResponse(failing(failure), { keepaliveMs: 0, onError: () => frame, headers: retryAfterHeader(failure) });
 }
 
 /** An SSE response of one unnamed frame holding `envelope`, then the end. */
