@@ -3,7 +3,7 @@ import type { GatewayEnv } from './env.js';
 import type { JsonRpcDialect } from './jsonrpc.js';
 
 /** What a guarded dialect tells the endpoint of its credentials (JsonRpcDialect's fields of the same names). */
-export type DialectCredentials = Pick<JsonRpcDialect, 'servedAs' | 'presents' | 'meantBy' | 'sentNone'>;
+export type DialectCredentials = Pick<JsonRpcDialect, 'servedAs' | 'presents' | 'meantBy' | 'sentNone' | 'unauthorized'>;
 
 /**
  * One JSON-RPC dialect behind its own gate, so dialects sharing `POST /` keep their own auth: the

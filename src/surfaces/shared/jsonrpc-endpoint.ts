@@ -140,11 +140,11 @@ function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promi
   return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));
 }
 
-/** The surface a refused caller meant, when one dialect tells (its credentials, the version it asks for). */
-function meantSurface(dialects: JsonRpcDialect[], request: Request): RequestLogFields['surface'] {
+/** The surface a refused caller meant and its dialect, when one tells (its credentials, the version it asks for). */
+function meantDialect(dialects: JsonRpcDialect[], request: Request): { surface: RequestLogFields['surface']; dialect: JsonRpcDialect } | undefined {
   for (const dialect of dialects) {
     const surface = dialect.meantBy?.(request);
-    if (surface !== undefined) return surface;
+    if (surface !== undefined) return { surface, dialect };
   }
   return undefined;
 }
@@ -193,15 +193,16 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
   return async (c: Context<GatewayEnv>) => {
     const admission = admitted(dialects, c.req.raw.headers);
     if (admission === false || (admission !== true && !(await admission))) {
-      noteLog(c, { surface: meantSurface(dialects, c.req.raw) ?? surface });
-      return unauthorized();
+      const meant = meantDialect(dialects, c.req.raw);
+      noteLog(c, { surface: meant?.surface ?? surface });
+      return meant?.dialect.unauthorized?.() ?? unauthorized();
     }
     let request: JsonRpcRequest;
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyCut && callerLeft(c)) {
-        noteLog(c, { surface: meantSurface(dialects, c.req.raw) ?? surface });
+        noteLog(c, { surface: meantDialect(dialects, c.req.raw)?.surface ?? surface });
         return callerLeftAnswer(c);
       }
       const { a2aError, id, method } =

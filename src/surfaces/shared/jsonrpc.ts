@@ -31,6 +31,8 @@ export interface JsonRpcDialect {
    * that surface. Absent, or undefined for every dialect: the endpoint's surface.
    */
   meantBy?(request: Request): RequestLogFields['surface'];
+  /** The 401 of a caller refused before its body is read whom `meantBy` names this dialect's; absent: `unauthorized()`. */
+  unauthorized?(): Response;
   /**
    * Whether the caller presents credentials this dialect takes (it has some, and they match; not an open
    * dialect's admission of anyone): a caller so admitted who calls another dialect's method is told whose

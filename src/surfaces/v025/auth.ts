@@ -6,13 +6,25 @@ import { guardedDialect } from '../shared/guarded-dialect.js';
 import { noteLog } from '../shared/log-fields.js';
 import type { JsonRpcDialect } from '../shared/jsonrpc.js';
 import { principalOf } from '../shared/principal.js';
-import { unauthorized } from '../shared/jsonrpc-endpoint.js';
 import { asksForV1, requestedVersion } from '../v1/version.js';
 
 /** The header Bailian sends the console-configured key in. */
 export const FACADE_KEY_HEADER = 'X-API-KEY';
 
-export { unauthorized };
+/**
+ * The 401 body of the facade: a JSON-RPC error object, so a 0.2.5 client reports its words ("RPC error for
+ * message/send: Unauthorized: …"), where `{"error":"Unauthorized"}` read "undefined". Without the `jsonrpc` member: the
+ * a2a-js 0.2.5 client reads the error of a non-2xx body only without it (with it, message/send fails "Body is
+ * unusable"); its message/stream reads both. -32000: JSON-RPC's server error, as the turn cap's; A2A has no code for it.
+ */
+const FACADE_UNAUTHORIZED_BODY = JSON.stringify({
+  id: null,
+  error: { code: -32000, message: `Unauthorized: a valid API key is required in the ${FACADE_KEY_HEADER} header` },
+});
+
+/** The facade's answer to a caller without a valid key: 401 as HTTP says, no WWW-Authenticate (an API key has no scheme). */
+export const facadeUnauthorized = (): Response =>
+  new Response(FACADE_UNAUTHORIZED_BODY, { status: 401, headers: { 'content-type': 'application/json' } });
 
 const callersOf = new WeakMap<BailianConfig, CallerTable>();
 
@@ -51,8 +63,8 @@ export function facadeAuthorized(headers: Headers, bailian: BailianConfig): bool
 }
 
 /**
- * Gate of the facade's own JSON-RPC routes, independent of the 1.0 surface's `auth`: 401
- * `{"error":"Unauthorized"}` without the key. Sets `c.var.principal` (and `c.var.client` for a named key).
+ * Gate of the facade's own JSON-RPC routes, independent of the 1.0 surface's `auth`: 401 (facadeUnauthorized)
+ * without the key. Sets `c.var.principal` (and `c.var.client` for a named key).
  */
 export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
@@ -60,7 +72,7 @@ export function requireFacadeKey(bailian: BailianConfig): MiddlewareHandler<Gate
     if (caller === undefined) {
       // Counted and logged as the facade's, not as a request of no surface.
       noteLog(c, { surface: 'v025' });
-      return unauthorized();
+      return facadeUnauthorized();
     }
     admitCaller(c, caller);
     await next();
@@ -89,5 +101,6 @@ export function guardedByFacadeKey(dialect: JsonRpcDialect, bailian: BailianConf
     // but one that names none under lenient-version, which lets 1.0 callers send none, may be either: the endpoint's.
     meantBy: (request) => (request.headers.has(FACADE_KEY_HEADER) || asksForV025(request, lenientVersion) ? 'v025' : undefined),
     sentNone: (headers) => !headers.has(FACADE_KEY_HEADER),
+    unauthorized: facadeUnauthorized,
   });
 }

@@ -128,12 +128,15 @@ describe('Bailian against the facade at base path /', () => {
     expect(answer.body.result.artifacts[0].parts).toEqual([{ kind: 'text', text: demoReply('hi', 1).full }]);
   });
 
-  it('refuses JSON-RPC calls without the right key: 401 {"error":"Unauthorized"}', async () => {
+  it('refuses JSON-RPC calls without the right key: 401 with a JSON-RPC error naming X-API-KEY', async () => {
     for (const headers of [{}, { 'X-API-KEY': 'wrong' }, { Authorization: `Bearer ${API_KEY}` }] as Record<string, string>[]) {
       for (const path of ['/', '/stream']) {
         const answer = await rpc(`${gateway.url}${path}`, 'message/stream', { message: userMessage() }, { headers });
         expect(answer.status).toBe(401);
-        expect(answer.body).toEqual({ error: 'Unauthorized' });
+        expect(answer.body).toEqual({
+          id: null,
+          error: { code: -32000, message: 'Unauthorized: a valid API key is required in the X-API-KEY header' },
+        });
       }
     }
   });

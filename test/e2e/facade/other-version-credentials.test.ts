@@ -79,6 +79,9 @@ describe('POST / with credentials of the other version', () => {
     expect(await expired.json()).toEqual({ error: 'Unauthorized' });
     const wrongKey = await post('/', { ...V1, 'x-api-key': 'an-old-facade-key' }, rpc('message/send', message025));
     expect(wrongKey.status).toBe(401);
-    expect(await wrongKey.json()).toEqual({ error: 'Unauthorized' });
+    expect(await wrongKey.json()).toEqual({
+      id: null,
+      error: { code: -32000, message: 'Unauthorized: a valid API key is required in the X-API-KEY header' },
+    });
   });
 });

@@ -158,7 +158,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
     expect(proxy.exchanges.length).toBeGreaterThan(before);
   });
 
-  it('without the right key: 401 {"error":"Unauthorized"} and nothing reaches the agent', async () => {
+  it('without the right key: 401 with a JSON-RPC error naming X-API-KEY, and nothing reaches the agent', async () => {
     const before = proxy.exchanges.length;
     for (const headers of [{}, { 'X-API-KEY': 'wrong' }, { authorization: `Bearer ${API_KEY}` }] as Record<string, string>[]) {
       for (const [path, method] of [
@@ -172,7 +172,10 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
           body: rpcBody('x', method!, method === 'tasks/get' ? { id: 'any' } : { message: userMessage() }),
         });
         expect(response.status).toBe(401);
-        expect(await response.json()).toEqual({ error: 'Unauthorized' });
+        expect(await response.json()).toEqual({
+          id: null,
+          error: { code: -32000, message: 'Unauthorized: a valid API key is required in the X-API-KEY header' },
+        });
       }
     }
     expect(proxy.exchanges.length).toBe(before);

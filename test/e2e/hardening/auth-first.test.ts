@@ -15,6 +15,8 @@ const BODIES = [
   '{"jsonrpc":"1.0"}',
 ];
 
+const FACADE_UNAUTHORIZED = { id: null, error: { code: -32000, message: 'Unauthorized: a valid API key is required in the X-API-KEY header' } };
+
 async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
   const response = await fetch(url, {
     method: 'POST',
@@ -35,7 +37,8 @@ describe('every surface needs credentials', () => {
   });
 
   it.each(BODIES)('without credentials, %j is a 401 before any parsing', async (body) => {
-    expect(await post(gateway.url, body)).toEqual({ status: 401, json: { error: 'Unauthorized' } });
+    // A caller that names no 1.x version is taken for the facade's (0.2.5): its 401 says which key it needs.
+    expect(await post(gateway.url, body)).toEqual({ status: 401, json: FACADE_UNAUTHORIZED });
     expect(await post(gateway.url, body, { authorization: 'Bearer wrong', 'x-api-key': 'wrong' })).toEqual({
       status: 401,
       json: { error: 'Unauthorized' },
