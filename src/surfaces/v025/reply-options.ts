@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Task } from '../../model/index.js';
 import { systemClock } from '../../translate/index.js';
+import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
 import type { V025FacadeDeps } from './deps.js';
-import { decisionStateOf, type ReplyOptions } from './reply/index.js';
+import type { ReplyOptions } from './reply/index.js';
+import { shownStatesOf } from './reply/shown-state.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { replyArtifactIdOf } from './reply-artifact-id.js';
@@ -41,15 +43,21 @@ export async function turnLanguageOf(
 /** The facade's own words in a turn's language, English when it has none. */
 export const wordsIn = (language: FacadeLanguage | undefined): FacadeWords => facadeWords(language ?? 'en');
 
-/** The reply reducer's options for one turn: the profile's shape, the operator's overrides, the turn's facts. */
+/**
+ * The reply reducer's options for one turn: the profile's shape, the operator's overrides, the turn's facts. Read
+ * per turn, as the agent's card may change: whether the agent is iac-code decides what its INPUT_REQUIRED says.
+ */
 export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyOptions {
   const { bailian } = deps.options;
   const { options } = deps.profile;
   const earlierArtifacts = turn.previous?.artifacts;
   const { sentMessageId } = turn;
+  const card = deps.cards.current()?.card;
+  // No card yet (the agent was down at start): shown as iac-code's, the agent the facade is for, until one is read.
+  const shown = shownStatesOf(deps.profile, bailian.mappings, card === undefined || isIacCodeCard(card));
   return {
-    profile: deps.profile,
-    decisionState: decisionStateOf(deps.profile, bailian.mappings),
+    profile: shown.profile,
+    decisionState: shown.decisionState,
     upstreamMetadata: bailian['upstream-metadata'],
     renderParts: bailian['render-parts'] ?? options.renderParts,
     replyArtifacts: options.replyArtifacts,

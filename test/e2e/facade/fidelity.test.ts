@@ -29,7 +29,8 @@ const occurrences = (haystack: string, needle: string): number => haystack.split
 const EXPECTED: Record<string, { text: string; state: string; words: string[] }> = {
   ask: {
     text: `${ASK_WORKING.join('')}\n${ASK_ARTIFACT.join('')}\n${ASK_QUESTION}`,
-    state: 'completed',
+    // Not iac-code: its INPUT_REQUIRED asks, and Bailian must route the answer back to it.
+    state: 'input-required',
     words: [...ASK_WORKING, ...ASK_ARTIFACT, ASK_QUESTION],
   },
   direct: { text: DIRECT_TEXT, state: 'completed', words: [DIRECT_TEXT] },

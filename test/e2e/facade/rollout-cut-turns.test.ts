@@ -114,8 +114,8 @@ describe('a Bailian turn cut by a rollout, read on the other replica', () => {
     const next = await read(await stream(replicaB.url, '继续', contextId));
     expect(next.text).toContain(AFTER_CUT);
     expect(next.text).toContain(QUESTION);
-    // Bailian's profile ends every turn that waits on its user as completed.
-    expect(next.state).toBe('completed');
+    // The agent is not iac-code: its question ends input-required, so Bailian routes the answer back to it.
+    expect(next.state).toBe('input-required');
     expect(executor.executions).toBe(executions);
   });
 });

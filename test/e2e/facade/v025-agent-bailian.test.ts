@@ -59,8 +59,8 @@ describe.each(['stream', 'send'] as const)('a Bailian user reads the 0.2.5 agent
     expect(await reads[method]('status tokens')).toStrictEqual({ text: ANSWER, state: 'completed' });
   });
 
-  it('its question, at the end of a turn Bailian is told is over', async () => {
-    expect(await reads[method]('question')).toStrictEqual({ text: '正在查询……\n请问您要兑换哪种货币？', state: 'completed' });
+  it('its question, at the end of a turn Bailian is told waits on its user', async () => {
+    expect(await reads[method]('question')).toStrictEqual({ text: '正在查询……\n请问您要兑换哪种货币？', state: 'input-required' });
   });
 
   it('why it failed', async () => {

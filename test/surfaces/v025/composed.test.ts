@@ -12,7 +12,7 @@ import { createTaskRegistry } from '../../../src/core/task-registry/index.js';
 import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
 import { createLogger } from '../../../src/log.js';
 import { principalOf } from '../../../src/surfaces/shared/principal.js';
-import type { StreamResponse } from '../../../src/model/index.js';
+import type { AgentCard, StreamResponse } from '../../../src/model/index.js';
 import { fixedCards, fromArray, StubPort, upstreamCard } from '../support.js';
 import { API_KEY, userMessage } from '../../support/facade.js';
 
@@ -21,6 +21,10 @@ const VOLUME = { name: 'volume', params: [{ name: 'level', value: 'up', normValu
 
 /** An upstream whose card says it cannot stream: message/send uses its blocking answer. */
 const NOT_STREAMING = fixedCards(upstreamCard({ capabilities: { streaming: false, pushNotifications: true, extendedAgentCard: true } }));
+/** iac-code, known by its card's extension: it ends every turn INPUT_REQUIRED, its answers too. */
+const IAC_CODE = fixedCards(
+  upstreamCard({ capabilities: { streaming: true, pushNotifications: true, extensions: [{ uri: 'urn:iac-code:a2a:artifact-metadata:v1' }] } }),
+);
 
 const registries: TaskRegistry[] = [];
 afterEach(async () => {
@@ -62,22 +66,26 @@ const working = (text: string, metadata?: Record<string, unknown>): StreamRespon
 
 describe('device commands reach the last artifact', () => {
   it('stream: commands from status and artifact metadata, once, on the lastChunk artifact-update', async () => {
-    const { call } = compose({
-      sendStreamingMessage: () =>
-        fromArray<StreamResponse>([
-          { task: { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_SUBMITTED' } } },
-          working('Turning on ', { commands: [FLASH] }),
-          {
-            artifactUpdate: {
-              taskId: 'task-1',
-              contextId: 'ctx-1',
-              artifact: { artifactId: 'A', parts: [{ text: 'log' }], metadata: { bailian: { commands: [VOLUME, FLASH] } } },
+    const { call } = compose(
+      {
+        sendStreamingMessage: () =>
+          fromArray<StreamResponse>([
+            { task: { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_SUBMITTED' } } },
+            working('Turning on ', { commands: [FLASH] }),
+            {
+              artifactUpdate: {
+                taskId: 'task-1',
+                contextId: 'ctx-1',
+                artifact: { artifactId: 'A', parts: [{ text: 'log' }], metadata: { bailian: { commands: [VOLUME, FLASH] } } },
+              },
             },
-          },
-          working('the light.'),
-          { statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } },
-        ]),
-    });
+            working('the light.'),
+            { statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } },
+          ]),
+      },
+      {},
+      IAC_CODE,
+    );
     const { events } = await call('message/stream', { message: userMessage({ text: 'light on' }) }, { path: '/stream' });
     const artifacts = (events ?? []).filter((event) => event.kind === 'artifact-update');
     const carrying = artifacts.filter((event) => event.artifact.metadata?.commands);
@@ -149,6 +157,61 @@ describe('what the port is called with', () => {
       status: { state: 'completed' },
       artifacts: [{ parts: [{ kind: 'text', text: 'Hi!' }] }],
     });
+  });
+});
+
+describe('the state an INPUT_REQUIRED is shown in under bailian: what the agent is, read from its card for every turn', () => {
+  const IAC_CODE_CARD = IAC_CODE.current()!.card;
+  let tasks = 0;
+  /** An agent that asks its user which region, in its INPUT_REQUIRED status message. */
+  const asking = {
+    sendStreamingMessage: () => {
+      const taskId = `asked-${++tasks}`;
+      const ids = { taskId, contextId: `ctx-${taskId}` };
+      const question = { messageId: `q-${taskId}`, role: 'ROLE_AGENT' as const, parts: [{ text: 'Which region?' }] };
+      return fromArray<StreamResponse>([
+        { task: { id: taskId, contextId: ids.contextId, status: { state: 'TASK_STATE_SUBMITTED' } } },
+        { statusUpdate: { ...ids, status: { state: 'TASK_STATE_INPUT_REQUIRED', message: question } } },
+      ]);
+    },
+  };
+  const changingCards = (card: AgentCard) => {
+    const source = { card, current: () => ({ card: source.card, fetchedAt: new Date('2026-03-01T10:00:00.000Z') }) };
+    return Object.assign(source, { upstreamReachable: () => true, onChange: () => undefined });
+  };
+  const endState = async (call: ReturnType<typeof compose>['call']) => {
+    const { events } = await call('message/stream', { message: userMessage({ text: 'create a VPC' }) }, { path: '/stream' });
+    expect(events?.at(-1)).toMatchObject({ kind: 'status-update', final: true });
+    return events?.at(-1).status.state;
+  };
+
+  it("another agent's question ends input-required; once a refresh shows the agent is iac-code, its INPUT_REQUIRED ends completed", async () => {
+    const cards = changingCards(upstreamCard());
+    const { call } = compose(asking, {}, cards);
+    expect(await endState(call)).toBe('input-required');
+    cards.card = IAC_CODE_CARD;
+    expect(await endState(call)).toBe('completed');
+    cards.card = upstreamCard();
+    expect(await endState(call)).toBe('input-required');
+  });
+
+  it('while no card has been read (the agent was down at start), the agent is taken for iac-code: completed', async () => {
+    const cards = changingCards(upstreamCard());
+    const { call } = compose(asking, {}, Object.assign(cards, { current: () => undefined }));
+    expect(await endState(call)).toBe('completed');
+  });
+
+  it("the operator's own INPUT_REQUIRED entry holds for another agent's question too", async () => {
+    const mappings = { 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'completed' } };
+    const { call } = compose(asking, { bailian: { mappings } });
+    expect(await endState(call)).toBe('completed');
+  });
+
+  it('under the plain a2a-0.2.5 profile both end input-required, as before', async () => {
+    for (const cards of [fixedCards(), IAC_CODE]) {
+      const { call } = compose(asking, { bailian: { profile: 'a2a-0.2.5' } }, cards);
+      expect(await endState(call)).toBe('input-required');
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import type { TaskState } from '../../../model/index.js';
+import { withFields, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../model/json.js';
 import type { MappingOverrides, MappingProfile } from '../../../mappings/index.js';
 import type { V025TaskState } from '../../../protocol/v025/index.js';
@@ -12,6 +12,7 @@ import { pendingDeploymentConfirmation } from './pipeline-questions.js';
  * and the refusal of a cancel (task-methods.ts).
  */
 export interface ShownStates {
+  /** The profile as the agent behind the facade is shown by (shownStatesOf). */
   profile: MappingProfile;
   /** The state a turn that waits on its user's decision ends in (decisionStateOf). */
   decisionState: V025TaskState;
@@ -28,15 +29,28 @@ export const asksDecision = (metadata: JsonObject | undefined): boolean =>
   pendingDeploymentConfirmation(metadata) !== undefined;
 
 /**
- * The state a turn that waits on such a decision is shown in: `input-required`, which Bailian answers by routing
- * its user's next turn back to this agent. The `bailian` profile shows every other INPUT_REQUIRED (iac-code
- * ends every turn so) as `completed`, and a prompt shown so could never be answered in an app of several
- * agents: Bailian may give "同意" to its own model or another agent. An operator who maps INPUT_REQUIRED
- * themselves (`bailian.mappings`) is taken at their word for every INPUT_REQUIRED, these turns too.
+ * The state a turn that waits on its user is shown in: `input-required`, which Bailian answers by routing its
+ * user's next turn back to this agent. The `bailian` profile shows iac-code's end of an ordinary turn (it ends
+ * every turn INPUT_REQUIRED) as `completed`, and a question shown so could never be answered in an app of several
+ * agents: Bailian may give "同意" or "cn-hangzhou" to its own model or another agent. An operator who maps
+ * INPUT_REQUIRED themselves (`bailian.mappings`) is taken at their word for every INPUT_REQUIRED, these turns too.
  */
 export function decisionStateOf(profile: MappingProfile, overrides: MappingOverrides): V025TaskState {
   const said = Object.hasOwn(overrides['states-to-v025'] ?? {}, 'TASK_STATE_INPUT_REQUIRED');
   return said ? profile.statesToV025.TASK_STATE_INPUT_REQUIRED : 'input-required';
+}
+
+/**
+ * The states one turn is shown in. An agent that ends every turn INPUT_REQUIRED, its answers too (iac-code, and the
+ * demo agent, which follows its wire behaviour), is shown by the profile, but for the questions its metadata names
+ * (asksUser). Any other agent says INPUT_REQUIRED only when it asks its user something ("Which region?"): every
+ * INPUT_REQUIRED of it is shown in the decision state, which the `bailian` profile's `completed` (iac-code's) is not.
+ */
+export function shownStatesOf(profile: MappingProfile, overrides: MappingOverrides, endsEveryTurnWaiting: boolean): ShownStates {
+  const decisionState = decisionStateOf(profile, overrides);
+  const { statesToV025 } = profile;
+  if (endsEveryTurnWaiting || statesToV025.TASK_STATE_INPUT_REQUIRED === decisionState) return { profile, decisionState };
+  return { profile: withFields(profile, { statesToV025: withFields(statesToV025, { TASK_STATE_INPUT_REQUIRED: decisionState }) }), decisionState };
 }
 
 /**
