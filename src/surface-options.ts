@@ -55,6 +55,7 @@ export function facadeOptions(config: GatewayConfig): V025FacadeOptions {
     basePath: facadeBasePath(config.bailian),
     publicUrl: publicUrl(config),
     pushNotifications: config['push-notifications'],
+    pushAllowPrivate: config['push-allow-private'],
     extensions: config.extensions,
     gatewayAuth: authEnabled(config.auth),
     requestTimeoutMs: config.upstream['request-timeout-ms'],

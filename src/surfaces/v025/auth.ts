@@ -43,6 +43,14 @@ export function facadeKeys(bailian: BailianConfig): readonly string[] {
   return facadeCallers(bailian).secrets;
 }
 
+/**
+ * Whether facade callers may have the extended card the upstream gives the gateway's own credentials: not with
+ * gateway auth on and no facade key, where every facade caller is anonymous (card.ts; the relay, passthrough.ts).
+ */
+export function extendedCardForFacadeCallers(options: { gatewayAuth: boolean; bailian: BailianConfig }): boolean {
+  return !options.gatewayAuth || facadeKeys(options.bailian).length > 0;
+}
+
 const ANONYMOUS_FACADE_CALLER: Caller = { principal: principalOf('a2a-0.2.5', 'anonymous') };
 
 /**

@@ -7,7 +7,7 @@ import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
 import { varyByForwardedHost } from '../shared/public-url.js';
-import { FACADE_KEY_HEADER, facadeKeys } from './auth.js';
+import { FACADE_KEY_HEADER, extendedCardForFacadeCallers, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
 import { facadeExtensions } from './extensions.js';
 import { passThroughCard, relayCardCache } from './passthrough.js';
@@ -34,8 +34,7 @@ export function facadeCard(card: AgentCard, url: string, deps: V025FacadeDeps): 
  * facade caller is anonymous.
  */
 function offersExtendedCard(card: AgentCard, deps: V025FacadeDeps): boolean {
-  if (card.capabilities.extendedAgentCard !== true) return false;
-  return !deps.options.gatewayAuth || facadeKeys(deps.options.bailian).length > 0;
+  return card.capabilities.extendedAgentCard === true && extendedCardForFacadeCallers(deps.options);
 }
 
 /** `agent/getAuthenticatedExtendedCard`: the upstream's extended card as a facade card, or -32007. */

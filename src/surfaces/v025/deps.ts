@@ -44,6 +44,8 @@ export interface V025FacadeOptions extends CallOptions {
   publicUrl: PublicUrlConfig;
   /** `push-notifications`. */
   pushNotifications: boolean;
+  /** `push-allow-private`: the callback URL rules for the configs the facade relays to a 0.2.5 agent (relayed-push-configs.ts). */
+  pushAllowPrivate?: boolean;
   /** The gateway's own extensions (`extensions`), listed on the facade card. */
   extensions: ExtensionConfig[];
   /** Gateway auth (`auth`) is on: the extended card is then offered only behind the facade's own key. */

@@ -16,10 +16,11 @@ import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
-import { FACADE_KEY_HEADER, facadeKeys } from './auth.js';
+import { extendedCardForFacadeCallers, FACADE_KEY_HEADER, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
 import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
 import { relayedAnswer } from './relay-answer.js';
+import { relayedPushParams } from './relayed-push-configs.js';
 
 /**
  * The facade in front of a 0.2.5/0.3 agent, under a profile whose callers read the agent's own answers
@@ -162,9 +163,11 @@ function namedTaskIds(params: Record<string, unknown>, message: Record<string, u
  * frame at shutdown, so it ends when the drain cuts the connection (which aborts the upstream call).
  */
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
-  const { jsonrpc, id, method, params } = request;
+  const { jsonrpc, id, method } = request;
   const principal = c.get('principal');
-  RELAYED_PARAMS_CHECKS.get(method)?.(params);
+  if (method === EXTENDED_CARD_METHOD && !extendedCardForFacadeCallers(deps.options)) throw A2AError.extendedCardNotConfigured();
+  RELAYED_PARAMS_CHECKS.get(method)?.(request.params);
+  const params = relayedPushParams(method, request.params, deps.options);
   await refuseForeign(params, principal, deps);
   const body = jsonRpcText(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
   if (!SLOT_METHODS.has(method)) {
