@@ -3,7 +3,7 @@ import type { Message, Task } from '../../model/index.js';
 import { systemClock } from '../../translate/index.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
 import type { V025FacadeDeps } from './deps.js';
-import type { ReplyOptions } from './reply/index.js';
+import type { ReplyOptions, ShownStates } from './reply/index.js';
 import { shownStatesOf } from './reply/shown-state.js';
 import { facadeWords, type FacadeLanguage, type FacadeWords } from './reply/words.js';
 import type { ConversationLanguages } from './conversation-languages.js';
@@ -44,17 +44,23 @@ export async function turnLanguageOf(
 export const wordsIn = (language: FacadeLanguage | undefined): FacadeWords => facadeWords(language ?? 'en');
 
 /**
- * The reply reducer's options for one turn: the profile's shape, the operator's overrides, the turn's facts. Read
- * per turn, as the agent's card may change: whether the agent is iac-code decides what its INPUT_REQUIRED says.
+ * The states the agent behind the facade is shown in now (shownStatesOf): read per turn, as the agent's card may
+ * change. No card yet (the agent was down at start): shown as iac-code, the agent the facade is for, until one is read.
+ */
+export function shownStates(deps: V025FacadeDeps): ShownStates {
+  const card = deps.cards.current()?.card;
+  return shownStatesOf(deps.profile, deps.options.bailian.mappings, card === undefined || isIacCodeCard(card));
+}
+
+/**
+ * The reply reducer's options for one turn: the profile's shape, the operator's overrides, the turn's facts.
  */
 export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyOptions {
   const { bailian } = deps.options;
   const { options } = deps.profile;
   const earlierArtifacts = turn.previous?.artifacts;
   const { sentMessageId } = turn;
-  const card = deps.cards.current()?.card;
-  // No card yet (the agent was down at start): shown as iac-code's, the agent the facade is for, until one is read.
-  const shown = shownStatesOf(deps.profile, bailian.mappings, card === undefined || isIacCodeCard(card));
+  const shown = shownStates(deps);
   return {
     profile: shown.profile,
     decisionState: shown.decisionState,

@@ -5,6 +5,7 @@ import type { V025Task } from '../../protocol/v025/index.js';
 import { taskToV025 } from '../../translate/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
+import { shownStates } from './reply-options.js';
 import { taskReply } from './task-reply.js';
 
 /** A task's messages with its status message last, when its history does not hold it (the current state's words). */
@@ -56,6 +57,6 @@ export async function keptTaskV025(
   const reply = await taskReply(deps, kept, ctx, clientTaskId);
   const task = kept.history ? withFields(kept, { history: conversation(kept.history) }) : kept;
   const { history } = taskToV025(withHistoryLength(clientTaskId ? renamedTask(task, clientTaskId) : task, historyLength), deps.profile);
-  const answer = reply ?? taskToV025(withHistoryLength(task, 0), deps.profile);
+  const answer = reply ?? taskToV025(withHistoryLength(task, 0), shownStates(deps).profile);
   return withoutGatewayMetadata(history ? withFields(answer, { history }) : answer);
 }
