@@ -57,6 +57,7 @@ function countedRegistry(): { registry: TaskRegistry; writes: () => number } {
 
 const noWriter: TaskWriter = {
   fold: () => undefined,
+  foldWritten: async () => undefined,
   record: async () => undefined,
   end: async () => undefined,
   settled: async () => undefined,

@@ -13,14 +13,15 @@ export interface OpenStreams {
   has(taskId: string): boolean;
   /**
    * Passes `source` through, its events yielded as they arrive. Each event of a task this stream is the
-   * first to follow goes to `lead` before it is yielded. The first event of each task this stream meets goes
+   * first to follow goes to `lead` before it is yielded, after the promise `lead` may return (recording.ts:
+   * a new task's write). The first event of each task this stream meets goes
    * to `meet` first, led or not: what the stream itself brings to its task (a follow-up's message) is had
    * once, also when another stream leads. When the stream ends (finished, failed or returned), `end` gets
    * the tasks it led and those no stream follows any more; the stream ends after it.
    */
   follow(
     source: AsyncIterable<StreamResponse>,
-    lead: (event: StreamResponse, taskId: string) => void,
+    lead: (event: StreamResponse, taskId: string) => Promise<void> | void,
     end: (led: string[], unfollowed: string[]) => Promise<unknown> | void,
     meet?: (event: StreamResponse, taskId: string, leads: boolean) => void,
   ): AsyncIterable<StreamResponse>;
@@ -66,10 +67,9 @@ export function createOpenStreams(): OpenStreams {
           if (!met) joined = appended(joined, taskId);
           const leads = join(taskId, self);
           if (!met) meet?.(event, taskId, leads);
-          if (leads) {
-            led = addedOnce(led, taskId);
-            lead(event, taskId);
-          }
+          if (!leads) return;
+          led = addedOnce(led, taskId);
+          return lead(event, taskId);
         },
         end: () => end(led ? [...led] : [], leave(self, joined ?? [])),
       });

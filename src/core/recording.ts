@@ -41,7 +41,7 @@ export interface RecordingDeps {
 }
 
 /**
- * Every task that passes through recorded in the gateway's registry, without delaying any event:
+ * Every task that passes through recorded in the gateway's registry, without delaying any event but a new task's first:
  * streams are folded and persisted by the task writer (task-writer.ts, which says when it writes),
  * answers are stored as they come. When two streams follow one task (a send's stream and a
  * subscription), only the first records (open-streams.ts). ListTasks is always answered from the
@@ -102,15 +102,22 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return { scope };
   }
 
-  /** A stream's events, each task it names checked the first time (scopeFor). */
-  function ownEvents(source: AsyncIterable<StreamResponse>, ctx: CallContext, tenant: string): AsyncIterable<StreamResponse> {
+  /** A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry does not know. */
+  function ownEvents(
+    source: AsyncIterable<StreamResponse>,
+    ctx: CallContext,
+    tenant: string,
+    unrecorded: (taskId: string) => void,
+  ): AsyncIterable<StreamResponse> {
     let checked: string[] | undefined;
     return tapIterable(source, {
       item(event) {
         const { taskId } = eventTaskRef(event);
         if (!taskId || checked?.includes(taskId)) return;
         checked = appended(checked, taskId);
-        return scopeFor(taskId, ctx, tenant);
+        return scopeFor(taskId, ctx, tenant).then(({ scope }) => {
+          if (scope === undefined) unrecorded(taskId);
+        });
       },
     });
   }
@@ -125,6 +132,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * update opens with a Task of the ids alone (translate/task-stream.ts openingTaskOf), the only record of a task
    * the agent failed before opening it (a2a-js 0.2.5 makes one up and keeps none), and GetTask, answered from the
    * record, lost the caller's message. A Task that holds one (under an id of the agent's) is recorded as it is.
+   * The first event of a task the registry did not know waits for its write, made at once (task-writer.ts
+   * foldWritten; the one event that waits on the registry): the caller learns the task's id from it and may name
+   * it on another replica at once, which reads the shared registry and would not find a task written a round trip later.
    */
   function recorded(
     source: AsyncIterable<StreamResponse>,
@@ -135,6 +145,12 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     const meta = metaOf(ctx, tenant);
     const { followUp } = said;
     let opening = said.opening;
+    let unrecorded: string[] | undefined;
+    const firstOfUnrecorded = (taskId: string): boolean => {
+      if (!unrecorded?.includes(taskId)) return false;
+      unrecorded = unrecorded.length === 1 ? undefined : unrecorded.filter((id) => id !== taskId);
+      return true;
+    };
     const opened = (event: StreamResponse): StreamResponse => {
       const first = opening;
       opening = undefined;
@@ -142,8 +158,8 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return { task: withOpeningMessage(event.task, redaction.message(first)) };
     };
     return openStreams.follow(
-      ownEvents(source, ctx, tenant),
-      (event, taskId) => writer.fold(opened(event), meta, taskId),
+      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId))),
+      (event, taskId) => (firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId)),
       // Ended, failed or aborted: the last fold is written, and waited for.
       (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
       (event, taskId, leads) => {

@@ -25,11 +25,17 @@ import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
  *   config methods), and `settledAll` does so for every task (ListTasks).
  *
  * Other replicas read the registry directly, so they see a running stream as of its last state change
- * (one turn of this process's event loop later at most).
+ * (one turn of this process's event loop later at most), and a new task before its first event is relayed
+ * (recording.ts waits for that event's write: `foldWritten`).
  */
 export interface TaskWriter extends Settling {
   /** A streamed event: folded now, written at the next persist point. */
   fold(event: StreamResponse, meta: TaskMeta, taskId: string): void;
+  /**
+   * A streamed event folded, and the fold written at once, not at the end of the turn; resolves when it is done (or
+   * failed). For the one event a stream waits to relay until it is written (recording.ts: a new task's first).
+   */
+  foldWritten(event: StreamResponse, meta: TaskMeta, taskId: string): Promise<void>;
   /** Writes the event (after anything folded before it); resolves when it is done (or failed). */
   record(event: StreamResponse, meta: TaskMeta, taskId: string): Promise<void>;
   /** The stream carrying the task ended: writes what is folded and forgets the task's last state. */
@@ -99,16 +105,30 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
     return write(taskId, fold);
   }
 
+  /** Adds a streamed event to its task's fold, its write due at the next persist point. */
+  function folded(event: StreamResponse, meta: TaskMeta, taskId: string): TaskFold {
+    const fold = entry(taskId, meta);
+    fold.streaming = true;
+    fold.pending.push(event);
+    const state = eventTaskState(event);
+    const changes = 'task' in event || (state !== undefined && state !== fold.writtenState);
+    if (changes) fold.writtenState = state;
+    if (fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
+    else if (changes) fold.due ??= setImmediate(() => void write(taskId, fold));
+    return fold;
+  }
+
   return {
     fold(event, meta, taskId) {
-      const fold = entry(taskId, meta);
-      fold.streaming = true;
-      fold.pending.push(event);
-      const state = eventTaskState(event);
-      const changes = 'task' in event || (state !== undefined && state !== fold.writtenState);
-      if (changes) fold.writtenState = state;
-      if (fold.pending.length >= MAX_UNWRITTEN) void write(taskId, fold);
-      else if (changes) fold.due ??= setImmediate(() => void write(taskId, fold));
+      folded(event, meta, taskId);
+    },
+
+    // Not settled(), which waits for a write due at the end of the turn: the stream would go on from inside a
+    // setImmediate callback, and the facade's SSE writer acknowledges a frame written there a loop turn later than
+    // one written as its event came (sse-pipe.ts), after a Bailian user who read it and hung up at once is seen
+    // gone: noted as having read none of the turn (unwatched-turns.ts).
+    foldWritten(event, meta, taskId) {
+      return write(taskId, folded(event, meta, taskId));
     },
 
     record(event, meta, taskId) {

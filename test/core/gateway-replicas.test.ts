@@ -1,9 +1,11 @@
 /** Two gateway replicas sharing one Redis (lanes and registry): one turn per context between them. */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it, beforeAll } from 'vitest';
 import { createRedisContextLanes } from '../../src/core/context-lanes-redis.js';
 import { createGateway } from '../../src/core/gateway.js';
+import type { UnknownTasks } from '../../src/core/task-scope.js';
 import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import type { Message, Task } from '../../src/model/index.js';
 import { ctxOf, Feed, finishedTask, statusFrame, stubUpstream, taskFrame, userMessage, type StubUpstream } from '../support/gateway-stubs.js';
@@ -27,18 +29,34 @@ afterAll(async () => {
   await admin.quit();
 });
 
-/** Replica gateways over their own upstream stubs, each with its own Redis connections, on one prefix. */
+interface ReplicaOptions {
+  unknownTasks?: UnknownTasks;
+  /** How much later than asked each of its registry writes lands in Redis (a busy Redis, a slow link). */
+  writeLagMs?: number;
+}
+
+/** A replica gateway over its own upstream stub, with its own Redis connections, on `prefix`. */
+function replicaOn(prefix: string, upstream: StubUpstream, options: ReplicaOptions = {}) {
+  const redis = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
+  const { writeLagMs } = options;
+  const registry =
+    writeLagMs === undefined
+      ? redis
+      : { ...redis, applyAll: (...args: Parameters<typeof redis.applyAll>) => sleep(writeLagMs).then(() => redis.applyAll(...args)) };
+  const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 });
+  closers.push(
+    () => redis.close(),
+    () => lanes.close(),
+  );
+  return createGateway(upstream, { registry, lanes, upstreamName: 'up', ...(options.unknownTasks ? { unknownTasks: options.unknownTasks } : {}) });
+}
+
+const newPrefix = () => `${RUN_PREFIX}${randomUUID()}:`;
+
+/** Replica gateways over their own upstream stubs, on one prefix. */
 function replicas(...upstreams: StubUpstream[]) {
-  const prefix = `${RUN_PREFIX}${randomUUID()}:`;
-  return upstreams.map((upstream) => {
-    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 60_000, historyLimit: 100 });
-    const lanes = createRedisContextLanes({ url: REDIS_URL, prefix, leaseMs: 10_000 });
-    closers.push(
-      () => registry.close(),
-      () => lanes.close(),
-    );
-    return createGateway(upstream, { registry, lanes, upstreamName: 'up' });
-  });
+  const prefix = newPrefix();
+  return upstreams.map((upstream) => replicaOn(prefix, upstream));
 }
 
 const blockingAnswer = (taskId: string) => async () => ({ task: finishedTask(taskId, 'C') });
@@ -107,6 +125,22 @@ describe('gateway replicas sharing Redis lanes', () => {
     expect((await rejection(b!.sendMessage({ message: userMessage({ contextId: 'NEW' }) }, ALICE))).code).toBe(-32602);
     await stream.return?.();
     await expect(b!.sendMessage({ message: userMessage({ contextId: 'NEW' }) }, ALICE)).resolves.toBeDefined();
+  });
+
+  it("knows on B a task whose id A streamed, however late A's registry writes land, and cancels it there", async () => {
+    const feed = new Feed().push(taskFrame('T', 'C'), statusFrame('T', 'C', 'TASK_STATE_WORKING'));
+    const upstreamB = stubUpstream({ cancelTask: async () => finishedTask('T', 'C', 'TASK_STATE_CANCELED') });
+    // Callers hold credentials: a task the registry does not know is nobody's to reach (task-scope.ts).
+    const prefix = newPrefix();
+    const a = replicaOn(prefix, stubUpstream({ sendStreamingMessage: () => feed.stream() }), { unknownTasks: 'not-found', writeLagMs: 100 });
+    const b = replicaOn(prefix, upstreamB, { unknownTasks: 'not-found' });
+
+    const stream = a.sendStreamingMessage({ message: userMessage({ contextId: 'C' }) }, ALICE)[Symbol.asyncIterator]();
+    expect((await stream.next()).value).toMatchObject({ task: { id: 'T' } });
+    // The caller takes the id it was just given to the other replica at once.
+    await expect(b.cancelTask({ id: 'T' }, ALICE)).resolves.toMatchObject({ id: 'T', status: { state: 'TASK_STATE_CANCELED' } });
+    expect(upstreamB.calls).toEqual(['cancelTask']);
+    await stream.return?.();
   });
 
   it("lets a permission answer reach B while A's paused turn holds the lane", async () => {

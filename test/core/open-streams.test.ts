@@ -15,7 +15,9 @@ describe('open streams: a task followed by two streams', () => {
     const follow = (name: string, source: AsyncIterable<StreamResponse>) =>
       streams.follow(
         source,
-        (event, taskId) => seen.push(`${name} leads ${taskId}:${'task' in event ? 'task' : 'status'}`),
+        (event, taskId) => {
+          seen.push(`${name} leads ${taskId}:${'task' in event ? 'task' : 'status'}`);
+        },
         () => undefined,
         (_event, taskId, leads) => seen.push(`${name} meets ${taskId}${leads ? ' leading' : ''}`),
       );

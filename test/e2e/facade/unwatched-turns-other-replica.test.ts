@@ -94,8 +94,9 @@ describe('the next message at once on another replica after Bailian hung up', ()
     const headers = { 'content-type': 'application/json' };
     const sent = fetch(replicaA.url, { method: 'POST', headers, body, signal: caller.signal }).catch(() => undefined);
     while (gates.reached < 1) await sleep(5);
-    // Its first events recorded, as a Bailian turn that ran until Bailian's own time-out.
-    await sleep(100);
+    // Its first events recorded, as a Bailian turn that ran until Bailian's own time-out (a new task's first event
+    // waits for its write to Redis, after the scope read: on a loaded host that took longer than 100 ms).
+    await sleep(300);
     caller.abort();
     await sent;
   }
