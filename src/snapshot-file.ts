@@ -1,4 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigError } from './config/config-error.js';
 
 /**
  * A JSON file that holds a whole snapshot, rewritten on each change: writes are coalesced (one in
@@ -32,7 +34,13 @@ export function snapshotFile(path: string, snapshot: () => unknown, onError: (er
   };
 }
 
-/** The entries of a snapshot file; none when there is no file yet. */
+/**
+ * The entries of a snapshot file; none when there is no file yet (a temp file left by a crash mid-write is
+ * not read: the rename never happened, so the previous snapshot stands). A file that is not the JSON array
+ * the gateway writes (empty, cut short, overwritten: a restore, a copy or a disk that failed, never a crash
+ * of the gateway) is refused with a ConfigError naming it, not its content, and what to do: read as no
+ * entries, the next change would overwrite what the operator could still restore.
+ */
 export async function readSnapshot<T>(path: string): Promise<T[]> {
   let text: string;
   try {
@@ -41,6 +49,15 @@ export async function readSnapshot<T>(path: string): Promise<T[]> {
     if ((error as { code?: string }).code === 'ENOENT') return [];
     throw error;
   }
-  const parsed = JSON.parse(text) as unknown;
-  return Array.isArray(parsed) ? (parsed as T[]) : [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined; // JSON.parse's words quote the text, which may hold task ids and URLs.
+  }
+  if (Array.isArray(parsed)) return parsed as T[];
+  throw new ConfigError(
+    `${resolve(path)} (in persistence-dir) is damaged: not the JSON the gateway writes (${text.length === 0 ? 'empty' : 'cut short or overwritten'}); ` +
+      'restore it from a backup, or move it aside to start without what it held',
+  );
 }

@@ -97,7 +97,7 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
     if (turn.ended) {
       if (kept) await follower.forget(taskId);
     } else if (kept || (await hasConfigs(taskId, true))) {
-      follower.takeUp(turn.entry, kept);
+      void follower.takeUp(turn.entry, kept);
     }
   }
 
@@ -143,7 +143,7 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
       try {
         const task = await deps.registry.get(taskId, ctx.principal);
         // The running turn is the one the caller's last message began.
-        if (task) follower.follow({ task }, ctx, tenant, lastCallerMessageId(task));
+        if (task) await follower.follow({ task }, ctx, tenant, lastCallerMessageId(task));
       } catch (error) {
         // The config is stored: its creation stands, though this turn's end may now go unpushed.
         logger.warn({ err: error, taskId }, 'push: the task of a new config could not be read; its running turn is not followed');

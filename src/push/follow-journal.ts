@@ -66,14 +66,19 @@ export interface FollowJournal {
 /** Follows kept in this process only (tests, embedding without a journal). */
 export const inMemoryOnly: FollowJournal = { add: async () => undefined, remove: async () => undefined, entries: async () => [] };
 
-const FILE = 'push_follows.json';
+export const FOLLOWS_FILE = 'push_follows.json';
 
 /** The single-node journal: `<persistence-dir>/push_follows.json`, next to the push configs and the queue. */
 export async function createFileFollowJournal(dir: string, logger: PushLogger): Promise<FollowJournal> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, FILE);
+  const path = join(dir, FOLLOWS_FILE);
   const kept = new Map<string, FollowEntry>();
-  for (const entry of await readSnapshot<FollowEntry>(path)) kept.set(entry.taskId, entry);
+  for (const entry of await readSnapshot<Partial<FollowEntry> | null>(path)) {
+    // A damaged entry is that follow lost, not the others (nor the start).
+    if (typeof entry?.taskId === 'string' && typeof entry.principal === 'string' && typeof entry.until === 'number')
+      kept.set(entry.taskId, entry as FollowEntry);
+    else logger.warn({ taskId: entry?.taskId }, 'A2A push follow could not be restored: its entry is damaged');
+  }
   const { persist } = snapshotFile(
     path,
     () => [...kept.values()],

@@ -19,9 +19,10 @@ export interface TaskFollower {
    * one the caller's call named, the task's own: every call of the follow names it, or an agent that keeps
    * tasks per tenant would not know the task (and the gateway would record it lost). Absent: the default tenant.
    * `turnMessageId`: the caller's message that began the turn (FollowEntry). `asFound`: the answer shows the task
-   * as the turn found it (as-found.ts), waiting for input: the turn is followed all the same.
+   * as the turn found it (as-found.ts), waiting for input: the turn is followed all the same. Resolves once the
+   * journal holds the follow (or could not be written: logged), so an answer sent after it outlives a crash.
    */
-  follow(answer: StreamResponse, ctx: CallContext, tenant?: string, turnMessageId?: string, asFound?: string): void;
+  follow(answer: StreamResponse, ctx: CallContext, tenant?: string, turnMessageId?: string, asFound?: string): Promise<void>;
   /** Whether this replica follows the task now. */
   follows(taskId: string): boolean;
   /**
@@ -33,9 +34,9 @@ export interface TaskFollower {
   forget(taskId: string): Promise<void>;
   /**
    * Follows a turn from where the streams that carried it left off (`journaled`: `keep` wrote it). Once
-   * the follower stops it is only journaled, to be taken up after the restart.
+   * the follower stops it is only journaled, to be taken up after the restart. Resolves once journaled.
    */
-  takeUp(entry: FollowEntry, journaled: boolean): void;
+  takeUp(entry: FollowEntry, journaled: boolean): Promise<void>;
   /**
    * Takes up the follows the journal kept from before a restart (those not timed out yet); with a
    * journal shared by replicas, also those of replicas that are gone, now and every `claimEveryMs`.
@@ -166,34 +167,36 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
         running.delete(entry.taskId);
         perOwner.ended(entry.principal);
         // Off the journal by now: the next turn's entry is journaled after this one left it, not removed with it.
-        if (follow.next) takeUp(follow.next.entry, follow.next.journaled);
+        if (follow.next) void takeUp(follow.next.entry, follow.next.journaled);
       });
     perOwner.started(entry.principal);
     running.set(entry.taskId, follow);
   }
 
   /** Follows a turn (FollowEntry) unless its task is followed already; a later turn of it waits for that follow. */
-  function takeUp(entry: FollowEntry, journaled: boolean): void {
-    if (deps.timeoutMs <= 0) return;
+  function takeUp(entry: FollowEntry, journaled: boolean): Promise<void> {
+    if (deps.timeoutMs <= 0) return Promise.resolve();
     const current = running.get(entry.taskId);
     if (current) {
       // The caller sent the next turn while the last one's follow still runs (winding down at that turn's end, or
       // before it saw it): followed once that follow is done. Dropped, the next turn's end was never pushed.
       if (entry.turnMessageId !== undefined && entry.turnMessageId !== current.turnMessageId) current.next = { entry, journaled };
-      return;
+      return Promise.resolve();
     }
     if (stopping.signal.aborted) {
       // Cut by the shutdown before its end: the process after the restart follows it.
-      if (!journaled) void journalAdd(entry);
-      return;
+      return journaled ? Promise.resolve() : journalAdd(entry).then(() => undefined);
     }
     // A caller's own turn: refused past its share. Follows taken up from the journal (a restart, a replica
     // gone) were within some replica's share when they began, and are not refused (only counted).
-    if (perOwner.refuses(entry)) return;
+    if (perOwner.refuses(entry)) return Promise.resolve();
     start(entry, journaled);
     const started = running.get(entry.taskId);
+    if (!started || journaled) return Promise.resolve();
     // Noted once written: until then the follow is not missing from the journal (letGoOfTakenOver).
-    if (started && !journaled) void journalAdd(entry).then((written) => written && (started.journaledAt = Date.now()));
+    return journalAdd(entry).then((written) => {
+      if (written) started.journaledAt = Date.now();
+    });
   }
 
   /**
@@ -230,8 +233,8 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
 
   return {
     follow(answer, caller, tenant = '', turnMessageId, asFound) {
-      if (!('task' in answer) || (turnEnded(answer.task.status.state) && asFound === undefined)) return;
-      takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs, turnMessageId, asFound), false);
+      if (!('task' in answer) || (turnEnded(answer.task.status.state) && asFound === undefined)) return Promise.resolve();
+      return takeUp(followEntry(answer.task.id, caller, tenant, deps.timeoutMs, turnMessageId, asFound), false);
     },
 
     follows: (taskId) => running.has(taskId),

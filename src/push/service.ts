@@ -192,7 +192,8 @@ export async function createPushService(config: GatewayConfig, deps: PushService
             const asFound = asFoundOf(answer, before);
             if (asFound && 'task' in answer) await watcher.answeredAsFound(answer.task.id, inline);
             else await watcher.observeAnswer(answer, inline, forwarded.message.messageId);
-            follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId, asFound);
+            // Journaled before the caller hears the turn goes on: a crash after the answer still pushes its end.
+            await follower.follow(answer, ctx, tenantOf(request), forwarded.message.messageId, asFound);
             return answer;
           },
           sendStreamingMessage: (request, ctx) =>

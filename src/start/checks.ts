@@ -40,6 +40,7 @@ const checks = (config: GatewayConfig) => ({
     if (!config['push-notifications']) return;
     await (await import('./persistence-dir.js')).checkPersistenceDir(config);
     (await import('../push/key-file.js')).checkPushKeyRing(config);
+    await (await import('../push/state-files.js')).checkPushStateFiles(config);
   },
   tls: async () => (tlsEnabled(config.tls) ? loadTlsFiles(config.tls) : undefined),
 });

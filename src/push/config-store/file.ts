@@ -19,7 +19,7 @@ interface SavedConfig {
   sealed: SealedPushConfig;
 }
 
-const FILE = 'push_configs.json';
+export const CONFIGS_FILE = 'push_configs.json';
 
 /**
  * The single-node store (`store: memory`) made durable: the memory store serves every call, and
@@ -38,7 +38,14 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
     if (!configs) saved.set(entry.taskId, (configs = new Map<string, SavedConfig>()));
     configs.set(keyOf(entry.owner, id), entry);
   }
-  const path = join(options.dir, FILE);
+  /** Whether the entry was there to drop. */
+  function forget(taskId: string, key: string): boolean {
+    const configs = saved.get(taskId);
+    if (!configs?.delete(key)) return false;
+    if (configs.size === 0) saved.delete(taskId);
+    return true;
+  }
+  const path = join(options.dir, CONFIGS_FILE);
 
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
   for (const entry of await readSnapshot<SavedConfig>(path)) {
@@ -46,8 +53,8 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
       const stored = await memory.create(entry.owner, entry.taskId, openConfig(options.keyRing, entry.sealed));
       remember(entry, stored.id);
     } catch (error) {
-      // A key no longer configured, or a URL the current policy refuses: the config is gone.
-      logger.warn({ err: error, taskId: entry.taskId }, 'A2A push config could not be restored');
+      // A key no longer configured, a URL the current policy refuses, a damaged entry: that config is gone, not the others.
+      logger.warn({ err: error, taskId: (entry as Partial<SavedConfig> | null)?.taskId }, 'A2A push config could not be restored');
     }
   }
 
@@ -60,17 +67,29 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
   return {
     async create(owner, taskId, input) {
       const stored = await memory.create(owner, taskId, input);
+      const replaced = saved.get(taskId)?.get(keyOf(owner, stored.id));
       remember({ owner, taskId, sealed: sealConfig(options.keyRing, stored.config) }, stored.id);
-      await persist();
+      try {
+        await persist();
+      } catch (error) {
+        // Not on disk (a full disk): undone, so the caller's error is the whole story, not a config that is
+        // delivered to all the same and lost at the next restart.
+        if (replaced) {
+          await memory.create(owner, taskId, openConfig(options.keyRing, replaced.sealed));
+          remember(replaced, stored.id);
+        } else {
+          await memory.delete(owner, taskId, stored.id);
+          forget(taskId, keyOf(owner, stored.id));
+        }
+        throw error;
+      }
       return stored;
     },
     get: (owner, taskId, id) => memory.get(owner, taskId, id),
     list: (owner, taskId, listOptions) => memory.list(owner, taskId, listOptions),
     async delete(owner, taskId, id) {
       const removed = await memory.delete(owner, taskId, id);
-      const configs = saved.get(taskId);
-      if (!configs?.delete(keyOf(owner, id))) return removed;
-      if (configs.size === 0) saved.delete(taskId);
+      if (!forget(taskId, keyOf(owner, id))) return removed;
       await persist();
       return removed;
     },

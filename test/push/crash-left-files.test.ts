@@ -1,0 +1,146 @@
+/**
+ * What a start finds in persistence-dir after a crash, a full disk or a bad restore, for the two snapshot
+ * files push cannot do without (push_configs.json, push_follows.json): a temp file left mid-write is
+ * ignored (the previous snapshot stands), one damaged entry costs that entry only, and a damaged file stops
+ * the start with a line naming it in full and what to do, rather than being read as empty and overwritten
+ * by the next change (every config and follow lost for good, silently).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { startFileProblems } from '../../src/start/checks.js';
+import { createFileConfigStore } from '../../src/push/config-store/file.js';
+import { createFileFollowJournal, type FollowEntry } from '../../src/push/follow-journal.js';
+import { createKeyRing } from '../../src/push/secrets.js';
+import { silentLogger } from '../../src/push/queue/types.js';
+
+const keyRing = createKeyRing([`k:${randomBytes(32).toString('base64')}`]);
+const options = { keyRing, maxConfigsPerTask: 3, allowPrivate: false, logger: silentLogger };
+const url = 'https://hooks.example.com/a2a-secret-path';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+async function stateDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'push-crash-left-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const follow = (taskId: string): FollowEntry => ({ taskId, principal: 'alice', until: Date.now() + 60_000 });
+
+/** Each way a file is left damaged: by a restore or copy cut short, a disk that failed, a hand edit. */
+const damaged = (text: string): Array<[string, string]> => [
+  ['empty', ''],
+  ['cut short', text.slice(0, Math.floor(text.length / 2))],
+  ['not a list', '{}'],
+];
+
+describe('push_configs.json', () => {
+  it('a damaged file stops the start, naming the file in full and what to do, without its content', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url, token: 'notification-token' });
+    const path = join(dir, 'push_configs.json');
+    const good = await readFile(path, 'utf8');
+    for (const [how, text] of damaged(good)) {
+      await writeFile(path, text);
+      const refused = await createFileConfigStore({ ...options, dir }).catch((error: unknown) => error);
+      expect(refused, how).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message, how).toMatch(`${path} (in persistence-dir) is damaged`);
+      expect((refused as Error).message, how).toMatch(/move it aside to start without what it held/);
+      expect((refused as Error).message, how).not.toMatch(/secret-path|hooks\.example/);
+      // Refused, not overwritten: the operator can still restore it.
+      expect(await readFile(path, 'utf8'), how).toBe(text);
+    }
+  });
+
+  it('a temp file left by a crash mid-write is ignored: the configs of the last snapshot are there', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url });
+    await writeFile(join(dir, 'push_configs.json.tmp'), '[{"owner":"alice","taskId":"task-2","sea');
+    const restarted = await createFileConfigStore({ ...options, dir });
+    expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
+    await restarted.create('alice', 'task-3', { id: 'c', url });
+    const again = await createFileConfigStore({ ...options, dir });
+    expect((await again.forTask('task-3')).map((entry) => entry.id)).toEqual(['c']);
+  });
+
+  it('a config the disk did not take (full) is not kept: the error the caller got stands, a replaced one is as before', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url });
+    const stuck = join(dir, 'push_configs.json.tmp');
+    await mkdir(stuck); // the next snapshot cannot be written, as on a full disk
+    await expect(store.create('alice', 'task-1', { id: 'b', url })).rejects.toThrow();
+    await expect(store.create('alice', 'task-1', { id: 'a', url: `${url}/replaced` })).rejects.toThrow();
+    const shown = async (on = store) => (await on.forTask('task-1')).map((entry) => `${entry.id} ${entry.config.url}`);
+    expect(await shown()).toEqual([`a ${url}`]);
+    await rm(stuck, { recursive: true });
+    await store.create('alice', 'task-1', { id: 'c', url });
+    expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url}`, `c ${url}`]);
+  });
+
+  it('a damaged entry is that config lost, not the others', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url });
+    await store.create('bob', 'task-2', { id: 'b', url, token: 'sealed-token' });
+    const path = join(dir, 'push_configs.json');
+    const entries = JSON.parse(await readFile(path, 'utf8')) as Array<Record<string, unknown>>;
+    // Sealed under a key this start lacks (push_keys.json lost, push-keys changed).
+    const elsewhere = await stateDir();
+    const otherKey = createKeyRing([`gone:${randomBytes(32).toString('base64')}`]);
+    await (await createFileConfigStore({ ...options, keyRing: otherKey, dir: elsewhere })).create('carol', 'task-3', { id: 'c', url, token: 'x' });
+    const [lostKeyEntry] = JSON.parse(await readFile(join(elsewhere, 'push_configs.json'), 'utf8')) as unknown[];
+    await writeFile(path, JSON.stringify([null, 7, { owner: 'x' }, lostKeyEntry, ...entries]));
+    const restarted = await createFileConfigStore({ ...options, dir });
+    expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
+    expect((await restarted.forTask('task-2')).map((entry) => entry.config.token)).toEqual(['sealed-token']);
+    expect(await restarted.forTask('task-3')).toEqual([]);
+  });
+});
+
+describe('push_follows.json', () => {
+  it('a damaged file stops the start, naming the file in full', async () => {
+    const dir = await stateDir();
+    const journal = await createFileFollowJournal(dir, silentLogger);
+    await journal.add(follow('task-1'));
+    const path = join(dir, 'push_follows.json');
+    const good = await readFile(path, 'utf8');
+    for (const [how, text] of damaged(good)) {
+      await writeFile(path, text);
+      const refused = await createFileFollowJournal(dir, silentLogger).catch((error: unknown) => error);
+      expect(refused, how).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message, how).toMatch(`${path} (in persistence-dir) is damaged`);
+    }
+  });
+
+  it('a damaged entry is that follow lost, not the others', async () => {
+    const dir = await stateDir();
+    await writeFile(join(dir, 'push_follows.json'), JSON.stringify([null, { taskId: 'no-principal' }, follow('task-1'), 'x', follow('task-2')]));
+    const journal = await createFileFollowJournal(dir, silentLogger);
+    expect((await journal.entries()).map((entry) => entry.taskId)).toEqual(['task-1', 'task-2']);
+  });
+});
+
+describe('check-config (and the start, before anything starts)', () => {
+  it('tells a damaged push_configs.json or push_follows.json, as the start would stop for it', async () => {
+    const dir = await stateDir();
+    const config = defaultConfig({ 'push-notifications': true, 'persistence-dir': dir });
+    expect(await startFileProblems(config)).toEqual([]);
+    await writeFile(join(dir, 'push_follows.json'), '[{"taskId":"t');
+    const problems = (await startFileProblems(config)) as Error[];
+    expect(problems.map((problem) => problem.message)).toEqual([
+      `${join(dir, 'push_follows.json')} (in persistence-dir) is damaged: not the JSON the gateway writes (cut short or overwritten); restore it from a backup, or move it aside to start without what it held`,
+    ]);
+    // With store: redis the configs and follows are in Redis: the files are not read.
+    expect(await startFileProblems(defaultConfig({ 'push-notifications': true, 'persistence-dir': dir, store: 'redis' }))).toEqual([]);
+  });
+});
