@@ -31,21 +31,21 @@ describe('a follow-up answered with the task as found', () => {
       ],
       [asked],
     );
-    follower.follow({ task: asked }, caller, '', 'msg-monday', asFound);
+    void follower.follow({ task: asked }, caller, '', 'msg-monday', asFound);
     expect(said(await delivered())).toEqual(['And which time?']);
     expect(calls).toEqual(['subscribe', 'get', 'subscribe']);
   });
 
   it('reads the task once the subscription is refused because the turn has finished: the completion is pushed', async () => {
     const { follower, calls, delivered } = await setup([new Error('Task T is in a terminal state')], [booked]);
-    follower.follow({ task: asked }, caller, '', 'msg-nine', asFound);
+    void follower.follow({ task: asked }, caller, '', 'msg-nine', asFound);
     expect(said(await delivered())).toEqual(['Booked.']);
     expect(calls).toEqual(['subscribe', 'get']);
   });
 
   it('an answer that waits for input in another status than the one found ended its turn: not followed', async () => {
     const { follower, calls, delivered } = await setup([]);
-    follower.follow({ task: askedAgain }, caller, '', 'msg-monday', undefined);
+    void follower.follow({ task: askedAgain }, caller, '', 'msg-monday', undefined);
     expect(await delivered()).toEqual([]);
     expect(calls).toEqual([]);
   });
@@ -57,15 +57,15 @@ describe("a follow ends at its turn's end", () => {
       { events: [{ task: askedAgain }], then: 'end' },
       { events: [{ task: booked }], then: 'end' },
     ]);
-    follower.follow({ task: task('TASK_STATE_WORKING') }, caller, '', 'msg-monday');
-    follower.follow({ task: askedAgain }, caller, '', 'msg-nine', statusKey(askedAgain.status));
+    void follower.follow({ task: task('TASK_STATE_WORKING') }, caller, '', 'msg-monday');
+    void follower.follow({ task: askedAgain }, caller, '', 'msg-nine', statusKey(askedAgain.status));
     expect(said(await delivered())).toEqual(['And which time?', 'Booked.']);
     expect(calls).toEqual(['subscribe', 'subscribe']);
   });
 
   it('lets go of a subscription the agent holds open after the turn waits for input (a2a-js does, until the next turn)', async () => {
     const { follower, delivered } = await setup([{ events: [{ task: task('TASK_STATE_WORKING') }, { task: askedAgain }], then: 'hang' }]);
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller, '', 'msg-monday');
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller, '', 'msg-monday');
     // Resolves only once the follow ended: held open, it would wait for the follow timeout (a minute here).
     expect(said(await delivered())).toEqual(['And which time?']);
   });

@@ -12,14 +12,14 @@ describe('following a task answered while it runs', () => {
   it('journals a follow while it runs: gone when the turn ends, kept when the follower stops', async () => {
     const ended = mapJournal();
     const first = await setup([{ events: [status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' }], [], { journal: ended });
-    first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     expect([...ended.kept.keys()]).toEqual(['T']);
     expect(await first.delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done.')]);
     expect(ended.kept.size).toBe(0);
 
     const stopped = mapJournal();
     const second = await setup([{ events: [], then: 'hang' }], [], { journal: stopped, timeoutMs: 60_000 });
-    second.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void second.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     await waitForCalls(second.calls, 1);
     await second.follower.stop();
     expect(stopped.kept.get('T')).toMatchObject({ taskId: 'T', principal: 'basic:alice', surface: 'jsonrpc' });
@@ -28,7 +28,7 @@ describe('following a task answered while it runs', () => {
   it("names the task's tenant on every call, journals it, and takes it up again with the follow", async () => {
     const journal = mapJournal();
     const first = await setup([{ events: [], then: 'hang' }], [], { journal });
-    first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller, 'acme');
+    void first.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller, 'acme');
     await waitForCalls(first.calls, 1);
     await first.follower.stop();
     expect(journal.kept.get('T')).toMatchObject({ taskId: 'T', tenant: 'acme' });
@@ -43,7 +43,7 @@ describe('following a task answered while it runs', () => {
     ]);
     // The default tenant is named as a caller without one names it: not at all.
     const plain = await setup([{ events: [status('TASK_STATE_COMPLETED', 'Done.')], then: 'end' }]);
-    plain.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void plain.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     await plain.delivered();
     expect(plain.requests).toEqual([{ id: 'T' }]);
   });
@@ -124,8 +124,8 @@ describe('following a task answered while it runs', () => {
       { journal },
     );
     await follower.resume();
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
-    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
     await waitForCalls(calls, 2);
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(contexts.map((ctx) => ctx.signal.aborted)).toEqual([false, false]);

@@ -19,7 +19,7 @@ describe('following a task answered while it runs', () => {
         then: 'end',
       },
     ]);
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Your VPC is ready.')]);
     expect(calls).toEqual(['subscribe']);
   });
@@ -29,7 +29,7 @@ describe('following a task answered while it runs', () => {
       [A2AError.unsupportedOperation('Task T is in a terminal state')],
       [task('TASK_STATE_INPUT_REQUIRED', 'Which region?')],
     );
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     expect(await delivered()).toEqual([{ task: task('TASK_STATE_INPUT_REQUIRED', 'Which region?') }]);
     expect(calls).toEqual(['subscribe', 'get']);
   });
@@ -40,7 +40,7 @@ describe('following a task answered while it runs', () => {
       [refused(), refused(), refused()],
       [task('TASK_STATE_WORKING'), task('TASK_STATE_WORKING'), task('TASK_STATE_FAILED', 'Quota exceeded')],
     );
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     expect(await waitForCalls(calls, 6)).toEqual(['subscribe', 'get', 'subscribe', 'get', 'subscribe', 'get']);
     expect(await delivered()).toEqual([{ task: task('TASK_STATE_FAILED', 'Quota exceeded') }]);
   });
@@ -53,7 +53,7 @@ describe('following a task answered while it runs', () => {
       ],
       [task('TASK_STATE_WORKING')],
     );
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     await waitForCalls(calls, 3);
     expect(await delivered()).toEqual([status('TASK_STATE_COMPLETED', 'Done.')]);
     expect(calls).toEqual(['subscribe', 'get', 'subscribe']);
@@ -61,27 +61,27 @@ describe('following a task answered while it runs', () => {
 
   it('does not follow a turn that has ended, a direct message, a task already followed, or with timeout 0', async () => {
     const ended = await setup([]);
-    ended.follower.follow({ task: task('TASK_STATE_INPUT_REQUIRED') }, caller);
-    ended.follower.follow({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }, caller);
+    void ended.follower.follow({ task: task('TASK_STATE_INPUT_REQUIRED') }, caller);
+    void ended.follower.follow({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } }, caller);
     expect(await ended.delivered()).toEqual([]);
     expect(ended.calls).toEqual([]);
 
     const twice = await setup([{ events: [], then: 'hang' }]);
-    twice.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
-    twice.follower.follow({ task: task('TASK_STATE_WORKING') }, caller);
+    void twice.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void twice.follower.follow({ task: task('TASK_STATE_WORKING') }, caller);
     await waitForCalls(twice.calls, 1);
     await twice.follower.stop();
     expect(twice.calls).toEqual(['subscribe']);
 
     const off = await setup([], [], { timeoutMs: 0 });
-    off.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void off.follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     expect(off.calls).toEqual([]);
   });
 
   it("follows as the caller's principal, outlives the caller's signal, and ends on stop", async () => {
     const { follower, calls, contexts } = await setup([{ events: [{ task: task('TASK_STATE_WORKING') }], then: 'hang' }]);
     const call = new AbortController();
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, { ...caller, signal: call.signal });
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, { ...caller, signal: call.signal });
     call.abort();
     await waitForCalls(calls, 1);
     expect(contexts[0]).toMatchObject({ principal: 'basic:alice', surface: 'jsonrpc' });
@@ -89,13 +89,13 @@ describe('following a task answered while it runs', () => {
     await follower.stop();
     expect(contexts[0]!.signal.aborted).toBe(true);
     // After stop, nothing new is followed.
-    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    void follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
     expect(calls).toEqual(['subscribe']);
   });
 
   it('gives up at the follow timeout', async () => {
     const { follower, calls, contexts } = await setup([{ events: [], then: 'hang' }], [task('TASK_STATE_WORKING')], { timeoutMs: 50 });
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
     await waitForCalls(calls, 1);
     await new Promise((resolve) => contexts[0]!.signal.addEventListener('abort', resolve, { once: true }));
     await follower.stop();
@@ -111,9 +111,9 @@ describe('following a task answered while it runs', () => {
       [],
       { maxFollowed: 4 },
     );
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
-    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
-    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'B' } }, { ...caller, principal: 'basic:bob' });
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    void follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'B' } }, { ...caller, principal: 'basic:bob' });
     await waitForCalls(calls, 2);
     await follower.stop();
     // Alice's second (U) was not subscribed to.
@@ -122,8 +122,8 @@ describe('following a task answered while it runs', () => {
 
   it('follows at most maxFollowed tasks at once', async () => {
     const { follower, calls } = await setup([{ events: [], then: 'hang' }], [], { maxFollowed: 1 });
-    follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
-    follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
+    void follower.follow({ task: task('TASK_STATE_SUBMITTED') }, caller);
+    void follower.follow({ task: { ...task('TASK_STATE_SUBMITTED'), id: 'U' } }, caller);
     await waitForCalls(calls, 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await follower.stop();
