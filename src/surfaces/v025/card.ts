@@ -1,11 +1,12 @@
 import type { Handler } from 'hono';
 import type { CallContext } from '../../core/agent-port.js';
-import { A2AError, type AgentCard } from '../../model/index.js';
+import { A2AError, ErrorCode, retryAfterHeader, toA2AError, type AgentCard } from '../../model/index.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { cardToV025, type CardToV025Options } from '../../translate/index.js';
 import { cacheableJson } from '../shared/cacheable-json.js';
 import type { GatewayEnv } from '../shared/env.js';
 import { noteLog } from '../shared/log-fields.js';
+import { portCall } from '../shared/port-call.js';
 import { varyByForwardedHost } from '../shared/public-url.js';
 import { FACADE_KEY_HEADER, extendedCardForFacadeCallers, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps } from './deps.js';
@@ -42,6 +43,34 @@ export async function extendedFacadeCard(ctx: CallContext, url: string, deps: V0
   const snapshot = deps.cards.current();
   if (!snapshot || !offersExtendedCard(snapshot.card, deps)) throw A2AError.extendedCardNotConfigured();
   return facadeCard(await deps.port.getExtendedAgentCard(ctx), url, deps);
+}
+
+/** 0.2.5's path of the extended card, next to the card's `url` (S025 §7.10): an HTTP GET, not a JSON-RPC method. */
+export const EXTENDED_CARD_PATH = '/agent/authenticatedExtendedCard';
+
+/**
+ * `GET {url}/agent/authenticatedExtendedCard`: the extended card a 0.2.5 client reads when the facade card says
+ * `supportsAuthenticatedExtendedCard` (0.3's `agent/getAuthenticatedExtendedCard` is the dialect's). Behind the facade
+ * key like the calls; 404 where the card does not advertise it: no extended card offered, or a relayed agent's card
+ * (passThroughCard leaves the flag out). 0.2.5 gives this route HTTP statuses, no error body: any other failure is
+ * its A2A error's status (an agent out of reach: 503) with `{"error": message}`, as the gateway's other plain routes.
+ */
+export function extendedFacadeCardHandler(deps: V025FacadeDeps): Handler<GatewayEnv> {
+  return async (c) => {
+    noteLog(c, { surface: 'v025' });
+    const call = portCall(c, 'v025', deps.shutdown);
+    try {
+      if (deps.passThrough?.current()) throw A2AError.extendedCardNotConfigured();
+      return c.json(await extendedFacadeCard(call.ctx, facadeUrl(c.req.raw, deps.options), deps));
+    } catch (caught) {
+      const error = toA2AError(caught);
+      noteLog(c, { errorCode: error.code });
+      const status = error.code === ErrorCode.ExtendedAgentCardNotConfigured ? 404 : error.statusInfo.httpStatus;
+      return Response.json({ error: error.message }, { status, headers: retryAfterHeader(error) });
+    } finally {
+      call.release();
+    }
+  };
 }
 
 /** Per source card, the card for each facade URL seen (bounded: with trust-proxy the host is caller-chosen). */

@@ -5,7 +5,7 @@ import { jsonRpcEndpoint } from '../shared/jsonrpc-endpoint.js';
 import { V1_METHODS_ELSEWHERE } from '../shared/v1-methods-elsewhere.js';
 import { otherMethodsRefused } from '../../gateway-routes.js';
 import { guardedByFacadeKey, requireFacadeKey } from './auth.js';
-import { facadeCardHandler } from './card.js';
+import { EXTENDED_CARD_PATH, extendedFacadeCardHandler, facadeCardHandler } from './card.js';
 import { underBase, type V025FacadeDeps } from './deps.js';
 import { createV025Dialect } from './dialect.js';
 import { ImageFetchSlots } from './image-urls.js';
@@ -27,8 +27,10 @@ export const FACADE_CARD_PATH = '/.well-known/agent.json';
  *   GET  {base}/.well-known/agent.json    the facade card (open, no key)
  *   POST {base}/stream                    JSON-RPC, where Bailian posts message/stream
  *   POST {base}                           JSON-RPC (base other than `/`)
+ *   GET  {base}/agent/authenticatedExtendedCard   0.2.5's extended card (behind the key)
  * With a base other than `/`, the card is also served at `{base}/.well-known/agent-card.json` and at
- * the root `/.well-known/agent.json` (where 0.2.5 discovery looks). With base `/`, `POST /` is the
+ * the root `/.well-known/agent.json` (where 0.2.5 discovery looks), and the extended card at the root
+ * too (the spec's prose puts it at `{url}/../`, its example at `{url}/`). With base `/`, `POST /` is the
  * endpoint shared with the 1.0 surface: the returned dialect (already behind the facade key) must be
  * added to it next to the 1.0 dialect. Register this before any catch-all middleware.
  */
@@ -53,9 +55,12 @@ export function mountV025Facade(app: Hono<GatewayEnv>, facadeDeps: V025FacadeDep
     for (const path of endpointPaths(base)) app.post(path, auth, endpoint('message/send'));
   }
   for (const path of cardPaths) app.get(path, card);
+  const extendedCardPaths = base === '/' ? [EXTENDED_CARD_PATH] : [underBase(base, EXTENDED_CARD_PATH), EXTENDED_CARD_PATH];
+  const extendedCard = extendedFacadeCardHandler(deps);
+  for (const path of extendedCardPaths) app.get(path, auth, extendedCard);
   // Before any auth. `POST /`, shared with the 1.0 surface, is the app's (gateway-app.ts).
   for (const path of base === '/' ? streamPaths : [...streamPaths, ...endpointPaths(base)]) app.all(path, otherMethodsRefused(['POST']));
-  for (const path of cardPaths) app.all(path, otherMethodsRefused(['GET', 'HEAD']));
+  for (const path of [...cardPaths, ...extendedCardPaths]) app.all(path, otherMethodsRefused(['GET', 'HEAD']));
   if (base === '/') return guardedByFacadeKey(dialect, bailian, deps.options.lenientVersion);
   app.all(underBase(base, '/*'), unservedUnderBase(base, cardPaths[0]!, deps.profile));
   return undefined;

@@ -21,7 +21,8 @@ export interface V025CardRewriteOptions {
  * card, except what describes how to reach and trust it, which is the GATEWAY's now. `url` becomes
  * the facade's, other interfaces go (they name the agent), security becomes the facade's (skills lose
  * theirs: it named the agent's schemes), signatures go (they would not verify), the extended card is
- * not advertised (the facade does not serve 0.2.5's HTTP route for it), and the operator's overrides apply.
+ * not advertised (the facade serves 0.2.5's HTTP route for it where it translates, not where it relays:
+ * surfaces/v025/card.ts), and the operator's overrides apply.
  */
 export function rewriteV025Card(card: V025AgentCard, options: V025CardRewriteOptions): V025AgentCard {
   const {
