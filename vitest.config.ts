@@ -14,6 +14,7 @@ const OWN_PROCESS = [
   'test/core/task-registry.test.ts',
   'test/e2e/facade/let-go-after-wait.test.ts',
   'test/e2e/facade/open-stream-memory.test.ts',
+  'test/e2e/hardening/leak-bad-endings.test.ts',
 ];
 
 /**
