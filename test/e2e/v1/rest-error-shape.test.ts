@@ -7,8 +7,8 @@
  * What is not the binding's keeps its answers: JSON-RPC's 401, the card's 401, an unknown path's 404.
  * Sent with node:http, which (unlike fetch) sends the method and path exactly as written.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exactRequest } from '../../support/exact-http.js';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 import { connect, rejectionOf, sendRequest } from '../../support/sdk-v1-client.js';
 
@@ -29,27 +29,14 @@ interface Answer {
   json: any;
 }
 
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  const { hostname, port } = new URL(gateway.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { hostname, port, method, path, headers: { 'a2a-version': '1.0', 'content-type': 'application/json', ...headers }, timeout: 5_000 },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          let json: unknown = text;
-          try {
-            json = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  const sent = { 'a2a-version': '1.0', 'content-type': 'application/json', ...headers };
+  const { status, headers: answered, text } = await exactRequest(gateway.url, method, path, sent, body);
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status, headers: answered, json };
 }
 
 /** A google.rpc.Status body for `httpStatus` and `grpcStatus`, with no ErrorInfo (these are not A2A errors). */

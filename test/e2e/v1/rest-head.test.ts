@@ -4,8 +4,8 @@
  * starts a subscription is no such read (HEAD must not open a stream upstream that nobody reads): 405 with Allow.
  * Sent with node:http, which sends the method as written and reads a HEAD answer's headers only.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exactRequest, type ExactAnswer } from '../../support/exact-http.js';
 import { startDemoGateway, type TestGateway } from '../../support/gateway.js';
 import { sendMessageParams } from '../../support/v1-message.js';
 
@@ -20,25 +20,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-function raw(method: string, path: string, body?: string): Promise<Answer> {
-  const { hostname, port } = new URL(gateway.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, method, path, headers: HEADERS, timeout: 5_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, body?: string): Promise<ExactAnswer> => exactRequest(gateway.url, method, path, HEADERS, body);
 
 /** A finished task of the demo agent, created under `prefix` (a `/{tenant}` segment, or none). */
 async function taskId(prefix: string): Promise<string> {
