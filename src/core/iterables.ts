@@ -6,32 +6,44 @@
  * They are classes, so an idle stream holds one small object per layer rather than a set of closures.
  */
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+import { DONE, Stage } from './iterable-stages.js';
 
-class Mapped<T, U> implements AsyncIterableIterator<U> {
+export { deferIterable, headThenRest, reshapeFirst } from './iterable-forwarders.js';
+
+class Mapped<T, U> extends Stage<T, U> {
   readonly #source: AsyncIterator<T>;
   readonly #map: (item: T) => U;
 
   constructor(source: AsyncIterator<T>, map: (item: T) => U) {
+    super();
     this.#source = source;
     this.#map = map;
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
+  next(): Promise<IteratorResult<U>> {
+    return this.read();
   }
 
-  next(): Promise<IteratorResult<U>> {
-    // then(), not an async function: a waiting stream keeps no suspended frame here.
-    return this.#source.next().then((result) => {
-      if (result.done) return DONE;
-      try {
-        return { done: false, value: this.#map(result.value) };
-      } catch (error) {
-        // As a generator's for-await does when its body throws: the source is returned first.
-        return this.#mapFailed(error);
-      }
-    });
+  protected source(): AsyncIterator<T> {
+    return this.#source;
+  }
+
+  protected passable(): boolean {
+    return true;
+  }
+
+  protected seen(result: IteratorResult<T>): IteratorResult<U> | Promise<IteratorResult<U>> {
+    if (result.done) return DONE;
+    try {
+      return { done: false, value: this.#map(result.value) };
+    } catch (error) {
+      // As a generator's for-await does when its body throws: the source is returned first.
+      return this.#mapFailed(error);
+    }
+  }
+
+  protected failed(error: unknown): Promise<never> {
+    return Promise.reject(error);
   }
 
   async #mapFailed(error: unknown): Promise<never> {
@@ -74,7 +86,7 @@ export interface Tap<T> {
  */
 export type TapEnd = 'done' | 'failed' | 'returned' | 'unread';
 
-class Tapped<T> implements AsyncIterableIterator<T> {
+class Tapped<T> extends Stage<T, T> {
   readonly #iterable: AsyncIterable<T>;
   readonly #tap: Tap<T>;
   #source: AsyncIterator<T> | undefined;
@@ -82,23 +94,23 @@ class Tapped<T> implements AsyncIterableIterator<T> {
   #sawLast = false;
 
   constructor(iterable: AsyncIterable<T>, tap: Tap<T>) {
+    super();
     this.#iterable = iterable;
     this.#tap = tap;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 
   next(): Promise<IteratorResult<T>> {
     if (this.#ended) return Promise.resolve(DONE);
     if (this.#sawLast) return this.#endAfterLast();
-    this.#source ??= this.#iterable[Symbol.asyncIterator]();
-    // One closure per pending read, none per layer: an idle stream holds one read per layer.
-    return this.#source.next().then(
-      (result) => this.#seen(result),
-      (error: unknown) => this.#failed(error),
-    );
+    return this.read();
+  }
+
+  protected source(): AsyncIterator<T> {
+    return (this.#source ??= this.#iterable[Symbol.asyncIterator]());
+  }
+
+  protected passable(): boolean {
+    return !this.#ended && !this.#sawLast;
   }
 
   async return(): Promise<IteratorResult<T>> {
@@ -115,7 +127,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
     return DONE;
   }
 
-  #seen(result: IteratorResult<T>): IteratorResult<T> | Promise<IteratorResult<T>> {
+  protected seen(result: IteratorResult<T>): IteratorResult<T> | Promise<IteratorResult<T>> {
     if (result.done) return this.#end('done').then(() => DONE);
     // An item that was on its way when the reader returned the stream is not shown any more.
     if (this.#ended) return result;
@@ -141,7 +153,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
     return DONE;
   }
 
-  async #failed(error: unknown): Promise<never> {
+  protected async failed(error: unknown): Promise<never> {
     await this.#end('failed');
     throw error;
   }
@@ -149,7 +161,7 @@ class Tapped<T> implements AsyncIterableIterator<T> {
   /** As a generator's for-await does when its body throws: the source is returned first. */
   async #itemFailed(error: unknown): Promise<never> {
     await Promise.resolve(this.#source?.return?.()).catch(() => undefined);
-    return this.#failed(error);
+    return this.failed(error);
   }
 
   async #end(how: TapEnd): Promise<void> {
@@ -165,111 +177,4 @@ class Tapped<T> implements AsyncIterableIterator<T> {
  */
 export function tapIterable<T>(iterable: AsyncIterable<T>, tap: Tap<T>): AsyncIterableIterator<T> {
   return new Tapped(iterable, tap);
-}
-
-class Deferred<T> implements AsyncIterableIterator<T> {
-  /** Let go once the source is open (with `#opening`): an open stream keeps neither, nor what `open` holds. */
-  #open: (() => AsyncIterable<T> | Promise<AsyncIterable<T>>) | undefined;
-  #source: AsyncIterator<T> | undefined;
-  #opening: Promise<AsyncIterator<T>> | undefined;
-  #closed = false;
-
-  constructor(open: () => AsyncIterable<T> | Promise<AsyncIterable<T>>) {
-    this.#open = open;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.#closed) return Promise.resolve(DONE);
-    if (this.#source) return this.#source.next();
-    return this.#opened().then((source) => source.next());
-  }
-
-  async return(): Promise<IteratorResult<T>> {
-    this.#closed = true;
-    const source = this.#source ?? (this.#opening ? await this.#opening.catch(() => undefined) : undefined);
-    await source?.return?.();
-    return DONE;
-  }
-
-  #opened(): Promise<AsyncIterator<T>> {
-    const open = this.#open;
-    if (this.#opening || !open) return this.#opening ?? Promise.resolve(this.#source!);
-    this.#open = undefined;
-    const opening = new Promise<AsyncIterable<T>>((resolve) => resolve(open())).then((iterable) => {
-      this.#opening = undefined;
-      return (this.#source = iterable[Symbol.asyncIterator]());
-    });
-    this.#opening = opening;
-    return opening;
-  }
-}
-
-/**
- * The iterable `open` gives, opened on the first read (as a generator body runs on its first `next()`,
- * so what `open` throws or rejects with is the stream's first error) and then read directly, without a
- * generator around each item. Returned before its first read, it opens nothing.
- */
-export function deferIterable<T>(open: () => AsyncIterable<T> | Promise<AsyncIterable<T>>): AsyncIterableIterator<T> {
-  return new Deferred(open);
-}
-
-class FirstReshaped<T> implements AsyncIterableIterator<T> {
-  readonly #source: AsyncIterator<T>;
-  readonly #reshape: (first: T) => readonly T[];
-  #first = true;
-  /** What the first item became, still to hand on before the source is read again. */
-  #pending: T[] = [];
-
-  constructor(source: AsyncIterator<T>, reshape: (first: T) => readonly T[]) {
-    this.#source = source;
-    this.#reshape = reshape;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    const pending = this.#pending.shift();
-    if (pending !== undefined) return Promise.resolve({ done: false, value: pending });
-    // Past the first item the source is read as it is: no map, no promise of this layer's own.
-    if (!this.#first) return this.#source.next();
-    return this.#source.next().then((result) => {
-      if (result.done) return DONE;
-      this.#first = false;
-      let items: readonly T[];
-      try {
-        items = this.#reshape(result.value);
-      } catch (error) {
-        return this.#reshapeFailed(error);
-      }
-      const [lead, ...rest] = items;
-      if (lead === undefined) return this.next();
-      this.#pending = rest;
-      return { done: false, value: lead };
-    });
-  }
-
-  async #reshapeFailed(error: unknown): Promise<never> {
-    await Promise.resolve(this.#source.return?.()).catch(() => undefined);
-    throw error;
-  }
-
-  async return(): Promise<IteratorResult<T>> {
-    this.#pending = [];
-    await this.#source.return?.();
-    return DONE;
-  }
-}
-
-/**
- * The first item replaced by what `reshape` makes of it (none, itself, or more in its place), the rest handed on
- * unchanged, unlooked at: for a rule about how a stream opens, which costs the stream nothing after its first item.
- */
-export function reshapeFirst<T>(iterable: AsyncIterable<T>, reshape: (first: T) => readonly T[]): AsyncIterable<T> {
-  return { [Symbol.asyncIterator]: () => new FirstReshaped(iterable[Symbol.asyncIterator](), reshape) };
 }

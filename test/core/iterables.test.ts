@@ -1,7 +1,8 @@
+import { createHook } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { deferIterable, mapIterable, reshapeFirst, tapIterable, type TapEnd } from '../../src/core/iterables.js';
+import { deferIterable, headThenRest, mapIterable, reshapeFirst, tapIterable, type TapEnd } from '../../src/core/iterables.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -238,5 +239,64 @@ describe('reshapeFirst', () => {
     });
     await expect(drain(broken)).rejects.toThrow('reshape broke');
     expect(log).toEqual(['source finally']);
+  });
+});
+
+describe('a stack of pass-through layers', () => {
+  /** Items `0..count-1`, each read as one settled promise: what an upstream reader hands on. */
+  function counter(count: number): AsyncIterable<number> {
+    let next = 0;
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.resolve(next < count ? { done: false, value: next++ } : { done: true as const, value: undefined }),
+      }),
+    };
+  }
+
+  /** The promises made per item while `stack` is read to its end (what a relayed stream pays per event and layer). */
+  async function promisesPerItem<T>(stack: AsyncIterable<T>, items: number): Promise<number> {
+    let promises = 0;
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && promises++) }).enable();
+    try {
+      await drain(stack);
+    } finally {
+      hook.disable();
+    }
+    return promises / items;
+  }
+
+  /** `layers` taps and maps in turn over `source`, with the layers that step aside past their start between them. */
+  function stacked(source: AsyncIterable<number>, layers: number, seen: string[]): AsyncIterable<number> {
+    let stack = source;
+    for (let layer = 0; layer < layers; layer++) {
+      const below = stack;
+      stack =
+        layer % 2 === 0
+          ? tapIterable(
+              reshapeFirst(below, (first) => [first]),
+              { item: (n) => void seen.push(`tap ${layer}: ${n}`) },
+            )
+          : mapIterable(
+              deferIterable(() => below),
+              (n) => (seen.push(`map ${layer}: ${n}`), n),
+            );
+    }
+    const iterator = stack[Symbol.asyncIterator]();
+    const head = iterator.next();
+    return headThenRest(head, iterator, () => undefined);
+  }
+
+  it('reads a run of taps and maps in one reaction per item, however many layers: no promise per layer and item', async () => {
+    const items = 200;
+    const one = await promisesPerItem(stacked(counter(items), 1, []), items);
+    const ten = await promisesPerItem(stacked(counter(items), 10, []), items);
+    // One layer and ten cost the same per item, give or take their opening reads.
+    expect(ten - one).toBeLessThan(0.5);
+  });
+
+  it('shows every item to every layer, innermost first, and hands each on in order', async () => {
+    const seen: string[] = [];
+    expect(await drain(stacked(counter(2), 4, seen))).toEqual([0, 1]);
+    expect(seen).toEqual(['tap 0: 0', 'map 1: 0', 'tap 2: 0', 'map 3: 0', 'tap 0: 1', 'map 1: 1', 'tap 2: 1', 'map 3: 1']);
   });
 });

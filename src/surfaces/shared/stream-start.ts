@@ -1,3 +1,4 @@
+import { headThenRest } from '../../core/iterables.js';
 import { A2AError, GATEWAY_FAILURES } from '../../model/index.js';
 
 export interface StreamStart<T> {
@@ -110,7 +111,7 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
     throw winner.error;
   }
 
-  let pending: Promise<IteratorResult<T>> | undefined =
+  const pending: Promise<IteratorResult<T>> =
     winner === 'accepted'
       ? bounded.catch((error: unknown) => {
           setImmediate(options.abort);
@@ -120,21 +121,8 @@ export async function startStream<T>(open: (onAccepted: () => void) => AsyncIter
   // A caller that never reads on (gone, or still busy when the bound passes) must not leave the
   // timeout unhandled: Node ends the process on an unhandled rejection. A reader still gets it.
   pending.catch(() => undefined);
-  const rest: AsyncIterator<T> = {
-    next: () => {
-      if (!pending) return iterator.next();
-      const first = pending;
-      pending = undefined;
-      return first;
-    },
-    return: async () => {
-      stopTimer();
-      pending = undefined;
-      if (iterator.return) return iterator.return();
-      return { done: true, value: undefined };
-    },
-  };
+  const rest = headThenRest(pending, iterator, stopTimer);
   const began = winner === 'accepted' ? 'accepted' : winner.result.done ? 'ended' : 'event';
   const first = winner !== 'accepted' && !winner.result.done ? { first: winner.result.value } : {};
-  return { began, ...first, rest: { [Symbol.asyncIterator]: () => rest } };
+  return { began, ...first, rest };
 }

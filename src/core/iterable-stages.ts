@@ -1,0 +1,89 @@
+/**
+ * What the pass-through layers of iterables.ts share: a run of them is read in one reaction (Stage), and a layer that
+ * only hands on its source's reads once past its start (Forwarder) is read through.
+ */
+
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * A layer whose read, once it is past its start (an opened Deferred, a FirstReshaped past its first item), is only its
+ * source's read: a Stage above reads its source directly.
+ */
+export abstract class Forwarder {
+  /** The iterator whose next() this one's next() now returns as it is, if it does. */
+  abstract forwardsTo(): AsyncIterator<unknown> | undefined;
+}
+
+const forwardedTo = (iterator: AsyncIterator<unknown>): AsyncIterator<unknown> | undefined =>
+  iterator instanceof Forwarder ? iterator.forwardsTo() : undefined;
+
+/**
+ * A pass-through layer (Mapped, Tapped) that the layer above it may read through: a run of such layers reads the
+ * source below the run once and hands its result up the run in one reaction, not one promise, two closures and a
+ * microtask per layer (a relayed stream goes through some ten of them). Each layer still sees what its own source
+ * handed on, in the same order; a layer that waits (a tap's promise, a stream's end) makes the layers above it wait.
+ */
+export abstract class Stage<S, U> implements AsyncIterableIterator<U> {
+  /** The stage below that the read in flight goes through, if any. */
+  #via: Stage<unknown, S> | undefined;
+
+  /** This stage's source, opened if it was not. */
+  protected abstract source(): AsyncIterator<S>;
+  /** Whether a read of this stage is now its source's read with `seen` applied, so a stage above may read through it. */
+  protected abstract passable(): boolean;
+  /** What this stage hands on of its source's result. */
+  protected abstract seen(result: IteratorResult<S>): IteratorResult<U> | Promise<IteratorResult<U>>;
+  /** What this stage does with its source's failure: the promise rejects with what it hands on. */
+  protected abstract failed(error: unknown): Promise<never>;
+
+  abstract next(): Promise<IteratorResult<U>>;
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** One read of the source below the run of passable stages under this one, seen by each, innermost first. */
+  protected read(): Promise<IteratorResult<U>> {
+    // then(), not an async function: a waiting stream keeps no suspended frame here.
+    return this.#readied()
+      .next()
+      .then(
+        (result) => this.#through(result),
+        (error: unknown) => this.#fail(error),
+      );
+  }
+
+  /** Marks the run of passable stages below for this read; the iterator under the run. */
+  #readied(): AsyncIterator<unknown> {
+    let source: AsyncIterator<unknown> = this.source();
+    for (let to = forwardedTo(source); to; to = forwardedTo(source)) source = to;
+    if (source instanceof Stage && source.passable()) {
+      this.#via = source as Stage<unknown, S>;
+      return source.#readied();
+    }
+    this.#via = undefined;
+    return source;
+  }
+
+  #through(result: IteratorResult<unknown>): IteratorResult<U> | Promise<IteratorResult<U>> {
+    const via = this.#via;
+    if (!via) return this.seen(result as IteratorResult<S>);
+    let below: IteratorResult<S> | Promise<IteratorResult<S>>;
+    try {
+      below = via.#through(result);
+    } catch (error) {
+      return this.failed(error);
+    }
+    return below instanceof Promise
+      ? below.then(
+          (seen) => this.seen(seen),
+          (error: unknown) => this.failed(error),
+        )
+      : this.seen(below);
+  }
+
+  #fail(error: unknown): Promise<never> {
+    const via = this.#via;
+    return via ? via.#fail(error).catch((failure: unknown) => this.failed(failure)) : this.failed(error);
+  }
+}
