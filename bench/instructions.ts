@@ -7,7 +7,7 @@
  * stay `ab.ts`'s and the full bench's to report.
  *
  *   node --import tsx bench/instructions.ts --build <dist dir>[@JSON] [--build <dist dir>[@JSON] …]
- *        [--requests 1500] [--chunks 200] [--pace-ms 50] [--only blocking,facade,stream]
+ *        [--requests 1500] [--chunks 200] [--pace-ms 50] [--only blocking,facade,stream,facade-stream]
  *
  * `@JSON` lays config overrides over that build's gateway: one build twice, once with a feature off, is
  * an ablation (`--build dist --build 'dist@{"metrics":{"enabled":false}}'`).
@@ -38,7 +38,16 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { killAll, REPO_ROOT, spawnChild } from './lib/processes.js';
-import { sendMessageBody, streamBody, V025_HEADERS, V1_HEADERS, V1_STREAM_HEADERS, v025SendBody } from './lib/targets.js';
+import {
+  sendMessageBody,
+  streamBody,
+  V025_HEADERS,
+  V025_STREAM_HEADERS,
+  V1_HEADERS,
+  V1_STREAM_HEADERS,
+  v025SendBody,
+  v025StreamBody,
+} from './lib/targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,8 +63,10 @@ const requests = Number(values.requests);
 const chunks = Number(values.chunks);
 const paceMs = Number(values['pace-ms']);
 
-type Measure = 'blocking' | 'facade' | 'stream';
-const MEASURES: readonly Measure[] = ['blocking', 'facade', 'stream'];
+/** `stream` is one 1.0 SendStreamingMessage, `facade-stream` one 0.2.5 message/stream: counted per event. */
+type Measure = 'blocking' | 'facade' | 'stream' | 'facade-stream';
+const MEASURES: readonly Measure[] = ['blocking', 'facade', 'stream', 'facade-stream'];
+const perEvent = (measure: Measure): boolean => measure === 'stream' || measure === 'facade-stream';
 const measures = values.only.split(',').filter((name): name is Measure => (MEASURES as readonly string[]).includes(name));
 
 /** One unit of load: a call whose answer is read whole; returns the events it carried (1 for a call). */
@@ -70,16 +81,19 @@ const call =
     return 1;
   };
 
-const stream: Load = async (client) => {
-  const answer = await client.request({ method: 'POST', path: '/', headers: V1_STREAM_HEADERS, body: streamBody({ chunks, delayMs: paceMs }) });
-  const text = await answer.body.text();
-  return text.split('\n\n').filter((frame) => frame.startsWith('data:')).length;
-};
+const stream =
+  (headers: Readonly<Record<string, string>>, body: string): Load =>
+  async (client) => {
+    const answer = await client.request({ method: 'POST', path: '/', headers, body });
+    const text = await answer.body.text();
+    return text.split('\n\n').filter((frame) => frame.startsWith('data:')).length;
+  };
 
 const LOADS: Record<Measure, { load: Load; times: number }> = {
   blocking: { load: call(V1_HEADERS, sendMessageBody()), times: requests },
   facade: { load: call(V025_HEADERS, v025SendBody()), times: requests },
-  stream: { load: stream, times: 1 },
+  stream: { load: stream(V1_STREAM_HEADERS, streamBody({ chunks, delayMs: paceMs })), times: 1 },
+  'facade-stream': { load: stream(V025_STREAM_HEADERS, v025StreamBody({ chunks, delayMs: paceMs })), times: 1 },
 };
 
 async function repeat(client: Client, measure: Measure): Promise<number> {
@@ -142,7 +156,7 @@ async function countBuild(spec: string, agentUrl: string): Promise<Record<Measur
       control(pid, '-i', 'off');
       perUnit[measure] = dumpedTotal(out) / units;
       process.stdout.write(
-        `  ${measure}: ${Math.round(perUnit[measure]).toLocaleString('en')} instructions per ${measure === 'stream' ? 'event' : 'call'}\n`,
+        `  ${measure}: ${Math.round(perUnit[measure]).toLocaleString('en')} instructions per ${perEvent(measure) ? 'event' : 'call'}\n`,
       );
     }
     await client.close();
@@ -161,7 +175,7 @@ async function main(): Promise<void> {
     counts.push({ build, perUnit: await countBuild(build, agent.url) });
   }
   const first = counts[0]!;
-  process.stdout.write(`\n| build | ${measures.map((m) => `${m} (instructions per ${m === 'stream' ? 'event' : 'call'})`).join(' | ')} |\n`);
+  process.stdout.write(`\n| build | ${measures.map((m) => `${m} (instructions per ${perEvent(m) ? 'event' : 'call'})`).join(' | ')} |\n`);
   process.stdout.write(`|---|${measures.map(() => '---').join('|')}|\n`);
   for (const { build, perUnit } of counts) {
     const cells = measures.map(
