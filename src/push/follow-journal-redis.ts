@@ -121,6 +121,17 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
   const claimScript = redisScript(redis, 'a2aBridgeFollowClaim', 5, CLAIM);
   let renewed = false;
   let closed: Promise<void> | undefined;
+  /**
+   * A claim that failed without its answer (a command timed out while Redis stalled) may still have run once
+   * Redis went on, moving follows into this replica's hash that nobody here follows: the next claim hands back
+   * this replica's own follows too (the follower starts those it does not run yet).
+   */
+  let claimUnanswered = false;
+
+  const liveEntries = async (): Promise<FollowEntry[]> => {
+    const now = Date.now();
+    return (await redis.hvals(ownFollows)).map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined && entry.until > now);
+  };
 
   async function renew(): Promise<void> {
     try {
@@ -168,7 +179,8 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       if (limit <= 0 || closed) return [];
       // The script tells a live replica (it answers at once) from one that is gone: no check here could be as fresh.
       const others = (await redis.smembers(keys.owners)).filter((owner) => owner !== replicaId);
-      const claimed: FollowEntry[] = [];
+      const claimed: FollowEntry[] = claimUnanswered ? await liveEntries() : [];
+      claimUnanswered = false;
       for (const owner of shuffled(others)) {
         if (claimed.length >= limit || closed) break;
         const [dropped, values] = (await claimScript(
@@ -182,7 +194,10 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
           String(Date.now()),
           String(limit - claimed.length),
           String(leaseMs),
-        )) as [number, string[]];
+        ).catch((error: unknown) => {
+          claimUnanswered = true;
+          throw error;
+        })) as [number, string[]];
         const entries = values.map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined);
         if (entries.length > 0 || dropped > 0) {
           logger.info({ replicaId, from: owner, claimed: entries.length, dropped }, 'push follows of a replica that is gone were taken over');

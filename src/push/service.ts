@@ -30,7 +30,7 @@ import { createMemoryDeliveredStates, createRedisDeliveredStates, skippingStale,
 import { createPushWatcher, type PushWatcher } from './watch.js';
 import type { V025TaskRenderer } from './v025-body.js';
 import type { V1EventInliner } from './v1-body.js';
-import { closeRedis, connectRedis } from '../redis/connection.js';
+import { closeRedis, connectRedis, requestPathRedis } from '../redis/connection.js';
 import { redisEndpoint } from '../redis/tls.js';
 
 export interface PushServiceDeps {
@@ -86,7 +86,9 @@ export async function createPushService(config: GatewayConfig, deps: PushService
   let ownRedis: Redis | undefined;
   let redis = deps.redis;
   if (config.store === 'redis' && !redis) {
-    ownRedis = connectRedis(redisEndpoint(config), { lazyConnect: true });
+    // Callers wait on it (a config call, an answer whose follow is journaled first): a Redis that froze fails
+    // their command within redis-command-timeout-ms, as the registry's do, instead of hanging the call.
+    ownRedis = connectRedis(redisEndpoint(config), { lazyConnect: true, ...requestPathRedis(config['redis-command-timeout-ms']) });
     // The config store's and the follow journal's connection: counted, and logged at most every 30 s.
     watchRedis(ownRedis, { store: 'push-configs', logger });
     redis = ownRedis;

@@ -3,10 +3,11 @@
  * that lapse when a replica's connection is cut (as when it dies), and claims that never overlap.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FollowEntry } from '../../src/push/follow-journal.js';
 import { createRedisFollowJournal, redisFollowKeys, type RedisFollowJournal } from '../../src/push/follow-journal-redis.js';
+import { startFreezingRedis } from '../support/freezing-redis.js';
 import { REDIS_URL, requireRedis } from '../support/redis.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -32,8 +33,14 @@ const warnings: string[] = [];
 const logger = { info() {}, warn: (_fields: object, message: string) => void warnings.push(message), error() {} };
 
 /** A replica's journal on a connection of its own, so the test can cut it as a crash would. */
-function replica(prefix: string, replicaId: string, leaseMs: number): { journal: RedisFollowJournal; connection: Redis } {
-  const connection = new Redis(REDIS_URL);
+function replica(
+  prefix: string,
+  replicaId: string,
+  leaseMs: number,
+  url = REDIS_URL,
+  options: RedisOptions = {},
+): { journal: RedisFollowJournal; connection: Redis } {
+  const connection = new Redis(url, options);
   connection.on('error', () => undefined);
   const journal = createRedisFollowJournal({ redis: connection, prefix, leaseMs, replicaId, logger });
   cleanup.push(async () => {
@@ -144,6 +151,27 @@ describe('the Redis follow journal', () => {
     await admin.del(redisFollowKeys(prefix).lease('A'));
     await waitUntil(async () => warnings.some((message) => message.includes('lease had lapsed')));
     expect(await admin.exists(redisFollowKeys(prefix).lease(a.journal.replicaId))).toBe(1);
+  });
+
+  it('a claim that timed out while Redis stalled, yet ran once Redis went on, hands what it took over at the next claim', async () => {
+    const prefix = prefixOfTest();
+    const a = replica(prefix, 'A', 60_000);
+    await a.journal.add(entry('T1'));
+    await a.journal.close();
+    const stalling = await startFreezingRedis(REDIS_URL);
+    cleanup.push(() => stalling.close());
+    const b = replica(prefix, 'B', 60_000, stalling.url, { commandTimeout: 200 });
+    await b.journal.held();
+
+    // Frozen as B's claim goes out, past B's command timeout: B hears nothing, then Redis runs it.
+    stalling.freezeAt(new RegExp(redisFollowKeys(prefix).lease('A')));
+    await expect(b.journal.claimOrphans(100)).rejects.toThrow(/timed out/i);
+    stalling.thaw();
+    await waitUntil(async () => (await admin.hexists(redisFollowKeys(prefix).follows('B'), 'T1')) === 1);
+
+    expect((await b.journal.claimOrphans(100)).map((follow) => follow.taskId)).toEqual(['T1']);
+    // Once: a claim that was answered hands over only what it took.
+    expect(await b.journal.claimOrphans(100)).toEqual([]);
   });
 
   it('a replica still running after its lease lapsed sees which follows are still its own', async () => {
