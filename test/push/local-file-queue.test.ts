@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -185,5 +185,57 @@ describe('local-file push queue', () => {
     await second.enqueue(job('e2'));
     await recorder.until((r) => r.calls.length === 2);
     expect(recorder.eventIds()).toEqual(['e1', 'e2']);
+  });
+
+  describe('a journal damaged before its last line', () => {
+    /** What the queue logs, as `[level, fields, message]`. */
+    function logged() {
+      const lines: Array<[string, object, string]> = [];
+      const at = (level: string) => (fields: object, message: string) => void lines.push([level, fields, message]);
+      return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+    }
+
+    it('delivers the rest and warns once at start, naming the file and how many lines went, never what they held', async () => {
+      const options = { dir: join(dir, 'push') };
+      const first = queue(options);
+      for (const eventId of ['e1', 'e2', 'e3']) await first.enqueue(job(eventId));
+      await stop(first);
+      const path = join(dir, 'push', 'journal.jsonl');
+      const [one, two, three] = await journalLines();
+      // A line cut short in the middle (it names a webhook with its token), a record missing its job, a torn end.
+      const damaged = [
+        one,
+        two!.replace('hooks.example.com', 'hooks.example.com/secret-token').slice(0, -20),
+        '{"t":"enqueue"}',
+        three,
+        '{"t":"ack","jobId":"e',
+      ];
+      await writeFile(path, damaged.join('\n'));
+
+      const log = logged();
+      const second = queue({ ...options, logger: log.logger });
+      const recorder = new Recorder();
+      second.start(recorder.handler);
+      await recorder.until((r) => r.calls.length === 2);
+      expect(recorder.eventIds()).toEqual(['e1', 'e3']);
+      const warnings = log.lines.filter(([level]) => level === 'warn');
+      expect(warnings).toEqual([['warn', { file: path, dropped: 2 }, expect.stringContaining('damaged lines')]]);
+      expect(JSON.stringify(log.lines)).not.toContain('secret-token');
+    });
+
+    it('says nothing above debug of a torn last line alone', async () => {
+      const options = { dir: join(dir, 'push') };
+      const first = queue(options);
+      await first.enqueue(job('e1'));
+      await stop(first);
+      await appendFile(join(dir, 'push', 'journal.jsonl'), '{"t":"enqueue","job":{"jobId":"tor');
+
+      const log = logged();
+      const second = queue({ ...options, logger: log.logger });
+      const recorder = new Recorder();
+      second.start(recorder.handler);
+      await recorder.until((r) => r.calls.length === 1);
+      expect(log.lines.filter(([level]) => level !== 'debug')).toEqual([]);
+    });
   });
 });

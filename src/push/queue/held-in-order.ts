@@ -60,7 +60,7 @@ const DEFAULTS = { maxHeld: 10_000, retryMs: 500, maxRetryMs: 10_000 };
 async function openJournal<T extends Journaled>(dir: string | undefined, logger: PushLogger, wording: HeldWording) {
   if (dir === undefined) return undefined;
   try {
-    return await Journal.open<T>(dir);
+    return await Journal.open<T>(dir, logger);
   } catch (error) {
     logger.error({ err: error }, wording.journalUnopened);
     return undefined;

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PushJob } from './types.js';
+import type { PushJob, PushLogger } from './types.js';
 
 /** What a journal keeps: jobs of a queue, or anything else held under an id of its own. */
 export interface Journaled {
@@ -29,13 +29,41 @@ function apply<T extends Journaled>(live: Map<string, T>, record: JournalRecord<
   else live.delete(record.jobId);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A record `apply` can take, or undefined for a line that is none (torn by a crash mid-write, or damaged). */
 function parseLine<T extends Journaled>(line: string): JournalRecord<T> | undefined {
+  let record: unknown;
   try {
-    const record = JSON.parse(line) as JournalRecord<T>;
-    return record && typeof record === 'object' && typeof record.t === 'string' ? record : undefined;
+    record = JSON.parse(line);
   } catch {
-    return undefined; // a line torn by a crash mid-write
+    return undefined;
   }
+  if (!isObject(record)) return undefined;
+  const { t } = record;
+  if (t === 'enqueue' || t === 'retry')
+    return isObject(record.job) && typeof record.job.jobId === 'string' ? (record as JournalRecord<T>) : undefined;
+  if (t === 'ack' || t === 'dead') return typeof record.jobId === 'string' ? (record as JournalRecord<T>) : undefined;
+  return undefined;
+}
+
+/**
+ * Replays the journal's text. Only its last line may be torn by a crash (each write is fsynced before the next
+ * one begins): that one goes without a word. Any other line that is no record is damage (a disk, an edit by
+ * hand), dropped with the jobs it held: counted, so the start can say so before compaction erases them.
+ */
+function replay<T extends Journaled>(text: string): { live: Map<string, T>; damaged: number; tornTail: boolean } {
+  const live = new Map<string, T>();
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  let damaged = 0;
+  let tornTail = false;
+  lines.forEach((line, index) => {
+    const record = parseLine<T>(line);
+    if (record) apply(live, record);
+    else if (index === lines.length - 1) tornTail = true;
+    else damaged += 1;
+  });
+  return { live, damaged, tornTail };
 }
 
 async function openAppend(path: string): Promise<FileHandle> {
@@ -65,19 +93,22 @@ export class Journal<T extends Journaled = PushJob> {
     this.lines = live.size;
   }
 
-  /** Opens (creating) the journal in `dir`, replays it, and rewrites it compactly (which also drops a torn tail). */
-  static async open<T extends Journaled = PushJob>(dir: string): Promise<{ journal: Journal<T>; pending: T[] }> {
+  /**
+   * Opens (creating) the journal in `dir`, replays it, and rewrites it compactly (which also drops a torn tail).
+   * Damaged lines before the last are told to `logger` once, by their number (a line may hold a webhook's URL or token).
+   */
+  static async open<T extends Journaled = PushJob>(dir: string, logger?: PushLogger): Promise<{ journal: Journal<T>; pending: T[] }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, JOURNAL);
-    const live = new Map<string, T>();
     const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
     });
-    for (const line of text.split('\n')) {
-      const record = line ? parseLine<T>(line) : undefined;
-      if (record) apply(live, record);
+    const { live, damaged, tornTail } = replay<T>(text);
+    if (damaged > 0) {
+      logger?.warn({ file: path, dropped: damaged }, 'A2A push journal had damaged lines: they are dropped, with the deliveries they held');
     }
+    if (tornTail) logger?.debug?.({ file: path }, 'A2A push journal ended in a line cut short (a crash mid-write): dropped');
     const journal = new Journal(dir, await openAppend(path), live);
     await journal.compact();
     return { journal, pending: [...live.values()] };

@@ -44,7 +44,7 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
   let stopped = false;
   let compacting: Promise<void> | undefined;
 
-  const ready: Promise<Journal> = Journal.open(options.dir).then(({ journal, pending }) => {
+  const ready: Promise<Journal> = Journal.open(options.dir, logger).then(({ journal, pending }) => {
     // In the order they were queued (a retry keeps its job's place in the journal): a job waiting for its
     // retry holds its webhook's later ones behind it after a restart too, unless that retry had left the line
     // (as every retry did in a journal of the release before keepsPlace).
