@@ -87,6 +87,9 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
 function mutate(valid: unknown, mutations: Mutation[]): unknown {
   const copy = structuredClone(valid) as Record<string, unknown>;
   for (const change of mutations) {
+    // A copy: constantFrom hands out the same `{}` and `[]` every time, so placed as they are, a later change could
+    // add one into itself (a cycle) or into every later run's.
+    const value = structuredClone(change.value);
     const paths = pathsOf(copy);
     if (paths.length === 0) break;
     const path = paths[change.pick % paths.length]!;
@@ -98,12 +101,12 @@ function mutate(valid: unknown, mutations: Mutation[]): unknown {
       if (Array.isArray(holder)) holder.splice(last as number, 1);
       else delete holder[last];
     } else if (change.kind === 'replace') {
-      holder[last] = change.value;
+      holder[last] = value;
     } else {
       const target = holder[last];
       if (typeof target === 'object' && target !== null && !Array.isArray(target)) {
         // defineProperty: a key named __proto__ must become an own property, as JSON.parse makes it.
-        Object.defineProperty(target, change.key, { value: change.value, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(target, change.key, { value, enumerable: true, writable: true, configurable: true });
       }
     }
   }
