@@ -2,6 +2,7 @@ import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import { A2AError, eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
 import { tapIterable } from '../core/iterables.js';
+import { DONE, Forwarder } from '../core/iterable-stages.js';
 import { callContextOf, methodName, overlay, STREAM_METHODS, UNARY_METHODS } from './port-methods.js';
 import type { GatewayMetrics, UpstreamOutcome } from './metrics.js';
 
@@ -64,28 +65,46 @@ const failureOutcome = (error: unknown): UpstreamOutcome =>
   error instanceof A2AError && error.upstreamFault === 'credentials' ? 'refused' : 'error';
 
 /**
- * `source`, telling `failed` the error its first read fails with: a stream the agent refuses fails there, at
- * its headers. Only the first read is watched; then `next` is the source's own, so an event costs nothing more.
+ * `source`, telling `failed` the error its first read fails with: a stream the agent refuses fails there, at its
+ * headers. Only the first read is watched; then it is the source's own, and a Stage above reads the source through this
+ * (a Forwarder), so the stream's run of layers goes on below the metered tap and an event costs nothing here.
  */
-function watchFirstRead<T>(source: AsyncIterable<T>, failed: (error: unknown) => void): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const iterator = source[Symbol.asyncIterator]();
-      const watched: AsyncIterator<T> = {
-        next(...args: [] | [unknown]) {
-          watched.next = iterator.next.bind(iterator);
-          return iterator.next(...args).catch((error: unknown) => {
-            failed(error);
-            throw error;
-          });
-        },
-        ...(iterator.return ? { return: iterator.return.bind(iterator) } : {}),
-        ...(iterator.throw ? { throw: iterator.throw.bind(iterator) } : {}),
-      };
-      return watched;
-    },
-  };
+class FirstReadWatched<T> extends Forwarder implements AsyncIterableIterator<T> {
+  readonly #source: AsyncIterator<T>;
+  #failed: ((error: unknown) => void) | undefined;
+
+  constructor(source: AsyncIterator<T>, failed: (error: unknown) => void) {
+    super();
+    this.#source = source;
+    this.#failed = failed;
+  }
+
+  forwardsTo(): AsyncIterator<T> | undefined {
+    return this.#failed ? undefined : this.#source;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const failed = this.#failed;
+    if (!failed) return this.#source.next();
+    this.#failed = undefined;
+    return this.#source.next().catch((error: unknown) => {
+      failed(error);
+      throw error;
+    });
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    return (await this.#source.return?.()) ?? DONE;
+  }
 }
+
+const watchFirstRead = <T>(source: AsyncIterable<T>, failed: (error: unknown) => void): AsyncIterable<T> => ({
+  [Symbol.asyncIterator]: () => new FirstReadWatched(source[Symbol.asyncIterator](), failed),
+});
 
 /**
  * Times every call to the upstream (streams: to their first event) for the upstream histograms, and

@@ -3,18 +3,18 @@ import type { UpstreamConfig } from '../config/schema.js';
 import type { CallContext } from '../core/agent-port.js';
 import { withFields, A2AError, ErrorCode, GATEWAY_FAILURES, upstreamAnsweredHttp, type StreamResponse } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
+import { decodedBody } from './decoded-body.js';
 import {
   createUpstreamPool,
   credentialHeaders,
   credentialSecrets,
-  headerValue,
   headersTimeoutOf,
   reportActivatedExtensions,
   requestOn,
   withCallHeaders,
 } from './http.js';
-import { readSse, type IdleBound, type SseMessage } from './sse-reader.js';
+import type { IdleBound, SseMessage } from './sse-reader.js';
+import { streamedResults, type StreamWire } from './streamed-results.js';
 import { bodyTellingSent } from './sent-body.js';
 import {
   CONTENT_TOO_LARGE,
@@ -238,47 +238,24 @@ function frameResult(message: SseMessage, id: string, transport: JsonRpcTranspor
 }
 
 /**
- * One streaming JSON-RPC call, yielding `toEvent` of each frame's result, or nothing for frames it
- * maps to undefined. The request is sent on the first pull. Leaving the loop early or aborting
- * ctx.signal destroys the upstream response, which closes its connection. A clean end of the body
- * ends the iteration (the core decides whether the turn was complete); a broken connection throws.
+ * How a streaming JSON-RPC call is sent and its answer read (streamed-results.ts): the request is sent on the first
+ * read. Leaving early or aborting ctx.signal destroys the upstream response, which closes its connection. A clean end
+ * of the body ends the iteration (the core decides whether the turn was complete); a broken connection throws.
  */
-async function* streamResults<T>(call: JsonRpcCall, toEvent: (result: unknown) => T | undefined): AsyncGenerator<T> {
-  const id = nextRequestId();
-  const { transport } = call;
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await post(call, id, call.ctx.signal, 'text/event-stream, application/json');
-  } catch (error) {
-    throw fromTransportError(error, { caller: call.ctx.signal });
-  }
-  let body: UpstreamBody = response.body;
-  let failed = false;
-  try {
-    body = decodedBody(response);
-    const isSse = headerValue(response.headers['content-type']).startsWith('text/event-stream');
-    if (!isSse || response.statusCode < 200 || response.statusCode >= 300) {
-      // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).
-      const event = toEvent(settleBody(response.statusCode, await body.text(), id, transport));
-      if (event !== undefined) yield event;
-      return;
-    }
-    call.ctx.onAccepted?.();
-    for await (const message of readSse(body, idleBound(transport))) {
-      const event = toEvent(frameResult(message, id, transport));
-      if (event !== undefined) yield event;
-    }
-  } catch (error) {
-    failed = true;
-    throw fromTransportError(error, { caller: call.ctx.signal });
-  } finally {
-    releaseBody(body, failed);
-  }
-}
+const JSON_RPC_STREAM: StreamWire<JsonRpcCall> = {
+  requestId: nextRequestId,
+  post: (call, id) => post(call, id, call.ctx.signal, 'text/event-stream, application/json'),
+  // Errors found before the first event come as one plain JSON-RPC response (HTTP 200).
+  whole: (statusCode, text, id, call) => settleBody(statusCode, text, id, call.transport),
+  frame: (message, id, call) => frameResult(message, id, call.transport),
+  idle: (call) => idleBound(call.transport),
+};
+
+const asIs = (result: unknown): unknown => result;
 
 /** A streaming JSON-RPC call yielding each event's raw `result` (any A2A version; the caller validates and translates). */
-export function streamJsonRpcResults(call: JsonRpcCall): AsyncGenerator<unknown> {
-  return streamResults(call, (result) => result);
+export function streamJsonRpcResults(call: JsonRpcCall): AsyncIterableIterator<unknown> {
+  return streamedResults(JSON_RPC_STREAM, call, asIs);
 }
 
 /**
@@ -291,7 +268,7 @@ function toStreamEvent(result: unknown): StreamResponse | undefined {
   return isEmptyResult(result) ? undefined : streamEvent(result);
 }
 
-/** A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask), one generator deep. */
-export function streamJsonRpc(call: JsonRpcCall): AsyncGenerator<StreamResponse> {
-  return streamResults(call, toStreamEvent);
+/** A streaming JSON-RPC call to a 1.0 agent (SendStreamingMessage, SubscribeToTask): the bottom of the stream's run of layers. */
+export function streamJsonRpc(call: JsonRpcCall): AsyncIterableIterator<StreamResponse> {
+  return streamedResults(JSON_RPC_STREAM, call, toStreamEvent);
 }

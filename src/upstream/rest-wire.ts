@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { withFields, A2AError } from '../model/index.js';
 import { CallBound } from './call-bound.js';
-import { headerValue, reportActivatedExtensions, requestOn, headersTimeoutOf, withCallHeaders } from './http.js';
+import { reportActivatedExtensions, requestOn, headersTimeoutOf, withCallHeaders } from './http.js';
 import { idleBound, type JsonRpcCallContext, type JsonRpcTransport } from './jsonrpc-client.js';
-import { decodedBody, releaseBody, type UpstreamBody } from './decoded-body.js';
-import { readSse } from './sse-reader.js';
+import { decodedBody } from './decoded-body.js';
+import { NO_RESULT, streamedResults, type StreamWire } from './streamed-results.js';
 import { bodyTellingSent } from './sent-body.js';
 import { fromTransportError } from './upstream-errors.js';
 import { fromRestError, type RestErrorContext } from './rest-errors.js';
@@ -90,38 +90,32 @@ export async function callRest(call: RestCall): Promise<unknown> {
   }
 }
 
+const REST_STREAM: StreamWire<RestCall> = {
+  requestId: () => '',
+  post: (call) => send(call, call.ctx.signal, 'text/event-stream'),
+  // An error answered before the stream is the agent's; a 2xx JSON answer instead of a stream is its only event.
+  whole: (statusCode, text, _id, call) => {
+    if (!is2xx(statusCode)) throw fromRestError(statusCode, text, call.errors);
+    return parseBody(text);
+  },
+  frame: (message, _id, call) => {
+    if (message.event === 'error') throw fromRestError(500, message.data, call.errors);
+    return message.data.trim() === '' ? NO_RESULT : parseBody(message.data);
+  },
+  idle: (call) => idleBound(call.transport),
+};
+
+const asIs = (value: unknown): unknown => value;
+
 /**
- * A streaming call (`message:stream`, `tasks/{id}:subscribe`): each SSE frame's parsed `data`, as
- * the agent sent it. An `event: error` frame, or an error answered before the stream, is thrown as
- * an A2AError; a 2xx JSON answer instead of a stream is taken as its only event. Leaving the loop
- * early or aborting ctx.signal destroys the response, which closes its connection.
+ * A streaming call (`message:stream`, `tasks/{id}:subscribe`): `toEvent` of each SSE frame's parsed `data`, as the
+ * agent sent it, or nothing for those it maps to undefined. An `event: error` frame, or an error answered before the
+ * stream, is thrown as an A2AError; a 2xx JSON answer instead of a stream is taken as its only event. Leaving early or
+ * aborting ctx.signal destroys the response, which closes its connection. A Stage over the SSE reader
+ * (streamed-results.ts): the layers above read the reader through it.
  */
-export async function* streamRest(call: RestCall): AsyncGenerator<unknown> {
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await send(call, call.ctx.signal, 'text/event-stream');
-  } catch (error) {
-    throw fromTransportError(error, { caller: call.ctx.signal });
-  }
-  let body: UpstreamBody = response.body;
-  let failed = false;
-  try {
-    body = decodedBody(response);
-    if (!is2xx(response.statusCode)) throw fromRestError(response.statusCode, await body.text(), call.errors);
-    if (!headerValue(response.headers['content-type']).startsWith('text/event-stream')) {
-      yield parseBody(await body.text());
-      return;
-    }
-    call.ctx.onAccepted?.();
-    for await (const message of readSse(body, idleBound(call.transport))) {
-      if (message.event === 'error') throw fromRestError(500, message.data, call.errors);
-      if (message.data.trim() === '') continue;
-      yield parseBody(message.data);
-    }
-  } catch (error) {
-    failed = true;
-    throw fromTransportError(error, { caller: call.ctx.signal });
-  } finally {
-    releaseBody(body, failed);
-  }
+export function streamRest(call: RestCall): AsyncIterableIterator<unknown>;
+export function streamRest<T>(call: RestCall, toEvent: (value: unknown) => T | undefined): AsyncIterableIterator<T>;
+export function streamRest(call: RestCall, toEvent: (value: unknown) => unknown = asIs): AsyncIterableIterator<unknown> {
+  return streamedResults(REST_STREAM, call, toEvent);
 }

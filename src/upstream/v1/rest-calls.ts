@@ -1,6 +1,6 @@
 import type { CallContext } from '../../core/agent-port.js';
 import { deferIterable } from '../../core/iterables.js';
-import { A2AError, ErrorCode, type StreamResponse } from '../../model/index.js';
+import { A2AError, ErrorCode } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import type { JsonRpcTransport } from '../jsonrpc-client.js';
 import { V1_REST_WIRE, callRest, streamRest, type RestCall } from '../rest-wire.js';
@@ -74,14 +74,6 @@ const STREAM_ROUTES: { readonly [K in V1StreamingName]: (params: Params) => Rout
   subscribeToTask: (p) => ({ method: 'POST', path: `${taskPath(p)}:subscribe`, notFound: taskNotFound(p.id) }),
 };
 
-/** The agent's stream events checked (streamEvent), without those the check leaves out. */
-async function* checkedEvents(values: AsyncIterable<unknown>): AsyncGenerator<StreamResponse> {
-  for await (const value of values) {
-    const event = streamEvent(value);
-    if (event) yield event;
-  }
-}
-
 export interface V1RestCallsOptions {
   transport: JsonRpcTransport;
   /** The HTTP+JSON interface URL of the card, without a trailing slash (waits for the card when needed). */
@@ -116,7 +108,8 @@ export function createV1RestCalls({ transport, endpoint, tenant: interfaceTenant
     },
     stream(name, params, ctx) {
       const request = asParams(params);
-      return deferIterable(async () => checkedEvents(streamRest(await restCall(STREAM_ROUTES[name](request), request, ctx))));
+      // The agent's events checked (streamEvent), without those the check leaves out.
+      return deferIterable(async () => streamRest(await restCall(STREAM_ROUTES[name](request), request, ctx), streamEvent));
     },
   };
 }
