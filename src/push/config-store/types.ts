@@ -56,9 +56,18 @@ export function prepareConfig(taskId: string, config: TaskPushNotificationConfig
   if (!isProtocolId(id)) {
     throw A2AError.invalidParams(`Invalid params: id: ${PROTOCOL_ID_RULE}`, [{ field: 'id', description: PROTOCOL_ID_RULE }]);
   }
+  assertConfigContent(config, options);
+  return withFields(config, { id, taskId });
+}
+
+/**
+ * What a config must say to be pushed to (-32602 otherwise): a callback URL the address rules take, secrets that go
+ * into a header as they are. The gateway's own configs (prepareConfig) and those the facade relays to an agent that
+ * pushes itself (surfaces/v025/relayed-push-configs.ts).
+ */
+export function assertConfigContent(config: TaskPushNotificationConfig, options: Pick<ConfigStoreOptions, 'allowPrivate'>): void {
   validateCallbackUrl(config.url, options);
   assertConfigHeaderSafe(config);
-  return withFields(config, { id, taskId });
 }
 
 export function tooManyConfigs(max: number): A2AError {

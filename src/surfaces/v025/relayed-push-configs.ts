@@ -1,8 +1,8 @@
 import { parseParams, withFields } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { V025PushNotificationConfig, V025TaskPushNotificationConfig } from '../../protocol/v025/index.js';
-import { assertConfigFitsHeaders, assertConfigHeaderSafe } from '../../push/headers.js';
-import { validateCallbackUrl } from '../../push/url-policy.js';
+import { assertConfigContent } from '../../push/config-store/types.js';
+import { assertConfigFitsHeaders } from '../../push/headers.js';
 import { pushConfigToV1 } from '../../translate/index.js';
 
 /** `push-notifications` and `push-allow-private`, as the facade reads them. */
@@ -37,10 +37,9 @@ export function relayedPushParams(method: string, params: unknown, options: Rela
   return params;
 }
 
-/** The checks of a config the gateway stores (config-store/types.ts prepareConfig), but the id rule: a relayed task's id is the agent's. */
+/** The checks of a config the gateway stores (push's assertConfigContent) and of its size, but the id rule: a relayed task's id is the agent's. */
 function checkConfig(config: V025PushNotificationConfig, allowPrivate: boolean): void {
-  validateCallbackUrl(config.url, { allowPrivate });
   const flat = pushConfigToV1({ taskId: '', pushNotificationConfig: config });
+  assertConfigContent(flat, { allowPrivate });
   assertConfigFitsHeaders(flat);
-  assertConfigHeaderSafe(flat);
 }
