@@ -87,6 +87,21 @@ describe('push_configs.json', () => {
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url}`, `c ${url}`]);
   });
 
+  it('a delete the disk did not take (full) is not done: the error the caller got stands, the config is there before and after a restart', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url, token: 'kept-token' });
+    const stuck = join(dir, 'push_configs.json.tmp');
+    await mkdir(stuck); // the next snapshot cannot be written, as on a full disk
+    await expect(store.delete('alice', 'task-1', 'a')).rejects.toThrow();
+    const shown = async (on = store) => (await on.forTask('task-1')).map((entry) => `${entry.id} ${entry.config.url} ${entry.config.token}`);
+    expect(await shown()).toEqual([`a ${url} kept-token`]);
+    expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url} kept-token`]);
+    await rm(stuck, { recursive: true });
+    expect(await store.delete('alice', 'task-1', 'a')).toBeTruthy();
+    expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([]);
+  });
+
   it('a damaged entry is that config lost, not the others', async () => {
     const dir = await stateDir();
     const store = await createFileConfigStore({ ...options, dir });

@@ -88,9 +88,19 @@ export async function createFileConfigStore(options: FileConfigStoreOptions): Pr
     get: (owner, taskId, id) => memory.get(owner, taskId, id),
     list: (owner, taskId, listOptions) => memory.list(owner, taskId, listOptions),
     async delete(owner, taskId, id) {
+      const key = keyOf(owner, id);
+      const entry = saved.get(taskId)?.get(key);
       const removed = await memory.delete(owner, taskId, id);
-      if (!forget(taskId, keyOf(owner, id))) return removed;
-      await persist();
+      if (!entry || !forget(taskId, key)) return removed;
+      try {
+        await persist();
+      } catch (error) {
+        // Still on disk (a full disk): kept, so the caller's error is the whole story, not a config that is gone
+        // now and delivered to again after the next restart.
+        await memory.create(owner, taskId, openConfig(options.keyRing, entry.sealed));
+        remember(entry, id);
+        throw error;
+      }
       return removed;
     },
     forTask: (taskId) => memory.forTask(taskId),
