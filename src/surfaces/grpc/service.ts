@@ -183,7 +183,9 @@ export function createGrpcService(deps: GrpcSurfaceDeps): UntypedServiceImplemen
         for await (const event of stream.events) {
           if (signal.aborted) break;
           current.span?.note(event);
-          cut.seen(event);
+          // The last state its caller was sent, as the SSE bindings' `stream ended` line says it.
+          const state = cut.seen(event);
+          if (state !== undefined) task.state = state;
           if (!headersSent) sendHeaders(call, current);
           headersSent = true;
           if (!call.write(responseMessage(method, withEncodableTimestamps(event)))) await drained(call, signal);

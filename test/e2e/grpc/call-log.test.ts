@@ -1,7 +1,8 @@
 /**
  * An operator following one task across the bindings: the gRPC call line names the task and context a
- * call was about with the same fields as the HTTP bindings' request line (`taskId`, `contextId`, `state`),
- * so the task's gRPC calls are found the way its JSON-RPC and HTTP+JSON ones are.
+ * call was about with the same fields as the HTTP bindings' request line (`taskId`, `contextId`, `state`: a stream's
+ * last, as their `stream ended` line says it), so the task's gRPC calls are found the way its JSON-RPC and HTTP+JSON
+ * ones are.
  */
 import { status } from '@grpc/grpc-js';
 import type { Transport } from 'a2a-sdk-1/client';
@@ -53,13 +54,18 @@ describe('the gRPC call line names the task', () => {
     expect(byTask).toEqual(['grpc SendMessage', 'jsonrpc GetTask']);
   });
 
-  it('SendStreamingMessage: the task and context of its first event; a follow-up names the context it was sent in', async () => {
+  it("SendStreamingMessage: the task and context of its first event, the state of its last (as the SSE bindings' stream ended line); a follow-up names the context it was sent in", async () => {
     const logged = gateway.grpcLog().length;
     const events = await collect(transport.sendMessageStream(sendRequest('stream me'), wire()));
     const first = events[0]!;
     const ref = first.$case === 'task' ? { taskId: first.value.id, contextId: first.value.contextId } : undefined;
     expect(ref).toBeDefined();
-    expect(gateway.grpcLog().slice(logged)).toMatchObject([{ method: 'SendStreamingMessage', grpcStatus: status.OK, ...ref }]);
+    const last = events.at(-1)!;
+    expect(last.$case).toBe('statusUpdate');
+    expect(first.$case === 'task' && first.value.status?.state).not.toBe(last.$case === 'statusUpdate' && last.value.status?.state);
+    expect(gateway.grpcLog().slice(logged)).toMatchObject([
+      { method: 'SendStreamingMessage', grpcStatus: status.OK, ...ref, state: 'TASK_STATE_INPUT_REQUIRED' },
+    ]);
 
     const next = gateway.grpcLog().length;
     const followUp = asTask(await transport.sendMessage(sendRequest('and again', { contextId: ref!.contextId }), wire()));
