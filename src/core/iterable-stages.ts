@@ -33,8 +33,11 @@ export abstract class Stage<S, U> implements AsyncIterableIterator<U> {
   protected abstract passable(): boolean;
   /** What this stage hands on of its source's result. */
   protected abstract seen(result: IteratorResult<S>): IteratorResult<U> | Promise<IteratorResult<U>>;
-  /** What this stage does with its source's failure: the promise rejects with what it hands on. */
-  protected abstract failed(error: unknown): Promise<never>;
+  /**
+   * What this stage does with its source's failure: the promise rejects with what it hands on, or resolves with what
+   * it hands on instead (a stage that answers a failure with items of its own, stepped-stages.ts).
+   */
+  protected abstract failed(error: unknown): Promise<IteratorResult<U>>;
 
   abstract next(): Promise<IteratorResult<U>>;
 
@@ -82,8 +85,21 @@ export abstract class Stage<S, U> implements AsyncIterableIterator<U> {
       : this.seen(below);
   }
 
-  #fail(error: unknown): Promise<never> {
+  #fail(error: unknown): Promise<IteratorResult<U>> {
     const via = this.#via;
-    return via ? via.#fail(error).catch((failure: unknown) => this.failed(failure)) : this.failed(error);
+    if (!via) return this.failed(error);
+    // A stage below that answered the failure with an item hands it up the run as any item.
+    return via.#fail(error).then(
+      (result) => this.#seenOrFailed(result),
+      (failure: unknown) => this.failed(failure),
+    );
+  }
+
+  #seenOrFailed(result: IteratorResult<S>): IteratorResult<U> | Promise<IteratorResult<U>> {
+    try {
+      return this.seen(result);
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 }

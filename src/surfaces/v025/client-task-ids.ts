@@ -1,4 +1,5 @@
 import type { TaskAliases } from '../../core/task-aliases/index.js';
+import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import type { TaskRegistry } from '../../core/task-registry/types.js';
 import { withFields, A2AError, ErrorCode, eventTaskRef, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 
@@ -63,14 +64,32 @@ function withTaskId(request: SendMessageRequest, taskId: string | undefined): Se
 }
 
 /** Binds the alias when the first event names the upstream's task, before that event goes on. */
-async function* bindFirst(events: AsyncIterable<StreamResponse>, bind: (upstreamId: string) => Promise<void>): AsyncGenerator<StreamResponse> {
-  let bound = false;
-  for await (const event of events) {
+function bindFirst(events: AsyncIterable<StreamResponse>, bind: (upstreamId: string) => Promise<void>): AsyncIterable<StreamResponse> {
+  return new BoundFirst(events, bind);
+}
+
+/** A stage (core/stepped-stages.ts): read through with the layers below it. */
+class BoundFirst extends SteppedStage<StreamResponse, StreamResponse> {
+  #bound = false;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse>,
+    private readonly bind: (upstreamId: string) => Promise<void>,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return this.events[Symbol.asyncIterator]();
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> | Promise<Step<StreamResponse>> {
+    if (result.done) return { items: [], end: true };
+    const event = result.value;
+    if (this.#bound) return { items: [event] };
     const { taskId } = eventTaskRef(event);
-    if (!bound && taskId) {
-      bound = true;
-      await bind(taskId);
-    }
-    yield event;
+    if (!taskId) return { items: [event] };
+    this.#bound = true;
+    return this.bind(taskId).then(() => ({ items: [event] }));
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
+import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { withFields, type Message, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 
@@ -26,25 +27,38 @@ function answeredTask(sent: Message, answer: Message): Task {
   };
 }
 
-async function* withTaskRecorded(
-  events: AsyncIterable<StreamResponse>,
-  sent: Message,
-  ctx: CallContext,
-  deps: V025FacadeDeps,
-): AsyncGenerator<StreamResponse> {
-  let first = true;
-  for await (const event of events) {
-    const opensWithMessage = first && 'message' in event && !event.message.taskId;
-    first = false;
-    if (!opensWithMessage) {
-      yield event;
-      continue;
-    }
+/** The turn's events, a direct Message answer that opens them named and recorded first; a stage (core/stepped-stages.ts). */
+class WithTaskRecorded extends SteppedStage<StreamResponse, StreamResponse> {
+  #first = true;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse>,
+    private readonly sent: Message,
+    private readonly ctx: CallContext,
+    private readonly deps: V025FacadeDeps,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return this.events[Symbol.asyncIterator]();
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> | Promise<Step<StreamResponse>> {
+    if (result.done) return { items: [], end: true };
+    const event = result.value;
+    const opensWithMessage = this.#first && 'message' in event && !event.message.taskId;
+    this.#first = false;
+    return opensWithMessage ? this.#recorded(event.message) : { items: [event] };
+  }
+
+  async #recorded(message: Message): Promise<Step<StreamResponse>> {
+    const { sent, ctx, deps } = this;
     const taskId = randomUUID();
-    const answer = withFields(event.message, { taskId, contextId: event.message.contextId || sent.contextId || taskId });
+    const answer = withFields(message, { taskId, contextId: message.contextId || sent.contextId || taskId });
     // Recorded before the caller reads the id. Best effort: a store that fails it loses tasks/get of the id, not the answer.
     await deps.registry.put(answeredTask(sent, answer), { owner: ctx.principal, upstream: deps.options.upstreamName }).catch(() => undefined);
-    yield { message: answer };
+    return { items: [{ message: answer }] };
   }
 }
 
@@ -55,5 +69,5 @@ export function directAnswerAsTask(
   ctx: CallContext,
   deps: V025FacadeDeps,
 ): AsyncIterable<StreamResponse> {
-  return deps.profile.options.directMessageAs === 'task' ? withTaskRecorded(events, request.message, ctx, deps) : events;
+  return deps.profile.options.directMessageAs === 'task' ? new WithTaskRecorded(events, request.message, ctx, deps) : events;
 }

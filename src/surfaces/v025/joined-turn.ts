@@ -1,3 +1,4 @@
+import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { withCallerMessagesKept } from '../../core/task-registry/caller-messages.js';
 import { isActiveState, sameMessage, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
@@ -58,27 +59,46 @@ export function snapshotTurnEvents(task: Task): StreamResponse[] {
  * what was shown is what the agent said in between, shown as the recovery of a broken stream shows it (turn-snapshot.ts).
  * `recorded`: the gateway's record of the task (its caller's messages), read before the subscription.
  */
-export async function* joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Task): AsyncGenerator<StreamResponse> {
-  let tracker: TurnTracker | undefined;
-  let echo: SnapshotEcho | undefined;
-  let opened = false;
-  for await (const event of source) {
-    const opening = !opened;
-    opened = true;
-    if ('task' in event && isActiveState(event.task.status.state) && (opening || tracker)) {
-      const task = asRecorded(event.task, recorded);
-      tracker ??= new TurnTracker(unread(task));
+export function joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Task): AsyncIterableIterator<StreamResponse> {
+  return new JoinedTurn(source, recorded);
+}
+
+/**
+ * A stage (core/stepped-stages.ts): read through with the layers below it. What one event makes is noted as it is
+ * made (the tracker is this turn's own: nothing else reads it between two of them).
+ */
+class JoinedTurn extends SteppedStage<StreamResponse, StreamResponse> {
+  #tracker: TurnTracker | undefined;
+  #echo: SnapshotEcho | undefined;
+  #opened = false;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse>,
+    private readonly recorded: Task | undefined,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return this.events[Symbol.asyncIterator]();
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> {
+    if (result.done) return { items: [], end: true };
+    const event = result.value;
+    const opening = !this.#opened;
+    this.#opened = true;
+    if ('task' in event && isActiveState(event.task.status.state) && (opening || this.#tracker)) {
+      const task = asRecorded(event.task, this.recorded);
+      const tracker = (this.#tracker ??= new TurnTracker(unread(task)));
       const before = tracker.soFar();
-      for (const shown of opening ? snapshotTurnEvents(task) : snapshotGap(task, before, undefined).events) {
-        tracker.note(shown);
-        yield shown;
-      }
-      echo = new SnapshotEcho(task, before);
-      continue;
+      const shown = opening ? snapshotTurnEvents(task) : snapshotGap(task, before, undefined).events;
+      for (const made of shown) tracker.note(made);
+      this.#echo = new SnapshotEcho(task, before);
+      return { items: shown };
     }
-    for (const relayed of echo ? echo.pass(event) : [event]) {
-      tracker?.note(relayed);
-      yield relayed;
-    }
+    const relayed = this.#echo ? this.#echo.pass(event) : [event];
+    for (const made of relayed) this.#tracker?.note(made);
+    return { items: relayed };
   }
 }

@@ -1,3 +1,4 @@
+import { asyncIteratorOf, SteppedStage, type Step } from '../../core/stepped-stages.js';
 import {
   isActiveState,
   isExplainedState,
@@ -43,26 +44,46 @@ function readBefore(shown: Pick<TurnSoFar, 'passed' | 'shownFiles'>): Piece[] {
  * The rest's events (`events`, followed live or read from the task) without what says again the turn's text from
  * before the cut (`shownBefore`: what its user read).
  */
-export async function* withoutRestatements(
+export function withoutRestatements(
   events: AsyncIterable<StreamResponse> | Iterable<StreamResponse>,
   shownBefore: Pick<TurnSoFar, 'passed' | 'shownFiles'>,
-): AsyncGenerator<StreamResponse> {
-  const pieces = readBefore(shownBefore);
-  const cutAt = pieces.length;
-  for await (const event of events) {
-    const missed = missedAcrossCut(event, pieces, cutAt);
+): AsyncIterableIterator<StreamResponse> {
+  return new WithoutRestatements(events, shownBefore);
+}
+
+/** A stage (core/stepped-stages.ts): read through with the layers below it. */
+class WithoutRestatements extends SteppedStage<StreamResponse, StreamResponse> {
+  #pieces: Piece[] = [];
+  #cutAt = 0;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse> | Iterable<StreamResponse>,
+    private readonly shownBefore: Pick<TurnSoFar, 'passed' | 'shownFiles'>,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    this.#pieces = readBefore(this.shownBefore);
+    this.#cutAt = this.#pieces.length;
+    return asyncIteratorOf(this.events);
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> {
+    if (result.done) return { items: [], end: true };
+    const event = result.value;
+    const pieces = this.#pieces;
+    const missed = missedAcrossCut(event, pieces, this.#cutAt);
     if (missed) {
       for (const told of missed) noteSaid(told, pieces);
-      yield* missed;
-      continue;
+      return { items: missed };
     }
-    if (restatesAcrossCut(event, pieces, cutAt)) {
+    if (restatesAcrossCut(event, pieces, this.#cutAt)) {
       const kept = withoutRestatement(event);
-      if (kept) yield kept;
-      continue;
+      return { items: kept ? [kept] : [] };
     }
     noteSaid(event, pieces);
-    yield event;
+    return { items: [event] };
   }
 }
 

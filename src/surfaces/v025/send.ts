@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { contextBusyError, isContextBusyError } from '../../core/context-lanes.js';
+import { deferIterable } from '../../core/iterables.js';
 import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, GatewayErrorCode, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
@@ -26,6 +27,7 @@ import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
 import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
+import { toldBeforeFirstEvent } from './told-before-first-event.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
 import { boundSendTurn, unwatchedTurn } from './unwatched-turns.js';
 
@@ -235,19 +237,25 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   return v025Stream(open, withFields(streamOptions, ends));
 }
 
-/** A streamed turn that waits for its URL images: accepted at once, sent once they are in, not at all if the caller left meanwhile. */
-async function* afterImages(
+/**
+ * A streamed turn that waits for its URL images: accepted at once (on its first read), sent once they are in, not at
+ * all if the caller left meanwhile. Once sent, a layer above reads the turn's events directly (core/iterable-forwarders.ts).
+ */
+function afterImages(
   request: SendMessageRequest,
   images: LaterImages,
   signal: AbortSignal,
   onAccepted: () => void,
   send: (request: SendMessageRequest, onAccepted: () => void) => AsyncIterable<StreamResponse>,
-): AsyncGenerator<StreamResponse> {
-  onAccepted();
-  const withImages = await withLaterImages(request, images);
-  if (signal.aborted) return;
-  yield* send(withImages, onAccepted);
+): AsyncIterable<StreamResponse> {
+  return deferIterable(async () => {
+    onAccepted();
+    const withImages = await withLaterImages(request, images);
+    return signal.aborted ? NOTHING : send(withImages, onAccepted);
+  });
 }
+
+const NOTHING: AsyncIterable<never> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) };
 
 /**
  * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out, a turn
@@ -275,22 +283,6 @@ export async function toldInTurnLanguage(
 
 /** The refusal of a turn past its client's cap on turns in flight (core/turn-limits.ts), a refusal for now. */
 const isTurnCapRefusal = (error: A2AError): boolean => error.code === GatewayErrorCode.TooManyTurnsInFlight && error.retryAfterSeconds !== undefined;
-
-/**
- * A stream's events, its error before the first one told as `told` says: that error is the answer to the call
- * (a plain 0.2.5 error, as message/send's), so it is told in the turn's language as message/send's is.
- */
-async function* toldBeforeFirstEvent<T>(source: AsyncIterable<T>, told: (error: unknown) => Promise<unknown>): AsyncGenerator<T> {
-  let began = false;
-  try {
-    for await (const item of source) {
-      began = true;
-      yield item;
-    }
-  } catch (error) {
-    throw began ? error : await told(error);
-  }
-}
 
 async function* once<T>(item: T): AsyncGenerator<T> {
   yield item;

@@ -1,3 +1,4 @@
+import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { toA2AError, type StreamResponse } from '../../model/index.js';
 import { noteFacadeStreamShown } from '../../observability/facade-answer-log.js';
 import type { V025StreamEvent, V025TaskStatus } from '../../protocol/v025/index.js';
@@ -116,25 +117,12 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     return [{ data: jsonRpcText(v025ErrorBody(id, told, deps.profile)) }];
   }
 
-  async function* frames(): AsyncGenerator<SseFrame> {
-    try {
-      for (let next = await rest.next(); !next.done; next = await rest.next()) yield frame(next.value);
-    } catch (error) {
-      // Only what the reply reducer could not turn into a failed turn gets here (no first event in time):
-      // written before the upstream call is ended, which the SSE writer would take for the client leaving.
-      yield* failureFrames(error);
-    } finally {
-      await rest.return?.().catch(() => undefined);
-      end();
-    }
-  }
-
-  return sseResponse(frames(), {
+  return sseResponse(new Frames(rest, frame, failureFrames, end), {
     keepaliveMs: deps.options.keepaliveMs,
     signal,
     onCancel: () => {
       options.abort();
-      // The frames generator may never have started: reach the upstream iterator directly so the core
+      // The frames may never have been read: reach the upstream iterator directly so the core
       // releases the context lane.
       void Promise.resolve(rest.return?.()).catch(() => undefined);
       end();
@@ -144,6 +132,44 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     ...shownAsWritten,
     ...(head.quiet ? { comment: STREAM_ACCEPTED_COMMENT } : {}),
   });
+}
+
+/**
+ * The stream's frames, each event's as it comes. Only what the reply reducer could not turn into a failed turn fails
+ * here (no first event in time): its frames are written before the upstream call is ended, which the SSE writer would
+ * take for the client leaving. The stream's end (`ended`) follows the return of its events, however it ended. A stage
+ * (core/stepped-stages.ts): the SSE channel reads it, the reply and the layers below in one reaction per event.
+ */
+class Frames extends SteppedStage<V025StreamEvent, SseFrame> {
+  constructor(
+    private readonly events: AsyncIterator<V025StreamEvent>,
+    private readonly frame: (event: V025StreamEvent) => SseFrame,
+    private readonly failureFrames: (error: unknown) => SseFrame[],
+    private readonly ended: () => void,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<V025StreamEvent> {
+    return this.events;
+  }
+
+  protected step(result: IteratorResult<V025StreamEvent>): Step<SseFrame> {
+    if (result.done) return { items: [], end: true };
+    try {
+      return { items: [this.frame(result.value)] };
+    } catch (error) {
+      return this.recover(error);
+    }
+  }
+
+  protected override recover(error: unknown): Step<SseFrame> {
+    return { items: this.failureFrames(error), end: true };
+  }
+
+  protected override finish(): void {
+    this.ended();
+  }
 }
 
 /** The caller's task and context, for the request's log line. */

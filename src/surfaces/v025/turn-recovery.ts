@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext } from '../../core/agent-port.js';
+import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { withoutHistoryLength } from '../../core/history-length.js';
 import { withFields, isActiveState, type Artifact, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
@@ -88,36 +89,67 @@ export async function* followedRest(taskId: string, tracker: TurnTracker, ctx: C
  * it), the rest of the turn. When that fails too, the turn ends as it would have without it: the stream's
  * error is thrown, a stream that just ended ends (the reply says it broke off).
  */
-async function* withRecoveredRest(source: AsyncIterable<StreamResponse>, tracker: ShownTurn, reader: Reader): AsyncGenerator<StreamResponse> {
-  const upstream = source[Symbol.asyncIterator]();
-  const resumable = (): boolean =>
-    tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
-  // A stream that broke off right after the waiting task a follow-up opens with: the agent goes on with the
-  // answer. (One that ended there cleanly said all: that task was the answer.)
-  const resumableAfterBreak = (): boolean => resumable() || (tracker.heldStatus !== undefined && !reader.signal.aborted);
-  let broke: { error?: unknown };
-  try {
-    for (;;) {
-      let next: IteratorResult<StreamResponse>;
-      try {
-        next = await upstream.next();
-      } catch (error) {
-        if (!resumableAfterBreak() || !brokeOff(error)) throw error;
-        broke = { error };
-        break;
-      }
-      if (next.done) {
-        if (!resumable()) return;
-        broke = {};
-        break;
-      }
-      tracker.note(next.value);
-      yield next.value;
-    }
-  } finally {
-    await Promise.resolve(upstream.return?.()).catch(() => undefined);
+function withRecoveredRest(source: AsyncIterable<StreamResponse>, tracker: ShownTurn, reader: Reader): AsyncIterable<StreamResponse> {
+  return new RecoveredRest(source, tracker, reader);
+}
+
+/**
+ * withRecoveredRest as a stage (core/stepped-stages.ts): the stream's events are read through it, with the layers
+ * below, in one reaction per event; after a break it reads the rest of the turn (a generator: a rare path).
+ */
+class RecoveredRest extends SteppedStage<StreamResponse, StreamResponse> {
+  #upstream: AsyncIterator<StreamResponse> | undefined;
+  /** The stream broke off or ended early: the rest of the turn is read now. */
+  #resting = false;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse>,
+    private readonly tracker: ShownTurn,
+    private readonly reader: Reader,
+  ) {
+    super();
   }
-  const ended = yield* restOfTurn(tracker.taskId as string, tracker, reader);
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return (this.#upstream = this.events[Symbol.asyncIterator]());
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> | Promise<Step<StreamResponse>> {
+    if (this.#resting) return result.done ? END : { items: [result.value] };
+    if (result.done) return this.#resumable() ? this.#rest({}) : END;
+    this.tracker.note(result.value);
+    return { items: [result.value] };
+  }
+
+  protected override recover(error: unknown): Promise<Step<StreamResponse>> {
+    // A stream that broke off right after the waiting task a follow-up opens with: the agent goes on with the
+    // answer. (One that ended there cleanly said all: that task was the answer.)
+    const resumableAfterBreak = this.#resumable() || (this.tracker.heldStatus !== undefined && !this.reader.signal.aborted);
+    if (this.#resting || !resumableAfterBreak || !brokeOff(error)) throw error;
+    return this.#rest({ error });
+  }
+
+  #resumable(): boolean {
+    const { tracker, reader } = this;
+    return tracker.taskId !== undefined && tracker.state !== undefined && isActiveState(tracker.state) && !reader.signal.aborted;
+  }
+
+  async #rest(broke: { error?: unknown }): Promise<Step<StreamResponse>> {
+    await Promise.resolve(this.#upstream?.return?.()).catch(() => undefined);
+    this.#resting = true;
+    this.continueWith(restAfterBreak(this.tracker.taskId as string, this.tracker, this.reader, broke));
+    return { items: [] };
+  }
+}
+
+const END: Step<never> = { items: [], end: true };
+
+/**
+ * The rest of the turn after its stream broke; when that fails too, the turn ends as it would have without it: the
+ * stream's error is thrown, a stream that just ended ends (the reply says it broke off).
+ */
+async function* restAfterBreak(taskId: string, tracker: ShownTurn, reader: Reader, broke: { error?: unknown }): AsyncGenerator<StreamResponse> {
+  const ended = yield* restOfTurn(taskId, tracker, reader);
   // The turn's own time limit ended the reading: that is why it failed, as it would be without the break.
   if (!ended && reader.signal.aborted) throw reader.signal.reason;
   if (!ended && 'error' in broke) throw broke.error;

@@ -11,6 +11,7 @@ import {
   type TaskStatus,
   type TaskStatusUpdateEvent,
 } from '../../model/index.js';
+import { asyncIteratorOf, SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { joinText } from '../../translate/index.js';
 import type { TurnSoFar } from './turn-rest.js';
 import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
@@ -229,12 +230,29 @@ class AttemptNotes implements ShownTurn {
 }
 
 /** Events that no recovery relays (a blocking answer, a re-prompt, a finished cut turn's rest), noted as they pass. */
-export async function* noted(
+export function noted(
   events: AsyncIterable<StreamResponse> | Iterable<StreamResponse>,
   tracker: Pick<ShownTurn, 'note'>,
-): AsyncGenerator<StreamResponse> {
-  for await (const event of events) {
-    tracker.note(event);
-    yield event;
+): AsyncIterableIterator<StreamResponse> {
+  return new Noted(events, tracker);
+}
+
+/** A stage (core/stepped-stages.ts): read through with the layers below it. */
+class Noted extends SteppedStage<StreamResponse, StreamResponse> {
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse> | Iterable<StreamResponse>,
+    private readonly tracker: Pick<ShownTurn, 'note'>,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return asyncIteratorOf(this.events);
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<StreamResponse> {
+    if (result.done) return { items: [], end: true };
+    this.tracker.note(result.value);
+    return { items: [result.value] };
   }
 }

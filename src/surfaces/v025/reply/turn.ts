@@ -1,4 +1,5 @@
 import { eventTaskState, isActiveState, isInterruptedState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
+import { SteppedStage, type Step } from '../../../core/stepped-stages.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
 import { closeReply, failReply, reduceReply } from './reducer.js';
 import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
@@ -70,31 +71,72 @@ class HeldTurnReply implements TurnReply {
  * returns at an interrupted state (A2A 1.0), and an a2a-js agent holds its stream open there until the
  * call's bound, which lost the agent's "please sign in" to a timeout.
  */
-export async function* replyEvents(
+export function replyEvents(
   source: AsyncIterable<StreamResponse>,
   reply: TurnReply,
   { waitsForTurnEnd = true, answersAtInterruption = false }: { waitsForTurnEnd?: boolean; answersAtInterruption?: boolean } = {},
-): AsyncGenerator<V025StreamEvent> {
-  const upstream = source[Symbol.asyncIterator]();
-  let lastState: TaskState | undefined;
-  try {
-    for (let next = await upstream.next(); !next.done; next = await upstream.next()) {
-      lastState = eventTaskState(next.value) ?? lastState;
-      yield* reply.push(next.value);
-      if (reply.done) return;
-      // Only a status update says the agent now waits: a follow-up's stream may open with the task as it
-      // stood, waiting on the question this message answers.
-      if (answersAtInterruption && 'statusUpdate' in next.value && isInterruptedState(next.value.statusUpdate.status.state)) {
-        yield* reply.close();
-        return;
-      }
+): AsyncIterableIterator<V025StreamEvent> {
+  return new ReplyEvents(source, reply, waitsForTurnEnd, answersAtInterruption);
+}
+
+/**
+ * replyEvents as a stage (core/stepped-stages.ts), not a generator: on a facade stream it is read through, with the
+ * layers below it, in one reaction per event. Its source is returned at every end, as the generator's `finally` did.
+ */
+class ReplyEvents extends SteppedStage<StreamResponse, V025StreamEvent> {
+  #lastState: TaskState | undefined;
+
+  constructor(
+    private readonly events: AsyncIterable<StreamResponse>,
+    private readonly reply: TurnReply,
+    private readonly waitsForTurnEnd: boolean,
+    private readonly answersAtInterruption: boolean,
+  ) {
+    super();
+  }
+
+  protected open(): AsyncIterator<StreamResponse> {
+    return this.events[Symbol.asyncIterator]();
+  }
+
+  protected step(result: IteratorResult<StreamResponse>): Step<V025StreamEvent> {
+    try {
+      return this.#made(result);
+    } catch (error) {
+      return this.recover(error);
     }
-    const brokeOff = lastState === undefined || (waitsForTurnEnd && isActiveState(lastState));
-    yield* brokeOff ? reply.brokeOff() : reply.close();
-  } catch (error) {
-    if (!reply.started) throw error;
-    yield* reply.fail(toA2AError(error).message);
-  } finally {
-    await upstream.return?.().catch(() => undefined);
+  }
+
+  #made(result: IteratorResult<StreamResponse>): Step<V025StreamEvent> {
+    const reply = this.reply;
+    if (result.done) {
+      const lastState = this.#lastState;
+      const brokeOff = lastState === undefined || (this.waitsForTurnEnd && isActiveState(lastState));
+      return { items: brokeOff ? reply.brokeOff() : reply.close(), end: true };
+    }
+    const event = result.value;
+    this.#lastState = eventTaskState(event) ?? this.#lastState;
+    const items = reply.push(event);
+    if (reply.done) return { items, end: true };
+    // Only a status update says the agent now waits: a follow-up's stream may open with the task as it
+    // stood, waiting on the question this message answers.
+    if (this.answersAtInterruption && 'statusUpdate' in event && isInterruptedState(event.statusUpdate.status.state)) {
+      return { items, after: () => this.#closed() };
+    }
+    return { items };
+  }
+
+  /** The reply closed once what the interrupting event made is handed on. */
+  #closed(): Step<V025StreamEvent> {
+    try {
+      return { items: this.reply.close(), end: true };
+    } catch (error) {
+      return this.recover(error);
+    }
+  }
+
+  protected override recover(error: unknown): Step<V025StreamEvent> {
+    if (!this.reply.started) throw error;
+    return { items: this.reply.fail(toA2AError(error).message), end: true };
   }
 }
