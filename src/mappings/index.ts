@@ -1,4 +1,4 @@
-export { loadMappingProfile, clearMappingProfileCache, defaultMappingsDir, findMappingsDir } from './load.js';
+export { loadMappingProfile, clearMappingProfileCache, defaultMappingsDir, findMappingsDir, mappingProfileNames } from './load.js';
 export type { MappingOverrides, LoadMappingOptions, TableName } from './load.js';
 export type { MappingProfile } from './profile.js';
 export { TABLES, TABLE_NAMES } from './tables.js';

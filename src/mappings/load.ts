@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -28,6 +28,14 @@ const ProfileFile = z.strictObject({
 /** The package's `mappings/` folder, found by walking up from this module (works from src/ and dist/). */
 export function defaultMappingsDir(): string {
   return findMappingsDir(dirname(fileURLToPath(import.meta.url)));
+}
+
+/** The profiles there are to name (`bailian.profile`): the files of `<dir>/profiles`, by name. */
+export function mappingProfileNames(dir: string = defaultMappingsDir()): string[] {
+  return readdirSync(join(dir, 'profiles'))
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => file.slice(0, -'.json'.length))
+    .sort();
 }
 
 /** Walk up from `start` to the first folder holding both package.json and mappings/profiles. */

@@ -1,10 +1,12 @@
 import type { SecureContextOptions } from 'node:tls';
 import type { GatewayConfig } from '../config/schema.js';
-import { loadMappingProfile, type MappingProfile } from '../mappings/index.js';
+import { loadMappingProfile, mappingProfileNames, type MappingProfile } from '../mappings/index.js';
+import { ConfigError } from '../config/config-error.js';
 import type { KeyRing } from '../signing/keys.js';
 import { loadTlsFiles, tlsEnabled, type ClientTlsFiles } from '../http/tls.js';
 import { upstreamTlsFiles } from '../upstream/upstream-tls.js';
 import { openCallerSettingsWarning } from '../upstream/iac-code/open-caller-settings.js';
+import { assertPortSettingsDistinct } from './port-check.js';
 
 /** What the start reads from the operator's files and keys, each checked before anything starts. */
 export interface StartFiles {
@@ -16,8 +18,17 @@ export interface StartFiles {
   tls?: SecureContextOptions;
 }
 
-/** The facade's profile with the operator's overrides: a bad file or override throws here, at start. */
-export const loadFacadeProfile = (config: GatewayConfig): MappingProfile => loadMappingProfile(config.bailian.profile, config.bailian.mappings);
+/**
+ * The facade's profile with the operator's overrides: a bad file or override throws here, at start. A name no
+ * profile has is told as a setting outside its choices is (the text given is not repeated).
+ */
+export function loadFacadeProfile(config: GatewayConfig): MappingProfile {
+  const names = mappingProfileNames();
+  if (!names.includes(config.bailian.profile)) {
+    throw new ConfigError(`bailian.profile: expected one of ${names.join(', ')} (the mapping profiles in mappings/profiles)`);
+  }
+  return loadMappingProfile(config.bailian.profile, config.bailian.mappings);
+}
 
 /**
  * The start's checks of the configuration that need nothing started and no network: each reads what
@@ -43,6 +54,8 @@ const checks = (config: GatewayConfig) => ({
     await (await import('../push/state-files.js')).checkPushStateFiles(config);
   },
   tls: async () => (tlsEnabled(config.tls) ? loadTlsFiles(config.tls) : undefined),
+  // Whether the ports are free depends on the host serve runs on; two settings naming one port does not.
+  ports: async () => assertPortSettingsDistinct(config),
 });
 
 /** serve: the files and keys, read and checked in turn; the first problem stops the start. */

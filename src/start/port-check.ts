@@ -81,6 +81,11 @@ function assertPortsDistinct(listeners: readonly Listener[]): void {
   });
 }
 
+/** Throws when two of port, grpc.port and metrics.port clash: the configuration alone tells it (check-config too). */
+export function assertPortSettingsDistinct(config: PortSettings): void {
+  assertPortsDistinct(listenersOf(config));
+}
+
 /**
  * Stops the start, before anything listens, when two of port, grpc.port and metrics.port clash or one of
  * them is taken, in words naming the setting(s) to change.

@@ -1,0 +1,37 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../support/run-cli.js';
+
+/**
+ * A mistyped `bailian.profile` stops serve and check-config, as every bad setting does, with a line naming the
+ * setting and its choices, as `store: expected one of memory, redis` does (the text given is not repeated), not the
+ * mapping loader's file name, which the start's path scrubbing cut to `mappingsbailain.json`.
+ */
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'a2a-bridge-profile-name-'));
+  await writeFile(path.join(dir, 'gw.yml'), ['bailian:', '  profile: bailain'].join('\n'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a bailian.profile no profile has', { timeout: 60_000 }, () => {
+  it('is told by check-config and serve alike, naming the setting and the profiles there are, exit 2', async () => {
+    const check = await cli(['check-config', '--config', 'gw.yml'], {}, dir);
+    const serve = await cli(['serve', '--config', 'gw.yml', '--port', '0', '--log-level', 'silent'], {}, dir);
+    for (const run of [check, serve]) {
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('bailian.profile: expected one of a2a-0.2.5, bailian (the mapping profiles in mappings/profiles)');
+      expect(run.stderr).not.toContain('bailain');
+    }
+  });
+
+  it('given in the environment too', async () => {
+    const check = await cli(['check-config'], { A2A_BRIDGE_BAILIAN__PROFILE: 'custom' });
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain('bailian.profile: expected one of a2a-0.2.5, bailian');
+  });
+});
