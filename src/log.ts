@@ -135,13 +135,14 @@ const PROBES: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
  * A probe (`/health`, `/ready`) comes every few seconds from every balancer and kubelet: its line is at debug,
  * failing or not, so probes do not flood the log; `/ready` turning not ready, and ready again, is told once
  * (surfaces/health.ts). A call that failed for a reason not the caller's (the handlers noted its `cause`: an
- * upstream refused, reset, timed out, answered 5xx) is a warning even when its binding answered HTTP 200
- * (JSON-RPC, the facade).
+ * upstream refused, reset, timed out, answered 5xx) is a warning whatever its binding answered (HTTP 200 on
+ * JSON-RPC and the facade, 503 or 504 on HTTP+JSON), so one outage is told alike on every binding; a 5xx
+ * without such a cause is the gateway's own failure, at error.
  */
 const levelOf = (c: Context<GatewayEnv>, fields: LogFields): 'error' | 'warn' | 'info' | 'debug' => {
   if (PROBES.has(c.req.path)) return 'debug';
-  if (c.res.status >= 500) return 'error';
-  return fields.cause === undefined ? 'info' : 'warn';
+  if (fields.cause !== undefined) return 'warn';
+  return c.res.status >= 500 ? 'error' : 'info';
 };
 
 /** `X-Request-Id` on the response, so a caller can quote it and find the log line. */
@@ -160,8 +161,8 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
  * go out (status 200, `stream: true`): the line measures time to first byte, not the stream's lifetime;
  * at info a second line, `stream ended`, tells its end (observability/stream-end-log.ts).
  *
- * Above `info` no request line is written except a failed request's (5xx, at `error`; a failure not the
- * caller's answered otherwise, at `warn`; a probe's at `debug`), nor a `stream ended` line but one at `warn`,
+ * Above `info` no request line is written except a failed request's (a failure not the caller's, at `warn`;
+ * another 5xx, at `error`; a probe's at `debug`), nor a `stream ended` line but one at `warn`,
  * so the per-request child logger and its redaction are skipped but for streams.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
