@@ -3,6 +3,7 @@ import type { FollowEntry, FollowJournal } from './follow-journal.js';
 import { redisScript } from '../redis/connection.js';
 import { defaultConsumerName } from './queue/redis-streams-options.js';
 import type { PushLogger } from './queue/types.js';
+import { throttledWarnings } from '../throttled-warnings.js';
 
 export interface RedisFollowJournalOptions {
   /** Owned by the caller: the journal neither connects nor quits it. */
@@ -127,6 +128,9 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
    * this replica's own follows too (the follower starts those it does not run yet).
    */
   let claimUnanswered = false;
+  // A Redis that froze fails every renewal (a third of the lease): told once a minute, the rest counted, as the
+  // other stores' lease renewals are; the push-configs connection's own warning names the Redis and the error.
+  const renewalFailed = throttledWarnings(logger);
 
   const liveEntries = async (): Promise<FollowEntry[]> => {
     const now = Date.now();
@@ -144,7 +148,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       }
       renewed = true;
     } catch (error) {
-      logger.warn({ err: error, replicaId }, 'push follow lease could not be renewed');
+      renewalFailed({ err: error, replicaId }, 'push follow lease could not be renewed');
     }
   }
 

@@ -6,6 +6,7 @@ import type { PushLogger } from './queue/types.js';
 import type { PushWatcher } from './watch.js';
 import { followLifetime } from './follow-lifetime.js';
 import { defaultFollowsPerOwner, followsPerOwner } from './follows-per-owner.js';
+import { throttledWarnings } from '../throttled-warnings.js';
 
 /**
  * Following a task the gateway answered while it was still running (a `returnImmediately` turn, or an
@@ -89,6 +90,8 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
   const running = new Map<string, RunningFollow>();
   const journal = deps.journal ?? inMemoryOnly;
   let adoption: { timer: NodeJS.Timeout; round?: Promise<void> } | undefined;
+  // A round every few seconds fails for as long as Redis does not answer: told once a minute, the rest counted.
+  const claimFailed = throttledWarnings(logger);
   /** Journal writes under way, each after the last one of its task: stop waits for them. */
   const writes = new Map<string, Promise<unknown>>();
 
@@ -223,7 +226,7 @@ export function createTaskFollower(deps: TaskFollowerDeps): TaskFollower {
       // Claimed but not started because of the stop: they stay this replica's, and its stop frees them for another.
       for (const entry of await claim(maxFollowed - running.size)) start(entry, true);
     })()
-      .catch((error: unknown) => logger.warn({ err: error }, 'push follow: the follows of replicas that are gone could not be claimed'))
+      .catch((error: unknown) => claimFailed({ err: error }, 'push follow: the follows of replicas that are gone could not be claimed'))
       .finally(() => {
         if (adoption) delete adoption.round;
       });

@@ -9,7 +9,7 @@ import type { StreamResponse, Task, TaskState } from '../../src/model/index.js';
 import { createMemoryConfigStore } from '../../src/push/config-store/memory.js';
 import { createTaskFollower } from '../../src/push/follow.js';
 import type { FollowEntry, FollowJournal } from '../../src/push/follow-journal.js';
-import type { PushJob } from '../../src/push/queue/types.js';
+import type { PushJob, PushLogger } from '../../src/push/queue/types.js';
 import { createMemoryNotifiedEvents } from '../../src/push/notified-events.js';
 import { createKeyRing } from '../../src/push/secrets.js';
 import { createPushWatcher } from '../../src/push/watch.js';
@@ -77,12 +77,12 @@ export function mapJournal(initial: FollowEntry[] = []): FollowJournal & { kept:
 export async function setup(
   subscriptions: Subscription[],
   snapshots: Array<Task | Error> = [],
-  options: { timeoutMs?: number; maxFollowed?: number; journal?: FollowJournal } = {},
+  options: { timeoutMs?: number; maxFollowed?: number; journal?: FollowJournal; logger?: PushLogger } = {},
 ) {
   const store = createMemoryConfigStore({ keyRing: createKeyRing([], { generateIfEmpty: {} }), maxConfigsPerTask: 10, allowPrivate: true });
   await store.create('basic:alice', 'T', { url: 'http://127.0.0.1:9/hook' });
   const jobs: PushJob[] = [];
-  const logger = { info() {}, warn() {}, error() {} };
+  const logger = options.logger ?? { info() {}, warn() {}, error() {} };
   const watcher = createPushWatcher({
     store,
     queue: { enqueue: async (job: PushJob) => void jobs.push(job) },
