@@ -38,9 +38,13 @@ export interface PushQueueFactoryOptions {
   blockMs?: number;
 }
 
+/** A notification's attempts in all before it is dead-lettered: `push-max-attempts`, unless the options override it. */
+export const maxDeliveryAttempts = (config: GatewayConfig, options: PushQueueFactoryOptions = {}): number =>
+  options.retry?.maxAttempts ?? config['push-max-attempts'];
+
 /** The queue `push-queue` selects, configured from the gateway config. */
 export function createPushQueue(config: GatewayConfig, options: PushQueueFactoryOptions = {}): PushQueue {
-  const retry: Partial<RetryPolicy> = { maxAttempts: config['push-max-attempts'], ...options.retry };
+  const retry: Partial<RetryPolicy> = withFields(options.retry ?? {}, { maxAttempts: maxDeliveryAttempts(config, options) });
   if (config['push-queue'] === 'redis-streams') {
     // Redis can go away for longer than a command waits for it: what it refuses meanwhile is held (on disk), not lost.
     const streams = createRedisStreamsQueue({

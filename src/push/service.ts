@@ -15,7 +15,15 @@ import { disabledPushService, overlay } from './disabled-service.js';
 import { createFileConfigStore } from './config-store/file.js';
 import type { PushConfigStore } from './config-store/types.js';
 import { createPushHandler } from './dispatch.js';
-import { createPushConfigStore, createPushKeyRing, createPushQueue, redisConfigKeyPrefix, type PushQueueFactoryOptions } from './index.js';
+import {
+  countedOutcome,
+  createPushConfigStore,
+  createPushKeyRing,
+  createPushQueue,
+  maxDeliveryAttempts,
+  redisConfigKeyPrefix,
+  type PushQueueFactoryOptions,
+} from './index.js';
 import { resolveNotificationHeaders } from './payload.js';
 import { inlineConfigTaker } from './inline-config.js';
 import { asFoundOf, statusBeforeTurn } from './as-found.js';
@@ -240,11 +248,12 @@ export async function createPushService(config: GatewayConfig, deps: PushService
         logger,
       );
       const metrics = deps.metrics;
+      const maxAttempts = maxDeliveryAttempts(config, deps.queue);
       queue.start(
         metrics
           ? async (job) => {
               const result = await handler(job);
-              metrics.pushDelivery(result.outcome);
+              metrics.pushDelivery(countedOutcome(job, result, maxAttempts));
               return result;
             }
           : handler,

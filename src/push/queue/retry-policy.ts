@@ -26,6 +26,16 @@ export function retryDelayMs(policy: RetryPolicy, failedAttempts: number, random
   return Math.max(0, Math.round(jittered));
 }
 
+/** Whether a job's failed attempt was its last (`push-max-attempts` in all): a failure for now is then given up on too. */
+export const wasLastAttempt = (job: PushJob, maxAttempts: number): boolean => job.attempt + 1 >= maxAttempts;
+
+/**
+ * What an attempt counts as (`a2a_bridge_push_deliveries_total`): its result's outcome, but a failure for now on the
+ * job's last attempt is `permanent`, as dispose() dead-letters it: the job is given up on either way.
+ */
+export const countedOutcome = (job: PushJob, result: DeliveryResult, maxAttempts: number): DeliveryResult['outcome'] =>
+  result.outcome === 'retry' && wasLastAttempt(job, maxAttempts) ? 'permanent' : result.outcome;
+
 export type Disposition = { kind: 'ack' } | { kind: 'retry'; job: PushJob } | { kind: 'dead'; job: PushJob; reason: string };
 
 /**
@@ -44,7 +54,7 @@ export function dispose(job: PushJob, result: DeliveryResult, policy: RetryPolic
   const lastError = result.error ?? (result.status !== undefined ? `HTTP ${result.status}` : 'delivery failed');
   const updated: PushJob = withFields(job, { attempt, lastError, ...(result.mayHaveArrived ? { mayHaveArrived: true } : {}) });
   if (result.outcome === 'permanent') return { kind: 'dead', job: updated, reason: lastError };
-  if (attempt >= policy.maxAttempts) {
+  if (wasLastAttempt(job, policy.maxAttempts)) {
     return { kind: 'dead', job: updated, reason: `gave up after ${attempt} attempts: ${lastError}` };
   }
   const nextAttemptAt = now + retryDelayMs(policy, attempt);
