@@ -2,6 +2,7 @@ import { Journal } from './journal.js';
 import { DEFAULT_RETRY_POLICY, dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import { silentLogger, type PushHandler, type PushJob, type PushLogger, type PushQueue } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
+import { webhookOrigin } from './webhook-origin.js';
 import { withFields } from '../../model/index.js';
 import { MAX_TIMER_MS } from '../../timed-signal.js';
 
@@ -128,7 +129,14 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       } else {
         await journal.deadLetter(next.job, next.reason);
         logger.error(
-          { jobId: job.jobId, taskId: job.taskId, configId: job.configId, attempts: next.job.attempt, reason: next.reason },
+          {
+            jobId: job.jobId,
+            taskId: job.taskId,
+            configId: job.configId,
+            webhook: webhookOrigin(job.url),
+            attempts: next.job.attempt,
+            reason: next.reason,
+          },
           'A2A push notification dead-lettered',
         );
       }

@@ -1,6 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { dispose, runHandler, type RetryPolicy } from './retry-policy.js';
 import type { PushHandler, PushJob, PushLogger } from './types.js';
+import { webhookOrigin } from './webhook-origin.js';
 import { withFields } from '../../model/index.js';
 import { redisScript } from '../../redis/connection.js';
 import type { Ahead, WebhookOrder } from './webhook-order.js';
@@ -77,7 +78,8 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
     await execAll(
       order.leave(commands.multi().xadd(options.deadStream, '*', 'job', payload, 'reason', reason).xack(stream, group, id).xdel(stream, id), job, id),
     );
-    logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, reason }, 'A2A push notification dead-lettered');
+    const webhook = job && webhookOrigin(job.url);
+    logger.error({ jobId: job?.jobId, taskId: job?.taskId, configId: job?.configId, webhook, reason }, 'A2A push notification dead-lettered');
   }
 
   async function handle(run: PushHandler, [id, fields]: StreamEntry, claimed: boolean): Promise<EntryHandling> {
