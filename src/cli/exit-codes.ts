@@ -17,9 +17,13 @@ export const EXIT_NEEDS_INPUT = 4;
 /** 401 or 403: the agent turned the request away for its credentials (missing or wrong), whatever the command. */
 export const isCredentialsRefused = (status: number | undefined): status is 401 | 403 => status === 401 || status === 403;
 
-/** Absolute paths and file: URLs in a message become their last segment: an operator needs the name, not our layout. */
+/**
+ * Absolute paths and file: URLs in a message become their last segment: an operator needs the name, not our layout.
+ * Only a path of its own (at the start, or after a space, a quote, a bracket...): a URL's path and a relative
+ * path's rest (`mappings/profiles/x.json`) are part of what they name, and stay whole.
+ */
 export function withoutPaths(message: string): string {
-  return message.replace(/(?:file:\/\/)?(?:\/[^\s/:'"()]+)+\/([^\s/:'"()]+)/g, '$1');
+  return message.replace(/(?<![\w.:/-])(?:file:\/\/)?(?:\/[^\s/:'"()]+)+\/([^\s/:'"()]+)/g, '$1');
 }
 
 /** One line: the first line of an error's message, without paths. */
