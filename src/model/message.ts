@@ -25,6 +25,32 @@ export type Message = z.infer<typeof Message>;
 export const sameMessage = (a: Message | undefined, b: Message | undefined): boolean =>
   a !== undefined && b !== undefined && a.messageId === b.messageId && isDeepStrictEqual(a.parts, b.parts);
 
+/**
+ * Whether the status message that gives way is in the task's history already. An a2a-js agent (1.x, and 0.2.5) writes
+ * each status message into its history as it sends it, so its Task (a stream's opening snapshot, a GetTask answer)
+ * holds its status message there, as the last of the agent's messages (the caller's answer may follow it, folded
+ * in since): moved again, the agent's question would read twice, after the caller's answer. iac-code's SDK moves
+ * it only when the status moves on, and reuses its ids in every turn (`<taskId>-message` for each chunk,
+ * `<taskId>-2` for the final text), so a turn's "Done." is an earlier turn's message to the letter: only the
+ * agent's last message in the history counts (an earlier chunk or turn alike is moved), and one of the new status
+ * message's id, or one of a run of its id, is always moved.
+ */
+export function statusMessageInHistory(
+  history: readonly Message[] | undefined,
+  previous: Message,
+  next: Message | undefined,
+  limit: number,
+): boolean {
+  if (!history || previous.messageId === next?.messageId) return false;
+  // Of what a write keeps (a batch bounds its history once, at its end): a batch finds what one event at a time would.
+  const from = Math.max(0, history.length - limit);
+  // The agent's last message, past the caller's that followed it: a few steps, however long the history.
+  let last = history.length - 1;
+  while (last >= from && history[last]!.role === 'ROLE_USER') last--;
+  // One of a run of its id is a chunk (an a2a-js 1.x agent gives each message an id of its own): moved.
+  return last >= from && sameMessage(history[last], previous) && (last - 1 < from || history[last - 1]!.messageId !== previous.messageId);
+}
+
 /** A message's words, when it is all text (a run of pieces is compared by its words). */
 const wordsOf = (message: Message): string | undefined =>
   message.parts.every((part) => part.text !== undefined) ? message.parts.map((part) => part.text).join('') : undefined;

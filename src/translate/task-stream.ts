@@ -1,4 +1,5 @@
 import {
+  statusMessageInHistory,
   withFields,
   type Message,
   type StreamResponse,
@@ -38,13 +39,15 @@ export function answerOfTask(task: StreamTask, message: Message): StreamResponse
  * The same answer to a blocking call: a2a-js 0.2.5 answers `message/send` with the Message alone, which names
  * its task (`taskId`). `task` (the agent's Task as it stands, or one with its ids only) becomes what the stream's
  * events make of it, folded as the SDKs' task managers fold a status update (the previous status message moves
- * into the history): COMPLETED, with the message. Relayed as a Message, its task was never recorded, and stayed
- * working for GetTask while the same turn streamed said COMPLETED.
+ * into the history, unless the agent filed it there already, as the registry's fold decides): COMPLETED, with the
+ * message. Relayed as a Message, its task was never recorded, and stayed working for GetTask while the same turn
+ * streamed said COMPLETED.
  */
 export function answeredTask(task: Task, message: Message): Task {
   const status = answeredStatus({ taskId: task.id, contextId: task.contextId ?? message.contextId ?? '' }, message);
   const previous = task.status.message;
-  return withFields(task, { status, ...(previous ? { history: [...(task.history ?? []), previous] } : {}) });
+  const moved = previous && !statusMessageInHistory(task.history, previous, message, Infinity);
+  return withFields(task, { status, ...(moved ? { history: [...(task.history ?? []), previous] } : {}) });
 }
 
 /**

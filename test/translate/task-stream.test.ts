@@ -22,6 +22,13 @@ describe("an older agent's answer given as a Message of its task", () => {
     expect(streamed?.history?.map((entry) => entry.messageId)).toEqual(['ask', 'progress']);
   });
 
+  it('over a task whose history holds its status message already (a2a-js files it there): the message once, as streamed', () => {
+    const filed: Task = { ...working, history: [...(working.history ?? []), working.status.message!] };
+    const streamed = foldEvents(filed, [answerOfTask({ taskId: 't1', contextId: 'c1' }, answer)], 1000);
+    expect(answeredTask(filed, answer)).toEqual(streamed);
+    expect(answeredTask(filed, answer).history?.map((entry) => entry.messageId)).toEqual(['ask', 'progress']);
+  });
+
   it('over a task known by its ids alone: COMPLETED with the answer, in the answer context when the task names none', () => {
     const bare: Task = { id: 't2', status: { state: 'TASK_STATE_WORKING' } };
     const answered = answeredTask(bare, { ...answer, contextId: 'c2' });

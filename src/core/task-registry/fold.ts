@@ -3,7 +3,7 @@ import {
   eventTaskRef,
   isActiveState,
   isTerminalState,
-  sameMessage,
+  statusMessageInHistory,
   type Artifact,
   type Message,
   type StreamResponse,
@@ -130,7 +130,7 @@ class TaskDraft {
     task.status = update.status;
     if (!task.contextId && update.contextId) task.contextId = update.contextId;
     // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
-    if (previous && !alreadyInHistory(task.history, previous, update.status.message, this.historyLimit)) this.appendHistory(task, previous);
+    if (previous && !statusMessageInHistory(task.history, previous, update.status.message, this.historyLimit)) this.appendHistory(task, previous);
     // Struct MergeFrom: top-level keys of the update replace the task's.
     if (update.metadata) task.metadata = withFields(task.metadata, update.metadata);
   }
@@ -184,27 +184,6 @@ export function boundHistory(task: Task, limit: number, partMaxBytes = Infinity)
   return withoutLargeUserParts(withFields(task, { history: history.slice(history.length - limit) }), partMaxBytes);
 }
 
-/**
- * Whether the status message that gives way is in the task's history already. An a2a-js 1.x agent writes each
- * status message into its history as it sends it, so its Task (a stream's opening snapshot, a GetTask answer)
- * holds its status message there, as the last of the agent's messages (the caller's answer may follow it, folded
- * in since): moved again, the agent's question would read twice, after the caller's answer. iac-code's SDK moves
- * it only when the status moves on, and reuses its ids in every turn (`<taskId>-message` for each chunk,
- * `<taskId>-2` for the final text), so a turn's "Done." is an earlier turn's message to the letter: only the
- * agent's last message in the history counts (an earlier chunk or turn alike is moved), and one of the new status
- * message's id, or one of a run of its id, is always moved.
- */
-function alreadyInHistory(history: readonly Message[] | undefined, previous: Message, next: Message | undefined, limit: number): boolean {
-  if (!history || previous.messageId === next?.messageId) return false;
-  // Of what a write keeps (a batch bounds its history once, at its end): a batch finds what one event at a time would.
-  const from = Math.max(0, history.length - limit);
-  // The agent's last message, past the caller's that followed it: a few steps, however long the history.
-  let last = history.length - 1;
-  while (last >= from && history[last]!.role === 'ROLE_USER') last--;
-  // One of a run of its id is a chunk (an a2a-js 1.x agent gives each message an id of its own): moved.
-  return last >= from && sameMessage(history[last], previous) && (last - 1 < from || history[last - 1]!.messageId !== previous.messageId);
-}
-
 /** An update for a task we never saw a snapshot of (0.2.5 agents may start with one): start a task for it. */
 function seedTask(taskId: string, contextId: string | undefined): Task {
   return contextId ? { id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } : { id: taskId, status: { state: 'TASK_STATE_SUBMITTED' } };
@@ -214,7 +193,7 @@ function foldStatus(current: Task | undefined, update: TaskStatusUpdateEvent, hi
   const base = current ?? seedTask(update.taskId, update.contextId);
   // Like the SDK's TaskManager: the previous status message becomes history when the status moves on.
   const previous = base.status.message;
-  const moved = previous && !alreadyInHistory(base.history, previous, update.status.message, historyLimit);
+  const moved = previous && !statusMessageInHistory(base.history, previous, update.status.message, historyLimit);
   const history = moved ? [...(base.history ?? []), previous] : base.history;
   // Struct MergeFrom: top-level keys of the update replace the task's.
   const metadata = update.metadata ? withFields(base.metadata, update.metadata) : base.metadata;
