@@ -7,9 +7,11 @@ export const Role = z.enum(['ROLE_USER', 'ROLE_AGENT']);
 export type Role = z.infer<typeof Role>;
 
 const NO_PARTS = 'parts must contain at least one element';
+const NO_MESSAGE_ID = 'messageId is required';
 
 export const Message = z.looseObject({
-  messageId: z.string().min(1, 'messageId is required'),
+  // A client's empty id arrives left out (ProtoJSON omits empty strings): told it is required, as an empty one is.
+  messageId: z.string({ error: (issue) => (issue.input === undefined ? NO_MESSAGE_ID : undefined) }).min(1, NO_MESSAGE_ID),
   role: Role,
   // A client's empty list arrives left out (ProtoJSON omits empty repeated fields): named as what it was.
   parts: z.array(Part, { error: (issue) => (issue.input === undefined ? NO_PARTS : undefined) }).min(1, NO_PARTS),
