@@ -6,7 +6,9 @@ import { MAX_TIMER_MS } from '../timed-signal.js';
 import { stopWhenNpmParentLost } from './npm-parent-watch.js';
 
 /**
- * First SIGTERM/SIGINT drains (bounded by drain-timeout-ms plus a margin); a second one exits at once.
+ * First SIGTERM/SIGINT/SIGHUP drains (bounded by drain-timeout-ms plus a margin); a second one exits at once. SIGHUP
+ * (the terminal or ssh session that ran it closed) ended the process at once by Node's default, cutting every open
+ * stream without its closing frame and logging nothing.
  * Under npm, whose shell does not pass the signal on, the shell's end starts the drain too
  * (npm-parent-watch.ts), but it is no signal: a supervisor that signals the whole process group (systemd,
  * `timeout`, a terminal's Ctrl-C) kills npm and the gateway at once, and the gateway may see npm gone before
@@ -48,6 +50,7 @@ function exitOnSignals(close: () => Promise<void>, logger: Logger, drainMs: numb
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal);
   stopWhenNpmParentLost(() => {
     if (draining) return;
     logger.warn('npm, which started the gateway, has ended (its shell does not pass SIGTERM on): stopping as for SIGTERM');

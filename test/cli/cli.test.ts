@@ -63,6 +63,22 @@ describe('a2a-bridge serve', () => {
     }
   });
 
+  // A terminal or ssh session that closes sends SIGHUP: Node's default ends the process at once (code 129), cutting
+  // every open stream without its closing frame and logging nothing.
+  it('drains then exits 0 on SIGHUP, as on SIGTERM, saying so', async () => {
+    const serve = await serveCli(SERVE_ARGS);
+    try {
+      expect((await fetch(`${serve.url}/health`)).status).toBe(200);
+      serve.child.kill('SIGHUP');
+      const logged = await serve.logged((entry) => entry.msg === 'shutting down: draining open requests');
+      expect(logged).toMatchObject({ signal: 'SIGHUP' });
+      const [code] = await serve.exited;
+      expect(code).toBe(0);
+    } finally {
+      stop(serve.child);
+    }
+  });
+
   it('a rejection nobody handled is logged as an error and the gateway goes on serving (Node would end the process)', async () => {
     const serve = await serveCli(SERVE_ARGS, { preload: [path.join(root, 'test/cli/fixtures/stray-rejection.mjs')] });
     try {
