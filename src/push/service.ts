@@ -39,6 +39,8 @@ import { createPushWatcher, type PushWatcher } from './watch.js';
 import type { V025TaskRenderer } from './v025-body.js';
 import type { V1EventInliner } from './v1-body.js';
 import { closeRedis, connectRedis, requestPathRedis } from '../redis/connection.js';
+import { throttledWarnings } from '../throttled-warnings.js';
+import { webhookOrigin } from './queue/webhook-origin.js';
 import { redisEndpoint } from '../redis/tls.js';
 
 export interface PushServiceDeps {
@@ -249,15 +251,18 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       );
       const metrics = deps.metrics;
       const maxAttempts = maxDeliveryAttempts(config, deps.queue);
-      queue.start(
-        metrics
-          ? async (job) => {
-              const result = await handler(job);
-              metrics.pushDelivery(countedOutcome(job, result, maxAttempts));
-              return result;
-            }
-          : handler,
-      );
+      // A receiver out of reach is otherwise told only by its dead letter, some 4 minutes later with the defaults.
+      const retrying = throttledWarnings(logger);
+      queue.start(async (job) => {
+        const result = await handler(job);
+        const outcome = countedOutcome(job, result, maxAttempts);
+        metrics?.pushDelivery(outcome);
+        if (outcome === 'retry') {
+          const fields = { webhook: webhookOrigin(job.url), taskId: job.taskId, attempt: job.attempt + 1, maxAttempts };
+          retrying(withFields(fields, { error: result.error ?? `HTTP ${result.status}` }), 'A2A push notification not delivered: tried again later');
+        }
+        return result;
+      });
     },
 
     stop() {
