@@ -118,6 +118,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono<GatewayEnv> {
         ...(deps.languages ? { languages: deps.languages } : {}),
         ...(deps.turnLimits ? { turnLimits: deps.turnLimits } : {}),
         ...(deps.turnLetGo ? { turnLetGo: deps.turnLetGo } : {}),
+        // The calls it relays to a 0.2.5/0.3 agent pass the metered upstream by: the facade meters them itself.
+        ...(deps.observability?.metrics ? { metrics: deps.observability.metrics } : {}),
         // Through the same connection, credentials and bound as the agent's own routes the 1.0 surface serves.
         ...(deps.agentRoutes ? { pipelineState: pipelineStateReader(deps.agentRoutes) } : {}),
       }

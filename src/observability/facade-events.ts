@@ -22,12 +22,19 @@ function eventOf(frame: SseFrame): { kind: EventKind; state?: string } | undefin
  * (`shutdown` aborted) the drain cut it: every call still open then is ended with "shutting down", and the facade
  * tells a turn's user that the agent goes on with it and that their next message shows its end
  * (words.turnCutByShutdown), whose state is counted then. A blocking call whose caller hung up (`callerLeft`) is
- * answered `failed` to nobody: its caller read nothing, and the agent goes on with the turn. Counted apart, so that
- * an alert on the turns the agent failed fires neither on every rollout nor on every user (or Bailian time-out)
- * that stops waiting.
+ * answered `failed` to nobody: its caller read nothing, and the agent goes on with the turn. Else the reason the
+ * facade noted itself (`noted`, on the request's log fields): `timeout`, its `message/send` outlasted
+ * `upstream.request-timeout-ms` and its user read that the agent is still working on it (send.ts). (A `message/stream`
+ * whose first event outlasts its bound shows no state: it ends with an error frame.) Counted apart, so
+ * that an alert on the turns the agent failed fires neither on every rollout, nor on every user (or Bailian time-out)
+ * that stops waiting, nor on every turn longer than the gateway waits.
  */
-const reasonOf = (state: string, shutdown: AbortSignal | undefined, callerLeft?: () => boolean): TaskStateReason | undefined =>
-  state !== 'failed' ? undefined : shutdown?.aborted ? 'shutdown' : callerLeft?.() ? 'caller_left' : undefined;
+const reasonOf = (
+  state: string,
+  shutdown: AbortSignal | undefined,
+  callerLeft?: () => boolean,
+  noted?: TaskStateReason,
+): TaskStateReason | undefined => (state !== 'failed' ? undefined : shutdown?.aborted ? 'shutdown' : callerLeft?.() ? 'caller_left' : noted);
 
 /**
  * Counts the events of one facade stream as its caller receives them, for
@@ -64,17 +71,18 @@ export interface FacadeAnswer {
 
 /**
  * A facade `message/send` answered with a Task: the state its caller reads, once. `callerLeft` is asked only of
- * a failed answer (most are not).
+ * a failed answer (most are not); `noted`: the reason the facade noted on the request's log fields (`stateReason`).
  */
 export function countFacadeAnswer(
   metrics: GatewayMetrics,
   response: Response,
   shutdown: AbortSignal | undefined,
   callerLeft: () => boolean,
+  noted?: TaskStateReason,
 ): FacadeAnswer | undefined {
   const state = answeredV025TaskState(response);
   if (state === undefined) return undefined;
-  const reason = reasonOf(state, shutdown, callerLeft);
+  const reason = reasonOf(state, shutdown, callerLeft, noted);
   metrics.taskState('v025', state, reason);
   return { state, reason };
 }

@@ -32,7 +32,7 @@ export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSigna
     } else if (fields.method) {
       metrics.blockingCall(fields.surface, fields.method, seconds, timing.upstreamSeconds);
       if (fields.surface !== 'v025' || fields.method !== 'message/send') return;
-      const answer = countFacadeAnswer(metrics, c.res, shutdown, () => callerLeft(c));
+      const answer = countFacadeAnswer(metrics, c.res, shutdown, () => callerLeft(c), fields.stateReason);
       if (answer) await noteFacadeAnswer(c, answer, c.res);
     }
   };

@@ -1,4 +1,4 @@
-import type { AgentPort, CallContext, Upstream } from '../core/agent-port.js';
+import type { AgentPort, CallContext, CallTiming, Upstream } from '../core/agent-port.js';
 import type { CardFetcher } from '../core/card-refresher.js';
 import { A2AError, eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
 import { tapIterable } from '../core/iterables.js';
@@ -65,6 +65,35 @@ const failureOutcome = (error: unknown): UpstreamOutcome =>
   error instanceof A2AError && error.upstreamFault === 'credentials' ? 'refused' : 'error';
 
 /**
+ * One call to the upstream that answers once, timed for the upstream histograms and counted by how it went: a throw by
+ * failureOutcome, a result by `outcomeOf` (default `ok`). Its time is added to the inbound request's record (`timing`),
+ * so that the gateway's own share can be told apart. The metered upstream's unary calls go through it, and so do the
+ * calls the facade relays to a 0.2.5/0.3 agent past the core (surfaces/v025/relay-observed.ts), named by their 0.2.5 method.
+ */
+export async function timedUpstreamCall<T>(
+  metrics: GatewayMetrics,
+  method: string,
+  timing: CallTiming | undefined,
+  call: () => Promise<T>,
+  outcomeOf?: (result: T) => UpstreamOutcome,
+): Promise<T> {
+  const started = performance.now();
+  let outcome: UpstreamOutcome = 'error';
+  try {
+    const result = await call();
+    outcome = outcomeOf ? outcomeOf(result) : 'ok';
+    return result;
+  } catch (error) {
+    outcome = failureOutcome(error);
+    throw error;
+  } finally {
+    const seconds = (performance.now() - started) / 1000;
+    if (timing) timing.upstreamSeconds += seconds;
+    metrics.upstreamCall(method, outcome, seconds);
+  }
+}
+
+/**
  * `source`, telling `failed` the error its first read fails with: a stream the agent refuses fails there, at its
  * headers. Only the first read is watched; then it is the source's own, and a Stage above reads the source through this
  * (a Forwarder), so the stream's run of layers goes on below the metered tap and an event costs nothing here.
@@ -117,23 +146,11 @@ const watchFirstRead = <T>(source: AsyncIterable<T>, failed: (error: unknown) =>
 export function meteredUpstream<U extends Upstream>(upstream: U, metrics: GatewayMetrics): U {
   const methods: Record<string, unknown> = {};
   for (const name of UNARY_METHODS) {
-    methods[name] = async (...args: unknown[]) => {
-      const started = performance.now();
-      let outcome: UpstreamOutcome = 'error';
-      try {
-        const result = await (upstream[name] as (...a: unknown[]) => Promise<unknown>).apply(upstream, args);
-        outcome = 'ok';
-        return result;
-      } catch (error) {
-        outcome = failureOutcome(error);
-        throw error;
-      } finally {
-        const seconds = (performance.now() - started) / 1000;
-        const ctx = callContextOf(args) as CallContext | undefined;
-        if (ctx?.timing) ctx.timing.upstreamSeconds += seconds;
-        metrics.upstreamCall(methodName(name), outcome, seconds);
-      }
-    };
+    const method = methodName(name);
+    methods[name] = (...args: unknown[]) =>
+      timedUpstreamCall(metrics, method, (callContextOf(args) as CallContext | undefined)?.timing, () =>
+        (upstream[name] as (...a: unknown[]) => Promise<unknown>).apply(upstream, args),
+      );
   }
   for (const name of STREAM_METHODS) {
     methods[name] = (request: never, ctx: CallContext) => {

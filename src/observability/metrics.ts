@@ -14,9 +14,10 @@ export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 /**
  * Why a turn ended in the state counted without the agent failing it: `shutdown`, the gateway's drain (a rollout)
  * cut the turn while the agent goes on with it; `caller_left`, its caller hung up on a blocking call and read
- * nothing. Two values, so the label adds two series.
+ * nothing; `timeout`, the gateway's bound on a blocking call (`upstream.request-timeout-ms`) passed while the agent
+ * goes on with the turn, its user told so. Three values, so the label adds three series.
  */
-export type TaskStateReason = 'shutdown' | 'caller_left';
+export type TaskStateReason = 'shutdown' | 'caller_left' | 'timeout';
 
 /**
  * How a call to the upstream agent went: `refused`, the agent refused the gateway's own credentials (HTTP 401/403,

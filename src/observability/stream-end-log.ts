@@ -68,28 +68,43 @@ function endFields(end: SseEnd, shown: StreamShown | undefined): Record<string, 
  * bound passed, the facade's turn failed), as a failed call's request line is. Told by the gateway's own
  * SSE channel at its end, nothing per frame (what a facade stream showed is what the facade noted on the request's
  * fields by then); a body relayed as the agent sent it (a pass-through to a 0.2.5 or 0.3 agent) is bytes, not
- * events, and gets no such line.
+ * events, and gets such a line only when the relay itself ends it (logRelayCut).
  */
 export function logStreamEnd(response: Response, logger: StreamEndLogger, started: number, fields: RequestLogFields): void {
-  observeSse(response.body, {
-    end(end) {
-      const ended = endFields(end, shownOf(fields));
-      const level = ended.cause !== undefined ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      // Unset fields (a stream with no task yet) are undefined, which the JSON line leaves out.
-      logger[level](
-        {
-          surface: fields.surface,
-          method: fields.method,
-          client: fields.client,
-          taskId: fields.taskId,
-          contextId: fields.contextId,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-          events: end.events,
-          ...ended,
-        },
-        'stream ended',
-      );
+  observeSse(response.body, { end: (end) => writeStreamEnd(logger, started, fields, endFields(end, shownOf(fields)), end.events) });
+}
+
+/**
+ * The `stream ended` line of a relayed stream the relay ended itself with its error frame (the agent silent past
+ * `stream-idle-timeout-ms`: src/upstream/v025/passthrough.ts), which no SSE channel of the gateway's observes: at warn,
+ * `ended: timeout` with its error code and cause, as a translated stream cut so is told. Its events are the agent's
+ * bytes, not counted.
+ */
+export function logRelayCut(logger: StreamEndLogger, started: number, fields: RequestLogFields, error: A2AError): void {
+  writeStreamEnd(logger, started, fields, endFields({ how: 'failed', events: 0, error }, undefined), undefined);
+}
+
+function writeStreamEnd(
+  logger: StreamEndLogger,
+  started: number,
+  fields: RequestLogFields,
+  ended: Record<string, unknown>,
+  events: number | undefined,
+): void {
+  const level = ended.cause !== undefined ? 'warn' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  // Unset fields (a stream with no task yet) are undefined, which the JSON line leaves out.
+  logger[level](
+    {
+      surface: fields.surface,
+      method: fields.method,
+      client: fields.client,
+      taskId: fields.taskId,
+      contextId: fields.contextId,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      events,
+      ...ended,
     },
-  });
+    'stream ended',
+  );
 }

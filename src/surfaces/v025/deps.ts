@@ -9,6 +9,8 @@ import type { TaskRegistry } from '../../core/task-registry/types.js';
 import type { UnknownTasks } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
 import type { PipelineStateReader } from '../../upstream/iac-code/pipeline-state.js';
+import type { RelayWatch } from '../../upstream/v025/passthrough.js';
+import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { V025AgentCard } from '../../protocol/v025/index.js';
 import type { CallOptions } from '../shared/call-pipeline.js';
 import type { ConversationLanguages } from './conversation-languages.js';
@@ -19,8 +21,11 @@ import { publicBaseUrl, type PublicUrlConfig } from '../shared/public-url.js';
 export interface V025Relay {
   /** The agent's own card, fetched now. */
   card(signal?: AbortSignal): Promise<V025AgentCard>;
-  /** The caller's JSON-RPC request relayed; the agent's answer comes back byte for byte (SSE included). */
-  forward(request: Request, body: string): Promise<Response>;
+  /**
+   * The caller's JSON-RPC request relayed; the agent's answer comes back byte for byte (SSE included). An agent out
+   * of reach is thrown (an A2AError); `watch` hears of a stream the relay cut itself.
+   */
+  forward(request: Request, body: string, watch?: RelayWatch): Promise<Response>;
 }
 
 /**
@@ -85,6 +90,8 @@ export interface V025FacadeDeps {
    * (continuation.ts previousEnded); absent: only turns running in this process are waited for.
    */
   turnLetGo?: TurnLetGo;
+  /** The gateway's metrics, for the calls the facade relays past the core (and so past the metered upstream); absent: none. */
+  metrics?: GatewayMetrics;
   /**
    * iac-code's journal of pipeline envelopes (its pipeline state route), read with the gateway's upstream
    * credentials when a broken stream's recovery cannot tell what a pipeline turn said; absent: not asked.

@@ -4,6 +4,7 @@ import type { BailianConfig } from '../../config/bailian-schema.js';
 import type { CardSnapshot } from '../../core/card-source.js';
 import { slotOrRefusal, type TurnSlot } from '../../core/turn-limits.js';
 import { onBodyEnd } from '../../observability/body-end.js';
+import { callerLeft } from '../../observability/caller-left.js';
 import { foreignContextError } from '../../core/admission.js';
 import { ownerAdmits } from '../../core/task-scope.js';
 import type { MappingProfile } from '../../mappings/index.js';
@@ -16,10 +17,11 @@ import { rewriteV025Card } from '../../translate/index.js';
 import type { GatewayEnv } from '../shared/env.js';
 import type { JsonRpcRequest } from '../shared/jsonrpc.js';
 import { jsonRpcResult } from '../shared/jsonrpc-endpoint.js';
+import { callerLeftAnswer } from '../shared/call-pipeline.js';
 import { extendedCardForFacadeCallers, FACADE_KEY_HEADER, facadeKeys } from './auth.js';
 import { facadeUrl, type V025FacadeDeps, type V025Relay } from './deps.js';
 import { recordingAnswer, type RelayedTask } from './passthrough-record.js';
-import { relayedAnswer } from './relay-answer.js';
+import { observedRelay } from './relay-observed.js';
 import { relayedPushParams } from './relayed-push-configs.js';
 
 /**
@@ -161,6 +163,8 @@ function namedTaskIds(params: Record<string, unknown>, message: Record<string, u
  * endpoint has read the original): the same envelope and params, not necessarily the same bytes.
  * The exchange follows the caller's connection only: a relayed stream cannot be given a closing
  * frame at shutdown, so it ends when the drain cuts the connection (which aborts the upstream call).
+ * It is logged and metered as a call through the core is (relay-observed.ts); a caller who hung up
+ * before the answer is answered as gone (`ended: caller_left`), not with the aborted call's error.
  */
 export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const { jsonrpc, id, method } = request;
@@ -170,14 +174,26 @@ export async function relayCall(relay: V025Relay, request: JsonRpcRequest, c: Co
   const params = relayedPushParams(method, request.params, deps.options);
   await refuseForeign(params, principal, deps);
   const body = jsonRpcText(params === undefined ? { jsonrpc, id, method } : { jsonrpc, id, method, params });
-  if (!SLOT_METHODS.has(method)) {
-    const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
-    return method === EXTENDED_CARD_METHOD ? extendedCard(answer, request, c, deps) : answer;
+  try {
+    if (!SLOT_METHODS.has(method)) {
+      const answer = await observedRelay(relay, method, body, c, deps);
+      return method === EXTENDED_CARD_METHOD ? await extendedCard(answer, request, c, deps) : answer;
+    }
+    return await relayedTurn(relay, method, body, c, deps);
+  } catch (error) {
+    // Its caller hung up, and that ended the relayed call: nothing failed, nobody reads an answer (as call-pipeline.ts tells it).
+    if (c.req.raw.signal.aborted && callerLeft(c)) return callerLeftAnswer(c);
+    throw error;
   }
+}
+
+/** A relayed message or resubscription, under its client's cap on turns in flight (turnSlot). */
+async function relayedTurn(relay: V025Relay, method: string, body: string, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
+  const principal = c.get('principal');
   const taking = turnSlot(c, deps);
   const slot = taking instanceof Promise ? await taking : taking;
   try {
-    const answer = await relayedAnswer(method, await relay.forward(c.req.raw, body), c.req.raw.signal);
+    const answer = await observedRelay(relay, method, body, c, deps);
     // Only messages start tasks; without credentials nothing needs them recorded (the agent answers for all).
     const relayed =
       !MESSAGE_METHODS.has(method) || deps.options.unknownTasks === 'agent'

@@ -196,6 +196,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
+    // Failed by the gateway's bound, its user told the agent goes on: no turn the agent failed (facade-events.ts reasonOf).
+    if (bound.passed && result.kind === 'task' && result.status.state === 'failed') noteLogFields(call.logFields, { stateReason: 'timeout' });
     return withoutGatewayMetadata(result);
   } catch (error) {
     throw begun.toldAtCut(error);

@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
 import type { UpstreamConfig } from '../../config/schema.js';
 import { exactId, jsonRpcText, type JsonRpcId } from '../../protocol/jsonrpc-exact-ids.js';
-import { isV025ErrorCode, type V025AgentCard } from '../../protocol/v025/index.js';
+import type { V025AgentCard } from '../../protocol/v025/index.js';
 import { createUpstreamPool, credentialHeaders, requestOn } from '../http.js';
 import { V025_SEND } from './errors.js';
 import { fromTransportError, streamWentIdle } from '../upstream-errors.js';
 import { createV025CardCache, type V025Dialect } from './card.js';
-import { withFields } from '../../model/index.js';
+import { withFields, type A2AError } from '../../model/index.js';
 
 export interface V025PassThroughOptions {
   /** Where the 0.2.5 agent lives (its card at `${baseUrl}/.well-known/agent.json`). */
@@ -30,10 +30,18 @@ export interface V025PassThrough {
    * answer as is: status, end-to-end headers and the body byte for byte, streamed as it arrives (SSE
    * included). Only allow-listed request headers travel; the caller's credentials for the facade
    * never do, the gateway's upstream credentials are added. When the caller goes away
-   * (`request.signal`) or cancels the body, the upstream exchange is cut.
+   * (`request.signal`) or cancels the body, the upstream exchange is cut. An agent that cannot be
+   * reached (or a caller gone before its answer) is thrown, as the A2AError the caller may read (its
+   * `cause` the transport's, for the log): the facade answers it in the method's shape and notes it.
    */
-  forward(request: Request, body: string): Promise<Response>;
+  forward(request: Request, body: string, watch?: RelayWatch): Promise<Response>;
   close(): Promise<void>;
+}
+
+/** What the facade is told of a relayed body that the relay itself ended, once its answer has gone out. */
+export interface RelayWatch {
+  /** The agent sent nothing for `stream-idle-timeout-ms`, and its stream was ended with the relay's error frame (`error`'s words). */
+  cutQuiet?(error: A2AError): void;
 }
 
 /** Request headers that describe the exchange rather than the caller's identity. */
@@ -90,6 +98,8 @@ function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
 interface IdleRelay {
   ms: number;
   lastWords?: Uint8Array;
+  /** Told when `lastWords` ended the stream. */
+  cut?(error: A2AError): void;
 }
 
 const EVENT_END = new TextEncoder().encode('\n\n');
@@ -124,6 +134,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
     if (!betweenEvents) controller.enqueue(EVENT_END);
     controller.enqueue(relay.lastWords);
     controller.close();
+    relay.cut?.(streamWentIdle(relay.ms));
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -158,10 +169,11 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
 }
 
 /** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
-function relayIdle(ms: number, headers: Headers, id: JsonRpcId): IdleRelay {
+function relayIdle(ms: number, headers: Headers, id: JsonRpcId, watch: RelayWatch | undefined): IdleRelay {
   if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
   const envelope = { jsonrpc: '2.0' as const, id, error: { code: -32603, message: streamWentIdle(ms).message } };
-  return { ms, lastWords: new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`) };
+  const lastWords = new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`);
+  return watch?.cutQuiet ? { ms, lastWords, cut: watch.cutQuiet } : { ms, lastWords };
 }
 
 /** The caller's JSON-RPC id and method, as far as the body tells them. */
@@ -200,7 +212,7 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
   return {
     card: (signal) => cards.load(signal),
 
-    async forward(incoming, body) {
+    async forward(incoming, body, watch) {
       const signal = incoming.signal;
       const { id, method } = requestFields(body);
       try {
@@ -213,14 +225,11 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
           headersTimeout: headersTimeoutFor(method, config),
         });
         const headers = responseHeaders(answer.headers);
-        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, id);
+        const idle = relayIdle(config['stream-idle-timeout-ms'], headers, id, watch);
         return new Response(webBody(answer.body, idle), { status: answer.statusCode, headers });
       } catch (error) {
-        // A 0.2.5 JSON-RPC error the caller can read; the text never names the upstream.
-        const failure = fromTransportError(error, { caller: signal });
-        const code = isV025ErrorCode(failure.code) ? failure.code : -32603;
-        const envelope = { jsonrpc: '2.0' as const, id, error: { code, message: failure.message } };
-        return new Response(jsonRpcText(envelope), { status: 200, headers: { 'content-type': 'application/json' } });
+        // The gateway's words for the caller, which never name the upstream; the transport's as the cause, for the log.
+        throw fromTransportError(error, { caller: signal });
       }
     },
 

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../../src/config/schema.js';
+import { A2AError, GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { createV025PassThrough, type V025PassThrough } from '../../../src/upstream/v025/passthrough.js';
 import { startSdkV025Agent } from '../../support/sdk-v025-agent.js';
 import { errorFrame, frame, sse, startFakeV025, type FakeV025Options } from '../../support/fake-v025.js';
@@ -110,14 +111,16 @@ describe('forward()', () => {
     expect(await fake.rpcCalls('message/stream')[0]?.closedByClient).toBe(true);
   });
 
-  it('an unreachable agent is a 0.2.5 JSON-RPC error with the caller’s id', async () => {
-    const { facadeUrl } = await setupFake({ card: null });
-    const response = await fetch(facadeUrl, { method: 'POST', headers: callerHeaders, body: streamBody(42) });
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { id: unknown; error: { code: number; message: string } };
-    expect(answer.id).toBe(42);
-    expect(answer.error.code).toBe(-32603);
-    expect(answer.error.message).not.toContain('127.0.0.1');
+  it('an unreachable agent is thrown: the gateway’s words for the caller, the transport’s failure as its cause for the log', async () => {
+    // The facade answers it in the method's shape with the caller's id, and notes it (test/observability/relay-observed.test.ts).
+    const { fake, passThrough } = await setupFake({});
+    await passThrough.card();
+    await fake.close();
+    const request = new Request('http://facade.test/', { method: 'POST', headers: callerHeaders, body: streamBody(42) });
+    const failure = await passThrough.forward(request, streamBody(42)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(A2AError);
+    expect(failure).toMatchObject({ code: -32603, message: GATEWAY_FAILURES.upstreamUnavailable });
+    expect((failure as A2AError).cause).toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
 
