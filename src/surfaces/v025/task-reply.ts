@@ -3,9 +3,9 @@ import { isActiveState, withFields, type StreamResponse, type Task } from '../..
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
-import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
+import { replyOptions, wordsIn } from './reply-options.js';
 import { stableId } from './reply-artifact-id.js';
-import { latestTurnMessageOf } from './latest-turn-message.js';
+import { latestTurnAsItBegan, latestTurnMessageOf } from './latest-turn-message.js';
 import { turnLanguage } from './turn-language.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
@@ -29,12 +29,17 @@ function idsOf(taskId: string): () => string {
   return () => stableId(taskId, 'reply', String(count++));
 }
 
-/** The facade's own words in the task's language: the operator's, else the one its conversation was last written in. */
+/**
+ * The facade's own words in the language the task's latest turn told them in: the operator's, else as the turn read
+ * it when it began (its message, the conversation's, the task before it), not from the agent's answer since: a
+ * caller's "ok" in a new conversation is answered in English, whatever language the agent then answers in.
+ */
 async function taskWords(deps: V025FacadeDeps, task: Task, principal: string) {
-  const { languages } = deps;
-  if (languages) return wordsIn(await turnLanguageOf(deps, { previous: task, principal }, languages).catch(() => undefined));
   const { language } = deps.options.bailian;
-  return wordsIn(language === 'auto' ? turnLanguage(undefined, { previous: task }).language : language);
+  if (language !== 'auto') return wordsIn(language);
+  const { message, previous } = latestTurnAsItBegan(task);
+  const remembered = await deps.languages?.of(principal, task.contextId).catch(() => undefined);
+  return wordsIn(turnLanguage(message, { previous, remembered }).language);
 }
 
 /** The task's latest turn as it opened, as a streaming agent would have opened it. */

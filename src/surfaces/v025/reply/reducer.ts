@@ -33,7 +33,8 @@ import {
   type ShowHeld,
 } from './open-artifact.js';
 import { onMessage } from './direct-message.js';
-import { closesWithToken, isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
+import { closesWithToken } from './closing-token.js';
+import { isIacCodeFinalRepeat, repeatsShown, saysWords, sinceWords, startsSegment } from './rules.js';
 import { restatement } from './restatement.js';
 import { withState, type ReplyOptions, type ReplyState } from './state.js';
 import { closingTaskEvents, taskTurnEvents } from './task-events.js';
@@ -207,7 +208,14 @@ function onPlainStatus(
   // A file, a link or data at either end of a message stands on lines of its own, also across messages.
   const edges = messageEdges(question ? undefined : status.message, options);
   const opens = text !== '' && edges.opens;
-  let next: ReplyState = withState(start(state, event, out, options), opens ? { lastStatus: status, breakPending: true } : { lastStatus: status });
+  // The message before this one, which a message grown in place says again (restatement.ts); this one is the next's.
+  const previous = state.messageText;
+  const fields: Partial<ReplyState> = opens
+    ? { lastStatus: status, messageText: text, breakPending: true }
+    : text === ''
+      ? { lastStatus: status }
+      : { lastStatus: status, messageText: text };
+  let next: ReplyState = withState(start(state, event, out, options), fields);
   const key = question ? `p:${question.inputId}` : `m:${status.message?.messageId ?? ''}`;
   // iac-code's assistantFinal repeats the text after the last tool call: a whole message, not running text.
   const flows = !facadeWords && !question && status.state === 'TASK_STATE_WORKING' && !isAssistantFinal(metadata);
@@ -216,7 +224,7 @@ function onPlainStatus(
   // sharing one id, then closes with that id): that message again, whole or its end, or its last token, or new words.
   const closesRunning = final && !startsSegment(key, next);
   const repeated = text === '' || isIacCodeFinalRepeat(text, metadata, next) || (fresh && repeatsShown(text, next, flows));
-  const restated = repeated ? undefined : restatement(text, next, { fresh, flows, closesRunning });
+  const restated = repeated ? undefined : restatement(text, next, { fresh, flows, closesRunning, previous });
   const nothingNew = repeated || restated?.text === '';
   const added = nothingNew ? undefined : restated;
   // What a message adds after restating the reply carries it on: as running text; as the rest of the
@@ -270,8 +278,10 @@ function onTask(state: ReplyState, task: Task, out: V025StreamEvent[], options: 
   const ref = { taskId: task.id, contextId: task.contextId };
   if (!endsCallerTurn(task.status.state, options)) return withState(start(state, ref, out, options, task), { lastStatus: task.status });
   // An agent that goes on with a waiting task may first send it as it was when the message came (a2a-js 1.x
-  // must open its stream with the Task): such a Task ends the turn only when nothing comes after it.
-  if (!state.started && !isTerminalState(task.status.state)) {
+  // must open its stream with the Task): such a Task ends the turn only when nothing comes after it. A new task
+  // that opens waiting is the agent's whole answer: its SDK keeps that stream open for the answer, so nothing
+  // would come, nor end it.
+  if (!state.started && !isTerminalState(task.status.state) && options.followsUp !== false) {
     return withState(start(state, ref, out, options, task), { lastStatus: task.status, heldTask: task });
   }
   let next = state;

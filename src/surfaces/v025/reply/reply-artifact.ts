@@ -31,8 +31,9 @@ export function showText(
     return showText(withState(state, { closedCode: undefined }), reopened(state, text), key, last, out, options, flows);
   const fresh = startsSegment(key, state);
   const separator = fresh ? separatorBefore(text, state, flows) : '';
-  // A blank piece (a line break sent alone) is no start a repeat could be said from.
-  if (fresh && denseLength(text) > 0) notePiece(state.pieces, state.shownDense, state.shown.length + separator.length, isArtifactKey(key));
+  // A blank piece (a line break sent alone) is no start a repeat could be said from: the segment's first words are.
+  if (denseLength(text) > 0 && (fresh || blankSoFar(state)))
+    notePiece(state.pieces, state.shownDense, state.shown.length + separator.length, isArtifactKey(key));
   const shownText = separator + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));
@@ -42,6 +43,15 @@ export function showText(
   const counted = { replyArtifactId, replyChunks: state.replyChunks + 1, blockLine };
   return withState(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
 }
+
+/** The most blanks a segment's lead is read for: a model's first token (a line break or two), not a scan per token. */
+const BLANK_LEAD_MAX = 16;
+
+/**
+ * Whether the current segment has said only blanks so far (an answer streamed from a line break on): its first
+ * words start its piece, which a message that says the answer again, then asks, restates (rules.ts, addedToShown).
+ */
+const blankSoFar = (state: ReplyState): boolean => state.segmentText.length <= BLANK_LEAD_MAX && denseLength(state.segmentText) === 0;
 
 /**
  * Whether other text must close the open file first (file-stream.ts): a fence left open would hold it. A

@@ -21,6 +21,8 @@ export interface MessageStanding {
   readonly fresh: boolean;
   readonly flows: boolean;
   readonly closesRunning: boolean;
+  /** The agent's message before this one that said any (ReplyState.messageText). */
+  readonly previous: string;
 }
 
 /**
@@ -32,12 +34,13 @@ export interface MessageStanding {
  * sentence or a word.
  */
 export function restatement(text: string, state: ReplyState, standing: MessageStanding): { text: string; finishing: boolean } | undefined {
-  const { fresh, flows, closesRunning } = standing;
+  const { fresh, flows, closesRunning, previous } = standing;
   if (!fresh) {
-    const grown = flows ? addedToMessage(text, state) : undefined;
+    const grown = flows ? (addedToMessage(text, state) ?? addedToVersion(text, previous, state.segmentText)) : undefined;
     return grown === undefined ? undefined : { text: grown, finishing: false };
   }
-  const added = addedToShown(text, state) ?? (closesRunning ? addedToRunning(text, state) : undefined);
+  const added =
+    addedToShown(text, state) ?? (closesRunning ? (addedToRunning(text, state) ?? addedToVersion(text, previous, state.segmentText)) : undefined);
   if (added === undefined) return undefined;
   if (added === '') return { text: '', finishing: false };
   const finishing = !flows && finishesSentence(state);
@@ -62,6 +65,26 @@ function addedToMessage(text: string, state: ReplyState): string | undefined {
   return sameText(text, segment) ? '' : addedTo(segment, dense, text);
 }
 
+/**
+ * What a message under the running text's id adds to the message before it when it first says all of that one
+ * again (more than a word or two): a message grown in place whose first version was too short to tell from a
+ * delta said twice (`Hello w`, then `Hello world, t`) went on as running text, so its segment no longer opens
+ * as the message does, but each later version still says the one before it whole. Only while the segment is
+ * such versions (an earlier one, then the one before this, which said it all again): deltas under one id that
+ * flush whole lines, one opening as the line before it (`- 创建专有网络`, `- 创建专有网络 vpc-1 成功`), stay as
+ * they came. '' when it adds nothing.
+ */
+function addedToVersion(text: string, previous: string, segment: string): string | undefined {
+  const dense = denseLength(previous);
+  if (dense < MIN_RESTATED) return undefined;
+  const added = sameText(text, previous) ? '' : addedTo(previous, dense, text);
+  if (added === undefined) return undefined;
+  const said = segment.replace(WHITE_SPACE, '');
+  const last = previous.replace(WHITE_SPACE, '');
+  return said.endsWith(last) && last.startsWith(said.slice(0, said.length - last.length)) ? added : undefined;
+}
+
+const WHITE_SPACE = /\s+/g;
 const BLANK = /\s/;
 
 /** Whether `text` says every character of `segment` first that is not white space, in order, white space aside. */

@@ -1,11 +1,9 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, withFields, type Message, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
-import { inCode } from './code-spans.js';
-import { goesOnWithName, lastWord } from './names-in-text.js';
 import { firstPieceFrom } from './pieces.js';
 import { restatesAroundOthers } from './restated-around.js';
-import { CARRIES_ON, ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
+import { ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
 import { shownCharAt, shownSlice } from './shown-tail.js';
 import { isArtifactKey, type ReplyState } from './state.js';
 
@@ -264,29 +262,6 @@ function startsSentence(charAt: (index: number) => string, at: number): boolean 
   const char = before >= 0 ? charAt(before) : '';
   // A Latin sentence ends with a blank after it ("1.5" is a number); a Chinese or Japanese one needs none.
   return char === '\n' || ENDS_CJK_SENTENCE.test(char) || (before < at - 1 && ENDS_SENTENCE.test(char));
-}
-
-const DIGIT = /\d/u;
-const LATIN_LOWER = /[a-z\u00df-\u00ff]/u;
-const LATIN_LETTER = /[A-Za-z\u00c0-\u00ff]/u;
-
-/**
- * Whether a message that ends the turn under the id of the running text, and neither restates nor adds to
- * it, is its last token: it goes on where the text left off only when its boundary says the text was cut
- * there (a blank on either side, punctuation first, a number split in two, a lower-case Latin word piece
- * right after a Latin letter, inside code, a URL's or a path's next name: names-in-text.ts). Anything else is
- * new words that start a line: Chinese or Japanese ("正在部署" then "部署完成。") or a capital after the last
- * token would otherwise run on from it, since an agent's tokens and its closing message look alike. A closing
- * message of new words does not start with a lower-case letter and no blank, where a model's word piece does
- * ("Deploy" then "ed.").
- */
-export function closesWithToken(text: string, state: ReplyState): boolean {
-  const first = text.charAt(0);
-  const { shownTail: tail, shownLast: last } = state;
-  if (inCode(state.code) || SPACE.test(last) || SPACE.test(first) || CARRIES_ON.test(first)) return true;
-  if (LATIN_LOWER.test(first) && LATIN_LETTER.test(last)) return true;
-  if (goesOnWithName(lastWord(tail), text)) return true;
-  return DIGIT.test(first) && (DIGIT.test(last) || (/[.,]/u.test(last) && DIGIT.test(tail.charAt(tail.length - 2))));
 }
 
 /** Whether text under `key` continues the current segment, or starts a new one. */

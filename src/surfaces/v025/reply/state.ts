@@ -30,6 +30,12 @@ export interface ReplyOptions {
   taskId?: string;
   /** The task's artifacts before this turn: a Task snapshot's older artifacts are not this turn's answer. */
   earlierArtifacts?: readonly Artifact[];
+  /**
+   * Whether the turn's message went to a task the agent already had (an answer to its question): a Task that opens
+   * the stream waiting for input may be that task as the agent took the answer up, and is held (reducer.ts, onTask).
+   * `false`: a new task, whose opening Task waiting for input is the agent's whole answer. Absent: not known, held.
+   */
+  followsUp?: boolean;
   /** The facade's own words, in the turn's language. */
   words: FacadeWords;
   /**
@@ -95,6 +101,11 @@ export interface ReplyState {
   /** Which message (`m:<id>`) or artifact (`a:<id>`) the current segment is the text of. */
   readonly segmentKey: string | undefined;
   readonly segmentText: string;
+  /**
+   * The text of the agent's latest status message that said any: a message grown in place says it again, whole,
+   * then more (restatement.ts), also when its first version was too short to tell and the segment holds it twice.
+   */
+  readonly messageText: string;
   /** Something that was not text (a tool call, an artifact) came since the last text: the next text starts a new line. */
   readonly breakPending: boolean;
   /** The current segment is the agent's running text (its working messages), which the next may carry on. */
@@ -178,6 +189,7 @@ export const initialReplyState = (): ReplyState =>
     pieces: noPieces(),
     segmentKey: undefined,
     segmentText: '',
+    messageText: '',
     breakPending: false,
     segmentFlows: false,
     blockLine: false,
@@ -221,6 +233,7 @@ export function withState(state: ReplyState, fields: Partial<ReplyState>): Reply
     pieces: state.pieces,
     segmentKey: state.segmentKey,
     segmentText: state.segmentText,
+    messageText: state.messageText,
     breakPending: state.breakPending,
     segmentFlows: state.segmentFlows,
     blockLine: state.blockLine,
