@@ -136,8 +136,9 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
     contextId: string | undefined,
     started = false,
     skip: (event: V03StreamResponse) => boolean = () => false,
+    continues = false,
   ): AsyncGenerator<StreamResponse> {
-    const translator = createV03RestToV1StreamTranslator({ started, ...(contextId ? { contextId } : {}) });
+    const translator = createV03RestToV1StreamTranslator({ started, continues, ...(contextId ? { contextId } : {}) });
     for await (const raw of streamRest(call)) {
       // An event without content is left out (empty-parts.ts): an artifact-update without parts.
       const event = eventParsedOrRepaired(raw, readStreamEvent, repairedWrapped);
@@ -185,7 +186,7 @@ export function createV03RestUpstream(options: V03RestUpstreamOptions): V03RestU
 
   async function* sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): AsyncGenerator<StreamResponse> {
     const call = await restCall('POST', '/v1/message:stream', ctx, taskNotFound(req.message.taskId ?? ''), sendRequestToV03(req));
-    yield* translated(call, req.message.contextId);
+    yield* translated(call, req.message.contextId, false, undefined, req.message.taskId !== undefined);
   }
 
   // A non-blocking message:send is answered with the turn's first event and nothing reads the rest: a turn answered

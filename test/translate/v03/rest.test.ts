@@ -282,4 +282,17 @@ describe('createV03RestToV1StreamTranslator', () => {
     }
     expect(createV03RestToV1StreamTranslator().push(ev({ task: { id: 't', status: { state: 'TASK_STATE_CANCELLED' } } })).done).toBe(true);
   });
+
+  it("does not end at a continuation's opening Task still INPUT_REQUIRED: it opens with its task as it stands, then answers", () => {
+    const translator = createV03RestToV1StreamTranslator({ continues: true });
+    expect(translator.push(ev({ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } })).done).toBe(false);
+    expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_WORKING' } } })).done).toBe(false);
+    expect(translator.push(ev({ statusUpdate: { ...ids, status: { state: 'TASK_STATE_COMPLETED' } } })).done).toBe(true);
+  });
+
+  // An a2a-js agent that answers a new task with its question as a Task alone holds its stream open after it.
+  it("ends at a new task's Task waiting for input: that is the agent's answer", () => {
+    const translator = createV03RestToV1StreamTranslator();
+    expect(translator.push(ev({ task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } })).done).toBe(true);
+  });
 });
