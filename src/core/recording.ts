@@ -30,7 +30,7 @@ import { inScope, tenantField, tenantOf } from './tenants.js';
 const FOREIGN_TASK = "The upstream agent answered with another caller's task";
 
 export interface RecordingDeps {
-  registry: Pick<TaskStore, 'get' | 'scopeOf' | 'list' | 'historyLimit' | 'shared'>;
+  registry: Pick<TaskStore, 'get' | 'scopeOf' | 'list' | 'historyLimit'>;
   writer: TaskWriter;
   /** The caller's own messages (a follow-up, a new task's opening message) are stored redacted too. */
   redaction: Redaction;
@@ -102,12 +102,12 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     return { scope };
   }
 
-  /** A stream's events, each task it names checked the first time (scopeFor); `unrecorded`, when given, hears of each the registry does not know. */
+  /** A stream's events, each task it names checked the first time (scopeFor); `unrecorded` hears of each the registry does not know. */
   function ownEvents(
     source: AsyncIterable<StreamResponse>,
     ctx: CallContext,
     tenant: string,
-    unrecorded: ((taskId: string) => void) | undefined,
+    unrecorded: (taskId: string) => void,
   ): AsyncIterable<StreamResponse> {
     let checked: string[] | undefined;
     return tapIterable(source, {
@@ -115,9 +115,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
         const { taskId } = eventTaskRef(event);
         if (!taskId || checked?.includes(taskId)) return;
         checked = appended(checked, taskId);
-        const scoped = scopeFor(taskId, ctx, tenant);
-        if (!unrecorded) return scoped;
-        return scoped.then(({ scope }) => {
+        return scopeFor(taskId, ctx, tenant).then(({ scope }) => {
           if (scope === undefined) unrecorded(taskId);
         });
       },
@@ -134,10 +132,9 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
    * update opens with a Task of the ids alone (translate/task-stream.ts openingTaskOf), the only record of a task
    * the agent failed before opening it (a2a-js 0.2.5 makes one up and keeps none), and GetTask, answered from the
    * record, lost the caller's message. A Task that holds one (under an id of the agent's) is recorded as it is.
-   * On a store other replicas read (`registry.shared`: Redis), the first event of a task the registry did not know
-   * waits for its write, made at once (task-writer.ts foldWritten; the one event that waits on the registry): the
-   * caller learns the task's id from it and may name it on another replica at once, which reads the shared registry
-   * and would not find a task written a round trip later.
+   * The first event of a task the registry did not know waits for its write, made at once (task-writer.ts
+   * foldWritten; the one event that waits on the registry): the caller learns the task's id from it and may name
+   * it on another replica at once, which reads the shared registry and would not find a task written a round trip later.
    */
   function recorded(
     source: AsyncIterable<StreamResponse>,
@@ -161,8 +158,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       return { task: withOpeningMessage(event.task, redaction.message(first)) };
     };
     return openStreams.follow(
-      // A store no other process reads needs no write before the id is told: this process's reads wait for its writes.
-      ownEvents(source, ctx, tenant, registry.shared ? (taskId) => (unrecorded = appended(unrecorded, taskId)) : undefined),
+      ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId))),
       (event, taskId) => (firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId)),
       // Ended, failed or aborted: the last fold is written, and waited for.
       (led) => Promise.all(led.map((taskId) => writer.end(taskId))),

@@ -80,19 +80,17 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
     const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CL' }) }, ALICE)[Symbol.asyncIterator]();
     for (let i = 0; i <= chunks.length; i++) await iterator.next();
-    // Without a read and before the stream ends, the registry catches up to the last full fold. On a shared store
-    // the Task, new, was written alone before it was relayed (recording.ts), on one of this process alone it opens the
-    // first fold; the first WORKING came in the same turn of the event loop as the chunks, so its state change made no
-    // write of its own: then three folds of MAX_UNWRITTEN events (shared: chunk-767 is the status, the caller's
-    // message and 0-766 the history; alone: chunk-766 and 0-765), and the chunks after them still folded.
-    const alone = registry.shared ? 0 : 1;
+    // Without a read and before the stream ends, the registry catches up to the last full fold. The Task, new,
+    // was written alone before it was relayed (recording.ts); the first WORKING came in the same turn of the event
+    // loop as the chunks, so its state change made no write of its own: then three folds of MAX_UNWRITTEN statuses
+    // (chunk-767 is the status, the caller's message and 0-766 the history), and the chunks after them still folded.
     let stored = await registry.get('L', ALICE.principal);
-    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN - alone; i++) {
+    for (let i = 0; i < 200 && stored?.history?.length !== 3 * MAX_UNWRITTEN; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       stored = await registry.get('L', ALICE.principal);
     }
-    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN - alone);
-    expect(writes()).toBe(1 - alone + 3);
+    expect(stored?.history).toHaveLength(3 * MAX_UNWRITTEN);
+    expect(writes()).toBe(1 + 3);
     feed.push(statusFrame('L', 'CL', 'TASK_STATE_INPUT_REQUIRED'));
     feed.end();
     while (!(await iterator.next()).done);
@@ -101,9 +99,8 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     expect(stored?.history?.map((m) => m.parts[0]?.text)).toEqual(['make vpc', ...chunks]);
   });
 
-  it('writes a new task before its id is relayed (shared store), a state change without any read once the turn of the event loop ends, the changes of one turn at once', async () => {
+  it('writes a new task before its id is relayed, a state change without any read once the turn of the event loop ends, the changes of one turn at once', async () => {
     const { registry, writes } = counted(create());
-    const first = registry.shared ? 1 : 0;
     const feed = new Feed().push(
       taskFrame('S', 'CS'),
       statusFrame('S', 'CS', 'TASK_STATE_WORKING', 'first'),
@@ -113,17 +110,17 @@ describe.each(stores)('task writer (%s registry): a stream is written at its sta
     const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CS' }) }, ALICE)[Symbol.asyncIterator]();
     await iterator.next();
     // What another replica reads: the registry itself, with no settled() of this process before it. The caller
-    // holds the task's id now and may name it there. A store of this process alone is read after settled().
-    if (first) expect((await registry.get('S', ALICE.principal))?.status.state).toBe('TASK_STATE_SUBMITTED');
-    expect(writes()).toBe(first);
+    // holds the task's id now and may name it there.
+    expect((await registry.get('S', ALICE.principal))?.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(writes()).toBe(1);
     await iterator.next();
     await iterator.next();
     await waitUntil(async () => (await registry.get('S', ALICE.principal))?.status.state === 'TASK_STATE_INPUT_REQUIRED');
-    expect(writes()).toBe(first + 1);
+    expect(writes()).toBe(2);
     feed.push(statusFrame('S', 'CS', 'TASK_STATE_WORKING', 'resumed'));
     await iterator.next();
     await waitUntil(async () => (await registry.get('S', ALICE.principal))?.status.state === 'TASK_STATE_WORKING');
-    expect(writes()).toBe(first + 2);
+    expect(writes()).toBe(3);
     feed.end();
     while (!(await iterator.next()).done);
   });
@@ -168,31 +165,14 @@ describe('task writer: the first event of a new task', () => {
   // What waits for the write is the event alone, not the end of the turn of the event loop: a stream that went on
   // from inside a setImmediate callback has its frames written there, and the facade's SSE writer acknowledges such
   // a frame a loop turn late, after a Bailian user who read it and hung up at once is seen gone (unwatched-turns.ts).
-  it('is relayed once its write is done, within the turn of the event loop it came in (a shared registry, kept in memory here)', async () => {
-    const { registry, writes } = counted({ ...createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 60_000, historyLimit: 100 }), shared: true });
+  it('is relayed once its write is done, within the turn of the event loop it came in (memory registry)', async () => {
+    const { registry, writes } = counted(createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 60_000, historyLimit: 100 }));
     const feed = new Feed().push(taskFrame('N', 'CN'));
     const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
     const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CN' }) }, ALICE)[Symbol.asyncIterator]();
     const endOfTurn = new Promise<string>((resolve) => setImmediate(() => resolve('the end of the turn came first')));
     expect(await Promise.race([iterator.next().then(() => 'relayed'), endOfTurn])).toBe('relayed');
     expect(writes()).toBe(1);
-    feed.end();
-    while (!(await iterator.next()).done);
-  });
-
-  // No other process reads a memory registry, and this one's reads wait for its writes (settled): the Task needs no
-  // write of its own, it is the first of the turn's fold.
-  it('is relayed at once, and written with the rest of its turn, on a registry of this process alone', async () => {
-    const { registry, writes } = counted(createMemoryTaskRegistry({ maxTasks: 10, idleTtlMs: 60_000, historyLimit: 100 }));
-    const feed = new Feed().push(taskFrame('M', 'CM'), statusFrame('M', 'CM', 'TASK_STATE_WORKING', 'first'));
-    const gateway = createGateway(stubUpstream({ sendStreamingMessage: () => feed.stream() }), { registry, upstreamName: 'up' });
-    const iterator = gateway.sendStreamingMessage({ message: userMessage({ contextId: 'CM' }) }, ALICE)[Symbol.asyncIterator]();
-    await iterator.next();
-    expect(writes()).toBe(0);
-    await iterator.next();
-    await gateway.settled('M');
-    expect(writes()).toBe(1);
-    expect((await registry.get('M', ALICE.principal))?.status.state).toBe('TASK_STATE_WORKING');
     feed.end();
     while (!(await iterator.next()).done);
   });

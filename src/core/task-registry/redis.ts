@@ -210,7 +210,6 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   return {
     historyLimit: options.historyLimit,
-    shared: true,
     apply: (event: StreamResponse, meta: TaskMeta) => applyAll([event], meta),
     applyAll,
 

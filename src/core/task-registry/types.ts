@@ -59,11 +59,6 @@ export interface TaskStore {
    */
   readonly historyLimit?: number;
   /**
-   * True when other processes read this store (Redis: every replica): a task id told to a caller must be in it
-   * first, since the caller may name it on another replica at once (recording.ts). Absent: this process alone (memory).
-   */
-  readonly shared?: boolean;
-  /**
    * Fold one stream event into the stored task and return the new snapshot (a Task snapshot replaces it, but
    * for the user's messages the stored history holds and the snapshot's lacks: caller-messages.ts). Returns undefined
    * when the event carries no task (a bare message), names a task of another owner or tenant, is an
