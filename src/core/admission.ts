@@ -175,7 +175,7 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       let lease = admitted;
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
-      let nameTurn = lease && streamTurnNaming(lease, deps.settling);
+      let nameTurn = lease && streamTurnNaming(lease, deps.settling, request.message.taskId);
       return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
         item(event) {
           const { contextId } = eventTaskRef(event);

@@ -9,6 +9,8 @@ import {
   type TaskState,
 } from '../model/index.js';
 import type { AgentPort, CallContext } from './agent-port.js';
+import { countsPerKey } from './counts-per-key.js';
+import { deferIterable, tapIterable } from './iterables.js';
 import { overlay } from './overlay.js';
 import { unlessReopened } from './task-registry/fold.js';
 import type { TaskStore } from './task-registry/types.js';
@@ -64,8 +66,34 @@ export async function* taskFirst(source: AsyncIterable<StreamResponse>, snapshot
  * agent first (the registry may be behind: a turn started by another client, or on a replica whose
  * stream this process never sees; the registry's view when the agent cannot say), then the rules
  * above decide. Sits below the recording decorator, so the snapshot put first is recorded like any event.
+ *
+ * An input-required task whose answer this process is sending (a follow-up naming it) is followed, not
+ * answered with its Task alone: an a2a-js 1.x agent opens the answer's stream with the task as it stands
+ * and reads INPUT_REQUIRED to GetTask until its first status update, so a client subscribing meanwhile
+ * was shown the question and cut off, where the agent itself streams it the answer.
  */
 export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>): AgentPort {
+  /** Follow-ups sent to the agent, per task, whose turn has not reported a state of its own yet. */
+  const answering = countsPerKey();
+
+  /** A follow-up's stream, counted in `answering` from its first read to its first status update of the task (or its end). */
+  const answered = (taskId: string, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
+    deferIterable(() => {
+      let pending = true;
+      const settle = (): void => {
+        if (pending) answering.remove(taskId);
+        pending = false;
+      };
+      answering.add(taskId);
+      return tapIterable(open(), {
+        item: (event) => ('statusUpdate' in event && event.statusUpdate.taskId === taskId ? settle() : undefined),
+        end: settle,
+      });
+    });
+
+  /** Whether a subscription to a task in `state` is its Task alone: input-required, and no answer of this process runs in it. */
+  const endsHere = (taskId: string, state: TaskState | undefined): boolean => endsAtSnapshot(state) && answering.of(taskId) === 0;
+
   /**
    * The task as the agent says it is now, or as recorded when the agent cannot say. When the record holds it
    * finished and the agent has it running, the record stands (`overruled`), as GetTask answers it (recording.ts,
@@ -89,11 +117,11 @@ export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>)
     // Finished as recorded: the agent, which has the task running and would hold a subscription open, is not asked.
     if (overruled) throw terminalError(request.id);
     const state = current?.status.state;
-    if (current && endsAtSnapshot(state)) {
+    if (current && endsHere(request.id, state)) {
       // Whole, as a subscription's first Task is: the state was read without the history.
       const whole = await inner.getTask({ id: request.id, ...tenantField(tenantOf(request)) }, ctx).catch(() => current);
       // A follow-up may have begun a turn between the two reads: that one is followed.
-      if (endsAtSnapshot(whole.status.state)) {
+      if (endsHere(request.id, whole.status.state)) {
         yield { task: whole };
         return;
       }
@@ -105,5 +133,21 @@ export function subscribable(inner: AgentPort, registry: Pick<TaskStore, 'get'>)
     else yield* current ? taskFirst(source, current) : source;
   }
 
-  return overlay(inner, { subscribeToTask });
+  return overlay(inner, {
+    subscribeToTask,
+    sendStreamingMessage(request, ctx): AsyncIterable<StreamResponse> {
+      const taskId = request.message.taskId;
+      return taskId ? answered(taskId, () => inner.sendStreamingMessage(request, ctx)) : inner.sendStreamingMessage(request, ctx);
+    },
+    async sendMessage(request, ctx) {
+      const taskId = request.message.taskId;
+      if (!taskId) return inner.sendMessage(request, ctx);
+      answering.add(taskId);
+      try {
+        return await inner.sendMessage(request, ctx);
+      } finally {
+        answering.remove(taskId);
+      }
+    },
+  });
 }

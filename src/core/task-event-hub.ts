@@ -1,9 +1,11 @@
-import { A2AError, endsTurn, eventTaskRef, type StreamResponse } from '../model/index.js';
+import { A2AError, endsTurn, eventTaskRef, isTerminalState, type StreamResponse } from '../model/index.js';
 
 /**
  * In-process fan-out of a task's events: every subscriber gets every event published after it
  * subscribed. A subscription ends after an event that ends the turn (terminal or INPUT_REQUIRED,
- * like iac-code's SubscribeToTask), when the stream feeding the task ends (`end`), or on abort.
+ * like iac-code's SubscribeToTask), when the stream feeding the task ends (`end`), or on abort. A Task
+ * ends it only when terminal: an answer in the same task opens its stream with the task as it stands,
+ * still INPUT_REQUIRED (a2a-js 1.x; iac-code's as the gateway opens it, stream-opening.ts), and goes on.
  */
 export interface TaskEventHub {
   publish(event: StreamResponse): void;
@@ -26,7 +28,7 @@ const MAX_QUEUED = 1000;
 
 function closes(event: StreamResponse): boolean {
   if ('statusUpdate' in event) return endsTurn(event.statusUpdate.status.state);
-  if ('task' in event) return endsTurn(event.task.status.state);
+  if ('task' in event) return isTerminalState(event.task.status.state);
   return false;
 }
 

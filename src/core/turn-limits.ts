@@ -181,7 +181,7 @@ export function limitingTurns(inner: AgentPort, deps: TurnLimitDeps): AgentPort 
   const heldStream = (message: Message | undefined, ctx: CallContext, open: () => AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse> =>
     deferIterable(async () => {
       const slot = await slotFor(message, ctx);
-      const nameTurn = slot.names && streamTurnNaming(slot.names, deps.settling);
+      const nameTurn = slot.names && streamTurnNaming(slot.names, deps.settling, message?.taskId);
       try {
         return tapIterable(open(), { item: nameTurn, end: slot.release });
       } catch (error) {

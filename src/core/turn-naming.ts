@@ -14,15 +14,22 @@ export type TurnHold = Pick<Lease, 'bindTask' | 'runsTask'>;
  * changed the state is written first). Until then the registry may still say the task waits for input, the
  * question this turn answers (a follow-up) or its own pause a moment ago, which another replica must not read
  * as this turn's end. The write is one the state change queues anyway, so naming costs the turn no extra write.
+ * `answered`: the task a follow-up's message names, whose stream's opening Task names nothing.
  */
-export function streamTurnNaming(hold: TurnHold, settling: Settling): (event: StreamResponse) => void {
+export function streamTurnNaming(hold: TurnHold, settling: Settling, answered?: string): (event: StreamResponse) => void {
   let named: string | undefined;
   // Each naming is a generation: a running name whose write settles after a later pause or task is dropped.
   let generation = 0;
+  let opening = true;
   return (event) => {
+    const first = opening;
+    opening = false;
     const { taskId } = eventTaskRef(event);
     const state = eventTaskState(event);
     if (!taskId || state === undefined) return;
+    // An answer's stream opens with its task as it stands (a2a-js 1.x must; stream-opening.ts opens iac-code's so): the
+    // question answered, not this turn pausing. Named paused, it let a second answer ride along into the running turn.
+    if (first && taskId === answered && 'task' in event && isInterruptedState(state)) return;
     if (isInterruptedState(state)) {
       named = undefined;
       generation++;
