@@ -10,7 +10,7 @@ import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { withoutRestatements } from './rest-restatements.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
-import { followedRest } from './turn-recovery.js';
+import { followedRest, withoutHold } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
 import { noted, TurnTracker } from './turn-tracker.js';
 import type { CutReason, CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
@@ -157,7 +157,9 @@ export async function* cutTurnRest(
     yield* withoutRestatements(followedRest(current.id, tracker, vouched(ctx), deps), shown);
     return;
   }
-  const rest = restEvents(current, restCursor(current, shown), shown, shown.previous?.artifacts).events;
+  // Read once: a task that still waits as the cut turn's stream opened with it (an a2a-js 1.x agent took the answer up
+  // and said nothing more within the turn's bound) asked all it asks, rather than a turn that goes on and broke off.
+  const rest = restEvents(current, restCursor(current, shown), withoutHold(shown), shown.previous?.artifacts).events;
   // A pipeline turn's words before its last update are in no task: read from iac-code's journal after those its user
   // was shown, as a broken stream's recovery reads them (one path for the rest followed live and the rest read here).
   yield* noted(withoutRestatements(await withReplayedGap(rest, shown, deps.pipelineState, ctx.signal), shown), tracker);

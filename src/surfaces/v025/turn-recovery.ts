@@ -235,7 +235,7 @@ async function* polledRest(
 }
 
 /** The turn with its opening waiting task no longer taken for one the agent goes on from. */
-function withoutHold(turn: TurnSoFar): TurnSoFar {
+export function withoutHold(turn: TurnSoFar): TurnSoFar {
   if (turn.heldStatus === undefined) return turn;
   const { heldStatus: _held, ...rest } = turn;
   return rest;

@@ -21,12 +21,23 @@ export function createTurnReply(options: ReplyOptions): TurnReply {
   return new HeldTurnReply(options);
 }
 
+/** Shared, never written: a turn that holds no Task allocates nothing for it. */
+const NOTHING_WITHHELD: readonly V025StreamEvent[] = [];
+
 /**
  * A class, not an object literal: its accessors sit on the prototype, where a literal's getters would make every
  * open facade stream's reply a dictionary-mode object (470 bytes more; docs/performance.md).
  */
 class HeldTurnReply implements TurnReply {
   #state: ReplyState = initialReplyState();
+  /**
+   * What a held Task opened the reply with (reducer.ts onTask), handed on only with what tells whether it was the
+   * whole answer: the agent's next event, the stream's end, its failure. Until then the stream has not begun, so the
+   * first event's bound still runs: an a2a-js 1.x agent that takes an answer up with its waiting task and then says
+   * nothing keeps that stream open (INPUT_REQUIRED keeps its event bus alive): its user waited for the upstream's idle
+   * bound (none when 0), then the recovery's.
+   */
+  #withheld: readonly V025StreamEvent[] = NOTHING_WITHHELD;
 
   constructor(private readonly options: ReplyOptions) {}
 
@@ -54,7 +65,13 @@ class HeldTurnReply implements TurnReply {
 
   #step(next: { state: ReplyState; events: V025StreamEvent[] }): V025StreamEvent[] {
     this.#state = next.state;
-    return next.events;
+    const events = this.#withheld.length === 0 ? next.events : this.#withheld.concat(next.events);
+    if (next.state.heldTask !== undefined) {
+      this.#withheld = events;
+      return [];
+    }
+    this.#withheld = NOTHING_WITHHELD;
+    return events;
   }
 }
 
