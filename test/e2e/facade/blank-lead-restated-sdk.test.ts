@@ -9,6 +9,7 @@ import { TaskState } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 import { textPart, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startScriptPlayer } from './script-player-agent.js';
 
@@ -16,7 +17,6 @@ const ANSWER = ['The stack was created in cn-hangzhou. ', 'It costs about ¥120 
 const QUESTION = 'Shall I deploy a second one in cn-beijing?';
 const READ = `\n${ANSWER.join('')}\n${QUESTION}`;
 
-const rawFetch = globalThis.fetch;
 let agent: RunningTestAgent;
 let gateway: RunningGateway;
 let client: A2AClient;
@@ -32,13 +32,7 @@ beforeAll(async () => {
     },
   });
   gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(gateway.url)) return rawFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('X-API-KEY', API_KEY);
-    return rawFetch(input, { ...init, headers });
-  });
+  stubKeyedFetch(gateway.url);
   client = new A2AClient(gateway.url);
 });
 afterAll(async () => {

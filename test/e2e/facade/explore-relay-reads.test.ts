@@ -10,6 +10,7 @@ import { A2AClient } from 'a2a-sdk-025/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, collect, facadeTurnReads, sdkParams, startFacadeGateway, startRelayingFacadeGateway, userMessage } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { CSV, FAILURE, PROGRESS, QUESTION, startExploreRelayAgent, type ExploreRelayAgent } from './explore-relay-agent.js';
 
@@ -20,8 +21,6 @@ const KEY = { 'X-API-KEY': API_KEY };
 const reads = facadeTurnReads(() => translating.url, KEY);
 
 /** fetch as it is: the stub below adds the facade's key to the relaying facade's calls, as Bailian sends it. */
-const rawFetch = globalThis.fetch;
-
 /** What a client reads of a turn, ids, message ids and timestamps aside (each turn makes its own). */
 const shape = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (key, field) => (['id', 'taskId', 'contextId', 'messageId', 'timestamp'].includes(key) ? '…' : field));
@@ -30,13 +29,7 @@ beforeAll(async () => {
   agent = await startExploreRelayAgent();
   relaying = await startRelayingFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
   translating = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(relaying.url)) return rawFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('X-API-KEY', API_KEY);
-    return rawFetch(input, { ...init, headers });
-  });
+  stubKeyedFetch(relaying.url);
 });
 afterAll(async () => {
   vi.unstubAllGlobals();

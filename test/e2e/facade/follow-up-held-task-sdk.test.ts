@@ -13,6 +13,7 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 import { promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 const QUESTION = 'Which region should I deploy to, cn-hangzhou or cn-beijing?';
@@ -40,7 +41,6 @@ class HeldAnswerAgent implements AgentExecutor {
   cancelTask = async (): Promise<void> => undefined;
 }
 
-const rawFetch = globalThis.fetch;
 const executor = new HeldAnswerAgent();
 let agent: RunningTestAgent;
 let gateway: RunningGateway;
@@ -54,13 +54,7 @@ beforeAll(async () => {
   // No idle bound: only the turn's own bounds can answer the user.
   const upstream = { url: agent.url, 'first-event-timeout-ms': BOUND_MS, 'request-timeout-ms': BOUND_MS, 'stream-idle-timeout-ms': 0 };
   gateway = await startFacadeGateway({ upstream, bailian: { 'api-key': API_KEY } });
-  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(gateway.url)) return rawFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('X-API-KEY', API_KEY);
-    return rawFetch(input, { ...init, headers });
-  });
+  stubKeyedFetch(gateway.url);
   client = new A2AClient(gateway.url);
 });
 afterAll(async () => {

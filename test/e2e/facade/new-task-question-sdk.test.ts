@@ -12,11 +12,11 @@ import { TaskState } from 'a2a-sdk-1';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startScriptPlayer } from './script-player-agent.js';
 
 const QUESTION = 'Which region should I deploy to, cn-hangzhou or cn-beijing?';
-const rawFetch = globalThis.fetch;
 let agent: RunningTestAgent;
 let gateway: RunningGateway;
 let client: A2AClient;
@@ -25,13 +25,7 @@ beforeAll(async () => {
   agent = await startScriptPlayer({ 'deploy a VPC': { bare: true, steps: [{ task: TaskState.TASK_STATE_INPUT_REQUIRED, said: QUESTION }] } });
   // The gateway's own bounds are minutes: each test's 5 s time-out says the question came with the agent's Task.
   gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(gateway.url)) return rawFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('X-API-KEY', API_KEY);
-    return rawFetch(input, { ...init, headers });
-  });
+  stubKeyedFetch(gateway.url);
   client = new A2AClient(gateway.url);
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { startSdkV025Agent, v025Reply, V025_AGENT_NAME, type RunningSdkV025Agent
 import { rpcError, rpcResult, startFakeV025 } from '../../support/fake-v025.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 import { API_KEY, collect, sdkParams, startRelayingFacadeGateway, userMessage } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-42';
 /** fetch as it is, for the calls that choose their own headers (the A2AClient's fetch gets the key added). */
@@ -51,13 +52,7 @@ describe('A2AClient 0.2.5 → facade → a2a-js 0.2.5 agent: relayed, not transl
     gateway = await startRelayingFacadeGateway({ upstream: { url: proxy.url, auth: { token: UPSTREAM_TOKEN } }, bailian: { 'api-key': API_KEY } });
     agentCard = await (await rawFetch(`${agent.url}/.well-known/agent.json`, { headers: { authorization: `Bearer ${UPSTREAM_TOKEN}` } })).json();
     // Bailian sends the console-configured key on every call: so does this client.
-    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-      const url = input instanceof Request ? input.url : String(input);
-      if (!url.startsWith(gateway.url)) return rawFetch(input, init);
-      const headers = new Headers(init?.headers);
-      headers.set('X-API-KEY', API_KEY);
-      return rawFetch(input, { ...init, headers });
-    });
+    stubKeyedFetch(gateway.url);
     client = new A2AClient(gateway.url);
   });
   afterAll(async () => {

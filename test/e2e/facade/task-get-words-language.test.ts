@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { facadeWords } from '../../../src/surfaces/v025/reply/index.js';
 import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
 import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startScriptPlayer } from './script-player-agent.js';
 
@@ -18,7 +19,6 @@ const { TASK_STATE_WORKING: WORKING, TASK_STATE_FAILED: FAILED, TASK_STATE_CANCE
 const SAID = '正在检查华东1的配额。';
 const EN = facadeWords('en');
 
-const rawFetch = globalThis.fetch;
 let agent: RunningTestAgent;
 let gateway: RunningGateway;
 let client: A2AClient;
@@ -29,13 +29,7 @@ beforeAll(async () => {
     '👍': { steps: [{ status: WORKING, said: SAID }, { status: CANCELED }] },
   });
   gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith(gateway.url)) return rawFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('X-API-KEY', API_KEY);
-    return rawFetch(input, { ...init, headers });
-  });
+  stubKeyedFetch(gateway.url);
   client = new A2AClient(gateway.url);
 });
 afterAll(async () => {

@@ -6,8 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
-import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
-import { artifact, bailian, options, readText, run, status, submitted } from './support.js';
+import { artifact, bailian, options, shownAlike, status, submitted } from './support.js';
 
 const ANSWER = ['The stack was created in cn-hangzhou. ', 'It costs about ¥120 a month.'];
 const QUESTION = '要再部署一套到华北2吗？';
@@ -17,22 +16,7 @@ const streamed = (kind: 'artifact' | 'one id', chunks: string[]): StreamResponse
     ? chunks.map((text, at) => artifact('answer', [{ text }], { append: at > 0, lastChunk: at === chunks.length - 1 }))
     : chunks.map((text) => status('TASK_STATE_WORKING', text, {}, 'answer'));
 
-function read(events: StreamResponse[]): string {
-  const out = run([submitted, ...events], options(bailian));
-  const fold = createReplyFold();
-  for (const event of out) fold.add(event);
-  const sent = fold.result();
-  const text = readText(out);
-  expect(
-    sent?.kind === 'task'
-      ? sent.artifacts
-          ?.flatMap((a) => a.parts)
-          .map((p) => (p.kind === 'text' ? p.text : ''))
-          .join('')
-      : undefined,
-  ).toBe(text);
-  return text;
-}
+const read = (events: StreamResponse[]): string => shownAlike([submitted, ...events], options(bailian));
 
 describe('an answer streamed after a blank first chunk, then restated with a question', () => {
   for (const kind of ['artifact', 'one id'] as const)

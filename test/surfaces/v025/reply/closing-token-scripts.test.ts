@@ -7,8 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
-import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
-import { bailian, options, readText, run, status, submitted } from './support.js';
+import { bailian, options, shownAlike, status, submitted } from './support.js';
 
 const closedUnderOneId = (running: string, closing: string, state = 'TASK_STATE_COMPLETED' as const): StreamResponse[] => [
   submitted,
@@ -17,22 +16,7 @@ const closedUnderOneId = (running: string, closing: string, state = 'TASK_STATE_
 ];
 
 /** The stream's text, checked against what message/send folds the same events into. */
-function shown(events: StreamResponse[]): string {
-  const out = run(events, options(bailian));
-  const fold = createReplyFold();
-  for (const event of out) fold.add(event);
-  const sent = fold.result();
-  const text = readText(out);
-  expect(
-    sent?.kind === 'task'
-      ? sent.artifacts
-          ?.flatMap((a) => a.parts)
-          .map((p) => (p.kind === 'text' ? p.text : ''))
-          .join('')
-      : undefined,
-  ).toBe(text);
-  return text;
-}
+const shown = (events: StreamResponse[]): string => shownAlike(events, options(bailian));
 
 describe('the last token of a turn under the running id, in other scripts', () => {
   it.each([

@@ -7,30 +7,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../../../src/model/index.js';
-import { createReplyFold } from '../../../../src/surfaces/v025/reply/index.js';
-import { bailian, options, readText, run, status, submitted } from './support.js';
+import { bailian, options, shownAlike, status, submitted } from './support.js';
 
 /** Each version the whole text up to the end of one of `pieces`, all under the message id `m`. */
 const grownInPlace = (pieces: readonly string[]): StreamResponse[] =>
   pieces.map((_, at) => status('TASK_STATE_WORKING', pieces.slice(0, at + 1).join(''), {}, 'm'));
 
-function read(events: StreamResponse[]): string {
-  const out = run([submitted, ...events], options(bailian));
-  const fold = createReplyFold();
-  for (const event of out) fold.add(event);
-  const sent = fold.result();
-  const text = readText(out);
-  // message/send shows what message/stream showed.
-  expect(
-    sent?.kind === 'task'
-      ? sent.artifacts
-          ?.flatMap((a) => a.parts)
-          .map((p) => (p.kind === 'text' ? p.text : ''))
-          .join('')
-      : undefined,
-  ).toBe(text);
-  return text;
-}
+const read = (events: StreamResponse[]): string => shownAlike([submitted, ...events], options(bailian));
 
 describe('a message grown in place under one id from a short first version', () => {
   it.each([

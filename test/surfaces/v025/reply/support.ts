@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { isActiveState, type StreamResponse, type TaskState } from '../../../../src/model/index.js';
 import { loadMappingProfile, type MappingProfile } from '../../../../src/mappings/index.js';
 import { V025StreamEvent, type V025StreamEvent as Event025 } from '../../../../src/protocol/v025/index.js';
-import { createTurnReply, decisionStateOf, facadeWords, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
+import { createReplyFold, createTurnReply, decisionStateOf, facadeWords, type ReplyOptions } from '../../../../src/surfaces/v025/reply/index.js';
 
 export const bailian = loadMappingProfile('bailian');
 export const spec = loadMappingProfile('a2a-0.2.5');
@@ -48,6 +48,27 @@ export function readText(out: Event025[]): string {
     .flatMap((event) => (event.kind === 'artifact-update' ? event.artifact.parts : []))
     .map((part) => (part.kind === 'text' ? part.text : ''))
     .join('');
+}
+
+/** What a message/send of the same turn answers: the text of the folded Task's artifacts (createReplyFold). */
+export function sentText(out: Event025[]): string | undefined {
+  const fold = createReplyFold();
+  for (const event of out) fold.add(event);
+  const sent = fold.result();
+  return sent?.kind === 'task'
+    ? sent.artifacts
+        ?.flatMap((artifact) => artifact.parts)
+        .map((part) => (part.kind === 'text' ? part.text : ''))
+        .join('')
+    : undefined;
+}
+
+/** What a Bailian user reads of `events` over message/stream, checked to be what message/send shows them. */
+export function shownAlike(events: StreamResponse[], replyOptions: ReplyOptions = options()): string {
+  const out = run(events, replyOptions);
+  const text = readText(out);
+  expect(sentText(out)).toBe(text);
+  return text;
 }
 
 export const shape = (out: Event025[]): string[] =>

@@ -1,0 +1,19 @@
+import { vi } from 'vitest';
+import { API_KEY } from './facade.js';
+
+const rawFetch = globalThis.fetch;
+
+/**
+ * Bailian sends the console-configured key on every call. The a2a-js 0.2.5 client takes no fetch and no headers of
+ * its own, so the global fetch is stubbed to add `X-API-KEY` to every request to `baseUrl` (a file that calls this
+ * runs in OWN_PROCESS, vitest.config.ts). Undone by `vi.unstubAllGlobals()`.
+ */
+export function stubKeyedFetch(baseUrl: string, apiKey: string = API_KEY): void {
+  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith(baseUrl)) return rawFetch(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set('X-API-KEY', apiKey);
+    return rawFetch(input, { ...init, headers });
+  });
+}
