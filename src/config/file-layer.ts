@@ -15,24 +15,39 @@ interface FileContext {
   missing: Array<{ key: string; variable: string }>;
 }
 
-/** `${VAR}` / `${VAR:-default}` (default also when VAR is empty); `$${VAR}` stays literal. */
-function expand(text: string, where: string, ctx: FileContext): string {
+/**
+ * `${VAR}` / `${VAR:-default}` (default also when VAR is empty); `$${VAR}` stays literal. The variables whose
+ * values went in are added to `used`.
+ */
+function expand(text: string, where: string, ctx: FileContext, used: string[]): string {
   return text.replace(REFERENCE, (whole, escaped: string | undefined, name: string, fallback: string | undefined) => {
     if (escaped) return whole.slice(1);
     const value = ctx.env[name];
-    if (value !== undefined && value !== '') return value;
+    if (value !== undefined && value !== '') {
+      used.push(name);
+      return value;
+    }
     if (fallback !== undefined) return fallback;
     ctx.missing.push({ key: where, variable: name });
     return '';
   });
 }
 
+/** Where a value a `${VAR}` gave was set, as a message tells it after "from". */
+function referencedSource(used: string[], file: string): string {
+  const variables = [...new Set(used)];
+  return `${variables.length > 1 ? 'environment variables' : 'environment variable'} ${variables.join(', ')}, referenced in ${file}`;
+}
+
 /** Normalises `_` to `-` in the keys of schema objects (not of free-form records) and expands `${VAR}`. */
 function normalise(value: unknown, node: SchemaNode | undefined, keys: KeyPath, ctx: FileContext): unknown {
   if (typeof value === 'string') {
-    ctx.sources.set(dotted(keys), ctx.name);
-    const expanded = expand(value, dotted(keys), ctx);
-    return expanded === value ? value : coerce(expanded, node, dotted(keys));
+    const used: string[] = [];
+    const expanded = expand(value, dotted(keys), ctx, used);
+    // The operator looks for a bad value where they set it: the variable, not the file's key.
+    const source = used.length > 0 ? referencedSource(used, ctx.name) : ctx.name;
+    ctx.sources.set(dotted(keys), source);
+    return expanded === value ? value : coerce(expanded, node, used.length > 0 ? `${dotted(keys)} (from ${source})` : dotted(keys));
   }
   if (Array.isArray(value)) return value.map((item, i) => normalise(item, childOf(node, '0'), [...keys, String(i)], ctx));
   if (!isPlainObject(value)) {

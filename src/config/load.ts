@@ -13,6 +13,7 @@ import { isWildcardHost } from '../wildcard-host.js';
 import { CONFIG_ENV, conventionalEnvLayer, ENV_PREFIX, leafAt, prefixedEnvLayer } from './env-layers.js';
 import { coerce, deepMerge, dotted, setPath, shapeOf, type KeyPath, type Tree } from './schema-tree.js';
 import { conventionalName, CONVENTIONAL_VARIABLES, rememberConventionalSources } from './setting-sources.js';
+import { unfoldUnion } from './union-issues.js';
 
 export { ConfigError, ENV_PREFIX };
 
@@ -101,6 +102,8 @@ interface Issue {
   expected?: string;
   /** The choices of an `invalid_value` issue (an enum or a literal). */
   values?: unknown[];
+  /** What each option of an `invalid_union` issue found wrong. */
+  errors?: Issue[][];
 }
 
 /** YAML reads `api-key: 123` (and `protocol: 1.0`) as a number: say how to make it the string the key expects. */
@@ -125,7 +128,7 @@ function describeIssues(issues: readonly Issue[], sources: Map<string, string>, 
     const leaf = [...sources.entries()].find(([key]) => key.startsWith(under));
     return sourceOf(keys) || (leaf ? ` (from ${leaf[1]})` : '');
   };
-  for (const issue of issues) {
+  for (const issue of issues.flatMap((told) => unfoldUnion(told, givenAt(merged, told.path.map(String))))) {
     const keys = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
       const known = Object.keys(shapeOf(leafAt(keys)));

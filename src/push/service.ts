@@ -253,16 +253,25 @@ export async function createPushService(config: GatewayConfig, deps: PushService
       const maxAttempts = maxDeliveryAttempts(config, deps.queue);
       // A receiver out of reach is otherwise told only by its dead letter, some 4 minutes later with the defaults.
       const retrying = throttledWarnings(logger);
-      queue.start(async (job) => {
-        const result = await handler(job);
-        const outcome = countedOutcome(job, result, maxAttempts);
-        metrics?.pushDelivery(outcome);
-        if (outcome === 'retry') {
-          const fields = { webhook: webhookOrigin(job.url), taskId: job.taskId, attempt: job.attempt + 1, maxAttempts };
-          retrying(withFields(fields, { error: result.error ?? `HTTP ${result.status}` }), 'A2A push notification not delivered: tried again later');
-        }
-        return result;
-      });
+      queue.start(
+        async (job) => {
+          const result = await handler(job);
+          const outcome = countedOutcome(job, result, maxAttempts);
+          metrics?.pushDelivery(outcome);
+          if (outcome === 'retry') {
+            const fields = { webhook: webhookOrigin(job.url), taskId: job.taskId, attempt: job.attempt + 1, maxAttempts };
+            retrying(
+              withFields(fields, { error: result.error ?? `HTTP ${result.status}` }),
+              'A2A push notification not delivered: tried again later',
+            );
+          }
+          return result;
+        },
+        {
+          // Given up on without an attempt here (a lease expired too often, a malformed entry): A2ABridgePushDeliveriesFailing counts it too.
+          deadLetteredUnattempted: () => metrics?.pushDelivery('permanent'),
+        },
+      );
     },
 
     stop() {

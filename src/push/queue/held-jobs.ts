@@ -75,7 +75,7 @@ export function holdWhileUnreachable(queue: PushQueue, options: HeldJobsOptions)
         await held.holdRefused(job, { err: error, taskId: job.taskId, configId: job.configId });
       }
     },
-    start: (handler) => queue.start(handler),
+    start: (handler, reports) => queue.start(handler, reports),
     async stop() {
       await held.stop();
       await queue.stop();

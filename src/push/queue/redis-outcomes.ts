@@ -20,6 +20,8 @@ export interface EntryOutcomesOptions {
   logger: PushLogger;
   /** Each webhook's line across replicas: an entry is attempted only at its head, and leaves it with its outcome. */
   order: WebhookOrder;
+  /** Told of each dead letter made without an attempt of this worker's (the service counts it, as it counts attempts). */
+  deadLetteredUnattempted(): void;
 }
 
 /** `waitsFor`: the entry is not at the head of its webhook's line, which is what it waits for; nothing was recorded. */
@@ -86,12 +88,14 @@ export function entryOutcomes(options: EntryOutcomesOptions) {
     const job = jobOf(fields);
     if (!job) {
       await deadLetter(id, undefined, fields, 'malformed job entry');
+      options.deadLetteredUnattempted();
       return 'done';
     }
     if (claimed) {
       const count = await deliveries(id);
       if (count > policy.maxAttempts) {
         await deadLetter(id, withFields(job, { lastError: 'delivery lease expired' }), fields, `delivery lease expired ${count - 1} times`);
+        options.deadLetteredUnattempted();
         return 'done';
       }
     }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { REDIS_WARN_EVERY_MS, watchRedis } from '../../observability/redis-errors.js';
 import { throttledWarnings } from '../../throttled-warnings.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import { silentLogger, type PushHandler, type PushQueue } from './types.js';
+import { silentLogger, type PushHandler, type PushQueue, type PushQueueReports } from './types.js';
 import { WebhookLanes, webhookOf } from './webhook-lanes.js';
 import { entryLeases } from './redis-leases.js';
 import { renewLeasesMeanwhile } from './lease-renewal.js';
@@ -75,6 +75,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
   let blocking: Redis | undefined;
   let running = false;
   let loop: Promise<void> | undefined;
+  let reports: PushQueueReports | undefined;
   const maxWaitingEntries = Math.max(1, options.maxWaitingEntries ?? DEFAULT_MAX_WAITING_ENTRIES);
   const readAheadBound = Math.min(maxWaitingEntries, window * READ_AHEAD_SLOTS);
   const reads = streamReads({
@@ -99,6 +100,7 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
     policy,
     logger,
     order,
+    deadLetteredUnattempted: () => reports?.deadLetteredUnattempted?.(),
   });
 
   /**
@@ -244,8 +246,9 @@ export function createRedisStreamsQueue(options: RedisStreamsQueueOptions): Push
       const [length, retries] = await Promise.all([commands.xlen(stream), commands.zcard(options.retryKey)]);
       return length + retries;
     },
-    start(run) {
+    start(run, told) {
       if (loop) throw new Error('push queue already started');
+      reports = told;
       running = true;
       // A blocking read holds its connection; commands of the same round need another one.
       blocking = commands.duplicate();

@@ -64,11 +64,20 @@ export interface DeliveryResult {
 
 export type PushHandler = (job: PushJob) => Promise<DeliveryResult>;
 
+/** What a queue tells besides the handler's results: what it did to a job on its own. */
+export interface PushQueueReports {
+  /**
+   * A job it dead-lettered without attempting it (redis-streams: a lease that expired too often, an entry
+   * that holds no job): given up on like an attempt refused for good, so counted with those.
+   */
+  deadLetteredUnattempted?(): void;
+}
+
 export interface PushQueue {
   /** Resolves once the job is durable (fsynced to the journal, or written to Redis). */
   enqueue(job: PushJob): Promise<void>;
   /** Starts the worker loop; the handler's result decides ack, retry or dead letter. */
-  start(handler: PushHandler): void;
+  start(handler: PushHandler, reports?: PushQueueReports): void;
   /** Stops taking jobs, waits for the ones in flight, releases files and connections. */
   stop(): Promise<void>;
   /** Jobs waiting (due or for a retry) or in flight, for the queue-depth metric. */
