@@ -18,7 +18,9 @@ const OWN_PROCESS = [
   // The 0.2.5 SDK client takes no fetch of its own: these stub the global one.
   'test/e2e/facade/task-get-words-language.test.ts',
   'test/e2e/facade/follow-up-held-task-sdk.test.ts',
+  'test/e2e/facade/held-follow-up-lead-sdk.test.ts',
   'test/e2e/facade/blank-lead-restated-sdk.test.ts',
+  'test/e2e/facade/blank-lead-heading-sdk.test.ts',
   'test/e2e/facade/explore-relay-reads.test.ts',
   'test/e2e/facade/new-task-question-sdk.test.ts',
 ];

@@ -113,12 +113,13 @@ export function cutTurnReply(cut: CutTurn, words: FacadeWords, deps: V025FacadeD
 }
 
 /**
- * Its user read none of the cut turn: no agent message, no file, no pipeline envelope (a message/send hung up, whose
- * one answer never came; a stream cut before the agent's first word). Told from what the note says was shown, not
- * from a mark of its own, so that every turn that shows part of it later (on any replica, of any release) counts.
+ * Its user read none of the cut turn: no agent message, no file, no pipeline envelope, nor the question of the waiting
+ * task a follow-up's stream opened with (shown at the turn's bound: `heldShown`) (a message/send hung up, whose one
+ * answer never came; a stream cut before the agent's first word). Told from what the note says was shown, not from a
+ * mark of its own, so that every turn that shows part of it later (on any replica, of any release) counts.
  */
 const readNoneOf = (shown: TurnSoFar): boolean =>
-  shown.passed.length === 0 && (shown.passedFiles ?? []).length === 0 && shown.pipelineSequence === undefined;
+  shown.passed.length === 0 && (shown.passedFiles ?? []).length === 0 && shown.pipelineSequence === undefined && shown.heldShown !== true;
 
 /**
  * The words that open a cut turn's rest, as the note tells what its user read: the rest, or, when they read none of
@@ -221,6 +222,12 @@ export function watchedTurn(
   let readNothing = false;
   let reason: CutReason | undefined;
   /**
+   * The turn's bound passed while its reply held a follow-up's waiting task (reply/turn.ts): that task's frame, its
+   * question, goes out with the words the bound tells, so its user read it, although the writer may acknowledge
+   * those last frames only after the note is written.
+   */
+  let heldAtBound = false;
+  /**
    * The task to note as cut, when the shutdown has cut the turn or its user stopped watching it: unless its user
    * was shown its end (what a stream wrote, not what it relayed after they left: a question they never read stays open).
    */
@@ -240,7 +247,7 @@ export function watchedTurn(
     }
     // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
     // stream ends; the store keeps it before it closes (conversation-languages.ts).
-    const shown = readNothing ? tracker.unread() : tracker.shown().soFar();
+    const shown = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
     void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
   };
   return {
@@ -249,6 +256,7 @@ export function watchedTurn(
     unwatched(read, why) {
       // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
       if (!unwatched) reason = why;
+      if (!unwatched && why === 'timed-out') heldAtBound = tracker.heldStatus?.message?.role === 'ROLE_AGENT';
       unwatched = true;
       readNothing ||= read === 'nothing';
       return cutTask() !== undefined;

@@ -49,6 +49,11 @@ export interface TurnSoFar {
   lastStatus?: TaskStatusUpdateEvent;
   /** The waiting task's status the stream opened with, while nothing else came (turn-tracker.ts). */
   heldStatus?: TaskStatus;
+  /**
+   * The caller was shown that waiting task, its question with it: the reply's first frame, which goes out at the
+   * turn's bound when the agent said nothing after it (reply/turn.ts). Kept once the agent goes on.
+   */
+  heldShown?: boolean;
   /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */
   pipelineSequence?: number;
 }

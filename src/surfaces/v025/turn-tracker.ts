@@ -41,6 +41,7 @@ class NotesSoFar {
   taskId: string | undefined;
   state: TaskState | undefined;
   heldStatus: TaskStatus | undefined;
+  private heldShown = false;
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
   private readonly passed: Message[] = [];
@@ -60,6 +61,7 @@ class NotesSoFar {
     if (isWordsLostEvent(event)) return;
     const opensWaiting = this.noted++ === 0 && 'task' in event && waiting(event.task.status.state);
     this.heldStatus = opensWaiting && this.turn.sent.taskId === event.task.id ? event.task.status : undefined;
+    this.heldShown ||= this.heldStatus?.message?.role === 'ROLE_AGENT';
     this.taskId = eventTaskRef(event).taskId || this.taskId;
     this.state = eventTaskState(event) ?? this.state;
     if ('statusUpdate' in event) {
@@ -87,6 +89,7 @@ class NotesSoFar {
       ...(this.shownFiles.size > 0 ? { shownFiles: new Map([...this.shownFiles].map(([id, parts]) => [id, parts && [...parts]])) } : {}),
       ...(this.lastStatus ? { lastStatus: this.lastStatus } : {}),
       ...(this.heldStatus ? { heldStatus: this.heldStatus } : {}),
+      ...(this.heldShown ? { heldShown: true } : {}),
       ...(this.pipelineSequence !== undefined ? { pipelineSequence: this.pipelineSequence } : {}),
     });
   }

@@ -194,8 +194,13 @@ const HEADING_LINE = /^#{1,6}[ \t]+[^\n]*?[\p{L}\p{N}][^\n]*?[\p{L}\p{N}]/u;
  * twice (`ha` + `haha`, `1` + `1.5`) and a short line an agent writes twice, but no model's token, and no
  * agent's line, opens the same heading again right after it.
  */
-const restatesHeading = (state: ReplyState, at: number): boolean =>
-  (at === 0 || shownCharAt(state, at - 1) === '\n') && HEADING_LINE.test(shownSlice(state, at, at + 80));
+function restatesHeading(state: ReplyState, at: number): boolean {
+  // A piece may open with the blanks of a model's first token (`\n\n## 部署方案`): the heading is after them.
+  const read = shownSlice(state, at, at + 96);
+  const lead = read.length - read.trimStart().length;
+  const start = at + lead;
+  return (start === 0 || shownCharAt(state, start - 1) === '\n') && HEADING_LINE.test(read.slice(lead));
+}
 
 /**
  * What `text` adds when it first restates the reply's last pieces, from the start of one of them (the

@@ -1,0 +1,73 @@
+/**
+ * A Bailian user answers a REAL a2a-js 1.x agent's question; the agent takes the answer up with its waiting task and
+ * says nothing more, so the facade's bound answers the user with the task's question, told the agent goes on
+ * (follow-up-held-task-sdk.test.ts). The conversation's next message shows the rest: its opening words say what the
+ * user read at the bound (the question), not that none of the reply reached them. The official 0.2.5 client, X-API-KEY.
+ */
+import { A2AClient } from 'a2a-sdk-025/client';
+import { TaskState } from 'a2a-sdk-1';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
+import { facadeWords } from '../../../src/surfaces/v025/reply/index.js';
+import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
+import { stubKeyedFetch } from '../../support/keyed-fetch.js';
+import { startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+
+const QUESTION = '要部署到华东1还是华北2？';
+const BOUND_MS = 1500;
+const words = facadeWords('en');
+
+/** Asks at once; takes an answer up with the task as it stands and then returns. */
+class HeldAnswerAgent implements AgentExecutor {
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { opening, status } = turnEvents(request);
+    if (!request.task) {
+      bus.publish(opening());
+      bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
+      return;
+    }
+    bus.publish(AgentEvent.task(request.task));
+  };
+  cancelTask = async (): Promise<void> => undefined;
+}
+
+let agent: RunningTestAgent;
+let gateway: RunningGateway;
+let client: A2AClient;
+
+beforeAll(async () => {
+  agent = await startSdkTestAgent(
+    { name: 'asker', description: 'asks a question', skill: { id: 'ask', name: 'Ask', description: 'asks' } },
+    new HeldAnswerAgent(),
+  );
+  const upstream = { url: agent.url, 'first-event-timeout-ms': BOUND_MS, 'request-timeout-ms': BOUND_MS, 'stream-idle-timeout-ms': 0 };
+  gateway = await startFacadeGateway({ upstream, bailian: { 'api-key': API_KEY } });
+  stubKeyedFetch(gateway.url);
+  client = new A2AClient(gateway.url);
+});
+afterAll(async () => {
+  vi.unstubAllGlobals();
+  await gateway?.close();
+  await agent?.close();
+});
+
+describe('the message after a follow-up whose bound showed the held task question', () => {
+  for (const method of ['message/stream', 'message/send'] as const)
+    it(`${method}: the next reply says the rest follows, not that none of it reached the user`, async () => {
+      const contextId = `held-lead-${method.replace('/', '-')}-${Date.now()}`;
+      const asked: any = await client.sendMessage(sdkParams('deploy', { contextId }));
+      expect(asked.error).toBeUndefined();
+      expect(sentText(asked.result)).toBe(QUESTION);
+      const shown =
+        method === 'message/stream'
+          ? streamedText(await collect(client.sendMessageStream(sdkParams('华东1', { contextId }))))
+          : sentText(((await client.sendMessage(sdkParams('华东1', { contextId }))) as any).result);
+      // What the user read at the bound: the question.
+      expect(shown).toContain(QUESTION);
+      const next = sentText(((await client.sendMessage(sdkParams('continue', { contextId }))) as any).result) ?? '';
+      expect(next).toContain(QUESTION);
+      expect(next).not.toContain(words.timedOutTurnWhole);
+      expect(next.startsWith(words.timedOutTurnRest)).toBe(true);
+    }, 15_000);
+});
