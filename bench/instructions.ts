@@ -2,8 +2,9 @@
  * Instructions per request (blocking SendMessage, facade message/send) and per event (one 1.0 stream)
  * of one or more gateway builds, counted by valgrind's callgrind: a count of executed instructions, not
  * of time, so it does not move with the host's load or with what else runs on the cores. Two runs of one
- * build agree within about half a per cent, where `ab.ts` (CPU time, two builds side by side) favoured
- * one side by 2–9 % on a shared host. It is the verdict on a hot-path change; CPU time and throughput
+ * build agreed within about half a per cent in the passes that made it, but once by 5 % per facade send while
+ * tests ran beside it (forty-second pass), where `ab.ts` (CPU time, two builds side by side) favoured
+ * one side by 2–9 % on a shared host: run the builds in one invocation, and repeat a close result. It is the verdict on a hot-path change; CPU time and throughput
  * stay `ab.ts`'s and the full bench's to report.
  *
  *   node --import tsx bench/instructions.ts --build <dist dir>[@JSON] [--build <dist dir>[@JSON] …]
