@@ -1,5 +1,7 @@
+import { A2AClient } from 'a2a-sdk-025/client';
 import { vi } from 'vitest';
-import { API_KEY } from './facade.js';
+import type { RunningGateway } from '../../src/app.js';
+import { API_KEY, startFacadeGateway } from './facade.js';
 
 const rawFetch = globalThis.fetch;
 
@@ -16,4 +18,19 @@ export function stubKeyedFetch(baseUrl: string, apiKey: string = API_KEY): void 
     headers.set('X-API-KEY', apiKey);
     return rawFetch(input, { ...init, headers });
   });
+}
+
+/**
+ * A facade gateway (`bailian` profile) in front of the agent `upstream` names, taking the test key, and the a2a-js
+ * 0.2.5 client sending it, as Bailian calls a registered agent. Stopped by stopKeyedFacade.
+ */
+export async function startKeyedFacade(upstream: Record<string, unknown>): Promise<{ gateway: RunningGateway; client: A2AClient }> {
+  const gateway = await startFacadeGateway({ upstream, bailian: { 'api-key': API_KEY } });
+  stubKeyedFetch(gateway.url);
+  return { gateway, client: new A2AClient(gateway.url) };
+}
+
+export async function stopKeyedFacade(gateway: RunningGateway | undefined): Promise<void> {
+  vi.unstubAllGlobals();
+  await gateway?.close();
 }

@@ -5,10 +5,10 @@
  */
 import { A2AClient } from 'a2a-sdk-025/client';
 import { TaskState } from 'a2a-sdk-1';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
-import { stubKeyedFetch } from '../../support/keyed-fetch.js';
+import { collect, sdkParams, sentText, streamedText } from '../../support/facade.js';
+import { startKeyedFacade, stopKeyedFacade } from '../../support/keyed-fetch.js';
 import { textPart, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startScriptPlayer } from './script-player-agent.js';
 
@@ -29,13 +29,10 @@ beforeAll(async () => {
       ],
     },
   });
-  gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  stubKeyedFetch(gateway.url);
-  client = new A2AClient(gateway.url);
+  ({ gateway, client } = await startKeyedFacade({ url: agent.url }));
 });
 afterAll(async () => {
-  vi.unstubAllGlobals();
-  await gateway?.close();
+  await stopKeyedFacade(gateway);
   await agent?.close();
 });
 

@@ -10,10 +10,10 @@
 import { A2AClient } from 'a2a-sdk-025/client';
 import { TaskState } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
-import { stubKeyedFetch } from '../../support/keyed-fetch.js';
+import { collect, sdkParams, sentText, streamedText } from '../../support/facade.js';
+import { startKeyedFacade, stopKeyedFacade } from '../../support/keyed-fetch.js';
 import { promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 const QUESTION = 'Which region should I deploy to, cn-hangzhou or cn-beijing?';
@@ -53,14 +53,11 @@ beforeAll(async () => {
   );
   // No idle bound: only the turn's own bounds can answer the user.
   const upstream = { url: agent.url, 'first-event-timeout-ms': BOUND_MS, 'request-timeout-ms': BOUND_MS, 'stream-idle-timeout-ms': 0 };
-  gateway = await startFacadeGateway({ upstream, bailian: { 'api-key': API_KEY } });
-  stubKeyedFetch(gateway.url);
-  client = new A2AClient(gateway.url);
+  ({ gateway, client } = await startKeyedFacade(upstream));
 });
 afterAll(async () => {
   executor.release();
-  vi.unstubAllGlobals();
-  await gateway?.close();
+  await stopKeyedFacade(gateway);
   await agent?.close();
 });
 

@@ -7,11 +7,11 @@
 import { A2AClient } from 'a2a-sdk-025/client';
 import { TaskState } from 'a2a-sdk-1';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-1/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { facadeWords } from '../../../src/surfaces/v025/reply/index.js';
-import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
-import { stubKeyedFetch } from '../../support/keyed-fetch.js';
+import { collect, sdkParams, sentText, streamedText } from '../../support/facade.js';
+import { startKeyedFacade, stopKeyedFacade } from '../../support/keyed-fetch.js';
 import { startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 const QUESTION = '要部署到华东1还是华北2？';
@@ -42,13 +42,10 @@ beforeAll(async () => {
     new HeldAnswerAgent(),
   );
   const upstream = { url: agent.url, 'first-event-timeout-ms': BOUND_MS, 'request-timeout-ms': BOUND_MS, 'stream-idle-timeout-ms': 0 };
-  gateway = await startFacadeGateway({ upstream, bailian: { 'api-key': API_KEY } });
-  stubKeyedFetch(gateway.url);
-  client = new A2AClient(gateway.url);
+  ({ gateway, client } = await startKeyedFacade(upstream));
 });
 afterAll(async () => {
-  vi.unstubAllGlobals();
-  await gateway?.close();
+  await stopKeyedFacade(gateway);
   await agent?.close();
 });
 

@@ -9,10 +9,10 @@
  */
 import { A2AClient } from 'a2a-sdk-025/client';
 import { TaskState } from 'a2a-sdk-1';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
-import { API_KEY, collect, sdkParams, sentText, startFacadeGateway, streamedText } from '../../support/facade.js';
-import { stubKeyedFetch } from '../../support/keyed-fetch.js';
+import { collect, sdkParams, sentText, streamedText } from '../../support/facade.js';
+import { startKeyedFacade, stopKeyedFacade } from '../../support/keyed-fetch.js';
 import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { startScriptPlayer } from './script-player-agent.js';
 
@@ -24,13 +24,10 @@ let client: A2AClient;
 beforeAll(async () => {
   agent = await startScriptPlayer({ 'deploy a VPC': { bare: true, steps: [{ task: TaskState.TASK_STATE_INPUT_REQUIRED, said: QUESTION }] } });
   // The gateway's own bounds are minutes: each test's 5 s time-out says the question came with the agent's Task.
-  gateway = await startFacadeGateway({ upstream: { url: agent.url }, bailian: { 'api-key': API_KEY } });
-  stubKeyedFetch(gateway.url);
-  client = new A2AClient(gateway.url);
+  ({ gateway, client } = await startKeyedFacade({ url: agent.url }));
 });
 afterAll(async () => {
-  vi.unstubAllGlobals();
-  await gateway?.close();
+  await stopKeyedFacade(gateway);
   await agent?.close();
 });
 
