@@ -131,16 +131,24 @@ function requestLine(c: Context<GatewayEnv>, started: number, fields: LogFields)
 
 const PROBES: ReadonlySet<string> = new Set([HEALTH_PATH, READY_PATH]);
 
+/** Requests answered as routinely as a probe (a metrics scrape: metrics-http.ts), by their Request: no middleware replaces it. */
+const routine = new WeakSet<Request>();
+
+/** Writes the request line of `c` at debug, as a probe's: for a scraper that asks every few seconds. */
+export function logAsRoutine(c: Context): void {
+  routine.add(c.req.raw);
+}
+
 /**
  * A probe (`/health`, `/ready`) comes every few seconds from every balancer and kubelet: its line is at debug,
- * failing or not, so probes do not flood the log; `/ready` turning not ready, and ready again, is told once
- * (surfaces/health.ts). A call that failed for a reason not the caller's (the handlers noted its `cause`: an
+ * failing or not, so probes do not flood the log (so is a metrics scrape answered: logAsRoutine); `/ready` turning
+ * not ready, and ready again, is told once (surfaces/health.ts). A call that failed for a reason not the caller's (the handlers noted its `cause`: an
  * upstream refused, reset, timed out, answered 5xx) is a warning whatever its binding answered (HTTP 200 on
  * JSON-RPC and the facade, 503 or 504 on HTTP+JSON), so one outage is told alike on every binding; a 5xx
  * without such a cause is the gateway's own failure, at error.
  */
 const levelOf = (c: Context<GatewayEnv>, fields: LogFields): 'error' | 'warn' | 'info' | 'debug' => {
-  if (PROBES.has(c.req.path)) return 'debug';
+  if (PROBES.has(c.req.path) || routine.has(c.req.raw)) return 'debug';
   if (fields.cause !== undefined) return 'warn';
   return c.res.status >= 500 ? 'error' : 'info';
 };

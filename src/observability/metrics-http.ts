@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayEnv } from '../surfaces/shared/env.js';
 import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
+import { logAsRoutine } from '../log.js';
 import { safeEqual } from '../surfaces/shared/safe-equal.js';
 import { isStream, onBodyEnd, replaceResponse } from './body-end.js';
 import { callerLeft } from './caller-left.js';
@@ -61,13 +62,17 @@ function tokenMatches(c: Context, token: string): boolean {
   return presented !== undefined && safeEqual(presented, token);
 }
 
-/** `GET metrics.path` in Prometheus text format; with `metrics.token`, only for that bearer token. */
+/**
+ * `GET metrics.path` in Prometheus text format; with `metrics.token`, only for that bearer token. A scrape answered
+ * is logged at debug, as a probe is (every scraper asks every few seconds); one refused its token stays at info.
+ */
 export function mountMetrics(app: Hono<GatewayEnv>, metrics: GatewayMetrics, config: GatewayConfig['metrics']): void {
   app.get(config.path, async (c) => {
     if (config.token && !tokenMatches(c, config.token)) {
       return c.text('Unauthorized\n', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
     }
     const body = await metrics.registry.metrics();
+    logAsRoutine(c);
     return c.body(body, 200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
   });
 }

@@ -125,19 +125,24 @@ function rejectContentType(c: Context<GatewayEnv>, answer: (error: A2AError) => 
   return answer(contentTypeNotSupported(c.req.raw.headers));
 }
 
-/** Whether some dialect would let the caller through; answered at once unless a gate must verify a token. */
-function admitted(dialects: JsonRpcDialect[], headers: Headers): boolean | Promise<boolean> {
+/** The first dialect that would let the caller through, if any; answered at once unless a gate must verify a token. */
+function admitting(dialects: JsonRpcDialect[], headers: Headers): JsonRpcDialect | undefined | Promise<JsonRpcDialect | undefined> {
   const verifying: Promise<boolean>[] = [];
+  const verifiers: JsonRpcDialect[] = [];
   for (const dialect of dialects) {
     const answer = dialect.admits?.(headers) ?? true;
     if (answer === true) {
       // Checks already started are no longer awaited: a failure of theirs must not go unhandled.
       for (const pending of verifying) pending.catch(() => undefined);
-      return true;
+      return dialect;
     }
-    if (answer !== false) verifying.push(answer);
+    if (answer !== false) {
+      verifying.push(answer);
+      verifiers.push(dialect);
+    }
   }
-  return verifying.length > 0 && Promise.all(verifying).then((answers) => answers.includes(true));
+  if (verifying.length === 0) return undefined;
+  return Promise.all(verifying).then((answers) => verifiers[answers.indexOf(true)]);
 }
 
 /** The surface a refused caller meant and its dialect, when one tells (its credentials, the version it asks for). */
@@ -191,8 +196,9 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
   const answerers: Pick<JsonRpcDialect, 'handles' | 'refuse'>[] = [...dialects, ...(options.servedElsewhere ?? [])];
   const surface = options.surface ?? 'jsonrpc';
   return async (c: Context<GatewayEnv>) => {
-    const admission = admitted(dialects, c.req.raw.headers);
-    if (admission === false || (admission !== true && !(await admission))) {
+    const admission = admitting(dialects, c.req.raw.headers);
+    const admitter = admission instanceof Promise ? await admission : admission;
+    if (admitter === undefined) {
       const meant = meantDialect(dialects, c.req.raw);
       noteLog(c, { surface: meant?.surface ?? surface });
       return meant?.dialect.unauthorized?.() ?? unauthorized();
@@ -201,6 +207,8 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
     try {
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
     } catch (error) {
+      // Refused before a dialect took it: its line and metrics still name the client its credentials are.
+      await admitter.nameCaller?.(c);
       if (error instanceof BodyCut && callerLeft(c)) {
         noteLog(c, { surface: meantDialect(dialects, c.req.raw)?.surface ?? surface });
         return callerLeftAnswer(c);
@@ -220,7 +228,10 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
     }
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));
-    if (!dialect) return notServedHere(c, options.servedElsewhere ?? [], request, surface);
+    if (!dialect) {
+      await admitter.nameCaller?.(c);
+      return notServedHere(c, options.servedElsewhere ?? [], request, surface);
+    }
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
     // handler answers in the dialect's version with this request's id (unexpected-failure.ts).
     const answer = await dialect.handle(request, c);

@@ -26,6 +26,11 @@ export interface JsonRpcDialect {
    */
   admits?(headers: Headers): boolean | Promise<boolean>;
   /**
+   * Hands the request the caller this dialect admitted (c.var.principal, and the client name for the log line and
+   * the metrics), as its gate does for its own calls: for an answer the endpoint gives itself (an envelope error).
+   */
+  nameCaller?(c: Context<GatewayEnv>): Promise<void>;
+  /**
    * The surface a caller no dialect admits meant, told by its headers (the request is refused before its
    * body is read): the credentials it presents, or the version it asks for; so its 401 is counted under
    * that surface. Absent, or undefined for every dialect: the endpoint's surface.
