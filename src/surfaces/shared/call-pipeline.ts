@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { mapIterable } from '../../core/iterables.js';
 import { withFields, A2AError, answerTaskRef, toA2AError, type StreamResponse } from '../../model/index.js';
 import type { V1Method } from '../../mappings/vocabulary.js';
+import { isStream } from '../../observability/body-end.js';
 import { callerLeft } from '../../observability/caller-left.js';
 import type { GatewayEnv, RequestLogFields } from './env.js';
 import { contentCodingRefusal, discardRest, refusedBody, tooLarge } from './body-refusal.js';
@@ -62,7 +63,11 @@ export async function runCall<I>(
     return withFields(call, { answer: (response: Response) => echoExtensions(response, call.activated(), edge.extensionsHeader) });
   };
   try {
-    return await serve(open);
+    const response = await serve(open);
+    // A blocking answer made after its caller hung up (a 1.0 SendMessage's turn goes on without it) reached nobody:
+    // told as one, not as a 200. The facade tells its own send's in the answer (stateReason, facade-answer-log.ts).
+    if (edge.surface !== 'v025' && !isStream(response) && callerLeft(c)) return callerLeftAnswer(c);
+    return response;
   } catch (error) {
     // Its caller hung up, and that ended the call (its body cut off, its signal aborted): nothing failed, nobody reads an answer.
     if ((error instanceof BodyCut || opened?.ctx.signal.aborted) && callerLeft(c)) return callerLeftAnswer(c);
