@@ -131,10 +131,26 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
   // A Redis that froze fails every renewal (a third of the lease): told once a minute, the rest counted, as the
   // other stores' lease renewals are; the push-configs connection's own warning names the Redis and the error.
   const renewalFailed = throttledWarnings(logger);
+  const damagedFound = throttledWarnings(logger);
+
+  /**
+   * The follows `values` hold. One that does not read as a follow (not the JSON the gateway writes: edited by hand, or
+   * by another version) is a turn whose end is not pushed: told, with how many, as the file journal tells each.
+   */
+  const readable = (values: string[]): FollowEntry[] => {
+    const entries: FollowEntry[] = [];
+    for (const value of values) {
+      const entry = entryOf(value);
+      if (entry) entries.push(entry);
+    }
+    const damaged = values.length - entries.length;
+    if (damaged > 0) damagedFound({ replicaId, damaged }, 'A2A push follows could not be restored: their entries in Redis are damaged');
+    return entries;
+  };
 
   const liveEntries = async (): Promise<FollowEntry[]> => {
     const now = Date.now();
-    return (await redis.hvals(ownFollows)).map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined && entry.until > now);
+    return readable(await redis.hvals(ownFollows)).filter((entry) => entry.until > now);
   };
 
   async function renew(): Promise<void> {
@@ -173,8 +189,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
 
     async entries() {
       // With a new id per process this is empty; a replica given its old id takes up its own follows.
-      const values = await redis.hvals(ownFollows);
-      return values.map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined);
+      return readable(await redis.hvals(ownFollows));
     },
 
     held: async () => new Set(await redis.hkeys(ownFollows)),
@@ -202,7 +217,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
           claimUnanswered = true;
           throw error;
         })) as [number, string[]];
-        const entries = values.map(entryOf).filter((entry): entry is FollowEntry => entry !== undefined);
+        const entries = readable(values);
         if (entries.length > 0 || dropped > 0) {
           logger.info({ replicaId, from: owner, claimed: entries.length, dropped }, 'push follows of a replica that is gone were taken over');
         }
