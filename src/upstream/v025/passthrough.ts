@@ -42,6 +42,8 @@ export interface V025PassThrough {
 export interface RelayWatch {
   /** The agent sent nothing for `stream-idle-timeout-ms`, and its stream was ended with the relay's error frame (`error`'s words). */
   cutQuiet?(error: A2AError): void;
+  /** The agent's body broke mid-way (its connection reset or closed): a stream then ends with the relay's error frame. */
+  broke?(error: A2AError): void;
 }
 
 /** Request headers that describe the exchange rather than the caller's identity. */
@@ -102,6 +104,19 @@ interface IdleRelay {
   cut?(error: A2AError): void;
 }
 
+/** How a relayed body that breaks mid-way (the agent's connection reset or closed) ends. */
+interface BrokenRelay {
+  /** Whether the caller left, cutting the body itself: then nothing broke. */
+  callerLeft(): boolean;
+  /** A stream's last words then: the relay's error frame, and the stream ends (a JSON answer just fails). */
+  lastWords?(error: A2AError): Uint8Array;
+  told?(error: A2AError): void;
+}
+
+/** The relay's own 0.2.5 error frame, which ends a stream it cannot go on with. */
+const errorFrame = (id: JsonRpcId, error: A2AError): Uint8Array =>
+  new TextEncoder().encode(`data: ${jsonRpcText({ jsonrpc: '2.0' as const, id, error: { code: error.code, message: error.message } })}\n\n`);
+
 const EVENT_END = new TextEncoder().encode('\n\n');
 
 /** Whether a chunk of an SSE body ends with a blank line (LF or CRLF): the event before it is complete. */
@@ -117,23 +132,27 @@ function endsEvent(chunk: Uint8Array): boolean {
  * cancelled or gone quiet past `idle`. One timer for the body's life, pushed back by each pull; it gives up
  * only while a pull waits on the agent, so a caller slow to read is no silence of the agent's.
  */
-function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): ReadableStream<Uint8Array> {
+function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken?: BrokenRelay): ReadableStream<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]();
   let quiet: NodeJS.Timeout | undefined;
   let waiting = false;
   let gaveUp = false;
+  let cancelled = false;
   // Whether what was relayed so far ends an SSE event (a blank line), so that a frame of ours is one of its own.
   let betweenEvents = true;
+  const endWith = (controller: ReadableStreamDefaultController<Uint8Array>, lastWords: Uint8Array): void => {
+    // An event the agent stopped in the middle of is ended (the caller drops it as malformed), not run into ours.
+    if (!betweenEvents) controller.enqueue(EVENT_END);
+    controller.enqueue(lastWords);
+    controller.close();
+  };
   const giveUp = (controller: ReadableStreamDefaultController<Uint8Array>, relay: IdleRelay): void => {
     // Between pulls the caller is the slow one: the watch goes on.
     if (!waiting) return void quiet?.refresh();
     gaveUp = true;
     body.destroy();
     if (!relay.lastWords) return controller.error(streamWentIdle(relay.ms));
-    // An event the agent froze in the middle of is ended (the caller drops it as malformed), not run into ours.
-    if (!betweenEvents) controller.enqueue(EVENT_END);
-    controller.enqueue(relay.lastWords);
-    controller.close();
+    endWith(controller, relay.lastWords);
     relay.cut?.(streamWentIdle(relay.ms));
   };
   return new ReadableStream<Uint8Array>({
@@ -156,12 +175,21 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
       } catch (error) {
         clearTimeout(quiet);
         // Given up as quiet: the caller was answered already, and the destroyed body's failure is moot.
-        if (!gaveUp) controller.error(error);
+        if (gaveUp) return;
+        if (cancelled || !broken || broken.callerLeft()) return controller.error(error);
+        // A stream ends with the relay's error frame, as a translated one does, not cut with the transport's error
+        // (which the HTTP server would print, stack and all, and append to the body as text).
+        const failure = fromTransportError(error);
+        broken.told?.(failure);
+        const lastWords = broken.lastWords?.(failure);
+        if (lastWords) endWith(controller, lastWords);
+        else controller.error(error);
       } finally {
         waiting = false;
       }
     },
     cancel() {
+      cancelled = true;
       clearTimeout(quiet);
       body.destroy();
     },
@@ -171,8 +199,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay): Reada
 /** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
 function relayIdle(ms: number, headers: Headers, id: JsonRpcId, watch: RelayWatch | undefined): IdleRelay {
   if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
-  const envelope = { jsonrpc: '2.0' as const, id, error: { code: -32603, message: streamWentIdle(ms).message } };
-  const lastWords = new TextEncoder().encode(`data: ${jsonRpcText(envelope)}\n\n`);
+  const lastWords = errorFrame(id, streamWentIdle(ms));
   return watch?.cutQuiet ? { ms, lastWords, cut: watch.cutQuiet } : { ms, lastWords };
 }
 
@@ -226,7 +253,12 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
         });
         const headers = responseHeaders(answer.headers);
         const idle = relayIdle(config['stream-idle-timeout-ms'], headers, id, watch);
-        return new Response(webBody(answer.body, idle), { status: answer.statusCode, headers });
+        const broken: BrokenRelay = {
+          callerLeft: () => signal.aborted,
+          ...(idle.lastWords ? { lastWords: (error: A2AError) => errorFrame(id, error) } : {}),
+          ...(watch?.broke ? { told: watch.broke } : {}),
+        };
+        return new Response(webBody(answer.body, idle, broken), { status: answer.statusCode, headers });
       } catch (error) {
         // The gateway's words for the caller, which never name the upstream; the transport's as the cause, for the log.
         throw fromTransportError(error, { caller: signal });
