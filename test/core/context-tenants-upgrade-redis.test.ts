@@ -16,6 +16,7 @@ import { createRedisTaskRegistry } from '../../src/core/task-registry/redis.js';
 import { ctxOf, finishedTask, stubUpstream, userMessage } from '../support/gateway-stubs.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
+import { waitUntil } from '../support/wait-until.js';
 
 beforeAll(requireRedis);
 
@@ -130,13 +131,14 @@ describe('redis: a context opened by a release of before context tenants', () =>
 describe('redis: a context of this release renewed by a release of before', () => {
   it('goes on under its tenant once its tenant key expired before its owner, and records the tenant again', async () => {
     const prefix = fresh();
-    const { gateway, registry } = replica(prefix, { idleTtlMs: 200, contextOwnerTtlMs: 300 });
+    // An owner's TTL of a second, not 300 ms: a loaded host's stall after the turn outlasted that, and the keys this
+    // reads were gone before it read them.
+    const { gateway, registry } = replica(prefix, { idleTtlMs: 200, contextOwnerTtlMs: 1_000 });
     await expect(send(gateway, 'acme')).resolves.toMatchObject({ task: { id: 'T1' } });
     await expectTenantKept(prefix, 'acme');
     // A replica of before takes the next turns: it renews the context's owner alone.
     await probe.pexpire(`${prefix}ctx:C`, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await probe.exists(`${prefix}ctxn:C`)).toBe(0);
+    await waitUntil(async () => (await probe.exists(`${prefix}ctxn:C`)) === 0);
     expect(await registry.contextScope('C')).toEqual({ owner: ALICE.principal });
     await expect(send(gateway, 'acme')).resolves.toMatchObject({ task: { id: 'T2' } });
     await expectTenantKept(prefix, 'acme');
@@ -145,11 +147,13 @@ describe('redis: a context of this release renewed by a release of before', () =
   it('keeps the tenant, the default one too, for as long as the owner through its renewals', async () => {
     for (const tenant of ['acme', undefined]) {
       const prefix = fresh();
-      const { gateway, registry } = replica(prefix, { idleTtlMs: 200, contextOwnerTtlMs: 400 });
+      // Turns 600 ms apart, past an owner's TTL of 1.2 s in all: with 400 ms and turns 250 ms apart, a loaded host's
+      // stall between two turns outlasted the TTL's rest.
+      const { gateway, registry } = replica(prefix, { idleTtlMs: 200, contextOwnerTtlMs: 1_200 });
       for (let turn = 1; turn <= 3; turn++) {
         await expect(send(gateway, tenant)).resolves.toMatchObject({ task: { id: `T${turn}` } });
         await expectTenantKept(prefix, tenant ?? '');
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await new Promise((resolve) => setTimeout(resolve, 600));
       }
       expect(await registry.contextScope('C')).toEqual({ owner: ALICE.principal, tenant: tenant ?? '' });
     }

@@ -160,8 +160,10 @@ describe('redis turn slots shared by replicas', () => {
 describe('redis turn slot leases', () => {
   it('free the slot of a replica that stopped renewing (crashed) once its lease runs out, while the others keep theirs', async () => {
     const prefix = prefixed();
-    const crashing = replica({ prefix, cap: 2, leaseMs: 400 });
-    const survivor = replica({ prefix, cap: 2, leaseMs: 400 });
+    // Leases of 1.5 s: with 400 ms, a loaded host's stall before the check that the crashed slot is still held
+    // outlasted its lease, or the survivor's renewal.
+    const crashing = replica({ prefix, cap: 2, leaseMs: 1_500 });
+    const survivor = replica({ prefix, cap: 2, leaseMs: 1_500 });
     expect(await take(crashing)).toBeDefined();
     // A turn of the same client on the survivor, renewed all along: the client's set stays alive.
     expect(await take(survivor)).toBeDefined();
@@ -171,18 +173,21 @@ describe('redis turn slot leases', () => {
     expect(await take(survivor)).toBeUndefined();
 
     let taken: TurnSlot | undefined;
-    await expect.poll(async () => (taken ??= await take(survivor)), { timeout: 3_000, interval: 50 }).toBeDefined();
-    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(250);
+    await expect.poll(async () => (taken ??= await take(survivor)), { timeout: 5_000, interval: 50 }).toBeDefined();
+    // Freed by its lease running out, not by the close: half the lease, whatever a stall took of it before the close.
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(750);
     expect(await take(survivor), 'only the crashed slot came free').toBeUndefined();
   });
 
   it("keep a long turn's slot past many lease lifetimes by renewing it, and the set's expiry with it", async () => {
     const prefix = prefixed();
-    const holder = replica({ prefix, leaseMs: 300 });
-    const other = replica({ prefix, leaseMs: 300 });
+    // A lease long enough that a busy host's stalls (this process paused past a 300 ms lease's renewal and the
+    // rest of it) do not let it lapse, as in context-lanes.test.ts.
+    const holder = replica({ prefix, leaseMs: 1_500 });
+    const other = replica({ prefix, leaseMs: 1_500 });
     const slot = await take(holder);
-    // Time passing is what is tested: three lease lifetimes.
-    await sleep(900);
+    // Time passing is what is tested: over two lease lifetimes.
+    await sleep(3_200);
     expect(await take(other)).toBeUndefined();
     expect(await admin.pttl(slotsKey(prefix))).toBeGreaterThan(0);
     slot!.release();
@@ -252,14 +257,16 @@ describe('redis turn slots when Redis does not answer', () => {
     await redis.start();
     try {
       const prefix = prefixed();
-      const slots = replica({ prefix, url: redis.url, answerWithinMs: 300, logger });
+      // A second, not 300 ms: the first take (a fresh connection, its script loaded) goes through the same bound, and a
+      // loaded host's stall there refused it before Redis was stopped.
+      const slots = replica({ prefix, url: redis.url, answerWithinMs: 1_000, logger });
       const held = await take(slots);
       expect(held).toBeDefined();
       await redis.stop();
       expect((await rejection(Promise.resolve(slots.take(caller('p:bob'))))).code).toBe(ErrorCode.Internal);
       // Giving a slot back fails too: it would expire; the warning is not repeated within the minute.
       held!.release();
-      await sleep(350);
+      await sleep(1_200);
       expect(warnings).toHaveLength(1);
       // The connection failing is told once too, naming the store and where it connects.
       expect(connectionWarnings).toEqual([expect.stringMatching(/^Redis connection of the turn-slots store failed \(127\.0\.0\.1:\d+\): /)]);

@@ -160,7 +160,9 @@ describe('the Redis follow journal', () => {
     await a.journal.close();
     const stalling = await startFreezingRedis(REDIS_URL);
     cleanup.push(() => stalling.close());
-    const b = replica(prefix, 'B', 60_000, stalling.url, { commandTimeout: 200 });
+    // A second, not 200 ms: B's reads before the freeze and its claims after the thaw go through the same bound, and
+    // a loaded host's stall timed them out (the freeze, not the bound, is what this test holds).
+    const b = replica(prefix, 'B', 60_000, stalling.url, { commandTimeout: 1_000 });
     await b.journal.held();
 
     // Frozen as B's claim goes out, past B's command timeout: B hears nothing, then Redis runs it.

@@ -17,6 +17,7 @@ import { defaultCard, json, startFakeV025 } from '../support/fake-v025.js';
 import { closeAll, ctx, open } from './support.js';
 import { rejection } from '../support/rejection.js';
 import { sendMessageParams } from '../support/v1-message.js';
+import { waitUntil } from '../support/wait-until.js';
 
 afterEach(closeAll);
 
@@ -184,6 +185,8 @@ describe('connectUpstream', () => {
     expect(Date.now() - startedAt).toBeLessThan(1_500);
     expect(connected.protocol).toBeUndefined();
     expect(lines.some((line) => line.msg.includes('has not answered yet'))).toBe(true);
+    // Its connection taken (a loaded host's stall can end waitMs before this process has seen the accept).
+    await waitUntil(async () => hung.accepted() > 0);
     expect(hung.accepted()).toBe(1);
 
     // A call waits for the detection in flight (within headers-timeout-ms), then fails as for a refused port:

@@ -4,6 +4,7 @@ import type { CallContext } from '../../src/core/agent-port.js';
 import { A2AError, type StreamResponse } from '../../src/model/index.js';
 import { createV1Upstream, type V1Upstream } from '../../src/upstream/v1/client.js';
 import { startFakeIacCode, type Fault, type FakeIacCode, type FaultName } from '../support/fake-iac-code.js';
+import { cardFetched } from './support.js';
 
 // Small bounds so every fault settles fast: 300 ms to headers, 1 s per unary call.
 const CONFIG = { 'headers-timeout-ms': 300, 'request-timeout-ms': 1_000, 'connect-timeout-ms': 500 };
@@ -25,7 +26,7 @@ async function setup(config: Record<string, unknown> = CONFIG): Promise<{ fake: 
   open.push(fake);
   const upstream = createV1Upstream({ baseUrl: fake.url, config: UpstreamConfig.parse(config) });
   open.push(upstream);
-  await upstream.fetchCard();
+  await cardFetched(upstream);
   return { fake, upstream };
 }
 

@@ -31,9 +31,12 @@ async function heldPool(config: Record<string, unknown> = {}) {
   const upstreamConfig = UpstreamConfig.parse({ connections: 1, ...config });
   const pool = createUpstreamPool(upstreamConfig);
   open.push(pool);
-  const upstream = createV1Upstream({ baseUrl: fake.url, config: upstreamConfig, dispatcher: pool });
+  // The card handed over, not fetched through the pool: a test's small bounds are for the calls below, and a
+  // loaded host's stall timed the card's fetch out through them (a fetch that timed out left the pool other than
+  // the test expects: the held stream no longer held its only connection).
+  const card: unknown = await (await fetch(`${fake.url}/.well-known/agent-card.json`)).json();
+  const upstream = createV1Upstream({ baseUrl: fake.url, config: upstreamConfig, dispatcher: pool, card });
   open.push(upstream);
-  await upstream.fetchCard();
   fake.injectFault({ name: 'hang-mid-stream', after: 1 }, { method: 'SendStreamingMessage' });
   const holder = new AbortController();
   const stream = upstream.sendStreamingMessage(message('hold'), { principal: '', signal: holder.signal })[Symbol.asyncIterator]();

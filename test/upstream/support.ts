@@ -25,6 +25,21 @@ export async function setup(
 
 export const ctx = (extra: Partial<CallContext> = {}): CallContext => ({ principal: '', signal: new AbortController().signal, ...extra });
 
+/**
+ * The agent's card, fetched again after a failure (a card that failed is fetched anew on the next try): a test's
+ * small bounds are for the calls after it, and on a loaded host one fetch alone may outlast them.
+ */
+export async function cardFetched(upstream: { fetchCard(): Promise<unknown> }, tries = 5): Promise<void> {
+  for (let tried = 1; ; tried++) {
+    try {
+      await upstream.fetchCard();
+      return;
+    } catch (error) {
+      if (tried >= tries) throw error;
+    }
+  }
+}
+
 /** Kind and state of each event. */
 export function outline(event: StreamResponse): string {
   if ('task' in event) return `task:${event.task.status.state}`;

@@ -106,17 +106,19 @@ describe('push configs of evicted tasks', () => {
 
   it('redis registry + store: configs outlive their own TTL while the task is written, and expire with it', async () => {
     const prefix = `${RUN_PREFIX}${randomUUID()}:`;
-    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 300, historyLimit: 10 });
-    const port = await pushOver(registry, { store: 'redis', 'redis-prefix': prefix, tasks: { 'idle-ttl-ms': 300 } });
+    // A TTL of a second, written every 250 ms: with 300 ms written every 100 ms, a loaded host's stall between two
+    // writes outlasted the TTL's rest and the config expired while its task was still being written.
+    const registry = createRedisTaskRegistry({ url: REDIS_URL, prefix, idleTtlMs: 1_000, historyLimit: 10 });
+    const port = await pushOver(registry, { store: 'redis', 'redis-prefix': prefix, tasks: { 'idle-ttl-ms': 1_000 } });
     const configKey = `${prefix}push:configs:T1`;
     await registry.put(task('T1'), META);
     await port.createTaskPushNotificationConfig({ taskId: 'T1', id: 'w', url: hook }, ALICE);
     // Time passing is the subject: the task keeps being written for twice the TTL.
-    for (let i = 0; i < 6; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 8; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
       await registry.put(task('T1'), META);
     }
     expect(await redis.exists(configKey)).toBe(1);
-    await expect.poll(() => redis.exists(`${prefix}t:T1`, configKey), { interval: 25 }).toBe(0);
+    await expect.poll(() => redis.exists(`${prefix}t:T1`, configKey), { timeout: 5_000, interval: 25 }).toBe(0);
   });
 });

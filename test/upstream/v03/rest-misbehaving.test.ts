@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamConfig } from '../../../src/config/schema.js';
 import { ErrorCode } from '../../../src/model/index.js';
 import { createV03RestUpstream, type V03RestUpstream } from '../../../src/upstream/v03/rest-client.js';
-import { closeAll, ctx, open, outline } from '../support.js';
+import { cardFetched, closeAll, ctx, open, outline } from '../support.js';
 import { collect } from '../../support/collect.js';
 import { rejection } from '../../support/rejection.js';
 import { sendMessageParams } from '../../support/v1-message.js';
@@ -110,15 +110,8 @@ describe('createV03RestUpstream against misbehaving agents', () => {
 
   it('a unary call is bounded by request-timeout-ms', async () => {
     const upstream = await scripted(() => undefined, { 'request-timeout-ms': 100 });
-    // The card first: on a loaded host its fetch alone may take the call's 100 ms, which is another failure; a
-    // card that failed is fetched again on the next try, so a few tries make the card certain.
-    for (let tries = 1; ; tries++) {
-      const fetched = await upstream.fetchCard().then(
-        () => true,
-        () => tries >= 5,
-      );
-      if (fetched) break;
-    }
+    // The card first: on a loaded host its fetch alone may take the call's 100 ms, which is another failure.
+    await cardFetched(upstream);
     const error = await rejection(upstream.getTask({ id: 't' }, ctx()));
     expect([error.code, error.message]).toEqual([ErrorCode.Internal, 'Upstream agent timed out']);
   });
