@@ -42,6 +42,9 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits for state another part of the system brings about: 1 s (vitest's default) is less than a
+    // loaded CI host has been seen to stall for.
+    expect: { poll: { timeout: 5_000 } },
     pool: 'forks',
     // Most files wait on sockets and timers, not the CPU: with two at once the 2-core CI host sat 55 % idle
     // (vmstat over a whole run; 468 s wall, 422 s CPU). Three fill it; four saturated it beside the checks and

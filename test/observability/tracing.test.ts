@@ -95,8 +95,9 @@ describe('traces with an in-memory exporter', () => {
 
   it('0.2.5 message/stream: the server span lasts the stream, the upstream stream is its child', async () => {
     const before = proxy.rpc('SendStreamingMessage').length;
-    // The upstream pauses mid-stream: the headers are out, the stream is not over.
-    const res = await fetch(`${gateway.url}/stream`, v025Call('message/stream', 'stream me [fault:quiet after=3 ms=300]'));
+    // The upstream pauses mid-stream: the headers are out, the stream is not over. For 1.5 s: a loaded host's stall
+    // before the check outlasted a pause of 300 ms.
+    const res = await fetch(`${gateway.url}/stream`, v025Call('message/stream', 'stream me [fault:quiet after=3 ms=1500]'));
     expect(exporter.getFinishedSpans().map((s) => s.name)).not.toContain('a2a message/stream');
     await res.text();
     await settled();
