@@ -74,10 +74,10 @@ export interface Tap<T> {
    */
   last?(item: T): boolean;
   /**
-   * Called once when the stream ends (see TapEnd). The stream ends after it settles, as it would
-   * after a generator's `finally`.
+   * Called once when the stream ends (see TapEnd), with what it `failed` with. The stream ends after it
+   * settles, as it would after a generator's `finally`.
    */
-  end?(how: TapEnd): Promise<unknown> | void;
+  end?(how: TapEnd, error?: unknown): Promise<unknown> | void;
 }
 
 /**
@@ -154,7 +154,7 @@ class Tapped<T> extends Stage<T, T> {
   }
 
   protected async failed(error: unknown): Promise<never> {
-    await this.#end('failed');
+    await this.#end('failed', error);
     throw error;
   }
 
@@ -164,10 +164,10 @@ class Tapped<T> extends Stage<T, T> {
     return this.failed(error);
   }
 
-  async #end(how: TapEnd): Promise<void> {
+  async #end(how: TapEnd, error?: unknown): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
-    await this.#tap.end?.(how);
+    await this.#tap.end?.(how, error);
   }
 }
 

@@ -17,12 +17,12 @@ export interface OpenStreams {
    * a new task's write). The first event of each task this stream meets goes
    * to `meet` first, led or not: what the stream itself brings to its task (a follow-up's message) is had
    * once, also when another stream leads. When the stream ends (finished, failed or returned), `end` gets
-   * the tasks it led and those no stream follows any more; the stream ends after it.
+   * the tasks it led, those no stream follows any more and what the stream failed with; the stream ends after it.
    */
   follow(
     source: AsyncIterable<StreamResponse>,
     lead: (event: StreamResponse, taskId: string) => Promise<void> | void,
-    end: (led: string[], unfollowed: string[]) => Promise<unknown> | void,
+    end: (led: string[], unfollowed: string[], error: unknown) => Promise<unknown> | void,
     meet?: (event: StreamResponse, taskId: string, leads: boolean) => void,
   ): AsyncIterable<StreamResponse>;
 }
@@ -71,7 +71,7 @@ export function createOpenStreams(): OpenStreams {
           led = addedOnce(led, taskId);
           return lead(event, taskId);
         },
-        end: () => end(led ? [...led] : [], leave(self, joined ?? [])),
+        end: (_how, error) => end(led ? [...led] : [], leave(self, joined ?? []), error),
       });
     },
   };

@@ -1,5 +1,6 @@
 import {
   A2AError,
+  ErrorCode,
   eventTaskRef,
   GATEWAY_FAILURES,
   isActiveState,
@@ -58,36 +59,67 @@ export function readingOn(
  * run the turn on, and is asked how it went as for any turn nothing read to its end.
  */
 export async function* endedWhenBroken(rest: AsyncIterable<StreamResponse>): AsyncGenerator<StreamResponse> {
-  let ref: { taskId?: string | undefined; contextId?: string | undefined } = {};
-  let finished = false;
+  const turn = createTurnWatch();
   try {
     for await (const event of rest) {
-      const seen = eventTaskRef(event);
-      if (seen.taskId) ref = seen;
-      // The turn ended, or paused for its caller: a break after that is no break of the turn.
-      const state = 'statusUpdate' in event ? event.statusUpdate.status.state : 'task' in event ? event.task.status.state : undefined;
-      if (state !== undefined) finished = !isActiveState(state);
+      turn.saw(event);
       yield event;
     }
   } catch (error) {
-    const { taskId, contextId } = ref;
-    if (finished || !taskId || endedByTheGateway(error)) throw error;
-    const reason: Message = {
-      messageId: `${taskId}-broken-off`,
-      role: 'ROLE_AGENT',
-      taskId,
-      contextId: contextId ?? '',
-      parts: [{ text: error instanceof Error ? error.message : GATEWAY_FAILURES.upstreamUnavailable }],
-    };
-    yield {
-      statusUpdate: {
-        taskId,
-        contextId: contextId ?? '',
-        status: { state: 'TASK_STATE_FAILED', message: reason, timestamp: new Date().toISOString() },
-      },
-    };
+    const failed = endedByTheGateway(error) ? undefined : turn.failedBy(error);
+    if (!failed) throw error;
+    yield failed;
   }
+}
+
+/** What a stream said of its turn so far, and the failed update of its task a break before the turn's end makes. */
+export interface TurnWatch {
+  saw(event: StreamResponse): void;
+  /** The failed update, or undefined when the turn had ended or paused, or no task was named yet. */
+  failedBy(error: unknown): StreamResponse | undefined;
+}
+
+export function createTurnWatch(): TurnWatch {
+  let taskId: string | undefined;
+  let contextId = '';
+  let finished = false;
+  return {
+    saw(event) {
+      const seen = eventTaskRef(event);
+      if (seen.taskId) ({ taskId, contextId = '' } = seen);
+      // The turn ended, or paused for its caller: a break after that is no break of the turn.
+      const state = 'statusUpdate' in event ? event.statusUpdate.status.state : 'task' in event ? event.task.status.state : undefined;
+      if (state !== undefined) finished = !isActiveState(state);
+    },
+    failedBy(error) {
+      if (finished || !taskId) return undefined;
+      const reason: Message = {
+        messageId: `${taskId}-broken-off`,
+        role: 'ROLE_AGENT',
+        taskId,
+        contextId,
+        parts: [{ text: error instanceof Error ? error.message : GATEWAY_FAILURES.upstreamUnavailable }],
+      };
+      return { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_FAILED', message: reason, timestamp: new Date().toISOString() } } };
+    },
+  };
 }
 
 const endedByTheGateway = (error: unknown): boolean =>
   error instanceof A2AError && (error.message === GATEWAY_FAILURES.shuttingDown || error.hopFailure === 'timedOut');
+
+/**
+ * Whether a turn's stream its caller reads ended, before the turn's end, with the agent's own error (an a2a-js 1.x
+ * agent's SDK refusing an event: "Stream ordering violation"), which ends the turn: that agent keeps the task working
+ * for good, so every later message of the context was refused as a turn in progress, though the agent takes it. The
+ * turn is then recorded failed with the reason (recording.ts); the caller reads the agent's error as it was sent. Not
+ * a connection lost, gone quiet or timed out, nor the gateway's refusal of what the agent sent (-32006) or its own
+ * failure (-32603), nor a break after the caller left: the agent may run the turn on, and is asked how it went.
+ */
+export const endsTheTurn = (error: unknown, signal: AbortSignal): boolean =>
+  !signal.aborted &&
+  error instanceof A2AError &&
+  error.hopFailure === undefined &&
+  error.upstreamFault === undefined &&
+  error.code !== ErrorCode.InvalidAgentResponse &&
+  error.code !== ErrorCode.Internal;

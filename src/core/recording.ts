@@ -21,7 +21,7 @@ import { createStaleTasks } from './stale-tasks.js';
 import { recordedWithFollowUp, withCallerMessagesKept } from './task-registry/caller-messages.js';
 import { unlessReopened } from './task-registry/fold.js';
 import { overlay } from './overlay.js';
-import { endedWhenBroken, readingOn } from './read-on.js';
+import { createTurnWatch, endedWhenBroken, endsTheTurn, readingOn } from './read-on.js';
 import type { Redaction } from './redact.js';
 import type { TaskMeta, TaskScope, TaskStore } from './task-registry/types.js';
 import type { TaskWriter } from './task-writer.js';
@@ -140,9 +140,11 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     source: AsyncIterable<StreamResponse>,
     ctx: CallContext,
     tenant: string,
-    said: { followUp?: Message | undefined; opening?: Message | undefined } = {},
+    said: { followUp?: Message | undefined; opening?: Message | undefined; turnEndsOnAgentError?: boolean } = {},
   ): AsyncIterable<StreamResponse> {
     const meta = metaOf(ctx, tenant);
+    // A turn's own stream the agent ends with its error before the turn's end: the turn is recorded failed (read-on.ts endsTheTurn).
+    const turn = said.turnEndsOnAgentError ? createTurnWatch() : undefined;
     const { followUp } = said;
     let opening = said.opening;
     let unrecorded: string[] | undefined;
@@ -159,9 +161,17 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
     };
     return openStreams.follow(
       ownEvents(source, ctx, tenant, (taskId) => (unrecorded = appended(unrecorded, taskId))),
-      (event, taskId) => (firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId)),
+      (event, taskId) => {
+        turn?.saw(event);
+        return firstOfUnrecorded(taskId) ? writer.foldWritten(opened(event), meta, taskId) : writer.fold(opened(event), meta, taskId);
+      },
       // Ended, failed or aborted: the last fold is written, and waited for.
-      (led) => Promise.all(led.map((taskId) => writer.end(taskId))),
+      (led, _unfollowed, error) => {
+        const failed = turn && endsTheTurn(error, ctx.signal) ? turn.failedBy(error) : undefined;
+        const failedTask = failed && eventTaskRef(failed).taskId;
+        if (failed && failedTask && led.includes(failedTask)) writer.fold(failed, meta, failedTask);
+        return Promise.all(led.map((taskId) => writer.end(taskId)));
+      },
       (event, taskId, leads) => {
         // A Task this stream records holds the message already (the agent stores it before it answers).
         if (followUp?.taskId !== taskId || (leads && 'task' in event)) return;
@@ -245,7 +255,7 @@ export function recording(inner: AgentPort, deps: RecordingDeps): AdmittedPort {
       // A permission answer riding along on its paused turn (admission.ts) too: the turn's own stream records the
       // turn, but the answer is only in this one.
       const { message } = request;
-      const said = message.taskId ? { followUp: message } : { opening: message };
+      const said = message.taskId ? { followUp: message, turnEndsOnAgentError: true } : { opening: message, turnEndsOnAgentError: true };
       return recorded(inner.sendStreamingMessage(request, ctx), ctx, tenantOf(request), said);
     },
 
