@@ -12,6 +12,7 @@ import {
 import { throttledWarnings, type WarningLogger } from '../../throttled-warnings.js';
 import { fromTransportError } from '../upstream-errors.js';
 import { untilAborted } from '../v1/client.js';
+import { refusedToStreamFollowUp } from './unstreamable-follow-up.js';
 
 /** Turns read past their callers at once when `upstream.connections` sets no cap: each holds a connection to the agent. */
 export const DETACHED_READS_UNCAPPED = 100;
@@ -241,17 +242,29 @@ export function createTurnsAnsweredEarly(agent: EarlyAnsweringAgent): TurnsAnswe
         'returnImmediately turns read in the background at their cap: new tasks are sent with blocking false, messages going on with a task wait for a read to end (a2a-js 0.2.5 fails those sent non-blocking)',
       ),
   });
+  // Set once the agent refused to stream a message going on with its task that it takes otherwise (unstreamable-follow-up.ts):
+  // such messages are then sent as the caller asked, not streamed first (an a2a-js 1.x executor runs the refused turn all the same).
+  let followUpsUnstreamed = false;
   return {
     async send(request, ctx) {
       if (request.configuration?.returnImmediately !== true || !(await agent.streams(ctx))) return undefined;
+      const followUp = Boolean(request.message.taskId);
+      if (followUp && followUpsUnstreamed) return undefined;
       // The stream is the gateway's, not the caller's: nothing of it commits the caller's response.
       const { onAccepted: _callersOwn, ...streamCtx } = ctx;
-      const first = await turns.firstEvent(
-        (signal) => agent.stream(request, withFields(streamCtx, { signal })),
-        ctx,
-        // The SDK publishes a new task's Task, so a non-blocking send answers it; a message going on with a task it fails.
-        { boundMs: config['request-timeout-ms'], waitForRoom: Boolean(request.message.taskId) },
-      );
+      let first: StreamResponse | undefined;
+      try {
+        first = await turns.firstEvent(
+          (signal) => agent.stream(request, withFields(streamCtx, { signal })),
+          ctx,
+          // The SDK publishes a new task's Task, so a non-blocking send answers it; a message going on with a task it fails.
+          { boundMs: config['request-timeout-ms'], waitForRoom: followUp },
+        );
+      } catch (error) {
+        if (!(await refusedToStreamFollowUp(error, request, (id) => agent.getTask(id, ctx)))) throw error;
+        followUpsUnstreamed = true;
+        return undefined;
+      }
       return first && answerOfFirstEvent(first, readsMayHoldThePool ? undefined : (id) => agent.getTask(id, ctx));
     },
     close: () => turns.close(),
