@@ -5,6 +5,7 @@ import { connectRedis, type RedisTarget } from '../../redis/connection.js';
 import { redisEndpoint } from '../../redis/tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
+import { createMemoryFilesBeforeTurn, createRedisFilesBeforeTurn, type FilesBeforeTurn } from './files-before-turn.js';
 
 /**
  * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
@@ -16,6 +17,8 @@ export interface ConversationLanguages {
   note(principal: string, contextId: string | undefined, language: FacadeLanguage): Promise<void>;
   /** The conversation's turn a shutdown cut (cut-turn-notes.ts), kept beside its language in the same store. */
   cutTurns: CutTurnNotes;
+  /** The files each task held before its latest follow-up turn (files-before-turn.ts), kept in the same store. */
+  filesBeforeTurn: FilesBeforeTurn;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
     of: async (principal, contextId) => (contextId ? chosen.get(key(principal, contextId)) : undefined),
     note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language, principal)),
     cutTurns,
+    filesBeforeTurn: createMemoryFilesBeforeTurn(options),
     async close() {
       await cutTurns.settled();
       chosen.clear();
@@ -74,6 +78,7 @@ export function createRedisConversationLanguages(options: {
       if (contextId) await redis.set(redisKey(principal, contextId), language, 'PX', ttlMs).catch(failed);
     },
     cutTurns,
+    filesBeforeTurn: createRedisFilesBeforeTurn(redis, { prefix: options.prefix, ttlMs }),
     async close() {
       // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.
       await cutTurns.settled();

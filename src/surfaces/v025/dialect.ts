@@ -206,7 +206,10 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
             const stream = { id, deps, logFields: c.get('logFields'), signal: ctx.signal, abort: call.abort, reply, onEnd: watched.end };
             // Its caller read none of the turn here: the words the snapshot holds come first, the turn starting at the
             // caller's message the record holds, which a 0.2.5 agent's task may lack (joined-turn.ts).
-            const events = (onAccepted: () => void) => joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous);
+            const taskId = prepared.ref.taskId;
+            const filesBefore = taskId ? await routing.languages.filesBeforeTurn.of(ctx.principal, taskId).catch(() => undefined) : undefined;
+            const events = (onAccepted: () => void) =>
+              joinedTurn(watched.events(prepared.run(withFields(ctx, { onAccepted }))), previous, filesBefore);
             return call.answer(await v025Stream(events, stream));
           }
           const result = await unaryAnswer(translated.method, prepared, ctx, addressed.clientTaskId);

@@ -2,6 +2,7 @@ import { SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { withCallerMessagesKept } from '../../core/task-registry/caller-messages.js';
 import { isActiveState, sameMessage, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import { closingTaskEvents } from './reply/task-events.js';
+import { earlierFilesOf, withAddedPartsOnly, type TurnFiles } from './files-before-turn.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
 import { SnapshotEcho } from './turn-echo.js';
 import { agentMessages, restCursor, said, type TurnSoFar } from './turn-rest.js';
@@ -35,9 +36,10 @@ const unread = (task: Task): TurnSoFar => ({ sent: latestTurnMessageOf(task) ?? 
  * The turn the working Task holds, as the events a streaming agent sent: the Task that opens it, its agent
  * messages (the status message with the latest update as it came, its metadata too), its files, and the latest
  * update when it carries no message but metadata. Where a file came among the messages the task does not say:
- * after them, as tasks/get shows it.
+ * after them, as tasks/get shows it; nor does it say which turn wrote a file: those the turn found in the task
+ * (`filesBefore`, files-before-turn.ts) are left out, as tasks/get leaves them out.
  */
-export function snapshotTurnEvents(task: Task): StreamResponse[] {
+export function snapshotTurnEvents(task: Task, filesBefore?: TurnFiles): StreamResponse[] {
   const latest = latestStatus(task);
   const current = task.status.message;
   const messages = agentMessages(said(task)).slice(restCursor(task, unread(task)).shownMessages);
@@ -46,7 +48,11 @@ export function snapshotTurnEvents(task: Task): StreamResponse[] {
   const spoken = messages.map((message, at) =>
     at === messages.length - 1 && sameMessage(message, current) ? { statusUpdate: latest } : working(message),
   );
-  const files = closingTaskEvents(task).filter((event) => 'artifactUpdate' in event);
+  const earlier = earlierFilesOf(task, filesBefore);
+  const files = withAddedPartsOnly(
+    closingTaskEvents(task, earlier?.unchanged).filter((event) => 'artifactUpdate' in event),
+    earlier,
+  );
   // A latest update without a message tells something only by its metadata (iac-code's tool call, a pipeline's envelopes).
   const quietLatest = current === undefined && latest.metadata !== undefined ? [{ statusUpdate: latest }] : [];
   return [{ task }, ...spoken, ...files, ...quietLatest];
@@ -57,10 +63,11 @@ export function snapshotTurnEvents(task: Task): StreamResponse[] {
  * A later Task at work is the agent's own snapshot, read after the gateway's (in front of a 0.2.5 agent the gateway
  * reads the task, then subscribes, and a2a-js 0.2.5 opens that stream with the task it loaded): what it holds past
  * what was shown is what the agent said in between, shown as the recovery of a broken stream shows it (turn-snapshot.ts).
- * `recorded`: the gateway's record of the task (its caller's messages), read before the subscription.
+ * `recorded`: the gateway's record of the task (its caller's messages), read before the subscription; `filesBefore`:
+ * the files the task held before its latest turn, as noted when that turn began (files-before-turn.ts).
  */
-export function joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Task): AsyncIterableIterator<StreamResponse> {
-  return new JoinedTurn(source, recorded);
+export function joinedTurn(source: AsyncIterable<StreamResponse>, recorded?: Task, filesBefore?: TurnFiles): AsyncIterableIterator<StreamResponse> {
+  return new JoinedTurn(source, recorded, filesBefore);
 }
 
 /**
@@ -75,6 +82,7 @@ class JoinedTurn extends SteppedStage<StreamResponse, StreamResponse> {
   constructor(
     private readonly events: AsyncIterable<StreamResponse>,
     private readonly recorded: Task | undefined,
+    private readonly filesBefore: TurnFiles | undefined,
   ) {
     super();
   }
@@ -92,7 +100,9 @@ class JoinedTurn extends SteppedStage<StreamResponse, StreamResponse> {
       const task = asRecorded(event.task, this.recorded);
       const tracker = (this.#tracker ??= new TurnTracker(unread(task)));
       const before = tracker.soFar();
-      const shown = opening ? snapshotTurnEvents(task) : snapshotGap(task, before, undefined).events;
+      const shown = opening
+        ? snapshotTurnEvents(task, this.filesBefore)
+        : snapshotGap(task, before, earlierFilesOf(task, this.filesBefore)?.unchanged).events;
       for (const made of shown) tracker.note(made);
       this.#echo = new SnapshotEcho(task, before);
       return { items: shown };

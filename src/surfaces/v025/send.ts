@@ -29,6 +29,7 @@ import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.
 import { noted } from './turn-tracker.js';
 import { toldBeforeFirstEvent } from './told-before-first-event.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
+import { noteFilesBeforeTurn } from './files-before-turn.js';
 import { boundSendTurn, unwatchedTurn } from './unwatched-turns.js';
 
 export interface TurnCall {
@@ -102,6 +103,9 @@ async function beginTurn(
     // A re-prompt shows the paused turn again, its reply under the id that turn gave it (as tasks/get shows it), not one of this message's own, which is not sent.
     const sentMessageId = (answered.reprompt && latestTurnMessageOf(begun.previous)?.messageId) || turn.request.message.messageId;
     const facts = { words, sentMessageId };
+    // So that tasks/get and tasks/resubscribe leave the task's earlier files out of this turn's reply, as this reply does.
+    if (!answered.reprompt && !cut && upstreamTaskId !== undefined)
+      await noteFilesBeforeTurn(routing.languages.filesBeforeTurn, { principal, taskId: upstreamTaskId, sentMessageId }, shownBefore);
     const reply = replyOptions(
       deps,
       withFields(facts, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),

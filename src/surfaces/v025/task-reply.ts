@@ -1,11 +1,12 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { isActiveState, withFields, type StreamResponse, type Task } from '../../model/index.js';
+import { isActiveState, withFields, type Artifact, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, wordsIn } from './reply-options.js';
 import { stableId } from './reply-artifact-id.js';
 import { latestTurnAsItBegan, latestTurnMessageOf } from './latest-turn-message.js';
+import { earlierFilesOf, withAddedPartsOnly } from './files-before-turn.js';
 import { turnLanguage } from './turn-language.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
@@ -53,15 +54,30 @@ const opening = (task: Task): StreamResponse => ({
  * files where the turn put them, the status it ended with. A pipeline turn's words before its latest update are in
  * no task: that rest marks the place, and they are read from iac-code's journal (task-pipeline-turn.ts).
  */
-async function endedTurnEvents(deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> {
+async function endedTurnEvents(
+  deps: V025FacadeDeps,
+  task: Task,
+  earlier: readonly Artifact[] | undefined,
+  signal: AbortSignal,
+): Promise<StreamResponse[]> {
   const sent = latestTurnMessageOf(task);
   const turn: TurnSoFar = { sent: sent ?? { messageId: '', role: 'ROLE_USER', parts: [] }, passed: [] };
-  const rest = restEvents(task, restCursor(task, turn), turn, undefined);
+  const rest = restEvents(task, restCursor(task, turn), turn, earlier);
   return [opening(task), ...(await withTurnWordsFromJournal(rest.events, turn, deps.pipelineState, signal))];
 }
 
-const latestTurnEvents = async (deps: V025FacadeDeps, task: Task, signal: AbortSignal): Promise<StreamResponse[]> =>
-  isActiveState(task.status.state) ? workingTurnEvents(task) : endedTurnEvents(deps, task, signal);
+/**
+ * The latest turn's events without what the task held of its files before it (files-before-turn.ts), which its reply
+ * never showed as its own: a file it left as it was is not shown, one it appended to shows the parts it added.
+ */
+async function latestTurnEvents(deps: V025FacadeDeps, task: Task, ctx: CallContext): Promise<StreamResponse[]> {
+  const kept = await deps.languages?.filesBeforeTurn.of(ctx.principal, task.id).catch(() => undefined);
+  const earlier = earlierFilesOf(task, kept);
+  const events = isActiveState(task.status.state)
+    ? workingTurnEvents(task, earlier?.unchanged)
+    : await endedTurnEvents(deps, task, earlier?.unchanged, ctx.signal);
+  return withAddedPartsOnly(events, earlier);
+}
 
 async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<StreamResponse> {
   yield* events;
@@ -80,7 +96,7 @@ export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallConte
   );
   const reply = createTurnReply(withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }));
   const fold = createReplyFold();
-  for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx.signal)), reply, { waitsForTurnEnd: false })) fold.add(event);
+  for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx)), reply, { waitsForTurnEnd: false })) fold.add(event);
   const result = fold.result();
   return result?.kind === 'task' ? stampedAsTask(result, task) : undefined;
 }

@@ -1,4 +1,4 @@
-import { withFields, type Message, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, type Artifact, type Message, type StreamResponse, type Task } from '../../model/index.js';
 import { joinText } from '../../translate/index.js';
 import { isAssistantFinal } from '../../upstream/iac-code/events.js';
 import { taskTurnEvents } from './reply/index.js';
@@ -59,9 +59,9 @@ function beforeLastRun(messages: readonly Message[]): number {
  * status keeps the envelopes of the turn before while a follow-up works without new ones (turn-pipeline.ts):
  * those are not this turn's words.
  */
-export function workingTurnEvents(task: Task): StreamResponse[] {
+export function workingTurnEvents(task: Task, earlierArtifacts?: readonly Artifact[]): StreamResponse[] {
   const { message: _said, ...quiet } = task.status;
-  const events = taskTurnEvents(withFields(task, { status: quiet }));
+  const events = taskTurnEvents(withFields(task, { status: quiet }), earlierArtifacts);
   const closing = events.at(-1);
   if (!closing || !('statusUpdate' in closing)) return events;
   const [opening, ...rest] = events.slice(0, -1);
