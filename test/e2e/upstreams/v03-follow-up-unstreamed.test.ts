@@ -9,32 +9,15 @@
  * a message to a task the agent has finished is still refused (-32004), and not sent again.
  */
 import { TaskState, type SendMessageRequest } from 'a2a-sdk-1';
-import type { AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { REGION_QUESTION as QUESTION, regionPlanner } from '../../support/region-planner.js';
 import { artifactText, asTask, rejectionOf, sendRequest, textOf } from '../../support/sdk-v1-client.js';
-import { promptOf, turnEvents, textPart, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { serveLegacyCompatAgent, type CompatBinding } from './legacy-compat-agent.js';
 import { connectBinding } from './sdk1-client.js';
 
-const QUESTION = 'Which region do you want?';
-
-/** Asks for a region; answered, goes on with the task with updates alone, as the SDK's samples do. */
-const answersWithUpdatesAlone: AgentExecutor = {
-  async execute(request, bus): Promise<void> {
-    const turn = turnEvents(request);
-    if (request.task) {
-      bus.publish(turn.status(TaskState.TASK_STATE_WORKING, `Got your answer: ${promptOf(request.userMessage)}`));
-      bus.publish(turn.artifact('plan', [textPart(`A VPC in ${promptOf(request.userMessage)}`)], false, true));
-      bus.publish(turn.status(TaskState.TASK_STATE_COMPLETED, 'All done.'));
-    } else {
-      bus.publish(turn.opening());
-      bus.publish(turn.status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-    }
-    bus.finished();
-  },
-  async cancelTask(): Promise<void> {},
-};
+const answersWithUpdatesAlone = regionPlanner({ reopensTask: false });
 
 const withoutWaiting = (request: SendMessageRequest): SendMessageRequest => ({
   ...request,

@@ -8,35 +8,17 @@
  * `returnImmediately` answer, which the gateway streams).
  */
 import { TaskState } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import type { Client } from 'a2a-sdk-1/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { regionPlanner } from '../../support/region-planner.js';
 import { collect } from '../../support/collect.js';
 import { artifactText, asTask, listRequest, outline, sendRequest, streamedArtifactText, textOf, type Payload } from '../../support/sdk-v1-client.js';
-import { promptOf, turnEvents, textPart, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import type { RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { serveLegacyCompatAgent } from './legacy-compat-agent.js';
 import { connectClient } from './sdk1-client.js';
 
-const QUESTION = 'Which region do you want?';
-
-/** Asks for a region; answered, opens with the task (a 1.x SDK stream must), then answers it. */
-const asksThenAnswers: AgentExecutor = {
-  async execute(request, bus): Promise<void> {
-    const turn = turnEvents(request);
-    if (request.task) {
-      bus.publish(AgentEvent.task(request.task));
-      bus.publish(turn.status(TaskState.TASK_STATE_WORKING, `Got your answer: ${promptOf(request.userMessage)}`));
-      bus.publish(turn.artifact('plan', [textPart(`A VPC in ${promptOf(request.userMessage)}`)], false, true));
-      bus.publish(turn.status(TaskState.TASK_STATE_COMPLETED, 'All done.'));
-    } else {
-      bus.publish(turn.opening());
-      bus.publish(turn.status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-    }
-    bus.finished();
-  },
-  async cancelTask(): Promise<void> {},
-};
+const asksThenAnswers = regionPlanner({ reopensTask: true });
 
 const payloads = async (stream: AsyncIterable<{ payload?: Payload }>): Promise<Payload[]> =>
   (await collect(stream)).flatMap((event) => (event.payload ? [event.payload] : []));

@@ -10,35 +10,16 @@
  * first client's stream failed ("Stream ordering violation: received task in task lifecycle stream").
  */
 import { TaskState } from 'a2a-sdk-1';
-import { AgentEvent, type AgentExecutor } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { regionPlanner } from '../../support/region-planner.js';
 import { collect } from '../../support/collect.js';
 import { sendRequest, type Payload, type TransportName } from '../../support/sdk-v1-client.js';
-import { Gates, promptOf, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
+import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { connectClient, outline, reconstructedText, StreamReader } from '../upstreams/sdk1-client.js';
 
-const QUESTION = 'Which region do you want?';
 const gates = new Gates();
-
-/** Asks for a region; answered, opens with the task as it stands, stops at a gate, then answers. */
-const asksThenAnswers: AgentExecutor = {
-  async execute(request, bus): Promise<void> {
-    const turn = turnEvents(request);
-    if (request.task) {
-      bus.publish(AgentEvent.task(request.task));
-      await gates.pass();
-      bus.publish(turn.status(TaskState.TASK_STATE_WORKING, `Got your answer: ${promptOf(request.userMessage)}`));
-      bus.publish(turn.artifact('plan', [textPart(`A VPC in ${promptOf(request.userMessage)}`)], false, true));
-      bus.publish(turn.status(TaskState.TASK_STATE_COMPLETED, 'All done.'));
-    } else {
-      bus.publish(turn.opening());
-      bus.publish(turn.status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION));
-    }
-    bus.finished();
-  },
-  async cancelTask(): Promise<void> {},
-};
+const asksThenAnswers = regionPlanner({ reopensTask: true, beforeWorking: () => gates.pass() });
 
 const payloads = async (stream: AsyncIterable<{ payload?: Payload }>): Promise<Payload[]> =>
   (await collect(stream)).flatMap((event) => (event.payload ? [event.payload] : []));
