@@ -1,4 +1,5 @@
 import { withFields, type Message, type Task } from '../../model/index.js';
+import { withChunksKept } from './chunk-runs.js';
 
 const NOTHING: readonly Message[] = [];
 
@@ -10,7 +11,8 @@ const NOTHING: readonly Message[] = [];
  * it passed on; when it takes in the agent's Task over its record (a Task event folded, a GetTask or
  * SendMessage answer), a user message of the record (by messageId) the agent's history does not hold is
  * kept, right after the message the record had before it that the agent also holds, the agent's own
- * messages and order otherwise as the agent gave them. Only the caller's messages: an agent message the
+ * messages and order otherwise as the agent gave them (but for the chunks of one of its messages its store kept
+ * the first of, chunk-runs.ts). Only the caller's messages: an agent message the
  * agent left out stays out, and one the agent holds under a messageId of its own is not shown twice
  * (Restated). What was recorded is `recorded` then `saidAfter` (a follow-up's question and the follow-up,
  * recordedWithFollowUp), read in place.
@@ -26,7 +28,9 @@ const NOTHING: readonly Message[] = [];
  * built, and its own Task is returned. Only a history that is not the record's in order (a message missing,
  * an answer cut) is indexed, once: linear in both histories either way.
  */
-export function withCallerMessagesKept(answer: Task, recorded: readonly Message[] | undefined, saidAfter = NOTHING): Task {
+export function withCallerMessagesKept(given: Task, recorded: readonly Message[] | undefined, saidAfter = NOTHING): Task {
+  // The chunks of the agent's own messages its store folded away are the record's too (chunk-runs.ts).
+  const answer = withChunksKept(given, recorded);
   const history = answer.history;
   const said = recorded ?? NOTHING;
   if (said.length + saidAfter.length === 0 || !history?.length) return answer;

@@ -17,7 +17,8 @@ function withStatusMessage(history: readonly Message[], statusMessage: Message |
  * tasks/get: the task as the core answers it (fresh from the upstream, or the registry), its history every
  * message the agent keeps, streamed pieces too, with the status message of the current state (part of the latest
  * turn). The history is the agent's whole, with the caller's messages it lacks (the opening message iac-code never
- * keeps) put back from the gateway's record (recording.ts): the record itself keeps only the last
+ * keeps) and the chunks of a message it kept the first of (an a2a-js 1.x agent's store) put back from the gateway's
+ * record (recording.ts, task-registry/chunk-runs.ts): the record itself keeps only the last
  * `tasks.history-limit` messages, fewer than one long iac-code turn (a history message per streamed piece), so it
  * is read only for an answer without history.
  */
