@@ -5,6 +5,7 @@ import type { CallContext } from '../core/agent-port.js';
 import { parseExtensionUris } from '../core/extension-uris.js';
 import { requestUntilAborted } from './abortable-request.js';
 import { connectionWaitBound } from './connection-wait.js';
+import { keptOriginPool } from './kept-origin-pool.js';
 import { throttledWarnings, type WarningLogger } from '../throttled-warnings.js';
 import { upstreamTlsFiles } from './upstream-tls.js';
 
@@ -25,6 +26,8 @@ import { upstreamTlsFiles } from './upstream-tls.js';
 export function createUpstreamPool(config: UpstreamConfig, logger?: WarningLogger): Dispatcher {
   const socketPath = config['socket-path'];
   const pool = new Agent({
+    // Each origin keeps one pool, which alone caps its connections: the Agent's own would drop it with calls queued.
+    factory: keptOriginPool,
     // With a socket path every connection goes to that unix socket; the URL still gives Host and path.
     connect: { timeout: config['connect-timeout-ms'], ...(socketPath ? { socketPath } : {}), ...upstreamTlsFiles(config.tls) },
     headersTimeout: config['headers-timeout-ms'],

@@ -32,8 +32,9 @@ async function heldPool(config: Record<string, unknown> = {}) {
   const pool = createUpstreamPool(upstreamConfig);
   open.push(pool);
   // The card handed over, not fetched through the pool: a test's small bounds are for the calls below, and a
-  // loaded host's stall timed the card's fetch out through them (a fetch that timed out left the pool other than
-  // the test expects: the held stream no longer held its only connection).
+  // loaded host's stall could time the card's fetch out by them. (Such a timeout, its fetch made again at once,
+  // once had undici's Agent drop the origin's pool and give the calls after it a second connection past the cap:
+  // pool-connection-cap.test.ts.)
   const card: unknown = await (await fetch(`${fake.url}/.well-known/agent-card.json`)).json();
   const upstream = createV1Upstream({ baseUrl: fake.url, config: upstreamConfig, dispatcher: pool, card });
   open.push(upstream);
