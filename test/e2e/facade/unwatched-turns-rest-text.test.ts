@@ -55,6 +55,19 @@ const WORDS = ['Deployed ', 'w01 ', 'w02 ', 'w03 ', 'w04 ', 'w05 ', 'w06 ', 'w07
 /** The turn: text, the file its tool writes, then the answer iac-code restates whole as its `assistantFinal`. */
 const SCRIPT: TurnScript = { before: ['Writing the template. '], artifact: { filename: 'main.tf' }, after: [...WORDS, ...DOTS, ...TABLE] };
 const FRAME_MS = 40;
+/**
+ * The turn as its agent tells it to the hurried gateway, slower, and that gateway's bound: the bound ends its
+ * message/send after the turn's first words and long before its end, by more than a loaded host stalls for (at
+ * 40 ms a frame and a 700 ms bound, a stall let the bound strike before the agent's task came, and the call
+ * failed as timed out).
+ */
+const HURRIED_FRAME_MS = 100;
+const HURRIED_BOUND_MS = 1_500;
+/**
+ * How long a test waits for the agent to reach a point of its turn (its end, its third word): under load, with the
+ * four suites' turns at once in one process, a turn of 40 ms frames has taken longer than 5 s.
+ */
+const TURN_WAIT_MS = 30_000;
 
 /** What the user reads of a message/stream hung up once what it read holds `until`, and the task it was told. */
 async function readUntil(gatewayUrl: string, text: string, contextId: string, until: string): Promise<{ read: string; taskId: string }> {
@@ -130,7 +143,7 @@ async function sendHungUp(gatewayUrl: string, rpcUrl: string, text: string, cont
     const task = await conversationTask(rpcUrl, contextId);
     taskId = task?.id ?? '';
     return task !== undefined && agentText(task).slice(before.length).includes(until);
-  });
+  }, TURN_WAIT_MS);
   controller.abort();
   await sent;
   return taskId;
@@ -147,16 +160,16 @@ const AGENTS = {
   /** The fake iac-code, from captures of the real server: text, a tool that writes a file, text, its restatement. */
   'iac-code': {
     prompt: 'make a vpc',
-    async start(): Promise<Agent> {
-      const fake: FakeIacCode = await startFakeIacCode({ frameDelayMs: FRAME_MS, script: SCRIPT });
+    async start(frameMs: number): Promise<Agent> {
+      const fake: FakeIacCode = await startFakeIacCode({ frameDelayMs: frameMs, script: SCRIPT });
       return { url: fake.url, rpcUrl: fake.rpcUrl, close: () => fake.close() };
     },
   },
   /** The demo agent's `slow:` turn: its echo and a run of dots, its reply.txt artifact, then its restatement. */
   demo: {
     prompt: 'slow: w01 w02 w03 w04 w05 w06 w07 w08',
-    async start(): Promise<Agent> {
-      const demo = await startDemoAgent({ slowChunkDelayMs: FRAME_MS });
+    async start(frameMs: number): Promise<Agent> {
+      const demo = await startDemoAgent({ slowChunkDelayMs: frameMs });
       return { url: demo.url, rpcUrl: `${demo.url}/`, close: () => demo.close() };
     },
   },
@@ -167,11 +180,13 @@ describe.concurrent.each([
   ['iac-code', 'redis'],
   ['demo', 'memory'],
   ['demo', 'redis'],
-] as const)('the rest of a turn whose Bailian user stopped watching it (%s, %s store)', (agentName, store) => {
+] as const)('the rest of a turn whose Bailian user stopped watching it (%s, %s store)', { timeout: 60_000 }, (agentName, store) => {
   const { prompt, start } = AGENTS[agentName];
   const prefix = `a2a-bridge-test:rest-text:${randomUUID()}:`;
   let agent: Agent;
   let gateway: RunningGateway;
+  /** The same turn, told slower, behind `hurried`. */
+  let slowAgent: Agent;
   /** The same replica's setup with a bound far shorter than the turn: its message/send leaves the turn running. */
   let hurried: RunningGateway;
   /**
@@ -181,11 +196,11 @@ describe.concurrent.each([
   let unbrokenRead: Promise<string>;
   beforeAll(async () => {
     if (store === 'redis') await requireRedis();
-    agent = await start();
+    [agent, slowAgent] = await Promise.all([start(FRAME_MS), start(HURRIED_FRAME_MS)]);
     const stores = store === 'redis' ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
     [gateway, hurried] = await Promise.all([
       startFacadeGateway({ upstream: { url: agent.url }, ...stores }),
-      startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': 700 }, ...stores }),
+      startFacadeGateway({ upstream: { url: slowAgent.url, 'request-timeout-ms': HURRIED_BOUND_MS }, ...stores }),
     ]);
     unbrokenRead = reading(gateway.url, 'message/stream', prompt, `unbroken-${randomUUID()}`);
     // A failed read fails each case that awaits it, not the run as an unhandled rejection.
@@ -193,7 +208,7 @@ describe.concurrent.each([
   });
   afterAll(async () => {
     await Promise.all([gateway?.close(), hurried?.close()]);
-    await agent?.close();
+    await Promise.all([agent?.close(), slowAgent?.close()]);
     if (store === 'redis') await deleteRedisKeys(prefix);
   });
 
@@ -241,7 +256,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `rest-mid-run-${randomUUID()}`;
       const { read, taskId } = await cut(contextId);
-      await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3);
+      await waitUntil(async () => (await dotsSaid(agent.rpcUrl, taskId)) >= 3, TURN_WAIT_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
       expectReadOn(read, rest, await unbrokenRead);
     },
@@ -252,7 +267,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `rest-after-end-${randomUUID()}`;
       const { read, taskId } = await cut(contextId);
-      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId));
       expectReadOn(read, rest, await unbrokenRead);
     },
@@ -275,7 +290,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `send-hung-up-after-end-${randomUUID()}`;
       const taskId = await sendHungUp(gateway.url, agent.rpcUrl, prompt, contextId, 'w03');
-      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      await waitUntil(async () => (await agentTask(agent.rpcUrl, taskId)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
       const rest = restOf(await reading(gateway.url, method, 'status?', contextId), WHOLE_WORDS);
       expect(rest).toBe(await unbrokenRead);
     },
@@ -286,6 +301,7 @@ describe.concurrent.each([
     async (method) => {
       const contextId = `rest-timed-out-${randomUUID()}`;
       const { body } = await rpc(hurried.url, 'message/send', { message: userMessage({ text: prompt, contextId }) });
+      expect(body.error).toBeUndefined();
       const sent = sentText(body.result);
       expect(sent).toContain(LEFT_RUNNING_WORDS);
       // What the user read of the answer: the reply up to the line that says the agent goes on.
@@ -293,7 +309,7 @@ describe.concurrent.each([
       const unbroken = await unbrokenRead;
       while (!unbroken.startsWith(read) && read.endsWith('\n')) read = read.slice(0, -1);
       // Read once the turn is over: a message to this gateway, followed live, would run out of its short bound too.
-      await waitUntil(async () => (await agentTask(agent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED');
+      await waitUntil(async () => (await agentTask(slowAgent.rpcUrl, body.result.id)).status.state === 'TASK_STATE_INPUT_REQUIRED', TURN_WAIT_MS);
       const rest = restOf(await reading(hurried.url, method, 'status?', contextId));
       expect(`${read}${rest}`).toBe(unbroken);
     },

@@ -125,7 +125,7 @@ describe.concurrent('the gateway killed (SIGKILL) with push under way', () => {
     });
     expect(answer.result?.task?.status?.state).toBe(COMPLETED);
     // Its first attempt refused (nobody listens), its retry waits: then the crash.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await first.logged((entry) => entry.msg === 'A2A push notification not delivered: tried again later');
     first.child.kill('SIGKILL');
     await down.up();
     try {

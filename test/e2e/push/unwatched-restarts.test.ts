@@ -5,13 +5,15 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js';
 import { serveCli } from '../../support/run-cli.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { Receiver } from './harness.js';
 import { finalWords, pushedStates, streamUntilTask } from './unwatched.js';
@@ -92,6 +94,18 @@ const streamWithWebhook = (url: string, name: string) =>
     false,
   );
 
+/** Whether the gateway on `name`'s state wrote down its follow of `taskId` (the journal a restart takes it up from). */
+async function followWritten(name: string, store: 'memory' | 'redis', taskId: string): Promise<boolean> {
+  if (store === 'memory') return (await readFile(join(dir, name, 'push_follows.json'), 'utf8')).includes(taskId);
+  const redis = new Redis(REDIS_URL);
+  try {
+    const journals = await redis.keys(`${RUN}${name}:push:follows:*`);
+    return (await Promise.all(journals.map((key) => redis.hexists(key, taskId)))).includes(1);
+  } finally {
+    await redis.quit();
+  }
+}
+
 async function endPushedTo(name: string) {
   await receiver.waitFor(`/${name}`, 1, 12_000);
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -120,9 +134,9 @@ describe.concurrent.each(['memory', 'redis'] as const)('a streamed turn with a w
     const started = startedBy(context);
     const name = `killed-${store}`;
     const first = await inChild(started, name, settings(name, store));
-    await streamWithWebhook(first.url, name);
-    // A moment into the turn: what the gateway accepted is written down by then.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { taskId } = await streamWithWebhook(first.url, name);
+    // Killed once what the gateway accepted is written down (a fixed moment was not always enough on a loaded host).
+    await waitUntil(() => followWritten(name, store, taskId));
     first.child.kill('SIGKILL');
     await inProcess(started, settings(name, store));
     const pushed = await endPushedTo(name);

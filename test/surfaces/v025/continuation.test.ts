@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createContextLanes } from '../../../src/core/context-lanes.js';
 import type { TaskRegistry } from '../../../src/core/task-registry/types.js';
 import type { SendMessageRequest, Task, TaskState } from '../../../src/model/index.js';
-import { createContinuations, LET_GO_MS } from '../../../src/surfaces/v025/continuation.js';
+import { createContinuations, LET_GO_ELSEWHERE_MS, LET_GO_MS } from '../../../src/surfaces/v025/continuation.js';
 
 function registryWith(latest: Task | undefined, seen: string[] = []): TaskRegistry {
   return {
@@ -148,6 +148,26 @@ describe('follow-ups on a context (createContinuations)', () => {
     await lane!.release();
     expect(await continuations.previousEnded('p', 'ctx')).toBe('free');
     still.end();
+  });
+
+  it('a turn still watched here is waited for LET_GO_MS in all, not the longer wait for a turn on another replica', async () => {
+    const lanes = createContextLanes();
+    const bounds: number[] = [];
+    const continuations = createContinuations(registryWith(task('TASK_STATE_INPUT_REQUIRED')), (contextId, _principal, withinMs) => {
+      bounds.push(withinMs);
+      return lanes.letGo(contextId, withinMs);
+    });
+    // Told by the bound each wait is given, not by the clock: a loaded host stretches both alike.
+    const elsewhere = await lanes.tryAcquire('ctx');
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('held');
+    expect(bounds).toEqual([LET_GO_ELSEWHERE_MS]);
+    await elsewhere!.release();
+    const here = await continuations.begin(request(), 'p');
+    const lane = await lanes.tryAcquire('ctx');
+    expect(await continuations.previousEnded('p', 'ctx')).toBe('held');
+    expect(bounds).toEqual([LET_GO_ELSEWHERE_MS, LET_GO_MS]);
+    await lane!.release();
+    here.end();
   });
 });
 

@@ -94,6 +94,8 @@ const sentAs = (fake: { rpcCalls(): FakeCall[] }): string[] =>
     .map((call) => `${call.method} blocking ${(call.params as { configuration?: { blocking?: boolean } }).configuration?.blocking}`);
 const STREAMED = 'message/stream blocking false';
 const NOT_BLOCKING = 'message/send blocking false';
+/** `request-timeout-ms` here: a call queued behind held turns waits until it, or the pool's queue-timeout-ms, ends it. */
+const QUEUED_BOUND_MS = 20_000;
 
 const history = [{ kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'ask' }] }];
 
@@ -184,7 +186,9 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
           'tasks/get': (call, res) => rpcResult(call, res, v025.task('working', { history })),
         },
       },
-      { connections: 2, 'request-timeout-ms': 3_000 },
+      // A request bound far from what a busy host adds to an answer, so that the two cannot be mistaken (at 3 s, the bound
+      // on the answer below was 1.5 s).
+      { connections: 2, 'request-timeout-ms': QUEUED_BOUND_MS },
     );
     await upstream.sendMessage(answeredEarly('north'), ctx());
     const past = [await upstream.sendMessage(answeredEarly('south', {}), ctx()), await upstream.sendMessage(answeredEarly('west', {}), ctx())];
@@ -193,8 +197,9 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
     // The other connection stays free for the calls a caller waits on (before: queued until the turns ended).
     const started = Date.now();
     expect(await upstream.getTask({ id: 't-1' }, ctx())).toMatchObject({ status: { state: 'TASK_STATE_WORKING' } });
-    // Queued, it would fail at the 3 s request-timeout-ms: half of it, which a busy host does not reach.
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Queued, it would be refused once the pool's queue-timeout-ms is out (seen: 10 s, "Every connection to the upstream
+    // agent is in use"), or fail at request-timeout-ms: half of that, which a busy host does not reach.
+    expect(Date.now() - started).toBeLessThan(QUEUED_BOUND_MS / 2);
     expect(logger.warn).toHaveBeenCalledTimes(1);
     expect(logger.warn.mock.calls[0]).toMatchObject([{ limit: 1, connections: 2 }, expect.stringContaining('blocking false')]);
 
@@ -206,9 +211,10 @@ describe('returnImmediately to a 0.2.5 agent that streams', () => {
         await upstream.sendMessage(answeredEarly('east', {}), ctx());
         expect(sentAs(fake).at(-1)).toBe(STREAMED);
       },
-      { timeout: 2_000, interval: 20 },
+      { timeout: 5_000, interval: 20 },
     );
-  });
+    // Past QUEUED_BOUND_MS: a GetTask kept queued fails on the bounds above, not on the test's.
+  }, 30_000);
 
   it('without a connection cap, 100 turns are read in the background at once and the next goes as message/send with blocking false', async () => {
     const turns = heldTurns(v025.task('submitted', { history }));
