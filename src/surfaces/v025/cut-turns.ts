@@ -5,7 +5,7 @@ import { joinText } from '../../translate/index.js';
 import { pendingPermission } from '../../upstream/iac-code/permissions.js';
 import { pipelineEnvelopes } from '../../upstream/iac-code/pipeline-events.js';
 import type { V025FacadeDeps } from './deps.js';
-import type { FacadeWords, ReplyOptions } from './reply/index.js';
+import { asksAnew, repeatsShownQuestion, type FacadeWords, type ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { withoutRestatements } from './rest-restatements.js';
@@ -123,7 +123,8 @@ const readNoneOf = (shown: TurnSoFar): boolean =>
 
 /**
  * The words that open a cut turn's rest, as the note tells what its user read: the rest, or, when they read none of
- * it, the turn's reply whole; and whether the message that reads it was passed on. Why the turn was cut, as the note
+ * it, the turn's reply whole (or, when its task still asks by the message they read before it, that the agent still
+ * asks that question); and whether the message that reads it was passed on. Why the turn was cut, as the note
  * tells it: the gateway's own bound (its user was told the agent took longer than the reply could wait), not a
  * broken connection, is not called one.
  */
@@ -132,8 +133,11 @@ export function cutTurnLead(cut: CutTurn, words: FacadeWords): string {
     cut.reason === 'timed-out'
       ? [words.timedOutTurnRest, words.timedOutTurnRestOfSameMessage, words.timedOutTurnWhole, words.timedOutTurnWholeOfSameMessage]
       : [words.cutTurnRest, words.cutTurnRestOfSameMessage, words.cutTurnWhole, words.cutTurnWholeOfSameMessage];
-  if (readNoneOf(cut.shown)) return cut.repeated ? wholeOfSame : whole;
-  return cut.repeated ? restOfSame : rest;
+  if (!readNoneOf(cut.shown)) return cut.repeated ? restOfSame : rest;
+  // The task still asks by the message its user read before the cut turn (an answer the agent took up with its waiting
+  // task and never went on with): no reply that waited or broke, and what follows is no reply of the agent's.
+  if (repeatsShownQuestion(cut.current.status, cut.shown.previous)) return cut.repeated ? words.stillAsksOfSameMessage : words.stillAsks;
+  return cut.repeated ? wholeOfSame : whole;
 }
 
 /**
@@ -182,6 +186,11 @@ export interface WatchedTurn {
    * new task that named itself in no event yet cannot be noted. `reason`: why, when no connection broke (CutTurnNote.reason).
    */
   unwatched(read?: 'nothing', reason?: CutReason): boolean;
+  /**
+   * The reply holds a follow-up's waiting task that asks by the message its user read before this turn, the question
+   * they just answered (reply/held-question.ts): the agent has said nothing yet, which a bound tells instead.
+   */
+  heldRepeatsQuestion(): boolean;
   /**
    * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
    * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
@@ -256,11 +265,13 @@ export function watchedTurn(
     unwatched(read, why) {
       // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
       if (!unwatched) reason = why;
-      if (!unwatched && why === 'timed-out') heldAtBound = tracker.heldStatus?.message?.role === 'ROLE_AGENT';
+      // Its frame, that bound's reply, shows its question only when it is not the one its user just answered (reducer.ts, failReply).
+      if (!unwatched && why === 'timed-out') heldAtBound = asksAnew(tracker.heldStatus, turn.previous);
       unwatched = true;
       readNothing ||= read === 'nothing';
       return cutTask() !== undefined;
     },
+    heldRepeatsQuestion: () => repeatsShownQuestion(tracker.heldStatus, turn.previous),
     toldAtCut(error, words) {
       if (!sent || !cutByShutdown(error, shutdown)) return error;
       return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);

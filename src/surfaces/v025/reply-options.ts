@@ -72,6 +72,7 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
     words: turn.words ?? wordsIn(deps.options.bailian.language === 'auto' ? undefined : deps.options.bailian.language),
     ...(earlierArtifacts ? { earlierArtifacts } : {}),
     followsUp: turn.previous !== undefined,
+    ...(turn.previous ? { previous: turn.previous } : {}),
     ...(turn.taskId ? { taskId: turn.taskId } : {}),
     ...(sentMessageId ? { replyArtifactId: (taskId: string) => replyArtifactIdOf(taskId, sentMessageId) } : {}),
     newId: randomUUID,

@@ -51,7 +51,8 @@ export interface TurnSoFar {
   heldStatus?: TaskStatus;
   /**
    * The caller was shown that waiting task, its question with it: the reply's first frame, which goes out at the
-   * turn's bound when the agent said nothing after it (reply/turn.ts). Kept once the agent goes on.
+   * turn's bound when the agent said nothing after it (reply/turn.ts); not when it asks by the message the caller read
+   * before the turn, whose question the frame does not show again (reply/held-question.ts). Kept once the agent goes on.
    */
   heldShown?: boolean;
   /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */

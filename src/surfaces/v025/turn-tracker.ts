@@ -13,6 +13,7 @@ import {
 } from '../../model/index.js';
 import { asyncIteratorOf, SteppedStage, type Step } from '../../core/stepped-stages.js';
 import { joinText } from '../../translate/index.js';
+import { asksAnew } from './reply/held-question.js';
 import type { TurnSoFar } from './turn-rest.js';
 import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
 
@@ -61,7 +62,8 @@ class NotesSoFar {
     if (isWordsLostEvent(event)) return;
     const opensWaiting = this.noted++ === 0 && 'task' in event && waiting(event.task.status.state);
     this.heldStatus = opensWaiting && this.turn.sent.taskId === event.task.id ? event.task.status : undefined;
-    this.heldShown ||= this.heldStatus?.message?.role === 'ROLE_AGENT';
+    // Not the question its user just answered, which that frame does not show (reply/held-question.ts).
+    this.heldShown ||= asksAnew(this.heldStatus, this.turn.previous);
     this.taskId = eventTaskRef(event).taskId || this.taskId;
     this.state = eventTaskState(event) ?? this.state;
     if ('statusUpdate' in event) {

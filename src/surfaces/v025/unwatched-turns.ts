@@ -24,7 +24,8 @@ export interface UnwatchedTurn {
   callerGone(read?: 'nothing'): void;
   /**
    * The gateway's bound on it passed and its call is ended (message/send's, message/stream's first event): the
-   * time-out as its user reads it, words.turnLeftRunning when the turn is noted.
+   * time-out as its user reads it, words.turnLeftRunning when the turn is noted (words.notAnsweredYet while the reply
+   * holds a follow-up's waiting task that asks what its user just answered: WatchedTurn.heldRepeatsQuestion).
    */
   timedOut(timedOut: A2AError): A2AError;
   /** Its stream tells what it wrote (stream.ts): from now on only that counts as shown. */
@@ -47,7 +48,10 @@ export interface WrittenFrames {
 export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): UnwatchedTurn {
   return {
     callerGone: (read) => void watch.unwatched(read),
-    timedOut: (timedOut) => (watch.unwatched(undefined, 'timed-out') ? timedOut.toldAs(words.turnLeftRunning) : timedOut),
+    timedOut(timedOut) {
+      if (!watch.unwatched(undefined, 'timed-out')) return timedOut;
+      return timedOut.toldAs(watch.heldRepeatsQuestion() ? words.notAnsweredYet : words.turnLeftRunning);
+    },
     shownAsWritten() {
       const { tracker } = watch;
       tracker.shownAsWritten();

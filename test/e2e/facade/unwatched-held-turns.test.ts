@@ -1,7 +1,7 @@
 /**
  * A Bailian user stops watching the turn that answers a question of a REAL a2a-js 1.x agent before the agent says
  * a word of it. As an a2a-js 1.x agent (and iac-code through it) takes up an answer, that turn's stream opens with
- * the task as it stands: still input-required. The turn still goes on: the user must be told so (not "上游智能体响应超时"),
+ * the task as it stands: still input-required. The turn still goes on: the user must be told it is not answered yet (not "上游智能体响应超时"),
  * and their next message must show the agent's reply, not be sent to the agent as a new answer.
  */
 import { TaskState } from 'a2a-sdk-1';
@@ -9,14 +9,14 @@ import { AgentEvent } from 'a2a-sdk-1/server';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
+import { facadeWords } from '../../../src/surfaces/v025/reply/index.js';
 import { rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { Gates, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { CARD, DONE, QUESTION, WHOLE_WORDS, agentStateOf, stream } from './rollout-agent.js';
 
-const LEFT_RUNNING = '智能体仍在继续处理你的请求。请在本对话中发送任意消息';
 const WORKING = '正在部署。';
-const TIMED_OUT_REST_WORDS = '以下是你上一条消息的后续回复：智能体处理时间较长';
+const words = facadeWords('zh');
 
 /** Asks at once; takes up the answer quietly (the task still waiting, then a gate the test opens), then is done. */
 class QuietAnswerAgent implements AgentExecutor {
@@ -88,15 +88,14 @@ describe('an answer turn its Bailian user stopped watching before the agent said
     await expectRestShown(contextId, executions);
   });
 
-  it('the answer by message/send runs past its bound: told the agent goes on, and the next message shows the reply', async () => {
+  it('the answer by message/send runs past its bound: told the agent has not answered yet, and the next message shows the reply', async () => {
     const contextId = `unwatched-held-send-${Date.now()}`;
     await asked(contextId);
     const executions = executor.executions;
     const answered = await send('杭州', contextId);
-    expect(answered).toContain(LEFT_RUNNING);
-    expect(answered).not.toContain('超时');
-    // Its user read the question the agent's waiting task asks at the bound: what follows is the rest, not the whole reply.
-    expect(answered).toContain(QUESTION);
-    await expectRestShown(contextId, executions, TIMED_OUT_REST_WORDS);
+    // The agent's waiting task still asks what its user just answered: not shown again as if the answer were refused.
+    expect(answered).toBe(words.notAnsweredYet);
+    // Its user read none of the reply at the bound: what follows is the reply whole, which the agent went on to give.
+    await expectRestShown(contextId, executions, words.timedOutTurnWhole);
   });
 });

@@ -72,17 +72,37 @@ async function nextRead(
   notes: CutTurnNotes,
   next: Message,
   language: 'zh' | 'en' | 'ja' = 'zh',
+  agent = deps,
 ): Promise<{ lead: string; text: string; cut: CutTurn }> {
-  const cut = await cutTurnOf(conversation, notes, deps, ctx, next);
+  const cut = await cutTurnOf(conversation, notes, agent, ctx, next);
   if (!cut) throw new Error('no note read');
   const texts: string[] = [];
   const turn = watchedTurn(conversation, createLocalCutTurnNotes({ max: 1, idleTtlMs: 0 }), undefined, { sent: next, shows: cut });
-  for await (const event of cutTurnRest(cut, wordsIn(language), ctx, deps, turn.tracker))
+  for await (const event of cutTurnRest(cut, wordsIn(language), ctx, agent, turn.tracker))
     if ('statusUpdate' in event) texts.push(event.statusUpdate.status.message?.parts.map((part) => part.text ?? '').join('') ?? '');
   return { lead: texts[0] ?? '', text: texts.slice(1).join(''), cut };
 }
 
 const notesKept = (): CutTurnNotes => createLocalCutTurnNotes({ max: 10, idleTtlMs: 0 });
+
+const QUESTION = '要部署到华东1还是华北2？';
+/** An agent's task that asks its question, before its user answers it and after (an a2a-js 1.x agent took the answer up and said nothing). */
+const asking: Task = {
+  id: 'task-1',
+  contextId: 'ctx',
+  status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: QUESTION }] } },
+};
+const stillAsking = { port: { getTask: async () => asking } } as unknown as V025FacadeDeps;
+
+/** The answer to the question, its stream opened with the task as it stood, past the bound with nothing after. */
+async function answerLeftAtBound(notes: CutTurnNotes, answer: string): Promise<void> {
+  const turn = watchedTurn(conversation, notes, undefined, { sent: { ...text(answer), taskId: 'task-1' }, previous: asking });
+  turn.sent();
+  turn.tracker.note({ task: asking });
+  turn.unwatched(undefined, 'timed-out');
+  turn.end();
+  await notes.settled();
+}
 
 /** The sentence each language's words keep: the message that reads the rest was not passed on, or need not be sent again. */
 const KEPT = {
@@ -116,6 +136,15 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
     expect(other.lead).toBe(`${words.cutTurnRest}\n\n`);
     expect(other.text).toBe(LAST);
     expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.cutTurnRestOfSameMessage}\n\n`);
+  });
+
+  it('an answer whose task still asks what its user answered, past the bound: its question once, in words that say the agent still asks it', async () => {
+    const notes = notesKept();
+    await answerLeftAtBound(notes, '华东1');
+    const other = await nextRead(notes, text('继续'), language, stillAsking);
+    expect(other.lead).toBe(`${words.stillAsks}\n\n`);
+    expect(other.text).toBe(QUESTION);
+    expect((await nextRead(notes, text('华东1'), language, stillAsking)).lead).toBe(`${words.stillAsksOfSameMessage}\n\n`);
   });
 
   it('a message/send past its bound: the rest, in words that say no connection broke, whole when none of it was read', async () => {

@@ -11,4 +11,5 @@ export { asksDecision, decisionStateOf, shownState, type ShownStates } from './s
 export { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 export { taskTurnEvents } from './task-events.js';
 export { createTurnReply, replyEvents, type TurnReply } from './turn.js';
+export { asksAnew, repeatsShownQuestion } from './held-question.js';
 export { facadeWords, failureReason, isGatewayFailure, type FacadeLanguage, type FacadeWords } from './words.js';

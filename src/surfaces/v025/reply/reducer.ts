@@ -15,6 +15,7 @@ import { isAssistantFinal, isProviderError, isToolEvent } from '../../../upstrea
 import { pipelineEnvelopes, type PipelineEnvelope } from '../../../upstream/iac-code/pipeline-events.js';
 import { pendingPermission } from '../../../upstream/iac-code/permissions.js';
 import { permissionPromptText } from './permission-prompt.js';
+import { repeatsShownQuestion } from './held-question.js';
 import { failedTurnReason } from './words.js';
 import { collectCommands } from './commands.js';
 import { knowEarlierArtifacts, upstreamArtifactEvents } from './artifacts.js';
@@ -88,6 +89,10 @@ export function closeReply(state: ReplyState, options: ReplyOptions): ReplyStep 
  */
 export function failReply(state: ReplyState, reason: string, options: ReplyOptions): ReplyStep {
   if (state.done || !state.started) return { state, events: [] };
+  if (state.heldTask && repeatsShownQuestion(state.heldTask.status, options.previous)) {
+    // The question its user just answered, asked by the same message: the agent has said nothing yet (held-question.ts).
+    return failReply(withState(state, { heldTask: undefined }), reason, options);
+  }
   if (state.heldTask) {
     // What the held Task asked is still what the agent last said: shown before why the turn failed.
     const asked = heldTaskSaid(state, state.heldTask, options);

@@ -36,6 +36,8 @@ export interface ReplyOptions {
    * `false`: a new task, whose opening Task waiting for input is the agent's whole answer. Absent: not known, held.
    */
   followsUp?: boolean;
+  /** The task as its caller was shown it before this turn: a held Task that asks its question again says nothing new (held-question.ts). */
+  previous?: Task;
   /** The facade's own words, in the turn's language. */
   words: FacadeWords;
   /**

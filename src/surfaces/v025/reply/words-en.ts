@@ -69,6 +69,12 @@ export const EN: FacadeWords = {
     'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Ask the agent about its progress first (for example "What is the progress?"), and send your request again only if it did not get it, so that it does not run twice.',
   turnLeftRunning:
     'The agent is taking longer than this reply can wait, but it is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
+  notAnsweredYet:
+    'The agent has not answered your message yet. Send any message in this conversation (for example "continue") to see where it stands; there is no need to send your message again.',
+  stillAsks:
+    'The agent has not answered your previous message: it is still waiting for an answer to its question below. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  stillAsksOfSameMessage:
+    'The message you just sent is the same as your previous one, which the agent has not answered: it is still waiting for an answer to its question below. It was not passed to the agent a second time.',
   taskNotCancelable: 'Task cannot be canceled',
   notCancelableWhilePromptWaits:
     'Task cannot be canceled: the agent is waiting for your answer to its question. If you do not want it to go on, reply "Deny".',

@@ -116,6 +116,18 @@ export interface FacadeWords {
    */
   turnLeftRunning: string;
   /**
+   * turnLeftRunning for an answer the agent took up with its waiting task and said nothing after, past the bound: that
+   * task asks what its user read before the answer (../unwatched-turns.ts), so the agent has said nothing yet.
+   */
+  notAnsweredYet: string;
+  /**
+   * cutTurnWhole, timedOutTurnWhole, for a turn whose task still waits as its stream opened with it (an answer the agent
+   * took up with its waiting task and said nothing after): its question is what follows, and the agent never went on.
+   */
+  stillAsks: string;
+  /** stillAsks when the message that reads it is the cut turn's again (cutTurnWholeOfSameMessage's case). */
+  stillAsksOfSameMessage: string;
+  /**
    * tasks/cancel refused (-32002): the task is over as its caller was shown it, or the agent would not cancel it. An
    * English conversation reads the words the gateway or the agent gave (../task-call-words.ts).
    */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse, Task } from '../../../../src/model/index.js';
 import { createTurnReply } from '../../../../src/surfaces/v025/reply/index.js';
-import { options, readText, status } from './support.js';
+import { bailian, options, readText, status } from './support.js';
 
 /** An opening Task that would end the turn if nothing followed it: held until the agent says more, or closes. */
 const asking: Task = {
@@ -32,7 +32,12 @@ const permission: Task = {
 };
 
 function turn(first: Task, ...then: StreamResponse[]) {
-  const reply = createTurnReply(options());
+  return turnAfter(undefined, first, ...then);
+}
+
+/** `previous`: the task as its caller was shown it before the turn. */
+function turnAfter(previous: Task | undefined, first: Task, ...then: StreamResponse[]) {
+  const reply = createTurnReply(options(bailian, previous ? { previous } : {}));
   const out = [first, ...then].flatMap((event) => reply.push('id' in event ? { task: event } : event));
   return { reply, out };
 }
@@ -55,6 +60,22 @@ describe('a held opening Task', () => {
     const failed = [...out, ...reply.brokeOff()];
     expect(readText(failed)).toMatch(/^Which region\?\n.+/);
     expect(failed.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+  });
+
+  it('asking by the message its caller read before the turn, the question they just answered: only why the turn failed', () => {
+    const { reply, out } = turnAfter(asking, asking);
+    const failed = [...out, ...reply.fail('The agent has not answered your message yet.')];
+    expect(readText(failed)).toBe('The agent has not answered your message yet.');
+    expect(failed.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
+  });
+
+  it('asking by another message than its caller read before the turn: its question still shown before why it failed', () => {
+    const before: Task = {
+      ...asking,
+      status: { ...asking.status, message: { messageId: 'q-0', role: 'ROLE_AGENT', parts: [{ text: 'Which VPC?' }] } },
+    };
+    const { reply, out } = turnAfter(before, asking);
+    expect(readText([...out, ...reply.fail('The agent did not answer in time')])).toBe('Which region?\nThe agent did not answer in time');
   });
 
   it("keeps iac-code's permission prompt when the turn fails (a time-out)", () => {
