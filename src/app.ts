@@ -40,7 +40,7 @@ import { withDirectSse } from './surfaces/shared/sse-direct.js';
 import { settlesWithin } from './settles-within.js';
 import { loadStartFiles } from './start/checks.js';
 import { connectUpstream } from './upstream/connect.js';
-import { createUpstreamPool, credentialSecrets } from './upstream/http.js';
+import { credentialSecrets } from './upstream/http.js';
 import { IAC_CODE_SECRET_KEYS } from './upstream/iac-code/secrets.js';
 import { startWorkspacePruning } from './upstream/iac-code/start-pruning.js';
 import { namingTaskContexts } from './upstream/iac-code/task-context.js';
@@ -134,8 +134,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     cleanups.push(() => upstream.close());
     const passThrough = profile && relaysAsIs(profile, config.bailian) ? passThroughWhenV025(connected, upstreamUrl, config.upstream) : undefined;
     cleanups.push(async () => passThrough?.close());
-    const agentRoutes = agentRoutesUpstream(upstreamUrl, createUpstreamPool(config.upstream), config);
-    cleanups.push(() => agentRoutes.dispatcher.close());
+    // On the agent's one pool, which upstream.close() closes: upstream.connections caps all the gateway's calls to it together.
+    const agentRoutes = agentRoutesUpstream(upstreamUrl, connected.dispatcher, config);
 
     const counted = (result: VerificationResult) => observability.metrics?.cardVerification(result.valid, result.valid ? undefined : result.reason);
     const verifying = verification && upstreamKeys ? verifiedCards(upstream, verification, upstreamKeys, logger, counted) : undefined;

@@ -40,6 +40,12 @@ export interface ConnectedUpstream {
   readonly protocol: UpstreamProtocol | undefined;
   /** How the gateway reaches it (HTTP+JSON for an agent without JSON-RPC, GRPC for a gRPC-only 1.0 agent); undefined like `protocol`. */
   readonly binding: UpstreamBinding | undefined;
+  /**
+   * The agent's one connection pool, capped at `upstream.connections`: every call of the gateway's to the agent goes
+   * through it (iac-code's own routes and the 0.2.5 relay too), so the cap holds for all of them together. Closed by
+   * `upstream.close()`, once its other users are done.
+   */
+  readonly dispatcher: Dispatcher;
 }
 
 /**
@@ -201,6 +207,7 @@ export async function connectUpstream(
   });
   return {
     upstream,
+    dispatcher,
     get protocol() {
       return protocol;
     },

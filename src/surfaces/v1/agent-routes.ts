@@ -1,6 +1,7 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { Dispatcher } from 'undici';
 import type { ReferenceScope } from '../../core/task-scope.js';
+import { A2AError, GATEWAY_FAILURES, retryAfterHeader } from '../../model/index.js';
 import { getJson } from '../../upstream/card-fetch.js';
 import { AGENT_OWN_ROUTES } from '../../gateway-routes.js';
 import type { GatewayEnv } from '../shared/env.js';
@@ -87,7 +88,13 @@ function agentRouteHandler(upstream: AgentRoutesUpstream, path: (typeof AGENT_OW
       });
       if (answer.body !== undefined) return json(answer.body, answer.status);
       return answer.status === 404 ? json({ error: 'Not Found' }, 404) : json({ error: 'The upstream agent gave no JSON answer' }, 502);
-    } catch {
+    } catch (error) {
+      // Every connection to the agent held (upstream.connections): the agent is up, and the route is refused for now, as an A2A call is.
+      if (error instanceof A2AError && error.message === GATEWAY_FAILURES.upstreamBusy) {
+        const busy = json({ error: GATEWAY_FAILURES.upstreamBusy }, 503);
+        for (const [name, value] of Object.entries(retryAfterHeader(error))) busy.headers.set(name, value);
+        return busy;
+      }
       return json({ error: 'The upstream agent is not reachable' }, 502);
     }
   };

@@ -14,7 +14,7 @@ export interface UpstreamPassThrough {
 
 /**
  * A pass-through for the upstream `connected` turns out to be, once it is known: a 0.2.5/0.3 agent
- * gets one (created on first use, on its own pool), a 1.0 agent none. An agent that was down at start
+ * gets one (created on first use, on the connection's pool, whose cap it shares), a 1.0 agent none. An agent that was down at start
  * has no protocol yet; `resolve` then runs the connection's shared detection (through its card
  * fetch) before deciding.
  */
@@ -25,7 +25,7 @@ export function passThroughWhenV025(connected: ConnectedUpstream, baseUrl: strin
     const protocol = connected.protocol;
     // The relay speaks JSON-RPC: an agent reached over HTTP+JSON goes through the 1.0 translation instead.
     if (protocol === undefined || protocol === '1.0' || connected.binding === 'HTTP+JSON') return undefined;
-    relay ??= createV025PassThrough({ baseUrl, config, dialect: protocol });
+    relay ??= createV025PassThrough({ baseUrl, config, dialect: protocol, dispatcher: connected.dispatcher });
     return relay;
   }
 
