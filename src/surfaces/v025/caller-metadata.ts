@@ -1,7 +1,7 @@
 import { withFields } from '../../model/index.js';
 import { isRecord } from '../../model/json.js';
 import { PART_STASH_KEY } from '../../translate/index.js';
-import { FACADE_LANGUAGES } from './reply/words.js';
+import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 
 /**
  * What a 0.2.5 caller reads, without the gateway's own metadata: `metadata.a2a_bridge` of a part holds a 1.0 part's
@@ -34,11 +34,17 @@ export function withoutGatewayMetadata<T>(result: T): T {
  */
 function withoutAskedLanguage(metadata: Record<string, unknown>): Record<string, unknown> | undefined {
   const iacCode = metadata.iac_code;
-  if (!isRecord(iacCode) || !(FACADE_LANGUAGES as readonly unknown[]).includes(iacCode.preferredLanguage)) return metadata;
+  if (!isRecord(iacCode) || askedLanguage(metadata) === undefined) return metadata;
   const { preferredLanguage: _asked, ...settings } = iacCode;
   const { iac_code: _all, ...rest } = metadata;
   const left = Object.keys(settings).length > 0 ? withFields(rest, { iac_code: settings }) : rest;
   return Object.keys(left).length > 0 ? left : undefined;
+}
+
+/** The facade language the gateway asked iac-code to write a user message's turn in (read as withoutAskedLanguage reads it). */
+export function askedLanguage(metadata: Record<string, unknown> | undefined): FacadeLanguage | undefined {
+  const asked = isRecord(metadata?.iac_code) ? metadata.iac_code.preferredLanguage : undefined;
+  return (FACADE_LANGUAGES as readonly unknown[]).includes(asked) ? (asked as FacadeLanguage) : undefined;
 }
 
 function partsWithout(parts: unknown[]): unknown[] {

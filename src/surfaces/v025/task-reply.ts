@@ -8,6 +8,7 @@ import { stableId } from './reply-artifact-id.js';
 import { latestTurnAsItBegan, latestTurnMessageOf } from './latest-turn-message.js';
 import { earlierFilesOf, withAddedPartsOnly } from './files-before-turn.js';
 import { turnLanguage } from './turn-language.js';
+import { askedLanguage } from './caller-metadata.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
@@ -39,6 +40,10 @@ async function taskWords(deps: V025FacadeDeps, task: Task, principal: string) {
   const { language } = deps.options.bailian;
   if (language !== 'auto') return wordsIn(language);
   const { message, previous } = latestTurnAsItBegan(task);
+  // The language the turn was told in, asked of iac-code with it: the message iac-code keeps may be the facade's
+  // rewrite of the user's answer (pipeline-answers.ts: a candidate's name, iac-code's words), not what the user said.
+  const asked = askedLanguage(message?.metadata);
+  if (asked) return wordsIn(asked);
   const remembered = await deps.languages?.of(principal, task.contextId).catch(() => undefined);
   return wordsIn(turnLanguage(message, { previous, remembered }).language);
 }
