@@ -77,16 +77,17 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
     return configured.then((has) => (has && !turn.ended ? follower.keep(turn.entry) : false));
   }
 
-  function joined(taskId: string, ctx: CallContext, tenant: string, withInlineConfig: boolean, turnMessageId: string | undefined): void {
+  function joined(taskId: string, ctx: CallContext, tenant: string, withInlineConfig: boolean, turnMessageId: string | undefined): Carried {
     const turn = carried.get(taskId);
     if (turn) {
       turn.streams += 1;
-      return;
+      return turn;
     }
     const entry = followEntry(taskId, ctx, tenant, deps.timeoutMs, turnMessageId);
     const fresh: Carried = { streams: 1, entry, kept: Promise.resolve(false), ended: false };
     fresh.kept = keepOnceConfigured(fresh, withInlineConfig ? Promise.resolve(true) : hasConfigs(taskId, false));
     carried.set(taskId, fresh);
+    return fresh;
   }
 
   async function lastStreamLeft(taskId: string, turn: Carried): Promise<void> {
@@ -124,7 +125,12 @@ export function createCarriedTurns(deps: CarriedTurnsDeps): CarriedTurns {
           last = eventState(event) ?? last;
           if (taskId) return;
           taskId = eventTaskRef(event).taskId;
-          if (taskId) joined(taskId, ctx, tenant, withInlineConfig, turnMessageId);
+          if (!taskId) return;
+          const turn = joined(taskId, ctx, tenant, withInlineConfig, turnMessageId);
+          // This event tells the caller its task exists: a turn sent with its webhook is journaled first, as a
+          // returnImmediately answer is, so a gateway killed once it is sent still pushes the turn's end after its
+          // restart. `kept` never rejects: a write that fails is logged (follow.ts) and the stream goes on.
+          if (withInlineConfig) return turn.kept;
         },
         end() {
           if (taskId) left(taskId, last);

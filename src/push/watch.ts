@@ -122,7 +122,8 @@ interface AcceptedEvent {
 /**
  * Watches the events that pass through the decorated port. Each accepted event becomes a step on
  * its task's promise chain (inline config first, then events in order), so the stream never waits
- * for a store read or a queue write, yet nothing is reordered or dropped; `drain` waits for them.
+ * for a store read or a queue write (only its first event, for the inline config to be stored), yet
+ * nothing is reordered or dropped; `drain` waits for them.
  * While several streams carry one task (a SubscribeToTask beside the SendStreamingMessage), only
  * the first one is watched, like the gateway records only the first.
  */
@@ -203,10 +204,10 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
       item(event) {
         const { taskId } = eventTaskRef(event);
         if (!taskId) return;
-        if (pendingInline) {
-          void storeInline(taskId, pendingInline);
-          pendingInline = undefined;
-        }
+        // This event tells the caller its task exists: the config sent with the turn is stored first, as for a
+        // blocking answer, or a gateway killed once it is sent would have nothing to push the turn's end to.
+        const stored = pendingInline && storeInline(taskId, pendingInline);
+        pendingInline = undefined;
         if (!joined.has(taskId)) {
           joined.add(taskId);
           const streams = openStreams.get(taskId);
@@ -214,6 +215,7 @@ export function createPushWatcher(deps: PushWatcherDeps): PushWatcher {
           else openStreams.set(taskId, [self]);
         }
         if (openStreams.get(taskId)?.[0] === self) observe(event, taskId, false, turnMessageId);
+        return stored;
       },
       end() {
         for (const taskId of joined) {

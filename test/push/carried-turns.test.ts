@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { withFields, type StreamResponse } from '../../src/model/index.js';
 import { createCarriedTurns } from '../../src/push/carried-turns.js';
 import type { StoredConfig } from '../../src/push/config-store/types.js';
+import type { PushLogger } from '../../src/push/queue/types.js';
 import { caller, mapJournal, setup, status, task, waitForCalls } from './follow-harness.js';
 
 /** A caller reading a stream: `read` takes its next `count` events, `leave` returns it early. */
@@ -30,8 +31,9 @@ async function carriedSetup(
   configs: StoredConfig[] | 'from-store',
   subscriptions: Parameters<typeof setup>[0] = [],
   journal: ReturnType<typeof mapJournal> = mapJournal(),
+  logger: PushLogger = { info() {}, warn() {}, error() {} },
 ) {
-  const harness = await setup(subscriptions, [], { journal });
+  const harness = await setup(subscriptions, [], { journal, logger });
   const registry = { get: async () => task('TASK_STATE_WORKING') };
   const store = { forTask: async () => (configs === 'from-store' ? [{} as StoredConfig] : configs) };
   const carried = createCarriedTurns({
@@ -61,14 +63,58 @@ describe('turns carried by callers’ streams', () => {
       },
     });
     const { carried, settle } = await carriedSetup('from-store', [], journal);
-    const first = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_INPUT_REQUIRED', 'Which date?')), caller, '', true);
+    // Configs from the store (not sent with the turn): the stream does not wait for the journal.
+    const first = carried.carry(
+      events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_INPUT_REQUIRED', 'Which date?')),
+      caller,
+      '',
+      false,
+    );
     const firstReading = await reader(first).read(2);
     await firstReading.leave();
     // The answer's turn of the same task, carried while the first turn's journal write still waits.
-    await reader(carried.carry(events({ task: task('TASK_STATE_WORKING') }), caller, '', true)).read();
+    await reader(carried.carry(events({ task: task('TASK_STATE_WORKING') }), caller, '', false)).read();
     release();
     await settle();
     expect(kept.kept.has('T')).toBe(true);
+  });
+
+  it('sent with its webhook, its first event reaches the caller only once the journal holds the turn', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const kept = mapJournal();
+    const journal = withFields(kept, {
+      async add(entry: Parameters<typeof kept.add>[0]) {
+        await gate;
+        await kept.add(entry);
+      },
+    });
+    const { carried, settle } = await carriedSetup([], [], journal);
+    const iterator = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }), caller, '', true)[Symbol.asyncIterator]();
+    const journaledWhenRead = iterator.next().then(() => kept.kept.has('T'));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect(await journaledWhenRead).toBe(true);
+    await iterator.return?.();
+    await settle();
+  });
+
+  it('sent with its webhook, a journal that fails to write: the stream goes on, and the failure is logged at warn', async () => {
+    const warnings: string[] = [];
+    const logger: PushLogger = { info() {}, warn: (_fields, message) => void warnings.push(message), error() {} };
+    const journal = withFields(mapJournal(), {
+      add: async () => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+    });
+    const { carried, settle } = await carriedSetup([], [], journal, logger);
+    const stream = carried.carry(events({ task: task('TASK_STATE_SUBMITTED') }, status('TASK_STATE_WORKING', 'On it.')), caller, '', true);
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual({ task: task('TASK_STATE_SUBMITTED') });
+    expect((await iterator.next()).value).toEqual(status('TASK_STATE_WORKING', 'On it.'));
+    expect(warnings).toContain('push follow could not be journaled; a restart before the turn ends loses it');
+    await iterator.return?.();
+    await settle();
   });
 
   it('is journaled while the stream runs, and off the journal once the stream saw the turn end', async () => {
