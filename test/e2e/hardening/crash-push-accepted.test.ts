@@ -8,7 +8,9 @@
  *   - the same with the webhook given by CreateTaskPushNotificationConfig, killed once it answered;
  *   - a turn's end queued for a webhook that was down at the crash: delivered once the webhook is back, after
  *     the restart (at-least-once);
- *   - a push_configs.json left damaged: the start refuses with a line naming it; moved aside, it starts.
+ *   - a push_configs.json left damaged: the start refuses with a line naming it; moved aside, it starts;
+ *   - a streamed turn with its webhook, killed as soon as the caller read the first event naming the task (the config
+ *     or the follow slow to write, on either store): the caller was told the task exists, so its end is pushed.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,11 +23,12 @@ import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js
 import { cli, root, serveCli } from '../../support/run-cli.js';
 import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-agent.js';
 import { Receiver } from '../push/harness.js';
-import { pushedStates, rpc } from '../push/unwatched.js';
+import { finalWords, pushedStates, rpc, streamUntilTask } from '../push/unwatched.js';
 
 const COMPLETED = 'TASK_STATE_COMPLETED';
 const RUN = `test-crash-push-${process.pid}-${randomUUID().slice(0, 8)}:`;
 const SLOW_FOLLOWS = join(root, 'test/e2e/hardening/fixtures/slow-follow-journal.mjs');
+const SLOW_REDIS_FOLLOWS = join(root, 'test/e2e/hardening/fixtures/slow-follow-journal-redis.mjs');
 
 let agent: RunningSdkV1Agent;
 let receiver: Receiver;
@@ -153,4 +156,27 @@ describe.concurrent('the gateway killed (SIGKILL) with push under way', () => {
     await rename(path, `${path}.damaged`);
     await restarted(name);
   }, 30_000);
+});
+
+describe.concurrent('a streamed turn with its webhook, the gateway killed (SIGKILL) once the caller read its first event', () => {
+  it.each([
+    ['local-file stores, the follow slow to write', 'streamed-first-event', SLOW_FOLLOWS, 'push_follows.json'],
+    ['local-file stores, the config slow to write', 'streamed-first-event-configs', SLOW_FOLLOWS, 'push_configs.json'],
+    ['store: redis, the follow slow to write', 'streamed-first-event-redis', SLOW_REDIS_FOLLOWS, ''],
+  ])(
+    "%s: the gateway started again pushes the turn's end",
+    async (_how, name, slow, slowFile) => {
+      const first = await inChild(name, [slow], { A2A_TEST_SLOW_FOLLOWS_MS: '1500', A2A_TEST_SLOW_FILE: slowFile });
+      await streamUntilTask(first.url, {
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `slow: killed after its first event (${name})` }] },
+        configuration: { taskPushNotificationConfig: { id: 'hook', url: `${receiver.url}/${name}` } },
+      });
+      first.child.kill('SIGKILL');
+      await restarted(name);
+      await receiver.waitFor(`/${name}`, 1, 15_000);
+      expect(pushedStates(receiver.at(`/${name}`)).at(-1)).toBe(COMPLETED);
+      expect(finalWords(receiver.at(`/${name}`))).toContain(`killed after its first event (${name})`);
+    },
+    60_000,
+  );
 });
