@@ -76,7 +76,8 @@ async function endedTurnEvents(
  * never showed as its own: a file it left as it was is not shown, one it appended to shows the parts it added.
  */
 async function latestTurnEvents(deps: V025FacadeDeps, task: Task, ctx: CallContext): Promise<StreamResponse[]> {
-  const kept = await deps.languages?.filesBeforeTurn.of(ctx.principal, task.id).catch(() => undefined);
+  // A task without files has nothing to leave out: no read of the store (a Redis round trip) for each poll of it.
+  const kept = task.artifacts?.length ? await deps.languages?.filesBeforeTurn.of(ctx.principal, task.id).catch(() => undefined) : undefined;
   const earlier = earlierFilesOf(task, kept);
   const events = isActiveState(task.status.state)
     ? workingTurnEvents(task, earlier?.unchanged)
