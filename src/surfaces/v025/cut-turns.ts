@@ -5,7 +5,7 @@ import { joinText } from '../../translate/index.js';
 import { pendingPermission } from '../../upstream/iac-code/permissions.js';
 import { pipelineEnvelopes } from '../../upstream/iac-code/pipeline-events.js';
 import type { V025FacadeDeps } from './deps.js';
-import { asksAnew, repeatsShownQuestion, type FacadeWords, type ReplyOptions } from './reply/index.js';
+import { asksAnew, asksToGoOn, repeatsShownQuestion, type FacadeWords, type ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { withoutRestatements } from './rest-restatements.js';
@@ -33,6 +33,8 @@ export interface CutTurn {
   current: Task;
   /** The message that reads the rest asks what the cut turn's message asked: the rest is its answer (repeated-message.ts). */
   repeated: boolean;
+  /** The message that reads the rest only asks to go on ("continue", as the words that told of the cut suggest). */
+  goesOn?: boolean;
   /** Why its user stopped reading it, when no connection broke (CutTurnNote.reason). */
   reason?: CutReason;
 }
@@ -65,7 +67,7 @@ export async function cutTurnOf(
   try {
     const current = await deps.port.getTask({ id: note.taskId }, vouched(ctx));
     const cut = withFields(
-      { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message) },
+      { shown: note.shown, current, repeated: repeatsNotedMessage(note.shown, message), goesOn: onlyAsksToGoOn(message) },
       note.reason ? { reason: note.reason } : {},
     );
     if (!(await nothingLeftOf(cut))) return cut;
@@ -133,12 +135,20 @@ export function cutTurnLead(cut: CutTurn, words: FacadeWords): string {
     cut.reason === 'timed-out'
       ? [words.timedOutTurnRest, words.timedOutTurnRestOfSameMessage, words.timedOutTurnWhole, words.timedOutTurnWholeOfSameMessage]
       : [words.cutTurnRest, words.cutTurnRestOfSameMessage, words.cutTurnWhole, words.cutTurnWholeOfSameMessage];
-  if (!readNoneOf(cut.shown)) return cut.repeated ? restOfSame : rest;
-  // The task still asks by the message its user read before the cut turn (an answer the agent took up with its waiting
-  // task and never went on with): no reply that waited or broke, and what follows is no reply of the agent's.
-  if (repeatsShownQuestion(cut.current.status, cut.shown.previous)) return cut.repeated ? words.stillAsksOfSameMessage : words.stillAsks;
-  return cut.repeated ? wholeOfSame : whole;
+  if (cut.repeated) return readNoneOf(cut.shown) ? (asksStill(cut) ? words.stillAsksOfSameMessage : wholeOfSame) : restOfSame;
+  const lead = readNoneOf(cut.shown) ? (asksStill(cut) ? words.stillAsks : whole) : rest;
+  return cut.goesOn ? lead : words.notPassedOn(lead);
 }
+
+/**
+ * The task still asks by the message its user read before the cut turn (an answer the agent took up with its waiting
+ * task and never went on with): no reply that waited or broke, and what follows is no reply of the agent's.
+ */
+const asksStill = (cut: CutTurn): boolean => repeatsShownQuestion(cut.current.status, cut.shown.previous);
+
+/** A message of text alone that asks only to go on: not one to pass to the agent, nor to be told it was not. */
+const onlyAsksToGoOn = (message: Pick<Message, 'parts'>): boolean =>
+  message.parts.length > 0 && message.parts.every((part) => part.text !== undefined) && asksToGoOn(joinText(message.parts));
 
 /**
  * The cut turn's rest as the events a streaming agent would have sent, opened with the words that say what it

@@ -60,7 +60,8 @@ describe.each(['message/send', 'message/stream'] as const)('a deployment confirm
 
     const shown = await turn('1', contextId);
     expect(fake.rpcRequests('SendStreamingMessage')).toHaveLength(sends);
-    expect(shown.said.startsWith(`${facadeWords('zh').cutTurnRest}\n\n${DEPLOYMENT_CONFIRMATION.prompt}\n`), shown.said).toBe(true);
+    const lead = facadeWords('zh').notPassedOn(facadeWords('zh').cutTurnRest);
+    expect(shown.said.startsWith(`${lead}\n\n${DEPLOYMENT_CONFIRMATION.prompt}\n`), shown.said).toBe(true);
     expect(shown.state).toBe('input-required');
 
     const deployed = await turn('1', contextId);

@@ -85,7 +85,11 @@ describe('iac-code pipeline turn hung up mid-way: the next message shows its res
     return '';
   }
 
-  const hangUps = { 'message/stream': [streamHungUp, ZH.cutTurnRest], 'message/send': [sendHungUp, ZH.cutTurnWhole] } as const;
+  // '2' picks a candidate: its user is told it was not passed on.
+  const hangUps = {
+    'message/stream': [streamHungUp, ZH.notPassedOn(ZH.cutTurnRest)],
+    'message/send': [sendHungUp, ZH.notPassedOn(ZH.cutTurnWhole)],
+  } as const;
   const methods: Method[] = ['message/stream', 'message/send'];
   const cases = methods.flatMap((hungUp) => methods.map((next): [Method, Method] => [hungUp, next]));
 

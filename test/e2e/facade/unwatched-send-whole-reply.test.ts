@@ -74,12 +74,17 @@ describe.concurrent('the words that open the next reply after a Bailian user sto
     async (method) => {
       const contextId = `send-hung-up-${randomUUID()}`;
       await sendHungUp(contextId);
-      const said = await reading(gateway.url, method, 'status?', contextId);
-      expect(said.startsWith(`${EN.cutTurnWhole}\n\n`), said).toBe(true);
+      const said = await reading(gateway.url, method, 'Also list my VPCs', contextId);
+      const lead = EN.notPassedOn(EN.cutTurnWhole);
+      expect(said.startsWith(`${lead}\n\n`), said).toBe(true);
       expect(said).toContain('Here is the reply to your previous message');
       expect(said).toContain('The message you just sent was not passed to the agent');
       expect(said).not.toContain(REST_WORDS);
-      expect(said.slice(`${EN.cutTurnWhole}\n\n`.length)).toBe(await unbrokenRead);
+      expect(said.slice(`${lead}\n\n`.length)).toBe(await unbrokenRead);
+      // "status?" asks only to see the reply: it reads the same reply, not told it was not passed on.
+      const asked = `send-hung-up-status-${randomUUID()}`;
+      await sendHungUp(asked);
+      expect(await reading(gateway.url, method, 'status?', asked)).toBe(`${EN.cutTurnWhole}\n\n${await unbrokenRead}`);
     },
   );
 

@@ -17,6 +17,8 @@ import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
 import { wordsIn } from '../../../src/surfaces/v025/reply-options.js';
 
 const PROMPT = '请帮我创建一个专有网络，地域杭州';
+/** A message of its own, sent while the cut turn's rest was unread: the user is told it was not passed on. */
+const OTHER = '另外，帮我查一下这个月的账单';
 const FIRST = '第一段：开始规划。';
 const LAST = '完成：VPC 已就绪。';
 const conversation = { principal: 'alice', contextId: 'ctx' };
@@ -123,8 +125,8 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
   it('a message/send hung up: the reply to the previous message, whole, for another message and the same again', async () => {
     const notes = notesKept();
     await leftTurn(notes, 'message/send');
-    const other = await nextRead(notes, text('继续'), language);
-    expect(other.lead).toBe(`${words.cutTurnWhole}\n\n`);
+    const other = await nextRead(notes, text(OTHER), language);
+    expect(other.lead).toBe(`${words.notPassedOn(words.cutTurnWhole)}\n\n`);
     expect(other.text).toBe(`${FIRST}${LAST}`);
     expect((await nextRead(notes, text(` ${PROMPT} `), language)).lead).toBe(`${words.cutTurnWholeOfSameMessage}\n\n`);
   });
@@ -132,8 +134,8 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
   it('a message/stream hung up: the rest of the reply, after what was read', async () => {
     const notes = notesKept();
     await leftTurn(notes, 'message/stream');
-    const other = await nextRead(notes, text('继续'), language);
-    expect(other.lead).toBe(`${words.cutTurnRest}\n\n`);
+    const other = await nextRead(notes, text(OTHER), language);
+    expect(other.lead).toBe(`${words.notPassedOn(words.cutTurnRest)}\n\n`);
     expect(other.text).toBe(LAST);
     expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.cutTurnRestOfSameMessage}\n\n`);
   });
@@ -141,8 +143,8 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
   it('an answer whose task still asks what its user answered, past the bound: its question once, in words that say the agent still asks it', async () => {
     const notes = notesKept();
     await answerLeftAtBound(notes, '华东1');
-    const other = await nextRead(notes, text('继续'), language, stillAsking);
-    expect(other.lead).toBe(`${words.stillAsks}\n\n`);
+    const other = await nextRead(notes, text(OTHER), language, stillAsking);
+    expect(other.lead).toBe(`${words.notPassedOn(words.stillAsks)}\n\n`);
     expect(other.text).toBe(QUESTION);
     expect((await nextRead(notes, text('华东1'), language, stillAsking)).lead).toBe(`${words.stillAsksOfSameMessage}\n\n`);
   });
@@ -150,14 +152,31 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
   it('a message/send past its bound: the rest, in words that say no connection broke, whole when none of it was read', async () => {
     const notes = notesKept();
     await leftTurn(notes, 'timed-out');
-    const other = await nextRead(notes, text('继续'), language);
-    expect(other.lead).toBe(`${words.timedOutTurnRest}\n\n`);
+    const other = await nextRead(notes, text(OTHER), language);
+    expect(other.lead).toBe(`${words.notPassedOn(words.timedOutTurnRest)}\n\n`);
     expect(other.text).toBe(LAST);
     expect((await nextRead(notes, text(PROMPT), language)).lead).toBe(`${words.timedOutTurnRestOfSameMessage}\n\n`);
     const none = notesKept();
     await leftTurn(none, 'timed-out', undefined, [opened]);
-    expect((await nextRead(none, text('继续'), language)).lead).toBe(`${words.timedOutTurnWhole}\n\n`);
+    expect((await nextRead(none, text(OTHER), language)).lead).toBe(`${words.notPassedOn(words.timedOutTurnWhole)}\n\n`);
     expect((await nextRead(none, text(PROMPT), language)).lead).toBe(`${words.timedOutTurnWholeOfSameMessage}\n\n`);
+  });
+
+  it('a message that only asks to go on (what the words of the cut suggest) is not told it was not passed on, in any language', async () => {
+    for (const goOn of ['继续', '继续。', 'Continue', 'continue.', '続けて', ' 続けてください！ ']) {
+      const notes = notesKept();
+      await leftTurn(notes, 'message/stream');
+      const next = await nextRead(notes, text(goOn), language);
+      expect(next.lead, goOn).toBe(`${words.cutTurnRest}\n\n`);
+      expect(next.lead, goOn).not.toContain(KEPT[language].other);
+      expect(next.text, goOn).toBe(LAST);
+      const asked = notesKept();
+      await answerLeftAtBound(asked, '华东1');
+      expect((await nextRead(asked, text(goOn), language, stillAsking)).lead, goOn).toBe(`${words.stillAsks}\n\n`);
+    }
+    const unread = notesKept();
+    await leftTurn(unread, 'timed-out', undefined, [opened]);
+    expect((await nextRead(unread, text('继续'), language)).lead).toBe(`${words.timedOutTurnWhole}\n\n`);
   });
 
   it('the time-out’s words are none of a broken connection’s, and keep what they say of the message that reads it', () => {
@@ -165,8 +184,8 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
     const cut = [words.cutTurnRest, words.cutTurnRestOfSameMessage, words.cutTurnWhole, words.cutTurnWholeOfSameMessage];
     expect(new Set([...timedOut, ...cut]).size).toBe(8);
     for (const lead of timedOut) expect(lead).not.toMatch(/interrupted|中断|中断され/);
-    expect(words.timedOutTurnRest.endsWith(KEPT[language].other)).toBe(true);
-    expect(words.timedOutTurnWhole.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.notPassedOn(words.timedOutTurnRest).endsWith(KEPT[language].other)).toBe(true);
+    expect(words.notPassedOn(words.timedOutTurnWhole).endsWith(KEPT[language].other)).toBe(true);
     expect(words.timedOutTurnRestOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
     expect(words.timedOutTurnWholeOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
   });
@@ -174,8 +193,8 @@ describe.each(['zh', 'en', 'ja'] as const)('the words that open a cut turn’s r
   it('the whole reply’s words are not the rest’s, and keep what they say of the message that reads it', () => {
     expect(words.cutTurnWhole).not.toBe(words.cutTurnRest);
     expect(words.cutTurnWholeOfSameMessage).not.toBe(words.cutTurnRestOfSameMessage);
-    expect(words.cutTurnRest.endsWith(KEPT[language].other)).toBe(true);
-    expect(words.cutTurnWhole.endsWith(KEPT[language].other)).toBe(true);
+    expect(words.notPassedOn(words.cutTurnRest).endsWith(KEPT[language].other)).toBe(true);
+    expect(words.notPassedOn(words.cutTurnWhole).endsWith(KEPT[language].other)).toBe(true);
     expect(words.cutTurnRestOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
     expect(words.cutTurnWholeOfSameMessage.endsWith(KEPT[language].same)).toBe(true);
   });

@@ -12,4 +12,4 @@ export { initialReplyState, type ReplyOptions, type ReplyState } from './state.j
 export { taskTurnEvents } from './task-events.js';
 export { createTurnReply, replyEvents, type TurnReply } from './turn.js';
 export { asksAnew, repeatsShownQuestion } from './held-question.js';
-export { facadeWords, failureReason, isGatewayFailure, type FacadeLanguage, type FacadeWords } from './words.js';
+export { asksToGoOn, facadeWords, failureReason, isGatewayFailure, type FacadeLanguage, type FacadeWords } from './words.js';

@@ -47,20 +47,17 @@ export const EN: FacadeWords = {
   tooManyTurnsInFlight: 'The agent is busy with too many requests from this client. Please try again in a moment.',
   turnCutByShutdown:
     'The connection was interrupted (the gateway restarted), but the agent is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
-  cutTurnRest:
-    'Here is the rest of the reply to your previous message, whose connection was interrupted. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  cutTurnRest: 'Here is the rest of the reply to your previous message, whose connection was interrupted.',
   cutTurnRestOfSameMessage:
     "The message you just sent is the same as your previous one, whose connection was interrupted. Here is the rest of the agent's reply to it. It was not run a second time; there is no need to send it again.",
-  cutTurnWhole:
-    'Here is the reply to your previous message, whose connection was interrupted before any of it reached you. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  cutTurnWhole: 'Here is the reply to your previous message, whose connection was interrupted before any of it reached you.',
   cutTurnWholeOfSameMessage:
     "The message you just sent is the same as your previous one, whose connection was interrupted before any of the reply reached you. Here is the agent's whole reply to it. It was not run a second time; there is no need to send it again.",
-  timedOutTurnRest:
-    'Here is the rest of the reply to your previous message: the agent took longer than that reply could wait, and went on working. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  timedOutTurnRest: 'Here is the rest of the reply to your previous message: the agent took longer than that reply could wait, and went on working.',
   timedOutTurnRestOfSameMessage:
     "The message you just sent is the same as your previous one, which the agent went on working on after that reply stopped waiting. Here is the rest of the agent's reply to it. It was not run a second time; there is no need to send it again.",
   timedOutTurnWhole:
-    'Here is the reply to your previous message: the agent took longer than that reply could wait, before any of it reached you, and went on working. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+    'Here is the reply to your previous message: the agent took longer than that reply could wait, before any of it reached you, and went on working.',
   timedOutTurnWholeOfSameMessage:
     "The message you just sent is the same as your previous one, which the agent went on working on after that reply stopped waiting, before any of the reply reached you. Here is the agent's whole reply to it. It was not run a second time; there is no need to send it again.",
   turnCutBeforeReply:
@@ -71,8 +68,10 @@ export const EN: FacadeWords = {
     'The agent is taking longer than this reply can wait, but it is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
   notAnsweredYet:
     'The agent has not answered your message yet. Send any message in this conversation (for example "continue") to see where it stands; there is no need to send your message again.',
-  stillAsks:
-    'The agent has not answered your previous message: it is still waiting for an answer to its question below. The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.',
+  notPassedOn: (lead) =>
+    `${lead} The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.`,
+  goOn: ['continue', 'go on', 'keep going', 'any update', 'any updates', 'status'],
+  stillAsks: 'The agent has not answered your previous message: it is still waiting for an answer to its question below.',
   stillAsksOfSameMessage:
     'The message you just sent is the same as your previous one, which the agent has not answered: it is still waiting for an answer to its question below. It was not passed to the agent a second time.',
   taskNotCancelable: 'Task cannot be canceled',

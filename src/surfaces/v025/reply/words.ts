@@ -128,6 +128,14 @@ export interface FacadeWords {
   /** stillAsks when the message that reads it is the cut turn's again (cutTurnWholeOfSameMessage's case). */
   stillAsksOfSameMessage: string;
   /**
+   * `lead` (cutTurnRest, cutTurnWhole, the timedOut ones, stillAsks) followed by the words that say the message that
+   * reads it was not passed to the agent: left out when that message only asked to go on (goOn), which these words'
+   * own advice suggests sending ("continue"), and which its writer would not want sent again.
+   */
+  notPassedOn(lead: string): string;
+  /** Messages that only ask to see how a turn goes on, as this language writes them (lower case, no end punctuation). */
+  goOn: readonly string[];
+  /**
    * tasks/cancel refused (-32002): the task is over as its caller was shown it, or the agent would not cancel it. An
    * English conversation reads the words the gateway or the agent gave (../task-call-words.ts).
    */
@@ -175,6 +183,19 @@ export function failedTurnReason(words: FacadeWords, reason: string): string {
 /** Every name the facade gives a permission option, in any language: a reply may use any of them. */
 export function optionNames(optionId: string): string[] {
   return FACADE_LANGUAGES.flatMap((language) => WORDS[language].optionLabels[optionId] ?? []);
+}
+
+/** Every message that only asks to go on, in any language: a user may write "continue" in a Chinese conversation. */
+const GO_ON: ReadonlySet<string> = new Set(FACADE_LANGUAGES.flatMap((language) => WORDS[language].goOn));
+
+/** Whether `text` only asks to see how a turn goes on ("continue", "继续。"), as a user would type it. */
+export function asksToGoOn(text: string): boolean {
+  const bare = text
+    .normalize('NFKC')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s.!?~…。！？、，,]+$/u, '');
+  return GO_ON.has(bare);
 }
 
 /** A step's name as this language shows it: iac-code's own where known, else its id made readable. */
