@@ -8,6 +8,9 @@ type Reading = { language: FacadeLanguage; sure: true } | { language: 'zh'; sure
 /** The head of a text says its language as well as the whole would; a long paste is not scanned whole. */
 const SCAN_CHARS = 2048;
 const HIRAGANA = /\p{Script=Hiragana}/u;
+const KATAKANA = /\p{Script=Katakana}/u;
+/** Marks of no script inside a katakana word, which goes on past them: the long-vowel mark (`データ`), halfwidth too, and halfwidth voicing (`ﾃﾞｰﾀ`). */
+const KATAKANA_WORD_MARKS = new Set(['\u30fc', '\uff70', '\uff9e', '\uff9f']);
 const HAN = /\p{Script=Han}/u;
 const LATIN = /\p{Script=Latin}/u;
 /** The most Chinese characters in brackets that read as a name's gloss, not a sentence. */
@@ -18,7 +21,7 @@ const HAN_BLOCK_FIRST = 0x4e00;
 const HAN_BLOCK_LAST = 0x9fff;
 
 /** What one character counts as in a reading; one kind each (a digit is ASCII's `\d`, a bracket either width). */
-export type CharKind = 'latin' | 'han' | 'digit' | 'opening' | 'closing' | 'hiragana' | 'other';
+export type CharKind = 'latin' | 'han' | 'digit' | 'opening' | 'closing' | 'hiragana' | 'katakana' | 'other';
 
 /**
  * A character's kind. ASCII and the common Chinese block are told by their code; only the rest takes the
@@ -38,11 +41,14 @@ export function kindOf(char: string): CharKind {
   if (HAN.test(char)) return 'han';
   if (char === '（') return 'opening';
   if (char === '）') return 'closing';
-  return HIRAGANA.test(char) ? 'hiragana' : 'other';
+  if (HIRAGANA.test(char)) return 'hiragana';
+  return KATAKANA.test(char) ? 'katakana' : 'other';
 }
 
 /**
- * Japanese by its hiragana (two at least: a stray kana in an emoticon is not Japanese). Chinese from four
+ * Japanese by its kana, two at least: hiragana, and the letters of katakana words (`ファイル`, `サブネット`: two
+ * letters in a row, the long-vowel mark between them or not), which Chinese is never written with; a stray kana
+ * in an emoticon (`ツ`, `ノ`, `(ﾉ◕ヮ◕)ﾉ`) is not Japanese, nor one `の` (`可以の`). Chinese from four
  * of its characters on (a Chinese request above a pasted English template), or when they outnumber the
  * Latin words around them (`建一个 VPC` is Chinese, `deploy my site to 华东1` English, `deploy to 华东1`
  * says nothing). English from three Latin words on. An answer like "2", "ok" or "Allow once" says nothing.
@@ -50,7 +56,9 @@ export function kindOf(char: string): CharKind {
  * (`（杭州）`) are not counted, so `Deploy to 华东1（杭州）` is not Chinese.
  */
 function reading(text: string): Reading | undefined {
-  let hiragana = 0;
+  let kana = 0;
+  /** The katakana letters of the current run: two make a word. */
+  let katakanaRun = 0;
   let han = 0;
   let run = 0;
   let bracketed = 0;
@@ -59,6 +67,9 @@ function reading(text: string): Reading | undefined {
   let inWord = false;
   for (const char of text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text) {
     const kind = kindOf(char);
+    if (kind === 'katakana') {
+      if (++katakanaRun === 2) kana += 2;
+    } else if (!KATAKANA_WORD_MARKS.has(char)) katakanaRun = 0;
     const latin = kind === 'latin';
     if (latin && !inWord) latinWords++;
     inWord = latin;
@@ -73,10 +84,10 @@ function reading(text: string): Reading | undefined {
     else if (kind === 'closing' && bracketed > 0 && --bracketed === 0) {
       if (gloss > MAX_GLOSS) han += gloss;
       gloss = 0;
-    } else if (kind === 'hiragana') hiragana++;
+    } else if (kind === 'hiragana') kana++;
   }
   han += run + gloss;
-  if (hiragana >= 2) return { language: 'ja', sure: true };
+  if (kana >= 2) return { language: 'ja', sure: true };
   if (han >= 4 || han > latinWords) return { language: 'zh', sure: false };
   return latinWords >= 3 ? { language: 'en', sure: true } : undefined;
 }

@@ -72,7 +72,7 @@ describe('a Bailian user in front of an a2a-js 1.x agent that answers with files
   });
 
   it("in a Chinese turn, a file on the agent's disk is named from its URL, without its path, and a nameless file is 文件", async () => {
-    const said = '报告.pdf (application/pdf)\n文件 (image/png, 3 bytes)\nHere it is.';
+    const said = '报告.pdf (application/pdf)\n文件 (image/png, 3 字节)\nHere it is.';
     expect(await read('请发给我报告')).toEqual({ streamed: said, sent: said });
   });
 

@@ -18,6 +18,8 @@ const QUESTION = `${PERMISSION_PROMPT}\nReply "Allow once" or "Deny".`;
 const SCRIPT = { before: BEFORE, after: AFTER, artifact: { filename: 'main.tf' } };
 /** What the user reads of the turn that allowed the tool: the file it wrote, then iac-code's last words. */
 const ALLOWED = `main.tf (text/plain, 14 bytes)\n${AFTER.join('')}`;
+/** The same, to a user who answered in Chinese ("同意"): the facade's words, the file's size, in the turn's language. */
+const ALLOWED_IN_CHINESE = `main.tf (text/plain, 14 字节)\n${AFTER.join('')}`;
 const INPUT_REQUIRED_AS_COMPLETED = { bailian: { mappings: { 'states-to-v025': { TASK_STATE_INPUT_REQUIRED: 'completed' } } } };
 
 /** A turn over message/send: what its user read, the state it ended in, and the state tasks/get then shows. */
@@ -54,7 +56,7 @@ describe.each(['open', 'parked'] as const)('bailian: a turn that waits on a perm
     // Bailian routes the user's next message back to the task it was told waits.
     const answered = await sent(gateway.url, userMessage({ text: '同意', taskId: asked.taskId, contextId: asked.contextId }));
     expect(lastSentParts(fake)).toMatchObject([{ data: { kind: 'permission', decision: 'allow_once' } }]);
-    expect(answered).toMatchObject({ read: ALLOWED, state: 'completed', got: 'completed' });
+    expect(answered).toMatchObject({ read: ALLOWED_IN_CHINESE, state: 'completed', got: 'completed' });
   });
 
   it('message/stream: the last frame is final and input-required, as tasks/get shows it; the answer over message/stream ends completed', async () => {

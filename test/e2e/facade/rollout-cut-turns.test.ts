@@ -136,7 +136,7 @@ describe('an iac-code turn cut by a rollout, read on the other replica', () => {
   it("the next message shows the rest of the conversation's cut turn, not the turns before it", async () => {
     const contextId = `ctx-iac-${randomUUID()}`;
     const unbroken = await read(await stream(replicaB.url, '规划一个VPC', contextId));
-    expect(unbroken.text).toBe('Hello world.\nmain.tf (text/plain, 14 bytes)\nDone.');
+    expect(unbroken.text).toBe('Hello world.\nmain.tf (text/plain, 14 字节)\nDone.');
     // The conversation's second turn (the same iac-code task), cut by replica A's shutdown after its first words.
     const replicaA = await startFacadeGateway(replicaConfig(fake.url));
     const cutStream = await stream(replicaA.url, '再规划一个VPC', contextId);
@@ -151,7 +151,7 @@ describe('an iac-code turn cut by a rollout, read on the other replica', () => {
     const sent = fake.rpcRequests('SendStreamingMessage').length;
     const next = await read(await stream(replicaB.url, '继续', contextId));
     expect(next.text.startsWith(REST_WORDS)).toBe(true);
-    expect(next.text.endsWith('\n\nmain.tf (text/plain, 14 bytes)\nDone.')).toBe(true);
+    expect(next.text.endsWith('\n\nmain.tf (text/plain, 14 字节)\nDone.')).toBe(true);
     expect(fake.rpcRequests('SendStreamingMessage').length).toBe(sent);
     // The message after it continues the conversation's task at iac-code, as any follow-up does.
     const after = await read(await stream(replicaB.url, '再来一个', contextId));

@@ -30,6 +30,15 @@ describe('the language of a turn', () => {
     ['ウェブサイトをデプロイして', 'ja'],
     ['東京リージョンに VPC を作って', 'ja'],
     ['好的ヽ(✿ﾟ▽ﾟ)ノ', 'zh'],
+    // Katakana words (`ファイル`, `サブネット`) are Japanese, with a particle or without: Chinese is never written so.
+    ['ファイルをアップロード', 'ja'],
+    ['VPCのサブネット', 'ja'],
+    ['データベース', 'ja'],
+    ['ﾃﾞｰﾀﾍﾞｰｽ', 'ja'],
+    ['ECS インスタンスを停止', 'ja'],
+    // A lone katakana of an emoticon is none (`¯\\_(ツ)_/¯`, `(ﾉ◕ヮ◕)ﾉ`).
+    ['好的 ¯\\_(ツ)_/¯', 'zh'],
+    ['可以(ﾉ◕ヮ◕)ﾉ*:･ﾟ✧', 'zh'],
     ['可以の', 'zh'],
     ['Deploy a website for me', 'en'],
     ['2', undefined],
@@ -88,7 +97,8 @@ describe('what reading a language costs', () => {
     if (/\d/.test(char)) return 'digit';
     if (/[(（]/.test(char)) return 'opening';
     if (/[)）]/.test(char)) return 'closing';
-    return /\p{Script=Hiragana}/u.test(char) ? 'hiragana' : 'other';
+    if (/\p{Script=Hiragana}/u.test(char)) return 'hiragana';
+    return /\p{Script=Katakana}/u.test(char) ? 'katakana' : 'other';
   };
 
   it('every character of the Basic Multilingual Plane, and a few beyond it, is of the kind its Unicode script says', () => {

@@ -176,7 +176,7 @@ export function feedFile(open: OpenFile, part: Part, options: RenderOptions): { 
  */
 export function fileClosing(open: OpenFile, final: boolean, words: FacadeWords, turnEnded = false): { fence: string; description: string } {
   const cutOff = final && (open.tail.length > 0 || (turnEnded && open.pieces > 1));
-  const description = cutOff ? words.fileCutOff(open.name) : describeFile(open.name, open.first.mediaType, open.bytes);
+  const description = cutOff ? words.fileCutOff(open.name) : describeFile(open.name, open.first.mediaType, open.bytes, words);
   const cutShort = cutOff || open.mode !== 'text';
   if (open.shut || open.mode === 'binary')
     return { fence: '', description: cutShort && (cutOff || open.describedAt !== open.bytes) ? description : '' };

@@ -14,12 +14,15 @@ import { facadeWords, type FacadeWords } from './words.js';
 export interface RenderOptions {
   /** Largest file (in bytes) shown inline; a larger one becomes its one-line description. */
   inlineMaxBytes: number;
-  /** The facade's words in the turn's language (a file named nowhere is headed with its `file`); absent: English. */
-  words?: Pick<FacadeWords, 'file'>;
+  /** The facade's words in the turn's language (a file named nowhere is headed with its `file`, a size told in its `bytes`); absent: English. */
+  words?: Pick<FacadeWords, 'file' | 'bytes'>;
 }
 
+/** The facade's words a rendering uses: the turn's, else English. */
+const wordsOf = (options: RenderOptions): Pick<FacadeWords, 'file' | 'bytes'> => options.words ?? facadeWords('en');
+
 /** A file's name as the reply shows it (shown-names.ts), else the turn's word for a file: a Chinese user is not told "file" in English. */
-export const fileNameOf = (part: Part, options: RenderOptions): string => shownName(part.filename || (options.words ?? facadeWords('en')).file);
+export const fileNameOf = (part: Part, options: RenderOptions): string => shownName(part.filename || wordsOf(options).file);
 
 const TEXT_MEDIA_TYPES = new Set([
   'application/json',
@@ -105,9 +108,9 @@ function utf8OrUndefined(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** `name (mediaType, N bytes)`: what a person is told of a file they cannot be shown. */
-export function describeFile(name: string, mediaType: string | undefined, byteSize: number | undefined): string {
-  const facts = [mediaType, byteSize === undefined ? undefined : `${byteSize} bytes`].filter((fact) => fact !== undefined && fact !== '');
+/** `name (mediaType, N bytes)`: what a person is told of a file they cannot be shown, its size in the turn's words (`8 字节`). */
+export function describeFile(name: string, mediaType: string | undefined, byteSize: number | undefined, words: Pick<FacadeWords, 'bytes'>): string {
+  const facts = [mediaType, byteSize === undefined ? undefined : words.bytes(byteSize)].filter((fact) => fact !== undefined && fact !== '');
   return facts.length > 0 ? `${name} (${facts.join(', ')})` : name;
 }
 
@@ -123,10 +126,10 @@ function renderRaw(part: Part, options: RenderOptions): string {
   const sentAsText = namedTexts.get(part);
   if (sentAsText !== undefined && bytes.length > options.inlineMaxBytes) return sentAsText;
   if (bytes.length > options.inlineMaxBytes || !isTextLike(part.mediaType, part.filename)) {
-    return describeFile(name, part.mediaType, bytes.length);
+    return describeFile(name, part.mediaType, bytes.length, wordsOf(options));
   }
   const text = utf8OrUndefined(bytes);
-  if (text === undefined) return describeFile(name, part.mediaType, bytes.length);
+  if (text === undefined) return describeFile(name, part.mediaType, bytes.length, wordsOf(options));
   return `${name}\n${fenced(text, fenceLanguage(part.mediaType, part.filename))}`;
 }
 
@@ -144,7 +147,7 @@ function renderUrl(part: Part, options: RenderOptions): string {
   const inUrl = nameInUrl(url);
   const location = shownLocation(url);
   if (location === undefined)
-    return describeFile(inUrl && !part.filename ? shownName(inUrl) : fileNameOf(part, options), part.mediaType, declaredSize(part));
+    return describeFile(inUrl && !part.filename ? shownName(inUrl) : fileNameOf(part, options), part.mediaType, declaredSize(part), wordsOf(options));
   const name = part.filename || (inUrl !== undefined && !location.includes(inUrl) ? inUrl : '');
   return name ? `${shownName(name)}: ${location}` : location;
 }
@@ -156,8 +159,8 @@ function renderData(part: Part, options: RenderOptions): string {
   // 0 is no bound for data: it says files are never shown inline, and data was always shown.
   if (options.inlineMaxBytes > 0 && bytes > options.inlineMaxBytes) {
     return part.filename
-      ? describeFile(shownName(part.filename), part.mediaType ?? 'application/json', bytes)
-      : describeFile('JSON', undefined, bytes);
+      ? describeFile(shownName(part.filename), part.mediaType ?? 'application/json', bytes, wordsOf(options))
+      : describeFile('JSON', undefined, bytes, wordsOf(options));
   }
   const block = fenced(json, 'json');
   return part.filename ? `${shownName(part.filename)}\n${block}` : block;

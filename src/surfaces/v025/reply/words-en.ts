@@ -13,6 +13,7 @@ export const EN: FacadeWords = {
   },
   template: (url) => `Template: ${url}`,
   file: 'file',
+  bytes: (count) => `${count} bytes`,
   fileCutOff: (name) => `(${name} was cut off: the agent did not finish it)`,
   stepNames: {
     intent_parsing: 'Intent parsing',

@@ -12,6 +12,7 @@ export const JA: FacadeWords = {
   },
   template: (url) => `テンプレート：${url}`,
   file: 'ファイル',
+  bytes: (count) => `${count} バイト`,
   fileCutOff: (name) => `（${name} は途中で切れています：エージェントが書き終えていません）`,
   stepNames: {
     intent_parsing: '意図解析',

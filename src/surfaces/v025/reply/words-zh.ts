@@ -12,6 +12,7 @@ export const ZH: FacadeWords = {
   },
   template: (url) => `模板：${url}`,
   file: '文件',
+  bytes: (count) => `${count} 字节`,
   fileCutOff: (name) => `（${name} 被截断：智能体没有写完该文件）`,
   stepNames: {
     intent_parsing: '意图解析',

@@ -29,6 +29,8 @@ export interface FacadeWords {
    * character): said once after the part shown, in place of a description that would read as a second file.
    */
   fileCutOff(name: string): string;
+  /** A file's size in a description of a file the user cannot be shown (`name (image/png, 8 bytes)`). */
+  bytes(count: number): string;
   /**
    * iac-code's pipeline steps by id, named as iac-code's own translations name them (its envelopes carry
    * the id alone); an unknown id is shown made readable (`solution_planning` → `Solution planning`).

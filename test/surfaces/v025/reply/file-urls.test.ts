@@ -98,11 +98,11 @@ describe('a file sent as a URL, read by a Bailian user', () => {
     expect(renderPart({ url: 'javascript:alert(1)', filename: 'x.html' }, opts)).toBe('x.html');
   });
 
-  it('without a name anywhere, the word for a file is in the turn’s language', () => {
+  it('without a name anywhere, the word for a file (and its size) is in the turn’s language', () => {
     expect(renderPart({ url: 'iac-code-artifact://A', mediaType: 'application/pdf' }, zh)).toBe('文件 (application/pdf)');
     expect(renderPart({ raw: b64('{"a":1}'), mediaType: 'application/json' }, zh)).toBe('文件\n```json\n{"a":1}\n```');
     expect(renderPart({ raw: b64(Buffer.from([1, 2])), mediaType: 'image/png' }, { ...opts, words: facadeWords('ja') })).toBe(
-      'ファイル (image/png, 2 bytes)',
+      'ファイル (image/png, 2 バイト)',
     );
   });
 
