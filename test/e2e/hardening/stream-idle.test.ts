@@ -27,7 +27,8 @@ describe('a frozen iac-code behind the facade and the 1.0 surface', () => {
     const events = results(await stream.rest());
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
     expect(streamedText(events)).toBe(TURN_TEXT);
-    expect(Date.now() - started).toBeLessThan(IDLE_MS + 3_000);
+    // Far below the request bound (600 s by default) the turn would wait for otherwise; wide enough for a loaded host.
+    expect(Date.now() - started).toBeLessThan(IDLE_MS + 10_000);
     const sent = await rpc(running.gateway.url, 'message/send', { message: userMessage({ text: `x ${FROZEN}` }) });
     expect(sentText(sent.body.result)).toBe(TURN_TEXT);
   });
