@@ -6,6 +6,7 @@ import { redisEndpoint } from '../../redis/tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
 import { createMemoryFilesBeforeTurn, createRedisFilesBeforeTurn, type FilesBeforeTurn } from './files-before-turn.js';
+import { createMemoryMovedContexts, createRedisMovedContexts, type MovedContexts } from './moved-contexts.js';
 
 /**
  * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
@@ -19,6 +20,8 @@ export interface ConversationLanguages {
   cutTurns: CutTurnNotes;
   /** The files each task held before its latest follow-up turn (files-before-turn.ts), kept in the same store. */
   filesBeforeTurn: FilesBeforeTurn;
+  /** The conversations moved to a fresh context iac-code takes (moved-contexts.ts), kept in the same store. */
+  movedContexts: MovedContexts;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
     note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language, principal)),
     cutTurns,
     filesBeforeTurn: createMemoryFilesBeforeTurn(options),
+    movedContexts: createMemoryMovedContexts(options),
     async close() {
       await cutTurns.settled();
       chosen.clear();
@@ -79,6 +83,7 @@ export function createRedisConversationLanguages(options: {
     },
     cutTurns,
     filesBeforeTurn: createRedisFilesBeforeTurn(redis, { prefix: options.prefix, ttlMs }),
+    movedContexts: createRedisMovedContexts(redis, { prefix: options.prefix, ttlMs }),
     async close() {
       // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.
       await cutTurns.settled();

@@ -5,13 +5,15 @@ import {
   isTerminalState,
   refusesFinishedTask,
   withFields,
+  type AgentCard,
   type SendMessageRequest,
   type StreamResponse,
 } from '../../model/index.js';
-import { eventExpiry } from '../../upstream/iac-code/expiry.js';
+import { eventRefusal } from '../../upstream/iac-code/expiry.js';
+import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
-const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
+export const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
 
 /**
  * How often one turn goes again: the task iac-code forgot, then (an iac-code that also refuses the forgotten
@@ -56,44 +58,67 @@ const isOpening = (event: StreamResponse): boolean => 'task' in event && !isTerm
 const OPENING_GRACE_MS = 500;
 
 /**
- * What to send instead of `request` when the first event that is not an opening says iac-code forgot what the
- * turn went to (upstream/iac-code/expiry.ts): the forgotten task only when the facade aimed the turn at it.
+ * What to send instead of `request` when the first event that is not an opening says iac-code refused the turn
+ * before it did anything (upstream/iac-code/expiry.ts): the forgotten task only when the facade aimed the turn
+ * at it; a context that takes no turn again (marked expired, bound to another workspace), for any turn.
  */
 function retryFor(event: StreamResponse, request: SendMessageRequest, asked: SendMessageRequest): SendMessageRequest | undefined {
   const aimedAt = request.message.taskId;
-  const expired = eventExpiry(event, aimedAt);
-  if (expired === 'context') return inFreshContext(asked);
-  return expired === 'task' && aimedAt !== undefined ? inNewTask(asked) : undefined;
+  const refused = eventRefusal(event, aimedAt);
+  if (refused === 'context' || refused === 'workspace') return inFreshContext(asked);
+  return refused === 'task' && aimedAt !== undefined ? inNewTask(asked) : undefined;
 }
 
 /**
- * A turn the facade aimed at the conversation's waiting task (the caller named none, as Bailian never does) that the agent cannot
- * take, because it no longer has what the turn went to: the caller's own words go again, in a new task, and
- * the caller reads the answer to them rather than a failure it cannot act on (and has its next message lost
- * the same way). Two cases:
+ * Whether a turn that opens a new task is watched for a refusal too, its opening held back for the event after it:
+ * only iac-code refuses a context (expiry.ts), so another agent's opening is shown as it comes. No card yet (the
+ * agent was down at start): taken for iac-code, the agent the facade is for (as reply-options.ts shownStates does).
+ */
+export const refusesContexts = (card: AgentCard | undefined): boolean => card === undefined || isIacCodeCard(card);
+
+export interface GoneTaskOptions {
+  /**
+   * The caller's own message, when the facade sent the agent an answer made of it (to a permission prompt or a
+   * choice the lost task asked); that is what goes again.
+   */
+  asked?: SendMessageRequest | undefined;
+  /**
+   * The turn goes again in the fresh context `contextId`: its conversation goes on there (moved-contexts.ts).
+   * Awaited before it is sent, so the caller's next message, sent once it read the answer, finds the note.
+   */
+  movedTo?: ((contextId: string) => Promise<void>) | undefined;
+}
+
+/**
+ * A turn whose task the facade picked (the caller named none, as Bailian never does: the facade aimed it at the
+ * conversation's waiting task, or it opens a new one) that the agent cannot take, because it no longer has what
+ * the turn went to: the caller's own words go again, in a new task, and the caller reads the answer to them
+ * rather than a failure it cannot act on (and has its next message lost the same way). Three cases:
  * - the follow-up the facade aimed at the conversation's waiting task is refused before the first event,
  *   because the agent no longer has that task (isGoneTask): a new task of the same context;
  * - iac-code evicted the conversation while it sat idle and fails the turn at once (docs/iac-code.md, "Idle
  *   eviction"): a task it forgot goes again as a new task of the same context, which iac-code takes up from
- *   its saved session; a context whose id it refuses, in a fresh context.
- * Nothing of the refused attempt is shown: it did nothing with the message. `asked`: the caller's own
- * message, when the facade sent the agent an answer made of it (to a permission prompt or a choice the lost
- * task asked); that is what goes again.
+ *   its saved session; a context whose id it refuses, in a fresh context;
+ * - iac-code fails the turn at once because its context is bound to another folder (begun before
+ *   `upstream.workspace-root` was turned on, or after it was turned off: docs/iac-code.md, "Workspaces"), which
+ *   no turn of that context can change: in a fresh context, which gets its own folder.
+ * Nothing of the refused attempt is shown: it did nothing with the message.
  */
 export function inNewTaskIfGone(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
-  asked: SendMessageRequest = request,
+  options: GoneTaskOptions = {},
 ): AsyncGenerator<StreamResponse> {
-  return attempt(request, run, asked, MAX_RETRIES);
+  return attempt(request, run, { asked: options.asked ?? request, movedTo: options.movedTo }, MAX_RETRIES);
 }
 
 async function* attempt(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
-  asked: SendMessageRequest,
+  turn: { asked: SendMessageRequest; movedTo: GoneTaskOptions['movedTo'] },
   retries: number,
 ): AsyncGenerator<StreamResponse> {
+  const { asked } = turn;
   const aimedAt = request.message.taskId;
   const source = run(request)[Symbol.asyncIterator]();
   const held: StreamResponse[] = [];
@@ -117,7 +142,7 @@ async function* attempt(
       yield* held;
       throw error;
     }
-    yield* attempt(inNewTask(asked), run, asked, retries - 1);
+    yield* attempt(inNewTask(asked), run, turn, retries - 1);
     return;
   }
   try {
@@ -125,7 +150,9 @@ async function* attempt(
     if (retry) {
       // The refused attempt's stream is closed first: it holds the conversation's turn until it ends.
       await source.return?.();
-      yield* attempt(retry, run, asked, retries - 1);
+      const moved = retry.message.contextId;
+      if (moved !== request.message.contextId && moved !== undefined) await turn.movedTo?.(moved);
+      yield* attempt(retry, run, turn, retries - 1);
       return;
     }
     yield* held;

@@ -15,7 +15,8 @@ import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
 import { toldInWords } from './errors.js';
-import { inNewTaskIfGone } from './gone-task.js';
+import { inNewTaskIfGone, refusesContexts, type GoneTaskOptions } from './gone-task.js';
+import { inMovedContext, noteMove } from './moved-contexts.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission, waitsOnDecision } from './permission-answers.js';
@@ -62,8 +63,9 @@ async function beginTurn(
   deps: V025FacadeDeps,
   routing: TurnRouting,
 ) {
-  const { request } = input;
   const { principal } = call.ctx;
+  // A conversation the facade moved to a fresh context (iac-code refuses its own for good) goes on there.
+  const request = await inMovedContext(input.request, principal, routing.languages.movedContexts);
   const task = await routing.ids.forTurn(request, principal);
   const own = inItsOwnContext(task.request);
   const conversation = { principal, contextId: own.message.contextId };
@@ -110,17 +112,21 @@ async function beginTurn(
       deps,
       withFields(facts, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
     );
-    // The caller named no task and the facade aimed its words at the conversation's waiting one: if the agent
-    // no longer has it (or iac-code forgot the conversation), the caller's own words go to a new task
-    // (gone-task.ts), also when they answered its question.
-    const aimed = task.request.message.taskId === undefined && upstreamTaskId !== undefined;
+    // The caller named no task: the facade aimed its words at the conversation's waiting one, or opens a new one
+    // (at iac-code). If the agent no longer has what they went to (the task, or a context iac-code takes no turn in
+    // again), the caller's own words go to a new task (gone-task.ts), also when they answered its question; a
+    // conversation moved to a fresh context goes on there, whichever of its ids the caller sends next.
+    const picked = task.request.message.taskId === undefined && (upstreamTaskId !== undefined || refusesContexts(deps.cards.current()?.card));
     const asked = answered.request === begun.request ? undefined : begun.request;
+    const movedFrom = [input.request.message.contextId, conversation.contextId];
+    const movedTo = (contextId: string) => noteMove(routing.languages.movedContexts, principal, movedFrom, contextId);
+    const retried: GoneTaskOptions | undefined = picked ? { asked, movedTo } : undefined;
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
     const attempt = { tracker, previous: begun.previous, onSent: watch.sent };
     const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
     const unwatched = unwatchedTurn(watch, words);
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, aimed, asked, attempt, toldAtCut, unwatched };
+    const shown = { task, turn, reply, reprompt: answered.reprompt, images, retried, attempt, toldAtCut, unwatched };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
     return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
@@ -177,7 +183,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reprompt, images, aimed, asked, attempt } = begun;
+  const { task, turn, reprompt, images, retried, attempt } = begun;
   const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.unwatched);
   // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
   // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
@@ -195,7 +201,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     const run = (sent: SendMessageRequest) => turnEvents(sent, call.ctx, deps, attempt);
     const events =
       begun.cutRest ??
-      (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(aimed ? inNewTaskIfGone(request, run, asked) : run(request)));
+      (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(retried ? inNewTaskIfGone(request, run, retried) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
     for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
@@ -228,10 +234,10 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
   const begun = await beginTurn(input, call, deps, routing);
-  const { task, turn, reply, reprompt, images, aimed, asked, attempt } = begun;
+  const { task, turn, reply, reprompt, images, retried, attempt } = begun;
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
     const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, attempt);
-    return aimed ? inNewTaskIfGone(request, run, asked) : run(request);
+    return retried ? inNewTaskIfGone(request, run, retried) : run(request);
   };
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);

@@ -121,6 +121,56 @@ describe('a turn iac-code fails at once because it evicted the idle conversation
   });
 });
 
+describe('a turn iac-code fails at once because its context is bound to another workspace', () => {
+  const WRONG_WORKSPACE = 'ValueError: A2A context belongs to a different workspace';
+  const failed = (taskId: string, contextId: string): StreamResponse => ({
+    statusUpdate: {
+      taskId,
+      contextId,
+      status: { state: 'TASK_STATE_FAILED', message: { messageId: `${taskId}-4`, role: 'ROLE_AGENT', parts: [{ text: WRONG_WORKSPACE }] } },
+    },
+  });
+  const answered = (taskId: string, contextId: string): StreamResponse => ({
+    statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } },
+  });
+
+  /** An iac-code whose context C is bound to another folder: every turn in it fails, a new task after its opening. */
+  function bound() {
+    const sent: SendMessageRequest[] = [];
+    const run = async function* (asked: SendMessageRequest): AsyncGenerator<StreamResponse> {
+      sent.push(asked);
+      const { taskId, contextId = 'none' } = asked.message;
+      const id = taskId ?? `T${sent.length}`;
+      if (!taskId) yield { task: { id, contextId, status: { state: 'TASK_STATE_SUBMITTED' } } };
+      yield contextId === 'C' ? failed(id, contextId) : answered(id, contextId);
+    };
+    return { sent, run };
+  }
+
+  it("a new task of the conversation (no task aimed at): the words go again in a fresh context, noted as the conversation's", async () => {
+    const { sent, run } = bound();
+    const moves: string[] = [];
+    const unaimed: SendMessageRequest = { message: { ...request.message, taskId: undefined } };
+    const events = await collect(inNewTaskIfGone(unaimed, run, { movedTo: async (contextId) => void moves.push(contextId) }));
+    const fresh = sent[1]!.message.contextId!;
+    expect(sent.map((asked) => [asked.message.taskId, asked.message.contextId === 'C'])).toEqual([
+      [undefined, true],
+      [undefined, false],
+    ]);
+    expect(moves).toEqual([fresh]);
+    expect(events).toEqual([{ task: { id: 'T2', contextId: fresh, status: { state: 'TASK_STATE_SUBMITTED' } } }, answered('T2', fresh)]);
+  });
+
+  it('the waiting task the facade aimed at: in a fresh context at once, not first as a new task of the refused one', async () => {
+    const { sent, run } = bound();
+    const events = await collect(inNewTaskIfGone(request, run));
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.message.taskId).toBeUndefined();
+    expect(sent[1]!.message.contextId).not.toBe('C');
+    expect(JSON.stringify(events)).not.toContain('workspace');
+  });
+});
+
 describe('a turn held back while it may still be refused', () => {
   it("shows an agent's opening once the agent goes quiet after it: held only for the event right after", async () => {
     let release!: () => void;
