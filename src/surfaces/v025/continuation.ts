@@ -17,6 +17,12 @@ export interface Turn {
   unseen?: { recorded: Task };
   /** The turn is over (idempotent). */
   end(): void;
+  /**
+   * Its caller was answered at its bound, and it is followed until the agent's first event names its task
+   * (unwatched-turns.ts): the conversation's next message waits for its end, up to FOLLOWED_WAIT_MS, to read its
+   * reply (cut-turns.ts), rather than being refused at once as a turn in progress.
+   */
+  followed?(): void;
 }
 
 /** The task as the agent has it now (asked through the core, which records it); undefined when it cannot say. */
@@ -60,10 +66,20 @@ export const LET_GO_MS = 100;
  */
 export const LET_GO_ELSEWHERE_MS = 1_000;
 
+/**
+ * How long a message waits for the conversation's turn followed past its bound to its first event (Turn.followed):
+ * its user was told the agent has not started yet and to write again in a moment, so that message comes while the
+ * agent may still be quiet. It waits, then reads the turn's reply; the message again (its user resending it) so
+ * joins the turn instead of running it twice. Past this, it is refused as a turn in progress, as before.
+ */
+export const FOLLOWED_WAIT_MS = 10_000;
+
 /** The turns running on one conversation in this process, and the messages waiting for them to end (wokenWithin). */
 interface Running {
   count: number;
   waiting?: Set<() => void>;
+  /** One of them is followed past its bound to its first event (Turn.followed). */
+  followed?: boolean;
 }
 
 /**
@@ -125,13 +141,14 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
         ended = true;
         release(key);
       };
-      if (busy) return { request, end };
-      if (taskId) return named(end);
+      const followed = (): void => void (turns.followed = true);
+      if (busy) return { request, end, followed };
+      if (taskId) return withFields(await named(end), { followed });
       try {
         const { latest, unseen } = await latestOf(contextId, principal, lookup);
-        if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end };
+        if (latest?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return { request, end, followed };
         const aimed = withFields(request, { message: withFields(request.message, { taskId: latest.id }) });
-        return withFields({ request: aimed, previous: latest, end }, unseen ? { unseen } : {});
+        return withFields({ request: aimed, previous: latest, end, followed }, unseen ? { unseen } : {});
       } catch (error) {
         end();
         throw error;
@@ -143,7 +160,7 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
       const turns = runningOn.get(key);
       // A turn here is this process's to let go, and says so at its end; the lanes are read when none runs here,
       if (!turns) return (await letGoElsewhere?.(contextId, principal, LET_GO_ELSEWHERE_MS)) ?? 'free';
-      await wokenWithin((turns.waiting ??= new Set()), LET_GO_MS);
+      await wokenWithin((turns.waiting ??= new Set()), turns.followed ? FOLLOWED_WAIT_MS : LET_GO_MS);
       if (runningOn.get(key) !== turns) return 'let-go';
       // and when it did not end in time: it may still run holding the lane, or have paused on a question there (a
       // message naming its task answers it), or have let the lane go, its end still unwinding here. Without lanes

@@ -202,6 +202,11 @@ export interface WatchedTurn {
    */
   heldRepeatsQuestion(): boolean;
   /**
+   * Its message left for the agent as a new task's, and no event came yet: the agent may be at work on a task with
+   * no id to note, which only its first event will name (unwatched-turns.ts follows the call until then).
+   */
+  awaitsFirstEvent(): boolean;
+  /**
    * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
    * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
    * note can show its rest), never "try again"; any other error as it is.
@@ -282,6 +287,7 @@ export function watchedTurn(
       return cutTask() !== undefined;
     },
     heldRepeatsQuestion: () => repeatsShownQuestion(tracker.heldStatus, turn.previous),
+    awaitsFirstEvent: () => sent && !shows && turn.sent.taskId === undefined && tracker.mark === 0,
     toldAtCut(error, words) {
       if (!sent || !cutByShutdown(error, shutdown)) return error;
       return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);

@@ -26,12 +26,12 @@ import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
 import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
-import { streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
+import { sendIsStreamed, streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
 import { toldBeforeFirstEvent } from './told-before-first-event.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
 import { noteFilesBeforeTurn } from './files-before-turn.js';
-import { boundSendTurn, unwatchedTurn } from './unwatched-turns.js';
+import { boundSendTurn, turnBound, unwatchedTurn } from './unwatched-turns.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -184,7 +184,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   }
   const begun = await beginTurn(input, call, deps, routing);
   const { task, turn, reprompt, images, retried, attempt } = begun;
-  const bound = boundSendTurn((reason) => call.abort(reason), deps.options.requestTimeoutMs, begun.unwatched);
+  const turnEnds = turnBound(begun.unwatched, call.abort, followPastBound(sendIsStreamed(turn.request, deps), deps, turn));
+  const bound = boundSendTurn(deps.options.requestTimeoutMs, turnEnds);
   // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
   // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
   // the conversation's next message on another replica reads the note as soon as the lane is free (continuation.ts).
@@ -203,7 +204,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
       begun.cutRest ??
       (reprompt ? noted([{ task: reprompt }], attempt.tracker) : task.bind(retried ? inNewTaskIfGone(request, run, retried) : run(request)));
     const waitsForTurnEnd = request.configuration?.returnImmediately !== true;
-    for await (const event of replyEvents(events, reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
+    for await (const event of replyEvents(turnEnds.events(events), reply, { waitsForTurnEnd, answersAtInterruption: true })) fold.add(event);
     const result = fold.result();
     if (!result) throw A2AError.invalidAgentResponse('The upstream agent ended the stream without an event');
     // Failed by the gateway's bound, its user told the agent goes on: no turn the agent failed (facade-events.ts reasonOf).
@@ -216,8 +217,19 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     bound.clear();
     // Its caller hung up before the listener was added, or the bound passed or a shutdown cut it (hungUp tells which).
     if (call.ctx.signal.aborted) hungUp();
-    turn.end();
+    turnEnds.ended(turn.end);
   }
+}
+
+/**
+ * How a streamed turn (`streamed`) is followed past its bound to its first event (unwatched-turns.ts turnBound): for
+ * as long again as the longer of a turn's two bounds (`request-timeout-ms`, `first-event-timeout-ms`; none when either is 0).
+ */
+function followPastBound(streamed: boolean, deps: V025FacadeDeps, turn: { followed?: (() => void) | undefined }) {
+  if (!streamed) return undefined;
+  const { requestTimeoutMs, firstEventTimeoutMs } = deps.options;
+  const ms = requestTimeoutMs > 0 && firstEventTimeoutMs > 0 ? Math.max(requestTimeoutMs, firstEventTimeoutMs) : 0;
+  return { ms, shutdown: deps.shutdown, onFollow: turn.followed };
 }
 
 /**
@@ -242,10 +254,16 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const upstream = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     images ? afterImages(turn.request, images, call.ctx.signal, onAccepted, send) : send(turn.request, onAccepted);
   const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
+  // Its first event's bound, as message/send's: a new task that said nothing yet is followed past it (unwatched-turns.ts).
+  const streamed = upstreamStreams(deps);
+  const bound = turnBound(begun.unwatched, call.abort, followPastBound(streamed, deps, turn));
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
-    begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told));
-  const firstEventTimeoutMs = upstreamStreams(deps) ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
-  const ends = { onEnd: turn.end, unwatched: begun.unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
+    bound.events(
+      begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told)),
+    );
+  const firstEventTimeoutMs = streamed ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
+  const unwatched = withFields(begun.unwatched, { timedOut: bound.passed });
+  const ends = { onEnd: () => bound.ended(turn.end), abort: bound.abort, unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
   return v025Stream(open, withFields(streamOptions, ends));
 }
 

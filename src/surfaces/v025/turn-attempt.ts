@@ -52,8 +52,12 @@ function attemptEvents(
  * does not stream, gets the blocking answer (replayed as events by the reducer).
  */
 export function turnEvents(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps, turn: TurnAttempt): AsyncIterable<StreamResponse> {
-  return attemptEvents(upstreamStreams(deps) && request.configuration?.returnImmediately !== true, request, ctx, deps, turn);
+  return attemptEvents(sendIsStreamed(request, deps), request, ctx, deps, turn);
 }
+
+/** Whether message/send reads `request`'s turn as a stream (turnEvents), which has a first event before its end. */
+export const sendIsStreamed = (request: SendMessageRequest, deps: V025FacadeDeps): boolean =>
+  upstreamStreams(deps) && request.configuration?.returnImmediately !== true;
 
 /**
  * message/stream's turn: streamed when the upstream streams; else its blocking answer, waited for (Bailian

@@ -1,4 +1,5 @@
-import { A2AError } from '../../model/index.js';
+import { A2AError, type StreamResponse } from '../../model/index.js';
+import { FirstEventFollow, type FollowBound } from './first-event-follow.js';
 import type { WatchedTurn } from './cut-turns.js';
 import type { FacadeWords } from './reply/index.js';
 
@@ -12,9 +13,10 @@ import type { FacadeWords } from './reply/index.js';
  * timed out, which would have them send the request again and run it twice.
  *
  * Only a turn whose task is known can be noted: named by its events, or the task its message followed up once that
- * message left the gateway (WatchedTurn.sent). A new task that named itself in no event yet, or a message that
- * never left (still waiting for a connection, refused), is not: its user is told the time-out as it is, and the
- * conversation's next message is sent as any other.
+ * message left the gateway (WatchedTurn.sent). A new task that named itself in no event yet is followed past a
+ * bound until it does (turnBound); its caller hanging up before that, or a message that never left (still waiting
+ * for a connection, refused), is not noted: its user is told the time-out as it is, and the conversation's next
+ * message is sent as any other.
  */
 export interface UnwatchedTurn {
   /**
@@ -28,6 +30,12 @@ export interface UnwatchedTurn {
    * holds a follow-up's waiting task that asks what its user just answered: WatchedTurn.heldRepeatsQuestion).
    */
   timedOut(timedOut: A2AError): A2AError;
+  /**
+   * message/send's bound passed before the agent's first event, on a new task whose message was sent: its time-out as
+   * its user reads it (words.notStartedYet) when the call is followed until that event names the task (boundSendTurn),
+   * the turn noted then as a hang-up whose caller read nothing; undefined for any other turn (timedOut tells it).
+   */
+  followedToFirstEvent(timedOut: A2AError): A2AError | undefined;
   /** Its stream tells what it wrote (stream.ts): from now on only that counts as shown. */
   shownAsWritten(): WrittenFrames;
 }
@@ -52,6 +60,13 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
       if (!watch.unwatched(undefined, 'timed-out')) return timedOut;
       return timedOut.toldAs(watch.heldRepeatsQuestion() ? words.notAnsweredYet : words.turnLeftRunning);
     },
+    followedToFirstEvent(timedOut) {
+      if (!watch.awaitsFirstEvent()) return undefined;
+      watch.unwatched('nothing', 'timed-out');
+      // Nothing the call gives from now on is read, its end neither: the note shows the turn whole.
+      watch.tracker.shownAsWritten();
+      return timedOut.toldAs(words.notStartedYet);
+    },
     shownAsWritten() {
       const { tracker } = watch;
       tracker.shownAsWritten();
@@ -65,17 +80,65 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
 }
 
 /**
- * message/send's bound (a streamed message/send is bounded like a blocking call): past it the upstream call is
- * aborted with the time-out as its user reads it (UnwatchedTurn.timedOut) as its reason, which the reply shows,
- * and the turn ends as failed, with what was said so far. `passed`: it did (its caller is still there to read that).
+ * A turn's bound, the same decision for message/send's (`upstream.request-timeout-ms`, boundSendTurn) and
+ * message/stream's first event (`upstream.first-event-timeout-ms`, stream.ts): when it passes the upstream call is
+ * ended, its user told why (UnwatchedTurn.timedOut). A streamed turn (`follow`) whose message left as a new task's
+ * and whose first event has not come is not ended: no event named its task, so nothing could note it, and its user,
+ * told the time-out, would send the request again and run it twice. Its reply ends with words.notStartedYet
+ * instead, and the call is read on, unwatched, until its first event names the task (first-event-follow.ts), then
+ * noted as a hung-up caller's turn is and ended: the conversation's next message shows its reply (cut-turns.ts). A
+ * blocking call has no first event before its end (the upstream client's own `request-timeout-ms` cuts it then).
  */
-export function boundSendTurn(abort: (reason: unknown) => void, ms: number, turn: UnwatchedTurn): { readonly passed: boolean; clear(): void } {
+export interface TurnBound {
+  /** The bound passed: its time-out as its user reads it; the call is followed on past it when it can be. */
+  passed(timedOut: A2AError): A2AError;
+  /** The turn's events as its reply reads them: cut off at the bound when the turn is followed past it. */
+  events(source: AsyncIterable<StreamResponse>): AsyncIterable<StreamResponse>;
+  /** Ends the upstream call (the call's abort), unless it is followed past the bound: it ends once its first event came. */
+  abort(reason?: unknown): void;
+  /** Runs the turn's `end`: at once, or once a turn followed past the bound let go of its call. */
+  ended(end: () => void): void;
+}
+
+export function turnBound(
+  turn: UnwatchedTurn,
+  abort: (reason?: unknown) => void,
+  follow: (FollowBound & { onFollow?: (() => void) | undefined }) | undefined,
+): TurnBound {
+  const followed = follow ? new FirstEventFollow(abort) : undefined;
+  return {
+    passed(timedOut) {
+      const told = followed?.awaited ? turn.followedToFirstEvent(timedOut) : undefined;
+      if (!told || !followed || !follow) return turn.timedOut(timedOut);
+      followed.follow(told, follow);
+      follow.onFollow?.();
+      return told;
+    },
+    events: (source) => (followed ? followed.events(source) : source),
+    abort: (reason) => void (followed?.following || abort(reason)),
+    ended: (end) => (followed ? followed.ended(end) : end()),
+  };
+}
+
+/** message/send's bound on its turn (boundSendTurn). */
+export interface SendBound {
+  /** It passed (its caller is still there to read that, unless the turn is followed past it: then answered already). */
+  readonly passed: boolean;
+  clear(): void;
+}
+
+/**
+ * message/send's bound (a streamed message/send is bounded like a blocking call): past it the upstream call is
+ * aborted with the time-out as its user reads it (TurnBound.passed) as its reason, which the reply shows, and the
+ * turn ends as failed, with what was said so far; or, a new task's turn that said nothing yet, it is followed on.
+ */
+export function boundSendTurn(ms: number, bound: TurnBound): SendBound {
   let passed = false;
   const timer =
     ms > 0
       ? setTimeout(() => {
           passed = true;
-          abort(turn.timedOut(A2AError.upstreamTimedOut()));
+          bound.abort(bound.passed(A2AError.upstreamTimedOut()));
         }, ms)
       : undefined;
   return {

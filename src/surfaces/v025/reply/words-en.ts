@@ -67,6 +67,8 @@ export const EN: FacadeWords = {
     'The connection was interrupted (the gateway restarted) before the agent replied. Your request may have reached the agent, which may still be working on it. Ask the agent about its progress first (for example "What is the progress?"), and send your request again only if it did not get it, so that it does not run twice.',
   turnLeftRunning:
     'The agent is taking longer than this reply can wait, but it is still working on your request. Send any message in this conversation (for example "continue") to see the result; there is no need to send your request again.',
+  notStartedYet:
+    'The agent has not started answering yet within the time this reply can wait, and is probably still working on your request. Send any message in this conversation in a moment (for example "continue") to see its reply; there is no need to send your request again.',
   notAnsweredYet:
     'The agent has not answered your message yet. Send any message in this conversation (for example "continue") to see where it stands; there is no need to send your message again.',
   notPassedOn: (lead) =>

@@ -123,6 +123,11 @@ export interface FacadeWords {
    */
   notAnsweredYet: string;
   /**
+   * turnLeftRunning for a new task whose bound passed before the agent's first event: its task has no id yet, so the
+   * facade follows the call until that event names it (../unwatched-turns.ts), and the next message shows its reply.
+   */
+  notStartedYet: string;
+  /**
    * cutTurnWhole, timedOutTurnWhole, for a turn whose task still waits as its stream opened with it (an answer the agent
    * took up with its waiting task and said nothing after): its question is what follows, and the agent never went on.
    */
