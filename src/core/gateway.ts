@@ -5,6 +5,7 @@ import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { createContextLanes, type ContextLanes, type LetGo } from './context-lanes.js';
 import { fanningOut } from './fan-out.js';
 import { recording } from './recording.js';
+import { answeringRepeatedMessages } from './repeated-messages.js';
 import { createRedaction, redacting } from './redact.js';
 import { subscribable } from './subscribable.js';
 import { settlesWithin } from '../settles-within.js';
@@ -87,7 +88,9 @@ export function createGateway(upstream: AgentPort, deps: GatewayDeps): Gateway {
   );
   // A client past its cap on turns in flight is refused before anything is asked.
   const limits = deps.turnLimits;
-  const port = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
+  const capped = limits ? limitingTurns(scoped, withFields(limits, { registry, lanes, laneKey, settling: writer })) : scoped;
+  // A message it already ran a turn for, sent again once that turn ended (a retry whose answer was lost), runs nothing.
+  const port = answeringRepeatedMessages(capped, { registry, redaction });
   // Lanes are per context, whoever's: another caller's context is refused by admission's scope check whatever runs
   // there, and a wait on its lane would tell that caller that a turn does (and cost it the wait for nothing). A
   // context without a scope is anyone's, as admission has it (a message naming it claims it; one the agent named for

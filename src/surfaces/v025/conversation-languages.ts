@@ -6,6 +6,7 @@ import { redisEndpoint } from '../../redis/tls.js';
 import { FACADE_LANGUAGES, type FacadeLanguage } from './reply/words.js';
 import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } from './cut-turn-notes.js';
 import { createMemoryFilesBeforeTurn, createRedisFilesBeforeTurn, type FilesBeforeTurn } from './files-before-turn.js';
+import { createMemorySentTurnMessages, createRedisSentTurnMessages, type SentTurnMessages } from './sent-turn-messages.js';
 import { createMemoryMovedContexts, createRedisMovedContexts, type MovedContexts } from './moved-contexts.js';
 
 /**
@@ -20,6 +21,8 @@ export interface ConversationLanguages {
   cutTurns: CutTurnNotes;
   /** The files each task held before its latest follow-up turn (files-before-turn.ts), kept in the same store. */
   filesBeforeTurn: FilesBeforeTurn;
+  /** The message of each conversation's latest turn, as its caller sent it (sent-turn-messages.ts), kept in the same store. */
+  sentTurnMessages: SentTurnMessages;
   /** The conversations moved to a fresh context iac-code takes (moved-contexts.ts), kept in the same store. */
   movedContexts: MovedContexts;
   close(): Promise<void>;
@@ -46,6 +49,7 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
     note: async (principal, contextId, language) => void (contextId && chosen.set(key(principal, contextId), language, principal)),
     cutTurns,
     filesBeforeTurn: createMemoryFilesBeforeTurn(options),
+    sentTurnMessages: createMemorySentTurnMessages(options),
     movedContexts: createMemoryMovedContexts(options),
     async close() {
       await cutTurns.settled();
@@ -83,6 +87,7 @@ export function createRedisConversationLanguages(options: {
     },
     cutTurns,
     filesBeforeTurn: createRedisFilesBeforeTurn(redis, { prefix: options.prefix, ttlMs }),
+    sentTurnMessages: createRedisSentTurnMessages(redis, { prefix: options.prefix, ttlMs }),
     movedContexts: createRedisMovedContexts(redis, { prefix: options.prefix, ttlMs }),
     async close() {
       // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.

@@ -32,6 +32,7 @@ import { toldBeforeFirstEvent } from './told-before-first-event.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
 import { noteFilesBeforeTurn } from './files-before-turn.js';
 import { boundSendTurn, turnBound, unwatchedTurn } from './unwatched-turns.js';
+import { endedTurnRepeated, noteSentTurnMessage, repeatedTurnResult, repeatedTurnStream } from './repeated-turn.js';
 
 export interface TurnCall {
   id: JsonRpcId;
@@ -76,6 +77,10 @@ async function beginTurn(
   const previous = await routing.turns.previousEnded(principal, cutIn.contextId);
   if (previous === 'held' && cutIn.contextId !== undefined) throw contextBusyError(cutIn.contextId);
   const cut = await cutTurnOf(cutIn, routing.languages.cutTurns, deps, call.ctx, task.request.message);
+  // The latest turn's message again once that turn ended (a retry whose answer was lost): its reply, not a second run.
+  const sentTurns = routing.languages.sentTurnMessages;
+  const repeated = cut ? undefined : await endedTurnRepeated(conversation, sentTurns, deps, call.ctx, task.request.message);
+  if (repeated) return { repeated, clientTaskId: task.clientTaskId ?? (await routing.ids.clientIdOf(repeated.id, principal)) };
   // A task the registry last saw running may have finished its turn unwatched: the agent is asked.
   const lookup = (id: string) => deps.port.getTask({ id }, call.ctx);
   const begun = await routing.turns.begin(own, principal, lookup);
@@ -123,7 +128,8 @@ async function beginTurn(
     const retried: GoneTaskOptions | undefined = picked ? { asked, movedTo } : undefined;
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
-    const attempt = { tracker, previous: begun.previous, onSent: watch.sent };
+    const onSent = (): void => (watch.sent(), noteSentTurnMessage(sentTurns, conversation, task.request.message));
+    const attempt = { tracker, previous: begun.previous, onSent };
     const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
     const unwatched = unwatchedTurn(watch, words);
     const shown = { task, turn, reply, reprompt: answered.reprompt, images, retried, attempt, toldAtCut, unwatched };
@@ -183,6 +189,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     return fold.result() as V025SendMessageResult;
   }
   const begun = await beginTurn(input, call, deps, routing);
+  if ('repeated' in begun) return repeatedTurnResult(deps, begun, call.ctx, call.logFields);
   const { task, turn, reprompt, images, retried, attempt } = begun;
   const turnEnds = turnBound(begun.unwatched, call.abort, followPastBound(sendIsStreamed(turn.request, deps), deps, turn));
   const bound = boundSendTurn(deps.options.requestTimeoutMs, turnEnds);
@@ -246,6 +253,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
     return v025Stream(() => once({ task: rejected }), withFields(streamOptions, { reply: await rejectedReply(input.request, call, deps, routing) }));
   }
   const begun = await beginTurn(input, call, deps, routing);
+  if ('repeated' in begun) return repeatedTurnStream(deps, begun, call.ctx, streamOptions);
   const { task, turn, reply, reprompt, images, retried, attempt } = begun;
   const send = (request: SendMessageRequest, onAccepted: () => void): AsyncIterable<StreamResponse> => {
     const run = (sent: SendMessageRequest) => streamedTurnEvents(sent, withFields(call.ctx, { onAccepted }), deps, attempt);

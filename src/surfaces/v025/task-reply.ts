@@ -2,7 +2,7 @@ import type { CallContext } from '../../core/agent-port.js';
 import { isActiveState, withFields, type Artifact, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
-import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
+import { createReplyFold, createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
 import { replyOptions, wordsIn } from './reply-options.js';
 import { stableId } from './reply-artifact-id.js';
 import { latestTurnAsItBegan, latestTurnMessageOf } from './latest-turn-message.js';
@@ -90,19 +90,33 @@ async function* replayed(events: readonly StreamResponse[]): AsyncGenerator<Stre
 }
 
 /**
- * The reply of the task's latest turn, folded as message/send folds it (`clientTaskId`: the id its caller knows it
- * by). A task still at work is the answer as it stands, not a turn that broke off. Undefined: the reducer made no task of it.
+ * The task's latest turn as the events the reply reducer reads, with the reducer's options: what taskReply folds, and
+ * what a message/stream that shows an ended turn again streams (repeated-turn.ts), so both read as tasks/get does.
  */
-export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallContext, clientTaskId?: string): Promise<V025Task | undefined> {
+export async function taskReplyEvents(
+  deps: V025FacadeDeps,
+  task: Task,
+  ctx: CallContext,
+  clientTaskId?: string,
+): Promise<{ options: ReplyOptions; events: StreamResponse[] }> {
   // The reply artifact keeps the id the turn showed it under (made from the task the caller knows and the turn's message).
   const sentMessageId = latestTurnMessageOf(task)?.messageId;
   const facts = withFields(
     { words: await taskWords(deps, task, ctx.principal) },
     withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}),
   );
-  const reply = createTurnReply(withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }));
+  return { options: withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }), events: await latestTurnEvents(deps, task, ctx) };
+}
+
+/**
+ * The reply of the task's latest turn, folded as message/send folds it (`clientTaskId`: the id its caller knows it
+ * by). A task still at work is the answer as it stands, not a turn that broke off. Undefined: the reducer made no task of it.
+ */
+export async function taskReply(deps: V025FacadeDeps, task: Task, ctx: CallContext, clientTaskId?: string): Promise<V025Task | undefined> {
+  const { options, events } = await taskReplyEvents(deps, task, ctx, clientTaskId);
+  const reply = createTurnReply(options);
   const fold = createReplyFold();
-  for await (const event of replyEvents(replayed(await latestTurnEvents(deps, task, ctx)), reply, { waitsForTurnEnd: false })) fold.add(event);
+  for await (const event of replyEvents(replayed(events), reply, { waitsForTurnEnd: false })) fold.add(event);
   const result = fold.result();
   return result?.kind === 'task' ? stampedAsTask(result, task) : undefined;
 }
