@@ -7,6 +7,8 @@ export interface FollowBound {
   ms: number;
   /** The gateway's shutdown: the call is no longer the caller's once answered, so its signal no longer follows it. */
   shutdown?: AbortSignal | undefined;
+  /** The caller whose call it is: counted among the calls that outlive their caller (outliving-calls.ts). */
+  principal: string;
 }
 
 /**
@@ -48,15 +50,19 @@ export class FirstEventFollow {
     return this.#pending !== undefined;
   }
 
-  /** The bound passed: the reply ends with `told` at once, and the call is read on until its first event, or `bound`. */
-  follow(told: unknown, bound: FollowBound): void {
+  /**
+   * The bound passed: the reply ends with `told` at once, and the call is read on until its first event, or `bound`.
+   * `outlives`: the call's count among those that outlive their caller, let go when it ends: a shutdown's drain gives
+   * it the drain time, then ends it (the upstream pool would otherwise wait for it at close).
+   */
+  follow(told: unknown, bound: FollowBound, outlives: () => void): void {
     const pending = this.#pending;
     const iterator = this.#iterator;
-    if (!pending || !iterator) return;
+    if (!pending || !iterator) return outlives();
     this.#following = true;
     this.#told = told;
     this.#detach?.(told);
-    void this.#readOn(pending, iterator, bound);
+    void this.#readOn(pending, iterator, bound).finally(outlives);
   }
 
   /** Runs `end` once the turn is over: at once, or, for a followed turn, once its call was let go. */

@@ -191,7 +191,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   const begun = await beginTurn(input, call, deps, routing);
   if ('repeated' in begun) return repeatedTurnResult(deps, begun, call.ctx, call.logFields);
   const { task, turn, reprompt, images, retried, attempt } = begun;
-  const turnEnds = turnBound(begun.unwatched, call.abort, followPastBound(sendIsStreamed(turn.request, deps), deps, turn));
+  const turnEnds = turnBound(begun.unwatched, call.abort, followPastBound(sendIsStreamed(turn.request, deps), deps, turn, call.ctx.principal));
   const bound = boundSendTurn(deps.options.requestTimeoutMs, turnEnds);
   // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
   // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
@@ -232,11 +232,11 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
  * How a streamed turn (`streamed`) is followed past its bound to its first event (unwatched-turns.ts turnBound): for
  * as long again as the longer of a turn's two bounds (`request-timeout-ms`, `first-event-timeout-ms`; none when either is 0).
  */
-function followPastBound(streamed: boolean, deps: V025FacadeDeps, turn: { followed?: (() => void) | undefined }) {
+function followPastBound(streamed: boolean, deps: V025FacadeDeps, turn: { followed?: (() => void) | undefined }, principal: string) {
   if (!streamed) return undefined;
   const { requestTimeoutMs, firstEventTimeoutMs } = deps.options;
   const ms = requestTimeoutMs > 0 && firstEventTimeoutMs > 0 ? Math.max(requestTimeoutMs, firstEventTimeoutMs) : 0;
-  return { ms, shutdown: deps.shutdown, onFollow: turn.followed };
+  return { ms, shutdown: deps.shutdown, onFollow: turn.followed, principal };
 }
 
 /**
@@ -264,7 +264,7 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   const told = (error: unknown) => toldInTurnLanguage(error, call.params, call.ctx.principal, deps, routing);
   // Its first event's bound, as message/send's: a new task that said nothing yet is followed past it (unwatched-turns.ts).
   const streamed = upstreamStreams(deps);
-  const bound = turnBound(begun.unwatched, call.abort, followPastBound(streamed, deps, turn));
+  const bound = turnBound(begun.unwatched, call.abort, followPastBound(streamed, deps, turn, call.ctx.principal));
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     bound.events(
       begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told)),

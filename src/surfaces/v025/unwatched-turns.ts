@@ -1,4 +1,5 @@
 import { A2AError, type StreamResponse } from '../../model/index.js';
+import { outlivingCall } from '../shared/outliving-calls.js';
 import { FirstEventFollow, type FollowBound } from './first-event-follow.js';
 import type { WatchedTurn } from './cut-turns.js';
 import type { FacadeWords } from './reply/index.js';
@@ -108,9 +109,14 @@ export function turnBound(
   const followed = follow ? new FirstEventFollow(abort) : undefined;
   return {
     passed(timedOut) {
-      const told = followed?.awaited ? turn.followedToFirstEvent(timedOut) : undefined;
-      if (!told || !followed || !follow) return turn.timedOut(timedOut);
-      followed.follow(told, follow);
+      // Past the calls its caller may have outlive it (outliving-calls.ts), the turn is ended at its bound as before.
+      const outlives = followed?.awaited && follow ? outlivingCall(follow.shutdown, follow.principal) : undefined;
+      const told = outlives ? turn.followedToFirstEvent(timedOut) : undefined;
+      if (!told || !followed || !follow || !outlives) {
+        outlives?.();
+        return turn.timedOut(timedOut);
+      }
+      followed.follow(told, follow, outlives);
       follow.onFollow?.();
       return told;
     },

@@ -146,3 +146,20 @@ describe('a REAL a2a-js 1.x agent that opens a new task only after message/send 
     expect(executor.executions).toBe(executions);
   });
 });
+
+describe('a gateway shut down while it follows a turn past its bound', () => {
+  it('ends the followed call after its drain time, as a call whose caller left: its close does not wait for the agent', async () => {
+    const fake = await startFakeIacCode();
+    const gateway = await startFacadeGateway({ 'drain-timeout-ms': 200, upstream: { url: fake.url, 'request-timeout-ms': BOUND_MS } });
+    try {
+      const { body } = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '[fault:hang-before-headers] 创建一个专有网络' }) });
+      expect(body.error?.message).toContain(NOT_STARTED.zh);
+      const closed = gateway.close().then(() => 'closed');
+      // Followed for as long again as its bound (300 s here: the first event's default bound): a close that waited for it hangs.
+      const waited = new Promise((resolve) => setTimeout(resolve, 15_000, 'still open').unref());
+      expect(await Promise.race([closed, waited])).toBe('closed');
+    } finally {
+      await fake.close();
+    }
+  });
+});
