@@ -39,8 +39,12 @@ describe('a Bailian user in front of an agent that sends whole messages, files a
     );
   });
 
-  it('whole progress messages, each its own id: one a line', async () => {
-    expect(await read('progress')).toBe([...PROGRESS, 'All resources created.'].join('\n'));
+  it('whole progress messages, each its own id: one a line (after a list item, one that goes on with no list a blank line more)', async () => {
+    // Right after "1. Create the VPC" a Markdown reader takes the next line for the rest of that item (blank-after-blocks.test.ts).
+    const lines = [...PROGRESS, 'All resources created.'];
+    expect(await read('progress')).toBe(
+      lines.reduce((shown, line) => `${shown}${/^\d+\. /u.test(shown.split('\n').at(-1)!) ? '\n\n' : '\n'}${line}`),
+    );
   });
 
   it('two text parts of one message: two sentences, the second on a line of its own', async () => {

@@ -72,7 +72,8 @@ export function startsLineByShape(tail: string, text: string, word: string, line
   const shown = line ?? shownLine(tail, word);
   // Inside a table row still being written, the cells go on (`|:` + `---|`, `| vpc` + `-1 |`).
   if (ROW.test(shown) && !tail.endsWith('|')) return false;
-  if (LIST_ITEM.test(text)) return startsListItem(tail);
+  // After a block the line closed, also a list item (`| 1 | 2 |` + `- next`).
+  if (LIST_ITEM.test(text)) return startsListItem(tail) || closesBlock(tail, text, shown);
   if (MARKED_LINE.test(text) && BEFORE_MARK.test(tail)) return true;
   if ((QUOTE.test(text) || opensRule(text, shown + word)) && startsListItem(tail)) return true;
   return opensBlock(tail, text) || closesBlock(tail, text, shown) || undefined;
@@ -122,3 +123,36 @@ function closesBlock(tail: string, text: string, line: string): boolean {
  * model's chunk cut inside the heading (`## 资源` + `列表`).
  */
 export const isBlockLine = (text: string): boolean => (HEADING.test(text) || QUOTE.test(text)) && !text.includes('\n');
+
+/** A table row's line (`| vpc-1 | 可用 |`) or a list item's (`- 第一步`, `2. 创建交换机`, nested ones too). */
+const TABLE_ROW_LINE = /^ {0,3}\|/u;
+const LIST_ITEM_LINE = /^[ \t]*(?:\d{1,9}[.)]|[-*+])[ \t]+\S/u;
+/**
+ * What goes on with a table: another row. With a list: another item (its marker alone too, or a `•` an agent writes
+ * its items with), or a line indented under it.
+ */
+const GOES_ON_TABLE = /^[ \t]*\|/u;
+const GOES_ON_LIST = /^(?:[ \t]|(?:\d{1,9}[.)]|[-*+\u2022])(?:[ \t]|$))/u;
+
+/**
+ * Whether `text`, a block of its own the reply shows after `tail` (the reply's end; `whole`: all of it), needs one
+ * more line break to stand apart: the last line before it is a table row or a list item, one line break comes
+ * between them, and `text` does not go on with that table (a row) or that list (an item, an indented line). On the
+ * next line a Markdown reader takes it for another row of the table, or for the rest of the list's last item (a
+ * lazy continuation line): `| vpc-1 | 可用 |` then `全部完成。` reads as a row, `- 第二步` then `全部完成。` as the
+ * item's words. Only what was shown and the start of `text` are read: no chunk is held back for it.
+ */
+export function needsBlankLine(tail: string, text: string, whole: boolean): boolean {
+  const before = tail.trimEnd();
+  const lead = text.slice(0, text.length - text.trimStart().length);
+  const between = tail.slice(before.length) + lead;
+  if (between.split('\n').length !== 2 || lead.length === text.length) return false;
+  const lineAt = before.lastIndexOf('\n');
+  // A line longer than the tail: its start, which tells its shape, is not known.
+  if (lineAt < 0 && !whole) return false;
+  const line = before.slice(lineAt + 1);
+  // The next line as it opens, its indent too (an indented line goes on with a list item).
+  const next = between.slice(between.indexOf('\n') + 1) + text.slice(lead.length, lead.length + 8);
+  if (TABLE_ROW_LINE.test(line)) return !GOES_ON_TABLE.test(next);
+  return LIST_ITEM_LINE.test(line) && !GOES_ON_LIST.test(next);
+}

@@ -3,7 +3,8 @@ import { inCode, NO_CODE, scanCode } from './code-spans.js';
 import { asBytesPart, nameInUrl, shownLocation } from './file-urls.js';
 import { lastWord } from './names-in-text.js';
 import { shownName } from './shown-names.js';
-import { isBlockLine } from './line-shapes.js';
+import { isBlockLine, needsBlankLine } from './line-shapes.js';
+import { grownTail } from './shown-tail.js';
 import { carriesOn, SPACE, type Before } from './running-text.js';
 import { facadeWords, type FacadeWords } from './words.js';
 
@@ -278,6 +279,8 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
   let word = '';
   // A heading or a quote part this put on a line of its own: the next part starts a line too (ReplyState.blockLine).
   let blockLine = false;
+  // The end of `out`, where a table's row or a list item is read (shown-tail.ts: reading `out` itself copies all of it).
+  let tail = '';
   for (const part of withTextFiles(parts)) {
     const isText = part.text !== undefined;
     const text = renderPart(part, options);
@@ -288,7 +291,9 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
     // anyway, and a message is mostly one part (the boundary rules cost some 17 k instructions a send: bench/README.md).
     const newLine: boolean =
       out !== '' && !out.endsWith('\n') && (afterPart || (running && !inCode(code) && !goesOnLine(out, text, blockLine, before)));
-    const piece = newLine ? `\n${text}` : text;
+    // After a table's row or a list item, a part that does not go on with it stands after a blank line (line-shapes.ts).
+    const apart = newLine && running && !inCode(code) && needsBlankLine(tail, `\n${text}`, tail.length === out.length);
+    const piece = newLine ? `${apart ? '\n\n' : '\n'}${text}` : text;
     blockLine = running && isText && newLine && isBlockLine(text);
     if (running) {
       word = lastWord(word + piece);
@@ -297,6 +302,7 @@ function joinRendered(parts: readonly Part[], options: RenderOptions, running: b
       before = isText ? { text, word, line: code.line } : undefined;
     }
     out += piece;
+    tail = grownTail(tail, piece);
     previousWasText = isText;
   }
   return out;

@@ -39,7 +39,7 @@ export function showText(
   out.push(replyChunk(state, shownText, last, replyArtifactId));
   const changes: Partial<ReplyState> = appended(state, shownText);
   // A heading or a quote on a line the facade started for it: the message is the whole line (line-shapes.ts).
-  const blockLine = fresh ? separator === '\n' && isBlockLine(text) : state.blockLine && !text.includes('\n');
+  const blockLine = fresh ? separator !== '' && isBlockLine(text) : state.blockLine && !text.includes('\n');
   const counted = { replyArtifactId, replyChunks: state.replyChunks + 1, blockLine };
   return withState(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
 }

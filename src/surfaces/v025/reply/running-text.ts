@@ -1,5 +1,5 @@
 import { inCode } from './code-spans.js';
-import { startsLineByShape } from './line-shapes.js';
+import { needsBlankLine, startsLineByShape } from './line-shapes.js';
 import { cutsCapitalisedName, goesOnWithName, isUrlOrPath, lastWord, opensWithResourceId, readsAsMessage } from './names-in-text.js';
 import type { ReplyState } from './state.js';
 
@@ -212,10 +212,24 @@ const messageBefore = (state: ReplyState): Before | undefined =>
  * but a working message that carries on the agent's running text goes on where it left off. After a heading
  * or a quote that a whole message opened on a line the facade started (`blockLine`), the next message starts
  * a line whatever it opens with (Chinese, a lower-case word), but for white space, which says where it goes,
- * and a piece that reads as the rest of the heading or the quote (goesOnWithBlockLine).
+ * and a piece that reads as the rest of the heading or the quote (goesOnWithBlockLine). After a table's row or a list
+ * item, one that does not go on with it starts after a blank line (line-shapes.ts, needsBlankLine).
  */
 export function separatorBefore(text: string, state: ReplyState, flows = false): string {
-  if (state.shown === '' || state.shownLast === '\n' || text.startsWith('\n')) return '';
+  if (state.shown === '') return '';
+  const separator = lineBreakBefore(text, state, flows);
+  // A new message or block after a table row or a list item stands apart from it (needsBlankLine); the agent's running
+  // text that goes on after a line break of its own is written as the agent wrote it.
+  const startsAnew = separator !== '' || !flows || !state.segmentFlows || state.breakPending;
+  const { shownTail, shown } = state;
+  return startsAnew && !inCode(state.code) && needsBlankLine(shownTail, separator + text, shownTail.length === shown.length)
+    ? `\n${separator}`
+    : separator;
+}
+
+/** The line break, or none, that separatorBefore puts before `text`, before a table or a list asks for a blank line. */
+function lineBreakBefore(text: string, state: ReplyState, flows: boolean): string {
+  if (state.shownLast === '\n' || text.startsWith('\n')) return '';
   if (!flows || !state.segmentFlows || state.breakPending) return '\n';
   if (inCode(state.code)) return '';
   if (state.blockLine) return SPACE.test(text.charAt(0)) || goesOnWithBlockLine(text, messageBefore(state)) ? '' : '\n';

@@ -107,7 +107,8 @@ describe('message/stream and message/send read the same where two messages meet'
   ];
 
   it.each(BLOCKS)('a Markdown block in a message of its own: %j, a line each', (...texts: string[]) => {
-    expect(read(texts)).toBe(texts.join('\n'));
+    // After a table's row a sentence stands after a blank line, or it would read as a row (blank-after-blocks.test.ts).
+    expect(read(texts)).toBe(texts.reduce((shown, text) => `${shown}${shown.endsWith('|') ? '\n\n' : '\n'}${text}`));
   });
 
   /**

@@ -14,6 +14,9 @@ const withParts = (state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED', parts: 
   statusUpdate: { taskId: 'T', contextId: 'C', status: { state, message: { messageId, role: 'ROLE_AGENT', parts } } },
 });
 const done = status('TASK_STATE_COMPLETED');
+/** Whole messages a line each; after a table's row, a sentence after a blank line, or it would read as a row (blank-after-blocks.test.ts). */
+const joinedAsShown = (texts: readonly string[]): string =>
+  texts.reduce((shown, text) => `${shown}${/\|$/u.test(shown) && !text.startsWith('|') ? '\n\n' : '\n'}${text}`);
 const read = (events: StreamResponse[]): string => readText(run([submitted, ...events, done]));
 
 const data = { data: { step: 1 } };
@@ -265,7 +268,7 @@ describe('Markdown blocks in messages of their own', () => {
 
   it.each(CLOSES)('%j then %j: what follows the block starts a line', (before, after) => {
     expect(carriesOn(before.charAt(before.length - 1), after, { text: before })).toBe(false);
-    expect(read(working([before, after]))).toBe(`${before}\n${after}`);
+    expect(read(working([before, after]))).toBe(joinedAsShown([before, after]));
   });
 
   it('whole messages around blocks, in English and Chinese: a line each', () => {
@@ -277,7 +280,7 @@ describe('Markdown blocks in messages of their own', () => {
       ['资源如下', TABLE_ZH, '全部创建成功。'],
       ['Run this', '```bash\nls\n```', '```yaml\nkey: 1\n```', '## Next'],
     ]) {
-      expect(read(working(texts))).toBe(texts.join('\n'));
+      expect(read(working(texts))).toBe(joinedAsShown(texts));
     }
   });
 
@@ -323,7 +326,7 @@ describe('Markdown blocks in the text parts of one message', () => {
     const direct: StreamResponse = { message: { messageId: 'd', role: 'ROLE_AGENT', parts: parts(...texts) } };
     expect(readText(run([direct]))).toBe(texts.join('\n'));
     const table = ['以下是资源列表', '| 名称 | 状态 |\n|---|---|\n| vpc-1 | 正常 |', '全部创建成功。'];
-    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', parts(...table), 'end')]))).toBe(table.join('\n'));
+    expect(readText(run([submitted, withParts('TASK_STATE_COMPLETED', parts(...table), 'end')]))).toBe(joinedAsShown(table));
   });
 
   it('a `---` inside a line of parts is no rule, as between messages: the line shown so far tells', () => {
