@@ -16,6 +16,7 @@ import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
 import { toldInWords } from './errors.js';
 import { inNewTaskIfGone, refusesContexts, type GoneTaskOptions } from './gone-task.js';
+import { refusesNamedFinishedTask } from './finished-task-message.js';
 import { inMovedContext, noteMove } from './moved-contexts.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
@@ -298,7 +299,8 @@ const NOTHING: AsyncIterable<never> = { [Symbol.asyncIterator]: () => ({ next: (
 /**
  * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out, a turn
  * still running in the conversation, its client at its cap on turns in flight), told in the turn's language when the gateway gave it ("暂时无法连接上游智能体"
- * for a Chinese turn); the agent's own reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
+ * for a Chinese turn), and the agent's refusal of a message to a finished task the caller named (finished-task-message.ts);
+ * the agent's other reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
  */
 export async function toldInTurnLanguage(
   error: unknown,
@@ -310,12 +312,16 @@ export async function toldInTurnLanguage(
   if (!(error instanceof A2AError)) return error;
   const busy = isContextBusyError(error);
   const capped = isTurnCapRefusal(error);
-  if (!busy && !capped && !isGatewayFailure(error.message)) return error;
+  const gateway = isGatewayFailure(error.message);
+  const finished = !busy && !capped && !gateway && (await refusesNamedFinishedTask(error, params, principal, routing.ids));
+  if (!busy && !capped && !gateway && !finished) return error;
   const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
   const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
   if (busy) return error.toldAs(words.turnInProgress);
   // The cap's refusal keeps its code and Retry-After (toldAs); an English turn keeps the words that name the cap.
   if (capped) return words.language === 'en' ? error : error.toldAs(words.tooManyTurnsInFlight);
+  // A message to a finished task the caller named keeps the agent's code; an English turn its words (task-call-words.ts).
+  if (finished) return words.language === 'en' ? error : error.toldAs(words.taskFinished);
   return toldInWords(error, words);
 }
 

@@ -78,6 +78,7 @@ export const EN: FacadeWords = {
   stillAsksOfSameMessage:
     'The message you just sent is the same as your previous one, which the agent has not answered: it is still waiting for an answer to its question below. It was not passed to the agent a second time.',
   taskNotCancelable: 'Task cannot be canceled',
+  taskFinished: 'This task has already ended and takes no more messages. Send your message again as a new task, without its task id.',
   notCancelableWhilePromptWaits:
     'Task cannot be canceled: the agent is waiting for your answer to its question. If you do not want it to go on, reply "Deny".',
   upstreamAnswered: (status) => `The upstream agent answered HTTP ${status}`,

@@ -76,6 +76,7 @@ export const ZH: FacadeWords = {
   stillAsks: '智能体尚未回复你的上一条消息，它仍在等待你回答下面的问题。',
   stillAsksOfSameMessage: '你刚发送的消息与上一条消息相同。智能体尚未回复那条消息，它仍在等待你回答下面的问题。这条消息没有再次转给智能体。',
   taskNotCancelable: '无法取消该任务：它已经结束，或智能体不接受取消。',
+  taskFinished: '该任务已经结束，不能再接收消息。请不指定该任务、作为新任务重新发送你的消息。',
   notCancelableWhilePromptWaits: '无法取消该任务：智能体正在等待你回答它的问题。如不想继续，请回复“拒绝”。',
   upstreamAnswered: (status) => `上游智能体出错（HTTP ${status}）${passes(status) ? '，请稍后重试' : ''}`,
   failures: {

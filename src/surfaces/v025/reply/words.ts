@@ -148,6 +148,11 @@ export interface FacadeWords {
    */
   taskNotCancelable: string;
   /**
+   * A message to a task the agent already finished, which its caller named (a client that keeps a task's id), refused
+   * by the agent. An English conversation reads the agent's words (../finished-task-message.ts).
+   */
+  taskFinished: string;
+  /**
    * tasks/cancel of a task whose turn waits on a permission prompt, which a Bailian user was shown as the turn's end:
    * refused, with how to decline instead (a reply the facade sends iac-code as the prompt's deny).
    */
