@@ -11,6 +11,7 @@ import {
   type SendMessageResponse,
   type StreamResponse,
   type Task,
+  withFields,
 } from '../model/index.js';
 import type { AgentPort, CallContext, Settling } from './agent-port.js';
 import { contextBusyError, type ContextLanes, type Lease } from './context-lanes.js';
@@ -21,6 +22,7 @@ import { streamTurnNaming } from './turn-naming.js';
 import { overlay } from './overlay.js';
 import type { TaskStore } from './task-registry/types.js';
 import { tenantField, tenantOf } from './tenants.js';
+import { createUnendedTurns, type UnendedTurns } from './unended-turns.js';
 
 /** A message into another caller's context: refused as if the context were not there to continue. */
 export function foreignContextError(contextId: string): A2AError {
@@ -81,6 +83,8 @@ export interface AdmissionDeps extends EntryDeps {
   registry: Pick<TaskStore, 'get' | 'claimContext' | 'latestInContext' | 'outOfReach'>;
   lanes: ContextLanes;
   logger?: Logger;
+  /** The turns whose stream the agent ended before their end (unended-turns.ts); this process's own by default. */
+  unended?: UnendedTurns;
 }
 
 /**
@@ -115,10 +119,13 @@ export async function messageEntry(message: Message, ctx: CallContext, deps: Ent
  * that read ends. A turn can also go on with its lane free: answered with `returnImmediately` otherwise, or its stream broken
  * off while the agent works on. A message into that context would reach a running turn (iac-code
  * damages it), so when the context's latest task was last seen working, the agent is asked, and the
- * context stays busy while the agent says the turn runs. Its answer is recorded like any GetTask.
+ * context stays busy while the agent says the turn runs. Its answer is recorded like any GetTask. A turn whose
+ * stream the agent ended cleanly before the turn's end may have no run going on at all (unended-turns.ts): the
+ * agent is then asked that too, and a task it runs nothing for keeps nobody out of its context.
  */
 export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
   const { registry, lanes, laneKey, logger } = deps;
+  const unended = deps.unended ?? createUnendedTurns();
 
   async function admit(request: SendMessageRequest, ctx: CallContext): Promise<Entry & { lease?: Lease }> {
     const { message } = request;
@@ -161,11 +168,22 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
     if (!latest || !isActiveState(latest.task.status.state)) return false;
     try {
       const asked = await inner.getTask({ id: latest.task.id, historyLength: 0, ...tenantField(latest.tenant) }, ctx);
-      return isActiveState(asked.status.state);
+      if (!isActiveState(asked.status.state)) return false;
+      // The probe is no call of the turn's: its caller's stream is not accepted by it, nothing of it is read on.
+      const { onAccepted: _accepted, onMessageSent: _sent, readOn: _readOn, ...probeCtx } = ctx;
+      const subscribe = (signal: AbortSignal) =>
+        inner.subscribeToTask({ id: latest.task.id, ...tenantField(latest.tenant) }, withFields(probeCtx, { signal }));
+      return !(await unended.runsNothing(latest.task.id, subscribe, ctx.signal));
     } catch {
       // The agent cannot say (the task is gone, or it has no GetTask): the message itself will find out.
       return false;
     }
+  }
+
+  function noteUnended(answer: SendMessageResponse): void {
+    const watch = unended.watch();
+    watch.saw(answer);
+    watch.ended(true);
   }
 
   /** Admission runs on the first pull, so a refusal is the stream's first error. */
@@ -176,8 +194,11 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       // A message without a context gets one from the agent: its lane is taken when the first event names it.
       let takeLane = !ridesAlong && !lease;
       let nameTurn = lease && streamTurnNaming(lease, deps.settling, request.message.taskId);
+      // A turn of its own whose stream the agent ends before the turn's end (unended-turns.ts).
+      const watch = ridesAlong ? undefined : unended.watch();
       return tapIterable(inner.sendStreamingMessage(request, ctx, { ridesAlong }), {
         item(event) {
+          watch?.saw(event);
           const { contextId } = eventTaskRef(event);
           if (!takeLane || !contextId) return nameTurn?.(event);
           // Taken before the event is handed on, so no caller can know the context before its lane is held.
@@ -194,7 +215,10 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
               nameTurn?.(event);
             });
         },
-        end: () => lease?.release(),
+        end(how) {
+          watch?.ended(how === 'done');
+          return lease?.release();
+        },
       });
     });
   }
@@ -211,7 +235,10 @@ export function admitting(inner: AdmittedPort, deps: AdmissionDeps): AgentPort {
       const release = (): Promise<void> => (released ??= lease ? lease.release() : Promise.resolve());
       const reading = readingOn(request, ctx, (rest) => tapIterable(rest, { end: release }));
       try {
-        return await inner.sendMessage(request, reading.ctx, { ridesAlong, followed });
+        const answer = await inner.sendMessage(request, reading.ctx, { ridesAlong, followed });
+        // A blocking call answered while its task still works: an a2a-js 1.x executor returned without the turn's end.
+        if (!ridesAlong && request.configuration?.returnImmediately !== true && !reading.handed()) noteUnended(answer);
+        return answer;
       } finally {
         reading.answered();
         if (!reading.handed()) await release();

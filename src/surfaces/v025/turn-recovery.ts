@@ -23,6 +23,13 @@ const RESUBSCRIBE_MS = [100, 250, 500, 1000, 2000];
  * of it), rather than read to the turn's bound.
  */
 const HELD_WAIT_MS = 1_500;
+/**
+ * How long subscriptions the agent ends at once, the task unchanged (turn-resubscribe.ts `unfollowed`), are taken
+ * for a blip: past this no run of the turn goes on at the agent (an a2a-js 1.x executor that returned without the
+ * turn's end leaves its task working for good), and the turn ends as a stream that broke off does, at once rather
+ * than at the recovery's bound (`upstream.request-timeout-ms`, 600 s by default).
+ */
+const UNFOLLOWED_MS = 2_000;
 
 interface Reader {
   getTask(taskId: string): Promise<Task>;
@@ -172,13 +179,17 @@ async function* restOfTurn(taskId: string, tracker: ShownTurn, reader: Reader): 
     ...(reader.pipelineState ? { pipelineState: reader.pipelineState } : {}),
     signal,
   };
+  // Since when every subscription ended at once with nothing new: reset by anything the agent sends.
+  let unfollowedSince = Date.now();
   try {
     for (let attempt = 0; ; attempt++) {
       const end = yield* resubscribed(taskId, tracker, follower);
       if (end === 'ended') return true;
       if (signal.aborted) return false;
+      if (end !== 'unfollowed') unfollowedSince = Date.now();
+      else if (Date.now() - unfollowedSince >= UNFOLLOWED_MS) return false;
       // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
-      if (end !== 'broke') return yield* polledRest(taskId, tracker, reader, deadline, end === 'unreachable' ? 1 : 0);
+      if (end !== 'broke' && end !== 'unfollowed') return yield* polledRest(taskId, tracker, reader, deadline, end === 'unreachable' ? 1 : 0);
       const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
       if (Date.now() + wait > deadline) return false;
       try {

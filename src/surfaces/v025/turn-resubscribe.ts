@@ -33,10 +33,12 @@ const refusal = (error: unknown): boolean => error instanceof A2AError && REFUSA
 /**
  * How a resubscription ended: `ended` with the turn; before its snapshot, `refused` by the agent (a task that
  * no longer works is "not active", an agent that cannot subscribe) or `unreachable` (the call itself failed: no answer, an HTTP error, an internal error);
- * `broke` after it, the turn still working; `unplaced` when the snapshot holds a file whose place among the
- * missed messages it cannot tell.
+ * `broke` after it, the turn still working; `unfollowed` when the agent ended it cleanly right after a snapshot
+ * that held nothing new, the task still working: it has nothing live to send (an a2a-js 1.x agent answers so once
+ * its executor returned without the turn's end, and the task then never changes); `unplaced` when the snapshot
+ * holds a file whose place among the missed messages it cannot tell.
  */
-export type ResubscriptionEnd = 'ended' | 'refused' | 'unreachable' | 'broke' | 'unplaced';
+export type ResubscriptionEnd = 'ended' | 'refused' | 'unreachable' | 'broke' | 'unfollowed' | 'unplaced';
 
 export interface Resubscriber {
   subscribe(taskId: string): AsyncIterable<StreamResponse>;
@@ -52,10 +54,14 @@ export interface Resubscriber {
 const carriesNothing = (event: StreamResponse): boolean =>
   !('task' in event) && !('message' in event) && !('statusUpdate' in event) && !('artifactUpdate' in event);
 
+const stillWorks = (tracker: ShownTurn): boolean => tracker.state !== undefined && isActiveState(tracker.state);
+
 /** The turn's events from one resubscription, each noted in `tracker` as it is shown; how it ended. Throws the agent's refusal of the gateway's credentials. */
 export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: Resubscriber): AsyncGenerator<StreamResponse, ResubscriptionEnd> {
   const source = reader.subscribe(taskId)[Symbol.asyncIterator]();
   let followed = false;
+  // Whether anything new came: a live event, or a snapshot that showed what the turn had not shown yet.
+  let progressed = false;
   // What the snapshot holds: the agent may send some of it live too, as the subscription began (turn-echo.ts).
   let echo: SnapshotEcho | undefined;
   try {
@@ -67,7 +73,7 @@ export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: 
         if (refusedTheGateway(error)) throw error;
         return followed ? 'broke' : refusal(error) ? 'refused' : 'unreachable';
       }
-      if (next.done) return followed ? 'broke' : 'refused';
+      if (next.done) return !followed ? 'refused' : progressed || !stillWorks(tracker) ? 'broke' : 'unfollowed';
       const event = next.value;
       if (carriesNothing(event)) continue;
       // Another task's events are no answer to this subscription (an agent that answers every call with a
@@ -88,6 +94,7 @@ export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: 
         // A pipeline turn's words before the snapshot's latest update are not in it: read from iac-code's journal.
         const signal = reader.signal ?? new AbortController().signal;
         for (const missed of await withReplayedGap(gap.events, soFar, reader.pipelineState, signal)) {
+          progressed = true;
           tracker.note(missed);
           yield missed;
         }
@@ -97,6 +104,7 @@ export async function* resubscribed(taskId: string, tracker: ShownTurn, reader: 
         continue;
       }
       followed = true;
+      progressed = true;
       // What repeats the snapshot is dropped; what may, held back until the next events tell (turn-echo.ts).
       for (const relayed of echo ? echo.pass(event) : [event]) {
         tracker.note(relayed);
