@@ -229,25 +229,27 @@ describe('readSse with an idle bound', () => {
   it.each(BODIES)(
     'over %s: a body that pings while it thinks is never cut; one that then sends nothing fails with the bound',
     async (_kind, asBody) => {
+      // A bound of its own, five pings to it: a stall of the test process shorter than four fifths of it cuts nothing.
+      const bound = { ms: 500, error: () => wentIdle };
       async function* source(): AsyncGenerator<string> {
         yield frame(1);
-        // Four bounds' worth of time, a comment every half bound: alive.
-        for (let i = 0; i < 8; i++) {
-          await sleep(IDLE_MS / 2);
+        // Four bounds' worth of time, a comment every fifth of a bound: alive.
+        for (let i = 0; i < 20; i++) {
+          await sleep(bound.ms / 5);
           yield ': ping\n\n';
         }
         yield frame(2);
-        await sleep(IDLE_MS * 10);
+        await sleep(bound.ms * 4);
         yield frame(3);
       }
       const read: string[] = [];
       const started = Date.now();
       const failure = await (async () => {
-        for await (const message of readSse(asBody(source()), idle)) read.push(message.data);
+        for await (const message of readSse(asBody(source()), bound)) read.push(message.data);
       })().catch((error: unknown) => error);
       expect(read).toEqual(['{"n":1}', '{"n":2}']);
       expect(failure).toBe(wentIdle);
-      expect(Date.now() - started).toBeLessThan(IDLE_MS * 8);
+      expect(Date.now() - started).toBeLessThan(bound.ms * 8);
     },
   );
 

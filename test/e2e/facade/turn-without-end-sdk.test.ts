@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TaskState } from 'a2a-sdk-1';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { API_KEY, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 import { textPart, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
@@ -51,9 +51,10 @@ const CASES = [
 ];
 
 describe('an a2a-js 1.x agent whose turn returns without its end', () => {
-  it.each(CASES)(
+  it.concurrent.for(CASES)(
     'message/stream ($prompt): what the agent said, then that its turn ended early, in seconds',
-    async ({ prompt, reads }) => {
+    { timeout: 90_000 },
+    async ({ prompt, reads }, { expect }) => {
       const started = Date.now();
       const stream = await openStream(`${gateway.url}/stream`, 'message/stream', { message: userMessage({ text: prompt }) }, { headers: H });
       const events = results(await stream.rest());
@@ -61,26 +62,22 @@ describe('an a2a-js 1.x agent whose turn returns without its end', () => {
       expect(streamedText(events)).toBe(reads);
       expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
     },
-    90_000,
   );
 
-  it.each(CASES)(
-    'message/send ($prompt): the same, in seconds',
-    async ({ prompt, reads }) => {
-      const started = Date.now();
-      const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt, contextId: randomUUID() }) }, { headers: H });
-      expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
-      expect(answer.body.result.status.state).toBe('failed');
-      expect(sentText(answer.body.result)).toBe(reads);
-    },
-    90_000,
-  );
+  it.concurrent.for(CASES)('message/send ($prompt): the same, in seconds', { timeout: 90_000 }, async ({ prompt, reads }, { expect }) => {
+    const started = Date.now();
+    const answer = await rpc(gateway.url, 'message/send', { message: userMessage({ text: prompt, contextId: randomUUID() }) }, { headers: H });
+    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
+    expect(answer.body.result.status.state).toBe('failed');
+    expect(sentText(answer.body.result)).toBe(reads);
+  });
 });
 
 describe('the conversation after such a turn', () => {
-  it.each(['message/send', 'message/stream'] as const)(
+  it.concurrent.for(['message/send', 'message/stream'] as const)(
     'its next message (%s) is answered, not refused as a turn in progress',
-    async (method) => {
+    { timeout: 90_000 },
+    async (method, { expect }) => {
       const contextId = randomUUID();
       const broken = await rpc(gateway.url, 'message/send', { message: userMessage({ text: '部署一个网站', contextId }) }, { headers: H });
       expect(broken.body.result.status.state).toBe('failed');
@@ -95,6 +92,5 @@ describe('the conversation after such a turn', () => {
         expect(streamedText(results(frames))).toBe('网站已部署。');
       }
     },
-    90_000,
   );
 });

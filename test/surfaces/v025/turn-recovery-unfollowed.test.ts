@@ -5,7 +5,7 @@
  * default); now a few seconds of such subscriptions with nothing new end the turn as one that broke off. One whose
  * snapshot shows the task went on (another replica of the agent runs it) is read on, as before.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Message, StreamResponse, Task, TaskState } from '../../../src/model/index.js';
 import { recoverableTurn } from '../../../src/surfaces/v025/turn-recovery.js';
 import { TurnTracker } from '../../../src/surfaces/v025/turn-tracker.js';
@@ -46,7 +46,7 @@ async function collect(events: AsyncIterable<StreamResponse>): Promise<StreamRes
 }
 
 describe('a turn whose agent runs nothing of it after its stream ended', () => {
-  it('ends within seconds as a turn that broke off, what the agent said kept', async () => {
+  it.concurrent('ends within seconds as a turn that broke off, what the agent said kept', async ({ expect }) => {
     const turn = turnOf(() => taskAt('TASK_STATE_WORKING', working, [sent, working]));
     const started = Date.now();
     const events = await collect(turn.events);
@@ -55,7 +55,7 @@ describe('a turn whose agent runs nothing of it after its stream ended', () => {
     expect(readText(run(events))).toBe('Deploying the website now.\nThe upstream agent ended the stream before the turn finished');
   });
 
-  it('a snapshot that shows the agent went on: read on to the turn’s end', async () => {
+  it.concurrent('a snapshot that shows the agent went on: read on to the turn’s end', async ({ expect }) => {
     const step = said('m2', 'Step 1 done.');
     const done = said('m3', 'The website is deployed.');
     // The task changes on the third subscription (each of them ends at once), and is over on the sixth, seconds later.
