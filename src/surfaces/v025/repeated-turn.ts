@@ -1,5 +1,4 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { messageIdReused } from '../../core/repeated-messages.js';
 import { isActiveState, withFields, type Message, type Task } from '../../model/index.js';
 import type { RequestLogFields } from '../shared/env.js';
 import { noteLogFields } from '../shared/log-fields.js';
@@ -17,8 +16,9 @@ import { v025Stream, type V025StreamOptions } from './stream.js';
  * it would run the turn twice at the agent: in front of iac-code a second deployment. It is answered with that
  * turn's reply as tasks/get shows it instead (send.ts, stream.ts); the agent is not asked.
  *
- * The same id that asks something else is no retry: A2A has the message's creator make its id unique, so the id
- * was used for another message, and the caller is told so (-32602) rather than either message being guessed at.
+ * The same id that asks something else is no retry, and runs as the new message it is: A2A has the message's creator
+ * make its id unique, but Bailian's contract shows one id (`msg-1`) for every example message and says nothing of
+ * how it makes them, so a refusal (the 1.0 surface's -32602) could refuse every turn of a client that reuses one.
  * A turn still at work is left to what handles a retry while it runs (the wait for a caller who just left,
  * continuation.ts; a cut turn's rest, cut-turns.ts; else a turn in progress). The window is the note's
  * (sent-turn-messages.ts): the latest turn of the conversation, for an hour at most.
@@ -35,7 +35,7 @@ export function sentTurnMessageOf(message: Pick<Message, 'messageId' | 'parts'>)
 /**
  * The ended turn `message` repeats, as the agent keeps its task now (tasks/get's read, task-history.ts), or undefined
  * when the message is to run: another id, a turn that left no task (its message failed before the agent took it),
- * or one still at work. Throws messageIdReused for the same id with other content. A store or agent that cannot
+ * or one still at work, or the same id asking something else. A store or agent that cannot
  * answer reads as no repeat: the message then runs as it did before this check.
  */
 export async function endedTurnRepeated(
@@ -49,7 +49,7 @@ export async function endedTurnRepeated(
   if (!contextId || !message.messageId) return undefined;
   const sent = await notes.of(principal, contextId).catch(() => undefined);
   if (sent?.messageId !== message.messageId) return undefined;
-  if (sent.digest !== messageDigest(message)) throw messageIdReused(message.messageId);
+  if (sent.digest !== messageDigest(message)) return undefined;
   const latest = await deps.registry.latestInContext(contextId, principal).catch(() => undefined);
   if (!latest) return undefined;
   const task = await taskAsKept(deps, { id: latest.task.id }, ctx).catch(() => undefined);

@@ -2,8 +2,9 @@
  * A Bailian call whose answer was lost is sent again as it was: the same messageId, the same words. Once the turn it
  * opened has ended, that message again must not run the turn a second time at iac-code (a second deployment): its
  * user reads the turn's reply as the first time, by message/send and by message/stream (ending with a final status),
- * on the replica that ran it and, with `store: redis`, on another. The same messageId with other words is a client's
- * mistake, refused with -32602 and run by no one. Official a2a-js 0.2.5 client in front, the fake iac-code behind.
+ * on the replica that ran it and, with `store: redis`, on another. The same messageId with other words is a new
+ * message, run as one (a client that reuses its ids is not refused every turn). Official a2a-js 0.2.5 client in
+ * front, the fake iac-code behind.
  */
 import { randomUUID } from 'node:crypto';
 import { A2AClient } from 'a2a-sdk-025/client';
@@ -89,18 +90,18 @@ describe.each(setups)('the same message sent again after its turn ended ($name)'
     });
   }
 
-  it('the same messageId with other words is refused with -32602, both ways, and runs nothing', async () => {
+  it('the same messageId with other words is a new message, both ways: it runs, and reads its own answer', async () => {
     const params = message('Create a VPC', randomUUID(), randomUUID());
     await read['message/send'](first, params);
     const before = turnsRun();
     const other = message('Delete the VPC', params.message.messageId, params.message.contextId);
-    const refused: any = await again.sendMessage(other);
-    expect(refused.error).toMatchObject({ code: -32602 });
-    expect(refused.error.message).toMatch(/messageId .* already used for a different message/);
-    const opened = await openStream(`${gateways.at(-1)!.url}/stream`, 'message/stream', other);
-    const frames = await opened.rest();
-    expect(frames.map((frame) => frame.json.error?.code)).toEqual([-32602]);
-    expect(results(frames).filter(Boolean)).toEqual([]);
-    expect(turnsRun()).toBe(before);
+    const sent: any = await again.sendMessage(other);
+    expect(sent.error).toBeUndefined();
+    expect(turnsRun()).toBe(before + 1);
+    const streamed = message('Add a subnet', params.message.messageId, params.message.contextId);
+    const frames = await (await openStream(`${gateways.at(-1)!.url}/stream`, 'message/stream', streamed)).rest();
+    expect(frames.map((frame) => frame.json.error).filter(Boolean)).toEqual([]);
+    expect(results(frames).at(-1)).toMatchObject({ final: true });
+    expect(turnsRun()).toBe(before + 2);
   });
 });
