@@ -104,7 +104,12 @@ describe('the next message at once on another replica after Bailian hung up', ()
   /** A turn on replica A hung up by its caller, with `hangUp`. */
   async function hungUpOnA(hangUp: 'message/stream' | 'message/send', contextId: string): Promise<void> {
     if (hangUp === 'message/send') return hungUpSendOnA(contextId);
-    (await watchingOnA(contextId)).abort();
+    const watching = await watchingOnA(contextId);
+    // Read, then gone a moment later, as Bailian's own time-out hangs up: a close in the very turn the frame came may
+    // be seen before the gateway counts that frame read (docs/facade-reply.md), and the next message then shows the
+    // reply whole, which this test does not ask about.
+    await sleep(100);
+    watching.abort();
   }
 
   // Whether B reads the message before A has let the turn go varies from run to run: several rounds, each must hold.
