@@ -47,10 +47,9 @@ export default defineConfig({
     expect: { poll: { timeout: 5_000 } },
     pool: 'forks',
     // Most files wait on sockets and timers, not the CPU: with two at once the 2-core CI host sat 55 % idle
-    // (vmstat over a whole run; 468 s wall, 422 s CPU). Three filled it on that host; four saturated it beside the
-    // checks and timing-bound tests failed, since made to survive a stalled process. On a slower host (10 min 9 s
-    // with three, 1.63 of 2 cores busy) four keep the run within its 10 minutes.
-    maxWorkers: 4,
+    // (vmstat over a whole run; 468 s wall, 422 s CPU). Three fill it; four saturated it beside the checks and
+    // timing-bound tests failed.
+    maxWorkers: 3,
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
