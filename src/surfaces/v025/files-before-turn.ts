@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { FairLru } from '../../core/fair-lru.js';
+import { createMemoryNotes, createRedisNotes, type ConversationNotes } from './conversation-notes.js';
 import type { Artifact, Part, StreamResponse, Task } from '../../model/index.js';
 import { canonicalize } from '../../signing/jcs.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
@@ -22,10 +22,8 @@ export interface TurnFiles {
   parts: Record<string, string[]>;
 }
 
-export interface FilesBeforeTurn {
-  note(principal: string, taskId: string, files: TurnFiles): Promise<void>;
-  of(principal: string, taskId: string): Promise<TurnFiles | undefined>;
-}
+/** By caller and task id. */
+export type FilesBeforeTurn = ConversationNotes<TurnFiles>;
 
 /** A part as the file it names: iac-code's stored file by its name, type and sha256, whether its URL or its bytes are at hand. */
 function partIdentity(part: Part): unknown {
@@ -102,16 +100,9 @@ export function withAddedPartsOnly(events: readonly StreamResponse[], earlier: E
   });
 }
 
-const noteKey = (principal: string, taskId: string): string => `${principal.length}:${principal}:${taskId}`;
-
-/** One process's notes, bounded fairly (fair-lru.ts): one caller's tasks by the thousand forget its own, never another's. */
-export function createMemoryFilesBeforeTurn(options: { max: number; idleTtlMs: number }): FilesBeforeTurn {
-  const kept = new FairLru<string, TurnFiles>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
-  return {
-    note: async (principal, taskId, files) => kept.set(noteKey(principal, taskId), files, principal),
-    of: async (principal, taskId) => kept.get(noteKey(principal, taskId)),
-  };
-}
+/** One process's notes, bounded fairly (conversation-notes.ts). */
+export const createMemoryFilesBeforeTurn = (options: { max: number; idleTtlMs: number }): FilesBeforeTurn =>
+  createMemoryNotes<TurnFiles>({ max: options.max, ttlMs: options.idleTtlMs });
 
 const isTurnFiles = (value: unknown): value is TurnFiles =>
   typeof value === 'object' &&
@@ -121,22 +112,6 @@ const isTurnFiles = (value: unknown): value is TurnFiles =>
   (value as TurnFiles).parts !== null &&
   Object.values((value as TurnFiles).parts).every((digests) => Array.isArray(digests));
 
-/** Shared by every replica, on the conversation store's connection (conversation-languages.ts); a failure reads as no note. */
-export function createRedisFilesBeforeTurn(redis: Redis, options: { prefix: string; ttlMs: number }): FilesBeforeTurn {
-  const key = (principal: string, taskId: string): string => `${options.prefix}files-before-turn:${noteKey(principal, taskId)}`;
-  return {
-    async note(principal, taskId, files) {
-      await redis.set(key(principal, taskId), JSON.stringify(files), 'PX', options.ttlMs).catch(() => undefined);
-    },
-    async of(principal, taskId) {
-      const text = await redis.get(key(principal, taskId)).catch(() => undefined);
-      if (!text) return undefined;
-      try {
-        const value: unknown = JSON.parse(text);
-        return isTurnFiles(value) ? value : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
+/** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
+export const createRedisFilesBeforeTurn = (redis: Redis, options: { prefix: string; ttlMs: number }): FilesBeforeTurn =>
+  createRedisNotes(redis, { keyPrefix: `${options.prefix}files-before-turn:`, ttlMs: options.ttlMs, isValue: isTurnFiles });

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { FairLru } from '../../core/fair-lru.js';
+import { createMemoryNotes, createRedisNotes, type ConversationNotes } from './conversation-notes.js';
 import { withFields, type SendMessageRequest } from '../../model/index.js';
 
 /**
@@ -10,44 +10,21 @@ import { withFields, type SendMessageRequest } from '../../model/index.js';
  * time; so its next messages go to the fresh context. Best effort: a store that cannot answer leaves the message on
  * its own context, where the refusal moves it again.
  */
-export interface MovedContexts {
-  /** The context the conversation goes on in, undefined when it was never moved; its note is kept as long again. */
-  of(principal: string, contextId: string): Promise<string | undefined>;
-  note(principal: string, from: string, to: string): Promise<void>;
-}
+/** By caller and the context id a conversation was moved from: the context it goes on in (kept as long again when read). */
+export type MovedContexts = ConversationNotes<string>;
 
-const noteKey = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
+/** One process's moves, bounded fairly (conversation-notes.ts); a conversation that goes on keeps its move. */
+export const createMemoryMovedContexts = (options: { max: number; idleTtlMs: number }): MovedContexts =>
+  createMemoryNotes<string>({ max: options.max, ttlMs: options.idleTtlMs, renewedOnRead: true });
 
-/** One process's moves, bounded fairly (fair-lru.ts): one caller's conversations by the thousand forget its own, never another's. */
-export function createMemoryMovedContexts(options: { max: number; idleTtlMs: number }): MovedContexts {
-  const moved = new FairLru<string, string>({ max: options.max, ...(options.idleTtlMs > 0 ? { ttl: options.idleTtlMs } : {}) });
-  return {
-    async of(principal, contextId) {
-      const key = noteKey(principal, contextId);
-      const to = moved.get(key);
-      // Set again: a conversation that goes on in its fresh context keeps going there however long it runs.
-      if (to !== undefined) moved.set(key, to, principal);
-      return to;
-    },
-    note: async (principal, from, to) => void moved.set(noteKey(principal, from), to, principal),
-  };
-}
-
-/** Shared by every replica, on the conversation store's connection (conversation-languages.ts); a failure reads as no move. */
-export function createRedisMovedContexts(redis: Redis, options: { prefix: string; ttlMs: number }): MovedContexts {
-  const key = (principal: string, contextId: string): string => `${options.prefix}moved-context:${noteKey(principal, contextId)}`;
-  return {
-    async of(principal, contextId) {
-      const to = await redis.get(key(principal, contextId)).catch(() => undefined);
-      if (!to) return undefined;
-      await redis.pexpire(key(principal, contextId), options.ttlMs).catch(() => undefined);
-      return to;
-    },
-    async note(principal, from, to) {
-      await redis.set(key(principal, from), to, 'PX', options.ttlMs).catch(() => undefined);
-    },
-  };
-}
+/** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
+export const createRedisMovedContexts = (redis: Redis, options: { prefix: string; ttlMs: number }): MovedContexts =>
+  createRedisNotes(redis, {
+    keyPrefix: `${options.prefix}moved-context:`,
+    ttlMs: options.ttlMs,
+    renewedOnRead: true,
+    isValue: (value): value is string => typeof value === 'string',
+  });
 
 /** The caller's message sent to the context its conversation was moved to, if it was; as it is otherwise. */
 export async function inMovedContext(request: SendMessageRequest, principal: string, moves: MovedContexts): Promise<SendMessageRequest> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { FairLru } from '../../core/fair-lru.js';
+import { createMemoryNotes, createRedisNotes, type ConversationNotes } from './conversation-notes.js';
 
 /**
  * The message that opened each conversation's latest turn, as its caller sent it: its messageId and the digest of
@@ -19,26 +19,17 @@ export interface SentTurnMessage {
   digest?: string;
 }
 
-export interface SentTurnMessages {
-  note(principal: string, contextId: string, sent: SentTurnMessage): Promise<void>;
-  of(principal: string, contextId: string): Promise<SentTurnMessage | undefined>;
-}
+/** By caller and context id. */
+export type SentTurnMessages = ConversationNotes<SentTurnMessage>;
 
 /** How long a turn's message is known again: an hour, or the conversation store's idle time when shorter. */
 export const REPEAT_WINDOW_MS = 3600_000;
 
 const windowMs = (idleTtlMs: number): number => (idleTtlMs > 0 ? Math.min(idleTtlMs, REPEAT_WINDOW_MS) : REPEAT_WINDOW_MS);
 
-const noteKey = (principal: string, contextId: string): string => `${principal.length}:${principal}:${contextId}`;
-
-/** One process's notes, bounded fairly (fair-lru.ts): one caller's conversations by the thousand forget its own, never another's. */
-export function createMemorySentTurnMessages(options: { max: number; idleTtlMs: number }): SentTurnMessages {
-  const kept = new FairLru<string, SentTurnMessage>({ max: options.max, ttl: windowMs(options.idleTtlMs) });
-  return {
-    note: async (principal, contextId, sent) => kept.set(noteKey(principal, contextId), sent, principal),
-    of: async (principal, contextId) => kept.get(noteKey(principal, contextId)),
-  };
-}
+/** One process's notes, bounded fairly (conversation-notes.ts). */
+export const createMemorySentTurnMessages = (options: { max: number; idleTtlMs: number }): SentTurnMessages =>
+  createMemoryNotes<SentTurnMessage>({ max: options.max, ttlMs: windowMs(options.idleTtlMs) });
 
 const isSent = (value: unknown): value is SentTurnMessage =>
   typeof value === 'object' &&
@@ -46,23 +37,6 @@ const isSent = (value: unknown): value is SentTurnMessage =>
   typeof (value as SentTurnMessage).messageId === 'string' &&
   ['string', 'undefined'].includes(typeof (value as SentTurnMessage).digest);
 
-/** Shared by every replica, on the conversation store's connection (conversation-languages.ts); a failure reads as no note. */
-export function createRedisSentTurnMessages(redis: Redis, options: { prefix: string; ttlMs: number }): SentTurnMessages {
-  const key = (principal: string, contextId: string): string => `${options.prefix}sent-turn-message:${noteKey(principal, contextId)}`;
-  const ttlMs = windowMs(options.ttlMs);
-  return {
-    async note(principal, contextId, sent) {
-      await redis.set(key(principal, contextId), JSON.stringify(sent), 'PX', ttlMs).catch(() => undefined);
-    },
-    async of(principal, contextId) {
-      const text = await redis.get(key(principal, contextId)).catch(() => undefined);
-      if (!text) return undefined;
-      try {
-        const value: unknown = JSON.parse(text);
-        return isSent(value) ? value : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
+/** Shared by every replica, on the conversation store's connection (conversation-languages.ts). */
+export const createRedisSentTurnMessages = (redis: Redis, options: { prefix: string; ttlMs: number }): SentTurnMessages =>
+  createRedisNotes(redis, { keyPrefix: `${options.prefix}sent-turn-message:`, ttlMs: windowMs(options.ttlMs), isValue: isSent });
