@@ -48,7 +48,8 @@ export function kindOf(char: string): CharKind {
 /**
  * Japanese by its kana, two at least: hiragana, and the letters of katakana words (`ファイル`, `サブネット`: two
  * letters in a row, the long-vowel mark between them or not), which Chinese is never written with; a stray kana
- * in an emoticon (`ツ`, `ノ`, `(ﾉ◕ヮ◕)ﾉ`) is not Japanese, nor one `の` (`可以の`). Chinese from four
+ * in an emoticon (`ツ`, `ノ`, `(ﾉ◕ヮ◕)ﾉ`) is not Japanese, nor one `の` (`可以の`); but one hiragana right beside a
+ * Chinese character is (`VPCを作成`, `作成して`): a particle or an ending, which Chinese text never holds. Chinese from four
  * of its characters on (a Chinese request above a pasted English template), or when they outnumber the
  * Latin words around them (`建一个 VPC` is Chinese, `deploy my site to 华东1` English, `deploy to 华东1`
  * says nothing). English from three Latin words on. An answer like "2", "ok" or "Allow once" says nothing.
@@ -65,8 +66,15 @@ function reading(text: string): Reading | undefined {
   let gloss = 0;
   let latinWords = 0;
   let inWord = false;
+  let previous: CharKind = 'other';
+  let previousParticle = false;
+  let particleBesideHan = false;
   for (const char of text.length > SCAN_CHARS ? text.slice(0, SCAN_CHARS) : text) {
     const kind = kindOf(char);
+    const particle = kind === 'hiragana' && char !== 'の';
+    if ((particle && previous === 'han') || (kind === 'han' && previousParticle)) particleBesideHan = true;
+    previous = kind;
+    previousParticle = particle;
     if (kind === 'katakana') {
       if (++katakanaRun === 2) kana += 2;
     } else if (!KATAKANA_WORD_MARKS.has(char)) katakanaRun = 0;
@@ -87,7 +95,7 @@ function reading(text: string): Reading | undefined {
     } else if (kind === 'hiragana') kana++;
   }
   han += run + gloss;
-  if (kana >= 2) return { language: 'ja', sure: true };
+  if (kana >= 2 || particleBesideHan) return { language: 'ja', sure: true };
   if (han >= 4 || han > latinWords) return { language: 'zh', sure: false };
   return latinWords >= 3 ? { language: 'en', sure: true } : undefined;
 }

@@ -40,6 +40,11 @@ describe('the language of a turn', () => {
     ['好的 ¯\\_(ツ)_/¯', 'zh'],
     ['可以(ﾉ◕ヮ◕)ﾉ*:･ﾟ✧', 'zh'],
     ['可以の', 'zh'],
+    // One hiragana beside a Chinese character is a particle or an ending (`を`, `して`): Japanese, terse as it is.
+    ['VPCを作成', 'ja'],
+    ['ECSを停止', 'ja'],
+    ['削除して', 'ja'],
+    ['好的 ⊂(・∀・)つ', 'zh'],
     ['Deploy a website for me', 'en'],
     ['2', undefined],
     ['ok', undefined],
