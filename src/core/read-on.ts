@@ -79,6 +79,12 @@ export interface TurnWatch {
   failedBy(error: unknown): StreamResponse | undefined;
 }
 
+/**
+ * The id of the message a turn the gateway recorded failed is failed with (failedBy): its reason, the agent's error or
+ * the gateway's, which the facade tells its user as it told the turn (surfaces/v025/reply/agent-failure.ts).
+ */
+export const brokenOffMessageId = (taskId: string): string => `${taskId}-broken-off`;
+
 export function createTurnWatch(): TurnWatch {
   let taskId: string | undefined;
   let contextId = '';
@@ -94,7 +100,7 @@ export function createTurnWatch(): TurnWatch {
     failedBy(error) {
       if (finished || !taskId) return undefined;
       const reason: Message = {
-        messageId: `${taskId}-broken-off`,
+        messageId: brokenOffMessageId(taskId),
         role: 'ROLE_AGENT',
         taskId,
         contextId,
@@ -110,16 +116,17 @@ const endedByTheGateway = (error: unknown): boolean =>
 
 /**
  * Whether a turn's stream its caller reads ended, before the turn's end, with the agent's own error (an a2a-js 1.x
- * agent's SDK refusing an event: "Stream ordering violation"), which ends the turn: that agent keeps the task working
- * for good, so every later message of the context was refused as a turn in progress, though the agent takes it. The
- * turn is then recorded failed with the reason (recording.ts); the caller reads the agent's error as it was sent. Not
- * a connection lost, gone quiet or timed out, nor the gateway's refusal of what the agent sent (-32006) or its own
- * failure (-32603), nor a break after the caller left: the agent may run the turn on, and is asked how it went.
+ * agent's SDK refusing an event: "Stream ordering violation"; its -32603 when its task store failed mid-turn), which
+ * ends the turn: that agent keeps the task working for good, so every later message of the context was refused as a
+ * turn in progress, though the agent takes it. The turn is then recorded failed with the reason (recording.ts); the
+ * caller reads the agent's error as it was sent. Not a connection lost, gone quiet or timed out, nor the gateway's
+ * refusal of what the agent sent (-32006) or its own failure (-32603 the agent did not send: `reported` tells the
+ * agent's, model/errors.ts UpstreamFault), nor a break after the caller left: the agent may run the turn on, and is
+ * asked how it went.
  */
 export const endsTheTurn = (error: unknown, signal: AbortSignal): boolean =>
   !signal.aborted &&
   error instanceof A2AError &&
   error.hopFailure === undefined &&
-  error.upstreamFault === undefined &&
-  error.code !== ErrorCode.InvalidAgentResponse &&
-  error.code !== ErrorCode.Internal;
+  (error.upstreamFault === 'reported' ||
+    (error.upstreamFault === undefined && error.code !== ErrorCode.InvalidAgentResponse && error.code !== ErrorCode.Internal));

@@ -84,9 +84,10 @@ export function fromRestError(status: number, text: string, context: RestErrorCo
     const code = a2aReasonCode(details);
     const message = typeof rpcStatus.message === 'string' ? rpcStatus.message : '';
     if (code !== undefined) return fromJsonRpcError({ code, message, data: details }, context.secrets);
-    // Not one of A2A's errors: the HTTP status names it, the agent's own ErrorInfo goes with it.
+    // Not one of A2A's errors: the HTTP status names it, the agent's own ErrorInfo goes with it. A google.rpc.Status is
+    // the agent's own error (`reported`), as its JSON-RPC error is: an a2a-js 1.x agent's failure mid-stream is its 500.
     const error = fromHttpStatus(status, sanitizeUpstreamText(message, context.secrets), context);
-    return error.withOptions({ agentErrorInfo: agentErrorInfo(details, context.secrets) });
+    return error.withOptions({ agentErrorInfo: agentErrorInfo(details, context.secrets), upstreamFault: error.upstreamFault ?? 'reported' });
   }
   if (typeof body.code === 'number' && Number.isInteger(body.code) && body.code < 0) {
     return context.profile ? fromV025JsonRpcError(body, context.secrets, context.profile) : fromJsonRpcError(body, context.secrets);

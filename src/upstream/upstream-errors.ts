@@ -5,6 +5,7 @@ import {
   GATEWAY_ERROR_DOMAIN,
   GATEWAY_FAILURES,
   codeOfReason,
+  withFields,
   type A2AErrorOptions,
   type ErrorInfo,
   type FieldViolation,
@@ -122,8 +123,8 @@ function fieldViolations(details: unknown[], secrets: readonly string[]): FieldV
 }
 
 /**
- * An upstream JSON-RPC error object as an A2AError with the same code. Anything that is not a
- * well-formed error object means the agent itself misbehaved (-32006).
+ * An upstream JSON-RPC error object as an A2AError with the same code, told as the agent's own (`reported`). Anything
+ * that is not a well-formed error object means the agent itself misbehaved (-32006).
  */
 export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []): A2AError {
   if (!isRecord(error) || !Number.isInteger(error.code)) {
@@ -132,7 +133,11 @@ export function fromJsonRpcError(error: unknown, secrets: readonly string[] = []
   const code = error.code as number;
   const message = typeof error.message === 'string' ? sanitizeUpstreamText(error.message, secrets) : '';
   const details = Array.isArray(error.data) ? error.data : [];
-  return new A2AError(code, message || 'The upstream agent reported an error', fromErrorDetails(details, secrets));
+  return new A2AError(
+    code,
+    message || 'The upstream agent reported an error',
+    withFields(fromErrorDetails(details, secrets), { upstreamFault: 'reported' as const }),
+  );
 }
 
 /** A stream that sent nothing for `ms` (`upstream.stream-idle-timeout-ms`): the agent froze, its connection open. */

@@ -19,13 +19,15 @@ function scrubbedData(data: unknown, secrets: readonly string[]): Record<string,
 
 /**
  * A 0.2.5/0.3 upstream's JSON-RPC error → A2AError: the text is scrubbed like any upstream text
- * (a2a-js 0.2.5 puts `error.message` of any exception there), then the code is mapped by the profile.
+ * (a2a-js 0.2.5 puts `error.message` of any exception there), then the code is mapped by the profile; told as the
+ * agent's own (`reported`, model/errors.ts UpstreamFault).
  */
 export function fromV025JsonRpcError(error: unknown, secrets: readonly string[], profile: MappingProfile): A2AError {
   const parsed = V025JsonRpcError.safeParse(error);
   if (!parsed.success) return A2AError.invalidAgentResponse('The upstream agent returned a malformed error');
   const { code, message, data } = parsed.data;
-  return errorFromV025({ code, message: sanitizeUpstreamText(message, secrets), data: scrubbedData(data, secrets) }, profile);
+  const told = errorFromV025({ code, message: sanitizeUpstreamText(message, secrets), data: scrubbedData(data, secrets) }, profile);
+  return told.withOptions({ upstreamFault: 'reported' });
 }
 
 /** The 0.2.5 and 0.3 JSON-RPC wire: no version header, `X-A2A-Extensions`, 0.2.5 error codes. */
