@@ -3,6 +3,7 @@ import { isActiveState, withFields, type Artifact, type StreamResponse, type Tas
 import type { V025Task } from '../../protocol/v025/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { createReplyFold, createTurnReply, replyEvents, type ReplyOptions } from './reply/index.js';
+import { withAgentFailureTold } from './reply/agent-failure.js';
 import { replyOptions, wordsIn } from './reply-options.js';
 import { stableId } from './reply-artifact-id.js';
 import { latestTurnAsItBegan, latestTurnMessageOf } from './latest-turn-message.js';
@@ -101,11 +102,11 @@ export async function taskReplyEvents(
 ): Promise<{ options: ReplyOptions; events: StreamResponse[] }> {
   // The reply artifact keeps the id the turn showed it under (made from the task the caller knows and the turn's message).
   const sentMessageId = latestTurnMessageOf(task)?.messageId;
-  const facts = withFields(
-    { words: await taskWords(deps, task, ctx.principal) },
-    withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}),
-  );
-  return { options: withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }), events: await latestTurnEvents(deps, task, ctx) };
+  const words = await taskWords(deps, task, ctx.principal);
+  const facts = withFields({ words }, withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}));
+  // A turn the agent's own error ended reads as message/send read it.
+  const told = withAgentFailureTold(task, words);
+  return { options: withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }), events: await latestTurnEvents(deps, told, ctx) };
 }
 
 /**

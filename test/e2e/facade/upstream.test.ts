@@ -141,8 +141,19 @@ describe('facade → fake iac-code', () => {
     const frames = await stream.rest();
     const events = results(frames);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } });
-    expect(streamedText(events)).toMatch(/RuntimeError/);
+    expect(streamedText(events)).toMatch(/\nThe agent ran into an error and could not finish: RuntimeError/);
     expectNoLeak(frames.map((frame) => frame.data).join('\n'));
+  });
+
+  it("iac-code's -32603 after its first words, to a user writing Chinese: its words, then in Chinese that it failed and why", async () => {
+    for (const method of ['message/stream', 'message/send'] as const) {
+      const message = userMessage({ text: '帮我建一个专有网络 [fault:error-event after=4]' });
+      const text =
+        method === 'message/send'
+          ? sentText((await rpc(gateway.url, method, { message })).body.result)
+          : streamedText(results(await (await openStream(`${gateway.url}/stream`, method, { message })).rest()));
+      expect(text).toBe('Hello \n智能体出错，未能完成本次请求：RuntimeError: failed to read [path] with Bearer [redacted]');
+    }
   });
 
   it('an upstream error before the first event: one 0.2.5 error frame in the stream, sanitized', async () => {

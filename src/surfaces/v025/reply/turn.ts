@@ -1,6 +1,7 @@
 import { eventTaskState, isActiveState, isInterruptedState, toA2AError, type StreamResponse, type TaskState } from '../../../model/index.js';
 import { SteppedStage, type Step } from '../../../core/stepped-stages.js';
 import type { V025StreamEvent } from '../../../protocol/v025/index.js';
+import { agentFailureText, reportedByAgent, withAgentFailureToldIn } from './agent-failure.js';
 import { closeReply, failReply, reduceReply } from './reducer.js';
 import { initialReplyState, type ReplyOptions, type ReplyState } from './state.js';
 
@@ -9,6 +10,8 @@ export interface TurnReply {
   push(event: StreamResponse): V025StreamEvent[];
   close(): V025StreamEvent[];
   fail(reason: string): V025StreamEvent[];
+  /** The turn's stream failed with `error`: the agent's own error told as its failure (agent-failure.ts), else as `fail`. */
+  failedBy(error: unknown): V025StreamEvent[];
   /** The upstream's stream stopped while the turn still ran: failed, saying so in the turn's language. */
   brokeOff(): V025StreamEvent[];
   readonly started: boolean;
@@ -42,13 +45,17 @@ class HeldTurnReply implements TurnReply {
   constructor(private readonly options: ReplyOptions) {}
 
   push(event: StreamResponse): V025StreamEvent[] {
-    return this.#step(reduceReply(this.#state, event, this.options));
+    return this.#step(reduceReply(this.#state, withAgentFailureToldIn(event, this.options.words), this.options));
   }
   close(): V025StreamEvent[] {
     return this.#step(closeReply(this.#state, this.options));
   }
   fail(reason: string): V025StreamEvent[] {
     return this.#step(failReply(this.#state, reason, this.options));
+  }
+  failedBy(error: unknown): V025StreamEvent[] {
+    const { message } = toA2AError(error);
+    return this.fail(reportedByAgent(error) ? agentFailureText(this.options.words, message) : message);
   }
   brokeOff(): V025StreamEvent[] {
     return this.fail(this.options.words.endedEarly);
@@ -154,6 +161,6 @@ class ReplyEvents extends SteppedStage<StreamResponse, V025StreamEvent> {
 
   protected override recover(error: unknown): Step<V025StreamEvent> {
     if (!this.reply.started) throw error;
-    return { items: this.reply.fail(toA2AError(error).message), end: true };
+    return { items: this.reply.failedBy(error), end: true };
   }
 }

@@ -37,6 +37,7 @@ export const EN: FacadeWords = {
   optionLabels: { allow_once: 'Allow once', allow_always: 'Always allow', deny: 'Deny' },
   askedAgain: (prompt) => `An answer is needed first. ${prompt}`,
   endedEarly: 'The upstream agent ended the stream before the turn finished',
+  agentFailed: (reason) => `The agent ran into an error and could not finish: ${reason}`,
   pipelineWordsLost: "(Part of the agent's reply may be missing here: the connection broke.)",
   failedSilently: 'The agent could not complete this request.',
   canceledSilently: 'The request was canceled before it was finished.',

@@ -41,6 +41,7 @@ export const JA: FacadeWords = {
   optionLabels: { allow_once: '今回のみ許可', allow_always: '常に許可', deny: '拒否' },
   askedAgain: (prompt) => `先にこの質問に答えてください。${prompt}`,
   endedEarly: '上流のエージェントの応答が、このやり取りの完了前に途切れました',
+  agentFailed: (reason) => `エージェントでエラーが発生したため、このリクエストを完了できませんでした：${reason}`,
   pipelineWordsLost: '（接続が途切れたため、ここでエージェントの応答の一部が欠けている可能性があります。）',
   failedSilently: 'エージェントはこのリクエストを完了できませんでした。',
   canceledSilently: 'このリクエストは完了する前にキャンセルされました。',

@@ -41,6 +41,7 @@ export const ZH: FacadeWords = {
   optionLabels: { allow_once: '允许一次', allow_always: '始终允许', deny: '拒绝' },
   askedAgain: (prompt) => `请先回答这个问题。${prompt}`,
   endedEarly: '上游智能体在本轮对话结束前中断了输出',
+  agentFailed: (reason) => `智能体出错，未能完成本次请求：${reason}`,
   pipelineWordsLost: '（连接中断，此处可能缺少智能体的部分回复。）',
   failedSilently: '智能体未能完成本次请求。',
   canceledSilently: '本次请求已取消，未能完成。',

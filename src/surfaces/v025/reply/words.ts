@@ -55,6 +55,11 @@ export interface FacadeWords {
   /** The upstream's stream stopped while the turn was still running. */
   endedEarly: string;
   /**
+   * The agent ended its turn with an error of its own (its JSON-RPC error, a -32603 in its SDK's or its exception's
+   * English words, after it said something): that it failed, then `reason`, its words scrubbed (agent-failure.ts).
+   */
+  agentFailed(reason: string): string;
+  /**
    * Where the recovery of a pipeline turn whose stream broke could not tell what iac-code said meanwhile
    * (the task keeps only its latest envelopes: ../turn-pipeline.ts): said at the place of the gap.
    */
