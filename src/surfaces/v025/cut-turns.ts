@@ -164,7 +164,9 @@ export async function* cutTurnRest(
 ): AsyncGenerator<StreamResponse> {
   const { current, shown } = cut;
   const contextId = current.contextId ?? shown.previous?.contextId ?? current.id;
-  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${cutTurnLead(cut, words)}\n\n` }] };
+  // Its user read none of a turn that went on in a fresh context: nor the words that opened it (started-afresh.ts).
+  const afresh = shown.startedAfresh && readNoneOf(shown) ? `${words.startedAfresh}\n\n` : '';
+  const said: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${cutTurnLead(cut, words)}\n\n${afresh}` }] };
   // The opening is the facade's, not the turn's: a shutdown that cuts this turn too notes what came after it.
   yield { statusUpdate: { taskId: current.id, contextId, status: { state: 'TASK_STATE_WORKING', message: said } } };
   if (isActiveState(current.status.state)) {
@@ -196,6 +198,8 @@ export interface WatchedTurn {
    * new task that named itself in no event yet cannot be noted. `reason`: why, when no connection broke (CutTurnNote.reason).
    */
   unwatched(read?: 'nothing', reason?: CutReason): boolean;
+  /** The turn goes on in a fresh context, its reply opened with the words that say the agent started afresh (gone-task.ts). */
+  startedAfresh(): void;
   /**
    * The reply holds a follow-up's waiting task that asks by the message its user read before this turn, the question
    * they just answered (reply/held-question.ts): the agent has said nothing yet, which a bound tells instead.
@@ -229,7 +233,9 @@ export interface WatchedTurn {
  * conversation's next message): the task its events named, else, once its message was sent, the task it
  * followed up. A turn that showed a cut turn's rest forgets its note when it ends, however it
  * ends (the rest's end, an error), unless its user stopped watching it too (then noted again): the rest
- * is shown to one message, not swallowing every message while the task stays at work.
+ * is shown to one message, not swallowing every message while the task stays at work. The note goes under the
+ * conversation's context as it is when the note is written: a turn moved to a fresh context (gone-task.ts) is noted
+ * there, where the conversation's next message looks (moved-contexts.ts), not under the id it was refused in.
  */
 export function watchedTurn(
   conversation: Conversation,
@@ -237,13 +243,14 @@ export function watchedTurn(
   shutdown: AbortSignal | undefined,
   turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
 ): WatchedTurn {
-  const { principal, contextId } = conversation;
+  const { principal } = conversation;
   const { shows } = turn;
   const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
   let sent = false;
   let ended = false;
   let unwatched = false;
   let readNothing = false;
+  let afresh = false;
   let reason: CutReason | undefined;
   /**
    * The turn's bound passed while its reply held a follow-up's waiting task (reply/turn.ts): that task's frame, its
@@ -256,13 +263,14 @@ export function watchedTurn(
    * was shown its end (what a stream wrote, not what it relayed after they left: a question they never read stays open).
    */
   const cutTask = (): string | undefined => {
-    if (!(shutdown?.aborted || unwatched) || !contextId) return undefined;
+    if (!(shutdown?.aborted || unwatched) || !conversation.contextId) return undefined;
     const { state, heldStatus } = tracker.shown();
     // A follow-up's stream that opened with its task still waiting (an a2a-js 1.x agent taking up the answer) goes on.
     if (state !== undefined && !isActiveState(state) && heldStatus === undefined) return undefined;
     return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
   };
   const noteCut = (): void => {
+    const { contextId } = conversation;
     if (!contextId) return;
     const taskId = cutTask();
     if (!taskId) {
@@ -271,7 +279,8 @@ export function watchedTurn(
     }
     // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
     // stream ends; the store keeps it before it closes (conversation-languages.ts).
-    const shown = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
+    const soFar = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
+    const shown = afresh ? withFields(soFar, { startedAfresh: true }) : soFar;
     void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
   };
   return {
@@ -286,6 +295,7 @@ export function watchedTurn(
       readNothing ||= read === 'nothing';
       return cutTask() !== undefined;
     },
+    startedAfresh: () => void (afresh = true),
     heldRepeatsQuestion: () => repeatsShownQuestion(tracker.heldStatus, turn.previous),
     awaitsFirstEvent: () => sent && !shows && turn.sent.taskId === undefined && tracker.mark === 0,
     toldAtCut(error, words) {

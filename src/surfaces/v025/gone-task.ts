@@ -11,6 +11,7 @@ import {
 } from '../../model/index.js';
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
+import { withStartedAfreshTold } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
 export const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
@@ -87,6 +88,19 @@ export interface GoneTaskOptions {
    * Awaited before it is sent, so the caller's next message, sent once it read the answer, finds the note.
    */
   movedTo?: ((contextId: string) => Promise<void>) | undefined;
+  /**
+   * The words that open the reply of a turn sent again in a fresh context (started-afresh.ts), in the turn's language:
+   * the agent has none of the conversation before it. Not for a new task of the same context, which the agent keeps
+   * (iac-code reads an evicted context back from its saved session: docs/iac-code.md, "Idle eviction").
+   */
+  startedAfresh?: string | undefined;
+}
+
+/** What every attempt of one turn shares: what goes again, where a move is noted, and whether the move was told. */
+interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh'> {
+  asked: SendMessageRequest;
+  /** The words of startedAfresh open the reply already: a fresh context refused in turn moves it once more, told once. */
+  toldAfresh?: boolean;
 }
 
 /**
@@ -102,20 +116,21 @@ export interface GoneTaskOptions {
  * - iac-code fails the turn at once because its context is bound to another folder (begun before
  *   `upstream.workspace-root` was turned on, or after it was turned off: docs/iac-code.md, "Workspaces"), which
  *   no turn of that context can change: in a fresh context, which gets its own folder.
- * Nothing of the refused attempt is shown: it did nothing with the message.
+ * Nothing of the refused attempt is shown: it did nothing with the message. A turn that goes on in a fresh context
+ * opens with the words that say the agent has none of the conversation there (`startedAfresh`), once.
  */
 export function inNewTaskIfGone(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
   options: GoneTaskOptions = {},
 ): AsyncGenerator<StreamResponse> {
-  return attempt(request, run, { asked: options.asked ?? request, movedTo: options.movedTo }, MAX_RETRIES);
+  return attempt(request, run, { asked: options.asked ?? request, movedTo: options.movedTo, startedAfresh: options.startedAfresh }, MAX_RETRIES);
 }
 
 async function* attempt(
   request: SendMessageRequest,
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
-  turn: { asked: SendMessageRequest; movedTo: GoneTaskOptions['movedTo'] },
+  turn: Turn,
   retries: number,
 ): AsyncGenerator<StreamResponse> {
   const { asked } = turn;
@@ -151,8 +166,14 @@ async function* attempt(
       // The refused attempt's stream is closed first: it holds the conversation's turn until it ends.
       await source.return?.();
       const moved = retry.message.contextId;
-      if (moved !== request.message.contextId && moved !== undefined) await turn.movedTo?.(moved);
-      yield* attempt(retry, run, turn, retries - 1);
+      const fresh = moved !== request.message.contextId && moved !== undefined;
+      if (fresh) await turn.movedTo?.(moved);
+      const again = attempt(retry, run, turn, retries - 1);
+      // The agent has none of the conversation in the fresh context: its user reads so first (started-afresh.ts).
+      if (fresh && turn.startedAfresh !== undefined && !turn.toldAfresh) {
+        turn.toldAfresh = true;
+        yield* withStartedAfreshTold(again, turn.startedAfresh);
+      } else yield* again;
       return;
     }
     yield* held;

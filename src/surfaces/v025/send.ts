@@ -125,8 +125,14 @@ async function beginTurn(
     const picked = task.request.message.taskId === undefined && (upstreamTaskId !== undefined || refusesContexts(deps.cards.current()?.card));
     const asked = answered.request === begun.request ? undefined : begun.request;
     const movedFrom = [input.request.message.contextId, conversation.contextId];
-    const movedTo = (contextId: string) => noteMove(routing.languages.movedContexts, principal, movedFrom, contextId);
-    const retried: GoneTaskOptions | undefined = picked ? { asked, movedTo } : undefined;
+    const movedTo = (contextId: string) => {
+      // The turn goes on there, the agent afresh: so do the notes it leaves for the conversation's next message (a
+      // hang-up's, which then tells it started afresh too; its message's, for a retry).
+      conversation.contextId = contextId;
+      watch.startedAfresh();
+      return noteMove(routing.languages.movedContexts, principal, movedFrom, contextId);
+    };
+    const retried: GoneTaskOptions | undefined = picked ? { asked, movedTo, startedAfresh: words.startedAfresh } : undefined;
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
     const onSent = (): void => (watch.sent(), noteSentTurnMessage(sentTurns, conversation, task.request.message));

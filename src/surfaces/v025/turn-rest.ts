@@ -55,6 +55,11 @@ export interface TurnSoFar {
    * before the turn, whose question the frame does not show again (reply/held-question.ts). Kept once the agent goes on.
    */
   heldShown?: boolean;
+  /**
+   * The turn went on in a fresh context, where the agent has none of the conversation before it: its reply opened with
+   * the words that say so (../started-afresh.ts), which its rest tells again to a caller who read none of the turn.
+   */
+  startedAfresh?: boolean;
   /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */
   pipelineSequence?: number;
 }

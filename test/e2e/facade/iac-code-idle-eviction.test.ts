@@ -3,7 +3,8 @@
  * eviction"). The facade aims the follow-up at the conversation's waiting task, which iac-code then fails at
  * once ("A2A task expired"): the user's same words go again as a new task of the conversation, and the user
  * reads the answer to them, nothing of the refused attempt, in message/stream as in message/send. A context
- * iac-code refuses too ("ValueError: A2A context expired") goes on in a fresh one. A caller that named its
+ * iac-code refuses too ("ValueError: A2A context expired") goes on in a fresh one, its user told that the agent
+ * started afresh there. A caller that named its
  * task itself gets iac-code's failure as it is: the facade did not pick that task.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import { CONTEXT_EXPIRED, TASK_EXPIRED } from '../../support/fake-iac-code-evict
 import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
 
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
+/** What a Chinese user reads before the answer of a turn that went on in a fresh context. */
+const STARTED_AFRESH =
+  '智能体已不再保留之前的对话，以下回复是重新开始的：它不知道之前说过的内容，也没有之前生成的文件。如果你的消息提到了之前的内容，请重新完整描述。';
 
 interface Read {
   text: string;
@@ -94,7 +98,8 @@ describe('facade → iac-code: a follow-up into a conversation iac-code evicted 
 
       const before = turnsSent();
       const next = await reads[mode]('再帮我查一下交换机', { contextId: first.contextId });
-      expect(next.text).toBe(first.text);
+      // The agent has none of the conversation there: its user reads so first (iac-code-started-afresh.test.ts).
+      expect(next.text).toBe(`${STARTED_AFRESH}\n\n${first.text}`);
       expect(next.state).not.toBe('failed');
       const sent = sentSince(before);
       expect(sent.map((turn) => turn.text)).toEqual(['再帮我查一下交换机', '再帮我查一下交换机', '再帮我查一下交换机']);

@@ -3,7 +3,8 @@
  * contexts to its own folder, and fails their next turn before it does anything ("ValueError: A2A context belongs
  * to a different workspace", as the fake does: fake-iac-code-turn-settings.ts). A Bailian user of such a
  * conversation reads the agent's answer to their message instead, in message/send, message/stream and tasks/get
- * (the words went again in a fresh context, which has a folder of its own), and the conversation's next messages go
+ * (the words went again in a fresh context, which has a folder of its own, its user told first that the agent
+ * started afresh there: tasks/get shows the agent's reply alone), and the conversation's next messages go
  * on in that context, under the id they began with or the one the answer gave. With `store: memory` the restarted
  * gateway knows nothing of the conversation (its message opens a new task); with `store: redis` it aims the message
  * at the waiting task, which iac-code fails the same way.
@@ -19,6 +20,9 @@ import { deleteRedisKeys, REDIS_URL, requireRedis } from '../../support/redis.js
 
 const ROOT = '/srv/a2a-workspaces';
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
+/** What a Chinese user reads before the answer of the turn that went on in a fresh context. */
+const STARTED_AFRESH =
+  '智能体已不再保留之前的对话，以下回复是重新开始的：它不知道之前说过的内容，也没有之前生成的文件。如果你的消息提到了之前的内容，请重新完整描述。';
 
 interface Read {
   text: string;
@@ -91,7 +95,8 @@ describe('facade → iac-code: a conversation begun before upstream.workspace-ro
         const from = turnCount(fake);
         const next = await reads[mode](gateway, '再帮我查一下交换机', contextId);
         expect(next.text).not.toContain(WRONG_WORKSPACE);
-        expect(next.text).toBe(first.text);
+        // The agent has none of the conversation in the fresh context: its user reads so first, once.
+        expect(next.text).toBe(`${STARTED_AFRESH}\n\n${first.text}`);
         expect(next.state).not.toBe('failed');
         const sent = turnsSince(fake, from);
         // Refused in the conversation's own context (aimed at its waiting task when the registry kept it), then the
@@ -103,8 +108,9 @@ describe('facade → iac-code: a conversation begun before upstream.workspace-ro
         expect(sent[1]).toEqual({ contextId: moved, taskId: undefined, cwd: workspaceOf(ROOT, moved) });
         expect(next.contextId).toBe(moved);
 
+        // tasks/get reads the agent's task: its reply, without the facade's words before it (as for a cut turn's rest).
         const got = (await rpc(gateway.url, 'tasks/get', { id: next.taskId })).body.result;
-        expect(sentText(got)).toBe(next.text);
+        expect(sentText(got)).toBe(first.text);
         expect(sentText(got)).not.toContain(WRONG_WORKSPACE);
 
         // Bailian's next message, under the id the conversation began with: it goes to the moved context's waiting

@@ -74,6 +74,8 @@ export const EN: FacadeWords = {
     'The agent has not answered your message yet. Send any message in this conversation (for example "continue") to see where it stands; there is no need to send your message again.',
   notPassedOn: (lead) =>
     `${lead} The message you just sent was not passed to the agent; if you still need it, send it again once this reply has finished.`,
+  startedAfresh:
+    'The agent no longer had the earlier part of this conversation, so its answer below starts afresh: it does not know what was said before, nor the files it made then. If your message refers to something from earlier, please describe it again.',
   goOn: ['continue', 'go on', 'keep going', 'any update', 'any updates', 'status'],
   stillAsks: 'The agent has not answered your previous message: it is still waiting for an answer to its question below.',
   stillAsksOfSameMessage:

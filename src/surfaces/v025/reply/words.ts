@@ -145,6 +145,11 @@ export interface FacadeWords {
    * own advice suggests sending ("continue"), and which its writer would not want sent again.
    */
   notPassedOn(lead: string): string;
+  /**
+   * Opens the reply of a turn the facade sent again in a fresh context because the agent refused the conversation's
+   * own for good (../gone-task.ts): the agent has none of the earlier turns, nor (iac-code) the files it wrote then.
+   */
+  startedAfresh: string;
   /** Messages that only ask to see how a turn goes on, as this language writes them (lower case, no end punctuation). */
   goOn: readonly string[];
   /**
