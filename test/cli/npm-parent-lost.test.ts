@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { startedByNpmInForeground } from '../../src/cli/npm-parent-watch.js';
 import { startHungServer } from '../support/hung-server.js';
 import { root } from '../support/run-cli.js';
@@ -22,16 +22,16 @@ const alive = (pid: number): boolean => {
   }
 };
 
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
-});
-
 /**
  * `serve` the way npm runs a package's bin or script: under `sh -c`, which npm forwards SIGTERM to and
  * which dies of it without passing it on (`; exit $?` keeps a shell that would exec the command in place).
+ * What it started is killed when the test that called it ends (the tests run side by side: the test's own hook).
  */
-async function serveUnderShell(env: NodeJS.ProcessEnv) {
+async function serveUnderShell(onTestFinished: TestContext['onTestFinished'], env: NodeJS.ProcessEnv) {
+  const started: number[] = [];
+  onTestFinished(() => {
+    for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
   const command = `"${process.execPath}" --import "${tsx}" "${entry}" serve --port 0; exit $?`;
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('A2A_BRIDGE_') && !key.startsWith('npm_')));
   const shell = spawn('sh', ['-c', command], { cwd: root, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -61,20 +61,27 @@ async function serveUnderShell(env: NodeJS.ProcessEnv) {
   return { shell, gatewayPid: started.at(-1)!, logged, url };
 }
 
-describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, () => {
-  it('drains and exits when the shell npm ran it in dies of the SIGTERM npm passed on', async () => {
-    const { shell, gatewayPid, logged } = await serveUnderShell({ npm_lifecycle_event: 'npx', npm_lifecycle_script: "'a2a-bridge' 'serve'" });
+// Each test starts a gateway of its own and waits on it (its start, a 3 s drain, 3 s of running on): side by side.
+describe.concurrent('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, () => {
+  it('drains and exits when the shell npm ran it in dies of the SIGTERM npm passed on', async ({ expect, onTestFinished }) => {
+    const { shell, gatewayPid, logged } = await serveUnderShell(onTestFinished, {
+      npm_lifecycle_event: 'npx',
+      npm_lifecycle_script: "'a2a-bridge' 'serve'",
+    });
     shell.kill('SIGTERM');
     expect(await logged('stopped', 10_000)).toBe(true);
     // Gone soon after its last line: a loaded host took longer than a fixed 500 ms to end the process.
     await waitUntil(async () => !alive(gatewayPid));
   });
 
-  it("takes the SIGTERM that follows npm's end (the whole process group signalled) as the first signal, not a second", async () => {
+  it("takes the SIGTERM that follows npm's end (the whole process group signalled) as the first signal, not a second", async ({
+    expect,
+    onTestFinished,
+  }) => {
     // An upstream that never answers holds a call open, so the drain lasts its drain-timeout-ms.
     const hung = await startHungServer();
     try {
-      const { shell, gatewayPid, logged, url } = await serveUnderShell({
+      const { shell, gatewayPid, logged, url } = await serveUnderShell(onTestFinished, {
         npm_lifecycle_event: 'npx',
         npm_lifecycle_script: "'a2a-bridge' 'serve'",
         A2A_BRIDGE_UPSTREAM__URL: hung.url,
@@ -98,14 +105,14 @@ describe('a gateway npm started, whose npm was stopped', { timeout: 90_000 }, ()
     }
   });
 
-  it('runs on when it was not started by npm (nohup, a shell that left it behind on purpose)', async () => {
-    const { shell, gatewayPid, logged } = await serveUnderShell({});
+  it('runs on when it was not started by npm (nohup, a shell that left it behind on purpose)', async ({ expect, onTestFinished }) => {
+    const { shell, gatewayPid, logged } = await serveUnderShell(onTestFinished, {});
     shell.kill('SIGTERM');
     expect(await logged('stopped', 3_000)).toBe(false);
     expect(alive(gatewayPid)).toBe(true);
   });
 
-  it('is told apart from an npm script that leaves the gateway running in the background on purpose', () => {
+  it('is told apart from an npm script that leaves the gateway running in the background on purpose', ({ expect }) => {
     expect(startedByNpmInForeground({ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'a2a-bridge serve --port 8080' })).toBe(true);
     expect(startedByNpmInForeground({ npm_lifecycle_event: 'start', npm_lifecycle_script: 'node dist/cli.js serve 2>&1' })).toBe(true);
     expect(startedByNpmInForeground({ npm_lifecycle_event: 'up', npm_lifecycle_script: 'nohup node dist/cli.js serve > gw.log 2>&1 &' })).toBe(false);

@@ -32,8 +32,11 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
   });
   afterAll(() => deployment?.close());
 
-  describe.each(BINDINGS)('over %s', (binding) => {
-    it('a turn streamed on A reads the same on B as on A and at the agent, every word and file once', async () => {
+  // Each test starts a task of its own (names carry the binding) and reads it back by its id or its own context:
+  // they wait on the agent's 150 ms steps side by side. Following a turn under way stays one at a time: its
+  // subscription has to join before the last of 8 steps.
+  describe.concurrent.each(BINDINGS)('over %s', (binding) => {
+    it('a turn streamed on A reads the same on B as on A and at the agent, every word and file once', async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const name = `web-${binding}`;
       const words = deployWords(name);
@@ -61,7 +64,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
       expect(taskArtifacts(listed.tasks[0]!)).toEqual(taskArtifacts(fromA));
     });
 
-    it('SubscribeToTask on B follows a turn streamed on A to its end: the rest of what the agent says, once', async () => {
+    it.sequential('SubscribeToTask on B follows a turn streamed on A to its end: the rest of what the agent says, once', async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const name = `worker-${binding}`;
       const words = longWords(name, 8);
@@ -93,7 +96,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
       expect(historyLines(fromB)).toEqual(historyLines(atAgent));
     });
 
-    it("CancelTask on B stops a turn streamed on A: both callers see it canceled, with the agent's reason", async () => {
+    it("CancelTask on B stops a turn streamed on A: both callers see it canceled, with the agent's reason", async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const name = `batch-${binding}`;
       const streamed = new StreamReader(onA.sendMessageStream(sendRequest(`long ${name} 20`)));
@@ -109,7 +112,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
       expect((await get(onA, taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     });
 
-    it("a turn that fails on A: its reason reaches the stream once, and B's GetTask and ListTasks as the agent gave it", async () => {
+    it("a turn that fails on A: its reason reaches the stream once, and B's GetTask and ListTasks as the agent gave it", async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const words = failWords(`db-${binding}`);
       const payloads = await new StreamReader(onA.sendMessageStream(sendRequest(`fail db-${binding}`))).rest();
@@ -127,7 +130,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
       expect(listed.tasks.map((task) => task.status?.message)).toEqual([atAgent.status?.message]);
     });
 
-    it('a blocking SendMessage on A is listed on B at once, and reads the same there', async () => {
+    it('a blocking SendMessage on A is listed on B at once, and reads the same there', async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const task = asTask(await onA.sendMessage(sendRequest(`deploy api-${binding}`)));
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);

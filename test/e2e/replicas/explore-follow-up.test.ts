@@ -40,8 +40,9 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
   });
   afterAll(() => deployment?.close());
 
-  describe.each(BINDINGS)('over %s', (binding) => {
-    it('the question streamed on A, the answer streamed on B: the answer opens with the whole task, then the rest once', async () => {
+  // Each test asks a question of its own (names carry the binding): they wait on the agent's steps side by side.
+  describe.concurrent.each(BINDINGS)('over %s', (binding) => {
+    it('the question streamed on A, the answer streamed on B: the answer opens with the whole task, then the rest once', async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const name = `db-${binding}`;
       const { taskId, contextId, payloads } = await askedOn(onA, name);
@@ -72,7 +73,7 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
       expect(fromB.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     });
 
-    it('the question asked on A, the answer sent blocking on B: the completed task, the same on both replicas', async () => {
+    it('the question asked on A, the answer sent blocking on B: the completed task, the same on both replicas', async ({ expect }) => {
       const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
       const name = `cache-${binding}`;
       const { taskId, contextId } = await askedOn(onA, name);
@@ -108,14 +109,17 @@ describe.each(UPSTREAMS)('the agent called over %s', (upstream) => {
   });
 
   describe('a question left unanswered', () => {
-    it.each(BINDINGS)("over %s: CancelTask on B of the question asked on A: canceled with the agent's words, on both replicas", async (binding) => {
-      const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
-      const { taskId } = await askedOn(onA, `dropped-${binding}`);
-      const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined });
-      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-      expect(canceled.status?.message?.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : ''))).toEqual([QUESTION_DROPPED]);
-      expect(await get(onA, taskId)).toEqual(await get(onB, taskId));
-      expect(historyLines(await get(onA, taskId))).toEqual(historyLines(await get(direct, taskId)));
-    });
+    it.concurrent.for(BINDINGS)(
+      "over %s: CancelTask on B of the question asked on A: canceled with the agent's words, on both replicas",
+      async (binding, { expect }) => {
+        const [onA, onB] = [await sdkClient(deployment.a, binding), await sdkClient(deployment.b, binding)];
+        const { taskId } = await askedOn(onA, `dropped-${binding}`);
+        const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+        expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+        expect(canceled.status?.message?.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : ''))).toEqual([QUESTION_DROPPED]);
+        expect(await get(onA, taskId)).toEqual(await get(onB, taskId));
+        expect(historyLines(await get(onA, taskId))).toEqual(historyLines(await get(direct, taskId)));
+      },
+    );
   });
 });
