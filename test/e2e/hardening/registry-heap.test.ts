@@ -1,9 +1,11 @@
 /**
  * The memory registry cannot grow the gateway past its heap. A gateway whose heap is capped at 160 MiB
- * records 600 turns of about 200 KB each (a long prompt and its echo, as an iac-code turn with tool
- * output is long): 120 MB of tasks, past what that heap can keep next to the gateway itself. Bounded by
- * count only (100,000 tasks) the process dies of a full heap; with the default byte budget (a quarter
- * of the heap limit) the oldest tasks go, and the gateway still answers, its latest task included.
+ * records 300 turns of about 200 KB each (a long prompt and its echo, as an iac-code turn with tool
+ * output is long): 60 MB of tasks, past what that heap can keep next to the gateway itself. Bounded by
+ * count only (100,000 tasks) the process dies of a full heap, near the 130th turn (seen with
+ * `{"tasks":{"max-bytes":100000000000}}` as the fixture's overrides): 300 leaves more than twice that as
+ * a margin; with the default byte budget (a quarter of the heap limit) the oldest tasks go, and the
+ * gateway still answers, its latest task included.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +17,7 @@ import { startSdkV1Agent, type RunningSdkV1Agent } from '../../support/sdk-v1-ag
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const V1 = { 'a2a-version': '1.0', 'content-type': 'application/json' };
-const TURNS = 600;
+const TURNS = 300;
 
 let agent: RunningSdkV1Agent;
 let child: ChildProcess;
@@ -50,7 +52,7 @@ async function rpc(method: string, params: unknown): Promise<any> {
   return response.json();
 }
 
-it('records 600 turns of 200 KB in a 160 MiB heap: the oldest tasks go, the process and the latest task stay', async () => {
+it(`records ${TURNS} turns of 200 KB in a 160 MiB heap: the oldest tasks go, the process and the latest task stay`, async () => {
   const long = 'x'.repeat(100_000); // one word: the echo agent answers it in one chunk
   const ids: string[] = [];
   for (let turn = 0; turn < TURNS; turn++) {
