@@ -69,8 +69,9 @@ export async function runCall<I>(
     if (edge.surface !== 'v025' && !isStream(response) && callerLeft(c)) return callerLeftAnswer(c);
     return response;
   } catch (error) {
-    // Its caller hung up, and that ended the call (its body cut off, its signal aborted): nothing failed, nobody reads an answer.
-    if ((error instanceof BodyCut || opened?.ctx.signal.aborted) && callerLeft(c)) return callerLeftAnswer(c);
+    // Its caller hung up, and that ended the call (its body cut off, its signal aborted, or the call taken on without
+    // it: port-call.ts onClientGone): nothing failed, nobody reads an answer.
+    if ((error instanceof BodyCut || opened?.clientLeft()) && callerLeft(c)) return callerLeftAnswer(c);
     const a2aError = toA2AError(error);
     noteFailure(c, a2aError);
     return edge.errorResponse(a2aError, input);

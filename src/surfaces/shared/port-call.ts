@@ -24,6 +24,14 @@ export interface PortCall {
   release(): void;
   /** The extensions the upstream activated for this call so far (known once its response has begun). */
   activated(): string[];
+  /**
+   * Offers the client's disconnect to `takesOn` first: when it takes the call on without its caller (true), the
+   * call's signal is not aborted, and whoever took it ends it (`abort`). The 0.2.5 facade follows a new task's turn
+   * so until the agent's first event names its task (unwatched-turns.ts TurnBound.callerGone).
+   */
+  onClientGone(takesOn: (reason: unknown) => boolean): void;
+  /** Its client disconnected before its answer was written out: the signal aborted so, or the call taken on (onClientGone). */
+  clientLeft(): boolean;
 }
 
 const noneActivated = (): string[] => [];
@@ -68,7 +76,13 @@ export function portCall(
   const principal = c.get('principal') ?? '';
   // Past its caller's share of carried-on calls, a call ends with its caller after all.
   const ended = options.outlivesCaller ? outlivingCall(shutdown, principal) : undefined;
-  if (!ended) watchClient(c, clientGone);
+  let takesOn: ((reason: unknown) => boolean) | undefined;
+  let takenOn = false;
+  const gone = (reason?: unknown): void => {
+    takenOn = takesOn?.(reason) === true;
+    if (!takenOn) clientGone(reason);
+  };
+  if (!ended) watchClient(c, gone);
   const stopWatching = shutdown ? untilShutdown(shutdown, () => controller.abort(shutdown.reason)) : undefined;
   const extensions = requestedExtensions(c.req.raw.headers);
   // An agent activates only what was requested: without a request there is nothing to collect.
@@ -95,6 +109,8 @@ export function portCall(
       ended?.();
     },
     activated: activated?.list ?? noneActivated,
+    onClientGone: (taker) => void (takesOn = taker),
+    clientLeft: () => takenOn || controller.signal.aborted,
   };
 }
 

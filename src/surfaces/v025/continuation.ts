@@ -160,7 +160,11 @@ export function createContinuations(registry: TaskRegistry, letGoElsewhere?: Tur
       const turns = runningOn.get(key);
       // A turn here is this process's to let go, and says so at its end; the lanes are read when none runs here,
       if (!turns) return (await letGoElsewhere?.(contextId, principal, LET_GO_ELSEWHERE_MS)) ?? 'free';
-      await wokenWithin((turns.waiting ??= new Set()), turns.followed ? FOLLOWED_WAIT_MS : LET_GO_MS);
+      const followedBefore = turns.followed === true;
+      await wokenWithin((turns.waiting ??= new Set()), followedBefore ? FOLLOWED_WAIT_MS : LET_GO_MS);
+      // Followed from a moment ago: its caller's close was read after this message came (a hang-up before the agent's
+      // first event, unwatched-turns.ts), and the message is the one its user sends next. It waits for it as well.
+      if (!followedBefore && turns.followed && runningOn.get(key) === turns) await wokenWithin(turns.waiting, FOLLOWED_WAIT_MS);
       if (runningOn.get(key) !== turns) return 'let-go';
       // and when it did not end in time: it may still run holding the lane, or have paused on a question there (a
       // message naming its task answers it), or have let the lane go, its end still unwinding here. Without lanes

@@ -171,7 +171,15 @@ export function createV025Dialect(deps: V025FacadeDeps): JsonRpcDialect {
     const call = open(translated.method === 'SendMessage' ? undefined : { outlivesCaller: outlivesCaller(translated.method) });
     // The facade's gate (auth.ts) named the caller: a key of its own, or the facade's anonymous caller.
     const ctx: CallContext = call.ctx;
-    const turn = { id, params: translated.params, ctx, abort: call.abort, logFields: c.get('logFields'), logger: c.get('logger') };
+    const turn = {
+      id,
+      params: translated.params,
+      ctx,
+      abort: call.abort,
+      onClientGone: call.onClientGone,
+      logFields: c.get('logFields'),
+      logger: c.get('logger'),
+    };
     // The upstream's activated extensions go back in 0.2.5's header, once its answer has begun.
     switch (translated.method) {
       case 'SendMessage': {

@@ -19,6 +19,9 @@ export interface FollowBound {
  * the call is then ended as a hung-up caller's is (the agent goes on). The turn's end waits for that (`ended`), so the
  * conversation's lane is held, and its next message waits for the note (continuation.ts), until then.
  *
+ * A turn whose caller hung up before that first event (unwatched-turns.ts TurnBound.callerGone) is followed the
+ * same way, its reply ended with the hang-up's reason, which nobody reads.
+ *
  * The events pass through untouched once the first one came: only a turn whose first event is still awaited is followed.
  */
 export class FirstEventFollow {

@@ -41,6 +41,8 @@ export interface TurnCall {
   params: unknown;
   ctx: CallContext;
   abort(reason?: unknown): void;
+  /** Offers its client's disconnect to the turn first (port-call.ts): a new task's turn may be followed on without it. */
+  onClientGone(takesOn: (reason: unknown) => boolean): void;
   /** The request line's fields (`c.get('logFields')`): not the Hono context, which a streamed turn would keep whole. */
   logFields: RequestLogFields | undefined;
   logger: Logger;
@@ -200,6 +202,8 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   const { task, turn, reprompt, images, retried, attempt } = begun;
   const turnEnds = turnBound(begun.unwatched, call.abort, followPastBound(sendIsStreamed(turn.request, deps), deps, turn, call.ctx.principal));
   const bound = boundSendTurn(deps.options.requestTimeoutMs, turnEnds);
+  // Its caller hanging up before the agent's first event, on a new task, is followed as its bound's passing is.
+  call.onClientGone(turnEnds.callerGone);
   // Its caller hung up (not the bound, not a shutdown): the turn is noted at once, as a hung-up stream's is
   // (stream.ts onCancel), not once the upstream call unwound: the core lets the context's lane go before that, and
   // the conversation's next message on another replica reads the note as soon as the lane is free (continuation.ts).
@@ -272,13 +276,24 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   // Its first event's bound, as message/send's: a new task that said nothing yet is followed past it (unwatched-turns.ts).
   const streamed = upstreamStreams(deps);
   const bound = turnBound(begun.unwatched, call.abort, followPastBound(streamed, deps, turn, call.ctx.principal));
+  // Its caller hanging up before the agent's first event, on a new task, is followed as the bound's passing is:
+  // seen by the connection's close, or first by the stream's writer (v025Stream `callerGone`).
+  call.onClientGone(bound.callerGone);
   const open = (onAccepted: () => void): AsyncIterable<StreamResponse> =>
     bound.events(
       begun.cutRest ?? (reprompt ? noted([{ task: reprompt }], attempt.tracker) : toldBeforeFirstEvent(task.bind(upstream(onAccepted)), told)),
     );
   const firstEventTimeoutMs = streamed ? deps.options.firstEventTimeoutMs : deps.options.requestTimeoutMs;
   const unwatched = withFields(begun.unwatched, { timedOut: bound.passed });
-  const ends = { onEnd: () => bound.ended(turn.end), abort: bound.abort, unwatched, reply, firstEventTimeoutMs, toldAtCut: begun.toldAtCut };
+  const ends = {
+    onEnd: () => bound.ended(turn.end),
+    abort: bound.abort,
+    callerGone: bound.callerGone,
+    unwatched,
+    reply,
+    firstEventTimeoutMs,
+    toldAtCut: begun.toldAtCut,
+  };
   return v025Stream(open, withFields(streamOptions, ends));
 }
 

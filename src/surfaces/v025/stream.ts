@@ -29,6 +29,8 @@ export interface V025StreamOptions {
   abort(): void;
   /** The stream is over, however it ended (idempotent). */
   onEnd?(): void;
+  /** Its caller hung up (or a shutdown cut it): true when the turn goes on without it, not ended by `abort` (unwatched-turns.ts). */
+  callerGone?(): boolean;
   /**
    * The turn, when its user may stop watching it while the agent goes on (unwatched-turns.ts): its caller hangs
    * up (or a shutdown cuts it), before or after its first event (told before onEnd), or its first event's bound
@@ -121,7 +123,7 @@ export async function v025Stream(open: (onAccepted: () => void) => AsyncIterable
     keepaliveMs: deps.options.keepaliveMs,
     signal,
     onCancel: () => {
-      options.abort();
+      if (!options.callerGone?.()) options.abort();
       // The frames may never have been read: reach the upstream iterator directly so the core
       // releases the context lane.
       void Promise.resolve(rest.return?.()).catch(() => undefined);

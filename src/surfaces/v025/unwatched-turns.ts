@@ -14,10 +14,10 @@ import type { FacadeWords } from './reply/index.js';
  * timed out, which would have them send the request again and run it twice.
  *
  * Only a turn whose task is known can be noted: named by its events, or the task its message followed up once that
- * message left the gateway (WatchedTurn.sent). A new task that named itself in no event yet is followed past a
- * bound until it does (turnBound); its caller hanging up before that, or a message that never left (still waiting
- * for a connection, refused), is not noted: its user is told the time-out as it is, and the conversation's next
- * message is sent as any other.
+ * message left the gateway (WatchedTurn.sent). A new task that named itself in no event yet is followed, past a
+ * bound or past its caller hanging up, until it does (turnBound); a message that never left (still waiting for a
+ * connection, refused) is not noted: its user is told the time-out as it is, and the conversation's next message
+ * is sent as any other.
  */
 export interface UnwatchedTurn {
   /**
@@ -37,6 +37,12 @@ export interface UnwatchedTurn {
    * the turn noted then as a hang-up whose caller read nothing; undefined for any other turn (timedOut tells it).
    */
   followedToFirstEvent(timedOut: A2AError): A2AError | undefined;
+  /**
+   * Its caller hung up before the agent's first event, on a new task whose message was sent: true when the call is
+   * followed until that event names the task (TurnBound.callerGone), the turn noted then as a hang-up whose caller
+   * read nothing; false for any other turn (its caller's close ends the call, callerGone tells it).
+   */
+  followedAfterHangUp(): boolean;
   /** Its stream tells what it wrote (stream.ts): from now on only that counts as shown. */
   shownAsWritten(): WrittenFrames;
 }
@@ -68,6 +74,13 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
       watch.tracker.shownAsWritten();
       return timedOut.toldAs(words.notStartedYet);
     },
+    followedAfterHangUp() {
+      if (!watch.awaitsFirstEvent()) return false;
+      // A broken connection, not the gateway's bound: the note's lead says so. Nothing the call gives is read.
+      watch.unwatched('nothing');
+      watch.tracker.shownAsWritten();
+      return true;
+    },
     shownAsWritten() {
       const { tracker } = watch;
       tracker.shownAsWritten();
@@ -89,6 +102,8 @@ export function unwatchedTurn(watch: WatchedTurn, words: FacadeWords): Unwatched
  * instead, and the call is read on, unwatched, until its first event names the task (first-event-follow.ts), then
  * noted as a hung-up caller's turn is and ended: the conversation's next message shows its reply (cut-turns.ts). A
  * blocking call has no first event before its end (the upstream client's own `request-timeout-ms` cuts it then).
+ * Its caller hanging up before that first event (Bailian's own time-out) is decided the same way (callerGone): the
+ * call is followed on the same path, which its caller's close would otherwise end while the agent goes on unread.
  */
 export interface TurnBound {
   /** The bound passed: its time-out as its user reads it; the call is followed on past it when it can be. */
@@ -99,6 +114,12 @@ export interface TurnBound {
   abort(reason?: unknown): void;
   /** Runs the turn's `end`: at once, or once a turn followed past the bound let go of its call. */
   ended(end: () => void): void;
+  /**
+   * Its caller hung up (port-call.ts onClientGone, a stream's writer): true when the call is followed on to its first
+   * event as past the bound (already, or from now on: its reply ends with `reason`), so that nothing else ends it;
+   * false when the caller's close ends it as before (a shutdown's, the first event in, a message never sent).
+   */
+  callerGone(reason?: unknown): boolean;
 }
 
 export function turnBound(
@@ -107,18 +128,25 @@ export function turnBound(
   follow: (FollowBound & { onFollow?: (() => void) | undefined }) | undefined,
 ): TurnBound {
   const followed = follow ? new FirstEventFollow(abort) : undefined;
+  /** Follows the call on to its first event, its reply ended with what `noted` tells (undefined: not followed). */
+  const followOn = <T>(noted: () => T | undefined): T | undefined => {
+    // Past the calls its caller may have outlive it (outliving-calls.ts), the turn is ended as before.
+    const outlives = followed?.awaited && follow ? outlivingCall(follow.shutdown, follow.principal) : undefined;
+    const told = outlives ? noted() : undefined;
+    if (told === undefined || !followed || !follow || !outlives) {
+      outlives?.();
+      return undefined;
+    }
+    followed.follow(told, follow, outlives);
+    follow.onFollow?.();
+    return told;
+  };
   return {
-    passed(timedOut) {
-      // Past the calls its caller may have outlive it (outliving-calls.ts), the turn is ended at its bound as before.
-      const outlives = followed?.awaited && follow ? outlivingCall(follow.shutdown, follow.principal) : undefined;
-      const told = outlives ? turn.followedToFirstEvent(timedOut) : undefined;
-      if (!told || !followed || !follow || !outlives) {
-        outlives?.();
-        return turn.timedOut(timedOut);
-      }
-      followed.follow(told, follow, outlives);
-      follow.onFollow?.();
-      return told;
+    passed: (timedOut) => followOn(() => turn.followedToFirstEvent(timedOut)) ?? turn.timedOut(timedOut),
+    callerGone(reason = new DOMException('The client went away', 'AbortError')) {
+      if (followed?.following) return true;
+      if (follow?.shutdown?.aborted) return false;
+      return followOn(() => (turn.followedAfterHangUp() ? reason : undefined)) !== undefined;
     },
     events: (source) => (followed ? followed.events(source) : source),
     abort: (reason) => void (followed?.following || abort(reason)),

@@ -3,8 +3,9 @@
  * answered with headers: a REAL a2a-js 1.x agent holds its own until its first event). Once the message has
  * left the gateway the agent may be at work on it: a follow-up into a known task is noted as a hang-up after
  * the first event is (unwatched-turns.ts), so the conversation's next message shows the agent's words instead
- * of being sent as an answer to a question its user never read. A message that never left the gateway (still
- * waiting for a connection), or a new task whose id no event named, is not noted: the next message is sent.
+ * of being sent as an answer to a question its user never read. A new task whose id no event named yet is followed
+ * until its first event does, then noted the same way (unwatched-new-task-hung-up-before-first-event.test.ts). A
+ * message that never left the gateway (still waiting for a connection) is not noted: the next message is sent.
  * An agent that says nothing within `upstream.first-event-timeout-ms` is left running the same way, and its user
  * reads that it goes on, as message/send's does past its bound (unwatched-silent-turns.test.ts).
  */
@@ -114,7 +115,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     expect(executor.executions).toBe(executions);
   });
 
-  it('a new task whose id no event named yet: nothing to note, the next message is sent', async () => {
+  it('a new task whose id no event named yet: followed until its first event names it, the next message shows its reply, not sent', async () => {
     const contextId = `ctx-hung-up-new-${randomUUID()}`;
     gates.reset(1);
     await hangUpBeforeFirstEvent(gateway.url, '规划一个VPC', contextId, async () => gates.reached === 1);
@@ -122,7 +123,8 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     const executions = executor.executions;
     const next = await read(await stream(gateway.url, '你好', contextId));
     expect(next.text).not.toContain(REST_WORDS);
-    expect(next.text).not.toContain(WHOLE_WORDS);
-    expect(executor.executions).toBe(executions + 1);
+    expect(next.text).toContain(WHOLE_WORDS);
+    expect(next.text).toContain(DONE);
+    expect(executor.executions).toBe(executions);
   });
 });
