@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventTaskRef, type Message, type StreamResponse } from '../../model/index.js';
 import type { CutTurnNotes } from './cut-turn-notes.js';
-import { watchedTurn, type WatchedTurn } from './cut-turns.js';
+import { watchedTurn, type WatchedTurn } from './watched-turn.js';
 
 /**
  * A `tasks/resubscribe` stream the gateway's shutdown cut is a cut turn like a message's (cut-turns.ts): its user

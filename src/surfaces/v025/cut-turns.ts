@@ -5,15 +5,15 @@ import { joinText } from '../../translate/index.js';
 import { pendingPermission } from '../../upstream/iac-code/permissions.js';
 import { pipelineEnvelopes } from '../../upstream/iac-code/pipeline-events.js';
 import type { V025FacadeDeps } from './deps.js';
-import { asksAnew, asksToGoOn, repeatsShownQuestion, type FacadeWords, type ReplyOptions } from './reply/index.js';
+import { asksToGoOn, repeatsShownQuestion, type FacadeWords, type ReplyOptions } from './reply/index.js';
 import { repeatsNotedMessage } from './repeated-message.js';
 import { replyOptions } from './reply-options.js';
 import { withoutRestatements } from './rest-restatements.js';
 import { withReplayedGap } from './turn-pipeline-replay.js';
 import { followedRest, withoutHold } from './turn-recovery.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
-import { noted, TurnTracker } from './turn-tracker.js';
-import type { CutReason, CutTurnNote, CutTurnNotes } from './cut-turn-notes.js';
+import { noted, type TurnTracker } from './turn-tracker.js';
+import type { CutReason, CutTurnNotes } from './cut-turn-notes.js';
 
 /**
  * A Bailian turn the gateway's shutdown cut (a rollout) goes on at the agent, and its
@@ -39,7 +39,7 @@ export interface CutTurn {
   reason?: CutReason;
 }
 
-type Conversation = { principal: string; contextId: string | undefined };
+export type Conversation = { principal: string; contextId: string | undefined };
 
 /**
  * The call that reads a note's task: the note is the caller's own (kept under its principal, written by its turn
@@ -181,144 +181,3 @@ export async function* cutTurnRest(
   // was shown, as a broken stream's recovery reads them (one path for the rest followed live and the rest read here).
   yield* noted(withoutRestatements(await withReplayedGap(rest, shown, deps.pipelineState, ctx.signal), shown), tracker);
 }
-
-/** What the turn being watched tells of a cut before its reply began, and whether its message was sent. */
-export interface WatchedTurn {
-  tracker: TurnTracker;
-  /**
-   * The turn's message has left for the agent (turn-attempt.ts, told by the upstream client: CallContext.onMessageSent):
-   * from now on it may be at work on it. Not before: a message still waiting for a connection, or whose agent refused
-   * the connection, reached nothing, and its user is told to try again as for any failure before a turn began.
-   */
-  sent(): void;
-  /**
-   * Its user stopped watching it before its end while the agent goes on (unwatched-turns.ts): it is noted at its
-   * end as a shutdown's cut is, so that the conversation's next message shows its rest. `read: 'nothing'`: its
-   * user read none of it (a message/send hung up), so the rest is the turn whole. Whether its task is known: a
-   * new task that named itself in no event yet cannot be noted. `reason`: why, when no connection broke (CutTurnNote.reason).
-   */
-  unwatched(read?: 'nothing', reason?: CutReason): boolean;
-  /** The turn goes on in a fresh context, its reply opened with the words that say the agent started afresh (gone-task.ts). */
-  startedAfresh(): void;
-  /**
-   * The reply holds a follow-up's waiting task that asks by the message its user read before this turn, the question
-   * they just answered (reply/held-question.ts): the agent has said nothing yet, which a bound tells instead.
-   */
-  heldRepeatsQuestion(): boolean;
-  /**
-   * Its message left for the agent as a new task's, and no event came yet: the agent may be at work on a task with
-   * no id to note, which only its first event will name (unwatched-turns.ts follows the call until then).
-   */
-  awaitsFirstEvent(): boolean;
-  /**
-   * The error that ended the turn before its reply began, as its user reads it: a shutdown's cut of a message
-   * already sent says the agent may be at work on it (words.turnCutBeforeReply, or turnCutUnanswered when no
-   * note can show its rest), never "try again"; any other error as it is.
-   */
-  toldAtCut(error: unknown, words: FacadeWords): unknown;
-  /**
-   * Its caller hung up as its stream ended: at frames the source had already given (never written), or a moment
-   * after a frame that pauses the turn for them (stream.ts), which may never have reached them. Noted as
-   * `unwatched` is, even after its end, with what the writer acknowledged; not for a turn that showed a cut turn's
-   * rest: a client that always closes a stream's connection at once would be shown the same question again and again.
-   */
-  leftAtEnd(): void;
-  end(): void;
-}
-
-/**
- * A turn watched for what its user is shown: its tracker, which whatever relays its events notes them in (the
- * upstream's turn and its recovery: turn-attempt.ts; a re-prompt; a cut turn's rest). When the gateway's
- * shutdown ends the turn before its end came, the task is noted as cut with that (cutTurnOf reads it on the
- * conversation's next message): the task its events named, else, once its message was sent, the task it
- * followed up. A turn that showed a cut turn's rest forgets its note when it ends, however it
- * ends (the rest's end, an error), unless its user stopped watching it too (then noted again): the rest
- * is shown to one message, not swallowing every message while the task stays at work. The note goes under the
- * conversation's context as it is when the note is written: a turn moved to a fresh context (gone-task.ts) is noted
- * there, where the conversation's next message looks (moved-contexts.ts), not under the id it was refused in.
- */
-export function watchedTurn(
-  conversation: Conversation,
-  notes: CutTurnNotes,
-  shutdown: AbortSignal | undefined,
-  turn: { sent: Message; previous?: Task | undefined; shows?: CutTurn | undefined },
-): WatchedTurn {
-  const { principal } = conversation;
-  const { shows } = turn;
-  const tracker = new TurnTracker(shows ? shows.shown : { sent: turn.sent, ...(turn.previous ? { previous: turn.previous } : {}) });
-  let sent = false;
-  let ended = false;
-  let unwatched = false;
-  let readNothing = false;
-  let afresh = false;
-  let reason: CutReason | undefined;
-  /**
-   * The turn's bound passed while its reply held a follow-up's waiting task (reply/turn.ts): that task's frame, its
-   * question, goes out with the words the bound tells, so its user read it, although the writer may acknowledge
-   * those last frames only after the note is written.
-   */
-  let heldAtBound = false;
-  /**
-   * The task to note as cut, when the shutdown has cut the turn or its user stopped watching it: unless its user
-   * was shown its end (what a stream wrote, not what it relayed after they left: a question they never read stays open).
-   */
-  const cutTask = (): string | undefined => {
-    if (!(shutdown?.aborted || unwatched) || !conversation.contextId) return undefined;
-    const { state, heldStatus } = tracker.shown();
-    // A follow-up's stream that opened with its task still waiting (an a2a-js 1.x agent taking up the answer) goes on.
-    if (state !== undefined && !isActiveState(state) && heldStatus === undefined) return undefined;
-    return tracker.taskId ?? shows?.current.id ?? (sent ? turn.sent.taskId : undefined);
-  };
-  const noteCut = (): void => {
-    const { contextId } = conversation;
-    if (!contextId) return;
-    const taskId = cutTask();
-    if (!taskId) {
-      if (shows) void notes.forget(principal, contextId, shows.current.id);
-      return;
-    }
-    // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
-    // stream ends; the store keeps it before it closes (conversation-languages.ts).
-    const soFar = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
-    const shown = afresh ? withFields(soFar, { startedAfresh: true }) : soFar;
-    void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
-  };
-  return {
-    tracker,
-    sent: () => void (sent = true),
-    unwatched(read, why) {
-      // The first way it was left is the one its user was told of (after the bound passed, its reply says the agent goes on).
-      if (!unwatched) reason = why;
-      // Its frame, that bound's reply, shows its question only when it is not the one its user just answered (reducer.ts, failReply).
-      if (!unwatched && why === 'timed-out') heldAtBound = asksAnew(tracker.heldStatus, turn.previous);
-      unwatched = true;
-      readNothing ||= read === 'nothing';
-      return cutTask() !== undefined;
-    },
-    startedAfresh: () => void (afresh = true),
-    heldRepeatsQuestion: () => repeatsShownQuestion(tracker.heldStatus, turn.previous),
-    awaitsFirstEvent: () => sent && !shows && turn.sent.taskId === undefined && tracker.mark === 0,
-    toldAtCut(error, words) {
-      if (!sent || !cutByShutdown(error, shutdown)) return error;
-      return error.toldAs(cutTask() ? words.turnCutBeforeReply : words.turnCutUnanswered);
-    },
-    leftAtEnd() {
-      if (shows || unwatched) return;
-      unwatched = true;
-      if (ended) noteCut();
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      noteCut();
-    },
-  };
-}
-
-/**
- * The gateway's shutdown ended the call: its own reason, or a hop it failed, already told in the turn's
- * words (send.ts toldBeforeFirstEvent), while it shut down. An agent that refused the message's connection
- * fails it too, but never marks it sent: only a hop failed after the message left gets here told as a cut.
- */
-const cutByShutdown = (error: unknown, shutdown: AbortSignal | undefined): error is A2AError =>
-  shutdown?.aborted === true && error instanceof A2AError && (error === shutdown.reason || error.hopFailure === 'unavailable');

@@ -8,7 +8,7 @@ import { FINISHED_CODES } from './gone-task.js';
  * the words and codes gone-task.ts reads (a2a-js "Task X is in a terminal state (completed) and cannot be modified",
  * iac-code "Task X is in terminal state: N"): a client that keeps a finished task's id. Its user reads it (a turn the
  * facade aimed at a task goes again in a new one instead, gone-task.ts), so it is told in the turn's language
- * (send.ts, toldInTurnLanguage). `params`: the message/send or message/stream params, as the caller sent them.
+ * (told-in-turn-language.ts). `params`: the message/send or message/stream params, as the caller sent them.
  */
 export async function refusesNamedFinishedTask(error: A2AError, params: unknown, principal: string, ids: ClientTaskIds): Promise<boolean> {
   const named = isRecord(params) && isRecord(params.message) ? params.message.taskId : undefined;

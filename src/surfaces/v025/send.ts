@@ -2,11 +2,10 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
-import { contextBusyError, isContextBusyError } from '../../core/context-lanes.js';
+import { contextBusyError } from '../../core/context-lanes.js';
 import { deferIterable } from '../../core/iterables.js';
 import { belowCap } from '../../core/turn-limits.js';
-import { withFields, A2AError, GatewayErrorCode, type Message, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
-import { isRecord } from '../../model/json.js';
+import { withFields, A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { RequestLogFields } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
@@ -14,25 +13,25 @@ import { noteLogFields } from '../shared/log-fields.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
-import { toldInWords } from './errors.js';
 import { inNewTaskIfGone, refusesContexts, type GoneTaskOptions } from './gone-task.js';
-import { refusesNamedFinishedTask } from './finished-task-message.js';
 import { inMovedContext, noteMove } from './moved-contexts.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { answerPermission, waitsOnDecision } from './permission-answers.js';
 import { answerPipelineChoice } from './pipeline-answers.js';
-import { createReplyFold, createTurnReply, isGatewayFailure, replyEvents } from './reply/index.js';
+import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
 import { replyOptions, turnLanguageOf, wordsIn } from './reply-options.js';
 import type { ConversationLanguages } from './conversation-languages.js';
 import { v025Stream } from './stream.js';
-import { cutTurnOf, cutTurnReply, cutTurnRest, watchedTurn } from './cut-turns.js';
+import { cutTurnOf, cutTurnReply, cutTurnRest } from './cut-turns.js';
+import { watchedTurn } from './watched-turn.js';
 import { sendIsStreamed, streamedTurnEvents, turnEvents, upstreamStreams } from './turn-attempt.js';
 import { noted } from './turn-tracker.js';
 import { toldBeforeFirstEvent } from './told-before-first-event.js';
+import { toldInTurnLanguage } from './told-in-turn-language.js';
 import { latestTurnMessageOf } from './latest-turn-message.js';
 import { noteFilesBeforeTurn } from './files-before-turn.js';
-import { boundSendTurn, turnBound, unwatchedTurn } from './unwatched-turns.js';
+import { boundSendTurn, followPastBound, turnBound, unwatchedTurn } from './unwatched-turns.js';
 import { endedTurnRepeated, noteSentTurnMessage, repeatedTurnResult, repeatedTurnStream } from './repeated-turn.js';
 
 export interface TurnCall {
@@ -240,17 +239,6 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
 }
 
 /**
- * How a streamed turn (`streamed`) is followed past its bound to its first event (unwatched-turns.ts turnBound): for
- * as long again as the longer of a turn's two bounds (`request-timeout-ms`, `first-event-timeout-ms`; none when either is 0).
- */
-function followPastBound(streamed: boolean, deps: V025FacadeDeps, turn: { followed?: (() => void) | undefined }, principal: string) {
-  if (!streamed) return undefined;
-  const { requestTimeoutMs, firstEventTimeoutMs } = deps.options;
-  const ms = requestTimeoutMs > 0 && firstEventTimeoutMs > 0 ? Math.max(requestTimeoutMs, firstEventTimeoutMs) : 0;
-  return { ms, shutdown: deps.shutdown, onFollow: turn.followed, principal };
-}
-
-/**
  * message/stream: the core's SendStreamingMessage as 0.2.5 SSE. While the message's URL images are
  * fetched the turn counts as accepted, so the caller's stream opens (then keeps alive) without waiting
  * for them, as it does for an agent that is slow to say its first word.
@@ -316,38 +304,6 @@ function afterImages(
 }
 
 const NOTHING: AsyncIterable<never> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) };
-
-/**
- * A turn's error before its reply began (a plain 0.2.5 error: the agent out of reach, a time-out, a turn
- * still running in the conversation, its client at its cap on turns in flight), told in the turn's language when the gateway gave it ("暂时无法连接上游智能体"
- * for a Chinese turn), and the agent's refusal of a message to a finished task the caller named (finished-task-message.ts);
- * the agent's other reasons stay as it said them. `params`: the message/send or message/stream params, as the caller sent them.
- */
-export async function toldInTurnLanguage(
-  error: unknown,
-  params: unknown,
-  principal: string,
-  deps: V025FacadeDeps,
-  routing: TurnRouting,
-): Promise<unknown> {
-  if (!(error instanceof A2AError)) return error;
-  const busy = isContextBusyError(error);
-  const capped = isTurnCapRefusal(error);
-  const gateway = isGatewayFailure(error.message);
-  const finished = !busy && !capped && !gateway && (await refusesNamedFinishedTask(error, params, principal, routing.ids));
-  if (!busy && !capped && !gateway && !finished) return error;
-  const message = isRecord(params) && isRecord(params.message) && Array.isArray(params.message.parts) ? (params.message as Message) : undefined;
-  const words = wordsIn(await turnLanguageOf(deps, { message, principal }, routing.languages).catch(() => undefined));
-  if (busy) return error.toldAs(words.turnInProgress);
-  // The cap's refusal keeps its code and Retry-After (toldAs); an English turn keeps the words that name the cap.
-  if (capped) return words.language === 'en' ? error : error.toldAs(words.tooManyTurnsInFlight);
-  // A message to a finished task the caller named keeps the agent's code; an English turn its words (task-call-words.ts).
-  if (finished) return words.language === 'en' ? error : error.toldAs(words.taskFinished);
-  return toldInWords(error, words);
-}
-
-/** The refusal of a turn past its client's cap on turns in flight (core/turn-limits.ts), a refusal for now. */
-const isTurnCapRefusal = (error: A2AError): boolean => error.code === GatewayErrorCode.TooManyTurnsInFlight && error.retryAfterSeconds !== undefined;
 
 async function* once<T>(item: T): AsyncGenerator<T> {
   yield item;

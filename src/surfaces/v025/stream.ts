@@ -41,7 +41,7 @@ export interface V025StreamOptions {
   reply?: ReplyOptions;
   /** How long the first event may take; default `upstream.first-event-timeout-ms`. */
   firstEventTimeoutMs?: number;
-  /** A turn's failure before its reply began, as its user reads it when a shutdown cut it (cut-turns.ts WatchedTurn). */
+  /** A turn's failure before its reply began, as its user reads it when a shutdown cut it (watched-turn.ts WatchedTurn). */
   toldAtCut?(error: unknown): unknown;
 }
 

@@ -1,7 +1,8 @@
 import { A2AError, type StreamResponse } from '../../model/index.js';
 import { outlivingCall } from '../shared/outliving-calls.js';
 import { FirstEventFollow, type FollowBound } from './first-event-follow.js';
-import type { WatchedTurn } from './cut-turns.js';
+import type { WatchedTurn } from './watched-turn.js';
+import type { V025FacadeDeps } from './deps.js';
 import type { FacadeWords } from './reply/index.js';
 
 /**
@@ -181,4 +182,15 @@ export function boundSendTurn(ms: number, bound: TurnBound): SendBound {
     },
     clear: () => clearTimeout(timer),
   };
+}
+
+/**
+ * How a streamed turn (`streamed`) is followed past its bound to its first event (turnBound): for
+ * as long again as the longer of a turn's two bounds (`request-timeout-ms`, `first-event-timeout-ms`; none when either is 0).
+ */
+export function followPastBound(streamed: boolean, deps: V025FacadeDeps, turn: { followed?: (() => void) | undefined }, principal: string) {
+  if (!streamed) return undefined;
+  const { requestTimeoutMs, firstEventTimeoutMs } = deps.options;
+  const ms = requestTimeoutMs > 0 && firstEventTimeoutMs > 0 ? Math.max(requestTimeoutMs, firstEventTimeoutMs) : 0;
+  return { ms, shutdown: deps.shutdown, onFollow: turn.followed, principal };
 }

@@ -12,7 +12,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CallContext } from '../../../src/core/agent-port.js';
 import type { Message, StreamResponse, Task } from '../../../src/model/index.js';
 import { createLocalCutTurnNotes, type CutTurnNotes } from '../../../src/surfaces/v025/cut-turn-notes.js';
-import { cutTurnOf, cutTurnRest, watchedTurn, type CutTurn } from '../../../src/surfaces/v025/cut-turns.js';
+import { cutTurnOf, cutTurnRest, type CutTurn } from '../../../src/surfaces/v025/cut-turns.js';
+import { watchedTurn } from '../../../src/surfaces/v025/watched-turn.js';
 import type { V025FacadeDeps } from '../../../src/surfaces/v025/deps.js';
 import { wordsIn } from '../../../src/surfaces/v025/reply-options.js';
 

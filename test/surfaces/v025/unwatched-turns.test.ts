@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/model/index.js';
-import type { WatchedTurn } from '../../../src/surfaces/v025/cut-turns.js';
+import type { WatchedTurn } from '../../../src/surfaces/v025/watched-turn.js';
 import { wordsIn } from '../../../src/surfaces/v025/reply-options.js';
 import { TurnTracker } from '../../../src/surfaces/v025/turn-tracker.js';
 import { unwatchedTurn } from '../../../src/surfaces/v025/unwatched-turns.js';
