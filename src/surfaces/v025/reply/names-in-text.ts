@@ -1,3 +1,5 @@
+import { isWhiteSpaceCode } from './dense-text.js';
+
 /**
  * Names inside running text that the sentence rules of running-text.ts misread at a boundary: a URL, a path
  * or a ROS resource type (`ALIYUN::ECS::Instance`), whose `:` and `?` are no sentence's end, and a cloud
@@ -12,7 +14,7 @@ export const LONGEST_WORD = 512;
 export function lastWord(text: string): string {
   const from = Math.max(0, text.length - LONGEST_WORD);
   let at = text.length;
-  while (at > from && !/\s/u.test(text.charAt(at - 1))) at--;
+  while (at > from && !isWhiteSpaceCode(text.charCodeAt(at - 1))) at--;
   return text.slice(at);
 }
 

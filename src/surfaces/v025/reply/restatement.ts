@@ -9,6 +9,7 @@ import {
   MIN_RESTATED,
   sameText,
 } from './rules.js';
+import { isWhiteSpaceCode } from './dense-text.js';
 import type { ReplyState } from './state.js';
 
 /**
@@ -85,16 +86,15 @@ function addedToVersion(text: string, previous: string, segment: string): string
 }
 
 const WHITE_SPACE = /\s+/g;
-const BLANK = /\s/;
 
 /** Whether `text` says every character of `segment` first that is not white space, in order, white space aside. */
 function opensWithAll(text: string, segment: string): boolean {
   let at = 0;
   for (let from = 0; from < segment.length; from++) {
-    const expected = segment.charAt(from);
-    if (BLANK.test(expected)) continue;
-    while (at < text.length && BLANK.test(text.charAt(at))) at++;
-    if (text.charAt(at) !== expected) return false;
+    const expected = segment.charCodeAt(from);
+    if (isWhiteSpaceCode(expected)) continue;
+    while (at < text.length && isWhiteSpaceCode(text.charCodeAt(at))) at++;
+    if (text.charCodeAt(at) !== expected) return false;
     at++;
   }
   return true;

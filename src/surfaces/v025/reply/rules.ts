@@ -1,6 +1,7 @@
 import { isAssistantFinal } from '../../../upstream/iac-code/events.js';
 import { isExplainedState, withFields, type Message, type TaskState } from '../../../model/index.js';
 import type { JsonObject } from '../../../translate/common.js';
+import { denseLength, isWhiteSpaceCode, sameDense } from './dense-text.js';
 import { firstPieceFrom } from './pieces.js';
 import { restatesAroundOthers } from './restated-around.js';
 import { ENDS_CJK_SENTENCE, ENDS_SENTENCE, SPACE } from './running-text.js';
@@ -30,12 +31,12 @@ const WHITE_SPACE = /\s+/g;
 /** The least of a reply, in characters that are not white space, that a message may restate before what it adds. */
 export const MIN_RESTATED = 8;
 
-/** How many characters of `text` are not white space. */
-export const denseLength = (text: string): number => text.replace(WHITE_SPACE, '').length;
+/** How many characters of `text` are not white space (dense-text.ts). */
+export { denseLength };
 
 /** The first character of `text` from `from` on that is not white space ('' when none). */
 function firstDense(text: string, from = 0): string {
-  for (let at = from; at < text.length; at++) if (!SPACE.test(text.charAt(at))) return text.charAt(at);
+  for (let at = from; at < text.length; at++) if (!isWhiteSpaceCode(text.charCodeAt(at))) return text.charAt(at);
   return '';
 }
 
@@ -52,12 +53,11 @@ function sameAsTail(candidate: string, state: ReplyState, fewestPieces: number):
   const first = firstPieceFrom(pieces, start);
   if (pieces.dense[first] !== start || pieces.dense.length - first < fewestPieces) return false;
   const at = pieces.at[first] ?? state.shown.length;
-  return shownSlice(state, at).replace(WHITE_SPACE, '') === candidate.replace(WHITE_SPACE, '');
+  return sameDense(shownSlice(state, at), candidate);
 }
 
 /** Whether two texts say the same, white space aside (false when there is nothing to compare with). */
-export const sameText = (text: string, other: string | undefined): boolean =>
-  other !== undefined && denseLength(text) === denseLength(other) && text.replace(WHITE_SPACE, '') === other.replace(WHITE_SPACE, '');
+export const sameText = (text: string, other: string | undefined): boolean => other !== undefined && sameDense(text, other);
 
 /**
  * A message's segment starts a fresh `sinceMessage` (reply-artifact.ts, segmentTaking): words after a result
