@@ -6,7 +6,7 @@ import { notePiece } from './pieces.js';
 import { denseLength, startsSegment } from './rules.js';
 import { separatorBefore } from './running-text.js';
 import { grownTail } from './shown-tail.js';
-import { isArtifactKey, type ReplyOptions, type ReplyState, type SegmentSource, withState } from './state.js';
+import { draftOf, isArtifactKey, type DraftState, type ReplyOptions, type ReplyState, type SegmentSource, withState } from './state.js';
 import { withFields } from '../../../model/index.js';
 
 /** The turn's reply artifact: its chunks, and what the reducer remembers of the text they carried. */
@@ -37,11 +37,14 @@ export function showText(
   const shownText = separator + text;
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, shownText, last, replyArtifactId));
-  const changes: Partial<ReplyState> = appended(state, shownText);
+  const next = draftOf(state);
+  append(next, state, shownText);
+  takeSegmentInto(next, state, key, text, flows);
+  next.replyArtifactId = replyArtifactId;
+  next.replyChunks = state.replyChunks + 1;
   // A heading or a quote on a line the facade started for it: the message is the whole line (line-shapes.ts).
-  const blockLine = fresh ? separator !== '' && isBlockLine(text) : state.blockLine && !text.includes('\n');
-  const counted = { replyArtifactId, replyChunks: state.replyChunks + 1, blockLine };
-  return withState(state, Object.assign(changes, segmentTaking(state, key, text, flows), counted));
+  next.blockLine = fresh ? separator !== '' && isBlockLine(text) : state.blockLine && !text.includes('\n');
+  return next;
 }
 
 /** The most blanks a segment's lead is read for: a model's first token (a line break or two), not a scan per token. */
@@ -99,11 +102,13 @@ export function closeCode(state: ReplyState, out: V025StreamEvent[], options: Re
   const replyArtifactId = state.replyArtifactId ?? options.newId();
   out.push(replyChunk(state, closing, false, replyArtifactId));
   // Only an artifact's next appended chunk surely goes on with its code; a message under the same id may be anything.
-  const closedCode = isArtifactKey(state.segmentKey) ? { key: state.segmentKey!, opener: fenceOpener(state.code) } : undefined;
-  return withFields(
-    state,
-    Object.assign(appended(state, closing), { replyArtifactId, replyChunks: state.replyChunks + 1, closedCode, blockLine: false }),
-  );
+  const next = draftOf(state);
+  append(next, state, closing);
+  next.replyArtifactId = replyArtifactId;
+  next.replyChunks = state.replyChunks + 1;
+  next.closedCode = isArtifactKey(state.segmentKey) ? { key: state.segmentKey!, opener: fenceOpener(state.code) } : undefined;
+  next.blockLine = false;
+  return next;
 }
 
 /**
@@ -192,19 +197,15 @@ export function closeFile(state: ReplyState, final: boolean, out: V025StreamEven
   return withState(closed, { code: scanCode(afterFence(open), after) });
 }
 
-type Measures = Pick<ReplyState, 'shown' | 'shownDense' | 'shownLast' | 'shownTail' | 'code'>;
-
-/** `shown` with `text` added, and its measures updated from `text` alone (a fresh object). */
-function appended(state: ReplyState, text: string): Measures {
-  const shown = state.shown + text;
-  if (text === '') return { shown, shownDense: state.shownDense, shownLast: state.shownLast, shownTail: state.shownTail, code: state.code };
-  return {
-    shown,
-    shownDense: state.shownDense + denseLength(text),
-    shownLast: text.charAt(text.length - 1),
-    shownTail: grownTail(state.shownTail, text),
-    code: scanCode(state.code, text),
-  };
+/** `next` (a draft of `state`) with `text` added to `shown`, and its measures updated from `text` alone. */
+function append(next: DraftState, state: ReplyState, text: string): void {
+  next.shown = state.shown + text;
+  // A draft holds `state`'s measures already.
+  if (text === '') return;
+  next.shownDense = state.shownDense + denseLength(text);
+  next.shownLast = text.charAt(text.length - 1);
+  next.shownTail = grownTail(state.shownTail, text);
+  next.code = scanCode(state.code, text);
 }
 
 /** One chunk of the turn's reply artifact: always appended, so a client that joins them reads the reply. */
@@ -226,20 +227,17 @@ export function replyChunk(
 
 /** Makes `text` part of the segment under `key`, finishing the previous segment when this one is new. */
 export function takeSegment(state: ReplyState, key: string, text: string): ReplyState {
-  return withState(state, segmentTaking(state, key, text, false));
+  const next = draftOf(state);
+  takeSegmentInto(next, state, key, text, false);
+  return next;
 }
 
-type SegmentFields = Pick<ReplyState, 'segmentKey' | 'segmentText' | 'breakPending' | 'segmentFlows'> & Partial<Pick<ReplyState, 'sinceMessage'>>;
-
-/** The segment fields once `text` is taken under `key` (finishing the previous segment into the shared set). */
-function segmentTaking(state: ReplyState, key: string, text: string, flows: boolean): SegmentFields {
+/** `next` (a draft of `state`) with `text` taken under `key` (finishing the previous segment into the shared set). */
+function takeSegmentInto(next: DraftState, state: ReplyState, key: string, text: string, flows: boolean): void {
+  // The same segment goes on: its key, break and flow are `state`'s, which the draft holds.
   if (!startsSegment(key, state)) {
-    return {
-      segmentKey: state.segmentKey,
-      segmentText: state.segmentText + text,
-      breakPending: state.breakPending,
-      segmentFlows: state.segmentFlows,
-    };
+    next.segmentText = state.segmentText + text;
+    return;
   }
   const finished = state.segmentText.trim();
   if (finished !== '') {
@@ -249,7 +247,10 @@ function segmentTaking(state: ReplyState, key: string, text: string, flows: bool
     segments.set(finished, known === undefined || known === source ? source : 'both');
     (state.sinceMessage as Set<string>).add(finished);
   }
+  next.segmentKey = key;
+  next.segmentText = text;
+  next.breakPending = false;
+  next.segmentFlows = flows;
   // A message's words after the segments before it: those are no longer what the user read last.
-  const sinceMessage = isArtifactKey(key) ? {} : { sinceMessage: new Set<string>() };
-  return { segmentKey: key, segmentText: text, breakPending: false, segmentFlows: flows, ...sinceMessage };
+  if (!isArtifactKey(key)) next.sinceMessage = new Set<string>();
 }
