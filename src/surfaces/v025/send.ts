@@ -137,9 +137,10 @@ async function beginTurn(
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
     const onSent = (): void => (watch.sent(), noteSentTurnMessage(sentTurns, conversation, task.request.message));
-    const attempt = { tracker, previous: begun.previous, onSent };
-    const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
     const unwatched = unwatchedTurn(watch, words);
+    // Past its bound while the agent works on (a task read with GetTask: polled-turn.ts), it is noted as left running.
+    const attempt = { tracker, previous: begun.previous, onSent, pastBound: unwatched.timedOut };
+    const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
     const shown = { task, turn, reply, reprompt: answered.reprompt, images, retried, attempt, toldAtCut, unwatched };
     if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);

@@ -1,9 +1,10 @@
 import type { CallContext } from '../../core/agent-port.js';
-import { withFields, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
+import { withFields, type A2AError, type SendMessageRequest, type StreamResponse, type Task } from '../../model/index.js';
 import type { V025FacadeDeps } from './deps.js';
 import { directAnswerAsTask } from './direct-answer-task.js';
 import { recoverableTurn } from './turn-recovery.js';
-import { noted, type TurnTracker } from './turn-tracker.js';
+import { polledBlockingTurn } from './polled-turn.js';
+import type { TurnTracker } from './turn-tracker.js';
 
 /**
  * One attempt of a facade turn at the upstream (gone-task.ts may make another, in a new task), its events
@@ -18,18 +19,14 @@ export interface TurnAttempt {
    * while it waits for a lane, a turn slot or a connection): a shutdown's cut from then on may leave it at work (cut-turns.ts).
    */
   onSent?: () => void;
+  /** The turn's bound passed while its task still works, read with GetTask (polled-turn.ts): the error its user reads. */
+  pastBound?: ((timedOut: A2AError) => A2AError) | undefined;
 }
 
 /** Whether the upstream's card says it streams (unknown: it is asked the blocking way, which every agent answers). */
 export const upstreamStreams = (deps: V025FacadeDeps): boolean => deps.cards.current()?.card.capabilities.streaming === true;
 
-/** An upstream turn asked the blocking way, as the one event its finished (or accepted) task is. */
-async function* blockingTurn(request: SendMessageRequest, ctx: CallContext, deps: V025FacadeDeps): AsyncGenerator<StreamResponse> {
-  ctx.onAccepted?.();
-  yield await deps.port.sendMessage(request, ctx);
-}
-
-/** The attempt's events: streamed and recovered (turn-recovery.ts), or its blocking answer; a direct Message answer as a task the facade keeps (direct-answer-task.ts). */
+/** The attempt's events: streamed and recovered (turn-recovery.ts), or its blocking answer, followed while its task works (polled-turn.ts); a direct Message answer as a task the facade keeps (direct-answer-task.ts). */
 function attemptEvents(
   streamed: boolean,
   request: SendMessageRequest,
@@ -40,9 +37,7 @@ function attemptEvents(
   // gone-task.ts makes another attempt only when the one before showed nothing (its events held back, then dropped).
   turn.tracker.restart();
   const sending = turn.onSent ? withFields(ctx, { onMessageSent: turn.onSent }) : ctx;
-  const events = streamed
-    ? recoverableTurn(request, sending, deps, turn.tracker, turn.previous)
-    : noted(blockingTurn(request, sending, deps), turn.tracker);
+  const events = streamed ? recoverableTurn(request, sending, deps, turn.tracker, turn.previous) : polledBlockingTurn(request, sending, deps, turn);
   return directAnswerAsTask(events, request, ctx, deps);
 }
 

@@ -31,7 +31,7 @@ const HELD_WAIT_MS = 1_500;
  */
 const UNFOLLOWED_MS = 2_000;
 
-interface Reader {
+export interface Reader {
   getTask(taskId: string): Promise<Task>;
   /** SubscribeToTask, ended by `signal` too (the bound of the recovery). */
   subscribe(taskId: string, signal: AbortSignal): AsyncIterable<StreamResponse>;
@@ -67,7 +67,7 @@ export function recoverableTurn(
 }
 
 /** How the rest of a turn is read from the agent, within the turn's call. `before`: the task as it was before the turn. */
-function readerOf(ctx: CallContext, deps: V025FacadeDeps, before: Task | undefined): Reader {
+export function readerOf(ctx: CallContext, deps: V025FacadeDeps, before: Task | undefined): Reader {
   // The caller's stream was accepted with the turn's: a resubscription accepted later says nothing new.
   const { onAccepted: _accepted, ...followCtx } = ctx;
   return {
@@ -189,7 +189,8 @@ async function* restOfTurn(taskId: string, tracker: ShownTurn, reader: Reader): 
       if (end !== 'unfollowed') unfollowedSince = Date.now();
       else if (Date.now() - unfollowedSince >= UNFOLLOWED_MS) return false;
       // A subscription that could not reach the agent is a failed read of the task: three in a row end the turn.
-      if (end !== 'broke' && end !== 'unfollowed') return yield* polledRest(taskId, tracker, reader, deadline, end === 'unreachable' ? 1 : 0);
+      if (end !== 'broke' && end !== 'unfollowed')
+        return (yield* polledRest(taskId, tracker, reader, deadline, end === 'unreachable' ? 1 : 0)) === 'ended';
       const wait = RESUBSCRIBE_MS[Math.min(attempt, RESUBSCRIBE_MS.length - 1)] as number;
       if (Date.now() + wait > deadline) return false;
       try {
@@ -204,16 +205,22 @@ async function* restOfTurn(taskId: string, tracker: ShownTurn, reader: Reader): 
 }
 
 /**
- * The rest of the turn, read from the task until it no longer works, up to `deadline`; whether it came to the
- * turn's end. Read from where the tracker was when the reading began; what it reads is noted there too.
+ * How a reading of the task ended: `ended` with the turn; at its `bound` (`deadline`), the task still working;
+ * `stopped` by the turn's signal (its caller gone, its own bound) or by reads that kept failing (the agent gone).
  */
-async function* polledRest(
+export type PolledEnd = 'ended' | 'bound' | 'stopped';
+
+/**
+ * The rest of the turn, read from the task until it no longer works, up to `deadline`; how the reading ended.
+ * Read from where the tracker was when the reading began; what it reads is noted there too.
+ */
+export async function* polledRest(
   taskId: string,
   tracker: ShownTurn,
   reader: Reader,
   deadline: number,
   failedBefore: number,
-): AsyncGenerator<StreamResponse, boolean> {
+): AsyncGenerator<StreamResponse, PolledEnd> {
   const turn = tracker.soFar();
   let cursor: RestCursor | undefined;
   let failed = failedBefore;
@@ -225,7 +232,7 @@ async function* polledRest(
       failed = 0;
     } catch (error) {
       if (refusedTheGateway(error)) throw error;
-      if (reader.signal.aborted || ++failed >= MAX_FAILED_READS) return false;
+      if (reader.signal.aborted || ++failed >= MAX_FAILED_READS) return 'stopped';
     }
     if (task) {
       cursor ??= restCursor(task, turn);
@@ -233,14 +240,14 @@ async function* polledRest(
       cursor = rest.cursor;
       // What a pipeline turn said before the task's last update is not in the task: read from iac-code's journal.
       yield* noted(await withReplayedGap(rest.events, turn, reader.pipelineState, reader.signal), tracker);
-      if (rest.ended) return true;
+      if (rest.ended) return 'ended';
     }
     const wait = POLL_MS[Math.min(read, POLL_MS.length - 1)] as number;
-    if (Date.now() + wait > deadline) return false;
+    if (Date.now() + wait > deadline) return 'bound';
     try {
       await sleep(wait, undefined, { signal: reader.signal });
     } catch {
-      return false;
+      return 'stopped';
     }
   }
 }
