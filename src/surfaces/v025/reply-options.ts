@@ -58,10 +58,11 @@ export function shownStates(deps: V025FacadeDeps): ShownStates {
 export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyOptions {
   const { bailian } = deps.options;
   const { options } = deps.profile;
-  const earlierArtifacts = turn.previous?.artifacts;
-  const { sentMessageId } = turn;
+  const { previous, taskId, sentMessageId } = turn;
   const shown = shownStates(deps);
-  return {
+  // Built as one literal, its optional fields set after it: spreading `{ earlierArtifacts }` and the like into it
+  // copied each (a builtin call per spread, once per turn).
+  const reply: ReplyOptions = {
     profile: shown.profile,
     decisionState: shown.decisionState,
     upstreamMetadata: bailian['upstream-metadata'],
@@ -69,13 +70,14 @@ export function replyOptions(deps: V025FacadeDeps, turn: TurnFacts = {}): ReplyO
     replyArtifacts: options.replyArtifacts,
     inlineMaxBytes: bailian['inline-max-bytes'],
     deviceCommandsKey: bailian['extension-metadata-key'],
-    words: turn.words ?? wordsIn(deps.options.bailian.language === 'auto' ? undefined : deps.options.bailian.language),
-    ...(earlierArtifacts ? { earlierArtifacts } : {}),
-    followsUp: turn.previous !== undefined,
-    ...(turn.previous ? { previous: turn.previous } : {}),
-    ...(turn.taskId ? { taskId: turn.taskId } : {}),
-    ...(sentMessageId ? { replyArtifactId: (taskId: string) => replyArtifactIdOf(taskId, sentMessageId) } : {}),
+    words: turn.words ?? wordsIn(bailian.language === 'auto' ? undefined : bailian.language),
+    followsUp: previous !== undefined,
     newId: randomUUID,
     now: systemClock,
   };
+  if (previous?.artifacts) reply.earlierArtifacts = previous.artifacts;
+  if (previous) reply.previous = previous;
+  if (taskId) reply.taskId = taskId;
+  if (sentMessageId) reply.replyArtifactId = (replyTaskId: string) => replyArtifactIdOf(replyTaskId, sentMessageId);
+  return reply;
 }

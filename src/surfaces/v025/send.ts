@@ -74,7 +74,7 @@ async function beginTurn(
   const conversation = { principal, contextId: own.message.contextId };
   // A turn a shutdown cut is answered first, before the agent is asked anything of the conversation (cut-turns.ts);
   // a conversation the message opens has none. A turn whose caller just left is let go first (continuation.ts).
-  const cutIn = withFields(conversation, { contextId: task.request.message.contextId });
+  const cutIn = { principal, contextId: task.request.message.contextId };
   // One still running when that wait gave up is refused as a turn in progress, not raced for its lane.
   const previous = await routing.turns.previousEnded(principal, cutIn.contextId);
   if (previous === 'held' && cutIn.contextId !== undefined) throw contextBusyError(cutIn.contextId);
@@ -111,14 +111,10 @@ async function beginTurn(
     const shownBefore = begun.unseen?.recorded ?? begun.previous;
     // A re-prompt shows the paused turn again, its reply under the id that turn gave it (as tasks/get shows it), not one of this message's own, which is not sent.
     const sentMessageId = (answered.reprompt && latestTurnMessageOf(begun.previous)?.messageId) || turn.request.message.messageId;
-    const facts = { words, sentMessageId };
     // So that tasks/get and tasks/resubscribe leave the task's earlier files out of this turn's reply, as this reply does.
     if (!answered.reprompt && !cut && upstreamTaskId !== undefined)
       await noteFilesBeforeTurn(routing.languages.filesBeforeTurn, { principal, taskId: upstreamTaskId, sentMessageId }, shownBefore);
-    const reply = replyOptions(
-      deps,
-      withFields(facts, withFields(shownBefore ? { previous: shownBefore } : {}, clientTaskId ? { taskId: clientTaskId } : {})),
-    );
+    const reply = replyOptions(deps, { words, sentMessageId, previous: shownBefore, taskId: clientTaskId });
     // The caller named no task: the facade aimed its words at the conversation's waiting one, or opens a new one
     // (at iac-code). If the agent no longer has what they went to (the task, or a context iac-code takes no turn in
     // again), the caller's own words go to a new task (gone-task.ts), also when they answered its question; a
@@ -141,10 +137,24 @@ async function beginTurn(
     // Past its bound while the agent works on (a task read with GetTask: polled-turn.ts), it is noted as left running.
     const attempt = { tracker, previous: begun.previous, onSent, pastBound: unwatched.timedOut };
     const toldAtCut = (error: unknown): unknown => watch.toldAtCut(error, words);
-    const shown = { task, turn, reply, reprompt: answered.reprompt, images, retried, attempt, toldAtCut, unwatched };
-    if (!cut) return withFields(shown, { cutRest: undefined as AsyncIterable<StreamResponse> | undefined });
+    const { reprompt } = answered;
+    const shown = {
+      task,
+      turn,
+      reply,
+      reprompt,
+      images,
+      retried,
+      attempt,
+      toldAtCut,
+      unwatched,
+      cutRest: undefined as AsyncIterable<StreamResponse> | undefined,
+    };
+    if (!cut) return shown;
     const cutTaskId = await routing.ids.clientIdOf(cut.current.id, principal);
-    return withFields(shown, { reply: cutTurnReply(cut, words, deps, cutTaskId), cutRest: cutTurnRest(cut, words, call.ctx, deps, tracker) });
+    shown.reply = cutTurnReply(cut, words, deps, cutTaskId);
+    shown.cutRest = cutTurnRest(cut, words, call.ctx, deps, tracker);
+    return shown;
   } catch (error) {
     // The alias store failed: the context must not stay marked as running a turn.
     begun.end();

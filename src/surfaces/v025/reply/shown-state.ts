@@ -50,7 +50,21 @@ export function shownStatesOf(profile: MappingProfile, overrides: MappingOverrid
   const decisionState = decisionStateOf(profile, overrides);
   const { statesToV025 } = profile;
   if (endsEveryTurnWaiting || statesToV025.TASK_STATE_INPUT_REQUIRED === decisionState) return { profile, decisionState };
-  return { profile: withFields(profile, { statesToV025: withFields(statesToV025, { TASK_STATE_INPUT_REQUIRED: decisionState }) }), decisionState };
+  return { profile: shownWaitingAs(profile, decisionState), decisionState };
+}
+
+/** Each profile as shown with INPUT_REQUIRED in a decision state: made once, not copied twice per turn (a profile is never written to). */
+const profilesShownWaiting = new WeakMap<MappingProfile, Map<V025TaskState, MappingProfile>>();
+
+function shownWaitingAs(profile: MappingProfile, decisionState: V025TaskState): MappingProfile {
+  let byState = profilesShownWaiting.get(profile);
+  if (!byState) profilesShownWaiting.set(profile, (byState = new Map()));
+  let shown = byState.get(decisionState);
+  if (!shown) {
+    shown = withFields(profile, { statesToV025: withFields(profile.statesToV025, { TASK_STATE_INPUT_REQUIRED: decisionState }) });
+    byState.set(decisionState, shown);
+  }
+  return shown;
 }
 
 /**
