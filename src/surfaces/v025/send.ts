@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { CallContext } from '../../core/agent-port.js';
 import { refuseTurnsWhileOutOfReach } from '../../core/admission.js';
 import { contextBusyError } from '../../core/context-lanes.js';
-import { deferIterable } from '../../core/iterables.js';
 import { belowCap } from '../../core/turn-limits.js';
 import { withFields, A2AError, type SendMessageRequest, type StreamResponse } from '../../model/index.js';
 import type { V025SendMessageResult } from '../../protocol/v025/index.js';
@@ -17,6 +16,7 @@ import { inNewTaskIfGone, refusesContexts, type GoneTaskOptions } from './gone-t
 import { inMovedContext, noteMove } from './moved-contexts.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
+import { afterImages, withLaterImages } from './later-images.js';
 import { answerPermission, waitsOnDecision } from './permission-answers.js';
 import { answerPipelineChoice } from './pipeline-answers.js';
 import { createReplyFold, createTurnReply, replyEvents } from './reply/index.js';
@@ -187,11 +187,6 @@ function facadeInput(call: TurnCall, deps: V025FacadeDeps): TurnInput {
   });
 }
 
-/** The request the turn sends upstream: with its URL images, once they are in. */
-async function withLaterImages(request: SendMessageRequest, images: LaterImages | undefined): Promise<SendMessageRequest> {
-  return images ? (await images)(request) : request;
-}
-
 /** The reply to a message the facade refused before it became a turn, in the caller's language. */
 const rejectedReply = async (request: SendMessageRequest, call: TurnCall, deps: V025FacadeDeps, routing: TurnRouting) =>
   replyOptions(deps, { words: wordsIn(await turnLanguageOf(deps, { message: request.message, principal: call.ctx.principal }, routing.languages)) });
@@ -295,26 +290,6 @@ export async function streamTurn(call: TurnCall, deps: V025FacadeDeps, routing: 
   };
   return v025Stream(open, withFields(streamOptions, ends));
 }
-
-/**
- * A streamed turn that waits for its URL images: accepted at once (on its first read), sent once they are in, not at
- * all if the caller left meanwhile. Once sent, a layer above reads the turn's events directly (core/iterable-forwarders.ts).
- */
-function afterImages(
-  request: SendMessageRequest,
-  images: LaterImages,
-  signal: AbortSignal,
-  onAccepted: () => void,
-  send: (request: SendMessageRequest, onAccepted: () => void) => AsyncIterable<StreamResponse>,
-): AsyncIterable<StreamResponse> {
-  return deferIterable(async () => {
-    onAccepted();
-    const withImages = await withLaterImages(request, images);
-    return signal.aborted ? NOTHING : send(withImages, onAccepted);
-  });
-}
-
-const NOTHING: AsyncIterable<never> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) };
 
 async function* once<T>(item: T): AsyncGenerator<T> {
   yield item;
