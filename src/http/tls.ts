@@ -104,12 +104,12 @@ const fingerprint = async (files: string[]): Promise<string> =>
   ).join('|');
 
 /**
- * Re-reads the certificate files whenever they change on disk (an ACME client renewing them) and
- * swaps them into the running server: new connections get the new certificate, open ones keep theirs.
- * Polls the files' metadata, which also sees a file replaced by rename (how renewals are written); a
- * half-written or mismatched pair is logged and the previous certificate stays. Returns the stopper.
+ * Re-reads the certificate files whenever they change on disk (an ACME client renewing them) and hands each new
+ * pair that works together to `apply`. Polls the files' metadata, which also sees a file replaced by rename (how
+ * renewals are written); a half-written or mismatched pair (the key renamed in, its certificate not yet) is logged
+ * and not applied, so the previous certificate stays until the pair is whole. Returns the stopper.
  */
-export function reloadTlsOnChange(server: HttpsServer, tls: TlsConfig, logger: Logger, intervalMs = 5_000): () => void {
+export function watchTlsPair(tls: TlsConfig, apply: (options: SecureContextOptions) => void, logger: Logger, intervalMs = 5_000): () => void {
   const files = [tls['cert-file'], tls['key-file'], tls['ca-file']].filter((file): file is string => !!file);
   let last: Promise<string> = fingerprint(files);
   let busy = false;
@@ -121,7 +121,7 @@ export function reloadTlsOnChange(server: HttpsServer, tls: TlsConfig, logger: L
       const [before, now] = [await last, await fingerprint(files)];
       if (now === before) return;
       try {
-        server.setSecureContext(await loadTlsFiles(tls));
+        apply(await loadTlsFiles(tls));
       } catch (error) {
         // Keep polling: the other file of the pair may still be on its way. Said once per state of the files.
         if (rejected !== now) logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'TLS certificate change not applied yet');
@@ -138,3 +138,7 @@ export function reloadTlsOnChange(server: HttpsServer, tls: TlsConfig, logger: L
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/** The HTTP port's certificate swapped into the running server (watchTlsPair): new connections get it, open ones keep theirs. */
+export const reloadTlsOnChange = (server: HttpsServer, tls: TlsConfig, logger: Logger, intervalMs = 5_000): (() => void) =>
+  watchTlsPair(tls, (options) => server.setSecureContext(options), logger, intervalMs);

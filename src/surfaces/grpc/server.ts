@@ -1,5 +1,6 @@
-import { experimental, Server, ServerCredentials } from '@grpc/grpc-js';
-import { loadTlsFiles } from '../../http/tls.js';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { checkedCertificateCredentials } from './checked-certificates.js';
 import type { DrainOptions } from '../../http/drain.js';
 import { SERVED_SERVICE } from './definition.js';
 import type { GrpcSurfaceOptions } from './options.js';
@@ -23,19 +24,12 @@ const bindTarget = (host: string, port: number): string => `${host.includes(':')
 
 /**
  * Plaintext, or TLS with the main port's certificate files, checked first (a bad pair stops the start
- * with the same message as on the HTTP port) and then watched: grpc-js re-reads them every
- * `reloadMs`, so a renewed certificate reaches new connections without a restart, as on the HTTP port.
+ * with the same message as on the HTTP port) and then watched every `reloadMs` (checked-certificates.ts),
+ * so a renewed certificate reaches new connections without a restart, as on the HTTP port.
  */
-async function credentialsFor(tls: GrpcSurfaceOptions['tls'], reloadMs: number): Promise<ServerCredentials> {
+async function credentialsFor(tls: GrpcSurfaceOptions['tls'], logger: Logger, reloadMs: number): Promise<ServerCredentials> {
   if (!tls) return ServerCredentials.createInsecure();
-  await loadTlsFiles({ 'cert-file': tls.certFile, 'key-file': tls.keyFile });
-  const identity = new experimental.FileWatcherCertificateProvider({
-    certificateFile: tls.certFile,
-    privateKeyFile: tls.keyFile,
-    refreshIntervalMs: reloadMs,
-  });
-  // The first parameter is the server's own identity, whatever the typings call it; no client certificates are asked.
-  return experimental.createCertificateProviderServerCredentials(identity, null, false);
+  return checkedCertificateCredentials(tls, logger, reloadMs);
 }
 
 /** Serves the gRPC binding on `options.host` and `options.listenPort`. */
@@ -55,7 +49,7 @@ export async function startGrpcSurface(deps: GrpcSurfaceDeps, tlsReloadMs = 5_00
     ...(options.keepaliveMs > 0 ? { 'grpc.keepalive_time_ms': options.keepaliveMs, 'grpc.keepalive_timeout_ms': 20_000 } : {}),
   });
   server.addService(SERVED_SERVICE, createGrpcService(live));
-  const credentials = await credentialsFor(options.tls, tlsReloadMs);
+  const credentials = await credentialsFor(options.tls, deps.logger, tlsReloadMs);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(bindTarget(options.host, options.listenPort), credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
   });
