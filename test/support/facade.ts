@@ -203,6 +203,29 @@ export async function reading(gatewayUrl: string, method: 'message/stream' | 'me
   return streamedText(results(await opened.rest()));
 }
 
+/**
+ * What a Bailian user reads of a turn sent with `message` in `way`: the error's message when the call is answered
+ * with one (a plain 0.2.5 error, or a stream's error frame), else the reply's text.
+ */
+export async function readsOrRefusal(gatewayUrl: string, way: 'send' | 'stream', message: Record<string, unknown>): Promise<string> {
+  if (way === 'send') {
+    const { body } = await rpc(gatewayUrl, 'message/send', { message });
+    return body.error ? body.error.message : sentText(body.result);
+  }
+  const frames = await (await openStream(`${gatewayUrl}/stream`, 'message/stream', { message })).rest();
+  const error = frames.find((frame) => frame.json.error !== undefined);
+  return error ? error.json.error.message : streamedText(results(frames));
+}
+
+/** The state of the task the fake iac-code runs in `contextId`, once it has one. */
+export function fakeTaskState(fake: FakeIacCode, contextId: string): string | undefined {
+  for (const task of fake.tasks.values()) {
+    const { contextId: context, status } = task as { contextId?: string; status?: { state?: string } };
+    if (context === contextId) return status?.state;
+  }
+  return undefined;
+}
+
 /** What a Bailian user reads of one turn, and the state it ended in. */
 export interface TurnRead {
   text: string;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { fakeTaskState, readsOrRefusal, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { AFTER_CUT, agentStateOf, CARD, DONE, QuietAgent } from './rollout-agent.js';
@@ -52,25 +52,9 @@ describe('a turn that opens a new task, whose bound passes before the agent says
   });
 
   const sent = (): number => fake.rpcRequests('SendStreamingMessage').length;
-  /** The state of the task the agent runs in `contextId`, once it has one. */
-  const agentState = (contextId: string): string | undefined => {
-    for (const task of fake.tasks.values()) {
-      const { contextId: context, status } = task as { contextId?: string; status?: { state?: string } };
-      if (context === contextId) return status?.state;
-    }
-    return undefined;
-  };
-  /** What a Bailian user reads of a turn: the error's message when the call is answered with one, else the reply's text. */
-  const reads = async (way: Way, text: string, contextId: string): Promise<string> => {
-    const message = userMessage({ text, contextId });
-    if (way === 'send') {
-      const { body } = await rpc(gateways.send.url, 'message/send', { message });
-      return body.error ? body.error.message : sentText(body.result);
-    }
-    const frames = await (await openStream(`${gateways.stream.url}/stream`, 'message/stream', { message })).rest();
-    const error = frames.find((frame) => frame.json.error !== undefined);
-    return error ? error.json.error.message : streamedText(results(frames));
-  };
+  const agentState = (contextId: string): string | undefined => fakeTaskState(fake, contextId);
+  const reads = (way: Way, text: string, contextId: string): Promise<string> =>
+    readsOrRefusal(gateways[way].url, way, userMessage({ text, contextId }));
 
   const CASES = [
     { way: 'send', language: 'zh', text: `${LATE} 创建一个专有网络`, next: '继续' },

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { fakeTaskState, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { agentStateOf, CARD, DONE, QuietAgent, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
@@ -32,17 +32,7 @@ const WHOLE_OF_SAME = {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What a Bailian user reads of a turn: the error's message when the call is answered with one, else the reply's text. */
-async function reads(url: string, way: Way, text: string, contextId: string): Promise<string> {
-  const message = userMessage({ text, contextId });
-  if (way === 'send') {
-    const { body } = await rpc(url, 'message/send', { message });
-    return body.error ? body.error.message : sentText(body.result);
-  }
-  const frames = await (await openStream(`${url}/stream`, 'message/stream', { message })).rest();
-  const error = frames.find((frame) => frame.json.error !== undefined);
-  return error ? error.json.error.message : streamedText(results(frames));
-}
+const reads = (url: string, way: Way, text: string, contextId: string): Promise<string> => readsOrRefusal(url, way, userMessage({ text, contextId }));
 
 /**
  * The turn's call as Bailian makes it (plain fetch), hung up once `reached` holds (its message is at the agent);
@@ -85,13 +75,7 @@ describe('a turn that opens a new task, whose caller hangs up before the agent s
   });
 
   const sent = (): number => fake.rpcRequests('SendStreamingMessage').length + fake.rpcRequests('SendMessage').length;
-  const agentState = (contextId: string): string | undefined => {
-    for (const task of fake.tasks.values()) {
-      const { contextId: context, status } = task as { contextId?: string; status?: { state?: string } };
-      if (context === contextId) return status?.state;
-    }
-    return undefined;
-  };
+  const agentState = (contextId: string): string | undefined => fakeTaskState(fake, contextId);
 
   const CASES = [
     { way: 'stream', language: 'zh', text: `${LATE} 创建一个专有网络`, next: '继续' },

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
-import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
+import { readsOrRefusal, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const SILENT = '[fault:hang-mid-stream after=0]';
@@ -22,17 +22,6 @@ const WHOLE_WORDS = 'Here is the reply to your previous message';
 /** A new task's words at the bound: no event named it yet, so the call is followed on (unwatched-turns.ts). */
 const NOT_STARTED = 'The agent has not started answering yet';
 const BOUNDS = { 'first-event-timeout-ms': 400, 'request-timeout-ms': 400 };
-
-/** What a Bailian user reads of a turn: the error's message when the call is answered with one, else the reply's text. */
-async function reads(url: string, way: 'send' | 'stream', message: Record<string, unknown>): Promise<string> {
-  if (way === 'send') {
-    const { body } = await rpc(url, 'message/send', { message });
-    return body.error ? body.error.message : sentText(body.result);
-  }
-  const frames = await (await openStream(`${url}/stream`, 'message/stream', { message })).rest();
-  const error = frames.find((frame) => frame.json.error !== undefined);
-  return error ? error.json.error.message : streamedText(results(frames));
-}
 
 describe('a turn iac-code accepts and stays silent on past the bound, on message/send and message/stream', () => {
   let fake: FakeIacCode;
@@ -56,11 +45,11 @@ describe('a turn iac-code accepts and stays silent on past the bound, on message
       const taskId: string = opened.body.result.id;
       expect(sentText(opened.body.result)).toContain('Done.');
       const before = sent();
-      const told = await reads(gateway.url, way, userMessage({ text: `${SILENT} and a vSwitch`, contextId }));
+      const told = await readsOrRefusal(gateway.url, way, userMessage({ text: `${SILENT} and a vSwitch`, contextId }));
       expect(told).toContain(LEFT_RUNNING);
       expect(told).not.toContain(GATEWAY_FAILURES.upstreamTimedOut);
       await waitUntil(async () => upstreamState(taskId) === 'TASK_STATE_INPUT_REQUIRED');
-      const next = await reads(gateway.url, way, userMessage({ text: 'continue', contextId }));
+      const next = await readsOrRefusal(gateway.url, way, userMessage({ text: 'continue', contextId }));
       expect(next).toContain(WHOLE_WORDS);
       expect(next).toContain('Done.');
       expect(sent()).toBe(before + 1);
@@ -70,9 +59,9 @@ describe('a turn iac-code accepts and stays silent on past the bound, on message
       const contextId = `ctx-refused-follow-up-${way}`;
       await rpc(gateway.url, 'message/send', { message: userMessage({ text: 'make a vpc', contextId }) });
       const before = sent();
-      const told = await reads(gateway.url, way, userMessage({ text: '[fault:internal-error] and a vSwitch', contextId }));
+      const told = await readsOrRefusal(gateway.url, way, userMessage({ text: '[fault:internal-error] and a vSwitch', contextId }));
       expect(told).not.toContain(LEFT_RUNNING);
-      const next = await reads(gateway.url, way, userMessage({ text: 'continue', contextId }));
+      const next = await readsOrRefusal(gateway.url, way, userMessage({ text: 'continue', contextId }));
       expect(next).not.toContain(REST_WORDS);
       expect(next).not.toContain(WHOLE_WORDS);
       expect(next).toContain('Done.');
@@ -83,11 +72,11 @@ describe('a turn iac-code accepts and stays silent on past the bound, on message
       // Its task has no id until its first event (unwatched-new-task-before-first-event.test.ts): the call is read on for
       // as long again as the longer bound, then let go with nothing to note, and the next message is sent.
       const contextId = `ctx-silent-new-${way}`;
-      const told = await reads(gateway.url, way, userMessage({ text: `${SILENT} make a vpc`, contextId }));
+      const told = await readsOrRefusal(gateway.url, way, userMessage({ text: `${SILENT} make a vpc`, contextId }));
       expect(told).toContain(NOT_STARTED);
       expect(told).not.toContain(GATEWAY_FAILURES.upstreamTimedOut);
       const before = sent();
-      const next = await reads(gateway.url, way, userMessage({ text: 'continue', contextId }));
+      const next = await readsOrRefusal(gateway.url, way, userMessage({ text: 'continue', contextId }));
       expect(next).not.toContain(WHOLE_WORDS);
       expect(next).toContain('Done.');
       expect(sent()).toBe(before + 1);
