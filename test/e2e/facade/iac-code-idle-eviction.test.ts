@@ -16,7 +16,7 @@ import { openStream, results, rpc, sentText, startFacadeGateway, streamedText, u
 const SCRIPT = { before: ['好的，', '正在查询。'], after: ['交换机列表如下。'], artifact: { filename: 'main.tf' } };
 /** What a Chinese user reads before the answer of a turn that went on in a fresh context. */
 const STARTED_AFRESH =
-  '智能体已不再保留之前的对话，以下回复是重新开始的：它不知道之前说过的内容，也没有之前生成的文件。如果你的消息提到了之前的内容，请重新完整描述。';
+  '智能体已不再保留之前的对话，本次回复从头开始：它不了解之前的对话内容，也无法使用之前生成的文件。如果你的消息涉及之前的内容，请重新完整地描述。';
 
 interface Read {
   text: string;

@@ -26,7 +26,7 @@ export const ZH: FacadeWords = {
     cost_estimating: '成本估算',
   },
   nextStep: '下一步',
-  replyWithChoice: '请回复您的选择。',
+  replyWithChoice: '请回复你的选择。',
   replyWithNumber: '请回复编号。',
   replyWithNumberOrWords: '请回复编号，或直接用文字说明。',
   answerNotUsable: '无法识别该回答。',
@@ -74,7 +74,7 @@ export const ZH: FacadeWords = {
   notAnsweredYet: '智能体尚未回复你的消息。请在本对话中发送任意消息（例如“继续”）查看进展，无需重新发送。',
   notPassedOn: (lead) => `${lead}你刚发送的消息没有转给智能体；如仍需要，请在这条回复结束后重新发送。`,
   startedAfresh:
-    '智能体已不再保留之前的对话，以下回复是重新开始的：它不知道之前说过的内容，也没有之前生成的文件。如果你的消息提到了之前的内容，请重新完整描述。',
+    '智能体已不再保留之前的对话，本次回复从头开始：它不了解之前的对话内容，也无法使用之前生成的文件。如果你的消息涉及之前的内容，请重新完整地描述。',
   goOn: ['继续', '请继续', '继续吧', '接着说', '然后呢', '进展如何', '怎么样了', '结果呢'],
   stillAsks: '智能体尚未回复你的上一条消息，它仍在等待你回答下面的问题。',
   stillAsksOfSameMessage: '你刚发送的消息与上一条消息相同。智能体尚未回复那条消息，它仍在等待你回答下面的问题。这条消息没有再次转给智能体。',
