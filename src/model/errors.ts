@@ -43,9 +43,10 @@ export interface A2AErrorOptions {
  * failures share ("Upstream agent is unavailable") and an agent's own error could repeat:
  * `connection`: never made, lost mid-call or timed out, so the agent may still be at the turn;
  * `credentials`: the agent refused the gateway's credentials (401/403), which asking again does not change;
- * `reported`: the agent answered with an error of its own (a JSON-RPC error object, an HTTP+JSON google.rpc.Status),
- * whatever its code: its -32603 is its own failure (an a2a-js 1.x agent whose task store failed mid-turn), not the
- * gateway's, which carries the same code (a gRPC status is not told so: its transport makes statuses of its own).
+ * `reported`: the agent answered with an error of its own (a JSON-RPC error object, an HTTP+JSON google.rpc.Status, a
+ * gRPC status its server sent), whatever its code: its -32603 is its own failure (an a2a-js 1.x agent whose task store
+ * failed mid-turn), not the gateway's, which carries the same code; nor a status grpc-js made itself
+ * (upstream/v1/grpc-errors.ts).
  */
 export type UpstreamFault = 'connection' | 'credentials' | 'reported';
 

@@ -11,7 +11,17 @@
  */
 import { TaskState, type Task } from 'a2a-sdk-1';
 import { AgentEvent, InMemoryTaskStore, type AgentExecutor, type ServerCallContext } from 'a2a-sdk-1/server';
-import { agentMessage, promptOf, startSdkTestAgent, textPart, turnEvents, type RunningTestAgent } from './sdk-v1-agent-kit.js';
+import {
+  agentMessage,
+  promptOf,
+  startSdkTestAgent,
+  testAgentCard,
+  textPart,
+  turnEvents,
+  type RunningTestAgent,
+  type TestAgentCardSpec,
+} from './sdk-v1-agent-kit.js';
+import { serveSdkAgent } from './sdk-v1-server.js';
 
 /** What the agent says before its turn fails, per language. */
 export const FAILING_AGENT_SAYS = {
@@ -66,19 +76,43 @@ export interface RunningFailingAgent extends RunningTestAgent {
   finishLater(taskId: string, said: string): Promise<void>;
 }
 
-/** The agent on a free port: JSON-RPC and HTTP+JSON, or HTTP+JSON alone (`restOnly`), where its SDK sends the store's failure as a google.rpc.Status. */
-export async function startFailingAgent({ restOnly = false }: { restOnly?: boolean } = {}): Promise<RunningFailingAgent> {
-  const store = new FailingStore();
-  const running = await startSdkTestAgent(
-    {
-      name: 'failing-agent',
-      description: 'Fails its turns after it said something.',
-      skill: { id: 'plan', name: 'Plan', description: 'store-fails: its store fails mid-turn; throws: its executor throws.' },
-      ...(restOnly ? { interfaces: [{ binding: 'HTTP+JSON', version: '1.0' }] } : { rest: true }),
-    },
+/** The agent serving its SDK's gRPC binding alone: its card, over HTTP, lists one GRPC interface. */
+async function servedOverGrpc(spec: TestAgentCardSpec, store: FailingStore): Promise<RunningTestAgent> {
+  const card = testAgentCard(spec);
+  const { url, server, grpcServer } = await serveSdkAgent(
+    (baseUrl, grpcAddress = '') => ({
+      ...card(baseUrl),
+      supportedInterfaces: [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }],
+    }),
     failing,
-    { taskStore: store, restOnly },
+    { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
+    { taskStore: store, grpcOnly: true },
   );
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      grpcServer?.forceShutdown();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return { url, close };
+}
+
+/**
+ * The agent on a free port: JSON-RPC and HTTP+JSON, or HTTP+JSON alone (`restOnly`), where its SDK sends the store's
+ * failure as a google.rpc.Status, or gRPC alone (`grpcOnly`), where it sends it as its status (UNKNOWN, the store's message).
+ */
+export async function startFailingAgent({
+  restOnly = false,
+  grpcOnly = false,
+}: { restOnly?: boolean; grpcOnly?: boolean } = {}): Promise<RunningFailingAgent> {
+  const store = new FailingStore();
+  const spec: TestAgentCardSpec = {
+    name: 'failing-agent',
+    description: 'Fails its turns after it said something.',
+    skill: { id: 'plan', name: 'Plan', description: 'store-fails: its store fails mid-turn; throws: its executor throws.' },
+    ...(restOnly ? { interfaces: [{ binding: 'HTTP+JSON', version: '1.0' }] } : { rest: true }),
+  };
+  const running = grpcOnly ? await servedOverGrpc(spec, store) : await startSdkTestAgent(spec, failing, { taskStore: store, restOnly });
   const finishLater = async (taskId: string, said: string): Promise<void> => {
     const context = store.savedIn.get(taskId);
     const task = context && (await store.load(taskId, context));

@@ -33,6 +33,42 @@ export function grpcRefusalName(httpStatus: 401 | 403): string {
 const isServiceError = (error: unknown): error is ServiceError => error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 
 /**
+ * How grpc-js begins the details of a status it makes itself rather than reads from the agent's trailers: the stream
+ * reset or ended without a status (a process gone, a proxy), an HTTP answer without `grpc-status` (a proxy's page), a
+ * message it stopped reading (past the size limit, not decoding), its own writes failing. It makes them with codes an
+ * agent's server sends too (INTERNAL, UNKNOWN, RESOURCE_EXHAUSTED, UNIMPLEMENTED); those it makes with the others
+ * (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED) fromGrpcError tells by their code. Why the words: nothing else tells
+ * them apart. A status grpc-js made has empty metadata; one it received has the trailers' less `grpc-status` and
+ * `grpc-message`, which after a stream's messages are often all there is (an a2a-js agent whose store failed mid-turn
+ * sends no other); the error carries no mark of where its status came from. A grpc-js that rewords one would have it
+ * read as the agent's: test/upstream/v1/grpc-own-statuses.test.ts has grpc-js make the common ones.
+ */
+const GRPC_JS_OWN_STATUS: readonly string[] = [
+  'Received RST_STREAM with code', // the stream reset, or ended without trailers
+  'Received HTTP status code', // an answer without `grpc-status`
+  'No status information received',
+  'Received message larger than max',
+  'Received message that decompresses to a size larger than',
+  'Failed to decompress',
+  'Response message parsing error',
+  'Bandwidth exhausted',
+  'Write error',
+  'Write failed',
+  'Failed to write message',
+  'Request message serialization failure',
+  'Attempted to send message with a size larger than',
+  'Failed to start HTTP/2 stream',
+  'No message received', // a unary call answered OK without its message
+  'Too many responses received',
+];
+
+/**
+ * Whether the agent's server sent the status (its trailers): its own error, as a JSON-RPC error object is
+ * (`reported`, model/errors.ts UpstreamFault), so that a turn it failed mid-stream ends (core/read-on.ts endsTheTurn).
+ */
+const sentByTheAgent = ({ details = '' }: ServiceError): boolean => !GRPC_JS_OWN_STATUS.some((words) => details.startsWith(words));
+
+/**
  * The ErrorInfo details of a status's `grpc-status-details-bin`, in the JSON form the other bindings
  * carry them in, so one reader (upstream-errors.ts) takes them all; none when the blob does not decode.
  */
@@ -49,7 +85,8 @@ function errorInfoDetails(error: ServiceError): Array<{ '@type': string } & Deco
 
 /**
  * What an upstream gRPC call failed with, as a scrubbed A2AError: the code named by its ErrorInfo
- * reason, else the nearest one for its status; the agent's own ErrorInfo goes with it. The caller's own
+ * reason, else the nearest one for its status; the agent's own ErrorInfo goes with it, and a status its server sent is
+ * told as its own (`reported`), one grpc-js made is not (sentByTheAgent). The caller's own
  * abort, the gateway's timeout, an unreachable agent and refused credentials read as they do on the JSON-RPC client.
  */
 export function fromGrpcError(error: unknown, secrets: readonly string[], aborts: AbortSources = {}): A2AError {
@@ -68,5 +105,6 @@ export function fromGrpcError(error: unknown, secrets: readonly string[], aborts
   const message = sanitizeUpstreamText(error.details ?? '', secrets) || 'The upstream agent reported an error';
   const details = errorInfoDetails(error);
   const code = a2aReasonCode(details) ?? CODE_BY_STATUS[error.code] ?? ErrorCode.Internal;
-  return new A2AError(code, message, fromErrorDetails(details, secrets));
+  const options = fromErrorDetails(details, secrets);
+  return new A2AError(code, message, sentByTheAgent(error) ? withFields(options, { upstreamFault: 'reported' as const }) : options);
 }

@@ -1,0 +1,135 @@
+/**
+ * fromGrpcError on the statuses grpc-js makes itself, made by grpc-js for real: an HTTP/2 peer (a hand-written fake,
+ * for the faults) resets the stream, ends it without a status, sends a message past the size limit or one that does
+ * not decode, or answers with HTTP alone. None is the agent's own error: none is told `reported`, so a turn's stream
+ * broken so does not end the turn (the agent may run it on: core/read-on.ts endsTheTurn). A status the peer sends in
+ * its trailers is the agent's own, whatever its code: `reported`, and it ends the turn.
+ */
+import http2, { type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endsTheTurn } from '../../../src/core/read-on.js';
+import { A2AService } from '../../../src/protocol/grpc.js';
+import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
+
+/** The gateway's own limit on an agent's message (grpc-client.ts). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const GRPC_HEADERS = { ':status': 200, 'content-type': 'application/grpc' };
+
+/** A gRPC message frame: not compressed, `length` as its declared length (its payload's by default). */
+function frame(payload: Buffer, length = payload.length): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(length, 1);
+  return Buffer.concat([prefix, payload]);
+}
+
+/** Sends `trailers` after the answer's headers (and no message). */
+function trailed(stream: ServerHttp2Stream, trailers: Record<string, string>): void {
+  stream.respond(GRPC_HEADERS, { waitForTrailers: true });
+  stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+  stream.end();
+}
+
+const PEER: Record<string, (stream: ServerHttp2Stream) => void> = {
+  'resets the stream': (stream) => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
+  'resets it, calm': (stream) => stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM),
+  'ends it without a status': (stream) => {
+    stream.respond(GRPC_HEADERS);
+    stream.end();
+  },
+  'sends a message past the size limit': (stream) => {
+    stream.respond(GRPC_HEADERS);
+    stream.write(frame(Buffer.alloc(0), MAX_MESSAGE_BYTES + 1));
+  },
+  'sends a message that does not decode': (stream) => {
+    stream.respond(GRPC_HEADERS);
+    stream.write(frame(Buffer.from([0xff, 0xff, 0xff, 0xff])));
+  },
+  'answers HTTP 400': (stream) => {
+    stream.respond({ ':status': 400, 'content-type': 'text/html' });
+    stream.end('<h1>Bad Request</h1>');
+  },
+  'answers HTTP 404': (stream) => {
+    stream.respond({ ':status': 404, 'content-type': 'text/html' });
+    stream.end('<h1>Not Found</h1>');
+  },
+  'sends trailers without grpc-status': (stream) => trailed(stream, { 'x-proxy': 'edge-1' }),
+  // The agent's own statuses: an a2a-js agent whose store failed mid-turn sends UNKNOWN with the store's words.
+  'sends UNKNOWN in its trailers': (stream) =>
+    trailed(stream, { 'grpc-status': String(status.UNKNOWN), 'grpc-message': encodeURI('connect ECONNREFUSED') }),
+  'sends INTERNAL, trailers only': (stream) => {
+    stream.respond(
+      { ...GRPC_HEADERS, 'grpc-status': String(status.INTERNAL), 'grpc-message': encodeURI('the quota service failed') },
+      { endStream: true },
+    );
+  },
+  'sends RESOURCE_EXHAUSTED in its trailers': (stream) =>
+    trailed(stream, { 'grpc-status': String(status.RESOURCE_EXHAUSTED), 'grpc-message': encodeURI('quota exceeded for cn-hangzhou') }),
+};
+
+let server: http2.Http2Server;
+let client: Client;
+beforeAll(async () => {
+  server = http2.createServer();
+  server.on('stream', (stream, headers) => {
+    stream.on('error', () => undefined);
+    PEER[String(headers['x-peer'])]!(stream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  client = new Client(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES });
+});
+afterAll(async () => {
+  client?.close();
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+});
+
+/** The error grpc-js ends a SendStreamingMessage with when the peer does `peer`. */
+async function streamFailure(peer: keyof typeof PEER): Promise<ServiceError> {
+  const metadata = new Metadata();
+  metadata.set('x-peer', peer);
+  const { path, requestSerialize, responseDeserialize } = A2AService.sendStreamingMessage;
+  const call = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize as (bytes: Buffer) => unknown, {} as never, metadata);
+  try {
+    for await (const message of call) void message;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error(`the stream (${peer}) ended without an error`);
+}
+
+const open = new AbortController().signal;
+
+describe("fromGrpcError on a status grpc-js made: not the agent's own", () => {
+  it.for([
+    ['resets the stream', status.INTERNAL, 'Received RST_STREAM with code 2'],
+    ['resets it, calm', status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
+    ['ends it without a status', status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'],
+    ['sends a message past the size limit', status.RESOURCE_EXHAUSTED, 'Received message larger than max'],
+    ['sends a message that does not decode', status.INTERNAL, 'Response message parsing error'],
+    ['answers HTTP 400', status.INTERNAL, 'Received HTTP status code 400'],
+    ['answers HTTP 404', status.UNIMPLEMENTED, 'Received HTTP status code 404'],
+    ['sends trailers without grpc-status', status.UNKNOWN, 'Received HTTP status code 200'],
+  ] as const)('the peer %s: %i "%s…", unmarked', async ([peer, code, details]) => {
+    const failure = await streamFailure(peer);
+    expect([failure.code, failure.details.slice(0, details.length)]).toEqual([code, details]);
+    expect(fromGrpcError(failure, []).upstreamFault).toBeUndefined();
+  });
+
+  it('a reset mid-turn leaves the turn to run on: it does not end it', async () => {
+    expect(endsTheTurn(fromGrpcError(await streamFailure('resets the stream'), []), open)).toBe(false);
+  });
+});
+
+describe("fromGrpcError on a status the agent's server sent: its own error", () => {
+  it.for([
+    ['sends UNKNOWN in its trailers', -32603, 'connect ECONNREFUSED'],
+    ['sends INTERNAL, trailers only', -32603, 'the quota service failed'],
+    ['sends RESOURCE_EXHAUSTED in its trailers', -32603, 'quota exceeded for cn-hangzhou'],
+  ] as const)('the peer %s: %i "%s", reported; it ends the turn', async ([peer, code, message]) => {
+    const error = fromGrpcError(await streamFailure(peer), []);
+    expect(error).toMatchObject({ code, message, upstreamFault: 'reported' });
+    expect(endsTheTurn(error, open)).toBe(true);
+  });
+});
