@@ -1,11 +1,12 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { writeFileAtomic } from './atomic-file.js';
 import { ConfigError } from './config/config-error.js';
 
 /**
  * A JSON file that holds a whole snapshot, rewritten on each change: writes are coalesced (one in
- * flight, at most one more queued, which takes the snapshot as it is when it runs) and atomic (temp
- * file, fsync, rename), so a crash leaves the previous snapshot or the new one, never half of one.
+ * flight, at most one more queued, which takes the snapshot as it is when it runs) and atomic
+ * (writeFileAtomic), so a crash leaves the previous snapshot or the new one, never half of one.
  */
 export function snapshotFile(path: string, snapshot: () => unknown, onError: (error: unknown) => void): { persist(): Promise<void> } {
   let writing: Promise<void> = Promise.resolve();
@@ -16,16 +17,7 @@ export function snapshotFile(path: string, snapshot: () => unknown, onError: (er
       if (scheduled) return scheduled;
       const next = writing.then(async () => {
         scheduled = undefined;
-        const text = JSON.stringify(snapshot());
-        const temp = `${path}.tmp`;
-        const handle = await open(temp, 'w', 0o600);
-        try {
-          await handle.writeFile(text, 'utf8');
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await rename(temp, path);
+        await writeFileAtomic(path, JSON.stringify(snapshot()));
       });
       scheduled = next;
       writing = next.catch(onError);

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { createFileOnceSync } from '../atomic-file.js';
 import { ConfigError } from '../config/config-error.js';
 import { errnoText } from '../errno-text.js';
 import { withFields, type TaskPushNotificationConfig } from '../model/index.js';
@@ -75,8 +76,8 @@ function readKeyFile(path: string): string[] | undefined {
 }
 
 /**
- * The generated key file is created atomically and only if absent (write a temp file, fsync, then
- * link(2), which fails when the name exists), so two processes starting together agree on one key.
+ * The generated key file is created atomically and only if absent (createFileOnceSync), so two
+ * processes starting together agree on one key: the one that lost reads the winner's.
  */
 function loadOrCreateKeyFile(path: string): string[] {
   const existing = readKeyFile(path);
@@ -93,21 +94,7 @@ function createKeyFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const id = `push-${Date.now()}-${randomBytes(6).toString('hex')}`;
   const file: KeyFile = { activeKeyId: id, keys: [{ id, key: randomBytes(KEY_BYTES).toString('base64'), createdAt: Date.now() }] };
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(file)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(temp);
-  }
+  createFileOnceSync(path, `${JSON.stringify(file)}\n`);
 }
 
 /**

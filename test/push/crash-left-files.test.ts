@@ -6,7 +6,7 @@
  * by the next change (every config and follow lost for good, silently).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,23 @@ async function stateDir(): Promise<string> {
   dirs.push(dir);
   return dir;
 }
+
+/**
+ * From now on push_configs.json cannot be replaced, as on a full disk: a folder stands in its place (the
+ * file moved aside), so each write fails at its end, once its temp file is written. Returns the undoing.
+ */
+async function diskFull(dir: string): Promise<() => Promise<void>> {
+  const path = join(dir, 'push_configs.json');
+  const aside = join(dir, 'push_configs.aside');
+  await rename(path, aside);
+  await mkdir(path);
+  return async () => {
+    await rm(path, { recursive: true });
+    await rename(aside, path);
+  };
+}
+
+const leftTemps = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith('.tmp'));
 
 const follow = (taskId: string): FollowEntry => ({ taskId, principal: 'alice', until: Date.now() + 60_000 });
 
@@ -64,7 +81,8 @@ describe('push_configs.json', () => {
     const dir = await stateDir();
     const store = await createFileConfigStore({ ...options, dir });
     await store.create('alice', 'task-1', { id: 'a', url });
-    await writeFile(join(dir, 'push_configs.json.tmp'), '[{"owner":"alice","taskId":"task-2","sea');
+    // Named as writeFileAtomic names its temp files: `<file>.<pid>.<random>.tmp`.
+    await writeFile(join(dir, 'push_configs.json.4242.0a1b2c3d.tmp'), '[{"owner":"alice","taskId":"task-2","sea');
     const restarted = await createFileConfigStore({ ...options, dir });
     expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
     await restarted.create('alice', 'task-3', { id: 'c', url });
@@ -76,13 +94,13 @@ describe('push_configs.json', () => {
     const dir = await stateDir();
     const store = await createFileConfigStore({ ...options, dir });
     await store.create('alice', 'task-1', { id: 'a', url });
-    const stuck = join(dir, 'push_configs.json.tmp');
-    await mkdir(stuck); // the next snapshot cannot be written, as on a full disk
+    const unstick = await diskFull(dir);
     await expect(store.create('alice', 'task-1', { id: 'b', url })).rejects.toThrow();
     await expect(store.create('alice', 'task-1', { id: 'a', url: `${url}/replaced` })).rejects.toThrow();
     const shown = async (on = store) => (await on.forTask('task-1')).map((entry) => `${entry.id} ${entry.config.url}`);
     expect(await shown()).toEqual([`a ${url}`]);
-    await rm(stuck, { recursive: true });
+    expect(await leftTemps(dir)).toEqual([]);
+    await unstick();
     await store.create('alice', 'task-1', { id: 'c', url });
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url}`, `c ${url}`]);
   });
@@ -91,13 +109,13 @@ describe('push_configs.json', () => {
     const dir = await stateDir();
     const store = await createFileConfigStore({ ...options, dir });
     await store.create('alice', 'task-1', { id: 'a', url, token: 'kept-token' });
-    const stuck = join(dir, 'push_configs.json.tmp');
-    await mkdir(stuck); // the next snapshot cannot be written, as on a full disk
+    const unstick = await diskFull(dir);
     await expect(store.delete('alice', 'task-1', 'a')).rejects.toThrow();
     const shown = async (on = store) => (await on.forTask('task-1')).map((entry) => `${entry.id} ${entry.config.url} ${entry.config.token}`);
     expect(await shown()).toEqual([`a ${url} kept-token`]);
+    expect(await leftTemps(dir)).toEqual([]);
+    await unstick();
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([`a ${url} kept-token`]);
-    await rm(stuck, { recursive: true });
     expect(await store.delete('alice', 'task-1', 'a')).toBeTruthy();
     expect(await shown(await createFileConfigStore({ ...options, dir }))).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
-import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../atomic-file.js';
 import type { PushJob, PushLogger } from './types.js';
 
 /** What a journal keeps: jobs of a queue, or anything else held under an id of its own. */
@@ -158,18 +159,8 @@ export class Journal<T extends Journaled = PushJob> {
   compact(): Promise<void> {
     return this.run(async () => {
       const path = join(this.dir, JOURNAL);
-      const temp = `${path}.tmp`;
       const snapshot = [...this.live.values()].map((job) => `${JSON.stringify({ t: 'enqueue', job })}\n`);
-      const handle = await open(temp, 'w', 0o600);
-      try {
-        await handle.writeFile(snapshot.join(''));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path);
-      const dirHandle = await open(this.dir, 'r');
-      await dirHandle.sync().finally(() => dirHandle.close());
+      await writeFileAtomic(path, snapshot.join(''), { syncFolder: true });
       await this.handle.close();
       this.handle = await openAppend(path);
       this.lines = snapshot.length;
