@@ -38,6 +38,9 @@ const ALONE = ['test/e2e/hardening/load.test.ts'];
  */
 const MEMORY = ['test/e2e/hardening/churn.test.ts', 'test/e2e/hardening/registry-heap.test.ts'];
 
+/** Every file's gateways keep their files in a folder of the file's own, not the checkout's `.a2a-bridge`. */
+const OWN_PERSISTENCE_DIR = './test/support/own-persistence-dir.ts';
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -62,15 +65,18 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...OWN_PROCESS, ...ALONE, ...MEMORY],
           isolate: false,
-          setupFiles: ['./test/support/shared-process-setup.ts'],
+          setupFiles: ['./test/support/shared-process-setup.ts', OWN_PERSISTENCE_DIR],
         },
       },
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true, setupFiles: [OWN_PERSISTENCE_DIR] } },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, isolate: true, maxWorkers: 1, sequence: { groupOrder: 2 } },
+        test: { name: 'alone', include: ALONE, isolate: true, maxWorkers: 1, sequence: { groupOrder: 2 }, setupFiles: [OWN_PERSISTENCE_DIR] },
       },
-      { extends: true, test: { name: 'memory', include: MEMORY, isolate: true, maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'memory', include: MEMORY, isolate: true, maxWorkers: 2, sequence: { groupOrder: 1 }, setupFiles: [OWN_PERSISTENCE_DIR] },
+      },
     ],
   },
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { testPersistenceDir } from './test-persistence-dir.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const entry = path.join(root, 'src/cli.ts');
@@ -54,6 +55,17 @@ export interface ServingCli {
 }
 
 /**
+ * A gateway child started without a config file keeps its files in the test file's folder
+ * (own-persistence-dir.ts), not the checkout's `.a2a-bridge`, where it runs; the test's own
+ * A2A_BRIDGE_PERSISTENCE_DIR beats it. Not with a config file: the variable would beat the folder it names.
+ */
+function ownFolder(args: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const dir = testPersistenceDir();
+  const configFile = args.some((arg) => arg === '--config' || arg.startsWith('--config=')) || env.A2A_BRIDGE_CONFIG !== undefined;
+  return dir && !configFile ? { A2A_BRIDGE_PERSISTENCE_DIR: dir } : {};
+}
+
+/**
  * `a2a-bridge serve <args>` from source in a child process with a clean environment, once it listens.
  * `preload`: modules loaded before the CLI (`--import`); `track`: where the child is put at once, for
  * the caller's cleanup to kill even when it never comes to listen.
@@ -65,7 +77,7 @@ export async function serveCli(
   const imports = [tsx, ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
   const child = spawn(process.execPath, [...imports, entry, 'serve', ...args], {
     cwd: root,
-    env: cleanEnv(options.env ?? {}),
+    env: cleanEnv({ ...ownFolder(args, options.env ?? {}), ...options.env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   options.track?.push(child);
