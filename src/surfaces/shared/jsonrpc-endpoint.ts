@@ -145,6 +145,21 @@ function admitting(dialects: JsonRpcDialect[], headers: Headers): JsonRpcDialect
   return Promise.all(verifying).then((answers) => verifiers[answers.indexOf(true)]);
 }
 
+/**
+ * Names the caller of an answer the endpoint gives itself (an envelope error), for its line and the metrics, as the
+ * dialect that admitted it does; when that one names nobody (it admits anyone: the 1.0 dialect without `auth.*`),
+ * as the first other dialect whose credentials the caller presents does (the facade's named `X-API-KEY`), so the
+ * error is counted under the client its calls are.
+ */
+async function nameCaller(c: Context<GatewayEnv>, admitter: JsonRpcDialect, dialects: JsonRpcDialect[]): Promise<void> {
+  await admitter.nameCaller?.(c);
+  if (c.get('client') !== undefined) return;
+  for (const dialect of dialects) {
+    if (dialect === admitter || !dialect.nameCaller || !(await dialect.presents?.(c.req.raw.headers))) continue;
+    return dialect.nameCaller(c);
+  }
+}
+
 /** The surface a refused caller meant and its dialect, when one tells (its credentials, the version it asks for). */
 function meantDialect(dialects: JsonRpcDialect[], request: Request): { surface: RequestLogFields['surface']; dialect: JsonRpcDialect } | undefined {
   for (const dialect of dialects) {
@@ -208,7 +223,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
       request = await parseRequest(c.req.raw, options.maxBodyBytes);
     } catch (error) {
       // Refused before a dialect took it: its line and metrics still name the client its credentials are.
-      await admitter.nameCaller?.(c);
+      await nameCaller(c, admitter, dialects);
       if (error instanceof BodyCut && callerLeft(c)) {
         noteLog(c, { surface: meantDialect(dialects, c.req.raw)?.surface ?? surface });
         return callerLeftAnswer(c);
@@ -229,7 +244,7 @@ export function jsonRpcEndpoint(dialects: JsonRpcDialect[], options: JsonRpcEndp
     noteJsonRpcId(c.req.raw, request.id);
     const dialect = dialects.find((candidate) => candidate.handles(request.method));
     if (!dialect) {
-      await admitter.nameCaller?.(c);
+      await nameCaller(c, admitter, dialects);
       return notServedHere(c, options.servedElsewhere ?? [], request, surface);
     }
     // Dialects render their own errors (call-pipeline.ts); one that throws is a bug, which the app's error
