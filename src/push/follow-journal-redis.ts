@@ -46,22 +46,26 @@ return had
 /**
  * Moves at most ARGV[4] follows of a replica whose lease is gone (KEYS[1]) from its hash (KEYS[2])
  * into the claimer's (KEYS[3]), in one script: of two replicas claiming at once, the second finds them
- * moved. Follows past their `until` (ARGV[3], now) or unreadable are dropped. The claimer renews its
- * own lease (KEYS[5]) first, so what it took is not an orphan itself. Answers {dropped, {json...}}.
- * KEYS[4]: the owners set; ARGV[1]: the old replica, ARGV[2]: the claimer, ARGV[5]: the lease in ms.
+ * moved. Follows past their `until` (ARGV[3], now: expired) or without one that reads (damaged) are dropped, each
+ * counted apart. The claimer renews its own lease (KEYS[5]) first, so what it took is not an orphan itself. Answers
+ * {expired, damaged, {json...}}. KEYS[4]: the owners set; ARGV[1]: the old replica, ARGV[2]: the claimer, ARGV[5]:
+ * the lease in ms.
  */
 const CLAIM = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return {0, {}} end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0, {}} end
 redis.call('SET', KEYS[5], '1', 'PX', ARGV[5])
 local now, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
 local all = redis.call('HGETALL', KEYS[2])
-local claimed, dropped = {}, 0
+local claimed, expired, damaged = {}, 0, 0
 for i = 1, #all, 2 do
   local ok, entry = pcall(cjson.decode, all[i + 1])
   local untilMs = ok and type(entry) == 'table' and entry['until'] or nil
-  if type(untilMs) ~= 'number' or untilMs <= now then
+  if type(untilMs) ~= 'number' then
     redis.call('HDEL', KEYS[2], all[i])
-    dropped = dropped + 1
+    damaged = damaged + 1
+  elseif untilMs <= now then
+    redis.call('HDEL', KEYS[2], all[i])
+    expired = expired + 1
   elseif #claimed < limit then
     redis.call('HDEL', KEYS[2], all[i])
     redis.call('HSET', KEYS[3], all[i], all[i + 1])
@@ -70,7 +74,7 @@ for i = 1, #all, 2 do
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[4], ARGV[1]) end
 if #claimed > 0 then redis.call('SADD', KEYS[4], ARGV[2]) end
-return {dropped, claimed}
+return {expired, damaged, claimed}
 `;
 
 /** EXEC reports a failing command in its reply instead of rejecting. */
@@ -202,7 +206,7 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
       claimUnanswered = false;
       for (const owner of shuffled(others)) {
         if (claimed.length >= limit || closed) break;
-        const [dropped, values] = (await claimScript(
+        const [expired, damagedThere, values] = (await claimScript(
           keys.lease(owner),
           keys.follows(owner),
           ownFollows,
@@ -216,10 +220,15 @@ export function createRedisFollowJournal(options: RedisFollowJournalOptions): Re
         ).catch((error: unknown) => {
           claimUnanswered = true;
           throw error;
-        })) as [number, string[]];
+        })) as [number, number, string[]];
         const entries = readable(values);
-        if (entries.length > 0 || dropped > 0) {
-          logger.info({ replicaId, from: owner, claimed: entries.length, dropped }, 'push follows of a replica that is gone were taken over');
+        // Expired follows are load (a replica gone longer than their bound); damaged ones a bug or an edit: at warn.
+        const damaged = damagedThere + values.length - entries.length;
+        if (entries.length > 0 || expired > 0 || damaged > 0) {
+          logger[damaged > 0 ? 'warn' : 'info'](
+            { replicaId, from: owner, claimed: entries.length, expired, damaged },
+            'push follows of a replica that is gone were taken over',
+          );
         }
         claimed.push(...entries);
       }

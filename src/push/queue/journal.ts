@@ -96,9 +96,13 @@ export class Journal<T extends Journaled = PushJob> {
 
   /**
    * Opens (creating) the journal in `dir`, replays it, and rewrites it compactly (which also drops a torn tail).
-   * Damaged lines before the last are told to `logger` once, by their number (a line may hold a webhook's URL or token).
+   * Damaged lines before the last are told to `logger` once, by their number (a line may hold a webhook's URL or token),
+   * and answered (`damaged`), for the queue's metrics.
    */
-  static async open<T extends Journaled = PushJob>(dir: string, logger?: PushLogger): Promise<{ journal: Journal<T>; pending: T[] }> {
+  static async open<T extends Journaled = PushJob>(
+    dir: string,
+    logger?: PushLogger,
+  ): Promise<{ journal: Journal<T>; pending: T[]; damaged: number }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, JOURNAL);
     const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -112,7 +116,7 @@ export class Journal<T extends Journaled = PushJob> {
     if (tornTail) logger?.debug?.({ file: path }, 'A2A push journal ended in a line cut short (a crash mid-write): dropped');
     const journal = new Journal(dir, await openAppend(path), live);
     await journal.compact();
-    return { journal, pending: [...live.values()] };
+    return { journal, pending: [...live.values()], damaged };
   }
 
   get liveCount(): number {

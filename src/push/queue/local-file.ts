@@ -45,7 +45,10 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
   let stopped = false;
   let compacting: Promise<void> | undefined;
 
-  const ready: Promise<Journal> = Journal.open(options.dir, logger).then(({ journal, pending }) => {
+  let damaged = 0;
+  const ready: Promise<Journal> = Journal.open(options.dir, logger).then((opened) => {
+    const { journal, pending } = opened;
+    damaged = opened.damaged;
     // In the order they were queued (a retry keeps its job's place in the journal): a job waiting for its
     // retry holds its webhook's later ones behind it after a restart too, unless that retry had left the line
     // (as every retry did in a journal of the release before keepsPlace).
@@ -163,10 +166,17 @@ export function createLocalFileQueue(options: LocalFileQueueOptions): PushQueue 
       add(job);
     },
     depth: async () => due.waiting() + retryTimers.size + inFlight.size,
-    start(next) {
+    start(next, reports) {
       if (handler) throw new Error('push queue already started');
       handler = next;
       pump();
+      // A damaged journal line is a notification dropped unattempted: counted as the Redis queue counts an entry holding no job.
+      void ready.then(
+        () => {
+          for (let line = 0; line < damaged; line++) reports?.deadLetteredUnattempted?.();
+        },
+        () => undefined,
+      );
     },
     async stop() {
       stopped = true;

@@ -68,7 +68,8 @@ export type PushHandler = (job: PushJob) => Promise<DeliveryResult>;
 export interface PushQueueReports {
   /**
    * A job it dead-lettered without attempting it (redis-streams: a lease that expired too often, an entry
-   * that holds no job): given up on like an attempt refused for good, so counted with those.
+   * that holds no job; local-file: a damaged journal line, dropped at start with what it held): given up on like an
+   * attempt refused for good, so counted with those.
    */
   deadLetteredUnattempted?(): void;
 }
