@@ -1,6 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from '../config/schema.js';
-import type { GatewayEnv } from '../surfaces/shared/env.js';
+import type { GatewayEnv, RequestLogFields } from '../surfaces/shared/env.js';
 import type { CallTiming } from '../core/agent-port.js';
 import type { GatewayMetrics } from './metrics.js';
 import { logAsRoutine } from '../log.js';
@@ -26,8 +26,11 @@ export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSigna
     // c.get, not c.var: Hono builds a fresh object of every variable on each read of c.var.
     const fields = c.get('logFields') ?? {};
     const seconds = (performance.now() - started) / 1000;
-    if (fields.ended === 'caller_left') metrics.callerLeft(fields.surface, fields.method, c.get('client'));
-    else metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode, c.get('client'));
+    const client = c.get('client');
+    const relayedStreamError = c.get('relayedStreamError');
+    if (fields.ended === 'caller_left') metrics.callerLeft(fields.surface, fields.method, client);
+    else if (relayedStreamError) countAtEnd(metrics, relayedStreamError, fields, c.res.status, client);
+    else metrics.request(fields.surface, fields.method, c.res.status, fields.errorCode, client);
     if (isStream(c.res) && c.res.status === 200) {
       replaceResponse(c, observedStream(c.res, metrics, fields.surface, started, shutdown));
     } else if (fields.method) {
@@ -37,6 +40,14 @@ export function metricsMiddleware(metrics: GatewayMetrics, shutdown?: AbortSigna
       if (answer) await noteFacadeAnswer(c, answer, c.res);
     }
   };
+}
+
+/**
+ * A relayed stream, counted by the error event it ended with once it ended (relayed-stream-errors.ts). A function of its
+ * own, as observedStream is: a closure in the middleware would hold the Hono context as long as the stream is open.
+ */
+function countAtEnd(metrics: GatewayMetrics, ended: Promise<number | undefined>, fields: RequestLogFields, status: number, client?: string): void {
+  void ended.then((code) => metrics.request(fields.surface, fields.method, status, code, client));
 }
 
 /**

@@ -84,12 +84,22 @@ export function logRelayCut(logger: StreamEndLogger, started: number, fields: Re
   writeStreamEnd(logger, started, fields, endFields({ how: 'failed', events: 0, error }, undefined), undefined);
 }
 
+/**
+ * The one line of a relayed answer that is no stream (a unary answer over 64 KiB, handed on unchecked) whose body broke
+ * or went quiet after part of it went out, and whose caller's connection was cut for it: `relayed answer cut`, at warn,
+ * as a relayed stream so ended is told (`ended`: timeout or error, its error code and cause), without a stack.
+ */
+export function logRelayedAnswerCut(logger: StreamEndLogger, started: number, fields: RequestLogFields, error: A2AError): void {
+  writeStreamEnd(logger, started, fields, endFields({ how: 'failed', events: 0, error }, undefined), undefined, 'relayed answer cut');
+}
+
 function writeStreamEnd(
   logger: StreamEndLogger,
   started: number,
   fields: RequestLogFields,
   ended: Record<string, unknown>,
   events: number | undefined,
+  msg = 'stream ended',
 ): void {
   const level = ended.cause !== undefined ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
@@ -105,6 +115,6 @@ function writeStreamEnd(
       events,
       ...ended,
     },
-    'stream ended',
+    msg,
   );
 }

@@ -16,6 +16,11 @@ export interface GatewayEnv {
     traceHeaders?: Readonly<Record<string, string>>;
     /** The request's upstream-time record (observability's metrics middleware); absent: not timed. */
     timing?: CallTiming;
+    /**
+     * A stream relayed as the agent sent it (the facade's pass-through): the code of the JSON-RPC error event it ended
+     * with (undefined: none), once it ended, which the metrics middleware counts it by instead of `ok` as it opens.
+     */
+    relayedStreamError?: Promise<number | undefined>;
   };
 }
 

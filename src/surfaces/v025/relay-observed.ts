@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { UpstreamOutcome } from '../../observability/metrics.js';
 import { timedUpstreamCall } from '../../observability/metrics-port.js';
 import { relayedErrorFields } from '../../observability/relayed-error.js';
-import { logRelayCut } from '../../observability/stream-end-log.js';
+import { watchedErrorEvents } from '../../observability/relayed-stream-errors.js';
+import { isStream } from '../../observability/body-end.js';
+import { logRelayCut, logRelayedAnswerCut } from '../../observability/stream-end-log.js';
 import type { A2AError } from '../../model/index.js';
 import { refusesCredentials } from '../../upstream/upstream-errors.js';
 import type { RelayWatch } from '../../upstream/v025/passthrough.js';
@@ -21,6 +23,18 @@ import { relayedAnswer } from './relay-answer.js';
 const answerOutcome = (status: number, agentError: boolean): UpstreamOutcome =>
   refusesCredentials(status) ? 'refused' : status >= 200 && status < 300 && !agentError ? 'ok' : 'error';
 
+/** What cutLogged reads of the Node response @hono/node-server serves the request with. */
+interface CallerConnection {
+  readonly headersSent: boolean;
+  destroy(): unknown;
+}
+
+/** The caller's connection under @hono/node-server; absent when the app is called in-process (app.request). */
+function callerConnection(c: Context<GatewayEnv>): CallerConnection | undefined {
+  const outgoing = (c.env as { outgoing?: Partial<CallerConnection> } | undefined)?.outgoing;
+  return typeof outgoing?.destroy === 'function' && typeof outgoing.headersSent === 'boolean' ? (outgoing as CallerConnection) : undefined;
+}
+
 /**
  * The `stream ended` line of a relayed stream the relay cuts (the agent quiet past `stream-idle-timeout-ms`) or that
  * breaks mid-way (the agent's connection reset or closed), on the request's logger and fields: made here, not where
@@ -34,6 +48,24 @@ function endLogged(logger: Logger | undefined, fields: RequestLogFields | undefi
 }
 
 /**
+ * A unary answer handed on unchecked (over 64 KiB) whose body breaks or goes quiet mid-way: its caller's connection
+ * cut (what was sent cannot be ended well) and the `relayed answer cut` line written, once the answer's headers went
+ * out (before, the facade still reads it, and the failure is its caller's error answer). Made apart from `c`, as endLogged.
+ */
+function cutLogged(logger: Logger | undefined, fields: RequestLogFields | undefined, caller: CallerConnection | undefined): RelayWatch | undefined {
+  if (!logger || !caller) return undefined;
+  const started = performance.now();
+  return {
+    cutMidway(error) {
+      if (!caller.headersSent) return false;
+      logRelayedAnswerCut(logger, started, fields ?? {}, error);
+      caller.destroy();
+      return true;
+    },
+  };
+}
+
+/**
  * One call relayed to a 0.2.5/0.3 agent and its answer as the facade sends it on (relay-answer.ts), observed as a
  * call through the core is: timed and counted as an upstream call (a2a_bridge_upstream_requests_total and
  * upstream_duration_seconds under its 0.2.5 method; its time in the request's record, for gateway_added_seconds), up to
@@ -44,14 +76,26 @@ function endLogged(logger: Logger | undefined, fields: RequestLogFields | undefi
  */
 export function observedRelay(relay: V025Relay, method: string, body: string, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const request = c.req.raw;
-  const watch = endLogged(c.get('logger'), c.get('logFields'), method);
+  const watch = STREAMING_METHODS.has(method)
+    ? endLogged(c.get('logger'), c.get('logFields'), method)
+    : cutLogged(c.get('logger'), c.get('logFields'), callerConnection(c));
   let status = 0;
   let agentError = false;
+  let streamError: Promise<number | undefined> | undefined;
   const exchange = async (): Promise<Response> => {
     const answer = await relay.forward(request, body, watch);
     status = answer.status;
     const relayed = await relayedAnswer(method, answer, request.signal);
-    const failed = STREAMING_METHODS.has(method) ? undefined : await relayedErrorFields(relayed);
+    if (STREAMING_METHODS.has(method)) {
+      if (!deps.metrics || !isStream(relayed)) return relayed;
+      // Its error event, the agent's or the relay's own (a cut), is known only at its end: it is counted then, by that
+      // error, not `ok` as its headers go out (here, and in a2a_bridge_requests_total: metrics-http.ts).
+      const watched = watchedErrorEvents(relayed);
+      streamError = watched.ended;
+      c.set('relayedStreamError', watched.ended);
+      return watched.answer;
+    }
+    const failed = await relayedErrorFields(relayed);
     if (failed) {
       agentError = true;
       noteLog(c, failed);
@@ -59,5 +103,12 @@ export function observedRelay(relay: V025Relay, method: string, body: string, c:
     return relayed;
   };
   const { metrics } = deps;
-  return metrics ? timedUpstreamCall(metrics, method, c.get('timing'), exchange, () => answerOutcome(status, agentError)) : exchange();
+  if (!metrics) return exchange();
+  return timedUpstreamCall(metrics, method, c.get('timing'), exchange, () =>
+    streamError ? outcomeAtEnd(streamError, status) : answerOutcome(status, agentError),
+  );
 }
+
+/** A relayed stream's outcome, once it ended: made here, so that what waits for it does not hold `c` (as endLogged). */
+const outcomeAtEnd = (ended: Promise<number | undefined>, status: number): Promise<UpstreamOutcome> =>
+  ended.then((errorCode) => answerOutcome(status, errorCode !== undefined));

@@ -44,6 +44,13 @@ export interface RelayWatch {
   cutQuiet?(error: A2AError): void;
   /** The agent's body broke mid-way (its connection reset or closed): a stream then ends with the relay's error frame. */
   broke?(error: A2AError): void;
+  /**
+   * A body that is no stream (a unary answer over 64 KiB, handed on unchecked) broke or went quiet mid-way, after part
+   * of it went out: whether the caller's connection was cut for it. Then the body is left unfinished, not failed: a
+   * failed body is printed by the HTTP server, stack and all, outside the log, its words appended to what was sent.
+   * False while the facade still reads the answer (nothing of it went out): the failure is then its caller's error answer.
+   */
+  cutMidway?(error: A2AError): boolean;
 }
 
 /** Request headers that describe the exchange rather than the caller's identity. */
@@ -102,6 +109,8 @@ interface IdleRelay {
   lastWords?: Uint8Array;
   /** Told when `lastWords` ended the stream. */
   cut?(error: A2AError): void;
+  /** Without `lastWords`: RelayWatch.cutMidway. */
+  cutMidway?(error: A2AError): boolean;
 }
 
 /** How a relayed body that breaks mid-way (the agent's connection reset or closed) ends. */
@@ -111,6 +120,8 @@ interface BrokenRelay {
   /** A stream's last words then: the relay's error frame, and the stream ends (a JSON answer just fails). */
   lastWords?(error: A2AError): Uint8Array;
   told?(error: A2AError): void;
+  /** Without `lastWords`: RelayWatch.cutMidway. */
+  cutMidway?(error: A2AError): boolean;
 }
 
 /** The relay's own 0.2.5 error frame, which ends a stream it cannot go on with. */
@@ -151,7 +162,11 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
     if (!waiting) return void quiet?.refresh();
     gaveUp = true;
     body.destroy();
-    if (!relay.lastWords) return controller.error(streamWentIdle(relay.ms));
+    if (!relay.lastWords) {
+      const error = streamWentIdle(relay.ms);
+      if (!relay.cutMidway?.(error)) controller.error(error);
+      return;
+    }
     endWith(controller, relay.lastWords);
     relay.cut?.(streamWentIdle(relay.ms));
   };
@@ -183,7 +198,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
         broken.told?.(failure);
         const lastWords = broken.lastWords?.(failure);
         if (lastWords) endWith(controller, lastWords);
-        else controller.error(error);
+        else if (!broken.cutMidway?.(failure)) controller.error(error);
       } finally {
         waiting = false;
       }
@@ -198,7 +213,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
 
 /** A stream's bound on the agent's silence, and the 0.2.5 error frame that ends it (a JSON answer just fails). */
 function relayIdle(ms: number, headers: Headers, id: JsonRpcId, watch: RelayWatch | undefined): IdleRelay {
-  if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return { ms };
+  if (!(headers.get('content-type') ?? '').startsWith('text/event-stream')) return watch?.cutMidway ? { ms, cutMidway: watch.cutMidway } : { ms };
   const lastWords = errorFrame(id, streamWentIdle(ms));
   return watch?.cutQuiet ? { ms, lastWords, cut: watch.cutQuiet } : { ms, lastWords };
 }
@@ -257,6 +272,7 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
           callerLeft: () => signal.aborted,
           ...(idle.lastWords ? { lastWords: (error: A2AError) => errorFrame(id, error) } : {}),
           ...(watch?.broke ? { told: watch.broke } : {}),
+          ...(!idle.lastWords && watch?.cutMidway ? { cutMidway: watch.cutMidway } : {}),
         };
         return new Response(webBody(answer.body, idle, broken), { status: answer.statusCode, headers });
       } catch (error) {
