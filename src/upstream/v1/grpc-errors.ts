@@ -1,6 +1,7 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { GRPC_STATUS_DETAILS_BIN, decodeErrorInfo, decodeStatus, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
 import { A2AError, ERROR_INFO_TYPE, ErrorCode, withFields, type ErrorCode as Code } from '../../model/index.js';
+import { withCause } from '../../model/error-cause.js';
 import { sanitizeUpstreamText } from '../../scrub-text.js';
 import {
   a2aReasonCode,
@@ -33,40 +34,51 @@ export function grpcRefusalName(httpStatus: 401 | 403): string {
 const isServiceError = (error: unknown): error is ServiceError => error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 
 /**
- * How grpc-js begins the details of a status it makes itself rather than reads from the agent's trailers: the stream
- * reset or ended without a status (a process gone, a proxy), an HTTP answer without `grpc-status` (a proxy's page), a
- * message it stopped reading (past the size limit, not decoding), its own writes failing. It makes them with codes an
- * agent's server sends too (INTERNAL, UNKNOWN, RESOURCE_EXHAUSTED, UNIMPLEMENTED); those it makes with the others
- * (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED) fromGrpcError tells by their code. Why the words: nothing else tells
- * them apart. A status grpc-js made has empty metadata; one it received has the trailers' less `grpc-status` and
- * `grpc-message`, which after a stream's messages are often all there is (an a2a-js agent whose store failed mid-turn
- * sends no other); the error carries no mark of where its status came from. A grpc-js that rewords one would have it
- * read as the agent's: test/upstream/v1/grpc-own-statuses.test.ts has grpc-js make the common ones.
+ * How grpc-js begins the details of a status it makes itself rather than reads from the agent's trailers, and whether
+ * it says the connection or the stream broke while the call was under way (`broke`): then the call failed as an HTTP
+ * agent's connection reset mid-stream does, and is told so (`connection`, model/errors.ts UpstreamFault), so that the
+ * facade follows the turn again (surfaces/v025/turn-resubscribe.ts brokeOff), the agent running it on. The others are
+ * an answer that came whole but is not one (an HTTP page, a message past the limit or not decoding) or a request the
+ * gateway did not send: nothing to follow again, and not the agent's own error either (unmarked). grpc-js makes them
+ * with codes an agent's server sends too (INTERNAL, UNKNOWN, RESOURCE_EXHAUSTED, UNIMPLEMENTED); those it makes with
+ * the others (UNAVAILABLE, CANCELLED, DEADLINE_EXCEEDED) fromGrpcError tells by their code. Why the words: nothing
+ * else tells them apart. A status grpc-js made has empty metadata; one it received has the trailers' less
+ * `grpc-status` and `grpc-message`, which after a stream's messages are often all there is (an a2a-js agent whose
+ * store failed mid-turn sends no other); the error carries no mark of where its status came from. A grpc-js that
+ * rewords one would have it read as the agent's: test/upstream/v1/grpc-own-statuses.test.ts has grpc-js make the
+ * common ones.
  */
-const GRPC_JS_OWN_STATUS: readonly string[] = [
-  'Received RST_STREAM with code', // the stream reset, or ended without trailers
-  'Received HTTP status code', // an answer without `grpc-status`
-  'No status information received',
-  'Received message larger than max',
-  'Received message that decompresses to a size larger than',
-  'Failed to decompress',
-  'Response message parsing error',
-  'Bandwidth exhausted',
-  'Write error',
-  'Write failed',
-  'Failed to write message',
-  'Request message serialization failure',
-  'Attempted to send message with a size larger than',
-  'Failed to start HTTP/2 stream',
-  'No message received', // a unary call answered OK without its message
-  'Too many responses received',
+const GRPC_JS_OWN_STATUS: ReadonlyArray<{ words: string; broke: boolean }> = [
+  // The stream reset by the agent's side (a proxy whose hop to the agent broke resets it so), ended without trailers
+  // ("Call ended without gRPC status"), or failed on a socket error of the connection: the answer cut off mid-way.
+  { words: 'Received RST_STREAM with code', broke: true },
+  // RST_STREAM ENHANCE_YOUR_CALM: the peer cut the stream it thought too busy, the call under way.
+  { words: 'Bandwidth exhausted', broke: true },
+  // The connection went as the call began (its session closed, or the agent's side sent GOAWAY).
+  { words: 'Failed to start HTTP/2 stream', broke: true },
+  // An answer without `grpc-status` (a proxy's page), or trailers without one: whole, though not a gRPC answer.
+  { words: 'Received HTTP status code', broke: false },
+  { words: 'No status information received', broke: false },
+  // A message grpc-js stopped reading: past the size limit, or not decoding. The connection stood.
+  { words: 'Received message larger than max', broke: false },
+  { words: 'Received message that decompresses to a size larger than', broke: false },
+  { words: 'Failed to decompress', broke: false },
+  { words: 'Response message parsing error', broke: false },
+  // The request not sent whole: grpc-js's own write failing (under UNAVAILABLE they are told by their code), too
+  // large or not serializing. Nothing of the turn was under way.
+  { words: 'Write error', broke: false },
+  { words: 'Write failed', broke: false },
+  { words: 'Failed to write message', broke: false },
+  { words: 'Request message serialization failure', broke: false },
+  { words: 'Attempted to send message with a size larger than', broke: false },
+  // A unary call answered OK without its message, or with more than one: whole, though not an answer.
+  { words: 'No message received', broke: false },
+  { words: 'Too many responses received', broke: false },
 ];
 
-/**
- * Whether the agent's server sent the status (its trailers): its own error, as a JSON-RPC error object is
- * (`reported`, model/errors.ts UpstreamFault), so that a turn it failed mid-stream ends (core/read-on.ts endsTheTurn).
- */
-const sentByTheAgent = ({ details = '' }: ServiceError): boolean => !GRPC_JS_OWN_STATUS.some((words) => details.startsWith(words));
+/** The entry of GRPC_JS_OWN_STATUS a status's details begin with: none when the agent's server sent the status. */
+const grpcJsOwn = ({ details = '' }: ServiceError): { broke: boolean } | undefined =>
+  GRPC_JS_OWN_STATUS.find(({ words }) => details.startsWith(words));
 
 /**
  * The ErrorInfo details of a status's `grpc-status-details-bin`, in the JSON form the other bindings
@@ -86,7 +98,7 @@ function errorInfoDetails(error: ServiceError): Array<{ '@type': string } & Deco
 /**
  * What an upstream gRPC call failed with, as a scrubbed A2AError: the code named by its ErrorInfo
  * reason, else the nearest one for its status; the agent's own ErrorInfo goes with it, and a status its server sent is
- * told as its own (`reported`), one grpc-js made is not (sentByTheAgent). The caller's own
+ * told as its own (`reported`), one grpc-js made is not, or is a connection lost mid-call (GRPC_JS_OWN_STATUS). The caller's own
  * abort, the gateway's timeout, an unreachable agent and refused credentials read as they do on the JSON-RPC client.
  */
 export function fromGrpcError(error: unknown, secrets: readonly string[], aborts: AbortSources = {}): A2AError {
@@ -102,9 +114,14 @@ export function fromGrpcError(error: unknown, secrets: readonly string[], aborts
     const detail = `The upstream agent refused the gateway's credentials (gRPC ${status[error.code]}; upstream.auth)`;
     return credentialsRefused(refused, said ? `${detail}: ${said}` : detail);
   }
+  const own = grpcJsOwn(error);
+  // The caller reads the gateway's words, as for an HTTP agent's connection reset; grpc-js's go to the operator's log.
+  if (own?.broke) return withCause(A2AError.upstreamConnectionLost(), error);
   const message = sanitizeUpstreamText(error.details ?? '', secrets) || 'The upstream agent reported an error';
   const details = errorInfoDetails(error);
   const code = a2aReasonCode(details) ?? CODE_BY_STATUS[error.code] ?? ErrorCode.Internal;
   const options = fromErrorDetails(details, secrets);
-  return new A2AError(code, message, sentByTheAgent(error) ? withFields(options, { upstreamFault: 'reported' as const }) : options);
+  // A status the agent's server sent is its own error, as a JSON-RPC error object is, so that a turn it failed
+  // mid-stream ends (core/read-on.ts endsTheTurn).
+  return new A2AError(code, message, own ? options : withFields(options, { upstreamFault: 'reported' as const }));
 }

@@ -2,15 +2,19 @@
  * fromGrpcError on the statuses grpc-js makes itself, made by grpc-js for real: an HTTP/2 peer (a hand-written fake,
  * for the faults) resets the stream, ends it without a status, sends a message past the size limit or one that does
  * not decode, or answers with HTTP alone. None is the agent's own error: none is told `reported`, so a turn's stream
- * broken so does not end the turn (the agent may run it on: core/read-on.ts endsTheTurn). A status the peer sends in
- * its trailers is the agent's own, whatever its code: `reported`, and it ends the turn.
+ * broken so does not end the turn (the agent may run it on: core/read-on.ts endsTheTurn). A stream reset or ended
+ * without a status broke mid-call: a connection lost (`connection`), as an HTTP agent's stream reset is, which the
+ * facade follows again (surfaces/v025/turn-resubscribe.ts brokeOff), in the gateway's words. A status the peer sends
+ * in its trailers is the agent's own, whatever its code: `reported`, and it ends the turn.
  */
 import http2, { type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endsTheTurn } from '../../../src/core/read-on.js';
+import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { A2AService } from '../../../src/protocol/grpc.js';
+import { brokeOff } from '../../../src/surfaces/v025/turn-resubscribe.js';
 import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
 
 /** The gateway's own limit on an agent's message (grpc-client.ts). */
@@ -34,6 +38,7 @@ function trailed(stream: ServerHttp2Stream, trailers: Record<string, string>): v
 const PEER: Record<string, (stream: ServerHttp2Stream) => void> = {
   'resets the stream': (stream) => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
   'resets it, calm': (stream) => stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM),
+  'resets it, protocol error': (stream) => stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR),
   'ends it without a status': (stream) => {
     stream.respond(GRPC_HEADERS);
     stream.end();
@@ -101,11 +106,26 @@ async function streamFailure(peer: keyof typeof PEER): Promise<ServiceError> {
 
 const open = new AbortController().signal;
 
-describe("fromGrpcError on a status grpc-js made: not the agent's own", () => {
+describe('fromGrpcError on a status grpc-js made as the stream broke mid-call: a connection lost', () => {
   it.for([
-    ['resets the stream', status.INTERNAL, 'Received RST_STREAM with code 2'],
+    ['resets the stream', status.INTERNAL, 'Received RST_STREAM with code 2 (Internal server error)'],
+    ['resets it, protocol error', status.INTERNAL, 'Received RST_STREAM with code 1'],
     ['resets it, calm', status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
     ['ends it without a status', status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'],
+  ] as const)('the peer %s: %i "%s", told in the gateway\'s words; followed again, the turn not ended', async ([peer, code, details]) => {
+    const failure = await streamFailure(peer);
+    expect([failure.code, failure.details]).toEqual([code, details]);
+    const error = fromGrpcError(failure, []);
+    expect(error).toMatchObject({ code: -32603, message: GATEWAY_FAILURES.upstreamUnavailable, upstreamFault: 'connection' });
+    // Not the 503 of an agent never reached: the agent may have begun the turn.
+    expect(error.hopFailure).toBeUndefined();
+    expect((error.cause as ServiceError).details).toBe(details);
+    expect([brokeOff(error), endsTheTurn(error, open)]).toEqual([true, false]);
+  });
+});
+
+describe("fromGrpcError on any other status grpc-js made: not the agent's own, nor a connection lost", () => {
+  it.for([
     ['sends a message past the size limit', status.RESOURCE_EXHAUSTED, 'Received message larger than max'],
     ['sends a message that does not decode', status.INTERNAL, 'Response message parsing error'],
     ['answers HTTP 400', status.INTERNAL, 'Received HTTP status code 400'],
@@ -114,11 +134,9 @@ describe("fromGrpcError on a status grpc-js made: not the agent's own", () => {
   ] as const)('the peer %s: %i "%s…", unmarked', async ([peer, code, details]) => {
     const failure = await streamFailure(peer);
     expect([failure.code, failure.details.slice(0, details.length)]).toEqual([code, details]);
-    expect(fromGrpcError(failure, []).upstreamFault).toBeUndefined();
-  });
-
-  it('a reset mid-turn leaves the turn to run on: it does not end it', async () => {
-    expect(endsTheTurn(fromGrpcError(await streamFailure('resets the stream'), []), open)).toBe(false);
+    const error = fromGrpcError(failure, []);
+    expect(error.upstreamFault).toBeUndefined();
+    expect(brokeOff(error)).toBe(false);
   });
 });
 
