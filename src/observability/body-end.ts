@@ -21,35 +21,49 @@ export function onBodyEnd(res: Response, done: () => void, firstEvent?: () => vo
     done();
     return res;
   }
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const relayed = new ReadableStream<Uint8Array>(
+  const relayed = relayedChunks(res.body as ReadableStream<Uint8Array>, {
+    chunk(bytes) {
+      if (waitingForEvent && bytes.length > 0 && bytes[0] !== COLON) {
+        waitingForEvent = false;
+        firstEvent!();
+      }
+    },
+    end: done,
+  });
+  return new Response(relayed, res);
+}
+
+/**
+ * A body relayed chunk by chunk as it comes (nothing read ahead: each chunk is handed on before the next is asked
+ * for), `chunk` told each before it goes on, `end` once when the body ends, fails or its reader cancels it. A cancel
+ * (the client went away) is passed on to the body, so the upstream call is still aborted.
+ */
+export function relayedChunks(body: ReadableStream<Uint8Array>, hooks: { chunk(bytes: Uint8Array): void; end(): void }): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
           const next = await reader.read();
           if (next.done) {
-            done();
+            hooks.end();
             controller.close();
-          } else {
-            if (waitingForEvent && next.value.length > 0 && next.value[0] !== COLON) {
-              waitingForEvent = false;
-              firstEvent!();
-            }
-            controller.enqueue(next.value);
+            return;
           }
+          hooks.chunk(next.value);
+          controller.enqueue(next.value);
         } catch (error) {
-          done();
+          hooks.end();
           controller.error(error);
         }
       },
       async cancel(reason) {
-        done();
+        hooks.end();
         await reader.cancel(reason);
       },
     },
     { highWaterMark: 0 },
   );
-  return new Response(relayed, res);
 }
 
 /**

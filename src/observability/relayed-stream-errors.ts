@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { isRecord } from '../model/json.js';
+import { relayedChunks } from './body-end.js';
 
 /** The code of the JSON-RPC error envelope an SSE event's data holds, or undefined (a result, or no envelope). */
 function errorCodeOf(data: string): number | undefined {
@@ -31,30 +32,9 @@ export function watchedErrorEvents(answer: Response): { answer: Response; ended:
     },
   });
   const decoder = new TextDecoder();
-  const reader = answer.body.getReader();
-  const watched = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const next = await reader.read();
-          if (next.done) {
-            end();
-            controller.close();
-            return;
-          }
-          parser.feed(decoder.decode(next.value, { stream: true }));
-          controller.enqueue(next.value);
-        } catch (error) {
-          end();
-          controller.error(error);
-        }
-      },
-      async cancel(reason) {
-        end();
-        await reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  const watched = relayedChunks(answer.body, {
+    chunk: (bytes) => parser.feed(decoder.decode(bytes, { stream: true })),
+    end,
+  });
   return { answer: new Response(watched, { status: answer.status, headers: answer.headers }), ended };
 }
