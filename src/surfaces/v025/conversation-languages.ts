@@ -8,6 +8,7 @@ import { createLocalCutTurnNotes, createRedisCutTurnNotes, type CutTurnNotes } f
 import { createMemoryFilesBeforeTurn, createRedisFilesBeforeTurn, type FilesBeforeTurn } from './files-before-turn.js';
 import { createMemorySentTurnMessages, createRedisSentTurnMessages, type SentTurnMessages } from './sent-turn-messages.js';
 import { createMemoryMovedContexts, createRedisMovedContexts, type MovedContexts } from './moved-contexts.js';
+import { createMemoryStartedAfreshTurns, createRedisStartedAfreshTurns, type StartedAfreshTurns } from './started-afresh-turns.js';
 
 /**
  * The language each conversation's caller last wrote in, by caller and context (turn-language.ts): a
@@ -25,6 +26,8 @@ export interface ConversationLanguages {
   sentTurnMessages: SentTurnMessages;
   /** The conversations moved to a fresh context iac-code takes (moved-contexts.ts), kept in the same store. */
   movedContexts: MovedContexts;
+  /** The turns a fresh context's task opened with the words that the agent started afresh (started-afresh-turns.ts), kept in the same store. */
+  startedAfreshTurns: StartedAfreshTurns;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export function createMemoryConversationLanguages(options: ConversationLanguages
     filesBeforeTurn: createMemoryFilesBeforeTurn(options),
     sentTurnMessages: createMemorySentTurnMessages(options),
     movedContexts: createMemoryMovedContexts(options),
+    startedAfreshTurns: createMemoryStartedAfreshTurns(options),
     async close() {
       await cutTurns.settled();
       chosen.clear();
@@ -89,6 +93,7 @@ export function createRedisConversationLanguages(options: {
     filesBeforeTurn: createRedisFilesBeforeTurn(redis, { prefix: options.prefix, ttlMs }),
     sentTurnMessages: createRedisSentTurnMessages(redis, { prefix: options.prefix, ttlMs }),
     movedContexts: createRedisMovedContexts(redis, { prefix: options.prefix, ttlMs }),
+    startedAfreshTurns: createRedisStartedAfreshTurns(redis, { prefix: options.prefix, ttlMs }),
     async close() {
       // The notes a shutdown's drain wrote as it cut its turns are kept before the connection goes.
       await cutTurns.settled();

@@ -11,7 +11,7 @@ import {
 } from '../../model/index.js';
 import { eventRefusal } from '../../upstream/iac-code/expiry.js';
 import { isIacCodeCard } from '../../upstream/iac-code/preferred-language.js';
-import { withStartedAfreshTold } from './started-afresh.js';
+import { withStartedAfreshTold, type StartedAfreshAt } from './started-afresh.js';
 
 /** The codes agents refuse a message to a finished task with: -32004 (a2a-js 1.x), -32600 (0.2.5), -32602 (iac-code). */
 export const FINISHED_CODES: ReadonlySet<number> = new Set([ErrorCode.UnsupportedOperation, ErrorCode.InvalidRequest, ErrorCode.InvalidParams]);
@@ -94,13 +94,18 @@ export interface GoneTaskOptions {
    * (iac-code reads an evicted context back from its saved session: docs/iac-code.md, "Idle eviction").
    */
   startedAfresh?: string | undefined;
+  /**
+   * Those words are about to go out, as `told` (started-afresh.ts), in the fresh context's task: awaited, so that what
+   * shows the turn again later (tasks/get, a retry of its message, the rest its user hung up on) knows before its end.
+   */
+  toldAfresh?: ((told: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined;
 }
 
 /** What every attempt of one turn shares: what goes again, where a move is noted, and whether the move was told. */
-interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh'> {
+interface Turn extends Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh' | 'toldAfresh'> {
   asked: SendMessageRequest;
   /** The words of startedAfresh open the reply already: a fresh context refused in turn moves it once more, told once. */
-  toldAfresh?: boolean;
+  afreshTold?: boolean;
 }
 
 /**
@@ -124,7 +129,8 @@ export function inNewTaskIfGone(
   run: (request: SendMessageRequest) => AsyncIterable<StreamResponse>,
   options: GoneTaskOptions = {},
 ): AsyncGenerator<StreamResponse> {
-  return attempt(request, run, { asked: options.asked ?? request, movedTo: options.movedTo, startedAfresh: options.startedAfresh }, MAX_RETRIES);
+  const { movedTo, startedAfresh, toldAfresh } = options;
+  return attempt(request, run, { asked: options.asked ?? request, movedTo, startedAfresh, toldAfresh }, MAX_RETRIES);
 }
 
 async function* attempt(
@@ -170,9 +176,9 @@ async function* attempt(
       if (fresh) await turn.movedTo?.(moved);
       const again = attempt(retry, run, turn, retries - 1);
       // The agent has none of the conversation in the fresh context: its user reads so first (started-afresh.ts).
-      if (fresh && turn.startedAfresh !== undefined && !turn.toldAfresh) {
-        turn.toldAfresh = true;
-        yield* withStartedAfreshTold(again, turn.startedAfresh);
+      if (fresh && turn.startedAfresh !== undefined && !turn.afreshTold) {
+        turn.afreshTold = true;
+        yield* withStartedAfreshTold(again, turn.startedAfresh, { messageId: retry.message.messageId, told: turn.toldAfresh });
       } else yield* again;
       return;
     }

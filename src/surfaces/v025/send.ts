@@ -13,7 +13,8 @@ import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
 import { inNewTaskIfGone, refusesContexts, type GoneTaskOptions } from './gone-task.js';
-import { inMovedContext, noteMove } from './moved-contexts.js';
+import { inMovedContext } from './moved-contexts.js';
+import { freshContextTurn } from './fresh-context-turn.js';
 import type { V025FacadeDeps } from './deps.js';
 import { cardAccepts, turnInput, type LaterImages, type TurnInput } from './input.js';
 import { afterImages, withLaterImages } from './later-images.js';
@@ -121,15 +122,10 @@ async function beginTurn(
     // conversation moved to a fresh context goes on there, whichever of its ids the caller sends next.
     const picked = task.request.message.taskId === undefined && (upstreamTaskId !== undefined || refusesContexts(deps.cards.current()?.card));
     const asked = answered.request === begun.request ? undefined : begun.request;
+    // There the agent starts afresh, and its user is told so once (fresh-context-turn.ts).
     const movedFrom = [input.request.message.contextId, conversation.contextId];
-    const movedTo = (contextId: string) => {
-      // The turn goes on there, the agent afresh: so do the notes it leaves for the conversation's next message (a
-      // hang-up's, which then tells it started afresh too; its message's, for a retry).
-      conversation.contextId = contextId;
-      watch.startedAfresh();
-      return noteMove(routing.languages.movedContexts, principal, movedFrom, contextId);
-    };
-    const retried: GoneTaskOptions | undefined = picked ? { asked, movedTo, startedAfresh: words.startedAfresh } : undefined;
+    const fresh = picked ? freshContextTurn(conversation, watch, routing.languages, { movedFrom, words }) : undefined;
+    const retried: GoneTaskOptions | undefined = fresh && { asked, ...fresh };
     // The turn's one tracker, noted by whatever relays its events (turn-attempt.ts, the re-prompt, the cut turn's rest).
     const { tracker } = watch;
     const onSent = (): void => (watch.sent(), noteSentTurnMessage(sentTurns, conversation, task.request.message));

@@ -9,18 +9,46 @@ import { taskTurnEvents } from './reply/task-events.js';
  * that does not know what "it" is, and not why: so the reply of that turn opens with the facade's words that say so
  * (words.startedAfresh), once. Told as a working message of the turn's task, as a cut turn's rest is opened
  * (cut-turns.ts cutTurnRest): it goes through the reply reducer with the agent's events, so message/send and
- * message/stream show it alike. Not noted in the turn's tracker: it is no word of the agent's.
+ * message/stream show it alike, and tasks/get, which replays the turn from its task, puts it in the same place
+ * (startedAfreshToldIn, started-afresh-turns.ts). Noted in the turn's tracker as the facade's, not as a word of the
+ * agent's (isStartedAfreshTold): a stream that showed it, its user hanging up before the agent said anything, is
+ * not told it again with the turn's rest (watched-turn.ts).
  */
-export async function* withStartedAfreshTold(events: AsyncIterable<StreamResponse>, words: string): AsyncGenerator<StreamResponse> {
+
+/** Where the words were told: the task of the fresh context, and the message that opened its turn there. */
+export interface StartedAfreshAt {
+  taskId: string;
+  messageId: string;
+}
+
+/**
+ * The turn's events with the words told in them. `told`: awaited as the words are about to go out, with the event that
+ * tells them (its turn's tracker notes it; the turn is noted for tasks/get and a retry of its message).
+ */
+export async function* withStartedAfreshTold(
+  events: AsyncIterable<StreamResponse>,
+  words: string,
+  at: { messageId: string; told?: ((event: StreamResponse, at: StartedAfreshAt) => Promise<void>) | undefined },
+): AsyncGenerator<StreamResponse> {
   const iterator = events[Symbol.asyncIterator]();
   try {
     const first = await iterator.next();
     if (first.done) return;
-    yield* toldAround(first.value, words);
+    for (const event of toldAround(first.value, words)) {
+      if ('statusUpdate' in event && isStartedAfreshTold(event))
+        await at.told?.(event, { taskId: event.statusUpdate.taskId, messageId: at.messageId });
+      yield event;
+    }
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   } finally {
     await iterator.return?.();
   }
+}
+
+/** A turn's events replayed from its task (task-reply.ts), with the words where the turn itself told them. */
+export function startedAfreshToldIn(events: readonly StreamResponse[], words: string): StreamResponse[] {
+  const [first, ...rest] = events;
+  return first ? [...toldAround(first, words), ...rest] : [];
 }
 
 /**
@@ -41,8 +69,16 @@ function toldAround(event: StreamResponse, words: string): StreamResponse[] {
   return ref ? [toldEvent(ref.taskId, ref.contextId, words), event] : [event];
 }
 
+/** The events that tell the words, told apart by themselves rather than by a mark a caller could be shown. */
+const toldEvents = new WeakSet<StreamResponse>();
+
+/** Whether `event` is the facade's words that the turn started afresh (not the agent's). */
+export const isStartedAfreshTold = (event: StreamResponse): boolean => toldEvents.has(event);
+
 /** The words as a working message of the task, a paragraph of their own before what the agent says. */
 function toldEvent(taskId: string, contextId: string, words: string): StreamResponse {
   const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: `${words}\n\n` }] };
-  return { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } };
+  const told: StreamResponse = { statusUpdate: { taskId, contextId, status: { state: 'TASK_STATE_WORKING', message } } };
+  toldEvents.add(told);
+  return told;
 }

@@ -13,6 +13,8 @@ import { askedLanguage } from './caller-metadata.js';
 import { withTurnWordsFromJournal } from './task-pipeline-turn.js';
 import { workingTurnEvents } from './task-working-turn.js';
 import { restCursor, restEvents, type TurnSoFar } from './turn-rest.js';
+import { startedAfreshToldIn } from './started-afresh.js';
+import { latestTurnStartedAfresh } from './started-afresh-turns.js';
 
 /**
  * What tasks/get shows of a task: the reply of its latest turn as message/send shows it, read from the task as
@@ -104,9 +106,15 @@ export async function taskReplyEvents(
   const sentMessageId = latestTurnMessageOf(task)?.messageId;
   const words = await taskWords(deps, task, ctx.principal);
   const facts = withFields({ words }, withFields(clientTaskId ? { taskId: clientTaskId } : {}, sentMessageId ? { sentMessageId } : {}));
-  // A turn the agent's own error ended reads as message/send read it.
+  // A turn the agent's own error ended reads as message/send read it; one that went on in a fresh context opens with
+  // the words that say the agent started afresh, as its message/send and message/stream opened (started-afresh.ts).
   const told = withAgentFailureTold(task, words);
-  return { options: withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }), events: await latestTurnEvents(deps, told, ctx) };
+  const events = await latestTurnEvents(deps, told, ctx);
+  const afresh = await latestTurnStartedAfresh(deps.languages?.startedAfreshTurns, ctx.principal, task);
+  return {
+    options: withFields(replyOptions(deps, facts), { newId: idsOf(task.id) }),
+    events: afresh ? startedAfreshToldIn(events, words.startedAfresh) : events,
+  };
 }
 
 /**

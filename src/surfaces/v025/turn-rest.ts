@@ -56,8 +56,8 @@ export interface TurnSoFar {
    */
   heldShown?: boolean;
   /**
-   * The turn went on in a fresh context, where the agent has none of the conversation before it: its reply opened with
-   * the words that say so (../started-afresh.ts), which its rest tells again to a caller who read none of the turn.
+   * The turn went on in a fresh context, where the agent has none of the conversation before it, and its caller was
+   * not shown the words that opened its reply to say so (../started-afresh.ts): its rest tells them (watched-turn.ts).
    */
   startedAfresh?: boolean;
   /** The highest sequence of the iac-code pipeline envelopes the caller was shown this turn (turn-pipeline.ts). */

@@ -16,6 +16,7 @@ import { joinText } from '../../translate/index.js';
 import { asksAnew } from './reply/held-question.js';
 import type { TurnSoFar } from './turn-rest.js';
 import { isWordsLostEvent, pipelineSequences } from './turn-pipeline.js';
+import { isStartedAfreshTold } from './started-afresh.js';
 
 /**
  * Waiting for the caller (input-required, auth-required): the only opening a follow-up's agent goes on from.
@@ -42,6 +43,8 @@ class NotesSoFar {
   taskId: string | undefined;
   state: TaskState | undefined;
   heldStatus: TaskStatus | undefined;
+  /** The facade's words that the turn started afresh (started-afresh.ts) are among the events: no word of the agent's. */
+  startedAfreshTold = false;
   private heldShown = false;
   private noted = 0;
   // The messages themselves: their text is only needed if the stream breaks, so none is joined per event.
@@ -60,6 +63,10 @@ class NotesSoFar {
   note(event: StreamResponse): void {
     // The facade's own mark of lost words is no update of the agent's: the next snapshot is compared with the agent's last.
     if (isWordsLostEvent(event)) return;
+    if (isStartedAfreshTold(event)) {
+      this.startedAfreshTold = true;
+      return;
+    }
     const opensWaiting = this.noted++ === 0 && 'task' in event && waiting(event.task.status.state);
     this.heldStatus = opensWaiting && this.turn.sent.taskId === event.task.id ? event.task.status : undefined;
     // Not the question its user just answered, which that frame does not show (reply/held-question.ts).
@@ -98,7 +105,7 @@ class NotesSoFar {
 }
 
 /** What a turn's caller was shown, for the note a cut or a hang-up takes (cut-turns.ts). */
-export type ShownView = Pick<ShownTurn, 'taskId' | 'state' | 'heldStatus' | 'soFar'>;
+export type ShownView = Pick<ShownTurn, 'taskId' | 'state' | 'heldStatus' | 'soFar'> & { readonly startedAfreshTold: boolean };
 
 /**
  * What the caller was shown of a turn, noted event by event as it is relayed (the broken stream's events,

@@ -20,7 +20,10 @@ export interface WatchedTurn {
    * new task that named itself in no event yet cannot be noted. `reason`: why, when no connection broke (CutTurnNote.reason).
    */
   unwatched(read?: 'nothing', reason?: CutReason): boolean;
-  /** The turn goes on in a fresh context, its reply opened with the words that say the agent started afresh (gone-task.ts). */
+  /**
+   * The turn goes on in a fresh context, its reply opened with the words that say the agent started afresh (gone-task.ts):
+   * a note of it tells them with its rest, unless the tracker noted them as shown (turn-tracker.ts `startedAfreshTold`).
+   */
   startedAfresh(): void;
   /**
    * The reply holds a follow-up's waiting task that asks by the message its user read before this turn, the question
@@ -102,7 +105,9 @@ export function watchedTurn(
     // Made only for a note (a turn not cut, the most frequent, copies nothing). The note is written as the cut
     // stream ends; the store keeps it before it closes (conversation-languages.ts).
     const soFar = readNothing ? tracker.unread() : withFields(tracker.shown().soFar(), heldAtBound ? { heldShown: true } : {});
-    const shown = afresh ? withFields(soFar, { startedAfresh: true }) : soFar;
+    // Its rest tells its user the agent started afresh unless a frame that told them so was written to them.
+    const toldAfresh = !readNothing && tracker.shown().startedAfreshTold;
+    const shown = afresh && !toldAfresh ? withFields(soFar, { startedAfresh: true }) : soFar;
     void notes.note(principal, contextId, withFields({ taskId, shown }, reason ? { reason } : {}) satisfies CutTurnNote);
   };
   return {

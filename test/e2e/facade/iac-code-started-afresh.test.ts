@@ -7,6 +7,7 @@
  * iac-code reads back from its saved session (docs/iac-code.md, "Idle eviction"): nothing is told there.
  * A caller that hangs up on the turn that moved reads its reply with its next message, and the same message again
  * (a retry whose answer was lost) reads its reply, as in a conversation that never moved: both are noted where it went.
+ * What tasks/get and a retry read of that turn, and whether a hang-up's rest tells the words: started-afresh-everywhere.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -145,8 +146,9 @@ describe('facade → iac-code: a conversation moved to a fresh context tells its
       expect(after.body.error).toBeUndefined();
       expect(after.body.result).toMatchObject({ id: head.id, contextId: head.contextId });
       expect(sentText(after.body.result)).toContain('Here is the reply to your previous message');
-      // Read none of the turn, nor the words that opened it: told with its reply.
-      expect(sentText(after.body.result)).toContain(LANGUAGES.en.told);
+      // Never twice: told with its reply unless the stream wrote them before its caller left (read with the first
+      // frame, as far as the gateway can tell): each case on its own in started-afresh-everywhere.test.ts.
+      expect(sentText(after.body.result).split(LANGUAGES.en.told).length - 1).toBeLessThanOrEqual(1);
       expect(sentText(after.body.result)).toContain(first.text);
       expect(turnsSent()).toBe(sent);
     });

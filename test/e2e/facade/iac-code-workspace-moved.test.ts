@@ -4,7 +4,7 @@
  * to a different workspace", as the fake does: fake-iac-code-turn-settings.ts). A Bailian user of such a
  * conversation reads the agent's answer to their message instead, in message/send, message/stream and tasks/get
  * (the words went again in a fresh context, which has a folder of its own, its user told first that the agent
- * started afresh there: tasks/get shows the agent's reply alone), and the conversation's next messages go
+ * started afresh there, in tasks/get too: started-afresh-everywhere.test.ts), and the conversation's next messages go
  * on in that context, under the id they began with or the one the answer gave. With `store: memory` the restarted
  * gateway knows nothing of the conversation (its message opens a new task); with `store: redis` it aims the message
  * at the waiting task, which iac-code fails the same way.
@@ -108,9 +108,9 @@ describe('facade → iac-code: a conversation begun before upstream.workspace-ro
         expect(sent[1]).toEqual({ contextId: moved, taskId: undefined, cwd: workspaceOf(ROOT, moved) });
         expect(next.contextId).toBe(moved);
 
-        // tasks/get reads the agent's task: its reply, without the facade's words before it (as for a cut turn's rest).
+        // tasks/get reads the turn's reply as its user read it: the facade's words, then the agent's answer.
         const got = (await rpc(gateway.url, 'tasks/get', { id: next.taskId })).body.result;
-        expect(sentText(got)).toBe(first.text);
+        expect(sentText(got)).toBe(next.text);
         expect(sentText(got)).not.toContain(WRONG_WORKSPACE);
 
         // Bailian's next message, under the id the conversation began with: it goes to the moved context's waiting

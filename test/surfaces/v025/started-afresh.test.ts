@@ -75,6 +75,17 @@ describe('the words that say a turn moved to a fresh context started afresh', ()
     expect(JSON.stringify(events.at(-1))).toContain('answered');
   });
 
+  it('are noted, as they are about to go out, under the fresh task and the message that opened its turn', async () => {
+    const { sent, run } = refusingContexts(1, (id, contextId) => [opened(id, contextId), answer(id, contextId)]);
+    const noted: Array<{ at: unknown; before: number }> = [];
+    let yielded = 0;
+    const toldAfresh = async (event: StreamResponse, at: unknown) => void noted.push({ at, before: told([event]).length === 1 ? yielded : -1 });
+    for await (const _event of inNewTaskIfGone(request, run, { startedAfresh: TOLD, toldAfresh })) yielded++;
+    expect(sent).toHaveLength(2);
+    // Once, with the words' own event, after the opening alone went out.
+    expect(noted).toEqual([{ at: { taskId: 'T2', messageId: 'm' }, before: 1 }]);
+  });
+
   it('are not told when the turn stays in its context', async () => {
     const { run } = refusingContexts(0, (id, contextId) => [opened(id, contextId), answer(id, contextId)]);
     expect(told(await collect(inNewTaskIfGone(request, run, { startedAfresh: TOLD })))).toEqual([]);

@@ -1,0 +1,34 @@
+import type { Conversation } from './cut-turns.js';
+import type { ConversationLanguages } from './conversation-languages.js';
+import type { GoneTaskOptions } from './gone-task.js';
+import { noteMove } from './moved-contexts.js';
+import type { FacadeWords } from './reply/index.js';
+import type { WatchedTurn } from './watched-turn.js';
+
+/**
+ * What a turn whose task the facade picked notes when it goes on in a fresh context (gone-task.ts): its conversation
+ * goes on there (moved-contexts.ts) and so do the notes the turn leaves for the conversation's next message (a
+ * hang-up's, which tells it started afresh too; its message's, for a retry); the words that say the agent started
+ * afresh (started-afresh.ts), as they go out, are noted in the turn's tracker (a hang-up after them does not tell them
+ * again) and for the fresh context's task (tasks/get and a retry of the message show them too: started-afresh-turns.ts).
+ */
+export function freshContextTurn(
+  conversation: Conversation,
+  watch: WatchedTurn,
+  languages: ConversationLanguages,
+  turn: { movedFrom: ReadonlyArray<string | undefined>; words: FacadeWords },
+): Pick<GoneTaskOptions, 'movedTo' | 'startedAfresh' | 'toldAfresh'> {
+  const { principal } = conversation;
+  return {
+    movedTo(contextId) {
+      conversation.contextId = contextId;
+      watch.startedAfresh();
+      return noteMove(languages.movedContexts, principal, turn.movedFrom, contextId);
+    },
+    startedAfresh: turn.words.startedAfresh,
+    async toldAfresh(told, at) {
+      await languages.startedAfreshTurns.note(principal, at.taskId, at.messageId).catch(() => undefined);
+      watch.tracker.note(told);
+    },
+  };
+}
