@@ -18,7 +18,7 @@ const REASONS: ReadonlyArray<[RegExp, Refusal]> = [
 ];
 
 /** The one text a status says, or undefined when it says nothing or more than one part. */
-function statusText(status: TaskStatus | undefined): string | undefined {
+export function statusText(status: TaskStatus | undefined): string | undefined {
   const parts = status?.message?.parts ?? [];
   const [only] = parts;
   return parts.length === 1 && typeof only?.text === 'string' ? only.text.trim() : undefined;

@@ -1,5 +1,6 @@
 import { brokenOffMessageId } from '../../../core/read-on.js';
 import { A2AError, withFields, type StreamResponse, type Task, type TaskStatus } from '../../../model/index.js';
+import { refusedAsBusy } from '../../../upstream/iac-code/busy-context.js';
 import { failureReason, isGatewayFailure, type FacadeWords } from './words.js';
 
 /**
@@ -12,6 +13,11 @@ import { failureReason, isGatewayFailure, type FacadeWords } from './words.js';
  *   which the gateway records as the task's failure (core/read-on.ts failedBy), read so by tasks/get;
  * - a failed status an a2a-js SDK (0.2.5 and 1.x) makes of an executor that threw: "Agent execution error: " and the
  *   exception's message.
+ * And one failure that is no error of the agent's: iac-code's refusal of a new task while another turn of its context
+ * still runs (upstream/iac-code/busy-context.ts), which the gateway's turn ordering lets through only where it cannot
+ * see that turn (another replica without a shared store, another client of the context, a turn it stopped following).
+ * Its user reads what they read when the gateway itself refuses a message during a turn (words.turnInProgress), failed,
+ * rather than iac-code's English words: their message was not read, and goes again once that turn ended.
  */
 
 /** How a2a-js fails a turn whose executor threw: these words, then the exception's message. */
@@ -35,33 +41,57 @@ function agentErrorOf(taskId: string, status: TaskStatus, recorded: boolean): st
   return said.startsWith(EXECUTOR_THREW) ? said.slice(EXECUTOR_THREW.length) : undefined;
 }
 
-/** `status` with the agent's own error told as its user reads it (agentFailureText); `status` itself when it tells none. */
-function toldStatus(taskId: string, status: TaskStatus, words: FacadeWords, recorded: boolean): TaskStatus {
+/**
+ * What the user reads for a failed status of task `taskId`, when it is not the status's own words (above): the agent's
+ * error, or (`fresh`: the turn is a new task that said nothing else) iac-code's refusal of a busy context.
+ */
+function toldText(taskId: string, status: TaskStatus, words: FacadeWords, recorded: boolean, fresh: boolean): string | undefined {
+  if (fresh && refusedAsBusy(status)) return words.turnInProgress;
   const reason = agentErrorOf(taskId, status, recorded);
-  if (reason === undefined || !status.message) return status;
-  return withFields(status, { message: withFields(status.message, { parts: [{ text: agentFailureText(words, reason) }] }) });
+  return reason === undefined ? undefined : agentFailureText(words, reason);
+}
+
+/** `status` with the agent's own error told as its user reads it (toldText); `status` itself when it tells none. */
+function toldStatus(taskId: string, status: TaskStatus, words: FacadeWords, recorded: boolean, fresh: boolean): TaskStatus {
+  const text = toldText(taskId, status, words, recorded, fresh);
+  if (text === undefined || !status.message) return status;
+  return withFields(status, { message: withFields(status.message, { parts: [{ text }] }) });
+}
+
+/**
+ * Whether `task` holds nothing of its agent's but its status's words: no artifact, no agent message in its history
+ * other than that status's. A task of earlier turns, or one whose turn said something, holds more.
+ */
+function saysOnlyItsStatus(task: Task): boolean {
+  if (task.artifacts?.length) return false;
+  const told = task.status.message?.messageId;
+  return (task.history ?? []).every((said) => said.role === 'ROLE_USER' || said.messageId === told);
 }
 
 /**
  * `task` with the agent's own error its failed status tells, told as its user reads it: there and in the history,
- * where its SDK or the record keeps that message too (the reply reads both: ../turn-rest.ts).
+ * where its SDK or the record keeps that message too (the reply reads both: ../turn-rest.ts). `fresh`: the turn may be
+ * a new task (false when the caller knows it went on with an earlier one); the task itself tells whether it said nothing.
  */
-export function withAgentFailureTold(task: Task, words: FacadeWords): Task {
-  const status = toldStatus(task.id, task.status, words, true);
+export function withAgentFailureTold(task: Task, words: FacadeWords, fresh = true): Task {
+  const status = toldStatus(task.id, task.status, words, true, fresh && saysOnlyItsStatus(task));
   if (status === task.status) return task;
   const told = status.message;
   const history = task.history?.map((said) => (said.messageId === told?.messageId ? told : said));
   return withFields(task, withFields({ status }, history ? { history } : {}));
 }
 
-/** An event of the turn with the agent's own error its failed status tells, told as its user reads it. */
-export function withAgentFailureToldIn(event: StreamResponse, words: FacadeWords): StreamResponse {
+/**
+ * An event of the turn with the agent's own error its failed status tells, told as its user reads it. `fresh`: the
+ * turn is a new task that showed nothing yet, where a busy context's refusal is all its user is answered.
+ */
+export function withAgentFailureToldIn(event: StreamResponse, words: FacadeWords, fresh: boolean): StreamResponse {
   if ('statusUpdate' in event) {
     const update = event.statusUpdate;
-    const status = toldStatus(update.taskId, update.status, words, false);
+    const status = toldStatus(update.taskId, update.status, words, false, fresh);
     return status === update.status ? event : { statusUpdate: withFields(update, { status }) };
   }
   if (!('task' in event)) return event;
-  const task = withAgentFailureTold(event.task, words);
+  const task = withAgentFailureTold(event.task, words, fresh);
   return task === event.task ? event : { task };
 }

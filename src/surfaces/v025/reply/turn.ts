@@ -45,7 +45,8 @@ class HeldTurnReply implements TurnReply {
   constructor(private readonly options: ReplyOptions) {}
 
   push(event: StreamResponse): V025StreamEvent[] {
-    return this.#step(reduceReply(this.#state, withAgentFailureToldIn(event, this.options.words), this.options));
+    const fresh = this.options.followsUp === false && this.#state.shown === '';
+    return this.#step(reduceReply(this.#state, withAgentFailureToldIn(event, this.options.words, fresh), this.options));
   }
   close(): V025StreamEvent[] {
     return this.#step(closeReply(this.#state, this.options));
