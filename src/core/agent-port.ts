@@ -48,7 +48,8 @@ export interface CallContext {
    * Called once the request of a call that carries the caller's message (sendMessage, sendStreamingMessage)
    * has left for the agent: over HTTP once the connection has taken its body, so never while the request waits
    * for one of the pool's connections or connects, nor when the agent refuses the connection. gRPC tells no such
-   * moment: there the call counts as sent once it is made, unless it ends UNAVAILABLE (the agent not reached).
+   * moment: there the call counts as sent once it is made, unless grpc-js says no connection took it
+   * (upstream/v1/grpc-errors.ts grpcCallNeverSent).
    * The context's other calls (an admission's GetTask, a recovery's reads) never call it. Set by the 0.2.5
    * facade's turns (surfaces/v025/cut-turns.ts: a turn the shutdown cut after it may be at work at the agent).
    */

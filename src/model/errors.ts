@@ -139,8 +139,9 @@ export class A2AError extends Error {
     return new A2AError(ErrorCode.Internal, message);
   }
   /**
-   * The agent was never reached (refused, no such host, a refused TLS handshake: upstream/never-reached.ts),
-   * or answered gRPC UNAVAILABLE. A connection lost mid-call keeps these words without the status: the agent
+   * The agent was never reached (refused, no such host, a refused TLS handshake: upstream/never-reached.ts; over
+   * gRPC, an UNAVAILABLE grpc-js made before any connection took the call). A connection lost mid-call keeps these
+   * words without the status (upstreamConnectionLost): the agent
    * may have begun the turn, and a 503 invites a retry that would run it twice.
    */
   static upstreamUnavailable(): A2AError {

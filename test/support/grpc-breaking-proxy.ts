@@ -5,6 +5,7 @@
  * the gateway's stream (`reset`: RST_STREAM INTERNAL_ERROR, as Envoy and nginx do once an answer's headers went
  * out) or ends it without a status (`ended`). The gateway's connection stays up; the agent's call is cancelled,
  * and an a2a-js agent runs its turn on. Messages are counted by their gRPC framing (a 5-byte prefix, its length).
+ * It also cuts the gateway's TCP connections on command (`cutConnections`), as a network or a proxy that dies does.
  */
 import http2, {
   type ClientHttp2Session,
@@ -13,9 +14,12 @@ import http2, {
   type OutgoingHttpHeaders,
   type ServerHttp2Stream,
 } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export type StreamBreak = 'reset' | 'ended';
+
+/** How the gateway's TCP connection is cut: closed (FIN) or reset (RST). */
+export type ConnectionCut = 'closed' | 'reset';
 
 /** One call seen: its gRPC method, how many messages of its answer went through, whether it was broken. */
 export interface ProxiedCall {
@@ -33,6 +37,8 @@ export interface GrpcBreakingProxy {
   /** Break the answer of the next call to `method` (e.g. `SendStreamingMessage`) after its `messages`-th message. */
   breakAfter(method: string, messages: number, how: StreamBreak): void;
   of(method: string): ProxiedCall[];
+  /** Cut every TCP connection the gateway has to the proxy, its calls under way: each stream to the agent is cancelled. */
+  cutConnections(how: ConnectionCut): void;
   close(): Promise<void>;
 }
 
@@ -130,6 +136,11 @@ export async function startGrpcBreakingProxy(): Promise<GrpcBreakingProxy> {
   });
   server.on('stream', relay);
   server.on('sessionError', () => undefined);
+  const gatewaySockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    gatewaySockets.add(socket);
+    socket.on('close', () => gatewaySockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const proxy: GrpcBreakingProxy = {
     address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -137,6 +148,7 @@ export async function startGrpcBreakingProxy(): Promise<GrpcBreakingProxy> {
     calls: [],
     breakAfter: (method, messages, how) => (armed = { method, messages, how }),
     of: (method) => proxy.calls.filter((call) => call.method === method),
+    cutConnections: (how) => gatewaySockets.forEach((socket) => (how === 'reset' ? socket.resetAndDestroy() : socket.destroy())),
     close: () =>
       new Promise<void>((resolve) => {
         streams.forEach((stream) => stream.close(http2.constants.NGHTTP2_CANCEL));

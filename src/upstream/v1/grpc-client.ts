@@ -4,7 +4,7 @@ import type { UpstreamConfig } from '../../config/schema.js';
 import type { CallContext, Upstream } from '../../core/agent-port.js';
 import { withFields, A2AError, type AgentCard, type AgentInterface, type StreamResponse } from '../../model/index.js';
 import { A2AService, GRPC_METHODS, requestMessage, responseJson, type GrpcMethodName } from '../../protocol/grpc.js';
-import { fromGrpcError } from './grpc-errors.js';
+import { fromGrpcError, grpcCallNeverSent } from './grpc-errors.js';
 import { streamWentIdle } from '../upstream-errors.js';
 import { grpcInterfaceTls, grpcTarget, type GrpcTarget } from './grpc-target.js';
 import { cardAddressWarnings, type CardAddressNotice } from '../card-address.js';
@@ -85,14 +85,15 @@ function idleWatch(call: CancellableCall & { readableLength: number }, ms: numbe
 
 /**
  * The call's CallContext.onMessageSent, for the calls that carry the caller's message: gRPC tells no moment its
- * request left, so the call counts as sent once made, told when it answers or ends, unless the agent could not be
- * reached (UNAVAILABLE: refused, no route), which leaves nothing at the agent.
+ * request left, so the call counts as sent once made, told when it answers or ends, unless grpc-js says no connection
+ * took it (refused, no route: grpcCallNeverSent), which leaves nothing at the agent; a connection dropped under it
+ * (UNAVAILABLE too) may have.
  */
 function messageSent(name: string, ctx: CallContext): ((failure?: unknown) => void) | undefined {
   const onSent = ctx.onMessageSent;
   if (!onSent || (name !== 'sendMessage' && name !== 'sendStreamingMessage')) return undefined;
   return (failure) => {
-    if ((failure as { code?: unknown } | undefined)?.code !== status.UNAVAILABLE) onSent();
+    if (!grpcCallNeverSent(failure)) onSent();
   };
 }
 

@@ -8,17 +8,14 @@
  * in its trailers is the agent's own, whatever its code: `reported`, and it ends the turn.
  */
 import http2, { type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { status, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endsTheTurn } from '../../../src/core/read-on.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
-import { A2AService } from '../../../src/protocol/grpc.js';
 import { brokeOff } from '../../../src/surfaces/v025/turn-resubscribe.js';
 import { fromGrpcError } from '../../../src/upstream/v1/grpc-errors.js';
+import { MAX_MESSAGE_BYTES, startGrpcPeer, type GrpcPeer, type PeerBehaviour } from './grpc-peer.js';
 
-/** The gateway's own limit on an agent's message (grpc-client.ts). */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const GRPC_HEADERS = { ':status': 200, 'content-type': 'application/grpc' };
 
 /** A gRPC message frame: not compressed, `length` as its declared length (its payload's by default). */
@@ -35,7 +32,7 @@ function trailed(stream: ServerHttp2Stream, trailers: Record<string, string>): v
   stream.end();
 }
 
-const PEER: Record<string, (stream: ServerHttp2Stream) => void> = {
+const PEER: Record<string, PeerBehaviour> = {
   'resets the stream': (stream) => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
   'resets it, calm': (stream) => stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM),
   'resets it, protocol error': (stream) => stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR),
@@ -73,36 +70,16 @@ const PEER: Record<string, (stream: ServerHttp2Stream) => void> = {
     trailed(stream, { 'grpc-status': String(status.RESOURCE_EXHAUSTED), 'grpc-message': encodeURI('quota exceeded for cn-hangzhou') }),
 };
 
-let server: http2.Http2Server;
-let client: Client;
+let peer: GrpcPeer;
 beforeAll(async () => {
-  server = http2.createServer();
-  server.on('stream', (stream, headers) => {
-    stream.on('error', () => undefined);
-    PEER[String(headers['x-peer'])]!(stream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  client = new Client(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES });
+  peer = await startGrpcPeer(PEER);
 });
 afterAll(async () => {
-  client?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await peer?.close();
 });
 
-/** The error grpc-js ends a SendStreamingMessage with when the peer does `peer`. */
-async function streamFailure(peer: keyof typeof PEER): Promise<ServiceError> {
-  const metadata = new Metadata();
-  metadata.set('x-peer', peer);
-  const { path, requestSerialize, responseDeserialize } = A2AService.sendStreamingMessage;
-  const call = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize as (bytes: Buffer) => unknown, {} as never, metadata);
-  try {
-    for await (const message of call) void message;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error(`the stream (${peer}) ended without an error`);
-}
+/** The error grpc-js ends a SendStreamingMessage with when the peer does `behaviour`. */
+const streamFailure = (behaviour: keyof typeof PEER): Promise<ServiceError> => peer.streamFailure(behaviour);
 
 const open = new AbortController().signal;
 
