@@ -1,6 +1,7 @@
 import { withFields, type Part } from '../../../model/index.js';
 import { NO_CODE, type CodeScan } from './code-spans.js';
-import { describeFile, fenceFor, fenceLanguage, fileNameOf, isTextLike, sameFile, type RenderOptions } from './render-parts.js';
+import { describeFile, fileNameOf, sameFile, type RenderOptions } from './render-parts.js';
+import { fenceFor, fenceLanguage, isTextLike } from './text-files.js';
 import type { FacadeWords } from './words.js';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isTextLike, fenced, renderPart, renderParts } from '../../../../src/surfaces/v025/reply/render-parts.js';
+import { renderPart, renderParts } from '../../../../src/surfaces/v025/reply/render-parts.js';
+import { fenced, isTextLike } from '../../../../src/surfaces/v025/reply/text-files.js';
 
 const opts = { inlineMaxBytes: 64 };
 const raw = (text: string | Buffer) => Buffer.from(text).toString('base64');
