@@ -1,7 +1,7 @@
 /**
  * Lua scripts of the Redis task registry. Layout under the prefix P (O = encoded owner, C = encoded
  * context id, T = encoded tenant):
- *   P t:<id>        hash  v (version) d (JSON {task, upstream}) o (owner) u (last write, Redis TIME µs)
+ *   P t:<id>        hash  v (version) d (JSON {task, upstream, w: the last write ids}) o (owner) u (last write, Redis TIME µs)
  *                         n (tenant; absent: the default tenant, as in records written before tenants)
  * An owner's tasks in the default tenant are indexed under S = P o:O:, those in tenant T under
  * S = P o:O:t:T: (the task's scope), each scope alike:

@@ -40,7 +40,18 @@ interface Versioned {
   upstream: string;
   owner?: string;
   tenant?: string;
+  /** The ids of the task's last writes (applyAll's `writeId`), kept in its document as `w`. */
+  writes?: string[];
 }
+
+/** How many write ids a task keeps: its own writer's last retried one, and a few other replicas' written since. */
+const KEPT_WRITE_IDS = 4;
+
+/** A stored document with the write ids it keeps. */
+const parseWrittenDoc = (doc: string | null | undefined): { task: Task; upstream: string; w?: string[] } | undefined => parseDoc(doc);
+
+/** What a write makes of the stored task (undefined: nothing to write). */
+type Change = (current: Task | undefined) => Task | undefined;
 
 const WRITE_COMMAND = 'a2aBridgeWriteTask';
 const PRUNE_COMMAND = 'a2aBridgePruneTasks';
@@ -77,18 +88,18 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   async function readVersioned(taskId: string): Promise<Versioned | undefined> {
     const [version, doc, owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'v', 'd', 'o', 'n'));
-    const parsed = parseDoc(doc);
+    const parsed = parseWrittenDoc(doc);
     if (!version || !parsed || owner === null) return undefined;
-    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner, tenant: tenant ?? '' };
+    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner, tenant: tenant ?? '', writes: parsed.w };
   }
 
   // Writes to one task from this process go one at a time: they would only conflict with each other.
   const localTails = new Map<string, Promise<unknown>>();
-  function mutate(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
+  function mutate(taskId: string, meta: TaskMeta, change: Change, writeId?: string): Promise<Task | undefined> {
     const previous = localTails.get(taskId) ?? Promise.resolve();
     const run = previous.then(
-      () => compareAndSet(taskId, meta, change),
-      () => compareAndSet(taskId, meta, change),
+      () => compareAndSet(taskId, meta, change, writeId),
+      () => compareAndSet(taskId, meta, change, writeId),
     );
     localTails.set(taskId, run);
     const forget = () => {
@@ -98,19 +109,25 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     return run;
   }
 
-  /** Fold `change` into the stored task under compare-and-set; undefined when nothing was written. */
-  async function compareAndSet(taskId: string, meta: TaskMeta, change: (current: Task | undefined) => Task | undefined): Promise<Task | undefined> {
+  /**
+   * Fold `change` into the stored task under compare-and-set; undefined when nothing was written. A write whose id
+   * the task holds was applied already (a retry of a write that timed out here after Redis took it): the stale
+   * version it starts from conflicts, and the conflict's answer, the document, holds the id. No round trip more.
+   */
+  async function compareAndSet(taskId: string, meta: TaskMeta, change: Change, writeId?: string): Promise<Task | undefined> {
     const tenant = tenantOf(meta);
     const scope = keys.scope(meta.owner, tenant);
     let state: Versioned = lastWritten.get(taskId) ?? (await readVersioned(taskId)) ?? { version: 0, task: undefined, upstream: meta.upstream };
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       // Another owner's task, or one of another tenant, is not written (the script checks so too).
       if (state.version > 0 && state.owner !== undefined && (state.owner !== meta.owner || (state.tenant ?? '') !== tenant)) return undefined;
+      if (writeId !== undefined && state.writes?.includes(writeId)) return state.task;
       // Checked against the version the script then requires: a finished state another replica wrote since
       // is a conflict, folded again here, so it is never overwritten by a running one.
       const next = unlessReopened(state.task, change(state.task));
       if (!next) return undefined;
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
+      const writes = writeId === undefined ? state.writes : [...(state.writes ?? []).slice(1 - KEPT_WRITE_IDS), writeId];
       const reply = (await writeScript(
         8 + linkedPrefixes.length,
         keys.task(taskId),
@@ -123,7 +140,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         keys.contextTenant(next.contextId ?? ''),
         ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
-        JSON.stringify({ task: next, upstream }),
+        JSON.stringify({ task: next, upstream, ...(writes ? { w: writes } : {}) }),
         meta.owner,
         sortMember(next),
         next.status.state,
@@ -136,14 +153,14 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         keys.owner(meta.owner),
       )) as [number, number | string, string?, string?];
       if (reply[0] === 1) {
-        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner, tenant });
+        lastWritten.set(taskId, { version: Number(reply[1]), task: next, upstream, owner: meta.owner, tenant, ...(writes ? { writes } : {}) });
         return next;
       }
       lastWritten.delete(taskId);
       if (reply[0] === -1) return undefined;
-      const parsed = parseDoc(reply[2]);
+      const parsed = parseWrittenDoc(reply[2]);
       state = parsed
-        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner, tenant }
+        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner, tenant, writes: parsed.w }
         : { version: 0, task: undefined, upstream: meta.upstream };
       // Another replica keeps winning: step back a random moment so the writers stop colliding.
       if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
@@ -202,10 +219,10 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     return latest && { task: latest.task, tenant: latest.tenant };
   }
 
-  async function applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined> {
+  async function applyAll(events: readonly StreamResponse[], meta: TaskMeta, writeId?: string): Promise<Task | undefined> {
     const taskId = batchTaskId(events);
     if (!taskId) return undefined;
-    return mutate(taskId, meta, (current) => foldEvents(current, events, options.historyLimit, options.historyPartMaxBytes));
+    return mutate(taskId, meta, (current) => foldEvents(current, events, options.historyLimit, options.historyPartMaxBytes), writeId);
   }
 
   return {

@@ -69,8 +69,12 @@ export interface TaskStore {
   /**
    * Fold several events of one task, in order, in ONE write: what the core persists of a stream at
    * each of its persist points (task-writer.ts). Undefined when none of them could be applied.
+   * `writeId` names the write (unique among every writer's): a store whose write may fail after it was applied
+   * (Redis: a command that timed out on the client) keeps the ids of a task's last writes with it, and a write
+   * it already holds is not folded again but answered with the task as it stands, so a failed write can be
+   * retried safely. The memory store's writes cannot fail so: it ignores the id.
    */
-  applyAll(events: readonly StreamResponse[], meta: TaskMeta): Promise<Task | undefined>;
+  applyAll(events: readonly StreamResponse[], meta: TaskMeta, writeId?: string): Promise<Task | undefined>;
   /** Store a full snapshot (replacing the previous one, history trimmed to the limit; a running one never replaces a finished one). */
   put(task: Task, meta: TaskMeta): Promise<void>;
   /**
