@@ -125,8 +125,9 @@ const endedByTheGateway = (error: unknown): boolean =>
  * asked how it went.
  */
 export const endsTheTurn = (error: unknown, signal: AbortSignal): boolean =>
-  !signal.aborted &&
+  // The signal is read last: a stream that ended without an error (nearly every one) never reads it (own-class-reads.ts).
   error instanceof A2AError &&
+  !signal.aborted &&
   error.hopFailure === undefined &&
   (error.upstreamFault === 'reported' ||
     (error.upstreamFault === undefined && error.code !== ErrorCode.InvalidAgentResponse && error.code !== ErrorCode.Internal));

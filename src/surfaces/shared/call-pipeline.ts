@@ -13,6 +13,7 @@ import { outlivesCaller, prepareCall, type OperationEnv } from './operations.js'
 import { portCall, type PortCall, type PortCallOptions } from './port-call.js';
 import { sseResponse, type SseFrame } from './sse.js';
 import { openV1Stream, STREAM_ACCEPTED_COMMENT, type OpenedStream } from './stream-open.js';
+import { readerOf } from '../../own-class-reads.js';
 
 /** What a call's answer reads of the config, the same on every HTTP edge. */
 export interface CallOptions {
@@ -193,7 +194,7 @@ const discardBody = async (request: Request): Promise<boolean> => (request.body 
 async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
   const body: ReadableStream<Uint8Array> | null = request.body;
   if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
+  const reader = readerOf(body);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -9,6 +9,7 @@ import type { V025SendMessageResult } from '../../protocol/v025/index.js';
 import type { RequestLogFields } from '../shared/env.js';
 import type { JsonRpcId } from '../shared/jsonrpc.js';
 import { noteLogFields } from '../shared/log-fields.js';
+import { offAborted, onceAborted } from '../../own-class-reads.js';
 import type { ClientTaskIds } from './client-task-ids.js';
 import type { Continuations } from './continuation.js';
 import { withoutGatewayMetadata } from './caller-metadata.js';
@@ -214,7 +215,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
     begun.unwatched.callerGone('nothing');
     turn.end();
   };
-  call.ctx.signal.addEventListener('abort', hungUp, { once: true });
+  onceAborted(call.ctx.signal, hungUp);
   try {
     const reply = createTurnReply(begun.reply);
     const request = await withLaterImages(turn.request, images);
@@ -232,7 +233,7 @@ export async function sendTurn(call: TurnCall, deps: V025FacadeDeps, routing: Tu
   } catch (error) {
     throw begun.toldAtCut(error);
   } finally {
-    call.ctx.signal.removeEventListener('abort', hungUp);
+    offAborted(call.ctx.signal, hungUp);
     bound.clear();
     // Its caller hung up before the listener was added, or the bound passed or a shutdown cut it (hungUp tells which).
     if (call.ctx.signal.aborted) hungUp();
