@@ -83,8 +83,9 @@ describe('a Bailian message that reaches iac-code busy with another turn of its 
     { way: 'stream', language: 'English', words: EN, text: 'Please add a security group too', next: 'How is it going now?' },
   ];
 
+  // Each in a conversation of its own, side by side: each waits out a running turn of some three seconds.
   for (const { way, language, words, text, next } of cases) {
-    it(`${way}, ${language}: the agent is still at work on the previous message, failed; the next message reads its reply`, async () => {
+    it.concurrent(`${way}, ${language}: the agent is still at work on the previous message, failed; the next message reads its reply`, async () => {
       const { refused, got, after } = await whileBusy(way, text, next);
       expect(refused).toMatchObject({ text: words.turnInProgress, state: 'failed' });
       expect(refused.text).not.toContain(BUSY_CONTEXT_MESSAGE);

@@ -8,7 +8,7 @@
  * agent said anything. The note that the turn started afresh is kept in memory and in Redis alike.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeTaskState, openStream, results, rpc, sentText, startFacadeGateway, streamedText, userMessage } from '../../support/facade.js';
@@ -34,67 +34,77 @@ interface Read {
 /** How many times `words` are in `text`. */
 const timesIn = (text: string, words: string): number => text.split(words).length - 1;
 
-describe('facade → iac-code: a turn that started afresh reads the same in every path', () => {
-  let fake: FakeIacCode | undefined;
-  let gateway: RunningGateway | undefined;
+/** A fake iac-code and a gateway in front of it, a test's own, and what the tests ask of them. */
+interface Setup {
+  fake: FakeIacCode;
+  gateway: RunningGateway;
+  /** What its user reads of `message`, sent one way or the other. */
+  read(mode: Mode, message: Record<string, unknown>): Promise<Read>;
+  tasksGet(taskId: string): Promise<string>;
+  turnRequests(): ReturnType<FakeIacCode['rpcRequests']>;
+  turnsSent(): number;
+  /** A conversation's first turn, then its context refused for good: the message `moving` goes on in a fresh context. */
+  moved(mode: Mode): Promise<{ first: Read; moving: Record<string, unknown>; next: Read }>;
+}
+
+/** The fake and a gateway in front of it, the conversation's notes kept in `store`; closed when the test ends. */
+async function start(store: Store, onTestFinished: (close: () => Promise<void>) => void, frameDelayMs = 0): Promise<Setup> {
   let prefix: string | undefined;
-  afterEach(async () => {
-    await gateway?.close();
-    await fake?.close();
+  if (store === 'redis') {
+    await requireRedis();
+    prefix = `a2a-bridge-test:started-afresh-everywhere:${randomUUID()}:`;
+  }
+  const fake = await startFakeIacCode({ script: SCRIPT, ...(frameDelayMs ? { frameDelayMs } : {}) });
+  const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
+  const gateway = await startFacadeGateway({ upstream: { url: fake.url }, ...stores });
+  onTestFinished(async () => {
+    await gateway.close();
+    await fake.close();
     if (prefix) await deleteRedisKeys(prefix);
-    gateway = undefined;
-    fake = undefined;
-    prefix = undefined;
   });
 
-  /** The fake and a gateway in front of it, the conversation's notes kept in `store`. */
-  async function start(store: Store, frameDelayMs = 0): Promise<RunningGateway> {
-    if (store === 'redis') {
-      await requireRedis();
-      prefix = `a2a-bridge-test:started-afresh-everywhere:${randomUUID()}:`;
-    }
-    fake = await startFakeIacCode({ script: SCRIPT, ...(frameDelayMs ? { frameDelayMs } : {}) });
-    const stores = prefix ? { store: 'redis', 'redis-url': REDIS_URL, 'redis-prefix': prefix } : {};
-    gateway = await startFacadeGateway({ upstream: { url: fake.url }, ...stores });
-    return gateway;
-  }
-
-  /** What its user reads of `message`, sent one way or the other. */
   async function read(mode: Mode, message: Record<string, unknown>): Promise<Read> {
     if (mode === 'send') {
-      const { body } = await rpc(gateway!.url, 'message/send', { message });
+      const { body } = await rpc(gateway.url, 'message/send', { message });
       expect(body.error).toBeUndefined();
       return { text: sentText(body.result), contextId: body.result.contextId, taskId: body.result.id };
     }
-    const events = results(await (await openStream(`${gateway!.url}/stream`, 'message/stream', { message })).rest());
+    const events = results(await (await openStream(`${gateway.url}/stream`, 'message/stream', { message })).rest());
     const last = events.at(-1);
     return { text: streamedText(events), contextId: last.contextId, taskId: last.taskId };
   }
-
-  const tasksGet = async (taskId: string): Promise<string> => {
-    const { body } = await rpc(gateway!.url, 'tasks/get', { id: taskId });
-    expect(body.error).toBeUndefined();
-    return sentText(body.result);
+  const turnRequests = () => fake.rpcRequests().filter((r) => r.rpcMethod === 'SendStreamingMessage' || r.rpcMethod === 'SendMessage');
+  return {
+    fake,
+    gateway,
+    read,
+    async tasksGet(taskId) {
+      const { body } = await rpc(gateway.url, 'tasks/get', { id: taskId });
+      expect(body.error).toBeUndefined();
+      return sentText(body.result);
+    },
+    turnRequests,
+    turnsSent: () => turnRequests().length,
+    async moved(mode) {
+      const first = await read(mode, userMessage({ text: '帮我查一下我的专有网络' }));
+      fake.evictContext(first.contextId, { refuseContext: true });
+      const moving = userMessage({ text: '再帮我查一下交换机', contextId: first.contextId });
+      const next = await read(mode, moving);
+      expect(next.contextId).not.toBe(first.contextId);
+      expect(next.text).toBe(`${STARTED_AFRESH}\n\n${first.text}`);
+      return { first, moving, next };
+    },
   };
+}
 
-  const turnRequests = () => fake!.rpcRequests().filter((r) => r.rpcMethod === 'SendStreamingMessage' || r.rpcMethod === 'SendMessage');
-  const turnsSent = () => turnRequests().length;
-
-  /** A conversation's first turn, then its context refused for good: the message `moving` goes on in a fresh context. */
-  async function moved(mode: Mode): Promise<{ first: Read; moving: Record<string, unknown>; next: Read }> {
-    const first = await read(mode, userMessage({ text: '帮我查一下我的专有网络' }));
-    fake!.evictContext(first.contextId, { refuseContext: true });
-    const moving = userMessage({ text: '再帮我查一下交换机', contextId: first.contextId });
-    const next = await read(mode, moving);
-    expect(next.contextId).not.toBe(first.contextId);
-    expect(next.text).toBe(`${STARTED_AFRESH}\n\n${first.text}`);
-    return { first, moving, next };
-  }
-
+// Each test with a fake and a gateway of its own, side by side: the hang-up cases wait on a slow agent.
+describe.concurrent('facade → iac-code: a turn that started afresh reads the same in every path', () => {
   for (const store of ['memory', 'redis'] as const)
     for (const mode of ['send', 'stream'] as const) {
-      it(`${store}, ${mode}: tasks/get of the turn that moved reads what its ${mode} read; of the task's next turn, the agent alone`, async () => {
-        await start(store);
+      it(`${store}, ${mode}: tasks/get of the turn that moved reads what its ${mode} read; of the task's next turn, the agent alone`, async ({
+        onTestFinished,
+      }) => {
+        const { moved, read, tasksGet } = await start(store, onTestFinished);
         const { first, next } = await moved(mode);
         expect(await tasksGet(next.taskId)).toBe(next.text);
 
@@ -105,8 +115,10 @@ describe('facade → iac-code: a turn that started afresh reads the same in ever
         expect(await tasksGet(next.taskId)).toBe(first.text);
       });
 
-      it(`${store}, ${mode}: the message that moved, sent again (Bailian's retry), reads what it read, the agent not asked`, async () => {
-        await start(store);
+      it(`${store}, ${mode}: the message that moved, sent again (Bailian's retry), reads what it read, the agent not asked`, async ({
+        onTestFinished,
+      }) => {
+        const { moved, read, turnsSent } = await start(store, onTestFinished);
         const { moving, next } = await moved(mode);
         const sent = turnsSent();
         for (const again of ['send', 'stream'] as const) expect(await read(again, moving)).toEqual(next);
@@ -115,13 +127,15 @@ describe('facade → iac-code: a turn that started afresh reads the same in ever
     }
 
   for (const store of ['memory', 'redis'] as const) {
-    it(`${store}: a stream hung up after the words, before the agent said anything: the next message reads the reply, the words not again`, async () => {
+    it(`${store}: a stream hung up after the words, before the agent said anything: the next message reads the reply, the words not again`, async ({
+      onTestFinished,
+    }) => {
       // Each of the agent's events comes a while after the one before: the words are shown well before its first word.
-      await start(store, 250);
+      const { fake, gateway, read, turnsSent } = await start(store, onTestFinished, 250);
       const first = await read('send', userMessage({ text: '帮我查一下我的专有网络' }));
-      fake!.evictContext(first.contextId, { refuseContext: true });
+      fake.evictContext(first.contextId, { refuseContext: true });
 
-      const stream = await openStream(`${gateway!.url}/stream`, 'message/stream', {
+      const stream = await openStream(`${gateway.url}/stream`, 'message/stream', {
         message: userMessage({ text: '再帮我查一下交换机', contextId: first.contextId }),
       });
       const shown: any[] = [];
@@ -132,7 +146,7 @@ describe('facade → iac-code: a turn that started afresh reads the same in ever
       // well before the agent's first word.
       await new Promise((resolve) => setTimeout(resolve, 100));
       stream.abort();
-      await waitUntil(async () => fakeTaskState(fake!, moved.contextId) === 'TASK_STATE_INPUT_REQUIRED', 10_000);
+      await waitUntil(async () => fakeTaskState(fake, moved.contextId) === 'TASK_STATE_INPUT_REQUIRED', 10_000);
 
       const sent = turnsSent();
       const after = await read('send', userMessage({ text: '谢谢，再看看安全组', contextId: first.contextId }));
@@ -143,13 +157,13 @@ describe('facade → iac-code: a turn that started afresh reads the same in ever
       expect(turnsSent()).toBe(sent);
     });
 
-    it(`${store}: a message/send hung up before its answer: the next message reads the words once, with the reply`, async () => {
-      await start(store, 150);
+    it(`${store}: a message/send hung up before its answer: the next message reads the words once, with the reply`, async ({ onTestFinished }) => {
+      const { fake, gateway, read, turnRequests } = await start(store, onTestFinished, 150);
       const first = await read('send', userMessage({ text: '帮我查一下我的专有网络' }));
-      fake!.evictContext(first.contextId, { refuseContext: true });
+      fake.evictContext(first.contextId, { refuseContext: true });
       const controller = new AbortController();
       const message = userMessage({ text: '再帮我查一下交换机', contextId: first.contextId });
-      const hungUp = fetch(gateway!.url, {
+      const hungUp = fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 'request-1', method: 'message/send', params: { message } }),
@@ -159,10 +173,10 @@ describe('facade → iac-code: a turn that started afresh reads the same in ever
       const lastTurnContext = () => (turnRequests().at(-1)?.body as any)?.params.message.contextId as string | undefined;
       await waitUntil(async () => ![undefined, first.contextId].includes(lastTurnContext()), 10_000);
       const fresh = lastTurnContext()!;
-      await waitUntil(async () => fakeTaskState(fake!, fresh) === 'TASK_STATE_WORKING', 10_000);
+      await waitUntil(async () => fakeTaskState(fake, fresh) === 'TASK_STATE_WORKING', 10_000);
       controller.abort();
       await hungUp;
-      await waitUntil(async () => fakeTaskState(fake!, fresh) === 'TASK_STATE_INPUT_REQUIRED', 10_000);
+      await waitUntil(async () => fakeTaskState(fake, fresh) === 'TASK_STATE_INPUT_REQUIRED', 10_000);
 
       const after = await read('send', userMessage({ text: '谢谢，再看看安全组', contextId: first.contextId }));
       expect(after.contextId).toBe(fresh);
