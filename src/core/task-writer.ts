@@ -83,7 +83,8 @@ function lostWrite(batch: readonly StreamResponse[]): { events: number; kinds: s
   return { events: batch.length, kinds, ...(state ? { state } : {}) };
 }
 
-export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskWriter {
+/** `retryDelaysMs`: the waits before each retry of a failed write (RETRY_DELAYS_MS; shorter in tests). */
+export function createTaskWriter(registry: TaskRegistry, logger?: Logger, retryDelaysMs: readonly number[] = RETRY_DELAYS_MS): TaskWriter {
   const folds = new Map<string, TaskFold>();
 
   function entry(taskId: string, meta: TaskMeta): TaskFold {
@@ -99,7 +100,7 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
   /** The batch tried again after it failed with `error`, until it is written or the last retry failed. */
   async function retried(taskId: string, batch: readonly StreamResponse[], apply: () => Promise<unknown>, error: unknown): Promise<void> {
     logger?.warn({ err: error, taskId }, 'task registry write failed; trying again');
-    for (const delay of RETRY_DELAYS_MS) {
+    for (const delay of retryDelaysMs) {
       // Not holding a process that is stopping: its writes are over with its connections.
       await sleep(delay, undefined, { ref: false });
       try {
@@ -109,7 +110,7 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger): TaskW
         error = again;
       }
     }
-    logger?.error({ err: error, taskId, lost: lostWrite(batch), attempts: RETRY_DELAYS_MS.length + 1 }, 'task registry write lost');
+    logger?.error({ err: error, taskId, lost: lostWrite(batch), attempts: retryDelaysMs.length + 1 }, 'task registry write lost');
   }
 
   /**

@@ -12,6 +12,8 @@ import { capturedLog } from '../support/captured-log.js';
 import { statusFrame, taskFrame, userMessage } from '../support/gateway-stubs.js';
 
 const META = { owner: 'alice', upstream: 'up' };
+/** The retries' waits, shortened: the order and the log are what is tested, not the production delays. */
+const DELAYS_MS = [10, 20, 40];
 
 /** The memory store, whose writes fail while `fails` says so (called with each write's first event). */
 function failing(fails: (event: StreamResponse) => boolean): TaskRegistry {
@@ -29,7 +31,7 @@ describe('task writer: a write that fails', () => {
   it('is tried again before the task’s later writes, which land after it', async () => {
     let failures = 0;
     const registry = failing((event) => 'task' in event && failures++ < 2);
-    const writer = createTaskWriter(registry);
+    const writer = createTaskWriter(registry, undefined, DELAYS_MS);
     const opening = userMessage({ contextId: 'C', taskId: 'T' });
     await writer.record(taskFrame('T', 'C', [opening]), META, 'T');
     await writer.record(statusFrame('T', 'C', 'TASK_STATE_COMPLETED', 'Done.'), META, 'T');
@@ -38,13 +40,14 @@ describe('task writer: a write that fails', () => {
     expect(stored?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(stored?.history?.map((message) => message.messageId)).toEqual([opening.messageId]);
     expect(failures).toBe(3);
-  }, 10_000);
+  });
 
   it('every time is logged lost once, at error, with what it held and none of its words', async () => {
     const log = capturedLog();
     const writer = createTaskWriter(
       failing(() => true),
       log.logger,
+      DELAYS_MS,
     );
     await writer.record(statusFrame('G', 'C', 'TASK_STATE_COMPLETED', 'The secret report.'), META, 'G');
     await writer.settled('G');
@@ -52,5 +55,5 @@ describe('task writer: a write that fails', () => {
     expect(lost).toHaveLength(1);
     expect(lost[0]).toMatchObject({ level: 50, taskId: 'G', lost: { events: 1, kinds: ['statusUpdate'], state: 'TASK_STATE_COMPLETED' } });
     expect(JSON.stringify(log.lines)).not.toContain('secret');
-  }, 10_000);
+  });
 });
