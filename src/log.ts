@@ -162,6 +162,46 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
   }
 }
 
+/** Pino's levels, each overridden on a lazy request logger (a level raised meanwhile is still written with `reqId`). */
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const REQ_ID = Symbol('reqId');
+const MADE = Symbol('madeChild');
+
+interface LazyRequestLogger {
+  [REQ_ID]: string;
+  [MADE]?: Logger;
+}
+
+/**
+ * Request loggers for a level above info, each made only when it writes. Above info most requests write nothing, so
+ * a pino child per request (its bindings serialized, its formatters rebuilt) would be made for nothing on the hot
+ * path; but the lines a request does write there are its warnings and errors (a relayed answer cut, an unhandled
+ * error), which an on-call engineer must tie to the request by its `reqId`. So a request gets a bare object
+ * that inherits the root logger (its level, isLevelEnabled, streams) and holds only its `reqId`; its first line at
+ * an enabled level, or a child asked of it, makes the real child (`{ reqId }`), which every later line goes through.
+ * The overrides live once on a shared prototype: a request costs one small object.
+ */
+function lazyRequestLoggers(root: Logger): (reqId: string) => Logger {
+  const childOf = (lazy: LazyRequestLogger): Logger => (lazy[MADE] ??= root.child({ reqId: lazy[REQ_ID] }));
+  const shared = Object.create(root) as Record<string, unknown>;
+  for (const level of LEVELS) {
+    shared[level] = function (this: LazyRequestLogger, ...args: Parameters<Logger['warn']>): void {
+      if (root.isLevelEnabled(level)) childOf(this)[level](...args);
+    };
+  }
+  shared.child = function (this: LazyRequestLogger, ...args: Parameters<Logger['child']>) {
+    return childOf(this).child(...args);
+  };
+  shared.bindings = function (this: LazyRequestLogger) {
+    return childOf(this).bindings();
+  };
+  return (reqId) => {
+    const lazy = Object.create(shared) as LazyRequestLogger;
+    lazy[REQ_ID] = reqId;
+    return lazy as unknown as Logger;
+  };
+}
+
 /**
  * Gives each request a child logger (with `reqId`, reusing a sane inbound `X-Request-Id`, which is
  * echoed back as `X-Request-Id`) and an empty `logFields` for handlers to fill, then writes ONE line
@@ -170,23 +210,25 @@ function echoRequestId(c: Context<GatewayEnv>, reqId: string): void {
  * at info a second line, `stream ended`, tells its end (observability/stream-end-log.ts).
  *
  * Above `info` no request line is written except a failed request's (a failure not the caller's, at `warn`;
- * another 5xx, at `error`; a probe's at `debug`), nor a `stream ended` line but one at `warn`,
- * so the per-request child logger and its redaction are skipped but for streams.
+ * another 5xx, at `error`; a probe's at `debug`), nor a `stream ended` line but one at `warn`: the request's
+ * logger is then a lazy one (lazyRequestLoggers), whose child is made only when a line is written.
  */
 export function requestLogger(logger: Logger): MiddlewareHandler<GatewayEnv> {
+  const lazyLogger = lazyRequestLoggers(logger);
   return async (c, next) => {
     const reqId = requestIdOf(c);
     if (!logger.isLevelEnabled('info')) {
       const fields: LogFields = {};
-      c.set('logger', logger);
+      const requestLog = lazyLogger(reqId);
+      c.set('logger', requestLog);
       c.set('logFields', fields);
       const started = performance.now();
       await next();
       echoRequestId(c, reqId);
       const level = levelOf(c, fields);
-      if (level !== 'info' && logger.isLevelEnabled(level)) logger.child({ reqId })[level](requestLine(c, started, fields), 'request');
+      if (level !== 'info' && logger.isLevelEnabled(level)) requestLog[level](requestLine(c, started, fields), 'request');
       // A stream that ends for a cause not its caller's is told at warn (stream-end-log.ts).
-      if (isStream(c) && logger.isLevelEnabled('warn')) logStreamEnd(c.res, logger.child({ reqId }), started, fields);
+      if (isStream(c) && logger.isLevelEnabled('warn')) logStreamEnd(c.res, requestLog, started, fields);
       return;
     }
     const started = performance.now();

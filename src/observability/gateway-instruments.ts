@@ -30,7 +30,7 @@ export function gatewayInstruments(registry: Registry) {
 
   const requests = counterTally(registry, {
     name: 'a2a_bridge_requests_total',
-    help: 'Requests answered, by surface, method, outcome (ok, error, or caller_left: the caller hung up before its answer and that ended the call; an HTTP stream is counted when it opens, one relayed to a 0.2.5 agent at its end by the error event it ended with), A2A error code (empty when none; http_<status> or grpc_<code> for an error without one) and client name (empty when unnamed)',
+    help: 'Requests answered, by surface, method, outcome (ok, error, or caller_left: the caller hung up before its answer and that ended the call; an HTTP stream is counted when it opens, one relayed to a 0.2.5 agent, or a relayed answer over 64 KiB, at its end by the error it ended with), A2A error code (empty when none; http_<status> or grpc_<code> for an error without one) and client name (empty when unnamed)',
     labelNames: ['surface', 'method', 'outcome', 'error_code', 'client'],
   });
   const turnsRefused = new Counter({

@@ -17,8 +17,10 @@ export interface GatewayEnv {
     /** The request's upstream-time record (observability's metrics middleware); absent: not timed. */
     timing?: CallTiming;
     /**
-     * A stream relayed as the agent sent it (the facade's pass-through): the code of the JSON-RPC error event it ended
-     * with (undefined: none), once it ended, which the metrics middleware counts it by instead of `ok` as it opens.
+     * An answer relayed as the agent sent it (the facade's pass-through) whose body was still coming when it was
+     * returned, a stream or a unary answer over 64 KiB: the code of the JSON-RPC error it ended with (a stream's last
+     * error event, the relay's cut; undefined: none), once it ended, which the metrics middleware counts it by instead
+     * of `ok` as it opens.
      */
     relayedStreamError?: Promise<number | undefined>;
   };

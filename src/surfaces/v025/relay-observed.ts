@@ -40,28 +40,60 @@ function callerConnection(c: Context<GatewayEnv>): CallerConnection | undefined 
  * breaks mid-way (the agent's connection reset or closed), on the request's logger and fields: made here, not where
  * `c` is in scope, so that an open stream does not keep the Hono context (docs/performance.md).
  */
-function endLogged(logger: Logger | undefined, fields: RequestLogFields | undefined, method: string): RelayWatch | undefined {
+function endLogged(logger: Logger | undefined, fields: RequestLogFields | undefined, method: string): StreamWatch | undefined {
   if (!logger || !STREAMING_METHODS.has(method)) return undefined;
   const started = performance.now();
-  const ended = (error: A2AError) => logRelayCut(logger, started, fields ?? {}, error);
-  return { cutQuiet: ended, broke: ended };
+  let cutCode: number | undefined;
+  const ended = (error: A2AError) => {
+    cutCode = error.code;
+    logRelayCut(logger, started, fields ?? {}, error);
+  };
+  return { watch: { cutQuiet: ended, broke: ended }, endedWith: (scanned) => scanned.then((code) => cutCode ?? code) };
+}
+
+/** A relayed stream's watch, and the error code it ended with. */
+interface StreamWatch {
+  watch: RelayWatch;
+  /**
+   * The relay's own cut's code, else the last error event the scan found (`scanned`). The same on a stream as it came:
+   * the relay's frame is its last event. Not on one the agent compressed: the relay's frame, appended uncompressed,
+   * is no part of what the scan can decode.
+   */
+  endedWith(scanned: Promise<number | undefined>): Promise<number | undefined>;
+}
+
+/** A unary answer's watch, and the error code its body ended with once it ended (undefined: read whole, or its caller left). */
+interface UnaryWatch {
+  watch: RelayWatch;
+  /** Undefined when the body had ended by the time it is asked (every answer the facade read whole to judge it). */
+  endedLater(): Promise<number | undefined> | undefined;
 }
 
 /**
  * A unary answer handed on unchecked (over 64 KiB) whose body breaks or goes quiet mid-way: its caller's connection
  * cut (what was sent cannot be ended well) and the `relayed answer cut` line written, once the answer's headers went
- * out (before, the facade still reads it, and the failure is its caller's error answer). Made apart from `c`, as endLogged.
+ * out (before, the facade still reads it, and the failure is its caller's error answer); such an answer is counted at
+ * its body's end, by the cut's error code (endedLater). Made apart from `c`, as endLogged.
  */
-function cutLogged(logger: Logger | undefined, fields: RequestLogFields | undefined, caller: CallerConnection | undefined): RelayWatch | undefined {
+function cutLogged(logger: Logger | undefined, fields: RequestLogFields | undefined, caller: CallerConnection | undefined): UnaryWatch | undefined {
   if (!logger || !caller) return undefined;
   const started = performance.now();
+  let ended = false;
+  let tell: ((errorCode: number | undefined) => void) | undefined;
   return {
-    cutMidway(error) {
-      if (!caller.headersSent) return false;
-      logRelayedAnswerCut(logger, started, fields ?? {}, error);
-      caller.destroy();
-      return true;
+    watch: {
+      cutMidway(error) {
+        if (!caller.headersSent) return false;
+        logRelayedAnswerCut(logger, started, fields ?? {}, error);
+        caller.destroy();
+        return true;
+      },
+      ended(failure) {
+        ended = true;
+        tell?.(failure?.code);
+      },
     },
+    endedLater: () => (ended ? undefined : new Promise((resolve) => (tell = resolve))),
   };
 }
 
@@ -76,12 +108,14 @@ function cutLogged(logger: Logger | undefined, fields: RequestLogFields | undefi
  */
 export function observedRelay(relay: V025Relay, method: string, body: string, c: Context<GatewayEnv>, deps: V025FacadeDeps): Promise<Response> {
   const request = c.req.raw;
-  const watch = STREAMING_METHODS.has(method)
-    ? endLogged(c.get('logger'), c.get('logFields'), method)
-    : cutLogged(c.get('logger'), c.get('logFields'), callerConnection(c));
+  const unary = STREAMING_METHODS.has(method) ? undefined : cutLogged(c.get('logger'), c.get('logFields'), callerConnection(c));
+  const stream = unary ? undefined : endLogged(c.get('logger'), c.get('logFields'), method);
+  const watch = unary ? unary.watch : stream?.watch;
   let status = 0;
   let agentError = false;
-  let streamError: Promise<number | undefined> | undefined;
+  // The error code a body still coming when its answer is returned ended with, once it ended: a stream's error event,
+  // a large unary answer's cut. Such an answer is counted then (here, and in a2a_bridge_requests_total: metrics-http.ts).
+  let endError: Promise<number | undefined> | undefined;
   const exchange = async (): Promise<Response> => {
     const answer = await relay.forward(request, body, watch);
     status = answer.status;
@@ -91,8 +125,8 @@ export function observedRelay(relay: V025Relay, method: string, body: string, c:
       // Its error event, the agent's or the relay's own (a cut), is known only at its end: it is counted then, by that
       // error, not `ok` as its headers go out (here, and in a2a_bridge_requests_total: metrics-http.ts).
       const watched = watchedErrorEvents(relayed);
-      streamError = watched.ended;
-      c.set('relayedStreamError', watched.ended);
+      endError = stream ? stream.endedWith(watched.ended) : watched.ended;
+      c.set('relayedStreamError', endError);
       return watched.answer;
     }
     const failed = await relayedErrorFields(relayed);
@@ -100,15 +134,21 @@ export function observedRelay(relay: V025Relay, method: string, body: string, c:
       agentError = true;
       noteLog(c, failed);
     }
+    // An answer over 64 KiB goes on as it comes: a cut mid-body is its error, known only at its end.
+    endError = deps.metrics ? unary?.endedLater() : undefined;
+    if (endError) c.set('relayedStreamError', endError);
     return relayed;
   };
   const { metrics } = deps;
   if (!metrics) return exchange();
   return timedUpstreamCall(metrics, method, c.get('timing'), exchange, () =>
-    streamError ? outcomeAtEnd(streamError, status) : answerOutcome(status, agentError),
+    endError ? outcomeAtEnd(endError, status) : answerOutcome(status, agentError),
   );
 }
 
-/** A relayed stream's outcome, once it ended: made here, so that what waits for it does not hold `c` (as endLogged). */
+/**
+ * A relayed stream's outcome (or a large unary answer's), once it ended: made here, so that what waits for it does not
+ * hold `c` (as endLogged).
+ */
 const outcomeAtEnd = (ended: Promise<number | undefined>, status: number): Promise<UpstreamOutcome> =>
   ended.then((errorCode) => answerOutcome(status, errorCode !== undefined));

@@ -51,6 +51,11 @@ export interface RelayWatch {
    * False while the facade still reads the answer (nothing of it went out): the failure is then its caller's error answer.
    */
   cutMidway?(error: A2AError): boolean;
+  /**
+   * The same body (no stream) ended: read whole (no `failure`), cut by its caller, or failed (`failure`, the cut told to
+   * cutMidway included). Once; a body read whole while the facade judged it has ended before the answer is returned.
+   */
+  ended?(failure?: A2AError): void;
 }
 
 /** Request headers that describe the exchange rather than the caller's identity. */
@@ -122,6 +127,8 @@ interface BrokenRelay {
   told?(error: A2AError): void;
   /** Without `lastWords`: RelayWatch.cutMidway. */
   cutMidway?(error: A2AError): boolean;
+  /** Without `lastWords`: RelayWatch.ended. */
+  ended?(failure?: A2AError): void;
 }
 
 /** The relay's own 0.2.5 error frame, which ends a stream it cannot go on with. */
@@ -151,6 +158,12 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
   let cancelled = false;
   // Whether what was relayed so far ends an SSE event (a blank line), so that a frame of ours is one of its own.
   let betweenEvents = true;
+  let ended = false;
+  const end = (failure?: A2AError): void => {
+    if (ended) return;
+    ended = true;
+    broken?.ended?.(failure);
+  };
   const endWith = (controller: ReadableStreamDefaultController<Uint8Array>, lastWords: Uint8Array): void => {
     // An event the agent stopped in the middle of is ended (the caller drops it as malformed), not run into ours.
     if (!betweenEvents) controller.enqueue(EVENT_END);
@@ -165,7 +178,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
     if (!relay.lastWords) {
       const error = streamWentIdle(relay.ms);
       if (!relay.cutMidway?.(error)) controller.error(error);
-      return;
+      return end(error);
     }
     endWith(controller, relay.lastWords);
     relay.cut?.(streamWentIdle(relay.ms));
@@ -183,6 +196,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
         if (next.done) {
           clearTimeout(quiet);
           controller.close();
+          end();
         } else {
           betweenEvents = endsEvent(next.value);
           controller.enqueue(next.value);
@@ -191,7 +205,10 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
         clearTimeout(quiet);
         // Given up as quiet: the caller was answered already, and the destroyed body's failure is moot.
         if (gaveUp) return;
-        if (cancelled || !broken || broken.callerLeft()) return controller.error(error);
+        if (cancelled || !broken || broken.callerLeft()) {
+          end();
+          return controller.error(error);
+        }
         // A stream ends with the relay's error frame, as a translated one does, not cut with the transport's error
         // (which the HTTP server would print, stack and all, and append to the body as text).
         const failure = fromTransportError(error);
@@ -199,6 +216,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
         const lastWords = broken.lastWords?.(failure);
         if (lastWords) endWith(controller, lastWords);
         else if (!broken.cutMidway?.(failure)) controller.error(error);
+        end(failure);
       } finally {
         waiting = false;
       }
@@ -207,6 +225,7 @@ function webBody(body: Dispatcher.ResponseData['body'], idle?: IdleRelay, broken
       cancelled = true;
       clearTimeout(quiet);
       body.destroy();
+      end();
     },
   });
 }
@@ -273,6 +292,7 @@ export function createV025PassThrough(options: V025PassThroughOptions): V025Pass
           ...(idle.lastWords ? { lastWords: (error: A2AError) => errorFrame(id, error) } : {}),
           ...(watch?.broke ? { told: watch.broke } : {}),
           ...(!idle.lastWords && watch?.cutMidway ? { cutMidway: watch.cutMidway } : {}),
+          ...(!idle.lastWords && watch?.ended ? { ended: watch.ended } : {}),
         };
         return new Response(webBody(answer.body, idle, broken), { status: answer.statusCode, headers });
       } catch (error) {
