@@ -15,6 +15,9 @@ import http2, {
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { AgentCard } from 'a2a-sdk-1';
+import type { AgentExecutor } from 'a2a-sdk-1/server';
+import { serveSdkAgent, type RunningSdkServer } from './sdk-v1-server.js';
 
 export type StreamBreak = 'reset' | 'ended';
 
@@ -158,4 +161,36 @@ export async function startGrpcBreakingProxy(): Promise<GrpcBreakingProxy> {
       }),
   };
   return proxy;
+}
+
+/** A real a2a-js 1.x agent behind the proxy, and how to stop both. */
+export interface ProxiedGrpcAgent {
+  proxy: GrpcBreakingProxy;
+  agent: RunningSdkServer;
+  close(): Promise<void>;
+}
+
+/** `executor` served on its SDK's gRPC binding alone, its card (`card`) sending callers to the proxy in front of it. */
+export async function grpcAgentBehindProxy(card: (baseUrl: string) => AgentCard, executor: AgentExecutor): Promise<ProxiedGrpcAgent> {
+  const proxy = await startGrpcBreakingProxy();
+  const agent = await serveSdkAgent(
+    (baseUrl, grpcAddress) => {
+      // The proxy forwards to the agent's own gRPC port.
+      proxy.target = grpcAddress;
+      return { ...card(baseUrl), supportedInterfaces: [{ url: proxy.address, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] };
+    },
+    executor,
+    { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
+    { grpcOnly: true },
+  );
+  return {
+    proxy,
+    agent,
+    async close() {
+      await proxy.close();
+      agent.grpcServer?.forceShutdown();
+      agent.server.closeAllConnections();
+      await new Promise<void>((resolve) => agent.server.close(() => resolve()));
+    },
+  };
 }

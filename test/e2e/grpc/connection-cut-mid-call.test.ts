@@ -14,9 +14,9 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startGrpcBreakingProxy, type ConnectionCut, type GrpcBreakingProxy } from '../../support/grpc-breaking-proxy.js';
+import { grpcAgentBehindProxy, type ConnectionCut, type GrpcBreakingProxy, type ProxiedGrpcAgent } from '../../support/grpc-breaking-proxy.js';
 import { Gates, testAgentCard, turnEvents } from '../../support/sdk-v1-agent-kit.js';
-import { serveSdkAgent, type RunningSdkServer } from '../../support/sdk-v1-server.js';
+import type { RunningSdkServer } from '../../support/sdk-v1-server.js';
 import { connect, rejectionOf, sendRequest, type RecordingClient } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { grpcFailureOf, grpcTransport, wire } from './grpc-client.js';
@@ -49,22 +49,15 @@ const CARD = testAgentCard({
 
 const gates = new Gates();
 const executor = new GatedAgent(gates);
+let behind: ProxiedGrpcAgent;
 let proxy: GrpcBreakingProxy;
 let agent: RunningSdkServer;
 let gateway: TestGateway;
 let rest: RecordingClient;
 let jsonRpc: RecordingClient;
 beforeAll(async () => {
-  proxy = await startGrpcBreakingProxy();
-  agent = await serveSdkAgent(
-    (baseUrl, grpcAddress) => {
-      proxy.target = grpcAddress;
-      return { ...CARD(baseUrl), supportedInterfaces: [{ url: proxy.address, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] };
-    },
-    executor,
-    { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
-    { grpcOnly: true },
-  );
+  behind = await grpcAgentBehindProxy(CARD, executor);
+  ({ proxy, agent } = behind);
   gateway = await startTestGateway({ upstream: { url: agent.url }, grpc: { port: 0 } });
   rest = await connect(gateway.url, 'HTTP+JSON');
   jsonRpc = await connect(gateway.url, 'JSONRPC');
@@ -72,10 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   gates.reset(0);
   await gateway?.close();
-  await proxy?.close();
-  agent?.grpcServer?.forceShutdown();
-  agent?.server.closeAllConnections();
-  await new Promise<void>((resolve) => (agent ? agent.server.close(() => resolve()) : resolve()));
+  await behind?.close();
 });
 
 /**

@@ -16,9 +16,9 @@ import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { facadeTurnReads, rpc, sentText, startFacadeGateway, type TurnRead } from '../../support/facade.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { startGrpcBreakingProxy, type GrpcBreakingProxy, type StreamBreak } from '../../support/grpc-breaking-proxy.js';
+import { grpcAgentBehindProxy, type GrpcBreakingProxy, type ProxiedGrpcAgent, type StreamBreak } from '../../support/grpc-breaking-proxy.js';
 import { Gates, testAgentCard, turnEvents } from '../../support/sdk-v1-agent-kit.js';
-import { serveSdkAgent, type RunningSdkServer } from '../../support/sdk-v1-server.js';
+import type { RunningSdkServer } from '../../support/sdk-v1-server.js';
 import { sendRequest, textOf, wireError, type Payload } from '../../support/sdk-v1-client.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { connectClient, outline } from '../upstreams/sdk1-client.js';
@@ -52,27 +52,16 @@ const CARD = testAgentCard({
 });
 
 const gates = new Gates();
+let behind: ProxiedGrpcAgent;
 let proxy: GrpcBreakingProxy;
 let agent: RunningSdkServer;
 beforeAll(async () => {
-  proxy = await startGrpcBreakingProxy();
-  agent = await serveSdkAgent(
-    (baseUrl, grpcAddress) => {
-      // The card sends its callers to the proxy, which forwards to the agent's own gRPC port.
-      proxy.target = grpcAddress;
-      return { ...CARD(baseUrl), supportedInterfaces: [{ url: proxy.address, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] };
-    },
-    new GatedAgent(gates),
-    { jsonRpc: '/a2a/jsonrpc', rest: '/a2a/rest' },
-    { grpcOnly: true },
-  );
+  behind = await grpcAgentBehindProxy(CARD, new GatedAgent(gates));
+  ({ proxy, agent } = behind);
 });
 afterAll(async () => {
   gates.reset(0);
-  await proxy?.close();
-  agent?.grpcServer?.forceShutdown();
-  agent?.server.closeAllConnections();
-  await new Promise<void>((resolve) => (agent ? agent.server.close(() => resolve()) : resolve()));
+  await behind?.close();
 });
 
 /** The agent's next turn stops at its gate; its stream is broken `how` after the task and two tokens. */
