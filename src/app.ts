@@ -73,6 +73,8 @@ export interface RunningGateway {
   url: string;
   /** `host:port` of the gRPC binding when `grpc.port` is set. */
   grpcAddress?: string;
+  /** Where the metrics are scraped when `metrics.port` is set (its own port: 0 takes a free one). */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -264,7 +266,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, option
     http = listening;
     cleanups.push(async () => listening.stopTlsReload());
     httpUrl = listening.url;
-    return { url: httpUrl, ...(grpc ? { grpcAddress: `${listening.host}:${grpc.port}` } : {}), close: closeAll };
+    return {
+      url: httpUrl,
+      ...(grpc ? { grpcAddress: `${listening.host}:${grpc.port}` } : {}),
+      ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;

@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v025Request } from '../support/facade.js';
-import { freePort } from '../support/free-port.js';
 import { startDemoGateway, type TestGateway } from '../support/gateway.js';
 import { scrape, value, type Sample } from '../support/prometheus.js';
 import { sendMessageParams } from '../support/v1-message.js';
@@ -44,11 +43,10 @@ describe('refused calls count under their surface, the facade and the 1.0 surfac
   let samples: Sample[];
   const statuses: number[] = [];
   beforeAll(async () => {
-    const metricsPort = await freePort();
     gateway = await startDemoGateway({
       auth: { token: 'refused-token-zzzzzzzzzzzzzzzzzzzz' },
       bailian: { 'api-key': 'refused-key-yyyyyyyyyyyyyyyyyyyy' },
-      metrics: { port: metricsPort },
+      metrics: { port: 0 },
     });
     // JSON-RPC on POST / without credentials, as a 1.0 client sends it.
     statuses.push(await post(`${gateway.url}/`, jsonRpcCall, V1_HEADERS));
@@ -61,7 +59,7 @@ describe('refused calls count under their surface, the facade and the 1.0 surfac
     statuses.push(await post(`${gateway.url}/`, bailian.body as string, bailian.headers as Record<string, string>));
     // The 1.0 card without credentials.
     statuses.push(await get(`${gateway.url}/.well-known/agent-card.json`));
-    samples = await scrape(`http://127.0.0.1:${metricsPort}`);
+    samples = await scrape(new URL(gateway.metricsUrl!).origin);
   });
   afterAll(() => gateway?.close());
 
@@ -79,11 +77,10 @@ describe('a 1.0 call refused by its own gate, the facade on POST / open to anyon
   let samples: Sample[];
   let status: number;
   beforeAll(async () => {
-    const metricsPort = await freePort();
     // The facade without keys admits every caller on POST /: the 1.0 dialect's own gate refuses the call.
-    gateway = await startDemoGateway({ auth: { token: 'refused-token-zzzzzzzzzzzzzzzzzzzz' }, metrics: { port: metricsPort } });
+    gateway = await startDemoGateway({ auth: { token: 'refused-token-zzzzzzzzzzzzzzzzzzzz' }, metrics: { port: 0 } });
     status = await post(`${gateway.url}/`, jsonRpcCall, V1_HEADERS);
-    samples = await scrape(`http://127.0.0.1:${metricsPort}`);
+    samples = await scrape(new URL(gateway.metricsUrl!).origin);
   });
   afterAll(() => gateway?.close());
 
@@ -98,12 +95,11 @@ describe('lenient-version: a call on POST / without A2A-Version is no sign of 0.
   let samples: Sample[];
   const statuses: number[] = [];
   beforeAll(async () => {
-    const metricsPort = await freePort();
     gateway = await startDemoGateway({
       auth: { token: 'refused-token-zzzzzzzzzzzzzzzzzzzz' },
       bailian: { 'api-key': 'refused-key-yyyyyyyyyyyyyyyyyyyy' },
       'lenient-version': true,
-      metrics: { port: metricsPort },
+      metrics: { port: 0 },
     });
     // A 1.0 client that sends no A2A-Version (what lenient-version lets through) and no credentials.
     statuses.push(await post(`${gateway.url}/`, jsonRpcCall, { 'content-type': 'application/json' }));
@@ -113,7 +109,7 @@ describe('lenient-version: a call on POST / without A2A-Version is no sign of 0.
     statuses.push(await post(`${gateway.url}/`, bailian.body as string, headers));
     // A keyless call that names a 0.x version is still one for the facade.
     statuses.push(await post(`${gateway.url}/`, bailian.body as string, { ...(bailian.headers as Record<string, string>), 'a2a-version': '0.3' }));
-    samples = await scrape(`http://127.0.0.1:${metricsPort}`);
+    samples = await scrape(new URL(gateway.metricsUrl!).origin);
   });
   afterAll(() => gateway?.close());
 

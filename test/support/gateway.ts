@@ -26,6 +26,8 @@ export interface TestGateway {
   requestLog(): RequestLogLine[];
   /** `host:port` of the gRPC binding, when `grpc.port` was set. */
   grpcAddress?: string;
+  /** Where the metrics are scraped, when `metrics.port` was set (0: a free port the gateway took). */
+  metricsUrl?: string;
   /** gRPC call log lines (`msg: 'grpc call'`) written so far, oldest first. */
   grpcLog(): GrpcLogLine[];
   /** Every log line written so far (start-up and background work included), oldest first. */
@@ -83,6 +85,7 @@ export async function startTestGateway(overrides: Record<string, unknown> = {}):
     upstreamUrl: config.upstream.url,
     requestLog: () => [...log.lines],
     ...(running.grpcAddress ? { grpcAddress: running.grpcAddress } : {}),
+    ...(running.metricsUrl ? { metricsUrl: running.metricsUrl } : {}),
     grpcLog: () => [...log.grpcLines],
     log: () => [...log.all],
     close: running.close,
