@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { denseLength, isWhiteSpaceCode, sameDense } from '../../../../src/surfaces/v025/reply/dense-text.js';
+import { seededRandom } from '../../../support/seeded-random.js';
 
 const WHITE_SPACE = /\s+/g;
 const withoutWhiteSpace = (text: string): string => text.replace(WHITE_SPACE, '');
@@ -44,17 +45,6 @@ function randomText(random: () => number, length: number): string {
   return text;
 }
 
-/** A small seeded generator (mulberry32): the same texts on every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('dense text', () => {
   it('takes every UTF-16 code unit for white space exactly when \\s does, with and without the u flag', () => {
     const differing: string[] = [];
@@ -66,7 +56,7 @@ describe('dense text', () => {
   });
 
   it('counts and compares texts as their copies without white space do', () => {
-    const random = seeded(45);
+    const random = seededRandom(45);
     for (let round = 0; round < 2_000; round++) {
       const a = randomText(random, Math.floor(random() * 24));
       // Half the pairs say the same with other white space, so that equal texts are compared as often as unequal ones.

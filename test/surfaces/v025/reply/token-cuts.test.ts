@@ -9,6 +9,7 @@ import type { StreamResponse } from '../../../../src/model/index.js';
 import { carriesOn } from '../../../../src/surfaces/v025/reply/running-text.js';
 import { MARKDOWN_TEXT } from './markdown-text.js';
 import { readText, run, status, submitted } from './support.js';
+import { seededRandom } from '../../../support/seeded-random.js';
 
 const working = (texts: readonly string[]): StreamResponse[] => texts.map((text, at) => status('TASK_STATE_WORKING', text, {}, `w${at}`));
 const read = (texts: readonly string[]): string => readText(run([submitted, ...working(texts), status('TASK_STATE_COMPLETED')]));
@@ -100,17 +101,6 @@ const NAMED_TEXTS: readonly string[] = [
 const CAMEL_URL_TEXT =
   'Template: https://oss.example.com/bucket/Template.yaml, API: https://ecs.aliyuncs.com/?Action=DescribeInstances&RegionId=cn-hangzhou, docs: https://help.aliyun.com/zh/ecs/user-guide/CreateInstance.html';
 
-/** A small seeded generator (mulberry32): the same cuts on every run, so a failure can be read again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `text` cut into pieces of 1 to `longest` characters (a model's tokens), never inside a surrogate pair. */
 function cut(text: string, next: () => number, longest: number): string[] {
   const chars = [...text];
@@ -133,7 +123,7 @@ describe('a text cut anywhere into messages of their own reads back as that text
   });
 
   it.each(TEXTS.map((text, at) => [at, text] as const))('300 random cuttings into tokens, as messages and as parts: text %i', (at, text) => {
-    const next = random(0x5eed + at);
+    const next = seededRandom(0x5eed + at);
     for (let round = 0; round < 300; round += 1) {
       const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
       expect(read(pieces), JSON.stringify(pieces)).toBe(text);
@@ -152,7 +142,7 @@ describe('a text cut anywhere into messages of their own reads back as that text
   it.each([...NAMED_TEXTS, CAMEL_URL_TEXT].map((text, at) => [at, text] as const))(
     'URLs, paths and ROS types, 300 random cuttings into tokens: text %i',
     (at, text) => {
-      const next = random(0x5eed + TEXTS.length + at);
+      const next = seededRandom(0x5eed + TEXTS.length + at);
       for (let round = 0; round < 300; round += 1) {
         const pieces = cut(text, next, round % 2 === 0 ? 4 : 10);
         expect(read(pieces), JSON.stringify(pieces)).toBe(text);
