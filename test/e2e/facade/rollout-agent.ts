@@ -3,9 +3,11 @@
  * turn outlives the gateway replica that carried it, and what a Bailian user reads of a message/stream.
  */
 import { TaskState } from 'a2a-sdk-1';
+import { afterAll, beforeAll } from 'vitest';
+import type { RunningGateway } from '../../../src/app.js';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from 'a2a-sdk-1/server';
-import { openStream, results, rpc, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
-import { Gates, promptOf, turnEvents } from '../../support/sdk-v1-agent-kit.js';
+import { openStream, results, rpc, startFacadeGateway, streamedText, userMessage, type OpenStream } from '../../support/facade.js';
+import { Gates, promptOf, startSdkTestAgent, turnEvents, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 
 export const BEFORE_CUT = ['第一段：开始规划。', '第二段：正在创建 VPC。'];
 export const AFTER_CUT = '第三段：交换机已创建。';
@@ -106,4 +108,44 @@ export class QuietAgent implements AgentExecutor {
   };
 
   cancelTask = async (): Promise<void> => undefined;
+}
+
+/** A QuietAgent and a facade gateway in front of it, for one describe's tests. */
+export interface QuietAgentBehindFacade {
+  gates: Gates;
+  executor: QuietAgent;
+  readonly agent: RunningTestAgent;
+  readonly gateway: RunningGateway;
+}
+
+/**
+ * A QuietAgent on a free port and a facade gateway in front of it (`upstream`: the gateway's upstream settings
+ * besides the agent's url), started before the calling describe's tests and closed after them, its gates let go.
+ */
+export function quietAgentBehindFacade(upstream: Record<string, unknown> = {}): QuietAgentBehindFacade {
+  const gates = new Gates();
+  const executor = new QuietAgent(gates);
+  let agent: RunningTestAgent | undefined;
+  let gateway: RunningGateway | undefined;
+  beforeAll(async () => {
+    agent = await startSdkTestAgent(CARD, executor);
+    gateway = await startFacadeGateway({ upstream: { url: agent.url, ...upstream } });
+  });
+  afterAll(async () => {
+    gates.reset(0);
+    await gateway?.close();
+    await agent?.close();
+  });
+  return {
+    gates,
+    executor,
+    get agent() {
+      if (!agent) throw new Error('the quiet agent is not started: use it inside a test');
+      return agent;
+    },
+    get gateway() {
+      if (!gateway) throw new Error('the facade gateway is not started: use it inside a test');
+      return gateway;
+    },
+  };
 }

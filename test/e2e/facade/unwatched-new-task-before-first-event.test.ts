@@ -13,9 +13,8 @@ import type { RunningGateway } from '../../../src/app.js';
 import { GATEWAY_FAILURES } from '../../../src/model/index.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeTaskState, readsOrRefusal, rpc, sentText, startFacadeGateway, userMessage } from '../../support/facade.js';
-import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { AFTER_CUT, agentStateOf, CARD, DONE, QuietAgent } from './rollout-agent.js';
+import { AFTER_CUT, agentStateOf, DONE, quietAgentBehindFacade } from './rollout-agent.js';
 
 /** The agent's first event comes 1.5 s after the call, well past the 300 ms bound. */
 const LATE = '[fault:quiet after=0 ms=1500]';
@@ -94,22 +93,11 @@ describe('a turn that opens a new task, whose bound passes before the agent says
 });
 
 describe('a REAL a2a-js 1.x agent that opens a new task only after message/send has answered at its bound', () => {
-  const gates = new Gates();
-  const executor = new QuietAgent(gates);
-  let agent: RunningTestAgent;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    agent = await startSdkTestAgent(CARD, executor);
-    gateway = await startFacadeGateway({ upstream: { url: agent.url, 'request-timeout-ms': BOUND_MS } });
-  });
-  afterAll(async () => {
-    gates.reset(0);
-    await gateway?.close();
-    await agent?.close();
-  });
+  const quiet = quietAgentBehindFacade({ 'request-timeout-ms': BOUND_MS });
+  const { gates, executor } = quiet;
 
   const send = async (text: string, contextId: string): Promise<string> => {
-    const { body } = await rpc(gateway.url, 'message/send', { message: userMessage({ text, contextId }) });
+    const { body } = await rpc(quiet.gateway.url, 'message/send', { message: userMessage({ text, contextId }) });
     return body.error ? body.error.message : sentText(body.result);
   };
 
@@ -121,7 +109,7 @@ describe('a REAL a2a-js 1.x agent that opens a new task only after message/send 
     expect(told).toContain(NOT_STARTED.zh);
     await waitUntil(async () => gates.reached === 1);
     gates.open();
-    await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED', 10_000);
+    await waitUntil(async () => (await agentStateOf(quiet.agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED', 10_000);
     const executions = executor.executions;
     const reply = await send('继续', contextId);
     expect(reply).toContain(WHOLE.zh);

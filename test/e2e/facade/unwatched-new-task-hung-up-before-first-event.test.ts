@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../../src/app.js';
 import { startFakeIacCode, type FakeIacCode } from '../../support/fake-iac-code.js';
 import { fakeTaskState, readsOrRefusal, startFacadeGateway, userMessage } from '../../support/facade.js';
-import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { agentStateOf, CARD, DONE, QuietAgent, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
+import { agentStateOf, DONE, quietAgentBehindFacade, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
 
 /** The agent's first frame comes 1.5 s after the call: its caller hangs up well before. */
 const LATE = '[fault:quiet after=0 ms=1500]';
@@ -114,32 +113,21 @@ describe('a turn that opens a new task, whose caller hangs up before the agent s
 
 /** message/stream's case with this agent: unwatched-turns-before-first-event.test.ts. */
 describe('a REAL a2a-js 1.x agent whose new task its message/send caller hung up on before its first event', () => {
-  const gates = new Gates();
-  const executor = new QuietAgent(gates);
-  let agent: RunningTestAgent;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    agent = await startSdkTestAgent(CARD, executor);
-    gateway = await startFacadeGateway({ upstream: { url: agent.url } });
-  });
-  afterAll(async () => {
-    gates.reset(0);
-    await gateway?.close();
-    await agent?.close();
-  });
+  const quiet = quietAgentBehindFacade();
+  const { gates, executor } = quiet;
 
   for (const way of ['send'] as const) {
     it(`${way}: the next message shows the agent's reply, not sent`, async () => {
       const contextId = `ctx-new-task-hung-up-sdk-${way}-${randomUUID()}`;
       // The agent holds its first event (and so its headers) until the test lets it go, after the hang-up.
       gates.reset(1);
-      await hangUpBeforeFirstEvent(gateway.url, way, '规划一个VPC', contextId, () => gates.reached === 1);
+      await hangUpBeforeFirstEvent(quiet.gateway.url, way, '规划一个VPC', contextId, () => gates.reached === 1);
       // The facade hears of the hang-up before the agent goes on.
       await sleep(150);
       gates.open();
-      await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED', 10_000);
+      await waitUntil(async () => (await agentStateOf(quiet.agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED', 10_000);
       const executions = executor.executions;
-      const next = await read(await stream(gateway.url, '你好', contextId));
+      const next = await read(await stream(quiet.gateway.url, '你好', contextId));
       expect(next.text).toContain(WHOLE_WORDS);
       expect(next.text).not.toContain(REST_WORDS);
       expect(next.text).toContain(DONE);

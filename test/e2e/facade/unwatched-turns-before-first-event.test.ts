@@ -10,12 +10,10 @@
  * reads that it goes on, as message/send's does past its bound (unwatched-silent-turns.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { RunningGateway } from '../../../src/app.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { openStream, startFacadeGateway, userMessage } from '../../support/facade.js';
-import { Gates, startSdkTestAgent, type RunningTestAgent } from '../../support/sdk-v1-agent-kit.js';
 import { waitUntil } from '../../support/wait-until.js';
-import { agentStateOf, CARD, DONE, QUESTION, QuietAgent, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
+import { agentStateOf, DONE, QUESTION, quietAgentBehindFacade, read, REST_WORDS, stream, WHOLE_WORDS } from './rollout-agent.js';
 
 const LEFT_RUNNING = '智能体仍在继续处理你的请求。请在本对话中发送任意消息';
 
@@ -46,29 +44,18 @@ async function hangUpBeforeFirstEvent(url: string, text: string, contextId: stri
 }
 
 describe('a message/stream its Bailian user hung up before the agent said a word', () => {
-  const gates = new Gates();
-  const executor = new QuietAgent(gates);
-  let agent: RunningTestAgent;
-  let gateway: RunningGateway;
-  beforeAll(async () => {
-    agent = await startSdkTestAgent(CARD, executor);
-    gateway = await startFacadeGateway({ upstream: { url: agent.url, connections: 1 } });
-  });
-  afterAll(async () => {
-    gates.reset(0);
-    await gateway?.close();
-    await agent?.close();
-  });
+  const quiet = quietAgentBehindFacade({ connections: 1 });
+  const { gates, executor } = quiet;
 
   it('a follow-up the agent received: the next message shows its reply, not sent', async () => {
     const contextId = `ctx-hung-up-early-${randomUUID()}`;
-    expect((await read(await stream(gateway.url, '开始规划', contextId))).text).toBe(QUESTION);
+    expect((await read(await stream(quiet.gateway.url, '开始规划', contextId))).text).toBe(QUESTION);
     gates.reset(1);
-    await hangUpBeforeFirstEvent(gateway.url, '确认', contextId, async () => gates.reached === 1);
+    await hangUpBeforeFirstEvent(quiet.gateway.url, '确认', contextId, async () => gates.reached === 1);
     gates.open();
-    await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
+    await waitUntil(async () => (await agentStateOf(quiet.agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const executions = executor.executions;
-    const next = await read(await stream(gateway.url, '继续', contextId));
+    const next = await read(await stream(quiet.gateway.url, '继续', contextId));
     expect(next.text).toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
     expect(executor.executions).toBe(executions);
@@ -76,20 +63,20 @@ describe('a message/stream its Bailian user hung up before the agent said a word
 
   it('a follow-up still waiting for a connection to the agent: nothing noted, the next message is sent', async () => {
     const contextId = `ctx-hung-up-queued-${randomUUID()}`;
-    expect((await read(await stream(gateway.url, '开始部署', contextId))).text).toBe(QUESTION);
+    expect((await read(await stream(quiet.gateway.url, '开始部署', contextId))).text).toBe(QUESTION);
     // The gateway's one connection to the agent is held by another conversation's turn, waiting at the agent's gate.
     gates.reset(1);
-    const holding = stream(gateway.url, '占用连接', `ctx-holding-${randomUUID()}`).then((opened) => opened.rest());
+    const holding = stream(quiet.gateway.url, '占用连接', `ctx-holding-${randomUUID()}`).then((opened) => opened.rest());
     await waitUntil(async () => gates.reached === 1);
     const executions = executor.executions;
     // Long enough for the follow-up to reach the pool's queue; it never reaches the agent.
     let waited = false;
-    await hangUpBeforeFirstEvent(gateway.url, '确认', contextId, async () => (await sleep(150), (waited = true)));
+    await hangUpBeforeFirstEvent(quiet.gateway.url, '确认', contextId, async () => (await sleep(150), (waited = true)));
     expect(waited).toBe(true);
     expect(executor.executions).toBe(executions);
     gates.open();
     await holding;
-    const next = await read(await stream(gateway.url, '继续', contextId));
+    const next = await read(await stream(quiet.gateway.url, '继续', contextId));
     expect(next.text).not.toContain(REST_WORDS);
     expect(next.text).not.toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
@@ -97,7 +84,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
   });
 
   it('a follow-up the agent says nothing of within the first-event bound: told the agent goes on, and the next message shows its reply', async () => {
-    const hurried = await startFacadeGateway({ upstream: { url: agent.url, 'first-event-timeout-ms': 300 } });
+    const hurried = await startFacadeGateway({ upstream: { url: quiet.agent.url, 'first-event-timeout-ms': 300 } });
     onTestFinished(() => hurried.close());
     const contextId = `ctx-first-event-bound-${randomUUID()}`;
     expect((await read(await stream(hurried.url, '开始规划', contextId))).text).toBe(QUESTION);
@@ -107,7 +94,7 @@ describe('a message/stream its Bailian user hung up before the agent said a word
     expect(told).toContain(LEFT_RUNNING);
     expect(told).not.toContain('超时');
     gates.open();
-    await waitUntil(async () => (await agentStateOf(agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
+    await waitUntil(async () => (await agentStateOf(quiet.agent.url, gates.taskId)) === 'TASK_STATE_COMPLETED');
     const executions = executor.executions;
     const next = await read(await stream(hurried.url, '继续', contextId));
     expect(next.text).toContain(WHOLE_WORDS);
@@ -118,10 +105,10 @@ describe('a message/stream its Bailian user hung up before the agent said a word
   it('a new task whose id no event named yet: followed until its first event names it, the next message shows its reply, not sent', async () => {
     const contextId = `ctx-hung-up-new-${randomUUID()}`;
     gates.reset(1);
-    await hangUpBeforeFirstEvent(gateway.url, '规划一个VPC', contextId, async () => gates.reached === 1);
+    await hangUpBeforeFirstEvent(quiet.gateway.url, '规划一个VPC', contextId, async () => gates.reached === 1);
     gates.open();
     const executions = executor.executions;
-    const next = await read(await stream(gateway.url, '你好', contextId));
+    const next = await read(await stream(quiet.gateway.url, '你好', contextId));
     expect(next.text).not.toContain(REST_WORDS);
     expect(next.text).toContain(WHOLE_WORDS);
     expect(next.text).toContain(DONE);
