@@ -4,7 +4,7 @@ import { contentCoding, createDecoder } from '../../http/content-coding.js';
 /**
  * The pass-through hands an agent's answer on as its bytes came, compressed or not, and reads a copy
  * to record the task it names (passthrough-record.ts). These decode that copy. The agent is not asked
- * to compress (the relay sends no Accept-Encoding), but a proxy in front of it may anyway.
+ * to compress (the relay asks for identity), but a proxy in front of it may anyway.
  */
 
 /** Bound on a decoded copy: what the gateway reads of an answer is its envelope, not a large file. */

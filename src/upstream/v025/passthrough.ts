@@ -93,6 +93,9 @@ function requestHeaders(incoming: Headers, credentials: Record<string, string>):
     if (value !== null) headers[name] = value;
   }
   headers['content-type'] ??= 'application/json';
+  // Without Accept-Encoding any coding is acceptable (RFC 9110 §12.5.3): an agent that compressed its stream would
+  // leave the relay's own error frame, written after its bytes when the relay cuts the stream, unreadable.
+  headers['accept-encoding'] = 'identity';
   return withFields(headers, credentials);
 }
 

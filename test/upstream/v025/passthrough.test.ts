@@ -88,7 +88,7 @@ describe('forward()', () => {
       { auth: { token: 'upstream-token', 'api-key': 'upstream-key', 'api-key-header': 'X-Upstream-Key' } },
     );
     const body = streamBody('caller-id-1');
-    await (await fetch(facadeUrl, { method: 'POST', headers: callerHeaders, body })).text();
+    await (await fetch(facadeUrl, { method: 'POST', headers: { ...callerHeaders, 'accept-encoding': 'gzip, br' }, body })).text();
     const call = fake.rpcCalls('message/stream')[0]!;
     expect(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params })).toBe(body);
     expect(call.headers.authorization).toBe('Bearer upstream-token');
@@ -97,6 +97,8 @@ describe('forward()', () => {
     expect(call.headers.cookie).toBeUndefined();
     expect(call.headers['x-a2a-extensions']).toBe('https://ext/one');
     expect(call.headers['a2a-version']).toBeUndefined();
+    // The agent is asked for its answer as is, whatever the caller takes: the relay writes frames of its own into it.
+    expect(call.headers['accept-encoding']).toBe('identity');
   });
 
   it('streams as the agent writes: the first frame arrives while the agent still holds the stream; cancelling hangs up upstream', async () => {
