@@ -3,6 +3,7 @@
  * into its task and sent to its subscribers, a pause at a permission prompt until it is answered
  * (fake-iac-code-permission-answer.ts), SubscribeToTask joining a turn, and a turn canceled.
  */
+import { AWAIT_CONTEXT, busyRefusal } from './fake-iac-code-busy.js';
 import { applyEvent, canceledStatus, AWAIT_PERMISSION, type Json } from './fake-iac-code-data.js';
 import type { PipelineJournal } from './fake-iac-code-journal.js';
 import { answerTaken, permissionDecision, type WaitingPrompt } from './fake-iac-code-permission-answer.js';
@@ -75,6 +76,11 @@ export class RunningTurns {
         // The prompt went out as the turn began to wait: an answer may come at once.
         if (this.options.frameDelayMs > 0 && !marker) await new Promise((resolve) => setTimeout(resolve, this.options.frameDelayMs));
         if (turn.canceled) return;
+        const busyWait = event[AWAIT_CONTEXT] as number | undefined;
+        if (busyWait !== undefined) {
+          await new Promise((resolve) => setTimeout(resolve, busyWait));
+          continue;
+        }
         if (marker) {
           // Captured: the original stream stays open while the prompt waits (its client may close it).
           // Parked: it ends here, and the rest of the turn goes to the answering stream.
@@ -116,6 +122,25 @@ export class RunningTurns {
     turn.subscribers.add(queue);
     turn.answerers.add(queue);
     waiting.answer(decision);
+    return queue;
+  }
+
+  /**
+   * A message into `task` while its turn runs (and waits on no prompt): as iac-code (docs/iac-code.md, "One turn per
+   * context"), the message goes into the task's history, its turn waits `waitMs` for the context (iac-code: 1 s), then
+   * fails the task with "Task is already working.": a FAILED status every stream of the task reads, the message's own
+   * ending there, while the running turn goes on (its next events set the task working again). The message is refused
+   * so even when the running turn ended meanwhile (iac-code would then run it): a test makes that turn outlast the wait.
+   */
+  refuseIntoRunning(task: Json, waitMs: number): EventQueue {
+    const turn = this.turns.get(task.id as string) as Turn;
+    const queue = new EventQueue(true);
+    setTimeout(() => {
+      const event = busyRefusal(task);
+      applyEvent(task, event);
+      for (const subscriber of turn.subscribers) subscriber.push(event);
+      queue.push(event);
+    }, waitMs);
     return queue;
   }
 

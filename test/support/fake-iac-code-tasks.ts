@@ -5,6 +5,7 @@
  * configs: fake-iac-code-push.ts. The HTTP side (routing, SSE framing, faults) lives in fake-iac-code.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { busyTurn, runsAnotherTurn, takeIntoHistory } from './fake-iac-code-busy.js';
 import { extendedCard, type CardShape } from './fake-iac-code-card.js';
 import {
   applyEvent,
@@ -18,7 +19,9 @@ import {
 } from './fake-iac-code-data.js';
 import { Evictions, type EvictOptions } from './fake-iac-code-eviction.js';
 import { PipelineJournal } from './fake-iac-code-journal.js';
+import { listedTasks } from './fake-iac-code-list.js';
 import { pipelineTurn } from './fake-iac-code-pipeline.js';
+import { sidecarCancel } from './fake-iac-code-pipeline-cancel.js';
 import { PushConfigs } from './fake-iac-code-push.js';
 import { EventQueue, invalidParams, requireFields, RpcError, taskNotFound } from './fake-iac-code-rpc.js';
 import { RunningTurns } from './fake-iac-code-running-turns.js';
@@ -36,6 +39,11 @@ export interface TaskBookOptions {
   permissionWait: 'open' | 'parked';
   /** Pipeline turns ask the user to confirm the deployment (fake-iac-code-pipeline.ts). */
   confirmsDeployment: boolean;
+  /**
+   * How long a message to a context whose turn runs waits for it before iac-code fails its task "Task is already
+   * working." (iac-code: 1 s). Undefined: the fake keeps no such lock, and refuses a message into a running task at once.
+   */
+  busyWaitMs?: number;
 }
 
 export class TaskBook {
@@ -91,17 +99,7 @@ export class TaskBook {
       if (terminal !== undefined) throw invalidParams(`Task ${existingId} is in terminal state: ${terminal}`);
       if (this.isActive(existingId)) throw invalidParams(`Task ${existingId} is already completed.`);
       task = existing;
-      // As a2a-python's TaskManager.update_with_message: the status message (the last turn's question or error) goes
-      // into the history first, then the new message; the status keeps no message until the turn's next update.
-      const status = task.status as Json;
-      const said = status.message as Json | undefined;
-      const { message: _moved, ...unsaid } = status;
-      task.status = unsaid;
-      task.history = [
-        ...((task.history as Json[] | undefined) ?? []),
-        ...(said ? [said] : []),
-        { ...message, contextId: task.contextId, taskId: task.id },
-      ];
+      takeIntoHistory(task, message);
     } else {
       const contextId = (message.contextId as string | undefined) ?? randomUUID();
       if (!ID_PATTERN.test(contextId)) throw new RpcError(-32603, 'Invalid A2A id');
@@ -114,6 +112,10 @@ export class TaskBook {
     const ids = { taskId: task.id as string, contextId, sessionId };
     const newTask = existingId === undefined;
     const refusal = this.evictions.refusal(existingId, contextId);
+    const { busyWaitMs } = this.options;
+    if (busyWaitMs !== undefined && runsAnotherTurn(this.tasks.values(), task, (id) => this.holdsContext(id))) {
+      return { task, events: busyTurn(task, message, newTask, busyWaitMs) };
+    }
     const events = refusal
       ? failedTurn(ids, message, refusal).filter((event) => newTask || !('task' in event))
       : !this.workspaces.inItsWorkspace(contextId, turnMetadata(params))
@@ -167,6 +169,27 @@ export class TaskBook {
     return message && task ? this.turns.answerPermission(message, task) : undefined;
   }
 
+  /**
+   * A message into a task whose turn runs (and waits on no prompt), validated as any: iac-code takes it into the task,
+   * then refuses it once its wait for the context ends, the running turn going on (RunningTurns.refuseIntoRunning).
+   * Undefined when the message starts a turn of its own (prepareTurn).
+   */
+  intoRunningTurn(params: Json): EventQueue | undefined {
+    const message = params.message as Json | undefined;
+    const taskId = message?.taskId;
+    const waitMs = this.options.busyWaitMs;
+    if (waitMs === undefined || typeof taskId !== 'string' || !this.holdsContext(taskId)) return undefined;
+    requireFields(message as Json, ['messageId', 'role', 'parts']);
+    const task = this.tasks.get(taskId) as Json;
+    takeIntoHistory(task, message as Json);
+    return this.turns.refuseIntoRunning(task, waitMs);
+  }
+
+  /** Whether the task runs a turn that holds its context: one waiting on a permission answer does not. */
+  private holdsContext(taskId: string): boolean {
+    return this.isActive(taskId) && !this.turns.waitsOnPermission(taskId);
+  }
+
   /** Whether the message goes into a task whose turn waits on a permission answer. */
   private waitsOnPermission(params: Json): boolean {
     const taskId = (params.message as Json | undefined)?.taskId;
@@ -208,6 +231,9 @@ export class TaskBook {
     switch (method) {
       case 'SendMessage': {
         if (this.waitsOnPermission(params)) return this.answerPermissionUnary(params);
+        const refused = this.intoRunningTurn(params);
+        // A blocking send answers at the refusal, with the task as it stands then.
+        if (refused) return this.answerAt(refused, params);
         const { task, events } = this.prepareTurn(params);
         const configuration = (params.configuration as Json | undefined) ?? {};
         this.checkHistoryLength(configuration.historyLength);
@@ -231,7 +257,7 @@ export class TaskBook {
         return withHistoryLength(task, params.historyLength);
       }
       case 'ListTasks':
-        return this.listTasks(params);
+        return listedTasks(this.tasks.values(), params);
       case 'CancelTask':
         return this.cancel(params);
       case 'GetExtendedAgentCard':
@@ -241,25 +267,15 @@ export class TaskBook {
     }
   }
 
-  private checkHistoryLength(value: unknown): void {
-    if (typeof value === 'number' && value < 0) throw invalidParams('history length must be non-negative');
+  /** A blocking SendMessage's answer once `watched` ends: its task as it stands then. */
+  private async answerAt(watched: EventQueue, params: Json): Promise<Json> {
+    while ((await watched.next()) !== undefined);
+    const task = this.tasks.get((params.message as Json).taskId as string) as Json;
+    return { task: withHistoryLength(task, (params.configuration as Json | undefined)?.historyLength) };
   }
 
-  private listTasks(params: Json): Json {
-    const pageSize = (params.pageSize as number | undefined) ?? 50;
-    if (pageSize < 1) throw invalidParams('minimum page size is 1');
-    if (pageSize > 100) throw invalidParams('maximum page size is 100');
-    const stamp = (task: Json): string => ((task.status as Json).timestamp as string | undefined) ?? '';
-    const matching = [...this.tasks.values()]
-      .filter((task) => params.contextId === undefined || task.contextId === params.contextId)
-      .filter((task) => params.status === undefined || (task.status as Json).state === params.status)
-      .sort((a, b) => stamp(b).localeCompare(stamp(a)) || String(b.id).localeCompare(String(a.id)));
-    const tasks = matching.slice(0, pageSize).map((task) => {
-      const copy = withHistoryLength(task, params.historyLength);
-      if (params.includeArtifacts !== true) copy.artifacts = [];
-      return copy;
-    });
-    return { tasks, pageSize, totalSize: matching.length, nextPageToken: '' };
+  private checkHistoryLength(value: unknown): void {
+    if (typeof value === 'number' && value < 0) throw invalidParams('history length must be non-negative');
   }
 
   private cancel(params: Json): Json {
@@ -272,31 +288,12 @@ export class TaskBook {
     return structuredClone(task);
   }
 
-  /**
-   * A pipeline task waiting for its user's input is canceled through iac-code's sidecar (read in its source:
-   * `cancel_waiting_input_task_from_sidecar`): a `pipeline_canceled` envelope, numbered on, is journaled, and
-   * the task ends CANCELED. False for any other task.
-   */
+  /** A pipeline task waiting for its user's input is canceled through iac-code's sidecar (fake-iac-code-pipeline-cancel.ts). */
   private cancelWaitingPipeline(task: Json): boolean {
     const contextId = task.contextId as string;
-    const iacCode = (task.metadata as Json | undefined)?.iac_code as Json | undefined;
-    const last = (((iacCode?.pipelineBatch as Json | undefined)?.events as Json[] | undefined)?.at(-1) ?? iacCode?.pipeline) as Json | undefined;
-    if ((task.status as Json).state !== 'TASK_STATE_INPUT_REQUIRED' || last?.status !== 'input_required') return false;
     const numbering = this.pipelineNumbers.get(contextId) ?? { last: 0 };
-    // The run's own fields (ids, pipeline, session) as its last envelope has them; a cancel has no step.
-    const { step: _step, input: _input, ...run } = last;
-    const canceled: Json = {
-      ...run,
-      eventId: `evt-${randomUUID().replace(/-/g, '')}`,
-      sequence: ++numbering.last,
-      eventType: 'pipeline_canceled',
-      scope: 'pipeline',
-      status: 'canceled',
-      data: { source: 'a2a_cancel', reason: 'Task canceled.' },
-    };
-    const event = {
-      statusUpdate: { taskId: task.id, contextId, status: { state: 'TASK_STATE_CANCELED' }, metadata: { iac_code: { pipeline: canceled } } },
-    };
+    const event = sidecarCancel(task, numbering);
+    if (!event) return false;
     applyEvent(task, event);
     this.journal.note(contextId, event);
     // The run is over: the context's next message starts the pipeline anew.

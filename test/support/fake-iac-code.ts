@@ -38,6 +38,10 @@
  * SubscribeToTask (captured): an active task's stream opens with the Task as it stands, then every later
  * event, and ends after the first input-required or terminal status; any other task is -32001 "Task <id>
  * is not active" (or "not found"), a plain JSON answer.
+ * With `busyWaitMs`, one turn per context (docs/iac-code.md): a message to a context whose turn runs in another task
+ * fails its own task after that wait ("Task is already working."); one into the running task is taken into its
+ * history, and after the wait the task is failed so on every stream of it (the message's own ends there) while the
+ * turn goes on (fake-iac-code-running-turns.ts refuseIntoRunning).
  * ReceivedRequest.closedByClient / .closed tell whether the client hung up before the response ended.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -97,6 +101,12 @@ export interface FakeIacCodeOptions {
    */
   confirmsDeployment?: boolean;
   deleteResult?: 'null' | 'empty';
+  /**
+   * iac-code's one turn per context: a message to a context whose turn runs waits this long (iac-code: 1000), then its
+   * task fails "Task is already working." (a message into the running task itself: fake-iac-code-tasks.ts
+   * intoRunningTurn). Unset: the fake runs turns of one context side by side, and refuses a message into a running task at once.
+   */
+  busyWaitMs?: number;
   fault?: (request: ReceivedRequest) => Fault | undefined;
 }
 
@@ -152,6 +162,7 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
     deleteResult: options.deleteResult ?? 'null',
     permissionWait: options.permissionWait ?? 'open',
     confirmsDeployment: options.confirmsDeployment ?? false,
+    ...(options.busyWaitMs === undefined ? {} : { busyWaitMs: options.busyWaitMs }),
   });
 
   async function handleRpc(res: ServerResponse, record: ReceivedRequest): Promise<void> {
@@ -196,6 +207,8 @@ export async function startFakeIacCode(options: FakeIacCodeOptions = {}): Promis
         if (method === 'SubscribeToTask') return await pumpSse(res, record, book.subscribe(params), replyId, fault);
         const answering = book.answerPermission(params);
         if (answering) return await pumpSse(res, record, answering, replyId, fault);
+        const refused = book.intoRunningTurn(params);
+        if (refused) return await pumpSse(res, record, refused, replyId, fault);
         const { task, events } = book.prepareTurn(params);
         const queue = new EventQueue();
         void book.startTurn(task, events, queue, missedAfterBreak(fault));

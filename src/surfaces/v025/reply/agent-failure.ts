@@ -1,6 +1,6 @@
 import { brokenOffMessageId } from '../../../core/read-on.js';
 import { A2AError, withFields, type StreamResponse, type Task, type TaskStatus } from '../../../model/index.js';
-import { refusedAsBusy } from '../../../upstream/iac-code/busy-context.js';
+import { turnRefusedAsBusy } from '../../../upstream/iac-code/busy-context.js';
 import { failureReason, isGatewayFailure, type FacadeWords } from './words.js';
 
 /**
@@ -13,11 +13,12 @@ import { failureReason, isGatewayFailure, type FacadeWords } from './words.js';
  *   which the gateway records as the task's failure (core/read-on.ts failedBy), read so by tasks/get;
  * - a failed status an a2a-js SDK (0.2.5 and 1.x) makes of an executor that threw: "Agent execution error: " and the
  *   exception's message.
- * And one failure that is no error of the agent's: iac-code's refusal of a new task while another turn of its context
- * still runs (upstream/iac-code/busy-context.ts), which the gateway's turn ordering lets through only where it cannot
- * see that turn (another replica without a shared store, another client of the context, a turn it stopped following).
- * Its user reads what they read when the gateway itself refuses a message during a turn (words.turnInProgress), failed,
- * rather than iac-code's English words: their message was not read, and goes again once that turn ended.
+ * And one failure that is no error of the agent's: iac-code's refusal of a message while another turn of its context
+ * still runs (upstream/iac-code/busy-context.ts), a new task or a follow-up, which the gateway's turn ordering lets
+ * through only where it cannot see that turn (another replica without a shared store, a caller that names the running
+ * task, a turn it stopped following). Its user reads what they read when the gateway itself refuses a message during a
+ * turn (words.turnInProgress), failed, rather than iac-code's English words: their message was not read, and goes
+ * again once that turn ended.
  */
 
 /** How a2a-js fails a turn whose executor threw: these words, then the exception's message. */
@@ -43,10 +44,10 @@ function agentErrorOf(taskId: string, status: TaskStatus, recorded: boolean): st
 
 /**
  * What the user reads for a failed status of task `taskId`, when it is not the status's own words (above): the agent's
- * error, or (`fresh`: the turn is a new task that said nothing else) iac-code's refusal of a busy context.
+ * error, or (`fresh`: the turn said nothing before it) iac-code's refusal of a busy context.
  */
 function toldText(taskId: string, status: TaskStatus, words: FacadeWords, recorded: boolean, fresh: boolean): string | undefined {
-  if (fresh && refusedAsBusy(status)) return words.turnInProgress;
+  if (turnRefusedAsBusy(status, fresh)) return words.turnInProgress;
   const reason = agentErrorOf(taskId, status, recorded);
   return reason === undefined ? undefined : agentFailureText(words, reason);
 }
@@ -83,7 +84,7 @@ export function withAgentFailureTold(task: Task, words: FacadeWords, fresh = tru
 
 /**
  * An event of the turn with the agent's own error its failed status tells, told as its user reads it. `fresh`: the
- * turn is a new task that showed nothing yet, where a busy context's refusal is all its user is answered.
+ * turn showed nothing yet (a new task or a follow-up), where a busy context's refusal is all its user is answered.
  */
 export function withAgentFailureToldIn(event: StreamResponse, words: FacadeWords, fresh: boolean): StreamResponse {
   if ('statusUpdate' in event) {

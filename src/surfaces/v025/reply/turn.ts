@@ -45,7 +45,8 @@ class HeldTurnReply implements TurnReply {
   constructor(private readonly options: ReplyOptions) {}
 
   push(event: StreamResponse): V025StreamEvent[] {
-    const fresh = this.options.followsUp === false && this.#state.shown === '';
+    // A busy context's refusal is told only as all the turn says, a new task's or a follow-up's (busy-context.ts).
+    const fresh = this.#state.shown === '';
     return this.#step(reduceReply(this.#state, withAgentFailureToldIn(event, this.options.words, fresh), this.options));
   }
   close(): V025StreamEvent[] {
