@@ -1,19 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { eventTaskState, type StreamResponse, type TaskState } from '../model/index.js';
+import { eventTaskState, withFields, type StreamResponse, type TaskState } from '../model/index.js';
+import { settlesWithin } from '../settles-within.js';
 import type { Settling } from './agent-port.js';
 import type { TaskMeta, TaskRegistry } from './task-registry/types.js';
+import { retryWrite, type RetryPace, type Retrying } from './write-retries.js';
 
 /**
  * The core's registry writes: a helper the recording decorator (recording.ts) and the readers around
  * it (settled) share, not a port wrapper. Writes of one task run one at a time on a promise chain, so
  * they keep their order and a Redis round trip never delays the event that caused it; write errors
  * are logged, never thrown into a stream. A write that fails (a Redis blip: a command past
- * `redis-command-timeout-ms`, a failover, a refusal) is tried again (RETRY_DELAYS_MS) before the task's
- * later writes, which wait behind it: a turn's last state lost to a blip would leave its task recorded
- * running for good. Each write carries an id of its own (`writeId`), which the store keeps with the task, so a
- * write that timed out on the client but was applied by Redis all the same is not applied again by its retry.
+ * `redis-command-timeout-ms`, a failover, a restart, a refusal) is tried again before the task's later writes:
+ * quickly (RETRY_DELAYS_MS), then every RETRY_EVERY_MS until RETRY_FOR_MS after its first failure (write-retries.ts),
+ * since a turn's last state lost to an outage would leave its task recorded running for good. Meanwhile what the
+ * task folds stays in its fold and goes in ONE write once the failing one lands, and a read that must see the task
+ * (`settled`) has the write tried at once and waits for that try only, never the outage. Each write carries an id of
+ * its own (`writeId`), which the store keeps with the task, so a write that timed out on the client but was applied
+ * by Redis all the same is not applied again by its retry. When the store closes (the gateway stops), waiting writes
+ * are tried one last time, for STOP_WITHIN_MS at most (`TaskStore.beforeClose`).
  *
  * A stream is folded in memory and persisted only at its persist points, so a turn of a hundred text
  * chunks costs a handful of writes, not a hundred. The rule:
@@ -39,18 +44,18 @@ export interface TaskWriter extends Settling {
   fold(event: StreamResponse, meta: TaskMeta, taskId: string): void;
   /**
    * A streamed event folded, and the fold written at once, not at the end of the turn; resolves when it is done (or
-   * failed once: its retries go on behind). For the one event a stream waits to relay until it is written
-   * (recording.ts: a new task's first).
+   * failed once: its retries go on behind; or held behind a write of the task being retried). For the one event a
+   * stream waits to relay until it is written (recording.ts: a new task's first).
    */
   foldWritten(event: StreamResponse, meta: TaskMeta, taskId: string): Promise<void>;
-  /** Writes the event (after anything folded before it); resolves when it is done (or failed once: its retries go on behind). */
+  /** Writes the event (after anything folded before it); resolves as foldWritten does. */
   record(event: StreamResponse, meta: TaskMeta, taskId: string): Promise<void>;
   /**
    * The stream carrying the task ended: writes what is folded and forgets the task's last state; resolves once that
-   * write was tried (the stream's end, and its context lane, wait for no retry; a read of the task does: `settled`).
+   * write was tried (the stream's end, and its context lane, wait for no retry), or is held behind one being retried.
    */
   end(taskId: string): Promise<void>;
-  /** Writes every task's fold and waits for every queued write. */
+  /** settled() for every task (ListTasks). */
   settledAll(): Promise<void>;
 }
 
@@ -62,8 +67,14 @@ interface TaskFold {
   writtenState?: TaskState;
   /** The task's last queued write, retries included. */
   tail: Promise<void>;
-  /** The task's last queued write tried once. */
+  /** The task's last queued write tried once (or held behind one being retried). */
   tried: Promise<void>;
+  /** Every queued write of the task is over (`tail` settled). */
+  idle: boolean;
+  /** A write of the task being tried again: later writes wait in `pending`, for one write once it is over. */
+  retrying?: Retrying;
+  /** Resolves when a write of the task starts being tried again (made when first waited for). */
+  retryStarts?: { promise: Promise<void>; resolve(): void };
   /** A stream is folding the task: keep the entry (and `writtenState`) until it ends. */
   streaming: boolean;
   /** A persist point came: the fold is written at the end of this turn of the event loop. */
@@ -73,55 +84,96 @@ interface TaskFold {
 /** Events a fold holds at most before it is written without a state change. */
 export const MAX_UNWRITTEN = 256;
 
-/** The waits before each retry of a failed write: some 4 s in all, what a Redis blip or failover lasts. */
+/** The waits before each quick retry of a failed write: some 4 s in all, what a Redis blip lasts. */
 export const RETRY_DELAYS_MS = [250, 1_000, 2_500];
 
-/** What a write given up held, for the log: how many events of which kinds, and the state it would have left (never their content). */
-function lostWrite(batch: readonly StreamResponse[]): { events: number; kinds: string[]; state?: TaskState } {
+/** After the quick retries, the wait between tries of a write still failing. */
+export const RETRY_EVERY_MS = 5_000;
+
+/**
+ * How long after its first failure a write is tried before it is given up: a Sentinel failover with Sentinel's
+ * defaults starts 30 s after the master went (down-after-milliseconds) and the clients follow it seconds later; a
+ * Redis restart loads its data for tens of seconds; a rescheduled Redis pod takes a minute or so. What it costs is
+ * memory: the events of the writes waiting, those the turns already running when Redis went away stream meanwhile
+ * (new turns are refused while the registry is out of reach: refuseTurnsWhileOutOfReach), bounded by this time.
+ */
+export const RETRY_FOR_MS = 120_000;
+
+/** How long the store's close (the gateway's stop) waits for the writes still waiting, each tried one last time. */
+export const STOP_WITHIN_MS = 5_000;
+
+/** What a write held, for the log: how many events of which kinds, and the state it would leave (never their content). */
+function heldWrite(batch: readonly StreamResponse[]): { events: number; kinds: string[]; state?: TaskState } {
   const kinds = [...new Set(batch.map((event) => Object.keys(event)[0] ?? ''))];
   const state = batch.map(eventTaskState).findLast((found) => found !== undefined);
   return { events: batch.length, kinds, ...(state ? { state } : {}) };
 }
 
-/** `retryDelaysMs`: the waits before each retry of a failed write (RETRY_DELAYS_MS; shorter in tests). */
-export function createTaskWriter(registry: TaskRegistry, logger?: Logger, retryDelaysMs: readonly number[] = RETRY_DELAYS_MS): TaskWriter {
+/** The writer's pace of retries (write-retries.ts) and its wait at stop; shorter in tests. */
+export interface TaskWriterPace extends RetryPace {
+  stopWithinMs: number;
+}
+
+const DEFAULT_PACE: TaskWriterPace = { delaysMs: RETRY_DELAYS_MS, everyMs: RETRY_EVERY_MS, forMs: RETRY_FOR_MS, stopWithinMs: STOP_WITHIN_MS };
+
+export function createTaskWriter(registry: TaskRegistry, logger?: Logger, paceOptions: Partial<TaskWriterPace> = {}): TaskWriter {
+  const pace: TaskWriterPace = withFields(DEFAULT_PACE, paceOptions);
   const folds = new Map<string, TaskFold>();
+  let stopping = false;
 
   function entry(taskId: string, meta: TaskMeta): TaskFold {
     let found = folds.get(taskId);
-    if (!found) folds.set(taskId, (found = { meta, pending: [], tail: Promise.resolve(), tried: Promise.resolve(), streaming: false }));
+    if (!found) folds.set(taskId, (found = { meta, pending: [], tail: Promise.resolve(), tried: Promise.resolve(), idle: true, streaming: false }));
     return found;
+  }
+
+  /** Resolves when a write of the task starts being tried again. */
+  function retryStarted(fold: TaskFold): Promise<void> {
+    if (!fold.retryStarts) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((settle) => (resolve = settle));
+      fold.retryStarts = { promise, resolve };
+    }
+    return fold.retryStarts.promise;
   }
 
   // Unique to this writer, so a write's id names it among every replica's writes of the task.
   const writerTag = randomBytes(6).toString('base64url');
   let writes = 0;
 
-  /** The batch tried again after it failed with `error`, until it is written or the last retry failed. */
-  async function retried(taskId: string, batch: readonly StreamResponse[], apply: () => Promise<unknown>, error: unknown): Promise<void> {
-    logger?.warn({ err: error, taskId }, 'task registry write failed; trying again');
-    for (const delay of retryDelaysMs) {
-      // Not holding a process that is stopping: its writes are over with its connections.
-      await sleep(delay, undefined, { ref: false });
-      try {
-        await apply();
-        return;
-      } catch (again) {
-        error = again;
-      }
-    }
-    logger?.error({ err: error, taskId, lost: lostWrite(batch), attempts: retryDelaysMs.length + 1 }, 'task registry write lost');
+  /** The batch tried again after it failed with `error`, until it is written or given up; later writes wait behind it. */
+  function retried(taskId: string, fold: TaskFold, batch: readonly StreamResponse[], apply: () => Promise<unknown>, error: unknown): Promise<void> {
+    if (!stopping) logger?.warn({ err: error, taskId }, 'task registry write failed; trying again');
+    const { retrying, over } = retryWrite(apply, error, pace, {
+      stopping: () => stopping,
+      slow: (err) => logger?.warn({ err, taskId, waiting: heldWrite(batch), forMs: pace.forMs }, 'task registry write still failing; trying on'),
+      over: (outcome) => {
+        fold.retrying = undefined;
+        if (!outcome.landed) {
+          const { error: err, attempts } = outcome;
+          logger?.error({ err, taskId, lost: heldWrite(batch), attempts, ...(stopping ? { atStop: true } : {}) }, 'task registry write lost');
+        }
+        // What the task folded meanwhile: one write, behind this one.
+        if (fold.pending.length > 0) void write(taskId, fold);
+      },
+    });
+    fold.retrying = retrying;
+    fold.retryStarts?.resolve();
+    fold.retryStarts = undefined;
+    return over;
   }
 
   /**
    * Queues one write of everything folded for the task; resolves once it was tried: a failed one is tried again
-   * meanwhile, and the task's later writes wait behind it (`fold.tail`, what `queued` waits for).
+   * meanwhile, and the task's later writes wait behind it (`fold.tail`). While one is tried again, nothing is
+   * queued: what is folded waits in the fold, written in one write once that one is over (resolves at once).
    */
   function write(taskId: string, fold: TaskFold): Promise<void> {
     if (fold.due) {
       clearImmediate(fold.due);
       fold.due = undefined;
     }
+    if (fold.retrying) return Promise.resolve();
     if (fold.pending.length > 0) {
       const batch = fold.pending;
       fold.pending = [];
@@ -132,32 +184,60 @@ export function createTaskWriter(registry: TaskRegistry, logger?: Logger, retryD
         () => undefined,
         (error: unknown) => ({ error }),
       );
-      fold.tried = first.then(() => undefined);
-      fold.tail = first.then((failed) => failed && retried(taskId, batch, apply, failed.error));
+      const tried = first.then(() => undefined);
+      // Behind another write, this one is held (not tried) for as long as that one is tried again.
+      fold.tried = fold.idle ? tried : Promise.race([tried, retryStarted(fold)]);
+      fold.tail = first.then((failed) => failed && retried(taskId, fold, batch, apply, failed.error));
+      fold.idle = false;
     }
     const tail = fold.tail;
-    // A task no stream folds is forgotten once its last write is done.
     void tail.then(() => {
-      if (folds.get(taskId) === fold && !fold.streaming && fold.pending.length === 0 && fold.tail === tail) folds.delete(taskId);
+      if (fold.tail !== tail) return;
+      fold.idle = true;
+      // A task no stream folds is forgotten once its last write is done.
+      if (folds.get(taskId) === fold && !fold.streaming && fold.pending.length === 0) folds.delete(taskId);
     });
     return fold.tried;
   }
 
-  /** Writes what is folded for the task; resolves once every write queued for it is done (or given up). */
-  function queued(taskId: string, fold: TaskFold): Promise<void> {
-    void write(taskId, fold);
-    return fold.tail;
-  }
-
-  function settled(taskId: string): Promise<void> {
+  /**
+   * Writes what is folded for the task and waits for its queued writes; a write being tried again is tried at once,
+   * and the read waits for that try only: once it failed, the read goes on with the task as recorded.
+   */
+  async function settled(taskId: string): Promise<void> {
     const fold = folds.get(taskId);
-    if (!fold) return Promise.resolve();
+    if (!fold) return;
     // A write already due at the end of this turn of the event loop is waited for, not hastened: the turn's
     // changes stay one write (a lane naming its running task waits for the write that resumed it: turn-naming.ts).
     // Every write takes all that is folded, so once the due one went, so did everything folded before this call.
-    if (fold.due) return new Promise<void>((resolve) => setImmediate(resolve)).then(() => fold.tail);
-    return queued(taskId, fold);
+    if (fold.due) await new Promise<void>((resolve) => setImmediate(resolve));
+    else void write(taskId, fold);
+    for (;;) {
+      const { retrying, tail } = fold;
+      if (retrying) {
+        // Landed: what the task folded meanwhile is queued now (RetryHooks.over), and waited for in turn.
+        if (!(await retrying.hasten())) return;
+        continue;
+      }
+      if (fold.idle) return;
+      await Promise.race([tail, retryStarted(fold)]);
+    }
   }
+
+  /**
+   * The store closes (the gateway stops, after its drain): every write still waiting is tried once more, what is
+   * folded is written, and a failed try is the last (logged lost), for `stopWithinMs` at most.
+   */
+  async function stop(): Promise<void> {
+    stopping = true;
+    const busy = () => [...folds.values()].some((fold) => !fold.idle || fold.pending.length > 0);
+    // A round hastens or writes what waits; a write given up in it queues what its task folded meanwhile.
+    const rounds = async () => {
+      for (let round = 0; round < 3 && busy(); round++) await Promise.all([...folds.keys()].map(settled));
+    };
+    await settlesWithin(rounds(), pace.stopWithinMs);
+  }
+  registry.beforeClose?.(stop);
 
   /** Adds a streamed event to its task's fold, its write due at the next persist point. */
   function folded(event: StreamResponse, meta: TaskMeta, taskId: string): TaskFold {

@@ -13,6 +13,7 @@ import { closeRedis, connectRedis, redisScript, requestPathRedis, type RedisTarg
 import { watchWriteRefusals } from './write-refusals.js';
 import { listedMembers } from './redis-list-members.js';
 import { firstAttemptSettled, LOST } from '../../redis/first-attempt.js';
+import { appliedAlready, keptWith, storedDoc, versionedDoc, type Versioned } from './versioned-doc.js';
 
 export interface RedisTaskRegistryOptions {
   /** A shared client (not closed by close()); or `url` to let the registry own one. */
@@ -32,23 +33,6 @@ export interface RedisTaskRegistryOptions {
   /** Told when the connection fails (at most every 30 s) and when it is ready again (watchRedis). */
   logger?: RedisWatchLogger;
 }
-
-/** What a compare-and-set starts from: the stored version (0 = none), its task, and whose it is (no tenant: the default). */
-interface Versioned {
-  version: number;
-  task: Task | undefined;
-  upstream: string;
-  owner?: string;
-  tenant?: string;
-  /** The ids of the task's last writes (applyAll's `writeId`), kept in its document as `w`. */
-  writes?: string[];
-}
-
-/** How many write ids a task keeps: its own writer's last retried one, and a few other replicas' written since. */
-const KEPT_WRITE_IDS = 4;
-
-/** A stored document with the write ids it keeps. */
-const parseWrittenDoc = (doc: string | null | undefined): { task: Task; upstream: string; w?: string[] } | undefined => parseDoc(doc);
 
 /** What a write makes of the stored task (undefined: nothing to write). */
 type Change = (current: Task | undefined) => Task | undefined;
@@ -82,15 +66,15 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
 
   /** expireWithTasks(): prefixes of keys that share each task's TTL. */
   const linkedPrefixes: string[] = [];
+  /** beforeClose(): what close() waits for first. */
+  const flushes: Array<() => Promise<void>> = [];
 
   const contextTtl = contextOwnerTtl(options.idleTtlMs, options.contextOwnerTtlMs);
   const lastWritten = new LRUCache<string, Versioned & { owner: string; tenant: string }>({ max: 1000, ttl: 60_000 });
 
   async function readVersioned(taskId: string): Promise<Versioned | undefined> {
     const [version, doc, owner, tenant] = await refusals.read(redis.hmget(keys.task(taskId), 'v', 'd', 'o', 'n'));
-    const parsed = parseWrittenDoc(doc);
-    if (!version || !parsed || owner === null) return undefined;
-    return { version: Number(version), task: parsed.task, upstream: parsed.upstream, owner, tenant: tenant ?? '', writes: parsed.w };
+    return version && owner !== null && owner !== undefined ? versionedDoc(Number(version), doc, owner, tenant ?? '') : undefined;
   }
 
   // Writes to one task from this process go one at a time: they would only conflict with each other.
@@ -121,13 +105,13 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       // Another owner's task, or one of another tenant, is not written (the script checks so too).
       if (state.version > 0 && state.owner !== undefined && (state.owner !== meta.owner || (state.tenant ?? '') !== tenant)) return undefined;
-      if (writeId !== undefined && state.writes?.includes(writeId)) return state.task;
+      if (appliedAlready(state, writeId)) return state.task;
       // Checked against the version the script then requires: a finished state another replica wrote since
       // is a conflict, folded again here, so it is never overwritten by a running one.
       const next = unlessReopened(state.task, change(state.task));
       if (!next) return undefined;
       const upstream = state.version > 0 ? state.upstream : meta.upstream;
-      const writes = writeId === undefined ? state.writes : [...(state.writes ?? []).slice(1 - KEPT_WRITE_IDS), writeId];
+      const writes = keptWith(state.writes, writeId);
       const reply = (await writeScript(
         8 + linkedPrefixes.length,
         keys.task(taskId),
@@ -140,7 +124,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
         keys.contextTenant(next.contextId ?? ''),
         ...linkedPrefixes.map((prefix) => `${prefix}${taskId}`),
         String(state.version),
-        JSON.stringify({ task: next, upstream, ...(writes ? { w: writes } : {}) }),
+        storedDoc(next, upstream, writes),
         meta.owner,
         sortMember(next),
         next.status.state,
@@ -158,10 +142,7 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       }
       lastWritten.delete(taskId);
       if (reply[0] === -1) return undefined;
-      const parsed = parseWrittenDoc(reply[2]);
-      state = parsed
-        ? { version: Number(reply[1]), task: parsed.task, upstream: parsed.upstream, owner: meta.owner, tenant, writes: parsed.w }
-        : { version: 0, task: undefined, upstream: meta.upstream };
+      state = versionedDoc(Number(reply[1]), reply[2], meta.owner, tenant) ?? { version: 0, task: undefined, upstream: meta.upstream };
       // Another replica keeps winning: step back a random moment so the writers stop colliding.
       if (attempt >= 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
     }
@@ -298,7 +279,11 @@ export function createRedisTaskRegistry(options: RedisTaskRegistryOptions): Task
       if (!linkedPrefixes.includes(keyPrefix)) linkedPrefixes.push(keyPrefix);
     },
 
+    beforeClose: (flush: () => Promise<void>) => void flushes.push(flush),
+
     async close(): Promise<void> {
+      // The writers' last tries need the connection.
+      await Promise.allSettled(flushes.map((flush) => flush()));
       refusals.stop();
       lastWritten.clear();
       if (ownsClient) await closeRedis(redis);

@@ -126,6 +126,12 @@ export interface TaskStore {
   outOfReach?(): boolean;
   /** Settles once its first connection was made or failed (redis/first-attempt.ts); absent: none to make (memory). */
   firstConnectionTried?(): Promise<void>;
+  /**
+   * `flush` is called by close(), which waits for it before the store lets go of its connection: the task writer's
+   * writes still waiting for the store (a Redis outage) are tried one last time (task-writer.ts). Absent: a store
+   * whose writes never wait (memory).
+   */
+  beforeClose?(flush: () => Promise<void>): void;
   close(): Promise<void>;
 }
 

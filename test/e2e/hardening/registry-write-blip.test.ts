@@ -8,6 +8,9 @@
  * running. Now it is tried again once Redis takes writes; and a write Redis applied after the client had given up
  * on it (CLIENT PAUSE WRITE holds the command, then runs it) is not applied twice by its retry: the report reads once.
  * A held write is not lost (Redis runs it when the pause ends), but its retry must not fold it again.
+ * An outage longer than the quick retries (some 4 s: a restart, a failover) lost the write all the same; now it is
+ * tried on, and GetTask once Redis is back has it tried at once. A gateway stopped while the write waits for its
+ * next try let go of Redis with the write; now its stop tries it once more first.
  * A redis-server of the test's own: a paused or busy Redis must never be the shared one.
  */
 import { randomBytes } from 'node:crypto';
@@ -26,6 +29,8 @@ import { connectClient } from '../upstreams/sdk1-client.js';
 const COMMAND_TIMEOUT_MS = 300;
 const REPORT = ['Quota report: 3 of 10 VPCs used. ', 'Region cn-hangzhou has room.'];
 const DONE = 'The report is ready.';
+/** Longer than the quick retries (some 4 s), shorter than a real failover: the write must wait it out. */
+const OUTAGE_MS = 7_000;
 
 const gates = new Gates();
 
@@ -57,6 +62,8 @@ let admin: Redis;
 let store: ForgettingStore;
 let agent: RunningTestAgent;
 let gateway: TestGateway;
+/** The gateways' config but for their key prefix. */
+let gatewayConfig: Record<string, unknown>;
 
 beforeAll(async () => {
   redis = await ownRedis();
@@ -68,13 +75,8 @@ beforeAll(async () => {
     new Reporter(),
     { taskStore: store },
   );
-  gateway = await startTestGateway({
-    upstream: { url: agent.url },
-    store: 'redis',
-    'redis-url': redis.url,
-    'redis-prefix': `registry-write-blip-${randomBytes(4).toString('hex')}:`,
-    'redis-command-timeout-ms': COMMAND_TIMEOUT_MS,
-  });
+  gatewayConfig = { upstream: { url: agent.url }, store: 'redis', 'redis-url': redis.url, 'redis-command-timeout-ms': COMMAND_TIMEOUT_MS };
+  gateway = await startTestGateway({ ...gatewayConfig, 'redis-prefix': `registry-write-blip-${randomBytes(4).toString('hex')}:` });
 });
 afterAll(async () => {
   gates.open();
@@ -90,27 +92,40 @@ async function recorded(taskId: string): Promise<string> {
   return key ? ((await admin.hget(key, 'd')) ?? '') : '';
 }
 
+/** How many lines matching `what` `through` logged so far. */
+const logged = (through: TestGateway, what: RegExp) => through.log().filter((entry) => what.test(String(entry.msg))).length;
+
 /**
- * A turn streamed to its end with its last write met by `blip` (which turns Redis away and returns how to let it
- * take writes again, once the write failed), then the agent restarted: the task as GetTask shows it after.
+ * A turn streamed on `through` to its end with its last write met by `blip` (which turns Redis away and returns how
+ * to let it take writes again), until the gateway logged `until` of that write: the task's id, its client, and
+ * how to end the blip.
  */
-async function turnThroughBlip(blip: () => Promise<() => Promise<void>>) {
+async function turnIntoBlip(through: TestGateway, blip: () => Promise<() => Promise<void>>, until = /^task registry write failed/) {
   store.forgotten = false;
   gates.reset(1);
-  const client = await connectClient(gateway.url, 'JSONRPC');
+  const client = await connectClient(through.url, 'JSONRPC');
   const stream = new StreamReader(client.sendMessageStream(sendRequest('How many VPCs do I use?')));
   const first = await stream.next();
   const taskId = first?.$case === 'task' ? first.value.id : '';
   await expect.poll(() => gates.reached).toBe(1);
   await waitUntil(async () => (await recorded(taskId)).includes('TASK_STATE_WORKING'));
-  const failedBefore = gateway.log().filter((entry) => /^task registry write failed/.test(String(entry.msg))).length;
+  const before = logged(through, until);
   const back = await blip();
   gates.open();
   await stream.rest();
-  await waitUntil(async () => gateway.log().filter((entry) => /^task registry write failed/.test(String(entry.msg))).length > failedBefore);
+  await waitUntil(async () => logged(through, until) > before, 10_000);
+  return { taskId, client, back };
+}
+
+/**
+ * A turn streamed to its end with its last write met by `blip`, once the write failed, then the agent restarted:
+ * the task as GetTask shows it after.
+ */
+async function turnThroughBlip(blip: () => Promise<() => Promise<void>>) {
+  const { taskId, client, back } = await turnIntoBlip(gateway, blip);
   await back();
   store.forgotten = true;
-  // Within the write's retries (some 4 s): until then GetTask may show it running.
+  // A read has a waiting write tried at once: until that try, GetTask may show it running.
   const deadline = Date.now() + 8_000;
   for (;;) {
     const task = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
@@ -119,28 +134,58 @@ async function turnThroughBlip(blip: () => Promise<() => Promise<void>>) {
   }
 }
 
+/**
+ * Redis answers every command BUSY (a script that runs long, past busy-reply-threshold) from now until the returned
+ * function is called, `forMs` after at the earliest (0: at once).
+ */
+async function busyRedis(forMs = 0): Promise<() => Promise<void>> {
+  await admin.config('SET', 'busy-reply-threshold', '100');
+  const busy = new Redis(redis.url);
+  const running = busy.eval('while true do end', 0).catch(() => undefined);
+  const busyUntil = Date.now() + forMs;
+  await waitUntil(() =>
+    admin.ping().then(
+      () => false,
+      (error: Error) => error.message.startsWith('BUSY'),
+    ),
+  );
+  return async () => {
+    await sleep(Math.max(0, busyUntil - Date.now()));
+    await admin.call('SCRIPT', 'KILL');
+    await running;
+    busy.disconnect();
+  };
+}
+
 describe('a turn whose last registry write meets a Redis blip (store: redis)', () => {
   it('is recorded finished once Redis takes writes again: GetTask shows it completed with its whole report', async () => {
-    const task = await turnThroughBlip(async () => {
-      // A script that runs long (a slow command): past busy-reply-threshold Redis answers every other command BUSY.
-      await admin.config('SET', 'busy-reply-threshold', '100');
-      const busy = new Redis(redis.url);
-      const running = busy.eval('while true do end', 0).catch(() => undefined);
-      await waitUntil(() =>
-        admin.ping().then(
-          () => false,
-          (error: Error) => error.message.startsWith('BUSY'),
-        ),
-      );
-      return async () => {
-        await admin.call('SCRIPT', 'KILL');
-        await running;
-        busy.disconnect();
-      };
-    });
+    const task = await turnThroughBlip(() => busyRedis());
     expect(TaskState[task.status?.state ?? 0]).toBe('TASK_STATE_COMPLETED');
     expect(textOf(task.status?.message)).toBe(DONE);
     expect(artifactText(task)).toBe(REPORT.join(''));
+  }, 30_000);
+
+  it('is recorded finished after an outage longer than the quick retries (7 s, as a restart or a failover lasts)', async () => {
+    const task = await turnThroughBlip(() => busyRedis(OUTAGE_MS));
+    expect(TaskState[task.status?.state ?? 0]).toBe('TASK_STATE_COMPLETED');
+    expect(textOf(task.status?.message)).toBe(DONE);
+    expect(artifactText(task)).toBe(REPORT.join(''));
+  }, 30_000);
+
+  it('waiting past the quick retries when the gateway stops, is tried once more before it lets go of Redis', async () => {
+    const stopping = await startTestGateway({ ...gatewayConfig, 'redis-prefix': `registry-write-stop-${randomBytes(4).toString('hex')}:` });
+    let taskId = '';
+    try {
+      // Past the quick retries (some 4 s) the next try is 5 s away: a stop now would lose the write with its connection.
+      const turn = await turnIntoBlip(stopping, () => busyRedis(), /^task registry write (still failing|lost)/);
+      taskId = turn.taskId;
+      await turn.back();
+    } finally {
+      await stopping.close();
+    }
+    const doc = await recorded(taskId);
+    expect(doc).toContain('TASK_STATE_COMPLETED');
+    expect(doc.split(REPORT[1]!).length - 1).toBe(1);
   }, 30_000);
 
   it('is written once when Redis ran the write after the gateway had given up on it: the report is not doubled', async () => {
