@@ -1,15 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { removeStaleTemps, writeFileAtomic } from './atomic-file.js';
 import { ConfigError } from './config/config-error.js';
 
 /**
  * A JSON file that holds a whole snapshot, rewritten on each change: writes are coalesced (one in
  * flight, at most one more queued, which takes the snapshot as it is when it runs) and atomic
- * (writeFileAtomic), so a crash leaves the previous snapshot or the new one, never half of one.
+ * (writeFileAtomic), so a crash leaves the previous snapshot or the new one, never half of one; the temp files
+ * such crashes left are removed first (removeStaleTemps), the writes waiting for that.
  */
 export function snapshotFile(path: string, snapshot: () => unknown, onError: (error: unknown) => void): { persist(): Promise<void> } {
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Promise<void> = removeStaleTemps(path);
   let scheduled: Promise<void> | undefined;
   return {
     /** Resolves once a snapshot taken after the caller's change is on disk. */

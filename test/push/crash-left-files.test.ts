@@ -1,12 +1,13 @@
 /**
  * What a start finds in persistence-dir after a crash, a full disk or a bad restore, for the two snapshot
  * files push cannot do without (push_configs.json, push_follows.json): a temp file left mid-write is
- * ignored (the previous snapshot stands), one damaged entry costs that entry only, and a damaged file stops
- * the start with a line naming it in full and what to do, rather than being read as empty and overwritten
- * by the next change (every config and follow lost for good, silently).
+ * ignored (the previous snapshot stands) and removed once old (the queue's journal's too), one damaged entry
+ * costs that entry only, and a damaged file stops the start with a line naming it in full and what to do,
+ * rather than being read as empty and overwritten by the next change (every config and follow lost for good,
+ * silently).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +18,8 @@ import { createFileConfigStore } from '../../src/push/config-store/file.js';
 import { createFileFollowJournal, type FollowEntry } from '../../src/push/follow-journal.js';
 import { createKeyRing } from '../../src/push/secrets.js';
 import { silentLogger } from '../../src/push/queue/types.js';
+import { Journal } from '../../src/push/queue/journal.js';
+import { STALE_TEMP_MS } from '../../src/atomic-file.js';
 
 const keyRing = createKeyRing([`k:${randomBytes(32).toString('base64')}`]);
 const options = { keyRing, maxConfigsPerTask: 3, allowPrivate: false, logger: silentLogger };
@@ -137,6 +140,46 @@ describe('push_configs.json', () => {
     expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
     expect((await restarted.forTask('task-2')).map((entry) => entry.config.token)).toEqual(['sealed-token']);
     expect(await restarted.forTask('task-3')).toEqual([]);
+  });
+});
+
+/**
+ * Temp files as writeFileAtomic names them, beside `file` in `dir`: one a crash left long ago, one a write under way
+ * now (another gateway on the same persistence-dir may be writing it), and files that are none of the file's temps.
+ * Returns the names that must stay.
+ */
+async function crashLeftTemps(dir: string, file: string): Promise<{ stale: string; staying: string[] }> {
+  const stale = `${file}.4242.0a1b2c3d.tmp`;
+  const staying = [`${file}.4243.0e0f1a2b.tmp`, `${file}.bak`, `other.json.4242.0a1b2c3d.tmp`, `${file}.4242.not-ours.tmp`];
+  for (const name of [stale, ...staying]) await writeFile(join(dir, name), '[{"cut short');
+  const longAgo = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+  for (const name of [stale, staying[2]!, staying[3]!]) await utimes(join(dir, name), longAgo, longAgo);
+  return { stale, staying };
+}
+
+describe('temp files a crash left between a write and its move', () => {
+  it('of push_configs.json are removed when the store opens, once old enough not to be a write under way', async () => {
+    const dir = await stateDir();
+    const store = await createFileConfigStore({ ...options, dir });
+    await store.create('alice', 'task-1', { id: 'a', url });
+    const { stale, staying } = await crashLeftTemps(dir, 'push_configs.json');
+    const restarted = await createFileConfigStore({ ...options, dir });
+    // The store's writes wait for the sweep: once one is done, so is it.
+    await restarted.create('alice', 'task-2', { id: 'b', url });
+    const names = await readdir(dir);
+    expect(names).not.toContain(stale);
+    expect(names).toEqual(expect.arrayContaining(staying));
+    expect((await restarted.forTask('task-1')).map((entry) => entry.id)).toEqual(['a']);
+  });
+
+  it('of the push queue’s journal are removed when it opens', async () => {
+    const dir = await stateDir();
+    const { stale, staying } = await crashLeftTemps(dir, 'journal.jsonl');
+    const { journal } = await Journal.open(dir, silentLogger);
+    await journal.close();
+    const names = await readdir(dir);
+    expect(names).not.toContain(stale);
+    expect(names).toEqual(expect.arrayContaining(staying));
   });
 });
 

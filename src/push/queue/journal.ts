@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../atomic-file.js';
+import { removeStaleTemps, writeFileAtomic } from '../../atomic-file.js';
 import type { PushJob, PushLogger } from './types.js';
 
 /** What a journal keeps: jobs of a queue, or anything else held under an id of its own. */
@@ -105,6 +105,8 @@ export class Journal<T extends Journaled = PushJob> {
   ): Promise<{ journal: Journal<T>; pending: T[]; damaged: number }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, JOURNAL);
+    // A compaction a crash cut short left its temp file.
+    await removeStaleTemps(path);
     const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
